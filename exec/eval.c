@@ -1,0 +1,76 @@
+#include <stdlib.h>
+#include <string.h>
+
+#include "eval.h"
+
+static const om_op *row_for(const om_node *n, int64_t opset, om_status *st)
+{
+	const om_op *op = om_op_find(n->domain, n->op, opset);
+	if (!op)
+		om_error(st, OM_ERR_UNSUPPORTED, n, "no kernel for %s%s%s at opset %lld",
+			 n->domain[0] ? n->domain : "", n->domain[0] ? "." : "", n->op,
+			 (long long)opset);
+	return op;
+}
+
+om_kind om_infer_node(const om_node *n, int64_t opset, const om_tensor *const *in, om_tensor *out,
+		      om_status *st)
+{
+	const om_op *op = row_for(n, opset, st);
+	if (!op)
+		return OM_ERR_UNSUPPORTED;
+	if (!op->infer)
+		return om_error(st, OM_ERR_UNSUPPORTED, n, "no shape inference for %s", n->op);
+	om_tensor *outp[64];
+	if (n->nout > 64)
+		return om_error(st, OM_ERR_UNSUPPORTED, n, "more than 64 outputs");
+	for (int32_t i = 0; i < n->nout; i++) {
+		memset(&out[i], 0, sizeof out[i]);
+		outp[i] = n->out[i] ? &out[i] : NULL;
+	}
+	om_ctx c = {.node = n, .opset = opset, .nin = n->nin, .nout = n->nout, .in = in,
+		    .out = outp, .st = st, .exact = 1, .threads = 1};
+	return op->infer(&c);
+}
+
+om_kind om_eval_node(const om_node *n, int64_t opset, const om_tensor *const *in, om_tensor *out,
+		     om_status *st)
+{
+	const om_op *op = row_for(n, opset, st);
+	if (!op)
+		return OM_ERR_UNSUPPORTED;
+	if (!op->kernel && !(op->flags & OM_OP_VIEW))
+		return om_error(st, OM_ERR_UNSUPPORTED, n, "no kernel for %s", n->op);
+	om_kind rc = om_infer_node(n, opset, in, out, st);
+	if (rc == OM_NEED_VALUE)
+		return om_error(st, OM_ERR_INTERNAL, n, "inference needs a value it was given");
+	if (rc)
+		return rc;
+	om_tensor *outp[64];
+	for (int32_t i = 0; i < n->nout; i++) {
+		outp[i] = NULL;
+		if (!n->out[i])
+			continue;
+		om_tensor shape = out[i];
+		rc = om_tensor_alloc(&out[i], shape.dtype, shape.rank, shape.dims, st);
+		if (rc)
+			goto fail;
+		outp[i] = &out[i];
+	}
+	if (op->flags & OM_OP_VIEW) {
+		/* a view's bytes are its input's bytes; here the caller gets a copy */
+		if (in[0] && (rc = om_tensor_copy_data(&out[0], in[0], st)))
+			goto fail;
+		if (!op->kernel)
+			return OM_OK;
+	}
+	om_ctx c = {.node = n, .opset = opset, .nin = n->nin, .nout = n->nout, .in = in,
+		    .out = outp, .st = st, .exact = 1, .threads = 1};
+	rc = op->kernel(&c);
+	if (!rc)
+		return OM_OK;
+fail:
+	for (int32_t i = 0; i < n->nout; i++)
+		om_tensor_free(&out[i]);
+	return rc;
+}

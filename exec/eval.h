@@ -1,0 +1,25 @@
+/* eval.h — run one node outside a session: the constant folder and the kernel tests use it,
+ * so folding and execution share one semantics. */
+#ifndef OM_EVAL_H
+#define OM_EVAL_H
+
+#include "op.h"
+
+/**
+ * Infers and runs node n on `in` (n->nin entries, NULL for omitted inputs, all with data).
+ * The op row is chosen by `opset` (the model's opset for n->domain). On success out[i]
+ * (n->nout entries) hold malloc'd results that the caller frees with om_tensor_free; omitted
+ * outputs (n->out[i] == NULL) are left zeroed. View ops produce a copy here.
+ * Errors: OM_ERR_UNSUPPORTED for an op without a row or kernel, else what infer/kernel say.
+ */
+om_kind om_eval_node(const om_node *n, int64_t opset, const om_tensor *const *in, om_tensor *out,
+		     om_status *st);
+
+/**
+ * Plan-time inference only: in[i] may lack data. Fills out[i]'s dtype and shape.
+ * Returns OM_NEED_VALUE when a needed input value is missing.
+ */
+om_kind om_infer_node(const om_node *n, int64_t opset, const om_tensor *const *in, om_tensor *out,
+		      om_status *st);
+
+#endif

@@ -1,0 +1,60 @@
+#include <string.h>
+
+#include "op.h"
+
+void om_set_shape(om_tensor *out, int32_t dtype, int32_t rank, const int64_t *dims)
+{
+	out->dtype = dtype;
+	out->rank = rank;
+	for (int32_t i = 0; i < rank; i++)
+		out->dims[i] = dims[i];
+	out->nbytes = om_tensor_bytes_for(dtype, rank, dims);
+}
+
+om_kind om_norm_axis(om_ctx *c, int64_t axis, int32_t rank, int32_t *out)
+{
+	int64_t a = axis < 0 ? axis + rank : axis;
+	if (a < 0 || a >= rank)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"axis %lld is outside [-%d, %d)", (long long)axis, rank, rank);
+	*out = (int32_t)a;
+	return OM_OK;
+}
+
+om_kind om_read_ints(om_ctx *c, const om_tensor *t, int64_t *buf, int64_t cap, int64_t *count)
+{
+	if (!t || !t->data)
+		return OM_NEED_VALUE;
+	int64_t n = om_tensor_numel(t);
+	if (n < 0 || n > cap)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"expected at most %lld integers, got %lld", (long long)cap,
+				(long long)n);
+	if (t->dtype == OM_INT64)
+		memcpy(buf, t->data, sizeof(int64_t) * (size_t)n);
+	else if (t->dtype == OM_INT32)
+		for (int64_t i = 0; i < n; i++)
+			buf[i] = ((const int32_t *)t->data)[i];
+	else
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"expected an int32 or int64 tensor, got %s", om_dtype_name(t->dtype));
+	*count = n;
+	return OM_OK;
+}
+
+om_kind om_broadcast_shape(om_ctx *c, int32_t ra, const int64_t *da, int32_t rb,
+			   const int64_t *db, int32_t *rank, int64_t *dims)
+{
+	int32_t r = ra > rb ? ra : rb;
+	for (int32_t i = 0; i < r; i++) {
+		int64_t a = i < r - ra ? 1 : da[i - (r - ra)];
+		int64_t b = i < r - rb ? 1 : db[i - (r - rb)];
+		if (a != b && a != 1 && b != 1)
+			return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+					"shapes do not broadcast at axis %d (%lld vs %lld)", i,
+					(long long)a, (long long)b);
+		dims[i] = a == 1 ? b : a;
+	}
+	*rank = r;
+	return OM_OK;
+}

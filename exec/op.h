@@ -1,0 +1,84 @@
+/*
+ * op.h — an operator is a table row plus a kernel (see docs/ops.md).
+ *
+ * One row per (domain, op, since-version). The registry picks, for a node, the row with the
+ * highest since-version <= the model's opset for that domain. The same rows serve the
+ * executor and the constant folder: one semantics.
+ *
+ * Inference and kernels see the node's inputs as om_tensor pointers:
+ *   - infer(): in[i]->dtype/rank/dims are set; in[i]->data is non-NULL only when the value is
+ *     known (a constant at plan time, always at run time). It sets out[i]->dtype, rank, dims.
+ *     When it needs a value that is not known it returns OM_NEED_VALUE (seed §1: the node is
+ *     shaped again in every run). Shape/attribute problems: OM_ERR_INVALID_MODEL naming the node.
+ *   - kernel(): every in[i]->data is set; out[i]->data points at nbytes of writable memory
+ *     (for OM_OP_VIEW rows, the session sets out[0]->data = in[0]->data and the kernel is NULL
+ *     or only checks). Index errors at run time: OM_ERR_INVALID_INPUT.
+ * in[i] is NULL for an omitted optional input; out[i] is NULL for an omitted optional output.
+ */
+#ifndef OM_OP_H
+#define OM_OP_H
+
+#include "ir.h"
+
+enum om_op_flags {
+	OM_OP_VIEW = 1u << 0,           /* out[0] aliases in[0]: no byte moves (seed §1) */
+	OM_OP_EXACT = 1u << 1,          /* bit-identical on every ISA and thread count */
+	OM_OP_DATA_DEPENDENT = 1u << 2, /* output extent depends on input values (NonZero) */
+	OM_OP_INPLACE = 1u << 3,        /* kernel may write out[0] over in[0] (same size, dtype) */
+	OM_OP_CONTROL = 1u << 4         /* runs subgraphs (If, Loop, Scan) */
+};
+
+struct om_session;
+
+typedef struct om_ctx {
+	const om_node *node;
+	int64_t opset;          /* the model's opset for the node's domain */
+	int32_t nin, nout;
+	const om_tensor *const *in;
+	om_tensor *const *out;
+	om_status *st;
+	int exact;              /* exact mode requested (seed §1, issue 4) */
+	int threads;
+	struct om_session *session; /* for control-flow kernels; NULL when folding */
+} om_ctx;
+
+typedef om_kind (*om_infer_fn)(om_ctx *c);
+typedef om_kind (*om_kernel_fn)(om_ctx *c);
+
+typedef struct om_op {
+	const char *name;
+	const char *domain;  /* "" for ai.onnx */
+	int32_t since;       /* first opset version this row implements */
+	om_infer_fn infer;
+	om_kernel_fn kernel;
+	uint32_t flags;
+} om_op;
+
+/* Each kernel file defines one table: `const om_op_table om_ops_<group> = OM_TABLE(rows);` */
+typedef struct om_op_table {
+	const om_op *rows;
+	size_t count;
+} om_op_table;
+
+#define OM_TABLE(rows) {(rows), sizeof(rows) / sizeof((rows)[0])}
+
+/** The row for op in domain at opset `opset`: highest since <= opset. NULL when none. */
+const om_op *om_op_find(const char *domain, const char *name, int64_t opset);
+/** Calls fn for every registered row (tools, docs, tests). */
+void om_op_each(void (*fn)(const om_op *op, void *arg), void *arg);
+
+/* ---- helpers for infer functions and kernels (exec/kernel_util.c) ------------------------ */
+
+/** Sets out's dtype and shape. */
+void om_set_shape(om_tensor *out, int32_t dtype, int32_t rank, const int64_t *dims);
+/** Normalizes a possibly negative axis into [0, rank); OM_ERR_INVALID_MODEL when outside. */
+om_kind om_norm_axis(om_ctx *c, int64_t axis, int32_t rank, int32_t *out);
+/** Reads an int32/int64 tensor's elements as int64 (count = numel). Missing data: NEED_VALUE. */
+om_kind om_read_ints(om_ctx *c, const om_tensor *t, int64_t *buf, int64_t cap, int64_t *count);
+/** Multidirectional (numpy) broadcast of two shapes; INVALID_MODEL when incompatible. */
+om_kind om_broadcast_shape(om_ctx *c, int32_t ra, const int64_t *da, int32_t rb,
+			   const int64_t *db, int32_t *rank, int64_t *dims);
+/** The error for a node that needs a value missing at plan time. */
+static inline bool om_has_value(const om_tensor *t) { return t && t->data; }
+
+#endif

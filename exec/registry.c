@@ -1,0 +1,45 @@
+/* registry.c — every op table, and opset dispatch over them. */
+#include <string.h>
+
+#include "op.h"
+
+/* one line per kernel file; a file that defines a table must be listed here */
+extern const om_op_table om_ops_view, om_ops_move, om_ops_index, om_ops_generate,
+	om_ops_elementwise, om_ops_cast, om_ops_reduce, om_ops_norm, om_ops_linalg, om_ops_conv,
+	om_ops_pool, om_ops_resize, om_ops_control;
+
+static const om_op_table *const tables[] = {
+	&om_ops_view,   &om_ops_move,        &om_ops_index, &om_ops_generate, &om_ops_elementwise,
+	&om_ops_cast,   &om_ops_reduce,      &om_ops_norm,  &om_ops_linalg,   &om_ops_conv,
+	&om_ops_pool,   &om_ops_resize,      &om_ops_control,
+};
+
+static bool same_domain(const char *a, const char *b)
+{
+	if (!a || !strcmp(a, "ai.onnx"))
+		a = "";
+	if (!b || !strcmp(b, "ai.onnx"))
+		b = "";
+	return !strcmp(a, b);
+}
+
+const om_op *om_op_find(const char *domain, const char *name, int64_t opset)
+{
+	const om_op *best = NULL;
+	for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
+		for (size_t i = 0; i < tables[t]->count; i++) {
+			const om_op *r = &tables[t]->rows[i];
+			if (r->since > opset || strcmp(r->name, name) || !same_domain(r->domain, domain))
+				continue;
+			if (!best || r->since > best->since)
+				best = r;
+		}
+	return best;
+}
+
+void om_op_each(void (*fn)(const om_op *op, void *arg), void *arg)
+{
+	for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
+		for (size_t i = 0; i < tables[t]->count; i++)
+			fn(&tables[t]->rows[i], arg);
+}

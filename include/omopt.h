@@ -1,0 +1,173 @@
+/*
+ * omopt.h — the one public header of the omopt library.
+ *
+ * omopt reads ONNX models (IR versions 3–10, opsets 1–23) into its own IR, rewrites them
+ * (simplify), runs them (session) and writes them back. Every call that can fail returns an
+ * om_kind and fills an om_status; nothing in the library aborts or exits.
+ *
+ * Element types use the numbers of ONNX's TensorProto.DataType. Dims are int64_t.
+ */
+#ifndef OMOPT_H
+#define OMOPT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- status ------------------------------------------------------------------------------ */
+
+/** What went wrong. OM_OK is 0 so that `if (kind)` tests for failure. */
+typedef enum om_kind {
+	OM_OK = 0,
+	OM_ERR_INVALID_MODEL, /* the model breaks a rule of ONNX or of the seed contract */
+	OM_ERR_INVALID_INPUT, /* a run-time input is wrong: shape, type, index out of range */
+	OM_ERR_UNSUPPORTED,   /* valid ONNX that omopt does not handle (yet) */
+	OM_ERR_IO,            /* a file could not be read or written */
+	OM_ERR_NOMEM,         /* an allocation failed */
+	OM_ERR_INTERNAL,      /* a bug in omopt */
+	OM_NEED_VALUE         /* not an error: inference needs a run-time value (seed §1) */
+} om_kind;
+
+/** A failure as a value: its kind, the node (name and op type) where it happened, a message. */
+typedef struct om_status {
+	om_kind kind;
+	char node[128]; /* node name, "" when not about a node */
+	char op[64];    /* node op type, "" when not about a node */
+	char msg[512];
+} om_status;
+
+/** "InvalidModel", "InvalidInput", "Unsupported", "Io", "NoMemory", "Internal" or "Ok". */
+const char *om_kind_name(om_kind kind);
+
+/** Writes "<Kind>: node '<name>' (<Op>): <message>" (node part left out when empty) to buf. */
+void om_status_format(const om_status *st, char *buf, size_t size);
+
+/* ---- element types (TensorProto.DataType) ------------------------------------------------ */
+
+enum {
+	OM_UNDEFINED = 0, OM_FLOAT = 1, OM_UINT8 = 2, OM_INT8 = 3, OM_UINT16 = 4, OM_INT16 = 5,
+	OM_INT32 = 6, OM_INT64 = 7, OM_STRING = 8, OM_BOOL = 9, OM_FLOAT16 = 10, OM_DOUBLE = 11,
+	OM_UINT32 = 12, OM_UINT64 = 13, OM_COMPLEX64 = 14, OM_COMPLEX128 = 15, OM_BFLOAT16 = 16,
+	OM_FLOAT8E4M3FN = 17, OM_FLOAT8E4M3FNUZ = 18, OM_FLOAT8E5M2 = 19, OM_FLOAT8E5M2FNUZ = 20,
+	OM_UINT4 = 21, OM_INT4 = 22, OM_FLOAT4E2M1 = 23, OM_FLOAT8E8M0 = 24,
+	OM_DTYPE_COUNT
+};
+
+/** Bytes per element; 0 for sub-byte types (int4, uint4, float4e2m1) and unknown types.
+ *  A string element is an om_str (pointer and length). */
+size_t om_dtype_size(int32_t dtype);
+/** Bits per element (4 for the 4-bit types), 0 for unknown. */
+int om_dtype_bits(int32_t dtype);
+/** ONNX spelling: "float", "int64", "float16", "bfloat16", "string", ... ; "undefined". */
+const char *om_dtype_name(int32_t dtype);
+
+/** One element of a string tensor: bytes (not NUL-terminated in general) and their count. */
+typedef struct om_str {
+	const char *ptr;
+	int64_t len;
+} om_str;
+
+/* ---- tensors ----------------------------------------------------------------------------- */
+
+#define OM_MAX_RANK 8
+
+/** A dense row-major tensor. `data` is borrowed unless the function that made it says
+ *  otherwise. For sub-byte types two elements share a byte, low nibble first (ONNX packing). */
+typedef struct om_tensor {
+	int32_t dtype;
+	int32_t rank;
+	int64_t dims[OM_MAX_RANK];
+	void *data;
+	size_t nbytes;
+} om_tensor;
+
+/** Product of dims (1 for rank 0); -1 when a dim is negative or the product overflows. */
+int64_t om_shape_numel(int32_t rank, const int64_t *dims);
+int64_t om_tensor_numel(const om_tensor *t);
+/** Bytes the elements take: numel * size, or ceil(numel / 2) for 4-bit types. */
+size_t om_tensor_bytes_for(int32_t dtype, int32_t rank, const int64_t *dims);
+/** Sets dtype and shape and mallocs zeroed data (at least 1 byte). Free with om_tensor_free. */
+om_kind om_tensor_alloc(om_tensor *t, int32_t dtype, int32_t rank, const int64_t *dims,
+			om_status *st);
+/** Copies src's elements into dst's data (same dtype; min of both sizes). String elements
+ *  are duplicated with malloc, as om_tensor_alloc'd string tensors own them. */
+om_kind om_tensor_copy_data(om_tensor *dst, const om_tensor *src, om_status *st);
+/** Frees data made by om_tensor_alloc (string elements too) and zeroes the struct. */
+void om_tensor_free(om_tensor *t);
+
+/* ---- models ------------------------------------------------------------------------------ */
+
+typedef struct om_model om_model;
+
+/** Loads an ONNX ModelProto file. External data is resolved relative to the file's folder;
+ *  a location that leaves that folder is OM_ERR_INVALID_MODEL. Truncated or corrupted files
+ *  give OM_ERR_INVALID_MODEL, unreadable ones OM_ERR_IO. */
+om_kind om_model_load(const char *path, om_model **out, om_status *st);
+/** Same from memory; `data` must outlive the model (weights are borrowed from it). `dir` is the
+ *  folder for external data, or NULL when none may be used. */
+om_kind om_model_load_memory(const void *data, size_t size, const char *dir, om_model **out,
+			     om_status *st);
+
+typedef struct om_save_options {
+	int external_data;        /* 1: weights >= external_min_bytes go to an external file */
+	size_t external_min_bytes; /* default 1024 when 0 */
+	const char *external_name; /* file name beside the model; default "<model>.data" */
+} om_save_options;
+
+/** Writes the model atomically (temporary file + rename). Models over 2 GB always use
+ *  external data. `opt` may be NULL. */
+om_kind om_model_save(const om_model *m, const char *path, const om_save_options *opt,
+		      om_status *st);
+void om_model_free(om_model *m);
+
+/* ---- simplify ---------------------------------------------------------------------------- */
+
+typedef struct om_simplify_options {
+	size_t fold_max_bytes;   /* largest constant the folder may create; default 1 MiB when 0 */
+	const char *const *skip; /* NULL-terminated pass names to skip, or NULL */
+	int verify;              /* run the IR verifier after every pass */
+	int verbose;             /* print per-pass changes to stderr */
+} om_simplify_options;
+
+/** Runs the pass pipeline on the model in place (see docs/passes.md). `opt` may be NULL. */
+om_kind om_simplify(om_model *m, const om_simplify_options *opt, om_status *st);
+
+/* ---- sessions ---------------------------------------------------------------------------- */
+
+typedef struct om_session om_session;
+
+typedef struct om_session_options {
+	int exact;   /* 1: only kernels flagged exact; others are OM_ERR_UNSUPPORTED (seed §1) */
+	int threads; /* 0 or 1: single-threaded */
+	int profile; /* 1: record time per op type (om_session_profile) */
+} om_session_options;
+
+/** Plans the model's main graph. The model must outlive the session. `opt` may be NULL. */
+om_kind om_session_create(const om_model *m, const om_session_options *opt, om_session **out,
+			  om_status *st);
+/** Number and names of the graph inputs that must be fed (initializers excluded), in order. */
+int om_session_input_count(const om_session *s);
+const char *om_session_input_name(const om_session *s, int i);
+int om_session_output_count(const om_session *s);
+const char *om_session_output_name(const om_session *s, int i);
+/** Runs once. inputs[i] feeds input i (borrowed). outputs[i] receive tensors whose data the
+ *  caller frees with om_tensor_free. */
+om_kind om_session_run(om_session *s, const om_tensor *inputs, int ninputs, om_tensor *outputs,
+		       int noutputs, om_status *st);
+void om_session_free(om_session *s);
+
+/* ---- tensor files ------------------------------------------------------------------------ */
+
+/** Reads a serialized ONNX TensorProto (.pb) or a NumPy .npy file into t (om_tensor_free). */
+om_kind om_tensor_read_file(const char *path, om_tensor *t, om_status *st);
+/** Writes t as a TensorProto (.pb, named `name`) or as .npy, chosen by the path's suffix. */
+om_kind om_tensor_write_file(const char *path, const om_tensor *t, const char *name,
+			     om_status *st);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* OMOPT_H */

@@ -1,0 +1,16 @@
+/* cmd.h — the omopt subcommands. Each returns the process exit code:
+ * 0 success, 1 model or I/O error (message on stderr names the node), 2 usage error. */
+#ifndef OM_CMD_H
+#define OM_CMD_H
+
+#include "omopt.h"
+
+int cmd_simplify(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_dot(int argc, char **argv);
+
+/** Prints "omopt: <Kind>: node '<name>' (<Op>): <message>" to stderr and returns 1. */
+int cmd_fail(const om_status *st);
+
+#endif

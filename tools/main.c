@@ -1,0 +1,54 @@
+/* main.c — `omopt COMMAND ...`: dispatch to the subcommands. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+
+static const struct {
+	const char *name;
+	int (*fn)(int, char **);
+	const char *help;
+} cmds[] = {
+	{"simplify", cmd_simplify, "fold shape chains and constants, drop dead nodes"},
+	{"info", cmd_info, "inputs, outputs, opsets and op histogram of a model"},
+	{"run", cmd_run, "run a model on inputs (.npy or TensorProto .pb)"},
+	{"dot", cmd_dot, "draw a model or its plan with Graphviz"},
+};
+
+int cmd_fail(const om_status *st)
+{
+	char buf[1024];
+	om_status_format(st, buf, sizeof buf);
+	fprintf(stderr, "omopt: %s\n", buf);
+	return 1;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: omopt COMMAND [ARGS]\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+		fprintf(f, "  %-9s %s\n", cmds[i].name, cmds[i].help);
+	fprintf(f, "\n`omopt COMMAND --help` describes each command.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("omopt 0.1.0\n");
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+		if (!strcmp(argv[1], cmds[i].name))
+			return cmds[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "omopt: unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return 2;
+}
