@@ -1,0 +1,17 @@
+#!/bin/sh
+# Installs omopt's build and test dependencies from Debian 12's archive (needs root or sudo).
+# Skips apt entirely when everything is already installed.
+set -eu
+pkgs="gcc pkg-config meson ninja-build protobuf-c-compiler libprotobuf-c-dev uthash-dev
+      libcmocka-dev libgraphviz-dev graphviz libopenblas-dev libonnx-testdata
+      python3-onnx python3-numpy"
+missing=""
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+echo "installing:$missing"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null

@@ -1,0 +1,13 @@
+#!/bin/sh
+# All the tests: install, build (plain and ASan+UBSan), run the whole suite in both builds.
+set -eu
+cd "$(dirname "$0")/.."
+sh scripts/install-deps.sh
+[ -d build ] || meson setup build >/dev/null
+ninja -C build
+meson test -C build --print-errorlogs --num-processes 2
+[ -d build-asan ] || meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false \
+	--buildtype=debug >/dev/null
+ninja -C build-asan
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	meson test -C build-asan --print-errorlogs --num-processes 2 --timeout-multiplier 3
