@@ -26,6 +26,8 @@ void om_model_free(om_model *m)
 		return;
 	if (m->release)
 		m->release(m);
+	for (om_graph *g = m->all_graphs; g; g = g->next_in_model)
+		HASH_CLEAR(hh, g->values); /* uthash buckets are malloc'd, not arena memory */
 	om_arena_free(m->arena);
 }
 
@@ -37,6 +39,8 @@ om_graph *om_graph_new(om_model *m, om_graph *parent)
 	g->model = m;
 	g->parent = parent;
 	g->name = g->doc = "";
+	g->next_in_model = m->all_graphs;
+	m->all_graphs = g;
 	return g;
 }
 

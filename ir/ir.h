@@ -144,6 +144,7 @@ typedef struct om_graph {
 	int32_t nmeta;
 	om_value *values; /* uthash: every value named in this graph */
 	const void *proto; /* original Onnx__GraphProto: sparse_initializer, quantization_annotation */
+	struct om_graph *next_in_model; /* every graph of the model, for om_model_free */
 } om_graph;
 
 typedef struct om_opset {
@@ -164,6 +165,7 @@ struct om_model {
 	void *proto;       /* the unpacked Onnx__ModelProto (functions, training_info, ...) */
 	void *resources;   /* loader-owned: file mappings and buffers freed with the model */
 	void (*release)(struct om_model *m); /* frees proto and resources; set by the loader */
+	om_graph *all_graphs; /* list through next_in_model */
 };
 
 /* ---- construction and lookup ------------------------------------------------------------- */
