@@ -1,0 +1,27 @@
+/* gemm.h — the one single-precision matrix product every kernel calls (MatMul, Gemm, Conv). */
+#ifndef OM_GEMM_H
+#define OM_GEMM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/**
+ * C = alpha * op(A) * op(B) + beta * C, row-major; op(X) is X or its transpose (ta, tb).
+ * op(A) is M x K, op(B) is K x N, C is M x N; lda, ldb, ldc are row strides in elements
+ * (lda >= K when !ta, >= M when ta; likewise ldb). When beta == 0, C is not read (NaN in C
+ * does not leak). The caller checks that the buffers hold the extents.
+ *
+ * exact != 0: a fixed-order blocked C loop, no BLAS, no threads: every C element is
+ * alpha * (((0 + a0*b0) + a1*b1) + ...) in float, k ascending, plus beta * C — bit-identical
+ * on every instruction set and thread count. exact == 0: cblas_sgemm (OpenBLAS).
+ */
+void om_sgemm(int exact, bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha,
+	      const float *A, int64_t lda, const float *B, int64_t ldb, float beta, float *C,
+	      int64_t ldc);
+
+/** The same in double (cblas_dgemm when !exact; the exact loop accumulates in double). */
+void om_dgemm(int exact, bool ta, bool tb, int64_t M, int64_t N, int64_t K, double alpha,
+	      const double *A, int64_t lda, const double *B, int64_t ldb, double beta, double *C,
+	      int64_t ldc);
+
+#endif
