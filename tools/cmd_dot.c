@@ -1,11 +1,92 @@
-/* cmd_dot.c — not written yet. */
+/* cmd_dot.c — `omopt dot MODEL [-o FILE.dot|.svg|.png] [--plan] [--diff SIMPLIFIED.onnx]`. */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cmd.h"
+#include "dot.h"
+#include "plan_notes.h"
+
+static const char usage_text[] =
+	"usage: omopt dot MODEL [-o FILE.dot|FILE.svg|FILE.png] [--plan] [--diff SIMPLIFIED.onnx]\n"
+	"\n"
+	"Draws MODEL with Graphviz: op boxes labelled with op type and name, edges with element\n"
+	"type and shape (symbols by name), initializers and constants summarized in the boxes that\n"
+	"use them, subgraphs of If/Loop/Scan as clusters.\n"
+	"\n"
+	"  -o FILE      .dot writes the dot text; .svg and .png are rendered in process by\n"
+	"               Graphviz's library. Default: dot text on standard output.\n"
+	"  --plan       draw the executor's plan: buffers by colour, views dashed, kernel notes\n"
+	"  --diff S     draw S (a simplified MODEL) against MODEL: removed nodes grey, new nodes\n"
+	"               orange, folded values on orange edges\n";
+
+static const char *suffix(const char *path)
+{
+	const char *dot = strrchr(path, '.');
+	return dot ? dot + 1 : "";
+}
 
 int cmd_dot(int argc, char **argv)
 {
-	(void)argc, (void)argv;
-	fprintf(stderr, "omopt dot: not written yet\n");
-	return 2;
+	const char *model_path = NULL, *out = NULL, *diff_path = NULL;
+	int plan = 0;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			fputs(usage_text, stdout);
+			return 0;
+		} else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
+			out = argv[++i];
+		} else if (!strcmp(argv[i], "--diff") && i + 1 < argc) {
+			diff_path = argv[++i];
+		} else if (!strcmp(argv[i], "--plan")) {
+			plan = 1;
+		} else if (argv[i][0] == '-' || model_path) {
+			fprintf(stderr, "omopt dot: unexpected argument '%s'\n%s", argv[i], usage_text);
+			return 2;
+		} else {
+			model_path = argv[i];
+		}
+	}
+	if (!model_path) {
+		fputs(usage_text, stderr);
+		return 2;
+	}
+	const char *fmt = out ? suffix(out) : "dot";
+	if (strcmp(fmt, "dot") && strcmp(fmt, "gv") && strcmp(fmt, "svg") && strcmp(fmt, "png")) {
+		fprintf(stderr, "omopt dot: -o wants a .dot, .svg or .png file, not '%s'\n", out);
+		return 2;
+	}
+	om_status st = {0};
+	om_model *m = NULL, *d = NULL;
+	om_plan_notes *notes = NULL;
+	int rc = 1;
+	if (om_model_load(model_path, &m, &st) ||
+	    (diff_path && om_model_load(diff_path, &d, &st)) ||
+	    (plan && om_plan_notes_make(m, &notes, &st))) {
+		rc = cmd_fail(&st);
+		goto done;
+	}
+	om_dot_options opt = {.diff = d};
+	if (notes)
+		om_plan_notes_options(notes, &opt);
+	char *text = NULL;
+	size_t len = 0;
+	bool text_out = !strcmp(fmt, "dot") || !strcmp(fmt, "gv");
+	FILE *f = text_out ? (out ? fopen(out, "w") : stdout) : open_memstream(&text, &len);
+	if (!f) {
+		fprintf(stderr, "omopt: Io: cannot open '%s'\n", out ? out : "memory stream");
+		goto done;
+	}
+	om_kind k = om_dot_write(m, &opt, f, NULL, &st);
+	if (f != stdout && fclose(f) && !k)
+		k = om_error(&st, OM_ERR_IO, NULL, "cannot write '%s'", out ? out : "dot text");
+	if (!k && !text_out)
+		k = om_dot_render(text, len, fmt, out, &st);
+	free(text);
+	rc = k ? cmd_fail(&st) : 0;
+done:
+	om_plan_notes_free(notes);
+	om_model_free(m);
+	om_model_free(d);
+	return rc;
 }

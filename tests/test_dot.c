@@ -1,0 +1,221 @@
+/* test_dot.c — dot text from the IR: counts, escaping, clusters, rendering in process; and
+ * every model of ../shared/models when present. */
+#include <dirent.h>
+#include <graphviz/cgraph.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dot.h"
+#include "testutil.h"
+
+static om_value *tensor_value(om_graph *g, const char *name, int32_t elem, int32_t rank,
+			      const om_dim *dims)
+{
+	om_value *v = om_graph_value(g, name);
+	v->type.kind = OM_TYPE_TENSOR;
+	v->type.elem = elem;
+	v->type.rank = rank;
+	v->type.dims = om_arena_memdup(g->model->arena, dims, sizeof *dims * (size_t)rank);
+	return v;
+}
+
+static void set_list(om_graph *g, om_value ***list, int32_t *n, om_value *v)
+{
+	om_value **l = om_arena_alloc(g->model->arena, sizeof *l * (size_t)(*n + 1));
+	if (*n)
+		memcpy(l, *list, sizeof *l * (size_t)*n);
+	l[(*n)++] = v;
+	*list = l;
+}
+
+/* x -> Relu("we\"ird\\{name}") -> If(then: Neg(x outer)) -> y, with an initializer W into Add */
+static om_model *sample(void)
+{
+	om_model *m = om_model_new();
+	om_graph *g = m->graph = om_graph_new(m, NULL);
+	g->name = "sample";
+	const om_dim dims[] = {{-1, "batch"}, {3, NULL}};
+	om_value *x = tensor_value(g, "x", OM_FLOAT, 2, dims);
+	x->flags |= OM_VALUE_GRAPH_INPUT;
+	set_list(g, &g->inputs, &g->ninputs, x);
+	om_value *w = tensor_value(g, "W", OM_FLOAT, 1, dims + 1);
+	w->init = om_model_tensor(m, OM_FLOAT, 1, (int64_t[]){3});
+	w->flags |= OM_VALUE_INITIALIZER;
+	set_list(g, &g->inits, &g->ninits, w);
+	om_node *relu = om_graph_add_node(g, "Relu", "", "we\"ird\\{name} \xc3\xa9t\xc3\xa9", 1, 1);
+	relu->in[0] = x;
+	om_node_set_output(relu, 0, tensor_value(g, "r", OM_FLOAT, 2, dims));
+	om_node *add = om_graph_add_node(g, "Add", "", "add", 2, 1);
+	add->in[0] = relu->out[0];
+	add->in[1] = w;
+	om_node_set_output(add, 0, tensor_value(g, "a", OM_FLOAT, 2, dims));
+	om_node *iff = om_graph_add_node(g, "If", "", "branch", 1, 1);
+	iff->in[0] = add->out[0];
+	om_node_set_output(iff, 0, tensor_value(g, "y", OM_FLOAT, 2, dims));
+	om_graph *then = om_graph_new(m, g);
+	om_value *xo = om_graph_value(then, "r");
+	xo->flags |= OM_VALUE_OUTER;
+	om_node *neg = om_graph_add_node(then, "Neg", "", "neg", 1, 1);
+	neg->in[0] = xo;
+	om_node_set_output(neg, 0, om_graph_value(then, "t"));
+	set_list(then, &then->outputs, &then->noutputs, neg->out[0]);
+	om_node_set_attr(iff, "then_branch", OM_ATTR_GRAPH)->g = then;
+	set_list(g, &g->outputs, &g->noutputs, iff->out[0]);
+	return m;
+}
+
+static char *write_dot(const om_model *m, const om_dot_options *opt, om_dot_stats *stats)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	om_status st = {0};
+	assert_int_equal(om_dot_write(m, opt, f, stats, &st), OM_OK);
+	fclose(f);
+	return text;
+}
+
+/* Parses the text with Graphviz's own parser and counts what it sees. */
+static void parse_counts(const char *text, int *nodes, int *edges)
+{
+	Agraph_t *g = agmemread(text);
+	assert_non_null(g);
+	*nodes = agnnodes(g);
+	*edges = agnedges(g);
+	agclose(g);
+}
+
+static void counts_and_escaping(void **state)
+{
+	(void)state;
+	om_model *m = sample();
+	om_dot_stats s;
+	char *text = write_dot(m, NULL, &s);
+	/* x, Relu, Add, If, y; in the cluster: Neg and its output t */
+	assert_int_equal(s.nodes, 7);
+	/* x->Relu, Relu->Add, Add->If, If->y; Relu->Neg (outer, dashed), Neg->t */
+	assert_int_equal(s.edges, 6);
+	int n, e;
+	parse_counts(text, &n, &e);
+	assert_int_equal(n, s.nodes);
+	assert_int_equal(e, s.edges);
+	assert_non_null(strstr(text, "we\\\"ird\\\\{name} \xc3\xa9t\xc3\xa9"));
+	assert_non_null(strstr(text, "float[batch,3]"));
+	assert_non_null(strstr(text, "W: float[3] 12 B"));
+	assert_non_null(strstr(text, "subgraph cluster_"));
+	assert_non_null(strstr(text, "style=dashed"));
+	free(text);
+	om_model_free(m);
+}
+
+static void escape_hostile_bytes(void **state)
+{
+	(void)state;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	om_dot_escape(f, "a\"b\\c\nd\x01\xff\xc3(");
+	fclose(f);
+	assert_string_equal(text, "a\\\"b\\\\c\\nd?\xef\xbf\xbd\xef\xbf\xbd(");
+	free(text);
+}
+
+static void diff_marks(void **state)
+{
+	(void)state;
+	om_model *m = sample(), *d = sample();
+	/* in the simplified copy: Relu removed (its output folded), a new Mul produces "a" */
+	om_graph *dg = d->graph;
+	om_value *r = om_graph_find(dg, "r");
+	r->init = om_model_tensor(d, OM_FLOAT, 1, (int64_t[]){3});
+	r->producer = NULL;
+	dg->nodes[0]->flags |= OM_NODE_DEAD;
+	om_graph_compact(dg);
+	dg->nodes[0]->op = "Mul";
+	om_dot_options opt = {.diff = d};
+	om_dot_stats s;
+	char *text = write_dot(m, &opt, &s);
+	assert_non_null(strstr(text, "(folded)"));
+	assert_non_null(strstr(text, "#ffd8a8")); /* the new Mul */
+	assert_non_null(strstr(text, "#eeeeee")); /* the removed Relu and Add */
+	int n, e;
+	parse_counts(text, &n, &e);
+	assert_int_equal(n, s.nodes);
+	free(text);
+	om_model_free(m);
+	om_model_free(d);
+}
+
+static void render_svg(void **state)
+{
+	(void)state;
+	om_model *m = sample();
+	char *text = write_dot(m, NULL, NULL);
+	char path[] = "/tmp/omopt_dot_XXXXXX.svg";
+	int fd = mkstemps(path, 4);
+	assert_true(fd >= 0);
+	close(fd);
+	om_status st = {0};
+	assert_int_equal(om_dot_render(text, strlen(text), "svg", path, &st), OM_OK);
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	char buf[65536];
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	buf[n] = 0;
+	fclose(f);
+	unlink(path);
+	assert_non_null(strstr(buf, "<svg"));
+	assert_non_null(strstr(buf, "we&quot;ird\\{name} \xc3\xa9t\xc3\xa9"));
+	free(text);
+	om_model_free(m);
+}
+
+/* Every model of ../shared/models: Graphviz parses the text and sees what we drew. */
+static void shared_models(void **state)
+{
+	(void)state;
+	const char *shared = tu_shared_dir();
+	if (!shared)
+		skip();
+	char dir[4096];
+	snprintf(dir, sizeof dir, "%s/models", shared);
+	DIR *dp = opendir(dir);
+	if (!dp)
+		skip();
+	int seen = 0;
+	for (struct dirent *de; (de = readdir(dp));) {
+		if (de->d_name[0] == '.')
+			continue;
+		char path[8192];
+		snprintf(path, sizeof path, "%s/%s/model.onnx", dir, de->d_name);
+		om_model *m = NULL;
+		om_status st = {0};
+		if (om_model_load(path, &m, &st) == OM_ERR_UNSUPPORTED)
+			skip(); /* the loader has not landed */
+		assert_int_equal(st.kind, OM_OK);
+		om_dot_stats s;
+		char *text = write_dot(m, NULL, &s);
+		int n, e;
+		parse_counts(text, &n, &e);
+		assert_int_equal(n, s.nodes);
+		assert_int_equal(e, s.edges);
+		assert_true(s.nodes >= 2);
+		free(text);
+		om_model_free(m);
+		seen++;
+	}
+	closedir(dp);
+	assert_true(seen > 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(counts_and_escaping), cmocka_unit_test(escape_hostile_bytes),
+		cmocka_unit_test(diff_marks),          cmocka_unit_test(render_svg),
+		cmocka_unit_test(shared_models),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
