@@ -1,4 +1,215 @@
-/* ops_index.c — not written yet: the table is empty. */
-#include "op.h"
+/* ops_index.c — Gather, GatherElements, GatherND, and the table of the indexing operators
+ * (ScatterND, OneHot, NonZero and TopK live in index_*.c). Seed §1–2. */
+#include "index_util.h"
+#include "move.h"
 
-const om_op_table om_ops_index = {NULL, 0};
+static int64_t prod(const int64_t *d, int32_t from, int32_t to)
+{
+	int64_t p = 1;
+	for (int32_t i = from; i < to; i++)
+		p *= d[i];
+	return p;
+}
+
+static om_kind need_rank(om_ctx *c, const om_tensor *t, int32_t min, const char *what)
+{
+	if (t->rank < min)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "%s must have rank >= %d",
+				what, min);
+	return OM_OK;
+}
+
+/* ---- Gather -------------------------------------------------------------------------------- */
+
+static om_kind gather_infer(om_ctx *c)
+{
+	const om_tensor *x = c->in[0], *ix = c->in[1];
+	om_kind rc;
+	int32_t axis;
+	if ((rc = need_rank(c, x, 1, "data")) || (rc = om_ix_check_index_type(c, ix, "indices")) ||
+	    (rc = om_norm_axis(c, om_attr_int(c->node, "axis", 0), x->rank, &axis)))
+		return rc;
+	int64_t dims[2 * OM_MAX_RANK];
+	int32_t r = 0;
+	for (int32_t i = 0; i < axis; i++)
+		dims[r++] = x->dims[i];
+	for (int32_t i = 0; i < ix->rank; i++)
+		dims[r++] = ix->dims[i];
+	for (int32_t i = axis + 1; i < x->rank; i++)
+		dims[r++] = x->dims[i];
+	return om_ix_set_shape(c, c->out[0], x->dtype, r, dims);
+}
+
+static om_kind gather_kernel(om_ctx *c)
+{
+	const om_tensor *x = c->in[0], *ix = c->in[1];
+	int32_t axis;
+	om_kind rc = om_norm_axis(c, om_attr_int(c->node, "axis", 0), x->rank, &axis);
+	const int64_t n = x->dims[axis];
+	if (rc || (rc = om_ix_check_indices(c, ix, n, "index")))
+		return rc;
+	const size_t size = om_dtype_size(x->dtype);
+	const int64_t outer = prod(x->dims, 0, axis), inner = prod(x->dims, axis + 1, x->rank);
+	const int64_t ni = om_tensor_numel(ix);
+	const unsigned char *src = x->data;
+	unsigned char *dst = c->out[0]->data;
+	for (int64_t o = 0; o < outer; o++)
+		for (int64_t j = 0; j < ni; j++) {
+			int64_t k = om_ix_at(ix, j);
+			k += k < 0 ? n : 0;
+			om_move_n(dst, src + (size_t)((o * n + k) * inner) * size, size, inner);
+			dst += (size_t)inner * size;
+		}
+	return om_ix_own_strings(c, c->out[0]);
+}
+
+/* ---- GatherElements ---------------------------------------------------------------------- */
+
+static om_kind gather_elements_infer(om_ctx *c)
+{
+	const om_tensor *x = c->in[0], *ix = c->in[1];
+	om_kind rc;
+	int32_t axis;
+	if ((rc = need_rank(c, x, 1, "data")) || (rc = om_ix_check_index_type(c, ix, "indices")) ||
+	    (rc = om_norm_axis(c, om_attr_int(c->node, "axis", 0), x->rank, &axis)))
+		return rc;
+	if (ix->rank != x->rank)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"indices have rank %d, data rank %d", ix->rank, x->rank);
+	for (int32_t i = 0; i < x->rank; i++)
+		if (i != axis && ix->dims[i] > x->dims[i])
+			return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+					"indices extent %lld exceeds data extent %lld at axis %d",
+					(long long)ix->dims[i], (long long)x->dims[i], i);
+	return om_ix_set_shape(c, c->out[0], x->dtype, ix->rank, ix->dims);
+}
+
+static om_kind gather_elements_kernel(om_ctx *c)
+{
+	const om_tensor *x = c->in[0], *ix = c->in[1];
+	int32_t axis;
+	om_kind rc = om_norm_axis(c, om_attr_int(c->node, "axis", 0), x->rank, &axis);
+	const int64_t n = x->dims[axis];
+	if (rc || (rc = om_ix_check_indices(c, ix, n, "index")))
+		return rc;
+	const size_t size = om_dtype_size(x->dtype);
+	const int32_t r = x->rank;
+	int64_t stride[OM_MAX_RANK], pos[OM_MAX_RANK] = {0};
+	for (int32_t i = r - 1, s = 1; i >= 0; s *= x->dims[i], i--)
+		stride[i] = s;
+	const int64_t total = om_tensor_numel(ix);
+	const unsigned char *src = x->data;
+	unsigned char *dst = c->out[0]->data;
+	int64_t base = 0; /* offset of pos in data, axis coordinate left out */
+	for (int64_t e = 0; e < total; e++) {
+		int64_t k = om_ix_at(ix, e);
+		k += k < 0 ? n : 0;
+		om_move1(dst + (size_t)e * size, src + (size_t)(base + k * stride[axis]) * size, size);
+		for (int32_t d = r - 1; d >= 0; d--) { /* odometer over the indices' shape */
+			if (++pos[d] < ix->dims[d]) {
+				base += d == axis ? 0 : stride[d];
+				break;
+			}
+			base -= d == axis ? 0 : (pos[d] - 1) * stride[d];
+			pos[d] = 0;
+		}
+	}
+	return om_ix_own_strings(c, c->out[0]);
+}
+
+/* ---- GatherND -------------------------------------------------------------------------------- */
+
+typedef struct gnd_geom {
+	int32_t b;      /* batch_dims */
+	int64_t k;      /* index tuple length */
+	int64_t batches, tuples, slice, per_batch;
+} gnd_geom;
+
+static om_kind gnd_check(om_ctx *c, gnd_geom *g)
+{
+	const om_tensor *x = c->in[0], *ix = c->in[1];
+	om_kind rc;
+	if ((rc = need_rank(c, x, 1, "data")) || (rc = need_rank(c, ix, 1, "indices")) ||
+	    (rc = om_ix_check_index_type(c, ix, "indices")))
+		return rc;
+	int64_t b = c->opset >= 12 ? om_attr_int(c->node, "batch_dims", 0) : 0;
+	if (b < 0 || b >= x->rank || b >= ix->rank)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"batch_dims %lld must be in [0, min(rank(data), rank(indices)))",
+				(long long)b);
+	int64_t k = ix->dims[ix->rank - 1];
+	if (k < 0 || k > x->rank - b)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"index tuples of length %lld exceed rank(data) - batch_dims = %lld",
+				(long long)k, (long long)(x->rank - b));
+	for (int32_t i = 0; i < b; i++)
+		if (ix->dims[i] != x->dims[i])
+			return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+					"batch extent %d differs: indices %lld, data %lld", i,
+					(long long)ix->dims[i], (long long)x->dims[i]);
+	g->b = (int32_t)b;
+	g->k = k;
+	g->batches = prod(x->dims, 0, g->b);
+	g->tuples = prod(ix->dims, g->b, ix->rank - 1);
+	g->slice = prod(x->dims, g->b + (int32_t)k, x->rank);
+	g->per_batch = prod(x->dims, g->b, x->rank);
+	return OM_OK;
+}
+
+static om_kind gather_nd_infer(om_ctx *c)
+{
+	gnd_geom g;
+	om_kind rc = gnd_check(c, &g);
+	if (rc)
+		return rc;
+	const om_tensor *x = c->in[0], *ix = c->in[1];
+	int64_t dims[2 * OM_MAX_RANK];
+	int32_t r = 0;
+	for (int32_t i = 0; i < ix->rank - 1; i++)
+		dims[r++] = ix->dims[i];
+	for (int32_t i = g.b + (int32_t)g.k; i < x->rank; i++)
+		dims[r++] = x->dims[i];
+	return om_ix_set_shape(c, c->out[0], x->dtype, r, dims);
+}
+
+static om_kind gather_nd_kernel(om_ctx *c)
+{
+	gnd_geom g;
+	om_kind rc = gnd_check(c, &g);
+	if (rc)
+		return rc;
+	const om_tensor *x = c->in[0], *ix = c->in[1];
+	const int64_t ntuples = g.batches * g.tuples;
+	for (int64_t t = 0; t < ntuples; t++)
+		for (int64_t j = 0; j < g.k; j++) {
+			int64_t v = om_ix_at(ix, t * g.k + j), n = x->dims[g.b + j];
+			if (v < -n || v >= n)
+				return om_error(c->st, OM_ERR_INVALID_INPUT, c->node,
+						"index %lld is outside [-%lld, %lld) at data axis %lld",
+						(long long)v, (long long)n, (long long)n,
+						(long long)(g.b + j));
+		}
+	const size_t size = om_dtype_size(x->dtype);
+	const unsigned char *src = x->data;
+	unsigned char *dst = c->out[0]->data;
+	for (int64_t t = 0; t < ntuples; t++) {
+		int64_t off = 0;
+		for (int64_t j = 0; j < g.k; j++) {
+			int64_t v = om_ix_at(ix, t * g.k + j), n = x->dims[g.b + j];
+			off = off * n + (v < 0 ? v + n : v);
+		}
+		off = (t / (g.tuples ? g.tuples : 1)) * g.per_batch + off * g.slice;
+		om_move_n(dst + (size_t)(t * g.slice) * size, src + (size_t)off * size, size, g.slice);
+	}
+	return om_ix_own_strings(c, c->out[0]);
+}
+
+/* ---- table ---------------------------------------------------------------------------------- */
+
+static const om_op rows[] = {
+	{"Gather", "", 1, gather_infer, gather_kernel, OM_OP_EXACT},
+	{"GatherElements", "", 11, gather_elements_infer, gather_elements_kernel, OM_OP_EXACT},
+	{"GatherND", "", 11, gather_nd_infer, gather_nd_kernel, OM_OP_EXACT},
+};
+
+const om_op_table om_ops_index = OM_TABLE(rows);

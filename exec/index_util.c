@@ -1,0 +1,138 @@
+/* index_util.c — index and numeric reads, size checks and string ownership for the
+ * indexing and generating kernels. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "half.h"
+#include "index_util.h"
+
+om_kind om_ix_check_index_type(om_ctx *c, const om_tensor *t, const char *what)
+{
+	if (t->dtype != OM_INT32 && t->dtype != OM_INT64)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"%s must be int32 or int64, got %s", what, om_dtype_name(t->dtype));
+	return OM_OK;
+}
+
+om_kind om_ix_check_indices(om_ctx *c, const om_tensor *t, int64_t n, const char *what)
+{
+	int64_t cnt = om_tensor_numel(t);
+	for (int64_t i = 0; i < cnt; i++) {
+		int64_t v = om_ix_at(t, i);
+		if (v < -n || v >= n)
+			return om_error(c->st, OM_ERR_INVALID_INPUT, c->node,
+					"%s %lld is outside [-%lld, %lld)", what, (long long)v,
+					(long long)n, (long long)n);
+	}
+	return OM_OK;
+}
+
+om_kind om_ix_set_shape(om_ctx *c, om_tensor *out, int32_t dtype, int32_t rank,
+			const int64_t *dims)
+{
+	if (rank < 0 || rank > OM_MAX_RANK)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"output rank %d exceeds %d", rank, OM_MAX_RANK);
+	int64_t n = om_shape_numel(rank, dims);
+	size_t size = om_dtype_size(dtype);
+	if (size == 0 && om_dtype_bits(dtype) > 0)
+		return om_error(c->st, OM_ERR_UNSUPPORTED, c->node, "element type %s",
+				om_dtype_name(dtype));
+	if (n < 0 || size == 0 || (uint64_t)n > (SIZE_MAX >> 1) / size)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"output shape is negative or too large");
+	om_set_shape(out, dtype, rank, dims);
+	return OM_OK;
+}
+
+bool om_ix_is_int(int32_t dtype)
+{
+	switch (dtype) {
+	case OM_BOOL: case OM_UINT8: case OM_INT8: case OM_UINT16: case OM_INT16:
+	case OM_UINT32: case OM_INT32: case OM_UINT64: case OM_INT64:
+		return true;
+	default:
+		return false;
+	}
+}
+
+bool om_ix_is_float(int32_t dtype)
+{
+	return dtype == OM_FLOAT || dtype == OM_DOUBLE || dtype == OM_FLOAT16 ||
+	       dtype == OM_BFLOAT16;
+}
+
+int64_t om_ix_int_at(const om_tensor *t, int64_t i)
+{
+	const void *p = t->data;
+	switch (t->dtype) {
+	case OM_BOOL: case OM_UINT8: return ((const uint8_t *)p)[i];
+	case OM_INT8: return ((const int8_t *)p)[i];
+	case OM_UINT16: return ((const uint16_t *)p)[i];
+	case OM_INT16: return ((const int16_t *)p)[i];
+	case OM_UINT32: return ((const uint32_t *)p)[i];
+	case OM_INT32: return ((const int32_t *)p)[i];
+	case OM_UINT64: {
+		uint64_t u = ((const uint64_t *)p)[i];
+		return u > INT64_MAX ? INT64_MAX : (int64_t)u;
+	}
+	default: return ((const int64_t *)p)[i];
+	}
+}
+
+double om_ix_float_at(const om_tensor *t, int64_t i)
+{
+	const void *p = t->data;
+	switch (t->dtype) {
+	case OM_FLOAT16: return om_half_to_float(((const uint16_t *)p)[i]);
+	case OM_BFLOAT16: return om_bf16_to_float(((const uint16_t *)p)[i]);
+	case OM_FLOAT: return ((const float *)p)[i];
+	default: return ((const double *)p)[i];
+	}
+}
+
+om_kind om_ix_scalar_int(om_ctx *c, const om_tensor *t, const char *what, int64_t *out)
+{
+	if (!om_has_value(t))
+		return OM_NEED_VALUE;
+	if (om_tensor_numel(t) != 1)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"%s must have exactly one element", what);
+	if (om_ix_is_int(t->dtype)) {
+		*out = om_ix_int_at(t, 0);
+		return OM_OK;
+	}
+	if (!om_ix_is_float(t->dtype))
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "%s has type %s", what,
+				om_dtype_name(t->dtype));
+	double v = trunc(om_ix_float_at(t, 0));
+	if (!(v >= -9223372036854775808.0 && v < 9223372036854775808.0))
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"%s is not a finite integer", what);
+	*out = (int64_t)v;
+	return OM_OK;
+}
+
+om_kind om_ix_own_strings(om_ctx *c, om_tensor *t)
+{
+	if (!t || t->dtype != OM_STRING)
+		return OM_OK;
+	om_str *s = t->data;
+	int64_t n = om_tensor_numel(t);
+	for (int64_t i = 0; i < n; i++) {
+		int64_t len = s[i].len > 0 ? s[i].len : 0;
+		char *p = malloc((size_t)len + 1);
+		if (!p) {
+			for (int64_t j = i; j < n; j++)
+				s[j].ptr = NULL, s[j].len = 0;
+			return om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory copying strings");
+		}
+		if (len)
+			memcpy(p, s[i].ptr, (size_t)len);
+		p[len] = 0;
+		s[i].ptr = p;
+		s[i].len = len;
+	}
+	return OM_OK;
+}

@@ -1,0 +1,59 @@
+/* index_util.h — helpers shared by the indexing and generating kernels (ops_index.c,
+ * ops_generate.c and their index_*.c files): index reads, numeric reads, size checks,
+ * string ownership, and the kernels that live in their own files. */
+#ifndef OM_INDEX_UTIL_H
+#define OM_INDEX_UTIL_H
+
+#include <stdbool.h>
+
+#include "op.h"
+
+/** Element i of an int32 or int64 tensor (the caller checked the dtype). */
+static inline int64_t om_ix_at(const om_tensor *t, int64_t i)
+{
+	if (t->dtype == OM_INT32)
+		return ((const int32_t *)t->data)[i];
+	return ((const int64_t *)t->data)[i];
+}
+
+/** INVALID_MODEL unless t is an int32 or int64 tensor; `what` names the input. */
+om_kind om_ix_check_index_type(om_ctx *c, const om_tensor *t, const char *what);
+
+/** Checks every element of an int32/int64 tensor against [-n, n) (INVALID_INPUT naming
+ *  `what` otherwise). */
+om_kind om_ix_check_indices(om_ctx *c, const om_tensor *t, int64_t n, const char *what);
+
+/** Sets out's shape after checking that rank <= OM_MAX_RANK, that no dim is negative and that
+ *  the byte size fits (INVALID_MODEL otherwise). */
+om_kind om_ix_set_shape(om_ctx *c, om_tensor *out, int32_t dtype, int32_t rank,
+			const int64_t *dims);
+
+/** True for the integer element types (bool included) that om_ix_int_at reads. */
+bool om_ix_is_int(int32_t dtype);
+/** True for the float element types om_ix_float_at reads (float16, bfloat16, float, double). */
+bool om_ix_is_float(int32_t dtype);
+/** Element i of an integer tensor as int64 (uint64 above INT64_MAX saturates). */
+int64_t om_ix_int_at(const om_tensor *t, int64_t i);
+/** Element i of a float tensor as double (exact). */
+double om_ix_float_at(const om_tensor *t, int64_t i);
+
+/** Reads a one-element numeric tensor as an integer: floats truncate toward zero; NaN, an
+ *  infinity or a value outside int64 is INVALID_MODEL. NEED_VALUE when the value is missing. */
+om_kind om_ix_scalar_int(om_ctx *c, const om_tensor *t, const char *what, int64_t *out);
+
+/** For a string tensor whose elements were moved from another tensor: makes every element an
+ *  owned (malloc'd) copy, as om_tensor_alloc'd string tensors own their bytes. No-op for other
+ *  types. On failure the remaining elements are emptied so the tensor can still be freed. */
+om_kind om_ix_own_strings(om_ctx *c, om_tensor *t);
+
+/* kernels in their own files (index_*.c), listed in ops_index.c's table */
+om_kind om_scatternd_infer(om_ctx *c);
+om_kind om_scatternd_kernel(om_ctx *c);
+om_kind om_onehot_infer(om_ctx *c);
+om_kind om_onehot_kernel(om_ctx *c);
+om_kind om_nonzero_infer(om_ctx *c);
+om_kind om_nonzero_kernel(om_ctx *c);
+om_kind om_topk_infer(om_ctx *c);
+om_kind om_topk_kernel(om_ctx *c);
+
+#endif
