@@ -1,4 +1,329 @@
-/* ops_view.c — not written yet: the table is empty. */
-#include "op.h"
+/* ops_view.c — Shape Size Squeeze Unsqueeze Flatten Reshape Identity Dropout (seed §1, §2). */
+#include <string.h>
 
-const om_op_table om_ops_view = {NULL, 0};
+#include "half.h"
+#include "shape_util.h"
+
+static om_kind bad(om_ctx *c, const char *msg)
+{
+	return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "%s", msg);
+}
+
+static om_kind need_input(om_ctx *c)
+{
+	if (c->nin < 1 || !c->in[0] || c->nout < 1 || !c->out[0])
+		return bad(c, "the data input and the output are required");
+	return OM_OK;
+}
+
+/* ---- Shape, Size (plan constants) -------------------------------------------------------- */
+
+/* [start, end) of the dims that Shape returns (opset 15 attributes; both clamp to [0, rank]) */
+static void shape_range(om_ctx *c, int64_t *start, int64_t *end)
+{
+	const int64_t r = c->in[0]->rank;
+	int64_t s = om_attr_int(c->node, "start", 0), e = om_attr_int(c->node, "end", r);
+	s = s < 0 ? s + r : s;
+	e = e < 0 ? e + r : e;
+	s = s < 0 ? 0 : s > r ? r : s;
+	e = e < 0 ? 0 : e > r ? r : e;
+	*start = s;
+	*end = e < s ? s : e;
+}
+
+static om_kind shape_infer(om_ctx *c)
+{
+	om_kind rc = need_input(c);
+	if (rc)
+		return rc;
+	int64_t s, e;
+	shape_range(c, &s, &e);
+	const int64_t n = e - s;
+	om_set_shape(c->out[0], OM_INT64, 1, &n);
+	return OM_OK;
+}
+
+static om_kind shape_kernel(om_ctx *c)
+{
+	int64_t s, e;
+	shape_range(c, &s, &e);
+	if (e > s)
+		memcpy(c->out[0]->data, c->in[0]->dims + s, sizeof(int64_t) * (size_t)(e - s));
+	return OM_OK;
+}
+
+static om_kind size_infer(om_ctx *c)
+{
+	om_kind rc = need_input(c);
+	if (rc)
+		return rc;
+	if (om_tensor_numel(c->in[0]) < 0)
+		return bad(c, "the element count overflows");
+	om_set_shape(c->out[0], OM_INT64, 0, NULL);
+	return OM_OK;
+}
+
+static om_kind size_kernel(om_ctx *c)
+{
+	const int64_t n = om_tensor_numel(c->in[0]);
+	memcpy(c->out[0]->data, &n, sizeof n);
+	return OM_OK;
+}
+
+/* ---- Squeeze, Unsqueeze ------------------------------------------------------------------ */
+
+static om_kind squeeze_common(om_ctx *c, int input)
+{
+	om_kind rc = need_input(c);
+	if (rc)
+		return rc;
+	const om_tensor *x = c->in[0];
+	int64_t axes[OM_MAX_RANK + 1], n;
+	bool given;
+	if ((rc = om_arg_ints(c, input, input < 0 ? "axes" : NULL, axes, OM_MAX_RANK, &n, &given)))
+		return rc;
+	bool drop[OM_MAX_RANK] = {0};
+	if (given) {
+		int32_t ax[OM_MAX_RANK];
+		if ((rc = om_norm_axes(c, axes, n, x->rank, ax)))
+			return rc;
+		for (int64_t i = 0; i < n; i++) {
+			if (x->dims[ax[i]] != 1)
+				return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+						"cannot squeeze axis %lld of extent %lld",
+						(long long)axes[i], (long long)x->dims[ax[i]]);
+			drop[ax[i]] = true;
+		}
+	} else {
+		for (int32_t i = 0; i < x->rank; i++)
+			drop[i] = x->dims[i] == 1;
+	}
+	int64_t dims[OM_MAX_RANK];
+	int32_t r = 0;
+	for (int32_t i = 0; i < x->rank; i++)
+		if (!drop[i])
+			dims[r++] = x->dims[i];
+	om_set_shape(c->out[0], x->dtype, r, dims);
+	return OM_OK;
+}
+
+static om_kind squeeze_attr(om_ctx *c) { return squeeze_common(c, -1); }
+static om_kind squeeze_input(om_ctx *c) { return squeeze_common(c, 1); }
+
+static om_kind unsqueeze_common(om_ctx *c, int input)
+{
+	om_kind rc = need_input(c);
+	if (rc)
+		return rc;
+	const om_tensor *x = c->in[0];
+	int64_t axes[2 * OM_MAX_RANK + 1], n;
+	bool given;
+	rc = om_arg_ints(c, input, input < 0 ? "axes" : NULL, axes, 2 * OM_MAX_RANK, &n, &given);
+	if (rc)
+		return rc;
+	if (!given)
+		return bad(c, "axes are required");
+	const int64_t r = x->rank + n;
+	if (r > OM_MAX_RANK)
+		return om_error(c->st, OM_ERR_UNSUPPORTED, c->node,
+				"output rank %lld exceeds %d", (long long)r, OM_MAX_RANK);
+	int32_t ax[OM_MAX_RANK];
+	if ((rc = om_norm_axes(c, axes, n, (int32_t)r, ax)))
+		return rc;
+	bool ins[OM_MAX_RANK] = {0};
+	for (int64_t i = 0; i < n; i++)
+		ins[ax[i]] = true;
+	int64_t dims[OM_MAX_RANK];
+	for (int32_t i = 0, j = 0; i < r; i++)
+		dims[i] = ins[i] ? 1 : x->dims[j++];
+	om_set_shape(c->out[0], x->dtype, (int32_t)r, dims);
+	return OM_OK;
+}
+
+static om_kind unsqueeze_attr(om_ctx *c) { return unsqueeze_common(c, -1); }
+static om_kind unsqueeze_input(om_ctx *c) { return unsqueeze_common(c, 1); }
+
+/* ---- Flatten, Reshape -------------------------------------------------------------------- */
+
+static om_kind flatten_infer(om_ctx *c)
+{
+	om_kind rc = need_input(c);
+	if (rc)
+		return rc;
+	const om_tensor *x = c->in[0];
+	int64_t axis = om_attr_int(c->node, "axis", 1);
+	if (axis < -x->rank || axis > x->rank)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"axis %lld is outside [-%d, %d]", (long long)axis, x->rank, x->rank);
+	if (axis < 0)
+		axis += x->rank;
+	const int64_t d[2] = {om_shape_numel((int32_t)axis, x->dims),
+			      om_shape_numel(x->rank - (int32_t)axis, x->dims + axis)};
+	if (d[0] < 0 || d[1] < 0)
+		return bad(c, "the element count overflows");
+	om_set_shape(c->out[0], x->dtype, 2, d);
+	return OM_OK;
+}
+
+/* target shape rules: 0 copies the input extent (unless allowzero), one -1 takes the rest */
+static om_kind reshape_to(om_ctx *c, const int64_t *shape, int64_t n, bool allowzero)
+{
+	const om_tensor *x = c->in[0];
+	if (n > OM_MAX_RANK)
+		return om_error(c->st, OM_ERR_UNSUPPORTED, c->node, "output rank %lld exceeds %d",
+				(long long)n, OM_MAX_RANK);
+	int64_t dims[OM_MAX_RANK], known = 1;
+	int32_t unknown = -1;
+	bool zero = false;
+	for (int32_t i = 0; i < n; i++) {
+		int64_t d = shape[i];
+		if (d == -1) {
+			if (unknown >= 0)
+				return bad(c, "more than one -1 in the target shape");
+			unknown = i;
+			dims[i] = -1;
+			continue;
+		}
+		if (d < -1)
+			return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+					"target extent %lld is negative", (long long)d);
+		if (d == 0 && !allowzero) {
+			if (i >= x->rank)
+				return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+						"target extent 0 at %d copies an axis the input "
+						"(rank %d) lacks", i, x->rank);
+			d = x->dims[i];
+		}
+		zero |= shape[i] == 0;
+		dims[i] = d;
+		if (d == 0)
+			known = 0;
+		else if (known && known > INT64_MAX / d)
+			return bad(c, "the target shape's element count overflows");
+		else
+			known *= d;
+	}
+	if (allowzero && zero && unknown >= 0)
+		return bad(c, "allowzero with both 0 and -1 in the target shape");
+	const int64_t total = om_tensor_numel(x);
+	if (unknown >= 0) {
+		if (known == 0 || total % known)
+			return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+					"cannot infer the -1 extent: %lld elements into parts of %lld",
+					(long long)total, (long long)known);
+		dims[unknown] = total / known;
+	} else if (known != total) {
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"cannot reshape %lld elements into %lld", (long long)total,
+				(long long)known);
+	}
+	om_set_shape(c->out[0], x->dtype, (int32_t)n, dims);
+	return OM_OK;
+}
+
+static om_kind reshape_common(om_ctx *c, int input)
+{
+	om_kind rc = need_input(c);
+	if (rc)
+		return rc;
+	int64_t shape[64], n;
+	bool given;
+	rc = om_arg_ints(c, input, input < 0 ? "shape" : NULL, shape, 64, &n, &given);
+	if (rc)
+		return rc;
+	if (!given)
+		return bad(c, "the target shape is required");
+	return reshape_to(c, shape, n, om_attr_int(c->node, "allowzero", 0) != 0);
+}
+
+static om_kind reshape_attr(om_ctx *c) { return reshape_common(c, -1); }
+static om_kind reshape_input(om_ctx *c) { return reshape_common(c, 1); }
+
+/* ---- Identity, Dropout ------------------------------------------------------------------- */
+
+static om_kind identity_infer(om_ctx *c)
+{
+	om_kind rc = need_input(c);
+	if (rc)
+		return rc;
+	om_set_shape(c->out[0], c->in[0]->dtype, c->in[0]->rank, c->in[0]->dims);
+	return OM_OK;
+}
+
+/* opset 12+: training_mode (input 2) that is true is unsupported; unknown until run time is
+ * fine for the shape */
+static om_kind dropout_training(om_ctx *c)
+{
+	if (c->opset < 12 || c->nin < 3 || !c->in[2])
+		return OM_OK;
+	int64_t t;
+	om_kind rc = om_read_scalar_int(c, c->in[2], &t);
+	if (rc == OM_NEED_VALUE)
+		return OM_OK;
+	if (rc)
+		return rc;
+	if (t)
+		return om_error(c->st, OM_ERR_UNSUPPORTED, c->node,
+				"training_mode is true: only inference is supported");
+	return OM_OK;
+}
+
+static om_kind dropout_infer(om_ctx *c)
+{
+	om_kind rc = identity_infer(c);
+	if (rc || (rc = dropout_training(c)))
+		return rc;
+	if (c->nout > 1 && c->out[1]) {
+		const om_tensor *x = c->in[0];
+		om_set_shape(c->out[1], c->opset >= 10 ? OM_BOOL : x->dtype, x->rank, x->dims);
+	}
+	return OM_OK;
+}
+
+/* output 0 is the input (a view); the mask is all true (1 in the data type before opset 10) */
+static om_kind dropout_kernel(om_ctx *c)
+{
+	om_kind rc = dropout_training(c);
+	if (rc || c->nout < 2 || !c->out[1])
+		return rc;
+	om_tensor *m = c->out[1];
+	const int64_t n = om_tensor_numel(m);
+	const size_t size = om_dtype_size(m->dtype);
+	unsigned char one[8] = {0};
+	if (m->dtype == OM_BOOL) {
+		one[0] = 1;
+	} else if (m->dtype == OM_FLOAT) {
+		const float f = 1.0f;
+		memcpy(one, &f, 4);
+	} else if (m->dtype == OM_DOUBLE) {
+		const double f = 1.0;
+		memcpy(one, &f, 8);
+	} else if (m->dtype == OM_FLOAT16) {
+		const uint16_t h = om_float_to_half(1.0f);
+		memcpy(one, &h, 2);
+	} else {
+		return om_error(c->st, OM_ERR_UNSUPPORTED, c->node, "mask of type %s",
+				om_dtype_name(m->dtype));
+	}
+	for (int64_t i = 0; i < n; i++)
+		memcpy((unsigned char *)m->data + (size_t)i * size, one, size);
+	return OM_OK;
+}
+
+#define VIEW (OM_OP_VIEW | OM_OP_EXACT)
+
+static const om_op rows[] = {
+	{"Shape", "", 1, shape_infer, shape_kernel, OM_OP_EXACT},
+	{"Size", "", 1, size_infer, size_kernel, OM_OP_EXACT},
+	{"Squeeze", "", 1, squeeze_attr, NULL, VIEW},
+	{"Squeeze", "", 13, squeeze_input, NULL, VIEW},
+	{"Unsqueeze", "", 1, unsqueeze_attr, NULL, VIEW},
+	{"Unsqueeze", "", 13, unsqueeze_input, NULL, VIEW},
+	{"Flatten", "", 1, flatten_infer, NULL, VIEW},
+	{"Reshape", "", 1, reshape_attr, NULL, VIEW},
+	{"Reshape", "", 5, reshape_input, NULL, VIEW},
+	{"Identity", "", 1, identity_infer, NULL, VIEW},
+	{"Dropout", "", 1, dropout_infer, dropout_kernel, VIEW},
+};
+
+const om_op_table om_ops_view = OM_TABLE(rows);

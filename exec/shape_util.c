@@ -1,0 +1,253 @@
+/* shape_util.c — argument readers, axis checks, strided copies and the move-kernel wrapper. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "move.h"
+#include "shape_util.h"
+
+om_kind om_arg_ints(om_ctx *c, int input, const char *attr, int64_t *buf, int64_t cap,
+		    int64_t *count, bool *given)
+{
+	*count = 0;
+	*given = false;
+	if (input >= 0 && input < c->nin && c->in[input]) {
+		const om_tensor *t = c->in[input];
+		if (t->rank > 1)
+			return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+					"input %d must be a 1-D tensor, has rank %d", input, t->rank);
+		*given = true;
+		return om_read_ints(c, t, buf, cap, count);
+	}
+	if (!attr)
+		return OM_OK;
+	const om_attr *a = om_node_attr(c->node, attr);
+	if (!a)
+		return OM_OK;
+	if (a->type != OM_ATTR_INTS && a->type != OM_ATTR_INT)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"attribute '%s' must be a list of ints", attr);
+	int64_t n = a->type == OM_ATTR_INT ? 1 : a->n;
+	if (n > cap || n < 0)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"attribute '%s' has %lld entries, at most %lld allowed", attr,
+				(long long)n, (long long)cap);
+	if (a->type == OM_ATTR_INT)
+		buf[0] = a->i;
+	else if (n)
+		memcpy(buf, a->ints, sizeof(int64_t) * (size_t)n);
+	*count = n;
+	*given = true;
+	return OM_OK;
+}
+
+om_kind om_norm_axes(om_ctx *c, const int64_t *axes, int64_t n, int32_t rank, int32_t *out)
+{
+	bool seen[2 * OM_MAX_RANK + 1] = {0};
+	if (rank > 2 * OM_MAX_RANK || n > rank)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"%lld axes for rank %d", (long long)n, rank);
+	for (int64_t i = 0; i < n; i++) {
+		om_kind rc = om_norm_axis(c, axes[i], rank, &out[i]);
+		if (rc)
+			return rc;
+		if (seen[out[i]])
+			return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+					"axis %lld is listed twice", (long long)axes[i]);
+		seen[out[i]] = true;
+	}
+	return OM_OK;
+}
+
+om_kind om_read_scalar_int(om_ctx *c, const om_tensor *t, int64_t *v)
+{
+	if (!om_has_value(t))
+		return OM_NEED_VALUE;
+	if (om_tensor_numel(t) != 1)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"expected a single value, got %lld", (long long)om_tensor_numel(t));
+	if (t->dtype == OM_BOOL) {
+		*v = *(const uint8_t *)t->data != 0;
+		return OM_OK;
+	}
+	int64_t cnt;
+	return om_read_ints(c, t, v, 1, &cnt);
+}
+
+size_t om_move_size(int32_t dtype)
+{
+	return om_dtype_bits(dtype) == 4 ? 1 : om_dtype_size(dtype);
+}
+
+void om_dense_strides(int32_t rank, const int64_t *dims, int64_t *strides)
+{
+	int64_t s = 1;
+	for (int32_t i = rank - 1; i >= 0; i--) {
+		strides[i] = s;
+		s *= dims[i] > 0 ? dims[i] : 1;
+	}
+}
+
+#define RUN(SZ)                                                                                 \
+	for (int64_t i = 0; i < n; i++)                                                         \
+		memcpy(d + i * (SZ), s + i * stride * (SZ), (SZ))
+
+/* n elements at src + i*stride (elements, any sign) to dense dst */
+static void run(unsigned char *d, const unsigned char *s, size_t size, int64_t n, int64_t stride)
+{
+	if (stride == 1) {
+		om_move_n(d, s, size, n);
+		return;
+	}
+	switch (size) {
+	case 1: RUN(1); break;
+	case 2: RUN(2); break;
+	case 4: RUN(4); break;
+	case 8: RUN(8); break;
+	case 16: RUN(16); break;
+	default: RUN((int64_t)size); break;
+	}
+}
+
+#undef RUN
+
+void om_strided_copy(void *dst, const void *src, size_t size, int32_t rank, const int64_t *dims,
+		     const int64_t *strides)
+{
+	int64_t numel = 1;
+	for (int32_t i = 0; i < rank; i++)
+		numel *= dims[i];
+	if (numel <= 0)
+		return;
+	if (rank == 0) {
+		om_move1(dst, src, size);
+		return;
+	}
+	unsigned char *d = dst;
+	const unsigned char *s = src;
+	int64_t idx[2 * OM_MAX_RANK] = {0}, off = 0;
+	const int64_t inner = dims[rank - 1], istride = strides[rank - 1];
+	for (int64_t done = 0; done < numel; done += inner) {
+		run(d + done * (int64_t)size, s + off * (int64_t)size, size, inner, istride);
+		for (int32_t a = rank - 2; a >= 0; a--) {
+			off += strides[a];
+			if (++idx[a] < dims[a])
+				break;
+			off -= strides[a] * dims[a];
+			idx[a] = 0;
+		}
+	}
+}
+
+/* ---- the move-kernel wrapper ------------------------------------------------------------- */
+
+static void unpack4(uint8_t *dst, const uint8_t *src, int64_t n)
+{
+	for (int64_t i = 0; i < n; i++)
+		dst[i] = (uint8_t)((src[i / 2] >> (4 * (i % 2))) & 15);
+}
+
+static void pack4(uint8_t *dst, const uint8_t *src, int64_t n)
+{
+	for (int64_t i = 0; i < n; i += 2)
+		dst[i / 2] = (uint8_t)((src[i] & 15) | (i + 1 < n ? (src[i + 1] & 15) << 4 : 0));
+}
+
+static om_kind own_strings(om_ctx *c, om_tensor *t)
+{
+	om_str *s = t->data;
+	const int64_t n = om_tensor_numel(t);
+	for (int64_t i = 0; i < n; i++) {
+		char *p = malloc((size_t)(s[i].len > 0 ? s[i].len : 0) + 1);
+		if (!p) {
+			for (int64_t j = i; j < n; j++)
+				s[j].ptr = NULL, s[j].len = 0;
+			return om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory copying strings");
+		}
+		if (s[i].len > 0)
+			memcpy(p, s[i].ptr, (size_t)s[i].len);
+		else
+			s[i].len = 0;
+		p[s[i].len] = 0;
+		s[i].ptr = p;
+	}
+	return OM_OK;
+}
+
+static bool is4(const om_tensor *t)
+{
+	return t && om_dtype_bits(t->dtype) == 4;
+}
+
+om_kind om_move_run(om_ctx *c, om_kernel_fn kernel)
+{
+	bool any4 = false;
+	for (int32_t i = 0; i < c->nin; i++)
+		any4 |= is4(c->in[i]);
+	for (int32_t i = 0; i < c->nout; i++)
+		any4 |= is4(c->out[i]);
+	om_kind rc = OM_OK;
+	if (!any4) {
+		rc = kernel(c);
+	} else {
+		/* one element per byte: temporary copies of the 4-bit tensors */
+		const int32_t nt = c->nin + c->nout;
+		om_tensor *tmp = calloc((size_t)nt, sizeof *tmp);
+		const om_tensor **in = calloc((size_t)c->nin + 1, sizeof *in);
+		om_tensor **out = calloc((size_t)c->nout + 1, sizeof *out);
+		if (!tmp || !in || !out) {
+			rc = om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory");
+			goto done;
+		}
+		for (int32_t i = 0; i < nt && !rc; i++) {
+			const om_tensor *t = i < c->nin ? c->in[i] : c->out[i - c->nin];
+			if (i < c->nin)
+				in[i] = t;
+			else
+				out[i - c->nin] = (om_tensor *)t;
+			if (!is4(t))
+				continue;
+			const int64_t n = om_tensor_numel(t);
+			tmp[i] = *t;
+			tmp[i].nbytes = (size_t)n;
+			tmp[i].data = malloc((size_t)n + 1);
+			if (!tmp[i].data) {
+				rc = om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory");
+				break;
+			}
+			if (i < c->nin) {
+				unpack4(tmp[i].data, t->data, n);
+				in[i] = &tmp[i];
+			} else {
+				out[i - c->nin] = &tmp[i];
+			}
+		}
+		if (!rc) {
+			om_ctx u = *c;
+			u.in = in;
+			u.out = out;
+			rc = kernel(&u);
+		}
+		for (int32_t i = c->nin; i < nt && !rc; i++)
+			if (tmp[i].data)
+				pack4(c->out[i - c->nin]->data, tmp[i].data, om_tensor_numel(&tmp[i]));
+	done:
+		if (tmp)
+			for (int32_t i = 0; i < nt; i++)
+				free(tmp[i].data);
+		free(tmp);
+		free(in);
+		free(out);
+	}
+	if (c->session)
+		return rc;
+	for (int32_t i = 0; i < c->nout; i++) {
+		om_tensor *t = c->out[i];
+		if (!t || t->dtype != OM_STRING || !t->data)
+			continue;
+		if (rc) /* a failed kernel may have left borrowed pointers */
+			memset(t->data, 0, t->nbytes);
+		else
+			rc = own_strings(c, t);
+	}
+	return rc;
+}
