@@ -1,4 +1,471 @@
-/* ops_reduce.c — not written yet: the table is empty. */
+/* ops_reduce.c — Reduce{Sum,Mean,Max,Min,Prod,L1,L2,LogSum,LogSumExp,SumSquare}, ArgMax,
+ * ArgMin. Floats accumulate in double, integers in wrapping int64; every output element folds
+ * its inputs in ascending index order, so all rows are exact (no threads, no vector sums). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "detmath.h"
+#include "numrun.h"
 #include "op.h"
 
-const om_op_table om_ops_reduce = {NULL, 0};
+enum red_kind { R_SUM, R_MEAN, R_MAX, R_MIN, R_PROD, R_L1, R_L2, R_LOGSUM, R_LSE, R_SUMSQ };
+
+static const struct {
+	const char *name;
+	enum red_kind kind;
+	int32_t axes_input_since; /* opset where axes moved from attribute to input */
+} red_ops[] = {
+	{"ReduceSum", R_SUM, 13},   {"ReduceMean", R_MEAN, 18},     {"ReduceMax", R_MAX, 18},
+	{"ReduceMin", R_MIN, 18},   {"ReduceProd", R_PROD, 18},     {"ReduceL1", R_L1, 18},
+	{"ReduceL2", R_L2, 18},     {"ReduceLogSum", R_LOGSUM, 18}, {"ReduceLogSumExp", R_LSE, 18},
+	{"ReduceSumSquare", R_SUMSQ, 18},
+};
+
+/* The input's dims, with adjacent dims of the same role (kept or reduced) merged and
+ * extent-1 dims dropped; offsets are in elements. */
+typedef struct red_plan {
+	int32_t nk, nr;
+	int64_t kext[OM_MAX_RANK], kstr[OM_MAX_RANK];
+	int64_t rext[OM_MAX_RANK], rstr[OM_MAX_RANK];
+	int64_t nout, nred;
+	int32_t out_rank;
+	int64_t out_dims[OM_MAX_RANK];
+	bool noop; /* noop_with_empty_axes and no axes: the output is the input */
+} red_plan;
+
+static int red_index(const char *op)
+{
+	for (size_t i = 0; i < sizeof red_ops / sizeof red_ops[0]; i++)
+		if (!strcmp(red_ops[i].name, op))
+			return (int)i;
+	return -1;
+}
+
+/* mask[d] = dim d is reduced; the dims list comes from the attribute or the input */
+static om_kind red_mask(om_ctx *c, int32_t rank, bool axes_input, bool *mask, bool *noop)
+{
+	int64_t axes[OM_MAX_RANK], n = 0;
+	if (axes_input) {
+		const om_tensor *t = c->nin > 1 ? c->in[1] : NULL;
+		if (t) {
+			om_kind rc = om_read_ints(c, t, axes, OM_MAX_RANK, &n);
+			if (rc)
+				return rc;
+		}
+	} else {
+		const int64_t *a = om_attr_ints(c->node, "axes", &n);
+		if (n > OM_MAX_RANK)
+			return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+					"%lld axes for rank %d", (long long)n, rank);
+		if (n)
+			memcpy(axes, a, sizeof(int64_t) * (size_t)n);
+	}
+	*noop = false;
+	for (int32_t d = 0; d < rank; d++)
+		mask[d] = n == 0;
+	if (n == 0 && axes_input && om_attr_int(c->node, "noop_with_empty_axes", 0))
+		*noop = true;
+	for (int64_t i = 0; i < n; i++) {
+		int32_t a;
+		om_kind rc = om_norm_axis(c, axes[i], rank, &a);
+		if (rc)
+			return rc;
+		if (mask[a])
+			return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+					"axis %lld appears twice", (long long)axes[i]);
+		mask[a] = true;
+	}
+	return OM_OK;
+}
+
+static void plan_from_mask(const om_tensor *x, const bool *mask, bool keepdims, red_plan *p)
+{
+	int64_t stride[OM_MAX_RANK], s = 1;
+	for (int32_t d = x->rank - 1; d >= 0; d--) {
+		stride[d] = s;
+		s *= x->dims[d] ? x->dims[d] : 1;
+	}
+	p->nk = p->nr = p->out_rank = 0;
+	p->nout = p->nred = 1;
+	int last = -1; /* role of the previous kept dim: 0 kept, 1 reduced */
+	for (int32_t d = 0; d < x->rank; d++) {
+		const int64_t e = x->dims[d];
+		if (!mask[d] || keepdims)
+			p->out_dims[p->out_rank++] = mask[d] ? 1 : e;
+		if (mask[d])
+			p->nred *= e;
+		else
+			p->nout *= e;
+		if (e == 1)
+			continue;
+		int64_t *ext = mask[d] ? p->rext : p->kext, *str = mask[d] ? p->rstr : p->kstr;
+		int32_t *cnt = mask[d] ? &p->nr : &p->nk;
+		if (last == (int)mask[d] && e != 0 && ext[*cnt - 1] != 0) {
+			ext[*cnt - 1] *= e;
+			str[*cnt - 1] = stride[d];
+		} else {
+			ext[*cnt] = e;
+			str[*cnt] = stride[d];
+			(*cnt)++;
+		}
+		last = mask[d];
+	}
+}
+
+static om_kind red_prepare(om_ctx *c, red_plan *p, enum red_kind *kind)
+{
+	const om_tensor *x = c->in[0];
+	const int i = red_index(c->node->op);
+	if (i < 0 || !x)
+		return om_error(c->st, OM_ERR_INTERNAL, c->node, "not a reduction");
+	*kind = red_ops[i].kind;
+	const bool ints = om_is_int_type(x->dtype) ||
+			  (x->dtype == OM_BOOL && (*kind == R_MAX || *kind == R_MIN));
+	if (!om_is_float_type(x->dtype) && !ints)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "%s input is not supported",
+				om_dtype_name(x->dtype));
+	bool mask[OM_MAX_RANK];
+	om_kind rc = red_mask(c, x->rank, c->opset >= red_ops[i].axes_input_since, mask, &p->noop);
+	if (rc)
+		return rc;
+	plan_from_mask(x, mask, p->noop || om_attr_int(c->node, "keepdims", 1) != 0, p);
+	if (p->noop) {
+		p->out_rank = x->rank;
+		memcpy(p->out_dims, x->dims, sizeof(int64_t) * (size_t)x->rank);
+	}
+	return OM_OK;
+}
+
+static om_kind red_infer(om_ctx *c)
+{
+	red_plan p;
+	enum red_kind kind;
+	om_kind rc = red_prepare(c, &p, &kind);
+	if (rc)
+		return rc;
+	om_set_shape(c->out[0], c->in[0]->dtype, p.out_rank, p.out_dims);
+	return OM_OK;
+}
+
+/* ---- folding ---------------------------------------------------------------------------- */
+
+enum { CHUNK = 256 };
+
+/* Visits the reduced set of output element `o` in ascending offset order, as runs of
+ * contiguous-in-plan elements: fn(arg, offset, count, stride). */
+typedef void (*run_fn)(void *arg, int64_t off, int64_t n, int64_t stride);
+
+static void each_run(const red_plan *p, int64_t base, run_fn fn, void *arg)
+{
+	if (p->nred == 0)
+		return;
+	if (p->nr == 0) {
+		fn(arg, base, 1, 1);
+		return;
+	}
+	int64_t idx[OM_MAX_RANK] = {0}, off = base;
+	const int32_t inner = p->nr - 1;
+	for (;;) {
+		fn(arg, off, p->rext[inner], p->rstr[inner]);
+		int32_t d = inner - 1;
+		for (; d >= 0; d--) {
+			off += p->rstr[d];
+			if (++idx[d] < p->rext[d])
+				break;
+			off -= p->rstr[d] * p->rext[d];
+			idx[d] = 0;
+		}
+		if (d < 0)
+			return;
+	}
+}
+
+typedef struct fold_f {
+	enum red_kind kind;
+	const om_tensor *x;
+	double acc, shift;
+} fold_f;
+
+static void fold_f_run(void *arg, int64_t off, int64_t n, int64_t stride)
+{
+	fold_f *f = arg;
+	const size_t es = om_dtype_size(f->x->dtype);
+	double v[CHUNK];
+	for (int64_t i0 = 0; i0 < n; i0 += CHUNK) {
+		const int64_t m = n - i0 < CHUNK ? n - i0 : CHUNK;
+		const char *src = (const char *)f->x->data + (size_t)(off + i0 * stride) * es;
+		om_load_f64(f->x->dtype, src, stride, m, v);
+		double a = f->acc;
+		switch (f->kind) {
+		case R_SUM: case R_MEAN: case R_LOGSUM:
+			for (int64_t i = 0; i < m; i++)
+				a += v[i];
+			break;
+		case R_L1:
+			for (int64_t i = 0; i < m; i++)
+				a += fabs(v[i]);
+			break;
+		case R_L2: case R_SUMSQ:
+			for (int64_t i = 0; i < m; i++) {
+				const double s = v[i] * v[i];
+				a += s;
+			}
+			break;
+		case R_PROD:
+			for (int64_t i = 0; i < m; i++)
+				a *= v[i];
+			break;
+		case R_MAX: /* NaN wins and stays */
+			for (int64_t i = 0; i < m; i++)
+				if (v[i] > a || v[i] != v[i])
+					a = a != a ? a : v[i];
+			break;
+		case R_MIN:
+			for (int64_t i = 0; i < m; i++)
+				if (v[i] < a || v[i] != v[i])
+					a = a != a ? a : v[i];
+			break;
+		case R_LSE:
+			for (int64_t i = 0; i < m; i++)
+				a += om_det_exp(v[i] - f->shift);
+			break;
+		}
+		f->acc = a;
+	}
+}
+
+static double fold_init(enum red_kind k)
+{
+	return k == R_PROD ? 1 : k == R_MAX ? -INFINITY : k == R_MIN ? INFINITY : 0;
+}
+
+static double reduce_one_f(const red_plan *p, const om_tensor *x, enum red_kind kind,
+			   int64_t base)
+{
+	fold_f f = {.kind = kind == R_LSE ? R_MAX : kind, .x = x};
+	f.acc = fold_init(f.kind);
+	each_run(p, base, fold_f_run, &f);
+	if (kind == R_LSE) {
+		const double mx = f.acc;
+		if (mx == INFINITY || mx == -INFINITY || mx != mx)
+			return mx;
+		f = (fold_f){.kind = R_LSE, .x = x, .acc = 0, .shift = mx};
+		each_run(p, base, fold_f_run, &f);
+		return mx + om_det_log(f.acc);
+	}
+	switch (kind) {
+	case R_MEAN: return f.acc / (double)p->nred;
+	case R_L2: return sqrt(f.acc);
+	case R_LOGSUM: return om_det_log(f.acc);
+	default: return f.acc;
+	}
+}
+
+typedef struct fold_i {
+	enum red_kind kind;
+	bool is_unsigned;
+	const om_tensor *x;
+	int64_t acc;
+} fold_i;
+
+/* integer folds wrap in uint64 (no signed overflow) */
+static void fold_i_run(void *arg, int64_t off, int64_t n, int64_t stride)
+{
+	fold_i *f = arg;
+	const size_t es = om_dtype_size(f->x->dtype);
+	int64_t v[CHUNK];
+	for (int64_t i0 = 0; i0 < n; i0 += CHUNK) {
+		const int64_t m = n - i0 < CHUNK ? n - i0 : CHUNK;
+		const char *src = (const char *)f->x->data + (size_t)(off + i0 * stride) * es;
+		om_load_i64(f->x->dtype, src, stride, m, v);
+		uint64_t a = (uint64_t)f->acc;
+		for (int64_t i = 0; i < m; i++) {
+			const uint64_t u = (uint64_t)v[i];
+			switch (f->kind) {
+			case R_L1: a += v[i] < 0 && !f->is_unsigned ? 0 - u : u; break;
+			case R_SUMSQ: a += u * u; break;
+			case R_PROD: a *= u; break;
+			case R_MAX:
+				if (f->is_unsigned ? u > a : v[i] > (int64_t)a)
+					a = u;
+				break;
+			case R_MIN:
+				if (f->is_unsigned ? u < a : v[i] < (int64_t)a)
+					a = u;
+				break;
+			default: a += u; break;
+			}
+		}
+		f->acc = (int64_t)a;
+	}
+}
+
+static int64_t int_limit(int32_t dt, bool max)
+{
+	const int bits = (int)om_dtype_size(dt) * 8;
+	if (dt == OM_BOOL)
+		return max ? 1 : 0;
+	if (om_is_unsigned_type(dt))
+		return max ? (int64_t)(bits == 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1) : 0;
+	const int64_t top = bits == 64 ? INT64_MAX : (int64_t)((UINT64_C(1) << (bits - 1)) - 1);
+	return max ? top : -top - 1;
+}
+
+static int64_t reduce_one_i(const red_plan *p, const om_tensor *x, enum red_kind kind,
+			    int64_t base)
+{
+	fold_i f = {.kind = kind, .is_unsigned = om_is_unsigned_type(x->dtype), .x = x};
+	f.acc = kind == R_PROD ? 1 : kind == R_MAX ? int_limit(x->dtype, false)
+			 : kind == R_MIN ? int_limit(x->dtype, true) : 0;
+	each_run(p, base, fold_i_run, &f);
+	if (kind == R_MEAN && p->nred > 0)
+		return f.is_unsigned ? (int64_t)((uint64_t)f.acc / (uint64_t)p->nred)
+				     : f.acc / p->nred;
+	return f.acc;
+}
+
+static om_kind red_kernel(om_ctx *c)
+{
+	red_plan p;
+	enum red_kind kind;
+	om_kind rc = red_prepare(c, &p, &kind);
+	if (rc)
+		return rc;
+	const om_tensor *x = c->in[0];
+	om_tensor *y = c->out[0];
+	if (p.noop) {
+		memcpy(y->data, x->data, y->nbytes < x->nbytes ? y->nbytes : x->nbytes);
+		return OM_OK;
+	}
+	/* integers stay integers except where the result is a real number */
+	const bool int_path = !om_is_float_type(x->dtype) && kind != R_L2 && kind != R_LOGSUM &&
+			      kind != R_LSE;
+	const size_t es = om_dtype_size(y->dtype);
+	int64_t kidx[OM_MAX_RANK] = {0}, base = 0;
+	for (int64_t o = 0; o < p.nout; o++) {
+		void *dst = (char *)y->data + (size_t)o * es;
+		if (int_path) {
+			const int64_t v = reduce_one_i(&p, x, kind, base);
+			om_store_i64(y->dtype, dst, &v, 1);
+		} else {
+			const double v = reduce_one_f(&p, x, kind, base);
+			om_store_f64(y->dtype, dst, &v, 1);
+		}
+		for (int32_t d = p.nk - 1; d >= 0; d--) {
+			base += p.kstr[d];
+			if (++kidx[d] < p.kext[d])
+				break;
+			base -= p.kstr[d] * p.kext[d];
+			kidx[d] = 0;
+		}
+	}
+	return OM_OK;
+}
+
+/* ---- ArgMax / ArgMin --------------------------------------------------------------------- */
+
+static om_kind arg_prepare(om_ctx *c, int32_t *axis, int64_t *dims, int32_t *rank)
+{
+	const om_tensor *x = c->in[0];
+	if (!om_is_float_type(x->dtype) && !om_is_int_type(x->dtype))
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "%s input is not supported",
+				om_dtype_name(x->dtype));
+	om_kind rc = om_norm_axis(c, om_attr_int(c->node, "axis", 0), x->rank, axis);
+	if (rc)
+		return rc;
+	if (x->dims[*axis] == 0)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"the axis to search has no elements");
+	const bool keep = om_attr_int(c->node, "keepdims", 1) != 0;
+	*rank = 0;
+	for (int32_t d = 0; d < x->rank; d++)
+		if (d != *axis || keep)
+			dims[(*rank)++] = d == *axis ? 1 : x->dims[d];
+	return OM_OK;
+}
+
+static om_kind arg_infer(om_ctx *c)
+{
+	int32_t axis, rank;
+	int64_t dims[OM_MAX_RANK];
+	om_kind rc = arg_prepare(c, &axis, dims, &rank);
+	if (!rc)
+		om_set_shape(c->out[0], OM_INT64, rank, dims);
+	return rc;
+}
+
+/* first (or last) index of the max (min); NaN counts as the largest and the smallest */
+static om_kind arg_kernel(om_ctx *c)
+{
+	int32_t axis, rank;
+	int64_t dims[OM_MAX_RANK];
+	om_kind rc = arg_prepare(c, &axis, dims, &rank);
+	if (rc)
+		return rc;
+	const om_tensor *x = c->in[0];
+	const bool is_max = !strcmp(c->node->op, "ArgMax");
+	const bool last = om_attr_int(c->node, "select_last_index", 0) != 0;
+	const bool ints = om_is_int_type(x->dtype), uns = om_is_unsigned_type(x->dtype);
+	int64_t outer = 1, inner = 1;
+	for (int32_t d = 0; d < axis; d++)
+		outer *= x->dims[d];
+	for (int32_t d = axis + 1; d < x->rank; d++)
+		inner *= x->dims[d];
+	const int64_t n = x->dims[axis];
+	const size_t es = om_dtype_size(x->dtype);
+	int64_t *y = c->out[0]->data;
+	for (int64_t o = 0; o < outer; o++)
+		for (int64_t in = 0; in < inner; in++) {
+			const char *src = (const char *)x->data + (size_t)(o * n * inner + in) * es;
+			int64_t best = 0, bi = 0;
+			double bf = 0;
+			for (int64_t k = 0; k < n; k++) {
+				bool take = k == 0;
+				const char *at = src + (size_t)(k * inner) * es;
+				if (ints) {
+					int64_t v = 0;
+					om_load_i64(x->dtype, at, 1, 1, &v);
+					const int cmp = uns ? ((uint64_t)v > (uint64_t)best) -
+								      ((uint64_t)v < (uint64_t)best)
+							    : (v > best) - (v < best);
+					take |= is_max ? cmp > 0 || (last && cmp == 0)
+						       : cmp < 0 || (last && cmp == 0);
+					if (take)
+						best = v;
+				} else {
+					double v = 0;
+					om_load_f64(x->dtype, at, 1, 1, &v);
+					if (bf != bf) /* a NaN found first stays unless last */
+						take |= last && v != v;
+					else if (v != v)
+						take = true;
+					else
+						take |= is_max ? v > bf || (last && v == bf)
+							       : v < bf || (last && v == bf);
+					if (take)
+						bf = v;
+				}
+				if (take)
+					bi = k;
+			}
+			y[o * inner + in] = bi;
+		}
+	return OM_OK;
+}
+
+#define RED_ROWS(NAME, SINCE2)                                                              \
+	{NAME, "", 1, red_infer, red_kernel, OM_OP_EXACT},                                  \
+	{NAME, "", SINCE2, red_infer, red_kernel, OM_OP_EXACT}
+
+static const om_op rows[] = {
+	RED_ROWS("ReduceSum", 13),       RED_ROWS("ReduceMean", 18),
+	RED_ROWS("ReduceMax", 18),       RED_ROWS("ReduceMin", 18),
+	RED_ROWS("ReduceProd", 18),      RED_ROWS("ReduceL1", 18),
+	RED_ROWS("ReduceL2", 18),        RED_ROWS("ReduceLogSum", 18),
+	RED_ROWS("ReduceLogSumExp", 18), RED_ROWS("ReduceSumSquare", 18),
+	{"ArgMax", "", 1, arg_infer, arg_kernel, OM_OP_EXACT},
+	{"ArgMin", "", 1, arg_infer, arg_kernel, OM_OP_EXACT},
+};
+
+const om_op_table om_ops_reduce = OM_TABLE(rows);
