@@ -210,6 +210,16 @@ static const om_op rows[] = {
 	{"Gather", "", 1, gather_infer, gather_kernel, OM_OP_EXACT},
 	{"GatherElements", "", 11, gather_elements_infer, gather_elements_kernel, OM_OP_EXACT},
 	{"GatherND", "", 11, gather_nd_infer, gather_nd_kernel, OM_OP_EXACT},
+	/* the rows of one op share functions that read c->opset for what changed */
+	{"ScatterND", "", 11, om_scatternd_infer, om_scatternd_kernel, OM_OP_EXACT},
+	{"ScatterND", "", 16, om_scatternd_infer, om_scatternd_kernel, OM_OP_EXACT}, /* add mul */
+	{"ScatterND", "", 18, om_scatternd_infer, om_scatternd_kernel, OM_OP_EXACT}, /* max min */
+	{"OneHot", "", 9, om_onehot_infer, om_onehot_kernel, OM_OP_EXACT},
+	{"NonZero", "", 9, om_nonzero_infer, om_nonzero_kernel,
+	 OM_OP_EXACT | OM_OP_DATA_DEPENDENT},
+	{"TopK", "", 1, om_topk_infer, om_topk_kernel, OM_OP_EXACT},
+	{"TopK", "", 10, om_topk_infer, om_topk_kernel, OM_OP_EXACT},  /* k is an input */
+	{"TopK", "", 11, om_topk_infer, om_topk_kernel, OM_OP_EXACT},  /* largest, sorted */
 };
 
 const om_op_table om_ops_index = OM_TABLE(rows);

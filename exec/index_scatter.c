@@ -1,0 +1,135 @@
+/* index_scatter.c — ScatterND (opsets 11, 16, 18; the ScatterND spec seed and seed §2):
+ * output = data, then the updates applied in index order, replaced or folded by `reduction`. */
+#include <string.h>
+
+#include "index_util.h"
+#include "move.h"
+
+enum { RED_NONE, RED_ADD, RED_MUL, RED_MAX, RED_MIN };
+
+static om_kind reduction(om_ctx *c, int *out)
+{
+	static const char *const names[] = {"none", "add", "mul", "max", "min"};
+	const char *r = c->opset >= 16 ? om_attr_string(c->node, "reduction", "none") : "none";
+	int allowed = c->opset >= 18 ? 5 : 3;
+	for (int i = 0; i < allowed; i++)
+		if (!strcmp(r, names[i])) {
+			*out = i;
+			return OM_OK;
+		}
+	return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+			"reduction '%s' is not allowed at opset %lld", r, (long long)c->opset);
+}
+
+static om_kind scatter_check(om_ctx *c, int *red)
+{
+	const om_tensor *x = c->in[0], *ix = c->in[1], *u = c->in[2];
+	om_kind rc;
+	if ((rc = reduction(c, red)) || (rc = om_ix_check_index_type(c, ix, "indices")))
+		return rc;
+	if (x->rank < 1 || ix->rank < 1)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"data and indices must have rank >= 1");
+	if (u->dtype != x->dtype)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"updates are %s, data %s", om_dtype_name(u->dtype),
+				om_dtype_name(x->dtype));
+	if (*red != RED_NONE && x->dtype != OM_FLOAT && x->dtype != OM_DOUBLE &&
+	    x->dtype != OM_INT32 && x->dtype != OM_INT64)
+		return om_error(c->st, OM_ERR_UNSUPPORTED, c->node,
+				"reduction on %s (float, double, int32, int64 only)",
+				om_dtype_name(x->dtype));
+	int64_t k = ix->dims[ix->rank - 1];
+	if (k < 0 || k > x->rank)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"index tuples of length %lld exceed rank(data) %d", (long long)k,
+				x->rank);
+	/* updates.shape == indices.shape[:-1] ++ data.shape[k:] */
+	int32_t want = ix->rank - 1 + x->rank - (int32_t)k;
+	bool ok = u->rank == want;
+	for (int32_t i = 0; ok && i < ix->rank - 1; i++)
+		ok = u->dims[i] == ix->dims[i];
+	for (int32_t i = (int32_t)k; ok && i < x->rank; i++)
+		ok = u->dims[ix->rank - 1 + i - (int32_t)k] == x->dims[i];
+	if (!ok)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"updates shape must be indices.shape[:-1] + data.shape[%lld:]",
+				(long long)k);
+	return OM_OK;
+}
+
+om_kind om_scatternd_infer(om_ctx *c)
+{
+	int red;
+	om_kind rc = scatter_check(c, &red);
+	if (rc)
+		return rc;
+	return om_ix_set_shape(c, c->out[0], c->in[0]->dtype, c->in[0]->rank, c->in[0]->dims);
+}
+
+/* o = f(o, u) over n elements; max/min as `u < o ? o : u` and `o < u ? o : u`, so a NaN in
+ * either operand makes the update win (seed §2). Integers wrap (computed unsigned). */
+#define REDUCE_FN(NAME, T, UT)                                                                   \
+	static void NAME(void *dst, const void *src, int64_t n, int red)                         \
+	{                                                                                        \
+		T *d = dst;                                                                      \
+		const T *s = src;                                                                \
+		for (int64_t i = 0; i < n; i++) {                                                \
+			T o = d[i], u = s[i];                                                    \
+			switch (red) {                                                           \
+			case RED_ADD: d[i] = (T)((UT)o + (UT)u); break;                          \
+			case RED_MUL: d[i] = (T)((UT)o * (UT)u); break;                          \
+			case RED_MAX: d[i] = u < o ? o : u; break;                               \
+			default: d[i] = o < u ? o : u; break;                                    \
+			}                                                                        \
+		}                                                                                \
+	}
+
+REDUCE_FN(reduce_f32, float, float)
+REDUCE_FN(reduce_f64, double, double)
+REDUCE_FN(reduce_i32, int32_t, uint32_t)
+REDUCE_FN(reduce_i64, int64_t, uint64_t)
+
+om_kind om_scatternd_kernel(om_ctx *c)
+{
+	int red;
+	om_kind rc = scatter_check(c, &red);
+	if (rc)
+		return rc;
+	const om_tensor *x = c->in[0], *ix = c->in[1], *u = c->in[2];
+	om_tensor *y = c->out[0];
+	const int64_t k = ix->dims[ix->rank - 1];
+	const int64_t tuples = om_shape_numel(ix->rank - 1, ix->dims);
+	int64_t slice = 1;
+	for (int32_t i = (int32_t)k; i < x->rank; i++)
+		slice *= x->dims[i];
+	for (int64_t t = 0; t < tuples; t++)
+		for (int64_t j = 0; j < k; j++) {
+			int64_t v = om_ix_at(ix, t * k + j), n = x->dims[j];
+			if (v < -n || v >= n)
+				return om_error(c->st, OM_ERR_INVALID_INPUT, c->node,
+						"index %lld is outside [-%lld, %lld) at data axis %lld",
+						(long long)v, (long long)n, (long long)n, (long long)j);
+		}
+	const size_t size = om_dtype_size(x->dtype);
+	om_move_n(y->data, x->data, size, om_tensor_numel(x));
+	void (*fold)(void *, const void *, int64_t, int) =
+		x->dtype == OM_FLOAT ? reduce_f32 : x->dtype == OM_DOUBLE ? reduce_f64
+		: x->dtype == OM_INT32 ? reduce_i32 : reduce_i64;
+	unsigned char *dst = y->data;
+	const unsigned char *src = u->data;
+	for (int64_t t = 0; t < tuples; t++) {
+		int64_t off = 0;
+		for (int64_t j = 0; j < k; j++) {
+			int64_t v = om_ix_at(ix, t * k + j), n = x->dims[j];
+			off = off * n + (v < 0 ? v + n : v);
+		}
+		unsigned char *d = dst + (size_t)(off * slice) * size;
+		const unsigned char *s = src + (size_t)(t * slice) * size;
+		if (red == RED_NONE)
+			memmove(d, s, (size_t)slice * size);
+		else
+			fold(d, s, slice, red);
+	}
+	return om_ix_own_strings(c, y);
+}
