@@ -1,0 +1,573 @@
+/* plan.c — planning a graph: topological order, op rows, plan-time shapes and values, uses. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan.h"
+
+/* folded constants larger than this stay run-time values */
+#define FOLD_MAX_BYTES ((size_t)64 << 20)
+
+/* ---- value -> slot map ------------------------------------------------------------------- */
+
+static uint32_t hash_ptr(const void *p)
+{
+	uint64_t x = (uint64_t)(uintptr_t)p;
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	return (uint32_t)x;
+}
+
+int32_t om_plan_slot(const om_plan *p, const om_value *v)
+{
+	if (!v)
+		return -1;
+	for (uint32_t i = hash_ptr(v) & p->hmask;; i = (i + 1) & p->hmask) {
+		if (!p->hkeys[i])
+			return -1;
+		if (p->hkeys[i] == v)
+			return p->hvals[i];
+	}
+}
+
+static int32_t add_slot(om_plan *p, const om_value *v, int kind)
+{
+	if (p->nslots == p->capslots)
+		return -1;
+	int32_t k = p->nslots++;
+	om_slot *s = &p->slots[k];
+	s->v = v;
+	s->kind = (uint8_t)kind;
+	s->meta.rank = -1;
+	uint32_t i = hash_ptr(v) & p->hmask;
+	while (p->hkeys[i])
+		i = (i + 1) & p->hmask;
+	p->hkeys[i] = v;
+	p->hvals[i] = k;
+	return k;
+}
+
+/* ---- helpers ----------------------------------------------------------------------------- */
+
+static bool same_domain(const char *a, const char *b)
+{
+	if (!a || !strcmp(a, "ai.onnx"))
+		a = "";
+	if (!b || !strcmp(b, "ai.onnx"))
+		b = "";
+	return !strcmp(a, b);
+}
+
+static const om_op *find_row(const om_session *s, const om_node *n, int64_t opset)
+{
+	const om_op *best = NULL;
+	for (size_t i = 0; s->extra && i < s->extra->count; i++) {
+		const om_op *r = &s->extra->rows[i];
+		if (r->since <= opset && !strcmp(r->name, n->op) && same_domain(r->domain, n->domain) &&
+		    (!best || r->since > best->since))
+			best = r;
+	}
+	return best ? best : om_op_find(n->domain, n->op, opset);
+}
+
+/* A tensor type whose dims are all numbers gives a shape that holds in every run. */
+static void meta_from_type(om_slot *s, const om_type *t)
+{
+	s->meta.dtype = t->kind == OM_TYPE_TENSOR ? t->elem : OM_UNDEFINED;
+	s->meta.rank = -1;
+	if (t->kind != OM_TYPE_TENSOR || !t->elem || t->rank < 0 || t->rank > OM_MAX_RANK ||
+	    !om_dtype_bits(t->elem))
+		return;
+	for (int32_t i = 0; i < t->rank; i++) {
+		if (!om_dim_known(t->dims[i]))
+			return;
+		s->meta.dims[i] = t->dims[i].value;
+	}
+	if (om_shape_numel(t->rank, s->meta.dims) < 0)
+		return;
+	s->meta.rank = t->rank;
+	s->meta.nbytes = om_tensor_bytes_for(t->elem, t->rank, s->meta.dims);
+	s->known = 1;
+}
+
+static void set_const(om_slot *s, const om_tensor *t)
+{
+	s->kind = OM_SLOT_CONST;
+	s->meta = *t;
+	s->known = 1;
+}
+
+/* A value of a subgraph that this graph does not define: an outer reference. */
+static bool is_outer(const om_value *v)
+{
+	return (v->flags & OM_VALUE_OUTER) ||
+	       (!v->producer && !v->init && !(v->flags & (OM_VALUE_GRAPH_INPUT | OM_VALUE_INITIALIZER)));
+}
+
+/* The slot for a value a node (or the graph's output list) reads: known already, an
+ * initializer, or a reference to an enclosing graph's value. */
+static om_kind read_slot(om_plan *p, const om_value *v, const om_node *n, int32_t *out,
+			 om_status *st)
+{
+	int32_t k = om_plan_slot(p, v);
+	if (k >= 0) {
+		*out = k;
+		return OM_OK;
+	}
+	if (v->init) {
+		if ((k = add_slot(p, v, OM_SLOT_CONST)) < 0)
+			return om_error(st, OM_ERR_INTERNAL, n, "plan ran out of slots");
+		set_const(&p->slots[k], v->init);
+		*out = k;
+		return OM_OK;
+	}
+	int32_t up = 1;
+	for (const om_plan *q = p->parent; q; q = q->parent, up++) {
+		const om_value *ov = om_graph_find(q->g, v->name);
+		int32_t from = ov ? om_plan_slot(q, ov) : -1;
+		if (from < 0)
+			continue;
+		if ((k = add_slot(p, v, OM_SLOT_OUTER)) < 0)
+			return om_error(st, OM_ERR_INTERNAL, n, "plan ran out of slots");
+		om_slot *s = &p->slots[k];
+		const om_slot *os = &q->slots[from];
+		s->up = up;
+		s->from = from;
+		s->known = os->known;
+		s->meta = os->meta;
+		if (os->kind == OM_SLOT_CONST)
+			s->kind = OM_SLOT_CONST; /* borrowed from the enclosing plan */
+		else
+			s->meta.data = NULL;
+		*out = k;
+		return OM_OK;
+	}
+	return om_error(st, OM_ERR_INVALID_MODEL, n, "value '%s' is not defined before it is used",
+			v->name);
+}
+
+static om_kind sorted_nodes(om_session *s, const om_graph *g, om_node ***out, om_status *st)
+{
+	size_t size = sizeof(om_node *) * (size_t)(g->nnodes ? g->nnodes : 1);
+	om_node **sorted = om_arena_alloc(s->arena, size), **saved = malloc(size);
+	if (!sorted || !saved) {
+		free(saved);
+		return om_error(st, OM_ERR_NOMEM, NULL, "out of memory planning");
+	}
+	/* the model is const to the session: sort in place, keep the result, restore the order */
+	om_graph *mg = (om_graph *)g;
+	if (g->nnodes)
+		memcpy(saved, g->nodes, size);
+	om_kind rc = om_graph_toposort(mg, st);
+	if (!rc && g->nnodes)
+		memcpy(sorted, g->nodes, size);
+	if (g->nnodes)
+		memcpy(mg->nodes, saved, size);
+	free(saved);
+	*out = sorted;
+	return rc;
+}
+
+static int32_t profile_row(om_session *s, const char *op)
+{
+	for (int32_t i = 0; i < s->nprof; i++)
+		if (!strcmp(s->prof[i].op, op))
+			return i;
+	if (s->nprof == s->capprof) {
+		int32_t cap = s->capprof ? 2 * s->capprof : 32;
+		om_profile_row *r = realloc(s->prof, sizeof *r * (size_t)cap);
+		if (!r)
+			return -1;
+		s->prof = r;
+		s->capprof = cap;
+	}
+	s->prof[s->nprof] = (om_profile_row){.op = op};
+	return s->nprof++;
+}
+
+/* ---- subgraph references ----------------------------------------------------------------- */
+
+static om_kind add_implicit(om_session *s, om_plan *p, om_step *sp, int32_t k, int32_t *cap)
+{
+	for (int32_t i = 0; i < sp->nimplicit; i++)
+		if (sp->implicit[i] == k)
+			return OM_OK;
+	if (sp->nimplicit == *cap) {
+		int32_t nc = *cap ? 2 * *cap : 8;
+		int32_t *a = om_arena_alloc(s->arena, sizeof *a * (size_t)nc);
+		if (!a)
+			return OM_ERR_NOMEM;
+		if (sp->nimplicit)
+			memcpy(a, sp->implicit, sizeof *a * (size_t)sp->nimplicit);
+		sp->implicit = a;
+		*cap = nc;
+	}
+	(void)p;
+	sp->implicit[sp->nimplicit++] = k;
+	return OM_OK;
+}
+
+/* Values of p's graph that subgraph `sub` (or its own subgraphs) reads by outer reference. */
+static om_kind collect_refs(om_session *s, om_plan *p, om_step *sp, const om_graph *sub,
+			    int32_t *cap)
+{
+	const om_value *v, *tmp;
+	HASH_ITER(hh, sub->values, v, tmp) {
+		if (!is_outer(v))
+			continue;
+		const om_value *ov = om_graph_find(p->g, v->name);
+		int32_t k = ov ? om_plan_slot(p, ov) : -1;
+		if (k >= 0 && add_implicit(s, p, sp, k, cap))
+			return OM_ERR_NOMEM;
+	}
+	for (int32_t i = 0; i < sub->nnodes; i++) {
+		const om_node *n = sub->nodes[i];
+		for (int32_t a = 0; a < n->nattr; a++) {
+			const om_attr *at = &n->attrs[a];
+			if (at->g && collect_refs(s, p, sp, at->g, cap))
+				return OM_ERR_NOMEM;
+			for (int64_t j = 0; at->graphs && j < at->n; j++)
+				if (at->graphs[j] && collect_refs(s, p, sp, at->graphs[j], cap))
+					return OM_ERR_NOMEM;
+		}
+	}
+	return OM_OK;
+}
+
+static om_kind plan_subgraphs(om_session *s, om_plan *p, om_step *sp, om_status *st)
+{
+	const om_node *n = sp->node;
+	int32_t cap = 0;
+	for (int32_t a = 0; a < n->nattr; a++) {
+		const om_attr *at = &n->attrs[a];
+		for (int64_t j = -1; j < (at->graphs ? at->n : 0); j++) {
+			const om_graph *sub = j < 0 ? at->g : at->graphs[j];
+			if (!sub)
+				continue;
+			om_plan *sp_plan;
+			om_kind rc = om_plan_graph(s, sub, p, &sp_plan, st);
+			if (rc)
+				return rc;
+			if (collect_refs(s, p, sp, sub, &cap))
+				return om_error(st, OM_ERR_NOMEM, n, "out of memory planning");
+		}
+	}
+	return OM_OK;
+}
+
+/* ---- plan-time inference and folding ----------------------------------------------------- */
+
+static bool random_op(const om_node *n)
+{
+	return !strncmp(n->op, "Random", 6) || !strcmp(n->op, "Multinomial") ||
+	       !strcmp(n->op, "Bernoulli");
+}
+
+static bool shape_op(const om_node *n)
+{
+	return same_domain(n->domain, "") && (!strcmp(n->op, "Shape") || !strcmp(n->op, "Size"));
+}
+
+static const unsigned char no_bytes[16];
+
+/* Runs sp's row at plan time on constant inputs; outputs become owned constants. Returns
+ * OM_NEED_VALUE when the step cannot be folded after all (too large). */
+static om_kind fold_step(om_plan *p, om_step *sp, om_tensor *const *in, om_status *st)
+{
+	const om_node *n = sp->node;
+	int32_t nout = n->nout;
+	om_tensor *res = calloc((size_t)(nout ? nout : 1), sizeof *res);
+	om_tensor **outp = calloc((size_t)(nout ? nout : 1), sizeof *outp);
+	om_kind rc = OM_OK;
+	if (!res || !outp) {
+		rc = om_error(st, OM_ERR_NOMEM, n, "out of memory folding");
+		goto out;
+	}
+	for (int32_t i = 0; i < nout; i++)
+		outp[i] = sp->out[i] >= 0 ? &res[i] : NULL;
+	om_ctx c = {.node = n, .opset = sp->opset, .nin = n->nin, .nout = nout,
+		    .in = (const om_tensor *const *)in, .out = outp, .st = st, .exact = 1,
+		    .threads = 1};
+	if ((rc = sp->op->infer(&c)))
+		goto out;
+	for (int32_t i = 0; i < nout; i++) {
+		if (!outp[i])
+			continue;
+		om_tensor shape = res[i];
+		if (om_tensor_bytes_for(shape.dtype, shape.rank, shape.dims) > FOLD_MAX_BYTES) {
+			rc = OM_NEED_VALUE;
+			goto out;
+		}
+		if ((rc = om_tensor_alloc(&res[i], shape.dtype, shape.rank, shape.dims, st))) {
+			char msg[sizeof st->msg];
+			memcpy(msg, st->msg, sizeof msg);
+			rc = om_error(st, rc, n, "output %d: %s", i, msg);
+			goto out;
+		}
+	}
+	if (sp->op->flags & OM_OP_VIEW && outp[0] && in[0] &&
+	    (rc = om_tensor_copy_data(&res[0], in[0], st)))
+		goto out;
+	if (sp->op->kernel && (rc = sp->op->kernel(&c)))
+		goto out;
+	for (int32_t i = 0; i < nout; i++) {
+		if (!outp[i])
+			continue;
+		om_slot *s = &p->slots[sp->out[i]];
+		set_const(s, &res[i]);
+		s->owned = 1;
+		memset(&res[i], 0, sizeof res[i]);
+	}
+	sp->folded = 1;
+	sp->mode = OM_MODE_EXACT;
+out:
+	if (rc == OM_ERR_INVALID_INPUT) /* constant inputs: a problem of the model */
+		st->kind = rc = OM_ERR_INVALID_MODEL;
+	for (int32_t i = 0; res && i < nout; i++)
+		om_tensor_free(&res[i]);
+	free(res);
+	free(outp);
+	return rc;
+}
+
+/* Shapes what plan time can: fold, infer, or leave the step dynamic. */
+static om_kind shape_step(om_plan *p, om_step *sp, om_status *st)
+{
+	const om_node *n = sp->node;
+	int32_t nin = n->nin;
+	om_tensor *tin = calloc((size_t)(nin ? nin : 1), sizeof *tin);
+	om_tensor **in = calloc((size_t)(nin ? nin : 1), sizeof *in);
+	om_tensor *res = calloc((size_t)(n->nout ? n->nout : 1), sizeof *res);
+	om_tensor **outp = calloc((size_t)(n->nout ? n->nout : 1), sizeof *outp);
+	om_kind rc = OM_OK;
+	if (!tin || !in || !res || !outp) {
+		rc = om_error(st, OM_ERR_NOMEM, n, "out of memory planning");
+		goto out;
+	}
+	bool all_const = !(sp->op->flags & OM_OP_CONTROL) && !random_op(n), all_known = true;
+	for (int32_t i = 0; i < nin; i++) {
+		if (sp->in[i] < 0)
+			continue;
+		const om_slot *s = &p->slots[sp->in[i]];
+		tin[i] = s->meta;
+		in[i] = &tin[i];
+		if (s->kind != OM_SLOT_CONST)
+			all_const = false;
+		if (!s->known)
+			all_known = false;
+	}
+	if (!all_const && all_known && shape_op(n) && nin >= 1 && in[0]) {
+		/* Shape and Size are plan constants: their kernels read dims, never bytes */
+		if (!tin[0].data)
+			tin[0].data = (void *)no_bytes;
+		all_const = true;
+	}
+	if (all_const && (sp->op->kernel || (sp->op->flags & OM_OP_VIEW))) {
+		rc = fold_step(p, sp, in, st);
+		if (rc != OM_NEED_VALUE)
+			goto out;
+		rc = OM_OK;
+		for (int32_t i = 0; i < nin; i++)
+			if (sp->in[i] >= 0)
+				tin[i].data = p->slots[sp->in[i]].meta.data;
+	}
+	if (!all_known) {
+		sp->dynamic = 1;
+		goto out;
+	}
+	for (int32_t i = 0; i < n->nout; i++)
+		outp[i] = sp->out[i] >= 0 ? &res[i] : NULL;
+	om_ctx c = {.node = n, .opset = sp->opset, .nin = nin, .nout = n->nout,
+		    .in = (const om_tensor *const *)in, .out = outp, .st = st, .exact = sp->exact,
+		    .threads = 1};
+	rc = sp->op->infer(&c);
+	if (rc == OM_NEED_VALUE) {
+		sp->dynamic = 1;
+		rc = OM_OK;
+		goto out;
+	}
+	if (rc)
+		goto out;
+	for (int32_t i = 0; i < n->nout; i++) {
+		if (!outp[i])
+			continue;
+		om_tensor *t = &res[i];
+		if (t->rank < 0 || t->rank > OM_MAX_RANK || om_shape_numel(t->rank, t->dims) < 0 ||
+		    !om_dtype_bits(t->dtype)) {
+			rc = om_error(st, OM_ERR_INVALID_MODEL, n, "output %d has no valid shape", i);
+			goto out;
+		}
+		om_slot *s = &p->slots[sp->out[i]];
+		s->meta = *t;
+		s->meta.data = NULL;
+		s->meta.nbytes = om_tensor_bytes_for(t->dtype, t->rank, t->dims);
+		s->known = 1;
+	}
+out:
+	free(tin), free(in), free(res), free(outp);
+	return rc;
+}
+
+/* ---- a step ------------------------------------------------------------------------------ */
+
+static om_kind plan_step(om_session *s, om_plan *p, om_step *sp, const om_node *n,
+			 om_status *st)
+{
+	om_arena *a = s->arena;
+	sp->node = n;
+	sp->opset = om_model_opset(s->m, n->domain);
+	sp->op = find_row(s, n, sp->opset);
+	if (!sp->op)
+		return om_error(st, OM_ERR_UNSUPPORTED, n, "no kernel for %s%s%s at opset %lld",
+				n->domain[0] ? n->domain : "", n->domain[0] ? "." : "", n->op,
+				(long long)sp->opset);
+	uint32_t fl = sp->op->flags;
+	if (!sp->op->infer || (!sp->op->kernel && !(fl & OM_OP_VIEW)))
+		return om_error(st, OM_ERR_UNSUPPORTED, n, "no kernel for %s", n->op);
+	if (s->opt.exact && !(fl & (OM_OP_EXACT | OM_OP_VIEW)))
+		return om_error(st, OM_ERR_UNSUPPORTED, n, "no exact kernel for %s (exact mode)",
+				n->op);
+	sp->exact = s->opt.exact || (fl & (OM_OP_EXACT | OM_OP_VIEW));
+	sp->in = om_arena_alloc(a, sizeof(int32_t) * (size_t)(n->nin ? n->nin : 1));
+	sp->out = om_arena_alloc(a, sizeof(int32_t) * (size_t)(n->nout ? n->nout : 1));
+	if (!sp->in || !sp->out)
+		return om_error(st, OM_ERR_NOMEM, n, "out of memory planning");
+	om_kind rc;
+	for (int32_t i = 0; i < n->nin; i++) {
+		sp->in[i] = -1;
+		if (n->in[i] && (rc = read_slot(p, n->in[i], n, &sp->in[i], st)))
+			return rc;
+	}
+	for (int32_t i = 0; i < n->nout; i++) {
+		sp->out[i] = -1;
+		if (!n->out[i])
+			continue;
+		if (om_plan_slot(p, n->out[i]) >= 0)
+			return om_error(st, OM_ERR_INVALID_MODEL, n, "value '%s' is defined twice",
+					n->out[i]->name);
+		if ((sp->out[i] = add_slot(p, n->out[i], OM_SLOT_NODE)) < 0)
+			return om_error(st, OM_ERR_INTERNAL, n, "plan ran out of slots");
+	}
+	bool extra_outs = false;
+	for (int32_t i = 1; i < n->nout; i++)
+		extra_outs |= sp->out[i] >= 0;
+	sp->view = (fl & OM_OP_VIEW) && n->nin >= 1 && sp->in[0] >= 0 && n->nout >= 1 &&
+		   sp->out[0] >= 0 && !extra_outs;
+	if ((rc = plan_subgraphs(s, p, sp, st)))
+		return rc;
+	if ((sp->prof = profile_row(s, n->op)) < 0)
+		return om_error(st, OM_ERR_NOMEM, n, "out of memory planning");
+	return shape_step(p, sp, st);
+}
+
+/* ---- a graph ----------------------------------------------------------------------------- */
+
+static om_kind plan_io(om_session *s, om_plan *p, om_status *st)
+{
+	const om_graph *g = p->g;
+	p->inputs = om_arena_alloc(s->arena, sizeof(int32_t) * (size_t)(g->ninputs + 1));
+	p->outputs = om_arena_alloc(s->arena, sizeof(int32_t) * (size_t)(g->noutputs + 1));
+	if (!p->inputs || !p->outputs)
+		return om_error(st, OM_ERR_NOMEM, NULL, "out of memory planning");
+	for (int32_t i = 0; i < g->ninputs; i++) {
+		const om_value *v = g->inputs[i];
+		if (om_plan_slot(p, v) >= 0)
+			return om_error(st, OM_ERR_INVALID_MODEL, NULL, "input '%s' is listed twice",
+					v->name);
+		/* an input with an initializer (IR < 4) is a constant of the main graph */
+		bool fed = p->parent || !v->init;
+		int32_t k = add_slot(p, v, fed ? OM_SLOT_INPUT : OM_SLOT_CONST);
+		if (k < 0)
+			return om_error(st, OM_ERR_INTERNAL, NULL, "plan ran out of slots");
+		if (fed) {
+			meta_from_type(&p->slots[k], &v->type);
+			p->inputs[p->ninputs++] = k;
+		} else {
+			set_const(&p->slots[k], v->init);
+		}
+	}
+	for (int32_t i = 0; i < g->ninits; i++) {
+		int32_t k;
+		om_kind rc = read_slot(p, g->inits[i], NULL, &k, st);
+		if (rc)
+			return rc;
+	}
+	return OM_OK;
+}
+
+static void count_uses(om_plan *p)
+{
+	for (int32_t i = 0; i < p->nsteps; i++) {
+		const om_step *sp = &p->steps[i];
+		if (sp->folded)
+			continue;
+		for (int32_t k = 0; k < sp->node->nin; k++)
+			if (sp->in[k] >= 0)
+				p->slots[sp->in[k]].uses++;
+		for (int32_t k = 0; k < sp->nimplicit; k++)
+			p->slots[sp->implicit[k]].uses++;
+	}
+	for (int32_t i = 0; i < p->noutputs; i++)
+		p->slots[p->outputs[i]].uses++;
+}
+
+om_kind om_plan_graph(om_session *s, const om_graph *g, om_plan *parent, om_plan **out,
+		      om_status *st)
+{
+	om_arena *a = s->arena;
+	om_plan *p = om_arena_alloc(a, sizeof *p);
+	if (!p)
+		return om_error(st, OM_ERR_NOMEM, NULL, "out of memory planning");
+	p->g = g;
+	p->parent = parent;
+	p->next = s->plans;
+	s->plans = p;
+	int64_t cap = (int64_t)HASH_COUNT(g->values) + g->ninputs + g->noutputs + g->ninits + 1;
+	for (int32_t i = 0; i < g->nnodes; i++)
+		cap += g->nodes[i]->nin + g->nodes[i]->nout;
+	if (cap > INT32_MAX / 4)
+		return om_error(st, OM_ERR_UNSUPPORTED, NULL, "graph '%s' is too large", g->name);
+	uint32_t hcap = 16;
+	while (hcap < 2 * (uint32_t)cap)
+		hcap *= 2;
+	p->capslots = (int32_t)cap;
+	p->hmask = hcap - 1;
+	p->slots = om_arena_alloc(a, sizeof *p->slots * (size_t)cap);
+	p->hkeys = om_arena_alloc(a, sizeof *p->hkeys * hcap);
+	p->hvals = om_arena_alloc(a, sizeof *p->hvals * hcap);
+	p->steps = om_arena_alloc(a, sizeof *p->steps * (size_t)(g->nnodes ? g->nnodes : 1));
+	if (!p->slots || !p->hkeys || !p->hvals || !p->steps)
+		return om_error(st, OM_ERR_NOMEM, NULL, "out of memory planning");
+	om_kind rc = plan_io(s, p, st);
+	om_node **order = NULL;
+	if (!rc)
+		rc = sorted_nodes(s, g, &order, st);
+	for (int32_t i = 0; !rc && i < g->nnodes; i++) {
+		rc = plan_step(s, p, &p->steps[i], order[i], st);
+		p->nsteps = i + 1;
+	}
+	for (int32_t i = 0; !rc && i < g->noutputs; i++)
+		rc = read_slot(p, g->outputs[i], NULL, &p->outputs[p->noutputs++], st);
+	if (rc)
+		return rc;
+	count_uses(p);
+	*out = p;
+	return OM_OK;
+}
+
+om_plan *om_plan_find(const om_session *s, const om_graph *g)
+{
+	for (om_plan *p = s->plans; p; p = p->next)
+		if (p->g == g)
+			return p;
+	return NULL;
+}
+
+void om_plan_release(om_plan *p)
+{
+	for (int32_t i = 0; i < p->nslots; i++)
+		if (p->slots[i].owned) {
+			om_tensor_free(&p->slots[i].meta);
+			p->slots[i].owned = 0;
+		}
+}

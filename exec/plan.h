@@ -1,0 +1,79 @@
+/*
+ * plan.h — a session's plan of a graph (exec/plan.c) and the session itself (exec/session.c).
+ *
+ * A plan is the graph's nodes in topological order (steps) over slots, one per value: constants
+ * (initializers, Constant outputs, nodes folded at plan time, Shape/Size of known shapes), fed
+ * inputs, references to an enclosing graph's values, and node outputs. A slot's `meta` holds
+ * the dtype and shape when plan-time inference settled them; a step whose shapes are not all
+ * settled is dynamic and is inferred again in every run. Buffers come from the session's pool
+ * when a step runs and go back when the last consumer of every value aliasing them has run.
+ */
+#ifndef OM_PLAN_H
+#define OM_PLAN_H
+
+#include "pool.h"
+#include "session.h"
+
+enum om_slot_kind { OM_SLOT_NODE = 0, OM_SLOT_CONST, OM_SLOT_INPUT, OM_SLOT_OUTER };
+
+typedef struct om_slot {
+	const om_value *v;
+	om_tensor meta; /* dtype, rank, dims when known; data too for constants */
+	uint8_t kind;   /* om_slot_kind */
+	uint8_t known;  /* meta's shape holds in every run */
+	uint8_t owned;  /* meta.data was allocated by the plan (folded constant) */
+	int32_t uses;   /* reads per run: step inputs, subgraph references, graph outputs */
+	int32_t up, from; /* OM_SLOT_OUTER: the value is slot `from` of the plan `up` levels up */
+} om_slot;
+
+typedef struct om_step {
+	const om_node *node;
+	const om_op *op;
+	int64_t opset;
+	int32_t *in, *out; /* slot per node input/output, -1 when omitted */
+	int32_t *implicit; /* slots this step's subgraphs read from this graph (liveness) */
+	int32_t nimplicit;
+	uint8_t folded, dynamic, view, exact, mode;
+	int32_t prof; /* row in the session's profile table */
+} om_step;
+
+typedef struct om_plan {
+	const om_graph *g;
+	struct om_plan *parent, *next;
+	om_slot *slots;
+	int32_t nslots, capslots;
+	om_step *steps;
+	int32_t nsteps;
+	int32_t *inputs, *outputs; /* slots of the fed inputs and of the graph outputs, in order */
+	int32_t ninputs, noutputs;
+	const om_value **hkeys; /* open-addressing map: value -> slot */
+	int32_t *hvals;
+	uint32_t hmask;
+} om_plan;
+
+struct om_session {
+	const om_model *m;
+	om_session_options opt;
+	const om_op_table *extra;
+	om_arena *arena; /* plans live here */
+	om_plan *main, *plans;
+	om_pool pool;
+	struct om_frame *cur; /* the frame whose step is running, for subgraph runs */
+	om_profile_row *prof, *prof_sorted;
+	int32_t nprof, capprof;
+	om_node_hook hook;
+	void *hook_arg;
+};
+
+/** Plans g (the main graph when parent is NULL) into a new plan linked into s->plans;
+ *  subgraphs of its nodes are planned too. */
+om_kind om_plan_graph(om_session *s, const om_graph *g, om_plan *parent, om_plan **out,
+		      om_status *st);
+/** The slot of value v in p, or -1. */
+int32_t om_plan_slot(const om_plan *p, const om_value *v);
+/** The plan of graph g, or NULL. */
+om_plan *om_plan_find(const om_session *s, const om_graph *g);
+/** Frees what plans own outside the arena (folded constants). */
+void om_plan_release(om_plan *p);
+
+#endif

@@ -1,0 +1,34 @@
+/* pool.h — the session's buffer pool: whole blocks reused by liveness, best fit first
+ * (in the spirit of ggml's graph allocator). Shapes may change from run to run, so blocks are
+ * picked when a node runs, not fixed at plan time. */
+#ifndef OM_POOL_H
+#define OM_POOL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct om_block {
+	void *ptr;
+	size_t cap;
+	int32_t refs; /* consumers still to run, over every value aliasing the block */
+	bool busy;
+} om_block;
+
+typedef struct om_pool {
+	om_block *b;
+	int32_t n, cap;
+	size_t bytes;      /* sum of block capacities */
+	size_t busy_bytes; /* capacity of busy blocks */
+	size_t peak_busy;  /* high-water mark of busy_bytes */
+} om_pool;
+
+/** A free block of at least `size` bytes, marked busy with refs 0; -1 when out of memory.
+ *  The smallest free block that fits wins; else the largest free block grows; else a new one. */
+int32_t om_pool_get(om_pool *p, size_t size);
+/** Marks block i free (its memory stays in the pool for later runs). */
+void om_pool_release(om_pool *p, int32_t i);
+/** Frees every block. */
+void om_pool_free(om_pool *p);
+
+#endif

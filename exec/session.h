@@ -1,0 +1,70 @@
+/*
+ * session.h — the executor's internal API (exec/session.c, exec/plan.c): control-flow kernels
+ * run subgraphs through it, tests and tools look inside a plan and a run with it.
+ */
+#ifndef OM_SESSION_H
+#define OM_SESSION_H
+
+#include "op.h"
+
+/** Like om_session_create; rows of `extra` (may be NULL) are looked up before the registry's,
+ *  so that tests can plan graphs with ops of their own. */
+om_kind om_session_create_ex(const om_model *m, const om_session_options *opt,
+			     const om_op_table *extra, om_session **out, om_status *st);
+
+/**
+ * Runs subgraph g (a graph attribute of the node whose kernel is calling) inside the current
+ * run: in[i] feeds g's input i (borrowed; NULL for an omitted optional input), OM_VALUE_OUTER
+ * values resolve to the enclosing run's values. out[i] receive malloc'd tensors (the caller
+ * frees them with om_tensor_free). g must belong to the session's model.
+ */
+om_kind om_session_run_graph(om_session *s, const om_graph *g, const om_tensor *const *in,
+			     int nin, om_tensor *out, int nout, om_status *st);
+
+/**
+ * For OM_OP_CONTROL kernels, whose output shapes are known only once their subgraphs ran: the
+ * session does not infer or place their outputs; the kernel gives output i its dtype and shape
+ * here and gets c->out[i]->data (zeroed memory from the session's pool).
+ */
+om_kind om_session_output(om_ctx *c, int32_t i, int32_t dtype, int32_t rank,
+			  const int64_t *dims);
+
+/* ---- looking inside (tests, tools) ------------------------------------------------------- */
+
+enum om_node_mode {
+	OM_MODE_NOT_RUN = 0, /* not run yet (or folded at plan time, see om_session_node_info) */
+	OM_MODE_EXACT = 1,   /* exact kernel, or exact mode requested */
+	OM_MODE_FAST = 2     /* a kernel free to use fast paths */
+};
+
+typedef struct om_node_info {
+	const om_node *node;
+	const om_op *op;
+	int folded;  /* computed at plan time (constant inputs, Shape/Size of a known shape) */
+	int dynamic; /* shaped again in every run (a value, or a dim, only known at run time) */
+	int view;    /* output 0 aliases input 0 */
+	int mode;    /* om_node_mode the node ran in (last run); folded nodes: OM_MODE_EXACT */
+} om_node_info;
+
+/** Nodes of the main graph in plan (topological) order. */
+int om_session_node_count(const om_session *s);
+om_node_info om_session_node_info(const om_session *s, int i);
+
+/** Called after every node of every run (subgraphs included) with its inputs and outputs. */
+typedef void (*om_node_hook)(void *arg, const om_node *n, const om_tensor *const *in, int nin,
+			     const om_tensor *const *out, int nout);
+void om_session_set_hook(om_session *s, om_node_hook fn, void *arg);
+
+/** Bytes held by the buffer pool, and the most bytes busy at once (for memory tests). */
+size_t om_session_pool_bytes(const om_session *s);
+size_t om_session_peak_bytes(const om_session *s);
+
+/** Time per op type when the session was created with `profile`, slowest first. */
+typedef struct om_profile_row {
+	const char *op;
+	int64_t calls;
+	double ms;
+} om_profile_row;
+int om_session_profile(const om_session *s, const om_profile_row **rows);
+
+#endif
