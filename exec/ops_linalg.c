@@ -1,4 +1,335 @@
-/* ops_linalg.c — not written yet: the table is empty. */
+/* ops_linalg.c — MatMul and Gemm over om_sgemm/om_dgemm (cblas in fast mode, the fixed-order
+ * loop in exact mode); float16/bfloat16 go through float32, integers through a wrapping loop. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gemm.h"
+#include "half.h"
+#include "numrun.h"
 #include "op.h"
 
-const om_op_table om_ops_linalg = {NULL, 0};
+static bool mm_type_ok(int32_t dt)
+{
+	return om_is_float_type(dt) || dt == OM_INT32 || dt == OM_INT64 || dt == OM_UINT32 ||
+	       dt == OM_UINT64;
+}
+
+/* ---- float16/bfloat16 staging --------------------------------------------------------------- */
+
+static float *to_f32(const om_tensor *t, om_status *st, const om_node *n)
+{
+	const int64_t cnt = om_tensor_numel(t);
+	float *f = malloc(sizeof(float) * (size_t)(cnt > 0 ? cnt : 1));
+	if (!f) {
+		om_error(st, OM_ERR_NOMEM, n, "no memory for a float32 copy");
+		return NULL;
+	}
+	const uint16_t *h = t->data;
+	for (int64_t i = 0; i < cnt; i++)
+		f[i] = t->dtype == OM_FLOAT16 ? om_half_to_float(h[i]) : om_bf16_to_float(h[i]);
+	return f;
+}
+
+static void from_f32(om_tensor *t, const float *f)
+{
+	const int64_t cnt = om_tensor_numel(t);
+	uint16_t *h = t->data;
+	for (int64_t i = 0; i < cnt; i++)
+		h[i] = t->dtype == OM_FLOAT16 ? om_float_to_half(f[i]) : om_float_to_bf16(f[i]);
+}
+
+/* ---- MatMul ------------------------------------------------------------------------------ */
+
+/* A [batch.., M, K] x B [batch.., K, N] with numpy's 1-D promotion and batch broadcast */
+typedef struct mm_geom {
+	int64_t M, N, K;
+	int32_t nb; /* output batch rank */
+	int64_t bdims[OM_MAX_RANK], astr[OM_MAX_RANK], bstr[OM_MAX_RANK];
+	int64_t nbatch;
+	bool b_shared; /* every batch uses the same B: A's batches fold into M */
+	int32_t out_rank;
+	int64_t out_dims[OM_MAX_RANK];
+} mm_geom;
+
+static om_kind mm_geometry(om_ctx *c, mm_geom *g)
+{
+	const om_tensor *a = c->in[0], *b = c->in[1];
+	if (!a || !b || a->rank < 1 || b->rank < 1)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "MatMul needs rank >= 1");
+	if (a->dtype != b->dtype || !mm_type_ok(a->dtype))
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "types %s and %s",
+				om_dtype_name(a->dtype), om_dtype_name(b->dtype));
+	const int32_t ra = a->rank, rb = b->rank;
+	g->M = ra == 1 ? 1 : a->dims[ra - 2];
+	g->K = a->dims[ra - 1];
+	const int64_t kb = rb == 1 ? b->dims[0] : b->dims[rb - 2];
+	g->N = rb == 1 ? 1 : b->dims[rb - 1];
+	if (g->K != kb)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"inner dims differ: %lld and %lld", (long long)g->K, (long long)kb);
+	const int32_t na = ra > 2 ? ra - 2 : 0, nbb = rb > 2 ? rb - 2 : 0;
+	om_kind rc = om_broadcast_shape(c, na, a->dims, nbb, b->dims, &g->nb, g->bdims);
+	if (rc)
+		return rc;
+	/* batch strides in elements, 0 where a side broadcasts */
+	int64_t sa = g->M * g->K, sb = g->K * g->N;
+	g->nbatch = 1;
+	g->b_shared = true;
+	for (int32_t d = g->nb - 1; d >= 0; d--) {
+		const int32_t da = d - (g->nb - na), db = d - (g->nb - nbb);
+		const int64_t ea = da >= 0 ? a->dims[da] : 1, eb = db >= 0 ? b->dims[db] : 1;
+		g->astr[d] = ea == 1 ? 0 : sa;
+		g->bstr[d] = eb == 1 ? 0 : sb;
+		if (eb != 1)
+			g->b_shared = false;
+		sa *= ea;
+		sb *= eb;
+		g->nbatch *= g->bdims[d];
+	}
+	/* A's batch is dense in output order unless it broadcasts somewhere */
+	for (int32_t d = 0; d < g->nb; d++)
+		if (g->astr[d] == 0 && g->bdims[d] != 1)
+			g->b_shared = false;
+	g->out_rank = 0;
+	for (int32_t d = 0; d < g->nb; d++)
+		g->out_dims[g->out_rank++] = g->bdims[d];
+	if (ra > 1)
+		g->out_dims[g->out_rank++] = g->M;
+	if (rb > 1)
+		g->out_dims[g->out_rank++] = g->N;
+	return OM_OK;
+}
+
+static om_kind matmul_infer(om_ctx *c)
+{
+	mm_geom g;
+	om_kind rc = mm_geometry(c, &g);
+	if (!rc)
+		om_set_shape(c->out[0], c->in[0]->dtype, g.out_rank, g.out_dims);
+	return rc;
+}
+
+/* the element offsets of A and B in output batch bi, stepped in output order */
+typedef struct mm_iter {
+	int64_t idx[OM_MAX_RANK], aoff, boff;
+} mm_iter;
+
+static void mm_next(const mm_geom *g, mm_iter *it)
+{
+	for (int32_t d = g->nb - 1; d >= 0; d--) {
+		it->aoff += g->astr[d], it->boff += g->bstr[d];
+		if (++it->idx[d] < g->bdims[d])
+			return;
+		it->aoff -= g->astr[d] * g->bdims[d];
+		it->boff -= g->bstr[d] * g->bdims[d];
+		it->idx[d] = 0;
+	}
+}
+
+static void matmul_f32(const mm_geom *g, int exact, const float *A, const float *B, float *Y)
+{
+	if (g->b_shared) { /* one product: [batch * M, K] x [K, N] */
+		om_sgemm(exact, false, false, g->nbatch * g->M, g->N, g->K, 1.0f, A, g->K, B, g->N,
+			 0.0f, Y, g->N);
+		return;
+	}
+	mm_iter it = {0};
+	for (int64_t bi = 0; bi < g->nbatch; bi++, mm_next(g, &it))
+		om_sgemm(exact, false, false, g->M, g->N, g->K, 1.0f, A + it.aoff, g->K,
+			 B + it.boff, g->N, 0.0f, Y + bi * g->M * g->N, g->N);
+}
+
+static void matmul_f64(const mm_geom *g, int exact, const double *A, const double *B, double *Y)
+{
+	mm_iter it = {0};
+	for (int64_t bi = 0; bi < g->nbatch; bi++, mm_next(g, &it))
+		om_dgemm(exact, false, false, g->M, g->N, g->K, 1.0, A + it.aoff, g->K,
+			 B + it.boff, g->N, 0.0, Y + bi * g->M * g->N, g->N);
+}
+
+/* integers: sums wrap in uint64 and are truncated to the element width */
+static int64_t ld_i(const om_tensor *t, int64_t i)
+{
+	int64_t v = 0;
+	om_load_i64(t->dtype, (const char *)t->data + (size_t)i * om_dtype_size(t->dtype), 1, 1,
+		    &v);
+	return v;
+}
+
+static void matmul_int(const mm_geom *g, const om_tensor *a, const om_tensor *b, om_tensor *y)
+{
+	const size_t es = om_dtype_size(y->dtype);
+	mm_iter it = {0};
+	for (int64_t bi = 0; bi < g->nbatch; bi++, mm_next(g, &it))
+		for (int64_t i = 0; i < g->M; i++)
+			for (int64_t j = 0; j < g->N; j++) {
+				uint64_t s = 0;
+				for (int64_t k = 0; k < g->K; k++)
+					s += (uint64_t)ld_i(a, it.aoff + i * g->K + k) *
+					     (uint64_t)ld_i(b, it.boff + k * g->N + j);
+				const int64_t v = (int64_t)s;
+				const int64_t o = (bi * g->M + i) * g->N + j;
+				om_store_i64(y->dtype, (char *)y->data + (size_t)o * es, &v, 1);
+			}
+}
+
+static om_kind matmul_kernel(om_ctx *c)
+{
+	mm_geom g;
+	om_kind rc = mm_geometry(c, &g);
+	if (rc)
+		return rc;
+	const om_tensor *a = c->in[0], *b = c->in[1];
+	om_tensor *y = c->out[0];
+	switch (a->dtype) {
+	case OM_FLOAT:
+		matmul_f32(&g, c->exact, a->data, b->data, y->data);
+		return OM_OK;
+	case OM_DOUBLE:
+		matmul_f64(&g, c->exact, a->data, b->data, y->data);
+		return OM_OK;
+	case OM_FLOAT16: case OM_BFLOAT16: {
+		float *fa = to_f32(a, c->st, c->node), *fb = fa ? to_f32(b, c->st, c->node) : NULL;
+		const int64_t ny = om_tensor_numel(y);
+		float *fy = fb ? malloc(sizeof(float) * (size_t)(ny > 0 ? ny : 1)) : NULL;
+		if (fy) {
+			matmul_f32(&g, c->exact, fa, fb, fy);
+			from_f32(y, fy);
+		}
+		free(fa), free(fb), free(fy);
+		return fy ? OM_OK : om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory");
+	}
+	default:
+		matmul_int(&g, a, b, y);
+		return OM_OK;
+	}
+}
+
+/* ---- Gemm -------------------------------------------------------------------------------- */
+
+typedef struct gemm_geom {
+	int64_t M, N, K;
+	bool ta, tb;
+	int64_t cm, cn; /* C's extents as a broadcast [cm, cn] (1 or M, 1 or N); cm = 0: no C */
+} gemm_geom;
+
+static om_kind gemm_geometry(om_ctx *c, gemm_geom *g)
+{
+	const om_tensor *a = c->in[0], *b = c->in[1], *cc = c->nin > 2 ? c->in[2] : NULL;
+	if (!a || !b || a->rank != 2 || b->rank != 2)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "Gemm needs 2-D A and B");
+	if (a->dtype != b->dtype || !mm_type_ok(a->dtype) || (cc && cc->dtype != a->dtype))
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "mixed or bad types");
+	g->ta = om_attr_int(c->node, "transA", 0) != 0;
+	g->tb = om_attr_int(c->node, "transB", 0) != 0;
+	g->M = a->dims[g->ta ? 1 : 0];
+	g->K = a->dims[g->ta ? 0 : 1];
+	const int64_t kb = b->dims[g->tb ? 1 : 0];
+	g->N = b->dims[g->tb ? 0 : 1];
+	if (g->K != kb)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"inner dims differ: %lld and %lld", (long long)g->K, (long long)kb);
+	g->cm = g->cn = 0;
+	if (!cc)
+		return OM_OK;
+	if (cc->rank > 2)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "C has rank %d", cc->rank);
+	g->cm = cc->rank == 2 ? cc->dims[0] : 1;
+	g->cn = cc->rank >= 1 ? cc->dims[cc->rank - 1] : 1;
+	if ((g->cm != 1 && g->cm != g->M) || (g->cn != 1 && g->cn != g->N))
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"C does not broadcast to [%lld, %lld]", (long long)g->M,
+				(long long)g->N);
+	return OM_OK;
+}
+
+static om_kind gemm_infer(om_ctx *c)
+{
+	gemm_geom g;
+	om_kind rc = gemm_geometry(c, &g);
+	if (!rc)
+		om_set_shape(c->out[0], c->in[0]->dtype, 2, (int64_t[]){g.M, g.N});
+	return rc;
+}
+
+/* Y = broadcast C, element size es (the product then adds alpha * A B with beta) */
+static void fill_c(const gemm_geom *g, const void *C, void *Y, size_t es)
+{
+	for (int64_t i = 0; i < g->M; i++)
+		for (int64_t j = 0; j < g->N; j++) {
+			const int64_t ci = (g->cm == 1 ? 0 : i) * g->cn + (g->cn == 1 ? 0 : j);
+			memcpy((char *)Y + (size_t)(i * g->N + j) * es,
+			       (const char *)C + (size_t)ci * es, es);
+		}
+}
+
+static void gemm_int(const gemm_geom *g, const om_tensor *a, const om_tensor *b,
+		     const om_tensor *cc, om_tensor *y, double alpha, double beta)
+{
+	const int64_t lda = a->dims[1], ldb = b->dims[1];
+	for (int64_t i = 0; i < g->M; i++)
+		for (int64_t j = 0; j < g->N; j++) {
+			uint64_t s = 0;
+			for (int64_t k = 0; k < g->K; k++)
+				s += (uint64_t)ld_i(a, g->ta ? k * lda + i : i * lda + k) *
+				     (uint64_t)ld_i(b, g->tb ? j * ldb + k : k * ldb + j);
+			double v = alpha * (double)(int64_t)s;
+			if (cc)
+				v += beta * (double)ld_i(cc, (g->cm == 1 ? 0 : i) * g->cn +
+								 (g->cn == 1 ? 0 : j));
+			const size_t off = (size_t)(i * g->N + j) * om_dtype_size(y->dtype);
+			om_store_f64(y->dtype, (char *)y->data + off, &v, 1);
+		}
+}
+
+static om_kind gemm_kernel(om_ctx *c)
+{
+	gemm_geom g;
+	om_kind rc = gemm_geometry(c, &g);
+	if (rc)
+		return rc;
+	const om_tensor *a = c->in[0], *b = c->in[1], *cc = g.cm ? c->in[2] : NULL;
+	om_tensor *y = c->out[0];
+	const float alpha = om_attr_float(c->node, "alpha", 1.0f);
+	const float beta = cc ? om_attr_float(c->node, "beta", 1.0f) : 0.0f;
+	const int64_t lda = a->dims[1], ldb = b->dims[1];
+	switch (a->dtype) {
+	case OM_FLOAT:
+		if (beta != 0)
+			fill_c(&g, cc->data, y->data, 4);
+		om_sgemm(c->exact, g.ta, g.tb, g.M, g.N, g.K, alpha, a->data, lda, b->data, ldb,
+			 beta, y->data, g.N);
+		return OM_OK;
+	case OM_DOUBLE:
+		if (beta != 0)
+			fill_c(&g, cc->data, y->data, 8);
+		om_dgemm(c->exact, g.ta, g.tb, g.M, g.N, g.K, alpha, a->data, lda, b->data, ldb,
+			 beta, y->data, g.N);
+		return OM_OK;
+	case OM_FLOAT16: case OM_BFLOAT16: {
+		float *fa = to_f32(a, c->st, c->node), *fb = fa ? to_f32(b, c->st, c->node) : NULL;
+		float *fc = fb && cc ? to_f32(cc, c->st, c->node) : NULL;
+		float *fy = fb && (fc || !cc) ? malloc(sizeof(float) * (size_t)(g.M * g.N + 1))
+					      : NULL;
+		if (fy) {
+			if (beta != 0)
+				fill_c(&g, fc, fy, 4);
+			om_sgemm(c->exact, g.ta, g.tb, g.M, g.N, g.K, alpha, fa, lda, fb, ldb,
+				 beta, fy, g.N);
+			from_f32(y, fy);
+		}
+		free(fa), free(fb), free(fc), free(fy);
+		return fy ? OM_OK : om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory");
+	}
+	default:
+		gemm_int(&g, a, b, cc, y, alpha, beta);
+		return OM_OK;
+	}
+}
+
+static const om_op rows[] = {
+	{"MatMul", "", 1, matmul_infer, matmul_kernel, OM_OP_EXACT},
+	{"Gemm", "", 7, gemm_infer, gemm_kernel, OM_OP_EXACT},
+};
+
+const om_op_table om_ops_linalg = OM_TABLE(rows);

@@ -2,8 +2,12 @@
 #include <math.h>
 #include <string.h>
 
+#include <cblas.h>
+#include <stdlib.h>
+
 #include "gemm.h"
-#include "testutil.h"
+#include "half.h"
+#include "nodetest.h"
 
 /* a small deterministic generator: values in [-1, 1) with 2^-10 steps (exact in float) */
 static float gen(uint32_t *s)
@@ -41,7 +45,8 @@ static void sgemm_matches_reference(void **state)
 				for (int i = 0; i < CAP; i++)
 					A[i] = gen(&s), B[i] = gen(&s), C0[i] = gen(&s);
 				memcpy(C, C0, sizeof C);
-				om_sgemm(exact, ta, tb, M, N, K, 0.5f, A, lda, B, ldb, 2.0f, C, ldc);
+				om_sgemm(exact, ta, tb, M, N, K, 0.5f, A, lda, B, ldb, 2.0f, C,
+					 ldc);
 				for (int64_t i = 0; i < M; i++)
 					for (int64_t j = 0; j < N; j++) {
 						double r = 0.5 * ref_at(ta, tb, K, A, lda, B, ldb,
@@ -91,6 +96,259 @@ static void dgemm_matches(void **state)
 	}
 }
 
+
+/* ---- MatMul ------------------------------------------------------------------------------ */
+
+static void matmul_f32_case(int32_t ra, const int64_t *da, const float *a, int32_t rb,
+			    const int64_t *db, const float *b, int32_t ry, const int64_t *dy,
+			    const float *want)
+{
+	om_model *m;
+	om_node *n = nt_node(&m, "MatMul", 2, 1);
+	om_tensor ta = nt_tensor(OM_FLOAT, ra, da, a), tb = nt_tensor(OM_FLOAT, rb, db, b);
+	const om_tensor *in[] = {&ta, &tb};
+	om_tensor out[1];
+	assert_int_equal(nt_run(n, 13, in, out), OM_OK);
+	nt_check_f32(&out[0], ry, dy, want, 1e-6);
+	om_tensor_free(&out[0]);
+	om_model_free(m);
+}
+
+static void matmul_shapes(void **state)
+{
+	(void)state;
+	matmul_f32_case(2, (int64_t[]){2, 2}, (float[]){1, 2, 3, 4}, 2, (int64_t[]){2, 2},
+			(float[]){5, 6, 7, 8}, 2, (int64_t[]){2, 2}, (float[]){19, 22, 43, 50});
+	/* 1-D x 1-D: a scalar */
+	matmul_f32_case(1, (int64_t[]){3}, (float[]){1, 2, 3}, 1, (int64_t[]){3},
+			(float[]){4, 5, 6}, 0, NULL, (float[]){32});
+	/* 1-D x 3-D: the promoted 1 is removed again */
+	const float b3[] = {1, 2, 3, 4, 5, 6, 0, 1, 0, 1, 0, 1};
+	matmul_f32_case(1, (int64_t[]){2}, (float[]){1, 2}, 3, (int64_t[]){2, 2, 3}, b3, 2,
+			(int64_t[]){2, 3}, (float[]){9, 12, 15, 2, 1, 2});
+	/* 3-D x 1-D */
+	matmul_f32_case(3, (int64_t[]){2, 2, 3}, b3, 1, (int64_t[]){3}, (float[]){1, 0, -1}, 2,
+			(int64_t[]){2, 2}, (float[]){-2, -2, 0, 0});
+}
+
+/* batch broadcast against a plain loop: A [2,1,3,4] x B [3,4,5] -> [2,3,3,5], and the
+ * shared-B forms [2,3,4] x [4,5] and [2,3,4] x [1,4,5] */
+static void matmul_broadcast(void **state)
+{
+	(void)state;
+	float a[24 * 2], b[60];
+	uint32_t s = 7;
+	for (int i = 0; i < 48; i++)
+		a[i] = gen(&s);
+	for (int i = 0; i < 60; i++)
+		b[i] = gen(&s);
+	float want[2 * 3 * 3 * 5];
+	for (int p = 0; p < 2; p++)
+		for (int q = 0; q < 3; q++)
+			for (int i = 0; i < 3; i++)
+				for (int j = 0; j < 5; j++) {
+					double acc = 0;
+					for (int k = 0; k < 4; k++)
+						acc += (double)a[p * 12 + i * 4 + k] *
+						       b[q * 20 + k * 5 + j];
+					want[((p * 3 + q) * 3 + i) * 5 + j] = (float)acc;
+				}
+	matmul_f32_case(4, (int64_t[]){2, 1, 3, 4}, a, 3, (int64_t[]){3, 4, 5}, b, 4,
+			(int64_t[]){2, 3, 3, 5}, want);
+	float want2[2 * 3 * 5];
+	for (int p = 0; p < 2; p++)
+		for (int i = 0; i < 3; i++)
+			for (int j = 0; j < 5; j++) {
+				double acc = 0;
+				for (int k = 0; k < 4; k++)
+					acc += (double)a[p * 12 + i * 4 + k] * b[k * 5 + j];
+				want2[(p * 3 + i) * 5 + j] = (float)acc;
+			}
+	matmul_f32_case(3, (int64_t[]){2, 3, 4}, a, 2, (int64_t[]){4, 5}, b, 3,
+			(int64_t[]){2, 3, 5}, want2);
+	matmul_f32_case(3, (int64_t[]){2, 3, 4}, a, 3, (int64_t[]){1, 4, 5}, b, 3,
+			(int64_t[]){2, 3, 5}, want2);
+}
+
+static void matmul_types_and_errors(void **state)
+{
+	(void)state;
+	om_model *m;
+	om_node *n = nt_node(&m, "MatMul", 2, 1);
+	om_tensor out[1];
+	const int32_t ia[] = {1, 2}, ib[] = {3, -4};
+	om_tensor ta = nt_tensor(OM_INT32, 2, (int64_t[]){1, 2}, ia);
+	om_tensor tb = nt_tensor(OM_INT32, 2, (int64_t[]){2, 1}, ib);
+	const om_tensor *in[] = {&ta, &tb};
+	assert_int_equal(nt_run(n, 13, in, out), OM_OK);
+	assert_int_equal(out[0].dtype, OM_INT32);
+	assert_int_equal(((int32_t *)out[0].data)[0], -5);
+	om_tensor_free(&out[0]);
+	const uint16_t ha[] = {om_float_to_half(1.5f), om_float_to_half(2)};
+	const uint16_t hb[] = {om_float_to_half(4), om_float_to_half(-0.25f)};
+	ta = nt_tensor(OM_FLOAT16, 2, (int64_t[]){1, 2}, ha);
+	tb = nt_tensor(OM_FLOAT16, 2, (int64_t[]){2, 1}, hb);
+	assert_int_equal(nt_run(n, 13, in, out), OM_OK);
+	assert_int_equal(out[0].dtype, OM_FLOAT16);
+	assert_true(om_half_to_float(((uint16_t *)out[0].data)[0]) == 5.5f);
+	om_tensor_free(&out[0]);
+	/* inner dims differ; rank 0; mixed types */
+	const float f[6] = {0};
+	ta = nt_tensor(OM_FLOAT, 2, (int64_t[]){2, 3}, f);
+	tb = nt_tensor(OM_FLOAT, 2, (int64_t[]){2, 3}, f);
+	om_status st = {0};
+	assert_int_equal(om_eval_node(n, 13, in, out, &st), OM_ERR_INVALID_MODEL);
+	assert_string_equal(st.node, "n0");
+	tb = nt_tensor(OM_FLOAT, 0, NULL, f);
+	assert_int_equal(nt_run(n, 13, in, out), OM_ERR_INVALID_MODEL);
+	tb = nt_tensor(OM_DOUBLE, 2, (int64_t[]){3, 2}, f);
+	assert_int_equal(nt_run(n, 13, in, out), OM_ERR_INVALID_MODEL);
+	om_model_free(m);
+}
+
+/* Calls the MatMul kernel directly in fast or exact mode with OpenBLAS at `threads`. */
+static void matmul_direct(const om_node *n, const om_tensor *a, const om_tensor *b, om_tensor *y,
+			  int exact, int threads)
+{
+	openblas_set_num_threads(threads);
+	const om_op *op = om_op_find("", "MatMul", 13);
+	om_status st = {0};
+	const om_tensor *in[] = {a, b};
+	om_tensor *outs[] = {y};
+	om_ctx c = {.node = n, .opset = 13, .nin = 2, .nout = 1, .in = in, .out = outs,
+		    .st = &st, .exact = exact, .threads = threads};
+	memset(y->data, 0xff, y->nbytes);
+	assert_int_equal(op->kernel(&c), OM_OK);
+}
+
+/* exact: within tolerance of a double reference and the same bytes at 1 and 2 BLAS threads
+ * and run to run; fast: within tolerance */
+static void matmul_exact_mode(void **state)
+{
+	(void)state;
+	enum { B = 3, M = 37, K = 150, N = 70 };
+	float *a = malloc(sizeof(float) * B * M * K), *b = malloc(sizeof(float) * K * N);
+	uint32_t s = 11;
+	for (int i = 0; i < B * M * K; i++)
+		a[i] = gen(&s);
+	for (int i = 0; i < K * N; i++)
+		b[i] = gen(&s);
+	om_model *m;
+	om_node *n = nt_node(&m, "MatMul", 2, 1);
+	om_tensor ta = nt_tensor(OM_FLOAT, 3, (int64_t[]){B, M, K}, a);
+	om_tensor tb = nt_tensor(OM_FLOAT, 2, (int64_t[]){K, N}, b);
+	om_tensor y[3];
+	om_status st = {0};
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(om_tensor_alloc(&y[i], OM_FLOAT, 3, (int64_t[]){B, M, N}, &st),
+				 OM_OK);
+	matmul_direct(n, &ta, &tb, &y[0], 1, 1);
+	matmul_direct(n, &ta, &tb, &y[1], 1, 2);
+	assert_memory_equal(y[0].data, y[1].data, y[0].nbytes);
+	matmul_direct(n, &ta, &tb, &y[1], 1, 1);
+	assert_memory_equal(y[0].data, y[1].data, y[0].nbytes);
+	for (int exact = 0; exact < 2; exact++) {
+		matmul_direct(n, &ta, &tb, &y[2], exact, 2);
+		const float *yy = y[2].data;
+		for (int p = 0; p < B * M; p++)
+			for (int j = 0; j < N; j++) {
+				const double r = ref_at(false, false, K, a + p * K, K, b, N, 0, j);
+				assert_true(fabs(yy[p * N + j] - r) < 1e-5 * (1 + fabs(r)));
+			}
+	}
+	for (int i = 0; i < 3; i++)
+		om_tensor_free(&y[i]);
+	openblas_set_num_threads(1);
+	om_model_free(m);
+	free(a), free(b);
+}
+
+/* ---- Gemm -------------------------------------------------------------------------------- */
+
+/* A = [[1,2,3],[4,5,6]] (2x3), B = [[1,0],[0,1],[1,1]] (3x2): A B = [[4,5],[10,11]] */
+static const float ga[] = {1, 2, 3, 4, 5, 6}, gat[] = {1, 4, 2, 5, 3, 6};
+static const float gb[] = {1, 0, 0, 1, 1, 1}, gbt[] = {1, 0, 1, 0, 1, 1};
+
+static void gemm_case(int ta, int tb, float alpha, float beta, int32_t rc, const int64_t *dc,
+		      const float *cv, om_kind want_rc, const float *want)
+{
+	om_model *m;
+	om_node *n = nt_node(&m, "Gemm", cv ? 3 : 2, 1);
+	nt_int(n, "transA", ta);
+	nt_int(n, "transB", tb);
+	nt_float(n, "alpha", alpha);
+	nt_float(n, "beta", beta);
+	om_tensor a = nt_tensor(OM_FLOAT, 2, ta ? (int64_t[]){3, 2} : (int64_t[]){2, 3},
+				ta ? gat : ga);
+	om_tensor b = nt_tensor(OM_FLOAT, 2, tb ? (int64_t[]){2, 3} : (int64_t[]){3, 2},
+				tb ? gbt : gb);
+	om_tensor c = nt_tensor(OM_FLOAT, rc, dc, cv);
+	const om_tensor *in[] = {&a, &b, &c};
+	om_tensor out[1];
+	assert_int_equal(nt_run(n, 13, in, out), want_rc);
+	if (!want_rc) {
+		nt_check_f32(&out[0], 2, (int64_t[]){2, 2}, want, 1e-6);
+		om_tensor_free(&out[0]);
+	}
+	om_model_free(m);
+}
+
+static void gemm_forms(void **state)
+{
+	(void)state;
+	gemm_case(0, 0, 1, 1, 0, NULL, NULL, OM_OK, (float[]){4, 5, 10, 11});
+	gemm_case(1, 0, 1, 1, 0, NULL, NULL, OM_OK, (float[]){4, 5, 10, 11});
+	gemm_case(0, 1, 1, 1, 0, NULL, NULL, OM_OK, (float[]){4, 5, 10, 11});
+	gemm_case(1, 1, 0.5f, 1, 0, NULL, NULL, OM_OK, (float[]){2, 2.5f, 5, 5.5f});
+	/* C broadcasts: scalar, [N], [M, 1], [M, N] */
+	gemm_case(0, 0, 1, 2, 0, NULL, (float[]){1}, OM_OK, (float[]){6, 7, 12, 13});
+	gemm_case(0, 0, 1, 1, 1, (int64_t[]){2}, (float[]){1, -1}, OM_OK,
+		  (float[]){5, 4, 11, 10});
+	gemm_case(0, 0, 2, -1, 2, (int64_t[]){2, 1}, (float[]){1, -1}, OM_OK,
+		  (float[]){7, 9, 21, 23});
+	gemm_case(0, 0, 1, 0.5f, 2, (int64_t[]){2, 2}, (float[]){2, 4, 6, 8}, OM_OK,
+		  (float[]){5, 7, 13, 15});
+	/* beta 0 ignores C, even NaN */
+	gemm_case(0, 0, 1, 0, 1, (int64_t[]){1}, (float[]){NAN}, OM_OK, (float[]){4, 5, 10, 11});
+	/* C that does not broadcast */
+	gemm_case(0, 0, 1, 1, 1, (int64_t[]){3}, (float[]){1, 2, 3}, OM_ERR_INVALID_MODEL, NULL);
+	gemm_case(0, 0, 1, 1, 2, (int64_t[]){3, 2}, (float[]){1, 2, 3, 4, 5, 6},
+		  OM_ERR_INVALID_MODEL, NULL);
+}
+
+static void gemm_types(void **state)
+{
+	(void)state;
+	om_model *m;
+	om_node *n = nt_node(&m, "Gemm", 3, 1);
+	om_tensor out[1];
+	const double da[] = {1, 2}, db[] = {3, 4}, dc[] = {0.5};
+	om_tensor a = nt_tensor(OM_DOUBLE, 2, (int64_t[]){1, 2}, da);
+	om_tensor b = nt_tensor(OM_DOUBLE, 2, (int64_t[]){2, 1}, db);
+	om_tensor c = nt_tensor(OM_DOUBLE, 1, (int64_t[]){1}, dc);
+	const om_tensor *in[] = {&a, &b, &c};
+	assert_int_equal(nt_run(n, 13, in, out), OM_OK);
+	assert_true(((double *)out[0].data)[0] == 11.5);
+	om_tensor_free(&out[0]);
+	const int64_t ia[] = {1, 2}, ib[] = {3, 4}, ic[] = {-20};
+	a = nt_tensor(OM_INT64, 2, (int64_t[]){1, 2}, ia);
+	b = nt_tensor(OM_INT64, 2, (int64_t[]){2, 1}, ib);
+	c = nt_tensor(OM_INT64, 1, (int64_t[]){1}, ic);
+	assert_int_equal(nt_run(n, 13, in, out), OM_OK);
+	assert_int_equal(((int64_t *)out[0].data)[0], -9);
+	om_tensor_free(&out[0]);
+	const uint16_t ba[] = {om_float_to_bf16(2), om_float_to_bf16(3)};
+	const uint16_t bb[] = {om_float_to_bf16(0.5f), om_float_to_bf16(1)};
+	const uint16_t bc[] = {om_float_to_bf16(1)};
+	a = nt_tensor(OM_BFLOAT16, 2, (int64_t[]){1, 2}, ba);
+	b = nt_tensor(OM_BFLOAT16, 2, (int64_t[]){2, 1}, bb);
+	c = nt_tensor(OM_BFLOAT16, 0, NULL, bc);
+	assert_int_equal(nt_run(n, 13, in, out), OM_OK);
+	assert_true(om_bf16_to_float(((uint16_t *)out[0].data)[0]) == 5.0f);
+	om_tensor_free(&out[0]);
+	om_model_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -98,6 +356,12 @@ int main(void)
 		cmocka_unit_test(sgemm_beta_zero_ignores_c),
 		cmocka_unit_test(sgemm_exact_order),
 		cmocka_unit_test(dgemm_matches),
+		cmocka_unit_test(matmul_shapes),
+		cmocka_unit_test(matmul_broadcast),
+		cmocka_unit_test(matmul_types_and_errors),
+		cmocka_unit_test(matmul_exact_mode),
+		cmocka_unit_test(gemm_forms),
+		cmocka_unit_test(gemm_types),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
