@@ -1,4 +1,426 @@
-/* ops_conv.c — not written yet: the table is empty. */
-#include "op.h"
+/* ops_conv.c — Conv and ConvTranspose on float32 (float16/bfloat16 through conversion):
+ * im2col + GEMM, GEMM straight on the input for 1x1 stride-1 unpadded kernels, and a direct
+ * loop for depthwise (one input channel per group) convolutions of one or two spatial axes. */
+#include <stdlib.h>
+#include <string.h>
 
-const om_op_table om_ops_conv = {NULL, 0};
+#include <cblas.h>
+
+#include "f32_bridge.h"
+#include "im2col.h"
+
+/* ---- GEMM (row-major), until exec/gemm.h lands ------------------------------------------ */
+
+static void sgemm(int exact, bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha,
+		  const float *A, int64_t lda, const float *B, int64_t ldb, float beta, float *C,
+		  int64_t ldc)
+{
+	if (!exact && M <= INT32_MAX && N <= INT32_MAX && K <= INT32_MAX && lda <= INT32_MAX &&
+	    ldb <= INT32_MAX && ldc <= INT32_MAX) {
+		cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans,
+			    tb ? CblasTrans : CblasNoTrans, (int)M, (int)N, (int)K, alpha, A, (int)lda,
+			    B, (int)ldb, beta, C, (int)ldc);
+		return;
+	}
+	/* fixed order: every C[i][j] sums k = 0..K-1 in turn */
+	for (int64_t i = 0; i < M; i++) {
+		float *c = C + i * ldc;
+		for (int64_t j = 0; j < N; j++)
+			c[j] = beta == 0 ? 0 : beta * c[j];
+		for (int64_t k = 0; k < K; k++) {
+			float a = alpha * (ta ? A[k * lda + i] : A[i * lda + k]);
+			if (tb)
+				for (int64_t j = 0; j < N; j++)
+					c[j] += a * B[j * ldb + k];
+			else
+				for (int64_t j = 0; j < N; j++)
+					c[j] += a * B[k * ldb + j];
+		}
+	}
+}
+
+/* ---- geometry ------------------------------------------------------------------------------ */
+
+typedef struct conv_geo {
+	int64_t N, C, M, group;
+	om_spatial sp;
+} conv_geo;
+
+static bool float_like(int32_t t)
+{
+	return t == OM_FLOAT || om_f32_bridged(t, false);
+}
+
+/* Checks X, W, B shared by both ops; M_per_W is W's dim holding output channels. */
+static om_kind conv_common(om_ctx *c, conv_geo *g, const int64_t **kernel)
+{
+	const om_tensor *X = c->in[0], *W = c->nin > 1 ? c->in[1] : NULL;
+	if (!X || !W)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "needs inputs X and W");
+	if (X->rank < 3 || X->rank > OM_MAX_RANK || W->rank != X->rank)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"X (rank %d) and W (rank %d) must have the same rank >= 3", X->rank,
+				W->rank);
+	if (!float_like(X->dtype) || W->dtype != X->dtype)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"X and W must be the same float type (%s, %s)",
+				om_dtype_name(X->dtype), om_dtype_name(W->dtype));
+	g->group = om_attr_int(c->node, "group", 1);
+	if (g->group < 1)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "group %lld < 1",
+				(long long)g->group);
+	g->N = X->dims[0];
+	g->C = X->dims[1];
+	int32_t n = X->rank - 2;
+	om_kind rc = om_spatial_kernel_attr(c, n, kernel);
+	if (rc)
+		return rc;
+	for (int32_t i = 0; i < n; i++)
+		if (*kernel && (*kernel)[i] != W->dims[i + 2])
+			return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+					"kernel_shape[%d] = %lld but W has %lld", i,
+					(long long)(*kernel)[i], (long long)W->dims[i + 2]);
+	*kernel = W->dims + 2;
+	if (g->C % g->group)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"%lld channels do not split into %lld groups", (long long)g->C,
+				(long long)g->group);
+	return OM_OK;
+}
+
+static om_kind check_bias(om_ctx *c, const conv_geo *g)
+{
+	const om_tensor *B = c->nin > 2 ? c->in[2] : NULL;
+	if (B && (B->rank != 1 || B->dims[0] != g->M || B->dtype != c->in[0]->dtype))
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"B must be a vector of %lld %s", (long long)g->M,
+				om_dtype_name(c->in[0]->dtype));
+	return OM_OK;
+}
+
+static om_kind conv_geometry(om_ctx *c, conv_geo *g)
+{
+	const int64_t *kernel;
+	om_kind rc = conv_common(c, g, &kernel);
+	if (rc)
+		return rc;
+	const om_tensor *X = c->in[0], *W = c->in[1];
+	g->M = W->dims[0];
+	if (W->dims[1] * g->group != g->C || g->M % g->group)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"W %lld x %lld does not fit %lld channels in %lld groups",
+				(long long)W->dims[0], (long long)W->dims[1], (long long)g->C,
+				(long long)g->group);
+	rc = om_spatial_forward(c, X->rank - 2, X->dims + 2, kernel, 0, &g->sp);
+	return rc ? rc : check_bias(c, g);
+}
+
+static void set_output(om_ctx *c, const conv_geo *g)
+{
+	int64_t d[OM_MAX_RANK] = {g->N, g->M};
+	for (int32_t i = 0; i < g->sp.n; i++)
+		d[i + 2] = g->sp.out[i];
+	om_set_shape(c->out[0], c->in[0]->dtype, g->sp.n + 2, d);
+}
+
+static int64_t prod(const int64_t *d, int32_t n)
+{
+	int64_t p = 1;
+	for (int32_t i = 0; i < n; i++)
+		p *= d[i];
+	return p;
+}
+
+/* ---- Conv ------------------------------------------------------------------------------------ */
+
+static om_kind conv_infer(om_ctx *c)
+{
+	conv_geo g;
+	om_kind rc = conv_geometry(c, &g);
+	if (rc)
+		return rc;
+	set_output(c, &g);
+	return OM_OK;
+}
+
+/* One or two spatial axes seen as two. */
+typedef struct plane {
+	int64_t H, W, OH, OW, kh, kw, sh, sw, dh, dw, ph, pw;
+} plane;
+
+static plane as_plane(const om_spatial *sp)
+{
+	int32_t a = sp->n - 2; /* -1 for 1-D */
+	plane p = {1, sp->in[sp->n - 1], 1, sp->out[sp->n - 1], 1, sp->k[sp->n - 1], 1,
+		   sp->stride[sp->n - 1], 1, sp->dil[sp->n - 1], 0, sp->pb[sp->n - 1]};
+	if (a == 0) {
+		p.H = sp->in[0], p.OH = sp->out[0], p.kh = sp->k[0];
+		p.sh = sp->stride[0], p.dh = sp->dil[0], p.ph = sp->pb[0];
+	}
+	return p;
+}
+
+/* [lo, hi): output columns ow with 0 <= ow * s + off < W. */
+static void col_range(const plane *p, int64_t off, int64_t *lo, int64_t *hi)
+{
+	int64_t l = off >= 0 ? 0 : (-off + p->sw - 1) / p->sw;
+	int64_t h = p->W - 1 - off < 0 ? 0 : (p->W - 1 - off) / p->sw + 1;
+	*hi = h > p->OW ? p->OW : h;
+	*lo = l > *hi ? *hi : l;
+}
+
+/* Depthwise: output channel m reads input channel m / (M / group) only. Every output sums its
+ * taps in (kh, kw) order, then adds the bias: the same in fast and exact mode. */
+static void depthwise(const conv_geo *g, const float *x, const float *w, const float *b,
+		      float *y)
+{
+	const plane p = as_plane(&g->sp);
+	int64_t Mg = g->M / g->group;
+	for (int64_t n = 0; n < g->N; n++)
+		for (int64_t m = 0; m < g->M; m++) {
+			const float *xc = x + (n * g->C + m / Mg) * p.H * p.W;
+			const float *wm = w + m * p.kh * p.kw;
+			float *ym = y + (n * g->M + m) * p.OH * p.OW;
+			for (int64_t oh = 0; oh < p.OH; oh++) {
+				float *restrict yr = ym + oh * p.OW;
+				memset(yr, 0, sizeof(float) * (size_t)p.OW);
+				for (int64_t i = 0; i < p.kh; i++) {
+					int64_t ih = oh * p.sh - p.ph + i * p.dh;
+					if (ih < 0 || ih >= p.H)
+						continue;
+					const float *restrict xr = xc + ih * p.W;
+					for (int64_t j = 0; j < p.kw; j++) {
+						float wv = wm[i * p.kw + j];
+						int64_t off = j * p.dw - p.pw, lo, hi;
+						col_range(&p, off, &lo, &hi);
+						if (p.sw == 1)
+							for (int64_t ow = lo; ow < hi; ow++)
+								yr[ow] += wv * xr[ow + off];
+						else
+							for (int64_t ow = lo; ow < hi; ow++)
+								yr[ow] += wv * xr[ow * p.sw + off];
+					}
+				}
+				if (b)
+					for (int64_t ow = 0; ow < p.OW; ow++)
+						yr[ow] += b[m];
+			}
+		}
+}
+
+static void add_bias(float *y, const float *b, int64_t N, int64_t M, int64_t P)
+{
+	for (int64_t n = 0; n < N; n++)
+		for (int64_t m = 0; m < M; m++) {
+			float *r = y + (n * M + m) * P;
+			for (int64_t p = 0; p < P; p++)
+				r[p] += b[m];
+		}
+}
+
+enum { COL_BUDGET = 1 << 22 }; /* floats in one im2col chunk (16 MiB) */
+
+static bool pointwise(const om_spatial *sp)
+{
+	for (int32_t i = 0; i < sp->n; i++)
+		if (sp->k[i] != 1 || sp->stride[i] != 1 || sp->pb[i] || sp->pe[i])
+			return false;
+	return true;
+}
+
+static om_kind conv_f32(om_ctx *c)
+{
+	conv_geo g;
+	om_kind rc = conv_geometry(c, &g);
+	if (rc)
+		return rc;
+	const float *x = c->in[0]->data, *w = c->in[1]->data;
+	const float *b = c->nin > 2 && c->in[2] ? c->in[2]->data : NULL;
+	float *y = c->out[0]->data;
+	const om_spatial *sp = &g.sp;
+	int32_t last = sp->n - 1;
+	int64_t P = prod(sp->out, sp->n), Pin = prod(sp->in, sp->n), K = prod(sp->k, sp->n);
+	int64_t Cg = g.C / g.group, Mg = g.M / g.group, Kg = Cg * K;
+	if (g.N == 0 || g.M == 0 || P == 0)
+		return OM_OK;
+	if (Cg == 1 && g.group > 1 && sp->n <= 2) {
+		depthwise(&g, x, w, b, y);
+		return OM_OK;
+	}
+	if (Kg == 0) {
+		memset(y, 0, sizeof(float) * (size_t)(g.N * g.M * P));
+	} else if (pointwise(sp)) {
+		for (int64_t n = 0; n < g.N; n++)
+			for (int64_t gi = 0; gi < g.group; gi++)
+				sgemm(c->exact, false, false, Mg, P, Kg, 1, w + gi * Mg * Kg, Kg,
+				      x + (n * g.C + gi * Cg) * Pin, Pin, 0,
+				      y + (n * g.M + gi * Mg) * P, P);
+	} else {
+		int64_t OL = sp->out[last], lead = P / OL;
+		int64_t rows = COL_BUDGET / (Kg * OL);
+		if (rows < 1)
+			rows = 1;
+		if (rows > lead)
+			rows = lead;
+		int64_t ncol;
+		float *col = NULL;
+		if (!__builtin_mul_overflow(Kg * rows, OL, &ncol) && ncol < INT64_MAX / 8)
+			col = malloc(sizeof(float) * (size_t)ncol);
+		if (!col)
+			return om_error(c->st, OM_ERR_NOMEM, c->node, "im2col buffer");
+		for (int64_t n = 0; n < g.N; n++)
+			for (int64_t gi = 0; gi < g.group; gi++)
+				for (int64_t q0 = 0; q0 < lead; q0 += rows) {
+					int64_t q1 = q0 + rows > lead ? lead : q0 + rows;
+					om_im2col(x + (n * g.C + gi * Cg) * Pin, Cg, sp, q0, q1, col);
+					sgemm(c->exact, false, false, Mg, (q1 - q0) * OL, Kg, 1,
+					      w + gi * Mg * Kg, Kg, col, (q1 - q0) * OL, 0,
+					      y + (n * g.M + gi * Mg) * P + q0 * OL, P);
+				}
+		free(col);
+	}
+	if (b)
+		add_bias(y, b, g.N, g.M, P);
+	return OM_OK;
+}
+
+static om_kind conv_kernel(om_ctx *c)
+{
+	if (c->in[0]->dtype != OM_FLOAT)
+		return om_run_as_f32(c, conv_f32, false);
+	return conv_f32(c);
+}
+
+/* ---- ConvTranspose ---------------------------------------------------------------------------- */
+
+static om_kind convt_geometry(om_ctx *c, conv_geo *g)
+{
+	const int64_t *kernel;
+	om_kind rc = conv_common(c, g, &kernel);
+	if (rc)
+		return rc;
+	const om_tensor *X = c->in[0], *W = c->in[1];
+	if (W->dims[0] != g->C)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"W has %lld input channels, X %lld", (long long)W->dims[0],
+				(long long)g->C);
+	g->M = W->dims[1] * g->group;
+	om_spatial *sp = &g->sp;
+	memset(sp, 0, sizeof *sp);
+	int32_t n = sp->n = X->rank - 2;
+	for (int32_t i = 0; i < n; i++) {
+		if (kernel[i] < 1 || kernel[i] > OM_SP_LIMIT)
+			return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+					"kernel extent %lld is out of range", (long long)kernel[i]);
+		sp->in[i] = X->dims[i + 2];
+		sp->k[i] = kernel[i];
+	}
+	if ((rc = om_spatial_strides(c, sp)))
+		return rc;
+	int64_t cnt_op, cnt_os, cnt_p;
+	const int64_t *opad = om_attr_ints(c->node, "output_padding", &cnt_op);
+	const int64_t *oshape = om_attr_ints(c->node, "output_shape", &cnt_os);
+	const int64_t *pads = om_attr_ints(c->node, "pads", &cnt_p);
+	if ((opad && cnt_op != n) || (oshape && cnt_os != n && cnt_os != n + 2) ||
+	    (pads && cnt_p != 2 * n))
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"output_padding, output_shape or pads has the wrong length");
+	if (oshape)
+		oshape += cnt_os - n;
+	const char *ap = om_attr_string(c->node, "auto_pad", "NOTSET");
+	int upper = !strcmp(ap, "SAME_UPPER"), lower = !strcmp(ap, "SAME_LOWER");
+	int valid = !strcmp(ap, "VALID");
+	if (!upper && !lower && !valid && strcmp(ap, "NOTSET") && ap[0])
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "unknown auto_pad '%s'", ap);
+	for (int32_t i = 0; i < n; i++) {
+		int64_t op = opad ? opad[i] : 0;
+		int64_t pb = pads && !valid && !upper && !lower ? pads[i] : 0;
+		int64_t pe = pads && !valid && !upper && !lower ? pads[i + n] : 0;
+		if (op < 0 || op > OM_SP_LIMIT || pb < 0 || pb > OM_SP_LIMIT || pe < 0 ||
+		    pe > OM_SP_LIMIT || sp->in[i] > OM_SP_LIMIT * 4)
+			return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+					"output_padding or pads out of range on axis %d", i);
+		int64_t full = sp->stride[i] * (sp->in[i] - 1) + op + (sp->k[i] - 1) * sp->dil[i] + 1;
+		if (sp->in[i] == 0)
+			full = 0;
+		int64_t out;
+		if (oshape || upper || lower) {
+			out = oshape ? oshape[i] : sp->in[i] * sp->stride[i];
+			if (out < 0 || out > OM_SP_LIMIT * 4)
+				return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+						"output_shape[%d] = %lld is out of range", i,
+						(long long)out);
+			int64_t total = full - out > 0 ? full - out : 0;
+			pb = upper ? total / 2 : total - total / 2;
+			pe = total - pb;
+		} else {
+			out = full - pb - pe;
+			if (out < 0)
+				return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+						"pads exceed the output on axis %d", i);
+		}
+		sp->pb[i] = pb, sp->pe[i] = pe, sp->out[i] = out;
+	}
+	return check_bias(c, g);
+}
+
+static om_kind convt_infer(om_ctx *c)
+{
+	conv_geo g;
+	om_kind rc = convt_geometry(c, &g);
+	if (rc)
+		return rc;
+	set_output(c, &g);
+	return OM_OK;
+}
+
+/* Per group: columns (Mg * K) x Pin = W_g^T x X_g, then folded into the image; bias last. */
+static om_kind convt_f32(om_ctx *c)
+{
+	conv_geo g;
+	om_kind rc = convt_geometry(c, &g);
+	if (rc)
+		return rc;
+	const float *x = c->in[0]->data, *w = c->in[1]->data;
+	const float *b = c->nin > 2 && c->in[2] ? c->in[2]->data : NULL;
+	float *y = c->out[0]->data;
+	const om_spatial *sp = &g.sp;
+	int64_t P = prod(sp->out, sp->n), Pin = prod(sp->in, sp->n), K = prod(sp->k, sp->n);
+	int64_t Cg = g.C / g.group, Mg = g.M / g.group;
+	if (g.N == 0 || g.M == 0 || P == 0)
+		return OM_OK;
+	memset(y, 0, sizeof(float) * (size_t)(g.N * g.M * P));
+	if (Cg > 0 && Pin > 0) {
+		int64_t ncol;
+		float *col = NULL;
+		if (!__builtin_mul_overflow(Mg * K, Pin, &ncol) && ncol < INT64_MAX / 8)
+			col = malloc(sizeof(float) * (size_t)ncol);
+		if (!col)
+			return om_error(c->st, OM_ERR_NOMEM, c->node, "column buffer");
+		for (int64_t n = 0; n < g.N; n++)
+			for (int64_t gi = 0; gi < g.group; gi++) {
+				sgemm(c->exact, true, false, Mg * K, Pin, Cg, 1,
+				      w + gi * Cg * Mg * K, Mg * K, x + (n * g.C + gi * Cg) * Pin,
+				      Pin, 0, col, Pin);
+				om_col2im_add(col, Mg, sp, y + (n * g.M + gi * Mg) * P);
+			}
+		free(col);
+	}
+	if (b)
+		add_bias(y, b, g.N, g.M, P);
+	return OM_OK;
+}
+
+static om_kind convt_kernel(om_ctx *c)
+{
+	if (c->in[0]->dtype != OM_FLOAT)
+		return om_run_as_f32(c, convt_f32, false);
+	return convt_f32(c);
+}
+
+static const om_op rows[] = {
+	{"Conv", "", 1, conv_infer, conv_kernel, OM_OP_EXACT},
+	{"ConvTranspose", "", 1, convt_infer, convt_kernel, OM_OP_EXACT},
+};
+
+const om_op_table om_ops_conv = OM_TABLE(rows);
