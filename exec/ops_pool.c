@@ -1,4 +1,290 @@
-/* ops_pool.c — not written yet: the table is empty. */
-#include "op.h"
+/* ops_pool.c — MaxPool (with Indices), AveragePool, LpPool and their Global forms on float32
+ * (float16/bfloat16, and int8/uint8 for MaxPool, through conversion). Up to three spatial axes;
+ * every window is read in a fixed order, so the kernels are exact. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
-const om_op_table om_ops_pool = {NULL, 0};
+#include "f32_bridge.h"
+#include "spatial.h"
+
+enum pool_kind { POOL_MAX, POOL_AVG, POOL_LP };
+
+static bool pool_type_ok(int32_t t, enum pool_kind kind)
+{
+	return t == OM_FLOAT || om_f32_bridged(t, kind == POOL_MAX);
+}
+
+static om_kind check_input(om_ctx *c, enum pool_kind kind, int32_t min_rank)
+{
+	const om_tensor *X = c->in[0];
+	if (!X)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "needs input X");
+	if (X->rank < min_rank)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"X has rank %d, needs at least %d", X->rank, min_rank);
+	if (!pool_type_ok(X->dtype, kind))
+		return om_error(c->st, OM_ERR_UNSUPPORTED, c->node, "X of type %s",
+				om_dtype_name(X->dtype));
+	return OM_OK;
+}
+
+static enum pool_kind kind_of(const om_node *n)
+{
+	const char *op = n->op;
+	if (strstr(op, "MaxPool"))
+		return POOL_MAX;
+	return strstr(op, "AveragePool") ? POOL_AVG : POOL_LP;
+}
+
+/* ---- windowed pools ------------------------------------------------------------------------ */
+
+static om_kind pool_geometry(om_ctx *c, om_spatial *sp)
+{
+	enum pool_kind kind = kind_of(c->node);
+	om_kind rc = check_input(c, kind, 3);
+	if (rc)
+		return rc;
+	const om_tensor *X = c->in[0];
+	int32_t n = X->rank - 2;
+	if (n > 3)
+		return om_error(c->st, OM_ERR_UNSUPPORTED, c->node, "%d spatial axes", n);
+	const int64_t *kernel;
+	if ((rc = om_spatial_kernel_attr(c, n, &kernel)))
+		return rc;
+	if (!kernel)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "kernel_shape is required");
+	int64_t ceil_mode = om_attr_int(c->node, "ceil_mode", 0);
+	if ((rc = om_spatial_forward(c, n, X->dims + 2, kernel, ceil_mode != 0, sp)))
+		return rc;
+	int64_t so = om_attr_int(c->node, "storage_order", 0);
+	if (so != 0 && so != 1)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "storage_order %lld",
+				(long long)so);
+	if (kind == POOL_LP && om_attr_int(c->node, "p", 2) < 1)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "p must be >= 1");
+	return OM_OK;
+}
+
+static om_kind pool_infer(om_ctx *c)
+{
+	om_spatial sp;
+	om_kind rc = pool_geometry(c, &sp);
+	if (rc)
+		return rc;
+	const om_tensor *X = c->in[0];
+	int64_t d[OM_MAX_RANK] = {X->dims[0], X->dims[1]};
+	for (int32_t i = 0; i < sp.n; i++)
+		d[i + 2] = sp.out[i];
+	om_set_shape(c->out[0], X->dtype, X->rank, d);
+	if (c->nout > 1 && c->out[1]) {
+		if (kind_of(c->node) != POOL_MAX)
+			return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "only one output");
+		om_set_shape(c->out[1], OM_INT64, X->rank, d);
+	}
+	return OM_OK;
+}
+
+/* Per spatial axis (three, leading ones of extent 1 when fewer) and output index: the taps
+ * inside the input [lo, hi) and the taps inside the padded input (count_include_pad). */
+typedef struct axis_taps {
+	int64_t *lo, *hi, *padded, *start;
+} axis_taps;
+
+typedef struct pool3 {
+	int64_t in[3], out[3], dil[3];
+	axis_taps t[3];
+	int64_t *buf;
+} pool3;
+
+static om_kind pool3_init(om_ctx *c, const om_spatial *sp, pool3 *g)
+{
+	int32_t sh = 3 - sp->n;
+	int64_t total = 0;
+	for (int32_t a = 0; a < 3; a++) {
+		g->in[a] = a < sh ? 1 : sp->in[a - sh];
+		g->out[a] = a < sh ? 1 : sp->out[a - sh];
+		g->dil[a] = a < sh ? 1 : sp->dil[a - sh];
+		total += g->out[a];
+	}
+	g->buf = malloc(sizeof(int64_t) * (size_t)(4 * total + 1));
+	if (!g->buf)
+		return om_error(c->st, OM_ERR_NOMEM, c->node, "pool tables");
+	int64_t *p = g->buf;
+	for (int32_t a = 0; a < 3; a++) {
+		axis_taps *t = &g->t[a];
+		t->lo = p, t->hi = p + g->out[a], t->padded = p + 2 * g->out[a];
+		t->start = p + 3 * g->out[a];
+		p += 4 * g->out[a];
+		int64_t k = a < sh ? 1 : sp->k[a - sh], s = a < sh ? 1 : sp->stride[a - sh];
+		int64_t pb = a < sh ? 0 : sp->pb[a - sh], pe = a < sh ? 0 : sp->pe[a - sh];
+		int64_t d = g->dil[a], in = g->in[a];
+		for (int64_t o = 0; o < g->out[a]; o++) {
+			int64_t st = o * s - pb;
+			int64_t lo = st >= 0 ? 0 : (-st + d - 1) / d;
+			int64_t hi = in - 1 - st < 0 ? 0 : (in - 1 - st) / d + 1;
+			int64_t hp = in + pe - 1 - st < 0 ? 0 : (in + pe - 1 - st) / d + 1;
+			t->hi[o] = hi > k ? k : hi;
+			t->lo[o] = lo > t->hi[o] ? t->hi[o] : lo;
+			t->padded[o] = hp > k ? k : hp;
+			t->start[o] = st;
+		}
+	}
+	return OM_OK;
+}
+
+typedef struct pool_args {
+	enum pool_kind kind;
+	int include_pad, col_major;
+	int64_t p;
+} pool_args;
+
+/* One image: x is in[0] x in[1] x in[2], y is out[0] x out[1] x out[2]. `ind` (may be NULL)
+ * gets flat input indices offset by ibase. */
+static void pool_image(const pool3 *g, const pool_args *pa, const float *x, float *y,
+		       int64_t *ind, int64_t ibase)
+{
+	const axis_taps *T = g->t;
+	int64_t H = g->in[1], W = g->in[2];
+	for (int64_t od = 0; od < g->out[0]; od++)
+		for (int64_t oh = 0; oh < g->out[1]; oh++)
+			for (int64_t ow = 0; ow < g->out[2]; ow++, y++) {
+				float acc = pa->kind == POOL_MAX ? -INFINITY : 0;
+				int64_t best = -1;
+				for (int64_t td = T[0].lo[od]; td < T[0].hi[od]; td++) {
+					int64_t id = T[0].start[od] + td * g->dil[0];
+					for (int64_t th = T[1].lo[oh]; th < T[1].hi[oh]; th++) {
+						int64_t ih = T[1].start[oh] + th * g->dil[1];
+						const float *xr = x + (id * H + ih) * W;
+						for (int64_t tw = T[2].lo[ow]; tw < T[2].hi[ow]; tw++) {
+							int64_t iw = T[2].start[ow] + tw * g->dil[2];
+							float v = xr[iw];
+							if (pa->kind == POOL_AVG)
+								acc += v;
+							else if (pa->kind == POOL_LP)
+								acc += pa->p == 1 ? fabsf(v)
+								       : pa->p == 2 ? v * v
+								       : powf(fabsf(v), (float)pa->p);
+							else if (best < 0 || v > acc ||
+								 (isnan(v) && !isnan(acc))) {
+								acc = v;
+								best = pa->col_major
+									       ? id + (ih + iw * H) * g->in[0]
+									       : (id * H + ih) * W + iw;
+							}
+						}
+					}
+				}
+				if (pa->kind == POOL_AVG) {
+					int64_t cnt = pa->include_pad
+							      ? T[0].padded[od] * T[1].padded[oh] *
+									T[2].padded[ow]
+							      : (T[0].hi[od] - T[0].lo[od]) *
+									(T[1].hi[oh] - T[1].lo[oh]) *
+									(T[2].hi[ow] - T[2].lo[ow]);
+					acc = acc / (float)cnt;
+				} else if (pa->kind == POOL_LP) {
+					acc = pa->p == 1 ? acc
+					      : pa->p == 2 ? sqrtf(acc)
+					      : powf(acc, 1.0f / (float)pa->p);
+				}
+				*y = acc;
+				if (ind)
+					*ind++ = best < 0 ? -1 : ibase + best;
+			}
+}
+
+static om_kind pool_f32(om_ctx *c)
+{
+	om_spatial sp;
+	om_kind rc = pool_geometry(c, &sp);
+	if (rc)
+		return rc;
+	pool3 g;
+	if ((rc = pool3_init(c, &sp, &g)))
+		return rc;
+	pool_args pa = {kind_of(c->node), (int)om_attr_int(c->node, "count_include_pad", 0),
+			(int)om_attr_int(c->node, "storage_order", 0), om_attr_int(c->node, "p", 2)};
+	const om_tensor *X = c->in[0];
+	int64_t NC = X->dims[0] * X->dims[1];
+	int64_t isz = g.in[0] * g.in[1] * g.in[2], osz = g.out[0] * g.out[1] * g.out[2];
+	int64_t *ind = c->nout > 1 && c->out[1] ? c->out[1]->data : NULL;
+	for (int64_t i = 0; i < NC; i++)
+		pool_image(&g, &pa, (const float *)X->data + i * isz,
+			   (float *)c->out[0]->data + i * osz, ind ? ind + i * osz : NULL, i * isz);
+	free(g.buf);
+	return OM_OK;
+}
+
+static om_kind pool_kernel(om_ctx *c)
+{
+	if (c->in[0]->dtype != OM_FLOAT)
+		return om_run_as_f32(c, pool_f32, true);
+	return pool_f32(c);
+}
+
+/* ---- global pools -------------------------------------------------------------------------- */
+
+static om_kind global_infer(om_ctx *c)
+{
+	om_kind rc = check_input(c, kind_of(c->node), 2);
+	if (rc)
+		return rc;
+	const om_tensor *X = c->in[0];
+	int64_t d[OM_MAX_RANK];
+	for (int32_t i = 0; i < X->rank; i++)
+		d[i] = i < 2 ? X->dims[i] : 1;
+	om_set_shape(c->out[0], X->dtype, X->rank, d);
+	if (kind_of(c->node) == POOL_LP && om_attr_int(c->node, "p", 2) < 1)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "p must be >= 1");
+	return OM_OK;
+}
+
+static om_kind global_f32(om_ctx *c)
+{
+	om_kind rc = global_infer(c);
+	if (rc)
+		return rc;
+	const om_tensor *X = c->in[0];
+	enum pool_kind kind = kind_of(c->node);
+	int64_t p = om_attr_int(c->node, "p", 2);
+	int64_t NC = X->dims[0] * X->dims[1], S = om_shape_numel(X->rank - 2, X->dims + 2);
+	const float *x = X->data;
+	float *y = c->out[0]->data;
+	for (int64_t i = 0; i < NC; i++, x += S) {
+		float acc = kind == POOL_MAX ? -INFINITY : 0;
+		for (int64_t j = 0; j < S; j++) {
+			float v = x[j];
+			if (kind == POOL_MAX)
+				acc = v > acc || (isnan(v) && !isnan(acc)) ? v : acc;
+			else if (kind == POOL_AVG)
+				acc += v;
+			else
+				acc += p == 1 ? fabsf(v) : p == 2 ? v * v : powf(fabsf(v), (float)p);
+		}
+		if (kind == POOL_AVG)
+			acc /= (float)S;
+		else if (kind == POOL_LP)
+			acc = p == 1 ? acc : p == 2 ? sqrtf(acc) : powf(acc, 1.0f / (float)p);
+		y[i] = acc;
+	}
+	return OM_OK;
+}
+
+static om_kind global_kernel(om_ctx *c)
+{
+	if (c->in[0]->dtype != OM_FLOAT)
+		return om_run_as_f32(c, global_f32, true);
+	return global_f32(c);
+}
+
+static const om_op rows[] = {
+	{"MaxPool", "", 1, pool_infer, pool_kernel, OM_OP_EXACT},
+	{"AveragePool", "", 1, pool_infer, pool_kernel, OM_OP_EXACT},
+	{"LpPool", "", 1, pool_infer, pool_kernel, OM_OP_EXACT},
+	{"GlobalMaxPool", "", 1, global_infer, global_kernel, OM_OP_EXACT},
+	{"GlobalAveragePool", "", 1, global_infer, global_kernel, OM_OP_EXACT},
+	{"GlobalLpPool", "", 1, global_infer, global_kernel, OM_OP_EXACT},
+};
+
+const om_op_table om_ops_pool = OM_TABLE(rows);
