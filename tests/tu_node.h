@@ -9,21 +9,28 @@
 #include "eval.h"
 #include "testutil.h"
 
+/* A value in the arena only (not in the graph's hash: eval needs no names). */
+static inline om_value *tu_value(om_model *m, const char *prefix, int32_t i)
+{
+	char name[32];
+	snprintf(name, sizeof name, "%s%d", prefix, i);
+	om_value *v = om_arena_alloc(m->arena, sizeof *v);
+	v->name = om_arena_strdup(m->arena, name);
+	v->type.rank = -1;
+	v->producer_slot = -1;
+	return v;
+}
+
 /** A node `op` with nin inputs and nout outputs named i0.. and o0.. (model's arena). */
 static inline om_node *tu_node(om_model *m, const char *op, int32_t nin, int32_t nout)
 {
 	if (!m->graph)
 		m->graph = om_graph_new(m, NULL);
 	om_node *n = om_graph_add_node(m->graph, op, "", op, nin, nout);
-	char name[32];
-	for (int32_t i = 0; i < nin; i++) {
-		snprintf(name, sizeof name, "i%d", i);
-		n->in[i] = om_graph_value(m->graph, name);
-	}
-	for (int32_t i = 0; i < nout; i++) {
-		snprintf(name, sizeof name, "o%d", i);
-		om_node_set_output(n, i, om_graph_value(m->graph, name));
-	}
+	for (int32_t i = 0; i < nin; i++)
+		n->in[i] = tu_value(m, "i", i);
+	for (int32_t i = 0; i < nout; i++)
+		om_node_set_output(n, i, tu_value(m, "o", i));
 	return n;
 }
 
