@@ -1,4 +1,448 @@
-/* ops_move.c — not written yet: the table is empty. */
-#include "op.h"
+/* ops_move.c — Transpose Concat Split Expand Tile Trilu, and the table with Slice and Pad
+ * (seed §2; Slice §3 in slice.c, Pad §4 in pad.c). */
+#include <string.h>
 
-const om_op_table om_ops_move = {NULL, 0};
+#include "move.h"
+#include "ops_move.h"
+#include "shape_util.h"
+#include "transpose.h"
+
+static om_kind bad(om_ctx *c, const char *msg)
+{
+	return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "%s", msg);
+}
+
+om_kind om_move_need(om_ctx *c)
+{
+	if (c->nin < 1 || !c->in[0] || c->nout < 1 || !c->out[0])
+		return bad(c, "the data input and the output are required");
+	if (om_move_size(c->in[0]->dtype) == 0)
+		return om_error(c->st, OM_ERR_UNSUPPORTED, c->node, "element type %s",
+				om_dtype_name(c->in[0]->dtype));
+	return OM_OK;
+}
+
+/* ---- Transpose --------------------------------------------------------------------------- */
+
+static om_kind transpose_perm(om_ctx *c, int32_t *perm)
+{
+	const int32_t r = c->in[0]->rank;
+	int64_t p[OM_MAX_RANK + 1], n;
+	bool given;
+	om_kind rc = om_arg_ints(c, -1, "perm", p, OM_MAX_RANK + 1, &n, &given);
+	if (rc)
+		return rc;
+	if (!given) { /* default: reverse */
+		for (int32_t i = 0; i < r; i++)
+			perm[i] = r - 1 - i;
+		return OM_OK;
+	}
+	if (n != r)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"perm has %lld entries for rank %d", (long long)n, r);
+	bool seen[OM_MAX_RANK] = {0};
+	for (int32_t i = 0; i < r; i++) {
+		if (p[i] < 0 || p[i] >= r || seen[p[i]])
+			return bad(c, "perm is not a permutation of the axes");
+		seen[p[i]] = true;
+		perm[i] = (int32_t)p[i];
+	}
+	return OM_OK;
+}
+
+static om_kind transpose_infer(om_ctx *c)
+{
+	om_kind rc = om_move_need(c);
+	int32_t perm[OM_MAX_RANK];
+	if (rc || (rc = transpose_perm(c, perm)))
+		return rc;
+	const om_tensor *x = c->in[0];
+	int64_t dims[OM_MAX_RANK];
+	for (int32_t i = 0; i < x->rank; i++)
+		dims[i] = x->dims[perm[i]];
+	om_set_shape(c->out[0], x->dtype, x->rank, dims);
+	return OM_OK;
+}
+
+static om_kind transpose_move(om_ctx *c)
+{
+	int32_t perm[OM_MAX_RANK];
+	om_kind rc = transpose_perm(c, perm);
+	if (rc)
+		return rc;
+	const om_tensor *x = c->in[0];
+	om_transpose(c->out[0]->data, x->data, om_move_size(x->dtype), x->rank, x->dims, perm);
+	return OM_OK;
+}
+
+static om_kind transpose_kernel(om_ctx *c) { return om_move_run(c, transpose_move); }
+
+/* ---- Concat ------------------------------------------------------------------------------ */
+
+static om_kind concat_axis(om_ctx *c, int32_t *axis)
+{
+	const om_attr *a = om_node_attr(c->node, "axis");
+	if (!a && c->opset >= 4)
+		return bad(c, "attribute 'axis' is required");
+	const int64_t ax = a ? a->i : 1;
+	const om_tensor *x = NULL;
+	for (int32_t i = 0; i < c->nin && !x; i++)
+		x = c->in[i];
+	if (!x || c->nout < 1 || !c->out[0])
+		return bad(c, "at least one input and the output are required");
+	return om_norm_axis(c, ax, x->rank, axis);
+}
+
+static om_kind concat_infer(om_ctx *c)
+{
+	int32_t axis;
+	om_kind rc = concat_axis(c, &axis);
+	if (rc)
+		return rc;
+	const om_tensor *x0 = NULL;
+	int64_t dims[OM_MAX_RANK], total = 0;
+	for (int32_t i = 0; i < c->nin; i++) {
+		const om_tensor *x = c->in[i];
+		if (!x)
+			continue;
+		if (!x0) {
+			x0 = x;
+			memcpy(dims, x->dims, sizeof(int64_t) * (size_t)x->rank);
+		}
+		if (x->dtype != x0->dtype || x->rank != x0->rank)
+			return bad(c, "inputs differ in element type or rank");
+		for (int32_t a = 0; a < x->rank; a++)
+			if (a != axis && x->dims[a] != dims[a])
+				return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+						"input %d has extent %lld on axis %d, expected %lld",
+						i, (long long)x->dims[a], a, (long long)dims[a]);
+		if (x->dims[axis] > INT64_MAX - total)
+			return bad(c, "the concatenated extent overflows");
+		total += x->dims[axis];
+	}
+	if (om_move_size(x0->dtype) == 0)
+		return om_error(c->st, OM_ERR_UNSUPPORTED, c->node, "element type %s",
+				om_dtype_name(x0->dtype));
+	dims[axis] = total;
+	if (om_shape_numel(x0->rank, dims) < 0)
+		return bad(c, "the output's element count overflows");
+	om_set_shape(c->out[0], x0->dtype, x0->rank, dims);
+	return OM_OK;
+}
+
+static om_kind concat_move(om_ctx *c)
+{
+	int32_t axis;
+	om_kind rc = concat_axis(c, &axis);
+	if (rc)
+		return rc;
+	const om_tensor *y = c->out[0];
+	const size_t size = om_move_size(y->dtype);
+	const int64_t outer = om_shape_numel(axis, y->dims);
+	const int64_t inner = om_shape_numel(y->rank - axis - 1, y->dims + axis + 1);
+	unsigned char *d = y->data;
+	for (int64_t o = 0; o < outer; o++)
+		for (int32_t i = 0; i < c->nin; i++) {
+			const om_tensor *x = c->in[i];
+			if (!x)
+				continue;
+			const int64_t chunk = x->dims[axis] * inner;
+			om_move_n(d, (const unsigned char *)x->data + o * chunk * (int64_t)size, size,
+				  chunk);
+			d += chunk * (int64_t)size;
+		}
+	return OM_OK;
+}
+
+static om_kind concat_kernel(om_ctx *c) { return om_move_run(c, concat_move); }
+
+/* ---- Split ------------------------------------------------------------------------------- */
+
+/* the extent of each output along the axis (seed §2: before/after opsets 13 and 18) */
+static om_kind split_sizes(om_ctx *c, int32_t *axis, int64_t *sizes)
+{
+	om_kind rc = om_move_need(c);
+	if (rc)
+		return rc;
+	const om_tensor *x = c->in[0];
+	if ((rc = om_norm_axis(c, om_attr_int(c->node, "axis", 0), x->rank, axis)))
+		return rc;
+	const int64_t extent = x->dims[*axis], n = c->nout;
+	int64_t cnt;
+	bool given;
+	if (c->opset >= 13)
+		rc = om_arg_ints(c, 1, NULL, sizes, n, &cnt, &given);
+	else if (c->nin > 1 && c->in[1]) /* opset 1: the sizes may be an input */
+		rc = om_arg_ints(c, 1, NULL, sizes, n, &cnt, &given);
+	else
+		rc = om_arg_ints(c, -1, "split", sizes, n, &cnt, &given);
+	if (rc == OM_ERR_INVALID_MODEL)
+		return om_error(c->st, rc, c->node, "split must have one size per output (%lld)",
+				(long long)n);
+	if (rc)
+		return rc;
+	if (given) {
+		if (cnt != n)
+			return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+					"split has %lld sizes for %lld outputs", (long long)cnt,
+					(long long)n);
+		int64_t sum = 0;
+		for (int64_t i = 0; i < n; i++) {
+			if (sizes[i] < 0 || sizes[i] > extent - sum)
+				return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+						"split sizes do not add up to the extent %lld",
+						(long long)extent);
+			sum += sizes[i];
+		}
+		if (sum != extent)
+			return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+					"split sizes add up to %lld, the extent is %lld",
+					(long long)sum, (long long)extent);
+		return OM_OK;
+	}
+	if (c->opset < 18) {
+		if (extent % n)
+			return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+					"extent %lld does not split into %lld equal parts",
+					(long long)extent, (long long)n);
+		for (int64_t i = 0; i < n; i++)
+			sizes[i] = extent / n;
+		return OM_OK;
+	}
+	const int64_t parts = om_attr_int(c->node, "num_outputs", n);
+	if (parts != n)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"num_outputs is %lld but the node has %lld outputs", (long long)parts,
+				(long long)n);
+	const int64_t part = extent / n + (extent % n != 0);
+	for (int64_t i = 0; i < n; i++)
+		sizes[i] = part;
+	sizes[n - 1] = extent - part * (n - 1);
+	if (sizes[n - 1] < 0)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"extent %lld does not split into %lld parts of %lld",
+				(long long)extent, (long long)n, (long long)part);
+	return OM_OK;
+}
+
+static om_kind split_infer(om_ctx *c)
+{
+	int64_t sizes[256];
+	int32_t axis;
+	if (c->nout > 256)
+		return om_error(c->st, OM_ERR_UNSUPPORTED, c->node, "more than 256 outputs");
+	om_kind rc = split_sizes(c, &axis, sizes);
+	if (rc)
+		return rc;
+	const om_tensor *x = c->in[0];
+	int64_t dims[OM_MAX_RANK];
+	memcpy(dims, x->dims, sizeof(int64_t) * (size_t)x->rank);
+	for (int32_t i = 0; i < c->nout; i++) {
+		dims[axis] = sizes[i];
+		if (c->out[i])
+			om_set_shape(c->out[i], x->dtype, x->rank, dims);
+	}
+	return OM_OK;
+}
+
+static om_kind split_move(om_ctx *c)
+{
+	int64_t sizes[256];
+	int32_t axis;
+	om_kind rc = split_sizes(c, &axis, sizes);
+	if (rc)
+		return rc;
+	const om_tensor *x = c->in[0];
+	const int64_t size = (int64_t)om_move_size(x->dtype);
+	const int64_t outer = om_shape_numel(axis, x->dims);
+	const int64_t inner = om_shape_numel(x->rank - axis - 1, x->dims + axis + 1);
+	const unsigned char *s = x->data;
+	for (int64_t o = 0; o < outer; o++)
+		for (int32_t i = 0; i < c->nout; i++) {
+			const int64_t chunk = sizes[i] * inner;
+			if (c->out[i])
+				om_move_n((unsigned char *)c->out[i]->data + o * chunk * size, s,
+					  (size_t)size, chunk);
+			s += chunk * size;
+		}
+	return OM_OK;
+}
+
+static om_kind split_kernel(om_ctx *c) { return om_move_run(c, split_move); }
+
+/* ---- Expand ------------------------------------------------------------------------------ */
+
+static om_kind expand_infer(om_ctx *c)
+{
+	om_kind rc = om_move_need(c);
+	if (rc)
+		return rc;
+	if (c->nin < 2 || !c->in[1])
+		return bad(c, "the shape input is required");
+	int64_t shape[OM_MAX_RANK], n;
+	bool given;
+	if ((rc = om_arg_ints(c, 1, NULL, shape, OM_MAX_RANK, &n, &given)))
+		return rc;
+	for (int64_t i = 0; i < n; i++)
+		if (shape[i] < 0)
+			return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+					"shape entry %lld is negative", (long long)shape[i]);
+	const om_tensor *x = c->in[0];
+	int32_t r;
+	int64_t dims[OM_MAX_RANK];
+	if ((rc = om_broadcast_shape(c, x->rank, x->dims, (int32_t)n, shape, &r, dims)))
+		return rc;
+	if (om_shape_numel(r, dims) < 0)
+		return bad(c, "the output's element count overflows");
+	om_set_shape(c->out[0], x->dtype, r, dims);
+	return OM_OK;
+}
+
+static om_kind expand_move(om_ctx *c)
+{
+	const om_tensor *x = c->in[0], *y = c->out[0];
+	int64_t xs[OM_MAX_RANK], st[OM_MAX_RANK];
+	om_dense_strides(x->rank, x->dims, xs);
+	const int32_t lead = y->rank - x->rank;
+	for (int32_t i = 0; i < y->rank; i++)
+		st[i] = i < lead || x->dims[i - lead] == 1 ? 0 : xs[i - lead];
+	om_strided_copy(y->data, x->data, om_move_size(x->dtype), y->rank, y->dims, st);
+	return OM_OK;
+}
+
+static om_kind expand_kernel(om_ctx *c) { return om_move_run(c, expand_move); }
+
+/* ---- Tile -------------------------------------------------------------------------------- */
+
+static om_kind tile_repeats(om_ctx *c, int64_t *rep)
+{
+	om_kind rc = om_move_need(c);
+	if (rc)
+		return rc;
+	if (c->nin < 2 || !c->in[1])
+		return bad(c, "the repeats input is required");
+	const om_tensor *x = c->in[0];
+	int64_t n;
+	bool given;
+	if ((rc = om_arg_ints(c, 1, NULL, rep, OM_MAX_RANK, &n, &given)))
+		return rc;
+	if (n != x->rank)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"%lld repeats for rank %d", (long long)n, x->rank);
+	for (int32_t i = 0; i < x->rank; i++)
+		if (rep[i] < 0)
+			return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+					"repeat %lld is negative", (long long)rep[i]);
+	return OM_OK;
+}
+
+static om_kind tile_infer(om_ctx *c)
+{
+	int64_t rep[OM_MAX_RANK], dims[OM_MAX_RANK];
+	om_kind rc = tile_repeats(c, rep);
+	if (rc)
+		return rc;
+	const om_tensor *x = c->in[0];
+	for (int32_t i = 0; i < x->rank; i++) {
+		if (rep[i] && x->dims[i] > INT64_MAX / rep[i])
+			return bad(c, "the tiled extent overflows");
+		dims[i] = x->dims[i] * rep[i];
+	}
+	if (om_shape_numel(x->rank, dims) < 0)
+		return bad(c, "the output's element count overflows");
+	om_set_shape(c->out[0], x->dtype, x->rank, dims);
+	return OM_OK;
+}
+
+/* output axis i as (repeat, extent) pairs: strides (0, input stride) */
+static om_kind tile_move(om_ctx *c)
+{
+	int64_t rep[OM_MAX_RANK];
+	om_kind rc = tile_repeats(c, rep);
+	if (rc)
+		return rc;
+	const om_tensor *x = c->in[0];
+	int64_t xs[OM_MAX_RANK], dims[2 * OM_MAX_RANK], st[2 * OM_MAX_RANK];
+	om_dense_strides(x->rank, x->dims, xs);
+	for (int32_t i = 0; i < x->rank; i++) {
+		dims[2 * i] = rep[i], st[2 * i] = 0;
+		dims[2 * i + 1] = x->dims[i], st[2 * i + 1] = xs[i];
+	}
+	om_strided_copy(c->out[0]->data, x->data, om_move_size(x->dtype), 2 * x->rank, dims, st);
+	return OM_OK;
+}
+
+static om_kind tile_kernel(om_ctx *c) { return om_move_run(c, tile_move); }
+
+/* ---- Trilu ------------------------------------------------------------------------------- */
+
+static om_kind trilu_infer(om_ctx *c)
+{
+	om_kind rc = om_move_need(c);
+	if (rc)
+		return rc;
+	const om_tensor *x = c->in[0];
+	if (x->rank < 2)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"the input must have rank >= 2, has %d", x->rank);
+	om_set_shape(c->out[0], x->dtype, x->rank, x->dims);
+	return OM_OK;
+}
+
+/* keeps j - i >= k (upper) or j - i <= k (lower); the rest is zero bytes */
+static om_kind trilu_move(om_ctx *c)
+{
+	const om_tensor *x = c->in[0], *y = c->out[0];
+	int64_t k = 0;
+	if (c->nin > 1 && c->in[1]) {
+		om_kind rc = om_read_scalar_int(c, c->in[1], &k);
+		if (rc)
+			return rc == OM_NEED_VALUE ? bad(c, "k has no value") : rc;
+	}
+	const bool upper = om_attr_int(c->node, "upper", 1) != 0;
+	const int64_t rows = x->dims[x->rank - 2], cols = x->dims[x->rank - 1];
+	const int64_t batch = om_shape_numel(x->rank - 2, x->dims);
+	const int64_t size = (int64_t)om_move_size(x->dtype);
+	const int64_t lim = rows + cols + 1;
+	k = k < -lim ? -lim : k > lim ? lim : k;
+	const unsigned char *s = x->data;
+	unsigned char *d = y->data;
+	for (int64_t b = 0; b < batch; b++)
+		for (int64_t i = 0; i < rows; i++) {
+			int64_t lo = upper ? i + k : 0, hi = upper ? cols : i + k + 1;
+			lo = lo < 0 ? 0 : lo > cols ? cols : lo;
+			hi = hi < lo ? lo : hi > cols ? cols : hi;
+			memset(d, 0, (size_t)(cols * size));
+			om_move_n(d + lo * size, s + lo * size, (size_t)size, hi - lo);
+			s += cols * size;
+			d += cols * size;
+		}
+	return OM_OK;
+}
+
+static om_kind trilu_kernel(om_ctx *c) { return om_move_run(c, trilu_move); }
+
+/* ---- the table --------------------------------------------------------------------------- */
+
+static om_kind slice_kernel(om_ctx *c) { return om_move_run(c, om_slice_move); }
+static om_kind pad_kernel(om_ctx *c) { return om_move_run(c, om_pad_move); }
+
+#define COPY OM_OP_EXACT
+
+static const om_op rows[] = {
+	{"Transpose", "", 1, transpose_infer, transpose_kernel, COPY},
+	{"Concat", "", 1, concat_infer, concat_kernel, COPY},
+	{"Split", "", 1, split_infer, split_kernel, COPY},
+	{"Split", "", 13, split_infer, split_kernel, COPY},
+	{"Split", "", 18, split_infer, split_kernel, COPY},
+	{"Slice", "", 1, om_slice_infer, slice_kernel, COPY},
+	{"Slice", "", 10, om_slice_infer, slice_kernel, COPY},
+	{"Expand", "", 8, expand_infer, expand_kernel, COPY},
+	{"Tile", "", 6, tile_infer, tile_kernel, COPY},
+	{"Pad", "", 1, om_pad_infer, pad_kernel, COPY},
+	{"Pad", "", 11, om_pad_infer, pad_kernel, COPY},
+	{"Pad", "", 18, om_pad_infer, pad_kernel, COPY},
+	{"Trilu", "", 14, trilu_infer, trilu_kernel, COPY},
+};
+
+const om_op_table om_ops_move = OM_TABLE(rows);

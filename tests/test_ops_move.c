@@ -1,14 +1,568 @@
-/* test_ops_move.c — placeholder: the module is not written yet, so its test skips. */
-#include "testutil.h"
+/* test_ops_move.c — Transpose Concat Split Slice Expand Tile Pad Trilu (seed §2, §3, §4). */
+#include <stdlib.h>
 
-static void not_written(void **state)
+#include "node_util.h"
+
+static om_kind run(om_node *n, int64_t opset, const om_tensor *const *in, om_tensor *out,
+		   om_status *st)
+{
+	memset(st, 0, sizeof *st);
+	return om_eval_node(n, opset, in, out, st);
+}
+
+/* a float32 output equal to a literal list */
+static void assert_f32(const om_tensor *t, int64_t n, const float *want)
+{
+	assert_int_equal(om_tensor_numel(t), n);
+	for (int64_t i = 0; i < n; i++)
+		if (((const float *)t->data)[i] != want[i])
+			fail_msg("element %lld is %g, expected %g", (long long)i,
+				 (double)((const float *)t->data)[i], (double)want[i]);
+}
+
+static void assert_i64(const om_tensor *t, int64_t n, const int64_t *want)
+{
+	assert_int_equal(om_tensor_numel(t), n);
+	for (int64_t i = 0; i < n; i++)
+		if (((const int64_t *)t->data)[i] != want[i])
+			fail_msg("element %lld is %lld, expected %lld", (long long)i,
+				 (long long)((const int64_t *)t->data)[i], (long long)want[i]);
+}
+
+#define F32(...) sizeof((float[]){__VA_ARGS__}) / 4, (const float[]){__VA_ARGS__}
+#define I64(...) sizeof((int64_t[]){__VA_ARGS__}) / 8, (const int64_t[]){__VA_ARGS__}
+
+static void iota_f(float *x, int n)
+{
+	for (int i = 0; i < n; i++)
+		x[i] = (float)i;
+}
+
+/* ---- Transpose --------------------------------------------------------------------------- */
+
+/* out[o] = in[sum o_i * instride[perm[i]]] over every perm of (2,3,1,5), every element size */
+static void transpose_all_perms(void **state)
 {
 	(void)state;
-	skip();
+	const int32_t dtypes[] = {OM_UINT8, OM_FLOAT16, OM_FLOAT, OM_INT64, OM_COMPLEX128};
+	const int64_t dims[4] = {2, 3, 1, 5}, xs[4] = {15, 5, 5, 1};
+	unsigned char x[30 * 16], want[30 * 16];
+	for (size_t i = 0; i < sizeof x; i++)
+		x[i] = (unsigned char)(i * 7 + 3);
+	om_model *m;
+	om_node *n = nu_node(&m, "Transpose", 1, 1);
+	om_status st;
+	for (size_t t = 0; t < sizeof dtypes / sizeof dtypes[0]; t++) {
+		const size_t size = om_dtype_size(dtypes[t]);
+		om_tensor in = nu_t(dtypes[t], 4, dims, x), out;
+		const om_tensor *ins[] = {&in};
+		for (int p = 0; p < 256; p++) {
+			const int64_t perm[4] = {p & 3, (p >> 2) & 3, (p >> 4) & 3, (p >> 6) & 3};
+			if ((1 << perm[0] | 1 << perm[1] | 1 << perm[2] | 1 << perm[3]) != 15)
+				continue;
+			nu_ints(n, "perm", 4, perm);
+			assert_int_equal(run(n, 13, ins, &out, &st), OM_OK);
+			int64_t od[4], k = 0;
+			for (int i = 0; i < 4; i++)
+				od[i] = dims[perm[i]];
+			nu_assert_shape(&out, 4, od);
+			for (int64_t a = 0; a < od[0]; a++)
+				for (int64_t b = 0; b < od[1]; b++)
+					for (int64_t c = 0; c < od[2]; c++)
+						for (int64_t d = 0; d < od[3]; d++, k++) {
+							const int64_t s =
+								a * xs[perm[0]] + b * xs[perm[1]] +
+								c * xs[perm[2]] + d * xs[perm[3]];
+							memcpy(want + k * (int64_t)size,
+							       x + s * (int64_t)size, size);
+						}
+			assert_memory_equal(out.data, want, 30 * size);
+			om_tensor_free(&out);
+		}
+	}
+	nu_free(m);
+}
+
+/* the tiled path across tile edges: (70, 3, 45) with perm (2, 1, 0), and the default perm */
+static void transpose_tiles(void **state)
+{
+	(void)state;
+	enum { A = 70, B = 3, C = 45 };
+	static float x[A * B * C];
+	iota_f(x, A * B * C);
+	om_model *m;
+	om_node *n = nu_node(&m, "Transpose", 1, 1);
+	om_tensor in = nu_t(OM_FLOAT, 3, (int64_t[]){A, B, C}, x), out;
+	const om_tensor *ins[] = {&in};
+	om_status st;
+	assert_int_equal(run(n, 21, ins, &out, &st), OM_OK); /* default: reversed */
+	nu_assert_shape(&out, 3, (int64_t[]){C, B, A});
+	const float *y = out.data;
+	for (int c = 0; c < C; c++)
+		for (int b = 0; b < B; b++)
+			for (int a = 0; a < A; a++)
+				assert_true(y[(c * B + b) * A + a] == x[(a * B + b) * C + c]);
+	om_tensor_free(&out);
+	/* 0-sized and rank 0 */
+	in = nu_t(OM_FLOAT, 2, (int64_t[]){0, 3}, x);
+	assert_int_equal(run(n, 13, ins, &out, &st), OM_OK);
+	nu_assert_shape(&out, 2, (int64_t[]){3, 0});
+	om_tensor_free(&out);
+	in = nu_t(OM_FLOAT, 0, NULL, x + 9);
+	assert_int_equal(run(n, 13, ins, &out, &st), OM_OK);
+	assert_true(*(float *)out.data == 9.0f);
+	om_tensor_free(&out);
+	/* a perm that is not a permutation */
+	in = nu_t(OM_FLOAT, 2, (int64_t[]){2, 3}, x);
+	nu_ints(n, "perm", 2, (int64_t[]){1, 1});
+	assert_int_equal(run(n, 13, ins, &out, &st), OM_ERR_INVALID_MODEL);
+	assert_string_equal(st.node, "n0");
+	nu_ints(n, "perm", 3, (int64_t[]){0, 1, 2});
+	assert_int_equal(run(n, 13, ins, &out, &st), OM_ERR_INVALID_MODEL);
+	nu_free(m);
+}
+
+/* 4-bit elements are moved one nibble at a time; strings are owned by the result */
+static void transpose_int4_and_strings(void **state)
+{
+	(void)state;
+	om_model *m;
+	om_node *n = nu_node(&m, "Transpose", 1, 1);
+	const uint8_t x4[3] = {0x21, 0x43, 0x65}; /* [[1,2,3],[4,5,6]] */
+	om_tensor in = nu_t(OM_INT4, 2, (int64_t[]){2, 3}, x4), out;
+	const om_tensor *ins[] = {&in};
+	om_status st;
+	assert_int_equal(run(n, 21, ins, &out, &st), OM_OK); /* [[1,4],[2,5],[3,6]] */
+	assert_int_equal(out.nbytes, 3);
+	assert_memory_equal(out.data, ((uint8_t[]){0x41, 0x52, 0x63}), 3);
+	om_tensor_free(&out);
+	const om_str s[4] = {{"a", 1}, {"bb", 2}, {"ccc", 3}, {"", 0}};
+	in = nu_t(OM_STRING, 2, (int64_t[]){2, 2}, s);
+	assert_int_equal(run(n, 13, ins, &out, &st), OM_OK);
+	const om_str *o = out.data;
+	assert_int_equal(o[1].len, 3);
+	assert_memory_equal(o[1].ptr, "ccc", 3);
+	assert_ptr_not_equal(o[1].ptr, s[2].ptr);
+	assert_int_equal(o[2].len, 2);
+	om_tensor_free(&out);
+	nu_free(m);
+}
+
+/* ---- Concat, Split ----------------------------------------------------------------------- */
+
+static void concat(void **state)
+{
+	(void)state;
+	om_model *m;
+	om_node *n = nu_node(&m, "Concat", 3, 1);
+	const float a[2] = {1, 2}, b[4] = {3, 4, 5, 6};
+	om_tensor ta = nu_t(OM_FLOAT, 2, (int64_t[]){2, 1}, a);
+	om_tensor tb = nu_t(OM_FLOAT, 2, (int64_t[]){2, 2}, b);
+	om_tensor te = nu_t(OM_FLOAT, 2, (int64_t[]){2, 0}, b), out;
+	const om_tensor *in[] = {&ta, &te, &tb};
+	om_status st;
+	nu_int(n, "axis", -1);
+	assert_int_equal(run(n, 13, in, &out, &st), OM_OK);
+	nu_assert_shape(&out, 2, (int64_t[]){2, 3});
+	assert_f32(&out, F32(1, 3, 4, 2, 5, 6));
+	om_tensor_free(&out);
+	nu_int(n, "axis", 0); /* extents differ off the axis */
+	assert_int_equal(run(n, 13, in, &out, &st), OM_ERR_INVALID_MODEL);
+	nu_free(m);
+	/* opset 1: axis defaults to 1; from 4 it is required */
+	n = nu_node(&m, "Concat", 2, 1);
+	const om_tensor *in2[] = {&tb, &ta};
+	assert_int_equal(run(n, 1, in2, &out, &st), OM_OK);
+	assert_f32(&out, F32(3, 4, 1, 5, 6, 2));
+	om_tensor_free(&out);
+	assert_int_equal(run(n, 4, in2, &out, &st), OM_ERR_INVALID_MODEL);
+	/* rank 0 cannot be concatenated; types must agree */
+	om_tensor s0 = nu_t(OM_FLOAT, 0, NULL, a);
+	const om_tensor *in3[] = {&s0, &s0};
+	nu_int(n, "axis", 0);
+	assert_int_equal(run(n, 13, in3, &out, &st), OM_ERR_INVALID_MODEL);
+	om_tensor ti = nu_t(OM_INT32, 2, (int64_t[]){2, 1}, a);
+	const om_tensor *in4[] = {&ta, &ti};
+	assert_int_equal(run(n, 13, in4, &out, &st), OM_ERR_INVALID_MODEL);
+	nu_free(m);
+}
+
+static void split(void **state)
+{
+	(void)state;
+	om_model *m;
+	om_node *n = nu_node(&m, "Split", 2, 3);
+	float x[14];
+	iota_f(x, 14);
+	om_tensor t = nu_t(OM_FLOAT, 2, (int64_t[]){2, 7}, x), out[3];
+	om_tensor sizes = NU_I64(2, 0, 5);
+	const om_tensor *in[] = {&t, &sizes};
+	om_status st;
+	nu_int(n, "axis", -1);
+	assert_int_equal(run(n, 13, in, out, &st), OM_OK);
+	nu_assert_shape(&out[1], 2, (int64_t[]){2, 0});
+	assert_f32(&out[0], F32(0, 1, 7, 8));
+	assert_f32(&out[2], F32(2, 3, 4, 5, 6, 9, 10, 11, 12, 13));
+	for (int i = 0; i < 3; i++)
+		om_tensor_free(&out[i]);
+	sizes = NU_I64(2, 2, 2); /* sums to 6, not 7 */
+	assert_int_equal(run(n, 13, in, out, &st), OM_ERR_INVALID_MODEL);
+	sizes = NU_I64(3, 4);
+	assert_int_equal(run(n, 13, in, out, &st), OM_ERR_INVALID_MODEL);
+	/* no sizes: equal parts must divide before 18; ceil parts from 18 */
+	const om_tensor *in1[] = {&t, NULL};
+	assert_int_equal(run(n, 13, in1, out, &st), OM_ERR_INVALID_MODEL);
+	assert_int_equal(run(n, 18, in1, out, &st), OM_OK);
+	assert_f32(&out[0], F32(0, 1, 2, 7, 8, 9));
+	assert_f32(&out[1], F32(3, 4, 5, 10, 11, 12));
+	assert_f32(&out[2], F32(6, 13));
+	for (int i = 0; i < 3; i++)
+		om_tensor_free(&out[i]);
+	nu_int(n, "num_outputs", 2);
+	assert_int_equal(run(n, 18, in1, out, &st), OM_ERR_INVALID_MODEL);
+	nu_free(m);
+	/* opset 2: split attribute; equal parts on axis 0 by default */
+	n = nu_node(&m, "Split", 1, 2);
+	t = nu_t(OM_FLOAT, 2, (int64_t[]){2, 7}, x);
+	assert_int_equal(run(n, 11, in, out, &st), OM_OK);
+	assert_f32(&out[1], F32(7, 8, 9, 10, 11, 12, 13));
+	om_tensor_free(&out[0]);
+	om_tensor_free(&out[1]);
+	nu_ints(n, "split", 2, (int64_t[]){1, 6});
+	nu_int(n, "axis", 1);
+	assert_int_equal(run(n, 2, in, out, &st), OM_OK);
+	assert_f32(&out[0], F32(0, 7));
+	om_tensor_free(&out[0]);
+	om_tensor_free(&out[1]);
+	nu_free(m);
+}
+
+/* ---- Slice (seed §3) --------------------------------------------------------------------- */
+
+static void slice_sentinels(void **state)
+{
+	(void)state;
+	om_model *m;
+	om_node *n = nu_node(&m, "Slice", 5, 1);
+	float x[5];
+	iota_f(x, 5);
+	om_tensor t = nu_t(OM_FLOAT, 1, (int64_t[]){5}, x), out;
+	om_tensor s = NU_I64(INT64_MAX), e = NU_I64(INT32_MAX), a = NU_I64(0), p = NU_I64(-1);
+	const om_tensor *in[] = {&t, &s, &e, &a, &p};
+	om_status st;
+	assert_int_equal(run(n, 13, in, &out, &st), OM_OK); /* the seed's example: all, reversed */
+	assert_f32(&out, F32(4, 3, 2, 1, 0));
+	om_tensor_free(&out);
+	e = NU_I64(INT64_MAX);
+	assert_int_equal(run(n, 13, in, &out, &st), OM_OK);
+	assert_f32(&out, F32(4, 3, 2, 1, 0));
+	om_tensor_free(&out);
+	e = NU_I64(100); /* clamps to n-1: nothing */
+	assert_int_equal(run(n, 13, in, &out, &st), OM_OK);
+	nu_assert_shape(&out, 1, (int64_t[]){0});
+	om_tensor_free(&out);
+	e = NU_I64(INT64_MIN);
+	s = NU_I64(-2);
+	p = NU_I64(-2);
+	assert_int_equal(run(n, 13, in, &out, &st), OM_OK); /* 3, 1 */
+	assert_f32(&out, F32(3, 1));
+	om_tensor_free(&out);
+	/* INT64_MAX steps: one element */
+	s = NU_I64(1), e = NU_I64(INT64_MAX), p = NU_I64(INT64_MAX);
+	assert_int_equal(run(n, 13, in, &out, &st), OM_OK);
+	assert_f32(&out, F32(1));
+	om_tensor_free(&out);
+	s = NU_I64(-1), e = NU_I64(INT64_MIN), p = NU_I64(INT64_MIN);
+	assert_int_equal(run(n, 13, in, &out, &st), OM_OK);
+	assert_f32(&out, F32(4));
+	om_tensor_free(&out);
+	/* clamping for a positive step */
+	s = NU_I64(-100), e = NU_I64(-2), p = NU_I64(2);
+	assert_int_equal(run(n, 13, in, &out, &st), OM_OK);
+	assert_f32(&out, F32(0, 2));
+	om_tensor_free(&out);
+	p = NU_I64(0);
+	assert_int_equal(run(n, 13, in, &out, &st), OM_ERR_INVALID_MODEL);
+	/* extent 0 */
+	t = nu_t(OM_FLOAT, 1, (int64_t[]){0}, x);
+	p = NU_I64(-1);
+	assert_int_equal(run(n, 13, in, &out, &st), OM_OK);
+	nu_assert_shape(&out, 1, (int64_t[]){0});
+	om_tensor_free(&out);
+	nu_free(m);
+}
+
+static void slice_axes(void **state)
+{
+	(void)state;
+	om_model *m;
+	om_node *n = nu_node(&m, "Slice", 4, 1);
+	float x[24];
+	iota_f(x, 24);
+	om_tensor t = nu_t(OM_FLOAT, 3, (int64_t[]){2, 3, 4}, x), out;
+	om_tensor s = NU_I64(1, -1), e = NU_I64(3, 0), a = NU_I64(-2, 2);
+	const om_tensor *in[] = {&t, &s, &e, &a};
+	om_status st;
+	/* axis 1 from 1 to 3, axis 2 from 3 to 0 with step 1: empty */
+	assert_int_equal(run(n, 13, in, &out, &st), OM_OK);
+	nu_assert_shape(&out, 3, (int64_t[]){2, 2, 0});
+	om_tensor_free(&out);
+	e = NU_I64(3, 4);
+	assert_int_equal(run(n, 13, in, &out, &st), OM_OK);
+	nu_assert_shape(&out, 3, (int64_t[]){2, 2, 1});
+	assert_f32(&out, F32(7, 11, 19, 23));
+	om_tensor_free(&out);
+	a = NU_I64(1, -2); /* repeated */
+	assert_int_equal(run(n, 13, in, &out, &st), OM_ERR_INVALID_MODEL);
+	a = NU_I64(1, 3);
+	assert_int_equal(run(n, 13, in, &out, &st), OM_ERR_INVALID_MODEL);
+	a = NU_I64(1);
+	assert_int_equal(run(n, 13, in, &out, &st), OM_ERR_INVALID_MODEL);
+	s.data = NULL; /* starts known only at run time */
+	assert_int_equal(om_infer_node(n, 13, in, &out, &st), OM_NEED_VALUE);
+	nu_free(m);
+	/* opset 1: attributes, axes optional */
+	n = nu_node(&m, "Slice", 1, 1);
+	nu_ints(n, "starts", 2, (int64_t[]){1, 1});
+	nu_ints(n, "ends", 2, (int64_t[]){INT64_MAX, -1});
+	assert_int_equal(run(n, 9, in, &out, &st), OM_OK);
+	nu_assert_shape(&out, 3, (int64_t[]){1, 1, 4});
+	assert_f32(&out, F32(16, 17, 18, 19));
+	om_tensor_free(&out);
+	nu_ints(n, "axes", 2, (int64_t[]){2, 0});
+	nu_ints(n, "ends", 2, (int64_t[]){3, INT64_MAX});
+	assert_int_equal(run(n, 9, in, &out, &st), OM_OK);
+	nu_assert_shape(&out, 3, (int64_t[]){1, 3, 2});
+	assert_f32(&out, F32(13, 14, 17, 18, 21, 22));
+	om_tensor_free(&out);
+	nu_free(m);
+}
+
+/* ---- Expand, Tile ------------------------------------------------------------------------ */
+
+static void expand_tile(void **state)
+{
+	(void)state;
+	om_model *m;
+	om_node *n = nu_node(&m, "Expand", 2, 1);
+	const int64_t x[3] = {1, 2, 3};
+	om_tensor t = nu_t(OM_INT64, 2, (int64_t[]){3, 1}, x), shape = NU_I64(2, 1, 2), out;
+	const om_tensor *in[] = {&t, &shape};
+	om_status st;
+	assert_int_equal(run(n, 13, in, &out, &st), OM_OK);
+	nu_assert_shape(&out, 3, (int64_t[]){2, 3, 2});
+	assert_i64(&out, I64(1, 1, 2, 2, 3, 3, 1, 1, 2, 2, 3, 3));
+	om_tensor_free(&out);
+	shape = NU_I64(1); /* the input extent wins over a shape entry of 1 */
+	assert_int_equal(run(n, 13, in, &out, &st), OM_OK);
+	nu_assert_shape(&out, 2, (int64_t[]){3, 1});
+	om_tensor_free(&out);
+	shape = NU_I64(2, 0);
+	assert_int_equal(run(n, 13, in, &out, &st), OM_ERR_INVALID_MODEL);
+	shape = NU_I64(3, 0);
+	assert_int_equal(run(n, 13, in, &out, &st), OM_OK);
+	nu_assert_shape(&out, 2, (int64_t[]){3, 0});
+	om_tensor_free(&out);
+	shape.data = NULL;
+	assert_int_equal(om_infer_node(n, 13, in, &out, &st), OM_NEED_VALUE);
+	nu_free(m);
+
+	n = nu_node(&m, "Tile", 2, 1);
+	t = nu_t(OM_INT64, 2, (int64_t[]){1, 3}, x);
+	om_tensor rep = NU_I64(2, 2);
+	const om_tensor *in2[] = {&t, &rep};
+	assert_int_equal(run(n, 13, in2, &out, &st), OM_OK);
+	nu_assert_shape(&out, 2, (int64_t[]){2, 6});
+	assert_i64(&out, I64(1, 2, 3, 1, 2, 3, 1, 2, 3, 1, 2, 3));
+	om_tensor_free(&out);
+	rep = NU_I64(3, 0); /* a repeat of 0 gives an empty axis */
+	assert_int_equal(run(n, 13, in2, &out, &st), OM_OK);
+	nu_assert_shape(&out, 2, (int64_t[]){3, 0});
+	om_tensor_free(&out);
+	rep = NU_I64(2);
+	assert_int_equal(run(n, 13, in2, &out, &st), OM_ERR_INVALID_MODEL);
+	rep = NU_I64(1, -1);
+	assert_int_equal(run(n, 13, in2, &out, &st), OM_ERR_INVALID_MODEL);
+	t = nu_t(OM_INT64, 0, NULL, x + 2);
+	rep = nu_t(OM_INT64, 1, (int64_t[]){0}, x);
+	assert_int_equal(run(n, 13, in2, &out, &st), OM_OK);
+	assert_int_equal(out.rank, 0);
+	assert_int_equal(*(int64_t *)out.data, 3);
+	om_tensor_free(&out);
+	nu_free(m);
+}
+
+/* ---- Pad (seed §4) ----------------------------------------------------------------------- */
+
+static om_kind pad1(om_node *n, const char *mode, const float *x, int64_t len, int64_t b,
+		    int64_t e, om_tensor *out)
+{
+	nu_str(n, "mode", mode);
+	om_tensor t = nu_t(OM_FLOAT, 1, &len, x), pads = NU_I64(b, e);
+	const om_tensor *in[] = {&t, &pads, NULL};
+	om_status st;
+	return run(n, 13, in, out, &st);
+}
+
+static void pad_modes(void **state)
+{
+	(void)state;
+	om_model *m;
+	om_node *n = nu_node(&m, "Pad", 3, 1);
+	const float x[5] = {1, 2, 3, 4, 5};
+	om_tensor out;
+	/* reflect beyond one reflection continues periodically (period 2(n-1)) */
+	assert_int_equal(pad1(n, "reflect", x, 3, 5, 5, &out), OM_OK);
+	assert_f32(&out, F32(2, 1, 2, 3, 2, 1, 2, 3, 2, 1, 2, 3, 2));
+	om_tensor_free(&out);
+	assert_int_equal(pad1(n, "reflect", x, 1, 2, 1, &out), OM_OK); /* extent 1 repeats */
+	assert_f32(&out, F32(1, 1, 1, 1));
+	om_tensor_free(&out);
+	assert_int_equal(pad1(n, "reflect", x, 5, 2, 2, &out), OM_OK); /* within one: as ONNX */
+	assert_f32(&out, F32(3, 2, 1, 2, 3, 4, 5, 4, 3));
+	om_tensor_free(&out);
+	assert_int_equal(pad1(n, "edge", x, 3, 2, 1, &out), OM_OK);
+	assert_f32(&out, F32(1, 1, 1, 2, 3, 3));
+	om_tensor_free(&out);
+	assert_int_equal(pad1(n, "wrap", x, 3, 4, 2, &out), OM_OK);
+	assert_f32(&out, F32(3, 1, 2, 3, 1, 2, 3, 1, 2));
+	om_tensor_free(&out);
+	assert_int_equal(pad1(n, "constant", x, 5, -1, -2, &out), OM_OK); /* negative pads crop */
+	assert_f32(&out, F32(2, 3));
+	om_tensor_free(&out);
+	assert_int_equal(pad1(n, "reflect", x, 5, -3, 2, &out), OM_OK); /* crop, then reflect */
+	assert_f32(&out, F32(4, 5, 4, 3));
+	om_tensor_free(&out);
+	assert_int_equal(pad1(n, "constant", x, 2, -3, 0, &out), OM_ERR_INVALID_MODEL);
+	assert_int_equal(pad1(n, "edge", x, 0, 1, 1, &out), OM_ERR_INVALID_MODEL); /* empty axis */
+	assert_int_equal(pad1(n, "constant", x, 0, 1, 1, &out), OM_OK);
+	assert_f32(&out, F32(0, 0));
+	om_tensor_free(&out);
+	assert_int_equal(pad1(n, "mirror", x, 3, 1, 1, &out), OM_ERR_INVALID_MODEL);
+	nu_free(m);
+}
+
+static void pad_forms(void **state)
+{
+	(void)state;
+	om_model *m;
+	om_node *n = nu_node(&m, "Pad", 4, 1);
+	const int32_t x[4] = {1, 2, 3, 4}, v = 9;
+	om_tensor t = nu_t(OM_INT32, 2, (int64_t[]){2, 2}, x), out;
+	om_tensor pads = NU_I64(1, 0, 0, 1), cv = nu_t(OM_INT32, 0, NULL, &v), axes = NU_I64(-1);
+	const om_tensor *in[] = {&t, &pads, &cv, NULL};
+	om_status st;
+	assert_int_equal(run(n, 13, in, &out, &st), OM_OK);
+	nu_assert_shape(&out, 2, (int64_t[]){3, 3});
+	const int32_t w1[9] = {9, 9, 9, 1, 2, 9, 3, 4, 9};
+	assert_memory_equal(out.data, w1, sizeof w1);
+	om_tensor_free(&out);
+	/* opset 18: pads for the listed axes only */
+	const om_tensor *in2[] = {&t, &pads, &cv, &axes};
+	pads = NU_I64(2, 1);
+	assert_int_equal(run(n, 18, in2, &out, &st), OM_OK);
+	nu_assert_shape(&out, 2, (int64_t[]){2, 5});
+	const int32_t w2[10] = {9, 9, 1, 2, 9, 9, 9, 3, 4, 9};
+	assert_memory_equal(out.data, w2, sizeof w2);
+	om_tensor_free(&out);
+	axes = NU_I64(1, -1);
+	pads = NU_I64(0, 0, 0, 0);
+	assert_int_equal(run(n, 18, in2, &out, &st), OM_ERR_INVALID_MODEL);
+	/* constant_value of another type */
+	const float fv = 1;
+	cv = nu_t(OM_FLOAT, 0, NULL, &fv);
+	assert_int_equal(run(n, 13, in, &out, &st), OM_ERR_INVALID_MODEL);
+	pads.data = NULL;
+	assert_int_equal(om_infer_node(n, 13, in, &out, &st), OM_NEED_VALUE);
+	nu_free(m);
+	/* opset 2: pads and a float value attribute; opset 1: paddings */
+	n = nu_node(&m, "Pad", 1, 1);
+	const float xf[2] = {1, 2};
+	t = nu_t(OM_FLOAT, 1, (int64_t[]){2}, xf);
+	nu_ints(n, "pads", 2, (int64_t[]){1, 2});
+	om_node_set_attr(n, "value", OM_ATTR_FLOAT)->f = 1.5f;
+	assert_int_equal(run(n, 2, in, &out, &st), OM_OK);
+	assert_f32(&out, F32(1.5f, 1, 2, 1.5f, 1.5f));
+	om_tensor_free(&out);
+	nu_ints(n, "paddings", 2, (int64_t[]){0, 1});
+	assert_int_equal(run(n, 1, in, &out, &st), OM_OK);
+	assert_f32(&out, F32(1, 2, 1.5f));
+	om_tensor_free(&out);
+	/* float16 data with the float attribute: 1.5 is 0x3E00 */
+	const uint16_t xh[1] = {0x3C00};
+	t = nu_t(OM_FLOAT16, 1, (int64_t[]){1}, xh);
+	assert_int_equal(run(n, 2, in, &out, &st), OM_OK);
+	assert_memory_equal(out.data, ((uint16_t[]){0x3E00, 0x3C00, 0x3E00, 0x3E00}), 8);
+	om_tensor_free(&out);
+	nu_free(m);
+}
+
+/* ---- Trilu ------------------------------------------------------------------------------- */
+
+static void trilu(void **state)
+{
+	(void)state;
+	om_model *m;
+	om_node *n = nu_node(&m, "Trilu", 2, 1);
+	float x[24];
+	for (int i = 0; i < 24; i++)
+		x[i] = (float)(i + 1);
+	om_tensor t = nu_t(OM_FLOAT, 3, (int64_t[]){2, 3, 4}, x), out, k = NU_I64(1);
+	const om_tensor *in[] = {&t, &k};
+	om_status st;
+	assert_int_equal(run(n, 14, in, &out, &st), OM_OK); /* upper, k = 1, batched */
+	assert_f32(&out, F32(0, 2, 3, 4, 0, 0, 7, 8, 0, 0, 0, 12, 0, 14, 15, 16, 0, 0, 19, 20, 0,
+			     0, 0, 24));
+	om_tensor_free(&out);
+	nu_int(n, "upper", 0);
+	k = NU_I64(-1);
+	assert_int_equal(run(n, 14, in, &out, &st), OM_OK);
+	assert_f32(&out, F32(0, 0, 0, 0, 5, 0, 0, 0, 9, 10, 0, 0, 0, 0, 0, 0, 17, 0, 0, 0, 21, 22,
+			     0, 0));
+	om_tensor_free(&out);
+	k = NU_I64(INT64_MIN); /* lower with a huge negative k: all zero */
+	assert_int_equal(run(n, 14, in, &out, &st), OM_OK);
+	for (int i = 0; i < 24; i++)
+		assert_true(((float *)out.data)[i] == 0.0f);
+	om_tensor_free(&out);
+	k = NU_I64(INT64_MAX);
+	assert_int_equal(run(n, 14, in, &out, &st), OM_OK);
+	assert_memory_equal(out.data, x, sizeof x);
+	om_tensor_free(&out);
+	const om_tensor *in1[] = {&t, NULL}; /* k omitted: 0, main diagonal kept */
+	assert_int_equal(run(n, 14, in1, &out, &st), OM_OK);
+	assert_true(((float *)out.data)[5] == 6.0f && ((float *)out.data)[6] == 0.0f);
+	om_tensor_free(&out);
+	t = nu_t(OM_FLOAT, 1, (int64_t[]){3}, x);
+	assert_int_equal(run(n, 14, in1, &out, &st), OM_ERR_INVALID_MODEL);
+	nu_free(m);
+}
+
+static void flags(void **state)
+{
+	(void)state;
+	const char *ops[] = {"Transpose", "Concat", "Split", "Slice", "Expand",
+			     "Tile",      "Pad",    "Trilu"};
+	for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+		const om_op *op = om_op_find("", ops[i], 23);
+		assert_non_null(op);
+		assert_true(op->flags & OM_OP_EXACT);
+		assert_false(op->flags & OM_OP_VIEW);
+	}
+	assert_int_equal(om_op_find("", "Slice", 9)->since, 1);
+	assert_int_equal(om_op_find("", "Pad", 17)->since, 11);
+	assert_int_equal(om_op_find("", "Split", 17)->since, 13);
 }
 
 int main(void)
 {
-	const struct CMUnitTest tests[] = {cmocka_unit_test(not_written)};
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(transpose_all_perms), cmocka_unit_test(transpose_tiles),
+		cmocka_unit_test(transpose_int4_and_strings), cmocka_unit_test(concat),
+		cmocka_unit_test(split),               cmocka_unit_test(slice_sentinels),
+		cmocka_unit_test(slice_axes),          cmocka_unit_test(expand_tile),
+		cmocka_unit_test(pad_modes),           cmocka_unit_test(pad_forms),
+		cmocka_unit_test(trilu),               cmocka_unit_test(flags),
+	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,14 @@
+/* transpose.h — the Transpose element move (also used by other kernels that permute axes). */
+#ifndef OM_TRANSPOSE_H
+#define OM_TRANSPOSE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/** dst = src (dims, row-major, elements of `size` bytes) with output axis i = input axis
+ *  perm[i]. perm must be a permutation of [0, rank), rank <= OM_MAX_RANK. Axes that stay
+ *  adjacent are merged; the innermost axis moving goes through 32x32 tiles. */
+void om_transpose(void *dst, const void *src, size_t size, int32_t rank, const int64_t *dims,
+		  const int32_t *perm);
+
+#endif
