@@ -1,8 +1,117 @@
-/* simplify.c — the pass pipeline (not written yet). */
-#include "ir.h"
+/*
+ * simplify.c — the om_simplify pass pipeline (see docs/passes.md). One screen:
+ *
+ *     infer_shapes → fold_constants → fold_shape_chains → eliminate_identities
+ *                  → fuse_transposes → eliminate_dead        (repeated to a fixed point)
+ *
+ * Each pass rewrites one graph; the driver runs it on the main graph and then inside every
+ * subgraph (If/Loop/Scan bodies). Passes can be skipped by name; the verifier can run after
+ * every pass; verbose mode prints each pass's change count.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "pass.h"
+
+static const struct {
+	const char *name;
+	om_pass_fn fn;
+} pipeline[] = {
+	{"infer_shapes", om_pass_infer},
+	{"fold_constants", om_pass_fold},
+	{"fold_shape_chains", om_pass_shape_chains},
+	{"eliminate_identities", om_pass_identities},
+	{"fuse_transposes", om_pass_transposes},
+	{"eliminate_dead", om_pass_dead},
+};
+
+enum { NPASSES = sizeof pipeline / sizeof pipeline[0], MAX_ROUNDS = 10 };
+
+const char *om_simplify_pass_name(int i)
+{
+	return i >= 0 && i < NPASSES ? pipeline[i].name : NULL;
+}
+
+static bool skipped(const om_simplify_options *opt, const char *name)
+{
+	for (const char *const *s = opt->skip; s && *s; s++)
+		if (!strcmp(*s, name))
+			return true;
+	return false;
+}
+
+/* Runs fn on g, then on every subgraph of g's nodes (after g, so they see g's results). */
+static om_kind run_on(om_pass_ctx *c, om_pass_fn fn, om_graph *g, int *changes)
+{
+	om_kind rc = fn(c, g, changes);
+	for (int32_t i = 0; i < g->nnodes && !rc; i++) {
+		const om_node *n = g->nodes[i];
+		for (int32_t a = 0; a < n->nattr && !rc; a++) {
+			const om_attr *at = &n->attrs[a];
+			if (at->g)
+				rc = run_on(c, fn, at->g, changes);
+			for (int64_t k = 0; at->graphs && k < at->n && !rc; k++)
+				rc = run_on(c, fn, at->graphs[k], changes);
+		}
+	}
+	return rc;
+}
+
+static om_kind sort_all(om_graph *g, om_status *st)
+{
+	om_kind rc = om_graph_toposort(g, st);
+	for (int32_t i = 0; i < g->nnodes && !rc; i++) {
+		const om_node *n = g->nodes[i];
+		for (int32_t a = 0; a < n->nattr && !rc; a++) {
+			if (n->attrs[a].g)
+				rc = sort_all(n->attrs[a].g, st);
+			for (int64_t k = 0; n->attrs[a].graphs && k < n->attrs[a].n && !rc; k++)
+				rc = sort_all(n->attrs[a].graphs[k], st);
+		}
+	}
+	return rc;
+}
 
 om_kind om_simplify(om_model *m, const om_simplify_options *opt, om_status *st)
 {
-	(void)m, (void)opt, (void)st;
-	return OM_OK;
+	om_simplify_options dflt = {0};
+	if (!opt)
+		opt = &dflt;
+	for (const char *const *s = opt->skip; s && *s; s++) {
+		int i = 0;
+		while (i < NPASSES && strcmp(pipeline[i].name, *s))
+			i++;
+		if (i == NPASSES)
+			return om_error(st, OM_ERR_INVALID_INPUT, NULL, "no pass named '%s'", *s);
+	}
+	if (!m->graph)
+		return om_error(st, OM_ERR_INVALID_MODEL, NULL, "the model has no graph");
+	om_kind rc = sort_all(m->graph, st);
+	if (rc)
+		return rc;
+	om_pass_ctx c = {.m = m, .scratch = om_arena_new(), .st = st,
+			 .fold_max = opt->fold_max_bytes ? opt->fold_max_bytes : (size_t)1 << 20};
+	if (!c.scratch)
+		return om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
+	for (int round = 1; round <= MAX_ROUNDS && !rc; round++) {
+		int total = 0;
+		for (int p = 0; p < NPASSES && !rc; p++) {
+			if (skipped(opt, pipeline[p].name))
+				continue;
+			int changes = 0;
+			rc = run_on(&c, pipeline[p].fn, m->graph, &changes);
+			if (!rc && opt->verify)
+				rc = om_verify_graph(m->graph, st);
+			if (opt->verbose)
+				fprintf(stderr, "simplify: round %d: %-20s %d change%s%s\n", round,
+					pipeline[p].name, changes, changes == 1 ? "" : "s",
+					rc ? " (failed)" : "");
+			total += changes;
+		}
+		if (!total)
+			break;
+	}
+	HASH_CLEAR(hh, c.info);
+	om_arena_free(c.scratch);
+	return rc;
 }

@@ -1,0 +1,95 @@
+/*
+ * fold.c — the fold_constants pass: a node whose inputs are all constants is evaluated with
+ * its op row's kernel (om_eval_node, the executor's own semantics) and its outputs become
+ * initializers, when each fits the size budget. Constant nodes become initializers.
+ * Not folded: other domains, ops with randomness, control flow, and nodes that produce a graph
+ * output (their names stay produced by a node).
+ */
+#include <string.h>
+
+#include "eval.h"
+#include "pass.h"
+
+enum { MAX_IO = 64 };
+
+static bool random_op(const char *op)
+{
+	static const char *const ops[] = {"RandomNormal", "RandomUniform", "RandomNormalLike",
+					  "RandomUniformLike", "Multinomial", "Bernoulli"};
+	for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+		if (!strcmp(op, ops[i]))
+			return true;
+	return false;
+}
+
+static bool has_subgraph(const om_node *n)
+{
+	for (int32_t a = 0; a < n->nattr; a++)
+		if (n->attrs[a].type == OM_ATTR_GRAPH || n->attrs[a].type == OM_ATTR_GRAPHS)
+			return true;
+	return false;
+}
+
+static bool writes_graph_output(const om_node *n)
+{
+	for (int32_t o = 0; o < n->nout; o++)
+		if (n->out[o] && (n->out[o]->flags & OM_VALUE_GRAPH_OUTPUT))
+			return true;
+	return false;
+}
+
+/* Evaluates n and turns its outputs into initializers. False when it was left alone. */
+static bool fold_node(om_pass_ctx *c, om_graph *g, om_node *n, om_kind *err)
+{
+	const om_tensor *in[MAX_IO];
+	om_tensor out[MAX_IO];
+	if (n->nin > MAX_IO || n->nout > MAX_IO || n->nout == 0)
+		return false;
+	for (int32_t i = 0; i < n->nin; i++) {
+		in[i] = NULL;
+		if (n->in[i] && !(in[i] = om_value_const(g, n->in[i])))
+			return false;
+	}
+	bool is_constant = !strcmp(n->op, "Constant");
+	if (n->nin == 0 && !is_constant)
+		return false;
+	const om_tensor *value = is_constant ? om_attr_tensor(n, "value") : NULL;
+	if (value && n->out[0]) {
+		if ((*err = om_make_constant(g, n->out[0], value, c->st)))
+			return false;
+		n->flags |= OM_NODE_DEAD;
+		return true;
+	}
+	int64_t opset = om_model_opset(c->m, n->domain);
+	if (om_infer_node(n, opset, in, out, NULL) != OM_OK)
+		return false;
+	for (int32_t o = 0; o < n->nout; o++)
+		if (n->out[o] && out[o].nbytes > c->fold_max && !is_constant)
+			return false;
+	if (om_eval_node(n, opset, in, out, NULL) != OM_OK)
+		return false; /* best effort: the node stays */
+	for (int32_t o = 0; o < n->nout && !*err; o++)
+		if (n->out[o])
+			*err = om_make_constant(g, n->out[o], &out[o], c->st);
+	for (int32_t o = 0; o < n->nout; o++)
+		om_tensor_free(&out[o]);
+	if (*err)
+		return false;
+	n->flags |= OM_NODE_DEAD;
+	return true;
+}
+
+om_kind om_pass_fold(om_pass_ctx *c, om_graph *g, int *changes)
+{
+	om_kind err = OM_OK;
+	for (int32_t i = 0; i < g->nnodes && !err; i++) {
+		om_node *n = g->nodes[i];
+		if ((n->flags & OM_NODE_DEAD) || (n->domain[0] && strcmp(n->domain, "ai.onnx")) ||
+		    random_op(n->op) || has_subgraph(n) || writes_graph_output(n))
+			continue;
+		if (fold_node(c, g, n, &err))
+			(*changes)++;
+	}
+	om_graph_compact(g);
+	return err;
+}

@@ -1,0 +1,130 @@
+/*
+ * identities.c — the eliminate_identities pass: nodes that do nothing become aliases of their
+ * input (Identity, Dropout in inference, Cast to the same type, and views or Expand/Tile/Concat
+ * whose output has the input's type and shape), Reshape of a view reads the view's input,
+ * and Squeeze(Unsqueeze(x)) over the same axes is x. A graph output keeps its name.
+ */
+#include <string.h>
+
+#include "infer.h"
+
+static bool op_is(const om_node *n, const char *op)
+{
+	return !strcmp(n->op, op);
+}
+
+/* True when value a and b have the same element type and the same extents. */
+static bool same_type(om_pass_ctx *c, const om_graph *g, om_value *a, om_value *b)
+{
+	const om_vinfo *x = om_vinfo_get(c, g, a), *y = om_vinfo_get(c, g, b);
+	if (!om_vi_ranked(x) || !om_vi_ranked(y) || x->type.rank != y->type.rank ||
+	    !x->type.elem || x->type.elem != y->type.elem)
+		return false;
+	for (int32_t i = 0; i < x->type.rank; i++)
+		if (!om_dims_equal(x->type.dims[i], y->type.dims[i]))
+			return false;
+	return true;
+}
+
+static bool dropout_is_identity(const om_graph *g, const om_node *n)
+{
+	if (n->nout > 1 && n->out[1] && n->out[1]->nuses > 0)
+		return false; /* the mask is used */
+	if (n->nin > 2 && n->in[2]) {
+		const om_tensor *t = om_value_const(g, n->in[2]);
+		if (!t || t->dtype != OM_BOOL || !t->data || t->nbytes < 1 ||
+		    *(const uint8_t *)t->data)
+			return false; /* training mode, or not known */
+	}
+	return true;
+}
+
+/* Ops that return their input when the output has the input's type and shape. */
+static bool shape_preserving_identity(const om_node *n)
+{
+	static const char *const ops[] = {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Expand",
+					  "Tile", "Identity"};
+	for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+		if (op_is(n, ops[i]))
+			return true;
+	return op_is(n, "Concat") && n->nin == 1;
+}
+
+static bool is_view(const om_node *n)
+{
+	return op_is(n, "Reshape") || op_is(n, "Flatten") || op_is(n, "Squeeze") ||
+	       op_is(n, "Unsqueeze");
+}
+
+/* Reshape(view(x), s) -> Reshape(x, s) when s is a literal the view does not matter to. */
+static bool reshape_of_view(om_pass_ctx *c, om_graph *g, om_node *n)
+{
+	if (!op_is(n, "Reshape") || n->nin < 2 || !n->in[0] || om_model_opset(c->m, "") < 5)
+		return false;
+	om_node *p = n->in[0]->producer;
+	if (!p || p->graph != g || (p->flags & OM_NODE_DEAD) || !is_view(p) || !p->in[0] ||
+	    (p->domain[0] && strcmp(p->domain, "ai.onnx")))
+		return false;
+	const om_tensor *s = om_value_const(g, n->in[1]);
+	if (!s || s->dtype != OM_INT64 || !s->data)
+		return false;
+	bool allowzero = om_model_opset(c->m, "") >= 14 && om_attr_int(n, "allowzero", 0);
+	for (int64_t i = 0, k = om_tensor_numel(s); i < k && !allowzero; i++)
+		if (((const int64_t *)s->data)[i] == 0)
+			return false; /* 0 copies an extent of the view's output */
+	n->in[0] = p->in[0];
+	return true;
+}
+
+/* Squeeze(Unsqueeze(x, axes), axes) -> x. */
+static bool squeeze_of_unsqueeze(om_pass_ctx *c, om_graph *g, om_node *n)
+{
+	if (!op_is(n, "Squeeze") || !n->in[0])
+		return false;
+	om_node *p = n->in[0]->producer;
+	if (!p || p->graph != g || (p->flags & OM_NODE_DEAD) || !op_is(p, "Unsqueeze") ||
+	    !p->in[0] || (p->domain[0] && strcmp(p->domain, "ai.onnx")))
+		return false;
+	const om_vinfo *mid = om_vinfo_get(c, g, n->in[0]);
+	if (!om_vi_ranked(mid))
+		return false;
+	int64_t a[2 * OM_MAX_RANK], b[2 * OM_MAX_RANK];
+	int32_t na = om_node_axes(g, p, 13, 1, mid->type.rank, a);
+	int32_t nb = om_node_axes(g, n, 13, 1, mid->type.rank, b);
+	if (na <= 0 || na != nb || memcmp(a, b, sizeof(int64_t) * (size_t)na))
+		return false;
+	return om_bypass_node(g, n, p->in[0]);
+}
+
+static bool simplify_node(om_pass_ctx *c, om_graph *g, om_node *n)
+{
+	om_value *x = n->nin > 0 ? n->in[0] : NULL;
+	if (!x || !n->out[0])
+		return false;
+	if (op_is(n, "Identity"))
+		return om_bypass_node(g, n, x);
+	if (op_is(n, "Dropout"))
+		return dropout_is_identity(g, n) && om_bypass_node(g, n, x);
+	if (op_is(n, "Cast")) {
+		const om_vinfo *vi = om_vinfo_get(c, g, x);
+		return vi && vi->type.elem && vi->type.elem == om_attr_int(n, "to", -1) &&
+		       om_bypass_node(g, n, x);
+	}
+	if (shape_preserving_identity(n) && n->nout == 1 && same_type(c, g, x, n->out[0]))
+		return om_bypass_node(g, n, x);
+	return reshape_of_view(c, g, n) || squeeze_of_unsqueeze(c, g, n);
+}
+
+om_kind om_pass_identities(om_pass_ctx *c, om_graph *g, int *changes)
+{
+	om_graph_count_uses(g);
+	for (int32_t i = 0; i < g->nnodes; i++) {
+		om_node *n = g->nodes[i];
+		if ((n->flags & OM_NODE_DEAD) || (n->domain[0] && strcmp(n->domain, "ai.onnx")))
+			continue;
+		if (simplify_node(c, g, n))
+			(*changes)++;
+	}
+	om_graph_compact(g);
+	return OM_OK;
+}

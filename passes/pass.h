@@ -1,0 +1,102 @@
+/*
+ * pass.h — what the simplify passes share: the pass context, the side table of inferred types
+ * and plan-time values, and the small graph rewrites every pass needs (passes/rewrite.c).
+ *
+ * Inference never writes into the IR: it fills a side table (om_vinfo, by value pointer) that
+ * the rewriting passes read. A value's inferred type has dims that are numbers or symbols; an
+ * unknown dim gets a fresh internal symbol ("?N") that only lives in the side table, so that
+ * Shape(x)[k] can still be matched with x's dim k. A plan-time value (pv) is a small int tensor
+ * (rank 0 or 1) whose elements are each a number, a symbol (a dim, so >= 0) or unknown.
+ */
+#ifndef OM_PASS_H
+#define OM_PASS_H
+
+#include "ir.h"
+
+enum { OM_PE_UNK = 0, OM_PE_NUM, OM_PE_SYM };
+
+/** One element of a plan-time value. */
+typedef struct om_pe {
+	int32_t kind;
+	int64_t num;     /* OM_PE_NUM */
+	const char *sym; /* OM_PE_SYM: the dim's symbol */
+} om_pe;
+
+enum { OM_PV_MAX = 64 }; /* plan-time values are tracked up to this many elements */
+
+typedef struct om_vinfo {
+	const om_value *key;
+	om_type type;  /* inferred; kind OM_TYPE_UNKNOWN or rank -1 when unknown */
+	int32_t npv;   /* element count of the plan-time value; -1 when none */
+	int32_t pvrank; /* 0 (scalar) or 1 */
+	om_pe *pv;
+	UT_hash_handle hh;
+} om_vinfo;
+
+typedef struct om_pass_ctx {
+	om_model *m;
+	om_arena *scratch;    /* side-table memory, freed after simplify */
+	size_t fold_max;      /* byte budget of one folded constant */
+	int nofold;           /* 1 while fold_constants is skipped */
+	om_vinfo *info;       /* uthash by value pointer */
+	uint32_t nsym;        /* fresh-symbol counter */
+	om_status *st;
+} om_pass_ctx;
+
+/** A pass rewrites one graph (subgraphs are visited by the driver) and adds what it changed
+ *  to *changes. Errors are only for broken IR or out of memory: inference is best effort. */
+typedef om_kind (*om_pass_fn)(om_pass_ctx *c, om_graph *g, int *changes);
+
+om_kind om_pass_infer(om_pass_ctx *c, om_graph *g, int *changes);
+om_kind om_pass_fold(om_pass_ctx *c, om_graph *g, int *changes);
+om_kind om_pass_shape_chains(om_pass_ctx *c, om_graph *g, int *changes);
+om_kind om_pass_identities(om_pass_ctx *c, om_graph *g, int *changes);
+om_kind om_pass_transposes(om_pass_ctx *c, om_graph *g, int *changes);
+om_kind om_pass_dead(om_pass_ctx *c, om_graph *g, int *changes);
+om_kind om_pass_inline_if(om_pass_ctx *c, om_graph *g, int *changes);
+
+/** The name of pass i of the pipeline, NULL past the end (for --skip and --help). */
+const char *om_simplify_pass_name(int i);
+
+/** Checks the IR invariants of g and its subgraphs (passes/verify.c). */
+om_kind om_verify_graph(const om_graph *g, om_status *st);
+
+/* ---- side table (passes/infer.c) --------------------------------------------------------- */
+
+/** The entry of v (outer references resolved), or NULL when inference knows nothing. */
+om_vinfo *om_vinfo_get(om_pass_ctx *c, const om_graph *g, om_value *v);
+/** The entry of v, created empty (type unknown, no pv) when missing. NULL: out of memory. */
+om_vinfo *om_vinfo_make(om_pass_ctx *c, const om_value *v);
+/** A fresh internal symbol for an unknown dim. */
+const char *om_fresh_symbol(om_pass_ctx *c);
+/** True when the symbol is one of inference's own (never written to a model). */
+static inline bool om_symbol_internal(const char *s) { return s && s[0] == '?'; }
+
+/* ---- rewrites (passes/rewrite.c) --------------------------------------------------------- */
+
+/** The constant data of v (initializer that is not a graph input, outer ones resolved). */
+const om_tensor *om_value_const(const om_graph *g, om_value *v);
+/** True when some subgraph of g refers to v by name (an outer reference). */
+bool om_value_used_by_subgraph(const om_graph *g, const om_value *v);
+/** Replaces every use of `from` by `to` in g's nodes (not in graph outputs). */
+void om_replace_uses(om_graph *g, const om_value *from, om_value *to);
+/**
+ * Makes node n (outputs out[0]) disappear by forwarding its output to `src`. When out[0] is a
+ * graph output, the graph output keeps its name: src's producer is made to write out[0]
+ * instead. Returns false (nothing changed) when that is not possible.
+ */
+bool om_bypass_node(om_graph *g, om_node *n, om_value *src);
+/** Turns v into an initializer of g holding t (copied into the arena). Drops its producer
+ *  link; the caller marks the producer dead when all its outputs are constants. */
+om_kind om_make_constant(om_graph *g, om_value *v, const om_tensor *t, om_status *st);
+/** Turns single-output node n into a Constant node holding t (copied): for a graph output,
+ *  whose name must stay produced by a node. */
+om_kind om_node_to_constant(om_graph *g, om_node *n, const om_tensor *t, om_status *st);
+/** A new initializer value named after hint, holding t (copied). NULL when out of memory. */
+om_value *om_new_constant(om_graph *g, const char *hint, const om_tensor *t);
+/** Normalized sorted axes from an attribute (before `attr_until`) or constant input `slot`;
+ *  returns the count or -1 when not known. Fills `out` (cap OM_MAX_RANK * 2). */
+int32_t om_node_axes(const om_graph *g, const om_node *n, int64_t opset_input, int32_t slot,
+		     int32_t rank, int64_t *out);
+
+#endif

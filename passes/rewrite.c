@@ -1,0 +1,196 @@
+/* rewrite.c — the small graph edits the passes share: constants, use replacement, bypassing a
+ * node while graph outputs keep their names. */
+#include <string.h>
+
+#include "pass.h"
+
+const om_tensor *om_value_const(const om_graph *g, om_value *v)
+{
+	if (!v)
+		return NULL;
+	v = om_graph_resolve(g, v);
+	if (!v || !v->init || (v->flags & OM_VALUE_GRAPH_INPUT) || (v->flags & OM_VALUE_OUTER))
+		return NULL;
+	return v->init;
+}
+
+static bool sub_refers(const om_graph *sub, const char *name)
+{
+	const om_value *v = om_graph_find(sub, name);
+	if (v)
+		return (v->flags & OM_VALUE_OUTER) != 0; /* a local definition shadows the name */
+	for (int32_t i = 0; i < sub->nnodes; i++) {
+		const om_node *n = sub->nodes[i];
+		for (int32_t a = 0; a < n->nattr; a++) {
+			const om_attr *at = &n->attrs[a];
+			if (at->g && sub_refers(at->g, name))
+				return true;
+			for (int64_t k = 0; at->graphs && k < at->n; k++)
+				if (sub_refers(at->graphs[k], name))
+					return true;
+		}
+	}
+	return false;
+}
+
+bool om_value_used_by_subgraph(const om_graph *g, const om_value *v)
+{
+	for (int32_t i = 0; i < g->nnodes; i++) {
+		const om_node *n = g->nodes[i];
+		if (n->flags & OM_NODE_DEAD)
+			continue;
+		for (int32_t a = 0; a < n->nattr; a++) {
+			const om_attr *at = &n->attrs[a];
+			if (at->g && sub_refers(at->g, v->name))
+				return true;
+			for (int64_t k = 0; at->graphs && k < at->n; k++)
+				if (sub_refers(at->graphs[k], v->name))
+					return true;
+		}
+	}
+	return false;
+}
+
+void om_replace_uses(om_graph *g, const om_value *from, om_value *to)
+{
+	for (int32_t i = 0; i < g->nnodes; i++) {
+		om_node *n = g->nodes[i];
+		for (int32_t k = 0; k < n->nin; k++)
+			if (n->in[k] == from)
+				n->in[k] = to;
+	}
+}
+
+static bool is_graph_output(const om_graph *g, const om_value *v)
+{
+	for (int32_t i = 0; i < g->noutputs; i++)
+		if (g->outputs[i] == v)
+			return true;
+	return false;
+}
+
+bool om_bypass_node(om_graph *g, om_node *n, om_value *src)
+{
+	om_value *out = n->out[0];
+	if (!out || !src || out == src)
+		return false;
+	if (!is_graph_output(g, out)) {
+		if (om_value_used_by_subgraph(g, out))
+			return false;
+		/* an outer value cannot replace a local one by pointer unless it is this graph's */
+		om_replace_uses(g, out, src);
+		n->flags |= OM_NODE_DEAD;
+		return true;
+	}
+	/* out is a graph output: keep its name by renaming src's producer's output instead */
+	om_node *p = src->producer;
+	if (!p || p->graph != g || (p->flags & OM_NODE_DEAD) || is_graph_output(g, src) ||
+	    (src->flags & (OM_VALUE_GRAPH_INPUT | OM_VALUE_INITIALIZER | OM_VALUE_OUTER)) ||
+	    om_value_used_by_subgraph(g, src))
+		return false;
+	om_node_set_output(p, src->producer_slot, out);
+	src->producer = NULL;
+	src->producer_slot = -1;
+	n->flags |= OM_NODE_DEAD;
+	om_replace_uses(g, src, out);
+	n->in[0] = NULL; /* n is dead; keep it from naming src */
+	return true;
+}
+
+static om_kind add_init(om_graph *g, om_value *v, om_status *st)
+{
+	om_value **na = om_arena_alloc(g->model->arena, sizeof *na * (size_t)(g->ninits + 1));
+	if (!na)
+		return om_error(st, OM_ERR_NOMEM, NULL, "out of memory adding an initializer");
+	if (g->ninits)
+		memcpy(na, g->inits, sizeof *na * (size_t)g->ninits);
+	na[g->ninits++] = v;
+	g->inits = na;
+	return OM_OK;
+}
+
+om_kind om_make_constant(om_graph *g, om_value *v, const om_tensor *t, om_status *st)
+{
+	om_tensor *copy = om_model_tensor_copy(g->model, t);
+	if (!copy)
+		return om_error(st, OM_ERR_NOMEM, NULL, "out of memory for a folded constant");
+	bool listed = (v->flags & OM_VALUE_INITIALIZER) != 0;
+	v->init = copy;
+	v->init_proto = NULL;
+	v->flags |= OM_VALUE_INITIALIZER;
+	v->producer = NULL;
+	v->producer_slot = -1;
+	if (v->type.kind != OM_TYPE_TENSOR || v->type.rank != t->rank)
+		om_type_from_tensor(g->model, &v->type, t);
+	return listed ? OM_OK : add_init(g, v, st);
+}
+
+om_kind om_node_to_constant(om_graph *g, om_node *n, const om_tensor *t, om_status *st)
+{
+	om_arena *a = g->model->arena;
+	om_tensor *copy = om_model_tensor_copy(g->model, t);
+	om_attr *attr = om_arena_alloc(a, sizeof *attr);
+	const char *op = om_arena_strdup(a, "Constant"), *name = om_arena_strdup(a, "value");
+	if (!copy || !attr || !op || !name)
+		return om_error(st, OM_ERR_NOMEM, n, "out of memory for a constant");
+	attr->name = name;
+	attr->type = OM_ATTR_TENSOR;
+	attr->t = copy;
+	n->op = op;
+	n->domain = "";
+	n->overload = "";
+	n->proto = NULL;
+	n->attrs = attr;
+	n->nattr = 1;
+	n->nin = 0;
+	return OM_OK;
+}
+
+om_value *om_new_constant(om_graph *g, const char *hint, const om_tensor *t)
+{
+	om_value *v = om_graph_fresh_value(g, hint);
+	if (!v)
+		return NULL;
+	om_type_from_tensor(g->model, &v->type, t);
+	return om_make_constant(g, v, t, NULL) ? NULL : v;
+}
+
+int32_t om_node_axes(const om_graph *g, const om_node *n, int64_t opset_input, int32_t slot,
+		     int32_t rank, int64_t *out)
+{
+	int64_t raw[OM_MAX_RANK * 2];
+	int64_t cnt = 0;
+	int64_t opset = om_model_opset(g->model, n->domain);
+	if (opset < opset_input) {
+		const int64_t *a = om_attr_ints(n, "axes", &cnt);
+		if (cnt > OM_MAX_RANK * 2)
+			return -1;
+		for (int64_t i = 0; i < cnt; i++)
+			raw[i] = a[i];
+	} else if (slot < n->nin && n->in[slot]) {
+		const om_tensor *t = om_value_const(g, n->in[slot]);
+		if (!t || (t->dtype != OM_INT64 && t->dtype != OM_INT32))
+			return -1;
+		cnt = om_tensor_numel(t);
+		if (cnt < 0 || cnt > OM_MAX_RANK * 2)
+			return -1;
+		for (int64_t i = 0; i < cnt; i++)
+			raw[i] = t->dtype == OM_INT64 ? ((const int64_t *)t->data)[i]
+						      : ((const int32_t *)t->data)[i];
+	}
+	for (int64_t i = 0; i < cnt; i++) {
+		int64_t a = raw[i] < 0 ? raw[i] + rank : raw[i];
+		if (a < 0 || a >= rank)
+			return -1;
+		/* insertion sort; duplicates are invalid */
+		int64_t j = i;
+		while (j > 0 && out[j - 1] > a) {
+			out[j] = out[j - 1];
+			j--;
+		}
+		if (j > 0 && out[j - 1] == a)
+			return -1;
+		out[j] = a;
+	}
+	return (int32_t)cnt;
+}

@@ -1,0 +1,175 @@
+/*
+ * shape_chains.c — the fold_shape_chains pass: plan-time values from inference become
+ * literals. A value whose elements are all numbers (Shape(x:[N,3,H,W]) -> Gather(1) is 3)
+ * becomes an initializer. A Reshape target with symbols becomes a literal with 0 (copy the
+ * input's extent, when the symbol is the input's extent at that position and allowzero is
+ * off) or -1 (the one extent left); an Expand shape with symbols becomes 1 where the symbol is
+ * the input's extent. A symbol is never written as a number.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "infer.h"
+
+static bool literal_ok(const om_graph *g, const om_value *v, const om_vinfo *vi)
+{
+	(void)g;
+	if (!v || !vi || vi->npv < 0 || v->init)
+		return false;
+	if (vi->type.elem != OM_INT64 && vi->type.elem != OM_INT32 && vi->type.elem != OM_BOOL)
+		return false;
+	for (int32_t i = 0; i < vi->npv; i++)
+		if (vi->pv[i].kind != OM_PE_NUM)
+			return false;
+	return true;
+}
+
+static om_kind make_literal(om_pass_ctx *c, om_graph *g, om_node *n, om_value *v,
+			   const om_vinfo *vi)
+{
+	int64_t dims[1] = {vi->npv};
+	om_tensor *t = om_model_tensor(c->m, vi->type.elem, vi->pvrank, dims);
+	if (!t)
+		return om_error(c->st, OM_ERR_NOMEM, NULL, "out of memory for a literal");
+	for (int32_t i = 0; i < vi->npv; i++) {
+		int64_t x = vi->pv[i].num;
+		if (vi->type.elem == OM_INT64)
+			((int64_t *)t->data)[i] = x;
+		else if (vi->type.elem == OM_INT32)
+			((int32_t *)t->data)[i] = (int32_t)x;
+		else
+			((uint8_t *)t->data)[i] = x != 0;
+	}
+	/* a graph output stays produced by a node: a Constant */
+	if (v->flags & OM_VALUE_GRAPH_OUTPUT)
+		return om_node_to_constant(g, n, t, c->st);
+	return om_make_constant(g, v, t, c->st);
+}
+
+/* Folds the node when every output it has is a literal. */
+static om_kind fold_literals(om_pass_ctx *c, om_graph *g, om_node *n, int *changes)
+{
+	int32_t live = 0;
+	for (int32_t o = 0; o < n->nout; o++) {
+		if (!n->out[o])
+			continue;
+		if (!literal_ok(g, n->out[o], om_vinfo_get(c, g, n->out[o])))
+			return OM_OK;
+		live++;
+	}
+	if (!live || !strcmp(n->op, "Constant"))
+		return OM_OK;
+	bool graph_output = false;
+	for (int32_t o = 0; o < n->nout; o++)
+		graph_output |= n->out[o] && (n->out[o]->flags & OM_VALUE_GRAPH_OUTPUT);
+	if (graph_output && (live > 1 || !n->out[0]))
+		return OM_OK;
+	for (int32_t o = 0; o < n->nout; o++) {
+		if (!n->out[o])
+			continue;
+		om_kind rc = make_literal(c, g, n, n->out[o], om_vinfo_get(c, g, n->out[o]));
+		if (rc)
+			return rc;
+	}
+	if (!graph_output)
+		n->flags |= OM_NODE_DEAD;
+	(*changes)++;
+	return OM_OK;
+}
+
+/* Writes the new shape literal into input slot 1 of n. */
+static om_kind set_shape_input(om_pass_ctx *c, om_graph *g, om_node *n, const int64_t *lit,
+			       int32_t k, int *changes)
+{
+	int64_t dims[1] = {k};
+	om_tensor *t = om_model_tensor(c->m, OM_INT64, 1, dims);
+	if (!t)
+		return om_error(c->st, OM_ERR_NOMEM, NULL, "out of memory for a literal");
+	memcpy(t->data, lit, sizeof(int64_t) * (size_t)k);
+	char hint[256];
+	snprintf(hint, sizeof hint, "%s_shape", n->name[0] ? n->name : n->op);
+	om_value *v = om_new_constant(g, hint, t);
+	if (!v)
+		return om_error(c->st, OM_ERR_NOMEM, NULL, "out of memory for a literal");
+	n->in[1] = v;
+	(*changes)++;
+	return OM_OK;
+}
+
+static om_kind reshape_target(om_pass_ctx *c, om_graph *g, om_node *n, int *changes)
+{
+	if (n->nin < 2 || !n->in[0] || !n->in[1] || om_value_const(g, n->in[1]) ||
+	    om_model_opset(c->m, n->domain) < 5)
+		return OM_OK;
+	const om_vinfo *x = om_vinfo_get(c, g, n->in[0]), *s = om_vinfo_get(c, g, n->in[1]);
+	if (!s || s->npv < 1 || s->pvrank != 1 || s->npv > OM_MAX_RANK)
+		return OM_OK;
+	bool allowzero = om_model_opset(c->m, n->domain) >= 14 && om_attr_int(n, "allowzero", 0);
+	int64_t lit[OM_MAX_RANK];
+	int32_t nfree = 0, freepos = -1;
+	bool minus = false;
+	for (int32_t i = 0; i < s->npv; i++) {
+		om_pe e = s->pv[i];
+		if (e.kind == OM_PE_NUM) {
+			lit[i] = e.num;
+			minus |= e.num == -1;
+			continue;
+		}
+		if (e.kind == OM_PE_SYM && !allowzero && om_vi_ranked(x) && i < x->type.rank &&
+		    !om_dim_known(x->type.dims[i]) && x->type.dims[i].param &&
+		    !strcmp(x->type.dims[i].param, e.sym)) {
+			lit[i] = 0;
+			continue;
+		}
+		nfree++;
+		freepos = i;
+	}
+	if (nfree > 1 || (nfree == 1 && minus))
+		return OM_OK;
+	if (nfree == 1)
+		lit[freepos] = -1;
+	return set_shape_input(c, g, n, lit, s->npv, changes);
+}
+
+static om_kind expand_shape(om_pass_ctx *c, om_graph *g, om_node *n, int *changes)
+{
+	if (n->nin < 2 || !n->in[0] || !n->in[1] || om_value_const(g, n->in[1]))
+		return OM_OK;
+	const om_vinfo *x = om_vinfo_get(c, g, n->in[0]), *s = om_vinfo_get(c, g, n->in[1]);
+	if (!om_vi_ranked(x) || !s || s->npv < 0 || s->pvrank != 1 || s->npv > OM_MAX_RANK)
+		return OM_OK;
+	int64_t lit[OM_MAX_RANK];
+	int32_t k = s->npv, off = k - x->type.rank;
+	for (int32_t i = 0; i < k; i++) {
+		om_pe e = s->pv[i];
+		if (e.kind == OM_PE_NUM) {
+			lit[i] = e.num;
+			continue;
+		}
+		int32_t j = i - off;
+		if (e.kind != OM_PE_SYM || j < 0 || om_dim_known(x->type.dims[j]) ||
+		    !x->type.dims[j].param || strcmp(x->type.dims[j].param, e.sym))
+			return OM_OK;
+		lit[i] = 1; /* broadcasting 1 against the input's extent gives that extent */
+	}
+	return set_shape_input(c, g, n, lit, k, changes);
+}
+
+om_kind om_pass_shape_chains(om_pass_ctx *c, om_graph *g, int *changes)
+{
+	om_kind rc = OM_OK;
+	for (int32_t i = 0; i < g->nnodes && !rc; i++) {
+		om_node *n = g->nodes[i];
+		if ((n->flags & OM_NODE_DEAD) || (n->domain[0] && strcmp(n->domain, "ai.onnx")))
+			continue;
+		rc = fold_literals(c, g, n, changes);
+		if (rc || (n->flags & OM_NODE_DEAD))
+			continue;
+		if (!strcmp(n->op, "Reshape"))
+			rc = reshape_target(c, g, n, changes);
+		else if (!strcmp(n->op, "Expand"))
+			rc = expand_shape(c, g, n, changes);
+	}
+	om_graph_compact(g);
+	return rc;
+}
