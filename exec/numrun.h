@@ -83,7 +83,7 @@ static inline double om_clamp_f64(double v, double lo, double hi)
 	do {                                                                                \
 		T *d_ = (T *)dst;                                                           \
 		for (int64_t i_ = 0; i_ < n; i_++)                                          \
-			d_[i_] = CONV(src[i_]);                                             \
+			d_[i_ * stride] = CONV(src[i_]);                                    \
 	} while (0)
 #define OM_TO_F16(x) om_float_to_half((float)(x))
 #define OM_TO_BF16(x) om_float_to_bf16((float)(x))
@@ -97,8 +97,10 @@ static inline double om_clamp_f64(double v, double lo, double hi)
 #define OM_TO_U64(x) (uint64_t)om_clamp_f64(x, 0, 18446744073709549568.0)
 #define OM_TO_BOOL(x) (uint8_t)((x) != 0)
 
-/** dst[i] = src[i] converted to dt (rounded to nearest; integers truncate and saturate). */
-static inline bool om_store_f64(int32_t dt, void *dst, const double *src, int64_t n)
+/** dst[i * stride] = src[i] converted to dt, i < n (rounded to nearest; integers truncate
+ *  and saturate). */
+static inline bool om_store_f64(int32_t dt, void *dst, int64_t stride, const double *src,
+				int64_t n)
 {
 	switch (dt) {
 	case OM_FLOAT: OM_RUN_STORE(float, (float)); return true;
@@ -121,6 +123,7 @@ static inline bool om_store_f64(int32_t dt, void *dst, const double *src, int64_
 /** dst[i] = src[i] truncated to dt's width (two's complement wrap, as ONNX Runtime). */
 static inline bool om_store_i64(int32_t dt, void *dst, const int64_t *src, int64_t n)
 {
+	const int64_t stride = 1;
 	switch (dt) {
 	case OM_INT8: case OM_UINT8: OM_RUN_STORE(uint8_t, (uint8_t)); return true;
 	case OM_INT16: case OM_UINT16: OM_RUN_STORE(uint16_t, (uint16_t)); return true;

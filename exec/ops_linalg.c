@@ -278,7 +278,7 @@ static void gemm_int(const gemm_geom *g, const om_tensor *a, const om_tensor *b,
 				v += beta * (double)ld_i(cc, (g->cm == 1 ? 0 : i) * g->cn +
 								 (g->cn == 1 ? 0 : j));
 			const size_t off = (size_t)(i * g->N + j) * om_dtype_size(y->dtype);
-			om_store_f64(y->dtype, (char *)y->data + off, &v, 1);
+			om_store_f64(y->dtype, (char *)y->data + off, 1, &v, 1);
 		}
 }
 

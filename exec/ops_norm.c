@@ -1,4 +1,522 @@
-/* ops_norm.c — not written yet: the table is empty. */
+/* ops_norm.c — Softmax, LogSoftmax, Hardmax, LpNormalization, LayerNormalization,
+ * InstanceNormalization, BatchNormalization. Every kernel computes in double (exp/log from
+ * detmath.h), folds in ascending index order and stores in the input's type: all exact. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "detmath.h"
+#include "numrun.h"
 #include "op.h"
 
-const om_op_table om_ops_norm = {NULL, 0};
+static om_kind need_float(om_ctx *c, const om_tensor *t, const char *what)
+{
+	if (!t)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "%s is missing", what);
+	if (!om_is_float_type(t->dtype))
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "%s is %s, not a float type",
+				what, om_dtype_name(t->dtype));
+	return OM_OK;
+}
+
+static int64_t dims_product(const int64_t *dims, int32_t from, int32_t to)
+{
+	int64_t p = 1;
+	for (int32_t d = from; d < to; d++)
+		p *= dims[d];
+	return p;
+}
+
+/* ---- slices: runs of n elements, `inner` apart, one per (outer, inner) position ---------- */
+
+typedef struct slices {
+	int64_t outer, n, inner;
+} slices;
+
+/* fn rewrites the n values of slice s (= o * inner + i) in place */
+typedef void (*slice_fn)(void *arg, double *v, int64_t n, int64_t s);
+
+static om_kind each_slice(om_ctx *c, const om_tensor *x, om_tensor *y, slices sl, slice_fn fn,
+			  void *arg)
+{
+	double *buf = malloc(sizeof(double) * (size_t)(sl.n > 0 ? sl.n : 1));
+	if (!buf)
+		return om_error(c->st, OM_ERR_NOMEM, c->node, "no memory for %lld values",
+				(long long)sl.n);
+	const size_t es = om_dtype_size(x->dtype);
+	for (int64_t o = 0; o < sl.outer; o++)
+		for (int64_t i = 0; i < sl.inner; i++) {
+			const size_t off = (size_t)(o * sl.n * sl.inner + i) * es;
+			om_load_f64(x->dtype, (const char *)x->data + off, sl.inner, sl.n, buf);
+			fn(arg, buf, sl.n, o * sl.inner + i);
+			om_store_f64(y->dtype, (char *)y->data + off, sl.inner, buf, sl.n);
+		}
+	free(buf);
+	return OM_OK;
+}
+
+/* ---- Softmax, LogSoftmax, Hardmax, LpNormalization ---------------------------------------- */
+
+/* Before opset 13 the input is coerced to 2-D at `axis` (default 1); from 13 the op runs
+ * along the one axis (default -1). LpNormalization runs along its axis (default -1). */
+static om_kind axis_slices(om_ctx *c, slices *sl)
+{
+	const om_tensor *x = c->in[0];
+	om_kind rc = need_float(c, x, "the input");
+	if (rc)
+		return rc;
+	const bool coerce = c->opset < 13 && strcmp(c->node->op, "LpNormalization");
+	int32_t axis;
+	if (coerce && x->rank == 0)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "the input is a scalar");
+	rc = om_norm_axis(c, om_attr_int(c->node, "axis", coerce ? 1 : -1), x->rank, &axis);
+	if (rc)
+		return rc;
+	sl->outer = dims_product(x->dims, 0, axis);
+	sl->n = coerce ? dims_product(x->dims, axis, x->rank) : x->dims[axis];
+	sl->inner = coerce ? 1 : dims_product(x->dims, axis + 1, x->rank);
+	return OM_OK;
+}
+
+static om_kind same_shape_infer(om_ctx *c)
+{
+	slices sl;
+	om_kind rc = axis_slices(c, &sl);
+	if (!rc)
+		om_set_shape(c->out[0], c->in[0]->dtype, c->in[0]->rank, c->in[0]->dims);
+	return rc;
+}
+
+static double slice_max(const double *v, int64_t n)
+{
+	double m = -INFINITY;
+	for (int64_t k = 0; k < n; k++)
+		if (v[k] > m)
+			m = v[k];
+	return m;
+}
+
+static void softmax_fn(void *arg, double *v, int64_t n, int64_t s)
+{
+	(void)s;
+	const bool log_form = *(const bool *)arg;
+	const double m = slice_max(v, n);
+	double sum = 0;
+	for (int64_t k = 0; k < n; k++) {
+		const double d = v[k] - m;
+		const double e = om_det_exp(d);
+		sum += e;
+		v[k] = log_form ? d : e;
+	}
+	const double lsum = om_det_log(sum);
+	for (int64_t k = 0; k < n; k++)
+		v[k] = log_form ? v[k] - lsum : v[k] / sum;
+}
+
+static void hardmax_fn(void *arg, double *v, int64_t n, int64_t s)
+{
+	(void)arg, (void)s;
+	int64_t best = 0;
+	for (int64_t k = 1; k < n; k++)
+		if (v[k] > v[best])
+			best = k;
+	for (int64_t k = 0; k < n; k++)
+		v[k] = k == best;
+}
+
+/* x / ||x||_p; a zero norm gives zeros */
+static void lpnorm_fn(void *arg, double *v, int64_t n, int64_t s)
+{
+	(void)s;
+	const int64_t p = *(const int64_t *)arg;
+	double acc = 0;
+	for (int64_t k = 0; k < n; k++) {
+		const double t = p == 1 ? fabs(v[k]) : v[k] * v[k];
+		acc += t;
+	}
+	const double norm = p == 1 ? acc : sqrt(acc);
+	for (int64_t k = 0; k < n; k++)
+		v[k] = norm == 0 ? 0 : v[k] / norm;
+}
+
+static om_kind axis_kernel(om_ctx *c)
+{
+	slices sl;
+	om_kind rc = axis_slices(c, &sl);
+	if (rc)
+		return rc;
+	const char *op = c->node->op;
+	if (!strcmp(op, "Hardmax"))
+		return each_slice(c, c->in[0], c->out[0], sl, hardmax_fn, NULL);
+	if (!strcmp(op, "LpNormalization")) {
+		int64_t p = om_attr_int(c->node, "p", 2);
+		if (p != 1 && p != 2)
+			return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+					"p is %lld, not 1 or 2", (long long)p);
+		return each_slice(c, c->in[0], c->out[0], sl, lpnorm_fn, &p);
+	}
+	bool log_form = !strcmp(op, "LogSoftmax");
+	return each_slice(c, c->in[0], c->out[0], sl, softmax_fn, &log_form);
+}
+
+/* ---- LayerNormalization ------------------------------------------------------------------ */
+
+/* p (unidirectionally broadcast to the m dims td, n elements) expanded into dst[n] */
+static om_kind expand_param(om_ctx *c, const om_tensor *p, int32_t m, const int64_t *td, int64_t n,
+			    double *dst, const char *what)
+{
+	if (p->rank > m)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"%s has rank %d, more than the %d normalized dims", what, p->rank,
+				m);
+	int64_t pstr[OM_MAX_RANK] = {0}, s = 1;
+	for (int32_t d = m - 1; d >= m - p->rank; d--) {
+		const int64_t e = p->dims[d - (m - p->rank)];
+		if (e != 1 && e != td[d])
+			return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+					"%s does not broadcast to the normalized shape", what);
+		pstr[d] = e == 1 ? 0 : s;
+		s *= e;
+	}
+	if (!dst)
+		return OM_OK;
+	const size_t es = om_dtype_size(p->dtype);
+	int64_t idx[OM_MAX_RANK] = {0}, off = 0;
+	for (int64_t k = 0; k < n; k++) {
+		om_load_f64(p->dtype, (const char *)p->data + (size_t)off * es, 1, 1, &dst[k]);
+		for (int32_t d = m - 1; d >= 0; d--) {
+			off += pstr[d];
+			if (++idx[d] < td[d])
+				break;
+			off -= pstr[d] * td[d];
+			idx[d] = 0;
+		}
+	}
+	return OM_OK;
+}
+
+typedef struct ln_plan {
+	int32_t axis;
+	slices sl;
+	int32_t stash;
+} ln_plan;
+
+static om_kind ln_prepare(om_ctx *c, ln_plan *p)
+{
+	const om_tensor *x = c->in[0];
+	om_kind rc = need_float(c, x, "X");
+	if (!rc)
+		rc = need_float(c, c->nin > 1 ? c->in[1] : NULL, "Scale");
+	if (!rc && c->nin > 2 && c->in[2])
+		rc = need_float(c, c->in[2], "B");
+	if (!rc)
+		rc = om_norm_axis(c, om_attr_int(c->node, "axis", -1), x->rank, &p->axis);
+	if (rc)
+		return rc;
+	p->stash = (int32_t)om_attr_int(c->node, "stash_type", OM_FLOAT);
+	if (!om_is_float_type(p->stash))
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "stash_type %d",
+				(int)p->stash);
+	p->sl = (slices){dims_product(x->dims, 0, p->axis),
+			 dims_product(x->dims, p->axis, x->rank), 1};
+	const int32_t m = x->rank - p->axis;
+	for (int i = 1; i < 3 && i < c->nin; i++)
+		if (c->in[i] && (rc = expand_param(c, c->in[i], m, x->dims + p->axis, 0, NULL,
+						   i == 1 ? "Scale" : "B")))
+			return rc;
+	return OM_OK;
+}
+
+static om_kind ln_infer(om_ctx *c)
+{
+	ln_plan p;
+	om_kind rc = ln_prepare(c, &p);
+	if (rc)
+		return rc;
+	const om_tensor *x = c->in[0];
+	om_set_shape(c->out[0], x->dtype, x->rank, x->dims);
+	int64_t sd[OM_MAX_RANK];
+	for (int32_t d = 0; d < x->rank; d++)
+		sd[d] = d < p.axis ? x->dims[d] : 1;
+	for (int i = 1; i < 3 && i < c->nout; i++)
+		if (c->out[i])
+			om_set_shape(c->out[i], p.stash, x->rank, sd);
+	return OM_OK;
+}
+
+typedef struct ln_ctx {
+	const double *scale, *bias; /* n each; bias NULL when absent */
+	om_tensor *mean, *inv;      /* optional outputs */
+	double eps;
+	const int64_t *chan;        /* InstanceNormalization: scale/bias index = s % C */
+	int64_t nchan;
+} ln_ctx;
+
+/* standardize one slice: mean and population variance in ascending order */
+static void standardize_fn(void *arg, double *v, int64_t n, int64_t s)
+{
+	const ln_ctx *l = arg;
+	double sum = 0, sq = 0;
+	for (int64_t k = 0; k < n; k++)
+		sum += v[k];
+	const double mean = n ? sum / (double)n : 0;
+	for (int64_t k = 0; k < n; k++) {
+		const double d = v[k] - mean;
+		const double d2 = d * d;
+		sq += d2;
+	}
+	const double inv = 1 / sqrt((n ? sq / (double)n : 0) + l->eps);
+	if (l->nchan) { /* one scale and bias per channel */
+		const int64_t ch = s % l->nchan;
+		for (int64_t k = 0; k < n; k++)
+			v[k] = (v[k] - mean) * inv * l->scale[ch] + l->bias[ch];
+		return;
+	}
+	for (int64_t k = 0; k < n; k++) {
+		const double y = (v[k] - mean) * inv * l->scale[k];
+		v[k] = l->bias ? y + l->bias[k] : y;
+	}
+	if (l->mean)
+		om_store_f64(l->mean->dtype, (char *)l->mean->data +
+				     (size_t)s * om_dtype_size(l->mean->dtype), 1, &mean, 1);
+	if (l->inv)
+		om_store_f64(l->inv->dtype, (char *)l->inv->data +
+				     (size_t)s * om_dtype_size(l->inv->dtype), 1, &inv, 1);
+}
+
+static om_kind ln_kernel(om_ctx *c)
+{
+	ln_plan p;
+	om_kind rc = ln_prepare(c, &p);
+	if (rc)
+		return rc;
+	const om_tensor *x = c->in[0], *b = c->nin > 2 ? c->in[2] : NULL;
+	const int64_t n = p.sl.n;
+	double *buf = malloc(sizeof(double) * (size_t)(2 * n + 1));
+	if (!buf)
+		return om_error(c->st, OM_ERR_NOMEM, c->node, "no memory for the parameters");
+	const int32_t m = x->rank - p.axis;
+	rc = expand_param(c, c->in[1], m, x->dims + p.axis, n, buf, "Scale");
+	if (!rc && b)
+		rc = expand_param(c, b, m, x->dims + p.axis, n, buf + n, "B");
+	ln_ctx l = {.scale = buf, .bias = b ? buf + n : NULL, .eps = om_attr_float(c->node,
+		    "epsilon", 1e-5f), .mean = c->nout > 1 ? c->out[1] : NULL,
+		    .inv = c->nout > 2 ? c->out[2] : NULL};
+	if (!rc)
+		rc = each_slice(c, x, c->out[0], p.sl, standardize_fn, &l);
+	free(buf);
+	return rc;
+}
+
+/* ---- InstanceNormalization and BatchNormalization ---------------------------------------- */
+
+/* t must hold `count` elements of a float type; loaded into dst */
+static om_kind load_param(om_ctx *c, const om_tensor *t, int64_t count, double *dst,
+			  const char *what)
+{
+	om_kind rc = need_float(c, t, what);
+	if (rc)
+		return rc;
+	if (om_tensor_numel(t) != count)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"%s has %lld elements, expected %lld", what,
+				(long long)om_tensor_numel(t), (long long)count);
+	if (dst && !om_load_f64(t->dtype, t->data, 1, count, dst))
+		return om_error(c->st, OM_ERR_INTERNAL, c->node, "cannot load %s", what);
+	return OM_OK;
+}
+
+static om_kind channels(om_ctx *c, int64_t *C, int64_t *spatial)
+{
+	const om_tensor *x = c->in[0];
+	om_kind rc = need_float(c, x, "X");
+	if (rc)
+		return rc;
+	if (x->rank < 2)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"X has rank %d, needs N and C", x->rank);
+	*C = x->dims[1];
+	*spatial = dims_product(x->dims, 2, x->rank);
+	return OM_OK;
+}
+
+static om_kind in_prepare(om_ctx *c, double *params)
+{
+	int64_t C, sp;
+	om_kind rc = channels(c, &C, &sp);
+	for (int i = 1; i < 3 && !rc; i++)
+		rc = load_param(c, i < c->nin ? c->in[i] : NULL, C, params ? params + (i - 1) * C
+									    : NULL,
+				i == 1 ? "scale" : "B");
+	return rc;
+}
+
+static om_kind in_infer(om_ctx *c)
+{
+	om_kind rc = in_prepare(c, NULL);
+	if (!rc)
+		om_set_shape(c->out[0], c->in[0]->dtype, c->in[0]->rank, c->in[0]->dims);
+	return rc;
+}
+
+static om_kind in_kernel(om_ctx *c)
+{
+	const om_tensor *x = c->in[0];
+	if (!x || x->rank < 2)
+		return in_prepare(c, NULL);
+	const int64_t C = x->dims[1];
+	double *par = malloc(sizeof(double) * (size_t)(2 * C + 1));
+	if (!par)
+		return om_error(c->st, OM_ERR_NOMEM, c->node, "no memory for the parameters");
+	om_kind rc = in_prepare(c, par);
+	ln_ctx l = {.scale = par, .bias = par + C, .eps = om_attr_float(c->node, "epsilon", 1e-5f),
+		    .nchan = C};
+	slices sl = {x->dims[0] * C, dims_product(x->dims, 2, x->rank), 1};
+	if (!rc)
+		rc = each_slice(c, x, c->out[0], sl, standardize_fn, &l);
+	free(par);
+	return rc;
+}
+
+/* Inference: Y = (X - mean) / sqrt(var + eps) * scale + B per channel (per element of a
+ * sample when opset 7's spatial = 0). Training (14+): the batch's own statistics, and the
+ * running statistics as outputs 1 and 2. */
+typedef struct bn_plan {
+	int64_t C, spatial, per; /* per: parameters per sample (C, or C * spatial) */
+	bool training;
+} bn_plan;
+
+static om_kind bn_prepare(om_ctx *c, bn_plan *p, double *par)
+{
+	om_kind rc = channels(c, &p->C, &p->spatial);
+	if (rc)
+		return rc;
+	p->training = c->opset >= 14 && om_attr_int(c->node, "training_mode", 0);
+	const bool per_elem = c->opset < 9 && om_attr_int(c->node, "spatial", 1) == 0;
+	p->per = per_elem ? p->C * p->spatial : p->C;
+	if (p->training && per_elem)
+		return om_error(c->st, OM_ERR_UNSUPPORTED, c->node, "training without spatial");
+	static const char *const names[] = {"scale", "B", "mean", "var"};
+	for (int i = 0; i < 4 && !rc; i++)
+		rc = load_param(c, i + 1 < c->nin ? c->in[i + 1] : NULL, p->per,
+				par ? par + i * p->per : NULL, names[i]);
+	for (int i = 1; i < c->nout && !rc; i++)
+		if (c->out[i] && (!p->training || i > 2))
+			rc = om_error(c->st, OM_ERR_UNSUPPORTED, c->node,
+				      "output %d is only made in training mode (opset 14+)", i);
+	return rc;
+}
+
+static om_kind bn_infer(om_ctx *c)
+{
+	bn_plan p;
+	om_kind rc = bn_prepare(c, &p, NULL);
+	if (rc)
+		return rc;
+	om_set_shape(c->out[0], c->in[0]->dtype, c->in[0]->rank, c->in[0]->dims);
+	for (int i = 1; i < 3 && i < c->nout; i++)
+		if (c->out[i])
+			om_set_shape(c->out[i], c->in[i + 2]->dtype, 1, &p.C);
+	return OM_OK;
+}
+
+/* row (b, ch) of x: its spatial elements, as double */
+static void bn_row(const om_tensor *x, const bn_plan *p, int64_t b, int64_t ch, double *row)
+{
+	const size_t off = (size_t)((b * p->C + ch) * p->spatial) * om_dtype_size(x->dtype);
+	om_load_f64(x->dtype, (const char *)x->data + off, 1, p->spatial, row);
+}
+
+/* per-channel mean and population variance over N and the spatial dims, in double */
+static void batch_stats(const om_tensor *x, const bn_plan *p, double *mean, double *var,
+			double *row)
+{
+	const int64_t N = x->dims[0], cnt = N * p->spatial;
+	for (int64_t ch = 0; ch < p->C; ch++) {
+		double s = 0, q = 0;
+		for (int64_t b = 0; b < N; b++) {
+			bn_row(x, p, b, ch, row);
+			for (int64_t k = 0; k < p->spatial; k++)
+				s += row[k];
+		}
+		mean[ch] = cnt > 0 ? s / (double)cnt : 0;
+		for (int64_t b = 0; b < N; b++) {
+			bn_row(x, p, b, ch, row);
+			for (int64_t k = 0; k < p->spatial; k++) {
+				const double d = row[k] - mean[ch];
+				const double d2 = d * d;
+				q += d2;
+			}
+		}
+		var[ch] = cnt > 0 ? q / (double)cnt : 0;
+	}
+}
+
+static om_kind bn_kernel(om_ctx *c)
+{
+	bn_plan p;
+	om_kind rc = channels(c, &p.C, &p.spatial);
+	if (rc)
+		return rc;
+	const om_tensor *x = c->in[0];
+	/* 4 parameter sets of per (<= C * spatial), the batch statistics, one spatial row */
+	const int64_t cs = p.C * p.spatial;
+	double *par = malloc(sizeof(double) * (size_t)(4 * cs + 4 * p.C + p.spatial + 1));
+	if (!par)
+		return om_error(c->st, OM_ERR_NOMEM, c->node, "no memory for the parameters");
+	if ((rc = bn_prepare(c, &p, par))) {
+		free(par);
+		return rc;
+	}
+	double *scale = par, *bias = par + p.per, *mean = par + 2 * p.per, *var = par + 3 * p.per;
+	double *bmean = par + 4 * p.per, *bvar = bmean + p.C, *row = bvar + p.C;
+	const double eps = om_attr_float(c->node, "epsilon", 1e-5f);
+	if (p.training) {
+		const double mom = om_attr_float(c->node, "momentum", 0.9f);
+		batch_stats(x, &p, bmean, bvar, row);
+		for (int i = 1; i < 3 && i < c->nout; i++) {
+			if (!c->out[i])
+				continue;
+			const double *in = i == 1 ? mean : var, *cur = i == 1 ? bmean : bvar;
+			for (int64_t ch = 0; ch < p.C; ch++) {
+				const double v = in[ch] * mom + cur[ch] * (1 - mom);
+				om_store_f64(c->out[i]->dtype, (char *)c->out[i]->data +
+						     (size_t)ch * om_dtype_size(c->out[i]->dtype),
+					     1, &v, 1);
+			}
+		}
+		mean = bmean, var = bvar;
+	}
+	const size_t es = om_dtype_size(x->dtype);
+	for (int64_t b = 0; b < x->dims[0]; b++)
+		for (int64_t ch = 0; ch < p.C; ch++) {
+			bn_row(x, &p, b, ch, row);
+			for (int64_t k = 0; k < p.spatial; k++) {
+				const int64_t j = p.per == p.C ? ch : ch * p.spatial + k;
+				const double d = (row[k] - mean[j]) / sqrt(var[j] + eps);
+				row[k] = d * scale[j] + bias[j];
+			}
+			const size_t off = (size_t)((b * p.C + ch) * p.spatial) * es;
+			om_store_f64(x->dtype, (char *)c->out[0]->data + off, 1, row, p.spatial);
+		}
+	free(par);
+	return OM_OK;
+}
+
+static const om_op rows[] = {
+	{"Softmax", "", 1, same_shape_infer, axis_kernel, OM_OP_EXACT},
+	{"Softmax", "", 13, same_shape_infer, axis_kernel, OM_OP_EXACT},
+	{"LogSoftmax", "", 1, same_shape_infer, axis_kernel, OM_OP_EXACT},
+	{"LogSoftmax", "", 13, same_shape_infer, axis_kernel, OM_OP_EXACT},
+	{"Hardmax", "", 1, same_shape_infer, axis_kernel, OM_OP_EXACT},
+	{"Hardmax", "", 13, same_shape_infer, axis_kernel, OM_OP_EXACT},
+	{"LpNormalization", "", 1, same_shape_infer, axis_kernel, OM_OP_EXACT},
+	{"LayerNormalization", "", 17, ln_infer, ln_kernel, OM_OP_EXACT},
+	{"InstanceNormalization", "", 6, in_infer, in_kernel, OM_OP_EXACT},
+	{"BatchNormalization", "", 7, bn_infer, bn_kernel, OM_OP_EXACT},
+	{"BatchNormalization", "", 9, bn_infer, bn_kernel, OM_OP_EXACT},
+	{"BatchNormalization", "", 14, bn_infer, bn_kernel, OM_OP_EXACT},
+	{"BatchNormalization", "", 15, bn_infer, bn_kernel, OM_OP_EXACT},
+};
+
+const om_op_table om_ops_norm = OM_TABLE(rows);

@@ -350,7 +350,7 @@ static om_kind red_kernel(om_ctx *c)
 			om_store_i64(y->dtype, dst, &v, 1);
 		} else {
 			const double v = reduce_one_f(&p, x, kind, base);
-			om_store_f64(y->dtype, dst, &v, 1);
+			om_store_f64(y->dtype, dst, 1, &v, 1);
 		}
 		for (int32_t d = p.nk - 1; d >= 0; d--) {
 			base += p.kstr[d];

@@ -1,14 +1,228 @@
-/* test_ops_norm.c — placeholder: the module is not written yet, so its test skips. */
-#include "testutil.h"
+/* test_ops_norm.c — Softmax, LogSoftmax, Hardmax, LpNormalization, LayerNormalization,
+ * InstanceNormalization, BatchNormalization (values from hand computation and numpy). */
+#include "half.h"
+#include "nodetest.h"
 
-static void not_written(void **state)
+/* one float input through op at opset with `axis` (INT64_MIN: left out) */
+static void axis_case(const char *op, int64_t opset, int64_t axis, int32_t rank,
+		      const int64_t *dims, const float *x, const float *want)
+{
+	om_model *m;
+	om_node *n = nt_node(&m, op, 1, 1);
+	if (axis != INT64_MIN)
+		nt_int(n, "axis", axis);
+	om_tensor t = nt_tensor(OM_FLOAT, rank, dims, x);
+	const om_tensor *in[] = {&t};
+	om_tensor out[1];
+	assert_int_equal(nt_run(n, opset, in, out), OM_OK);
+	nt_check_f32(&out[0], rank, dims, want, 1e-6);
+	om_tensor_free(&out[0]);
+	om_model_free(m);
+}
+
+static const int64_t d3[] = {3}, d23[] = {2, 3};
+static const float x123[] = {1, 2, 3}, x23[] = {1, 2, 3, 4, 5, 6};
+
+static void softmax_forms(void **state)
 {
 	(void)state;
-	skip();
+	axis_case("Softmax", 13, INT64_MIN, 1, d3, x123,
+		  (float[]){0.09003057f, 0.24472847f, 0.66524096f});
+	axis_case("LogSoftmax", 13, -1, 1, d3, x123,
+		  (float[]){-2.40760596f, -1.40760596f, -0.40760596f});
+	/* 13+: along axis 0 only, each column is [a, a + 3] */
+	const float col[] = {0.04742587f, 0.04742587f, 0.04742587f,
+			     0.95257413f, 0.95257413f, 0.95257413f};
+	axis_case("Softmax", 13, 0, 2, d23, x23, col);
+	/* before 13: coerced to 2-D at axis 0, one row of all six */
+	axis_case("Softmax", 11, 0, 2, d23, x23,
+		  (float[]){0.00426978f, 0.01160646f, 0.03154963f, 0.08576079f, 0.233122f,
+			    0.6336913f});
+	/* default axis 1 before 13: each row */
+	axis_case("Softmax", 11, INT64_MIN, 2, d23, x23,
+		  (float[]){0.09003057f, 0.24472847f, 0.66524096f, 0.09003057f, 0.24472847f,
+			    0.66524096f});
+	/* large inputs do not overflow */
+	axis_case("Softmax", 13, -1, 1, (int64_t[]){2}, (float[]){1000, 1001},
+		  (float[]){0.26894142f, 0.73105858f});
+	axis_case("LogSoftmax", 1, 1, 2, (int64_t[]){1, 2}, (float[]){1000, 1001},
+		  (float[]){-1.31326169f, -0.31326169f});
+}
+
+static void hardmax_and_lp(void **state)
+{
+	(void)state;
+	const float h[] = {1, 3, 3, 2, 0, 1};
+	axis_case("Hardmax", 13, -1, 2, d23, h, (float[]){0, 1, 0, 1, 0, 0});
+	axis_case("Hardmax", 13, 0, 2, d23, h, (float[]){0, 1, 1, 1, 0, 0});
+	/* before 13 at axis 0: one row of six, the first 3 wins */
+	axis_case("Hardmax", 11, 0, 2, d23, h, (float[]){0, 1, 0, 0, 0, 0});
+	axis_case("LpNormalization", 1, -1, 2, (int64_t[]){2, 2}, (float[]){3, 4, 0, 0},
+		  (float[]){0.6f, 0.8f, 0, 0});
+	axis_case("LpNormalization", 1, 0, 2, (int64_t[]){2, 2}, (float[]){3, 4, 4, 3},
+		  (float[]){0.6f, 0.8f, 0.8f, 0.6f});
+	om_model *m;
+	om_node *n = nt_node(&m, "LpNormalization", 1, 1);
+	nt_int(n, "p", 1);
+	om_tensor t = nt_tensor(OM_FLOAT, 1, (int64_t[]){2}, (float[]){3, -4});
+	const om_tensor *in[] = {&t};
+	om_tensor out[1];
+	assert_int_equal(nt_run(n, 1, in, out), OM_OK);
+	nt_check_f32(&out[0], 1, (int64_t[]){2}, (float[]){3.0f / 7, -4.0f / 7}, 1e-6);
+	om_tensor_free(&out[0]);
+	nt_int(n, "p", 3);
+	assert_int_equal(nt_run(n, 1, in, out), OM_ERR_INVALID_MODEL);
+	om_model_free(m);
+}
+
+static void softmax_types_and_errors(void **state)
+{
+	(void)state;
+	om_model *m;
+	om_node *n = nt_node(&m, "Softmax", 1, 1);
+	const uint16_t h[] = {om_float_to_half(0), om_float_to_half(0)};
+	om_tensor t = nt_tensor(OM_FLOAT16, 1, (int64_t[]){2}, h);
+	const om_tensor *in[] = {&t};
+	om_tensor out[1];
+	assert_int_equal(nt_run(n, 13, in, out), OM_OK);
+	assert_int_equal(out[0].dtype, OM_FLOAT16);
+	assert_true(om_half_to_float(((uint16_t *)out[0].data)[1]) == 0.5f);
+	om_tensor_free(&out[0]);
+	const double dd[] = {0, 0, 0, 0};
+	t = nt_tensor(OM_DOUBLE, 1, (int64_t[]){4}, dd);
+	assert_int_equal(nt_run(n, 13, in, out), OM_OK);
+	assert_true(((double *)out[0].data)[3] == 0.25);
+	om_tensor_free(&out[0]);
+	nt_int(n, "axis", 1);
+	assert_int_equal(nt_run(n, 13, in, out), OM_ERR_INVALID_MODEL);
+	const int32_t iv[] = {1, 2};
+	t = nt_tensor(OM_INT32, 1, (int64_t[]){2}, iv);
+	nt_int(n, "axis", 0);
+	assert_int_equal(nt_run(n, 13, in, out), OM_ERR_INVALID_MODEL);
+	om_model_free(m);
+}
+
+/* x = [1, 2, 3, 4]: mean 2.5, variance 1.25 */
+static void layer_norm(void **state)
+{
+	(void)state;
+	om_model *m;
+	om_node *n = nt_node(&m, "LayerNormalization", 3, 3);
+	const float x[] = {1, 2, 3, 4, 4, 4, 4, 4};
+	om_tensor tx = nt_tensor(OM_FLOAT, 2, (int64_t[]){2, 4}, x);
+	om_tensor ts = nt_tensor(OM_FLOAT, 1, (int64_t[]){4}, (float[]){1, 1, 2, 2});
+	om_tensor tb = nt_tensor(OM_FLOAT, 1, (int64_t[]){4}, (float[]){0, 0, 0, 1});
+	const om_tensor *in[] = {&tx, &ts, &tb};
+	om_tensor out[3];
+	assert_int_equal(nt_run(n, 17, in, out), OM_OK);
+	nt_check_f32(&out[0], 2, (int64_t[]){2, 4},
+		     (float[]){-1.3416355f, -0.4472118f, 0.8944236f, 3.683271f, 0, 0, 0, 1}, 1e-6);
+	nt_check_f32(&out[1], 2, (int64_t[]){2, 1}, (float[]){2.5f, 4}, 1e-7);
+	nt_check_f32(&out[2], 2, (int64_t[]){2, 1}, (float[]){0.8944236f, 316.22776f}, 1e-6);
+	for (int i = 0; i < 3; i++)
+		om_tensor_free(&out[i]);
+	/* axis 0 normalizes all 8 (mean 3.25, var 1.1875); scale [4] broadcasts over [2, 4]
+	 * and B is left out */
+	nt_int(n, "axis", 0);
+	n->nin = 2;
+	n->out[1] = n->out[2] = NULL;
+	assert_int_equal(nt_run(n, 17, in, out), OM_OK);
+	const double inv = 1 / sqrt(1.1875 + 1e-5);
+	float want[8];
+	for (int i = 0; i < 8; i++)
+		want[i] = (float)((x[i] - 3.25) * inv * ((const float *)ts.data)[i % 4]);
+	nt_check_f32(&out[0], 2, (int64_t[]){2, 4}, want, 1e-6);
+	om_tensor_free(&out[0]);
+	/* a scale that does not broadcast */
+	ts = nt_tensor(OM_FLOAT, 1, (int64_t[]){3}, (float[]){1, 1, 1});
+	assert_int_equal(nt_run(n, 17, in, out), OM_ERR_INVALID_MODEL);
+	om_model_free(m);
+}
+
+static void instance_norm(void **state)
+{
+	(void)state;
+	om_model *m;
+	om_node *n = nt_node(&m, "InstanceNormalization", 3, 1);
+	nt_float(n, "epsilon", 0);
+	om_tensor tx = nt_tensor(OM_FLOAT, 3, (int64_t[]){1, 2, 2}, (float[]){1, 3, 5, 9});
+	om_tensor ts = nt_tensor(OM_FLOAT, 1, (int64_t[]){2}, (float[]){1, 2});
+	om_tensor tb = nt_tensor(OM_FLOAT, 1, (int64_t[]){2}, (float[]){0, 1});
+	const om_tensor *in[] = {&tx, &ts, &tb};
+	om_tensor out[1];
+	assert_int_equal(nt_run(n, 6, in, out), OM_OK);
+	nt_check_f32(&out[0], 3, (int64_t[]){1, 2, 2}, (float[]){-1, 1, -1, 3}, 1e-6);
+	om_tensor_free(&out[0]);
+	tb = nt_tensor(OM_FLOAT, 1, (int64_t[]){1}, (float[]){0});
+	assert_int_equal(nt_run(n, 6, in, out), OM_ERR_INVALID_MODEL);
+	om_model_free(m);
+}
+
+static void batch_norm(void **state)
+{
+	(void)state;
+	om_model *m;
+	om_node *n = nt_node(&m, "BatchNormalization", 5, 1);
+	nt_float(n, "epsilon", 0);
+	om_tensor tx = nt_tensor(OM_FLOAT, 4, (int64_t[]){1, 2, 1, 2}, (float[]){1, 2, 3, 4});
+	om_tensor ts = nt_tensor(OM_FLOAT, 1, (int64_t[]){2}, (float[]){1, 2});
+	om_tensor tb = nt_tensor(OM_FLOAT, 1, (int64_t[]){2}, (float[]){0, 1});
+	om_tensor tm = nt_tensor(OM_FLOAT, 1, (int64_t[]){2}, (float[]){1, 3});
+	om_tensor tv = nt_tensor(OM_FLOAT, 1, (int64_t[]){2}, (float[]){4, 1});
+	const om_tensor *in[] = {&tx, &ts, &tb, &tm, &tv};
+	om_tensor out[3];
+	for (int opset = 7; opset <= 15; opset += 2) {
+		assert_int_equal(nt_run(n, opset, in, out), OM_OK);
+		nt_check_f32(&out[0], 4, (int64_t[]){1, 2, 1, 2}, (float[]){0, 0.5f, 1, 3}, 1e-6);
+		om_tensor_free(&out[0]);
+	}
+	/* opset 7, spatial = 0: one parameter per element of a sample */
+	nt_int(n, "spatial", 0);
+	om_tensor s4 = nt_tensor(OM_FLOAT, 1, (int64_t[]){4}, (float[]){1, 1, 1, 1});
+	om_tensor z4 = nt_tensor(OM_FLOAT, 1, (int64_t[]){4}, (float[]){0, 0, 0, 0});
+	om_tensor m4 = nt_tensor(OM_FLOAT, 1, (int64_t[]){4}, (float[]){1, 1, 1, 1});
+	om_tensor v4 = nt_tensor(OM_FLOAT, 1, (int64_t[]){4}, (float[]){1, 4, 1, 4});
+	const om_tensor *in4[] = {&tx, &s4, &z4, &m4, &v4};
+	assert_int_equal(nt_run(n, 7, in4, out), OM_OK);
+	nt_check_f32(&out[0], 4, (int64_t[]){1, 2, 1, 2}, (float[]){0, 0.5f, 2, 1.5f}, 1e-6);
+	om_tensor_free(&out[0]);
+	/* from 9 spatial is gone: [4] parameters for C = 2 are an error */
+	assert_int_equal(nt_run(n, 9, in4, out), OM_ERR_INVALID_MODEL);
+	om_model_free(m);
+}
+
+/* training mode: batch statistics, running statistics out */
+static void batch_norm_training(void **state)
+{
+	(void)state;
+	om_model *m;
+	om_node *n = nt_node(&m, "BatchNormalization", 5, 3);
+	nt_float(n, "epsilon", 0);
+	nt_int(n, "training_mode", 1);
+	om_tensor tx = nt_tensor(OM_FLOAT, 4, (int64_t[]){2, 1, 1, 1}, (float[]){1, 3});
+	om_tensor one = nt_tensor(OM_FLOAT, 1, (int64_t[]){1}, (float[]){1});
+	om_tensor zero = nt_tensor(OM_FLOAT, 1, (int64_t[]){1}, (float[]){0});
+	const om_tensor *in[] = {&tx, &one, &zero, &zero, &one};
+	om_tensor out[3];
+	assert_int_equal(nt_run(n, 15, in, out), OM_OK);
+	nt_check_f32(&out[0], 4, (int64_t[]){2, 1, 1, 1}, (float[]){-1, 1}, 1e-6);
+	nt_check_f32(&out[1], 1, (int64_t[]){1}, (float[]){0.2f}, 1e-6);
+	nt_check_f32(&out[2], 1, (int64_t[]){1}, (float[]){1}, 1e-6);
+	for (int i = 0; i < 3; i++)
+		om_tensor_free(&out[i]);
+	/* the extra outputs do not exist in inference mode */
+	nt_int(n, "training_mode", 0);
+	assert_int_equal(nt_run(n, 15, in, out), OM_ERR_UNSUPPORTED);
+	om_model_free(m);
 }
 
 int main(void)
 {
-	const struct CMUnitTest tests[] = {cmocka_unit_test(not_written)};
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(softmax_forms),  cmocka_unit_test(hardmax_and_lp),
+		cmocka_unit_test(softmax_types_and_errors), cmocka_unit_test(layer_norm),
+		cmocka_unit_test(instance_norm),  cmocka_unit_test(batch_norm),
+		cmocka_unit_test(batch_norm_training),
+	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
