@@ -1,0 +1,110 @@
+/* broadcast.c — the shared broadcast iterator (see broadcast.h). */
+#include "broadcast.h"
+
+om_kind om_bcast_infer(om_ctx *c, int32_t n, const om_tensor *const *in, int32_t dtype,
+		       om_tensor *out)
+{
+	int32_t rank = 0;
+	int64_t dims[OM_MAX_RANK];
+	for (int32_t i = 0; i < n; i++) {
+		if (!in[i])
+			continue;
+		int64_t d[OM_MAX_RANK];
+		int32_t r;
+		om_kind rc = om_broadcast_shape(c, rank, dims, in[i]->rank, in[i]->dims, &r, d);
+		if (rc)
+			return rc;
+		rank = r;
+		for (int32_t k = 0; k < r; k++)
+			dims[k] = d[k];
+	}
+	om_set_shape(out, dtype, rank, dims);
+	return OM_OK;
+}
+
+om_kind om_bcast_init(om_ctx *c, om_bcast *b, const om_tensor *out, int32_t nin,
+		      const om_tensor *const *in)
+{
+	if (nin > OM_BCAST_MAX_IN || out->rank > OM_MAX_RANK)
+		return om_error(c->st, OM_ERR_INTERNAL, c->node, "broadcast of %d inputs", nin);
+	const int32_t nops = nin + 1, r = out->rank;
+	int64_t st[OM_BCAST_MAX_IN + 1][OM_MAX_RANK];
+	b->nin = nin;
+	b->numel = om_tensor_numel(out);
+	for (int32_t k = 0; k < nops; k++) {
+		const om_tensor *t = k ? in[k - 1] : out;
+		b->size[k] = om_dtype_size(t->dtype);
+		if (t->rank > r)
+			return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+					"input %d has rank %d above the output's %d", k - 1,
+					t->rank, r);
+		int64_t s = 1;
+		for (int32_t i = r - 1; i >= 0; i--) {
+			int32_t j = i - (r - t->rank);
+			int64_t d = j >= 0 ? t->dims[j] : 1;
+			if (d != out->dims[i] && d != 1)
+				return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+						"input %d (dim %lld) does not broadcast to %lld "
+						"at axis %d", k - 1, (long long)d,
+						(long long)out->dims[i], i);
+			st[k][i] = d == 1 ? 0 : s;
+			s *= d;
+		}
+	}
+	/* drop size-1 axes, merge an axis into the previous one when every operand allows */
+	int32_t n = 0;
+	for (int32_t i = 0; i < r; i++) {
+		if (out->dims[i] == 1)
+			continue;
+		bool merge = n > 0;
+		for (int32_t k = 0; k < nops && merge; k++)
+			merge = b->stride[k][n - 1] == st[k][i] * out->dims[i];
+		if (merge) {
+			b->dims[n - 1] *= out->dims[i];
+			for (int32_t k = 0; k < nops; k++)
+				b->stride[k][n - 1] = st[k][i];
+			continue;
+		}
+		b->dims[n] = out->dims[i];
+		for (int32_t k = 0; k < nops; k++)
+			b->stride[k][n] = st[k][i];
+		n++;
+	}
+	if (n == 0) { /* a single element */
+		b->dims[0] = 1;
+		for (int32_t k = 0; k < nops; k++)
+			b->stride[k][0] = 0;
+		n = 1;
+	}
+	b->rank = n;
+	return OM_OK;
+}
+
+void om_bcast_run(const om_bcast *b, void *out, const void *const *in, om_bcast_fn fn,
+		  const void *arg)
+{
+	if (b->numel <= 0)
+		return;
+	const int32_t nops = b->nin + 1, inner = b->rank - 1;
+	int64_t idx[OM_MAX_RANK] = {0}, off[OM_BCAST_MAX_IN + 1] = {0}, step[OM_BCAST_MAX_IN + 1];
+	for (int32_t k = 0; k < nops; k++)
+		step[k] = b->stride[k][inner];
+	const int64_t runs = b->numel / b->dims[inner];
+	for (int64_t run = 0; run < runs; run++) {
+		const void *ip[OM_BCAST_MAX_IN];
+		for (int32_t k = 0; k < b->nin; k++)
+			ip[k] = (const unsigned char *)in[k] + (size_t)off[k + 1] * b->size[k + 1];
+		fn(b->dims[inner], (unsigned char *)out + (size_t)off[0] * b->size[0], ip, step,
+		   arg);
+		/* odometer over the outer axes */
+		for (int32_t i = inner - 1; i >= 0; i--) {
+			for (int32_t k = 0; k < nops; k++)
+				off[k] += b->stride[k][i];
+			if (++idx[i] < b->dims[i])
+				break;
+			for (int32_t k = 0; k < nops; k++)
+				off[k] -= b->stride[k][i] * b->dims[i];
+			idx[i] = 0;
+		}
+	}
+}

@@ -1,0 +1,245 @@
+/* ew_unary.c — unary elementwise ops. One expression per op, instantiated for every type the
+ * op takes through the type lists of ew.h; scalar libm per element (exact on one libm). */
+#include <string.h>
+#include <tgmath.h>
+
+#include "ew.h"
+
+typedef struct ew_par {
+	double alpha, beta, gamma, lambd, bias;
+	int tanh_approx, det_neg, det_pos;
+} ew_par;
+
+typedef void (*un_fn)(int64_t n, void *out, const void *in, const ew_par *p);
+
+/* out[i] = STORE(OP(x, p, CT)) with x = LD(in[i]) */
+#define UN_FN(OP, DT) un_##OP##_##DT
+#define UN_DEF_OUT(OP, DT, T, CT, LD, OT, STORE)                                           \
+	static void UN_FN(OP, DT)(int64_t n, void *o_, const void *a_, const ew_par *p)    \
+	{                                                                                  \
+		typedef CT ct_t;                                                           \
+		(void)(ct_t)0;                                                             \
+		(void)p;                                                                   \
+		OT *o = o_;                                                                \
+		const T *a = a_;                                                           \
+		for (int64_t i = 0; i < n; i++) {                                          \
+			const CT x = (CT)LD(a[i]);                                         \
+			o[i] = STORE(OP(x, p, CT));                                        \
+		}                                                                          \
+	}
+#define UN_DEF(OP, DT, T, CT, LD) UN_DEF_OUT(OP, DT, T, CT, LD, T, OM_EW_ST_##DT)
+#define UN_BOOL(v) ((uint8_t)((v) ? 1 : 0))
+#define UN_DEF_BOOL(OP, DT, T, CT, LD) UN_DEF_OUT(OP, DT, T, CT, LD, uint8_t, UN_BOOL)
+#define UN_ENTRY(OP, DT, T, CT, LD) [DT] = UN_FN(OP, DT),
+
+/* ---- expressions (x in the compute type CT, p the attributes) ---------------------------- */
+
+#define K(v) ((ct_t)(v))
+#define NEG_F(x, p, CT) (-(x))
+#define NEG_S(x, p, CT) OM_EW_WRAP(-, 0, x)
+#define ABS_F(x, p, CT) fabs(x)
+#define ABS_S(x, p, CT) ((x) < 0 ? OM_EW_WRAP(-, 0, x) : (x))
+#define ID_U(x, p, CT) (x)
+#define SQRT_F(x, p, CT) sqrt(x)
+#define RECIP_F(x, p, CT) (K(1) / (x))
+#define EXP_F(x, p, CT) exp(x)
+#define LOG_F(x, p, CT) log(x)
+#define ERF_F(x, p, CT) erf(x)
+#define TANH_F(x, p, CT) tanh(x)
+#define SIGMOID_F(x, p, CT) ((x) >= 0 ? K(1) / (K(1) + exp(-(x))) : exp(x) / (K(1) + exp(x)))
+#define CLAMP01(v, CT) ((v) < 0 ? K(0) : (v) > 1 ? K(1) : (v))
+#define HSIG_F(x, p, CT) CLAMP01(K(p->alpha) * (x) + K(p->beta), CT)
+#define HSWISH_F(x, p, CT) ((x) * CLAMP01((x) / K(6) + K(0.5), CT))
+#define RELU_F(x, p, CT) ((x) < 0 ? K(0) : (x))
+#define RELU_S(x, p, CT) ((x) < 0 ? 0 : (x))
+#define LRELU_F(x, p, CT) ((x) < 0 ? K(p->alpha) * (x) : (x))
+#define ELU_F(x, p, CT) ((x) < 0 ? K(p->alpha) * (exp(x) - K(1)) : (x))
+#define SELU_F(x, p, CT) (K(p->gamma) * ((x) <= 0 ? K(p->alpha) * (exp(x) - K(1)) : (x)))
+#define SOFTPLUS_F(x, p, CT) ((x) > 0 ? (x) + log1p(exp(-(x))) : log1p(exp(x)))
+#define SOFTSIGN_F(x, p, CT) ((x) / (K(1) + fabs(x)))
+#define GELU_F(x, p, CT)                                                                   \
+	(p->tanh_approx ? K(0.5) * (x) *                                                   \
+				  (K(1) + tanh(K(0.7978845608028654) *                     \
+					       ((x) + K(0.044715) * (x) * (x) * (x))))     \
+			: K(0.5) * (x) * (K(1) + erf((x) * K(0.7071067811865476))))
+#define FLOOR_F(x, p, CT) floor(x)
+#define CEIL_F(x, p, CT) ceil(x)
+#define ROUND_F(x, p, CT) rint(x) /* half to even in the default rounding mode */
+#define SIGN_F(x, p, CT) ((x) > 0 ? K(1) : (x) < 0 ? K(-1) : (x))
+#define SIGN_S(x, p, CT) ((x) > 0 ? 1 : (x) < 0 ? -1 : 0)
+#define SIGN_U(x, p, CT) ((x) > 0 ? 1u : 0u)
+#define NOT_B(x, p, CT) (!(x))
+#define BNOT(x, p, CT) (~(x))
+#define ISNAN_F(x, p, CT) ((x) != (x))
+#define ISINF_F(x, p, CT) (isinf(x) && ((x) > 0 ? p->det_pos : p->det_neg))
+#define SIN_F(x, p, CT) sin(x)
+#define COS_F(x, p, CT) cos(x)
+#define TAN_F(x, p, CT) tan(x)
+#define ASIN_F(x, p, CT) asin(x)
+#define ACOS_F(x, p, CT) acos(x)
+#define ATAN_F(x, p, CT) atan(x)
+#define SINH_F(x, p, CT) sinh(x)
+#define COSH_F(x, p, CT) cosh(x)
+#define ASINH_F(x, p, CT) asinh(x)
+#define ACOSH_F(x, p, CT) acosh(x)
+#define ATANH_F(x, p, CT) atanh(x)
+#define TRELU_F(x, p, CT) ((x) > K(p->alpha) ? (x) : K(0))
+#define CELU_F(x, p, CT)                                                                   \
+	((x) > 0 ? (x) : K(p->alpha) * (exp((x) / K(p->alpha)) - K(1)))
+#define SHRINK_F(x, p, CT)                                                                 \
+	((x) < -K(p->lambd) ? (x) + K(p->bias) : (x) > K(p->lambd) ? (x) - K(p->bias) : K(0))
+#define MISH_F(x, p, CT) ((x) * tanh(SOFTPLUS_F(x, p, CT)))
+
+/* ---- tables ------------------------------------------------------------------------------ */
+
+#define UN_TABLE_F(name, F)                                                                \
+	OM_EW_FLOATS(UN_DEF, F)                                                            \
+	static const un_fn name[OM_DTYPE_COUNT] = {OM_EW_FLOATS(UN_ENTRY, F)};
+#define UN_TABLE_FS(name, F, S)                                                            \
+	OM_EW_FLOATS(UN_DEF, F)                                                            \
+	OM_EW_SINTS(UN_DEF, S)                                                             \
+	static const un_fn name[OM_DTYPE_COUNT] = {OM_EW_FLOATS(UN_ENTRY, F)               \
+							   OM_EW_SINTS(UN_ENTRY, S)};
+#define UN_TABLE_FSU(name, F, S, U)                                                        \
+	OM_EW_FLOATS(UN_DEF, F)                                                            \
+	OM_EW_SINTS(UN_DEF, S)                                                             \
+	OM_EW_UINTS(UN_DEF, U)                                                             \
+	static const un_fn name[OM_DTYPE_COUNT] = {                                        \
+		OM_EW_FLOATS(UN_ENTRY, F) OM_EW_SINTS(UN_ENTRY, S) OM_EW_UINTS(UN_ENTRY, U)};
+
+UN_TABLE_FS(t_neg, NEG_F, NEG_S)
+UN_TABLE_FSU(t_abs, ABS_F, ABS_S, ID_U)
+UN_TABLE_F(t_sqrt, SQRT_F)
+UN_TABLE_F(t_recip, RECIP_F)
+UN_TABLE_F(t_exp, EXP_F)
+UN_TABLE_F(t_log, LOG_F)
+UN_TABLE_F(t_erf, ERF_F)
+UN_TABLE_F(t_tanh, TANH_F)
+UN_TABLE_F(t_sigmoid, SIGMOID_F)
+UN_TABLE_F(t_hsig, HSIG_F)
+UN_TABLE_F(t_hswish, HSWISH_F)
+UN_TABLE_FS(t_relu, RELU_F, RELU_S)
+UN_TABLE_F(t_lrelu, LRELU_F)
+UN_TABLE_F(t_elu, ELU_F)
+UN_TABLE_F(t_selu, SELU_F)
+UN_TABLE_F(t_softplus, SOFTPLUS_F)
+UN_TABLE_F(t_softsign, SOFTSIGN_F)
+UN_TABLE_F(t_gelu, GELU_F)
+UN_TABLE_F(t_floor, FLOOR_F)
+UN_TABLE_F(t_ceil, CEIL_F)
+UN_TABLE_F(t_round, ROUND_F)
+UN_TABLE_FSU(t_sign, SIGN_F, SIGN_S, SIGN_U)
+UN_TABLE_F(t_sin, SIN_F)
+UN_TABLE_F(t_cos, COS_F)
+UN_TABLE_F(t_tan, TAN_F)
+UN_TABLE_F(t_asin, ASIN_F)
+UN_TABLE_F(t_acos, ACOS_F)
+UN_TABLE_F(t_atan, ATAN_F)
+UN_TABLE_F(t_sinh, SINH_F)
+UN_TABLE_F(t_cosh, COSH_F)
+UN_TABLE_F(t_asinh, ASINH_F)
+UN_TABLE_F(t_acosh, ACOSH_F)
+UN_TABLE_F(t_atanh, ATANH_F)
+UN_TABLE_F(t_trelu, TRELU_F)
+UN_TABLE_F(t_celu, CELU_F)
+UN_TABLE_F(t_shrink, SHRINK_F)
+UN_TABLE_F(t_mish, MISH_F)
+OM_EW_BOOLS(UN_DEF, NOT_B)
+static const un_fn t_not[OM_DTYPE_COUNT] = {OM_EW_BOOLS(UN_ENTRY, NOT_B)};
+OM_EW_SINTS(UN_DEF, BNOT)
+OM_EW_UINTS(UN_DEF, BNOT)
+static const un_fn t_bnot[OM_DTYPE_COUNT] = {OM_EW_SINTS(UN_ENTRY, BNOT)
+						     OM_EW_UINTS(UN_ENTRY, BNOT)};
+OM_EW_FLOATS(UN_DEF_BOOL, ISNAN_F)
+OM_EW_FLOATS(UN_DEF_BOOL, ISINF_F)
+static const un_fn t_isnan[OM_DTYPE_COUNT] = {OM_EW_FLOATS(UN_ENTRY, ISNAN_F)};
+static const un_fn t_isinf[OM_DTYPE_COUNT] = {OM_EW_FLOATS(UN_ENTRY, ISINF_F)};
+
+/* ---- generic infer and kernel ------------------------------------------------------------ */
+
+typedef struct un_op {
+	const un_fn *tab;
+	bool out_bool;
+	float alpha, beta, gamma; /* attribute defaults */
+} un_op;
+
+static om_kind un_infer(om_ctx *c, const un_op *op)
+{
+	if (c->nin < 1 || !c->in[0] || !c->nout || !c->out[0])
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "input or output missing");
+	const int32_t dt = c->in[0]->dtype;
+	if (dt <= 0 || dt >= OM_DTYPE_COUNT || !op->tab[dt])
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"%s does not take element type %s", c->node->op,
+				om_dtype_name(dt));
+	om_set_shape(c->out[0], op->out_bool ? OM_BOOL : dt, c->in[0]->rank, c->in[0]->dims);
+	return OM_OK;
+}
+
+static om_kind un_kernel(om_ctx *c, const un_op *op)
+{
+	const om_node *nd = c->node;
+	const int32_t dt = c->in[0]->dtype;
+	if (dt <= 0 || dt >= OM_DTYPE_COUNT || !op->tab[dt])
+		return un_infer(c, op);
+	const ew_par p = {
+		.alpha = om_attr_float(nd, "alpha", op->alpha),
+		.beta = om_attr_float(nd, "beta", op->beta),
+		.gamma = om_attr_float(nd, "gamma", op->gamma),
+		.lambd = om_attr_float(nd, "lambd", 0.5f),
+		.bias = om_attr_float(nd, "bias", 0.0f),
+		.tanh_approx = !strcmp(om_attr_string(nd, "approximate", "none"), "tanh"),
+		.det_neg = om_attr_int(nd, "detect_negative", 1) != 0,
+		.det_pos = om_attr_int(nd, "detect_positive", 1) != 0,
+	};
+	op->tab[dt](om_tensor_numel(c->in[0]), c->out[0]->data, c->in[0]->data, &p);
+	return OM_OK;
+}
+
+#define EW_UNARY(Name, tab, out_bool, alpha, beta, gamma)                                  \
+	static const un_op op_##Name = {tab, out_bool, alpha, beta, gamma};                \
+	om_kind om_ew_infer_##Name(om_ctx *c) { return un_infer(c, &op_##Name); }          \
+	om_kind om_ew_kernel_##Name(om_ctx *c) { return un_kernel(c, &op_##Name); }
+#define EW_UNARY0(Name, tab) EW_UNARY(Name, tab, false, 0, 0, 0)
+
+EW_UNARY0(Neg, t_neg)
+EW_UNARY0(Abs, t_abs)
+EW_UNARY0(Sqrt, t_sqrt)
+EW_UNARY0(Reciprocal, t_recip)
+EW_UNARY0(Exp, t_exp)
+EW_UNARY0(Log, t_log)
+EW_UNARY0(Erf, t_erf)
+EW_UNARY0(Tanh, t_tanh)
+EW_UNARY0(Sigmoid, t_sigmoid)
+EW_UNARY(HardSigmoid, t_hsig, false, 0.2f, 0.5f, 0)
+EW_UNARY0(HardSwish, t_hswish)
+EW_UNARY0(Relu, t_relu)
+EW_UNARY(LeakyRelu, t_lrelu, false, 0.01f, 0, 0)
+EW_UNARY(Elu, t_elu, false, 1.0f, 0, 0)
+EW_UNARY(Selu, t_selu, false, 1.67326319217681884765625f, 0, 1.05070102214813232421875f)
+EW_UNARY0(Softplus, t_softplus)
+EW_UNARY0(Softsign, t_softsign)
+EW_UNARY0(Gelu, t_gelu)
+EW_UNARY0(Floor, t_floor)
+EW_UNARY0(Ceil, t_ceil)
+EW_UNARY0(Round, t_round)
+EW_UNARY0(Sign, t_sign)
+EW_UNARY0(Not, t_not)
+EW_UNARY0(BitwiseNot, t_bnot)
+EW_UNARY(IsNaN, t_isnan, true, 0, 0, 0)
+EW_UNARY(IsInf, t_isinf, true, 0, 0, 0)
+EW_UNARY0(Sin, t_sin)
+EW_UNARY0(Cos, t_cos)
+EW_UNARY0(Tan, t_tan)
+EW_UNARY0(Asin, t_asin)
+EW_UNARY0(Acos, t_acos)
+EW_UNARY0(Atan, t_atan)
+EW_UNARY0(Sinh, t_sinh)
+EW_UNARY0(Cosh, t_cosh)
+EW_UNARY0(Asinh, t_asinh)
+EW_UNARY0(Acosh, t_acosh)
+EW_UNARY0(Atanh, t_atanh)
+EW_UNARY(ThresholdedRelu, t_trelu, false, 1.0f, 0, 0)
+EW_UNARY(Celu, t_celu, false, 1.0f, 0, 0)
+EW_UNARY0(Shrink, t_shrink)
+EW_UNARY0(Mish, t_mish)

@@ -1,0 +1,92 @@
+/* float8.h — the four ONNX float8 formats <-> float32, rounding to nearest even.
+ *
+ *   E4M3FN   bias 7,  no inf, NaN S.1111.111, max 448
+ *   E4M3FNUZ bias 8,  no inf, no -0, NaN 0x80, max 240
+ *   E5M2     bias 15, inf S.11111.00, NaN S.11111.xx, max 57344
+ *   E5M2FNUZ bias 16, no inf, no -0, NaN 0x80, max 57344
+ * Float -> float8 follows ONNX Cast-19: with saturate, values (infinities too) beyond the
+ * largest finite value become it (with the sign); without, they become inf (E5M2) or NaN. */
+#ifndef OM_FLOAT8_H
+#define OM_FLOAT8_H
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "half.h"
+#include "omopt.h"
+
+typedef struct om_f8_fmt {
+	int mbits, bias;
+	uint8_t maxcode; /* largest finite code without the sign */
+	bool inf;        /* has infinities (E5M2) */
+	bool uz;         /* unsigned zero, NaN is 0x80 (the FNUZ formats) */
+} om_f8_fmt;
+
+static inline om_f8_fmt om_f8_format(int32_t dtype)
+{
+	switch (dtype) {
+	case OM_FLOAT8E4M3FN: return (om_f8_fmt){3, 7, 0x7e, false, false};
+	case OM_FLOAT8E4M3FNUZ: return (om_f8_fmt){3, 8, 0x7f, false, true};
+	case OM_FLOAT8E5M2: return (om_f8_fmt){2, 15, 0x7b, true, false};
+	default: return (om_f8_fmt){2, 16, 0x7f, false, true}; /* E5M2FNUZ */
+	}
+}
+
+static inline bool om_is_float8(int32_t dtype)
+{
+	return dtype >= OM_FLOAT8E4M3FN && dtype <= OM_FLOAT8E5M2FNUZ;
+}
+
+static inline float om_f8_to_float(uint8_t v, om_f8_fmt f)
+{
+	const int ebits = 7 - f.mbits;
+	const uint32_t e = (v & 0x7fu) >> f.mbits, m = v & ((1u << f.mbits) - 1);
+	const float sign = (v & 0x80) ? -1.0f : 1.0f;
+	if (f.uz ? v == 0x80 : (!f.inf && (v & 0x7f) == 0x7f))
+		return NAN;
+	if (f.inf && e == (1u << ebits) - 1)
+		return m ? NAN : sign * INFINITY;
+	if (e == 0)
+		return sign * ldexpf((float)m, 1 - f.bias - f.mbits);
+	return sign * ldexpf((float)(m | (1u << f.mbits)), (int)e - f.bias - f.mbits);
+}
+
+static inline uint8_t om_float_to_f8(float x, om_f8_fmt f, bool saturate)
+{
+	const uint32_t u = om_f32_bits(x), a = u & 0x7fffffffu;
+	const uint8_t sign = (uint8_t)((u >> 24) & 0x80);
+	const uint8_t nan = f.uz ? 0x80 : (uint8_t)(sign | 0x7f);
+	if (a > 0x7f800000u)
+		return nan;
+	const uint8_t over = saturate ? (uint8_t)(sign | f.maxcode)
+				      : f.inf ? (uint8_t)(sign | 0x7c) : nan;
+	if (a == 0x7f800000u)
+		return over;
+	const int e = (int)(a >> 23) - 127, emin = 1 - f.bias, shift = 23 - f.mbits;
+	uint32_t code;
+	if (a < 0x00800000u) { /* float32 subnormals are far below every float8 quantum */
+		code = 0;
+	} else if (e >= emin) { /* normal: rebias, then round the mantissa to mbits */
+		uint32_t r = a - ((uint32_t)(127 - f.bias) << 23);
+		r += (1u << (shift - 1)) - 1 + ((r >> shift) & 1);
+		code = r >> shift;
+	} else { /* subnormal: value / 2^(emin - mbits), rounded */
+		const uint32_t m = (a & 0x7fffffu) | 0x800000u;
+		const int sh = shift + emin - e; /* > shift */
+		if (sh > 25) {
+			code = 0;
+		} else {
+			const uint32_t q = m >> sh, rem = m & ((1u << sh) - 1);
+			const uint32_t half = 1u << (sh - 1);
+			code = q + (rem > half || (rem == half && (q & 1)));
+		}
+	}
+	if (code > f.maxcode)
+		return over;
+	if (f.uz && code == 0)
+		return 0;
+	return (uint8_t)(sign | code);
+}
+
+#endif
