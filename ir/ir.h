@@ -15,6 +15,7 @@
 #define OM_IR_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <uthash.h>
 
@@ -222,5 +223,8 @@ om_tensor *om_model_tensor_copy(om_model *m, const om_tensor *t);
 /** A tensor type with known dims copied from t. */
 void om_type_from_tensor(om_model *m, om_type *ty, const om_tensor *t);
 bool om_dims_equal(om_dim a, om_dim b); /* same number, or the same symbol */
+
+/** Canonical text dump of the IR (ir/dump.c): round-trip tests and debugging. */
+void om_model_dump(const om_model *m, FILE *f);
 
 #endif

@@ -1,0 +1,116 @@
+/* external.c — maps external-data files, refusing locations that leave the model's folder. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "onnx_io.h"
+
+/* A relative path without ".." components (checked before the file system is asked). */
+static bool location_is_plain(const char *loc)
+{
+	if (!*loc || *loc == '/')
+		return false;
+	for (const char *p = loc; *p;) {
+		const char *e = strchr(p, '/');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		if (n == 2 && p[0] == '.' && p[1] == '.')
+			return false;
+		p += n;
+		if (*p == '/')
+			p++;
+	}
+	return true;
+}
+
+static om_kind map_file(const char *path, om_mapping *mp, om_status *st)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return om_error(st, OM_ERR_IO, NULL, "cannot open external data '%s': %s", path,
+				strerror(errno));
+	struct stat sb;
+	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+		close(fd);
+		return om_error(st, OM_ERR_INVALID_MODEL, NULL,
+				"external data '%s' is not a regular file", path);
+	}
+	mp->size = (size_t)sb.st_size;
+	mp->ptr = NULL;
+	if (mp->size) {
+		/* private and writable: a stray write copies a page instead of faulting */
+		void *p = mmap(NULL, mp->size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+		if (p == MAP_FAILED) {
+			close(fd);
+			return om_error(st, OM_ERR_IO, NULL, "cannot map '%s': %s", path,
+					strerror(errno));
+		}
+		mp->ptr = p;
+	}
+	close(fd);
+	return OM_OK;
+}
+
+om_kind om_onnx_external_map(const char *dir, const char *location, om_mapping **maps,
+			     const unsigned char **data, size_t *size, om_status *st)
+{
+	if (!dir)
+		return om_error(st, OM_ERR_INVALID_MODEL, NULL,
+				"external data '%s' but no model folder", location);
+	if (!location_is_plain(location))
+		return om_error(st, OM_ERR_INVALID_MODEL, NULL,
+				"external data location '%s' leaves the model folder", location);
+	char path[PATH_MAX], rdir[PATH_MAX], rpath[PATH_MAX];
+	if (snprintf(path, sizeof path, "%s/%s", dir, location) >= (int)sizeof path)
+		return om_error(st, OM_ERR_INVALID_MODEL, NULL, "external data path too long");
+	if (!realpath(dir, rdir))
+		return om_error(st, OM_ERR_IO, NULL, "model folder '%s': %s", dir,
+				strerror(errno));
+	if (!realpath(path, rpath))
+		return om_error(st, OM_ERR_IO, NULL, "external data '%s': %s", path,
+				strerror(errno));
+	size_t nd = strlen(rdir);
+	bool root = nd == 1 && rdir[0] == '/';
+	if (!root && (strncmp(rpath, rdir, nd) != 0 || rpath[nd] != '/'))
+		return om_error(st, OM_ERR_INVALID_MODEL, NULL,
+				"external data '%s' resolves outside the model folder", location);
+	for (om_mapping *mp = *maps; mp; mp = mp->next)
+		if (!strcmp(mp->path, rpath)) {
+			*data = mp->ptr;
+			*size = mp->size;
+			return OM_OK;
+		}
+	om_mapping *mp = calloc(1, sizeof *mp);
+	if (!mp || !(mp->path = strdup(rpath))) {
+		free(mp);
+		return om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
+	}
+	om_kind k = map_file(rpath, mp, st);
+	if (k) {
+		free(mp->path);
+		free(mp);
+		return k;
+	}
+	mp->next = *maps;
+	*maps = mp;
+	*data = mp->ptr;
+	*size = mp->size;
+	return OM_OK;
+}
+
+void om_onnx_mappings_free(om_mapping *maps)
+{
+	while (maps) {
+		om_mapping *next = maps->next;
+		if (maps->ptr)
+			munmap(maps->ptr, maps->size);
+		free(maps->path);
+		free(maps);
+		maps = next;
+	}
+}

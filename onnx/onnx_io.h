@@ -1,0 +1,58 @@
+/* onnx_io.h — internals shared by the ONNX loader, writer and tensor files (not public). */
+#ifndef OM_ONNX_IO_H
+#define OM_ONNX_IO_H
+
+#include "ir.h"
+#include "onnx.pb-c.h"
+
+/** Nesting limit for subgraphs and for the wire-format check (deeper files are rejected). */
+enum { OM_ONNX_MAX_DEPTH = 64 };
+
+/** A file mapped for external data, unmapped with the model. */
+typedef struct om_mapping {
+	char *path; /* resolved (realpath) */
+	void *ptr;
+	size_t size;
+	struct om_mapping *next;
+} om_mapping;
+
+/** A tensor the loader made from a TensorProto, with a snapshot to tell whether it changed. */
+typedef struct om_loaded {
+	const om_tensor *key;
+	om_tensor snap;
+	const Onnx__TensorProto *proto;
+	UT_hash_handle hh;
+} om_loaded;
+
+/** What m->resources points at for a loaded model. */
+typedef struct om_io_resources {
+	Onnx__ModelProto *proto;
+	om_mapping *maps;
+	om_loaded *loaded; /* uthash by key */
+} om_io_resources;
+
+/** Context for turning TensorProtos into om_tensors. `dir` NULL: external data refused. */
+typedef struct om_tensor_ctx {
+	om_model *m;
+	const char *dir;
+	om_mapping **maps;
+	om_loaded **loaded; /* NULL: do not record */
+} om_tensor_ctx;
+
+/** Converts tp into a new arena om_tensor (*out). Data is borrowed from tp (raw_data) or a
+ *  mapping when aligned, else converted into the arena. *out stays NULL with OM_OK when the
+ *  tensor is valid ONNX that om_tensor cannot hold (rank > OM_MAX_RANK, unknown element type,
+ *  segments): the caller keeps the proto. */
+om_kind om_onnx_tensor_from_proto(const om_tensor_ctx *c, const Onnx__TensorProto *tp,
+				  om_tensor **out, om_status *st);
+/** Maps `location` (relative to dir, checked not to leave it) and returns its bytes. */
+om_kind om_onnx_external_map(const char *dir, const char *location, om_mapping **maps,
+			     const unsigned char **data, size_t *size, om_status *st);
+void om_onnx_mappings_free(om_mapping *maps);
+/** Checks the wire format of a ModelProto/TensorProto: lengths, tags, nesting depth. */
+om_kind om_onnx_wire_check(const ProtobufCMessageDescriptor *d, const uint8_t *data,
+			   size_t size, om_status *st);
+/** Lower an unpacked ModelProto into m (m->proto, m->resources, m->release set). */
+om_kind om_onnx_lower_model(om_model *m, Onnx__ModelProto *mp, om_status *st);
+
+#endif

@@ -1,0 +1,613 @@
+/* save.c — om_model_save: the IR → protobuf-c messages (reusing the loaded ones for what the IR
+ * does not model and for unchanged tensors) → a file written atomically, weights optionally in
+ * an external-data file beside it. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "onnx_io.h"
+
+typedef struct wctx {
+	const om_model *m;
+	om_arena *a;
+	const om_io_resources *res; /* NULL for a model not made by the loader */
+	bool ext;                   /* weights >= ext_min go to the external file */
+	size_t ext_min;
+	const char *dir, *ext_name;
+	char ext_tmp[PATH_MAX];
+	FILE *ext_f;
+	uint64_t ext_off;
+	om_status *st;
+	om_kind err;
+} wctx;
+
+#define NEW(c, T, INIT) ((T *)new_msg((c), &(T)INIT, sizeof(T)))
+
+static void *fail(wctx *c, om_kind k, const char *what)
+{
+	if (!c->err)
+		c->err = om_error(c->st, k, NULL, "%s", what);
+	return NULL;
+}
+
+static void *new_msg(wctx *c, const void *init, size_t size)
+{
+	void *p = om_arena_alloc(c->a, size);
+	if (!p)
+		return fail(c, OM_ERR_NOMEM, "out of memory building messages");
+	memcpy(p, init, size);
+	return p;
+}
+
+static void *array(wctx *c, size_t n, size_t size)
+{
+	void *p = om_arena_alloc(c->a, (n ? n : 1) * size);
+	return p ? p : fail(c, OM_ERR_NOMEM, "out of memory building messages");
+}
+
+/* NULL for "" so that empty optional strings stay absent. */
+static char *opt_str(const char *s)
+{
+	return s && *s ? (char *)s : NULL;
+}
+
+static Onnx__StringStringEntryProto **w_kvs(wctx *c, const om_kv *kv, int32_t n, size_t *count)
+{
+	*count = 0;
+	if (n <= 0)
+		return NULL;
+	Onnx__StringStringEntryProto **e = array(c, (size_t)n, sizeof *e);
+	for (int32_t i = 0; e && i < n; i++) {
+		e[i] = NEW(c, Onnx__StringStringEntryProto, ONNX__STRING_STRING_ENTRY_PROTO__INIT);
+		if (!e[i])
+			return NULL;
+		e[i]->key = (char *)kv[i].key;
+		e[i]->value = (char *)kv[i].value;
+	}
+	*count = (size_t)n;
+	return e;
+}
+
+/* ---- types ------------------------------------------------------------------------------- */
+
+static bool type_matches(const om_type *t, const Onnx__TypeProto *tp)
+{
+	if (tp->value_case == ONNX__TYPE_PROTO__VALUE__NOT_SET)
+		return t->kind == OM_TYPE_UNKNOWN;
+	if (tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE)
+		return t->kind == OM_TYPE_OTHER;
+	const Onnx__TypeProto__Tensor *tt = tp->tensor_type;
+	if (t->kind != OM_TYPE_TENSOR || t->elem != (tt->has_elem_type ? tt->elem_type : 0))
+		return false;
+	if (!tt->shape)
+		return t->rank < 0;
+	if (t->rank < 0 || (size_t)t->rank != tt->shape->n_dim)
+		return false;
+	for (int32_t i = 0; i < t->rank; i++) {
+		const Onnx__TensorShapeProto__Dimension *d = tt->shape->dim[i];
+		om_dim o = {-1, NULL};
+		if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
+		    d->dim_value >= 0)
+			o.value = d->dim_value;
+		else if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM &&
+			 d->dim_param && *d->dim_param)
+			o.param = d->dim_param;
+		if (o.value != t->dims[i].value || !o.param != !t->dims[i].param ||
+		    (o.param && strcmp(o.param, t->dims[i].param)))
+			return false;
+	}
+	return true;
+}
+
+static Onnx__TypeProto *w_type(wctx *c, const om_type *t)
+{
+	const Onnx__TypeProto *orig = t->proto;
+	if (orig && type_matches(t, orig))
+		return (Onnx__TypeProto *)orig;
+	if (t->kind != OM_TYPE_TENSOR)
+		return t->kind == OM_TYPE_OTHER ? (Onnx__TypeProto *)orig : NULL;
+	Onnx__TypeProto *tp = NEW(c, Onnx__TypeProto, ONNX__TYPE_PROTO__INIT);
+	Onnx__TypeProto__Tensor *tt = NEW(c, Onnx__TypeProto__Tensor,
+					  ONNX__TYPE_PROTO__TENSOR__INIT);
+	if (!tp || !tt)
+		return NULL;
+	tp->value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
+	tp->tensor_type = tt;
+	tt->has_elem_type = 1;
+	tt->elem_type = t->elem;
+	if (t->rank < 0)
+		return tp;
+	tt->shape = NEW(c, Onnx__TensorShapeProto, ONNX__TENSOR_SHAPE_PROTO__INIT);
+	if (!tt->shape)
+		return NULL;
+	tt->shape->n_dim = (size_t)t->rank;
+	tt->shape->dim = array(c, (size_t)t->rank, sizeof *tt->shape->dim);
+	for (int32_t i = 0; tt->shape->dim && i < t->rank; i++) {
+		Onnx__TensorShapeProto__Dimension *d = NEW(c, Onnx__TensorShapeProto__Dimension,
+			ONNX__TENSOR_SHAPE_PROTO__DIMENSION__INIT);
+		if (!d)
+			return NULL;
+		if (t->dims[i].value >= 0) {
+			d->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
+			d->dim_value = t->dims[i].value;
+		} else if (t->dims[i].param) {
+			d->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM;
+			d->dim_param = (char *)t->dims[i].param;
+		}
+		tt->shape->dim[i] = d;
+	}
+	return tp;
+}
+
+/* ---- tensors ----------------------------------------------------------------------------- */
+
+static bool is_external(const Onnx__TensorProto *tp)
+{
+	return tp->has_data_location &&
+	       tp->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
+}
+
+/* t is the tensor the loader made from orig and nobody replaced its shape or data since. */
+static bool unchanged(const wctx *c, const om_tensor *t, const Onnx__TensorProto *orig)
+{
+	const om_loaded *e = NULL;
+	if (!c->res)
+		return false;
+	HASH_FIND_PTR(c->res->loaded, &t, e);
+	if (!e || e->proto != orig)
+		return false;
+	const om_tensor *s = &e->snap;
+	return s->dtype == t->dtype && s->rank == t->rank && s->data == t->data &&
+	       s->nbytes == t->nbytes &&
+	       !memcmp(s->dims, t->dims, sizeof(int64_t) * (size_t)t->rank);
+}
+
+static om_kind ext_open(wctx *c)
+{
+	snprintf(c->ext_tmp, sizeof c->ext_tmp, "%s/.%s.XXXXXX", c->dir, c->ext_name);
+	int fd = mkstemp(c->ext_tmp);
+	if (fd < 0 || !(c->ext_f = fdopen(fd, "wb"))) {
+		if (fd >= 0) {
+			close(fd);
+			unlink(c->ext_tmp);
+		}
+		c->ext_tmp[0] = 0;
+		return om_error(c->st, OM_ERR_IO, NULL, "cannot create a file in '%s': %s",
+				c->dir, strerror(errno));
+	}
+	fchmod(fd, 0644);
+	return OM_OK;
+}
+
+static Onnx__StringStringEntryProto *entry(wctx *c, const char *key, const char *value)
+{
+	Onnx__StringStringEntryProto *e = NEW(c, Onnx__StringStringEntryProto,
+					      ONNX__STRING_STRING_ENTRY_PROTO__INIT);
+	if (e) {
+		e->key = (char *)key;
+		e->value = om_arena_strdup(c->a, value);
+		if (!e->value)
+			return fail(c, OM_ERR_NOMEM, "out of memory");
+	}
+	return e;
+}
+
+/* Appends t's bytes (64-byte aligned) to the external file and points tp at them. */
+static void w_external(wctx *c, const om_tensor *t, Onnx__TensorProto *tp)
+{
+	static const unsigned char zeros[64];
+	if (!c->ext_f && (c->err = ext_open(c)))
+		return;
+	size_t pad = (size_t)((64 - c->ext_off % 64) % 64);
+	if (fwrite(zeros, 1, pad, c->ext_f) != pad ||
+	    fwrite(t->data, 1, t->nbytes, c->ext_f) != t->nbytes) {
+		fail(c, OM_ERR_IO, "cannot write the external data file");
+		return;
+	}
+	c->ext_off += pad;
+	char off[32], len[32];
+	snprintf(off, sizeof off, "%llu", (unsigned long long)c->ext_off);
+	snprintf(len, sizeof len, "%zu", t->nbytes);
+	c->ext_off += t->nbytes;
+	tp->external_data = array(c, 3, sizeof *tp->external_data);
+	if (!tp->external_data)
+		return;
+	tp->external_data[0] = entry(c, "location", c->ext_name);
+	tp->external_data[1] = entry(c, "offset", off);
+	tp->external_data[2] = entry(c, "length", len);
+	tp->n_external_data = 3;
+	tp->has_data_location = 1;
+	tp->data_location = ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
+}
+
+/* `name` NULL: keep orig's name. may_ext: an initializer (attribute tensors stay inline). */
+static Onnx__TensorProto *w_tensor(wctx *c, const om_tensor *t, const Onnx__TensorProto *orig,
+				   const char *name, bool may_ext)
+{
+	if (!t)
+		return (Onnx__TensorProto *)orig;
+	bool ext = may_ext && c->ext && t->dtype != OM_STRING && t->nbytes >= c->ext_min;
+	const char *oname = orig && orig->name ? orig->name : "";
+	if (orig && !ext && !is_external(orig) && (!name || !strcmp(name, oname)) &&
+	    unchanged(c, t, orig))
+		return (Onnx__TensorProto *)orig;
+	Onnx__TensorProto *tp = NEW(c, Onnx__TensorProto, ONNX__TENSOR_PROTO__INIT);
+	if (!tp)
+		return NULL;
+	tp->name = opt_str(name ? name : oname);
+	if (orig) {
+		tp->doc_string = orig->doc_string;
+		tp->n_metadata_props = orig->n_metadata_props;
+		tp->metadata_props = orig->metadata_props;
+	}
+	tp->n_dims = (size_t)t->rank;
+	tp->dims = (int64_t *)t->dims;
+	tp->has_data_type = 1;
+	tp->data_type = t->dtype;
+	if (t->dtype == OM_STRING) {
+		int64_t n = om_tensor_numel(t);
+		const om_str *s = t->data;
+		tp->string_data = array(c, (size_t)n, sizeof *tp->string_data);
+		for (int64_t i = 0; tp->string_data && i < n; i++)
+			tp->string_data[i] = (ProtobufCBinaryData){(size_t)s[i].len,
+								   (uint8_t *)s[i].ptr};
+		tp->n_string_data = tp->string_data ? (size_t)n : 0;
+	} else if (ext) {
+		w_external(c, t, tp);
+	} else {
+		tp->has_raw_data = 1;
+		tp->raw_data = (ProtobufCBinaryData){t->nbytes, t->data};
+	}
+	return tp;
+}
+
+/* ---- attributes, nodes, graphs ----------------------------------------------------------- */
+
+static Onnx__GraphProto *w_graph(wctx *c, const om_graph *g);
+
+static bool modelled(int32_t type)
+{
+	return type >= OM_ATTR_FLOAT && type <= OM_ATTR_GRAPHS;
+}
+
+static Onnx__AttributeProto *w_attr(wctx *c, const om_attr *a)
+{
+	const Onnx__AttributeProto *ap = a->proto;
+	if (ap && (!modelled(a->type) || a->ref_attr_name))
+		return (Onnx__AttributeProto *)ap;
+	Onnx__AttributeProto *at = NEW(c, Onnx__AttributeProto, ONNX__ATTRIBUTE_PROTO__INIT);
+	if (!at)
+		return NULL;
+	at->name = (char *)a->name;
+	at->doc_string = opt_str(a->doc);
+	at->ref_attr_name = opt_str(a->ref_attr_name);
+	at->has_type = 1;
+	at->type = (Onnx__AttributeProto__AttributeType)a->type;
+	if (a->ref_attr_name)
+		return at;
+	size_t n = a->n > 0 ? (size_t)a->n : 0;
+	switch (a->type) {
+	case OM_ATTR_FLOAT: at->has_f = 1, at->f = a->f; break;
+	case OM_ATTR_INT: at->has_i = 1, at->i = a->i; break;
+	case OM_ATTR_STRING:
+		at->has_s = 1;
+		at->s = (ProtobufCBinaryData){(size_t)a->s.len, (uint8_t *)a->s.ptr};
+		break;
+	case OM_ATTR_TENSOR: at->t = w_tensor(c, a->t, ap ? ap->t : NULL, NULL, false); break;
+	case OM_ATTR_GRAPH: at->g = a->g ? w_graph(c, a->g) : NULL; break;
+	case OM_ATTR_FLOATS: at->n_floats = n, at->floats = a->floats; break;
+	case OM_ATTR_INTS: at->n_ints = n, at->ints = a->ints; break;
+	case OM_ATTR_STRINGS:
+		at->strings = array(c, n, sizeof *at->strings);
+		for (size_t i = 0; at->strings && i < n; i++)
+			at->strings[i] = (ProtobufCBinaryData){(size_t)a->strings[i].len,
+							       (uint8_t *)a->strings[i].ptr};
+		at->n_strings = at->strings ? n : 0;
+		break;
+	case OM_ATTR_TENSORS:
+		at->tensors = array(c, n, sizeof *at->tensors);
+		for (size_t i = 0; at->tensors && i < n; i++) {
+			const Onnx__TensorProto *o = ap && i < ap->n_tensors ? ap->tensors[i] : NULL;
+			at->tensors[i] = w_tensor(c, a->tensors[i], o, NULL, false);
+			if (!at->tensors[i])
+				return fail(c, OM_ERR_INTERNAL, "attribute tensor missing");
+		}
+		at->n_tensors = at->tensors ? n : 0;
+		break;
+	case OM_ATTR_GRAPHS:
+		at->graphs = array(c, n, sizeof *at->graphs);
+		for (size_t i = 0; at->graphs && i < n; i++)
+			if (!(at->graphs[i] = a->graphs[i] ? w_graph(c, a->graphs[i]) : NULL))
+				return fail(c, OM_ERR_INTERNAL, "attribute graph missing");
+		at->n_graphs = at->graphs ? n : 0;
+		break;
+	}
+	return at;
+}
+
+static char **w_names(wctx *c, om_value *const *vs, int32_t n, size_t *count)
+{
+	char **s = array(c, (size_t)n, sizeof *s);
+	for (int32_t i = 0; s && i < n; i++)
+		s[i] = (char *)(vs[i] ? vs[i]->name : "");
+	*count = s ? (size_t)n : 0;
+	return s;
+}
+
+static Onnx__NodeProto *w_node(wctx *c, const om_node *n)
+{
+	const Onnx__NodeProto *orig = n->proto;
+	Onnx__NodeProto *np = NEW(c, Onnx__NodeProto, ONNX__NODE_PROTO__INIT);
+	if (!np)
+		return NULL;
+	np->input = w_names(c, n->in, n->nin, &np->n_input);
+	np->output = w_names(c, n->out, n->nout, &np->n_output);
+	np->name = opt_str(n->name);
+	np->op_type = (char *)n->op;
+	np->domain = opt_str(n->domain);
+	np->overload = opt_str(n->overload);
+	np->doc_string = opt_str(n->doc);
+	np->attribute = array(c, (size_t)n->nattr, sizeof *np->attribute);
+	for (int32_t i = 0; np->attribute && i < n->nattr; i++)
+		if (!(np->attribute[np->n_attribute++] = w_attr(c, &n->attrs[i])))
+			return NULL;
+	np->metadata_props = w_kvs(c, n->meta, n->nmeta, &np->n_metadata_props);
+	if (orig) {
+		np->n_device_configurations = orig->n_device_configurations;
+		np->device_configurations = orig->device_configurations;
+	}
+	return np;
+}
+
+/* metadata_props of the value_info `name` had in the loaded graph (not in the IR). */
+static void vi_meta(const Onnx__GraphProto *gp, const char *name, Onnx__ValueInfoProto *vi)
+{
+	Onnx__ValueInfoProto **lists[3] = {gp->input, gp->output, gp->value_info};
+	size_t counts[3] = {gp->n_input, gp->n_output, gp->n_value_info};
+	for (int l = 0; l < 3; l++)
+		for (size_t i = 0; i < counts[l]; i++) {
+			const Onnx__ValueInfoProto *o = lists[l][i];
+			if (o->n_metadata_props && o->name && !strcmp(o->name, name)) {
+				vi->n_metadata_props = o->n_metadata_props;
+				vi->metadata_props = o->metadata_props;
+				return;
+			}
+		}
+}
+
+static bool any_vi_meta(const Onnx__GraphProto *gp)
+{
+	for (size_t i = 0; i < gp->n_input; i++)
+		if (gp->input[i]->n_metadata_props)
+			return true;
+	for (size_t i = 0; i < gp->n_output; i++)
+		if (gp->output[i]->n_metadata_props)
+			return true;
+	for (size_t i = 0; i < gp->n_value_info; i++)
+		if (gp->value_info[i]->n_metadata_props)
+			return true;
+	return false;
+}
+
+static Onnx__ValueInfoProto **w_vis(wctx *c, const om_graph *g, om_value *const *vs, int32_t n,
+				    size_t *count)
+{
+	const Onnx__GraphProto *gp = g->proto;
+	bool meta = gp && any_vi_meta(gp);
+	Onnx__ValueInfoProto **out = array(c, (size_t)n, sizeof *out);
+	*count = 0;
+	for (int32_t i = 0; out && i < n; i++) {
+		Onnx__ValueInfoProto *vi = NEW(c, Onnx__ValueInfoProto,
+					       ONNX__VALUE_INFO_PROTO__INIT);
+		if (!vi)
+			return NULL;
+		vi->name = (char *)vs[i]->name;
+		vi->type = w_type(c, &vs[i]->type);
+		vi->doc_string = opt_str(vs[i]->doc);
+		if (meta)
+			vi_meta(gp, vs[i]->name, vi);
+		out[(*count)++] = vi;
+	}
+	return out;
+}
+
+static Onnx__GraphProto *w_graph(wctx *c, const om_graph *g)
+{
+	const Onnx__GraphProto *orig = g->proto;
+	Onnx__GraphProto *gp = NEW(c, Onnx__GraphProto, ONNX__GRAPH_PROTO__INIT);
+	if (!gp)
+		return NULL;
+	gp->name = opt_str(g->name);
+	gp->doc_string = opt_str(g->doc);
+	gp->node = array(c, (size_t)g->nnodes, sizeof *gp->node);
+	for (int32_t i = 0; gp->node && i < g->nnodes; i++)
+		if (!(g->nodes[i]->flags & OM_NODE_DEAD) &&
+		    !(gp->node[gp->n_node++] = w_node(c, g->nodes[i])))
+			return NULL;
+	gp->initializer = array(c, (size_t)g->ninits, sizeof *gp->initializer);
+	for (int32_t i = 0; gp->initializer && i < g->ninits; i++) {
+		const om_value *v = g->inits[i];
+		Onnx__TensorProto *tp = w_tensor(c, v->init, v->init_proto, v->name, true);
+		if (tp)
+			gp->initializer[gp->n_initializer++] = tp;
+	}
+	gp->input = w_vis(c, g, g->inputs, g->ninputs, &gp->n_input);
+	gp->output = w_vis(c, g, g->outputs, g->noutputs, &gp->n_output);
+	gp->value_info = w_vis(c, g, g->infos, g->ninfos, &gp->n_value_info);
+	gp->metadata_props = w_kvs(c, g->meta, g->nmeta, &gp->n_metadata_props);
+	if (orig) {
+		gp->n_sparse_initializer = orig->n_sparse_initializer;
+		gp->sparse_initializer = orig->sparse_initializer;
+		gp->n_quantization_annotation = orig->n_quantization_annotation;
+		gp->quantization_annotation = orig->quantization_annotation;
+	}
+	return gp;
+}
+
+static Onnx__ModelProto *w_model(wctx *c)
+{
+	const om_model *m = c->m;
+	const Onnx__ModelProto *orig = m->proto;
+	Onnx__ModelProto *mp = NEW(c, Onnx__ModelProto, ONNX__MODEL_PROTO__INIT);
+	if (!mp)
+		return NULL;
+	mp->has_ir_version = 1;
+	mp->ir_version = m->ir_version;
+	mp->opset_import = array(c, (size_t)m->nopsets, sizeof *mp->opset_import);
+	for (int32_t i = 0; mp->opset_import && i < m->nopsets; i++) {
+		Onnx__OperatorSetIdProto *o = NEW(c, Onnx__OperatorSetIdProto,
+						  ONNX__OPERATOR_SET_ID_PROTO__INIT);
+		if (!o)
+			return NULL;
+		o->domain = (char *)(m->opsets[i].domain ? m->opsets[i].domain : "");
+		o->has_version = 1;
+		o->version = m->opsets[i].version;
+		mp->opset_import[mp->n_opset_import++] = o;
+	}
+	mp->producer_name = opt_str(m->producer_name);
+	mp->producer_version = opt_str(m->producer_version);
+	mp->domain = opt_str(m->domain);
+	mp->has_model_version = m->model_version != 0;
+	mp->model_version = m->model_version;
+	mp->doc_string = opt_str(m->doc);
+	mp->metadata_props = w_kvs(c, m->meta, m->nmeta, &mp->n_metadata_props);
+	if (orig) {
+		mp->n_training_info = orig->n_training_info;
+		mp->training_info = orig->training_info;
+		mp->n_functions = orig->n_functions;
+		mp->functions = orig->functions;
+		mp->n_configuration = orig->n_configuration;
+		mp->configuration = orig->configuration;
+	}
+	if (m->graph && !(mp->graph = w_graph(c, m->graph)))
+		return NULL;
+	return c->err ? NULL : mp;
+}
+
+/* ---- files ------------------------------------------------------------------------------- */
+
+typedef struct file_buffer {
+	ProtobufCBuffer base;
+	FILE *f;
+	bool failed;
+} file_buffer;
+
+static void file_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
+{
+	file_buffer *fb = (file_buffer *)b;
+	if (!fb->failed && len && fwrite(data, 1, len, fb->f) != len)
+		fb->failed = true;
+}
+
+/* fflush + fsync + fclose; false on any failure (the file is closed either way). */
+static bool finish(FILE *f)
+{
+	bool ok = fflush(f) == 0 && fsync(fileno(f)) == 0;
+	return fclose(f) == 0 && ok;
+}
+
+static om_kind write_model(wctx *c, const Onnx__ModelProto *mp, const char *path)
+{
+	char tmp[PATH_MAX];
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	if (snprintf(tmp, sizeof tmp, "%s/.%s.XXXXXX", c->dir, base) >= (int)sizeof tmp)
+		return om_error(c->st, OM_ERR_IO, NULL, "path too long: '%s'", path);
+	int fd = mkstemp(tmp);
+	FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
+	if (!f) {
+		if (fd >= 0) {
+			close(fd);
+			unlink(tmp);
+		}
+		return om_error(c->st, OM_ERR_IO, NULL, "cannot create a file in '%s': %s",
+				c->dir, strerror(errno));
+	}
+	fchmod(fd, 0644);
+	file_buffer fb = {{file_append}, f, false};
+	protobuf_c_message_pack_to_buffer(&mp->base, &fb.base);
+	bool ok = finish(f) && !fb.failed;
+	if (ok && c->ext_f) {
+		ok = finish(c->ext_f);
+		c->ext_f = NULL;
+		char ext_path[PATH_MAX];
+		snprintf(ext_path, sizeof ext_path, "%s/%s", c->dir, c->ext_name);
+		ok = ok && rename(c->ext_tmp, ext_path) == 0;
+		if (ok)
+			c->ext_tmp[0] = 0;
+	}
+	if (!ok || rename(tmp, path) != 0) {
+		int e = errno;
+		unlink(tmp);
+		return om_error(c->st, OM_ERR_IO, NULL, "cannot write '%s': %s", path, strerror(e));
+	}
+	return OM_OK;
+}
+
+static void wctx_reset(wctx *c)
+{
+	if (c->ext_f)
+		fclose(c->ext_f);
+	c->ext_f = NULL;
+	if (c->ext_tmp[0])
+		unlink(c->ext_tmp);
+	c->ext_tmp[0] = 0;
+	c->ext_off = 0;
+	om_arena_free(c->a);
+	c->a = NULL;
+}
+
+om_kind om_model_save(const om_model *m, const char *path, const om_save_options *opt,
+		      om_status *st)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[PATH_MAX], ext_name[NAME_MAX + 1];
+	if (!slash)
+		snprintf(dir, sizeof dir, ".");
+	else if (slash == path)
+		snprintf(dir, sizeof dir, "/");
+	else if ((size_t)(slash - path) < sizeof dir)
+		snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+	else
+		return om_error(st, OM_ERR_IO, NULL, "path too long");
+	const char *base = slash ? slash + 1 : path;
+	if (!*base)
+		return om_error(st, OM_ERR_IO, NULL, "'%s' names a folder", path);
+	if (opt && opt->external_name && *opt->external_name)
+		snprintf(ext_name, sizeof ext_name, "%s", opt->external_name);
+	else
+		snprintf(ext_name, sizeof ext_name, "%s.data", base);
+	if (strchr(ext_name, '/') || !strcmp(ext_name, "..") || !strcmp(ext_name, ".") ||
+	    !strcmp(ext_name, base))
+		return om_error(st, OM_ERR_IO, NULL, "bad external data name '%s'", ext_name);
+	wctx c = {.m = m, .res = m->release ? m->resources : NULL, .dir = dir,
+		  .ext_name = ext_name, .st = st};
+	c.ext = opt && opt->external_data;
+	c.ext_min = opt && opt->external_min_bytes ? opt->external_min_bytes : 1024;
+	for (int attempt = 0;; attempt++) {
+		if (!(c.a = om_arena_new()))
+			return om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
+		c.err = OM_OK;
+		const Onnx__ModelProto *mp = w_model(&c);
+		om_kind k = c.err ? c.err : !mp ? OM_ERR_INTERNAL : OM_OK;
+		if (!k && protobuf_c_message_get_packed_size(&mp->base) > INT32_MAX) {
+			if (!c.ext && attempt == 0) { /* over protobuf's 2 GB: weights go outside */
+				wctx_reset(&c);
+				c.ext = true;
+				continue;
+			}
+			k = om_error(st, OM_ERR_UNSUPPORTED, NULL,
+				     "the model is over 2 GB even with external data");
+		}
+		if (!k)
+			k = write_model(&c, mp, path);
+		else if (k == OM_ERR_INTERNAL && !c.err)
+			om_error(st, k, NULL, "could not build the model message");
+		wctx_reset(&c);
+		return k;
+	}
+}
