@@ -8,6 +8,7 @@
 #include "detmath.h"
 #include "numrun.h"
 #include "op.h"
+#include "reduce_plan.h"
 
 enum red_kind { R_SUM, R_MEAN, R_MAX, R_MIN, R_PROD, R_L1, R_L2, R_LOGSUM, R_LSE, R_SUMSQ };
 
@@ -21,18 +22,6 @@ static const struct {
 	{"ReduceL2", R_L2, 18},     {"ReduceLogSum", R_LOGSUM, 18}, {"ReduceLogSumExp", R_LSE, 18},
 	{"ReduceSumSquare", R_SUMSQ, 18},
 };
-
-/* The input's dims, with adjacent dims of the same role (kept or reduced) merged and
- * extent-1 dims dropped; offsets are in elements. */
-typedef struct red_plan {
-	int32_t nk, nr;
-	int64_t kext[OM_MAX_RANK], kstr[OM_MAX_RANK];
-	int64_t rext[OM_MAX_RANK], rstr[OM_MAX_RANK];
-	int64_t nout, nred;
-	int32_t out_rank;
-	int64_t out_dims[OM_MAX_RANK];
-	bool noop; /* noop_with_empty_axes and no axes: the output is the input */
-} red_plan;
 
 static int red_index(const char *op)
 {
@@ -66,54 +55,10 @@ static om_kind red_mask(om_ctx *c, int32_t rank, bool axes_input, bool *mask, bo
 		mask[d] = n == 0;
 	if (n == 0 && axes_input && om_attr_int(c->node, "noop_with_empty_axes", 0))
 		*noop = true;
-	for (int64_t i = 0; i < n; i++) {
-		int32_t a;
-		om_kind rc = om_norm_axis(c, axes[i], rank, &a);
-		if (rc)
-			return rc;
-		if (mask[a])
-			return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
-					"axis %lld appears twice", (long long)axes[i]);
-		mask[a] = true;
-	}
-	return OM_OK;
+	return n ? om_red_axes_mask(c, axes, n, rank, mask) : OM_OK;
 }
 
-static void plan_from_mask(const om_tensor *x, const bool *mask, bool keepdims, red_plan *p)
-{
-	int64_t stride[OM_MAX_RANK], s = 1;
-	for (int32_t d = x->rank - 1; d >= 0; d--) {
-		stride[d] = s;
-		s *= x->dims[d] ? x->dims[d] : 1;
-	}
-	p->nk = p->nr = p->out_rank = 0;
-	p->nout = p->nred = 1;
-	int last = -1; /* role of the previous kept dim: 0 kept, 1 reduced */
-	for (int32_t d = 0; d < x->rank; d++) {
-		const int64_t e = x->dims[d];
-		if (!mask[d] || keepdims)
-			p->out_dims[p->out_rank++] = mask[d] ? 1 : e;
-		if (mask[d])
-			p->nred *= e;
-		else
-			p->nout *= e;
-		if (e == 1)
-			continue;
-		int64_t *ext = mask[d] ? p->rext : p->kext, *str = mask[d] ? p->rstr : p->kstr;
-		int32_t *cnt = mask[d] ? &p->nr : &p->nk;
-		if (last == (int)mask[d] && e != 0 && ext[*cnt - 1] != 0) {
-			ext[*cnt - 1] *= e;
-			str[*cnt - 1] = stride[d];
-		} else {
-			ext[*cnt] = e;
-			str[*cnt] = stride[d];
-			(*cnt)++;
-		}
-		last = mask[d];
-	}
-}
-
-static om_kind red_prepare(om_ctx *c, red_plan *p, enum red_kind *kind)
+static om_kind red_prepare(om_ctx *c, om_red_plan *p, enum red_kind *kind)
 {
 	const om_tensor *x = c->in[0];
 	const int i = red_index(c->node->op);
@@ -125,12 +70,12 @@ static om_kind red_prepare(om_ctx *c, red_plan *p, enum red_kind *kind)
 	if (!om_is_float_type(x->dtype) && !ints)
 		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "%s input is not supported",
 				om_dtype_name(x->dtype));
-	bool mask[OM_MAX_RANK];
-	om_kind rc = red_mask(c, x->rank, c->opset >= red_ops[i].axes_input_since, mask, &p->noop);
+	bool mask[OM_MAX_RANK], noop = false;
+	om_kind rc = red_mask(c, x->rank, c->opset >= red_ops[i].axes_input_since, mask, &noop);
 	if (rc)
 		return rc;
-	plan_from_mask(x, mask, p->noop || om_attr_int(c->node, "keepdims", 1) != 0, p);
-	if (p->noop) {
+	om_red_plan_make(x, mask, noop || om_attr_int(c->node, "keepdims", 1) != 0, p);
+	if ((p->noop = noop)) {
 		p->out_rank = x->rank;
 		memcpy(p->out_dims, x->dims, sizeof(int64_t) * (size_t)x->rank);
 	}
@@ -139,7 +84,7 @@ static om_kind red_prepare(om_ctx *c, red_plan *p, enum red_kind *kind)
 
 static om_kind red_infer(om_ctx *c)
 {
-	red_plan p;
+	om_red_plan p;
 	enum red_kind kind;
 	om_kind rc = red_prepare(c, &p, &kind);
 	if (rc)
@@ -151,35 +96,6 @@ static om_kind red_infer(om_ctx *c)
 /* ---- folding ---------------------------------------------------------------------------- */
 
 enum { CHUNK = 256 };
-
-/* Visits the reduced set of output element `o` in ascending offset order, as runs of
- * contiguous-in-plan elements: fn(arg, offset, count, stride). */
-typedef void (*run_fn)(void *arg, int64_t off, int64_t n, int64_t stride);
-
-static void each_run(const red_plan *p, int64_t base, run_fn fn, void *arg)
-{
-	if (p->nred == 0)
-		return;
-	if (p->nr == 0) {
-		fn(arg, base, 1, 1);
-		return;
-	}
-	int64_t idx[OM_MAX_RANK] = {0}, off = base;
-	const int32_t inner = p->nr - 1;
-	for (;;) {
-		fn(arg, off, p->rext[inner], p->rstr[inner]);
-		int32_t d = inner - 1;
-		for (; d >= 0; d--) {
-			off += p->rstr[d];
-			if (++idx[d] < p->rext[d])
-				break;
-			off -= p->rstr[d] * p->rext[d];
-			idx[d] = 0;
-		}
-		if (d < 0)
-			return;
-	}
-}
 
 typedef struct fold_f {
 	enum red_kind kind;
@@ -240,18 +156,18 @@ static double fold_init(enum red_kind k)
 	return k == R_PROD ? 1 : k == R_MAX ? -INFINITY : k == R_MIN ? INFINITY : 0;
 }
 
-static double reduce_one_f(const red_plan *p, const om_tensor *x, enum red_kind kind,
+static double reduce_one_f(const om_red_plan *p, const om_tensor *x, enum red_kind kind,
 			   int64_t base)
 {
 	fold_f f = {.kind = kind == R_LSE ? R_MAX : kind, .x = x};
 	f.acc = fold_init(f.kind);
-	each_run(p, base, fold_f_run, &f);
+	om_red_each_run(p, base, fold_f_run, &f);
 	if (kind == R_LSE) {
 		const double mx = f.acc;
 		if (mx == INFINITY || mx == -INFINITY || mx != mx)
 			return mx;
 		f = (fold_f){.kind = R_LSE, .x = x, .acc = 0, .shift = mx};
-		each_run(p, base, fold_f_run, &f);
+		om_red_each_run(p, base, fold_f_run, &f);
 		return mx + om_det_log(f.acc);
 	}
 	switch (kind) {
@@ -312,13 +228,13 @@ static int64_t int_limit(int32_t dt, bool max)
 	return max ? top : -top - 1;
 }
 
-static int64_t reduce_one_i(const red_plan *p, const om_tensor *x, enum red_kind kind,
+static int64_t reduce_one_i(const om_red_plan *p, const om_tensor *x, enum red_kind kind,
 			    int64_t base)
 {
 	fold_i f = {.kind = kind, .is_unsigned = om_is_unsigned_type(x->dtype), .x = x};
 	f.acc = kind == R_PROD ? 1 : kind == R_MAX ? int_limit(x->dtype, false)
 			 : kind == R_MIN ? int_limit(x->dtype, true) : 0;
-	each_run(p, base, fold_i_run, &f);
+	om_red_each_run(p, base, fold_i_run, &f);
 	if (kind == R_MEAN && p->nred > 0)
 		return f.is_unsigned ? (int64_t)((uint64_t)f.acc / (uint64_t)p->nred)
 				     : f.acc / p->nred;
@@ -327,7 +243,7 @@ static int64_t reduce_one_i(const red_plan *p, const om_tensor *x, enum red_kind
 
 static om_kind red_kernel(om_ctx *c)
 {
-	red_plan p;
+	om_red_plan p;
 	enum red_kind kind;
 	om_kind rc = red_prepare(c, &p, &kind);
 	if (rc)
@@ -352,13 +268,7 @@ static om_kind red_kernel(om_ctx *c)
 			const double v = reduce_one_f(&p, x, kind, base);
 			om_store_f64(y->dtype, dst, 1, &v, 1);
 		}
-		for (int32_t d = p.nk - 1; d >= 0; d--) {
-			base += p.kstr[d];
-			if (++kidx[d] < p.kext[d])
-				break;
-			base -= p.kstr[d] * p.kext[d];
-			kidx[d] = 0;
-		}
+		om_red_next_base(&p, kidx, &base);
 	}
 	return OM_OK;
 }

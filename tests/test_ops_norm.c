@@ -216,13 +216,32 @@ static void batch_norm_training(void **state)
 	om_model_free(m);
 }
 
+/* over axes [0, 2] of [2, 2, 1]: channel 0 holds {1, 3}, channel 1 holds {2, 2} */
+static void mean_variance(void **state)
+{
+	(void)state;
+	om_model *m;
+	om_node *n = nt_node(&m, "MeanVarianceNormalization", 1, 1);
+	nt_ints(n, "axes", (int64_t[]){0, 2}, 2);
+	om_tensor tx = nt_tensor(OM_FLOAT, 3, (int64_t[]){2, 2, 1}, (float[]){1, 2, 3, 2});
+	const om_tensor *in[] = {&tx};
+	om_tensor out[1];
+	assert_int_equal(nt_run(n, 13, in, out), OM_OK);
+	nt_check_f32(&out[0], 3, (int64_t[]){2, 2, 1}, (float[]){-1, 0, 1, 0}, 1e-6);
+	om_tensor_free(&out[0]);
+	/* the default axes [0, 2, 3] need rank 4 */
+	n->nattr = 0;
+	assert_int_equal(nt_run(n, 13, in, out), OM_ERR_INVALID_MODEL);
+	om_model_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(softmax_forms),  cmocka_unit_test(hardmax_and_lp),
 		cmocka_unit_test(softmax_types_and_errors), cmocka_unit_test(layer_norm),
 		cmocka_unit_test(instance_norm),  cmocka_unit_test(batch_norm),
-		cmocka_unit_test(batch_norm_training),
+		cmocka_unit_test(batch_norm_training), cmocka_unit_test(mean_variance),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
