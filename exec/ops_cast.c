@@ -30,10 +30,11 @@ static int kind_of(int32_t dt)
 	switch (dt) {
 	case OM_FLOAT: case OM_DOUBLE: case OM_FLOAT16: case OM_BFLOAT16:
 	case OM_FLOAT8E4M3FN: case OM_FLOAT8E4M3FNUZ: case OM_FLOAT8E5M2: case OM_FLOAT8E5M2FNUZ:
+	case OM_FLOAT4E2M1: case OM_FLOAT8E8M0:
 		return PV_F;
-	case OM_INT8: case OM_INT16: case OM_INT32: case OM_INT64: case OM_BOOL:
+	case OM_INT8: case OM_INT16: case OM_INT32: case OM_INT64: case OM_BOOL: case OM_INT4:
 		return PV_I;
-	case OM_UINT8: case OM_UINT16: case OM_UINT32: case OM_UINT64:
+	case OM_UINT8: case OM_UINT16: case OM_UINT32: case OM_UINT64: case OM_UINT4:
 		return PV_U;
 	default:
 		return -1;
@@ -53,6 +54,19 @@ bool om_cast_supported(int32_t sdt, int32_t ddt)
 			p->P[k] = LD(((const T *)src)[off + k]);                           \
 		break;
 
+/* element i of a 4-bit tensor: low nibble first */
+static inline uint8_t nibble(const void *src, int64_t i)
+{
+	return (uint8_t)((((const uint8_t *)src)[i >> 1] >> ((i & 1) * 4)) & 15u);
+}
+
+static inline void set_nibble(void *dst, int64_t i, uint8_t v)
+{
+	uint8_t *b = &((uint8_t *)dst)[i >> 1];
+	const int sh = (int)(i & 1) * 4;
+	*b = (uint8_t)((*b & ~(15u << sh)) | ((v & 15u) << sh));
+}
+
 static void read_block(pivot *p, int32_t dt, const void *src, int64_t off, int64_t n)
 {
 	p->kind = kind_of(dt);
@@ -61,6 +75,22 @@ static void read_block(pivot *p, int32_t dt, const void *src, int64_t off, int64
 		OM_EW_SINTS(RD_CASE, i)
 		OM_EW_BOOLS(RD_CASE, i)
 		OM_EW_UINTS(RD_CASE, u)
+	case OM_INT4:
+		for (int64_t k = 0; k < n; k++)
+			p->i[k] = (int64_t)(nibble(src, off + k) ^ 8u) - 8;
+		break;
+	case OM_UINT4:
+		for (int64_t k = 0; k < n; k++)
+			p->u[k] = nibble(src, off + k);
+		break;
+	case OM_FLOAT4E2M1:
+		for (int64_t k = 0; k < n; k++)
+			p->f[k] = om_f4_to_float(nibble(src, off + k));
+		break;
+	case OM_FLOAT8E8M0:
+		for (int64_t k = 0; k < n; k++)
+			p->f[k] = om_e8m0_to_float(((const uint8_t *)src)[off + k]);
+		break;
 	default: /* float8 */
 		for (int64_t k = 0; k < n; k++)
 			p->f[k] = om_f8_to_float(((const uint8_t *)src)[off + k], om_f8_format(dt));
@@ -104,7 +134,7 @@ static inline uint64_t f2u_wrap(double v)
 		break;
 
 static void write_block(const pivot *p, int32_t dt, void *dst, int64_t off, int64_t n,
-			bool saturate)
+			bool saturate, int e8m0_round)
 {
 	switch (dt) {
 		OM_EW_FLOATS(WR_FLOAT, 0)
@@ -115,6 +145,23 @@ static void write_block(const pivot *p, int32_t dt, void *dst, int64_t off, int6
 			((uint8_t *)dst)[off + k] = p->kind == PV_F ? p->f[k] != 0
 						  : p->kind == PV_I ? p->i[k] != 0
 								    : p->u[k] != 0;
+		break;
+	case OM_INT4:
+		for (int64_t k = 0; k < n; k++)
+			set_nibble(dst, off + k, (uint8_t)(PV_AS_SBITS(p, k) & 15u));
+		break;
+	case OM_UINT4:
+		for (int64_t k = 0; k < n; k++)
+			set_nibble(dst, off + k, (uint8_t)(PV_AS_UBITS(p, k) & 15u));
+		break;
+	case OM_FLOAT4E2M1:
+		for (int64_t k = 0; k < n; k++)
+			set_nibble(dst, off + k, om_float_to_f4((float)PV_AS_FLOAT(p, k)));
+		break;
+	case OM_FLOAT8E8M0:
+		for (int64_t k = 0; k < n; k++)
+			((uint8_t *)dst)[off + k] =
+				om_float_to_e8m0((float)PV_AS_FLOAT(p, k), e8m0_round, saturate);
 		break;
 	default: /* float8 */
 		for (int64_t k = 0; k < n; k++) {
@@ -202,9 +249,12 @@ om_kind om_cast_elems(om_ctx *c, void *dst, int32_t ddt, const void *src, int32_
 				om_dtype_name(sdt), om_dtype_name(ddt));
 	if (sdt == ddt && ddt != OM_STRING) {
 		if (n > 0)
-			memcpy(dst, src, (size_t)n * om_dtype_size(sdt));
+			memcpy(dst, src, om_tensor_bytes_for(sdt, 1, &n));
 		return OM_OK;
 	}
+	const char *rm = ddt == OM_FLOAT8E8M0 ? om_attr_string(c->node, "round_mode", "up") : "";
+	const int round = !strcmp(rm, "down") ? OM_E8M0_DOWN
+			  : !strcmp(rm, "nearest") ? OM_E8M0_NEAREST : OM_E8M0_UP;
 	pivot p;
 	for (int64_t off = 0; off < n; off += BLOCK) {
 		const int64_t m = n - off < BLOCK ? n - off : BLOCK;
@@ -218,13 +268,13 @@ om_kind om_cast_elems(om_ctx *c, void *dst, int32_t ddt, const void *src, int32_
 		} else if (sdt == OM_STRING) {
 			rc = from_strings(c, &p, ddt, src, off, m);
 			if (!rc)
-				write_block(&p, ddt, dst, off, m, saturate);
+				write_block(&p, ddt, dst, off, m, saturate, round);
 		} else {
 			read_block(&p, sdt, src, off, m);
 			if (ddt == OM_STRING)
 				rc = to_strings(c, dst, &p, sdt, off, m);
 			else
-				write_block(&p, ddt, dst, off, m, saturate);
+				write_block(&p, ddt, dst, off, m, saturate, round);
 		}
 		if (rc)
 			return rc;

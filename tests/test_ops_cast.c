@@ -184,6 +184,45 @@ static void strings(void **state)
 	assert_int_equal(cast(OM_STRING, bad, 1, OM_INT32, -1, &out), OM_ERR_INVALID_INPUT);
 }
 
+/* 4-bit integers wrap, FLOAT4E2M1 rounds to even and saturates, E8M0 rounds up by default */
+static void sub_byte_and_e8m0(void **state)
+{
+	(void)state;
+	const float x[] = {-9, -1, 7, 17, 2.6f};
+	om_tensor out;
+	assert_int_equal(cast(OM_FLOAT, x, 5, OM_INT4, -1, &out), OM_OK);
+	assert_int_equal(out.nbytes, 3);
+	assert_memory_equal(out.data, ((uint8_t[]){0xf7, 0x17, 0x02}), 3);
+	om_tensor_free(&out);
+	const uint8_t packed[] = {0xf7, 0x17, 0x02};
+	assert_int_equal(cast(OM_INT4, packed, 5, OM_INT16, -1, &out), OM_OK);
+	assert_memory_equal(out.data, ((int16_t[]){7, -1, 7, 1, 2}), 10);
+	om_tensor_free(&out);
+	assert_int_equal(cast(OM_UINT4, packed, 5, OM_INT16, -1, &out), OM_OK);
+	assert_memory_equal(out.data, ((int16_t[]){7, 15, 7, 1, 2}), 10);
+	om_tensor_free(&out);
+	/* 0.25 ties to 0, 1.25 ties to even 1.0, -3.5 ties to even -4, 1e6 saturates to 6,
+	 * NaN becomes -0 (ONNX reference) */
+	const float f[] = {0.25f, 1.25f, -3.5f, 1e6f, NAN, 0.5f};
+	assert_int_equal(cast(OM_FLOAT, f, 6, OM_FLOAT4E2M1, -1, &out), OM_OK);
+	assert_memory_equal(out.data, ((uint8_t[]){0x20, 0x7e, 0x18}), 3);
+	om_tensor_free(&out);
+	const uint8_t f4[] = {0x7e, 0x18};
+	assert_int_equal(cast(OM_FLOAT4E2M1, f4, 4, OM_FLOAT, -1, &out), OM_OK);
+	const float *y = out.data;
+	assert_true(y[0] == -4 && y[1] == 6 && y[2] == 0 && signbit(y[2]) && y[3] == 0.5f);
+	om_tensor_free(&out);
+	const float e[] = {0, 0.124f, 0.25f, 1.1f, INFINITY, NAN};
+	assert_int_equal(cast(OM_FLOAT, e, 6, OM_FLOAT8E8M0, -1, &out), OM_OK);
+	assert_memory_equal(out.data, ((uint8_t[]){0, 124, 125, 128, 0xfe, 0xff}), 6);
+	om_tensor_free(&out);
+	const uint8_t e8[] = {127, 130, 0xff};
+	assert_int_equal(cast(OM_FLOAT8E8M0, e8, 3, OM_FLOAT, -1, &out), OM_OK);
+	y = out.data;
+	assert_true(y[0] == 1 && y[1] == 8 && isnan(y[2]));
+	om_tensor_free(&out);
+}
+
 static void castlike_and_errors(void **state)
 {
 	(void)state;
@@ -212,6 +251,7 @@ int main(void)
 	    cmocka_unit_test(float_to_half), cmocka_unit_test(float_to_bfloat16),
 	    cmocka_unit_test(float8),        cmocka_unit_test(integers_and_bool),
 	    cmocka_unit_test(strings),       cmocka_unit_test(castlike_and_errors),
+		cmocka_unit_test(sub_byte_and_e8m0),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
