@@ -97,7 +97,8 @@ static inline uint8_t om_float_to_f8(float x, om_f8_fmt f, bool saturate)
 /* FLOAT4E2M1: a nibble s.ee.m */
 static inline float om_f4_to_float(uint8_t nib)
 {
-	return om_f8_to_float((uint8_t)(((nib & 8u) << 4) | (nib & 7u)), om_f8_format(OM_FLOAT4E2M1));
+	const uint8_t v = (uint8_t)(((nib & 8u) << 4) | (nib & 7u));
+	return om_f8_to_float(v, om_f8_format(OM_FLOAT4E2M1));
 }
 
 static inline uint8_t om_float_to_f4(float x)
