@@ -134,6 +134,8 @@ static void unknown(om_ishape *o)
 	memset(o, 0, sizeof *o);
 	o->rank = -1;
 	o->npv = -1;
+	for (int32_t i = 0; i < OM_MAX_RANK; i++)
+		o->d[i] = (om_dim){-1, NULL}; /* unknown, never the number 0 */
 }
 
 /* The type of a value declared in the model (graph input, value_info), or of its data. */
@@ -290,6 +292,29 @@ static bool generic(om_pass_ctx *c, const om_graph *g, const om_node *n, om_vinf
 
 /* ---- the pass -------------------------------------------------------------------------- */
 
+/* -vv: one line per inferred value: name, type, plan-time value */
+static void trace(const om_vinfo *e)
+{
+	fprintf(stderr, "infer: %s: %s[", e->key->name, om_dtype_name(e->type.elem));
+	for (int32_t i = 0; i < e->type.rank; i++) {
+		om_dim d = e->type.dims[i];
+		if (d.value >= 0)
+			fprintf(stderr, "%s%lld", i ? "," : "", (long long)d.value);
+		else
+			fprintf(stderr, "%s%s", i ? "," : "", d.param ? d.param : "?");
+	}
+	fprintf(stderr, "%s", e->type.rank < 0 ? "?]" : "]");
+	for (int32_t i = 0; i < e->npv; i++) {
+		om_pe p = e->pv[i];
+		fprintf(stderr, "%s", i ? "," : " = {");
+		if (p.kind == OM_PE_NUM)
+			fprintf(stderr, "%lld", (long long)p.num);
+		else
+			fprintf(stderr, "%s", p.kind == OM_PE_SYM ? p.sym : "?");
+	}
+	fprintf(stderr, "%s\n", e->npv > 0 ? "}" : e->npv == 0 ? " = {}" : "");
+}
+
 static om_kind infer_node(om_pass_ctx *c, const om_graph *g, const om_node *n)
 {
 	om_vinfo *in[MAX_IO];
@@ -318,6 +343,8 @@ static om_kind infer_node(om_pass_ctx *c, const om_graph *g, const om_node *n)
 		om_kind rc = store(c, n->out[o], o < 16 ? &out[o] : &none);
 		if (rc)
 			return rc;
+		if (c->verbose >= 2)
+			trace(om_vinfo_make(c, n->out[o]));
 	}
 	return OM_OK;
 }

@@ -780,13 +780,54 @@ static bool r_matmul(om_pass_ctx *c, const om_graph *g, const om_node *n, om_vin
 	return true;
 }
 
+static bool r_constant(om_pass_ctx *c, const om_graph *g, const om_node *n, om_vinfo *const *in,
+		       om_ishape *out)
+{
+	(void)c, (void)g, (void)in;
+	const om_tensor *t = om_attr_tensor(n, "value");
+	const om_attr *a = NULL;
+	if (t) {
+		if (t->rank > OM_MAX_RANK)
+			return false;
+		out[0].elem = t->dtype;
+		out[0].rank = t->rank;
+		for (int32_t i = 0; i < t->rank; i++)
+			out[0].d[i] = (om_dim){t->dims[i], NULL};
+		int64_t k = om_tensor_numel(t);
+		if (t->rank <= 1 && k >= 0 && k <= OM_PV_MAX && t->data &&
+		    (t->dtype == OM_INT64 || t->dtype == OM_INT32)) {
+			for (int64_t i = 0; i < k; i++)
+				out[0].pv[i] = num(t->dtype == OM_INT64 ? ((const int64_t *)t->data)[i]
+									: ((const int32_t *)t->data)[i]);
+			out[0].npv = (int32_t)k;
+			out[0].pvrank = t->rank;
+		}
+	} else if ((a = om_node_attr(n, "value_int")) && a->type == OM_ATTR_INT) {
+		set_type(&out[0], OM_INT64, 0, NULL);
+		out[0].pv[0] = num(a->i);
+		out[0].npv = 1;
+		out[0].pvrank = 0;
+	} else if ((a = om_node_attr(n, "value_ints")) && a->type == OM_ATTR_INTS &&
+		   a->n <= OM_PV_MAX) {
+		om_dim d = {a->n, NULL};
+		set_type(&out[0], OM_INT64, 1, &d);
+		for (int64_t i = 0; i < a->n; i++)
+			out[0].pv[i] = num(a->ints[i]);
+		out[0].npv = (int32_t)a->n;
+		out[0].pvrank = 1;
+	} else {
+		return false;
+	}
+	return true;
+}
+
 /* ---- the table ------------------------------------------------------------------------- */
 
 static const struct {
 	const char *op;
 	om_infer_rule fn;
 } rules[] = {
-	{"Shape", r_shape}, {"Size", r_size}, {"Identity", r_same}, {"Dropout", r_same},
+	{"Constant", r_constant}, {"Shape", r_shape}, {"Size", r_size}, {"Identity", r_same}, {"Dropout", r_same},
 	{"Cast", r_cast}, {"Unsqueeze", r_unsqueeze}, {"Squeeze", r_squeeze},
 	{"Transpose", r_transpose}, {"Concat", r_concat}, {"Gather", r_gather},
 	{"Slice", r_slice}, {"Reshape", r_reshape}, {"Expand", r_expand},

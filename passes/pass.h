@@ -40,6 +40,7 @@ typedef struct om_pass_ctx {
 	int nofold;           /* 1 while fold_constants is skipped */
 	om_vinfo *info;       /* uthash by value pointer */
 	uint32_t nsym;        /* fresh-symbol counter */
+	int verbose;          /* 2: infer_shapes prints every value it types */
 	om_status *st;
 } om_pass_ctx;
 

@@ -89,7 +89,7 @@ om_kind om_simplify(om_model *m, const om_simplify_options *opt, om_status *st)
 	om_kind rc = sort_all(m->graph, st);
 	if (rc)
 		return rc;
-	om_pass_ctx c = {.m = m, .scratch = om_arena_new(), .st = st,
+	om_pass_ctx c = {.m = m, .scratch = om_arena_new(), .st = st, .verbose = opt->verbose,
 			 .fold_max = opt->fold_max_bytes ? opt->fold_max_bytes : (size_t)1 << 20};
 	if (!c.scratch)
 		return om_error(st, OM_ERR_NOMEM, NULL, "out of memory");

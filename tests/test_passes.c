@@ -299,6 +299,25 @@ static void known_dims_fold_to_numbers(void **state)
 	om_model_free(m);
 }
 
+static void unknown_extents_are_not_numbers(void **state)
+{
+	(void)state;
+	/* a Reshape to a run-time target has rank 2 but no known extents: its Shape stays */
+	om_model *m = model(13);
+	om_graph *g = m->graph;
+	input(g, "x", OM_FLOAT, "N,4");
+	input(g, "t", OM_INT64, "2");
+	ints(g, "i1", 0, 1, (int64_t[]){1});
+	node(g, "Reshape", "x,t", "r");
+	node(g, "Shape", "r", "s");
+	node(g, "Gather", "s,i1", "y");
+	output(g, "y", OM_INT64, "");
+	simplify(m, NULL);
+	assert_int_equal(g->nnodes, 3);
+	assert_int_equal(count_op(g, "Constant"), 0);
+	om_model_free(m);
+}
+
 static void identity_keeps_output_name(void **state)
 {
 	(void)state;
@@ -583,6 +602,7 @@ int main(void)
 		cmocka_unit_test(allowzero_uses_minus_one),
 		cmocka_unit_test(symbols_at_other_positions_stay),
 		cmocka_unit_test(known_dims_fold_to_numbers),
+		cmocka_unit_test(unknown_extents_are_not_numbers),
 		cmocka_unit_test(identity_keeps_output_name),
 		cmocka_unit_test(dropout_with_mask_stays),
 		cmocka_unit_test(transposes_merge),

@@ -26,7 +26,7 @@ static const char usage_text[] =
 	"  --no-fold           same as --skip fold_constants\n"
 	"  --fold-max-bytes N  largest constant folding may create (default 1048576)\n"
 	"  --verify            check the IR after every pass\n"
-	"  -v                  print each pass's change count\n"
+	"  -v                  print each pass's change count (-vv: and every inferred type)\n"
 	"  --external-data     write weights of 1 KiB and more to OUT.onnx.data\n";
 
 static void usage(FILE *f)
@@ -109,6 +109,8 @@ int cmd_simplify(int argc, char **argv)
 			opt.verify = 1;
 		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
 			opt.verbose = 1;
+		} else if (!strcmp(a, "-vv")) {
+			opt.verbose = 2;
 		} else if (!strcmp(a, "--external-data")) {
 			save.external_data = 1;
 		} else if (a[0] == '-' && a[1]) {
