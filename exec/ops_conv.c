@@ -4,40 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cblas.h>
-
 #include "f32_bridge.h"
+#include "gemm.h"
 #include "im2col.h"
-
-/* ---- GEMM (row-major), until exec/gemm.h lands ------------------------------------------ */
-
-static void sgemm(int exact, bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha,
-		  const float *A, int64_t lda, const float *B, int64_t ldb, float beta, float *C,
-		  int64_t ldc)
-{
-	if (!exact && M <= INT32_MAX && N <= INT32_MAX && K <= INT32_MAX && lda <= INT32_MAX &&
-	    ldb <= INT32_MAX && ldc <= INT32_MAX) {
-		cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans,
-			    tb ? CblasTrans : CblasNoTrans, (int)M, (int)N, (int)K, alpha, A, (int)lda,
-			    B, (int)ldb, beta, C, (int)ldc);
-		return;
-	}
-	/* fixed order: every C[i][j] sums k = 0..K-1 in turn */
-	for (int64_t i = 0; i < M; i++) {
-		float *c = C + i * ldc;
-		for (int64_t j = 0; j < N; j++)
-			c[j] = beta == 0 ? 0 : beta * c[j];
-		for (int64_t k = 0; k < K; k++) {
-			float a = alpha * (ta ? A[k * lda + i] : A[i * lda + k]);
-			if (tb)
-				for (int64_t j = 0; j < N; j++)
-					c[j] += a * B[j * ldb + k];
-			else
-				for (int64_t j = 0; j < N; j++)
-					c[j] += a * B[k * ldb + j];
-		}
-	}
-}
 
 /* ---- geometry ------------------------------------------------------------------------------ */
 
@@ -252,9 +221,9 @@ static om_kind conv_f32(om_ctx *c)
 	} else if (pointwise(sp)) {
 		for (int64_t n = 0; n < g.N; n++)
 			for (int64_t gi = 0; gi < g.group; gi++)
-				sgemm(c->exact, false, false, Mg, P, Kg, 1, w + gi * Mg * Kg, Kg,
-				      x + (n * g.C + gi * Cg) * Pin, Pin, 0,
-				      y + (n * g.M + gi * Mg) * P, P);
+				om_sgemm(c->exact, false, false, Mg, P, Kg, 1, w + gi * Mg * Kg, Kg,
+				         x + (n * g.C + gi * Cg) * Pin, Pin, 0,
+				         y + (n * g.M + gi * Mg) * P, P);
 	} else {
 		int64_t OL = sp->out[last], lead = P / OL;
 		int64_t rows = COL_BUDGET / (Kg * OL);
@@ -273,9 +242,9 @@ static om_kind conv_f32(om_ctx *c)
 				for (int64_t q0 = 0; q0 < lead; q0 += rows) {
 					int64_t q1 = q0 + rows > lead ? lead : q0 + rows;
 					om_im2col(x + (n * g.C + gi * Cg) * Pin, Cg, sp, q0, q1, col);
-					sgemm(c->exact, false, false, Mg, (q1 - q0) * OL, Kg, 1,
-					      w + gi * Mg * Kg, Kg, col, (q1 - q0) * OL, 0,
-					      y + (n * g.M + gi * Mg) * P + q0 * OL, P);
+					om_sgemm(c->exact, false, false, Mg, (q1 - q0) * OL, Kg, 1,
+					         w + gi * Mg * Kg, Kg, col, (q1 - q0) * OL, 0,
+					         y + (n * g.M + gi * Mg) * P + q0 * OL, P);
 				}
 		free(col);
 	}
@@ -399,9 +368,9 @@ static om_kind convt_f32(om_ctx *c)
 			return om_error(c->st, OM_ERR_NOMEM, c->node, "column buffer");
 		for (int64_t n = 0; n < g.N; n++)
 			for (int64_t gi = 0; gi < g.group; gi++) {
-				sgemm(c->exact, true, false, Mg * K, Pin, Cg, 1,
-				      w + gi * Cg * Mg * K, Mg * K, x + (n * g.C + gi * Cg) * Pin,
-				      Pin, 0, col, Pin);
+				om_sgemm(c->exact, true, false, Mg * K, Pin, Cg, 1,
+				         w + gi * Cg * Mg * K, Mg * K, x + (n * g.C + gi * Cg) * Pin,
+				         Pin, 0, col, Pin);
 				om_col2im_add(col, Mg, sp, y + (n * g.M + gi * Mg) * P);
 			}
 		free(col);
