@@ -8,7 +8,7 @@
 #include "gemm.h"
 #include "im2col.h"
 
-/* ---- geometry ------------------------------------------------------------------------------ */
+/* ---- geometry ----------------------------------------------------------------------------- */
 
 typedef struct conv_geo {
 	int64_t N, C, M, group;
@@ -100,7 +100,7 @@ static int64_t prod(const int64_t *d, int32_t n)
 	return p;
 }
 
-/* ---- Conv ------------------------------------------------------------------------------------ */
+/* ---- Conv --------------------------------------------------------------------------------- */
 
 static om_kind conv_infer(om_ctx *c)
 {
@@ -241,7 +241,8 @@ static om_kind conv_f32(om_ctx *c)
 			for (int64_t gi = 0; gi < g.group; gi++)
 				for (int64_t q0 = 0; q0 < lead; q0 += rows) {
 					int64_t q1 = q0 + rows > lead ? lead : q0 + rows;
-					om_im2col(x + (n * g.C + gi * Cg) * Pin, Cg, sp, q0, q1, col);
+					const float *xg = x + (n * g.C + gi * Cg) * Pin;
+					om_im2col(xg, Cg, sp, q0, q1, col);
 					om_sgemm(c->exact, false, false, Mg, (q1 - q0) * OL, Kg, 1,
 					         w + gi * Mg * Kg, Kg, col, (q1 - q0) * OL, 0,
 					         y + (n * g.M + gi * Mg) * P + q0 * OL, P);
@@ -260,7 +261,7 @@ static om_kind conv_kernel(om_ctx *c)
 	return conv_f32(c);
 }
 
-/* ---- ConvTranspose ---------------------------------------------------------------------------- */
+/* ---- ConvTranspose ------------------------------------------------------------------------ */
 
 static om_kind convt_geometry(om_ctx *c, conv_geo *g)
 {
@@ -309,7 +310,8 @@ static om_kind convt_geometry(om_ctx *c, conv_geo *g)
 		    pe > OM_SP_LIMIT || sp->in[i] > OM_SP_LIMIT * 4)
 			return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
 					"output_padding or pads out of range on axis %d", i);
-		int64_t full = sp->stride[i] * (sp->in[i] - 1) + op + (sp->k[i] - 1) * sp->dil[i] + 1;
+		int64_t ek = (sp->k[i] - 1) * sp->dil[i] + 1;
+		int64_t full = sp->stride[i] * (sp->in[i] - 1) + op + ek;
 		if (sp->in[i] == 0)
 			full = 0;
 		int64_t out;
@@ -369,8 +371,8 @@ static om_kind convt_f32(om_ctx *c)
 		for (int64_t n = 0; n < g.N; n++)
 			for (int64_t gi = 0; gi < g.group; gi++) {
 				om_sgemm(c->exact, true, false, Mg * K, Pin, Cg, 1,
-				         w + gi * Cg * Mg * K, Mg * K, x + (n * g.C + gi * Cg) * Pin,
-				         Pin, 0, col, Pin);
+				         w + gi * Cg * Mg * K, Mg * K,
+				         x + (n * g.C + gi * Cg) * Pin, Pin, 0, col, Pin);
 				om_col2im_add(col, Mg, sp, y + (n * g.M + gi * Mg) * P);
 			}
 		free(col);

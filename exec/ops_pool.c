@@ -139,55 +139,72 @@ typedef struct pool_args {
 	int64_t p;
 } pool_args;
 
+static float lp_term(float v, int64_t p)
+{
+	return p == 1 ? fabsf(v) : p == 2 ? v * v : powf(fabsf(v), (float)p);
+}
+
+static float lp_root(float acc, int64_t p)
+{
+	return p == 1 ? acc : p == 2 ? sqrtf(acc) : powf(acc, 1.0f / (float)p);
+}
+
+/* The window of output (o[0], o[1], o[2]) over image x, taps in row-major order. MaxPool sets
+ * *best to the flat image index of the first maximum (NaN wins), -1 for an empty window. */
+static float window(const pool3 *g, const pool_args *pa, const float *x, const int64_t *o,
+		    int64_t *best)
+{
+	const axis_taps *T = g->t;
+	int64_t H = g->in[1], W = g->in[2];
+	float acc = pa->kind == POOL_MAX ? -INFINITY : 0;
+	*best = -1;
+	for (int64_t td = T[0].lo[o[0]]; td < T[0].hi[o[0]]; td++) {
+		int64_t id = T[0].start[o[0]] + td * g->dil[0];
+		for (int64_t th = T[1].lo[o[1]]; th < T[1].hi[o[1]]; th++) {
+			int64_t ih = T[1].start[o[1]] + th * g->dil[1];
+			const float *xr = x + (id * H + ih) * W;
+			for (int64_t tw = T[2].lo[o[2]]; tw < T[2].hi[o[2]]; tw++) {
+				int64_t iw = T[2].start[o[2]] + tw * g->dil[2];
+				float v = xr[iw];
+				if (pa->kind == POOL_AVG) {
+					acc += v;
+				} else if (pa->kind == POOL_LP) {
+					acc += lp_term(v, pa->p);
+				} else if (*best < 0 || v > acc || (isnan(v) && !isnan(acc))) {
+					acc = v;
+					*best = pa->col_major ? id + (ih + iw * H) * g->in[0]
+							      : (id * H + ih) * W + iw;
+				}
+			}
+		}
+	}
+	return acc;
+}
+
+/* Taps of output o counted by AveragePool: inside the input, or inside the padded input. */
+static int64_t window_count(const pool3 *g, const pool_args *pa, const int64_t *o)
+{
+	int64_t cnt = 1;
+	for (int32_t a = 0; a < 3; a++)
+		cnt *= pa->include_pad ? g->t[a].padded[o[a]] : g->t[a].hi[o[a]] - g->t[a].lo[o[a]];
+	return cnt;
+}
+
 /* One image: x is in[0] x in[1] x in[2], y is out[0] x out[1] x out[2]. `ind` (may be NULL)
  * gets flat input indices offset by ibase. */
 static void pool_image(const pool3 *g, const pool_args *pa, const float *x, float *y,
 		       int64_t *ind, int64_t ibase)
 {
-	const axis_taps *T = g->t;
-	int64_t H = g->in[1], W = g->in[2];
-	for (int64_t od = 0; od < g->out[0]; od++)
-		for (int64_t oh = 0; oh < g->out[1]; oh++)
-			for (int64_t ow = 0; ow < g->out[2]; ow++, y++) {
-				float acc = pa->kind == POOL_MAX ? -INFINITY : 0;
-				int64_t best = -1;
-				for (int64_t td = T[0].lo[od]; td < T[0].hi[od]; td++) {
-					int64_t id = T[0].start[od] + td * g->dil[0];
-					for (int64_t th = T[1].lo[oh]; th < T[1].hi[oh]; th++) {
-						int64_t ih = T[1].start[oh] + th * g->dil[1];
-						const float *xr = x + (id * H + ih) * W;
-						for (int64_t tw = T[2].lo[ow]; tw < T[2].hi[ow]; tw++) {
-							int64_t iw = T[2].start[ow] + tw * g->dil[2];
-							float v = xr[iw];
-							if (pa->kind == POOL_AVG)
-								acc += v;
-							else if (pa->kind == POOL_LP)
-								acc += pa->p == 1 ? fabsf(v)
-								       : pa->p == 2 ? v * v
-								       : powf(fabsf(v), (float)pa->p);
-							else if (best < 0 || v > acc ||
-								 (isnan(v) && !isnan(acc))) {
-								acc = v;
-								best = pa->col_major
-									       ? id + (ih + iw * H) * g->in[0]
-									       : (id * H + ih) * W + iw;
-							}
-						}
-					}
-				}
-				if (pa->kind == POOL_AVG) {
-					int64_t cnt = pa->include_pad
-							      ? T[0].padded[od] * T[1].padded[oh] *
-									T[2].padded[ow]
-							      : (T[0].hi[od] - T[0].lo[od]) *
-									(T[1].hi[oh] - T[1].lo[oh]) *
-									(T[2].hi[ow] - T[2].lo[ow]);
-					acc = acc / (float)cnt;
-				} else if (pa->kind == POOL_LP) {
-					acc = pa->p == 1 ? acc
-					      : pa->p == 2 ? sqrtf(acc)
-					      : powf(acc, 1.0f / (float)pa->p);
-				}
+	int64_t o[3];
+	for (o[0] = 0; o[0] < g->out[0]; o[0]++)
+		for (o[1] = 0; o[1] < g->out[1]; o[1]++)
+			for (o[2] = 0; o[2] < g->out[2]; o[2]++, y++) {
+				int64_t best;
+				float acc = window(g, pa, x, o, &best);
+				if (pa->kind == POOL_AVG)
+					acc = acc / (float)window_count(g, pa, o);
+				else if (pa->kind == POOL_LP)
+					acc = lp_root(acc, pa->p);
 				*y = acc;
 				if (ind)
 					*ind++ = best < 0 ? -1 : ibase + best;
@@ -204,7 +221,8 @@ static om_kind pool_f32(om_ctx *c)
 	if ((rc = pool3_init(c, &sp, &g)))
 		return rc;
 	pool_args pa = {kind_of(c->node), (int)om_attr_int(c->node, "count_include_pad", 0),
-			(int)om_attr_int(c->node, "storage_order", 0), om_attr_int(c->node, "p", 2)};
+			(int)om_attr_int(c->node, "storage_order", 0),
+			om_attr_int(c->node, "p", 2)};
 	const om_tensor *X = c->in[0];
 	int64_t NC = X->dims[0] * X->dims[1];
 	int64_t isz = g.in[0] * g.in[1] * g.in[2], osz = g.out[0] * g.out[1] * g.out[2];
@@ -260,12 +278,12 @@ static om_kind global_f32(om_ctx *c)
 			else if (kind == POOL_AVG)
 				acc += v;
 			else
-				acc += p == 1 ? fabsf(v) : p == 2 ? v * v : powf(fabsf(v), (float)p);
+				acc += lp_term(v, p);
 		}
 		if (kind == POOL_AVG)
 			acc /= (float)S;
 		else if (kind == POOL_LP)
-			acc = p == 1 ? acc : p == 2 ? sqrtf(acc) : powf(acc, 1.0f / (float)p);
+			acc = lp_root(acc, p);
 		y[i] = acc;
 	}
 	return OM_OK;

@@ -9,7 +9,8 @@ om_kind om_spatial_kernel_attr(om_ctx *c, int32_t n, const int64_t **kernel)
 	*kernel = om_attr_ints(c->node, "kernel_shape", &cnt);
 	if (*kernel && cnt != n)
 		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
-				"kernel_shape has %lld entries for %d spatial axes", (long long)cnt, n);
+				"kernel_shape has %lld entries for %d spatial axes", (long long)cnt,
+				n);
 	for (int32_t i = 0; *kernel && i < n; i++)
 		if ((*kernel)[i] < 1 || (*kernel)[i] > OM_SP_LIMIT)
 			return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
@@ -92,8 +93,8 @@ om_kind om_spatial_forward(om_ctx *c, int32_t n, const int64_t *in, const int64_
 		int64_t span = in[i] + sp->pb[i] + sp->pe[i] - ek;
 		if (span < 0)
 			return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
-					"window %lld is larger than the padded input %lld on axis %d",
-					(long long)ek, (long long)(in[i] + sp->pb[i] + sp->pe[i]), i);
+					"window %lld is larger than the padded input on axis %d",
+					(long long)ek, i);
 		int64_t o = (ceil_mode ? span + s - 1 : span) / s + 1;
 		/* the last window must start inside the input or its begin pad */
 		if (ceil_mode && (o - 1) * s >= in[i] + sp->pb[i])

@@ -130,7 +130,8 @@ static void run_case(const cfg *k, const float *expect, int64_t nexpect, const i
 	float *x = fill(k->rank, k->x, xval), *w = fill(k->rank, k->w, wval);
 	int64_t M = !strcmp(k->op, "Conv") ? k->w[0] : k->w[1] * k->group;
 	float *b = fill(1, &M, bval);
-	om_tensor tx = tu_tensor(OM_FLOAT, k->rank, k->x, x), tw = tu_tensor(OM_FLOAT, k->rank, k->w, w);
+	om_tensor tx = tu_tensor(OM_FLOAT, k->rank, k->x, x);
+	om_tensor tw = tu_tensor(OM_FLOAT, k->rank, k->w, w);
 	om_tensor tb = tu_tensor(OM_FLOAT, 1, &M, b);
 	const om_tensor *in[] = {&tx, &tw, &tb};
 	for (int exact = 1; exact >= 0; exact--) {
@@ -193,8 +194,8 @@ static void conv_1d_no_bias(void **state)
 static void conv_3d(void **state)
 {
 	(void)state;
-	cfg k = {"Conv", 5, {1, 2, 3, 4, 3}, {2, 2, 2, 2, 2}, 1, {1, 2, 1}, .pads = {1, 0, 1, 0, 1, 0},
-		 .bias = 1};
+	cfg k = {"Conv", 5, {1, 2, 3, 4, 3}, {2, 2, 2, 2, 2}, 1, {1, 2, 1},
+		 .pads = {1, 0, 1, 0, 1, 0}, .bias = 1};
 	CASE(k, conv_3d_expect, 1, 2, 3, 2, 3);
 }
 
