@@ -1,4 +1,224 @@
-/* ops_resize.c — not written yet: the table is empty. */
-#include "op.h"
+/* ops_resize.c — Resize (opsets 10, 11, 13, 18, 19) and Upsample (7, 9). Nearest moves elements
+ * of any type by size; linear and cubic (antialias included) run on float32 (float16/bfloat16
+ * through conversion) as one separable pass per resized axis. Fixed order: exact. */
+#include <stdlib.h>
+#include <string.h>
 
-const om_op_table om_ops_resize = {NULL, 0};
+#include "f32_bridge.h"
+#include "move.h"
+#include "numrun.h"
+#include "resize_plan.h"
+
+static om_kind resize_infer(om_ctx *c)
+{
+	rs_params p;
+	om_kind rc = om_resize_params(c, false, &p);
+	if (rc)
+		return rc;
+	om_set_shape(c->out[0], c->in[0]->dtype, p.rank, p.out);
+	return OM_OK;
+}
+
+typedef struct tables {
+	rs_axis ax[OM_MAX_RANK];
+	int32_t rank;
+} tables;
+
+static void tables_free(tables *t)
+{
+	for (int32_t a = 0; a < t->rank; a++)
+		om_resize_axis_free(&t->ax[a]);
+}
+
+static om_kind tables_build(om_ctx *c, const rs_params *p, tables *t)
+{
+	memset(t, 0, sizeof *t);
+	t->rank = p->rank;
+	for (int32_t a = 0; a < p->rank; a++) {
+		om_kind rc = om_resize_axis(c, p, a, &t->ax[a]);
+		if (rc) {
+			tables_free(t);
+			return rc;
+		}
+	}
+	return OM_OK;
+}
+
+static bool next_index(int64_t *o, const int64_t *dims, int32_t n)
+{
+	for (int32_t i = n - 1; i >= 0; i--) {
+		if (++o[i] < dims[i])
+			return true;
+		o[i] = 0;
+	}
+	return false;
+}
+
+/* ---- nearest: a gather of whole elements ------------------------------------------------ */
+
+static void nearest(const rs_params *p, const tables *t, const om_tensor *X, om_tensor *Y,
+		    const unsigned char *extra)
+{
+	size_t es = om_dtype_size(X->dtype);
+	int32_t r = p->rank, last = r - 1;
+	int64_t istr[OM_MAX_RANK], o[OM_MAX_RANK] = {0};
+	istr[last] = 1;
+	for (int32_t i = last - 1; i >= 0; i--)
+		istr[i] = istr[i + 1] * p->in[i + 1];
+	int64_t L = p->out[last];
+	const unsigned char *src = X->data;
+	unsigned char *dst = Y->data;
+	if (om_tensor_numel(Y) == 0)
+		return;
+	do {
+		int64_t base = 0;
+		bool out = false;
+		for (int32_t i = 0; i < last; i++) {
+			base += t->ax[i].idx[o[i]] * istr[i];
+			out |= t->ax[i].outside[o[i]];
+		}
+		const rs_axis *ax = &t->ax[last];
+		for (int64_t j = 0; j < L; j++, dst += es) {
+			const unsigned char *s = src + (size_t)(base + ax->idx[j]) * es;
+			om_move1(dst, out || ax->outside[j] ? extra : s, es);
+		}
+	} while (next_index(o, p->out, last));
+}
+
+/* ---- linear and cubic: separable passes ------------------------------------------------- */
+
+/* Resamples axis a of x (extent dims) into y (dims with dims[a] = out). */
+static void pass(const rs_axis *ax, int32_t a, const int64_t *dims, int32_t rank, int64_t out,
+		 const float *x, float *y)
+{
+	int64_t outer = 1, inner = 1, in = dims[a];
+	for (int32_t i = 0; i < a; i++)
+		outer *= dims[i];
+	for (int32_t i = a + 1; i < rank; i++)
+		inner *= dims[i];
+	for (int64_t u = 0; u < outer; u++)
+		for (int64_t o = 0; o < out; o++) {
+			float *restrict d = y + (u * out + o) * inner;
+			const int64_t *idx = ax->idx + o * ax->n;
+			const float *w = ax->w + o * ax->n;
+			const float *restrict s = x + (u * in + idx[0]) * inner;
+			for (int64_t k = 0; k < inner; k++)
+				d[k] = w[0] * s[k];
+			for (int64_t j = 1; j < ax->n; j++) {
+				s = x + (u * in + idx[j]) * inner;
+				const float wj = w[j];
+				for (int64_t k = 0; k < inner; k++)
+					d[k] += wj * s[k];
+			}
+		}
+}
+
+/* tf_crop_and_resize: outputs outside the input on any axis take the extrapolation value. */
+static void extrapolate(const rs_params *p, const tables *t, float *y)
+{
+	int64_t o[OM_MAX_RANK] = {0};
+	if (om_shape_numel(p->rank, p->out) == 0)
+		return;
+	do {
+		bool out = false;
+		for (int32_t i = 0; i < p->rank; i++)
+			out |= t->ax[i].outside[o[i]];
+		if (out)
+			*y = p->extrapolation;
+		y++;
+	} while (next_index(o, p->out, p->rank));
+}
+
+static om_kind interpolate(om_ctx *c, const rs_params *p, const tables *t)
+{
+	const om_tensor *X = c->in[0];
+	om_tensor *Y = c->out[0];
+	int64_t dims[OM_MAX_RANK];
+	memcpy(dims, p->in, sizeof dims);
+	int32_t npass = 0, done = 0;
+	bool any_outside = false;
+	for (int32_t a = 0; a < p->rank; a++) {
+		npass += !t->ax[a].identity;
+		any_outside |= t->ax[a].any_outside;
+	}
+	const float *cur = X->data;
+	float *owned = NULL;
+	if (npass == 0)
+		memcpy(Y->data, X->data, sizeof(float) * (size_t)om_tensor_numel(X));
+	for (int32_t a = 0; a < p->rank; a++) {
+		if (t->ax[a].identity)
+			continue;
+		int64_t nd[OM_MAX_RANK];
+		memcpy(nd, dims, sizeof nd);
+		nd[a] = p->out[a];
+		float *next = Y->data;
+		if (++done < npass) {
+			int64_t n = om_shape_numel(p->rank, nd);
+			next = n >= 0 ? malloc(sizeof(float) * (size_t)(n + 1)) : NULL;
+			if (!next) {
+				free(owned);
+				return om_error(c->st, OM_ERR_NOMEM, c->node, "resize buffer");
+			}
+		}
+		pass(&t->ax[a], a, dims, p->rank, p->out[a], cur, next);
+		free(owned);
+		owned = next == Y->data ? NULL : next;
+		cur = next;
+		memcpy(dims, nd, sizeof dims);
+	}
+	if (any_outside)
+		extrapolate(p, t, Y->data);
+	return OM_OK;
+}
+
+static om_kind interpolate_f32(om_ctx *c)
+{
+	rs_params p;
+	om_kind rc = om_resize_params(c, true, &p);
+	if (rc)
+		return rc;
+	tables t;
+	if ((rc = tables_build(c, &p, &t)))
+		return rc;
+	rc = interpolate(c, &p, &t);
+	tables_free(&t);
+	return rc;
+}
+
+static om_kind resize_kernel(om_ctx *c)
+{
+	rs_params p;
+	om_kind rc = om_resize_params(c, true, &p);
+	if (rc)
+		return rc;
+	const om_tensor *X = c->in[0];
+	if (p.mode != RS_NEAREST) {
+		if (X->dtype == OM_FLOAT)
+			return interpolate_f32(c);
+		if (om_f32_bridged(X->dtype, true))
+			return om_run_as_f32(c, interpolate_f32, true);
+		return om_error(c->st, OM_ERR_UNSUPPORTED, c->node, "%s interpolation of %s",
+				p.mode == RS_LINEAR ? "linear" : "cubic", om_dtype_name(X->dtype));
+	}
+	size_t es = om_dtype_size(X->dtype);
+	if (!es)
+		return om_error(c->st, OM_ERR_UNSUPPORTED, c->node, "Resize of %s",
+				om_dtype_name(X->dtype));
+	unsigned char extra[16] = {0};
+	double e = p.extrapolation;
+	if (X->dtype != OM_STRING)
+		om_store_f64(X->dtype, extra, &e, 1);
+	tables t;
+	if ((rc = tables_build(c, &p, &t)))
+		return rc;
+	nearest(&p, &t, X, c->out[0], extra);
+	tables_free(&t);
+	return OM_OK;
+}
+
+static const om_op rows[] = {
+	{"Upsample", "", 7, resize_infer, resize_kernel, OM_OP_EXACT},
+	{"Resize", "", 10, resize_infer, resize_kernel, OM_OP_EXACT},
+};
+
+const om_op_table om_ops_resize = OM_TABLE(rows);

@@ -1,14 +1,350 @@
-/* test_ops_resize.c — placeholder: the module is not written yet, so its test skips. */
-#include "testutil.h"
+/* test_ops_resize.c — Resize (10, 11, 13, 18, 19) and Upsample (7, 9): every mode, coordinate
+ * transformation, nearest mode, tf_crop_and_resize with extrapolation, axes, aspect-ratio
+ * policies, antialias; values from ONNX Runtime 1.30 on the same inputs; errors and NEED_VALUE. */
+#include <stdlib.h>
 
-static void not_written(void **state)
+#include "half.h"
+#include "tu_node.h"
+
+/* expected outputs: ONNX Runtime (../shared/oracle) */
+static const int32_t rs_nearest_i32[] = { /* [1, 4, 4] */
+	0, 0, 1, 2, 0, 0, 1, 2, 3, 3, 4, 5, 3, 3, 4, 5
+};
+static const float rs_linear_sizes[] = { /* [1, 1, 3, 2] */
+	0.153333351, 0.772083223, -0.211250007, -0.280000031, -0.57583338, -0.186249986
+};
+static const float rs_cubic_ac[] = { /* [1, 1, 6, 3] */
+	-1.25, 0.0150000304, 1.27999997, -0.246488526, 0.0599713847, 0.616335928, 0.173199952,
+	0.182374999, -0.27600044, -0.849199951, 0.397625059, -1.16400063, -0.45374018, 0.451884449,
+	-0.72374016, 0.519999981, 0.413124979, 0.25
+};
+static const float rs_cubic_hp[] = { /* [1, 1, 6, 6] */
+	-1.59083509, -0.264761984, 0.602003574, -0.595710993, 0.267867446, 1.59084511, -0.945962846,
+	-0.318029791, 0.201280966, -0.140448466, 0.445178211, 1.13752186, 0.134829715, -0.41075927,
+	-0.475870907, 0.619440436, 0.756110847, 0.406505913, 0.227798492, -0.316234112,
+	-0.369432896, 0.777450979, 0.374378622, -0.509473622, -0.71955657, -0.0878332555,
+	0.460488677, 0.244353682, -0.48445189, -1.09315777, -1.28130376, 0.0499511622, 0.956379354,
+	-0.0696287975, -1.0030762, -1.45882797
+};
+static const float rs_crop_linear[] = { /* [1, 1, 3, 5] */
+	9.5, -0.442999989, 0.0742499754, 0.270875275, 9.5, 9.5, -0.173500001, 0.0619999692,
+	0.247249857, 9.5, 9.5, -0.12650007, 0.31400007, 0.0377495177, 9.5
+};
+static const float rs_crop_nearest[] = { /* [1, 1, 3, 3] */
+	-1, -0.75, 1.00999999, -1, 0.790000021, -0.25, -1, -0.469999999, 1.28999996
+};
+static const float rs_aspect[] = { /* [1, 1, 3, 5] */
+	-1.25, -0.0179999173, 0.0150000006, 0.0479999185, 1.27999997, -0.171999931, -0.312000066,
+	0.0954999924, 0.513500035, 0.397999942, 0.289999992, -0.438000053, 0.129999995, 0.713000059,
+	0.0199999996
+};
+static const float rs_antialias[] = { /* [1, 1, 3, 2] */
+	0.0111059286, -0.0614880733, 0.116720363, 0.00524234399, -0.0613516867, -0.0899107456
+};
+static const float rs_antialias_cubic[] = { /* [1, 1, 2, 3] */
+	-0.156662211, 0.142628491, -0.0187986847, 0.0273730829, 0.0216402039, -0.123024531
+};
+static const float rs_symmetric[] = { /* [1, 1, 5, 3] */
+	-0.663333416, -0.47999987, 0.620000124, -0.457450986, -0.2741175, 0.448431373, -0.163333356,
+	0.0200001188, 0.20333308, -0.408431411, 0.31411761, 0.497450769, -0.579999983, 0.519999802,
+	0.70333302
+};
+static const float rs_floor_asym[] = { /* [1, 1, 7, 2] */
+	-1.25, -0.479999989, -0.75, 0.0199999996, -0.75, 0.0199999996, -0.25, 0.519999981, -0.25,
+	0.519999981, -0.25, 0.519999981, -0.25, 0.519999981
+};
+static const float up7[] = { /* [1, 1, 4, 9] */
+	-1.25, -1.25, -1.25, 0.50999999, 0.50999999, 0.50999999, -0.479999989, -0.479999989,
+	-0.479999989, -1.25, -1.25, -1.25, 0.50999999, 0.50999999, 0.50999999, -0.479999989,
+	-0.479999989, -0.479999989, 1.27999997, 1.27999997, 1.27999997, 0.289999992, 0.289999992,
+	0.289999992, -0.75, -0.75, -0.75, 1.27999997, 1.27999997, 1.27999997, 0.289999992,
+	0.289999992, 0.289999992, -0.75, -0.75, -0.75
+};
+static const float up9_linear[] = { /* [1, 1, 4, 7] */
+	-1.25, -0.546000004, 0.158000007, 0.311999947, -0.0840000361, -0.479999989, -0.479999989,
+	0.0149999857, 0.169, 0.322999984, 0.196999937, -0.209000036, -0.61500001, -0.61500001,
+	1.27999997, 0.883999944, 0.487999976, 0.0819999427, -0.334000021, -0.75, -0.75, 1.27999997,
+	0.883999944, 0.487999976, 0.0819999427, -0.334000021, -0.75, -0.75
+};
+static const float rs10[] = { /* [1, 1, 2, 6] */
+	-1.25, -1.25, 0.50999999, 0.50999999, -0.479999989, 1.27999997, -0.970000029, -0.970000029,
+	0.790000021, 0.790000021, -0.25, -1.24000001
+};
+
+static float xval(int64_t i) { return (float)(((i * 7) % 11 - 5) * 0.25 + (double)(i % 5) * 0.01); }
+
+typedef struct rcase {
+	const char *op;
+	int64_t opset;
+	int32_t rank;
+	int64_t x[4];
+	int64_t nroi;
+	float roi[8];
+	int64_t nscales;
+	float scales[4];
+	int64_t nsizes;
+	int64_t sizes[4];
+	void (*attrs)(om_node *);
+} rcase;
+
+/* Builds the node with the input layout of its opset; in[] and tensors point into storage. */
+static om_node *build(om_model *m, const rcase *k, om_tensor *t, const om_tensor **in)
+{
+	bool legacy = !strcmp(k->op, "Upsample") || k->opset < 11;
+	int32_t nin = legacy ? (k->opset < 9 ? 1 : 2) : (k->nsizes ? 4 : 3);
+	om_node *n = tu_node(m, k->op, nin, 1);
+	if (k->attrs)
+		k->attrs(n);
+	for (int32_t i = 0; i < nin; i++)
+		in[i] = NULL;
+	in[0] = &t[0];
+	int32_t si = legacy ? 1 : 2;
+	if (!legacy && k->nroi) {
+		t[1] = tu_tensor(OM_FLOAT, 1, &k->nroi, k->roi);
+		in[1] = &t[1];
+	}
+	if (k->nscales) {
+		t[si] = tu_tensor(OM_FLOAT, 1, &k->nscales, k->scales);
+		in[si] = &t[si];
+	}
+	if (k->nsizes) {
+		t[3] = tu_tensor(OM_INT64, 1, &k->nsizes, k->sizes);
+		in[3] = &t[3];
+	}
+	for (int32_t i = 1; i < nin; i++)
+		if (!in[i])
+			n->in[i] = NULL;
+	return n;
+}
+
+static void run_resize(const rcase *k, const float *expect, int64_t nexpect,
+		       const int64_t *yshape)
+{
+	om_model *m = om_model_new();
+	om_tensor t[4];
+	const om_tensor *in[4];
+	int64_t nx = om_shape_numel(k->rank, k->x);
+	float *x = malloc(sizeof(float) * (size_t)nx);
+	for (int64_t i = 0; i < nx; i++)
+		x[i] = xval(i);
+	t[0] = tu_tensor(OM_FLOAT, k->rank, k->x, x);
+	om_node *n = build(m, k, t, in);
+	om_tensor out[1];
+	om_status st = {0};
+	om_kind rc = om_eval_node(n, k->opset, in, out, &st);
+	if (rc)
+		fail_msg("%s", st.msg);
+	tu_assert_shape(&out[0], k->rank, yshape);
+	tu_assert_floats(&out[0], expect, nexpect, 2e-6f);
+	om_tensor_free(&out[0]);
+	free(x);
+	om_model_free(m);
+}
+
+#define RESIZE(k, name, ...)                                                                   \
+	run_resize(&(k), name, sizeof name / sizeof name[0], (const int64_t[]){__VA_ARGS__})
+
+static void a_linear(om_node *n) { tu_str(n, "mode", "linear"); }
+static void a_cubic_ac(om_node *n)
+{
+	tu_str(n, "mode", "cubic");
+	tu_str(n, "coordinate_transformation_mode", "align_corners");
+	tu_float(n, "cubic_coeff_a", -0.5f);
+	tu_int(n, "exclude_outside", 1);
+}
+static void a_cubic(om_node *n) { tu_str(n, "mode", "cubic"); }
+static void a_crop_linear(om_node *n)
+{
+	tu_str(n, "mode", "linear");
+	tu_str(n, "coordinate_transformation_mode", "tf_crop_and_resize");
+	tu_float(n, "extrapolation_value", 9.5f);
+}
+static void a_crop_nearest(om_node *n)
+{
+	tu_ints(n, "axes", 2, (int64_t[]){2, 3});
+	tu_str(n, "coordinate_transformation_mode", "tf_crop_and_resize");
+	tu_float(n, "extrapolation_value", -1.0f);
+	tu_str(n, "nearest_mode", "round_prefer_ceil");
+}
+static void a_aspect(om_node *n)
+{
+	tu_ints(n, "axes", 2, (int64_t[]){3, 2});
+	tu_str(n, "mode", "linear");
+	tu_str(n, "keep_aspect_ratio_policy", "not_larger");
+	tu_str(n, "coordinate_transformation_mode", "pytorch_half_pixel");
+}
+static void a_antialias(om_node *n)
+{
+	tu_str(n, "mode", "linear");
+	tu_int(n, "antialias", 1);
+}
+static void a_antialias_cubic(om_node *n)
+{
+	tu_str(n, "mode", "cubic");
+	tu_int(n, "antialias", 1);
+}
+static void a_symmetric(om_node *n)
+{
+	tu_str(n, "mode", "linear");
+	tu_str(n, "coordinate_transformation_mode", "half_pixel_symmetric");
+}
+static void a_ceil_asym(om_node *n)
+{
+	tu_str(n, "nearest_mode", "ceil");
+	tu_str(n, "coordinate_transformation_mode", "asymmetric");
+}
+static void a_up7(om_node *n) { tu_floats(n, "scales", 4, (float[]){1, 1, 2, 3}); }
+
+static void resize_nearest_int32(void **state)
 {
 	(void)state;
-	skip();
+	om_model *m = om_model_new();
+	const int32_t x[] = {0, 1, 2, 3, 4, 5};
+	const float scales[] = {1, 2, 1.5f};
+	om_tensor tx = tu_tensor(OM_INT32, 3, (int64_t[]){1, 2, 3}, x);
+	om_tensor ts = tu_tensor(OM_FLOAT, 1, (int64_t[]){3}, scales);
+	om_node *n = tu_node(m, "Resize", 3, 1);
+	n->in[1] = NULL;
+	const om_tensor *in[] = {&tx, NULL, &ts};
+	om_tensor out[1];
+	om_status st = {0};
+	assert_int_equal(om_eval_node(n, 13, in, out, &st), OM_OK);
+	assert_int_equal(out[0].dtype, OM_INT32);
+	tu_assert_shape(&out[0], 3, (int64_t[]){1, 4, 4});
+	assert_memory_equal(out[0].data, rs_nearest_i32, sizeof rs_nearest_i32);
+	om_tensor_free(&out[0]);
+	om_model_free(m);
+}
+
+static void resize_linear_cubic(void **state)
+{
+	(void)state;
+	rcase a = {"Resize", 13, 4, {1, 1, 4, 5}, .nsizes = 4, .sizes = {1, 1, 3, 2},
+		   .attrs = a_linear};
+	RESIZE(a, rs_linear_sizes, 1, 1, 3, 2);
+	rcase b = {"Resize", 13, 4, {1, 1, 4, 4}, .nscales = 4, .scales = {1, 1, 1.5f, 0.75f},
+		   .attrs = a_cubic_ac};
+	RESIZE(b, rs_cubic_ac, 1, 1, 6, 3);
+	rcase c = {"Resize", 13, 4, {1, 1, 3, 4}, .nscales = 4, .scales = {1, 1, 2, 1.5f},
+		   .attrs = a_cubic};
+	RESIZE(c, rs_cubic_hp, 1, 1, 6, 6);
+}
+
+static void resize_tf_crop_and_resize(void **state)
+{
+	(void)state;
+	rcase a = {"Resize", 13, 4, {1, 1, 4, 4}, 8, {0, 0, 0.1f, -0.2f, 1, 1, 0.8f, 1.1f},
+		   .nsizes = 4, .sizes = {1, 1, 3, 5}, .attrs = a_crop_linear};
+	RESIZE(a, rs_crop_linear, 1, 1, 3, 5);
+	rcase b = {"Resize", 18, 4, {1, 1, 4, 4}, 4, {0.2f, -0.3f, 0.9f, 0.8f}, .nsizes = 2,
+		   .sizes = {3, 3}, .attrs = a_crop_nearest};
+	RESIZE(b, rs_crop_nearest, 1, 1, 3, 3);
+}
+
+static void resize_opset18_19(void **state)
+{
+	(void)state;
+	rcase a = {"Resize", 18, 4, {1, 1, 2, 4}, .nsizes = 2, .sizes = {5, 5}, .attrs = a_aspect};
+	RESIZE(a, rs_aspect, 1, 1, 3, 5);
+	rcase b = {"Resize", 18, 4, {1, 1, 6, 6}, .nscales = 4, .scales = {1, 1, 0.5f, 0.34f},
+		   .attrs = a_antialias};
+	RESIZE(b, rs_antialias, 1, 1, 3, 2);
+	rcase c = {"Resize", 18, 4, {1, 1, 5, 7}, .nsizes = 4, .sizes = {1, 1, 2, 3},
+		   .attrs = a_antialias_cubic};
+	RESIZE(c, rs_antialias_cubic, 1, 1, 2, 3);
+	rcase d = {"Resize", 19, 4, {1, 1, 3, 5}, .nscales = 4, .scales = {1, 1, 1.7f, 0.6f},
+		   .attrs = a_symmetric};
+	RESIZE(d, rs_symmetric, 1, 1, 5, 3);
+}
+
+static void resize_legacy(void **state)
+{
+	(void)state;
+	rcase a = {"Resize", 11, 4, {1, 1, 3, 5}, .nscales = 4, .scales = {1, 1, 2.5f, 0.5f},
+		   .attrs = a_ceil_asym};
+	RESIZE(a, rs_floor_asym, 1, 1, 7, 2);
+	rcase b = {"Upsample", 7, 4, {1, 1, 2, 3}, .attrs = a_up7};
+	RESIZE(b, up7, 1, 1, 4, 9);
+	rcase c = {"Upsample", 9, 4, {1, 1, 2, 3}, .nscales = 4, .scales = {1, 1, 2, 2.5f},
+		   .attrs = a_linear};
+	RESIZE(c, up9_linear, 1, 1, 4, 7);
+	rcase d = {"Resize", 10, 4, {1, 1, 4, 4}, .nscales = 4, .scales = {1, 1, 0.5f, 1.6f}};
+	RESIZE(d, rs10, 1, 1, 2, 6);
+}
+
+static void resize_float16(void **state)
+{
+	(void)state;
+	om_model *m = om_model_new();
+	uint16_t x[4];
+	for (int i = 0; i < 4; i++)
+		x[i] = om_float_to_half((float)(i * i));
+	const float scales[] = {2};
+	om_tensor tx = tu_tensor(OM_FLOAT16, 1, (int64_t[]){4}, x);
+	om_tensor ts = tu_tensor(OM_FLOAT, 1, (int64_t[]){1}, scales);
+	om_node *n = tu_node(m, "Resize", 3, 1);
+	tu_str(n, "mode", "linear");
+	tu_str(n, "coordinate_transformation_mode", "asymmetric");
+	n->in[1] = NULL;
+	const om_tensor *in[] = {&tx, NULL, &ts};
+	om_tensor out[1];
+	om_status st = {0};
+	assert_int_equal(om_eval_node(n, 13, in, out, &st), OM_OK);
+	assert_int_equal(out[0].dtype, OM_FLOAT16);
+	/* 0 1 4 9 at x/2: 0 .5 1 2.5 4 6.5 9 9 */
+	const float want[] = {0, 0.5f, 1, 2.5f, 4, 6.5f, 9, 9};
+	const uint16_t *y = out[0].data;
+	for (int i = 0; i < 8; i++)
+		assert_true(om_half_to_float(y[i]) == want[i]);
+	om_tensor_free(&out[0]);
+	om_model_free(m);
+}
+
+static om_kind infer_resize(const om_tensor *scales, const om_tensor *sizes, om_tensor *out,
+			    om_status *st)
+{
+	om_model *m = om_model_new();
+	om_node *n = tu_node(m, "Resize", 4, 1);
+	n->in[1] = NULL;
+	om_tensor tx = tu_tensor(OM_FLOAT, 2, (int64_t[]){3, 4}, NULL);
+	const om_tensor *in[] = {&tx, NULL, scales, sizes};
+	om_kind rc = om_infer_node(n, 13, in, out, st);
+	om_model_free(m);
+	return rc;
+}
+
+static void resize_shapes_and_errors(void **state)
+{
+	(void)state;
+	om_tensor out[1];
+	om_status st = {0};
+	const float sc[] = {2, 0.5f}, bad[] = {2, -1}, big[] = {1, 1e30f};
+	const int64_t sz[] = {5, 6};
+	om_tensor ts = tu_tensor(OM_FLOAT, 1, (int64_t[]){2}, sc);
+	om_tensor tz = tu_tensor(OM_INT64, 1, (int64_t[]){2}, sz);
+	om_tensor unknown = tu_tensor(OM_FLOAT, 1, (int64_t[]){2}, NULL);
+	om_tensor empty = tu_tensor(OM_FLOAT, 1, (int64_t[]){0}, NULL);
+	om_tensor tbad = tu_tensor(OM_FLOAT, 1, (int64_t[]){2}, bad);
+	om_tensor tbig = tu_tensor(OM_FLOAT, 1, (int64_t[]){2}, big);
+	assert_int_equal(infer_resize(&ts, NULL, out, &st), OM_OK);
+	tu_assert_shape(&out[0], 2, (int64_t[]){6, 2});
+	assert_int_equal(infer_resize(&empty, &tz, out, &st), OM_OK);
+	tu_assert_shape(&out[0], 2, (int64_t[]){5, 6});
+	assert_int_equal(infer_resize(&unknown, NULL, out, &st), OM_NEED_VALUE);
+	assert_int_equal(infer_resize(&ts, &tz, out, &st), OM_ERR_INVALID_MODEL);
+	assert_int_equal(infer_resize(NULL, NULL, out, &st), OM_ERR_INVALID_MODEL);
+	assert_int_equal(infer_resize(&tbad, NULL, out, &st), OM_ERR_INVALID_MODEL);
+	assert_int_equal(infer_resize(&tbig, NULL, out, &st), OM_ERR_INVALID_MODEL);
+	assert_string_equal(st.op, "Resize");
 }
 
 int main(void)
 {
-	const struct CMUnitTest tests[] = {cmocka_unit_test(not_written)};
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(resize_nearest_int32),      cmocka_unit_test(resize_linear_cubic),
+		cmocka_unit_test(resize_tf_crop_and_resize), cmocka_unit_test(resize_opset18_19),
+		cmocka_unit_test(resize_legacy),             cmocka_unit_test(resize_float16),
+		cmocka_unit_test(resize_shapes_and_errors),
+	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
