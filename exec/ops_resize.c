@@ -207,7 +207,7 @@ static om_kind resize_kernel(om_ctx *c)
 	unsigned char extra[16] = {0};
 	double e = p.extrapolation;
 	if (X->dtype != OM_STRING)
-		om_store_f64(X->dtype, extra, &e, 1);
+		om_store_f64(X->dtype, extra, 1, &e, 1);
 	tables t;
 	if ((rc = tables_build(c, &p, &t)))
 		return rc;
