@@ -469,6 +469,12 @@ static om_kind plan_io(om_session *s, om_plan *p, om_status *st)
 	p->outputs = om_arena_alloc(s->arena, sizeof(int32_t) * (size_t)(g->noutputs + 1));
 	if (!p->inputs || !p->outputs)
 		return om_error(st, OM_ERR_NOMEM, NULL, "out of memory planning");
+	for (int32_t i = 0; i < g->ninputs + g->noutputs; i++) {
+		const om_value *v = i < g->ninputs ? g->inputs[i] : g->outputs[i - g->ninputs];
+		if (v->type.kind == OM_TYPE_OTHER)
+			return om_error(st, OM_ERR_UNSUPPORTED, NULL,
+					"'%s' is a sequence, map or optional value", v->name);
+	}
 	for (int32_t i = 0; i < g->ninputs; i++) {
 		const om_value *v = g->inputs[i];
 		if (om_plan_slot(p, v) >= 0)

@@ -1,11 +1,269 @@
-/* cmd_run.c — not written yet. */
+/* cmd_run.c — `omopt run MODEL ...`: run a model on .npy / TensorProto inputs, write outputs. */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 
 #include "cmd.h"
+#include "ir.h"
+#include "session.h"
+
+static const char usage_text[] =
+	"usage: omopt run MODEL [--input NAME=FILE]... [--input-dir DIR] --output-dir DIR\n"
+	"                 [--output-format pb|npy] [--exact] [--threads N] [--bench N] [--profile]\n"
+	"\n"
+	"Runs MODEL once on its inputs and writes output_<i>.pb (or .npy) in graph-output order.\n"
+	"  --input NAME=FILE   feeds input NAME from a .npy or TensorProto .pb file\n"
+	"  --input-dir DIR     feeds the inputs not given by --input from DIR/input_<i>.pb,\n"
+	"                      i counting the graph inputs in order (initializers excluded)\n"
+	"  --output-dir DIR    where the outputs go (created when missing; optional with --bench)\n"
+	"  --output-format F   pb (TensorProto, default) or npy\n"
+	"  --exact             only exact kernels: results bit-identical on every machine\n"
+	"  --threads N         threads kernels may use (default 1)\n"
+	"  --bench N           runs N more times and prints the median and minimum time in ms\n"
+	"  --profile           prints the time spent per op type\n";
+
+typedef struct run_args {
+	const char *model, *input_dir, *output_dir, *format;
+	const char **inputs; /* NAME=FILE */
+	int ninputs, bench;
+	om_session_options opt;
+} run_args;
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "omopt run: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\n%s", usage_text);
+	return 2;
+}
+
+static int parse_count(const char *s, int min, int *out)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || *end || end == s || v < min || v > 1000000)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+/* 0 ok, 2 usage error, -1 --help */
+static int parse_args(int argc, char **argv, run_args *a)
+{
+	a->format = "pb";
+	a->inputs = calloc((size_t)argc, sizeof *a->inputs);
+	if (!a->inputs)
+		return 2;
+	for (int i = 1; i < argc; i++) {
+		const char *arg = argv[i];
+		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(arg, "--help") || !strcmp(arg, "-h"))
+			return -1;
+		if (!strcmp(arg, "--exact")) {
+			a->opt.exact = 1;
+		} else if (!strcmp(arg, "--profile")) {
+			a->opt.profile = 1;
+		} else if (!strcmp(arg, "--input") || !strcmp(arg, "--input-dir") ||
+			   !strcmp(arg, "--output-dir") || !strcmp(arg, "--output-format") ||
+			   !strcmp(arg, "--threads") || !strcmp(arg, "--bench")) {
+			if (!val)
+				return usage_error("%s needs a value", arg);
+			i++;
+			if (!strcmp(arg, "--input")) {
+				if (!strchr(val, '=') || val[0] == '=')
+					return usage_error("--input wants NAME=FILE, got '%s'", val);
+				a->inputs[a->ninputs++] = val;
+			} else if (!strcmp(arg, "--input-dir")) {
+				a->input_dir = val;
+			} else if (!strcmp(arg, "--output-dir")) {
+				a->output_dir = val;
+			} else if (!strcmp(arg, "--output-format")) {
+				if (strcmp(val, "pb") && strcmp(val, "npy"))
+					return usage_error("unknown output format '%s'", val);
+				a->format = val;
+			} else if (!strcmp(arg, "--threads")) {
+				if (parse_count(val, 1, &a->opt.threads))
+					return usage_error("bad thread count '%s'", val);
+			} else if (parse_count(val, 1, &a->bench)) {
+				return usage_error("bad run count '%s'", val);
+			}
+		} else if (arg[0] == '-' && arg[1]) {
+			return usage_error("unknown option '%s'", arg);
+		} else if (a->model) {
+			return usage_error("more than one model ('%s')", arg);
+		} else {
+			a->model = arg;
+		}
+	}
+	if (!a->model)
+		return usage_error("%s", "no model given");
+	if (!a->output_dir && !a->bench)
+		return usage_error("%s", "--output-dir is required");
+	return 0;
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+	return a < b ? -1 : a > b;
+}
+
+/* Reads every session input: --input NAME=FILE first, else DIR/input_<i>.pb. */
+static om_kind read_inputs(const run_args *a, const om_session *s, om_tensor *in, om_status *st)
+{
+	int n = om_session_input_count(s);
+	char path[4096];
+	for (int k = 0; k < a->ninputs; k++) {
+		const char *eq = strchr(a->inputs[k], '=');
+		size_t len = (size_t)(eq - a->inputs[k]);
+		int found = 0;
+		for (int i = 0; i < n; i++)
+			found |= strlen(om_session_input_name(s, i)) == len &&
+				 !strncmp(om_session_input_name(s, i), a->inputs[k], len);
+		if (!found)
+			return om_error(st, OM_ERR_INVALID_INPUT, NULL, "the model has no input '%.*s'",
+					(int)len, a->inputs[k]);
+	}
+	for (int i = 0; i < n; i++) {
+		const char *name = om_session_input_name(s, i), *file = NULL;
+		for (int k = 0; k < a->ninputs; k++) {
+			const char *eq = strchr(a->inputs[k], '=');
+			if (strlen(name) == (size_t)(eq - a->inputs[k]) &&
+			    !strncmp(name, a->inputs[k], strlen(name)))
+				file = eq + 1;
+		}
+		if (!file && a->input_dir) {
+			snprintf(path, sizeof path, "%s/input_%d.pb", a->input_dir, i);
+			file = path;
+		}
+		if (!file)
+			return om_error(st, OM_ERR_INVALID_INPUT, NULL,
+					"input '%s' is not given (--input %s=FILE or --input-dir)",
+					name, name);
+		om_kind rc = om_tensor_read_file(file, &in[i], st);
+		if (rc)
+			return rc;
+	}
+	return OM_OK;
+}
+
+static om_kind write_outputs(const run_args *a, const om_session *s, const om_tensor *out,
+			     om_status *st)
+{
+	if (mkdir(a->output_dir, 0777) && errno != EEXIST)
+		return om_error(st, OM_ERR_IO, NULL, "cannot create '%s': %s", a->output_dir,
+				strerror(errno));
+	char path[4096];
+	for (int i = 0; i < om_session_output_count(s); i++) {
+		snprintf(path, sizeof path, "%s/output_%d.%s", a->output_dir, i, a->format);
+		om_kind rc = om_tensor_write_file(path, &out[i], om_session_output_name(s, i), st);
+		if (rc)
+			return rc;
+	}
+	return OM_OK;
+}
+
+static void print_profile(const om_session *s)
+{
+	const om_profile_row *rows;
+	int n = om_session_profile(s, &rows);
+	double total = 0;
+	for (int i = 0; i < n; i++)
+		total += rows[i].ms;
+	printf("%-24s %8s %12s %7s\n", "op", "calls", "ms", "%");
+	for (int i = 0; i < n; i++)
+		printf("%-24s %8lld %12.3f %6.1f%%\n", rows[i].op, (long long)rows[i].calls,
+		       rows[i].ms, total > 0 ? 100 * rows[i].ms / total : 0);
+}
+
+static om_kind run_all(const run_args *a, om_session *s, om_tensor *in, om_tensor *out,
+		       om_status *st)
+{
+	int nin = om_session_input_count(s), nout = om_session_output_count(s);
+	om_kind rc = om_session_run(s, in, nin, out, nout, st);
+	if (rc || !a->bench)
+		return rc;
+	double *ms = calloc((size_t)a->bench, sizeof *ms);
+	if (!ms)
+		return om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
+	for (int r = 0; r < a->bench && !rc; r++) {
+		om_tensor *tmp = calloc((size_t)(nout ? nout : 1), sizeof *tmp);
+		if (!tmp) {
+			rc = om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
+			break;
+		}
+		double t0 = now_ms();
+		rc = om_session_run(s, in, nin, tmp, nout, st);
+		ms[r] = now_ms() - t0;
+		for (int i = 0; i < nout; i++)
+			om_tensor_free(&tmp[i]);
+		free(tmp);
+	}
+	if (!rc) {
+		qsort(ms, (size_t)a->bench, sizeof *ms, cmp_double);
+		double med = a->bench % 2 ? ms[a->bench / 2]
+					  : (ms[a->bench / 2 - 1] + ms[a->bench / 2]) / 2;
+		printf("bench: %d runs, median %.3f ms, min %.3f ms\n", a->bench, med, ms[0]);
+	}
+	free(ms);
+	return rc;
+}
 
 int cmd_run(int argc, char **argv)
 {
-	(void)argc, (void)argv;
-	fprintf(stderr, "omopt run: not written yet\n");
-	return 2;
+	run_args a = {0};
+	int prc = parse_args(argc, argv, &a);
+	if (prc) {
+		free(a.inputs);
+		if (prc < 0) {
+			fputs(usage_text, stdout);
+			return 0;
+		}
+		return prc;
+	}
+	om_status st = {0};
+	om_model *m = NULL;
+	om_session *s = NULL;
+	om_tensor *in = NULL, *out = NULL;
+	int nin = 0, nout = 0;
+	om_kind rc = om_model_load(a.model, &m, &st);
+	if (!rc)
+		rc = om_session_create(m, &a.opt, &s, &st);
+	if (!rc) {
+		nin = om_session_input_count(s);
+		nout = om_session_output_count(s);
+		in = calloc((size_t)(nin ? nin : 1), sizeof *in);
+		out = calloc((size_t)(nout ? nout : 1), sizeof *out);
+		if (!in || !out)
+			rc = om_error(&st, OM_ERR_NOMEM, NULL, "out of memory");
+	}
+	if (!rc)
+		rc = read_inputs(&a, s, in, &st);
+	if (!rc)
+		rc = run_all(&a, s, in, out, &st);
+	if (!rc && a.output_dir)
+		rc = write_outputs(&a, s, out, &st);
+	if (!rc && a.opt.profile)
+		print_profile(s);
+	for (int i = 0; in && i < nin; i++)
+		om_tensor_free(&in[i]);
+	for (int i = 0; out && i < nout; i++)
+		om_tensor_free(&out[i]);
+	free(in);
+	free(out);
+	free(a.inputs);
+	om_session_free(s);
+	om_model_free(m);
+	return rc ? cmd_fail(&st) : 0;
 }

@@ -1,0 +1,421 @@
+/*
+ * conformance.c — runs ONNX backend-test case folders (model.onnx + test_data_set_N/input_N.pb,
+ * output_N.pb) and compares with the backend tolerances (rtol 1e-3, atol 1e-7 for floating
+ * types, exact otherwise, NaN equals NaN).
+ *
+ *   conformance [-v] [--xfail FILE] [--filter TEXT] DIR...
+ *
+ * Case folders are found by recursion under each DIR; a case is named by its path below DIR.
+ * Each case runs in a child process, so a crash or a hang fails that case only. A case whose
+ * model uses an op without a row, or whose kernel says OM_ERR_UNSUPPORTED, is unsupported.
+ * Prints `conformance: N passed, M failed, K unsupported`; exits 1 when a case fails that the
+ * xfail file (one name per line, `# reason` comments) does not list, 77 when no DIR exists.
+ */
+#include <dirent.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "half.h"
+#include "ir.h"
+
+#define CASE_TIMEOUT_S 120
+
+enum { PASS = 0, FAIL = 1, UNSUPPORTED = 2 };
+
+typedef struct strlist {
+	char **s;
+	int n, cap;
+} strlist;
+
+static int push(strlist *l, const char *s)
+{
+	if (l->n == l->cap) {
+		int cap = l->cap ? 2 * l->cap : 64;
+		char **ns = realloc(l->s, sizeof *ns * (size_t)cap);
+		if (!ns)
+			return -1;
+		l->s = ns;
+		l->cap = cap;
+	}
+	if (!(l->s[l->n] = strdup(s)))
+		return -1;
+	l->n++;
+	return 0;
+}
+
+static void strlist_free(strlist *l)
+{
+	for (int i = 0; i < l->n; i++)
+		free(l->s[i]);
+	free(l->s);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int is_dir(const char *p)
+{
+	struct stat sb;
+	return stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+static int is_file(const char *p)
+{
+	struct stat sb;
+	return stat(p, &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
+/* Every folder under dir holding a model.onnx, as paths relative to root. */
+static void find_cases(const char *dir, size_t rootlen, strlist *out)
+{
+	char path[4096];
+	snprintf(path, sizeof path, "%s/model.onnx", dir);
+	if (is_file(path)) {
+		push(out, dir[rootlen] == '/' ? dir + rootlen + 1 : dir + rootlen);
+		return;
+	}
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		if (is_dir(path))
+			find_cases(path, rootlen, out);
+	}
+	closedir(d);
+}
+
+/* ---- comparing --------------------------------------------------------------------------- */
+
+static int is_float_type(int32_t t)
+{
+	return t == OM_FLOAT || t == OM_DOUBLE || t == OM_FLOAT16 || t == OM_BFLOAT16 ||
+	       t == OM_COMPLEX64 || t == OM_COMPLEX128;
+}
+
+static double elem_double(const om_tensor *t, int64_t i)
+{
+	switch (t->dtype) {
+	case OM_FLOAT: case OM_COMPLEX64: return ((const float *)t->data)[i];
+	case OM_DOUBLE: case OM_COMPLEX128: return ((const double *)t->data)[i];
+	case OM_FLOAT16: return om_half_to_float(((const uint16_t *)t->data)[i]);
+	case OM_BFLOAT16: return om_bits_f32((uint32_t)((const uint16_t *)t->data)[i] << 16);
+	}
+	return 0;
+}
+
+static int close_enough(double got, double want)
+{
+	if (isnan(want) || isnan(got))
+		return isnan(want) && isnan(got);
+	if (isinf(want) || isinf(got))
+		return got == want;
+	return fabs(got - want) <= 1e-7 + 1e-3 * fabs(want);
+}
+
+/* 0 when equal; else writes why into msg. */
+static int compare(const om_tensor *got, const om_tensor *want, char *msg, size_t size)
+{
+	if (got->dtype != want->dtype) {
+		snprintf(msg, size, "element type %s, expected %s", om_dtype_name(got->dtype),
+			 om_dtype_name(want->dtype));
+		return 1;
+	}
+	int same = got->rank == want->rank;
+	for (int32_t i = 0; same && i < got->rank; i++)
+		same = got->dims[i] == want->dims[i];
+	if (!same) {
+		snprintf(msg, size, "shape differs (rank %d vs %d)", got->rank, want->rank);
+		return 1;
+	}
+	int64_t n = om_tensor_numel(want);
+	if (is_float_type(want->dtype)) {
+		int64_t m = want->dtype == OM_COMPLEX64 || want->dtype == OM_COMPLEX128 ? 2 * n : n;
+		for (int64_t i = 0; i < m; i++) {
+			double g = elem_double(got, i), w = elem_double(want, i);
+			if (!close_enough(g, w)) {
+				snprintf(msg, size, "element %lld is %.9g, expected %.9g",
+					 (long long)i, g, w);
+				return 1;
+			}
+		}
+		return 0;
+	}
+	if (want->dtype == OM_STRING) {
+		const om_str *a = got->data, *b = want->data;
+		for (int64_t i = 0; i < n; i++)
+			if (a[i].len != b[i].len ||
+			    (a[i].len && memcmp(a[i].ptr, b[i].ptr, (size_t)a[i].len))) {
+				snprintf(msg, size, "string %lld differs", (long long)i);
+				return 1;
+			}
+		return 0;
+	}
+	size_t bytes = om_tensor_bytes_for(want->dtype, want->rank, want->dims);
+	if (got->nbytes < bytes || want->nbytes < bytes) {
+		snprintf(msg, size, "data sizes differ");
+		return 1;
+	}
+	if (want->dtype == OM_BOOL) {
+		const unsigned char *a = got->data, *b = want->data;
+		for (size_t i = 0; i < bytes; i++)
+			if (!a[i] != !b[i]) {
+				snprintf(msg, size, "bool %zu differs", i);
+				return 1;
+			}
+		return 0;
+	}
+	if (bytes && memcmp(got->data, want->data, bytes)) {
+		size_t es = om_dtype_size(want->dtype), i = 0;
+		while (i < bytes && ((const unsigned char *)got->data)[i] ==
+					    ((const unsigned char *)want->data)[i])
+			i++;
+		snprintf(msg, size, "element %zu differs", es ? i / es : i);
+		return 1;
+	}
+	return 0;
+}
+
+/* ---- one case ---------------------------------------------------------------------------- */
+
+static int verdict_of(om_kind k)
+{
+	return k == OM_ERR_UNSUPPORTED ? UNSUPPORTED : FAIL;
+}
+
+static int report(int verbose, const char *name, const char *what, const om_status *st)
+{
+	if (verbose) {
+		char buf[1024];
+		om_status_format(st, buf, sizeof buf);
+		printf("  %s: %s: %s\n", name, what, buf);
+	}
+	return verdict_of(st->kind);
+}
+
+static void free_tensors(om_tensor *t, int n)
+{
+	for (int i = 0; t && i < n; i++)
+		om_tensor_free(&t[i]);
+	free(t);
+}
+
+static int run_data_set(const char *name, const char *set, om_session *s, int verbose)
+{
+	int nin = om_session_input_count(s), nout = om_session_output_count(s);
+	om_tensor *in = calloc((size_t)nin + 1, sizeof *in), *out = calloc((size_t)nout + 1,
+								       sizeof *out);
+	om_tensor *want = calloc((size_t)nout + 1, sizeof *want);
+	om_status st = {0};
+	char path[4096], msg[512];
+	int verdict = PASS;
+	if (!in || !out || !want) {
+		verdict = FAIL;
+		goto done;
+	}
+	for (int i = 0; i < nin; i++) {
+		snprintf(path, sizeof path, "%s/input_%d.pb", set, i);
+		if (om_tensor_read_file(path, &in[i], &st)) {
+			verdict = report(verbose, name, "reading an input", &st);
+			goto done;
+		}
+	}
+	snprintf(path, sizeof path, "%s/input_%d.pb", set, nin);
+	if (is_file(path)) {
+		if (verbose)
+			printf("  %s: more input files than graph inputs (%d)\n", name, nin);
+		verdict = FAIL;
+		goto done;
+	}
+	for (int i = 0; i < nout; i++) {
+		snprintf(path, sizeof path, "%s/output_%d.pb", set, i);
+		if (om_tensor_read_file(path, &want[i], &st)) {
+			verdict = report(verbose, name, "reading an output", &st);
+			goto done;
+		}
+	}
+	if (om_session_run(s, in, nin, out, nout, &st)) {
+		verdict = report(verbose, name, "run", &st);
+		goto done;
+	}
+	for (int i = 0; i < nout; i++)
+		if (compare(&out[i], &want[i], msg, sizeof msg)) {
+			if (verbose)
+				printf("  %s: output %d (%s): %s\n", name, i,
+				       om_session_output_name(s, i), msg);
+			verdict = FAIL;
+			break;
+		}
+done:
+	free_tensors(in, nin);
+	free_tensors(out, nout);
+	free_tensors(want, nout);
+	return verdict;
+}
+
+static int run_case(const char *dir, const char *name, int verbose)
+{
+	char path[4096];
+	om_status st = {0};
+	om_model *m = NULL;
+	om_session *s = NULL;
+	snprintf(path, sizeof path, "%s/model.onnx", dir);
+	if (om_model_load(path, &m, &st))
+		return report(verbose, name, "load", &st);
+	int verdict = PASS;
+	if (om_session_create(m, NULL, &s, &st)) {
+		verdict = report(verbose, name, "create", &st);
+		goto done;
+	}
+	strlist sets = {0};
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	while (d && (e = readdir(d)))
+		if (!strncmp(e->d_name, "test_data_set_", 14)) {
+			snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+			push(&sets, path);
+		}
+	if (d)
+		closedir(d);
+	if (sets.n == 0 && verbose)
+		printf("  %s: no test_data_set_* folder\n", name);
+	qsort(sets.s, (size_t)sets.n, sizeof *sets.s, cmp_str);
+	for (int i = 0; i < sets.n && verdict == PASS; i++)
+		verdict = run_data_set(name, sets.s[i], s, verbose);
+	if (sets.n == 0)
+		verdict = FAIL;
+	strlist_free(&sets);
+done:
+	om_session_free(s);
+	om_model_free(m);
+	return verdict;
+}
+
+/* Runs the case in a child: a crash or a hang is that case's failure. */
+static int run_isolated(const char *dir, const char *name, int verbose)
+{
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid < 0)
+		return run_case(dir, name, verbose);
+	if (pid == 0) {
+		alarm(CASE_TIMEOUT_S);
+		int v = run_case(dir, name, verbose);
+		fflush(stdout);
+		_exit(v);
+	}
+	int status;
+	if (waitpid(pid, &status, 0) < 0)
+		return FAIL;
+	if (WIFEXITED(status) && WEXITSTATUS(status) <= UNSUPPORTED)
+		return WEXITSTATUS(status);
+	if (verbose)
+		printf("  %s: crashed (%s)\n", name,
+		       WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) : "bad exit");
+	return FAIL;
+}
+
+/* ---- main -------------------------------------------------------------------------------- */
+
+static void read_xfail(const char *path, strlist *out)
+{
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		fprintf(stderr, "conformance: cannot read %s\n", path);
+		return;
+	}
+	char line[1024];
+	while (fgets(line, sizeof line, f)) {
+		char *p = line;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		size_t n = strcspn(p, " \t#\r\n");
+		p[n] = 0;
+		if (n)
+			push(out, p);
+	}
+	fclose(f);
+	qsort(out->s, (size_t)out->n, sizeof *out->s, cmp_str);
+}
+
+static int listed(const strlist *l, const char *name)
+{
+	return l->n && bsearch(&name, l->s, (size_t)l->n, sizeof *l->s, cmp_str) != NULL;
+}
+
+int main(int argc, char **argv)
+{
+	int verbose = 0, counts[3] = {0}, unexpected = 0, xfailed = 0, found_dir = 0;
+	const char *filter = NULL;
+	strlist xfail = {0}, roots = {0}, xpass = {0};
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-v"))
+			verbose = 1;
+		else if (!strcmp(argv[i], "--xfail") && i + 1 < argc)
+			read_xfail(argv[++i], &xfail);
+		else if (!strcmp(argv[i], "--filter") && i + 1 < argc)
+			filter = argv[++i];
+		else if (argv[i][0] == '-') {
+			fprintf(stderr, "usage: conformance [-v] [--xfail FILE] [--filter TEXT] "
+					"DIR...\n");
+			return 2;
+		} else
+			push(&roots, argv[i]);
+	}
+	for (int r = 0; r < roots.n; r++) {
+		const char *root = roots.s[r];
+		if (!is_dir(root)) {
+			printf("conformance: %s is absent, skipped\n", root);
+			continue;
+		}
+		found_dir = 1;
+		strlist cases = {0};
+		find_cases(root, strlen(root), &cases);
+		qsort(cases.s, (size_t)cases.n, sizeof *cases.s, cmp_str);
+		for (int i = 0; i < cases.n; i++) {
+			const char *name = cases.s[i][0] ? cases.s[i] : root;
+			if (filter && !strstr(name, filter))
+				continue;
+			char dir[4096];
+			snprintf(dir, sizeof dir, "%s%s%s", root, cases.s[i][0] ? "/" : "",
+				 cases.s[i]);
+			int v = run_isolated(dir, name, verbose);
+			counts[v]++;
+			int xf = listed(&xfail, name);
+			if (v == FAIL && xf)
+				xfailed++;
+			else if (v == FAIL)
+				unexpected++;
+			else if (v == PASS && xf)
+				push(&xpass, name);
+			if (verbose || (v == FAIL && !xf))
+				printf("%s %s%s\n", v == PASS ? "pass" : v == FAIL ? "FAIL" : "unsupported",
+				       name, v == FAIL && xf ? " (xfail)" : "");
+		}
+		strlist_free(&cases);
+	}
+	for (int i = 0; i < xpass.n; i++)
+		printf("conformance: %s passes now: remove it from the xfail list\n", xpass.s[i]);
+	printf("conformance: %d passed, %d failed, %d unsupported\n", counts[PASS], counts[FAIL],
+	       counts[UNSUPPORTED]);
+	if (xfailed || unexpected)
+		printf("conformance: %d failures listed as expected, %d unexpected\n", xfailed,
+		       unexpected);
+	strlist_free(&xfail);
+	strlist_free(&roots);
+	strlist_free(&xpass);
+	if (!found_dir)
+		return 77;
+	return unexpected ? 1 : 0;
+}
