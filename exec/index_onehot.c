@@ -1,10 +1,12 @@
-/* index_onehot.c — OneHot (opset 9+, seed §2): indices of any numeric type (NaN selects
- * nothing, floats truncate toward zero), depth any numeric scalar, values [off, on] of any
- * stored type; an index outside [-depth, depth) gives an all-off row; rank-0 indices work. */
+/* index_onehot.c — OneHot (opset 9+, seed §2): indices of any numeric type, depth any numeric
+ * scalar (a float depth truncates toward zero), values [off, on] of any stored type; an index
+ * outside [-depth, depth) gives an all-off row; rank-0 indices work. A float index selects the
+ * position it equals (ONNX Runtime compares): NaN and fractional values select nothing. */
 #include <math.h>
 
 #include "index_util.h"
 #include "move.h"
+#include "shape_util.h"
 
 static om_kind onehot_check(om_ctx *c, int64_t *depth, int32_t *axis)
 {
@@ -17,8 +19,8 @@ static om_kind onehot_check(om_ctx *c, int64_t *depth, int32_t *axis)
 	if (om_tensor_numel(v) != 2 || v->rank != 1)
 		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
 				"values must be a 2-element vector [off, on]");
-	if (om_dtype_size(v->dtype) == 0)
-		return om_error(c->st, OM_ERR_UNSUPPORTED, c->node, "values of type %s",
+	if (om_dtype_bits(v->dtype) == 0)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "values of type %s",
 				om_dtype_name(v->dtype));
 	om_kind rc = om_norm_axis(c, om_attr_int(c->node, "axis", -1), ix->rank + 1, axis);
 	if (rc)
@@ -54,8 +56,8 @@ static int64_t hot(const om_tensor *ix, int64_t i, int64_t depth)
 	if (om_ix_is_int(ix->dtype)) {
 		k = om_ix_int_at(ix, i);
 	} else {
-		double v = trunc(om_ix_float_at(ix, i));
-		if (!(v >= -(double)depth && v < (double)depth)) /* NaN too */
+		double v = om_ix_float_at(ix, i);
+		if (!(v >= -(double)depth && v < (double)depth) || v != trunc(v)) /* NaN too */
 			return -1;
 		k = (int64_t)v;
 	}
@@ -64,7 +66,7 @@ static int64_t hot(const om_tensor *ix, int64_t i, int64_t depth)
 	return k < 0 ? k + depth : k;
 }
 
-om_kind om_onehot_kernel(om_ctx *c)
+static om_kind onehot_move(om_ctx *c)
 {
 	int64_t depth;
 	int32_t axis;
@@ -73,7 +75,7 @@ om_kind om_onehot_kernel(om_ctx *c)
 		return rc;
 	const om_tensor *ix = c->in[0], *v = c->in[2];
 	om_tensor *y = c->out[0];
-	const size_t size = om_dtype_size(v->dtype);
+	const size_t size = om_move_size(v->dtype);
 	const unsigned char *off = v->data, *on = off + size;
 	unsigned char *d = y->data;
 	const int64_t total = om_tensor_numel(y), n = om_tensor_numel(ix);
@@ -89,5 +91,10 @@ om_kind om_onehot_kernel(om_ctx *c)
 		int64_t o = i / inner, r = i % inner;
 		om_move1(d + (size_t)((o * depth + h) * inner + r) * size, on, size);
 	}
-	return om_ix_own_strings(c, y);
+	return OM_OK;
+}
+
+om_kind om_onehot_kernel(om_ctx *c)
+{
+	return om_move_run(c, onehot_move);
 }

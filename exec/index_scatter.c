@@ -4,6 +4,7 @@
 
 #include "index_util.h"
 #include "move.h"
+#include "shape_util.h"
 
 enum { RED_NONE, RED_ADD, RED_MUL, RED_MAX, RED_MIN };
 
@@ -90,7 +91,7 @@ REDUCE_FN(reduce_f64, double, double)
 REDUCE_FN(reduce_i32, int32_t, uint32_t)
 REDUCE_FN(reduce_i64, int64_t, uint64_t)
 
-om_kind om_scatternd_kernel(om_ctx *c)
+static om_kind scatter_move(om_ctx *c)
 {
 	int red;
 	om_kind rc = scatter_check(c, &red);
@@ -111,7 +112,7 @@ om_kind om_scatternd_kernel(om_ctx *c)
 						"index %lld is outside [-%lld, %lld) at data axis %lld",
 						(long long)v, (long long)n, (long long)n, (long long)j);
 		}
-	const size_t size = om_dtype_size(x->dtype);
+	const size_t size = om_move_size(x->dtype);
 	om_move_n(y->data, x->data, size, om_tensor_numel(x));
 	void (*fold)(void *, const void *, int64_t, int) =
 		x->dtype == OM_FLOAT ? reduce_f32 : x->dtype == OM_DOUBLE ? reduce_f64
@@ -131,5 +132,10 @@ om_kind om_scatternd_kernel(om_ctx *c)
 		else
 			fold(d, s, slice, red);
 	}
-	return om_ix_own_strings(c, y);
+	return OM_OK;
+}
+
+om_kind om_scatternd_kernel(om_ctx *c)
+{
+	return om_move_run(c, scatter_move);
 }

@@ -6,6 +6,7 @@
 
 #include "half.h"
 #include "index_util.h"
+#include "shape_util.h"
 
 om_kind om_ix_check_index_type(om_ctx *c, const om_tensor *t, const char *what)
 {
@@ -35,10 +36,7 @@ om_kind om_ix_set_shape(om_ctx *c, om_tensor *out, int32_t dtype, int32_t rank,
 		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
 				"output rank %d exceeds %d", rank, OM_MAX_RANK);
 	int64_t n = om_shape_numel(rank, dims);
-	size_t size = om_dtype_size(dtype);
-	if (size == 0 && om_dtype_bits(dtype) > 0)
-		return om_error(c->st, OM_ERR_UNSUPPORTED, c->node, "element type %s",
-				om_dtype_name(dtype));
+	size_t size = om_move_size(dtype); /* 1 for the 4-bit types, 0 for unknown ones */
 	if (n < 0 || size == 0 || (uint64_t)n > (SIZE_MAX >> 1) / size)
 		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
 				"output shape is negative or too large");
@@ -116,7 +114,7 @@ om_kind om_ix_scalar_int(om_ctx *c, const om_tensor *t, const char *what, int64_
 
 om_kind om_ix_own_strings(om_ctx *c, om_tensor *t)
 {
-	if (!t || t->dtype != OM_STRING)
+	if (!t || t->dtype != OM_STRING || c->session)
 		return OM_OK;
 	om_str *s = t->data;
 	int64_t n = om_tensor_numel(t);

@@ -24,7 +24,7 @@ om_kind om_ix_check_index_type(om_ctx *c, const om_tensor *t, const char *what);
 om_kind om_ix_check_indices(om_ctx *c, const om_tensor *t, int64_t n, const char *what);
 
 /** Sets out's shape after checking that rank <= OM_MAX_RANK, that no dim is negative and that
- *  the byte size fits (INVALID_MODEL otherwise). */
+ *  the byte size fits (INVALID_MODEL otherwise; unknown element types too). */
 om_kind om_ix_set_shape(om_ctx *c, om_tensor *out, int32_t dtype, int32_t rank,
 			const int64_t *dims);
 
@@ -41,8 +41,9 @@ double om_ix_float_at(const om_tensor *t, int64_t i);
  *  infinity or a value outside int64 is INVALID_MODEL. NEED_VALUE when the value is missing. */
 om_kind om_ix_scalar_int(om_ctx *c, const om_tensor *t, const char *what, int64_t *out);
 
-/** For a string tensor whose elements were moved from another tensor: makes every element an
- *  owned (malloc'd) copy, as om_tensor_alloc'd string tensors own their bytes. No-op for other
+/** When folding (no session), for a string tensor whose elements were copied from another
+ *  tensor: makes every element an owned (malloc'd) copy, as om_tensor_alloc'd string tensors
+ *  own their bytes (in a session they stay borrowed, as with om_move_run). No-op for other
  *  types. On failure the remaining elements are emptied so the tensor can still be freed. */
 om_kind om_ix_own_strings(om_ctx *c, om_tensor *t);
 

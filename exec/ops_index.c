@@ -2,6 +2,7 @@
  * (ScatterND, OneHot, NonZero and TopK live in index_*.c). Seed §1–2. */
 #include "index_util.h"
 #include "move.h"
+#include "shape_util.h"
 
 static int64_t prod(const int64_t *d, int32_t from, int32_t to)
 {
@@ -40,7 +41,7 @@ static om_kind gather_infer(om_ctx *c)
 	return om_ix_set_shape(c, c->out[0], x->dtype, r, dims);
 }
 
-static om_kind gather_kernel(om_ctx *c)
+static om_kind gather_move(om_ctx *c)
 {
 	const om_tensor *x = c->in[0], *ix = c->in[1];
 	int32_t axis;
@@ -48,7 +49,7 @@ static om_kind gather_kernel(om_ctx *c)
 	const int64_t n = x->dims[axis];
 	if (rc || (rc = om_ix_check_indices(c, ix, n, "index")))
 		return rc;
-	const size_t size = om_dtype_size(x->dtype);
+	const size_t size = om_move_size(x->dtype);
 	const int64_t outer = prod(x->dims, 0, axis), inner = prod(x->dims, axis + 1, x->rank);
 	const int64_t ni = om_tensor_numel(ix);
 	const unsigned char *src = x->data;
@@ -60,7 +61,7 @@ static om_kind gather_kernel(om_ctx *c)
 			om_move_n(dst, src + (size_t)((o * n + k) * inner) * size, size, inner);
 			dst += (size_t)inner * size;
 		}
-	return om_ix_own_strings(c, c->out[0]);
+	return OM_OK;
 }
 
 /* ---- GatherElements ---------------------------------------------------------------------- */
@@ -84,7 +85,7 @@ static om_kind gather_elements_infer(om_ctx *c)
 	return om_ix_set_shape(c, c->out[0], x->dtype, ix->rank, ix->dims);
 }
 
-static om_kind gather_elements_kernel(om_ctx *c)
+static om_kind gather_elements_move(om_ctx *c)
 {
 	const om_tensor *x = c->in[0], *ix = c->in[1];
 	int32_t axis;
@@ -92,7 +93,7 @@ static om_kind gather_elements_kernel(om_ctx *c)
 	const int64_t n = x->dims[axis];
 	if (rc || (rc = om_ix_check_indices(c, ix, n, "index")))
 		return rc;
-	const size_t size = om_dtype_size(x->dtype);
+	const size_t size = om_move_size(x->dtype);
 	const int32_t r = x->rank;
 	int64_t stride[OM_MAX_RANK], pos[OM_MAX_RANK] = {0};
 	for (int32_t i = r - 1, s = 1; i >= 0; s *= x->dims[i], i--)
@@ -114,7 +115,7 @@ static om_kind gather_elements_kernel(om_ctx *c)
 			pos[d] = 0;
 		}
 	}
-	return om_ix_own_strings(c, c->out[0]);
+	return OM_OK;
 }
 
 /* ---- GatherND -------------------------------------------------------------------------------- */
@@ -172,7 +173,7 @@ static om_kind gather_nd_infer(om_ctx *c)
 	return om_ix_set_shape(c, c->out[0], x->dtype, r, dims);
 }
 
-static om_kind gather_nd_kernel(om_ctx *c)
+static om_kind gather_nd_move(om_ctx *c)
 {
 	gnd_geom g;
 	om_kind rc = gnd_check(c, &g);
@@ -189,7 +190,7 @@ static om_kind gather_nd_kernel(om_ctx *c)
 						(long long)v, (long long)n, (long long)n,
 						(long long)(g.b + j));
 		}
-	const size_t size = om_dtype_size(x->dtype);
+	const size_t size = om_move_size(x->dtype);
 	const unsigned char *src = x->data;
 	unsigned char *dst = c->out[0]->data;
 	for (int64_t t = 0; t < ntuples; t++) {
@@ -201,8 +202,13 @@ static om_kind gather_nd_kernel(om_ctx *c)
 		off = (t / (g.tuples ? g.tuples : 1)) * g.per_batch + off * g.slice;
 		om_move_n(dst + (size_t)(t * g.slice) * size, src + (size_t)off * size, size, g.slice);
 	}
-	return om_ix_own_strings(c, c->out[0]);
+	return OM_OK;
 }
+
+/* 4-bit unpacking and, when folding, string ownership: om_move_run (shape_util.h) */
+static om_kind gather_kernel(om_ctx *c) { return om_move_run(c, gather_move); }
+static om_kind gather_elements_kernel(om_ctx *c) { return om_move_run(c, gather_elements_move); }
+static om_kind gather_nd_kernel(om_ctx *c) { return om_move_run(c, gather_nd_move); }
 
 /* ---- table ---------------------------------------------------------------------------------- */
 

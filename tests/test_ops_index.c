@@ -318,18 +318,18 @@ static void onehot_rank0_and_types(void **state)
 	static const int32_t e0[] = {-5, -5, -5, 9};
 	assert_memory_equal(y.data, e0, sizeof e0);
 	om_tensor_free(&y);
-	/* float indices: truncation, NaN and out of range select nothing; float depth 3.9 -> 3 */
-	const float fi[] = {1.7f, NAN, -3.0f, 3.0f, -0.5f, INFINITY};
+	/* float indices select the position they equal: fractions, NaN and out of range select
+	 * nothing; float depth 3.9 -> 3 */
+	const float fi[] = {1.0f, NAN, -3.0f, 3.0f, -0.0f, INFINITY, 1.5f, -0.5f};
 	const double dd = 3.9;
-	ti = ten(OM_FLOAT, 2, D(3, 2), fi), td = ten(OM_DOUBLE, 1, D(1), &dd);
+	ti = ten(OM_FLOAT, 2, D(4, 2), fi), td = ten(OM_DOUBLE, 1, D(1), &dd);
 	om_node_set_attr(n, "axis", OM_ATTR_INT)->i = 1;
 	assert_int_equal(run(n, 11, in, &y), OM_OK);
-	assert_shape(&y, 3, D(3, 3, 2));
-	/* y[i][d][j] = on where trunc(fi[i][j]) (mod depth) == d */
-	/* y[i][d][j]: 1.7 -> 1, NaN none; -3 -> 0, 3 none; -0.5 -> 0, inf none */
-	static const int32_t e1r[] = {-5, -5, 9, -5, -5, -5, 9, -5, -5, -5, -5, -5,
-				      9, -5, -5, -5, -5, -5};
-	assert_memory_equal(y.data, e1r, sizeof e1r);
+	assert_shape(&y, 3, D(4, 3, 2));
+	/* y[i][d][j]: 1 -> 1, NaN none; -3 -> 0, 3 none; -0 -> 0, inf none; 1.5, -0.5 none */
+	static const int32_t e1[] = {-5, -5, 9, -5, -5, -5, 9, -5, -5, -5, -5, -5,
+				     9, -5, -5, -5, -5, -5, -5, -5, -5, -5, -5, -5};
+	assert_memory_equal(y.data, e1, sizeof e1);
 	om_tensor_free(&y);
 	static const int64_t zero = 0;
 	td = ten(OM_INT64, 0, NULL, &zero);

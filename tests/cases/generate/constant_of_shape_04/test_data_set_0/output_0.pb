@@ -1,0 +1,1 @@
+By0JYS@YS@YS@YS@YS@YS@

@@ -1,0 +1,1 @@
+2on2off2off2off2off2on2off2off2offBy0
