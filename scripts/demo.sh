@@ -8,3 +8,8 @@ sh scripts/install-deps.sh
 ninja -C build >/dev/null
 mkdir -p out
 ./build/tools/omopt simplify examples/tiny_shuffle.onnx out/tiny_shuffle.simplified.onnx
+# the picture in the README: the simplified model drawn by omopt itself
+./build/tools/omopt dot out/tiny_shuffle.simplified.onnx -o docs/img/tiny_shuffle_simplified.svg
+./build/tools/omopt dot examples/tiny_shuffle.onnx --diff out/tiny_shuffle.simplified.onnx \
+	-o out/tiny_shuffle.diff.svg
+echo "drawn: docs/img/tiny_shuffle_simplified.svg, out/tiny_shuffle.diff.svg"

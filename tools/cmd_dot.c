@@ -5,6 +5,7 @@
 
 #include "cmd.h"
 #include "dot.h"
+#include "pass.h"
 #include "plan_notes.h"
 
 static const char usage_text[] =
@@ -62,6 +63,7 @@ int cmd_dot(int argc, char **argv)
 	int rc = 1;
 	if (om_model_load(model_path, &m, &st) ||
 	    (diff_path && om_model_load(diff_path, &d, &st)) ||
+	    om_annotate_types(m, &st) || (d && om_annotate_types(d, &st)) ||
 	    (plan && om_plan_notes_make(m, &notes, &st))) {
 		rc = cmd_fail(&st);
 		goto done;

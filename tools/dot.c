@@ -276,10 +276,15 @@ static void draw_node(writer *w, const om_node *n, const char *id, scope *sc, co
 		const om_value *v = n->in[i];
 		if (!v || is_constant(om_graph_resolve(n->graph, (om_value *)v)))
 			continue;
-		bool outer;
+		bool outer, folded = false;
+		if (dg) {
+			const om_node *dn = diff_match(dg, n);
+			folded = diff_folded(dg, v) ||
+				 (dn && i < dn->nin && dn->in[i] && dn->in[i]->init);
+		}
 		const producer *p = lookup(sc, v->name, &outer);
 		if (p)
-			edge(w, p->id, id, v, outer, dg && diff_folded(dg, v), indent);
+			edge(w, p->id, id, v, outer, folded, indent);
 	}
 	for (int32_t i = 0; i < n->nout; i++)
 		if (n->out[i])
