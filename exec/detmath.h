@@ -1,6 +1,7 @@
 /* detmath.h — exp and log in double from IEEE basic operations only, so that exact kernels
  * give the same bits on every instruction set (libm picks FMA variants at run time).
- * Relative error about 1e-16, far below the float32 rounding the callers apply. */
+ * Relative error about 1e-16, far below the float32 rounding the callers apply. Including it
+ * switches FMA contraction off for the rest of the file (as the exact kernels need). */
 #ifndef OM_DETMATH_H
 #define OM_DETMATH_H
 
@@ -8,6 +9,8 @@
 
 #ifdef __clang__
 #pragma STDC FP_CONTRACT OFF
+#elif defined(__GNUC__)
+#pragma GCC optimize("fp-contract=off")
 #endif
 
 /* ln 2 split so that n * OM_LN2_HI is exact for |n| < 2^11 (fdlibm's constants) */

@@ -1,71 +1,109 @@
 /* gemm.c — om_sgemm/om_dgemm: cblas in fast mode, a fixed-order blocked loop in exact mode. */
 #include <cblas.h>
 #include <limits.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "gemm.h"
 
 /* The exact loop must not be contracted into FMAs (that would differ between instruction
- * sets). GCC keeps -ffp-contract=off under -std=c11; clang needs the pragma. The product and
+ * sets): the pragmas switch contraction off, with GCC even under -ffp-contract=fast (clang's
+ * -ffp-contract=fast ignores pragmas: do not build exact kernels with it). The product and
  * the sum are also separate statements, which no compiler contracts in "on" mode. */
 #ifdef __clang__
 #pragma STDC FP_CONTRACT OFF
+#elif defined(__GNUC__)
+#pragma GCC optimize("fp-contract=off")
 #endif
 
-enum { MB = 8, NB = 64, KB = 64 };
-
-/* One tile: MB rows of C x NB columns, summed over all of K in ascending order. Each element
- * of acc sees the same operation sequence whatever the vector width the compiler picks. */
-#define OM_EXACT_GEMM(NAME, T)                                                                  \
-	static void NAME(bool ta, bool tb, int64_t M, int64_t N, int64_t K, T alpha,             \
-			 const T *A, int64_t lda, const T *B, int64_t ldb, T beta, T *C,         \
+/*
+ * Exact mode. Every element of C is computed as
+ *     acc = 0; for k = 0 .. K-1: p = a_ik * b_kj (rounded); acc = acc + p (rounded);
+ *     c = alpha * acc (+ beta * c_old)
+ * whatever path computes it: the 4 x (4 vectors) register tile, the edge loop, or the
+ * fallback when the packing buffer cannot be allocated. Vector lanes are independent
+ * elements, so the vector width does not change a bit.
+ */
+#define OM_EXACT_GEMM(NAME, T, L)                                                               \
+	typedef T NAME##_vec __attribute__((vector_size(sizeof(T) * L)));                      \
+	enum { NAME##_NR = 4 * L };                                                             \
+                                                                                                \
+	/* acc[r][j] for one element (i, j) of the tile: the reference order */                 \
+	static T NAME##_dot(bool ta, int64_t K, const T *A, int64_t lda, int64_t i,             \
+			    const T *bcol, int64_t bstep)                                        \
+	{                                                                                       \
+		T acc = 0;                                                                      \
+		for (int64_t k = 0; k < K; k++) {                                               \
+			const T p = (ta ? A[k * lda + i] : A[i * lda + k]) * bcol[k * bstep];   \
+			acc += p;                                                               \
+		}                                                                               \
+		return acc;                                                                     \
+	}                                                                                       \
+                                                                                                \
+	/* 4 rows x NR columns; brow(k) = B row k at column j0 (stride bstep between rows) */   \
+	static void NAME##_tile(bool ta, int64_t K, const T *A, int64_t lda, int64_t i0,        \
+				const T *b, int64_t bstep, T out[4][NAME##_NR])                  \
+	{                                                                                       \
+		NAME##_vec acc[4][4];                                                           \
+		memset(acc, 0, sizeof acc);                                                     \
+		for (int64_t k = 0; k < K; k++) {                                               \
+			NAME##_vec bv[4];                                                       \
+			memcpy(bv, b + k * bstep, sizeof bv);                                   \
+			_Pragma("GCC unroll 4")                                                 \
+			for (int r = 0; r < 4; r++) {                                           \
+				const T a = ta ? A[k * lda + i0 + r] : A[(i0 + r) * lda + k];   \
+				_Pragma("GCC unroll 4")                                         \
+				for (int v = 0; v < 4; v++) {                                   \
+					const NAME##_vec p = a * bv[v];                         \
+					acc[r][v] += p;                                         \
+				}                                                               \
+			}                                                                       \
+		}                                                                               \
+		memcpy(out, acc, sizeof acc);                                                   \
+	}                                                                                       \
+                                                                                                \
+	static void NAME(bool ta, bool tb, int64_t M, int64_t N, int64_t K, T alpha,            \
+			 const T *A, int64_t lda, const T *B, int64_t ldb, T beta, T *C,        \
 			 int64_t ldc)                                                            \
-	{                                                                                        \
-		T bp[KB][NB], acc[MB][NB];                                                       \
-		for (int64_t j0 = 0; j0 < N; j0 += NB) {                                         \
-			const int64_t nc = N - j0 < NB ? N - j0 : NB;                            \
-			for (int64_t i0 = 0; i0 < M; i0 += MB) {                                 \
-				const int64_t mc = M - i0 < MB ? M - i0 : MB;                    \
-				for (int64_t r = 0; r < mc; r++)                                 \
-					for (int64_t j = 0; j < nc; j++)                         \
-						acc[r][j] = 0;                                   \
-				for (int64_t k0 = 0; k0 < K; k0 += KB) {                         \
-					const int64_t kc = K - k0 < KB ? K - k0 : KB;            \
-					for (int64_t k = 0; tb && k < kc; k++)                   \
-						for (int64_t j = 0; j < nc; j++)                 \
-							bp[k][j] = B[(j0 + j) * ldb + k0 + k];   \
-					for (int64_t r = 0; r < mc; r++) {                       \
-						T *restrict ar = acc[r];                         \
-						for (int64_t k = 0; k < kc; k++) {               \
-							const int64_t i = i0 + r, kk = k0 + k;   \
-							const T a = ta ? A[kk * lda + i]         \
-								       : A[i * lda + kk];        \
-							const T *restrict br =                   \
-								tb ? bp[k] : &B[kk * ldb + j0];  \
-							for (int64_t j = 0; j < nc; j++) {       \
-								const T p = a * br[j];           \
-								ar[j] += p;                      \
-							}                                        \
-						}                                                \
-					}                                                        \
-				}                                                                \
-				for (int64_t r = 0; r < mc; r++) {                               \
-					T *c = &C[(i0 + r) * ldc + j0];                          \
-					for (int64_t j = 0; j < nc; j++) {                       \
-						const T s = alpha * acc[r][j];                   \
-						if (beta == 0)                                   \
-							c[j] = s;                                \
-						else {                                           \
-							const T b = beta * c[j];                 \
-							c[j] = s + b;                            \
-						}                                                \
-					}                                                        \
-				}                                                                \
-			}                                                                        \
-		}                                                                                \
+	{                                                                                       \
+		/* B^T is packed one panel of NR columns at a time: [K][NR] */                  \
+		T *pack = tb && K > 0 ? malloc(sizeof(T) * (size_t)K * NAME##_NR) : NULL;       \
+		T tile[4][NAME##_NR];                                                           \
+		for (int64_t j0 = 0; j0 < N; j0 += NAME##_NR) {                                 \
+			const int64_t nc = N - j0 < NAME##_NR ? N - j0 : NAME##_NR;             \
+			const bool full_n = nc == NAME##_NR && (!tb || pack);                   \
+			if (full_n && tb)                                                       \
+				for (int64_t k = 0; k < K; k++)                                 \
+					for (int64_t j = 0; j < NAME##_NR; j++)                 \
+						pack[k * NAME##_NR + j] = B[(j0 + j) * ldb + k]; \
+			const T *bp = tb ? pack : B + j0;                                       \
+			const int64_t bstep = tb ? NAME##_NR : ldb;                             \
+			for (int64_t i0 = 0; i0 < M; i0 += 4) {                                 \
+				const int64_t mc = M - i0 < 4 ? M - i0 : 4;                     \
+				if (full_n && mc == 4 && K > 0)                                 \
+					NAME##_tile(ta, K, A, lda, i0, bp, bstep, tile);        \
+				for (int64_t r = 0; r < mc; r++)                                \
+					for (int64_t j = 0; j < nc; j++) {                      \
+						T s = full_n && mc == 4 && K > 0 ? tile[r][j] \
+							: tb ? NAME##_dot(ta, K, A, lda, i0 + r, \
+									  B + (j0 + j) * ldb, 1) \
+							     : NAME##_dot(ta, K, A, lda, i0 + r, \
+									  B + j0 + j, ldb);      \
+						T *c = &C[(i0 + r) * ldc + j0 + j];             \
+						s = alpha * s;                                  \
+						if (beta != 0) {                                \
+							const T bc = beta * *c;                 \
+							s = s + bc;                             \
+						}                                               \
+						*c = s;                                         \
+					}                                                       \
+			}                                                                       \
+		}                                                                               \
+		free(pack);                                                                     \
 	}
 
-OM_EXACT_GEMM(exact_sgemm, float)
-OM_EXACT_GEMM(exact_dgemm, double)
+OM_EXACT_GEMM(exact_sgemm, float, 4)
+OM_EXACT_GEMM(exact_dgemm, double, 2)
 
 /* cblas takes int extents: anything larger, or empty, goes through the exact loop (which
  * handles K == 0 as C = beta * C without reading A or B). */

@@ -83,6 +83,29 @@ static void sgemm_exact_order(void **state)
 	assert_true(C[0] == 0.0f);
 }
 
+/* exact: the register tile and the edge loop give the same bits for the same element */
+static void sgemm_exact_paths_agree(void **state)
+{
+	(void)state;
+	enum { M = 9, N = 35, K = 77 };
+	static float A[M * K], B[K * N], BT[N * K], C[M * N], one;
+	uint32_t s = 3;
+	for (int i = 0; i < M * K; i++)
+		A[i] = gen(&s) * 3.3f;
+	for (int k = 0; k < K; k++)
+		for (int j = 0; j < N; j++)
+			BT[j * K + k] = B[k * N + j] = gen(&s) * 0.7f;
+	for (int tb = 0; tb < 2; tb++) {
+		om_sgemm(1, false, tb, M, N, K, 1.5f, A, K, tb ? BT : B, tb ? K : N, 0.0f, C, N);
+		for (int i = 0; i < M; i++)
+			for (int j = 0; j < N; j++) {
+				om_sgemm(1, false, tb, 1, 1, K, 1.5f, A + i * K, K,
+					 tb ? BT + j * K : B + j, tb ? K : N, 0.0f, &one, 1);
+				assert_memory_equal(&one, &C[i * N + j], sizeof one);
+			}
+	}
+}
+
 static void dgemm_matches(void **state)
 {
 	(void)state;
@@ -355,6 +378,7 @@ int main(void)
 		cmocka_unit_test(sgemm_matches_reference),
 		cmocka_unit_test(sgemm_beta_zero_ignores_c),
 		cmocka_unit_test(sgemm_exact_order),
+		cmocka_unit_test(sgemm_exact_paths_agree),
 		cmocka_unit_test(dgemm_matches),
 		cmocka_unit_test(matmul_shapes),
 		cmocka_unit_test(matmul_broadcast),
