@@ -500,6 +500,82 @@ static void topk_paths_agree(void **state)
 	om_model_free(m);
 }
 
+/* ---- robustness: random shapes, indices and attributes, valid or not ------------------------- */
+
+static uint64_t rnd(uint64_t *s)
+{
+	*s ^= *s << 13, *s ^= *s >> 7, *s ^= *s << 17;
+	return *s;
+}
+
+static om_tensor rand_tensor(uint64_t *s, int32_t dtype, int32_t rank, int64_t lo, int64_t hi,
+			     int64_t *buf)
+{
+	int64_t dims[4];
+	for (int32_t i = 0; i < rank; i++)
+		dims[i] = (int64_t)(rnd(s) % 4);
+	om_tensor t = ten(dtype, rank, dims, buf);
+	int64_t n = om_tensor_numel(&t);
+	for (int64_t i = 0; i < n; i++) {
+		int64_t v = lo + (int64_t)(rnd(s) % (uint64_t)(hi - lo + 1));
+		if (dtype == OM_INT32)
+			((int32_t *)buf)[i] = (int32_t)v;
+		else if (dtype == OM_FLOAT)
+			((float *)buf)[i] = (float)v;
+		else
+			buf[i] = v;
+	}
+	return t;
+}
+
+/* Every outcome is a result of the inferred size or an error of an expected kind; under ASan
+ * no access leaves a buffer. */
+static void random_inputs_stay_in_bounds(void **state)
+{
+	(void)state;
+	static const char *const ops[] = {"Gather", "GatherElements", "GatherND", "ScatterND",
+					  "OneHot", "NonZero", "TopK"};
+	static const char *const reds[] = {"none", "add", "mul", "max", "min"};
+	uint64_t seed = 0x9e3779b97f4a7c15u;
+	int ok = 0;
+	for (int it = 0; it < 6000; it++) {
+		const char *op = ops[rnd(&seed) % 7];
+		om_model *m;
+		om_node *n = mk(&m, op, 3, strcmp(op, "TopK") ? 1 : 2);
+		om_node_set_attr(n, "axis", OM_ATTR_INT)->i = (int64_t)(rnd(&seed) % 7) - 3;
+		om_node_set_attr(n, "batch_dims", OM_ATTR_INT)->i = (int64_t)(rnd(&seed) % 3);
+		const char *red = reds[rnd(&seed) % 5];
+		om_node_set_attr(n, "reduction", OM_ATTR_STRING)->s = (om_str){red, (int64_t)strlen(red)};
+		int64_t b0[64], b1[64], b2[64];
+		int32_t dt = rnd(&seed) % 2 ? OM_FLOAT : OM_INT64;
+		om_tensor x = rand_tensor(&seed, dt, (int32_t)(rnd(&seed) % 4), -2, 2, b0);
+		om_tensor i = rand_tensor(&seed, rnd(&seed) % 2 ? OM_INT32 : OM_INT64,
+					  (int32_t)(rnd(&seed) % 4), -4, 4, b1);
+		om_tensor u = rand_tensor(&seed, dt, (int32_t)(rnd(&seed) % 4), -2, 2, b2);
+		if (!strcmp(op, "TopK") || !strcmp(op, "OneHot"))
+			u = rand_tensor(&seed, OM_INT64, (int32_t)(rnd(&seed) % 2), -1, 4, b2);
+		const om_tensor *in[] = {&x, &i, &u};
+		if (!strcmp(op, "OneHot"))
+			in[0] = &i, in[1] = &u, in[2] = &x;
+		om_tensor y[2] = {{0}};
+		om_status st = {0};
+		om_kind rc = om_eval_node(n, 18, in, y, &st);
+		assert_true(rc == OM_OK || rc == OM_ERR_INVALID_MODEL || rc == OM_ERR_INVALID_INPUT ||
+			    rc == OM_ERR_UNSUPPORTED);
+		if (rc == OM_OK) {
+			ok++;
+			assert_int_equal(y[0].nbytes, om_tensor_bytes_for(y[0].dtype, y[0].rank, y[0].dims));
+			om_tensor_free(&y[0]);
+			om_tensor_free(&y[1]);
+		} else {
+			if (strcmp(st.node, "n1"))
+				fail_msg("%s: error without the node: %s", op, st.msg);
+		}
+		om_model_free(m);
+	}
+	assert_true(ok > 600); /* the generator reaches the kernels, not only the checks */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -515,6 +591,7 @@ int main(void)
 		cmocka_unit_test(nonzero_scalar_and_floats),
 		cmocka_unit_test(topk_ties_and_nan),
 		cmocka_unit_test(topk_paths_agree),
+		cmocka_unit_test(random_inputs_stay_in_bounds),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
