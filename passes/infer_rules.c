@@ -616,8 +616,13 @@ static bool r_range(om_pass_ctx *c, const om_graph *g, const om_node *n, om_vinf
 	out[0].d[0] = (om_dim){-1, NULL};
 	int64_t s, l, d;
 	int32_t k;
-	if (!om_pv_numbers(in[0], &s, 1, &k) || !om_pv_numbers(in[1], &l, 1, &k) ||
-	    !om_pv_numbers(in[2], &d, 1, &k) || d == 0)
+	if (!om_pv_numbers(in[0], &s, 1, &k) || !om_pv_numbers(in[2], &d, 1, &k) || d == 0)
+		return true;
+	if (s == 0 && d == 1 && in[1] && in[1]->npv == 1 && in[1]->pv[0].kind == OM_PE_SYM) {
+		out[0].d[0] = om_dim_of_pe(in[1]->pv[0]); /* Range(0, n, 1) has n elements */
+		return true;
+	}
+	if (!om_pv_numbers(in[1], &l, 1, &k))
 		return true;
 	double q = ceil(((double)l - (double)s) / (double)d);
 	int64_t cnt = q > 0 ? (int64_t)q : 0;

@@ -2,7 +2,7 @@
  * simplify.c — the om_simplify pass pipeline (see docs/passes.md). One screen:
  *
  *     infer_shapes → fold_constants → fold_shape_chains → eliminate_identities
- *                  → fuse_transposes → eliminate_dead        (repeated to a fixed point)
+ *                  → fuse_transposes → merge_common → eliminate_dead   (to a fixed point)
  *
  * Each pass rewrites one graph; the driver runs it on the main graph and then inside every
  * subgraph (If/Loop/Scan bodies). Passes can be skipped by name; the verifier can run after
@@ -22,6 +22,7 @@ static const struct {
 	{"fold_shape_chains", om_pass_shape_chains},
 	{"eliminate_identities", om_pass_identities},
 	{"fuse_transposes", om_pass_transposes},
+	{"merge_common", om_pass_common},
 	{"eliminate_dead", om_pass_dead},
 };
 

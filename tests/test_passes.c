@@ -576,6 +576,38 @@ static void fold_with_kernels(void **state)
 	om_model_free(m);
 }
 
+static void common_nodes_merge(void **state)
+{
+	(void)state;
+	om_model *m = model(13);
+	om_graph *g = m->graph;
+	input(g, "x", OM_FLOAT, "B,S,4");
+	input(g, "q", OM_FLOAT, "B,S,8");
+	ints(g, "i1", 0, 1, (int64_t[]){1});
+	attr_ints(node(g, "Transpose", "x", "t1"), "perm", 3, (int64_t[]){0, 2, 1});
+	attr_ints(node(g, "Transpose", "x", "t2"), "perm", 3, (int64_t[]){0, 2, 1});
+	attr_ints(node(g, "Transpose", "x", "t3"), "perm", 3, (int64_t[]){1, 0, 2});
+	node(g, "Add", "t1,t2", "sum");
+	node(g, "Shape", "x", "sx");
+	node(g, "Gather", "sx,i1", "s1");
+	node(g, "Shape", "q", "sq");
+	node(g, "Gather", "sq,i1", "s2"); /* also S: the same run-time value as s1 */
+	node(g, "Add", "s1,s2", "ss");
+	output(g, "sum", OM_FLOAT, "");
+	output(g, "t3", OM_FLOAT, "");
+	output(g, "ss", OM_INT64, "");
+	simplify(m, NULL);
+	assert_int_equal(g->nnodes, 6);
+	assert_int_equal(count_op(g, "Transpose"), 2);
+	assert_int_equal(count_op(g, "Shape"), 1);
+	assert_int_equal(count_op(g, "Gather"), 1);
+	const om_node *sum = g->outputs[0]->producer;
+	assert_ptr_equal(sum->in[0], sum->in[1]);
+	const om_node *ss = g->outputs[2]->producer;
+	assert_ptr_equal(ss->in[0], ss->in[1]);
+	om_model_free(m);
+}
+
 static void verifier_catches_broken_ir(void **state)
 {
 	(void)state;
@@ -613,6 +645,7 @@ int main(void)
 		cmocka_unit_test(where_equal_expand),
 		cmocka_unit_test(subgraph_is_simplified),
 		cmocka_unit_test(fold_with_kernels),
+		cmocka_unit_test(common_nodes_merge),
 		cmocka_unit_test(verifier_catches_broken_ir),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

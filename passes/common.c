@@ -1,0 +1,213 @@
+/*
+ * common.c — the merge_common pass: a node that computes what an earlier node computes (same
+ * op, inputs and attributes) is replaced by it, and so is a value whose plan-time value equals
+ * an earlier value's element by element (numbers and symbols: the same run-time tensor, e.g.
+ * Shape(a)[1] and Shape(b)[1] when both are the extent `seq`). The later node dies.
+ * Not merged: other domains, randomness, subgraphs, graph outputs.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "infer.h"
+
+static uint64_t mix(uint64_t h, uint64_t x)
+{
+	h ^= x + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+	return h;
+}
+
+static uint64_t hash_str(uint64_t h, const char *s)
+{
+	while (*s)
+		h = mix(h, (unsigned char)*s++);
+	return mix(h, 0);
+}
+
+static uint64_t node_hash(const om_node *n)
+{
+	uint64_t h = hash_str(hash_str(1469598103934665603ull, n->op), n->domain);
+	h = mix(h, (uint64_t)n->nin);
+	for (int32_t i = 0; i < n->nin; i++)
+		h = mix(h, (uint64_t)(uintptr_t)n->in[i]);
+	return mix(h, (uint64_t)n->nout);
+}
+
+static bool same_tensor(const om_tensor *a, const om_tensor *b)
+{
+	if (!a || !b || a->dtype != b->dtype || a->rank != b->rank || a->nbytes != b->nbytes ||
+	    a->dtype == OM_STRING)
+		return false;
+	for (int32_t i = 0; i < a->rank; i++)
+		if (a->dims[i] != b->dims[i])
+			return false;
+	return !a->nbytes || (a->data && b->data && !memcmp(a->data, b->data, a->nbytes));
+}
+
+static bool same_attr(const om_attr *a, const om_attr *b)
+{
+	if (a->type != b->type || a->ref_attr_name || b->ref_attr_name)
+		return false;
+	switch (a->type) {
+	case OM_ATTR_INT: return a->i == b->i;
+	case OM_ATTR_FLOAT: return !memcmp(&a->f, &b->f, sizeof a->f);
+	case OM_ATTR_STRING:
+		return a->s.len == b->s.len && (!a->s.len || !memcmp(a->s.ptr, b->s.ptr,
+								     (size_t)a->s.len));
+	case OM_ATTR_INTS:
+		return a->n == b->n && (!a->n || !memcmp(a->ints, b->ints, sizeof(int64_t) *
+									  (size_t)a->n));
+	case OM_ATTR_FLOATS:
+		return a->n == b->n && (!a->n || !memcmp(a->floats, b->floats, sizeof(float) *
+									       (size_t)a->n));
+	case OM_ATTR_STRINGS:
+		if (a->n != b->n)
+			return false;
+		for (int64_t i = 0; i < a->n; i++)
+			if (a->strings[i].len != b->strings[i].len ||
+			    (a->strings[i].len && memcmp(a->strings[i].ptr, b->strings[i].ptr,
+							 (size_t)a->strings[i].len)))
+				return false;
+		return true;
+	case OM_ATTR_TENSOR: return same_tensor(a->t, b->t);
+	default: return false; /* graphs, sparse tensors, type protos: never merged */
+	}
+}
+
+static bool same_node(const om_node *a, const om_node *b)
+{
+	if (strcmp(a->op, b->op) || strcmp(a->domain, b->domain) || a->nin != b->nin ||
+	    a->nout != b->nout || a->nattr != b->nattr)
+		return false;
+	for (int32_t i = 0; i < a->nin; i++)
+		if (a->in[i] != b->in[i])
+			return false;
+	for (int32_t o = 0; o < a->nout; o++)
+		if (!a->out[o] && b->out[o])
+			return false;
+	for (int32_t i = 0; i < a->nattr; i++) {
+		const om_attr *y = om_node_attr(b, a->attrs[i].name);
+		if (!y || !same_attr(&a->attrs[i], y))
+			return false;
+	}
+	return true;
+}
+
+static bool mergeable(const om_graph *g, const om_node *n)
+{
+	static const char *const random_ops[] = {"RandomNormal", "RandomUniform",
+						 "RandomNormalLike", "RandomUniformLike",
+						 "Multinomial", "Bernoulli"};
+	if ((n->flags & OM_NODE_DEAD) || (n->domain[0] && strcmp(n->domain, "ai.onnx")))
+		return false;
+	for (size_t i = 0; i < sizeof random_ops / sizeof random_ops[0]; i++)
+		if (!strcmp(n->op, random_ops[i]))
+			return false;
+	for (int32_t a = 0; a < n->nattr; a++)
+		if (n->attrs[a].type == OM_ATTR_GRAPH || n->attrs[a].type == OM_ATTR_GRAPHS)
+			return false;
+	for (int32_t o = 0; o < n->nout; o++)
+		if (n->out[o] && ((n->out[o]->flags & OM_VALUE_GRAPH_OUTPUT) ||
+				  om_value_used_by_subgraph(g, n->out[o])))
+			return false;
+	return true;
+}
+
+/* later's outputs are replaced by earlier's; later dies */
+static void merge_into(om_graph *g, om_node *later, om_node *earlier)
+{
+	for (int32_t o = 0; o < later->nout; o++)
+		if (later->out[o])
+			om_replace_uses(g, later->out[o], earlier->out[o]);
+	later->flags |= OM_NODE_DEAD;
+}
+
+/* Plan-time values that are fully known (numbers and symbols) and equal. */
+static bool same_pv(const om_vinfo *a, const om_vinfo *b)
+{
+	if (a->type.elem != b->type.elem || a->npv != b->npv || a->pvrank != b->pvrank)
+		return false;
+	for (int32_t i = 0; i < a->npv; i++) {
+		om_pe x = a->pv[i], y = b->pv[i];
+		if (x.kind != y.kind || x.kind == OM_PE_UNK)
+			return false;
+		if (x.kind == OM_PE_NUM ? x.num != y.num : strcmp(x.sym, y.sym))
+			return false;
+	}
+	return true;
+}
+
+static uint64_t pv_hash(const om_vinfo *v)
+{
+	uint64_t h = mix(mix((uint64_t)v->type.elem, (uint64_t)v->npv), (uint64_t)v->pvrank);
+	for (int32_t i = 0; i < v->npv; i++)
+		h = v->pv[i].kind == OM_PE_NUM ? mix(h, (uint64_t)v->pv[i].num)
+					       : hash_str(h, v->pv[i].sym ? v->pv[i].sym : "");
+	return h;
+}
+
+typedef struct slot {
+	uint64_t h;
+	om_node *n;
+	const om_vinfo *pv; /* for the plan-time value table */
+} slot;
+
+static slot *find(slot *tab, size_t cap, uint64_t h, size_t *at)
+{
+	size_t i = (size_t)h & (cap - 1);
+	while (tab[i].n && tab[i].h != h)
+		i = (i + 1) & (cap - 1);
+	*at = i;
+	return tab[i].n ? &tab[i] : NULL;
+}
+
+om_kind om_pass_common(om_pass_ctx *c, om_graph *g, int *changes)
+{
+	size_t cap = 16;
+	while (cap < (size_t)g->nnodes * 4 + 16)
+		cap *= 2;
+	slot *nodes = calloc(cap, sizeof *nodes), *vals = calloc(cap, sizeof *vals);
+	if (!nodes || !vals) {
+		free(nodes), free(vals);
+		return om_error(c->st, OM_ERR_NOMEM, NULL, "out of memory merging nodes");
+	}
+	for (int32_t i = 0; i < g->nnodes; i++) {
+		om_node *n = g->nodes[i];
+		if (!mergeable(g, n))
+			continue;
+		/* same op on the same inputs; hash collisions probe on while the hash differs,
+		 * and a same-hash different node is simply not merged */
+		size_t at;
+		uint64_t h = node_hash(n);
+		slot *s = find(nodes, cap, h, &at);
+		if (s && same_node(n, s->n)) {
+			merge_into(g, n, s->n);
+			(*changes)++;
+			continue;
+		}
+		if (!s)
+			nodes[at] = (slot){h, n, NULL};
+		/* the same plan-time value */
+		if (n->nout != 1 || !n->out[0])
+			continue;
+		const om_vinfo *v = om_vinfo_get(c, g, n->out[0]);
+		if (!v || v->npv < 1 || !v->pv)
+			continue;
+		bool full = true;
+		for (int32_t k = 0; k < v->npv; k++)
+			full &= v->pv[k].kind != OM_PE_UNK;
+		if (!full)
+			continue;
+		h = pv_hash(v);
+		s = find(vals, cap, h, &at);
+		if (s && same_pv(v, s->pv)) {
+			merge_into(g, n, s->n);
+			(*changes)++;
+		} else if (!s) {
+			vals[at] = (slot){h, n, v};
+		}
+	}
+	free(nodes);
+	free(vals);
+	om_graph_compact(g);
+	return OM_OK;
+}
