@@ -8,9 +8,7 @@
 
 enum { TILE = 32 };
 
-/* Drops extent-1 axes and merges output axes whose input axes are consecutive. Returns the
- * new rank; dims/perm are rewritten in place (input dims, output order). */
-static int32_t simplify(int32_t rank, int64_t *dims, int32_t *perm)
+int32_t om_transpose_merge(int32_t rank, int64_t *dims, int32_t *perm)
 {
 	int32_t map[OM_MAX_RANK], r = 0;
 	int64_t d[OM_MAX_RANK];
@@ -85,7 +83,7 @@ void om_transpose(void *dst, const void *src, size_t size, int32_t rank, const i
 	}
 	if (numel <= 0)
 		return;
-	const int32_t r = simplify(rank, d, p);
+	const int32_t r = om_transpose_merge(rank, d, p);
 	if (r <= 1) {
 		om_move_n(dst, src, size, numel);
 		return;

@@ -11,4 +11,9 @@
 void om_transpose(void *dst, const void *src, size_t size, int32_t rank, const int64_t *dims,
 		  const int32_t *perm);
 
+/** Drops extent-1 axes and merges output axes whose input axes are consecutive. Returns the
+ *  new rank; dims/perm are rewritten in place (input dims, output order). The rank and perm
+ *  that om_transpose actually moves (`omopt dot --plan` shows them). */
+int32_t om_transpose_merge(int32_t rank, int64_t *dims, int32_t *perm);
+
 #endif

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "dot.h"
+#include "plan_notes.h"
 #include "testutil.h"
 
 static om_value *tensor_value(om_graph *g, const char *name, int32_t elem, int32_t rank,
@@ -172,6 +173,51 @@ static void render_svg(void **state)
 	om_model_free(m);
 }
 
+/* --plan on the bundled example: Reshapes are views sharing their source's buffer, the
+ * channel-shuffle Transpose (n,2,4,h,w) perm (0,2,1,3,4) moves as a rank-3 transpose. */
+static void plan_annotations(void **state)
+{
+	(void)state;
+	om_model *m = NULL;
+	om_status st = {0};
+	assert_int_equal(om_model_load(tu_source_path("examples/tiny_shuffle.onnx"), &m, &st), OM_OK);
+	assert_int_equal(om_simplify(m, NULL, &st), OM_OK);
+	om_plan_notes *p = NULL;
+	assert_int_equal(om_plan_notes_make(m, &p, &st), OM_OK);
+	om_dot_options opt = {0};
+	om_plan_notes_options(p, &opt);
+	int views = 0, transposes = 0;
+	for (int32_t i = 0; i < m->graph->nnodes; i++) {
+		const om_node *n = m->graph->nodes[i];
+		const char *note = opt.plan_node(opt.plan_arg, n);
+		om_dot_plan_value pv, src;
+		assert_non_null(note);
+		assert_int_equal(opt.plan_value(opt.plan_arg, n->out[0], &pv), 0);
+		assert_true(pv.buffer >= 0);
+		if (!strcmp(n->op, "Reshape")) {
+			assert_true(pv.is_view);
+			assert_int_equal(opt.plan_value(opt.plan_arg, n->in[0], &src), 0);
+			assert_int_equal(pv.buffer, src.buffer);
+			views++;
+		} else if (!strcmp(n->op, "Transpose")) {
+			assert_false(pv.is_view);
+			assert_non_null(strstr(note, "moves as rank 3 (1,0,2) merged"));
+			transposes++;
+		} else if (!strcmp(n->op, "Relu")) {
+			assert_false(pv.is_view); /* in place, perhaps, but not a view */
+		}
+	}
+	assert_int_equal(views, 4);
+	assert_int_equal(transposes, 2);
+	char *text = write_dot(m, &opt, NULL);
+	assert_non_null(strstr(text, "(view)"));
+	int n, e;
+	parse_counts(text, &n, &e);
+	free(text);
+	om_plan_notes_free(p);
+	om_model_free(m);
+}
+
 /* Every model of ../shared/models: Graphviz parses the text and sees what we drew. */
 static void shared_models(void **state)
 {
@@ -215,7 +261,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(counts_and_escaping), cmocka_unit_test(escape_hostile_bytes),
 		cmocka_unit_test(diff_marks),          cmocka_unit_test(render_svg),
-		cmocka_unit_test(shared_models),
+		cmocka_unit_test(plan_annotations),    cmocka_unit_test(shared_models),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

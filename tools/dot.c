@@ -232,15 +232,14 @@ static void node_box(writer *w, const om_node *n, const char *id, const char *st
 	}
 	if (hidden)
 		fprintf(f, "\\l+%d more constants", hidden);
+	const char *note = w->opt && w->opt->plan_node ? w->opt->plan_node(w->opt->plan_arg, n)
+						       : NULL;
+	if (note) {
+		fputs(shown ? "\\l" : "\\n", f);
+		om_dot_escape(f, note);
+	}
 	if (shown)
 		fputs("\\l", f);
-	if (w->opt && w->opt->plan_node) {
-		const char *note = w->opt->plan_node(w->opt->plan_arg, n);
-		if (note) {
-			fputs("\\n", f);
-			om_dot_escape(f, note);
-		}
-	}
 	fprintf(f, "\"%s];\n", style);
 	w->stats.nodes++;
 }

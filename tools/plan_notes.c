@@ -1,26 +1,235 @@
-/* plan_notes.c — the executor's plan as dot annotations (written once the session exposes
- * its plan). */
+/* plan_notes.c — the executor's plan as dot annotations: the model is planned in a session
+ * and run once on placeholder inputs (zeros; symbolic and unknown dims set to 1), and a node
+ * hook records which buffer each value landed in. Values sharing a buffer (a view and its
+ * source, or a later value reusing a freed block) get one colour. */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "plan_notes.h"
+#include "session.h"
+#include "transpose.h"
+
+typedef struct seen_value {
+	const om_value *key;
+	const void *data;
+	UT_hash_handle hh;
+} seen_value;
+
+typedef struct seen_buffer {
+	const void *key;
+	int id;
+	UT_hash_handle hh;
+} seen_buffer;
+
+typedef struct seen_node {
+	const om_node *key;
+	char note[160];
+	int view; /* the plan aliases output 0 to input 0 */
+	UT_hash_handle hh;
+} seen_node;
 
 struct om_plan_notes {
-	int unused;
+	om_session *s;
+	seen_value *values;
+	seen_buffer *buffers;
+	seen_node *nodes;
+	int nbuffers;
+	bool oom;
 };
+
+static seen_node *node_entry(om_plan_notes *p, const om_node *n)
+{
+	seen_node *e = NULL;
+	HASH_FIND_PTR(p->nodes, &n, e);
+	if (!e && (e = calloc(1, sizeof *e))) {
+		e->key = n;
+		HASH_ADD_PTR(p->nodes, key, e);
+	}
+	p->oom |= !e;
+	return e;
+}
+
+/* "perm (0,2,1,3) on [64,64,64,64] moves as rank 3 (0,2,1)": what om_transpose really does */
+static void transpose_note(char *buf, size_t size, const om_node *n, const om_tensor *in)
+{
+	int64_t dims[OM_MAX_RANK], np = 0;
+	int32_t perm[OM_MAX_RANK];
+	const int64_t *p = om_attr_ints(n, "perm", &np);
+	int32_t rank = in->rank;
+	for (int32_t i = 0; i < rank; i++) {
+		dims[i] = in->dims[i];
+		perm[i] = np == rank ? (int32_t)p[i] : rank - 1 - i;
+	}
+	int32_t r = om_transpose_merge(rank, dims, perm);
+	int len = snprintf(buf, size, "moves as rank %d (", r);
+	for (int32_t i = 0; i < r && len > 0 && (size_t)len < size; i++)
+		len += snprintf(buf + len, size - (size_t)len, i ? ",%d" : "%d", perm[i]);
+	if (len > 0 && (size_t)len < size)
+		snprintf(buf + len, size - (size_t)len, ")%s", r < rank ? " merged" : "");
+}
+
+static void hook(void *arg, const om_node *n, const om_tensor *const *in, int nin,
+		 const om_tensor *const *out, int nout)
+{
+	om_plan_notes *p = arg;
+	for (int i = 0; i < nout; i++) {
+		if (!n->out[i] || !out[i] || !out[i]->data)
+			continue;
+		seen_value *v = NULL;
+		const om_value *key = n->out[i];
+		HASH_FIND_PTR(p->values, &key, v);
+		if (!v && (v = calloc(1, sizeof *v))) {
+			v->key = key;
+			HASH_ADD_PTR(p->values, key, v);
+		}
+		if (!v) {
+			p->oom = true;
+			return;
+		}
+		v->data = out[i]->data;
+		seen_buffer *b = NULL;
+		HASH_FIND_PTR(p->buffers, &v->data, b);
+		if (!b && (b = calloc(1, sizeof *b))) {
+			b->key = v->data;
+			b->id = p->nbuffers++;
+			HASH_ADD_PTR(p->buffers, key, b);
+		}
+		p->oom |= !b;
+	}
+	if (!strcmp(n->op, "Transpose") && !n->domain[0] && nin > 0 && in[0]) {
+		seen_node *e = node_entry(p, n);
+		if (e)
+			transpose_note(e->note, sizeof e->note, n, in[0]);
+	}
+}
+
+/* Zeros shaped like the graph input (symbolic and unknown dims taken as 1). */
+static om_kind placeholder(const om_value *v, om_tensor *t, om_status *st)
+{
+	int64_t dims[OM_MAX_RANK];
+	int32_t rank = v->type.rank < 0 ? 0 : v->type.rank;
+	if (rank > OM_MAX_RANK)
+		return om_error(st, OM_ERR_UNSUPPORTED, NULL, "input '%s' has rank %d", v->name, rank);
+	for (int32_t i = 0; i < rank; i++)
+		dims[i] = v->type.dims[i].value >= 0 ? v->type.dims[i].value : 1;
+	int32_t dtype = v->type.elem ? v->type.elem : OM_FLOAT;
+	return om_tensor_alloc(t, dtype, rank, dims, st);
+}
+
+static om_kind run_once(om_plan_notes *p, const om_model *m, om_status *st)
+{
+	int nin = om_session_input_count(p->s), nout = om_session_output_count(p->s);
+	om_tensor *in = calloc((size_t)nin + 1, sizeof *in);
+	om_tensor *out = calloc((size_t)nout + 1, sizeof *out);
+	om_kind rc = in && out ? OM_OK : om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
+	for (int i = 0; i < nin && !rc; i++) {
+		const om_value *v = om_graph_find(m->graph, om_session_input_name(p->s, i));
+		rc = v ? placeholder(v, &in[i], st)
+		       : om_error(st, OM_ERR_INTERNAL, NULL, "no graph input %d", i);
+	}
+	if (!rc) {
+		om_session_set_hook(p->s, hook, p);
+		rc = om_session_run(p->s, in, nin, out, nout, st);
+	}
+	for (int i = 0; in && i < nin; i++)
+		om_tensor_free(&in[i]);
+	for (int i = 0; out && i < nout; i++)
+		om_tensor_free(&out[i]);
+	free(in);
+	free(out);
+	return rc;
+}
 
 om_kind om_plan_notes_make(const om_model *m, om_plan_notes **out, om_status *st)
 {
-	(void)m;
 	*out = NULL;
-	return om_error(st, OM_ERR_UNSUPPORTED, NULL, "--plan needs the executor's plan (not yet)");
+	om_plan_notes *p = calloc(1, sizeof *p);
+	if (!p)
+		return om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
+	om_kind rc = om_session_create(m, NULL, &p->s, st);
+	if (!rc && run_once(p, m, st)) {
+		/* a placeholder input the model rejects: draw the plan without buffers */
+		fprintf(stderr, "omopt dot: note: the plan was not run on placeholder inputs (%s); "
+				"buffers are not shown\n", st->msg);
+		*st = (om_status){0};
+	}
+	for (int i = 0; !rc && i < om_session_node_count(p->s); i++) {
+		om_node_info ni = om_session_node_info(p->s, i);
+		seen_node *e = node_entry(p, ni.node);
+		if (!e)
+			break;
+		e->view = ni.view;
+		char extra[64];
+		snprintf(extra, sizeof extra, "%.63s", e->note);
+		snprintf(e->note, sizeof e->note, "%s%s%s%s%s",
+			 ni.folded ? "folded at plan time"
+			 : ni.mode == OM_MODE_FAST ? "fast kernel" : "exact kernel",
+			 ni.dynamic ? ", shaped per run" : "", ni.view ? ", view" : "",
+			 extra[0] ? "; " : "", extra);
+	}
+	if (!rc && p->oom)
+		rc = om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
+	if (rc) {
+		om_plan_notes_free(p);
+		return rc;
+	}
+	*out = p;
+	return OM_OK;
+}
+
+static int plan_value(void *arg, const om_value *v, om_dot_plan_value *pv)
+{
+	om_plan_notes *p = arg;
+	seen_value *sv = NULL;
+	HASH_FIND_PTR(p->values, &v, sv);
+	if (!sv)
+		return 1;
+	seen_buffer *b = NULL;
+	HASH_FIND_PTR(p->buffers, &sv->data, b);
+	pv->buffer = b ? b->id : -1;
+	seen_node *e = NULL;
+	const om_node *n = v->producer;
+	if (n && v == n->out[0])
+		HASH_FIND_PTR(p->nodes, &n, e);
+	pv->is_view = e && e->view; /* in-place kernels share the buffer but are not views */
+	return 0;
+}
+
+static const char *plan_node(void *arg, const om_node *n)
+{
+	om_plan_notes *p = arg;
+	seen_node *e = NULL;
+	HASH_FIND_PTR(p->nodes, &n, e);
+	return e && e->note[0] ? e->note : NULL;
 }
 
 void om_plan_notes_options(om_plan_notes *p, om_dot_options *opt)
 {
-	(void)p, (void)opt;
+	opt->plan_value = plan_value;
+	opt->plan_node = plan_node;
+	opt->plan_arg = p;
 }
 
 void om_plan_notes_free(om_plan_notes *p)
 {
+	if (!p)
+		return;
+	seen_value *v, *vt;
+	HASH_ITER(hh, p->values, v, vt) {
+		HASH_DEL(p->values, v);
+		free(v);
+	}
+	seen_buffer *b, *bt;
+	HASH_ITER(hh, p->buffers, b, bt) {
+		HASH_DEL(p->buffers, b);
+		free(b);
+	}
+	seen_node *n, *nt;
+	HASH_ITER(hh, p->nodes, n, nt) {
+		HASH_DEL(p->nodes, n);
+		free(n);
+	}
+	om_session_free(p->s);
 	free(p);
 }
