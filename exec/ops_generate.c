@@ -197,17 +197,14 @@ static om_kind range_count(om_ctx *c, int64_t *count)
 		int64_t diff;
 		q = __builtin_sub_overflow(b, a, &diff) ? ((double)b - (double)a) / (double)e
 							: (double)diff / (double)e;
-	} else if (s->dtype == OM_DOUBLE) {
+	} else {
+		/* the difference and the quotient in double from the element values (as ONNX
+		 * Runtime: Range(8.733858f, 41.733856f, 3.3f) has 10 elements, where a float32
+		 * difference would give 11) */
 		double a = om_ix_float_at(s, 0), e = om_ix_float_at(d, 0);
 		if (e == 0)
 			return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "delta is 0");
 		q = (om_ix_float_at(l, 0) - a) / e;
-	} else {
-		float a = range_f32(s), e = range_f32(d);
-		if (e == 0)
-			return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "delta is 0");
-		float diff = range_f32(l) - a;
-		q = (double)diff / (double)e;
 	}
 	q = ceil(q);
 	if (!isfinite(q))

@@ -516,8 +516,8 @@ def range_ref(s, l, d):
     t = np.asarray(s).dtype
     if t.kind == 'f':
         c = t if t != np.float16 else np.dtype(np.float32)
-        diff = np.asarray(l, c) - np.asarray(s, c)
-        n = int(max(np.ceil(np.float64(diff) / np.float64(np.asarray(d, c))), 0))
+        diff = np.float64(l) - np.float64(s)  # difference and quotient in double
+        n = int(max(np.ceil(diff / np.float64(d)), 0))
         i = np.arange(n).astype(c)
         return (np.asarray(s, c) + i * np.asarray(d, c)).astype(t)
     n = int(max(np.ceil(np.float64(int(l) - int(s)) / np.float64(int(d))), 0))
@@ -528,7 +528,10 @@ def gen_range():
     fixed = [(np.float32, 0, 0.3, 0.1), (np.float32, 0, 1, 0.1), (np.float32, 1, -1, -0.3),
              (np.float64, 0, 1, 0.1), (np.int32, 10, 4, -3), (np.int64, -5, 5, 2),
              (np.int16, 3, 3, 1), (np.int32, 0, 10, -1), (np.float32, 5, 1, 1),
-             (np.int64, 0, 2 ** 40, 2 ** 38), (np.float16, 0.1, 2, 0.3), (np.float64, -2, 2, 0.37)]
+             (np.int64, 0, 2 ** 40, 2 ** 38), (np.float16, 0.1, 2, 0.3), (np.float64, -2, 2, 0.37),
+             # a float32 difference would change these counts (11, 40, 16)
+             (np.float32, 8.733858, 41.733856, 3.3), (np.float32, 1.2129846, 12.912985, 0.3),
+             (np.float32, 4.3050246, 21.905025, 1.1)]
     for k in range(12):
         dt = pick([np.float32, np.float64, np.int16, np.int32, np.int64])
         if np.dtype(dt).kind == 'f':

@@ -258,6 +258,12 @@ static void range_float_count_in_double(void **state)
 	assert_int_equal(y.dims[0], 3);
 	assert_true(((float *)y.data)[2] == 2.0f);
 	om_tensor_free(&y);
+	/* the difference is taken in double too: 10 elements, where a float32 difference (33.0f)
+	 * would give 11 */
+	const float a3 = 8.733858f, b3 = 41.733856f, d3 = 3.3f;
+	assert_int_equal(range(n, OM_FLOAT, &a3, &b3, &d3, &y), OM_OK);
+	assert_int_equal(y.dims[0], 10);
+	om_tensor_free(&y);
 	const float up = 1; /* wrong direction: empty */
 	assert_int_equal(range(n, OM_FLOAT, &a2, &b2, &up, &y), OM_OK);
 	assert_int_equal(y.dims[0], 0);
@@ -292,7 +298,7 @@ static void range_ints_and_halves(void **state)
 		       hd = om_float_to_half(0.3f);
 	assert_int_equal(range(n, OM_FLOAT16, &ha, &hb, &hd, &y), OM_OK);
 	float fa = om_half_to_float(ha), fb = om_half_to_float(hb), fd = om_half_to_float(hd);
-	int64_t cnt = (int64_t)ceil((double)(fb - fa) / (double)fd);
+	int64_t cnt = (int64_t)ceil(((double)fb - (double)fa) / (double)fd);
 	assert_int_equal(y.dims[0], cnt);
 	for (int64_t i = 0; i < cnt; i++)
 		assert_int_equal(((uint16_t *)y.data)[i], om_float_to_half(fa + (float)i * fd));

@@ -1,2 +1,2 @@
-
-By0J('JA¢ôBA7Â;AÌ4A`]-Aõ*&AŠøAÆA´“AHa	A
+By0JDÃÂ‰@öõ¬@*)Ð@]\ó@ÈGAbáAüz.A•@A.®QAÈGcAbátA~=ƒAK
+ŒA×”Aä£A±p¦A~=¯A
