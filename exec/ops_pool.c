@@ -151,12 +151,13 @@ static float lp_root(float acc, int64_t p)
 
 /* The window of output (o[0], o[1], o[2]) over image x, taps in row-major order. MaxPool sets
  * *best to the flat image index of the first maximum (NaN wins), -1 for an empty window. */
-static float window(const pool3 *g, const pool_args *pa, const float *x, const int64_t *o,
-		    int64_t *best)
+static inline __attribute__((always_inline)) float
+window(const pool3 *g, const pool_args *pa, const enum pool_kind kind, const float *x,
+       const int64_t *o, int64_t *best)
 {
 	const axis_taps *T = g->t;
 	int64_t H = g->in[1], W = g->in[2];
-	float acc = pa->kind == POOL_MAX ? -INFINITY : 0;
+	float acc = kind == POOL_MAX ? -INFINITY : 0;
 	*best = -1;
 	for (int64_t td = T[0].lo[o[0]]; td < T[0].hi[o[0]]; td++) {
 		int64_t id = T[0].start[o[0]] + td * g->dil[0];
@@ -166,9 +167,9 @@ static float window(const pool3 *g, const pool_args *pa, const float *x, const i
 			for (int64_t tw = T[2].lo[o[2]]; tw < T[2].hi[o[2]]; tw++) {
 				int64_t iw = T[2].start[o[2]] + tw * g->dil[2];
 				float v = xr[iw];
-				if (pa->kind == POOL_AVG) {
+				if (kind == POOL_AVG) {
 					acc += v;
-				} else if (pa->kind == POOL_LP) {
+				} else if (kind == POOL_LP) {
 					acc += lp_term(v, pa->p);
 				} else if (*best < 0 || v > acc || (isnan(v) && !isnan(acc))) {
 					acc = v;
@@ -191,24 +192,35 @@ static int64_t window_count(const pool3 *g, const pool_args *pa, const int64_t *
 }
 
 /* One image: x is in[0] x in[1] x in[2], y is out[0] x out[1] x out[2]. `ind` (may be NULL)
- * gets flat input indices offset by ibase. */
-static void pool_image(const pool3 *g, const pool_args *pa, const float *x, float *y,
-		       int64_t *ind, int64_t ibase)
+ * gets flat input indices offset by ibase. `kind` is a constant in each caller below. */
+static inline __attribute__((always_inline)) void
+pool_image_k(const pool3 *g, const pool_args *pa, const enum pool_kind kind, const float *x,
+	     float *y, int64_t *ind, int64_t ibase)
 {
 	int64_t o[3];
 	for (o[0] = 0; o[0] < g->out[0]; o[0]++)
 		for (o[1] = 0; o[1] < g->out[1]; o[1]++)
 			for (o[2] = 0; o[2] < g->out[2]; o[2]++, y++) {
 				int64_t best;
-				float acc = window(g, pa, x, o, &best);
-				if (pa->kind == POOL_AVG)
+				float acc = window(g, pa, kind, x, o, &best);
+				if (kind == POOL_AVG)
 					acc = acc / (float)window_count(g, pa, o);
-				else if (pa->kind == POOL_LP)
+				else if (kind == POOL_LP)
 					acc = lp_root(acc, pa->p);
 				*y = acc;
 				if (ind)
 					*ind++ = best < 0 ? -1 : ibase + best;
 			}
+}
+
+static void pool_image(const pool3 *g, const pool_args *pa, const float *x, float *y,
+		       int64_t *ind, int64_t ibase)
+{
+	switch (pa->kind) {
+	case POOL_MAX: pool_image_k(g, pa, POOL_MAX, x, y, ind, ibase); break;
+	case POOL_AVG: pool_image_k(g, pa, POOL_AVG, x, y, ind, ibase); break;
+	default: pool_image_k(g, pa, POOL_LP, x, y, ind, ibase); break;
+	}
 }
 
 static om_kind pool_f32(om_ctx *c)
