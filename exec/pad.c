@@ -12,8 +12,18 @@ enum { CONSTANT, EDGE, REFLECT, WRAP };
 
 typedef struct pad_plan {
 	int mode;
-	int64_t begin[OM_MAX_RANK], dims[OM_MAX_RANK]; /* output dims */
+	int64_t begin[OM_MAX_RANK], end[OM_MAX_RANK], dims[OM_MAX_RANK]; /* output dims */
 } pad_plan;
+
+/* the part of an axis of extent n that negative pads keep: [lo, lo + count); count may be <= 0
+ * when the crops overlap. Edge, reflect and wrap pad this part (as ONNX Runtime does). */
+static void kept(int64_t n, int64_t begin, int64_t end, int64_t *lo, int64_t *count)
+{
+	const int64_t cb = begin < 0 ? (begin < -n ? n : -begin) : 0;
+	const int64_t ce = end < 0 ? (end < -n ? n : -end) : 0;
+	*lo = cb;
+	*count = n - cb - ce;
+}
 
 static om_kind pad_mode(om_ctx *c, int *mode)
 {
@@ -58,9 +68,9 @@ static om_kind pad_plan_of(om_ctx *c, pad_plan *p)
 	int32_t ax[2 * OM_MAX_RANK];
 	if ((rc = om_norm_axes(c, axes, na, x->rank, ax)))
 		return rc;
-	int64_t end[OM_MAX_RANK] = {0};
+	int64_t *end = p->end;
 	for (int32_t i = 0; i < x->rank; i++)
-		p->begin[i] = 0;
+		p->begin[i] = end[i] = 0;
 	for (int64_t i = 0; i < na; i++) {
 		p->begin[ax[i]] = pads[i];
 		end[ax[i]] = pads[na + i];
@@ -78,11 +88,15 @@ static om_kind pad_plan_of(om_ctx *c, pad_plan *p)
 		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
 				"the output's element count overflows");
 	if (p->mode != CONSTANT && numel > 0)
-		for (int32_t i = 0; i < x->rank; i++)
-			if (x->dims[i] == 0)
+		for (int32_t i = 0; i < x->rank; i++) {
+			int64_t lo, n;
+			kept(x->dims[i], p->begin[i], end[i], &lo, &n);
+			if (n <= 0)
 				return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
-						"mode '%s' needs elements of the empty axis %d",
-						om_attr_string(c->node, "mode", ""), i);
+						"mode '%s' needs elements of axis %d, which is empty "
+						"(after cropping)", om_attr_string(c->node, "mode", ""),
+						i);
+		}
 	return OM_OK;
 }
 
@@ -96,7 +110,7 @@ om_kind om_pad_infer(om_ctx *c)
 	return OM_OK;
 }
 
-/* the input index that output index i - begin reads (-1: the constant) */
+/* the index into an axis of extent n that padded index i reads (-1: the constant) */
 static int64_t src_index(int mode, int64_t n, int64_t i)
 {
 	switch (mode) {
@@ -183,8 +197,17 @@ om_kind om_pad_move(om_ctx *c)
 	int64_t at = 0;
 	for (int32_t i = 0; i < r; at += p.dims[i], i++) {
 		map[i] = maps + at;
-		for (int64_t o = 0; o < p.dims[i]; o++)
-			map[i][o] = src_index(p.mode, x->dims[i], o - p.begin[i]);
+		int64_t lo, n, at_i;
+		kept(x->dims[i], p.begin[i], p.end[i], &lo, &n);
+		const int64_t b = p.begin[i] > 0 ? p.begin[i] : 0;
+		for (int64_t o = 0; o < p.dims[i]; o++) {
+			if (p.mode != CONSTANT)
+				map[i][o] = lo + src_index(p.mode, n, o - b);
+			else if (__builtin_sub_overflow(o, p.begin[i], &at_i))
+				map[i][o] = -1;
+			else
+				map[i][o] = src_index(CONSTANT, x->dims[i], at_i);
+		}
 	}
 	om_dense_strides(r, x->dims, xs);
 	int64_t idx[OM_MAX_RANK] = {0};

@@ -430,8 +430,19 @@ static void pad_modes(void **state)
 	assert_int_equal(pad1(n, "constant", x, 5, -1, -2, &out), OM_OK); /* negative pads crop */
 	assert_f32(&out, F32(2, 3));
 	om_tensor_free(&out);
-	assert_int_equal(pad1(n, "reflect", x, 5, -3, 2, &out), OM_OK); /* crop, then reflect */
-	assert_f32(&out, F32(4, 5, 4, 3));
+	/* non-constant modes pad what the crops keep (ONNX Runtime's reading) */
+	assert_int_equal(pad1(n, "reflect", x, 5, -3, 2, &out), OM_OK); /* [4 5], then reflect */
+	assert_f32(&out, F32(4, 5, 4, 5));
+	om_tensor_free(&out);
+	assert_int_equal(pad1(n, "wrap", x, 5, 2, -1, &out), OM_OK); /* [1 2 3 4], then wrap */
+	assert_f32(&out, F32(3, 4, 1, 2, 3, 4));
+	om_tensor_free(&out);
+	assert_int_equal(pad1(n, "edge", x, 5, -4, 2, &out), OM_OK);
+	assert_f32(&out, F32(5, 5, 5));
+	om_tensor_free(&out);
+	assert_int_equal(pad1(n, "edge", x, 2, -2, 1, &out), OM_ERR_INVALID_MODEL); /* all cropped */
+	assert_int_equal(pad1(n, "constant", x, 2, -2, 1, &out), OM_OK);
+	assert_f32(&out, F32(0));
 	om_tensor_free(&out);
 	assert_int_equal(pad1(n, "constant", x, 2, -3, 0, &out), OM_ERR_INVALID_MODEL);
 	assert_int_equal(pad1(n, "edge", x, 0, 1, 1, &out), OM_ERR_INVALID_MODEL); /* empty axis */

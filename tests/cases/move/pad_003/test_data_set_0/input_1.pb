@@ -1,0 +1,1 @@
+BvalueJH
