@@ -83,14 +83,15 @@ static inline uint64_t om_ew_f2u(double v)
 #define OM_EW_BINARY_OPS(X)                                                                \
 	X(Add) X(Sub) X(Mul) X(Div) X(Pow) X(Mod) X(Equal) X(Less) X(LessOrEqual) X(Greater) \
 	X(GreaterOrEqual) X(And) X(Or) X(Xor) X(BitShift) X(BitwiseAnd) X(BitwiseOr)         \
-	X(BitwiseXor) X(PRelu) X(Min) X(Max) X(Sum) X(Mean) X(Where) X(Clip6) X(Clip11)
+	X(BitwiseXor) X(PRelu) X(Min) X(Max) X(Sum) X(Mean) X(Where) X(Clip6) X(Clip11)   \
+	X(SwiGLU) X(StringConcat)
 /* unary ops (ew_unary.c) */
 #define OM_EW_UNARY_OPS(X)                                                                 \
 	X(Neg) X(Abs) X(Sqrt) X(Reciprocal) X(Exp) X(Log) X(Erf) X(Tanh) X(Sigmoid)          \
 	X(HardSigmoid) X(HardSwish) X(Relu) X(LeakyRelu) X(Elu) X(Selu) X(Softplus)          \
 	X(Softsign) X(Gelu) X(Floor) X(Ceil) X(Round) X(Sign) X(Not) X(BitwiseNot) X(IsNaN)  \
 	X(IsInf) X(Sin) X(Cos) X(Tan) X(Asin) X(Acos) X(Atan) X(Sinh) X(Cosh) X(Asinh)       \
-	X(Acosh) X(Atanh) X(ThresholdedRelu) X(Celu) X(Shrink) X(Mish)
+	X(Acosh) X(Atanh) X(ThresholdedRelu) X(Celu) X(Shrink) X(Mish) X(Swish)
 
 #define OM_EW_DECLARE(Name)                                                                \
 	om_kind om_ew_infer_##Name(om_ctx *c);                                             \

@@ -618,3 +618,76 @@ om_kind om_ew_kernel_Clip6(om_ctx *c)
 	}
 	return clip_run(c, &t[0], &t[1]);
 }
+
+/* ---- SwiGLU(a, b) = Swish(a, alpha) * b -------------------------------------------------- */
+
+om_kind om_ew_infer_SwiGLU(om_ctx *c)
+{
+	om_kind rc = bin_infer(c, t_mul, false);
+	if (!rc && !OM_EW_IS_FLOAT(c->in[0]->dtype))
+		rc = om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "SwiGLU takes float types");
+	return rc;
+}
+
+om_kind om_ew_kernel_SwiGLU(om_ctx *c)
+{
+	const om_tensor *a = c->in[0];
+	om_tensor gate;
+	om_kind rc = om_tensor_alloc(&gate, a->dtype, a->rank, a->dims, c->st);
+	if (rc)
+		return rc;
+	om_tensor *gp = &gate;
+	om_ctx sc = *c;
+	sc.nin = 1, sc.nout = 1, sc.out = &gp;
+	rc = om_ew_kernel_Swish(&sc);
+	if (!rc)
+		rc = run(c, t_mul[a->dtype], 2, (const om_tensor *const[]){&gate, c->in[1]}, NULL);
+	om_tensor_free(&gate);
+	return rc;
+}
+
+/* ---- StringConcat: broadcasting concatenation into owned strings ------------------------- */
+
+static void ew_concat_str(int64_t n, void *o_, const void *const *in, const int64_t *s,
+			  const void *arg)
+{
+	bool *nomem = (bool *)arg;
+	om_str *o = o_;
+	const om_str *a = in[0], *b = in[1];
+	for (int64_t i = 0; i < n; i++) {
+		const om_str *x = &a[i * s[1]], *y = &b[i * s[2]];
+		const size_t lx = x->len > 0 ? (size_t)x->len : 0;
+		const size_t ly = y->len > 0 ? (size_t)y->len : 0;
+		char *p = malloc(lx + ly + 1);
+		if (!p) {
+			*nomem = true;
+			continue;
+		}
+		if (lx)
+			memcpy(p, x->ptr, lx);
+		if (ly)
+			memcpy(p + lx, y->ptr, ly);
+		p[lx + ly] = 0;
+		o[i] = (om_str){p, (int64_t)(lx + ly)};
+	}
+}
+
+om_kind om_ew_infer_StringConcat(om_ctx *c)
+{
+	static const om_bcast_fn t_str[OM_DTYPE_COUNT] = {[OM_STRING] = ew_concat_str};
+	return bin_infer(c, t_str, false);
+}
+
+om_kind om_ew_kernel_StringConcat(om_ctx *c)
+{
+	if (c->in[0]->dtype != OM_STRING || c->in[1]->dtype != OM_STRING)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "StringConcat takes strings");
+	bool nomem = false;
+	om_bcast b;
+	om_kind rc = om_bcast_init(c, &b, c->out[0], 2, c->in);
+	if (rc)
+		return rc;
+	om_bcast_run(&b, c->out[0]->data, (const void *const[]){c->in[0]->data, c->in[1]->data},
+		     ew_concat_str, &nomem);
+	return nomem ? om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory") : OM_OK;
+}

@@ -89,6 +89,7 @@ typedef void (*un_fn)(int64_t n, void *out, const void *in, const ew_par *p);
 #define SHRINK_F(x, p, CT)                                                                 \
 	((x) < -K(p->lambd) ? (x) + K(p->bias) : (x) > K(p->lambd) ? (x) - K(p->bias) : K(0))
 #define MISH_F(x, p, CT) ((x) * tanh(SOFTPLUS_F(x, p, CT)))
+#define SWISH_F(x, p, CT) ((x) * SIGMOID_F(K(p->alpha) * (x), p, CT))
 
 /* ---- tables ------------------------------------------------------------------------------ */
 
@@ -144,6 +145,7 @@ UN_TABLE_F(t_trelu, TRELU_F)
 UN_TABLE_F(t_celu, CELU_F)
 UN_TABLE_F(t_shrink, SHRINK_F)
 UN_TABLE_F(t_mish, MISH_F)
+UN_TABLE_F(t_swish, SWISH_F)
 OM_EW_BOOLS(UN_DEF, NOT_B)
 static const un_fn t_not[OM_DTYPE_COUNT] = {OM_EW_BOOLS(UN_ENTRY, NOT_B)};
 OM_EW_SINTS(UN_DEF, BNOT)
@@ -243,3 +245,4 @@ EW_UNARY(ThresholdedRelu, t_trelu, false, 1.0f, 0, 0)
 EW_UNARY(Celu, t_celu, false, 1.0f, 0, 0)
 EW_UNARY0(Shrink, t_shrink)
 EW_UNARY0(Mish, t_mish)
+EW_UNARY(Swish, t_swish, false, 1.0f, 0, 0)

@@ -318,7 +318,25 @@ static om_kind castlike_infer(om_ctx *c)
 	return cast_infer_to(c, c->in[1]->dtype);
 }
 
+/* BitCast: the same bytes read as another type of the same width (a view) */
+static om_kind bitcast_infer(om_ctx *c)
+{
+	const int64_t to = om_attr_int(c->node, "to", 0);
+	om_kind rc = cast_infer_to(c, to);
+	if (rc && rc != OM_ERR_UNSUPPORTED)
+		return rc;
+	const int32_t from = c->in[0]->dtype;
+	const int bits = om_dtype_bits(from);
+	if (from == OM_STRING || to == OM_STRING || bits != om_dtype_bits((int32_t)to) || bits < 8)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"cannot reinterpret %s as %s", om_dtype_name(from),
+				om_dtype_name((int32_t)to));
+	om_set_shape(c->out[0], (int32_t)to, c->in[0]->rank, c->in[0]->dims);
+	return OM_OK;
+}
+
 static const om_op rows[] = {
+	{"BitCast", "", 26, bitcast_infer, NULL, OM_OP_VIEW | OM_OP_EXACT},
 	{"Cast", "", 1, cast_infer, cast_run, OM_OP_EXACT},
 	{"CastLike", "", 15, castlike_infer, cast_run, OM_OP_EXACT},
 };

@@ -29,7 +29,8 @@ static const om_op rows[] = {
 	ROW(Sin, 7, EI), ROW(Cos, 7, EI), ROW(Tan, 7, EI), ROW(Asin, 7, EI), ROW(Acos, 7, EI),
 	ROW(Atan, 7, EI), ROW(Sinh, 9, EI), ROW(Cosh, 9, EI), ROW(Asinh, 9, EI),
 	ROW(Acosh, 9, EI), ROW(Atanh, 9, EI), ROW(ThresholdedRelu, 10, EI), ROW(Celu, 12, EI),
-	ROW(Shrink, 9, EI), ROW(Mish, 18, EI),
+	ROW(Shrink, 9, EI), ROW(Mish, 18, EI), ROW(Swish, 24, EI), ROW(SwiGLU, 28, E),
+	ROW(StringConcat, 20, E),
 };
 
 const om_op_table om_ops_elementwise = OM_TABLE(rows);

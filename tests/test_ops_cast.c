@@ -245,6 +245,25 @@ static void castlike_and_errors(void **state)
 	assert_int_equal(cast(OM_FLOAT, x, 1, OM_COMPLEX64, -1, &out), OM_ERR_UNSUPPORTED);
 }
 
+/* BitCast keeps the bytes; widths must match */
+static void bitcast(void **state)
+{
+	(void)state;
+	om_model *m;
+	om_node *nd = nt_node(&m, "BitCast", 1, 1);
+	nt_int(nd, "to", OM_INT32);
+	const float x[] = {1.0f, -2.0f};
+	om_tensor tx = nt_tensor(OM_FLOAT, 1, (int64_t[]){2}, x);
+	om_tensor out;
+	assert_int_equal(nt_run(nd, 26, (const om_tensor *[]){&tx}, &out), OM_OK);
+	assert_int_equal(out.dtype, OM_INT32);
+	assert_memory_equal(out.data, ((int32_t[]){0x3f800000, (int32_t)0xc0000000u}), 8);
+	om_tensor_free(&out);
+	nt_int(nd, "to", OM_INT64);
+	assert_int_equal(nt_run(nd, 26, (const om_tensor *[]){&tx}, &out), OM_ERR_INVALID_MODEL);
+	om_model_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -252,6 +271,7 @@ int main(void)
 	    cmocka_unit_test(float8),        cmocka_unit_test(integers_and_bool),
 	    cmocka_unit_test(strings),       cmocka_unit_test(castlike_and_errors),
 		cmocka_unit_test(sub_byte_and_e8m0),
+		cmocka_unit_test(bitcast),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

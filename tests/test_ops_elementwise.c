@@ -497,6 +497,42 @@ static void logic_and_bits(void **state)
 	om_model_free(m);
 }
 
+/* Swish, SwiGLU (b broadcast over a), StringConcat with a scalar */
+static void swish_swiglu_concat(void **state)
+{
+	(void)state;
+	const float a[] = {-1, 0, 2, 3}, b[] = {2, -1};
+	om_tensor ta = nt_tensor(OM_FLOAT, 2, (int64_t[]){2, 2}, a);
+	om_tensor tb = nt_tensor(OM_FLOAT, 1, (int64_t[]){2}, b);
+	om_model *m;
+	om_tensor out;
+	om_node *n = nt_node(&m, "SwiGLU", 2, 1);
+	nt_float(n, "alpha", 0.5f);
+	assert_int_equal(nt_run(n, 28, (const om_tensor *[]){&ta, &tb}, &out), OM_OK);
+	float want[4];
+	for (int i = 0; i < 4; i++)
+		want[i] = a[i] / (1 + expf(-0.5f * a[i])) * b[i % 2];
+	nt_check_f32(&out, 2, (int64_t[]){2, 2}, want, 1e-6);
+	om_tensor_free(&out);
+	om_model_free(m);
+	assert_int_equal(run(&m, "Swish", 24, 1, (const om_tensor *[]){&ta}, &out, NULL), OM_OK);
+	for (int i = 0; i < 4; i++)
+		want[i] = a[i] / (1 + expf(-a[i]));
+	nt_check_f32(&out, 2, (int64_t[]){2, 2}, want, 1e-6);
+	om_tensor_free(&out);
+	om_model_free(m);
+	const om_str x[] = {{"ab", 2}, {"", 0}}, y[] = {{"-z", 2}};
+	om_tensor tx = nt_tensor(OM_STRING, 1, (int64_t[]){2}, x);
+	om_tensor ty = nt_tensor(OM_STRING, 0, NULL, y);
+	const om_tensor *in[] = {&tx, &ty};
+	assert_int_equal(run(&m, "StringConcat", 20, 2, in, &out, NULL), OM_OK);
+	const om_str *o = out.data;
+	assert_true(o[0].len == 4 && !memcmp(o[0].ptr, "ab-z", 4));
+	assert_true(o[1].len == 2 && !memcmp(o[1].ptr, "-z", 2));
+	om_tensor_free(&out);
+	om_model_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -506,6 +542,7 @@ int main(void)
 	    cmocka_unit_test(where_broadcast), cmocka_unit_test(variadic),
 	    cmocka_unit_test(clip_forms),      cmocka_unit_test(unary_exact_points),
 	    cmocka_unit_test(half_types),      cmocka_unit_test(logic_and_bits),
+		cmocka_unit_test(swish_swiglu_concat),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
