@@ -6,6 +6,8 @@
 #define OM_DETMATH_H
 
 #include <math.h>
+#include <stdint.h>
+#include <string.h>
 
 #ifdef __clang__
 #pragma STDC FP_CONTRACT OFF
@@ -37,7 +39,13 @@ static inline double om_det_exp(double x)
 		const double t = p * r;
 		p = t + inv_fact[i];
 	}
-	return ldexp(p, (int)n);
+	if (n < -1022 || n > 1023)
+		return ldexp(p, (int)n);
+	/* 2^n as bits: the product is the correctly rounded p * 2^n, as ldexp gives */
+	const uint64_t bits = (uint64_t)((int64_t)n + 1023) << 52;
+	double scale;
+	memcpy(&scale, &bits, sizeof scale);
+	return p * scale;
 }
 
 static inline double om_det_log(double x)
