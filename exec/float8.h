@@ -61,7 +61,12 @@ static inline uint8_t om_float_to_f8(float x, om_f8_fmt f, bool saturate)
 {
 	const uint32_t u = om_f32_bits(x), a = u & 0x7fffffffu;
 	const uint8_t sign = (uint8_t)((u >> 24) & 0x80);
-	const uint8_t nan = f.uz ? 0x80 : (uint8_t)(sign | 0x7f);
+	/* E5M2 keeps the quiet bit and the next mantissa bit (float32 NaN 0x7fc00000 -> 0x7e) */
+	uint8_t nan = (uint8_t)(sign | 0x7f);
+	if (f.uz)
+		nan = 0x80;
+	else if (f.inf)
+		nan = (uint8_t)(sign | 0x7e | ((a >> 21) & 1u));
 	if (a > 0x7f800000u)
 		return nan;
 	const uint8_t over = saturate ? (uint8_t)(sign | f.maxcode)

@@ -288,6 +288,9 @@ static om_kind cast_infer_to(om_ctx *c, int64_t to)
 {
 	if (c->nin < 1 || !c->in[0] || !c->nout || !c->out[0])
 		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "input or output missing");
+	if (to == 25 || to == 26) /* ONNX 1.20's uint2/int2: not in omopt's IR */
+		return om_error(c->st, OM_ERR_UNSUPPORTED, c->node, "cast to %s",
+				to == 25 ? "uint2" : "int2");
 	if (to <= 0 || to >= OM_DTYPE_COUNT)
 		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "bad target type %lld",
 				(long long)to);
