@@ -43,6 +43,21 @@ def node_counts(path):
     return len(m.graph.node), total(m.graph)
 
 
+def io_signature(path):
+    """Names, element types and dims (numbers and symbols) of the graph inputs and outputs."""
+    import onnx
+    m = onnx.load(path, load_external_data=False)
+    inits = {i.name for i in m.graph.initializer}
+
+    def sig(v):
+        t = v.type.tensor_type
+        dims = tuple(d.dim_param if d.HasField('dim_param') else
+                     d.dim_value if d.HasField('dim_value') else '?' for d in t.shape.dim)
+        return (v.name, t.elem_type, dims if t.HasField('shape') else None)
+    return ([sig(v) for v in m.graph.input if v.name not in inits],
+            [sig(v) for v in m.graph.output])
+
+
 def ort_run(oracle, model, outdir, inputs, extra=()):
     args = ['node', oracle, model, outdir] + [f'{k}={v}' for k, v in inputs] + list(extra)
     r = subprocess.run(args, capture_output=True, text=True)
@@ -100,6 +115,9 @@ def check(name, d, omopt, oracle):
                 bad.append(f'{os.path.basename(ref)}: max abs diff '
                            f'{float(np.max(np.abs(a.astype(np.float64) - b))):.3g}')
         row['outputs'] = len(refs)
+        if io_signature(src) != io_signature(dst):
+            bad.append(f'graph inputs/outputs changed: {io_signature(src)} -> '
+                       f'{io_signature(dst)}')
         if bad:
             row['error'] = 'outputs differ: ' + '; '.join(bad)
         elif row['simplified'] >= row['nodes']:
