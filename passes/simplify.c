@@ -1,7 +1,7 @@
 /*
  * simplify.c — the om_simplify pass pipeline (see docs/passes.md). One screen:
  *
- *     infer_shapes → fold_constants → fold_shape_chains → eliminate_identities
+ *     infer_shapes → fold_constants → fold_shape_chains → inline_if → eliminate_identities
  *                  → fuse_transposes → merge_common → eliminate_dead   (to a fixed point)
  *
  * Each pass rewrites one graph; the driver runs it on the main graph and then inside every
@@ -20,6 +20,7 @@ static const struct {
 	{"infer_shapes", om_pass_infer},
 	{"fold_constants", om_pass_fold},
 	{"fold_shape_chains", om_pass_shape_chains},
+	{"inline_if", om_pass_inline_if},
 	{"eliminate_identities", om_pass_identities},
 	{"fuse_transposes", om_pass_transposes},
 	{"merge_common", om_pass_common},

@@ -538,6 +538,57 @@ static void subgraph_is_simplified(void **state)
 	om_model_free(m);
 }
 
+static om_graph *branch(om_model *m, om_node *iff, const char *attr)
+{
+	om_graph *sub = om_graph_new(m, m->graph);
+	om_node_set_attr(iff, attr, OM_ATTR_GRAPH)->g = sub;
+	return sub;
+}
+
+static void constant_if_is_inlined(void **state)
+{
+	(void)state;
+	om_model *m = model(13);
+	om_graph *g = m->graph;
+	input(g, "x", OM_FLOAT, "2");
+	om_value *c = om_graph_value(g, "c");
+	c->init = om_model_tensor(m, OM_BOOL, 0, NULL);
+	*(uint8_t *)c->init->data = 1;
+	c->flags |= OM_VALUE_INITIALIZER;
+	push(g, &g->inits, &g->ninits, c);
+	node(g, "Relu", "x", "r"); /* the then branch uses the name r too */
+	om_node *iff = node(g, "If", "c", "y,z");
+	node(g, "Neg", "y", "out");
+	output(g, "out", OM_FLOAT, "2");
+	output(g, "z", OM_FLOAT, "2");
+	om_graph *t = branch(m, iff, "then_branch");
+	om_graph_value(t, "x")->flags |= OM_VALUE_OUTER;
+	om_graph_value(t, "r")->flags |= OM_VALUE_OUTER;
+	node(t, "Sigmoid", "x", "s");
+	node(t, "Mul", "s,r", "r_1");
+	output(t, "r_1", OM_FLOAT, "2");
+	output(t, "x", OM_FLOAT, "2"); /* an outer value as a branch output */
+	om_graph *e = branch(m, iff, "else_branch");
+	om_graph_value(e, "x")->flags |= OM_VALUE_OUTER;
+	node(e, "Tanh", "x", "te");
+	output(e, "te", OM_FLOAT, "2");
+	output(e, "te", OM_FLOAT, "2");
+	simplify(m, NULL);
+	/* Relu, Sigmoid, Mul (writing y), Identity (x -> z), Neg */
+	assert_int_equal(g->nnodes, 5);
+	assert_int_equal(count_op(g, "If"), 0);
+	const om_node *mul = om_graph_find(g, "y")->producer;
+	assert_non_null(mul);
+	assert_string_equal(mul->op, "Mul");
+	assert_string_equal(mul->in[1]->name, "r");
+	assert_string_equal(mul->in[0]->producer->op, "Sigmoid");
+	const om_node *id = g->outputs[1]->producer;
+	assert_string_equal(id->op, "Identity");
+	assert_string_equal(id->in[0]->name, "x");
+	assert_string_equal(g->outputs[0]->producer->in[0]->name, "y");
+	om_model_free(m);
+}
+
 static void fold_with_kernels(void **state)
 {
 	(void)state;
@@ -644,6 +695,7 @@ int main(void)
 		cmocka_unit_test(constant_node_becomes_initializer),
 		cmocka_unit_test(where_equal_expand),
 		cmocka_unit_test(subgraph_is_simplified),
+		cmocka_unit_test(constant_if_is_inlined),
 		cmocka_unit_test(fold_with_kernels),
 		cmocka_unit_test(common_nodes_merge),
 		cmocka_unit_test(verifier_catches_broken_ir),

@@ -1,0 +1,186 @@
+/*
+ * inline_if.c — the inline_if pass: an If whose condition is a constant is replaced by the
+ * nodes of the branch it takes. Branch values move into the enclosing graph under their own
+ * names when those are free there, else under fresh ones (a branch with nested subgraphs is
+ * only inlined when no name changes, since those refer to its values by name). The If's
+ * output values stay: the branch node that produced each one now writes it, or an Identity
+ * does when the branch output is not produced inside the branch.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pass.h"
+
+typedef struct vmap {
+	const om_value *from;
+	om_value *to;
+	UT_hash_handle hh;
+} vmap;
+
+static bool has_subgraphs(const om_graph *b)
+{
+	for (int32_t i = 0; i < b->nnodes; i++)
+		for (int32_t a = 0; a < b->nodes[i]->nattr; a++)
+			if (b->nodes[i]->attrs[a].g || b->nodes[i]->attrs[a].graphs)
+				return true;
+	return false;
+}
+
+static bool constant_condition(const om_graph *g, const om_node *n, bool *cond)
+{
+	const om_tensor *t = n->nin == 1 ? om_value_const(g, n->in[0]) : NULL;
+	if (!t || t->dtype != OM_BOOL || om_tensor_numel(t) != 1 || !t->data)
+		return false;
+	*cond = *(const uint8_t *)t->data != 0;
+	return true;
+}
+
+/* The value of g that stands for branch value v. */
+static om_value *mapped(om_graph *g, vmap **map, om_value *v)
+{
+	if (!v)
+		return NULL;
+	vmap *e = NULL;
+	HASH_FIND_PTR(*map, &v, e);
+	if (e)
+		return e->to;
+	om_value *to;
+	if (v->flags & OM_VALUE_OUTER) {
+		to = om_graph_value(g, v->name); /* g's own value, or one more outer reference */
+		if (to && !to->producer && !(to->flags & (OM_VALUE_GRAPH_INPUT |
+							  OM_VALUE_INITIALIZER)) && g->parent)
+			to->flags |= OM_VALUE_OUTER;
+	} else {
+		to = om_graph_fresh_value(g, v->name);
+		if (to)
+			to->type = v->type;
+	}
+	e = malloc(sizeof *e);
+	if (!to || !e) {
+		free(e);
+		return NULL;
+	}
+	e->from = v;
+	e->to = to;
+	HASH_ADD_PTR(*map, from, e);
+	return to;
+}
+
+static bool names_free(const om_graph *g, const om_graph *b)
+{
+	const om_value *v, *tmp;
+	HASH_ITER(hh, b->values, v, tmp)
+		if (!(v->flags & OM_VALUE_OUTER) && om_graph_find(g, v->name))
+			return false;
+	return true;
+}
+
+static om_kind inline_branch(om_pass_ctx *c, om_graph *g, om_node *n, om_graph *b)
+{
+	if (b->noutputs != n->nout)
+		return OM_OK;
+	if (has_subgraphs(b) && !names_free(g, b))
+		return OM_OK;
+	vmap *map = NULL, *e, *tmp;
+	bool nomem = false;
+	om_kind rc = OM_OK;
+	for (int32_t i = 0; i < b->ninits && !rc; i++) {
+		om_value *to = mapped(g, &map, b->inits[i]);
+		if (!to)
+			nomem = true;
+		else if (b->inits[i]->init)
+			rc = om_make_constant(g, to, b->inits[i]->init, c->st);
+	}
+	for (int32_t i = 0; i < b->nnodes && !rc && !nomem; i++) {
+		const om_node *bn = b->nodes[i];
+		om_node *nn = om_graph_add_node(g, bn->op, bn->domain, bn->name, bn->nin, bn->nout);
+		if (!nn) {
+			nomem = true;
+			break;
+		}
+		nn->overload = bn->overload;
+		nn->doc = bn->doc;
+		nn->attrs = bn->attrs;
+		nn->nattr = bn->nattr;
+		nn->meta = bn->meta;
+		nn->nmeta = bn->nmeta;
+		nn->proto = bn->proto;
+		for (int32_t a = 0; a < nn->nattr; a++) {
+			if (nn->attrs[a].g)
+				nn->attrs[a].g->parent = g;
+			for (int64_t k = 0; nn->attrs[a].graphs && k < nn->attrs[a].n; k++)
+				nn->attrs[a].graphs[k]->parent = g;
+		}
+		for (int32_t k = 0; k < bn->nin; k++)
+			if (bn->in[k] && !(nn->in[k] = mapped(g, &map, bn->in[k])))
+				nomem = true;
+		for (int32_t k = 0; k < bn->nout; k++) {
+			om_value *v = bn->out[k] ? mapped(g, &map, bn->out[k]) : NULL;
+			if (bn->out[k] && !v)
+				nomem = true;
+			om_node_set_output(nn, k, v);
+		}
+	}
+	/* the If's outputs: the moved producer writes them, else an Identity */
+	for (int32_t o = 0; o < n->nout && !rc && !nomem; o++) {
+		om_value *want = n->out[o];
+		if (!want)
+			continue;
+		om_value *got = mapped(g, &map, b->outputs[o]);
+		if (!got) {
+			nomem = true;
+			break;
+		}
+		bool twice = false;
+		for (int32_t k = 0; k < o; k++)
+			twice |= b->outputs[k] == b->outputs[o];
+		om_node *p = got->producer;
+		if (p && p->graph == g && !twice && !(got->flags & OM_VALUE_GRAPH_OUTPUT)) {
+			om_node_set_output(p, got->producer_slot, want);
+			got->producer = NULL;
+			om_replace_uses(g, got, want);
+		} else {
+			om_node *id = om_graph_add_node(g, "Identity", "", want->name, 1, 1);
+			if (!id) {
+				nomem = true;
+				break;
+			}
+			id->in[0] = got;
+			om_node_set_output(id, 0, want);
+		}
+	}
+	HASH_ITER(hh, map, e, tmp) {
+		HASH_DEL(map, e);
+		free(e);
+	}
+	if (nomem)
+		return om_error(c->st, OM_ERR_NOMEM, n, "out of memory inlining a branch");
+	if (rc)
+		return rc;
+	n->flags |= OM_NODE_DEAD;
+	om_graph_compact(g);
+	return om_graph_toposort(g, c->st);
+}
+
+om_kind om_pass_inline_if(om_pass_ctx *c, om_graph *g, int *changes)
+{
+	for (int32_t i = 0; i < g->nnodes; i++) {
+		om_node *n = g->nodes[i];
+		bool cond;
+		if ((n->flags & OM_NODE_DEAD) || strcmp(n->op, "If") ||
+		    (n->domain[0] && strcmp(n->domain, "ai.onnx")) || !constant_condition(g, n, &cond))
+			continue;
+		const om_attr *a = om_node_attr(n, cond ? "then_branch" : "else_branch");
+		if (!a || !a->g)
+			continue;
+		int32_t before = g->nnodes;
+		om_kind rc = inline_branch(c, g, n, a->g);
+		if (rc)
+			return rc;
+		if (g->nnodes != before || (n->flags & OM_NODE_DEAD)) {
+			(*changes)++;
+			i = -1; /* the node list was rebuilt: start over */
+		}
+	}
+	return OM_OK;
+}
