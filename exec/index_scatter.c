@@ -104,14 +104,8 @@ static om_kind scatter_move(om_ctx *c)
 	int64_t slice = 1;
 	for (int32_t i = (int32_t)k; i < x->rank; i++)
 		slice *= x->dims[i];
-	for (int64_t t = 0; t < tuples; t++)
-		for (int64_t j = 0; j < k; j++) {
-			int64_t v = om_ix_at(ix, t * k + j), n = x->dims[j];
-			if (v < -n || v >= n)
-				return om_error(c->st, OM_ERR_INVALID_INPUT, c->node,
-						"index %lld is outside [-%lld, %lld) at data axis %lld",
-						(long long)v, (long long)n, (long long)n, (long long)j);
-		}
+	if ((rc = om_ix_check_tuples(c, ix, tuples, k, x->dims)))
+		return rc;
 	const size_t size = om_move_size(x->dtype);
 	om_move_n(y->data, x->data, size, om_tensor_numel(x));
 	void (*fold)(void *, const void *, int64_t, int) =
@@ -120,11 +114,7 @@ static om_kind scatter_move(om_ctx *c)
 	unsigned char *dst = y->data;
 	const unsigned char *src = u->data;
 	for (int64_t t = 0; t < tuples; t++) {
-		int64_t off = 0;
-		for (int64_t j = 0; j < k; j++) {
-			int64_t v = om_ix_at(ix, t * k + j), n = x->dims[j];
-			off = off * n + (v < 0 ? v + n : v);
-		}
+		const int64_t off = om_ix_tuple_offset(ix, t, k, x->dims);
 		unsigned char *d = dst + (size_t)(off * slice) * size;
 		const unsigned char *s = src + (size_t)(t * slice) * size;
 		if (red == RED_NONE)

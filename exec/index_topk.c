@@ -21,7 +21,7 @@ static om_kind topk_check(om_ctx *c, int64_t *k, int32_t *axis)
 	if (c->opset < 10) {
 		const om_attr *a = om_node_attr(c->node, "k");
 		if (!a || a->type != OM_ATTR_INT)
-			return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "attribute k is missing");
+			return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "no attribute k");
 		*k = a->i;
 	} else {
 		const om_tensor *kt = c->nin > 1 ? c->in[1] : NULL;
@@ -155,6 +155,8 @@ om_kind om_topk_kernel(om_ctx *c)
 	}
 	const size_t size = om_dtype_size(x->dtype);
 	const unsigned char *src = x->data;
+	unsigned char *dst = vals ? vals->data : NULL;
+	int64_t *di = idxs ? idxs->data : NULL;
 	for (int64_t o = 0; o < outer; o++)
 		for (int64_t in = 0; in < inner; in++) {
 			const int64_t base = o * n * inner + in;
@@ -166,11 +168,12 @@ om_kind om_topk_kernel(om_ctx *c)
 				select_insertion(keys, n, k, largest, sel);
 			const int64_t obase = o * k * inner + in;
 			for (int64_t r = 0; r < k; r++) {
-				if (vals)
-					om_move1((unsigned char *)vals->data + (size_t)(obase + r * inner) * size,
-						 src + (size_t)(base + sel[r] * inner) * size, size);
-				if (idxs)
-					((int64_t *)idxs->data)[obase + r * inner] = sel[r];
+				const int64_t to = obase + r * inner, from = base + sel[r] * inner;
+				if (dst)
+					om_move1(dst + (size_t)to * size,
+						 src + (size_t)from * size, size);
+				if (di)
+					di[to] = sel[r];
 			}
 		}
 	free(keys);

@@ -29,6 +29,31 @@ om_kind om_ix_check_indices(om_ctx *c, const om_tensor *t, int64_t n, const char
 	return OM_OK;
 }
 
+om_kind om_ix_check_tuples(om_ctx *c, const om_tensor *ix, int64_t ntuples, int64_t k,
+			   const int64_t *dims)
+{
+	for (int64_t t = 0; t < ntuples; t++)
+		for (int64_t j = 0; j < k; j++) {
+			const int64_t v = om_ix_at(ix, t * k + j), n = dims[j];
+			if (v < -n || v >= n)
+				return om_error(c->st, OM_ERR_INVALID_INPUT, c->node,
+						"index %lld is outside [-%lld, %lld) (tuple "
+						"entry %lld)", (long long)v, (long long)n,
+						(long long)n, (long long)j);
+		}
+	return OM_OK;
+}
+
+int64_t om_ix_tuple_offset(const om_tensor *ix, int64_t t, int64_t k, const int64_t *dims)
+{
+	int64_t off = 0;
+	for (int64_t j = 0; j < k; j++) {
+		const int64_t v = om_ix_at(ix, t * k + j);
+		off = off * dims[j] + (v < 0 ? v + dims[j] : v);
+	}
+	return off;
+}
+
 om_kind om_ix_set_shape(om_ctx *c, om_tensor *out, int32_t dtype, int32_t rank,
 			const int64_t *dims)
 {
@@ -124,7 +149,7 @@ om_kind om_ix_own_strings(om_ctx *c, om_tensor *t)
 		if (!p) {
 			for (int64_t j = i; j < n; j++)
 				s[j].ptr = NULL, s[j].len = 0;
-			return om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory copying strings");
+			return om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory (strings)");
 		}
 		if (len)
 			memcpy(p, s[i].ptr, (size_t)len);

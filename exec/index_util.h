@@ -23,6 +23,13 @@ om_kind om_ix_check_index_type(om_ctx *c, const om_tensor *t, const char *what);
  *  `what` otherwise). */
 om_kind om_ix_check_indices(om_ctx *c, const om_tensor *t, int64_t n, const char *what);
 
+/** Checks ntuples index tuples of k entries (GatherND, ScatterND): entry j of each against
+ *  [-dims[j], dims[j]); INVALID_INPUT otherwise. */
+om_kind om_ix_check_tuples(om_ctx *c, const om_tensor *ix, int64_t ntuples, int64_t k,
+			   const int64_t *dims);
+/** Row-major offset (in units of the slice after dims[k-1]) of tuple t, checked before. */
+int64_t om_ix_tuple_offset(const om_tensor *ix, int64_t t, int64_t k, const int64_t *dims);
+
 /** Sets out's shape after checking that rank <= OM_MAX_RANK, that no dim is negative and that
  *  the byte size fits (INVALID_MODEL otherwise; unknown element types too). */
 om_kind om_ix_set_shape(om_ctx *c, om_tensor *out, int32_t dtype, int32_t rank,

@@ -104,8 +104,8 @@ static om_kind cos_value(om_ctx *c, const om_tensor **out)
 	*out = NULL;
 	if (!a)
 		return OM_OK;
-	if (a->type != OM_ATTR_TENSOR || !a->t || om_tensor_numel(a->t) != 1 ||
-	    om_dtype_bits(a->t->dtype) == 0 || a->t->nbytes < (size_t)(om_dtype_bits(a->t->dtype) + 7) / 8)
+	const int bits = a->type == OM_ATTR_TENSOR && a->t ? om_dtype_bits(a->t->dtype) : 0;
+	if (!bits || om_tensor_numel(a->t) != 1 || a->t->nbytes < (size_t)(bits + 7) / 8)
 		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
 				"'value' must be a one-element tensor");
 	*out = a->t;
@@ -208,9 +208,9 @@ static om_kind range_count(om_ctx *c, int64_t *count)
 	}
 	q = ceil(q);
 	if (!isfinite(q))
-		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "the element count is not finite");
-	if (q > 4611686018427387904.0)
-		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "the element count is too large");
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "the count is not finite");
+	if (q > 4611686018427387904.0) /* 2^62 */
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "the count is too large");
 	*count = q > 0 ? (int64_t)q : 0;
 	return OM_OK;
 }
@@ -249,12 +249,14 @@ static om_kind range_kernel(om_ctx *c)
 	default: {
 		float a = range_f32(c->in[0]), e = range_f32(c->in[2]);
 		for (int64_t i = 0; i < n; i++) {
-			float v = a + (float)i * e;
+			const float v = a + (float)i * e;
+			uint16_t *h = y->data;
 			if (y->dtype == OM_FLOAT)
 				((float *)y->data)[i] = v;
+			else if (y->dtype == OM_FLOAT16)
+				h[i] = om_float_to_half(v);
 			else
-				((uint16_t *)y->data)[i] = y->dtype == OM_FLOAT16 ? om_float_to_half(v)
-										: om_float_to_bf16(v);
+				h[i] = om_float_to_bf16(v);
 		}
 		break;
 	}

@@ -105,7 +105,8 @@ static om_kind gather_elements_move(om_ctx *c)
 	for (int64_t e = 0; e < total; e++) {
 		int64_t k = om_ix_at(ix, e);
 		k += k < 0 ? n : 0;
-		om_move1(dst + (size_t)e * size, src + (size_t)(base + k * stride[axis]) * size, size);
+		const int64_t from = base + k * stride[axis];
+		om_move1(dst + (size_t)e * size, src + (size_t)from * size, size);
 		for (int32_t d = r - 1; d >= 0; d--) { /* odometer over the indices' shape */
 			if (++pos[d] < ix->dims[d]) {
 				base += d == axis ? 0 : stride[d];
@@ -180,27 +181,18 @@ static om_kind gather_nd_move(om_ctx *c)
 	if (rc)
 		return rc;
 	const om_tensor *x = c->in[0], *ix = c->in[1];
-	const int64_t ntuples = g.batches * g.tuples;
-	for (int64_t t = 0; t < ntuples; t++)
-		for (int64_t j = 0; j < g.k; j++) {
-			int64_t v = om_ix_at(ix, t * g.k + j), n = x->dims[g.b + j];
-			if (v < -n || v >= n)
-				return om_error(c->st, OM_ERR_INVALID_INPUT, c->node,
-						"index %lld is outside [-%lld, %lld) at data axis %lld",
-						(long long)v, (long long)n, (long long)n,
-						(long long)(g.b + j));
-		}
+	const int64_t ntuples = g.batches * g.tuples, *tdims = x->dims + g.b;
+	if ((rc = om_ix_check_tuples(c, ix, ntuples, g.k, tdims)))
+		return rc;
 	const size_t size = om_move_size(x->dtype);
 	const unsigned char *src = x->data;
 	unsigned char *dst = c->out[0]->data;
 	for (int64_t t = 0; t < ntuples; t++) {
-		int64_t off = 0;
-		for (int64_t j = 0; j < g.k; j++) {
-			int64_t v = om_ix_at(ix, t * g.k + j), n = x->dims[g.b + j];
-			off = off * n + (v < 0 ? v + n : v);
-		}
-		off = (t / (g.tuples ? g.tuples : 1)) * g.per_batch + off * g.slice;
-		om_move_n(dst + (size_t)(t * g.slice) * size, src + (size_t)off * size, size, g.slice);
+		const int64_t batch = t / (g.tuples ? g.tuples : 1);
+		const int64_t off =
+			batch * g.per_batch + om_ix_tuple_offset(ix, t, g.k, tdims) * g.slice;
+		om_move_n(dst + (size_t)(t * g.slice) * size, src + (size_t)off * size, size,
+			  g.slice);
 	}
 	return OM_OK;
 }

@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Differential test cases for the indexing and generating operators (seed 000 §1-2, §5; seed 001).
+"""Differential test cases for the indexing and generating operators (seed 000 §1-2, §5;
+seed 001).
 
 Writes small one-node cases in the ONNX backend-test layout (model.onnx,
 test_data_set_0/input_N.pb, output_N.pb) under tests/cases/index/<case>/ (Gather, GatherElements,
@@ -30,7 +31,7 @@ rng = np.random.default_rng(20261129)
 stats = {'ort': 0, 'own': 0, 'skipped': 0}
 
 
-# ---- case writing -------------------------------------------------------------------------------
+# ---- case writing --------------------------------------------------------------------------------
 
 def elem_type(dt):
     return onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[np.dtype(dt)]
@@ -120,7 +121,7 @@ def case(group, name, op, inputs, ref, attrs=None, opset=18, const_inputs=(), de
     stats['own'] += 1
 
 
-# ---- helpers --------------------------------------------------------------------------------------
+# ---- helpers -------------------------------------------------------------------------------------
 
 DTYPES = [np.float32, np.float64, np.float16, np.int8, np.int32, np.int64, np.uint8, np.bool_]
 
@@ -153,7 +154,7 @@ def pick(seq):
     return seq[int(rng.integers(0, len(seq)))]
 
 
-# ---- Gather family ---------------------------------------------------------------------------------
+# ---- Gather family -------------------------------------------------------------------------------
 
 def gen_gather():
     k = 0
@@ -241,7 +242,7 @@ def gen_gather_nd():
         k += 1
 
 
-# ---- ScatterND ----------------------------------------------------------------------------------------
+# ---- ScatterND -----------------------------------------------------------------------------------
 
 def scatter_nd_ref(x, ix, u, red):
     y = x.copy()
@@ -303,7 +304,7 @@ def gen_scatter_nd():
         k += 1
 
 
-# ---- OneHot ---------------------------------------------------------------------------------------
+# ---- OneHot --------------------------------------------------------------------------------------
 
 def onehot_ref(ix, depth, vals, axis):
     d = int(np.trunc(np.float64(depth))) if np.asarray(depth).dtype.kind == 'f' else int(depth)
@@ -370,7 +371,7 @@ def gen_onehot():
         k += 1
 
 
-# ---- NonZero ------------------------------------------------------------------------------------
+# ---- NonZero -------------------------------------------------------------------------------------
 
 def nonzero_ref(x):
     if x.ndim == 0:
@@ -398,7 +399,7 @@ def gen_nonzero():
              opset=pick([9, 13]), departs=departs)
 
 
-# ---- TopK --------------------------------------------------------------------------------------------
+# ---- TopK ----------------------------------------------------------------------------------------
 
 def topk_ref(x, kk, axis, largest):
     xm = np.moveaxis(x, axis, -1)
@@ -465,7 +466,7 @@ def gen_topk():
         k += 1
 
 
-# ---- generate: Constant, ConstantOfShape, Range -----------------------------------------------------
+# ---- generate: Constant, ConstantOfShape, Range --------------------------------------------------
 
 def gen_constant():
     forms = []

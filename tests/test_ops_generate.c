@@ -148,7 +148,7 @@ static void constant_errors(void **state)
 	om_model_free(m);
 }
 
-/* ---- ConstantOfShape ------------------------------------------------------------------------ */
+/* ---- ConstantOfShape ------------------------------------------------------------------------- */
 
 static void cos_default_and_typed(void **state)
 {
@@ -205,6 +205,17 @@ static void cos_shapes_and_errors(void **state)
 	assert_int_equal(y.rank, 2);
 	assert_int_equal(y.dims[1], 0);
 	om_tensor_free(&y);
+	static const uint8_t u4 = 0x0b; /* uint4 11: three elements pack as 0xbb 0x0b */
+	v = ten(OM_UINT4, 1, (int64_t[]){1}, &u4);
+	static const int64_t three[] = {3};
+	s = ten(OM_INT64, 1, (int64_t[]){1}, three);
+	assert_int_equal(run(n, 21, in, &y), OM_OK);
+	assert_int_equal(y.dtype, OM_UINT4);
+	assert_int_equal(y.nbytes, 2);
+	assert_int_equal(((uint8_t *)y.data)[0], 0xbb);
+	assert_int_equal(((uint8_t *)y.data)[1], 0x0b);
+	om_tensor_free(&y);
+	v = ten(OM_INT64, 1, (int64_t[]){1}, &v7);
 	static const int64_t neg[] = {2, -1};
 	s = ten(OM_INT64, 1, (int64_t[]){2}, neg);
 	assert_int_equal(run(n, 9, in, &y), OM_ERR_INVALID_MODEL);
@@ -218,12 +229,13 @@ static void cos_shapes_and_errors(void **state)
 	om_model_free(m);
 }
 
-/* ---- Range ------------------------------------------------------------------------------------ */
+/* ---- Range ----------------------------------------------------------------------------------- */
 
 static om_kind range(om_node *n, int32_t dtype, const void *a, const void *b, const void *d,
 		     om_tensor *y)
 {
-	om_tensor s = ten(dtype, 0, NULL, a), l = ten(dtype, 0, NULL, b), e = ten(dtype, 0, NULL, d);
+	om_tensor s = ten(dtype, 0, NULL, a), l = ten(dtype, 0, NULL, b);
+	om_tensor e = ten(dtype, 0, NULL, d);
 	const om_tensor *in[] = {&s, &l, &e};
 	return run(n, 11, in, y);
 }
@@ -283,7 +295,7 @@ static void range_ints_and_halves(void **state)
 	assert_int_equal(((int32_t *)y.data)[0], 10);
 	assert_int_equal(((int32_t *)y.data)[1], 7);
 	om_tensor_free(&y);
-	const int64_t a64 = -(INT64_C(1) << 62) * 2, b64 = (INT64_C(1) << 62), d64 = INT64_C(1) << 62;
+	const int64_t a64 = INT64_MIN, b64 = INT64_C(1) << 62, d64 = INT64_C(1) << 62;
 	assert_int_equal(range(n, OM_INT64, &a64, &b64, &d64, &y), OM_OK);
 	assert_int_equal(y.dims[0], 3);
 	assert_int_equal(((int64_t *)y.data)[2], 0);

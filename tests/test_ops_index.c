@@ -126,7 +126,26 @@ static void gather_strings_empty_and_errors(void **state)
 	om_model_free(m);
 }
 
-/* ---- GatherElements --------------------------------------------------------------------------- */
+/* 4-bit elements move like the others (two per byte, low nibble first) */
+static void gather_int4(void **state)
+{
+	(void)state;
+	om_model *m;
+	om_node *n = mk(&m, "Gather", 2, 1);
+	static const uint8_t x[] = {0xe1, 0xc3, 0x05}; /* int4 {1, -2, 3, -4, 5} */
+	static const int64_t ix[] = {4, 0, -1, 1};
+	om_tensor tx = ten(OM_INT4, 1, D(5), x), ti = ten(OM_INT64, 1, D(4), ix), y;
+	const om_tensor *in[] = {&tx, &ti};
+	assert_int_equal(run(n, 21, in, &y), OM_OK);
+	assert_shape(&y, 1, D(4));
+	assert_int_equal(y.nbytes, 2);
+	static const uint8_t e[] = {0x15, 0xe5}; /* {5, 1, 5, -2} */
+	assert_memory_equal(y.data, e, sizeof e);
+	om_tensor_free(&y);
+	om_model_free(m);
+}
+
+/* ---- GatherElements -------------------------------------------------------------------------- */
 
 static void gather_elements_basic(void **state)
 {
@@ -157,7 +176,7 @@ static void gather_elements_basic(void **state)
 	om_model_free(m);
 }
 
-/* ---- GatherND ----------------------------------------------------------------------------------- */
+/* ---- GatherND -------------------------------------------------------------------------------- */
 
 static void gather_nd_batch_dims(void **state)
 {
@@ -460,6 +479,19 @@ static void topk_ties_and_nan(void **state)
 	om_model_free(m);
 }
 
+static int best_unused(const int32_t *x, int stride, int n, const int *used, int largest)
+{
+	int best = -1;
+	for (int j = 0; j < n; j++) {
+		if (used[j])
+			continue;
+		const int32_t v = x[j * stride], b = best < 0 ? 0 : x[best * stride];
+		if (best < 0 || (largest ? v > b : v < b))
+			best = j;
+	}
+	return best;
+}
+
 /* both selection paths (insertion k <= 16, merge sort k > 16) give the stable order */
 static void topk_paths_agree(void **state)
 {
@@ -478,15 +510,10 @@ static void topk_paths_agree(void **state)
 			assert_int_equal(topk(n, 11, &tx, k, y), OM_OK);
 			assert_shape(&y[0], 2, (int64_t[]){k, R});
 			for (int col = 0; col < R; col++) {
-				/* reference: repeated selection of the best unused, lowest index first */
+				/* reference: repeated choice of the best unused (lowest index) */
 				int used[N] = {0};
 				for (int64_t r = 0; r < k; r++) {
-					int best = -1;
-					for (int j = 0; j < N; j++)
-						if (!used[j] &&
-						    (best < 0 || (largest ? x[j * R + col] > x[best * R + col]
-									  : x[j * R + col] < x[best * R + col])))
-							best = j;
+					const int best = best_unused(x + col, R, N, used, largest);
 					used[best] = 1;
 					assert_int_equal(((int64_t *)y[1].data)[r * R + col], best);
 					assert_int_equal(((int32_t *)y[0].data)[r * R + col],
@@ -545,7 +572,8 @@ static void random_inputs_stay_in_bounds(void **state)
 		om_node_set_attr(n, "axis", OM_ATTR_INT)->i = (int64_t)(rnd(&seed) % 7) - 3;
 		om_node_set_attr(n, "batch_dims", OM_ATTR_INT)->i = (int64_t)(rnd(&seed) % 3);
 		const char *red = reds[rnd(&seed) % 5];
-		om_node_set_attr(n, "reduction", OM_ATTR_STRING)->s = (om_str){red, (int64_t)strlen(red)};
+		om_attr *ra = om_node_set_attr(n, "reduction", OM_ATTR_STRING);
+		ra->s = (om_str){red, (int64_t)strlen(red)};
 		int64_t b0[64], b1[64], b2[64];
 		int32_t dt = rnd(&seed) % 2 ? OM_FLOAT : OM_INT64;
 		om_tensor x = rand_tensor(&seed, dt, (int32_t)(rnd(&seed) % 4), -2, 2, b0);
@@ -560,11 +588,12 @@ static void random_inputs_stay_in_bounds(void **state)
 		om_tensor y[2] = {{0}};
 		om_status st = {0};
 		om_kind rc = om_eval_node(n, 18, in, y, &st);
-		assert_true(rc == OM_OK || rc == OM_ERR_INVALID_MODEL || rc == OM_ERR_INVALID_INPUT ||
-			    rc == OM_ERR_UNSUPPORTED);
+		assert_true(rc == OM_OK || rc == OM_ERR_INVALID_MODEL ||
+			    rc == OM_ERR_INVALID_INPUT || rc == OM_ERR_UNSUPPORTED);
 		if (rc == OM_OK) {
 			ok++;
-			assert_int_equal(y[0].nbytes, om_tensor_bytes_for(y[0].dtype, y[0].rank, y[0].dims));
+			assert_int_equal(y[0].nbytes,
+					 om_tensor_bytes_for(y[0].dtype, y[0].rank, y[0].dims));
 			om_tensor_free(&y[0]);
 			om_tensor_free(&y[1]);
 		} else {
@@ -581,6 +610,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(gather_axes_and_negative_indices),
 		cmocka_unit_test(gather_strings_empty_and_errors),
+		cmocka_unit_test(gather_int4),
 		cmocka_unit_test(gather_elements_basic),
 		cmocka_unit_test(gather_nd_batch_dims),
 		cmocka_unit_test(scatternd_spec_example_and_duplicates),
