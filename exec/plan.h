@@ -63,6 +63,8 @@ struct om_session {
 	int32_t nprof, capprof;
 	om_node_hook hook;
 	void *hook_arg;
+	void **strs; /* string bytes kernels malloc'd during the run (freed when it ends) */
+	int64_t nstrs, capstrs;
 };
 
 /** Plans g (the main graph when parent is NULL) into a new plan linked into s->plans;

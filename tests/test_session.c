@@ -1,6 +1,7 @@
 /* test_session.c — sessions on hand-built graphs with test-only op rows: plan-time shapes and
  * constants, dynamic steps, views without copies, buffer reuse, errors, subgraph runs. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "testutil.h"
@@ -99,7 +100,42 @@ static om_kind call_kernel(om_ctx *c)
 	return rc;
 }
 
+/* TToStr(x): float -> decimal strings, malloc'd as Cast does; TCopy: moves elements */
+static om_kind tostr_infer(om_ctx *c)
+{
+	om_set_shape(c->out[0], OM_STRING, c->in[0]->rank, c->in[0]->dims);
+	return OM_OK;
+}
+
+static om_kind tostr_kernel(om_ctx *c)
+{
+	const float *x = c->in[0]->data;
+	om_str *y = c->out[0]->data;
+	for (int64_t i = 0, n = om_tensor_numel(c->out[0]); i < n; i++) {
+		char *p = malloc(32);
+		if (!p)
+			return OM_ERR_NOMEM;
+		y[i].len = snprintf(p, 32, "%g", x[i]);
+		y[i].ptr = p;
+	}
+	return OM_OK;
+}
+
+static om_kind copy_infer(om_ctx *c)
+{
+	om_set_shape(c->out[0], c->in[0]->dtype, c->in[0]->rank, c->in[0]->dims);
+	return OM_OK;
+}
+
+static om_kind copy_kernel(om_ctx *c)
+{
+	memcpy(c->out[0]->data, c->in[0]->data, c->out[0]->nbytes);
+	return OM_OK;
+}
+
 static const om_op test_rows[] = {
+	{"TToStr", "", 1, tostr_infer, tostr_kernel, 0},
+	{"TCopy", "", 1, copy_infer, copy_kernel, OM_OP_EXACT},
 	{"TAdd", "", 1, same_infer, add_kernel, OM_OP_EXACT | OM_OP_INPLACE},
 	{"TNeg", "", 1, same_infer, neg_kernel, 0},
 	{"TFlat", "", 1, flat_infer, NULL, OM_OP_VIEW | OM_OP_EXACT},
@@ -568,6 +604,34 @@ static void profile_rows(void **state)
 	om_model_free(m);
 }
 
+/* Strings a kernel makes belong to the run (freed when it ends, ASan checks); moved strings
+ * are borrowed; the caller gets copies. */
+static void strings_owned_by_run(void **state)
+{
+	(void)state;
+	om_model *m = new_model();
+	om_graph *g = m->graph;
+	const int64_t d[] = {3};
+	om_value *x = input(g, "x", OM_FLOAT, 1, d);
+	om_value *t = op1(g, "TToStr", "t", x, NULL);
+	output(g, op1(g, "TCopy", "y", op1(g, "TCopy", "u", t, NULL), NULL));
+	om_session *s = create(m, NULL);
+	float xv[] = {1, 2.5f, -3};
+	om_tensor in = ftensor(xv, 1, d), out;
+	om_status st = {0};
+	for (int run = 0; run < 2; run++) {
+		assert_int_equal(om_session_run(s, &in, 1, &out, 1, &st), OM_OK);
+		assert_int_equal(out.dtype, OM_STRING);
+		const om_str *y = out.data;
+		assert_int_equal(y[1].len, 3);
+		assert_memory_equal(y[1].ptr, "2.5", 3);
+		assert_memory_equal(y[2].ptr, "-3", 2);
+		om_tensor_free(&out);
+	}
+	om_session_free(s);
+	om_model_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -581,6 +645,7 @@ int main(void)
 		cmocka_unit_test(run_errors),
 		cmocka_unit_test(subgraph_outer),
 		cmocka_unit_test(profile_rows),
+		cmocka_unit_test(strings_owned_by_run),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
