@@ -1,0 +1,209 @@
+/* test_run_cli.c — `omopt run` as a user runs it: inputs by name and by folder, .pb and .npy
+ * outputs, --bench and --profile lines, exit codes 0/1/2 and the node in error messages. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+static char tmpdir[256];
+
+static const char *omopt(void)
+{
+	static char buf[4096];
+	const char *b = getenv("OMOPT_BUILD");
+	snprintf(buf, sizeof buf, "%s/tools/omopt", b ? b : ".");
+	return buf;
+}
+
+static void slurp(const char *name, char *buf, size_t size)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+	FILE *f = fopen(path, "rb");
+	assert_non_null(f);
+	size_t n = fread(buf, 1, size - 1, f);
+	buf[n] = 0;
+	fclose(f);
+}
+
+/* Runs `omopt run ARGS`; returns the exit code, stdout and stderr in out and err. */
+static int run(const char *args, char *out, char *err, size_t size)
+{
+	char cmd[8192];
+	snprintf(cmd, sizeof cmd, "cd '%s' && '%s' run %s >out.txt 2>err.txt", tmpdir, omopt(),
+		 args);
+	int st = system(cmd);
+	assert_true(st != -1 && WIFEXITED(st));
+	slurp("out.txt", out, size);
+	slurp("err.txt", err, size);
+	return WEXITSTATUS(st);
+}
+
+static void push(om_graph *g, om_value ***list, int32_t *n, om_value *v)
+{
+	om_value **na = om_arena_alloc(g->model->arena, sizeof *na * (size_t)(*n + 1));
+	if (*n)
+		memcpy(na, *list, sizeof *na * (size_t)*n);
+	na[(*n)++] = v;
+	*list = na;
+}
+
+static om_value *typed_input(om_graph *g, const char *name)
+{
+	om_value *v = om_graph_value(g, name);
+	v->flags |= OM_VALUE_GRAPH_INPUT;
+	v->type = (om_type){.kind = OM_TYPE_TENSOR, .elem = OM_FLOAT, .rank = 1};
+	v->type.dims = om_arena_alloc(g->model->arena, sizeof(om_dim));
+	v->type.dims[0] = (om_dim){3, NULL};
+	push(g, &g->inputs, &g->ninputs, v);
+	return v;
+}
+
+/* s = a + b, d = a - b (or an op nobody knows, named "mystery") */
+static void write_model(const char *path, const char *op2)
+{
+	om_model *m = om_model_new();
+	om_graph *g = m->graph = om_graph_new(m, NULL);
+	m->opsets = om_arena_alloc(m->arena, sizeof *m->opsets);
+	m->opsets[0] = (om_opset){"", 13};
+	m->nopsets = 1;
+	om_value *a = typed_input(g, "a"), *b = typed_input(g, "b");
+	const char *ops[2] = {"Add", op2}, *names[2] = {"s", "d"};
+	for (int i = 0; i < 2; i++) {
+		om_node *n = om_graph_add_node(g, ops[i], "", i ? "mystery" : "add", 2, 1);
+		n->in[0] = a, n->in[1] = b;
+		om_value *y = om_graph_value(g, names[i]);
+		om_node_set_output(n, 0, y);
+		y->flags |= OM_VALUE_GRAPH_OUTPUT;
+		push(g, &g->outputs, &g->noutputs, y);
+	}
+	om_status st = {0};
+	assert_int_equal(om_model_save(m, path, NULL, &st), OM_OK);
+	om_model_free(m);
+}
+
+static void write_input(const char *name, const float *v)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+	om_tensor t = {.dtype = OM_FLOAT, .rank = 1, .dims = {3}, .data = (void *)v,
+		       .nbytes = 12};
+	om_status st = {0};
+	assert_int_equal(om_tensor_write_file(path, &t, "x", &st), OM_OK);
+}
+
+static void check_output(const char *name, const float *want)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+	om_tensor t;
+	om_status st = {0};
+	assert_int_equal(om_tensor_read_file(path, &t, &st), OM_OK);
+	assert_int_equal(t.dtype, OM_FLOAT);
+	assert_int_equal(t.rank, 1);
+	assert_int_equal(t.dims[0], 3);
+	for (int i = 0; i < 3; i++)
+		assert_true(((float *)t.data)[i] == want[i]);
+	om_tensor_free(&t);
+}
+
+static void usage_errors(void **state)
+{
+	(void)state;
+	char out[8192], err[8192];
+	assert_int_equal(run("--help", out, err, sizeof out), 0);
+	assert_non_null(strstr(out, "--output-dir"));
+	assert_int_equal(run("", out, err, sizeof out), 2);
+	assert_int_equal(run("m.onnx", out, err, sizeof out), 2); /* no --output-dir */
+	assert_int_equal(run("m.onnx --output-dir o --bogus", out, err, sizeof out), 2);
+	assert_int_equal(run("m.onnx --output-dir o --input a", out, err, sizeof out), 2);
+	assert_int_equal(run("m.onnx --output-dir o --threads 0", out, err, sizeof out), 2);
+	assert_int_equal(run("m.onnx --output-dir o --bench x", out, err, sizeof out), 2);
+	assert_int_equal(run("m.onnx --output-dir o --output-format csv", out, err, sizeof out), 2);
+	assert_int_equal(run("missing.onnx --output-dir o", out, err, sizeof out), 1);
+	assert_true(!strncmp(err, "omopt: ", 7));
+}
+
+static void runs_and_writes(void **state)
+{
+	(void)state;
+	char out[8192], err[8192];
+	const float a[] = {1, 2, 3}, b[] = {10, 20, 40};
+	const float s[] = {11, 22, 43}, d[] = {-9, -18, -37};
+	snprintf(out, sizeof out, "%s/m.onnx", tmpdir);
+	write_model(out, "Sub");
+	write_input("a.npy", a);
+	write_input("b.pb", b);
+	/* by name, .pb outputs in graph-output order */
+	assert_int_equal(run("m.onnx --input a=a.npy --input b=b.pb --output-dir o1", out, err,
+			     sizeof out), 0);
+	check_output("o1/output_0.pb", s);
+	check_output("o1/output_1.pb", d);
+	/* by folder (input_<i>.pb), .npy outputs, bench and profile */
+	char cmd[1024];
+	snprintf(cmd, sizeof cmd, "mkdir -p '%s/in'", tmpdir);
+	assert_int_equal(system(cmd), 0);
+	write_input("in/input_0.pb", a);
+	write_input("in/input_1.pb", b);
+	assert_int_equal(run("m.onnx --input-dir in --output-dir o2 --output-format npy --bench 3 "
+			     "--profile --threads 2",
+			     out, err, sizeof out),
+			 0);
+	check_output("o2/output_0.npy", s);
+	check_output("o2/output_1.npy", d);
+	assert_non_null(strstr(out, "bench: 3 runs, median "));
+	assert_non_null(strstr(out, " ms, min "));
+	assert_non_null(strstr(out, "Add"));
+	assert_non_null(strstr(out, "Sub"));
+	/* --input overrides the folder; a name the model lacks is an error */
+	assert_int_equal(run("m.onnx --input-dir in --input b=a.npy --output-dir o3 --exact", out,
+			     err, sizeof out),
+			 0);
+	check_output("o3/output_0.pb", (const float[]){2, 4, 6});
+	assert_int_equal(run("m.onnx --input zz=a.npy --input-dir in --output-dir o3", out, err,
+			     sizeof out),
+			 1);
+	assert_non_null(strstr(err, "omopt: InvalidInput: "));
+	assert_non_null(strstr(err, "zz"));
+	/* a missing input */
+	assert_int_equal(run("m.onnx --input a=a.npy --output-dir o3", out, err, sizeof out), 1);
+	assert_non_null(strstr(err, "'b'"));
+}
+
+static void node_errors(void **state)
+{
+	(void)state;
+	char out[8192], err[8192], path[512];
+	snprintf(path, sizeof path, "%s/u.onnx", tmpdir);
+	write_model(path, "NoSuchOp");
+	assert_int_equal(run("u.onnx --input-dir in --output-dir o4", out, err, sizeof out), 1);
+	assert_non_null(strstr(err, "omopt: Unsupported: node 'mystery' (NoSuchOp): "));
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(tmpdir, sizeof tmpdir, "/tmp/omopt_run_cli_XXXXXX");
+	return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	char cmd[512];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(usage_errors),
+		cmocka_unit_test(runs_and_writes),
+		cmocka_unit_test(node_errors),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
