@@ -1,7 +1,7 @@
 /* ops_norm.c — Softmax, LogSoftmax, Hardmax, LpNormalization, LayerNormalization,
- * InstanceNormalization, BatchNormalization, MeanVarianceNormalization. Every kernel computes
- * in double (exp/log from detmath.h), folds in ascending index order and stores in the
- * input's type: all exact. */
+ * RMSNormalization, InstanceNormalization, GroupNormalization, BatchNormalization,
+ * MeanVarianceNormalization. Every kernel computes in double (exp/log from detmath.h), folds
+ * in ascending index order and stores in the input's type: all exact. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -246,20 +246,22 @@ static om_kind ln_infer(om_ctx *c)
 	return OM_OK;
 }
 
+/* one standardization: a slice s of n values, its parameters at
+ * index (s % smod) * smul + k / kdiv for element k */
 typedef struct ln_ctx {
-	const double *scale, *bias; /* n each; bias NULL when absent */
-	om_tensor *mean, *inv;      /* optional outputs */
+	const double *scale, *bias; /* bias NULL when absent */
+	om_tensor *mean, *inv;      /* optional outputs, one element per slice */
 	double eps;
-	const int64_t *chan;        /* InstanceNormalization: scale/bias index = s % C */
-	int64_t nchan;
+	bool rms;                   /* RMSNormalization: no mean is taken out */
+	int64_t smod, smul, kdiv;
 } ln_ctx;
 
-/* standardize one slice: mean and population variance in ascending order */
+/* mean and population variance in ascending order, then (x - mean) * inv * scale + bias */
 static void standardize_fn(void *arg, double *v, int64_t n, int64_t s)
 {
 	const ln_ctx *l = arg;
 	double sum = 0, sq = 0;
-	for (int64_t k = 0; k < n; k++)
+	for (int64_t k = 0; k < n && !l->rms; k++)
 		sum += v[k];
 	const double mean = n ? sum / (double)n : 0;
 	for (int64_t k = 0; k < n; k++) {
@@ -268,15 +270,11 @@ static void standardize_fn(void *arg, double *v, int64_t n, int64_t s)
 		sq += d2;
 	}
 	const double inv = 1 / sqrt((n ? sq / (double)n : 0) + l->eps);
-	if (l->nchan) { /* one scale and bias per channel */
-		const int64_t ch = s % l->nchan;
-		for (int64_t k = 0; k < n; k++)
-			v[k] = (v[k] - mean) * inv * l->scale[ch] + l->bias[ch];
-		return;
-	}
+	const int64_t base = (s % l->smod) * l->smul;
 	for (int64_t k = 0; k < n; k++) {
-		const double y = (v[k] - mean) * inv * l->scale[k];
-		v[k] = l->bias ? y + l->bias[k] : y;
+		const int64_t j = base + (l->kdiv == 1 ? k : k / l->kdiv);
+		const double y = (v[k] - mean) * inv * l->scale[j];
+		v[k] = l->bias ? y + l->bias[j] : y;
 	}
 	if (l->mean)
 		om_store_f64(l->mean->dtype, (char *)l->mean->data +
@@ -301,9 +299,10 @@ static om_kind ln_kernel(om_ctx *c)
 	rc = expand_param(c, c->in[1], m, x->dims + p.axis, n, buf, "Scale");
 	if (!rc && b)
 		rc = expand_param(c, b, m, x->dims + p.axis, n, buf + n, "B");
-	ln_ctx l = {.scale = buf, .bias = b ? buf + n : NULL, .eps = om_attr_float(c->node,
-		    "epsilon", 1e-5f), .mean = c->nout > 1 ? c->out[1] : NULL,
-		    .inv = c->nout > 2 ? c->out[2] : NULL};
+	ln_ctx l = {.scale = buf, .bias = b ? buf + n : NULL,
+		    .eps = om_attr_float(c->node, "epsilon", 1e-5f),
+		    .mean = c->nout > 1 ? c->out[1] : NULL, .inv = c->nout > 2 ? c->out[2] : NULL,
+		    .rms = !strcmp(c->node->op, "RMSNormalization"), .smod = 1, .kdiv = 1};
 	if (!rc)
 		rc = each_slice(c, x, c->out[0], p.sl, standardize_fn, &l);
 	free(buf);
@@ -342,40 +341,59 @@ static om_kind channels(om_ctx *c, int64_t *C, int64_t *spatial)
 	return OM_OK;
 }
 
-static om_kind in_prepare(om_ctx *c, double *params)
+/* InstanceNormalization (G = C) and GroupNormalization (G = num_groups) standardize C / G
+ * channels of one sample at a time; scale and bias hold one value per channel, or per group
+ * for GroupNormalization before opset 21. */
+typedef struct gn_plan {
+	int64_t C, spatial, G, per;
+} gn_plan;
+
+static om_kind gn_prepare(om_ctx *c, gn_plan *p, double *params)
 {
-	int64_t C, sp;
-	om_kind rc = channels(c, &C, &sp);
+	om_kind rc = channels(c, &p->C, &p->spatial);
+	if (rc)
+		return rc;
+	const bool group = !strcmp(c->node->op, "GroupNormalization");
+	p->G = group ? om_attr_int(c->node, "num_groups", 0) : p->C;
+	if (group && (p->G <= 0 || p->C % p->G))
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"num_groups %lld does not divide %lld channels", (long long)p->G,
+				(long long)p->C);
+	p->per = group && c->opset < 21 ? p->G : p->C;
 	for (int i = 1; i < 3 && !rc; i++)
-		rc = load_param(c, i < c->nin ? c->in[i] : NULL, C, params ? params + (i - 1) * C
-									    : NULL,
-				i == 1 ? "scale" : "B");
+		rc = load_param(c, i < c->nin ? c->in[i] : NULL, p->per,
+				params ? params + (i - 1) * p->per : NULL, i == 1 ? "scale" : "B");
 	return rc;
 }
 
-static om_kind in_infer(om_ctx *c)
+static om_kind gn_infer(om_ctx *c)
 {
-	om_kind rc = in_prepare(c, NULL);
+	gn_plan p;
+	om_kind rc = gn_prepare(c, &p, NULL);
 	if (!rc)
 		om_set_shape(c->out[0], c->in[0]->dtype, c->in[0]->rank, c->in[0]->dims);
 	return rc;
 }
 
-static om_kind in_kernel(om_ctx *c)
+static om_kind gn_kernel(om_ctx *c)
 {
-	const om_tensor *x = c->in[0];
-	if (!x || x->rank < 2)
-		return in_prepare(c, NULL);
-	const int64_t C = x->dims[1];
-	double *par = malloc(sizeof(double) * (size_t)(2 * C + 1));
+	gn_plan p;
+	om_kind rc = gn_prepare(c, &p, NULL);
+	if (rc)
+		return rc;
+	double *par = malloc(sizeof(double) * (size_t)(2 * p.per + 1));
 	if (!par)
 		return om_error(c->st, OM_ERR_NOMEM, c->node, "no memory for the parameters");
-	om_kind rc = in_prepare(c, par);
-	ln_ctx l = {.scale = par, .bias = par + C, .eps = om_attr_float(c->node, "epsilon", 1e-5f),
-		    .nchan = C};
-	slices sl = {x->dims[0] * C, dims_product(x->dims, 2, x->rank), 1};
+	rc = gn_prepare(c, &p, par);
+	const int64_t n = p.C / p.G * p.spatial;
+	const bool per_channel = p.per == p.C;
+	ln_ctx l = {.scale = par, .bias = par + p.per,
+		    .eps = om_attr_float(c->node, "epsilon", 1e-5f), .smod = p.G,
+		    .smul = per_channel ? p.C / p.G : 1,
+		    .kdiv = per_channel ? (p.spatial > 0 ? p.spatial : 1) : (n > 0 ? n : 1)};
+	slices sl = {c->in[0]->dims[0] * p.G, n, 1};
 	if (!rc)
-		rc = each_slice(c, x, c->out[0], sl, standardize_fn, &l);
+		rc = each_slice(c, c->in[0], c->out[0], sl, standardize_fn, &l);
 	free(par);
 	return rc;
 }
@@ -598,7 +616,10 @@ static const om_op rows[] = {
 	{"Hardmax", "", 13, same_shape_infer, axis_kernel, OM_OP_EXACT},
 	{"LpNormalization", "", 1, same_shape_infer, axis_kernel, OM_OP_EXACT},
 	{"LayerNormalization", "", 17, ln_infer, ln_kernel, OM_OP_EXACT},
-	{"InstanceNormalization", "", 6, in_infer, in_kernel, OM_OP_EXACT},
+	{"RMSNormalization", "", 23, ln_infer, ln_kernel, OM_OP_EXACT},
+	{"InstanceNormalization", "", 6, gn_infer, gn_kernel, OM_OP_EXACT},
+	{"GroupNormalization", "", 18, gn_infer, gn_kernel, OM_OP_EXACT},
+	{"GroupNormalization", "", 21, gn_infer, gn_kernel, OM_OP_EXACT},
 	{"BatchNormalization", "", 7, bn_infer, bn_kernel, OM_OP_EXACT},
 	{"BatchNormalization", "", 9, bn_infer, bn_kernel, OM_OP_EXACT},
 	{"BatchNormalization", "", 14, bn_infer, bn_kernel, OM_OP_EXACT},

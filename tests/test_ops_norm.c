@@ -216,6 +216,54 @@ static void batch_norm_training(void **state)
 	om_model_free(m);
 }
 
+/* x / sqrt(mean(x^2) + eps) * scale: [3, 4] has rms sqrt(12.5) */
+static void rms_norm(void **state)
+{
+	(void)state;
+	om_model *m;
+	om_node *n = nt_node(&m, "RMSNormalization", 2, 1);
+	nt_float(n, "epsilon", 0);
+	om_tensor tx = nt_tensor(OM_FLOAT, 2, (int64_t[]){2, 2}, (float[]){3, 4, -1, 1});
+	om_tensor ts = nt_tensor(OM_FLOAT, 1, (int64_t[]){2}, (float[]){1, 2});
+	const om_tensor *in[] = {&tx, &ts};
+	om_tensor out[1];
+	assert_int_equal(nt_run(n, 23, in, out), OM_OK);
+	nt_check_f32(&out[0], 2, (int64_t[]){2, 2}, (float[]){0.84852814f, 2.2627417f, -1, 2},
+		     1e-6);
+	om_tensor_free(&out[0]);
+	/* not before opset 23 */
+	assert_int_equal(nt_run(n, 22, in, out), OM_ERR_UNSUPPORTED);
+	om_model_free(m);
+}
+
+/* groups {1, 3} and {5, 9} standardize to [-1, 1] each; the parameters are per group at 18,
+ * per channel from 21 */
+static void group_norm(void **state)
+{
+	(void)state;
+	om_model *m;
+	om_node *n = nt_node(&m, "GroupNormalization", 3, 1);
+	nt_float(n, "epsilon", 0);
+	nt_int(n, "num_groups", 2);
+	om_tensor tx = nt_tensor(OM_FLOAT, 3, (int64_t[]){1, 4, 1}, (float[]){1, 3, 5, 9});
+	om_tensor ts = nt_tensor(OM_FLOAT, 1, (int64_t[]){2}, (float[]){1, 2});
+	om_tensor tb = nt_tensor(OM_FLOAT, 1, (int64_t[]){2}, (float[]){0, 1});
+	const om_tensor *in[] = {&tx, &ts, &tb};
+	om_tensor out[1];
+	assert_int_equal(nt_run(n, 18, in, out), OM_OK);
+	nt_check_f32(&out[0], 3, (int64_t[]){1, 4, 1}, (float[]){-1, 1, -1, 3}, 1e-6);
+	om_tensor_free(&out[0]);
+	assert_int_equal(nt_run(n, 21, in, out), OM_ERR_INVALID_MODEL);
+	ts = nt_tensor(OM_FLOAT, 1, (int64_t[]){4}, (float[]){1, 2, 3, 4});
+	tb = nt_tensor(OM_FLOAT, 1, (int64_t[]){4}, (float[]){0, 0, 0, 1});
+	assert_int_equal(nt_run(n, 21, in, out), OM_OK);
+	nt_check_f32(&out[0], 3, (int64_t[]){1, 4, 1}, (float[]){-1, 2, -3, 5}, 1e-6);
+	om_tensor_free(&out[0]);
+	nt_int(n, "num_groups", 3);
+	assert_int_equal(nt_run(n, 21, in, out), OM_ERR_INVALID_MODEL);
+	om_model_free(m);
+}
+
 /* over axes [0, 2] of [2, 2, 1]: channel 0 holds {1, 3}, channel 1 holds {2, 2} */
 static void mean_variance(void **state)
 {
@@ -242,6 +290,7 @@ int main(void)
 		cmocka_unit_test(softmax_types_and_errors), cmocka_unit_test(layer_norm),
 		cmocka_unit_test(instance_norm),  cmocka_unit_test(batch_norm),
 		cmocka_unit_test(batch_norm_training), cmocka_unit_test(mean_variance),
+		cmocka_unit_test(rms_norm),       cmocka_unit_test(group_norm),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
