@@ -12,6 +12,17 @@
 #include "f32_bridge.h"
 #include "gemm.h"
 #include "im2col.h"
+#include "sgemm_avx512.h"
+
+/* Y (M x N, ldc) = W (M x K) X (K x N, ldb): the AVX-512 kernel in fast mode where the machine
+ * has it (OpenBLAS may run narrower kernels), else om_sgemm (exact mode: its fixed order). */
+static void conv_gemm(int exact, int64_t M, int64_t N, int64_t K, const float *W,
+		      const float *X, int64_t ldb, float *Y, int64_t ldc)
+{
+	if (!exact && om_sgemm_avx512_ok() && om_sgemm_avx512(M, N, K, W, K, X, ldb, Y, ldc))
+		return;
+	om_sgemm(exact, false, false, M, N, K, 1, W, K, X, ldb, 0, Y, ldc);
+}
 
 /* ---- geometry ----------------------------------------------------------------------------- */
 
@@ -170,7 +181,8 @@ static void depthwise_row(const plane *p, const int64_t *lo, const int64_t *hi, 
 		const float w0 = wr[0], w1 = wr[1], w2 = wr[2];
 		if (s == 1)
 			for (int64_t k = 0; k < n; k++)
-				yd[k] = ((yd[k] + w0 * x0[k]) + w1 * x0[k + d]) + w2 * x0[k + 2 * d];
+				yd[k] = ((yd[k] + w0 * x0[k]) + w1 * x0[k + d]) +
+					w2 * x0[k + 2 * d];
 		else
 			for (int64_t k = 0; k < n; k++)
 				yd[k] = ((yd[k] + w0 * x0[k * s]) + w1 * x0[k * s + d]) +
@@ -239,7 +251,7 @@ static void add_bias(float *y, const float *b, int64_t N, int64_t M, int64_t P)
 		}
 }
 
-enum { COL_BUDGET = 1 << 22 }; /* floats in one im2col chunk (16 MiB) */
+enum { COL_BUDGET = 1 << 18 }; /* floats per im2col chunk (1 MiB: in L2 for the GEMM) */
 
 static bool pointwise(const om_spatial *sp)
 {
@@ -272,9 +284,9 @@ static om_kind conv_f32(om_ctx *c)
 	} else if (pointwise(sp)) {
 		for (int64_t n = 0; n < g.N; n++)
 			for (int64_t gi = 0; gi < g.group; gi++)
-				om_sgemm(c->exact, false, false, Mg, P, Kg, 1, w + gi * Mg * Kg, Kg,
-				         x + (n * g.C + gi * Cg) * Pin, Pin, 0,
-				         y + (n * g.M + gi * Mg) * P, P);
+				conv_gemm(c->exact, Mg, P, Kg, w + gi * Mg * Kg,
+					  x + (n * g.C + gi * Cg) * Pin, Pin,
+					  y + (n * g.M + gi * Mg) * P, P);
 	} else {
 		int64_t OL = sp->out[last], lead = P / OL;
 		int64_t rows = COL_BUDGET / (Kg * OL);
@@ -294,9 +306,9 @@ static om_kind conv_f32(om_ctx *c)
 					int64_t q1 = q0 + rows > lead ? lead : q0 + rows;
 					const float *xg = x + (n * g.C + gi * Cg) * Pin;
 					om_im2col(xg, Cg, sp, q0, q1, col);
-					om_sgemm(c->exact, false, false, Mg, (q1 - q0) * OL, Kg, 1,
-					         w + gi * Mg * Kg, Kg, col, (q1 - q0) * OL, 0,
-					         y + (n * g.M + gi * Mg) * P + q0 * OL, P);
+					conv_gemm(c->exact, Mg, (q1 - q0) * OL, Kg,
+						  w + gi * Mg * Kg, col, (q1 - q0) * OL,
+						  y + (n * g.M + gi * Mg) * P + q0 * OL, P);
 				}
 		free(col);
 	}

@@ -1,6 +1,10 @@
 /* ops_pool.c — MaxPool (with Indices), AveragePool, LpPool and their Global forms on float32
  * (float16/bfloat16, and int8/uint8 for MaxPool, through conversion). Up to three spatial axes;
  * every window is read in a fixed order, so the kernels are exact. */
+/* -O2 vectorizes only loops of known trip count; the row loops here vary. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("tree-loop-vectorize", "vect-cost-model=dynamic")
+#endif
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -223,6 +227,39 @@ static void pool_image(const pool3 *g, const pool_args *pa, const float *x, floa
 	}
 }
 
+static inline float max_nan(float m, float v)
+{
+	return v > m || v != v ? v : m;
+}
+
+/* MaxPool without Indices and dilations, separably: per output row the window rows' maximum
+ * over every column (vectorizable), then the window columns' maximum of that row. `row` holds
+ * in[2] floats. Same results as pool_image (NaN wins). */
+static void max_image_separable(const pool3 *g, const float *x, float *y, float *row)
+{
+	const axis_taps *T = g->t;
+	int64_t H = g->in[1], W = g->in[2];
+	for (int64_t od = 0; od < g->out[0]; od++)
+		for (int64_t oh = 0; oh < g->out[1]; oh++) {
+			for (int64_t w = 0; w < W; w++)
+				row[w] = -INFINITY;
+			for (int64_t td = T[0].lo[od]; td < T[0].hi[od]; td++)
+				for (int64_t th = T[1].lo[oh]; th < T[1].hi[oh]; th++) {
+					int64_t id = T[0].start[od] + td, ih = T[1].start[oh] + th;
+					const float *restrict xr = x + (id * H + ih) * W;
+					float *restrict r = row;
+					for (int64_t w = 0; w < W; w++)
+						r[w] = max_nan(r[w], xr[w]);
+				}
+			for (int64_t ow = 0; ow < g->out[2]; ow++, y++) {
+				float m = -INFINITY;
+				for (int64_t tw = T[2].lo[ow]; tw < T[2].hi[ow]; tw++)
+					m = max_nan(m, row[T[2].start[ow] + tw]);
+				*y = m;
+			}
+		}
+}
+
 static om_kind pool_f32(om_ctx *c)
 {
 	om_spatial sp;
@@ -239,6 +276,19 @@ static om_kind pool_f32(om_ctx *c)
 	int64_t NC = X->dims[0] * X->dims[1];
 	int64_t isz = g.in[0] * g.in[1] * g.in[2], osz = g.out[0] * g.out[1] * g.out[2];
 	int64_t *ind = c->nout > 1 && c->out[1] ? c->out[1]->data : NULL;
+	if (pa.kind == POOL_MAX && !ind && g.dil[0] == 1 && g.dil[1] == 1 && g.dil[2] == 1) {
+		float *row = malloc(sizeof(float) * (size_t)(g.in[2] + 1));
+		if (!row) {
+			free(g.buf);
+			return om_error(c->st, OM_ERR_NOMEM, c->node, "pool row");
+		}
+		for (int64_t i = 0; i < NC; i++)
+			max_image_separable(&g, (const float *)X->data + i * isz,
+					    (float *)c->out[0]->data + i * osz, row);
+		free(row);
+		free(g.buf);
+		return OM_OK;
+	}
 	for (int64_t i = 0; i < NC; i++)
 		pool_image(&g, &pa, (const float *)X->data + i * isz,
 			   (float *)c->out[0]->data + i * osz, ind ? ind + i * osz : NULL, i * isz);

@@ -370,6 +370,33 @@ static void conv_pads_larger_than_input(void **state)
 	om_model_free(m);
 }
 
+/* Fast mode (BLAS or the AVX-512 kernel: packed and in-place A, edge rows and columns, two K
+ * blocks) agrees with the exact fixed-order path to float rounding. */
+static void conv_fast_matches_exact(void **state)
+{
+	(void)state;
+	const int64_t xd[] = {2, 32, 20, 21}, wd[] = {30, 32, 3, 3}, bd[] = {30};
+	om_model *m = om_model_new();
+	om_node *n = tu_node(m, "Conv", 3, 1);
+	tu_ints(n, "pads", 4, (int64_t[]){1, 1, 1, 0});
+	float *x = fill(4, xd, xval), *w = fill(4, wd, wval), *b = fill(1, bd, bval);
+	for (int64_t i = 0; i < om_shape_numel(4, xd); i++)
+		x[i] += (float)(i % 97) * 0.001f;
+	om_tensor tx = tu_tensor(OM_FLOAT, 4, xd, x), tw = tu_tensor(OM_FLOAT, 4, wd, w);
+	om_tensor tb = tu_tensor(OM_FLOAT, 1, bd, b);
+	const om_tensor *in[] = {&tx, &tw, &tb};
+	om_tensor exact[1], fast[1];
+	om_status st = {0};
+	assert_int_equal(tu_run(n, 13, in, exact, 1, &st), OM_OK);
+	assert_int_equal(tu_run(n, 13, in, fast, 0, &st), OM_OK);
+	tu_assert_shape(&fast[0], 4, (int64_t[]){2, 30, 20, 20});
+	tu_assert_floats(&fast[0], exact[0].data, om_tensor_numel(&exact[0]), 1e-5f);
+	om_tensor_free(&exact[0]);
+	om_tensor_free(&fast[0]);
+	free(x), free(w), free(b);
+	om_model_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -388,6 +415,7 @@ int main(void)
 		cmocka_unit_test(conv_float16),
 		cmocka_unit_test(conv_shape_errors),
 		cmocka_unit_test(conv_pads_larger_than_input),
+		cmocka_unit_test(conv_fast_matches_exact),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -177,6 +177,44 @@ static void maxpool_uint8(void **state)
 	om_model_free(m);
 }
 
+/* MaxPool without Indices takes a separable path: it must agree with the windowed one (with
+ * Indices) everywhere, NaN and -inf included, with pads, strides and ceil_mode. */
+static void maxpool_paths_agree(void **state)
+{
+	(void)state;
+	const int64_t xd[] = {2, 3, 9, 11};
+	float x[2 * 3 * 9 * 11];
+	for (int i = 0; i < 2 * 3 * 9 * 11; i++)
+		x[i] = i % 17 == 3 ? NAN : i % 13 == 5 ? -INFINITY : (float)((i * 37) % 101) - 50;
+	for (int i = 99; i < 99 + 11; i++)
+		x[i] = -INFINITY; /* a row of -inf */
+	om_tensor tx = tu_tensor(OM_FLOAT, 4, xd, x);
+	const om_tensor *in[] = {&tx};
+	om_tensor with[2], without[1];
+	om_status st = {0};
+	for (int nout = 1; nout <= 2; nout++) {
+		om_model *m = om_model_new();
+		om_node *n = tu_node(m, "MaxPool", 1, nout);
+		tu_ints(n, "kernel_shape", 2, (int64_t[]){3, 2});
+		tu_ints(n, "strides", 2, (int64_t[]){2, 3});
+		tu_ints(n, "pads", 4, (int64_t[]){1, 0, 1, 1});
+		tu_int(n, "ceil_mode", 1);
+		assert_int_equal(om_eval_node(n, 12, in, nout == 2 ? with : without, &st), OM_OK);
+		om_model_free(m);
+	}
+	tu_assert_shape(&without[0], 4, with[0].dims);
+	const float *a = with[0].data, *b = without[0].data;
+	int nans = 0;
+	for (int64_t i = 0; i < om_tensor_numel(&with[0]); i++) {
+		nans += isnan(a[i]);
+		assert_true(isnan(a[i]) ? isnan(b[i]) : a[i] == b[i]);
+	}
+	assert_true(nans > 0);
+	om_tensor_free(&with[0]);
+	om_tensor_free(&with[1]);
+	om_tensor_free(&without[0]);
+}
+
 static om_kind infer_pool(const char *op, void (*attrs)(om_node *), om_tensor *out, om_status *st)
 {
 	om_model *m = om_model_new();
@@ -226,7 +264,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(maxpool_indices),    cmocka_unit_test(averagepool_variants),
 		cmocka_unit_test(lppool_and_globals), cmocka_unit_test(maxpool_uint8),
-		cmocka_unit_test(pool_shapes_and_errors),
+		cmocka_unit_test(pool_shapes_and_errors), cmocka_unit_test(maxpool_paths_agree),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
