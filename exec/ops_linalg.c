@@ -1,5 +1,6 @@
 /* ops_linalg.c — MatMul and Gemm over om_sgemm/om_dgemm (cblas in fast mode, the fixed-order
- * loop in exact mode); float16/bfloat16 go through float32, integers through a wrapping loop. */
+ * loop in exact mode); float16/bfloat16 go through float32, integers (and MatMulInteger)
+ * through a wrapping loop. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +13,11 @@ static bool mm_type_ok(int32_t dt)
 {
 	return om_is_float_type(dt) || dt == OM_INT32 || dt == OM_INT64 || dt == OM_UINT32 ||
 	       dt == OM_UINT64;
+}
+
+static bool byte_type(int32_t dt)
+{
+	return dt == OM_INT8 || dt == OM_UINT8;
 }
 
 /* ---- float16/bfloat16 staging --------------------------------------------------------------- */
@@ -56,7 +62,9 @@ static om_kind mm_geometry(om_ctx *c, mm_geom *g)
 	const om_tensor *a = c->in[0], *b = c->in[1];
 	if (!a || !b || a->rank < 1 || b->rank < 1)
 		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "MatMul needs rank >= 1");
-	if (a->dtype != b->dtype || !mm_type_ok(a->dtype))
+	const bool integer = !strcmp(c->node->op, "MatMulInteger");
+	if (integer ? !byte_type(a->dtype) || !byte_type(b->dtype)
+		    : a->dtype != b->dtype || !mm_type_ok(a->dtype))
 		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "types %s and %s",
 				om_dtype_name(a->dtype), om_dtype_name(b->dtype));
 	const int32_t ra = a->rank, rb = b->rank;
@@ -100,12 +108,37 @@ static om_kind mm_geometry(om_ctx *c, mm_geom *g)
 	return OM_OK;
 }
 
+/* MatMulInteger's zero points: one value, or one per row of A (M) / column of B (N) */
+static om_kind zero_point(om_ctx *c, int i, int64_t per, int32_t dtype, const char *what)
+{
+	const om_tensor *z = i < c->nin ? c->in[i] : NULL;
+	if (!z)
+		return OM_OK;
+	const int64_t n = om_tensor_numel(z);
+	if (z->dtype != dtype || (n != 1 && n != per))
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"%s zero point: %s with %lld elements", what,
+				om_dtype_name(z->dtype), (long long)n);
+	return OM_OK;
+}
+
+static om_kind mm_check(om_ctx *c, mm_geom *g)
+{
+	om_kind rc = mm_geometry(c, g);
+	if (!rc && !strcmp(c->node->op, "MatMulInteger") &&
+	    !(rc = zero_point(c, 2, g->M, c->in[0]->dtype, "A")))
+		rc = zero_point(c, 3, g->N, c->in[1]->dtype, "B");
+	return rc;
+}
+
 static om_kind matmul_infer(om_ctx *c)
 {
 	mm_geom g;
-	om_kind rc = mm_geometry(c, &g);
+	om_kind rc = mm_check(c, &g);
 	if (!rc)
-		om_set_shape(c->out[0], c->in[0]->dtype, g.out_rank, g.out_dims);
+		om_set_shape(c->out[0], strcmp(c->node->op, "MatMulInteger") ? c->in[0]->dtype
+									      : OM_INT32,
+			     g.out_rank, g.out_dims);
 	return rc;
 }
 
@@ -171,6 +204,32 @@ static void matmul_int(const mm_geom *g, const om_tensor *a, const om_tensor *b,
 				const int64_t o = (bi * g->M + i) * g->N + j;
 				om_store_i64(y->dtype, (char *)y->data + (size_t)o * es, &v, 1);
 			}
+}
+
+/* (a - za) x (b - zb) summed in wrapping int32 */
+static om_kind matmul_integer_kernel(om_ctx *c)
+{
+	mm_geom g;
+	om_kind rc = mm_check(c, &g);
+	if (rc)
+		return rc;
+	const om_tensor *a = c->in[0], *b = c->in[1];
+	const om_tensor *za = c->nin > 2 ? c->in[2] : NULL, *zb = c->nin > 3 ? c->in[3] : NULL;
+	const int64_t nza = za ? om_tensor_numel(za) : 0, nzb = zb ? om_tensor_numel(zb) : 0;
+	int32_t *y = c->out[0]->data;
+	mm_iter it = {0};
+	for (int64_t bi = 0; bi < g.nbatch; bi++, mm_next(&g, &it))
+		for (int64_t i = 0; i < g.M; i++)
+			for (int64_t j = 0; j < g.N; j++) {
+				const int64_t oa = za ? ld_i(za, nza == 1 ? 0 : i) : 0;
+				const int64_t ob = zb ? ld_i(zb, nzb == 1 ? 0 : j) : 0;
+				uint32_t s = 0;
+				for (int64_t k = 0; k < g.K; k++)
+					s += (uint32_t)((ld_i(a, it.aoff + i * g.K + k) - oa) *
+							(ld_i(b, it.boff + k * g.N + j) - ob));
+				y[(bi * g.M + i) * g.N + j] = (int32_t)s;
+			}
+	return OM_OK;
 }
 
 static om_kind matmul_kernel(om_ctx *c)
@@ -330,6 +389,7 @@ static om_kind gemm_kernel(om_ctx *c)
 static const om_op rows[] = {
 	{"MatMul", "", 1, matmul_infer, matmul_kernel, OM_OP_EXACT},
 	{"Gemm", "", 7, gemm_infer, gemm_kernel, OM_OP_EXACT},
+	{"MatMulInteger", "", 10, matmul_infer, matmul_integer_kernel, OM_OP_EXACT},
 };
 
 const om_op_table om_ops_linalg = OM_TABLE(rows);

@@ -286,6 +286,34 @@ static void matmul_exact_mode(void **state)
 	free(a), free(b);
 }
 
+/* (a - za)(b - zb) in int32: A uint8 with per-row zero points, B int8 with one */
+static void matmul_integer(void **state)
+{
+	(void)state;
+	om_model *m;
+	om_node *n = nt_node(&m, "MatMulInteger", 4, 1);
+	const uint8_t a[] = {1, 2, 5, 255}, za[] = {1, 5};
+	const int8_t b[] = {3, -128, -4, 1}, zb[] = {-1};
+	om_tensor ta = nt_tensor(OM_UINT8, 2, (int64_t[]){2, 2}, a);
+	om_tensor tb = nt_tensor(OM_INT8, 2, (int64_t[]){2, 2}, b);
+	om_tensor tza = nt_tensor(OM_UINT8, 1, (int64_t[]){2}, za);
+	om_tensor tzb = nt_tensor(OM_INT8, 0, NULL, zb);
+	const om_tensor *in[] = {&ta, &tb, &tza, &tzb};
+	om_tensor out[1];
+	assert_int_equal(nt_run(n, 10, in, out), OM_OK);
+	assert_int_equal(out[0].dtype, OM_INT32);
+	/* rows [0, 1] and [0, 250]; columns [4, -3] and [-127, 2] */
+	const int32_t want[] = {-3, 2, -750, 500};
+	assert_memory_equal(out[0].data, want, sizeof want);
+	om_tensor_free(&out[0]);
+	/* a zero point of the wrong size or type */
+	tzb = nt_tensor(OM_INT8, 1, (int64_t[]){3}, (int8_t[]){0, 0, 0});
+	assert_int_equal(nt_run(n, 10, in, out), OM_ERR_INVALID_MODEL);
+	tzb = nt_tensor(OM_UINT8, 0, NULL, za);
+	assert_int_equal(nt_run(n, 10, in, out), OM_ERR_INVALID_MODEL);
+	om_model_free(m);
+}
+
 /* ---- Gemm -------------------------------------------------------------------------------- */
 
 /* A = [[1,2,3],[4,5,6]] (2x3), B = [[1,0],[0,1],[1,1]] (3x2): A B = [[4,5],[10,11]] */
@@ -384,6 +412,7 @@ int main(void)
 		cmocka_unit_test(matmul_broadcast),
 		cmocka_unit_test(matmul_types_and_errors),
 		cmocka_unit_test(matmul_exact_mode),
+		cmocka_unit_test(matmul_integer),
 		cmocka_unit_test(gemm_forms),
 		cmocka_unit_test(gemm_types),
 	};
