@@ -124,7 +124,10 @@ static void merge_into(om_graph *g, om_node *later, om_node *earlier)
 /* Plan-time values that are fully known (numbers and symbols) and equal. */
 static bool same_pv(const om_vinfo *a, const om_vinfo *b)
 {
-	if (a->type.elem != b->type.elem || a->npv != b->npv || a->pvrank != b->pvrank)
+	int64_t da[OM_MAX_RANK], db[OM_MAX_RANK];
+	if (a->type.elem != b->type.elem || a->npv != b->npv || a->pvrank != b->pvrank ||
+	    !om_pv_dims(a, da) || !om_pv_dims(b, db) ||
+	    memcmp(da, db, sizeof(int64_t) * (size_t)(a->pvrank ? a->pvrank : 1)))
 		return false;
 	for (int32_t i = 0; i < a->npv; i++) {
 		om_pe x = a->pv[i], y = b->pv[i];

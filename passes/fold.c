@@ -2,9 +2,10 @@
  * fold.c — the fold_constants pass: a node whose inputs are all constants is evaluated with
  * its op row's kernel (om_eval_node, the executor's own semantics) and its outputs become
  * initializers, when each fits the size budget. Constant nodes become initializers.
- * Not folded: other domains, ops with randomness, control flow, and nodes that produce a graph
- * output (their names stay produced by a node).
+ * Not folded: other domains, ops with randomness, control flow. A single-output node that
+ * produces a graph output becomes a Constant node (the name stays produced by a node).
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "eval.h"
@@ -51,7 +52,8 @@ static bool fold_node(om_pass_ctx *c, om_graph *g, om_node *n, om_kind *err)
 			return false;
 	}
 	bool is_constant = !strcmp(n->op, "Constant");
-	if (n->nin == 0 && !is_constant)
+	bool to_node = writes_graph_output(n);
+	if ((n->nin == 0 && !is_constant) || (to_node && (is_constant || n->nout != 1)))
 		return false;
 	const om_tensor *value = is_constant ? om_attr_tensor(n, "value") : NULL;
 	if (value && n->out[0]) {
@@ -68,14 +70,17 @@ static bool fold_node(om_pass_ctx *c, om_graph *g, om_node *n, om_kind *err)
 			return false;
 	if (om_eval_node(n, opset, in, out, NULL) != OM_OK)
 		return false; /* best effort: the node stays */
-	for (int32_t o = 0; o < n->nout && !*err; o++)
+	if (to_node)
+		*err = om_node_to_constant(g, n, &out[0], c->st);
+	for (int32_t o = 0; o < n->nout && !*err && !to_node; o++)
 		if (n->out[o])
 			*err = om_make_constant(g, n->out[o], &out[o], c->st);
 	for (int32_t o = 0; o < n->nout; o++)
 		om_tensor_free(&out[o]);
 	if (*err)
 		return false;
-	n->flags |= OM_NODE_DEAD;
+	if (!to_node)
+		n->flags |= OM_NODE_DEAD;
 	return true;
 }
 
@@ -85,10 +90,13 @@ om_kind om_pass_fold(om_pass_ctx *c, om_graph *g, int *changes)
 	for (int32_t i = 0; i < g->nnodes && !err; i++) {
 		om_node *n = g->nodes[i];
 		if ((n->flags & OM_NODE_DEAD) || (n->domain[0] && strcmp(n->domain, "ai.onnx")) ||
-		    random_op(n->op) || has_subgraph(n) || writes_graph_output(n))
+		    random_op(n->op) || has_subgraph(n))
 			continue;
-		if (fold_node(c, g, n, &err))
+		if (fold_node(c, g, n, &err)) {
 			(*changes)++;
+			if (c->verbose >= 2)
+				fprintf(stderr, "fold: %s '%s'\n", n->op, n->name);
+		}
 	}
 	om_graph_compact(g);
 	return err;

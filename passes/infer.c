@@ -67,6 +67,24 @@ om_dim om_dim_of_pe(om_pe e)
 	return (om_dim){-1, NULL};
 }
 
+bool om_pv_dims(const om_vinfo *vi, int64_t *dims)
+{
+	if (!vi || vi->npv < 0 || vi->pvrank < 0 || vi->pvrank > OM_MAX_RANK)
+		return false;
+	if (vi->pvrank <= 1) {
+		dims[0] = vi->npv;
+		return vi->pvrank == 1 || vi->npv == 1;
+	}
+	if (vi->type.rank != vi->pvrank)
+		return false;
+	for (int32_t i = 0; i < vi->pvrank; i++) {
+		if (!om_dim_known(vi->type.dims[i]))
+			return false;
+		dims[i] = vi->type.dims[i].value;
+	}
+	return om_shape_numel(vi->pvrank, dims) == vi->npv;
+}
+
 bool om_pv_numbers(const om_vinfo *vi, int64_t *buf, int32_t cap, int32_t *count)
 {
 	if (!vi || vi->npv < 0 || vi->npv > cap)
@@ -150,8 +168,7 @@ static om_kind seed_value(om_pass_ctx *c, const om_graph *g, om_value *v)
 		for (int32_t i = 0; i < t->rank; i++)
 			o.d[i] = (om_dim){t->dims[i], NULL};
 		int64_t numel = om_tensor_numel(t);
-		if (t->rank <= 1 && numel >= 0 && numel <= OM_PV_MAX && pv_elem(t->dtype) &&
-		    t->data) {
+		if (numel >= 0 && numel <= OM_PV_MAX && pv_elem(t->dtype) && t->data) {
 			o.npv = (int32_t)numel;
 			o.pvrank = t->rank;
 			for (int64_t i = 0; i < numel; i++) {
@@ -290,6 +307,93 @@ static bool generic(om_pass_ctx *c, const om_graph *g, const om_node *n, om_vinf
 	return true;
 }
 
+/* ---- small int values computed by the op's kernel ------------------------------------- */
+
+static bool no_eval(const om_node *n)
+{
+	static const char *const ops[] = {"RandomNormal", "RandomUniform", "RandomNormalLike",
+					  "RandomUniformLike", "Multinomial", "Bernoulli"};
+	if (n->domain[0] && strcmp(n->domain, "ai.onnx"))
+		return true;
+	for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+		if (!strcmp(n->op, ops[i]))
+			return true;
+	for (int32_t a = 0; a < n->nattr; a++)
+		if (n->attrs[a].type == OM_ATTR_GRAPH || n->attrs[a].type == OM_ATTR_GRAPHS)
+			return true;
+	return false;
+}
+
+/* When every input is a constant or a plan-time value of numbers and every output is a small
+ * int tensor, the kernel computes the outputs' plan-time values (one semantics with folding,
+ * and shape chains settle in one round). */
+static bool eval_small(om_pass_ctx *c, const om_graph *g, const om_node *n, om_vinfo *const *in,
+		       om_ishape *out)
+{
+	if (n->nin > MAX_IO || n->nout > 16 || n->nout < 1 || no_eval(n))
+		return false;
+	om_tensor tin[MAX_IO], tout[16];
+	const om_tensor *pin[MAX_IO];
+	size_t bytes = 0;
+	for (int32_t i = 0; i < n->nin; i++) {
+		pin[i] = NULL;
+		if (!n->in[i])
+			continue;
+		const om_tensor *k = om_value_const(g, n->in[i]);
+		if (k) {
+			pin[i] = k;
+			bytes += k->nbytes;
+			continue;
+		}
+		const om_vinfo *vi = in[i];
+		memset(&tin[i], 0, sizeof tin[i]);
+		if (!om_pv_dims(vi, tin[i].dims))
+			return false;
+		tin[i].dtype = vi->type.elem;
+		tin[i].rank = vi->pvrank;
+		tin[i].nbytes = om_tensor_bytes_for(tin[i].dtype, tin[i].rank, tin[i].dims);
+		if (!(tin[i].data = pv_data(c, vi)) && vi->npv > 0)
+			return false;
+		if (!tin[i].data)
+			tin[i].data = &tin[i].dims; /* zero elements: any non-NULL pointer */
+		pin[i] = &tin[i];
+	}
+	if (bytes > c->fold_max)
+		return false;
+	int64_t opset = om_model_opset(c->m, n->domain);
+	if (om_infer_node(n, opset, pin, tout, NULL) != OM_OK)
+		return false;
+	for (int32_t o = 0; o < n->nout; o++) {
+		const om_tensor *t = &tout[o];
+		if (n->out[o] && (!pv_elem(t->dtype) || t->rank > OM_MAX_RANK ||
+				  om_tensor_numel(t) > OM_PV_MAX || om_tensor_numel(t) < 0))
+			return false;
+	}
+	if (om_eval_node(n, opset, pin, tout, NULL) != OM_OK)
+		return false;
+	for (int32_t o = 0; o < n->nout; o++) {
+		const om_tensor *t = &tout[o];
+		unknown(&out[o]);
+		if (!n->out[o])
+			continue;
+		out[o].elem = t->dtype;
+		out[o].rank = t->rank;
+		for (int32_t d = 0; d < t->rank; d++)
+			out[o].d[d] = (om_dim){t->dims[d], NULL};
+		out[o].npv = (int32_t)om_tensor_numel(t);
+		out[o].pvrank = t->rank;
+		for (int32_t k = 0; k < out[o].npv; k++) {
+			int64_t x = t->dtype == OM_INT64 ? ((const int64_t *)t->data)[k]
+				    : t->dtype == OM_INT32 ? ((const int32_t *)t->data)[k]
+							   : ((const uint8_t *)t->data)[k] != 0;
+			out[o].pv[k] = (om_pe){OM_PE_NUM, x, NULL};
+		}
+	}
+	for (int32_t o = 0; o < n->nout; o++)
+		om_tensor_free(&tout[o]);
+	return true;
+}
+
 /* ---- the pass -------------------------------------------------------------------------- */
 
 /* -vv: one line per inferred value: name, type, plan-time value */
@@ -326,10 +430,13 @@ static om_kind infer_node(om_pass_ctx *c, const om_graph *g, const om_node *n)
 	int32_t nout = n->nout < 16 ? n->nout : 16;
 	for (int32_t o = 0; o < nout; o++)
 		unknown(&out[o]);
-	bool done = false;
+	bool done = eval_small(c, g, n, in, out);
 	om_infer_rule rule = n->nout <= 16 ? om_infer_rule_for(n) : NULL;
-	if (rule)
+	if (!done && rule) {
+		for (int32_t o = 0; o < nout; o++)
+			unknown(&out[o]);
 		done = rule(c, g, n, in, out);
+	}
 	if (!done && n->nout <= 16) {
 		for (int32_t o = 0; o < nout; o++)
 			unknown(&out[o]);

@@ -29,6 +29,8 @@ static inline bool om_vi_ranked(const om_vinfo *vi)
 	       vi->type.rank <= OM_MAX_RANK;
 }
 
+/** The extents of vi's plan-time value into dims (rank vi->pvrank); false when unknown. */
+bool om_pv_dims(const om_vinfo *vi, int64_t *dims);
 /** Reads vi's plan-time value when every element is a number. */
 bool om_pv_numbers(const om_vinfo *vi, int64_t *buf, int32_t cap, int32_t *count);
 /** The element of a dim. */

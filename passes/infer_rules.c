@@ -196,9 +196,15 @@ static bool r_cast(om_pass_ctx *c, const om_graph *g, const om_node *n, om_vinfo
 
 /* ---- Unsqueeze, Squeeze, Transpose ----------------------------------------------------- */
 
+/* The output has the input's elements in the same order (views) */
 static void keep_pv(om_ishape *o, const om_vinfo *src)
 {
-	if (!src || src->npv < 0 || o->rank < 0 || o->rank > 1)
+	if (!src || src->npv < 0 || o->rank < 0)
+		return;
+	int64_t n = 1;
+	for (int32_t i = 0; i < o->rank; i++)
+		n = om_dim_known(o->d[i]) && n >= 0 ? n * o->d[i].value : -1;
+	if (n != src->npv)
 		return;
 	o->npv = src->npv;
 	o->pvrank = o->rank;
@@ -280,7 +286,8 @@ static bool r_transpose(om_pass_ctx *c, const om_graph *g, const om_node *n, om_
 		seen[p] = true;
 		out[0].d[i] = in[0]->type.dims[p];
 	}
-	keep_pv(&out[0], in[0]);
+	if (r <= 1)
+		keep_pv(&out[0], in[0]);
 	return true;
 }
 
@@ -799,7 +806,7 @@ static bool r_constant(om_pass_ctx *c, const om_graph *g, const om_node *n, om_v
 		for (int32_t i = 0; i < t->rank; i++)
 			out[0].d[i] = (om_dim){t->dims[i], NULL};
 		int64_t k = om_tensor_numel(t);
-		if (t->rank <= 1 && k >= 0 && k <= OM_PV_MAX && t->data &&
+		if (k >= 0 && k <= OM_PV_MAX && t->data &&
 		    (t->dtype == OM_INT64 || t->dtype == OM_INT32)) {
 			for (int64_t i = 0; i < k; i++)
 				out[0].pv[i] = num(t->dtype == OM_INT64 ? ((const int64_t *)t->data)[i]

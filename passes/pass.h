@@ -6,7 +6,8 @@
  * the rewriting passes read. A value's inferred type has dims that are numbers or symbols; an
  * unknown dim gets a fresh internal symbol ("?N") that only lives in the side table, so that
  * Shape(x)[k] can still be matched with x's dim k. A plan-time value (pv) is a small int tensor
- * (rank 0 or 1) whose elements are each a number, a symbol (a dim, so >= 0) or unknown.
+ * (at most OM_PV_MAX elements; rank 0 or 1 for most rules) whose elements are each a number, a
+ * symbol (a dim, so >= 0) or unknown.
  */
 #ifndef OM_PASS_H
 #define OM_PASS_H
@@ -28,7 +29,7 @@ typedef struct om_vinfo {
 	const om_value *key;
 	om_type type;  /* inferred; kind OM_TYPE_UNKNOWN or rank -1 when unknown */
 	int32_t npv;   /* element count of the plan-time value; -1 when none */
-	int32_t pvrank; /* 0 (scalar) or 1 */
+	int32_t pvrank; /* the value's rank; above 1 its extents are the type's (all numbers) */
 	om_pe *pv;
 	UT_hash_handle hh;
 } om_vinfo;

@@ -21,13 +21,16 @@ static bool literal_ok(const om_graph *g, const om_value *v, const om_vinfo *vi)
 	for (int32_t i = 0; i < vi->npv; i++)
 		if (vi->pv[i].kind != OM_PE_NUM)
 			return false;
-	return true;
+	int64_t dims[OM_MAX_RANK];
+	return om_pv_dims(vi, dims);
 }
 
 static om_kind make_literal(om_pass_ctx *c, om_graph *g, om_node *n, om_value *v,
 			   const om_vinfo *vi)
 {
-	int64_t dims[1] = {vi->npv};
+	int64_t dims[OM_MAX_RANK];
+	if (!om_pv_dims(vi, dims))
+		return OM_OK;
 	om_tensor *t = om_model_tensor(c->m, vi->type.elem, vi->pvrank, dims);
 	if (!t)
 		return om_error(c->st, OM_ERR_NOMEM, NULL, "out of memory for a literal");

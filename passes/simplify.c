@@ -110,6 +110,9 @@ om_kind om_simplify(om_model *m, const om_simplify_options *opt, om_status *st)
 					rc ? " (failed)" : "");
 			total += changes;
 		}
+		if (opt->verbose)
+			fprintf(stderr, "simplify: round %d: %d nodes in the main graph\n", round,
+				m->graph->nnodes);
 		if (!total)
 			break;
 	}

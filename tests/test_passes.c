@@ -589,6 +589,43 @@ static void constant_if_is_inlined(void **state)
 	om_model_free(m);
 }
 
+static void torch_pad_pattern(void **state)
+{
+	(void)state;
+	if (!has_kernel("Mod", 13) || !has_kernel("Slice", 13) || !has_kernel("Transpose", 13))
+		skip();
+	/* F.pad's pads: a shape-derived vector reshaped to pairs, reversed, transposed, flattened */
+	om_model *m = model(13);
+	om_graph *g = m->graph;
+	input(g, "x", OM_FLOAT, "N,5");
+	ints(g, "i1", 0, 1, (int64_t[]){1});
+	ints(g, "four", 0, 1, (int64_t[]){4});
+	ints(g, "ax0", 1, 1, (int64_t[]){0});
+	ints(g, "rest", 1, 3, (int64_t[]){0, 0, 2});
+	ints(g, "pairs", 1, 2, (int64_t[]){-1, 2});
+	ints(g, "flat", 1, 1, (int64_t[]){-1});
+	ints(g, "st", 1, 1, (int64_t[]){-1});
+	ints(g, "en", 1, 1, (int64_t[]){INT64_MIN});
+	ints(g, "sp", 1, 1, (int64_t[]){-1});
+	node(g, "Shape", "x", "s");
+	node(g, "Gather", "s,i1", "w");
+	node(g, "Mod", "w,four", "r");
+	node(g, "Unsqueeze", "r,ax0", "ru");
+	attr_int(node(g, "Concat", "ru,rest", "p4"), "axis", 0);
+	node(g, "Reshape", "p4,pairs", "p22");
+	node(g, "Slice", "p22,st,en,ax0,sp", "rev");
+	attr_ints(node(g, "Transpose", "rev", "tr"), "perm", 2, (int64_t[]){1, 0});
+	node(g, "Reshape", "tr,flat", "pads");
+	node(g, "Pad", "x,pads", "y");
+	output(g, "y", OM_FLOAT, "");
+	simplify(m, NULL);
+	assert_int_equal(g->nnodes, 1);
+	assert_string_equal(g->nodes[0]->op, "Pad");
+	/* [[1,0],[0,2]] reversed [[0,2],[1,0]], transposed [[0,1],[2,0]] */
+	assert_ints(g->nodes[0]->in[1], 4, (int64_t[]){0, 1, 2, 0});
+	om_model_free(m);
+}
+
 static void fold_with_kernels(void **state)
 {
 	(void)state;
@@ -601,15 +638,20 @@ static void fold_with_kernels(void **state)
 	floats(g, "b", 4, (float[]){10, 20, 30, 40});
 	node(g, "Add", "a,b", "s");
 	node(g, "Mul", "x,s", "y");
+	node(g, "Neg", "a", "z"); /* a constant graph output: a Constant node named z */
 	output(g, "y", OM_FLOAT, "4");
+	output(g, "z", OM_FLOAT, "4");
 	simplify(m, NULL);
-	assert_int_equal(g->nnodes, 1);
+	assert_int_equal(g->nnodes, 2);
+	assert_string_equal(g->nodes[1]->op, "Constant");
+	assert_string_equal(g->nodes[1]->out[0]->name, "z");
+	assert_true(((const float *)om_attr_tensor(g->nodes[1], "value")->data)[3] == -4);
 	const om_value *s = g->nodes[0]->in[1];
 	assert_string_equal(s->name, "s");
 	assert_non_null(s->init);
 	const float *f = s->init->data;
 	assert_true(f[0] == 11 && f[1] == 22 && f[2] == 33 && f[3] == 44);
-	assert_int_equal(g->ninits, 1);
+	assert_int_equal(g->ninits, 1); /* a and b are gone */
 	om_model_free(m);
 
 	/* over the budget: left alone */
@@ -696,6 +738,7 @@ int main(void)
 		cmocka_unit_test(where_equal_expand),
 		cmocka_unit_test(subgraph_is_simplified),
 		cmocka_unit_test(constant_if_is_inlined),
+		cmocka_unit_test(torch_pad_pattern),
 		cmocka_unit_test(fold_with_kernels),
 		cmocka_unit_test(common_nodes_merge),
 		cmocka_unit_test(verifier_catches_broken_ir),
