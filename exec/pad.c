@@ -191,7 +191,8 @@ om_kind om_pad_move(om_ctx *c)
 	int64_t total = 0, *map[OM_MAX_RANK], xs[OM_MAX_RANK];
 	for (int32_t i = 0; i < r; i++)
 		total += p.dims[i];
-	int64_t *maps = malloc(sizeof(int64_t) * (size_t)total);
+	/* index maps of every axis, then room for the innermost axis' runs */
+	int64_t *maps = malloc(sizeof(int64_t) * (size_t)(total + 3 * p.dims[r - 1]));
 	if (!maps)
 		return om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory");
 	int64_t at = 0;
@@ -210,10 +211,17 @@ om_kind om_pad_move(om_ctx *c)
 		}
 	}
 	om_dense_strides(r, x->dims, xs);
-	int64_t idx[OM_MAX_RANK] = {0};
+	/* the innermost axis as runs: consecutive source indices (copied whole) or the constant */
 	const int64_t inner = p.dims[r - 1];
 	const int64_t *last = map[r - 1];
-	for (int64_t done = 0; done < numel; done += inner) {
+	int64_t nrun = 0, *run = maps + at; /* (start, length, source or -1) triples */
+	for (int64_t j = 0, k; j < inner; j = k, nrun++) {
+		for (k = j + 1; k < inner && (last[j] < 0 ? last[k] < 0 : last[k] == last[k - 1] + 1);)
+			k++;
+		run[3 * nrun] = j, run[3 * nrun + 1] = k - j, run[3 * nrun + 2] = last[j];
+	}
+	int64_t idx[OM_MAX_RANK] = {0};
+	for (int64_t done = 0; done < numel; done += inner, d += inner * (int64_t)size) {
 		int64_t base = 0;
 		bool fill = false;
 		for (int32_t a = 0; a < r - 1; a++) {
@@ -221,11 +229,14 @@ om_kind om_pad_move(om_ctx *c)
 			fill |= m < 0;
 			base += m * xs[a];
 		}
-		for (int64_t j = 0; j < inner; j++, d += size) {
-			if (fill || last[j] < 0)
-				om_move1(d, value, size);
+		for (int64_t q = 0; q < nrun; q++) {
+			const int64_t *u = run + 3 * q;
+			unsigned char *o = d + u[0] * (int64_t)size;
+			if (fill || u[2] < 0)
+				for (int64_t j = 0; j < u[1]; j++)
+					om_move1(o + j * (int64_t)size, value, size);
 			else
-				om_move1(d, s + (size_t)(base + last[j]) * size, size);
+				om_move_n(o, s + (base + u[2]) * (int64_t)size, size, u[1]);
 		}
 		for (int32_t a = r - 2; a >= 0; a--) {
 			if (++idx[a] < p.dims[a])
