@@ -549,6 +549,127 @@ static void trilu(void **state)
 	nu_free(m);
 }
 
+/* ---- random nodes: any result is a value, never an out-of-bounds access (ASan) ----------- */
+
+static void random_nodes(void **state)
+{
+	(void)state;
+	static const char *const ops[] = {"Transpose", "Concat", "Split", "Slice", "Expand",
+					  "Tile",      "Pad",    "Trilu"};
+	static const char *const modes[] = {"constant", "edge", "reflect", "wrap", "other"};
+	static unsigned char buf[3][256 * 16];
+	int64_t ints[5][12];
+	nu_rng r = {0x9e3779b97f4a7c15u};
+	for (int it = 0; it < 3000; it++) {
+		const int o = (int)nu_rand(&r, 0, 7);
+		om_tensor x = nu_rand_tensor(&r, buf[0]), t[5], out[3];
+		const om_tensor *in[5] = {&x, NULL, NULL, NULL, NULL};
+		int32_t nin = 1, nout = 1;
+		int64_t opset = 13;
+		om_model *m;
+		om_node *n;
+		switch (o) {
+		case 1: /* Concat: inputs like x with another extent on one axis, or anything */
+			nin = (int32_t)nu_rand(&r, 1, 3);
+			for (int32_t i = 1; i < nin; i++) {
+				t[i] = nu_rand(&r, 0, 2) ? x : nu_rand_tensor(&r, buf[i]);
+				if (t[i].rank)
+					t[i].dims[nu_rand(&r, 0, t[i].rank - 1)] = nu_rand(&r, 0, 3);
+				t[i].nbytes = om_tensor_bytes_for(t[i].dtype, t[i].rank, t[i].dims);
+				in[i] = &t[i];
+			}
+			break;
+		case 2:
+			nout = (int32_t)nu_rand(&r, 1, 3);
+			opset = nu_rand(&r, 0, 1) ? 18 : nu_rand(&r, 0, 1) ? 13 : 11;
+			if (opset >= 13 && nu_rand(&r, 0, 1)) {
+				nin = 2;
+				t[1] = nu_rand_ints(&r, ints[1], nout + nu_rand(&r, -1, 1), -1, 4, 1);
+				in[1] = &t[1];
+			}
+			break;
+		case 3:
+			opset = nu_rand(&r, 0, 3) ? 13 : 9;
+			nin = opset >= 10 ? 5 : 1;
+			const int64_t k = nu_rand(&r, 0, x.rank + 1);
+			for (int32_t i = 1; i < nin; i++) {
+				const int64_t len = nu_rand(&r, 0, 9) ? k : nu_rand(&r, 0, 5);
+				t[i] = nu_rand_ints(&r, ints[i], len, -6, 6, 1);
+				in[i] = nu_rand(&r, 0, 4) || i < 3 ? &t[i] : NULL;
+			}
+			for (int64_t i = 0; i < k && nu_rand(&r, 0, 4); i++) /* mostly distinct axes */
+				ints[3][i] = (i + nu_rand(&r, 0, 1) * 2) % (x.rank ? x.rank : 1) -
+					     (nu_rand(&r, 0, 1) ? x.rank : 0);
+			for (int64_t i = 0; i < k; i++) /* small steps, now and then 0 */
+				ints[4][i] = nu_rand(&r, 0, 9) ? nu_rand(&r, -3, 3) : ints[4][i];
+			break;
+		case 4:
+			nin = 2;
+			t[1] = nu_rand_ints(&r, ints[1], nu_rand(&r, 0, 5), -1, 4, 0);
+			in[1] = &t[1];
+			break;
+		case 5:
+			nin = 2;
+			t[1] = nu_rand_ints(&r, ints[1], x.rank + nu_rand(&r, -1, 1), -1, 3, 0);
+			in[1] = &t[1];
+			break;
+		case 6:
+			opset = (int64_t[]){2, 11, 13, 18, 19}[nu_rand(&r, 0, 4)];
+			nin = opset >= 11 ? 4 : 1;
+			if (opset >= 11) {
+				t[1] = nu_rand_ints(&r, ints[1], 2 * x.rank + nu_rand(&r, -1, 0), -3, 3, 0);
+				t[2] = nu_t(x.dtype, 0, NULL, x.data);
+				t[3] = nu_rand_ints(&r, ints[3], nu_rand(&r, 0, 4), -5, 4, 1);
+				in[1] = &t[1];
+				in[2] = nu_rand(&r, 0, 1) ? &t[2] : NULL;
+				in[3] = nu_rand(&r, 0, 1) ? &t[3] : NULL;
+			}
+			break;
+		case 7:
+			opset = 14;
+			nin = 2;
+			t[1] = nu_rand_ints(&r, ints[1], 1, -5, 5, 1);
+			in[1] = nu_rand(&r, 0, 3) ? &t[1] : NULL;
+			break;
+		default:
+			break;
+		}
+		n = nu_node(&m, ops[o], nin, nout);
+		for (int32_t i = 0; i < nin; i++)
+			if (!in[i])
+				n->in[i] = NULL;
+		int64_t a[6];
+		const int64_t k = nu_rand(&r, 0, 5);
+		for (int64_t i = 0; i < k; i++)
+			a[i] = nu_rand(&r, -5, 5);
+		if (o == 0 && nu_rand(&r, 0, 3))
+			nu_ints(n, "perm", k, a);
+		if ((o == 1 || o == 2) && nu_rand(&r, 0, 3))
+			nu_int(n, "axis", a[0] * (k > 0));
+		if (o == 2 && nu_rand(&r, 0, 1))
+			nu_int(n, "num_outputs", nu_rand(&r, 0, 3));
+		if (o == 2 && opset < 13 && nu_rand(&r, 0, 1))
+			nu_ints(n, "split", k, a);
+		if (o == 3 && opset < 10) {
+			nu_ints(n, "starts", k, a);
+			nu_ints(n, "ends", nu_rand(&r, 0, 1) ? k : 0, a);
+			if (nu_rand(&r, 0, 1))
+				nu_ints(n, "axes", k, a);
+		}
+		if (o == 6) {
+			nu_str(n, "mode", modes[nu_rand(&r, 0, 4)]);
+			if (opset < 11)
+				nu_ints(n, "pads", k, a);
+		}
+		if (o == 7)
+			nu_int(n, "upper", nu_rand(&r, 0, 1));
+		om_status st = {0};
+		const om_kind rc = om_eval_node(n, opset, in, out, &st);
+		nu_check_run(rc, &st, out, nout);
+		nu_free(m);
+	}
+}
+
 static void flags(void **state)
 {
 	(void)state;
@@ -573,7 +694,8 @@ int main(void)
 		cmocka_unit_test(split),               cmocka_unit_test(slice_sentinels),
 		cmocka_unit_test(slice_axes),          cmocka_unit_test(expand_tile),
 		cmocka_unit_test(pad_modes),           cmocka_unit_test(pad_forms),
-		cmocka_unit_test(trilu),               cmocka_unit_test(flags),
+		cmocka_unit_test(trilu),               cmocka_unit_test(random_nodes),
+		cmocka_unit_test(flags),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -314,6 +314,55 @@ static void dropout(void **state)
 	nu_free(m);
 }
 
+/* random nodes: any result is a value, never an out-of-bounds access (ASan) */
+static void random_nodes(void **state)
+{
+	(void)state;
+	static const char *const ops[] = {"Shape",   "Size",     "Squeeze",  "Unsqueeze",
+					  "Flatten", "Reshape",  "Identity", "Dropout"};
+	static unsigned char buf[256 * 16];
+	int64_t ints[12], a[6];
+	nu_rng r = {0x2545f4914f6cdd1du};
+	for (int it = 0; it < 2000; it++) {
+		const int o = (int)nu_rand(&r, 0, 7);
+		om_tensor x = nu_rand_tensor(&r, buf), t1, out[2];
+		const uint8_t train = (uint8_t)nu_rand(&r, 0, 1);
+		om_tensor tm = nu_t(OM_BOOL, 0, NULL, &train);
+		const om_tensor *in[3] = {&x, NULL, NULL};
+		const int64_t opset = nu_rand(&r, 0, 1) ? 13 : nu_rand(&r, 0, 1) ? 15 : 11;
+		int32_t nin = 1, nout = 1;
+		if (o >= 2 && o <= 5 && opset >= 13 && nu_rand(&r, 0, 3)) {
+			nin = 2;
+			t1 = nu_rand_ints(&r, ints, nu_rand(&r, 0, 6), o == 5 ? -2 : -5, 5, o != 5);
+			in[1] = &t1;
+		}
+		if (o == 7) {
+			nin = 3, nout = 2;
+			in[2] = nu_rand(&r, 0, 1) ? &tm : NULL;
+		}
+		om_model *m;
+		om_node *n = nu_node(&m, ops[o], nin, nout);
+		for (int32_t i = 0; i < nin; i++)
+			if (!in[i])
+				n->in[i] = NULL;
+		const int64_t k = nu_rand(&r, 0, 5);
+		for (int64_t i = 0; i < k; i++)
+			a[i] = nu_rand(&r, -5, 5);
+		if (nu_rand(&r, 0, 1)) {
+			nu_int(n, "start", a[0] * (k > 0));
+			nu_int(n, "end", nu_rand(&r, -6, 6));
+			nu_int(n, "axis", nu_rand(&r, -5, 5));
+			nu_int(n, "allowzero", nu_rand(&r, 0, 1));
+		}
+		if (nu_rand(&r, 0, 1))
+			nu_ints(n, o == 5 ? "shape" : "axes", k, a);
+		om_status st = {0};
+		const om_kind rc = om_eval_node(n, opset, in, out, &st);
+		nu_check_run(rc, &st, out, nout); /* Dropout in training: Unsupported */
+		nu_free(m);
+	}
+}
+
 static void flags(void **state)
 {
 	(void)state;
@@ -338,7 +387,8 @@ int main(void)
 		cmocka_unit_test(shape_and_size), cmocka_unit_test(squeeze),
 		cmocka_unit_test(unsqueeze),      cmocka_unit_test(flatten),
 		cmocka_unit_test(reshape),        cmocka_unit_test(identity_strings),
-		cmocka_unit_test(dropout),        cmocka_unit_test(flags),
+		cmocka_unit_test(dropout),        cmocka_unit_test(random_nodes),
+		cmocka_unit_test(flags),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
