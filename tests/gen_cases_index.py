@@ -14,7 +14,7 @@ saying why. An unexpected disagreement is printed and the case is not written.
 
     /usr/bin/python3 tests/gen_cases_index.py            # regenerate everything (deterministic)
 """
-import os, shutil, sys, zlib
+import os, re, shutil, sys, zlib
 import numpy as np
 import onnx
 from onnx import helper, numpy_helper
@@ -72,6 +72,13 @@ def same(a, b):
     return np.array_equal(a, b)
 
 
+def ort_message(e):
+    """ONNX Runtime's error without its timestamped warnings and colour codes."""
+    lines = [ln for ln in str(e).splitlines() if '[W:onnxruntime' not in ln]
+    msg = re.sub(r'\x1b\[[0-9;]*m', '', '\n'.join(lines))
+    return re.sub(r'Load model from \S+ failed:', 'Load model failed:', msg).strip()
+
+
 def write_files(case_dir, model, feeds, outs):
     ds = os.path.join(case_dir, 'test_data_set_0')
     os.makedirs(ds, exist_ok=True)
@@ -110,10 +117,10 @@ def case(group, name, op, inputs, ref, attrs=None, opset=18, const_inputs=(), de
         except mkcase.OracleError as e:
             shutil.rmtree(tmp, ignore_errors=True)
             if not departs:
-                print('ORT REFUSES %s/%s: %s' % (group, name, str(e)[-400:]))
+                print('ORT REFUSES %s/%s: %s' % (group, name, ort_message(e)[:400]))
                 stats['skipped'] += 1
                 return
-            note = departs + '\nONNX Runtime 1.30 refuses it: ' + str(e)[:500]
+            note = departs + '\nONNX Runtime 1.30 refuses it: ' + ort_message(e)[:500]
     write_files(case_dir, model, feeds, ref)
     open(os.path.join(case_dir, 'NOTE.txt'), 'w').write(
         'Expected outputs come from the numpy reference of the seed rule '
