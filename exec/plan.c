@@ -146,19 +146,67 @@ static om_kind read_slot(om_plan *p, const om_value *v, const om_node *n, int32_
 			v->name);
 }
 
+/* Whether every node input produced in g comes from an earlier node (files are usually in
+ * topological order, as ONNX asks); then the model need not be touched at all. */
+static om_kind in_order(const om_graph *g, bool *yes, om_status *st)
+{
+	uint32_t cap = 16;
+	int64_t nout = 0;
+	for (int32_t i = 0; i < g->nnodes; i++)
+		nout += g->nodes[i]->nout;
+	while (cap < 2 * (uint64_t)nout + 2 && cap < (1u << 31))
+		cap *= 2;
+	const om_value **set = calloc(cap, sizeof *set);
+	if (!set)
+		return om_error(st, OM_ERR_NOMEM, NULL, "out of memory planning");
+	*yes = true;
+	for (int32_t i = 0; i < g->nnodes && *yes; i++) {
+		const om_node *n = g->nodes[i];
+		for (int32_t k = 0; k < n->nin && *yes; k++) {
+			const om_value *v = n->in[k];
+			if (!v || !v->producer || v->producer->graph != g)
+				continue;
+			uint32_t h = hash_ptr(v) & (cap - 1);
+			while (set[h] && set[h] != v)
+				h = (h + 1) & (cap - 1);
+			*yes = set[h] == v;
+		}
+		for (int32_t k = 0; k < n->nout; k++) {
+			const om_value *v = n->out[k];
+			if (!v)
+				continue;
+			uint32_t h = hash_ptr(v) & (cap - 1);
+			while (set[h] && set[h] != v)
+				h = (h + 1) & (cap - 1);
+			set[h] = v;
+		}
+	}
+	free(set);
+	return OM_OK;
+}
+
 static om_kind sorted_nodes(om_session *s, const om_graph *g, om_node ***out, om_status *st)
 {
 	size_t size = sizeof(om_node *) * (size_t)(g->nnodes ? g->nnodes : 1);
 	om_node **sorted = om_arena_alloc(s->arena, size), **saved = malloc(size);
+	bool sorted_already = false;
+	om_kind rc = OM_OK;
 	if (!sorted || !saved) {
 		free(saved);
 		return om_error(st, OM_ERR_NOMEM, NULL, "out of memory planning");
+	}
+	if ((rc = in_order(g, &sorted_already, st)) || sorted_already) {
+		if (g->nnodes)
+			memcpy(sorted, g->nodes, size);
+		free(saved);
+		*out = sorted;
+		return rc;
 	}
 	/* the model is const to the session: sort in place, keep the result, restore the order */
 	om_graph *mg = (om_graph *)g;
 	if (g->nnodes)
 		memcpy(saved, g->nodes, size);
-	om_kind rc = om_graph_toposort(mg, st);
+	rc = om_graph_toposort(mg, st);
 	if (!rc && g->nnodes)
 		memcpy(sorted, g->nodes, size);
 	if (g->nnodes)

@@ -167,6 +167,7 @@ static om_kind place_outputs(om_session *s, om_frame *f, const om_step *sp,
 				return om_error(st, OM_ERR_NOMEM, n, "out of memory for %zu bytes",
 						out[i]->nbytes);
 			out[i]->data = s->pool.b[b].ptr;
+			/* zeroed as om_eval_node's outputs are: some kernels count on it */
 			memset(out[i]->data, 0, out[i]->nbytes);
 		}
 		hold(s, f, sp->out[i], b);

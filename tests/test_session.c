@@ -492,6 +492,17 @@ static void create_errors(void **state)
 	assert_string_equal(st.node, "fast");
 	assert_int_equal(create_status(m, NULL, &st), OM_OK);
 	om_model_free(m);
+	/* a cycle */
+	m = new_model();
+	x = input(m->graph, "x", OM_FLOAT, 1, d);
+	om_node *c1 = om_graph_add_node(m->graph, "TAdd", "", "c1", 2, 1);
+	om_value *c2out = op1(m->graph, "TNeg", "c2", om_graph_value(m->graph, "c1"), NULL);
+	c1->in[0] = x, c1->in[1] = c2out;
+	om_node_set_output(c1, 0, om_graph_value(m->graph, "c1"));
+	output(m->graph, c2out);
+	assert_int_equal(create_status(m, NULL, &st), OM_ERR_INVALID_MODEL);
+	assert_non_null(strstr(st.msg, "cycle"));
+	om_model_free(m);
 	/* a value nobody defines */
 	m = new_model();
 	x = input(m->graph, "x", OM_FLOAT, 1, d);
