@@ -7,6 +7,15 @@
 #include "index_util.h"
 #include "move.h"
 
+/* Range's element start + i*delta must not be contracted into an FMA (the bits would depend
+ * on the instruction set): contraction off for this file, even under -ffp-contract=fast with
+ * GCC, and the product and the sum are separate statements. */
+#ifdef __clang__
+#pragma STDC FP_CONTRACT OFF
+#elif defined(__GNUC__)
+#pragma GCC optimize("fp-contract=off")
+#endif
+
 /* ---- Constant ------------------------------------------------------------------------------ */
 
 static const char *const constant_attrs[] = {"value", "sparse_value", "value_float",
@@ -242,14 +251,17 @@ static om_kind range_kernel(om_ctx *c)
 	case OM_INT64: RANGE_INT(int64_t, uint64_t); break;
 	case OM_DOUBLE: {
 		double a = om_ix_float_at(c->in[0], 0), e = om_ix_float_at(c->in[2], 0);
-		for (int64_t i = 0; i < n; i++)
-			((double *)y->data)[i] = a + (double)i * e;
+		for (int64_t i = 0; i < n; i++) {
+			const double step = (double)i * e;
+			((double *)y->data)[i] = a + step;
+		}
 		break;
 	}
 	default: {
 		float a = range_f32(c->in[0]), e = range_f32(c->in[2]);
 		for (int64_t i = 0; i < n; i++) {
-			const float v = a + (float)i * e;
+			const float step = (float)i * e;
+			const float v = a + step;
 			uint16_t *h = y->data;
 			if (y->dtype == OM_FLOAT)
 				((float *)y->data)[i] = v;
