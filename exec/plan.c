@@ -421,6 +421,16 @@ static om_kind shape_step(om_plan *p, om_step *sp, om_status *st)
 	}
 	if (!all_known) {
 		sp->dynamic = 1;
+		/* control ops check their attributes and subgraphs whatever the shapes */
+		if (sp->op->flags & OM_OP_CONTROL) {
+			for (int32_t i = 0; i < n->nout; i++)
+				outp[i] = sp->out[i] >= 0 ? &res[i] : NULL;
+			om_ctx c = {.node = n, .opset = sp->opset, .nin = nin, .nout = n->nout,
+				    .in = (const om_tensor *const *)in, .out = outp, .st = st,
+				    .exact = sp->exact, .threads = 1};
+			if ((rc = sp->op->infer(&c)) == OM_NEED_VALUE)
+				rc = OM_OK;
+		}
 		goto out;
 	}
 	for (int32_t i = 0; i < n->nout; i++)
