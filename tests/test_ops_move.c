@@ -2,6 +2,7 @@
 #include <stdlib.h>
 
 #include "node_util.h"
+#include "transpose.h"
 
 static om_kind run(om_node *n, int64_t opset, const om_tensor *const *in, om_tensor *out,
 		   om_status *st)
@@ -146,6 +147,68 @@ static void transpose_int4_and_strings(void **state)
 	assert_int_equal(o[2].len, 2);
 	om_tensor_free(&out);
 	nu_free(m);
+}
+
+/* axes that stay adjacent in both layouts are merged, extent-1 axes dropped */
+static void transpose_merge(void **state)
+{
+	(void)state;
+	int64_t d[5] = {2, 3, 4, 5, 1};
+	int32_t p[5] = {0, 2, 3, 4, 1}; /* (0)(2 3)(4: extent 1)(1) */
+	assert_int_equal(om_transpose_merge(5, d, p), 3);
+	assert_memory_equal(d, ((int64_t[]){2, 3, 20}), 3 * sizeof(int64_t));
+	assert_memory_equal(p, ((int32_t[]){0, 2, 1}), 3 * sizeof(int32_t));
+	int64_t e[4] = {64, 64, 64, 64};
+	int32_t q[4] = {1, 2, 3, 0}; /* (1 2 3)(0): a 2-D transpose */
+	assert_int_equal(om_transpose_merge(4, e, q), 2);
+	assert_memory_equal(e, ((int64_t[]){64, 262144}), 2 * sizeof(int64_t));
+	assert_memory_equal(q, ((int32_t[]){1, 0}), 2 * sizeof(int32_t));
+	int64_t f[3] = {2, 3, 4};
+	int32_t u[3] = {0, 1, 2}; /* identity: one axis */
+	assert_int_equal(om_transpose_merge(3, f, u), 1);
+	assert_int_equal(f[0], 24);
+}
+
+/* plan time: the data's values are not needed, the index inputs are (seed §1) */
+static void infer_without_data(void **state)
+{
+	(void)state;
+	const struct {
+		const char *op;
+		int32_t nin;
+		int64_t opset;
+		int64_t dims[3];
+	} cases[] = {
+		{"Slice", 4, 13, {2, 2, 3}},     {"Pad", 2, 13, {4, 5, 6}},
+		{"Expand", 2, 13, {2, 3, 4}},    {"Tile", 2, 13, {4, 6, 8}},
+		{"Transpose", 1, 13, {4, 3, 2}}, {"Trilu", 1, 14, {2, 3, 4}},
+	};
+	const int64_t s[3] = {0, 1, 0}, e[3] = {2, 3, -1}, ax[3] = {0, 1, 2};
+	const int64_t pads[6] = {1, 1, 1, 1, 1, 1};
+	const int64_t ones[3] = {1, 1, 1}, rep[3] = {2, 2, 2};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		om_model *m;
+		om_node *n = nu_node(&m, cases[i].op, cases[i].nin, 1);
+		om_tensor x = nu_t(OM_FLOAT, 3, (int64_t[]){2, 3, 4}, NULL), out;
+		om_tensor t1 = nu_t(OM_INT64, 1, (int64_t[]){3}, s);
+		om_tensor t2 = nu_t(OM_INT64, 1, (int64_t[]){3}, e);
+		om_tensor t3 = nu_t(OM_INT64, 1, (int64_t[]){3}, ax);
+		if (!strcmp(cases[i].op, "Pad"))
+			t1 = nu_t(OM_INT64, 1, (int64_t[]){6}, pads);
+		if (!strcmp(cases[i].op, "Expand"))
+			t1 = nu_t(OM_INT64, 1, (int64_t[]){3}, ones);
+		if (!strcmp(cases[i].op, "Tile"))
+			t1 = nu_t(OM_INT64, 1, (int64_t[]){3}, rep);
+		const om_tensor *in[4] = {&x, &t1, &t2, &t3};
+		om_status st = {0};
+		assert_int_equal(om_infer_node(n, cases[i].opset, in, &out, &st), OM_OK);
+		nu_assert_shape(&out, 3, cases[i].dims);
+		if (cases[i].nin > 1) { /* the index input unknown: ask for its value */
+			t1.data = NULL;
+			assert_int_equal(om_infer_node(n, cases[i].opset, in, &out, &st), OM_NEED_VALUE);
+		}
+		nu_free(m);
+	}
 }
 
 /* ---- Concat, Split ----------------------------------------------------------------------- */
@@ -690,7 +753,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(transpose_all_perms), cmocka_unit_test(transpose_tiles),
-		cmocka_unit_test(transpose_int4_and_strings), cmocka_unit_test(concat),
+		cmocka_unit_test(transpose_int4_and_strings), cmocka_unit_test(transpose_merge),
+		cmocka_unit_test(infer_without_data),  cmocka_unit_test(concat),
 		cmocka_unit_test(split),               cmocka_unit_test(slice_sentinels),
 		cmocka_unit_test(slice_axes),          cmocka_unit_test(expand_tile),
 		cmocka_unit_test(pad_modes),           cmocka_unit_test(pad_forms),
