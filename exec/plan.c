@@ -573,6 +573,22 @@ static void count_uses(om_plan *p)
 	}
 	for (int32_t i = 0; i < p->noutputs; i++)
 		p->slots[p->outputs[i]].uses++;
+	/* steps whose outputs nobody reads do not run (ONNX ops have no side effects); walking
+	 * backwards lets a dead step make its producers dead too */
+	for (int32_t i = p->nsteps - 1; i >= 0; i--) {
+		om_step *sp = &p->steps[i];
+		bool read = false;
+		for (int32_t k = 0; k < sp->node->nout; k++)
+			read |= sp->out[k] >= 0 && p->slots[sp->out[k]].uses > 0;
+		if (sp->folded || read)
+			continue;
+		sp->dead = 1;
+		for (int32_t k = 0; k < sp->node->nin; k++)
+			if (sp->in[k] >= 0)
+				p->slots[sp->in[k]].uses--;
+		for (int32_t k = 0; k < sp->nimplicit; k++)
+			p->slots[sp->implicit[k]].uses--;
+	}
 }
 
 om_kind om_plan_graph(om_session *s, const om_graph *g, om_plan *parent, om_plan **out,

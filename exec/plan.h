@@ -33,7 +33,7 @@ typedef struct om_step {
 	int32_t *in, *out; /* slot per node input/output, -1 when omitted */
 	int32_t *implicit; /* slots this step's subgraphs read from this graph (liveness) */
 	int32_t nimplicit;
-	uint8_t folded, dynamic, view, exact, mode;
+	uint8_t folded, dead, dynamic, view, exact, mode; /* dead: nothing reads its outputs */
 	int32_t prof; /* row in the session's profile table */
 } om_step;
 

@@ -423,7 +423,7 @@ static om_kind run_plan(om_session *s, om_plan *p, om_frame *parent, const om_te
 		f.blk[k] = -1;
 	rc = bind_slots(p, &f, in, nin, st);
 	for (int32_t i = 0; !rc && i < p->nsteps; i++)
-		if (!p->steps[i].folded)
+		if (!p->steps[i].folded && !p->steps[i].dead)
 			rc = run_step(s, &f, &p->steps[i], st);
 	if (!rc)
 		rc = copy_outputs(p, &f, out, nout, st);
@@ -554,6 +554,7 @@ om_node_info om_session_node_info(const om_session *s, int i)
 	r.node = sp->node;
 	r.op = sp->op;
 	r.folded = sp->folded;
+	r.dead = sp->dead;
 	r.dynamic = sp->dynamic;
 	r.view = sp->view;
 	r.mode = sp->mode;

@@ -41,6 +41,7 @@ typedef struct om_node_info {
 	const om_node *node;
 	const om_op *op;
 	int folded;  /* computed at plan time (constant inputs, Shape/Size of a known shape) */
+	int dead;    /* not run: nothing reads its outputs */
 	int dynamic; /* shaped again in every run (a value, or a dim, only known at run time) */
 	int view;    /* output 0 aliases input 0 */
 	int mode;    /* om_node_mode the node ran in (last run); folded nodes: OM_MODE_EXACT */

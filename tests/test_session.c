@@ -244,7 +244,9 @@ static void run_chain(void **state)
 	om_value *x = input(g, "x", OM_FLOAT, 2, d);
 	om_value *c = init(g, "c", OM_FLOAT, 2, d, cv);
 	output(g, op1(g, "TNeg", "y", op1(g, "TAdd", "s", x, c), NULL));
+	op1(g, "TNeg", "unread2", op1(g, "TNeg", "unread1", x, NULL), NULL); /* dead */
 	om_session *s = create(m, NULL);
+	assert_int_equal(om_session_node_count(s), 4);
 	assert_int_equal(om_session_input_count(s), 1);
 	assert_string_equal(om_session_input_name(s, 0), "x");
 	assert_null(om_session_input_name(s, 1));
@@ -263,6 +265,10 @@ static void run_chain(void **state)
 		om_tensor_free(&out);
 	}
 	om_node_info a = om_session_node_info(s, 0), b = om_session_node_info(s, 1);
+	assert_false(a.dead);
+	assert_int_equal(om_session_node_info(s, 2).mode, OM_MODE_NOT_RUN);
+	assert_true(om_session_node_info(s, 2).dead);
+	assert_true(om_session_node_info(s, 3).dead);
 	assert_string_equal(a.node->op, "TAdd");
 	assert_false(a.dynamic);
 	assert_int_equal(a.mode, OM_MODE_EXACT);
