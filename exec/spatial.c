@@ -74,8 +74,9 @@ om_kind om_spatial_forward(om_ctx *c, int32_t n, const int64_t *in, const int64_
 		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "unknown auto_pad '%s'", ap);
 	for (int32_t i = 0; i < n; i++) {
 		int64_t ek = (sp->k[i] - 1) * sp->dil[i] + 1, s = sp->stride[i];
-		if (in[i] < 0)
-			return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "negative extent");
+		if (in[i] < 0 || in[i] > ((int64_t)1 << 62))
+			return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+					"extent %lld is out of range", (long long)in[i]);
 		if (same_upper || same_lower) {
 			int64_t o = (in[i] + s - 1) / s;
 			int64_t total = (o - 1) * s + ek - in[i];
