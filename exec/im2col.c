@@ -78,39 +78,55 @@ static void lead_next(const walk *w, int64_t *o)
 	}
 }
 
-void om_im2col(const float *x, int64_t C, const om_spatial *sp, int64_t q0, int64_t q1,
-	       float *col)
-{
-	walk w;
-	walk_init(&w, sp, sp->in, sp->out);
-	int32_t last = sp->n - 1;
-	int64_t OL = sp->out[last], s = sp->stride[last], ncols = (q1 - q0) * OL;
-	for (int64_t r = 0; r < C * w.ksize; r++) {
-		int64_t t[OM_SP_MAX], o[OM_SP_MAX], lo, hi;
-		row_taps(&w, r, t);
-		int64_t off = t[last] * sp->dil[last] - sp->pb[last];
-		valid_range(OL, sp->in[last], s, off, &lo, &hi);
-		const float *xc = x + (r / w.ksize) * w.isize;
-		float *dst = col + r * ncols;
-		lead_decompose(&w, q0, o);
-		for (int64_t q = q0; q < q1; q++, dst += OL, lead_next(&w, o)) {
-			int64_t base = lead_offset(&w, o, t);
-			if (base < 0) {
-				memset(dst, 0, sizeof(float) * (size_t)OL);
-				continue;
-			}
-			const float *src = xc + base;
-			for (int64_t p = 0; p < lo; p++)
-				dst[p] = 0;
-			if (s == 1)
-				memcpy(dst + lo, src + lo + off, sizeof(float) * (size_t)(hi - lo));
-			else
-				for (int64_t p = lo; p < hi; p++)
-					dst[p] = src[p * s + off];
-			for (int64_t p = hi; p < OL; p++)
-				dst[p] = 0;
-		}
+/* One body per element size: im2col only moves elements (bit copies; padding is all-zero
+ * bits, 0 in every type it serves). */
+#define OM_IM2COL(NAME, T)                                                                      \
+	static void NAME(const T *x, int64_t C, const om_spatial *sp, int64_t q0, int64_t q1,    \
+			 T *col)                                                                 \
+	{                                                                                        \
+		walk w;                                                                          \
+		walk_init(&w, sp, sp->in, sp->out);                                              \
+		int32_t last = sp->n - 1;                                                        \
+		int64_t OL = sp->out[last], s = sp->stride[last], ncols = (q1 - q0) * OL;        \
+		for (int64_t r = 0; r < C * w.ksize; r++) {                                      \
+			int64_t t[OM_SP_MAX], o[OM_SP_MAX], lo, hi;                              \
+			row_taps(&w, r, t);                                                      \
+			int64_t off = t[last] * sp->dil[last] - sp->pb[last];                    \
+			valid_range(OL, sp->in[last], s, off, &lo, &hi);                         \
+			const T *xc = x + (r / w.ksize) * w.isize;                               \
+			T *dst = col + r * ncols;                                                \
+			lead_decompose(&w, q0, o);                                               \
+			for (int64_t q = q0; q < q1; q++, dst += OL, lead_next(&w, o)) {         \
+				int64_t base = lead_offset(&w, o, t);                            \
+				if (base < 0) {                                                  \
+					memset(dst, 0, sizeof(T) * (size_t)OL);                  \
+					continue;                                                \
+				}                                                                \
+				const T *src = xc + base;                                        \
+				for (int64_t p = 0; p < lo; p++)                                 \
+					dst[p] = 0;                                              \
+				if (s == 1)                                                      \
+					memcpy(dst + lo, src + lo + off,                         \
+					       sizeof(T) * (size_t)(hi - lo));                   \
+				else                                                             \
+					for (int64_t p = lo; p < hi; p++)                        \
+						dst[p] = src[p * s + off];                       \
+				for (int64_t p = hi; p < OL; p++)                                \
+					dst[p] = 0;                                              \
+			}                                                                        \
+		}                                                                                \
 	}
+
+OM_IM2COL(im2col_4, uint32_t)
+OM_IM2COL(im2col_8, uint64_t)
+
+void om_im2col(const void *x, size_t es, int64_t C, const om_spatial *sp, int64_t q0, int64_t q1,
+	       void *col)
+{
+	if (es == 8)
+		im2col_8(x, C, sp, q0, q1, col);
+	else
+		im2col_4(x, C, sp, q0, q1, col);
 }
 
 void om_col2im_add(const float *col, int64_t C, const om_spatial *sp, float *y)

@@ -1,17 +1,18 @@
-/* im2col.h — unfolding an image into GEMM columns (Conv) and folding columns back (ConvTranspose),
- * any number of spatial axes. */
+/* im2col.h — unfolding an image into GEMM columns (Conv) and folding columns back
+ * (ConvTranspose), any number of spatial axes. */
 #ifndef OM_IM2COL_H
 #define OM_IM2COL_H
 
 #include "spatial.h"
 
 /**
- * Conv: x is C images of extent sp->in. Writes rows (channel, kernel tap) = C * prod(sp->k) and,
- * per row, the columns of output positions whose leading index (all output axes but the last,
- * flattened) lies in [q0, q1): (q1 - q0) * sp->out[n-1] columns. Padding reads as 0.
+ * Conv: x is C images of extent sp->in, elements of es bytes (4 or 8). Writes rows (channel,
+ * kernel tap) = C * prod(sp->k) and, per row, the columns of output positions whose leading
+ * index (all output axes but the last, flattened) lies in [q0, q1): (q1 - q0) * sp->out[n-1]
+ * columns. Padding reads as 0 (all-zero bits).
  */
-void om_im2col(const float *x, int64_t C, const om_spatial *sp, int64_t q0, int64_t q1,
-	       float *col);
+void om_im2col(const void *x, size_t es, int64_t C, const om_spatial *sp, int64_t q0, int64_t q1,
+	       void *col);
 
 /**
  * ConvTranspose: col has rows C * prod(sp->k) and prod(sp->in) columns (input positions);

@@ -1,4 +1,5 @@
-/* ops_conv.c — Conv and ConvTranspose on float32 (float16/bfloat16 through conversion):
+/* ops_conv.c — Conv and ConvTranspose on float32 (float16/bfloat16 through conversion), and
+ * ConvInteger (8-bit, summed exactly in double):
  * im2col + GEMM, GEMM straight on the input for 1x1 stride-1 unpadded kernels, and a direct
  * loop for depthwise (one input channel per group) convolutions of one or two spatial axes. */
 /* -O2 vectorizes only loops of known trip count; the row loops here vary. Vectorizing across
@@ -36,6 +37,11 @@ static bool float_like(int32_t t)
 	return t == OM_FLOAT || om_f32_bridged(t, false);
 }
 
+static bool int8_like(int32_t t)
+{
+	return t == OM_INT8 || t == OM_UINT8;
+}
+
 /* Checks X, W, B shared by both ops; M_per_W is W's dim holding output channels. */
 static om_kind conv_common(om_ctx *c, conv_geo *g, const int64_t **kernel)
 {
@@ -46,9 +52,11 @@ static om_kind conv_common(om_ctx *c, conv_geo *g, const int64_t **kernel)
 		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
 				"X (rank %d) and W (rank %d) must have the same rank >= 3", X->rank,
 				W->rank);
-	if (!float_like(X->dtype) || W->dtype != X->dtype)
+	bool integer = !strcmp(c->node->op, "ConvInteger");
+	if (integer ? !int8_like(X->dtype) || !int8_like(W->dtype)
+		    : !float_like(X->dtype) || W->dtype != X->dtype)
 		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
-				"X and W must be the same float type (%s, %s)",
+				"X and W must be the same float type, or 8-bit integers (%s, %s)",
 				om_dtype_name(X->dtype), om_dtype_name(W->dtype));
 	g->group = om_attr_int(c->node, "group", 1);
 	if (g->group < 1)
@@ -97,7 +105,17 @@ static om_kind conv_geometry(om_ctx *c, conv_geo *g)
 				(long long)W->dims[0], (long long)W->dims[1], (long long)g->C,
 				(long long)g->group);
 	rc = om_spatial_forward(c, X->rank - 2, X->dims + 2, kernel, 0, &g->sp);
-	return rc ? rc : check_bias(c, g);
+	if (rc || strcmp(c->node->op, "ConvInteger"))
+		return rc ? rc : check_bias(c, g);
+	/* ConvInteger: zero points, one for X, one or one per output channel for W */
+	const om_tensor *xz = c->nin > 2 ? c->in[2] : NULL, *wz = c->nin > 3 ? c->in[3] : NULL;
+	int64_t nwz = wz ? om_tensor_numel(wz) : 1;
+	if ((xz && (om_tensor_numel(xz) != 1 || xz->dtype != X->dtype)) ||
+	    (wz && ((nwz != 1 && nwz != g->M) || wz->rank > 1 || wz->dtype != W->dtype)))
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"zero points: one for x, one or %lld for w, of their types",
+				(long long)g->M);
+	return OM_OK;
 }
 
 static void set_output(om_ctx *c, const conv_geo *g)
@@ -105,7 +123,8 @@ static void set_output(om_ctx *c, const conv_geo *g)
 	int64_t d[OM_MAX_RANK] = {g->N, g->M};
 	for (int32_t i = 0; i < g->sp.n; i++)
 		d[i + 2] = g->sp.out[i];
-	om_set_shape(c->out[0], c->in[0]->dtype, g->sp.n + 2, d);
+	int32_t dt = strcmp(c->node->op, "ConvInteger") ? c->in[0]->dtype : OM_INT32;
+	om_set_shape(c->out[0], dt, g->sp.n + 2, d);
 }
 
 static int64_t prod(const int64_t *d, int32_t n)
@@ -305,7 +324,7 @@ static om_kind conv_f32(om_ctx *c)
 				for (int64_t q0 = 0; q0 < lead; q0 += rows) {
 					int64_t q1 = q0 + rows > lead ? lead : q0 + rows;
 					const float *xg = x + (n * g.C + gi * Cg) * Pin;
-					om_im2col(xg, Cg, sp, q0, q1, col);
+					om_im2col(xg, sizeof(float), Cg, sp, q0, q1, col);
 					conv_gemm(c->exact, Mg, (q1 - q0) * OL, Kg,
 						  w + gi * Mg * Kg, col, (q1 - q0) * OL,
 						  y + (n * g.M + gi * Mg) * P + q0 * OL, P);
@@ -452,9 +471,64 @@ static om_kind convt_kernel(om_ctx *c)
 	return convt_f32(c);
 }
 
+/* ---- ConvInteger --------------------------------------------------------------------------- */
+
+static double load8(const om_tensor *t, int64_t i)
+{
+	return t->dtype == OM_INT8 ? ((const int8_t *)t->data)[i] : ((const uint8_t *)t->data)[i];
+}
+
+/* Zero-point-shifted copy of an 8-bit tensor as double; zp (may be NULL) has 1 or `groups`
+ * values, value i using zp[i / per]. */
+static double *shifted(const om_tensor *t, const om_tensor *zp, int64_t per)
+{
+	int64_t n = om_tensor_numel(t), nz = zp ? om_tensor_numel(zp) : 0;
+	double *d = malloc(sizeof(double) * (size_t)(n + 1));
+	for (int64_t i = 0; d && i < n; i++)
+		d[i] = load8(t, i) - (nz == 0 ? 0 : load8(zp, nz == 1 ? 0 : i / per));
+	return d;
+}
+
+/* The products of 8-bit values summed in double are integers below 2^53: exact in any order,
+ * so BLAS may serve the fast mode too. int32 results wrap as the spec allows. */
+static om_kind convint_kernel(om_ctx *c)
+{
+	conv_geo g;
+	om_kind rc = conv_geometry(c, &g);
+	if (rc)
+		return rc;
+	const om_spatial *sp = &g.sp;
+	int32_t last = sp->n - 1;
+	int64_t P = prod(sp->out, sp->n), Pin = prod(sp->in, sp->n), K = prod(sp->k, sp->n);
+	int64_t Cg = g.C / g.group, Mg = g.M / g.group, Kg = Cg * K, OL = sp->out[last];
+	int64_t NMP = g.N * g.M * P;
+	double *x = shifted(c->in[0], c->nin > 2 ? c->in[2] : NULL, 1);
+	double *w = shifted(c->in[1], c->nin > 3 ? c->in[3] : NULL, Kg > 0 ? Kg : 1);
+	double *col = malloc(sizeof(double) * (size_t)(Kg * P + 1));
+	double *y = malloc(sizeof(double) * (size_t)(NMP + 1));
+	if (!x || !w || !col || !y) {
+		rc = om_error(c->st, OM_ERR_NOMEM, c->node, "ConvInteger buffers");
+		goto done;
+	}
+	for (int64_t n = 0; n < g.N && P > 0; n++)
+		for (int64_t gi = 0; gi < g.group; gi++) {
+			om_im2col(x + (n * g.C + gi * Cg) * Pin, sizeof(double), Cg, sp, 0, P / OL,
+				  col);
+			om_dgemm(c->exact, false, false, Mg, P, Kg, 1, w + gi * Mg * Kg, Kg, col, P,
+				 0, y + (n * g.M + gi * Mg) * P, P);
+		}
+	int32_t *out = c->out[0]->data;
+	for (int64_t i = 0; i < NMP; i++)
+		out[i] = (int32_t)(uint32_t)(int64_t)y[i];
+done:
+	free(x), free(w), free(col), free(y);
+	return rc;
+}
+
 static const om_op rows[] = {
 	{"Conv", "", 1, conv_infer, conv_kernel, OM_OP_EXACT},
 	{"ConvTranspose", "", 1, convt_infer, convt_kernel, OM_OP_EXACT},
+	{"ConvInteger", "", 10, conv_infer, convint_kernel, OM_OP_EXACT},
 };
 
 const om_op_table om_ops_conv = OM_TABLE(rows);

@@ -397,6 +397,34 @@ static void conv_fast_matches_exact(void **state)
 	om_model_free(m);
 }
 
+/* ConvInteger: uint8 x with a zero point, per-channel w zero points, pads; int32 out (torch). */
+static void convinteger_per_channel(void **state)
+{
+	(void)state;
+	om_model *m = om_model_new();
+	om_node *n = tu_node(m, "ConvInteger", 4, 1);
+	tu_ints(n, "pads", 4, (int64_t[]){1, 1, 1, 1});
+	const uint8_t x[] = {2, 3, 4, 5, 6, 7, 8, 9, 10}, w[] = {1, 2, 3, 4, 5, 6, 7, 8};
+	const uint8_t xz[] = {1}, wz[] = {1, 2};
+	om_tensor tx = tu_tensor(OM_UINT8, 4, (int64_t[]){1, 1, 3, 3}, x);
+	om_tensor tw = tu_tensor(OM_UINT8, 4, (int64_t[]){2, 1, 2, 2}, w);
+	om_tensor txz = tu_tensor(OM_UINT8, 0, NULL, xz);
+	om_tensor twz = tu_tensor(OM_UINT8, 1, (int64_t[]){2}, wz);
+	const om_tensor *in[] = {&tx, &tw, &txz, &twz};
+	const int32_t want[] = {3,  8,  13, 6,  13, 25, 31,  12,  25, 43, 49, 18, 7,  8,  9,  0,
+				6,  17, 28, 15, 28, 61, 79,  39,  58, 115, 133, 63, 28, 53, 60, 27};
+	for (int exact = 1; exact >= 0; exact--) {
+		om_tensor out[1];
+		om_status st = {0};
+		assert_int_equal(tu_run(n, 10, in, out, exact, &st), OM_OK);
+		assert_int_equal(out[0].dtype, OM_INT32);
+		tu_assert_shape(&out[0], 4, (int64_t[]){1, 2, 4, 4});
+		assert_memory_equal(out[0].data, want, sizeof want);
+		om_tensor_free(&out[0]);
+	}
+	om_model_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -416,6 +444,7 @@ int main(void)
 		cmocka_unit_test(conv_shape_errors),
 		cmocka_unit_test(conv_pads_larger_than_input),
 		cmocka_unit_test(conv_fast_matches_exact),
+		cmocka_unit_test(convinteger_per_channel),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
