@@ -114,8 +114,9 @@ static om_kind concat_infer(om_ctx *c)
 		for (int32_t a = 0; a < x->rank; a++)
 			if (a != axis && x->dims[a] != dims[a])
 				return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
-						"input %d has extent %lld on axis %d, expected %lld",
-						i, (long long)x->dims[a], a, (long long)dims[a]);
+						"input %d has extent %lld on axis %d, "
+						"expected %lld", i, (long long)x->dims[a], a,
+						(long long)dims[a]);
 		if (x->dims[axis] > INT64_MAX - total)
 			return bad(c, "the concatenated extent overflows");
 		total += x->dims[axis];
@@ -147,8 +148,8 @@ static om_kind concat_move(om_ctx *c)
 			if (!x)
 				continue;
 			const int64_t chunk = x->dims[axis] * inner;
-			om_move_n(d, (const unsigned char *)x->data + o * chunk * (int64_t)size, size,
-				  chunk);
+			const unsigned char *s = x->data;
+			om_move_n(d, s + o * chunk * (int64_t)size, size, chunk);
 			d += chunk * (int64_t)size;
 		}
 	return OM_OK;
@@ -212,8 +213,8 @@ static om_kind split_sizes(om_ctx *c, int32_t *axis, int64_t *sizes)
 	const int64_t parts = om_attr_int(c->node, "num_outputs", n);
 	if (parts != n)
 		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
-				"num_outputs is %lld but the node has %lld outputs", (long long)parts,
-				(long long)n);
+				"num_outputs is %lld but the node has %lld outputs",
+				(long long)parts, (long long)n);
 	const int64_t part = extent / n + (extent % n != 0);
 	for (int64_t i = 0; i < n; i++)
 		sizes[i] = part;

@@ -154,7 +154,8 @@ static om_kind flatten_infer(om_ctx *c)
 	int64_t axis = om_attr_int(c->node, "axis", 1);
 	if (axis < -x->rank || axis > x->rank)
 		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
-				"axis %lld is outside [-%d, %d]", (long long)axis, x->rank, x->rank);
+				"axis %lld is outside [-%d, %d]", (long long)axis, x->rank,
+				x->rank);
 	if (axis < 0)
 		axis += x->rank;
 	const int64_t d[2] = {om_shape_numel((int32_t)axis, x->dims),
@@ -209,7 +210,8 @@ static om_kind reshape_to(om_ctx *c, const int64_t *shape, int64_t n, bool allow
 	if (unknown >= 0) {
 		if (known == 0 || total % known)
 			return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
-					"cannot infer the -1 extent: %lld elements into parts of %lld",
+					"cannot infer the -1 extent: %lld elements into "
+					"parts of %lld",
 					(long long)total, (long long)known);
 		dims[unknown] = total / known;
 	} else if (known != total) {

@@ -93,9 +93,9 @@ static om_kind pad_plan_of(om_ctx *c, pad_plan *p)
 			kept(x->dims[i], p->begin[i], end[i], &lo, &n);
 			if (n <= 0)
 				return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
-						"mode '%s' needs elements of axis %d, which is empty "
-						"(after cropping)", om_attr_string(c->node, "mode", ""),
-						i);
+						"mode '%s' needs elements of axis %d, "
+						"which is empty (after cropping)",
+						om_attr_string(c->node, "mode", ""), i);
 		}
 	return OM_OK;
 }
@@ -145,8 +145,8 @@ static om_kind pad_value(om_ctx *c, unsigned char *v)
 			return OM_OK;
 		if (cv->dtype != x->dtype)
 			return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
-					"constant_value is %s, the data %s", om_dtype_name(cv->dtype),
-					om_dtype_name(x->dtype));
+					"constant_value is %s, the data %s",
+					om_dtype_name(cv->dtype), om_dtype_name(x->dtype));
 		memcpy(v, cv->data, size);
 		return OM_OK;
 	}
@@ -216,7 +216,8 @@ om_kind om_pad_move(om_ctx *c)
 	const int64_t *last = map[r - 1];
 	int64_t nrun = 0, *run = maps + at; /* (start, length, source or -1) triples */
 	for (int64_t j = 0, k; j < inner; j = k, nrun++) {
-		for (k = j + 1; k < inner && (last[j] < 0 ? last[k] < 0 : last[k] == last[k - 1] + 1);)
+		k = j + 1;
+		while (k < inner && (last[j] < 0 ? last[k] < 0 : last[k] == last[k - 1] + 1))
 			k++;
 		run[3 * nrun] = j, run[3 * nrun + 1] = k - j, run[3 * nrun + 2] = last[j];
 	}

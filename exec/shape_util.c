@@ -14,7 +14,8 @@ om_kind om_arg_ints(om_ctx *c, int input, const char *attr, int64_t *buf, int64_
 		const om_tensor *t = c->in[input];
 		if (t->rank > 1)
 			return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
-					"input %d must be a 1-D tensor, has rank %d", input, t->rank);
+					"input %d must be a 1-D tensor, has rank %d", input,
+					t->rank);
 		*given = true;
 		return om_read_ints(c, t, buf, cap, count);
 	}
@@ -161,7 +162,8 @@ static om_kind own_strings(om_ctx *c, om_tensor *t)
 		if (!p) {
 			for (int64_t j = i; j < n; j++)
 				s[j].ptr = NULL, s[j].len = 0;
-			return om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory copying strings");
+			return om_error(c->st, OM_ERR_NOMEM, c->node,
+					"out of memory copying strings");
 		}
 		if (s[i].len > 0)
 			memcpy(p, s[i].ptr, (size_t)s[i].len);
@@ -229,7 +231,8 @@ om_kind om_move_run(om_ctx *c, om_kernel_fn kernel)
 		}
 		for (int32_t i = c->nin; i < nt && !rc; i++)
 			if (tmp[i].data)
-				pack4(c->out[i - c->nin]->data, tmp[i].data, om_tensor_numel(&tmp[i]));
+				pack4(c->out[i - c->nin]->data, tmp[i].data,
+				      om_tensor_numel(&tmp[i]));
 	done:
 		if (tmp)
 			for (int32_t i = 0; i < nt; i++)

@@ -57,7 +57,8 @@ static om_kind slice_plan_of(om_ctx *c, slice_plan *p)
 	if ((rc = om_arg_ints(c, inputs ? 4 : -1, NULL, steps, CAP, &nt, &gt)))
 		return rc;
 	if (!gs || !ge)
-		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "starts and ends are required");
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"starts and ends are required");
 	if (ne != ns || (ga && na != ns) || (gt && nt != ns))
 		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
 				"starts, ends, axes and steps differ in length");

@@ -96,7 +96,10 @@ static inline om_tensor nu_rand_ints(nu_rng *r, int64_t *buf, int64_t n, int64_t
 {
 	for (int64_t i = 0; i < n; i++) {
 		const int64_t u = extreme ? nu_rand(r, 0, 19) : 19;
-		buf[i] = u == 0 ? INT64_MAX : u == 1 ? INT64_MIN : u == 2 ? INT32_MAX : nu_rand(r, lo, hi);
+		buf[i] = u == 0   ? INT64_MAX
+			 : u == 1 ? INT64_MIN
+			 : u == 2 ? INT32_MAX
+				  : nu_rand(r, lo, hi);
 	}
 	return nu_t(OM_INT64, 1, &n, buf);
 }

@@ -205,7 +205,8 @@ static void infer_without_data(void **state)
 		nu_assert_shape(&out, 3, cases[i].dims);
 		if (cases[i].nin > 1) { /* the index input unknown: ask for its value */
 			t1.data = NULL;
-			assert_int_equal(om_infer_node(n, cases[i].opset, in, &out, &st), OM_NEED_VALUE);
+			assert_int_equal(om_infer_node(n, cases[i].opset, in, &out, &st),
+					 OM_NEED_VALUE);
 		}
 		nu_free(m);
 	}
@@ -503,7 +504,8 @@ static void pad_modes(void **state)
 	assert_int_equal(pad1(n, "edge", x, 5, -4, 2, &out), OM_OK);
 	assert_f32(&out, F32(5, 5, 5));
 	om_tensor_free(&out);
-	assert_int_equal(pad1(n, "edge", x, 2, -2, 1, &out), OM_ERR_INVALID_MODEL); /* all cropped */
+	/* everything cropped */
+	assert_int_equal(pad1(n, "edge", x, 2, -2, 1, &out), OM_ERR_INVALID_MODEL);
 	assert_int_equal(pad1(n, "constant", x, 2, -2, 1, &out), OM_OK);
 	assert_f32(&out, F32(0));
 	om_tensor_free(&out);
@@ -636,8 +638,10 @@ static void random_nodes(void **state)
 			nin = (int32_t)nu_rand(&r, 1, 3);
 			for (int32_t i = 1; i < nin; i++) {
 				t[i] = nu_rand(&r, 0, 2) ? x : nu_rand_tensor(&r, buf[i]);
-				if (t[i].rank)
-					t[i].dims[nu_rand(&r, 0, t[i].rank - 1)] = nu_rand(&r, 0, 3);
+				const int32_t rk = t[i].rank;
+				const int32_t ax = rk ? (int32_t)nu_rand(&r, 0, rk - 1) : 0;
+				if (rk)
+					t[i].dims[ax] = nu_rand(&r, 0, 3);
 				t[i].nbytes = om_tensor_bytes_for(t[i].dtype, t[i].rank, t[i].dims);
 				in[i] = &t[i];
 			}
@@ -647,7 +651,8 @@ static void random_nodes(void **state)
 			opset = nu_rand(&r, 0, 1) ? 18 : nu_rand(&r, 0, 1) ? 13 : 11;
 			if (opset >= 13 && nu_rand(&r, 0, 1)) {
 				nin = 2;
-				t[1] = nu_rand_ints(&r, ints[1], nout + nu_rand(&r, -1, 1), -1, 4, 1);
+				const int64_t len = nout + nu_rand(&r, -1, 1);
+				t[1] = nu_rand_ints(&r, ints[1], len, -1, 4, 1);
 				in[1] = &t[1];
 			}
 			break;
@@ -660,7 +665,8 @@ static void random_nodes(void **state)
 				t[i] = nu_rand_ints(&r, ints[i], len, -6, 6, 1);
 				in[i] = nu_rand(&r, 0, 4) || i < 3 ? &t[i] : NULL;
 			}
-			for (int64_t i = 0; i < k && nu_rand(&r, 0, 4); i++) /* mostly distinct axes */
+			/* mostly distinct axes */
+			for (int64_t i = 0; i < k && nu_rand(&r, 0, 4); i++)
 				ints[3][i] = (i + nu_rand(&r, 0, 1) * 2) % (x.rank ? x.rank : 1) -
 					     (nu_rand(&r, 0, 1) ? x.rank : 0);
 			for (int64_t i = 0; i < k; i++) /* small steps, now and then 0 */
@@ -680,7 +686,8 @@ static void random_nodes(void **state)
 			opset = (int64_t[]){2, 11, 13, 18, 19}[nu_rand(&r, 0, 4)];
 			nin = opset >= 11 ? 4 : 1;
 			if (opset >= 11) {
-				t[1] = nu_rand_ints(&r, ints[1], 2 * x.rank + nu_rand(&r, -1, 0), -3, 3, 0);
+				const int64_t len = 2 * x.rank + nu_rand(&r, -1, 0);
+				t[1] = nu_rand_ints(&r, ints[1], len, -3, 3, 0);
 				t[2] = nu_t(x.dtype, 0, NULL, x.data);
 				t[3] = nu_rand_ints(&r, ints[3], nu_rand(&r, 0, 4), -5, 4, 1);
 				in[1] = &t[1];

@@ -81,8 +81,9 @@ static const char *shared_dir(int argc, char **argv)
 static double ort_median(const char *shared, const char *dir, int runs)
 {
 	char cmd[4096], line[4096];
-	snprintf(cmd, sizeof cmd, "node '%s/oracle/ort_run.js' '%s/model.onnx' '%s/ort' x='%s/x.npy' "
-		 "--time %d", shared, dir, dir, dir, runs);
+	snprintf(cmd, sizeof cmd,
+		 "node '%s/oracle/ort_run.js' '%s/model.onnx' '%s/ort' x='%s/x.npy' --time %d",
+		 shared, dir, dir, dir, runs);
 	FILE *f = popen(cmd, "r");
 	if (!f)
 		return -1;
