@@ -1,5 +1,7 @@
 /* test_ops_norm.c — Softmax, LogSoftmax, Hardmax, LpNormalization, LayerNormalization,
- * InstanceNormalization, BatchNormalization (values from hand computation and numpy). */
+ * RMSNormalization, InstanceNormalization, GroupNormalization, BatchNormalization,
+ * MeanVarianceNormalization, and the losses of ops_loss.c (values from hand computation and
+ * numpy). */
 #include "half.h"
 #include "nodetest.h"
 
@@ -283,6 +285,66 @@ static void mean_variance(void **state)
 	om_model_free(m);
 }
 
+/* the examples of the NegativeLogLikelihoodLoss spec: N, C, d1 = 2, 3, 2 */
+static const float nll_x[] = {1, 2, 2, 2, 3, 2, 0, 1, 2, 2, 1, 2};
+static const int64_t nll_t[] = {2, 1, 0, 2};
+
+static void nll_loss(void **state)
+{
+	(void)state;
+	om_model *m;
+	om_node *n = nt_node(&m, "NegativeLogLikelihoodLoss", 3, 1);
+	om_tensor tx = nt_tensor(OM_FLOAT, 3, (int64_t[]){2, 3, 2}, nll_x);
+	om_tensor tt = nt_tensor(OM_INT64, 2, (int64_t[]){2, 2}, nll_t);
+	om_tensor tw = nt_tensor(OM_FLOAT, 1, (int64_t[]){3}, (float[]){0.2f, 0.3f, 0.1f});
+	const om_tensor *in[] = {&tx, &tt, NULL};
+	om_tensor out[1];
+	om_node_set_attr(n, "reduction", OM_ATTR_STRING)->s = (om_str){"none", 4};
+	assert_int_equal(nt_run(n, 13, in, out), OM_OK);
+	nt_check_f32(&out[0], 2, (int64_t[]){2, 2}, (float[]){-3, -2, 0, -2}, 1e-6);
+	om_tensor_free(&out[0]);
+	in[2] = &tw;
+	om_node_set_attr(n, "reduction", OM_ATTR_STRING)->s = (om_str){"sum", 3};
+	assert_int_equal(nt_run(n, 13, in, out), OM_OK);
+	nt_check_f32(&out[0], 0, NULL, (float[]){-1.1f}, 1e-6);
+	om_tensor_free(&out[0]);
+	om_node_set_attr(n, "reduction", OM_ATTR_STRING)->s = (om_str){"mean", 4};
+	assert_int_equal(nt_run(n, 13, in, out), OM_OK);
+	nt_check_f32(&out[0], 0, NULL, (float[]){-1.1f / 0.7f}, 1e-6);
+	om_tensor_free(&out[0]);
+	/* ignore_index 2 leaves two samples, -2 and -0, without weights: mean -1 */
+	in[2] = NULL;
+	nt_int(n, "ignore_index", 2);
+	assert_int_equal(nt_run(n, 13, in, out), OM_OK);
+	nt_check_f32(&out[0], 0, NULL, (float[]){-1}, 1e-6);
+	om_tensor_free(&out[0]);
+	/* a label outside [0, C) that is not ignored */
+	const int64_t bad[] = {2, 3, 0, 2};
+	tt = nt_tensor(OM_INT64, 2, (int64_t[]){2, 2}, bad);
+	assert_int_equal(nt_run(n, 13, in, out), OM_ERR_INVALID_INPUT);
+	om_model_free(m);
+}
+
+/* scores [[0, 0], [0, ln 3]]: log-probabilities [-ln 2, -ln 2] and [-ln 4, ln 3 - ln 4] */
+static void softmax_cross_entropy(void **state)
+{
+	(void)state;
+	om_model *m;
+	om_node *n = nt_node(&m, "SoftmaxCrossEntropyLoss", 2, 2);
+	om_tensor tx = nt_tensor(OM_FLOAT, 2, (int64_t[]){2, 2}, (float[]){0, 0, 0, 1.0986123f});
+	om_tensor tt = nt_tensor(OM_INT32, 1, (int64_t[]){2}, (int32_t[]){1, 1});
+	const om_tensor *in[] = {&tx, &tt};
+	om_tensor out[2];
+	assert_int_equal(nt_run(n, 13, in, out), OM_OK);
+	/* mean of ln 2 and ln 4 - ln 3 */
+	nt_check_f32(&out[0], 0, NULL, (float[]){0.49041462f}, 1e-6);
+	nt_check_f32(&out[1], 2, (int64_t[]){2, 2},
+		     (float[]){-0.69314718f, -0.69314718f, -1.38629436f, -0.28768207f}, 1e-6);
+	om_tensor_free(&out[0]);
+	om_tensor_free(&out[1]);
+	om_model_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -291,6 +353,7 @@ int main(void)
 		cmocka_unit_test(instance_norm),  cmocka_unit_test(batch_norm),
 		cmocka_unit_test(batch_norm_training), cmocka_unit_test(mean_variance),
 		cmocka_unit_test(rms_norm),       cmocka_unit_test(group_norm),
+		cmocka_unit_test(nll_loss),       cmocka_unit_test(softmax_cross_entropy),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
