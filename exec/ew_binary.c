@@ -57,6 +57,9 @@
 #define MUL_F(x, y) ((x) * (y))
 #define MUL_S(x, y) OM_EW_WRAP(*, x, y)
 #define MUL_U(x, y) ((x) * (y))
+#define CUBE_F(x, y) ((void)(y), (x) * (x) * (x)) /* y is x: Pow by a scalar 3 */
+#define CUBE_S(x, y) ((void)(y), OM_EW_WRAP(*, OM_EW_WRAP(*, x, x), x))
+#define CUBE_U(x, y) ((void)(y), (x) * (x) * (x))
 #define DIV_F(x, y) ((x) / (y))
 #define DIV_S(x, y) ew_div_s(x, y)
 #define DIV_U(x, y) ((y) ? (x) / (y) : 0)
@@ -123,6 +126,7 @@ EW_TABLE3(t_add, ADD_F, ADD_S, ADD_U)
 EW_TABLE3(t_sub, SUB_F, SUB_S, SUB_U)
 EW_TABLE3(t_mul, MUL_F, MUL_S, MUL_U)
 EW_TABLE3(t_div, DIV_F, DIV_S, DIV_U)
+EW_TABLE3(t_cube, CUBE_F, CUBE_S, CUBE_U)
 EW_TABLE3(t_fmod, FMOD_F, FMOD_S, FMOD_U)
 EW_TABLE_INT(t_mod, MOD_S, MOD_U)
 EW_TABLE3(t_max, MAX_F, MAX_I, MAX_I)
@@ -405,6 +409,15 @@ om_kind om_ew_kernel_Pow(om_ctx *c)
 	if (!ed.data)
 		return om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory");
 	om_kind rc = om_cast_elems(c, ed.data, OM_DOUBLE, e->data, e->dtype, n, 1);
+	const int32_t bt = c->in[0]->dtype;
+	const double e1 = n == 1 && !rc ? *(const double *)ed.data : 0;
+	if ((e1 == 2.0 || e1 == 3.0) && bt > 0 && bt < OM_DTYPE_COUNT && t_mul[bt]) {
+		/* x*x and x*x*x, as ONNX Runtime computes a scalar exponent of 2 or 3 */
+		const om_tensor *x = c->in[0];
+		free(ed.data);
+		return run(c, (e1 == 2.0 ? t_mul : t_cube)[bt], 2, (const om_tensor *const[]){x, x},
+			   NULL);
+	}
 	if (!rc) {
 		int32_t dt = c->in[0]->dtype;
 		rc = run(c, dt > 0 && dt < OM_DTYPE_COUNT ? t_pow[dt] : NULL, 2,

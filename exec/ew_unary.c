@@ -65,7 +65,7 @@ typedef void (*un_fn)(int64_t n, void *out, const void *in, const ew_par *p);
 #define FLOOR_F(x, p, CT) floor(x)
 #define CEIL_F(x, p, CT) ceil(x)
 #define ROUND_F(x, p, CT) rint(x) /* half to even in the default rounding mode */
-#define SIGN_F(x, p, CT) ((x) > 0 ? K(1) : (x) < 0 ? K(-1) : (x))
+#define SIGN_F(x, p, CT) ((x) > 0 ? K(1) : (x) < 0 ? K(-1) : (x) == 0 ? K(0) : (x))
 #define SIGN_S(x, p, CT) ((x) > 0 ? 1 : (x) < 0 ? -1 : 0)
 #define SIGN_U(x, p, CT) ((x) > 0 ? 1u : 0u)
 #define NOT_B(x, p, CT) (!(x))

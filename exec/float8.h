@@ -6,6 +6,10 @@
  *   E5M2FNUZ bias 16, no inf, no -0, NaN 0x80, max 57344
  * Float -> float8 follows ONNX Cast-19: with saturate, values (infinities too) beyond the
  * largest finite value become it (with the sign); without, they become inf (E5M2) or NaN.
+ * Two corners follow ONNX's reference implementation, which ONNX Runtime shares: E4M3FN maps
+ * [480, 496) to 448 even without saturate (the truncated code 0x7f is taken back to 0x7e),
+ * and E5M2 without saturate gives NaN, not inf, for values that only round up past 57344
+ * (below 65536).
  * FLOAT4E2M1 (bias 1, values 0, 0.5 ... 6, no inf or NaN) goes through the same code with the
  * sign moved from bit 7 to bit 3; it always saturates and NaN becomes -0 (ONNX's reference).
  * FLOAT8E8M0 is a bare exponent 2^(e - 127), 0xff NaN. */
@@ -79,6 +83,9 @@ static inline uint8_t om_float_to_f8(float x, om_f8_fmt f, bool saturate)
 		code = 0;
 	} else if (e >= emin) { /* normal: rebias, then round the mantissa to mbits */
 		uint32_t r = a - ((uint32_t)(127 - f.bias) << 23);
+		const bool round_bit = (r >> (shift - 1)) & 1;
+		if (!f.uz && !f.inf && (r >> shift) == 0x7f && f.mbits == 3 && !round_bit)
+			return (uint8_t)(sign | 0x7e); /* E4M3FN [480, 496): 448 (reference quirk) */
 		r += (1u << (shift - 1)) - 1 + ((r >> shift) & 1);
 		code = r >> shift;
 	} else { /* subnormal: value / 2^(emin - mbits), rounded */
@@ -92,8 +99,8 @@ static inline uint8_t om_float_to_f8(float x, om_f8_fmt f, bool saturate)
 			code = q + (rem > half || (rem == half && (q & 1)));
 		}
 	}
-	if (code > f.maxcode)
-		return over;
+	if (code > f.maxcode) /* E5M2 without saturate: NaN when rounding up past the maximum */
+		return f.inf && !saturate && a < 0x47800000u ? (uint8_t)(sign | 0x7f) : over;
 	if (f.uz && code == 0)
 		return 0;
 	return (uint8_t)(sign | code);

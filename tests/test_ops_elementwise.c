@@ -360,7 +360,7 @@ static void unary_exact_points(void **state)
 	    {"Abs", {2.5f, 0.5f, 0.5f, 1.5f, 2.5f, 0}},
 	    {"Neg", {2.5f, 0.5f, -0.5f, -1.5f, -2.5f, 0}},
 	    {"Relu", {0, 0, 0.5f, 1.5f, 2.5f, -0.0f}},
-	    {"Sign", {-1, -1, 1, 1, 1, -0.0f}},
+	    {"Sign", {-1, -1, 1, 1, 1, 0}},
 	    {"Reciprocal", {-0.4f, -2, 2, 1.0f / 1.5f, 0.4f, -INFINITY}},
 	    {"HardSwish",
 	     {-2.5f * (0.5f / 6), -0.5f * (2.5f / 6), 0.5f * (3.5f / 6), 1.5f * (4.5f / 6),
