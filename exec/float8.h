@@ -85,7 +85,7 @@ static inline uint8_t om_float_to_f8(float x, om_f8_fmt f, bool saturate)
 		uint32_t r = a - ((uint32_t)(127 - f.bias) << 23);
 		const bool round_bit = (r >> (shift - 1)) & 1;
 		if (!f.uz && !f.inf && (r >> shift) == 0x7f && f.mbits == 3 && !round_bit)
-			return (uint8_t)(sign | 0x7e); /* E4M3FN [480, 496): 448 (reference quirk) */
+			return (uint8_t)(sign | 0x7e); /* E4M3FN [480, 496) -> 448 */
 		r += (1u << (shift - 1)) - 1 + ((r >> shift) & 1);
 		code = r >> shift;
 	} else { /* subnormal: value / 2^(emin - mbits), rounded */

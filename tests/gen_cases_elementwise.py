@@ -38,13 +38,15 @@ def cast_case(name, x, to, attrs=None, opset=13, back=None):
     from onnx import helper
     d = os.path.join(OUT, name)
     shutil.rmtree(d, ignore_errors=True)
-    nodes = [helper.make_node('Cast', ['x'], ['y' if back is None else 't'], to=to, **(attrs or {}))]
+    first = 'y' if back is None else 't'
+    nodes = [helper.make_node('Cast', ['x'], [first], to=to, **(attrs or {}))]
     out_t = to
     if back is not None:
         nodes.append(helper.make_node('Cast', ['t'], ['y'], to=back))
         out_t = back
-    g = helper.make_graph(nodes, 'case_cast', [helper.make_tensor_value_info(
-        'x', mkcase._elem_type(x.dtype), x.shape)], [helper.make_tensor_value_info('y', out_t, None)])
+    g_in = [helper.make_tensor_value_info('x', mkcase._elem_type(x.dtype), x.shape)]
+    g_out = [helper.make_tensor_value_info('y', out_t, None)]
+    g = helper.make_graph(nodes, 'case_cast', g_in, g_out)
     m = helper.make_model(g, opset_imports=[helper.make_opsetid('', opset)])
     m.ir_version = 8
     try:
@@ -74,8 +76,8 @@ case('mul_u8_wrap', 'Mul', {'a': randi(0, 255, 2, 3, dtype=np.uint8),
                             'b': randi(0, 255, 3, dtype=np.uint8)}, opset=14)
 case('add_i8_wrap', 'Add', {'a': np.array([127, -128, 100, -100], np.int8),
                             'b': np.array([1, -1, 100, -100], np.int8)}, opset=14)
-case('div_i32_trunc_bcast', 'Div', {'a': randi(-100, 100, 2, 5), 'b': np.array([7, -3, 2, -1, 9],
-                                                                                 np.int32)}, opset=14)
+case('div_i32_trunc_bcast', 'Div', {'a': randi(-100, 100, 2, 5),
+                                    'b': np.array([7, -3, 2, -1, 9], np.int32)}, opset=14)
 case('div_f32_specials', 'Div', {'a': special, 'b': np.array([0, 0, 0, -0.0, 3, 3, np.inf, 2, 2, 2,
                                                               np.inf, 1], f32)}, opset=14)
 case('add_f16_bcast', 'Add', {'a': randn(3, 4, dtype=f16), 'b': randn(4, dtype=f16)}, opset=14)
@@ -171,8 +173,8 @@ cast_case('cast_i64_f16', np.array([65504, 65520, -70000, 2049, 2051], np.int64)
 cast_case('cast_f64_f32', np.array([1 + 2**-24, 1 + 3 * 2**-24, 1e300, 1e-50], f64), TO['f32'])
 cast_case('cast_i64_f32', np.array([2**24 + 1, 2**24 + 3, -(2**62) - 1], np.int64), TO['f32'])
 cast_case('cast_f16_f64', ties[np.abs(ties) < 65504].astype(f16), TO['f64'])
-f8x = np.array([448, 464, 480, 495, 496, 500, 57344, 61440, 65535, 65536, 1e6, -1e6, 2**-10, 3 * 2**-11, 2**-17, -0.0, np.inf,
-                -np.inf, np.nan, 0.3, -1.7], f32)
+f8x = np.array([448, 464, 480, 495, 496, 500, 57344, 61440, 65535, 65536, 1e6, -1e6, 2**-10,
+                3 * 2**-11, 2**-17, -0.0, np.inf, -np.inf, np.nan, 0.3, -1.7], f32)
 for t in ['e4m3fn', 'e4m3fnuz', 'e5m2', 'e5m2fnuz']:
     for sat in [1, 0]:
         cast_case('cast_f32_%s_sat%d' % (t, sat), f8x, TO[t], {'saturate': sat}, opset=19,
