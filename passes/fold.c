@@ -57,7 +57,7 @@ static bool fold_node(om_pass_ctx *c, om_graph *g, om_node *n, om_kind *err)
 		return false;
 	const om_tensor *value = is_constant ? om_attr_tensor(n, "value") : NULL;
 	if (value && n->out[0]) {
-		if ((*err = om_make_constant(g, n->out[0], value, c->st)))
+		if ((*err = om_make_constant(c, g, n->out[0], value)))
 			return false;
 		n->flags |= OM_NODE_DEAD;
 		return true;
@@ -74,7 +74,7 @@ static bool fold_node(om_pass_ctx *c, om_graph *g, om_node *n, om_kind *err)
 		*err = om_node_to_constant(g, n, &out[0], c->st);
 	for (int32_t o = 0; o < n->nout && !*err && !to_node; o++)
 		if (n->out[o])
-			*err = om_make_constant(g, n->out[o], &out[o], c->st);
+			*err = om_make_constant(c, g, n->out[o], &out[o]);
 	for (int32_t o = 0; o < n->nout; o++)
 		om_tensor_free(&out[o]);
 	if (*err)

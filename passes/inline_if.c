@@ -89,7 +89,7 @@ static om_kind inline_branch(om_pass_ctx *c, om_graph *g, om_node *n, om_graph *
 		if (!to)
 			nomem = true;
 		else if (b->inits[i]->init)
-			rc = om_make_constant(g, to, b->inits[i]->init, c->st);
+			rc = om_make_constant(c, g, to, b->inits[i]->init);
 	}
 	for (int32_t i = 0; i < b->nnodes && !rc && !nomem; i++) {
 		const om_node *bn = b->nodes[i];

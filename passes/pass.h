@@ -42,6 +42,8 @@ typedef struct om_pass_ctx {
 	om_vinfo *info;       /* uthash by value pointer */
 	uint32_t nsym;        /* fresh-symbol counter */
 	int verbose;          /* 2: infer_shapes prints every value it types */
+	struct om_inits_cap *caps; /* room left in the initializer lists grown here */
+	int32_t ncaps;
 	om_status *st;
 } om_pass_ctx;
 
@@ -95,12 +97,12 @@ void om_replace_uses(om_graph *g, const om_value *from, om_value *to);
 bool om_bypass_node(om_graph *g, om_node *n, om_value *src);
 /** Turns v into an initializer of g holding t (copied into the arena). Drops its producer
  *  link; the caller marks the producer dead when all its outputs are constants. */
-om_kind om_make_constant(om_graph *g, om_value *v, const om_tensor *t, om_status *st);
+om_kind om_make_constant(om_pass_ctx *c, om_graph *g, om_value *v, const om_tensor *t);
 /** Turns single-output node n into a Constant node holding t (copied): for a graph output,
  *  whose name must stay produced by a node. */
 om_kind om_node_to_constant(om_graph *g, om_node *n, const om_tensor *t, om_status *st);
 /** A new initializer value named after hint, holding t (copied). NULL when out of memory. */
-om_value *om_new_constant(om_graph *g, const char *hint, const om_tensor *t);
+om_value *om_new_constant(om_pass_ctx *c, om_graph *g, const char *hint, const om_tensor *t);
 /** Normalized sorted axes from an attribute (before `attr_until`) or constant input `slot`;
  *  returns the count or -1 when not known. Fills `out` (cap OM_MAX_RANK * 2). */
 int32_t om_node_axes(const om_graph *g, const om_node *n, int64_t opset_input, int32_t slot,

@@ -1,5 +1,6 @@
 /* rewrite.c — the small graph edits the passes share: constants, use replacement, bypassing a
  * node while graph outputs keep their names. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "pass.h"
@@ -97,23 +98,48 @@ bool om_bypass_node(om_graph *g, om_node *n, om_value *src)
 	return true;
 }
 
-static om_kind add_init(om_graph *g, om_value *v, om_status *st)
+/* An initializer list this simplify run allocated, and its room. */
+struct om_inits_cap {
+	const om_graph *g;
+	om_value **list;
+	int32_t cap;
+};
+
+/* Appends v to g's initializers, growing the list geometrically (arena memory is not freed,
+ * so growing by one would leave a quadratic trail). */
+static om_kind add_init(om_pass_ctx *c, om_graph *g, om_value *v)
 {
-	om_value **na = om_arena_alloc(g->model->arena, sizeof *na * (size_t)(g->ninits + 1));
-	if (!na)
-		return om_error(st, OM_ERR_NOMEM, NULL, "out of memory adding an initializer");
-	if (g->ninits)
-		memcpy(na, g->inits, sizeof *na * (size_t)g->ninits);
-	na[g->ninits++] = v;
-	g->inits = na;
+	struct om_inits_cap *e = NULL;
+	for (int32_t i = 0; i < c->ncaps; i++)
+		if (c->caps[i].g == g)
+			e = &c->caps[i];
+	if (!e) {
+		struct om_inits_cap *nc = realloc(c->caps, sizeof *nc * (size_t)(c->ncaps + 1));
+		if (!nc)
+			return om_error(c->st, OM_ERR_NOMEM, NULL, "out of memory");
+		c->caps = nc;
+		e = &c->caps[c->ncaps++];
+		*e = (struct om_inits_cap){g, NULL, 0};
+	}
+	if (e->list != g->inits || g->ninits >= e->cap) {
+		int32_t cap = g->ninits < 8 ? 16 : 2 * g->ninits;
+		om_value **na = om_arena_alloc(g->model->arena, sizeof *na * (size_t)cap);
+		if (!na)
+			return om_error(c->st, OM_ERR_NOMEM, NULL, "out of memory for an initializer");
+		if (g->ninits)
+			memcpy(na, g->inits, sizeof *na * (size_t)g->ninits);
+		g->inits = e->list = na;
+		e->cap = cap;
+	}
+	g->inits[g->ninits++] = v;
 	return OM_OK;
 }
 
-om_kind om_make_constant(om_graph *g, om_value *v, const om_tensor *t, om_status *st)
+om_kind om_make_constant(om_pass_ctx *c, om_graph *g, om_value *v, const om_tensor *t)
 {
 	om_tensor *copy = om_model_tensor_copy(g->model, t);
 	if (!copy)
-		return om_error(st, OM_ERR_NOMEM, NULL, "out of memory for a folded constant");
+		return om_error(c->st, OM_ERR_NOMEM, NULL, "out of memory for a folded constant");
 	bool listed = (v->flags & OM_VALUE_INITIALIZER) != 0;
 	v->init = copy;
 	v->init_proto = NULL;
@@ -122,7 +148,7 @@ om_kind om_make_constant(om_graph *g, om_value *v, const om_tensor *t, om_status
 	v->producer_slot = -1;
 	if (v->type.kind != OM_TYPE_TENSOR || v->type.rank != t->rank)
 		om_type_from_tensor(g->model, &v->type, t);
-	return listed ? OM_OK : add_init(g, v, st);
+	return listed ? OM_OK : add_init(c, g, v);
 }
 
 om_kind om_node_to_constant(om_graph *g, om_node *n, const om_tensor *t, om_status *st)
@@ -146,13 +172,13 @@ om_kind om_node_to_constant(om_graph *g, om_node *n, const om_tensor *t, om_stat
 	return OM_OK;
 }
 
-om_value *om_new_constant(om_graph *g, const char *hint, const om_tensor *t)
+om_value *om_new_constant(om_pass_ctx *c, om_graph *g, const char *hint, const om_tensor *t)
 {
 	om_value *v = om_graph_fresh_value(g, hint);
 	if (!v)
 		return NULL;
 	om_type_from_tensor(g->model, &v->type, t);
-	return om_make_constant(g, v, t, NULL) ? NULL : v;
+	return om_make_constant(c, g, v, t) ? NULL : v;
 }
 
 int32_t om_node_axes(const om_graph *g, const om_node *n, int64_t opset_input, int32_t slot,

@@ -46,7 +46,7 @@ static om_kind make_literal(om_pass_ctx *c, om_graph *g, om_node *n, om_value *v
 	/* a graph output stays produced by a node: a Constant */
 	if (v->flags & OM_VALUE_GRAPH_OUTPUT)
 		return om_node_to_constant(g, n, t, c->st);
-	return om_make_constant(g, v, t, c->st);
+	return om_make_constant(c, g, v, t);
 }
 
 /* Folds the node when every output it has is a literal. */
@@ -91,7 +91,7 @@ static om_kind set_shape_input(om_pass_ctx *c, om_graph *g, om_node *n, const in
 	memcpy(t->data, lit, sizeof(int64_t) * (size_t)k);
 	char hint[256];
 	snprintf(hint, sizeof hint, "%s_shape", n->name[0] ? n->name : n->op);
-	om_value *v = om_new_constant(g, hint, t);
+	om_value *v = om_new_constant(c, g, hint, t);
 	if (!v)
 		return om_error(c->st, OM_ERR_NOMEM, NULL, "out of memory for a literal");
 	n->in[1] = v;

@@ -9,6 +9,7 @@
  * every pass; verbose mode prints each pass's change count.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "pass.h"
@@ -89,6 +90,13 @@ om_kind om_simplify(om_model *m, const om_simplify_options *opt, om_status *st)
 	if (!m->graph)
 		return om_error(st, OM_ERR_INVALID_MODEL, NULL, "the model has no graph");
 	om_kind rc = sort_all(m->graph, st);
+	if (!rc && opt->verify && om_verify_graph(m->graph, st)) {
+		/* broken before any pass ran: the model's fault, not a pass's */
+		char msg[sizeof st->msg];
+		snprintf(msg, sizeof msg, "%s", st->msg);
+		snprintf(st->msg, sizeof st->msg, "before simplify: %.480s", msg);
+		st->kind = rc = OM_ERR_INVALID_MODEL;
+	}
 	if (rc)
 		return rc;
 	om_pass_ctx c = {.m = m, .scratch = om_arena_new(), .st = st, .verbose = opt->verbose,
@@ -118,5 +126,6 @@ om_kind om_simplify(om_model *m, const om_simplify_options *opt, om_status *st)
 	}
 	HASH_CLEAR(hh, c.info);
 	om_arena_free(c.scratch);
+	free(c.caps);
 	return rc;
 }
