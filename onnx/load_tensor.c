@@ -109,6 +109,10 @@ static om_kind typed_fields(const om_tensor_ctx *c, const Onnx__TensorProto *tp,
 	if (have != want)
 		return om_error(st, OM_ERR_INVALID_MODEL, NULL,
 				"tensor '%s': %zu values for %zu elements", tname(tp), have, want);
+	/* allocated only now that the file holds as many values as the shape claims */
+	t->data = om_arena_alloc(c->m->arena, t->nbytes);
+	if (!t->data)
+		return om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
 	if (want == 0)
 		return OM_OK;
 	if (t->dtype == OM_STRING) {
@@ -191,9 +195,6 @@ om_kind om_onnx_tensor_from_proto(const om_tensor_ctx *c, const Onnx__TensorProt
 					tname(tp), tp->raw_data.len, t->nbytes);
 		k = set_bytes(c, t, tp->raw_data.data, st);
 	} else {
-		t->data = om_arena_alloc(c->m->arena, t->nbytes);
-		if (!t->data)
-			return om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
 		k = typed_fields(c, tp, t, st);
 	}
 	if (k)

@@ -313,8 +313,13 @@ static om_kind lower_graph(lctx *c, om_graph *g, const Onnx__GraphProto *gp, int
 	    gp->n_initializer > INT32_MAX / 2 || gp->n_value_info > INT32_MAX / 2 ||
 	    gp->n_node > INT32_MAX / 2)
 		return om_error(c->st, OM_ERR_INVALID_MODEL, NULL, "graph too large");
+	/* value types first: an initializer's own dims are only the fallback */
 	g->inputs = lower_vis(c, g, gp->input, gp->n_input, OM_VALUE_GRAPH_INPUT);
 	g->ninputs = g->inputs ? (int32_t)gp->n_input : 0;
+	g->outputs = lower_vis(c, g, gp->output, gp->n_output, OM_VALUE_GRAPH_OUTPUT);
+	g->noutputs = g->outputs ? (int32_t)gp->n_output : 0;
+	g->infos = lower_vis(c, g, gp->value_info, gp->n_value_info, OM_VALUE_INFO);
+	g->ninfos = g->infos ? (int32_t)gp->n_value_info : 0;
 	g->inits = alloc(c, gp->n_initializer, sizeof *g->inits);
 	for (size_t i = 0; g->inits && i < gp->n_initializer; i++) {
 		const Onnx__TensorProto *tp = gp->initializer[i];
@@ -335,10 +340,6 @@ static om_kind lower_graph(lctx *c, om_graph *g, const Onnx__GraphProto *gp, int
 		if (k)
 			return k;
 	}
-	g->outputs = lower_vis(c, g, gp->output, gp->n_output, OM_VALUE_GRAPH_OUTPUT);
-	g->noutputs = g->outputs ? (int32_t)gp->n_output : 0;
-	g->infos = lower_vis(c, g, gp->value_info, gp->n_value_info, OM_VALUE_INFO);
-	g->ninfos = g->infos ? (int32_t)gp->n_value_info : 0;
 	if (c->oom)
 		return om_error(c->st, OM_ERR_NOMEM, NULL, "out of memory");
 	if (g->parent) {

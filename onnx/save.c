@@ -230,6 +230,9 @@ static Onnx__TensorProto *w_tensor(wctx *c, const om_tensor *t, const Onnx__Tens
 {
 	if (!t)
 		return (Onnx__TensorProto *)orig;
+	if (t->rank < 0 || t->rank > OM_MAX_RANK || om_tensor_numel(t) < 0 ||
+	    (t->dtype != OM_STRING && t->nbytes != om_tensor_bytes_for(t->dtype, t->rank, t->dims)))
+		return fail(c, OM_ERR_INTERNAL, "a tensor's byte count does not match its shape");
 	bool ext = may_ext && c->ext && t->dtype != OM_STRING && t->nbytes >= c->ext_min;
 	const char *oname = orig && orig->name ? orig->name : "";
 	if (orig && !ext && !is_external(orig) && (!name || !strcmp(name, oname)) &&

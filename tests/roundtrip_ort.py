@@ -74,6 +74,10 @@ def check(case, tool, extra):
             return 'fail', 'ONNX Runtime refuses the round-tripped model: ' + \
                 r.stderr.strip()[-300:]
         if not same_outputs(o1, o2):
+            o3 = os.path.join(tmp, 'o3')
+            os.mkdir(o3)
+            if ort(model, o3, feeds).returncode or not same_outputs(o1, o3):
+                return 'skip', 'ONNX Runtime is not deterministic on it (random ops)'
             return 'fail', 'outputs differ'
         return 'pass', ''
 

@@ -706,6 +706,14 @@ static void typed_fields(void **state)
 	t[3].n_uint64_data = 3, t[3].uint64_data = (uint64_t[3]){1, 2, 3};
 	write_init_model(tmp("long.onnx"), tp, N);
 	assert_int_equal(load_kind(tmp("long.onnx")), OM_ERR_INVALID_MODEL);
+	/* a huge shape without the values: refused before anything that size is allocated */
+	int64_t huge[2] = {1 << 30, 1 << 30};
+	t[0].dims = huge, t[0].n_dims = 2;
+	write_init_model(tmp("huge.onnx"), tp, 1);
+	assert_int_equal(load_kind(tmp("huge.onnx")), OM_ERR_INVALID_MODEL);
+	huge[0] = -1;
+	write_init_model(tmp("neg.onnx"), tp, 1);
+	assert_int_equal(load_kind(tmp("neg.onnx")), OM_ERR_INVALID_MODEL);
 }
 
 int main(void)
