@@ -83,7 +83,7 @@ static om_kind squeeze_common(om_ctx *c, int input)
 	if ((rc = om_arg_ints(c, input, input < 0 ? "axes" : NULL, axes, OM_MAX_RANK, &n, &given)))
 		return rc;
 	bool drop[OM_MAX_RANK] = {0};
-	if (given) {
+	if (given && n > 0) { /* an empty list is no list (as ONNX Runtime) */
 		int32_t ax[OM_MAX_RANK];
 		if ((rc = om_norm_axes(c, axes, n, x->rank, ax)))
 			return rc;

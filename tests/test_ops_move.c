@@ -273,6 +273,12 @@ static void split(void **state)
 	assert_int_equal(run(n, 13, in, out, &st), OM_ERR_INVALID_MODEL);
 	sizes = NU_I64(3, 4);
 	assert_int_equal(run(n, 13, in, out, &st), OM_ERR_INVALID_MODEL);
+	sizes = nu_t(OM_INT64, 1, (int64_t[]){0}, x); /* empty: as if omitted */
+	assert_int_equal(run(n, 13, in, out, &st), OM_ERR_INVALID_MODEL); /* 7 / 3 */
+	assert_int_equal(run(n, 18, in, out, &st), OM_OK);
+	assert_f32(&out[2], F32(6, 13));
+	for (int i = 0; i < 3; i++)
+		om_tensor_free(&out[i]);
 	/* no sizes: equal parts must divide before 18; ceil parts from 18 */
 	const om_tensor *in1[] = {&t, NULL};
 	assert_int_equal(run(n, 13, in1, out, &st), OM_ERR_INVALID_MODEL);

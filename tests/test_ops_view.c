@@ -103,6 +103,10 @@ static void squeeze(void **state)
 	assert_int_equal(run(n, 13, in2, &out, &st), OM_OK);
 	nu_assert_shape(&out, 1, (int64_t[]){3});
 	om_tensor_free(&out);
+	axes = nu_t(OM_INT64, 1, (int64_t[]){0}, x); /* empty: as if omitted */
+	assert_int_equal(run(n, 13, in2, &out, &st), OM_OK);
+	nu_assert_shape(&out, 1, (int64_t[]){3});
+	om_tensor_free(&out);
 	axes.data = NULL;
 	assert_int_equal(om_infer_node(n, 13, in2, &out, &st), OM_NEED_VALUE);
 	/* rank 0 stays rank 0 */
