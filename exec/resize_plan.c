@@ -323,11 +323,12 @@ om_kind om_resize_axis(om_ctx *c, const rs_params *p, int32_t a, rs_axis *t)
 	if (p->mode != RS_NEAREST) {
 		float support = p->mode == RS_LINEAR ? 1 : 2;
 		s = p->antialias && p->scale[a] < 1 ? p->scale[a] : 1;
-		start = (int64_t)floorf(-support / s) + 1;
-		t->n = 2 - 2 * start;
-		if (t->n > 4096)
+		float f = floorf(-support / s); /* -inf for a zero scale */
+		if (!(f > -2048))
 			return om_error(c->st, OM_ERR_UNSUPPORTED, c->node,
-					"antialias filter of %lld taps", (long long)t->n);
+					"antialias filter for scale %g", (double)s);
+		start = (int64_t)f + 1;
+		t->n = 2 - 2 * start;
 	}
 	if (L > 0 && in == 0)
 		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,

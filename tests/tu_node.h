@@ -112,13 +112,19 @@ static inline om_kind tu_run(const om_node *n, int64_t opset, const om_tensor *c
 		if (!n->out[i])
 			continue;
 		om_tensor shape = out[i];
-		if ((rc = om_tensor_alloc(&out[i], shape.dtype, shape.rank, shape.dims, st)))
+		if ((rc = om_tensor_alloc(&out[i], shape.dtype, shape.rank, shape.dims, st))) {
+			for (int32_t j = 0; j < i; j++)
+				om_tensor_free(&out[j]);
 			return rc;
+		}
 		outp[i] = &out[i];
 	}
 	om_ctx c = {.node = n, .opset = opset, .nin = n->nin, .nout = n->nout, .in = in,
 		    .out = outp, .st = st, .exact = 0, .threads = 1};
-	return om_op_find(n->domain, n->op, opset)->kernel(&c);
+	rc = om_op_find(n->domain, n->op, opset)->kernel(&c);
+	for (int32_t i = 0; rc && i < n->nout && i < 8; i++)
+		om_tensor_free(&out[i]);
+	return rc;
 }
 
 #endif
