@@ -1,6 +1,7 @@
 /* ops_reduce.c — Reduce{Sum,Mean,Max,Min,Prod,L1,L2,LogSum,LogSumExp,SumSquare}, ArgMax,
- * ArgMin. Floats accumulate in double, integers in wrapping int64; every output element folds
- * its inputs in ascending index order, so all rows are exact (no threads, no vector sums). */
+ * ArgMin, CumSum, CumProd. Floats accumulate in double, integers in wrapping int64; every
+ * output element folds its inputs in ascending index order, so all rows are exact (no
+ * threads, no vector sums). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -364,6 +365,82 @@ static om_kind arg_kernel(om_ctx *c)
 	return OM_OK;
 }
 
+/* ---- CumSum / CumProd ---------------------------------------------------------------------- */
+
+/* running sum (product) along the axis given as input 1; exclusive shifts by one, reverse
+ * runs from the end. Floats accumulate in double, integers wrap in uint64. */
+static om_kind cum_prepare(om_ctx *c, int32_t *axis)
+{
+	const om_tensor *x = c->in[0];
+	if (!om_is_float_type(x->dtype) && !om_is_int_type(x->dtype))
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "%s input is not supported",
+				om_dtype_name(x->dtype));
+	const om_tensor *a = c->nin > 1 ? c->in[1] : NULL;
+	if (!a || om_tensor_numel(a) != 1)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "axis must be one integer");
+	int64_t v, n;
+	om_kind rc = om_read_ints(c, a, &v, 1, &n);
+	return rc ? rc : om_norm_axis(c, v, x->rank, axis);
+}
+
+static om_kind cum_infer(om_ctx *c)
+{
+	int32_t axis;
+	om_kind rc = cum_prepare(c, &axis);
+	if (rc && rc != OM_NEED_VALUE) /* the shape does not depend on the axis */
+		return rc;
+	om_set_shape(c->out[0], c->in[0]->dtype, c->in[0]->rank, c->in[0]->dims);
+	return OM_OK;
+}
+
+static om_kind cum_kernel(om_ctx *c)
+{
+	int32_t axis;
+	om_kind rc = cum_prepare(c, &axis);
+	if (rc)
+		return rc;
+	const om_tensor *x = c->in[0];
+	om_tensor *y = c->out[0];
+	const bool prod = !strcmp(c->node->op, "CumProd");
+	const bool excl = om_attr_int(c->node, "exclusive", 0) != 0;
+	const bool rev = om_attr_int(c->node, "reverse", 0) != 0;
+	const bool ints = om_is_int_type(x->dtype);
+	int64_t outer = 1, inner = 1;
+	for (int32_t d = 0; d < axis; d++)
+		outer *= x->dims[d];
+	for (int32_t d = axis + 1; d < x->rank; d++)
+		inner *= x->dims[d];
+	const int64_t n = x->dims[axis];
+	const size_t es = om_dtype_size(x->dtype);
+	for (int64_t o = 0; o < outer; o++)
+		for (int64_t i = 0; i < inner; i++) {
+			double fa = prod ? 1 : 0;
+			uint64_t ia = prod ? 1 : 0;
+			for (int64_t t = 0; t < n; t++) {
+				const int64_t k = rev ? n - 1 - t : t;
+				const size_t off = (size_t)((o * n + k) * inner + i) * es;
+				const char *src = (const char *)x->data + off;
+				char *dst = (char *)y->data + off;
+				if (ints) {
+					int64_t v = 0;
+					om_load_i64(x->dtype, src, 1, 1, &v);
+					const uint64_t before = ia;
+					ia = prod ? ia * (uint64_t)v : ia + (uint64_t)v;
+					const int64_t w = (int64_t)(excl ? before : ia);
+					om_store_i64(y->dtype, dst, &w, 1);
+				} else {
+					double v = 0;
+					om_load_f64(x->dtype, src, 1, 1, &v);
+					const double before = fa;
+					fa = prod ? fa * v : fa + v;
+					const double w = excl ? before : fa;
+					om_store_f64(y->dtype, dst, 1, &w, 1);
+				}
+			}
+		}
+	return OM_OK;
+}
+
 #define RED_ROWS(NAME, SINCE2)                                                              \
 	{NAME, "", 1, red_infer, red_kernel, OM_OP_EXACT},                                  \
 	{NAME, "", SINCE2, red_infer, red_kernel, OM_OP_EXACT}
@@ -376,6 +453,8 @@ static const om_op rows[] = {
 	RED_ROWS("ReduceLogSumExp", 18), RED_ROWS("ReduceSumSquare", 18),
 	{"ArgMax", "", 1, arg_infer, arg_kernel, OM_OP_EXACT},
 	{"ArgMin", "", 1, arg_infer, arg_kernel, OM_OP_EXACT},
+	{"CumSum", "", 11, cum_infer, cum_kernel, OM_OP_EXACT},
+	{"CumProd", "", 26, cum_infer, cum_kernel, OM_OP_EXACT},
 };
 
 const om_op_table om_ops_reduce = OM_TABLE(rows);

@@ -1,4 +1,5 @@
-/* test_ops_reduce.c — Reduce* (axes as attribute and as input), ArgMax, ArgMin. */
+/* test_ops_reduce.c — Reduce* (axes as attribute and as input), ArgMax, ArgMin, CumSum,
+ * CumProd. */
 #include <stdint.h>
 
 #include "half.h"
@@ -270,6 +271,47 @@ static void argmax_argmin(void **state)
 	arg_run("ArgMax", 0, 0, 0, OM_FLOAT, 1, (int64_t[]){3}, nan, 0, NULL, (int64_t[]){1});
 }
 
+static void cum_run(const char *op, int64_t opset, int64_t axis, int excl, int rev,
+		    int32_t dtype, const void *x, const void *want)
+{
+	om_model *m;
+	om_node *n = nt_node(&m, op, 2, 1);
+	nt_int(n, "exclusive", excl);
+	nt_int(n, "reverse", rev);
+	om_tensor tx = nt_tensor(dtype, 2, (int64_t[]){2, 3}, x);
+	om_tensor ta = nt_tensor(OM_INT32, 0, NULL, (int32_t[]){(int32_t)axis});
+	const om_tensor *in[] = {&tx, &ta};
+	om_tensor out[1];
+	assert_int_equal(nt_run(n, opset, in, out), OM_OK);
+	assert_int_equal(out[0].dtype, dtype);
+	assert_memory_equal(out[0].data, want, out[0].nbytes);
+	om_tensor_free(&out[0]);
+	om_model_free(m);
+}
+
+/* x = [[1, 2, 3], [4, 5, 6]] */
+static void cumulative(void **state)
+{
+	(void)state;
+	cum_run("CumSum", 14, 1, 0, 0, OM_FLOAT, x23, (float[]){1, 3, 6, 4, 9, 15});
+	cum_run("CumSum", 14, 0, 0, 0, OM_FLOAT, x23, (float[]){1, 2, 3, 5, 7, 9});
+	cum_run("CumSum", 14, -1, 1, 0, OM_FLOAT, x23, (float[]){0, 1, 3, 0, 4, 9});
+	cum_run("CumSum", 14, 1, 0, 1, OM_FLOAT, x23, (float[]){6, 5, 3, 15, 11, 6});
+	cum_run("CumSum", 14, 1, 1, 1, OM_FLOAT, x23, (float[]){5, 3, 0, 11, 6, 0});
+	const int64_t xi[] = {1, 2, 3, 4, 5, 6};
+	cum_run("CumProd", 26, 1, 0, 0, OM_INT64, xi, (int64_t[]){1, 2, 6, 4, 20, 120});
+	cum_run("CumProd", 26, 1, 1, 1, OM_INT64, xi, (int64_t[]){6, 3, 1, 30, 6, 1});
+	/* the axis must be a value in range */
+	om_model *m;
+	om_node *n = nt_node(&m, "CumSum", 2, 1);
+	om_tensor tx = nt_tensor(OM_FLOAT, 2, d23, x23);
+	om_tensor ta = nt_tensor(OM_INT64, 0, NULL, (int64_t[]){2});
+	const om_tensor *in[] = {&tx, &ta};
+	om_tensor out[1];
+	assert_int_equal(nt_run(n, 14, in, out), OM_ERR_INVALID_MODEL);
+	om_model_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -278,6 +320,7 @@ int main(void)
 		cmocka_unit_test(nan_propagates),    cmocka_unit_test(noop_with_empty_axes),
 		cmocka_unit_test(integer_types),     cmocka_unit_test(half_types),
 		cmocka_unit_test(bad_axes),          cmocka_unit_test(argmax_argmin),
+		cmocka_unit_test(cumulative),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
