@@ -63,8 +63,8 @@ static const om_op *find_row(const om_session *s, const om_node *n, int64_t opse
 	const om_op *best = NULL;
 	for (size_t i = 0; s->extra && i < s->extra->count; i++) {
 		const om_op *r = &s->extra->rows[i];
-		if (r->since <= opset && !strcmp(r->name, n->op) && same_domain(r->domain, n->domain) &&
-		    (!best || r->since > best->since))
+		if (r->since <= opset && !strcmp(r->name, n->op) &&
+		    same_domain(r->domain, n->domain) && (!best || r->since > best->since))
 			best = r;
 	}
 	return best ? best : om_op_find(n->domain, n->op, opset);
@@ -101,7 +101,8 @@ static void set_const(om_slot *s, const om_tensor *t)
 static bool is_outer(const om_value *v)
 {
 	return (v->flags & OM_VALUE_OUTER) ||
-	       (!v->producer && !v->init && !(v->flags & (OM_VALUE_GRAPH_INPUT | OM_VALUE_INITIALIZER)));
+	       (!v->producer && !v->init &&
+		!(v->flags & (OM_VALUE_GRAPH_INPUT | OM_VALUE_INITIALIZER)));
 }
 
 /* The slot for a value a node (or the graph's output list) reads: known already, an
@@ -452,7 +453,8 @@ static om_kind shape_step(om_plan *p, om_step *sp, om_status *st)
 		om_tensor *t = &res[i];
 		if (t->rank < 0 || t->rank > OM_MAX_RANK || om_shape_numel(t->rank, t->dims) < 0 ||
 		    !om_dtype_bits(t->dtype)) {
-			rc = om_error(st, OM_ERR_INVALID_MODEL, n, "output %d has no valid shape", i);
+			rc = om_error(st, OM_ERR_INVALID_MODEL, n, "output %d has no valid shape",
+				      i);
 			goto out;
 		}
 		om_slot *s = &p->slots[sp->out[i]];
@@ -536,8 +538,8 @@ static om_kind plan_io(om_session *s, om_plan *p, om_status *st)
 	for (int32_t i = 0; i < g->ninputs; i++) {
 		const om_value *v = g->inputs[i];
 		if (om_plan_slot(p, v) >= 0)
-			return om_error(st, OM_ERR_INVALID_MODEL, NULL, "input '%s' is listed twice",
-					v->name);
+			return om_error(st, OM_ERR_INVALID_MODEL, NULL,
+					"input '%s' is listed twice", v->name);
 		/* an input with an initializer (IR < 4) is a constant of the main graph */
 		bool fed = p->parent || !v->init;
 		int32_t k = add_slot(p, v, fed ? OM_SLOT_INPUT : OM_SLOT_CONST);

@@ -156,8 +156,9 @@ static om_kind place_outputs(om_session *s, om_frame *f, const om_step *sp,
 				reads += sp->in[k] >= 0 && f->blk[sp->in[k]] == b;
 			for (int32_t k = 0; k < sp->nimplicit; k++)
 				reads += f->blk[sp->implicit[k]] == b;
-			if (s->pool.b[b].refs != reads || reads != 1 || in[0]->dtype != out[0]->dtype ||
-			    in[0]->nbytes != out[0]->nbytes || in[0]->data != s->pool.b[b].ptr)
+			if (s->pool.b[b].refs != reads || reads != 1 ||
+			    in[0]->dtype != out[0]->dtype || in[0]->nbytes != out[0]->nbytes ||
+			    in[0]->data != s->pool.b[b].ptr)
 				b = -1;
 		}
 		if (b >= 0) {
@@ -222,7 +223,8 @@ static om_kind run_step(om_session *s, om_frame *f, om_step *sp, om_status *st)
 	if (sp->dynamic && !control) {
 		rc = sp->op->infer(&c);
 		if (rc == OM_NEED_VALUE)
-			rc = om_error(st, OM_ERR_INTERNAL, n, "inference needs a value it was given");
+			rc = om_error(st, OM_ERR_INTERNAL, n,
+				      "inference needs a value it was given");
 		else if (rc == OM_ERR_INVALID_MODEL) /* the shapes of this run's inputs */
 			st->kind = rc = OM_ERR_INVALID_INPUT;
 		for (int32_t i = 0; !rc && i < nout; i++)
@@ -335,10 +337,10 @@ static om_kind check_input(const om_slot *s, const om_tensor *t, bool strict, om
 				ty->rank);
 	for (int32_t i = 0; ty->rank >= 0 && i < ty->rank; i++)
 		if (om_dim_known(ty->dims[i]) && ty->dims[i].value != t->dims[i])
-			return om_error(st, OM_ERR_INVALID_INPUT, NULL,
-					"input '%s' has extent %lld on axis %d, the model expects %lld",
-					name, (long long)t->dims[i], i,
-					(long long)ty->dims[i].value);
+			return om_error(
+				st, OM_ERR_INVALID_INPUT, NULL,
+				"input '%s' has extent %lld on axis %d, the model expects %lld",
+				name, (long long)t->dims[i], i, (long long)ty->dims[i].value);
 	return OM_OK;
 }
 
@@ -346,8 +348,8 @@ static om_kind bind_slots(const om_plan *p, om_frame *f, const om_tensor *const 
 			  om_status *st)
 {
 	if (nin != p->ninputs)
-		return om_error(st, OM_ERR_INVALID_INPUT, NULL, "%d inputs given, graph '%s' has %d",
-				nin, p->g->name, p->ninputs);
+		return om_error(st, OM_ERR_INVALID_INPUT, NULL,
+				"%d inputs given, graph '%s' has %d", nin, p->g->name, p->ninputs);
 	for (int32_t k = 0; k < p->nslots; k++) {
 		const om_slot *sl = &p->slots[k];
 		if (sl->kind == OM_SLOT_CONST) {
@@ -359,9 +361,10 @@ static om_kind bind_slots(const om_plan *p, om_frame *f, const om_tensor *const 
 			for (int32_t u = 0; q && u < sl->up; u++)
 				q = q->parent;
 			if (!q || !q->t[sl->from].data)
-				return om_error(st, OM_ERR_INVALID_MODEL, NULL,
-						"outer value '%s' is not computed before graph '%s' runs",
-						sl->v->name, p->g->name);
+				return om_error(
+					st, OM_ERR_INVALID_MODEL, NULL,
+					"outer value '%s' is not computed before graph '%s' runs",
+					sl->v->name, p->g->name);
 			f->t[k] = q->t[sl->from];
 		}
 	}
@@ -369,8 +372,8 @@ static om_kind bind_slots(const om_plan *p, om_frame *f, const om_tensor *const 
 		int32_t k = p->inputs[i];
 		if (!in[i]) {
 			if (!p->parent)
-				return om_error(st, OM_ERR_INVALID_INPUT, NULL, "input '%s' is missing",
-						p->slots[k].v->name);
+				return om_error(st, OM_ERR_INVALID_INPUT, NULL,
+						"input '%s' is missing", p->slots[k].v->name);
 			continue;
 		}
 		om_kind rc = check_input(&p->slots[k], in[i], !p->parent, st);
@@ -389,7 +392,8 @@ static om_kind copy_outputs(const om_plan *p, const om_frame *f, om_tensor *out,
 	for (int i = 0; i < nout; i++) {
 		const om_tensor *t = &f->t[p->outputs[i]];
 		if (!t->data)
-			return om_error(st, OM_ERR_INVALID_MODEL, NULL, "output '%s' is never computed",
+			return om_error(st, OM_ERR_INVALID_MODEL, NULL,
+					"output '%s' is never computed",
 					p->slots[p->outputs[i]].v->name);
 		om_kind rc = om_tensor_alloc(&out[i], t->dtype, t->rank, t->dims, st);
 		if (!rc)
@@ -406,8 +410,9 @@ static om_kind run_plan(om_session *s, om_plan *p, om_frame *parent, const om_te
 	for (int i = 0; i < nout; i++)
 		memset(&out[i], 0, sizeof out[i]);
 	if (nout > p->noutputs)
-		return om_error(st, OM_ERR_INVALID_INPUT, NULL, "%d outputs asked, graph '%s' has %d",
-				nout, p->g->name, p->noutputs);
+		return om_error(st, OM_ERR_INVALID_INPUT, NULL,
+				"%d outputs asked, graph '%s' has %d", nout, p->g->name,
+				p->noutputs);
 	if ((parent ? parent->p : NULL) != p->parent)
 		return om_error(st, OM_ERR_INTERNAL, NULL, "graph '%s' run outside its parent",
 				p->g->name);

@@ -29,6 +29,7 @@
 #define CASE_TIMEOUT_S 120
 
 enum { PASS = 0, FAIL = 1, UNSUPPORTED = 2 };
+static const char *const verdict_names[] = {"pass", "FAIL", "unsupported"};
 
 typedef struct strlist {
 	char **s;
@@ -405,8 +406,8 @@ int main(int argc, char **argv)
 			else if (v == PASS && xf)
 				push(&xpass, name);
 			if (verbose || (v == FAIL && !xf))
-				printf("%s %s%s\n", v == PASS ? "pass" : v == FAIL ? "FAIL" : "unsupported",
-				       name, v == FAIL && xf ? " (xfail)" : "");
+				printf("%s %s%s\n", verdict_names[v], name,
+				       v == FAIL && xf ? " (xfail)" : "");
 		}
 		strlist_free(&cases);
 	}

@@ -12,8 +12,9 @@
 static om_kind same_infer(om_ctx *c)
 {
 	const om_tensor *a = c->in[0], *b = c->nin > 1 ? c->in[1] : NULL;
-	if (a->dtype != OM_FLOAT || (b && (b->dtype != OM_FLOAT || b->rank != a->rank ||
-					   memcmp(a->dims, b->dims, sizeof(int64_t) * (size_t)a->rank))))
+	if (a->dtype != OM_FLOAT ||
+	    (b && (b->dtype != OM_FLOAT || b->rank != a->rank ||
+		   memcmp(a->dims, b->dims, sizeof(int64_t) * (size_t)a->rank))))
 		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "shapes differ");
 	om_set_shape(c->out[0], OM_FLOAT, a->rank, a->dims);
 	return OM_OK;

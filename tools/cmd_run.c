@@ -12,7 +12,7 @@
 
 static const char usage_text[] =
 	"usage: omopt run MODEL [--input NAME=FILE]... [--input-dir DIR] --output-dir DIR\n"
-	"                 [--output-format pb|npy] [--exact] [--threads N] [--bench N] [--profile]\n"
+	"             [--output-format pb|npy] [--exact] [--threads N] [--bench N] [--profile]\n"
 	"\n"
 	"Runs MODEL once on its inputs and writes output_<i>.pb (or .npy) in graph-output order.\n"
 	"  --input NAME=FILE   feeds input NAME from a .npy or TensorProto .pb file\n"
@@ -75,7 +75,8 @@ static int parse_args(int argc, char **argv, run_args *a)
 			i++;
 			if (!strcmp(arg, "--input")) {
 				if (!strchr(val, '=') || val[0] == '=')
-					return usage_error("--input wants NAME=FILE, got '%s'", val);
+					return usage_error("--input wants NAME=FILE, got '%s'",
+							   val);
 				a->inputs[a->ninputs++] = val;
 			} else if (!strcmp(arg, "--input-dir")) {
 				a->input_dir = val;
@@ -132,8 +133,8 @@ static om_kind read_inputs(const run_args *a, const om_session *s, om_tensor *in
 			found |= strlen(om_session_input_name(s, i)) == len &&
 				 !strncmp(om_session_input_name(s, i), a->inputs[k], len);
 		if (!found)
-			return om_error(st, OM_ERR_INVALID_INPUT, NULL, "the model has no input '%.*s'",
-					(int)len, a->inputs[k]);
+			return om_error(st, OM_ERR_INVALID_INPUT, NULL,
+					"the model has no input '%.*s'", (int)len, a->inputs[k]);
 	}
 	for (int i = 0; i < n; i++) {
 		const char *name = om_session_input_name(s, i), *file = NULL;
