@@ -8,10 +8,14 @@ nodes than the input (subgraphs included). Prints a table with the main-graph no
 to ONNX Runtime's basic optimizer, and the counts with subgraphs.
 
     check_simplify.py OMOPT [--shared DIR] [--export DIR] [--only NAME,...]
+                            [--conformance RUNNER [--stride K]]
 
 --export DIR also exports (once, cached in DIR) torchvision resnet18, mobilenet_v2 and
 shufflenet_v2_x0_5 with a dynamic batch and a small transformer with dynamic batch and
-sequence, with inputs and ONNX Runtime references. Exit 0 when every check passes, 1 when
+sequence, with inputs and ONNX Runtime references. --conformance RUNNER (tests/conformance)
+also simplifies every K-th ONNX node-test model of ../shared/conformance and the Debian suite
+and requires the runner to fail no case on the simplified models that it passes on the
+originals. Exit 0 when every check passes, 1 when
 one fails, 77 (skipped) when ../shared, Node.js or numpy/onnx are missing.
 """
 import argparse
@@ -196,6 +200,49 @@ def export_models(outdir, oracle):
     return made
 
 
+def conformance_check(omopt, runner, suites, stride):
+    """Simplified node-test models must pass wherever the originals pass."""
+    rows = []
+    for suite in suites:
+        cases = sorted(os.path.dirname(p) for p in glob.glob(os.path.join(suite, '*',
+                                                                         'model.onnx')))
+        cases = cases[::stride]
+        tmp = tempfile.mkdtemp(prefix='omopt_conf_')
+        try:
+            orig = os.path.join(tmp, 'orig')
+            simp = os.path.join(tmp, 'simp')
+            bad = []
+            for c in cases:
+                name = os.path.basename(c)
+                os.makedirs(os.path.join(orig, name))
+                os.makedirs(os.path.join(simp, name))
+                os.symlink(os.path.join(c, 'model.onnx'), os.path.join(orig, name, 'model.onnx'))
+                for t in glob.glob(os.path.join(c, 'test_data_set_*')):
+                    for d in (orig, simp):
+                        os.symlink(t, os.path.join(d, name, os.path.basename(t)))
+                r = subprocess.run([omopt, 'simplify', os.path.join(c, 'model.onnx'),
+                                    os.path.join(simp, name, 'model.onnx'), '--verify'],
+                                   capture_output=True, text=True)
+                if r.returncode:
+                    bad.append(f'{name}: simplify exit {r.returncode}: {r.stderr.strip()[-200:]}')
+                    shutil.copy(os.path.join(c, 'model.onnx'), os.path.join(simp, name))
+
+            def failures(d):
+                r = subprocess.run([runner, '-v', d], capture_output=True, text=True)
+                return {line.split()[1] for line in r.stdout.splitlines() + r.stderr.splitlines()
+                        if line.startswith('FAIL ')}
+            new = failures(simp) - failures(orig)
+            bad += [f'{n}: fails after simplify' for n in sorted(new)]
+            row = {'model': f'conformance {os.path.basename(suite)} ({len(cases)})',
+                   'outputs': len(cases)}
+            if bad:
+                row['error'] = '; '.join(bad[:10])
+            rows.append(row)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    return rows
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('omopt')
@@ -205,6 +252,8 @@ def main():
     ap.add_argument('--export', help='folder for exported torchvision/transformer models')
     ap.add_argument('--only', help='comma-separated model names')
     ap.add_argument('--json', help='write the rows here')
+    ap.add_argument('--conformance', help='the conformance runner (tests/conformance)')
+    ap.add_argument('--stride', type=int, default=1, help='every K-th node-test case')
     a = ap.parse_args()
     try:
         import numpy  # noqa: F401
@@ -226,6 +275,11 @@ def main():
         keep = set(a.only.split(','))
         cases = [c for c in cases if c[0] in keep]
     rows = [check(name, d, os.path.abspath(a.omopt), oracle) for name, d in cases]
+    if a.conformance:
+        suites = [d for d in (os.path.join(a.shared, 'conformance', 'onnx-node-1.23'),
+                              '/usr/share/libonnx-testdata/data/node') if os.path.isdir(d)]
+        rows += conformance_check(os.path.abspath(a.omopt), os.path.abspath(a.conformance),
+                                  suites, max(a.stride, 1))
     print(f"{'model':<18} {'nodes':>6} {'omopt':>6} {'ort basic':>9} {'all nodes':>10} "
           f"{'omopt all':>10} {'outputs':>8} {'time s':>7}  result")
     for r in rows:
