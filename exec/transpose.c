@@ -43,28 +43,40 @@ int32_t om_transpose_merge(int32_t rank, int64_t *dims, int32_t *perm)
 	return ng;
 }
 
+/* one tile: its source rows are read whole into buf, then written out transposed, so both
+ * the reads and the writes of the large arrays are contiguous runs */
 #define TILE_LOOP(SZ)                                                                           \
 	for (int64_t i0 = 0; i0 < rows; i0 += TILE)                                             \
 		for (int64_t j0 = 0; j0 < cols; j0 += TILE) {                                   \
-			const int64_t i1 = i0 + TILE < rows ? i0 + TILE : rows;                 \
-			const int64_t j1 = j0 + TILE < cols ? j0 + TILE : cols;                 \
-			for (int64_t j = j0; j < j1; j++)                                       \
-				for (int64_t i = i0; i < i1; i++)                               \
-					memcpy(d + (i * dstride + j) * (SZ),                    \
-					       s + (i + j * sstride) * (SZ), (SZ));             \
+			const int64_t ti = i0 + TILE < rows ? TILE : rows - i0;                 \
+			const int64_t tj = j0 + TILE < cols ? TILE : cols - j0;                 \
+			for (int64_t j = 0; j < tj; j++)                                        \
+				memcpy(buf + j * TILE * (SZ), s + (i0 + (j0 + j) * sstride) * (SZ), \
+				       (size_t)(ti * (SZ)));                                    \
+			for (int64_t i = 0; i < ti; i++) {                                      \
+				unsigned char *o = d + ((i0 + i) * dstride + j0) * (SZ);        \
+				for (int64_t j = 0; j < tj; j++)                                \
+					memcpy(o + j * (SZ), buf + (j * TILE + i) * (SZ), (SZ)); \
+			}                                                                       \
 		}
 
 /* d[i * dstride + j] = s[i + j * sstride] for i < rows, j < cols, in tiles */
 static void tiles(unsigned char *d, const unsigned char *s, size_t size, int64_t rows,
 		  int64_t cols, int64_t dstride, int64_t sstride)
 {
+	unsigned char buf[TILE * TILE * 16];
 	switch (size) {
 	case 1: TILE_LOOP(1); break;
 	case 2: TILE_LOOP(2); break;
 	case 4: TILE_LOOP(4); break;
 	case 8: TILE_LOOP(8); break;
 	case 16: TILE_LOOP(16); break;
-	default: TILE_LOOP((int64_t)size); break;
+	default: /* larger elements: no buffer */
+		for (int64_t i = 0; i < rows; i++)
+			for (int64_t j = 0; j < cols; j++)
+				memcpy(d + (i * dstride + j) * (int64_t)size,
+				       s + (i + j * sstride) * (int64_t)size, size);
+		break;
 	}
 }
 
