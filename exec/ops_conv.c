@@ -1,7 +1,7 @@
 /* ops_conv.c — Conv and ConvTranspose on float32 (float16/bfloat16 through conversion), and
- * ConvInteger (8-bit, summed exactly in double):
- * im2col + GEMM, GEMM straight on the input for 1x1 stride-1 unpadded kernels, and a direct
- * loop for depthwise (one input channel per group) convolutions of one or two spatial axes. */
+ * ConvInteger (8-bit, summed exactly in double): im2col + GEMM, GEMM straight on the input for
+ * 1x1 stride-1 unpadded kernels, the direct depthwise loop (conv_depthwise.c) for one input
+ * channel per group on one or two spatial axes. */
 /* -O2 vectorizes only loops of known trip count; the row loops here vary. Vectorizing across
  * outputs keeps every output's operation order, so exact stays exact. */
 #if defined(__GNUC__) && !defined(__clang__)
@@ -12,6 +12,7 @@
 
 #include "f32_bridge.h"
 #include "gemm.h"
+#include "conv_depthwise.h"
 #include "im2col.h"
 #include "sgemm_avx512.h"
 
@@ -42,7 +43,7 @@ static bool int8_like(int32_t t)
 	return t == OM_INT8 || t == OM_UINT8;
 }
 
-/* Checks X, W, B shared by both ops; M_per_W is W's dim holding output channels. */
+/* Checks of X and W shared by Conv, ConvTranspose and ConvInteger; *kernel gets W's extents. */
 static om_kind conv_common(om_ctx *c, conv_geo *g, const int64_t **kernel)
 {
 	const om_tensor *X = c->in[0], *W = c->nin > 1 ? c->in[1] : NULL;
@@ -147,119 +148,6 @@ static om_kind conv_infer(om_ctx *c)
 	return OM_OK;
 }
 
-/* One or two spatial axes seen as two. */
-typedef struct plane {
-	int64_t H, W, OH, OW, kh, kw, sh, sw, dh, dw, ph, pw;
-} plane;
-
-static plane as_plane(const om_spatial *sp)
-{
-	int32_t a = sp->n - 2; /* -1 for 1-D */
-	plane p = {1, sp->in[sp->n - 1], 1, sp->out[sp->n - 1], 1, sp->k[sp->n - 1], 1,
-		   sp->stride[sp->n - 1], 1, sp->dil[sp->n - 1], 0, sp->pb[sp->n - 1]};
-	if (a == 0) {
-		p.H = sp->in[0], p.OH = sp->out[0], p.kh = sp->k[0];
-		p.sh = sp->stride[0], p.dh = sp->dil[0], p.ph = sp->pb[0];
-	}
-	return p;
-}
-
-/* [lo, hi): output columns ow with 0 <= ow * s + off < W. */
-static void col_range(const plane *p, int64_t off, int64_t *lo, int64_t *hi)
-{
-	int64_t l = off >= 0 ? 0 : (-off + p->sw - 1) / p->sw;
-	int64_t h = p->W - 1 - off < 0 ? 0 : (p->W - 1 - off) / p->sw + 1;
-	*hi = h > p->OW ? p->OW : h;
-	*lo = l > *hi ? *hi : l;
-}
-
-/* Depthwise: output channel m reads input channel m / (M / group) only. Every output sums its
- * taps in (kh, kw) order, then adds the bias: the same in fast and exact mode (the vectorized
- * loops run across outputs, never across one output's taps). */
-/* Adds kernel row wr (kw taps) over input row xr into output row yr. Outputs in [L, R) see
- * every tap and take them fused (kw == 3); the borders take the taps they see one at a time.
- * Either way every output adds its taps in ascending order. */
-static void depthwise_row(const plane *p, const int64_t *lo, const int64_t *hi, int64_t L,
-			  int64_t R, const float *xr, const float *wr, float *restrict yr)
-{
-	for (int64_t j = 0; j < p->kw; j++) {
-		const float wv = wr[j];
-		const int64_t off = j * p->dw - p->pw;
-		int64_t e1 = hi[j] < L ? hi[j] : L, b2 = lo[j] > R ? lo[j] : R;
-		for (int64_t ow = lo[j]; ow < e1; ow++)
-			yr[ow] += wv * xr[ow * p->sw + off];
-		for (int64_t ow = b2; ow < hi[j]; ow++)
-			yr[ow] += wv * xr[ow * p->sw + off];
-	}
-	if (L >= R)
-		return;
-	const float *restrict x0 = xr + L * p->sw - p->pw;
-	float *restrict yd = yr + L;
-	const int64_t n = R - L, d = p->dw, s = p->sw;
-	if (p->kw == 3) {
-		const float w0 = wr[0], w1 = wr[1], w2 = wr[2];
-		if (s == 1)
-			for (int64_t k = 0; k < n; k++)
-				yd[k] = ((yd[k] + w0 * x0[k]) + w1 * x0[k + d]) +
-					w2 * x0[k + 2 * d];
-		else
-			for (int64_t k = 0; k < n; k++)
-				yd[k] = ((yd[k] + w0 * x0[k * s]) + w1 * x0[k * s + d]) +
-					w2 * x0[k * s + 2 * d];
-		return;
-	}
-	for (int64_t j = 0; j < p->kw; j++) {
-		const float wv = wr[j];
-		const float *restrict xs = x0 + j * d;
-		for (int64_t k = 0; k < n; k++)
-			yd[k] += wv * xs[k * s];
-	}
-}
-
-static void depthwise_rows(const plane *p, const int64_t *lo, const int64_t *hi,
-			   const float *xc, const float *wm, float bias, float *ym)
-{
-	/* [L, R): the outputs every tap of a row reaches */
-	int64_t L = 0, R = p->OW;
-	for (int64_t j = 0; j < p->kw; j++) {
-		L = lo[j] > L ? lo[j] : L;
-		R = hi[j] < R ? hi[j] : R;
-	}
-	if (L >= R)
-		L = R = p->OW;
-	for (int64_t oh = 0; oh < p->OH; oh++) {
-		float *restrict yr = ym + oh * p->OW;
-		memset(yr, 0, sizeof(float) * (size_t)p->OW);
-		for (int64_t i = 0; i < p->kh; i++) {
-			int64_t ih = oh * p->sh - p->ph + i * p->dh;
-			if (ih >= 0 && ih < p->H)
-				depthwise_row(p, lo, hi, L, R, xc + ih * p->W, wm + i * p->kw, yr);
-		}
-		for (int64_t ow = 0; ow < p->OW; ow++)
-			yr[ow] += bias;
-	}
-}
-
-static om_kind depthwise(om_ctx *c, const conv_geo *g, const float *x, const float *w,
-			 const float *b, float *y)
-{
-	const plane p = as_plane(&g->sp);
-	int64_t Mg = g->M / g->group;
-	int64_t *lo = malloc(sizeof(int64_t) * (size_t)(2 * p.kw));
-	if (!lo)
-		return om_error(c->st, OM_ERR_NOMEM, c->node, "depthwise tables");
-	int64_t *hi = lo + p.kw;
-	for (int64_t j = 0; j < p.kw; j++)
-		col_range(&p, j * p.dw - p.pw, &lo[j], &hi[j]);
-	for (int64_t n = 0; n < g->N; n++)
-		for (int64_t m = 0; m < g->M; m++)
-			depthwise_rows(&p, lo, hi, x + (n * g->C + m / Mg) * p.H * p.W,
-				       w + m * p.kh * p.kw, b ? b[m] : 0.0f,
-				       y + (n * g->M + m) * p.OH * p.OW);
-	free(lo);
-	return OM_OK;
-}
-
 static void add_bias(float *y, const float *b, int64_t N, int64_t M, int64_t P)
 {
 	for (int64_t n = 0; n < N; n++)
@@ -296,7 +184,7 @@ static om_kind conv_f32(om_ctx *c)
 	if (g.N == 0 || g.M == 0 || P == 0)
 		return OM_OK;
 	if (Cg == 1 && g.group > 1 && sp->n <= 2) {
-		return depthwise(c, &g, x, w, b, y);
+		return om_conv_depthwise(c, sp, g.N, g.C, g.M, g.group, x, w, b, y);
 	}
 	if (Kg == 0) {
 		memset(y, 0, sizeof(float) * (size_t)(g.N * g.M * P));
