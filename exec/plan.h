@@ -78,4 +78,15 @@ om_plan *om_plan_find(const om_session *s, const om_graph *g);
 /** Frees what plans own outside the arena (folded constants). */
 void om_plan_release(om_plan *p);
 
+struct om_frame;
+/** Runs plan p once (run.c); parent is the frame of the enclosing graph's run (NULL for the
+ *  main graph). out[i] receive malloc'd tensors. */
+om_kind om_run_plan(om_session *s, om_plan *p, struct om_frame *parent,
+		    const om_tensor *const *in, int nin, om_tensor *out, int nout, om_status *st);
+/** Records the string elements of out[] that no input holds: the run owns them (run_strings.c). */
+om_kind om_run_adopt_strings(om_session *s, const om_node *n, const om_tensor *const *in,
+			     int32_t nin, om_tensor *const *out, int32_t nout, om_status *st);
+/** Frees the strings the run owns. */
+void om_run_free_strings(om_session *s);
+
 #endif

@@ -1,0 +1,373 @@
+/* run.c — one run of a plan: a frame of tensors over the session's buffer pool, steps that
+ * infer (when dynamic), place their outputs (views alias, in-place kernels reuse a dying
+ * input, others get a best-fit block) and release buffers when their last reader has run. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "plan.h"
+
+/* One run of a plan: the tensor of every slot and the pool block holding it (-1: none). */
+typedef struct om_frame {
+	const om_plan *p;
+	struct om_frame *parent;
+	om_tensor *t;
+	int32_t *blk;
+	const struct om_step *step; /* the step whose kernel runs */
+} om_frame;
+
+/* zero-byte tensors still get a non-NULL data pointer; nobody reads or writes through it */
+static const unsigned char no_bytes[16];
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* ---- liveness ---------------------------------------------------------------------------- */
+
+/* One consumer of slot k has run: the block goes back when nobody else will read it. */
+static void drop(om_session *s, om_frame *f, int32_t k)
+{
+	int32_t b = f->blk[k];
+	if (b < 0 || !s->pool.b[b].busy)
+		return;
+	if (--s->pool.b[b].refs <= 0)
+		om_pool_release(&s->pool, b);
+}
+
+static void hold(om_session *s, om_frame *f, int32_t k, int32_t b)
+{
+	f->blk[k] = b;
+	if (b >= 0)
+		s->pool.b[b].refs += f->p->slots[k].uses;
+}
+/* ---- one step ---------------------------------------------------------------------------- */
+
+static om_kind check_shape(const om_node *n, int32_t i, om_tensor *t, om_status *st)
+{
+	if (t->rank < 0 || t->rank > OM_MAX_RANK || om_shape_numel(t->rank, t->dims) < 0)
+		return om_error(st, OM_ERR_INVALID_INPUT, n, "output %d gets an invalid shape", i);
+	if (!om_dtype_bits(t->dtype))
+		return om_error(st, OM_ERR_UNSUPPORTED, n, "output %d has element type %d", i,
+				t->dtype);
+	t->nbytes = om_tensor_bytes_for(t->dtype, t->rank, t->dims);
+	return OM_OK;
+}
+
+/* Gives the step's outputs their memory: a view aliases its input, an in-place kernel may
+ * take over an input that dies here, everything else gets a block from the pool. */
+static om_kind place_outputs(om_session *s, om_frame *f, const om_step *sp,
+			     const om_tensor *const *in, om_tensor *const *out, om_status *st)
+{
+	const om_node *n = sp->node;
+	if (sp->view) {
+		if (!in[0])
+			return om_error(st, OM_ERR_INVALID_INPUT, n, "input 0 is missing");
+		if (out[0]->nbytes > in[0]->nbytes)
+			return om_error(st, OM_ERR_INTERNAL, n, "view needs %zu bytes of %zu",
+					out[0]->nbytes, in[0]->nbytes);
+		out[0]->data = in[0]->data;
+		hold(s, f, sp->out[0], f->blk[sp->in[0]]);
+		return OM_OK;
+	}
+	for (int32_t i = 0; i < n->nout; i++) {
+		if (!out[i])
+			continue;
+		int32_t b = -1;
+		if (i == 0 && (sp->op->flags & OM_OP_INPLACE) && n->nin >= 1 && in[0] &&
+		    (b = f->blk[sp->in[0]]) >= 0) {
+			int32_t reads = 0;
+			for (int32_t k = 0; k < n->nin; k++)
+				reads += sp->in[k] >= 0 && f->blk[sp->in[k]] == b;
+			for (int32_t k = 0; k < sp->nimplicit; k++)
+				reads += f->blk[sp->implicit[k]] == b;
+			if (s->pool.b[b].refs != reads || reads != 1 ||
+			    in[0]->dtype != out[0]->dtype || in[0]->nbytes != out[0]->nbytes ||
+			    in[0]->data != s->pool.b[b].ptr)
+				b = -1;
+		}
+		if (b >= 0) {
+			out[0]->data = in[0]->data;
+		} else {
+			if ((b = om_pool_get(&s->pool, out[i]->nbytes)) < 0)
+				return om_error(st, OM_ERR_NOMEM, n, "out of memory for %zu bytes",
+						out[i]->nbytes);
+			out[i]->data = s->pool.b[b].ptr;
+			/* zeroed as om_eval_node's outputs are: some kernels count on it */
+			memset(out[i]->data, 0, out[i]->nbytes);
+		}
+		hold(s, f, sp->out[i], b);
+	}
+	/* a view op that cannot alias (Dropout with a mask) copies */
+	if ((sp->op->flags & OM_OP_VIEW) && in[0] && out[0])
+		memcpy(out[0]->data, in[0]->data,
+		       in[0]->nbytes < out[0]->nbytes ? in[0]->nbytes : out[0]->nbytes);
+	return OM_OK;
+}
+
+static om_kind run_step(om_session *s, om_frame *f, om_step *sp, om_status *st)
+{
+	const om_node *n = sp->node;
+	const om_plan *p = f->p;
+	int32_t nin = n->nin, nout = n->nout;
+	const om_tensor *in_fixed[16];
+	om_tensor *out_fixed[16];
+	const om_tensor **in = nin <= 16 ? in_fixed : malloc(sizeof *in * (size_t)nin);
+	om_tensor **out = nout <= 16 ? out_fixed : malloc(sizeof *out * (size_t)nout);
+	om_kind rc = OM_OK;
+	if (!in || !out) {
+		rc = om_error(st, OM_ERR_NOMEM, n, "out of memory");
+		goto done;
+	}
+	double t0 = s->opt.profile ? now_ms() : 0;
+	for (int32_t i = 0; i < nin; i++) {
+		int32_t k = sp->in[i];
+		in[i] = k >= 0 && f->t[k].data ? &f->t[k] : NULL;
+		if (k >= 0 && !in[i] && p->slots[k].kind != OM_SLOT_INPUT) {
+			rc = om_error(st, OM_ERR_INTERNAL, n, "input '%s' was not computed",
+				      p->slots[k].v->name);
+			goto done;
+		}
+	}
+	for (int32_t i = 0; i < nout; i++) {
+		int32_t k = sp->out[i];
+		out[i] = k >= 0 ? &f->t[k] : NULL;
+		if (!out[i])
+			continue;
+		memset(out[i], 0, sizeof *out[i]);
+		if (!sp->dynamic) {
+			*out[i] = p->slots[k].meta;
+			out[i]->data = NULL;
+		}
+	}
+	om_ctx c = {.node = n, .opset = sp->opset, .nin = nin, .nout = nout,
+		    .in = (const om_tensor *const *)in, .out = (om_tensor *const *)out, .st = st,
+		    .exact = sp->exact, .threads = s->opt.threads > 1 ? s->opt.threads : 1,
+		    .session = s};
+	bool control = sp->op->flags & OM_OP_CONTROL;
+	if (sp->dynamic && !control) {
+		rc = sp->op->infer(&c);
+		if (rc == OM_NEED_VALUE)
+			rc = om_error(st, OM_ERR_INTERNAL, n,
+				      "inference needs a value it was given");
+		else if (rc == OM_ERR_INVALID_MODEL) /* the shapes of this run's inputs */
+			st->kind = rc = OM_ERR_INVALID_INPUT;
+		for (int32_t i = 0; !rc && i < nout; i++)
+			if (out[i])
+				rc = check_shape(n, i, out[i], st);
+		if (rc)
+			goto done;
+	}
+	if (!control && (rc = place_outputs(s, f, sp, (const om_tensor *const *)in, out, st)))
+		goto done;
+	if (sp->op->kernel) {
+		om_frame *prev = s->cur;
+		const om_step *prev_step = f->step;
+		s->cur = f;
+		f->step = sp;
+		rc = sp->op->kernel(&c);
+		s->cur = prev;
+		f->step = prev_step;
+		if (rc)
+			goto done;
+	}
+	for (int32_t i = 0; control && i < nout; i++)
+		if (out[i] && !out[i]->data) {
+			rc = om_error(st, OM_ERR_INTERNAL, n, "output %d was not produced", i);
+			goto done;
+		}
+	if (!sp->view && !control &&
+	    (rc = om_run_adopt_strings(s, n, (const om_tensor *const *)in, nin, out, nout, st)))
+		goto done;
+	sp->mode = sp->exact ? OM_MODE_EXACT : OM_MODE_FAST;
+	if (s->opt.profile) {
+		s->prof[sp->prof].calls++;
+		s->prof[sp->prof].ms += now_ms() - t0;
+	}
+	if (s->hook)
+		s->hook(s->hook_arg, n, (const om_tensor *const *)in, nin,
+			(const om_tensor *const *)out, nout);
+	for (int32_t i = 0; i < nin; i++)
+		if (sp->in[i] >= 0)
+			drop(s, f, sp->in[i]);
+	for (int32_t i = 0; i < sp->nimplicit; i++)
+		drop(s, f, sp->implicit[i]);
+	for (int32_t i = 0; i < nout; i++) {
+		int32_t b = sp->out[i] >= 0 ? f->blk[sp->out[i]] : -1;
+		if (b >= 0 && s->pool.b[b].busy && s->pool.b[b].refs <= 0)
+			om_pool_release(&s->pool, b); /* an output nobody reads */
+	}
+done:
+	if (in != in_fixed)
+		free(in);
+	if (out != out_fixed)
+		free(out);
+	return rc;
+}
+
+om_kind om_session_output(om_ctx *c, int32_t i, int32_t dtype, int32_t rank,
+			  const int64_t *dims)
+{
+	om_session *s = c->session;
+	om_frame *f = s ? s->cur : NULL;
+	const om_step *sp = f ? f->step : NULL;
+	if (!sp || sp->node != c->node || i < 0 || i >= c->nout || sp->out[i] < 0 ||
+	    f->t[sp->out[i]].data)
+		return om_error(c->st, OM_ERR_INTERNAL, c->node, "output %d cannot be placed", i);
+	int32_t k = sp->out[i];
+	om_tensor *t = &f->t[k];
+	if (rank < 0 || rank > OM_MAX_RANK)
+		return om_error(c->st, OM_ERR_UNSUPPORTED, c->node, "output %d has rank %d", i,
+				rank);
+	om_set_shape(t, dtype, rank, dims);
+	om_kind rc = check_shape(c->node, i, t, c->st);
+	if (rc)
+		return rc;
+	int32_t b = om_pool_get(&s->pool, t->nbytes);
+	if (b < 0)
+		return om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory for %zu bytes",
+				t->nbytes);
+	t->data = s->pool.b[b].ptr;
+	memset(t->data, 0, t->nbytes);
+	hold(s, f, k, b);
+	return OM_OK;
+}
+
+/* ---- one run of a plan ------------------------------------------------------------------- */
+
+static om_kind check_input(const om_slot *s, const om_tensor *t, bool strict, om_status *st)
+{
+	const om_type *ty = &s->v->type;
+	const char *name = s->v->name;
+	if (t->rank < 0 || t->rank > OM_MAX_RANK || om_shape_numel(t->rank, t->dims) < 0)
+		return om_error(st, OM_ERR_INVALID_INPUT, NULL, "input '%s' has an invalid shape",
+				name);
+	if (!om_dtype_bits(t->dtype))
+		return om_error(st, OM_ERR_INVALID_INPUT, NULL, "input '%s' has element type %d",
+				name, t->dtype);
+	size_t need = om_tensor_bytes_for(t->dtype, t->rank, t->dims);
+	if (t->nbytes < need || (need && !t->data))
+		return om_error(st, OM_ERR_INVALID_INPUT, NULL,
+				"input '%s' has %zu bytes, its shape needs %zu", name,
+				t->data ? t->nbytes : 0, need);
+	if (!strict || ty->kind != OM_TYPE_TENSOR)
+		return OM_OK;
+	if (ty->elem && t->dtype != ty->elem)
+		return om_error(st, OM_ERR_INVALID_INPUT, NULL,
+				"input '%s' has element type %s, the model expects %s", name,
+				om_dtype_name(t->dtype), om_dtype_name(ty->elem));
+	if (ty->rank >= 0 && t->rank != ty->rank)
+		return om_error(st, OM_ERR_INVALID_INPUT, NULL,
+				"input '%s' has rank %d, the model expects %d", name, t->rank,
+				ty->rank);
+	for (int32_t i = 0; ty->rank >= 0 && i < ty->rank; i++)
+		if (om_dim_known(ty->dims[i]) && ty->dims[i].value != t->dims[i])
+			return om_error(
+				st, OM_ERR_INVALID_INPUT, NULL,
+				"input '%s' has extent %lld on axis %d, the model expects %lld",
+				name, (long long)t->dims[i], i, (long long)ty->dims[i].value);
+	return OM_OK;
+}
+
+static om_kind bind_slots(const om_plan *p, om_frame *f, const om_tensor *const *in, int nin,
+			  om_status *st)
+{
+	if (nin != p->ninputs)
+		return om_error(st, OM_ERR_INVALID_INPUT, NULL,
+				"%d inputs given, graph '%s' has %d", nin, p->g->name, p->ninputs);
+	for (int32_t k = 0; k < p->nslots; k++) {
+		const om_slot *sl = &p->slots[k];
+		if (sl->kind == OM_SLOT_CONST) {
+			f->t[k] = sl->meta;
+			if (!f->t[k].data)
+				f->t[k].data = (void *)no_bytes;
+		} else if (sl->kind == OM_SLOT_OUTER) {
+			const om_frame *q = f;
+			for (int32_t u = 0; q && u < sl->up; u++)
+				q = q->parent;
+			if (!q || !q->t[sl->from].data)
+				return om_error(
+					st, OM_ERR_INVALID_MODEL, NULL,
+					"outer value '%s' is not computed before graph '%s' runs",
+					sl->v->name, p->g->name);
+			f->t[k] = q->t[sl->from];
+		}
+	}
+	for (int i = 0; i < nin; i++) {
+		int32_t k = p->inputs[i];
+		if (!in[i]) {
+			if (!p->parent)
+				return om_error(st, OM_ERR_INVALID_INPUT, NULL,
+						"input '%s' is missing", p->slots[k].v->name);
+			continue;
+		}
+		om_kind rc = check_input(&p->slots[k], in[i], !p->parent, st);
+		if (rc)
+			return rc;
+		f->t[k] = *in[i];
+		if (!f->t[k].data)
+			f->t[k].data = (void *)no_bytes;
+	}
+	return OM_OK;
+}
+
+static om_kind copy_outputs(const om_plan *p, const om_frame *f, om_tensor *out, int nout,
+			    om_status *st)
+{
+	for (int i = 0; i < nout; i++) {
+		const om_tensor *t = &f->t[p->outputs[i]];
+		if (!t->data)
+			return om_error(st, OM_ERR_INVALID_MODEL, NULL,
+					"output '%s' is never computed",
+					p->slots[p->outputs[i]].v->name);
+		om_kind rc = om_tensor_alloc(&out[i], t->dtype, t->rank, t->dims, st);
+		if (!rc)
+			rc = om_tensor_copy_data(&out[i], t, st);
+		if (rc)
+			return rc;
+	}
+	return OM_OK;
+}
+
+om_kind om_run_plan(om_session *s, om_plan *p, om_frame *parent, const om_tensor *const *in,
+		    int nin, om_tensor *out, int nout, om_status *st)
+{
+	for (int i = 0; i < nout; i++)
+		memset(&out[i], 0, sizeof out[i]);
+	if (nout > p->noutputs)
+		return om_error(st, OM_ERR_INVALID_INPUT, NULL,
+				"%d outputs asked, graph '%s' has %d", nout, p->g->name,
+				p->noutputs);
+	if ((parent ? parent->p : NULL) != p->parent)
+		return om_error(st, OM_ERR_INTERNAL, NULL, "graph '%s' run outside its parent",
+				p->g->name);
+	om_frame f = {.p = p, .parent = parent};
+	f.t = calloc((size_t)(p->nslots ? p->nslots : 1), sizeof *f.t);
+	f.blk = malloc(sizeof *f.blk * (size_t)(p->nslots ? p->nslots : 1));
+	om_kind rc = OM_OK;
+	if (!f.t || !f.blk) {
+		rc = om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
+		goto out;
+	}
+	for (int32_t k = 0; k < p->nslots; k++)
+		f.blk[k] = -1;
+	rc = bind_slots(p, &f, in, nin, st);
+	for (int32_t i = 0; !rc && i < p->nsteps; i++)
+		if (!p->steps[i].folded && !p->steps[i].dead)
+			rc = run_step(s, &f, &p->steps[i], st);
+	if (!rc)
+		rc = copy_outputs(p, &f, out, nout, st);
+	if (rc)
+		for (int i = 0; i < nout; i++)
+			om_tensor_free(&out[i]);
+out:
+	for (int32_t k = 0; f.blk && k < p->nslots; k++)
+		if (f.blk[k] >= 0)
+			om_pool_release(&s->pool, f.blk[k]);
+	free(f.t);
+	free(f.blk);
+	return rc;
+}
