@@ -159,6 +159,8 @@ static om_kind concat_kernel(om_ctx *c) { return om_move_run(c, concat_move); }
 
 /* ---- Split ------------------------------------------------------------------------------- */
 
+enum { SPLIT_MAX = 256 }; /* outputs */
+
 /* the extent of each output along the axis (seed §2: before/after opsets 13 and 18) */
 static om_kind split_sizes(om_ctx *c, int32_t *axis, int64_t *sizes)
 {
@@ -171,15 +173,11 @@ static om_kind split_sizes(om_ctx *c, int32_t *axis, int64_t *sizes)
 	const int64_t extent = x->dims[*axis], n = c->nout;
 	int64_t cnt;
 	bool given;
-	if (c->opset >= 13)
-		rc = om_arg_ints(c, 1, NULL, sizes, n, &cnt, &given);
-	else if (c->nin > 1 && c->in[1]) /* opset 1: the sizes may be an input */
-		rc = om_arg_ints(c, 1, NULL, sizes, n, &cnt, &given);
+	/* sizes: an input from 13 (and in opset 1), else the attribute; room for SPLIT_MAX */
+	if (c->opset >= 13 || (c->nin > 1 && c->in[1]))
+		rc = om_arg_ints(c, 1, NULL, sizes, SPLIT_MAX, &cnt, &given);
 	else
-		rc = om_arg_ints(c, -1, "split", sizes, n, &cnt, &given);
-	if (rc == OM_ERR_INVALID_MODEL)
-		return om_error(c->st, rc, c->node, "split must have one size per output (%lld)",
-				(long long)n);
+		rc = om_arg_ints(c, -1, "split", sizes, SPLIT_MAX, &cnt, &given);
 	if (rc)
 		return rc;
 	if (given && (cnt > 0 || c->opset < 13)) { /* an empty input is no input (as ORT) */
@@ -228,10 +226,11 @@ static om_kind split_sizes(om_ctx *c, int32_t *axis, int64_t *sizes)
 
 static om_kind split_infer(om_ctx *c)
 {
-	int64_t sizes[256];
+	int64_t sizes[SPLIT_MAX];
 	int32_t axis;
-	if (c->nout > 256)
-		return om_error(c->st, OM_ERR_UNSUPPORTED, c->node, "more than 256 outputs");
+	if (c->nout > SPLIT_MAX)
+		return om_error(c->st, OM_ERR_UNSUPPORTED, c->node, "more than %d outputs",
+				SPLIT_MAX);
 	om_kind rc = split_sizes(c, &axis, sizes);
 	if (rc)
 		return rc;
@@ -248,7 +247,7 @@ static om_kind split_infer(om_ctx *c)
 
 static om_kind split_move(om_ctx *c)
 {
-	int64_t sizes[256];
+	int64_t sizes[SPLIT_MAX];
 	int32_t axis;
 	om_kind rc = split_sizes(c, &axis, sizes);
 	if (rc)
