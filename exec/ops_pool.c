@@ -229,7 +229,7 @@ static void pool_image(const pool3 *g, const pool_args *pa, const float *x, floa
 
 static inline float max_nan(float m, float v)
 {
-	return v > m || v != v ? v : m;
+	return (v > m) | (v != v) ? v : m; /* no branch: vectorizes */
 }
 
 /* MaxPool without Indices and dilations, separably: per output row the window rows' maximum
