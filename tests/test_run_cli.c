@@ -158,6 +158,7 @@ static void runs_and_writes(void **state)
 	assert_non_null(strstr(out, " ms, min "));
 	assert_non_null(strstr(out, "Add"));
 	assert_non_null(strstr(out, "Sub"));
+	assert_non_null(strstr(out, "MiB busy at once"));
 	/* --input overrides the folder; a name the model lacks is an error */
 	assert_int_equal(run("m.onnx --input-dir in --input b=a.npy --output-dir o3 --exact", out,
 			     err, sizeof out),

@@ -18,7 +18,8 @@ static const char usage_text[] =
 	"  --input NAME=FILE   feeds input NAME from a .npy or TensorProto .pb file\n"
 	"  --input-dir DIR     feeds the inputs not given by --input from DIR/input_<i>.pb,\n"
 	"                      i counting the graph inputs in order (initializers excluded)\n"
-	"  --output-dir DIR    where the outputs go (created when missing; optional with --bench)\n"
+	"  --output-dir DIR    where the outputs go (created when missing); may be left out\n"
+	"                      with --bench or --profile\n"
 	"  --output-format F   pb (TensorProto, default) or npy\n"
 	"  --exact             only exact kernels: results bit-identical on every machine\n"
 	"  --threads N         threads kernels may use (default 1)\n"
@@ -102,7 +103,7 @@ static int parse_args(int argc, char **argv, run_args *a)
 	}
 	if (!a->model)
 		return usage_error("%s", "no model given");
-	if (!a->output_dir && !a->bench)
+	if (!a->output_dir && !a->bench && !a->opt.profile)
 		return usage_error("%s", "--output-dir is required");
 	return 0;
 }
@@ -186,6 +187,9 @@ static void print_profile(const om_session *s)
 	for (int i = 0; i < n; i++)
 		printf("%-24s %8lld %12.3f %6.1f%%\n", rows[i].op, (long long)rows[i].calls,
 		       rows[i].ms, total > 0 ? 100 * rows[i].ms / total : 0);
+	printf("buffers: %.2f MiB in the pool, at most %.2f MiB busy at once\n",
+	       (double)om_session_pool_bytes(s) / (1 << 20),
+	       (double)om_session_peak_bytes(s) / (1 << 20));
 }
 
 static om_kind run_all(const run_args *a, om_session *s, om_tensor *in, om_tensor *out,
