@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """roundtrip_ort.py — differential check of the ONNX writer with ONNX Runtime.
 
-For every node-test case (model.onnx + test_data_set_0/input_N.pb) it runs ONNX Runtime
+For every node-test case (model.onnx + test_data_set_0/input_N.pb) and every real model
+(../shared/models/NAME: model.onnx + in/INPUT.npy) it runs ONNX Runtime
 (../shared/oracle/ort_run.js) on the original model and on the model after an omopt
 load → save round trip (every message rebuilt from the IR: `onnx_roundtrip --rebuild`), and
 requires identical outputs. Cases ONNX Runtime refuses in their original form, or whose inputs
@@ -22,7 +23,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 SHARED = os.environ.get('OMOPT_SHARED', os.path.join(ROOT, '..', 'shared'))
 SUITES = ['/usr/share/libonnx-testdata/data/node',
-          os.path.join(SHARED, 'conformance', 'onnx-node-1.23')]
+          os.path.join(SHARED, 'conformance', 'onnx-node-1.23'),
+          os.path.join(SHARED, 'models')]
 
 
 def run(cmd):
@@ -52,6 +54,10 @@ def check(case, tool, extra):
             return 'fail', 'load: ' + r.stderr.strip()
         feeds = []
         for i, name in enumerate(r.stdout.split('\n')[:-1]):
+            given = os.path.join(case, 'in', name + '.npy')
+            if os.path.exists(given):
+                feeds.append((name, given))
+                continue
             pb = os.path.join(data, 'input_%d.pb' % i)
             npy = os.path.join(tmp, 'in%d.npy' % i)
             if not os.path.exists(pb) or run([tool, 'tensor', pb, npy]).returncode:
