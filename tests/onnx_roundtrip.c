@@ -16,8 +16,7 @@ static void forget_protos(om_graph *g)
 		if (g->inits[i]->init) /* a tensor the IR cannot hold stays its message */
 			g->inits[i]->init_proto = NULL;
 	for (int32_t i = 0; i < g->nnodes; i++) {
-		om_node *n = g->nodes[i];
-		n->proto = NULL;
+		om_node *n = g->nodes[i]; /* nodes are always rebuilt (proto: unmodelled fields) */
 		for (int32_t a = 0; a < n->nattr; a++) {
 			om_attr *at = &n->attrs[a];
 			if (at->type >= OM_ATTR_FLOAT && at->type <= OM_ATTR_GRAPHS)

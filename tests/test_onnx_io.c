@@ -54,8 +54,7 @@ static void forget_protos(om_graph *g)
 		if (g->inits[i]->init) /* a tensor the IR cannot hold stays its message */
 			g->inits[i]->init_proto = NULL;
 	for (int32_t i = 0; i < g->nnodes; i++) {
-		om_node *n = g->nodes[i];
-		n->proto = NULL;
+		om_node *n = g->nodes[i]; /* nodes are always rebuilt (proto: unmodelled fields) */
 		for (int32_t a = 0; a < n->nattr; a++) {
 			om_attr *at = &n->attrs[a];
 			if (at->type >= OM_ATTR_FLOAT && at->type <= OM_ATTR_GRAPHS)
@@ -716,6 +715,142 @@ static void typed_fields(void **state)
 	assert_int_equal(load_kind(tmp("neg.onnx")), OM_ERR_INVALID_MODEL);
 }
 
+/* ---- what the IR does not model comes back unchanged ------------------------------------- */
+
+static Onnx__StringStringEntryProto kv_a = ONNX__STRING_STRING_ENTRY_PROTO__INIT;
+
+static void unmodelled_fields_kept(void **state)
+{
+	(void)state;
+	Onnx__StringStringEntryProto *kvs[1] = {&kv_a};
+	kv_a.key = "k", kv_a.value = "v";
+	/* a node y = MyFn(x) with an overload, metadata, device configuration and attributes of
+	 * the kept kinds (type proto, sparse tensor) */
+	Onnx__TypeProto__Tensor tt = ONNX__TYPE_PROTO__TENSOR__INIT;
+	tt.has_elem_type = 1, tt.elem_type = OM_FLOAT;
+	Onnx__TypeProto ty = ONNX__TYPE_PROTO__INIT;
+	ty.value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE, ty.tensor_type = &tt;
+	ty.denotation = "IMAGE";
+	Onnx__TypeProto__Sequence sq = ONNX__TYPE_PROTO__SEQUENCE__INIT;
+	sq.elem_type = &ty;
+	Onnx__TypeProto seq = ONNX__TYPE_PROTO__INIT;
+	seq.value_case = ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE, seq.sequence_type = &sq;
+	Onnx__AttributeProto a_tp = ONNX__ATTRIBUTE_PROTO__INIT, a_sp = ONNX__ATTRIBUTE_PROTO__INIT,
+			     a_i = ONNX__ATTRIBUTE_PROTO__INIT;
+	a_tp.name = "tp", a_tp.has_type = 1, a_tp.type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TYPE_PROTO, a_tp.tp = &seq;
+	int64_t one = 1, four = 4;
+	float fv = 2.5f;
+	Onnx__TensorProto sv = ONNX__TENSOR_PROTO__INIT, si = ONNX__TENSOR_PROTO__INIT;
+	sv.n_dims = 1, sv.dims = &one, sv.has_data_type = 1, sv.data_type = OM_FLOAT;
+	sv.n_float_data = 1, sv.float_data = &fv;
+	int64_t idx = 2;
+	si.n_dims = 1, si.dims = &one, si.has_data_type = 1, si.data_type = OM_INT64;
+	si.n_int64_data = 1, si.int64_data = &idx;
+	Onnx__SparseTensorProto sp = ONNX__SPARSE_TENSOR_PROTO__INIT, *spp = &sp;
+	sp.values = &sv, sp.indices = &si, sp.n_dims = 1, sp.dims = &four;
+	a_sp.name = "sp", a_sp.has_type = 1, a_sp.type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__SPARSE_TENSOR;
+	a_sp.sparse_tensor = &sp;
+	a_i.name = "alpha", a_i.has_type = 1, a_i.type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT, a_i.has_i = 1, a_i.i = 3;
+	a_i.doc_string = "attribute doc";
+	Onnx__AttributeProto *attrs[3] = {&a_tp, &a_sp, &a_i};
+	Onnx__NodeDeviceConfigurationProto dc = ONNX__NODE_DEVICE_CONFIGURATION_PROTO__INIT,
+					   *dcp = &dc;
+	dc.configuration_id = "cfg", dc.has_pipeline_stage = 1, dc.pipeline_stage = 2;
+	char *in[1] = {"x"}, *out[1] = {"y"};
+	Onnx__NodeProto node = ONNX__NODE_PROTO__INIT, *np = &node;
+	node.n_input = 1, node.input = in, node.n_output = 1, node.output = out;
+	node.op_type = "MyFn", node.domain = "my.domain", node.overload = "v2", node.name = "n0";
+	node.n_attribute = 3, node.attribute = attrs;
+	node.n_metadata_props = 1, node.metadata_props = kvs;
+	node.n_device_configurations = 1, node.device_configurations = &dcp;
+	/* graph: typed input with a denotation and metadata, a sparse initializer, an annotation */
+	Onnx__ValueInfoProto vx = ONNX__VALUE_INFO_PROTO__INIT, vy = ONNX__VALUE_INFO_PROTO__INIT;
+	vx.name = "x", vx.type = &ty, vx.n_metadata_props = 1, vx.metadata_props = kvs;
+	vy.name = "y", vy.doc_string = "the output";
+	Onnx__ValueInfoProto *vin = &vx, *vout = &vy;
+	Onnx__TensorAnnotation qa = ONNX__TENSOR_ANNOTATION__INIT, *qap = &qa;
+	qa.tensor_name = "y";
+	Onnx__GraphProto g = ONNX__GRAPH_PROTO__INIT;
+	g.name = "g", g.n_node = 1, g.node = &np, g.n_input = 1, g.input = &vin;
+	g.n_output = 1, g.output = &vout, g.n_sparse_initializer = 1, g.sparse_initializer = &spp;
+	g.n_quantization_annotation = 1, g.quantization_annotation = &qap;
+	g.n_metadata_props = 1, g.metadata_props = kvs;
+	/* model: the function MyFn, training info, a device configuration, metadata */
+	char *fin[1] = {"a"}, *fout[1] = {"b"}, *nin[1] = {"a"}, *nout[1] = {"b"};
+	Onnx__NodeProto fnode = ONNX__NODE_PROTO__INIT, *fnp = &fnode;
+	fnode.op_type = "Identity", fnode.n_input = 1, fnode.input = nin;
+	fnode.n_output = 1, fnode.output = nout;
+	Onnx__OperatorSetIdProto os = ONNX__OPERATOR_SET_ID_PROTO__INIT, os2 = os;
+	os.domain = "", os.has_version = 1, os.version = 18;
+	os2.domain = "my.domain", os2.has_version = 1, os2.version = 1;
+	Onnx__OperatorSetIdProto *ops[2] = {&os, &os2};
+	Onnx__FunctionProto fn = ONNX__FUNCTION_PROTO__INIT, *fnp2 = &fn;
+	fn.name = "MyFn", fn.domain = "my.domain", fn.overload = "v2", fn.n_input = 1;
+	fn.input = fin, fn.n_output = 1, fn.output = fout, fn.n_node = 1, fn.node = &fnp;
+	fn.n_opset_import = 1, fn.opset_import = ops;
+	Onnx__TrainingInfoProto ti = ONNX__TRAINING_INFO_PROTO__INIT, *tip = &ti;
+	ti.n_update_binding = 1, ti.update_binding = kvs;
+	char *devs[2] = {"cpu0", "cpu1"};
+	Onnx__DeviceConfigurationProto cfg = ONNX__DEVICE_CONFIGURATION_PROTO__INIT, *cfgp = &cfg;
+	cfg.name = "cfg", cfg.has_num_devices = 1, cfg.num_devices = 2, cfg.n_device = 2;
+	cfg.device = devs;
+	Onnx__ModelProto mp = ONNX__MODEL_PROTO__INIT;
+	mp.has_ir_version = 1, mp.ir_version = 11, mp.graph = &g, mp.n_opset_import = 2;
+	mp.opset_import = ops, mp.producer_name = "hand", mp.producer_version = "1";
+	mp.domain = "test.domain", mp.has_model_version = 1, mp.model_version = 7;
+	mp.doc_string = "doc", mp.n_metadata_props = 1, mp.metadata_props = kvs;
+	mp.n_functions = 1, mp.functions = &fnp2, mp.n_training_info = 1, mp.training_info = &tip;
+	mp.n_configuration = 1, mp.configuration = &cfgp;
+	size_t size = protobuf_c_message_get_packed_size(&mp.base);
+	uint8_t *buf = malloc(size);
+	protobuf_c_message_pack(&mp.base, buf);
+	om_model *m = NULL, *m2 = NULL;
+	om_status st = {0};
+	assert_int_equal(om_model_load_memory(buf, size, NULL, &m, &st), OM_OK);
+	free(buf);
+	const om_node *n = m->graph->nodes[0];
+	assert_string_equal(n->overload, "v2");
+	assert_string_equal(n->domain, "my.domain");
+	assert_int_equal(n->nmeta, 1);
+	assert_int_equal(om_attr_int(n, "alpha", 0), 3);
+	assert_int_equal(om_model_opset(m, "my.domain"), 1);
+	assert_int_equal(om_graph_find(m->graph, "x")->type.kind, OM_TYPE_TENSOR);
+	char *d1 = dump(m);
+	forget_protos(m->graph);
+	assert_int_equal(om_model_save(m, tmp("kept.onnx"), NULL, &st), OM_OK);
+	assert_int_equal(om_model_load(tmp("kept.onnx"), &m2, &st), OM_OK);
+	char *d2 = dump(m2);
+	assert_string_equal(d1, d2);
+	const Onnx__ModelProto *r = m2->proto;
+	assert_int_equal(r->ir_version, 11);
+	assert_int_equal(r->model_version, 7);
+	assert_int_equal(r->n_functions, 1);
+	assert_string_equal(r->functions[0]->overload, "v2");
+	assert_int_equal(r->functions[0]->n_node, 1);
+	assert_int_equal(r->n_training_info, 1);
+	assert_int_equal(r->n_configuration, 1);
+	assert_int_equal(r->configuration[0]->num_devices, 2);
+	assert_int_equal(r->n_metadata_props, 1);
+	const Onnx__GraphProto *rg = r->graph;
+	assert_int_equal(rg->n_sparse_initializer, 1);
+	assert_int_equal(rg->sparse_initializer[0]->dims[0], 4);
+	assert_int_equal(rg->n_quantization_annotation, 1);
+	assert_int_equal(rg->n_metadata_props, 1);
+	assert_int_equal(rg->input[0]->n_metadata_props, 1);
+	assert_string_equal(rg->input[0]->type->denotation, "IMAGE");
+	assert_string_equal(rg->output[0]->doc_string, "the output");
+	const Onnx__NodeProto *rn = rg->node[0];
+	assert_int_equal(rn->n_device_configurations, 1);
+	assert_int_equal(rn->device_configurations[0]->pipeline_stage, 2);
+	assert_int_equal(rn->n_attribute, 3);
+	assert_int_equal(rn->attribute[0]->tp->value_case, ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE);
+	assert_true(rn->attribute[1]->sparse_tensor->values->float_data[0] == 2.5f);
+	assert_string_equal(rn->attribute[2]->doc_string, "attribute doc");
+	free(d1), free(d2);
+	om_model_free(m);
+	om_model_free(m2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -724,6 +859,7 @@ int main(void)
 		cmocka_unit_test(npy_versions),
 		cmocka_unit_test(pb_values_from_suite),
 		cmocka_unit_test(typed_fields),
+		cmocka_unit_test(unmodelled_fields_kept),
 		cmocka_unit_test(external_data_roundtrip),
 		cmocka_unit_test(external_data_checked),
 		cmocka_unit_test(deep_nesting_refused),
