@@ -620,6 +620,62 @@ static void trilu(void **state)
 	nu_free(m);
 }
 
+/* 4-bit elements through Slice, Pad and Concat; string elements through Pad and Concat */
+static void subbyte_and_strings(void **state)
+{
+	(void)state;
+	om_model *m;
+	om_node *n = nu_node(&m, "Slice", 5, 1);
+	const uint8_t x4[3] = {0x21, 0x43, 0x05}; /* uint4 [1, 2, 3, 4, 5] */
+	om_tensor t = nu_t(OM_UINT4, 1, (int64_t[]){5}, x4), out;
+	om_tensor s = NU_I64(-1), e = NU_I64(INT64_MIN), a = NU_I64(0), p = NU_I64(-2);
+	const om_tensor *in[] = {&t, &s, &e, &a, &p};
+	om_status st;
+	assert_int_equal(run(n, 13, in, &out, &st), OM_OK); /* [5, 3, 1] */
+	assert_int_equal(out.nbytes, 2);
+	assert_memory_equal(out.data, ((uint8_t[]){0x35, 0x01}), 2);
+	om_tensor_free(&out);
+	nu_free(m);
+
+	n = nu_node(&m, "Pad", 3, 1);
+	const uint8_t v4 = 0x0f;
+	om_tensor pads = NU_I64(1, 2), cv = nu_t(OM_UINT4, 0, NULL, &v4);
+	const om_tensor *in2[] = {&t, &pads, &cv};
+	assert_int_equal(run(n, 13, in2, &out, &st), OM_OK); /* [15, 1, 2, 3, 4, 5, 15, 15] */
+	assert_memory_equal(out.data, ((uint8_t[]){0x1f, 0x32, 0x54, 0xff}), 4);
+	om_tensor_free(&out);
+	const om_str xs[2] = {{"ab", 2}, {"c", 1}}, vs = {"pad", 3};
+	t = nu_t(OM_STRING, 1, (int64_t[]){2}, xs);
+	cv = nu_t(OM_STRING, 0, NULL, &vs);
+	pads = NU_I64(0, 1);
+	assert_int_equal(run(n, 13, in2, &out, &st), OM_OK);
+	const om_str *o = out.data;
+	assert_int_equal(o[2].len, 3);
+	assert_memory_equal(o[2].ptr, "pad", 3);
+	assert_memory_equal(o[1].ptr, "c", 1);
+	om_tensor_free(&out);
+	nu_free(m);
+
+	n = nu_node(&m, "Concat", 2, 1);
+	nu_int(n, "axis", 0);
+	const om_tensor *in3[] = {&t, &t};
+	assert_int_equal(run(n, 13, in3, &out, &st), OM_OK);
+	o = out.data;
+	assert_int_equal(om_tensor_numel(&out), 4);
+	assert_memory_equal(o[3].ptr, "c", 1);
+	assert_ptr_not_equal(o[3].ptr, xs[1].ptr);
+	om_tensor_free(&out);
+	const uint8_t y4[1] = {0x76}; /* int4 [6, 7] */
+	om_tensor ta = nu_t(OM_INT4, 1, (int64_t[]){3}, x4);
+	om_tensor tb = nu_t(OM_INT4, 1, (int64_t[]){2}, y4);
+	const om_tensor *in4[] = {&ta, &tb};
+	assert_int_equal(run(n, 13, in4, &out, &st), OM_OK); /* [1, 2, 3, 6, 7] */
+	assert_int_equal(out.nbytes, 3);
+	assert_memory_equal(out.data, ((uint8_t[]){0x21, 0x63, 0x07}), 3);
+	om_tensor_free(&out);
+	nu_free(m);
+}
+
 /* ---- random nodes: any result is a value, never an out-of-bounds access (ASan) ----------- */
 
 static void random_nodes(void **state)
@@ -771,7 +827,8 @@ int main(void)
 		cmocka_unit_test(split),               cmocka_unit_test(slice_sentinels),
 		cmocka_unit_test(slice_axes),          cmocka_unit_test(expand_tile),
 		cmocka_unit_test(pad_modes),           cmocka_unit_test(pad_forms),
-		cmocka_unit_test(trilu),               cmocka_unit_test(random_nodes),
+		cmocka_unit_test(trilu),               cmocka_unit_test(subbyte_and_strings),
+		cmocka_unit_test(random_nodes),
 		cmocka_unit_test(flags),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
