@@ -215,6 +215,42 @@ static void maxpool_paths_agree(void **state)
 	om_tensor_free(&without[0]);
 }
 
+/* MaxUnpool moves each value to its flat index (int64 data here: any element type), zeros the
+ * rest; output_shape overrides the extent; an index outside the output is an input error. */
+static void maxunpool_values(void **state)
+{
+	(void)state;
+	const int64_t x[] = {10, 20, 30, 40}, idx[] = {5, 7, 13, 15}, bad[] = {5, 7, 13, 16};
+	const int64_t shape5[] = {1, 1, 5, 5};
+	om_tensor tx = tu_tensor(OM_INT64, 4, (int64_t[]){1, 1, 2, 2}, x);
+	om_tensor ti = tu_tensor(OM_INT64, 4, (int64_t[]){1, 1, 2, 2}, idx);
+	om_tensor tb = tu_tensor(OM_INT64, 4, (int64_t[]){1, 1, 2, 2}, bad);
+	om_tensor ts = tu_tensor(OM_INT64, 1, (int64_t[]){4}, shape5);
+	for (int with_shape = 0; with_shape <= 1; with_shape++) {
+		om_model *m = om_model_new();
+		om_node *n = tu_node(m, "MaxUnpool", with_shape ? 3 : 2, 1);
+		tu_ints(n, "kernel_shape", 2, (int64_t[]){2, 2});
+		tu_ints(n, "strides", 2, (int64_t[]){2, 2});
+		const om_tensor *in[] = {&tx, &ti, &ts};
+		om_tensor out[1];
+		om_status st = {0};
+		assert_int_equal(om_eval_node(n, 11, in, out, &st), OM_OK);
+		int64_t side = with_shape ? 5 : 4;
+		tu_assert_shape(&out[0], 4, (int64_t[]){1, 1, side, side});
+		const int64_t *y = out[0].data;
+		int64_t want[25] = {0};
+		want[5] = 10, want[7] = 20, want[13] = 30, want[15] = 40;
+		assert_memory_equal(y, want, sizeof(int64_t) * (size_t)(side * side));
+		om_tensor_free(&out[0]);
+		const om_tensor *bad_in[] = {&tx, &tb, &ts};
+		assert_int_equal(om_eval_node(n, 11, bad_in, out, &st),
+				 with_shape ? OM_OK : OM_ERR_INVALID_INPUT);
+		if (with_shape)
+			om_tensor_free(&out[0]);
+		om_model_free(m);
+	}
+}
+
 static om_kind infer_pool(const char *op, void (*attrs)(om_node *), om_tensor *out, om_status *st)
 {
 	om_model *m = om_model_new();
@@ -265,6 +301,7 @@ int main(void)
 		cmocka_unit_test(maxpool_indices),    cmocka_unit_test(averagepool_variants),
 		cmocka_unit_test(lppool_and_globals), cmocka_unit_test(maxpool_uint8),
 		cmocka_unit_test(pool_shapes_and_errors), cmocka_unit_test(maxpool_paths_agree),
+		cmocka_unit_test(maxunpool_values),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
