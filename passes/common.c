@@ -92,7 +92,7 @@ static bool same_node(const om_node *a, const om_node *b)
 	return true;
 }
 
-static bool mergeable(const om_graph *g, const om_node *n)
+static bool mergeable(om_pass_ctx *c, const om_graph *g, const om_node *n)
 {
 	static const char *const random_ops[] = {"RandomNormal", "RandomUniform",
 						 "RandomNormalLike", "RandomUniformLike",
@@ -107,7 +107,7 @@ static bool mergeable(const om_graph *g, const om_node *n)
 			return false;
 	for (int32_t o = 0; o < n->nout; o++)
 		if (n->out[o] && ((n->out[o]->flags & OM_VALUE_GRAPH_OUTPUT) ||
-				  om_value_used_by_subgraph(g, n->out[o])))
+				  om_value_used_by_subgraph(c, g, n->out[o])))
 			return false;
 	return true;
 }
@@ -175,7 +175,7 @@ om_kind om_pass_common(om_pass_ctx *c, om_graph *g, int *changes)
 	}
 	for (int32_t i = 0; i < g->nnodes; i++) {
 		om_node *n = g->nodes[i];
-		if (!mergeable(g, n))
+		if (!mergeable(c, g, n))
 			continue;
 		/* same op on the same inputs; hash collisions probe on while the hash differs,
 		 * and a same-hash different node is simply not merged */

@@ -93,7 +93,7 @@ static bool squeeze_of_unsqueeze(om_pass_ctx *c, om_graph *g, om_node *n)
 	int32_t nb = om_node_axes(g, n, 13, 1, mid->type.rank, b);
 	if (na <= 0 || na != nb || memcmp(a, b, sizeof(int64_t) * (size_t)na))
 		return false;
-	return om_bypass_node(g, n, p->in[0]);
+	return om_bypass_node(c, g, n, p->in[0]);
 }
 
 static bool simplify_node(om_pass_ctx *c, om_graph *g, om_node *n)
@@ -102,16 +102,16 @@ static bool simplify_node(om_pass_ctx *c, om_graph *g, om_node *n)
 	if (!x || !n->out[0])
 		return false;
 	if (op_is(n, "Identity"))
-		return om_bypass_node(g, n, x);
+		return om_bypass_node(c, g, n, x);
 	if (op_is(n, "Dropout"))
-		return dropout_is_identity(g, n) && om_bypass_node(g, n, x);
+		return dropout_is_identity(g, n) && om_bypass_node(c, g, n, x);
 	if (op_is(n, "Cast")) {
 		const om_vinfo *vi = om_vinfo_get(c, g, x);
 		return vi && vi->type.elem && vi->type.elem == om_attr_int(n, "to", -1) &&
-		       om_bypass_node(g, n, x);
+		       om_bypass_node(c, g, n, x);
 	}
 	if (shape_preserving_identity(n) && n->nout == 1 && same_type(c, g, x, n->out[0]))
-		return om_bypass_node(g, n, x);
+		return om_bypass_node(c, g, n, x);
 	return reshape_of_view(c, g, n) || squeeze_of_unsqueeze(c, g, n);
 }
 

@@ -43,6 +43,9 @@ typedef struct om_pass_ctx {
 	uint32_t nsym;        /* fresh-symbol counter */
 	int verbose;          /* 2: infer_shapes prints every value it types */
 	struct om_inits_cap *caps; /* room left in the initializer lists grown here */
+	const om_graph *sub_g;     /* cache: whether sub_g (with sub_n nodes) has subgraphs */
+	int32_t sub_n;
+	bool sub_any;
 	int32_t ncaps;
 	om_status *st;
 } om_pass_ctx;
@@ -86,7 +89,7 @@ static inline bool om_symbol_internal(const char *s) { return s && s[0] == '?'; 
 /** The constant data of v (initializer that is not a graph input, outer ones resolved). */
 const om_tensor *om_value_const(const om_graph *g, om_value *v);
 /** True when some subgraph of g refers to v by name (an outer reference). */
-bool om_value_used_by_subgraph(const om_graph *g, const om_value *v);
+bool om_value_used_by_subgraph(om_pass_ctx *c, const om_graph *g, const om_value *v);
 /** Replaces every use of `from` by `to` in g's nodes (not in graph outputs). */
 void om_replace_uses(om_graph *g, const om_value *from, om_value *to);
 /**
@@ -94,7 +97,7 @@ void om_replace_uses(om_graph *g, const om_value *from, om_value *to);
  * graph output, the graph output keeps its name: src's producer is made to write out[0]
  * instead. Returns false (nothing changed) when that is not possible.
  */
-bool om_bypass_node(om_graph *g, om_node *n, om_value *src);
+bool om_bypass_node(om_pass_ctx *c, om_graph *g, om_node *n, om_value *src);
 /** Turns v into an initializer of g holding t (copied into the arena). Drops its producer
  *  link; the caller marks the producer dead when all its outputs are constants. */
 om_kind om_make_constant(om_pass_ctx *c, om_graph *g, om_value *v, const om_tensor *t);

@@ -34,8 +34,24 @@ static bool sub_refers(const om_graph *sub, const char *name)
 	return false;
 }
 
-bool om_value_used_by_subgraph(const om_graph *g, const om_value *v)
+static bool has_subgraphs(const om_graph *g)
 {
+	for (int32_t i = 0; i < g->nnodes; i++)
+		for (int32_t a = 0; a < g->nodes[i]->nattr; a++)
+			if (g->nodes[i]->attrs[a].g || g->nodes[i]->attrs[a].graphs)
+				return true;
+	return false;
+}
+
+bool om_value_used_by_subgraph(om_pass_ctx *c, const om_graph *g, const om_value *v)
+{
+	if (c->sub_g != g || c->sub_n != g->nnodes) {
+		c->sub_g = g;
+		c->sub_n = g->nnodes;
+		c->sub_any = has_subgraphs(g);
+	}
+	if (!c->sub_any)
+		return false; /* the common case, without a walk per question */
 	for (int32_t i = 0; i < g->nnodes; i++) {
 		const om_node *n = g->nodes[i];
 		if (n->flags & OM_NODE_DEAD)
@@ -70,13 +86,13 @@ static bool is_graph_output(const om_graph *g, const om_value *v)
 	return false;
 }
 
-bool om_bypass_node(om_graph *g, om_node *n, om_value *src)
+bool om_bypass_node(om_pass_ctx *c, om_graph *g, om_node *n, om_value *src)
 {
 	om_value *out = n->out[0];
 	if (!out || !src || out == src)
 		return false;
 	if (!is_graph_output(g, out)) {
-		if (om_value_used_by_subgraph(g, out))
+		if (om_value_used_by_subgraph(c, g, out))
 			return false;
 		/* an outer value cannot replace a local one by pointer unless it is this graph's */
 		om_replace_uses(g, out, src);
@@ -87,7 +103,7 @@ bool om_bypass_node(om_graph *g, om_node *n, om_value *src)
 	om_node *p = src->producer;
 	if (!p || p->graph != g || (p->flags & OM_NODE_DEAD) || is_graph_output(g, src) ||
 	    (src->flags & (OM_VALUE_GRAPH_INPUT | OM_VALUE_INITIALIZER | OM_VALUE_OUTER)) ||
-	    om_value_used_by_subgraph(g, src))
+	    om_value_used_by_subgraph(c, g, src))
 		return false;
 	om_node_set_output(p, src->producer_slot, out);
 	src->producer = NULL;

@@ -45,7 +45,7 @@ static bool fuse(om_pass_ctx *c, om_graph *g, om_node *n)
 	if (!perm_of(n, r, q))
 		return false;
 	if (is_identity(q, r))
-		return om_bypass_node(g, n, n->in[0]);
+		return om_bypass_node(c, g, n, n->in[0]);
 	om_node *prev = n->in[0]->producer;
 	if (!is_transpose(g, prev) || !perm_of(prev, r, p))
 		return false;
@@ -54,7 +54,7 @@ static bool fuse(om_pass_ctx *c, om_graph *g, om_node *n)
 	for (int32_t i = 0; i < r; i++)
 		composed[i] = p[q[i]];
 	if (is_identity(composed, r))
-		return om_bypass_node(g, n, prev->in[0]);
+		return om_bypass_node(c, g, n, prev->in[0]);
 	om_attr *a = om_node_set_attr(n, "perm", OM_ATTR_INTS);
 	int64_t *ints = a ? om_arena_memdup(g->model->arena, composed, sizeof composed) : NULL;
 	if (!ints)
