@@ -236,7 +236,7 @@ static int32_t profile_row(om_session *s, const char *op)
 
 /* ---- subgraph references ----------------------------------------------------------------- */
 
-static om_kind add_implicit(om_session *s, om_plan *p, om_step *sp, int32_t k, int32_t *cap)
+static om_kind add_implicit(om_session *s, om_step *sp, int32_t k, int32_t *cap)
 {
 	for (int32_t i = 0; i < sp->nimplicit; i++)
 		if (sp->implicit[i] == k)
@@ -251,7 +251,6 @@ static om_kind add_implicit(om_session *s, om_plan *p, om_step *sp, int32_t k, i
 		sp->implicit = a;
 		*cap = nc;
 	}
-	(void)p;
 	sp->implicit[sp->nimplicit++] = k;
 	return OM_OK;
 }
@@ -266,7 +265,7 @@ static om_kind collect_refs(om_session *s, om_plan *p, om_step *sp, const om_gra
 			continue;
 		const om_value *ov = om_graph_find(p->g, v->name);
 		int32_t k = ov ? om_plan_slot(p, ov) : -1;
-		if (k >= 0 && add_implicit(s, p, sp, k, cap))
+		if (k >= 0 && add_implicit(s, sp, k, cap))
 			return OM_ERR_NOMEM;
 	}
 	for (int32_t i = 0; i < sub->nnodes; i++) {

@@ -276,8 +276,7 @@ static void loop_carried_and_scan(void **state)
 /* ---- Scan -------------------------------------------------------------------------------- */
 
 /* Scan over X (cumulative sums): body (s, x) -> (s + x, s + x). */
-static om_node *scan_node(om_model *m, int64_t opset, int32_t nstate_in, om_value *const *in,
-			  int32_t nin, const int64_t *elem_dims)
+static om_node *scan_node(om_model *m, om_value *const *in, int32_t nin, const int64_t *elem_dims)
 {
 	om_graph *g = m->graph;
 	om_graph *b = om_graph_new(m, g);
@@ -286,7 +285,6 @@ static om_node *scan_node(om_model *m, int64_t opset, int32_t nstate_in, om_valu
 	om_value *s2 = op(b, "Add", "s2", bs, bx);
 	output(b, s2);
 	output(b, op(b, "Identity", "se", s2, NULL));
-	(void)nstate_in, (void)opset;
 	om_node *n = node(g, "Scan", "scan", nin, in, 2, (const char *const[]){"sf", "all"});
 	om_node_set_attr(n, "body", OM_ATTR_GRAPH)->g = b;
 	om_node_set_attr(n, "num_scan_inputs", OM_ATTR_INT)->i = 1;
@@ -309,7 +307,7 @@ static void scan9_forms(void **state)
 		om_graph *g = m->graph;
 		om_value *sv = input(g, "s0", OM_FLOAT, 1, d2);
 		om_value *xv = input(g, "x", OM_FLOAT, 2, form == 2 ? xt_d : x_d);
-		om_node *n = scan_node(m, 11, 1, (om_value *[]){sv, xv}, 2, d2);
+		om_node *n = scan_node(m, (om_value *[]){sv, xv}, 2, d2);
 		if (form == 1)
 			ints_attr(n, "scan_input_directions", (const int64_t[]){1}, 1);
 		if (form == 2)
@@ -350,7 +348,7 @@ static void scan8_batches(void **state)
 	om_graph *g = m->graph;
 	om_value *lens = input(g, "lens", OM_INT64, 1, one);
 	om_value *sv = input(g, "s0", OM_FLOAT, 2, s_d), *xv = input(g, "x", OM_FLOAT, 3, x_d);
-	scan_node(m, 8, 1, (om_value *[]){lens, sv, xv}, 3, d2);
+	scan_node(m, (om_value *[]){lens, sv, xv}, 3, d2);
 	om_session *s = create(m);
 	float s0[] = {0, 0, 100, 100}, x[] = {1, 2, 3, 4, 5, 6, 10, 20, 30, 40, 50, 60};
 	int64_t lv[] = {3, 2};
