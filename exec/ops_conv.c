@@ -1,12 +1,13 @@
 /* ops_conv.c — Conv and ConvTranspose on float32 (float16/bfloat16 through conversion), and
- * ConvInteger (8-bit, summed exactly in double): im2col + GEMM, GEMM straight on the input for
- * 1x1 stride-1 unpadded kernels, the direct depthwise loop (conv_depthwise.c) for one input
- * channel per group on one or two spatial axes. */
+ * ConvInteger and QLinearConv (8-bit, summed exactly in double): im2col + GEMM, GEMM straight
+ * on the input for 1x1 stride-1 unpadded kernels, the direct depthwise loop (conv_depthwise.c)
+ * for one input channel per group on one or two spatial axes. */
 /* -O2 vectorizes only loops of known trip count; the row loops here vary. Vectorizing across
  * outputs keeps every output's operation order, so exact stays exact. */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("tree-loop-vectorize", "vect-cost-model=dynamic")
 #endif
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,17 +44,28 @@ static bool int8_like(int32_t t)
 	return t == OM_INT8 || t == OM_UINT8;
 }
 
-/* Checks of X and W shared by Conv, ConvTranspose and ConvInteger; *kernel gets W's extents. */
+static bool is_op(const om_ctx *c, const char *op)
+{
+	return !strcmp(c->node->op, op);
+}
+
+/* W's input slot: QLinearConv has the scale and zero point of x before it. */
+static int32_t w_slot(const om_ctx *c)
+{
+	return is_op(c, "QLinearConv") ? 3 : 1;
+}
+
+/* Checks of X and W shared by all the ops here; *kernel gets W's extents. */
 static om_kind conv_common(om_ctx *c, conv_geo *g, const int64_t **kernel)
 {
-	const om_tensor *X = c->in[0], *W = c->nin > 1 ? c->in[1] : NULL;
+	const om_tensor *X = c->in[0], *W = c->nin > w_slot(c) ? c->in[w_slot(c)] : NULL;
 	if (!X || !W)
 		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "needs inputs X and W");
 	if (X->rank < 3 || X->rank > OM_MAX_RANK || W->rank != X->rank)
 		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
 				"X (rank %d) and W (rank %d) must have the same rank >= 3", X->rank,
 				W->rank);
-	bool integer = !strcmp(c->node->op, "ConvInteger");
+	bool integer = is_op(c, "ConvInteger") || is_op(c, "QLinearConv");
 	if (integer ? !int8_like(X->dtype) || !int8_like(W->dtype)
 		    : !float_like(X->dtype) || W->dtype != X->dtype)
 		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
@@ -92,13 +104,37 @@ static om_kind check_bias(om_ctx *c, const conv_geo *g)
 	return OM_OK;
 }
 
+static bool numel_in(const om_tensor *t, int64_t a, int64_t b)
+{
+	int64_t n = t ? om_tensor_numel(t) : -1;
+	return t && t->rank <= 1 && (n == a || n == b);
+}
+
+/* QLinearConv: x_scale, x_zp, w_scale, w_zp (one or per output channel), y_scale, y_zp, B. */
+static om_kind check_qlinear(om_ctx *c, const conv_geo *g)
+{
+	const om_tensor *const *in = c->in;
+	const om_tensor *B = c->nin > 8 ? in[8] : NULL;
+	if (c->nin < 8 || !numel_in(in[1], 1, 1) || in[1]->dtype != OM_FLOAT ||
+	    !numel_in(in[2], 1, 1) || in[2]->dtype != in[0]->dtype ||
+	    !numel_in(in[4], 1, g->M) || in[4]->dtype != OM_FLOAT || !numel_in(in[5], 1, g->M) ||
+	    in[5]->dtype != in[3]->dtype || !numel_in(in[6], 1, 1) || in[6]->dtype != OM_FLOAT ||
+	    !numel_in(in[7], 1, 1) || !int8_like(in[7]->dtype) ||
+	    (B && (!numel_in(B, g->M, g->M) || B->dtype != OM_INT32)))
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"scales: float; zero points: 8-bit, their tensor's type; w's "
+				"scale and zero point: one or %lld; B: %lld int32",
+				(long long)g->M, (long long)g->M);
+	return OM_OK;
+}
+
 static om_kind conv_geometry(om_ctx *c, conv_geo *g)
 {
 	const int64_t *kernel;
 	om_kind rc = conv_common(c, g, &kernel);
 	if (rc)
 		return rc;
-	const om_tensor *X = c->in[0], *W = c->in[1];
+	const om_tensor *X = c->in[0], *W = c->in[w_slot(c)];
 	g->M = W->dims[0];
 	if (W->dims[1] * g->group != g->C || g->M % g->group)
 		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
@@ -106,8 +142,12 @@ static om_kind conv_geometry(om_ctx *c, conv_geo *g)
 				(long long)W->dims[0], (long long)W->dims[1], (long long)g->C,
 				(long long)g->group);
 	rc = om_spatial_forward(c, X->rank - 2, X->dims + 2, kernel, 0, &g->sp);
-	if (rc || strcmp(c->node->op, "ConvInteger"))
-		return rc ? rc : check_bias(c, g);
+	if (rc)
+		return rc;
+	if (is_op(c, "QLinearConv"))
+		return check_qlinear(c, g);
+	if (!is_op(c, "ConvInteger"))
+		return check_bias(c, g);
 	/* ConvInteger: zero points, one for X, one or one per output channel for W */
 	const om_tensor *xz = c->nin > 2 ? c->in[2] : NULL, *wz = c->nin > 3 ? c->in[3] : NULL;
 	int64_t nwz = wz ? om_tensor_numel(wz) : 1;
@@ -124,7 +164,9 @@ static void set_output(om_ctx *c, const conv_geo *g)
 	int64_t d[OM_MAX_RANK] = {g->N, g->M};
 	for (int32_t i = 0; i < g->sp.n; i++)
 		d[i + 2] = g->sp.out[i];
-	int32_t dt = strcmp(c->node->op, "ConvInteger") ? c->in[0]->dtype : OM_INT32;
+	int32_t dt = is_op(c, "ConvInteger") ? OM_INT32
+		     : is_op(c, "QLinearConv") ? c->in[7]->dtype
+					       : c->in[0]->dtype;
 	om_set_shape(c->out[0], dt, g->sp.n + 2, d);
 }
 
@@ -377,46 +419,90 @@ static double *shifted(const om_tensor *t, const om_tensor *zp, int64_t per)
 	return d;
 }
 
-/* The products of 8-bit values summed in double are integers below 2^53: exact in any order,
- * so BLAS may serve the fast mode too. int32 results wrap as the spec allows. */
+/* sum (x - xz)(w - wz) per output as double (N x M x P, malloc'd into *out). The products of
+ * 8-bit values summed in double are integers below 2^53: exact in any order, so BLAS may
+ * serve the fast mode too. */
+static om_kind int_conv_sums(om_ctx *c, const conv_geo *g, const om_tensor *X,
+			     const om_tensor *xz, const om_tensor *W, const om_tensor *wz,
+			     double **out)
+{
+	const om_spatial *sp = &g->sp;
+	int32_t last = sp->n - 1;
+	int64_t P = prod(sp->out, sp->n), Pin = prod(sp->in, sp->n), K = prod(sp->k, sp->n);
+	int64_t Cg = g->C / g->group, Mg = g->M / g->group, Kg = Cg * K, OL = sp->out[last];
+	double *x = shifted(X, xz, 1), *w = shifted(W, wz, Kg > 0 ? Kg : 1);
+	double *col = malloc(sizeof(double) * (size_t)(Kg * P + 1));
+	double *y = malloc(sizeof(double) * (size_t)(g->N * g->M * P + 1));
+	if (!x || !w || !col || !y) {
+		free(x), free(w), free(col), free(y);
+		return om_error(c->st, OM_ERR_NOMEM, c->node, "integer Conv buffers");
+	}
+	for (int64_t n = 0; n < g->N && P > 0; n++)
+		for (int64_t gi = 0; gi < g->group; gi++) {
+			om_im2col(x + (n * g->C + gi * Cg) * Pin, sizeof(double), Cg, sp, 0, P / OL,
+				  col);
+			om_dgemm(c->exact, false, false, Mg, P, Kg, 1, w + gi * Mg * Kg, Kg, col, P,
+				 0, y + (n * g->M + gi * Mg) * P, P);
+		}
+	free(x), free(w), free(col);
+	*out = y;
+	return OM_OK;
+}
+
+/* int32 results wrap as the spec allows. */
 static om_kind convint_kernel(om_ctx *c)
 {
 	conv_geo g;
+	double *y;
 	om_kind rc = conv_geometry(c, &g);
-	if (rc)
+	if (rc || (rc = int_conv_sums(c, &g, c->in[0], c->nin > 2 ? c->in[2] : NULL, c->in[1],
+				      c->nin > 3 ? c->in[3] : NULL, &y)))
 		return rc;
-	const om_spatial *sp = &g.sp;
-	int32_t last = sp->n - 1;
-	int64_t P = prod(sp->out, sp->n), Pin = prod(sp->in, sp->n), K = prod(sp->k, sp->n);
-	int64_t Cg = g.C / g.group, Mg = g.M / g.group, Kg = Cg * K, OL = sp->out[last];
-	int64_t NMP = g.N * g.M * P;
-	double *x = shifted(c->in[0], c->nin > 2 ? c->in[2] : NULL, 1);
-	double *w = shifted(c->in[1], c->nin > 3 ? c->in[3] : NULL, Kg > 0 ? Kg : 1);
-	double *col = malloc(sizeof(double) * (size_t)(Kg * P + 1));
-	double *y = malloc(sizeof(double) * (size_t)(NMP + 1));
-	if (!x || !w || !col || !y) {
-		rc = om_error(c->st, OM_ERR_NOMEM, c->node, "ConvInteger buffers");
-		goto done;
-	}
-	for (int64_t n = 0; n < g.N && P > 0; n++)
-		for (int64_t gi = 0; gi < g.group; gi++) {
-			om_im2col(x + (n * g.C + gi * Cg) * Pin, sizeof(double), Cg, sp, 0, P / OL,
-				  col);
-			om_dgemm(c->exact, false, false, Mg, P, Kg, 1, w + gi * Mg * Kg, Kg, col, P,
-				 0, y + (n * g.M + gi * Mg) * P, P);
-		}
 	int32_t *out = c->out[0]->data;
-	for (int64_t i = 0; i < NMP; i++)
+	for (int64_t i = 0, n = om_tensor_numel(c->out[0]); i < n; i++)
 		out[i] = (int32_t)(uint32_t)(int64_t)y[i];
-done:
-	free(x), free(w), free(col), free(y);
-	return rc;
+	free(y);
+	return OM_OK;
+}
+
+/* QLinearConv: (sum + B) * (x_scale * w_scale / y_scale), rounded half to even, plus y's
+ * zero point, saturated (as ONNX Runtime). */
+static om_kind qlinearconv_kernel(om_ctx *c)
+{
+	conv_geo g;
+	double *y;
+	om_kind rc = conv_geometry(c, &g);
+	if (rc || (rc = int_conv_sums(c, &g, c->in[0], c->in[2], c->in[3], c->in[5], &y)))
+		return rc;
+	const om_tensor *B = c->nin > 8 ? c->in[8] : NULL, *ws = c->in[4], *yz = c->in[7];
+	const float xs = *(const float *)c->in[1]->data, ys = *(const float *)c->in[6]->data;
+	const float zp = (float)load8(yz, 0);
+	const float lo = yz->dtype == OM_INT8 ? -128 : 0, hi = yz->dtype == OM_INT8 ? 127 : 255;
+	int64_t P = om_tensor_numel(c->out[0]) / (g.N * g.M > 0 ? g.N * g.M : 1);
+	for (int64_t n = 0; n < g.N; n++)
+		for (int64_t m = 0; m < g.M; m++) {
+			float wsm = ((const float *)ws->data)[om_tensor_numel(ws) == 1 ? 0 : m];
+			float scale = xs * wsm / ys;
+			int64_t bias = B ? ((const int32_t *)B->data)[m] : 0;
+			for (int64_t p = 0; p < P; p++) {
+				int64_t i = (n * g.M + m) * P + p;
+				float v = nearbyintf((float)((int64_t)y[i] + bias) * scale) + zp;
+				v = v < lo ? lo : v > hi ? hi : v;
+				if (yz->dtype == OM_INT8)
+					((int8_t *)c->out[0]->data)[i] = (int8_t)v;
+				else
+					((uint8_t *)c->out[0]->data)[i] = (uint8_t)v;
+			}
+		}
+	free(y);
+	return OM_OK;
 }
 
 static const om_op rows[] = {
 	{"Conv", "", 1, conv_infer, conv_kernel, OM_OP_EXACT},
 	{"ConvTranspose", "", 1, convt_infer, convt_kernel, OM_OP_EXACT},
 	{"ConvInteger", "", 10, conv_infer, convint_kernel, OM_OP_EXACT},
+	{"QLinearConv", "", 10, conv_infer, qlinearconv_kernel, OM_OP_EXACT},
 };
 
 const om_op_table om_ops_conv = OM_TABLE(rows);

@@ -425,6 +425,51 @@ static void convinteger_per_channel(void **state)
 	om_model_free(m);
 }
 
+/* QLinearConv: (sum (x - 10)(w - 1) + B) * 0.5 * 0.25 / y_scale + y_zp, rounded half to even and
+ * saturated: uint8 and int8 outputs. */
+static void qlinearconv_requantize(void **state)
+{
+	(void)state;
+	const uint8_t x[] = {10, 20, 30, 40}, xz[] = {10}, w[] = {3}, wz[] = {1}, yzu[] = {100};
+	const int8_t yzs[] = {100};
+	const float xs[] = {0.5f}, ws[] = {0.25f}, ys[] = {0.125f}, ys2[] = {1.0f};
+	const int32_t B[] = {4};
+	om_tensor t[9];
+	t[0] = tu_tensor(OM_UINT8, 4, (int64_t[]){1, 1, 2, 2}, x);
+	t[1] = tu_tensor(OM_FLOAT, 0, NULL, xs);
+	t[2] = tu_tensor(OM_UINT8, 0, NULL, xz);
+	t[3] = tu_tensor(OM_UINT8, 4, (int64_t[]){1, 1, 1, 1}, w);
+	t[4] = tu_tensor(OM_FLOAT, 1, (int64_t[]){1}, ws);
+	t[5] = tu_tensor(OM_UINT8, 1, (int64_t[]){1}, wz);
+	t[8] = tu_tensor(OM_INT32, 1, (int64_t[]){1}, B);
+	/* sums 0 20 40 60, + B: 4 24 44 64 */
+	struct {
+		const float *ys;
+		int32_t ydt;
+		const void *yz;
+		uint8_t want[4];
+	} cases[] = {
+		{ys, OM_UINT8, yzu, {104, 124, 144, 164}},  /* scale 1 */
+		{ys, OM_INT8, yzs, {104, 124, 127, 127}},   /* saturates */
+		{ys2, OM_UINT8, yzu, {100, 103, 106, 108}}, /* scale 1/8: 0.5 3 5.5 8, half even */
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		om_model *m = om_model_new();
+		om_node *n = tu_node(m, "QLinearConv", 9, 1);
+		t[6] = tu_tensor(OM_FLOAT, 0, NULL, cases[k].ys);
+		t[7] = tu_tensor(cases[k].ydt, 0, NULL, cases[k].yz);
+		const om_tensor *in[] = {&t[0], &t[1], &t[2], &t[3], &t[4],
+					 &t[5], &t[6], &t[7], &t[8]};
+		om_tensor out[1];
+		om_status st = {0};
+		assert_int_equal(om_eval_node(n, 10, in, out, &st), OM_OK);
+		assert_int_equal(out[0].dtype, cases[k].ydt);
+		assert_memory_equal(out[0].data, cases[k].want, 4);
+		om_tensor_free(&out[0]);
+		om_model_free(m);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -445,6 +490,7 @@ int main(void)
 		cmocka_unit_test(conv_pads_larger_than_input),
 		cmocka_unit_test(conv_fast_matches_exact),
 		cmocka_unit_test(convinteger_per_channel),
+		cmocka_unit_test(qlinearconv_requantize),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
