@@ -34,6 +34,11 @@ om_kind om_bcast_init(om_ctx *c, om_bcast *b, const om_tensor *out, int32_t nin,
 	for (int32_t k = 0; k < nops; k++) {
 		const om_tensor *t = k ? in[k - 1] : out;
 		b->size[k] = om_dtype_size(t->dtype);
+		const size_t need = om_tensor_bytes_for(t->dtype, t->rank, t->dims);
+		if (t->nbytes < need || (need && !t->data) || !b->size[k])
+			return om_error(c->st, OM_ERR_INVALID_INPUT, c->node,
+					"%s %d holds %zu bytes, its shape needs %zu",
+					k ? "input" : "output", k ? k - 1 : 0, t->nbytes, need);
 		if (t->rank > r)
 			return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
 					"input %d has rank %d above the output's %d", k - 1,

@@ -405,6 +405,7 @@ om_kind om_ew_kernel_Pow(om_ctx *c)
 		return om_error(c->st, OM_ERR_INVALID_INPUT, c->node, "bad exponent shape");
 	om_tensor ed = *e;
 	ed.dtype = OM_DOUBLE;
+	ed.nbytes = sizeof(double) * (size_t)n;
 	ed.data = malloc(sizeof(double) * (size_t)(n ? n : 1));
 	if (!ed.data)
 		return om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory");

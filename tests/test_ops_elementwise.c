@@ -97,6 +97,15 @@ static void scalar_empty_incompatible(void **state)
 	                 OM_ERR_INVALID_MODEL);
 	assert_string_equal(st.node, "n0");
 	om_model_free(m);
+	/* a buffer smaller than its shape is refused, not read past */
+	om_tensor short_v = tv;
+	short_v.nbytes = 8;
+	assert_int_equal(run(&m, "Add", 14, 2, (const om_tensor *[]){&short_v, &tv}, &out, NULL),
+			 OM_ERR_INVALID_INPUT);
+	om_model_free(m);
+	assert_int_equal(run(&m, "Exp", 14, 1, (const om_tensor *[]){&short_v}, &out, NULL),
+			 OM_ERR_INVALID_INPUT);
+	om_model_free(m);
 }
 
 /* integer arithmetic wraps; division truncates; a zero divisor gives 0 */
