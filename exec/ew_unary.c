@@ -187,7 +187,7 @@ static om_kind un_kernel(om_ctx *c, const un_op *op)
 	const om_tensor *x = c->in[0], *y = c->out[0];
 	if (x->nbytes < om_tensor_bytes_for(dt, x->rank, x->dims) ||
 	    y->nbytes < om_tensor_bytes_for(y->dtype, x->rank, x->dims))
-		return om_error(c->st, OM_ERR_INVALID_INPUT, c->node, "buffer smaller than its shape");
+		return om_error(c->st, OM_ERR_INVALID_INPUT, c->node, "buffer below its shape");
 	const ew_par p = {
 		.alpha = om_attr_float(nd, "alpha", op->alpha),
 		.beta = om_attr_float(nd, "beta", op->beta),

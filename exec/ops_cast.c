@@ -307,7 +307,7 @@ static om_kind cast_run(om_ctx *c)
 	const int saturate = (int)om_attr_int(c->node, "saturate", 1);
 	if (x->nbytes < om_tensor_bytes_for(x->dtype, x->rank, x->dims) ||
 	    c->out[0]->nbytes < om_tensor_bytes_for(c->out[0]->dtype, x->rank, x->dims))
-		return om_error(c->st, OM_ERR_INVALID_INPUT, c->node, "buffer smaller than its shape");
+		return om_error(c->st, OM_ERR_INVALID_INPUT, c->node, "buffer below its shape");
 	return om_cast_elems(c, c->out[0]->data, c->out[0]->dtype, x->data, x->dtype,
 			     om_tensor_numel(x), saturate);
 }
