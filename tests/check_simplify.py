@@ -16,7 +16,8 @@ sequence, with inputs and ONNX Runtime references. --conformance RUNNER (tests/c
 also simplifies every K-th ONNX node-test model of ../shared/conformance and the Debian suite
 and requires the runner to fail no case on the simplified models that it passes on the
 originals. Exit 0 when every check passes, 1 when
-one fails, 77 (skipped) when ../shared, Node.js or numpy/onnx are missing.
+one fails, 77 (skipped) when ../shared, Node.js, onnxruntime-node (../shared/oracle/install.sh)
+or numpy/onnx are missing.
 """
 import argparse
 import glob
@@ -262,9 +263,12 @@ def main():
         print('check_simplify: numpy/onnx missing, skipped')
         return SKIP
     oracle = os.path.join(a.shared, 'oracle', 'ort_run.js')
+    ort_dir = os.environ.get('OM_ORACLE_DIR', os.path.join(os.path.expanduser('~'), '.cache',
+                                                           'om-oracle'))
     if not os.path.isdir(os.path.join(a.shared, 'models')) or not shutil.which('node') \
-            or not os.path.exists(oracle):
-        print('check_simplify: ../shared or node missing, skipped')
+            or not os.path.exists(oracle) \
+            or not os.path.isdir(os.path.join(ort_dir, 'node_modules', 'onnxruntime-node')):
+        print('check_simplify: ../shared, node or onnxruntime-node missing, skipped')
         return SKIP
     cases = [(os.path.basename(d), d) for d in sorted(glob.glob(os.path.join(a.shared,
                                                                              'models', '*')))
