@@ -343,6 +343,33 @@ static void identity_keeps_output_name(void **state)
 	om_model_free(m);
 }
 
+static void reshapes_merge_and_expand_goes(void **state)
+{
+	(void)state;
+	om_model *m = model(13);
+	om_graph *g = m->graph;
+	input(g, "x", OM_FLOAT, "2,3,4");
+	input(g, "z", OM_FLOAT, "N,3");
+	ints(g, "s64", 1, 2, (int64_t[]){6, 4});
+	ints(g, "s24", 1, 1, (int64_t[]){24});
+	ints(g, "e13", 1, 2, (int64_t[]){1, 3});
+	node(g, "Reshape", "x,s64", "a");
+	node(g, "Reshape", "a,s24", "y");
+	node(g, "Expand", "z,e13", "ez"); /* broadcast to [N,3]: nothing to do */
+	node(g, "Relu", "ez", "w");
+	output(g, "y", OM_FLOAT, "24");
+	output(g, "w", OM_FLOAT, "N,3");
+	simplify(m, NULL);
+	assert_int_equal(g->nnodes, 2);
+	assert_string_equal(g->nodes[0]->op, "Reshape");
+	assert_string_equal(g->nodes[0]->in[0]->name, "x");
+	assert_ints(g->nodes[0]->in[1], 1, (int64_t[]){24});
+	assert_string_equal(g->nodes[1]->op, "Relu");
+	assert_string_equal(g->nodes[1]->in[0]->name, "z");
+	assert_int_equal(g->ninits, 1);
+	om_model_free(m);
+}
+
 static void dropout_with_mask_stays(void **state)
 {
 	(void)state;
@@ -729,6 +756,7 @@ int main(void)
 		cmocka_unit_test(known_dims_fold_to_numbers),
 		cmocka_unit_test(unknown_extents_are_not_numbers),
 		cmocka_unit_test(identity_keeps_output_name),
+		cmocka_unit_test(reshapes_merge_and_expand_goes),
 		cmocka_unit_test(dropout_with_mask_stays),
 		cmocka_unit_test(transposes_merge),
 		cmocka_unit_test(unsqueeze_squeeze_cancel),
