@@ -1,6 +1,7 @@
-/* ops_linalg.c — MatMul and Gemm over om_sgemm/om_dgemm (cblas in fast mode, the fixed-order
- * loop in exact mode); float16/bfloat16 go through float32, integers (and MatMulInteger)
- * through a wrapping loop. */
+/* ops_linalg.c — MatMul, Gemm, MatMulInteger, Det. MatMul and Gemm run over om_sgemm/om_dgemm
+ * (cblas in fast mode, the fixed-order loop in exact mode); float16/bfloat16 go through
+ * float32, integers (and MatMulInteger) through a wrapping loop. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -386,10 +387,87 @@ static om_kind gemm_kernel(om_ctx *c)
 	}
 }
 
+/* ---- Det ---------------------------------------------------------------------------- */
+
+/* [..., M, M] -> [...]: LU with partial pivoting in double (a fixed operation order) */
+static om_kind det_prepare(om_ctx *c, int64_t *M, int64_t *batch)
+{
+	const om_tensor *x = c->in[0];
+	if (!om_is_float_type(x->dtype) || x->rank < 2 ||
+	    x->dims[x->rank - 1] != x->dims[x->rank - 2])
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"needs float [..., M, M], got %s of rank %d",
+				om_dtype_name(x->dtype), x->rank);
+	*M = x->dims[x->rank - 1];
+	*batch = om_shape_numel(x->rank - 2, x->dims);
+	return OM_OK;
+}
+
+static om_kind det_infer(om_ctx *c)
+{
+	int64_t M, batch;
+	om_kind rc = det_prepare(c, &M, &batch);
+	if (!rc)
+		om_set_shape(c->out[0], c->in[0]->dtype, c->in[0]->rank - 2, c->in[0]->dims);
+	return rc;
+}
+
+static double det_lu(double *a, int64_t M)
+{
+	double det = 1;
+	for (int64_t k = 0; k < M; k++) {
+		int64_t p = k;
+		for (int64_t i = k + 1; i < M; i++)
+			if (fabs(a[i * M + k]) > fabs(a[p * M + k]))
+				p = i;
+		if (a[p * M + k] == 0)
+			return 0;
+		if (p != k) {
+			for (int64_t j = 0; j < M; j++) {
+				const double t = a[k * M + j];
+				a[k * M + j] = a[p * M + j];
+				a[p * M + j] = t;
+			}
+			det = -det;
+		}
+		det *= a[k * M + k];
+		for (int64_t i = k + 1; i < M; i++) {
+			const double f = a[i * M + k] / a[k * M + k];
+			for (int64_t j = k + 1; j < M; j++) {
+				const double t = f * a[k * M + j];
+				a[i * M + j] -= t;
+			}
+		}
+	}
+	return det;
+}
+
+static om_kind det_kernel(om_ctx *c)
+{
+	int64_t M, batch;
+	om_kind rc = det_prepare(c, &M, &batch);
+	if (rc)
+		return rc;
+	const om_tensor *x = c->in[0];
+	double *a = malloc(sizeof(double) * (size_t)(M * M + 1));
+	if (!a)
+		return om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory");
+	const size_t es = om_dtype_size(x->dtype);
+	for (int64_t b = 0; b < batch; b++) {
+		const char *src = (const char *)x->data + (size_t)(b * M * M) * es;
+		om_load_f64(x->dtype, src, 1, M * M, a);
+		const double d = det_lu(a, M);
+		om_store_f64(x->dtype, (char *)c->out[0]->data + (size_t)b * es, 1, &d, 1);
+	}
+	free(a);
+	return OM_OK;
+}
+
 static const om_op rows[] = {
 	{"MatMul", "", 1, matmul_infer, matmul_kernel, OM_OP_EXACT},
 	{"Gemm", "", 7, gemm_infer, gemm_kernel, OM_OP_EXACT},
 	{"MatMulInteger", "", 10, matmul_infer, matmul_integer_kernel, OM_OP_EXACT},
+	{"Det", "", 11, det_infer, det_kernel, OM_OP_EXACT},
 };
 
 const om_op_table om_ops_linalg = OM_TABLE(rows);

@@ -1,7 +1,7 @@
 /* ops_norm.c — Softmax, LogSoftmax, Hardmax, LpNormalization, LayerNormalization,
  * RMSNormalization, InstanceNormalization, GroupNormalization, BatchNormalization,
- * MeanVarianceNormalization. Every kernel computes in double (exp/log from detmath.h), folds
- * in ascending index order and stores in the input's type: all exact. */
+ * MeanVarianceNormalization, LRN. Every kernel computes in double (exp/log from detmath.h),
+ * folds in ascending index order and stores in the input's type: all exact. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -607,6 +607,70 @@ static om_kind mvn_kernel(om_ctx *c)
 	return OM_OK;
 }
 
+/* ---- LRN ------------------------------------------------------------------------------ */
+
+/* y = x / (bias + alpha / size * sum of x^2 over the size channels around c)^beta; the power
+ * is exp(beta * log(.)) from detmath.h so that it stays exact */
+static om_kind lrn_prepare(om_ctx *c, int64_t *C, int64_t *spatial, int64_t *size)
+{
+	om_kind rc = channels(c, C, spatial);
+	if (rc)
+		return rc;
+	*size = om_attr_int(c->node, "size", 0);
+	if (*size <= 0)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "size %lld",
+				(long long)*size);
+	return OM_OK;
+}
+
+static om_kind lrn_infer(om_ctx *c)
+{
+	int64_t C, sp, size;
+	om_kind rc = lrn_prepare(c, &C, &sp, &size);
+	if (!rc)
+		om_set_shape(c->out[0], c->in[0]->dtype, c->in[0]->rank, c->in[0]->dims);
+	return rc;
+}
+
+static om_kind lrn_kernel(om_ctx *c)
+{
+	int64_t C, sp, size;
+	om_kind rc = lrn_prepare(c, &C, &sp, &size);
+	if (rc)
+		return rc;
+	const om_tensor *x = c->in[0];
+	const double alpha = om_attr_float(c->node, "alpha", 1e-4f);
+	const double beta = om_attr_float(c->node, "beta", 0.75f);
+	const double bias = om_attr_float(c->node, "bias", 1.0f);
+	const int64_t lo = (size - 1) / 2, hi = size - 1 - lo, N = x->dims[0];
+	const int64_t cs = C * sp;
+	double *v = malloc(sizeof(double) * (size_t)(2 * cs + 1)), *y = v + cs;
+	if (!v)
+		return om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory");
+	const size_t es = om_dtype_size(x->dtype);
+	for (int64_t b = 0; b < N; b++) {
+		const size_t off = (size_t)(b * cs) * es;
+		om_load_f64(x->dtype, (const char *)x->data + off, 1, cs, v);
+		for (int64_t ch = 0; ch < C; ch++) {
+			const int64_t j0 = ch - lo > 0 ? ch - lo : 0;
+			const int64_t j1 = ch + hi < C ? ch + hi : C - 1;
+			for (int64_t k = 0; k < sp; k++) {
+				double sq = 0;
+				for (int64_t j = j0; j <= j1; j++) {
+					const double t = v[j * sp + k] * v[j * sp + k];
+					sq += t;
+				}
+				const double base = bias + alpha / (double)size * sq;
+				const double den = om_det_exp(beta * om_det_log(base));
+				y[ch * sp + k] = v[ch * sp + k] / den;
+			}
+		}
+		om_store_f64(x->dtype, (char *)c->out[0]->data + off, 1, y, cs);
+	}
+	free(v);
+	return OM_OK;
+}
+
 static const om_op rows[] = {
 	{"Softmax", "", 1, same_shape_infer, axis_kernel, OM_OP_EXACT},
 	{"Softmax", "", 13, same_shape_infer, axis_kernel, OM_OP_EXACT},
@@ -625,6 +689,7 @@ static const om_op rows[] = {
 	{"BatchNormalization", "", 14, bn_infer, bn_kernel, OM_OP_EXACT},
 	{"BatchNormalization", "", 15, bn_infer, bn_kernel, OM_OP_EXACT},
 	{"MeanVarianceNormalization", "", 9, mvn_infer, mvn_kernel, OM_OP_EXACT},
+	{"LRN", "", 1, lrn_infer, lrn_kernel, OM_OP_EXACT},
 };
 
 const om_op_table om_ops_norm = OM_TABLE(rows);

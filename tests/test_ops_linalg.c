@@ -1,4 +1,5 @@
-/* test_ops_linalg.c — om_sgemm/om_dgemm (exact and BLAS paths), MatMul, Gemm. */
+/* test_ops_linalg.c — om_sgemm/om_dgemm (exact and BLAS paths), MatMul, MatMulInteger, Det,
+ * Gemm. */
 #include <math.h>
 #include <string.h>
 
@@ -314,6 +315,30 @@ static void matmul_integer(void **state)
 	om_model_free(m);
 }
 
+static void det(void **state)
+{
+	(void)state;
+	om_model *m;
+	om_node *n = nt_node(&m, "Det", 1, 1);
+	/* a batch of two 2 x 2 (the second needs a row swap) and a singular one */
+	om_tensor t = nt_tensor(OM_FLOAT, 3, (int64_t[]){3, 2, 2},
+				(float[]){1, 2, 3, 4, 0, 1, 1, 0, 1, 2, 2, 4});
+	const om_tensor *in[] = {&t};
+	om_tensor out[1];
+	assert_int_equal(nt_run(n, 11, in, out), OM_OK);
+	nt_check_f32(&out[0], 1, (int64_t[]){3}, (float[]){-2, -1, 0}, 1e-6);
+	om_tensor_free(&out[0]);
+	const double d3[] = {2, 0, 1, 1, 3, 2, 1, 1, 2};
+	t = nt_tensor(OM_DOUBLE, 2, (int64_t[]){3, 3}, d3);
+	assert_int_equal(nt_run(n, 11, in, out), OM_OK);
+	assert_int_equal(out[0].rank, 0);
+	assert_true(fabs(((double *)out[0].data)[0] - 6) < 1e-12);
+	om_tensor_free(&out[0]);
+	t = nt_tensor(OM_DOUBLE, 2, (int64_t[]){3, 2}, d3);
+	assert_int_equal(nt_run(n, 11, in, out), OM_ERR_INVALID_MODEL);
+	om_model_free(m);
+}
+
 /* ---- Gemm -------------------------------------------------------------------------------- */
 
 /* A = [[1,2,3],[4,5,6]] (2x3), B = [[1,0],[0,1],[1,1]] (3x2): A B = [[4,5],[10,11]] */
@@ -413,6 +438,7 @@ int main(void)
 		cmocka_unit_test(matmul_types_and_errors),
 		cmocka_unit_test(matmul_exact_mode),
 		cmocka_unit_test(matmul_integer),
+		cmocka_unit_test(det),
 		cmocka_unit_test(gemm_forms),
 		cmocka_unit_test(gemm_types),
 	};

@@ -1,6 +1,6 @@
 /* test_ops_norm.c — Softmax, LogSoftmax, Hardmax, LpNormalization, LayerNormalization,
  * RMSNormalization, InstanceNormalization, GroupNormalization, BatchNormalization,
- * MeanVarianceNormalization, and the losses of ops_loss.c (values from hand computation and
+ * MeanVarianceNormalization, LRN, and the losses of ops_loss.c (values from hand computation and
  * numpy). */
 #include "half.h"
 #include "nodetest.h"
@@ -345,6 +345,33 @@ static void softmax_cross_entropy(void **state)
 	om_model_free(m);
 }
 
+/* channels [1, 2, 3], size 3, alpha / size = 1, bias 1: sums of squares 5, 14, 13 */
+static void lrn(void **state)
+{
+	(void)state;
+	om_model *m;
+	om_node *n = nt_node(&m, "LRN", 1, 1);
+	nt_int(n, "size", 3);
+	nt_float(n, "alpha", 3);
+	nt_float(n, "beta", 1);
+	nt_float(n, "bias", 1);
+	om_tensor tx = nt_tensor(OM_FLOAT, 3, (int64_t[]){1, 3, 1}, (float[]){1, 2, 3});
+	const om_tensor *in[] = {&tx};
+	om_tensor out[1];
+	assert_int_equal(nt_run(n, 13, in, out), OM_OK);
+	nt_check_f32(&out[0], 3, (int64_t[]){1, 3, 1}, (float[]){1.0f / 6, 2.0f / 15, 3.0f / 14},
+		     1e-6);
+	om_tensor_free(&out[0]);
+	nt_float(n, "beta", 0.5f);
+	assert_int_equal(nt_run(n, 13, in, out), OM_OK);
+	nt_check_f32(&out[0], 3, (int64_t[]){1, 3, 1},
+		     (float[]){0.40824829f, 0.51639778f, 0.80178373f}, 1e-6);
+	om_tensor_free(&out[0]);
+	nt_int(n, "size", 0);
+	assert_int_equal(nt_run(n, 13, in, out), OM_ERR_INVALID_MODEL);
+	om_model_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -354,6 +381,7 @@ int main(void)
 		cmocka_unit_test(batch_norm_training), cmocka_unit_test(mean_variance),
 		cmocka_unit_test(rms_norm),       cmocka_unit_test(group_norm),
 		cmocka_unit_test(nll_loss),       cmocka_unit_test(softmax_cross_entropy),
+		cmocka_unit_test(lrn),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
