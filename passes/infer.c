@@ -138,7 +138,8 @@ static om_kind store(om_pass_ctx *c, const om_value *v, const om_ishape *out)
 	e->npv = -1;
 	e->pv = NULL;
 	if (out->npv >= 0 && out->npv <= OM_PV_MAX && pv_elem(e->type.elem)) {
-		e->pv = om_arena_memdup(c->scratch, out->pv, sizeof(om_pe) * (size_t)(out->npv + 1));
+		size_t bytes = sizeof(om_pe) * (size_t)(out->npv + 1);
+		e->pv = om_arena_memdup(c->scratch, out->pv, bytes);
 		if (!e->pv)
 			return om_error(c->st, OM_ERR_NOMEM, NULL, "out of memory in inference");
 		e->npv = out->npv;
@@ -171,10 +172,13 @@ static om_kind seed_value(om_pass_ctx *c, const om_graph *g, om_value *v)
 		if (numel >= 0 && numel <= OM_PV_MAX && pv_elem(t->dtype) && t->data) {
 			o.npv = (int32_t)numel;
 			o.pvrank = t->rank;
+			const int64_t *i64 = t->data;
+			const int32_t *i32 = t->data;
+			const uint8_t *u8 = t->data;
 			for (int64_t i = 0; i < numel; i++) {
-				int64_t x = t->dtype == OM_INT64 ? ((const int64_t *)t->data)[i]
-					    : t->dtype == OM_INT32 ? ((const int32_t *)t->data)[i]
-								   : ((const uint8_t *)t->data)[i] != 0;
+				int64_t x = t->dtype == OM_INT64   ? i64[i]
+					    : t->dtype == OM_INT32 ? i32[i]
+								   : u8[i] != 0;
 				o.pv[i] = (om_pe){OM_PE_NUM, x, NULL};
 			}
 		}

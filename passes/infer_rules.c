@@ -448,7 +448,8 @@ static bool r_slice(om_pass_ctx *c, const om_graph *g, const om_node *n, om_vinf
 		}
 	}
 	if (r == 1 && in[0]->npv >= 0 && ns == 1 && count >= 0) {
-		int64_t step = sp[0] > INT32_MAX ? INT32_MAX : sp[0] < INT32_MIN ? INT32_MIN : sp[0];
+		int64_t step = sp[0] > INT32_MAX ? INT32_MAX
+			       : sp[0] < INT32_MIN ? INT32_MIN : sp[0];
 		for (int64_t i = 0; i < count; i++)
 			out[0].pv[i] = in[0]->pv[first + i * step];
 		out[0].npv = (int32_t)count;
@@ -681,7 +682,8 @@ static om_pe pe_binop(const char *op, om_pe a, om_pe b)
 		if (na && nb)
 			return num(a.num == b.num);
 		/* a symbol is an extent, so it is never negative */
-		if ((a.kind == OM_PE_SYM && nb && b.num < 0) || (b.kind == OM_PE_SYM && na && a.num < 0))
+		if ((a.kind == OM_PE_SYM && nb && b.num < 0) ||
+		    (b.kind == OM_PE_SYM && na && a.num < 0))
 			return num(0);
 		if (a.kind == OM_PE_SYM && b.kind == OM_PE_SYM && sym_eq(a.sym, b.sym))
 			return num(1);
@@ -808,9 +810,10 @@ static bool r_constant(om_pass_ctx *c, const om_graph *g, const om_node *n, om_v
 		int64_t k = om_tensor_numel(t);
 		if (k >= 0 && k <= OM_PV_MAX && t->data &&
 		    (t->dtype == OM_INT64 || t->dtype == OM_INT32)) {
+			const int64_t *i64 = t->data;
+			const int32_t *i32 = t->data;
 			for (int64_t i = 0; i < k; i++)
-				out[0].pv[i] = num(t->dtype == OM_INT64 ? ((const int64_t *)t->data)[i]
-									: ((const int32_t *)t->data)[i]);
+				out[0].pv[i] = num(t->dtype == OM_INT64 ? i64[i] : i32[i]);
 			out[0].npv = (int32_t)k;
 			out[0].pvrank = t->rank;
 		}
@@ -839,7 +842,8 @@ static const struct {
 	const char *op;
 	om_infer_rule fn;
 } rules[] = {
-	{"Constant", r_constant}, {"Shape", r_shape}, {"Size", r_size}, {"Identity", r_same}, {"Dropout", r_same},
+	{"Constant", r_constant}, {"Shape", r_shape}, {"Size", r_size},
+	{"Identity", r_same}, {"Dropout", r_same},
 	{"Cast", r_cast}, {"Unsqueeze", r_unsqueeze}, {"Squeeze", r_squeeze},
 	{"Transpose", r_transpose}, {"Concat", r_concat}, {"Gather", r_gather},
 	{"Slice", r_slice}, {"Reshape", r_reshape}, {"Expand", r_expand},

@@ -168,7 +168,8 @@ om_kind om_pass_inline_if(om_pass_ctx *c, om_graph *g, int *changes)
 		om_node *n = g->nodes[i];
 		bool cond;
 		if ((n->flags & OM_NODE_DEAD) || strcmp(n->op, "If") ||
-		    (n->domain[0] && strcmp(n->domain, "ai.onnx")) || !constant_condition(g, n, &cond))
+		    (n->domain[0] && strcmp(n->domain, "ai.onnx")) ||
+		    !constant_condition(g, n, &cond))
 			continue;
 		const om_attr *a = om_node_attr(n, cond ? "then_branch" : "else_branch");
 		if (!a || !a->g)

@@ -141,7 +141,8 @@ static om_kind add_init(om_pass_ctx *c, om_graph *g, om_value *v)
 		int32_t cap = g->ninits < 8 ? 16 : 2 * g->ninits;
 		om_value **na = om_arena_alloc(g->model->arena, sizeof *na * (size_t)cap);
 		if (!na)
-			return om_error(c->st, OM_ERR_NOMEM, NULL, "out of memory for an initializer");
+			return om_error(c->st, OM_ERR_NOMEM, NULL,
+					"out of memory for an initializer");
 		if (g->ninits)
 			memcpy(na, g->inits, sizeof *na * (size_t)g->ninits);
 		g->inits = e->list = na;

@@ -21,9 +21,10 @@ static om_kind check_read(const om_graph *g, const om_node *n, const om_value *v
 	if (p && p->out[v->producer_slot] != v)
 		p = NULL;
 	if (!p && !defined_outside(v))
-		return om_error(st, OM_ERR_INTERNAL, n, "reads '%s', which nothing defines", v->name);
+		return om_error(st, OM_ERR_INTERNAL, n, "reads '%s', which nothing defines",
+				v->name);
 	if (p && (p->graph != g || (p->flags & OM_NODE_DEAD) || p->id >= at))
-		return om_error(st, OM_ERR_INTERNAL, n, "reads '%s' before (or without) its producer",
+		return om_error(st, OM_ERR_INTERNAL, n, "reads '%s' before its producer",
 				v->name);
 	return OM_OK;
 }
@@ -47,11 +48,12 @@ om_kind om_verify_graph(const om_graph *g, om_status *st)
 			if (!v)
 				continue;
 			if (v->producer != n || v->producer_slot != k)
-				return om_error(st, OM_ERR_INTERNAL, n, "output '%s' has another producer",
-						v->name);
+				return om_error(st, OM_ERR_INTERNAL, n,
+						"output '%s' has another producer", v->name);
 			if (defined_outside(v))
 				return om_error(st, OM_ERR_INTERNAL, n,
-						"output '%s' is also an input or initializer", v->name);
+						"output '%s' is also an input or initializer",
+						v->name);
 		}
 		for (int32_t a = 0; a < n->nattr; a++) {
 			const om_attr *at = &n->attrs[a];
@@ -69,8 +71,8 @@ om_kind om_verify_graph(const om_graph *g, om_status *st)
 		bool produced = p && p->graph == g && !(p->flags & OM_NODE_DEAD) &&
 				p->out[v->producer_slot] == v;
 		if (!produced && !defined_outside(v))
-			return om_error(st, OM_ERR_INTERNAL, NULL, "graph output '%s' is not defined",
-					v->name);
+			return om_error(st, OM_ERR_INTERNAL, NULL,
+					"graph output '%s' is not defined", v->name);
 	}
 	for (int32_t i = 0; i < g->ninits; i++)
 		if (!g->inits[i]->init || !(g->inits[i]->flags & OM_VALUE_INITIALIZER))

@@ -552,8 +552,8 @@ static void subgraph_is_simplified(void **state)
 		node(sub, b ? "Neg" : "Relu", "x", "r");
 		node(sub, "Identity", "r", b ? "out_else" : "out_then");
 		output(sub, b ? "out_else" : "out_then", OM_FLOAT, "2");
-		om_attr *a = om_node_set_attr(iff, b ? "else_branch" : "then_branch", OM_ATTR_GRAPH);
-		a->g = sub;
+		const char *attr = b ? "else_branch" : "then_branch";
+		om_node_set_attr(iff, attr, OM_ATTR_GRAPH)->g = sub;
 	}
 	simplify(m, NULL);
 	assert_int_equal(g->nnodes, 1);
@@ -621,7 +621,7 @@ static void torch_pad_pattern(void **state)
 	(void)state;
 	if (!has_kernel("Mod", 13) || !has_kernel("Slice", 13) || !has_kernel("Transpose", 13))
 		skip();
-	/* F.pad's pads: a shape-derived vector reshaped to pairs, reversed, transposed, flattened */
+	/* F.pad's pads: a shape-derived vector as pairs, reversed, transposed, flattened */
 	om_model *m = model(13);
 	om_graph *g = m->graph;
 	input(g, "x", OM_FLOAT, "N,5");

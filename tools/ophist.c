@@ -86,7 +86,8 @@ void om_type_format(const om_type *t, char *buf, size_t size)
 		if (d.value >= 0)
 			k += (size_t)snprintf(buf + k, size - k, "%s%lld", sep, (long long)d.value);
 		else
-			k += (size_t)snprintf(buf + k, size - k, "%s%s", sep, d.param ? d.param : "?");
+			k += (size_t)snprintf(buf + k, size - k, "%s%s", sep,
+					      d.param ? d.param : "?");
 	}
 	if (k < size)
 		snprintf(buf + k, size - k, "%s", t->rank ? "]" : "[]");
