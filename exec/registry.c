@@ -8,12 +8,14 @@ extern const om_op_table om_ops_view, om_ops_move, om_ops_index, om_ops_generate
 	om_ops_elementwise, om_ops_cast, om_ops_reduce, om_ops_norm, om_ops_linalg, om_ops_conv,
 	om_ops_pool, om_ops_resize, om_ops_control, om_ops_rnn;
 extern const om_op_table om_ops_loss;
+extern const om_op_table om_ops_attention;
 
 static const om_op_table *const tables[] = {
 	&om_ops_view,   &om_ops_move,        &om_ops_index, &om_ops_generate, &om_ops_elementwise,
 	&om_ops_cast,   &om_ops_reduce,      &om_ops_norm,  &om_ops_linalg,   &om_ops_conv,
 	&om_ops_pool,   &om_ops_resize,      &om_ops_control, &om_ops_rnn,
 	&om_ops_loss,
+	&om_ops_attention,
 };
 
 static bool same_domain(const char *a, const char *b)

@@ -1,0 +1,450 @@
+/* ops_attention.c — Attention (opset 23/24: 3-D or 4-D inputs, grouped KV heads, bool/float
+ * mask, causal, past/present key and value, scale, softcap, qk_matmul_output_mode,
+ * nonpad_kv_seqlen) and RotaryEmbedding (opset 23). Computes in double: both products through
+ * om_dgemm, exp from detmath.h; stores in the input's type. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "detmath.h"
+#include "gemm.h"
+#include "index_util.h"
+#include "numrun.h"
+#include "op.h"
+
+/* ---- Attention ------------------------------------------------------------------------- */
+
+typedef struct att_plan {
+	int64_t B, Hq, Hkv, Sq, Skv, P, T, D, Dv;
+	bool rank3, causal;
+	const om_tensor *mask, *pk, *pv, *nonpad;
+	int64_t mstride[4], mlast; /* mask strides over [B, Hq, Sq, T]; its last extent */
+	double scale, softcap;
+	int64_t mode;
+} att_plan;
+
+static const om_tensor *att_in(const om_ctx *c, int i)
+{
+	return c->nin > i ? c->in[i] : NULL;
+}
+
+static om_kind att_bad(om_ctx *c, const char *what)
+{
+	return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "%s", what);
+}
+
+/* heads and sizes of query, key and value */
+static om_kind att_heads(om_ctx *c, att_plan *p)
+{
+	const om_tensor *q = c->in[0], *k = c->in[1], *v = c->in[2];
+	p->B = q->dims[0];
+	if (k->dims[0] != p->B || v->dims[0] != p->B)
+		return att_bad(c, "query, key and value differ in batch");
+	if (p->rank3) {
+		p->Hq = om_attr_int(c->node, "q_num_heads", 0);
+		p->Hkv = om_attr_int(c->node, "kv_num_heads", 0);
+		if (p->Hq <= 0 || p->Hkv <= 0)
+			return att_bad(c, "3-D inputs need q_num_heads and kv_num_heads > 0");
+		if (q->dims[2] % p->Hq || k->dims[2] % p->Hkv || v->dims[2] % p->Hkv)
+			return att_bad(c, "hidden sizes do not split into the heads");
+		p->Sq = q->dims[1], p->Skv = k->dims[1];
+		p->D = q->dims[2] / p->Hq, p->Dv = v->dims[2] / p->Hkv;
+		if (k->dims[2] / p->Hkv != p->D || v->dims[1] != p->Skv)
+			return att_bad(c, "key and value do not match the query");
+	} else {
+		p->Hq = q->dims[1], p->Hkv = k->dims[1];
+		p->Sq = q->dims[2], p->Skv = k->dims[2];
+		p->D = q->dims[3], p->Dv = v->dims[3];
+		if (k->dims[3] != p->D || v->dims[1] != p->Hkv || v->dims[2] != p->Skv)
+			return att_bad(c, "key and value do not match the query");
+	}
+	if (p->Hkv <= 0 || p->Hq % p->Hkv)
+		return att_bad(c, "q_num_heads must be a multiple of kv_num_heads");
+	return OM_OK;
+}
+
+/* past key/value [B, Hkv, P, D|Dv] */
+static om_kind att_past(om_ctx *c, att_plan *p)
+{
+	p->pk = att_in(c, 4), p->pv = att_in(c, 5);
+	p->P = 0;
+	if (!p->pk && !p->pv)
+		return OM_OK;
+	if (!p->pk || !p->pv || p->pk->rank != 4 || p->pv->rank != 4)
+		return att_bad(c, "past_key and past_value go together, 4-D");
+	const int64_t *a = p->pk->dims, *b = p->pv->dims;
+	if (a[0] != p->B || a[1] != p->Hkv || a[3] != p->D || b[0] != p->B || b[1] != p->Hkv ||
+	    b[2] != a[2] || b[3] != p->Dv || p->pk->dtype != c->in[0]->dtype ||
+	    p->pv->dtype != c->in[0]->dtype)
+		return att_bad(c, "past_key/past_value shapes do not match key/value");
+	p->P = a[2];
+	return OM_OK;
+}
+
+/* mask broadcast to [B, Hq, Sq, T]; its last axis may be shorter (the rest is masked) */
+static om_kind att_mask(om_ctx *c, att_plan *p)
+{
+	const om_tensor *m = p->mask = att_in(c, 3);
+	for (int i = 0; i < 4; i++)
+		p->mstride[i] = 0;
+	p->mlast = p->T;
+	if (!m)
+		return OM_OK;
+	if (m->dtype != OM_BOOL && m->dtype != c->in[0]->dtype)
+		return att_bad(c, "attn_mask must be bool or the query's type");
+	if (m->rank < 1 || m->rank > 4)
+		return att_bad(c, "attn_mask must have rank 1 to 4");
+	const int64_t want[4] = {p->B, p->Hq, p->Sq, p->T};
+	int64_t stride = 1;
+	for (int32_t i = m->rank - 1; i >= 0; i--) {
+		const int a = 4 - m->rank + i;
+		const int64_t d = m->dims[i];
+		if (a == 3) {
+			if (d > p->T)
+				return att_bad(c, "attn_mask is longer than the total sequence");
+			p->mlast = d;
+		} else if (d != 1 && d != want[a]) {
+			return att_bad(c, "attn_mask does not broadcast to the scores");
+		}
+		p->mstride[a] = d == 1 && a != 3 ? 0 : stride;
+		stride *= d;
+	}
+	return OM_OK;
+}
+
+static om_kind att_plan_make(om_ctx *c, att_plan *p)
+{
+	memset(p, 0, sizeof *p);
+	const om_tensor *q = att_in(c, 0), *k = att_in(c, 1), *v = att_in(c, 2);
+	if (!q || !k || !v)
+		return att_bad(c, "needs query, key and value");
+	if (!om_is_float_type(q->dtype) || k->dtype != q->dtype || v->dtype != q->dtype)
+		return att_bad(c, "query, key and value must be one float type");
+	if ((q->rank != 3 && q->rank != 4) || k->rank != q->rank || v->rank != q->rank)
+		return att_bad(c, "query, key and value must all be 3-D or all 4-D");
+	p->rank3 = q->rank == 3;
+	om_kind rc = att_heads(c, p);
+	if (!rc)
+		rc = att_past(c, p);
+	if (rc)
+		return rc;
+	p->T = p->P + p->Skv;
+	if ((rc = att_mask(c, p)))
+		return rc;
+	p->nonpad = att_in(c, 6);
+	if (p->nonpad && (p->nonpad->dtype != OM_INT64 || p->nonpad->rank != 1 ||
+			  p->nonpad->dims[0] != p->B))
+		return att_bad(c, "nonpad_kv_seqlen must be int64 [batch]");
+	p->causal = om_attr_int(c->node, "is_causal", 0) != 0;
+	p->scale = om_node_attr(c->node, "scale") ? om_attr_float(c->node, "scale", 1)
+						   : 1 / sqrt((double)p->D);
+	p->softcap = om_attr_float(c->node, "softcap", 0);
+	p->mode = om_attr_int(c->node, "qk_matmul_output_mode", 0);
+	if (p->mode < 0 || p->mode > 3)
+		return att_bad(c, "qk_matmul_output_mode must be 0 to 3");
+	if (om_shape_numel(4, (int64_t[]){p->B, p->Hq, p->Sq, p->T}) < 0 ||
+	    om_shape_numel(4, (int64_t[]){p->B, p->Hq, p->T, p->D > p->Dv ? p->D : p->Dv}) < 0)
+		return att_bad(c, "sizes overflow");
+	return OM_OK;
+}
+
+static om_kind attention_infer(om_ctx *c)
+{
+	att_plan p;
+	om_kind rc = att_plan_make(c, &p);
+	if (rc)
+		return rc;
+	const int32_t dt = c->in[0]->dtype;
+	if (p.rank3)
+		om_set_shape(c->out[0], dt, 3, (int64_t[]){p.B, p.Sq, p.Hq * p.Dv});
+	else
+		om_set_shape(c->out[0], dt, 4, (int64_t[]){p.B, p.Hq, p.Sq, p.Dv});
+	if (c->nout > 1 && c->out[1])
+		om_set_shape(c->out[1], dt, 4, (int64_t[]){p.B, p.Hkv, p.T, p.D});
+	if (c->nout > 2 && c->out[2])
+		om_set_shape(c->out[2], dt, 4, (int64_t[]){p.B, p.Hkv, p.T, p.Dv});
+	if (c->nout > 3 && c->out[3])
+		om_set_shape(c->out[3], dt, 4, (int64_t[]){p.B, p.Hq, p.Sq, p.T});
+	return OM_OK;
+}
+
+/* dst [B, H, S, E] (heads first) from a 3-D [B, S, H*E] or 4-D [B, H, S, E] tensor, placed at
+ * sequence offset `at` of a total length `len` */
+static void att_load_heads(const om_tensor *t, bool rank3, int64_t B, int64_t H, int64_t S,
+			   int64_t E, double *dst, int64_t at, int64_t len)
+{
+	const size_t es = om_dtype_size(t->dtype);
+	for (int64_t b = 0; b < B; b++)
+		for (int64_t h = 0; h < H; h++)
+			for (int64_t s = 0; s < S; s++) {
+				const int64_t src = rank3 ? ((b * S + s) * H + h) * E
+							  : ((b * H + h) * S + s) * E;
+				om_load_f64(t->dtype, (const char *)t->data + (size_t)src * es, 1,
+					    E, dst + ((b * H + h) * len + at + s) * E);
+			}
+}
+
+/* the additive bias at (b, h, i, j): mask, causal frontier, padding */
+static double att_bias(const att_plan *p, const double *mask, const int64_t *nonpad,
+		       int64_t b, int64_t h, int64_t i, int64_t j)
+{
+	double v = 0;
+	if (p->mask) {
+		if (j >= p->mlast)
+			return -INFINITY;
+		const double m = mask[b * p->mstride[0] + h * p->mstride[1] + i * p->mstride[2] +
+				      j * p->mstride[3]];
+		v = p->mask->dtype == OM_BOOL ? (m != 0 ? 0 : -INFINITY) : m;
+	}
+	if (p->causal) {
+		const int64_t off = p->pk ? p->P : nonpad ? nonpad[b] - p->Sq : 0;
+		if (j > i + off)
+			return -INFINITY;
+	}
+	if (nonpad && j >= nonpad[b])
+		return -INFINITY;
+	return v;
+}
+
+/* softmax along a row of n; a row without any finite score gives zeros */
+static void att_softmax(double *r, int64_t n)
+{
+	double m = -INFINITY, s = 0;
+	for (int64_t j = 0; j < n; j++)
+		m = r[j] > m ? r[j] : m;
+	if (m == -INFINITY) {
+		for (int64_t j = 0; j < n; j++)
+			r[j] = 0;
+		return;
+	}
+	for (int64_t j = 0; j < n; j++)
+		s += r[j] = om_det_exp(r[j] - m);
+	for (int64_t j = 0; j < n; j++)
+		r[j] /= s;
+}
+
+static double att_tanh(double x)
+{
+	if (x > 20)
+		return 1;
+	if (x < -20)
+		return -1;
+	const double e = om_det_exp(2 * x);
+	return (e - 1) / (e + 1);
+}
+
+typedef struct att_bufs {
+	double *q, *k, *v, *s, *qk, *y, *mask;
+	int64_t *nonpad;
+} att_bufs;
+
+/* scores, bias, softmax and the product with V for head (b, h) */
+static void att_head(const om_ctx *c, const att_plan *p, const att_bufs *w, int64_t b,
+		     int64_t h)
+{
+	const int64_t kh = h / (p->Hq / p->Hkv), T = p->T;
+	const double *q = w->q + (b * p->Hq + h) * p->Sq * p->D;
+	const double *k = w->k + (b * p->Hkv + kh) * T * p->D;
+	const double *v = w->v + (b * p->Hkv + kh) * T * p->Dv;
+	double *s = w->s, *qk = w->qk + (b * p->Hq + h) * p->Sq * T;
+	double *y = w->y + (b * p->Hq + h) * p->Sq * p->Dv;
+	om_dgemm(c->exact, false, true, p->Sq, T, p->D, p->scale, q, p->D, k, p->D, 0, s, T);
+	for (int64_t i = 0; i < p->Sq; i++) {
+		double *r = s + i * T, *o = qk + i * T;
+		for (int64_t j = 0; j < T; j++) {
+			double x = r[j];
+			if (p->mode == 0)
+				o[j] = x;
+			if (p->softcap > 0)
+				x = p->softcap * att_tanh(x / p->softcap);
+			if (p->mode == 1)
+				o[j] = x;
+			x += att_bias(p, w->mask, p->nonpad ? w->nonpad : NULL, b, h, i, j);
+			if (p->mode == 2)
+				o[j] = x;
+			r[j] = x;
+		}
+		att_softmax(r, T);
+		if (p->mode == 3)
+			memcpy(o, r, sizeof(double) * (size_t)T);
+	}
+	om_dgemm(c->exact, false, false, p->Sq, p->Dv, T, 1, s, T, v, p->Dv, 0, y, p->Dv);
+}
+
+static void att_store(const att_plan *p, const att_bufs *w, om_tensor *const *out, int nout)
+{
+	om_tensor *y = out[0];
+	const size_t es = om_dtype_size(y->dtype);
+	for (int64_t b = 0; b < p->B; b++)
+		for (int64_t h = 0; h < p->Hq; h++)
+			for (int64_t s = 0; s < p->Sq; s++) {
+				const int64_t at = p->rank3 ? ((b * p->Sq + s) * p->Hq + h) * p->Dv
+							    : ((b * p->Hq + h) * p->Sq + s) * p->Dv;
+				om_store_f64(y->dtype, (char *)y->data + (size_t)at * es, 1,
+					     w->y + ((b * p->Hq + h) * p->Sq + s) * p->Dv, p->Dv);
+			}
+	const double *src[] = {NULL, w->k, w->v, w->qk};
+	const int64_t n[] = {0, p->B * p->Hkv * p->T * p->D, p->B * p->Hkv * p->T * p->Dv,
+			     p->B * p->Hq * p->Sq * p->T};
+	for (int i = 1; i < 4 && i < nout; i++)
+		if (out[i])
+			om_store_f64(out[i]->dtype, out[i]->data, 1, src[i], n[i]);
+}
+
+static om_kind attention_kernel(om_ctx *c)
+{
+	att_plan p;
+	om_kind rc = att_plan_make(c, &p);
+	if (rc)
+		return rc;
+	const int64_t nq = p.B * p.Hq * p.Sq * p.D, nk = p.B * p.Hkv * p.T * p.D;
+	const int64_t nv = p.B * p.Hkv * p.T * p.Dv, ns = p.Sq * p.T;
+	const int64_t nqk = p.B * p.Hq * p.Sq * p.T, ny = p.B * p.Hq * p.Sq * p.Dv;
+	const int64_t nm = p.mask ? om_tensor_numel(p.mask) : 0;
+	att_bufs w = {0};
+	w.q = malloc(sizeof(double) * (size_t)(nq + nk + nv + ns + nqk + ny + nm + 1));
+	w.nonpad = malloc(sizeof(int64_t) * (size_t)(p.B + 1));
+	if (!w.q || !w.nonpad) {
+		free(w.q), free(w.nonpad);
+		return om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory");
+	}
+	w.k = w.q + nq, w.v = w.k + nk, w.s = w.v + nv, w.qk = w.s + ns, w.y = w.qk + nqk;
+	w.mask = w.y + ny;
+	att_load_heads(c->in[0], p.rank3, p.B, p.Hq, p.Sq, p.D, w.q, 0, p.Sq);
+	if (p.pk) {
+		att_load_heads(p.pk, false, p.B, p.Hkv, p.P, p.D, w.k, 0, p.T);
+		att_load_heads(p.pv, false, p.B, p.Hkv, p.P, p.Dv, w.v, 0, p.T);
+	}
+	att_load_heads(c->in[1], p.rank3, p.B, p.Hkv, p.Skv, p.D, w.k, p.P, p.T);
+	att_load_heads(c->in[2], p.rank3, p.B, p.Hkv, p.Skv, p.Dv, w.v, p.P, p.T);
+	if (p.mask)
+		om_load_f64(p.mask->dtype, p.mask->data, 1, nm, w.mask);
+	if (p.nonpad)
+		memcpy(w.nonpad, p.nonpad->data, sizeof(int64_t) * (size_t)p.B);
+	for (int64_t b = 0; b < p.B; b++)
+		for (int64_t h = 0; h < p.Hq; h++)
+			att_head(c, &p, &w, b, h);
+	att_store(&p, &w, c->out, c->nout);
+	free(w.q), free(w.nonpad);
+	return OM_OK;
+}
+
+/* ---- RotaryEmbedding ------------------------------------------------------------------- */
+
+typedef struct rope_plan {
+	int64_t B, S, H, D, rd, C2; /* rd: rotated width; C2: the caches' last extent */
+	bool rank3, interleaved;
+	const om_tensor *pos;
+} rope_plan;
+
+static om_kind rope_plan_make(om_ctx *c, rope_plan *p)
+{
+	memset(p, 0, sizeof *p);
+	const om_tensor *x = att_in(c, 0), *cs = att_in(c, 1), *sn = att_in(c, 2);
+	p->pos = att_in(c, 3);
+	if (!x || !cs || !sn || !om_is_float_type(x->dtype) || cs->dtype != x->dtype ||
+	    sn->dtype != x->dtype)
+		return att_bad(c, "needs X, cos_cache and sin_cache of one float type");
+	if (x->rank != 3 && x->rank != 4)
+		return att_bad(c, "X must be 3-D or 4-D");
+	p->rank3 = x->rank == 3;
+	p->B = x->dims[0];
+	if (p->rank3) {
+		p->H = om_attr_int(c->node, "num_heads", 0);
+		if (p->H <= 0 || x->dims[2] % p->H)
+			return att_bad(c, "3-D X needs num_heads dividing its hidden size");
+		p->S = x->dims[1], p->D = x->dims[2] / p->H;
+	} else {
+		p->H = x->dims[1], p->S = x->dims[2], p->D = x->dims[3];
+	}
+	p->rd = om_attr_int(c->node, "rotary_embedding_dim", 0);
+	if (p->rd == 0)
+		p->rd = p->D;
+	if (p->rd < 0 || p->rd > p->D || p->rd % 2)
+		return att_bad(c, "rotary_embedding_dim must be even and at most the head size");
+	p->interleaved = om_attr_int(c->node, "interleaved", 0) != 0;
+	if (cs->rank != sn->rank || memcmp(cs->dims, sn->dims, sizeof(int64_t) * (size_t)cs->rank))
+		return att_bad(c, "cos_cache and sin_cache differ in shape");
+	if (p->pos) {
+		if ((p->pos->dtype != OM_INT64 && p->pos->dtype != OM_INT32) ||
+		    p->pos->rank != 2 || p->pos->dims[0] != p->B || p->pos->dims[1] != p->S)
+			return att_bad(c, "position_ids must be int64 [batch, sequence]");
+		if (cs->rank != 2)
+			return att_bad(c, "with position_ids the caches are 2-D");
+	} else if (cs->rank != 3 || cs->dims[0] != p->B || cs->dims[1] != p->S) {
+		return att_bad(c, "without position_ids the caches are [batch, sequence, *]");
+	}
+	p->C2 = cs->dims[cs->rank - 1];
+	if (p->C2 < p->rd / 2)
+		return att_bad(c, "the caches are narrower than rotary_embedding_dim / 2");
+	return OM_OK;
+}
+
+static om_kind rope_infer(om_ctx *c)
+{
+	rope_plan p;
+	om_kind rc = rope_plan_make(c, &p);
+	if (!rc)
+		om_set_shape(c->out[0], c->in[0]->dtype, c->in[0]->rank, c->in[0]->dims);
+	return rc;
+}
+
+/* rotates one head row r (D wide) with cos/sin rows of rd / 2 */
+static void rope_row(const rope_plan *p, double *r, const double *cs, const double *sn)
+{
+	const int64_t half = p->rd / 2;
+	for (int64_t i = 0; i < half; i++) {
+		const int64_t a = p->interleaved ? 2 * i : i, b = p->interleaved ? 2 * i + 1
+									: i + half;
+		const double x1 = r[a], x2 = r[b];
+		r[a] = cs[i] * x1 - sn[i] * x2;
+		r[b] = sn[i] * x1 + cs[i] * x2;
+	}
+}
+
+static om_kind rope_kernel(om_ctx *c)
+{
+	rope_plan p;
+	om_kind rc = rope_plan_make(c, &p);
+	if (rc)
+		return rc;
+	const om_tensor *x = c->in[0], *cs = c->in[1], *sn = c->in[2];
+	const int64_t rows = p.pos ? cs->dims[0] : p.B * p.S;
+	for (int64_t i = 0; p.pos && i < p.B * p.S; i++) {
+		const int64_t v = om_ix_int_at(p.pos, i);
+		if (v < 0 || v >= rows)
+			return om_error(c->st, OM_ERR_INVALID_INPUT, c->node,
+					"position id %lld is outside [0, %lld)", (long long)v,
+					(long long)rows);
+	}
+	double *r = malloc(sizeof(double) * (size_t)(p.D + p.rd + 2));
+	if (!r)
+		return om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory");
+	double *cr = r + p.D, *sr = cr + p.rd / 2 + 1;
+	const size_t es = om_dtype_size(x->dtype);
+	for (int64_t b = 0; b < p.B; b++)
+		for (int64_t s = 0; s < p.S; s++) {
+			const int64_t row = p.pos ? om_ix_int_at(p.pos, b * p.S + s) : b * p.S + s;
+			const size_t co = (size_t)(row * p.C2) * es;
+			om_load_f64(cs->dtype, (const char *)cs->data + co, 1, p.rd / 2, cr);
+			om_load_f64(sn->dtype, (const char *)sn->data + co, 1, p.rd / 2, sr);
+			for (int64_t h = 0; h < p.H; h++) {
+				const int64_t at = p.rank3 ? ((b * p.S + s) * p.H + h) * p.D
+							   : ((b * p.H + h) * p.S + s) * p.D;
+				om_load_f64(x->dtype, (const char *)x->data + (size_t)at * es, 1,
+					    p.D, r);
+				rope_row(&p, r, cr, sr);
+				om_store_f64(x->dtype, (char *)c->out[0]->data + (size_t)at * es, 1,
+					     r, p.D);
+			}
+		}
+	free(r);
+	return OM_OK;
+}
+
+static const om_op rows[] = {
+	{"Attention", "", 23, attention_infer, attention_kernel, OM_OP_EXACT},
+	{"RotaryEmbedding", "", 23, rope_infer, rope_kernel, OM_OP_EXACT},
+};
+
+const om_op_table om_ops_attention = OM_TABLE(rows);
