@@ -9,6 +9,7 @@ extern const om_op_table om_ops_view, om_ops_move, om_ops_index, om_ops_generate
 	om_ops_pool, om_ops_resize, om_ops_control, om_ops_rnn;
 extern const om_op_table om_ops_loss;
 extern const om_op_table om_ops_attention;
+extern const om_op_table om_ops_quant;
 
 static const om_op_table *const tables[] = {
 	&om_ops_view,   &om_ops_move,        &om_ops_index, &om_ops_generate, &om_ops_elementwise,
@@ -16,6 +17,7 @@ static const om_op_table *const tables[] = {
 	&om_ops_pool,   &om_ops_resize,      &om_ops_control, &om_ops_rnn,
 	&om_ops_loss,
 	&om_ops_attention,
+	&om_ops_quant,
 };
 
 static bool same_domain(const char *a, const char *b)

@@ -1,0 +1,369 @@
+/* ops_quant.c — QuantizeLinear and DequantizeLinear (per tensor, per axis, blocked; 8/16-bit,
+ * 4-bit, float8 and float4 types), DynamicQuantizeLinear, QLinearMatMul. Arithmetic in float
+ * (as ONNX's reference and ONNX Runtime), rounding half to even; conversions through Cast's
+ * om_cast_elems. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cast.h"
+#include "float8.h"
+#include "numrun.h"
+#include "op.h"
+
+static const om_tensor *q_in(const om_ctx *c, int i)
+{
+	return c->nin > i ? c->in[i] : NULL;
+}
+
+/* the integer range of a quantized type; false for float8/float4 (no rounding, cast) */
+static bool q_int_range(int32_t dt, float *lo, float *hi)
+{
+	switch (dt) {
+	case OM_INT8: *lo = -128, *hi = 127; return true;
+	case OM_UINT8: *lo = 0, *hi = 255; return true;
+	case OM_INT16: *lo = -32768, *hi = 32767; return true;
+	case OM_UINT16: *lo = 0, *hi = 65535; return true;
+	case OM_INT4: *lo = -8, *hi = 7; return true;
+	case OM_UINT4: *lo = 0, *hi = 15; return true;
+	case OM_INT32: *lo = -2147483648.0f, *hi = 2147483520.0f; return true;
+	default: return false;
+	}
+}
+
+static bool q_is_quant_type(int32_t dt)
+{
+	float lo, hi;
+	return q_int_range(dt, &lo, &hi) || om_is_float8(dt) || dt == OM_FLOAT4E2M1;
+}
+
+/* n elements of any castable type as float (malloc'd; NULL on failure, error set) */
+static float *q_floats(om_ctx *c, const om_tensor *t, int64_t n)
+{
+	float *f = malloc(sizeof(float) * (size_t)(n + 1));
+	if (!f) {
+		om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory");
+		return NULL;
+	}
+	if (om_cast_elems(c, f, OM_FLOAT, t->data, t->dtype, n, 0)) {
+		free(f);
+		return NULL;
+	}
+	return f;
+}
+
+/* x viewed as [outer, A, inner] around `axis`; the scale (and zero point) index of an element
+ * is 0 (per tensor), a (per axis) or (o * SA + a / block) * inner + i (blocked) */
+typedef struct q_layout {
+	int64_t outer, A, inner, SA, block;
+	int kind; /* 0 per tensor, 1 per axis, 2 blocked */
+} q_layout;
+
+static om_kind q_layout_make(om_ctx *c, const om_tensor *x, const om_tensor *s,
+			     const om_tensor *zp, q_layout *l)
+{
+	memset(l, 0, sizeof *l);
+	l->outer = l->A = l->inner = 1;
+	if (zp && om_tensor_numel(zp) != om_tensor_numel(s))
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"zero point and scale differ in shape");
+	if (om_tensor_numel(s) == 1 && s->rank <= 1)
+		return OM_OK;
+	int32_t axis;
+	om_kind rc = om_norm_axis(c, om_attr_int(c->node, "axis", 1), x->rank, &axis);
+	if (rc)
+		return rc;
+	for (int32_t d = 0; d < x->rank; d++)
+		if (d < axis)
+			l->outer *= x->dims[d];
+		else if (d > axis)
+			l->inner *= x->dims[d];
+	l->A = x->dims[axis];
+	l->block = om_attr_int(c->node, "block_size", 0);
+	if (s->rank == 1 && l->block == 0) {
+		if (s->dims[0] != l->A)
+			return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+					"per-axis scale has %lld entries, axis %d has %lld",
+					(long long)s->dims[0], axis, (long long)l->A);
+		l->kind = 1;
+		return OM_OK;
+	}
+	if (l->block <= 0 || s->rank != x->rank)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"a scale that is not scalar or 1-D needs block_size > 0 and X's rank");
+	for (int32_t d = 0; d < x->rank; d++) {
+		const int64_t want = d == axis ? (x->dims[d] + l->block - 1) / l->block : x->dims[d];
+		if (s->dims[d] != want)
+			return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+					"blocked scale dim %d is %lld, want %lld", d,
+					(long long)s->dims[d], (long long)want);
+	}
+	l->SA = s->dims[axis];
+	l->kind = 2;
+	return OM_OK;
+}
+
+static inline int64_t q_param_index(const q_layout *l, int64_t i)
+{
+	if (l->kind == 0)
+		return 0;
+	const int64_t in = i % l->inner, a = (i / l->inner) % l->A;
+	if (l->kind == 1)
+		return a;
+	const int64_t o = i / (l->inner * l->A);
+	return (o * l->SA + a / l->block) * l->inner + in;
+}
+
+/* the type QuantizeLinear produces: the zero point's, else output_dtype, else uint8 */
+static int32_t q_out_type(const om_ctx *c)
+{
+	const om_tensor *zp = q_in(c, 2);
+	if (zp)
+		return zp->dtype;
+	const int64_t odt = om_attr_int(c->node, "output_dtype", 0);
+	return odt ? (int32_t)odt : OM_UINT8;
+}
+
+/* DequantizeLinear: output_dtype, else the scale's type */
+static int32_t dq_out_type(const om_ctx *c)
+{
+	const int64_t odt = om_attr_int(c->node, "output_dtype", 0);
+	return odt ? (int32_t)odt : c->in[1]->dtype;
+}
+
+static om_kind q_check(om_ctx *c, bool quantize, q_layout *l)
+{
+	const om_tensor *x = q_in(c, 0), *s = q_in(c, 1), *zp = q_in(c, 2);
+	if (!x || !s || !om_is_float_type(s->dtype))
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "needs x and a float scale");
+	const int32_t qdt = quantize ? q_out_type(c) : x->dtype;
+	if (!q_is_quant_type(qdt) || (zp && zp->dtype != qdt) ||
+	    (quantize && !om_is_float_type(x->dtype) && x->dtype != OM_INT32))
+		return om_error(c->st, OM_ERR_UNSUPPORTED, c->node, "quantized type %s",
+				om_dtype_name(qdt));
+	if (!quantize && !om_is_float_type(dq_out_type(c)))
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "output_dtype not float");
+	return q_layout_make(c, x, s, zp, l);
+}
+
+static om_kind quantize_infer(om_ctx *c)
+{
+	q_layout l;
+	om_kind rc = q_check(c, true, &l);
+	if (!rc)
+		om_set_shape(c->out[0], q_out_type(c), c->in[0]->rank, c->in[0]->dims);
+	return rc;
+}
+
+static om_kind dequantize_infer(om_ctx *c)
+{
+	q_layout l;
+	om_kind rc = q_check(c, false, &l);
+	if (!rc)
+		om_set_shape(c->out[0], dq_out_type(c), c->in[0]->rank, c->in[0]->dims);
+	return rc;
+}
+
+/* y = saturate(round(x / scale) + zp) for integer types, cast(x / scale + zp) for floats */
+static void q_apply(float *v, int64_t n, int32_t qdt)
+{
+	float lo, hi;
+	if (!q_int_range(qdt, &lo, &hi))
+		return;
+	for (int64_t i = 0; i < n; i++)
+		v[i] = v[i] != v[i] ? 0 : v[i] < lo ? lo : v[i] > hi ? hi : v[i];
+}
+
+static om_kind qdq_kernel(om_ctx *c, bool quantize)
+{
+	q_layout l;
+	om_kind rc = q_check(c, quantize, &l);
+	if (rc)
+		return rc;
+	const om_tensor *x = c->in[0], *s = c->in[1], *zpt = q_in(c, 2);
+	const int64_t n = om_tensor_numel(x), ns = om_tensor_numel(s);
+	const int32_t qdt = quantize ? q_out_type(c) : x->dtype;
+	float *v = q_floats(c, x, n), *sc = v ? q_floats(c, s, ns) : NULL;
+	float *zp = sc && zpt ? q_floats(c, zpt, ns) : NULL;
+	if (!sc || (zpt && !zp)) {
+		free(v), free(sc);
+		return c->st->kind ? c->st->kind : OM_ERR_NOMEM;
+	}
+	float lo, hi;
+	const bool ints = q_int_range(qdt, &lo, &hi);
+	for (int64_t i = 0; i < n; i++) {
+		const int64_t p = q_param_index(&l, i);
+		const float z = zp ? zp[p] : 0;
+		if (quantize)
+			v[i] = ints ? rintf(v[i] / sc[p]) + z : v[i] / sc[p] + z;
+		else
+			v[i] = (v[i] - z) * sc[p];
+	}
+	if (quantize)
+		q_apply(v, n, qdt);
+	const int sat = (int)om_attr_int(c->node, "saturate", 1);
+	rc = om_cast_elems(c, c->out[0]->data, c->out[0]->dtype, v, OM_FLOAT, n, sat);
+	free(v), free(sc), free(zp);
+	return rc;
+}
+
+static om_kind quantize_kernel(om_ctx *c)
+{
+	return qdq_kernel(c, true);
+}
+
+static om_kind dequantize_kernel(om_ctx *c)
+{
+	return qdq_kernel(c, false);
+}
+
+/* ---- DynamicQuantizeLinear: uint8 over [min(0, x), max(0, x)] ------------------------- */
+
+static om_kind dynq_infer(om_ctx *c)
+{
+	const om_tensor *x = c->in[0];
+	if (!x || x->dtype != OM_FLOAT)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "needs float x");
+	om_set_shape(c->out[0], OM_UINT8, x->rank, x->dims);
+	if (c->nout > 1 && c->out[1])
+		om_set_shape(c->out[1], OM_FLOAT, 0, NULL);
+	if (c->nout > 2 && c->out[2])
+		om_set_shape(c->out[2], OM_UINT8, 0, NULL);
+	return OM_OK;
+}
+
+static om_kind dynq_kernel(om_ctx *c)
+{
+	om_kind rc = dynq_infer(c);
+	if (rc)
+		return rc;
+	const om_tensor *x = c->in[0];
+	const float *v = x->data;
+	const int64_t n = om_tensor_numel(x);
+	float lo = 0, hi = 0;
+	for (int64_t i = 0; i < n; i++)
+		if (v[i] == v[i])
+			lo = v[i] < lo ? v[i] : lo, hi = v[i] > hi ? v[i] : hi;
+	const float scale = (hi - lo) / 255.0f;
+	float zp = 0;
+	if (scale > 0 && isfinite(scale)) {
+		zp = rintf(0 - lo / scale);
+		zp = zp < 0 ? 0 : zp > 255 ? 255 : zp;
+	}
+	uint8_t *y = c->out[0]->data;
+	for (int64_t i = 0; i < n; i++) {
+		float q = scale > 0 && isfinite(scale) ? rintf(v[i] / scale) + zp : 0;
+		y[i] = (uint8_t)(q != q ? 0 : q < 0 ? 0 : q > 255 ? 255 : q);
+	}
+	if (c->nout > 1 && c->out[1])
+		memcpy(c->out[1]->data, &scale, sizeof scale);
+	if (c->nout > 2 && c->out[2])
+		*(uint8_t *)c->out[2]->data = (uint8_t)zp;
+	return OM_OK;
+}
+
+/* ---- QLinearMatMul: int8/uint8 operands, per-tensor or per-row/column parameters ------- */
+
+typedef struct qmm_geom {
+	int64_t batch, M, K, N, astep, bstep; /* a [batch?, M, K], b [batch?, K, N] */
+} qmm_geom;
+
+static om_kind qmm_geom_make(om_ctx *c, qmm_geom *g, int32_t *ydt, int64_t *ydims,
+			     int32_t *yrank)
+{
+	const om_tensor *a = q_in(c, 0), *b = q_in(c, 3), *yzp = q_in(c, 7);
+	for (int i = 0; i < 8; i++)
+		if (!q_in(c, i))
+			return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "needs 8 inputs");
+	if ((a->dtype != OM_INT8 && a->dtype != OM_UINT8) ||
+	    (b->dtype != OM_INT8 && b->dtype != OM_UINT8) ||
+	    (yzp->dtype != OM_INT8 && yzp->dtype != OM_UINT8))
+		return om_error(c->st, OM_ERR_UNSUPPORTED, c->node, "8-bit integer operands only");
+	if (a->rank < 2 || b->rank < 2 || a->rank > 3 || b->rank > 3)
+		return om_error(c->st, OM_ERR_UNSUPPORTED, c->node, "operands of rank 2 or 3");
+	g->M = a->dims[a->rank - 2], g->K = a->dims[a->rank - 1];
+	g->N = b->dims[b->rank - 1];
+	const int64_t ba = a->rank == 3 ? a->dims[0] : 1, bb = b->rank == 3 ? b->dims[0] : 1;
+	if (b->dims[b->rank - 2] != g->K || (ba != bb && ba != 1 && bb != 1))
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "operand shapes do not match");
+	g->batch = ba > bb ? ba : bb;
+	g->astep = ba == 1 ? 0 : g->M * g->K, g->bstep = bb == 1 ? 0 : g->K * g->N;
+	const int64_t np[] = {1, g->M, 1, 1, g->N, 1, 1, 1}; /* allowed parameter sizes */
+	for (int i = 1; i < 8; i++) {
+		if (i == 3)
+			continue;
+		const int64_t k = om_tensor_numel(c->in[i]);
+		if (k != 1 && k != np[i])
+			return om_error(c->st, OM_ERR_UNSUPPORTED, c->node,
+					"input %d: per-tensor or per-row/column parameters", i);
+	}
+	*ydt = yzp->dtype;
+	*yrank = a->rank > b->rank ? a->rank : b->rank;
+	ydims[0] = g->batch;
+	ydims[*yrank - 2] = g->M, ydims[*yrank - 1] = g->N;
+	return OM_OK;
+}
+
+static om_kind qmm_infer(om_ctx *c)
+{
+	qmm_geom g;
+	int32_t dt, rank;
+	int64_t dims[3];
+	om_kind rc = qmm_geom_make(c, &g, &dt, dims, &rank);
+	if (!rc)
+		om_set_shape(c->out[0], dt, rank, dims);
+	return rc;
+}
+
+static om_kind qmm_kernel(om_ctx *c)
+{
+	qmm_geom g;
+	int32_t dt, rank;
+	int64_t dims[3];
+	om_kind rc = qmm_geom_make(c, &g, &dt, dims, &rank);
+	if (rc)
+		return rc;
+	const int64_t na = om_tensor_numel(c->in[0]), nb = om_tensor_numel(c->in[3]);
+	float *p[8] = {0};
+	for (int i = 0; i < 8 && !rc; i++) {
+		const int64_t k = i == 0 ? na : i == 3 ? nb : om_tensor_numel(c->in[i]);
+		if (!(p[i] = q_floats(c, c->in[i], k)))
+			rc = c->st->kind ? c->st->kind : OM_ERR_NOMEM;
+	}
+	const int64_t ny = g.batch * g.M * g.N;
+	float *y = rc ? NULL : malloc(sizeof(float) * (size_t)(ny + 1));
+	if (!rc && !y)
+		rc = om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory");
+	float lo, hi;
+	q_int_range(dt, &lo, &hi);
+	const bool arow = om_tensor_numel(c->in[1]) > 1, bcol = om_tensor_numel(c->in[4]) > 1;
+	for (int64_t t = 0; !rc && t < g.batch; t++)
+		for (int64_t i = 0; i < g.M; i++)
+			for (int64_t j = 0; j < g.N; j++) {
+				const float *a = p[0] + t * g.astep + i * g.K;
+				const float *b = p[3] + t * g.bstep + j;
+				const float az = p[2][om_tensor_numel(c->in[2]) > 1 ? i : 0];
+				const float bz = p[5][om_tensor_numel(c->in[5]) > 1 ? j : 0];
+				double acc = 0; /* integers: exact */
+				for (int64_t k = 0; k < g.K; k++)
+					acc += (double)(a[k] - az) * (double)(b[k * g.N] - bz);
+				const float s = p[1][arow ? i : 0] * p[4][bcol ? j : 0] / p[6][0];
+				const float q = rintf((float)acc * s) + p[7][0];
+				y[(t * g.M + i) * g.N + j] = q != q ? 0 : q < lo ? lo : q > hi ? hi : q;
+			}
+	if (!rc)
+		rc = om_cast_elems(c, c->out[0]->data, dt, y, OM_FLOAT, ny, 0);
+	for (int i = 0; i < 8; i++)
+		free(p[i]);
+	free(y);
+	return rc;
+}
+
+static const om_op rows[] = {
+	{"QuantizeLinear", "", 10, quantize_infer, quantize_kernel, OM_OP_EXACT},
+	{"DequantizeLinear", "", 10, dequantize_infer, dequantize_kernel, OM_OP_EXACT},
+	{"DynamicQuantizeLinear", "", 11, dynq_infer, dynq_kernel, OM_OP_EXACT},
+	{"QLinearMatMul", "", 10, qmm_infer, qmm_kernel, OM_OP_EXACT},
+};
+
+const om_op_table om_ops_quant = OM_TABLE(rows);
