@@ -90,9 +90,10 @@ static om_kind q_layout_make(om_ctx *c, const om_tensor *x, const om_tensor *s,
 	}
 	if (l->block <= 0 || s->rank != x->rank)
 		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
-				"a scale that is not scalar or 1-D needs block_size > 0 and X's rank");
+				"a blocked scale needs block_size > 0 and X's rank");
 	for (int32_t d = 0; d < x->rank; d++) {
-		const int64_t want = d == axis ? (x->dims[d] + l->block - 1) / l->block : x->dims[d];
+		const int64_t want =
+			d == axis ? (x->dims[d] + l->block - 1) / l->block : x->dims[d];
 		if (s->dims[d] != want)
 			return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
 					"blocked scale dim %d is %lld, want %lld", d,
@@ -285,7 +286,8 @@ static om_kind qmm_geom_make(om_ctx *c, qmm_geom *g, int32_t *ydt, int64_t *ydim
 	g->N = b->dims[b->rank - 1];
 	const int64_t ba = a->rank == 3 ? a->dims[0] : 1, bb = b->rank == 3 ? b->dims[0] : 1;
 	if (b->dims[b->rank - 2] != g->K || (ba != bb && ba != 1 && bb != 1))
-		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "operand shapes do not match");
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"operand shapes do not match");
 	g->batch = ba > bb ? ba : bb;
 	g->astep = ba == 1 ? 0 : g->M * g->K, g->bstep = bb == 1 ? 0 : g->K * g->N;
 	const int64_t np[] = {1, g->M, 1, 1, g->N, 1, 1, 1}; /* allowed parameter sizes */
@@ -349,7 +351,8 @@ static om_kind qmm_kernel(om_ctx *c)
 					acc += (double)(a[k] - az) * (double)(b[k * g.N] - bz);
 				const float s = p[1][arow ? i : 0] * p[4][bcol ? j : 0] / p[6][0];
 				const float q = rintf((float)acc * s) + p[7][0];
-				y[(t * g.M + i) * g.N + j] = q != q ? 0 : q < lo ? lo : q > hi ? hi : q;
+				y[(t * g.M + i) * g.N + j] =
+					q != q ? 0 : q < lo ? lo : q > hi ? hi : q;
 			}
 	if (!rc)
 		rc = om_cast_elems(c, c->out[0]->data, dt, y, OM_FLOAT, ny, 0);
