@@ -140,3 +140,11 @@ void om_dgemm(int exact, bool ta, bool tb, int64_t M, int64_t N, int64_t K, doub
 	cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
 		    (int)M, (int)N, (int)K, alpha, A, (int)lda, B, (int)ldb, beta, C, (int)ldc);
 }
+
+void om_blas_threads(int n)
+{
+	if (n < 1)
+		n = 1;
+	if (openblas_get_num_threads() != n)
+		openblas_set_num_threads(n);
+}

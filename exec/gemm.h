@@ -24,4 +24,8 @@ void om_dgemm(int exact, bool ta, bool tb, int64_t M, int64_t N, int64_t K, doub
 	      const double *A, int64_t lda, const double *B, int64_t ldb, double beta, double *C,
 	      int64_t ldc);
 
+/** The thread count BLAS uses in fast mode (a setting of the BLAS library, process-wide:
+ *  every session run sets it to its own `threads` option, 1 by default). */
+void om_blas_threads(int n);
+
 #endif

@@ -15,15 +15,12 @@
 #include "gemm.h"
 #include "conv_depthwise.h"
 #include "im2col.h"
-#include "sgemm_avx512.h"
 
-/* Y (M x N, ldc) = W (M x K) X (K x N, ldb): the AVX-512 kernel in fast mode where the machine
- * has it (OpenBLAS may run narrower kernels), else om_sgemm (exact mode: its fixed order). */
+/* Y (M x N, ldc) = W (M x K) X (K x N, ldb) through om_sgemm: OpenBLAS in fast mode, the
+ * fixed-order loop in exact mode. */
 static void conv_gemm(int exact, int64_t M, int64_t N, int64_t K, const float *W,
 		      const float *X, int64_t ldb, float *Y, int64_t ldc)
 {
-	if (!exact && om_sgemm_avx512_ok() && om_sgemm_avx512(M, N, K, W, K, X, ldb, Y, ldc))
-		return;
 	om_sgemm(exact, false, false, M, N, K, 1, W, K, X, ldb, 0, Y, ldc);
 }
 

@@ -486,7 +486,8 @@ static om_kind plan_step(om_session *s, om_plan *p, om_step *sp, const om_node *
 	if (s->opt.exact && !(fl & (OM_OP_EXACT | OM_OP_VIEW)))
 		return om_error(st, OM_ERR_UNSUPPORTED, n, "no exact kernel for %s (exact mode)",
 				n->op);
-	sp->exact = s->opt.exact || (fl & (OM_OP_EXACT | OM_OP_VIEW));
+	/* OM_OP_EXACT says the row has an exact path; fast mode lets it take its fast one */
+	sp->exact = s->opt.exact;
 	sp->in = om_arena_alloc(a, sizeof(int32_t) * (size_t)(n->nin ? n->nin : 1));
 	sp->out = om_arena_alloc(a, sizeof(int32_t) * (size_t)(n->nout ? n->nout : 1));
 	if (!sp->in || !sp->out)

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gemm.h"
 #include "plan.h"
 
 /* ---- public API -------------------------------------------------------------------------- */
@@ -74,6 +75,7 @@ om_kind om_session_run(om_session *s, const om_tensor *inputs, int ninputs, om_t
 	for (int i = 0; i < ninputs; i++)
 		in[i] = &inputs[i];
 	s->cur = NULL;
+	om_blas_threads(s->opt.threads > 1 ? s->opt.threads : 1);
 	om_kind rc = om_run_plan(s, s->main, NULL, in, ninputs, outputs, noutputs, st);
 	om_run_free_strings(s);
 	free(in);
