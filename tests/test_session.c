@@ -272,8 +272,31 @@ static void run_chain(void **state)
 	assert_true(om_session_node_info(s, 3).dead);
 	assert_string_equal(a.node->op, "TAdd");
 	assert_false(a.dynamic);
-	assert_int_equal(a.mode, OM_MODE_EXACT);
+	/* a fast session lets every kernel take its fast path, exact-flagged rows too */
+	assert_int_equal(a.mode, OM_MODE_FAST);
 	assert_int_equal(b.mode, OM_MODE_FAST);
+	om_session_free(s);
+	om_model_free(m);
+}
+
+/* An exact session records that its nodes ran in exact mode. */
+static void exact_mode_recorded(void **state)
+{
+	(void)state;
+	om_model *m = new_model();
+	const int64_t d[] = {2};
+	om_value *x = input(m->graph, "x", OM_FLOAT, 1, d);
+	output(m->graph, op1(m->graph, "TAdd", "a", x, x));
+	om_session_options opt = {.exact = 1};
+	om_session *s = NULL;
+	om_status st = {0};
+	assert_int_equal(om_session_create_ex(m, &opt, &test_table, &s, &st), OM_OK);
+	float xv[] = {1.5f, -2};
+	om_tensor in = ftensor(xv, 1, d), out;
+	assert_int_equal(om_session_run(s, &in, 1, &out, 1, &st), OM_OK);
+	assert_true(((float *)out.data)[1] == -4);
+	assert_int_equal(om_session_node_info(s, 0).mode, OM_MODE_EXACT);
+	om_tensor_free(&out);
 	om_session_free(s);
 	om_model_free(m);
 }
@@ -654,7 +677,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(run_chain),
-		cmocka_unit_test(toposort_copy),
+		cmocka_unit_test(toposort_copy), cmocka_unit_test(exact_mode_recorded),
 		cmocka_unit_test(views_alias),
 		cmocka_unit_test(buffers_reused),
 		cmocka_unit_test(inplace_reuse),
