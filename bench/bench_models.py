@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Median latency of `omopt run` against ONNX Runtime (single-threaded, graph optimizations off
-and at 'all'), measured in the same run on the same inputs, printed as ratios.
+and at 'all'), measured in the same run on the same inputs, printed as ratios; wall time and
+CPU time (user+sys per run: what counts on a loaded machine; ONNX Runtime's through ort_cpu.js).
 
 usage: bench/bench_models.py [--runs N] [--omopt PATH] [--exact] MODEL_DIR...
 A model dir holds model.onnx and in/NAME.npy (the layout of ../shared/models and of
@@ -33,23 +34,23 @@ def omopt_ms(omopt, d, runs, exact):
         for f in inputs(d):
             cmd += ['--input', '%s=%s' % (os.path.basename(f)[:-4], f)]
         p = subprocess.run(cmd, capture_output=True, text=True)
-        m = re.search(r'median ([0-9.]+) ms', p.stdout + p.stderr)
+        m = re.search(r'median ([0-9.]+) ms.*cpu ([0-9.]+) ms', p.stdout + p.stderr)
         if p.returncode or not m:
-            return None, (p.stderr.strip().splitlines() or ['?'])[-1]
-        return float(m.group(1)), ''
+            return None, None, (p.stderr.strip().splitlines() or ['?'])[-1]
+        return float(m.group(1)), float(m.group(2)), ''
 
 
 def ort_ms(d, runs, level):
-    with tempfile.TemporaryDirectory() as out:
-        cmd = ['node', os.path.join(SHARED, 'oracle', 'ort_run.js'), os.path.join(d, 'model.onnx'),
-               out, '--time', str(runs), '--threads', '1']
-        if level:
-            cmd += ['--save-optimized', os.path.join(out, 'opt.onnx'), '--level', level]
-        cmd += ['%s=%s' % (os.path.basename(f)[:-4], f) for f in inputs(d)]
-        p = subprocess.run(cmd, capture_output=True, text=True)
-        if p.returncode:
-            return None
-        return json.loads(p.stdout.strip().splitlines()[-1])['run_ms_median']
+    """(wall median ms, CPU ms per run) through bench/ort_cpu.js (process.cpuUsage)"""
+    cmd = ['node', os.path.join(HERE, 'ort_cpu.js'), os.path.join(d, 'model.onnx'), str(runs)]
+    if level:
+        cmd += ['--level', level]
+    cmd += ['%s=%s' % (os.path.basename(f)[:-4], f) for f in inputs(d)]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode:
+        return None, None
+    r = json.loads(p.stdout.strip().splitlines()[-1])
+    return r['run_ms_median'], r['cpu_ms_per_run']
 
 
 def main():
@@ -59,19 +60,22 @@ def main():
     ap.add_argument('--exact', action='store_true')
     ap.add_argument('dirs', nargs='+')
     a = ap.parse_args()
-    print('%-16s %12s %12s %12s %9s %9s' % ('model', 'omopt ms', 'ort ms', 'ort-all ms',
-                                             'ratio', 'ratio-all'))
+    print('%-14s %10s %10s %10s %7s %7s | %10s %10s %10s %7s %7s' % (
+        'model', 'omopt ms', 'ort ms', 'ort-all', 'ratio', 'r-all',
+        'omopt cpu', 'ort cpu', 'ort-all', 'ratio', 'r-all'))
     for d in a.dirs:
         name = os.path.basename(os.path.normpath(d))
-        ours, err = omopt_ms(a.omopt, d, a.runs, a.exact)
-        plain, full = ort_ms(d, a.runs, None), ort_ms(d, a.runs, 'all')
+        ours, ours_cpu, err = omopt_ms(a.omopt, d, a.runs, a.exact)
+        (plain, plain_cpu), (full, full_cpu) = ort_ms(d, a.runs, None), ort_ms(d, a.runs, 'all')
         if ours is None:
-            print('%-16s %12s  (%s)' % (name, 'error', err))
+            print('%-14s %10s  (%s)' % (name, 'error', err))
             continue
-        fmt = lambda v: '%12.3f' % v if v else '%12s' % '-'
-        rat = lambda v: '%9.2f' % (ours / v) if v else '%9s' % '-'
-        print('%-16s %s %s %s %s %s' % (name, fmt(ours), fmt(plain), fmt(full), rat(plain),
-                                        rat(full)))
+        fmt = lambda v: '%10.3f' % v if v else '%10s' % '-'
+        rat = lambda x, v: '%7.2f' % (x / v) if v else '%7s' % '-'
+        print('%-14s %s %s %s %s %s | %s %s %s %s %s' % (
+            name, fmt(ours), fmt(plain), fmt(full), rat(ours, plain), rat(ours, full),
+            fmt(ours_cpu), fmt(plain_cpu), fmt(full_cpu), rat(ours_cpu, plain_cpu),
+            rat(ours_cpu, full_cpu)))
         sys.stdout.flush()
 
 

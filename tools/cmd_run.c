@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -24,6 +25,7 @@ static const char usage_text[] =
 	"  --exact             only exact kernels: results bit-identical on every machine\n"
 	"  --threads N         threads kernels may use (default 1)\n"
 	"  --bench N           runs N more times and prints the median and minimum time in ms\n"
+	"                      and the CPU time (user+sys) per run\n"
 	"  --profile           prints the time spent per op type\n";
 
 typedef struct run_args {
@@ -192,6 +194,16 @@ static void print_profile(const om_session *s)
 	       (double)om_session_peak_bytes(s) / (1 << 20));
 }
 
+/* user + system CPU time of this process: unlike wall time, blind to the machine's load */
+static double cpu_ms(void)
+{
+	struct rusage ru;
+	if (getrusage(RUSAGE_SELF, &ru))
+		return 0;
+	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
+}
+
 static om_kind run_all(const run_args *a, om_session *s, om_tensor *in, om_tensor *out,
 		       om_status *st)
 {
@@ -202,6 +214,7 @@ static om_kind run_all(const run_args *a, om_session *s, om_tensor *in, om_tenso
 	double *ms = calloc((size_t)a->bench, sizeof *ms);
 	if (!ms)
 		return om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
+	double c0 = 0;
 	for (int r = 0; r < a->bench && !rc; r++) {
 		om_tensor *tmp = calloc((size_t)(nout ? nout : 1), sizeof *tmp);
 		if (!tmp) {
@@ -211,6 +224,8 @@ static om_kind run_all(const run_args *a, om_session *s, om_tensor *in, om_tenso
 		double t0 = now_ms();
 		rc = om_session_run(s, in, nin, tmp, nout, st);
 		ms[r] = now_ms() - t0;
+		if (r == 0)
+			c0 = cpu_ms(); /* the first timed run warms up; CPU counts the rest */
 		for (int i = 0; i < nout; i++)
 			om_tensor_free(&tmp[i]);
 		free(tmp);
@@ -219,7 +234,9 @@ static om_kind run_all(const run_args *a, om_session *s, om_tensor *in, om_tenso
 		qsort(ms, (size_t)a->bench, sizeof *ms, cmp_double);
 		double med = a->bench % 2 ? ms[a->bench / 2]
 					  : (ms[a->bench / 2 - 1] + ms[a->bench / 2]) / 2;
-		printf("bench: %d runs, median %.3f ms, min %.3f ms\n", a->bench, med, ms[0]);
+		double cpu = a->bench > 1 ? (cpu_ms() - c0) / (a->bench - 1) : 0;
+		printf("bench: %d runs, median %.3f ms, min %.3f ms, cpu %.3f ms per run\n",
+		       a->bench, med, ms[0], cpu);
 	}
 	free(ms);
 	return rc;
