@@ -647,6 +647,10 @@ om_plan *om_plan_find(const om_session *s, const om_graph *g)
 
 void om_plan_release(om_plan *p)
 {
+	for (int32_t i = 0; i < p->nsteps; i++) {
+		om_infer_cache_free(p->steps[i].icache);
+		p->steps[i].icache = NULL;
+	}
 	for (int32_t i = 0; i < p->nslots; i++)
 		if (p->slots[i].owned) {
 			om_tensor_free(&p->slots[i].meta);

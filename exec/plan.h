@@ -35,6 +35,7 @@ typedef struct om_step {
 	int32_t nimplicit;
 	uint8_t folded, dead, dynamic, view, exact, mode; /* dead: nothing reads its outputs */
 	int32_t prof; /* row in the session's profile table */
+	struct om_infer_cache *icache; /* dynamic steps: the last run-time inference (infer_cache.c) */
 } om_step;
 
 typedef struct om_plan {
@@ -75,7 +76,12 @@ om_kind om_plan_graph(om_session *s, const om_graph *g, om_plan *parent, om_plan
 int32_t om_plan_slot(const om_plan *p, const om_value *v);
 /** The plan of graph g, or NULL. */
 om_plan *om_plan_find(const om_session *s, const om_graph *g);
-/** Frees what plans own outside the arena (folded constants). */
+typedef struct om_infer_cache om_infer_cache;
+/** Infers a dynamic step's outputs for this run, or takes them from its cache when the inputs
+ *  have the shapes (and, when inference reads values, the bytes) of the cached run. */
+om_kind om_infer_step(const om_plan *p, om_step *sp, om_ctx *c);
+void om_infer_cache_free(om_infer_cache *ic);
+/** Frees what plans own outside the arena (folded constants, inference caches). */
 void om_plan_release(om_plan *p);
 
 struct om_frame;

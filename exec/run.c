@@ -145,11 +145,12 @@ static om_kind run_step(om_session *s, om_frame *f, om_step *sp, om_status *st)
 	}
 	om_ctx c = {.node = n, .opset = sp->opset, .nin = nin, .nout = nout,
 		    .in = (const om_tensor *const *)in, .out = (om_tensor *const *)out, .st = st,
-		    .exact = sp->exact, .threads = s->opt.threads > 1 ? s->opt.threads : 1,
+		    .exact = s->opt.exact, /* rows flagged exact may take fast paths in fast mode */
+		    .threads = s->opt.threads > 1 ? s->opt.threads : 1,
 		    .session = s};
 	bool control = sp->op->flags & OM_OP_CONTROL;
 	if (sp->dynamic && !control) {
-		rc = sp->op->infer(&c);
+		rc = om_infer_step(p, sp, &c);
 		if (rc == OM_NEED_VALUE)
 			rc = om_error(st, OM_ERR_INTERNAL, n,
 				      "inference needs a value it was given");

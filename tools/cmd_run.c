@@ -1,4 +1,5 @@
 /* cmd_run.c — `omopt run MODEL ...`: run a model on .npy / TensorProto inputs, write outputs. */
+#include <cblas.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -255,6 +256,8 @@ int cmd_run(int argc, char **argv)
 		return prc;
 	}
 	om_status st = {0};
+	/* OpenBLAS (fast-mode gemm) uses the threads asked for, not every core */
+	openblas_set_num_threads(a.opt.threads > 1 ? a.opt.threads : 1);
 	om_model *m = NULL;
 	om_session *s = NULL;
 	om_tensor *in = NULL, *out = NULL;
