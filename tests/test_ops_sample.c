@@ -1,0 +1,48 @@
+/* test_ops_sample.c — GridSample (values from hand computation). */
+#include "nodetest.h"
+
+static float sample(om_node *n, const float *xy, om_kind want)
+{
+	const float x[] = {1, 2, 3, 4};
+	om_tensor tx = nt_tensor(OM_FLOAT, 4, (int64_t[]){1, 1, 2, 2}, x);
+	om_tensor tg = nt_tensor(OM_FLOAT, 4, (int64_t[]){1, 1, 1, 2}, xy);
+	const om_tensor *in[] = {&tx, &tg};
+	om_tensor out[1];
+	assert_int_equal(nt_run(n, 20, in, out), want);
+	if (want != OM_OK)
+		return NAN;
+	assert_int_equal(out[0].rank, 4);
+	const float v = *(float *)out[0].data;
+	om_tensor_free(&out[0]);
+	return v;
+}
+
+/* X = [[1, 2], [3, 4]] */
+static void grid_sample(void **state)
+{
+	(void)state;
+	om_model *m;
+	om_node *n = nt_node(&m, "GridSample", 2, 1);
+	/* the centre, without align_corners: the mean */
+	assert_float_equal(sample(n, (float[]){0, 0}, OM_OK), 2.5f, 1e-6);
+	/* x = -1 (left), y = 1 (bottom) with align_corners: pixel (1, 0) = 3 */
+	nt_int(n, "align_corners", 1);
+	assert_float_equal(sample(n, (float[]){-1, 1}, OM_OK), 3, 1e-6);
+	/* (2, 2) maps to (1.5, 1.5): zeros padding keeps a quarter of X[1][1] */
+	assert_float_equal(sample(n, (float[]){2, 2}, OM_OK), 1, 1e-6);
+	om_node_set_attr(n, "padding_mode", OM_ATTR_STRING)->s = (om_str){"border", 6};
+	assert_float_equal(sample(n, (float[]){2, 2}, OM_OK), 4, 1e-6);
+	om_node_set_attr(n, "mode", OM_ATTR_STRING)->s = (om_str){"nearest", 7};
+	assert_float_equal(sample(n, (float[]){0.1f, -0.9f}, OM_OK), 2, 1e-6);
+	om_node_set_attr(n, "mode", OM_ATTR_STRING)->s = (om_str){"area", 4};
+	sample(n, (float[]){0, 0}, OM_ERR_INVALID_MODEL);
+	om_model_free(m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(grid_sample),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
