@@ -2,7 +2,8 @@
  * simplify.c — the om_simplify pass pipeline (see docs/passes.md). One screen:
  *
  *     infer_shapes → fold_constants → fold_shape_chains → inline_if → eliminate_identities
- *                  → fuse_transposes → merge_common → eliminate_dead   (to a fixed point)
+ *                  → fuse_transposes → fuse_conv_bn
+ *                  → merge_common → eliminate_dead   (to a fixed point)
  *
  * Each pass rewrites one graph; the driver runs it on the main graph and then inside every
  * subgraph (If/Loop/Scan bodies). Passes can be skipped by name; the verifier can run after
@@ -24,6 +25,7 @@ static const struct {
 	{"inline_if", om_pass_inline_if},
 	{"eliminate_identities", om_pass_identities},
 	{"fuse_transposes", om_pass_transposes},
+	{"fuse_conv_bn", om_pass_fuse_conv_bn},
 	{"merge_common", om_pass_common},
 	{"eliminate_dead", om_pass_dead},
 };

@@ -747,6 +747,93 @@ static void verifier_catches_broken_ir(void **state)
 	om_model_free(m);
 }
 
+/* a float initializer of shape dims (rank k) */
+static om_value *floats_nd(om_graph *g, const char *name, int32_t k, const int64_t *dims,
+			   const float *x)
+{
+	om_tensor *t = om_model_tensor(g->model, OM_FLOAT, k, dims);
+	memcpy(t->data, x, sizeof(float) * (size_t)om_tensor_numel(t));
+	om_value *v = om_graph_value(g, name);
+	v->init = t;
+	v->flags |= OM_VALUE_INITIALIZER;
+	om_type_from_tensor(g->model, &v->type, t);
+	push(g, &g->inits, &g->ninits, v);
+	return v;
+}
+
+static void assert_floats(const om_value *v, int32_t n, const float *want)
+{
+	assert_non_null(v);
+	assert_non_null(v->init);
+	assert_int_equal(v->init->dtype, OM_FLOAT);
+	assert_int_equal(om_tensor_numel(v->init), n);
+	for (int32_t i = 0; i < n; i++)
+		assert_float_equal(((const float *)v->init->data)[i], want[i], 1e-6);
+}
+
+/* Conv(x, W, B) -> BatchNormalization(scale, bias, mean, var, epsilon 1) -> y */
+static om_model *conv_bn(bool bias, bool conv_used_twice)
+{
+	om_model *m = model(15);
+	om_graph *g = m->graph;
+	input(g, "x", OM_FLOAT, "1,1,2,2");
+	const int64_t wd[4] = {2, 1, 1, 1};
+	floats_nd(g, "W", 4, wd, (const float[]){2, -1});
+	floats(g, "B", 2, (const float[]){1, 0.5f});
+	floats(g, "scale", 2, (const float[]){3, 1});
+	floats(g, "beta", 2, (const float[]){0.5f, -2});
+	floats(g, "mean", 2, (const float[]){1, 2});
+	floats(g, "var", 2, (const float[]){3, 0});
+	node(g, "Conv", bias ? "x,W,B" : "x,W", "c");
+	om_node_set_attr(node(g, "BatchNormalization", "c,scale,beta,mean,var", "y"), "epsilon",
+			 OM_ATTR_FLOAT)->f = 1.0f;
+	node(g, "Conv", "x,W", "w2"); /* another reader of W: W must stay as it is */
+	output(g, "y", OM_FLOAT, "1,2,2,2");
+	output(g, "w2", OM_FLOAT, "1,2,2,2");
+	if (conv_used_twice) {
+		node(g, "Relu", "c", "r");
+		output(g, "r", OM_FLOAT, "1,2,2,2");
+	}
+	return m;
+}
+
+static void conv_bn_fuses(void **state)
+{
+	(void)state;
+	for (int bias = 0; bias < 2; bias++) {
+		om_model *m = conv_bn(bias, false);
+		om_graph *g = m->graph;
+		simplify(m, NULL);
+		assert_int_equal(count_op(g, "BatchNormalization"), 0);
+		assert_int_equal(count_op(g, "Conv"), 2);
+		const om_node *c = g->outputs[0]->producer;
+		assert_non_null(c);
+		assert_string_equal(c->op, "Conv");
+		assert_string_equal(c->out[0]->name, "y");
+		assert_int_equal(c->nin, 3);
+		/* s = scale / sqrt(var + 1) = {1.5, 1}; W' = W * s; B' = (B - mean) * s + beta */
+		assert_floats(c->in[1], 2, (const float[]){3, -1});
+		assert_floats(c->in[2], 2,
+			      bias ? (const float[]){0.5f, -3.5f} : (const float[]){-1, -4});
+		assert_floats(om_graph_find(g, "W"), 2, (const float[]){2, -1});
+		assert_floats(g->outputs[1]->producer->in[1], 2, (const float[]){2, -1});
+		om_model_free(m);
+	}
+}
+
+static void conv_bn_with_other_use_stays(void **state)
+{
+	(void)state;
+	om_model *m = conv_bn(true, true);
+	simplify(m, NULL);
+	assert_int_equal(count_op(m->graph, "BatchNormalization"), 1);
+	om_model_free(m);
+	m = conv_bn(true, false);
+	simplify(m, (const char *const[]){"fuse_conv_bn", NULL});
+	assert_int_equal(count_op(m->graph, "BatchNormalization"), 1);
+	om_model_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -770,6 +857,8 @@ int main(void)
 		cmocka_unit_test(fold_with_kernels),
 		cmocka_unit_test(common_nodes_merge),
 		cmocka_unit_test(verifier_catches_broken_ir),
+		cmocka_unit_test(conv_bn_fuses),
+		cmocka_unit_test(conv_bn_with_other_use_stays),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

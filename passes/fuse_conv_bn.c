@@ -1,0 +1,88 @@
+/*
+ * fuse_conv_bn.c — the fuse_conv_bn pass: BatchNormalization (inference) reading the only use
+ * of a Conv's output is folded into the Conv's weight and bias:
+ *
+ *     s[m] = scale[m] / sqrt(var[m] + epsilon)
+ *     W'[m, ...] = W[m, ...] * s[m]        B'[m] = (B[m] - mean[m]) * s[m] + bias[m]
+ *
+ * Conditions: W, B (when present), scale, bias, mean and var are constants of a float type
+ * (float, double, float16, bfloat16), W has rank >= 3 and dim 0 = M, every per-channel operand
+ * has M elements; the BN is in inference mode (training_mode 0, no used extra outputs,
+ * spatial 1); the Conv output has no other use and is not a graph output. The arithmetic is
+ * done in double and stored in W's type; W' and B' are new initializers (the old ones may be
+ * read elsewhere). When the BN output is a graph output, the Conv takes its name.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "fuse_util.h"
+
+static bool bn_is_inference(const om_node *bn)
+{
+	if (bn->nin != 5 || bn->nout < 1 || !bn->out[0])
+		return false;
+	for (int32_t k = 1; k < bn->nout; k++)
+		if (bn->out[k] && bn->out[k]->nuses > 0)
+			return false;
+	return om_attr_int(bn, "training_mode", 0) == 0 && om_attr_int(bn, "spatial", 1) == 1;
+}
+
+static om_kind fuse(om_pass_ctx *c, om_graph *g, om_node *bn, bool *done)
+{
+	*done = false;
+	if (!bn_is_inference(bn) || om_value_used_by_subgraph(c, g, bn->out[0]))
+		return OM_OK;
+	om_node *conv = om_fuse_conv_producer(c, g, bn->in[0]);
+	if (!conv)
+		return OM_OK;
+	const om_tensor *w = om_value_const(g, conv->in[1]);
+	int64_t m = om_fuse_weight_channels(w);
+	if (m <= 0)
+		return OM_OK;
+	const om_tensor *b = conv->nin > 2 && conv->in[2] ? om_value_const(g, conv->in[2]) : NULL;
+	if (conv->nin > 2 && conv->in[2] && !om_fuse_vector_ok(b, m))
+		return OM_OK;
+	const om_tensor *p[4]; /* scale, bias, mean, var */
+	for (int k = 0; k < 4; k++) {
+		p[k] = bn->in[k + 1] ? om_value_const(g, bn->in[k + 1]) : NULL;
+		if (!om_fuse_vector_ok(p[k], m))
+			return OM_OK;
+	}
+	double eps = om_attr_float(bn, "epsilon", 1e-5f);
+	om_tensor *nw = om_model_tensor(g->model, w->dtype, w->rank, w->dims);
+	int64_t bd[1] = {m};
+	om_tensor *nb = om_model_tensor(g->model, w->dtype, 1, bd);
+	if (!nw || !nb)
+		return om_error(c->st, OM_ERR_NOMEM, bn, "out of memory");
+	int64_t inner = om_tensor_numel(w) / m;
+	for (int64_t o = 0; o < m; o++) {
+		double s = om_fuse_get(p[0], o) / sqrt(om_fuse_get(p[3], o) + eps);
+		for (int64_t i = 0; i < inner; i++)
+			om_fuse_set(nw, o * inner + i, om_fuse_get(w, o * inner + i) * s);
+		double b0 = b ? om_fuse_get(b, o) : 0.0;
+		om_fuse_set(nb, o, (b0 - om_fuse_get(p[2], o)) * s + om_fuse_get(p[1], o));
+	}
+	om_kind rc = om_fuse_set_weights(c, g, conv, nw, nb);
+	if (rc)
+		return rc;
+	*done = om_bypass_node(c, g, bn, conv->out[0]);
+	return OM_OK;
+}
+
+om_kind om_pass_fuse_conv_bn(om_pass_ctx *c, om_graph *g, int *changes)
+{
+	om_graph_count_uses(g);
+	for (int32_t i = 0; i < g->nnodes; i++) {
+		om_node *n = g->nodes[i];
+		if ((n->flags & OM_NODE_DEAD) || strcmp(n->op, "BatchNormalization") ||
+		    (n->domain[0] && strcmp(n->domain, "ai.onnx")))
+			continue;
+		bool done;
+		om_kind rc = fuse(c, g, n, &done);
+		if (rc)
+			return rc;
+		*changes += done;
+	}
+	om_graph_compact(g);
+	return OM_OK;
+}

@@ -1,0 +1,26 @@
+/*
+ * fuse_util.h — what the Conv fusions share (passes/fuse_util.c): finding a Conv whose only
+ * use is the node being fused, element access in double for the float types, and swapping in
+ * new weight and bias initializers.
+ */
+#ifndef OM_FUSE_UTIL_H
+#define OM_FUSE_UTIL_H
+
+#include "pass.h"
+
+/** The Conv (default domain, live, in g) producing x when x has no other use, is not a graph
+ *  output and no subgraph reads it; NULL otherwise. Uses must be counted. */
+om_node *om_fuse_conv_producer(om_pass_ctx *c, const om_graph *g, const om_value *x);
+/** M (dim 0) of a constant float Conv weight of rank >= 3 whose data is all there; else -1. */
+int64_t om_fuse_weight_channels(const om_tensor *w);
+/** True for a constant float tensor of m elements whose data is all there. */
+bool om_fuse_vector_ok(const om_tensor *t, int64_t m);
+/** True for float, double, float16 and bfloat16. */
+bool om_fuse_float_type(int32_t dtype);
+double om_fuse_get(const om_tensor *t, int64_t i);
+void om_fuse_set(om_tensor *t, int64_t i, double v);
+/** Makes w and b new initializers and the Conv's inputs 1 and 2 (adding input 2). */
+om_kind om_fuse_set_weights(om_pass_ctx *c, om_graph *g, om_node *conv, const om_tensor *w,
+			    const om_tensor *b);
+
+#endif
