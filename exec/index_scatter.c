@@ -6,9 +6,8 @@
 #include "move.h"
 #include "shape_util.h"
 
-enum { RED_NONE, RED_ADD, RED_MUL, RED_MAX, RED_MIN };
 
-static om_kind reduction(om_ctx *c, int *out)
+om_kind om_scatter_reduction(om_ctx *c, int *out)
 {
 	static const char *const names[] = {"none", "add", "mul", "max", "min"};
 	const char *r = c->opset >= 16 ? om_attr_string(c->node, "reduction", "none") : "none";
@@ -26,7 +25,7 @@ static om_kind scatter_check(om_ctx *c, int *red)
 {
 	const om_tensor *x = c->in[0], *ix = c->in[1], *u = c->in[2];
 	om_kind rc;
-	if ((rc = reduction(c, red)) || (rc = om_ix_check_index_type(c, ix, "indices")))
+	if ((rc = om_scatter_reduction(c, red)) || (rc = om_ix_check_index_type(c, ix, "indices")))
 		return rc;
 	if (x->rank < 1 || ix->rank < 1)
 		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
@@ -35,7 +34,7 @@ static om_kind scatter_check(om_ctx *c, int *red)
 		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
 				"updates are %s, data %s", om_dtype_name(u->dtype),
 				om_dtype_name(x->dtype));
-	if (*red != RED_NONE && x->dtype != OM_FLOAT && x->dtype != OM_DOUBLE &&
+	if (*red != OM_RED_NONE && x->dtype != OM_FLOAT && x->dtype != OM_DOUBLE &&
 	    x->dtype != OM_INT32 && x->dtype != OM_INT64)
 		return om_error(c->st, OM_ERR_UNSUPPORTED, c->node,
 				"reduction on %s (float, double, int32, int64 only)",
@@ -78,9 +77,9 @@ om_kind om_scatternd_infer(om_ctx *c)
 		for (int64_t i = 0; i < n; i++) {                                                \
 			T o = d[i], u = s[i];                                                    \
 			switch (red) {                                                           \
-			case RED_ADD: d[i] = (T)((UT)o + (UT)u); break;                          \
-			case RED_MUL: d[i] = (T)((UT)o * (UT)u); break;                          \
-			case RED_MAX: d[i] = u < o ? o : u; break;                               \
+			case OM_RED_ADD: d[i] = (T)((UT)o + (UT)u); break;                       \
+			case OM_RED_MUL: d[i] = (T)((UT)o * (UT)u); break;                       \
+			case OM_RED_MAX: d[i] = u < o ? o : u; break;                            \
 			default: d[i] = o < u ? o : u; break;                                    \
 			}                                                                        \
 		}                                                                                \
@@ -90,6 +89,12 @@ REDUCE_FN(reduce_f32, float, float)
 REDUCE_FN(reduce_f64, double, double)
 REDUCE_FN(reduce_i32, int32_t, uint32_t)
 REDUCE_FN(reduce_i64, int64_t, uint64_t)
+
+om_scatter_fold_fn om_scatter_fold(int32_t dtype)
+{
+	return dtype == OM_FLOAT ? reduce_f32 : dtype == OM_DOUBLE ? reduce_f64
+	       : dtype == OM_INT32 ? reduce_i32 : reduce_i64;
+}
 
 static om_kind scatter_move(om_ctx *c)
 {
@@ -108,16 +113,14 @@ static om_kind scatter_move(om_ctx *c)
 		return rc;
 	const size_t size = om_move_size(x->dtype);
 	om_move_n(y->data, x->data, size, om_tensor_numel(x));
-	void (*fold)(void *, const void *, int64_t, int) =
-		x->dtype == OM_FLOAT ? reduce_f32 : x->dtype == OM_DOUBLE ? reduce_f64
-		: x->dtype == OM_INT32 ? reduce_i32 : reduce_i64;
+	const om_scatter_fold_fn fold = om_scatter_fold(x->dtype);
 	unsigned char *dst = y->data;
 	const unsigned char *src = u->data;
 	for (int64_t t = 0; t < tuples; t++) {
 		const int64_t off = om_ix_tuple_offset(ix, t, k, x->dims);
 		unsigned char *d = dst + (size_t)(off * slice) * size;
 		const unsigned char *s = src + (size_t)(t * slice) * size;
-		if (red == RED_NONE)
+		if (red == OM_RED_NONE)
 			memmove(d, s, (size_t)slice * size);
 		else
 			fold(d, s, slice, red);

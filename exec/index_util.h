@@ -54,6 +54,14 @@ om_kind om_ix_scalar_int(om_ctx *c, const om_tensor *t, const char *what, int64_
  *  types. On failure the remaining elements are emptied so the tensor can still be freed. */
 om_kind om_ix_own_strings(om_ctx *c, om_tensor *t);
 
+/* ScatterND's reductions, shared with ScatterElements (ops_scatter.c) */
+enum { OM_RED_NONE, OM_RED_ADD, OM_RED_MUL, OM_RED_MAX, OM_RED_MIN };
+/** The `reduction` attribute as OM_RED_* (opset 16: none/add/mul; 18: max/min too). */
+om_kind om_scatter_reduction(om_ctx *c, int *out);
+/** o[i] = reduce(o[i], u[i]) for i < n; float, double, int32 or int64 (else int64). */
+typedef void (*om_scatter_fold_fn)(void *dst, const void *src, int64_t n, int red);
+om_scatter_fold_fn om_scatter_fold(int32_t dtype);
+
 /* kernels in their own files (index_*.c), listed in ops_index.c's table */
 om_kind om_scatternd_infer(om_ctx *c);
 om_kind om_scatternd_kernel(om_ctx *c);
