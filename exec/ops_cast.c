@@ -208,7 +208,6 @@ static om_kind to_strings(om_ctx *c, om_str *dst, const pivot *p, int32_t sdt, i
 		if (!s)
 			return om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory");
 		memcpy(s, buf, (size_t)len + 1);
-		free((void *)dst[off + k].ptr);
 		dst[off + k] = (om_str){s, len};
 	}
 	return OM_OK;
@@ -252,6 +251,10 @@ om_kind om_cast_elems(om_ctx *c, void *dst, int32_t ddt, const void *src, int32_
 			memcpy(dst, src, om_tensor_bytes_for(sdt, 1, &n));
 		return OM_OK;
 	}
+	/* dst may hold anything (session buffers are not zeroed): the padding nibble of a 4-bit
+	 * tensor and the strings not yet made (an error stops half way) start at zero */
+	if (n > 0 && (om_dtype_bits(ddt) == 4 || ddt == OM_STRING))
+		memset(dst, 0, om_tensor_bytes_for(ddt, 1, &n));
 	const char *rm = ddt == OM_FLOAT8E8M0 ? om_attr_string(c->node, "round_mode", "up") : "";
 	const int round = !strcmp(rm, "down") ? OM_E8M0_DOWN
 			  : !strcmp(rm, "nearest") ? OM_E8M0_NEAREST : OM_E8M0_UP;

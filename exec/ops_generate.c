@@ -151,9 +151,13 @@ static om_kind cos_kernel(om_ctx *c)
 {
 	const om_tensor *v;
 	om_kind rc = cos_value(c, &v);
-	if (rc || !v) /* default: float 0, and the output is zeroed */
+	if (rc)
 		return rc;
 	om_tensor *y = c->out[0];
+	if (!v || om_dtype_size(v->dtype) == 0) /* default float 0; the padding of 4 bits */
+		memset(y->data, 0, om_tensor_bytes_for(y->dtype, y->rank, y->dims));
+	if (!v)
+		return OM_OK;
 	int64_t n = om_tensor_numel(y);
 	size_t size = om_dtype_size(v->dtype);
 	if (size == 0) { /* 4-bit: two elements per byte, low nibble first */

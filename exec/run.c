@@ -95,9 +95,7 @@ static om_kind place_outputs(om_session *s, om_frame *f, const om_step *sp,
 			if ((b = om_pool_get(&s->pool, out[i]->nbytes)) < 0)
 				return om_error(st, OM_ERR_NOMEM, n, "out of memory for %zu bytes",
 						out[i]->nbytes);
-			out[i]->data = s->pool.b[b].ptr;
-			/* zeroed as om_eval_node's outputs are: some kernels count on it */
-			memset(out[i]->data, 0, out[i]->nbytes);
+			out[i]->data = s->pool.b[b].ptr; /* not zeroed: kernels write every byte */
 		}
 		hold(s, f, sp->out[i], b);
 	}
@@ -154,7 +152,7 @@ static om_kind run_step(om_session *s, om_frame *f, om_step *sp, om_status *st)
 		if (rc == OM_NEED_VALUE)
 			rc = om_error(st, OM_ERR_INTERNAL, n,
 				      "inference needs a value it was given");
-		else if (rc == OM_ERR_INVALID_MODEL) /* the shapes of this run's inputs */
+		else if (rc == OM_ERR_INVALID_MODEL && !sp->deferred) /* this run's inputs */
 			st->kind = rc = OM_ERR_INVALID_INPUT;
 		for (int32_t i = 0; !rc && i < nout; i++)
 			if (out[i])
@@ -232,7 +230,6 @@ om_kind om_session_output(om_ctx *c, int32_t i, int32_t dtype, int32_t rank,
 		return om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory for %zu bytes",
 				t->nbytes);
 	t->data = s->pool.b[b].ptr;
-	memset(t->data, 0, t->nbytes);
 	hold(s, f, k, b);
 	return OM_OK;
 }
