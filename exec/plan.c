@@ -517,7 +517,18 @@ static om_kind plan_step(om_session *s, om_plan *p, om_step *sp, const om_node *
 		return rc;
 	if ((sp->prof = profile_row(s, n->op)) < 0)
 		return om_error(st, OM_ERR_NOMEM, n, "out of memory planning");
-	return shape_step(p, sp, st);
+	rc = shape_step(p, sp, st);
+	if (rc == OM_ERR_INVALID_MODEL && p->parent && !(fl & OM_OP_CONTROL)) {
+		/* a subgraph may be an If branch never taken: its shape problem is the step's
+		 * run-time inference error, raised only if the graph runs */
+		for (int32_t i = 0; i < n->nout; i++)
+			if (sp->out[i] >= 0)
+				p->slots[sp->out[i]].known = 0;
+		sp->dynamic = sp->deferred = 1;
+		memset(st, 0, sizeof *st);
+		rc = OM_OK;
+	}
+	return rc;
 }
 
 /* ---- a graph ----------------------------------------------------------------------------- */

@@ -34,6 +34,7 @@ typedef struct om_step {
 	int32_t *implicit; /* slots this step's subgraphs read from this graph (liveness) */
 	int32_t nimplicit;
 	uint8_t folded, dead, dynamic, view, exact, mode; /* dead: nothing reads its outputs */
+	uint8_t deferred; /* a subgraph step whose plan-time inference failed (InvalidModel at run) */
 	int32_t prof; /* row in the session's profile table */
 	struct om_infer_cache *icache; /* dynamic steps: the last run-time inference (infer_cache.c) */
 } om_step;
