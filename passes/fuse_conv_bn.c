@@ -49,6 +49,9 @@ static om_kind fuse(om_pass_ctx *c, om_graph *g, om_node *bn, bool *done)
 			return OM_OK;
 	}
 	double eps = om_attr_float(bn, "epsilon", 1e-5f);
+	for (int64_t o = 0; o < m; o++)
+		if (!isfinite(om_fuse_get(p[0], o) / sqrt(om_fuse_get(p[3], o) + eps)))
+			return OM_OK; /* an infinite or NaN scale does not distribute over the sum */
 	om_tensor *nw = om_model_tensor(g->model, w->dtype, w->rank, w->dims);
 	int64_t bd[1] = {m};
 	om_tensor *nb = om_model_tensor(g->model, w->dtype, 1, bd);
@@ -65,7 +68,10 @@ static om_kind fuse(om_pass_ctx *c, om_graph *g, om_node *bn, bool *done)
 	om_kind rc = om_fuse_set_weights(c, g, conv, nw, nb);
 	if (rc)
 		return rc;
+	int32_t uses = bn->out[0]->nuses; /* the Conv output takes over these uses */
 	*done = om_bypass_node(c, g, bn, conv->out[0]);
+	if (*done)
+		conv->out[0]->nuses = uses;
 	return OM_OK;
 }
 

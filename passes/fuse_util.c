@@ -82,7 +82,7 @@ void om_fuse_set(om_tensor *t, int64_t i, double v)
 om_kind om_fuse_set_weights(om_pass_ctx *c, om_graph *g, om_node *conv, const om_tensor *w,
 			    const om_tensor *b)
 {
-	om_value *vw = om_new_constant(c, g, conv->in[1]->name, w);
+	om_value *vw = w ? om_new_constant(c, g, conv->in[1]->name, w) : conv->in[1];
 	om_value *vb = om_new_constant(c, g, conv->nin > 2 && conv->in[2] ? conv->in[2]->name
 									: conv->in[1]->name, b);
 	if (!vw || !vb)
@@ -95,11 +95,14 @@ om_kind om_fuse_set_weights(om_pass_ctx *c, om_graph *g, om_node *conv, const om
 		conv->in = in;
 		conv->nin = 3;
 	}
-	conv->in[1]->nuses--;
 	if (conv->in[2])
 		conv->in[2]->nuses--;
-	conv->in[1] = vw;
+	if (vw != conv->in[1]) {
+		conv->in[1]->nuses--;
+		conv->in[1] = vw;
+		vw->nuses = 1;
+	}
 	conv->in[2] = vb;
-	vw->nuses = vb->nuses = 1;
+	vb->nuses = 1;
 	return OM_OK;
 }

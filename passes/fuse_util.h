@@ -19,7 +19,8 @@ bool om_fuse_vector_ok(const om_tensor *t, int64_t m);
 bool om_fuse_float_type(int32_t dtype);
 double om_fuse_get(const om_tensor *t, int64_t i);
 void om_fuse_set(om_tensor *t, int64_t i, double v);
-/** Makes w and b new initializers and the Conv's inputs 1 and 2 (adding input 2). */
+/** Makes w and b new initializers and the Conv's inputs 1 and 2 (adding input 2); w NULL
+ *  keeps the weight. */
 om_kind om_fuse_set_weights(om_pass_ctx *c, om_graph *g, om_node *conv, const om_tensor *w,
 			    const om_tensor *b);
 

@@ -834,6 +834,73 @@ static void conv_bn_with_other_use_stays(void **state)
 	om_model_free(m);
 }
 
+/* Conv(x, W, B) -> Mul(k [2,1,1]) -> Add(k2 [1,2,1,1] first) -> Sub(0.5) -> y; then a Mul by
+ * [2,1] (broadcast over the last two axes, not the channel) and a Div by 0 stay */
+static void conv_affine_fuses(void **state)
+{
+	(void)state;
+	om_model *m = model(13);
+	om_graph *g = m->graph;
+	input(g, "x", OM_FLOAT, "1,1,2,2");
+	floats_nd(g, "W", 4, (const int64_t[]){2, 1, 1, 1}, (const float[]){2, -1});
+	floats(g, "B", 2, (const float[]){1, 0.5f});
+	floats_nd(g, "k", 3, (const int64_t[]){2, 1, 1}, (const float[]){3, -2});
+	floats_nd(g, "k2", 4, (const int64_t[]){1, 2, 1, 1}, (const float[]){1, 1});
+	floats_nd(g, "half", 0, NULL, (const float[]){0.5f});
+	floats_nd(g, "k3", 2, (const int64_t[]){2, 1}, (const float[]){3, 4});
+	floats_nd(g, "zero", 1, (const int64_t[]){1}, (const float[]){0});
+	node(g, "Conv", "x,W,B", "c");
+	node(g, "Mul", "c,k", "m1");
+	node(g, "Add", "k2,m1", "a1");
+	node(g, "Sub", "a1,half", "y");
+	output(g, "y", OM_FLOAT, "1,2,2,2");
+	node(g, "Conv", "x,W", "c2");
+	node(g, "Mul", "c2,k3", "z");
+	output(g, "z", OM_FLOAT, "1,2,2,2");
+	node(g, "Conv", "x,W,B", "c3");
+	node(g, "Div", "c3,zero", "u");
+	output(g, "u", OM_FLOAT, "1,2,2,2");
+	simplify(m, NULL);
+	assert_int_equal(g->nnodes, 5);
+	const om_node *c = g->outputs[0]->producer;
+	assert_string_equal(c->op, "Conv");
+	assert_string_equal(c->out[0]->name, "y");
+	/* W' = W * k; B' = (B * k + k2) - 0.5 */
+	assert_floats(c->in[1], 2, (const float[]){6, 2});
+	assert_floats(c->in[2], 2, (const float[]){3.5f, -0.5f});
+	assert_string_equal(g->outputs[1]->producer->op, "Mul");
+	assert_string_equal(g->outputs[2]->producer->op, "Div");
+	assert_floats(om_graph_find(g, "B"), 2, (const float[]){1, 0.5f});
+	om_model_free(m);
+}
+
+/* Conv -> Mul(k) -> m1, read by Add(k) and Relu: the Mul fuses, the Add must not (the Conv
+ * output now has two readers) */
+static void conv_affine_stops_at_second_use(void **state)
+{
+	(void)state;
+	om_model *m = model(13);
+	om_graph *g = m->graph;
+	input(g, "x", OM_FLOAT, "1,1,2,2");
+	floats_nd(g, "W", 4, (const int64_t[]){2, 1, 1, 1}, (const float[]){2, -1});
+	floats_nd(g, "k", 3, (const int64_t[]){2, 1, 1}, (const float[]){3, -2});
+	node(g, "Conv", "x,W", "c");
+	node(g, "Mul", "c,k", "m1");
+	node(g, "Add", "m1,k", "y");
+	node(g, "Relu", "m1", "z");
+	output(g, "y", OM_FLOAT, "1,2,2,2");
+	output(g, "z", OM_FLOAT, "1,2,2,2");
+	simplify(m, NULL);
+	assert_int_equal(g->nnodes, 3);
+	assert_int_equal(count_op(g, "Mul"), 0);
+	assert_int_equal(count_op(g, "Add"), 1);
+	const om_node *c = g->nodes[0];
+	assert_string_equal(c->op, "Conv");
+	assert_floats(c->in[1], 2, (const float[]){6, 2});
+	assert_floats(c->in[2], 2, (const float[]){0, 0});
+	om_model_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -859,6 +926,8 @@ int main(void)
 		cmocka_unit_test(verifier_catches_broken_ir),
 		cmocka_unit_test(conv_bn_fuses),
 		cmocka_unit_test(conv_bn_with_other_use_stays),
+		cmocka_unit_test(conv_affine_fuses),
+		cmocka_unit_test(conv_affine_stops_at_second_use),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
