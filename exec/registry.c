@@ -12,6 +12,7 @@ extern const om_op_table om_ops_attention;
 extern const om_op_table om_ops_quant;
 extern const om_op_table om_ops_sample;
 extern const om_op_table om_ops_scatter;
+extern const om_op_table om_ops_detect;
 
 static const om_op_table *const tables[] = {
 	&om_ops_view,   &om_ops_move,        &om_ops_index, &om_ops_generate, &om_ops_elementwise,
@@ -22,6 +23,7 @@ static const om_op_table *const tables[] = {
 	&om_ops_quant,
 	&om_ops_sample,
 	&om_ops_scatter,
+	&om_ops_detect,
 };
 
 static bool same_domain(const char *a, const char *b)
