@@ -76,6 +76,18 @@ void om_pool_release(om_pool *p, int32_t i)
 	p->busy_bytes -= p->b[i].cap;
 }
 
+void *om_pool_take(om_pool *p, int32_t i)
+{
+	if (i < 0 || i >= p->n)
+		return NULL;
+	void *q = p->b[i].ptr;
+	om_pool_release(p, i);
+	p->bytes -= p->b[i].cap;
+	p->b[i].ptr = NULL;
+	p->b[i].cap = 0;
+	return q;
+}
+
 void om_pool_free(om_pool *p)
 {
 	for (int32_t i = 0; i < p->n; i++)

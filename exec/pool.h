@@ -28,6 +28,9 @@ typedef struct om_pool {
 int32_t om_pool_get(om_pool *p, size_t size);
 /** Marks block i free (its memory stays in the pool for later runs). */
 void om_pool_release(om_pool *p, int32_t i);
+/** Hands block i's memory (malloc'd) over to the caller, who frees it; the block stays in the
+ *  pool, empty and free (the next om_pool_get that picks it reallocates). */
+void *om_pool_take(om_pool *p, int32_t i);
 /** Frees every block. */
 void om_pool_free(om_pool *p);
 

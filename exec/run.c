@@ -312,8 +312,23 @@ static om_kind bind_slots(const om_plan *p, om_frame *f, const om_tensor *const 
 	return OM_OK;
 }
 
-static om_kind copy_outputs(const om_plan *p, const om_frame *f, om_tensor *out, int nout,
-			    om_status *st)
+/* The main graph's output i may take its pool block (no copy): the block holds nothing else that
+ * is an output, holds no strings (callers get copies) and is not much larger than the tensor. */
+static bool can_hand_over(const om_session *s, const om_plan *p, const om_frame *f, int i)
+{
+	const om_tensor *t = &f->t[p->outputs[i]];
+	int32_t b = f->blk[p->outputs[i]];
+	if (p->parent || b < 0 || t->dtype == OM_STRING || t->data != s->pool.b[b].ptr ||
+	    s->pool.b[b].cap > 2 * t->nbytes + 4096)
+		return false;
+	for (int j = 0; j < p->noutputs; j++)
+		if (j != i && f->blk[p->outputs[j]] == b)
+			return false;
+	return true;
+}
+
+static om_kind copy_outputs(om_session *s, const om_plan *p, const om_frame *f, om_tensor *out,
+			    int nout, om_status *st)
 {
 	for (int i = 0; i < nout; i++) {
 		const om_tensor *t = &f->t[p->outputs[i]];
@@ -321,6 +336,11 @@ static om_kind copy_outputs(const om_plan *p, const om_frame *f, om_tensor *out,
 			return om_error(st, OM_ERR_INVALID_MODEL, NULL,
 					"output '%s' is never computed",
 					p->slots[p->outputs[i]].v->name);
+		if (can_hand_over(s, p, f, i)) {
+			out[i] = *t;
+			out[i].data = om_pool_take(&s->pool, f->blk[p->outputs[i]]);
+			continue;
+		}
 		om_kind rc = om_tensor_alloc(&out[i], t->dtype, t->rank, t->dims, st);
 		if (!rc)
 			rc = om_tensor_copy_data(&out[i], t, st);
@@ -357,7 +377,7 @@ om_kind om_run_plan(om_session *s, om_plan *p, om_frame *parent, const om_tensor
 		if (!p->steps[i].folded && !p->steps[i].dead)
 			rc = run_step(s, &f, &p->steps[i], st);
 	if (!rc)
-		rc = copy_outputs(p, &f, out, nout, st);
+		rc = copy_outputs(s, p, &f, out, nout, st);
 	if (rc)
 		for (int i = 0; i < nout; i++)
 			om_tensor_free(&out[i]);
