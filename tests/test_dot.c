@@ -173,6 +173,48 @@ static void render_svg(void **state)
 	om_model_free(m);
 }
 
+/* A 3000-node chain whose every 50th node also reads the graph input: in a graph that large,
+ * edges longer than 40 positions become reference stubs, so dot's layout stays fast. */
+static void large_graph_stubs(void **state)
+{
+	(void)state;
+	om_model *m = om_model_new();
+	om_graph *g = m->graph = om_graph_new(m, NULL);
+	const om_dim dims[] = {{1, NULL}, {8, NULL}};
+	om_value *x = tensor_value(g, "x", OM_FLOAT, 2, dims), *prev = x;
+	x->flags |= OM_VALUE_GRAPH_INPUT;
+	set_list(g, &g->inputs, &g->ninputs, x);
+	int far = 0;
+	for (int i = 0; i < 3000; i++) {
+		char name[32];
+		snprintf(name, sizeof name, "v%d", i);
+		bool add = i % 50 == 49;
+		om_node *n = om_graph_add_node(g, add ? "Add" : "Relu", "", name, add ? 2 : 1, 1);
+		n->in[0] = prev;
+		if (add) {
+			n->in[1] = x;
+			far += i > 40; /* i - (-1) > 40 */
+		}
+		om_node_set_output(n, 0, tensor_value(g, name, OM_FLOAT, 2, dims));
+		prev = n->out[0];
+	}
+	set_list(g, &g->outputs, &g->noutputs, prev);
+	om_dot_stats s;
+	char *text = write_dot(m, NULL, &s);
+	int stubs = 0;
+	for (const char *p = text; (p = strstr(p, "style=dotted")); p++)
+		stubs++;
+	assert_int_equal(stubs, far);
+	assert_int_equal(s.nodes, 3000 + 2 + far); /* ops, input, output, stubs */
+	assert_int_equal(s.edges, 3000 + 1 + 60);  /* chain, output, 60 reads of x */
+	int n, e;
+	parse_counts(text, &n, &e);
+	assert_int_equal(n, s.nodes);
+	assert_int_equal(e, s.edges);
+	free(text);
+	om_model_free(m);
+}
+
 /* --plan on the bundled example: Reshapes are views sharing their source's buffer, the
  * channel-shuffle Transpose (n,2,4,h,w) perm (0,2,1,3,4) moves as a rank-3 transpose. */
 static void plan_annotations(void **state)
@@ -261,7 +303,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(counts_and_escaping), cmocka_unit_test(escape_hostile_bytes),
 		cmocka_unit_test(diff_marks),          cmocka_unit_test(render_svg),
-		cmocka_unit_test(plan_annotations),    cmocka_unit_test(shared_models),
+		cmocka_unit_test(large_graph_stubs), cmocka_unit_test(plan_annotations),    cmocka_unit_test(shared_models),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

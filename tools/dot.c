@@ -5,12 +5,17 @@
 
 #include "dot.h"
 
-enum { MAX_CONST_LINES = 3 };
+enum {
+	MAX_CONST_LINES = 3,
+	LARGE_GRAPH = 1000, /* nodes: above this, long edges become reference stubs */
+	MAX_SPAN = 40       /* in a large graph, the longest edge drawn (in node positions) */
+};
 
 /* name -> id of the drawn thing that produces it, per graph scope */
 typedef struct producer {
 	const char *name;
 	char id[32];
+	int32_t pos; /* position of the producing node in its graph; -1 for a graph input */
 	UT_hash_handle hh;
 } producer;
 
@@ -26,7 +31,8 @@ typedef struct writer {
 	om_arena *arena;
 	const om_dot_options *opt;
 	om_dot_stats stats;
-	int next_graph;
+	int next_graph, next_stub;
+	bool large; /* dot's layout time grows fast with edge length: long edges become stubs */
 	bool oom;
 } writer;
 
@@ -116,7 +122,7 @@ static bool is_constant(const om_value *v)
 	return v->init || (v->producer && is_constant_node(v->producer));
 }
 
-static void define(writer *w, scope *sc, const char *name, const char *id)
+static void define(writer *w, scope *sc, const char *name, const char *id, int32_t pos)
 {
 	producer *p = NULL;
 	HASH_FIND_STR(sc->map, name, p);
@@ -130,6 +136,7 @@ static void define(writer *w, scope *sc, const char *name, const char *id)
 		HASH_ADD_KEYPTR(hh, sc->map, p->name, strlen(p->name), p);
 	}
 	snprintf(p->id, sizeof p->id, "%s", id);
+	p->pos = pos;
 }
 
 static const producer *lookup(const scope *sc, const char *name, bool *outer)
@@ -258,8 +265,23 @@ static const char *plan_style(writer *w, const om_node *n, char *buf, size_t siz
 	return buf;
 }
 
-static void draw_node(writer *w, const om_node *n, const char *id, scope *sc, const om_graph *dg,
-		      bool is_new, const char *indent)
+/* In a large graph an input produced far above its consumer is drawn as a small reference
+ * stub beside the consumer: dot's layout cost grows quickly with edge length. */
+static void stub_edge(writer *w, const om_value *v, const char *to, const char *indent)
+{
+	char id[32];
+	snprintf(id, sizeof id, "s%d", w->next_stub++);
+	fprintf(w->f, "%s%s [shape=plaintext, fontsize=8, fontcolor=\"#555555\", label=\"\u2192 ",
+		indent, id);
+	om_dot_escape(w->f, v->name);
+	fputs("\"];\n", w->f);
+	fprintf(w->f, "%s%s -> %s [style=dotted];\n", indent, id, to);
+	w->stats.nodes++;
+	w->stats.edges++;
+}
+
+static void draw_node(writer *w, const om_node *n, const char *id, int32_t pos, scope *sc,
+		      const om_graph *dg, bool is_new, const char *indent)
 {
 	char style[160] = "";
 	if (is_new)
@@ -282,12 +304,14 @@ static void draw_node(writer *w, const om_node *n, const char *id, scope *sc, co
 				 (dn && i < dn->nin && dn->in[i] && dn->in[i]->init);
 		}
 		const producer *p = lookup(sc, v->name, &outer);
-		if (p)
+		if (p && w->large && !outer && pos - p->pos > MAX_SPAN)
+			stub_edge(w, v, id, indent);
+		else if (p)
 			edge(w, p->id, id, v, outer, folded, indent);
 	}
 	for (int32_t i = 0; i < n->nout; i++)
 		if (n->out[i])
-			define(w, sc, n->out[i]->name, id);
+			define(w, sc, n->out[i]->name, id, pos);
 	/* subgraphs as clusters, linked to their node */
 	for (int32_t a = 0; a < n->nattr; a++) {
 		const om_attr *at = &n->attrs[a];
@@ -328,14 +352,14 @@ static void write_graph(writer *w, const om_graph *g, scope *parent, const om_gr
 		put_dims(f, &v->type);
 		fputs("\"];\n", f);
 		w->stats.nodes++;
-		define(w, &sc, v->name, id);
+		define(w, &sc, v->name, id, -1);
 	}
 	for (int32_t i = 0; i < g->nnodes; i++) {
 		const om_node *n = g->nodes[i];
 		if (is_constant_node(n))
 			continue;
 		snprintf(id, sizeof id, "g%d_n%d", gid, i);
-		draw_node(w, n, id, &sc, dg, false, indent);
+		draw_node(w, n, id, i, &sc, dg, false, indent);
 	}
 	if (dg) /* nodes that only the simplified model has */
 		for (int32_t i = 0; i < dg->nnodes; i++) {
@@ -343,7 +367,7 @@ static void write_graph(writer *w, const om_graph *g, scope *parent, const om_gr
 			if (is_constant_node(n) || !diff_is_new(g, n))
 				continue;
 			snprintf(id, sizeof id, "g%d_new%d", gid, i);
-			draw_node(w, n, id, &sc, NULL, true, indent);
+			draw_node(w, n, id, i, &sc, NULL, true, indent);
 		}
 	for (int32_t i = 0; i < g->noutputs; i++) {
 		const om_value *v = g->outputs[i];
@@ -355,7 +379,9 @@ static void write_graph(writer *w, const om_graph *g, scope *parent, const om_gr
 		w->stats.nodes++;
 		bool outer;
 		const producer *p = lookup(&sc, v->name, &outer);
-		if (p)
+		if (p && w->large && !outer && g->nnodes - p->pos > MAX_SPAN)
+			stub_edge(w, v, id, indent);
+		else if (p)
 			edge(w, p->id, id, v, outer, false, indent);
 	}
 	HASH_CLEAR(hh, sc.map);
@@ -371,8 +397,9 @@ om_kind om_dot_write(const om_model *m, const om_dot_options *opt, FILE *f, om_d
 	fputs("digraph omopt {\n  charset=\"UTF-8\"; rankdir=TB; newrank=true;\n"
 	      "  node [shape=box, style=rounded, fontname=\"Helvetica\", fontsize=10];\n"
 	      "  edge [fontname=\"Helvetica\", fontsize=8, color=\"#555555\"];\n", f);
-	if (g->nnodes > 2000) /* keep the layout of very large graphs fast */
-		fputs("  nslimit=2; mclimit=0.5; searchsize=10; remincross=false;\n", f);
+	w.large = g->nnodes > LARGE_GRAPH;
+	if (w.large) /* keep the layout of very large graphs fast */
+		fputs("  nslimit=2; nslimit1=2; mclimit=0.5; searchsize=10; remincross=false;\n", f);
 	size_t init_bytes = 0;
 	for (int32_t i = 0; i < g->ninits; i++)
 		if (g->inits[i]->init)
