@@ -508,6 +508,21 @@ static om_kind bn_kernel(om_ctx *c)
 		mean = bmean, var = bvar;
 	}
 	const size_t es = om_dtype_size(x->dtype);
+	if (!c->exact && x->dtype == OM_FLOAT && p.per == p.C) {
+		/* fast mode: y = x * a + b with a, b per channel (computed in double) */
+		for (int64_t b = 0; b < x->dims[0]; b++)
+			for (int64_t ch = 0; ch < p.C; ch++) {
+				const double a = scale[ch] / sqrt(var[ch] + eps);
+				const float af = (float)a, bf = (float)(bias[ch] - mean[ch] * a);
+				const size_t off = (size_t)((b * p.C + ch) * p.spatial);
+				const float *xr = (const float *)x->data + off;
+				float *yr = (float *)c->out[0]->data + off;
+				for (int64_t k = 0; k < p.spatial; k++)
+					yr[k] = xr[k] * af + bf;
+			}
+		free(par);
+		return OM_OK;
+	}
 	for (int64_t b = 0; b < x->dims[0]; b++)
 		for (int64_t ch = 0; ch < p.C; ch++) {
 			bn_row(x, &p, b, ch, row);
