@@ -13,6 +13,7 @@ extern const om_op_table om_ops_quant;
 extern const om_op_table om_ops_sample;
 extern const om_op_table om_ops_scatter;
 extern const om_op_table om_ops_detect;
+extern const om_op_table om_ops_signal;
 
 static const om_op_table *const tables[] = {
 	&om_ops_view,   &om_ops_move,        &om_ops_index, &om_ops_generate, &om_ops_elementwise,
@@ -24,6 +25,7 @@ static const om_op_table *const tables[] = {
 	&om_ops_sample,
 	&om_ops_scatter,
 	&om_ops_detect,
+	&om_ops_signal,
 };
 
 static bool same_domain(const char *a, const char *b)

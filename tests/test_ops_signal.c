@@ -1,0 +1,54 @@
+/* test_ops_signal.c — window functions and DFT (hand computation). */
+#include "nodetest.h"
+
+static void windows(void **state)
+{
+	(void)state;
+	om_model *m;
+	om_node *n = nt_node(&m, "HannWindow", 1, 1);
+	int64_t size = 4;
+	om_tensor ts = nt_tensor(OM_INT64, 0, NULL, &size);
+	const om_tensor *in[] = {&ts};
+	om_tensor out[1];
+	assert_int_equal(nt_run(n, 17, in, out), OM_OK);
+	nt_check_f32(&out[0], 1, (int64_t[]){4}, (float[]){0, 0.5f, 1, 0.5f}, 1e-6);
+	om_tensor_free(&out[0]);
+	/* symmetric (periodic 0) Hamming of 3: 0.08696, 1, 0.08696 */
+	n->op = "HammingWindow";
+	nt_int(n, "periodic", 0);
+	size = 3;
+	assert_int_equal(nt_run(n, 17, in, out), OM_OK);
+	nt_check_f32(&out[0], 1, (int64_t[]){3}, (float[]){4.0f / 46, 1, 4.0f / 46}, 1e-6);
+	om_tensor_free(&out[0]);
+	size = -1;
+	assert_int_equal(nt_run(n, 17, in, out), OM_ERR_INVALID_INPUT);
+	om_model_free(m);
+}
+
+/* [1, 2, 3, 4] (real): spectrum 10, -2 + 2i, -2 (onesided) */
+static void dft(void **state)
+{
+	(void)state;
+	om_model *m;
+	om_node *n = nt_node(&m, "DFT", 1, 1);
+	nt_int(n, "onesided", 1);
+	om_tensor x = nt_tensor(OM_FLOAT, 3, (int64_t[]){1, 4, 1}, (float[]){1, 2, 3, 4});
+	const om_tensor *in[] = {&x};
+	om_tensor out[1];
+	assert_int_equal(nt_run(n, 17, in, out), OM_OK);
+	nt_check_f32(&out[0], 3, (int64_t[]){1, 3, 2}, (float[]){10, 0, -2, 2, -2, 0}, 1e-6);
+	om_tensor_free(&out[0]);
+	/* axis 2 is the complex axis */
+	nt_int(n, "axis", 2);
+	assert_int_equal(nt_run(n, 17, in, out), OM_ERR_INVALID_MODEL);
+	om_model_free(m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(windows),
+		cmocka_unit_test(dft),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
