@@ -115,6 +115,27 @@ static void softmax_fn(void *arg, double *v, int64_t n, int64_t s)
 		v[k] = log_form ? v[k] - lsum : v[k] / sum;
 }
 
+/* fast mode, float rows of n contiguous elements: expf and logf, float sums (y may be x) */
+static void softmax_fast(const float *x, float *y, int64_t outer, int64_t n, bool log_form)
+{
+	for (int64_t o = 0; o < outer; o++) {
+		const float *xr = x + o * n;
+		float *yr = y + o * n;
+		float m = -INFINITY, sum = 0;
+		for (int64_t k = 0; k < n; k++)
+			if (xr[k] > m)
+				m = xr[k];
+		for (int64_t k = 0; k < n; k++) {
+			const float d = xr[k] - m, e = expf(d);
+			sum += e;
+			yr[k] = log_form ? d : e;
+		}
+		const float ls = logf(sum), inv = 1.0f / sum;
+		for (int64_t k = 0; k < n; k++)
+			yr[k] = log_form ? yr[k] - ls : yr[k] * inv;
+	}
+}
+
 static void hardmax_fn(void *arg, double *v, int64_t n, int64_t s)
 {
 	(void)arg, (void)s;
@@ -158,6 +179,10 @@ static om_kind axis_kernel(om_ctx *c)
 		return each_slice(c, c->in[0], c->out[0], sl, lpnorm_fn, &p);
 	}
 	bool log_form = !strcmp(op, "LogSoftmax");
+	if (!c->exact && c->in[0]->dtype == OM_FLOAT && sl.inner == 1) {
+		softmax_fast(c->in[0]->data, c->out[0]->data, sl.outer, sl.n, log_form);
+		return OM_OK;
+	}
 	return each_slice(c, c->in[0], c->out[0], sl, softmax_fn, &log_form);
 }
 
