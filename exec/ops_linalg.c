@@ -134,7 +134,7 @@ static om_kind mm_check(om_ctx *c, mm_geom *g)
 
 static om_kind matmul_infer(om_ctx *c)
 {
-	mm_geom g;
+	mm_geom g = {0};
 	om_kind rc = mm_check(c, &g);
 	if (!rc)
 		om_set_shape(c->out[0], strcmp(c->node->op, "MatMulInteger") ? c->in[0]->dtype
@@ -210,7 +210,7 @@ static void matmul_int(const mm_geom *g, const om_tensor *a, const om_tensor *b,
 /* (a - za) x (b - zb) summed in wrapping int32 */
 static om_kind matmul_integer_kernel(om_ctx *c)
 {
-	mm_geom g;
+	mm_geom g = {0};
 	om_kind rc = mm_check(c, &g);
 	if (rc)
 		return rc;
@@ -235,7 +235,7 @@ static om_kind matmul_integer_kernel(om_ctx *c)
 
 static om_kind matmul_kernel(om_ctx *c)
 {
-	mm_geom g;
+	mm_geom g = {0};
 	om_kind rc = mm_geometry(c, &g);
 	if (rc)
 		return rc;
@@ -305,7 +305,7 @@ static om_kind gemm_geometry(om_ctx *c, gemm_geom *g)
 
 static om_kind gemm_infer(om_ctx *c)
 {
-	gemm_geom g;
+	gemm_geom g = {0};
 	om_kind rc = gemm_geometry(c, &g);
 	if (!rc)
 		om_set_shape(c->out[0], c->in[0]->dtype, 2, (int64_t[]){g.M, g.N});
@@ -344,7 +344,7 @@ static void gemm_int(const gemm_geom *g, const om_tensor *a, const om_tensor *b,
 
 static om_kind gemm_kernel(om_ctx *c)
 {
-	gemm_geom g;
+	gemm_geom g = {0};
 	om_kind rc = gemm_geometry(c, &g);
 	if (rc)
 		return rc;
@@ -405,7 +405,7 @@ static om_kind det_prepare(om_ctx *c, int64_t *M, int64_t *batch)
 
 static om_kind det_infer(om_ctx *c)
 {
-	int64_t M, batch;
+	int64_t M = 0, batch = 0;
 	om_kind rc = det_prepare(c, &M, &batch);
 	if (!rc)
 		om_set_shape(c->out[0], c->in[0]->dtype, c->in[0]->rank - 2, c->in[0]->dims);
@@ -444,7 +444,7 @@ static double det_lu(double *a, int64_t M)
 
 static om_kind det_kernel(om_ctx *c)
 {
-	int64_t M, batch;
+	int64_t M = 0, batch = 0;
 	om_kind rc = det_prepare(c, &M, &batch);
 	if (rc)
 		return rc;

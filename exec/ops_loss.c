@@ -55,7 +55,7 @@ static om_kind loss_plan_make(om_ctx *c, loss_plan *p)
 
 static om_kind loss_infer(om_ctx *c)
 {
-	loss_plan p;
+	loss_plan p = {0};
 	om_kind rc = loss_plan_make(c, &p);
 	if (rc)
 		return rc;
@@ -87,7 +87,7 @@ static void log_softmax_c(const loss_plan *p, double *lp)
 
 static om_kind loss_kernel(om_ctx *c)
 {
-	loss_plan p;
+	loss_plan p = {0};
 	om_kind rc = loss_plan_make(c, &p);
 	if (rc)
 		return rc;

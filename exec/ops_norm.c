@@ -256,7 +256,7 @@ static om_kind ln_prepare(om_ctx *c, ln_plan *p)
 
 static om_kind ln_infer(om_ctx *c)
 {
-	ln_plan p;
+	ln_plan p = {0};
 	om_kind rc = ln_prepare(c, &p);
 	if (rc)
 		return rc;
@@ -311,7 +311,7 @@ static void standardize_fn(void *arg, double *v, int64_t n, int64_t s)
 
 static om_kind ln_kernel(om_ctx *c)
 {
-	ln_plan p;
+	ln_plan p = {0};
 	om_kind rc = ln_prepare(c, &p);
 	if (rc)
 		return rc;
@@ -393,7 +393,7 @@ static om_kind gn_prepare(om_ctx *c, gn_plan *p, double *params)
 
 static om_kind gn_infer(om_ctx *c)
 {
-	gn_plan p;
+	gn_plan p = {0};
 	om_kind rc = gn_prepare(c, &p, NULL);
 	if (!rc)
 		om_set_shape(c->out[0], c->in[0]->dtype, c->in[0]->rank, c->in[0]->dims);
@@ -402,7 +402,7 @@ static om_kind gn_infer(om_ctx *c)
 
 static om_kind gn_kernel(om_ctx *c)
 {
-	gn_plan p;
+	gn_plan p = {0};
 	om_kind rc = gn_prepare(c, &p, NULL);
 	if (rc)
 		return rc;
@@ -454,7 +454,7 @@ static om_kind bn_prepare(om_ctx *c, bn_plan *p, double *par)
 
 static om_kind bn_infer(om_ctx *c)
 {
-	bn_plan p;
+	bn_plan p = {0};
 	om_kind rc = bn_prepare(c, &p, NULL);
 	if (rc)
 		return rc;
@@ -499,7 +499,7 @@ static void batch_stats(const om_tensor *x, const bn_plan *p, double *mean, doub
 
 static om_kind bn_kernel(om_ctx *c)
 {
-	bn_plan p;
+	bn_plan p = {0};
 	om_kind rc = channels(c, &p.C, &p.spatial);
 	if (rc)
 		return rc;
@@ -586,7 +586,7 @@ static om_kind mvn_plan(om_ctx *c, om_red_plan *p)
 
 static om_kind mvn_infer(om_ctx *c)
 {
-	om_red_plan p;
+	om_red_plan p = {0};
 	om_kind rc = mvn_plan(c, &p);
 	if (!rc)
 		om_set_shape(c->out[0], c->in[0]->dtype, c->in[0]->rank, c->in[0]->dims);
@@ -628,7 +628,7 @@ static void mvn_fn(void *arg, int64_t off, int64_t n, int64_t stride)
 
 static om_kind mvn_kernel(om_ctx *c)
 {
-	om_red_plan p;
+	om_red_plan p = {0};
 	om_kind rc = mvn_plan(c, &p);
 	if (rc)
 		return rc;
@@ -665,7 +665,7 @@ static om_kind lrn_prepare(om_ctx *c, int64_t *C, int64_t *spatial, int64_t *siz
 
 static om_kind lrn_infer(om_ctx *c)
 {
-	int64_t C, sp, size;
+	int64_t C = 0, sp = 0, size = 0;
 	om_kind rc = lrn_prepare(c, &C, &sp, &size);
 	if (!rc)
 		om_set_shape(c->out[0], c->in[0]->dtype, c->in[0]->rank, c->in[0]->dims);
@@ -674,7 +674,7 @@ static om_kind lrn_infer(om_ctx *c)
 
 static om_kind lrn_kernel(om_ctx *c)
 {
-	int64_t C, sp, size;
+	int64_t C = 0, sp = 0, size = 0;
 	om_kind rc = lrn_prepare(c, &C, &sp, &size);
 	if (rc)
 		return rc;

@@ -33,7 +33,7 @@ static bool q_int_range(int32_t dt, float *lo, float *hi)
 
 static bool q_is_quant_type(int32_t dt)
 {
-	float lo, hi;
+	float lo = 0, hi = 0;
 	return q_int_range(dt, &lo, &hi) || om_is_float8(dt) || dt == OM_FLOAT4E2M1;
 }
 
@@ -168,7 +168,7 @@ static om_kind dequantize_infer(om_ctx *c)
 /* y = saturate(round(x / scale) + zp) for integer types, cast(x / scale + zp) for floats */
 static void q_apply(float *v, int64_t n, int32_t qdt)
 {
-	float lo, hi;
+	float lo = 0, hi = 0;
 	if (!q_int_range(qdt, &lo, &hi))
 		return;
 	for (int64_t i = 0; i < n; i++)
@@ -190,7 +190,7 @@ static om_kind qdq_kernel(om_ctx *c, bool quantize)
 		free(v), free(sc);
 		return c->st->kind ? c->st->kind : OM_ERR_NOMEM;
 	}
-	float lo, hi;
+	float lo = 0, hi = 0;
 	const bool ints = q_int_range(qdt, &lo, &hi);
 	for (int64_t i = 0; i < n; i++) {
 		const int64_t p = q_param_index(&l, i);
@@ -308,8 +308,8 @@ static om_kind qmm_geom_make(om_ctx *c, qmm_geom *g, int32_t *ydt, int64_t *ydim
 
 static om_kind qmm_infer(om_ctx *c)
 {
-	qmm_geom g;
-	int32_t dt, rank;
+	qmm_geom g = {0};
+	int32_t dt = 0, rank = 0;
 	int64_t dims[3];
 	om_kind rc = qmm_geom_make(c, &g, &dt, dims, &rank);
 	if (!rc)
@@ -319,8 +319,8 @@ static om_kind qmm_infer(om_ctx *c)
 
 static om_kind qmm_kernel(om_ctx *c)
 {
-	qmm_geom g;
-	int32_t dt, rank;
+	qmm_geom g = {0};
+	int32_t dt = 0, rank = 0;
 	int64_t dims[3];
 	om_kind rc = qmm_geom_make(c, &g, &dt, dims, &rank);
 	if (rc)
@@ -336,7 +336,7 @@ static om_kind qmm_kernel(om_ctx *c)
 	float *y = rc ? NULL : malloc(sizeof(float) * (size_t)(ny + 1));
 	if (!rc && !y)
 		rc = om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory");
-	float lo, hi;
+	float lo = 0, hi = 0;
 	q_int_range(dt, &lo, &hi);
 	const bool arow = om_tensor_numel(c->in[1]) > 1, bcol = om_tensor_numel(c->in[4]) > 1;
 	for (int64_t t = 0; !rc && t < g.batch; t++)

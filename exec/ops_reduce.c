@@ -85,7 +85,7 @@ static om_kind red_prepare(om_ctx *c, om_red_plan *p, enum red_kind *kind)
 
 static om_kind red_infer(om_ctx *c)
 {
-	om_red_plan p;
+	om_red_plan p = {0};
 	enum red_kind kind;
 	om_kind rc = red_prepare(c, &p, &kind);
 	if (rc)
@@ -244,7 +244,7 @@ static int64_t reduce_one_i(const om_red_plan *p, const om_tensor *x, enum red_k
 
 static om_kind red_kernel(om_ctx *c)
 {
-	om_red_plan p;
+	om_red_plan p = {0};
 	enum red_kind kind;
 	om_kind rc = red_prepare(c, &p, &kind);
 	if (rc)
@@ -298,7 +298,7 @@ static om_kind arg_prepare(om_ctx *c, int32_t *axis, int64_t *dims, int32_t *ran
 
 static om_kind arg_infer(om_ctx *c)
 {
-	int32_t axis, rank;
+	int32_t axis = 0, rank = 0;
 	int64_t dims[OM_MAX_RANK];
 	om_kind rc = arg_prepare(c, &axis, dims, &rank);
 	if (!rc)

@@ -1,11 +1,11 @@
 #!/bin/sh
 # The main job on the bundled example: install, build, simplify examples/tiny_shuffle.onnx,
-# run both models on the same input and draw the simplified plan.
+# and draw the simplified model and the change.
 set -eu
 cd "$(dirname "$0")/.."
 sh scripts/install-deps.sh
-[ -d build ] || meson setup build --buildtype=release >/dev/null
-ninja -C build >/dev/null
+[ -d build ] || meson setup build >/dev/null
+ninja -C build >build.log 2>&1 || { cat build.log; echo "demo: the build failed (build.log)"; exit 1; }
 mkdir -p out
 ./build/tools/omopt simplify examples/tiny_shuffle.onnx out/tiny_shuffle.simplified.onnx
 # the picture in the README: the simplified model drawn by omopt itself

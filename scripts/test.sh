@@ -1,11 +1,14 @@
 #!/bin/sh
-# All the tests: install, build (plain and ASan+UBSan), run the whole suite in both builds.
+# All the tests: install, build (plain and ASan+UBSan), run the whole suite in both; compile a
+# release build too, so that warnings only -O3 shows fail here rather than in a user's build.
 set -eu
 cd "$(dirname "$0")/.."
 sh scripts/install-deps.sh
 [ -d build ] || meson setup build >/dev/null
 ninja -C build
 meson test -C build --print-errorlogs --num-processes 2
+[ -d build-release ] || meson setup build-release --buildtype=release -Dtests=false >/dev/null
+ninja -C build-release
 [ -d build-asan ] || meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false \
 	--buildtype=debug >/dev/null
 ninja -C build-asan
