@@ -14,6 +14,7 @@ extern const om_op_table om_ops_sample;
 extern const om_op_table om_ops_scatter;
 extern const om_op_table om_ops_detect;
 extern const om_op_table om_ops_signal;
+extern const om_op_table om_ops_misc;
 
 static const om_op_table *const tables[] = {
 	&om_ops_view,   &om_ops_move,        &om_ops_index, &om_ops_generate, &om_ops_elementwise,
@@ -26,6 +27,7 @@ static const om_op_table *const tables[] = {
 	&om_ops_scatter,
 	&om_ops_detect,
 	&om_ops_signal,
+	&om_ops_misc,
 };
 
 static bool same_domain(const char *a, const char *b)

@@ -1,0 +1,274 @@
+/* ops_misc.c — moves without arithmetic: DepthToSpace (DCR/CRD), SpaceToDepth, Compress (data
+ * dependent), ReverseSequence, and EyeLike. Moves dispatch on element size. */
+#include <string.h>
+
+#include "index_util.h"
+#include "move.h"
+#include "numrun.h"
+#include "shape_util.h"
+
+static om_kind misc_bad(om_ctx *c, const char *what)
+{
+	return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "%s", what);
+}
+
+/* ---- DepthToSpace / SpaceToDepth --------------------------------------------------------- */
+
+typedef struct d2s_plan {
+	int64_t N, C, H, W, b; /* the input's extents and the block size */
+	bool to_space, crd;
+} d2s_plan;
+
+static om_kind d2s_plan_make(om_ctx *c, d2s_plan *p, int64_t *y)
+{
+	const om_tensor *x = c->nin > 0 ? c->in[0] : NULL;
+	if (!x || x->rank != 4)
+		return misc_bad(c, "input must be 4-D");
+	p->to_space = !strcmp(c->node->op, "DepthToSpace");
+	p->crd = p->to_space && !strcmp(om_attr_string(c->node, "mode", "DCR"), "CRD");
+	p->b = om_attr_int(c->node, "blocksize", 0);
+	p->N = x->dims[0], p->C = x->dims[1], p->H = x->dims[2], p->W = x->dims[3];
+	if (p->b <= 0 || p->b > (int64_t)1 << 20)
+		return misc_bad(c, "blocksize must be positive");
+	const int64_t bb = p->b * p->b;
+	if (p->to_space) {
+		if (p->C % bb)
+			return misc_bad(c, "channels do not divide by blocksize^2");
+		y[0] = p->N, y[1] = p->C / bb, y[2] = p->H * p->b, y[3] = p->W * p->b;
+	} else {
+		if (p->H % p->b || p->W % p->b)
+			return misc_bad(c, "height and width do not divide by blocksize");
+		y[0] = p->N, y[1] = p->C * bb, y[2] = p->H / p->b, y[3] = p->W / p->b;
+	}
+	return OM_OK;
+}
+
+static om_kind d2s_infer(om_ctx *c)
+{
+	d2s_plan p;
+	int64_t y[4];
+	om_kind rc = d2s_plan_make(c, &p, y);
+	if (rc)
+		return rc;
+	return om_ix_set_shape(c, c->out[0], c->in[0]->dtype, 4, y);
+}
+
+static om_kind d2s_move(om_ctx *c)
+{
+	d2s_plan p;
+	int64_t y[4];
+	om_kind rc = d2s_plan_make(c, &p, y);
+	if (rc)
+		return rc;
+	const size_t size = om_move_size(c->in[0]->dtype);
+	const unsigned char *src = c->in[0]->data;
+	unsigned char *dst = c->out[0]->data;
+	/* walk the space side [N, Cs, Hs, Ws] (Cs = channels per block) and the depth side */
+	const int64_t b = p.b, Cs = p.to_space ? y[1] : p.C, Hs = p.to_space ? y[2] : p.H;
+	const int64_t Ws = p.to_space ? y[3] : p.W, Cd = Cs * b * b, Hd = Hs / b, Wd = Ws / b;
+	for (int64_t n = 0; n < p.N; n++)
+		for (int64_t ch = 0; ch < Cs; ch++)
+			for (int64_t h = 0; h < Hs; h++)
+				for (int64_t w = 0; w < Ws; w++) {
+					const int64_t i = h % b, j = w % b;
+					const int64_t cd = p.crd ? (ch * b + i) * b + j
+								 : (i * b + j) * Cs + ch;
+					const int64_t so = ((n * Cs + ch) * Hs + h) * Ws + w;
+					const int64_t dp =
+						((n * Cd + cd) * Hd + h / b) * Wd + w / b;
+					if (p.to_space)
+						om_move1(dst + (size_t)so * size,
+							 src + (size_t)dp * size, size);
+					else
+						om_move1(dst + (size_t)dp * size,
+							 src + (size_t)so * size, size);
+				}
+	return OM_OK;
+}
+
+static om_kind d2s_kernel(om_ctx *c)
+{
+	return om_move_run(c, d2s_move);
+}
+
+/* ---- Compress ------------------------------------------------------------------------------ */
+
+/* count of the kept slices; NEED_VALUE while the condition is unknown */
+static om_kind compress_count(om_ctx *c, int32_t *axis, int64_t *kept, int64_t *extent)
+{
+	const om_tensor *x = c->nin > 0 ? c->in[0] : NULL, *cond = c->nin > 1 ? c->in[1] : NULL;
+	if (!x || !cond || cond->dtype != OM_BOOL || cond->rank != 1)
+		return misc_bad(c, "needs input and a 1-D bool condition");
+	*axis = -1;
+	*extent = om_tensor_numel(x);
+	if (om_node_attr(c->node, "axis")) {
+		om_kind rc = om_norm_axis(c, om_attr_int(c->node, "axis", 0), x->rank, axis);
+		if (rc)
+			return rc;
+		*extent = x->dims[*axis];
+	}
+	if (!om_has_value(cond))
+		return OM_NEED_VALUE;
+	const uint8_t *m = cond->data;
+	int64_t k = 0;
+	for (int64_t i = 0; i < cond->dims[0]; i++) {
+		if (m[i] && i >= *extent)
+			return om_error(c->st, OM_ERR_INVALID_INPUT, c->node,
+					"condition selects index %lld of an extent of %lld",
+					(long long)i, (long long)*extent);
+		k += m[i] != 0;
+	}
+	*kept = k;
+	return OM_OK;
+}
+
+static om_kind compress_infer(om_ctx *c)
+{
+	int32_t axis;
+	int64_t kept, extent;
+	om_kind rc = compress_count(c, &axis, &kept, &extent);
+	if (rc)
+		return rc;
+	const om_tensor *x = c->in[0];
+	if (axis < 0)
+		return om_ix_set_shape(c, c->out[0], x->dtype, 1, &kept);
+	int64_t y[OM_MAX_RANK];
+	memcpy(y, x->dims, sizeof(int64_t) * (size_t)x->rank);
+	y[axis] = kept;
+	return om_ix_set_shape(c, c->out[0], x->dtype, x->rank, y);
+}
+
+static om_kind compress_move(om_ctx *c)
+{
+	int32_t axis;
+	int64_t kept, extent;
+	om_kind rc = compress_count(c, &axis, &kept, &extent);
+	if (rc)
+		return rc;
+	const om_tensor *x = c->in[0];
+	int64_t outer = 1, inner = 1;
+	for (int32_t d = 0; axis >= 0 && d < x->rank; d++)
+		if (d < axis)
+			outer *= x->dims[d];
+		else if (d > axis)
+			inner *= x->dims[d];
+	const size_t size = om_move_size(x->dtype), row = (size_t)inner * size;
+	const uint8_t *m = c->in[1]->data;
+	const int64_t nm = c->in[1]->dims[0] < extent ? c->in[1]->dims[0] : extent;
+	const unsigned char *src = x->data;
+	unsigned char *dst = c->out[0]->data;
+	for (int64_t o = 0; o < outer; o++)
+		for (int64_t i = 0; i < nm; i++)
+			if (m[i]) {
+				memcpy(dst, src + (size_t)(o * extent + i) * row, row);
+				dst += row;
+			}
+	return OM_OK;
+}
+
+static om_kind compress_kernel(om_ctx *c)
+{
+	return om_move_run(c, compress_move);
+}
+
+/* ---- ReverseSequence ----------------------------------------------------------------------- */
+
+static om_kind rs_check(om_ctx *c, int32_t *ba, int32_t *ta)
+{
+	const om_tensor *x = c->nin > 0 ? c->in[0] : NULL, *l = c->nin > 1 ? c->in[1] : NULL;
+	if (!x || !l || x->rank < 2 || l->rank != 1)
+		return misc_bad(c, "needs input of rank >= 2 and 1-D sequence_lens");
+	om_kind rc = om_ix_check_index_type(c, l, "sequence_lens");
+	if (!rc)
+		rc = om_norm_axis(c, om_attr_int(c->node, "batch_axis", 1), x->rank, ba);
+	if (!rc)
+		rc = om_norm_axis(c, om_attr_int(c->node, "time_axis", 0), x->rank, ta);
+	if (rc)
+		return rc;
+	if (*ba == *ta || *ba > 1 || *ta > 1 || l->dims[0] != x->dims[*ba])
+		return misc_bad(c, "batch and time axes are 0 and 1; sequence_lens is [batch]");
+	return OM_OK;
+}
+
+static om_kind rs_infer(om_ctx *c)
+{
+	int32_t ba, ta;
+	om_kind rc = rs_check(c, &ba, &ta);
+	if (rc)
+		return rc;
+	return om_ix_set_shape(c, c->out[0], c->in[0]->dtype, c->in[0]->rank, c->in[0]->dims);
+}
+
+static om_kind rs_move(om_ctx *c)
+{
+	int32_t ba, ta;
+	om_kind rc = rs_check(c, &ba, &ta);
+	if (rc)
+		return rc;
+	const om_tensor *x = c->in[0], *l = c->in[1];
+	const int64_t B = x->dims[ba], T = x->dims[ta], n = om_tensor_numel(x);
+	for (int64_t b = 0; b < B; b++) {
+		const int64_t v = om_ix_at(l, b);
+		if (v < 0 || v > T)
+			return om_error(c->st, OM_ERR_INVALID_INPUT, c->node,
+					"sequence length %lld outside [0, %lld]", (long long)v,
+					(long long)T);
+	}
+	const int64_t inner = n / (B * T > 0 ? B * T : 1), ts = ta == 0 ? B * inner : inner;
+	const size_t size = om_move_size(x->dtype), row = (size_t)inner * size;
+	const unsigned char *src = x->data;
+	unsigned char *dst = c->out[0]->data;
+	for (int64_t t = 0; t < T; t++)
+		for (int64_t b = 0; b < B; b++) {
+			const int64_t len = om_ix_at(l, b), st = t < len ? len - 1 - t : t;
+			const int64_t bo = (ta == 0 ? b * inner : b * T * inner);
+			const unsigned char *from = src + (size_t)(bo + st * ts) * size;
+			memcpy(dst + (size_t)(bo + t * ts) * size, from, row);
+		}
+	return OM_OK;
+}
+
+static om_kind rs_kernel(om_ctx *c)
+{
+	return om_move_run(c, rs_move);
+}
+
+/* ---- EyeLike ------------------------------------------------------------------------------- */
+
+static om_kind eye_infer(om_ctx *c)
+{
+	const om_tensor *x = c->nin > 0 ? c->in[0] : NULL;
+	if (!x || x->rank != 2)
+		return misc_bad(c, "input must be 2-D");
+	const int32_t dt = (int32_t)om_attr_int(c->node, "dtype", x->dtype);
+	if (!om_is_float_type(dt) && !om_is_int_type(dt) && dt != OM_BOOL)
+		return misc_bad(c, "dtype must be numeric or bool");
+	return om_ix_set_shape(c, c->out[0], dt, 2, x->dims);
+}
+
+static om_kind eye_kernel(om_ctx *c)
+{
+	om_kind rc = eye_infer(c);
+	if (rc)
+		return rc;
+	om_tensor *y = c->out[0];
+	const int64_t R = y->dims[0], C = y->dims[1], k = om_attr_int(c->node, "k", 0);
+	const size_t size = om_dtype_size(y->dtype);
+	memset(y->data, 0, (size_t)(R * C) * size);
+	const double one = 1;
+	for (int64_t i = 0; i < R; i++)
+		if (k > -C && k < C && i + k >= 0 && i + k < C)
+			om_store_f64(y->dtype, (char *)y->data + (size_t)(i * C + i + k) * size, 1,
+				     &one, 1);
+	return OM_OK;
+}
+
+static const om_op rows[] = {
+	{"DepthToSpace", "", 1, d2s_infer, d2s_kernel, OM_OP_EXACT},
+	{"SpaceToDepth", "", 1, d2s_infer, d2s_kernel, OM_OP_EXACT},
+	{"Compress", "", 9, compress_infer, compress_kernel, OM_OP_EXACT | OM_OP_DATA_DEPENDENT},
+	{"ReverseSequence", "", 10, rs_infer, rs_kernel, OM_OP_EXACT},
+	{"EyeLike", "", 9, eye_infer, eye_kernel, OM_OP_EXACT},
+};
+
+const om_op_table om_ops_misc = OM_TABLE(rows);
