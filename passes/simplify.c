@@ -3,7 +3,8 @@
  *
  *     infer_shapes → fold_constants → fold_shape_chains → inline_if → eliminate_identities
  *                  → fuse_transposes → fuse_conv_bn
- *                  → fuse_conv_affine → merge_common → eliminate_dead   (to a fixed point)
+ *                  → fuse_conv_affine → fuse_matmul_add
+ *                  → merge_common → eliminate_dead   (to a fixed point)
  *
  * Each pass rewrites one graph; the driver runs it on the main graph and then inside every
  * subgraph (If/Loop/Scan bodies). Passes can be skipped by name; the verifier can run after
@@ -27,6 +28,7 @@ static const struct {
 	{"fuse_transposes", om_pass_transposes},
 	{"fuse_conv_bn", om_pass_fuse_conv_bn},
 	{"fuse_conv_affine", om_pass_fuse_conv_affine},
+	{"fuse_matmul_add", om_pass_fuse_matmul_add},
 	{"merge_common", om_pass_common},
 	{"eliminate_dead", om_pass_dead},
 };

@@ -901,6 +901,42 @@ static void conv_affine_stops_at_second_use(void **state)
 	om_model_free(m);
 }
 
+/* Add(MatMul(a [n,3], W [3,2]), b [2]) -> Gemm; 3-D MatMul and a C that would grow the result
+ * ([4,2] against [n,2]) stay */
+static void matmul_add_becomes_gemm(void **state)
+{
+	(void)state;
+	om_model *m = model(13);
+	om_graph *g = m->graph;
+	input(g, "a", OM_FLOAT, "n,3");
+	input(g, "a3", OM_FLOAT, "2,n,3");
+	floats_nd(g, "W", 2, (const int64_t[]){3, 2}, (const float[]){1, 2, 3, 4, 5, 6});
+	floats(g, "b", 2, (const float[]){1, 2});
+	floats_nd(g, "b42", 2, (const int64_t[]){4, 2}, (const float[]){1, 2, 3, 4, 5, 6, 7, 8});
+	node(g, "MatMul", "a,W", "p");
+	node(g, "Add", "b,p", "y");
+	node(g, "MatMul", "a3,W", "p3");
+	node(g, "Add", "p3,b", "y3");
+	node(g, "MatMul", "a,W", "q");
+	node(g, "Add", "q,b42", "z");
+	output(g, "y", OM_FLOAT, "n,2");
+	output(g, "y3", OM_FLOAT, "2,n,2");
+	output(g, "z", OM_FLOAT, "4,2");
+	simplify(m, NULL);
+	assert_int_equal(count_op(g, "Gemm"), 1);
+	assert_int_equal(count_op(g, "MatMul"), 2);
+	const om_node *n = g->outputs[0]->producer;
+	assert_string_equal(n->op, "Gemm");
+	assert_string_equal(n->out[0]->name, "y");
+	assert_int_equal(n->nin, 3);
+	assert_string_equal(n->in[0]->name, "a");
+	assert_string_equal(n->in[1]->name, "W");
+	assert_string_equal(n->in[2]->name, "b");
+	assert_string_equal(g->outputs[1]->producer->op, "Add");
+	assert_string_equal(g->outputs[2]->producer->op, "Add");
+	om_model_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -928,6 +964,7 @@ int main(void)
 		cmocka_unit_test(conv_bn_with_other_use_stays),
 		cmocka_unit_test(conv_affine_fuses),
 		cmocka_unit_test(conv_affine_stops_at_second_use),
+		cmocka_unit_test(matmul_add_becomes_gemm),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,96 @@
+/*
+ * fuse_matmul_add.c — the fuse_matmul_add pass: Add(MatMul(A, B), C) becomes Gemm(A, B, C)
+ * when A and B are 2-D (inferred), the element type is float, double or float16, the MatMul
+ * output has no other use and is not a graph output, and C (either Add operand) has rank <= 2
+ * with each dim 1 or equal to the product's (Gemm's unidirectional broadcast, so the result's
+ * shape is the product's). The Add node becomes the Gemm and keeps its output name.
+ */
+#include <string.h>
+
+#include "fuse_util.h"
+#include "infer.h"
+
+static bool is_graph_output(const om_graph *g, const om_value *v)
+{
+	for (int32_t i = 0; i < g->noutputs; i++)
+		if (g->outputs[i] == v)
+			return true;
+	return false;
+}
+
+static bool rank2(const om_vinfo *vi)
+{
+	return om_vi_ranked(vi) && vi->type.rank == 2;
+}
+
+static om_node *matmul_of(om_pass_ctx *c, const om_graph *g, om_value *x)
+{
+	om_node *p = x ? x->producer : NULL;
+	if (!p || p->graph != g || (p->flags & OM_NODE_DEAD) || strcmp(p->op, "MatMul") ||
+	    (p->domain[0] && strcmp(p->domain, "ai.onnx")) || p->nin != 2 || p->nout != 1 ||
+	    p->out[0] != x || !p->in[0] || !p->in[1] || x->nuses != 1 || is_graph_output(g, x) ||
+	    om_value_used_by_subgraph(c, g, x))
+		return NULL;
+	const om_vinfo *a = om_vinfo_get(c, g, p->in[0]), *b = om_vinfo_get(c, g, p->in[1]);
+	const om_vinfo *y = om_vinfo_get(c, g, x);
+	if (!rank2(a) || !rank2(b) || !rank2(y) || a->type.elem != b->type.elem ||
+	    (a->type.elem != OM_FLOAT && a->type.elem != OM_DOUBLE && a->type.elem != OM_FLOAT16))
+		return NULL;
+	return p;
+}
+
+/* True when C broadcasts to the product's shape y without growing it. */
+static bool bias_fits(const om_vinfo *cv, const om_vinfo *y)
+{
+	if (!om_vi_ranked(cv) || cv->type.rank > 2 || cv->type.elem != y->type.elem)
+		return false;
+	for (int32_t j = 0; j < cv->type.rank; j++) {
+		om_dim d = cv->type.dims[j], e = y->type.dims[2 - cv->type.rank + j];
+		if (!(d.param == NULL && d.value == 1) && !om_dims_equal(d, e))
+			return false;
+	}
+	return true;
+}
+
+static bool fuse(om_pass_ctx *c, om_graph *g, om_node *n)
+{
+	if (n->nin != 2 || n->nout != 1 || !n->out[0] || !n->in[0] || !n->in[1] || n->nattr)
+		return false;
+	for (int k = 0; k < 2; k++) {
+		om_node *mm = matmul_of(c, g, n->in[k]);
+		if (!mm || !bias_fits(om_vinfo_get(c, g, n->in[1 - k]), om_vinfo_get(c, g, n->in[k])))
+			continue;
+		om_value **in = om_arena_alloc(g->model->arena, sizeof *in * 3);
+		const char *op = om_arena_strdup(g->model->arena, "Gemm");
+		if (!in || !op)
+			return false;
+		in[0] = mm->in[0];
+		in[1] = mm->in[1];
+		in[2] = n->in[1 - k];
+		n->in = in;
+		n->nin = 3;
+		n->op = op;
+		n->proto = NULL;
+		mm->flags |= OM_NODE_DEAD;
+		mm->out[0]->producer = NULL;
+		mm->out[0]->producer_slot = -1;
+		return true;
+	}
+	return false;
+}
+
+om_kind om_pass_fuse_matmul_add(om_pass_ctx *c, om_graph *g, int *changes)
+{
+	if (om_model_opset(c->m, "") < 11)
+		return OM_OK;
+	om_graph_count_uses(g);
+	for (int32_t i = 0; i < g->nnodes; i++) {
+		om_node *n = g->nodes[i];
+		if ((n->flags & OM_NODE_DEAD) || strcmp(n->op, "Add") ||
+		    (n->domain[0] && strcmp(n->domain, "ai.onnx")))
+			continue;
+		*changes += fuse(c, g, n);
+	}
+	om_graph_compact(g);
+	return OM_OK;
+}
