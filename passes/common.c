@@ -3,6 +3,8 @@
  * op, inputs and attributes) is replaced by it, and so is a value whose plan-time value equals
  * an earlier value's element by element (numbers and symbols: the same run-time tensor, e.g.
  * Shape(a)[1] and Shape(b)[1] when both are the extent `seq`). The later node dies.
+ * Initializers with the same element type, shape and bytes are merged too (exporters share
+ * weights through Identity nodes; folding those must not leave two copies).
  * Not merged: other domains, randomness, subgraphs, graph outputs.
  */
 #include <stdlib.h>
@@ -163,8 +165,58 @@ static slot *find(slot *tab, size_t cap, uint64_t h, size_t *at)
 	return tab[i].n ? &tab[i] : NULL;
 }
 
+static uint64_t tensor_hash(const om_tensor *t)
+{
+	uint64_t h = mix(mix(1469598103934665603ull, (uint64_t)t->dtype), (uint64_t)t->rank);
+	for (int32_t i = 0; i < t->rank; i++)
+		h = mix(h, (uint64_t)t->dims[i]);
+	const unsigned char *b = t->data;
+	for (size_t i = 0; b && i < t->nbytes; i++)
+		h = (h ^ b[i]) * 0x100000001b3ull;
+	return h;
+}
+
+/* Uses of a later initializer equal to an earlier one read the earlier one; dead code
+ * elimination then drops the later one. Graph inputs (initializers with a default), graph
+ * outputs and names that subgraphs refer to keep their own value. */
+static om_kind merge_initializers(om_pass_ctx *c, om_graph *g, int *changes)
+{
+	size_t cap = 16;
+	while (cap < (size_t)g->ninits * 2 + 16)
+		cap *= 2;
+	struct islot {
+		uint64_t h;
+		om_value *v;
+	} *tab = calloc(cap, sizeof *tab);
+	if (!tab)
+		return om_error(c->st, OM_ERR_NOMEM, NULL, "out of memory merging initializers");
+	for (int32_t i = 0; i < g->ninits; i++) {
+		om_value *v = g->inits[i];
+		if (!v->init || v->producer || !(v->flags & OM_VALUE_INITIALIZER) ||
+		    v->init->dtype == OM_STRING ||
+		    (v->flags & (OM_VALUE_GRAPH_INPUT | OM_VALUE_GRAPH_OUTPUT)) ||
+		    om_value_used_by_subgraph(c, g, v))
+			continue;
+		const uint64_t h = tensor_hash(v->init);
+		size_t at = (size_t)h & (cap - 1);
+		while (tab[at].v && !(tab[at].h == h && same_tensor(tab[at].v->init, v->init)))
+			at = (at + 1) & (cap - 1);
+		if (!tab[at].v) {
+			tab[at] = (struct islot){h, v};
+			continue;
+		}
+		om_replace_uses(g, v, tab[at].v);
+		(*changes)++;
+	}
+	free(tab);
+	return OM_OK;
+}
+
 om_kind om_pass_common(om_pass_ctx *c, om_graph *g, int *changes)
 {
+	om_kind rc = merge_initializers(c, g, changes);
+	if (rc)
+		return rc;
 	size_t cap = 16;
 	while (cap < (size_t)g->nnodes * 4 + 16)
 		cap *= 2;
@@ -179,38 +231,37 @@ om_kind om_pass_common(om_pass_ctx *c, om_graph *g, int *changes)
 			continue;
 		/* same op on the same inputs; hash collisions probe on while the hash differs,
 		 * and a same-hash different node is simply not merged */
-		size_t at;
-		uint64_t h = node_hash(n);
-		slot *s = find(nodes, cap, h, &at);
+		size_t at_node, at;
+		const uint64_t hn = node_hash(n);
+		slot *s = find(nodes, cap, hn, &at_node);
 		if (s && same_node(n, s->n)) {
 			merge_into(g, n, s->n);
 			(*changes)++;
 			continue;
 		}
-		if (!s)
-			nodes[at] = (slot){h, n, NULL};
-		/* the same plan-time value */
-		if (n->nout != 1 || !n->out[0])
-			continue;
-		const om_vinfo *v = om_vinfo_get(c, g, n->out[0]);
-		if (!v || v->npv < 1 || !v->pv)
-			continue;
-		bool full = true;
-		for (int32_t k = 0; k < v->npv; k++)
-			full &= v->pv[k].kind != OM_PE_UNK;
-		if (!full)
-			continue;
-		h = pv_hash(v);
-		s = find(vals, cap, h, &at);
-		if (s && same_pv(v, s->pv)) {
-			merge_into(g, n, s->n);
-			(*changes)++;
-		} else if (!s) {
-			vals[at] = (slot){h, n, v};
+		/* the same plan-time value: merged into an earlier node, n must not stay in the
+		 * node table (a later twin of n would be merged into a dead node) */
+		const om_vinfo *v = n->nout == 1 && n->out[0] ? om_vinfo_get(c, g, n->out[0]) : NULL;
+		bool full = v && v->npv >= 1 && v->pv;
+		for (int32_t k = 0; full && k < v->npv; k++)
+			full = v->pv[k].kind != OM_PE_UNK;
+		if (full) {
+			const uint64_t hv = pv_hash(v);
+			slot *sv = find(vals, cap, hv, &at);
+			if (sv && same_pv(v, sv->pv)) {
+				merge_into(g, n, sv->n);
+				(*changes)++;
+				continue;
+			}
+			if (!sv)
+				vals[at] = (slot){hv, n, v};
 		}
+		if (!s)
+			nodes[at_node] = (slot){hn, n, NULL};
 	}
 	free(nodes);
 	free(vals);
 	om_graph_compact(g);
-	return OM_OK;
+	/* the node kept may stand after a reader of the node merged into it */
+	return *changes ? om_graph_toposort(g, c->st) : OM_OK;
 }

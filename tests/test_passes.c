@@ -343,6 +343,36 @@ static void identity_keeps_output_name(void **state)
 	om_model_free(m);
 }
 
+/* Exporters share a weight through Identity(initializer); folding those and merging equal
+ * initializers must leave one copy, read by both consumers. Twin nodes then merge too. */
+static void shared_weights_stay_shared(void **state)
+{
+	(void)state;
+	om_model *m = model(13);
+	om_graph *g = m->graph;
+	input(g, "x", OM_FLOAT, "2,3");
+	const float w[] = {1, 2, 3};
+	floats(g, "w", 3, w);
+	floats(g, "w_copy", 3, w); /* a second initializer with the same bytes */
+	node(g, "Identity", "w", "w_shared");
+	node(g, "Mul", "x,w_shared", "a");
+	node(g, "Mul", "x,w_copy", "b");
+	node(g, "Add", "a,b", "y");
+	output(g, "y", OM_FLOAT, "2,3");
+	simplify(m, NULL);
+	int weights = 0;
+	for (int32_t i = 0; i < g->ninits; i++)
+		weights += g->inits[i]->init && g->inits[i]->init->dtype == OM_FLOAT;
+	assert_int_equal(weights, 1);
+	assert_int_equal(count_op(g, "Identity"), 0);
+	/* Mul(x, w) twice is one Mul now: Add reads it twice */
+	assert_int_equal(count_op(g, "Mul"), 1);
+	const om_node *add = g->outputs[0]->producer;
+	assert_string_equal(add->op, "Add");
+	assert_ptr_equal(add->in[0], add->in[1]);
+	om_model_free(m);
+}
+
 static void reshapes_merge_and_expand_goes(void **state)
 {
 	(void)state;
@@ -946,6 +976,7 @@ int main(void)
 		cmocka_unit_test(known_dims_fold_to_numbers),
 		cmocka_unit_test(unknown_extents_are_not_numbers),
 		cmocka_unit_test(identity_keeps_output_name),
+		cmocka_unit_test(shared_weights_stay_shared),
 		cmocka_unit_test(reshapes_merge_and_expand_goes),
 		cmocka_unit_test(dropout_with_mask_stays),
 		cmocka_unit_test(transposes_merge),
