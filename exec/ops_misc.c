@@ -1,5 +1,5 @@
 /* ops_misc.c — moves without arithmetic: DepthToSpace (DCR/CRD), SpaceToDepth, Compress (data
- * dependent), ReverseSequence, and EyeLike. Moves dispatch on element size. */
+ * dependent), ReverseSequence, EyeLike and CenterCropPad. Moves dispatch on element size. */
 #include <string.h>
 
 #include "index_util.h"
@@ -263,12 +263,93 @@ static om_kind eye_kernel(om_ctx *c)
 	return OM_OK;
 }
 
+/* ---- CenterCropPad ------------------------------------------------------------------------- */
+
+/* the target extents, and per axis the box copied: source start, destination start, extent */
+typedef struct ccp_plan {
+	int64_t y[OM_MAX_RANK], src0[OM_MAX_RANK], dst0[OM_MAX_RANK], box[OM_MAX_RANK];
+} ccp_plan;
+
+static om_kind ccp_plan_make(om_ctx *c, ccp_plan *p)
+{
+	const om_tensor *x = c->nin > 0 ? c->in[0] : NULL, *sh = c->nin > 1 ? c->in[1] : NULL;
+	if (!x || !sh || sh->rank != 1 || x->rank < 1)
+		return misc_bad(c, "needs input of rank >= 1 and a 1-D shape");
+	int64_t want[OM_MAX_RANK], k = 0, na = 0;
+	om_kind rc = om_read_ints(c, sh, want, OM_MAX_RANK, &k);
+	if (rc)
+		return rc;
+	const int64_t *axes = om_attr_ints(c->node, "axes", &na);
+	if (axes ? na != k : k != x->rank)
+		return misc_bad(c, "shape must have one entry per axis");
+	for (int32_t d = 0; d < x->rank; d++)
+		p->y[d] = p->box[d] = x->dims[d], p->src0[d] = p->dst0[d] = 0;
+	for (int64_t i = 0; i < k; i++) {
+		int32_t a = (int32_t)i;
+		if (axes && (rc = om_norm_axis(c, axes[i], x->rank, &a)))
+			return rc;
+		const int64_t dim = x->dims[a], t = want[i];
+		if (t < 0)
+			return om_error(c->st, OM_ERR_INVALID_INPUT, c->node, "target extent %lld",
+					(long long)t);
+		p->y[a] = t;
+		p->box[a] = t < dim ? t : dim;
+		p->src0[a] = t < dim ? (dim - t) / 2 : 0;
+		p->dst0[a] = t > dim ? (t - dim) / 2 : 0;
+	}
+	return OM_OK;
+}
+
+static om_kind ccp_infer(om_ctx *c)
+{
+	ccp_plan p;
+	om_kind rc = ccp_plan_make(c, &p);
+	if (rc)
+		return rc;
+	return om_ix_set_shape(c, c->out[0], c->in[0]->dtype, c->in[0]->rank, p.y);
+}
+
+static om_kind ccp_move(om_ctx *c)
+{
+	ccp_plan p;
+	om_kind rc = ccp_plan_make(c, &p);
+	if (rc)
+		return rc;
+	const om_tensor *x = c->in[0];
+	const int32_t r = x->rank;
+	const size_t size = om_move_size(x->dtype);
+	memset(c->out[0]->data, 0, (size_t)om_shape_numel(r, p.y) * size);
+	if (om_shape_numel(r, p.box) <= 0)
+		return OM_OK;
+	int64_t xs[OM_MAX_RANK], ys[OM_MAX_RANK], at[OM_MAX_RANK] = {0};
+	om_dense_strides(r, x->dims, xs);
+	om_dense_strides(r, p.y, ys);
+	const int64_t rows = r > 1 ? om_shape_numel(r - 1, p.box) : 1;
+	for (int64_t q = 0; q < rows; q++) {
+		int64_t so = p.src0[r - 1], dof = p.dst0[r - 1];
+		for (int32_t d = 0; d < r - 1; d++)
+			so += (p.src0[d] + at[d]) * xs[d], dof += (p.dst0[d] + at[d]) * ys[d];
+		memcpy((unsigned char *)c->out[0]->data + (size_t)dof * size,
+		       (const unsigned char *)x->data + (size_t)so * size,
+		       (size_t)p.box[r - 1] * size);
+		for (int32_t d = r - 2; d >= 0 && ++at[d] == p.box[d]; d--)
+			at[d] = 0;
+	}
+	return OM_OK;
+}
+
+static om_kind ccp_kernel(om_ctx *c)
+{
+	return om_move_run(c, ccp_move);
+}
+
 static const om_op rows[] = {
 	{"DepthToSpace", "", 1, d2s_infer, d2s_kernel, OM_OP_EXACT},
 	{"SpaceToDepth", "", 1, d2s_infer, d2s_kernel, OM_OP_EXACT},
 	{"Compress", "", 9, compress_infer, compress_kernel, OM_OP_EXACT | OM_OP_DATA_DEPENDENT},
 	{"ReverseSequence", "", 10, rs_infer, rs_kernel, OM_OP_EXACT},
 	{"EyeLike", "", 9, eye_infer, eye_kernel, OM_OP_EXACT},
+	{"CenterCropPad", "", 18, ccp_infer, ccp_kernel, OM_OP_EXACT},
 };
 
 const om_op_table om_ops_misc = OM_TABLE(rows);

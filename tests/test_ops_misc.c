@@ -108,6 +108,32 @@ static void eye_like(void **state)
 	om_model_free(m);
 }
 
+/* x [1, 4] = [0, 1, 2, 3] to [3, 2]: rows padded around, columns cropped to [1, 2] */
+static void center_crop_pad(void **state)
+{
+	(void)state;
+	om_model *m;
+	om_node *n = nt_node(&m, "CenterCropPad", 2, 1);
+	om_tensor x = nt_tensor(OM_INT32, 2, (int64_t[]){1, 4}, iota8);
+	int64_t shape[] = {3, 2};
+	om_tensor ts = nt_tensor(OM_INT64, 1, (int64_t[]){2}, shape);
+	const om_tensor *in[] = {&x, &ts};
+	om_tensor out[1];
+	assert_int_equal(nt_run(n, 18, in, out), OM_OK);
+	assert_int_equal(out[0].dims[0], 3), assert_int_equal(out[0].dims[1], 2);
+	check_i32(&out[0], 6, (int32_t[]){0, 0, 1, 2, 0, 0});
+	om_tensor_free(&out[0]);
+	/* axes [-1]: one extent */
+	nt_ints(n, "axes", (int64_t[]){-1}, 1);
+	ts = nt_tensor(OM_INT64, 1, (int64_t[]){1}, shape);
+	assert_int_equal(nt_run(n, 18, in, out), OM_OK);
+	check_i32(&out[0], 3, (int32_t[]){0, 1, 2}); /* crop start floor(1 / 2) = 0 */
+	om_tensor_free(&out[0]);
+	ts = nt_tensor(OM_INT64, 1, (int64_t[]){2}, shape);
+	assert_int_equal(nt_run(n, 18, in, out), OM_ERR_INVALID_MODEL);
+	om_model_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -115,6 +141,7 @@ int main(void)
 		cmocka_unit_test(compress),
 		cmocka_unit_test(reverse_sequence),
 		cmocka_unit_test(eye_like),
+		cmocka_unit_test(center_crop_pad),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
