@@ -1,4 +1,4 @@
-/* load.c — om_model_load / om_model_load_memory: bytes → checked, unpacked ModelProto → IR. */
+/* load.c — om_model_load / om_model_load_memory: bytes → checked, unpacked ModelProto → IR */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>

@@ -118,8 +118,8 @@ static om_kind typed_fields(const om_tensor_ctx *c, const Onnx__TensorProto *tp,
 	if (t->dtype == OM_STRING) {
 		om_str *s = t->data;
 		for (size_t i = 0; i < n; i++) {
-			s[i].ptr = om_arena_strndup(c->m->arena, (const char *)tp->string_data[i].data,
-						    tp->string_data[i].len);
+			const ProtobufCBinaryData *b = &tp->string_data[i];
+			s[i].ptr = om_arena_strndup(c->m->arena, (const char *)b->data, b->len);
 			s[i].len = (int64_t)tp->string_data[i].len;
 			if (!s[i].ptr)
 				return om_error(st, OM_ERR_NOMEM, NULL, "out of memory");

@@ -279,8 +279,9 @@ static bool mark_passing_all(om_graph *g)
 		for (int32_t a = 0; a < n->nattr; a++) {
 			if (n->attrs[a].g && !mark_passing(g, n->attrs[a].g))
 				return false;
-			for (int64_t k = 0; n->attrs[a].graphs && k < n->attrs[a].n; k++)
-				if (n->attrs[a].graphs[k] && !mark_passing(g, n->attrs[a].graphs[k]))
+			om_graph *const *gs = n->attrs[a].graphs;
+			for (int64_t k = 0; gs && k < n->attrs[a].n; k++)
+				if (gs[k] && !mark_passing(g, gs[k]))
 					return false;
 		}
 	}

@@ -314,7 +314,9 @@ static Onnx__AttributeProto *w_attr(wctx *c, const om_attr *a)
 	case OM_ATTR_TENSORS:
 		at->tensors = array(c, n, sizeof *at->tensors);
 		for (size_t i = 0; at->tensors && i < n; i++) {
-			const Onnx__TensorProto *o = ap && i < ap->n_tensors ? ap->tensors[i] : NULL;
+			const Onnx__TensorProto *o = NULL;
+			if (ap && i < ap->n_tensors)
+				o = ap->tensors[i];
 			at->tensors[i] = w_tensor(c, a->tensors[i], o, NULL, false);
 			if (!at->tensors[i])
 				return fail(c, OM_ERR_INTERNAL, "attribute tensor missing");

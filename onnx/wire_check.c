@@ -51,7 +51,8 @@ static om_kind check(const ProtobufCMessageDescriptor *d, const uint8_t *p, size
 			const ProtobufCFieldDescriptor *f =
 				protobuf_c_message_descriptor_get_field(d, (unsigned)(tag >> 3));
 			if (f && f->type == PROTOBUF_C_TYPE_MESSAGE) {
-				om_kind k = check(f->descriptor, p + pos, (size_t)len, depth + 1, st);
+				size_t sub = (size_t)len;
+				om_kind k = check(f->descriptor, p + pos, sub, depth + 1, st);
 				if (k)
 					return k;
 			}

@@ -56,8 +56,12 @@ int main(int argc, char **argv)
 	om_status st = {0};
 	if (argc >= 4 && !strcmp(argv[1], "tensor")) {
 		om_tensor t;
-		if (om_tensor_read_file(argv[2], &t, &st) || om_tensor_write_file(argv[3], &t, "t", &st))
+		if (om_tensor_read_file(argv[2], &t, &st))
 			return fail(&st);
+		if (om_tensor_write_file(argv[3], &t, "t", &st)) {
+			om_tensor_free(&t);
+			return fail(&st);
+		}
 		om_tensor_free(&t);
 		return 0;
 	}

@@ -666,7 +666,8 @@ static void typed_fields(void **state)
 	assert_int_equal(h[2], 0x7c00);
 	const om_tensor *q = init_of(m, "q");
 	assert_int_equal(q->nbytes, 2);
-	assert_int_equal(((uint8_t *)q->data)[0], 0x7f), assert_int_equal(((uint8_t *)q->data)[1], 8);
+	assert_int_equal(((uint8_t *)q->data)[0], 0x7f);
+	assert_int_equal(((uint8_t *)q->data)[1], 8);
 	const int8_t *b = init_of(m, "b")->data;
 	assert_int_equal(b[0], -1), assert_int_equal(b[1], 127), assert_int_equal(b[2], -128);
 	const uint32_t *u = init_of(m, "u")->data;
@@ -737,7 +738,8 @@ static void unmodelled_fields_kept(void **state)
 	seq.value_case = ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE, seq.sequence_type = &sq;
 	Onnx__AttributeProto a_tp = ONNX__ATTRIBUTE_PROTO__INIT, a_sp = ONNX__ATTRIBUTE_PROTO__INIT,
 			     a_i = ONNX__ATTRIBUTE_PROTO__INIT;
-	a_tp.name = "tp", a_tp.has_type = 1, a_tp.type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TYPE_PROTO, a_tp.tp = &seq;
+	a_tp.name = "tp", a_tp.has_type = 1, a_tp.tp = &seq;
+	a_tp.type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TYPE_PROTO;
 	int64_t one = 1, four = 4;
 	float fv = 2.5f;
 	Onnx__TensorProto sv = ONNX__TENSOR_PROTO__INIT, si = ONNX__TENSOR_PROTO__INIT;
@@ -748,9 +750,11 @@ static void unmodelled_fields_kept(void **state)
 	si.n_int64_data = 1, si.int64_data = &idx;
 	Onnx__SparseTensorProto sp = ONNX__SPARSE_TENSOR_PROTO__INIT, *spp = &sp;
 	sp.values = &sv, sp.indices = &si, sp.n_dims = 1, sp.dims = &four;
-	a_sp.name = "sp", a_sp.has_type = 1, a_sp.type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__SPARSE_TENSOR;
+	a_sp.name = "sp", a_sp.has_type = 1;
+	a_sp.type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__SPARSE_TENSOR;
 	a_sp.sparse_tensor = &sp;
-	a_i.name = "alpha", a_i.has_type = 1, a_i.type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT, a_i.has_i = 1, a_i.i = 3;
+	a_i.name = "alpha", a_i.has_type = 1, a_i.has_i = 1, a_i.i = 3;
+	a_i.type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT;
 	a_i.doc_string = "attribute doc";
 	Onnx__AttributeProto *attrs[3] = {&a_tp, &a_sp, &a_i};
 	Onnx__NodeDeviceConfigurationProto dc = ONNX__NODE_DEVICE_CONFIGURATION_PROTO__INIT,
