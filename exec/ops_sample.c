@@ -1,6 +1,6 @@
-/* ops_sample.c — GridSample (opset 16/20/22: nearest, (bi)linear, (bi)cubic over N-D images;
- * zeros, border or reflection padding; align_corners). In double, each output point a
- * separable sum over 2^r (linear) or 4^r (cubic) neighbours. */
+/* ops_sample.c — AffineGrid (opset 20) and GridSample (opset 16/20/22: nearest, (bi)linear,
+ * (bi)cubic over N-D images; zeros, border or reflection padding; align_corners). In double,
+ * each output point a separable sum over 2^r (linear) or 4^r (cubic) neighbours. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -206,8 +206,93 @@ static om_kind gs_kernel(om_ctx *c)
 	return OM_OK;
 }
 
+/* ---- AffineGrid (opset 20): theta [N, 2, 3] or [N, 3, 4] over base coordinates ------------ */
+
+static om_kind ag_plan(om_ctx *c, int64_t *sz, int32_t *r)
+{
+	const om_tensor *th = c->nin > 0 ? c->in[0] : NULL, *s = c->nin > 1 ? c->in[1] : NULL;
+	if (!th || !s || !om_is_float_type(th->dtype) || th->rank != 3)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"needs float theta [N, *, *]");
+	int64_t k = 0;
+	om_kind rc = om_read_ints(c, s, sz, 5, &k);
+	if (rc)
+		return rc;
+	*r = (int32_t)k - 2;
+	if ((k != 4 && k != 5) || th->dims[0] != sz[0] || th->dims[1] != *r ||
+	    th->dims[2] != *r + 1)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"theta [N, r, r + 1] with size [N, C, r extents], r 2 or 3");
+	for (int64_t i = 0; i < k; i++)
+		if (sz[i] < 0)
+			return om_error(c->st, OM_ERR_INVALID_INPUT, c->node, "size %lld",
+					(long long)sz[i]);
+	return OM_OK;
+}
+
+static om_kind ag_infer(om_ctx *c)
+{
+	int64_t sz[5], y[5];
+	int32_t r;
+	om_kind rc = ag_plan(c, sz, &r);
+	if (rc)
+		return rc;
+	y[0] = sz[0];
+	for (int32_t i = 0; i < r; i++)
+		y[1 + i] = sz[2 + i];
+	y[1 + r] = r;
+	if (om_shape_numel(r + 2, y) < 0)
+		return om_error(c->st, OM_ERR_INVALID_INPUT, c->node, "size overflows");
+	om_set_shape(c->out[0], c->in[0]->dtype, r + 2, y);
+	return OM_OK;
+}
+
+/* base coordinate i of an extent n in [-1, 1] */
+static double ag_base(int64_t i, int64_t n, bool align)
+{
+	if (align)
+		return n > 1 ? -1 + 2.0 * (double)i / (double)(n - 1) : -1;
+	return (2.0 * (double)i + 1) / (double)n - 1;
+}
+
+static om_kind ag_kernel(om_ctx *c)
+{
+	om_kind rc = ag_infer(c);
+	int64_t sz[5];
+	int32_t r;
+	if (rc || (rc = ag_plan(c, sz, &r)))
+		return rc;
+	const bool align = om_attr_int(c->node, "align_corners", 0) != 0;
+	const om_tensor *th = c->in[0];
+	const int64_t N = sz[0], D = r == 3 ? sz[2] : 1, H = sz[r == 3 ? 3 : 2];
+	const int64_t W = sz[r == 3 ? 4 : 3], nt = N * r * (r + 1);
+	double *t = malloc(sizeof(double) * (size_t)(nt + N * D * H * W * r + 1));
+	if (!t)
+		return om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory");
+	double *g = t + nt, *o = g;
+	om_load_f64(th->dtype, th->data, 1, nt, t);
+	for (int64_t n = 0; n < N; n++)
+		for (int64_t d = 0; d < D; d++)
+			for (int64_t h = 0; h < H; h++)
+				for (int64_t w = 0; w < W; w++) {
+					const double z = r == 3 ? ag_base(d, D, align) : 1;
+					const double b[4] = {ag_base(w, W, align),
+							     ag_base(h, H, align), z, 1};
+					const double *m = t + n * r * (r + 1);
+					for (int32_t i = 0; i < r; i++, o++) {
+						*o = 0;
+						for (int32_t j = 0; j <= r; j++)
+							*o += m[i * (r + 1) + j] * b[j];
+					}
+				}
+	om_store_f64(c->out[0]->dtype, c->out[0]->data, 1, g, N * D * H * W * r);
+	free(t);
+	return OM_OK;
+}
+
 static const om_op rows[] = {
 	{"GridSample", "", 16, gs_infer, gs_kernel, OM_OP_EXACT},
+	{"AffineGrid", "", 20, ag_infer, ag_kernel, OM_OP_EXACT},
 };
 
 const om_op_table om_ops_sample = OM_TABLE(rows);

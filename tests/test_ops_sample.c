@@ -1,4 +1,4 @@
-/* test_ops_sample.c — GridSample (values from hand computation). */
+/* test_ops_sample.c — GridSample and AffineGrid (values from hand computation). */
 #include "nodetest.h"
 
 static float sample(om_node *n, const float *xy, om_kind want)
@@ -39,10 +39,30 @@ static void grid_sample(void **state)
 	om_model_free(m);
 }
 
+/* size [1, 1, 1, 2] without align_corners: base x = -0.5, 0.5, y = 0; theta shifts by (1, 2) */
+static void affine_grid(void **state)
+{
+	(void)state;
+	om_model *m;
+	om_node *n = nt_node(&m, "AffineGrid", 2, 1);
+	om_tensor th = nt_tensor(OM_FLOAT, 3, (int64_t[]){1, 2, 3}, (float[]){1, 0, 1, 0, 1, 2});
+	int64_t size[] = {1, 1, 1, 2};
+	om_tensor ts = nt_tensor(OM_INT64, 1, (int64_t[]){4}, size);
+	const om_tensor *in[] = {&th, &ts};
+	om_tensor out[1];
+	assert_int_equal(nt_run(n, 20, in, out), OM_OK);
+	nt_check_f32(&out[0], 4, (int64_t[]){1, 1, 2, 2}, (float[]){0.5f, 2, 1.5f, 2}, 1e-6);
+	om_tensor_free(&out[0]);
+	size[0] = 2; /* theta has one batch */
+	assert_int_equal(nt_run(n, 20, in, out), OM_ERR_INVALID_MODEL);
+	om_model_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(grid_sample),
+		cmocka_unit_test(affine_grid),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
