@@ -268,6 +268,12 @@ static om_kind pb_write(FILE *f, const om_tensor *t, const char *name, om_status
 
 /* ---- entry points ------------------------------------------------------------------------ */
 
+static bool has_suffix(const char *s, const char *suf)
+{
+	size_t n = strlen(s), m = strlen(suf);
+	return n >= m && !strcmp(s + n - m, suf);
+}
+
 om_kind om_tensor_read_file(const char *path, om_tensor *t, om_status *st)
 {
 	memset(t, 0, sizeof *t);
@@ -276,18 +282,24 @@ om_kind om_tensor_read_file(const char *path, om_tensor *t, om_status *st)
 	om_kind k = read_all(path, &b, &n, st);
 	if (k)
 		return k;
-	if (n >= 6 && !memcmp(b, "\x93NUMPY", 6))
+	const bool npy = n >= 6 && !memcmp(b, "\x93NUMPY", 6);
+	if (npy)
 		k = npy_read(path, b, n, t, st);
+	else if (has_suffix(path, ".npy"))
+		k = om_error(st, OM_ERR_INVALID_INPUT, NULL,
+			     "'%s' is not a NumPy .npy file (no \\x93NUMPY magic)", path);
 	else
 		k = pb_read(path, b, n, t, st);
 	free(b);
+	if (k && !npy && st && st->kind == OM_ERR_INVALID_MODEL) {
+		/* a tensor file is an input, not a model: name the file and what was tried */
+		char why[sizeof st->msg];
+		snprintf(why, sizeof why, "%s", st->msg);
+		k = om_error(st, OM_ERR_INVALID_INPUT, NULL,
+			     "'%s' is neither a NumPy .npy file nor an ONNX TensorProto (%.300s)",
+			     path, why);
+	}
 	return k;
-}
-
-static bool has_suffix(const char *s, const char *suf)
-{
-	size_t n = strlen(s), m = strlen(suf);
-	return n >= m && !strcmp(s + n - m, suf);
 }
 
 om_kind om_tensor_write_file(const char *path, const om_tensor *t, const char *name,

@@ -580,6 +580,16 @@ static void npy_versions(void **state)
 		write_bytes(tmp("v.npy"), buf, total + sizeof v);
 		assert_int_not_equal(om_tensor_read_file(tmp("v.npy"), &t, &st), OM_OK);
 	}
+	/* a file that is neither: an input error that names the file, not a model error */
+	static const unsigned char junk[] = {0xff, 0xfe, 0x07, 0x00, 0x13, 0x37};
+	om_tensor t;
+	om_status st = {0};
+	write_bytes(tmp("junk.npy"), junk, sizeof junk);
+	assert_int_equal(om_tensor_read_file(tmp("junk.npy"), &t, &st), OM_ERR_INVALID_INPUT);
+	assert_non_null(strstr(st.msg, "junk.npy"));
+	write_bytes(tmp("junk.pb"), junk, sizeof junk);
+	assert_int_equal(om_tensor_read_file(tmp("junk.pb"), &t, &st), OM_ERR_INVALID_INPUT);
+	assert_non_null(strstr(st.msg, "junk.pb"));
 }
 
 /* test_abs of the ONNX suite: output_0.pb must be |input_0.pb| element by element. */
