@@ -15,6 +15,7 @@ extern const om_op_table om_ops_scatter;
 extern const om_op_table om_ops_detect;
 extern const om_op_table om_ops_signal;
 extern const om_op_table om_ops_misc;
+extern const om_op_table om_ops_unique;
 
 static const om_op_table *const tables[] = {
 	&om_ops_view,   &om_ops_move,        &om_ops_index, &om_ops_generate, &om_ops_elementwise,
@@ -28,6 +29,7 @@ static const om_op_table *const tables[] = {
 	&om_ops_detect,
 	&om_ops_signal,
 	&om_ops_misc,
+	&om_ops_unique,
 };
 
 static bool same_domain(const char *a, const char *b)
