@@ -65,7 +65,7 @@ om_value *om_graph_value(om_graph *g, const char *name)
 	v->type.rank = -1;
 	v->producer_slot = -1;
 	HASH_ADD_KEYPTR(hh, g->values, v->name, strlen(v->name), v);
-	return v;
+	return om_graph_find(g, v->name) == v ? v : NULL; /* NULL: the table could not grow */
 }
 
 om_value *om_graph_fresh_value(om_graph *g, const char *hint)

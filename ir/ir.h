@@ -17,6 +17,9 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdint.h>
+/* uthash exits the process when it runs out of memory unless told otherwise: with
+ * HASH_NONFATAL_OOM an add that cannot allocate leaves the item out, and callers check. */
+#define HASH_NONFATAL_OOM 1
 #include <uthash.h>
 
 #include "omopt.h"
