@@ -290,6 +290,21 @@ static void shared_models(void **state)
 		assert_int_equal(n, s.nodes);
 		assert_int_equal(e, s.edges);
 		assert_true(s.nodes >= 2);
+		/* and the project renders it: an SVG with one <g class="node"> per node drawn */
+		char svg[] = "/tmp/omopt_model_XXXXXX.svg";
+		int fd = mkstemps(svg, 4);
+		assert_true(fd >= 0);
+		close(fd);
+		assert_int_equal(om_dot_render(text, strlen(text), "svg", svg, &st), OM_OK);
+		FILE *f = fopen(svg, "r");
+		assert_non_null(f);
+		int drawn = 0;
+		char line[4096];
+		while (fgets(line, sizeof line, f))
+			drawn += strstr(line, "class=\"node\"") != NULL;
+		fclose(f);
+		unlink(svg);
+		assert_int_equal(drawn, s.nodes);
 		free(text);
 		om_model_free(m);
 		seen++;
