@@ -1,6 +1,7 @@
 /* ops_detect.c — NonMaxSuppression (opset 10/11): per batch and class, boxes above the score
  * threshold in descending score order (lower index first on ties), each kept unless its IoU
- * with a kept box exceeds the threshold; output int64 [selected, 3] (data dependent). */
+ * with a kept box exceeds the threshold; output int64 [selected, 3] (data dependent).
+ * RoiAlign (opset 10/16): bilinear samples per output bin, averaged or maxed. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,8 +165,149 @@ static om_kind nms_kernel(om_ctx *c)
 	return rc;
 }
 
+/* ---- RoiAlign (opset 10/16): bilinear samples averaged (or maxed, as ONNX Runtime) per bin -- */
+
+typedef struct roi_plan {
+	int64_t N, C, H, W, R, oh, ow, ratio;
+	double scale, offset;
+	bool max_mode, half_pixel;
+} roi_plan;
+
+static om_kind roi_plan_make(om_ctx *c, roi_plan *p)
+{
+	const om_tensor *x = c->nin > 0 ? c->in[0] : NULL, *r = c->nin > 1 ? c->in[1] : NULL;
+	const om_tensor *b = c->nin > 2 ? c->in[2] : NULL;
+	if (!x || !r || !b || !om_is_float_type(x->dtype) || x->rank != 4 || r->rank != 2 ||
+	    r->dims[1] != 4 || r->dtype != x->dtype || b->rank != 1 || b->dims[0] != r->dims[0] ||
+	    (b->dtype != OM_INT64 && b->dtype != OM_INT32))
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"X [N, C, H, W], rois [R, 4] and batch_indices [R]");
+	p->N = x->dims[0], p->C = x->dims[1], p->H = x->dims[2], p->W = x->dims[3];
+	p->R = r->dims[0];
+	p->oh = om_attr_int(c->node, "output_height", 1);
+	p->ow = om_attr_int(c->node, "output_width", 1);
+	p->ratio = om_attr_int(c->node, "sampling_ratio", 0);
+	p->scale = om_attr_float(c->node, "spatial_scale", 1);
+	const char *ct = om_attr_string(c->node, "coordinate_transformation_mode",
+					c->opset >= 16 ? "half_pixel" : "output_half_pixel");
+	p->half_pixel = !strcmp(ct, "half_pixel");
+	p->offset = p->half_pixel ? 0.5 : 0;
+	const char *m = om_attr_string(c->node, "mode", "avg");
+	p->max_mode = !strcmp(m, "max");
+	if ((!p->max_mode && strcmp(m, "avg")) || p->oh < 1 || p->ow < 1 || p->ratio < 0 ||
+	    p->oh > ((int64_t)1 << 20) || p->ow > ((int64_t)1 << 20) || p->ratio > 1 << 20 ||
+	    (!p->half_pixel && strcmp(ct, "output_half_pixel")))
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "attributes out of range");
+	return OM_OK;
+}
+
+static om_kind roi_infer(om_ctx *c)
+{
+	roi_plan p;
+	om_kind rc = roi_plan_make(c, &p);
+	if (!rc)
+		om_set_shape(c->out[0], c->in[0]->dtype, 4, (int64_t[]){p.R, p.C, p.oh, p.ow});
+	return rc;
+}
+
+/* the four taps and weights of a sample at (y, x); false outside the image */
+static bool roi_taps(const roi_plan *p, double y, double x, int64_t *o, double *w)
+{
+	if (y < -1.0 || y > (double)p->H || x < -1.0 || x > (double)p->W || y != y || x != x)
+		return false;
+	y = y <= 0 ? 0 : y, x = x <= 0 ? 0 : x;
+	int64_t yl = (int64_t)y, xl = (int64_t)x, yh, xh;
+	if (yl >= p->H - 1)
+		yh = yl = p->H - 1, y = (double)yl;
+	else
+		yh = yl + 1;
+	if (xl >= p->W - 1)
+		xh = xl = p->W - 1, x = (double)xl;
+	else
+		xh = xl + 1;
+	const double ly = y - (double)yl, lx = x - (double)xl, hy = 1 - ly, hx = 1 - lx;
+	o[0] = yl * p->W + xl, o[1] = yl * p->W + xh, o[2] = yh * p->W + xl, o[3] = yh * p->W + xh;
+	w[0] = hy * hx, w[1] = hy * lx, w[2] = ly * hx, w[3] = ly * lx;
+	return true;
+}
+
+static double roi_bin(const roi_plan *p, const double *img, const double *box, int64_t ph,
+		      int64_t pw)
+{
+	const double sy = box[1] * p->scale - p->offset, sx = box[0] * p->scale - p->offset;
+	double rh = box[3] * p->scale - p->offset - sy, rw = box[2] * p->scale - p->offset - sx;
+	if (!p->half_pixel)
+		rh = rh > 1 ? rh : 1, rw = rw > 1 ? rw : 1;
+	const double bh = rh / (double)p->oh, bw = rw / (double)p->ow;
+	double gh = p->ratio > 0 ? (double)p->ratio : ceil(rh / (double)p->oh);
+	double gw = p->ratio > 0 ? (double)p->ratio : ceil(rw / (double)p->ow);
+	gh = gh == gh && gh > 0 ? (gh < 1 << 20 ? gh : 1 << 20) : 0;
+	gw = gw == gw && gw > 0 ? (gw < 1 << 20 ? gw : 1 << 20) : 0;
+	const double count = gh * gw > 1 ? gh * gw : 1;
+	double acc = 0;
+	bool first = true;
+	for (int64_t iy = 0; iy < (int64_t)gh; iy++)
+		for (int64_t ix = 0; ix < (int64_t)gw; ix++) {
+			const double y = sy + (double)ph * bh + ((double)iy + .5) * bh / gh;
+			const double x = sx + (double)pw * bw + ((double)ix + .5) * bw / gw;
+			int64_t o[4];
+			double w[4] = {0, 0, 0, 0}, v = 0;
+			const bool in = roi_taps(p, y, x, o, w);
+			if (!p->max_mode) {
+				for (int k = 0; in && k < 4; k++)
+					v += w[k] * img[o[k]];
+				acc += v;
+				continue;
+			}
+			for (int k = 0; k < 4; k++) {
+				const double t = in ? w[k] * img[o[k]] : 0;
+				v = k == 0 || t > v ? t : v;
+			}
+			acc = first || v > acc ? v : acc;
+			first = false;
+		}
+	return p->max_mode ? acc : acc / count;
+}
+
+static om_kind roi_kernel(om_ctx *c)
+{
+	roi_plan p;
+	om_kind rc = roi_plan_make(c, &p);
+	if (rc)
+		return rc;
+	const om_tensor *x = c->in[0], *r = c->in[1], *bi = c->in[2];
+	const int64_t nx = p.N * p.C * p.H * p.W, ny = p.R * p.C * p.oh * p.ow;
+	double *xv = malloc(sizeof(double) * (size_t)(nx + 4 * p.R + ny + 1));
+	if (!xv)
+		return om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory");
+	double *rv = xv + nx, *y = rv + 4 * p.R;
+	om_load_f64(x->dtype, x->data, 1, nx, xv);
+	om_load_f64(r->dtype, r->data, 1, 4 * p.R, rv);
+	for (int64_t i = 0; i < p.R && !rc; i++) {
+		const int64_t b = bi->dtype == OM_INT64 ? ((const int64_t *)bi->data)[i]
+							: ((const int32_t *)bi->data)[i];
+		if (b < 0 || b >= p.N) {
+			rc = om_error(c->st, OM_ERR_INVALID_INPUT, c->node,
+				      "batch index %lld outside [0, %lld)", (long long)b,
+				      (long long)p.N);
+			break;
+		}
+		for (int64_t ch = 0; ch < p.C; ch++)
+			for (int64_t ph = 0; ph < p.oh; ph++)
+				for (int64_t pw = 0; pw < p.ow; pw++)
+					y[((i * p.C + ch) * p.oh + ph) * p.ow + pw] =
+						roi_bin(&p, xv + (b * p.C + ch) * p.H * p.W,
+							rv + 4 * i, ph, pw);
+	}
+	if (!rc)
+		om_store_f64(c->out[0]->dtype, c->out[0]->data, 1, y, ny);
+	free(xv);
+	return rc;
+}
+
 static const om_op rows[] = {
 	{"NonMaxSuppression", "", 10, nms_infer, nms_kernel, OM_OP_EXACT | OM_OP_DATA_DEPENDENT},
+	{"RoiAlign", "", 10, roi_infer, roi_kernel, OM_OP_EXACT},
 };
 
 const om_op_table om_ops_detect = OM_TABLE(rows);

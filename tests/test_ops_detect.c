@@ -1,4 +1,4 @@
-/* test_ops_detect.c — NonMaxSuppression (hand computation). */
+/* test_ops_detect.c — NonMaxSuppression and RoiAlign (hand computation). */
 #include "nodetest.h"
 
 /* boxes A [0, 0, 1, 1], B [0, 0.1, 1, 1.1] (IoU with A 0.9 / 1.1), C [0, 2, 1, 3] */
@@ -52,11 +52,33 @@ static void nms_errors(void **state)
 	om_model_free(m);
 }
 
+/* X = [[1, 2], [3, 4]], roi [0, 0, 2, 2] (half_pixel), one bin of one sample: the centre 2.5 */
+static void roi_align(void **state)
+{
+	(void)state;
+	om_model *m;
+	om_node *nd = nt_node(&m, "RoiAlign", 3, 1);
+	nt_int(nd, "sampling_ratio", 1);
+	om_tensor x = nt_tensor(OM_FLOAT, 4, (int64_t[]){1, 1, 2, 2}, (float[]){1, 2, 3, 4});
+	om_tensor r = nt_tensor(OM_FLOAT, 2, (int64_t[]){1, 4}, (float[]){0, 0, 2, 2});
+	int64_t b[] = {0};
+	om_tensor tb = nt_tensor(OM_INT64, 1, (int64_t[]){1}, b);
+	const om_tensor *in[] = {&x, &r, &tb};
+	om_tensor out[1];
+	assert_int_equal(nt_run(nd, 16, in, out), OM_OK);
+	nt_check_f32(&out[0], 4, (int64_t[]){1, 1, 1, 1}, (float[]){2.5f}, 1e-6);
+	om_tensor_free(&out[0]);
+	b[0] = 1;
+	assert_int_equal(nt_run(nd, 16, in, out), OM_ERR_INVALID_INPUT);
+	om_model_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(non_max_suppression),
 		cmocka_unit_test(nms_errors),
+		cmocka_unit_test(roi_align),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
