@@ -286,6 +286,81 @@ static om_kind stft_kernel(om_ctx *c)
 	return OM_OK;
 }
 
+/* ---- MelWeightMatrix (17): triangular filters over [dft_length / 2 + 1] bins --------------- */
+
+static om_kind mel_args(om_ctx *c, int64_t *nmel, int64_t *dft, int64_t *rate, double *lo,
+			double *hi)
+{
+	for (int i = 0; i < 5; i++)
+		if (c->nin <= i || !c->in[i])
+			return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "needs 5 inputs");
+	om_kind rc = om_read_scalar_int(c, c->in[0], nmel);
+	if (!rc)
+		rc = om_read_scalar_int(c, c->in[1], dft);
+	if (!rc)
+		rc = om_read_scalar_int(c, c->in[2], rate);
+	if (rc)
+		return rc;
+	if (!om_has_value(c->in[3]) || !om_has_value(c->in[4]))
+		return OM_NEED_VALUE;
+	if (!om_load_f64(c->in[3]->dtype, c->in[3]->data, 1, 1, lo) ||
+	    !om_load_f64(c->in[4]->dtype, c->in[4]->data, 1, 1, hi))
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "edges must be numbers");
+	if (*nmel < 1 || *dft < 1 || *rate < 1 || *nmel > 1 << 20 || *dft > 1 << 24)
+		return om_error(c->st, OM_ERR_INVALID_INPUT, c->node, "bins, length or rate");
+	return OM_OK;
+}
+
+static om_kind mel_infer(om_ctx *c)
+{
+	int64_t nmel, dft, rate;
+	double lo, hi;
+	om_kind rc = mel_args(c, &nmel, &dft, &rate, &lo, &hi);
+	if (rc)
+		return rc;
+	const int32_t dt = (int32_t)om_attr_int(c->node, "output_datatype", OM_FLOAT);
+	if (!om_is_float_type(dt) && !om_is_int_type(dt))
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "output_datatype %d", dt);
+	om_set_shape(c->out[0], dt, 2, (int64_t[]){dft / 2 + 1, nmel});
+	return OM_OK;
+}
+
+static om_kind mel_kernel(om_ctx *c)
+{
+	int64_t nmel, dft, rate;
+	double lo, hi;
+	om_kind rc = mel_infer(c);
+	if (rc || (rc = mel_args(c, &nmel, &dft, &rate, &lo, &hi)))
+		return rc;
+	const int64_t nb = dft / 2 + 1;
+	double *w = calloc((size_t)(nb * nmel + nmel + 2), sizeof(double));
+	int64_t *fb = malloc(sizeof(int64_t) * (size_t)(nmel + 2));
+	if (!w || !fb) {
+		free(w), free(fb);
+		return om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory");
+	}
+	const double lm = 2595 * log10(1 + lo / 700), hm = 2595 * log10(1 + hi / 700);
+	const double step = (hm - lm) / (double)(nmel + 2);
+	for (int64_t i = 0; i < nmel + 2; i++) {
+		const double hz = 700 * (pow(10, ((double)i * step + lm) / 2595) - 1);
+		fb[i] = (int64_t)om_clamp_f64(floor((double)(dft + 1) * hz / (double)rate), -1, nb);
+	}
+	for (int64_t i = 0; i < nmel; i++) {
+		const int64_t l = fb[i], m = fb[i + 1], h = fb[i + 2];
+		if (m == l && m >= 0 && m < nb)
+			w[m * nmel + i] = 1;
+		for (int64_t j = l; m != l && j <= m; j++)
+			if (j >= 0 && j < nb)
+				w[j * nmel + i] = (double)(j - l) / (double)(m - l);
+		for (int64_t j = m; h > m && j < h; j++)
+			if (j >= 0 && j < nb)
+				w[j * nmel + i] = (double)(h - j) / (double)(h - m);
+	}
+	om_store_f64(c->out[0]->dtype, c->out[0]->data, 1, w, nb * nmel);
+	free(w), free(fb);
+	return OM_OK;
+}
+
 static const om_op rows[] = {
 	{"HannWindow", "", 17, win_infer, win_kernel, 0},
 	{"HammingWindow", "", 17, win_infer, win_kernel, 0},
@@ -293,6 +368,7 @@ static const om_op rows[] = {
 	{"DFT", "", 17, dft_infer, dft_kernel, 0},
 	{"DFT", "", 20, dft_infer, dft_kernel, 0},
 	{"STFT", "", 17, stft_infer, stft_kernel, 0},
+	{"MelWeightMatrix", "", 17, mel_infer, mel_kernel, 0},
 };
 
 const om_op_table om_ops_signal = OM_TABLE(rows);

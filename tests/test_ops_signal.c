@@ -44,11 +44,38 @@ static void dft(void **state)
 	om_model_free(m);
 }
 
+/* 8 mel bins over 9 DFT bins (length 16, 8192 Hz, 0 to 4096 Hz): the edges land on DFT bins
+ * 0 0 0 1 1 2 3 4 5 6, so row 0 is [1, 1, 0...] and rows 6 to 8 are empty */
+static void mel_weight_matrix(void **state)
+{
+	(void)state;
+	om_model *m;
+	om_node *n = nt_node(&m, "MelWeightMatrix", 5, 1);
+	int32_t nmel = 8, dft = 16, rate = 8192;
+	float lo = 0, hi = 4096;
+	om_tensor t0 = nt_tensor(OM_INT32, 0, NULL, &nmel), t1 = nt_tensor(OM_INT32, 0, NULL, &dft);
+	om_tensor t2 = nt_tensor(OM_INT32, 0, NULL, &rate), t3 = nt_tensor(OM_FLOAT, 0, NULL, &lo);
+	om_tensor t4 = nt_tensor(OM_FLOAT, 0, NULL, &hi);
+	const om_tensor *in[] = {&t0, &t1, &t2, &t3, &t4};
+	om_tensor out[1];
+	assert_int_equal(nt_run(n, 17, in, out), OM_OK);
+	float want[9 * 8] = {0};
+	const int at[][2] = {{0, 0}, {0, 1}, {1, 2}, {1, 3}, {2, 4}, {3, 5}, {4, 6}, {5, 7}};
+	for (int i = 0; i < 8; i++)
+		want[at[i][0] * 8 + at[i][1]] = 1;
+	nt_check_f32(&out[0], 2, (int64_t[]){9, 8}, want, 1e-6);
+	om_tensor_free(&out[0]);
+	rate = 0;
+	assert_int_equal(nt_run(n, 17, in, out), OM_ERR_INVALID_INPUT);
+	om_model_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(windows),
 		cmocka_unit_test(dft),
+		cmocka_unit_test(mel_weight_matrix),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
