@@ -203,7 +203,7 @@ static om_kind roi_plan_make(om_ctx *c, roi_plan *p)
 
 static om_kind roi_infer(om_ctx *c)
 {
-	roi_plan p;
+	roi_plan p = {0};
 	om_kind rc = roi_plan_make(c, &p);
 	if (!rc)
 		om_set_shape(c->out[0], c->in[0]->dtype, 4, (int64_t[]){p.R, p.C, p.oh, p.ow});
@@ -271,7 +271,7 @@ static double roi_bin(const roi_plan *p, const double *img, const double *box, i
 
 static om_kind roi_kernel(om_ctx *c)
 {
-	roi_plan p;
+	roi_plan p = {0};
 	om_kind rc = roi_plan_make(c, &p);
 	if (rc)
 		return rc;

@@ -52,7 +52,7 @@ static om_kind c2i_plan(om_ctx *c, om_spatial *sp, int64_t *C)
 static om_kind c2i_infer(om_ctx *c)
 {
 	om_spatial sp;
-	int64_t C, y[OM_MAX_RANK];
+	int64_t C = 0, y[OM_MAX_RANK];
 	om_kind rc = c2i_plan(c, &sp, &C);
 	if (rc)
 		return rc;
@@ -67,7 +67,7 @@ static om_kind c2i_infer(om_ctx *c)
 static om_kind c2i_kernel(om_ctx *c)
 {
 	om_spatial sp;
-	int64_t C;
+	int64_t C = 0;
 	om_kind rc = c2i_plan(c, &sp, &C);
 	if (rc)
 		return rc;
