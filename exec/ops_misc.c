@@ -45,8 +45,8 @@ static om_kind d2s_plan_make(om_ctx *c, d2s_plan *p, int64_t *y)
 
 static om_kind d2s_infer(om_ctx *c)
 {
-	d2s_plan p;
-	int64_t y[4];
+	d2s_plan p = {0};
+	int64_t y[4] = {0};
 	om_kind rc = d2s_plan_make(c, &p, y);
 	if (rc)
 		return rc;
@@ -55,8 +55,8 @@ static om_kind d2s_infer(om_ctx *c)
 
 static om_kind d2s_move(om_ctx *c)
 {
-	d2s_plan p;
-	int64_t y[4];
+	d2s_plan p = {0};
+	int64_t y[4] = {0};
 	om_kind rc = d2s_plan_make(c, &p, y);
 	if (rc)
 		return rc;
@@ -140,8 +140,8 @@ static om_kind compress_infer(om_ctx *c)
 
 static om_kind compress_move(om_ctx *c)
 {
-	int32_t axis;
-	int64_t kept, extent;
+	int32_t axis = 0;
+	int64_t kept = 0, extent = 0;
 	om_kind rc = compress_count(c, &axis, &kept, &extent);
 	if (rc)
 		return rc;

@@ -233,7 +233,7 @@ static om_kind ag_plan(om_ctx *c, int64_t *sz, int32_t *r)
 static om_kind ag_infer(om_ctx *c)
 {
 	int64_t sz[5], y[5];
-	int32_t r;
+	int32_t r = 0;
 	om_kind rc = ag_plan(c, sz, &r);
 	if (rc)
 		return rc;
@@ -259,7 +259,7 @@ static om_kind ag_kernel(om_ctx *c)
 {
 	om_kind rc = ag_infer(c);
 	int64_t sz[5];
-	int32_t r;
+	int32_t r = 0;
 	if (rc || (rc = ag_plan(c, sz, &r)))
 		return rc;
 	const bool align = om_attr_int(c->node, "align_corners", 0) != 0;

@@ -328,7 +328,7 @@ static om_kind mel_infer(om_ctx *c)
 static om_kind mel_kernel(om_ctx *c)
 {
 	int64_t nmel, dft, rate;
-	double lo, hi;
+	double lo = 0, hi = 0;
 	om_kind rc = mel_infer(c);
 	if (rc || (rc = mel_args(c, &nmel, &dft, &rate, &lo, &hi)))
 		return rc;
