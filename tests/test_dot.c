@@ -11,6 +11,9 @@
 #include "plan_notes.h"
 #include "testutil.h"
 
+/* one Graphviz context for the whole test process (see om_dot_renderer_new) */
+static om_dot_renderer *renderer;
+
 static om_value *tensor_value(om_graph *g, const char *name, int32_t elem, int32_t rank,
 			      const om_dim *dims)
 {
@@ -159,7 +162,7 @@ static void render_svg(void **state)
 	assert_true(fd >= 0);
 	close(fd);
 	om_status st = {0};
-	assert_int_equal(om_dot_render(text, strlen(text), "svg", path, &st), OM_OK);
+	assert_int_equal(om_dot_render(renderer, text, strlen(text), "svg", path, &st), OM_OK);
 	FILE *f = fopen(path, "r");
 	assert_non_null(f);
 	char buf[65536];
@@ -295,7 +298,7 @@ static void shared_models(void **state)
 		int fd = mkstemps(svg, 4);
 		assert_true(fd >= 0);
 		close(fd);
-		assert_int_equal(om_dot_render(text, strlen(text), "svg", svg, &st), OM_OK);
+		assert_int_equal(om_dot_render(renderer, text, strlen(text), "svg", svg, &st), OM_OK);
 		FILE *f = fopen(svg, "r");
 		assert_non_null(f);
 		int drawn = 0;
@@ -320,5 +323,8 @@ int main(void)
 		cmocka_unit_test(diff_marks),          cmocka_unit_test(render_svg),
 		cmocka_unit_test(large_graph_stubs), cmocka_unit_test(plan_annotations),    cmocka_unit_test(shared_models),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	renderer = om_dot_renderer_new();
+	int failed = cmocka_run_group_tests(tests, NULL, NULL);
+	om_dot_renderer_free(renderer);
+	return failed;
 }

@@ -82,8 +82,11 @@ int cmd_dot(int argc, char **argv)
 	om_kind k = om_dot_write(m, &opt, f, NULL, &st);
 	if (f != stdout && fclose(f) && !k)
 		k = om_error(&st, OM_ERR_IO, NULL, "cannot write '%s'", out ? out : "dot text");
-	if (!k && !text_out)
-		k = om_dot_render(text, len, fmt, out, &st);
+	if (!k && !text_out) {
+		om_dot_renderer *r = om_dot_renderer_new();
+		k = om_dot_render(r, text, len, fmt, out, &st);
+		om_dot_renderer_free(r);
+	}
 	free(text);
 	rc = k ? cmd_fail(&st) : 0;
 done:

@@ -37,8 +37,15 @@ om_kind om_dot_write(const om_model *m, const om_dot_options *opt, FILE *f, om_d
  *  control characters and invalid UTF-8 replaced, so that no name can break the syntax. */
 void om_dot_escape(FILE *f, const char *s);
 
+/** A Graphviz context for rendering. Graphviz 2.42's pango plugin keeps pointers into a
+ *  context's font data after the context is freed, so a second context in the same process
+ *  reads freed memory: make one renderer and reuse it for every picture. */
+typedef struct om_dot_renderer om_dot_renderer;
+om_dot_renderer *om_dot_renderer_new(void);
+void om_dot_renderer_free(om_dot_renderer *r);
+
 /** Renders dot text to an .svg or .png file with Graphviz's library (in process). */
-om_kind om_dot_render(const char *dot_text, size_t len, const char *format, const char *path,
-		      om_status *st);
+om_kind om_dot_render(om_dot_renderer *r, const char *dot_text, size_t len, const char *format,
+		      const char *path, om_status *st);
 
 #endif

@@ -4,18 +4,40 @@
 
 #include "dot.h"
 
-om_kind om_dot_render(const char *dot_text, size_t len, const char *format, const char *path,
-		      om_status *st)
+#include <stdlib.h>
+
+struct om_dot_renderer {
+	GVC_t *gvc;
+};
+
+om_dot_renderer *om_dot_renderer_new(void)
+{
+	om_dot_renderer *r = calloc(1, sizeof *r);
+	if (r && !(r->gvc = gvContext())) {
+		free(r);
+		r = NULL;
+	}
+	return r;
+}
+
+void om_dot_renderer_free(om_dot_renderer *r)
+{
+	if (!r)
+		return;
+	gvFreeContext(r->gvc);
+	free(r);
+}
+
+om_kind om_dot_render(om_dot_renderer *r, const char *dot_text, size_t len, const char *format,
+		      const char *path, om_status *st)
 {
 	(void)len;
-	GVC_t *gvc = gvContext();
-	if (!gvc)
+	if (!r)
 		return om_error(st, OM_ERR_NOMEM, NULL, "Graphviz: no context");
+	GVC_t *gvc = r->gvc;
 	Agraph_t *g = agmemread(dot_text);
-	if (!g) {
-		gvFreeContext(gvc);
+	if (!g)
 		return om_error(st, OM_ERR_INTERNAL, NULL, "Graphviz could not parse the dot text");
-	}
 	om_kind rc = OM_OK;
 	if (gvLayout(gvc, g, "dot") != 0)
 		rc = om_error(st, OM_ERR_INTERNAL, NULL, "Graphviz layout failed");
@@ -26,6 +48,5 @@ om_kind om_dot_render(const char *dot_text, size_t len, const char *format, cons
 		gvFreeLayout(gvc, g);
 	}
 	agclose(g);
-	gvFreeContext(gvc);
 	return rc;
 }
