@@ -14,3 +14,6 @@ ninja -C build-release
 ninja -C build-asan
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	meson test -C build-asan --print-errorlogs --num-processes 2 --timeout-multiplier 3
+# one closing line for both runs, in the plain form CI reads
+count() { awk -v k="$1:" '$1 == k {print $2}' "$2/meson-logs/testlog.txt"; }
+echo "tests: $(( $(count Ok build) + $(count Ok build-asan) )) passed, $(( $(count Fail build) + $(count Fail build-asan) )) failed, $(( $(count Skipped build) + $(count Skipped build-asan) )) skipped"
