@@ -83,14 +83,7 @@ static om_kind fuse(om_pass_ctx *c, om_graph *g, om_node *n, bool *done)
 		}
 		om_fuse_set(nb, o, mul ? b0 * kv : div ? b0 / kv : sub ? b0 - kv : b0 + kv);
 	}
-	om_kind rc = om_fuse_set_weights(c, g, conv, nw, nb);
-	if (rc)
-		return rc;
-	int32_t uses = n->out[0]->nuses; /* the Conv output takes over these uses */
-	*done = om_bypass_node(c, g, n, conv->out[0]);
-	if (*done)
-		conv->out[0]->nuses = uses;
-	return OM_OK;
+	return om_fuse_into_conv(c, g, conv, nw, nb, n, done);
 }
 
 om_kind om_pass_fuse_conv_affine(om_pass_ctx *c, om_graph *g, int *changes)

@@ -65,14 +65,7 @@ static om_kind fuse(om_pass_ctx *c, om_graph *g, om_node *bn, bool *done)
 		double b0 = b ? om_fuse_get(b, o) : 0.0;
 		om_fuse_set(nb, o, (b0 - om_fuse_get(p[2], o)) * s + om_fuse_get(p[1], o));
 	}
-	om_kind rc = om_fuse_set_weights(c, g, conv, nw, nb);
-	if (rc)
-		return rc;
-	int32_t uses = bn->out[0]->nuses; /* the Conv output takes over these uses */
-	*done = om_bypass_node(c, g, bn, conv->out[0]);
-	if (*done)
-		conv->out[0]->nuses = uses;
-	return OM_OK;
+	return om_fuse_into_conv(c, g, conv, nw, nb, bn, done);
 }
 
 om_kind om_pass_fuse_conv_bn(om_pass_ctx *c, om_graph *g, int *changes)

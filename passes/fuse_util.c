@@ -79,8 +79,8 @@ void om_fuse_set(om_tensor *t, int64_t i, double v)
 	}
 }
 
-om_kind om_fuse_set_weights(om_pass_ctx *c, om_graph *g, om_node *conv, const om_tensor *w,
-			    const om_tensor *b)
+static om_kind set_weights(om_pass_ctx *c, om_graph *g, om_node *conv, const om_tensor *w,
+			   const om_tensor *b)
 {
 	om_value *vw = w ? om_new_constant(c, g, conv->in[1]->name, w) : conv->in[1];
 	om_value *vb = om_new_constant(c, g, conv->nin > 2 && conv->in[2] ? conv->in[2]->name
@@ -104,5 +104,18 @@ om_kind om_fuse_set_weights(om_pass_ctx *c, om_graph *g, om_node *conv, const om
 	}
 	conv->in[2] = vb;
 	vb->nuses = 1;
+	return OM_OK;
+}
+
+om_kind om_fuse_into_conv(om_pass_ctx *c, om_graph *g, om_node *conv, const om_tensor *w,
+			  const om_tensor *b, om_node *fused, bool *done)
+{
+	om_kind rc = set_weights(c, g, conv, w, b);
+	if (rc)
+		return rc;
+	int32_t uses = fused->out[0]->nuses; /* the Conv output takes over these uses */
+	*done = om_bypass_node(c, g, fused, conv->out[0]);
+	if (*done)
+		conv->out[0]->nuses = uses;
 	return OM_OK;
 }

@@ -19,9 +19,10 @@ bool om_fuse_vector_ok(const om_tensor *t, int64_t m);
 bool om_fuse_float_type(int32_t dtype);
 double om_fuse_get(const om_tensor *t, int64_t i);
 void om_fuse_set(om_tensor *t, int64_t i, double v);
-/** Makes w and b new initializers and the Conv's inputs 1 and 2 (adding input 2); w NULL
- *  keeps the weight. */
-om_kind om_fuse_set_weights(om_pass_ctx *c, om_graph *g, om_node *conv, const om_tensor *w,
-			    const om_tensor *b);
+/** Folds node `fused` (which reads conv's output) into conv: w and b become new initializers
+ *  and the Conv's inputs 1 and 2 (adding input 2; w NULL keeps the weight), then `fused` is
+ *  bypassed and its readers read the Conv's output. *done tells whether the bypass happened. */
+om_kind om_fuse_into_conv(om_pass_ctx *c, om_graph *g, om_node *conv, const om_tensor *w,
+			  const om_tensor *b, om_node *fused, bool *done);
 
 #endif
