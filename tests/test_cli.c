@@ -10,44 +10,10 @@
 
 static char tmpdir[256];
 
-static const char *omopt(void)
-{
-	static char buf[4096];
-	const char *b = getenv("OMOPT_BUILD");
-	snprintf(buf, sizeof buf, "%s/tools/omopt", b ? b : ".");
-	return buf;
-}
-
-/* Runs `omopt ARGS`, returns the exit code; stdout and stderr land in files read back here. */
+/* Runs `omopt ARGS` in the test folder; returns the exit code, stdout and stderr. */
 static int run(const char *args, char *out, size_t nout, char *err, size_t nerr)
 {
-	char cmd[8192];
-	snprintf(cmd, sizeof cmd, "'%s' %s >'%s/out.txt' 2>'%s/err.txt'", omopt(), args, tmpdir,
-		 tmpdir);
-	int st = system(cmd);
-	assert_true(st != -1 && WIFEXITED(st));
-	const char *names[2] = {"out.txt", "err.txt"};
-	char *bufs[2] = {out, err};
-	size_t sizes[2] = {nout, nerr};
-	for (int k = 0; k < 2; k++) {
-		char path[512];
-		snprintf(path, sizeof path, "%s/%s", tmpdir, names[k]);
-		FILE *f = fopen(path, "rb");
-		assert_non_null(f);
-		size_t n = fread(bufs[k], 1, sizes[k] - 1, f);
-		bufs[k][n] = 0;
-		fclose(f);
-	}
-	return WEXITSTATUS(st);
-}
-
-static void push(om_graph *g, om_value ***list, int32_t *n, om_value *v)
-{
-	om_value **na = om_arena_alloc(g->model->arena, sizeof *na * (size_t)(*n + 1));
-	if (*n)
-		memcpy(na, *list, sizeof *na * (size_t)*n);
-	na[(*n)++] = v;
-	*list = na;
+	return tu_run_omopt(tmpdir, args, out, nout, err, nerr);
 }
 
 static void typed(om_graph *g, om_value *v, int32_t elem, int32_t rank, const om_dim *d)
@@ -71,7 +37,7 @@ static void write_model(const char *path)
 	om_value *x = om_graph_value(g, "x");
 	typed(g, x, OM_FLOAT, 3, (om_dim[]){{-1, "N"}, {3, NULL}, {2, NULL}});
 	x->flags |= OM_VALUE_GRAPH_INPUT;
-	push(g, &g->inputs, &g->ninputs, x);
+	tu_push_value(g, &g->inputs, &g->ninputs, x);
 	const int64_t vals[3] = {0, 0, -1};
 	const char *names[3] = {"i0", "ax", "m1"};
 	for (int k = 0; k < 3; k++) {
@@ -82,7 +48,7 @@ static void write_model(const char *path)
 		v->init = t;
 		v->flags |= OM_VALUE_INITIALIZER;
 		om_type_from_tensor(m, &v->type, t);
-		push(g, &g->inits, &g->ninits, v);
+		tu_push_value(g, &g->inits, &g->ninits, v);
 	}
 	const char *ops[] = {"Shape", "Gather", "Unsqueeze", "Concat", "Reshape", "Identity"};
 	const char *ins[][2] = {{"x", NULL}, {"s", "i0"}, {"n", "ax"}, {"nu", "m1"}, {"x", "t"},
@@ -99,7 +65,7 @@ static void write_model(const char *path)
 	om_value *y = om_graph_value(g, "y");
 	typed(g, y, OM_FLOAT, 2, (om_dim[]){{-1, "N"}, {6, NULL}});
 	y->flags |= OM_VALUE_GRAPH_OUTPUT;
-	push(g, &g->outputs, &g->noutputs, y);
+	tu_push_value(g, &g->outputs, &g->noutputs, y);
 	om_status st = {0};
 	assert_int_equal(om_model_save(m, path, NULL, &st), OM_OK);
 	om_model_free(m);
@@ -200,16 +166,13 @@ static void simplify_writes_a_smaller_model(void **state)
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(tmpdir, sizeof tmpdir, "/tmp/omopt_cli_XXXXXX");
-	return mkdtemp(tmpdir) ? 0 : -1;
+	return tu_tmpdir_make(tmpdir, sizeof tmpdir, "omopt_cli_");
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	char cmd[512];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
+	return tu_tmpdir_remove(tmpdir);
 }
 
 int main(void)

@@ -25,14 +25,6 @@ static om_value *tensor_value(om_graph *g, const char *name, int32_t elem, int32
 	return v;
 }
 
-static void set_list(om_graph *g, om_value ***list, int32_t *n, om_value *v)
-{
-	om_value **l = om_arena_alloc(g->model->arena, sizeof *l * (size_t)(*n + 1));
-	if (*n)
-		memcpy(l, *list, sizeof *l * (size_t)*n);
-	l[(*n)++] = v;
-	*list = l;
-}
 
 /* x -> Relu("we\"ird\\{name}") -> If(then: Neg(x outer)) -> y, with an initializer W into Add */
 static om_model *sample(void)
@@ -43,11 +35,11 @@ static om_model *sample(void)
 	const om_dim dims[] = {{-1, "batch"}, {3, NULL}};
 	om_value *x = tensor_value(g, "x", OM_FLOAT, 2, dims);
 	x->flags |= OM_VALUE_GRAPH_INPUT;
-	set_list(g, &g->inputs, &g->ninputs, x);
+	tu_push_value(g, &g->inputs, &g->ninputs, x);
 	om_value *w = tensor_value(g, "W", OM_FLOAT, 1, dims + 1);
 	w->init = om_model_tensor(m, OM_FLOAT, 1, (int64_t[]){3});
 	w->flags |= OM_VALUE_INITIALIZER;
-	set_list(g, &g->inits, &g->ninits, w);
+	tu_push_value(g, &g->inits, &g->ninits, w);
 	om_node *relu = om_graph_add_node(g, "Relu", "", "we\"ird\\{name} \xc3\xa9t\xc3\xa9", 1, 1);
 	relu->in[0] = x;
 	om_node_set_output(relu, 0, tensor_value(g, "r", OM_FLOAT, 2, dims));
@@ -64,9 +56,9 @@ static om_model *sample(void)
 	om_node *neg = om_graph_add_node(then, "Neg", "", "neg", 1, 1);
 	neg->in[0] = xo;
 	om_node_set_output(neg, 0, om_graph_value(then, "t"));
-	set_list(then, &then->outputs, &then->noutputs, neg->out[0]);
+	tu_push_value(then, &then->outputs, &then->noutputs, neg->out[0]);
 	om_node_set_attr(iff, "then_branch", OM_ATTR_GRAPH)->g = then;
-	set_list(g, &g->outputs, &g->noutputs, iff->out[0]);
+	tu_push_value(g, &g->outputs, &g->noutputs, iff->out[0]);
 	return m;
 }
 
@@ -186,7 +178,7 @@ static void large_graph_stubs(void **state)
 	const om_dim dims[] = {{1, NULL}, {8, NULL}};
 	om_value *x = tensor_value(g, "x", OM_FLOAT, 2, dims), *prev = x;
 	x->flags |= OM_VALUE_GRAPH_INPUT;
-	set_list(g, &g->inputs, &g->ninputs, x);
+	tu_push_value(g, &g->inputs, &g->ninputs, x);
 	int far = 0;
 	for (int i = 0; i < 3000; i++) {
 		char name[32];
@@ -201,7 +193,7 @@ static void large_graph_stubs(void **state)
 		om_node_set_output(n, 0, tensor_value(g, name, OM_FLOAT, 2, dims));
 		prev = n->out[0];
 	}
-	set_list(g, &g->outputs, &g->noutputs, prev);
+	tu_push_value(g, &g->outputs, &g->noutputs, prev);
 	om_dot_stats s;
 	char *text = write_dot(m, NULL, &s);
 	int stubs = 0;

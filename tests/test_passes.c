@@ -21,15 +21,6 @@ static om_model *model(int64_t opset)
 	return m;
 }
 
-static void push(om_graph *g, om_value ***list, int32_t *n, om_value *v)
-{
-	om_value **na = om_arena_alloc(g->model->arena, sizeof *na * (size_t)(*n + 1));
-	if (*n)
-		memcpy(na, *list, sizeof *na * (size_t)*n);
-	na[(*n)++] = v;
-	*list = na;
-}
-
 /* dims: "N,3,?,W" — numbers, symbols, "?" unknown; "" is a scalar */
 static void set_type(om_graph *g, om_value *v, int32_t elem, const char *dims)
 {
@@ -55,7 +46,7 @@ static om_value *input(om_graph *g, const char *name, int32_t elem, const char *
 	om_value *v = om_graph_value(g, name);
 	set_type(g, v, elem, dims);
 	v->flags |= OM_VALUE_GRAPH_INPUT;
-	push(g, &g->inputs, &g->ninputs, v);
+	tu_push_value(g, &g->inputs, &g->ninputs, v);
 	return v;
 }
 
@@ -65,7 +56,7 @@ static void output(om_graph *g, const char *name, int32_t elem, const char *dims
 	if (elem)
 		set_type(g, v, elem, dims);
 	v->flags |= OM_VALUE_GRAPH_OUTPUT;
-	push(g, &g->outputs, &g->noutputs, v);
+	tu_push_value(g, &g->outputs, &g->noutputs, v);
 }
 
 static om_value *ints(om_graph *g, const char *name, int32_t rank, int32_t n, const int64_t *x)
@@ -77,7 +68,7 @@ static om_value *ints(om_graph *g, const char *name, int32_t rank, int32_t n, co
 	v->init = t;
 	v->flags |= OM_VALUE_INITIALIZER;
 	om_type_from_tensor(g->model, &v->type, t);
-	push(g, &g->inits, &g->ninits, v);
+	tu_push_value(g, &g->inits, &g->ninits, v);
 	return v;
 }
 
@@ -90,7 +81,7 @@ static om_value *floats(om_graph *g, const char *name, int32_t n, const float *x
 	v->init = t;
 	v->flags |= OM_VALUE_INITIALIZER;
 	om_type_from_tensor(g->model, &v->type, t);
-	push(g, &g->inits, &g->ninits, v);
+	tu_push_value(g, &g->inits, &g->ninits, v);
 	return v;
 }
 
@@ -612,7 +603,7 @@ static void constant_if_is_inlined(void **state)
 	c->init = om_model_tensor(m, OM_BOOL, 0, NULL);
 	*(uint8_t *)c->init->data = 1;
 	c->flags |= OM_VALUE_INITIALIZER;
-	push(g, &g->inits, &g->ninits, c);
+	tu_push_value(g, &g->inits, &g->ninits, c);
 	node(g, "Relu", "x", "r"); /* the then branch uses the name r too */
 	om_node *iff = node(g, "If", "c", "y,z");
 	node(g, "Neg", "y", "out");
@@ -787,7 +778,7 @@ static om_value *floats_nd(om_graph *g, const char *name, int32_t k, const int64
 	v->init = t;
 	v->flags |= OM_VALUE_INITIALIZER;
 	om_type_from_tensor(g->model, &v->type, t);
-	push(g, &g->inits, &g->ninits, v);
+	tu_push_value(g, &g->inits, &g->ninits, v);
 	return v;
 }
 

@@ -10,45 +10,12 @@
 
 static char tmpdir[256];
 
-static const char *omopt(void)
-{
-	static char buf[4096];
-	const char *b = getenv("OMOPT_BUILD");
-	snprintf(buf, sizeof buf, "%s/tools/omopt", b ? b : ".");
-	return buf;
-}
-
-static void slurp(const char *name, char *buf, size_t size)
-{
-	char path[512];
-	snprintf(path, sizeof path, "%s/%s", tmpdir, name);
-	FILE *f = fopen(path, "rb");
-	assert_non_null(f);
-	size_t n = fread(buf, 1, size - 1, f);
-	buf[n] = 0;
-	fclose(f);
-}
-
-/* Runs `omopt run ARGS`; returns the exit code, stdout and stderr in out and err. */
+/* Runs `omopt run ARGS` in the test folder; returns the exit code, stdout and stderr. */
 static int run(const char *args, char *out, char *err, size_t size)
 {
-	char cmd[8192];
-	snprintf(cmd, sizeof cmd, "cd '%s' && '%s' run %s >out.txt 2>err.txt", tmpdir, omopt(),
-		 args);
-	int st = system(cmd);
-	assert_true(st != -1 && WIFEXITED(st));
-	slurp("out.txt", out, size);
-	slurp("err.txt", err, size);
-	return WEXITSTATUS(st);
-}
-
-static void push(om_graph *g, om_value ***list, int32_t *n, om_value *v)
-{
-	om_value **na = om_arena_alloc(g->model->arena, sizeof *na * (size_t)(*n + 1));
-	if (*n)
-		memcpy(na, *list, sizeof *na * (size_t)*n);
-	na[(*n)++] = v;
-	*list = na;
+	char full[8192];
+	snprintf(full, sizeof full, "run %s", args);
+	return tu_run_omopt(tmpdir, full, out, size, err, size);
 }
 
 static om_value *typed_input(om_graph *g, const char *name)
@@ -58,7 +25,7 @@ static om_value *typed_input(om_graph *g, const char *name)
 	v->type = (om_type){.kind = OM_TYPE_TENSOR, .elem = OM_FLOAT, .rank = 1};
 	v->type.dims = om_arena_alloc(g->model->arena, sizeof(om_dim));
 	v->type.dims[0] = (om_dim){3, NULL};
-	push(g, &g->inputs, &g->ninputs, v);
+	tu_push_value(g, &g->inputs, &g->ninputs, v);
 	return v;
 }
 
@@ -78,7 +45,7 @@ static void write_model(const char *path, const char *op2)
 		om_value *y = om_graph_value(g, names[i]);
 		om_node_set_output(n, 0, y);
 		y->flags |= OM_VALUE_GRAPH_OUTPUT;
-		push(g, &g->outputs, &g->noutputs, y);
+		tu_push_value(g, &g->outputs, &g->noutputs, y);
 	}
 	om_status st = {0};
 	assert_int_equal(om_model_save(m, path, NULL, &st), OM_OK);
@@ -187,16 +154,13 @@ static void node_errors(void **state)
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(tmpdir, sizeof tmpdir, "/tmp/omopt_run_cli_XXXXXX");
-	return mkdtemp(tmpdir) ? 0 : -1;
+	return tu_tmpdir_make(tmpdir, sizeof tmpdir, "omopt_run_cli_");
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	char cmd[512];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
+	return tu_tmpdir_remove(tmpdir);
 }
 
 int main(void)

@@ -15,4 +15,15 @@ const char *tu_shared_dir(void);
 /** Joins a path under the source tree ($OMOPT_SOURCE) into a static buffer. */
 const char *tu_source_path(const char *rel);
 
+/** Makes a fresh folder /tmp/<prefix>XXXXXX into buf; 0 on success (cmocka setup style). */
+int tu_tmpdir_make(char *buf, size_t size, const char *prefix);
+/** Removes the folder and everything in it; 0 on success. */
+int tu_tmpdir_remove(const char *dir);
+/** Runs `omopt ARGS` (the built one, $OMOPT_BUILD/tools/omopt) inside folder dir; returns its
+ *  exit code, with its standard output and error in out and err (NUL-terminated). */
+int tu_run_omopt(const char *dir, const char *args, char *out, size_t nout, char *err,
+		 size_t nerr);
+/** Appends v to a graph's value list (inputs, outputs, inits) in the model arena. */
+void tu_push_value(om_graph *g, om_value ***list, int32_t *n, om_value *v);
+
 #endif
