@@ -46,8 +46,10 @@ static om_kind gather_move(om_ctx *c)
 	const om_tensor *x = c->in[0], *ix = c->in[1];
 	int32_t axis;
 	om_kind rc = om_norm_axis(c, om_attr_int(c->node, "axis", 0), x->rank, &axis);
+	if (rc)
+		return rc;
 	const int64_t n = x->dims[axis];
-	if (rc || (rc = om_ix_check_indices(c, ix, n, "index")))
+	if ((rc = om_ix_check_indices(c, ix, n, "index")))
 		return rc;
 	const size_t size = om_move_size(x->dtype);
 	const int64_t outer = prod(x->dims, 0, axis), inner = prod(x->dims, axis + 1, x->rank);
@@ -90,8 +92,10 @@ static om_kind gather_elements_move(om_ctx *c)
 	const om_tensor *x = c->in[0], *ix = c->in[1];
 	int32_t axis;
 	om_kind rc = om_norm_axis(c, om_attr_int(c->node, "axis", 0), x->rank, &axis);
+	if (rc)
+		return rc;
 	const int64_t n = x->dims[axis];
-	if (rc || (rc = om_ix_check_indices(c, ix, n, "index")))
+	if ((rc = om_ix_check_indices(c, ix, n, "index")))
 		return rc;
 	const size_t size = om_move_size(x->dtype);
 	const int32_t r = x->rank;
