@@ -110,7 +110,8 @@ static om_kind check_extent(om_ctx *c, double v, int64_t *out)
 	return OM_OK;
 }
 
-/* scales given: out = floor(in * scale), computed in float as ONNX Runtime does. */
+/* scales given: out = floor(in * scale), computed in float as ONNX Runtime does. align_corners
+ * maps with the unfloored in * scale, as the ONNX reference does (ONNX Runtime uses out). */
 static om_kind from_scales(om_ctx *c, rs_params *p, const float *s, const int32_t *axes,
 			   int32_t naxes)
 {
@@ -120,7 +121,8 @@ static om_kind from_scales(om_ctx *c, rs_params *p, const float *s, const int32_
 			return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
 					"scale %g must be positive", (double)s[i]);
 		p->scale[a] = s[i];
-		om_kind rc = check_extent(c, floor((double)((float)p->in[a] * s[i])), &p->out[a]);
+		p->resized[a] = (float)p->in[a] * s[i];
+		om_kind rc = check_extent(c, floor((double)p->resized[a]), &p->out[a]);
 		if (rc)
 			return rc;
 	}
@@ -162,12 +164,14 @@ static om_kind from_sizes(om_ctx *c, rs_params *p, const om_tensor *t, const int
 			double v = floor((double)(s * (float)p->in[a]) + 0.5);
 			if ((rc = check_extent(c, v, &p->out[a])))
 				return rc;
+			p->resized[a] = (float)p->out[a];
 		}
 		return OM_OK;
 	}
 	for (int32_t i = 0; i < naxes; i++) {
 		int32_t a = axes[i];
 		p->out[a] = sz[i];
+		p->resized[a] = (float)sz[i];
 		p->scale[a] = p->in[a] ? (float)sz[i] / (float)p->in[a] : 1.0f;
 	}
 	return OM_OK;
@@ -187,6 +191,7 @@ om_kind om_resize_params(om_ctx *c, bool want_roi, rs_params *p)
 	p->rank = X->rank;
 	for (int32_t i = 0; i < X->rank; i++) {
 		p->in[i] = p->out[i] = X->dims[i];
+		p->resized[i] = (float)X->dims[i];
 		p->scale[i] = 1;
 		p->roi_start[i] = 0;
 		p->roi_end[i] = 1;
@@ -237,7 +242,11 @@ static float coord(const rs_params *p, int32_t a, int64_t o)
 		return center * (1 - adj) + (x + 0.5f) / s - 0.5f;
 	}
 	case RS_PYTORCH_HALF_PIXEL: return p->out[a] > 1 ? (x + 0.5f) / s - 0.5f : 0;
-	case RS_ALIGN_CORNERS: return p->out[a] == 1 ? 0 : x * (lin - 1) / (lout - 1);
+	case RS_ALIGN_CORNERS: {
+		/* the ONNX reference's length_resized: in * scale (unfloored) for the scales form */
+		float lres = p->resized[a];
+		return lres == 1 ? 0 : x * (lin - 1) / (lres - 1);
+	}
 	case RS_TF_HALF_PIXEL_FOR_NN: return (x + 0.5f) / s;
 	case RS_TF_CROP_AND_RESIZE: {
 		float st = p->roi_start[a], en = p->roi_end[a];

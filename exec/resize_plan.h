@@ -21,6 +21,8 @@ typedef struct rs_params {
 	int exclude_outside, antialias;
 	int64_t in[OM_MAX_RANK], out[OM_MAX_RANK];
 	float scale[OM_MAX_RANK];                  /* output / input as used by the coordinates */
+	float resized[OM_MAX_RANK]; /* align_corners' output length: in * scale, unfloored, when
+				       scales are given (the ONNX reference); else out */
 	float roi_start[OM_MAX_RANK], roi_end[OM_MAX_RANK]; /* tf_crop_and_resize only */
 } rs_params;
 

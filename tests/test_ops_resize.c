@@ -1,6 +1,7 @@
 /* test_ops_resize.c — Resize (10, 11, 13, 18, 19) and Upsample (7, 9): every mode, coordinate
  * transformation, nearest mode, tf_crop_and_resize with extrapolation, axes, aspect-ratio
- * policies, antialias; values from ONNX Runtime 1.30 on the same inputs; errors and NEED_VALUE. */
+ * policies, antialias; values from ONNX Runtime 1.30 on the same inputs (align_corners with
+ * scales: from the ONNX reference, see docs/ops.md); errors and NEED_VALUE. */
 #include <stdlib.h>
 
 #include "half.h"
@@ -69,6 +70,16 @@ static const float up9_linear[] = { /* [1, 1, 4, 7] */
 static const float rs10[] = { /* [1, 1, 2, 6] */
 	-1.25, -1.25, 0.50999999, 0.50999999, -0.479999989, 1.27999997, -0.970000029, -0.970000029,
 	0.790000021, 0.790000021, -0.25, -1.24000001
+};
+
+/* align_corners with scales whose in * scale is not an integer: the ONNX reference
+ * (python3-onnx interpolate_nd) maps with the unfloored in * scale. ONNX Runtime maps with the
+ * output extent and gives {-1.25, 1.28} and {-1.25, -0.48, 0.29, 0.25, 1.02, -0.96}. */
+static const float rs_ac_scales_linear[] = { /* [1, 1, 1, 2]: in * scale = 1.2, 2.4 */
+	-1.25, -0.22857143
+};
+static const float rs_ac_scales_cubic[] = { /* [1, 1, 2, 3]: in * scale = 2.4, 3.5 */
+	-1.25, -0.159239992, 1.27471995, -0.150145769, -0.126963049, -0.213985547
 };
 
 static float xval(int64_t i) { return (float)(((i * 7) % 11 - 5) * 0.25 + (double)(i % 5) * 0.01); }
@@ -153,6 +164,16 @@ static void a_cubic_ac(om_node *n)
 	tu_int(n, "exclude_outside", 1);
 }
 static void a_cubic(om_node *n) { tu_str(n, "mode", "cubic"); }
+static void a_linear_ac(om_node *n)
+{
+	tu_str(n, "mode", "linear");
+	tu_str(n, "coordinate_transformation_mode", "align_corners");
+}
+static void a_cubic_ac_plain(om_node *n)
+{
+	tu_str(n, "mode", "cubic");
+	tu_str(n, "coordinate_transformation_mode", "align_corners");
+}
 static void a_crop_linear(om_node *n)
 {
 	tu_str(n, "mode", "linear");
@@ -228,6 +249,18 @@ static void resize_linear_cubic(void **state)
 	rcase c = {"Resize", 13, 4, {1, 1, 3, 4}, .nscales = 4, .scales = {1, 1, 2, 1.5f},
 		   .attrs = a_cubic};
 	RESIZE(c, rs_cubic_hp, 1, 1, 6, 6);
+}
+
+/* the ONNX reference's length_resized (in * scale) where ONNX Runtime uses the floored extent */
+static void resize_align_corners_scales(void **state)
+{
+	(void)state;
+	rcase a = {"Resize", 13, 4, {1, 1, 2, 4}, .nscales = 4, .scales = {1, 1, 0.6f, 0.6f},
+		   .attrs = a_linear_ac};
+	RESIZE(a, rs_ac_scales_linear, 1, 1, 1, 2);
+	rcase b = {"Resize", 13, 4, {1, 1, 4, 5}, .nscales = 4, .scales = {1, 1, 0.6f, 0.7f},
+		   .attrs = a_cubic_ac_plain};
+	RESIZE(b, rs_ac_scales_cubic, 1, 1, 2, 3);
 }
 
 static void resize_tf_crop_and_resize(void **state)
@@ -342,6 +375,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(resize_nearest_int32),      cmocka_unit_test(resize_linear_cubic),
+		cmocka_unit_test(resize_align_corners_scales),
 		cmocka_unit_test(resize_tf_crop_and_resize), cmocka_unit_test(resize_opset18_19),
 		cmocka_unit_test(resize_legacy),             cmocka_unit_test(resize_float16),
 		cmocka_unit_test(resize_shapes_and_errors),
