@@ -1,7 +1,7 @@
 /* conv_depthwise.c — Conv with one input channel per group (depthwise), one or two spatial
- * axes, as a direct loop: every output sums its taps in (kh, kw) order, then adds the bias,
- * the same in fast and exact mode (the vectorized loops run across outputs, never across one
- * output's taps). */
+ * axes, as a direct loop: every output sums its taps in (kh, kw) order, then takes the
+ * epilogue (bias, Z, activation), the same in fast and exact mode (the vectorized loops run
+ * across outputs, never across one output's taps). */
 /* -O2 vectorizes only loops of known trip count; the row loops here vary. */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("tree-loop-vectorize", "vect-cost-model=dynamic")
@@ -77,8 +77,10 @@ static void depthwise_row(const plane *p, const int64_t *lo, const int64_t *hi, 
 	}
 }
 
+/* Channel m's plane of image n: ym is element `off` of Y. */
 static void depthwise_rows(const plane *p, const int64_t *lo, const int64_t *hi,
-			   const float *xc, const float *wm, float bias, float *ym)
+			   const float *xc, const float *wm, const om_conv_epi *e, int64_t m,
+			   int64_t off, float *ym)
 {
 	/* [L, R): the outputs every tap of a row reaches */
 	int64_t L = 0, R = p->OW;
@@ -96,13 +98,13 @@ static void depthwise_rows(const plane *p, const int64_t *lo, const int64_t *hi,
 			if (ih >= 0 && ih < p->H)
 				depthwise_row(p, lo, hi, L, R, xc + ih * p->W, wm + i * p->kw, yr);
 		}
-		for (int64_t ow = 0; ow < p->OW; ow++)
-			yr[ow] += bias;
+		om_conv_epi_row(e, m, off + oh * p->OW, yr, p->OW);
 	}
 }
 
 om_kind om_conv_depthwise(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int64_t M,
-			  int64_t group, const float *x, const float *w, const float *b, float *y)
+			  int64_t group, const float *x, const float *w, const om_conv_epi *e,
+			  float *y)
 {
 	const plane p = as_plane(sp);
 	int64_t Mg = M / group;
@@ -115,7 +117,7 @@ om_kind om_conv_depthwise(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C,
 	for (int64_t n = 0; n < N; n++)
 		for (int64_t m = 0; m < M; m++)
 			depthwise_rows(&p, lo, hi, x + (n * C + m / Mg) * p.H * p.W,
-				       w + m * p.kh * p.kw, b ? b[m] : 0.0f,
+				       w + m * p.kh * p.kw, e, m, (n * M + m) * p.OH * p.OW,
 				       y + (n * M + m) * p.OH * p.OW);
 	free(lo);
 	return OM_OK;

@@ -1,7 +1,8 @@
-/* ops_conv.c — Conv and ConvTranspose on float32 (float16/bfloat16 through conversion), and
- * ConvInteger and QLinearConv (8-bit, summed exactly in double): im2col + GEMM, GEMM straight
- * on the input for 1x1 stride-1 unpadded kernels, the direct depthwise loop (conv_depthwise.c)
- * for one input channel per group on one or two spatial axes. */
+/* ops_conv.c — Conv, com.microsoft FusedConv (Conv + Z + activation) and ConvTranspose on
+ * float32 (float16/bfloat16 through conversion), and ConvInteger and QLinearConv (8-bit, summed
+ * exactly in double): im2col + GEMM, GEMM straight on the input for 1x1 stride-1 unpadded
+ * kernels, the direct depthwise loop (conv_depthwise.c) for one input channel per group on one
+ * or two spatial axes. Bias, Z and activation run on each GEMM's output block (conv_epilogue). */
 /* -O2 vectorizes only loops of known trip count; the row loops here vary. Vectorizing across
  * outputs keeps every output's operation order, so exact stays exact. */
 #if defined(__GNUC__) && !defined(__clang__)
@@ -14,6 +15,7 @@
 #include "f32_bridge.h"
 #include "gemm.h"
 #include "conv_depthwise.h"
+#include "conv_epilogue.h"
 #include "im2col.h"
 
 /* Y (M x N, ldc) = W (M x K) X (K x N, ldb) through om_sgemm: OpenBLAS in fast mode, the
@@ -187,6 +189,27 @@ static om_kind conv_infer(om_ctx *c)
 	return OM_OK;
 }
 
+/* FusedConv: Conv's inputs and attributes, Z (input 3, optional) of Y's shape and type, and
+ * the activation attributes. */
+static om_kind fused_epilogue(om_ctx *c, om_conv_epi *e)
+{
+	const om_tensor *Z = c->nin > 3 ? c->in[3] : NULL;
+	const om_tensor *Y = c->out[0];
+	if (Z && (Z->dtype != c->in[0]->dtype || Z->rank != Y->rank ||
+		  memcmp(Z->dims, Y->dims, sizeof(int64_t) * (size_t)Y->rank)))
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"Z must have the output's type and shape");
+	e->z = Z ? Z->data : NULL;
+	return om_conv_epi_activation(c, e);
+}
+
+static om_kind fused_infer(om_ctx *c)
+{
+	om_conv_epi e = {0};
+	om_kind rc = conv_infer(c);
+	return rc ? rc : fused_epilogue(c, &e);
+}
+
 static void add_bias(float *y, const float *b, int64_t N, int64_t M, int64_t P)
 {
 	for (int64_t n = 0; n < N; n++)
@@ -195,6 +218,16 @@ static void add_bias(float *y, const float *b, int64_t N, int64_t M, int64_t P)
 			for (int64_t p = 0; p < P; p++)
 				r[p] += b[m];
 		}
+}
+
+/* The epilogue of Mg output rows (channels m0 ..) of image n, columns [p0, p0 + cols). */
+static void epi_rows(const om_conv_epi *e, int64_t M, int64_t P, int64_t n, int64_t m0,
+		     int64_t Mg, int64_t p0, int64_t cols, float *y)
+{
+	if (!om_conv_epi_any(e))
+		return;
+	for (int64_t m = m0; m < m0 + Mg; m++)
+		om_conv_epi_row(e, m, (n * M + m) * P + p0, y + (n * M + m) * P + p0, cols);
 }
 
 enum { COL_BUDGET = 1 << 18 }; /* floats per im2col chunk (1 MiB: in L2 for the GEMM) */
@@ -210,11 +243,12 @@ static bool pointwise(const om_spatial *sp)
 static om_kind conv_f32(om_ctx *c)
 {
 	conv_geo g;
+	om_conv_epi e = {0};
 	om_kind rc = conv_geometry(c, &g);
-	if (rc)
+	if (rc || (!strcmp(c->node->op, "FusedConv") && (rc = fused_epilogue(c, &e))))
 		return rc;
 	const float *x = c->in[0]->data, *w = c->in[1]->data;
-	const float *b = c->nin > 2 && c->in[2] ? c->in[2]->data : NULL;
+	e.bias = c->nin > 2 && c->in[2] ? c->in[2]->data : NULL;
 	float *y = c->out[0]->data;
 	const om_spatial *sp = &g.sp;
 	int32_t last = sp->n - 1;
@@ -222,17 +256,26 @@ static om_kind conv_f32(om_ctx *c)
 	int64_t Cg = g.C / g.group, Mg = g.M / g.group, Kg = Cg * K;
 	if (g.N == 0 || g.M == 0 || P == 0)
 		return OM_OK;
-	if (Cg == 1 && g.group > 1 && sp->n <= 2) {
-		return om_conv_depthwise(c, sp, g.N, g.C, g.M, g.group, x, w, b, y);
-	}
+	if (Cg == 1 && g.group > 1 && sp->n <= 2)
+		return om_conv_depthwise(c, sp, g.N, g.C, g.M, g.group, x, w, &e, y);
 	if (Kg == 0) {
 		memset(y, 0, sizeof(float) * (size_t)(g.N * g.M * P));
+		for (int64_t n = 0; n < g.N; n++)
+			epi_rows(&e, g.M, P, n, 0, g.M, 0, P, y);
 	} else if (pointwise(sp)) {
+		/* column blocks: the epilogue finds each block in cache */
+		int64_t cols = COL_BUDGET / (Kg + Mg) / 64 * 64;
+		if (cols < 64)
+			cols = 64;
 		for (int64_t n = 0; n < g.N; n++)
 			for (int64_t gi = 0; gi < g.group; gi++)
-				conv_gemm(c->exact, Mg, P, Kg, w + gi * Mg * Kg,
-					  x + (n * g.C + gi * Cg) * Pin, Pin,
-					  y + (n * g.M + gi * Mg) * P, P);
+				for (int64_t p0 = 0; p0 < P; p0 += cols) {
+					int64_t nc = P - p0 < cols ? P - p0 : cols;
+					float *yb = y + (n * g.M + gi * Mg) * P + p0;
+					conv_gemm(c->exact, Mg, nc, Kg, w + gi * Mg * Kg,
+						  x + (n * g.C + gi * Cg) * Pin + p0, Pin, yb, P);
+					epi_rows(&e, g.M, P, n, gi * Mg, Mg, p0, nc, y);
+				}
 	} else {
 		int64_t OL = sp->out[last], lead = P / OL;
 		int64_t rows = COL_BUDGET / (Kg * OL);
@@ -255,11 +298,11 @@ static om_kind conv_f32(om_ctx *c)
 					conv_gemm(c->exact, Mg, (q1 - q0) * OL, Kg,
 						  w + gi * Mg * Kg, col, (q1 - q0) * OL,
 						  y + (n * g.M + gi * Mg) * P + q0 * OL, P);
+					epi_rows(&e, g.M, P, n, gi * Mg, Mg, q0 * OL, (q1 - q0) * OL,
+						 y);
 				}
 		free(col);
 	}
-	if (b)
-		add_bias(y, b, g.N, g.M, P);
 	return OM_OK;
 }
 
@@ -497,6 +540,7 @@ static om_kind qlinearconv_kernel(om_ctx *c)
 
 static const om_op rows[] = {
 	{"Conv", "", 1, conv_infer, conv_kernel, OM_OP_EXACT},
+	{"FusedConv", "com.microsoft", 1, fused_infer, conv_kernel, OM_OP_EXACT},
 	{"ConvTranspose", "", 1, convt_infer, convt_kernel, OM_OP_EXACT},
 	{"ConvInteger", "", 10, conv_infer, convint_kernel, OM_OP_EXACT},
 	{"QLinearConv", "", 10, conv_infer, qlinearconv_kernel, OM_OP_EXACT},

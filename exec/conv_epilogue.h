@@ -1,0 +1,65 @@
+/* conv_epilogue.h — what a Conv kernel applies to an output block while it is in cache: the
+ * bias, FusedConv's Z (added before the activation) and FusedConv's activation. */
+#ifndef OM_CONV_EPILOGUE_H
+#define OM_CONV_EPILOGUE_H
+
+#include <math.h>
+
+#include "op.h"
+
+enum om_conv_act {
+	OM_ACT_NONE = 0,
+	OM_ACT_RELU,
+	OM_ACT_TANH,
+	OM_ACT_SIGMOID,
+	OM_ACT_LEAKY_RELU,  /* alpha */
+	OM_ACT_CLIP,        /* alpha = min, beta = max */
+	OM_ACT_HARD_SIGMOID /* alpha, beta */
+};
+
+typedef struct om_conv_epi {
+	const float *bias; /* M values, or NULL */
+	const float *z;    /* a tensor of Y's shape, or NULL */
+	int act;           /* om_conv_act */
+	float alpha, beta;
+} om_conv_epi;
+
+/** FusedConv's activation and activation_params (ONNX Runtime's contract: Relu, Tanh,
+ *  Sigmoid, LeakyRelu (1 param), Clip (2: min, max), HardSigmoid (2: alpha, beta)); a node
+ *  without `activation` (Conv) gets none. Unknown names, wrong counts: OM_ERR_INVALID_MODEL. */
+om_kind om_conv_epi_activation(om_ctx *c, om_conv_epi *e);
+
+/** The activation of one value, as the elementwise kernels compute it in float. */
+static inline float om_conv_act(const om_conv_epi *e, float x)
+{
+	switch (e->act) {
+	case OM_ACT_RELU:
+		return x < 0 ? 0.0f : x;
+	case OM_ACT_TANH:
+		return tanhf(x);
+	case OM_ACT_SIGMOID:
+		return x >= 0 ? 1.0f / (1.0f + expf(-x)) : expf(x) / (1.0f + expf(x));
+	case OM_ACT_LEAKY_RELU:
+		return x < 0 ? e->alpha * x : x;
+	case OM_ACT_CLIP:
+		x = x != x || x > e->alpha ? x : e->alpha;
+		return x != x || x < e->beta ? x : e->beta;
+	case OM_ACT_HARD_SIGMOID: {
+		const float v = e->alpha * x + e->beta;
+		return v < 0 ? 0.0f : v > 1 ? 1.0f : v;
+	}
+	default:
+		return x;
+	}
+}
+
+/** y[0..n) are outputs of channel m; y[0] is element `off` of Y: y = act((y + bias[m]) + z). */
+void om_conv_epi_row(const om_conv_epi *e, int64_t m, int64_t off, float *y, int64_t n);
+
+/** Whether the epilogue does anything. */
+static inline bool om_conv_epi_any(const om_conv_epi *e)
+{
+	return e->bias || e->z || e->act != OM_ACT_NONE;
+}
+
+#endif
