@@ -14,6 +14,15 @@
  *     (for OM_OP_VIEW rows, the session sets out[0]->data = in[0]->data and the kernel is NULL
  *     or only checks). Index errors at run time: OM_ERR_INVALID_INPUT.
  * in[i] is NULL for an omitted optional input; out[i] is NULL for an omitted optional output.
+ *
+ * Kernel state (work derived once from constant inputs, e.g. transformed Conv weights):
+ *   - const_in bit i (i < 64) is set when in[i] is a plan-time constant: the same bytes in every
+ *     run of the step (a bridged kernel sees them converted, still the same in every run).
+ *   - state, when not NULL, points at the step's slot: NULL before the first run, kept across
+ *     runs, freed with free() when the session is freed. A kernel may put one malloc'd block
+ *     there (replacing it with free() + malloc when it needs another); it must validate the
+ *     block against everything it was derived from (shapes, attributes, dtype) before reuse.
+ *     state is NULL when the constant folder or om_eval_node runs the kernel.
  */
 #ifndef OM_OP_H
 #define OM_OP_H
@@ -40,6 +49,8 @@ typedef struct om_ctx {
 	int exact;              /* exact mode requested (seed §1, issue 4) */
 	int threads;
 	struct om_session *session; /* for control-flow kernels; NULL when folding */
+	void **state;           /* the step's kernel state slot (above); NULL when folding */
+	uint64_t const_in;      /* bit i: in[i] holds the same bytes in every run (above) */
 } om_ctx;
 
 typedef om_kind (*om_infer_fn)(om_ctx *c);

@@ -37,6 +37,7 @@ typedef struct om_step {
 	uint8_t deferred; /* a subgraph step whose plan-time inference failed (InvalidModel at run) */
 	int32_t prof; /* row in the session's profile table */
 	struct om_infer_cache *icache; /* dynamic steps: the last run-time inference (infer_cache.c) */
+	void *kstate; /* the kernel's state (om_ctx.state), malloc'd by the kernel */
 } om_step;
 
 typedef struct om_plan {
@@ -82,7 +83,8 @@ typedef struct om_infer_cache om_infer_cache;
  *  have the shapes (and, when inference reads values, the bytes) of the cached run. */
 om_kind om_infer_step(const om_plan *p, om_step *sp, om_ctx *c);
 void om_infer_cache_free(om_infer_cache *ic);
-/** Frees what plans own outside the arena (folded constants, inference caches). */
+/** Frees what plans own outside the arena (folded constants, inference caches, kernel
+ *  states). */
 void om_plan_release(om_plan *p);
 
 struct om_frame;
