@@ -113,35 +113,12 @@ static bool blas_ok(int64_t M, int64_t N, int64_t K, int64_t lda, int64_t ldb, i
 	       lda > 0 && lda <= INT_MAX && ldb > 0 && ldb <= INT_MAX && ldc > 0 && ldc <= INT_MAX;
 }
 
-/* fast mode, small untransposed products (attention heads): a row-times-panel loop costs less
- * than a BLAS call's set-up; beta == 0 never reads C */
-static void small_sgemm(int64_t M, int64_t N, int64_t K, float alpha, const float *A, int64_t lda,
-			const float *B, int64_t ldb, float beta, float *C, int64_t ldc)
-{
-	for (int64_t i = 0; i < M; i++) {
-		float *c = C + i * ldc;
-		for (int64_t j = 0; j < N; j++)
-			c[j] = beta == 0 ? 0 : beta * c[j];
-		for (int64_t k = 0; k < K; k++) {
-			const float a = alpha * A[i * lda + k];
-			const float *b = B + k * ldb;
-			for (int64_t j = 0; j < N; j++)
-				c[j] += a * b[j];
-		}
-	}
-}
-
 void om_sgemm(int exact, bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha,
 	      const float *A, int64_t lda, const float *B, int64_t ldb, float beta, float *C,
 	      int64_t ldc)
 {
 	if (M <= 0 || N <= 0)
 		return;
-	if (!exact && !ta && !tb && K > 0 && M <= 64 && N <= 64 && K <= 64 &&
-	    M * N * K <= 32768) {
-		small_sgemm(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-		return;
-	}
 	if (exact || !blas_ok(M, N, K, lda, ldb, ldc)) {
 		exact_sgemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 		return;
