@@ -16,6 +16,7 @@
 #include "gemm.h"
 #include "conv_depthwise.h"
 #include "conv_epilogue.h"
+#include "conv_winograd.h"
 #include "im2col.h"
 
 /* Y (M x N, ldc) = W (M x K) X (K x N, ldb) through om_sgemm: OpenBLAS in fast mode, the
@@ -258,6 +259,9 @@ static om_kind conv_f32(om_ctx *c)
 		return OM_OK;
 	if (Cg == 1 && g.group > 1 && sp->n <= 2)
 		return om_conv_depthwise(c, sp, g.N, g.C, g.M, g.group, x, w, &e, y);
+	int tile = c->exact ? 0 : om_winograd_tile(sp, Cg, Mg);
+	if (tile)
+		return om_conv_winograd(c, tile, sp, g.N, g.C, g.M, g.group, x, w, &e, y);
 	if (Kg == 0) {
 		memset(y, 0, sizeof(float) * (size_t)(g.N * g.M * P));
 		for (int64_t n = 0; n < g.N; n++)
@@ -298,8 +302,8 @@ static om_kind conv_f32(om_ctx *c)
 					conv_gemm(c->exact, Mg, (q1 - q0) * OL, Kg,
 						  w + gi * Mg * Kg, col, (q1 - q0) * OL,
 						  y + (n * g.M + gi * Mg) * P + q0 * OL, P);
-					epi_rows(&e, g.M, P, n, gi * Mg, Mg, q0 * OL, (q1 - q0) * OL,
-						 y);
+					epi_rows(&e, g.M, P, n, gi * Mg, Mg, q0 * OL,
+						 (q1 - q0) * OL, y);
 				}
 		free(col);
 	}

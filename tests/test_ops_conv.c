@@ -370,8 +370,9 @@ static void conv_pads_larger_than_input(void **state)
 	om_model_free(m);
 }
 
-/* Fast mode (BLAS or the AVX-512 kernel: packed and in-place A, edge rows and columns, two K
- * blocks) agrees with the exact fixed-order path to float rounding. */
+/* Fast mode (Winograd F(4x4,3x3) for this 3x3 stride-1 conv, its products through BLAS)
+ * agrees with the exact fixed-order path to float rounding: the sums here reach |w||x| ~ 40,
+ * so 5e-5 is about 20 ulps of that scale (test_conv_winograd.c bounds the error tightly). */
 static void conv_fast_matches_exact(void **state)
 {
 	(void)state;
@@ -390,7 +391,7 @@ static void conv_fast_matches_exact(void **state)
 	assert_int_equal(tu_run(n, 13, in, exact, 1, &st), OM_OK);
 	assert_int_equal(tu_run(n, 13, in, fast, 0, &st), OM_OK);
 	tu_assert_shape(&fast[0], 4, (int64_t[]){2, 30, 20, 20});
-	tu_assert_floats(&fast[0], exact[0].data, om_tensor_numel(&exact[0]), 1e-5f);
+	tu_assert_floats(&fast[0], exact[0].data, om_tensor_numel(&exact[0]), 5e-5f);
 	om_tensor_free(&exact[0]);
 	om_tensor_free(&fast[0]);
 	free(x), free(w), free(b);
