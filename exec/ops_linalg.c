@@ -1,6 +1,7 @@
-/* ops_linalg.c — MatMul, Gemm, MatMulInteger, Det. MatMul and Gemm run over om_sgemm/om_dgemm
- * (cblas in fast mode, the fixed-order loop in exact mode); float16/bfloat16 go through
- * float32, integers (and MatMulInteger) through a wrapping loop. */
+/* ops_linalg.c — MatMul, com.microsoft FusedMatMul, Gemm, MatMulInteger, Det. MatMul,
+ * FusedMatMul and Gemm run over om_sgemm/om_dgemm (cblas in fast mode, the fixed-order loop in
+ * exact mode) with transposes as strides; float16/bfloat16 go through float32, integers (and
+ * MatMulInteger) through a wrapping loop. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,66 +46,143 @@ static void from_f32(om_tensor *t, const float *f)
 		h[i] = t->dtype == OM_FLOAT16 ? om_float_to_half(f[i]) : om_float_to_bf16(f[i]);
 }
 
-/* ---- MatMul ------------------------------------------------------------------------------ */
+/* ---- MatMul, FusedMatMul ----------------------------------------------------------------- */
+
+/* One operand as the product sees it: batch dims (with element strides into the tensor) and a
+ * matrix [rows, cols] whose element (i, j) is at i * rs + j * cs. FusedMatMul's transposes only
+ * change the strides: no byte moves. */
+typedef struct mm_operand {
+	int32_t nb;
+	int64_t bdims[OM_MAX_RANK], bstr[OM_MAX_RANK];
+	int64_t rows, cols, rs, cs;
+	int32_t rank; /* the tensor's: a 1-D operand's promoted dim leaves the output */
+} mm_operand;
+
+/* trans: swap the matrix axes; tbatch: dim 0 moves to rows, dims 1 .. r-2 become the batch
+ * (com.microsoft FusedMatMul's transBatch: perm [1, .., r-2, 0, r-1] before trans). 1-D: A is
+ * a row, B a column, trans ignored (as ONNX Runtime). */
+static void mm_operand_of(const om_tensor *t, bool is_b, bool trans, bool tbatch, mm_operand *o)
+{
+	const int32_t r = t->rank;
+	int64_t st[OM_MAX_RANK];
+	int64_t acc = 1;
+	for (int32_t d = r - 1; d >= 0; d--)
+		st[d] = acc, acc *= t->dims[d];
+	o->rank = r;
+	o->nb = 0;
+	if (r == 1) {
+		o->rows = is_b ? t->dims[0] : 1, o->cols = is_b ? 1 : t->dims[0];
+		o->rs = o->cols, o->cs = 1;
+		return;
+	}
+	const int32_t row_ax = tbatch ? 0 : r - 2, first = tbatch ? 1 : 0;
+	for (int32_t d = first; d < first + r - 2; d++) {
+		o->bdims[o->nb] = t->dims[d];
+		o->bstr[o->nb++] = st[d];
+	}
+	o->rows = t->dims[row_ax], o->rs = st[row_ax];
+	o->cols = t->dims[r - 1], o->cs = 1;
+	if (trans) {
+		const int64_t n = o->rows, s = o->rs;
+		o->rows = o->cols, o->rs = o->cs;
+		o->cols = n, o->cs = s;
+	}
+}
+
+/* The BLAS view of an operand: element (i, j) at i * ld + j (!*trans) or j * ld + i (*trans);
+ * false when the strides allow neither (never for the layouts mm_operand_of makes). */
+static bool mm_blas_layout(const mm_operand *o, bool *trans, int64_t *ld)
+{
+	if (o->cols <= 1 || o->cs == 1) {
+		*trans = false;
+		*ld = o->rows > 1 ? o->rs : (o->cols > 1 ? o->cols : 1);
+		if (*ld >= o->cols)
+			return true;
+	}
+	if (o->rows <= 1 || o->rs == 1) {
+		*trans = true;
+		*ld = o->cols > 1 ? o->cs : (o->rows > 1 ? o->rows : 1);
+		return *ld >= o->rows;
+	}
+	return false;
+}
 
 /* A [batch.., M, K] x B [batch.., K, N] with numpy's 1-D promotion and batch broadcast */
 typedef struct mm_geom {
+	mm_operand a, b;
 	int64_t M, N, K;
-	int32_t nb; /* output batch rank */
+	bool ta, tb;       /* the BLAS views */
+	int64_t lda, ldb;
+	int32_t nb;        /* output batch rank */
 	int64_t bdims[OM_MAX_RANK], astr[OM_MAX_RANK], bstr[OM_MAX_RANK];
 	int64_t nbatch;
-	bool b_shared; /* every batch uses the same B: A's batches fold into M */
+	bool fold;         /* every batch uses the same B and A's batches are rows of one matrix */
 	int32_t out_rank;
 	int64_t out_dims[OM_MAX_RANK];
 } mm_geom;
+
+/* A's batches in output order are consecutive blocks of M rows (stride lda) of one matrix,
+ * and B is the same for all of them: one product [batch * M, K] x [K, N]. */
+static bool mm_foldable(const mm_geom *g)
+{
+	if (g->ta)
+		return false;
+	int64_t want = g->M * g->lda;
+	for (int32_t d = g->nb - 1; d >= 0; d--) {
+		if (g->bdims[d] != 1 && (g->bstr[d] != 0 || g->astr[d] != want))
+			return false;
+		want *= g->bdims[d];
+	}
+	return true;
+}
 
 static om_kind mm_geometry(om_ctx *c, mm_geom *g)
 {
 	const om_tensor *a = c->in[0], *b = c->in[1];
 	if (!a || !b || a->rank < 1 || b->rank < 1)
-		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "MatMul needs rank >= 1");
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "%s needs rank >= 1",
+				c->node->op);
 	const bool integer = !strcmp(c->node->op, "MatMulInteger");
+	const bool fused = !strcmp(c->node->op, "FusedMatMul");
 	if (integer ? !byte_type(a->dtype) || !byte_type(b->dtype)
-		    : a->dtype != b->dtype || !mm_type_ok(a->dtype))
+		    : a->dtype != b->dtype || !(fused ? om_is_float_type(a->dtype)
+						       : mm_type_ok(a->dtype)))
 		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "types %s and %s",
 				om_dtype_name(a->dtype), om_dtype_name(b->dtype));
-	const int32_t ra = a->rank, rb = b->rank;
-	g->M = ra == 1 ? 1 : a->dims[ra - 2];
-	g->K = a->dims[ra - 1];
-	const int64_t kb = rb == 1 ? b->dims[0] : b->dims[rb - 2];
-	g->N = rb == 1 ? 1 : b->dims[rb - 1];
-	if (g->K != kb)
+	const bool tba = fused && om_attr_int(c->node, "transBatchA", 0);
+	const bool tbb = fused && om_attr_int(c->node, "transBatchB", 0);
+	if ((tba || tbb) && (a->rank < 3 || a->rank != b->rank))
 		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
-				"inner dims differ: %lld and %lld", (long long)g->K, (long long)kb);
-	const int32_t na = ra > 2 ? ra - 2 : 0, nbb = rb > 2 ? rb - 2 : 0;
-	om_kind rc = om_broadcast_shape(c, na, a->dims, nbb, b->dims, &g->nb, g->bdims);
+				"transBatch needs A and B of one rank >= 3, got %d and %d", a->rank,
+				b->rank);
+	mm_operand_of(a, false, fused && om_attr_int(c->node, "transA", 0), tba, &g->a);
+	mm_operand_of(b, true, fused && om_attr_int(c->node, "transB", 0), tbb, &g->b);
+	g->M = g->a.rows, g->K = g->a.cols, g->N = g->b.cols;
+	if (g->K != g->b.rows)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"inner dims differ: %lld and %lld", (long long)g->K,
+				(long long)g->b.rows);
+	if (!mm_blas_layout(&g->a, &g->ta, &g->lda) || !mm_blas_layout(&g->b, &g->tb, &g->ldb))
+		return om_error(c->st, OM_ERR_INTERNAL, c->node, "operand strides");
+	const int32_t na = g->a.nb, nbb = g->b.nb;
+	om_kind rc = om_broadcast_shape(c, na, g->a.bdims, nbb, g->b.bdims, &g->nb, g->bdims);
 	if (rc)
 		return rc;
 	/* batch strides in elements, 0 where a side broadcasts */
-	int64_t sa = g->M * g->K, sb = g->K * g->N;
 	g->nbatch = 1;
-	g->b_shared = true;
 	for (int32_t d = g->nb - 1; d >= 0; d--) {
 		const int32_t da = d - (g->nb - na), db = d - (g->nb - nbb);
-		const int64_t ea = da >= 0 ? a->dims[da] : 1, eb = db >= 0 ? b->dims[db] : 1;
-		g->astr[d] = ea == 1 ? 0 : sa;
-		g->bstr[d] = eb == 1 ? 0 : sb;
-		if (eb != 1)
-			g->b_shared = false;
-		sa *= ea;
-		sb *= eb;
+		g->astr[d] = da >= 0 && g->a.bdims[da] != 1 ? g->a.bstr[da] : 0;
+		g->bstr[d] = db >= 0 && g->b.bdims[db] != 1 ? g->b.bstr[db] : 0;
 		g->nbatch *= g->bdims[d];
 	}
-	/* A's batch is dense in output order unless it broadcasts somewhere */
-	for (int32_t d = 0; d < g->nb; d++)
-		if (g->astr[d] == 0 && g->bdims[d] != 1)
-			g->b_shared = false;
+	g->fold = mm_foldable(g);
 	g->out_rank = 0;
 	for (int32_t d = 0; d < g->nb; d++)
 		g->out_dims[g->out_rank++] = g->bdims[d];
-	if (ra > 1)
+	if (g->a.rank > 1)
 		g->out_dims[g->out_rank++] = g->M;
-	if (rb > 1)
+	if (g->b.rank > 1)
 		g->out_dims[g->out_rank++] = g->N;
 	return OM_OK;
 }
@@ -160,25 +238,24 @@ static void mm_next(const mm_geom *g, mm_iter *it)
 	}
 }
 
-static void matmul_f32(const mm_geom *g, int exact, const float *A, const float *B, float *Y)
+/* Y = alpha * A B for float (es 4) or double (es 8) data: one BLAS call when the batches
+ * fold into the rows, else one per output batch */
+static void matmul_float(const mm_geom *g, int exact, size_t es, double alpha, const void *A,
+			 const void *B, void *Y)
 {
-	if (g->b_shared) { /* one product: [batch * M, K] x [K, N] */
-		om_sgemm(exact, false, false, g->nbatch * g->M, g->N, g->K, 1.0f, A, g->K, B, g->N,
-			 0.0f, Y, g->N);
-		return;
+	const int64_t rows = g->fold ? g->nbatch * g->M : g->M, nb = g->fold ? 1 : g->nbatch;
+	mm_iter it = {0};
+	for (int64_t bi = 0; bi < nb; bi++, mm_next(g, &it)) {
+		const int64_t yoff = bi * g->M * g->N;
+		if (es == 4)
+			om_sgemm(exact, g->ta, g->tb, rows, g->N, g->K, (float)alpha,
+				 (const float *)A + it.aoff, g->lda, (const float *)B + it.boff,
+				 g->ldb, 0.0f, (float *)Y + yoff, g->N);
+		else
+			om_dgemm(exact, g->ta, g->tb, rows, g->N, g->K, alpha,
+				 (const double *)A + it.aoff, g->lda, (const double *)B + it.boff,
+				 g->ldb, 0.0, (double *)Y + yoff, g->N);
 	}
-	mm_iter it = {0};
-	for (int64_t bi = 0; bi < g->nbatch; bi++, mm_next(g, &it))
-		om_sgemm(exact, false, false, g->M, g->N, g->K, 1.0f, A + it.aoff, g->K,
-			 B + it.boff, g->N, 0.0f, Y + bi * g->M * g->N, g->N);
-}
-
-static void matmul_f64(const mm_geom *g, int exact, const double *A, const double *B, double *Y)
-{
-	mm_iter it = {0};
-	for (int64_t bi = 0; bi < g->nbatch; bi++, mm_next(g, &it))
-		om_dgemm(exact, false, false, g->M, g->N, g->K, 1.0, A + it.aoff, g->K,
-			 B + it.boff, g->N, 0.0, Y + bi * g->M * g->N, g->N);
 }
 
 /* integers: sums wrap in uint64 and are truncated to the element width */
@@ -190,6 +267,17 @@ static int64_t ld_i(const om_tensor *t, int64_t i)
 	return v;
 }
 
+/* element (i, k) of A and (k, j) of B in the batch at it */
+static int64_t mm_a(const mm_geom *g, const mm_iter *it, int64_t i, int64_t k)
+{
+	return it->aoff + i * g->a.rs + k * g->a.cs;
+}
+
+static int64_t mm_b(const mm_geom *g, const mm_iter *it, int64_t k, int64_t j)
+{
+	return it->boff + k * g->b.rs + j * g->b.cs;
+}
+
 static void matmul_int(const mm_geom *g, const om_tensor *a, const om_tensor *b, om_tensor *y)
 {
 	const size_t es = om_dtype_size(y->dtype);
@@ -199,8 +287,8 @@ static void matmul_int(const mm_geom *g, const om_tensor *a, const om_tensor *b,
 			for (int64_t j = 0; j < g->N; j++) {
 				uint64_t s = 0;
 				for (int64_t k = 0; k < g->K; k++)
-					s += (uint64_t)ld_i(a, it.aoff + i * g->K + k) *
-					     (uint64_t)ld_i(b, it.boff + k * g->N + j);
+					s += (uint64_t)ld_i(a, mm_a(g, &it, i, k)) *
+					     (uint64_t)ld_i(b, mm_b(g, &it, k, j));
 				const int64_t v = (int64_t)s;
 				const int64_t o = (bi * g->M + i) * g->N + j;
 				om_store_i64(y->dtype, (char *)y->data + (size_t)o * es, &v, 1);
@@ -226,13 +314,14 @@ static om_kind matmul_integer_kernel(om_ctx *c)
 				const int64_t ob = zb ? ld_i(zb, nzb == 1 ? 0 : j) : 0;
 				uint32_t s = 0;
 				for (int64_t k = 0; k < g.K; k++)
-					s += (uint32_t)((ld_i(a, it.aoff + i * g.K + k) - oa) *
-							(ld_i(b, it.boff + k * g.N + j) - ob));
+					s += (uint32_t)((ld_i(a, mm_a(&g, &it, i, k)) - oa) *
+							(ld_i(b, mm_b(&g, &it, k, j)) - ob));
 				y[(bi * g.M + i) * g.N + j] = (int32_t)s;
 			}
 	return OM_OK;
 }
 
+/* MatMul, and FusedMatMul (alpha, transposes) */
 static om_kind matmul_kernel(om_ctx *c)
 {
 	mm_geom g = {0};
@@ -241,19 +330,19 @@ static om_kind matmul_kernel(om_ctx *c)
 		return rc;
 	const om_tensor *a = c->in[0], *b = c->in[1];
 	om_tensor *y = c->out[0];
+	const double alpha = strcmp(c->node->op, "FusedMatMul") ? 1.0
+								 : om_attr_float(c->node, "alpha", 1.0f);
 	switch (a->dtype) {
-	case OM_FLOAT:
-		matmul_f32(&g, c->exact, a->data, b->data, y->data);
-		return OM_OK;
-	case OM_DOUBLE:
-		matmul_f64(&g, c->exact, a->data, b->data, y->data);
+	case OM_FLOAT: case OM_DOUBLE:
+		matmul_float(&g, c->exact, om_dtype_size(a->dtype), alpha, a->data, b->data,
+			     y->data);
 		return OM_OK;
 	case OM_FLOAT16: case OM_BFLOAT16: {
 		float *fa = to_f32(a, c->st, c->node), *fb = fa ? to_f32(b, c->st, c->node) : NULL;
 		const int64_t ny = om_tensor_numel(y);
 		float *fy = fb ? malloc(sizeof(float) * (size_t)(ny > 0 ? ny : 1)) : NULL;
 		if (fy) {
-			matmul_f32(&g, c->exact, fa, fb, fy);
+			matmul_float(&g, c->exact, 4, alpha, fa, fb, fy);
 			from_f32(y, fy);
 		}
 		free(fa), free(fb), free(fy);
@@ -467,6 +556,7 @@ static const om_op rows[] = {
 	{"MatMul", "", 1, matmul_infer, matmul_kernel, OM_OP_EXACT},
 	{"Gemm", "", 7, gemm_infer, gemm_kernel, OM_OP_EXACT},
 	{"MatMulInteger", "", 10, matmul_infer, matmul_integer_kernel, OM_OP_EXACT},
+	{"FusedMatMul", "com.microsoft", 1, matmul_infer, matmul_kernel, OM_OP_EXACT},
 	{"Det", "", 11, det_infer, det_kernel, OM_OP_EXACT},
 };
 

@@ -339,6 +339,294 @@ static void det(void **state)
 	om_model_free(m);
 }
 
+/* ---- FusedMatMul (com.microsoft) -------------------------------------------------------- */
+
+/* t [dims] permuted by perm into out; returns out's dims in odims */
+static void permute(int32_t r, const int64_t *dims, const double *t, const int32_t *perm,
+		    int64_t *odims, double *out)
+{
+	int64_t st[8], n = 1;
+	for (int32_t d = r - 1; d >= 0; d--)
+		st[d] = n, n *= dims[d];
+	for (int32_t d = 0; d < r; d++)
+		odims[d] = dims[perm[d]];
+	for (int64_t o = 0; o < n; o++) {
+		int64_t rem = o, src = 0;
+		for (int32_t d = r - 1; d >= 0; d--) {
+			src += rem % odims[d] * st[perm[d]];
+			rem /= odims[d];
+		}
+		out[o] = t[src];
+	}
+}
+
+/* the logical operand: transBatch (perm [1 .. r-2, 0, r-1]) then trans (last two swapped) */
+static void logical(int32_t r, int64_t *dims, double *t, bool trans, bool tbatch)
+{
+	static double tmp[4096];
+	int32_t perm[8];
+	int64_t od[8];
+	for (int pass = 0; pass < 2; pass++) {
+		if (r < 2 || !(pass ? trans : tbatch))
+			continue;
+		for (int32_t d = 0; d < r; d++)
+			perm[d] = d;
+		if (pass) {
+			perm[r - 2] = r - 1, perm[r - 1] = r - 2;
+		} else {
+			for (int32_t d = 0; d < r - 2; d++)
+				perm[d] = d + 1;
+			perm[r - 2] = 0;
+		}
+		permute(r, dims, t, perm, od, tmp);
+		memcpy(dims, od, sizeof(int64_t) * (size_t)r);
+		memcpy(t, tmp, sizeof(double) * (size_t)om_shape_numel(r, dims));
+	}
+}
+
+/* numpy matmul of logical operands (rank >= 2, or 1) in double; returns the output rank */
+static int32_t ref_matmul(int32_t ra, const int64_t *da0, const double *a, int32_t rb,
+			  const int64_t *db0, const double *b, double alpha, int64_t *dy, double *y)
+{
+	int64_t da[8], db[8];
+	const int32_t r = ra > rb ? (ra > 2 ? ra : 2) : (rb > 2 ? rb : 2);
+	/* promote 1-D, then pad the batch with 1s in front */
+	for (int32_t d = 0; d < r; d++)
+		da[d] = db[d] = 1;
+	for (int32_t d = 0; d < ra; d++)
+		da[r - (ra == 1 ? 1 : ra) + d] = da0[d];
+	for (int32_t d = 0; d < rb; d++)
+		db[r - (rb == 1 ? 2 : rb) + d] = db0[d];
+	const int64_t M = da[r - 2], K = da[r - 1], N = db[r - 1];
+	int64_t bd[8], nb = 1;
+	for (int32_t d = 0; d < r - 2; d++)
+		bd[d] = da[d] > db[d] ? da[d] : db[d], nb *= bd[d];
+	for (int64_t bi = 0; bi < nb; bi++) {
+		int64_t rem = bi, ao = 0, bo = 0, sa = M * K, sb = K * N;
+		for (int32_t d = r - 3; d >= 0; d--) {
+			const int64_t i = rem % bd[d];
+			rem /= bd[d];
+			ao += (da[d] == 1 ? 0 : i) * sa, bo += (db[d] == 1 ? 0 : i) * sb;
+			sa *= da[d], sb *= db[d];
+		}
+		for (int64_t i = 0; i < M; i++)
+			for (int64_t j = 0; j < N; j++) {
+				double acc = 0;
+				for (int64_t k = 0; k < K; k++)
+					acc += a[ao + i * K + k] * b[bo + k * N + j];
+				y[(bi * M + i) * N + j] = alpha * acc;
+			}
+	}
+	int32_t ry = 0;
+	for (int32_t d = 0; d < r - 2; d++)
+		dy[ry++] = bd[d];
+	if (ra > 1)
+		dy[ry++] = M;
+	if (rb > 1)
+		dy[ry++] = N;
+	return ry;
+}
+
+typedef struct fmm_attrs {
+	float alpha;
+	int ta, tb, tba, tbb;
+} fmm_attrs;
+
+static om_node *fmm_node(om_model **m, const fmm_attrs *at)
+{
+	om_node *n = nt_node(m, "FusedMatMul", 2, 1);
+	n->domain = "com.microsoft";
+	nt_float(n, "alpha", at->alpha);
+	nt_int(n, "transA", at->ta);
+	nt_int(n, "transB", at->tb);
+	nt_int(n, "transBatchA", at->tba);
+	nt_int(n, "transBatchB", at->tbb);
+	return n;
+}
+
+/* float A [da] x B [db] against the double reference, in fast and exact mode */
+static void fmm_case(int32_t ra, const int64_t *da, int32_t rb, const int64_t *db, fmm_attrs at)
+{
+	static float a[4096], b[4096];
+	static double ad[4096], bd[4096], want[4096];
+	const int64_t na = om_shape_numel(ra, da), nb = om_shape_numel(rb, db);
+	uint32_t s = (uint32_t)(na * 31 + nb);
+	for (int64_t i = 0; i < na; i++)
+		ad[i] = a[i] = gen(&s);
+	for (int64_t i = 0; i < nb; i++)
+		bd[i] = b[i] = gen(&s);
+	int64_t la[8], lb[8], dy[8];
+	memcpy(la, da, sizeof(int64_t) * (size_t)ra);
+	memcpy(lb, db, sizeof(int64_t) * (size_t)rb);
+	logical(ra, la, ad, at.ta, at.tba);
+	logical(rb, lb, bd, at.tb, at.tbb);
+	const int32_t ry = ref_matmul(ra, la, ad, rb, lb, bd, at.alpha, dy, want);
+	om_model *m;
+	om_node *n = fmm_node(&m, &at);
+	om_tensor ta = nt_tensor(OM_FLOAT, ra, da, a), tb = nt_tensor(OM_FLOAT, rb, db, b);
+	const om_tensor *in[] = {&ta, &tb};
+	const om_op *op = om_op_find("com.microsoft", "FusedMatMul", 1);
+	assert_non_null(op);
+	for (int exact = 0; exact < 2; exact++) {
+		om_tensor y;
+		om_status st = {0};
+		om_tensor *outs[] = {&y};
+		om_ctx c = {.node = n, .opset = 1, .nin = 2, .nout = 1, .in = in, .out = outs,
+			    .st = &st, .exact = exact, .threads = 1};
+		if (op->infer(&c))
+			fail_msg("%s (%lld, %lld)", st.msg, (long long)na, (long long)nb);
+		assert_int_equal(y.rank, ry);
+		for (int32_t d = 0; d < ry; d++)
+			assert_int_equal(y.dims[d], dy[d]);
+		assert_int_equal(om_tensor_alloc(&y, OM_FLOAT, ry, dy, &st), OM_OK);
+		memset(y.data, 0xff, y.nbytes);
+		assert_int_equal(op->kernel(&c), OM_OK);
+		const float *yy = y.data;
+		for (int64_t i = 0; i < om_tensor_numel(&y); i++)
+			assert_true(fabs(yy[i] - want[i]) < 1e-5 * (1 + fabs(want[i])));
+		om_tensor_free(&y);
+	}
+	om_model_free(m);
+}
+
+#define FMM(alpha, ta, tb, tba, tbb) ((fmm_attrs){alpha, ta, tb, tba, tbb})
+#define D(...) (int64_t[]){__VA_ARGS__}
+
+/* the forms ONNX Runtime 1.30 accepts, the results checked there too */
+static void fused_matmul_forms(void **state)
+{
+	(void)state;
+	fmm_case(4, D(2, 3, 4, 5), 4, D(2, 3, 5, 6), FMM(0.5f, 0, 0, 0, 0));
+	fmm_case(4, D(2, 3, 4, 5), 4, D(2, 3, 6, 5), FMM(1, 0, 1, 0, 0));
+	fmm_case(4, D(2, 3, 5, 4), 4, D(2, 3, 5, 6), FMM(1, 1, 0, 0, 0));
+	fmm_case(4, D(2, 3, 5, 4), 4, D(2, 3, 6, 5), FMM(-2, 1, 1, 0, 0));
+	fmm_case(4, D(4, 2, 3, 5), 4, D(2, 3, 5, 6), FMM(1, 0, 0, 1, 0));
+	fmm_case(4, D(4, 2, 3, 5), 4, D(2, 3, 6, 5), FMM(1, 0, 1, 1, 0));
+	fmm_case(4, D(2, 3, 4, 5), 4, D(5, 2, 3, 6), FMM(1, 0, 0, 0, 1));
+	fmm_case(4, D(2, 3, 4, 6), 4, D(5, 2, 3, 6), FMM(1, 0, 1, 0, 1));
+	fmm_case(3, D(5, 3, 4), 3, D(6, 3, 5), FMM(0.25f, 1, 1, 1, 1));
+	/* batch broadcast after transBatch; 1-sized dims */
+	fmm_case(3, D(4, 1, 5), 3, D(1, 5, 6), FMM(1, 0, 0, 1, 0));
+	fmm_case(3, D(4, 2, 5), 3, D(1, 5, 6), FMM(1, 0, 0, 1, 0));
+	fmm_case(4, D(1, 3, 5, 1), 4, D(2, 1, 6, 5), FMM(1, 1, 1, 0, 0));
+	fmm_case(3, D(1, 1, 5), 2, D(7, 5), FMM(1, 0, 1, 0, 0));
+	/* 1-D operands: trans is ignored */
+	fmm_case(3, D(2, 3, 5), 1, D(5), FMM(1, 0, 1, 0, 0));
+	fmm_case(1, D(5), 3, D(2, 6, 5), FMM(1, 0, 1, 0, 0));
+	fmm_case(1, D(5), 3, D(2, 5, 6), FMM(1, 1, 0, 0, 0));
+	fmm_case(1, D(5), 1, D(5), FMM(3, 1, 1, 0, 0));
+	/* empty: no rows; K = 0 gives zeros */
+	fmm_case(3, D(2, 0, 5), 3, D(2, 5, 6), FMM(1, 0, 0, 0, 0));
+	fmm_case(3, D(2, 0, 3), 3, D(2, 0, 6), FMM(3, 1, 0, 0, 0));
+	fmm_case(4, D(0, 2, 3, 5), 4, D(2, 3, 5, 6), FMM(1, 0, 0, 1, 0));
+	/* the attention products: Q K^T with K [2, 4, 16, 32], and [16, 16] x [16, 32] heads */
+	fmm_case(4, D(2, 4, 16, 32), 4, D(2, 4, 16, 32), FMM(0.17677669f, 0, 1, 0, 0));
+	fmm_case(4, D(2, 4, 16, 16), 4, D(2, 4, 16, 32), FMM(1, 0, 0, 0, 0));
+}
+
+static void fused_matmul_errors(void **state)
+{
+	(void)state;
+	static const float f[64];
+	struct {
+		int32_t ra, rb;
+		int64_t da[4], db[4];
+		fmm_attrs at;
+	} bad[] = {
+		{3, 2, {4, 3, 5}, {5, 6}, FMM(1, 0, 0, 1, 0)},       /* transBatch: ranks differ */
+		{2, 2, {3, 5}, {5, 6}, FMM(1, 0, 0, 0, 1)},          /* transBatch: rank 2 */
+		{3, 3, {4, 3, 5}, {6, 3, 5}, FMM(1, 0, 0, 1, 1)},    /* 5 vs 6 after transBatch */
+		{3, 3, {3, 4, 5}, {3, 5, 6}, FMM(1, 0, 0, 1, 1)},    /* batch 4 vs 5 */
+		{2, 2, {3, 5}, {5, 6}, FMM(1, 1, 0, 0, 0)},          /* transA: 3 vs 5 */
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		om_model *m;
+		om_node *n = fmm_node(&m, &bad[i].at);
+		om_tensor ta = nt_tensor(OM_FLOAT, bad[i].ra, bad[i].da, f);
+		om_tensor tb = nt_tensor(OM_FLOAT, bad[i].rb, bad[i].db, f);
+		const om_tensor *in[] = {&ta, &tb};
+		om_tensor out[1];
+		om_status st = {0};
+		assert_int_equal(om_eval_node(n, 1, in, out, &st), OM_ERR_INVALID_MODEL);
+		assert_string_equal(st.node, "n0");
+		om_model_free(m);
+	}
+	/* integers are MatMul's, not FusedMatMul's */
+	om_model *m;
+	om_node *n = fmm_node(&m, &FMM(1, 0, 0, 0, 0));
+	const int32_t ia[] = {1, 2};
+	om_tensor ta = nt_tensor(OM_INT32, 2, D(1, 2), ia), tb = nt_tensor(OM_INT32, 2, D(2, 1), ia);
+	const om_tensor *in[] = {&ta, &tb};
+	om_tensor out[1];
+	assert_int_equal(nt_run(n, 1, in, out), OM_ERR_INVALID_MODEL);
+	om_model_free(m);
+}
+
+/* exact mode: a transpose folded into the strides, or a power-of-two alpha, gives the bits of
+ * MatMul on the materialized operand (then scaled): the fixed order does not see layouts */
+static void fused_matmul_exact_bits(void **state)
+{
+	(void)state;
+	enum { B = 2, M = 13, K = 70, N = 19 };
+	static float a[B * M * K], b[B * K * N], bt[B * N * K];
+	uint32_t s = 5;
+	for (int i = 0; i < B * M * K; i++)
+		a[i] = gen(&s) * 1.7f;
+	for (int p = 0; p < B; p++)
+		for (int k = 0; k < K; k++)
+			for (int j = 0; j < N; j++)
+				bt[(p * N + j) * K + k] = b[(p * K + k) * N + j] = gen(&s) * 0.3f;
+	om_model *m1, *m2;
+	om_node *mm = nt_node(&m1, "MatMul", 2, 1);
+	om_node *fm = fmm_node(&m2, &FMM(0.125f, 0, 1, 0, 0));
+	om_tensor ta = nt_tensor(OM_FLOAT, 3, D(B, M, K), a);
+	om_tensor tb = nt_tensor(OM_FLOAT, 3, D(B, K, N), b);
+	om_tensor tbt = nt_tensor(OM_FLOAT, 3, D(B, N, K), bt);
+	om_status st = {0};
+	om_tensor y1, y2;
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(om_tensor_alloc(i ? &y2 : &y1, OM_FLOAT, 3, D(B, M, N), &st),
+				 OM_OK);
+	matmul_direct(mm, &ta, &tb, &y1, 1, 1);
+	const om_op *op = om_op_find("com.microsoft", "FusedMatMul", 1);
+	const om_tensor *in[] = {&ta, &tbt};
+	om_tensor *outs[] = {&y2};
+	om_ctx c = {.node = fm, .opset = 1, .nin = 2, .nout = 1, .in = in, .out = outs,
+		    .st = &st, .exact = 1, .threads = 1};
+	assert_int_equal(op->kernel(&c), OM_OK);
+	float *p1 = y1.data;
+	for (int i = 0; i < B * M * N; i++)
+		p1[i] *= 0.125f;
+	assert_memory_equal(y1.data, y2.data, y1.nbytes);
+	om_tensor_free(&y1), om_tensor_free(&y2);
+	om_model_free(m1), om_model_free(m2);
+}
+
+/* float16 and double go through the same strides */
+static void fused_matmul_types(void **state)
+{
+	(void)state;
+	om_model *m;
+	om_node *n = fmm_node(&m, &FMM(2, 1, 0, 0, 0));
+	/* A^T = [[1, 2]] from A [2, 1]; B [2, 1] = [[3], [-4]]: 2 * (3 - 8) = -10 */
+	const uint16_t ha[] = {om_float_to_half(1), om_float_to_half(2)};
+	const uint16_t hb[] = {om_float_to_half(3), om_float_to_half(-4)};
+	om_tensor ta = nt_tensor(OM_FLOAT16, 2, D(2, 1), ha);
+	om_tensor tb = nt_tensor(OM_FLOAT16, 2, D(2, 1), hb);
+	const om_tensor *in[] = {&ta, &tb};
+	om_tensor out[1];
+	assert_int_equal(nt_run(n, 1, in, out), OM_OK);
+	assert_int_equal(out[0].dtype, OM_FLOAT16);
+	assert_true(om_half_to_float(((uint16_t *)out[0].data)[0]) == -10.0f);
+	om_tensor_free(&out[0]);
+	const double da[] = {1, 2}, db[] = {3, -4};
+	ta = nt_tensor(OM_DOUBLE, 2, D(2, 1), da), tb = nt_tensor(OM_DOUBLE, 2, D(2, 1), db);
+	assert_int_equal(nt_run(n, 1, in, out), OM_OK);
+	assert_true(((double *)out[0].data)[0] == -10.0);
+	om_tensor_free(&out[0]);
+	om_model_free(m);
+}
+
 /* ---- Gemm -------------------------------------------------------------------------------- */
 
 /* A = [[1,2,3],[4,5,6]] (2x3), B = [[1,0],[0,1],[1,1]] (3x2): A B = [[4,5],[10,11]] */
@@ -438,6 +726,10 @@ int main(void)
 		cmocka_unit_test(matmul_types_and_errors),
 		cmocka_unit_test(matmul_exact_mode),
 		cmocka_unit_test(matmul_integer),
+		cmocka_unit_test(fused_matmul_forms),
+		cmocka_unit_test(fused_matmul_errors),
+		cmocka_unit_test(fused_matmul_exact_bits),
+		cmocka_unit_test(fused_matmul_types),
 		cmocka_unit_test(det),
 		cmocka_unit_test(gemm_forms),
 		cmocka_unit_test(gemm_types),
