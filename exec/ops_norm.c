@@ -207,6 +207,10 @@ static om_kind expand_param(om_ctx *c, const om_tensor *p, int32_t m, const int6
 	}
 	if (!dst)
 		return OM_OK;
+	if (om_tensor_numel(p) == n) { /* every dim is td's: the same row-major order */
+		om_load_f64(p->dtype, p->data, 1, n, dst);
+		return OM_OK;
+	}
 	const size_t es = om_dtype_size(p->dtype);
 	int64_t idx[OM_MAX_RANK] = {0}, off = 0;
 	for (int64_t k = 0; k < n; k++) {
@@ -254,7 +258,7 @@ static om_kind ln_prepare(om_ctx *c, ln_plan *p)
 	return OM_OK;
 }
 
-static om_kind ln_infer(om_ctx *c)
+om_kind om_ln_infer(om_ctx *c) /* also ONNX Runtime's LayerNormalization (ops_contrib.c) */
 {
 	ln_plan p = {0};
 	om_kind rc = ln_prepare(c, &p);
@@ -309,7 +313,7 @@ static void standardize_fn(void *arg, double *v, int64_t n, int64_t s)
 				     (size_t)s * om_dtype_size(l->inv->dtype), 1, &inv, 1);
 }
 
-static om_kind ln_kernel(om_ctx *c)
+om_kind om_ln_kernel(om_ctx *c) /* also ONNX Runtime's LayerNormalization (ops_contrib.c) */
 {
 	ln_plan p = {0};
 	om_kind rc = ln_prepare(c, &p);
@@ -719,8 +723,8 @@ static const om_op rows[] = {
 	{"Hardmax", "", 1, same_shape_infer, axis_kernel, OM_OP_EXACT},
 	{"Hardmax", "", 13, same_shape_infer, axis_kernel, OM_OP_EXACT},
 	{"LpNormalization", "", 1, same_shape_infer, axis_kernel, OM_OP_EXACT},
-	{"LayerNormalization", "", 17, ln_infer, ln_kernel, OM_OP_EXACT},
-	{"RMSNormalization", "", 23, ln_infer, ln_kernel, OM_OP_EXACT},
+	{"LayerNormalization", "", 17, om_ln_infer, om_ln_kernel, OM_OP_EXACT},
+	{"RMSNormalization", "", 23, om_ln_infer, om_ln_kernel, OM_OP_EXACT},
 	{"InstanceNormalization", "", 6, gn_infer, gn_kernel, OM_OP_EXACT},
 	{"GroupNormalization", "", 18, gn_infer, gn_kernel, OM_OP_EXACT},
 	{"GroupNormalization", "", 21, gn_infer, gn_kernel, OM_OP_EXACT},

@@ -18,6 +18,7 @@ extern const om_op_table om_ops_misc;
 extern const om_op_table om_ops_unique;
 extern const om_op_table om_ops_fold;
 extern const om_op_table om_ops_einsum;
+extern const om_op_table om_ops_contrib;
 
 static const om_op_table *const tables[] = {
 	&om_ops_view,   &om_ops_move,        &om_ops_index, &om_ops_generate, &om_ops_elementwise,
@@ -34,6 +35,7 @@ static const om_op_table *const tables[] = {
 	&om_ops_unique,
 	&om_ops_fold,
 	&om_ops_einsum,
+	&om_ops_contrib,
 };
 
 static bool same_domain(const char *a, const char *b)

@@ -15,8 +15,11 @@
 static const char usage_text[] =
 	"usage: omopt run MODEL [--input NAME=FILE]... [--input-dir DIR] --output-dir DIR\n"
 	"             [--output-format pb|npy] [--exact] [--threads N] [--bench N] [--profile]\n"
+	"             [--no-optimize]\n"
 	"\n"
 	"Runs MODEL once on its inputs and writes output_<i>.pb (or .npy) in graph-output order.\n"
+	"The model is optimized first (om_optimize: simplify, then Conv+activation, LayerNorm and\n"
+	"Gelu fusions into ops omopt and ONNX Runtime run; docs/passes.md).\n"
 	"  --input NAME=FILE   feeds input NAME from a .npy or TensorProto .pb file\n"
 	"  --input-dir DIR     feeds the inputs not given by --input from DIR/input_<i>.pb,\n"
 	"                      i counting the graph inputs in order (initializers excluded)\n"
@@ -27,12 +30,14 @@ static const char usage_text[] =
 	"  --threads N         threads kernels may use (default 1)\n"
 	"  --bench N           runs N more times and prints the median and minimum time in ms\n"
 	"                      and the CPU time (user+sys) per run\n"
-	"  --profile           prints the time spent per op type\n";
+	"  --profile           prints the node counts before and after optimizing and the time\n"
+	"                      spent per op type (fused ops under their own names)\n"
+	"  --no-optimize       runs the model as loaded\n";
 
 typedef struct run_args {
 	const char *model, *input_dir, *output_dir, *format;
 	const char **inputs; /* NAME=FILE */
-	int ninputs, bench;
+	int ninputs, bench, no_optimize;
 	om_session_options opt;
 } run_args;
 
@@ -71,6 +76,8 @@ static int parse_args(int argc, char **argv, run_args *a)
 			a->opt.exact = 1;
 		} else if (!strcmp(arg, "--profile")) {
 			a->opt.profile = 1;
+		} else if (!strcmp(arg, "--no-optimize")) {
+			a->no_optimize = 1;
 		} else if (!strcmp(arg, "--input") || !strcmp(arg, "--input-dir") ||
 			   !strcmp(arg, "--output-dir") || !strcmp(arg, "--output-format") ||
 			   !strcmp(arg, "--threads") || !strcmp(arg, "--bench")) {
@@ -263,6 +270,12 @@ int cmd_run(int argc, char **argv)
 	om_tensor *in = NULL, *out = NULL;
 	int nin = 0, nout = 0;
 	om_kind rc = om_model_load(a.model, &m, &st);
+	int32_t loaded = m && m->graph ? m->graph->nnodes : 0;
+	if (!rc && !a.no_optimize)
+		rc = om_optimize(m, NULL, &st);
+	if (!rc && a.opt.profile)
+		printf("graph: %d nodes as loaded, %d run%s\n", (int)loaded, (int)m->graph->nnodes,
+		       a.no_optimize ? " (--no-optimize)" : " after om_optimize");
 	if (!rc)
 		rc = om_session_create(m, &a.opt, &s, &st);
 	if (!rc) {

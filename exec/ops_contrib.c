@@ -1,0 +1,47 @@
+/* ops_contrib.c — ONNX Runtime's contrib ops that are another name for a kernel omopt has:
+ * com.microsoft Gelu (erf) and FastGelu (tanh approximation, no bias) run the ONNX Gelu's
+ * kernel; LayerNormalization of the ONNX domain before opset 17 (ONNX Runtime registers its
+ * original contrib LayerNormalization there from version 1: axis, epsilon, Scale and B of the
+ * normalized shape) runs the opset-17 kernel. om_optimize writes them (passes/fuse_gelu.c,
+ * passes/fuse_layernorm.c); FusedConv is in ops_conv.c. */
+#include <string.h>
+
+#include "ew.h"
+
+om_kind om_ln_infer(om_ctx *c);  /* ops_norm.c */
+om_kind om_ln_kernel(om_ctx *c); /* ops_norm.c */
+
+/* FastGelu is the ONNX Gelu with approximate = "tanh": run on a copy of the node that says so */
+static om_kind fast_gelu(om_ctx *c, om_kernel_fn fn)
+{
+	if (c->nin > 1 && c->in[1])
+		return om_error(c->st, OM_ERR_UNSUPPORTED, c->node, "FastGelu with a bias input");
+	om_attr approx = {.name = "approximate", .type = OM_ATTR_STRING, .s = {"tanh", 4}};
+	om_node n = *c->node;
+	n.attrs = &approx;
+	n.nattr = 1;
+	om_ctx cc = *c;
+	cc.node = &n;
+	cc.nin = 1;
+	return fn(&cc);
+}
+
+static om_kind fast_gelu_infer(om_ctx *c)
+{
+	return fast_gelu(c, om_ew_infer_Gelu);
+}
+
+static om_kind fast_gelu_kernel(om_ctx *c)
+{
+	return fast_gelu(c, om_ew_kernel_Gelu);
+}
+
+#define EI (OM_OP_EXACT | OM_OP_INPLACE)
+
+static const om_op rows[] = {
+	{"Gelu", "com.microsoft", 1, om_ew_infer_Gelu, om_ew_kernel_Gelu, EI},
+	{"FastGelu", "com.microsoft", 1, fast_gelu_infer, fast_gelu_kernel, EI},
+	{"LayerNormalization", "", 1, om_ln_infer, om_ln_kernel, OM_OP_EXACT},
+};
+
+const om_op_table om_ops_contrib = OM_TABLE(rows);

@@ -1,0 +1,192 @@
+/*
+ * fuse_gelu.c — the fuse_gelu pass of om_optimize: the element-wise chains of GELU,
+ *
+ *     exact:  p = Add(Erf(Div(x, √2) | Mul(x, 1/√2)), 1)
+ *     tanh:   p = Add(Tanh(Mul(Add(x, Mul(x³, 0.044715)), √(2/π))), 1)
+ *             x³ = Pow(x, 3) | Mul(x, Mul(x, x)) | Mul(Mul(x, x), x)
+ *     then    y = Mul(Mul(x, p), 0.5) | Mul(Mul(x, 0.5), p) | Mul(x, Mul(p, 0.5))
+ *
+ * (any operand order of Add and Mul), become one node reading x: from opset 20 the ONNX Gelu
+ * (approximate "tanh" for the second form); before it ONNX Runtime's com.microsoft Gelu
+ * (erf) and FastGelu (tanh, no bias) for float x. The constants are scalars (of rank <= x's)
+ * within 1e-5 relative of the exact ones; every intermediate is private to the chain.
+ */
+#include <string.h>
+
+#include "optimize.h"
+
+typedef struct gelu_match {
+	om_value *x;
+	int32_t rank;
+	om_node *dead[10];
+	int32_t ndead;
+	om_node *last;
+} gelu_match;
+
+static const double SQRT2 = 1.4142135623730951, SQRT_2_PI = 0.7978845608028654;
+
+/* The binary node `op` producing v, private with one use, and its operand that is not a
+ * constant near `k` (NULL when neither is). */
+static om_value *with_const(om_pass_ctx *c, const om_graph *g, om_value *v, const char *op,
+			    double k, gelu_match *gm)
+{
+	om_node *n = om_opt_producer(g, v, op);
+	if (!n || n->nin != 2 || !n->in[0] || !n->in[1] || !om_opt_private(c, g, v, 1))
+		return NULL;
+	for (int i = 0; i < 2; i++)
+		if (om_opt_scalar_is(g, n->in[1 - i], gm->rank, k)) {
+			gm->dead[gm->ndead++] = n;
+			return n->in[i];
+		}
+	return NULL;
+}
+
+/* x³ for the tanh form */
+static bool cube_of(om_pass_ctx *c, const om_graph *g, om_value *v, const om_value *x,
+		    gelu_match *gm)
+{
+	om_node *p = om_opt_producer(g, v, "Pow");
+	if (p && om_opt_private(c, g, v, 1) && p->nin == 2 && p->in[0] == x &&
+	    om_opt_scalar_is(g, p->in[1], gm->rank, 3)) {
+		gm->dead[gm->ndead++] = p;
+		return true;
+	}
+	om_node *m = om_opt_producer(g, v, "Mul");
+	om_value *sq = m && om_opt_private(c, g, v, 1) ? om_opt_other(m, x) : NULL;
+	om_node *mm = om_opt_producer(g, sq, "Mul");
+	if (!mm || !om_opt_private(c, g, sq, 1) || mm->nin != 2 || mm->in[0] != x ||
+	    mm->in[1] != x)
+		return false;
+	gm->dead[gm->ndead++] = m;
+	gm->dead[gm->ndead++] = mm;
+	return true;
+}
+
+/* Matches the inner part: fills x and returns true when p = 1 + f(x) of the given form. */
+static bool inner(om_pass_ctx *c, const om_graph *g, om_node *f, bool tanh_form, gelu_match *gm)
+{
+	om_value *a = f->in[0];
+	if (!tanh_form) {
+		om_value *x = with_const(c, g, a, "Div", SQRT2, gm);
+		if (x && gm->dead[gm->ndead - 1]->in[0] != x)
+			return false; /* Div(√2, x) */
+		gm->x = x ? x : with_const(c, g, a, "Mul", 1 / SQRT2, gm);
+		return gm->x != NULL;
+	}
+	om_value *t2 = with_const(c, g, a, "Mul", SQRT_2_PI, gm);
+	om_node *add = om_opt_producer(g, t2, "Add");
+	if (!add || add->nin != 2 || !om_opt_private(c, g, t2, 1))
+		return false;
+	gm->dead[gm->ndead++] = add;
+	for (int i = 0; i < 2; i++) {
+		gelu_match save = *gm;
+		om_value *x = add->in[i];
+		om_value *cube = with_const(c, g, add->in[1 - i], "Mul", 0.044715, gm);
+		if (x && cube && cube_of(c, g, cube, x, gm)) {
+			gm->x = x;
+			return true;
+		}
+		*gm = save;
+	}
+	return false;
+}
+
+/* y = 0.5 * x * p in one of its orders, from p's reader on */
+static bool tail(om_pass_ctx *c, const om_graph *g, om_value *p, gelu_match *gm)
+{
+	om_node *q = om_opt_consumer(c, g, p, "Mul");
+	om_value *o = q && q->nout == 1 ? om_opt_other(q, p) : NULL;
+	if (!o)
+		return false;
+	if (o == gm->x) { /* Mul(Mul(x, p), 0.5) */
+		om_node *r = om_opt_consumer(c, g, q->out[0], "Mul");
+		if (!r || r->nout != 1 || !om_opt_scalar_is(g, om_opt_other(r, q->out[0]), gm->rank,
+							    0.5))
+			return false;
+		gm->dead[gm->ndead++] = q;
+		gm->last = r;
+		return true;
+	}
+	if (om_opt_scalar_is(g, o, gm->rank, 0.5)) { /* Mul(x, Mul(p, 0.5)) */
+		om_node *r = om_opt_consumer(c, g, q->out[0], "Mul");
+		if (!r || r->nout != 1 || om_opt_other(r, q->out[0]) != gm->x)
+			return false;
+		gm->dead[gm->ndead++] = q;
+		gm->last = r;
+		return true;
+	}
+	/* Mul(Mul(x, 0.5), p) */
+	int32_t mark = gm->ndead;
+	if (with_const(c, g, o, "Mul", 0.5, gm) == gm->x) {
+		gm->last = q;
+		return true;
+	}
+	gm->ndead = mark;
+	return false;
+}
+
+static om_kind fuse(om_pass_ctx *c, om_graph *g, om_node *f, bool tanh_form, bool *done)
+{
+	*done = false;
+	gelu_match gm = {0};
+	if (f->nin != 1 || f->nout != 1 || !f->in[0] || !f->out[0])
+		return OM_OK;
+	const om_type *ty = om_opt_type(c, g, f->out[0]);
+	if (!ty)
+		return OM_OK;
+	gm.rank = ty->rank;
+	const int64_t opset = om_model_opset(c->m, "");
+	const char *domain = opset >= 20 ? "" : OM_MS_DOMAIN;
+	const char *op = opset >= 20 || !tanh_form ? "Gelu" : "FastGelu";
+	if (opset >= 20 ? (ty->elem != OM_FLOAT && ty->elem != OM_DOUBLE && ty->elem != OM_FLOAT16)
+			: ty->elem != OM_FLOAT)
+		return OM_OK;
+	if (!om_opt_runnable(c->m, domain, op) || !om_opt_private(c, g, f->out[0], 1))
+		return OM_OK;
+	om_node *add = om_opt_consumer(c, g, f->out[0], "Add");
+	om_value *one = add && add->nout == 1 ? om_opt_other(add, f->out[0]) : NULL;
+	if (!one || !om_opt_scalar_is(g, one, gm.rank, 1) || !inner(c, g, f, tanh_form, &gm))
+		return OM_OK;
+	const om_type *xt = om_opt_type(c, g, gm.x);
+	if (!xt || xt->rank != ty->rank || xt->elem != ty->elem || !tail(c, g, add->out[0], &gm))
+		return OM_OK;
+	gm.dead[gm.ndead++] = f;
+	gm.dead[gm.ndead++] = add;
+	om_kind rc = domain[0] ? om_opt_import(c->m, domain, c->st) : OM_OK;
+	if (!rc)
+		rc = om_opt_become(g, gm.last, domain, op, 1, &gm.x, c->st);
+	if (!rc && tanh_form && !domain[0]) {
+		om_attr *a = om_node_set_attr(gm.last, "approximate", OM_ATTR_STRING);
+		if (!a)
+			return om_error(c->st, OM_ERR_NOMEM, f, "out of memory");
+		a->s = (om_str){"tanh", 4};
+	}
+	if (rc)
+		return rc;
+	for (int32_t i = 0; i < gm.ndead; i++)
+		om_opt_kill(gm.dead[i]);
+	*done = true;
+	return OM_OK;
+}
+
+om_kind om_pass_fuse_gelu(om_pass_ctx *c, om_graph *g, int *changes)
+{
+	om_graph_count_uses(g);
+	for (int32_t i = 0; i < g->nnodes; i++) {
+		om_node *n = g->nodes[i];
+		bool erf = !strcmp(n->op, "Erf"), th = !strcmp(n->op, "Tanh");
+		if ((n->flags & OM_NODE_DEAD) || (!erf && !th) ||
+		    (n->domain[0] && strcmp(n->domain, "ai.onnx")))
+			continue;
+		bool done;
+		om_kind rc = fuse(c, g, n, th, &done);
+		if (rc)
+			return rc;
+		if (done) {
+			(*changes)++;
+			om_graph_count_uses(g);
+		}
+	}
+	om_graph_compact(g);
+	return OM_OK;
+}
