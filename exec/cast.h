@@ -7,7 +7,8 @@
 
 /** Converts n elements of type sdt at src into type ddt at dst (ONNX Cast semantics; float8
  *  targets saturate when `saturate`). String targets receive malloc'd strings. Numeric types,
- *  bool, float16/bfloat16/float8 and strings; else OM_ERR_UNSUPPORTED naming c->node. */
+ *  bool, float16/bfloat16/float8, the sub-byte types (4- and 2-bit; integers keep the low bits)
+ *  and strings; else OM_ERR_UNSUPPORTED naming c->node. */
 om_kind om_cast_elems(om_ctx *c, void *dst, int32_t ddt, const void *src, int32_t sdt, int64_t n,
 		      int saturate);
 

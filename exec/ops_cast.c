@@ -12,6 +12,7 @@
 #include "cast.h"
 #include "ew.h"
 #include "float8.h"
+#include "subbyte.h"
 
 enum { BLOCK = 256 };
 enum pv_kind { PV_F, PV_I, PV_U };
@@ -33,8 +34,10 @@ static int kind_of(int32_t dt)
 	case OM_FLOAT4E2M1: case OM_FLOAT8E8M0:
 		return PV_F;
 	case OM_INT8: case OM_INT16: case OM_INT32: case OM_INT64: case OM_BOOL: case OM_INT4:
+	case OM_INT2:
 		return PV_I;
 	case OM_UINT8: case OM_UINT16: case OM_UINT32: case OM_UINT64: case OM_UINT4:
+	case OM_UINT2:
 		return PV_U;
 	default:
 		return -1;
@@ -54,19 +57,6 @@ bool om_cast_supported(int32_t sdt, int32_t ddt)
 			p->P[k] = LD(((const T *)src)[off + k]);                           \
 		break;
 
-/* element i of a 4-bit tensor: low nibble first */
-static inline uint8_t nibble(const void *src, int64_t i)
-{
-	return (uint8_t)((((const uint8_t *)src)[i >> 1] >> ((i & 1) * 4)) & 15u);
-}
-
-static inline void set_nibble(void *dst, int64_t i, uint8_t v)
-{
-	uint8_t *b = &((uint8_t *)dst)[i >> 1];
-	const int sh = (int)(i & 1) * 4;
-	*b = (uint8_t)((*b & ~(15u << sh)) | ((v & 15u) << sh));
-}
-
 static void read_block(pivot *p, int32_t dt, const void *src, int64_t off, int64_t n)
 {
 	p->kind = kind_of(dt);
@@ -75,17 +65,21 @@ static void read_block(pivot *p, int32_t dt, const void *src, int64_t off, int64
 		OM_EW_SINTS(RD_CASE, i)
 		OM_EW_BOOLS(RD_CASE, i)
 		OM_EW_UINTS(RD_CASE, u)
-	case OM_INT4:
+	case OM_INT4: case OM_INT2: {
+		const int bits = om_dtype_bits(dt);
 		for (int64_t k = 0; k < n; k++)
-			p->i[k] = (int64_t)(nibble(src, off + k) ^ 8u) - 8;
+			p->i[k] = om_sub_signed(om_sub_get(src, off + k, bits), bits);
 		break;
-	case OM_UINT4:
+	}
+	case OM_UINT4: case OM_UINT2: {
+		const int bits = om_dtype_bits(dt);
 		for (int64_t k = 0; k < n; k++)
-			p->u[k] = nibble(src, off + k);
+			p->u[k] = om_sub_get(src, off + k, bits);
 		break;
+	}
 	case OM_FLOAT4E2M1:
 		for (int64_t k = 0; k < n; k++)
-			p->f[k] = om_f4_to_float(nibble(src, off + k));
+			p->f[k] = om_f4_to_float(om_sub_get(src, off + k, 4));
 		break;
 	case OM_FLOAT8E8M0:
 		for (int64_t k = 0; k < n; k++)
@@ -146,17 +140,21 @@ static void write_block(const pivot *p, int32_t dt, void *dst, int64_t off, int6
 						  : p->kind == PV_I ? p->i[k] != 0
 								    : p->u[k] != 0;
 		break;
-	case OM_INT4:
+	case OM_INT4: case OM_INT2: { /* the low bits: wraps as the wider integers do */
+		const int bits = om_dtype_bits(dt);
 		for (int64_t k = 0; k < n; k++)
-			set_nibble(dst, off + k, (uint8_t)(PV_AS_SBITS(p, k) & 15u));
+			om_sub_set(dst, off + k, bits, (uint8_t)PV_AS_SBITS(p, k));
 		break;
-	case OM_UINT4:
+	}
+	case OM_UINT4: case OM_UINT2: {
+		const int bits = om_dtype_bits(dt);
 		for (int64_t k = 0; k < n; k++)
-			set_nibble(dst, off + k, (uint8_t)(PV_AS_UBITS(p, k) & 15u));
+			om_sub_set(dst, off + k, bits, (uint8_t)PV_AS_UBITS(p, k));
 		break;
+	}
 	case OM_FLOAT4E2M1:
 		for (int64_t k = 0; k < n; k++)
-			set_nibble(dst, off + k, om_float_to_f4((float)PV_AS_FLOAT(p, k)));
+			om_sub_set(dst, off + k, 4, om_float_to_f4((float)PV_AS_FLOAT(p, k)));
 		break;
 	case OM_FLOAT8E8M0:
 		for (int64_t k = 0; k < n; k++)
@@ -251,9 +249,9 @@ om_kind om_cast_elems(om_ctx *c, void *dst, int32_t ddt, const void *src, int32_
 			memcpy(dst, src, om_tensor_bytes_for(sdt, 1, &n));
 		return OM_OK;
 	}
-	/* dst may hold anything (session buffers are not zeroed): the padding nibble of a 4-bit
+	/* dst may hold anything (session buffers are not zeroed): the padding bits of a sub-byte
 	 * tensor and the strings not yet made (an error stops half way) start at zero */
-	if (n > 0 && (om_dtype_bits(ddt) == 4 || ddt == OM_STRING))
+	if (n > 0 && (om_dtype_bits(ddt) < 8 || ddt == OM_STRING))
 		memset(dst, 0, om_tensor_bytes_for(ddt, 1, &n));
 	const char *rm = ddt == OM_FLOAT8E8M0 ? om_attr_string(c->node, "round_mode", "up") : "";
 	const int round = !strcmp(rm, "down") ? OM_E8M0_DOWN
@@ -291,9 +289,6 @@ static om_kind cast_infer_to(om_ctx *c, int64_t to)
 {
 	if (c->nin < 1 || !c->in[0] || !c->nout || !c->out[0])
 		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "input or output missing");
-	if (to == 25 || to == 26) /* ONNX 1.20's uint2/int2: not in omopt's IR */
-		return om_error(c->st, OM_ERR_UNSUPPORTED, c->node, "cast to %s",
-				to == 25 ? "uint2" : "int2");
 	if (to <= 0 || to >= OM_DTYPE_COUNT)
 		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "bad target type %lld",
 				(long long)to);

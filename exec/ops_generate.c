@@ -6,6 +6,7 @@
 #include "half.h"
 #include "index_util.h"
 #include "move.h"
+#include "subbyte.h"
 
 /* Range's element start + i*delta must not be contracted into an FMA (the bits would depend
  * on the instruction set): contraction off for this file, even under -ffp-contract=fast with
@@ -140,7 +141,7 @@ static om_kind cos_infer(om_ctx *c)
 					"negative extent %lld at axis %lld", (long long)dims[i],
 					(long long)i);
 	int32_t dtype = v ? v->dtype : OM_FLOAT;
-	if (om_dtype_bits(dtype) < 8) { /* 4-bit types */
+	if (om_dtype_bits(dtype) < 8) { /* sub-byte types */
 		om_set_shape(c->out[0], dtype, (int32_t)rank, dims);
 		return OM_OK;
 	}
@@ -154,17 +155,17 @@ static om_kind cos_kernel(om_ctx *c)
 	if (rc)
 		return rc;
 	om_tensor *y = c->out[0];
-	if (!v || om_dtype_size(v->dtype) == 0) /* default float 0; the padding of 4 bits */
+	if (!v || om_dtype_size(v->dtype) == 0) /* default float 0; the padding of sub-bytes */
 		memset(y->data, 0, om_tensor_bytes_for(y->dtype, y->rank, y->dims));
 	if (!v)
 		return OM_OK;
 	int64_t n = om_tensor_numel(y);
 	size_t size = om_dtype_size(v->dtype);
-	if (size == 0) { /* 4-bit: two elements per byte, low nibble first */
-		unsigned char nib = ((const unsigned char *)v->data)[0] & 0xf;
-		unsigned char *d = y->data;
+	if (size == 0) { /* sub-byte: 8 / bits elements per byte, lowest bits first */
+		const int bits = om_dtype_bits(v->dtype);
+		const uint8_t e = om_sub_get(v->data, 0, bits);
 		for (int64_t i = 0; i < n; i++)
-			d[i / 2] |= (unsigned char)(i % 2 ? nib << 4 : nib);
+			om_sub_set(y->data, i, bits, e);
 		return OM_OK;
 	}
 	unsigned char *d = y->data;

@@ -26,6 +26,8 @@ static bool q_int_range(int32_t dt, float *lo, float *hi)
 	case OM_UINT16: *lo = 0, *hi = 65535; return true;
 	case OM_INT4: *lo = -8, *hi = 7; return true;
 	case OM_UINT4: *lo = 0, *hi = 15; return true;
+	case OM_INT2: *lo = -2, *hi = 1; return true;
+	case OM_UINT2: *lo = 0, *hi = 3; return true;
 	case OM_INT32: *lo = -2147483648.0f, *hi = 2147483520.0f; return true;
 	default: return false;
 	}

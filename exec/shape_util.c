@@ -4,6 +4,7 @@
 
 #include "move.h"
 #include "shape_util.h"
+#include "subbyte.h"
 
 om_kind om_arg_ints(om_ctx *c, int input, const char *attr, int64_t *buf, int64_t cap,
 		    int64_t *count, bool *given)
@@ -76,7 +77,8 @@ om_kind om_read_scalar_int(om_ctx *c, const om_tensor *t, int64_t *v)
 
 size_t om_move_size(int32_t dtype)
 {
-	return om_dtype_bits(dtype) == 4 ? 1 : om_dtype_size(dtype);
+	const int bits = om_dtype_bits(dtype);
+	return bits > 0 && bits < 8 ? 1 : om_dtype_size(dtype);
 }
 
 void om_dense_strides(int32_t rank, const int64_t *dims, int64_t *strides)
@@ -141,16 +143,18 @@ void om_strided_copy(void *dst, const void *src, size_t size, int32_t rank, cons
 
 /* ---- the move-kernel wrapper ------------------------------------------------------------- */
 
-static void unpack4(uint8_t *dst, const uint8_t *src, int64_t n)
+static void unpack_sub(uint8_t *dst, const uint8_t *src, int64_t n, int bits)
 {
 	for (int64_t i = 0; i < n; i++)
-		dst[i] = (uint8_t)((src[i / 2] >> (4 * (i % 2))) & 15);
+		dst[i] = om_sub_get(src, i, bits);
 }
 
-static void pack4(uint8_t *dst, const uint8_t *src, int64_t n)
+/* the padding bits of the last byte end up zero */
+static void pack_sub(uint8_t *dst, const uint8_t *src, int64_t n, int bits)
 {
-	for (int64_t i = 0; i < n; i += 2)
-		dst[i / 2] = (uint8_t)((src[i] & 15) | (i + 1 < n ? (src[i + 1] & 15) << 4 : 0));
+	memset(dst, 0, (size_t)((n * bits + 7) / 8));
+	for (int64_t i = 0; i < n; i++)
+		om_sub_set(dst, i, bits, src[i]);
 }
 
 static om_kind own_strings(om_ctx *c, om_tensor *t)
@@ -175,23 +179,23 @@ static om_kind own_strings(om_ctx *c, om_tensor *t)
 	return OM_OK;
 }
 
-static bool is4(const om_tensor *t)
+static bool is_sub(const om_tensor *t)
 {
-	return t && om_dtype_bits(t->dtype) == 4;
+	return t && om_dtype_bits(t->dtype) > 0 && om_dtype_bits(t->dtype) < 8;
 }
 
 om_kind om_move_run(om_ctx *c, om_kernel_fn kernel)
 {
-	bool any4 = false;
+	bool anysub = false;
 	for (int32_t i = 0; i < c->nin; i++)
-		any4 |= is4(c->in[i]);
+		anysub |= is_sub(c->in[i]);
 	for (int32_t i = 0; i < c->nout; i++)
-		any4 |= is4(c->out[i]);
+		anysub |= is_sub(c->out[i]);
 	om_kind rc = OM_OK;
-	if (!any4) {
+	if (!anysub) {
 		rc = kernel(c);
 	} else {
-		/* one element per byte: temporary copies of the 4-bit tensors */
+		/* one element per byte: temporary copies of the sub-byte tensors */
 		const int32_t nt = c->nin + c->nout;
 		om_tensor *tmp = calloc((size_t)nt, sizeof *tmp);
 		const om_tensor **in = calloc((size_t)c->nin + 1, sizeof *in);
@@ -206,7 +210,7 @@ om_kind om_move_run(om_ctx *c, om_kernel_fn kernel)
 				in[i] = t;
 			else
 				out[i - c->nin] = (om_tensor *)t;
-			if (!is4(t))
+			if (!is_sub(t))
 				continue;
 			const int64_t n = om_tensor_numel(t);
 			tmp[i] = *t;
@@ -217,7 +221,7 @@ om_kind om_move_run(om_ctx *c, om_kernel_fn kernel)
 				break;
 			}
 			if (i < c->nin) {
-				unpack4(tmp[i].data, t->data, n);
+				unpack_sub(tmp[i].data, t->data, n, om_dtype_bits(t->dtype));
 				in[i] = &tmp[i];
 			} else {
 				out[i - c->nin] = &tmp[i];
@@ -231,8 +235,8 @@ om_kind om_move_run(om_ctx *c, om_kernel_fn kernel)
 		}
 		for (int32_t i = c->nin; i < nt && !rc; i++)
 			if (tmp[i].data)
-				pack4(c->out[i - c->nin]->data, tmp[i].data,
-				      om_tensor_numel(&tmp[i]));
+				pack_sub(c->out[i - c->nin]->data, tmp[i].data,
+					 om_tensor_numel(&tmp[i]), om_dtype_bits(tmp[i].dtype));
 	done:
 		if (tmp)
 			for (int32_t i = 0; i < nt; i++)

@@ -19,11 +19,11 @@ om_kind om_norm_axes(om_ctx *c, const int64_t *axes, int64_t n, int32_t rank, in
 /** Reads a scalar (or one-element) integer or bool input as int64. */
 om_kind om_read_scalar_int(om_ctx *c, const om_tensor *t, int64_t *v);
 
-/** Bytes per moved element: om_dtype_size, or 1 for 4-bit types (unpacked by om_move_run). */
+/** Bytes per moved element: om_dtype_size, or 1 for sub-byte types (unpacked by om_move_run). */
 size_t om_move_size(int32_t dtype);
 
 /**
- * Runs a move kernel: 4-bit inputs and outputs are unpacked to one element per byte around
+ * Runs a move kernel: sub-byte inputs and outputs are unpacked to one element per byte around
  * the call (kernels index elements of om_move_size bytes), and when folding (no session) the
  * string elements of the outputs are duplicated so that each output owns its strings.
  */

@@ -52,14 +52,16 @@ enum {
 	OM_INT32 = 6, OM_INT64 = 7, OM_STRING = 8, OM_BOOL = 9, OM_FLOAT16 = 10, OM_DOUBLE = 11,
 	OM_UINT32 = 12, OM_UINT64 = 13, OM_COMPLEX64 = 14, OM_COMPLEX128 = 15, OM_BFLOAT16 = 16,
 	OM_FLOAT8E4M3FN = 17, OM_FLOAT8E4M3FNUZ = 18, OM_FLOAT8E5M2 = 19, OM_FLOAT8E5M2FNUZ = 20,
-	OM_UINT4 = 21, OM_INT4 = 22, OM_FLOAT4E2M1 = 23, OM_FLOAT8E8M0 = 24,
+	OM_UINT4 = 21, OM_INT4 = 22, OM_FLOAT4E2M1 = 23, OM_FLOAT8E8M0 = 24, OM_UINT2 = 25,
+	OM_INT2 = 26,
 	OM_DTYPE_COUNT
 };
 
-/** Bytes per element; 0 for sub-byte types (int4, uint4, float4e2m1) and unknown types.
+/** Bytes per element; 0 for sub-byte types (int4, uint4, float4e2m1, int2, uint2) and unknown
+ *  types.
  *  A string element is an om_str (pointer and length). */
 size_t om_dtype_size(int32_t dtype);
-/** Bits per element (4 for the 4-bit types), 0 for unknown. */
+/** Bits per element (4 or 2 for the sub-byte types), 0 for unknown. */
 int om_dtype_bits(int32_t dtype);
 /** ONNX spelling: "float", "int64", "float16", "bfloat16", "string", ... ; "undefined". */
 const char *om_dtype_name(int32_t dtype);
@@ -75,7 +77,8 @@ typedef struct om_str {
 #define OM_MAX_RANK 8
 
 /** A dense row-major tensor. `data` is borrowed unless the function that made it says
- *  otherwise. For sub-byte types two elements share a byte, low nibble first (ONNX packing). */
+ *  otherwise. Sub-byte types pack 8 / bits elements per byte, lowest bits first (ONNX packing:
+ *  two 4-bit elements, low nibble first; four 2-bit elements). */
 typedef struct om_tensor {
 	int32_t dtype;
 	int32_t rank;
@@ -87,7 +90,7 @@ typedef struct om_tensor {
 /** Product of dims (1 for rank 0); -1 when a dim is negative or the product overflows. */
 int64_t om_shape_numel(int32_t rank, const int64_t *dims);
 int64_t om_tensor_numel(const om_tensor *t);
-/** Bytes the elements take: numel * size, or ceil(numel / 2) for 4-bit types. */
+/** Bytes the elements take: numel * size, or ceil(numel * bits / 8) for sub-byte types. */
 size_t om_tensor_bytes_for(int32_t dtype, int32_t rank, const int64_t *dims);
 /** Sets dtype and shape and mallocs zeroed data (at least 1 byte). Free with om_tensor_free. */
 om_kind om_tensor_alloc(om_tensor *t, int32_t dtype, int32_t rank, const int64_t *dims,

@@ -29,6 +29,8 @@ static const struct {
 	[OM_INT4] = {"int4", 4},
 	[OM_FLOAT4E2M1] = {"float4e2m1", 4},
 	[OM_FLOAT8E8M0] = {"float8e8m0", 8},
+	[OM_UINT2] = {"uint2", 2},
+	[OM_INT2] = {"int2", 2},
 };
 
 _Static_assert(sizeof dtypes / sizeof dtypes[0] == OM_DTYPE_COUNT, "a row per element type");

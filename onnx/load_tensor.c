@@ -98,7 +98,7 @@ static om_kind typed_fields(const om_tensor_ctx *c, const Onnx__TensorProto *tp,
 	case OM_STRING:
 		have = tp->n_string_data;
 		break;
-	case OM_UINT4: case OM_INT4: case OM_FLOAT4E2M1:
+	case OM_UINT4: case OM_INT4: case OM_FLOAT4E2M1: case OM_UINT2: case OM_INT2:
 		have = tp->n_int32_data, src = tp->int32_data;
 		want = t->nbytes, es = 1;
 		break;
