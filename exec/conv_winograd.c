@@ -17,51 +17,73 @@
 enum { L = 8 };                  /* tiles per lane group */
 enum { BLOCK_FLOATS = 1 << 19 }; /* V + M floats per block of tiles (2 MiB) */
 
-/* ---- 1-D transforms: k-th element of a row at p[k * s], L lanes each ---------------------- */
+/* The transforms are written for any tile and instantiated per tile size (constant extents
+ * unroll), each for AVX2 and for the baseline instruction set (picked at load time). */
+#define ALWAYS_INLINE static inline __attribute__((always_inline))
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define MULTI_ISA __attribute__((target_clones("avx2", "default")))
+#else
+#define MULTI_ISA
+#endif
 
-static inline void bt4(const float *restrict d, int64_t ds, float *restrict r, int64_t rs)
+/* ---- 1-D transforms ------------------------------------------------------------------------
+ * n lanes; element k of lane l at d[k * ds + l * dl], result k of lane l at r[k * rs + l * rl].
+ * Callers pass constants, so each instance vectorizes across lanes. */
+
+ALWAYS_INLINE void bt4(int n, const float *restrict d, int ds, int dl, float *restrict r, int rs,
+		       int rl)
 {
-	for (int l = 0; l < L; l++) {
-		const float d0 = d[l], d1 = d[ds + l], d2 = d[2 * ds + l], d3 = d[3 * ds + l];
-		const float d4 = d[4 * ds + l], d5 = d[5 * ds + l];
-		r[l] = 4 * d0 - 5 * d2 + d4;
-		r[rs + l] = (d3 + d4) - 4 * (d1 + d2);
-		r[2 * rs + l] = (d4 - d3) + 4 * (d1 - d2);
-		r[3 * rs + l] = (d4 - d2) + 2 * (d3 - d1);
-		r[4 * rs + l] = (d4 - d2) - 2 * (d3 - d1);
-		r[5 * rs + l] = 4 * d1 - 5 * d3 + d5;
+	for (int l = 0; l < n; l++) {
+		const float *p = d + l * dl;
+		const float d0 = p[0], d1 = p[ds], d2 = p[2 * ds], d3 = p[3 * ds];
+		const float d4 = p[4 * ds], d5 = p[5 * ds];
+		float *q = r + l * rl;
+		q[0] = 4 * d0 - 5 * d2 + d4;
+		q[rs] = (d3 + d4) - 4 * (d1 + d2);
+		q[2 * rs] = (d4 - d3) + 4 * (d1 - d2);
+		q[3 * rs] = (d4 - d2) + 2 * (d3 - d1);
+		q[4 * rs] = (d4 - d2) - 2 * (d3 - d1);
+		q[5 * rs] = 4 * d1 - 5 * d3 + d5;
 	}
 }
 
-static inline void at4(const float *restrict d, int64_t ds, float *restrict r, int64_t rs)
+ALWAYS_INLINE void at4(int n, const float *restrict d, int ds, int dl, float *restrict r, int rs,
+		       int rl)
 {
-	for (int l = 0; l < L; l++) {
-		const float s12 = d[ds + l] + d[2 * ds + l], d12 = d[ds + l] - d[2 * ds + l];
-		const float s34 = d[3 * ds + l] + d[4 * ds + l];
-		const float d34 = d[3 * ds + l] - d[4 * ds + l];
-		r[l] = d[l] + s12 + s34;
-		r[rs + l] = d12 + 2 * d34;
-		r[2 * rs + l] = s12 + 4 * s34;
-		r[3 * rs + l] = d12 + 8 * d34 + d[5 * ds + l];
+	for (int l = 0; l < n; l++) {
+		const float *p = d + l * dl;
+		const float s12 = p[ds] + p[2 * ds], d12 = p[ds] - p[2 * ds];
+		const float s34 = p[3 * ds] + p[4 * ds], d34 = p[3 * ds] - p[4 * ds];
+		float *q = r + l * rl;
+		q[0] = p[0] + s12 + s34;
+		q[rs] = d12 + 2 * d34;
+		q[2 * rs] = s12 + 4 * s34;
+		q[3 * rs] = d12 + 8 * d34 + p[5 * ds];
 	}
 }
 
-static inline void bt2(const float *restrict d, int64_t ds, float *restrict r, int64_t rs)
+ALWAYS_INLINE void bt2(int n, const float *restrict d, int ds, int dl, float *restrict r, int rs,
+		       int rl)
 {
-	for (int l = 0; l < L; l++) {
-		const float d0 = d[l], d1 = d[ds + l], d2 = d[2 * ds + l], d3 = d[3 * ds + l];
-		r[l] = d0 - d2;
-		r[rs + l] = d1 + d2;
-		r[2 * rs + l] = d2 - d1;
-		r[3 * rs + l] = d1 - d3;
+	for (int l = 0; l < n; l++) {
+		const float *p = d + l * dl;
+		const float d0 = p[0], d1 = p[ds], d2 = p[2 * ds], d3 = p[3 * ds];
+		float *q = r + l * rl;
+		q[0] = d0 - d2;
+		q[rs] = d1 + d2;
+		q[2 * rs] = d2 - d1;
+		q[3 * rs] = d1 - d3;
 	}
 }
 
-static inline void at2(const float *restrict d, int64_t ds, float *restrict r, int64_t rs)
+ALWAYS_INLINE void at2(int n, const float *restrict d, int ds, int dl, float *restrict r, int rs,
+		       int rl)
 {
-	for (int l = 0; l < L; l++) {
-		r[l] = d[l] + d[ds + l] + d[2 * ds + l];
-		r[rs + l] = d[ds + l] - d[2 * ds + l] - d[3 * ds + l];
+	for (int l = 0; l < n; l++) {
+		const float *p = d + l * dl;
+		float *q = r + l * rl;
+		q[0] = p[0] + p[ds] + p[2 * ds];
+		q[rs] = p[ds] - p[2 * ds] - p[3 * ds];
 	}
 }
 
@@ -85,17 +107,21 @@ typedef struct wino {
 	int64_t th, tw, T;         /* tiles per column, per row, in all (N images) */
 } wino;
 
+/* Measured per layer (bench notes in docs/ops.md, single thread, AVX2 OpenBLAS): below 8
+ * input channels per group the transforms cost more than the products save; F(4x4) wins once
+ * an image has more than 16 of its tiles (a 14 x 14 output is a tie), F(2x2) below that down to
+ * 2 x 2 outputs (7 x 7: 10-40% faster than im2col). */
 int om_winograd_tile(const om_spatial *sp, int64_t Cg, int64_t Mg)
 {
-	if (sp->n != 2 || Cg < 1 || Mg < 1)
+	if (sp->n != 2 || Cg < 8 || Mg < 1)
 		return 0;
 	for (int i = 0; i < 2; i++)
 		if (sp->k[i] != 3 || sp->stride[i] != 1 || sp->dil[i] != 1)
 			return 0;
-	int64_t t4 = ((sp->out[0] + 3) / 4) * ((sp->out[1] + 3) / 4);
-	if (t4 >= 9)
+	const int64_t OH = sp->out[0], OW = sp->out[1];
+	if (((OH + 3) / 4) * ((OW + 3) / 4) > 16)
 		return 4;
-	return 0;
+	return OH >= 2 && OW >= 2 ? 2 : 0;
 }
 
 /* ---- the weight transform ------------------------------------------------------------------ */
@@ -169,116 +195,166 @@ static void tile_pos(const wino *g, int64_t t, int64_t *n, int64_t *oy, int64_t 
 	*ox = t % g->tw * g->m;
 }
 
-/* V [a*a][Cg][nt] for tiles t0 .. t0 + nt - 1 of group gi. */
-static void input_transform(const wino *g, const float *x, int64_t gi, int64_t t0, int64_t nt,
-			    float *v)
+/* The next group of tiles from tile t of a block ending at tile `end`: up to L tiles of one
+ * tile row (image n, tile row ti, tiles tj ..). */
+static int group_at(const wino *g, int64_t t, int64_t end, int64_t *n, int64_t *oy, int64_t *ox)
 {
-	const int a = g->a;
+	tile_pos(g, t, n, oy, ox);
+	int64_t nl = g->tw - *ox / g->m;
+	if (nl > end - t)
+		nl = end - t;
+	return nl < L ? (int)nl : L;
+}
+
+enum { SPAN = 4 * L + 2 }; /* input columns under a group of L tiles (m <= 4) */
+
+/* V [a*a][Cg][nt] for tiles t0 .. t0 + nt - 1 of group gi. Per group of tiles and channel:
+ * the a input rows under it (read in place, or copied with the padding as zeros), the
+ * vertical transform along whole rows, then the horizontal one per tile (lane stride m). */
+ALWAYS_INLINE void input_transform(const wino *g, const int a, const float *x, int64_t gi,
+				   int64_t t0, int64_t nt, float *v)
+{
+	const int m = a - 2, span = m * L + 2;
+	static const float zeros[SPAN];
 	const int64_t HW = g->H * g->W;
-	for (int64_t l0 = 0; l0 < nt; l0 += L) {
-		int64_t base[L], iy[L], ix[L];
-		bool inner[L];
-		const int nl = nt - l0 < L ? (int)(nt - l0) : L;
-		for (int l = 0; l < L; l++) {
-			int64_t n = 0, oy = 0, ox = 0;
-			if (l < nl)
-				tile_pos(g, t0 + l0 + l, &n, &oy, &ox);
-			iy[l] = oy - g->pt;
-			ix[l] = ox - g->pl;
-			base[l] = (n * g->C + gi * g->Cg) * HW;
-			inner[l] = l < nl && iy[l] >= 0 && iy[l] + a <= g->H && ix[l] >= 0 &&
-				   ix[l] + a <= g->W;
-		}
+	for (int64_t t = t0; t < t0 + nt;) {
+		int64_t n, oy, ox;
+		const int nl = group_at(g, t, t0 + nt, &n, &oy, &ox);
+		const int64_t iy = oy - g->pt, ix = ox - g->pl;
+		const bool inside = ix >= 0 && ix + span <= g->W;
+		/* columns [j0, j1) of the span lie in the image */
+		const int64_t j0 = ix < 0 ? -ix : 0;
+		const int64_t j1 = g->W - ix < span ? g->W - ix : span;
+		float *vt = v + (t - t0);
 		for (int64_t c = 0; c < g->Cg; c++) {
-			float d[36 * L], t[36 * L], r[36 * L];
-			for (int l = 0; l < L; l++) {
-				const float *src = x + base[l] + c * HW;
-				if (inner[l]) {
-					const float *p = src + iy[l] * g->W + ix[l];
-					for (int i = 0; i < a; i++)
-						for (int j = 0; j < a; j++)
-							d[(i * a + j) * L + l] = p[i * g->W + j];
-					continue;
-				}
-				for (int i = 0; i < a; i++)
-					for (int j = 0; j < a; j++) {
-						int64_t yy = iy[l] + i, xx = ix[l] + j;
-						d[(i * a + j) * L + l] =
-							l < nl && yy >= 0 && yy < g->H && xx >= 0 &&
-									xx < g->W
-								? src[yy * g->W + xx]
-								: 0.0f;
-					}
-			}
-			/* columns, then rows */
-			for (int j = 0; j < a; j++) {
-				if (a == 6)
-					bt4(d + j * L, a * L, t + j * L, a * L);
-				else
-					bt2(d + j * L, a * L, t + j * L, a * L);
-			}
+			const float *src = x + (n * g->C + gi * g->Cg + c) * HW;
+			const float *rows[6];
+			float buf[6][SPAN], tv[6][SPAN], r[36 * L];
 			for (int i = 0; i < a; i++) {
-				if (a == 6)
-					bt4(t + i * a * L, L, r + i * a * L, L);
-				else
-					bt2(t + i * a * L, L, r + i * a * L, L);
+				const int64_t yy = iy + i;
+				if (yy < 0 || yy >= g->H) {
+					rows[i] = zeros;
+				} else if (inside) {
+					rows[i] = src + yy * g->W + ix;
+				} else {
+					const float *sr = src + yy * g->W + ix;
+					for (int64_t j = 0; j < j0; j++)
+						buf[i][j] = 0.0f;
+					for (int64_t j = j0; j < j1; j++)
+						buf[i][j] = sr[j];
+					for (int64_t j = j1 > j0 ? j1 : j0; j < span; j++)
+						buf[i][j] = 0.0f;
+					rows[i] = buf[i];
+				}
 			}
-			for (int k = 0; k < a * a; k++)
-				memcpy(v + (k * g->Cg + c) * nt + l0, r + k * L,
-				       sizeof(float) * (size_t)nl);
+			/* vertical, along whole rows */
+			if (a == 6)
+				for (int j = 0; j < span; j++) {
+					const float d0 = rows[0][j], d1 = rows[1][j], d2 = rows[2][j];
+					const float d3 = rows[3][j], d4 = rows[4][j], d5 = rows[5][j];
+					tv[0][j] = 4 * d0 - 5 * d2 + d4;
+					tv[1][j] = (d3 + d4) - 4 * (d1 + d2);
+					tv[2][j] = (d4 - d3) + 4 * (d1 - d2);
+					tv[3][j] = (d4 - d2) + 2 * (d3 - d1);
+					tv[4][j] = (d4 - d2) - 2 * (d3 - d1);
+					tv[5][j] = 4 * d1 - 5 * d3 + d5;
+				}
+			else
+				for (int j = 0; j < span; j++) {
+					const float d0 = rows[0][j], d1 = rows[1][j], d2 = rows[2][j];
+					const float d3 = rows[3][j];
+					tv[0][j] = d0 - d2;
+					tv[1][j] = d1 + d2;
+					tv[2][j] = d2 - d1;
+					tv[3][j] = d1 - d3;
+				}
+			/* horizontal: tile l's row k starts at tv[k][m * l] */
+			for (int k = 0; k < a; k++) {
+				if (a == 6)
+					bt4(L, tv[k], 1, m, r + k * a * L, L, 1);
+				else
+					bt2(L, tv[k], 1, m, r + k * a * L, L, 1);
+			}
+			float *vc = vt + c * nt;
+			if (nl == L)
+				for (int k = 0; k < a * a; k++)
+					memcpy(vc + k * g->Cg * nt, r + k * L, sizeof(float) * L);
+			else
+				for (int k = 0; k < a * a; k++)
+					for (int l = 0; l < nl; l++)
+						vc[k * g->Cg * nt + l] = r[k * L + l];
 		}
+		t += nl;
 	}
 }
 
-/* Y's tiles t0 .. t0 + nt - 1 of group gi from Mt [a*a][Mg][nt], with the epilogue. */
-static void output_transform(const wino *g, const float *mt, int64_t gi, int64_t t0,
-			     int64_t nt, const om_conv_epi *e, float *y)
+MULTI_ISA static void input_transform4(const wino *g, const float *x, int64_t gi, int64_t t0,
+				       int64_t nt, float *v)
 {
-	const int a = g->a, m = g->m;
+	input_transform(g, 6, x, gi, t0, nt, v);
+}
+
+MULTI_ISA static void input_transform2(const wino *g, const float *x, int64_t gi, int64_t t0,
+				       int64_t nt, float *v)
+{
+	input_transform(g, 4, x, gi, t0, nt, v);
+}
+
+/* Y's tiles t0 .. t0 + nt - 1 of group gi from Mt [a*a][Mg][nt]: per group of tiles and
+ * channel, the vertical transform per tile, the horizontal one into m output rows of the
+ * group (lane stride m), each row stored and given the epilogue while in cache. */
+ALWAYS_INLINE void output_transform(const wino *g, const int a, const float *mt, int64_t gi,
+				    int64_t t0, int64_t nt, const om_conv_epi *e, float *y)
+{
+	const int m = a - 2;
 	const int64_t OHW = g->OH * g->OW;
-	for (int64_t l0 = 0; l0 < nt; l0 += L) {
-		int64_t n[L], oy[L], ox[L];
-		const int nl = nt - l0 < L ? (int)(nt - l0) : L;
-		for (int l = 0; l < nl; l++)
-			tile_pos(g, t0 + l0 + l, &n[l], &oy[l], &ox[l]);
+	for (int64_t t = t0; t < t0 + nt;) {
+		int64_t n, oy, ox;
+		const int nl = group_at(g, t, t0 + nt, &n, &oy, &ox);
+		int64_t cols = g->OW - ox < m * nl ? g->OW - ox : m * nl;
 		for (int64_t mm = 0; mm < g->Mg; mm++) {
-			float d[36 * L], t[24 * L], r[16 * L];
-			for (int k = 0; k < a * a; k++) {
-				const float *src = mt + (k * g->Mg + mm) * nt + l0;
-				memcpy(d + k * L, src, sizeof(float) * (size_t)nl);
-				for (int l = nl; l < L; l++)
-					d[k * L + l] = 0;
-			}
+			float d[36 * L], tv[24 * L], o[4][4 * L];
+			const float *src = mt + mm * nt + (t - t0);
+			if (nl == L)
+				for (int k = 0; k < a * a; k++)
+					memcpy(d + k * L, src + k * g->Mg * nt, sizeof(float) * L);
+			else
+				for (int k = 0; k < a * a; k++)
+					for (int l = 0; l < L; l++)
+						d[k * L + l] = l < nl ? src[k * g->Mg * nt + l] : 0;
 			for (int j = 0; j < a; j++) {
 				if (a == 6)
-					at4(d + j * L, a * L, t + j * L, a * L);
+					at4(L, d + j * L, a * L, 1, tv + j * L, a * L, 1);
 				else
-					at2(d + j * L, a * L, t + j * L, a * L);
+					at2(L, d + j * L, a * L, 1, tv + j * L, a * L, 1);
 			}
 			for (int i = 0; i < m; i++) {
 				if (a == 6)
-					at4(t + i * a * L, L, r + i * m * L, L);
+					at4(L, tv + i * a * L, L, 1, o[i], 1, m);
 				else
-					at2(t + i * a * L, L, r + i * m * L, L);
+					at2(L, tv + i * a * L, L, 1, o[i], 1, m);
 			}
 			const int64_t ch = gi * g->Mg + mm;
-			const float b = e->bias ? e->bias[ch] : 0.0f;
-			for (int l = 0; l < nl; l++) {
-				const int64_t off =
-					(n[l] * g->M + ch) * OHW + oy[l] * g->OW + ox[l];
-				const int64_t hi = g->OH - oy[l] < m ? g->OH - oy[l] : m;
-				const int64_t wi = g->OW - ox[l] < m ? g->OW - ox[l] : m;
-				for (int64_t i = 0; i < hi; i++)
-					for (int64_t j = 0; j < wi; j++) {
-						const int64_t o = off + i * g->OW + j;
-						float v = r[(i * m + j) * L + l] + b;
-						if (e->z)
-							v += e->z[o];
-						y[o] = om_conv_act(e, v);
-					}
+			for (int i = 0; i < m && oy + i < g->OH; i++) {
+				const int64_t off = (n * g->M + ch) * OHW + (oy + i) * g->OW + ox;
+				memcpy(y + off, o[i], sizeof(float) * (size_t)cols);
+				om_conv_epi_row(e, ch, off, y + off, cols);
 			}
 		}
+		t += nl;
 	}
+}
+
+MULTI_ISA static void output_transform4(const wino *g, const float *mt, int64_t gi, int64_t t0,
+					int64_t nt, const om_conv_epi *e, float *y)
+{
+	output_transform(g, 6, mt, gi, t0, nt, e, y);
+}
+
+MULTI_ISA static void output_transform2(const wino *g, const float *mt, int64_t gi, int64_t t0,
+					int64_t nt, const om_conv_epi *e, float *y)
+{
+	output_transform(g, 4, mt, gi, t0, nt, e, y);
 }
 
 /* ---- the conv ------------------------------------------------------------------------------ */
@@ -312,11 +388,17 @@ om_kind om_conv_winograd(om_ctx *c, int tile, const om_spatial *sp, int64_t N, i
 		const float *ug = u + gi * aa * g.Mg * g.Cg;
 		for (int64_t t0 = 0; t0 < g.T; t0 += tb) {
 			const int64_t nt = g.T - t0 < tb ? g.T - t0 : tb;
-			input_transform(&g, x, gi, t0, nt, v);
+			if (g.m == 4)
+				input_transform4(&g, x, gi, t0, nt, v);
+			else
+				input_transform2(&g, x, gi, t0, nt, v);
 			for (int64_t k = 0; k < aa; k++)
 				om_sgemm(0, false, false, g.Mg, nt, g.Cg, 1, ug + k * g.Mg * g.Cg,
 					 g.Cg, v + k * g.Cg * nt, nt, 0, mt + k * g.Mg * nt, nt);
-			output_transform(&g, mt, gi, t0, nt, e, y);
+			if (g.m == 4)
+				output_transform4(&g, mt, gi, t0, nt, e, y);
+			else
+				output_transform2(&g, mt, gi, t0, nt, e, y);
 		}
 	}
 	free(v);

@@ -30,6 +30,8 @@ static const wcase cases[] = {
 	{1, 4, 3, 3, 2, 1, {0, 0, 0, 0}},   /* one output */
 	{1, 16, 12, 13, 12, 4, {2, 2, 2, 2}},
 	{1, 64, 48, 47, 64, 1, {1, 1, 1, 1}}, /* several blocks of tiles */
+	{1, 8, 6, 80, 8, 1, {1, 1, 1, 1}},    /* wide rows: groups of tiles read in place */
+	{2, 9, 7, 75, 5, 1, {0, 0, 0, 0}},
 };
 
 static void fill(float *v, int64_t n, uint32_t seed)
