@@ -1,13 +1,21 @@
 /* ew_unary.c — unary elementwise ops. One expression per op, instantiated for every type the
- * op takes through the type lists of ew.h; scalar libm per element (exact on one libm). */
+ * op takes through the type lists of ew.h. Erf, Exp and Gelu on float32 (and the
+ * 16-bit floats, computed in float) use detmath.h's branch-free forms, so their loops
+ * vectorize and give the same bits everywhere; the rest call libm per element. */
+/* -O2 vectorizes only loops of known trip count; quiet comparisons let selects vectorize
+ * (results are unchanged: no reassociation, and detmath.h switches contraction off) */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("tree-loop-vectorize", "vect-cost-model=dynamic", "no-trapping-math")
+#endif
 #include <string.h>
 #include <tgmath.h>
 
+#include "detmath.h"
 #include "ew.h"
 
 typedef struct ew_par {
 	double alpha, beta, gamma, lambd, bias;
-	int tanh_approx, det_neg, det_pos;
+	int det_neg, det_pos;
 } ew_par;
 
 typedef void (*un_fn)(int64_t n, void *out, const void *in, const ew_par *p);
@@ -15,7 +23,7 @@ typedef void (*un_fn)(int64_t n, void *out, const void *in, const ew_par *p);
 /* out[i] = STORE(OP(x, p, CT)) with x = LD(in[i]) */
 #define UN_FN(OP, DT) un_##OP##_##DT
 #define UN_DEF_OUT(OP, DT, T, CT, LD, OT, STORE)                                           \
-	static void UN_FN(OP, DT)(int64_t n, void *o_, const void *a_, const ew_par *p)    \
+	static inline void UN_FN(OP, DT)(int64_t n, void *o_, const void *a_, const ew_par *p)    \
 	{                                                                                  \
 		typedef CT ct_t;                                                           \
 		(void)(ct_t)0;                                                             \
@@ -42,11 +50,23 @@ typedef void (*un_fn)(int64_t n, void *out, const void *in, const ew_par *p);
 #define ID_U(x, p, CT) (x)
 #define SQRT_F(x, p, CT) sqrt(x)
 #define RECIP_F(x, p, CT) (K(1) / (x))
-#define EXP_F(x, p, CT) exp(x)
+/* float: detmath.h; double: libm */
+static inline double ew_exp_d(double x) { return exp(x); }
+static inline double ew_erf_d(double x) { return erf(x); }
+#define DET_EXP(v) _Generic((v), float: om_det_expf, default: ew_exp_d)(v)
+#define DET_ERF(v) _Generic((v), float: om_det_erff, default: ew_erf_d)(v)
+#define EXP_F(x, p, CT) DET_EXP(x)
 #define LOG_F(x, p, CT) log(x)
-#define ERF_F(x, p, CT) erf(x)
+#define ERF_F(x, p, CT) DET_ERF(x)
 #define TANH_F(x, p, CT) tanh(x)
+/* libm, as FusedConv's epilogue (conv_epilogue.h) computes it: the two must agree bitwise */
 #define SIGMOID_F(x, p, CT) ((x) >= 0 ? K(1) / (K(1) + exp(-(x))) : exp(x) / (K(1) + exp(x)))
+/* 1 / (1 + e^-|x|) and its complement, without overflow or cancellation */
+static inline float ew_sigmoid_f(float x)
+{
+	const float e = om_det_expf(-fabsf(x)), s = 1.0f / (1.0f + e);
+	return x >= 0 ? s : e * s;
+}
 #define CLAMP01(v, CT) ((v) < 0 ? K(0) : (v) > 1 ? K(1) : (v))
 #define HSIG_F(x, p, CT) CLAMP01(K(p->alpha) * (x) + K(p->beta), CT)
 #define HSWISH_F(x, p, CT) ((x) * CLAMP01((x) / K(6) + K(0.5), CT))
@@ -57,11 +77,18 @@ typedef void (*un_fn)(int64_t n, void *out, const void *in, const ew_par *p);
 #define SELU_F(x, p, CT) (K(p->gamma) * ((x) <= 0 ? K(p->alpha) * (exp(x) - K(1)) : (x)))
 #define SOFTPLUS_F(x, p, CT) ((x) > 0 ? (x) + log1p(exp(-(x))) : log1p(exp(x)))
 #define SOFTSIGN_F(x, p, CT) ((x) / (K(1) + fabs(x)))
-#define GELU_F(x, p, CT)                                                                   \
-	(p->tanh_approx ? K(0.5) * (x) *                                                   \
-				  (K(1) + tanh(K(0.7978845608028654) *                     \
-					       ((x) + K(0.044715) * (x) * (x) * (x))))     \
-			: K(0.5) * (x) * (K(1) + erf((x) * K(0.7071067811865476))))
+#define GELU_F(x, p, CT) (K(0.5) * (x) * (K(1) + DET_ERF((x) * K(0.7071067811865476))))
+/* 0.5 x (1 + tanh(u)) = x sigmoid(2u), u = sqrt(2/pi) (x + 0.044715 x^3) */
+static inline float ew_gelu_tanh_f(float x)
+{
+	const float u = 0.7978845608028654f * (x + 0.044715f * x * x * x);
+	return x * ew_sigmoid_f(2.0f * u);
+}
+static inline double ew_gelu_tanh_d(double x)
+{
+	return 0.5 * x * (1 + tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
+}
+#define GELU_TANH_F(x, p, CT) _Generic((x), float: ew_gelu_tanh_f, default: ew_gelu_tanh_d)(x)
 #define FLOOR_F(x, p, CT) floor(x)
 #define CEIL_F(x, p, CT) ceil(x)
 #define ROUND_F(x, p, CT) rint(x) /* half to even in the default rounding mode */
@@ -114,7 +141,37 @@ UN_TABLE_F(t_sqrt, SQRT_F)
 UN_TABLE_F(t_recip, RECIP_F)
 UN_TABLE_F(t_exp, EXP_F)
 UN_TABLE_F(t_log, LOG_F)
-UN_TABLE_F(t_erf, ERF_F)
+/* Erf and Gelu on float32 run in blocks (om_det_erff_array); the same bits as ERF_F */
+static void un_erf_f32(int64_t n, void *o, const void *a, const ew_par *p)
+{
+	(void)p;
+	om_det_erff_array(n, o, a);
+}
+
+static void un_gelu_f32(int64_t n, void *o_, const void *a_, const ew_par *p)
+{
+	(void)p;
+	enum { BLOCK = 256 };
+	float *o = o_, u[BLOCK];
+	const float *a = a_; /* o may be a: a[i] is read before o[i] is written */
+	for (int64_t i0 = 0; i0 < n; i0 += BLOCK) {
+		const int64_t m = n - i0 < BLOCK ? n - i0 : BLOCK;
+		for (int64_t i = 0; i < m; i++)
+			u[i] = a[i0 + i] * 0.7071067811865476f;
+		om_det_erff_array(m, u, u);
+		for (int64_t i = 0; i < m; i++)
+			o[i0 + i] = 0.5f * a[i0 + i] * (1.0f + u[i]);
+	}
+}
+
+#define UN_ENTRY_NOT_F32(OP, DT, T, CT, LD) UN_ENTRY_NF_##DT(OP)
+#define UN_ENTRY_NF_OM_FLOAT(OP)
+#define UN_ENTRY_NF_OM_DOUBLE(OP) [OM_DOUBLE] = UN_FN(OP, OM_DOUBLE),
+#define UN_ENTRY_NF_OM_FLOAT16(OP) [OM_FLOAT16] = UN_FN(OP, OM_FLOAT16),
+#define UN_ENTRY_NF_OM_BFLOAT16(OP) [OM_BFLOAT16] = UN_FN(OP, OM_BFLOAT16),
+OM_EW_FLOATS(UN_DEF, ERF_F)
+static const un_fn t_erf[OM_DTYPE_COUNT] = {[OM_FLOAT] = un_erf_f32,
+					     OM_EW_FLOATS(UN_ENTRY_NOT_F32, ERF_F)};
 UN_TABLE_F(t_tanh, TANH_F)
 UN_TABLE_F(t_sigmoid, SIGMOID_F)
 UN_TABLE_F(t_hsig, HSIG_F)
@@ -125,7 +182,10 @@ UN_TABLE_F(t_elu, ELU_F)
 UN_TABLE_F(t_selu, SELU_F)
 UN_TABLE_F(t_softplus, SOFTPLUS_F)
 UN_TABLE_F(t_softsign, SOFTSIGN_F)
-UN_TABLE_F(t_gelu, GELU_F)
+OM_EW_FLOATS(UN_DEF, GELU_F)
+static const un_fn t_gelu[OM_DTYPE_COUNT] = {[OM_FLOAT] = un_gelu_f32,
+					      OM_EW_FLOATS(UN_ENTRY_NOT_F32, GELU_F)};
+UN_TABLE_F(t_gelu_tanh, GELU_TANH_F)
 UN_TABLE_F(t_floor, FLOOR_F)
 UN_TABLE_F(t_ceil, CEIL_F)
 UN_TABLE_F(t_round, ROUND_F)
@@ -194,7 +254,6 @@ static om_kind un_kernel(om_ctx *c, const un_op *op)
 		.gamma = om_attr_float(nd, "gamma", op->gamma),
 		.lambd = om_attr_float(nd, "lambd", 0.5f),
 		.bias = om_attr_float(nd, "bias", 0.0f),
-		.tanh_approx = !strcmp(om_attr_string(nd, "approximate", "none"), "tanh"),
 		.det_neg = om_attr_int(nd, "detect_negative", 1) != 0,
 		.det_pos = om_attr_int(nd, "detect_positive", 1) != 0,
 	};
@@ -225,7 +284,16 @@ EW_UNARY(Elu, t_elu, false, 1.0f, 0, 0)
 EW_UNARY(Selu, t_selu, false, 1.67326319217681884765625f, 0, 1.05070102214813232421875f)
 EW_UNARY0(Softplus, t_softplus)
 EW_UNARY0(Softsign, t_softsign)
-EW_UNARY0(Gelu, t_gelu)
+/* Gelu: one table per form of `approximate` */
+static const un_op op_Gelu = {t_gelu, false, 0, 0, 0};
+static const un_op op_GeluTanh = {t_gelu_tanh, false, 0, 0, 0};
+static const un_op *gelu_op(om_ctx *c)
+{
+	return !strcmp(om_attr_string(c->node, "approximate", "none"), "tanh") ? &op_GeluTanh
+									      : &op_Gelu;
+}
+om_kind om_ew_infer_Gelu(om_ctx *c) { return un_infer(c, gelu_op(c)); }
+om_kind om_ew_kernel_Gelu(om_ctx *c) { return un_kernel(c, gelu_op(c)); }
 EW_UNARY0(Floor, t_floor)
 EW_UNARY0(Ceil, t_ceil)
 EW_UNARY0(Round, t_round)

@@ -423,6 +423,129 @@ static void unary_exact_points(void **state)
 	om_model_free(m);
 }
 
+/* error of got against the double ref in units of the float spacing at ref (0: both NaN or
+ * both the same infinity) */
+static double ulp_err(float got, double ref)
+{
+	if (ref != ref)
+		return got != got ? 0 : 1e9;
+	const float rf = (float)ref;
+	if (isinf(rf) || isinf(got))
+		return got == rf ? 0 : 1e9;
+	const double u = fabsf(rf) < 1.17549435e-38f ? 0x1p-149
+						       : (double)(nextafterf(fabsf(rf), INFINITY) - fabsf(rf));
+	return fabs((double)got - ref) / u;
+}
+
+/* Erf and Exp over a dense sweep of float32 bit patterns (every sign, subnormals,
+ * tails, +-inf, NaN), against double precision; runs of 1, 7 and 17 elements give the
+ * same bits as the long run (vector body and scalar tail agree) */
+static void unary_det_sweep(void **state)
+{
+	(void)state;
+	enum { STEP = 4093 };
+	const int64_t n = (int64_t)(0x100000000ull / STEP) + 1;
+	float *x = malloc(sizeof(float) * (size_t)n);
+	assert_non_null(x);
+	for (int64_t i = 0; i < n; i++) {
+		const uint32_t b = (uint32_t)((uint64_t)i * STEP);
+		memcpy(&x[i], &b, sizeof b);
+	}
+	x[0] = INFINITY, x[1] = -INFINITY, x[2] = NAN, x[3] = -0.0f, x[4] = 0x1p-149f;
+	x[5] = -0x1p-149f, x[6] = 3.925f, x[7] = -0.921875f, x[8] = 88.7f, x[9] = -103.9f;
+	om_tensor tx = nt_tensor(OM_FLOAT, 1, &n, x);
+	static const struct {
+		const char *op;
+		double max_ulp;
+	} ops[] = {{"Erf", 4}, {"Exp", 2}};
+	for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++) {
+		om_model *m;
+		om_tensor out;
+		assert_int_equal(run(&m, ops[k].op, 13, 1, (const om_tensor *[]){&tx}, &out, NULL),
+		                 OM_OK);
+		const float *y = out.data;
+		double worst = 0;
+		int64_t at = 0;
+		for (int64_t i = 0; i < n; i++) {
+			const double v = x[i];
+			const double ref = k == 0 ? erf(v) : exp(v);
+			const double e = ulp_err(y[i], ref);
+			if (e > worst)
+				worst = e, at = i;
+		}
+		if (worst > ops[k].max_ulp)
+			fail_msg("%s(%a) = %a: %.2f ulp", ops[k].op, (double)x[at], (double)y[at],
+			         worst);
+		if (k == 0) { /* signs of zero and the tails exactly */
+			assert_true(y[3] == 0 && signbit(y[3]) && y[4] == 0x1p-149f);
+			assert_true(y[0] == 1 && y[1] == -1 && y[2] != y[2] && y[6] == 1);
+		}
+		for (int64_t len = 1; len <= 17; len += len == 1 ? 6 : 10) {
+			om_model *m2;
+			om_tensor o2, t2 = nt_tensor(OM_FLOAT, 1, &len, x + 3);
+			assert_int_equal(
+			    run(&m2, ops[k].op, 13, 1, (const om_tensor *[]){&t2}, &o2, NULL), OM_OK);
+			assert_memory_equal(o2.data, y + 3, sizeof(float) * (size_t)len);
+			om_tensor_free(&o2);
+			om_model_free(m2);
+		}
+		om_tensor_free(&out);
+		om_model_free(m);
+	}
+	free(x);
+	/* a block of small |x| only (small half alone) and the same values beside a large one
+	 * (both halves, one picked): the same bits */
+	float sm[65];
+	sm[0] = 2.0f;
+	for (int i = 1; i < 65; i++)
+		sm[i] = (float)(i - 32) * 0.0287f;
+	const int64_t n64 = 64;
+	om_tensor ta = nt_tensor(OM_FLOAT, 1, &n64, sm), tb = nt_tensor(OM_FLOAT, 1, &n64, sm + 1);
+	om_model *m1, *m2;
+	om_tensor oa, ob;
+	assert_int_equal(run(&m1, "Erf", 13, 1, (const om_tensor *[]){&ta}, &oa, NULL), OM_OK);
+	assert_int_equal(run(&m2, "Erf", 13, 1, (const om_tensor *[]){&tb}, &ob, NULL), OM_OK);
+	assert_memory_equal((float *)oa.data + 1, ob.data, sizeof(float) * 63);
+	assert_true(((float *)ob.data)[31] == 0 && ((float *)ob.data)[32] > 0.0323f);
+	om_tensor_free(&oa);
+	om_tensor_free(&ob);
+	om_model_free(m1);
+	om_model_free(m2);
+}
+
+/* Gelu (opset 20) both forms against the double formulas, over [-12, 12]; 1 + erf cancels
+ * for x < 0 (as in ONNX Runtime), hence an absolute part in the tolerance */
+static void gelu_forms(void **state)
+{
+	(void)state;
+	enum { N = 2401 };
+	float x[N];
+	for (int i = 0; i < N; i++)
+		x[i] = (float)(i - N / 2) / 100.0f;
+	const int64_t d = N;
+	om_tensor tx = nt_tensor(OM_FLOAT, 1, &d, x);
+	for (int form = 0; form < 2; form++) {
+		om_model *m;
+		om_tensor out;
+		om_node *nd = nt_node(&m, "Gelu", 1, 1);
+		if (form)
+			nt_str(nd, "approximate", "tanh");
+		assert_int_equal(nt_run(nd, 20, (const om_tensor *[]){&tx}, &out), OM_OK);
+		const float *y = out.data;
+		for (int i = 0; i < N; i++) {
+			const double v = x[i];
+			const double ref =
+			    form ? 0.5 * v * (1 + tanh(sqrt(2 / M_PI) * (v + 0.044715 * v * v * v)))
+			         : 0.5 * v * (1 + erf(v / sqrt(2.0)));
+			if (!(fabs(y[i] - ref) <= 1e-6 * fabs(ref) + 3e-7))
+				fail_msg("Gelu form %d at %g: %.9g, want %.9g", form, v, (double)y[i],
+				         ref);
+		}
+		om_tensor_free(&out);
+		om_model_free(m);
+	}
+}
+
 /* Round half-even and Add in float16 (computed in float, rounded to nearest even) */
 static void half_types(void **state)
 {
@@ -551,7 +674,8 @@ int main(void)
 	    cmocka_unit_test(where_broadcast), cmocka_unit_test(variadic),
 	    cmocka_unit_test(clip_forms),      cmocka_unit_test(unary_exact_points),
 	    cmocka_unit_test(half_types),      cmocka_unit_test(logic_and_bits),
-		cmocka_unit_test(swish_swiglu_concat),
+		cmocka_unit_test(swish_swiglu_concat), cmocka_unit_test(unary_det_sweep),
+		cmocka_unit_test(gelu_forms),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
