@@ -300,8 +300,15 @@ static void standardize_fn(void *arg, double *v, int64_t n, int64_t s)
 	}
 	const double inv = 1 / sqrt((n ? sq / (double)n : 0) + l->eps);
 	const int64_t base = (s % l->smod) * l->smul;
-	for (int64_t k = 0; k < n; k++) {
-		const int64_t j = base + (l->kdiv == 1 ? k : k / l->kdiv);
+	if (l->kdiv == 1) { /* parameters along the slice (LayerNormalization): no division */
+		const double *sc = l->scale + base, *bi = l->bias ? l->bias + base : NULL;
+		for (int64_t k = 0; k < n; k++) {
+			const double y = (v[k] - mean) * inv * sc[k];
+			v[k] = bi ? y + bi[k] : y;
+		}
+	}
+	for (int64_t k = 0; k < n && l->kdiv != 1; k++) {
+		const int64_t j = base + k / l->kdiv;
 		const double y = (v[k] - mean) * inv * l->scale[j];
 		v[k] = l->bias ? y + l->bias[j] : y;
 	}
