@@ -62,6 +62,7 @@ om_kind om_pass_transposes(om_pass_ctx *c, om_graph *g, int *changes);
 om_kind om_pass_fuse_conv_bn(om_pass_ctx *c, om_graph *g, int *changes);
 om_kind om_pass_fuse_conv_affine(om_pass_ctx *c, om_graph *g, int *changes);
 om_kind om_pass_fuse_matmul_add(om_pass_ctx *c, om_graph *g, int *changes);
+om_kind om_pass_fuse_matmul_transpose(om_pass_ctx *c, om_graph *g, int *changes);
 om_kind om_pass_common(om_pass_ctx *c, om_graph *g, int *changes);
 om_kind om_pass_dead(om_pass_ctx *c, om_graph *g, int *changes);
 om_kind om_pass_inline_if(om_pass_ctx *c, om_graph *g, int *changes);
