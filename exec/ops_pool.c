@@ -233,30 +233,67 @@ static inline float max_nan(float m, float v)
 	return (v > m) | (v != v) ? v : m; /* no branch: vectorizes */
 }
 
+/* y[o] = max over taps t < k of r[o * s + t], o < n, taps in order (NaN wins); s is a
+ * constant in each caller, so that the strided loads vectorize */
+static inline __attribute__((always_inline)) void
+max_cols(float *restrict y, const float *restrict r, int64_t n, int64_t k, int64_t s)
+{
+	for (int64_t o = 0; o < n; o++)
+		y[o] = r[o * s]; /* max_nan(-inf, v) is v */
+	for (int64_t t = 1; t < k; t++)
+		for (int64_t o = 0; o < n; o++)
+			y[o] = max_nan(y[o], r[o * s + t]);
+}
+
 /* MaxPool without Indices and dilations, separably: per output row the window rows' maximum
- * over every column (vectorizable), then the window columns' maximum of that row. `row` holds
- * in[2] floats. Same results as pool_image (NaN wins). */
-static void max_image_separable(const pool3 *g, const float *x, float *y, float *row)
+ * over every column (vectorizable), then the window columns' maximum of that row: windows
+ * wholly inside the row column-tap by column-tap (vectorizable), the clipped ones at the
+ * edges one by one. `row` holds in[2] floats. Same results as pool_image (NaN wins). */
+static void max_image_separable(const pool3 *g, int64_t k, int64_t s, const float *x, float *y,
+				float *row)
 {
 	const axis_taps *T = g->t;
-	int64_t H = g->in[1], W = g->in[2];
+	const int64_t H = g->in[1], W = g->in[2], OW = g->out[2];
+	/* outputs [a, b) have windows wholly inside: lo == 0, hi == k */
+	int64_t a = 0, b = OW;
+	while (a < OW && (T[2].lo[a] != 0 || T[2].hi[a] != k))
+		a++;
+	while (b > a && (T[2].lo[b - 1] != 0 || T[2].hi[b - 1] != k))
+		b--;
 	for (int64_t od = 0; od < g->out[0]; od++)
-		for (int64_t oh = 0; oh < g->out[1]; oh++) {
-			for (int64_t w = 0; w < W; w++)
-				row[w] = -INFINITY;
+		for (int64_t oh = 0; oh < g->out[1]; oh++, y += OW) {
+			bool first = true;
 			for (int64_t td = T[0].lo[od]; td < T[0].hi[od]; td++)
 				for (int64_t th = T[1].lo[oh]; th < T[1].hi[oh]; th++) {
 					int64_t id = T[0].start[od] + td, ih = T[1].start[oh] + th;
 					const float *restrict xr = x + (id * H + ih) * W;
 					float *restrict r = row;
-					for (int64_t w = 0; w < W; w++)
-						r[w] = max_nan(r[w], xr[w]);
+					if (first)
+						memcpy(r, xr, sizeof(float) * (size_t)W);
+					else
+						for (int64_t w = 0; w < W; w++)
+							r[w] = max_nan(r[w], xr[w]);
+					first = false;
 				}
-			for (int64_t ow = 0; ow < g->out[2]; ow++, y++) {
+			if (first) /* no window row inside the input */
+				for (int64_t w = 0; w < W; w++)
+					row[w] = -INFINITY;
+			for (int64_t ow = 0; ow < OW; ow++) {
+				if (ow == a && a < b) {
+					const float *r0 = row + T[2].start[a];
+					if (s == 1)
+						max_cols(y + a, r0, b - a, k, 1);
+					else if (s == 2)
+						max_cols(y + a, r0, b - a, k, 2);
+					else
+						max_cols(y + a, r0, b - a, k, s);
+					ow = b - 1;
+					continue;
+				}
 				float m = -INFINITY;
 				for (int64_t tw = T[2].lo[ow]; tw < T[2].hi[ow]; tw++)
 					m = max_nan(m, row[T[2].start[ow] + tw]);
-				*y = m;
+				y[ow] = m;
 			}
 		}
 }
@@ -284,7 +321,8 @@ static om_kind pool_f32(om_ctx *c)
 			return om_error(c->st, OM_ERR_NOMEM, c->node, "pool row");
 		}
 		for (int64_t i = 0; i < NC; i++)
-			max_image_separable(&g, (const float *)X->data + i * isz,
+			max_image_separable(&g, sp.k[sp.n - 1], sp.stride[sp.n - 1],
+					    (const float *)X->data + i * isz,
 					    (float *)c->out[0]->data + i * osz, row);
 		free(row);
 		free(g.buf);
