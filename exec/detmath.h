@@ -175,9 +175,10 @@ static inline void om_det_erff_array(int64_t n, float *y, const float *x)
 			for (int64_t i = 0; i < m; i++)
 				yb[i] = om_det_erff(xb[i]);
 		else /* NaN is not >= the split: x * P(NaN) is NaN, the same NaN as x */
-			for (int64_t i = 0; i < m; i++)
-				yb[i] = xb[i] != xb[i] ? xb[i]
-						       : copysignf(om_det_erff_small(fabsf(xb[i])), xb[i]);
+			for (int64_t i = 0; i < m; i++) {
+				const float v = xb[i];
+				yb[i] = v != v ? v : copysignf(om_det_erff_small(fabsf(v)), v);
+			}
 	}
 }
 

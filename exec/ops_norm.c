@@ -1,7 +1,13 @@
 /* ops_norm.c — Softmax, LogSoftmax, Hardmax, LpNormalization, LayerNormalization,
  * RMSNormalization, InstanceNormalization, GroupNormalization, BatchNormalization,
  * MeanVarianceNormalization, LRN. Every kernel computes in double (exp/log from detmath.h),
- * folds in ascending index order and stores in the input's type: all exact. */
+ * folds in a fixed order (sums in eight lanes, see lane_sum) and stores in the input's type:
+ * all exact. */
+/* -O2 vectorizes only loops of known trip count; quiet comparisons let selects vectorize
+ * (results are unchanged: no reassociation, and detmath.h switches contraction off) */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("tree-loop-vectorize", "vect-cost-model=dynamic", "no-trapping-math")
+#endif
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +33,43 @@ static int64_t dims_product(const int64_t *dims, int32_t from, int32_t to)
 	for (int32_t d = from; d < to; d++)
 		p *= dims[d];
 	return p;
+}
+
+/* ---- sums in eight lanes: independent adds (they vectorize), folded in a fixed order, so
+ * the result is the same on every ISA ------------------------------------------------------ */
+
+static inline double lanes_fold(const double *l)
+{
+	return ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
+}
+
+static double lane_sum(const double *v, int64_t n)
+{
+	double l[8] = {0};
+	int64_t k = 0;
+	for (; k + 8 <= n; k += 8)
+		for (int j = 0; j < 8; j++)
+			l[j] += v[k + j];
+	for (int j = 0; k < n; k++, j++)
+		l[j] += v[k];
+	return lanes_fold(l);
+}
+
+/* sum of (v[k] - mean)^2 */
+static double lane_sqdev(const double *v, int64_t n, double mean)
+{
+	double l[8] = {0};
+	int64_t k = 0;
+	for (; k + 8 <= n; k += 8)
+		for (int j = 0; j < 8; j++) {
+			const double d = v[k + j] - mean;
+			l[j] += d * d;
+		}
+	for (int j = 0; k < n; k++, j++) {
+		const double d = v[k] - mean;
+		l[j] += d * d;
+	}
+	return lanes_fold(l);
 }
 
 /* ---- slices: runs of n elements, `inner` apart, one per (outer, inner) position ---------- */
@@ -115,24 +158,45 @@ static void softmax_fn(void *arg, double *v, int64_t n, int64_t s)
 		v[k] = log_form ? v[k] - lsum : v[k] / sum;
 }
 
-/* fast mode, float rows of n contiguous elements: expf and logf, float sums (y may be x) */
+/* fast mode, float rows of n contiguous elements (y may be x): the maximum and the sum in
+ * eight lanes, e^x from detmath.h (vectorizes), logf once per row */
 static void softmax_fast(const float *x, float *y, int64_t outer, int64_t n, bool log_form)
 {
 	for (int64_t o = 0; o < outer; o++) {
 		const float *xr = x + o * n;
 		float *yr = y + o * n;
-		float m = -INFINITY, sum = 0;
-		for (int64_t k = 0; k < n; k++)
-			if (xr[k] > m)
-				m = xr[k];
-		for (int64_t k = 0; k < n; k++) {
-			const float d = xr[k] - m, e = expf(d);
-			sum += e;
+		float lm[8], ls[8] = {0};
+		for (int j = 0; j < 8; j++)
+			lm[j] = -INFINITY;
+		int64_t k = 0;
+		for (; k + 8 <= n; k += 8)
+			for (int j = 0; j < 8; j++)
+				lm[j] = xr[k + j] > lm[j] ? xr[k + j] : lm[j];
+		for (int j = 0; k < n; k++, j++)
+			lm[j] = xr[k] > lm[j] ? xr[k] : lm[j];
+		float m = lm[0];
+		for (int j = 1; j < 8; j++)
+			m = lm[j] > m ? lm[j] : m;
+		for (k = 0; k + 8 <= n; k += 8)
+			for (int j = 0; j < 8; j++) {
+				const float d = xr[k + j] - m, e = om_det_expf(d);
+				ls[j] += e;
+				yr[k + j] = log_form ? d : e;
+			}
+		for (int j = 0; k < n; k++, j++) {
+			const float d = xr[k] - m, e = om_det_expf(d);
+			ls[j] += e;
 			yr[k] = log_form ? d : e;
 		}
-		const float ls = logf(sum), inv = 1.0f / sum;
-		for (int64_t k = 0; k < n; k++)
-			yr[k] = log_form ? yr[k] - ls : yr[k] * inv;
+		const float sum =
+			((ls[0] + ls[1]) + (ls[2] + ls[3])) + ((ls[4] + ls[5]) + (ls[6] + ls[7]));
+		const float lsum = logf(sum), inv = 1.0f / sum;
+		if (log_form)
+			for (k = 0; k < n; k++)
+				yr[k] -= lsum;
+		else
+			for (k = 0; k < n; k++)
+				yr[k] *= inv;
 	}
 }
 
@@ -285,32 +349,29 @@ typedef struct ln_ctx {
 	int64_t smod, smul, kdiv;
 } ln_ctx;
 
-/* mean and population variance in ascending order, then (x - mean) * inv * scale + bias */
+/* mean and population variance (lane sums), then (x - mean) * inv * scale + bias */
 static void standardize_fn(void *arg, double *v, int64_t n, int64_t s)
 {
 	const ln_ctx *l = arg;
-	double sum = 0, sq = 0;
-	for (int64_t k = 0; k < n && !l->rms; k++)
-		sum += v[k];
+	const double sum = l->rms ? 0 : lane_sum(v, n);
 	const double mean = n ? sum / (double)n : 0;
-	for (int64_t k = 0; k < n; k++) {
-		const double d = v[k] - mean;
-		const double d2 = d * d;
-		sq += d2;
-	}
+	const double sq = lane_sqdev(v, n, mean);
 	const double inv = 1 / sqrt((n ? sq / (double)n : 0) + l->eps);
 	const int64_t base = (s % l->smod) * l->smul;
-	if (l->kdiv == 1) { /* parameters along the slice (LayerNormalization): no division */
+	if (l->kdiv == 1) { /* one parameter per element: vectorizes */
 		const double *sc = l->scale + base, *bi = l->bias ? l->bias + base : NULL;
+		if (bi)
+			for (int64_t k = 0; k < n; k++)
+				v[k] = (v[k] - mean) * inv * sc[k] + bi[k];
+		else
+			for (int64_t k = 0; k < n; k++)
+				v[k] = (v[k] - mean) * inv * sc[k];
+	} else {
 		for (int64_t k = 0; k < n; k++) {
-			const double y = (v[k] - mean) * inv * sc[k];
-			v[k] = bi ? y + bi[k] : y;
+			const int64_t j = base + k / l->kdiv;
+			const double y = (v[k] - mean) * inv * l->scale[j];
+			v[k] = l->bias ? y + l->bias[j] : y;
 		}
-	}
-	for (int64_t k = 0; k < n && l->kdiv != 1; k++) {
-		const int64_t j = base + k / l->kdiv;
-		const double y = (v[k] - mean) * inv * l->scale[j];
-		v[k] = l->bias ? y + l->bias[j] : y;
 	}
 	if (l->mean)
 		om_store_f64(l->mean->dtype, (char *)l->mean->data +

@@ -432,8 +432,8 @@ static double ulp_err(float got, double ref)
 	const float rf = (float)ref;
 	if (isinf(rf) || isinf(got))
 		return got == rf ? 0 : 1e9;
-	const double u = fabsf(rf) < 1.17549435e-38f ? 0x1p-149
-						       : (double)(nextafterf(fabsf(rf), INFINITY) - fabsf(rf));
+	const float a = fabsf(rf);
+	const double u = a < 1.17549435e-38f ? 0x1p-149 : (double)(nextafterf(a, INFINITY) - a);
 	return fabs((double)got - ref) / u;
 }
 
@@ -483,8 +483,8 @@ static void unary_det_sweep(void **state)
 		for (int64_t len = 1; len <= 17; len += len == 1 ? 6 : 10) {
 			om_model *m2;
 			om_tensor o2, t2 = nt_tensor(OM_FLOAT, 1, &len, x + 3);
-			assert_int_equal(
-			    run(&m2, ops[k].op, 13, 1, (const om_tensor *[]){&t2}, &o2, NULL), OM_OK);
+			const om_tensor *in2[] = {&t2};
+			assert_int_equal(run(&m2, ops[k].op, 13, 1, in2, &o2, NULL), OM_OK);
 			assert_memory_equal(o2.data, y + 3, sizeof(float) * (size_t)len);
 			om_tensor_free(&o2);
 			om_model_free(m2);
@@ -538,8 +538,8 @@ static void gelu_forms(void **state)
 			    form ? 0.5 * v * (1 + tanh(sqrt(2 / M_PI) * (v + 0.044715 * v * v * v)))
 			         : 0.5 * v * (1 + erf(v / sqrt(2.0)));
 			if (!(fabs(y[i] - ref) <= 1e-6 * fabs(ref) + 3e-7))
-				fail_msg("Gelu form %d at %g: %.9g, want %.9g", form, v, (double)y[i],
-				         ref);
+				fail_msg("Gelu form %d at %g: %.9g, want %.9g", form, v,
+				         (double)y[i], ref);
 		}
 		om_tensor_free(&out);
 		om_model_free(m);

@@ -4,6 +4,7 @@
  * numpy). */
 #include "half.h"
 #include "nodetest.h"
+#include "tu_node.h"
 
 /* one float input through op at opset with `axis` (INT64_MIN: left out) */
 static void axis_case(const char *op, int64_t opset, int64_t axis, int32_t rank,
@@ -139,6 +140,65 @@ static void layer_norm(void **state)
 	ts = nt_tensor(OM_FLOAT, 1, (int64_t[]){3}, (float[]){1, 1, 1});
 	assert_int_equal(nt_run(n, 17, in, out), OM_ERR_INVALID_MODEL);
 	om_model_free(m);
+}
+
+/* LayerNormalization, Softmax and LogSoftmax over rows of n = 1, 7, 8, 9, 17, 128 (lane
+ * sums: whole lanes, tails), exact and fast mode, against a double two-pass reference */
+enum { ROWS = 3, MAXN = 128 };
+static const char *const row_ops[] = {"LayerNormalization", "Softmax", "LogSoftmax"};
+
+/* the reference of element k of row xr (n elements) for row_ops[op] */
+static double row_ref(int op, const float *xr, int64_t n, int64_t k, const float *sc,
+		      const float *bi)
+{
+	double mean = 0, var = 0, mx = -INFINITY, se = 0;
+	for (int64_t i = 0; i < n; i++)
+		mean += xr[i] / (double)n, mx = fmax(mx, xr[i]);
+	for (int64_t i = 0; i < n; i++) {
+		var += (xr[i] - mean) * (xr[i] - mean) / (double)n;
+		se += exp(xr[i] - mx);
+	}
+	if (op == 0)
+		return (xr[k] - mean) / sqrt(var + 1e-5) * sc[k] + bi[k];
+	return op == 1 ? exp(xr[k] - mx) / se : xr[k] - mx - log(se);
+}
+
+static void row_case(int op, int exact, int64_t n, const float *x, const float *sc,
+		     const float *bi)
+{
+	const int64_t dims[] = {ROWS, n};
+	om_model *m = om_model_new();
+	om_node *nd = tu_node(m, row_ops[op], op ? 1 : 3, 1);
+	om_tensor tx = tu_tensor(OM_FLOAT, 2, dims, x);
+	om_tensor ts = tu_tensor(OM_FLOAT, 1, &n, sc), tb = tu_tensor(OM_FLOAT, 1, &n, bi);
+	om_tensor out[1];
+	om_status st = {0};
+	const om_tensor *in[] = {&tx, &ts, &tb};
+	assert_int_equal(tu_run(nd, 17, in, out, exact, &st), OM_OK);
+	const float *y = out[0].data;
+	for (int64_t i = 0; i < ROWS * n; i++) {
+		const double want = row_ref(op, x + i / n * n, n, i % n, sc, bi);
+		if (!(fabs(y[i] - want) <= 2e-6 * fabs(want) + 1e-6))
+			fail_msg("%s exact %d n %lld element %lld: %.9g, want %.9g", row_ops[op],
+				 exact, (long long)n, (long long)i, (double)y[i], want);
+	}
+	om_tensor_free(&out[0]);
+	om_model_free(m);
+}
+
+static void row_sizes(void **state)
+{
+	(void)state;
+	static const int64_t sizes[] = {1, 7, 8, 9, 17, 128};
+	float x[ROWS * MAXN], sc[MAXN], bi[MAXN];
+	for (int i = 0; i < ROWS * MAXN; i++)
+		x[i] = 10.0f + (float)((i * 7919) % 601) / 100.0f - 3.0f;
+	for (int i = 0; i < MAXN; i++)
+		sc[i] = 0.5f + (float)(i % 5) * 0.25f, bi[i] = (float)(i % 3) - 1.0f;
+	for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
+		for (int op = 0; op < 3; op++)
+			for (int exact = 0; exact < 2; exact++)
+				row_case(op, exact, sizes[si], x, sc, bi);
 }
 
 static void instance_norm(void **state)
@@ -381,7 +441,7 @@ int main(void)
 		cmocka_unit_test(batch_norm_training), cmocka_unit_test(mean_variance),
 		cmocka_unit_test(rms_norm),       cmocka_unit_test(group_norm),
 		cmocka_unit_test(nll_loss),       cmocka_unit_test(softmax_cross_entropy),
-		cmocka_unit_test(lrn),
+		cmocka_unit_test(lrn),            cmocka_unit_test(row_sizes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
