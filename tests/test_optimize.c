@@ -34,9 +34,12 @@ static void set_type(om_graph *g, om_value *v, const char *dims)
 	v->type.rank = 0;
 	char buf[128];
 	snprintf(buf, sizeof buf, "%s", dims);
-	for (char *save, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save))
-		v->type.dims[v->type.rank++] = t[0] >= '0' && t[0] <= '9'
-			? (om_dim){atoll(t), NULL} : (om_dim){-1, om_arena_strdup(g->model->arena, t)};
+	for (char *save, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		const bool num = t[0] >= '0' && t[0] <= '9';
+		v->type.dims[v->type.rank++] =
+			num ? (om_dim){atoll(t), NULL}
+			    : (om_dim){-1, om_arena_strdup(g->model->arena, t)};
+	}
 }
 
 static void input(om_graph *g, const char *name, const char *dims)
@@ -595,7 +598,8 @@ static int check_models_in(const char *root)
 		print_message("%-16s %5d nodes -> %d\n", e->d_name, before, b->graph->nnodes);
 		assert_true(b->graph->nnodes <= before);
 		int nout = a->graph->noutputs;
-		om_tensor *x = calloc((size_t)nout, sizeof *x), *y = calloc((size_t)nout, sizeof *y);
+		om_tensor *x = calloc((size_t)nout, sizeof *x);
+		om_tensor *y = calloc((size_t)nout, sizeof *y);
 		run_dir(dir, a, x, nout);
 		run_dir(dir, b, y, nout);
 		for (int i = 0; i < nout; i++) {
@@ -628,6 +632,46 @@ static void models_match_unoptimized(void **state)
 		skip();
 }
 
+/* omopt run optimizes by default: --profile names the fused ops; --no-optimize runs the
+ * model as loaded; --save-optimized writes what is run without running it */
+static void run_command(void **state)
+{
+	(void)state;
+	const char *sh = tu_shared_dir();
+	if (!sh)
+		skip();
+	char dir[256], args[2048], out[16384], err[4096];
+	assert_int_equal(tu_tmpdir_make(dir, sizeof dir, "omopt_runopt_"), 0);
+	char model[1024];
+	snprintf(model, sizeof model, "%s/models/gpt_tiny_dyn/model.onnx --input idx=%s%s", sh, sh,
+		 "/models/gpt_tiny_dyn/in/idx.npy");
+	snprintf(args, sizeof args, "run %s --profile", model);
+	assert_int_equal(tu_run_omopt(dir, args, out, sizeof out, err, sizeof err), 0);
+	assert_non_null(strstr(out, "graph: 318 nodes as loaded, 70 run after om_optimize"));
+	assert_non_null(strstr(out, "\nLayerNormalization "));
+	assert_non_null(strstr(out, "\nGelu "));
+	assert_null(strstr(out, "\nReduceMean "));
+	snprintf(args, sizeof args, "run %s --profile --no-optimize", model);
+	assert_int_equal(tu_run_omopt(dir, args, out, sizeof out, err, sizeof err), 0);
+	assert_non_null(strstr(out, "graph: 318 nodes as loaded, 318 run (--no-optimize)"));
+	assert_non_null(strstr(out, "\nReduceMean "));
+	assert_null(strstr(out, "\nLayerNormalization "));
+	snprintf(args, sizeof args, "run %s/models/gpt_tiny_dyn/model.onnx --save-optimized o.onnx",
+		 sh);
+	assert_int_equal(tu_run_omopt(dir, args, out, sizeof out, err, sizeof err), 0);
+	char path[512];
+	snprintf(path, sizeof path, "%s/o.onnx", dir);
+	om_model *o = NULL;
+	om_status st = {0};
+	assert_int_equal(om_model_load(path, &o, &st), OM_OK);
+	assert_int_equal(o->graph->nnodes, 70);
+	assert_int_equal(count_op(o->graph, "Gelu"), 2);
+	assert_int_equal(om_model_opset(o, "com.microsoft"), 1);
+	assert_string_equal(o->graph->inputs[0]->type.dims[1].param, "seq");
+	om_model_free(o);
+	assert_int_equal(tu_tmpdir_remove(dir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -639,6 +683,7 @@ int main(void)
 		cmocka_unit_test(conv_activation_near_misses),
 		cmocka_unit_test(skip_names_and_simplify_stays_onnx),
 		cmocka_unit_test(models_match_unoptimized),
+		cmocka_unit_test(run_command),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,7 +15,7 @@
 static const char usage_text[] =
 	"usage: omopt run MODEL [--input NAME=FILE]... [--input-dir DIR] --output-dir DIR\n"
 	"             [--output-format pb|npy] [--exact] [--threads N] [--bench N] [--profile]\n"
-	"             [--no-optimize]\n"
+	"             [--no-optimize] [--save-optimized FILE]\n"
 	"\n"
 	"Runs MODEL once on its inputs and writes output_<i>.pb (or .npy) in graph-output order.\n"
 	"The model is optimized first (om_optimize: simplify, then Conv+activation, LayerNorm and\n"
@@ -32,10 +32,12 @@ static const char usage_text[] =
 	"                      and the CPU time (user+sys) per run\n"
 	"  --profile           prints the node counts before and after optimizing and the time\n"
 	"                      spent per op type (fused ops under their own names)\n"
-	"  --no-optimize       runs the model as loaded\n";
+	"  --no-optimize       runs the model as loaded\n"
+	"  --save-optimized F  writes the model as it is run to F (with only this, nothing runs);\n"
+	"                      it may hold com.microsoft ops, which ONNX Runtime runs\n";
 
 typedef struct run_args {
-	const char *model, *input_dir, *output_dir, *format;
+	const char *model, *input_dir, *output_dir, *format, *save;
 	const char **inputs; /* NAME=FILE */
 	int ninputs, bench, no_optimize;
 	om_session_options opt;
@@ -80,7 +82,8 @@ static int parse_args(int argc, char **argv, run_args *a)
 			a->no_optimize = 1;
 		} else if (!strcmp(arg, "--input") || !strcmp(arg, "--input-dir") ||
 			   !strcmp(arg, "--output-dir") || !strcmp(arg, "--output-format") ||
-			   !strcmp(arg, "--threads") || !strcmp(arg, "--bench")) {
+			   !strcmp(arg, "--threads") || !strcmp(arg, "--bench") ||
+			   !strcmp(arg, "--save-optimized")) {
 			if (!val)
 				return usage_error("%s needs a value", arg);
 			i++;
@@ -93,6 +96,8 @@ static int parse_args(int argc, char **argv, run_args *a)
 				a->input_dir = val;
 			} else if (!strcmp(arg, "--output-dir")) {
 				a->output_dir = val;
+			} else if (!strcmp(arg, "--save-optimized")) {
+				a->save = val;
 			} else if (!strcmp(arg, "--output-format")) {
 				if (strcmp(val, "pb") && strcmp(val, "npy"))
 					return usage_error("unknown output format '%s'", val);
@@ -113,7 +118,7 @@ static int parse_args(int argc, char **argv, run_args *a)
 	}
 	if (!a->model)
 		return usage_error("%s", "no model given");
-	if (!a->output_dir && !a->bench && !a->opt.profile)
+	if (!a->output_dir && !a->bench && !a->opt.profile && !a->save)
 		return usage_error("%s", "--output-dir is required");
 	return 0;
 }
@@ -276,9 +281,12 @@ int cmd_run(int argc, char **argv)
 	if (!rc && a.opt.profile)
 		printf("graph: %d nodes as loaded, %d run%s\n", (int)loaded, (int)m->graph->nnodes,
 		       a.no_optimize ? " (--no-optimize)" : " after om_optimize");
-	if (!rc)
+	if (!rc && a.save)
+		rc = om_model_save(m, a.save, NULL, &st);
+	bool run = a.output_dir || a.bench || a.opt.profile;
+	if (!rc && run)
 		rc = om_session_create(m, &a.opt, &s, &st);
-	if (!rc) {
+	if (!rc && run) {
 		nin = om_session_input_count(s);
 		nout = om_session_output_count(s);
 		in = calloc((size_t)(nin ? nin : 1), sizeof *in);
@@ -286,9 +294,9 @@ int cmd_run(int argc, char **argv)
 		if (!in || !out)
 			rc = om_error(&st, OM_ERR_NOMEM, NULL, "out of memory");
 	}
-	if (!rc)
+	if (!rc && run)
 		rc = read_inputs(&a, s, in, &st);
-	if (!rc)
+	if (!rc && run)
 		rc = run_all(&a, s, in, out, &st);
 	if (!rc && a.output_dir)
 		rc = write_outputs(&a, s, out, &st);
