@@ -36,12 +36,7 @@ static int64_t dims_product(const int64_t *dims, int32_t from, int32_t to)
 }
 
 /* ---- sums in eight lanes: independent adds (they vectorize), folded in a fixed order, so
- * the result is the same on every ISA ------------------------------------------------------ */
-
-static inline double lanes_fold(const double *l)
-{
-	return ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
-}
+ * the result is the same on every ISA (om_red_fold8) ------------------------------------- */
 
 static double lane_sum(const double *v, int64_t n)
 {
@@ -52,7 +47,7 @@ static double lane_sum(const double *v, int64_t n)
 			l[j] += v[k + j];
 	for (int j = 0; k < n; k++, j++)
 		l[j] += v[k];
-	return lanes_fold(l);
+	return om_red_fold8(l);
 }
 
 /* sum of (v[k] - mean)^2 */
@@ -69,7 +64,7 @@ static double lane_sqdev(const double *v, int64_t n, double mean)
 		const double d = v[k] - mean;
 		l[j] += d * d;
 	}
-	return lanes_fold(l);
+	return om_red_fold8(l);
 }
 
 /* ---- slices: runs of n elements, `inner` apart, one per (outer, inner) position ---------- */

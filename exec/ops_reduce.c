@@ -1,7 +1,12 @@
 /* ops_reduce.c — Reduce{Sum,Mean,Max,Min,Prod,L1,L2,LogSum,LogSumExp,SumSquare}, ArgMax,
  * ArgMin, CumSum, CumProd. Floats accumulate in double, integers in wrapping int64; every
- * output element folds its inputs in ascending index order, so all rows are exact (no
- * threads, no vector sums). */
+ * output element folds its inputs in a fixed order (sums in eight lanes by position in each
+ * run, om_red_fold8; products, extremes and integers in ascending order), so all rows are
+ * exact (no threads; the lane adds vectorize and give the same bits on every ISA). */
+/* -O2 vectorizes only loops of known trip count (detmath.h switches contraction off) */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("tree-loop-vectorize", "vect-cost-model=dynamic", "no-trapping-math")
+#endif
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,7 +107,28 @@ typedef struct fold_f {
 	enum red_kind kind;
 	const om_tensor *x;
 	double acc, shift;
+	double lane[8]; /* the sums: element i of a run goes to lane i % 8 */
 } fold_f;
+
+/* lane[i % 8] += TERM(v[i]) for i < m (m: a whole chunk, or a run's end) */
+#define LANES(TERM)                                                                         \
+	do {                                                                                \
+		int64_t i = 0;                                                              \
+		for (; i + 8 <= m; i += 8)                                                  \
+			for (int j = 0; j < 8; j++)                                         \
+				f->lane[j] += TERM(v[i + j]);                               \
+		for (int j = 0; i < m; i++, j++)                                            \
+			f->lane[j] += TERM(v[i]);                                           \
+	} while (0)
+#define T_ID(x) (x)
+#define T_ABS(x) fabs(x)
+#define T_SQ(x) ((x) * (x))
+#define T_EXP(x) om_det_exp((x) - f->shift)
+
+static bool lane_kind(enum red_kind k)
+{
+	return k != R_PROD && k != R_MAX && k != R_MIN;
+}
 
 static void fold_f_run(void *arg, int64_t off, int64_t n, int64_t stride)
 {
@@ -116,18 +142,16 @@ static void fold_f_run(void *arg, int64_t off, int64_t n, int64_t stride)
 		double a = f->acc;
 		switch (f->kind) {
 		case R_SUM: case R_MEAN: case R_LOGSUM:
-			for (int64_t i = 0; i < m; i++)
-				a += v[i];
+			LANES(T_ID);
 			break;
 		case R_L1:
-			for (int64_t i = 0; i < m; i++)
-				a += fabs(v[i]);
+			LANES(T_ABS);
 			break;
 		case R_L2: case R_SUMSQ:
-			for (int64_t i = 0; i < m; i++) {
-				const double s = v[i] * v[i];
-				a += s;
-			}
+			LANES(T_SQ);
+			break;
+		case R_LSE:
+			LANES(T_EXP);
 			break;
 		case R_PROD:
 			for (int64_t i = 0; i < m; i++)
@@ -142,10 +166,6 @@ static void fold_f_run(void *arg, int64_t off, int64_t n, int64_t stride)
 			for (int64_t i = 0; i < m; i++)
 				if (v[i] < a || v[i] != v[i])
 					a = a != a ? a : v[i];
-			break;
-		case R_LSE:
-			for (int64_t i = 0; i < m; i++)
-				a += om_det_exp(v[i] - f->shift);
 			break;
 		}
 		f->acc = a;
@@ -163,13 +183,15 @@ static double reduce_one_f(const om_red_plan *p, const om_tensor *x, enum red_ki
 	fold_f f = {.kind = kind == R_LSE ? R_MAX : kind, .x = x};
 	f.acc = fold_init(f.kind);
 	om_red_each_run(p, base, fold_f_run, &f);
+	if (lane_kind(f.kind))
+		f.acc = om_red_fold8(f.lane);
 	if (kind == R_LSE) {
 		const double mx = f.acc;
 		if (mx == INFINITY || mx == -INFINITY || mx != mx)
 			return mx;
 		f = (fold_f){.kind = R_LSE, .x = x, .acc = 0, .shift = mx};
 		om_red_each_run(p, base, fold_f_run, &f);
-		return mx + om_det_log(f.acc);
+		return mx + om_det_log(om_red_fold8(f.lane));
 	}
 	switch (kind) {
 	case R_MEAN: return f.acc / (double)p->nred;

@@ -31,4 +31,11 @@ void om_red_each_run(const om_red_plan *p, int64_t base, om_run_fn fn, void *arg
 /** Steps (kidx, base) to the next output element in row-major order. kidx starts zeroed. */
 void om_red_next_base(const om_red_plan *p, int64_t *kidx, int64_t *base);
 
+/** Eight lane sums folded in a fixed order: sums kept in lanes have independent adds (they
+ *  vectorize) and still give the same bits on every ISA. */
+static inline double om_red_fold8(const double *l)
+{
+	return ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
+}
+
 #endif

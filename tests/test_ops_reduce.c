@@ -312,6 +312,55 @@ static void cumulative(void **state)
 	om_model_free(m);
 }
 
+/* Sums in lanes: ReduceSum, ReduceMean, ReduceL2, ReduceLogSumExp over the last axis (runs of
+ * n = 1, 7, 8, 9, 17, 300: whole lanes, tails, more than one load chunk) and over the middle
+ * axis of (2, n, 3) (runs of one element), against double sums */
+static void lane_sums(void **state)
+{
+	(void)state;
+	static const int64_t sizes[] = {1, 7, 8, 9, 17, 300};
+	static const char *const ops[] = {"ReduceSum", "ReduceMean", "ReduceL2",
+					  "ReduceLogSumExp"};
+	float x[2 * 300 * 3];
+	for (int i = 0; i < 2 * 300 * 3; i++)
+		x[i] = (float)((i * 7919) % 1001) / 250.0f - 2.0f;
+	for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
+		for (int op = 0; op < 4; op++)
+			for (int mid = 0; mid < 2; mid++) {
+				const int64_t n = sizes[si], axis = 1, step = mid ? 3 : 1;
+				const int64_t d3[] = {2, n, 3}, d2[] = {6, n};
+				om_model *m;
+				om_node *nd = nt_node(&m, ops[op], 1, 1);
+				nt_ints(nd, "axes", &axis, 1);
+				om_tensor tx = nt_tensor(OM_FLOAT, mid ? 3 : 2, mid ? d3 : d2, x);
+				const om_tensor *in[] = {&tx};
+				om_tensor out[1];
+				assert_int_equal(nt_run(nd, 11, in, out), OM_OK); /* axes attribute */
+				assert_int_equal(om_tensor_numel(&out[0]), 6);
+				for (int64_t o = 0; o < 6; o++) {
+					const int64_t b = mid ? o / 3 * n * 3 + o % 3 : o * n;
+					double s = 0, q = 0, mx = -INFINITY, e = 0;
+					for (int64_t k = 0; k < n; k++) {
+						const double v = x[b + k * step];
+						s += v, q += v * v, mx = fmax(mx, v);
+					}
+					for (int64_t k = 0; k < n; k++)
+						e += exp(x[b + k * step] - mx);
+					const double want = op == 0   ? s
+							    : op == 1 ? s / (double)n
+							    : op == 2 ? sqrt(q)
+								      : mx + log(e);
+					const float got = ((const float *)out[0].data)[o];
+					if (!(fabs(got - want) <= 1e-6 * fabs(want) + 1e-6))
+						fail_msg("%s n %lld mid %d [%lld]: %.9g, want %.9g",
+							 ops[op], (long long)n, mid, (long long)o,
+							 (double)got, want);
+				}
+				om_tensor_free(&out[0]);
+				om_model_free(m);
+			}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -320,7 +369,7 @@ int main(void)
 		cmocka_unit_test(nan_propagates),    cmocka_unit_test(noop_with_empty_axes),
 		cmocka_unit_test(integer_types),     cmocka_unit_test(half_types),
 		cmocka_unit_test(bad_axes),          cmocka_unit_test(argmax_argmin),
-		cmocka_unit_test(cumulative),
+		cmocka_unit_test(cumulative),        cmocka_unit_test(lane_sums),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
