@@ -108,6 +108,9 @@ static void lead_next(const walk *w, int64_t *o)
 				if (s == 1)                                                      \
 					memcpy(dst + lo, src + lo + off,                         \
 					       sizeof(T) * (size_t)(hi - lo));                   \
+				else if (s == 2) /* a constant stride vectorizes */              \
+					for (int64_t p = lo; p < hi; p++)                        \
+						dst[p] = src[p * 2 + off];                       \
 				else                                                             \
 					for (int64_t p = lo; p < hi; p++)                        \
 						dst[p] = src[p * s + off];                       \
