@@ -67,6 +67,22 @@ void om_conv_epi_row(const om_conv_epi *e, int64_t m, int64_t off, float *y, int
 			y[p] = y[p] < 0 ? a * y[p] : y[p];
 		return;
 	}
+	case OM_ACT_CLIP: {
+		const float lo = e->alpha, hi = e->beta;
+		for (int64_t p = 0; p < n; p++) {
+			const float v = y[p] != y[p] || y[p] > lo ? y[p] : lo;
+			y[p] = v != v || v < hi ? v : hi;
+		}
+		return;
+	}
+	case OM_ACT_HARD_SIGMOID: {
+		const float a = e->alpha, b = e->beta;
+		for (int64_t p = 0; p < n; p++) {
+			const float v = a * y[p] + b;
+			y[p] = v < 0 ? 0.0f : v > 1 ? 1.0f : v;
+		}
+		return;
+	}
 	default:
 		for (int64_t p = 0; p < n; p++)
 			y[p] = om_conv_act(e, y[p]);

@@ -359,6 +359,30 @@ MULTI_ISA static void output_transform2(const wino *g, const float *mt, int64_t 
 
 /* ---- the conv ------------------------------------------------------------------------------ */
 
+/* Few tiles: OpenBLAS runs the product about 10% faster as Mt^T = V^T U^T (measured with cold
+ * weights at 16 to 64 tiles), transposed back through a small buffer. */
+enum { SWAP_TILES = 64 };
+
+/* Mt [a*a][Mg][nt] = U [a*a][Mg][Cg] x V [a*a][Cg][nt]; through sw (nt x Mg floats) if any */
+static void products(const wino *g, const float *u, const float *v, int64_t nt, float *sw,
+		     float *mt)
+{
+	const int64_t aa = g->a * g->a, Mg = g->Mg, Cg = g->Cg;
+	for (int64_t k = 0; k < aa; k++) {
+		const float *uk = u + k * Mg * Cg, *vk = v + k * Cg * nt;
+		float *mk = mt + k * Mg * nt;
+		if (!sw) {
+			om_sgemm(0, false, false, Mg, nt, Cg, 1, uk, Cg, vk, nt, 0, mk, nt);
+			continue;
+		}
+		om_sgemm(0, true, true, nt, Mg, Cg, 1, vk, nt, uk, Cg, 0, sw, Mg);
+		for (int64_t m0 = 0; m0 < Mg; m0 += 16)
+			for (int64_t t = 0; t < nt; t++)
+				for (int64_t m = m0; m < Mg && m < m0 + 16; m++)
+					mk[m * nt + t] = sw[t * Mg + m];
+	}
+}
+
 om_kind om_conv_winograd(om_ctx *c, int tile, const om_spatial *sp, int64_t N, int64_t C,
 			 int64_t M, int64_t group, const float *x, const float *w,
 			 const om_conv_epi *e, float *y)
@@ -378,12 +402,13 @@ om_kind om_conv_winograd(om_ctx *c, int tile, const om_spatial *sp, int64_t N, i
 		tb = g.T;
 	float *tmp = NULL;
 	const float *u = weights(c, &g, w, &tmp);
-	float *v = u ? malloc(sizeof(float) * (size_t)(aa * (g.Cg + g.Mg) * tb)) : NULL;
+	int64_t nsw = tb <= SWAP_TILES ? tb * g.Mg : 0;
+	float *v = u ? malloc(sizeof(float) * (size_t)(aa * (g.Cg + g.Mg) * tb + nsw)) : NULL;
 	if (!v) {
 		free(tmp);
 		return om_error(c->st, OM_ERR_NOMEM, c->node, "Winograd buffers");
 	}
-	float *mt = v + aa * g.Cg * tb;
+	float *mt = v + aa * g.Cg * tb, *sw = nsw ? mt + aa * g.Mg * tb : NULL;
 	for (int64_t gi = 0; gi < group; gi++) {
 		const float *ug = u + gi * aa * g.Mg * g.Cg;
 		for (int64_t t0 = 0; t0 < g.T; t0 += tb) {
@@ -392,9 +417,7 @@ om_kind om_conv_winograd(om_ctx *c, int tile, const om_spatial *sp, int64_t N, i
 				input_transform4(&g, x, gi, t0, nt, v);
 			else
 				input_transform2(&g, x, gi, t0, nt, v);
-			for (int64_t k = 0; k < aa; k++)
-				om_sgemm(0, false, false, g.Mg, nt, g.Cg, 1, ug + k * g.Mg * g.Cg,
-					 g.Cg, v + k * g.Cg * nt, nt, 0, mt + k * g.Mg * nt, nt);
+			products(&g, ug, v, nt, sw, mt);
 			if (g.m == 4)
 				output_transform4(&g, mt, gi, t0, nt, e, y);
 			else
