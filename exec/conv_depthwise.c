@@ -11,6 +11,14 @@
 
 #include "conv_depthwise.h"
 
+/* the fused 3 x 3 loop for AVX2 and the baseline instruction set (picked at load time);
+ * vector lanes are independent outputs, so both give the same bits */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define MULTI_ISA __attribute__((target_clones("avx2", "default")))
+#else
+#define MULTI_ISA
+#endif
+
 /* One or two spatial axes seen as two. */
 typedef struct plane {
 	int64_t H, W, OH, OW, kh, kw, sh, sw, dh, dw, ph, pw;
@@ -77,6 +85,54 @@ static void depthwise_row(const plane *p, const int64_t *lo, const int64_t *hi, 
 	}
 }
 
+/* 3 x 3 kernel, every tap row inside the image: outputs [L, R) in one pass over the three
+ * input rows (a, b, c), each summing its nine taps in (kh, kw) order from 0, as the row
+ * passes do. Strides 1 and 2 as constants (they vectorize). */
+#define DW3_BODY(S)                                                                             \
+	for (int64_t k = 0; k < n; k++) {                                                       \
+		float v = 0.0f;                                                                 \
+		v = v + w[0] * a[k * (S)];                                                      \
+		v = v + w[1] * a[k * (S) + d];                                                  \
+		v = v + w[2] * a[k * (S) + 2 * d];                                              \
+		v = v + w[3] * b[k * (S)];                                                      \
+		v = v + w[4] * b[k * (S) + d];                                                  \
+		v = v + w[5] * b[k * (S) + 2 * d];                                              \
+		v = v + w[6] * c[k * (S)];                                                      \
+		v = v + w[7] * c[k * (S) + d];                                                  \
+		v = v + w[8] * c[k * (S) + 2 * d];                                              \
+		yd[k] = v;                                                                      \
+	}
+
+MULTI_ISA static void depthwise3x3_inner(const float *restrict a, const float *restrict b,
+					 const float *restrict c, int64_t n, int64_t s, int64_t d,
+					 const float *w, float *restrict yd)
+{
+	if (s == 1)
+		DW3_BODY(1)
+	else if (s == 2)
+		DW3_BODY(2)
+	else
+		DW3_BODY(s)
+}
+
+/* Outputs outside [L, R) of a row whose three tap rows are all inside: the taps they see. */
+static void depthwise3x3_border(const plane *p, const int64_t *lo, const int64_t *hi, int64_t L,
+				int64_t R, const float *const *rows, const float *w, float *yr)
+{
+	for (int64_t ow = 0; ow < p->OW; ow++) {
+		if (ow == L)
+			ow = R; /* L <= R <= OW */
+		if (ow == p->OW)
+			break;
+		float v = 0.0f;
+		for (int i = 0; i < 3; i++)
+			for (int j = 0; j < 3; j++)
+				if (ow >= lo[j] && ow < hi[j])
+					v = v + w[i * 3 + j] * rows[i][ow * p->sw + j * p->dw - p->pw];
+		yr[ow] = v;
+	}
+}
+
 /* Channel m's plane of image n: ym is element `off` of Y. */
 static void depthwise_rows(const plane *p, const int64_t *lo, const int64_t *hi,
 			   const float *xc, const float *wm, const om_conv_epi *e, int64_t m,
@@ -92,6 +148,19 @@ static void depthwise_rows(const plane *p, const int64_t *lo, const int64_t *hi,
 		L = R = p->OW;
 	for (int64_t oh = 0; oh < p->OH; oh++) {
 		float *restrict yr = ym + oh * p->OW;
+		const int64_t ih0 = oh * p->sh - p->ph;
+		if (p->kh == 3 && p->kw == 3 && ih0 >= 0 && ih0 + 2 * p->dh < p->H) {
+			const float *rows[3] = {xc + ih0 * p->W, xc + (ih0 + p->dh) * p->W,
+						xc + (ih0 + 2 * p->dh) * p->W};
+			if (L < R)
+				depthwise3x3_inner(rows[0] + L * p->sw - p->pw,
+						   rows[1] + L * p->sw - p->pw,
+						   rows[2] + L * p->sw - p->pw, R - L, p->sw, p->dw,
+						   wm, yr + L);
+			depthwise3x3_border(p, lo, hi, L, R, rows, wm, yr);
+			om_conv_epi_row(e, m, off + oh * p->OW, yr, p->OW);
+			continue;
+		}
 		memset(yr, 0, sizeof(float) * (size_t)p->OW);
 		for (int64_t i = 0; i < p->kh; i++) {
 			int64_t ih = oh * p->sh - p->ph + i * p->dh;
