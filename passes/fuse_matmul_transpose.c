@@ -11,10 +11,12 @@
  *       q then the swap, where q keeps the last axis and p does not (attention's K^T,
  *       (0,2,3,1) = (0,2,1,3) then the swap)     -> trans toggled; the Transpose becomes q
  *       (rows move as blocks) when the product is its only reader;
- *   - Mul by a constant scalar (either operand) or Div by a constant power of two, of the
- *     product's output, when the product has alpha 1 and no other reader: alpha = the scalar
- *     (1 / divisor). Rounding is that of the Mul/Div node (alpha * acc in one rounding), so exact
- *     mode keeps its bits. The Mul/Div node becomes the product and keeps its output name.
+ *   - Mul by a constant float32 scalar (either operand) or Div by a constant power of two, of
+ *     the product's output, when the product has no other reader and alpha 1 (or the factor is
+ *     a power of two): alpha scaled. alpha * acc is one rounding, as the Mul/Div's was, so
+ *     exact mode keeps its bits. The Mul/Div node becomes the product and keeps its name;
+ *   - Mul or Div by a constant power of two of an operand that the product alone reads (the
+ *     Q / sqrt(d) of attention): alpha scaled; powers of two commute with every rounding.
  *
  * Shapes come from inference (ranks of both operands must be known).
  */
@@ -22,45 +24,23 @@
 #include <string.h>
 
 #include "infer.h"
-#include "pass.h"
-
-static const char ms_domain[] = "com.microsoft";
-
-static bool default_domain(const om_node *n)
-{
-	return !n->domain[0] || !strcmp(n->domain, "ai.onnx");
-}
+#include "optimize.h"
 
 static bool is_product(const om_graph *g, const om_node *n)
 {
-	return n && n->graph == g && !(n->flags & OM_NODE_DEAD) && n->nin == 2 && n->nout == 1 &&
-	       n->in[0] && n->in[1] && n->out[0] &&
-	       ((!strcmp(n->op, "MatMul") && default_domain(n)) ||
-		(!strcmp(n->op, "FusedMatMul") && !strcmp(n->domain, ms_domain)));
-}
-
-static bool is_graph_output(const om_graph *g, const om_value *v)
-{
-	for (int32_t i = 0; i < g->noutputs; i++)
-		if (g->outputs[i] == v)
-			return true;
-	return false;
-}
-
-/* v is read by exactly one node of g and nothing else (uses must be counted) */
-static bool single_use(om_pass_ctx *c, const om_graph *g, const om_value *v)
-{
-	return v->nuses == 1 && !is_graph_output(g, v) && !om_value_used_by_subgraph(c, g, v);
+	if (!n || n->nin != 2 || n->nout != 1 || !n->in[0] || !n->in[1] || !n->out[0])
+		return false;
+	if (strcmp(n->op, "FusedMatMul"))
+		return om_opt_producer(g, n->out[0], "MatMul") == n;
+	return n->graph == g && !(n->flags & OM_NODE_DEAD) && !strcmp(n->domain, OM_MS_DOMAIN);
 }
 
 static int32_t rank_of(om_pass_ctx *c, const om_graph *g, om_value *v, int32_t *elem)
 {
-	const om_vinfo *vi = om_vinfo_get(c, g, v);
-	if (!om_vi_ranked(vi))
-		return -1;
-	if (elem)
-		*elem = vi->type.elem;
-	return vi->type.rank;
+	const om_type *t = om_opt_type(c, g, v);
+	if (t && elem)
+		*elem = t->elem;
+	return t ? t->rank : -1;
 }
 
 /* both operands float32 of known rank */
@@ -92,53 +72,27 @@ static mm_attrs attrs_of(const om_node *n)
 	return a;
 }
 
-/* The model imports com.microsoft (version 1 when it did not). */
-static bool import_ms(om_model *m)
-{
-	if (om_model_opset(m, ms_domain) >= 1)
-		return true;
-	om_opset *o = om_arena_alloc(m->arena, sizeof *o * (size_t)(m->nopsets + 1));
-	const char *d = om_arena_strdup(m->arena, ms_domain);
-	if (!o || !d)
-		return false;
-	if (m->nopsets)
-		memcpy(o, m->opsets, sizeof *o * (size_t)m->nopsets);
-	o[m->nopsets] = (om_opset){d, 1};
-	m->opsets = o;
-	m->nopsets++;
-	return true;
-}
-
-/* n becomes FusedMatMul with attributes a */
-static bool set_fused(om_graph *g, om_node *n, const mm_attrs *a)
+/* n becomes FusedMatMul (when it is not) with attributes a */
+static om_kind set_fused(om_pass_ctx *c, om_graph *g, om_node *n, const mm_attrs *a)
 {
 	static const char *const tn[2] = {"transA", "transB"};
 	static const char *const bn[2] = {"transBatchA", "transBatchB"};
-	om_arena *ar = g->model->arena;
-	if (strcmp(n->op, "FusedMatMul")) {
-		const char *op = om_arena_strdup(ar, "FusedMatMul");
-		const char *dom = om_arena_strdup(ar, ms_domain);
-		if (!op || !dom || !import_ms(g->model))
-			return false;
-		n->op = op;
-		n->domain = dom;
-		n->proto = NULL;
-		n->nattr = 0;
-	}
+	om_kind rc = OM_OK;
+	if (strcmp(n->op, "FusedMatMul") &&
+	    ((rc = om_opt_import(g->model, OM_MS_DOMAIN, c->st)) ||
+	     (rc = om_opt_become(g, n, OM_MS_DOMAIN, "FusedMatMul", 2, n->in, c->st))))
+		return rc;
 	/* one at a time: adding an attribute moves the array */
 	om_attr *at = om_node_set_attr(n, "alpha", OM_ATTR_FLOAT);
-	if (!at)
-		return false;
-	at->f = a->alpha;
-	for (int s = 0; s < 2; s++) {
-		if (!(at = om_node_set_attr(n, tn[s], OM_ATTR_INT)))
-			return false;
-		at->i = a->trans[s];
-		if (!(at = om_node_set_attr(n, bn[s], OM_ATTR_INT)))
-			return false;
-		at->i = a->tbatch[s];
+	if (at)
+		at->f = a->alpha;
+	for (int s = 0; s < 2 && at; s++) {
+		if ((at = om_node_set_attr(n, tn[s], OM_ATTR_INT)))
+			at->i = a->trans[s];
+		if (at && (at = om_node_set_attr(n, bn[s], OM_ATTR_INT)))
+			at->i = a->tbatch[s];
 	}
-	return true;
+	return at ? OM_OK : om_error(c->st, OM_ERR_NOMEM, n, "out of memory");
 }
 
 /* The permutation of Transpose t over rank r (default: reversed); false when malformed. */
@@ -191,11 +145,10 @@ static om_kind fold_transpose(om_pass_ctx *c, om_graph *g, om_node *n, int s, bo
 {
 	*done = false;
 	om_value *y = n->in[s];
-	om_node *t = y->producer;
+	om_node *t = om_opt_producer(g, y, "Transpose");
 	int32_t ra, rb;
-	if (!t || t->graph != g || (t->flags & OM_NODE_DEAD) || strcmp(t->op, "Transpose") ||
-	    !default_domain(t) || t->nin < 1 || !t->in[0] || t->nout != 1 ||
-	    om_value_const(g, t->in[0]) || !operands_ok(c, g, n, &ra, &rb))
+	if (!t || t->nin < 1 || !t->in[0] || t->nout != 1 || om_value_const(g, t->in[0]) ||
+	    !operands_ok(c, g, n, &ra, &rb))
 		return OM_OK;
 	const int32_t r = s ? rb : ra, ro = s ? ra : rb;
 	mm_attrs a = attrs_of(n);
@@ -213,18 +166,17 @@ static om_kind fold_transpose(om_pass_ctx *c, om_graph *g, om_node *n, int s, bo
 	} else if (batch_ok && perm_is(q, r, true)) {
 		a.tbatch[s] = 1;
 		a.trans[s] ^= 1;
-	} else if (q[r - 1] == r - 1 && p[r - 1] != r - 1 && single_use(c, g, y)) {
+	} else if (q[r - 1] == r - 1 && p[r - 1] != r - 1 && om_opt_private(c, g, y, 1)) {
 		/* the Transpose keeps its node, now q, under a fresh output (y's inferred type
 		 * no longer holds): typed here as X's dims by q, for the folds that follow */
 		om_value *fresh = om_graph_fresh_value(g, y->name);
-		if (fresh && !type_permuted(c, g, t->in[0], fresh, q, r))
-			fresh = NULL;
-		om_attr *pa = fresh ? om_node_set_attr(t, "perm", OM_ATTR_INTS) : NULL;
-		int64_t *qa = pa ? om_arena_alloc(g->model->arena, sizeof(int64_t) * (size_t)r)
+		om_attr *pa = fresh && type_permuted(c, g, t->in[0], fresh, q, r)
+				      ? om_node_set_attr(t, "perm", OM_ATTR_INTS)
+				      : NULL;
+		int64_t *qa = pa ? om_arena_memdup(g->model->arena, q, sizeof(int64_t) * (size_t)r)
 				 : NULL;
 		if (!qa)
 			return om_error(c->st, OM_ERR_NOMEM, n, "out of memory");
-		memcpy(qa, q, sizeof(int64_t) * (size_t)r);
 		pa->ints = qa;
 		pa->n = r;
 		t->proto = NULL;
@@ -236,65 +188,93 @@ static om_kind fold_transpose(om_pass_ctx *c, om_graph *g, om_node *n, int s, bo
 	} else {
 		return OM_OK;
 	}
-	if (!set_fused(g, n, &a))
-		return om_error(c->st, OM_ERR_NOMEM, n, "out of memory");
+	om_kind rc = set_fused(c, g, n, &a);
 	n->in[s] = src;
-	*done = true;
-	return OM_OK;
+	*done = !rc;
+	return rc;
 }
 
-/* The float32 scalar held by constant v, for an output of rank r; false when v is not one. */
-static bool scalar_of(const om_graph *g, om_value *v, int32_t r, float *out)
+static bool power_of_two(double v)
 {
-	const om_tensor *k = om_value_const(g, v);
-	if (!k || k->dtype != OM_FLOAT || k->rank > r || om_tensor_numel(k) != 1 || !k->data)
-		return false;
-	memcpy(out, k->data, sizeof *out);
-	return isfinite(*out);
+	int e = 0;
+	return v != 0 && fabs(frexp(v, &e)) == 0.5;
 }
 
-/* Mul(product, s), Mul(s, product), Div(product, 2^k): n becomes the product with alpha. */
+/* Mul/Div node d as d->in[k] * f, f from a constant float32 scalar of rank <= rank: Mul by it
+ * (either side) or Div by it (k = 0, a power of two only: 1 / v is exact). */
+static bool as_scale(const om_graph *g, const om_node *d, int k, int32_t rank, double *f)
+{
+	const bool div = !strcmp(d->op, "Div");
+	om_value *sv = d->in[1 - k];
+	const om_tensor *t = om_value_const(g, sv);
+	double v;
+	if ((div && k) || !t || t->dtype != OM_FLOAT || !om_opt_scalar(g, sv, rank, &v) ||
+	    !isfinite(v) || v == 0 || (div && !power_of_two(v)))
+		return false;
+	*f = div ? 1.0 / v : v;
+	return true;
+}
+
+/* Mul(product, s), Mul(s, product), Div(product, 2^k): n becomes the product, alpha scaled.
+ * One rounding stays one: alpha must be 1, or the factor a power of two. */
 static om_kind fold_scale(om_pass_ctx *c, om_graph *g, om_node *n, bool *done)
 {
 	*done = false;
-	const bool div = !strcmp(n->op, "Div");
-	if ((!div && strcmp(n->op, "Mul")) || !default_domain(n) || n->nin != 2 || n->nout != 1 ||
-	    !n->in[0] || !n->in[1] || !n->out[0])
+	if ((strcmp(n->op, "Div") && strcmp(n->op, "Mul")) || !n->out[0] || n->nin != 2 ||
+	    n->nout != 1 || om_opt_producer(g, n->out[0], n->op) != n)
 		return OM_OK;
-	for (int k = 0; k < (div ? 1 : 2); k++) {
-		om_node *mm = n->in[k]->producer;
-		int32_t ra, rb, e = 0;
-		const int32_t ry = rank_of(c, g, n->in[k], &e);
-		float v;
-		if (!is_product(g, mm) || mm->out[0] != n->in[k] || !single_use(c, g, n->in[k]) ||
-		    ry < 0 || e != OM_FLOAT || !operands_ok(c, g, mm, &ra, &rb) ||
-		    !scalar_of(g, n->in[1 - k], ry, &v))
+	for (int k = 0; k < 2; k++) {
+		om_value *y = n->in[k];
+		om_node *mm = y ? y->producer : NULL;
+		const om_type *ty = om_opt_type(c, g, y);
+		int32_t ra, rb;
+		double f;
+		if (!is_product(g, mm) || mm->out[0] != y || !om_opt_private(c, g, y, 1) || !ty ||
+		    ty->elem != OM_FLOAT || !operands_ok(c, g, mm, &ra, &rb) ||
+		    !as_scale(g, n, k, ty->rank, &f))
 			continue;
-		int ex = 0;
-		if (div && (v == 0 || frexpf(v, &ex) != 0.5f))
-			continue; /* 1 / v exact only for powers of two */
 		mm_attrs a = attrs_of(mm);
-		if (a.alpha != 1.0f)
-			continue; /* two roundings would become one */
-		a.alpha = div ? 1.0f / v : v;
-		om_value **in = om_arena_alloc(g->model->arena, sizeof *in * 2);
-		if (!in)
-			return om_error(c->st, OM_ERR_NOMEM, n, "out of memory");
-		in[0] = mm->in[0];
-		in[1] = mm->in[1];
-		/* n takes mm's attributes (MatMul has none) */
-		n->nattr = 0;
-		if (!strcmp(mm->op, "FusedMatMul")) {
-			n->op = mm->op;
-			n->domain = mm->domain;
-			n->proto = NULL;
-		}
-		if (!set_fused(g, n, &a))
-			return om_error(c->st, OM_ERR_NOMEM, n, "out of memory");
-		n->in = in;
-		mm->flags |= OM_NODE_DEAD;
-		mm->out[0]->producer = NULL;
-		mm->out[0]->producer_slot = -1;
+		if (a.alpha != 1.0f && !power_of_two(f))
+			continue;
+		a.alpha = (float)(a.alpha * f);
+		om_kind rc = om_opt_become(g, n, mm->domain, mm->op, 2, mm->in, c->st);
+		if (!rc)
+			rc = set_fused(c, g, n, &a);
+		if (rc)
+			return rc;
+		om_opt_kill(mm);
+		*done = true;
+		return OM_OK;
+	}
+	return OM_OK;
+}
+
+/* Side s of product n is Mul(x, 2^k) or Div(x, 2^k) read by n alone: n reads x, alpha scaled
+ * (scaling by a power of two commutes with every rounding of the product). */
+static om_kind fold_input_scale(om_pass_ctx *c, om_graph *g, om_node *n, int s, bool *done)
+{
+	*done = false;
+	om_value *y = n->in[s];
+	om_node *d = om_opt_producer(g, y, "Mul");
+	if (!d)
+		d = om_opt_producer(g, y, "Div");
+	const om_type *ty = om_opt_type(c, g, y);
+	int32_t ra, rb;
+	if (!d || d->nin != 2 || !d->in[0] || !d->in[1] || !ty || !om_opt_private(c, g, y, 1) ||
+	    !operands_ok(c, g, n, &ra, &rb))
+		return OM_OK;
+	for (int k = 0; k < 2; k++) {
+		const om_type *tx = om_opt_type(c, g, d->in[k]);
+		double f;
+		if (!tx || tx->rank != ty->rank || tx->elem != OM_FLOAT ||
+		    !as_scale(g, d, k, ty->rank, &f) || !power_of_two(f))
+			continue;
+		mm_attrs a = attrs_of(n);
+		a.alpha = (float)(a.alpha * f);
+		om_kind rc = set_fused(c, g, n, &a);
+		if (rc)
+			return rc;
+		n->in[s] = d->in[k];
 		*done = true;
 		return OM_OK;
 	}
@@ -308,11 +288,13 @@ om_kind om_pass_fuse_matmul_transpose(om_pass_ctx *c, om_graph *g, int *changes)
 		om_node *n = g->nodes[i];
 		if (n->flags & OM_NODE_DEAD)
 			continue;
-		for (int step = 0; step < 3; step++) {
+		/* the output's scale, then each side's scale, then each side's Transpose */
+		for (int step = 0; step < 5; step++) {
 			bool done = false;
-			om_kind rc = step == 0 ? fold_scale(c, g, n, &done)
-				     : is_product(g, n) ? fold_transpose(c, g, n, step - 1, &done)
-							: OM_OK;
+			om_kind rc = step == 0	       ? fold_scale(c, g, n, &done)
+				     : !is_product(g, n) ? OM_OK
+				     : step < 3 ? fold_input_scale(c, g, n, step - 1, &done)
+						: fold_transpose(c, g, n, step - 3, &done);
 			if (rc)
 				return rc;
 			if (done) {

@@ -2,7 +2,8 @@
  * optimize.c — om_optimize: the graph rewrites before a run (see docs/passes.md). One screen:
  *
  *     om_simplify's pipeline (folding, shape chains, identities, Conv+BN, MatMul+Add -> Gemm, ...)
- *       → infer_shapes → fuse_conv_activation → fuse_layernorm → fuse_gelu → eliminate_dead
+ *       → infer_shapes → fuse_conv_activation → fuse_layernorm → fuse_gelu
+ *       → fuse_matmul_transpose → eliminate_dead
  *                                                              (to a fixed point)
  *
  * The fusions write ops that omopt and ONNX Runtime run but that are not all ONNX (com.microsoft
@@ -21,6 +22,7 @@ static const struct {
 	{"fuse_conv_activation", om_pass_fuse_conv_act},
 	{"fuse_layernorm", om_pass_fuse_layernorm},
 	{"fuse_gelu", om_pass_fuse_gelu},
+	{"fuse_matmul_transpose", om_pass_fuse_matmul_transpose},
 };
 
 enum { NFUSIONS = sizeof fusions / sizeof fusions[0], MAX_ROUNDS = 4 };

@@ -251,10 +251,58 @@ static om_model *g_alpha_set(void)
 	om_graph *g = m->graph;
 	input(g, "A", OM_FLOAT, 2, D(3, 4));
 	input(g, "B", OM_FLOAT, 2, D(4, 5));
-	constant(g, "s", OM_FLOAT, 0, NULL, 0.5);
+	constant(g, "s", OM_FLOAT, 0, NULL, 0.3);
 	om_node *f = node(g, "FusedMatMul", "A", "B", "Y");
 	om_node_set_attr(f, "alpha", OM_ATTR_FLOAT)->f = 3.0f;
 	node(g, "Mul", "Y", "s", "out");
+	output(g, "out");
+	return m;
+}
+
+/* a power of two on top of alpha 3: alpha 0.75 */
+static om_model *g_alpha_pow2(void)
+{
+	om_model *m = model(true);
+	om_graph *g = m->graph;
+	input(g, "A", OM_FLOAT, 2, D(3, 4));
+	input(g, "B", OM_FLOAT, 2, D(4, 5));
+	constant(g, "s", OM_FLOAT, 0, NULL, 0.25);
+	om_node *f = node(g, "FusedMatMul", "A", "B", "Y");
+	om_node_set_attr(f, "alpha", OM_ATTR_FLOAT)->f = 3.0f;
+	node(g, "Mul", "Y", "s", "out");
+	output(g, "out");
+	return m;
+}
+
+/* nn.MultiheadAttention's Q K^T: X, Y [T, B*H, D]; (Transpose(X, (1,0,2)) / 4) x
+ * Transpose(Y, (1,2,0)) -> FusedMatMul(X, Y, 0.25, transBatchA, transB, transBatchB) */
+static om_model *g_mha(void)
+{
+	om_model *m = model(false);
+	om_graph *g = m->graph;
+	input(g, "X", OM_FLOAT, 3, D(7, 8, 16));
+	input(g, "Y", OM_FLOAT, 3, D(7, 8, 16));
+	constant(g, "d", OM_FLOAT, 0, NULL, 4);
+	transpose(g, "X", "Q", 3, D(1, 0, 2));
+	node(g, "Div", "Q", "d", "Qs");
+	transpose(g, "Y", "KT", 3, D(1, 2, 0));
+	node(g, "MatMul", "Qs", "KT", "out");
+	output(g, "out");
+	return m;
+}
+
+/* left alone: an operand divided by 3 or multiplied by 0.3 (not powers of two) */
+static om_model *g_input_div3(void)
+{
+	om_model *m = model(false);
+	om_graph *g = m->graph;
+	input(g, "A", OM_FLOAT, 2, D(3, 4));
+	input(g, "B", OM_FLOAT, 2, D(4, 5));
+	constant(g, "d", OM_FLOAT, 0, NULL, 3);
+	constant(g, "s", OM_FLOAT, 0, NULL, 0.3);
+	node(g, "Div", "A", "d", "Ad");
+	node(g, "Mul", "s", "B", "Bs");
+	node(g, "MatMul", "Ad", "Bs", "out");
 	output(g, "out");
 	return m;
 }
@@ -442,12 +490,29 @@ static void batch_transposes(void **state)
 	free_model(m);
 }
 
+static void scales(void **state)
+{
+	(void)state;
+	om_model *m = g_alpha_pow2();
+	assert_int_equal(run_pass(m), 1);
+	assert_int_equal(m->graph->nnodes, 1);
+	check_fused(only(m, "FusedMatMul"), "A", "B", 0.75f, 0, 0, 0, 0);
+	same_outputs(g_alpha_pow2, m);
+	free_model(m);
+	m = g_mha();
+	assert_int_equal(run_pass(m), 3);
+	assert_int_equal(m->graph->nnodes, 1);
+	check_fused(only(m, "FusedMatMul"), "X", "Y", 0.25f, 0, 1, 1, 1);
+	same_outputs(g_mha, m);
+	free_model(m);
+}
+
 static void left_alone(void **state)
 {
 	(void)state;
 	om_model *(*const builds[])(void) = {g_div3, g_vector, g_rank_grows, g_two_readers,
 					     g_const_weight, g_double, g_rank_mismatch,
-					     g_alpha_set, g_kt_shared};
+					     g_alpha_set, g_kt_shared, g_input_div3};
 	for (size_t i = 0; i < sizeof builds / sizeof builds[0]; i++) {
 		om_model *m = builds[i]();
 		const int32_t n0 = m->graph->nnodes;
@@ -466,6 +531,7 @@ int main(void)
 		cmocka_unit_test(swap_and_scale),
 		cmocka_unit_test(attention_kt),
 		cmocka_unit_test(batch_transposes),
+		cmocka_unit_test(scales),
 		cmocka_unit_test(left_alone),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
