@@ -647,7 +647,7 @@ static void run_command(void **state)
 		 "/models/gpt_tiny_dyn/in/idx.npy");
 	snprintf(args, sizeof args, "run %s --profile", model);
 	assert_int_equal(tu_run_omopt(dir, args, out, sizeof out, err, sizeof err), 0);
-	assert_non_null(strstr(out, "graph: 318 nodes as loaded, 70 run after om_optimize"));
+	assert_non_null(strstr(out, "graph: 318 nodes as loaded, 68 run after om_optimize"));
 	assert_non_null(strstr(out, "\nLayerNormalization "));
 	assert_non_null(strstr(out, "\nGelu "));
 	assert_null(strstr(out, "\nReduceMean "));
@@ -664,7 +664,7 @@ static void run_command(void **state)
 	om_model *o = NULL;
 	om_status st = {0};
 	assert_int_equal(om_model_load(path, &o, &st), OM_OK);
-	assert_int_equal(o->graph->nnodes, 70);
+	assert_int_equal(o->graph->nnodes, 68);
 	assert_int_equal(count_op(o->graph, "Gelu"), 2);
 	assert_int_equal(om_model_opset(o, "com.microsoft"), 1);
 	assert_string_equal(o->graph->inputs[0]->type.dims[1].param, "seq");
