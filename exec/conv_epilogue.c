@@ -42,49 +42,74 @@ om_kind om_conv_epi_activation(om_ctx *c, om_conv_epi *e)
 	return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "unknown activation '%s'", name);
 }
 
+/* y = act((y + b) + z) in one pass; hb, hz and act are constants in every instance */
+static inline __attribute__((always_inline)) void epi_loop(float *restrict y,
+							      const float *restrict z, float b,
+							      int64_t n, bool hb, bool hz, int act,
+							      float al, float be)
+{
+	for (int64_t p = 0; p < n; p++) {
+		float v = y[p];
+		if (hb)
+			v = v + b;
+		if (hz)
+			v = v + z[p];
+		if (act == OM_ACT_RELU) {
+			v = v < 0 ? 0.0f : v;
+		} else if (act == OM_ACT_LEAKY_RELU) {
+			v = v < 0 ? al * v : v;
+		} else if (act == OM_ACT_CLIP) {
+			v = v != v || v > al ? v : al;
+			v = v != v || v < be ? v : be;
+		} else if (act == OM_ACT_HARD_SIGMOID) {
+			v = al * v + be;
+			v = v < 0 ? 0.0f : v > 1 ? 1.0f : v;
+		}
+		y[p] = v;
+	}
+}
+
+#define EPI_ACTS(HB, HZ)                                                                        \
+	switch (act) {                                                                          \
+	case OM_ACT_RELU:                                                                       \
+		epi_loop(y, z, b, n, HB, HZ, OM_ACT_RELU, al, be);                              \
+		return;                                                                         \
+	case OM_ACT_LEAKY_RELU:                                                                 \
+		epi_loop(y, z, b, n, HB, HZ, OM_ACT_LEAKY_RELU, al, be);                        \
+		return;                                                                         \
+	case OM_ACT_CLIP:                                                                       \
+		epi_loop(y, z, b, n, HB, HZ, OM_ACT_CLIP, al, be);                              \
+		return;                                                                         \
+	case OM_ACT_HARD_SIGMOID:                                                               \
+		epi_loop(y, z, b, n, HB, HZ, OM_ACT_HARD_SIGMOID, al, be);                      \
+		return;                                                                         \
+	default: /* none; Tanh and Sigmoid run their libm pass afterwards */                    \
+		epi_loop(y, z, b, n, HB, HZ, OM_ACT_NONE, al, be);                              \
+		return;                                                                         \
+	}
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+static void epi_pass(float *y, const float *z, float b, int64_t n, bool hb, int act, float al,
+		     float be)
+{
+	if (hb && z)
+		EPI_ACTS(true, true)
+	if (hb)
+		EPI_ACTS(true, false)
+	if (z)
+		EPI_ACTS(false, true)
+	EPI_ACTS(false, false)
+}
+
 void om_conv_epi_row(const om_conv_epi *e, int64_t m, int64_t off, float *y, int64_t n)
 {
-	if (e->bias) {
-		const float b = e->bias[m];
-		for (int64_t p = 0; p < n; p++)
-			y[p] += b;
-	}
-	if (e->z) {
-		const float *z = e->z + off;
-		for (int64_t p = 0; p < n; p++)
-			y[p] += z[p];
-	}
-	switch (e->act) {
-	case OM_ACT_NONE:
+	if (!om_conv_epi_any(e))
 		return;
-	case OM_ACT_RELU:
-		for (int64_t p = 0; p < n; p++)
-			y[p] = y[p] < 0 ? 0.0f : y[p];
-		return;
-	case OM_ACT_LEAKY_RELU: {
-		const float a = e->alpha;
-		for (int64_t p = 0; p < n; p++)
-			y[p] = y[p] < 0 ? a * y[p] : y[p];
-		return;
-	}
-	case OM_ACT_CLIP: {
-		const float lo = e->alpha, hi = e->beta;
-		for (int64_t p = 0; p < n; p++) {
-			const float v = y[p] != y[p] || y[p] > lo ? y[p] : lo;
-			y[p] = v != v || v < hi ? v : hi;
-		}
-		return;
-	}
-	case OM_ACT_HARD_SIGMOID: {
-		const float a = e->alpha, b = e->beta;
-		for (int64_t p = 0; p < n; p++) {
-			const float v = a * y[p] + b;
-			y[p] = v < 0 ? 0.0f : v > 1 ? 1.0f : v;
-		}
-		return;
-	}
-	default:
+	epi_pass(y, e->z ? e->z + off : NULL, e->bias ? e->bias[m] : 0.0f, n, e->bias != NULL,
+		 e->act, e->alpha, e->beta);
+	if (e->act == OM_ACT_TANH || e->act == OM_ACT_SIGMOID)
 		for (int64_t p = 0; p < n; p++)
 			y[p] = om_conv_act(e, y[p]);
-	}
 }
