@@ -141,14 +141,20 @@ UN_TABLE_F(t_sqrt, SQRT_F)
 UN_TABLE_F(t_recip, RECIP_F)
 UN_TABLE_F(t_exp, EXP_F)
 UN_TABLE_F(t_log, LOG_F)
-/* Erf and Gelu on float32 run in blocks (om_det_erff_array); the same bits as ERF_F */
-static void un_erf_f32(int64_t n, void *o, const void *a, const ew_par *p)
+/* Erf and Gelu on float32 run in blocks (om_det_erff_array); the same bits as ERF_F. On x86-64
+ * an AVX2 clone is picked at load time: the same operations, no contraction, eight lanes. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define UN_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define UN_CLONES
+#endif
+UN_CLONES static void un_erf_f32(int64_t n, void *o, const void *a, const ew_par *p)
 {
 	(void)p;
 	om_det_erff_array(n, o, a);
 }
 
-static void un_gelu_f32(int64_t n, void *o_, const void *a_, const ew_par *p)
+UN_CLONES static void un_gelu_f32(int64_t n, void *o_, const void *a_, const ew_par *p)
 {
 	(void)p;
 	enum { BLOCK = 256 };

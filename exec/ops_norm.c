@@ -38,7 +38,7 @@ static int64_t dims_product(const int64_t *dims, int32_t from, int32_t to)
 /* ---- sums in eight lanes: independent adds (they vectorize), folded in a fixed order, so
  * the result is the same on every ISA (om_red_fold8) ------------------------------------- */
 
-static double lane_sum(const double *v, int64_t n)
+static inline double lane_sum(const double *v, int64_t n)
 {
 	double l[8] = {0};
 	int64_t k = 0;
@@ -51,7 +51,7 @@ static double lane_sum(const double *v, int64_t n)
 }
 
 /* sum of (v[k] - mean)^2 */
-static double lane_sqdev(const double *v, int64_t n, double mean)
+static inline double lane_sqdev(const double *v, int64_t n, double mean)
 {
 	double l[8] = {0};
 	int64_t k = 0;
@@ -66,6 +66,14 @@ static double lane_sqdev(const double *v, int64_t n, double mean)
 	}
 	return om_red_fold8(l);
 }
+
+/* On x86-64 the hot row kernels get an AVX2 clone, picked at load time: the same operations
+ * (no contraction, the lanes above), wider vectors, so the same bits */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define NORM_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define NORM_CLONES
+#endif
 
 /* ---- slices: runs of n elements, `inner` apart, one per (outer, inner) position ---------- */
 
@@ -84,9 +92,20 @@ static om_kind each_slice(om_ctx *c, const om_tensor *x, om_tensor *y, slices sl
 		return om_error(c->st, OM_ERR_NOMEM, c->node, "no memory for %lld values",
 				(long long)sl.n);
 	const size_t es = om_dtype_size(x->dtype);
+	const bool f32_rows = x->dtype == OM_FLOAT && y->dtype == OM_FLOAT && sl.inner == 1;
 	for (int64_t o = 0; o < sl.outer; o++)
 		for (int64_t i = 0; i < sl.inner; i++) {
 			const size_t off = (size_t)(o * sl.n * sl.inner + i) * es;
+			if (f32_rows) { /* the same conversions as om_load_f64/om_store_f64, vectorized */
+				const float *xr = (const float *)x->data + o * sl.n;
+				for (int64_t k = 0; k < sl.n; k++)
+					buf[k] = xr[k];
+				fn(arg, buf, sl.n, o);
+				float *yr = (float *)y->data + o * sl.n;
+				for (int64_t k = 0; k < sl.n; k++)
+					yr[k] = (float)buf[k];
+				continue;
+			}
 			om_load_f64(x->dtype, (const char *)x->data + off, sl.inner, sl.n, buf);
 			fn(arg, buf, sl.n, o * sl.inner + i);
 			om_store_f64(y->dtype, (char *)y->data + off, sl.inner, buf, sl.n);
@@ -155,7 +174,7 @@ static void softmax_fn(void *arg, double *v, int64_t n, int64_t s)
 
 /* fast mode, float rows of n contiguous elements (y may be x): the maximum and the sum in
  * eight lanes, e^x from detmath.h (vectorizes), logf once per row */
-static void softmax_fast(const float *x, float *y, int64_t outer, int64_t n, bool log_form)
+NORM_CLONES static void softmax_fast(const float *x, float *y, int64_t outer, int64_t n, bool log_form)
 {
 	for (int64_t o = 0; o < outer; o++) {
 		const float *xr = x + o * n;
@@ -345,7 +364,7 @@ typedef struct ln_ctx {
 } ln_ctx;
 
 /* mean and population variance (lane sums), then (x - mean) * inv * scale + bias */
-static void standardize_fn(void *arg, double *v, int64_t n, int64_t s)
+NORM_CLONES static void standardize_fn(void *arg, double *v, int64_t n, int64_t s)
 {
 	const ln_ctx *l = arg;
 	const double sum = l->rms ? 0 : lane_sum(v, n);
