@@ -206,30 +206,33 @@ static int group_at(const wino *g, int64_t t, int64_t end, int64_t *n, int64_t *
 	return nl < L ? (int)nl : L;
 }
 
-enum { SPAN = 4 * L + 2 }; /* input columns under a group of L tiles (m <= 4) */
+/* A group's rows are read as m phases of LP columns (column m * l + q is phase q, entry l):
+ * tile l's element e is then entry l + e / m of phase e % m, so every step runs on whole
+ * vectors of lanes. WIDE: columns read per row (m * LP, m <= 4). */
+enum { LP = L + 1, WIDE = 4 * LP };
 
 /* V [a*a][Cg][nt] for tiles t0 .. t0 + nt - 1 of group gi. Per group of tiles and channel:
- * the a input rows under it (read in place, or copied with the padding as zeros), the
- * vertical transform along whole rows, then the horizontal one per tile (lane stride m). */
+ * the a input rows under it (read in place, or copied with the padding as zeros) split into
+ * phases, the vertical transform along them, then the horizontal one. */
 ALWAYS_INLINE void input_transform(const wino *g, const int a, const float *x, int64_t gi,
 				   int64_t t0, int64_t nt, float *v)
 {
-	const int m = a - 2, span = m * L + 2;
-	static const float zeros[SPAN];
+	const int m = a - 2, wide = m * LP;
+	static const float zeros[WIDE];
 	const int64_t HW = g->H * g->W;
 	for (int64_t t = t0; t < t0 + nt;) {
 		int64_t n, oy, ox;
 		const int nl = group_at(g, t, t0 + nt, &n, &oy, &ox);
 		const int64_t iy = oy - g->pt, ix = ox - g->pl;
-		const bool inside = ix >= 0 && ix + span <= g->W;
-		/* columns [j0, j1) of the span lie in the image */
+		const bool inside = ix >= 0 && ix + wide <= g->W;
+		/* columns [j0, j1) of the row lie in the image */
 		const int64_t j0 = ix < 0 ? -ix : 0;
-		const int64_t j1 = g->W - ix < span ? g->W - ix : span;
+		const int64_t j1 = g->W - ix < wide ? g->W - ix : wide;
 		float *vt = v + (t - t0);
 		for (int64_t c = 0; c < g->Cg; c++) {
 			const float *src = x + (n * g->C + gi * g->Cg + c) * HW;
 			const float *rows[6];
-			float buf[6][SPAN], tv[6][SPAN], r[36 * L];
+			float buf[6][WIDE], ph[6][WIDE], tv[6][WIDE], r[36 * L];
 			for (int i = 0; i < a; i++) {
 				const int64_t yy = iy + i;
 				if (yy < 0 || yy >= g->H) {
@@ -242,16 +245,23 @@ ALWAYS_INLINE void input_transform(const wino *g, const int a, const float *x, i
 						buf[i][j] = 0.0f;
 					for (int64_t j = j0; j < j1; j++)
 						buf[i][j] = sr[j];
-					for (int64_t j = j1 > j0 ? j1 : j0; j < span; j++)
+					for (int64_t j = j1 > j0 ? j1 : j0; j < wide; j++)
 						buf[i][j] = 0.0f;
 					rows[i] = buf[i];
 				}
 			}
-			/* vertical, along whole rows */
+			for (int i = 0; i < a; i++) {
+				const float *restrict ri = rows[i];
+				float *restrict pi = ph[i];
+				for (int l = 0; l < LP; l++)
+					for (int q = 0; q < m; q++)
+						pi[q * LP + l] = ri[m * l + q];
+			}
+			/* vertical */
 			if (a == 6)
-				for (int j = 0; j < span; j++) {
-					const float d0 = rows[0][j], d1 = rows[1][j], d2 = rows[2][j];
-					const float d3 = rows[3][j], d4 = rows[4][j], d5 = rows[5][j];
+				for (int j = 0; j < wide; j++) {
+					const float d0 = ph[0][j], d1 = ph[1][j], d2 = ph[2][j];
+					const float d3 = ph[3][j], d4 = ph[4][j], d5 = ph[5][j];
 					tv[0][j] = 4 * d0 - 5 * d2 + d4;
 					tv[1][j] = (d3 + d4) - 4 * (d1 + d2);
 					tv[2][j] = (d4 - d3) + 4 * (d1 - d2);
@@ -260,23 +270,42 @@ ALWAYS_INLINE void input_transform(const wino *g, const int a, const float *x, i
 					tv[5][j] = 4 * d1 - 5 * d3 + d5;
 				}
 			else
-				for (int j = 0; j < span; j++) {
-					const float d0 = rows[0][j], d1 = rows[1][j], d2 = rows[2][j];
-					const float d3 = rows[3][j];
+				for (int j = 0; j < wide; j++) {
+					const float d0 = ph[0][j], d1 = ph[1][j], d2 = ph[2][j];
+					const float d3 = ph[3][j];
 					tv[0][j] = d0 - d2;
 					tv[1][j] = d1 + d2;
 					tv[2][j] = d2 - d1;
 					tv[3][j] = d1 - d3;
 				}
-			/* horizontal: tile l's row k starts at tv[k][m * l] */
+			/* horizontal: element e of tile l at tv[k][(e % m) * LP + l + e / m] */
 			for (int k = 0; k < a; k++) {
+				const float *restrict p = tv[k];
+				float *restrict q = r + k * a * L;
 				if (a == 6)
-					bt4(L, tv[k], 1, m, r + k * a * L, L, 1);
+					for (int l = 0; l < L; l++) {
+						const float d0 = p[l], d1 = p[LP + l];
+						const float d2 = p[2 * LP + l], d3 = p[3 * LP + l];
+						const float d4 = p[l + 1], d5 = p[LP + l + 1];
+						q[l] = 4 * d0 - 5 * d2 + d4;
+						q[L + l] = (d3 + d4) - 4 * (d1 + d2);
+						q[2 * L + l] = (d4 - d3) + 4 * (d1 - d2);
+						q[3 * L + l] = (d4 - d2) + 2 * (d3 - d1);
+						q[4 * L + l] = (d4 - d2) - 2 * (d3 - d1);
+						q[5 * L + l] = 4 * d1 - 5 * d3 + d5;
+					}
 				else
-					bt2(L, tv[k], 1, m, r + k * a * L, L, 1);
+					for (int l = 0; l < L; l++) {
+						const float d0 = p[l], d1 = p[LP + l];
+						const float d2 = p[l + 1], d3 = p[LP + l + 1];
+						q[l] = d0 - d2;
+						q[L + l] = d1 + d2;
+						q[2 * L + l] = d2 - d1;
+						q[3 * L + l] = d1 - d3;
+					}
 			}
 			float *vc = vt + c * nt;
-			if (nl == L)
+			if (t - t0 + L <= nt) /* lanes past nl: the next group rewrites them */
 				for (int k = 0; k < a * a; k++)
 					memcpy(vc + k * g->Cg * nt, r + k * L, sizeof(float) * L);
 			else
@@ -315,13 +344,10 @@ ALWAYS_INLINE void output_transform(const wino *g, const int a, const float *mt,
 		for (int64_t mm = 0; mm < g->Mg; mm++) {
 			float d[36 * L], tv[24 * L], o[4][4 * L];
 			const float *src = mt + mm * nt + (t - t0);
-			if (nl == L)
-				for (int k = 0; k < a * a; k++)
-					memcpy(d + k * L, src + k * g->Mg * nt, sizeof(float) * L);
-			else
-				for (int k = 0; k < a * a; k++)
-					for (int l = 0; l < L; l++)
-						d[k * L + l] = l < nl ? src[k * g->Mg * nt + l] : 0;
+			/* lanes past nl read what follows (L floats of slack end the buffer): they
+			 * reach no output */
+			for (int k = 0; k < a * a; k++)
+				memcpy(d + k * L, src + k * g->Mg * nt, sizeof(float) * L);
 			for (int j = 0; j < a; j++) {
 				if (a == 6)
 					at4(L, d + j * L, a * L, 1, tv + j * L, a * L, 1);
@@ -329,10 +355,14 @@ ALWAYS_INLINE void output_transform(const wino *g, const int a, const float *mt,
 					at2(L, d + j * L, a * L, 1, tv + j * L, a * L, 1);
 			}
 			for (int i = 0; i < m; i++) {
+				float op[4 * L]; /* output j of lane l at op[j * L + l] */
 				if (a == 6)
-					at4(L, tv + i * a * L, L, 1, o[i], 1, m);
+					at4(L, tv + i * a * L, L, 1, op, L, 1);
 				else
-					at2(L, tv + i * a * L, L, 1, o[i], 1, m);
+					at2(L, tv + i * a * L, L, 1, op, L, 1);
+				for (int l = 0; l < L; l++)
+					for (int j = 0; j < m; j++)
+						o[i][m * l + j] = op[j * L + l];
 			}
 			const int64_t ch = gi * g->Mg + mm;
 			for (int i = 0; i < m && oy + i < g->OH; i++) {
@@ -403,12 +433,13 @@ om_kind om_conv_winograd(om_ctx *c, int tile, const om_spatial *sp, int64_t N, i
 	float *tmp = NULL;
 	const float *u = weights(c, &g, w, &tmp);
 	int64_t nsw = tb <= SWAP_TILES ? tb * g.Mg : 0;
-	float *v = u ? malloc(sizeof(float) * (size_t)(aa * (g.Cg + g.Mg) * tb + nsw)) : NULL;
+	float *v = u ? malloc(sizeof(float) * (size_t)(aa * (g.Cg + g.Mg) * tb + nsw + L)) : NULL;
 	if (!v) {
 		free(tmp);
 		return om_error(c->st, OM_ERR_NOMEM, c->node, "Winograd buffers");
 	}
 	float *mt = v + aa * g.Cg * tb, *sw = nsw ? mt + aa * g.Mg * tb : NULL;
+	memset(mt + aa * g.Mg * tb + nsw, 0, sizeof(float) * L);
 	for (int64_t gi = 0; gi < group; gi++) {
 		const float *ug = u + gi * aa * g.Mg * g.Cg;
 		for (int64_t t0 = 0; t0 < g.T; t0 += tb) {
