@@ -143,12 +143,13 @@ om_kind om_simplify(om_model *m, const om_simplify_options *opt, om_status *st);
  * that omopt and ONNX Runtime run (docs/passes.md): Conv [+ Add of a same-shape tensor]
  * + activation -> com.microsoft FusedConv; LayerNorm chains -> LayerNormalization (the ONNX op,
  * or before opset 17 ONNX Runtime's LayerNormalization of the ONNX domain); Gelu chains ->
- * com.microsoft Gelu / FastGelu (the ONNX Gelu from opset 20). A fusion only writes an op the
- * registry runs; the result may hold com.microsoft ops (om_simplify's never does), so it is
- * for running, not for other ONNX runtimes. Graph inputs and outputs keep names, types and
- * dims. `opt` may be NULL; `skip` may also name the fusions ("fuse_conv_activation",
- * "fuse_layernorm", "fuse_gelu"). Errors: as om_simplify (OM_ERR_INVALID_INPUT for an unknown
- * pass name, OM_ERR_INVALID_MODEL for a model without a graph or one the verifier rejects,
+ * com.microsoft Gelu / FastGelu (the ONNX Gelu from opset 20); Transpose/scale + MatMul ->
+ * com.microsoft FusedMatMul. A fusion only writes an op the registry runs; the result may hold
+ * com.microsoft ops (om_simplify's never does), so it is for running, not for other ONNX
+ * runtimes. Graph inputs and outputs keep names, types and dims. `opt` may be NULL; `skip`
+ * may also name the fusions ("fuse_conv_activation", "fuse_layernorm", "fuse_gelu",
+ * "fuse_matmul_transpose"). Errors: as om_simplify (OM_ERR_INVALID_INPUT for an unknown pass
+ * name, OM_ERR_INVALID_MODEL for a model without a graph or one the verifier rejects,
  * OM_ERR_NOMEM); a pattern that does not fit is left as it is, never an error.
  */
 om_kind om_optimize(om_model *m, const om_simplify_options *opt, om_status *st);
