@@ -96,7 +96,7 @@ static om_kind each_slice(om_ctx *c, const om_tensor *x, om_tensor *y, slices sl
 	for (int64_t o = 0; o < sl.outer; o++)
 		for (int64_t i = 0; i < sl.inner; i++) {
 			const size_t off = (size_t)(o * sl.n * sl.inner + i) * es;
-			if (f32_rows) { /* the same conversions as om_load_f64/om_store_f64, vectorized */
+			if (f32_rows) { /* om_load_f64/om_store_f64's conversions, vectorized */
 				const float *xr = (const float *)x->data + o * sl.n;
 				for (int64_t k = 0; k < sl.n; k++)
 					buf[k] = xr[k];
@@ -174,7 +174,8 @@ static void softmax_fn(void *arg, double *v, int64_t n, int64_t s)
 
 /* fast mode, float rows of n contiguous elements (y may be x): the maximum and the sum in
  * eight lanes, e^x from detmath.h (vectorizes), logf once per row */
-NORM_CLONES static void softmax_fast(const float *x, float *y, int64_t outer, int64_t n, bool log_form)
+NORM_CLONES static void softmax_fast(const float *x, float *y, int64_t outer, int64_t n,
+				     bool log_form)
 {
 	for (int64_t o = 0; o < outer; o++) {
 		const float *xr = x + o * n;
