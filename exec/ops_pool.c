@@ -298,6 +298,61 @@ static void max_image_separable(const pool3 *g, int64_t k, int64_t s, const floa
 		}
 }
 
+/* y[o] = (((0 + r[o s]) + r[o s + 1]) + ...) over k taps, o < n, added onto acc: one window
+ * row of AveragePool for outputs whose column taps are all inside, in the general path's
+ * order (s a constant in each caller, so that the loads vectorize) */
+static inline __attribute__((always_inline)) void
+sum_cols(float *restrict acc, const float *restrict r, int64_t n, int64_t k, int64_t s)
+{
+	for (int64_t t = 0; t < k; t++)
+		for (int64_t o = 0; o < n; o++)
+			acc[o] += r[o * s + t];
+}
+
+/* AveragePool without dilations: per output row, the outputs whose window columns are all
+ * inside the input add window row after window row across the row (vectorizable), the
+ * others go through window(). Every output adds its taps in pool_image's order and divides
+ * by the same count: the same bits. acc holds out[2] floats. */
+static void avg_image_rows(const pool3 *g, const pool_args *pa, int64_t k, int64_t s,
+			   const float *x, float *y, float *acc)
+{
+	const axis_taps *T = g->t;
+	const int64_t H = g->in[1], W = g->in[2], OW = g->out[2];
+	int64_t a = 0, b = OW;
+	while (a < OW && (T[2].lo[a] != 0 || T[2].hi[a] != k))
+		a++;
+	while (b > a && (T[2].lo[b - 1] != 0 || T[2].hi[b - 1] != k))
+		b--;
+	int64_t o[3];
+	for (o[0] = 0; o[0] < g->out[0]; o[0]++)
+		for (o[1] = 0; o[1] < g->out[1]; o[1]++, y += OW) {
+			for (int64_t ow = a; ow < b; ow++)
+				acc[ow] = 0;
+			for (int64_t td = T[0].lo[o[0]]; td < T[0].hi[o[0]] && a < b; td++)
+				for (int64_t th = T[1].lo[o[1]]; th < T[1].hi[o[1]]; th++) {
+					const int64_t id = T[0].start[o[0]] + td;
+					const int64_t ih = T[1].start[o[1]] + th;
+					const float *r = x + (id * H + ih) * W + T[2].start[a];
+					if (s == 1)
+						sum_cols(acc + a, r, b - a, k, 1);
+					else if (s == 2)
+						sum_cols(acc + a, r, b - a, k, 2);
+					else
+						sum_cols(acc + a, r, b - a, k, s);
+				}
+			for (o[2] = 0; o[2] < OW; o[2]++) {
+				float v;
+				if (o[2] >= a && o[2] < b) {
+					v = acc[o[2]];
+				} else {
+					int64_t best;
+					v = window(g, pa, POOL_AVG, x, o, &best);
+				}
+				y[o[2]] = v / (float)window_count(g, pa, o);
+			}
+		}
+}
+
 static om_kind pool_f32(om_ctx *c)
 {
 	om_spatial sp;
@@ -325,6 +380,20 @@ static om_kind pool_f32(om_ctx *c)
 					    (const float *)X->data + i * isz,
 					    (float *)c->out[0]->data + i * osz, row);
 		free(row);
+		free(g.buf);
+		return OM_OK;
+	}
+	if (pa.kind == POOL_AVG && g.dil[0] == 1 && g.dil[1] == 1 && g.dil[2] == 1) {
+		float *acc = malloc(sizeof(float) * (size_t)(g.out[2] + 1));
+		if (!acc) {
+			free(g.buf);
+			return om_error(c->st, OM_ERR_NOMEM, c->node, "pool row");
+		}
+		for (int64_t i = 0; i < NC; i++)
+			avg_image_rows(&g, &pa, sp.k[sp.n - 1], sp.stride[sp.n - 1],
+				       (const float *)X->data + i * isz,
+				       (float *)c->out[0]->data + i * osz, acc);
+		free(acc);
 		free(g.buf);
 		return OM_OK;
 	}

@@ -242,6 +242,79 @@ static void maxpool_paths_agree(void **state)
 	assert_true(nans > 0);
 }
 
+/* AveragePool (2-D, no dilations): every output is the float sum of its taps in row-major
+ * order divided by its count (inside the input, or inside the padded input with
+ * count_include_pad), bit for bit, over window shapes, strides 1, 2 and 3, widths 1, 7, 17 */
+static float avg_ref(const float *x, int64_t H, int64_t W, const sep_case *k, int pad_count,
+		     int64_t oh, int64_t ow)
+{
+	float acc = 0;
+	int64_t cnt = 0;
+	for (int64_t th = 0; th < k->k[0]; th++)
+		for (int64_t tw = 0; tw < k->k[1]; tw++) {
+			const int64_t ih = oh * k->s[0] - k->pads[0] + th;
+			const int64_t iw = ow * k->s[1] - k->pads[1] + tw;
+			const bool in_pad = ih < H + k->pads[2] && iw < W + k->pads[3];
+			if (ih >= 0 && ih < H && iw >= 0 && iw < W) {
+				acc += x[ih * W + iw];
+				cnt++;
+			} else if (pad_count && in_pad) {
+				cnt++;
+			}
+		}
+	return acc / (float)cnt;
+}
+
+static void avg_case(const sep_case *k, int64_t W, int pc, const float *x)
+{
+	const int64_t xd[] = {1, 2, 9, W};
+	om_tensor tx = tu_tensor(OM_FLOAT, 4, xd, x);
+	const om_tensor *in[] = {&tx};
+	om_tensor out[1];
+	om_status st = {0};
+	om_model *m = om_model_new();
+	om_node *n = tu_node(m, "AveragePool", 1, 1);
+	tu_ints(n, "kernel_shape", 2, k->k);
+	tu_ints(n, "strides", 2, k->s);
+	tu_ints(n, "pads", 4, k->pads);
+	tu_int(n, "count_include_pad", pc);
+	if (om_eval_node(n, 11, in, out, &st) != OM_OK) { /* a kernel wider than the input */
+		assert_true(W + k->pads[1] + k->pads[3] < k->k[1]);
+		om_model_free(m);
+		return;
+	}
+	const float *y = out[0].data;
+	const int64_t OH = out[0].dims[2], OW = out[0].dims[3];
+	for (int64_t i = 0; i < 2 * OH * OW; i++) {
+		const int64_t c = i / (OH * OW), p = i % (OH * OW);
+		const float want = avg_ref(x + c * 9 * W, 9, W, k, pc, p / OW, p % OW);
+		if (memcmp(&y[i], &want, sizeof want))
+			fail_msg("kernel %lldx%lld W %lld pad %d [%lld]: %.9g, want %.9g",
+				 (long long)k->k[0], (long long)k->k[1], (long long)W, pc,
+				 (long long)i, (double)y[i], (double)want);
+	}
+	om_tensor_free(&out[0]);
+	om_model_free(m);
+}
+
+static void averagepool_rows(void **state)
+{
+	(void)state;
+	static const sep_case cases[] = {
+		{{3, 3}, {2, 2}, {1, 1, 1, 1}, 0}, {{3, 3}, {1, 1}, {1, 1, 1, 1}, 0},
+		{{2, 2}, {2, 2}, {0, 0, 0, 0}, 0}, {{1, 4}, {1, 3}, {0, 2, 0, 2}, 0},
+		{{2, 5}, {1, 1}, {0, 0, 0, 0}, 0}, {{3, 2}, {2, 3}, {1, 0, 1, 1}, 0},
+	};
+	static const int64_t widths[] = {1, 7, 17};
+	float x[2 * 9 * 17];
+	for (int i = 0; i < 2 * 9 * 17; i++)
+		x[i] = (float)((i * 37) % 101) / 7.0f - 5.0f;
+	for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++)
+		for (size_t wi = 0; wi < sizeof widths / sizeof widths[0]; wi++)
+			for (int pc = 0; pc < 2; pc++)
+				avg_case(&cases[ci], widths[wi], pc, x);
+}
+
 /* MaxUnpool moves each value to its flat index (int64 data here: any element type), zeros the
  * rest; output_shape overrides the extent; an index outside the output is an input error. */
 static void maxunpool_values(void **state)
@@ -328,7 +401,7 @@ int main(void)
 		cmocka_unit_test(maxpool_indices),    cmocka_unit_test(averagepool_variants),
 		cmocka_unit_test(lppool_and_globals), cmocka_unit_test(maxpool_uint8),
 		cmocka_unit_test(pool_shapes_and_errors), cmocka_unit_test(maxpool_paths_agree),
-		cmocka_unit_test(maxunpool_values),
+		cmocka_unit_test(maxunpool_values),   cmocka_unit_test(averagepool_rows),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
