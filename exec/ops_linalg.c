@@ -401,15 +401,19 @@ static om_kind gemm_infer(om_ctx *c)
 	return rc;
 }
 
-/* Y = broadcast C, element size es (the product then adds alpha * A B with beta) */
+/* Y = broadcast C, element size es (the product then adds alpha * A B with beta): whole rows
+ * when C has N columns, one element repeated when it has one */
 static void fill_c(const gemm_geom *g, const void *C, void *Y, size_t es)
 {
-	for (int64_t i = 0; i < g->M; i++)
-		for (int64_t j = 0; j < g->N; j++) {
-			const int64_t ci = (g->cm == 1 ? 0 : i) * g->cn + (g->cn == 1 ? 0 : j);
-			memcpy((char *)Y + (size_t)(i * g->N + j) * es,
-			       (const char *)C + (size_t)ci * es, es);
-		}
+	for (int64_t i = 0; i < g->M; i++) {
+		const char *src = (const char *)C + (size_t)((g->cm == 1 ? 0 : i) * g->cn) * es;
+		char *dst = (char *)Y + (size_t)(i * g->N) * es;
+		if (g->cn == g->N)
+			memcpy(dst, src, (size_t)g->N * es);
+		else
+			for (int64_t j = 0; j < g->N; j++)
+				memcpy(dst + (size_t)j * es, src, es);
+	}
 }
 
 static void gemm_int(const gemm_geom *g, const om_tensor *a, const om_tensor *b,
