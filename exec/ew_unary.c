@@ -1,7 +1,8 @@
 /* ew_unary.c — unary elementwise ops. One expression per op, instantiated for every type the
  * op takes through the type lists of ew.h. Erf, Exp and Gelu on float32 (and the
  * 16-bit floats, computed in float) use detmath.h's branch-free forms, so their loops
- * vectorize and give the same bits everywhere; the rest call libm per element. */
+ * vectorize and give the same bits everywhere; Log, and Exp in double, use detmath.h's
+ * double forms; the rest call libm per element. */
 /* -O2 vectorizes only loops of known trip count; quiet comparisons let selects vectorize
  * (results are unchanged: no reassociation, and detmath.h switches contraction off) */
 #if defined(__GNUC__) && !defined(__clang__)
@@ -50,13 +51,13 @@ typedef void (*un_fn)(int64_t n, void *out, const void *in, const ew_par *p);
 #define ID_U(x, p, CT) (x)
 #define SQRT_F(x, p, CT) sqrt(x)
 #define RECIP_F(x, p, CT) (K(1) / (x))
-/* float: detmath.h; double: libm */
-static inline double ew_exp_d(double x) { return exp(x); }
+/* detmath.h; Erf in double: libm */
+static inline float ew_log_f(float x) { return (float)om_det_log(x); }
 static inline double ew_erf_d(double x) { return erf(x); }
-#define DET_EXP(v) _Generic((v), float: om_det_expf, default: ew_exp_d)(v)
+#define DET_EXP(v) _Generic((v), float: om_det_expf, default: om_det_exp)(v)
 #define DET_ERF(v) _Generic((v), float: om_det_erff, default: ew_erf_d)(v)
 #define EXP_F(x, p, CT) DET_EXP(x)
-#define LOG_F(x, p, CT) log(x)
+#define LOG_F(x, p, CT) _Generic((x), float: ew_log_f, default: om_det_log)(x)
 #define ERF_F(x, p, CT) DET_ERF(x)
 #define TANH_F(x, p, CT) tanh(x)
 /* libm, as FusedConv's epilogue (conv_epilogue.h) computes it: the two must agree bitwise */

@@ -437,7 +437,7 @@ static double ulp_err(float got, double ref)
 	return fabs((double)got - ref) / u;
 }
 
-/* Erf and Exp over a dense sweep of float32 bit patterns (every sign, subnormals,
+/* Erf, Exp and Log over a dense sweep of float32 bit patterns (every sign, subnormals,
  * tails, +-inf, NaN), against double precision; runs of 1, 7 and 17 elements give the
  * same bits as the long run (vector body and scalar tail agree) */
 static void unary_det_sweep(void **state)
@@ -457,7 +457,7 @@ static void unary_det_sweep(void **state)
 	static const struct {
 		const char *op;
 		double max_ulp;
-	} ops[] = {{"Erf", 4}, {"Exp", 2}};
+	} ops[] = {{"Erf", 4}, {"Exp", 2}, {"Log", 0.501}};
 	for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++) {
 		om_model *m;
 		om_tensor out;
@@ -468,7 +468,7 @@ static void unary_det_sweep(void **state)
 		int64_t at = 0;
 		for (int64_t i = 0; i < n; i++) {
 			const double v = x[i];
-			const double ref = k == 0 ? erf(v) : exp(v);
+			const double ref = k == 0 ? erf(v) : k == 1 ? exp(v) : log(v);
 			const double e = ulp_err(y[i], ref);
 			if (e > worst)
 				worst = e, at = i;
@@ -493,6 +493,28 @@ static void unary_det_sweep(void **state)
 		om_model_free(m);
 	}
 	free(x);
+	/* Exp and Log in double (detmath.h's double forms): within 2 ulp of libm */
+	double xd[2801];
+	for (int i = 0; i < 2801; i++)
+		xd[i] = (i - 1400) * 0.5 + 0.123;
+	const int64_t nd = 2801;
+	om_tensor txd = nt_tensor(OM_DOUBLE, 1, &nd, xd);
+	for (int k = 0; k < 2; k++) {
+		om_model *m;
+		om_tensor out;
+		const om_tensor *ind[] = {&txd};
+		assert_int_equal(run(&m, k ? "Log" : "Exp", 13, 1, ind, &out, NULL), OM_OK);
+		const double *yd = out.data;
+		for (int i = 0; i < 2801; i++) {
+			const double want = k ? log(xd[i]) : exp(xd[i]);
+			if (want != want ? yd[i] == yd[i]
+					 : !(fabs(yd[i] - want) <= 4.5e-16 * fabs(want)))
+				fail_msg("%s(%.17g) = %.17g, libm %.17g", k ? "Log" : "Exp", xd[i],
+				         yd[i], want);
+		}
+		om_tensor_free(&out);
+		om_model_free(m);
+	}
 	/* a block of small |x| only (small half alone) and the same values beside a large one
 	 * (both halves, one picked): the same bits */
 	float sm[65];
