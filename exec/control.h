@@ -14,9 +14,10 @@ om_kind om_ctl_need_session(om_ctx *c);
 om_kind om_ctl_movable(om_ctx *c, const om_tensor *t, size_t *esize);
 /** A condition: exactly one bool. */
 om_kind om_ctl_read_bool(om_ctx *c, const om_tensor *t, bool *out);
-/** Output i of the node = t, copied into the session's memory. */
+/** Output i of the node = t, copied into the session's memory (a sequence or optional: a deep
+ *  copy the run owns). */
 om_kind om_ctl_put_output(om_ctx *c, int32_t i, const om_tensor *t);
-/** om_tensor_free on n tensors. */
+/** om_value_free on n values (tensors, sequences, optionals). */
 void om_ctl_free_all(om_tensor *t, int32_t n);
 /** The zero-filled scan output of a scan that produced no element: the body output's declared
  *  type and extents (unknown ones 0) with `len` inserted at `axis`. */

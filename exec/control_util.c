@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "control.h"
+#include "seq.h"
 
 om_kind om_ctl_bad(om_ctx *c, const char *msg)
 {
@@ -50,6 +51,13 @@ om_kind om_ctl_put_output(om_ctx *c, int32_t i, const om_tensor *t)
 	size_t es;
 	if (!c->out[i])
 		return OM_OK;
+	if (om_is_box(t)) { /* a sequence or optional: a deep copy the run owns */
+		om_tensor v;
+		om_kind rc = om_value_copy(&v, t, c->st);
+		if (!rc && (rc = om_session_output_value(c, i, &v)))
+			om_value_free(&v);
+		return rc;
+	}
 	om_kind rc = om_ctl_movable(c, t, &es);
 	if (!rc)
 		rc = om_session_output(c, i, t->dtype, t->rank, t->dims);
@@ -61,7 +69,7 @@ om_kind om_ctl_put_output(om_ctx *c, int32_t i, const om_tensor *t)
 void om_ctl_free_all(om_tensor *t, int32_t n)
 {
 	for (int32_t i = 0; t && i < n; i++)
-		om_tensor_free(&t[i]);
+		om_value_free(&t[i]);
 }
 
 /* A scan output of a scan that ran 0 times (zeros): the body output's declared element type

@@ -1,7 +1,8 @@
 /* ops_control.c — If, Loop, Scan: subgraphs run through the session (exec/session.h), outer
  * values resolve to the enclosing run's values. Output shapes are known only once the bodies
- * ran, so the kernels place their outputs themselves (om_session_output). Tensor values only:
- * sequence and optional values are OM_ERR_UNSUPPORTED. Scan is in control_scan.c. */
+ * ran, so the kernels place their outputs themselves (om_session_output). Sequences and
+ * optionals (exec/seq.h) pass through If and Loop as deep copies; Scan (control_scan.c) moves
+ * tensors only. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "plan.h"
+#include "seq.h"
 
 /* folded constants larger than this stay run-time values */
 #define FOLD_MAX_BYTES ((size_t)64 << 20)
@@ -542,9 +543,9 @@ static om_kind plan_io(om_session *s, om_plan *p, om_status *st)
 		return om_error(st, OM_ERR_NOMEM, NULL, "out of memory planning");
 	for (int32_t i = 0; i < g->ninputs + g->noutputs; i++) {
 		const om_value *v = i < g->ninputs ? g->inputs[i] : g->outputs[i - g->ninputs];
-		if (v->type.kind == OM_TYPE_OTHER)
+		if (v->type.kind == OM_TYPE_OTHER && !om_type_box_kind(&v->type))
 			return om_error(st, OM_ERR_UNSUPPORTED, NULL,
-					"'%s' is a sequence, map or optional value", v->name);
+					"'%s' is a map or sparse value", v->name);
 	}
 	for (int32_t i = 0; i < g->ninputs; i++) {
 		const om_value *v = g->inputs[i];

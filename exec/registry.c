@@ -19,6 +19,7 @@ extern const om_op_table om_ops_unique;
 extern const om_op_table om_ops_fold;
 extern const om_op_table om_ops_einsum;
 extern const om_op_table om_ops_contrib;
+extern const om_op_table om_ops_sequence, om_ops_optional;
 
 static const om_op_table *const tables[] = {
 	&om_ops_view,   &om_ops_move,        &om_ops_index, &om_ops_generate, &om_ops_elementwise,
@@ -36,6 +37,7 @@ static const om_op_table *const tables[] = {
 	&om_ops_fold,
 	&om_ops_einsum,
 	&om_ops_contrib,
+	&om_ops_sequence, &om_ops_optional,
 };
 
 static bool same_domain(const char *a, const char *b)

@@ -6,6 +6,10 @@
 #include <time.h>
 
 #include "plan.h"
+#include "seq.h"
+
+/* f->blk of a slot whose sequence or optional value the frame owns (freed when the run ends) */
+#define BLK_OWNED (-2)
 
 /* One run of a plan: the tensor of every slot and the pool block holding it (-1: none). */
 typedef struct om_frame {
@@ -48,6 +52,11 @@ static void hold(om_session *s, om_frame *f, int32_t k, int32_t b)
 
 static om_kind check_shape(const om_node *n, int32_t i, om_tensor *t, om_status *st)
 {
+	if (om_is_box(t)) { /* a sequence or optional: no bytes of its own */
+		t->rank = 0;
+		t->nbytes = 0;
+		return OM_OK;
+	}
 	if (t->rank < 0 || t->rank > OM_MAX_RANK || om_shape_numel(t->rank, t->dims) < 0)
 		return om_error(st, OM_ERR_INVALID_INPUT, n, "output %d gets an invalid shape", i);
 	if (!om_dtype_bits(t->dtype))
@@ -70,12 +79,16 @@ static om_kind place_outputs(om_session *s, om_frame *f, const om_step *sp,
 			return om_error(st, OM_ERR_INTERNAL, n, "view needs %zu bytes of %zu",
 					out[0]->nbytes, in[0]->nbytes);
 		out[0]->data = in[0]->data;
-		hold(s, f, sp->out[0], f->blk[sp->in[0]]);
+		int32_t b = f->blk[sp->in[0]];
+		hold(s, f, sp->out[0], b >= 0 ? b : -1); /* a box stays owned by its first slot */
 		return OM_OK;
 	}
 	for (int32_t i = 0; i < n->nout; i++) {
 		if (!out[i])
 			continue;
+		if (om_is_box(out[i]))
+			return om_error(st, OM_ERR_INTERNAL, n, "output %d is a sequence or optional",
+					i);
 		int32_t b = -1;
 		if (i == 0 && (sp->op->flags & OM_OP_INPLACE) && n->nin >= 1 && in[0] &&
 		    (b = f->blk[sp->in[0]]) >= 0) {
@@ -150,6 +163,13 @@ static om_kind run_step(om_session *s, om_frame *f, om_step *sp, om_status *st)
 		if (sp->in[i] >= 0 && p->slots[sp->in[i]].kind == OM_SLOT_CONST)
 			c.const_in |= (uint64_t)1 << i;
 	bool control = sp->op->flags & OM_OP_CONTROL;
+	for (int32_t i = 0; !control && !sp->view && i < nin; i++)
+		if (om_is_box(in[i])) { /* only control rows and views take boxes */
+			rc = om_error(st, OM_ERR_INVALID_MODEL, n,
+				      "input %d is a sequence or optional, %s takes tensors", i,
+				      n->op);
+			goto done;
+		}
 	if (sp->dynamic && !control) {
 		rc = om_infer_step(p, sp, &c);
 		if (rc == OM_NEED_VALUE)
@@ -224,6 +244,8 @@ om_kind om_session_output(om_ctx *c, int32_t i, int32_t dtype, int32_t rank,
 	if (rank < 0 || rank > OM_MAX_RANK)
 		return om_error(c->st, OM_ERR_UNSUPPORTED, c->node, "output %d has rank %d", i,
 				rank);
+	if (dtype == OM_SEQ_DTYPE || dtype == OM_OPT_DTYPE)
+		return om_error(c->st, OM_ERR_INTERNAL, c->node, "output %d is a box", i);
 	om_set_shape(t, dtype, rank, dims);
 	om_kind rc = check_shape(c->node, i, t, c->st);
 	if (rc)
@@ -237,12 +259,69 @@ om_kind om_session_output(om_ctx *c, int32_t i, int32_t dtype, int32_t rank,
 	return OM_OK;
 }
 
+/* The frame slot of the running step's output i, free to be set; NULL after an error. */
+static om_tensor *free_output(om_ctx *c, int32_t i, om_frame **fp, int32_t *kp)
+{
+	om_session *s = c->session;
+	om_frame *f = s ? s->cur : NULL;
+	const om_step *sp = f ? f->step : NULL;
+	if (!sp || sp->node != c->node || i < 0 || i >= c->nout || sp->out[i] < 0 ||
+	    f->t[sp->out[i]].data) {
+		om_error(c->st, OM_ERR_INTERNAL, c->node, "output %d cannot be placed", i);
+		return NULL;
+	}
+	*fp = f;
+	*kp = sp->out[i];
+	return &f->t[sp->out[i]];
+}
+
+om_kind om_session_output_value(om_ctx *c, int32_t i, om_tensor *v)
+{
+	om_frame *f;
+	int32_t k;
+	om_tensor *t = free_output(c, i, &f, &k);
+	if (!t)
+		return c->st->kind;
+	if (!om_is_box(v) || !v->data)
+		return om_error(c->st, OM_ERR_INTERNAL, c->node, "output %d is not a box", i);
+	*t = *v;
+	t->rank = 0;
+	t->nbytes = 0;
+	f->blk[k] = BLK_OWNED;
+	memset(v, 0, sizeof *v);
+	return OM_OK;
+}
+
+om_kind om_session_output_alias(om_ctx *c, int32_t i, const om_tensor *v)
+{
+	om_frame *f;
+	int32_t k;
+	om_tensor *t = free_output(c, i, &f, &k);
+	if (!t)
+		return c->st->kind;
+	*t = *v;
+	if (!t->data)
+		t->data = (void *)no_bytes;
+	f->blk[k] = -1;
+	return OM_OK;
+}
+
 /* ---- one run of a plan ------------------------------------------------------------------- */
 
 static om_kind check_input(const om_slot *s, const om_tensor *t, bool strict, om_status *st)
 {
 	const om_type *ty = &s->v->type;
 	const char *name = s->v->name;
+	int32_t box = om_type_box_kind(ty);
+	if (om_is_box(t) || box) {
+		if (!om_is_box(t) || !t->data || (strict && t->dtype != box))
+			return om_error(st, OM_ERR_INVALID_INPUT, NULL,
+					"input '%s' must be a %s", name,
+					box == OM_OPT_DTYPE   ? "optional value"
+					: box == OM_SEQ_DTYPE ? "sequence"
+							      : "tensor");
+		return OM_OK;
+	}
 	if (t->rank < 0 || t->rank > OM_MAX_RANK || om_shape_numel(t->rank, t->dims) < 0)
 		return om_error(st, OM_ERR_INVALID_INPUT, NULL, "input '%s' has an invalid shape",
 				name);
@@ -339,6 +418,12 @@ static om_kind copy_outputs(om_session *s, const om_plan *p, const om_frame *f, 
 			return om_error(st, OM_ERR_INVALID_MODEL, NULL,
 					"output '%s' is never computed",
 					p->slots[p->outputs[i]].v->name);
+		if (om_is_box(t)) {
+			om_kind rc = om_value_copy(&out[i], t, st);
+			if (rc)
+				return rc;
+			continue;
+		}
 		if (can_hand_over(s, p, f, i)) {
 			out[i] = *t;
 			out[i].data = om_pool_take(&s->pool, f->blk[p->outputs[i]]);
@@ -383,11 +468,13 @@ om_kind om_run_plan(om_session *s, om_plan *p, om_frame *parent, const om_tensor
 		rc = copy_outputs(s, p, &f, out, nout, st);
 	if (rc)
 		for (int i = 0; i < nout; i++)
-			om_tensor_free(&out[i]);
+			om_value_free(&out[i]);
 out:
 	for (int32_t k = 0; f.blk && k < p->nslots; k++)
 		if (f.blk[k] >= 0)
 			om_pool_release(&s->pool, f.blk[k]);
+		else if (f.blk[k] == BLK_OWNED)
+			om_value_free(&f.t[k]);
 	free(f.t);
 	free(f.blk);
 	return rc;

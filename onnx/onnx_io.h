@@ -52,6 +52,8 @@ void om_onnx_mappings_free(om_mapping *maps);
 /** Checks the wire format of a ModelProto/TensorProto: lengths, tags, nesting depth. */
 om_kind om_onnx_wire_check(const ProtobufCMessageDescriptor *d, const uint8_t *data,
 			   size_t size, om_status *st);
+/** Reads a whole file into malloc'd memory (tensor and value files). */
+om_kind om_onnx_read_file(const char *path, unsigned char **data, size_t *size, om_status *st);
 /** Lower an unpacked ModelProto into m (m->proto, m->resources, m->release set). */
 om_kind om_onnx_lower_model(om_model *m, Onnx__ModelProto *mp, om_status *st);
 

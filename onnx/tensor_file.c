@@ -17,7 +17,7 @@ static const struct {
 	{"c8", OM_COMPLEX64}, {"c16", OM_COMPLEX128},
 };
 
-static om_kind read_all(const char *path, unsigned char **data, size_t *size, om_status *st)
+om_kind om_onnx_read_file(const char *path, unsigned char **data, size_t *size, om_status *st)
 {
 	FILE *f = fopen(path, "rb");
 	if (!f)
@@ -279,7 +279,7 @@ om_kind om_tensor_read_file(const char *path, om_tensor *t, om_status *st)
 	memset(t, 0, sizeof *t);
 	unsigned char *b = NULL;
 	size_t n = 0;
-	om_kind k = read_all(path, &b, &n, st);
+	om_kind k = om_onnx_read_file(path, &b, &n, st);
 	if (k)
 		return k;
 	const bool npy = n >= 6 && !memcmp(b, "\x93NUMPY", 6);

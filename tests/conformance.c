@@ -17,6 +17,10 @@
  * them as bfloat16). Both are 2-byte elements holding the same bits, so a uint16 tensor file is
  * read as bfloat16 when the model declares that graph input or output bfloat16; every other
  * element type mismatch is still a failure.
+ *
+ * Graph inputs and outputs of sequence or optional type are read as SequenceProto /
+ * OptionalProto files into the executor's sequence values (exec/seq.h), fed as such, and
+ * compared item by item (the empty optional equals only the empty optional).
  */
 #include <dirent.h>
 #include <math.h>
@@ -30,6 +34,7 @@
 
 #include "half.h"
 #include "ir.h"
+#include "seq.h"
 
 #define CASE_TIMEOUT_S 120
 
@@ -132,8 +137,37 @@ static int close_enough(double got, double want)
 	return fabs(got - want) <= 1e-7 + 1e-3 * fabs(want);
 }
 
-/* 0 when equal; else writes why into msg. */
+static int compare_tensor(const om_tensor *got, const om_tensor *want, char *msg, size_t size);
+
+/* 0 when equal; else writes why into msg. Sequences and optionals compare item by item. */
 static int compare(const om_tensor *got, const om_tensor *want, char *msg, size_t size)
+{
+	if (!om_is_box(got) && !om_is_box(want))
+		return compare_tensor(got, want, msg, size);
+	if (got->dtype != want->dtype) {
+		snprintf(msg, size, "a %s, expected a %s",
+			 om_is_box(got) ? (got->dtype == OM_SEQ_DTYPE ? "sequence" : "optional")
+					: "tensor",
+			 om_is_box(want) ? (want->dtype == OM_SEQ_DTYPE ? "sequence" : "optional")
+					 : "tensor");
+		return 1;
+	}
+	const om_seq *a = om_box(got), *b = om_box(want);
+	if (a->n != b->n) {
+		snprintf(msg, size, "%lld items, expected %lld", (long long)a->n, (long long)b->n);
+		return 1;
+	}
+	for (int64_t i = 0; i < a->n; i++) {
+		char why[400];
+		if (compare(&a->items[i], &b->items[i], why, sizeof why)) {
+			snprintf(msg, size, "item %lld: %s", (long long)i, why);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static int compare_tensor(const om_tensor *got, const om_tensor *want, char *msg, size_t size)
 {
 	if (got->dtype != want->dtype) {
 		snprintf(msg, size, "element type %s, expected %s", om_dtype_name(got->dtype),
@@ -215,8 +249,15 @@ static int report(int verbose, const char *name, const char *what, const om_stat
 static void free_tensors(om_tensor *t, int n)
 {
 	for (int i = 0; t && i < n; i++)
-		om_tensor_free(&t[i]);
+		om_value_free(&t[i]);
 	free(t);
+}
+
+/* The declared type of graph value `name`, or NULL. */
+static const om_type *declared_type(const om_model *m, const char *name)
+{
+	const om_value *v = name ? om_graph_find(m->graph, name) : NULL;
+	return v ? &v->type : NULL;
 }
 
 /* The element type the model declares for graph value `name`, OM_UNDEFINED when unknown. */
@@ -249,7 +290,8 @@ static int run_data_set(const char *name, const char *set, const om_model *m, om
 	}
 	for (int i = 0; i < nin; i++) {
 		snprintf(path, sizeof path, "%s/input_%d.pb", set, i);
-		if (om_tensor_read_file(path, &in[i], &st)) {
+		if (om_value_read_file(path, declared_type(m, om_session_input_name(s, i)), &in[i],
+				       &st)) {
 			verdict = report(verbose, name, "reading an input", &st);
 			goto done;
 		}
@@ -264,7 +306,8 @@ static int run_data_set(const char *name, const char *set, const om_model *m, om
 	}
 	for (int i = 0; i < nout; i++) {
 		snprintf(path, sizeof path, "%s/output_%d.pb", set, i);
-		if (om_tensor_read_file(path, &want[i], &st)) {
+		if (om_value_read_file(path, declared_type(m, om_session_output_name(s, i)),
+				       &want[i], &st)) {
 			verdict = report(verbose, name, "reading an output", &st);
 			goto done;
 		}
