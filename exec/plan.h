@@ -67,6 +67,7 @@ struct om_session {
 	om_node_hook hook;
 	void *hook_arg;
 	void **strs; /* string bytes kernels malloc'd during the run (freed when it ends) */
+	int boxes;   /* the main graph's outputs may be sequences/optionals (om_session_run_values) */
 	int64_t nstrs, capstrs;
 };
 

@@ -306,6 +306,15 @@ om_kind om_session_output_alias(om_ctx *c, int32_t i, const om_tensor *v)
 	return OM_OK;
 }
 
+om_kind om_session_run_values(om_session *s, const om_tensor *inputs, int ninputs,
+			      om_tensor *outputs, int noutputs, om_status *st)
+{
+	s->boxes = 1;
+	om_kind rc = om_session_run(s, inputs, ninputs, outputs, noutputs, st);
+	s->boxes = 0;
+	return rc;
+}
+
 /* ---- one run of a plan ------------------------------------------------------------------- */
 
 static om_kind check_input(const om_slot *s, const om_tensor *t, bool strict, om_status *st)
@@ -417,6 +426,11 @@ static om_kind copy_outputs(om_session *s, const om_plan *p, const om_frame *f, 
 		if (!t->data)
 			return om_error(st, OM_ERR_INVALID_MODEL, NULL,
 					"output '%s' is never computed",
+					p->slots[p->outputs[i]].v->name);
+		if (om_is_box(t) && !p->parent && !s->boxes)
+			return om_error(st, OM_ERR_UNSUPPORTED, NULL,
+					"output '%s' is a sequence or optional (omopt.h returns "
+					"tensors only)",
 					p->slots[p->outputs[i]].v->name);
 		if (om_is_box(t)) {
 			om_kind rc = om_value_copy(&out[i], t, st);

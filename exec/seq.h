@@ -52,6 +52,12 @@ om_kind om_session_output_value(om_ctx *c, int32_t i, om_tensor *v);
  *  the running graph's frame: an item of an input's box (SequenceAt, OptionalGetElement). */
 om_kind om_session_output_alias(om_ctx *c, int32_t i, const om_tensor *v);
 
+/** om_session_run whose main-graph inputs and outputs may be sequences and optionals (boxes;
+ *  free outputs with om_value_free). om_session_run itself returns tensors only: a box output
+ *  is OM_ERR_UNSUPPORTED there. */
+om_kind om_session_run_values(om_session *s, const om_tensor *inputs, int ninputs,
+			      om_tensor *outputs, int noutputs, om_status *st);
+
 /* ---- declared types and test data (onnx/value_file.c) ------------------------------------ */
 
 /** OM_SEQ_DTYPE for a sequence type, OM_OPT_DTYPE for an optional type, 0 otherwise. */

@@ -313,7 +313,7 @@ static int run_data_set(const char *name, const char *set, const om_model *m, om
 		}
 		reinterpret_bfloat16(&want[i], declared_elem(m, om_session_output_name(s, i)));
 	}
-	if (om_session_run(s, in, nin, out, nout, &st)) {
+	if (om_session_run_values(s, in, nin, out, nout, &st)) {
 		verdict = report(verbose, name, "run", &st);
 		goto done;
 	}

@@ -467,6 +467,30 @@ static void boxes_are_not_tensors(void **state)
 	om_model_free(m);
 }
 
+/* a sequence output: om_session_run (omopt.h) returns tensors only; om_session_run_values
+ * returns the box */
+static void sequence_output(void **state)
+{
+	(void)state;
+	om_model *m = new_model(13);
+	om_graph *g = m->graph;
+	const int64_t d[] = {1};
+	om_value *x = input(g, "x", OM_FLOAT, 1, d);
+	output(g, op2(g, "SequenceConstruct", "s", x, x));
+	om_session *s = create(m);
+	float xv = 7;
+	om_tensor in[1] = {tensor(OM_FLOAT, 1, d, &xv)}, out[1];
+	om_status st = {0};
+	assert_int_equal(om_session_run(s, in, 1, out, 1, &st), OM_ERR_UNSUPPORTED);
+	assert_int_equal(om_session_run_values(s, in, 1, out, 1, &st), OM_OK);
+	assert_int_equal(out[0].dtype, OM_SEQ_DTYPE);
+	assert_int_equal(om_box(&out[0])->n, 2);
+	check_f32(&om_box(&out[0])->items[1], 1, d, &xv);
+	om_value_free(&out[0]);
+	om_session_free(s);
+	om_model_free(m);
+}
+
 /* seq.c on its own: deep copies are independent, erase keeps the order */
 static void box_copy_erase(void **state)
 {
@@ -506,6 +530,7 @@ int main(void)
 		cmocka_unit_test(loop_carried_sequence),
 		cmocka_unit_test(if_and_map),
 		cmocka_unit_test(boxes_are_not_tensors),
+		cmocka_unit_test(sequence_output),
 		cmocka_unit_test(box_copy_erase),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
