@@ -192,7 +192,17 @@ UN_TABLE_F(t_softsign, SOFTSIGN_F)
 OM_EW_FLOATS(UN_DEF, GELU_F)
 static const un_fn t_gelu[OM_DTYPE_COUNT] = {[OM_FLOAT] = un_gelu_f32,
 					      OM_EW_FLOATS(UN_ENTRY_NOT_F32, GELU_F)};
-UN_TABLE_F(t_gelu_tanh, GELU_TANH_F)
+UN_CLONES static void un_gelu_tanh_f32(int64_t n, void *o_, const void *a_, const ew_par *p)
+{
+	(void)p;
+	float *o = o_;
+	const float *a = a_;
+	for (int64_t i = 0; i < n; i++)
+		o[i] = ew_gelu_tanh_f(a[i]);
+}
+OM_EW_FLOATS(UN_DEF, GELU_TANH_F)
+static const un_fn t_gelu_tanh[OM_DTYPE_COUNT] = {[OM_FLOAT] = un_gelu_tanh_f32,
+						   OM_EW_FLOATS(UN_ENTRY_NOT_F32, GELU_TANH_F)};
 UN_TABLE_F(t_floor, FLOOR_F)
 UN_TABLE_F(t_ceil, CEIL_F)
 UN_TABLE_F(t_round, ROUND_F)
