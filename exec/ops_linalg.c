@@ -56,6 +56,7 @@ typedef struct mm_operand {
 	int64_t bdims[OM_MAX_RANK], bstr[OM_MAX_RANK];
 	int64_t rows, cols, rs, cs;
 	int32_t rank; /* the tensor's: a 1-D operand's promoted dim leaves the output */
+	bool empty;   /* no elements: nothing is read, any layout does */
 } mm_operand;
 
 /* trans: swap the matrix axes; tbatch: dim 0 moves to rows, dims 1 .. r-2 become the batch
@@ -70,6 +71,7 @@ static void mm_operand_of(const om_tensor *t, bool is_b, bool trans, bool tbatch
 		st[d] = acc, acc *= t->dims[d];
 	o->rank = r;
 	o->nb = 0;
+	o->empty = acc == 0;
 	if (r == 1) {
 		o->rows = is_b ? t->dims[0] : 1, o->cols = is_b ? 1 : t->dims[0];
 		o->rs = o->cols, o->cs = 1;
@@ -93,6 +95,11 @@ static void mm_operand_of(const om_tensor *t, bool is_b, bool trans, bool tbatch
  * false when the strides allow neither (never for the layouts mm_operand_of makes). */
 static bool mm_blas_layout(const mm_operand *o, bool *trans, int64_t *ld)
 {
+	if (o->empty) {
+		*trans = false;
+		*ld = o->cols > 1 ? o->cols : 1;
+		return true;
+	}
 	if (o->cols <= 1 || o->cs == 1) {
 		*trans = false;
 		*ld = o->rows > 1 ? o->rs : (o->cols > 1 ? o->cols : 1);

@@ -519,6 +519,8 @@ static void fused_matmul_forms(void **state)
 	fmm_case(3, D(2, 0, 5), 3, D(2, 5, 6), FMM(1, 0, 0, 0, 0));
 	fmm_case(3, D(2, 0, 3), 3, D(2, 0, 6), FMM(3, 1, 0, 0, 0));
 	fmm_case(4, D(0, 2, 3, 5), 4, D(2, 3, 5, 6), FMM(1, 0, 0, 1, 0));
+	fmm_case(3, D(4, 0, 5), 3, D(4, 0, 5), FMM(1, 0, 1, 1, 1));
+	fmm_case(3, D(4, 3, 0), 3, D(0, 3, 5), FMM(2, 0, 0, 1, 1));
 	/* the attention products: Q K^T with K [2, 4, 16, 32], and [16, 16] x [16, 32] heads */
 	fmm_case(4, D(2, 4, 16, 32), 4, D(2, 4, 16, 32), FMM(0.17677669f, 0, 1, 0, 0));
 	fmm_case(4, D(2, 4, 16, 16), 4, D(2, 4, 16, 32), FMM(1, 0, 0, 0, 0));
