@@ -389,9 +389,10 @@ MULTI_ISA static void output_transform2(const wino *g, const float *mt, int64_t 
 
 /* ---- the conv ------------------------------------------------------------------------------ */
 
-/* Few tiles: OpenBLAS runs the product about 10% faster as Mt^T = V^T U^T (measured with cold
- * weights at 16 to 64 tiles), transposed back through a small buffer. */
-enum { SWAP_TILES = 64 };
+/* Few tiles: OpenBLAS runs the product 10-15% faster as Mt^T = V^T U^T (measured with cold
+ * weights at 16 tiles: resnet18's 7 x 7 layers), transposed back through a small buffer; at 49
+ * tiles the gain and the transposition cost about the same. */
+enum { SWAP_TILES = 32 };
 
 /* Mt [a*a][Mg][nt] = U [a*a][Mg][Cg] x V [a*a][Cg][nt]; through sw (nt x Mg floats) if any */
 static void products(const wino *g, const float *u, const float *v, int64_t nt, float *sw,
