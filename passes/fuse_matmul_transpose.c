@@ -112,6 +112,7 @@ static bool perm_of(const om_node *t, int32_t r, int64_t *perm)
 	return true;
 }
 
+/* p is the identity (!rot) or FusedMatMul's batch rotation [1, .., r-2, 0, r-1] (rot) */
 static bool perm_is(const int64_t *p, int32_t r, bool rot)
 {
 	for (int32_t i = 0; i < r; i++) {
