@@ -76,8 +76,8 @@ static om_kind check_elem(om_ctx *c, const om_seq *s, const om_tensor *t)
 	int32_t want = s->n ? s->items[0].dtype : s->elem;
 	if (want && t->dtype != want)
 		return om_error(c->st, OM_ERR_INVALID_INPUT, c->node,
-				"element type %s cannot join a sequence of %s", om_dtype_name(t->dtype),
-				om_dtype_name(want));
+				"element type %s cannot join a sequence of %s",
+				om_dtype_name(t->dtype), om_dtype_name(want));
 	return OM_OK;
 }
 
@@ -295,10 +295,10 @@ static om_kind split_kernel(om_ctx *c)
 		if ((rc = om_tensor_alloc(&item, x->dtype, x->rank, dims, c->st)))
 			break;
 		const size_t run = inner * (size_t)sizes[i];
-		for (int64_t o = 0; o < outer && run; o++)
-			memcpy((char *)item.data + (size_t)o * run,
-			       (const char *)x->data + ((size_t)(o * x->dims[axis] + start)) * inner,
-			       run);
+		for (int64_t o = 0; o < outer && run; o++) {
+			const size_t at = (size_t)(o * x->dims[axis] + start) * inner;
+			memcpy((char *)item.data + (size_t)o * run, (const char *)x->data + at, run);
+		}
 		if (squeeze) { /* keepdims 0: chunks of 1 lose the axis */
 			memmove(item.dims + axis, item.dims + axis + 1,
 				sizeof *item.dims * (size_t)(item.rank - axis - 1));

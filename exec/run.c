@@ -87,8 +87,8 @@ static om_kind place_outputs(om_session *s, om_frame *f, const om_step *sp,
 		if (!out[i])
 			continue;
 		if (om_is_box(out[i]))
-			return om_error(st, OM_ERR_INTERNAL, n, "output %d is a sequence or optional",
-					i);
+			return om_error(st, OM_ERR_INTERNAL, n,
+					"output %d is a sequence or optional", i);
 		int32_t b = -1;
 		if (i == 0 && (sp->op->flags & OM_OP_INPLACE) && n->nin >= 1 && in[0] &&
 		    (b = f->blk[sp->in[0]]) >= 0) {

@@ -1,8 +1,11 @@
 /* test_ops_sequence.c — sequence and optional values in sessions (exec/seq.h): the Sequence*
  * ops, SplitToSequence, ConcatFromSequence, SequenceMap, Optional*, Identity/If/Loop carrying
  * them; positions out of range and type mismatches are InvalidInput. Values by hand. */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "onnx.pb-c.h"
 #include "seq.h"
 #include "session.h"
 #include "testutil.h"
@@ -430,7 +433,8 @@ static void if_and_map(void **state)
 		g = m->graph;
 		om_value *x = input(g, "x", OM_FLOAT, 1, d);
 		om_value *z = input(g, "z", OM_FLOAT, 1, (const int64_t[]){3});
-		om_value *seq = node(g, "SequenceConstruct", "s", 3, (om_value *[]){x, x, z})->out[0];
+		om_value *seq =
+			node(g, "SequenceConstruct", "s", 3, (om_value *[]){x, x, z})->out[0];
 		if (!bad) /* the last one, z, goes */
 			seq = op1(g, "SequenceErase", "cut", seq);
 		mb = om_graph_new(m, g);
@@ -529,6 +533,80 @@ static void box_copy_erase(void **state)
 	om_value_free(&opt);
 }
 
+/* ---- test data files (onnx/value_file.c) -------------------------------------------------- */
+
+static void write_bytes(const char *path, const void *b, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(b, 1, n, f), n);
+	fclose(f);
+}
+
+/* a SequenceProto of two float tensors, an OptionalProto of one and an empty one, read as their
+ * declared types say; every truncation of the sequence file is an error or a shorter value,
+ * never a crash (ASan) */
+static void value_files(void **state)
+{
+	(void)state;
+	char dir[256], path[300];
+	assert_int_equal(tu_tmpdir_make(dir, sizeof dir, "omseq"), 0);
+	float a[] = {1, 2}, b[] = {3};
+	int64_t da[] = {2}, db[] = {1};
+	Onnx__TensorProto t[2] = {ONNX__TENSOR_PROTO__INIT, ONNX__TENSOR_PROTO__INIT};
+	t[0].n_dims = 1, t[0].dims = da, t[0].has_data_type = 1, t[0].data_type = OM_FLOAT;
+	t[0].n_float_data = 2, t[0].float_data = a;
+	t[1].n_dims = 1, t[1].dims = db, t[1].has_data_type = 1, t[1].data_type = OM_FLOAT;
+	t[1].n_float_data = 1, t[1].float_data = b;
+	Onnx__TensorProto *tv[] = {&t[0], &t[1]};
+	Onnx__SequenceProto sp = ONNX__SEQUENCE_PROTO__INIT;
+	sp.has_elem_type = 1, sp.elem_type = 1, sp.n_tensor_values = 2, sp.tensor_values = tv;
+	uint8_t buf[256];
+	size_t n = onnx__sequence_proto__pack(&sp, buf);
+	Onnx__TypeProto__Sequence seq_t = ONNX__TYPE_PROTO__SEQUENCE__INIT;
+	Onnx__TypeProto seq_ty = ONNX__TYPE_PROTO__INIT;
+	seq_ty.value_case = ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE, seq_ty.sequence_type = &seq_t;
+	Onnx__TypeProto__Optional opt_t = ONNX__TYPE_PROTO__OPTIONAL__INIT;
+	Onnx__TypeProto opt_ty = ONNX__TYPE_PROTO__INIT;
+	opt_ty.value_case = ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE, opt_ty.optional_type = &opt_t;
+	om_type ts = {.kind = OM_TYPE_OTHER, .proto = &seq_ty};
+	om_type to = {.kind = OM_TYPE_OTHER, .proto = &opt_ty};
+	assert_int_equal(om_type_box_kind(&ts), OM_SEQ_DTYPE);
+	assert_int_equal(om_type_box_kind(&to), OM_OPT_DTYPE);
+	snprintf(path, sizeof path, "%s/seq.pb", dir);
+	write_bytes(path, buf, n);
+	om_tensor v;
+	om_status st = {0};
+	assert_int_equal(om_value_read_file(path, &ts, &v, &st), OM_OK);
+	assert_int_equal(v.dtype, OM_SEQ_DTYPE);
+	assert_int_equal(om_box(&v)->n, 2);
+	check_f32(&om_box(&v)->items[0], 1, da, a);
+	check_f32(&om_box(&v)->items[1], 1, db, b);
+	om_value_free(&v);
+	for (size_t cut = 0; cut < n; cut++) {
+		write_bytes(path, buf, cut);
+		if (om_value_read_file(path, &ts, &v, &st) == OM_OK) {
+			assert_true(om_box(&v)->n < 2);
+			om_value_free(&v);
+		}
+	}
+	Onnx__OptionalProto op = ONNX__OPTIONAL_PROTO__INIT;
+	op.has_elem_type = 1, op.elem_type = 1, op.tensor_value = &t[1];
+	n = onnx__optional_proto__pack(&op, buf);
+	snprintf(path, sizeof path, "%s/opt.pb", dir);
+	write_bytes(path, buf, n);
+	assert_int_equal(om_value_read_file(path, &to, &v, &st), OM_OK);
+	assert_int_equal(v.dtype, OM_OPT_DTYPE);
+	assert_int_equal(om_box(&v)->n, 1);
+	check_f32(&om_box(&v)->items[0], 1, db, b);
+	om_value_free(&v);
+	write_bytes(path, buf, 0); /* no value: the empty optional */
+	assert_int_equal(om_value_read_file(path, &to, &v, &st), OM_OK);
+	assert_int_equal(om_box(&v)->n, 0);
+	om_value_free(&v);
+	assert_int_equal(tu_tmpdir_remove(dir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -543,6 +621,7 @@ int main(void)
 		cmocka_unit_test(boxes_are_not_tensors),
 		cmocka_unit_test(sequence_output),
 		cmocka_unit_test(box_copy_erase),
+		cmocka_unit_test(value_files),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
