@@ -237,16 +237,17 @@ ALWAYS_INLINE void input_transform(const wino *g, const int a, const float *x, i
 	const int m = a - 2, wide = m * LP;
 	static const float zeros[WIDE];
 	const int64_t HW = g->H * g->W;
-	for (int64_t t = t0; t < t0 + nt;) {
-		int64_t n, oy, ox;
-		const int nl = group_at(g, t, t0 + nt, &n, &oy, &ox);
-		const int64_t iy = oy - g->pt, ix = ox - g->pl;
-		const bool inside = ix >= 0 && ix + wide <= g->W;
-		/* columns [j0, j1) of the row lie in the image */
-		const int64_t j0 = ix < 0 ? -ix : 0;
-		const int64_t j1 = g->W - ix < wide ? g->W - ix : wide;
-		float *vt = v + (t - t0);
-		for (int64_t c = 0; c < g->Cg; c++) {
+	/* channel by channel, each sweeping the block's tiles: V's rows fill in order */
+	for (int64_t c = 0; c < g->Cg; c++)
+		for (int64_t t = t0; t < t0 + nt;) {
+			int64_t n, oy, ox;
+			const int nl = group_at(g, t, t0 + nt, &n, &oy, &ox);
+			const int64_t iy = oy - g->pt, ix = ox - g->pl;
+			const bool inside = ix >= 0 && ix + wide <= g->W;
+			/* columns [j0, j1) of the row lie in the image */
+			const int64_t j0 = ix < 0 ? -ix : 0;
+			const int64_t j1 = g->W - ix < wide ? g->W - ix : wide;
+			float *vt = v + (t - t0);
 			const float *src = x + (n * g->C + gi * g->Cg + c) * HW;
 			const float *rows[6];
 			float buf[6][WIDE], ph[6][WIDE], tv[6][WIDE], r[36 * L];
@@ -329,9 +330,8 @@ ALWAYS_INLINE void input_transform(const wino *g, const int a, const float *x, i
 				for (int k = 0; k < a * a; k++)
 					for (int l = 0; l < nl; l++)
 						vc[k * g->Cg * nt + l] = r[k * L + l];
+			t += nl;
 		}
-		t += nl;
-	}
 }
 
 MULTI_ISA static void input_transform4(const wino *g, const float *x, int64_t gi, int64_t t0,
@@ -354,11 +354,12 @@ ALWAYS_INLINE void output_transform(const wino *g, const int a, const float *mt,
 {
 	const int m = a - 2;
 	const int64_t OHW = g->OH * g->OW;
-	for (int64_t t = t0; t < t0 + nt;) {
-		int64_t n, oy, ox;
-		const int nl = group_at(g, t, t0 + nt, &n, &oy, &ox);
-		int64_t cols = g->OW - ox < m * nl ? g->OW - ox : m * nl;
-		for (int64_t mm = 0; mm < g->Mg; mm++) {
+	/* channel by channel, each sweeping the block's tiles: Mt's rows are read in order */
+	for (int64_t mm = 0; mm < g->Mg; mm++)
+		for (int64_t t = t0; t < t0 + nt;) {
+			int64_t n, oy, ox;
+			const int nl = group_at(g, t, t0 + nt, &n, &oy, &ox);
+			int64_t cols = g->OW - ox < m * nl ? g->OW - ox : m * nl;
 			float d[36 * L], tv[24 * L], o[4][4 * L];
 			const float *src = mt + mm * nt + (t - t0);
 			/* lanes past nl read what follows (L floats of slack end the buffer): they
@@ -387,9 +388,8 @@ ALWAYS_INLINE void output_transform(const wino *g, const int a, const float *mt,
 				memcpy(y + off, o[i], sizeof(float) * (size_t)cols);
 				om_conv_epi_row(e, ch, off, y + off, cols);
 			}
+			t += nl;
 		}
-		t += nl;
-	}
 }
 
 MULTI_ISA static void output_transform4(const wino *g, const float *mt, int64_t gi, int64_t t0,
