@@ -32,7 +32,8 @@ static void sgemm_matches_reference(void **state)
 {
 	(void)state;
 	static const int64_t ext[][3] = {{1, 1, 1}, {3, 5, 7}, {9, 65, 130}, {17, 128, 64},
-					 {8, 64, 0}, {2, 3, 200}};
+					 {8, 64, 0}, {2, 3, 200}, {1, 100, 37}, {3, 70, 20},
+					 {40, 1, 33}, {50, 2, 9}, {4, 3, 5}, {4, 4, 4}};
 	enum { CAP = 40000 };
 	static float A[CAP], B[CAP], C[CAP], C0[CAP];
 	for (size_t e = 0; e < sizeof ext / sizeof ext[0]; e++)
@@ -61,7 +62,8 @@ static void sgemm_matches_reference(void **state)
 			}
 }
 
-/* beta == 0 must not read C: NaN there stays out of the result */
+/* beta == 0 must not read C: NaN there stays out of the result (the GEMV path for few rows
+ * or columns, and sgemm for more) */
 static void sgemm_beta_zero_ignores_c(void **state)
 {
 	(void)state;
@@ -70,7 +72,25 @@ static void sgemm_beta_zero_ignores_c(void **state)
 		float C[4] = {NAN, NAN, NAN, NAN};
 		om_sgemm(exact, false, false, 2, 2, 2, 1.0f, A, 2, B, 2, 0.0f, C, 2);
 		assert_true(C[0] == 19 && C[1] == 22 && C[2] == 43 && C[3] == 50);
+		/* one row; one column (C's column 1 of a 2-column buffer) */
+		float r[2] = {NAN, NAN}, c[4] = {NAN, NAN, NAN, NAN};
+		om_sgemm(exact, false, false, 1, 2, 2, 1.0f, A, 2, B, 2, 0.0f, r, 2);
+		assert_true(r[0] == 19 && r[1] == 22);
+		om_sgemm(exact, false, true, 2, 1, 2, 1.0f, A, 2, B, 2, 0.0f, c + 1, 2);
+		assert_true(c[1] == 17 && c[3] == 39 && isnan(c[0]) && isnan(c[2]));
+		/* more rows and columns than the GEMV path takes */
+		float big[16];
+		static const float ones[16] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+		for (int i = 0; i < 16; i++)
+			big[i] = NAN;
+		om_sgemm(exact, false, false, 4, 4, 4, 1.0f, ones, 4, ones, 4, 0.0f, big, 4);
+		for (int i = 0; i < 16; i++)
+			assert_true(big[i] == 4);
 	}
+	double d[2] = {NAN, NAN};
+	const double da[] = {1, 2}, db[] = {3, 4, 5, 6};
+	om_dgemm(0, false, false, 1, 2, 2, 1.0, da, 2, db, 2, 0.0, d, 2);
+	assert_true(d[0] == 13 && d[1] == 16);
 }
 
 /* exact: the documented order, (0 + a0*b0) + a1*b1 + ... in float, is what comes out */

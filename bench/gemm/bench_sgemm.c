@@ -4,8 +4,9 @@
  *   nt       row-major A [M, K] x B^T, B stored [N, K]       (weights as the model stores them)
  *   swap     S [N, M] = B^T A^T (BLAS's m side is then M), C = S^T
  *   tn_swap  the same with B stored [N, K]
- * and the attention products (batch 2 x 4 heads) as a loop of one call per head. OpenBLAS
- * 0.3.21 (Debian 12) has no cblas_sgemm_batch.
+ * the attention products (batch 2 x 4 heads) as a loop of one call per head (OpenBLAS 0.3.21,
+ * Debian 12, has no cblas_sgemm_batch), and products of a few rows through sgemm against one
+ * sgemv per row (what om_sgemm does up to 3 rows: sgemm packs all of B in every call).
  *
  *     OPENBLAS_NUM_THREADS=1 build/bench/gemm/bench_sgemm [REPS]
  *
@@ -104,6 +105,29 @@ static double time_heads(int nb, int m, int n, int k, int tb, int reps)
 	return best;
 }
 
+/* [m, k] x [k, n]: sgemm (gemv 0) or one sgemv per row (gemv 1) */
+static double time_rows(int m, int n, int k, int gemv, int reps)
+{
+	float *A = randv((size_t)m * k), *B = randv((size_t)k * n), *C = randv((size_t)m * n);
+	double best = 1e30;
+	for (int trial = 0; trial < 5; trial++) {
+		const double t0 = cpu_us();
+		for (int r = 0; r < reps; r++)
+			if (gemv)
+				for (int i = 0; i < m; i++)
+					cblas_sgemv(CblasRowMajor, CblasTrans, k, n, 1.0f, B, n,
+						    A + (size_t)i * k, 1, 0.0f, C + (size_t)i * n, 1);
+			else
+				cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f,
+					    A, k, B, n, 0.0f, C, n);
+		const double t = (cpu_us() - t0) / reps;
+		if (t < best)
+			best = t;
+	}
+	free(A), free(B), free(C);
+	return best;
+}
+
 int main(int argc, char **argv)
 {
 	const int reps = argc > 1 ? atoi(argv[1]) : 2000;
@@ -130,5 +154,10 @@ int main(int argc, char **argv)
 	/* attention: batch 2 x 4 heads, QK^T [16,32]x[32,16] with K^T stored, then P V [16,16]x[16,32] */
 	printf("heads 8x(16x16x32, B^T): %.3f us per 8;  8x(16x32x16): %.3f us per 8\n",
 	       time_heads(8, 16, 16, 32, 1, reps), time_heads(8, 16, 32, 16, 0, reps));
+	for (int m = 1; m <= 6; m++) {
+		const int r = reps / 10 + 1;
+		printf("%d x 512 x 1000: sgemm %.2f us, sgemv per row %.2f us\n", m,
+		       time_rows(m, 1000, 512, 0, r), time_rows(m, 1000, 512, 1, r));
+	}
 	return 0;
 }
