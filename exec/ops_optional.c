@@ -61,12 +61,12 @@ static om_kind get_kernel(om_ctx *c)
 	if (!x)
 		return om_error(c->st, OM_ERR_INVALID_INPUT, c->node, "the input is missing");
 	if (x->dtype == OM_SEQ_DTYPE)
-		return om_session_output_alias(c, 0, x); /* boxes live as long as the frame */
+		return om_session_output_alias(c, 0, x, 0);
 	if (x->dtype != OM_OPT_DTYPE)
 		return om_ctl_put_output(c, 0, x); /* a pool tensor may die first: copy */
 	if (!om_box(x)->n)
 		return om_error(c->st, OM_ERR_INVALID_INPUT, c->node, "the optional is empty");
-	return om_session_output_alias(c, 0, &om_box(x)->items[0]);
+	return om_session_output_alias(c, 0, &om_box(x)->items[0], 0);
 }
 
 static const om_op rows[] = {

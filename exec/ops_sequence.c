@@ -163,7 +163,7 @@ static om_kind at_kernel(om_ctx *c)
 	om_kind rc = need_seq(c, 0, &s);
 	if (rc || (rc = need_tensor(c, 1)) || (rc = read_pos(c, 1, s->n, false, 0, &pos)))
 		return rc;
-	return om_session_output_alias(c, 0, &s->items[pos]);
+	return om_session_output_alias(c, 0, &s->items[pos], 0);
 }
 
 static om_kind length_kernel(om_ctx *c)

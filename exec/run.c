@@ -8,7 +8,8 @@
 #include "plan.h"
 #include "seq.h"
 
-/* f->blk of a slot whose sequence or optional value the frame owns (freed when the run ends) */
+/* f->blk of a slot whose sequence or optional value (box) the frame owns: freed when the last
+ * reader of it and of every view into it has run, or when the run ends */
 #define BLK_OWNED (-2)
 
 /* One run of a plan: the tensor of every slot and the pool block holding it (-1: none). */
@@ -17,6 +18,8 @@ typedef struct om_frame {
 	struct om_frame *parent;
 	om_tensor *t;
 	int32_t *blk;
+	int32_t *owner; /* the slot owning the box this slot's value is or lies in; -1: none */
+	int32_t *brefs; /* of an owning slot: reads still to come of it and of its views */
 	const struct om_step *step; /* the step whose kernel runs */
 } om_frame;
 
@@ -32,9 +35,26 @@ static double now_ms(void)
 
 /* ---- liveness ---------------------------------------------------------------------------- */
 
+/* Slot k's value is (or lies in) the box of slot o (-1: in no box of this frame). */
+static void box_hold(om_frame *f, int32_t k, int32_t o)
+{
+	f->owner[k] = o;
+	if (o >= 0)
+		f->brefs[o] += f->p->slots[k].uses;
+}
+
+static void box_free(om_frame *f, int32_t o)
+{
+	om_value_free(&f->t[o]);
+	f->blk[o] = -1;
+}
+
 /* One consumer of slot k has run: the block goes back when nobody else will read it. */
 static void drop(om_session *s, om_frame *f, int32_t k)
 {
+	int32_t o = f->owner[k];
+	if (o >= 0 && --f->brefs[o] <= 0 && f->blk[o] == BLK_OWNED)
+		box_free(f, o);
 	int32_t b = f->blk[k];
 	if (b < 0 || !s->pool.b[b].busy)
 		return;
@@ -81,6 +101,7 @@ static om_kind place_outputs(om_session *s, om_frame *f, const om_step *sp,
 		out[0]->data = in[0]->data;
 		int32_t b = f->blk[sp->in[0]];
 		hold(s, f, sp->out[0], b >= 0 ? b : -1); /* a box stays owned by its first slot */
+		box_hold(f, sp->out[0], f->owner[sp->in[0]]);
 		return OM_OK;
 	}
 	for (int32_t i = 0; i < n->nout; i++) {
@@ -221,6 +242,8 @@ static om_kind run_step(om_session *s, om_frame *f, om_step *sp, om_status *st)
 		int32_t b = sp->out[i] >= 0 ? f->blk[sp->out[i]] : -1;
 		if (b >= 0 && s->pool.b[b].busy && s->pool.b[b].refs <= 0)
 			om_pool_release(&s->pool, b); /* an output nobody reads */
+		if (b == BLK_OWNED && f->brefs[sp->out[i]] <= 0)
+			box_free(f, sp->out[i]);
 	}
 done:
 	if (in != in_fixed)
@@ -288,21 +311,25 @@ om_kind om_session_output_value(om_ctx *c, int32_t i, om_tensor *v)
 	t->rank = 0;
 	t->nbytes = 0;
 	f->blk[k] = BLK_OWNED;
+	box_hold(f, k, k);
 	memset(v, 0, sizeof *v);
 	return OM_OK;
 }
 
-om_kind om_session_output_alias(om_ctx *c, int32_t i, const om_tensor *v)
+om_kind om_session_output_alias(om_ctx *c, int32_t i, const om_tensor *v, int32_t from)
 {
 	om_frame *f;
 	int32_t k;
 	om_tensor *t = free_output(c, i, &f, &k);
 	if (!t)
 		return c->st->kind;
+	if (from < 0 || from >= c->nin || f->step->in[from] < 0)
+		return om_error(c->st, OM_ERR_INTERNAL, c->node, "output %d aliases no input", i);
 	*t = *v;
 	if (!t->data)
 		t->data = (void *)no_bytes;
 	f->blk[k] = -1;
+	box_hold(f, k, f->owner[f->step->in[from]]);
 	return OM_OK;
 }
 
@@ -466,14 +493,20 @@ om_kind om_run_plan(om_session *s, om_plan *p, om_frame *parent, const om_tensor
 				p->g->name);
 	om_frame f = {.p = p, .parent = parent};
 	f.t = calloc((size_t)(p->nslots ? p->nslots : 1), sizeof *f.t);
-	f.blk = malloc(sizeof *f.blk * (size_t)(p->nslots ? p->nslots : 1));
+	f.blk = malloc(sizeof *f.blk * (size_t)(p->nslots ? p->nslots : 1) * 3);
 	om_kind rc = OM_OK;
+	if (f.blk) {
+		f.owner = f.blk + p->nslots;
+		f.brefs = f.owner + p->nslots;
+	}
 	if (!f.t || !f.blk) {
 		rc = om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
 		goto out;
 	}
-	for (int32_t k = 0; k < p->nslots; k++)
-		f.blk[k] = -1;
+	for (int32_t k = 0; k < p->nslots; k++) {
+		f.blk[k] = f.owner[k] = -1;
+		f.brefs[k] = 0;
+	}
 	rc = bind_slots(p, &f, in, nin, st);
 	for (int32_t i = 0; !rc && i < p->nsteps; i++)
 		if (!p->steps[i].folded && !p->steps[i].dead)
@@ -488,7 +521,7 @@ out:
 		if (f.blk[k] >= 0)
 			om_pool_release(&s->pool, f.blk[k]);
 		else if (f.blk[k] == BLK_OWNED)
-			om_value_free(&f.t[k]);
+			box_free(&f, k);
 	free(f.t);
 	free(f.blk);
 	return rc;

@@ -48,9 +48,9 @@ void om_value_free(om_tensor *t);
 
 /** For OM_OP_CONTROL kernels: output i = box v, which the run now owns (v is zeroed). */
 om_kind om_session_output_value(om_ctx *c, int32_t i, om_tensor *v);
-/** For OM_OP_CONTROL kernels: output i = v itself, no copy (a view). v must live as long as
- *  the running graph's frame: an item of an input's box (SequenceAt, OptionalGetElement). */
-om_kind om_session_output_alias(om_ctx *c, int32_t i, const om_tensor *v);
+/** For OM_OP_CONTROL kernels: output i = v itself, no copy (a view): input `from` or an item
+ *  of its box (SequenceAt, OptionalGetElement). The box stays alive while the view is read. */
+om_kind om_session_output_alias(om_ctx *c, int32_t i, const om_tensor *v, int32_t from);
 
 /** om_session_run whose main-graph inputs and outputs may be sequences and optionals (boxes;
  *  free outputs with om_value_free). om_session_run itself returns tensors only: a box output

@@ -210,6 +210,39 @@ static void split_scalar(void **state)
 	om_model_free(m);
 }
 
+/* the box lives while views into it are read: at = seq[1] and its Reshape are read after the
+ * last direct reader of seq (ASan checks the frees); then the box goes before the run ends */
+static void views_keep_the_box(void **state)
+{
+	(void)state;
+	om_model *m = new_model(13);
+	om_graph *g = m->graph;
+	const int64_t xd[] = {4}, one[] = {1}, two[] = {2};
+	om_value *x = input(g, "x", OM_FLOAT, 1, xd), *pos = input(g, "pos", OM_INT64, 0, one);
+	om_value *shape = input(g, "shape", OM_INT64, 1, one);
+	om_value *k = input(g, "k", OM_INT64, 0, one);
+	om_value *seq = op2(g, "SplitToSequence", "seq", x, k);
+	om_value *at = op2(g, "SequenceAt", "at", seq, pos);
+	om_value *len = op1(g, "SequenceLength", "len", seq); /* the last direct reader */
+	om_value *r = op2(g, "Reshape", "r", at, shape);
+	output(g, op2(g, "Add", "sum", r, r));
+	output(g, len);
+	om_session *s = create(m);
+	float xv[] = {1, 2, 3, 4};
+	int64_t pv = 1, shp = 2, kv = 2;
+	om_tensor in[4] = {tensor(OM_FLOAT, 1, xd, xv), tensor(OM_INT64, 0, one, &pv),
+			   tensor(OM_INT64, 1, one, &shp), tensor(OM_INT64, 0, one, &kv)};
+	om_tensor out[2];
+	for (int rep = 0; rep < 2; rep++) {
+		assert_int_equal(run(s, in, 4, out, 2), OM_OK);
+		check_f32(&out[0], 1, two, (const float[]){6, 8});
+		check_i64(&out[1], 1, (const int64_t[]){2});
+		free_all(out, 2);
+	}
+	om_session_free(s);
+	om_model_free(m);
+}
+
 /* ---- SequenceConstruct, SequenceInsert, SequenceErase, SequenceEmpty --------------------- */
 
 /* cat(Erase(Insert(Construct(a, b), c, ip), ep)); a = [1], b = [2], c = [3] */
@@ -612,6 +645,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(split_at_concat),
 		cmocka_unit_test(split_scalar),
+		cmocka_unit_test(views_keep_the_box),
 		cmocka_unit_test(construct_insert_erase),
 		cmocka_unit_test(empty_sequence),
 		cmocka_unit_test(optionals),
