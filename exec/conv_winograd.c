@@ -245,7 +245,7 @@ ALWAYS_INLINE void input_transform(const wino *g, const int a, const float *x, i
 			const int64_t iy = oy - g->pt, ix = ox - g->pl;
 			const bool inside = ix >= 0 && ix + wide <= g->W;
 			/* columns [j0, j1) of the row lie in the image */
-			const int64_t j0 = ix < 0 ? -ix : 0;
+			const int64_t j0 = ix >= 0 ? 0 : -ix < wide ? -ix : wide;
 			const int64_t j1 = g->W - ix < wide ? g->W - ix : wide;
 			float *vt = v + (t - t0);
 			const float *src = x + (n * g->C + gi * g->Cg + c) * HW;
