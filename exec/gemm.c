@@ -137,13 +137,14 @@ enum { GEMV_MAX = 3 };
 			}                                                                       \
 			return;                                                                 \
 		}                                                                               \
-		for (int j = 0; j < N; j++) { /* column j of C = alpha * op(A) (column j of op(B)) */ \
+		/* column j of C = alpha * op(A) (column j of op(B)) + beta * column j */          \
+		for (int j = 0; j < N; j++) {                                                   \
 			if (beta == 0)                                                          \
 				for (int i = 0; i < M; i++)                                     \
 					C[(size_t)i * (size_t)ldc + (size_t)j] = 0;             \
 			const T *y = tb ? B + (size_t)j * (size_t)ldb : B + j;                  \
-			GEMV(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, ta ? K : M, ta ? M : K, \
-			     alpha, A, lda, y, tb ? 1 : ldb, beta, C + j, ldc);                 \
+			GEMV(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, ta ? K : M,         \
+			     ta ? M : K, alpha, A, lda, y, tb ? 1 : ldb, beta, C + j, ldc);     \
 		}                                                                               \
 	}
 

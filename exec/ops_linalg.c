@@ -337,8 +337,8 @@ static om_kind matmul_kernel(om_ctx *c)
 		return rc;
 	const om_tensor *a = c->in[0], *b = c->in[1];
 	om_tensor *y = c->out[0];
-	const double alpha = strcmp(c->node->op, "FusedMatMul") ? 1.0
-								 : om_attr_float(c->node, "alpha", 1.0f);
+	const bool fused = !strcmp(c->node->op, "FusedMatMul");
+	const double alpha = fused ? om_attr_float(c->node, "alpha", 1.0f) : 1.0;
 	switch (a->dtype) {
 	case OM_FLOAT: case OM_DOUBLE:
 		matmul_float(&g, c->exact, om_dtype_size(a->dtype), alpha, a->data, b->data,

@@ -577,7 +577,8 @@ static void fused_matmul_errors(void **state)
 	om_model *m;
 	om_node *n = fmm_node(&m, &FMM(1, 0, 0, 0, 0));
 	const int32_t ia[] = {1, 2};
-	om_tensor ta = nt_tensor(OM_INT32, 2, D(1, 2), ia), tb = nt_tensor(OM_INT32, 2, D(2, 1), ia);
+	om_tensor ta = nt_tensor(OM_INT32, 2, D(1, 2), ia);
+	om_tensor tb = nt_tensor(OM_INT32, 2, D(2, 1), ia);
 	const om_tensor *in[] = {&ta, &tb};
 	om_tensor out[1];
 	assert_int_equal(nt_run(n, 1, in, out), OM_ERR_INVALID_MODEL);

@@ -93,8 +93,9 @@ static double time_heads(int nb, int m, int n, int k, int tb, int reps)
 		const double t0 = cpu_us();
 		for (int r = 0; r < reps; r++)
 			for (int b = 0; b < nb; b++)
-				cblas_sgemm(CblasRowMajor, CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
-					    m, n, k, 1.0f, A + (size_t)b * m * k, k,
+				cblas_sgemm(CblasRowMajor, CblasNoTrans,
+					    tb ? CblasTrans : CblasNoTrans, m, n, k, 1.0f,
+					    A + (size_t)b * m * k, k,
 					    B + (size_t)b * k * n, tb ? k : n, 0.0f,
 					    C + (size_t)b * m * n, n);
 		const double t = (cpu_us() - t0) / reps;
@@ -115,11 +116,12 @@ static double time_rows(int m, int n, int k, int gemv, int reps)
 		for (int r = 0; r < reps; r++)
 			if (gemv)
 				for (int i = 0; i < m; i++)
-					cblas_sgemv(CblasRowMajor, CblasTrans, k, n, 1.0f, B, n,
-						    A + (size_t)i * k, 1, 0.0f, C + (size_t)i * n, 1);
+					cblas_sgemv(CblasRowMajor, CblasTrans, k, n, 1.0f,
+						    B, n, A + (size_t)i * k, 1, 0.0f,
+						    C + (size_t)i * n, 1);
 			else
-				cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f,
-					    A, k, B, n, 0.0f, C, n);
+				cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n,
+					    k, 1.0f, A, k, B, n, 0.0f, C, n);
 		const double t = (cpu_us() - t0) / reps;
 		if (t < best)
 			best = t;
@@ -133,7 +135,8 @@ int main(int argc, char **argv)
 	const int reps = argc > 1 ? atoi(argv[1]) : 2000;
 	static const int shapes[][3] = {
 		{32, 384, 128}, {32, 128, 128}, {32, 512, 128}, {32, 128, 512}, {64, 64, 64},
-		{128, 64, 64}, {128, 256, 64}, {128, 64, 256}, {16, 16, 32}, {16, 32, 16}, {1, 1, 1},
+		{128, 64, 64}, {128, 256, 64}, {128, 64, 256}, {16, 16, 32}, {16, 32, 16},
+		{1, 1, 1},
 	};
 	static const char *names[] = {"nn", "nt", "swap", "tn_swap"};
 	printf("%-16s", "M N K");
@@ -151,7 +154,7 @@ int main(int argc, char **argv)
 		}
 		printf("\n");
 	}
-	/* attention: batch 2 x 4 heads, QK^T [16,32]x[32,16] with K^T stored, then P V [16,16]x[16,32] */
+	/* attention, batch 2 x 4 heads: QK^T [16,32]x[32,16] (K stored), P V [16,16]x[16,32] */
 	printf("heads 8x(16x16x32, B^T): %.3f us per 8;  8x(16x32x16): %.3f us per 8\n",
 	       time_heads(8, 16, 16, 32, 1, reps), time_heads(8, 16, 32, 16, 0, reps));
 	for (int m = 1; m <= 6; m++) {
