@@ -2,6 +2,7 @@
  * SequenceLength SplitToSequence ConcatFromSequence SequenceMap on om_seq values (seq.h).
  * The rows are OM_OP_CONTROL: outputs are placed by the kernels (a new box the run owns, an
  * item aliased as a view, or a tensor from the pool); they are never folded at plan time. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -344,7 +345,10 @@ static om_kind concat_kernel(om_ctx *c)
 		for (int32_t k = 0; k < t->rank; k++)
 			if ((stack || k != axis) && t->dims[k] != first->dims[k])
 				return bad_input(c, "the items differ in shape off the axis");
-		total += stack ? 1 : t->dims[axis];
+		const int64_t len = stack ? 1 : t->dims[axis];
+		if (total > INT64_MAX - len)
+			return bad_input(c, "the concatenated extent overflows");
+		total += len;
 	}
 	int64_t dims[OM_MAX_RANK];
 	for (int32_t k = 0, j = 0; k < first->rank + stack; k++)

@@ -9,7 +9,8 @@
 #include "seq.h"
 
 /* f->blk of a slot whose sequence or optional value (box) the frame owns: freed when the last
- * reader of it and of every view into it has run, or when the run ends */
+ * reader of it and of every view into it has run, or when the run ends (always so for a box
+ * holding strings: kernels copy string pointers, which may outlive the readers) */
 #define BLK_OWNED (-2)
 
 /* One run of a plan: the tensor of every slot and the pool block holding it (-1: none). */
@@ -53,7 +54,8 @@ static void box_free(om_frame *f, int32_t o)
 static void drop(om_session *s, om_frame *f, int32_t k)
 {
 	int32_t o = f->owner[k];
-	if (o >= 0 && --f->brefs[o] <= 0 && f->blk[o] == BLK_OWNED)
+	if (o >= 0 && --f->brefs[o] <= 0 && f->blk[o] == BLK_OWNED &&
+	    !om_value_has_strings(&f->t[o]))
 		box_free(f, o);
 	int32_t b = f->blk[k];
 	if (b < 0 || !s->pool.b[b].busy)
@@ -242,7 +244,8 @@ static om_kind run_step(om_session *s, om_frame *f, om_step *sp, om_status *st)
 		int32_t b = sp->out[i] >= 0 ? f->blk[sp->out[i]] : -1;
 		if (b >= 0 && s->pool.b[b].busy && s->pool.b[b].refs <= 0)
 			om_pool_release(&s->pool, b); /* an output nobody reads */
-		if (b == BLK_OWNED && f->brefs[sp->out[i]] <= 0)
+		if (b == BLK_OWNED && f->brefs[sp->out[i]] <= 0 &&
+		    !om_value_has_strings(&f->t[sp->out[i]]))
 			box_free(f, sp->out[i]);
 	}
 done:

@@ -74,6 +74,17 @@ om_kind om_value_copy(om_tensor *dst, const om_tensor *src, om_status *st)
 	return rc;
 }
 
+bool om_value_has_strings(const om_tensor *v)
+{
+	if (!om_is_box(v))
+		return v->dtype == OM_STRING;
+	const om_seq *b = om_box(v);
+	for (int64_t i = 0; i < b->n; i++)
+		if (om_value_has_strings(&b->items[i]))
+			return true;
+	return false;
+}
+
 void om_value_free(om_tensor *t)
 {
 	if (!t)

@@ -41,6 +41,8 @@ om_kind om_box_adopt(om_seq *b, int64_t pos, om_tensor *v, om_status *st);
 void om_box_erase(om_seq *b, int64_t pos);
 /** dst = a deep copy of src (a tensor, a sequence or an optional); om_value_free frees it. */
 om_kind om_value_copy(om_tensor *dst, const om_tensor *src, om_status *st);
+/** Whether v (a tensor or a box) holds string elements anywhere. */
+bool om_value_has_strings(const om_tensor *v);
 /** Frees a tensor made by om_tensor_alloc or a box with every item; zeroes the struct. */
 void om_value_free(om_tensor *t);
 

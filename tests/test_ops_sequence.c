@@ -243,6 +243,48 @@ static void views_keep_the_box(void **state)
 	om_model_free(m);
 }
 
+/* string items: split (the box owns copies), an item concatenated with Concat (pointers
+ * copied out of the box, read after the box's last reader), ConcatFromSequence */
+static void string_items(void **state)
+{
+	(void)state;
+	om_model *m = new_model(13);
+	om_graph *g = m->graph;
+	const int64_t xd[] = {3}, one[] = {1};
+	om_value *x = input(g, "x", OM_STRING, 1, xd), *pos = input(g, "pos", OM_INT64, 0, one);
+	om_value *seq = op1(g, "SplitToSequence", "seq", x);
+	om_value *at = op2(g, "SequenceAt", "at", seq, pos);
+	om_node *cat = node(g, "ConcatFromSequence", "all", 1, (om_value *[]){seq});
+	om_node *c2 = node(g, "Concat", "twice", 2, (om_value *[]){at, at});
+	om_node_set_attr(c2, "axis", OM_ATTR_INT)->i = 0;
+	output(g, op1(g, "Identity", "twice_id", c2->out[0]));
+	output(g, cat->out[0]);
+	om_session *s = create(m);
+	om_str xv[] = {{"ab", 2}, {"c", 1}, {"", 0}};
+	int64_t pv = -2;
+	om_tensor in[2] = {tensor(OM_STRING, 1, xd, xv), tensor(OM_INT64, 0, one, &pv)};
+	om_tensor out[2];
+	assert_int_equal(run(s, in, 2, out, 2), OM_OK);
+	assert_int_equal(out[0].dtype, OM_STRING);
+	assert_int_equal(om_tensor_numel(&out[0]), 2);
+	for (int i = 0; i < 2; i++) {
+		const om_str *e = &((const om_str *)out[0].data)[i];
+		assert_int_equal(e->len, 1);
+		assert_memory_equal(e->ptr, "c", 1);
+	}
+	assert_int_equal(om_tensor_numel(&out[1]), 3);
+	for (int i = 0; i < 3; i++) {
+		const om_str *e = &((const om_str *)out[1].data)[i];
+		assert_int_equal(e->len, xv[i].len);
+		assert_ptr_not_equal(e->ptr, xv[i].ptr);
+		if (e->len)
+			assert_memory_equal(e->ptr, xv[i].ptr, (size_t)e->len);
+	}
+	free_all(out, 2);
+	om_session_free(s);
+	om_model_free(m);
+}
+
 /* ---- SequenceConstruct, SequenceInsert, SequenceErase, SequenceEmpty --------------------- */
 
 /* cat(Erase(Insert(Construct(a, b), c, ip), ep)); a = [1], b = [2], c = [3] */
@@ -646,6 +688,7 @@ int main(void)
 		cmocka_unit_test(split_at_concat),
 		cmocka_unit_test(split_scalar),
 		cmocka_unit_test(views_keep_the_box),
+		cmocka_unit_test(string_items),
 		cmocka_unit_test(construct_insert_erase),
 		cmocka_unit_test(empty_sequence),
 		cmocka_unit_test(optionals),
