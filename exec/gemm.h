@@ -13,9 +13,9 @@
  *
  * exact != 0: a fixed-order blocked C loop, no BLAS, no threads: every C element is
  * alpha * (((0 + a0*b0) + a1*b1) + ...) in float, k ascending, plus beta * C — bit-identical
- * on every instruction set and thread count. exact == 0: OpenBLAS: cblas_sgemm, or one
- * cblas_sgemv per row (column) of C when it has at most 3 rows (columns), where sgemm's packing
- * of op(B) costs more than the product.
+ * on every instruction set and thread count. exact == 0: OpenBLAS: cblas_sgemm over the
+ * rows of C in blocks of 4 and one cblas_sgemv per remaining row (or per column when C has at
+ * most 3 columns), where sgemm's packing and row tails cost more than the product.
  */
 void om_sgemm(int exact, bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha,
 	      const float *A, int64_t lda, const float *B, int64_t ldb, float beta, float *C,

@@ -33,7 +33,8 @@ static void sgemm_matches_reference(void **state)
 	(void)state;
 	static const int64_t ext[][3] = {{1, 1, 1}, {3, 5, 7}, {9, 65, 130}, {17, 128, 64},
 					 {8, 64, 0}, {2, 3, 200}, {1, 100, 37}, {3, 70, 20},
-					 {40, 1, 33}, {50, 2, 9}, {4, 3, 5}, {4, 4, 4}};
+					 {40, 1, 33}, {50, 2, 9}, {4, 3, 5}, {4, 4, 4},
+					 {6, 5, 11}, {13, 40, 3}, {6, 70, 64}};
 	enum { CAP = 40000 };
 	static float A[CAP], B[CAP], C[CAP], C0[CAP];
 	for (size_t e = 0; e < sizeof ext / sizeof ext[0]; e++)
