@@ -24,7 +24,7 @@ typedef void (*un_fn)(int64_t n, void *out, const void *in, const ew_par *p);
 /* out[i] = STORE(OP(x, p, CT)) with x = LD(in[i]) */
 #define UN_FN(OP, DT) un_##OP##_##DT
 #define UN_DEF_OUT(OP, DT, T, CT, LD, OT, STORE)                                           \
-	static inline void UN_FN(OP, DT)(int64_t n, void *o_, const void *a_, const ew_par *p)    \
+	static inline void UN_FN(OP, DT)(int64_t n, void *o_, const void *a_, const ew_par *p) \
 	{                                                                                  \
 		typedef CT ct_t;                                                           \
 		(void)(ct_t)0;                                                             \
