@@ -128,7 +128,8 @@ static void depthwise3x3_border(const plane *p, const int64_t *lo, const int64_t
 		for (int i = 0; i < 3; i++)
 			for (int j = 0; j < 3; j++)
 				if (ow >= lo[j] && ow < hi[j])
-					v = v + w[i * 3 + j] * rows[i][ow * p->sw + j * p->dw - p->pw];
+					v = v + w[i * 3 + j] *
+						    rows[i][ow * p->sw + j * p->dw - p->pw];
 		yr[ow] = v;
 	}
 }

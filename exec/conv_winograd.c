@@ -28,23 +28,22 @@ enum { BLOCK_FLOATS = 1 << 19 }; /* V + M floats per block of tiles (2 MiB) */
 #endif
 
 /* ---- 1-D transforms ------------------------------------------------------------------------
- * n lanes; element k of lane l at d[k * ds + l * dl], result k of lane l at r[k * rs + l * rl].
- * Callers pass constants, so each instance vectorizes across lanes. */
+ * n lanes, run as vectors (callers pass constants). A^T: element k of lane l at
+ * d[k * ds + l * dl], result k at r[k * rs + l * rl]. */
 
-ALWAYS_INLINE void bt4(int n, const float *restrict d, int ds, int dl, float *restrict r, int rs,
-		       int rl)
+/* B^T: the six inputs of lane l at d0[l] .. d5[l], result k at r[k * rs + l] */
+ALWAYS_INLINE void bt4(int n, const float *restrict d0, const float *restrict d1,
+		       const float *restrict d2, const float *restrict d3, const float *restrict d4,
+		       const float *restrict d5, float *restrict r, int rs)
 {
 	for (int l = 0; l < n; l++) {
-		const float *p = d + l * dl;
-		const float d0 = p[0], d1 = p[ds], d2 = p[2 * ds], d3 = p[3 * ds];
-		const float d4 = p[4 * ds], d5 = p[5 * ds];
-		float *q = r + l * rl;
-		q[0] = 4 * d0 - 5 * d2 + d4;
-		q[rs] = (d3 + d4) - 4 * (d1 + d2);
-		q[2 * rs] = (d4 - d3) + 4 * (d1 - d2);
-		q[3 * rs] = (d4 - d2) + 2 * (d3 - d1);
-		q[4 * rs] = (d4 - d2) - 2 * (d3 - d1);
-		q[5 * rs] = 4 * d1 - 5 * d3 + d5;
+		const float a0 = d0[l], a1 = d1[l], a2 = d2[l], a3 = d3[l], a4 = d4[l], a5 = d5[l];
+		r[l] = 4 * a0 - 5 * a2 + a4;
+		r[rs + l] = (a3 + a4) - 4 * (a1 + a2);
+		r[2 * rs + l] = (a4 - a3) + 4 * (a1 - a2);
+		r[3 * rs + l] = (a4 - a2) + 2 * (a3 - a1);
+		r[4 * rs + l] = (a4 - a2) - 2 * (a3 - a1);
+		r[5 * rs + l] = 4 * a1 - 5 * a3 + a5;
 	}
 }
 
@@ -63,17 +62,16 @@ ALWAYS_INLINE void at4(int n, const float *restrict d, int ds, int dl, float *re
 	}
 }
 
-ALWAYS_INLINE void bt2(int n, const float *restrict d, int ds, int dl, float *restrict r, int rs,
-		       int rl)
+ALWAYS_INLINE void bt2(int n, const float *restrict d0, const float *restrict d1,
+		       const float *restrict d2, const float *restrict d3, float *restrict r,
+		       int rs)
 {
 	for (int l = 0; l < n; l++) {
-		const float *p = d + l * dl;
-		const float d0 = p[0], d1 = p[ds], d2 = p[2 * ds], d3 = p[3 * ds];
-		float *q = r + l * rl;
-		q[0] = d0 - d2;
-		q[rs] = d1 + d2;
-		q[2 * rs] = d2 - d1;
-		q[3 * rs] = d1 - d3;
+		const float a0 = d0[l], a1 = d1[l], a2 = d2[l], a3 = d3[l];
+		r[l] = a0 - a2;
+		r[rs + l] = a1 + a2;
+		r[2 * rs + l] = a2 - a1;
+		r[3 * rs + l] = a1 - a3;
 	}
 }
 
@@ -277,50 +275,17 @@ ALWAYS_INLINE void input_transform(const wino *g, const int a, const float *x, i
 			}
 			/* vertical */
 			if (a == 6)
-				for (int j = 0; j < wide; j++) {
-					const float d0 = ph[0][j], d1 = ph[1][j], d2 = ph[2][j];
-					const float d3 = ph[3][j], d4 = ph[4][j], d5 = ph[5][j];
-					tv[0][j] = 4 * d0 - 5 * d2 + d4;
-					tv[1][j] = (d3 + d4) - 4 * (d1 + d2);
-					tv[2][j] = (d4 - d3) + 4 * (d1 - d2);
-					tv[3][j] = (d4 - d2) + 2 * (d3 - d1);
-					tv[4][j] = (d4 - d2) - 2 * (d3 - d1);
-					tv[5][j] = 4 * d1 - 5 * d3 + d5;
-				}
+				bt4(wide, ph[0], ph[1], ph[2], ph[3], ph[4], ph[5], tv[0], WIDE);
 			else
-				for (int j = 0; j < wide; j++) {
-					const float d0 = ph[0][j], d1 = ph[1][j], d2 = ph[2][j];
-					const float d3 = ph[3][j];
-					tv[0][j] = d0 - d2;
-					tv[1][j] = d1 + d2;
-					tv[2][j] = d2 - d1;
-					tv[3][j] = d1 - d3;
-				}
+				bt2(wide, ph[0], ph[1], ph[2], ph[3], tv[0], WIDE);
 			/* horizontal: element e of tile l at tv[k][(e % m) * LP + l + e / m] */
 			for (int k = 0; k < a; k++) {
-				const float *restrict p = tv[k];
-				float *restrict q = r + k * a * L;
+				const float *p = tv[k];
 				if (a == 6)
-					for (int l = 0; l < L; l++) {
-						const float d0 = p[l], d1 = p[LP + l];
-						const float d2 = p[2 * LP + l], d3 = p[3 * LP + l];
-						const float d4 = p[l + 1], d5 = p[LP + l + 1];
-						q[l] = 4 * d0 - 5 * d2 + d4;
-						q[L + l] = (d3 + d4) - 4 * (d1 + d2);
-						q[2 * L + l] = (d4 - d3) + 4 * (d1 - d2);
-						q[3 * L + l] = (d4 - d2) + 2 * (d3 - d1);
-						q[4 * L + l] = (d4 - d2) - 2 * (d3 - d1);
-						q[5 * L + l] = 4 * d1 - 5 * d3 + d5;
-					}
+					bt4(L, p, p + LP, p + 2 * LP, p + 3 * LP, p + 1, p + LP + 1,
+					    r + k * a * L, L);
 				else
-					for (int l = 0; l < L; l++) {
-						const float d0 = p[l], d1 = p[LP + l];
-						const float d2 = p[l + 1], d3 = p[LP + l + 1];
-						q[l] = d0 - d2;
-						q[L + l] = d1 + d2;
-						q[2 * L + l] = d2 - d1;
-						q[3 * L + l] = d1 - d3;
-					}
+					bt2(L, p, p + LP, p + 1, p + LP + 1, r + k * a * L, L);
 			}
 			float *vc = vt + c * nt;
 			if (t - t0 + L <= nt) /* lanes past nl: the next group rewrites them */
