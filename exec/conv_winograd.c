@@ -16,7 +16,7 @@
 #include "gemm.h"
 
 enum { L = 8 };                  /* tiles per lane group */
-enum { BLOCK_FLOATS = 1 << 19 }; /* V + M floats per block of tiles (2 MiB) */
+enum { BLOCK_FLOATS = 1 << 20 }; /* V + M floats per block of tiles (4 MiB) */
 
 /* The transforms are written for any tile and instantiated per tile size (constant extents
  * unroll), each for AVX2 and for the baseline instruction set (picked at load time). */
