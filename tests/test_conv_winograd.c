@@ -31,7 +31,7 @@ static const wcase cases[] = {
 	{3, 10, 11, 6, 9, 1, {1, 0, 0, 1}}, /* odd extents */
 	{1, 4, 3, 3, 2, 1, {0, 0, 0, 0}},   /* one output */
 	{1, 16, 12, 13, 12, 4, {2, 2, 2, 2}},
-	{1, 64, 48, 47, 64, 1, {1, 1, 1, 1}}, /* several blocks of tiles */
+	{2, 64, 48, 47, 64, 1, {1, 1, 1, 1}}, /* several blocks of tiles (both sizes) */
 	{1, 8, 6, 80, 8, 1, {1, 1, 1, 1}},    /* wide rows: groups of tiles read in place */
 	{2, 9, 7, 75, 5, 1, {0, 0, 0, 0}},
 	{1, 8, 5, 6, 4, 1, {3, 40, 2, 1}},    /* whole groups of tiles in the padding */
