@@ -5,6 +5,7 @@
 
 #include <math.h>
 
+#include "detmath.h"
 #include "op.h"
 
 enum om_conv_act {
@@ -36,9 +37,9 @@ static inline float om_conv_act(const om_conv_epi *e, float x)
 	case OM_ACT_RELU:
 		return x < 0 ? 0.0f : x;
 	case OM_ACT_TANH:
-		return tanhf(x);
+		return om_det_tanhf(x);
 	case OM_ACT_SIGMOID:
-		return x >= 0 ? 1.0f / (1.0f + expf(-x)) : expf(x) / (1.0f + expf(x));
+		return om_det_sigmoidf(x);
 	case OM_ACT_LEAKY_RELU:
 		return x < 0 ? e->alpha * x : x;
 	case OM_ACT_CLIP:

@@ -12,6 +12,7 @@
 
 #include "broadcast.h"
 #include "cast.h"
+#include "detmath.h"
 #include "ew.h"
 
 /* ---- inner-loop generators ------------------------------------------------------------- */
@@ -183,7 +184,7 @@ static inline int64_t ew_ipow(uint64_t x, double y)
 		return 0;
 	if (y != floor(y) || fabs(y) >= 9.2e18) {
 		int64_t sx = (int64_t)x;
-		return om_ew_f2i(pow((double)sx, y));
+		return om_ew_f2i(om_det_pow((double)sx, y));
 	}
 	if (y < 0) { /* 1 / x^k truncated: 1 for x == 1, +-1 for x == -1, else 0 */
 		if (x == 1)
@@ -201,7 +202,8 @@ static inline int64_t ew_ipow(uint64_t x, double y)
 	}
 	return (int64_t)r;
 }
-#define POW_SF(x, y) (sizeof(x) == 4 ? (double)powf((float)(x), (float)(y)) : pow(x, y))
+/* detmath.h's pow in double (float operands: one rounding to float at the store) */
+#define POW_SF(x, y) om_det_pow((double)(x), sizeof(x) == 4 ? (double)(float)(y) : (y))
 #define POW_I(x, y) ew_ipow((uint64_t)(x), y)
 #define EW_DEF_POW(OP, DT, T, CT, LD)                                                      \
 	EW_SIG(OP, DT)                                                                     \

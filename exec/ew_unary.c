@@ -1,8 +1,10 @@
 /* ew_unary.c — unary elementwise ops. One expression per op, instantiated for every type the
- * op takes through the type lists of ew.h. Erf, Exp and Gelu on float32 (and the
- * 16-bit floats, computed in float) use detmath.h's branch-free forms, so their loops
- * vectorize and give the same bits everywhere; Log, and Exp in double, use detmath.h's
- * double forms; the rest call libm per element. */
+ * op takes through the type lists of ew.h. Erf, Exp, Gelu, Tanh and Sigmoid (and Swish) on
+ * float32 (and the 16-bit floats, computed in float) use detmath.h's branch-free forms, so
+ * their loops vectorize and give the same bits everywhere; Log, Elu, Selu, Celu, Softplus,
+ * Mish, the hyperbolic functions and every op in double use detmath.h's double forms (float
+ * results rounded once from double). Only Sin, Cos, Tan, Asin, Acos and Atan call libm: their
+ * rows are not flagged exact (docs/ops.md). */
 /* -O2 vectorizes only loops of known trip count; quiet comparisons let selects vectorize
  * (results are unchanged: no reassociation, and detmath.h switches contraction off) */
 #if defined(__GNUC__) && !defined(__clang__)
@@ -51,43 +53,54 @@ typedef void (*un_fn)(int64_t n, void *out, const void *in, const ew_par *p);
 #define ID_U(x, p, CT) (x)
 #define SQRT_F(x, p, CT) sqrt(x)
 #define RECIP_F(x, p, CT) (K(1) / (x))
-/* detmath.h; Erf in double: libm */
-static inline float ew_log_f(float x) { return (float)om_det_log(x); }
-static inline double ew_erf_d(double x) { return erf(x); }
-#define DET_EXP(v) _Generic((v), float: om_det_expf, default: om_det_exp)(v)
-#define DET_ERF(v) _Generic((v), float: om_det_erff, default: ew_erf_d)(v)
-#define EXP_F(x, p, CT) DET_EXP(x)
-#define LOG_F(x, p, CT) _Generic((x), float: ew_log_f, default: om_det_log)(x)
-#define ERF_F(x, p, CT) DET_ERF(x)
-#define TANH_F(x, p, CT) tanh(x)
-/* libm, as FusedConv's epilogue (conv_epilogue.h) computes it: the two must agree bitwise */
-#define SIGMOID_F(x, p, CT) ((x) >= 0 ? K(1) / (K(1) + exp(-(x))) : exp(x) / (K(1) + exp(x)))
-/* 1 / (1 + e^-|x|) and its complement, without overflow or cancellation */
-static inline float ew_sigmoid_f(float x)
+/* detmath.h: float forms where there are, else the double form rounded once (DET_D) */
+#define DET_D(f) static inline float ew_##f##_f(float x) { return (float)om_det_##f(x); }
+DET_D(log)
+DET_D(expm1)
+DET_D(sinh)
+DET_D(cosh)
+DET_D(asinh)
+DET_D(acosh)
+DET_D(atanh)
+/* softplus in double: x + log1p(e^-x) above 0, log1p(e^x) else */
+static inline double ew_softplus_d(double x)
 {
-	const float e = om_det_expf(-fabsf(x)), s = 1.0f / (1.0f + e);
-	return x >= 0 ? s : e * s;
+	return x > 0 ? x + om_det_log1p(om_det_exp(-x)) : om_det_log1p(om_det_exp(x));
 }
+static inline float ew_softplus_f(float x) { return (float)ew_softplus_d(x); }
+/* x tanh(softplus x), in double */
+static inline double ew_mish_d(double x) { return x * om_det_tanh(ew_softplus_d(x)); }
+static inline float ew_mish_f(float x) { return (float)ew_mish_d(x); }
+#define DET(v, f) _Generic((v), float: ew_##f##_f, default: om_det_##f)(v)
+#define DET2(v, ff, fd) _Generic((v), float: ff, default: fd)(v)
+#define DET_EXP(v) DET2(v, om_det_expf, om_det_exp)
+#define DET_ERF(v) DET2(v, om_det_erff, om_det_erf)
+#define EXP_F(x, p, CT) DET_EXP(x)
+#define LOG_F(x, p, CT) DET(x, log)
+#define ERF_F(x, p, CT) DET_ERF(x)
+#define TANH_F(x, p, CT) DET2(x, om_det_tanhf, om_det_tanh)
+/* FusedConv's epilogue (conv_epilogue.h) calls the same om_det_sigmoidf and om_det_tanhf */
+#define SIGMOID_F(x, p, CT) DET2(x, om_det_sigmoidf, om_det_sigmoid)
 #define CLAMP01(v, CT) ((v) < 0 ? K(0) : (v) > 1 ? K(1) : (v))
 #define HSIG_F(x, p, CT) CLAMP01(K(p->alpha) * (x) + K(p->beta), CT)
 #define HSWISH_F(x, p, CT) ((x) * CLAMP01((x) / K(6) + K(0.5), CT))
 #define RELU_F(x, p, CT) ((x) < 0 ? K(0) : (x))
 #define RELU_S(x, p, CT) ((x) < 0 ? 0 : (x))
 #define LRELU_F(x, p, CT) ((x) < 0 ? K(p->alpha) * (x) : (x))
-#define ELU_F(x, p, CT) ((x) < 0 ? K(p->alpha) * (exp(x) - K(1)) : (x))
-#define SELU_F(x, p, CT) (K(p->gamma) * ((x) <= 0 ? K(p->alpha) * (exp(x) - K(1)) : (x)))
-#define SOFTPLUS_F(x, p, CT) ((x) > 0 ? (x) + log1p(exp(-(x))) : log1p(exp(x)))
+#define ELU_F(x, p, CT) ((x) < 0 ? K(p->alpha) * DET(x, expm1) : (x))
+#define SELU_F(x, p, CT) (K(p->gamma) * ((x) <= 0 ? K(p->alpha) * DET(x, expm1) : (x)))
+#define SOFTPLUS_F(x, p, CT) DET2(x, ew_softplus_f, ew_softplus_d)
 #define SOFTSIGN_F(x, p, CT) ((x) / (K(1) + fabs(x)))
 #define GELU_F(x, p, CT) (K(0.5) * (x) * (K(1) + DET_ERF((x) * K(0.7071067811865476))))
 /* 0.5 x (1 + tanh(u)) = x sigmoid(2u), u = sqrt(2/pi) (x + 0.044715 x^3) */
 static inline float ew_gelu_tanh_f(float x)
 {
 	const float u = 0.7978845608028654f * (x + 0.044715f * x * x * x);
-	return x * ew_sigmoid_f(2.0f * u);
+	return x * om_det_sigmoidf(2.0f * u);
 }
 static inline double ew_gelu_tanh_d(double x)
 {
-	return 0.5 * x * (1 + tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
+	return 0.5 * x * (1 + om_det_tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
 }
 #define GELU_TANH_F(x, p, CT) _Generic((x), float: ew_gelu_tanh_f, default: ew_gelu_tanh_d)(x)
 #define FLOOR_F(x, p, CT) floor(x)
@@ -100,23 +113,24 @@ static inline double ew_gelu_tanh_d(double x)
 #define BNOT(x, p, CT) (~(x))
 #define ISNAN_F(x, p, CT) ((x) != (x))
 #define ISINF_F(x, p, CT) (isinf(x) && ((x) > 0 ? p->det_pos : p->det_neg))
+/* libm: these rows are not flagged exact */
 #define SIN_F(x, p, CT) sin(x)
 #define COS_F(x, p, CT) cos(x)
 #define TAN_F(x, p, CT) tan(x)
 #define ASIN_F(x, p, CT) asin(x)
 #define ACOS_F(x, p, CT) acos(x)
 #define ATAN_F(x, p, CT) atan(x)
-#define SINH_F(x, p, CT) sinh(x)
-#define COSH_F(x, p, CT) cosh(x)
-#define ASINH_F(x, p, CT) asinh(x)
-#define ACOSH_F(x, p, CT) acosh(x)
-#define ATANH_F(x, p, CT) atanh(x)
+#define SINH_F(x, p, CT) DET(x, sinh)
+#define COSH_F(x, p, CT) DET(x, cosh)
+#define ASINH_F(x, p, CT) DET(x, asinh)
+#define ACOSH_F(x, p, CT) DET(x, acosh)
+#define ATANH_F(x, p, CT) DET(x, atanh)
 #define TRELU_F(x, p, CT) ((x) > K(p->alpha) ? (x) : K(0))
 #define CELU_F(x, p, CT)                                                                   \
-	((x) > 0 ? (x) : K(p->alpha) * (exp((x) / K(p->alpha)) - K(1)))
+	((x) > 0 ? (x) : K(p->alpha) * DET((x) / K(p->alpha), expm1))
 #define SHRINK_F(x, p, CT)                                                                 \
 	((x) < -K(p->lambd) ? (x) + K(p->bias) : (x) > K(p->lambd) ? (x) - K(p->bias) : K(0))
-#define MISH_F(x, p, CT) ((x) * tanh(SOFTPLUS_F(x, p, CT)))
+#define MISH_F(x, p, CT) DET2(x, ew_mish_f, ew_mish_d)
 #define SWISH_F(x, p, CT) ((x) * SIGMOID_F(K(p->alpha) * (x), p, CT))
 
 /* ---- tables ------------------------------------------------------------------------------ */
