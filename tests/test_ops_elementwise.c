@@ -2,6 +2,7 @@
  * Mod sign rules, Round half-even, comparisons, Where, variadic ops, Clip, unary ops. */
 #include <stdint.h>
 
+#include "detmath.h"
 #include "half.h"
 #include "nodetest.h"
 
@@ -197,6 +198,88 @@ static void pow_mixed(void **state)
 	nt_check_f32(&out, 1, (int64_t[]){3}, (float[]){4, 16, 81}, 0);
 	om_tensor_free(&out);
 	om_model_free(m);
+}
+
+/* the rows flagged exact call detmath.h, not libm: each kernel's float32 output is bit for bit
+ * the detmath function (default attributes), Pow's is om_det_pow rounded once; Sin, Cos, Tan,
+ * Asin, Acos and Atan (libm) are not flagged exact */
+static void exact_rows_no_libm(void **state)
+{
+	(void)state;
+	enum { N = 4001 };
+	static float x[N];
+	for (int i = 0; i < N; i++)
+		x[i] = (float)(i - N / 2) * 0.011f;
+	x[0] = -INFINITY, x[1] = INFINITY, x[2] = NAN, x[3] = -0.0f, x[4] = 0x1p-149f;
+	x[5] = 1e-30f, x[6] = -1e-30f, x[7] = 0.99f, x[8] = -0.99f, x[9] = 1.5f;
+	const int64_t n = N;
+	om_tensor tx = nt_tensor(OM_FLOAT, 1, &n, x);
+	static const char *const ops[] = {"Sigmoid", "Tanh",  "Elu",   "Selu",  "Celu",
+					  "Softplus", "Mish", "Swish", "Sinh",  "Cosh",
+					  "Asinh",   "Acosh", "Atanh"};
+	const float sa = 1.67326319217681884765625f, sg = 1.05070102214813232421875f;
+	for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++) {
+		const om_op *op = om_op_find("", ops[k], 24);
+		assert_non_null(op);
+		assert_true(op->flags & OM_OP_EXACT);
+		om_model *m;
+		om_tensor out;
+		assert_int_equal(run(&m, ops[k], 24, 1, (const om_tensor *[]){&tx}, &out, NULL),
+		                 OM_OK);
+		const float *y = out.data;
+		for (int i = 0; i < N; i++) {
+			const float v = x[i];
+			const double d = v;
+			const double sp = d > 0 ? d + om_det_log1p(om_det_exp(-d))
+						: om_det_log1p(om_det_exp(d));
+			float want;
+			switch (k) {
+			case 0: want = om_det_sigmoidf(v); break;
+			case 1: want = om_det_tanhf(v); break;
+			case 2: want = v < 0 ? (float)om_det_expm1(d) : v; break;
+			case 3: want = sg * (v <= 0 ? sa * (float)om_det_expm1(d) : v); break;
+			case 4: want = v > 0 ? v : (float)om_det_expm1(d); break;
+			case 5: want = (float)sp; break;
+			case 6: want = (float)(d * om_det_tanh(sp)); break;
+			case 7: want = v * om_det_sigmoidf(v); break;
+			case 8: want = (float)om_det_sinh(d); break;
+			case 9: want = (float)om_det_cosh(d); break;
+			case 10: want = (float)om_det_asinh(d); break;
+			case 11: want = (float)om_det_acosh(d); break;
+			default: want = (float)om_det_atanh(d); break;
+			}
+			if (memcmp(&want, &y[i], sizeof want) && !(want != want && y[i] != y[i]))
+				fail_msg("%s(%a) = %a, detmath %a", ops[k], (double)v, (double)y[i],
+				         (double)want);
+		}
+		om_tensor_free(&out);
+		om_model_free(m);
+	}
+	/* Pow: float base, scalar float exponents */
+	static const float ex[] = {2, 3, -1, 0.5f, -2.5f, 0, 1.0f / 3};
+	for (size_t j = 0; j < sizeof ex / sizeof ex[0]; j++) {
+		om_tensor te = nt_tensor(OM_FLOAT, 0, NULL, &ex[j]);
+		om_model *m;
+		om_tensor out;
+		assert_int_equal(run(&m, "Pow", 15, 2, (const om_tensor *[]){&tx, &te}, &out, NULL),
+		                 OM_OK);
+		const float *y = out.data;
+		for (int i = 0; i < N; i++) {
+			/* a scalar 3 is x*x*x in float (ONNX Runtime's form) */
+			const float want = ex[j] == 3 ? x[i] * x[i] * x[i] : (float)om_det_pow(x[i], ex[j]);
+			if (memcmp(&want, &y[i], sizeof want) && !(want != want && y[i] != y[i]))
+				fail_msg("Pow(%a, %a) = %a, detmath %a", (double)x[i], (double)ex[j],
+				         (double)y[i], (double)want);
+		}
+		om_tensor_free(&out);
+		om_model_free(m);
+	}
+	static const char *const libm_ops[] = {"Sin", "Cos", "Tan", "Asin", "Acos", "Atan"};
+	for (size_t k = 0; k < sizeof libm_ops / sizeof libm_ops[0]; k++) {
+		const om_op *op = om_op_find("", libm_ops[k], 24);
+		assert_non_null(op);
+		assert_false(op->flags & OM_OP_EXACT);
+	}
 }
 
 /* comparisons give bool; Equal on strings; NaN is unequal to itself */
@@ -697,7 +780,7 @@ int main(void)
 	    cmocka_unit_test(clip_forms),      cmocka_unit_test(unary_exact_points),
 	    cmocka_unit_test(half_types),      cmocka_unit_test(logic_and_bits),
 		cmocka_unit_test(swish_swiglu_concat), cmocka_unit_test(unary_det_sweep),
-		cmocka_unit_test(gelu_forms),
+		cmocka_unit_test(gelu_forms), cmocka_unit_test(exact_rows_no_libm),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
