@@ -93,6 +93,36 @@ static void help_and_usage_errors(void **state)
 	assert_int_equal(run("info a b", out, sizeof out, err, sizeof err), 2);
 }
 
+/* `info --ops`: one line per registry row, the count line agreeing with them */
+static void info_lists_the_op_rows(void **state)
+{
+	(void)state;
+	static char out[1 << 16];
+	char err[1024];
+	assert_int_equal(run("info --ops", out, sizeof out, err, sizeof err), 0);
+	int lines = 0, rows = -1;
+	for (const char *p = out; *p; p = strchr(p, '\n') + 1) {
+		if (sscanf(p, "%d rows", &rows) == 1)
+			break;
+		lines++;
+		assert_non_null(strchr(p, '\n'));
+	}
+	assert_int_equal(rows, lines);
+	assert_true(rows > 200);
+	/* a row, a view row, a contrib row (the rows of exec/ops_conv.c, ops_view.c) */
+	static const char *const want[][4] = {{"ai.onnx", "Conv", "1", "exact"},
+					       {"ai.onnx", "Reshape", "5", "view,exact"},
+					       {"com.microsoft", "FusedConv", "1", "exact"}};
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+		char line[128];
+		snprintf(line, sizeof line, "\n%-14s %-32s %4s %s\n", want[i][0], want[i][1],
+			 want[i][2], want[i][3]);
+		if (!strstr(out, line))
+			fail_msg("no row %s", line);
+	}
+	assert_int_equal(run("info --ops x.onnx", out, sizeof out, err, sizeof err), 2);
+}
+
 static void missing_and_truncated_models(void **state)
 {
 	(void)state;
@@ -179,6 +209,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(help_and_usage_errors),
+		cmocka_unit_test(info_lists_the_op_rows),
 		cmocka_unit_test(missing_and_truncated_models),
 		cmocka_unit_test(simplify_writes_a_smaller_model),
 	};

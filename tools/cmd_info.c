@@ -1,17 +1,48 @@
 /* cmd_info.c — `omopt info MODEL`: IR version, producer, opsets, inputs and outputs with
- * their types (symbols by name), op histogram, initializer count and bytes. */
+ * their types (symbols by name), op histogram, initializer count and bytes; `omopt info --ops`:
+ * the operator rows the executor has. */
 #include <stdio.h>
 #include <string.h>
 
 #include "cmd.h"
+#include "op.h"
 #include "ophist.h"
 
 static const char usage_text[] =
 	"usage: omopt info MODEL.onnx\n"
+	"       omopt info --ops\n"
 	"\n"
 	"Prints the model's IR version, producer, opset imports, graph inputs and outputs with\n"
 	"element types and dims (symbolic dims by name, ? when unknown), the op histogram\n"
-	"(subgraphs included) and the initializers' count and bytes.\n";
+	"(subgraphs included) and the initializers' count and bytes.\n"
+	"--ops lists the operator rows omopt runs, one per line: domain, op, the first opset\n"
+	"version the row implements, and its flags (view, exact, data-dependent, in-place,\n"
+	"control). A node runs the row with the highest version <= the model's opset.\n";
+
+static void print_row(const om_op *op, void *arg)
+{
+	static const char *const names[] = {"view", "exact", "data-dependent", "in-place",
+					    "control"};
+	int *count = arg;
+	printf("%-14s %-32s %4d ", op->domain[0] ? op->domain : "ai.onnx", op->name,
+	       (int)op->since);
+	const char *sep = "";
+	for (unsigned b = 0; b < sizeof names / sizeof names[0]; b++)
+		if (op->flags & (1u << b)) {
+			printf("%s%s", sep, names[b]);
+			sep = ",";
+		}
+	printf("\n");
+	(*count)++;
+}
+
+static int list_ops(void)
+{
+	int count = 0;
+	om_op_each(print_row, &count);
+	printf("%d rows\n", count);
+	return 0;
+}
 
 static void print_values(const char *title, om_value *const *v, int32_t n)
 {
@@ -44,6 +75,8 @@ static void init_bytes(const om_graph *g, int64_t *count, int64_t *bytes)
 int cmd_info(int argc, char **argv)
 {
 	const char *path = NULL;
+	if (argc == 2 && !strcmp(argv[1], "--ops"))
+		return list_ops();
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			fputs(usage_text, stdout);
