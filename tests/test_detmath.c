@@ -137,7 +137,7 @@ static void double_functions(void **state)
 		const char *name;
 		double max_ulp;
 	} fn[] = {{"exp", 2},   {"log", 4},   {"expm1", 3}, {"log1p", 3},
-		  {"tanh", 4},  {"sigmoid", 4}, {"erf", 16},  {"sinh", 4},
+		  {"tanh", 4},  {"sigmoid", 4}, {"erf", 12},  {"sinh", 4},
 		  {"cosh", 4},  {"asinh", 4}, {"acosh", 4}, {"atanh", 4}};
 	for (size_t k = 0; k < sizeof fn / sizeof fn[0]; k++) {
 		double worst = 0, got_at = 0;
