@@ -311,6 +311,54 @@ MULTI_ISA static void input_transform2(const wino *g, const float *x, int64_t gi
 	input_transform(g, 4, x, gi, t0, nt, v);
 }
 
+/* y[0..n) = act((o + b) + z) (as om_conv_epi_row computes it), hb, hz, relu constants */
+ALWAYS_INLINE void store_loop(const float *restrict o, float *restrict y, const float *restrict z,
+			      float b, int64_t n, bool hb, bool hz, bool relu)
+{
+	for (int64_t p = 0; p < n; p++) {
+		float v = o[p];
+		if (hb)
+			v = v + b;
+		if (hz)
+			v = v + z[p];
+		if (relu)
+			v = v < 0 ? 0.0f : v;
+		y[p] = v;
+	}
+}
+
+/* One output row stored with the epilogue in the same pass (none, Relu: inline; the other
+ * activations through om_conv_epi_row). off: y's offset in Y. */
+ALWAYS_INLINE void store_row(const om_conv_epi *e, int64_t ch, int64_t off, const float *o,
+			     float *y, int64_t n)
+{
+	const bool hb = e->bias != NULL, hz = e->z != NULL;
+	const float b = hb ? e->bias[ch] : 0.0f;
+	const float *z = hz ? e->z + off : NULL;
+	if (e->act == OM_ACT_RELU) {
+		if (hb && hz)
+			store_loop(o, y, z, b, n, true, true, true);
+		else if (hb)
+			store_loop(o, y, z, b, n, true, false, true);
+		else if (hz)
+			store_loop(o, y, z, b, n, false, true, true);
+		else
+			store_loop(o, y, z, b, n, false, false, true);
+	} else if (e->act == OM_ACT_NONE) {
+		if (hb && hz)
+			store_loop(o, y, z, b, n, true, true, false);
+		else if (hb)
+			store_loop(o, y, z, b, n, true, false, false);
+		else if (hz)
+			store_loop(o, y, z, b, n, false, true, false);
+		else
+			store_loop(o, y, z, b, n, false, false, false);
+	} else {
+		memcpy(y, o, sizeof(float) * (size_t)n);
+		om_conv_epi_row(e, ch, off, y, n);
+	}
+}
+
 /* Y's tiles t0 .. t0 + nt - 1 of group gi from Mt [a*a][Mg][nt]: per group of tiles and
  * channel, the vertical transform per tile, the horizontal one into m output rows of the
  * group (lane stride m), each row stored and given the epilogue while in cache. */
@@ -350,8 +398,7 @@ ALWAYS_INLINE void output_transform(const wino *g, const int a, const float *mt,
 			const int64_t ch = gi * g->Mg + mm;
 			for (int i = 0; i < m && oy + i < g->OH; i++) {
 				const int64_t off = (n * g->M + ch) * OHW + (oy + i) * g->OW + ox;
-				memcpy(y + off, o[i], sizeof(float) * (size_t)cols);
-				om_conv_epi_row(e, ch, off, y + off, cols);
+				store_row(e, ch, off, o[i], y + off, cols);
 			}
 			t += nl;
 		}

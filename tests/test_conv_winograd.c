@@ -144,6 +144,46 @@ static void both_tiles_match_reference(void **state)
 	}
 }
 
+/* The epilogue written with the output transform: bias or not, Z or not, Relu, none, and an
+ * activation of the general path (LeakyRelu), on a case with partial tiles and tile groups. */
+static void epilogue_in_output_transform(void **state)
+{
+	(void)state;
+	const wcase *k = &cases[3]; /* 3 x 10 x 11 x 6 -> 9 channels */
+	om_spatial sp = geometry(k);
+	int64_t nx = k->N * k->C * k->H * k->W, nw = k->M * k->C * 9;
+	int64_t ny = k->N * k->M * sp.out[0] * sp.out[1], P = sp.out[0] * sp.out[1];
+	float *x = malloc(sizeof(float) * (size_t)nx), *w = malloc(sizeof(float) * (size_t)nw);
+	float *b = malloc(sizeof(float) * (size_t)k->M), *z = malloc(sizeof(float) * (size_t)ny);
+	float *y = malloc(sizeof(float) * (size_t)ny);
+	double *val = malloc(sizeof(double) * (size_t)ny), *sc = malloc(sizeof(double) * (size_t)ny);
+	double *want = malloc(sizeof(double) * (size_t)ny), *ws = malloc(sizeof(double) * (size_t)ny);
+	fill(x, nx, 21), fill(w, nw, 22), fill(b, k->M, 23), fill(z, ny, 24);
+	reference(k, x, w, NULL, val, sc);
+	static const int acts[] = {OM_ACT_NONE, OM_ACT_RELU, OM_ACT_LEAKY_RELU};
+	for (int v = 0; v < 12; v++) {
+		const bool hb = v & 1, hz = v & 2;
+		const int act = acts[v / 4];
+		for (int64_t i = 0; i < ny; i++) {
+			double t = val[i] + (hb ? b[i / P % k->M] : 0) + (hz ? z[i] : 0);
+			want[i] = act == OM_ACT_NONE ? t : t >= 0 ? t : act == OM_ACT_RELU ? 0 : 0.25 * t;
+			ws[i] = sc[i] + (hb ? fabs(b[i / P % k->M]) : 0) + (hz ? fabs(z[i]) : 0);
+		}
+		for (int tile = 2; tile <= 4; tile += 2) {
+			om_status st = {0};
+			om_ctx c = {.st = &st};
+			om_conv_epi e = {.bias = hb ? b : NULL, .z = hz ? z : NULL, .act = act,
+					 .alpha = 0.25f};
+			memset(y, 0xff, sizeof(float) * (size_t)ny);
+			assert_int_equal(om_conv_winograd(&c, tile, &sp, k->N, k->C, k->M, 1, x, w,
+							  &e, y),
+					 OM_OK);
+			assert_close(y, want, ws, ny);
+		}
+	}
+	free(x), free(w), free(b), free(z), free(y), free(val), free(sc), free(want), free(ws);
+}
+
 /* ---- sessions ------------------------------------------------------------------------------ */
 
 static void push(om_model *m, om_value ***list, int32_t *n, om_value *v)
@@ -305,6 +345,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(both_tiles_match_reference),
+		cmocka_unit_test(epilogue_in_output_transform),
 		cmocka_unit_test(state_across_shapes),
 		cmocka_unit_test(weights_fed_each_run),
 		cmocka_unit_test(exact_mode_never_winograd),
