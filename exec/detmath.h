@@ -236,6 +236,54 @@ static inline double om_det_atanh(double x)
 	return copysign(0.5 * om_det_log1p(2 * a / (1 - a)), x);
 }
 
+/* pi/2 as hi + lo (fdlibm's split) */
+#define OM_PIO2_HI 1.57079632679489655800e+00
+#define OM_PIO2_LO 6.12323399573676603587e-17
+
+/** atan x: |x| > 1 through pi/2 - atan(1/|x|); two halvings t / (1 + sqrt(1 + t^2)) bring t
+ *  below tan(pi/16), where the series to t^27 is below 1e-18; the sign of x. */
+static inline double om_det_atan(double x)
+{
+	if (x != x)
+		return x;
+	const double a = fabs(x);
+	const int inv = a > 1;
+	double t = inv ? 1 / a : a;
+	t = t / (1 + sqrt(1 + t * t));
+	t = t / (1 + sqrt(1 + t * t));
+	const double t2 = t * t;
+	double q = 1.0 / 27;
+	for (int k = 25; k >= 1; k -= 2) {
+		const double u = q * t2;
+		q = 1.0 / k - u;
+	}
+	const double r = 4 * (t * q);
+	return copysign(inv ? (OM_PIO2_HI - r) + OM_PIO2_LO : r, x);
+}
+
+/** asin x = atan(x / sqrt((1 - x)(1 + x))); +-pi/2 at +-1, NaN beyond. */
+static inline double om_det_asin(double x)
+{
+	const double a = fabs(x);
+	if (x != x)
+		return x;
+	if (a > 1)
+		return NAN;
+	if (a == 1)
+		return copysign(OM_PIO2_HI + OM_PIO2_LO, x);
+	return copysign(om_det_atan(a / sqrt((1 - a) * (1 + a))), x);
+}
+
+/** acos x = 2 atan(sqrt((1 - x) / (1 + x))) (pi at -1); NaN beyond +-1. */
+static inline double om_det_acos(double x)
+{
+	if (x != x)
+		return x;
+	if (fabs(x) > 1)
+		return NAN;
+	return 2 * om_det_atan(sqrt((1 - x) / (1 + x)));
+}
+
 /* y is an integer; whether it is odd (|y| >= 2^53 is even) */
 static inline int om_det_odd(double y)
 {

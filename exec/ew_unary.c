@@ -2,9 +2,9 @@
  * op takes through the type lists of ew.h. Erf, Exp, Gelu, Tanh and Sigmoid (and Swish) on
  * float32 (and the 16-bit floats, computed in float) use detmath.h's branch-free forms, so
  * their loops vectorize and give the same bits everywhere; Log, Elu, Selu, Celu, Softplus,
- * Mish, the hyperbolic functions and every op in double use detmath.h's double forms (float
- * results rounded once from double). Only Sin, Cos, Tan, Asin, Acos and Atan call libm: their
- * rows are not flagged exact (docs/ops.md). */
+ * Mish, Asin, Acos, Atan, the hyperbolic functions and every op in double use detmath.h's
+ * double forms (float results rounded once from double). Only Sin, Cos and Tan call libm:
+ * their rows are not flagged exact (docs/ops.md). */
 /* -O2 vectorizes only loops of known trip count; quiet comparisons let selects vectorize
  * (results are unchanged: no reassociation, and detmath.h switches contraction off) */
 #if defined(__GNUC__) && !defined(__clang__)
@@ -62,6 +62,9 @@ DET_D(cosh)
 DET_D(asinh)
 DET_D(acosh)
 DET_D(atanh)
+DET_D(atan)
+DET_D(asin)
+DET_D(acos)
 /* softplus in double: x + log1p(e^-x) above 0, log1p(e^x) else */
 static inline double ew_softplus_d(double x)
 {
@@ -117,9 +120,9 @@ static inline double ew_gelu_tanh_d(double x)
 #define SIN_F(x, p, CT) sin(x)
 #define COS_F(x, p, CT) cos(x)
 #define TAN_F(x, p, CT) tan(x)
-#define ASIN_F(x, p, CT) asin(x)
-#define ACOS_F(x, p, CT) acos(x)
-#define ATAN_F(x, p, CT) atan(x)
+#define ASIN_F(x, p, CT) DET(x, asin)
+#define ACOS_F(x, p, CT) DET(x, acos)
+#define ATAN_F(x, p, CT) DET(x, atan)
 #define SINH_F(x, p, CT) DET(x, sinh)
 #define COSH_F(x, p, CT) DET(x, cosh)
 #define ASINH_F(x, p, CT) DET(x, asinh)

@@ -28,8 +28,8 @@ static const om_op rows[] = {
 	ROW(Round, 11, EI), ROW(Sign, 9, EI), ROW(Not, 1, EI), ROW(BitwiseNot, 18, EI),
 	ROW(IsNaN, 9, E), ROW(IsInf, 10, E),
 	/* libm (no deterministic form yet): not exact, Unsupported in exact mode */
-	ROW(Sin, 7, I), ROW(Cos, 7, I), ROW(Tan, 7, I), ROW(Asin, 7, I), ROW(Acos, 7, I),
-	ROW(Atan, 7, I), ROW(Sinh, 9, EI), ROW(Cosh, 9, EI), ROW(Asinh, 9, EI),
+	ROW(Sin, 7, I), ROW(Cos, 7, I), ROW(Tan, 7, I), ROW(Asin, 7, EI), ROW(Acos, 7, EI),
+	ROW(Atan, 7, EI), ROW(Sinh, 9, EI), ROW(Cosh, 9, EI), ROW(Asinh, 9, EI),
 	ROW(Acosh, 9, EI), ROW(Atanh, 9, EI), ROW(ThresholdedRelu, 10, EI), ROW(Celu, 12, EI),
 	ROW(Shrink, 9, EI), ROW(Mish, 18, EI), ROW(Swish, 24, EI), ROW(SwiGLU, 28, E),
 	ROW(StringConcat, 20, E),

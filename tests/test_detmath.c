@@ -73,7 +73,8 @@ static void float_functions(void **state)
 		double max_ulp;
 	} fn[] = {{"tanhf", 3},  {"sigmoidf", 4}, {"expm1", 0.501}, {"log1p", 0.501},
 		  {"tanh", 0.501}, {"sigmoid", 0.501}, {"erf", 0.501}, {"sinh", 0.501},
-		  {"cosh", 0.501}, {"asinh", 0.501}, {"acosh", 0.501}, {"atanh", 0.501}};
+		  {"cosh", 0.501}, {"asinh", 0.501}, {"acosh", 0.501}, {"atanh", 0.501},
+		  {"atan", 0.501}, {"asin", 0.501}, {"acos", 0.501}};
 	for (size_t k = 0; k < sizeof fn / sizeof fn[0]; k++) {
 		double worst = 0;
 		int64_t at = 0;
@@ -95,11 +96,14 @@ static void float_functions(void **state)
 			case 8: got = (float)om_det_cosh(d), ref = cosh(d); break;
 			case 9: got = (float)om_det_asinh(d), ref = asinh(d); break;
 			case 10: got = (float)om_det_acosh(d), ref = acosh(d); break;
-			default: got = (float)om_det_atanh(d), ref = atanh(d); break;
+			case 11: got = (float)om_det_atanh(d), ref = atanh(d); break;
+			case 12: got = (float)om_det_atan(d), ref = atan(d); break;
+			case 13: got = (float)om_det_asin(d), ref = asin(d); break;
+			default: got = (float)om_det_acos(d), ref = acos(d); break;
 			}
 			const double e = ulp_f(got, ref);
 			/* odd functions keep the sign of zero */
-			if (v == 0 && k != 1 && k != 5 && k != 8 && k != 10 &&
+			if (v == 0 && k != 1 && k != 5 && k != 8 && k != 10 && k != 14 &&
 			    signbit(got) != signbit(v))
 				fail_msg("%s(%a) = %a: sign of zero", fn[k].name, (double)v,
 				         (double)got);
@@ -138,7 +142,8 @@ static void double_functions(void **state)
 		double max_ulp;
 	} fn[] = {{"exp", 2},   {"log", 4},   {"expm1", 3}, {"log1p", 3},
 		  {"tanh", 4},  {"sigmoid", 4}, {"erf", 12},  {"sinh", 4},
-		  {"cosh", 4},  {"asinh", 4}, {"acosh", 4}, {"atanh", 4}};
+		  {"cosh", 4},  {"asinh", 4}, {"acosh", 4}, {"atanh", 4},
+		  {"atan", 5},  {"asin", 5},  {"acos", 5}};
 	for (size_t k = 0; k < sizeof fn / sizeof fn[0]; k++) {
 		double worst = 0, got_at = 0;
 		int64_t at = 0;
@@ -157,7 +162,10 @@ static void double_functions(void **state)
 			case 8: got = om_det_cosh(d), ref = cosh(d); break;
 			case 9: got = om_det_asinh(d), ref = asinh(d); break;
 			case 10: got = om_det_acosh(d), ref = acosh(d); break;
-			default: got = om_det_atanh(d), ref = atanh(d); break;
+			case 11: got = om_det_atanh(d), ref = atanh(d); break;
+			case 12: got = om_det_atan(d), ref = atan(d); break;
+			case 13: got = om_det_asin(d), ref = asin(d); break;
+			default: got = om_det_acos(d), ref = acos(d); break;
 			}
 			const double e = ulp_d(got, ref);
 			if (e > worst)
@@ -224,6 +232,7 @@ static void pow_cases(void **state)
 				    om_det_sigmoid(d), om_det_erf(d), om_det_sinh(d),      \
 				    om_det_cosh(d), om_det_asinh(d), om_det_acosh(d),      \
 				    om_det_atanh(d), om_det_pow(d, 1.37), om_det_pow(2.1, d), \
+				    om_det_atan(d), om_det_asin(d), om_det_acos(d),        \
 				    om_det_exp(d), om_det_log(d)};                         \
 		unsigned char b[sizeof f + sizeof g];                                      \
 		memcpy(b, f, sizeof f);                                                    \
