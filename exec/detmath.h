@@ -1,4 +1,4 @@
-/* detmath.h — exp, log, expm1, log1p, erf, tanh, sigmoid, pow and the hyperbolic functions in
+/* detmath.h — exp, log, expm1, log1p, erf, tanh, sigmoid, pow, trigonometric and hyperbolic in
  * double, and erf, exp, tanh and sigmoid in float32, from IEEE basic operations only, so that
  * exact kernels give the same bits on every instruction set (libm picks FMA variants at run
  * time, and libm versions differ). The double forms are within a few ulp of glibc (erf 12,
@@ -283,6 +283,148 @@ static inline double om_det_acos(double x)
 		return NAN;
 	return 2 * om_det_atan(sqrt((1 - x) / (1 + x)));
 }
+
+/* ---- sin, cos, tan in double: exact argument reduction (Payne-Hanek) ---------------------- */
+
+/* bits of 2/pi: word j holds bits 32j+1 .. 32j+32 after the binary point */
+static const uint32_t om_det_2_over_pi[40] = {
+	0xa2f9836e, 0x4e441529, 0xfc2757d1, 0xf534ddc0, 0xdb629599, 0x3c439041,
+	0xfe5163ab, 0xdebbc561, 0xb7246e3a, 0x424dd2e0, 0x06492eea, 0x09d1921c,
+	0xfe1deb1c, 0xb129a73e, 0xe88235f5, 0x2ebb4484, 0xe99c7026, 0xb45f7e41,
+	0x3991d639, 0x835339f4, 0x9c845f8b, 0xbdf9283b, 0x1ff897ff, 0xde05980f,
+	0xef2f118b, 0x5a0a6d1f, 0x6d367ecf, 0x27cb09b7, 0x4f463f66, 0x9e5fea2d,
+	0x7527bac7, 0xebe5f17b, 0x3d0739f7, 0x8a5292ea, 0x6bfb5fb1, 0x1f8d5d08,
+	0x56033046, 0xfc7b6bab, 0xf0cfbc20, 0x9af4361d,
+};
+
+/* 32 bits of the little-endian limbs p[0..n) from bit pos (>= 0) on; zeros past the end */
+static inline uint32_t om_det_bits32(const uint32_t *p, int n, int pos)
+{
+	const int w = pos >> 5, b = pos & 31;
+	const uint64_t lo = w < n ? p[w] : 0, hi = w + 1 < n ? p[w + 1] : 0;
+	return (uint32_t)(((hi << 32) | lo) >> b);
+}
+
+/* hi + lo += v (Knuth's two-sum) */
+static inline void om_det_dd_add(double *hi, double *lo, double v)
+{
+	const double s = *hi + v, bb = s - *hi, err = (*hi - (s - bb)) + (v - bb);
+	*hi = s;
+	*lo += err;
+}
+
+/** |x| = (4k + q) pi/2 + r, |r| <= pi/4 as r[0] + r[1]; returns q. x finite, |x| >= pi/4.
+ *  x = M 2^e (M < 2^53): the bits of 2/pi below weight 2^(1-e) give x 2/pi mod 4 to 2^-138;
+ *  the fraction's 128 bits, rounded to the nearest quadrant, become a double-double times
+ *  pi/2 (Dekker's product, no FMA). */
+static inline int om_det_rem_pio2(double x, double r[2])
+{
+	enum { K = 7 };
+	int ex;
+	const double m = frexp(fabs(x), &ex);
+	const uint64_t M = (uint64_t)ldexp(m, 53);
+	const int e = ex - 53, j0 = e - 2 < 0 ? 0 : (e - 2) / 32;
+	uint32_t p[K + 2] = {0};
+	const uint32_t mh[2] = {(uint32_t)M, (uint32_t)(M >> 32)};
+	for (int i = 0; i < 2; i++) {
+		uint64_t carry = 0;
+		for (int k = 0; k < K; k++) {
+			const uint64_t t =
+			    (uint64_t)om_det_2_over_pi[j0 + K - 1 - k] * mh[i] + p[i + k] + carry;
+			p[i + k] = (uint32_t)t;
+			carry = t >> 32;
+		}
+		p[i + K] += (uint32_t)carry;
+	}
+	const int sh = 32 * (j0 + K) - e; /* fraction bits of p */
+	int q = (int)(om_det_bits32(p, K + 2, sh) & 3);
+	uint32_t f[4]; /* fraction, most significant first */
+	for (int k = 0; k < 4; k++)
+		f[k] = om_det_bits32(p, K + 2, sh - 32 * (k + 1));
+	double sgn = 1;
+	if (f[0] >> 31) { /* fraction >= 1/2: the next quadrant, r = fraction - 1 */
+		q = (q + 1) & 3;
+		sgn = -1;
+		uint64_t borrow = 1; /* 2^128 - f: ~f + 1 */
+		for (int k = 3; k >= 0; k--) {
+			const uint64_t t = (uint64_t)(uint32_t)~f[k] + borrow;
+			f[k] = (uint32_t)t;
+			borrow = t >> 32;
+		}
+	}
+	double hi = 0, lo = 0, scale = 1;
+	for (int k = 0; k < 4; k++) {
+		scale *= 0x1p-32;
+		om_det_dd_add(&hi, &lo, (double)f[k] * scale);
+	}
+	const double s = hi + lo;
+	lo = lo - (s - hi);
+	hi = s;
+	/* (hi + lo) (P1 + P2): hi P1 exactly as ph + pl */
+	const double c1 = 134217729.0 * hi, h1 = c1 - (c1 - hi), h2 = hi - h1;
+	const double c2 = 134217729.0 * OM_PIO2_HI, p1 = c2 - (c2 - OM_PIO2_HI), p2 = OM_PIO2_HI - p1;
+	const double ph = hi * OM_PIO2_HI;
+	const double pl = ((h1 * p1 - ph) + h1 * p2 + h2 * p1) + h2 * p2;
+	const double t = pl + (hi * OM_PIO2_LO + lo * OM_PIO2_HI);
+	const double rh = ph + t;
+	r[0] = sgn * rh;
+	r[1] = sgn * (t - (rh - ph));
+	return q;
+}
+
+/* sin and cos of r = r0 + r1, |r| <= pi/4: Taylor to r^23 and r^22 */
+static inline void om_det_sincos_kernel(const double r[2], double *sn, double *cs)
+{
+	const double x = r[0], z = x * x;
+	double ps = 1.0 / 25852016738884976640000.0, pc = 1.0 / 1124000727777607680000.0;
+	static const double fs[] = {1.0 / 51090942171709440000.0, 1.0 / 121645100408832000.0,
+				    1.0 / 355687428096000.0,    1.0 / 1307674368000.0,
+				    1.0 / 6227020800.0,         1.0 / 39916800.0,
+				    1.0 / 362880.0,             1.0 / 5040.0,
+				    1.0 / 120.0,                1.0 / 6.0}; /* 1/21! .. 1/3! */
+	static const double fc[] = {1.0 / 2432902008176640000.0, 1.0 / 6402373705728000.0,
+				    1.0 / 20922789888000.0,      1.0 / 87178291200.0,
+				    1.0 / 479001600.0,           1.0 / 3628800.0,
+				    1.0 / 40320.0,               1.0 / 720.0,
+				    1.0 / 24.0,                  0.5}; /* 1/20! .. 1/2! */
+	/* ps = 1/3! - z (1/5! - z (... - z / 23!)), pc = 1/2! - z (1/4! - ... - z / 22!) */
+	for (int i = 0; i < 10; i++) {
+		const double u = ps * z, v = pc * z;
+		ps = fs[i] - u;
+		pc = fc[i] - v;
+	}
+	/* sin x = x - x^3 ps, cos x = 1 - x^2 pc */
+	const double s0 = x - x * z * ps, c0 = 1 - z * pc;
+	*sn = s0 + r[1] * c0;
+	*cs = c0 - r[1] * s0;
+}
+
+/* sin (which 0) , cos (1) or tan (2) of x */
+static inline double om_det_trig(double x, int which)
+{
+	if (x != x || fabs(x) == INFINITY)
+		return x - x;
+	double r[2] = {fabs(x), 0};
+	const int q = fabs(x) < 0.78539816339744827900 ? 0 : om_det_rem_pio2(x, r);
+	double sn, cs;
+	om_det_sincos_kernel(r, &sn, &cs);
+	const double sgn = x < 0 ? -1 : 1;
+	if (which == 0) {
+		const double v = q == 0 ? sn : q == 1 ? cs : q == 2 ? -sn : -cs;
+		return x == 0 ? x : sgn * v;
+	}
+	if (which == 1)
+		return q == 0 ? cs : q == 1 ? -sn : q == 2 ? -cs : sn;
+	const double v = q & 1 ? -cs / sn : sn / cs;
+	return x == 0 ? x : sgn * v;
+}
+
+/** sin x within a few ulp for every double (Payne-Hanek reduction); NaN for +-inf. */
+static inline double om_det_sin(double x) { return om_det_trig(x, 0); }
+/** cos x, as om_det_sin. */
+static inline double om_det_cos(double x) { return om_det_trig(x, 1); }
+/** tan x = sin x / cos x of the reduced argument, as om_det_sin. */
+static inline double om_det_tan(double x) { return om_det_trig(x, 2); }
 
 /* y is an integer; whether it is odd (|y| >= 2^53 is even) */
 static inline int om_det_odd(double y)

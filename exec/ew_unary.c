@@ -2,9 +2,9 @@
  * op takes through the type lists of ew.h. Erf, Exp, Gelu, Tanh and Sigmoid (and Swish) on
  * float32 (and the 16-bit floats, computed in float) use detmath.h's branch-free forms, so
  * their loops vectorize and give the same bits everywhere; Log, Elu, Selu, Celu, Softplus,
- * Mish, Asin, Acos, Atan, the hyperbolic functions and every op in double use detmath.h's
- * double forms (float results rounded once from double). Only Sin, Cos and Tan call libm:
- * their rows are not flagged exact (docs/ops.md). */
+ * Mish, the trigonometric and hyperbolic functions and every op in double use detmath.h's
+ * double forms (float results rounded once from double). No op calls libm's transcendental
+ * functions (docs/ops.md, "Exact mode and libm"). */
 /* -O2 vectorizes only loops of known trip count; quiet comparisons let selects vectorize
  * (results are unchanged: no reassociation, and detmath.h switches contraction off) */
 #if defined(__GNUC__) && !defined(__clang__)
@@ -65,6 +65,9 @@ DET_D(atanh)
 DET_D(atan)
 DET_D(asin)
 DET_D(acos)
+DET_D(sin)
+DET_D(cos)
+DET_D(tan)
 /* softplus in double: x + log1p(e^-x) above 0, log1p(e^x) else */
 static inline double ew_softplus_d(double x)
 {
@@ -116,10 +119,9 @@ static inline double ew_gelu_tanh_d(double x)
 #define BNOT(x, p, CT) (~(x))
 #define ISNAN_F(x, p, CT) ((x) != (x))
 #define ISINF_F(x, p, CT) (isinf(x) && ((x) > 0 ? p->det_pos : p->det_neg))
-/* libm: these rows are not flagged exact */
-#define SIN_F(x, p, CT) sin(x)
-#define COS_F(x, p, CT) cos(x)
-#define TAN_F(x, p, CT) tan(x)
+#define SIN_F(x, p, CT) DET(x, sin)
+#define COS_F(x, p, CT) DET(x, cos)
+#define TAN_F(x, p, CT) DET(x, tan)
 #define ASIN_F(x, p, CT) DET(x, asin)
 #define ACOS_F(x, p, CT) DET(x, acos)
 #define ATAN_F(x, p, CT) DET(x, atan)

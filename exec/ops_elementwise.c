@@ -3,7 +3,6 @@
 
 #define E OM_OP_EXACT
 #define EI (OM_OP_EXACT | OM_OP_INPLACE)
-#define I OM_OP_INPLACE
 #define ROW(Name, since, flags) {#Name, "", since, om_ew_infer_##Name, om_ew_kernel_##Name, flags}
 
 static const om_op rows[] = {
@@ -27,8 +26,7 @@ static const om_op rows[] = {
 	ROW(Softsign, 1, EI), ROW(Gelu, 20, EI), ROW(Floor, 1, EI), ROW(Ceil, 1, EI),
 	ROW(Round, 11, EI), ROW(Sign, 9, EI), ROW(Not, 1, EI), ROW(BitwiseNot, 18, EI),
 	ROW(IsNaN, 9, E), ROW(IsInf, 10, E),
-	/* libm (no deterministic form yet): not exact, Unsupported in exact mode */
-	ROW(Sin, 7, I), ROW(Cos, 7, I), ROW(Tan, 7, I), ROW(Asin, 7, EI), ROW(Acos, 7, EI),
+	ROW(Sin, 7, EI), ROW(Cos, 7, EI), ROW(Tan, 7, EI), ROW(Asin, 7, EI), ROW(Acos, 7, EI),
 	ROW(Atan, 7, EI), ROW(Sinh, 9, EI), ROW(Cosh, 9, EI), ROW(Asinh, 9, EI),
 	ROW(Acosh, 9, EI), ROW(Atanh, 9, EI), ROW(ThresholdedRelu, 10, EI), ROW(Celu, 12, EI),
 	ROW(Shrink, 9, EI), ROW(Mish, 18, EI), ROW(Swish, 24, EI), ROW(SwiGLU, 28, E),

@@ -74,7 +74,8 @@ static void float_functions(void **state)
 	} fn[] = {{"tanhf", 3},  {"sigmoidf", 4}, {"expm1", 0.501}, {"log1p", 0.501},
 		  {"tanh", 0.501}, {"sigmoid", 0.501}, {"erf", 0.501}, {"sinh", 0.501},
 		  {"cosh", 0.501}, {"asinh", 0.501}, {"acosh", 0.501}, {"atanh", 0.501},
-		  {"atan", 0.501}, {"asin", 0.501}, {"acos", 0.501}};
+		  {"atan", 0.501}, {"asin", 0.501}, {"acos", 0.501}, {"sin", 0.501},
+		  {"cos", 0.501}, {"tan", 0.501}};
 	for (size_t k = 0; k < sizeof fn / sizeof fn[0]; k++) {
 		double worst = 0;
 		int64_t at = 0;
@@ -99,11 +100,14 @@ static void float_functions(void **state)
 			case 11: got = (float)om_det_atanh(d), ref = atanh(d); break;
 			case 12: got = (float)om_det_atan(d), ref = atan(d); break;
 			case 13: got = (float)om_det_asin(d), ref = asin(d); break;
-			default: got = (float)om_det_acos(d), ref = acos(d); break;
+			case 14: got = (float)om_det_acos(d), ref = acos(d); break;
+			case 15: got = (float)om_det_sin(d), ref = sin(d); break;
+			case 16: got = (float)om_det_cos(d), ref = cos(d); break;
+			default: got = (float)om_det_tan(d), ref = tan(d); break;
 			}
 			const double e = ulp_f(got, ref);
 			/* odd functions keep the sign of zero */
-			if (v == 0 && k != 1 && k != 5 && k != 8 && k != 10 && k != 14 &&
+			if (v == 0 && k != 1 && k != 5 && k != 8 && k != 10 && k != 14 && k != 16 &&
 			    signbit(got) != signbit(v))
 				fail_msg("%s(%a) = %a: sign of zero", fn[k].name, (double)v,
 				         (double)got);
@@ -125,7 +129,7 @@ static void double_functions(void **state)
 {
 	(void)state;
 	enum { NG = 60000, NU = 80001 };
-	double *x = malloc(sizeof(double) * (2 * NG + NU + 6));
+	double *x = malloc(sizeof(double) * (2 * NG + NU + 12));
 	assert_non_null(x);
 	int64_t n = 0;
 	for (int i = 0; i < NG; i++) {
@@ -134,8 +138,10 @@ static void double_functions(void **state)
 	}
 	for (int i = 0; i < NU; i++)
 		x[n++] = (i - NU / 2) * (40.0 / (NU / 2)) + 1e-3 * (i % 7);
-	const double sp[] = {0.0, -0.0, INFINITY, -INFINITY, NAN, 0x1p-1074};
-	for (int i = 0; i < 6; i++)
+	/* and doubles near multiples of pi/2 (pi, pi/2, 1e22) */
+	const double sp[] = {0.0,  -0.0, INFINITY, -INFINITY, NAN, 0x1p-1074, 0x1.921fb54442d18p+1,
+			     0x1.921fb54442d18p+0, -0x1.921fb54442d18p+0, 1e22};
+	for (int i = 0; i < 10; i++)
 		x[n++] = sp[i];
 	static const struct {
 		const char *name;
@@ -143,7 +149,8 @@ static void double_functions(void **state)
 	} fn[] = {{"exp", 2},   {"log", 4},   {"expm1", 3}, {"log1p", 3},
 		  {"tanh", 4},  {"sigmoid", 4}, {"erf", 12},  {"sinh", 4},
 		  {"cosh", 4},  {"asinh", 4}, {"acosh", 4}, {"atanh", 4},
-		  {"atan", 5},  {"asin", 5},  {"acos", 5}};
+		  {"atan", 5},  {"asin", 5},  {"acos", 5}, {"sin", 4},
+		  {"cos", 4},   {"tan", 4}};
 	for (size_t k = 0; k < sizeof fn / sizeof fn[0]; k++) {
 		double worst = 0, got_at = 0;
 		int64_t at = 0;
@@ -165,7 +172,10 @@ static void double_functions(void **state)
 			case 11: got = om_det_atanh(d), ref = atanh(d); break;
 			case 12: got = om_det_atan(d), ref = atan(d); break;
 			case 13: got = om_det_asin(d), ref = asin(d); break;
-			default: got = om_det_acos(d), ref = acos(d); break;
+			case 14: got = om_det_acos(d), ref = acos(d); break;
+			case 15: got = om_det_sin(d), ref = sin(d); break;
+			case 16: got = om_det_cos(d), ref = cos(d); break;
+			default: got = om_det_tan(d), ref = tan(d); break;
 			}
 			const double e = ulp_d(got, ref);
 			if (e > worst)
@@ -177,6 +187,13 @@ static void double_functions(void **state)
 			fail_msg("%s(%a) = %a: %.3f ulp", fn[k].name, x[at], got_at, worst);
 	}
 	free(x);
+	/* the double closest to a multiple of pi/2, 6381956970095103 2^797 = (4k + 1) pi/2 + r,
+	 * r = 4.687165924254628e-19 = 0x1.14ae72e6ba22fp-61 (exact reduction in Python integers;
+	 * glibc's cos is 8 ulp off here) */
+	const double hard = 0x1.6ac5b262ca1ffp+849, r = 0x1.14ae72e6ba22fp-61;
+	assert_true(ulp_d(om_det_cos(hard), -r) <= 1 && ulp_d(om_det_cos(-hard), -r) <= 1);
+	assert_true(om_det_sin(hard) == 1 && om_det_sin(-hard) == -1);
+	assert_true(ulp_d(om_det_tan(hard), -1 / r) <= 2);
 }
 
 /* pow against C's pow: the special cases bit for bit (signed zeros, infinities, NaN), the
@@ -233,6 +250,7 @@ static void pow_cases(void **state)
 				    om_det_cosh(d), om_det_asinh(d), om_det_acosh(d),      \
 				    om_det_atanh(d), om_det_pow(d, 1.37), om_det_pow(2.1, d), \
 				    om_det_atan(d), om_det_asin(d), om_det_acos(d),        \
+				    om_det_sin(d), om_det_cos(d), om_det_tan(d),           \
 				    om_det_exp(d), om_det_log(d)};                         \
 		unsigned char b[sizeof f + sizeof g];                                      \
 		memcpy(b, f, sizeof f);                                                    \
