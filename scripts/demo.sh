@@ -8,8 +8,9 @@ sh scripts/install-deps.sh
 ninja -C build >build.log 2>&1 || { cat build.log; echo "demo: the build failed (build.log)"; exit 1; }
 mkdir -p out
 ./build/tools/omopt simplify examples/tiny_shuffle.onnx out/tiny_shuffle.simplified.onnx
-# the picture in the README: the simplified model drawn by omopt itself
-./build/tools/omopt dot out/tiny_shuffle.simplified.onnx -o docs/img/tiny_shuffle_simplified.svg
+# the picture in the README (docs/img/tiny_shuffle_simplified.svg is this file, committed)
+./build/tools/omopt dot out/tiny_shuffle.simplified.onnx -o out/tiny_shuffle.simplified.svg
 ./build/tools/omopt dot examples/tiny_shuffle.onnx --diff out/tiny_shuffle.simplified.onnx \
 	-o out/tiny_shuffle.diff.svg
-echo "drawn: docs/img/tiny_shuffle_simplified.svg, out/tiny_shuffle.diff.svg"
+echo "drawn: out/tiny_shuffle.simplified.svg, out/tiny_shuffle.diff.svg"
+echo "the command is ./build/tools/omopt (./build/tools/omopt --help)"

@@ -14,6 +14,18 @@ ninja -C build-release
 ninja -C build-asan
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	meson test -C build-asan --print-errorlogs --num-processes 2 --timeout-multiplier 3
+# the tests that skipped, with the reason they printed (most need ../shared beside the clone,
+# Node.js and the ONNX Runtime oracle: see ../shared/README.md)
+for b in build build-asan; do
+	python3 - "$b" <<'EOF'
+import json, sys
+for line in open(sys.argv[1] + '/meson-logs/testlog.json'):
+    r = json.loads(line)
+    if r['result'] == 'SKIP':
+        text = [l for l in (r.get('stdout') or '').splitlines() if l.strip()]
+        print('skipped (%s): %s: %s' % (sys.argv[1], r['name'], text[-1] if text else '?'))
+EOF
+done
 # one closing line for both runs, in the plain form CI reads
 count() { awk -v k="$1:" '$1 == k {print $2}' "$2/meson-logs/testlog.txt"; }
 echo "tests: $(( $(count Ok build) + $(count Ok build-asan) )) passed, $(( $(count Fail build) + $(count Fail build-asan) )) failed, $(( $(count Skipped build) + $(count Skipped build-asan) )) skipped"
