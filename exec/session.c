@@ -151,6 +151,14 @@ static int slower_first(const void *a, const void *b)
 	return x < y ? 1 : x > y ? -1 : 0;
 }
 
+void om_session_profile_reset(om_session *s)
+{
+	for (int32_t i = 0; i < s->nprof; i++) {
+		s->prof[i].calls = 0;
+		s->prof[i].ms = 0;
+	}
+}
+
 int om_session_profile(const om_session *s, const om_profile_row **rows)
 {
 	int n = 0;

@@ -67,5 +67,7 @@ typedef struct om_profile_row {
 	double ms;
 } om_profile_row;
 int om_session_profile(const om_session *s, const om_profile_row **rows);
+/** Zeroes the profile (e.g. after a warm-up run, so that it covers the runs that follow). */
+void om_session_profile_reset(om_session *s);
 
 #endif

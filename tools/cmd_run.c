@@ -31,7 +31,8 @@ static const char usage_text[] =
 	"  --bench N           runs N more times and prints the median and minimum time in ms\n"
 	"                      and the CPU time (user+sys) per run\n"
 	"  --profile           prints the node counts before and after optimizing and the time\n"
-	"                      spent per op type (fused ops under their own names)\n"
+	"                      spent per op type (fused ops under their own names): wall ms\n"
+	"                      per run, the mean of the --bench runs (the first run is not in it)\n"
 	"  --no-optimize       runs the model as loaded\n"
 	"  --save-optimized F  writes the model as it is run to F (with only this, nothing runs);\n"
 	"                      it may hold com.microsoft ops, which ONNX Runtime runs\n";
@@ -191,17 +192,21 @@ static om_kind write_outputs(const run_args *a, const om_session *s, const om_te
 	return OM_OK;
 }
 
-static void print_profile(const om_session *s)
+/* time per op type, per run: the session sums over the `runs` runs it profiled */
+static void print_profile(const om_session *s, int runs)
 {
 	const om_profile_row *rows;
 	int n = om_session_profile(s, &rows);
 	double total = 0;
 	for (int i = 0; i < n; i++)
 		total += rows[i].ms;
-	printf("%-24s %8s %12s %7s\n", "op", "calls", "ms", "%");
+	printf("profile: wall time per op type, mean of %d run%s%s\n", runs, runs > 1 ? "s" : "",
+	       runs > 1 ? " after a warm-up run" : "");
+	printf("%-24s %10s %12s %7s\n", "op", "calls/run", "ms/run", "%");
 	for (int i = 0; i < n; i++)
-		printf("%-24s %8lld %12.3f %6.1f%%\n", rows[i].op, (long long)rows[i].calls,
-		       rows[i].ms, total > 0 ? 100 * rows[i].ms / total : 0);
+		printf("%-24s %10.4g %12.4f %6.1f%%\n", rows[i].op,
+		       (double)rows[i].calls / runs, rows[i].ms / runs,
+		       total > 0 ? 100 * rows[i].ms / total : 0);
 	printf("buffers: %.2f MiB in the pool, at most %.2f MiB busy at once\n",
 	       (double)om_session_pool_bytes(s) / (1 << 20),
 	       (double)om_session_peak_bytes(s) / (1 << 20));
@@ -224,6 +229,7 @@ static om_kind run_all(const run_args *a, om_session *s, om_tensor *in, om_tenso
 	om_kind rc = om_session_run(s, in, nin, out, nout, st);
 	if (rc || !a->bench)
 		return rc;
+	om_session_profile_reset(s); /* the first run warms up: the profile covers the bench runs */
 	double *ms = calloc((size_t)a->bench, sizeof *ms);
 	if (!ms)
 		return om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
@@ -301,7 +307,7 @@ int cmd_run(int argc, char **argv)
 	if (!rc && a.output_dir)
 		rc = write_outputs(&a, s, out, &st);
 	if (!rc && a.opt.profile)
-		print_profile(s);
+		print_profile(s, a.bench ? a.bench : 1);
 	for (int i = 0; in && i < nin; i++)
 		om_tensor_free(&in[i]);
 	for (int i = 0; out && i < nout; i++)
