@@ -198,8 +198,38 @@ UN_CLONES static void un_gelu_f32(int64_t n, void *o_, const void *a_, const ew_
 OM_EW_FLOATS(UN_DEF, ERF_F)
 static const un_fn t_erf[OM_DTYPE_COUNT] = {[OM_FLOAT] = un_erf_f32,
 					     OM_EW_FLOATS(UN_ENTRY_NOT_F32, ERF_F)};
-UN_TABLE_F(t_tanh, TANH_F)
-UN_TABLE_F(t_sigmoid, SIGMOID_F)
+/* Tanh, Sigmoid and Swish on float32: the same loops as TANH_F, SIGMOID_F and SWISH_F, with
+ * an AVX2 clone (eight lanes, no contraction: the same bits) */
+UN_CLONES static void un_tanh_f32(int64_t n, void *o_, const void *a_, const ew_par *p)
+{
+	(void)p;
+	float *o = o_;
+	const float *a = a_;
+	for (int64_t i = 0; i < n; i++)
+		o[i] = om_det_tanhf(a[i]);
+}
+UN_CLONES static void un_sigmoid_f32(int64_t n, void *o_, const void *a_, const ew_par *p)
+{
+	(void)p;
+	float *o = o_;
+	const float *a = a_;
+	for (int64_t i = 0; i < n; i++)
+		o[i] = om_det_sigmoidf(a[i]);
+}
+UN_CLONES static void un_swish_f32(int64_t n, void *o_, const void *a_, const ew_par *p)
+{
+	const float alpha = (float)p->alpha;
+	float *o = o_;
+	const float *a = a_;
+	for (int64_t i = 0; i < n; i++)
+		o[i] = a[i] * om_det_sigmoidf(alpha * a[i]);
+}
+OM_EW_FLOATS(UN_DEF, TANH_F)
+static const un_fn t_tanh[OM_DTYPE_COUNT] = {[OM_FLOAT] = un_tanh_f32,
+					      OM_EW_FLOATS(UN_ENTRY_NOT_F32, TANH_F)};
+OM_EW_FLOATS(UN_DEF, SIGMOID_F)
+static const un_fn t_sigmoid[OM_DTYPE_COUNT] = {[OM_FLOAT] = un_sigmoid_f32,
+						 OM_EW_FLOATS(UN_ENTRY_NOT_F32, SIGMOID_F)};
 UN_TABLE_F(t_hsig, HSIG_F)
 UN_TABLE_F(t_hswish, HSWISH_F)
 UN_TABLE_FS(t_relu, RELU_F, RELU_S)
@@ -241,7 +271,9 @@ UN_TABLE_F(t_trelu, TRELU_F)
 UN_TABLE_F(t_celu, CELU_F)
 UN_TABLE_F(t_shrink, SHRINK_F)
 UN_TABLE_F(t_mish, MISH_F)
-UN_TABLE_F(t_swish, SWISH_F)
+OM_EW_FLOATS(UN_DEF, SWISH_F)
+static const un_fn t_swish[OM_DTYPE_COUNT] = {[OM_FLOAT] = un_swish_f32,
+					       OM_EW_FLOATS(UN_ENTRY_NOT_F32, SWISH_F)};
 OM_EW_BOOLS(UN_DEF, NOT_B)
 static const un_fn t_not[OM_DTYPE_COUNT] = {OM_EW_BOOLS(UN_ENTRY, NOT_B)};
 OM_EW_SINTS(UN_DEF, BNOT)
