@@ -1,4 +1,5 @@
-/* load.c — om_model_load / om_model_load_memory: bytes → checked, unpacked ModelProto → IR */
+/* load.c — om_model_load / om_model_load_memory: bytes → checked, unpacked ModelProto → IR;
+ * a file that does not load is explained by model_diag.c. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -7,20 +8,55 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "onnx_io.h"
+#include "model_diag.h"
 
-om_kind om_model_load_memory(const void *data, size_t size, const char *dir, om_model **out,
-			     om_status *st)
+/* Replaces a wire-level error in st by what om_onnx_model_diagnose says about the file, or, when
+ * it finds nothing, names the file in front of the original message. */
+static om_kind explain(const void *data, size_t size, const char *name, om_status *st)
+{
+	om_status orig = *st;
+	om_status d = {0};
+	if (om_onnx_model_diagnose(data, size, name, &d)) {
+		*st = d;
+		return d.kind;
+	}
+	return om_error(st, orig.kind, NULL, "%s%s%s is damaged: %s", name ? "'" : "",
+			name ? name : "the model data", name ? "'" : "", orig.msg);
+}
+
+/* Names the file in a lowering error: in front, or after a message about a node. */
+static om_kind name_file(const char *name, om_kind k, om_status *st)
+{
+	if (!name || !st || k == OM_ERR_NOMEM || strstr(st->msg, name))
+		return k;
+	char msg[2 * sizeof st->msg + 8];
+	if (st->node[0] || st->op[0])
+		snprintf(msg, sizeof msg, "%s (in '%s')", st->msg, name);
+	else
+		snprintf(msg, sizeof msg, "'%s': %s", name, st->msg);
+	memcpy(st->msg, msg, sizeof st->msg - 1);
+	st->msg[sizeof st->msg - 1] = 0;
+	return k;
+}
+
+static om_kind load(const void *data, size_t size, const char *dir, const char *name,
+		    om_model **out, om_status *st)
 {
 	*out = NULL;
 	om_kind k = om_onnx_wire_check(&onnx__model_proto__descriptor, data, size, st);
 	if (k)
-		return k;
+		return explain(data, size, name, st);
 	Onnx__ModelProto *mp = (Onnx__ModelProto *)protobuf_c_message_unpack(
 		&onnx__model_proto__descriptor, NULL, size, data);
-	if (!mp)
-		return om_error(st, OM_ERR_INVALID_MODEL, NULL,
-				"not an ONNX model (protobuf parse failed)");
+	if (!mp) {
+		om_error(st, OM_ERR_INVALID_MODEL, NULL, "not an ONNX model (protobuf parse failed)");
+		return explain(data, size, name, st);
+	}
+	if (!mp->graph) {
+		protobuf_c_message_free_unpacked(&mp->base, NULL);
+		om_error(st, OM_ERR_INVALID_MODEL, NULL, "the model has no graph");
+		return explain(data, size, name, st);
+	}
 	om_model *m = om_model_new();
 	if (!m) {
 		protobuf_c_message_free_unpacked(&mp->base, NULL);
@@ -34,10 +70,16 @@ om_kind om_model_load_memory(const void *data, size_t size, const char *dir, om_
 	k = om_onnx_lower_model(m, mp, st);
 	if (k) {
 		om_model_free(m);
-		return k;
+		return name_file(name, k, st);
 	}
 	*out = m;
 	return OM_OK;
+}
+
+om_kind om_model_load_memory(const void *data, size_t size, const char *dir, om_model **out,
+			     om_status *st)
+{
+	return load(data, size, dir, NULL, out, st);
 }
 
 /* The folder of path ("." when it has none). */
@@ -74,7 +116,7 @@ om_kind om_model_load(const char *path, om_model **out, om_status *st)
 	}
 	close(fd);
 	char *dir = dir_of(path);
-	om_kind k = dir ? om_model_load_memory(size ? data : "", size, dir, out, st)
+	om_kind k = dir ? load(size ? data : "", size, dir, path, out, st)
 			: om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
 	free(dir);
 	if (size)
