@@ -372,6 +372,25 @@ static inline int om_det_rem_pio2(double x, double r[2])
 	return q;
 }
 
+/** om_det_rem_pio2 for pi/4 <= |x| < 2^19 (3x faster): n = nearest |x| 2/pi; |x| - n pi/2
+ *  with pi/2 in three 33-bit parts and a tail (fdlibm's), so that n times each part is
+ *  exact; the first difference is exact (Sterbenz), the others are two-sums. */
+static inline int om_det_rem_pio2_medium(double x, double r[2])
+{
+	static const double p1 = 1.57079632673412561417e+00, p2 = 6.07710050630396597660e-11,
+			    p3 = 2.02226624871116645580e-21, p3t = 8.47842766036889956997e-32;
+	const double a = fabs(x), n = floor(a * 0.63661977236758134308 + 0.5);
+	const double t1 = a - n * p1;
+	double hi = t1, lo = 0;
+	om_det_dd_add(&hi, &lo, -(n * p2));
+	om_det_dd_add(&hi, &lo, -(n * p3));
+	lo -= n * p3t;
+	const double s = hi + lo;
+	r[0] = s;
+	r[1] = lo - (s - hi);
+	return (int)((int64_t)n & 3);
+}
+
 /* sin and cos of r = r0 + r1, |r| <= pi/4: Taylor to r^23 and r^22 */
 static inline void om_det_sincos_kernel(const double r[2], double *sn, double *cs)
 {
@@ -405,7 +424,9 @@ static inline double om_det_trig(double x, int which)
 	if (x != x || fabs(x) == INFINITY)
 		return x - x;
 	double r[2] = {fabs(x), 0};
-	const int q = fabs(x) < 0.78539816339744827900 ? 0 : om_det_rem_pio2(x, r);
+	const int q = fabs(x) < 0.78539816339744827900 ? 0
+		      : fabs(x) < 524288.0        ? om_det_rem_pio2_medium(x, r)
+						  : om_det_rem_pio2(x, r);
 	double sn, cs;
 	om_det_sincos_kernel(r, &sn, &cs);
 	const double sgn = x < 0 ? -1 : 1;

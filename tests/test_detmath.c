@@ -196,6 +196,25 @@ static void double_functions(void **state)
 	assert_true(ulp_d(om_det_tan(hard), -1 / r) <= 2);
 }
 
+/* the medium reduction (Cody-Waite, |x| < 2^19) against Payne-Hanek near every multiple of
+ * pi/2 below 2^19 (the doubles nearest k pi/2, where the remainder cancels most) */
+static void reductions_agree(void **state)
+{
+	(void)state;
+	for (int k = 1; k < 333000; k++) {
+		const double c = k * 1.57079632679489655800;
+		const double xs[] = {c, nextafter(c, 0), nextafter(c, INFINITY), c + 0.3, c - 0.7};
+		for (int j = 0; j < 5; j++) {
+			double rm[2], rp[2];
+			const int qm = om_det_rem_pio2_medium(xs[j], rm), qp = om_det_rem_pio2(xs[j], rp);
+			const double d = (rm[0] - rp[0]) + (rm[1] - rp[1]);
+			if (qm != qp || !(fabs(d) <= 0x1p-100 + 0x1p-60 * fabs(rp[0])))
+				fail_msg("rem_pio2(%a): medium %d %a %a, large %d %a %a", xs[j], qm,
+				         rm[0], rm[1], qp, rp[0], rp[1]);
+		}
+	}
+}
+
 /* pow against C's pow: the special cases bit for bit (signed zeros, infinities, NaN), the
  * rest within 2e-13 relative in double and half an ulp after rounding to float */
 static void pow_cases(void **state)
@@ -300,6 +319,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(float_functions),
 		cmocka_unit_test(double_functions),
+		cmocka_unit_test(reductions_agree),
 		cmocka_unit_test(pow_cases),
 		cmocka_unit_test(same_bits_on_isas),
 	};
