@@ -156,7 +156,7 @@ int cmd_simplify(int argc, char **argv)
 		goto out;
 	}
 	print_table(&h);
-	printf("simplify %.1f ms (load %.1f ms, save %.1f ms)\n", t2 - t1, t1 - t0, t3 - t2);
+	printf("wall time: load %.1f ms, passes %.1f ms, save %.1f ms\n", t1 - t0, t2 - t1, t3 - t2);
 out:
 	om_ophist_free(&h);
 	om_model_free(m);
