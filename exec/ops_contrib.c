@@ -1,6 +1,7 @@
 /* ops_contrib.c — ONNX Runtime's contrib ops that are another name for a kernel omopt has:
  * com.microsoft Gelu (erf) and FastGelu (tanh approximation, no bias) run the ONNX Gelu's
- * kernel; LayerNormalization of the ONNX domain before opset 17 (ONNX Runtime registers its
+ * kernel; QuickGelu (x Sigmoid(alpha x), alpha 1.702 by default) runs Swish's (the same
+ * om_det_sigmoidf and one product: with alpha 1, the bits of Sigmoid then Mul); LayerNormalization of the ONNX domain before opset 17 (ONNX Runtime registers its
  * original contrib LayerNormalization there from version 1: axis, epsilon, Scale and B of the
  * normalized shape) runs the opset-17 kernel. om_optimize writes them (passes/fuse_gelu.c,
  * passes/fuse_layernorm.c); FusedConv is in ops_conv.c. */
@@ -36,11 +37,37 @@ static om_kind fast_gelu_kernel(om_ctx *c)
 	return fast_gelu(c, om_ew_kernel_Gelu);
 }
 
+/* QuickGelu is Swish with alpha defaulting to 1.702 (Swish's is 1): run on a copy of the node
+ * whose alpha says so */
+static om_kind quick_gelu(om_ctx *c, om_kernel_fn fn)
+{
+	om_attr alpha = {.name = "alpha", .type = OM_ATTR_FLOAT,
+			 .f = om_attr_float(c->node, "alpha", 1.702f)};
+	om_node n = *c->node;
+	n.attrs = &alpha;
+	n.nattr = 1;
+	om_ctx cc = *c;
+	cc.node = &n;
+	cc.nin = c->nin < 1 ? c->nin : 1;
+	return fn(&cc);
+}
+
+static om_kind quick_gelu_infer(om_ctx *c)
+{
+	return quick_gelu(c, om_ew_infer_Swish);
+}
+
+static om_kind quick_gelu_kernel(om_ctx *c)
+{
+	return quick_gelu(c, om_ew_kernel_Swish);
+}
+
 #define EI (OM_OP_EXACT | OM_OP_INPLACE)
 
 static const om_op rows[] = {
 	{"Gelu", "com.microsoft", 1, om_ew_infer_Gelu, om_ew_kernel_Gelu, EI},
 	{"FastGelu", "com.microsoft", 1, fast_gelu_infer, fast_gelu_kernel, EI},
+	{"QuickGelu", "com.microsoft", 1, quick_gelu_infer, quick_gelu_kernel, EI},
 	{"LayerNormalization", "", 1, om_ln_infer, om_ln_kernel, OM_OP_EXACT},
 };
 

@@ -330,6 +330,161 @@ static void gelu_near_misses(void **state)
 	}
 }
 
+/* ---- SiLU -> QuickGelu ------------------------------------------------------------------- */
+
+/* 0: Mul(x, Sigmoid(x))   1: Mul(Sigmoid(x), x)   2: Mul(Sigmoid(Mul(x, 1.702)), x)
+ * 3: Conv -> SiLU (stays Conv + QuickGelu)   near-misses: 10: the Sigmoid's output also a
+ * graph output   11: it has another reader   12: Mul(z, Sigmoid(x)) with z not x (the SE
+ * gate)   13: the scaling Mul's output has another reader   14: Sigmoid(x) * x * 2 chain
+ * where the Mul reads x twice through Sigmoid(x)·Sigmoid(x) */
+static void silu(om_graph *g, int v)
+{
+	const char *dims = v == 3 ? "N,2,3,3" : "N,8";
+	input(g, "x0", dims);
+	output(g, "y", dims);
+	if (v == 12)
+		input(g, "z", dims);
+	if (v == 3) {
+		konst(g, "w", 4, (const int64_t[]){2, 2, 1, 1}, NULL, -0.5f, 0.3f);
+		node(g, "Conv", "x0,w", "x");
+	} else
+		node(g, "Identity", "x0", "x");
+	scalar(g, "alpha", 1.702f);
+	if (v == 2 || v == 13) {
+		node(g, "Mul", "x,alpha", "ax");
+		node(g, "Sigmoid", "ax", "s");
+	} else
+		node(g, "Sigmoid", "x", "s");
+	if (v == 14)
+		node(g, "Mul", "s,s", "y");
+	else
+		node(g, "Mul", v == 1 || v == 2 ? "s,x" : v == 12 ? "z,s" : "x,s", "y");
+	if (v == 10)
+		output(g, "s", dims);
+	if (v == 11) {
+		node(g, "Add", "s,x", "t");
+		output(g, "t", dims);
+	}
+	if (v == 13)
+		output(g, "ax", dims);
+}
+
+/* the optimized and the plain model's outputs, bit for bit */
+static void assert_same_bits(build_fn build, int v)
+{
+	om_model *plain = model(14), *opt = model(14);
+	build(plain->graph, v);
+	build(opt->graph, v);
+	optimize(opt, NULL);
+	om_tensor a = {0}, b = {0};
+	run(plain, &a, 1);
+	run(opt, &b, 1);
+	assert_int_equal(a.nbytes, b.nbytes);
+	assert_memory_equal(a.data, b.data, a.nbytes);
+	om_tensor_free(&a);
+	om_tensor_free(&b);
+	om_model_free(plain);
+	om_model_free(opt);
+}
+
+static void silu_fuses(void **state)
+{
+	(void)state;
+	for (int v = 0; v <= 3; v++) {
+		om_model *m = check(silu, v, 14, v == 3 ? 2 : 1, "QuickGelu");
+		const om_node *n = find_op(m->graph, "QuickGelu");
+		assert_string_equal(n->domain, "com.microsoft");
+		assert_int_equal(n->nin, 1);
+		assert_string_equal(n->in[0]->name, v == 3 ? "x" : "x0");
+		assert_string_equal(n->out[0]->name, "y");
+		assert_true(om_node_attr(n, "alpha") != NULL);
+		assert_true(om_attr_float(n, "alpha", 0) == (v == 2 ? 1.702f : 1.0f));
+		assert_int_equal(om_model_opset(m, "com.microsoft"), 1);
+		if (v == 3)
+			assert_int_equal(count_op(m->graph, "Conv"), 1);
+		om_model_free(m);
+		/* Sigmoid then Mul and QuickGelu give the same bits */
+		assert_same_bits(silu, v);
+	}
+}
+
+static void silu_near_misses(void **state)
+{
+	(void)state;
+	const int nodes[] = {[10] = 2, [11] = 3, [12] = 2, [13] = 3, [14] = 2};
+	for (int v = 10; v <= 14; v++) {
+		om_model *m = check(silu, v, 14, nodes[v], "Sigmoid");
+		assert_int_equal(count_op(m->graph, "QuickGelu"), 0);
+		om_model_free(m);
+	}
+}
+
+static uint32_t f32_bits(float f)
+{
+	uint32_t u;
+	memcpy(&u, &f, sizeof u);
+	return u;
+}
+
+/* distance in units in the last place between floats of the same sign (or zero) */
+static int64_t ulps(float a, float b)
+{
+	const int64_t ia = (int32_t)f32_bits(a), ib = (int32_t)f32_bits(b);
+	const int64_t sa = ia < 0 ? INT32_MIN - ia : ia, sb = ib < 0 ? INT32_MIN - ib : ib;
+	return sa > sb ? sa - sb : sb - sa;
+}
+
+/* QuickGelu's values: x sigmoid(alpha x) against double (alpha x rounded to float first, as
+ * the kernel and the unfused Mul do) for alpha 1, the default 1.702 and -0.25, every 1/64
+ * in [-100, 100] */
+static void quick_gelu_values(void **state)
+{
+	(void)state;
+	enum { N = 12801 };
+	for (int k = 0; k < 3; k++) {
+		om_model *m = model(14);
+		m->opsets = om_arena_alloc(m->arena, sizeof *m->opsets * 2);
+		m->opsets[0] = (om_opset){"", 14};
+		m->opsets[1] = (om_opset){"com.microsoft", 1};
+		m->nopsets = 2;
+		om_graph *g = m->graph;
+		input(g, "x", "12801");
+		output(g, "y", "12801");
+		om_node *n = om_graph_add_node(g, "QuickGelu", "com.microsoft", "q", 1, 1);
+		n->in[0] = om_graph_value(g, "x");
+		om_node_set_output(n, 0, om_graph_value(g, "y"));
+		const float alpha = k == 0 ? 1.0f : k == 1 ? 1.702f : -0.25f;
+		if (k != 1)
+			om_node_set_attr(n, "alpha", OM_ATTR_FLOAT)->f = alpha;
+		om_session *s = NULL;
+		om_status st = {0};
+		assert_int_equal(om_session_create(m, NULL, &s, &st), OM_OK);
+		om_tensor in = {0}, out = {0};
+		assert_int_equal(om_tensor_alloc(&in, OM_FLOAT, 1, (const int64_t[]){N}, &st), OM_OK);
+		float *x = in.data;
+		for (int i = 0; i < N; i++)
+			x[i] = -100.0f + (float)i / 64.0f;
+		assert_int_equal(om_session_run(s, &in, 1, &out, 1, &st), OM_OK);
+		const float *y = out.data;
+		for (int i = 0; i < N; i++) {
+			const double ax = (double)(alpha * x[i]);
+			const float want = (float)((double)x[i] / (1.0 + exp(-ax)));
+			/* 5 ulp while sigmoid(alpha x) is a normal float; below, the subnormal
+			 * sigmoid's absolute error (2^-148) times |x| */
+			const int64_t u = ax > -87 ? ulps(y[i], want) : 0;
+			if (ax > -87 ? u > 5
+				     : fabs((double)y[i] - (double)want) > fabs((double)x[i]) * 0x1p-148)
+				fail_msg("alpha %g x %g: %.9g against %.9g (%lld ulp)", (double)alpha,
+					 (double)x[i], (double)y[i], (double)want, (long long)u);
+		}
+		assert_true(y[N / 2] == 0.0f && f32_bits(y[N / 2]) == 0); /* x = 0 */
+		om_tensor_free(&in);
+		om_tensor_free(&out);
+		om_session_free(s);
+		om_model_free(m);
+	}
+}
+
 /* ---- LayerNormalization ------------------------------------------------------------------ */
 
 /* x:[N,4,8] normalized over the last axis, gamma/beta [8].
@@ -679,6 +834,9 @@ int main(void)
 		cmocka_unit_test(gelu_near_misses),
 		cmocka_unit_test(layernorm_fuses),
 		cmocka_unit_test(layernorm_near_misses),
+		cmocka_unit_test(silu_fuses),
+		cmocka_unit_test(silu_near_misses),
+		cmocka_unit_test(quick_gelu_values),
 		cmocka_unit_test(conv_activation_fuses),
 		cmocka_unit_test(conv_activation_near_misses),
 		cmocka_unit_test(skip_names_and_simplify_stays_onnx),
