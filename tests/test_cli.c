@@ -193,6 +193,57 @@ static void simplify_writes_a_smaller_model(void **state)
 	assert_non_null(strstr(out, "total nodes                         6        5"));
 }
 
+/* What `omopt info` says about files that are not good models: the file, the facts. */
+static void info_explains_bad_files(void **state)
+{
+	(void)state;
+	char out[8192], err[8192], args[2048], path[512];
+	/* a model cut to 40 bytes less than it is */
+	snprintf(path, sizeof path, "%s/whole.onnx", tmpdir);
+	write_model(path);
+	FILE *f = fopen(path, "rb");
+	assert_non_null(f);
+	char buf[4096];
+	size_t n = fread(buf, 1, sizeof buf, f);
+	fclose(f);
+	assert_true(n > 100 && n < 1000);
+	snprintf(path, sizeof path, "%s/short.onnx", tmpdir);
+	f = fopen(path, "wb");
+	assert_int_equal(fwrite(buf, 1, n - 40, f), n - 40);
+	fclose(f);
+	snprintf(args, sizeof args, "info '%s'", path);
+	assert_int_equal(run(args, out, sizeof out, err, sizeof err), 1);
+	char want[700];
+	snprintf(want, sizeof want, "InvalidModel: '%s' is truncated: field 7 (graph)", path);
+	assert_non_null(strstr(err, want));
+	snprintf(want, sizeof want, "the file ends at byte %zu\n", n - 40);
+	assert_non_null(strstr(err, want));
+	/* an empty file */
+	snprintf(path, sizeof path, "%s/empty.onnx", tmpdir);
+	f = fopen(path, "wb");
+	fclose(f);
+	snprintf(args, sizeof args, "info '%s'", path);
+	assert_int_equal(run(args, out, sizeof out, err, sizeof err), 1);
+	snprintf(want, sizeof want, "InvalidModel: '%s' is empty (0 bytes)", path);
+	assert_non_null(strstr(err, want));
+	/* an image saved with numpy */
+	snprintf(path, sizeof path, "%s/image.npy", tmpdir);
+	f = fopen(path, "wb");
+	static const char npy[] = "\x93NUMPY\x01\x00\x76\x00{'descr': '<f4', 'fortran_order': "
+				  "False, 'shape': (1,), }";
+	fwrite(npy, 1, sizeof npy - 1, f);
+	fclose(f);
+	snprintf(args, sizeof args, "info '%s'", path);
+	assert_int_equal(run(args, out, sizeof out, err, sizeof err), 1);
+	snprintf(want, sizeof want, "InvalidModel: '%s' is a NumPy array, not an ONNX model", path);
+	assert_non_null(strstr(err, want));
+	/* a missing file stays an I/O error */
+	snprintf(args, sizeof args, "info '%s/absent.onnx'", tmpdir);
+	assert_int_equal(run(args, out, sizeof out, err, sizeof err), 1);
+	assert_non_null(strstr(err, "Io: cannot open"));
+	assert_non_null(strstr(err, "absent.onnx"));
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -212,6 +263,7 @@ int main(void)
 		cmocka_unit_test(info_lists_the_op_rows),
 		cmocka_unit_test(missing_and_truncated_models),
 		cmocka_unit_test(simplify_writes_a_smaller_model),
+		cmocka_unit_test(info_explains_bad_files),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -421,6 +421,78 @@ static size_t put_varint(unsigned char *p, uint64_t v)
 	return n;
 }
 
+/* Loads path, expects kind and that the message names the file and holds every fragment. */
+static void load_says(const char *path, om_kind kind, const char *const *frags)
+{
+	om_model *m = NULL;
+	om_status st = {0};
+	assert_int_equal(om_model_load(path, &m, &st), kind);
+	assert_null(m);
+	if (!strstr(st.msg, path) || !strstr(st.msg, "'"))
+		fail_msg("message does not name '%s': %s", path, st.msg);
+	for (; *frags; frags++)
+		if (!strstr(st.msg, *frags))
+			fail_msg("'%s' missing in: %s", *frags, st.msg);
+}
+
+#define SAYS(path, kind, ...) load_says(path, kind, (const char *const[]){__VA_ARGS__, NULL})
+
+static void load_messages(void **state)
+{
+	(void)state;
+	/* cut off: ir_version 8, then graph (field 7) declaring 4,251,318 bytes in a 1,000,000
+	 * byte file; the graph field starts at byte 2 */
+	const size_t n = 1000000;
+	unsigned char *b = calloc(1, n);
+	b[0] = 0x08, b[1] = 8, b[2] = 7 << 3 | 2;
+	put_varint(b + 3, 4251318);
+	write_bytes(tmp("cut.onnx"), b, n);
+	SAYS(tmp("cut.onnx"), OM_ERR_INVALID_MODEL, "is truncated", "field 7 (graph) at byte 2",
+	     "declares 4,251,318 bytes", "ends at byte 1,000,000");
+	/* a real model cut 25 bytes short: the graph field declares more than the file has */
+	om_model *m = small_model(64);
+	om_status st = {0};
+	assert_int_equal(om_model_save(m, tmp("small.onnx"), NULL, &st), OM_OK);
+	clear_model(m);
+	size_t sn = 0;
+	unsigned char *sb = read_file(tmp("small.onnx"), &sn);
+	assert_true(sn > 100 && sn < 1000);
+	write_bytes(tmp("short.onnx"), sb, sn - 25);
+	char ends[64];
+	snprintf(ends, sizeof ends, "ends at byte %zu", sn - 25);
+	SAYS(tmp("short.onnx"), OM_ERR_INVALID_MODEL, "is truncated", "field 7 (graph)", ends);
+	free(sb);
+	/* empty, from a file and from memory */
+	write_bytes(tmp("e.onnx"), "", 0);
+	SAYS(tmp("e.onnx"), OM_ERR_INVALID_MODEL, "is empty (0 bytes)");
+	assert_int_equal(om_model_load_memory("", 0, NULL, &m, &st), OM_ERR_INVALID_MODEL);
+	assert_non_null(strstr(st.msg, "empty (0 bytes)"));
+	/* other formats */
+	const float v[3] = {1, 2, 3};
+	om_tensor t = {.dtype = OM_FLOAT, .rank = 1, .dims = {3}, .data = (void *)v,
+		       .nbytes = sizeof v};
+	assert_int_equal(om_tensor_write_file(tmp("x.npy"), &t, "x", &st), OM_OK);
+	SAYS(tmp("x.npy"), OM_ERR_INVALID_MODEL, "is a NumPy array, not an ONNX model");
+	assert_int_equal(om_tensor_write_file(tmp("x.pb"), &t, "x", &st), OM_OK);
+	SAYS(tmp("x.pb"), OM_ERR_INVALID_MODEL, "is a TensorProto", "not an ONNX model");
+	write_bytes(tmp("x.json"), "{\"graph\": []}\n", 14);
+	SAYS(tmp("x.json"), OM_ERR_INVALID_MODEL, "is JSON text, not an ONNX model");
+	write_bytes(tmp("x.txt"), "hello world\n", 12);
+	SAYS(tmp("x.txt"), OM_ERR_INVALID_MODEL, "is a text file, not an ONNX model");
+	write_bytes(tmp("x.zip"), "PK\x03\x04\x14\x00\x00\x00", 8);
+	SAYS(tmp("x.zip"), OM_ERR_INVALID_MODEL, "is a zip archive");
+	/* field 3 with wire type 3 (a group start) as the first byte */
+	write_bytes(tmp("x.bin"), "\x1b\x01\x02\xff", 4);
+	SAYS(tmp("x.bin"), OM_ERR_INVALID_MODEL,
+	     "is not an ONNX model (unsupported wire type 3 at byte 0)");
+	/* a well-formed ModelProto without a graph */
+	write_bytes(tmp("nograph.onnx"), "\x08\x08", 2);
+	SAYS(tmp("nograph.onnx"), OM_ERR_INVALID_MODEL, "has no graph");
+	/* I/O errors stay Io and name the file */
+	SAYS(tmp("absent.onnx"), OM_ERR_IO, "cannot open");
+	free(b);
+}
+
 /* Wraps buf[0..n) as field `field` of a new message: the result starts at buf again. */
 static size_t wrap(unsigned char *buf, size_t n, unsigned field)
 {
@@ -860,6 +932,7 @@ int main(void)
 		cmocka_unit_test(external_data_checked),
 		cmocka_unit_test(deep_nesting_refused),
 		cmocka_unit_test(corrupted_models),
+		cmocka_unit_test(load_messages),
 		cmocka_unit_test(roundtrip_real_models),
 		cmocka_unit_test(roundtrip_onnx_1_12),
 		cmocka_unit_test(roundtrip_onnx_1_23),
