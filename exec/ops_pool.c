@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "detmath.h"
 #include "f32_bridge.h"
 #include "move.h"
 #include "spatial.h"
@@ -146,12 +147,12 @@ typedef struct pool_args {
 
 static float lp_term(float v, int64_t p)
 {
-	return p == 1 ? fabsf(v) : p == 2 ? v * v : powf(fabsf(v), (float)p);
+	return p == 1 ? fabsf(v) : p == 2 ? v * v : (float)om_det_pow(fabsf(v), (double)p);
 }
 
 static float lp_root(float acc, int64_t p)
 {
-	return p == 1 ? acc : p == 2 ? sqrtf(acc) : powf(acc, 1.0f / (float)p);
+	return p == 1 ? acc : p == 2 ? sqrtf(acc) : (float)om_det_pow(acc, 1.0 / (double)p);
 }
 
 /* The window of output (o[0], o[1], o[2]) over image x, taps in row-major order. MaxPool sets

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "detmath.h"
 #include "gemm.h"
 #include "op.h"
 
@@ -41,17 +42,19 @@ static const struct {
 static inline float act(const act_fn *f, float x)
 {
 	switch (f->kind) {
-	case A_SIGMOID: return 1.0f / (1.0f + expf(-x));
-	case A_TANH: return tanhf(x);
+	case A_SIGMOID: return om_det_sigmoidf(x);
+	case A_TANH: return om_det_tanhf(x);
 	case A_RELU: return x > 0 ? x : 0;
 	case A_AFFINE: return f->alpha * x + f->beta;
 	case A_LEAKY: return x >= 0 ? x : f->alpha * x;
 	case A_THRESH: return x > f->alpha ? x : 0;
-	case A_STANH: return f->alpha * tanhf(f->beta * x);
+	case A_STANH: return f->alpha * om_det_tanhf(f->beta * x);
 	case A_HSIG: return fmaxf(0.0f, fminf(1.0f, f->alpha * x + f->beta));
-	case A_ELU: return x >= 0 ? x : f->alpha * (expf(x) - 1.0f);
+	case A_ELU: return x >= 0 ? x : f->alpha * (float)om_det_expm1(x);
 	case A_SOFTSIGN: return x / (1.0f + fabsf(x));
-	case A_SOFTPLUS: return log1pf(expf(x));
+	case A_SOFTPLUS:
+		return (float)(x > 0 ? x + om_det_log1p(om_det_exp(-x))
+				   : om_det_log1p(om_det_exp(x)));
 	}
 	return x;
 }
