@@ -3,6 +3,14 @@
 
 #include "im2col.h"
 
+/* The gathers vectorize (stride 2 as a lane shuffle); with AVX2 where the CPU has it (resnet18's
+ * stem: om_im2col 2.6% -> 2.3% of a run). Moves only: the same bits on every instruction set. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define MULTI_ISA __attribute__((target_clones("avx2", "default")))
+#else
+#define MULTI_ISA
+#endif
+
 /* [lo, hi): the positions p in [0, np) with 0 <= p * s + off < ni. */
 static void valid_range(int64_t np, int64_t ni, int64_t s, int64_t off, int64_t *lo, int64_t *hi)
 {
@@ -81,7 +89,7 @@ static void lead_next(const walk *w, int64_t *o)
 /* One body per element size: im2col only moves elements (bit copies; padding is all-zero
  * bits, 0 in every type it serves). */
 #define OM_IM2COL(NAME, T)                                                                      \
-	static void NAME(const T *x, int64_t C, const om_spatial *sp, int64_t q0, int64_t q1,    \
+	MULTI_ISA static void NAME(const T *x, int64_t C, const om_spatial *sp, int64_t q0, int64_t q1,    \
 			 T *col)                                                                 \
 	{                                                                                        \
 		walk w;                                                                          \
