@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "dot.h"
@@ -210,6 +211,67 @@ static void large_graph_stubs(void **state)
 	om_model_free(m);
 }
 
+/* DenseNet-like: layer i is Relu(c[i-1]) and c[i] = Concat(x, r[1..i]), so every Relu feeds
+ * every later Concat (the O(n^2) long skip edges that kept dot's layout busy for minutes).
+ * The longest edges become stubs and the picture renders in seconds. */
+static void dense_graph_renders_fast(void **state)
+{
+	(void)state;
+	enum { LAYERS = 48 };
+	om_model *m = om_model_new();
+	om_graph *g = m->graph = om_graph_new(m, NULL);
+	g->name = "dense";
+	const om_dim dims[] = {{1, NULL}, {8, NULL}};
+	om_value *x = tensor_value(g, "x", OM_FLOAT, 2, dims), *cat = x;
+	x->flags |= OM_VALUE_GRAPH_INPUT;
+	tu_push_value(g, &g->inputs, &g->ninputs, x);
+	om_value *relus[LAYERS];
+	for (int i = 0; i < LAYERS; i++) {
+		char name[32];
+		snprintf(name, sizeof name, "r%d", i);
+		om_node *r = om_graph_add_node(g, "Relu", "", name, 1, 1);
+		r->in[0] = cat;
+		om_node_set_output(r, 0, tensor_value(g, name, OM_FLOAT, 2, dims));
+		relus[i] = r->out[0];
+		snprintf(name, sizeof name, "c%d", i);
+		om_node *c = om_graph_add_node(g, "Concat", "", name, i + 2, 1);
+		c->in[0] = x;
+		for (int k = 0; k <= i; k++)
+			c->in[k + 1] = relus[k];
+		om_node_set_output(c, 0, tensor_value(g, name, OM_FLOAT, 2, dims));
+		cat = c->out[0];
+	}
+	tu_push_value(g, &g->outputs, &g->noutputs, cat);
+	om_dot_stats s;
+	char *text = write_dot(m, NULL, &s);
+	int stubs = 0;
+	for (const char *p = text; (p = strstr(p, "style=dotted")); p++)
+		stubs++;
+	/* 2 * 48 nodes, input, output, stubs; every edge drawn once (stub or not) */
+	int edges = LAYERS + (LAYERS * (LAYERS + 3)) / 2 + 1;
+	assert_true(stubs > 0 && stubs <= edges - 2 * LAYERS);
+	assert_int_equal(s.nodes, 2 * LAYERS + 2 + stubs);
+	assert_int_equal(s.edges, edges);
+	/* short edges stay edges: every Relu still reads its Concat directly */
+	assert_non_null(strstr(text, "g0_n1 -> g0_n2 [label=\"float[1,8]\"]"));
+	int n, e;
+	parse_counts(text, &n, &e);
+	assert_int_equal(n, s.nodes);
+	assert_int_equal(e, s.edges);
+	char svg[] = "/tmp/omopt_dense_XXXXXX.svg";
+	int fd = mkstemps(svg, 4);
+	assert_true(fd >= 0);
+	close(fd);
+	om_status st = {0};
+	clock_t t0 = clock();
+	assert_int_equal(om_dot_render(renderer, text, strlen(text), "svg", svg, &st), OM_OK);
+	double cpu = (double)(clock() - t0) / CLOCKS_PER_SEC;
+	unlink(svg);
+	assert_true(cpu < 30.0); /* was minutes before the stubs */
+	free(text);
+	om_model_free(m);
+}
+
 /* --plan on the bundled example: Reshapes are views sharing their source's buffer, the
  * channel-shuffle Transpose (n,2,4,h,w) perm (0,2,1,3,4) moves as a rank-3 transpose. */
 static void plan_annotations(void **state)
@@ -314,6 +376,7 @@ int main(void)
 		cmocka_unit_test(counts_and_escaping), cmocka_unit_test(escape_hostile_bytes),
 		cmocka_unit_test(diff_marks),          cmocka_unit_test(render_svg),
 		cmocka_unit_test(large_graph_stubs), cmocka_unit_test(plan_annotations),    cmocka_unit_test(shared_models),
+		cmocka_unit_test(dense_graph_renders_fast),
 	};
 	renderer = om_dot_renderer_new();
 	int failed = cmocka_run_group_tests(tests, NULL, NULL);
