@@ -11,7 +11,8 @@
 #include "model_diag.h"
 
 /* Replaces a wire-level error in st by what om_onnx_model_diagnose says about the file, or, when
- * it finds nothing, names the file in front of the original message. */
+ * it finds nothing, names the file and the top-level field that holds the damage in front of
+ * the original message. */
 static om_kind explain(const void *data, size_t size, const char *name, om_status *st)
 {
 	om_status orig = *st;
@@ -20,8 +21,16 @@ static om_kind explain(const void *data, size_t size, const char *name, om_statu
 		*st = d;
 		return d.kind;
 	}
-	return om_error(st, orig.kind, NULL, "%s%s%s is damaged: %s", name ? "'" : "",
-			name ? name : "the model data", name ? "'" : "", orig.msg);
+	char who[400], where[200] = "", a[32], b[32];
+	snprintf(who, sizeof who, "%s%s%s", name ? "'" : "", name ? name : "the model data",
+		 name ? "'" : "");
+	uint32_t field;
+	size_t start, end;
+	if (om_onnx_model_locate(data, size, &field, &start, &end))
+		snprintf(where, sizeof where, " inside field %u (%s), bytes %s to %s", field,
+			 om_onnx_model_field_name(field), om_onnx_grouped(start, a),
+			 om_onnx_grouped(end, b));
+	return om_error(st, orig.kind, NULL, "%s is damaged%s: %s", who, where, orig.msg);
 }
 
 /* Names the file in a lowering error: in front, or after a message about a node. */
@@ -49,7 +58,7 @@ static om_kind load(const void *data, size_t size, const char *dir, const char *
 	Onnx__ModelProto *mp = (Onnx__ModelProto *)protobuf_c_message_unpack(
 		&onnx__model_proto__descriptor, NULL, size, data);
 	if (!mp) {
-		om_error(st, OM_ERR_INVALID_MODEL, NULL, "not an ONNX model (protobuf parse failed)");
+		om_error(st, OM_ERR_INVALID_MODEL, NULL, "protobuf cannot parse it");
 		return explain(data, size, name, st);
 	}
 	if (!mp->graph) {

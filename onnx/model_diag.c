@@ -69,7 +69,7 @@ static bool wire_fits(const ProtobufCMessageDescriptor *d, uint64_t number, unsi
 	return wire == 2 && f->label == PROTOBUF_C_LABEL_REPEATED; /* packed */
 }
 
-static const char *field_name(uint64_t number)
+const char *om_onnx_model_field_name(uint64_t number)
 {
 	const ProtobufCFieldDescriptor *f =
 		number <= 0x1fffffff ? protobuf_c_message_descriptor_get_field(
@@ -180,7 +180,7 @@ om_kind om_onnx_model_diagnose(const uint8_t *p, size_t n, const char *name, om_
 					"%s is not an ONNX model (field %llu at byte %s has wire type "
 					"%u; a ModelProto's %s has wire type %d)",
 					who, (unsigned long long)num, om_onnx_grouped(start, a), wire,
-					field_name(num), wire_of(d, num));
+					om_onnx_model_field_name(num), wire_of(d, num));
 		ir_version |= num == 1;
 		graph |= num == 7;
 		bool cut = false;
@@ -201,7 +201,7 @@ om_kind om_onnx_model_diagnose(const uint8_t *p, size_t n, const char *name, om_
 				return om_error(st, bad, NULL,
 						"%s is truncated: field %llu (%s) at byte %s declares "
 						"%s bytes, the %s ends at byte %s",
-						who, (unsigned long long)num, field_name(num),
+						who, (unsigned long long)num, om_onnx_model_field_name(num),
 						om_onnx_grouped(start, a), om_onnx_grouped(len, b), unit,
 						om_onnx_grouped(n, c));
 			break;
@@ -210,7 +210,7 @@ om_kind om_onnx_model_diagnose(const uint8_t *p, size_t n, const char *name, om_
 			return om_error(st, bad, NULL,
 					"%s is truncated: field %llu (%s) at byte %s runs past the end "
 					"of the %s at byte %s",
-					who, (unsigned long long)num, field_name(num),
+					who, (unsigned long long)num, om_onnx_model_field_name(num),
 					om_onnx_grouped(start, a), unit, om_onnx_grouped(n, b));
 		if (wire != 0)
 			pos += (size_t)len;
@@ -221,4 +221,53 @@ om_kind om_onnx_model_diagnose(const uint8_t *p, size_t n, const char *name, om_
 	if (!graph)
 		return om_error(st, bad, NULL, "%s has no graph (ModelProto field 7)", who);
 	return OM_OK;
+}
+
+bool om_onnx_model_locate(const uint8_t *p, size_t n, uint32_t *field, size_t *start,
+			  size_t *end)
+{
+	size_t pos = 0;
+	while (pos < n) {
+		size_t at = pos;
+		uint64_t tag, len;
+		if (!varint(p, n, &pos, &tag))
+			return false;
+		unsigned wire = (unsigned)(tag & 7);
+		if (wire == 0) {
+			if (!varint(p, n, &pos, &len))
+				return false;
+			continue;
+		}
+		if (wire == 1 || wire == 5) {
+			len = wire == 1 ? 8 : 4;
+		} else if (wire != 2 || !varint(p, n, &pos, &len)) {
+			return false;
+		}
+		if (len > n - pos)
+			return false;
+		const ProtobufCFieldDescriptor *f =
+			(tag >> 3) <= 0x1fffffff
+				? protobuf_c_message_descriptor_get_field(
+					  &onnx__model_proto__descriptor, (unsigned)(tag >> 3))
+				: NULL;
+		if (wire == 2 && f && f->type == PROTOBUF_C_TYPE_MESSAGE) {
+			om_status st = {0};
+			bool bad = om_onnx_wire_check(f->descriptor, p + pos, (size_t)len, &st) != OM_OK;
+			if (!bad) {
+				ProtobufCMessage *sub = protobuf_c_message_unpack(
+					f->descriptor, NULL, (size_t)len, p + pos);
+				bad = !sub;
+				if (sub)
+					protobuf_c_message_free_unpacked(sub, NULL);
+			}
+			if (bad) {
+				*field = (uint32_t)(tag >> 3);
+				*start = at;
+				*end = pos + (size_t)len;
+				return true;
+			}
+		}
+		pos += (size_t)len;
+	}
+	return false;
 }

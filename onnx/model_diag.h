@@ -12,6 +12,14 @@
 om_kind om_onnx_model_diagnose(const uint8_t *data, size_t size, const char *name,
 			       om_status *st);
 
+/** Finds the top-level message field of a ModelProto whose content does not check or unpack
+ *  (after om_onnx_model_diagnose found the top level sound): its number, the byte where the field
+ *  starts and the byte after its end. False when every one is sound. Error path only. */
+bool om_onnx_model_locate(const uint8_t *data, size_t size, uint32_t *field, size_t *start,
+			  size_t *end);
+/** The name of ModelProto field `number` ("graph"), "unknown" when it has none. */
+const char *om_onnx_model_field_name(uint64_t number);
+
 /** Writes v with thousands separators ("4,251,318") into buf. */
 const char *om_onnx_grouped(uint64_t v, char buf[32]);
 

@@ -488,6 +488,15 @@ static void load_messages(void **state)
 	/* a well-formed ModelProto without a graph */
 	write_bytes(tmp("nograph.onnx"), "\x08\x08", 2);
 	SAYS(tmp("nograph.onnx"), OM_ERR_INVALID_MODEL, "has no graph");
+	/* sound outside, damaged inside: graph (bytes 2 to 7) holds a node with wire type 3 */
+	write_bytes(tmp("inner.onnx"), "\x08\x08\x3a\x03\x0a\x01\x1b", 7);
+	SAYS(tmp("inner.onnx"), OM_ERR_INVALID_MODEL,
+	     "is damaged inside field 7 (graph), bytes 2 to 7: unsupported wire type 3 in a "
+	     "NodeProto");
+	/* and one protobuf-c refuses: ModelProto.graph.name (field 2) as a varint */
+	write_bytes(tmp("parse.onnx"), "\x08\x08\x3a\x02\x10\x01", 6);
+	SAYS(tmp("parse.onnx"), OM_ERR_INVALID_MODEL,
+	     "is damaged inside field 7 (graph), bytes 2 to 6: protobuf cannot parse it");
 	/* I/O errors stay Io and name the file */
 	SAYS(tmp("absent.onnx"), OM_ERR_IO, "cannot open");
 	free(b);
