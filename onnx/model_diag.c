@@ -200,9 +200,10 @@ om_kind om_onnx_model_diagnose(const uint8_t *p, size_t n, const char *name, om_
 			if (len > n - pos)
 				return om_error(st, bad, NULL,
 						"%s is truncated: field %llu (%s) at byte %s declares "
-						"%s bytes, the %s ends at byte %s",
+						"%s byte%s, the %s ends at byte %s",
 						who, (unsigned long long)num, om_onnx_model_field_name(num),
-						om_onnx_grouped(start, a), om_onnx_grouped(len, b), unit,
+						om_onnx_grouped(start, a), om_onnx_grouped(len, b),
+						len == 1 ? "" : "s", unit,
 						om_onnx_grouped(n, c));
 			break;
 		}
