@@ -62,6 +62,32 @@ MODELS = {
 }
 
 
+def realistic(model, feeds):
+    """Random weights as torchvision initializes them give vanishing outputs (mobilenet_v2's
+    logits ~1e-9, the ViT head is zero-initialized): give zero-initialized Linear layers random
+    weights, BatchNorm random affine parameters, and running statistics measured on the example
+    input (one train-mode pass with a cumulative average), so outputs are O(1) and comparisons
+    against references mean something."""
+    for m in model.modules():
+        if isinstance(m, torch.nn.Linear) and not m.weight.detach().any():
+            torch.nn.init.normal_(m.weight, std=m.in_features ** -0.5)
+            if m.bias is not None:
+                torch.nn.init.normal_(m.bias, std=0.1)
+    bns = [m for m in model.modules() if isinstance(m, torch.nn.modules.batchnorm._BatchNorm)]
+    if not bns:
+        return
+    for m in bns:
+        torch.nn.init.uniform_(m.weight, 0.5, 1.5)
+        torch.nn.init.normal_(m.bias, std=0.1)
+        m.reset_running_stats()
+        m.momentum = None
+        m.train()
+    with torch.no_grad():
+        model(*feeds)
+    for m in bns:
+        m.eval()
+
+
 def export(outdir, name):
     make, inputs, dyn, opset = MODELS[name]
     model = make().eval()
@@ -77,6 +103,7 @@ def export(outdir, name):
         v = v.astype(np.int64) if v.dtype.kind == 'i' else v.astype(np.float32)
         np.save(os.path.join(d, 'in', k + '.npy'), v)
         feeds[k] = torch.from_numpy(v)
+    realistic(model, tuple(feeds.values()))
     with torch.no_grad():
         torch.onnx.export(model, tuple(feeds.values()), os.path.join(d, 'model.onnx'),
                           input_names=list(feeds), output_names=['out'], dynamic_axes=dyn,
