@@ -299,6 +299,8 @@ static om_kind conv_f32(om_ctx *c)
 					int64_t q1 = q0 + rows > lead ? lead : q0 + rows;
 					const float *xg = x + (n * g.C + gi * Cg) * Pin;
 					om_im2col(xg, sizeof(float), Cg, sp, q0, q1, col);
+					if (!c->exact && q0 == 0 && Mg * Kg >= OM_WARM_FLOATS)
+						om_conv_warm(w + gi * Mg * Kg, Mg * Kg);
 					conv_gemm(c->exact, Mg, (q1 - q0) * OL, Kg,
 						  w + gi * Mg * Kg, col, (q1 - q0) * OL,
 						  y + (n * g.M + gi * Mg) * P + q0 * OL, P);
