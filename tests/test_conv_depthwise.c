@@ -4,7 +4,7 @@
  * the same bits (the loop is the same in both), with bias, Z and an activation. */
 #include <stdlib.h>
 
-#include "tu_node.h"
+#include "nodetest.h"
 
 typedef struct dcase {
 	int32_t sp;              /* spatial axes: 1 or 2 */
@@ -64,31 +64,30 @@ static void check(const dcase *k, int act)
 	mo->graph = om_graph_new(mo, NULL);
 	om_node *nd = om_graph_add_node(mo->graph, "FusedConv", "com.microsoft", "f", 4, 1);
 	for (int32_t i = 0; i < 4; i++)
-		nd->in[i] = tu_value(mo, "i", i);
-	om_node_set_output(nd, 0, tu_value(mo, "o", 0));
-	tu_int(nd, "group", k->C);
+		nd->in[i] = nt_value(mo, "i", i);
+	om_node_set_output(nd, 0, nt_value(mo, "o", 0));
+	nt_int(nd, "group", k->C);
 	const int32_t n = k->sp;
 	const int64_t *pads = k->pads;
-	tu_ints(nd, "strides", n, (int64_t[]){k->s, k->s});
-	tu_ints(nd, "dilations", n, (int64_t[]){k->d, k->d});
-	tu_ints(nd, "pads", 2 * n,
-		n == 2 ? pads : (int64_t[]){pads[1], pads[3]});
+	nt_ints(nd, "strides", (int64_t[]){k->s, k->s}, n);
+	nt_ints(nd, "dilations", (int64_t[]){k->d, k->d}, n);
+	nt_ints(nd, "pads", n == 2 ? pads : (int64_t[]){pads[1], pads[3]}, 2 * n);
 	if (act)
-		tu_str(nd, "activation", "Relu");
+		nt_str(nd, "activation", "Relu");
 	const int64_t xd[] = {k->N, k->C, k->H, k->W}, wd[] = {M, 1, k->kh, k->kw};
 	const int64_t yd[] = {k->N, M, OH, OW};
 	const int64_t *xs = n == 2 ? xd : (int64_t[]){k->N, k->C, k->W};
 	const int64_t *ws = n == 2 ? wd : (int64_t[]){M, 1, k->kw};
 	const int64_t *ys = n == 2 ? yd : (int64_t[]){k->N, M, OW};
-	om_tensor tx = tu_tensor(OM_FLOAT, n + 2, xs, x), tw = tu_tensor(OM_FLOAT, n + 2, ws, w);
-	om_tensor tb = tu_tensor(OM_FLOAT, 1, &M, b), tz = tu_tensor(OM_FLOAT, n + 2, ys, z);
+	om_tensor tx = nt_tensor(OM_FLOAT, n + 2, xs, x), tw = nt_tensor(OM_FLOAT, n + 2, ws, w);
+	om_tensor tb = nt_tensor(OM_FLOAT, 1, &M, b), tz = nt_tensor(OM_FLOAT, n + 2, ys, z);
 	om_tensor out[2][1];
 	om_status st = {0};
 	for (int exact = 0; exact < 2; exact++) {
-		assert_int_equal(tu_run(nd, 1, (const om_tensor *[]){&tx, &tw, &tb, &tz},
+		assert_int_equal(nt_run_mode(nd, 1, (const om_tensor *[]){&tx, &tw, &tb, &tz},
 					out[exact], exact, &st), OM_OK);
-		tu_assert_shape(&out[exact][0], n + 2, ys);
-		tu_assert_floats(&out[exact][0], ref, ny, 1e-5f);
+		nt_assert_shape(&out[exact][0], n + 2, ys);
+		nt_assert_floats(&out[exact][0], ref, ny, 1e-5f);
 	}
 	assert_memory_equal(out[0][0].data, out[1][0].data, out[0][0].nbytes);
 	om_tensor_free(&out[0][0]), om_tensor_free(&out[1][0]);

@@ -5,7 +5,7 @@
  * (im2col, 1x1, depthwise, 3x3 stride 1); attribute errors. */
 #include <stdlib.h>
 
-#include "tu_node.h"
+#include "nodetest.h"
 
 typedef struct act_case {
 	const char *name; /* NULL: no activation attribute */
@@ -51,11 +51,11 @@ static om_node *conv_node(om_model *m, const char *op, const char *domain, int32
 		m->graph = om_graph_new(m, NULL);
 	om_node *n = om_graph_add_node(m->graph, op, domain, op, nin, 1);
 	for (int32_t i = 0; i < nin; i++)
-		n->in[i] = tu_value(m, "i", i);
-	om_node_set_output(n, 0, tu_value(m, "o", 0));
-	tu_int(n, "group", k->group);
-	tu_ints(n, "strides", 2, (int64_t[]){k->stride, k->stride});
-	tu_ints(n, "pads", 4, (int64_t[]){k->pad, k->pad, k->pad, k->pad});
+		n->in[i] = nt_value(m, "i", i);
+	om_node_set_output(n, 0, nt_value(m, "o", 0));
+	nt_int(n, "group", k->group);
+	nt_ints(n, "strides", (int64_t[]){k->stride, k->stride}, 2);
+	nt_ints(n, "pads", (int64_t[]){k->pad, k->pad, k->pad, k->pad}, 4);
 	return n;
 }
 
@@ -65,19 +65,19 @@ static void activation(om_model *m, const act_case *a, om_tensor *y, int exact)
 	if (!a->name)
 		return;
 	bool clip = !strcmp(a->name, "Clip");
-	om_node *n = tu_node(m, a->name, clip ? 3 : 1, 1);
+	om_node *n = nt_add_node(m, a->name, clip ? 3 : 1, 1);
 	if (!strcmp(a->name, "LeakyRelu"))
-		tu_float(n, "alpha", a->params[0]);
+		nt_float(n, "alpha", a->params[0]);
 	if (!strcmp(a->name, "HardSigmoid")) {
-		tu_float(n, "alpha", a->params[0]);
-		tu_float(n, "beta", a->params[1]);
+		nt_float(n, "alpha", a->params[0]);
+		nt_float(n, "beta", a->params[1]);
 	}
-	om_tensor lo = tu_tensor(OM_FLOAT, 0, NULL, &a->params[0]);
-	om_tensor hi = tu_tensor(OM_FLOAT, 0, NULL, &a->params[1]);
+	om_tensor lo = nt_tensor(OM_FLOAT, 0, NULL, &a->params[0]);
+	om_tensor hi = nt_tensor(OM_FLOAT, 0, NULL, &a->params[1]);
 	const om_tensor *in[] = {y, &lo, &hi};
 	om_tensor out[1];
 	om_status st = {0};
-	assert_int_equal(tu_run(n, 13, in, out, exact, &st), OM_OK);
+	assert_int_equal(nt_run_mode(n, 13, in, out, exact, &st), OM_OK);
 	memcpy(y->data, out[0].data, y->nbytes);
 	om_tensor_free(&out[0]);
 }
@@ -92,22 +92,22 @@ static void check_case(const shape_case *k, const act_case *a, bool bias, bool z
 	fill(w, numel(k->w), 2);
 	fill(b, M, 3);
 	om_model *m = om_model_new();
-	om_tensor tx = tu_tensor(OM_FLOAT, 4, k->x, x), tw = tu_tensor(OM_FLOAT, 4, k->w, w);
-	om_tensor tb = tu_tensor(OM_FLOAT, 1, &M, b);
+	om_tensor tx = nt_tensor(OM_FLOAT, 4, k->x, x), tw = nt_tensor(OM_FLOAT, 4, k->w, w);
+	om_tensor tb = nt_tensor(OM_FLOAT, 1, &M, b);
 	/* the reference: Conv, then Add, then the activation */
 	om_node *cn = conv_node(m, "Conv", "", bias ? 3 : 2, k);
 	om_tensor ref[1], got[1];
 	om_status st = {0};
-	assert_int_equal(tu_run(cn, 13, (const om_tensor *[]){&tx, &tw, &tb}, ref, exact, &st),
+	assert_int_equal(nt_run_mode(cn, 13, (const om_tensor *[]){&tx, &tw, &tb}, ref, exact, &st),
 			 OM_OK);
 	int64_t ny = om_tensor_numel(&ref[0]);
 	float *zv = malloc(sizeof(float) * (size_t)ny);
 	fill(zv, ny, 4);
-	om_tensor tz = tu_tensor(OM_FLOAT, 4, ref[0].dims, zv);
+	om_tensor tz = nt_tensor(OM_FLOAT, 4, ref[0].dims, zv);
 	if (z) {
-		om_node *an = tu_node(m, "Add", 2, 1);
+		om_node *an = nt_add_node(m, "Add", 2, 1);
 		om_tensor sum[1];
-		assert_int_equal(tu_run(an, 13, (const om_tensor *[]){&ref[0], &tz}, sum, exact,
+		assert_int_equal(nt_run_mode(an, 13, (const om_tensor *[]){&ref[0], &tz}, sum, exact,
 					&st), OM_OK);
 		memcpy(ref[0].data, sum[0].data, ref[0].nbytes);
 		om_tensor_free(&sum[0]);
@@ -118,16 +118,16 @@ static void check_case(const shape_case *k, const act_case *a, bool bias, bool z
 	if (z && !bias)
 		fn->in[2] = NULL;
 	if (a->name)
-		tu_str(fn, "activation", a->name);
+		nt_str(fn, "activation", a->name);
 	if (a->nparams)
-		tu_floats(fn, "activation_params", a->nparams, a->params);
-	assert_int_equal(tu_run(fn, 1, (const om_tensor *[]){&tx, &tw, bias ? &tb : NULL, &tz},
+		nt_floats(fn, "activation_params", a->params, a->nparams);
+	assert_int_equal(nt_run_mode(fn, 1, (const om_tensor *[]){&tx, &tw, bias ? &tb : NULL, &tz},
 				got, exact, &st), OM_OK);
-	tu_assert_shape(&got[0], 4, ref[0].dims);
+	nt_assert_shape(&got[0], 4, ref[0].dims);
 	if (exact)
 		assert_memory_equal(got[0].data, ref[0].data, ref[0].nbytes);
 	else
-		tu_assert_floats(&got[0], ref[0].data, ny, 1e-5f);
+		nt_assert_floats(&got[0], ref[0].data, ny, 1e-5f);
 	om_tensor_free(&ref[0]);
 	om_tensor_free(&got[0]);
 	om_model_free(m);
@@ -163,17 +163,17 @@ static void fused_hand_values(void **state)
 		om_model *m = om_model_new();
 		shape_case k = {{1, 1, 1, 3}, {1, 1, 1, 1}, 1, 1, 0};
 		om_node *n = conv_node(m, "FusedConv", "com.microsoft", 4, &k);
-		tu_str(n, "activation", cases[i].act);
+		nt_str(n, "activation", cases[i].act);
 		if (cases[i].np)
-			tu_floats(n, "activation_params", cases[i].np, cases[i].p);
-		om_tensor tx = tu_tensor(OM_FLOAT, 4, k.x, x), tw = tu_tensor(OM_FLOAT, 4, k.w, w);
-		om_tensor tb = tu_tensor(OM_FLOAT, 1, (int64_t[]){1}, b);
-		om_tensor tz = tu_tensor(OM_FLOAT, 4, k.x, zv);
+			nt_floats(n, "activation_params", cases[i].p, cases[i].np);
+		om_tensor tx = nt_tensor(OM_FLOAT, 4, k.x, x), tw = nt_tensor(OM_FLOAT, 4, k.w, w);
+		om_tensor tb = nt_tensor(OM_FLOAT, 1, (int64_t[]){1}, b);
+		om_tensor tz = nt_tensor(OM_FLOAT, 4, k.x, zv);
 		om_tensor out[1];
 		om_status st = {0};
-		assert_int_equal(tu_run(n, 1, (const om_tensor *[]){&tx, &tw, &tb, &tz}, out, 1,
+		assert_int_equal(nt_run_mode(n, 1, (const om_tensor *[]){&tx, &tw, &tb, &tz}, out, 1,
 					&st), OM_OK);
-		tu_assert_floats(&out[0], cases[i].expect, 3, 0);
+		nt_assert_floats(&out[0], cases[i].expect, 3, 0);
 		om_tensor_free(&out[0]);
 		om_model_free(m);
 	}
@@ -189,19 +189,19 @@ static void fused_errors(void **state)
 		om_node *n = conv_node(m, "FusedConv", "com.microsoft", 4, &k);
 		n->in[2] = NULL;
 		if (i == 0)
-			tu_str(n, "activation", "Gelu");
+			nt_str(n, "activation", "Gelu");
 		if (i == 1)
-			tu_str(n, "activation", "LeakyRelu"); /* no activation_params */
+			nt_str(n, "activation", "LeakyRelu"); /* no activation_params */
 		if (i == 2) {
-			tu_str(n, "activation", "Clip");
-			tu_floats(n, "activation_params", 1, (float[]){0});
+			nt_str(n, "activation", "Clip");
+			nt_floats(n, "activation_params", (float[]){0}, 1);
 		}
-		om_tensor tx = tu_tensor(OM_FLOAT, 4, k.x, x), tw = tu_tensor(OM_FLOAT, 4, k.w, w);
+		om_tensor tx = nt_tensor(OM_FLOAT, 4, k.x, x), tw = nt_tensor(OM_FLOAT, 4, k.w, w);
 		/* case 3: Z of another shape */
-		om_tensor tz = tu_tensor(OM_FLOAT, 4, i == 3 ? (int64_t[]){1, 1, 4, 3} : k.x, zv);
+		om_tensor tz = nt_tensor(OM_FLOAT, 4, i == 3 ? (int64_t[]){1, 1, 4, 3} : k.x, zv);
 		om_tensor out[1];
 		om_status st = {0};
-		assert_int_equal(tu_run(n, 1, (const om_tensor *[]){&tx, &tw, NULL, &tz}, out, 1,
+		assert_int_equal(nt_run_mode(n, 1, (const om_tensor *[]){&tx, &tw, NULL, &tz}, out, 1,
 					&st), OM_ERR_INVALID_MODEL);
 		om_model_free(m);
 	}

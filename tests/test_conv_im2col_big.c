@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "conv_winograd.h"
-#include "tu_node.h"
+#include "nodetest.h"
 
 typedef struct geo {
 	int64_t N, C, M, group, H, W, k, s, pads[4]; /* pads: top, left, bottom, right */
@@ -65,16 +65,16 @@ static void one(const geo *g, uint32_t seed)
 		sc[o] = a;
 	}
 	om_model *mo = om_model_new();
-	om_node *nd = tu_node(mo, "Conv", 3, 1);
-	tu_int(nd, "group", g->group);
-	tu_ints(nd, "strides", 2, (const int64_t[]){g->s, g->s});
-	tu_ints(nd, "pads", 4, g->pads);
-	om_tensor tx = tu_tensor(OM_FLOAT, 4, xd, x), tw = tu_tensor(OM_FLOAT, 4, wd, w);
-	om_tensor tb = tu_tensor(OM_FLOAT, 1, &g->M, b);
+	om_node *nd = nt_add_node(mo, "Conv", 3, 1);
+	nt_int(nd, "group", g->group);
+	nt_ints(nd, "strides", (const int64_t[]){g->s, g->s}, 2);
+	nt_ints(nd, "pads", g->pads, 4);
+	om_tensor tx = nt_tensor(OM_FLOAT, 4, xd, x), tw = nt_tensor(OM_FLOAT, 4, wd, w);
+	om_tensor tb = nt_tensor(OM_FLOAT, 1, &g->M, b);
 	om_tensor out[2][1];
 	om_status st = {0};
 	for (int exact = 0; exact < 2; exact++) {
-		assert_int_equal(tu_run(nd, 13, (const om_tensor *[]){&tx, &tw, &tb}, out[exact],
+		assert_int_equal(nt_run_mode(nd, 13, (const om_tensor *[]){&tx, &tw, &tb}, out[exact],
 					exact, &st),
 				 OM_OK);
 		assert_int_equal(out[exact][0].dims[2], OH);

@@ -5,7 +5,7 @@
  * test_conv_winograd.c for why a neighbourhood), and exact mode against a float64 loop. */
 #include <stdlib.h>
 
-#include "tu_node.h"
+#include "nodetest.h"
 
 static uint32_t rnd(uint32_t *s, uint32_t n)
 {
@@ -103,20 +103,20 @@ static void one(const geo *g, uint32_t *s)
 	for (int64_t o = 0; o < ny; o++)
 		direct(g, x, w, b, o, &val[o], &sc[o]);
 	om_model *mo = om_model_new();
-	om_node *nd = tu_node(mo, "Conv", 3, 1);
-	tu_int(nd, "group", g->group);
-	tu_ints(nd, "strides", g->n, g->s);
-	tu_ints(nd, "dilations", g->n, g->d);
+	om_node *nd = nt_add_node(mo, "Conv", 3, 1);
+	nt_int(nd, "group", g->group);
+	nt_ints(nd, "strides", g->s, g->n);
+	nt_ints(nd, "dilations", g->d, g->n);
 	int64_t pads[4] = {g->pb[0], g->pb[1], g->pe[0], g->pe[1]};
 	if (g->n == 1)
 		pads[1] = g->pe[0];
-	tu_ints(nd, "pads", 2 * g->n, pads);
-	om_tensor tx = tu_tensor(OM_FLOAT, r, xd, x), tw = tu_tensor(OM_FLOAT, r, wd, w);
-	om_tensor tb = tu_tensor(OM_FLOAT, 1, &g->M, b);
+	nt_ints(nd, "pads", pads, 2 * g->n);
+	om_tensor tx = nt_tensor(OM_FLOAT, r, xd, x), tw = nt_tensor(OM_FLOAT, r, wd, w);
+	om_tensor tb = nt_tensor(OM_FLOAT, 1, &g->M, b);
 	om_tensor out[2][1];
 	om_status st = {0};
 	for (int exact = 0; exact < 2; exact++)
-		assert_int_equal(tu_run(nd, 13, (const om_tensor *[]){&tx, &tw, &tb}, out[exact],
+		assert_int_equal(nt_run_mode(nd, 13, (const om_tensor *[]){&tx, &tw, &tb}, out[exact],
 					exact, &st), OM_OK);
 	/* neighbourhood scale: the largest within 3 positions on every axis of the same plane */
 	int64_t P = prod(g->out, g->n), OW = g->n == 2 ? g->out[1] : g->out[0];

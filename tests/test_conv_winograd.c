@@ -16,7 +16,7 @@
 
 #include "conv_winograd.h"
 #include "session.h"
-#include "tu_node.h"
+#include "nodetest.h"
 
 #define TOL (128.0 / 16777216.0)
 
@@ -213,7 +213,7 @@ static om_value *initializer(om_model *m, const char *name, int32_t rank, const 
 {
 	om_value *v = om_graph_value(m->graph, name);
 	om_tensor *t = om_arena_alloc(m->arena, sizeof *t);
-	*t = tu_tensor(OM_FLOAT, rank, dims, om_arena_memdup(m->arena, data,
+	*t = nt_tensor(OM_FLOAT, rank, dims, om_arena_memdup(m->arena, data,
 							     om_tensor_bytes_for(OM_FLOAT, rank,
 										 dims)));
 	v->init = t;
@@ -236,7 +236,7 @@ static om_model *conv_model(int64_t C, int64_t M, const float *w, const float *b
 	n->in[1] = w ? initializer(m, "W", 4, (int64_t[]){M, C, 3, 3}, w)
 		     : graph_input(m, "W", 4, (int64_t[]){M, C, 3, 3});
 	n->in[2] = initializer(m, "B", 1, &M, b);
-	tu_ints(n, "pads", 4, (int64_t[]){1, 1, 1, 1});
+	nt_ints(n, "pads", (int64_t[]){1, 1, 1, 1}, 4);
 	om_value *y = om_graph_value(m->graph, "Y");
 	om_node_set_output(n, 0, y);
 	y->flags |= OM_VALUE_GRAPH_OUTPUT;
@@ -263,12 +263,12 @@ static void run_check(om_session *s, const wcase *k, const float *w, const float
 	double *scale = malloc(sizeof(double) * (size_t)ny);
 	fill(x, nx, (uint32_t)(k->N * 1000 + k->H * 10 + k->W));
 	reference(k, x, w, b, val, scale);
-	om_tensor in[2] = {tu_tensor(OM_FLOAT, 4, (int64_t[]){k->N, k->C, k->H, k->W}, x),
-			   tu_tensor(OM_FLOAT, 4, (int64_t[]){k->M, k->C, 3, 3}, w)};
+	om_tensor in[2] = {nt_tensor(OM_FLOAT, 4, (int64_t[]){k->N, k->C, k->H, k->W}, x),
+			   nt_tensor(OM_FLOAT, 4, (int64_t[]){k->M, k->C, 3, 3}, w)};
 	om_tensor y;
 	om_status st = {0};
 	assert_int_equal(om_session_run(s, in, feed_w ? 2 : 1, &y, 1, &st), OM_OK);
-	tu_assert_shape(&y, 4, (int64_t[]){k->N, k->M, sp.out[0], sp.out[1]});
+	nt_assert_shape(&y, 4, (int64_t[]){k->N, k->M, sp.out[0], sp.out[1]});
 	assert_close(y.data, val, scale, ny);
 	om_tensor_free(&y);
 	free(x), free(val), free(scale);
@@ -321,7 +321,7 @@ static void exact_mode_never_winograd(void **state)
 	float *x = malloc(sizeof(float) * (size_t)(2 * C * 24 * 24));
 	fill(w, M * C * 9, 41), fill(b, M, 42), fill(x, 2 * C * 24 * 24, 43);
 	om_model *m = conv_model(C, M, w, b);
-	om_tensor tx = tu_tensor(OM_FLOAT, 4, (int64_t[]){2, C, 24, 24}, x);
+	om_tensor tx = nt_tensor(OM_FLOAT, 4, (int64_t[]){2, C, 24, 24}, x);
 	const om_tensor *in3[] = {&tx, m->graph->nodes[0]->in[1]->init,
 				  m->graph->nodes[0]->in[2]->init};
 	om_tensor ref[1], ye, yf;
@@ -334,7 +334,7 @@ static void exact_mode_never_winograd(void **state)
 	assert_int_equal(om_session_node_info(sf, 0).mode, OM_MODE_FAST);
 	assert_memory_equal(ye.data, ref[0].data, ref[0].nbytes);
 	assert_true(memcmp(yf.data, ref[0].data, ref[0].nbytes) != 0);
-	tu_assert_floats(&yf, ref[0].data, om_tensor_numel(&ref[0]), 1e-4f);
+	nt_assert_floats(&yf, ref[0].data, om_tensor_numel(&ref[0]), 1e-4f);
 	om_tensor_free(&ref[0]), om_tensor_free(&ye), om_tensor_free(&yf);
 	om_session_free(se), om_session_free(sf);
 	om_model_free(m);

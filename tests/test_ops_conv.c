@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 #include "half.h"
-#include "tu_node.h"
+#include "nodetest.h"
 
 /* expected outputs computed by torch.nn.functional in float64 (all values are exact) */
 static const float conv_basic[] = {
@@ -110,36 +110,36 @@ typedef struct cfg {
 static void run_case(const cfg *k, const float *expect, int64_t nexpect, const int64_t *yshape)
 {
 	om_model *m = om_model_new();
-	om_node *n = tu_node(m, k->op, k->bias ? 3 : 2, 1);
+	om_node *n = nt_add_node(m, k->op, k->bias ? 3 : 2, 1);
 	int32_t sp = k->rank - 2;
 	if (k->group != 1)
-		tu_int(n, "group", k->group);
+		nt_int(n, "group", k->group);
 	if (k->strides[0])
-		tu_ints(n, "strides", sp, k->strides);
+		nt_ints(n, "strides", k->strides, sp);
 	if (k->dil[0])
-		tu_ints(n, "dilations", sp, k->dil);
+		nt_ints(n, "dilations", k->dil, sp);
 	if (k->opad[0])
-		tu_ints(n, "output_padding", sp, k->opad);
+		nt_ints(n, "output_padding", k->opad, sp);
 	int64_t nz = 0;
 	for (int i = 0; i < 6; i++)
 		nz |= k->pads[i];
 	if (nz)
-		tu_ints(n, "pads", 2 * sp, k->pads);
+		nt_ints(n, "pads", k->pads, 2 * sp);
 	if (k->auto_pad)
-		tu_str(n, "auto_pad", k->auto_pad);
+		nt_str(n, "auto_pad", k->auto_pad);
 	float *x = fill(k->rank, k->x, xval), *w = fill(k->rank, k->w, wval);
 	int64_t M = !strcmp(k->op, "Conv") ? k->w[0] : k->w[1] * k->group;
 	float *b = fill(1, &M, bval);
-	om_tensor tx = tu_tensor(OM_FLOAT, k->rank, k->x, x);
-	om_tensor tw = tu_tensor(OM_FLOAT, k->rank, k->w, w);
-	om_tensor tb = tu_tensor(OM_FLOAT, 1, &M, b);
+	om_tensor tx = nt_tensor(OM_FLOAT, k->rank, k->x, x);
+	om_tensor tw = nt_tensor(OM_FLOAT, k->rank, k->w, w);
+	om_tensor tb = nt_tensor(OM_FLOAT, 1, &M, b);
 	const om_tensor *in[] = {&tx, &tw, &tb};
 	for (int exact = 1; exact >= 0; exact--) {
 		om_tensor out[1];
 		om_status st = {0};
-		assert_int_equal(tu_run(n, 13, in, out, exact, &st), OM_OK);
-		tu_assert_shape(&out[0], k->rank, yshape);
-		tu_assert_floats(&out[0], expect, nexpect, 1e-6f);
+		assert_int_equal(nt_run_mode(n, 13, in, out, exact, &st), OM_OK);
+		nt_assert_shape(&out[0], k->rank, yshape);
+		nt_assert_floats(&out[0], expect, nexpect, 1e-6f);
 		om_tensor_free(&out[0]);
 	}
 	free(x), free(w), free(b);
@@ -235,23 +235,23 @@ static void convtranspose_1d(void **state)
 static void convt_shape_case(const char *auto_pad, int with_shape, int head)
 {
 	om_model *m = om_model_new();
-	om_node *n = tu_node(m, "ConvTranspose", 2, 1);
-	tu_ints(n, "strides", 1, (int64_t[]){2});
+	om_node *n = nt_add_node(m, "ConvTranspose", 2, 1);
+	nt_ints(n, "strides", (int64_t[]){2}, 1);
 	if (with_shape)
-		tu_ints(n, "output_shape", 1, (int64_t[]){6});
+		nt_ints(n, "output_shape", (int64_t[]){6}, 1);
 	if (auto_pad)
-		tu_str(n, "auto_pad", auto_pad);
+		nt_str(n, "auto_pad", auto_pad);
 	const float x[] = {1, 2, 3}, w[] = {1, 10, 100};
-	om_tensor tx = tu_tensor(OM_FLOAT, 3, (int64_t[]){1, 1, 3}, x);
-	om_tensor tw = tu_tensor(OM_FLOAT, 3, (int64_t[]){1, 1, 3}, w);
+	om_tensor tx = nt_tensor(OM_FLOAT, 3, (int64_t[]){1, 1, 3}, x);
+	om_tensor tw = nt_tensor(OM_FLOAT, 3, (int64_t[]){1, 1, 3}, w);
 	const om_tensor *in[] = {&tx, &tw};
 	om_tensor out[1];
 	om_status st = {0};
 	assert_int_equal(om_eval_node(n, 13, in, out, &st), OM_OK);
-	tu_assert_shape(&out[0], 3, (int64_t[]){1, 1, 6});
+	nt_assert_shape(&out[0], 3, (int64_t[]){1, 1, 6});
 	/* the full extent (3-1)*2 + 3 = 7 is 1 10 102 20 203 30 300 */
 	const float full[] = {1, 10, 102, 20, 203, 30, 300};
-	tu_assert_floats(&out[0], full + head, 6, 0);
+	nt_assert_floats(&out[0], full + head, 6, 0);
 	om_tensor_free(&out[0]);
 	om_model_free(m);
 }
@@ -270,20 +270,20 @@ static void conv_float16(void **state)
 {
 	(void)state;
 	om_model *m = om_model_new();
-	om_node *n = tu_node(m, "Conv", 3, 1);
+	om_node *n = nt_add_node(m, "Conv", 3, 1);
 	uint16_t x[6], w[2], b[1] = {om_float_to_half(0.5f)};
 	for (int i = 0; i < 6; i++)
 		x[i] = om_float_to_half((float)i);
 	w[0] = om_float_to_half(1), w[1] = om_float_to_half(-2);
-	om_tensor tx = tu_tensor(OM_FLOAT16, 3, (int64_t[]){1, 1, 6}, x);
-	om_tensor tw = tu_tensor(OM_FLOAT16, 3, (int64_t[]){1, 1, 2}, w);
-	om_tensor tb = tu_tensor(OM_FLOAT16, 1, (int64_t[]){1}, b);
+	om_tensor tx = nt_tensor(OM_FLOAT16, 3, (int64_t[]){1, 1, 6}, x);
+	om_tensor tw = nt_tensor(OM_FLOAT16, 3, (int64_t[]){1, 1, 2}, w);
+	om_tensor tb = nt_tensor(OM_FLOAT16, 1, (int64_t[]){1}, b);
 	const om_tensor *in[] = {&tx, &tw, &tb};
 	om_tensor out[1];
 	om_status st = {0};
 	assert_int_equal(om_eval_node(n, 13, in, out, &st), OM_OK);
 	assert_int_equal(out[0].dtype, OM_FLOAT16);
-	tu_assert_shape(&out[0], 3, (int64_t[]){1, 1, 5});
+	nt_assert_shape(&out[0], 3, (int64_t[]){1, 1, 5});
 	const uint16_t *y = out[0].data;
 	for (int i = 0; i < 5; i++)
 		assert_true(om_half_to_float(y[i]) == (float)i - 2.0f * (float)(i + 1) + 0.5f);
@@ -295,27 +295,27 @@ static om_kind infer_conv(const int64_t *xd, const int64_t *wd, int64_t group,
 			  void (*attrs)(om_node *), om_tensor *out, om_status *st)
 {
 	om_model *m = om_model_new();
-	om_node *n = tu_node(m, "Conv", 2, 1);
+	om_node *n = nt_add_node(m, "Conv", 2, 1);
 	if (group != 1)
-		tu_int(n, "group", group);
+		nt_int(n, "group", group);
 	if (attrs)
 		attrs(n);
-	om_tensor tx = tu_tensor(OM_FLOAT, 4, xd, NULL), tw = tu_tensor(OM_FLOAT, 4, wd, NULL);
+	om_tensor tx = nt_tensor(OM_FLOAT, 4, xd, NULL), tw = nt_tensor(OM_FLOAT, 4, wd, NULL);
 	const om_tensor *in[] = {&tx, &tw};
 	om_kind rc = om_infer_node(n, 13, in, out, st);
 	om_model_free(m);
 	return rc;
 }
 
-static void big_pads(om_node *n) { tu_ints(n, "pads", 4, (int64_t[]){0, 0, -1, 0}); }
-static void bad_kernel_shape(om_node *n) { tu_ints(n, "kernel_shape", 2, (int64_t[]){3, 2}); }
-static void zero_stride(om_node *n) { tu_ints(n, "strides", 2, (int64_t[]){0, 1}); }
-static void bad_auto_pad(om_node *n) { tu_str(n, "auto_pad", "SAME"); }
+static void big_pads(om_node *n) { nt_ints(n, "pads", (int64_t[]){0, 0, -1, 0}, 4); }
+static void bad_kernel_shape(om_node *n) { nt_ints(n, "kernel_shape", (int64_t[]){3, 2}, 2); }
+static void zero_stride(om_node *n) { nt_ints(n, "strides", (int64_t[]){0, 1}, 2); }
+static void bad_auto_pad(om_node *n) { nt_str(n, "auto_pad", "SAME"); }
 static void valid_pad(om_node *n)
 {
-	tu_str(n, "auto_pad", "VALID");
-	tu_ints(n, "pads", 4, (int64_t[]){5, 5, 5, 5});
-	tu_ints(n, "strides", 2, (int64_t[]){2, 3});
+	nt_str(n, "auto_pad", "VALID");
+	nt_ints(n, "pads", (int64_t[]){5, 5, 5, 5}, 4);
+	nt_ints(n, "strides", (int64_t[]){2, 3}, 2);
 }
 
 static void conv_shape_errors(void **state)
@@ -325,7 +325,7 @@ static void conv_shape_errors(void **state)
 	om_status st = {0};
 	const int64_t x[] = {1, 4, 5, 5};
 	assert_int_equal(infer_conv(x, (int64_t[]){2, 4, 3, 3}, 1, valid_pad, out, &st), OM_OK);
-	tu_assert_shape(&out[0], 4, (int64_t[]){1, 2, 2, 1});
+	nt_assert_shape(&out[0], 4, (int64_t[]){1, 2, 2, 1});
 	assert_int_equal(infer_conv(x, (int64_t[]){2, 4, 3, 3}, 2, NULL, out, &st),
 			 OM_ERR_INVALID_MODEL);
 	assert_string_equal(st.node, "Conv");
@@ -350,18 +350,18 @@ static void conv_pads_larger_than_input(void **state)
 {
 	(void)state;
 	om_model *m = om_model_new();
-	om_node *n = tu_node(m, "Conv", 3, 1);
-	tu_ints(n, "pads", 4, (int64_t[]){4, 4, 4, 4});
+	om_node *n = nt_add_node(m, "Conv", 3, 1);
+	nt_ints(n, "pads", (int64_t[]){4, 4, 4, 4}, 4);
 	const float x[] = {1, 2, 3, 4}, w[] = {1, 1, 1, 1}, b[] = {0.5f};
-	om_tensor tx = tu_tensor(OM_FLOAT, 4, (int64_t[]){1, 1, 2, 2}, x);
-	om_tensor tw = tu_tensor(OM_FLOAT, 4, (int64_t[]){1, 1, 2, 2}, w);
-	om_tensor tb = tu_tensor(OM_FLOAT, 1, (int64_t[]){1}, b);
+	om_tensor tx = nt_tensor(OM_FLOAT, 4, (int64_t[]){1, 1, 2, 2}, x);
+	om_tensor tw = nt_tensor(OM_FLOAT, 4, (int64_t[]){1, 1, 2, 2}, w);
+	om_tensor tb = nt_tensor(OM_FLOAT, 1, (int64_t[]){1}, b);
 	const om_tensor *in[] = {&tx, &tw, &tb};
 	for (int exact = 1; exact >= 0; exact--) {
 		om_tensor out[1];
 		om_status st = {0};
-		assert_int_equal(tu_run(n, 13, in, out, exact, &st), OM_OK);
-		tu_assert_shape(&out[0], 4, (int64_t[]){1, 1, 9, 9});
+		assert_int_equal(nt_run_mode(n, 13, in, out, exact, &st), OM_OK);
+		nt_assert_shape(&out[0], 4, (int64_t[]){1, 1, 9, 9});
 		const float *y = out[0].data;
 		/* (4,4) covers the whole image, (3,3) only its first pixel, corners nothing */
 		assert_true(y[0] == 0.5f && y[40] == 10.5f && y[30] == 1.5f && y[80] == 0.5f);
@@ -378,20 +378,20 @@ static void conv_fast_matches_exact(void **state)
 	(void)state;
 	const int64_t xd[] = {2, 32, 20, 21}, wd[] = {30, 32, 3, 3}, bd[] = {30};
 	om_model *m = om_model_new();
-	om_node *n = tu_node(m, "Conv", 3, 1);
-	tu_ints(n, "pads", 4, (int64_t[]){1, 1, 1, 0});
+	om_node *n = nt_add_node(m, "Conv", 3, 1);
+	nt_ints(n, "pads", (int64_t[]){1, 1, 1, 0}, 4);
 	float *x = fill(4, xd, xval), *w = fill(4, wd, wval), *b = fill(1, bd, bval);
 	for (int64_t i = 0; i < om_shape_numel(4, xd); i++)
 		x[i] += (float)(i % 97) * 0.001f;
-	om_tensor tx = tu_tensor(OM_FLOAT, 4, xd, x), tw = tu_tensor(OM_FLOAT, 4, wd, w);
-	om_tensor tb = tu_tensor(OM_FLOAT, 1, bd, b);
+	om_tensor tx = nt_tensor(OM_FLOAT, 4, xd, x), tw = nt_tensor(OM_FLOAT, 4, wd, w);
+	om_tensor tb = nt_tensor(OM_FLOAT, 1, bd, b);
 	const om_tensor *in[] = {&tx, &tw, &tb};
 	om_tensor exact[1], fast[1];
 	om_status st = {0};
-	assert_int_equal(tu_run(n, 13, in, exact, 1, &st), OM_OK);
-	assert_int_equal(tu_run(n, 13, in, fast, 0, &st), OM_OK);
-	tu_assert_shape(&fast[0], 4, (int64_t[]){2, 30, 20, 20});
-	tu_assert_floats(&fast[0], exact[0].data, om_tensor_numel(&exact[0]), 5e-5f);
+	assert_int_equal(nt_run_mode(n, 13, in, exact, 1, &st), OM_OK);
+	assert_int_equal(nt_run_mode(n, 13, in, fast, 0, &st), OM_OK);
+	nt_assert_shape(&fast[0], 4, (int64_t[]){2, 30, 20, 20});
+	nt_assert_floats(&fast[0], exact[0].data, om_tensor_numel(&exact[0]), 5e-5f);
 	om_tensor_free(&exact[0]);
 	om_tensor_free(&fast[0]);
 	free(x), free(w), free(b);
@@ -403,23 +403,23 @@ static void convinteger_per_channel(void **state)
 {
 	(void)state;
 	om_model *m = om_model_new();
-	om_node *n = tu_node(m, "ConvInteger", 4, 1);
-	tu_ints(n, "pads", 4, (int64_t[]){1, 1, 1, 1});
+	om_node *n = nt_add_node(m, "ConvInteger", 4, 1);
+	nt_ints(n, "pads", (int64_t[]){1, 1, 1, 1}, 4);
 	const uint8_t x[] = {2, 3, 4, 5, 6, 7, 8, 9, 10}, w[] = {1, 2, 3, 4, 5, 6, 7, 8};
 	const uint8_t xz[] = {1}, wz[] = {1, 2};
-	om_tensor tx = tu_tensor(OM_UINT8, 4, (int64_t[]){1, 1, 3, 3}, x);
-	om_tensor tw = tu_tensor(OM_UINT8, 4, (int64_t[]){2, 1, 2, 2}, w);
-	om_tensor txz = tu_tensor(OM_UINT8, 0, NULL, xz);
-	om_tensor twz = tu_tensor(OM_UINT8, 1, (int64_t[]){2}, wz);
+	om_tensor tx = nt_tensor(OM_UINT8, 4, (int64_t[]){1, 1, 3, 3}, x);
+	om_tensor tw = nt_tensor(OM_UINT8, 4, (int64_t[]){2, 1, 2, 2}, w);
+	om_tensor txz = nt_tensor(OM_UINT8, 0, NULL, xz);
+	om_tensor twz = nt_tensor(OM_UINT8, 1, (int64_t[]){2}, wz);
 	const om_tensor *in[] = {&tx, &tw, &txz, &twz};
 	const int32_t want[] = {3,  8,  13, 6,  13, 25, 31,  12,  25, 43, 49, 18, 7,  8,  9,  0,
 				6,  17, 28, 15, 28, 61, 79,  39,  58, 115, 133, 63, 28, 53, 60, 27};
 	for (int exact = 1; exact >= 0; exact--) {
 		om_tensor out[1];
 		om_status st = {0};
-		assert_int_equal(tu_run(n, 10, in, out, exact, &st), OM_OK);
+		assert_int_equal(nt_run_mode(n, 10, in, out, exact, &st), OM_OK);
 		assert_int_equal(out[0].dtype, OM_INT32);
-		tu_assert_shape(&out[0], 4, (int64_t[]){1, 2, 4, 4});
+		nt_assert_shape(&out[0], 4, (int64_t[]){1, 2, 4, 4});
 		assert_memory_equal(out[0].data, want, sizeof want);
 		om_tensor_free(&out[0]);
 	}
@@ -436,13 +436,13 @@ static void qlinearconv_requantize(void **state)
 	const float xs[] = {0.5f}, ws[] = {0.25f}, ys[] = {0.125f}, ys2[] = {1.0f};
 	const int32_t B[] = {4};
 	om_tensor t[9];
-	t[0] = tu_tensor(OM_UINT8, 4, (int64_t[]){1, 1, 2, 2}, x);
-	t[1] = tu_tensor(OM_FLOAT, 0, NULL, xs);
-	t[2] = tu_tensor(OM_UINT8, 0, NULL, xz);
-	t[3] = tu_tensor(OM_UINT8, 4, (int64_t[]){1, 1, 1, 1}, w);
-	t[4] = tu_tensor(OM_FLOAT, 1, (int64_t[]){1}, ws);
-	t[5] = tu_tensor(OM_UINT8, 1, (int64_t[]){1}, wz);
-	t[8] = tu_tensor(OM_INT32, 1, (int64_t[]){1}, B);
+	t[0] = nt_tensor(OM_UINT8, 4, (int64_t[]){1, 1, 2, 2}, x);
+	t[1] = nt_tensor(OM_FLOAT, 0, NULL, xs);
+	t[2] = nt_tensor(OM_UINT8, 0, NULL, xz);
+	t[3] = nt_tensor(OM_UINT8, 4, (int64_t[]){1, 1, 1, 1}, w);
+	t[4] = nt_tensor(OM_FLOAT, 1, (int64_t[]){1}, ws);
+	t[5] = nt_tensor(OM_UINT8, 1, (int64_t[]){1}, wz);
+	t[8] = nt_tensor(OM_INT32, 1, (int64_t[]){1}, B);
 	/* sums 0 20 40 60, + B: 4 24 44 64 */
 	struct {
 		const float *ys;
@@ -456,9 +456,9 @@ static void qlinearconv_requantize(void **state)
 	};
 	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
 		om_model *m = om_model_new();
-		om_node *n = tu_node(m, "QLinearConv", 9, 1);
-		t[6] = tu_tensor(OM_FLOAT, 0, NULL, cases[k].ys);
-		t[7] = tu_tensor(cases[k].ydt, 0, NULL, cases[k].yz);
+		om_node *n = nt_add_node(m, "QLinearConv", 9, 1);
+		t[6] = nt_tensor(OM_FLOAT, 0, NULL, cases[k].ys);
+		t[7] = nt_tensor(cases[k].ydt, 0, NULL, cases[k].yz);
 		const om_tensor *in[] = {&t[0], &t[1], &t[2], &t[3], &t[4],
 					 &t[5], &t[6], &t[7], &t[8]};
 		om_tensor out[1];

@@ -6,13 +6,6 @@
 #include "half.h"
 #include "nodetest.h"
 
-static void nt_str(om_node *n, const char *name, const char *v)
-{
-	om_attr *a = om_node_set_attr(n, name, OM_ATTR_STRING);
-	a->s.ptr = om_arena_strndup(n->graph->model->arena, v, strlen(v));
-	a->s.len = (int64_t)strlen(v);
-}
-
 /* Runs op over nin tensors; checks status, output dtype and shape; returns the output. */
 static om_kind run(om_model **m, const char *op, int64_t opset, int32_t nin,
                    const om_tensor *const *in, om_tensor *out, om_node **np)

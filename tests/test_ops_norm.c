@@ -4,7 +4,6 @@
  * numpy). */
 #include "half.h"
 #include "nodetest.h"
-#include "tu_node.h"
 
 /* one float input through op at opset with `axis` (INT64_MIN: left out) */
 static void axis_case(const char *op, int64_t opset, int64_t axis, int32_t rank,
@@ -168,13 +167,13 @@ static void row_case(int op, int exact, int64_t n, const float *x, const float *
 {
 	const int64_t dims[] = {ROWS, n};
 	om_model *m = om_model_new();
-	om_node *nd = tu_node(m, row_ops[op], op ? 1 : 3, 1);
-	om_tensor tx = tu_tensor(OM_FLOAT, 2, dims, x);
-	om_tensor ts = tu_tensor(OM_FLOAT, 1, &n, sc), tb = tu_tensor(OM_FLOAT, 1, &n, bi);
+	om_node *nd = nt_add_node(m, row_ops[op], op ? 1 : 3, 1);
+	om_tensor tx = nt_tensor(OM_FLOAT, 2, dims, x);
+	om_tensor ts = nt_tensor(OM_FLOAT, 1, &n, sc), tb = nt_tensor(OM_FLOAT, 1, &n, bi);
 	om_tensor out[1];
 	om_status st = {0};
 	const om_tensor *in[] = {&tx, &ts, &tb};
-	assert_int_equal(tu_run(nd, 17, in, out, exact, &st), OM_OK);
+	assert_int_equal(nt_run_mode(nd, 17, in, out, exact, &st), OM_OK);
 	const float *y = out[0].data;
 	for (int64_t i = 0; i < ROWS * n; i++) {
 		const double want = row_ref(op, x + i / n * n, n, i % n, sc, bi);

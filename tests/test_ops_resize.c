@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "half.h"
-#include "tu_node.h"
+#include "nodetest.h"
 
 /* expected outputs: ONNX Runtime (../shared/oracle) */
 static const int32_t rs_nearest_i32[] = { /* [1, 4, 4] */
@@ -103,7 +103,7 @@ static om_node *build(om_model *m, const rcase *k, om_tensor *t, const om_tensor
 {
 	bool legacy = !strcmp(k->op, "Upsample") || k->opset < 11;
 	int32_t nin = legacy ? (k->opset < 9 ? 1 : 2) : (k->nsizes ? 4 : 3);
-	om_node *n = tu_node(m, k->op, nin, 1);
+	om_node *n = nt_add_node(m, k->op, nin, 1);
 	if (k->attrs)
 		k->attrs(n);
 	for (int32_t i = 0; i < nin; i++)
@@ -111,15 +111,15 @@ static om_node *build(om_model *m, const rcase *k, om_tensor *t, const om_tensor
 	in[0] = &t[0];
 	int32_t si = legacy ? 1 : 2;
 	if (!legacy && k->nroi) {
-		t[1] = tu_tensor(OM_FLOAT, 1, &k->nroi, k->roi);
+		t[1] = nt_tensor(OM_FLOAT, 1, &k->nroi, k->roi);
 		in[1] = &t[1];
 	}
 	if (k->nscales) {
-		t[si] = tu_tensor(OM_FLOAT, 1, &k->nscales, k->scales);
+		t[si] = nt_tensor(OM_FLOAT, 1, &k->nscales, k->scales);
 		in[si] = &t[si];
 	}
 	if (k->nsizes) {
-		t[3] = tu_tensor(OM_INT64, 1, &k->nsizes, k->sizes);
+		t[3] = nt_tensor(OM_INT64, 1, &k->nsizes, k->sizes);
 		in[3] = &t[3];
 	}
 	for (int32_t i = 1; i < nin; i++)
@@ -138,15 +138,15 @@ static void run_resize(const rcase *k, const float *expect, int64_t nexpect,
 	float *x = malloc(sizeof(float) * (size_t)nx);
 	for (int64_t i = 0; i < nx; i++)
 		x[i] = xval(i);
-	t[0] = tu_tensor(OM_FLOAT, k->rank, k->x, x);
+	t[0] = nt_tensor(OM_FLOAT, k->rank, k->x, x);
 	om_node *n = build(m, k, t, in);
 	om_tensor out[1];
 	om_status st = {0};
 	om_kind rc = om_eval_node(n, k->opset, in, out, &st);
 	if (rc)
 		fail_msg("%s", st.msg);
-	tu_assert_shape(&out[0], k->rank, yshape);
-	tu_assert_floats(&out[0], expect, nexpect, 2e-6f);
+	nt_assert_shape(&out[0], k->rank, yshape);
+	nt_assert_floats(&out[0], expect, nexpect, 2e-6f);
 	om_tensor_free(&out[0]);
 	free(x);
 	om_model_free(m);
@@ -155,66 +155,66 @@ static void run_resize(const rcase *k, const float *expect, int64_t nexpect,
 #define RESIZE(k, name, ...)                                                                   \
 	run_resize(&(k), name, sizeof name / sizeof name[0], (const int64_t[]){__VA_ARGS__})
 
-static void a_linear(om_node *n) { tu_str(n, "mode", "linear"); }
+static void a_linear(om_node *n) { nt_str(n, "mode", "linear"); }
 static void a_cubic_ac(om_node *n)
 {
-	tu_str(n, "mode", "cubic");
-	tu_str(n, "coordinate_transformation_mode", "align_corners");
-	tu_float(n, "cubic_coeff_a", -0.5f);
-	tu_int(n, "exclude_outside", 1);
+	nt_str(n, "mode", "cubic");
+	nt_str(n, "coordinate_transformation_mode", "align_corners");
+	nt_float(n, "cubic_coeff_a", -0.5f);
+	nt_int(n, "exclude_outside", 1);
 }
-static void a_cubic(om_node *n) { tu_str(n, "mode", "cubic"); }
+static void a_cubic(om_node *n) { nt_str(n, "mode", "cubic"); }
 static void a_linear_ac(om_node *n)
 {
-	tu_str(n, "mode", "linear");
-	tu_str(n, "coordinate_transformation_mode", "align_corners");
+	nt_str(n, "mode", "linear");
+	nt_str(n, "coordinate_transformation_mode", "align_corners");
 }
 static void a_cubic_ac_plain(om_node *n)
 {
-	tu_str(n, "mode", "cubic");
-	tu_str(n, "coordinate_transformation_mode", "align_corners");
+	nt_str(n, "mode", "cubic");
+	nt_str(n, "coordinate_transformation_mode", "align_corners");
 }
 static void a_crop_linear(om_node *n)
 {
-	tu_str(n, "mode", "linear");
-	tu_str(n, "coordinate_transformation_mode", "tf_crop_and_resize");
-	tu_float(n, "extrapolation_value", 9.5f);
+	nt_str(n, "mode", "linear");
+	nt_str(n, "coordinate_transformation_mode", "tf_crop_and_resize");
+	nt_float(n, "extrapolation_value", 9.5f);
 }
 static void a_crop_nearest(om_node *n)
 {
-	tu_ints(n, "axes", 2, (int64_t[]){2, 3});
-	tu_str(n, "coordinate_transformation_mode", "tf_crop_and_resize");
-	tu_float(n, "extrapolation_value", -1.0f);
-	tu_str(n, "nearest_mode", "round_prefer_ceil");
+	nt_ints(n, "axes", (int64_t[]){2, 3}, 2);
+	nt_str(n, "coordinate_transformation_mode", "tf_crop_and_resize");
+	nt_float(n, "extrapolation_value", -1.0f);
+	nt_str(n, "nearest_mode", "round_prefer_ceil");
 }
 static void a_aspect(om_node *n)
 {
-	tu_ints(n, "axes", 2, (int64_t[]){3, 2});
-	tu_str(n, "mode", "linear");
-	tu_str(n, "keep_aspect_ratio_policy", "not_larger");
-	tu_str(n, "coordinate_transformation_mode", "pytorch_half_pixel");
+	nt_ints(n, "axes", (int64_t[]){3, 2}, 2);
+	nt_str(n, "mode", "linear");
+	nt_str(n, "keep_aspect_ratio_policy", "not_larger");
+	nt_str(n, "coordinate_transformation_mode", "pytorch_half_pixel");
 }
 static void a_antialias(om_node *n)
 {
-	tu_str(n, "mode", "linear");
-	tu_int(n, "antialias", 1);
+	nt_str(n, "mode", "linear");
+	nt_int(n, "antialias", 1);
 }
 static void a_antialias_cubic(om_node *n)
 {
-	tu_str(n, "mode", "cubic");
-	tu_int(n, "antialias", 1);
+	nt_str(n, "mode", "cubic");
+	nt_int(n, "antialias", 1);
 }
 static void a_symmetric(om_node *n)
 {
-	tu_str(n, "mode", "linear");
-	tu_str(n, "coordinate_transformation_mode", "half_pixel_symmetric");
+	nt_str(n, "mode", "linear");
+	nt_str(n, "coordinate_transformation_mode", "half_pixel_symmetric");
 }
 static void a_ceil_asym(om_node *n)
 {
-	tu_str(n, "nearest_mode", "ceil");
-	tu_str(n, "coordinate_transformation_mode", "asymmetric");
+	nt_str(n, "nearest_mode", "ceil");
+	nt_str(n, "coordinate_transformation_mode", "asymmetric");
 }
-static void a_up7(om_node *n) { tu_floats(n, "scales", 4, (float[]){1, 1, 2, 3}); }
+static void a_up7(om_node *n) { nt_floats(n, "scales", (float[]){1, 1, 2, 3}, 4); }
 
 static void resize_nearest_int32(void **state)
 {
@@ -222,16 +222,16 @@ static void resize_nearest_int32(void **state)
 	om_model *m = om_model_new();
 	const int32_t x[] = {0, 1, 2, 3, 4, 5};
 	const float scales[] = {1, 2, 1.5f};
-	om_tensor tx = tu_tensor(OM_INT32, 3, (int64_t[]){1, 2, 3}, x);
-	om_tensor ts = tu_tensor(OM_FLOAT, 1, (int64_t[]){3}, scales);
-	om_node *n = tu_node(m, "Resize", 3, 1);
+	om_tensor tx = nt_tensor(OM_INT32, 3, (int64_t[]){1, 2, 3}, x);
+	om_tensor ts = nt_tensor(OM_FLOAT, 1, (int64_t[]){3}, scales);
+	om_node *n = nt_add_node(m, "Resize", 3, 1);
 	n->in[1] = NULL;
 	const om_tensor *in[] = {&tx, NULL, &ts};
 	om_tensor out[1];
 	om_status st = {0};
 	assert_int_equal(om_eval_node(n, 13, in, out, &st), OM_OK);
 	assert_int_equal(out[0].dtype, OM_INT32);
-	tu_assert_shape(&out[0], 3, (int64_t[]){1, 4, 4});
+	nt_assert_shape(&out[0], 3, (int64_t[]){1, 4, 4});
 	assert_memory_equal(out[0].data, rs_nearest_i32, sizeof rs_nearest_i32);
 	om_tensor_free(&out[0]);
 	om_model_free(m);
@@ -313,11 +313,11 @@ static void resize_float16(void **state)
 	for (int i = 0; i < 4; i++)
 		x[i] = om_float_to_half((float)(i * i));
 	const float scales[] = {2};
-	om_tensor tx = tu_tensor(OM_FLOAT16, 1, (int64_t[]){4}, x);
-	om_tensor ts = tu_tensor(OM_FLOAT, 1, (int64_t[]){1}, scales);
-	om_node *n = tu_node(m, "Resize", 3, 1);
-	tu_str(n, "mode", "linear");
-	tu_str(n, "coordinate_transformation_mode", "asymmetric");
+	om_tensor tx = nt_tensor(OM_FLOAT16, 1, (int64_t[]){4}, x);
+	om_tensor ts = nt_tensor(OM_FLOAT, 1, (int64_t[]){1}, scales);
+	om_node *n = nt_add_node(m, "Resize", 3, 1);
+	nt_str(n, "mode", "linear");
+	nt_str(n, "coordinate_transformation_mode", "asymmetric");
 	n->in[1] = NULL;
 	const om_tensor *in[] = {&tx, NULL, &ts};
 	om_tensor out[1];
@@ -337,9 +337,9 @@ static om_kind infer_resize(const om_tensor *scales, const om_tensor *sizes, om_
 			    om_status *st)
 {
 	om_model *m = om_model_new();
-	om_node *n = tu_node(m, "Resize", 4, 1);
+	om_node *n = nt_add_node(m, "Resize", 4, 1);
 	n->in[1] = NULL;
-	om_tensor tx = tu_tensor(OM_FLOAT, 2, (int64_t[]){3, 4}, NULL);
+	om_tensor tx = nt_tensor(OM_FLOAT, 2, (int64_t[]){3, 4}, NULL);
 	const om_tensor *in[] = {&tx, NULL, scales, sizes};
 	om_kind rc = om_infer_node(n, 13, in, out, st);
 	om_model_free(m);
@@ -353,16 +353,16 @@ static void resize_shapes_and_errors(void **state)
 	om_status st = {0};
 	const float sc[] = {2, 0.5f}, bad[] = {2, -1}, big[] = {1, 1e30f};
 	const int64_t sz[] = {5, 6};
-	om_tensor ts = tu_tensor(OM_FLOAT, 1, (int64_t[]){2}, sc);
-	om_tensor tz = tu_tensor(OM_INT64, 1, (int64_t[]){2}, sz);
-	om_tensor unknown = tu_tensor(OM_FLOAT, 1, (int64_t[]){2}, NULL);
-	om_tensor empty = tu_tensor(OM_FLOAT, 1, (int64_t[]){0}, NULL);
-	om_tensor tbad = tu_tensor(OM_FLOAT, 1, (int64_t[]){2}, bad);
-	om_tensor tbig = tu_tensor(OM_FLOAT, 1, (int64_t[]){2}, big);
+	om_tensor ts = nt_tensor(OM_FLOAT, 1, (int64_t[]){2}, sc);
+	om_tensor tz = nt_tensor(OM_INT64, 1, (int64_t[]){2}, sz);
+	om_tensor unknown = nt_tensor(OM_FLOAT, 1, (int64_t[]){2}, NULL);
+	om_tensor empty = nt_tensor(OM_FLOAT, 1, (int64_t[]){0}, NULL);
+	om_tensor tbad = nt_tensor(OM_FLOAT, 1, (int64_t[]){2}, bad);
+	om_tensor tbig = nt_tensor(OM_FLOAT, 1, (int64_t[]){2}, big);
 	assert_int_equal(infer_resize(&ts, NULL, out, &st), OM_OK);
-	tu_assert_shape(&out[0], 2, (int64_t[]){6, 2});
+	nt_assert_shape(&out[0], 2, (int64_t[]){6, 2});
 	assert_int_equal(infer_resize(&empty, &tz, out, &st), OM_OK);
-	tu_assert_shape(&out[0], 2, (int64_t[]){5, 6});
+	nt_assert_shape(&out[0], 2, (int64_t[]){5, 6});
 	assert_int_equal(infer_resize(&unknown, NULL, out, &st), OM_NEED_VALUE);
 	assert_int_equal(infer_resize(&ts, &tz, out, &st), OM_ERR_INVALID_MODEL);
 	assert_int_equal(infer_resize(NULL, NULL, out, &st), OM_ERR_INVALID_MODEL);
