@@ -173,7 +173,7 @@ static void softmax_fn(void *arg, double *v, int64_t n, int64_t s)
 }
 
 /* fast mode, float rows of n contiguous elements (y may be x): the maximum and the sum in
- * eight lanes, e^x from detmath.h (vectorizes), its log once per row */
+ * eight lanes, e^x from detmath.h (vectorizes), the log of the sum once per row (LogSoftmax) */
 NORM_CLONES static void softmax_fast(const float *x, float *y, int64_t outer, int64_t n,
 				     bool log_form)
 {
@@ -205,13 +205,15 @@ NORM_CLONES static void softmax_fast(const float *x, float *y, int64_t outer, in
 		}
 		const float sum =
 			((ls[0] + ls[1]) + (ls[2] + ls[3])) + ((ls[4] + ls[5]) + (ls[6] + ls[7]));
-		const float lsum = (float)om_det_log(sum), inv = 1.0f / sum;
-		if (log_form)
+		if (log_form) {
+			const float lsum = (float)om_det_log(sum);
 			for (k = 0; k < n; k++)
 				yr[k] -= lsum;
-		else
+		} else {
+			const float inv = 1.0f / sum;
 			for (k = 0; k < n; k++)
 				yr[k] *= inv;
+		}
 	}
 }
 
