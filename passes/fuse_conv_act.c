@@ -23,16 +23,11 @@ typedef struct act_info {
 	float params[2];
 } act_info;
 
-static bool default_domain(const om_node *n)
-{
-	return !n->domain[0] || !strcmp(n->domain, "ai.onnx");
-}
-
 /* The activation of node a with its parameters; false when a is none FusedConv takes. */
 static bool activation(const om_graph *g, const om_node *a, act_info *ai)
 {
 	static const char *const plain[] = {"Relu", "Tanh", "Sigmoid"};
-	if (!default_domain(a) || a->nin < 1 || a->nout != 1 || !a->out[0] || !a->in[0])
+	if (!om_node_default_domain(a) || a->nin < 1 || a->nout != 1 || !a->out[0] || !a->in[0])
 		return false;
 	*ai = (act_info){a->op, 0, {0, 0}};
 	for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++)
@@ -176,23 +171,8 @@ om_kind om_pass_fuse_conv_act(om_pass_ctx *c, om_graph *g, int *changes)
 	if (!om_opt_runnable(c->m, OM_MS_DOMAIN, "FusedConv"))
 		return OM_OK;
 	/* activations first, so that an Add followed by one joins the activation's fusion */
-	for (int pass = 0; pass < 2; pass++) {
-		om_graph_count_uses(g);
-		for (int32_t i = 0; i < g->nnodes; i++) {
-			om_node *n = g->nodes[i];
-			if ((n->flags & OM_NODE_DEAD) || !default_domain(n) ||
-			    (pass == 1 && strcmp(n->op, "Add")))
-				continue;
-			bool done;
-			om_kind rc = pass ? fuse_add(c, g, n, &done) : fuse_act(c, g, n, &done);
-			if (rc)
-				return rc;
-			if (done) {
-				(*changes)++;
-				om_graph_count_uses(g);
-			}
-		}
-	}
-	om_graph_compact(g);
-	return OM_OK;
+	om_kind rc = om_rewrite_each(c, g, NULL, fuse_act, changes);
+	if (!rc)
+		rc = om_rewrite_each(c, g, (const char *const[]){"Add", NULL}, fuse_add, changes);
+	return rc;
 }

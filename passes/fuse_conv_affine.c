@@ -88,19 +88,6 @@ static om_kind fuse(om_pass_ctx *c, om_graph *g, om_node *n, bool *done)
 
 om_kind om_pass_fuse_conv_affine(om_pass_ctx *c, om_graph *g, int *changes)
 {
-	om_graph_count_uses(g);
-	for (int32_t i = 0; i < g->nnodes; i++) {
-		om_node *n = g->nodes[i];
-		if ((n->flags & OM_NODE_DEAD) || (n->domain[0] && strcmp(n->domain, "ai.onnx")) ||
-		    (strcmp(n->op, "Mul") && strcmp(n->op, "Div") && strcmp(n->op, "Add") &&
-		     strcmp(n->op, "Sub")))
-			continue;
-		bool done;
-		om_kind rc = fuse(c, g, n, &done);
-		if (rc)
-			return rc;
-		*changes += done;
-	}
-	om_graph_compact(g);
-	return OM_OK;
+	return om_rewrite_each(c, g, (const char *const[]){"Mul", "Div", "Add", "Sub", NULL}, fuse,
+			       changes);
 }

@@ -70,18 +70,6 @@ static om_kind fuse(om_pass_ctx *c, om_graph *g, om_node *bn, bool *done)
 
 om_kind om_pass_fuse_conv_bn(om_pass_ctx *c, om_graph *g, int *changes)
 {
-	om_graph_count_uses(g);
-	for (int32_t i = 0; i < g->nnodes; i++) {
-		om_node *n = g->nodes[i];
-		if ((n->flags & OM_NODE_DEAD) || strcmp(n->op, "BatchNormalization") ||
-		    (n->domain[0] && strcmp(n->domain, "ai.onnx")))
-			continue;
-		bool done;
-		om_kind rc = fuse(c, g, n, &done);
-		if (rc)
-			return rc;
-		*changes += done;
-	}
-	om_graph_compact(g);
-	return OM_OK;
+	return om_rewrite_each(c, g, (const char *const[]){"BatchNormalization", NULL}, fuse,
+			       changes);
 }

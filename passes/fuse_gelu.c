@@ -125,8 +125,10 @@ static bool tail(om_pass_ctx *c, const om_graph *g, om_value *p, gelu_match *gm)
 	return false;
 }
 
-static om_kind fuse(om_pass_ctx *c, om_graph *g, om_node *f, bool tanh_form, bool *done)
+/* f is the Erf of the exact form or the Tanh of the tanh approximation */
+static om_kind fuse(om_pass_ctx *c, om_graph *g, om_node *f, bool *done)
 {
+	const bool tanh_form = !strcmp(f->op, "Tanh");
 	*done = false;
 	gelu_match gm = {0};
 	if (f->nin != 1 || f->nout != 1 || !f->in[0] || !f->out[0])
@@ -171,22 +173,5 @@ static om_kind fuse(om_pass_ctx *c, om_graph *g, om_node *f, bool tanh_form, boo
 
 om_kind om_pass_fuse_gelu(om_pass_ctx *c, om_graph *g, int *changes)
 {
-	om_graph_count_uses(g);
-	for (int32_t i = 0; i < g->nnodes; i++) {
-		om_node *n = g->nodes[i];
-		bool erf = !strcmp(n->op, "Erf"), th = !strcmp(n->op, "Tanh");
-		if ((n->flags & OM_NODE_DEAD) || (!erf && !th) ||
-		    (n->domain[0] && strcmp(n->domain, "ai.onnx")))
-			continue;
-		bool done;
-		om_kind rc = fuse(c, g, n, th, &done);
-		if (rc)
-			return rc;
-		if (done) {
-			(*changes)++;
-			om_graph_count_uses(g);
-		}
-	}
-	om_graph_compact(g);
-	return OM_OK;
+	return om_rewrite_each(c, g, (const char *const[]){"Erf", "Tanh", NULL}, fuse, changes);
 }

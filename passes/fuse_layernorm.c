@@ -34,11 +34,6 @@ typedef struct ln_match {
 	const om_tensor *gamma, *beta;
 } ln_match;
 
-static bool default_domain(const om_node *n)
-{
-	return !n->domain[0] || !strcmp(n->domain, "ai.onnx");
-}
-
 /* axes of a ReduceMean over x (rank r): the trailing ones, keepdims 1; returns k or 0 */
 static int32_t trailing_axes(const om_graph *g, const om_node *rm, int32_t r)
 {
@@ -237,21 +232,5 @@ om_kind om_pass_fuse_layernorm(om_pass_ctx *c, om_graph *g, int *changes)
 {
 	if (!om_opt_runnable(c->m, "", "LayerNormalization"))
 		return OM_OK;
-	om_graph_count_uses(g);
-	for (int32_t i = 0; i < g->nnodes; i++) {
-		om_node *n = g->nodes[i];
-		if ((n->flags & OM_NODE_DEAD) || !default_domain(n) ||
-		    (strcmp(n->op, "Div") && strcmp(n->op, "Mul")))
-			continue;
-		bool done;
-		om_kind rc = fuse(c, g, n, &done);
-		if (rc)
-			return rc;
-		if (done) {
-			(*changes)++;
-			om_graph_count_uses(g);
-		}
-	}
-	om_graph_compact(g);
-	return OM_OK;
+	return om_rewrite_each(c, g, (const char *const[]){"Div", "Mul", NULL}, fuse, changes);
 }

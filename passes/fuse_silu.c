@@ -72,21 +72,5 @@ static om_kind fuse(om_pass_ctx *c, om_graph *g, om_node *s, bool *done)
 
 om_kind om_pass_fuse_silu(om_pass_ctx *c, om_graph *g, int *changes)
 {
-	om_graph_count_uses(g);
-	for (int32_t i = 0; i < g->nnodes; i++) {
-		om_node *n = g->nodes[i];
-		if ((n->flags & OM_NODE_DEAD) || strcmp(n->op, "Sigmoid") ||
-		    (n->domain[0] && strcmp(n->domain, "ai.onnx")))
-			continue;
-		bool done;
-		om_kind rc = fuse(c, g, n, &done);
-		if (rc)
-			return rc;
-		if (done) {
-			(*changes)++;
-			om_graph_count_uses(g);
-		}
-	}
-	om_graph_compact(g);
-	return OM_OK;
+	return om_rewrite_each(c, g, (const char *const[]){"Sigmoid", NULL}, fuse, changes);
 }

@@ -8,11 +8,6 @@
 #include "op.h"
 #include "optimize.h"
 
-static bool default_domain(const om_node *n)
-{
-	return !n->domain[0] || !strcmp(n->domain, "ai.onnx");
-}
-
 static bool is_graph_output(const om_graph *g, const om_value *v)
 {
 	for (int32_t i = 0; i < g->noutputs; i++)
@@ -24,7 +19,7 @@ static bool is_graph_output(const om_graph *g, const om_value *v)
 om_node *om_opt_producer(const om_graph *g, const om_value *v, const char *op)
 {
 	om_node *p = v ? v->producer : NULL;
-	if (!p || p->graph != g || (p->flags & OM_NODE_DEAD) || !default_domain(p) ||
+	if (!p || p->graph != g || (p->flags & OM_NODE_DEAD) || !om_node_default_domain(p) ||
 	    strcmp(p->op, op) || v->producer_slot < 0 || v->producer_slot >= p->nout ||
 	    p->out[v->producer_slot] != v)
 		return NULL;
@@ -47,7 +42,7 @@ om_node *om_opt_consumer(om_pass_ctx *c, const om_graph *g, const om_value *v, c
 			continue;
 		for (int32_t k = 0; k < n->nin; k++)
 			if (n->in[k] == v)
-				return default_domain(n) && (!op || !strcmp(n->op, op)) ? n : NULL;
+				return om_node_default_domain(n) && (!op || !strcmp(n->op, op)) ? n : NULL;
 	}
 	return NULL;
 }

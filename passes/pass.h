@@ -12,6 +12,8 @@
 #ifndef OM_PASS_H
 #define OM_PASS_H
 
+#include <string.h>
+
 #include "ir.h"
 
 enum { OM_PE_UNK = 0, OM_PE_NUM, OM_PE_SYM };
@@ -89,6 +91,24 @@ const char *om_fresh_symbol(om_pass_ctx *c);
 static inline bool om_symbol_internal(const char *s) { return s && s[0] == '?'; }
 
 /* ---- rewrites (passes/rewrite.c) --------------------------------------------------------- */
+
+/** True when n is an ai.onnx node (domain "" or "ai.onnx"). */
+static inline bool om_node_default_domain(const om_node *n)
+{
+	return !n->domain[0] || !strcmp(n->domain, "ai.onnx");
+}
+
+/** A rewrite rooted at node n: rewrites the graph around n and sets *done, or leaves it as it
+ *  was with *done false. */
+typedef om_kind (*om_node_rewrite_fn)(om_pass_ctx *c, om_graph *g, om_node *n, bool *done);
+/**
+ * The driver of the fusion passes: calls fn on every live default-domain node of g whose op is
+ * one of `ops` (NULL-terminated; NULL: every op), in order, with uses counted before the first
+ * call and again after every rewrite; adds the rewrites to *changes, then compacts g. The
+ * first error of fn is returned at once.
+ */
+om_kind om_rewrite_each(om_pass_ctx *c, om_graph *g, const char *const *ops, om_node_rewrite_fn fn,
+			int *changes);
 
 /** The constant data of v (initializer that is not a graph input, outer ones resolved). */
 const om_tensor *om_value_const(const om_graph *g, om_value *v);

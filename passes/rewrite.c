@@ -237,3 +237,34 @@ int32_t om_node_axes(const om_graph *g, const om_node *n, int64_t opset_input, i
 	}
 	return (int32_t)cnt;
 }
+
+static bool op_listed(const char *const *ops, const char *op)
+{
+	if (!ops)
+		return true;
+	for (; *ops; ops++)
+		if (!strcmp(*ops, op))
+			return true;
+	return false;
+}
+
+om_kind om_rewrite_each(om_pass_ctx *c, om_graph *g, const char *const *ops, om_node_rewrite_fn fn,
+			int *changes)
+{
+	om_graph_count_uses(g);
+	for (int32_t i = 0; i < g->nnodes; i++) {
+		om_node *n = g->nodes[i];
+		if ((n->flags & OM_NODE_DEAD) || !om_node_default_domain(n) || !op_listed(ops, n->op))
+			continue;
+		bool done = false;
+		om_kind rc = fn(c, g, n, &done);
+		if (rc)
+			return rc;
+		if (done) {
+			(*changes)++;
+			om_graph_count_uses(g);
+		}
+	}
+	om_graph_compact(g);
+	return OM_OK;
+}
