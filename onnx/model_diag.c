@@ -20,22 +20,6 @@ const char *om_onnx_grouped(uint64_t v, char buf[32])
 	return buf;
 }
 
-static bool varint(const uint8_t *p, size_t n, size_t *pos, uint64_t *out)
-{
-	uint64_t v = 0;
-	for (int shift = 0; shift < 70; shift += 7) {
-		if (*pos >= n)
-			return false;
-		uint8_t b = p[(*pos)++];
-		v |= (uint64_t)(b & 0x7f) << (shift < 64 ? shift : 63);
-		if (!(b & 0x80)) {
-			*out = v;
-			return true;
-		}
-	}
-	return false;
-}
-
 /* The wire type a field of descriptor d has on the wire (-1: d has no such field). Repeated
  * scalars may also come packed (2); the caller allows that. */
 static int wire_of(const ProtobufCMessageDescriptor *d, uint64_t number)
@@ -101,13 +85,13 @@ static bool is_tensor_proto(const uint8_t *p, size_t n)
 	bool data_type = false;
 	while (pos < n) {
 		uint64_t tag, v;
-		if (!varint(p, n, &pos, &tag) || wire_of(d, tag >> 3) < 0 ||
+		if (!om_wire_varint(p, n, &pos, &tag) || wire_of(d, tag >> 3) < 0 ||
 		    !wire_fits(d, tag >> 3, (unsigned)(tag & 7)))
 			return false;
 		data_type |= (tag >> 3) == 2;
 		switch (tag & 7) {
 		case 0:
-			if (!varint(p, n, &pos, &v))
+			if (!om_wire_varint(p, n, &pos, &v))
 				return false;
 			break;
 		case 1: case 5:
@@ -117,7 +101,7 @@ static bool is_tensor_proto(const uint8_t *p, size_t n)
 			pos += (size_t)v;
 			break;
 		case 2:
-			if (!varint(p, n, &pos, &v) || v > n - pos)
+			if (!om_wire_varint(p, n, &pos, &v) || v > n - pos)
 				return false;
 			pos += (size_t)v;
 			break;
@@ -161,7 +145,7 @@ om_kind om_onnx_model_diagnose(const uint8_t *p, size_t n, const char *name, om_
 	while (pos < n) {
 		size_t start = pos;
 		uint64_t tag, len;
-		if (!varint(p, n, &pos, &tag))
+		if (!om_wire_varint(p, n, &pos, &tag))
 			return om_error(st, bad, NULL,
 					"%s is truncated: the field tag at byte %s runs past the end "
 					"of the %s at byte %s",
@@ -186,14 +170,14 @@ om_kind om_onnx_model_diagnose(const uint8_t *p, size_t n, const char *name, om_
 		bool cut = false;
 		switch (wire) {
 		case 0:
-			cut = !varint(p, n, &pos, &len);
+			cut = !om_wire_varint(p, n, &pos, &len);
 			break;
 		case 1: case 5:
 			len = wire == 1 ? 8 : 4;
 			cut = n - pos < len;
 			break;
 		default:
-			if (!varint(p, n, &pos, &len)) {
+			if (!om_wire_varint(p, n, &pos, &len)) {
 				cut = true;
 				break;
 			}
@@ -231,17 +215,17 @@ bool om_onnx_model_locate(const uint8_t *p, size_t n, uint32_t *field, size_t *s
 	while (pos < n) {
 		size_t at = pos;
 		uint64_t tag, len;
-		if (!varint(p, n, &pos, &tag))
+		if (!om_wire_varint(p, n, &pos, &tag))
 			return false;
 		unsigned wire = (unsigned)(tag & 7);
 		if (wire == 0) {
-			if (!varint(p, n, &pos, &len))
+			if (!om_wire_varint(p, n, &pos, &len))
 				return false;
 			continue;
 		}
 		if (wire == 1 || wire == 5) {
 			len = wire == 1 ? 8 : 4;
-		} else if (wire != 2 || !varint(p, n, &pos, &len)) {
+		} else if (wire != 2 || !om_wire_varint(p, n, &pos, &len)) {
 			return false;
 		}
 		if (len > n - pos)

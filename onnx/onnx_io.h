@@ -49,6 +49,9 @@ om_kind om_onnx_tensor_from_proto(const om_tensor_ctx *c, const Onnx__TensorProt
 om_kind om_onnx_external_map(const char *dir, const char *location, om_mapping **maps,
 			     const unsigned char **data, size_t *size, om_status *st);
 void om_onnx_mappings_free(om_mapping *maps);
+/** Reads a protobuf varint at p[*pos] (n bytes in all) into *out and moves *pos past it;
+ *  false when it runs past n or over 10 bytes. */
+bool om_wire_varint(const uint8_t *p, size_t n, size_t *pos, uint64_t *out);
 /** Checks the wire format of a ModelProto/TensorProto: lengths, tags, nesting depth. */
 om_kind om_onnx_wire_check(const ProtobufCMessageDescriptor *d, const uint8_t *data,
 			   size_t size, om_status *st);

@@ -5,7 +5,7 @@
 /* Nested messages allowed: a subgraph costs three (Graph, Node, Attribute). */
 enum { MAX_MESSAGE_DEPTH = 4 * OM_ONNX_MAX_DEPTH };
 
-static bool varint(const uint8_t *p, size_t n, size_t *pos, uint64_t *out)
+bool om_wire_varint(const uint8_t *p, size_t n, size_t *pos, uint64_t *out)
 {
 	uint64_t v = 0;
 	for (int shift = 0; shift < 70; shift += 7) {
@@ -30,12 +30,12 @@ static om_kind check(const ProtobufCMessageDescriptor *d, const uint8_t *p, size
 	size_t pos = 0;
 	while (pos < n) {
 		uint64_t tag, len, skip;
-		if (!varint(p, n, &pos, &tag) || (tag >> 3) == 0 || (tag >> 3) > 0x1fffffff)
+		if (!om_wire_varint(p, n, &pos, &tag) || (tag >> 3) == 0 || (tag >> 3) > 0x1fffffff)
 			return om_error(st, OM_ERR_INVALID_MODEL, NULL,
 					"bad field tag at byte %zu of a %s", pos, d->short_name);
 		switch (tag & 7) {
 		case 0:
-			if (!varint(p, n, &pos, &skip))
+			if (!om_wire_varint(p, n, &pos, &skip))
 				goto truncated;
 			break;
 		case 1:
@@ -46,7 +46,7 @@ static om_kind check(const ProtobufCMessageDescriptor *d, const uint8_t *p, size
 			pos += skip;
 			break;
 		case 2: {
-			if (!varint(p, n, &pos, &len) || len > n - pos)
+			if (!om_wire_varint(p, n, &pos, &len) || len > n - pos)
 				goto truncated;
 			const ProtobufCFieldDescriptor *f =
 				protobuf_c_message_descriptor_get_field(d, (unsigned)(tag >> 3));
