@@ -52,6 +52,46 @@ static void write_model(const char *path, const char *op2)
 	om_model_free(m);
 }
 
+/* y = If(c) with then = Neg(a) and an else branch whose two nodes feed
+ * each other (a cycle): the passes cannot sort it, so optimizing fails */
+static void write_cyclic_model(const char *path)
+{
+	om_model *m = om_model_new();
+	om_graph *g = m->graph = om_graph_new(m, NULL);
+	m->opsets = om_arena_alloc(m->arena, sizeof *m->opsets);
+	m->opsets[0] = (om_opset){"", 13};
+	m->nopsets = 1;
+	om_value *a = typed_input(g, "a");
+	om_value *c = om_graph_value(g, "c");
+	c->flags |= OM_VALUE_GRAPH_INPUT;
+	c->type = (om_type){.kind = OM_TYPE_TENSOR, .elem = OM_BOOL, .rank = 0};
+	tu_push_value(g, &g->inputs, &g->ninputs, c);
+	om_node *iff = om_graph_add_node(g, "If", "", "branch", 1, 1);
+	iff->in[0] = c;
+	om_value *y = om_graph_value(g, "y");
+	om_node_set_output(iff, 0, y);
+	y->flags |= OM_VALUE_GRAPH_OUTPUT;
+	tu_push_value(g, &g->outputs, &g->noutputs, y);
+	om_graph *then = om_graph_new(m, g), *els = om_graph_new(m, g);
+	om_value *ao = om_graph_value(then, a->name);
+	ao->flags |= OM_VALUE_OUTER;
+	om_node *neg = om_graph_add_node(then, "Neg", "", "neg", 1, 1);
+	neg->in[0] = ao;
+	om_node_set_output(neg, 0, om_graph_value(then, "t"));
+	tu_push_value(then, &then->outputs, &then->noutputs, neg->out[0]);
+	om_node *n1 = om_graph_add_node(els, "Neg", "", "n1", 1, 1);
+	om_node *n2 = om_graph_add_node(els, "Neg", "", "n2", 1, 1);
+	om_node_set_output(n1, 0, om_graph_value(els, "e1"));
+	om_node_set_output(n2, 0, om_graph_value(els, "e2"));
+	n1->in[0] = n2->out[0], n2->in[0] = n1->out[0];
+	tu_push_value(els, &els->outputs, &els->noutputs, n1->out[0]);
+	om_node_set_attr(iff, "then_branch", OM_ATTR_GRAPH)->g = then;
+	om_node_set_attr(iff, "else_branch", OM_ATTR_GRAPH)->g = els;
+	om_status st = {0};
+	assert_int_equal(om_model_save(m, path, NULL, &st), OM_OK);
+	om_model_free(m);
+}
+
 static void write_input(const char *name, const float *v)
 {
 	char path[512];
@@ -155,6 +195,28 @@ static void runs_and_writes(void **state)
 	assert_non_null(strstr(err, "'b'"));
 }
 
+/* optimizing is never fatal: when it fails, the model runs as loaded, with a warning (here
+ * the session then refuses the cyclic branch itself) */
+static void optimize_failure_runs_as_loaded(void **state)
+{
+	(void)state;
+	char out[8192], err[8192], path[512];
+	snprintf(path, sizeof path, "%s/cyc.onnx", tmpdir);
+	write_cyclic_model(path);
+	write_input("a.npy", (const float[]){1, 2, 3});
+	assert_int_equal(run("cyc.onnx --input a=a.npy --output-dir oc", out, err, sizeof out), 1);
+	assert_non_null(strstr(err, "omopt run: not optimized (InvalidModel: graph "));
+	assert_non_null(strstr(err, "running the model as loaded\n"));
+	assert_non_null(strstr(err, "omopt: InvalidModel: graph "));
+	assert_non_null(strstr(err, "has a cycle"));
+	/* --no-optimize: no warning, the session's own error */
+	assert_int_equal(run("cyc.onnx --input a=a.npy --output-dir oc --no-optimize", out, err,
+			     sizeof out),
+			 1);
+	assert_null(strstr(err, "not optimized"));
+	assert_non_null(strstr(err, "has a cycle"));
+}
+
 static void node_errors(void **state)
 {
 	(void)state;
@@ -183,6 +245,7 @@ int main(void)
 		cmocka_unit_test(usage_errors),
 		cmocka_unit_test(runs_and_writes),
 		cmocka_unit_test(node_errors),
+		cmocka_unit_test(optimize_failure_runs_as_loaded),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

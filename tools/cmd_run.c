@@ -18,8 +18,9 @@ static const char usage_text[] =
 	"             [--no-optimize] [--save-optimized FILE]\n"
 	"\n"
 	"Runs MODEL once on its inputs and writes output_<i>.pb (or .npy) in graph-output order.\n"
-	"The model is optimized first (om_optimize: simplify, then Conv+activation, LayerNorm and\n"
-	"Gelu fusions into ops omopt and ONNX Runtime run; docs/passes.md).\n"
+	"The model is optimized first (om_optimize: simplify, then Conv+activation, LayerNorm,\n"
+	"Gelu, SiLU and Transpose+MatMul fusions into ops omopt and ONNX Runtime run;\n"
+	"docs/passes.md); if that fails, it runs as loaded (with a warning).\n"
 	"  --input NAME=FILE   feeds input NAME from a .npy or TensorProto .pb file\n"
 	"  --input-dir DIR     feeds the inputs not given by --input from DIR/input_<i>.pb,\n"
 	"                      i counting the graph inputs in order (initializers excluded)\n"
@@ -282,11 +283,19 @@ int cmd_run(int argc, char **argv)
 	int nin = 0, nout = 0;
 	om_kind rc = om_model_load(a.model, &m, &st);
 	int32_t loaded = m && m->graph ? m->graph->nnodes : 0;
-	if (!rc && !a.no_optimize)
-		rc = om_optimize(m, NULL, &st);
+	if (!rc && !a.no_optimize && om_optimize(m, NULL, &st)) {
+		/* never fatal: a pass that fails may have left m half rewritten, so run it as loaded */
+		fprintf(stderr, "omopt run: not optimized (%s: %s); running the model as loaded\n",
+			om_kind_name(st.kind), st.msg);
+		om_model_free(m);
+		m = NULL;
+		st = (om_status){0};
+		a.no_optimize = 1;
+		rc = om_model_load(a.model, &m, &st);
+	}
 	if (!rc && a.opt.profile)
 		printf("graph: %d nodes as loaded, %d run%s\n", (int)loaded, (int)m->graph->nnodes,
-		       a.no_optimize ? " (--no-optimize)" : " after om_optimize");
+		       a.no_optimize ? " (not optimized)" : " after om_optimize");
 	if (!rc && a.save)
 		rc = om_model_save(m, a.save, NULL, &st);
 	bool run = a.output_dir || a.bench || a.opt.profile;
