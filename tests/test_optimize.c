@@ -89,52 +89,6 @@ static void axes_init(om_graph *g, const char *name, int32_t n, const int64_t *a
 	tu_push_value(g, &g->inits, &g->ninits, v);
 }
 
-/* ins/outs: comma-separated value names; "" entries are omitted optional ones */
-static om_node *node(om_graph *g, const char *op, const char *ins, const char *outs)
-{
-	const char *names[2] = {ins, outs};
-	int32_t cnt[2] = {0, 0};
-	for (int k = 0; k < 2; k++)
-		if (*names[k])
-			for (const char *p = names[k]; p; p = strchr(p + 1, ','))
-				cnt[k]++;
-	om_node *n = om_graph_add_node(g, op, "", op, cnt[0], cnt[1]);
-	assert_non_null(n);
-	for (int k = 0; k < 2; k++) {
-		char buf[256];
-		snprintf(buf, sizeof buf, "%s", names[k]);
-		int32_t i = 0;
-		for (char *p = buf, *e; p && i < cnt[k]; p = e ? e + 1 : NULL, i++) {
-			e = strchr(p, ',');
-			if (e)
-				*e = 0;
-			if (!*p)
-				continue;
-			om_value *v = om_graph_value(g, p);
-			if (k == 0)
-				n->in[i] = v;
-			else
-				om_node_set_output(n, i, v);
-		}
-	}
-	return n;
-}
-
-static void attr_ints(om_node *n, const char *name, int32_t k, const int64_t *v)
-{
-	om_attr *a = om_node_set_attr(n, name, OM_ATTR_INTS);
-	a->n = k;
-	a->ints = om_arena_memdup(n->graph->model->arena, v, sizeof(int64_t) * (size_t)k);
-}
-
-static int count_op(const om_graph *g, const char *op)
-{
-	int k = 0;
-	for (int32_t i = 0; i < g->nnodes; i++)
-		k += !strcmp(g->nodes[i]->op, op);
-	return k;
-}
-
 static const om_node *find_op(const om_graph *g, const char *op)
 {
 	for (int32_t i = 0; i < g->nnodes; i++)
@@ -264,32 +218,32 @@ static void gelu(om_graph *g, int v)
 	konst(g, "halfv", 3, (const int64_t[]){1, 1, 8}, NULL, 0.5f, 0);
 	if (v == 3 || v == 4) {
 		if (v == 3)
-			node(g, "Pow", "x,three", "x3");
+			tu_graph_node(g, "Pow", "x,three", "x3");
 		else {
-			node(g, "Mul", "x,x", "xx");
-			node(g, "Mul", "x,xx", "x3");
+			tu_graph_node(g, "Mul", "x,x", "xx");
+			tu_graph_node(g, "Mul", "x,xx", "x3");
 		}
-		node(g, "Mul", "k044,x3", "t1");
-		node(g, "Add", "x,t1", "t2");
-		node(g, "Mul", "t2,k079", "t3");
-		node(g, "Tanh", "t3", "e");
+		tu_graph_node(g, "Mul", "k044,x3", "t1");
+		tu_graph_node(g, "Add", "x,t1", "t2");
+		tu_graph_node(g, "Mul", "t2,k079", "t3");
+		tu_graph_node(g, "Tanh", "t3", "e");
 	} else {
 		if (v == 1)
-			node(g, "Mul", "x,isqrt2", "a");
+			tu_graph_node(g, "Mul", "x,isqrt2", "a");
 		else
-			node(g, "Div", v == 12 ? "sqrt2,x" : "x,sqrt2", "a");
-		node(g, "Erf", "a", "e");
+			tu_graph_node(g, "Div", v == 12 ? "sqrt2,x" : "x,sqrt2", "a");
+		tu_graph_node(g, "Erf", "a", "e");
 	}
-	node(g, "Add", v == 2 ? "one,e" : "e,one", "p");
+	tu_graph_node(g, "Add", v == 2 ? "one,e" : "e,one", "p");
 	if (v == 1) {
-		node(g, "Mul", "x,half", "h");
-		node(g, "Mul", "h,p", "y");
+		tu_graph_node(g, "Mul", "x,half", "h");
+		tu_graph_node(g, "Mul", "h,p", "y");
 	} else if (v == 2) {
-		node(g, "Mul", "half,p", "q");
-		node(g, "Mul", "x,q", "y");
+		tu_graph_node(g, "Mul", "half,p", "q");
+		tu_graph_node(g, "Mul", "x,q", "y");
 	} else {
-		node(g, "Mul", "x,p", "m");
-		node(g, "Mul", v == 13 ? "m,halfv" : "m,half", "y");
+		tu_graph_node(g, "Mul", "x,p", "m");
+		tu_graph_node(g, "Mul", v == 13 ? "m,halfv" : "m,half", "y");
 	}
 	if (v == 10)
 		output(g, "e", "N,8");
@@ -325,7 +279,7 @@ static void gelu_near_misses(void **state)
 	const int nodes[] = {[10] = 5, [11] = 5, [12] = 5, [13] = 5};
 	for (int v = 10; v <= 13; v++) {
 		om_model *m = check(gelu, v, 14, nodes[v], "Erf");
-		assert_int_equal(count_op(m->graph, "Gelu"), 0);
+		assert_int_equal(tu_count_op(m->graph, "Gelu"), 0);
 		om_model_free(m);
 	}
 }
@@ -346,23 +300,23 @@ static void silu(om_graph *g, int v)
 		input(g, "z", dims);
 	if (v == 3) {
 		konst(g, "w", 4, (const int64_t[]){2, 2, 1, 1}, NULL, -0.5f, 0.3f);
-		node(g, "Conv", "x0,w", "x");
+		tu_graph_node(g, "Conv", "x0,w", "x");
 	} else
-		node(g, "Identity", "x0", "x");
+		tu_graph_node(g, "Identity", "x0", "x");
 	scalar(g, "alpha", 1.702f);
 	if (v == 2 || v == 13) {
-		node(g, "Mul", "x,alpha", "ax");
-		node(g, "Sigmoid", "ax", "s");
+		tu_graph_node(g, "Mul", "x,alpha", "ax");
+		tu_graph_node(g, "Sigmoid", "ax", "s");
 	} else
-		node(g, "Sigmoid", "x", "s");
+		tu_graph_node(g, "Sigmoid", "x", "s");
 	if (v == 14)
-		node(g, "Mul", "s,s", "y");
+		tu_graph_node(g, "Mul", "s,s", "y");
 	else
-		node(g, "Mul", v == 1 || v == 2 ? "s,x" : v == 12 ? "z,s" : "x,s", "y");
+		tu_graph_node(g, "Mul", v == 1 || v == 2 ? "s,x" : v == 12 ? "z,s" : "x,s", "y");
 	if (v == 10)
 		output(g, "s", dims);
 	if (v == 11) {
-		node(g, "Add", "s,x", "t");
+		tu_graph_node(g, "Add", "s,x", "t");
 		output(g, "t", dims);
 	}
 	if (v == 13)
@@ -401,7 +355,7 @@ static void silu_fuses(void **state)
 		assert_true(om_attr_float(n, "alpha", 0) == (v == 2 ? 1.702f : 1.0f));
 		assert_int_equal(om_model_opset(m, "com.microsoft"), 1);
 		if (v == 3)
-			assert_int_equal(count_op(m->graph, "Conv"), 1);
+			assert_int_equal(tu_count_op(m->graph, "Conv"), 1);
 		om_model_free(m);
 		/* Sigmoid then Mul and QuickGelu give the same bits */
 		assert_same_bits(silu, v);
@@ -414,7 +368,7 @@ static void silu_near_misses(void **state)
 	const int nodes[] = {[10] = 2, [11] = 3, [12] = 2, [13] = 3, [14] = 2};
 	for (int v = 10; v <= 14; v++) {
 		om_model *m = check(silu, v, 14, nodes[v], "Sigmoid");
-		assert_int_equal(count_op(m->graph, "QuickGelu"), 0);
+		assert_int_equal(tu_count_op(m->graph, "QuickGelu"), 0);
 		om_model_free(m);
 	}
 }
@@ -517,25 +471,25 @@ static void layernorm(om_graph *g, int v)
 	else
 		konst(g, "beta", 1, (const int64_t[]){8}, NULL, -1, 0.3f);
 	axes_init(g, "axes", 1, last1);
-	om_node *r1 = node(g, "ReduceMean", v == 4 ? "x,axes" : "x", "mean");
-	node(g, "Sub", "x,mean", "d");
-	node(g, v == 1 ? "Mul" : "Pow", v == 1 ? "d,d" : "d,two", "sq");
-	om_node *r2 = node(g, "ReduceMean", v == 4 ? "sq,axes" : "sq", "var");
+	om_node *r1 = tu_graph_node(g, "ReduceMean", v == 4 ? "x,axes" : "x", "mean");
+	tu_graph_node(g, "Sub", "x,mean", "d");
+	tu_graph_node(g, v == 1 ? "Mul" : "Pow", v == 1 ? "d,d" : "d,two", "sq");
+	om_node *r2 = tu_graph_node(g, "ReduceMean", v == 4 ? "sq,axes" : "sq", "var");
 	if (v != 4) {
-		attr_ints(r1, "axes", v == 3 ? 2 : 1, v == 3 ? last2 : last1);
-		attr_ints(r2, "axes", v == 3 ? 2 : 1, v == 3 ? last2 : v == 13 ? mid : last1);
+		tu_attr_ints(r1, "axes", v == 3 ? 2 : 1, v == 3 ? last2 : last1);
+		tu_attr_ints(r2, "axes", v == 3 ? 2 : 1, v == 3 ? last2 : v == 13 ? mid : last1);
 	}
-	node(g, "Add", "var,eps", "ve");
-	node(g, "Sqrt", "ve", "sd");
+	tu_graph_node(g, "Add", "var,eps", "ve");
+	tu_graph_node(g, "Sqrt", "ve", "sd");
 	if (v == 1) {
-		node(g, "Reciprocal", "sd", "inv");
-		node(g, "Mul", "inv,d", "n");
+		tu_graph_node(g, "Reciprocal", "sd", "inv");
+		tu_graph_node(g, "Mul", "inv,d", "n");
 	} else {
-		node(g, "Div", "d,sd", v == 2 ? "y" : "n");
+		tu_graph_node(g, "Div", "d,sd", v == 2 ? "y" : "n");
 	}
 	if (v != 2) {
-		node(g, "Mul", v == 1 ? "gamma,n" : "n,gamma", "s");
-		node(g, "Add", v == 1 ? "beta,s" : "s,beta", "y");
+		tu_graph_node(g, "Mul", v == 1 ? "gamma,n" : "n,gamma", "s");
+		tu_graph_node(g, "Add", v == 1 ? "beta,s" : "s,beta", "y");
 	}
 	if (v == 10)
 		output(g, "d", "N,4,8");
@@ -570,7 +524,7 @@ static void layernorm_near_misses(void **state)
 	const int nodes[] = {[10] = 9, [11] = 9, [12] = 3, [13] = 9, [14] = 3, [15] = 9};
 	for (int v = 10; v <= 15; v++) {
 		om_model *m = check(layernorm, v, 14, nodes[v], v == 12 || v == 14 ? "Mul" : NULL);
-		assert_int_equal(count_op(m->graph, "LayerNormalization"), v == 12 || v == 14);
+		assert_int_equal(tu_count_op(m->graph, "LayerNormalization"), v == 12 || v == 14);
 		om_model_free(m);
 	}
 }
@@ -600,12 +554,12 @@ static void conv_act(om_graph *g, int v)
 		input(g, "z", "1,3,5,5");
 	scalar(g, "lo", -1);
 	scalar(g, "hi", 1.5f);
-	om_node *c = node(g, "Conv", "x,W,B", "c");
-	attr_ints(c, "pads", 4, (const int64_t[]){1, 1, 1, 1});
-	attr_ints(c, "kernel_shape", 2, (const int64_t[]){3, 3});
+	om_node *c = tu_graph_node(g, "Conv", "x,W,B", "c");
+	tu_attr_ints(c, "pads", 4, (const int64_t[]){1, 1, 1, 1});
+	tu_attr_ints(c, "kernel_shape", 2, (const int64_t[]){3, 3});
 	const char *a = "c";
 	if (v == 1 || v == 7 || v == 10 || v == 12) {
-		node(g, "Add", "z,c", v == 7 ? "y" : "s");
+		tu_graph_node(g, "Add", "z,c", v == 7 ? "y" : "s");
 		a = "s";
 	}
 	if (v == 7)
@@ -614,7 +568,7 @@ static void conv_act(om_graph *g, int v)
 					  "Sigmoid", "Tanh"};
 	char ins[32];
 	snprintf(ins, sizeof ins, "%s%s", a, v == 3 ? ",lo,hi" : "");
-	om_node *n = node(g, v < 7 ? act[v] : "Relu", ins, "y");
+	om_node *n = tu_graph_node(g, v < 7 ? act[v] : "Relu", ins, "y");
 	if (v == 2)
 		om_node_set_attr(n, "alpha", OM_ATTR_FLOAT)->f = 0.2f;
 	if (v == 4) {
@@ -672,7 +626,7 @@ static void conv_activation_near_misses(void **state)
 	const char *const op[] = {[10] = "Conv", [11] = "Conv", [12] = "FusedConv"};
 	for (int v = 10; v <= 12; v++) {
 		om_model *m = check(conv_act, v, 13, nodes[v], op[v]);
-		assert_int_equal(count_op(m->graph, "Relu"), 1);
+		assert_int_equal(tu_count_op(m->graph, "Relu"), 1);
 		om_model_free(m);
 	}
 }
@@ -687,14 +641,14 @@ static void skip_names_and_simplify_stays_onnx(void **state)
 	gelu(m->graph, 0);
 	const char *const skip[] = {"fuse_gelu", "merge_common", NULL};
 	optimize(m, skip);
-	assert_int_equal(count_op(m->graph, "Erf"), 1);
+	assert_int_equal(tu_count_op(m->graph, "Erf"), 1);
 	om_model_free(m);
 	m = model(14);
 	layernorm(m->graph, 0);
 	om_simplify_options so = {.verify = 1};
 	om_status st = {0};
 	assert_int_equal(om_simplify(m, &so, &st), OM_OK);
-	assert_int_equal(count_op(m->graph, "LayerNormalization"), 0);
+	assert_int_equal(tu_count_op(m->graph, "LayerNormalization"), 0);
 	assert_int_equal(om_model_opset(m, "com.microsoft"), 0);
 	const char *const bad[] = {"fuse_everything", NULL};
 	om_simplify_options bo = {.skip = bad};
@@ -820,7 +774,7 @@ static void run_command(void **state)
 	om_status st = {0};
 	assert_int_equal(om_model_load(path, &o, &st), OM_OK);
 	assert_int_equal(o->graph->nnodes, 68);
-	assert_int_equal(count_op(o->graph, "Gelu"), 2);
+	assert_int_equal(tu_count_op(o->graph, "Gelu"), 2);
 	assert_int_equal(om_model_opset(o, "com.microsoft"), 1);
 	assert_string_equal(o->graph->inputs[0]->type.dims[1].param, "seq");
 	om_model_free(o);

@@ -85,47 +85,9 @@ static om_value *floats(om_graph *g, const char *name, int32_t n, const float *x
 	return v;
 }
 
-/* ins/outs: comma-separated value names, "" entries are omitted optional ones */
-static om_node *node(om_graph *g, const char *op, const char *ins, const char *outs)
-{
-	const char *names[2] = {ins, outs};
-	int32_t cnt[2] = {0, 0};
-	for (int k = 0; k < 2; k++)
-		if (*names[k])
-			for (const char *p = names[k]; p; p = strchr(p + 1, ','))
-				cnt[k]++;
-	om_node *n = om_graph_add_node(g, op, "", op, cnt[0], cnt[1]);
-	assert_non_null(n);
-	for (int k = 0; k < 2; k++) {
-		char buf[256];
-		snprintf(buf, sizeof buf, "%s", names[k]);
-		int32_t i = 0;
-		for (char *p = buf, *e; p && i < cnt[k]; p = e ? e + 1 : NULL, i++) {
-			e = strchr(p, ',');
-			if (e)
-				*e = 0;
-			if (!*p)
-				continue;
-			om_value *v = om_graph_value(g, p);
-			if (k == 0)
-				n->in[i] = v;
-			else
-				om_node_set_output(n, i, v);
-		}
-	}
-	return n;
-}
-
 static void attr_int(om_node *n, const char *name, int64_t v)
 {
 	om_node_set_attr(n, name, OM_ATTR_INT)->i = v;
-}
-
-static void attr_ints(om_node *n, const char *name, int32_t k, const int64_t *v)
-{
-	om_attr *a = om_node_set_attr(n, name, OM_ATTR_INTS);
-	a->n = k;
-	a->ints = om_arena_memdup(n->graph->model->arena, v, sizeof(int64_t) * (size_t)k);
 }
 
 static void simplify(om_model *m, const char *const *skip)
@@ -138,14 +100,6 @@ static void simplify(om_model *m, const char *const *skip)
 		om_status_format(&st, buf, sizeof buf);
 		fail_msg("simplify: %s", buf);
 	}
-}
-
-static int count_op(const om_graph *g, const char *op)
-{
-	int k = 0;
-	for (int32_t i = 0; i < g->nnodes; i++)
-		k += !strcmp(g->nodes[i]->op, op);
-	return k;
 }
 
 static void assert_ints(const om_value *v, int32_t n, const int64_t *want)
@@ -174,11 +128,11 @@ static om_model *shufflenet_chain(int64_t opset, int64_t allowzero)
 	ints(g, "ax0", 1, 1, (int64_t[]){0});
 	ints(g, "three", 1, 1, (int64_t[]){3});
 	ints(g, "minus1", 1, 1, (int64_t[]){-1});
-	node(g, "Shape", "x", "s");
-	node(g, "Gather", "s,i0", "n");
-	node(g, "Unsqueeze", "n,ax0", "nu");
-	attr_int(node(g, "Concat", "nu,three,minus1", "target"), "axis", 0);
-	om_node *r = node(g, "Reshape", "x,target", "y");
+	tu_graph_node(g, "Shape", "x", "s");
+	tu_graph_node(g, "Gather", "s,i0", "n");
+	tu_graph_node(g, "Unsqueeze", "n,ax0", "nu");
+	attr_int(tu_graph_node(g, "Concat", "nu,three,minus1", "target"), "axis", 0);
+	om_node *r = tu_graph_node(g, "Reshape", "x,target", "y");
 	if (allowzero)
 		attr_int(r, "allowzero", 1);
 	output(g, "y", OM_FLOAT, "N,3,?");
@@ -222,11 +176,11 @@ static void allowzero_uses_minus_one(void **state)
 	ints(g, "i0", 0, 1, (int64_t[]){0});
 	ints(g, "ax0", 1, 1, (int64_t[]){0});
 	ints(g, "rest", 1, 2, (int64_t[]){3, 20});
-	node(g, "Shape", "x", "s");
-	node(g, "Gather", "s,i0", "n");
-	node(g, "Unsqueeze", "n,ax0", "nu");
-	attr_int(node(g, "Concat", "nu,rest", "target"), "axis", 0);
-	attr_int(node(g, "Reshape", "x,target", "y"), "allowzero", 1);
+	tu_graph_node(g, "Shape", "x", "s");
+	tu_graph_node(g, "Gather", "s,i0", "n");
+	tu_graph_node(g, "Unsqueeze", "n,ax0", "nu");
+	attr_int(tu_graph_node(g, "Concat", "nu,rest", "target"), "axis", 0);
+	attr_int(tu_graph_node(g, "Reshape", "x,target", "y"), "allowzero", 1);
 	output(g, "y", OM_FLOAT, "");
 	simplify(m, NULL);
 	assert_int_equal(g->nnodes, 1);
@@ -245,17 +199,17 @@ static void symbols_at_other_positions_stay(void **state)
 	ints(g, "i1", 0, 1, (int64_t[]){1});
 	ints(g, "ax0", 1, 1, (int64_t[]){0});
 	ints(g, "eight", 1, 1, (int64_t[]){8});
-	node(g, "Shape", "x", "s");
-	node(g, "Gather", "s,i0", "n");
-	node(g, "Gather", "s,i1", "sq");
-	node(g, "Unsqueeze", "n,ax0", "nu");
-	node(g, "Unsqueeze", "sq,ax0", "su");
-	attr_int(node(g, "Concat", "su,nu,eight", "target"), "axis", 0);
-	node(g, "Reshape", "x,target", "y");
+	tu_graph_node(g, "Shape", "x", "s");
+	tu_graph_node(g, "Gather", "s,i0", "n");
+	tu_graph_node(g, "Gather", "s,i1", "sq");
+	tu_graph_node(g, "Unsqueeze", "n,ax0", "nu");
+	tu_graph_node(g, "Unsqueeze", "sq,ax0", "su");
+	attr_int(tu_graph_node(g, "Concat", "su,nu,eight", "target"), "axis", 0);
+	tu_graph_node(g, "Reshape", "x,target", "y");
 	output(g, "y", OM_FLOAT, "");
 	simplify(m, NULL);
 	assert_int_equal(g->nnodes, 7);
-	assert_int_equal(count_op(g, "Shape"), 1);
+	assert_int_equal(tu_count_op(g, "Shape"), 1);
 	om_model_free(m);
 }
 
@@ -268,11 +222,11 @@ static void known_dims_fold_to_numbers(void **state)
 	om_graph *g = m->graph;
 	input(g, "x", OM_FLOAT, "N,3,H,W");
 	ints(g, "i1", 0, 1, (int64_t[]){1});
-	node(g, "Shape", "x", "s");
-	node(g, "Gather", "s,i1", "c");
-	node(g, "Relu", "x", "r");
-	node(g, "Shape", "r", "rs");
-	node(g, "Reshape", "r,rs", "y");
+	tu_graph_node(g, "Shape", "x", "s");
+	tu_graph_node(g, "Gather", "s,i1", "c");
+	tu_graph_node(g, "Relu", "x", "r");
+	tu_graph_node(g, "Shape", "r", "rs");
+	tu_graph_node(g, "Reshape", "r,rs", "y");
 	output(g, "y", OM_FLOAT, "N,3,H,W");
 	output(g, "c", OM_INT64, "");
 	simplify(m, NULL);
@@ -299,13 +253,13 @@ static void unknown_extents_are_not_numbers(void **state)
 	input(g, "x", OM_FLOAT, "N,4");
 	input(g, "t", OM_INT64, "2");
 	ints(g, "i1", 0, 1, (int64_t[]){1});
-	node(g, "Reshape", "x,t", "r");
-	node(g, "Shape", "r", "s");
-	node(g, "Gather", "s,i1", "y");
+	tu_graph_node(g, "Reshape", "x,t", "r");
+	tu_graph_node(g, "Shape", "r", "s");
+	tu_graph_node(g, "Gather", "s,i1", "y");
 	output(g, "y", OM_INT64, "");
 	simplify(m, NULL);
 	assert_int_equal(g->nnodes, 3);
-	assert_int_equal(count_op(g, "Constant"), 0);
+	assert_int_equal(tu_count_op(g, "Constant"), 0);
 	om_model_free(m);
 }
 
@@ -315,13 +269,13 @@ static void identity_keeps_output_name(void **state)
 	om_model *m = model(13);
 	om_graph *g = m->graph;
 	input(g, "x", OM_FLOAT, "2,3");
-	node(g, "Relu", "x", "a");
-	node(g, "Identity", "a", "b");
-	node(g, "Dropout", "b", "c");
-	node(g, "Cast", "c", "y");
+	tu_graph_node(g, "Relu", "x", "a");
+	tu_graph_node(g, "Identity", "a", "b");
+	tu_graph_node(g, "Dropout", "b", "c");
+	tu_graph_node(g, "Cast", "c", "y");
 	attr_int(g->nodes[2], "to", OM_FLOAT);
 	attr_int(g->nodes[3], "to", OM_FLOAT);
-	node(g, "Identity", "x", "z"); /* graph input to graph output: must stay */
+	tu_graph_node(g, "Identity", "x", "z"); /* graph input to graph output: must stay */
 	output(g, "y", OM_FLOAT, "2,3");
 	output(g, "z", OM_FLOAT, "2,3");
 	simplify(m, NULL);
@@ -345,19 +299,19 @@ static void shared_weights_stay_shared(void **state)
 	const float w[] = {1, 2, 3};
 	floats(g, "w", 3, w);
 	floats(g, "w_copy", 3, w); /* a second initializer with the same bytes */
-	node(g, "Identity", "w", "w_shared");
-	node(g, "Mul", "x,w_shared", "a");
-	node(g, "Mul", "x,w_copy", "b");
-	node(g, "Add", "a,b", "y");
+	tu_graph_node(g, "Identity", "w", "w_shared");
+	tu_graph_node(g, "Mul", "x,w_shared", "a");
+	tu_graph_node(g, "Mul", "x,w_copy", "b");
+	tu_graph_node(g, "Add", "a,b", "y");
 	output(g, "y", OM_FLOAT, "2,3");
 	simplify(m, NULL);
 	int weights = 0;
 	for (int32_t i = 0; i < g->ninits; i++)
 		weights += g->inits[i]->init && g->inits[i]->init->dtype == OM_FLOAT;
 	assert_int_equal(weights, 1);
-	assert_int_equal(count_op(g, "Identity"), 0);
+	assert_int_equal(tu_count_op(g, "Identity"), 0);
 	/* Mul(x, w) twice is one Mul now: Add reads it twice */
-	assert_int_equal(count_op(g, "Mul"), 1);
+	assert_int_equal(tu_count_op(g, "Mul"), 1);
 	const om_node *add = g->outputs[0]->producer;
 	assert_string_equal(add->op, "Add");
 	assert_ptr_equal(add->in[0], add->in[1]);
@@ -374,10 +328,10 @@ static void reshapes_merge_and_expand_goes(void **state)
 	ints(g, "s64", 1, 2, (int64_t[]){6, 4});
 	ints(g, "s24", 1, 1, (int64_t[]){24});
 	ints(g, "e13", 1, 2, (int64_t[]){1, 3});
-	node(g, "Reshape", "x,s64", "a");
-	node(g, "Reshape", "a,s24", "y");
-	node(g, "Expand", "z,e13", "ez"); /* broadcast to [N,3]: nothing to do */
-	node(g, "Relu", "ez", "w");
+	tu_graph_node(g, "Reshape", "x,s64", "a");
+	tu_graph_node(g, "Reshape", "a,s24", "y");
+	tu_graph_node(g, "Expand", "z,e13", "ez"); /* broadcast to [N,3]: nothing to do */
+	tu_graph_node(g, "Relu", "ez", "w");
 	output(g, "y", OM_FLOAT, "24");
 	output(g, "w", OM_FLOAT, "N,3");
 	simplify(m, NULL);
@@ -397,8 +351,8 @@ static void dropout_with_mask_stays(void **state)
 	om_model *m = model(13);
 	om_graph *g = m->graph;
 	input(g, "x", OM_FLOAT, "4");
-	node(g, "Relu", "x", "a");
-	node(g, "Dropout", "a", "y,mask");
+	tu_graph_node(g, "Relu", "x", "a");
+	tu_graph_node(g, "Dropout", "a", "y,mask");
 	output(g, "y", OM_FLOAT, "4");
 	output(g, "mask", OM_BOOL, "4");
 	simplify(m, NULL);
@@ -412,13 +366,13 @@ static void transposes_merge(void **state)
 	om_model *m = model(13);
 	om_graph *g = m->graph;
 	input(g, "x", OM_FLOAT, "2,3,4");
-	attr_ints(node(g, "Transpose", "x", "t1"), "perm", 3, (int64_t[]){1, 0, 2});
-	attr_ints(node(g, "Transpose", "t1", "t2"), "perm", 3, (int64_t[]){0, 2, 1});
-	attr_ints(node(g, "Transpose", "x", "u1"), "perm", 3, (int64_t[]){0, 2, 1});
-	attr_ints(node(g, "Transpose", "u1", "u2"), "perm", 3, (int64_t[]){0, 2, 1});
-	node(g, "Relu", "u2", "z");
-	attr_ints(node(g, "Transpose", "z", "w"), "perm", 3, (int64_t[]){0, 1, 2});
-	node(g, "Neg", "w", "v");
+	tu_attr_ints(tu_graph_node(g, "Transpose", "x", "t1"), "perm", 3, (int64_t[]){1, 0, 2});
+	tu_attr_ints(tu_graph_node(g, "Transpose", "t1", "t2"), "perm", 3, (int64_t[]){0, 2, 1});
+	tu_attr_ints(tu_graph_node(g, "Transpose", "x", "u1"), "perm", 3, (int64_t[]){0, 2, 1});
+	tu_attr_ints(tu_graph_node(g, "Transpose", "u1", "u2"), "perm", 3, (int64_t[]){0, 2, 1});
+	tu_graph_node(g, "Relu", "u2", "z");
+	tu_attr_ints(tu_graph_node(g, "Transpose", "z", "w"), "perm", 3, (int64_t[]){0, 1, 2});
+	tu_graph_node(g, "Neg", "w", "v");
 	output(g, "t2", OM_FLOAT, "3,4,2");
 	output(g, "v", OM_FLOAT, "2,3,4");
 	simplify(m, NULL);
@@ -446,18 +400,18 @@ static void unsqueeze_squeeze_cancel(void **state)
 	om_model *m = model(11);
 	om_graph *g = m->graph;
 	input(g, "x", OM_FLOAT, "N,5");
-	node(g, "Relu", "x", "r");
-	attr_ints(node(g, "Unsqueeze", "r", "u"), "axes", 2, (int64_t[]){0, -1});
-	attr_ints(node(g, "Squeeze", "u", "y"), "axes", 2, (int64_t[]){3, 0});
-	attr_ints(node(g, "Unsqueeze", "r", "u2"), "axes", 1, (int64_t[]){0});
-	attr_ints(node(g, "Squeeze", "u2", "y2"), "axes", 1, (int64_t[]){1});
+	tu_graph_node(g, "Relu", "x", "r");
+	tu_attr_ints(tu_graph_node(g, "Unsqueeze", "r", "u"), "axes", 2, (int64_t[]){0, -1});
+	tu_attr_ints(tu_graph_node(g, "Squeeze", "u", "y"), "axes", 2, (int64_t[]){3, 0});
+	tu_attr_ints(tu_graph_node(g, "Unsqueeze", "r", "u2"), "axes", 1, (int64_t[]){0});
+	tu_attr_ints(tu_graph_node(g, "Squeeze", "u2", "y2"), "axes", 1, (int64_t[]){1});
 	output(g, "y", OM_FLOAT, "N,5");
 	output(g, "y2", OM_FLOAT, "");
 	simplify(m, NULL);
 	assert_int_equal(g->nnodes, 3);
 	assert_string_equal(g->nodes[0]->out[0]->name, "y");
-	assert_int_equal(count_op(g, "Unsqueeze"), 1);
-	assert_int_equal(count_op(g, "Squeeze"), 1);
+	assert_int_equal(tu_count_op(g, "Unsqueeze"), 1);
+	assert_int_equal(tu_count_op(g, "Squeeze"), 1);
 	om_model_free(m);
 }
 
@@ -469,9 +423,9 @@ static void dead_code_and_unknown_domains(void **state)
 	input(g, "x", OM_FLOAT, "4");
 	floats(g, "w", 4, (float[]){1, 2, 3, 4});
 	floats(g, "unused_w", 2, (float[]){1, 2});
-	node(g, "Mul", "x,w", "a");
-	node(g, "Relu", "a", "dead1");
-	node(g, "Neg", "dead1", "dead2");
+	tu_graph_node(g, "Mul", "x,w", "a");
+	tu_graph_node(g, "Relu", "a", "dead1");
+	tu_graph_node(g, "Neg", "dead1", "dead2");
 	om_node *custom = om_graph_add_node(g, "MyOp", "com.example", "custom", 1, 1);
 	custom->in[0] = om_graph_value(g, "a");
 	om_node_set_output(custom, 0, om_graph_value(g, "side"));
@@ -518,11 +472,11 @@ static void constant_node_becomes_initializer(void **state)
 	om_model *m = model(13);
 	om_graph *g = m->graph;
 	input(g, "x", OM_INT64, "3");
-	om_node *k = node(g, "Constant", "", "k");
+	om_node *k = tu_graph_node(g, "Constant", "", "k");
 	om_attr *a = om_node_set_attr(k, "value", OM_ATTR_TENSOR);
 	a->t = om_model_tensor(m, OM_INT64, 1, (int64_t[]){3});
 	memcpy(a->t->data, (int64_t[]){5, 6, 7}, 24);
-	node(g, "Add", "x,k", "y");
+	tu_graph_node(g, "Add", "x,k", "y");
 	output(g, "y", OM_INT64, "3");
 	simplify(m, NULL);
 	assert_int_equal(g->nnodes, 1);
@@ -543,12 +497,12 @@ static void where_equal_expand(void **state)
 	ints(g, "three", 1, 1, (int64_t[]){3});
 	ints(g, "m1", 0, 1, (int64_t[]){-1});
 	ints(g, "ones", 1, 2, (int64_t[]){1, 1});
-	node(g, "Shape", "x", "s");
-	node(g, "Gather", "s,i0", "n");
-	attr_int(node(g, "Concat", "n,three", "shape"), "axis", 0);
-	node(g, "Equal", "shape,m1", "eq");
-	node(g, "Where", "eq,ones,shape", "w");
-	node(g, "Expand", "x,w", "y");
+	tu_graph_node(g, "Shape", "x", "s");
+	tu_graph_node(g, "Gather", "s,i0", "n");
+	attr_int(tu_graph_node(g, "Concat", "n,three", "shape"), "axis", 0);
+	tu_graph_node(g, "Equal", "shape,m1", "eq");
+	tu_graph_node(g, "Where", "eq,ones,shape", "w");
+	tu_graph_node(g, "Expand", "x,w", "y");
 	output(g, "y", OM_FLOAT, "N,3");
 	simplify(m, NULL);
 	assert_int_equal(g->nnodes, 1);
@@ -564,14 +518,14 @@ static void subgraph_is_simplified(void **state)
 	om_graph *g = m->graph;
 	input(g, "c", OM_BOOL, "");
 	input(g, "x", OM_FLOAT, "2");
-	om_node *iff = node(g, "If", "c", "y");
+	om_node *iff = tu_graph_node(g, "If", "c", "y");
 	output(g, "y", OM_FLOAT, "2");
 	for (int b = 0; b < 2; b++) {
 		om_graph *sub = om_graph_new(m, g);
 		om_value *xo = om_graph_value(sub, "x");
 		xo->flags |= OM_VALUE_OUTER;
-		node(sub, b ? "Neg" : "Relu", "x", "r");
-		node(sub, "Identity", "r", b ? "out_else" : "out_then");
+		tu_graph_node(sub, b ? "Neg" : "Relu", "x", "r");
+		tu_graph_node(sub, "Identity", "r", b ? "out_else" : "out_then");
 		output(sub, b ? "out_else" : "out_then", OM_FLOAT, "2");
 		const char *attr = b ? "else_branch" : "then_branch";
 		om_node_set_attr(iff, attr, OM_ATTR_GRAPH)->g = sub;
@@ -604,27 +558,27 @@ static void constant_if_is_inlined(void **state)
 	*(uint8_t *)c->init->data = 1;
 	c->flags |= OM_VALUE_INITIALIZER;
 	tu_push_value(g, &g->inits, &g->ninits, c);
-	node(g, "Relu", "x", "r"); /* the then branch uses the name r too */
-	om_node *iff = node(g, "If", "c", "y,z");
-	node(g, "Neg", "y", "out");
+	tu_graph_node(g, "Relu", "x", "r"); /* the then branch uses the name r too */
+	om_node *iff = tu_graph_node(g, "If", "c", "y,z");
+	tu_graph_node(g, "Neg", "y", "out");
 	output(g, "out", OM_FLOAT, "2");
 	output(g, "z", OM_FLOAT, "2");
 	om_graph *t = branch(m, iff, "then_branch");
 	om_graph_value(t, "x")->flags |= OM_VALUE_OUTER;
 	om_graph_value(t, "r")->flags |= OM_VALUE_OUTER;
-	node(t, "Sigmoid", "x", "s");
-	node(t, "Mul", "s,r", "r_1");
+	tu_graph_node(t, "Sigmoid", "x", "s");
+	tu_graph_node(t, "Mul", "s,r", "r_1");
 	output(t, "r_1", OM_FLOAT, "2");
 	output(t, "x", OM_FLOAT, "2"); /* an outer value as a branch output */
 	om_graph *e = branch(m, iff, "else_branch");
 	om_graph_value(e, "x")->flags |= OM_VALUE_OUTER;
-	node(e, "Tanh", "x", "te");
+	tu_graph_node(e, "Tanh", "x", "te");
 	output(e, "te", OM_FLOAT, "2");
 	output(e, "te", OM_FLOAT, "2");
 	simplify(m, NULL);
 	/* Relu, Sigmoid, Mul (writing y), Identity (x -> z), Neg */
 	assert_int_equal(g->nnodes, 5);
-	assert_int_equal(count_op(g, "If"), 0);
+	assert_int_equal(tu_count_op(g, "If"), 0);
 	const om_node *mul = om_graph_find(g, "y")->producer;
 	assert_non_null(mul);
 	assert_string_equal(mul->op, "Mul");
@@ -655,16 +609,16 @@ static void torch_pad_pattern(void **state)
 	ints(g, "st", 1, 1, (int64_t[]){-1});
 	ints(g, "en", 1, 1, (int64_t[]){INT64_MIN});
 	ints(g, "sp", 1, 1, (int64_t[]){-1});
-	node(g, "Shape", "x", "s");
-	node(g, "Gather", "s,i1", "w");
-	node(g, "Mod", "w,four", "r");
-	node(g, "Unsqueeze", "r,ax0", "ru");
-	attr_int(node(g, "Concat", "ru,rest", "p4"), "axis", 0);
-	node(g, "Reshape", "p4,pairs", "p22");
-	node(g, "Slice", "p22,st,en,ax0,sp", "rev");
-	attr_ints(node(g, "Transpose", "rev", "tr"), "perm", 2, (int64_t[]){1, 0});
-	node(g, "Reshape", "tr,flat", "pads");
-	node(g, "Pad", "x,pads", "y");
+	tu_graph_node(g, "Shape", "x", "s");
+	tu_graph_node(g, "Gather", "s,i1", "w");
+	tu_graph_node(g, "Mod", "w,four", "r");
+	tu_graph_node(g, "Unsqueeze", "r,ax0", "ru");
+	attr_int(tu_graph_node(g, "Concat", "ru,rest", "p4"), "axis", 0);
+	tu_graph_node(g, "Reshape", "p4,pairs", "p22");
+	tu_graph_node(g, "Slice", "p22,st,en,ax0,sp", "rev");
+	tu_attr_ints(tu_graph_node(g, "Transpose", "rev", "tr"), "perm", 2, (int64_t[]){1, 0});
+	tu_graph_node(g, "Reshape", "tr,flat", "pads");
+	tu_graph_node(g, "Pad", "x,pads", "y");
 	output(g, "y", OM_FLOAT, "");
 	simplify(m, NULL);
 	assert_int_equal(g->nnodes, 1);
@@ -684,9 +638,9 @@ static void fold_with_kernels(void **state)
 	input(g, "x", OM_FLOAT, "4");
 	floats(g, "a", 4, (float[]){1, 2, 3, 4});
 	floats(g, "b", 4, (float[]){10, 20, 30, 40});
-	node(g, "Add", "a,b", "s");
-	node(g, "Mul", "x,s", "y");
-	node(g, "Neg", "a", "z"); /* a constant graph output: a Constant node named z */
+	tu_graph_node(g, "Add", "a,b", "s");
+	tu_graph_node(g, "Mul", "x,s", "y");
+	tu_graph_node(g, "Neg", "a", "z"); /* a constant graph output: a Constant node named z */
 	output(g, "y", OM_FLOAT, "4");
 	output(g, "z", OM_FLOAT, "4");
 	simplify(m, NULL);
@@ -708,8 +662,8 @@ static void fold_with_kernels(void **state)
 	input(g, "x", OM_FLOAT, "4");
 	floats(g, "a", 4, (float[]){1, 2, 3, 4});
 	floats(g, "b", 4, (float[]){10, 20, 30, 40});
-	node(g, "Add", "a,b", "s");
-	node(g, "Mul", "x,s", "y");
+	tu_graph_node(g, "Add", "a,b", "s");
+	tu_graph_node(g, "Mul", "x,s", "y");
 	output(g, "y", OM_FLOAT, "4");
 	om_simplify_options o = {.fold_max_bytes = 8, .verify = 1};
 	assert_int_equal(om_simplify(m, &o, NULL), OM_OK);
@@ -725,23 +679,23 @@ static void common_nodes_merge(void **state)
 	input(g, "x", OM_FLOAT, "B,S,4");
 	input(g, "q", OM_FLOAT, "B,S,8");
 	ints(g, "i1", 0, 1, (int64_t[]){1});
-	attr_ints(node(g, "Transpose", "x", "t1"), "perm", 3, (int64_t[]){0, 2, 1});
-	attr_ints(node(g, "Transpose", "x", "t2"), "perm", 3, (int64_t[]){0, 2, 1});
-	attr_ints(node(g, "Transpose", "x", "t3"), "perm", 3, (int64_t[]){1, 0, 2});
-	node(g, "Add", "t1,t2", "sum");
-	node(g, "Shape", "x", "sx");
-	node(g, "Gather", "sx,i1", "s1");
-	node(g, "Shape", "q", "sq");
-	node(g, "Gather", "sq,i1", "s2"); /* also S: the same run-time value as s1 */
-	node(g, "Add", "s1,s2", "ss");
+	tu_attr_ints(tu_graph_node(g, "Transpose", "x", "t1"), "perm", 3, (int64_t[]){0, 2, 1});
+	tu_attr_ints(tu_graph_node(g, "Transpose", "x", "t2"), "perm", 3, (int64_t[]){0, 2, 1});
+	tu_attr_ints(tu_graph_node(g, "Transpose", "x", "t3"), "perm", 3, (int64_t[]){1, 0, 2});
+	tu_graph_node(g, "Add", "t1,t2", "sum");
+	tu_graph_node(g, "Shape", "x", "sx");
+	tu_graph_node(g, "Gather", "sx,i1", "s1");
+	tu_graph_node(g, "Shape", "q", "sq");
+	tu_graph_node(g, "Gather", "sq,i1", "s2"); /* also S: the same run-time value as s1 */
+	tu_graph_node(g, "Add", "s1,s2", "ss");
 	output(g, "sum", OM_FLOAT, "");
 	output(g, "t3", OM_FLOAT, "");
 	output(g, "ss", OM_INT64, "");
 	simplify(m, NULL);
 	assert_int_equal(g->nnodes, 6);
-	assert_int_equal(count_op(g, "Transpose"), 2);
-	assert_int_equal(count_op(g, "Shape"), 1);
-	assert_int_equal(count_op(g, "Gather"), 1);
+	assert_int_equal(tu_count_op(g, "Transpose"), 2);
+	assert_int_equal(tu_count_op(g, "Shape"), 1);
+	assert_int_equal(tu_count_op(g, "Gather"), 1);
 	const om_node *sum = g->outputs[0]->producer;
 	assert_ptr_equal(sum->in[0], sum->in[1]);
 	const om_node *ss = g->outputs[2]->producer;
@@ -755,13 +709,13 @@ static void verifier_catches_broken_ir(void **state)
 	om_model *m = model(13);
 	om_graph *g = m->graph;
 	input(g, "x", OM_FLOAT, "4");
-	node(g, "Relu", "b", "a"); /* reads b before it is produced */
-	node(g, "Neg", "x", "b");
+	tu_graph_node(g, "Relu", "b", "a"); /* reads b before it is produced */
+	tu_graph_node(g, "Neg", "x", "b");
 	output(g, "a", OM_FLOAT, "4");
 	om_status st = {0};
 	assert_int_equal(om_verify_graph(g, &st), OM_ERR_INTERNAL);
 	assert_string_equal(st.op, "Relu");
-	node(g, "Neg", "nowhere", "c");
+	tu_graph_node(g, "Neg", "nowhere", "c");
 	g->nodes[0]->in[0] = g->nodes[1]->in[0];
 	assert_int_equal(om_verify_graph(g, &st), OM_ERR_INTERNAL);
 	assert_non_null(strstr(st.msg, "nowhere"));
@@ -805,14 +759,14 @@ static om_model *conv_bn(bool bias, bool conv_used_twice)
 	floats(g, "beta", 2, (const float[]){0.5f, -2});
 	floats(g, "mean", 2, (const float[]){1, 2});
 	floats(g, "var", 2, (const float[]){3, 0});
-	node(g, "Conv", bias ? "x,W,B" : "x,W", "c");
-	om_node_set_attr(node(g, "BatchNormalization", "c,scale,beta,mean,var", "y"), "epsilon",
+	tu_graph_node(g, "Conv", bias ? "x,W,B" : "x,W", "c");
+	om_node_set_attr(tu_graph_node(g, "BatchNormalization", "c,scale,beta,mean,var", "y"), "epsilon",
 			 OM_ATTR_FLOAT)->f = 1.0f;
-	node(g, "Conv", "x,W", "w2"); /* another reader of W: W must stay as it is */
+	tu_graph_node(g, "Conv", "x,W", "w2"); /* another reader of W: W must stay as it is */
 	output(g, "y", OM_FLOAT, "1,2,2,2");
 	output(g, "w2", OM_FLOAT, "1,2,2,2");
 	if (conv_used_twice) {
-		node(g, "Relu", "c", "r");
+		tu_graph_node(g, "Relu", "c", "r");
 		output(g, "r", OM_FLOAT, "1,2,2,2");
 	}
 	return m;
@@ -825,8 +779,8 @@ static void conv_bn_fuses(void **state)
 		om_model *m = conv_bn(bias, false);
 		om_graph *g = m->graph;
 		simplify(m, NULL);
-		assert_int_equal(count_op(g, "BatchNormalization"), 0);
-		assert_int_equal(count_op(g, "Conv"), 2);
+		assert_int_equal(tu_count_op(g, "BatchNormalization"), 0);
+		assert_int_equal(tu_count_op(g, "Conv"), 2);
 		const om_node *c = g->outputs[0]->producer;
 		assert_non_null(c);
 		assert_string_equal(c->op, "Conv");
@@ -847,11 +801,11 @@ static void conv_bn_with_other_use_stays(void **state)
 	(void)state;
 	om_model *m = conv_bn(true, true);
 	simplify(m, NULL);
-	assert_int_equal(count_op(m->graph, "BatchNormalization"), 1);
+	assert_int_equal(tu_count_op(m->graph, "BatchNormalization"), 1);
 	om_model_free(m);
 	m = conv_bn(true, false);
 	simplify(m, (const char *const[]){"fuse_conv_bn", NULL});
-	assert_int_equal(count_op(m->graph, "BatchNormalization"), 1);
+	assert_int_equal(tu_count_op(m->graph, "BatchNormalization"), 1);
 	om_model_free(m);
 }
 
@@ -870,16 +824,16 @@ static void conv_affine_fuses(void **state)
 	floats_nd(g, "half", 0, NULL, (const float[]){0.5f});
 	floats_nd(g, "k3", 2, (const int64_t[]){2, 1}, (const float[]){3, 4});
 	floats_nd(g, "zero", 1, (const int64_t[]){1}, (const float[]){0});
-	node(g, "Conv", "x,W,B", "c");
-	node(g, "Mul", "c,k", "m1");
-	node(g, "Add", "k2,m1", "a1");
-	node(g, "Sub", "a1,half", "y");
+	tu_graph_node(g, "Conv", "x,W,B", "c");
+	tu_graph_node(g, "Mul", "c,k", "m1");
+	tu_graph_node(g, "Add", "k2,m1", "a1");
+	tu_graph_node(g, "Sub", "a1,half", "y");
 	output(g, "y", OM_FLOAT, "1,2,2,2");
-	node(g, "Conv", "x,W", "c2");
-	node(g, "Mul", "c2,k3", "z");
+	tu_graph_node(g, "Conv", "x,W", "c2");
+	tu_graph_node(g, "Mul", "c2,k3", "z");
 	output(g, "z", OM_FLOAT, "1,2,2,2");
-	node(g, "Conv", "x,W,B", "c3");
-	node(g, "Div", "c3,zero", "u");
+	tu_graph_node(g, "Conv", "x,W,B", "c3");
+	tu_graph_node(g, "Div", "c3,zero", "u");
 	output(g, "u", OM_FLOAT, "1,2,2,2");
 	simplify(m, NULL);
 	assert_int_equal(g->nnodes, 5);
@@ -905,16 +859,16 @@ static void conv_affine_stops_at_second_use(void **state)
 	input(g, "x", OM_FLOAT, "1,1,2,2");
 	floats_nd(g, "W", 4, (const int64_t[]){2, 1, 1, 1}, (const float[]){2, -1});
 	floats_nd(g, "k", 3, (const int64_t[]){2, 1, 1}, (const float[]){3, -2});
-	node(g, "Conv", "x,W", "c");
-	node(g, "Mul", "c,k", "m1");
-	node(g, "Add", "m1,k", "y");
-	node(g, "Relu", "m1", "z");
+	tu_graph_node(g, "Conv", "x,W", "c");
+	tu_graph_node(g, "Mul", "c,k", "m1");
+	tu_graph_node(g, "Add", "m1,k", "y");
+	tu_graph_node(g, "Relu", "m1", "z");
 	output(g, "y", OM_FLOAT, "1,2,2,2");
 	output(g, "z", OM_FLOAT, "1,2,2,2");
 	simplify(m, NULL);
 	assert_int_equal(g->nnodes, 3);
-	assert_int_equal(count_op(g, "Mul"), 0);
-	assert_int_equal(count_op(g, "Add"), 1);
+	assert_int_equal(tu_count_op(g, "Mul"), 0);
+	assert_int_equal(tu_count_op(g, "Add"), 1);
 	const om_node *c = g->nodes[0];
 	assert_string_equal(c->op, "Conv");
 	assert_floats(c->in[1], 2, (const float[]){6, 2});
@@ -934,18 +888,18 @@ static void matmul_add_becomes_gemm(void **state)
 	floats_nd(g, "W", 2, (const int64_t[]){3, 2}, (const float[]){1, 2, 3, 4, 5, 6});
 	floats(g, "b", 2, (const float[]){1, 2});
 	floats_nd(g, "b42", 2, (const int64_t[]){4, 2}, (const float[]){1, 2, 3, 4, 5, 6, 7, 8});
-	node(g, "MatMul", "a,W", "p");
-	node(g, "Add", "b,p", "y");
-	node(g, "MatMul", "a3,W", "p3");
-	node(g, "Add", "p3,b", "y3");
-	node(g, "MatMul", "a,W", "q");
-	node(g, "Add", "q,b42", "z");
+	tu_graph_node(g, "MatMul", "a,W", "p");
+	tu_graph_node(g, "Add", "b,p", "y");
+	tu_graph_node(g, "MatMul", "a3,W", "p3");
+	tu_graph_node(g, "Add", "p3,b", "y3");
+	tu_graph_node(g, "MatMul", "a,W", "q");
+	tu_graph_node(g, "Add", "q,b42", "z");
 	output(g, "y", OM_FLOAT, "n,2");
 	output(g, "y3", OM_FLOAT, "2,n,2");
 	output(g, "z", OM_FLOAT, "4,2");
 	simplify(m, NULL);
-	assert_int_equal(count_op(g, "Gemm"), 1);
-	assert_int_equal(count_op(g, "MatMul"), 2);
+	assert_int_equal(tu_count_op(g, "Gemm"), 1);
+	assert_int_equal(tu_count_op(g, "MatMul"), 2);
 	const om_node *n = g->outputs[0]->producer;
 	assert_string_equal(n->op, "Gemm");
 	assert_string_equal(n->out[0]->name, "y");

@@ -71,3 +71,48 @@ void tu_push_value(om_graph *g, om_value ***list, int32_t *n, om_value *v)
 	na[(*n)++] = v;
 	*list = na;
 }
+
+om_node *tu_graph_node(om_graph *g, const char *op, const char *ins, const char *outs)
+{
+	const char *names[2] = {ins, outs};
+	int32_t cnt[2] = {0, 0};
+	for (int k = 0; k < 2; k++)
+		if (*names[k])
+			for (const char *p = names[k]; p; p = strchr(p + 1, ','))
+				cnt[k]++;
+	om_node *n = om_graph_add_node(g, op, "", op, cnt[0], cnt[1]);
+	assert_non_null(n);
+	for (int k = 0; k < 2; k++) {
+		char buf[256];
+		snprintf(buf, sizeof buf, "%s", names[k]);
+		int32_t i = 0;
+		for (char *p = buf, *e; p && i < cnt[k]; p = e ? e + 1 : NULL, i++) {
+			e = strchr(p, ',');
+			if (e)
+				*e = 0;
+			if (!*p)
+				continue;
+			om_value *v = om_graph_value(g, p);
+			if (k == 0)
+				n->in[i] = v;
+			else
+				om_node_set_output(n, i, v);
+		}
+	}
+	return n;
+}
+
+void tu_attr_ints(om_node *n, const char *name, int32_t k, const int64_t *v)
+{
+	om_attr *a = om_node_set_attr(n, name, OM_ATTR_INTS);
+	a->n = k;
+	a->ints = om_arena_memdup(n->graph->model->arena, v, sizeof(int64_t) * (size_t)k);
+}
+
+int tu_count_op(const om_graph *g, const char *op)
+{
+	int k = 0;
+	for (int32_t i = 0; i < g->nnodes; i++)
+		k += !strcmp(g->nodes[i]->op, op);
+	return k;
+}

@@ -25,5 +25,12 @@ int tu_run_omopt(const char *dir, const char *args, char *out, size_t nout, char
 		 size_t nerr);
 /** Appends v to a graph's value list (inputs, outputs, inits) in the model arena. */
 void tu_push_value(om_graph *g, om_value ***list, int32_t *n, om_value *v);
+/** A node `op` (named op) in g reading and writing the values named in ins/outs,
+ *  comma-separated ("a,b"); an empty entry is an omitted optional one ("x,,z"). */
+om_node *tu_graph_node(om_graph *g, const char *op, const char *ins, const char *outs);
+/** Sets an ints attribute of k values. */
+void tu_attr_ints(om_node *n, const char *name, int32_t k, const int64_t *v);
+/** The number of nodes of type op in g's node list (subgraphs not counted). */
+int tu_count_op(const om_graph *g, const char *op);
 
 #endif
