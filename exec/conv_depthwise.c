@@ -134,6 +134,8 @@ static void depthwise3x3_border(const plane *p, const int64_t *lo, const int64_t
 	}
 }
 
+enum { EPI_RUN = 256 }; /* outputs per epilogue call, at least (or a whole row) */
+
 /* Channel m's plane of image n: ym is element `off` of Y. */
 static void depthwise_rows(const plane *p, const int64_t *lo, const int64_t *hi,
 			   const float *xc, const float *wm, const om_conv_epi *e, int64_t m,
@@ -147,7 +149,13 @@ static void depthwise_rows(const plane *p, const int64_t *lo, const int64_t *hi,
 	}
 	if (L >= R)
 		L = R = p->OW;
+	/* the epilogue runs on runs of whole rows (a short row is mostly vector tail) */
+	const int64_t erows = p->OW >= EPI_RUN ? 1 : EPI_RUN / p->OW;
 	for (int64_t oh = 0; oh < p->OH; oh++) {
+		if (oh % erows == 0 && oh) {
+			int64_t o0 = (oh - erows) * p->OW;
+			om_conv_epi_row(e, m, off + o0, ym + o0, erows * p->OW);
+		}
 		float *restrict yr = ym + oh * p->OW;
 		const int64_t ih0 = oh * p->sh - p->ph;
 		if (p->kh == 3 && p->kw == 3 && ih0 >= 0 && ih0 + 2 * p->dh < p->H) {
@@ -159,7 +167,6 @@ static void depthwise_rows(const plane *p, const int64_t *lo, const int64_t *hi,
 						   rows[2] + L * p->sw - p->pw, R - L, p->sw, p->dw,
 						   wm, yr + L);
 			depthwise3x3_border(p, lo, hi, L, R, rows, wm, yr);
-			om_conv_epi_row(e, m, off + oh * p->OW, yr, p->OW);
 			continue;
 		}
 		memset(yr, 0, sizeof(float) * (size_t)p->OW);
@@ -168,8 +175,9 @@ static void depthwise_rows(const plane *p, const int64_t *lo, const int64_t *hi,
 			if (ih >= 0 && ih < p->H)
 				depthwise_row(p, lo, hi, L, R, xc + ih * p->W, wm + i * p->kw, yr);
 		}
-		om_conv_epi_row(e, m, off + oh * p->OW, yr, p->OW);
 	}
+	const int64_t o0 = (p->OH - 1) / erows * erows * p->OW;
+	om_conv_epi_row(e, m, off + o0, ym + o0, p->OH * p->OW - o0);
 }
 
 om_kind om_conv_depthwise(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int64_t M,

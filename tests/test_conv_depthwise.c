@@ -20,6 +20,12 @@ static const dcase cases[] = {
 	{2, 1, 2, 1, 3, 2, 3, 3, 1, 1, {1, 1, 1, 1}},  /* smaller than the kernel */
 	{2, 1, 3, 1, 9, 9, 5, 5, 2, 1, {2, 2, 2, 2}},
 	{1, 2, 3, 1, 1, 17, 1, 3, 2, 1, {0, 1, 0, 1}},
+	/* the epilogue runs on runs of rows of at least 256 outputs: 2 rows of 100 (last run
+	 * one row), whole 300-wide rows, a whole 7 x 7 plane, runs of 25 rows of 10 */
+	{2, 1, 2, 1, 5, 100, 3, 3, 1, 1, {1, 1, 1, 1}},
+	{2, 2, 2, 1, 3, 300, 3, 3, 1, 1, {1, 1, 1, 1}},
+	{2, 2, 3, 1, 7, 7, 3, 3, 1, 1, {1, 1, 1, 1}},
+	{2, 1, 2, 1, 60, 20, 3, 3, 2, 1, {1, 1, 1, 1}},
 };
 
 static void fill(float *v, int64_t n, uint32_t seed)
