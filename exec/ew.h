@@ -98,5 +98,7 @@ static inline uint64_t om_ew_f2u(double v)
 	om_kind om_ew_kernel_##Name(om_ctx *c);
 OM_EW_BINARY_OPS(OM_EW_DECLARE)
 OM_EW_UNARY_OPS(OM_EW_DECLARE)
+/** Gelu(a + b) over rows of d floats, b of d floats (o may be a): com.microsoft BiasGelu */
+void om_ew_bias_gelu_f32(int64_t rows, int64_t d, float *o, const float *a, const float *b);
 
 #endif

@@ -174,20 +174,41 @@ UN_CLONES static void un_erf_f32(int64_t n, void *o, const void *a, const ew_par
 	om_det_erff_array(n, o, a);
 }
 
+/* Gelu of m <= GELU_BLOCK floats of x into o (o may be x or a: x[i] is read before o[i] is
+ * written); u is scratch */
+enum { GELU_BLOCK = 256 };
+static inline void gelu_block(int64_t m, float *o, const float *x, float *u)
+{
+	for (int64_t i = 0; i < m; i++)
+		u[i] = x[i] * 0.7071067811865476f;
+	om_det_erff_array(m, u, u);
+	for (int64_t i = 0; i < m; i++)
+		o[i] = 0.5f * x[i] * (1.0f + u[i]);
+}
+
 UN_CLONES static void un_gelu_f32(int64_t n, void *o_, const void *a_, const ew_par *p)
 {
 	(void)p;
-	enum { BLOCK = 256 };
-	float *o = o_, u[BLOCK];
-	const float *a = a_; /* o may be a: a[i] is read before o[i] is written */
-	for (int64_t i0 = 0; i0 < n; i0 += BLOCK) {
-		const int64_t m = n - i0 < BLOCK ? n - i0 : BLOCK;
-		for (int64_t i = 0; i < m; i++)
-			u[i] = a[i0 + i] * 0.7071067811865476f;
-		om_det_erff_array(m, u, u);
-		for (int64_t i = 0; i < m; i++)
-			o[i0 + i] = 0.5f * a[i0 + i] * (1.0f + u[i]);
-	}
+	float *o = o_, u[GELU_BLOCK];
+	const float *a = a_; /* o may be a */
+	for (int64_t i0 = 0; i0 < n; i0 += GELU_BLOCK)
+		gelu_block(n - i0 < GELU_BLOCK ? n - i0 : GELU_BLOCK, o + i0, a + i0, u);
+}
+
+/* com.microsoft BiasGelu (ops_contrib.c): Gelu(a + b) over rows of d floats, b of d floats,
+ * the sum in the same blocks as the Gelu: the bits of Add then Gelu */
+UN_CLONES void om_ew_bias_gelu_f32(int64_t rows, int64_t d, float *o, const float *a,
+				   const float *b)
+{
+	float u[GELU_BLOCK], x[GELU_BLOCK];
+	for (int64_t r = 0; r < rows; r++)
+		for (int64_t j0 = 0; j0 < d; j0 += GELU_BLOCK) {
+			const int64_t m = d - j0 < GELU_BLOCK ? d - j0 : GELU_BLOCK;
+			const float *ar = a + r * d + j0, *br = b + j0;
+			for (int64_t i = 0; i < m; i++)
+				x[i] = ar[i] + br[i];
+			gelu_block(m, o + r * d + j0, x, u);
+		}
 }
 
 #define UN_ENTRY_NOT_F32(OP, DT, T, CT, LD) UN_ENTRY_NF_##DT(OP)

@@ -1,7 +1,9 @@
 /* ops_contrib.c — ONNX Runtime's contrib ops that are another name for a kernel omopt has:
  * com.microsoft Gelu (erf) and FastGelu (tanh approximation, no bias) run the ONNX Gelu's
  * kernel; QuickGelu (x Sigmoid(alpha x), alpha 1.702 by default) runs Swish's (the same
- * om_det_sigmoidf and one product: with alpha 1, the bits of Sigmoid then Mul); LayerNormalization of the ONNX domain before opset 17 (ONNX Runtime registers its
+ * om_det_sigmoidf and one product: with alpha 1, the bits of Sigmoid then Mul); BiasGelu
+ * (Gelu(A + B), B 1-D over the last axis) runs the Gelu math with the sum in the same loop;
+ * LayerNormalization of the ONNX domain before opset 17 (ONNX Runtime registers its
  * original contrib LayerNormalization there from version 1: axis, epsilon, Scale and B of the
  * normalized shape) runs the opset-17 kernel. om_optimize writes them (passes/fuse_gelu.c,
  * passes/fuse_layernorm.c); FusedConv is in ops_conv.c. */
@@ -62,11 +64,37 @@ static om_kind quick_gelu_kernel(om_ctx *c)
 	return quick_gelu(c, om_ew_kernel_Swish);
 }
 
+/* BiasGelu(A, B) = Gelu(A + B) (erf) for float A of rank >= 1 and B 1-D of A's last dim
+ * (ONNX Runtime's CPU contract); the bits of Add then Gelu (om_ew_bias_gelu_f32) */
+static om_kind bias_gelu_infer(om_ctx *c)
+{
+	const om_tensor *a = c->nin == 2 ? c->in[0] : NULL, *b = c->nin == 2 ? c->in[1] : NULL;
+	if (!a || !b || c->nout != 1 || !c->out[0])
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "BiasGelu takes A and B");
+	if (a->dtype != OM_FLOAT || b->dtype != OM_FLOAT)
+		return om_error(c->st, OM_ERR_UNSUPPORTED, c->node, "BiasGelu on non-float");
+	if (a->rank < 1 || b->rank != 1 || b->dims[0] != a->dims[a->rank - 1])
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"BiasGelu: B must be 1-D of A's last dimension");
+	om_set_shape(c->out[0], a->dtype, a->rank, a->dims);
+	return OM_OK;
+}
+
+static om_kind bias_gelu_kernel(om_ctx *c)
+{
+	const om_tensor *a = c->in[0];
+	const int64_t d = a->dims[a->rank - 1], n = om_tensor_numel(a);
+	if (d > 0)
+		om_ew_bias_gelu_f32(n / d, d, c->out[0]->data, a->data, c->in[1]->data);
+	return OM_OK;
+}
+
 #define EI (OM_OP_EXACT | OM_OP_INPLACE)
 
 static const om_op rows[] = {
 	{"Gelu", "com.microsoft", 1, om_ew_infer_Gelu, om_ew_kernel_Gelu, EI},
 	{"FastGelu", "com.microsoft", 1, fast_gelu_infer, fast_gelu_kernel, EI},
+	{"BiasGelu", "com.microsoft", 1, bias_gelu_infer, bias_gelu_kernel, EI},
 	{"QuickGelu", "com.microsoft", 1, quick_gelu_infer, quick_gelu_kernel, EI},
 	{"LayerNormalization", "", 1, om_ln_infer, om_ln_kernel, OM_OP_EXACT},
 };

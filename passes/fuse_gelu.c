@@ -10,9 +10,14 @@
  * (approximate "tanh" for the second form); before it ONNX Runtime's com.microsoft Gelu
  * (erf) and FastGelu (tanh, no bias) for float x. The constants are scalars (of rank <= x's)
  * within 1e-5 relative of the exact ones; every intermediate is private to the chain.
+ *
+ * Then y = Gelu(Add(a, b)) (erf: com.microsoft Gelu, or the ONNX Gelu without approximation),
+ * b a constant 1-D float of a's last dim and the sum private to the Gelu, becomes ONNX
+ * Runtime's com.microsoft BiasGelu(a, b): the bias added in the Gelu's loop.
  */
 #include <string.h>
 
+#include "fuse_util.h"
 #include "optimize.h"
 
 typedef struct gelu_match {
@@ -171,7 +176,59 @@ static om_kind fuse(om_pass_ctx *c, om_graph *g, om_node *f, bool *done)
 	return OM_OK;
 }
 
+/* The only reader of v when it is an erf Gelu reading v alone (either domain); else NULL */
+static om_node *gelu_reader(om_pass_ctx *c, const om_graph *g, const om_value *v)
+{
+	if (!om_opt_private(c, g, v, 1))
+		return NULL;
+	for (int32_t i = 0; i < g->nnodes; i++) {
+		om_node *n = g->nodes[i];
+		if ((n->flags & OM_NODE_DEAD) || n->nin != 1 || n->in[0] != v)
+			continue;
+		const bool ms = !strcmp(n->domain, OM_MS_DOMAIN);
+		if (n->nout != 1 || !n->out[0] || strcmp(n->op, "Gelu") ||
+		    !(ms || (om_node_default_domain(n) &&
+			     !strcmp(om_attr_string(n, "approximate", "none"), "none"))))
+			return NULL;
+		return n;
+	}
+	return NULL;
+}
+
+/* add is the Add(a, b) of Gelu(Add(a, b)) */
+static om_kind fuse_bias(om_pass_ctx *c, om_graph *g, om_node *add, bool *done)
+{
+	*done = false;
+	if (add->nin != 2 || add->nout != 1 || !add->in[0] || !add->in[1] || !add->out[0] ||
+	    !om_opt_runnable(c->m, OM_MS_DOMAIN, "BiasGelu"))
+		return OM_OK;
+	om_node *gelu = gelu_reader(c, g, add->out[0]);
+	if (!gelu)
+		return OM_OK;
+	for (int i = 0; i < 2; i++) {
+		om_value *in[2] = {add->in[1 - i], add->in[i]}; /* A, B */
+		const om_tensor *b = om_value_const(g, in[1]);
+		const om_type *at = om_opt_type(c, g, in[0]);
+		if (!b || b->dtype != OM_FLOAT || b->rank != 1 || !at || at->elem != OM_FLOAT ||
+		    at->rank < 1 || at->dims[at->rank - 1].value != b->dims[0] ||
+		    !om_fuse_vector_ok(b, b->dims[0]) || om_value_const(g, in[0]))
+			continue;
+		om_kind rc = om_opt_import(c->m, OM_MS_DOMAIN, c->st);
+		if (!rc)
+			rc = om_opt_become(g, gelu, OM_MS_DOMAIN, "BiasGelu", 2, in, c->st);
+		if (rc)
+			return rc;
+		om_opt_kill(add);
+		*done = true;
+		return OM_OK;
+	}
+	return OM_OK;
+}
+
 om_kind om_pass_fuse_gelu(om_pass_ctx *c, om_graph *g, int *changes)
 {
-	return om_rewrite_each(c, g, (const char *const[]){"Erf", "Tanh", NULL}, fuse, changes);
+	om_kind rc = om_rewrite_each(c, g, (const char *const[]){"Erf", "Tanh", NULL}, fuse,
+				     changes);
+	return rc ? rc : om_rewrite_each(c, g, (const char *const[]){"Add", NULL}, fuse_bias,
+					 changes);
 }
