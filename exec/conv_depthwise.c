@@ -6,6 +6,7 @@
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("tree-loop-vectorize", "vect-cost-model=dynamic")
 #endif
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -180,6 +181,78 @@ static void depthwise_rows(const plane *p, const int64_t *lo, const int64_t *hi,
 	om_conv_epi_row(e, m, off + o0, ym + o0, p->OH * p->OW - o0);
 }
 
+/* The padded 3 x 3 path: the channel's plane copied into a zero-padded one of Hp x Wp (just
+ * the rows and columns the taps read), then every output takes all nine taps with no border
+ * cases. A padding tap adds w * 0 = +-0 to a sum that started at +0 and so is never -0: the
+ * sum keeps its bits, and with finite weights the outputs are those of the border loops. */
+typedef struct padded {
+	int64_t Hp, Wp;
+	bool flat; /* stride 1, narrow rows: one pass over all rows Wp wide, then compacted */
+} padded;
+
+enum { FLAT_MAX_OW = 64 }; /* rows at least this wide vectorize well on their own */
+
+static bool padded_geometry(const plane *p, padded *g)
+{
+	if (p->kh != 3 || p->kw != 3)
+		return false;
+	g->Hp = (p->OH - 1) * p->sh + 2 * p->dh + 1;
+	g->Wp = (p->OW - 1) * p->sw + 2 * p->dw + 1;
+	g->flat = p->sh == 1 && p->sw == 1 && p->OW < FLAT_MAX_OW;
+	/* no more than a few times the input and output: huge pads or strides keep the loops */
+	const double in = (double)p->H * (double)p->W, out = (double)p->OH * (double)p->OW;
+	return (double)g->Hp * (double)g->Wp <= 4 * (in + out) + 4096;
+}
+
+static void pad_plane(const plane *p, const padded *g, const float *xc, float *xp)
+{
+	const int64_t c0 = p->pw < g->Wp ? p->pw : g->Wp;
+	int64_t c1 = p->pw + p->W < g->Wp ? p->pw + p->W : g->Wp;
+	c1 = c1 < c0 ? c0 : c1;
+	for (int64_t r = 0; r < g->Hp; r++) {
+		float *d = xp + r * g->Wp;
+		const int64_t ih = r - p->ph;
+		if (ih < 0 || ih >= p->H || c1 == c0) {
+			memset(d, 0, sizeof(float) * (size_t)g->Wp);
+			continue;
+		}
+		memset(d, 0, sizeof(float) * (size_t)c0);
+		memcpy(d + c0, xc + ih * p->W + (c0 - p->pw), sizeof(float) * (size_t)(c1 - c0));
+		memset(d + c1, 0, sizeof(float) * (size_t)(g->Wp - c1));
+	}
+}
+
+/* Channel m's plane through the padded path; xp holds Hp x Wp floats, yw OH x Wp (flat). */
+static void depthwise3x3_padded(const plane *p, const padded *g, const float *xc,
+				const float *wm, const om_conv_epi *e, int64_t m, int64_t off,
+				float *xp, float *yw, float *ym)
+{
+	pad_plane(p, g, xc, xp);
+	const int64_t Wp = g->Wp, dr = p->dh * Wp;
+	if (g->flat) {
+		/* output (oh, ow) is yw[oh * Wp + ow]; the columns past OW are never read */
+		depthwise3x3_inner(xp, xp + dr, xp + 2 * dr, (p->OH - 1) * Wp + p->OW, 1, p->dw,
+				   wm, yw);
+		for (int64_t oh = 0; oh < p->OH; oh++)
+			memcpy(ym + oh * p->OW, yw + oh * Wp, sizeof(float) * (size_t)p->OW);
+	} else {
+		for (int64_t oh = 0; oh < p->OH; oh++) {
+			const float *a = xp + oh * p->sh * Wp;
+			depthwise3x3_inner(a, a + dr, a + 2 * dr, p->OW, p->sw, p->dw, wm,
+					   ym + oh * p->OW);
+		}
+	}
+	om_conv_epi_row(e, m, off, ym, p->OH * p->OW);
+}
+
+static bool finite9(const float *w)
+{
+	for (int i = 0; i < 9; i++)
+		if (!isfinite(w[i]))
+			return false;
+	return true;
+}
+
 om_kind om_conv_depthwise(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int64_t M,
 			  int64_t group, const float *x, const float *w, const om_conv_epi *e,
 			  float *y)
@@ -192,11 +265,21 @@ om_kind om_conv_depthwise(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C,
 	int64_t *hi = lo + p.kw;
 	for (int64_t j = 0; j < p.kw; j++)
 		col_range(&p, j * p.dw - p.pw, &lo[j], &hi[j]);
+	padded g = {0, 0, false};
+	float *xp = NULL;
+	if (padded_geometry(&p, &g))
+		xp = malloc(sizeof(float) * (size_t)(g.Hp * g.Wp + (g.flat ? p.OH * g.Wp : 0)));
 	for (int64_t n = 0; n < N; n++)
-		for (int64_t m = 0; m < M; m++)
-			depthwise_rows(&p, lo, hi, x + (n * C + m / Mg) * p.H * p.W,
-				       w + m * p.kh * p.kw, e, m, (n * M + m) * p.OH * p.OW,
-				       y + (n * M + m) * p.OH * p.OW);
+		for (int64_t m = 0; m < M; m++) {
+			const float *xc = x + (n * C + m / Mg) * p.H * p.W, *wm = w + m * p.kh * p.kw;
+			const int64_t off = (n * M + m) * p.OH * p.OW;
+			if (xp && finite9(wm))
+				depthwise3x3_padded(&p, &g, xc, wm, e, m, off, xp,
+						    xp + g.Hp * g.Wp, y + off);
+			else
+				depthwise_rows(&p, lo, hi, xc, wm, e, m, off, y + off);
+		}
+	free(xp);
 	free(lo);
 	return OM_OK;
 }

@@ -2,6 +2,7 @@
  * or 2) against a float64 direct loop on random shapes: 3x3 (the fused one-pass rows) and
  * other kernels, strides 1-3, dilations 1-2, asymmetric pads, 1-D; exact and fast mode give
  * the same bits (the loop is the same in both), with bias, Z and an activation. */
+#include <math.h>
 #include <stdlib.h>
 
 #include "nodetest.h"
@@ -109,10 +110,44 @@ static void depthwise_matches_reference(void **state)
 			check(&cases[i], act);
 }
 
+/* A padding tap is skipped, never multiplied: an infinite weight on a tap that only ever
+ * reads padding leaves the outputs finite (the zero-padded 3 x 3 path would give inf * 0 =
+ * NaN there, so a channel with a non-finite weight keeps the border loops). x = 1, 2 x 2,
+ * pads 1: every output reads four taps, the infinite one (top left) only at output (1, 1);
+ * channel 1 has 0 there. */
+static void depthwise_skips_padding_taps(void **state)
+{
+	(void)state;
+	float x[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+	float w[18] = {INFINITY, 1, 2, 3, 4, 5, 6, 7, 8, 0, 1, 2, 3, 4, 5, 6, 7, 8};
+	const int64_t xd[] = {1, 2, 2, 2}, wd[] = {2, 1, 3, 3};
+	om_model *mo = om_model_new();
+	om_node *nd = nt_add_node(mo, "Conv", 2, 1);
+	nt_int(nd, "group", 2);
+	nt_ints(nd, "pads", (int64_t[]){1, 1, 1, 1}, 4);
+	om_tensor tx = nt_tensor(OM_FLOAT, 4, xd, x), tw = nt_tensor(OM_FLOAT, 4, wd, w);
+	om_status st = {0};
+	for (int exact = 0; exact < 2; exact++) {
+		om_tensor out[1];
+		assert_int_equal(nt_run_mode(nd, 13, (const om_tensor *[]){&tx, &tw}, out, exact,
+					     &st),
+				 OM_OK);
+		const float *y = out[0].data;
+		/* (0,0): w4 w5 w7 w8; (0,1): w3 w4 w6 w7; (1,0): w1 w2 w4 w5; (1,1): w0 .. */
+		assert_true(y[0] == 24.0f && y[1] == 20.0f && y[2] == 12.0f);
+		assert_true(isinf(y[3]));
+		/* channel 1: finite weights (the padded path) */
+		assert_true(y[4] == 24.0f && y[5] == 20.0f && y[6] == 12.0f && y[7] == 8.0f);
+		om_tensor_free(&out[0]);
+	}
+	om_model_free(mo);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(depthwise_matches_reference),
+		cmocka_unit_test(depthwise_skips_padding_taps),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
