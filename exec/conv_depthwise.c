@@ -204,22 +204,42 @@ static bool padded_geometry(const plane *p, padded *g)
 	return (double)g->Hp * (double)g->Wp <= 4 * (in + out) + 4096;
 }
 
-static void pad_plane(const plane *p, const padded *g, const float *xc, float *xp)
+/* plain loops, not memset / memcpy calls: the rows are short (7 to 115 floats) */
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("no-tree-loop-distribute-patterns")))
+#endif
+static void pad_plane(const plane *p, const padded *g, const float *xc, float *restrict xp)
 {
 	const int64_t c0 = p->pw < g->Wp ? p->pw : g->Wp;
 	int64_t c1 = p->pw + p->W < g->Wp ? p->pw + p->W : g->Wp;
 	c1 = c1 < c0 ? c0 : c1;
 	for (int64_t r = 0; r < g->Hp; r++) {
-		float *d = xp + r * g->Wp;
+		float *restrict d = xp + r * g->Wp;
 		const int64_t ih = r - p->ph;
 		if (ih < 0 || ih >= p->H || c1 == c0) {
-			memset(d, 0, sizeof(float) * (size_t)g->Wp);
+			for (int64_t k = 0; k < g->Wp; k++)
+				d[k] = 0.0f;
 			continue;
 		}
-		memset(d, 0, sizeof(float) * (size_t)c0);
-		memcpy(d + c0, xc + ih * p->W + (c0 - p->pw), sizeof(float) * (size_t)(c1 - c0));
-		memset(d + c1, 0, sizeof(float) * (size_t)(g->Wp - c1));
+		const float *restrict s = xc + ih * p->W - p->pw;
+		for (int64_t k = 0; k < c0; k++)
+			d[k] = 0.0f;
+		for (int64_t k = c0; k < c1; k++)
+			d[k] = s[k];
+		for (int64_t k = c1; k < g->Wp; k++)
+			d[k] = 0.0f;
 	}
+}
+
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("no-tree-loop-distribute-patterns")))
+#endif
+static void compact(int64_t OH, int64_t OW, int64_t Wp, const float *restrict yw,
+		    float *restrict ym)
+{
+	for (int64_t oh = 0; oh < OH; oh++)
+		for (int64_t k = 0; k < OW; k++)
+			ym[oh * OW + k] = yw[oh * Wp + k];
 }
 
 /* Channel m's plane through the padded path; xp holds Hp x Wp floats, yw OH x Wp (flat). */
@@ -233,8 +253,7 @@ static void depthwise3x3_padded(const plane *p, const padded *g, const float *xc
 		/* output (oh, ow) is yw[oh * Wp + ow]; the columns past OW are never read */
 		depthwise3x3_inner(xp, xp + dr, xp + 2 * dr, (p->OH - 1) * Wp + p->OW, 1, p->dw,
 				   wm, yw);
-		for (int64_t oh = 0; oh < p->OH; oh++)
-			memcpy(ym + oh * p->OW, yw + oh * Wp, sizeof(float) * (size_t)p->OW);
+		compact(p->OH, p->OW, Wp, yw, ym);
 	} else {
 		for (int64_t oh = 0; oh < p->OH; oh++) {
 			const float *a = xp + oh * p->sh * Wp;
