@@ -3,7 +3,8 @@
  * kernel; QuickGelu (x Sigmoid(alpha x), alpha 1.702 by default) runs Swish's (the same
  * om_det_sigmoidf and one product: with alpha 1, the bits of Sigmoid then Mul); BiasGelu
  * (Gelu(A + B), B 1-D over the last axis) runs the Gelu math with the sum in the same loop;
- * LayerNormalization of the ONNX domain before opset 17 (ONNX Runtime registers its
+ * SkipLayerNormalization (the sum of input, skip and bias, then LayerNormalization of the last
+ * axis: ops_norm.c, one pass per row); LayerNormalization of the ONNX domain before opset 17 (ONNX Runtime registers its
  * original contrib LayerNormalization there from version 1: axis, epsilon, Scale and B of the
  * normalized shape) runs the opset-17 kernel. om_optimize writes them (passes/fuse_gelu.c,
  * passes/fuse_layernorm.c); FusedConv is in ops_conv.c. */
@@ -13,6 +14,8 @@
 
 om_kind om_ln_infer(om_ctx *c);  /* ops_norm.c */
 om_kind om_ln_kernel(om_ctx *c); /* ops_norm.c */
+om_kind om_skip_ln_infer(om_ctx *c);  /* ops_norm.c */
+om_kind om_skip_ln_kernel(om_ctx *c); /* ops_norm.c */
 
 /* FastGelu is the ONNX Gelu with approximate = "tanh": run on a copy of the node that says so */
 static om_kind fast_gelu(om_ctx *c, om_kernel_fn fn)
@@ -96,6 +99,8 @@ static const om_op rows[] = {
 	{"FastGelu", "com.microsoft", 1, fast_gelu_infer, fast_gelu_kernel, EI},
 	{"BiasGelu", "com.microsoft", 1, bias_gelu_infer, bias_gelu_kernel, EI},
 	{"QuickGelu", "com.microsoft", 1, quick_gelu_infer, quick_gelu_kernel, EI},
+	{"SkipLayerNormalization", "com.microsoft", 1, om_skip_ln_infer, om_skip_ln_kernel,
+	 OM_OP_EXACT},
 	{"LayerNormalization", "", 1, om_ln_infer, om_ln_kernel, OM_OP_EXACT},
 };
 

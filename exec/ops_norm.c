@@ -423,6 +423,97 @@ om_kind om_ln_kernel(om_ctx *c) /* also ONNX Runtime's LayerNormalization (ops_c
 	return rc;
 }
 
+/* com.microsoft SkipLayerNormalization(input, skip, gamma, beta?, bias?) (ops_contrib.c), for
+ * float input and skip of one shape and a 1-D float bias of the last dim: per row, the sum
+ * input + (skip + bias) in float (the bits of the Adds it replaces), kept in output 3
+ * (input_skip_bias_sum) when asked, then standardize_fn over the last axis, as
+ * LayerNormalization(sum, gamma, beta) with the node's epsilon (default 1e-12). */
+static om_kind skip_ln_ctx(om_ctx *c, om_ctx *lc, const om_tensor **lin, om_tensor **lout)
+{
+	const om_tensor *x = c->nin > 1 ? c->in[0] : NULL, *sk = c->nin > 1 ? c->in[1] : NULL;
+	const om_tensor *b = c->nin > 4 ? c->in[4] : NULL;
+	if (!x || !sk || c->nin < 3 || c->nout < 1 || !c->out[0])
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"SkipLayerNormalization takes input, skip and gamma");
+	if (x->dtype != OM_FLOAT || sk->dtype != OM_FLOAT || x->rank < 1 || sk->rank != x->rank ||
+	    memcmp(x->dims, sk->dims, sizeof(int64_t) * (size_t)x->rank) ||
+	    (b && (b->dtype != OM_FLOAT || b->rank != 1 || b->dims[0] != x->dims[x->rank - 1])))
+		return om_error(c->st, OM_ERR_UNSUPPORTED, c->node,
+				"SkipLayerNormalization: float input and skip of one shape and a "
+				"1-D bias of the last dim only");
+	lin[0] = x;
+	lin[1] = c->in[2];
+	lin[2] = c->nin > 3 ? c->in[3] : NULL;
+	for (int i = 0; i < 3; i++)
+		lout[i] = i < c->nout ? c->out[i] : NULL;
+	*lc = *c;
+	lc->in = lin;
+	lc->nin = 3;
+	lc->out = lout;
+	lc->nout = 3;
+	return OM_OK;
+}
+
+om_kind om_skip_ln_infer(om_ctx *c)
+{
+	const om_tensor *lin[3];
+	om_tensor *lout[3];
+	om_ctx lc;
+	om_kind rc = skip_ln_ctx(c, &lc, lin, lout);
+	if (!rc)
+		rc = om_ln_infer(&lc);
+	if (!rc && c->nout > 3 && c->out[3])
+		om_set_shape(c->out[3], c->in[0]->dtype, c->in[0]->rank, c->in[0]->dims);
+	return rc;
+}
+
+om_kind om_skip_ln_kernel(om_ctx *c)
+{
+	const om_tensor *lin[3];
+	om_tensor *lout[3];
+	om_ctx lc;
+	ln_plan p = {0};
+	om_kind rc = skip_ln_ctx(c, &lc, lin, lout);
+	if (!rc)
+		rc = ln_prepare(&lc, &p);
+	if (rc)
+		return rc;
+	const om_tensor *x = c->in[0], *beta = lin[2];
+	const int64_t n = p.sl.n;
+	double *buf = malloc(sizeof(double) * (size_t)(3 * n + 1));
+	if (!buf)
+		return om_error(c->st, OM_ERR_NOMEM, c->node, "no memory for the parameters");
+	const int32_t m = x->rank - p.axis;
+	rc = expand_param(&lc, lin[1], m, x->dims + p.axis, n, buf, "gamma");
+	if (!rc && beta)
+		rc = expand_param(&lc, beta, m, x->dims + p.axis, n, buf + n, "beta");
+	ln_ctx l = {.scale = buf, .bias = beta ? buf + n : NULL,
+		    .eps = om_attr_float(c->node, "epsilon", 1e-12f), .mean = lout[1],
+		    .inv = lout[2], .smod = 1, .kdiv = 1};
+	const float *bias = c->nin > 4 && c->in[4] ? c->in[4]->data : NULL;
+	float *sum = c->nout > 3 && c->out[3] ? c->out[3]->data : NULL;
+	double *row = buf + 2 * n;
+	for (int64_t o = 0; !rc && o < p.sl.outer; o++) {
+		const float *xr = (const float *)x->data + o * n,
+			    *sr = (const float *)c->in[1]->data + o * n;
+		float *yr = (float *)c->out[0]->data + o * n;
+		if (bias)
+			for (int64_t k = 0; k < n; k++)
+				row[k] = xr[k] + (sr[k] + bias[k]);
+		else
+			for (int64_t k = 0; k < n; k++)
+				row[k] = xr[k] + sr[k];
+		if (sum)
+			for (int64_t k = 0; k < n; k++)
+				sum[o * n + k] = (float)row[k];
+		standardize_fn(&l, row, n, o);
+		for (int64_t k = 0; k < n; k++)
+			yr[k] = (float)row[k];
+	}
+	free(buf);
+	return rc;
+}
+
 /* ---- InstanceNormalization and BatchNormalization ---------------------------------------- */
 
 /* t must hold `count` elements of a float type; loaded into dst */

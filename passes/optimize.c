@@ -2,12 +2,13 @@
  * optimize.c — om_optimize: the graph rewrites before a run (see docs/passes.md). One screen:
  *
  *     om_simplify's pipeline (folding, shape chains, identities, Conv+BN, MatMul+Add -> Gemm, ...)
- *       → infer_shapes → fuse_conv_activation → fuse_layernorm → fuse_gelu → fuse_silu
- *       → fuse_matmul_transpose → eliminate_dead
+ *       → infer_shapes → fuse_conv_activation → fuse_layernorm → fuse_skip_layernorm
+ *       → fuse_gelu → fuse_silu → fuse_matmul_transpose → eliminate_dead
  *                                                              (to a fixed point)
  *
  * The fusions write ops that omopt and ONNX Runtime run but that are not all ONNX (com.microsoft
- * FusedConv, Gelu, FastGelu, QuickGelu), so om_simplify never runs them. They rewrite the main graph only.
+ * FusedConv, Gelu, FastGelu, QuickGelu, BiasGelu, SkipLayerNormalization), so om_simplify
+ * never runs them. They rewrite the main graph only.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@ static const struct {
 } fusions[] = {
 	{"fuse_conv_activation", om_pass_fuse_conv_act},
 	{"fuse_layernorm", om_pass_fuse_layernorm},
+	{"fuse_skip_layernorm", om_pass_fuse_skip_layernorm},
 	{"fuse_gelu", om_pass_fuse_gelu},
 	{"fuse_silu", om_pass_fuse_silu},
 	{"fuse_matmul_transpose", om_pass_fuse_matmul_transpose},

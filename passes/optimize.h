@@ -17,6 +17,7 @@
 
 om_kind om_pass_fuse_conv_act(om_pass_ctx *c, om_graph *g, int *changes);
 om_kind om_pass_fuse_layernorm(om_pass_ctx *c, om_graph *g, int *changes);
+om_kind om_pass_fuse_skip_layernorm(om_pass_ctx *c, om_graph *g, int *changes);
 om_kind om_pass_fuse_gelu(om_pass_ctx *c, om_graph *g, int *changes);
 om_kind om_pass_fuse_silu(om_pass_ctx *c, om_graph *g, int *changes);
 
