@@ -204,7 +204,9 @@ static bool padded_geometry(const plane *p, padded *g)
 	return (double)g->Hp * (double)g->Wp <= 4 * (in + out) + 4096;
 }
 
-/* plain loops, not memset / memcpy calls: the rows are short (7 to 115 floats) */
+/* Copies the plane into the padded one, whose padding (zeroed once per call: every channel has
+ * the same geometry) it never writes; plain loops, not memcpy calls: the rows are short (7 to
+ * 115 floats). */
 #if defined(__GNUC__) && !defined(__clang__)
 __attribute__((optimize("no-tree-loop-distribute-patterns")))
 #endif
@@ -213,21 +215,12 @@ static void pad_plane(const plane *p, const padded *g, const float *xc, float *r
 	const int64_t c0 = p->pw < g->Wp ? p->pw : g->Wp;
 	int64_t c1 = p->pw + p->W < g->Wp ? p->pw + p->W : g->Wp;
 	c1 = c1 < c0 ? c0 : c1;
-	for (int64_t r = 0; r < g->Hp; r++) {
+	const int64_t r0 = p->ph, r1 = p->ph + p->H < g->Hp ? p->ph + p->H : g->Hp;
+	for (int64_t r = r0; r < r1; r++) {
 		float *restrict d = xp + r * g->Wp;
-		const int64_t ih = r - p->ph;
-		if (ih < 0 || ih >= p->H || c1 == c0) {
-			for (int64_t k = 0; k < g->Wp; k++)
-				d[k] = 0.0f;
-			continue;
-		}
-		const float *restrict s = xc + ih * p->W - p->pw;
-		for (int64_t k = 0; k < c0; k++)
-			d[k] = 0.0f;
+		const float *restrict s = xc + (r - p->ph) * p->W - p->pw;
 		for (int64_t k = c0; k < c1; k++)
 			d[k] = s[k];
-		for (int64_t k = c1; k < g->Wp; k++)
-			d[k] = 0.0f;
 	}
 }
 
@@ -288,6 +281,8 @@ om_kind om_conv_depthwise(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C,
 	float *xp = NULL;
 	if (padded_geometry(&p, &g))
 		xp = malloc(sizeof(float) * (size_t)(g.Hp * g.Wp + (g.flat ? p.OH * g.Wp : 0)));
+	if (xp)
+		memset(xp, 0, sizeof(float) * (size_t)(g.Hp * g.Wp));
 	for (int64_t n = 0; n < N; n++)
 		for (int64_t m = 0; m < M; m++) {
 			const float *xc = x + (n * C + m / Mg) * p.H * p.W, *wm = w + m * p.kh * p.kw;
