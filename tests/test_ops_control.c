@@ -99,20 +99,6 @@ static bool have(const char *opname, int64_t opset)
 	return om_op_find("", opname, opset) != NULL;
 }
 
-static om_session *create(om_model *m)
-{
-	om_session *s = NULL;
-	om_status st = {0};
-	om_kind rc = om_session_create(m, NULL, &s, &st);
-	if (rc) {
-		char buf[1024];
-		om_status_format(&st, buf, sizeof buf);
-		print_error("%s\n", buf);
-	}
-	assert_int_equal(rc, OM_OK);
-	return s;
-}
-
 static void check_f32(const om_tensor *t, int32_t rank, const int64_t *dims, const float *want)
 {
 	assert_int_equal(t->dtype, OM_FLOAT);
@@ -142,7 +128,7 @@ static void if_branches(void **state)
 	om_node_set_attr(n, "then_branch", OM_ATTR_GRAPH)->g = tb;
 	om_node_set_attr(n, "else_branch", OM_ATTR_GRAPH)->g = eb;
 	output(g, op(g, "Add", "z", n->out[0], x));
-	om_session *s = create(m);
+	om_session *s = tu_session_create(m);
 	float xv[] = {1, 2, 3};
 	unsigned char cv = 1;
 	om_tensor in[2] = {tensor(OM_BOOL, 0, d, &cv), tensor(OM_FLOAT, 1, d, xv)}, out;
@@ -179,7 +165,7 @@ static void if_errors(void **state)
 	assert_string_equal(st.node, "bad_if");
 	/* the same with matching branches: a 2-element condition is an input error */
 	output(eb, op(eb, "Identity", "e", outer(eb, "c"), NULL));
-	s = create(m);
+	s = tu_session_create(m);
 	unsigned char cv[2] = {1, 0};
 	om_tensor in = tensor(OM_BOOL, 1, d, cv), out;
 	assert_int_equal(om_session_run(s, &in, 1, &out, 1, &st), OM_ERR_INVALID_INPUT);
@@ -226,7 +212,7 @@ static void loop_carried_and_scan(void **state)
 		skip();
 	for (int early = 0; early < 2; early++) {
 		om_model *m = loop_model(early);
-		om_session *s = create(m);
+		om_session *s = tu_session_create(m);
 		int64_t mv = 4, limit = 1;
 		unsigned char cv = 1;
 		float s0[] = {10, 20}, x[] = {1, 2};
@@ -316,7 +302,7 @@ static void scan9_forms(void **state)
 			ints_attr(n, "scan_output_axes", (const int64_t[]){1}, 1);
 			ints_attr(n, "scan_output_directions", (const int64_t[]){1}, 1);
 		}
-		om_session *s = create(m);
+		om_session *s = tu_session_create(m);
 		om_tensor in[2] = {tensor(OM_FLOAT, 1, d2, s0),
 				   form == 2 ? tensor(OM_FLOAT, 2, xt_d, xt)
 					     : tensor(OM_FLOAT, 2, x_d, x)};
@@ -349,7 +335,7 @@ static void scan8_batches(void **state)
 	om_value *lens = input(g, "lens", OM_INT64, 1, one);
 	om_value *sv = input(g, "s0", OM_FLOAT, 2, s_d), *xv = input(g, "x", OM_FLOAT, 3, x_d);
 	scan_node(m, (om_value *[]){lens, sv, xv}, 3, d2);
-	om_session *s = create(m);
+	om_session *s = tu_session_create(m);
 	float s0[] = {0, 0, 100, 100}, x[] = {1, 2, 3, 4, 5, 6, 10, 20, 30, 40, 50, 60};
 	int64_t lv[] = {3, 2};
 	om_tensor in[3] = {tensor(OM_INT64, 1, one, lv), tensor(OM_FLOAT, 2, s_d, s0),

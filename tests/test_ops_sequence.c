@@ -74,20 +74,6 @@ static om_tensor tensor(int32_t dtype, int32_t rank, const int64_t *dims, void *
 	return t;
 }
 
-static om_session *create(om_model *m)
-{
-	om_session *s = NULL;
-	om_status st = {0};
-	om_kind rc = om_session_create(m, NULL, &s, &st);
-	if (rc) {
-		char buf[1024];
-		om_status_format(&st, buf, sizeof buf);
-		print_error("%s\n", buf);
-	}
-	assert_int_equal(rc, OM_OK);
-	return s;
-}
-
 static om_kind run(om_session *s, om_tensor *in, int nin, om_tensor *out, int nout)
 {
 	om_status st = {0};
@@ -150,7 +136,7 @@ static void split_at_concat(void **state)
 	om_node_set_attr(stack, "new_axis", OM_ATTR_INT)->i = 1;
 	om_node_set_attr(stack, "axis", OM_ATTR_INT)->i = 1;
 	output(g, stack->out[0]);
-	om_session *s = create(m);
+	om_session *s = tu_session_create(m);
 	float xv[] = {1, 2, 3, 4, 5, 6};
 	int64_t spv[] = {1, 2}, pv = -1;
 	om_tensor in[3] = {tensor(OM_FLOAT, 2, xd, xv), tensor(OM_INT64, 1, two, spv),
@@ -194,7 +180,7 @@ static void split_scalar(void **state)
 	om_value *seq = op2(g, "SplitToSequence", "seq", x, sp);
 	output(g, op1(g, "SequenceLength", "len", seq));
 	output(g, op2(g, "SequenceAt", "at", seq, pos));
-	om_session *s = create(m);
+	om_session *s = tu_session_create(m);
 	float xv[] = {1, 2, 3, 4, 5};
 	int64_t k = 2, pv = 2;
 	om_tensor in[3] = {tensor(OM_FLOAT, 1, xd, xv), tensor(OM_INT64, 0, one, &k),
@@ -227,7 +213,7 @@ static void views_keep_the_box(void **state)
 	om_value *r = op2(g, "Reshape", "r", at, shape);
 	output(g, op2(g, "Add", "sum", r, r));
 	output(g, len);
-	om_session *s = create(m);
+	om_session *s = tu_session_create(m);
 	float xv[] = {1, 2, 3, 4};
 	int64_t pv = 1, shp = 2, kv = 2;
 	om_tensor in[4] = {tensor(OM_FLOAT, 1, xd, xv), tensor(OM_INT64, 0, one, &pv),
@@ -259,7 +245,7 @@ static void string_items(void **state)
 	om_node_set_attr(c2, "axis", OM_ATTR_INT)->i = 0;
 	output(g, op1(g, "Identity", "twice_id", c2->out[0]));
 	output(g, cat->out[0]);
-	om_session *s = create(m);
+	om_session *s = tu_session_create(m);
 	om_str xv[] = {{"ab", 2}, {"c", 1}, {"", 0}};
 	int64_t pv = -2;
 	om_tensor in[2] = {tensor(OM_STRING, 1, xd, xv), tensor(OM_INT64, 0, one, &pv)};
@@ -302,7 +288,7 @@ static void construct_insert_erase(void **state)
 	om_value *er = op2(g, "SequenceErase", "er", ins, ep);
 	output(g, op1(g, "ConcatFromSequence", "cat", er));
 	output(g, op1(g, "SequenceLength", "n0", seq)); /* the input sequence is unchanged */
-	om_session *s = create(m);
+	om_session *s = tu_session_create(m);
 	float av = 1, bv = 2, cv = 3;
 	int64_t ipv = 1, epv = 0;
 	om_tensor in[5] = {tensor(OM_FLOAT, 1, d, &av), tensor(OM_FLOAT, 1, d, &bv),
@@ -347,7 +333,7 @@ static void empty_sequence(void **state)
 			output(g, op1(g, "SequenceLength", "len", op1(g, "SequenceErase", "x", e)));
 		else
 			output(g, op1(g, "ConcatFromSequence", "cat", e));
-		om_session *s = create(m);
+		om_session *s = tu_session_create(m);
 		om_tensor out[1];
 		om_kind rc = run(s, NULL, 0, out, 1);
 		assert_int_equal(rc, which ? OM_ERR_INVALID_INPUT : OM_OK);
@@ -379,7 +365,7 @@ static void optionals(void **state)
 		output(g, op1(g, "OptionalHasElement", "has_x", x)); /* a tensor: true */
 		om_value *get = op1(g, "OptionalGetElement", "get", id);
 		output(g, op2(g, "Add", "sum", get, x));
-		om_session *s = create(m);
+		om_session *s = tu_session_create(m);
 		float xv[] = {1, 2};
 		om_tensor in[1] = {tensor(OM_FLOAT, 1, d, xv)};
 		om_tensor out[3];
@@ -402,7 +388,7 @@ static void optionals(void **state)
 	om_node *o = node(m->graph, "Optional", "o", 0, NULL);
 	om_node_set_attr(o, "type", OM_ATTR_TYPE_PROTO);
 	output(m->graph, op1(m->graph, "OptionalHasElement", "has", o->out[0]));
-	om_session *s = create(m);
+	om_session *s = tu_session_create(m);
 	om_tensor out[1];
 	assert_int_equal(run(s, NULL, 0, out, 1), OM_OK);
 	assert_int_equal(*(unsigned char *)out[0].data, 0);
@@ -446,7 +432,7 @@ static void loop_carried_sequence(void **state)
 	om_node_set_attr(stack, "new_axis", OM_ATTR_INT)->i = 1;
 	output(g, stack->out[0]);
 	output(g, op1(g, "SequenceLength", "len", loop->out[0]));
-	om_session *s = create(m);
+	om_session *s = tu_session_create(m);
 	int64_t trips = 3;
 	om_tensor in[1] = {tensor(OM_INT64, 0, one, &trips)};
 	om_tensor out[2];
@@ -485,7 +471,7 @@ static void if_and_map(void **state)
 	om_node *map = node(g, "SequenceMap", "mapped", 1, (om_value *[]){in->out[0]});
 	om_node_set_attr(map, "body", OM_ATTR_GRAPH)->g = mb;
 	output(g, op1(g, "SequenceLength", "mlen", map->out[0]));
-	om_session *s = create(m);
+	om_session *s = tu_session_create(m);
 	unsigned char cv = 1;
 	float xv[] = {1, 2};
 	om_tensor inp[2] = {tensor(OM_BOOL, 0, one, &cv), tensor(OM_FLOAT, 1, d, xv)};
@@ -519,7 +505,7 @@ static void if_and_map(void **state)
 		map = node(g, "SequenceMap", "mapped", 2, (om_value *[]){seq, x}); /* x: a tensor */
 		om_node_set_attr(map, "body", OM_ATTR_GRAPH)->g = mb;
 		output(g, op1(g, "ConcatFromSequence", "cat", map->out[0]));
-		s = create(m);
+		s = tu_session_create(m);
 		float zv[3] = {0};
 		om_tensor zin[2] = {inp[1], tensor(OM_FLOAT, 1, (const int64_t[]){3}, zv)};
 		om_kind rc = run(s, zin, 2, out, 1);
@@ -543,7 +529,7 @@ static void boxes_are_not_tensors(void **state)
 	om_value *x = input(g, "x", OM_FLOAT, 1, d);
 	om_value *seq = op1(g, "SequenceConstruct", "s", x);
 	output(g, op2(g, "Add", "bad", seq, x));
-	om_session *s = create(m);
+	om_session *s = tu_session_create(m);
 	float xv = 1;
 	om_tensor in[1] = {tensor(OM_FLOAT, 1, d, &xv)}, out[1];
 	assert_int_equal(run(s, in, 1, out, 1), OM_ERR_INVALID_MODEL);
@@ -567,7 +553,7 @@ static void sequence_output(void **state)
 	const int64_t d[] = {1};
 	om_value *x = input(g, "x", OM_FLOAT, 1, d);
 	output(g, op2(g, "SequenceConstruct", "s", x, x));
-	om_session *s = create(m);
+	om_session *s = tu_session_create(m);
 	float xv = 7;
 	om_tensor in[1] = {tensor(OM_FLOAT, 1, d, &xv)}, out[1];
 	om_status st = {0};

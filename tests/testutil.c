@@ -116,3 +116,17 @@ int tu_count_op(const om_graph *g, const char *op)
 		k += !strcmp(g->nodes[i]->op, op);
 	return k;
 }
+
+om_session *tu_session_create(const om_model *m)
+{
+	om_session *s = NULL;
+	om_status st = {0};
+	om_kind rc = om_session_create(m, NULL, &s, &st);
+	if (rc) {
+		char buf[1024];
+		om_status_format(&st, buf, sizeof buf);
+		print_error("%s\n", buf);
+	}
+	assert_int_equal(rc, OM_OK);
+	return s;
+}

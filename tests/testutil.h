@@ -30,6 +30,9 @@ void tu_push_value(om_graph *g, om_value ***list, int32_t *n, om_value *v);
 om_node *tu_graph_node(om_graph *g, const char *op, const char *ins, const char *outs);
 /** Sets an ints attribute of k values. */
 void tu_attr_ints(om_node *n, const char *name, int32_t k, const int64_t *v);
+/** A session of m with default options; fails the test, printing the status, when creating
+ *  it fails. */
+om_session *tu_session_create(const om_model *m);
 /** The number of nodes of type op in g's node list (subgraphs not counted). */
 int tu_count_op(const om_graph *g, const char *op);
 
