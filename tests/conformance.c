@@ -486,7 +486,9 @@ int main(int argc, char **argv)
 	strlist_free(&xfail);
 	strlist_free(&roots);
 	strlist_free(&xpass);
-	if (!found_dir)
+	if (!found_dir) {
+		printf("conformance: none of the case folders exists (skipped)\n");
 		return 77;
+	}
 	return unexpected ? 1 : 0;
 }
