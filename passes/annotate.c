@@ -40,11 +40,12 @@ om_kind om_annotate_types(om_model *m, om_status *st)
 {
 	if (!m->graph)
 		return OM_OK;
-	om_pass_ctx c = {.m = m, .scratch = om_arena_new(), .st = st, .nofold = 1};
-	if (!c.scratch)
-		return om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
+	om_pass_ctx c;
+	if (om_pass_ctx_open(&c, m, NULL, st))
+		return st->kind;
+	c.nofold = 1;
+	c.fold_max = 0; /* types only: no plan-time values computed through kernels */
 	annotate_graph(&c, m->graph);
-	HASH_CLEAR(hh, c.info);
-	om_arena_free(c.scratch);
+	om_pass_ctx_close(&c);
 	return OM_OK;
 }

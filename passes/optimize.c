@@ -97,18 +97,15 @@ om_kind om_optimize(om_model *m, const om_simplify_options *opt, om_status *st)
 	om_kind rc = simplify(m, opt, st);
 	if (rc)
 		return rc;
-	om_pass_ctx c = {.m = m, .scratch = om_arena_new(), .st = st, .verbose = opt->verbose,
-			 .fold_max = opt->fold_max_bytes ? opt->fold_max_bytes : (size_t)1 << 20};
-	if (!c.scratch)
-		return om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
+	om_pass_ctx c;
+	if (om_pass_ctx_open(&c, m, opt, st))
+		return st->kind;
 	for (int round = 1; round <= MAX_ROUNDS && !rc; round++) {
 		int total = 0;
 		rc = fuse_round(&c, opt, round, &total);
 		if (!total)
 			break;
 	}
-	HASH_CLEAR(hh, c.info);
-	om_arena_free(c.scratch);
-	free(c.caps);
+	om_pass_ctx_close(&c);
 	return rc;
 }

@@ -52,6 +52,13 @@ typedef struct om_pass_ctx {
 	om_status *st;
 } om_pass_ctx;
 
+/** Opens c over m: scratch arena, the options' verbosity and fold budget (1 MiB when 0; opt may
+ *  be NULL for the defaults). OM_ERR_NOMEM when the arena cannot be made. */
+om_kind om_pass_ctx_open(om_pass_ctx *c, om_model *m, const om_simplify_options *opt,
+			 om_status *st);
+/** Frees what c holds (side table, scratch, initializer-list room). */
+void om_pass_ctx_close(om_pass_ctx *c);
+
 /** A pass rewrites one graph (subgraphs are visited by the driver) and adds what it changed
  *  to *changes. Errors are only for broken IR or out of memory: inference is best effort. */
 typedef om_kind (*om_pass_fn)(om_pass_ctx *c, om_graph *g, int *changes);

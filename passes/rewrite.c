@@ -268,3 +268,24 @@ om_kind om_rewrite_each(om_pass_ctx *c, om_graph *g, const char *const *ops, om_
 	om_graph_compact(g);
 	return OM_OK;
 }
+
+om_kind om_pass_ctx_open(om_pass_ctx *c, om_model *m, const om_simplify_options *opt,
+			 om_status *st)
+{
+	*c = (om_pass_ctx){.m = m, .scratch = om_arena_new(), .st = st};
+	if (opt) {
+		c->verbose = opt->verbose;
+		c->fold_max = opt->fold_max_bytes;
+	}
+	if (!c->fold_max)
+		c->fold_max = (size_t)1 << 20;
+	return c->scratch ? OM_OK : om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
+}
+
+void om_pass_ctx_close(om_pass_ctx *c)
+{
+	HASH_CLEAR(hh, c->info);
+	om_arena_free(c->scratch);
+	free(c->caps);
+	c->info = NULL, c->scratch = NULL, c->caps = NULL;
+}

@@ -104,10 +104,9 @@ om_kind om_simplify(om_model *m, const om_simplify_options *opt, om_status *st)
 	}
 	if (rc)
 		return rc;
-	om_pass_ctx c = {.m = m, .scratch = om_arena_new(), .st = st, .verbose = opt->verbose,
-			 .fold_max = opt->fold_max_bytes ? opt->fold_max_bytes : (size_t)1 << 20};
-	if (!c.scratch)
-		return om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
+	om_pass_ctx c;
+	if (om_pass_ctx_open(&c, m, opt, st))
+		return st->kind;
 	for (int round = 1; round <= MAX_ROUNDS && !rc; round++) {
 		int total = 0;
 		for (int p = 0; p < NPASSES && !rc; p++) {
@@ -129,8 +128,6 @@ om_kind om_simplify(om_model *m, const om_simplify_options *opt, om_status *st)
 		if (!total)
 			break;
 	}
-	HASH_CLEAR(hh, c.info);
-	om_arena_free(c.scratch);
-	free(c.caps);
+	om_pass_ctx_close(&c);
 	return rc;
 }
