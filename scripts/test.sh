@@ -1,6 +1,7 @@
 #!/bin/sh
 # All the tests: install, build (plain and ASan+UBSan), run the whole suite in both; compile a
-# release build too, so that warnings only -O3 shows fail here rather than in a user's build.
+# release build too, so that warnings only -O3 shows fail here rather than in a user's build; then
+# fuzz each libFuzzer harness briefly (scripts/fuzz.sh) when clang is installed.
 set -eu
 cd "$(dirname "$0")/.."
 sh scripts/install-deps.sh
@@ -14,6 +15,10 @@ ninja -C build-release
 ninja -C build-asan
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	meson test -C build-asan --print-errorlogs --num-processes 2 --timeout-multiplier 3
+# a smoke run of each libFuzzer harness (fuzz/, about 60 s each; skipped, saying why, without
+# clang and its libFuzzer runtime)
+fuzz=0
+sh scripts/fuzz.sh "${OMOPT_FUZZ_SECONDS:-60}" || fuzz=1
 # the tests that skipped, with the reason they printed (most need ../shared beside the clone,
 # Node.js and the ONNX Runtime oracle: see ../shared/README.md)
 for b in build build-asan; do
@@ -29,3 +34,4 @@ done
 # one closing line for both runs, in the plain form CI reads
 count() { awk -v k="$1:" '$1 == k {print $2}' "$2/meson-logs/testlog.txt"; }
 echo "tests: $(( $(count Ok build) + $(count Ok build-asan) )) passed, $(( $(count Fail build) + $(count Fail build-asan) )) failed, $(( $(count Skipped build) + $(count Skipped build-asan) )) skipped"
+exit $fuzz
