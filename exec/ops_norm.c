@@ -137,10 +137,23 @@ static om_kind axis_slices(om_ctx *c, slices *sl)
 	return OM_OK;
 }
 
+/* LpNormalization's p: 1 or 2 (checked by infer, so that planning refuses what cannot run) */
+static om_kind lp_order(om_ctx *c, int64_t *p)
+{
+	*p = om_attr_int(c->node, "p", 2);
+	if (*p != 1 && *p != 2)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "p is %lld, not 1 or 2",
+				(long long)*p);
+	return OM_OK;
+}
+
 static om_kind same_shape_infer(om_ctx *c)
 {
 	slices sl;
+	int64_t p;
 	om_kind rc = axis_slices(c, &sl);
+	if (!rc && !strcmp(c->node->op, "LpNormalization"))
+		rc = lp_order(c, &p);
 	if (!rc)
 		om_set_shape(c->out[0], c->in[0]->dtype, c->in[0]->rank, c->in[0]->dims);
 	return rc;
@@ -253,10 +266,9 @@ static om_kind axis_kernel(om_ctx *c)
 	if (!strcmp(op, "Hardmax"))
 		return each_slice(c, c->in[0], c->out[0], sl, hardmax_fn, NULL);
 	if (!strcmp(op, "LpNormalization")) {
-		int64_t p = om_attr_int(c->node, "p", 2);
-		if (p != 1 && p != 2)
-			return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
-					"p is %lld, not 1 or 2", (long long)p);
+		int64_t p;
+		if ((rc = lp_order(c, &p)))
+			return rc;
 		return each_slice(c, c->in[0], c->out[0], sl, lpnorm_fn, &p);
 	}
 	bool log_form = !strcmp(op, "LogSoftmax");
@@ -590,11 +602,12 @@ static om_kind gn_kernel(om_ctx *c)
 	if (!par)
 		return om_error(c->st, OM_ERR_NOMEM, c->node, "no memory for the parameters");
 	rc = gn_prepare(c, &p, par);
-	const int64_t n = p.C / p.G * p.spatial;
+	/* G is 0 only for an InstanceNormalization of 0 channels: no slices, nothing to do */
+	const int64_t per_group = p.G > 0 ? p.C / p.G : 0, n = per_group * p.spatial;
 	const bool per_channel = p.per == p.C;
 	ln_ctx l = {.scale = par, .bias = par + p.per,
 		    .eps = om_attr_float(c->node, "epsilon", 1e-5f), .smod = p.G,
-		    .smul = per_channel ? p.C / p.G : 1,
+		    .smul = per_channel && per_group ? per_group : 1,
 		    .kdiv = per_channel ? (p.spatial > 0 ? p.spatial : 1) : (n > 0 ? n : 1)};
 	slices sl = {c->in[0]->dims[0] * p.G, n, 1};
 	if (!rc)

@@ -74,6 +74,13 @@ static void hardmax_and_lp(void **state)
 	om_tensor_free(&out[0]);
 	nt_int(n, "p", 3);
 	assert_int_equal(nt_run(n, 1, in, out), OM_ERR_INVALID_MODEL);
+	/* planning refuses it too: infer without the input's value (test_diff_nodes found it) */
+	om_tensor shape_only = t;
+	shape_only.data = NULL;
+	const om_tensor *pin[] = {&shape_only};
+	om_status st = {0};
+	assert_int_equal(om_infer_node(n, 1, pin, out, &st), OM_ERR_INVALID_MODEL);
+	assert_string_equal(st.node, "n0");
 	om_model_free(m);
 }
 
@@ -216,6 +223,13 @@ static void instance_norm(void **state)
 	om_tensor_free(&out[0]);
 	tb = nt_tensor(OM_FLOAT, 1, (int64_t[]){1}, (float[]){0});
 	assert_int_equal(nt_run(n, 6, in, out), OM_ERR_INVALID_MODEL);
+	/* zero channels: an empty result (it divided by the channel count: SIGFPE) */
+	tx = nt_tensor(OM_FLOAT, 3, (int64_t[]){2, 0, 3}, (float[]){0});
+	ts = nt_tensor(OM_FLOAT, 1, (int64_t[]){0}, (float[]){0});
+	tb = ts;
+	assert_int_equal(nt_run(n, 6, in, out), OM_OK);
+	nt_assert_shape(&out[0], 3, (int64_t[]){2, 0, 3});
+	om_tensor_free(&out[0]);
 	om_model_free(m);
 }
 
