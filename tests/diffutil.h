@@ -69,50 +69,71 @@ static inline uint64_t dt_case_seed(uint64_t seed, int64_t i)
 /* ---- known failures ----------------------------------------------------------------------- */
 
 /** A case that fails on main today for a reason owned by another task: id and a one-line
- *  reason. A listed case that passes fails the test, so that the list is emptied as fixes
- *  land. */
+ *  reason. An id ending in '*' covers every case whose id starts with what precedes it (a
+ *  whole op row, say); such an entry hides only findings, its passing cases count as agreeing.
+ *  A listed case that passes fails the test (an entry with '*' when none of its cases that ran
+ *  failed), so that the list is emptied as fixes land. At most 64 entries. */
 typedef struct dt_known {
 	const char *id;
 	const char *reason;
 } dt_known;
 
-/** The entry for id in list (NULL-terminated by a NULL id), or NULL. */
-static inline const dt_known *dt_known_find(const dt_known *list, const char *id)
+/** The index of the entry for id in list (NULL-terminated by a NULL id), or -1. */
+static inline int dt_known_find(const dt_known *list, const char *id)
 {
-	for (; list && list->id; list++)
-		if (!strcmp(list->id, id))
-			return list;
-	return NULL;
+	for (int i = 0; list && list[i].id && i < 64; i++) {
+		const size_t n = strlen(list[i].id);
+		if (n && list[i].id[n - 1] == '*' ? !strncmp(list[i].id, id, n - 1)
+						  : !strcmp(list[i].id, id))
+			return i;
+	}
+	return -1;
 }
 
 /** Tallies of a differential run. */
 typedef struct dt_tally {
 	int64_t cases, ok, invalid, known, failed, fixed;
 	int64_t runs; /* comparisons made (a case may make several) */
+	int64_t seen[64], hits[64]; /* per known entry: cases run, cases failed */
 } dt_tally;
 
-/** Records a case's result: `finding` NULL when it passed. Prints findings, known ones and
- *  known ones that now pass. */
+/** Records a case's result: `finding` NULL when it passed. Prints findings, known ones (the
+ *  first three of an entry) and listed exact ids that now pass. */
 static inline void dt_record(dt_tally *t, const dt_known *list, const char *id,
 			     const char *finding)
 {
-	const dt_known *k = dt_known_find(list, id);
+	const int k = dt_known_find(list, id);
+	const bool wild = k >= 0 && list[k].id[strlen(list[k].id) - 1] == '*';
 	t->cases++;
-	if (!finding && !k) {
+	if (k >= 0)
+		t->seen[k]++;
+	if (!finding && (k < 0 || wild)) {
 		t->ok++;
 		return;
 	}
 	if (!finding) {
 		t->fixed++;
 		printf("FIXED %s: listed as known (%s) but passes: remove it from the list\n", id,
-		       k->reason);
-	} else if (k) {
+		       list[k].reason);
+	} else if (k >= 0) {
 		t->known++;
-		printf("known %s: %s [%s]\n", id, finding, k->reason);
+		if (t->hits[k]++ < 3)
+			printf("known %s: %s [%s]\n", id, finding, list[k].reason);
 	} else {
 		t->failed++;
 		printf("FINDING %s: %s\n", id, finding);
 	}
+}
+
+/** Reports entries with '*' whose cases all passed as fixed. */
+static inline void dt_finish(dt_tally *t, const dt_known *list)
+{
+	for (int i = 0; list && list[i].id && i < 64; i++)
+		if (list[i].id[strlen(list[i].id) - 1] == '*' && t->seen[i] && !t->hits[i]) {
+			t->fixed++;
+			printf("FIXED %s: listed as known (%s) but its %lld cases pass: remove it\n",
+			       list[i].id, list[i].reason, (long long)t->seen[i]);
+		}
 }
 
 /** Listed cases that the run did not reach (a smaller --count, --case) are not checked. */
