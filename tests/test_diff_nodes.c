@@ -8,6 +8,7 @@
  *     invalid, is a finding;
  *   - the passes' inference (om_annotate_types on the node as a one-node model): every dtype,
  *     rank and numeric dim it states must be the kernel's;
+ *   - a session (exact mode) of the node as a one-node model gives om_eval_node's bytes;
  *   - the kernel writes every byte of its outputs: run twice over buffers filled with 0x00 and
  *     0xff, the results are equal.
  *
@@ -403,10 +404,9 @@ static om_kind run_prefilled(const om_node *n, const om_op *op, int64_t opset,
 	return rc;
 }
 
-/** The passes' inference of n: a one-node model of it (parameter inputs as initializers, the
- *  others as graph inputs), annotated; types[i] gets output i's type (kind 0: none). */
-static void passes_types(const ncase *c, const om_node *n, int64_t opset, om_type *types,
-			 om_model **keep)
+/** n as a one-node model: parameter inputs as initializers, the others as graph inputs
+ *  x<i>, outputs y<o> without types. Attributes are borrowed from n's model (keep it). */
+static om_model *one_node_model(const ncase *c, const om_node *n, int64_t opset)
 {
 	om_model *m = dt_model(opset);
 	om_node *k = om_graph_add_node(m->graph, n->op, "", "n0", n->nin, n->nout);
@@ -415,11 +415,10 @@ static void passes_types(const ncase *c, const om_node *n, int64_t opset, om_typ
 			continue;
 		char name[16];
 		snprintf(name, sizeof name, "x%d", i);
-		if (c->param[i]) {
+		if (c->param[i])
 			k->in[i] = dt_init(m, name, &c->t[i]);
-		} else {
+		else
 			k->in[i] = dt_input(m, name, c->t[i].dtype, c->t[i].rank, c->t[i].dims, NULL);
-		}
 	}
 	for (int32_t o = 0; o < n->nout; o++) {
 		if (!n->out[o])
@@ -429,13 +428,67 @@ static void passes_types(const ncase *c, const om_node *n, int64_t opset, om_typ
 		om_node_set_output(k, o, om_graph_value(m->graph, name));
 		dt_output(m, k->out[o]);
 	}
-	k->attrs = n->attrs; /* borrowed from n's model, which outlives this one */
+	k->attrs = n->attrs;
 	k->nattr = n->nattr;
+	return m;
+}
+
+/** The passes' inference of n (om_annotate_types on its one-node model): types[o] gets
+ *  output o's type (kind 0: none). */
+static void passes_types(const ncase *c, const om_node *n, int64_t opset, om_type *types,
+			 om_model **keep)
+{
+	om_model *m = one_node_model(c, n, opset);
 	om_status st = {0};
 	om_annotate_types(m, &st);
+	const om_node *k = m->graph->nodes[0];
 	for (int32_t o = 0; o < n->nout; o++)
 		types[o] = k->out[o] ? k->out[o]->type : (om_type){0};
 	*keep = m;
+}
+
+/** n's one-node model run by a session (exact mode) against om_eval_node's outputs ko;
+ *  NULL when they agree (or the session cannot run the op in exact mode). */
+static const char *session_differs(const ncase *c, const om_node *n, int64_t opset,
+				   const om_tensor *ko, char *msg, size_t size)
+{
+	om_model *m = one_node_model(c, n, opset);
+	om_session *s = NULL;
+	om_status st = {0};
+	const char *finding = NULL;
+	om_kind rc = om_session_create(m, &(om_session_options){.exact = 1}, &s, &st);
+	if (rc && rc != OM_ERR_UNSUPPORTED) {
+		snprintf(msg, size, "om_eval_node runs, the session does not plan: %s: %s",
+			 om_kind_name(rc), st.msg);
+		finding = msg;
+	}
+	if (rc)
+		goto done;
+	om_tensor in[MAXIN], out[MAXOUT];
+	const int nin = om_session_input_count(s), nout = om_session_output_count(s);
+	for (int i = 0; i < nin && i < MAXIN; i++)
+		in[i] = c->t[atoi(om_session_input_name(s, i) + 1)];
+	memset(out, 0, sizeof out);
+	rc = om_session_run(s, in, nin, out, nout, &st);
+	if (rc && rc != OM_ERR_UNSUPPORTED) {
+		snprintf(msg, size, "om_eval_node runs, the session fails: %s: %s",
+			 om_kind_name(rc), st.msg);
+		finding = msg;
+	}
+	char what[128];
+	for (int o = 0; !rc && o < nout && !finding; o++) {
+		const int k = atoi(om_session_output_name(s, o) + 1);
+		if (dt_diff_exact(&out[o], &ko[k], what, sizeof what)) {
+			snprintf(msg, size, "output %d: session and om_eval_node differ: %s", k, what);
+			finding = msg;
+		}
+	}
+	for (int o = 0; !rc && o < nout; o++)
+		om_tensor_free(&out[o]);
+done:
+	om_session_free(s);
+	nt_free(m);
+	return finding;
 }
 
 /** Checks one random node of row op; NULL when it agrees, else the finding in msg. */
@@ -514,6 +567,8 @@ static const char *check_node(const om_op *op, uint64_t seed, dt_tally *t, char 
 			}
 		}
 	}
+	if (krc == OM_OK && !finding)
+		finding = session_differs(&c, n, opset, ko, msg, size);
 	if (krc == OM_OK && !finding && op->kernel && !(op->flags & OM_OP_VIEW)) {
 		om_tensor x0[MAXOUT], x1[MAXOUT];
 		om_status st = {0};
