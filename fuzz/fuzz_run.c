@@ -22,8 +22,10 @@ static int64_t sym_value(uint64_t seed, int round, const char *name)
 	return pick[fz_next(&h) % 8];
 }
 
-/* Fills t's elements: small integers (-3..3; 0..3 unsigned) in every numeric type for most
- * inputs, raw random bytes for the others and for the types om_store_f64 does not write. */
+/* Fills t's elements: small integers (-3..3; 0..3 unsigned) in every numeric type, for a
+ * quarter of the floating-point inputs raw random bytes (NaN, Inf, huge), and raw bytes for
+ * the types om_store_f64 does not write. Integers stay small: a random int64 is an index out
+ * of range (one error path) or a Loop trip count that runs for years. */
 static void fill(om_tensor *t, uint64_t *prng)
 {
 	const int64_t n = om_tensor_numel(t);
@@ -37,7 +39,7 @@ static void fill(om_tensor *t, uint64_t *prng)
 		}
 		return;
 	}
-	const bool raw = fz_next(prng) % 4 == 0;
+	const bool raw = om_is_float_type(t->dtype) && fz_next(prng) % 4 == 0;
 	if (!raw && n > 0) {
 		double *v = malloc(sizeof *v * (size_t)n);
 		const bool sgn = !om_is_unsigned_type(t->dtype);

@@ -9,6 +9,9 @@ tensors, and the patterns simplify and optimize rewrite. Inputs are small (the r
 skips models whose declared inputs are large). Files named repro_* in the corpus folders are
 reproducers of fixed findings, kept by hand: this script leaves them alone.
 
+fuzz/models.dict, a libFuzzer dictionary for the model harnesses, lists the op types and
+attribute names of onnx.defs (and the com.microsoft ops omopt runs).
+
 Tensor files start with the tensor harness's mode byte (fuzz_tensor.c): 0 .npy, 1 .pb
 TensorProto, 2 SequenceProto, 3 OptionalProto.
 
@@ -464,6 +467,19 @@ tensors = {
 }
 
 
+def dictionary():
+    schemas = [x for x in onnx.defs.get_all_schemas_with_history() if x.domain == '']
+    words = {x.name for x in schemas} | {a for x in schemas for a in x.attributes}
+    words |= {'FusedMatMul', 'FusedConv', 'Gelu', 'FastGelu', 'BiasGelu', 'QuickGelu',
+              'SkipLayerNormalization', 'com.microsoft', 'ai.onnx', WEIGHTS, 'location',
+              'offset', 'length', 'checksum'}
+    with open(os.path.join(HERE, 'models.dict'), 'w') as f:
+        f.write('# libFuzzer dictionary for the model harnesses: written by make_corpus.py\n')
+        for w in sorted(words):
+            f.write('"%s"\n' % w)
+    return len(words)
+
+
 def main():
     for d in (MODELS, TENSORS):
         os.makedirs(d, exist_ok=True)
@@ -476,7 +492,8 @@ def main():
     for name, (mode, data) in tensors.items():
         with open(os.path.join(TENSORS, name), 'wb') as f:
             f.write(bytes([mode]) + data)
-    print('%d models, %d tensor files' % (len(models), len(tensors)))
+    print('%d models, %d tensor files, %d dictionary words' % (len(models), len(tensors),
+                                                                 dictionary()))
 
 
 if __name__ == '__main__':

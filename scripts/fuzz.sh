@@ -35,11 +35,14 @@ export UBSAN_OPTIONS=print_stacktrace=1
 export LSAN_OPTIONS="suppressions=$(pwd)/tests/lsan.supp:print_suppressions=0"
 status=0
 for h in $harnesses; do
-	case $h in tensor) seeds=fuzz/corpus/tensors ;; *) seeds=fuzz/corpus/models ;; esac
+	case $h in
+	tensor) seeds=fuzz/corpus/tensors dict= ;;
+	*) seeds=fuzz/corpus/models dict=-dict=fuzz/models.dict ;;
+	esac
 	mkdir -p build-fuzz/corpus/$h
 	echo "fuzz: $h for ${secs} s"
 	if ! build-fuzz/fuzz/fuzz_$h -max_total_time="$secs" -timeout=25 -rss_limit_mb=2048 \
-		-print_final_stats=1 -artifact_prefix=build-fuzz/findings/$h- \
+		-print_final_stats=1 -artifact_prefix=build-fuzz/findings/$h- $dict \
 		build-fuzz/corpus/$h $seeds >build-fuzz/fuzz_$h.log 2>&1; then
 		status=1
 		echo "fuzz: $h: FINDING (build-fuzz/fuzz_$h.log):"
