@@ -29,12 +29,26 @@
 
 #include "ir.h"
 
+/* Properties of an op that the passes, the planner and the folder ask the row for (never the
+ * op's name). */
 enum om_op_flags {
 	OM_OP_VIEW = 1u << 0,           /* out[0] aliases in[0]: no byte moves (seed §1) */
 	OM_OP_EXACT = 1u << 1,          /* bit-identical on every ISA and thread count */
 	OM_OP_DATA_DEPENDENT = 1u << 2, /* output extent depends on input values (NonZero) */
 	OM_OP_INPLACE = 1u << 3,        /* kernel may write out[0] over in[0] (same size, dtype) */
-	OM_OP_CONTROL = 1u << 4         /* runs subgraphs (If, Loop, Scan) */
+	OM_OP_CONTROL = 1u << 4,        /* runs subgraphs (If, Loop, Scan) */
+	OM_OP_RANDOM = 1u << 5,         /* outputs differ from run to run: never folded, never
+					   evaluated at plan time, never merged */
+	OM_OP_QDQ = 1u << 6,            /* QuantizeLinear/DequantizeLinear: a quantized model's
+					   structure; not folded unless the user asks */
+	OM_OP_SHAPE_OF = 1u << 7,       /* reads only in[0]'s dims, never its bytes (Shape, Size):
+					   a constant wherever in[0]'s shape is known */
+	OM_OP_ELEMENTWISE = 1u << 8,    /* out[0] at an index depends only on the inputs at the
+					   same (broadcast) index */
+	OM_OP_COMMUTATIVE = 1u << 9,    /* the inputs may be given in any order */
+	OM_OP_SAME_SHAPE_COPY = 1u << 10, /* out[0] holds in[0]'s values whenever it has in[0]'s
+					     type and shape (Reshape, Expand, Tile, Cast...) */
+	OM_OP_LAYOUT = 1u << 11         /* reads a channels-first layout (N, C, spatial...) */
 };
 
 struct om_session;
@@ -75,6 +89,10 @@ typedef struct om_op_table {
 
 /** The row for op in domain at opset `opset`: highest since <= opset. NULL when none. */
 const om_op *om_op_find(const char *domain, const char *name, int64_t opset);
+/** The row that runs node n of model m (the model's opset for n's domain); NULL when none. */
+const om_op *om_node_op(const om_model *m, const om_node *n);
+/** True when n has a row and that row has every flag of `flags`. */
+bool om_node_has(const om_model *m, const om_node *n, uint32_t flags);
 /** Calls fn for every registered row (tools, docs, tests). */
 void om_op_each(void (*fn)(const om_op *op, void *arg), void *arg);
 

@@ -339,10 +339,12 @@ static om_kind bitcast_infer(om_ctx *c)
 	return OM_OK;
 }
 
+/* elementwise, and the input itself when the type does not change */
+#define SAME (OM_OP_EXACT | OM_OP_ELEMENTWISE | OM_OP_SAME_SHAPE_COPY)
 static const om_op rows[] = {
 	{"BitCast", "", 26, bitcast_infer, NULL, OM_OP_VIEW | OM_OP_EXACT},
-	{"Cast", "", 1, cast_infer, cast_run, OM_OP_EXACT},
-	{"CastLike", "", 15, castlike_infer, cast_run, OM_OP_EXACT},
+	{"Cast", "", 1, cast_infer, cast_run, SAME},
+	{"CastLike", "", 15, castlike_infer, cast_run, SAME},
 };
 
 const om_op_table om_ops_cast = OM_TABLE(rows);

@@ -545,11 +545,11 @@ static om_kind qlinearconv_kernel(om_ctx *c)
 }
 
 static const om_op rows[] = {
-	{"Conv", "", 1, conv_infer, conv_kernel, OM_OP_EXACT},
-	{"FusedConv", "com.microsoft", 1, fused_infer, conv_kernel, OM_OP_EXACT},
-	{"ConvTranspose", "", 1, convt_infer, convt_kernel, OM_OP_EXACT},
-	{"ConvInteger", "", 10, conv_infer, convint_kernel, OM_OP_EXACT},
-	{"QLinearConv", "", 10, conv_infer, qlinearconv_kernel, OM_OP_EXACT},
+	{"Conv", "", 1, conv_infer, conv_kernel, OM_OP_EXACT | OM_OP_LAYOUT},
+	{"FusedConv", "com.microsoft", 1, fused_infer, conv_kernel, OM_OP_EXACT | OM_OP_LAYOUT},
+	{"ConvTranspose", "", 1, convt_infer, convt_kernel, OM_OP_EXACT | OM_OP_LAYOUT},
+	{"ConvInteger", "", 10, conv_infer, convint_kernel, OM_OP_EXACT | OM_OP_LAYOUT},
+	{"QLinearConv", "", 10, conv_infer, qlinearconv_kernel, OM_OP_EXACT | OM_OP_LAYOUT},
 };
 
 const om_op_table om_ops_conv = OM_TABLE(rows);

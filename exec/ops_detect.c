@@ -307,7 +307,7 @@ static om_kind roi_kernel(om_ctx *c)
 
 static const om_op rows[] = {
 	{"NonMaxSuppression", "", 10, nms_infer, nms_kernel, OM_OP_EXACT | OM_OP_DATA_DEPENDENT},
-	{"RoiAlign", "", 10, roi_infer, roi_kernel, OM_OP_EXACT},
+	{"RoiAlign", "", 10, roi_infer, roi_kernel, OM_OP_EXACT | OM_OP_LAYOUT},
 };
 
 const om_op_table om_ops_detect = OM_TABLE(rows);

@@ -344,8 +344,8 @@ static om_kind ccp_kernel(om_ctx *c)
 }
 
 static const om_op rows[] = {
-	{"DepthToSpace", "", 1, d2s_infer, d2s_kernel, OM_OP_EXACT},
-	{"SpaceToDepth", "", 1, d2s_infer, d2s_kernel, OM_OP_EXACT},
+	{"DepthToSpace", "", 1, d2s_infer, d2s_kernel, OM_OP_EXACT | OM_OP_LAYOUT},
+	{"SpaceToDepth", "", 1, d2s_infer, d2s_kernel, OM_OP_EXACT | OM_OP_LAYOUT},
 	{"Compress", "", 9, compress_infer, compress_kernel, OM_OP_EXACT | OM_OP_DATA_DEPENDENT},
 	{"ReverseSequence", "", 10, rs_infer, rs_kernel, OM_OP_EXACT},
 	{"EyeLike", "", 9, eye_infer, eye_kernel, OM_OP_EXACT},

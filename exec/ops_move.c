@@ -431,14 +431,14 @@ static om_kind pad_kernel(om_ctx *c) { return om_move_run(c, om_pad_move); }
 
 static const om_op rows[] = {
 	{"Transpose", "", 1, transpose_infer, transpose_kernel, COPY},
-	{"Concat", "", 1, concat_infer, concat_kernel, COPY},
+	{"Concat", "", 1, concat_infer, concat_kernel, COPY | OM_OP_SAME_SHAPE_COPY},
 	{"Split", "", 1, split_infer, split_kernel, COPY},
 	{"Split", "", 13, split_infer, split_kernel, COPY},
 	{"Split", "", 18, split_infer, split_kernel, COPY},
 	{"Slice", "", 1, om_slice_infer, slice_kernel, COPY},
 	{"Slice", "", 10, om_slice_infer, slice_kernel, COPY},
-	{"Expand", "", 8, expand_infer, expand_kernel, COPY},
-	{"Tile", "", 6, tile_infer, tile_kernel, COPY},
+	{"Expand", "", 8, expand_infer, expand_kernel, COPY | OM_OP_SAME_SHAPE_COPY},
+	{"Tile", "", 6, tile_infer, tile_kernel, COPY | OM_OP_SAME_SHAPE_COPY},
 	{"Pad", "", 1, om_pad_infer, pad_kernel, COPY},
 	{"Pad", "", 11, om_pad_infer, pad_kernel, COPY},
 	{"Pad", "", 18, om_pad_infer, pad_kernel, COPY},

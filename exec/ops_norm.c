@@ -914,15 +914,15 @@ static const om_op rows[] = {
 	{"LpNormalization", "", 1, same_shape_infer, axis_kernel, OM_OP_EXACT},
 	{"LayerNormalization", "", 17, om_ln_infer, om_ln_kernel, OM_OP_EXACT},
 	{"RMSNormalization", "", 23, om_ln_infer, om_ln_kernel, OM_OP_EXACT},
-	{"InstanceNormalization", "", 6, gn_infer, gn_kernel, OM_OP_EXACT},
-	{"GroupNormalization", "", 18, gn_infer, gn_kernel, OM_OP_EXACT},
-	{"GroupNormalization", "", 21, gn_infer, gn_kernel, OM_OP_EXACT},
-	{"BatchNormalization", "", 7, bn_infer, bn_kernel, OM_OP_EXACT},
-	{"BatchNormalization", "", 9, bn_infer, bn_kernel, OM_OP_EXACT},
-	{"BatchNormalization", "", 14, bn_infer, bn_kernel, OM_OP_EXACT},
-	{"BatchNormalization", "", 15, bn_infer, bn_kernel, OM_OP_EXACT},
+	{"InstanceNormalization", "", 6, gn_infer, gn_kernel, OM_OP_EXACT | OM_OP_LAYOUT},
+	{"GroupNormalization", "", 18, gn_infer, gn_kernel, OM_OP_EXACT | OM_OP_LAYOUT},
+	{"GroupNormalization", "", 21, gn_infer, gn_kernel, OM_OP_EXACT | OM_OP_LAYOUT},
+	{"BatchNormalization", "", 7, bn_infer, bn_kernel, OM_OP_EXACT | OM_OP_LAYOUT},
+	{"BatchNormalization", "", 9, bn_infer, bn_kernel, OM_OP_EXACT | OM_OP_LAYOUT},
+	{"BatchNormalization", "", 14, bn_infer, bn_kernel, OM_OP_EXACT | OM_OP_LAYOUT},
+	{"BatchNormalization", "", 15, bn_infer, bn_kernel, OM_OP_EXACT | OM_OP_LAYOUT},
 	{"MeanVarianceNormalization", "", 9, mvn_infer, mvn_kernel, OM_OP_EXACT},
-	{"LRN", "", 1, lrn_infer, lrn_kernel, OM_OP_EXACT},
+	{"LRN", "", 1, lrn_infer, lrn_kernel, OM_OP_EXACT | OM_OP_LAYOUT},
 };
 
 const om_op_table om_ops_norm = OM_TABLE(rows);

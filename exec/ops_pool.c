@@ -553,13 +553,13 @@ static om_kind unpool_kernel(om_ctx *c)
 }
 
 static const om_op rows[] = {
-	{"MaxPool", "", 1, pool_infer, pool_kernel, OM_OP_EXACT},
-	{"AveragePool", "", 1, pool_infer, pool_kernel, OM_OP_EXACT},
-	{"LpPool", "", 1, pool_infer, pool_kernel, OM_OP_EXACT},
-	{"GlobalMaxPool", "", 1, global_infer, global_kernel, OM_OP_EXACT},
-	{"GlobalAveragePool", "", 1, global_infer, global_kernel, OM_OP_EXACT},
-	{"GlobalLpPool", "", 1, global_infer, global_kernel, OM_OP_EXACT},
-	{"MaxUnpool", "", 9, unpool_infer, unpool_kernel, OM_OP_EXACT},
+	{"MaxPool", "", 1, pool_infer, pool_kernel, OM_OP_EXACT | OM_OP_LAYOUT},
+	{"AveragePool", "", 1, pool_infer, pool_kernel, OM_OP_EXACT | OM_OP_LAYOUT},
+	{"LpPool", "", 1, pool_infer, pool_kernel, OM_OP_EXACT | OM_OP_LAYOUT},
+	{"GlobalMaxPool", "", 1, global_infer, global_kernel, OM_OP_EXACT | OM_OP_LAYOUT},
+	{"GlobalAveragePool", "", 1, global_infer, global_kernel, OM_OP_EXACT | OM_OP_LAYOUT},
+	{"GlobalLpPool", "", 1, global_infer, global_kernel, OM_OP_EXACT | OM_OP_LAYOUT},
+	{"MaxUnpool", "", 9, unpool_infer, unpool_kernel, OM_OP_EXACT | OM_OP_LAYOUT},
 };
 
 const om_op_table om_ops_pool = OM_TABLE(rows);

@@ -365,8 +365,9 @@ static om_kind qmm_kernel(om_ctx *c)
 }
 
 static const om_op rows[] = {
-	{"QuantizeLinear", "", 10, quantize_infer, quantize_kernel, OM_OP_EXACT},
-	{"DequantizeLinear", "", 10, dequantize_infer, dequantize_kernel, OM_OP_EXACT},
+	{"QuantizeLinear", "", 10, quantize_infer, quantize_kernel, OM_OP_EXACT | OM_OP_QDQ},
+	{"DequantizeLinear", "", 10, dequantize_infer, dequantize_kernel,
+	 OM_OP_EXACT | OM_OP_QDQ},
 	{"DynamicQuantizeLinear", "", 11, dynq_infer, dynq_kernel, OM_OP_EXACT},
 	{"QLinearMatMul", "", 10, qmm_infer, qmm_kernel, OM_OP_EXACT},
 };

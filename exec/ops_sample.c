@@ -291,7 +291,7 @@ static om_kind ag_kernel(om_ctx *c)
 }
 
 static const om_op rows[] = {
-	{"GridSample", "", 16, gs_infer, gs_kernel, OM_OP_EXACT},
+	{"GridSample", "", 16, gs_infer, gs_kernel, OM_OP_EXACT | OM_OP_LAYOUT},
 	{"AffineGrid", "", 20, ag_infer, ag_kernel, OM_OP_EXACT},
 };
 

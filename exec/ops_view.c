@@ -312,11 +312,11 @@ static om_kind dropout_kernel(om_ctx *c)
 	return OM_OK;
 }
 
-#define VIEW (OM_OP_VIEW | OM_OP_EXACT)
+#define VIEW (OM_OP_VIEW | OM_OP_EXACT | OM_OP_SAME_SHAPE_COPY)
 
 static const om_op rows[] = {
-	{"Shape", "", 1, shape_infer, shape_kernel, OM_OP_EXACT},
-	{"Size", "", 1, size_infer, size_kernel, OM_OP_EXACT},
+	{"Shape", "", 1, shape_infer, shape_kernel, OM_OP_EXACT | OM_OP_SHAPE_OF},
+	{"Size", "", 1, size_infer, size_kernel, OM_OP_EXACT | OM_OP_SHAPE_OF},
 	{"Squeeze", "", 1, squeeze_attr, NULL, VIEW},
 	{"Squeeze", "", 13, squeeze_input, NULL, VIEW},
 	{"Unsqueeze", "", 1, unsqueeze_attr, NULL, VIEW},
@@ -325,7 +325,8 @@ static const om_op rows[] = {
 	{"Reshape", "", 1, reshape_attr, NULL, VIEW},
 	{"Reshape", "", 5, reshape_input, NULL, VIEW},
 	{"Identity", "", 1, identity_infer, NULL, VIEW},
-	{"Dropout", "", 1, dropout_infer, dropout_kernel, VIEW},
+	/* a view in inference; in training mode its output is not its input */
+	{"Dropout", "", 1, dropout_infer, dropout_kernel, OM_OP_VIEW | OM_OP_EXACT},
 };
 
 const om_op_table om_ops_view = OM_TABLE(rows);

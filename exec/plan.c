@@ -306,17 +306,6 @@ static om_kind plan_subgraphs(om_session *s, om_plan *p, om_step *sp, om_status 
 
 /* ---- plan-time inference and folding ----------------------------------------------------- */
 
-static bool random_op(const om_node *n)
-{
-	return !strncmp(n->op, "Random", 6) || !strcmp(n->op, "Multinomial") ||
-	       !strcmp(n->op, "Bernoulli");
-}
-
-static bool shape_op(const om_node *n)
-{
-	return same_domain(n->domain, "") && (!strcmp(n->op, "Shape") || !strcmp(n->op, "Size"));
-}
-
 static const unsigned char no_bytes[16];
 
 /* Runs sp's row at plan time on constant inputs; outputs become owned constants. Returns
@@ -393,7 +382,7 @@ static om_kind shape_step(om_plan *p, om_step *sp, om_status *st)
 		rc = om_error(st, OM_ERR_NOMEM, n, "out of memory planning");
 		goto out;
 	}
-	bool all_const = !(sp->op->flags & OM_OP_CONTROL) && !random_op(n), all_known = true;
+	bool all_const = !(sp->op->flags & (OM_OP_CONTROL | OM_OP_RANDOM)), all_known = true;
 	for (int32_t i = 0; i < nin; i++) {
 		if (sp->in[i] < 0)
 			continue;
@@ -405,7 +394,7 @@ static om_kind shape_step(om_plan *p, om_step *sp, om_status *st)
 		if (!s->known)
 			all_known = false;
 	}
-	if (!all_const && all_known && shape_op(n) && nin >= 1 && in[0]) {
+	if (!all_const && all_known && (sp->op->flags & OM_OP_SHAPE_OF) && nin >= 1 && in[0]) {
 		/* Shape and Size are plan constants: their kernels read dims, never bytes */
 		if (!tin[0].data)
 			tin[0].data = (void *)no_bytes;

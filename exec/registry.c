@@ -20,6 +20,7 @@ extern const om_op_table om_ops_fold;
 extern const om_op_table om_ops_einsum;
 extern const om_op_table om_ops_contrib;
 extern const om_op_table om_ops_sequence, om_ops_optional;
+extern const om_op_table om_ops_random;
 
 static const om_op_table *const tables[] = {
 	&om_ops_view,   &om_ops_move,        &om_ops_index, &om_ops_generate, &om_ops_elementwise,
@@ -38,6 +39,7 @@ static const om_op_table *const tables[] = {
 	&om_ops_einsum,
 	&om_ops_contrib,
 	&om_ops_sequence, &om_ops_optional,
+	&om_ops_random,
 };
 
 static bool same_domain(const char *a, const char *b)
@@ -61,6 +63,17 @@ const om_op *om_op_find(const char *domain, const char *name, int64_t opset)
 				best = r;
 		}
 	return best;
+}
+
+const om_op *om_node_op(const om_model *m, const om_node *n)
+{
+	return om_op_find(n->domain, n->op, om_model_opset(m, n->domain));
+}
+
+bool om_node_has(const om_model *m, const om_node *n, uint32_t flags)
+{
+	const om_op *op = om_node_op(m, n);
+	return op && (op->flags & flags) == flags;
 }
 
 void om_op_each(void (*fn)(const om_op *op, void *arg), void *arg)

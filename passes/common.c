@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "infer.h"
+#include "op.h"
 
 static uint64_t mix(uint64_t h, uint64_t x)
 {
@@ -96,14 +97,9 @@ static bool same_node(const om_node *a, const om_node *b)
 
 static bool mergeable(om_pass_ctx *c, const om_graph *g, const om_node *n)
 {
-	static const char *const random_ops[] = {"RandomNormal", "RandomUniform",
-						 "RandomNormalLike", "RandomUniformLike",
-						 "Multinomial", "Bernoulli"};
-	if ((n->flags & OM_NODE_DEAD) || (n->domain[0] && strcmp(n->domain, "ai.onnx")))
+	if ((n->flags & OM_NODE_DEAD) || !om_node_default_domain(n) ||
+	    om_node_has(c->m, n, OM_OP_RANDOM))
 		return false;
-	for (size_t i = 0; i < sizeof random_ops / sizeof random_ops[0]; i++)
-		if (!strcmp(n->op, random_ops[i]))
-			return false;
 	for (int32_t a = 0; a < n->nattr; a++)
 		if (n->attrs[a].type == OM_ATTR_GRAPH || n->attrs[a].type == OM_ATTR_GRAPHS)
 			return false;

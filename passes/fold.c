@@ -13,16 +13,6 @@
 
 enum { MAX_IO = 64 };
 
-static bool random_op(const char *op)
-{
-	static const char *const ops[] = {"RandomNormal", "RandomUniform", "RandomNormalLike",
-					  "RandomUniformLike", "Multinomial", "Bernoulli"};
-	for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
-		if (!strcmp(op, ops[i]))
-			return true;
-	return false;
-}
-
 static bool has_subgraph(const om_node *n)
 {
 	for (int32_t a = 0; a < n->nattr; a++)
@@ -90,7 +80,7 @@ om_kind om_pass_fold(om_pass_ctx *c, om_graph *g, int *changes)
 	for (int32_t i = 0; i < g->nnodes && !err; i++) {
 		om_node *n = g->nodes[i];
 		if ((n->flags & OM_NODE_DEAD) || (n->domain[0] && strcmp(n->domain, "ai.onnx")) ||
-		    random_op(n->op) || has_subgraph(n))
+		    om_node_has(c->m, n, OM_OP_RANDOM) || has_subgraph(n))
 			continue;
 		if (fold_node(c, g, n, &err)) {
 			(*changes)++;

@@ -1,12 +1,14 @@
 /*
  * identities.c — the eliminate_identities pass: nodes that do nothing become aliases of their
- * input (Identity, Dropout in inference, Cast to the same type, and views or Expand/Tile/Concat
- * whose output has the input's type and shape), Reshape of a view reads the view's input,
+ * input (Identity, Dropout in inference, Cast to the same type, and any op whose row says
+ * OM_OP_SAME_SHAPE_COPY when its output has the input's type and shape: views, Expand, Tile,
+ * Concat, Cast), Reshape of a plain view reads the view's input,
  * and Squeeze(Unsqueeze(x)) over the same axes is x. A graph output keeps its name.
  */
 #include <string.h>
 
 #include "infer.h"
+#include "op.h"
 
 static bool op_is(const om_node *n, const char *op)
 {
@@ -39,21 +41,10 @@ static bool dropout_is_identity(const om_graph *g, const om_node *n)
 	return true;
 }
 
-/* Ops that return their input when the output has the input's type and shape. */
-static bool shape_preserving_identity(const om_node *n)
+/* A view that keeps its input's elements, type and order (Reshape, Flatten, Squeeze, ...). */
+static bool is_plain_view(const om_pass_ctx *c, const om_node *n)
 {
-	static const char *const ops[] = {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Expand",
-					  "Tile", "Identity"};
-	for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
-		if (op_is(n, ops[i]))
-			return true;
-	return op_is(n, "Concat") && n->nin == 1;
-}
-
-static bool is_view(const om_node *n)
-{
-	return op_is(n, "Reshape") || op_is(n, "Flatten") || op_is(n, "Squeeze") ||
-	       op_is(n, "Unsqueeze");
+	return om_node_has(c->m, n, OM_OP_VIEW | OM_OP_SAME_SHAPE_COPY);
 }
 
 /* Reshape(view(x), s) -> Reshape(x, s) when s is a literal the view does not matter to. */
@@ -62,8 +53,8 @@ static bool reshape_of_view(om_pass_ctx *c, om_graph *g, om_node *n)
 	if (!op_is(n, "Reshape") || n->nin < 2 || !n->in[0] || om_model_opset(c->m, "") < 5)
 		return false;
 	om_node *p = n->in[0]->producer;
-	if (!p || p->graph != g || (p->flags & OM_NODE_DEAD) || !is_view(p) || !p->in[0] ||
-	    (p->domain[0] && strcmp(p->domain, "ai.onnx")))
+	if (!p || p->graph != g || (p->flags & OM_NODE_DEAD) || !is_plain_view(c, p) ||
+	    !p->in[0] || !om_node_default_domain(p))
 		return false;
 	const om_tensor *s = om_value_const(g, n->in[1]);
 	if (!s || s->dtype != OM_INT64 || !s->data)
@@ -110,7 +101,8 @@ static bool simplify_node(om_pass_ctx *c, om_graph *g, om_node *n)
 		return vi && vi->type.elem && vi->type.elem == om_attr_int(n, "to", -1) &&
 		       om_bypass_node(c, g, n, x);
 	}
-	if (shape_preserving_identity(n) && n->nout == 1 && same_type(c, g, x, n->out[0]))
+	if (om_node_has(c->m, n, OM_OP_SAME_SHAPE_COPY) && n->nout == 1 &&
+	    same_type(c, g, x, n->out[0]))
 		return om_bypass_node(c, g, n, x);
 	return reshape_of_view(c, g, n) || squeeze_of_unsqueeze(c, g, n);
 }

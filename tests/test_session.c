@@ -140,7 +140,7 @@ static const om_op test_rows[] = {
 	{"TAdd", "", 1, same_infer, add_kernel, OM_OP_EXACT | OM_OP_INPLACE},
 	{"TNeg", "", 1, same_infer, neg_kernel, 0},
 	{"TFlat", "", 1, flat_infer, NULL, OM_OP_VIEW | OM_OP_EXACT},
-	{"Shape", "", 1, shape_infer, shape_kernel, OM_OP_EXACT},
+	{"Shape", "", 1, shape_infer, shape_kernel, OM_OP_EXACT | OM_OP_SHAPE_OF},
 	{"TFill", "", 1, fill_infer, fill_kernel, OM_OP_EXACT},
 	{"TCall", "", 1, need_infer, call_kernel, OM_OP_CONTROL | OM_OP_EXACT},
 	{"TNoKernel", "", 1, same_infer, NULL, 0},

@@ -17,12 +17,16 @@ static const char usage_text[] =
 	"(subgraphs included) and the initializers' count and bytes.\n"
 	"--ops lists the operator rows omopt runs, one per line: domain, op, the first opset\n"
 	"version the row implements, and its flags (view, exact, data-dependent, in-place,\n"
-	"control). A node runs the row with the highest version <= the model's opset.\n";
+	"control, random, qdq, shape-of, elementwise, commutative, same-shape-copy, layout;\n"
+	"docs/ops.md), and 'no kernel' for rows that only infer. A node runs the row with the\n"
+	"highest version <= the model's opset.\n";
 
 static void print_row(const om_op *op, void *arg)
 {
-	static const char *const names[] = {"view", "exact", "data-dependent", "in-place",
-					    "control"};
+	static const char *const names[] = {"view",        "exact",       "data-dependent",
+					    "in-place",    "control",     "random",
+					    "qdq",         "shape-of",    "elementwise",
+					    "commutative", "same-shape-copy", "layout"};
 	int *count = arg;
 	printf("%-14s %-32s %4d ", op->domain[0] ? op->domain : "ai.onnx", op->name,
 	       (int)op->since);
@@ -32,6 +36,8 @@ static void print_row(const om_op *op, void *arg)
 			printf("%s%s", sep, names[b]);
 			sep = ",";
 		}
+	if (!op->kernel && !(op->flags & OM_OP_VIEW))
+		printf("%sno kernel", sep);
 	printf("\n");
 	(*count)++;
 }
