@@ -26,11 +26,16 @@ om_kind om_infer_node(const om_node *n, int64_t opset, const om_tensor *const *i
 		return om_error(st, OM_ERR_UNSUPPORTED, n, "more than 64 outputs");
 	for (int32_t i = 0; i < n->nout; i++) {
 		memset(&out[i], 0, sizeof out[i]);
+		out[i].rank = -1; /* what a partial result leaves unknown (op.h) */
 		outp[i] = n->out[i] ? &out[i] : NULL;
 	}
 	om_ctx c = {.node = n, .opset = opset, .nin = n->nin, .nout = n->nout, .in = in,
 		    .out = outp, .st = st, .exact = 1, .threads = 1};
-	return op->infer(&c);
+	om_kind rc = op->infer(&c);
+	for (int32_t i = 0; i < n->nout && rc != OM_NEED_VALUE; i++)
+		if (out[i].rank < 0)
+			out[i].rank = 0; /* not set by the row: a scalar, as before */
+	return rc;
 }
 
 om_kind om_eval_node(const om_node *n, int64_t opset, const om_tensor *const *in, om_tensor *out,

@@ -17,7 +17,8 @@ om_kind om_eval_node(const om_node *n, int64_t opset, const om_tensor *const *in
 
 /**
  * Plan-time inference only: in[i] may lack data. Fills out[i]'s dtype and shape.
- * Returns OM_NEED_VALUE when a needed input value is missing.
+ * Returns OM_NEED_VALUE when a needed input value is missing; out[i] then holds what the row
+ * could tell (op.h: dtype 0 and rank -1 when nothing).
  */
 om_kind om_infer_node(const om_node *n, int64_t opset, const om_tensor *const *in, om_tensor *out,
 		      om_status *st);

@@ -11,6 +11,17 @@ void om_set_shape(om_tensor *out, int32_t dtype, int32_t rank, const int64_t *di
 	out->nbytes = om_tensor_bytes_for(dtype, rank, dims);
 }
 
+om_kind om_partial(om_tensor *out, int32_t dtype, int64_t rank)
+{
+	if (!out)
+		return OM_NEED_VALUE;
+	out->dtype = dtype;
+	out->rank = rank >= 0 && rank <= OM_MAX_RANK ? (int32_t)rank : -1;
+	for (int32_t i = 0; i < out->rank; i++)
+		out->dims[i] = -1;
+	return OM_NEED_VALUE;
+}
+
 om_kind om_norm_axis(om_ctx *c, int64_t axis, int32_t rank, int32_t *out)
 {
 	int64_t a = axis < 0 ? axis + rank : axis;

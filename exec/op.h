@@ -10,6 +10,10 @@
  *     known (a constant at plan time, always at run time). It sets out[i]->dtype, rank, dims.
  *     When it needs a value that is not known it returns OM_NEED_VALUE (seed §1: the node is
  *     shaped again in every run). Shape/attribute problems: OM_ERR_INVALID_MODEL naming the node.
+ *     Partial result: before returning OM_NEED_VALUE, infer may set what it knows anyway:
+ *     out[i]->dtype (0: unknown), and rank with dims (a dim -1 is unknown; rank -1, which
+ *     om_infer_node presets, is unknown). Shape inference keeps it (Range: the dtype of start
+ *     and rank 1); the planner ignores outputs of OM_NEED_VALUE.
  *   - kernel(): every in[i]->data is set; out[i]->data points at nbytes of writable memory
  *     (for OM_OP_VIEW rows, the session sets out[0]->data = in[0]->data and the kernel is NULL
  *     or only checks). Index errors at run time: OM_ERR_INVALID_INPUT.
@@ -100,6 +104,9 @@ void om_op_each(void (*fn)(const om_op *op, void *arg), void *arg);
 
 /** Sets out's dtype and shape. */
 void om_set_shape(om_tensor *out, int32_t dtype, int32_t rank, const int64_t *dims);
+/** A partial result (above): out gets dtype and rank (-1, or outside 0..OM_MAX_RANK: unknown)
+ *  with every dim unknown. Returns OM_NEED_VALUE. */
+om_kind om_partial(om_tensor *out, int32_t dtype, int64_t rank);
 /** Normalizes a possibly negative axis into [0, rank); OM_ERR_INVALID_MODEL when outside. */
 om_kind om_norm_axis(om_ctx *c, int64_t axis, int32_t rank, int32_t *out);
 /** Reads an int32/int64 tensor's elements as int64 (count = numel). Missing data: NEED_VALUE. */

@@ -10,7 +10,7 @@
 
 /* ---- If ---------------------------------------------------------------------------------- */
 
-static om_kind if_infer(om_ctx *c)
+static om_kind if_check(om_ctx *c)
 {
 	const om_graph *t = om_ctl_graph(c, "then_branch"), *e = om_ctl_graph(c, "else_branch");
 	if (!t || !e)
@@ -24,11 +24,40 @@ static om_kind if_infer(om_ctx *c)
 	return OM_NEED_VALUE; /* the branch taken decides the shapes */
 }
 
+/* What both branches declare for output i: the element type, the rank and the dims they
+ * agree on (a partial result, op.h). */
+static void if_common_type(om_ctx *c, const om_graph *t, const om_graph *e, int32_t i)
+{
+	const om_type *a = &t->outputs[i]->type, *b = &e->outputs[i]->type;
+	om_tensor *y = c->out[i];
+	if (!y || a->kind != OM_TYPE_TENSOR || b->kind != OM_TYPE_TENSOR || a->elem != b->elem)
+		return;
+	y->dtype = a->elem;
+	if (a->rank != b->rank || a->rank < 0 || a->rank > OM_MAX_RANK)
+		return;
+	y->rank = a->rank;
+	for (int32_t d = 0; d < a->rank; d++)
+		y->dims[d] = om_dim_known(a->dims[d]) && a->dims[d].value == b->dims[d].value
+				     ? a->dims[d].value
+				     : -1;
+}
+
+static om_kind if_infer(om_ctx *c)
+{
+	om_kind rc = if_check(c);
+	if (rc != OM_NEED_VALUE)
+		return rc;
+	const om_graph *t = om_ctl_graph(c, "then_branch"), *e = om_ctl_graph(c, "else_branch");
+	for (int32_t i = 0; i < c->nout; i++)
+		if_common_type(c, t, e, i);
+	return OM_NEED_VALUE;
+}
+
 static om_kind if_kernel(om_ctx *c)
 {
 	om_kind rc = om_ctl_need_session(c);
 	bool cond = false;
-	if (rc || (rc = if_infer(c)) != OM_NEED_VALUE ||
+	if (rc || (rc = if_check(c)) != OM_NEED_VALUE ||
 	    (rc = om_ctl_read_bool(c, c->in[0], &cond)))
 		return rc;
 	const om_graph *g = om_ctl_graph(c, cond ? "then_branch" : "else_branch");

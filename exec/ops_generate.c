@@ -133,7 +133,17 @@ static om_kind cos_infer(om_ctx *c)
 	if (c->in[0]->rank > 1)
 		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "the shape input is not 1-D");
 	int64_t dims[OM_MAX_RANK], rank;
-	if ((rc = om_read_ints(c, c->in[0], dims, OM_MAX_RANK, &rank)))
+	if ((rc = om_read_ints(c, c->in[0], dims, OM_MAX_RANK, &rank)) == OM_NEED_VALUE) {
+		/* partial (op.h): the value's type; the rank is the shape's length */
+		c->out[0]->dtype = v ? v->dtype : OM_FLOAT;
+		int64_t k = c->in[0]->rank == 1 ? c->in[0]->dims[0] : c->in[0]->rank == 0;
+		if (k >= 0 && k <= OM_MAX_RANK) {
+			c->out[0]->rank = (int32_t)k;
+			for (int64_t i = 0; i < k; i++)
+				c->out[0]->dims[i] = -1;
+		}
+	}
+	if (rc)
 		return rc;
 	for (int64_t i = 0; i < rank; i++)
 		if (dims[i] < 0)
@@ -231,8 +241,10 @@ static om_kind range_count(om_ctx *c, int64_t *count)
 
 static om_kind range_infer(om_ctx *c)
 {
-	int64_t n;
+	int64_t n = -1;
 	om_kind rc = range_count(c, &n);
+	if (rc == OM_NEED_VALUE) /* partial (op.h): start's type, one dim of unknown length */
+		om_set_shape(c->out[0], c->in[0]->dtype, 1, &n);
 	if (rc)
 		return rc;
 	return om_ix_set_shape(c, c->out[0], c->in[0]->dtype, 1, &n);

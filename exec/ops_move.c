@@ -281,7 +281,12 @@ static om_kind expand_infer(om_ctx *c)
 		return bad(c, "the shape input is required");
 	int64_t shape[OM_MAX_RANK], n;
 	bool given;
-	if ((rc = om_arg_ints(c, 1, NULL, shape, OM_MAX_RANK, &n, &given)))
+	if ((rc = om_arg_ints(c, 1, NULL, shape, OM_MAX_RANK, &n, &given)) == OM_NEED_VALUE) {
+		int64_t k = c->in[1]->rank == 1 ? c->in[1]->dims[0] : -1;
+		return om_partial(c->out[0], c->in[0]->dtype,
+				  k < 0 ? -1 : k > c->in[0]->rank ? k : c->in[0]->rank);
+	}
+	if (rc)
 		return rc;
 	for (int64_t i = 0; i < n; i++)
 		if (shape[i] < 0)
@@ -340,6 +345,8 @@ static om_kind tile_infer(om_ctx *c)
 {
 	int64_t rep[OM_MAX_RANK], dims[OM_MAX_RANK];
 	om_kind rc = tile_repeats(c, rep);
+	if (rc == OM_NEED_VALUE && c->in[0])
+		return om_partial(c->out[0], c->in[0]->dtype, c->in[0]->rank);
 	if (rc)
 		return rc;
 	const om_tensor *x = c->in[0];

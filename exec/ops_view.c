@@ -81,7 +81,7 @@ static om_kind squeeze_common(om_ctx *c, int input)
 	int64_t axes[OM_MAX_RANK + 1], n;
 	bool given;
 	if ((rc = om_arg_ints(c, input, input < 0 ? "axes" : NULL, axes, OM_MAX_RANK, &n, &given)))
-		return rc;
+		return rc == OM_NEED_VALUE ? om_partial(c->out[0], x->dtype, -1) : rc;
 	bool drop[OM_MAX_RANK] = {0};
 	if (given && n > 0) { /* an empty list is no list (as ONNX Runtime) */
 		int32_t ax[OM_MAX_RANK];
@@ -119,6 +119,9 @@ static om_kind unsqueeze_common(om_ctx *c, int input)
 	int64_t axes[2 * OM_MAX_RANK + 1], n;
 	bool given;
 	rc = om_arg_ints(c, input, input < 0 ? "axes" : NULL, axes, 2 * OM_MAX_RANK, &n, &given);
+	if (rc == OM_NEED_VALUE && input >= 0 && c->in[input])
+		return om_partial(c->out[0], x->dtype,
+				  c->in[input]->rank == 1 ? x->rank + c->in[input]->dims[0] : -1);
 	if (rc)
 		return rc;
 	if (!given)
@@ -231,6 +234,9 @@ static om_kind reshape_common(om_ctx *c, int input)
 	int64_t shape[64], n;
 	bool given;
 	rc = om_arg_ints(c, input, input < 0 ? "shape" : NULL, shape, 64, &n, &given);
+	if (rc == OM_NEED_VALUE && input >= 0 && c->in[input])
+		return om_partial(c->out[0], c->in[0]->dtype,
+				  c->in[input]->rank == 1 ? c->in[input]->dims[0] : -1);
 	if (rc)
 		return rc;
 	if (!given)

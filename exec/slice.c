@@ -93,6 +93,8 @@ om_kind om_slice_infer(om_ctx *c)
 {
 	slice_plan p;
 	om_kind rc = slice_plan_of(c, &p);
+	if (rc == OM_NEED_VALUE && c->in[0])
+		return om_partial(c->out[0], c->in[0]->dtype, c->in[0]->rank);
 	if (rc)
 		return rc;
 	om_set_shape(c->out[0], c->in[0]->dtype, c->in[0]->rank, p.count);
