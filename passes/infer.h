@@ -1,9 +1,11 @@
-/* infer.h — inside shape inference: the working form of one output and the symbolic rules
- * (passes/infer_rules.c) that infer.c tries before the op rows' own infer functions. */
+/* infer.h — inside shape inference: the working form of one output, and the sampling of a
+ * node's op row at values of its symbols (passes/infer_sample.c). */
 #ifndef OM_INFER_H
 #define OM_INFER_H
 
 #include "pass.h"
+
+enum { OM_INFER_MAX_OUT = 16 }; /* outputs of a node that inference types */
 
 /** What inference knows about one output while it works on a node. */
 typedef struct om_ishape {
@@ -14,13 +16,23 @@ typedef struct om_ishape {
 	om_pe pv[OM_PV_MAX];
 } om_ishape;
 
-/** A symbolic rule: fills out[0..n->nout) and returns true, or false when it does not apply
- *  (the generic path is tried next). in[i] is NULL when unknown or omitted. */
-typedef bool (*om_infer_rule)(om_pass_ctx *c, const om_graph *g, const om_node *n,
-			      om_vinfo *const *in, om_ishape *out);
+/**
+ * Infers node n (at most OM_INFER_MAX_OUT outputs) by evaluating its op row at several values
+ * of the symbols of its inputs: fills what the runs agree on into out[0..n->nout), which the
+ * caller set to unknown. in[i] is the side-table entry of n->in[i] (NULL when none). A pv
+ * element left OM_PE_UNK is one the runs did not agree on. Only out of memory is an error.
+ */
+om_kind om_infer_sample(om_pass_ctx *c, const om_graph *g, const om_node *n, om_vinfo *const *in,
+			om_ishape *out);
 
-/** The rule for n's op (default domain only), or NULL. */
-om_infer_rule om_infer_rule_for(const om_node *n);
+/** True for the element types whose plan-time values are tracked (integers, bool, floats
+ *  holding integers). */
+bool om_pv_elem(int32_t elem);
+/** Element i of a numeric tensor as an exact integer; false when it is not one. */
+bool om_exact_int_at(const om_tensor *t, int64_t i, int64_t *x);
+/** True for a value symbol: a plan-time element that is not known, any int64 ("?vN"); other
+ *  symbols are dims (>= 0). */
+bool om_value_symbol(const char *s);
 
 /** True when vi has a tensor type of known rank. */
 static inline bool om_vi_ranked(const om_vinfo *vi)
@@ -31,11 +43,5 @@ static inline bool om_vi_ranked(const om_vinfo *vi)
 
 /** The extents of vi's plan-time value into dims (rank vi->pvrank); false when unknown. */
 bool om_pv_dims(const om_vinfo *vi, int64_t *dims);
-/** Reads vi's plan-time value when every element is a number. */
-bool om_pv_numbers(const om_vinfo *vi, int64_t *buf, int32_t cap, int32_t *count);
-/** The element of a dim. */
-om_pe om_pe_of_dim(om_dim d);
-/** The dim of an element: a negative number is unknown. */
-om_dim om_dim_of_pe(om_pe e);
 
 #endif

@@ -5,9 +5,11 @@
  * Inference never writes into the IR: it fills a side table (om_vinfo, by value pointer) that
  * the rewriting passes read. A value's inferred type has dims that are numbers or symbols; an
  * unknown dim gets a fresh internal symbol ("?N") that only lives in the side table, so that
- * Shape(x)[k] can still be matched with x's dim k. A plan-time value (pv) is a small int tensor
- * (at most OM_PV_MAX elements; rank 0 or 1 for most rules) whose elements are each a number, a
- * symbol (a dim, so >= 0) or unknown.
+ * Shape(x)[k] can still be matched with x's dim k. A plan-time value (pv) is a small numeric
+ * tensor whose elements are integers (at most OM_PV_MAX elements; int, bool, or float holding
+ * integers), each a number or a symbol: a dim symbol (so >= 0), or a value symbol ("?vN", any
+ * int64) for an element inference does not know. OM_PE_UNK is only a working state of
+ * inference: stored values never hold it.
  */
 #ifndef OM_PASS_H
 #define OM_PASS_H
@@ -22,7 +24,7 @@ enum { OM_PE_UNK = 0, OM_PE_NUM, OM_PE_SYM };
 typedef struct om_pe {
 	int32_t kind;
 	int64_t num;     /* OM_PE_NUM */
-	const char *sym; /* OM_PE_SYM: the dim's symbol */
+	const char *sym; /* OM_PE_SYM: a dim symbol, or a value symbol "?vN" */
 } om_pe;
 
 enum { OM_PV_MAX = 64 }; /* plan-time values are tracked up to this many elements */
@@ -94,6 +96,8 @@ om_vinfo *om_vinfo_get(om_pass_ctx *c, const om_graph *g, om_value *v);
 om_vinfo *om_vinfo_make(om_pass_ctx *c, const om_value *v);
 /** A fresh internal symbol for an unknown dim. */
 const char *om_fresh_symbol(om_pass_ctx *c);
+/** A fresh internal value symbol ("?vN") for an unknown plan-time element. */
+const char *om_fresh_value_symbol(om_pass_ctx *c);
 /** True when the symbol is one of inference's own (never written to a model). */
 static inline bool om_symbol_internal(const char *s) { return s && s[0] == '?'; }
 

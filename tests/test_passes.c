@@ -912,6 +912,196 @@ static void matmul_add_becomes_gemm(void **state)
 	om_model_free(m);
 }
 
+/* ---- shape inference: the op rows at sample values of the symbols ------------------------- */
+
+/* Runs infer_shapes on m's main graph; the entry of value `name` is checked by the caller
+ * before om_pass_ctx_close. */
+static const om_vinfo *inferred(om_pass_ctx *c, om_model *m, const char *name)
+{
+	om_status st = {0};
+	int changes = 0;
+	assert_int_equal(om_pass_ctx_open(c, m, NULL, &st), OM_OK);
+	assert_int_equal(om_pass_infer(c, m->graph, &changes), OM_OK);
+	const om_vinfo *vi = om_vinfo_get(c, m->graph, om_graph_value(m->graph, name));
+	assert_non_null(vi);
+	return vi;
+}
+
+static om_value *scalar_f32(om_graph *g, const char *name, float x)
+{
+	om_tensor *t = om_model_tensor(g->model, OM_FLOAT, 0, NULL);
+	memcpy(t->data, &x, sizeof x);
+	om_value *v = om_graph_value(g, name);
+	v->init = t;
+	v->flags |= OM_VALUE_INITIALIZER;
+	om_type_from_tensor(g->model, &v->type, t);
+	tu_push_value(g, &g->inits, &g->ninits, v);
+	return v;
+}
+
+static void squeeze_empty_axes_input(void **state)
+{
+	(void)state;
+	/* issue 9 defect 1: Squeeze-13 with an empty `axes` input drops the extent-1 axes, as
+	 * its kernel does (ONNX Runtime: y is (3,)); the Squeeze is not a no-op */
+	om_model *m = model(13);
+	om_graph *g = m->graph;
+	input(g, "x", OM_FLOAT, "1,3,1");
+	ints(g, "none", 1, 0, NULL);
+	tu_graph_node(g, "Relu", "x", "r");
+	tu_graph_node(g, "Squeeze", "r,none", "y");
+	output(g, "y", 0, "");
+	om_pass_ctx c;
+	const om_vinfo *y = inferred(&c, m, "y");
+	assert_int_equal(y->type.elem, OM_FLOAT);
+	assert_int_equal(y->type.rank, 1);
+	assert_int_equal(y->type.dims[0].value, 3);
+	om_pass_ctx_close(&c);
+	simplify(m, NULL);
+	assert_int_equal(tu_count_op(g, "Squeeze"), 1);
+	om_model_free(m);
+}
+
+static void float_range_has_a_type(void **state)
+{
+	(void)state;
+	/* issue 9 defect 5: torch.arange(S, dtype=float): Range(0.0, Cast(Shape(x)[1]), 1.0) is
+	 * float[S], and what follows keeps its rank */
+	om_model *m = model(13);
+	om_graph *g = m->graph;
+	input(g, "x", OM_FLOAT, "B,S");
+	ints(g, "i1", 0, 1, (int64_t[]){1});
+	ints(g, "ax0", 1, 1, (int64_t[]){0});
+	scalar_f32(g, "zero", 0.0f);
+	scalar_f32(g, "one", 1.0f);
+	tu_graph_node(g, "Shape", "x", "s");
+	tu_graph_node(g, "Gather", "s,i1", "n");
+	attr_int(tu_graph_node(g, "Cast", "n", "nf"), "to", OM_FLOAT);
+	tu_graph_node(g, "Range", "zero,nf,one", "r");
+	tu_graph_node(g, "Unsqueeze", "r,ax0", "u");
+	tu_graph_node(g, "Add", "x,u", "y");
+	output(g, "y", 0, "");
+	om_pass_ctx c;
+	const om_vinfo *r = inferred(&c, m, "r");
+	assert_int_equal(r->type.elem, OM_FLOAT);
+	assert_int_equal(r->type.rank, 1);
+	assert_string_equal(r->type.dims[0].param, "S");
+	const om_vinfo *y = om_vinfo_get(&c, g, om_graph_value(g, "y"));
+	assert_int_equal(y->type.elem, OM_FLOAT);
+	assert_int_equal(y->type.rank, 2);
+	assert_string_equal(y->type.dims[0].param, "B");
+	assert_string_equal(y->type.dims[1].param, "S");
+	om_pass_ctx_close(&c);
+	om_model_free(m);
+}
+
+static void sampling_catches_small_symbols(void **state)
+{
+	(void)state;
+	/* Slice(x:[N], 0, 5) is 5 long only when N >= 5; Squeeze(x:[N,3]) without axes keeps N
+	 * only when N != 1; Equal(N, 0) and Max(N, 1) are not numbers */
+	om_model *m = model(13);
+	om_graph *g = m->graph;
+	input(g, "x", OM_FLOAT, "N");
+	input(g, "z", OM_FLOAT, "N,3");
+	ints(g, "s0", 1, 1, (int64_t[]){0});
+	ints(g, "e5", 1, 1, (int64_t[]){5});
+	ints(g, "zero", 1, 1, (int64_t[]){0});
+	ints(g, "one", 1, 1, (int64_t[]){1});
+	tu_graph_node(g, "Slice", "x,s0,e5", "sl");
+	tu_graph_node(g, "Squeeze", "z", "sq");
+	tu_graph_node(g, "Shape", "x", "n");
+	tu_graph_node(g, "Equal", "n,zero", "eq");
+	tu_graph_node(g, "Max", "n,one", "mx");
+	tu_graph_node(g, "Add", "n,one", "n1");
+	om_pass_ctx c;
+	const om_vinfo *sl = inferred(&c, m, "sl");
+	assert_int_equal(sl->type.rank, 1);
+	assert_false(om_dim_known(sl->type.dims[0]));
+	assert_true(sl->type.dims[0].param == NULL || strcmp(sl->type.dims[0].param, "N"));
+	const om_vinfo *sq = om_vinfo_get(&c, g, om_graph_value(g, "sq"));
+	assert_int_equal(sq->type.elem, OM_FLOAT);
+	assert_int_equal(sq->type.rank, -1);
+	const om_vinfo *eq = om_vinfo_get(&c, g, om_graph_value(g, "eq"));
+	assert_int_equal(eq->type.elem, OM_BOOL);
+	assert_int_equal(eq->npv, 1);
+	assert_int_equal(eq->pv[0].kind, OM_PE_SYM);
+	const om_vinfo *mx = om_vinfo_get(&c, g, om_graph_value(g, "mx"));
+	assert_int_equal(mx->npv, 1);
+	assert_int_equal(mx->pv[0].kind, OM_PE_SYM);
+	assert_string_not_equal(mx->pv[0].sym, "N");
+	/* N + 1 is a value of its own, the same in each run: a value symbol */
+	const om_vinfo *n1 = om_vinfo_get(&c, g, om_graph_value(g, "n1"));
+	assert_int_equal(n1->npv, 1);
+	assert_int_equal(n1->pv[0].kind, OM_PE_SYM);
+	assert_string_not_equal(n1->pv[0].sym, "N");
+	om_pass_ctx_close(&c);
+	om_model_free(m);
+}
+
+static void broadcast_keeps_symbols(void **state)
+{
+	(void)state;
+	/* x:[B,S,D] + pos:[1,S,D]; a fresh symbol against 768 (it must be 1 or 768); two
+	 * symbols broadcast against each other are unknown (either may be 1) */
+	om_model *m = model(13);
+	om_graph *g = m->graph;
+	input(g, "x", OM_FLOAT, "B,S,D");
+	input(g, "pos", OM_FLOAT, "1,S,D");
+	input(g, "h", OM_FLOAT, "B,H");
+	input(g, "b", OM_FLOAT, "768");
+	input(g, "p", OM_FLOAT, "B,P");
+	tu_graph_node(g, "Add", "x,pos", "y");
+	tu_graph_node(g, "Add", "h,b", "hb");
+	tu_graph_node(g, "Add", "h,p", "hp");
+	om_pass_ctx c;
+	const om_vinfo *y = inferred(&c, m, "y");
+	assert_int_equal(y->type.rank, 3);
+	assert_string_equal(y->type.dims[0].param, "B");
+	assert_string_equal(y->type.dims[1].param, "S");
+	assert_string_equal(y->type.dims[2].param, "D");
+	const om_vinfo *hb = om_vinfo_get(&c, g, om_graph_value(g, "hb"));
+	assert_int_equal(hb->type.rank, 2);
+	assert_string_equal(hb->type.dims[0].param, "B");
+	assert_int_equal(hb->type.dims[1].value, 768);
+	const om_vinfo *hp = om_vinfo_get(&c, g, om_graph_value(g, "hp"));
+	assert_int_equal(hp->type.rank, 2);
+	assert_string_equal(hp->type.dims[0].param, "B");
+	assert_true(om_symbol_internal(hp->type.dims[1].param));
+	om_pass_ctx_close(&c);
+	om_model_free(m);
+}
+
+static void partial_results_keep_type_and_rank(void **state)
+{
+	(void)state;
+	/* rows that need a value still tell the element type and the rank (exec/op.h) */
+	om_model *m = model(13);
+	om_graph *g = m->graph;
+	input(g, "x", OM_FLOAT, "N,4");
+	input(g, "t", OM_INT64, "3");
+	input(g, "lim", OM_FLOAT, "");
+	scalar_f32(g, "zero", 0.0f);
+	scalar_f32(g, "one", 1.0f);
+	tu_graph_node(g, "Range", "zero,lim,one", "r");
+	tu_graph_node(g, "Reshape", "x,t", "rs");
+	tu_graph_node(g, "ConstantOfShape", "t", "cs");
+	tu_graph_node(g, "Expand", "x,t", "ex");
+	om_pass_ctx c;
+	const om_vinfo *r = inferred(&c, m, "r");
+	assert_int_equal(r->type.elem, OM_FLOAT);
+	assert_int_equal(r->type.rank, 1);
+	assert_false(om_dim_known(r->type.dims[0]));
+	const char *want[][2] = {{"rs", "3"}, {"cs", "3"}, {"ex", "3"}};
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+		const om_vinfo *v = om_vinfo_get(&c, g, om_graph_value(g, want[i][0]));
+		assert_int_equal(v->type.elem, OM_FLOAT);
+		assert_int_equal(v->type.rank, atoi(want[i][1]));
+	}
+	om_pass_ctx_close(&c);
+	om_model_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -941,6 +1131,11 @@ int main(void)
 		cmocka_unit_test(conv_affine_fuses),
 		cmocka_unit_test(conv_affine_stops_at_second_use),
 		cmocka_unit_test(matmul_add_becomes_gemm),
+		cmocka_unit_test(squeeze_empty_axes_input),
+		cmocka_unit_test(float_range_has_a_type),
+		cmocka_unit_test(sampling_catches_small_symbols),
+		cmocka_unit_test(broadcast_keeps_symbols),
+		cmocka_unit_test(partial_results_keep_type_and_rank),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
