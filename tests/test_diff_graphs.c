@@ -14,28 +14,19 @@
 
 /* Cases that fail on main for reasons other tasks own; remove a line when it passes (the
  * test fails on a listed case that passes). Random ids are of the default seed. */
-#define SQ "issue 9 #1: Squeeze-13 with axes=[] (initializer) removed as a no-op"
 #define M1 "issue 9 #4: literal target with -1 that cannot be resolved when a symbol is 0"
 static const dt_known known_failures[] = {
 	{"reshape_n_zero", "issue 9 #4: target folds to [1,0,2,-1], -1 unresolvable at N=0"},
-	{"squeeze_empty_axes", SQ},
 	{"reshape_allowzero_literal", "literal [0,-1] with allowzero=1 (never valid) for (d0/2, d1)"},
-	{"reshape_zero_copies", "Shape(Reshape(y, s)) taken as s; a 0 in s copies y's dim"},
 	{"reshape_not_noop", "Reshape(Concat(x,x,axis=1), Shape(x)) removed as a no-op"},
-	{"g:0x53aae0489df508ed", SQ},
-	{"g:0x081aa8ecfa1ee391", SQ},
-	{"g:0xb3c26088290e18b9", SQ},
-	{"g:0x2b74eac561a3d3b7", SQ},
-	{"g:0x56535b8dba27388d", SQ},
-	{"g:0x031032ff2cd4e5cd", SQ},
-	{"g:0xca9e712c782875db", SQ},
-	{"g:0x83ae9d7a17bb44ad", M1},
 	{"g:0x5cec0518c1345427", M1},
 	{"g:0x87d65732affce56f", M1},
 	{"g:0x63e41a95050967dd", M1},
 	{"g:0x200a5aa04170e957", M1},
 	{"g:0x02bd67eccb39bdad", M1},
 	{"g:0x27edd4f3df1ec2ef", M1},
+	{"g:0x361094ec07c6fe1f", M1},
+	{"g:0xb19a5f6c614060ed", M1},
 	{NULL, NULL},
 };
 

@@ -23,9 +23,6 @@
 
 /* Cases that fail on main for reasons other tasks own; remove a line when it passes. */
 static const dt_known known_failures[] = {
-	{"Dropout@1:*", "passes' rule (infer_rules.c r_same) types the mask bool before opset 10"},
-	{"Squeeze@1:*", "issue 9 #1: passes' Squeeze rule keeps extent-1 dims for axes=[]"},
-	{"Squeeze@13:*", "issue 9 #1: passes' Squeeze rule keeps extent-1 dims for axes=[]"},
 	{NULL, NULL},
 };
 
