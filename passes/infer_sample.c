@@ -564,24 +564,15 @@ static om_pe agreed_pe(const sampler *s, const agree *a)
 	return (om_pe){OM_PE_UNK, 0, NULL};
 }
 
+/* The row's kernel may compute plan-time values: not random, not control flow. */
 static bool row_may_eval(const om_op *op, const om_node *n)
 {
-	if (op->flags & OM_OP_CONTROL)
+	if (op->flags & (OM_OP_CONTROL | OM_OP_RANDOM))
 		return false;
 	for (int32_t a = 0; a < n->nattr; a++)
 		if (n->attrs[a].type == OM_ATTR_GRAPH || n->attrs[a].type == OM_ATTR_GRAPHS)
 			return false; /* runs subgraphs: only through a session */
-	static const char *const random[] = {"RandomNormal", "RandomUniform", "RandomNormalLike",
-					     "RandomUniformLike", "Multinomial", "Bernoulli"};
-	for (size_t i = 0; i < sizeof random / sizeof random[0]; i++)
-		if (!strcmp(n->op, random[i]))
-			return false;
-	return true;
-}
-
-static bool row_shape_of(const om_node *n)
-{
-	return !strcmp(n->op, "Shape") || !strcmp(n->op, "Size");
+	return op->kernel || (op->flags & OM_OP_VIEW);
 }
 
 static void combine(const sampler *s, om_ishape *out)
@@ -619,8 +610,8 @@ om_kind om_infer_sample(om_pass_ctx *c, const om_graph *g, const om_node *n, om_
 	if (!s)
 		return om_error(c->st, OM_ERR_NOMEM, n, "out of memory in shape inference");
 	s->c = c, s->g = g, s->n = n, s->op = op, s->opset = opset;
-	s->kernel_ok = row_may_eval(op, n) && (op->kernel || (op->flags & OM_OP_VIEW));
-	s->shape_of = row_shape_of(n) && n->nin >= 1;
+	s->kernel_ok = row_may_eval(op, n);
+	s->shape_of = (op->flags & OM_OP_SHAPE_OF) && n->nin >= 1;
 	if (prepare(s, in))
 		sample(s);
 	if (!s->abort && s->nok >= (s->nsym ? 2 : 1))
