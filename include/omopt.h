@@ -125,14 +125,19 @@ typedef struct om_save_options {
 om_kind om_model_save(const om_model *m, const char *path, const om_save_options *opt,
 		      om_status *st);
 void om_model_free(om_model *m);
+/** The bytes om_model_save would write with every weight inline (*bytes; 0 on error). */
+om_kind om_model_saved_size(const om_model *m, size_t *bytes, om_status *st);
 
 /* ---- simplify ---------------------------------------------------------------------------- */
 
 typedef struct om_simplify_options {
-	size_t fold_max_bytes;   /* largest constant the folder may create; default 1 MiB when 0 */
+	size_t fold_max_bytes;   /* 0: folding never makes the saved model larger (docs/passes.md);
+				    N: a fold is made when each output is at most N bytes */
 	const char *const *skip; /* NULL-terminated pass names to skip, or NULL */
 	int verify;              /* run the IR verifier after every pass */
 	int verbose;             /* print per-pass changes to stderr */
+	int fold_qdq;            /* 1: QuantizeLinear/DequantizeLinear on constants are folded too
+				    (a float model; 0 keeps a quantized model quantized) */
 } om_simplify_options;
 
 /** Runs the pass pipeline on the model in place (see docs/passes.md). `opt` may be NULL. */

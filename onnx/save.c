@@ -616,3 +616,20 @@ om_kind om_model_save(const om_model *m, const char *path, const om_save_options
 		return k;
 	}
 }
+
+om_kind om_model_saved_size(const om_model *m, size_t *bytes, om_status *st)
+{
+	wctx c = {.m = m, .res = m->release ? m->resources : NULL, .dir = ".", .ext_name = "",
+		  .st = st};
+	*bytes = 0;
+	if (!(c.a = om_arena_new()))
+		return om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
+	const Onnx__ModelProto *mp = w_model(&c);
+	om_kind k = c.err;
+	if (!k && !mp)
+		k = om_error(st, OM_ERR_INTERNAL, NULL, "could not build the model message");
+	if (!k)
+		*bytes = protobuf_c_message_get_packed_size(&mp->base);
+	wctx_reset(&c);
+	return k;
+}
