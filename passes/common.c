@@ -5,7 +5,8 @@
  * Shape(a)[1] and Shape(b)[1] when both are the extent `seq`). The later node dies.
  * Initializers with the same element type, shape and bytes are merged too (exporters share
  * weights through Identity nodes; folding those must not leave two copies).
- * Not merged: other domains, randomness, subgraphs, graph outputs.
+ * Not merged: other domains, randomness, QuantizeLinear/DequantizeLinear (a quantized model
+ * keeps one QDQ pair per consumer as exported), subgraphs, graph outputs.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -98,7 +99,7 @@ static bool same_node(const om_node *a, const om_node *b)
 static bool mergeable(om_pass_ctx *c, const om_graph *g, const om_node *n)
 {
 	if ((n->flags & OM_NODE_DEAD) || !om_node_default_domain(n) ||
-	    om_node_has(c->m, n, OM_OP_RANDOM))
+	    om_node_has(c->m, n, OM_OP_RANDOM) || om_node_has(c->m, n, OM_OP_QDQ))
 		return false;
 	for (int32_t a = 0; a < n->nattr; a++)
 		if (n->attrs[a].type == OM_ATTR_GRAPH || n->attrs[a].type == OM_ATTR_GRAPHS)

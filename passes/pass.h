@@ -42,6 +42,9 @@ typedef struct om_pass_ctx {
 	om_model *m;
 	om_arena *scratch;    /* side-table memory, freed after simplify */
 	size_t fold_max;      /* byte budget of one folded constant */
+	size_t fold_cap;      /* the user's fold_max_bytes (cap of one folded output); 0: growth rule */
+	int fold_qdq;         /* fold QuantizeLinear/DequantizeLinear (the user asked) */
+	int64_t slack;        /* bytes folds may still add to the saved model (fold.c) */
 	int nofold;           /* 1 while fold_constants is skipped */
 	om_vinfo *info;       /* uthash by value pointer */
 	uint32_t nsym;        /* fresh-symbol counter */

@@ -276,6 +276,8 @@ om_kind om_pass_ctx_open(om_pass_ctx *c, om_model *m, const om_simplify_options 
 	if (opt) {
 		c->verbose = opt->verbose;
 		c->fold_max = opt->fold_max_bytes;
+		c->fold_cap = opt->fold_max_bytes;
+		c->fold_qdq = opt->fold_qdq;
 	}
 	if (!c->fold_max)
 		c->fold_max = (size_t)1 << 20;

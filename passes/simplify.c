@@ -9,6 +9,12 @@
  * Each pass rewrites one graph; the driver runs it on the main graph and then inside every
  * subgraph (If/Loop/Scan bodies). Passes can be skipped by name; the verifier can run after
  * every pass; verbose mode prints each pass's change count.
+ *
+ * Size: unless the user gave fold_max_bytes, folding may not make the saved model larger
+ * (fold_qdq's folds excepted). The driver measures the saved size (om_model_saved_size) before the first pass and
+ * before each fold_constants run: what the rewrites saved so far is the fold pass's slack.
+ * After the last round it checks that the result is not larger than the original and says so
+ * (-v) when it is.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,12 +113,24 @@ om_kind om_simplify(om_model *m, const om_simplify_options *opt, om_status *st)
 	om_pass_ctx c;
 	if (om_pass_ctx_open(&c, m, opt, st))
 		return st->kind;
+	const bool grow_rule = !opt->fold_max_bytes;
+	size_t size0 = 0, size1 = 0;
+	if (grow_rule && (rc = om_model_saved_size(m, &size0, st))) {
+		om_pass_ctx_close(&c);
+		return rc;
+	}
 	for (int round = 1; round <= MAX_ROUNDS && !rc; round++) {
 		int total = 0;
 		for (int p = 0; p < NPASSES && !rc; p++) {
 			if (skipped(opt, pipeline[p].name))
 				continue;
 			int changes = 0;
+			if (grow_rule && pipeline[p].fn == om_pass_fold) {
+				rc = om_model_saved_size(m, &size1, st);
+				c.slack = size1 < size0 ? (int64_t)(size0 - size1) : 0;
+				if (rc)
+					break;
+			}
 			rc = run_on(&c, pipeline[p].fn, m->graph, &changes);
 			if (!rc && opt->verify)
 				rc = om_verify_graph(m->graph, st);
@@ -129,5 +147,12 @@ om_kind om_simplify(om_model *m, const om_simplify_options *opt, om_status *st)
 			break;
 	}
 	om_pass_ctx_close(&c);
+	if (!rc && grow_rule)
+		rc = om_model_saved_size(m, &size1, st);
+	if (!rc && grow_rule && opt->verbose)
+		fprintf(stderr, "simplify: saved size %zu -> %zu bytes%s\n", size0, size1,
+			size1 <= size0	? ""
+			: opt->fold_qdq ? " (larger: fold_qdq)"
+					: " (larger than the original)");
 	return rc;
 }

@@ -14,7 +14,8 @@ enum { MAX_SKIP = 32 };
 
 static const char usage_text[] =
 	"usage: omopt simplify IN.onnx OUT.onnx [--skip PASS]... [--no-fold]\n"
-	"                      [--fold-max-bytes N] [--verify] [-v] [--external-data]\n"
+	"                      [--fold-max-bytes N] [--fold-qdq] [--verify] [-v]\n"
+	"                      [--external-data]\n"
 	"\n"
 	"Folds Shape->Gather->Unsqueeze->Concat->Reshape chains into literals (also with dynamic\n"
 	"dims), folds constants, drops dead and identity nodes, merges Transposes, folds\n"
@@ -26,9 +27,16 @@ static const char usage_text[] =
 	"  --skip PASS         do not run PASS (repeatable); passes, in order:\n"
 	"                      %s\n"
 	"  --no-fold           same as --skip fold_constants\n"
-	"  --fold-max-bytes N  largest constant folding may create (default 1048576)\n"
+	"  --fold-max-bytes N  fold a node when each of its outputs is at most N bytes, even\n"
+	"                      if the model grows (default: a fold may not make the saved\n"
+	"                      model larger: its outputs may exceed the constants it frees\n"
+	"                      by at most 4096 bytes, covered by what other rewrites saved)\n"
+	"  --fold-qdq          also fold QuantizeLinear/DequantizeLinear on constants (a\n"
+	"                      float model; by default a quantized model stays quantized)\n"
 	"  --verify            check the IR after every pass\n"
-	"  -v                  print each pass's change count (-vv: and every inferred type)\n"
+	"  -v                  print each pass's change count, the saved size before and\n"
+	"                      after, and each fold not made and why (-vv: and every\n"
+	"                      inferred type)\n"
 	"  --external-data     write weights of 1 KiB and more to OUT.onnx.data\n";
 
 static void usage(FILE *f)
@@ -107,6 +115,8 @@ int cmd_simplify(int argc, char **argv)
 			if (errno || *end || end == argv[i] || argv[i][0] == '-' || v == 0)
 				return usage_error("bad byte count '%s'", argv[i]);
 			opt.fold_max_bytes = (size_t)v;
+		} else if (!strcmp(a, "--fold-qdq")) {
+			opt.fold_qdq = 1;
 		} else if (!strcmp(a, "--verify")) {
 			opt.verify = 1;
 		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
