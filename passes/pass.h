@@ -41,7 +41,7 @@ typedef struct om_vinfo {
 typedef struct om_pass_ctx {
 	om_model *m;
 	om_arena *scratch;    /* side-table memory, freed after simplify */
-	size_t fold_max;      /* byte budget of one folded constant */
+	size_t fold_max;      /* constant bytes infer may evaluate a node on (1 MiB) */
 	size_t fold_cap;      /* the user's fold_max_bytes (cap of one folded output); 0: growth rule */
 	int fold_qdq;         /* fold QuantizeLinear/DequantizeLinear (the user asked) */
 	int64_t slack;        /* bytes folds may still add to the saved model (fold.c) */
@@ -57,8 +57,8 @@ typedef struct om_pass_ctx {
 	om_status *st;
 } om_pass_ctx;
 
-/** Opens c over m: scratch arena, the options' verbosity and fold budget (1 MiB when 0; opt may
- *  be NULL for the defaults). OM_ERR_NOMEM when the arena cannot be made. */
+/** Opens c over m: scratch arena, the options' verbosity, fold_max_bytes (fold_cap, and
+ *  fold_max: 1 MiB when 0) and fold_qdq (opt may be NULL for the defaults). OM_ERR_NOMEM when the arena cannot be made. */
 om_kind om_pass_ctx_open(om_pass_ctx *c, om_model *m, const om_simplify_options *opt,
 			 om_status *st);
 /** Frees what c holds (side table, scratch, initializer-list room). */
