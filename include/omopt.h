@@ -107,7 +107,8 @@ typedef struct om_model om_model;
 
 /** Loads an ONNX ModelProto file. External data is resolved relative to the file's folder;
  *  a location that leaves that folder is OM_ERR_INVALID_MODEL. Truncated or corrupted files
- *  give OM_ERR_INVALID_MODEL, unreadable ones OM_ERR_IO. */
+ *  give OM_ERR_INVALID_MODEL, unreadable ones OM_ERR_IO (so are a model or external-data path
+ *  that is not a regular file: a FIFO, a device or a folder is refused, never waited on). */
 om_kind om_model_load(const char *path, om_model **out, om_status *st);
 /** Same from memory; `data` must outlive the model (weights are borrowed from it). `dir` is the
  *  folder for external data, or NULL when none may be used. */
@@ -120,8 +121,10 @@ typedef struct om_save_options {
 	const char *external_name; /* file name beside the model; default "<model>.data" */
 } om_save_options;
 
-/** Writes the model atomically (temporary file + rename). Models over 2 GB always use
- *  external data. `opt` may be NULL. */
+/** Writes the model atomically (temporary file + rename; a weights file first, put back if
+ *  the model's rename then fails). Models over 2 GB always use external data. Never replaces
+ *  a file a loaded model reads its external data from, nor the model file with weights: the
+ *  model file itself may be the destination (replaced whole). `opt` may be NULL. */
 om_kind om_model_save(const om_model *m, const char *path, const om_save_options *opt,
 		      om_status *st);
 void om_model_free(om_model *m);
@@ -185,9 +188,11 @@ void om_session_free(om_session *s);
 
 /* ---- tensor files ------------------------------------------------------------------------ */
 
-/** Reads a serialized ONNX TensorProto (.pb) or a NumPy .npy file into t (om_tensor_free). */
+/** Reads a serialized ONNX TensorProto (.pb) or a NumPy .npy file into t (om_tensor_free).
+ *  Only regular files are opened (a FIFO or a device is refused, never waited on). */
 om_kind om_tensor_read_file(const char *path, om_tensor *t, om_status *st);
-/** Writes t as a TensorProto (.pb, named `name`) or as .npy, chosen by the path's suffix. */
+/** Writes t as a TensorProto (.pb, named `name`) or as .npy, chosen by the path's suffix,
+ *  atomically: a temporary file beside it renamed over it (a symlink there is replaced). */
 om_kind om_tensor_write_file(const char *path, const om_tensor *t, const char *name,
 			     om_status *st);
 

@@ -28,19 +28,13 @@ static bool location_is_plain(const char *loc)
 	return true;
 }
 
-static om_kind map_file(const char *path, om_mapping *mp, om_status *st)
+static om_kind map_file(const char *path, om_mapping *mp, struct stat *sb, om_status *st)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return om_error(st, OM_ERR_IO, NULL, "cannot open external data '%s': %s", path,
-				strerror(errno));
-	struct stat sb;
-	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-		close(fd);
-		return om_error(st, OM_ERR_INVALID_MODEL, NULL,
-				"external data '%s' is not a regular file", path);
-	}
-	mp->size = (size_t)sb.st_size;
+	int fd;
+	om_kind k = om_file_open_regular(path, "external data", &fd, sb, st);
+	if (k)
+		return k;
+	mp->size = (size_t)sb->st_size;
 	mp->ptr = NULL;
 	if (mp->size) {
 		/* private and writable: a stray write copies a page instead of faulting */
@@ -54,6 +48,36 @@ static om_kind map_file(const char *path, om_mapping *mp, om_status *st)
 	}
 	close(fd);
 	return OM_OK;
+}
+
+static om_kind add_id(om_mapping *mp, const struct stat *sb, om_status *st)
+{
+	om_file_id id = {sb->st_dev, sb->st_ino};
+	for (int32_t i = 0; i < mp->nids; i++)
+		if (om_file_id_eq(mp->ids[i], id))
+			return OM_OK;
+	om_file_id *ids = realloc(mp->ids, sizeof *ids * (size_t)(mp->nids + 1));
+	if (!ids)
+		return om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
+	mp->ids = ids;
+	mp->ids[mp->nids++] = id;
+	return OM_OK;
+}
+
+/* Records the folder entries dir/location is reached through (each component, a symlink as
+ * itself): a save must not replace any of them. path is dir/location. */
+static om_kind add_entry_ids(om_mapping *mp, const char *path, size_t dlen, om_status *st)
+{
+	char prefix[PATH_MAX];
+	for (size_t i = dlen + 1;; i++) {
+		if (path[i] != '/' && path[i])
+			continue;
+		struct stat sb;
+		snprintf(prefix, sizeof prefix, "%.*s", (int)i, path);
+		om_kind k = lstat(prefix, &sb) == 0 ? add_id(mp, &sb, st) : OM_OK;
+		if (k || !path[i])
+			return k;
+	}
 }
 
 om_kind om_onnx_external_map(const char *dir, const char *location, om_mapping **maps,
@@ -79,28 +103,34 @@ om_kind om_onnx_external_map(const char *dir, const char *location, om_mapping *
 	if (!root && (strncmp(rpath, rdir, nd) != 0 || rpath[nd] != '/'))
 		return om_error(st, OM_ERR_INVALID_MODEL, NULL,
 				"external data '%s' resolves outside the model folder", location);
-	for (om_mapping *mp = *maps; mp; mp = mp->next)
-		if (!strcmp(mp->path, rpath)) {
-			*data = mp->ptr;
-			*size = mp->size;
-			return OM_OK;
-		}
-	om_mapping *mp = calloc(1, sizeof *mp);
+	om_mapping *mp = *maps;
+	while (mp && strcmp(mp->path, rpath))
+		mp = mp->next;
+	if (mp) {
+		*data = mp->ptr;
+		*size = mp->size;
+		return add_entry_ids(mp, path, strlen(dir), st);
+	}
+	mp = calloc(1, sizeof *mp);
 	if (!mp || !(mp->path = strdup(rpath))) {
 		free(mp);
 		return om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
 	}
-	om_kind k = map_file(rpath, mp, st);
+	struct stat sb;
+	om_kind k = map_file(rpath, mp, &sb, st);
 	if (k) {
 		free(mp->path);
 		free(mp);
 		return k;
 	}
-	mp->next = *maps;
+	mp->next = *maps; /* freed with the others from here on */
 	*maps = mp;
+	k = add_id(mp, &sb, st);
+	if (!k)
+		k = add_entry_ids(mp, path, strlen(dir), st);
 	*data = mp->ptr;
 	*size = mp->size;
-	return OM_OK;
+	return k;
 }
 
 void om_onnx_mappings_free(om_mapping *maps)
@@ -110,6 +140,7 @@ void om_onnx_mappings_free(om_mapping *maps)
 		if (maps->ptr)
 			munmap(maps->ptr, maps->size);
 		free(maps->path);
+		free(maps->ids);
 		free(maps);
 		maps = next;
 	}

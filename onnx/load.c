@@ -1,7 +1,6 @@
 /* load.c — om_model_load / om_model_load_memory: bytes → checked, unpacked ModelProto → IR;
  * a file that does not load is explained by model_diag.c. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -105,14 +104,11 @@ static char *dir_of(const char *path)
 om_kind om_model_load(const char *path, om_model **out, om_status *st)
 {
 	*out = NULL;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return om_error(st, OM_ERR_IO, NULL, "cannot open '%s': %s", path, strerror(errno));
-	struct stat sb;
-	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-		close(fd);
-		return om_error(st, OM_ERR_IO, NULL, "'%s' is not a regular file", path);
-	}
+	int fd;
+	struct stat sb, entry;
+	om_kind k = om_file_open_regular(path, "model", &fd, &sb, st);
+	if (k)
+		return k;
 	size_t size = (size_t)sb.st_size;
 	void *data = NULL;
 	if (size) {
@@ -125,10 +121,16 @@ om_kind om_model_load(const char *path, om_model **out, om_status *st)
 	}
 	close(fd);
 	char *dir = dir_of(path);
-	om_kind k = dir ? load(size ? data : "", size, dir, path, out, st)
-			: om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
+	k = dir ? load(size ? data : "", size, dir, path, out, st)
+		: om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
 	free(dir);
 	if (size)
 		munmap(data, size); /* protobuf-c copied what the model keeps */
+	om_io_resources *res = *out ? (*out)->resources : NULL;
+	if (res) { /* what a save must not replace with a weights file */
+		res->file[res->nfile++] = (om_file_id){sb.st_dev, sb.st_ino};
+		if (lstat(path, &entry) == 0) /* a symlink: the link itself too */
+			res->file[res->nfile++] = (om_file_id){entry.st_dev, entry.st_ino};
+	}
 	return k;
 }

@@ -2,6 +2,7 @@
 #ifndef OM_ONNX_IO_H
 #define OM_ONNX_IO_H
 
+#include "files.h"
 #include "ir.h"
 #include "onnx.pb-c.h"
 
@@ -13,6 +14,10 @@ typedef struct om_mapping {
 	char *path; /* resolved (realpath) */
 	void *ptr;
 	size_t size;
+	/* what the model reads it through: the file, and each folder entry of each location
+	 * naming it (a symlink there included), so that a save never replaces one of them */
+	om_file_id *ids;
+	int32_t nids;
 	struct om_mapping *next;
 } om_mapping;
 
@@ -29,6 +34,8 @@ typedef struct om_io_resources {
 	Onnx__ModelProto *proto;
 	om_mapping *maps;
 	om_loaded *loaded; /* uthash by key */
+	om_file_id file[2]; /* the model file: its folder entry and what it resolves to */
+	int32_t nfile;      /* 0 when loaded from memory */
 } om_io_resources;
 
 /** Context for turning TensorProtos into om_tensors. `dir` NULL: external data refused. */

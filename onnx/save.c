@@ -17,9 +17,9 @@ typedef struct wctx {
 	const om_io_resources *res; /* NULL for a model not made by the loader */
 	bool ext;                   /* weights >= ext_min go to the external file */
 	size_t ext_min;
-	const char *dir, *ext_name;
-	char ext_tmp[PATH_MAX];
-	FILE *ext_f;
+	const char *ext_name;
+	char ext_path[PATH_MAX];
+	om_out_file xf; /* the weights file being written (xf.f NULL until the first) */
 	uint64_t ext_off;
 	om_status *st;
 	om_kind err;
@@ -166,21 +166,34 @@ static bool unchanged(const wctx *c, const om_tensor *t, const Onnx__TensorProto
 	       !memcmp(s->dims, t->dims, sizeof(int64_t) * (size_t)t->rank);
 }
 
+/* Refuses to replace a file the saved model was loaded from: any folder entry on the way to
+ * its external data, or (for the weights file) the model file itself. The model file may be
+ * replaced by the new model: the rename leaves the loaded copy intact. */
+static om_kind check_deps(const wctx *c, const char *path, bool weights)
+{
+	struct stat sb;
+	if (!c->res || lstat(path, &sb) != 0)
+		return OM_OK;
+	const om_file_id id = {sb.st_dev, sb.st_ino};
+	for (const om_mapping *mp = c->res->maps; mp; mp = mp->next)
+		for (int32_t i = 0; i < mp->nids; i++)
+			if (om_file_id_eq(mp->ids[i], id))
+				return om_error(c->st, OM_ERR_IO, NULL,
+						"'%s' holds external data the model being saved "
+						"was loaded from: replacing it would break that "
+						"model; save under another name", path);
+	for (int32_t i = 0; weights && i < c->res->nfile; i++)
+		if (om_file_id_eq(c->res->file[i], id))
+			return om_error(c->st, OM_ERR_IO, NULL,
+					"'%s' is the model file being saved from: its weights "
+					"would replace it; save under another name", path);
+	return OM_OK;
+}
+
 static om_kind ext_open(wctx *c)
 {
-	snprintf(c->ext_tmp, sizeof c->ext_tmp, "%s/.%s.XXXXXX", c->dir, c->ext_name);
-	int fd = mkstemp(c->ext_tmp);
-	if (fd < 0 || !(c->ext_f = fdopen(fd, "wb"))) {
-		if (fd >= 0) {
-			close(fd);
-			unlink(c->ext_tmp);
-		}
-		c->ext_tmp[0] = 0;
-		return om_error(c->st, OM_ERR_IO, NULL, "cannot create a file in '%s': %s",
-				c->dir, strerror(errno));
-	}
-	fchmod(fd, 0644);
-	return OM_OK;
+	om_kind k = check_deps(c, c->ext_path, true);
+	return k ? k : om_out_open(&c->xf, c->ext_path, c->st);
 }
 
 static Onnx__StringStringEntryProto *entry(wctx *c, const char *key, const char *value)
@@ -200,11 +213,11 @@ static Onnx__StringStringEntryProto *entry(wctx *c, const char *key, const char 
 static void w_external(wctx *c, const om_tensor *t, Onnx__TensorProto *tp)
 {
 	static const unsigned char zeros[64];
-	if (!c->ext_f && (c->err = ext_open(c)))
+	if (!c->xf.f && (c->err = ext_open(c)))
 		return;
 	size_t pad = (size_t)((64 - c->ext_off % 64) % 64);
-	if (fwrite(zeros, 1, pad, c->ext_f) != pad ||
-	    fwrite(t->data, 1, t->nbytes, c->ext_f) != t->nbytes) {
+	if (fwrite(zeros, 1, pad, c->xf.f) != pad ||
+	    fwrite(t->data, 1, t->nbytes, c->xf.f) != t->nbytes) {
 		fail(c, OM_ERR_IO, "cannot write the external data file");
 		return;
 	}
@@ -508,59 +521,54 @@ static void file_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
 		fb->failed = true;
 }
 
-/* fflush + fsync + fclose; false on any failure (the file is closed either way). */
-static bool finish(FILE *f)
+/* Renames the weights file into place, then the model; when the model's rename fails, what
+ * was at the weights file's name before is put back (or the new one removed). */
+static om_kind commit_both(wctx *c, om_out_file *mo)
 {
-	bool ok = fflush(f) == 0 && fsync(fileno(f)) == 0;
-	return fclose(f) == 0 && ok;
+	char bak[PATH_MAX + 1] = "";
+	struct stat sb;
+	bool existed = lstat(c->xf.path, &sb) == 0;
+	if (existed && (snprintf(bak, sizeof bak, "%s~", c->xf.tmp) >= (int)sizeof bak ||
+			link(c->xf.path, bak) != 0))
+		bak[0] = 0; /* no second name for it: it cannot be put back */
+	om_kind k = om_out_rename(&c->xf, c->st);
+	if (k) {
+		om_out_discard(mo);
+	} else if ((k = om_out_rename(mo, c->st))) {
+		if (bak[0] && rename(bak, c->xf.path) == 0)
+			bak[0] = 0;
+		else if (!existed)
+			unlink(c->xf.path);
+	}
+	if (bak[0])
+		unlink(bak);
+	return k;
 }
 
 static om_kind write_model(wctx *c, const Onnx__ModelProto *mp, const char *path)
 {
-	char tmp[PATH_MAX];
-	const char *base = strrchr(path, '/');
-	base = base ? base + 1 : path;
-	if (snprintf(tmp, sizeof tmp, "%s/.%s.XXXXXX", c->dir, base) >= (int)sizeof tmp)
-		return om_error(c->st, OM_ERR_IO, NULL, "path too long: '%s'", path);
-	int fd = mkstemp(tmp);
-	FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
-	if (!f) {
-		if (fd >= 0) {
-			close(fd);
-			unlink(tmp);
-		}
-		return om_error(c->st, OM_ERR_IO, NULL, "cannot create a file in '%s': %s",
-				c->dir, strerror(errno));
-	}
-	fchmod(fd, 0644);
-	file_buffer fb = {{file_append}, f, false};
+	om_out_file mo;
+	om_kind k = om_out_open(&mo, path, c->st);
+	if (k)
+		return k;
+	file_buffer fb = {{file_append}, mo.f, false};
 	protobuf_c_message_pack_to_buffer(&mp->base, &fb.base);
-	bool ok = finish(f) && !fb.failed;
-	if (ok && c->ext_f) {
-		ok = finish(c->ext_f);
-		c->ext_f = NULL;
-		char ext_path[PATH_MAX];
-		snprintf(ext_path, sizeof ext_path, "%s/%s", c->dir, c->ext_name);
-		ok = ok && rename(c->ext_tmp, ext_path) == 0;
-		if (ok)
-			c->ext_tmp[0] = 0;
+	if (fb.failed) {
+		om_out_discard(&mo);
+		return om_error(c->st, OM_ERR_IO, NULL, "cannot write '%s'", path);
 	}
-	if (!ok || rename(tmp, path) != 0) {
-		int e = errno;
-		unlink(tmp);
-		return om_error(c->st, OM_ERR_IO, NULL, "cannot write '%s': %s", path, strerror(e));
-	}
-	return OM_OK;
+	k = om_out_finish(&mo, c->st);
+	if (!k && c->xf.tmp[0])
+		k = om_out_finish(&c->xf, c->st);
+	if (!k)
+		k = c->xf.tmp[0] ? commit_both(c, &mo) : om_out_rename(&mo, c->st);
+	om_out_discard(&mo);
+	return k;
 }
 
 static void wctx_reset(wctx *c)
 {
-	if (c->ext_f)
-		fclose(c->ext_f);
-	c->ext_f = NULL;
-	if (c->ext_tmp[0])
-		unlink(c->ext_tmp);
-	c->ext_tmp[0] = 0;
+	om_out_discard(&c->xf);
 	c->ext_off = 0;
 	om_arena_free(c->a);
 	c->a = NULL;
@@ -570,18 +578,8 @@ om_kind om_model_save(const om_model *m, const char *path, const om_save_options
 		      om_status *st)
 {
 	const char *slash = strrchr(path, '/');
-	char dir[PATH_MAX], ext_name[NAME_MAX + 1];
-	if (!slash)
-		snprintf(dir, sizeof dir, ".");
-	else if (slash == path)
-		snprintf(dir, sizeof dir, "/");
-	else if ((size_t)(slash - path) < sizeof dir)
-		snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
-	else
-		return om_error(st, OM_ERR_IO, NULL, "path too long");
 	const char *base = slash ? slash + 1 : path;
-	if (!*base)
-		return om_error(st, OM_ERR_IO, NULL, "'%s' names a folder", path);
+	char ext_name[NAME_MAX + 1];
 	if (opt && opt->external_name && *opt->external_name)
 		snprintf(ext_name, sizeof ext_name, "%s", opt->external_name);
 	else
@@ -589,8 +587,15 @@ om_kind om_model_save(const om_model *m, const char *path, const om_save_options
 	if (strchr(ext_name, '/') || !strcmp(ext_name, "..") || !strcmp(ext_name, ".") ||
 	    !strcmp(ext_name, base))
 		return om_error(st, OM_ERR_IO, NULL, "bad external data name '%s'", ext_name);
-	wctx c = {.m = m, .res = m->release ? m->resources : NULL, .dir = dir,
-		  .ext_name = ext_name, .st = st};
+	wctx c = {.m = m, .res = m->release ? m->resources : NULL, .ext_name = ext_name,
+		  .st = st};
+	if (snprintf(c.ext_path, sizeof c.ext_path, "%.*s%s", slash ? (int)(slash - path) + 1 : 0,
+		     path, ext_name) >= (int)sizeof c.ext_path)
+		return om_error(st, OM_ERR_IO, NULL, "path too long: '%.200s...'", path);
+	/* nothing is written when the destination cannot be written or is what the model reads */
+	om_kind k0 = om_out_check_dest(path, st);
+	if (k0 || (k0 = check_deps(&c, path, false)))
+		return k0;
 	c.ext = opt && opt->external_data;
 	c.ext_min = opt && opt->external_min_bytes ? opt->external_min_bytes : 1024;
 	for (int attempt = 0;; attempt++) {

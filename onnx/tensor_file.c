@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "onnx_io.h"
 
@@ -19,9 +20,15 @@ static const struct {
 
 om_kind om_onnx_read_file(const char *path, unsigned char **data, size_t *size, om_status *st)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return om_error(st, OM_ERR_IO, NULL, "cannot open '%s': %s", path, strerror(errno));
+	int fd;
+	om_kind k = om_file_open_regular(path, "tensor file", &fd, NULL, st);
+	if (k)
+		return k;
+	FILE *f = fdopen(fd, "rb");
+	if (!f) {
+		close(fd);
+		return om_error(st, OM_ERR_IO, NULL, "cannot read '%s': %s", path, strerror(errno));
+	}
 	size_t cap = 1 << 16, n = 0;
 	unsigned char *buf = malloc(cap);
 	while (buf) {
@@ -309,17 +316,16 @@ om_kind om_tensor_write_file(const char *path, const om_tensor *t, const char *n
 	    (t->dtype != OM_STRING &&
 	     t->nbytes < om_tensor_bytes_for(t->dtype, t->rank, t->dims)))
 		return om_error(st, OM_ERR_INVALID_INPUT, NULL, "inconsistent tensor");
-	FILE *f = fopen(path, "wb");
-	if (!f)
-		return om_error(st, OM_ERR_IO, NULL, "cannot create '%s': %s", path,
-				strerror(errno));
+	om_out_file o;
+	om_kind k = om_out_open(&o, path, st);
+	if (k)
+		return k;
 	om_tensor v = *t;
 	if (v.dtype != OM_STRING)
 		v.nbytes = om_tensor_bytes_for(t->dtype, t->rank, t->dims);
-	om_kind k = has_suffix(path, ".npy") ? npy_write(f, &v, st) : pb_write(f, &v, name, st);
-	if (fclose(f) != 0 && !k)
-		k = om_error(st, OM_ERR_IO, NULL, "cannot write '%s'", path);
-	if (k)
-		remove(path);
+	k = has_suffix(path, ".npy") ? npy_write(o.f, &v, st) : pb_write(o.f, &v, name, st);
+	if (!k)
+		k = om_out_commit(&o, st);
+	om_out_discard(&o);
 	return k;
 }

@@ -1,0 +1,52 @@
+/* files.h — how omopt touches files: inputs are opened only when they are regular files (a FIFO,
+ * a device or a folder is refused without blocking), outputs are written to a temporary file in
+ * the destination's folder and renamed over it (a symlink there is replaced, never followed). */
+#ifndef OM_FILES_H
+#define OM_FILES_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/stat.h>
+
+#include "ir.h"
+
+/** A file's identity: device and inode. */
+typedef struct om_file_id {
+	dev_t dev;
+	ino_t ino;
+} om_file_id;
+
+static inline bool om_file_id_eq(om_file_id a, om_file_id b)
+{
+	return a.dev == b.dev && a.ino == b.ino;
+}
+
+/** Opens path read-only when it is a regular file: it is looked at first (anything else is
+ *  refused without being opened, so a FIFO cannot block), then opened without blocking and
+ *  checked again. `what` names the file in messages ("model", "external data", ...).
+ *  Fills *fd and, when sb is not NULL, *sb. OM_ERR_IO on failure. */
+om_kind om_file_open_regular(const char *path, const char *what, int *fd, struct stat *sb,
+			     om_status *st);
+
+/** An output being written: a temporary file beside `path`, renamed over it when done. */
+typedef struct om_out_file {
+	FILE *f;
+	char path[PATH_MAX];
+	char tmp[PATH_MAX]; /* "" once renamed or removed */
+} om_out_file;
+
+/** Refuses a destination that is a folder (before anything is written). */
+om_kind om_out_check_dest(const char *path, om_status *st);
+/** Creates the temporary file (mode 0644) in path's folder; o->f is open for writing. */
+om_kind om_out_open(om_out_file *o, const char *path, om_status *st);
+/** Flushes, fsyncs and closes the temporary file (o->f becomes NULL); removes it on failure. */
+om_kind om_out_finish(om_out_file *o, om_status *st);
+/** Renames the finished temporary file over o->path; removes it on failure. */
+om_kind om_out_rename(om_out_file *o, om_status *st);
+/** om_out_finish then om_out_rename. */
+om_kind om_out_commit(om_out_file *o, om_status *st);
+/** Closes and removes the temporary file if it is still there (after a failure; idempotent). */
+void om_out_discard(om_out_file *o);
+
+#endif
