@@ -216,7 +216,13 @@ UN_CLONES void om_ew_bias_gelu_f32(int64_t rows, int64_t d, float *o, const floa
 #define UN_ENTRY_NF_OM_DOUBLE(OP) [OM_DOUBLE] = UN_FN(OP, OM_DOUBLE),
 #define UN_ENTRY_NF_OM_FLOAT16(OP) [OM_FLOAT16] = UN_FN(OP, OM_FLOAT16),
 #define UN_ENTRY_NF_OM_BFLOAT16(OP) [OM_BFLOAT16] = UN_FN(OP, OM_BFLOAT16),
-OM_EW_FLOATS(UN_DEF, ERF_F)
+/* the loops of the other float types only (float32 has its own: no unused function) */
+#define UN_DEF_NOT_F32(OP, DT, T, CT, LD) UN_DEF_NF_##DT(OP, DT, T, CT, LD)
+#define UN_DEF_NF_OM_FLOAT(OP, DT, T, CT, LD)
+#define UN_DEF_NF_OM_DOUBLE(OP, DT, T, CT, LD) UN_DEF(OP, DT, T, CT, LD)
+#define UN_DEF_NF_OM_FLOAT16(OP, DT, T, CT, LD) UN_DEF(OP, DT, T, CT, LD)
+#define UN_DEF_NF_OM_BFLOAT16(OP, DT, T, CT, LD) UN_DEF(OP, DT, T, CT, LD)
+OM_EW_FLOATS(UN_DEF_NOT_F32, ERF_F)
 static const un_fn t_erf[OM_DTYPE_COUNT] = {[OM_FLOAT] = un_erf_f32,
 					     OM_EW_FLOATS(UN_ENTRY_NOT_F32, ERF_F)};
 /* Tanh, Sigmoid and Swish on float32: the same loops as TANH_F, SIGMOID_F and SWISH_F, with
@@ -245,10 +251,10 @@ UN_CLONES static void un_swish_f32(int64_t n, void *o_, const void *a_, const ew
 	for (int64_t i = 0; i < n; i++)
 		o[i] = a[i] * om_det_sigmoidf(alpha * a[i]);
 }
-OM_EW_FLOATS(UN_DEF, TANH_F)
+OM_EW_FLOATS(UN_DEF_NOT_F32, TANH_F)
 static const un_fn t_tanh[OM_DTYPE_COUNT] = {[OM_FLOAT] = un_tanh_f32,
 					      OM_EW_FLOATS(UN_ENTRY_NOT_F32, TANH_F)};
-OM_EW_FLOATS(UN_DEF, SIGMOID_F)
+OM_EW_FLOATS(UN_DEF_NOT_F32, SIGMOID_F)
 static const un_fn t_sigmoid[OM_DTYPE_COUNT] = {[OM_FLOAT] = un_sigmoid_f32,
 						 OM_EW_FLOATS(UN_ENTRY_NOT_F32, SIGMOID_F)};
 UN_TABLE_F(t_hsig, HSIG_F)
@@ -259,7 +265,7 @@ UN_TABLE_F(t_elu, ELU_F)
 UN_TABLE_F(t_selu, SELU_F)
 UN_TABLE_F(t_softplus, SOFTPLUS_F)
 UN_TABLE_F(t_softsign, SOFTSIGN_F)
-OM_EW_FLOATS(UN_DEF, GELU_F)
+OM_EW_FLOATS(UN_DEF_NOT_F32, GELU_F)
 static const un_fn t_gelu[OM_DTYPE_COUNT] = {[OM_FLOAT] = un_gelu_f32,
 					      OM_EW_FLOATS(UN_ENTRY_NOT_F32, GELU_F)};
 UN_CLONES static void un_gelu_tanh_f32(int64_t n, void *o_, const void *a_, const ew_par *p)
@@ -270,7 +276,7 @@ UN_CLONES static void un_gelu_tanh_f32(int64_t n, void *o_, const void *a_, cons
 	for (int64_t i = 0; i < n; i++)
 		o[i] = ew_gelu_tanh_f(a[i]);
 }
-OM_EW_FLOATS(UN_DEF, GELU_TANH_F)
+OM_EW_FLOATS(UN_DEF_NOT_F32, GELU_TANH_F)
 static const un_fn t_gelu_tanh[OM_DTYPE_COUNT] = {[OM_FLOAT] = un_gelu_tanh_f32,
 						   OM_EW_FLOATS(UN_ENTRY_NOT_F32, GELU_TANH_F)};
 UN_TABLE_F(t_floor, FLOOR_F)
@@ -292,7 +298,7 @@ UN_TABLE_F(t_trelu, TRELU_F)
 UN_TABLE_F(t_celu, CELU_F)
 UN_TABLE_F(t_shrink, SHRINK_F)
 UN_TABLE_F(t_mish, MISH_F)
-OM_EW_FLOATS(UN_DEF, SWISH_F)
+OM_EW_FLOATS(UN_DEF_NOT_F32, SWISH_F)
 static const un_fn t_swish[OM_DTYPE_COUNT] = {[OM_FLOAT] = un_swish_f32,
 					       OM_EW_FLOATS(UN_ENTRY_NOT_F32, SWISH_F)};
 OM_EW_BOOLS(UN_DEF, NOT_B)

@@ -231,7 +231,7 @@ static void pool_image(const pool3 *g, const pool_args *pa, const float *x, floa
 
 static inline float max_nan(float m, float v)
 {
-	return (v > m) | (v != v) ? v : m; /* no branch: vectorizes */
+	return ((v > m) | (v != v)) ? v : m; /* no branch: vectorizes */
 }
 
 /* y[o] = max over taps t < k of r[o * s + t], o < n, taps in order (NaN wins); s is a

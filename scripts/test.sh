@@ -1,7 +1,8 @@
 #!/bin/sh
 # All the tests: install, build (plain and ASan+UBSan), run the whole suite in both; compile a
-# release build too, so that warnings only -O3 shows fail here rather than in a user's build; then
-# fuzz each libFuzzer harness briefly (scripts/fuzz.sh) when clang is installed.
+# release build too, so that warnings only -O3 shows fail here rather than in a user's build, and
+# a clang build when clang is installed; then fuzz each libFuzzer harness briefly
+# (scripts/fuzz.sh) when clang is installed.
 set -eu
 cd "$(dirname "$0")/.."
 sh scripts/install-deps.sh
@@ -10,6 +11,12 @@ ninja -C build
 meson test -C build --print-errorlogs --num-processes 2
 [ -d build-release ] || meson setup build-release --buildtype=release -Dtests=false >/dev/null
 ninja -C build-release
+# clang too, with the same warnings as errors, when it is installed (compiled, tests included,
+# not run: the plain suite above ran them)
+if command -v clang >/dev/null 2>&1; then
+	[ -d build-clang ] || CC=clang meson setup build-clang >/dev/null
+	ninja -C build-clang
+fi
 [ -d build-asan ] || meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false \
 	--buildtype=debug >/dev/null
 ninja -C build-asan
