@@ -223,10 +223,17 @@ om_kind om_resize_params(om_ctx *c, bool want_roi, rs_params *p)
 		}
 	}
 	if (has_sizes)
-		return from_sizes(c, p, c->in[zi], axes, naxes);
-	if ((rc = read_floats(c, c->in[si], naxes, s, "scales")))
-		return rc;
-	return from_scales(c, p, s, axes, naxes);
+		rc = from_sizes(c, p, c->in[zi], axes, naxes);
+	else if (!(rc = read_floats(c, c->in[si], naxes, s, "scales")))
+		rc = from_scales(c, p, s, axes, naxes);
+	/* an empty axis has nothing to sample: sizes cannot make it longer (checked here, so
+	 * that infer refuses what the kernel cannot run) */
+	for (int32_t a = 0; !rc && a < p->rank; a++)
+		if (p->out[a] > 0 && p->in[a] == 0)
+			rc = om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				      "cannot resize an empty axis %d to %lld", a,
+				      (long long)p->out[a]);
+	return rc;
 }
 
 /* ---- sampling tables ----------------------------------------------------------------------- */
@@ -339,9 +346,6 @@ om_kind om_resize_axis(om_ctx *c, const rs_params *p, int32_t a, rs_axis *t)
 		start = (int64_t)f + 1;
 		t->n = 2 - 2 * start;
 	}
-	if (L > 0 && in == 0)
-		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
-				"cannot resize an empty axis %d to %lld", a, (long long)L);
 	t->idx = malloc(sizeof(int64_t) * (size_t)(L * t->n + 1));
 	t->w = malloc(sizeof(float) * (size_t)(L * t->n + 1));
 	t->outside = calloc((size_t)L + 1, 1);

@@ -369,6 +369,16 @@ static void resize_shapes_and_errors(void **state)
 	assert_int_equal(infer_resize(&tbad, NULL, out, &st), OM_ERR_INVALID_MODEL);
 	assert_int_equal(infer_resize(&tbig, NULL, out, &st), OM_ERR_INVALID_MODEL);
 	assert_string_equal(st.op, "Resize");
+	/* sizes cannot lengthen an empty axis: planning refuses it as the kernel does (infer
+	 * accepted it; test_diff_nodes found it) */
+	om_model *m = om_model_new();
+	om_node *n = nt_add_node(m, "Resize", 4, 1);
+	n->in[1] = NULL;
+	const om_tensor tx = nt_tensor(OM_FLOAT, 2, (int64_t[]){0, 4}, NULL);
+	const om_tensor *in[] = {&tx, NULL, &empty, &tz};
+	assert_int_equal(om_infer_node(n, 13, in, out, &st), OM_ERR_INVALID_MODEL);
+	assert_non_null(strstr(st.msg, "empty axis 0"));
+	om_model_free(m);
 }
 
 int main(void)
