@@ -264,6 +264,10 @@ static om_kind dropout_training(om_ctx *c)
 {
 	if (c->opset < 12 || c->nin < 3 || !c->in[2])
 		return OM_OK;
+	if (om_tensor_numel(c->in[2]) != 1) /* known at plan time, the value or not */
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"training_mode has %lld elements, not 1",
+				(long long)om_tensor_numel(c->in[2]));
 	int64_t t;
 	om_kind rc = om_read_scalar_int(c, c->in[2], &t);
 	if (rc == OM_NEED_VALUE)

@@ -305,6 +305,13 @@ static void dropout(void **state)
 	/* a training_mode fed at run time: the shape needs no value, the kernel reads it */
 	tm.data = NULL;
 	assert_int_equal(om_infer_node(n, 13, in, out, &st), OM_OK);
+	/* ... but one that is not a single value is refused at plan time as at run time
+	 * (test_diff_nodes found infer accepting it) */
+	const uint8_t two[2] = {0, 0};
+	tm = nt_tensor(OM_BOOL, 1, (int64_t[]){2}, NULL);
+	assert_int_equal(om_infer_node(n, 13, in, out, &st), OM_ERR_INVALID_MODEL);
+	tm.data = (void *)two;
+	assert_int_equal(run(n, 13, in, out, &st), OM_ERR_INVALID_MODEL);
 	nt_free(m);
 
 	/* opset 7: the mask has the data type, all ones */
