@@ -624,8 +624,7 @@ om_kind om_model_save(const om_model *m, const char *path, const om_save_options
 
 om_kind om_model_saved_size(const om_model *m, size_t *bytes, om_status *st)
 {
-	wctx c = {.m = m, .res = m->release ? m->resources : NULL, .dir = ".", .ext_name = "",
-		  .st = st};
+	wctx c = {.m = m, .res = m->release ? m->resources : NULL, .ext_name = "", .st = st};
 	*bytes = 0;
 	if (!(c.a = om_arena_new()))
 		return om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
