@@ -68,12 +68,16 @@ typedef struct sampler {
 	const char *sym[MAX_SYMS];
 	bool value_sym[MAX_SYMS]; /* only seen as a plan-time element: any int64 */
 	uint32_t local;           /* bit k: symbol k is a dim of an input of unknown rank */
+	uint64_t untyped;         /* bit i: input i has no known element type */
+	bool elem_unsure;         /* the output types depend on the untyped inputs' types */
 	int32_t nsym;
 	int64_t val[MAX_SYMS];    /* this run's values */
 	int64_t consts[MAX_CONSTS];
 	int32_t nconst;
 	/* results */
 	int32_t nok, nruns;
+	int64_t ok_at[2][MAX_SYMS]; /* two different symbol values where the row ran */
+	int32_t nok_at;
 	bool abort;
 	out_agree o[MAX_OUT];
 } sampler;
@@ -181,12 +185,15 @@ static bool prepare(sampler *s, om_vinfo *const *vin)
 			continue;
 		}
 		const om_vinfo *vi = s->vi[i] = vin[i];
-		if (!vi || vi->type.kind != OM_TYPE_TENSOR || !vi->type.elem)
-			return false;
+		if (vi && vi->type.kind != OM_TYPE_TENSOR && vi->type.kind != OM_TYPE_UNKNOWN)
+			return false; /* sequences, optionals, maps */
 		om_tensor *t = &s->t[i];
 		memset(t, 0, sizeof *t);
-		t->dtype = vi->type.elem;
 		s->in[i] = t;
+		if (!vi || !vi->type.elem)
+			s->untyped |= 1ull << i; /* its type is sampled (sample()) */
+		else
+			t->dtype = vi->type.elem;
 		if (!om_vi_ranked(vi)) {
 			if (s->nunranked == MAX_UNRANKED || !unranked_syms(s, s->nunranked))
 				return false;
@@ -398,6 +405,10 @@ static void run(sampler *s)
 			return;
 	}
 	s->nok++;
+	/* a point is counted once, whatever the ranks and types of untyped inputs */
+	size_t bytes = sizeof(int64_t) * (size_t)s->nsym;
+	if (s->nok_at < 2 && (!s->nok_at || memcmp(s->ok_at[0], s->val, bytes)))
+		memcpy(s->ok_at[s->nok_at++], s->val, bytes);
 	record(s, out, rc == OM_NEED_VALUE, valued);
 	if (valued)
 		for (int32_t o = 0; o < n->nout; o++)
@@ -452,7 +463,7 @@ static bool group_aligned(const sampler *s, int32_t *group)
 	for (int32_t p = 0; p < OM_MAX_RANK; p++)
 		at[p] = -1;
 	for (int32_t i = 0; i < s->n->nin; i++) {
-		if (!s->in[i] || s->k[i])
+		if (!s->in[i] || s->k[i] || !om_vi_ranked(s->vi[i]))
 			continue;
 		const om_type *t = &s->vi[i]->type;
 		for (int32_t p = 0; p < t->rank; p++) {
@@ -475,6 +486,7 @@ static bool group_aligned(const sampler *s, int32_t *group)
 
 static void sample_ranked(sampler *s)
 {
+	s->nruns = 0; /* the budget of the shared runs is per rank and type of untyped inputs */
 	if (!s->nsym) {
 		run(s);
 		return;
@@ -528,7 +540,7 @@ static void sample_ranked(sampler *s)
 
 /* Inputs of unknown rank take ranks 0..UNRANKED_RANK (all the same rank) and local symbols
  * as dims: what holds at every rank (the element type, Size's rank) is kept. */
-static void sample(sampler *s)
+static void sample_ranks(sampler *s)
 {
 	if (!s->nunranked) {
 		sample_ranked(s);
@@ -541,6 +553,27 @@ static void sample(sampler *s)
 		}
 		sample_ranked(s);
 	}
+}
+
+/* Inputs without an element type take float, then int64: an output type is kept only when
+ * both ran and agree (Cast, Shape, Size), never when one type fits (Relu: float16 too). */
+static void sample(sampler *s)
+{
+	if (!s->untyped) {
+		sample_ranks(s);
+		return;
+	}
+	static const int32_t types[] = {OM_FLOAT, OM_INT64};
+	int32_t fit = 0;
+	for (size_t k = 0; k < sizeof types / sizeof types[0] && !s->abort; k++) {
+		for (int32_t i = 0; i < s->n->nin && i < 64; i++)
+			if (s->untyped >> i & 1)
+				s->t[i].dtype = types[k];
+		int32_t before = s->nok;
+		sample_ranks(s);
+		fit += s->nok > before;
+	}
+	s->elem_unsure = fit < 2;
 }
 
 /* The element the runs agree on: a number, one symbol, or unknown. */
@@ -582,13 +615,13 @@ static void combine(const sampler *s, om_ishape *out)
 		const out_agree *a = &s->o[o];
 		if (!n->out[o] || !a->started)
 			continue;
-		out[o].elem = a->elem_bad ? OM_UNDEFINED : a->elem;
+		out[o].elem = a->elem_bad || s->elem_unsure ? OM_UNDEFINED : a->elem;
 		if (a->rank_bad)
 			continue;
 		out[o].rank = a->rank;
 		for (int32_t d = 0; d < a->rank; d++)
 			out[o].d[d] = agreed_dim(s, &a->d[d]);
-		if (!a->pv_ok || a->elem_bad)
+		if (!a->pv_ok || a->elem_bad || s->elem_unsure)
 			continue;
 		out[o].npv = a->npv;
 		out[o].pvrank = a->pvrank;
@@ -614,7 +647,9 @@ om_kind om_infer_sample(om_pass_ctx *c, const om_graph *g, const om_node *n, om_
 	s->shape_of = (op->flags & OM_OP_SHAPE_OF) && n->nin >= 1;
 	if (prepare(s, in))
 		sample(s);
-	if (!s->abort && s->nok >= (s->nsym ? 2 : 1))
+	/* with symbols, the row must have run at two different points: one point (often all
+	 * symbols 0) would make every dim look like a number */
+	if (!s->abort && s->nok_at >= (s->nsym ? 2 : 1))
 		combine(s, out);
 	free(s);
 	return OM_OK;

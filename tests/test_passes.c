@@ -1102,6 +1102,34 @@ static void partial_results_keep_type_and_rank(void **state)
 	om_model_free(m);
 }
 
+static void untyped_inputs_are_sampled(void **state)
+{
+	(void)state;
+	/* x has no type (an If's output whose branches declare none): Cast and Shape do not
+	 * depend on its type, Relu does (float16 would do too) */
+	om_model *m = model(13);
+	om_graph *g = m->graph;
+	om_value *x = input(g, "x", OM_FLOAT, "");
+	x->type.kind = OM_TYPE_UNKNOWN;
+	x->type.elem = OM_UNDEFINED;
+	x->type.rank = -1;
+	attr_int(tu_graph_node(g, "Cast", "x", "c"), "to", OM_FLOAT);
+	tu_graph_node(g, "Shape", "x", "s");
+	tu_graph_node(g, "Relu", "x", "r");
+	om_pass_ctx c;
+	const om_vinfo *cv = inferred(&c, m, "c");
+	assert_int_equal(cv->type.elem, OM_FLOAT);
+	assert_int_equal(cv->type.rank, -1);
+	const om_vinfo *sv = om_vinfo_get(&c, g, om_graph_value(g, "s"));
+	assert_int_equal(sv->type.elem, OM_INT64);
+	assert_int_equal(sv->type.rank, 1);
+	assert_false(om_dim_known(sv->type.dims[0]));
+	const om_vinfo *rv = om_vinfo_get(&c, g, om_graph_value(g, "r"));
+	assert_int_equal(rv->type.elem, OM_UNDEFINED);
+	om_pass_ctx_close(&c);
+	om_model_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1136,6 +1164,7 @@ int main(void)
 		cmocka_unit_test(sampling_catches_small_symbols),
 		cmocka_unit_test(broadcast_keeps_symbols),
 		cmocka_unit_test(partial_results_keep_type_and_rank),
+		cmocka_unit_test(untyped_inputs_are_sampled),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
