@@ -3,8 +3,9 @@
  * literals. A value whose elements are all numbers (Shape(x:[N,3,H,W]) -> Gather(1) is 3)
  * becomes an initializer. A Reshape target with symbols becomes a literal with 0 (copy the
  * input's extent, when the symbol is the input's extent at that position and allowzero is
- * off) or -1 (the one extent left); an Expand shape with symbols becomes 1 where the symbol is
- * the input's extent. A symbol is never written as a number.
+ * off) or -1 (the one extent left, only when every other entry is a positive number: -1 must
+ * be resolvable for every value of every symbol, 0 included); an Expand shape with symbols
+ * becomes 1 where the symbol is the input's extent. A symbol is never written as a number.
  */
 #include <stdio.h>
 #include <string.h>
@@ -99,6 +100,14 @@ static om_kind set_shape_input(om_pass_ctx *c, om_graph *g, om_node *n, const in
 	return OM_OK;
 }
 
+/* True when the literal 0 at position i of a Reshape target stands for an extent that is a
+ * positive number whatever the symbols are: without allowzero it copies x's extent i. */
+static bool reshape_copies_positive(const om_vinfo *x, int32_t i, bool allowzero)
+{
+	return !allowzero && om_vi_ranked(x) && i < x->type.rank && om_dim_known(x->type.dims[i]) &&
+	       x->type.dims[i].value > 0;
+}
+
 static om_kind reshape_target(om_pass_ctx *c, om_graph *g, om_node *n, int *changes)
 {
 	if (n->nin < 2 || !n->in[0] || !n->in[1] || om_value_const(g, n->in[1]) ||
@@ -110,24 +119,29 @@ static om_kind reshape_target(om_pass_ctx *c, om_graph *g, om_node *n, int *chan
 	bool allowzero = om_model_opset(c->m, n->domain) >= 14 && om_attr_int(n, "allowzero", 0);
 	int64_t lit[OM_MAX_RANK];
 	int32_t nfree = 0, freepos = -1;
-	bool minus = false;
+	bool minus = false, maybe_zero = false;
 	for (int32_t i = 0; i < s->npv; i++) {
 		om_pe e = s->pv[i];
 		if (e.kind == OM_PE_NUM) {
 			lit[i] = e.num;
 			minus |= e.num == -1;
+			maybe_zero |= e.num == 0 && !reshape_copies_positive(x, i, allowzero);
 			continue;
 		}
 		if (e.kind == OM_PE_SYM && !allowzero && om_vi_ranked(x) && i < x->type.rank &&
 		    !om_dim_known(x->type.dims[i]) && x->type.dims[i].param &&
 		    !strcmp(x->type.dims[i].param, e.sym)) {
-			lit[i] = 0;
+			lit[i] = 0; /* copies x's extent: the symbol's value, whatever it is */
+			maybe_zero = true;
 			continue;
 		}
 		nfree++;
 		freepos = i;
 	}
-	if (nfree > 1 || (nfree == 1 && minus))
+	/* -1 stands for the free entry only when the product of the others is never 0: with a
+	 * 0 among them the element count is 0 and -1 has no value (rejected at run time, where
+	 * the chain gave the symbol's value) */
+	if (nfree > 1 || (nfree == 1 && (minus || maybe_zero)))
 		return OM_OK;
 	if (nfree == 1)
 		lit[freepos] = -1;

@@ -14,19 +14,7 @@
 
 /* Cases that fail on main for reasons other tasks own; remove a line when it passes (the
  * test fails on a listed case that passes). Random ids are of the default seed. */
-#define M1 "issue 9 #4: literal target with -1 that cannot be resolved when a symbol is 0"
 static const dt_known known_failures[] = {
-	{"reshape_n_zero", "issue 9 #4: target folds to [1,0,2,-1], -1 unresolvable at N=0"},
-	{"reshape_allowzero_literal", "literal [0,-1] with allowzero=1 (never valid) for (d0/2, d1)"},
-	{"reshape_not_noop", "Reshape(Concat(x,x,axis=1), Shape(x)) removed as a no-op"},
-	{"g:0x5cec0518c1345427", M1},
-	{"g:0x87d65732affce56f", M1},
-	{"g:0x63e41a95050967dd", M1},
-	{"g:0x200a5aa04170e957", M1},
-	{"g:0x02bd67eccb39bdad", M1},
-	{"g:0x27edd4f3df1ec2ef", M1},
-	{"g:0x361094ec07c6fe1f", M1},
-	{"g:0xb19a5f6c614060ed", M1},
 	{NULL, NULL},
 };
 

@@ -213,6 +213,55 @@ static void symbols_at_other_positions_stay(void **state)
 	om_model_free(m);
 }
 
+/* x:[1,N,C] reshaped to [1, N, 2, C/2] (issue 9 #4), or x:[1,4,C] to [4, 2, C/2]: -1 for C/2
+ * only where the other entries can never be 0 */
+static om_model *reshape_half_chain(const char *xdims, int64_t ncopy)
+{
+	om_model *m = model(13);
+	om_graph *g = m->graph;
+	input(g, "x", OM_FLOAT, xdims);
+	ints(g, "i1", 0, 1, (int64_t[]){1});
+	ints(g, "i2", 0, 1, (int64_t[]){2});
+	ints(g, "two", 0, 1, (int64_t[]){2});
+	ints(g, "ax0", 1, 1, (int64_t[]){0});
+	ints(g, "lead", 1, 1, (int64_t[]){1});
+	ints(g, "mid", 1, 1, (int64_t[]){2});
+	tu_graph_node(g, "Shape", "x", "s");
+	tu_graph_node(g, "Gather", "s,i1", "n");
+	tu_graph_node(g, "Unsqueeze", "n,ax0", "nu");
+	tu_graph_node(g, "Gather", "s,i2", "c");
+	tu_graph_node(g, "Div", "c,two", "h");
+	tu_graph_node(g, "Unsqueeze", "h,ax0", "hu");
+	if (ncopy)
+		attr_int(tu_graph_node(g, "Concat", "lead,nu,mid,hu", "target"), "axis", 0);
+	else
+		attr_int(tu_graph_node(g, "Concat", "nu,mid,hu", "target"), "axis", 0);
+	tu_graph_node(g, "Reshape", "x,target", "y");
+	output(g, "y", OM_FLOAT, "");
+	return m;
+}
+
+static void minus_one_only_where_resolvable(void **state)
+{
+	(void)state;
+	/* N is copied (0) and may be 0 at run time: [1,0,2,-1] would be rejected there */
+	om_model *m = reshape_half_chain("1,N,C", 1);
+	simplify(m, NULL);
+	om_graph *g = m->graph;
+	assert_int_equal(tu_count_op(g, "Reshape"), 1);
+	assert_int_equal(tu_count_op(g, "Shape"), 1);
+	assert_int_equal(tu_count_op(g, "Concat"), 1);
+	om_model_free(m);
+
+	/* x:[1,4,C] -> [4, 2, C/2]: every other entry a positive number, -1 is exact */
+	m = reshape_half_chain("1,4,C", 0);
+	simplify(m, NULL);
+	g = m->graph;
+	assert_int_equal(g->nnodes, 1);
+	assert_ints(g->nodes[0]->in[1], 3, (int64_t[]){4, 2, -1});
+	om_model_free(m);
+}
+
 static void known_dims_fold_to_numbers(void **state)
 {
 	(void)state;
@@ -1136,6 +1185,7 @@ int main(void)
 		cmocka_unit_test(reshape_target_becomes_literal),
 		cmocka_unit_test(allowzero_uses_minus_one),
 		cmocka_unit_test(symbols_at_other_positions_stay),
+		cmocka_unit_test(minus_one_only_where_resolvable),
 		cmocka_unit_test(known_dims_fold_to_numbers),
 		cmocka_unit_test(unknown_extents_are_not_numbers),
 		cmocka_unit_test(identity_keeps_output_name),
