@@ -2,8 +2,8 @@
  * identities.c — the eliminate_identities pass: nodes that do nothing become aliases of their
  * input (Identity, Dropout in inference, Cast to the same type, and any op whose row says
  * OM_OP_SAME_SHAPE_COPY when its output has the input's type and shape: views, Expand, Tile,
- * Concat, Cast), Reshape of a plain view reads the view's input,
- * and Squeeze(Unsqueeze(x)) over the same axes is x. A graph output keeps its name.
+ * Concat, Cast; and a Slice that takes everything), Reshape of a plain view reads the view's
+ * input, and Squeeze(Unsqueeze(x)) over the same axes is x. A graph output keeps its name.
  */
 #include <string.h>
 
@@ -87,6 +87,56 @@ static bool squeeze_of_unsqueeze(om_pass_ctx *c, om_graph *g, om_node *n)
 	return om_bypass_node(c, g, n, p->in[0]);
 }
 
+/* Element i of an int64/int32 constant. */
+static int64_t int_at(const om_tensor *t, int64_t i)
+{
+	return t->dtype == OM_INT64 ? ((const int64_t *)t->data)[i]
+				    : ((const int32_t *)t->data)[i];
+}
+
+static const om_tensor *int_const(const om_graph *g, const om_node *n, int32_t slot, int64_t k)
+{
+	const om_tensor *t = slot < n->nin && n->in[slot] ? om_value_const(g, n->in[slot]) : NULL;
+	if (!t || !t->data || (t->dtype != OM_INT64 && t->dtype != OM_INT32) || t->rank != 1 ||
+	    (k >= 0 && om_tensor_numel(t) != k))
+		return NULL;
+	return t;
+}
+
+/* Slice-10+ that takes everything (ONNX Runtime's EliminateSlice): on each axis start 0,
+ * step 1 and an end past the extent (INT64_MAX, or at least the extent when it is a number),
+ * the axes valid for x's rank. The identity for every value of every symbol, 0 included. */
+static bool slice_takes_all(om_pass_ctx *c, om_graph *g, om_node *n)
+{
+	if (!op_is(n, "Slice") || om_model_opset(c->m, "") < 10 || n->nin < 3)
+		return false;
+	const om_vinfo *x = om_vinfo_get(c, g, n->in[0]);
+	const om_tensor *st = int_const(g, n, 1, -1);
+	if (!om_vi_ranked(x) || x->type.rank < 1 || !st)
+		return false;
+	int64_t k = om_tensor_numel(st), rank = x->type.rank;
+	const om_tensor *en = int_const(g, n, 2, k);
+	const om_tensor *ax = n->nin > 3 && n->in[3] ? int_const(g, n, 3, k) : NULL;
+	const om_tensor *sp = n->nin > 4 && n->in[4] ? int_const(g, n, 4, k) : NULL;
+	if (!en || (n->nin > 3 && n->in[3] && !ax) || (n->nin > 4 && n->in[4] && !sp) ||
+	    (!ax && k > rank))
+		return false;
+	bool seen[OM_MAX_RANK] = {false};
+	for (int64_t i = 0; i < k; i++) {
+		int64_t a = ax ? int_at(ax, i) : i;
+		a = a < 0 ? a + rank : a;
+		if (a < 0 || a >= rank || seen[a])
+			return false;
+		seen[a] = true;
+		int64_t e = int_at(en, i);
+		om_dim d = x->type.dims[a];
+		if (int_at(st, i) != 0 || (sp && int_at(sp, i) != 1) ||
+		    !(e == INT64_MAX || (om_dim_known(d) && e >= d.value)))
+			return false;
+	}
+	return true;
+}
+
 static bool simplify_node(om_pass_ctx *c, om_graph *g, om_node *n)
 {
 	om_value *x = n->nin > 0 ? n->in[0] : NULL;
@@ -103,6 +153,8 @@ static bool simplify_node(om_pass_ctx *c, om_graph *g, om_node *n)
 	}
 	if (om_node_has(c->m, n, OM_OP_SAME_SHAPE_COPY) && n->nout == 1 &&
 	    same_type(c, g, x, n->out[0]))
+		return om_bypass_node(c, g, n, x);
+	if (slice_takes_all(c, g, n))
 		return om_bypass_node(c, g, n, x);
 	return reshape_of_view(c, g, n) || squeeze_of_unsqueeze(c, g, n);
 }

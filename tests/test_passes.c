@@ -262,6 +262,37 @@ static void minus_one_only_where_resolvable(void **state)
 	om_model_free(m);
 }
 
+/* Slice(x:[N,4], starts, ends, axes [1,0], steps) -> Relu -> y */
+static int32_t slices_left(int64_t end1, int64_t step0)
+{
+	om_model *m = model(13);
+	om_graph *g = m->graph;
+	input(g, "x", OM_FLOAT, "N,4");
+	ints(g, "st", 1, 2, (int64_t[]){0, 0});
+	ints(g, "en", 1, 2, (int64_t[]){end1, INT64_MAX});
+	ints(g, "ax", 1, 2, (int64_t[]){1, -2});
+	ints(g, "sp", 1, 2, (int64_t[]){1, step0});
+	tu_graph_node(g, "Slice", "x,st,en,ax,sp", "s");
+	tu_graph_node(g, "Relu", "s", "y");
+	output(g, "y", OM_FLOAT, "");
+	simplify(m, NULL);
+	int32_t k = tu_count_op(g, "Slice");
+	if (!k)
+		assert_string_equal(g->nodes[0]->in[0]->name, "x");
+	om_model_free(m);
+	return k;
+}
+
+static void slice_of_everything_goes(void **state)
+{
+	(void)state;
+	assert_int_equal(slices_left(4, 1), 0);
+	assert_int_equal(slices_left(INT64_MAX, 1), 0);
+	assert_int_equal(slices_left(3, 1), 1);  /* drops the last column */
+	assert_int_equal(slices_left(4, -1), 1); /* reverses the rows (start 0 clamps to N-1) */
+	assert_int_equal(slices_left(4, 2), 1);  /* every other row */
+}
+
 static void known_dims_fold_to_numbers(void **state)
 {
 	(void)state;
@@ -1186,6 +1217,7 @@ int main(void)
 		cmocka_unit_test(allowzero_uses_minus_one),
 		cmocka_unit_test(symbols_at_other_positions_stay),
 		cmocka_unit_test(minus_one_only_where_resolvable),
+		cmocka_unit_test(slice_of_everything_goes),
 		cmocka_unit_test(known_dims_fold_to_numbers),
 		cmocka_unit_test(unknown_extents_are_not_numbers),
 		cmocka_unit_test(identity_keeps_output_name),
