@@ -1,27 +1,32 @@
 #!/usr/bin/env python3
 """check_simplify.py — `omopt simplify` on real models, checked with ONNX Runtime.
 
-For every model folder (model.onnx, in/NAME.npy, ref/N.npy, optional ort.json): simplify it,
-run the result in ONNX Runtime (../shared/oracle/ort_run.js), compare with the reference
-outputs (rtol 1e-4, atol 1e-5), require the graph inputs and outputs unchanged and fewer
-nodes than the input (subgraphs included). Prints a table with the main-graph node counts next
-to ONNX Runtime's basic optimizer, and the counts with subgraphs.
+For every model folder (model.onnx, in/NAME.npy, optional ref/N.npy): simplify it, run the
+result in ONNX Runtime (../shared/oracle/ort_run.js), compare with the reference outputs (rtol
+1e-4, atol 1e-5; references are ONNX Runtime's outputs of the original, computed when ref/ is
+missing) and require: the graph inputs and outputs unchanged (names, types, dims and symbols),
+fewer nodes than the input (subgraphs included), a file no larger in bytes than the original,
+and every QuantizeLinear/DequantizeLinear kept. Prints a table of node counts with subgraphs
+next to ONNX Runtime's basic level (its optimized model saved and counted the same way), the
+ratio omopt / ONNX Runtime, and the bytes before and after; on the ../shared models the
+geometric mean of the ratios must be at most 0.8 and no ratio above 1.0.
 
-    check_simplify.py OMOPT [--shared DIR] [--export DIR] [--only NAME,...]
+    check_simplify.py OMOPT [--shared DIR] [--export DIR] [--only NAME,...] [--json FILE]
                             [--conformance RUNNER [--stride K]]
 
---export DIR also exports (once, cached in DIR) torchvision resnet18, mobilenet_v2 and
-shufflenet_v2_x0_5 with a dynamic batch and a small transformer with dynamic batch and
-sequence, with inputs and ONNX Runtime references. --conformance RUNNER (tests/conformance)
-also simplifies every K-th ONNX node-test model of ../shared/conformance and the Debian suite
-and requires the runner to fail no case on the simplified models that it passes on the
-originals. Exit 0 when every check passes, 1 when
-one fails, 77 (skipped) when ../shared, Node.js, onnxruntime-node (../shared/oracle/install.sh)
-or numpy/onnx are missing.
+--export DIR also checks the models of scripts/export_models.py (torchvision resnet18,
+mobilenet_v2, shufflenet_v2, a small ViT, transformer encoder and decoder, a seq2seq
+transformer with float torch.arange positions, a QDQ-quantized convnet), exporting the ones
+DIR does not hold yet (needs torch). --conformance RUNNER (tests/conformance) also simplifies
+every K-th ONNX node-test model of ../shared/conformance and the Debian suite and requires the
+runner to fail no case on the simplified models that it passes on the originals. Exit 0 when
+every check passes, 1 when one fails, 77 (skipped) when ../shared, Node.js, onnxruntime-node
+(../shared/oracle/install.sh) or numpy/onnx are missing.
 """
 import argparse
 import glob
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -77,17 +82,45 @@ def model_inputs(d):
                   for f in glob.glob(os.path.join(d, 'in', '*.npy')))
 
 
+QDQ_OPS = ('QuantizeLinear', 'DequantizeLinear', 'DynamicQuantizeLinear')
+
+
+def qdq_counts(path):
+    """How many nodes of each quantize/dequantize op (any domain), subgraphs included."""
+    import onnx
+    m = onnx.load(path, load_external_data=False)
+    counts = {}
+
+    def walk(g):
+        for node in g.node:
+            if node.op_type in QDQ_OPS:
+                key = (node.domain or 'ai.onnx') + ':' + node.op_type
+                counts[key] = counts.get(key, 0) + 1
+            for a in node.attribute:
+                if a.type == onnx.AttributeProto.GRAPH:
+                    walk(a.g)
+                for sg in a.graphs:
+                    walk(sg)
+    walk(m.graph)
+    return counts
+
+
 def ort_basic_nodes(d, oracle, tmp):
-    j = os.path.join(d, 'ort.json')
-    if os.path.exists(j):
-        with open(j) as f:
-            v = json.load(f).get('ort_basic_nodes')
-        if v is not None:
-            return v
+    """Nodes (main graph, with subgraphs) of ONNX Runtime's basic-level optimized model."""
     opt = os.path.join(tmp, 'ort_basic.onnx')
     ort_run(oracle, os.path.join(d, 'model.onnx'), os.path.join(tmp, 'basic_out'),
             model_inputs(d), ['--save-optimized', opt, '--level', 'basic'])
-    return node_counts(opt)[0]
+    return node_counts(opt)
+
+
+def references(d, oracle, tmp):
+    """ref/N.npy of the folder, or ONNX Runtime's outputs of the original model."""
+    refs = glob.glob(os.path.join(d, 'ref', '*.npy'))
+    if not refs:
+        ort_run(oracle, os.path.join(d, 'model.onnx'), os.path.join(tmp, 'ref'),
+                model_inputs(d))
+        refs = glob.glob(os.path.join(tmp, 'ref', '*.npy'))
+    return sorted(refs, key=lambda p: int(os.path.splitext(os.path.basename(p))[0]))
 
 
 def check(name, d, omopt, oracle):
@@ -106,11 +139,12 @@ def check(name, d, omopt, oracle):
             return row
         row['nodes'], row['nodes_all'] = node_counts(src)
         row['simplified'], row['simplified_all'] = node_counts(dst)
-        row['ort_basic'] = ort_basic_nodes(d, oracle, tmp)
+        row['ort_basic'], row['ort_basic_all'] = ort_basic_nodes(d, oracle, tmp)
+        row['ratio'] = round(row['simplified_all'] / max(row['ort_basic_all'], 1), 3)
+        row['bytes'], row['simplified_bytes'] = os.path.getsize(src), os.path.getsize(dst)
+        refs = references(d, oracle, tmp)
         outdir = os.path.join(tmp, 'out')
         ort_run(oracle, dst, outdir, model_inputs(d))
-        refs = sorted(glob.glob(os.path.join(d, 'ref', '*.npy')),
-                      key=lambda p: int(os.path.splitext(os.path.basename(p))[0]))
         bad = []
         for ref in refs:
             got = os.path.join(outdir, os.path.basename(ref))
@@ -124,10 +158,15 @@ def check(name, d, omopt, oracle):
         if io_signature(src) != io_signature(dst):
             bad.append(f'graph inputs/outputs changed: {io_signature(src)} -> '
                        f'{io_signature(dst)}')
+        if row['simplified_bytes'] > row['bytes']:
+            bad.append(f"larger: {row['bytes']} -> {row['simplified_bytes']} bytes")
+        q0, q1 = qdq_counts(src), qdq_counts(dst)
+        if q0 != q1:
+            bad.append(f'quantize/dequantize nodes changed: {q0} -> {q1}')
+        if not bad and row['simplified_all'] >= row['nodes_all']:
+            bad.append('no fewer nodes')
         if bad:
-            row['error'] = 'outputs differ: ' + '; '.join(bad)
-        elif row['simplified_all'] >= row['nodes_all']:
-            row['error'] = 'no fewer nodes'
+            row['error'] = '; '.join(bad)
         return row
     except Exception as e:  # noqa: BLE001 — reported as a failed row
         row = {'model': name, 'error': str(e)[-800:]}
@@ -138,67 +177,18 @@ def check(name, d, omopt, oracle):
 
 # ---- exported models ---------------------------------------------------------------------
 
-def export_models(outdir, oracle):
-    import numpy as np
-    import torch
-    import torchvision
-    torch.manual_seed(0)
-    made = []
-
-    class Block(torch.nn.Module):
-        def __init__(self, d=64, h=4):
-            super().__init__()
-            self.h = h
-            self.qkv = torch.nn.Linear(d, 3 * d)
-            self.proj = torch.nn.Linear(d, d)
-            self.ln1 = torch.nn.LayerNorm(d)
-            self.ln2 = torch.nn.LayerNorm(d)
-            self.mlp = torch.nn.Sequential(torch.nn.Linear(d, 4 * d), torch.nn.GELU(),
-                                           torch.nn.Linear(4 * d, d))
-
-        def forward(self, x):
-            b, s, d = x.shape
-            q, k, v = self.qkv(self.ln1(x)).split(d, dim=-1)
-            q = q.reshape(b, s, self.h, d // self.h).transpose(1, 2)
-            k = k.reshape(b, s, self.h, d // self.h).transpose(1, 2)
-            v = v.reshape(b, s, self.h, d // self.h).transpose(1, 2)
-            a = torch.softmax(q @ k.transpose(-1, -2) / (d // self.h) ** 0.5, dim=-1)
-            y = (a @ v).transpose(1, 2).reshape(b, s, d)
-            x = x + self.proj(y)
-            return x + self.mlp(self.ln2(x))
-
-    class Transformer(torch.nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.blocks = torch.nn.Sequential(Block(), Block())
-            self.head = torch.nn.Linear(64, 10)
-
-        def forward(self, x):
-            return self.head(self.blocks(x)).flatten(1)
-
-    specs = [
-        ('resnet18', lambda: torchvision.models.resnet18(), (2, 3, 224, 224), {0: 'batch'}),
-        ('mobilenet_v2', lambda: torchvision.models.mobilenet_v2(), (2, 3, 224, 224),
-         {0: 'batch'}),
-        ('shufflenet_dyn', lambda: torchvision.models.shufflenet_v2_x0_5(), (2, 3, 224, 224),
-         {0: 'batch'}),
-        ('transformer_dyn', Transformer, (2, 7, 64), {0: 'batch', 1: 'seq'}),
-    ]
-    for name, make, shape, axes in specs:
-        d = os.path.join(outdir, name)
-        made.append((name, d))
-        if os.path.exists(os.path.join(d, 'ref', '0.npy')):
-            continue
-        os.makedirs(os.path.join(d, 'in'), exist_ok=True)
-        model = make().eval()
-        x = torch.randn(*shape)
-        torch.onnx.export(model, (x,), os.path.join(d, 'model.onnx'), input_names=['x'],
-                          output_names=['y'], dynamic_axes={'x': axes, 'y': {0: 'batch'}},
-                          opset_version=13, do_constant_folding=False)
-        np.save(os.path.join(d, 'in', 'x.npy'), x.numpy())
-        ort_run(oracle, os.path.join(d, 'model.onnx'), os.path.join(d, 'ref'),
-                [('x', os.path.join(d, 'in', 'x.npy'))])
-    return made
+def export_models(outdir):
+    """The model folders of scripts/export_models.py in outdir, exporting missing ones."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    script = os.path.join(here, '..', 'scripts', 'export_models.py')
+    r = subprocess.run([sys.executable, script, '--list'], capture_output=True, text=True)
+    if r.returncode:
+        raise SystemExit(f'export_models.py --list failed: {r.stderr.strip()[-500:]}')
+    names = r.stdout.split()
+    missing = [n for n in names if not os.path.exists(os.path.join(outdir, n, 'model.onnx'))]
+    if missing:
+        subprocess.run([sys.executable, script, outdir] + missing, check=True)
+    return [(n, os.path.join(outdir, n)) for n in names]
 
 
 def conformance_check(omopt, runner, suites, stride):
@@ -250,7 +240,7 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap.add_argument('--shared', default=os.environ.get('OMOPT_SHARED',
                                                        os.path.join(here, '..', '..', 'shared')))
-    ap.add_argument('--export', help='folder for exported torchvision/transformer models')
+    ap.add_argument('--export', help='folder of the models of scripts/export_models.py')
     ap.add_argument('--only', help='comma-separated model names')
     ap.add_argument('--json', help='write the rows here')
     ap.add_argument('--conformance', help='the conformance runner (tests/conformance)')
@@ -274,23 +264,38 @@ def main():
                                                                              'models', '*')))
              if os.path.exists(os.path.join(d, 'model.onnx'))]
     if a.export:
-        cases += export_models(a.export, oracle)
+        cases += export_models(a.export)
     if a.only:
         keep = set(a.only.split(','))
         cases = [c for c in cases if c[0] in keep]
     rows = [check(name, d, os.path.abspath(a.omopt), oracle) for name, d in cases]
+    for r, (name, d) in zip(rows, cases):
+        r['shared'] = os.path.dirname(os.path.abspath(d)) == \
+            os.path.abspath(os.path.join(a.shared, 'models'))
     if a.conformance:
         suites = [d for d in (os.path.join(a.shared, 'conformance', 'onnx-node-1.23'),
                               '/usr/share/libonnx-testdata/data/node') if os.path.isdir(d)]
         rows += conformance_check(os.path.abspath(a.omopt), os.path.abspath(a.conformance),
                                   suites, max(a.stride, 1))
-    print(f"{'model':<18} {'nodes':>6} {'omopt':>6} {'ort basic':>9} {'all nodes':>10} "
-          f"{'omopt all':>10} {'outputs':>8} {'time s':>7}  result")
+    print(f"{'model':<18} {'nodes':>6} {'omopt':>6} {'ort basic':>9} {'ratio':>6} "
+          f"{'bytes':>10} {'omopt bytes':>11} {'outputs':>7} {'time s':>7}  result")
     for r in rows:
-        print(f"{r['model']:<18} {r.get('nodes', '-'):>6} {r.get('simplified', '-'):>6} "
-              f"{r.get('ort_basic', '-'):>9} {r.get('nodes_all', '-'):>10} "
-              f"{r.get('simplified_all', '-'):>10} {r.get('outputs', '-'):>8} "
-              f"{r.get('wall_s', '-'):>7}  {'FAIL: ' + r['error'] if 'error' in r else 'ok'}")
+        print(f"{r['model']:<18} {r.get('nodes_all', '-'):>6} {r.get('simplified_all', '-'):>6} "
+              f"{r.get('ort_basic_all', '-'):>9} {r.get('ratio', '-'):>6} "
+              f"{r.get('bytes', '-'):>10} {r.get('simplified_bytes', '-'):>11} "
+              f"{r.get('outputs', '-'):>7} {r.get('wall_s', '-'):>7}  "
+              f"{'FAIL: ' + r['error'] if 'error' in r else 'ok'}")
+    print('(node counts include subgraphs; ratio = omopt / ONNX Runtime basic)')
+    shared = [r for r in rows if r.get('shared') and 'ratio' in r]
+    if shared:
+        gm = math.exp(sum(math.log(r['ratio']) for r in shared) / len(shared))
+        worst = max(shared, key=lambda r: r['ratio'])
+        print(f"../shared models: geometric mean ratio {gm:.3f} (at most 0.8), highest "
+              f"{worst['ratio']:.3f} ({worst['model']}, at most 1.0)")
+        if gm > 0.8 or worst['ratio'] > 1.0:
+            rows.append({'model': 'node count vs ONNX Runtime basic',
+                         'error': f'geometric mean {gm:.3f}, highest {worst["ratio"]:.3f}'})
+            print('FAIL: node count against ONNX Runtime basic')
     if a.json:
         with open(a.json, 'w') as f:
             json.dump(rows, f, indent=1)
