@@ -293,6 +293,58 @@ static void slice_of_everything_goes(void **state)
 	assert_int_equal(slices_left(4, 2), 1);  /* every other row */
 }
 
+/* Slice(x:[N,C], starts, ends, axes=[axis], steps=[step]) -> Relu -> y where the bound in
+ * `slot` (1 starts, 2 ends) is Shape(x)[dim] and the other one the number `other` */
+static om_model *slice_to_extent(int32_t slot, int64_t dim, int64_t axis, int64_t step,
+				 int64_t other)
+{
+	om_model *m = model(13);
+	om_graph *g = m->graph;
+	input(g, "x", OM_FLOAT, "N,C");
+	ints(g, "d", 0, 1, (int64_t[]){dim});
+	ints(g, "ax0", 1, 1, (int64_t[]){0});
+	ints(g, "other", 1, 1, (int64_t[]){other});
+	ints(g, "axes", 1, 1, (int64_t[]){axis});
+	ints(g, "steps", 1, 1, (int64_t[]){step});
+	tu_graph_node(g, "Shape", "x", "s");
+	tu_graph_node(g, "Gather", "s,d", "e");
+	tu_graph_node(g, "Unsqueeze", "e,ax0", "b");
+	tu_graph_node(g, "Slice", slot == 1 ? "x,b,other,axes,steps" : "x,other,b,axes,steps",
+		      "sl");
+	tu_graph_node(g, "Relu", "sl", "y");
+	output(g, "y", OM_FLOAT, "");
+	simplify(m, NULL);
+	return m;
+}
+
+static void slice_bound_at_extent_is_int64_max(void **state)
+{
+	(void)state;
+	/* x[:, 0:C] is x */
+	om_model *m = slice_to_extent(2, 1, 1, 1, 0);
+	assert_int_equal(m->graph->nnodes, 1);
+	assert_string_equal(m->graph->nodes[0]->in[0]->name, "x");
+	om_model_free(m);
+	/* x[:, C:0:-1] (axis -1): start INT64_MAX, clamped to C-1 as C is */
+	m = slice_to_extent(1, 1, -1, -1, 0);
+	assert_int_equal(m->graph->nnodes, 2);
+	assert_int_equal(tu_count_op(m->graph, "Shape"), 0);
+	om_node *sl = m->graph->nodes[0];
+	assert_string_equal(sl->op, "Slice");
+	assert_ints(sl->in[1], 1, (int64_t[]){INT64_MAX});
+	om_model_free(m);
+	/* x[:, 0:C:-1]: an end of INT64_MAX would mean "through element 0", INT64_MAX - 1 is
+	 * clamped to C - 1 as C is */
+	m = slice_to_extent(2, 1, 1, -1, 0);
+	assert_int_equal(tu_count_op(m->graph, "Shape"), 0);
+	assert_ints(m->graph->nodes[0]->in[2], 1, (int64_t[]){INT64_MAX - 1});
+	om_model_free(m);
+	/* x[:, 1:N]: N is not the extent of axis 1, it stays a shape chain */
+	m = slice_to_extent(2, 0, 1, 1, 1);
+	assert_int_equal(tu_count_op(m->graph, "Shape"), 1);
+	om_model_free(m);
+}
+
 static void known_dims_fold_to_numbers(void **state)
 {
 	(void)state;
@@ -1218,6 +1270,7 @@ int main(void)
 		cmocka_unit_test(symbols_at_other_positions_stay),
 		cmocka_unit_test(minus_one_only_where_resolvable),
 		cmocka_unit_test(slice_of_everything_goes),
+		cmocka_unit_test(slice_bound_at_extent_is_int64_max),
 		cmocka_unit_test(known_dims_fold_to_numbers),
 		cmocka_unit_test(unknown_extents_are_not_numbers),
 		cmocka_unit_test(identity_keeps_output_name),
