@@ -60,9 +60,10 @@ om_kind om_ix_set_shape(om_ctx *c, om_tensor *out, int32_t dtype, int32_t rank,
 	if (rank < 0 || rank > OM_MAX_RANK)
 		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
 				"output rank %d exceeds %d", rank, OM_MAX_RANK);
-	int64_t n = om_shape_numel(rank, dims);
-	size_t size = om_move_size(dtype); /* 1 for the 4-bit types, 0 for unknown ones */
-	if (n < 0 || size == 0 || (uint64_t)n > (SIZE_MAX >> 1) / size)
+	/* moves unpack sub-byte types to a byte per element (om_move_run) */
+	const int64_t n = om_shape_numel(rank, dims);
+	const int32_t unpacked = om_dtype_size(dtype) ? dtype : OM_UINT8;
+	if (om_dtype_bits(dtype) == 0 || om_numel_bytes(unpacked, n) < 0)
 		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
 				"output shape is negative or too large");
 	om_set_shape(out, dtype, rank, dims);

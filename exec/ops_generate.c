@@ -150,12 +150,7 @@ static om_kind cos_infer(om_ctx *c)
 			return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
 					"negative extent %lld at axis %lld", (long long)dims[i],
 					(long long)i);
-	int32_t dtype = v ? v->dtype : OM_FLOAT;
-	if (om_dtype_bits(dtype) < 8) { /* sub-byte types */
-		om_set_shape(c->out[0], dtype, (int32_t)rank, dims);
-		return OM_OK;
-	}
-	return om_ix_set_shape(c, c->out[0], dtype, (int32_t)rank, dims);
+	return om_ix_set_shape(c, c->out[0], v ? v->dtype : OM_FLOAT, (int32_t)rank, dims);
 }
 
 static om_kind cos_kernel(om_ctx *c)
@@ -166,7 +161,7 @@ static om_kind cos_kernel(om_ctx *c)
 		return rc;
 	om_tensor *y = c->out[0];
 	if (!v || om_dtype_size(v->dtype) == 0) /* default float 0; the padding of sub-bytes */
-		memset(y->data, 0, om_tensor_bytes_for(y->dtype, y->rank, y->dims));
+		memset(y->data, 0, y->nbytes);
 	if (!v)
 		return OM_OK;
 	int64_t n = om_tensor_numel(y);

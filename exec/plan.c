@@ -84,7 +84,7 @@ static void meta_from_type(om_slot *s, const om_type *t)
 			return;
 		s->meta.dims[i] = t->dims[i].value;
 	}
-	if (om_shape_numel(t->rank, s->meta.dims) < 0)
+	if (om_shape_bytes(t->elem, t->rank, s->meta.dims) < 0)
 		return;
 	s->meta.rank = t->rank;
 	s->meta.nbytes = om_tensor_bytes_for(t->elem, t->rank, s->meta.dims);
@@ -440,8 +440,7 @@ static om_kind shape_step(om_plan *p, om_step *sp, om_status *st)
 		if (!outp[i])
 			continue;
 		om_tensor *t = &res[i];
-		if (t->rank < 0 || t->rank > OM_MAX_RANK || om_shape_numel(t->rank, t->dims) < 0 ||
-		    !om_dtype_bits(t->dtype)) {
+		if (!om_dtype_bits(t->dtype) || om_shape_bytes(t->dtype, t->rank, t->dims) < 0) {
 			rc = om_error(st, OM_ERR_INVALID_MODEL, n, "output %d has no valid shape",
 				      i);
 			goto out;

@@ -79,12 +79,14 @@ static om_kind check_shape(const om_node *n, int32_t i, om_tensor *t, om_status 
 		t->nbytes = 0;
 		return OM_OK;
 	}
-	if (t->rank < 0 || t->rank > OM_MAX_RANK || om_shape_numel(t->rank, t->dims) < 0)
-		return om_error(st, OM_ERR_INVALID_INPUT, n, "output %d gets an invalid shape", i);
 	if (!om_dtype_bits(t->dtype))
 		return om_error(st, OM_ERR_UNSUPPORTED, n, "output %d has element type %d", i,
 				t->dtype);
-	t->nbytes = om_tensor_bytes_for(t->dtype, t->rank, t->dims);
+	const int64_t bytes = om_shape_bytes(t->dtype, t->rank, t->dims);
+	if (bytes < 0 || (uint64_t)bytes >= SIZE_MAX)
+		return om_error(st, OM_ERR_INVALID_INPUT, n,
+				"output %d gets an invalid shape or one whose bytes overflow", i);
+	t->nbytes = (size_t)bytes;
 	return OM_OK;
 }
 

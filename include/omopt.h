@@ -87,10 +87,19 @@ typedef struct om_tensor {
 	size_t nbytes;
 } om_tensor;
 
-/** Product of dims (1 for rank 0); -1 when a dim is negative or the product overflows. */
+/** Product of dims (1 for rank 0); -1 when a dim is negative or the product of the non-zero
+ *  dims overflows int64_t (so every partial product of a valid shape fits, even when
+ *  another dim is 0). */
 int64_t om_shape_numel(int32_t rank, const int64_t *dims);
 int64_t om_tensor_numel(const om_tensor *t);
-/** Bytes the elements take: numel * size, or ceil(numel * bits / 8) for sub-byte types. */
+/** Bytes n elements take: n * size, or ceil(n * bits / 8) for sub-byte types; -1 when n < 0,
+ *  the type is unknown or the bytes overflow int64_t. The checked size computation: every
+ *  size of a buffer for elements goes through it (or om_shape_bytes). */
+int64_t om_numel_bytes(int32_t dtype, int64_t n);
+/** om_numel_bytes of the shape's element count; -1 for a bad rank or shape, or overflow. */
+int64_t om_shape_bytes(int32_t dtype, int32_t rank, const int64_t *dims);
+/** om_shape_bytes as a size_t: 0 for an unknown type, SIZE_MAX (never allocatable, never
+ *  below a buffer's size) when the shape is invalid or its bytes overflow. */
 size_t om_tensor_bytes_for(int32_t dtype, int32_t rank, const int64_t *dims);
 /** Sets dtype and shape and mallocs zeroed data (at least 1 byte). Free with om_tensor_free. */
 om_kind om_tensor_alloc(om_tensor *t, int32_t dtype, int32_t rank, const int64_t *dims,

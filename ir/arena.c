@@ -24,6 +24,8 @@ om_arena *om_arena_new(void)
 
 static block *block_new(size_t size)
 {
+	if (size > SIZE_MAX - sizeof(block))
+		return NULL;
 	block *b = calloc(1, sizeof(block) + size);
 	if (b)
 		b->size = size;

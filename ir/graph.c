@@ -316,7 +316,8 @@ void om_type_from_tensor(om_model *m, om_type *ty, const om_tensor *t)
 
 om_tensor *om_model_tensor(om_model *m, int32_t dtype, int32_t rank, const int64_t *dims)
 {
-	if (rank < 0 || rank > OM_MAX_RANK || om_shape_numel(rank, dims) < 0)
+	const int64_t bytes = om_shape_bytes(dtype, rank, dims);
+	if (bytes < 0 || (uint64_t)bytes >= SIZE_MAX)
 		return NULL;
 	om_tensor *t = om_arena_alloc(m->arena, sizeof *t);
 	if (!t)
@@ -325,7 +326,7 @@ om_tensor *om_model_tensor(om_model *m, int32_t dtype, int32_t rank, const int64
 	t->rank = rank;
 	for (int32_t i = 0; i < rank; i++)
 		t->dims[i] = dims[i];
-	t->nbytes = om_tensor_bytes_for(dtype, rank, dims);
+	t->nbytes = (size_t)bytes;
 	t->data = om_arena_alloc(m->arena, t->nbytes);
 	return t->data ? t : NULL;
 }

@@ -174,7 +174,7 @@ om_kind om_onnx_tensor_from_proto(const om_tensor_ctx *c, const Onnx__TensorProt
 		t->dims[i] = tp->dims[i];
 	int64_t numel = om_tensor_numel(t);
 	t->nbytes = om_tensor_bytes_for(dtype, t->rank, t->dims);
-	if (numel < 0 || (numel > 0 && t->nbytes == 0) || (uint64_t)numel > SIZE_MAX / 16)
+	if (om_shape_bytes(dtype, t->rank, t->dims) < 0 || (uint64_t)numel > SIZE_MAX / 16)
 		return om_error(st, OM_ERR_INVALID_MODEL, NULL, "tensor '%s': shape too large",
 				tname(tp));
 	om_kind k = OM_OK;

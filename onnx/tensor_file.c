@@ -156,7 +156,7 @@ static om_kind npy_read(const char *path, const unsigned char *b, size_t n, om_t
 		return k;
 	off += hl;
 	size_t need = om_tensor_bytes_for(t.dtype, t.rank, t.dims);
-	if (om_tensor_numel(&t) < 0 || (om_tensor_numel(&t) > 0 && need == 0))
+	if (om_shape_bytes(t.dtype, t.rank, t.dims) < 0)
 		return om_error(st, OM_ERR_INVALID_INPUT, NULL, "'%s': shape too large", path);
 	if (n - off != need)
 		return om_error(st, OM_ERR_INVALID_INPUT, NULL,
