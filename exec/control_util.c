@@ -169,5 +169,8 @@ om_kind om_ctl_start_stack(om_ctx *c, const om_tensor *e, int64_t len, int64_t a
 	int64_t dims[OM_MAX_RANK];
 	for (int32_t k = 0, j = 0; k <= e->rank; k++)
 		dims[k] = k == axis ? len : e->dims[j++];
+	const int64_t bytes = om_shape_bytes(e->dtype, e->rank + 1, dims);
+	if (bytes >= 0 && (rc = om_ctx_reserve(c, (size_t)bytes, "a scan output")))
+		return rc;
 	return om_tensor_alloc(acc, e->dtype, e->rank + 1, dims, c->st);
 }

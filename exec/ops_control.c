@@ -121,6 +121,9 @@ static om_kind loop_append(om_ctx *c, loop_state *ls, int32_t k, int64_t it, con
 		if (cap > INT64_MAX / 2 || (row && (uint64_t)cap > SIZE_MAX / row))
 			return om_error(c->st, OM_ERR_NOMEM, c->node, "scan output %d too large",
 					k);
+		om_kind rc = om_ctx_reserve(c, row * (size_t)cap, "a scan output");
+		if (rc)
+			return rc;
 		void *p = realloc(acc->data, row * (size_t)cap + 1);
 		if (!p)
 			return om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory");

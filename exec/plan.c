@@ -310,7 +310,8 @@ static const unsigned char no_bytes[16];
 
 /* Runs sp's row at plan time on constant inputs; outputs become owned constants. Returns
  * OM_NEED_VALUE when the step cannot be folded after all (too large). */
-static om_kind fold_step(om_plan *p, om_step *sp, om_tensor *const *in, om_status *st)
+static om_kind fold_step(om_plan *p, om_step *sp, om_tensor *const *in, size_t limit,
+			 om_status *st)
 {
 	const om_node *n = sp->node;
 	int32_t nout = n->nout;
@@ -332,7 +333,8 @@ static om_kind fold_step(om_plan *p, om_step *sp, om_tensor *const *in, om_statu
 		if (!outp[i])
 			continue;
 		om_tensor shape = res[i];
-		if (om_tensor_bytes_for(shape.dtype, shape.rank, shape.dims) > FOLD_MAX_BYTES) {
+		const size_t bytes = om_tensor_bytes_for(shape.dtype, shape.rank, shape.dims);
+		if (bytes > FOLD_MAX_BYTES || (limit && bytes > limit)) {
 			rc = OM_NEED_VALUE;
 			goto out;
 		}
@@ -369,7 +371,8 @@ out:
 }
 
 /* Shapes what plan time can: fold, infer, or leave the step dynamic. */
-static om_kind shape_step(om_plan *p, om_step *sp, om_status *st)
+/* limit: the session's memory limit (0: none), which bounds plan-time folding too */
+static om_kind shape_step(om_plan *p, om_step *sp, size_t limit, om_status *st)
 {
 	const om_node *n = sp->node;
 	int32_t nin = n->nin;
@@ -401,7 +404,7 @@ static om_kind shape_step(om_plan *p, om_step *sp, om_status *st)
 		all_const = true;
 	}
 	if (all_const && (sp->op->kernel || (sp->op->flags & OM_OP_VIEW))) {
-		rc = fold_step(p, sp, in, st);
+		rc = fold_step(p, sp, in, limit, st);
 		if (rc != OM_NEED_VALUE)
 			goto out;
 		rc = OM_OK;
@@ -506,7 +509,7 @@ static om_kind plan_step(om_session *s, om_plan *p, om_step *sp, const om_node *
 		return rc;
 	if ((sp->prof = profile_row(s, n->op)) < 0)
 		return om_error(st, OM_ERR_NOMEM, n, "out of memory planning");
-	rc = shape_step(p, sp, st);
+	rc = shape_step(p, sp, s->pool.limit, st);
 	if (rc == OM_ERR_INVALID_MODEL && p->parent && !(fl & OM_OP_CONTROL)) {
 		/* a subgraph may be an If branch never taken: its shape problem is the step's
 		 * run-time inference error, raised only if the graph runs */

@@ -39,6 +39,19 @@ int32_t om_pool_get(om_pool *p, size_t size)
 		mark_busy(p, best);
 		return best;
 	}
+	if (p->limit) {
+		if (size > p->limit || p->busy_bytes > p->limit - size)
+			return OM_POOL_OVER_LIMIT;
+		size_t kept = largest >= 0 ? p->b[largest].cap : 0;
+		if (p->bytes - kept > p->limit - size) /* drop the free blocks' memory */
+			for (int32_t i = 0; i < p->n; i++)
+				if (!p->b[i].busy && p->b[i].ptr) {
+					free(p->b[i].ptr);
+					p->bytes -= p->b[i].cap;
+					p->b[i].ptr = NULL;
+					p->b[i].cap = 0;
+				}
+	}
 	if (largest >= 0) {
 		/* nothing fits: grow the largest free block rather than adding one */
 		void *q = realloc(p->b[largest].ptr, size);

@@ -21,10 +21,17 @@ typedef struct om_pool {
 	size_t bytes;      /* sum of block capacities */
 	size_t busy_bytes; /* capacity of busy blocks */
 	size_t peak_busy;  /* high-water mark of busy_bytes */
+	size_t limit;      /* most bytes the pool may hold (bytes); 0: no limit */
 } om_pool;
 
-/** A free block of at least `size` bytes, marked busy with refs 0; -1 when out of memory.
- *  The smallest free block that fits wins; else the largest free block grows; else a new one. */
+/** om_pool_get's answer when the block would take the pool over its limit (nothing allocated). */
+#define OM_POOL_OVER_LIMIT (-2)
+
+/** A free block of at least `size` bytes, marked busy with refs 0; -1 when out of memory,
+ *  OM_POOL_OVER_LIMIT when the busy blocks and this one would hold more than `limit` bytes.
+ *  The smallest free block that fits wins; else the largest free block grows; else a new one.
+ *  When growing would take the pool over its limit, the free blocks' memory is released first
+ *  (their slots stay, empty). */
 int32_t om_pool_get(om_pool *p, size_t size);
 /** Marks block i free (its memory stays in the pool for later runs). */
 void om_pool_release(om_pool *p, int32_t i);

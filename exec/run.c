@@ -72,6 +72,40 @@ static void hold(om_session *s, om_frame *f, int32_t k, int32_t b)
 }
 /* ---- one step ---------------------------------------------------------------------------- */
 
+static om_kind over_limit(const om_session *s, const om_node *n, const char *what, size_t bytes,
+			  om_status *st)
+{
+	return om_error(st, OM_ERR_INVALID_INPUT, n,
+			"%s needs %zu bytes; with %zu bytes in use that is over the memory limit "
+			"of %zu bytes (max_memory)",
+			what, bytes, s->pool.busy_bytes, s->pool.limit);
+}
+
+/* A pool block for node n's output i; the memory limit is checked before allocating. */
+static om_kind get_block(om_session *s, const om_node *n, int32_t i, size_t bytes, int32_t *b,
+			 om_status *st)
+{
+	*b = om_pool_get(&s->pool, bytes);
+	if (*b >= 0)
+		return OM_OK;
+	if (*b == OM_POOL_OVER_LIMIT) {
+		char what[32];
+		snprintf(what, sizeof what, "output %d", i);
+		return over_limit(s, n, what, bytes, st);
+	}
+	return om_error(st, OM_ERR_NOMEM, n, "out of memory for %zu bytes", bytes);
+}
+
+om_kind om_ctx_reserve(const om_ctx *c, size_t bytes, const char *what)
+{
+	const om_session *s = c->session;
+	if (!s || !s->pool.limit)
+		return OM_OK;
+	if (bytes > s->pool.limit || s->pool.busy_bytes > s->pool.limit - bytes)
+		return over_limit(s, c->node, what, bytes, c->st);
+	return OM_OK;
+}
+
 static om_kind check_shape(const om_node *n, int32_t i, om_tensor *t, om_status *st)
 {
 	if (om_is_box(t)) { /* a sequence or optional: no bytes of its own */
@@ -130,9 +164,9 @@ static om_kind place_outputs(om_session *s, om_frame *f, const om_step *sp,
 		if (b >= 0) {
 			out[0]->data = in[0]->data;
 		} else {
-			if ((b = om_pool_get(&s->pool, out[i]->nbytes)) < 0)
-				return om_error(st, OM_ERR_NOMEM, n, "out of memory for %zu bytes",
-						out[i]->nbytes);
+			om_kind rc = get_block(s, n, i, out[i]->nbytes, &b, st);
+			if (rc)
+				return rc;
 			out[i]->data = s->pool.b[b].ptr; /* not zeroed: kernels write every byte */
 		}
 		hold(s, f, sp->out[i], b);
@@ -278,10 +312,9 @@ om_kind om_session_output(om_ctx *c, int32_t i, int32_t dtype, int32_t rank,
 	om_kind rc = check_shape(c->node, i, t, c->st);
 	if (rc)
 		return rc;
-	int32_t b = om_pool_get(&s->pool, t->nbytes);
-	if (b < 0)
-		return om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory for %zu bytes",
-				t->nbytes);
+	int32_t b;
+	if ((rc = get_block(s, c->node, i, t->nbytes, &b, c->st)))
+		return rc;
 	t->data = s->pool.b[b].ptr;
 	hold(s, f, k, b);
 	return OM_OK;

@@ -2,11 +2,22 @@
  * flow, and what tests and tools see of a plan and a run. Runs are in run.c, plans in plan.c. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gemm.h"
 #include "plan.h"
 
 /* ---- public API -------------------------------------------------------------------------- */
+
+size_t om_default_max_memory(void)
+{
+	const size_t cap = (size_t)8 << 30;
+	const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+	if (pages <= 0 || page <= 0 || (uint64_t)pages > SIZE_MAX / 2 / (uint64_t)page)
+		return cap;
+	const size_t half = (size_t)pages * (size_t)page / 2;
+	return half < cap ? half : cap;
+}
 
 om_kind om_session_create_ex(const om_model *m, const om_session_options *opt,
 			     const om_op_table *extra, om_session **out, om_status *st)
@@ -22,6 +33,9 @@ om_kind om_session_create_ex(const om_model *m, const om_session_options *opt,
 	s->m = m;
 	if (opt)
 		s->opt = *opt;
+	s->pool.limit = s->opt.max_memory == SIZE_MAX ? 0
+			: s->opt.max_memory	   ? s->opt.max_memory
+						   : om_default_max_memory();
 	s->extra = extra;
 	om_kind rc = om_plan_graph(s, m->graph, NULL, &s->main, st);
 	if (!rc && !(s->prof_sorted = calloc((size_t)s->nprof + 1, sizeof *s->prof_sorted)))

@@ -29,6 +29,14 @@ om_kind om_session_run_graph(om_session *s, const om_graph *g, const om_tensor *
 om_kind om_session_output(om_ctx *c, int32_t i, int32_t dtype, int32_t rank,
 			  const int64_t *dims);
 
+/**
+ * For kernels about to malloc `bytes` of their own (scratch, unpacked copies, growing
+ * accumulators): OM_ERR_INVALID_INPUT naming the node and `what` when the session's busy
+ * buffers and these bytes would exceed its memory limit (om_session_options.max_memory).
+ * OM_OK outside a session (the constant folder bounds its outputs itself) or without a limit.
+ */
+om_kind om_ctx_reserve(const om_ctx *c, size_t bytes, const char *what);
+
 /* ---- looking inside (tests, tools) ------------------------------------------------------- */
 
 enum om_node_mode {

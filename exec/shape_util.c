@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "move.h"
+#include "session.h"
 #include "shape_util.h"
 #include "subbyte.h"
 
@@ -215,6 +216,8 @@ om_kind om_move_run(om_ctx *c, om_kernel_fn kernel)
 			const int64_t n = om_tensor_numel(t);
 			tmp[i] = *t;
 			tmp[i].nbytes = (size_t)n;
+			if ((rc = om_ctx_reserve(c, (size_t)n, "an unpacked sub-byte copy")))
+				break;
 			tmp[i].data = malloc((size_t)n + 1);
 			if (!tmp[i].data) {
 				rc = om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory");

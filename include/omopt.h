@@ -179,7 +179,17 @@ typedef struct om_session_options {
 	int exact;   /* 1: only kernels flagged exact; others are OM_ERR_UNSUPPORTED (seed §1) */
 	int threads; /* 0 or 1: single-threaded */
 	int profile; /* 1: record time per op type (om_session_profile) */
+	/* Memory limit, in bytes, of a run: the tensors it holds at once (intermediate values and
+	 * outputs, in the session's buffer pool) plus any buffer a kernel allocates for itself
+	 * must stay within it. A request over it is OM_ERR_INVALID_INPUT naming the node, before
+	 * anything is allocated (Range or ConstantOfShape asking for 17 GB). 0: the default,
+	 * om_default_max_memory(); SIZE_MAX: no limit. Weights and plan-time constants are not
+	 * counted (they are the model's). */
+	size_t max_memory;
 } om_session_options;
+
+/** The default memory limit of a session: 8 GiB, or half the physical memory when less. */
+size_t om_default_max_memory(void);
 
 /** Plans the model's main graph. The model must outlive the session. `opt` may be NULL. */
 om_kind om_session_create(const om_model *m, const om_session_options *opt, om_session **out,

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "eval.h"
+#include "pool.h"
 #include "testutil.h"
 
 #define P62 (INT64_C(1) << 62)
@@ -112,12 +113,174 @@ static void fold_refuses_huge_subbyte(void **state)
 		}
 }
 
+/* runs m once on one int64 input (n entries); the status of the run (or of creating it) */
+static om_kind run_once(const om_model *m, size_t max_memory, const int64_t *x, int32_t n,
+			om_status *st)
+{
+	om_session_options o = {.max_memory = max_memory};
+	om_session *s = NULL;
+	om_kind rc = om_session_create(m, &o, &s, st);
+	if (rc)
+		return rc;
+	om_tensor in = {.dtype = OM_INT64, .rank = 1, .dims = {n}, .data = (void *)x,
+			.nbytes = sizeof(int64_t) * (size_t)n};
+	om_tensor out = {0};
+	rc = om_session_run(s, &in, 1, &out, 1, st);
+	om_tensor_free(&out);
+	om_session_free(s);
+	return rc;
+}
+
+/* the reproducer of issue 10: a 4-bit (or 2-bit) ConstantOfShape of about 2^62 elements from a
+ * run-time shape was given a zero-byte buffer and written past (a segfault); now the session's
+ * memory limit refuses it before anything is allocated, naming the node */
+static void run_refuses_huge_subbyte(void **state)
+{
+	(void)state;
+	const int32_t types[] = {OM_INT4, OM_UINT4, OM_FLOAT4E2M1, OM_INT2, OM_UINT2, OM_FLOAT};
+	const int64_t counts[] = {P62, P62 + 1, INT64_MAX, INT64_C(1) << 40};
+	for (size_t t = 0; t < sizeof types / sizeof types[0]; t++)
+		for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++) {
+			om_model *m = cos_model(types[t], NULL, 1);
+			om_status st = {0};
+			assert_int_equal(run_once(m, 0, &counts[k], 1, &st), OM_ERR_INVALID_INPUT);
+			assert_string_equal(st.node, "ConstantOfShape");
+			om_model_free(m);
+		}
+}
+
+static void run_within_limit(void **state)
+{
+	(void)state;
+	om_model *m = cos_model(OM_FLOAT, NULL, 1);
+	om_status st = {0};
+	/* 256 floats are 1024 bytes: within a 1 KiB limit; 257 (1028 bytes) are not */
+	assert_int_equal(run_once(m, 1024, (int64_t[]){256}, 1, &st), OM_OK);
+	assert_int_equal(run_once(m, 1024, (int64_t[]){257}, 1, &st), OM_ERR_INVALID_INPUT);
+	assert_string_equal(st.op, "ConstantOfShape");
+	assert_non_null(strstr(st.msg, "output 0 needs 1028 bytes"));
+	assert_non_null(strstr(st.msg, "limit of 1024 bytes"));
+	/* SIZE_MAX: no limit */
+	assert_int_equal(run_once(m, SIZE_MAX, (int64_t[]){300}, 1, &st), OM_OK);
+	om_model_free(m);
+	/* int4: 2048 elements are 1024 bytes; 2049 are 1025 */
+	m = cos_model(OM_INT4, NULL, 1);
+	assert_int_equal(run_once(m, 1024, (int64_t[]){2048}, 1, &st), OM_OK);
+	assert_int_equal(run_once(m, 1024, (int64_t[]){2049}, 1, &st), OM_ERR_INVALID_INPUT);
+	om_model_free(m);
+	assert_true(om_default_max_memory() > 0);
+	assert_true(om_default_max_memory() <= (size_t)8 << 30);
+}
+
+/* Range with three integers asked for 17 GB (issue 10 item 7): refused by the default limit */
+static void range_over_default_limit(void **state)
+{
+	(void)state;
+	om_model *m = om_model_new();
+	om_graph *g = m->graph = om_graph_new(m, NULL);
+	m->opsets = om_arena_alloc(m->arena, sizeof *m->opsets);
+	m->opsets[0] = (om_opset){"", 18};
+	m->nopsets = 1;
+	om_value *x = om_graph_value(g, "x");
+	om_tensor like = {.dtype = OM_INT64, .rank = 1, .dims = {3}};
+	om_type_from_tensor(m, &x->type, &like);
+	x->flags |= OM_VALUE_GRAPH_INPUT;
+	tu_push_value(g, &g->inputs, &g->ninputs, x);
+	const char *names[] = {"a", "b", "d"};
+	for (int i = 0; i < 3; i++) {
+		om_value *idx = om_graph_value(g, names[i]);
+		idx->init = om_model_tensor(m, OM_INT64, 0, NULL);
+		*(int64_t *)idx->init->data = i;
+		idx->flags |= OM_VALUE_INITIALIZER;
+		om_type_from_tensor(m, &idx->type, idx->init);
+		tu_push_value(g, &g->inits, &g->ninits, idx);
+	}
+	tu_graph_node(g, "Gather", "x,a", "start");
+	tu_graph_node(g, "Gather", "x,b", "limit");
+	tu_graph_node(g, "Gather", "x,d", "delta");
+	tu_graph_node(g, "Range", "start,limit,delta", "y");
+	om_value *y = om_graph_value(g, "y");
+	y->flags |= OM_VALUE_GRAPH_OUTPUT;
+	tu_push_value(g, &g->outputs, &g->noutputs, y);
+	om_status st = {0};
+	const int64_t big[] = {0, INT64_C(17) << 30 >> 3, 1}, small[] = {5, 50, 5};
+	assert_int_equal(run_once(m, 0, big, 3, &st), OM_ERR_INVALID_INPUT);
+	assert_string_equal(st.op, "Range");
+	assert_non_null(strstr(st.msg, "output 0 needs 18253611008 bytes"));
+	assert_int_equal(run_once(m, 0, small, 3, &st), OM_OK);
+	om_model_free(m);
+}
+
+/* growing past the limit first gives back the free blocks' memory */
+static void pool_limit(void **state)
+{
+	(void)state;
+	om_pool p = {.limit = 1024};
+	int32_t a = om_pool_get(&p, 512);
+	assert_true(a >= 0);
+	assert_int_equal(om_pool_get(&p, 1024 - 512 + 1), OM_POOL_OVER_LIMIT);
+	int32_t b = om_pool_get(&p, 256);
+	assert_true(b >= 0);
+	om_pool_release(&p, a);
+	om_pool_release(&p, b);
+	int32_t c = om_pool_get(&p, 768); /* grows the 512 block: the 256 one may stay */
+	assert_true(c >= 0);
+	assert_int_equal(p.bytes, 1024);
+	assert_int_equal(om_pool_get(&p, 320), OM_POOL_OVER_LIMIT);
+	om_pool_release(&p, c);
+	c = om_pool_get(&p, 832); /* 768 + 256 free, neither fits: both dropped first */
+	assert_true(c >= 0);
+	assert_int_equal(p.bytes, 832);
+	assert_int_equal(p.busy_bytes, 832);
+	assert_true(om_pool_get(&p, 192) >= 0);
+	assert_int_equal(p.bytes, 1024);
+	om_pool_free(&p);
+}
+
+/* omopt run --max-memory: suffixes, 'none', usage errors; exit 1 naming the node. The shape is
+ * a constant: within the limit the output is folded at plan time (not counted), over it the
+ * run asks the pool for it and is refused. */
+static void cli_max_memory(void **state)
+{
+	(void)state;
+	char dir[256], path[512], cmd[1024], out[4096], err[4096];
+	assert_int_equal(tu_tmpdir_make(dir, sizeof dir, "omopt_sizes_"), 0);
+	snprintf(path, sizeof path, "%s/cos.onnx", dir);
+	om_model *m = cos_model(OM_FLOAT, (const int64_t[]){300}, 1);
+	om_status st = {0};
+	assert_int_equal(om_model_save(m, path, NULL, &st), OM_OK);
+	om_model_free(m);
+	static const struct {
+		const char *limit;
+		int code;
+	} cases[] = {{"1K", 1},   {"1199", 1}, {"1200", 0}, {"2K", 0}, {"1M", 0},
+		     {"1G", 0},   {"none", 0}, {"0", 2},    {"-1", 2}, {"1X", 2},
+		     {"K", 2},    {"1KK", 2},  {"", 2}};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		snprintf(cmd, sizeof cmd, "run cos.onnx --no-optimize --bench 1 --max-memory '%s'",
+			 cases[i].limit);
+		int code = tu_run_omopt(dir, cmd, out, sizeof out, err, sizeof err);
+		if (code != cases[i].code)
+			print_error("--max-memory '%s': %s\n", cases[i].limit, err);
+		assert_int_equal(code, cases[i].code);
+		if (code == 1)
+			assert_non_null(strstr(err, "node 'ConstantOfShape' (ConstantOfShape): "
+						    "output 0 needs 1200 bytes"));
+	}
+	assert_int_equal(tu_tmpdir_remove(dir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(numel_and_bytes),
 		cmocka_unit_test(alloc_refuses_overflow),
 		cmocka_unit_test(fold_refuses_huge_subbyte),
+		cmocka_unit_test(run_refuses_huge_subbyte),
+		cmocka_unit_test(run_within_limit),
+		cmocka_unit_test(range_over_default_limit),
+		cmocka_unit_test(pool_limit),
+		cmocka_unit_test(cli_max_memory),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,7 +15,7 @@
 static const char usage_text[] =
 	"usage: omopt run MODEL [--input NAME=FILE]... [--input-dir DIR] --output-dir DIR\n"
 	"             [--output-format pb|npy] [--exact] [--threads N] [--bench N] [--profile]\n"
-	"             [--no-optimize] [--save-optimized FILE]\n"
+	"             [--no-optimize] [--save-optimized FILE] [--max-memory BYTES]\n"
 	"\n"
 	"Runs MODEL once on its inputs and writes output_<i>.pb (or .npy) in graph-output order.\n"
 	"The model is optimized first (om_optimize: simplify, then Conv+activation, LayerNorm,\n"
@@ -36,7 +36,10 @@ static const char usage_text[] =
 	"                      per run, the mean of the --bench runs (the first run is not in it)\n"
 	"  --no-optimize       runs the model as loaded\n"
 	"  --save-optimized F  writes the model as it is run to F (with only this, nothing runs);\n"
-	"                      it may hold com.microsoft ops, which ONNX Runtime runs\n";
+	"                      it may hold com.microsoft ops, which ONNX Runtime runs\n"
+	"  --max-memory BYTES  memory limit of a run (tensors held at once, kernels' buffers);\n"
+	"                      K, M, G suffixes (KiB, MiB, GiB) or 'none'; default 8G, or half\n"
+	"                      the physical memory when less. A node asking for more fails.\n";
 
 typedef struct run_args {
 	const char *model, *input_dir, *output_dir, *format, *save;
@@ -64,6 +67,26 @@ static int parse_count(const char *s, int min, int *out)
 	return 0;
 }
 
+/* BYTES with an optional K, M or G suffix (KiB, MiB, GiB), or "none" (SIZE_MAX); 0 ok */
+static int parse_bytes(const char *s, size_t *out)
+{
+	if (!strcmp(s, "none")) {
+		*out = SIZE_MAX;
+		return 0;
+	}
+	if (s[0] < '0' || s[0] > '9')
+		return -1;
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	int shift = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : 0;
+	end += shift != 0;
+	if (errno || *end || v == 0 || v > (SIZE_MAX >> shift))
+		return -1;
+	*out = (size_t)v << shift;
+	return 0;
+}
+
 /* 0 ok, 2 usage error, -1 --help */
 static int parse_args(int argc, char **argv, run_args *a)
 {
@@ -85,7 +108,7 @@ static int parse_args(int argc, char **argv, run_args *a)
 		} else if (!strcmp(arg, "--input") || !strcmp(arg, "--input-dir") ||
 			   !strcmp(arg, "--output-dir") || !strcmp(arg, "--output-format") ||
 			   !strcmp(arg, "--threads") || !strcmp(arg, "--bench") ||
-			   !strcmp(arg, "--save-optimized")) {
+			   !strcmp(arg, "--save-optimized") || !strcmp(arg, "--max-memory")) {
 			if (!val)
 				return usage_error("%s needs a value", arg);
 			i++;
@@ -104,6 +127,9 @@ static int parse_args(int argc, char **argv, run_args *a)
 				if (strcmp(val, "pb") && strcmp(val, "npy"))
 					return usage_error("unknown output format '%s'", val);
 				a->format = val;
+			} else if (!strcmp(arg, "--max-memory")) {
+				if (parse_bytes(val, &a->opt.max_memory))
+					return usage_error("bad byte count '%s'", val);
 			} else if (!strcmp(arg, "--threads")) {
 				if (parse_count(val, 1, &a->opt.threads))
 					return usage_error("bad thread count '%s'", val);
