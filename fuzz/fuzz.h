@@ -30,6 +30,9 @@ uint64_t fz_next(uint64_t *state);
  *  reports OM_ERR_INTERNAL, which omopt's header reserves for its own bugs. With
  *  OMOPT_FUZZ_VERBOSE set in the environment, prints every call's outcome. */
 void fz_check_kind(om_kind k, const om_status *st, const char *what);
+/** The model in data (external data from fz_dir()), or NULL when omopt refuses it; a finding
+ *  when loading reports OM_ERR_INTERNAL or its kind disagrees with the model it returns. */
+om_model *fz_load(const uint8_t *data, size_t size);
 /** Stops the process with a message (a finding). */
 void fz_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 

@@ -143,12 +143,11 @@ static bool run_once(const om_model *m, om_session *s, uint64_t seed, int round)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	om_model *m = NULL;
-	om_status st = {0};
-	om_kind k = om_model_load_memory(data, size, fz_dir(), &m, &st);
-	fz_check_kind(k, &st, "om_model_load_memory");
-	if (k)
+	om_model *m = fz_load(data, size);
+	if (!m)
 		return 0;
+	om_status st = {0};
+	om_kind k;
 	const uint64_t seed = fz_hash(data, size);
 	if (seed & 1) {
 		/* as `omopt run` does: optimize, and run the model as loaded when that fails */

@@ -7,14 +7,12 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	om_model *m = NULL;
-	om_status st = {0};
-	om_kind k = om_model_load_memory(data, size, fz_dir(), &m, &st);
-	fz_check_kind(k, &st, "om_model_load_memory");
-	if (k)
+	om_model *m = fz_load(data, size);
+	if (!m)
 		return 0;
+	om_status st = {0};
 	const om_simplify_options sopt = {.verify = 1};
-	k = om_simplify(m, &sopt, &st);
+	om_kind k = om_simplify(m, &sopt, &st);
 	fz_check_kind(k, &st, "om_simplify");
 	if (!k) {
 		const uint64_t h = fz_hash(data, size);

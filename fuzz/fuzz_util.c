@@ -83,6 +83,18 @@ void fz_fail(const char *fmt, ...)
 	abort();
 }
 
+om_model *fz_load(const uint8_t *data, size_t size)
+{
+	om_model *m = NULL;
+	om_status st = {0};
+	om_kind k = om_model_load_memory(data, size, fz_dir(), &m, &st);
+	fz_check_kind(k, &st, "om_model_load_memory");
+	if ((k == OM_OK) != (m != NULL))
+		fz_fail("om_model_load_memory returned %s with model %p", om_kind_name(k),
+			(void *)m);
+	return m;
+}
+
 void fz_check_kind(om_kind k, const om_status *st, const char *what)
 {
 	if (k != OM_ERR_INTERNAL && !getenv("OMOPT_FUZZ_VERBOSE"))

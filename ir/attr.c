@@ -10,6 +10,22 @@ const om_attr *om_node_attr(const om_node *n, const char *name)
 	return NULL;
 }
 
+bool om_node_has_subgraph(const om_node *n)
+{
+	for (int32_t i = 0; i < n->nattr; i++)
+		if (n->attrs[i].type == OM_ATTR_GRAPH || n->attrs[i].type == OM_ATTR_GRAPHS)
+			return true;
+	return false;
+}
+
+bool om_graph_has_subgraph(const om_graph *g)
+{
+	for (int32_t i = 0; i < g->nnodes; i++)
+		if (om_node_has_subgraph(g->nodes[i]))
+			return true;
+	return false;
+}
+
 int64_t om_attr_int(const om_node *n, const char *name, int64_t dflt)
 {
 	const om_attr *a = om_node_attr(n, name);

@@ -203,6 +203,10 @@ enum { OM_NODE_DEAD = 1u << 0 };
 /* ---- attributes -------------------------------------------------------------------------- */
 
 const om_attr *om_node_attr(const om_node *n, const char *name);
+/** True when n has a graph attribute (If, Loop, Scan bodies...): it runs subgraphs. */
+bool om_node_has_subgraph(const om_node *n);
+/** True when some node of g (not looking deeper) has a graph attribute. */
+bool om_graph_has_subgraph(const om_graph *g);
 int64_t om_attr_int(const om_node *n, const char *name, int64_t dflt);
 float om_attr_float(const om_node *n, const char *name, float dflt);
 /** The string attribute as a NUL-terminated arena string, or dflt. */

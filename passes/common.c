@@ -99,11 +99,9 @@ static bool same_node(const om_node *a, const om_node *b)
 static bool mergeable(om_pass_ctx *c, const om_graph *g, const om_node *n)
 {
 	if ((n->flags & OM_NODE_DEAD) || !om_node_default_domain(n) ||
-	    om_node_has(c->m, n, OM_OP_RANDOM) || om_node_has(c->m, n, OM_OP_QDQ))
+	    om_node_has(c->m, n, OM_OP_RANDOM) || om_node_has(c->m, n, OM_OP_QDQ) ||
+	    om_node_has_subgraph(n))
 		return false;
-	for (int32_t a = 0; a < n->nattr; a++)
-		if (n->attrs[a].type == OM_ATTR_GRAPH || n->attrs[a].type == OM_ATTR_GRAPHS)
-			return false;
 	for (int32_t o = 0; o < n->nout; o++)
 		if (n->out[o] && ((n->out[o]->flags & OM_VALUE_GRAPH_OUTPUT) ||
 				  om_value_used_by_subgraph(c, g, n->out[o])))

@@ -215,14 +215,6 @@ static void release_inputs(fold_state *s, om_node *n)
 
 /* ---- folding ----------------------------------------------------------------------------- */
 
-static bool has_subgraph(const om_node *n)
-{
-	for (int32_t a = 0; a < n->nattr; a++)
-		if (n->attrs[a].type == OM_ATTR_GRAPH || n->attrs[a].type == OM_ATTR_GRAPHS)
-			return true;
-	return false;
-}
-
 static bool writes_graph_output(const om_node *n)
 {
 	for (int32_t o = 0; o < n->nout; o++)
@@ -515,7 +507,7 @@ om_kind om_pass_fold(om_pass_ctx *c, om_graph *g, int *changes)
 	for (int32_t i = 0; i < g->nnodes && !err; i++) {
 		om_node *n = g->nodes[i];
 		if ((n->flags & OM_NODE_DEAD) || !om_node_default_domain(n) ||
-		    om_node_has(c->m, n, OM_OP_RANDOM) || has_subgraph(n))
+		    om_node_has(c->m, n, OM_OP_RANDOM) || om_node_has_subgraph(n))
 			continue;
 		if (fold_node(&s, n, &err)) {
 			(*changes)++;

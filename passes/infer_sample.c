@@ -600,11 +600,9 @@ static om_pe agreed_pe(const sampler *s, const agree *a)
 /* The row's kernel may compute plan-time values: not random, not control flow. */
 static bool row_may_eval(const om_op *op, const om_node *n)
 {
-	if (op->flags & (OM_OP_CONTROL | OM_OP_RANDOM))
+	/* a node with subgraphs runs them only through a session */
+	if ((op->flags & (OM_OP_CONTROL | OM_OP_RANDOM)) || om_node_has_subgraph(n))
 		return false;
-	for (int32_t a = 0; a < n->nattr; a++)
-		if (n->attrs[a].type == OM_ATTR_GRAPH || n->attrs[a].type == OM_ATTR_GRAPHS)
-			return false; /* runs subgraphs: only through a session */
 	return op->kernel || (op->flags & OM_OP_VIEW);
 }
 

@@ -17,15 +17,6 @@ typedef struct vmap {
 	UT_hash_handle hh;
 } vmap;
 
-static bool has_subgraphs(const om_graph *b)
-{
-	for (int32_t i = 0; i < b->nnodes; i++)
-		for (int32_t a = 0; a < b->nodes[i]->nattr; a++)
-			if (b->nodes[i]->attrs[a].g || b->nodes[i]->attrs[a].graphs)
-				return true;
-	return false;
-}
-
 static bool constant_condition(const om_graph *g, const om_node *n, bool *cond)
 {
 	const om_tensor *t = n->nin == 1 ? om_value_const(g, n->in[0]) : NULL;
@@ -79,7 +70,7 @@ static om_kind inline_branch(om_pass_ctx *c, om_graph *g, om_node *n, om_graph *
 {
 	if (b->noutputs != n->nout)
 		return OM_OK;
-	if (has_subgraphs(b) && !names_free(g, b))
+	if (om_graph_has_subgraph(b) && !names_free(g, b))
 		return OM_OK;
 	vmap *map = NULL, *e, *tmp;
 	bool nomem = false;

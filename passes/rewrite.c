@@ -34,21 +34,12 @@ static bool sub_refers(const om_graph *sub, const char *name)
 	return false;
 }
 
-static bool has_subgraphs(const om_graph *g)
-{
-	for (int32_t i = 0; i < g->nnodes; i++)
-		for (int32_t a = 0; a < g->nodes[i]->nattr; a++)
-			if (g->nodes[i]->attrs[a].g || g->nodes[i]->attrs[a].graphs)
-				return true;
-	return false;
-}
-
 bool om_value_used_by_subgraph(om_pass_ctx *c, const om_graph *g, const om_value *v)
 {
 	if (c->sub_g != g || c->sub_n != g->nnodes) {
 		c->sub_g = g;
 		c->sub_n = g->nnodes;
-		c->sub_any = has_subgraphs(g);
+		c->sub_any = om_graph_has_subgraph(g);
 	}
 	if (!c->sub_any)
 		return false; /* the common case, without a walk per question */

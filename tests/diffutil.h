@@ -145,6 +145,16 @@ static inline void dt_summary(const dt_tally *t, const char *what)
 	       (long long)t->known, (long long)t->failed, (long long)t->fixed);
 }
 
+/** The end of a run: dt_finish, dt_summary, and the test fails on any finding or fixed entry. */
+static inline void dt_end(dt_tally *t, const dt_known *list, const char *what)
+{
+	dt_finish(t, list);
+	dt_summary(t, what);
+	if (t->failed || t->fixed)
+		fail_msg("%lld findings, %lld known failures now fixed (see above)",
+			 (long long)t->failed, (long long)t->fixed);
+}
+
 /** $OMOPT_FINDINGS (a folder) or NULL: where failing cases are saved as models. */
 static inline const char *dt_findings_dir(void)
 {
@@ -153,18 +163,6 @@ static inline const char *dt_findings_dir(void)
 }
 
 /* ---- models ------------------------------------------------------------------------------- */
-
-/** An empty model importing the default domain at opset. */
-static inline om_model *dt_model(int64_t opset)
-{
-	om_model *m = om_model_new();
-	m->graph = om_graph_new(m, NULL);
-	m->ir_version = 8;
-	m->opsets = om_arena_alloc(m->arena, sizeof *m->opsets);
-	m->opsets[0] = (om_opset){"", opset};
-	m->nopsets = 1;
-	return m;
-}
 
 /** Sets v's tensor type: dims[i] >= 0 a number, else the symbol syms[i]. */
 static inline void dt_set_type(om_model *m, om_value *v, int32_t elem, int32_t rank,

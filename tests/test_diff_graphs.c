@@ -434,7 +434,7 @@ static om_model *random_graph(uint64_t seed)
 	static const int64_t opsets[] = {13, 14, 15, 17, 18};
 	gen g = {.r = {seed}};
 	g.opset = opsets[rnd(&g, 0, 4)];
-	g.m = dt_model(g.opset);
+	g.m = tu_model(g.opset);
 	const int64_t nin = rnd(&g, 1, 2);
 	for (int64_t i = 0; i < nin; i++) {
 		int64_t dims[4];
@@ -469,7 +469,7 @@ static om_model *reshape_n_zero(uint64_t seed)
 {
 	(void)seed;
 	gen g = {.r = {1}, .opset = 13};
-	g.m = dt_model(13);
+	g.m = tu_model(13);
 	om_value *x = dt_input(g.m, "x", OM_FLOAT, 3, (int64_t[]){1, -1, -1},
 			       (const char *[]){NULL, "N", "C"});
 	om_value *s = OUT(NODE(&g, "Shape", x));
@@ -487,7 +487,7 @@ static om_model *squeeze_empty_axes(uint64_t seed)
 {
 	(void)seed;
 	gen g = {.r = {1}, .opset = 13};
-	g.m = dt_model(13);
+	g.m = tu_model(13);
 	om_value *x = dt_input(g.m, "x", OM_FLOAT, 3, (int64_t[]){1, -1, 1},
 			       (const char *[]){NULL, "C", NULL});
 	om_value *r = OUT(NODE(&g, "Relu", x));
@@ -500,7 +500,7 @@ static om_model *reshape_allowzero_literal(uint64_t seed)
 {
 	(void)seed;
 	gen g = {.r = {1}, .opset = 18};
-	g.m = dt_model(18);
+	g.m = tu_model(18);
 	om_value *x = dt_input(g.m, "x", OM_FLOAT, 2, (int64_t[]){1, -1}, (const char *[]){0, "N"});
 	om_value *s = OUT(NODE(&g, "Shape", x));
 	om_value *h = OUT(NODE(&g, "Div", OUT(NODE(&g, "Gather", s, k1(&g, 0))), k1(&g, 2)));
@@ -518,7 +518,7 @@ static om_model *reshape_zero_copies(uint64_t seed)
 {
 	(void)seed;
 	gen g = {.r = {1}, .opset = 14};
-	g.m = dt_model(14);
+	g.m = tu_model(14);
 	om_value *x = dt_input(g.m, "x", OM_FLOAT, 2, (int64_t[]){-1, 1}, (const char *[]){"N", 0});
 	om_value *y = dt_input(g.m, "y", OM_FLOAT, 2, (int64_t[]){3, 1}, NULL);
 	om_value *r = OUT(NODE(&g, "Reshape", y, OUT(NODE(&g, "Shape", x))));
@@ -531,7 +531,7 @@ static om_model *reshape_not_noop(uint64_t seed)
 {
 	(void)seed;
 	gen g = {.r = {1}, .opset = 18};
-	g.m = dt_model(18);
+	g.m = tu_model(18);
 	om_value *x = dt_input(g.m, "x", OM_FLOAT, 2, (int64_t[]){-1, -1},
 			       (const char *[]){"N", "C"});
 	om_node *cat = NODE(&g, "Concat", x, x);
@@ -713,11 +713,7 @@ static void random_graphs_simplify_faithfully(void **state)
 		if (opts.only)
 			break;
 	}
-	dt_finish(&t, known_failures);
-	dt_summary(&t, "random shape graphs");
-	if (t.failed || t.fixed)
-		fail_msg("%lld findings, %lld known failures now fixed (see above)",
-			 (long long)t.failed, (long long)t.fixed);
+	dt_end(&t, known_failures, "random shape graphs");
 }
 
 int main(int argc, char **argv)

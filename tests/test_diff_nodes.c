@@ -438,7 +438,7 @@ static om_kind run_prefilled(const om_node *n, const om_op *op, int64_t opset,
  *  x<i>, outputs y<o> without types. Attributes are borrowed from n's model (keep it). */
 static om_model *one_node_model(const ncase *c, const om_node *n, int64_t opset)
 {
-	om_model *m = dt_model(opset);
+	om_model *m = tu_model(opset);
 	om_node *k = om_graph_add_node(m->graph, n->op, "", "n0", n->nin, n->nout);
 	for (int32_t i = 0; i < n->nin; i++) {
 		if (!n->in[i])
@@ -696,11 +696,7 @@ static void random_nodes_infer_as_they_run(void **state)
 	}
 	printf("%d ai.onnx rows with infer and kernel, %d without an ONNX 1.12 schema or alias "
 	       "(not drawn)\n", ra.n, no_schema);
-	dt_finish(&t, known_failures);
-	dt_summary(&t, "random nodes");
-	if (t.failed || t.fixed)
-		fail_msg("%lld findings, %lld known failures now fixed (see above)",
-			 (long long)t.failed, (long long)t.fixed);
+	dt_end(&t, known_failures, "random nodes");
 }
 
 int main(int argc, char **argv)

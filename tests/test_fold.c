@@ -9,18 +9,6 @@
 #include "testutil.h"
 #include "pass.h"
 
-static om_model *model(int64_t opset)
-{
-	om_model *m = om_model_new();
-	assert_non_null(m);
-	m->graph = om_graph_new(m, NULL);
-	m->opsets = om_arena_alloc(m->arena, sizeof *m->opsets);
-	m->opsets[0] = (om_opset){"", opset};
-	m->nopsets = 1;
-	m->ir_version = 8;
-	return m;
-}
-
 /* a tensor value: an initializer when data is given, else a graph input */
 static om_value *tensor(om_graph *g, const char *name, int32_t dtype, int32_t rank,
 			const int64_t *dims, const void *data)
@@ -99,7 +87,7 @@ static void tile_does_not_grow(void **state)
 {
 	(void)state;
 	for (int internal = 0; internal < 2; internal++) {
-		om_model *m = model(13);
+		om_model *m = tu_model(13);
 		om_graph *g = m->graph;
 		x64(g);
 		i64s(g, "r", 2, (int64_t[]){1024, 1});
@@ -121,7 +109,7 @@ static void tile_does_not_grow(void **state)
 static void chain_folds_through_large_value(void **state)
 {
 	(void)state;
-	om_model *m = model(13);
+	om_model *m = tu_model(13);
 	om_graph *g = m->graph;
 	x64(g);
 	i64s(g, "r", 2, (int64_t[]){1024, 1});
@@ -152,7 +140,7 @@ static void sliced_weight_folds_as_a_group(void **state)
 	static float w[64 * 64];
 	for (int i = 0; i < 64 * 64; i++)
 		w[i] = (float)i;
-	om_model *m = model(13);
+	om_model *m = tu_model(13);
 	om_graph *g = m->graph;
 	tensor(g, "in", OM_FLOAT, 2, (int64_t[]){64, 64}, NULL);
 	tensor(g, "w", OM_FLOAT, 2, (int64_t[]){64, 64}, w);
@@ -180,7 +168,7 @@ static void folding_never_grows(void **state)
 {
 	(void)state;
 	for (int k = 0; k < 6; k++) {
-		om_model *m = model(13);
+		om_model *m = tu_model(13);
 		om_graph *g = m->graph;
 		const char *big = NULL;
 		int nodes_after = -1;
@@ -253,7 +241,7 @@ static void fold_max_bytes_overrides(void **state)
 {
 	(void)state;
 	for (int big = 0; big < 2; big++) {
-		om_model *m = model(13);
+		om_model *m = tu_model(13);
 		om_graph *g = m->graph;
 		x64(g);
 		i64s(g, "r", 2, (int64_t[]){1024, 1});
@@ -271,7 +259,7 @@ static void fold_max_bytes_overrides(void **state)
 /* DequantizeLinear(int8 W [2,1,1,1], scale 0.5, zero point 1) -> Conv */
 static om_model *qdq_conv(int nconv, bool bn)
 {
-	om_model *m = model(13);
+	om_model *m = tu_model(13);
 	om_graph *g = m->graph;
 	tensor(g, "X", OM_FLOAT, 4, (int64_t[]){1, 1, 2, 2}, NULL);
 	tensor(g, "W", OM_INT8, 4, (int64_t[]){2, 1, 1, 1}, (int8_t[]){5, -3});
@@ -330,7 +318,7 @@ static void dequantize_weight_stays(void **state)
 static void quantize_weight_stays(void **state)
 {
 	(void)state;
-	om_model *m = model(13);
+	om_model *m = tu_model(13);
 	om_graph *g = m->graph;
 	tensor(g, "X", OM_FLOAT, 4, (int64_t[]){1, 1, 2, 2}, NULL);
 	tensor(g, "W", OM_FLOAT, 4, (int64_t[]){2, 1, 1, 1}, (float[]){2, -2});
@@ -388,7 +376,7 @@ static void cli_says_why(void **state)
 	(void)state;
 	char dir[512], out[4096], err[8192];
 	assert_int_equal(tu_tmpdir_make(dir, sizeof dir, "test_fold"), 0);
-	om_model *m = model(13);
+	om_model *m = tu_model(13);
 	x64(m->graph);
 	i64s(m->graph, "r", 2, (int64_t[]){1024, 1});
 	node(m->graph, "Tile", "x,r", "t", "n3");

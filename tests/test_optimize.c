@@ -13,18 +13,6 @@
 
 /* ---- graph building ------------------------------------------------------------------ */
 
-static om_model *model(int64_t opset)
-{
-	om_model *m = om_model_new();
-	assert_non_null(m);
-	m->graph = om_graph_new(m, NULL);
-	m->opsets = om_arena_alloc(m->arena, sizeof *m->opsets);
-	m->opsets[0] = (om_opset){"", opset};
-	m->nopsets = 1;
-	m->ir_version = 8;
-	return m;
-}
-
 /* dims: "N,3,8" — numbers or symbols; "" is a scalar */
 static void set_type(om_graph *g, om_value *v, const char *dims)
 {
@@ -174,7 +162,7 @@ typedef void (*build_fn)(om_graph *g, int variant);
 static om_model *check(build_fn build, int variant, int64_t opset, int want_nodes,
 		       const char *op)
 {
-	om_model *plain = model(opset), *opt = model(opset);
+	om_model *plain = tu_model(opset), *opt = tu_model(opset);
 	build(plain->graph, variant);
 	build(opt->graph, variant);
 	optimize(opt, NULL);
@@ -326,7 +314,7 @@ static void silu(om_graph *g, int v)
 /* the optimized and the plain model's outputs, bit for bit */
 static void assert_same_bits_at(build_fn build, int v, int64_t opset)
 {
-	om_model *plain = model(opset), *opt = model(opset);
+	om_model *plain = tu_model(opset), *opt = tu_model(opset);
 	build(plain->graph, v);
 	build(opt->graph, v);
 	optimize(opt, NULL);
@@ -561,7 +549,7 @@ static void quick_gelu_values(void **state)
 	(void)state;
 	enum { N = 12801 };
 	for (int k = 0; k < 3; k++) {
-		om_model *m = model(14);
+		om_model *m = tu_model(14);
 		m->opsets = om_arena_alloc(m->arena, sizeof *m->opsets * 2);
 		m->opsets[0] = (om_opset){"", 14};
 		m->opsets[1] = (om_opset){"com.microsoft", 1};
@@ -802,13 +790,13 @@ static void skip_names_and_simplify_stays_onnx(void **state)
 {
 	(void)state;
 	/* a fusion can be skipped by name; simplify never fuses */
-	om_model *m = model(14);
+	om_model *m = tu_model(14);
 	gelu(m->graph, 0);
 	const char *const skip[] = {"fuse_gelu", "merge_common", NULL};
 	optimize(m, skip);
 	assert_int_equal(tu_count_op(m->graph, "Erf"), 1);
 	om_model_free(m);
-	m = model(14);
+	m = tu_model(14);
 	layernorm(m->graph, 0);
 	om_simplify_options so = {.verify = 1};
 	om_status st = {0};

@@ -10,17 +10,6 @@
 
 /* ---- graph building ------------------------------------------------------------------ */
 
-static om_model *model(int64_t opset)
-{
-	om_model *m = om_model_new();
-	assert_non_null(m);
-	m->graph = om_graph_new(m, NULL);
-	m->opsets = om_arena_alloc(m->arena, sizeof *m->opsets);
-	m->opsets[0] = (om_opset){"", opset};
-	m->nopsets = 1;
-	return m;
-}
-
 /* dims: "N,3,?,W" — numbers, symbols, "?" unknown; "" is a scalar */
 static void set_type(om_graph *g, om_value *v, int32_t elem, const char *dims)
 {
@@ -59,11 +48,9 @@ static void output(om_graph *g, const char *name, int32_t elem, const char *dims
 	tu_push_value(g, &g->outputs, &g->noutputs, v);
 }
 
-static om_value *ints(om_graph *g, const char *name, int32_t rank, int32_t n, const int64_t *x)
+/* t (in the model arena) as the initializer `name` */
+static om_value *initializer(om_graph *g, const char *name, om_tensor *t)
 {
-	int64_t dims[1] = {n};
-	om_tensor *t = om_model_tensor(g->model, OM_INT64, rank, dims);
-	memcpy(t->data, x, sizeof(int64_t) * (size_t)n);
 	om_value *v = om_graph_value(g, name);
 	v->init = t;
 	v->flags |= OM_VALUE_INITIALIZER;
@@ -72,17 +59,20 @@ static om_value *ints(om_graph *g, const char *name, int32_t rank, int32_t n, co
 	return v;
 }
 
+static om_value *ints(om_graph *g, const char *name, int32_t rank, int32_t n, const int64_t *x)
+{
+	int64_t dims[1] = {n};
+	om_tensor *t = om_model_tensor(g->model, OM_INT64, rank, dims);
+	memcpy(t->data, x, sizeof(int64_t) * (size_t)n);
+	return initializer(g, name, t);
+}
+
 static om_value *floats(om_graph *g, const char *name, int32_t n, const float *x)
 {
 	int64_t dims[1] = {n};
 	om_tensor *t = om_model_tensor(g->model, OM_FLOAT, 1, dims);
 	memcpy(t->data, x, sizeof(float) * (size_t)n);
-	om_value *v = om_graph_value(g, name);
-	v->init = t;
-	v->flags |= OM_VALUE_INITIALIZER;
-	om_type_from_tensor(g->model, &v->type, t);
-	tu_push_value(g, &g->inits, &g->ninits, v);
-	return v;
+	return initializer(g, name, t);
 }
 
 static void attr_int(om_node *n, const char *name, int64_t v)
@@ -121,7 +111,7 @@ static bool has_kernel(const char *op, int64_t opset)
 /* Shape(x) -> Gather(0) -> Unsqueeze -> Concat(., [3], [-1]) -> Reshape, x:[N,3,H,W] */
 static om_model *shufflenet_chain(int64_t opset, int64_t allowzero)
 {
-	om_model *m = model(opset);
+	om_model *m = tu_model(opset);
 	om_graph *g = m->graph;
 	input(g, "x", OM_FLOAT, "N,3,H,W");
 	ints(g, "i0", 0, 1, (int64_t[]){0});
@@ -170,7 +160,7 @@ static void allowzero_uses_minus_one(void **state)
 	assert_int_equal(m->graph->nnodes, 5);
 	om_model_free(m);
 
-	m = model(14);
+	m = tu_model(14);
 	om_graph *g = m->graph;
 	input(g, "x", OM_FLOAT, "N,3,4,5");
 	ints(g, "i0", 0, 1, (int64_t[]){0});
@@ -192,7 +182,7 @@ static void symbols_at_other_positions_stay(void **state)
 {
 	(void)state;
 	/* x:[N,S,8] -> Reshape to [S, N, 8]: two extents unknown as numbers: no literal */
-	om_model *m = model(13);
+	om_model *m = tu_model(13);
 	om_graph *g = m->graph;
 	input(g, "x", OM_FLOAT, "N,S,8");
 	ints(g, "i0", 0, 1, (int64_t[]){0});
@@ -217,7 +207,7 @@ static void symbols_at_other_positions_stay(void **state)
  * only where the other entries can never be 0 */
 static om_model *reshape_half_chain(const char *xdims, int64_t ncopy)
 {
-	om_model *m = model(13);
+	om_model *m = tu_model(13);
 	om_graph *g = m->graph;
 	input(g, "x", OM_FLOAT, xdims);
 	ints(g, "i1", 0, 1, (int64_t[]){1});
@@ -265,7 +255,7 @@ static void minus_one_only_where_resolvable(void **state)
 /* Slice(x:[N,4], starts, ends, axes [1,0], steps) -> Relu -> y */
 static int32_t slices_left(int64_t end1, int64_t step0)
 {
-	om_model *m = model(13);
+	om_model *m = tu_model(13);
 	om_graph *g = m->graph;
 	input(g, "x", OM_FLOAT, "N,4");
 	ints(g, "st", 1, 2, (int64_t[]){0, 0});
@@ -298,7 +288,7 @@ static void slice_of_everything_goes(void **state)
 static om_model *slice_to_extent(int32_t slot, int64_t dim, int64_t axis, int64_t step,
 				 int64_t other)
 {
-	om_model *m = model(13);
+	om_model *m = tu_model(13);
 	om_graph *g = m->graph;
 	input(g, "x", OM_FLOAT, "N,C");
 	ints(g, "d", 0, 1, (int64_t[]){dim});
@@ -350,7 +340,7 @@ static void known_dims_fold_to_numbers(void **state)
 	(void)state;
 	/* Shape(x:[N,3,H,W])[1] is the literal 3; Reshape of Relu(x) to Shape(Relu(x)) is the
 	 * identity, and the graph output keeps its name */
-	om_model *m = model(13);
+	om_model *m = tu_model(13);
 	om_graph *g = m->graph;
 	input(g, "x", OM_FLOAT, "N,3,H,W");
 	ints(g, "i1", 0, 1, (int64_t[]){1});
@@ -380,7 +370,7 @@ static void unknown_extents_are_not_numbers(void **state)
 {
 	(void)state;
 	/* a Reshape to a run-time target has rank 2 but no known extents: its Shape stays */
-	om_model *m = model(13);
+	om_model *m = tu_model(13);
 	om_graph *g = m->graph;
 	input(g, "x", OM_FLOAT, "N,4");
 	input(g, "t", OM_INT64, "2");
@@ -398,7 +388,7 @@ static void unknown_extents_are_not_numbers(void **state)
 static void identity_keeps_output_name(void **state)
 {
 	(void)state;
-	om_model *m = model(13);
+	om_model *m = tu_model(13);
 	om_graph *g = m->graph;
 	input(g, "x", OM_FLOAT, "2,3");
 	tu_graph_node(g, "Relu", "x", "a");
@@ -425,7 +415,7 @@ static void identity_keeps_output_name(void **state)
 static void shared_weights_stay_shared(void **state)
 {
 	(void)state;
-	om_model *m = model(13);
+	om_model *m = tu_model(13);
 	om_graph *g = m->graph;
 	input(g, "x", OM_FLOAT, "2,3");
 	const float w[] = {1, 2, 3};
@@ -453,7 +443,7 @@ static void shared_weights_stay_shared(void **state)
 static void reshapes_merge_and_expand_goes(void **state)
 {
 	(void)state;
-	om_model *m = model(13);
+	om_model *m = tu_model(13);
 	om_graph *g = m->graph;
 	input(g, "x", OM_FLOAT, "2,3,4");
 	input(g, "z", OM_FLOAT, "N,3");
@@ -480,7 +470,7 @@ static void reshapes_merge_and_expand_goes(void **state)
 static void dropout_with_mask_stays(void **state)
 {
 	(void)state;
-	om_model *m = model(13);
+	om_model *m = tu_model(13);
 	om_graph *g = m->graph;
 	input(g, "x", OM_FLOAT, "4");
 	tu_graph_node(g, "Relu", "x", "a");
@@ -495,7 +485,7 @@ static void dropout_with_mask_stays(void **state)
 static void transposes_merge(void **state)
 {
 	(void)state;
-	om_model *m = model(13);
+	om_model *m = tu_model(13);
 	om_graph *g = m->graph;
 	input(g, "x", OM_FLOAT, "2,3,4");
 	tu_attr_ints(tu_graph_node(g, "Transpose", "x", "t1"), "perm", 3, (int64_t[]){1, 0, 2});
@@ -529,7 +519,7 @@ static void transposes_merge(void **state)
 static void unsqueeze_squeeze_cancel(void **state)
 {
 	(void)state;
-	om_model *m = model(11);
+	om_model *m = tu_model(11);
 	om_graph *g = m->graph;
 	input(g, "x", OM_FLOAT, "N,5");
 	tu_graph_node(g, "Relu", "x", "r");
@@ -550,7 +540,7 @@ static void unsqueeze_squeeze_cancel(void **state)
 static void dead_code_and_unknown_domains(void **state)
 {
 	(void)state;
-	om_model *m = model(13);
+	om_model *m = tu_model(13);
 	om_graph *g = m->graph;
 	input(g, "x", OM_FLOAT, "4");
 	floats(g, "w", 4, (float[]){1, 2, 3, 4});
@@ -601,7 +591,7 @@ static void skip_by_name(void **state)
 static void constant_node_becomes_initializer(void **state)
 {
 	(void)state;
-	om_model *m = model(13);
+	om_model *m = tu_model(13);
 	om_graph *g = m->graph;
 	input(g, "x", OM_INT64, "3");
 	om_node *k = tu_graph_node(g, "Constant", "", "k");
@@ -622,7 +612,7 @@ static void where_equal_expand(void **state)
 {
 	(void)state;
 	/* PyTorch's expand: Where(Equal(shape, -1), ones, shape) with shape = [N, 3] of x:[N,1] */
-	om_model *m = model(13);
+	om_model *m = tu_model(13);
 	om_graph *g = m->graph;
 	input(g, "x", OM_FLOAT, "N,1");
 	ints(g, "i0", 1, 1, (int64_t[]){0});
@@ -646,7 +636,7 @@ static void where_equal_expand(void **state)
 static void subgraph_is_simplified(void **state)
 {
 	(void)state;
-	om_model *m = model(13);
+	om_model *m = tu_model(13);
 	om_graph *g = m->graph;
 	input(g, "c", OM_BOOL, "");
 	input(g, "x", OM_FLOAT, "2");
@@ -682,7 +672,7 @@ static om_graph *branch(om_model *m, om_node *iff, const char *attr)
 static void constant_if_is_inlined(void **state)
 {
 	(void)state;
-	om_model *m = model(13);
+	om_model *m = tu_model(13);
 	om_graph *g = m->graph;
 	input(g, "x", OM_FLOAT, "2");
 	om_value *c = om_graph_value(g, "c");
@@ -729,7 +719,7 @@ static void torch_pad_pattern(void **state)
 	if (!has_kernel("Mod", 13) || !has_kernel("Slice", 13) || !has_kernel("Transpose", 13))
 		skip();
 	/* F.pad's pads: a shape-derived vector as pairs, reversed, transposed, flattened */
-	om_model *m = model(13);
+	om_model *m = tu_model(13);
 	om_graph *g = m->graph;
 	input(g, "x", OM_FLOAT, "N,5");
 	ints(g, "i1", 0, 1, (int64_t[]){1});
@@ -765,7 +755,7 @@ static void fold_with_kernels(void **state)
 	(void)state;
 	if (!has_kernel("Add", 13) || !has_kernel("Mul", 13))
 		skip();
-	om_model *m = model(13);
+	om_model *m = tu_model(13);
 	om_graph *g = m->graph;
 	input(g, "x", OM_FLOAT, "4");
 	floats(g, "a", 4, (float[]){1, 2, 3, 4});
@@ -789,7 +779,7 @@ static void fold_with_kernels(void **state)
 	om_model_free(m);
 
 	/* over the budget: left alone */
-	m = model(13);
+	m = tu_model(13);
 	g = m->graph;
 	input(g, "x", OM_FLOAT, "4");
 	floats(g, "a", 4, (float[]){1, 2, 3, 4});
@@ -806,7 +796,7 @@ static void fold_with_kernels(void **state)
 static void common_nodes_merge(void **state)
 {
 	(void)state;
-	om_model *m = model(13);
+	om_model *m = tu_model(13);
 	om_graph *g = m->graph;
 	input(g, "x", OM_FLOAT, "B,S,4");
 	input(g, "q", OM_FLOAT, "B,S,8");
@@ -838,7 +828,7 @@ static void common_nodes_merge(void **state)
 static void verifier_catches_broken_ir(void **state)
 {
 	(void)state;
-	om_model *m = model(13);
+	om_model *m = tu_model(13);
 	om_graph *g = m->graph;
 	input(g, "x", OM_FLOAT, "4");
 	tu_graph_node(g, "Relu", "b", "a"); /* reads b before it is produced */
@@ -860,12 +850,7 @@ static om_value *floats_nd(om_graph *g, const char *name, int32_t k, const int64
 {
 	om_tensor *t = om_model_tensor(g->model, OM_FLOAT, k, dims);
 	memcpy(t->data, x, sizeof(float) * (size_t)om_tensor_numel(t));
-	om_value *v = om_graph_value(g, name);
-	v->init = t;
-	v->flags |= OM_VALUE_INITIALIZER;
-	om_type_from_tensor(g->model, &v->type, t);
-	tu_push_value(g, &g->inits, &g->ninits, v);
-	return v;
+	return initializer(g, name, t);
 }
 
 static void assert_floats(const om_value *v, int32_t n, const float *want)
@@ -881,7 +866,7 @@ static void assert_floats(const om_value *v, int32_t n, const float *want)
 /* Conv(x, W, B) -> BatchNormalization(scale, bias, mean, var, epsilon 1) -> y */
 static om_model *conv_bn(bool bias, bool conv_used_twice)
 {
-	om_model *m = model(15);
+	om_model *m = tu_model(15);
 	om_graph *g = m->graph;
 	input(g, "x", OM_FLOAT, "1,1,2,2");
 	const int64_t wd[4] = {2, 1, 1, 1};
@@ -946,7 +931,7 @@ static void conv_bn_with_other_use_stays(void **state)
 static void conv_affine_fuses(void **state)
 {
 	(void)state;
-	om_model *m = model(13);
+	om_model *m = tu_model(13);
 	om_graph *g = m->graph;
 	input(g, "x", OM_FLOAT, "1,1,2,2");
 	floats_nd(g, "W", 4, (const int64_t[]){2, 1, 1, 1}, (const float[]){2, -1});
@@ -986,7 +971,7 @@ static void conv_affine_fuses(void **state)
 static void conv_affine_stops_at_second_use(void **state)
 {
 	(void)state;
-	om_model *m = model(13);
+	om_model *m = tu_model(13);
 	om_graph *g = m->graph;
 	input(g, "x", OM_FLOAT, "1,1,2,2");
 	floats_nd(g, "W", 4, (const int64_t[]){2, 1, 1, 1}, (const float[]){2, -1});
@@ -1013,7 +998,7 @@ static void conv_affine_stops_at_second_use(void **state)
 static void matmul_add_becomes_gemm(void **state)
 {
 	(void)state;
-	om_model *m = model(13);
+	om_model *m = tu_model(13);
 	om_graph *g = m->graph;
 	input(g, "a", OM_FLOAT, "n,3");
 	input(g, "a3", OM_FLOAT, "2,n,3");
@@ -1059,24 +1044,12 @@ static const om_vinfo *inferred(om_pass_ctx *c, om_model *m, const char *name)
 	return vi;
 }
 
-static om_value *scalar_f32(om_graph *g, const char *name, float x)
-{
-	om_tensor *t = om_model_tensor(g->model, OM_FLOAT, 0, NULL);
-	memcpy(t->data, &x, sizeof x);
-	om_value *v = om_graph_value(g, name);
-	v->init = t;
-	v->flags |= OM_VALUE_INITIALIZER;
-	om_type_from_tensor(g->model, &v->type, t);
-	tu_push_value(g, &g->inits, &g->ninits, v);
-	return v;
-}
-
 static void squeeze_empty_axes_input(void **state)
 {
 	(void)state;
 	/* issue 9 defect 1: Squeeze-13 with an empty `axes` input drops the extent-1 axes, as
 	 * its kernel does (ONNX Runtime: y is (3,)); the Squeeze is not a no-op */
-	om_model *m = model(13);
+	om_model *m = tu_model(13);
 	om_graph *g = m->graph;
 	input(g, "x", OM_FLOAT, "1,3,1");
 	ints(g, "none", 1, 0, NULL);
@@ -1099,13 +1072,13 @@ static void float_range_has_a_type(void **state)
 	(void)state;
 	/* issue 9 defect 5: torch.arange(S, dtype=float): Range(0.0, Cast(Shape(x)[1]), 1.0) is
 	 * float[S], and what follows keeps its rank */
-	om_model *m = model(13);
+	om_model *m = tu_model(13);
 	om_graph *g = m->graph;
 	input(g, "x", OM_FLOAT, "B,S");
 	ints(g, "i1", 0, 1, (int64_t[]){1});
 	ints(g, "ax0", 1, 1, (int64_t[]){0});
-	scalar_f32(g, "zero", 0.0f);
-	scalar_f32(g, "one", 1.0f);
+	floats_nd(g, "zero", 0, NULL, (float[]){0.0f});
+	floats_nd(g, "one", 0, NULL, (float[]){1.0f});
 	tu_graph_node(g, "Shape", "x", "s");
 	tu_graph_node(g, "Gather", "s,i1", "n");
 	attr_int(tu_graph_node(g, "Cast", "n", "nf"), "to", OM_FLOAT);
@@ -1132,7 +1105,7 @@ static void sampling_catches_small_symbols(void **state)
 	(void)state;
 	/* Slice(x:[N], 0, 5) is 5 long only when N >= 5; Squeeze(x:[N,3]) without axes keeps N
 	 * only when N != 1; Equal(N, 0) and Max(N, 1) are not numbers */
-	om_model *m = model(13);
+	om_model *m = tu_model(13);
 	om_graph *g = m->graph;
 	input(g, "x", OM_FLOAT, "N");
 	input(g, "z", OM_FLOAT, "N,3");
@@ -1176,7 +1149,7 @@ static void broadcast_keeps_symbols(void **state)
 	(void)state;
 	/* x:[B,S,D] + pos:[1,S,D]; a fresh symbol against 768 (it must be 1 or 768); two
 	 * symbols broadcast against each other are unknown (either may be 1) */
-	om_model *m = model(13);
+	om_model *m = tu_model(13);
 	om_graph *g = m->graph;
 	input(g, "x", OM_FLOAT, "B,S,D");
 	input(g, "pos", OM_FLOAT, "1,S,D");
@@ -1208,13 +1181,13 @@ static void partial_results_keep_type_and_rank(void **state)
 {
 	(void)state;
 	/* rows that need a value still tell the element type and the rank (exec/op.h) */
-	om_model *m = model(13);
+	om_model *m = tu_model(13);
 	om_graph *g = m->graph;
 	input(g, "x", OM_FLOAT, "N,4");
 	input(g, "t", OM_INT64, "3");
 	input(g, "lim", OM_FLOAT, "");
-	scalar_f32(g, "zero", 0.0f);
-	scalar_f32(g, "one", 1.0f);
+	floats_nd(g, "zero", 0, NULL, (float[]){0.0f});
+	floats_nd(g, "one", 0, NULL, (float[]){1.0f});
 	tu_graph_node(g, "Range", "zero,lim,one", "r");
 	tu_graph_node(g, "Reshape", "x,t", "rs");
 	tu_graph_node(g, "ConstantOfShape", "t", "cs");
@@ -1239,7 +1212,7 @@ static void untyped_inputs_are_sampled(void **state)
 	(void)state;
 	/* x has no type (an If's output whose branches declare none): Cast and Shape do not
 	 * depend on its type, Relu does (float16 would do too) */
-	om_model *m = model(13);
+	om_model *m = tu_model(13);
 	om_graph *g = m->graph;
 	om_value *x = input(g, "x", OM_FLOAT, "");
 	x->type.kind = OM_TYPE_UNKNOWN;

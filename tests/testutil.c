@@ -72,6 +72,19 @@ void tu_push_value(om_graph *g, om_value ***list, int32_t *n, om_value *v)
 	*list = na;
 }
 
+om_model *tu_model(int64_t opset)
+{
+	om_model *m = om_model_new();
+	assert_non_null(m);
+	m->graph = om_graph_new(m, NULL);
+	m->opsets = om_arena_alloc(m->arena, sizeof *m->opsets);
+	assert_non_null(m->opsets);
+	m->opsets[0] = (om_opset){"", opset};
+	m->nopsets = 1;
+	m->ir_version = 8;
+	return m;
+}
+
 om_node *tu_graph_node(om_graph *g, const char *op, const char *ins, const char *outs)
 {
 	const char *names[2] = {ins, outs};
