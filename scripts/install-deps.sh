@@ -1,8 +1,10 @@
 #!/bin/sh
 # Installs omopt's build and test dependencies from Debian 12's archive (needs root or sudo).
-# Skips apt entirely when everything is already installed.
+# Skips apt entirely when everything is already installed. Extra package names given as
+# arguments are installed too (scripts/test.sh adds clang and its libFuzzer runtime).
+#   usage: install-deps.sh [PACKAGE...]
 set -eu
-pkgs="gcc pkg-config meson ninja-build protobuf-c-compiler libprotobuf-c-dev uthash-dev
+pkgs="$* gcc pkg-config meson ninja-build protobuf-c-compiler libprotobuf-c-dev uthash-dev
       libcmocka-dev libgraphviz-dev graphviz libopenblas-dev libonnx-testdata
       python3-onnx python3-numpy"
 missing=""
