@@ -24,6 +24,13 @@ om_kind om_infer_node(const om_node *n, int64_t opset, const om_tensor *const *i
 	om_tensor *outp[64];
 	if (n->nout > 64)
 		return om_error(st, OM_ERR_UNSUPPORTED, n, "more than 64 outputs");
+	/* rows multiply extents freely: a shape whose element count overflows int64_t (declared
+	 * in a hostile model, or a sampler's probe) is refused before any row sees it */
+	for (int32_t i = 0; i < n->nin; i++)
+		if (in[i] && (in[i]->rank < 0 || in[i]->rank > OM_MAX_RANK ||
+			      om_shape_numel(in[i]->rank, in[i]->dims) < 0))
+			return om_error(st, OM_ERR_INVALID_INPUT, n,
+					"input %d: a shape with more elements than int64_t holds", i);
 	for (int32_t i = 0; i < n->nout; i++) {
 		memset(&out[i], 0, sizeof out[i]);
 		out[i].rank = -1; /* what a partial result leaves unknown (op.h) */

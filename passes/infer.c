@@ -107,7 +107,7 @@ static om_kind store(om_pass_ctx *c, const om_value *v, const om_ishape *out)
 	e->npv = -1;
 	e->pv = NULL;
 	if (out->npv >= 0 && out->npv <= OM_PV_MAX && om_pv_elem(e->type.elem)) {
-		size_t bytes = sizeof(om_pe) * (size_t)(out->npv + 1);
+		size_t bytes = sizeof(om_pe) * (size_t)(out->npv ? out->npv : 1);
 		e->pv = om_arena_memdup(c->scratch, out->pv, bytes);
 		if (!e->pv)
 			return om_error(c->st, OM_ERR_NOMEM, NULL, "out of memory in inference");

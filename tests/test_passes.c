@@ -63,7 +63,8 @@ static om_value *ints(om_graph *g, const char *name, int32_t rank, int32_t n, co
 {
 	int64_t dims[1] = {n};
 	om_tensor *t = om_model_tensor(g->model, OM_INT64, rank, dims);
-	memcpy(t->data, x, sizeof(int64_t) * (size_t)n);
+	if (n)
+		memcpy(t->data, x, sizeof(int64_t) * (size_t)n);
 	return initializer(g, name, t);
 }
 
