@@ -19,6 +19,9 @@ om_kind om_infer_node(const om_node *n, int64_t opset, const om_tensor *const *i
 	const om_op *op = row_for(n, opset, st);
 	if (!op)
 		return OM_ERR_UNSUPPORTED;
+	om_kind rc = om_node_check_in(op, n, opset, in, st);
+	if (rc)
+		return rc;
 	if (!op->infer)
 		return om_error(st, OM_ERR_UNSUPPORTED, n, "no shape inference for %s", n->op);
 	om_tensor *outp[64];
@@ -38,7 +41,7 @@ om_kind om_infer_node(const om_node *n, int64_t opset, const om_tensor *const *i
 	}
 	om_ctx c = {.node = n, .opset = opset, .nin = n->nin, .nout = n->nout, .in = in,
 		    .out = outp, .st = st, .exact = 1, .threads = 1};
-	om_kind rc = op->infer(&c);
+	rc = op->infer(&c);
 	for (int32_t i = 0; i < n->nout && rc != OM_NEED_VALUE; i++)
 		if (out[i].rank < 0)
 			out[i].rank = 0; /* not set by the row: a scalar, as before */
@@ -51,9 +54,15 @@ om_kind om_eval_node(const om_node *n, int64_t opset, const om_tensor *const *in
 	const om_op *op = row_for(n, opset, st);
 	if (!op)
 		return OM_ERR_UNSUPPORTED;
+	om_kind rc = om_node_check_in(op, n, opset, in, st); /* a bad node before a missing kernel */
+	if (rc)
+		return rc;
 	if (!op->kernel && !(op->flags & OM_OP_VIEW))
 		return om_error(st, OM_ERR_UNSUPPORTED, n, "no kernel for %s", n->op);
-	om_kind rc = om_infer_node(n, opset, in, out, st);
+	rc = om_infer_node(n, opset, in, out, st);
+	if (rc == OM_NEED_VALUE && (op->flags & OM_OP_CONTROL))
+		return om_error(st, OM_ERR_UNSUPPORTED, n, "%s needs a session: its values are "
+				"sequences, optionals or subgraphs", n->op);
 	if (rc == OM_NEED_VALUE)
 		return om_error(st, OM_ERR_INTERNAL, n, "inference needs a value it was given");
 	if (rc)

@@ -74,6 +74,25 @@ typedef struct om_ctx {
 typedef om_kind (*om_infer_fn)(om_ctx *c);
 typedef om_kind (*om_kernel_fn)(om_ctx *c);
 
+/* An op's signature at one opset version (ONNX's schema: exec/signature.c checks every node
+ * against it before any inference or kernel sees the node). */
+typedef struct om_sig_attr {
+	const char *name;
+	int32_t type;        /* enum om_attr_type */
+	int32_t required;
+} om_sig_attr;
+
+#define OM_MANY INT32_MAX /* max_in / max_out of a variadic op */
+
+typedef struct om_sig {
+	int32_t since;                /* first opset version this signature holds for */
+	int32_t min_in, max_in;       /* how many inputs the node lists, "" entries included */
+	int32_t min_out, max_out;
+	uint64_t opt_in, opt_out;     /* bit i (slot i, 63 for every later one): may be "" */
+	const om_sig_attr *attrs;     /* the attributes it knows, {NULL} ends; NULL: none */
+	const struct om_sig *newer;   /* the row's signature from a later opset, or NULL */
+} om_sig;
+
 typedef struct om_op {
 	const char *name;
 	const char *domain;  /* "" for ai.onnx */
@@ -81,6 +100,7 @@ typedef struct om_op {
 	om_infer_fn infer;
 	om_kernel_fn kernel;
 	uint32_t flags;
+	const om_sig *sig;   /* inputs, outputs and attributes a node may have (above) */
 } om_op;
 
 /* Each kernel file defines one table: `const om_op_table om_ops_<group> = OM_TABLE(rows);` */
@@ -97,6 +117,18 @@ const om_op *om_op_find(const char *domain, const char *name, int64_t opset);
 const om_op *om_node_op(const om_model *m, const om_node *n);
 /** True when n has a row and that row has every flag of `flags`. */
 bool om_node_has(const om_model *m, const om_node *n, uint32_t flags);
+/** InvalidModel naming n unless n's inputs, outputs and attributes fit op's signature at
+ *  `opset` (exec/signature.c). Every path that plans, infers or evaluates a node calls it. */
+om_kind om_node_check(const om_op *op, const om_node *n, int64_t opset, om_status *st);
+/** The same, with in[i] (not n->in[i]) saying whether input i is given (om_eval_node's
+ *  callers pass tensors; in NULL: the node's names). */
+om_kind om_node_check_in(const om_op *op, const om_node *n, int64_t opset,
+			 const om_tensor *const *in, om_status *st);
+/* The newest IR version ONNX defines (ONNX 1.23; ONNX Runtime 1.30 stops at 13). */
+#define OM_IR_VERSION_MAX 14
+/** InvalidModel unless m's IR version is 0 (absent) to OM_IR_VERSION_MAX and every node of
+ *  every graph that has a row fits its signature (om_node_check). The loader calls it. */
+om_kind om_model_check(const om_model *m, om_status *st);
 /** Calls fn for every registered row (tools, docs, tests). */
 void om_op_each(void (*fn)(const om_op *op, void *arg), void *arg);
 

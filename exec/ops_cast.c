@@ -341,10 +341,42 @@ static om_kind bitcast_infer(om_ctx *c)
 
 /* elementwise, and the input itself when the type does not change */
 #define SAME (OM_OP_EXACT | OM_OP_ELEMENTWISE | OM_OP_SAME_SHAPE_COPY)
+/* ---- signatures (scripts/gen_signatures.py; ONNX docs/Changelog.md) ---- */
+
+static const om_sig_attr attrs_BitCast_26[] = {{"to", OM_ATTR_INT, 1}, {NULL, 0, 0}};
+/* BitCast-26: input -> output */
+static const om_sig sig_BitCast_26 = {26, 1, 1, 1, 1, 0x0, 0x0, attrs_BitCast_26, NULL};
+static const om_sig_attr attrs_Cast_1_v24[] = {{"round_mode", OM_ATTR_STRING, 0},
+	{"saturate", OM_ATTR_INT, 0}, {"to", OM_ATTR_INT, 1}, {NULL, 0, 0}};
+/* Cast-24: input -> output */
+static const om_sig sig_Cast_1_v24 = {24, 1, 1, 1, 1, 0x0, 0x0, attrs_Cast_1_v24, NULL};
+static const om_sig_attr attrs_Cast_1_v19[] = {{"saturate", OM_ATTR_INT, 0}, {"to", OM_ATTR_INT, 1},
+	{NULL, 0, 0}};
+/* Cast-19: input -> output */
+static const om_sig sig_Cast_1_v19 = {19, 1, 1, 1, 1, 0x0, 0x0, attrs_Cast_1_v19, &sig_Cast_1_v24};
+static const om_sig_attr attrs_Cast_1_v6[] = {{"to", OM_ATTR_INT, 1}, {NULL, 0, 0}};
+/* Cast-6: input -> output */
+static const om_sig sig_Cast_1_v6 = {6, 1, 1, 1, 1, 0x0, 0x0, attrs_Cast_1_v6, &sig_Cast_1_v19};
+static const om_sig_attr attrs_Cast_1[] = {{"to", OM_ATTR_STRING, 1}, {NULL, 0, 0}};
+/* Cast-1: input -> output */
+static const om_sig sig_Cast_1 = {1, 1, 1, 1, 1, 0x0, 0x0, attrs_Cast_1, &sig_Cast_1_v6};
+static const om_sig_attr attrs_CastLike_15_v24[] = {{"round_mode", OM_ATTR_STRING, 0},
+	{"saturate", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* CastLike-24: input target_type -> output */
+static const om_sig sig_CastLike_15_v24 = {24, 2, 2, 1, 1, 0x0, 0x0, attrs_CastLike_15_v24, NULL};
+static const om_sig_attr attrs_CastLike_15_v19[] = {{"saturate", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* CastLike-19: input target_type -> output */
+static const om_sig sig_CastLike_15_v19 = {19, 2, 2, 1, 1, 0x0, 0x0, attrs_CastLike_15_v19,
+	&sig_CastLike_15_v24};
+/* CastLike-15: input target_type -> output */
+static const om_sig sig_CastLike_15 = {15, 2, 2, 1, 1, 0x0, 0x0, NULL, &sig_CastLike_15_v19};
+
+/* ---- end of signatures ---- */
+
 static const om_op rows[] = {
-	{"BitCast", "", 26, bitcast_infer, NULL, OM_OP_VIEW | OM_OP_EXACT},
-	{"Cast", "", 1, cast_infer, cast_run, SAME},
-	{"CastLike", "", 15, castlike_infer, cast_run, SAME},
+	{"BitCast", "", 26, bitcast_infer, NULL, OM_OP_VIEW | OM_OP_EXACT, &sig_BitCast_26},
+	{"Cast", "", 1, cast_infer, cast_run, SAME, &sig_Cast_1},
+	{"CastLike", "", 15, castlike_infer, cast_run, SAME, &sig_CastLike_15},
 };
 
 const om_op_table om_ops_cast = OM_TABLE(rows);

@@ -94,14 +94,41 @@ static om_kind bias_gelu_kernel(om_ctx *c)
 
 #define EI (OM_OP_EXACT | OM_OP_INPLACE)
 
+/* ---- signatures (scripts/gen_signatures.py; ONNX docs/Changelog.md) ---- */
+
+/* Gelu-1: X -> Y */
+static const om_sig sig_ms_Gelu_1 = {1, 1, 1, 1, 1, 0x0, 0x0, NULL, NULL};
+/* FastGelu-1: X [bias] -> Y */
+static const om_sig sig_ms_FastGelu_1 = {1, 1, 2, 1, 1, 0x2, 0x0, NULL, NULL};
+/* BiasGelu-1: A B -> C */
+static const om_sig sig_ms_BiasGelu_1 = {1, 2, 2, 1, 1, 0x0, 0x0, NULL, NULL};
+static const om_sig_attr attrs_ms_QuickGelu_1[] = {{"alpha", OM_ATTR_FLOAT, 0}, {NULL, 0, 0}};
+/* QuickGelu-1: X -> Y */
+static const om_sig sig_ms_QuickGelu_1 = {1, 1, 1, 1, 1, 0x0, 0x0, attrs_ms_QuickGelu_1, NULL};
+static const om_sig_attr attrs_ms_SkipLayerNormalization_1[] = {{"epsilon", OM_ATTR_FLOAT, 0},
+	{NULL, 0, 0}};
+/* SkipLayerNormalization-1: input skip gamma [beta] [bias]
+ * -> output [mean] [inv_std_var] [input_skip_bias_sum] */
+static const om_sig sig_ms_SkipLayerNormalization_1 = {1, 3, 5, 1, 4, 0x18, 0xe,
+	attrs_ms_SkipLayerNormalization_1, NULL};
+static const om_sig_attr attrs_LayerNormalization_1[] = {{"axis", OM_ATTR_INT, 0},
+	{"epsilon", OM_ATTR_FLOAT, 0}, {"stash_type", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* LayerNormalization-1: X Scale [B] -> Y [Mean] [InvStdDev] */
+static const om_sig sig_LayerNormalization_1 = {1, 2, 3, 1, 3, 0x4, 0x6, attrs_LayerNormalization_1,
+	NULL};
+
+/* ---- end of signatures ---- */
+
 static const om_op rows[] = {
-	{"Gelu", "com.microsoft", 1, om_ew_infer_Gelu, om_ew_kernel_Gelu, EI},
-	{"FastGelu", "com.microsoft", 1, fast_gelu_infer, fast_gelu_kernel, EI},
-	{"BiasGelu", "com.microsoft", 1, bias_gelu_infer, bias_gelu_kernel, EI},
-	{"QuickGelu", "com.microsoft", 1, quick_gelu_infer, quick_gelu_kernel, EI},
+	{"Gelu", "com.microsoft", 1, om_ew_infer_Gelu, om_ew_kernel_Gelu, EI, &sig_ms_Gelu_1},
+	{"FastGelu", "com.microsoft", 1, fast_gelu_infer, fast_gelu_kernel, EI, &sig_ms_FastGelu_1},
+	{"BiasGelu", "com.microsoft", 1, bias_gelu_infer, bias_gelu_kernel, EI, &sig_ms_BiasGelu_1},
+	{"QuickGelu", "com.microsoft", 1, quick_gelu_infer, quick_gelu_kernel, EI,
+	 &sig_ms_QuickGelu_1},
 	{"SkipLayerNormalization", "com.microsoft", 1, om_skip_ln_infer, om_skip_ln_kernel,
-	 OM_OP_EXACT},
-	{"LayerNormalization", "", 1, om_ln_infer, om_ln_kernel, OM_OP_EXACT},
+	 OM_OP_EXACT, &sig_ms_SkipLayerNormalization_1},
+	{"LayerNormalization", "", 1, om_ln_infer, om_ln_kernel, OM_OP_EXACT,
+	 &sig_LayerNormalization_1},
 };
 
 const om_op_table om_ops_contrib = OM_TABLE(rows);

@@ -225,11 +225,42 @@ static om_kind loop_kernel(om_ctx *c)
 	return rc;
 }
 
+/* ---- signatures (scripts/gen_signatures.py; ONNX docs/Changelog.md) ---- */
+
+static const om_sig_attr attrs_If_1[] = {{"else_branch", OM_ATTR_GRAPH, 1},
+	{"then_branch", OM_ATTR_GRAPH, 1}, {NULL, 0, 0}};
+/* If-1: cond -> outputs... */
+static const om_sig sig_If_1 = {1, 1, 1, 1, OM_MANY, 0x0, 0xffffffffffffffff, attrs_If_1, NULL};
+static const om_sig_attr attrs_Loop_1_v11[] = {{"body", OM_ATTR_GRAPH, 1}, {NULL, 0, 0}};
+/* Loop-11: [M] [cond] v_initial... -> v_final_and_scan_outputs... */
+static const om_sig sig_Loop_1_v11 = {11, 2, OM_MANY, 1, OM_MANY, 0x3, 0xffffffffffffffff,
+	attrs_Loop_1_v11, NULL};
+static const om_sig_attr attrs_Loop_1[] = {{"body", OM_ATTR_GRAPH, 1}, {NULL, 0, 0}};
+/* Loop-1: [M] [cond] v_initial... -> v_final_and_scan_outputs... */
+static const om_sig sig_Loop_1 = {1, 3, OM_MANY, 1, OM_MANY, 0x3, 0xffffffffffffffff, attrs_Loop_1,
+	&sig_Loop_1_v11};
+static const om_sig_attr attrs_Scan_8[] = {{"body", OM_ATTR_GRAPH, 1},
+	{"directions", OM_ATTR_INTS, 0}, {"num_scan_inputs", OM_ATTR_INT, 1}, {NULL, 0, 0}};
+/* Scan-8: [sequence_lens] initial_state_and_scan_inputs... -> final_state_and_scan_outputs... */
+static const om_sig sig_Scan_8 = {8, 2, OM_MANY, 1, OM_MANY, 0x1, 0xffffffffffffffff, attrs_Scan_8,
+	NULL};
+static const om_sig_attr attrs_Scan_9[] = {{"body", OM_ATTR_GRAPH, 1},
+	{"num_scan_inputs", OM_ATTR_INT, 1}, {"scan_input_axes", OM_ATTR_INTS, 0},
+	{"scan_input_directions", OM_ATTR_INTS, 0}, {"scan_output_axes", OM_ATTR_INTS, 0},
+	{"scan_output_directions", OM_ATTR_INTS, 0}, {NULL, 0, 0}};
+/* Scan-9: initial_state_and_scan_inputs... -> final_state_and_scan_outputs... */
+static const om_sig sig_Scan_9 = {9, 1, OM_MANY, 1, OM_MANY, 0x0, 0xffffffffffffffff, attrs_Scan_9,
+	NULL};
+
+/* ---- end of signatures ---- */
+
 static const om_op rows[] = {
-	{"If", "", 1, if_infer, if_kernel, OM_OP_CONTROL | OM_OP_EXACT},
-	{"Loop", "", 1, loop_infer, loop_kernel, OM_OP_CONTROL | OM_OP_EXACT},
-	{"Scan", "", 8, om_ctl_scan_infer, om_ctl_scan8_kernel, OM_OP_CONTROL | OM_OP_EXACT},
-	{"Scan", "", 9, om_ctl_scan_infer, om_ctl_scan9_kernel, OM_OP_CONTROL | OM_OP_EXACT},
+	{"If", "", 1, if_infer, if_kernel, OM_OP_CONTROL | OM_OP_EXACT, &sig_If_1},
+	{"Loop", "", 1, loop_infer, loop_kernel, OM_OP_CONTROL | OM_OP_EXACT, &sig_Loop_1},
+	{"Scan", "", 8, om_ctl_scan_infer, om_ctl_scan8_kernel, OM_OP_CONTROL | OM_OP_EXACT,
+	 &sig_Scan_8},
+	{"Scan", "", 9, om_ctl_scan_infer, om_ctl_scan9_kernel, OM_OP_CONTROL | OM_OP_EXACT,
+	 &sig_Scan_9},
 };
 
 const om_op_table om_ops_control = OM_TABLE(rows);

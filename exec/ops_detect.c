@@ -305,9 +305,34 @@ static om_kind roi_kernel(om_ctx *c)
 	return rc;
 }
 
+/* ---- signatures (scripts/gen_signatures.py; ONNX docs/Changelog.md) ---- */
+
+static const om_sig_attr attrs_NonMaxSuppression_10[] = {{"center_point_box", OM_ATTR_INT, 0},
+	{NULL, 0, 0}};
+/* NonMaxSuppression-10: boxes scores [max_output_boxes_per_class] [iou_threshold] [score_threshold]
+ * -> selected_indices */
+static const om_sig sig_NonMaxSuppression_10 = {10, 2, 5, 1, 1, 0x1c, 0x0,
+	attrs_NonMaxSuppression_10, NULL};
+static const om_sig_attr attrs_RoiAlign_10_v16[] = {
+	{"coordinate_transformation_mode", OM_ATTR_STRING, 0},
+	{"mode", OM_ATTR_STRING, 0}, {"output_height", OM_ATTR_INT, 0},
+	{"output_width", OM_ATTR_INT, 0}, {"sampling_ratio", OM_ATTR_INT, 0},
+	{"spatial_scale", OM_ATTR_FLOAT, 0}, {NULL, 0, 0}};
+/* RoiAlign-16: X rois batch_indices -> Y */
+static const om_sig sig_RoiAlign_10_v16 = {16, 3, 3, 1, 1, 0x0, 0x0, attrs_RoiAlign_10_v16, NULL};
+static const om_sig_attr attrs_RoiAlign_10[] = {{"mode", OM_ATTR_STRING, 0},
+	{"output_height", OM_ATTR_INT, 0}, {"output_width", OM_ATTR_INT, 0},
+	{"sampling_ratio", OM_ATTR_INT, 0}, {"spatial_scale", OM_ATTR_FLOAT, 0}, {NULL, 0, 0}};
+/* RoiAlign-10: X rois batch_indices -> Y */
+static const om_sig sig_RoiAlign_10 = {10, 3, 3, 1, 1, 0x0, 0x0, attrs_RoiAlign_10,
+	&sig_RoiAlign_10_v16};
+
+/* ---- end of signatures ---- */
+
 static const om_op rows[] = {
-	{"NonMaxSuppression", "", 10, nms_infer, nms_kernel, OM_OP_EXACT | OM_OP_DATA_DEPENDENT},
-	{"RoiAlign", "", 10, roi_infer, roi_kernel, OM_OP_EXACT | OM_OP_LAYOUT},
+	{"NonMaxSuppression", "", 10, nms_infer, nms_kernel, OM_OP_EXACT | OM_OP_DATA_DEPENDENT,
+	 &sig_NonMaxSuppression_10},
+	{"RoiAlign", "", 10, roi_infer, roi_kernel, OM_OP_EXACT | OM_OP_LAYOUT, &sig_RoiAlign_10},
 };
 
 const om_op_table om_ops_detect = OM_TABLE(rows);

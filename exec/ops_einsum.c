@@ -228,8 +228,16 @@ static om_kind es_kernel(om_ctx *c)
 	return ok ? OM_OK : om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory");
 }
 
+/* ---- signatures (scripts/gen_signatures.py; ONNX docs/Changelog.md) ---- */
+
+static const om_sig_attr attrs_Einsum_12[] = {{"equation", OM_ATTR_STRING, 1}, {NULL, 0, 0}};
+/* Einsum-12: Inputs... -> Output */
+static const om_sig sig_Einsum_12 = {12, 1, OM_MANY, 1, 1, 0x0, 0x0, attrs_Einsum_12, NULL};
+
+/* ---- end of signatures ---- */
+
 static const om_op rows[] = {
-	{"Einsum", "", 12, es_infer, es_kernel, OM_OP_EXACT},
+	{"Einsum", "", 12, es_infer, es_kernel, OM_OP_EXACT, &sig_Einsum_12},
 };
 
 const om_op_table om_ops_einsum = OM_TABLE(rows);

@@ -80,8 +80,17 @@ static om_kind c2i_kernel(om_ctx *c)
 	return OM_OK;
 }
 
+/* ---- signatures (scripts/gen_signatures.py; ONNX docs/Changelog.md) ---- */
+
+static const om_sig_attr attrs_Col2Im_18[] = {{"dilations", OM_ATTR_INTS, 0},
+	{"pads", OM_ATTR_INTS, 0}, {"strides", OM_ATTR_INTS, 0}, {NULL, 0, 0}};
+/* Col2Im-18: input image_shape block_shape -> output */
+static const om_sig sig_Col2Im_18 = {18, 3, 3, 1, 1, 0x0, 0x0, attrs_Col2Im_18, NULL};
+
+/* ---- end of signatures ---- */
+
 static const om_op rows[] = {
-	{"Col2Im", "", 18, c2i_infer, c2i_kernel, OM_OP_EXACT},
+	{"Col2Im", "", 18, c2i_infer, c2i_kernel, OM_OP_EXACT, &sig_Col2Im_18},
 };
 
 const om_op_table om_ops_fold = OM_TABLE(rows);

@@ -208,20 +208,67 @@ static om_kind gather_nd_kernel(om_ctx *c) { return om_move_run(c, gather_nd_mov
 
 /* ---- table ---------------------------------------------------------------------------------- */
 
+/* ---- signatures (scripts/gen_signatures.py; ONNX docs/Changelog.md) ---- */
+
+static const om_sig_attr attrs_Gather_1[] = {{"axis", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* Gather-1: data indices -> output */
+static const om_sig sig_Gather_1 = {1, 2, 2, 1, 1, 0x0, 0x0, attrs_Gather_1, NULL};
+static const om_sig_attr attrs_GatherElements_11[] = {{"axis", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* GatherElements-11: data indices -> output */
+static const om_sig sig_GatherElements_11 = {11, 2, 2, 1, 1, 0x0, 0x0, attrs_GatherElements_11,
+	NULL};
+static const om_sig_attr attrs_GatherND_11_v12[] = {{"batch_dims", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* GatherND-12: data indices -> output */
+static const om_sig sig_GatherND_11_v12 = {12, 2, 2, 1, 1, 0x0, 0x0, attrs_GatherND_11_v12, NULL};
+/* GatherND-11: data indices -> output */
+static const om_sig sig_GatherND_11 = {11, 2, 2, 1, 1, 0x0, 0x0, NULL, &sig_GatherND_11_v12};
+/* ScatterND-11: data indices updates -> output */
+static const om_sig sig_ScatterND_11 = {11, 3, 3, 1, 1, 0x0, 0x0, NULL, NULL};
+static const om_sig_attr attrs_ScatterND_16[] = {{"reduction", OM_ATTR_STRING, 0}, {NULL, 0, 0}};
+/* ScatterND-16: data indices updates -> output */
+static const om_sig sig_ScatterND_16 = {16, 3, 3, 1, 1, 0x0, 0x0, attrs_ScatterND_16, NULL};
+static const om_sig_attr attrs_ScatterND_18[] = {{"reduction", OM_ATTR_STRING, 0}, {NULL, 0, 0}};
+/* ScatterND-18: data indices updates -> output */
+static const om_sig sig_ScatterND_18 = {18, 3, 3, 1, 1, 0x0, 0x0, attrs_ScatterND_18, NULL};
+static const om_sig_attr attrs_OneHot_9[] = {{"axis", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* OneHot-9: indices depth values -> output */
+static const om_sig sig_OneHot_9 = {9, 3, 3, 1, 1, 0x0, 0x0, attrs_OneHot_9, NULL};
+/* NonZero-9: X -> Y */
+static const om_sig sig_NonZero_9 = {9, 1, 1, 1, 1, 0x0, 0x0, NULL, NULL};
+static const om_sig_attr attrs_TopK_1[] = {{"axis", OM_ATTR_INT, 0}, {"k", OM_ATTR_INT, 1},
+	{NULL, 0, 0}};
+/* TopK-1: X -> Values Indices */
+static const om_sig sig_TopK_1 = {1, 1, 1, 2, 2, 0x0, 0x0, attrs_TopK_1, NULL};
+static const om_sig_attr attrs_TopK_10[] = {{"axis", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* TopK-10: X K -> Values Indices */
+static const om_sig sig_TopK_10 = {10, 2, 2, 2, 2, 0x0, 0x0, attrs_TopK_10, NULL};
+static const om_sig_attr attrs_TopK_11[] = {{"axis", OM_ATTR_INT, 0}, {"largest", OM_ATTR_INT, 0},
+	{"sorted", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* TopK-11: X K -> Values Indices */
+static const om_sig sig_TopK_11 = {11, 2, 2, 2, 2, 0x0, 0x0, attrs_TopK_11, NULL};
+
+/* ---- end of signatures ---- */
+
 static const om_op rows[] = {
-	{"Gather", "", 1, gather_infer, gather_kernel, OM_OP_EXACT},
-	{"GatherElements", "", 11, gather_elements_infer, gather_elements_kernel, OM_OP_EXACT},
-	{"GatherND", "", 11, gather_nd_infer, gather_nd_kernel, OM_OP_EXACT},
+	{"Gather", "", 1, gather_infer, gather_kernel, OM_OP_EXACT, &sig_Gather_1},
+	{"GatherElements", "", 11, gather_elements_infer, gather_elements_kernel, OM_OP_EXACT,
+	 &sig_GatherElements_11},
+	{"GatherND", "", 11, gather_nd_infer, gather_nd_kernel, OM_OP_EXACT, &sig_GatherND_11},
 	/* the rows of one op share functions that read c->opset for what changed */
-	{"ScatterND", "", 11, om_scatternd_infer, om_scatternd_kernel, OM_OP_EXACT},
-	{"ScatterND", "", 16, om_scatternd_infer, om_scatternd_kernel, OM_OP_EXACT}, /* add mul */
-	{"ScatterND", "", 18, om_scatternd_infer, om_scatternd_kernel, OM_OP_EXACT}, /* max min */
-	{"OneHot", "", 9, om_onehot_infer, om_onehot_kernel, OM_OP_EXACT},
+	{"ScatterND", "", 11, om_scatternd_infer, om_scatternd_kernel, OM_OP_EXACT,
+	 &sig_ScatterND_11},
+	{"ScatterND", "", 16, om_scatternd_infer, om_scatternd_kernel, OM_OP_EXACT,
+	 &sig_ScatterND_16}, /* add mul */
+	{"ScatterND", "", 18, om_scatternd_infer, om_scatternd_kernel, OM_OP_EXACT,
+	 &sig_ScatterND_18}, /* max min */
+	{"OneHot", "", 9, om_onehot_infer, om_onehot_kernel, OM_OP_EXACT, &sig_OneHot_9},
 	{"NonZero", "", 9, om_nonzero_infer, om_nonzero_kernel,
-	 OM_OP_EXACT | OM_OP_DATA_DEPENDENT},
-	{"TopK", "", 1, om_topk_infer, om_topk_kernel, OM_OP_EXACT},
-	{"TopK", "", 10, om_topk_infer, om_topk_kernel, OM_OP_EXACT},  /* k is an input */
-	{"TopK", "", 11, om_topk_infer, om_topk_kernel, OM_OP_EXACT},  /* largest, sorted */
+	 OM_OP_EXACT | OM_OP_DATA_DEPENDENT, &sig_NonZero_9},
+	{"TopK", "", 1, om_topk_infer, om_topk_kernel, OM_OP_EXACT, &sig_TopK_1},
+	{"TopK", "", 10, om_topk_infer, om_topk_kernel, OM_OP_EXACT,
+	 &sig_TopK_10},  /* k is an input */
+	{"TopK", "", 11, om_topk_infer, om_topk_kernel, OM_OP_EXACT,
+	 &sig_TopK_11},  /* largest, sorted */
 };
 
 const om_op_table om_ops_index = OM_TABLE(rows);

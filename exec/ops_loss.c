@@ -142,9 +142,26 @@ static om_kind loss_kernel(om_ctx *c)
 	return rc;
 }
 
+/* ---- signatures (scripts/gen_signatures.py; ONNX docs/Changelog.md) ---- */
+
+static const om_sig_attr attrs_NegativeLogLikelihoodLoss_12[] = {{"ignore_index", OM_ATTR_INT, 0},
+	{"reduction", OM_ATTR_STRING, 0}, {NULL, 0, 0}};
+/* NegativeLogLikelihoodLoss-12: input target [weight] -> loss */
+static const om_sig sig_NegativeLogLikelihoodLoss_12 = {12, 2, 3, 1, 1, 0x4, 0x0,
+	attrs_NegativeLogLikelihoodLoss_12, NULL};
+static const om_sig_attr attrs_SoftmaxCrossEntropyLoss_12[] = {{"ignore_index", OM_ATTR_INT, 0},
+	{"reduction", OM_ATTR_STRING, 0}, {NULL, 0, 0}};
+/* SoftmaxCrossEntropyLoss-12: scores labels [weights] -> output [log_prob] */
+static const om_sig sig_SoftmaxCrossEntropyLoss_12 = {12, 2, 3, 1, 2, 0x4, 0x2,
+	attrs_SoftmaxCrossEntropyLoss_12, NULL};
+
+/* ---- end of signatures ---- */
+
 static const om_op rows[] = {
-	{"NegativeLogLikelihoodLoss", "", 12, loss_infer, loss_kernel, OM_OP_EXACT},
-	{"SoftmaxCrossEntropyLoss", "", 12, loss_infer, loss_kernel, OM_OP_EXACT},
+	{"NegativeLogLikelihoodLoss", "", 12, loss_infer, loss_kernel, OM_OP_EXACT,
+	 &sig_NegativeLogLikelihoodLoss_12},
+	{"SoftmaxCrossEntropyLoss", "", 12, loss_infer, loss_kernel, OM_OP_EXACT,
+	 &sig_SoftmaxCrossEntropyLoss_12},
 };
 
 const om_op_table om_ops_loss = OM_TABLE(rows);

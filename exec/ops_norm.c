@@ -904,25 +904,118 @@ static om_kind lrn_kernel(om_ctx *c)
 	return OM_OK;
 }
 
+/* ---- signatures (scripts/gen_signatures.py; ONNX docs/Changelog.md) ---- */
+
+static const om_sig_attr attrs_Softmax_1[] = {{"axis", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* Softmax-1: input -> output */
+static const om_sig sig_Softmax_1 = {1, 1, 1, 1, 1, 0x0, 0x0, attrs_Softmax_1, NULL};
+static const om_sig_attr attrs_Softmax_13[] = {{"axis", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* Softmax-13: input -> output */
+static const om_sig sig_Softmax_13 = {13, 1, 1, 1, 1, 0x0, 0x0, attrs_Softmax_13, NULL};
+static const om_sig_attr attrs_LogSoftmax_1[] = {{"axis", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* LogSoftmax-1: input -> output */
+static const om_sig sig_LogSoftmax_1 = {1, 1, 1, 1, 1, 0x0, 0x0, attrs_LogSoftmax_1, NULL};
+static const om_sig_attr attrs_LogSoftmax_13[] = {{"axis", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* LogSoftmax-13: input -> output */
+static const om_sig sig_LogSoftmax_13 = {13, 1, 1, 1, 1, 0x0, 0x0, attrs_LogSoftmax_13, NULL};
+static const om_sig_attr attrs_Hardmax_1[] = {{"axis", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* Hardmax-1: input -> output */
+static const om_sig sig_Hardmax_1 = {1, 1, 1, 1, 1, 0x0, 0x0, attrs_Hardmax_1, NULL};
+static const om_sig_attr attrs_Hardmax_13[] = {{"axis", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* Hardmax-13: input -> output */
+static const om_sig sig_Hardmax_13 = {13, 1, 1, 1, 1, 0x0, 0x0, attrs_Hardmax_13, NULL};
+static const om_sig_attr attrs_LpNormalization_1[] = {{"axis", OM_ATTR_INT, 0},
+	{"p", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* LpNormalization-1: input -> output */
+static const om_sig sig_LpNormalization_1 = {1, 1, 1, 1, 1, 0x0, 0x0, attrs_LpNormalization_1,
+	NULL};
+static const om_sig_attr attrs_LayerNormalization_17[] = {{"axis", OM_ATTR_INT, 0},
+	{"epsilon", OM_ATTR_FLOAT, 0}, {"stash_type", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* LayerNormalization-17: X Scale [B] -> Y [Mean] [InvStdDev] */
+static const om_sig sig_LayerNormalization_17 = {17, 2, 3, 1, 3, 0x4, 0x6,
+	attrs_LayerNormalization_17, NULL};
+static const om_sig_attr attrs_RMSNormalization_23[] = {{"axis", OM_ATTR_INT, 0},
+	{"epsilon", OM_ATTR_FLOAT, 0}, {"stash_type", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* RMSNormalization-23: X scale -> Y */
+static const om_sig sig_RMSNormalization_23 = {23, 2, 2, 1, 1, 0x0, 0x0, attrs_RMSNormalization_23,
+	NULL};
+static const om_sig_attr attrs_InstanceNormalization_6[] = {{"epsilon", OM_ATTR_FLOAT, 0},
+	{NULL, 0, 0}};
+/* InstanceNormalization-6: input scale B -> output */
+static const om_sig sig_InstanceNormalization_6 = {6, 3, 3, 1, 1, 0x0, 0x0,
+	attrs_InstanceNormalization_6, NULL};
+static const om_sig_attr attrs_GroupNormalization_18[] = {{"epsilon", OM_ATTR_FLOAT, 0},
+	{"num_groups", OM_ATTR_INT, 1}, {NULL, 0, 0}};
+/* GroupNormalization-18: X scale bias -> Y */
+static const om_sig sig_GroupNormalization_18 = {18, 3, 3, 1, 1, 0x0, 0x0,
+	attrs_GroupNormalization_18, NULL};
+static const om_sig_attr attrs_GroupNormalization_21[] = {{"epsilon", OM_ATTR_FLOAT, 0},
+	{"num_groups", OM_ATTR_INT, 1}, {"stash_type", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* GroupNormalization-21: X scale bias -> Y */
+static const om_sig sig_GroupNormalization_21 = {21, 3, 3, 1, 1, 0x0, 0x0,
+	attrs_GroupNormalization_21, NULL};
+static const om_sig_attr attrs_BatchNormalization_7[] = {{"epsilon", OM_ATTR_FLOAT, 0},
+	{"momentum", OM_ATTR_FLOAT, 0}, {"spatial", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* BatchNormalization-7: X scale B mean var -> Y [mean] [var] [saved_mean] [saved_var] */
+static const om_sig sig_BatchNormalization_7 = {7, 5, 5, 1, 5, 0x0, 0x1e,
+	attrs_BatchNormalization_7, NULL};
+static const om_sig_attr attrs_BatchNormalization_9[] = {{"epsilon", OM_ATTR_FLOAT, 0},
+	{"momentum", OM_ATTR_FLOAT, 0}, {NULL, 0, 0}};
+/* BatchNormalization-9: X scale B mean var -> Y [mean] [var] [saved_mean] [saved_var] */
+static const om_sig sig_BatchNormalization_9 = {9, 5, 5, 1, 5, 0x0, 0x1e,
+	attrs_BatchNormalization_9, NULL};
+static const om_sig_attr attrs_BatchNormalization_14[] = {{"epsilon", OM_ATTR_FLOAT, 0},
+	{"momentum", OM_ATTR_FLOAT, 0}, {"training_mode", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* BatchNormalization-14: X scale B input_mean input_var -> Y [running_mean] [running_var] */
+static const om_sig sig_BatchNormalization_14 = {14, 5, 5, 1, 3, 0x0, 0x6,
+	attrs_BatchNormalization_14, NULL};
+static const om_sig_attr attrs_BatchNormalization_15[] = {{"epsilon", OM_ATTR_FLOAT, 0},
+	{"momentum", OM_ATTR_FLOAT, 0}, {"training_mode", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* BatchNormalization-15: X scale B input_mean input_var -> Y [running_mean] [running_var] */
+static const om_sig sig_BatchNormalization_15 = {15, 5, 5, 1, 3, 0x0, 0x6,
+	attrs_BatchNormalization_15, NULL};
+static const om_sig_attr attrs_MeanVarianceNormalization_9[] = {{"axes", OM_ATTR_INTS, 0},
+	{NULL, 0, 0}};
+/* MeanVarianceNormalization-9: X -> Y */
+static const om_sig sig_MeanVarianceNormalization_9 = {9, 1, 1, 1, 1, 0x0, 0x0,
+	attrs_MeanVarianceNormalization_9, NULL};
+static const om_sig_attr attrs_LRN_1[] = {{"alpha", OM_ATTR_FLOAT, 0}, {"beta", OM_ATTR_FLOAT, 0},
+	{"bias", OM_ATTR_FLOAT, 0}, {"size", OM_ATTR_INT, 1}, {NULL, 0, 0}};
+/* LRN-1: X -> Y */
+static const om_sig sig_LRN_1 = {1, 1, 1, 1, 1, 0x0, 0x0, attrs_LRN_1, NULL};
+
+/* ---- end of signatures ---- */
+
 static const om_op rows[] = {
-	{"Softmax", "", 1, same_shape_infer, axis_kernel, OM_OP_EXACT},
-	{"Softmax", "", 13, same_shape_infer, axis_kernel, OM_OP_EXACT},
-	{"LogSoftmax", "", 1, same_shape_infer, axis_kernel, OM_OP_EXACT},
-	{"LogSoftmax", "", 13, same_shape_infer, axis_kernel, OM_OP_EXACT},
-	{"Hardmax", "", 1, same_shape_infer, axis_kernel, OM_OP_EXACT},
-	{"Hardmax", "", 13, same_shape_infer, axis_kernel, OM_OP_EXACT},
-	{"LpNormalization", "", 1, same_shape_infer, axis_kernel, OM_OP_EXACT},
-	{"LayerNormalization", "", 17, om_ln_infer, om_ln_kernel, OM_OP_EXACT},
-	{"RMSNormalization", "", 23, om_ln_infer, om_ln_kernel, OM_OP_EXACT},
-	{"InstanceNormalization", "", 6, gn_infer, gn_kernel, OM_OP_EXACT | OM_OP_LAYOUT},
-	{"GroupNormalization", "", 18, gn_infer, gn_kernel, OM_OP_EXACT | OM_OP_LAYOUT},
-	{"GroupNormalization", "", 21, gn_infer, gn_kernel, OM_OP_EXACT | OM_OP_LAYOUT},
-	{"BatchNormalization", "", 7, bn_infer, bn_kernel, OM_OP_EXACT | OM_OP_LAYOUT},
-	{"BatchNormalization", "", 9, bn_infer, bn_kernel, OM_OP_EXACT | OM_OP_LAYOUT},
-	{"BatchNormalization", "", 14, bn_infer, bn_kernel, OM_OP_EXACT | OM_OP_LAYOUT},
-	{"BatchNormalization", "", 15, bn_infer, bn_kernel, OM_OP_EXACT | OM_OP_LAYOUT},
-	{"MeanVarianceNormalization", "", 9, mvn_infer, mvn_kernel, OM_OP_EXACT},
-	{"LRN", "", 1, lrn_infer, lrn_kernel, OM_OP_EXACT | OM_OP_LAYOUT},
+	{"Softmax", "", 1, same_shape_infer, axis_kernel, OM_OP_EXACT, &sig_Softmax_1},
+	{"Softmax", "", 13, same_shape_infer, axis_kernel, OM_OP_EXACT, &sig_Softmax_13},
+	{"LogSoftmax", "", 1, same_shape_infer, axis_kernel, OM_OP_EXACT, &sig_LogSoftmax_1},
+	{"LogSoftmax", "", 13, same_shape_infer, axis_kernel, OM_OP_EXACT, &sig_LogSoftmax_13},
+	{"Hardmax", "", 1, same_shape_infer, axis_kernel, OM_OP_EXACT, &sig_Hardmax_1},
+	{"Hardmax", "", 13, same_shape_infer, axis_kernel, OM_OP_EXACT, &sig_Hardmax_13},
+	{"LpNormalization", "", 1, same_shape_infer, axis_kernel, OM_OP_EXACT,
+	 &sig_LpNormalization_1},
+	{"LayerNormalization", "", 17, om_ln_infer, om_ln_kernel, OM_OP_EXACT,
+	 &sig_LayerNormalization_17},
+	{"RMSNormalization", "", 23, om_ln_infer, om_ln_kernel, OM_OP_EXACT,
+	 &sig_RMSNormalization_23},
+	{"InstanceNormalization", "", 6, gn_infer, gn_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
+	 &sig_InstanceNormalization_6},
+	{"GroupNormalization", "", 18, gn_infer, gn_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
+	 &sig_GroupNormalization_18},
+	{"GroupNormalization", "", 21, gn_infer, gn_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
+	 &sig_GroupNormalization_21},
+	{"BatchNormalization", "", 7, bn_infer, bn_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
+	 &sig_BatchNormalization_7},
+	{"BatchNormalization", "", 9, bn_infer, bn_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
+	 &sig_BatchNormalization_9},
+	{"BatchNormalization", "", 14, bn_infer, bn_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
+	 &sig_BatchNormalization_14},
+	{"BatchNormalization", "", 15, bn_infer, bn_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
+	 &sig_BatchNormalization_15},
+	{"MeanVarianceNormalization", "", 9, mvn_infer, mvn_kernel, OM_OP_EXACT,
+	 &sig_MeanVarianceNormalization_9},
+	{"LRN", "", 1, lrn_infer, lrn_kernel, OM_OP_EXACT | OM_OP_LAYOUT, &sig_LRN_1},
 };
 
 const om_op_table om_ops_norm = OM_TABLE(rows);

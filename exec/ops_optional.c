@@ -69,10 +69,25 @@ static om_kind get_kernel(om_ctx *c)
 	return om_session_output_alias(c, 0, &om_box(x)->items[0], 0);
 }
 
+/* ---- signatures (scripts/gen_signatures.py; ONNX docs/Changelog.md) ---- */
+
+static const om_sig_attr attrs_Optional_15[] = {{"type", OM_ATTR_TYPE_PROTO, 0}, {NULL, 0, 0}};
+/* Optional-15: [input] -> output */
+static const om_sig sig_Optional_15 = {15, 0, 1, 1, 1, 0x1, 0x0, attrs_Optional_15, NULL};
+/* OptionalHasElement-18: [input] -> output */
+static const om_sig sig_OptionalHasElement_15_v18 = {18, 0, 1, 1, 1, 0x1, 0x0, NULL, NULL};
+/* OptionalHasElement-15: input -> output */
+static const om_sig sig_OptionalHasElement_15 = {15, 1, 1, 1, 1, 0x0, 0x0, NULL,
+	&sig_OptionalHasElement_15_v18};
+/* OptionalGetElement-15: input -> output */
+static const om_sig sig_OptionalGetElement_15 = {15, 1, 1, 1, 1, 0x0, 0x0, NULL, NULL};
+
+/* ---- end of signatures ---- */
+
 static const om_op rows[] = {
-	{"Optional", "", 15, opt_infer, optional_kernel, ROW},
-	{"OptionalHasElement", "", 15, opt_infer, has_kernel, ROW},
-	{"OptionalGetElement", "", 15, opt_infer, get_kernel, ROW},
+	{"Optional", "", 15, opt_infer, optional_kernel, ROW, &sig_Optional_15},
+	{"OptionalHasElement", "", 15, opt_infer, has_kernel, ROW, &sig_OptionalHasElement_15},
+	{"OptionalGetElement", "", 15, opt_infer, get_kernel, ROW, &sig_OptionalGetElement_15},
 };
 
 const om_op_table om_ops_optional = OM_TABLE(rows);

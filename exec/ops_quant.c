@@ -364,12 +364,64 @@ static om_kind qmm_kernel(om_ctx *c)
 	return rc;
 }
 
+/* ---- signatures (scripts/gen_signatures.py; ONNX docs/Changelog.md) ---- */
+
+static const om_sig_attr attrs_QuantizeLinear_10_v23[] = {{"axis", OM_ATTR_INT, 0},
+	{"block_size", OM_ATTR_INT, 0}, {"output_dtype", OM_ATTR_INT, 0},
+	{"precision", OM_ATTR_INT, 0}, {"saturate", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* QuantizeLinear-23: x y_scale [y_zero_point] -> y */
+static const om_sig sig_QuantizeLinear_10_v23 = {23, 2, 3, 1, 1, 0x4, 0x0,
+	attrs_QuantizeLinear_10_v23, NULL};
+static const om_sig_attr attrs_QuantizeLinear_10_v21[] = {{"axis", OM_ATTR_INT, 0},
+	{"block_size", OM_ATTR_INT, 0}, {"output_dtype", OM_ATTR_INT, 0},
+	{"saturate", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* QuantizeLinear-21: x y_scale [y_zero_point] -> y */
+static const om_sig sig_QuantizeLinear_10_v21 = {21, 2, 3, 1, 1, 0x4, 0x0,
+	attrs_QuantizeLinear_10_v21, &sig_QuantizeLinear_10_v23};
+static const om_sig_attr attrs_QuantizeLinear_10_v19[] = {{"axis", OM_ATTR_INT, 0},
+	{"saturate", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* QuantizeLinear-19: x y_scale [y_zero_point] -> y */
+static const om_sig sig_QuantizeLinear_10_v19 = {19, 2, 3, 1, 1, 0x4, 0x0,
+	attrs_QuantizeLinear_10_v19, &sig_QuantizeLinear_10_v21};
+static const om_sig_attr attrs_QuantizeLinear_10_v13[] = {{"axis", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* QuantizeLinear-13: x y_scale [y_zero_point] -> y */
+static const om_sig sig_QuantizeLinear_10_v13 = {13, 2, 3, 1, 1, 0x4, 0x0,
+	attrs_QuantizeLinear_10_v13, &sig_QuantizeLinear_10_v19};
+/* QuantizeLinear-10: x y_scale [y_zero_point] -> y */
+static const om_sig sig_QuantizeLinear_10 = {10, 2, 3, 1, 1, 0x4, 0x0, NULL,
+	&sig_QuantizeLinear_10_v13};
+static const om_sig_attr attrs_DequantizeLinear_10_v23[] = {{"axis", OM_ATTR_INT, 0},
+	{"block_size", OM_ATTR_INT, 0}, {"output_dtype", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* DequantizeLinear-23: x x_scale [x_zero_point] -> y */
+static const om_sig sig_DequantizeLinear_10_v23 = {23, 2, 3, 1, 1, 0x4, 0x0,
+	attrs_DequantizeLinear_10_v23, NULL};
+static const om_sig_attr attrs_DequantizeLinear_10_v21[] = {{"axis", OM_ATTR_INT, 0},
+	{"block_size", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* DequantizeLinear-21: x x_scale [x_zero_point] -> y */
+static const om_sig sig_DequantizeLinear_10_v21 = {21, 2, 3, 1, 1, 0x4, 0x0,
+	attrs_DequantizeLinear_10_v21, &sig_DequantizeLinear_10_v23};
+static const om_sig_attr attrs_DequantizeLinear_10_v13[] = {{"axis", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* DequantizeLinear-13: x x_scale [x_zero_point] -> y */
+static const om_sig sig_DequantizeLinear_10_v13 = {13, 2, 3, 1, 1, 0x4, 0x0,
+	attrs_DequantizeLinear_10_v13, &sig_DequantizeLinear_10_v21};
+/* DequantizeLinear-10: x x_scale [x_zero_point] -> y */
+static const om_sig sig_DequantizeLinear_10 = {10, 2, 3, 1, 1, 0x4, 0x0, NULL,
+	&sig_DequantizeLinear_10_v13};
+/* DynamicQuantizeLinear-11: x -> y y_scale y_zero_point */
+static const om_sig sig_DynamicQuantizeLinear_11 = {11, 1, 1, 3, 3, 0x0, 0x0, NULL, NULL};
+/* QLinearMatMul-10: a a_scale a_zero_point b b_scale b_zero_point y_scale y_zero_point -> y */
+static const om_sig sig_QLinearMatMul_10 = {10, 8, 8, 1, 1, 0x0, 0x0, NULL, NULL};
+
+/* ---- end of signatures ---- */
+
 static const om_op rows[] = {
-	{"QuantizeLinear", "", 10, quantize_infer, quantize_kernel, OM_OP_EXACT | OM_OP_QDQ},
+	{"QuantizeLinear", "", 10, quantize_infer, quantize_kernel, OM_OP_EXACT | OM_OP_QDQ,
+	 &sig_QuantizeLinear_10},
 	{"DequantizeLinear", "", 10, dequantize_infer, dequantize_kernel,
-	 OM_OP_EXACT | OM_OP_QDQ},
-	{"DynamicQuantizeLinear", "", 11, dynq_infer, dynq_kernel, OM_OP_EXACT},
-	{"QLinearMatMul", "", 10, qmm_infer, qmm_kernel, OM_OP_EXACT},
+	 OM_OP_EXACT | OM_OP_QDQ, &sig_DequantizeLinear_10},
+	{"DynamicQuantizeLinear", "", 11, dynq_infer, dynq_kernel, OM_OP_EXACT,
+	 &sig_DynamicQuantizeLinear_11},
+	{"QLinearMatMul", "", 10, qmm_infer, qmm_kernel, OM_OP_EXACT, &sig_QLinearMatMul_10},
 };
 
 const om_op_table om_ops_quant = OM_TABLE(rows);

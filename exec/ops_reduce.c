@@ -464,19 +464,132 @@ static om_kind cum_kernel(om_ctx *c)
 }
 
 #define RED_ROWS(NAME, SINCE2)                                                              \
-	{NAME, "", 1, red_infer, red_kernel, OM_OP_EXACT},                                  \
-	{NAME, "", SINCE2, red_infer, red_kernel, OM_OP_EXACT}
+	{#NAME, "", 1, red_infer, red_kernel, OM_OP_EXACT, &sig_##NAME##_1},                \
+	{#NAME, "", SINCE2, red_infer, red_kernel, OM_OP_EXACT, &sig_##NAME##_##SINCE2}
+
+/* ---- signatures (scripts/gen_signatures.py; ONNX docs/Changelog.md) ---- */
+
+static const om_sig_attr attrs_ReduceSum_1[] = {{"axes", OM_ATTR_INTS, 0},
+	{"keepdims", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* ReduceSum-1: data -> reduced */
+static const om_sig sig_ReduceSum_1 = {1, 1, 1, 1, 1, 0x0, 0x0, attrs_ReduceSum_1, NULL};
+static const om_sig_attr attrs_ReduceSum_13[] = {{"keepdims", OM_ATTR_INT, 0},
+	{"noop_with_empty_axes", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* ReduceSum-13: data [axes] -> reduced */
+static const om_sig sig_ReduceSum_13 = {13, 1, 2, 1, 1, 0x2, 0x0, attrs_ReduceSum_13, NULL};
+static const om_sig_attr attrs_ReduceMean_1[] = {{"axes", OM_ATTR_INTS, 0},
+	{"keepdims", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* ReduceMean-1: data -> reduced */
+static const om_sig sig_ReduceMean_1 = {1, 1, 1, 1, 1, 0x0, 0x0, attrs_ReduceMean_1, NULL};
+static const om_sig_attr attrs_ReduceMean_18[] = {{"keepdims", OM_ATTR_INT, 0},
+	{"noop_with_empty_axes", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* ReduceMean-18: data [axes] -> reduced */
+static const om_sig sig_ReduceMean_18 = {18, 1, 2, 1, 1, 0x2, 0x0, attrs_ReduceMean_18, NULL};
+static const om_sig_attr attrs_ReduceMax_1[] = {{"axes", OM_ATTR_INTS, 0},
+	{"keepdims", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* ReduceMax-1: data -> reduced */
+static const om_sig sig_ReduceMax_1 = {1, 1, 1, 1, 1, 0x0, 0x0, attrs_ReduceMax_1, NULL};
+static const om_sig_attr attrs_ReduceMax_18[] = {{"keepdims", OM_ATTR_INT, 0},
+	{"noop_with_empty_axes", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* ReduceMax-18: data [axes] -> reduced */
+static const om_sig sig_ReduceMax_18 = {18, 1, 2, 1, 1, 0x2, 0x0, attrs_ReduceMax_18, NULL};
+static const om_sig_attr attrs_ReduceMin_1[] = {{"axes", OM_ATTR_INTS, 0},
+	{"keepdims", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* ReduceMin-1: data -> reduced */
+static const om_sig sig_ReduceMin_1 = {1, 1, 1, 1, 1, 0x0, 0x0, attrs_ReduceMin_1, NULL};
+static const om_sig_attr attrs_ReduceMin_18[] = {{"keepdims", OM_ATTR_INT, 0},
+	{"noop_with_empty_axes", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* ReduceMin-18: data [axes] -> reduced */
+static const om_sig sig_ReduceMin_18 = {18, 1, 2, 1, 1, 0x2, 0x0, attrs_ReduceMin_18, NULL};
+static const om_sig_attr attrs_ReduceProd_1[] = {{"axes", OM_ATTR_INTS, 0},
+	{"keepdims", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* ReduceProd-1: data -> reduced */
+static const om_sig sig_ReduceProd_1 = {1, 1, 1, 1, 1, 0x0, 0x0, attrs_ReduceProd_1, NULL};
+static const om_sig_attr attrs_ReduceProd_18[] = {{"keepdims", OM_ATTR_INT, 0},
+	{"noop_with_empty_axes", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* ReduceProd-18: data [axes] -> reduced */
+static const om_sig sig_ReduceProd_18 = {18, 1, 2, 1, 1, 0x2, 0x0, attrs_ReduceProd_18, NULL};
+static const om_sig_attr attrs_ReduceL1_1[] = {{"axes", OM_ATTR_INTS, 0},
+	{"keepdims", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* ReduceL1-1: data -> reduced */
+static const om_sig sig_ReduceL1_1 = {1, 1, 1, 1, 1, 0x0, 0x0, attrs_ReduceL1_1, NULL};
+static const om_sig_attr attrs_ReduceL1_18[] = {{"keepdims", OM_ATTR_INT, 0},
+	{"noop_with_empty_axes", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* ReduceL1-18: data [axes] -> reduced */
+static const om_sig sig_ReduceL1_18 = {18, 1, 2, 1, 1, 0x2, 0x0, attrs_ReduceL1_18, NULL};
+static const om_sig_attr attrs_ReduceL2_1[] = {{"axes", OM_ATTR_INTS, 0},
+	{"keepdims", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* ReduceL2-1: data -> reduced */
+static const om_sig sig_ReduceL2_1 = {1, 1, 1, 1, 1, 0x0, 0x0, attrs_ReduceL2_1, NULL};
+static const om_sig_attr attrs_ReduceL2_18[] = {{"keepdims", OM_ATTR_INT, 0},
+	{"noop_with_empty_axes", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* ReduceL2-18: data [axes] -> reduced */
+static const om_sig sig_ReduceL2_18 = {18, 1, 2, 1, 1, 0x2, 0x0, attrs_ReduceL2_18, NULL};
+static const om_sig_attr attrs_ReduceLogSum_1[] = {{"axes", OM_ATTR_INTS, 0},
+	{"keepdims", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* ReduceLogSum-1: data -> reduced */
+static const om_sig sig_ReduceLogSum_1 = {1, 1, 1, 1, 1, 0x0, 0x0, attrs_ReduceLogSum_1, NULL};
+static const om_sig_attr attrs_ReduceLogSum_18[] = {{"keepdims", OM_ATTR_INT, 0},
+	{"noop_with_empty_axes", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* ReduceLogSum-18: data [axes] -> reduced */
+static const om_sig sig_ReduceLogSum_18 = {18, 1, 2, 1, 1, 0x2, 0x0, attrs_ReduceLogSum_18, NULL};
+static const om_sig_attr attrs_ReduceLogSumExp_1[] = {{"axes", OM_ATTR_INTS, 0},
+	{"keepdims", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* ReduceLogSumExp-1: data -> reduced */
+static const om_sig sig_ReduceLogSumExp_1 = {1, 1, 1, 1, 1, 0x0, 0x0, attrs_ReduceLogSumExp_1,
+	NULL};
+static const om_sig_attr attrs_ReduceLogSumExp_18[] = {{"keepdims", OM_ATTR_INT, 0},
+	{"noop_with_empty_axes", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* ReduceLogSumExp-18: data [axes] -> reduced */
+static const om_sig sig_ReduceLogSumExp_18 = {18, 1, 2, 1, 1, 0x2, 0x0, attrs_ReduceLogSumExp_18,
+	NULL};
+static const om_sig_attr attrs_ReduceSumSquare_1[] = {{"axes", OM_ATTR_INTS, 0},
+	{"keepdims", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* ReduceSumSquare-1: data -> reduced */
+static const om_sig sig_ReduceSumSquare_1 = {1, 1, 1, 1, 1, 0x0, 0x0, attrs_ReduceSumSquare_1,
+	NULL};
+static const om_sig_attr attrs_ReduceSumSquare_18[] = {{"keepdims", OM_ATTR_INT, 0},
+	{"noop_with_empty_axes", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* ReduceSumSquare-18: data [axes] -> reduced */
+static const om_sig sig_ReduceSumSquare_18 = {18, 1, 2, 1, 1, 0x2, 0x0, attrs_ReduceSumSquare_18,
+	NULL};
+static const om_sig_attr attrs_ArgMax_1_v12[] = {{"axis", OM_ATTR_INT, 0},
+	{"keepdims", OM_ATTR_INT, 0}, {"select_last_index", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* ArgMax-12: data -> reduced */
+static const om_sig sig_ArgMax_1_v12 = {12, 1, 1, 1, 1, 0x0, 0x0, attrs_ArgMax_1_v12, NULL};
+static const om_sig_attr attrs_ArgMax_1[] = {{"axis", OM_ATTR_INT, 0}, {"keepdims", OM_ATTR_INT, 0},
+	{NULL, 0, 0}};
+/* ArgMax-1: data -> reduced */
+static const om_sig sig_ArgMax_1 = {1, 1, 1, 1, 1, 0x0, 0x0, attrs_ArgMax_1, &sig_ArgMax_1_v12};
+static const om_sig_attr attrs_ArgMin_1_v12[] = {{"axis", OM_ATTR_INT, 0},
+	{"keepdims", OM_ATTR_INT, 0}, {"select_last_index", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* ArgMin-12: data -> reduced */
+static const om_sig sig_ArgMin_1_v12 = {12, 1, 1, 1, 1, 0x0, 0x0, attrs_ArgMin_1_v12, NULL};
+static const om_sig_attr attrs_ArgMin_1[] = {{"axis", OM_ATTR_INT, 0}, {"keepdims", OM_ATTR_INT, 0},
+	{NULL, 0, 0}};
+/* ArgMin-1: data -> reduced */
+static const om_sig sig_ArgMin_1 = {1, 1, 1, 1, 1, 0x0, 0x0, attrs_ArgMin_1, &sig_ArgMin_1_v12};
+static const om_sig_attr attrs_CumSum_11[] = {{"exclusive", OM_ATTR_INT, 0},
+	{"reverse", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* CumSum-11: x axis -> y */
+static const om_sig sig_CumSum_11 = {11, 2, 2, 1, 1, 0x0, 0x0, attrs_CumSum_11, NULL};
+static const om_sig_attr attrs_CumProd_26[] = {{"exclusive", OM_ATTR_INT, 0},
+	{"reverse", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* CumProd-26: x axis -> y */
+static const om_sig sig_CumProd_26 = {26, 2, 2, 1, 1, 0x0, 0x0, attrs_CumProd_26, NULL};
+
+/* ---- end of signatures ---- */
 
 static const om_op rows[] = {
-	RED_ROWS("ReduceSum", 13),       RED_ROWS("ReduceMean", 18),
-	RED_ROWS("ReduceMax", 18),       RED_ROWS("ReduceMin", 18),
-	RED_ROWS("ReduceProd", 18),      RED_ROWS("ReduceL1", 18),
-	RED_ROWS("ReduceL2", 18),        RED_ROWS("ReduceLogSum", 18),
-	RED_ROWS("ReduceLogSumExp", 18), RED_ROWS("ReduceSumSquare", 18),
-	{"ArgMax", "", 1, arg_infer, arg_kernel, OM_OP_EXACT},
-	{"ArgMin", "", 1, arg_infer, arg_kernel, OM_OP_EXACT},
-	{"CumSum", "", 11, cum_infer, cum_kernel, OM_OP_EXACT},
-	{"CumProd", "", 26, cum_infer, cum_kernel, OM_OP_EXACT},
+	RED_ROWS(ReduceSum, 13),        RED_ROWS(ReduceMean, 18),
+	RED_ROWS(ReduceMax, 18),        RED_ROWS(ReduceMin, 18),
+	RED_ROWS(ReduceProd, 18),       RED_ROWS(ReduceL1, 18),
+	RED_ROWS(ReduceL2, 18),         RED_ROWS(ReduceLogSum, 18),
+	RED_ROWS(ReduceLogSumExp, 18),  RED_ROWS(ReduceSumSquare, 18),
+	{"ArgMax", "", 1, arg_infer, arg_kernel, OM_OP_EXACT, &sig_ArgMax_1},
+	{"ArgMin", "", 1, arg_infer, arg_kernel, OM_OP_EXACT, &sig_ArgMin_1},
+	{"CumSum", "", 11, cum_infer, cum_kernel, OM_OP_EXACT, &sig_CumSum_11},
+	{"CumProd", "", 26, cum_infer, cum_kernel, OM_OP_EXACT, &sig_CumProd_26},
 };
 
 const om_op_table om_ops_reduce = OM_TABLE(rows);

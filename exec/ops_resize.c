@@ -216,9 +216,48 @@ static om_kind resize_kernel(om_ctx *c)
 	return OM_OK;
 }
 
+/* ---- signatures (scripts/gen_signatures.py; ONNX docs/Changelog.md) ---- */
+
+static const om_sig_attr attrs_Upsample_7_v9[] = {{"mode", OM_ATTR_STRING, 0}, {NULL, 0, 0}};
+/* Upsample-9: X scales -> Y */
+static const om_sig sig_Upsample_7_v9 = {9, 2, 2, 1, 1, 0x0, 0x0, attrs_Upsample_7_v9, NULL};
+static const om_sig_attr attrs_Upsample_7[] = {{"mode", OM_ATTR_STRING, 0},
+	{"scales", OM_ATTR_FLOATS, 1}, {NULL, 0, 0}};
+/* Upsample-7: X -> Y */
+static const om_sig sig_Upsample_7 = {7, 1, 1, 1, 1, 0x0, 0x0, attrs_Upsample_7,
+	&sig_Upsample_7_v9};
+static const om_sig_attr attrs_Resize_10_v18[] = {{"antialias", OM_ATTR_INT, 0},
+	{"axes", OM_ATTR_INTS, 0}, {"coordinate_transformation_mode", OM_ATTR_STRING, 0},
+	{"cubic_coeff_a", OM_ATTR_FLOAT, 0}, {"exclude_outside", OM_ATTR_INT, 0},
+	{"extrapolation_value", OM_ATTR_FLOAT, 0}, {"keep_aspect_ratio_policy", OM_ATTR_STRING, 0},
+	{"mode", OM_ATTR_STRING, 0}, {"nearest_mode", OM_ATTR_STRING, 0}, {NULL, 0, 0}};
+/* Resize-18: X [roi] [scales] [sizes] -> Y */
+static const om_sig sig_Resize_10_v18 = {18, 1, 4, 1, 1, 0xe, 0x0, attrs_Resize_10_v18, NULL};
+static const om_sig_attr attrs_Resize_10_v13[] = {
+	{"coordinate_transformation_mode", OM_ATTR_STRING, 0},
+	{"cubic_coeff_a", OM_ATTR_FLOAT, 0}, {"exclude_outside", OM_ATTR_INT, 0},
+	{"extrapolation_value", OM_ATTR_FLOAT, 0}, {"mode", OM_ATTR_STRING, 0},
+	{"nearest_mode", OM_ATTR_STRING, 0}, {NULL, 0, 0}};
+/* Resize-13: X [roi] [scales] [sizes] -> Y */
+static const om_sig sig_Resize_10_v13 = {13, 1, 4, 1, 1, 0xe, 0x0, attrs_Resize_10_v13,
+	&sig_Resize_10_v18};
+static const om_sig_attr attrs_Resize_10_v11[] = {
+	{"coordinate_transformation_mode", OM_ATTR_STRING, 0},
+	{"cubic_coeff_a", OM_ATTR_FLOAT, 0}, {"exclude_outside", OM_ATTR_INT, 0},
+	{"extrapolation_value", OM_ATTR_FLOAT, 0}, {"mode", OM_ATTR_STRING, 0},
+	{"nearest_mode", OM_ATTR_STRING, 0}, {NULL, 0, 0}};
+/* Resize-11: X roi scales [sizes] -> Y */
+static const om_sig sig_Resize_10_v11 = {11, 3, 4, 1, 1, 0x8, 0x0, attrs_Resize_10_v11,
+	&sig_Resize_10_v13};
+static const om_sig_attr attrs_Resize_10[] = {{"mode", OM_ATTR_STRING, 0}, {NULL, 0, 0}};
+/* Resize-10: X scales -> Y */
+static const om_sig sig_Resize_10 = {10, 2, 2, 1, 1, 0x0, 0x0, attrs_Resize_10, &sig_Resize_10_v11};
+
+/* ---- end of signatures ---- */
+
 static const om_op rows[] = {
-	{"Upsample", "", 7, resize_infer, resize_kernel, OM_OP_EXACT},
-	{"Resize", "", 10, resize_infer, resize_kernel, OM_OP_EXACT},
+	{"Upsample", "", 7, resize_infer, resize_kernel, OM_OP_EXACT, &sig_Upsample_7},
+	{"Resize", "", 10, resize_infer, resize_kernel, OM_OP_EXACT, &sig_Resize_10},
 };
 
 const om_op_table om_ops_resize = OM_TABLE(rows);

@@ -290,9 +290,21 @@ static om_kind ag_kernel(om_ctx *c)
 	return OM_OK;
 }
 
+/* ---- signatures (scripts/gen_signatures.py; ONNX docs/Changelog.md) ---- */
+
+static const om_sig_attr attrs_GridSample_16[] = {{"align_corners", OM_ATTR_INT, 0},
+	{"mode", OM_ATTR_STRING, 0}, {"padding_mode", OM_ATTR_STRING, 0}, {NULL, 0, 0}};
+/* GridSample-16: X grid -> Y */
+static const om_sig sig_GridSample_16 = {16, 2, 2, 1, 1, 0x0, 0x0, attrs_GridSample_16, NULL};
+static const om_sig_attr attrs_AffineGrid_20[] = {{"align_corners", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* AffineGrid-20: theta size -> grid */
+static const om_sig sig_AffineGrid_20 = {20, 2, 2, 1, 1, 0x0, 0x0, attrs_AffineGrid_20, NULL};
+
+/* ---- end of signatures ---- */
+
 static const om_op rows[] = {
-	{"GridSample", "", 16, gs_infer, gs_kernel, OM_OP_EXACT | OM_OP_LAYOUT},
-	{"AffineGrid", "", 20, ag_infer, ag_kernel, OM_OP_EXACT},
+	{"GridSample", "", 16, gs_infer, gs_kernel, OM_OP_EXACT | OM_OP_LAYOUT, &sig_GridSample_16},
+	{"AffineGrid", "", 20, ag_infer, ag_kernel, OM_OP_EXACT, &sig_AffineGrid_20},
 };
 
 const om_op_table om_ops_sample = OM_TABLE(rows);

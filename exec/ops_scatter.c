@@ -90,9 +90,26 @@ static om_kind se_kernel(om_ctx *c)
 	return om_move_run(c, se_move);
 }
 
+/* ---- signatures (scripts/gen_signatures.py; ONNX docs/Changelog.md) ---- */
+
+static const om_sig_attr attrs_Scatter_9[] = {{"axis", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* Scatter-9: data indices updates -> output */
+static const om_sig sig_Scatter_9 = {9, 3, 3, 1, 1, 0x0, 0x0, attrs_Scatter_9, NULL};
+static const om_sig_attr attrs_ScatterElements_11_v16[] = {{"axis", OM_ATTR_INT, 0},
+	{"reduction", OM_ATTR_STRING, 0}, {NULL, 0, 0}};
+/* ScatterElements-16: data indices updates -> output */
+static const om_sig sig_ScatterElements_11_v16 = {16, 3, 3, 1, 1, 0x0, 0x0,
+	attrs_ScatterElements_11_v16, NULL};
+static const om_sig_attr attrs_ScatterElements_11[] = {{"axis", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* ScatterElements-11: data indices updates -> output */
+static const om_sig sig_ScatterElements_11 = {11, 3, 3, 1, 1, 0x0, 0x0, attrs_ScatterElements_11,
+	&sig_ScatterElements_11_v16};
+
+/* ---- end of signatures ---- */
+
 static const om_op rows[] = {
-	{"Scatter", "", 9, se_infer, se_kernel, OM_OP_EXACT},
-	{"ScatterElements", "", 11, se_infer, se_kernel, OM_OP_EXACT},
+	{"Scatter", "", 9, se_infer, se_kernel, OM_OP_EXACT, &sig_Scatter_9},
+	{"ScatterElements", "", 11, se_infer, se_kernel, OM_OP_EXACT, &sig_ScatterElements_11},
 };
 
 const om_op_table om_ops_scatter = OM_TABLE(rows);

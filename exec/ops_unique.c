@@ -191,8 +191,17 @@ static om_kind uq_kernel(om_ctx *c)
 	return OM_OK;
 }
 
+/* ---- signatures (scripts/gen_signatures.py; ONNX docs/Changelog.md) ---- */
+
+static const om_sig_attr attrs_Unique_11[] = {{"axis", OM_ATTR_INT, 0}, {"sorted", OM_ATTR_INT, 0},
+	{NULL, 0, 0}};
+/* Unique-11: X -> Y [indices] [inverse_indices] [counts] */
+static const om_sig sig_Unique_11 = {11, 1, 1, 1, 4, 0x0, 0xe, attrs_Unique_11, NULL};
+
+/* ---- end of signatures ---- */
+
 static const om_op rows[] = {
-	{"Unique", "", 11, uq_infer, uq_kernel, OM_OP_EXACT | OM_OP_DATA_DEPENDENT},
+	{"Unique", "", 11, uq_infer, uq_kernel, OM_OP_EXACT | OM_OP_DATA_DEPENDENT, &sig_Unique_11},
 };
 
 const om_op_table om_ops_unique = OM_TABLE(rows);

@@ -324,19 +324,72 @@ static om_kind dropout_kernel(om_ctx *c)
 
 #define VIEW (OM_OP_VIEW | OM_OP_EXACT | OM_OP_SAME_SHAPE_COPY)
 
+/* ---- signatures (scripts/gen_signatures.py; ONNX docs/Changelog.md) ---- */
+
+static const om_sig_attr attrs_Shape_1_v15[] = {{"end", OM_ATTR_INT, 0}, {"start", OM_ATTR_INT, 0},
+	{NULL, 0, 0}};
+/* Shape-15: data -> shape */
+static const om_sig sig_Shape_1_v15 = {15, 1, 1, 1, 1, 0x0, 0x0, attrs_Shape_1_v15, NULL};
+/* Shape-1: data -> shape */
+static const om_sig sig_Shape_1 = {1, 1, 1, 1, 1, 0x0, 0x0, NULL, &sig_Shape_1_v15};
+/* Size-1: data -> size */
+static const om_sig sig_Size_1 = {1, 1, 1, 1, 1, 0x0, 0x0, NULL, NULL};
+static const om_sig_attr attrs_Squeeze_1[] = {{"axes", OM_ATTR_INTS, 0}, {NULL, 0, 0}};
+/* Squeeze-1: data -> squeezed */
+static const om_sig sig_Squeeze_1 = {1, 1, 1, 1, 1, 0x0, 0x0, attrs_Squeeze_1, NULL};
+/* Squeeze-13: data [axes] -> squeezed */
+static const om_sig sig_Squeeze_13 = {13, 1, 2, 1, 1, 0x2, 0x0, NULL, NULL};
+static const om_sig_attr attrs_Unsqueeze_1[] = {{"axes", OM_ATTR_INTS, 1}, {NULL, 0, 0}};
+/* Unsqueeze-1: data -> expanded */
+static const om_sig sig_Unsqueeze_1 = {1, 1, 1, 1, 1, 0x0, 0x0, attrs_Unsqueeze_1, NULL};
+/* Unsqueeze-13: data axes -> expanded */
+static const om_sig sig_Unsqueeze_13 = {13, 2, 2, 1, 1, 0x0, 0x0, NULL, NULL};
+static const om_sig_attr attrs_Flatten_1[] = {{"axis", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* Flatten-1: input -> output */
+static const om_sig sig_Flatten_1 = {1, 1, 1, 1, 1, 0x0, 0x0, attrs_Flatten_1, NULL};
+static const om_sig_attr attrs_Reshape_1[] = {{"consumed_inputs", OM_ATTR_INTS, 0},
+	{"shape", OM_ATTR_INTS, 0}, {NULL, 0, 0}};
+/* Reshape-1: data -> reshaped */
+static const om_sig sig_Reshape_1 = {1, 1, 1, 1, 1, 0x0, 0x0, attrs_Reshape_1, NULL};
+static const om_sig_attr attrs_Reshape_5_v14[] = {{"allowzero", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* Reshape-14: data shape -> reshaped */
+static const om_sig sig_Reshape_5_v14 = {14, 2, 2, 1, 1, 0x0, 0x0, attrs_Reshape_5_v14, NULL};
+/* Reshape-5: data shape -> reshaped */
+static const om_sig sig_Reshape_5 = {5, 2, 2, 1, 1, 0x0, 0x0, NULL, &sig_Reshape_5_v14};
+/* Identity-1: input -> output */
+static const om_sig sig_Identity_1 = {1, 1, 1, 1, 1, 0x0, 0x0, NULL, NULL};
+static const om_sig_attr attrs_Dropout_1_v12[] = {{"seed", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* Dropout-12: data [ratio] [training_mode] -> output [mask] */
+static const om_sig sig_Dropout_1_v12 = {12, 1, 3, 1, 2, 0x6, 0x2, attrs_Dropout_1_v12, NULL};
+static const om_sig_attr attrs_Dropout_1_v7[] = {{"ratio", OM_ATTR_FLOAT, 0}, {NULL, 0, 0}};
+/* Dropout-7: data -> output [mask] */
+static const om_sig sig_Dropout_1_v7 = {7, 1, 1, 1, 2, 0x0, 0x2, attrs_Dropout_1_v7,
+	&sig_Dropout_1_v12};
+static const om_sig_attr attrs_Dropout_1_v6[] = {{"is_test", OM_ATTR_INT, 0},
+	{"ratio", OM_ATTR_FLOAT, 0}, {NULL, 0, 0}};
+/* Dropout-6: data -> output [mask] */
+static const om_sig sig_Dropout_1_v6 = {6, 1, 1, 1, 2, 0x0, 0x2, attrs_Dropout_1_v6,
+	&sig_Dropout_1_v7};
+static const om_sig_attr attrs_Dropout_1[] = {{"consumed_inputs", OM_ATTR_INTS, 0},
+	{"is_test", OM_ATTR_INT, 0}, {"ratio", OM_ATTR_FLOAT, 0}, {NULL, 0, 0}};
+/* Dropout-1: data -> output [mask] */
+static const om_sig sig_Dropout_1 = {1, 1, 1, 1, 2, 0x0, 0x2, attrs_Dropout_1, &sig_Dropout_1_v6};
+
+/* ---- end of signatures ---- */
+
 static const om_op rows[] = {
-	{"Shape", "", 1, shape_infer, shape_kernel, OM_OP_EXACT | OM_OP_SHAPE_OF},
-	{"Size", "", 1, size_infer, size_kernel, OM_OP_EXACT | OM_OP_SHAPE_OF},
-	{"Squeeze", "", 1, squeeze_attr, NULL, VIEW},
-	{"Squeeze", "", 13, squeeze_input, NULL, VIEW},
-	{"Unsqueeze", "", 1, unsqueeze_attr, NULL, VIEW},
-	{"Unsqueeze", "", 13, unsqueeze_input, NULL, VIEW},
-	{"Flatten", "", 1, flatten_infer, NULL, VIEW},
-	{"Reshape", "", 1, reshape_attr, NULL, VIEW},
-	{"Reshape", "", 5, reshape_input, NULL, VIEW},
-	{"Identity", "", 1, identity_infer, NULL, VIEW},
+	{"Shape", "", 1, shape_infer, shape_kernel, OM_OP_EXACT | OM_OP_SHAPE_OF, &sig_Shape_1},
+	{"Size", "", 1, size_infer, size_kernel, OM_OP_EXACT | OM_OP_SHAPE_OF, &sig_Size_1},
+	{"Squeeze", "", 1, squeeze_attr, NULL, VIEW, &sig_Squeeze_1},
+	{"Squeeze", "", 13, squeeze_input, NULL, VIEW, &sig_Squeeze_13},
+	{"Unsqueeze", "", 1, unsqueeze_attr, NULL, VIEW, &sig_Unsqueeze_1},
+	{"Unsqueeze", "", 13, unsqueeze_input, NULL, VIEW, &sig_Unsqueeze_13},
+	{"Flatten", "", 1, flatten_infer, NULL, VIEW, &sig_Flatten_1},
+	{"Reshape", "", 1, reshape_attr, NULL, VIEW, &sig_Reshape_1},
+	{"Reshape", "", 5, reshape_input, NULL, VIEW, &sig_Reshape_5},
+	{"Identity", "", 1, identity_infer, NULL, VIEW, &sig_Identity_1},
 	/* a view in inference; in training mode its output is not its input */
-	{"Dropout", "", 1, dropout_infer, dropout_kernel, OM_OP_VIEW | OM_OP_EXACT},
+	{"Dropout", "", 1, dropout_infer, dropout_kernel, OM_OP_VIEW | OM_OP_EXACT, &sig_Dropout_1},
 };
 
 const om_op_table om_ops_view = OM_TABLE(rows);

@@ -472,6 +472,9 @@ static om_kind plan_step(om_session *s, om_plan *p, om_step *sp, const om_node *
 		return om_error(st, OM_ERR_UNSUPPORTED, n, "no kernel for %s%s%s at opset %lld",
 				n->domain[0] ? n->domain : "", n->domain[0] ? "." : "", n->op,
 				(long long)sp->opset);
+	om_kind rc = om_node_check(sp->op, n, sp->opset, st);
+	if (rc)
+		return rc;
 	uint32_t fl = sp->op->flags;
 	if (!sp->op->infer || (!sp->op->kernel && !(fl & OM_OP_VIEW)))
 		return om_error(st, OM_ERR_UNSUPPORTED, n, "no kernel for %s", n->op);
@@ -484,7 +487,6 @@ static om_kind plan_step(om_session *s, om_plan *p, om_step *sp, const om_node *
 	sp->out = om_arena_alloc(a, sizeof(int32_t) * (size_t)(n->nout ? n->nout : 1));
 	if (!sp->in || !sp->out)
 		return om_error(st, OM_ERR_NOMEM, n, "out of memory planning");
-	om_kind rc;
 	for (int32_t i = 0; i < n->nin; i++) {
 		sp->in[i] = -1;
 		if (n->in[i] && (rc = read_slot(p, n->in[i], n, &sp->in[i], st)))

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "model_diag.h"
+#include "op.h"
 
 /* Replaces a wire-level error in st by what om_onnx_model_diagnose says about the file, or, when
  * it finds nothing, names the file and the top-level field that holds the damage in front of
@@ -76,6 +77,8 @@ static om_kind load(const void *data, size_t size, const char *dir, const char *
 		return om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
 	}
 	k = om_onnx_lower_model(m, mp, st);
+	if (!k)
+		k = om_model_check(m, st); /* IR version, node arity and attributes (exec/op.h) */
 	if (k) {
 		om_model_free(m);
 		return name_file(name, k, st);

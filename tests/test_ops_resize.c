@@ -114,6 +114,12 @@ static om_node *build(om_model *m, const rcase *k, om_tensor *t, const om_tensor
 		t[1] = nt_tensor(OM_FLOAT, 1, &k->nroi, k->roi);
 		in[1] = &t[1];
 	}
+	if (!legacy && !k->nroi && k->opset < 13) {
+		/* roi may not be "" before opset 13: exporters give an empty one */
+		static const float none[1];
+		t[1] = nt_tensor(OM_FLOAT, 1, (int64_t[]){0}, none);
+		in[1] = &t[1];
+	}
 	if (k->nscales) {
 		t[si] = nt_tensor(OM_FLOAT, 1, &k->nscales, k->scales);
 		in[si] = &t[si];

@@ -52,6 +52,8 @@ static om_node *node(om_graph *g, const char *type, const char *out, int32_t nin
 	for (int32_t i = 0; i < nin; i++)
 		n->in[i] = in[i];
 	om_node_set_output(n, 0, om_graph_value(g, out));
+	if (!strcmp(type, "ConcatFromSequence")) /* ONNX requires axis; callers may set another */
+		om_node_set_attr(n, "axis", OM_ATTR_INT)->i = 0;
 	return n;
 }
 

@@ -1,0 +1,269 @@
+#!/usr/bin/python3
+"""gen_signatures.py — writes each op row's signature (exec/op.h om_sig) into its kernel file.
+
+    /usr/bin/python3 scripts/gen_signatures.py CHANGELOG.md ROWS.txt [--write]
+
+CHANGELOG.md is ONNX's docs/Changelog.md (every version of every ai.onnx op: inputs with their
+"(optional)" / "(variadic)" marks and "(min - max)" counts, attributes with their types and
+"(required)" marks); ROWS.txt is `omopt info --ops`. The com.microsoft rows (and ONNX Runtime's
+LayerNormalization in the default domain since 1) come from CONTRIB below, written from ONNX
+Runtime's docs/ContribOperators.md. For each row the script takes the ONNX versions the row runs
+(the one in force at the row's since-version, and every later one before the op's next row) and
+emits one om_sig per version whose arity, optional slots or attributes differ from the one
+before, chained oldest -> newer. Without --write it prints what it would change.
+
+The result is written between the markers SIG_BEGIN / SIG_END in front of the file's
+`static const om_op rows[]`; it is reviewed like code. Rows reference `&sig_<Op>_<since>`
+(`sig_ms_<Op>_<since>` for com.microsoft).
+"""
+import os
+import re
+import sys
+
+MANY = 'OM_MANY'
+SIG_BEGIN = '/* ---- signatures (scripts/gen_signatures.py; ONNX docs/Changelog.md) ---- */'
+SIG_END = '/* ---- end of signatures ---- */'
+TYPES = {'float': 'FLOAT', 'int': 'INT', 'string': 'STRING', 'tensor': 'TENSOR',
+         'graph': 'GRAPH', 'list of floats': 'FLOATS', 'list of ints': 'INTS',
+         'list of strings': 'STRINGS', 'list of tensors': 'TENSORS', 'list of graphs': 'GRAPHS',
+         'sparse_tensor': 'SPARSE_TENSOR', 'list of sparse_tensors': 'SPARSE_TENSORS',
+         'type_proto': 'TYPE_PROTO', 'list of type_protos': 'TYPE_PROTOS'}
+
+
+def sig(inputs, outputs, attrs, in_range=None, out_range=None):
+    """inputs/outputs: [(name, 'req' | 'opt' | 'var')]; attrs: {name: (TYPE, required)}."""
+    def rng(slots):
+        if slots and slots[-1][1] == 'var':
+            return (len(slots), MANY)
+        n = len(slots)
+        while n and slots[n - 1][1] == 'opt':
+            n -= 1
+        return (n, len(slots))
+    return {'inputs': inputs, 'outputs': outputs, 'attrs': attrs,
+            'in': in_range or rng(inputs), 'out': out_range or rng(outputs)}
+
+
+CV = [('X', 'req'), ('W', 'req'), ('B', 'opt')]
+CONV_ATTRS = {'auto_pad': ('STRING', False), 'dilations': ('INTS', False),
+              'group': ('INT', False), 'kernel_shape': ('INTS', False),
+              'pads': ('INTS', False), 'strides': ('INTS', False)}
+CONTRIB = {
+    ('com.microsoft', 'Gelu'): sig([('X', 'req')], [('Y', 'req')], {}),
+    ('com.microsoft', 'FastGelu'): sig([('X', 'req'), ('bias', 'opt')], [('Y', 'req')], {}),
+    ('com.microsoft', 'BiasGelu'): sig([('A', 'req'), ('B', 'req')], [('C', 'req')], {}),
+    ('com.microsoft', 'QuickGelu'): sig([('X', 'req')], [('Y', 'req')],
+                                        {'alpha': ('FLOAT', False)}),
+    ('com.microsoft', 'SkipLayerNormalization'): sig(
+        [('input', 'req'), ('skip', 'req'), ('gamma', 'req'), ('beta', 'opt'),
+         ('bias', 'opt')],
+        [('output', 'req'), ('mean', 'opt'), ('inv_std_var', 'opt'),
+         ('input_skip_bias_sum', 'opt')], {'epsilon': ('FLOAT', False)}),
+    ('com.microsoft', 'FusedConv'): sig(
+        CV + [('Z', 'opt')], [('Y', 'req')],
+        dict(CONV_ATTRS, activation=('STRING', False), activation_params=('FLOATS', False))),
+    ('com.microsoft', 'FusedMatMul'): sig(
+        [('A', 'req'), ('B', 'req')], [('Y', 'req')],
+        {'alpha': ('FLOAT', False), 'transA': ('INT', False), 'transB': ('INT', False),
+         'transBatchA': ('INT', False), 'transBatchB': ('INT', False)}),
+    # ONNX's Changelog lists GroupNormalization-18 as deprecated without its schema (ONNX 1.14)
+    ('ai.onnx', 'GroupNormalization', 18): sig(
+        [('X', 'req'), ('scale', 'req'), ('bias', 'req')], [('Y', 'req')],
+        {'epsilon': ('FLOAT', False), 'num_groups': ('INT', True)}),
+    # ONNX Runtime's LayerNormalization, registered in the default domain since version 1
+    ('ai.onnx', 'LayerNormalization', 1): sig(
+        [('X', 'req'), ('Scale', 'req'), ('B', 'opt')],
+        [('Y', 'req'), ('Mean', 'opt'), ('InvStdDev', 'opt')],
+        {'axis': ('INT', False), 'epsilon': ('FLOAT', False), 'stash_type': ('INT', False)}),
+}
+
+
+def parse_changelog(path):
+    text = open(path, encoding='utf-8').read()
+    ops = {}
+    heads = list(re.finditer(r'^### <a name="([^"]+)-(\d+)"></a>', text, re.M))
+    for k, h in enumerate(heads):
+        end = heads[k + 1].start() if k + 1 < len(heads) else len(text)
+        body = text[h.end():end]
+        name, ver = h.group(1), int(h.group(2))
+        if '.' in name:  # ai.onnx.preview* domains
+            continue
+        slots = {'Inputs': [], 'Outputs': []}
+        ranges = {}
+        attrs = {}
+        sec = None
+        for line in body.split('\n'):
+            mh = re.match(r'#### (\w+)(?: \((\d+) - (\d+|&#8734;)\))?', line)
+            if mh:
+                sec = mh.group(1)
+                if mh.group(2):
+                    hi = mh.group(3)
+                    ranges[sec] = (int(mh.group(2)), MANY if hi == '&#8734;' else int(hi))
+                continue
+            md = re.match(r'<dt><tt>([^<]+)</tt>(?: \(([^)]*)\))? : (.*)</dt>', line)
+            if not md:
+                continue
+            if sec == 'Attributes':
+                t = md.group(3)
+                req = '(required)' in t
+                t = re.sub(r' \(.*', '', t).strip()
+                if t not in TYPES:
+                    sys.exit('%s-%d: attribute %s of unknown type %r' % (name, ver,
+                                                                          md.group(1), t))
+                attrs[md.group(1)] = (TYPES[t], req)
+            elif sec in slots:
+                marks = md.group(2) or ''
+                kind = 'var' if 'variadic' in marks else 'opt' if 'optional' in marks else 'req'
+                slots[sec].append((md.group(1), kind))
+        if not slots['Inputs'] and not slots['Outputs'] and 'deprecated' in body[:2000]:
+            continue  # Upsample-10, Scatter-11: removed, the older row goes on
+        ops.setdefault(name, {})[ver] = sig(slots['Inputs'], slots['Outputs'], attrs,
+                                            ranges.get('Inputs'), ranges.get('Outputs'))
+    return ops
+
+
+def read_rows(path):
+    rows = []
+    for line in open(path):
+        f = line.split()
+        if len(f) >= 3 and f[2].isdigit():
+            rows.append((f[0], f[1], int(f[2])))
+    return rows
+
+
+def row_versions(ops, rows, dom, name, since):
+    """[(version, sig)] the row runs, oldest first."""
+    if (dom, name, since) in CONTRIB:
+        return [(since, CONTRIB[(dom, name, since)])]
+    if (dom, name) in CONTRIB:
+        return [(since, CONTRIB[(dom, name)])]
+    vs = ops.get(name, {}) if dom == 'ai.onnx' else {}
+    nxt = min([s for d, n, s in rows if d == dom and n == name and s > since], default=1 << 30)
+    first = [v for v in vs if v <= since]
+    sel = ([max(first)] if first else []) + sorted(v for v in vs if since < v < nxt)
+    if not sel:
+        sys.exit('no schema for %s %s %d' % (dom, name, since))
+    return [(max(v, since), vs[v]) for v in sel]
+
+
+def key(s):
+    return (s['in'], s['out'], tuple(k for _, k in s['inputs']),
+            tuple(k for _, k in s['outputs']), tuple(sorted(s['attrs'].items())))
+
+
+def mask(slots, var_optional):
+    m = 0
+    for i in range(64):
+        if not slots:
+            break
+        k = slots[min(i, len(slots) - 1)][1] if slots[-1][1] == 'var' else (
+            slots[i][1] if i < len(slots) else None)
+        if k == 'opt' or (k == 'var' and var_optional):
+            m |= 1 << i
+    return m
+
+
+def io_text(slots):
+    out = []
+    for n, k in slots:
+        out.append('[%s]' % n if k == 'opt' else n + '...' if k == 'var' else n)
+    return ' '.join(out) or '-'
+
+
+def emit_row(dom, name, since, versions):
+    base = ('sig_ms_%s_%d' if dom == 'com.microsoft' else 'sig_%s_%d') % (name, since)
+    chain = []
+    for v, s in versions:
+        if chain and key(chain[-1][1]) == key(s):
+            continue
+        chain.append((v, s))
+    out = []
+    newer = 'NULL'
+    for idx in range(len(chain) - 1, -1, -1):
+        v, s = chain[idx]
+        cname = base if idx == 0 else '%s_v%d' % (base, v)
+        aname = 'NULL'
+        if s['attrs']:
+            aname = 'attrs_' + cname[4:]
+            items = ', '.join('{"%s", OM_ATTR_%s, %d}' % (a, t, int(r))
+                              for a, (t, r) in sorted(s['attrs'].items()))
+            out.append(wrap('static const om_sig_attr %s[] = {%s, {NULL, 0, 0}};' %
+                            (aname, items)))
+        comment = '/* %s-%d: %s -> %s */' % (name, v, io_text(s['inputs']),
+                                              io_text(s['outputs']))
+        if len(comment) > 100:
+            comment = comment.replace(' -> ', '\n * -> ', 1)
+        out.append(comment)
+        vals = [str(v), str(s['in'][0]), str(s['in'][1]), str(s['out'][0]), str(s['out'][1]),
+                '0x%x' % mask(s['inputs'], False), '0x%x' % mask(s['outputs'], True),
+                aname, '&' + newer if newer != 'NULL' else 'NULL']
+        out.append(wrap('static const om_sig %s = {%s};' % (cname, ', '.join(vals))))
+        newer = cname
+    return out
+
+
+def wrap(line, width=100):
+    """Breaks a long C line between list items, continuation lines indented by one tab."""
+    if len(line) <= width:
+        return line
+    lines, cur = [], ''
+    sep = r'(?<=\}, )' if '{{' in line else r'(?<=, )'
+    for part in re.split(sep, line):
+        limit = width if not lines else width - 8
+        if cur and len(cur) + len(part.rstrip()) > limit:
+            lines.append(cur.rstrip())
+            cur = ''
+        cur += part
+    lines.append(cur.rstrip())
+    if len(lines[0]) > width and '= {' in lines[0]:
+        a = lines[0].index('= {') + 3
+        lines[0:1] = [lines[0][:a], lines[0][a:]]
+    return '\n\t'.join(lines)
+
+
+def row_file(root, dom, name, since):
+    d = '"com.microsoft"' if dom == 'com.microsoft' else '""'
+    pats = [r'\{"%s", %s, %d,' % (name, d, since)]
+    if dom == 'ai.onnx':
+        pats += [r'\bROW\(%s, %d,' % (name, since), r'\bRED_ROWS\(%s,' % name]
+    hits = []
+    for f in sorted(os.listdir(os.path.join(root, 'exec'))):
+        if not (f.startswith('ops_') and f.endswith('.c')):
+            continue
+        text = open(os.path.join(root, 'exec', f)).read()
+        if any(re.search(p, text) for p in pats):
+            hits.append(f)
+    if len(hits) != 1:
+        sys.exit('row %s %s %d found in %s' % (dom, name, since, hits or 'no file'))
+    return hits[0]
+
+
+def main():
+    args = [a for a in sys.argv[1:] if not a.startswith('--')]
+    if len(args) != 2:
+        sys.exit(__doc__)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    ops = parse_changelog(args[0])
+    rows = read_rows(args[1])
+    by_file = {}
+    for dom, name, since in rows:
+        f = row_file(root, dom, name, since)
+        by_file.setdefault(f, []).extend(
+            emit_row(dom, name, since, row_versions(ops, rows, dom, name, since)))
+    for f, lines in sorted(by_file.items()):
+        path = os.path.join(root, 'exec', f)
+        text = open(path).read()
+        block = SIG_BEGIN + '\n\n' + '\n'.join(lines) + '\n\n' + SIG_END + '\n\n'
+        if SIG_BEGIN in text:
+            a = text.index(SIG_BEGIN)
+            b = text.index(SIG_END) + len(SIG_END) + 2
+            new = text[:a] + block + text[b:]
+        else:
+            a = text.index('static const om_op rows[]')
+            new = text[:a] + block + text[a:]
+        if '--write' in sys.argv:
+            open(path, 'w').write(new)
+        print('%s: %d lines of signatures' % (f, len(lines)))
+
+
+if __name__ == '__main__':
+    main()
