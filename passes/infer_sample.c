@@ -76,8 +76,9 @@ typedef struct sampler {
 	int32_t nconst;
 	/* results */
 	int32_t nok, nruns;
-	int64_t ok_at[2][MAX_SYMS]; /* two different symbol values where the row ran */
-	int32_t nok_at;
+	int64_t ok_first[MAX_SYMS]; /* the symbol values of the first run that succeeded */
+	uint64_t varied;            /* bit k: symbol k took another value in a later one */
+	bool ran_nonempty;          /* a run succeeded with no input emptied by the symbols */
 	bool abort;
 	out_agree o[MAX_OUT];
 } sampler;
@@ -379,6 +380,22 @@ static om_kind evaluate(sampler *s, om_tensor *out, om_status *st)
 	return rc;
 }
 
+/* Whether the symbol values make a sampled input empty (a zero extent no dim declares):
+ * an empty tensor reshapes, broadcasts and expands to almost anything. */
+static bool emptied(const sampler *s)
+{
+	for (int32_t i = 0; i < s->n->nin; i++) {
+		if (!s->in[i] || s->k[i] || om_tensor_numel(s->in[i]) != 0)
+			continue;
+		bool declared = false;
+		for (int32_t d = 0; om_vi_ranked(s->vi[i]) && d < s->vi[i]->type.rank; d++)
+			declared |= s->vi[i]->type.dims[d].value == 0;
+		if (!declared)
+			return true;
+	}
+	return false;
+}
+
 /* One run at the symbol values in s->val. */
 static void run(sampler *s)
 {
@@ -405,10 +422,13 @@ static void run(sampler *s)
 			return;
 	}
 	s->nok++;
-	/* a point is counted once, whatever the ranks and types of untyped inputs */
-	size_t bytes = sizeof(int64_t) * (size_t)s->nsym;
-	if (s->nok_at < 2 && (!s->nok_at || memcmp(s->ok_at[0], s->val, bytes)))
-		memcpy(s->ok_at[s->nok_at++], s->val, bytes);
+	s->ran_nonempty |= !emptied(s);
+	for (int32_t k = 0; k < s->nsym; k++) {
+		if (s->nok == 1)
+			s->ok_first[k] = s->val[k];
+		else if (s->val[k] != s->ok_first[k])
+			s->varied |= 1ull << k;
+	}
 	record(s, out, rc == OM_NEED_VALUE, valued);
 	if (valued)
 		for (int32_t o = 0; o < n->nout; o++)
@@ -423,10 +443,13 @@ static void run_shared(sampler *s, int64_t v, int64_t vv)
 	run(s);
 }
 
-static int64_t probe(int which, int32_t k)
+/* Probe `which` of symbol group k of n: the first ascends with k, the second descends, so
+ * every pair of symbols is sampled in both orders (Greater(Size(a), Size(b))). */
+static int64_t probe(int which, int32_t k, int32_t n)
 {
 	static const int64_t base[] = {2, 41, 80};
-	return 5040 * (int64_t)(k + base[which]); /* 5040 divides by 1..10, 12, 14, 15, 16 */
+	const int32_t rank = which == 1 ? n - 1 - k : k;
+	return 5040 * (int64_t)(rank + base[which]); /* 5040 divides by 1..10, 12, 14, 15, 16 */
 }
 
 /* Distinct probes: symbol k at probe(which, group[k]); value symbols negative when `neg`;
@@ -435,7 +458,7 @@ static bool run_distinct(sampler *s, const int32_t *group, int which, bool neg, 
 			 int64_t pv)
 {
 	for (int32_t k = 0; k < s->nsym; k++) {
-		int64_t p = probe(which, group[k]);
+		int64_t p = probe(which, group[k], s->nsym);
 		s->val[k] = s->value_sym[k] && neg ? -p : p;
 	}
 	if (pin >= 0)
@@ -532,6 +555,13 @@ static void sample_ranked(sampler *s)
 		}
 	for (int32_t i = 0; i < ndone && !s->abort && s->nruns < MAX_RUNS; i++)
 		run_shared(s, done[i], done[i]);
+	/* small values that differ between symbols, each pair in both orders (N=1 with C=0) */
+	static const int64_t small[] = {0, 1, 2, 3};
+	for (int32_t j = 0; s->nsym > 1 && j < 4 && !s->abort && s->nruns < MAX_RUNS; j++) {
+		for (int32_t k = 0; k < s->nsym; k++)
+			s->val[k] = small[(k + j) % 4];
+		run(s);
+	}
 	if (any_value) {
 		run_shared(s, 7, -1);
 		run_shared(s, 7, -2);
@@ -645,9 +675,13 @@ om_kind om_infer_sample(om_pass_ctx *c, const om_graph *g, const om_node *n, om_
 	s->shape_of = (op->flags & OM_OP_SHAPE_OF) && n->nin >= 1;
 	if (prepare(s, in))
 		sample(s);
-	/* with symbols, the row must have run at two different points: one point (often all
-	 * symbols 0) would make every dim look like a number */
-	if (!s->abort && s->nok_at >= (s->nsym ? 2 : 1))
+	/* every symbol must have taken two values where the row ran: a symbol held at one value
+	 * (often 0, or the one value a Reshape accepts while others vary) would make what
+	 * depends on it look like a number; and the row must have run once on inputs the
+	 * symbols did not empty (Reshape([N,C], [N/2, 2, C, -1]) sampled with an independent
+	 * N/2 runs only where N*C is 0) */
+	const uint64_t all = s->nsym >= 64 ? ~0ull : (1ull << s->nsym) - 1;
+	if (!s->abort && s->nok && s->varied == all && (!s->nsym || s->ran_nonempty))
 		combine(s, out);
 	free(s);
 	return OM_OK;

@@ -540,6 +540,20 @@ static om_model *reshape_not_noop(uint64_t seed)
 	return g.m;
 }
 
+/* x0:[1,C], x1:[N] -> Where(Greater(Size(x1), Size(x0)), Size(x1), Size(x0)): the comparison
+ * depends on which symbol is larger (found as g:0x324aeb15e9d23cc5, folded to false once) */
+static om_model *greater_of_sizes(uint64_t seed)
+{
+	(void)seed;
+	gen g = {.r = {1}, .opset = 18};
+	g.m = tu_model(18);
+	om_value *x0 = dt_input(g.m, "x0", OM_FLOAT, 2, (int64_t[]){1, -1}, (const char *[]){NULL, "C"});
+	om_value *x1 = dt_input(g.m, "x1", OM_FLOAT, 1, (int64_t[]){-1}, (const char *[]){"N"});
+	om_value *a = OUT(NODE(&g, "Size", x1)), *b = OUT(NODE(&g, "Size", x0));
+	dt_output(g.m, OUT(NODE(&g, "Where", OUT(NODE(&g, "Greater", a, b)), a, b)));
+	return g.m;
+}
+
 /* ---- the check ------------------------------------------------------------------------ */
 
 typedef om_model *(*builder_fn)(uint64_t seed);
@@ -700,7 +714,8 @@ static void random_graphs_simplify_faithfully(void **state)
 		     {"squeeze_empty_axes", squeeze_empty_axes},
 		     {"reshape_allowzero_literal", reshape_allowzero_literal},
 		     {"reshape_zero_copies", reshape_zero_copies},
-		     {"reshape_not_noop", reshape_not_noop}};
+		     {"reshape_not_noop", reshape_not_noop},
+		     {"greater_of_sizes", greater_of_sizes}};
 	for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
 		if (!opts.only || !strcmp(opts.only, fixed[i].id))
 			one(&t, fixed[i].id, fixed[i].build, 0);
