@@ -52,8 +52,16 @@ om_kind om_out_check_dest(const char *path, om_status *st)
 {
 	struct stat sb;
 	size_t n = strlen(path);
-	if (!n || path[n - 1] == '/' || (lstat(path, &sb) == 0 && S_ISDIR(sb.st_mode)))
+	if (!n || path[n - 1] == '/')
 		return om_error(st, OM_ERR_IO, NULL, "'%s' is a folder, not a file name", path);
+	if (lstat(path, &sb) != 0 || (S_ISLNK(sb.st_mode) && stat(path, &sb) != 0))
+		return OM_OK; /* nothing there (or a dangling symlink): created */
+	if (S_ISDIR(sb.st_mode))
+		return om_error(st, OM_ERR_IO, NULL, "'%s' is a folder, not a file name", path);
+	if (!S_ISREG(sb.st_mode))
+		return om_error(st, OM_ERR_IO, NULL,
+				"'%s' is %s: outputs are files, written beside it and renamed "
+				"over it", path, kind_of(sb.st_mode));
 	return OM_OK;
 }
 
@@ -61,6 +69,7 @@ om_kind om_out_open(om_out_file *o, const char *path, om_status *st)
 {
 	o->f = NULL;
 	o->tmp[0] = 0;
+	o->stream = false;
 	om_kind k = om_out_check_dest(path, st);
 	if (k)
 		return k;
@@ -91,11 +100,35 @@ om_kind om_out_open(om_out_file *o, const char *path, om_status *st)
 	return OM_OK;
 }
 
+om_kind om_out_open_stream(om_out_file *o, const char *path, om_status *st)
+{
+	struct stat sb;
+	o->stream = false;
+	if (stat(path, &sb) != 0 || !(S_ISFIFO(sb.st_mode) || S_ISCHR(sb.st_mode)))
+		return om_out_open(o, path, st);
+	o->tmp[0] = 0;
+	snprintf(o->path, sizeof o->path, "%s", path);
+	int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0 || !(o->f = fdopen(fd, "wb"))) {
+		int e = errno;
+		if (fd >= 0)
+			close(fd);
+		return om_error(st, OM_ERR_IO, NULL, "cannot write to '%s': %s", path,
+				e == ENXIO ? "a FIFO nobody reads" : strerror(e));
+	}
+	int flags = fcntl(fd, F_GETFL);
+	if (flags != -1)
+		fcntl(fd, F_SETFL, flags & ~O_NONBLOCK); /* a full pipe waits for its reader */
+	o->stream = true;
+	return OM_OK;
+}
+
 om_kind om_out_finish(om_out_file *o, om_status *st)
 {
 	if (!o->f)
 		return OM_OK;
-	bool ok = fflush(o->f) == 0 && fsync(fileno(o->f)) == 0 && !ferror(o->f);
+	errno = 0;
+	bool ok = fflush(o->f) == 0 && (o->stream || fsync(fileno(o->f)) == 0) && !ferror(o->f);
 	int e = errno;
 	ok = fclose(o->f) == 0 && ok;
 	o->f = NULL;
@@ -109,6 +142,8 @@ om_kind om_out_finish(om_out_file *o, om_status *st)
 
 om_kind om_out_rename(om_out_file *o, om_status *st)
 {
+	if (o->stream)
+		return OM_OK;
 	if (rename(o->tmp, o->path) != 0) {
 		int e = errno;
 		om_out_discard(o);

@@ -34,9 +34,12 @@ typedef struct om_out_file {
 	FILE *f;
 	char path[PATH_MAX];
 	char tmp[PATH_MAX]; /* "" once renamed or removed */
+	bool stream;        /* om_out_open_stream: written straight into a FIFO or device */
 } om_out_file;
 
-/** Refuses a destination that is a folder (before anything is written). */
+/** Refuses, before anything is written, a destination that is not a file that may be replaced:
+ *  a folder, a device, a FIFO, or a symlink to one of them (a symlink to a regular file, or
+ *  dangling, is replaced itself). */
 om_kind om_out_check_dest(const char *path, om_status *st);
 /** Creates the temporary file (mode 0644) in path's folder; o->f is open for writing. */
 om_kind om_out_open(om_out_file *o, const char *path, om_status *st);
@@ -44,6 +47,10 @@ om_kind om_out_open(om_out_file *o, const char *path, om_status *st);
 om_kind om_out_finish(om_out_file *o, om_status *st);
 /** Renames the finished temporary file over o->path; removes it on failure. */
 om_kind om_out_rename(om_out_file *o, om_status *st);
+/** om_out_open, except that a destination that is (or links to) a FIFO or a character device
+ *  is written straight into, as a stream (`-o /dev/stdout`); a FIFO without a reader is an
+ *  error, not a wait. */
+om_kind om_out_open_stream(om_out_file *o, const char *path, om_status *st);
 /** om_out_finish then om_out_rename. */
 om_kind om_out_commit(om_out_file *o, om_status *st);
 /** Closes and removes the temporary file if it is still there (after a failure; idempotent). */

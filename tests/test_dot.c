@@ -272,6 +272,57 @@ static void dense_graph_renders_fast(void **state)
 	om_model_free(m);
 }
 
+/* "digraph { n0 -> n1 -> ... }": a chain of n edges, each labelled when `labels` */
+static char *chain_text(int n, bool labels)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	fputs("digraph chain {\n  node [shape=box];\n", f);
+	for (int i = 0; i < n; i++)
+		fprintf(f, "  n%d -> n%d%s;\n", i, i + 1, labels ? " [label=\"float[2]\"]" : "");
+	fputs("}\n", f);
+	fclose(f);
+	return text;
+}
+
+/* Graphviz 2.42 keeps a layout's highest rank in a short: a chain of 16,400 labelled edges
+ * (labels take ranks of their own: 32,800) crashed dot's layout. A 30,000-edge chain is drawn
+ * without its labels (into /dev/null: the picture is 30 MB); a deeper one is refused before
+ * any layout, and nothing is written. */
+static void deep_chains(void **state)
+{
+	(void)state;
+	om_status st = {0};
+	char *text = chain_text(30000, true);
+	clock_t t0 = clock();
+	assert_int_equal(om_dot_render(renderer, text, strlen(text), "svg", "/dev/null", &st),
+			 OM_OK);
+	double cpu = (double)(clock() - t0) / CLOCKS_PER_SEC;
+	assert_non_null(strstr(om_dot_render_note(renderer), "edge labels left out: with them "
+							      "the graph is 60000 ranks deep"));
+	assert_true(cpu < 60.0);
+	free(text);
+	char dir[256], svg[300];
+	assert_int_equal(tu_tmpdir_make(dir, sizeof dir, "omopt_deep_"), 0);
+	snprintf(svg, sizeof svg, "%s/deep.svg", dir);
+	text = chain_text(40000, false);
+	assert_int_equal(om_dot_render(renderer, text, strlen(text), "svg", svg, &st),
+			 OM_ERR_UNSUPPORTED);
+	assert_non_null(strstr(st.msg, "40000 ranks deep"));
+	assert_int_not_equal(access(svg, F_OK), 0);
+	free(text);
+	/* a shallow graph keeps its labels, and says nothing */
+	text = chain_text(3, true);
+	assert_int_equal(om_dot_render(renderer, text, strlen(text), "svg", svg, &st), OM_OK);
+	assert_string_equal(om_dot_render_note(renderer), "");
+	/* a destination that cannot be written is an error (Graphviz only printed one) */
+	snprintf(svg, sizeof svg, "%s/no/such/folder.svg", dir);
+	assert_int_equal(om_dot_render(renderer, text, strlen(text), "svg", svg, &st), OM_ERR_IO);
+	free(text);
+	assert_int_equal(tu_tmpdir_remove(dir), 0);
+}
+
 /* --plan on the bundled example: Reshapes are views sharing their source's buffer, the
  * channel-shuffle Transpose (n,2,4,h,w) perm (0,2,1,3,4) moves as a rank-3 transpose. */
 static void plan_annotations(void **state)
@@ -377,6 +428,7 @@ int main(void)
 		cmocka_unit_test(diff_marks),          cmocka_unit_test(render_svg),
 		cmocka_unit_test(large_graph_stubs), cmocka_unit_test(plan_annotations),    cmocka_unit_test(shared_models),
 		cmocka_unit_test(dense_graph_renders_fast),
+		cmocka_unit_test(deep_chains),
 	};
 	renderer = om_dot_renderer_new();
 	int failed = cmocka_run_group_tests(tests, NULL, NULL);

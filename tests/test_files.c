@@ -387,6 +387,46 @@ static void fifos_refused(void **state)
 	alarm(0);
 }
 
+/* `dot -o`: an error when the file cannot be written (exit 1, not 0), written beside the
+ * destination and renamed over it (a symlink there replaced), a FIFO nobody reads refused */
+static void dot_outputs(void **state)
+{
+	(void)state;
+	char err[8192];
+	subdir("d");
+	subdir("d/D.svg");
+	write_model(tmp("d/m.onnx"), NULL);
+	assert_int_equal(omopt("dot d/m.onnx -o d/no/x.svg", err, sizeof err), 1);
+	assert_non_null(strstr(err, "omopt: Io: "));
+	assert_int_equal(omopt("dot d/m.onnx -o d/D.svg", err, sizeof err), 1);
+	assert_non_null(strstr(err, "'d/D.svg' is a folder"));
+	assert_int_equal(omopt("dot d/m.onnx -o d/no/x.dot", err, sizeof err), 1);
+	FILE *f = fopen(tmp("d/victim"), "w");
+	fputs("not a picture\n", f);
+	fclose(f);
+	kept v;
+	keep(&v, tmp("d/victim"));
+	assert_int_equal(symlink("victim", tmp("d/x.svg")), 0);
+	assert_int_equal(symlink("victim", tmp("d/x.dot")), 0);
+	assert_int_equal(omopt("dot d/m.onnx -o d/x.svg", err, sizeof err), 0);
+	assert_int_equal(omopt("dot d/m.onnx -o d/x.dot", err, sizeof err), 0);
+	unchanged(&v);
+	size_t n;
+	unsigned char *b = slurp(tmp("d/x.dot"), &n);
+	assert_true(n > 20 && !memcmp(b, "digraph omopt {", 15));
+	free(b);
+	b = slurp(tmp("d/x.svg"), &n);
+	b[n - 1] = 0;
+	assert_non_null(strstr((char *)b, "<svg"));
+	free(b);
+	assert_string_equal(listing("d"), "D.svg m.onnx victim x.dot x.svg");
+	assert_int_equal(mkfifo(tmp("d/p.svg"), 0644), 0);
+	alarm(60);
+	assert_int_equal(omopt("dot d/m.onnx -o d/p.svg", err, sizeof err), 1);
+	assert_non_null(strstr(err, "a FIFO nobody reads"));
+	alarm(0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -395,6 +435,7 @@ int main(void)
 		cmocka_unit_test(save_onto_a_folder),
 		cmocka_unit_test(run_outputs_replace_symlinks),
 		cmocka_unit_test(fifos_refused),
+		cmocka_unit_test(dot_outputs),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

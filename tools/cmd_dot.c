@@ -5,6 +5,7 @@
 
 #include "cmd.h"
 #include "dot.h"
+#include "files.h"
 #include "pass.h"
 #include "plan_notes.h"
 
@@ -15,10 +16,13 @@ static const char usage_text[] =
 	"type and shape (symbols by name), initializers and constants summarized in the boxes that\n"
 	"use them, subgraphs of If/Loop/Scan as clusters. In very large or densely connected\n"
 	"graphs (DenseNet's skip edges) the longest edges are drawn as small \"\u2192 name\" stubs\n"
-	"beside their consumer, so that Graphviz's layout finishes in seconds.\n"
+	"beside their consumer, so that Graphviz's layout finishes in seconds. Graphviz's dot\n"
+	"lays out at most 32,000 ranks: deeper pictures leave the edge labels out (they take\n"
+	"ranks of their own), deeper still are refused (the dot text can still be written).\n"
 	"\n"
 	"  -o FILE      .dot writes the dot text; .svg and .png are rendered in process by\n"
-	"               Graphviz's library. Default: dot text on standard output.\n"
+	"               Graphviz's library (written beside FILE, then renamed over it).\n"
+	"               Default: dot text on standard output.\n"
 	"  --plan       draw the executor's plan: buffers by colour, views dashed, kernel notes\n"
 	"  --diff S     draw S (a simplified MODEL) against MODEL: removed nodes grey, new nodes\n"
 	"               orange, folded values on orange edges\n";
@@ -73,23 +77,37 @@ int cmd_dot(int argc, char **argv)
 	om_dot_options opt = {.diff = d};
 	if (notes)
 		om_plan_notes_options(notes, &opt);
-	char *text = NULL;
-	size_t len = 0;
 	bool text_out = !strcmp(fmt, "dot") || !strcmp(fmt, "gv");
-	FILE *f = text_out ? (out ? fopen(out, "w") : stdout) : open_memstream(&text, &len);
-	if (!f) {
-		fprintf(stderr, "omopt: Io: cannot open '%s'\n", out ? out : "memory stream");
-		goto done;
+	om_kind k;
+	if (text_out && out) { /* beside it, then renamed over it */
+		om_out_file o = {0};
+		k = om_out_open_stream(&o, out, &st);
+		if (!k)
+			k = om_dot_write(m, &opt, o.f, NULL, &st);
+		if (!k)
+			k = om_out_commit(&o, &st);
+		om_out_discard(&o);
+	} else if (text_out) {
+		k = om_dot_write(m, &opt, stdout, NULL, &st);
+		if (!k && (fflush(stdout) || ferror(stdout)))
+			k = om_error(&st, OM_ERR_IO, NULL, "cannot write the dot text");
+	} else {
+		char *text = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+		k = f ? om_dot_write(m, &opt, f, NULL, &st)
+		      : om_error(&st, OM_ERR_NOMEM, NULL, "out of memory");
+		if (f && fclose(f) && !k)
+			k = om_error(&st, OM_ERR_NOMEM, NULL, "out of memory");
+		if (!k) {
+			om_dot_renderer *r = om_dot_renderer_new();
+			k = om_dot_render(r, text, len, fmt, out, &st);
+			if (*om_dot_render_note(r))
+				fprintf(stderr, "omopt dot: %s\n", om_dot_render_note(r));
+			om_dot_renderer_free(r);
+		}
+		free(text);
 	}
-	om_kind k = om_dot_write(m, &opt, f, NULL, &st);
-	if (f != stdout && fclose(f) && !k)
-		k = om_error(&st, OM_ERR_IO, NULL, "cannot write '%s'", out ? out : "dot text");
-	if (!k && !text_out) {
-		om_dot_renderer *r = om_dot_renderer_new();
-		k = om_dot_render(r, text, len, fmt, out, &st);
-		om_dot_renderer_free(r);
-	}
-	free(text);
 	rc = k ? cmd_fail(&st) : 0;
 done:
 	om_plan_notes_free(notes);
