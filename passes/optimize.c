@@ -76,7 +76,7 @@ static om_kind fuse_round(om_pass_ctx *c, const om_simplify_options *opt, int ro
 			continue;
 		int changes = 0;
 		rc = fusions[p].fn(c, g, &changes);
-		if (!rc && opt->verify)
+		if (!rc && om_verify_wanted(opt))
 			rc = om_verify_graph(g, c->st);
 		if (opt->verbose)
 			fprintf(stderr, "optimize: round %d: %-20s %d change%s%s\n", round,

@@ -88,6 +88,15 @@ const char *om_simplify_pass_name(int i);
  *  internal symbols become unknown dims. Best effort: only out of memory is an error. */
 om_kind om_annotate_types(om_model *m, om_status *st);
 
+#ifndef OM_VERIFY_PASSES
+#define OM_VERIFY_PASSES 0 /* 1 in debug builds (meson.build): the ASan+UBSan suite */
+#endif
+/** Whether the IR verifier runs after every pass: when asked, and always in debug builds. */
+static inline bool om_verify_wanted(const om_simplify_options *opt)
+{
+	return opt->verify || OM_VERIFY_PASSES;
+}
+
 /** Checks the IR invariants of g and its subgraphs (passes/verify.c). */
 om_kind om_verify_graph(const om_graph *g, om_status *st);
 

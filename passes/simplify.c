@@ -101,7 +101,7 @@ om_kind om_simplify(om_model *m, const om_simplify_options *opt, om_status *st)
 	if (!m->graph)
 		return om_error(st, OM_ERR_INVALID_MODEL, NULL, "the model has no graph");
 	om_kind rc = sort_all(m->graph, st);
-	if (!rc && opt->verify && om_verify_graph(m->graph, st)) {
+	if (!rc && om_verify_wanted(opt) && om_verify_graph(m->graph, st)) {
 		/* broken before any pass ran: the model's fault, not a pass's */
 		char msg[sizeof st->msg];
 		snprintf(msg, sizeof msg, "%s", st->msg);
@@ -132,7 +132,7 @@ om_kind om_simplify(om_model *m, const om_simplify_options *opt, om_status *st)
 					break;
 			}
 			rc = run_on(&c, pipeline[p].fn, m->graph, &changes);
-			if (!rc && opt->verify)
+			if (!rc && om_verify_wanted(opt))
 				rc = om_verify_graph(m->graph, st);
 			if (opt->verbose)
 				fprintf(stderr, "simplify: round %d: %-20s %d change%s%s\n", round,
