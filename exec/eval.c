@@ -13,12 +13,10 @@ static const om_op *row_for(const om_node *n, int64_t opset, om_status *st)
 	return op;
 }
 
-om_kind om_infer_node(const om_node *n, int64_t opset, const om_tensor *const *in, om_tensor *out,
-		      om_status *st)
+/* om_infer_node with the row given */
+static om_kind infer_row(const om_op *op, const om_node *n, int64_t opset,
+			 const om_tensor *const *in, om_tensor *out, om_status *st)
 {
-	const om_op *op = row_for(n, opset, st);
-	if (!op)
-		return OM_ERR_UNSUPPORTED;
 	om_kind rc = om_node_check_in(op, n, opset, in, st);
 	if (rc)
 		return rc;
@@ -48,18 +46,31 @@ om_kind om_infer_node(const om_node *n, int64_t opset, const om_tensor *const *i
 	return rc;
 }
 
+om_kind om_infer_node(const om_node *n, int64_t opset, const om_tensor *const *in, om_tensor *out,
+		      om_status *st)
+{
+	const om_op *op = row_for(n, opset, st);
+	return op ? infer_row(op, n, opset, in, out, st) : OM_ERR_UNSUPPORTED;
+}
+
 om_kind om_eval_node(const om_node *n, int64_t opset, const om_tensor *const *in, om_tensor *out,
 		     om_status *st)
 {
 	const om_op *op = row_for(n, opset, st);
 	if (!op)
 		return OM_ERR_UNSUPPORTED;
+	return om_eval_row(op, n, opset, in, out, 0, st);
+}
+
+om_kind om_eval_row(const om_op *op, const om_node *n, int64_t opset, const om_tensor *const *in,
+		    om_tensor *out, size_t max_bytes, om_status *st)
+{
 	om_kind rc = om_node_check_in(op, n, opset, in, st); /* a bad node before a missing kernel */
 	if (rc)
 		return rc;
 	if (!op->kernel && !(op->flags & OM_OP_VIEW))
 		return om_error(st, OM_ERR_UNSUPPORTED, n, "no kernel for %s", n->op);
-	rc = om_infer_node(n, opset, in, out, st);
+	rc = infer_row(op, n, opset, in, out, st);
 	if (rc == OM_NEED_VALUE && (op->flags & OM_OP_CONTROL))
 		return om_error(st, OM_ERR_UNSUPPORTED, n, "%s needs a session: its values are "
 				"sequences, optionals or subgraphs", n->op);
@@ -67,6 +78,9 @@ om_kind om_eval_node(const om_node *n, int64_t opset, const om_tensor *const *in
 		return om_error(st, OM_ERR_INTERNAL, n, "inference needs a value it was given");
 	if (rc)
 		return rc;
+	for (int32_t i = 0; max_bytes && i < n->nout; i++)
+		if (n->out[i] && om_tensor_bytes_for(out[i].dtype, out[i].rank, out[i].dims) > max_bytes)
+			return OM_NEED_VALUE;
 	om_tensor *outp[64];
 	for (int32_t i = 0; i < n->nout; i++) {
 		outp[i] = NULL;

@@ -16,6 +16,15 @@ om_kind om_eval_node(const om_node *n, int64_t opset, const om_tensor *const *in
 		     om_status *st);
 
 /**
+ * om_eval_node with the row given (a session's table may not be the registry) and every
+ * output within max_bytes (0: any size); an output over it gives OM_NEED_VALUE, with no
+ * error set and nothing allocated, before any kernel runs. The planner folds constant steps
+ * through it.
+ */
+om_kind om_eval_row(const om_op *op, const om_node *n, int64_t opset, const om_tensor *const *in,
+		    om_tensor *out, size_t max_bytes, om_status *st);
+
+/**
  * Plan-time inference only: in[i] may lack data. Fills out[i]'s dtype and shape.
  * Returns OM_NEED_VALUE when a needed input value is missing; out[i] then holds what the row
  * could tell (op.h: dtype 0 and rank -1 when nothing).

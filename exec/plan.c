@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "eval.h"
 #include "plan.h"
 #include "seq.h"
 
@@ -308,65 +309,36 @@ static om_kind plan_subgraphs(om_session *s, om_plan *p, om_step *sp, om_status 
 
 static const unsigned char no_bytes[16];
 
-/* Runs sp's row at plan time on constant inputs; outputs become owned constants. Returns
- * OM_NEED_VALUE when the step cannot be folded after all (too large). */
+/* Runs sp's node at plan time on constant inputs (om_eval_node: the folder's semantics);
+ * outputs become owned constants. Returns OM_NEED_VALUE when the step cannot be folded after
+ * all (an output over FOLD_MAX_BYTES or the session's limit). */
 static om_kind fold_step(om_plan *p, om_step *sp, om_tensor *const *in, size_t limit,
 			 om_status *st)
 {
 	const om_node *n = sp->node;
-	int32_t nout = n->nout;
+	const int32_t nout = n->nout;
 	om_tensor *res = calloc((size_t)(nout ? nout : 1), sizeof *res);
-	om_tensor **outp = calloc((size_t)(nout ? nout : 1), sizeof *outp);
-	om_kind rc = OM_OK;
-	if (!res || !outp) {
-		rc = om_error(st, OM_ERR_NOMEM, n, "out of memory folding");
-		goto out;
-	}
-	for (int32_t i = 0; i < nout; i++)
-		outp[i] = sp->out[i] >= 0 ? &res[i] : NULL;
-	om_ctx c = {.node = n, .opset = sp->opset, .nin = n->nin, .nout = nout,
-		    .in = (const om_tensor *const *)in, .out = outp, .st = st, .exact = 1,
-		    .threads = 1};
-	if ((rc = sp->op->infer(&c)))
-		goto out;
-	for (int32_t i = 0; i < nout; i++) {
-		if (!outp[i])
-			continue;
-		om_tensor shape = res[i];
-		const size_t bytes = om_tensor_bytes_for(shape.dtype, shape.rank, shape.dims);
-		if (bytes > FOLD_MAX_BYTES || (limit && bytes > limit)) {
-			rc = OM_NEED_VALUE;
-			goto out;
-		}
-		if ((rc = om_tensor_alloc(&res[i], shape.dtype, shape.rank, shape.dims, st))) {
-			char msg[sizeof st->msg];
-			memcpy(msg, st->msg, sizeof msg);
-			rc = om_error(st, rc, n, "output %d: %s", i, msg);
-			goto out;
-		}
-	}
-	if (sp->op->flags & OM_OP_VIEW && outp[0] && in[0] &&
-	    (rc = om_tensor_copy_data(&res[0], in[0], st)))
-		goto out;
-	if (sp->op->kernel && (rc = sp->op->kernel(&c)))
-		goto out;
-	for (int32_t i = 0; i < nout; i++) {
-		if (!outp[i])
+	if (!res)
+		return om_error(st, OM_ERR_NOMEM, n, "out of memory folding");
+	const size_t max = limit && limit < FOLD_MAX_BYTES ? limit : FOLD_MAX_BYTES;
+	om_kind rc = om_eval_row(sp->op, n, sp->opset, (const om_tensor *const *)in, res, max, st);
+	if (rc == OM_ERR_INVALID_INPUT) /* constant inputs: a problem of the model */
+		st->kind = rc = OM_ERR_INVALID_MODEL;
+	for (int32_t i = 0; !rc && i < nout; i++) {
+		if (sp->out[i] < 0)
 			continue;
 		om_slot *s = &p->slots[sp->out[i]];
 		set_const(s, &res[i]);
 		s->owned = 1;
 		memset(&res[i], 0, sizeof res[i]);
 	}
-	sp->folded = 1;
-	sp->mode = OM_MODE_EXACT;
-out:
-	if (rc == OM_ERR_INVALID_INPUT) /* constant inputs: a problem of the model */
-		st->kind = rc = OM_ERR_INVALID_MODEL;
-	for (int32_t i = 0; res && i < nout; i++)
+	if (!rc) {
+		sp->folded = 1;
+		sp->mode = OM_MODE_EXACT;
+	}
+	for (int32_t i = 0; i < nout; i++)
 		om_tensor_free(&res[i]);
 	free(res);
-	free(outp);
 	return rc;
 }
 
