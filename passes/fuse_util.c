@@ -4,6 +4,8 @@
 #include "fuse_util.h"
 #include "half.h"
 
+enum { SHARED_WEIGHT_ALLOWANCE = 4096 }; /* bytes a fusion may duplicate (fold.c's allowance) */
+
 static bool is_graph_output(const om_graph *g, const om_value *v)
 {
 	for (int32_t i = 0; i < g->noutputs; i++)
@@ -110,6 +112,10 @@ static om_kind set_weights(om_pass_ctx *c, om_graph *g, om_node *conv, const om_
 om_kind om_fuse_into_conv(om_pass_ctx *c, om_graph *g, om_node *conv, const om_tensor *w,
 			  const om_tensor *b, om_node *fused, bool *done)
 {
+	/* a weight other nodes read too would be duplicated: the model would grow */
+	*done = false;
+	if (w && conv->in[1]->nuses > 1 && w->nbytes > SHARED_WEIGHT_ALLOWANCE)
+		return OM_OK;
 	om_kind rc = set_weights(c, g, conv, w, b);
 	if (rc)
 		return rc;

@@ -21,7 +21,9 @@ double om_fuse_get(const om_tensor *t, int64_t i);
 void om_fuse_set(om_tensor *t, int64_t i, double v);
 /** Folds node `fused` (which reads conv's output) into conv: w and b become new initializers
  *  and the Conv's inputs 1 and 2 (adding input 2; w NULL keeps the weight), then `fused` is
- *  bypassed and its readers read the Conv's output. *done tells whether the bypass happened. */
+ *  bypassed and its readers read the Conv's output. *done tells whether the bypass happened;
+ *  nothing changes when a new weight over 4 KiB would replace one other nodes read too (it
+ *  would be duplicated). */
 om_kind om_fuse_into_conv(om_pass_ctx *c, om_graph *g, om_node *conv, const om_tensor *w,
 			  const om_tensor *b, om_node *fused, bool *done);
 

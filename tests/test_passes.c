@@ -927,6 +927,39 @@ static void conv_bn_with_other_use_stays(void **state)
 	om_model_free(m);
 }
 
+/* Conv(x, W) -> BatchNormalization, W (4.4 KB) read by another Conv too: fusing would copy W
+ * and grow the model, so the BatchNormalization stays and the model does not grow */
+static void conv_bn_shared_big_weight_stays(void **state)
+{
+	(void)state;
+	enum { M = 1100 };
+	om_model *m = tu_model(15);
+	om_graph *g = m->graph;
+	input(g, "x", OM_FLOAT, "1,1,2,2");
+	static float w[M], one[M], zero[M];
+	for (int i = 0; i < M; i++)
+		w[i] = (float)i, one[i] = 1, zero[i] = 0;
+	floats_nd(g, "W", 4, (const int64_t[]){M, 1, 1, 1}, w);
+	floats(g, "scale", M, one);
+	floats(g, "beta", M, zero);
+	floats(g, "mean", M, zero);
+	floats(g, "var", M, one);
+	tu_graph_node(g, "Conv", "x,W", "c");
+	tu_graph_node(g, "BatchNormalization", "c,scale,beta,mean,var", "y");
+	tu_graph_node(g, "Conv", "x,W", "w2");
+	tu_graph_node(g, "Relu", "w2", "r");
+	output(g, "y", OM_FLOAT, "1,1100,2,2");
+	output(g, "r", OM_FLOAT, "1,1100,2,2");
+	om_status st = {0};
+	size_t before = 0, after = 0;
+	assert_int_equal(om_model_saved_size(m, &before, &st), OM_OK);
+	simplify(m, NULL);
+	assert_int_equal(om_model_saved_size(m, &after, &st), OM_OK);
+	assert_int_equal(tu_count_op(g, "BatchNormalization"), 1);
+	assert_true(after <= before);
+	om_model_free(m);
+}
+
 /* Conv(x, W, B) -> Mul(k [2,1,1]) -> Add(k2 [1,2,1,1] first) -> Sub(0.5) -> y; then a Mul by
  * [2,1] (broadcast over the last two axes, not the channel) and a Div by 0 stay */
 static void conv_affine_fuses(void **state)
@@ -1265,6 +1298,7 @@ int main(void)
 		cmocka_unit_test(verifier_catches_broken_ir),
 		cmocka_unit_test(conv_bn_fuses),
 		cmocka_unit_test(conv_bn_with_other_use_stays),
+		cmocka_unit_test(conv_bn_shared_big_weight_stays),
 		cmocka_unit_test(conv_affine_fuses),
 		cmocka_unit_test(conv_affine_stops_at_second_use),
 		cmocka_unit_test(matmul_add_becomes_gemm),

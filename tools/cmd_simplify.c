@@ -150,9 +150,25 @@ int cmd_simplify(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
-	if (om_simplify(m, &opt, &st)) {
+	/* never larger than the original unless the user allowed it (--fold-max-bytes,
+	 * --fold-qdq): the passes keep to that, and this checks it, writing the original
+	 * unchanged otherwise */
+	const bool size_rule = !opt.fold_max_bytes && !opt.fold_qdq;
+	size_t size0 = 0, size1 = 0;
+	if ((size_rule && om_model_saved_size(m, &size0, &st)) || om_simplify(m, &opt, &st) ||
+	    (size_rule && om_model_saved_size(m, &size1, &st))) {
 		rc = cmd_fail(&st);
 		goto out;
+	}
+	if (size1 > size0) {
+		fprintf(stderr, "omopt simplify: the simplified model would be larger (%zu > %zu "
+				"bytes): writing the original unchanged\n", size1, size0);
+		om_model_free(m);
+		m = NULL;
+		if (om_model_load(paths[0], &m, &st)) {
+			rc = cmd_fail(&st);
+			goto out;
+		}
 	}
 	double t2 = now_ms();
 	if (om_model_save(m, paths[1], &save, &st)) {
