@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "op.h"
 #include "pass.h"
 
 static const struct {
@@ -100,7 +101,10 @@ om_kind om_simplify(om_model *m, const om_simplify_options *opt, om_status *st)
 	}
 	if (!m->graph)
 		return om_error(st, OM_ERR_INVALID_MODEL, NULL, "the model has no graph");
-	om_kind rc = sort_all(m->graph, st);
+	/* a model built in memory has not met the loader's checks: arity and attributes first */
+	om_kind rc = om_model_check(m, st);
+	if (!rc)
+		rc = sort_all(m->graph, st);
 	if (!rc && om_verify_wanted(opt) && om_verify_graph(m->graph, st)) {
 		/* broken before any pass ran: the model's fault, not a pass's */
 		char msg[sizeof st->msg];

@@ -927,6 +927,22 @@ static void conv_bn_with_other_use_stays(void **state)
 	om_model_free(m);
 }
 
+/* a model built in memory meets the loader's arity check in om_simplify: MatMul(x) alone */
+static void simplify_checks_arity(void **state)
+{
+	(void)state;
+	om_model *m = tu_model(13);
+	om_graph *g = m->graph;
+	input(g, "x", OM_FLOAT, "2,2");
+	tu_graph_node(g, "MatMul", "x", "y");
+	output(g, "y", OM_FLOAT, "2,2");
+	om_status st = {0};
+	assert_int_equal(om_simplify(m, NULL, &st), OM_ERR_INVALID_MODEL);
+	assert_string_equal(st.op, "MatMul");
+	assert_non_null(strstr(st.msg, "at least 2"));
+	om_model_free(m);
+}
+
 /* Conv(x, W) -> BatchNormalization, W (4.4 KB) read by another Conv too: fusing would copy W
  * and grow the model, so the BatchNormalization stays and the model does not grow */
 static void conv_bn_shared_big_weight_stays(void **state)
@@ -1299,6 +1315,7 @@ int main(void)
 		cmocka_unit_test(conv_bn_fuses),
 		cmocka_unit_test(conv_bn_with_other_use_stays),
 		cmocka_unit_test(conv_bn_shared_big_weight_stays),
+		cmocka_unit_test(simplify_checks_arity),
 		cmocka_unit_test(conv_affine_fuses),
 		cmocka_unit_test(conv_affine_stops_at_second_use),
 		cmocka_unit_test(matmul_add_becomes_gemm),
