@@ -25,6 +25,7 @@
 enum {
 	MAX_IO = 64,
 	FOLD_ALLOWANCE = 4096,    /* bytes a fold may add: shape-sized tensors */
+	OUT_BYTES_MAX = 1 << 30,  /* an output no fold considers (the sums below stay small) */
 	MAX_PENDING = 256,        /* refused folds whose values are held for a later fold */
 	PENDING_MAX_BYTES = 16 << 20, /* largest pending value */
 };
@@ -242,9 +243,12 @@ static enum verdict judge(fold_state *s, const om_node *n, const om_tensor *out,
 	om_pass_ctx *c = s->c;
 	size_t out_bytes = 0, largest = 0;
 	int64_t new_size = 0;
+	*out_total = *dead_total = 0;
 	for (int32_t o = 0; o < n->nout; o++) {
 		if (!n->out[o])
 			continue;
+		if (out[o].nbytes > OUT_BYTES_MAX)
+			return SKIP; /* SIZE_MAX when the shape's bytes overflow: no sum may wrap */
 		out_bytes += out[o].nbytes;
 		largest = out[o].nbytes > largest ? out[o].nbytes : largest;
 		new_size += init_size(n->out[o]->name, &out[o]) + 8; /* a margin per output */
