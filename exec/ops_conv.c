@@ -18,6 +18,7 @@
 #include "conv_epilogue.h"
 #include "conv_winograd.h"
 #include "im2col.h"
+#include "session.h"
 
 /* Y (M x N, ldc) = W (M x K) X (K x N, ldb) through om_sgemm: OpenBLAS in fast mode, the
  * fixed-order loop in exact mode. */
@@ -289,9 +290,12 @@ static om_kind conv_f32(om_ctx *c)
 			rows = lead;
 		int64_t ncol;
 		float *col = NULL;
-		if (!__builtin_mul_overflow(Kg * rows, OL, &ncol) && ncol < INT64_MAX / 8)
-			col = malloc(sizeof(float) * (size_t)ncol);
-		if (!col)
+		if (__builtin_mul_overflow(Kg * rows, OL, &ncol) || ncol >= INT64_MAX / 8)
+			return om_error(c->st, OM_ERR_INVALID_INPUT, c->node, "im2col buffer too large");
+		om_kind rc = om_ctx_reserve(c, sizeof(float) * (size_t)ncol, "the im2col buffer");
+		if (rc)
+			return rc;
+		if (!(col = malloc(sizeof(float) * (size_t)ncol)))
 			return om_error(c->st, OM_ERR_NOMEM, c->node, "im2col buffer");
 		for (int64_t n = 0; n < g.N; n++)
 			for (int64_t gi = 0; gi < g.group; gi++)
@@ -422,9 +426,12 @@ static om_kind convt_f32(om_ctx *c)
 	if (Cg > 0 && Pin > 0) {
 		int64_t ncol;
 		float *col = NULL;
-		if (!__builtin_mul_overflow(Mg * K, Pin, &ncol) && ncol < INT64_MAX / 8)
-			col = malloc(sizeof(float) * (size_t)ncol);
-		if (!col)
+		if (__builtin_mul_overflow(Mg * K, Pin, &ncol) || ncol >= INT64_MAX / 8)
+			return om_error(c->st, OM_ERR_INVALID_INPUT, c->node, "column buffer too large");
+		om_kind rc = om_ctx_reserve(c, sizeof(float) * (size_t)ncol, "the column buffer");
+		if (rc)
+			return rc;
+		if (!(col = malloc(sizeof(float) * (size_t)ncol)))
 			return om_error(c->st, OM_ERR_NOMEM, c->node, "column buffer");
 		for (int64_t n = 0; n < g.N; n++)
 			for (int64_t gi = 0; gi < g.group; gi++) {
@@ -476,8 +483,14 @@ static om_kind int_conv_sums(om_ctx *c, const conv_geo *g, const om_tensor *X,
 	int32_t last = sp->n - 1;
 	int64_t P = prod(sp->out, sp->n), Pin = prod(sp->in, sp->n), K = prod(sp->k, sp->n);
 	int64_t Cg = g->C / g->group, Mg = g->M / g->group, Kg = Cg * K, OL = sp->out[last];
+	int64_t ncol;
+	if (__builtin_mul_overflow(Kg, P, &ncol) || ncol >= INT64_MAX / 16)
+		return om_error(c->st, OM_ERR_INVALID_INPUT, c->node, "column buffer too large");
+	om_kind rc = om_ctx_reserve(c, sizeof(double) * (size_t)ncol, "the column buffer");
+	if (rc)
+		return rc;
 	double *x = shifted(X, xz, 1), *w = shifted(W, wz, Kg > 0 ? Kg : 1);
-	double *col = malloc(sizeof(double) * (size_t)(Kg * P + 1));
+	double *col = malloc(sizeof(double) * (size_t)(ncol + 1));
 	double *y = malloc(sizeof(double) * (size_t)(g->N * g->M * P + 1));
 	if (!x || !w || !col || !y) {
 		free(x), free(w), free(col), free(y);

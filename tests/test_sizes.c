@@ -211,6 +211,55 @@ static void range_over_default_limit(void **state)
 	om_model_free(m);
 }
 
+/* a kernel's own scratch counts against the limit: Conv x:[1,64,16,16], W [1,64,5,5],
+ * stride 2, pads 2 gives 256 output bytes but a 400 KiB im2col buffer (1600 x 64 floats) */
+static void conv_scratch_within_limit(void **state)
+{
+	(void)state;
+	om_model *m = tu_model(13);
+	om_graph *g = m->graph;
+	om_value *x = om_graph_value(g, "x");
+	om_tensor like = {.dtype = OM_FLOAT, .rank = 4, .dims = {1, 64, 16, 16}};
+	om_type_from_tensor(m, &x->type, &like);
+	x->flags |= OM_VALUE_GRAPH_INPUT;
+	tu_push_value(g, &g->inputs, &g->ninputs, x);
+	om_value *w = om_graph_value(g, "W");
+	w->init = om_model_tensor(m, OM_FLOAT, 4, (int64_t[]){1, 64, 5, 5});
+	memset(w->init->data, 0, w->init->nbytes);
+	w->flags |= OM_VALUE_INITIALIZER;
+	om_type_from_tensor(m, &w->type, w->init);
+	tu_push_value(g, &g->inits, &g->ninits, w);
+	om_node *conv = tu_graph_node(g, "Conv", "x,W", "y");
+	tu_attr_ints(conv, "strides", 2, (int64_t[]){2, 2});
+	tu_attr_ints(conv, "pads", 4, (int64_t[]){2, 2, 2, 2});
+	om_value *y = om_graph_value(g, "y");
+	y->flags |= OM_VALUE_GRAPH_OUTPUT;
+	tu_push_value(g, &g->outputs, &g->noutputs, y);
+	static float xd[64 * 16 * 16];
+	om_tensor in = {.dtype = OM_FLOAT, .rank = 4, .dims = {1, 64, 16, 16}, .data = xd,
+			.nbytes = sizeof xd};
+	const size_t limits[] = {SIZE_MAX, 100 << 10};
+	for (int k = 0; k < 2; k++) {
+		om_session_options o = {.max_memory = limits[k]};
+		om_session *s = NULL;
+		om_status st = {0};
+		assert_int_equal(om_session_create(m, &o, &s, &st), OM_OK);
+		om_tensor out = {0};
+		om_kind rc = om_session_run(s, &in, 1, &out, 1, &st);
+		if (k == 0) {
+			assert_int_equal(rc, OM_OK);
+			assert_int_equal(out.dims[2], 8);
+		} else {
+			assert_int_equal(rc, OM_ERR_INVALID_INPUT);
+			assert_string_equal(st.op, "Conv");
+			assert_non_null(strstr(st.msg, "im2col"));
+		}
+		om_tensor_free(&out);
+		om_session_free(s);
+	}
+	om_model_free(m);
+}
+
 /* growing past the limit first gives back the free blocks' memory */
 static void pool_limit(void **state)
 {
@@ -281,6 +330,7 @@ int main(void)
 		cmocka_unit_test(range_over_default_limit),
 		cmocka_unit_test(pool_limit),
 		cmocka_unit_test(cli_max_memory),
+		cmocka_unit_test(conv_scratch_within_limit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
