@@ -67,21 +67,18 @@ def main():
     ap.add_argument('--shared', default=os.environ.get('OMOPT_SHARED'))
     ap.add_argument('--only', default='')
     a = ap.parse_args()
-    if not a.shared or not os.path.isdir(a.shared) or not shutil.which('node'):
-        print('skipped: no ../shared or Node.js')
+    missing = cs.oracle_missing(a.shared)
+    if missing:
+        print('skipped: ' + missing)
         return cs.SKIP
     try:
         import numpy  # noqa: F401
         import onnx  # noqa: F401
-    except ImportError:
-        print('skipped: numpy/onnx missing')
+    except ImportError as e:
+        print(f'skipped: {sys.executable} cannot import {e.name} '
+              '(apt-get install python3-numpy python3-onnx)')
         return cs.SKIP
     oracle = os.path.join(a.shared, 'oracle', 'ort_run.js')
-    ort_dir = os.environ.get('OM_ORACLE_DIR', os.path.join(os.path.expanduser('~'), '.cache',
-                                                           'om-oracle'))
-    if not os.path.isdir(os.path.join(ort_dir, 'node_modules', 'onnxruntime-node')):
-        print('skipped: onnxruntime-node missing (../shared/oracle/install.sh)')
-        return cs.SKIP
     only = set(filter(None, a.only.split(',')))
     dirs = []
     for root in (os.path.join(a.shared, 'models'), os.path.join(a.shared, '..', 'models')):

@@ -234,6 +234,24 @@ def conformance_check(omopt, runner, suites, stride):
     return rows
 
 
+def oracle_missing(shared):
+    """What the comparisons with ONNX Runtime lack, said exactly; None when nothing."""
+    ort_dir = os.environ.get('OM_ORACLE_DIR',
+                             os.path.join(os.path.expanduser('~'), '.cache', 'om-oracle'))
+    if not shared or not os.path.isdir(shared):
+        return f'the workplace folder ../shared is not beside the clone ({shared})'
+    if not os.path.isdir(os.path.join(shared, 'models')):
+        return f'{os.path.join(shared, "models")} is missing'
+    if not shutil.which('node'):
+        return 'Node.js (node) is not on PATH (apt-get install nodejs)'
+    if not os.path.exists(os.path.join(shared, 'oracle', 'ort_run.js')):
+        return f'{os.path.join(shared, "oracle", "ort_run.js")} is missing'
+    if not os.path.isdir(os.path.join(ort_dir, 'node_modules', 'onnxruntime-node')):
+        return (f'ONNX Runtime for Node.js is not installed in {ort_dir} (OM_ORACLE_DIR, '
+                f'default ~/.cache/om-oracle): sh {os.path.join(shared, "oracle", "install.sh")}')
+    return None
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('omopt')
@@ -249,16 +267,14 @@ def main():
     try:
         import numpy  # noqa: F401
         import onnx  # noqa: F401
-    except ImportError:
-        print('check_simplify: numpy/onnx missing, skipped')
+    except ImportError as e:
+        print(f'check_simplify: skipped: {sys.executable} cannot import {e.name} '
+              '(apt-get install python3-numpy python3-onnx)')
         return SKIP
     oracle = os.path.join(a.shared, 'oracle', 'ort_run.js')
-    ort_dir = os.environ.get('OM_ORACLE_DIR', os.path.join(os.path.expanduser('~'), '.cache',
-                                                           'om-oracle'))
-    if not os.path.isdir(os.path.join(a.shared, 'models')) or not shutil.which('node') \
-            or not os.path.exists(oracle) \
-            or not os.path.isdir(os.path.join(ort_dir, 'node_modules', 'onnxruntime-node')):
-        print('check_simplify: ../shared, node or onnxruntime-node missing, skipped')
+    missing = oracle_missing(a.shared)
+    if missing:
+        print('check_simplify: skipped: ' + missing)
         return SKIP
     cases = [(os.path.basename(d), d) for d in sorted(glob.glob(os.path.join(a.shared,
                                                                              'models', '*')))
