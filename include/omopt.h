@@ -17,6 +17,34 @@
 extern "C" {
 #endif
 
+/*
+ * Handles and ownership. An om_model (om_model_load*) owns its graph and its weights; the
+ * caller frees it with om_model_free, after every session created from it (a session borrows
+ * the model). An om_session is freed with om_session_free. Tensors returned to the caller
+ * (outputs, om_tensor_read_file) own their data: om_tensor_free. Inputs are borrowed for the
+ * duration of the call. Strings returned by the library (names, om_kind_name, om_version)
+ * live as long as their handle (or forever).
+ *
+ * Threads. The library has no global mutable state. Different handles may be used from
+ * different threads at once; one handle is used by one thread at a time (a session runs its
+ * kernels on its own worker threads). A model may be read by several sessions of several
+ * threads at once, but om_simplify / om_optimize, which rewrite it, need it alone.
+ */
+
+#define OMOPT_VERSION_MAJOR 0
+#define OMOPT_VERSION_MINOR 1
+#define OMOPT_VERSION_PATCH 0
+
+/* The shared library exports only what this header declares. */
+#if defined(__GNUC__) && !defined(OM_API)
+#define OM_API __attribute__((visibility("default")))
+#elif !defined(OM_API)
+#define OM_API
+#endif
+
+/** The library's version, "MAJOR.MINOR.PATCH" (the header's numbers when they match). */
+OM_API const char *om_version(void);
+
 /* ---- status ------------------------------------------------------------------------------ */
 
 /** What went wrong. OM_OK is 0 so that `if (kind)` tests for failure. */
@@ -40,10 +68,10 @@ typedef struct om_status {
 } om_status;
 
 /** "InvalidModel", "InvalidInput", "Unsupported", "Io", "NoMemory", "Internal" or "Ok". */
-const char *om_kind_name(om_kind kind);
+OM_API const char *om_kind_name(om_kind kind);
 
 /** Writes "<Kind>: node '<name>' (<Op>): <message>" (node part left out when empty) to buf. */
-void om_status_format(const om_status *st, char *buf, size_t size);
+OM_API void om_status_format(const om_status *st, char *buf, size_t size);
 
 /* ---- element types (TensorProto.DataType) ------------------------------------------------ */
 
@@ -60,11 +88,11 @@ enum {
 /** Bytes per element; 0 for sub-byte types (int4, uint4, float4e2m1, int2, uint2) and unknown
  *  types.
  *  A string element is an om_str (pointer and length). */
-size_t om_dtype_size(int32_t dtype);
+OM_API size_t om_dtype_size(int32_t dtype);
 /** Bits per element (4 or 2 for the sub-byte types), 0 for unknown. */
-int om_dtype_bits(int32_t dtype);
+OM_API int om_dtype_bits(int32_t dtype);
 /** ONNX spelling: "float", "int64", "float16", "bfloat16", "string", ... ; "undefined". */
-const char *om_dtype_name(int32_t dtype);
+OM_API const char *om_dtype_name(int32_t dtype);
 
 /** One element of a string tensor: bytes (not NUL-terminated in general) and their count. */
 typedef struct om_str {
@@ -90,25 +118,25 @@ typedef struct om_tensor {
 /** Product of dims (1 for rank 0); -1 when a dim is negative or the product of the non-zero
  *  dims overflows int64_t (so every partial product of a valid shape fits, even when
  *  another dim is 0). */
-int64_t om_shape_numel(int32_t rank, const int64_t *dims);
-int64_t om_tensor_numel(const om_tensor *t);
+OM_API int64_t om_shape_numel(int32_t rank, const int64_t *dims);
+OM_API int64_t om_tensor_numel(const om_tensor *t);
 /** Bytes n elements take: n * size, or ceil(n * bits / 8) for sub-byte types; -1 when n < 0,
  *  the type is unknown or the bytes overflow int64_t. The checked size computation: every
  *  size of a buffer for elements goes through it (or om_shape_bytes). */
-int64_t om_numel_bytes(int32_t dtype, int64_t n);
+OM_API int64_t om_numel_bytes(int32_t dtype, int64_t n);
 /** om_numel_bytes of the shape's element count; -1 for a bad rank or shape, or overflow. */
-int64_t om_shape_bytes(int32_t dtype, int32_t rank, const int64_t *dims);
+OM_API int64_t om_shape_bytes(int32_t dtype, int32_t rank, const int64_t *dims);
 /** om_shape_bytes as a size_t: 0 for an unknown type, SIZE_MAX (never allocatable, never
  *  below a buffer's size) when the shape is invalid or its bytes overflow. */
-size_t om_tensor_bytes_for(int32_t dtype, int32_t rank, const int64_t *dims);
+OM_API size_t om_tensor_bytes_for(int32_t dtype, int32_t rank, const int64_t *dims);
 /** Sets dtype and shape and mallocs zeroed data (at least 1 byte). Free with om_tensor_free. */
-om_kind om_tensor_alloc(om_tensor *t, int32_t dtype, int32_t rank, const int64_t *dims,
+OM_API om_kind om_tensor_alloc(om_tensor *t, int32_t dtype, int32_t rank, const int64_t *dims,
 			om_status *st);
 /** Copies src's elements into dst's data (same dtype; min of both sizes). String elements
  *  are duplicated with malloc, as om_tensor_alloc'd string tensors own them. */
-om_kind om_tensor_copy_data(om_tensor *dst, const om_tensor *src, om_status *st);
+OM_API om_kind om_tensor_copy_data(om_tensor *dst, const om_tensor *src, om_status *st);
 /** Frees data made by om_tensor_alloc (string elements too) and zeroes the struct. */
-void om_tensor_free(om_tensor *t);
+OM_API void om_tensor_free(om_tensor *t);
 
 /* ---- models ------------------------------------------------------------------------------ */
 
@@ -118,10 +146,10 @@ typedef struct om_model om_model;
  *  a location that leaves that folder is OM_ERR_INVALID_MODEL. Truncated or corrupted files
  *  give OM_ERR_INVALID_MODEL, unreadable ones OM_ERR_IO (so are a model or external-data path
  *  that is not a regular file: a FIFO, a device or a folder is refused, never waited on). */
-om_kind om_model_load(const char *path, om_model **out, om_status *st);
+OM_API om_kind om_model_load(const char *path, om_model **out, om_status *st);
 /** Same from memory; `data` must outlive the model (weights are borrowed from it). `dir` is the
  *  folder for external data, or NULL when none may be used. */
-om_kind om_model_load_memory(const void *data, size_t size, const char *dir, om_model **out,
+OM_API om_kind om_model_load_memory(const void *data, size_t size, const char *dir, om_model **out,
 			     om_status *st);
 
 typedef struct om_save_options {
@@ -134,11 +162,11 @@ typedef struct om_save_options {
  *  the model's rename then fails). Models over 2 GB always use external data. Never replaces
  *  a file a loaded model reads its external data from, nor the model file with weights: the
  *  model file itself may be the destination (replaced whole). `opt` may be NULL. */
-om_kind om_model_save(const om_model *m, const char *path, const om_save_options *opt,
+OM_API om_kind om_model_save(const om_model *m, const char *path, const om_save_options *opt,
 		      om_status *st);
-void om_model_free(om_model *m);
+OM_API void om_model_free(om_model *m);
 /** The bytes om_model_save would write with every weight inline (*bytes; 0 on error). */
-om_kind om_model_saved_size(const om_model *m, size_t *bytes, om_status *st);
+OM_API om_kind om_model_saved_size(const om_model *m, size_t *bytes, om_status *st);
 
 /* ---- simplify ---------------------------------------------------------------------------- */
 
@@ -153,7 +181,7 @@ typedef struct om_simplify_options {
 } om_simplify_options;
 
 /** Runs the pass pipeline on the model in place (see docs/passes.md). `opt` may be NULL. */
-om_kind om_simplify(om_model *m, const om_simplify_options *opt, om_status *st);
+OM_API om_kind om_simplify(om_model *m, const om_simplify_options *opt, om_status *st);
 
 /**
  * Optimizes the model for running it, in place: om_simplify's pipeline, then fusions into ops
@@ -169,7 +197,7 @@ om_kind om_simplify(om_model *m, const om_simplify_options *opt, om_status *st);
  * name, OM_ERR_INVALID_MODEL for a model without a graph or one the verifier rejects,
  * OM_ERR_NOMEM); a pattern that does not fit is left as it is, never an error.
  */
-om_kind om_optimize(om_model *m, const om_simplify_options *opt, om_status *st);
+OM_API om_kind om_optimize(om_model *m, const om_simplify_options *opt, om_status *st);
 
 /* ---- sessions ---------------------------------------------------------------------------- */
 
@@ -189,30 +217,30 @@ typedef struct om_session_options {
 } om_session_options;
 
 /** The default memory limit of a session: 8 GiB, or half the physical memory when less. */
-size_t om_default_max_memory(void);
+OM_API size_t om_default_max_memory(void);
 
 /** Plans the model's main graph. The model must outlive the session. `opt` may be NULL. */
-om_kind om_session_create(const om_model *m, const om_session_options *opt, om_session **out,
+OM_API om_kind om_session_create(const om_model *m, const om_session_options *opt, om_session **out,
 			  om_status *st);
 /** Number and names of the graph inputs that must be fed (initializers excluded), in order. */
-int om_session_input_count(const om_session *s);
-const char *om_session_input_name(const om_session *s, int i);
-int om_session_output_count(const om_session *s);
-const char *om_session_output_name(const om_session *s, int i);
+OM_API int om_session_input_count(const om_session *s);
+OM_API const char *om_session_input_name(const om_session *s, int i);
+OM_API int om_session_output_count(const om_session *s);
+OM_API const char *om_session_output_name(const om_session *s, int i);
 /** Runs once. inputs[i] feeds input i (borrowed). outputs[i] receive tensors whose data the
  *  caller frees with om_tensor_free. */
-om_kind om_session_run(om_session *s, const om_tensor *inputs, int ninputs, om_tensor *outputs,
+OM_API om_kind om_session_run(om_session *s, const om_tensor *inputs, int ninputs, om_tensor *outputs,
 		       int noutputs, om_status *st);
-void om_session_free(om_session *s);
+OM_API void om_session_free(om_session *s);
 
 /* ---- tensor files ------------------------------------------------------------------------ */
 
 /** Reads a serialized ONNX TensorProto (.pb) or a NumPy .npy file into t (om_tensor_free).
  *  Only regular files are opened (a FIFO or a device is refused, never waited on). */
-om_kind om_tensor_read_file(const char *path, om_tensor *t, om_status *st);
+OM_API om_kind om_tensor_read_file(const char *path, om_tensor *t, om_status *st);
 /** Writes t as a TensorProto (.pb, named `name`) or as .npy, chosen by the path's suffix,
  *  atomically: a temporary file beside it renamed over it (a symlink there is replaced). */
-om_kind om_tensor_write_file(const char *path, const om_tensor *t, const char *name,
+OM_API om_kind om_tensor_write_file(const char *path, const om_tensor *t, const char *name,
 			     om_status *st);
 
 #ifdef __cplusplus

@@ -1,0 +1,34 @@
+#!/bin/sh
+# Installs the build into a scratch DESTDIR and checks what a user gets: the header, the shared
+# library exporting exactly what omopt.h declares, omopt.pc, the omopt command; then builds
+# tests/install/hello.c with `pkg-config --cflags --libs omopt` alone and runs it on the bundled
+# example.   check_install.sh BUILD_DIR SOURCE_DIR
+set -eu
+build=$1 src=$2
+for tool in pkg-config cc nm; do
+	command -v $tool >/dev/null || { echo "skipped: $tool is not installed"; exit 77; }
+done
+dest=$(mktemp -d)
+trap 'rm -rf "$dest"' EXIT
+meson install -C "$build" --no-rebuild --quiet --destdir "$dest" >/dev/null
+prefix=$(meson introspect "$build" --buildoptions |
+	python3 -c 'import json,sys; print([o["value"] for o in json.load(sys.stdin) if o["name"] == "prefix"][0])')
+root=$dest$prefix
+test -f "$root/include/omopt.h"
+test -x "$root/bin/omopt"
+pcdir=$(dirname "$(find "$root" -name omopt.pc | head -1)")
+so=$(find "$root" -name 'libomopt.so.0' | head -1)
+test -n "$pcdir" && test -n "$so"
+# the exported functions are exactly the ones omopt.h declares
+nm -D --defined-only "$so" | awk '$2 == "T" {print $3}' | sort >"$dest/exported"
+grep -o 'om_[a-z_0-9]*(' "$root/include/omopt.h" | tr -d '(' | sort -u >"$dest/declared"
+if ! cmp -s "$dest/exported" "$dest/declared"; then
+	echo "exported (<) and declared (>) differ:"
+	diff "$dest/exported" "$dest/declared" || true
+	exit 1
+fi
+export PKG_CONFIG_PATH="$pcdir" PKG_CONFIG_SYSROOT_DIR="$dest"
+cc -std=c11 -Wall -Wextra -Werror -o "$dest/hello" "$src/tests/install/hello.c" \
+	$(pkg-config --cflags --libs omopt)
+LD_LIBRARY_PATH=$(dirname "$so") "$dest/hello" "$src/examples/tiny_shuffle.onnx"
+echo "installed: $(wc -l <"$dest/exported") functions exported, pkg-config --libs: $(pkg-config --libs omopt)"
