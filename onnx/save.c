@@ -481,7 +481,7 @@ static Onnx__ModelProto *w_model(wctx *c)
 						  ONNX__OPERATOR_SET_ID_PROTO__INIT);
 		if (!o)
 			return NULL;
-		o->domain = (char *)(m->opsets[i].domain ? m->opsets[i].domain : "");
+		o->domain = opt_str(m->opsets[i].domain); /* "" (ai.onnx) left out, as exporters do */
 		o->has_version = 1;
 		o->version = m->opsets[i].version;
 		mp->opset_import[mp->n_opset_import++] = o;
