@@ -78,6 +78,40 @@ const char *om_session_output_name(const om_session *s, int i)
 	return s->main->slots[s->main->outputs[i]].v->name;
 }
 
+static void io_info(const om_value *v, om_io_info *info)
+{
+	memset(info, 0, sizeof *info);
+	info->name = v->name;
+	info->tensor = v->type.kind != OM_TYPE_OTHER;
+	info->rank = -1;
+	if (v->type.kind != OM_TYPE_TENSOR)
+		return;
+	info->elem = v->type.elem;
+	if (v->type.rank < 0 || v->type.rank > OM_MAX_RANK)
+		return;
+	info->rank = v->type.rank;
+	for (int32_t d = 0; d < v->type.rank; d++) {
+		info->dims[d] = om_dim_known(v->type.dims[d]) ? v->type.dims[d].value : -1;
+		info->dim_params[d] = v->type.dims[d].param;
+	}
+}
+
+om_kind om_session_input_info(const om_session *s, int i, om_io_info *info, om_status *st)
+{
+	if (i < 0 || i >= s->main->ninputs)
+		return om_error(st, OM_ERR_INVALID_INPUT, NULL, "no input %d", i);
+	io_info(s->main->slots[s->main->inputs[i]].v, info);
+	return OM_OK;
+}
+
+om_kind om_session_output_info(const om_session *s, int i, om_io_info *info, om_status *st)
+{
+	if (i < 0 || i >= s->main->noutputs)
+		return om_error(st, OM_ERR_INVALID_INPUT, NULL, "no output %d", i);
+	io_info(s->main->slots[s->main->outputs[i]].v, info);
+	return OM_OK;
+}
+
 om_kind om_session_run(om_session *s, const om_tensor *inputs, int ninputs, om_tensor *outputs,
 		       int noutputs, om_status *st)
 {

@@ -227,6 +227,21 @@ OM_API int om_session_input_count(const om_session *s);
 OM_API const char *om_session_input_name(const om_session *s, int i);
 OM_API int om_session_output_count(const om_session *s);
 OM_API const char *om_session_output_name(const om_session *s, int i);
+/** The declared type of a session's input or output (the model's graph input/output). */
+typedef struct om_io_info {
+	const char *name;                    /* lives as long as the session */
+	int32_t tensor;                      /* 1: a tensor; 0: a sequence, optional or map */
+	int32_t elem;                        /* TensorProto.DataType; 0 when not declared */
+	int32_t rank;                        /* -1 when not declared (or over OM_MAX_RANK) */
+	int64_t dims[OM_MAX_RANK];           /* extent; -1 where symbolic or unknown */
+	const char *dim_params[OM_MAX_RANK]; /* the symbol (dim_param) of a dim, or NULL */
+} om_io_info;
+/** Fills *info for input i (om_session_input_*) or output i; OM_ERR_INVALID_INPUT when i is
+ *  out of range. */
+OM_API om_kind om_session_input_info(const om_session *s, int i, om_io_info *info,
+				     om_status *st);
+OM_API om_kind om_session_output_info(const om_session *s, int i, om_io_info *info,
+				      om_status *st);
 /** Runs once. inputs[i] feeds input i (borrowed). outputs[i] receive tensors whose data the
  *  caller frees with om_tensor_free. */
 OM_API om_kind om_session_run(om_session *s, const om_tensor *inputs, int ninputs, om_tensor *outputs,

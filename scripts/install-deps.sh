@@ -6,7 +6,7 @@
 set -eu
 pkgs="$* gcc pkg-config meson ninja-build protobuf-c-compiler libprotobuf-c-dev uthash-dev
       libcmocka-dev libgraphviz-dev graphviz libopenblas-dev libonnx-testdata
-      python3-onnx python3-numpy"
+      python3-onnx python3-numpy python3-pytest"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -31,4 +31,11 @@ export PKG_CONFIG_PATH="$pcdir" PKG_CONFIG_SYSROOT_DIR="$dest"
 cc -std=c11 -Wall -Wextra -Werror -o "$dest/hello" "$src/tests/install/hello.c" \
 	$(pkg-config --cflags --libs omopt)
 LD_LIBRARY_PATH=$(dirname "$so") "$dest/hello" "$src/examples/tiny_shuffle.onnx"
-echo "installed: $(wc -l <"$dest/exported") functions exported, pkg-config --libs: $(pkg-config --libs omopt)"
+# the Python package, from the staged tree (its recorded library folder is the real prefix's)
+pkg=$(find "$root" -path '*/omopt/__init__.py' | head -1)
+test -n "$pkg" && test -f "$(dirname "$pkg")/_config.py"
+version=$(PYTHONPATH=$(dirname "$(dirname "$pkg")") OMOPT_LIBRARY=$so \
+	/usr/bin/python3 -c 'import omopt; print(omopt.__version__)')
+test "$version" = "$(LD_LIBRARY_PATH=$(dirname "$so") "$dest/hello" --version)"
+echo "installed: $(wc -l <"$dest/exported") functions exported, pkg-config --libs: $(pkg-config --libs omopt), python: $pkg"
+

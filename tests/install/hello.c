@@ -6,6 +6,10 @@
 
 int main(int argc, char **argv)
 {
+	if (argc == 2 && !strcmp(argv[1], "--version")) {
+		printf("%s\n", om_version());
+		return 0;
+	}
 	if (argc != 2) {
 		fprintf(stderr, "usage: hello MODEL.onnx\n");
 		return 2;

@@ -1,0 +1,235 @@
+"""omopt: simplify ONNX models and run them, over the omopt C library (libomopt.so.0).
+
+    import omopt
+    smaller = omopt.simplify(model)                 # onnx.ModelProto, bytes or a path
+    sess = omopt.InferenceSession(smaller)
+    [y] = sess.run(None, {'x': x})                  # numpy arrays in and out
+
+Errors are raised as omopt.OmoptError subclasses (InvalidModel, InvalidInput, Unsupported,
+IoError, NoMemory, Internal) carrying .kind, .node, .op and .message.
+"""
+import ctypes
+import os
+import tempfile
+
+import numpy as np
+
+from ._lib import (IoInfo, SessionOptions, SimplifyOptions, Status, Tensor, check, lib,
+                   OmoptError, InvalidModel, InvalidInput, Unsupported, IoError, NoMemory,
+                   Internal)
+
+__all__ = ['simplify', 'InferenceSession', 'NodeArg', 'OmoptError', 'InvalidModel',
+           'InvalidInput', 'Unsupported', 'IoError', 'NoMemory', 'Internal', '__version__']
+
+__version__ = lib.om_version().decode()
+
+# ONNX TensorProto.DataType <-> numpy; bfloat16 (16) comes back as its uint16 bit patterns
+_NP = {1: np.float32, 2: np.uint8, 3: np.int8, 4: np.uint16, 5: np.int16, 6: np.int32,
+       7: np.int64, 9: np.bool_, 10: np.float16, 11: np.float64, 12: np.uint32, 13: np.uint64,
+       14: np.complex64, 15: np.complex128, 16: np.uint16}
+_ONNX = {np.dtype(v): k for k, v in _NP.items() if k != 16}
+_NAMES = {1: 'float', 2: 'uint8', 3: 'int8', 4: 'uint16', 5: 'int16', 6: 'int32', 7: 'int64',
+          8: 'string', 9: 'bool', 10: 'float16', 11: 'double', 12: 'uint32', 13: 'uint64',
+          14: 'complex64', 15: 'complex128', 16: 'bfloat16'}
+
+
+class _Model:
+    """An om_model loaded from a path, bytes or an onnx.ModelProto; freed with the object."""
+
+    def __init__(self, model):
+        self.ptr = ctypes.c_void_p()
+        self.kind = 'path'
+        self._buf = None
+        st = Status()
+        if isinstance(model, (str, os.PathLike)):
+            check(lib.om_model_load(os.fsencode(model), ctypes.byref(self.ptr),
+                                    ctypes.byref(st)), st)
+            return
+        if hasattr(model, 'SerializeToString'):
+            self.kind = 'proto'
+            model = model.SerializeToString()
+        elif isinstance(model, (bytes, bytearray, memoryview)):
+            self.kind = 'bytes'
+        else:
+            raise TypeError('omopt: a model is a path, bytes or an onnx.ModelProto, not '
+                            + type(model).__name__)
+        # the model borrows its weights from this buffer: it lives as long as the model
+        self._buf = ctypes.create_string_buffer(bytes(model), len(model))
+        check(lib.om_model_load_memory(self._buf, len(model), None, ctypes.byref(self.ptr),
+                                       ctypes.byref(st)), st)
+
+    def save_bytes(self):
+        with tempfile.TemporaryDirectory(prefix='omopt-') as d:
+            path = os.path.join(d, 'model.onnx')
+            self.save(path)
+            with open(path, 'rb') as f:
+                return f.read()
+
+    def save(self, path):
+        st = Status()
+        check(lib.om_model_save(self.ptr, os.fsencode(path), None, ctypes.byref(st)), st)
+
+    def __del__(self):
+        if getattr(self, 'ptr', None):
+            lib.om_model_free(self.ptr)
+            self.ptr = None
+
+
+def _options(skip, fold_max_bytes, fold_qdq, verify):
+    names = [s.encode() for s in skip] + [None]
+    arr = (ctypes.c_char_p * len(names))(*names)
+    o = SimplifyOptions(fold_max_bytes=fold_max_bytes or 0, verify=int(verify),
+                        fold_qdq=int(fold_qdq))
+    o.skip = ctypes.cast(arr, ctypes.POINTER(ctypes.c_char_p))
+    return o, arr
+
+
+def simplify(model, *, skip=(), fold_max_bytes=None, fold_qdq=False, verify=False,
+             output=None):
+    """Simplifies an ONNX model (docs/passes.md), as `omopt simplify` does.
+
+    model: an onnx.ModelProto (returns one), bytes (returns bytes) or a path (returns the
+        bytes of the simplified model, or writes them to `output` and returns that path).
+    skip: pass names to leave out. fold_max_bytes: None keeps the rule that folding never
+        makes the model larger; N folds any node whose outputs are at most N bytes each.
+    fold_qdq: fold QuantizeLinear/DequantizeLinear on constants (a float model).
+    verify: check the IR after every pass.
+    The result is never larger than the original unless fold_max_bytes or fold_qdq allow it.
+    Raises InvalidModel, Unsupported, IoError, NoMemory (OmoptError)."""
+    m = _Model(model)
+    opts, keep = _options(skip, fold_max_bytes, fold_qdq, verify)
+    original = m.save_bytes() if fold_max_bytes is None and not fold_qdq else None
+    st = Status()
+    check(lib.om_simplify(m.ptr, ctypes.byref(opts), ctypes.byref(st)), st)
+    del keep
+    data = m.save_bytes()
+    if original is not None and len(data) > len(original):
+        data = original  # as the CLI: never larger than the original
+    if output is not None:
+        tmp = os.fspath(output) + '.omopt-tmp'
+        with open(tmp, 'wb') as f:
+            f.write(data)
+        os.replace(tmp, output)
+        return output
+    if m.kind == 'proto':
+        import onnx
+        return onnx.load_from_string(data)
+    return data
+
+
+class NodeArg:
+    """An input or output of a session: .name, .shape (ints, dim_param strings, None where
+    unknown; None when the rank is unknown) and .type ("tensor(float)", ...)."""
+
+    def __init__(self, info):
+        self.name = info.name.decode()
+        if not info.tensor:
+            self.type, self.shape = 'non-tensor', None
+            return
+        self.type = f"tensor({_NAMES.get(info.elem, 'undefined')})"
+        self.shape = None if info.rank < 0 else [
+            info.dims[d] if info.dims[d] >= 0 else
+            (info.dim_params[d].decode() if info.dim_params[d] else None)
+            for d in range(info.rank)]
+
+    def __repr__(self):
+        return f'NodeArg(name={self.name!r}, type={self.type!r}, shape={self.shape!r})'
+
+
+class InferenceSession:
+    """Runs an ONNX model, with ONNX Runtime's shape of API.
+
+    path_or_bytes: a path, bytes or an onnx.ModelProto. exact: only kernels whose results are
+    bit-identical on every machine (others raise Unsupported). threads: threads kernels may
+    use (None: 1). optimize: om_optimize first, as `omopt run` does (when it fails the model
+    runs as loaded). max_memory: bytes a run may hold (None: the library's default, 8 GiB or
+    half the memory; 0: no limit)."""
+
+    def __init__(self, path_or_bytes, exact=False, threads=None, optimize=True,
+                 max_memory=None):
+        self._sess = ctypes.c_void_p()
+        self._model = _Model(path_or_bytes)
+        st = Status()
+        if optimize and lib.om_optimize(self._model.ptr, None, ctypes.byref(st)):
+            self._model = _Model(path_or_bytes)  # as loaded
+        o = SessionOptions(exact=int(exact), threads=threads or 1,
+                           max_memory=ctypes.c_size_t(-1).value if max_memory == 0
+                           else (max_memory or 0))
+        check(lib.om_session_create(self._model.ptr, ctypes.byref(o), ctypes.byref(self._sess),
+                                    ctypes.byref(st)), st)
+        self._inputs = self._infos(lib.om_session_input_count, lib.om_session_input_info)
+        self._outputs = self._infos(lib.om_session_output_count, lib.om_session_output_info)
+
+    def _infos(self, count, info):
+        out = []
+        for i in range(count(self._sess)):
+            st, io = Status(), IoInfo()
+            check(info(self._sess, i, ctypes.byref(io), ctypes.byref(st)), st)
+            out.append(NodeArg(io))
+        return out
+
+    def get_inputs(self):
+        """The inputs to feed (initializers excluded), in order, as NodeArg."""
+        return list(self._inputs)
+
+    def get_outputs(self):
+        """The outputs, in order, as NodeArg."""
+        return list(self._outputs)
+
+    def run(self, output_names, input_feed):
+        """Runs once. input_feed: {name: numpy array} for every input (C-contiguous arrays
+        are passed without a copy). output_names: names to return, or None for all. Returns
+        a list of numpy arrays. Raises InvalidInput for a missing, unknown or mistyped input
+        or one of the wrong shape (naming the node), Unsupported for string tensors."""
+        names = [a.name for a in self._inputs]
+        unknown = set(input_feed) - set(names)
+        missing = [n for n in names if n not in input_feed]
+        if unknown or missing:
+            raise InvalidInput('InvalidInput', '', '', f'inputs not in the model: '
+                               f'{sorted(unknown)}; inputs not fed: {missing}')
+        keep, tensors = [], (Tensor * max(len(names), 1))()
+        for i, n in enumerate(names):
+            a = np.asarray(input_feed[n])  # (np.ascontiguousarray makes a scalar 1-d)
+            if not a.flags['C_CONTIGUOUS']:
+                a = a.copy(order='C')
+            if a.dtype not in _ONNX or a.ndim > 8:
+                raise Unsupported('Unsupported', '', '', f'input {n!r}: numpy {a.dtype} of '
+                                  f'rank {a.ndim} (numeric tensors of rank <= 8 only)')
+            keep.append(a)
+            t = tensors[i]
+            t.dtype, t.rank, t.nbytes = _ONNX[a.dtype], a.ndim, a.nbytes
+            for d, e in enumerate(a.shape):
+                t.dims[d] = e
+            t.data = a.ctypes.data
+        nout = len(self._outputs)
+        outs, st = (Tensor * max(nout, 1))(), Status()
+        kind = lib.om_session_run(self._sess, tensors, len(names), outs, nout, ctypes.byref(st))
+        try:
+            check(kind, st)
+            result = [self._to_numpy(outs[i]) for i in range(nout)]
+        finally:
+            for i in range(nout):
+                lib.om_tensor_free(ctypes.byref(outs[i]))
+        if output_names is None:
+            return result
+        where = {a.name: i for i, a in enumerate(self._outputs)}
+        bad = [n for n in output_names if n not in where]
+        if bad:
+            raise InvalidInput('InvalidInput', '', '', f'outputs not in the model: {bad}')
+        return [result[where[n]] for n in output_names]
+
+    @staticmethod
+    def _to_numpy(t):
+        shape = tuple(t.dims[d] for d in range(t.rank))
+        if t.dtype not in _NP:
+            raise Unsupported('Unsupported', '', '',
+                              f"an output of type {_NAMES.get(t.dtype, t.dtype)}")
+        a = np.empty(shape, dtype=_NP[t.dtype])
+        if a.nbytes:
+            ctypes.memmove(a.ctypes.data, t.data, a.nbytes)
+        return a
+
+    def __del__(self):
+        if getattr(self, '_sess', None):
+            lib.om_session_free(self._sess)
+            self._sess = None

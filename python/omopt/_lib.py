@@ -1,0 +1,130 @@
+"""_lib.py — ctypes bindings of include/omopt.h: the structs, the functions, and errors as
+exceptions. Only the omopt package uses it."""
+import ctypes
+import ctypes.util
+import os
+
+MAX_RANK = 8
+
+
+class Status(ctypes.Structure):
+    _fields_ = [('kind', ctypes.c_int), ('node', ctypes.c_char * 128),
+                ('op', ctypes.c_char * 64), ('msg', ctypes.c_char * 512)]
+
+
+class Tensor(ctypes.Structure):
+    _fields_ = [('dtype', ctypes.c_int32), ('rank', ctypes.c_int32),
+                ('dims', ctypes.c_int64 * MAX_RANK), ('data', ctypes.c_void_p),
+                ('nbytes', ctypes.c_size_t)]
+
+
+class SimplifyOptions(ctypes.Structure):
+    _fields_ = [('fold_max_bytes', ctypes.c_size_t), ('skip', ctypes.POINTER(ctypes.c_char_p)),
+                ('verify', ctypes.c_int), ('verbose', ctypes.c_int), ('fold_qdq', ctypes.c_int)]
+
+
+class SessionOptions(ctypes.Structure):
+    _fields_ = [('exact', ctypes.c_int), ('threads', ctypes.c_int), ('profile', ctypes.c_int),
+                ('max_memory', ctypes.c_size_t)]
+
+
+class IoInfo(ctypes.Structure):
+    _fields_ = [('name', ctypes.c_char_p), ('tensor', ctypes.c_int32), ('elem', ctypes.c_int32),
+                ('rank', ctypes.c_int32), ('dims', ctypes.c_int64 * MAX_RANK),
+                ('dim_params', ctypes.c_char_p * MAX_RANK)]
+
+
+class OmoptError(Exception):
+    """A failure of the library: `kind` ("InvalidModel", "InvalidInput", "Unsupported", "Io",
+    "NoMemory", "Internal"), the node's name and op type ("" when not about a node) and the
+    message."""
+
+    def __init__(self, kind, node, op, message):
+        self.kind, self.node, self.op, self.message = kind, node, op, message
+        where = f"node '{node}' ({op}): " if node or op else ''
+        super().__init__(f'{kind}: {where}{message}')
+
+
+class InvalidModel(OmoptError):
+    """The model breaks a rule of ONNX (or of omopt's operator contract)."""
+
+
+class InvalidInput(OmoptError):
+    """A run-time input is wrong: name, shape, type, an index out of range, over the memory
+    limit."""
+
+
+class Unsupported(OmoptError):
+    """Valid ONNX that omopt does not handle."""
+
+
+class IoError(OmoptError):
+    """A file could not be read or written."""
+
+
+class NoMemory(OmoptError):
+    """An allocation failed."""
+
+
+class Internal(OmoptError):
+    """A bug in omopt."""
+
+
+_KINDS = {1: InvalidModel, 2: InvalidInput, 3: Unsupported, 4: IoError, 5: NoMemory, 6: Internal}
+
+
+def _load():
+    """libomopt.so.0: $OMOPT_LIBRARY when set (a build tree), else the loader's search path,
+    else the library folder omopt was installed to (_config.py, written by meson)."""
+    explicit = os.environ.get('OMOPT_LIBRARY')
+    if explicit:
+        return ctypes.CDLL(explicit)
+    try:
+        return ctypes.CDLL('libomopt.so.0')
+    except OSError:
+        pass
+    try:
+        from . import _config
+        return ctypes.CDLL(os.path.join(_config.LIBDIR, 'libomopt.so.0'))
+    except (ImportError, OSError) as e:
+        raise ImportError('omopt: libomopt.so.0 not found (install omopt with meson install, '
+                          'or set OMOPT_LIBRARY to its path)') from e
+
+
+lib = _load()
+_P = ctypes.POINTER
+_sigs = {
+    'om_version': ([], ctypes.c_char_p),
+    'om_kind_name': ([ctypes.c_int], ctypes.c_char_p),
+    'om_model_load': ([ctypes.c_char_p, _P(ctypes.c_void_p), _P(Status)], ctypes.c_int),
+    'om_model_load_memory': ([ctypes.c_void_p, ctypes.c_size_t, ctypes.c_char_p,
+                              _P(ctypes.c_void_p), _P(Status)], ctypes.c_int),
+    'om_model_save': ([ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p, _P(Status)],
+                      ctypes.c_int),
+    'om_model_free': ([ctypes.c_void_p], None),
+    'om_simplify': ([ctypes.c_void_p, _P(SimplifyOptions), _P(Status)], ctypes.c_int),
+    'om_optimize': ([ctypes.c_void_p, _P(SimplifyOptions), _P(Status)], ctypes.c_int),
+    'om_session_create': ([ctypes.c_void_p, _P(SessionOptions), _P(ctypes.c_void_p),
+                           _P(Status)], ctypes.c_int),
+    'om_session_input_count': ([ctypes.c_void_p], ctypes.c_int),
+    'om_session_output_count': ([ctypes.c_void_p], ctypes.c_int),
+    'om_session_input_info': ([ctypes.c_void_p, ctypes.c_int, _P(IoInfo), _P(Status)],
+                              ctypes.c_int),
+    'om_session_output_info': ([ctypes.c_void_p, ctypes.c_int, _P(IoInfo), _P(Status)],
+                               ctypes.c_int),
+    'om_session_run': ([ctypes.c_void_p, _P(Tensor), ctypes.c_int, _P(Tensor), ctypes.c_int,
+                        _P(Status)], ctypes.c_int),
+    'om_session_free': ([ctypes.c_void_p], None),
+    'om_tensor_free': ([_P(Tensor)], None),
+}
+for _name, (_args, _res) in _sigs.items():
+    _f = getattr(lib, _name)
+    _f.argtypes, _f.restype = _args, _res
+
+
+def check(kind, st):
+    """Raises the exception of a failed call (kind != 0) from its status."""
+    if kind:
+        cls = _KINDS.get(kind, OmoptError)
+        raise cls(lib.om_kind_name(kind).decode(), st.node.decode(errors='replace'),
+                  st.op.decode(errors='replace'), st.msg.decode(errors='replace'))

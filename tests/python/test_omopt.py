@@ -1,0 +1,155 @@
+"""test_omopt.py — the Python package over libomopt.so: simplify and run against the omopt CLI
+(the same bytes, the same outputs bit for bit), the ONNX Runtime-shaped session API, errors.
+Run by meson (tests/meson.build) with OMOPT_LIBRARY and PYTHONPATH set to the build."""
+import glob
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import omopt
+
+SRC = os.environ.get('OMOPT_SOURCE', os.path.join(os.path.dirname(__file__), '..', '..'))
+BUILD = os.environ.get('OMOPT_BUILD', os.path.join(SRC, 'build'))
+OMOPT = os.path.join(BUILD, 'tools', 'omopt')
+EXAMPLE = os.path.join(SRC, 'examples', 'tiny_shuffle.onnx')
+SHARED = os.environ.get('OMOPT_SHARED', os.path.join(SRC, '..', 'shared'))
+
+
+def cli(*args):
+    return subprocess.run([OMOPT, *args], check=True, capture_output=True)
+
+
+def test_version():
+    assert omopt.__version__.count('.') == 2
+    assert all(p.isdigit() for p in omopt.__version__.split('.'))
+
+
+def test_simplify_matches_cli(tmp_path):
+    cli('simplify', EXAMPLE, str(tmp_path / 'cli.onnx'))
+    want = (tmp_path / 'cli.onnx').read_bytes()
+    with open(EXAMPLE, 'rb') as f:
+        original = f.read()
+    assert omopt.simplify(EXAMPLE) == want               # a path gives bytes
+    assert omopt.simplify(original) == want              # bytes give bytes
+    out = tmp_path / 'py.onnx'
+    assert omopt.simplify(EXAMPLE, output=out) == out    # or the file written
+    assert out.read_bytes() == want
+    assert len(want) < len(original)
+    # python3 -m omopt writes the same file
+    subprocess.run([sys.executable, '-m', 'omopt', 'simplify', EXAMPLE, str(tmp_path / 'm.onnx')],
+                   check=True, capture_output=True, env=os.environ)
+    assert (tmp_path / 'm.onnx').read_bytes() == want
+
+
+def test_simplify_model_proto():
+    onnx = pytest.importorskip('onnx')
+    m = onnx.load(EXAMPLE)
+    s = omopt.simplify(m)
+    assert isinstance(s, onnx.ModelProto)
+    assert len(s.graph.node) < len(m.graph.node)
+    assert [i.name for i in s.graph.input] == [i.name for i in m.graph.input]
+
+
+def test_session_io():
+    s = omopt.InferenceSession(EXAMPLE)
+    [x] = s.get_inputs()
+    assert x.name == 'image' and x.type == 'tensor(float)'
+    assert len(x.shape) == 4 and isinstance(x.shape[0], str)   # a symbolic batch
+    assert [o.type for o in s.get_outputs()] == ['tensor(float)'] * len(s.get_outputs())
+
+
+def run_cli(model, feeds, out_dir):
+    args = ['run', model, '--output-dir', str(out_dir), '--output-format', 'npy']
+    for name, a in feeds.items():
+        p = out_dir / f'in_{name}.npy'
+        np.save(p, a)
+        args += ['--input', f'{name}={p}']
+    cli(*args)
+    return [np.load(p) for p in sorted(glob.glob(str(out_dir / 'output_*.npy')),
+                                       key=lambda p: int(p.rsplit('_', 1)[1][:-4]))]
+
+
+def assert_bitwise(got, want):
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        assert g.tobytes() == w.tobytes()
+
+
+def test_run_matches_cli(tmp_path):
+    x = np.random.default_rng(1).standard_normal((2, 3, 16, 16)).astype(np.float32)
+    s = omopt.InferenceSession(EXAMPLE)
+    got = s.run(None, {'image': x})
+    assert_bitwise(got, run_cli(EXAMPLE, {'image': x}, tmp_path))
+    # a non-contiguous view of the same values gives the same result
+    xt = np.ascontiguousarray(x.transpose(0, 1, 3, 2)).transpose(0, 1, 3, 2)
+    assert not xt.flags['C_CONTIGUOUS']
+    assert_bitwise(s.run(None, {'image': xt}), got)
+    name = s.get_outputs()[0].name
+    assert_bitwise(s.run([name], {'image': x}), got[:1])
+
+
+@pytest.mark.parametrize('name', sorted(os.path.basename(d) for d in
+                                        glob.glob(os.path.join(SHARED, 'models', '*'))))
+def test_shared_models_match_cli(name, tmp_path):
+    d = os.path.join(SHARED, 'models', name)
+    s = omopt.InferenceSession(os.path.join(d, 'model.onnx'))
+    feeds = {a.name: np.load(os.path.join(d, 'in', a.name + '.npy')) for a in s.get_inputs()}
+    assert_bitwise(s.run(None, feeds), run_cli(os.path.join(d, 'model.onnx'), feeds, tmp_path))
+
+
+def test_errors(tmp_path):
+    with pytest.raises(omopt.InvalidModel) as e:
+        omopt.simplify(b'not a model')
+    assert e.value.kind == 'InvalidModel'
+    with pytest.raises(omopt.IoError):
+        omopt.InferenceSession(str(tmp_path / 'missing.onnx'))
+    s = omopt.InferenceSession(EXAMPLE)
+    with pytest.raises(omopt.InvalidInput):
+        s.run(None, {})
+    with pytest.raises(omopt.InvalidInput) as e:
+        s.run(None, {'image': np.zeros((1, 8, 16, 16), np.float32)})   # 8 channels, not 3
+    assert e.value.kind == 'InvalidInput' and "'image'" in e.value.message
+    with pytest.raises(omopt.InvalidInput) as e:
+        s.run(None, {'image': np.zeros((1, 3, 16, 16), np.float64)})
+    assert 'double' in e.value.message
+    with pytest.raises(omopt.InvalidInput):
+        s.run(['no_such_output'], {'image': np.zeros((1, 3, 16, 16), np.float32)})
+    with pytest.raises(TypeError):
+        omopt.simplify(42)
+
+
+def test_torch_export(tmp_path):
+    """A real PyTorch export (skipped without python3-torch and python3-torchvision):
+    exported, simplified from its ModelProto, run by the package and by the CLI."""
+    torch = pytest.importorskip('torch')
+    torchvision = pytest.importorskip('torchvision')
+    onnx = pytest.importorskip('onnx')
+    torch.manual_seed(0)
+    net = torchvision.models.resnet18(num_classes=10).eval()
+    for m in net.modules():  # realistic BatchNorm statistics
+        if isinstance(m, torch.nn.BatchNorm2d):
+            m.running_mean.uniform_(-0.1, 0.1)
+            m.running_var.uniform_(0.5, 1.5)
+    path = tmp_path / 'resnet18.onnx'
+    torch.onnx.export(net, torch.randn(1, 3, 32, 32), str(path), input_names=['x'],
+                      output_names=['logits'], dynamic_axes={'x': {0: 'N'}, 'logits': {0: 'N'}},
+                      opset_version=13)
+    model = onnx.load(str(path))
+    small = omopt.simplify(model)
+    # (torch folds BatchNorm into Conv when exporting in eval mode: little is left to do)
+    assert len(small.graph.node) <= len(model.graph.node)
+    assert small.ByteSize() <= model.ByteSize()
+    assert small.graph.input[0].type.tensor_type.shape.dim[0].dim_param == 'N'
+    onnx.save(small, str(tmp_path / 'small.onnx'))
+    x = np.random.default_rng(2).standard_normal((2, 3, 32, 32)).astype(np.float32)
+    s = omopt.InferenceSession(str(tmp_path / 'small.onnx'))
+    assert s.get_inputs()[0].shape == ['N', 3, 32, 32]
+    got = s.run(None, {'x': x})
+    assert_bitwise(got, run_cli(str(tmp_path / 'small.onnx'), {'x': x}, tmp_path))
+    with torch.no_grad():
+        want = net(torch.from_numpy(x)).numpy()
+    assert np.allclose(got[0], want, rtol=1e-3, atol=1e-4)
