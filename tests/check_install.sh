@@ -16,6 +16,7 @@ prefix=$(meson introspect "$build" --buildoptions |
 root=$dest$prefix
 test -f "$root/include/omopt.h"
 test -x "$root/bin/omopt"
+grep -q 'omopt run' "$root/share/man/man1/omopt.1"
 pcdir=$(dirname "$(find "$root" -name omopt.pc | head -1)")
 so=$(find "$root" -name 'libomopt.so.0' | head -1)
 test -n "$pcdir" && test -n "$so"
