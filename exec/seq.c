@@ -8,6 +8,9 @@
 om_kind om_box_new(int32_t kind, int32_t elem, om_tensor *out, om_status *st)
 {
 	memset(out, 0, sizeof *out);
+	if (kind != OM_SEQUENCE && kind != OM_OPTIONAL)
+		return om_error(st, OM_ERR_INVALID_INPUT, NULL,
+				"a box is OM_SEQUENCE or OM_OPTIONAL, not kind %d", kind);
 	om_seq *b = calloc(1, sizeof *b);
 	if (!b)
 		return om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
@@ -41,6 +44,9 @@ om_kind om_box_adopt(om_seq *b, int64_t pos, om_tensor *v, om_status *st)
 
 om_kind om_box_insert(om_seq *b, int64_t pos, const om_tensor *v, om_status *st)
 {
+	if (!b || !v || pos < 0 || pos > b->n)
+		return om_error(st, OM_ERR_INVALID_INPUT, NULL, "no box, no value, or position "
+				"%lld outside 0..%lld", (long long)pos, (long long)(b ? b->n : 0));
 	om_tensor copy;
 	om_kind rc = om_value_copy(&copy, v, st);
 	if (!rc && (rc = om_box_adopt(b, pos, &copy, st)))

@@ -16,13 +16,8 @@
 
 #include "op.h"
 
-enum { OM_SEQ_DTYPE = 0x10000, OM_OPT_DTYPE = 0x10001 };
-
-typedef struct om_seq {
-	int32_t elem;     /* tensor element type of the items when known (SequenceEmpty), else 0 */
-	int64_t n, cap;
-	om_tensor *items; /* owned */
-} om_seq;
+/* om_seq and the kinds are public (include/omopt.h) */
+enum { OM_SEQ_DTYPE = OM_SEQUENCE, OM_OPT_DTYPE = OM_OPTIONAL };
 
 /** Whether t is a sequence or an optional value (not a tensor). */
 static inline bool om_is_box(const om_tensor *t)
@@ -31,10 +26,6 @@ static inline bool om_is_box(const om_tensor *t)
 }
 static inline om_seq *om_box(const om_tensor *t) { return (om_seq *)t->data; }
 
-/** out = a new empty sequence (kind OM_SEQ_DTYPE) or empty optional (OM_OPT_DTYPE). */
-om_kind om_box_new(int32_t kind, int32_t elem, om_tensor *out, om_status *st);
-/** Inserts a deep copy of v at position pos (0..n) of box b. */
-om_kind om_box_insert(om_seq *b, int64_t pos, const om_tensor *v, om_status *st);
 /** Inserts v itself (ownership moves into b; v is zeroed) at position pos (0..n). */
 om_kind om_box_adopt(om_seq *b, int64_t pos, om_tensor *v, om_status *st);
 /** Removes item pos (0..n-1), freeing it. */
@@ -43,8 +34,6 @@ void om_box_erase(om_seq *b, int64_t pos);
 om_kind om_value_copy(om_tensor *dst, const om_tensor *src, om_status *st);
 /** Whether v (a tensor or a box) holds string elements anywhere. */
 bool om_value_has_strings(const om_tensor *v);
-/** Frees a tensor made by om_tensor_alloc or a box with every item; zeroes the struct. */
-void om_value_free(om_tensor *t);
 
 /* ---- in a session (exec/run.c) ----------------------------------------------------------- */
 
@@ -54,11 +43,6 @@ om_kind om_session_output_value(om_ctx *c, int32_t i, om_tensor *v);
  *  of its box (SequenceAt, OptionalGetElement). The box stays alive while the view is read. */
 om_kind om_session_output_alias(om_ctx *c, int32_t i, const om_tensor *v, int32_t from);
 
-/** om_session_run whose main-graph inputs and outputs may be sequences and optionals (boxes;
- *  free outputs with om_value_free). om_session_run itself returns tensors only: a box output
- *  is OM_ERR_UNSUPPORTED there. */
-om_kind om_session_run_values(om_session *s, const om_tensor *inputs, int ninputs,
-			      om_tensor *outputs, int noutputs, om_status *st);
 
 /* ---- declared types and test data (onnx/value_file.c) ------------------------------------ */
 

@@ -6,6 +6,7 @@
 
 #include "gemm.h"
 #include "plan.h"
+#include "seq.h"
 
 /* ---- public API -------------------------------------------------------------------------- */
 
@@ -82,8 +83,13 @@ static void io_info(const om_value *v, om_io_info *info)
 {
 	memset(info, 0, sizeof *info);
 	info->name = v->name;
-	info->tensor = v->type.kind != OM_TYPE_OTHER;
 	info->rank = -1;
+	if (v->type.kind == OM_TYPE_OTHER) {
+		info->kind = om_type_box_kind(&v->type);
+		info->kind = info->kind ? info->kind : -1;
+		info->elem = om_type_box_elem(&v->type);
+		return;
+	}
 	if (v->type.kind != OM_TYPE_TENSOR)
 		return;
 	info->elem = v->type.elem;

@@ -230,8 +230,11 @@ OM_API const char *om_session_output_name(const om_session *s, int i);
 /** The declared type of a session's input or output (the model's graph input/output). */
 typedef struct om_io_info {
 	const char *name;                    /* lives as long as the session */
-	int32_t tensor;                      /* 1: a tensor; 0: a sequence, optional or map */
-	int32_t elem;                        /* TensorProto.DataType; 0 when not declared */
+	int32_t kind;                        /* 0: a tensor; OM_SEQUENCE; OM_OPTIONAL; -1: other
+						(a map) */
+	int32_t elem;                        /* TensorProto.DataType of the tensor (of a
+						sequence's or optional's tensors); 0 when not
+						declared */
 	int32_t rank;                        /* -1 when not declared (or over OM_MAX_RANK) */
 	int64_t dims[OM_MAX_RANK];           /* extent; -1 where symbolic or unknown */
 	const char *dim_params[OM_MAX_RANK]; /* the symbol (dim_param) of a dim, or NULL */
@@ -247,6 +250,37 @@ OM_API om_kind om_session_output_info(const om_session *s, int i, om_io_info *in
 OM_API om_kind om_session_run(om_session *s, const om_tensor *inputs, int ninputs, om_tensor *outputs,
 		       int noutputs, om_status *st);
 OM_API void om_session_free(om_session *s);
+
+/* ---- sequences and optionals --------------------------------------------------------------- */
+
+/*
+ * A sequence or optional value travels as an om_tensor whose dtype is OM_SEQUENCE or
+ * OM_OPTIONAL (outside TensorProto.DataType's numbers), rank 0, nbytes 0, and whose data
+ * points at an om_seq the value owns: a sequence holds n tensors, an optional 0 (empty) or 1
+ * (a tensor, or a sequence). Build inputs with om_box_new and om_box_insert; free them, and the
+ * outputs of om_session_run_values, with om_value_free.
+ */
+enum { OM_SEQUENCE = 0x10000, OM_OPTIONAL = 0x10001 };
+
+typedef struct om_seq {
+	int32_t elem;     /* element type of the items when known, else 0 */
+	int64_t n, cap;   /* items held; room */
+	om_tensor *items; /* owned by the value */
+} om_seq;
+
+/** *out = a new empty sequence (kind OM_SEQUENCE) or empty optional (OM_OPTIONAL) of items of
+ *  element type elem (0: not said). */
+OM_API om_kind om_box_new(int32_t kind, int32_t elem, om_tensor *out, om_status *st);
+/** Inserts a deep copy of v (a tensor, or for an optional a sequence) at position pos (0..n)
+ *  of the box b (om_seq *: box->data). An optional holds one item at most. */
+OM_API om_kind om_box_insert(om_seq *b, int64_t pos, const om_tensor *v, om_status *st);
+/** Frees a tensor made by om_tensor_alloc or a box with all its items; zeroes the struct. */
+OM_API void om_value_free(om_tensor *t);
+/** om_session_run whose inputs and outputs may also be sequences and optionals (om_session_run
+ *  itself gives OM_ERR_UNSUPPORTED for a sequence or optional output). Free each output with
+ *  om_value_free. */
+OM_API om_kind om_session_run_values(om_session *s, const om_tensor *inputs, int ninputs,
+				     om_tensor *outputs, int noutputs, om_status *st);
 
 /* ---- tensor files ------------------------------------------------------------------------ */
 

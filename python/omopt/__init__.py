@@ -14,7 +14,8 @@ import tempfile
 
 import numpy as np
 
-from ._lib import (IoInfo, SessionOptions, SimplifyOptions, Status, Tensor, check, lib,
+from ._lib import (OPTIONAL, SEQUENCE, IoInfo, Seq, SessionOptions, SimplifyOptions, Status,
+                   Tensor, check, lib,
                    OmoptError, InvalidModel, InvalidInput, Unsupported, IoError, NoMemory,
                    Internal)
 
@@ -123,10 +124,14 @@ class NodeArg:
 
     def __init__(self, info):
         self.name = info.name.decode()
-        if not info.tensor:
-            self.type, self.shape = 'non-tensor', None
+        self.kind = info.kind
+        elem = f"tensor({_NAMES.get(info.elem, 'undefined')})"
+        if info.kind:
+            self.type = {SEQUENCE: f'seq({elem})', OPTIONAL: f'optional({elem})'}.get(
+                info.kind, 'map')
+            self.shape = None
             return
-        self.type = f"tensor({_NAMES.get(info.elem, 'undefined')})"
+        self.type = elem
         self.shape = None if info.rank < 0 else [
             info.dims[d] if info.dims[d] >= 0 else
             (info.dim_params[d].decode() if info.dim_params[d] else None)
@@ -177,39 +182,35 @@ class InferenceSession:
         return list(self._outputs)
 
     def run(self, output_names, input_feed):
-        """Runs once. input_feed: {name: numpy array} for every input (C-contiguous arrays
-        are passed without a copy). output_names: names to return, or None for all. Returns
-        a list of numpy arrays. Raises InvalidInput for a missing, unknown or mistyped input
-        or one of the wrong shape (naming the node), Unsupported for string tensors."""
+        """Runs once. input_feed: {name: value} for every input: a numpy array for a tensor
+        (C-contiguous arrays are passed without a copy), a list of arrays for a sequence,
+        None or a value for an optional. output_names: names to return, or None for all.
+        Returns a list of numpy arrays (lists for sequences, None for an empty optional).
+        Raises InvalidInput for a missing, unknown or mistyped input or one of the wrong shape
+        (naming the node), Unsupported for string tensors."""
         names = [a.name for a in self._inputs]
         unknown = set(input_feed) - set(names)
         missing = [n for n in names if n not in input_feed]
         if unknown or missing:
             raise InvalidInput('InvalidInput', '', '', f'inputs not in the model: '
                                f'{sorted(unknown)}; inputs not fed: {missing}')
-        keep, tensors = [], (Tensor * max(len(names), 1))()
-        for i, n in enumerate(names):
-            a = np.asarray(input_feed[n])  # (np.ascontiguousarray makes a scalar 1-d)
-            if not a.flags['C_CONTIGUOUS']:
-                a = a.copy(order='C')
-            if a.dtype not in _ONNX or a.ndim > 8:
-                raise Unsupported('Unsupported', '', '', f'input {n!r}: numpy {a.dtype} of '
-                                  f'rank {a.ndim} (numeric tensors of rank <= 8 only)')
-            keep.append(a)
-            t = tensors[i]
-            t.dtype, t.rank, t.nbytes = _ONNX[a.dtype], a.ndim, a.nbytes
-            for d, e in enumerate(a.shape):
-                t.dims[d] = e
-            t.data = a.ctypes.data
-        nout = len(self._outputs)
-        outs, st = (Tensor * max(nout, 1))(), Status()
-        kind = lib.om_session_run(self._sess, tensors, len(names), outs, nout, ctypes.byref(st))
+        keep, boxes, tensors = [], [], (Tensor * max(len(names), 1))()
+        try:
+            for i, a in enumerate(self._inputs):
+                self._fill(tensors[i], a.kind, input_feed[a.name], a.name, keep, boxes)
+            nout = len(self._outputs)
+            outs, st = (Tensor * max(nout, 1))(), Status()
+            kind = lib.om_session_run_values(self._sess, tensors, len(names), outs, nout,
+                                             ctypes.byref(st))
+        finally:
+            for b in boxes:
+                lib.om_value_free(ctypes.byref(b))
         try:
             check(kind, st)
-            result = [self._to_numpy(outs[i]) for i in range(nout)]
+            result = [self._from_value(outs[i]) for i in range(nout)]
         finally:
             for i in range(nout):
-                lib.om_tensor_free(ctypes.byref(outs[i]))
+                lib.om_value_free(ctypes.byref(outs[i]))
         if output_names is None:
             return result
         where = {a.name: i for i, a in enumerate(self._outputs)}
@@ -217,6 +218,57 @@ class InferenceSession:
         if bad:
             raise InvalidInput('InvalidInput', '', '', f'outputs not in the model: {bad}')
         return [result[where[n]] for n in output_names]
+
+    @staticmethod
+    def _tensor(t, value, name, keep):
+        """t = a borrowed view of value as a numeric tensor (kept alive in keep)."""
+        a = np.asarray(value)  # (np.ascontiguousarray makes a scalar 1-d)
+        if not a.flags['C_CONTIGUOUS']:
+            a = a.copy(order='C')
+        if a.dtype not in _ONNX or a.ndim > 8:
+            raise Unsupported('Unsupported', '', '', f'input {name!r}: numpy {a.dtype} of '
+                              f'rank {a.ndim} (numeric tensors of rank <= 8 only)')
+        keep.append(a)
+        t.dtype, t.rank, t.nbytes = _ONNX[a.dtype], a.ndim, a.nbytes
+        for d, e in enumerate(a.shape):
+            t.dims[d] = e
+        t.data = a.ctypes.data
+
+    def _fill(self, t, kind, value, name, keep, boxes):
+        """t = the input value: a tensor, or a sequence/optional box the run borrows (its
+        items copied in by om_box_insert; freed after the run)."""
+        if kind == 0 or kind == -1:
+            return self._tensor(t, value, name, keep)
+        st = Status()
+        box = Tensor()
+        check(lib.om_box_new(kind, 0, ctypes.byref(box), ctypes.byref(st)), st)
+        boxes.append(box)
+        if kind == OPTIONAL:
+            items = [] if value is None else [value]
+        elif isinstance(value, (list, tuple)):
+            items = list(value)
+        else:
+            raise InvalidInput('InvalidInput', '', '', f'input {name!r} is a sequence: '
+                               'give a list of arrays')
+        seq = ctypes.cast(box.data, ctypes.POINTER(Seq))
+        for k, item in enumerate(items):
+            it = Tensor()
+            if kind == OPTIONAL and isinstance(item, (list, tuple)):
+                self._fill(it, SEQUENCE, item, name, keep, boxes)
+            else:
+                self._tensor(it, item, name, keep)
+            check(lib.om_box_insert(seq, k, ctypes.byref(it), ctypes.byref(st)), st)
+        t.dtype, t.rank, t.nbytes, t.data = box.dtype, 0, 0, box.data
+
+    @classmethod
+    def _from_value(cls, t):
+        if t.dtype not in (SEQUENCE, OPTIONAL):
+            return cls._to_numpy(t)
+        seq = ctypes.cast(t.data, ctypes.POINTER(Seq)).contents
+        items = [cls._from_value(seq.items[k]) for k in range(seq.n)]
+        if t.dtype == SEQUENCE:
+            return items
+        return items[0] if items else None
 
     @staticmethod
     def _to_numpy(t):

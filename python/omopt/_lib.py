@@ -28,8 +28,16 @@ class SessionOptions(ctypes.Structure):
                 ('max_memory', ctypes.c_size_t)]
 
 
+SEQUENCE, OPTIONAL = 0x10000, 0x10001
+
+
+class Seq(ctypes.Structure):
+    _fields_ = [('elem', ctypes.c_int32), ('n', ctypes.c_int64), ('cap', ctypes.c_int64),
+                ('items', ctypes.POINTER(Tensor))]
+
+
 class IoInfo(ctypes.Structure):
-    _fields_ = [('name', ctypes.c_char_p), ('tensor', ctypes.c_int32), ('elem', ctypes.c_int32),
+    _fields_ = [('name', ctypes.c_char_p), ('kind', ctypes.c_int32), ('elem', ctypes.c_int32),
                 ('rank', ctypes.c_int32), ('dims', ctypes.c_int64 * MAX_RANK),
                 ('dim_params', ctypes.c_char_p * MAX_RANK)]
 
@@ -114,6 +122,11 @@ _sigs = {
                                ctypes.c_int),
     'om_session_run': ([ctypes.c_void_p, _P(Tensor), ctypes.c_int, _P(Tensor), ctypes.c_int,
                         _P(Status)], ctypes.c_int),
+    'om_session_run_values': ([ctypes.c_void_p, _P(Tensor), ctypes.c_int, _P(Tensor),
+                               ctypes.c_int, _P(Status)], ctypes.c_int),
+    'om_box_new': ([ctypes.c_int32, ctypes.c_int32, _P(Tensor), _P(Status)], ctypes.c_int),
+    'om_box_insert': ([_P(Seq), ctypes.c_int64, _P(Tensor), _P(Status)], ctypes.c_int),
+    'om_value_free': ([_P(Tensor)], None),
     'om_session_free': ([ctypes.c_void_p], None),
     'om_tensor_free': ([_P(Tensor)], None),
 }

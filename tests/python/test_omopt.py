@@ -153,3 +153,33 @@ def test_torch_export(tmp_path):
     with torch.no_grad():
         want = net(torch.from_numpy(x)).numpy()
     assert np.allclose(got[0], want, rtol=1e-3, atol=1e-4)
+
+
+def test_sequences_and_optionals(tmp_path):
+    """Sequence inputs and outputs as lists, optionals as None or a value."""
+    onnx = pytest.importorskip('onnx')
+    h, T = onnx.helper, onnx.TensorProto
+    seq = h.make_sequence_type_proto(h.make_tensor_type_proto(T.FLOAT, None))
+    opt = h.make_optional_type_proto(h.make_tensor_type_proto(T.FLOAT, None))
+    g = h.make_graph(
+        [h.make_node('SequenceInsert', ['s', 'x'], ['s2']),
+         h.make_node('SequenceLength', ['s2'], ['n']),
+         h.make_node('OptionalHasElement', ['o'], ['has'])], 'g',
+        [h.make_value_info('s', seq), h.make_tensor_value_info('x', T.FLOAT, [2]),
+         h.make_value_info('o', opt)],
+        [h.make_value_info('s2', seq), h.make_tensor_value_info('n', T.INT64, []),
+         h.make_tensor_value_info('has', T.BOOL, [])])
+    m = h.make_model(g, opset_imports=[h.make_opsetid('', 18)])
+    s = omopt.InferenceSession(m.SerializeToString(), optimize=False)
+    assert [a.type for a in s.get_inputs()] == ['seq(tensor(float))', 'tensor(float)',
+                                                'optional(tensor(float))']
+    a, b, x = (np.arange(3, dtype=np.float32), np.ones((2, 2), np.float32),
+               np.array([5, 6], np.float32))
+    s2, n, has = s.run(None, {'s': [a, b], 'x': x, 'o': None})
+    assert isinstance(s2, list) and len(s2) == 3 and n == 3 and not has
+    for got, want in zip(s2, [a, b, x]):
+        assert got.dtype == want.dtype and np.array_equal(got, want)
+    _, n, has = s.run(None, {'s': [], 'x': x, 'o': a})
+    assert n == 1 and has
+    with pytest.raises(omopt.InvalidInput):
+        s.run(None, {'s': a, 'x': x, 'o': None})   # an array where a list belongs
