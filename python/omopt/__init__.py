@@ -66,6 +66,12 @@ class _Model:
             with open(path, 'rb') as f:
                 return f.read()
 
+    def saved_size(self):
+        """The bytes a save would write with every weight inline (no file written)."""
+        st, n = Status(), ctypes.c_size_t()
+        check(lib.om_model_saved_size(self.ptr, ctypes.byref(n), ctypes.byref(st)), st)
+        return n.value
+
     def save(self, path):
         st = Status()
         check(lib.om_model_save(self.ptr, os.fsencode(path), None, ctypes.byref(st)), st)
@@ -99,13 +105,14 @@ def simplify(model, *, skip=(), fold_max_bytes=None, fold_qdq=False, verify=Fals
     Raises InvalidModel, Unsupported, IoError, NoMemory (OmoptError)."""
     m = _Model(model)
     opts, keep = _options(skip, fold_max_bytes, fold_qdq, verify)
-    original = m.save_bytes() if fold_max_bytes is None and not fold_qdq else None
+    size_rule = fold_max_bytes is None and not fold_qdq
+    size0 = m.saved_size() if size_rule else 0
     st = Status()
     check(lib.om_simplify(m.ptr, ctypes.byref(opts), ctypes.byref(st)), st)
     del keep
+    if size_rule and m.saved_size() > size0:
+        m = _Model(model)  # as the CLI: the original, unchanged, when the result is larger
     data = m.save_bytes()
-    if original is not None and len(data) > len(original):
-        data = original  # as the CLI: never larger than the original
     if output is not None:
         tmp = os.fspath(output) + '.omopt-tmp'
         with open(tmp, 'wb') as f:

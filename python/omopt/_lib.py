@@ -110,6 +110,7 @@ _sigs = {
     'om_model_save': ([ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p, _P(Status)],
                       ctypes.c_int),
     'om_model_free': ([ctypes.c_void_p], None),
+    'om_model_saved_size': ([ctypes.c_void_p, _P(ctypes.c_size_t), _P(Status)], ctypes.c_int),
     'om_simplify': ([ctypes.c_void_p, _P(SimplifyOptions), _P(Status)], ctypes.c_int),
     'om_optimize': ([ctypes.c_void_p, _P(SimplifyOptions), _P(Status)], ctypes.c_int),
     'om_session_create': ([ctypes.c_void_p, _P(SessionOptions), _P(ctypes.c_void_p),
