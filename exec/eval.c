@@ -13,13 +13,11 @@ static const om_op *row_for(const om_node *n, int64_t opset, om_status *st)
 	return op;
 }
 
-/* om_infer_node with the row given */
+/* om_infer_node with the row given, the node already checked against it */
 static om_kind infer_row(const om_op *op, const om_node *n, int64_t opset,
 			 const om_tensor *const *in, om_tensor *out, om_status *st)
 {
-	om_kind rc = om_node_check_in(op, n, opset, in, st);
-	if (rc)
-		return rc;
+	om_kind rc;
 	if (!op->infer)
 		return om_error(st, OM_ERR_UNSUPPORTED, n, "no shape inference for %s", n->op);
 	om_tensor *outp[64];
@@ -50,7 +48,10 @@ om_kind om_infer_node(const om_node *n, int64_t opset, const om_tensor *const *i
 		      om_status *st)
 {
 	const om_op *op = row_for(n, opset, st);
-	return op ? infer_row(op, n, opset, in, out, st) : OM_ERR_UNSUPPORTED;
+	if (!op)
+		return OM_ERR_UNSUPPORTED;
+	om_kind rc = om_node_check_in(op, n, opset, in, st);
+	return rc ? rc : infer_row(op, n, opset, in, out, st);
 }
 
 om_kind om_eval_node(const om_node *n, int64_t opset, const om_tensor *const *in, om_tensor *out,
