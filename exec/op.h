@@ -52,8 +52,31 @@ enum om_op_flags {
 	OM_OP_COMMUTATIVE = 1u << 9,    /* the inputs may be given in any order */
 	OM_OP_SAME_SHAPE_COPY = 1u << 10, /* out[0] holds in[0]'s values whenever it has in[0]'s
 					     type and shape (Reshape, Expand, Tile, Cast...) */
-	OM_OP_LAYOUT = 1u << 11         /* reads a channels-first layout (N, C, spatial...) */
+	OM_OP_LAYOUT = 1u << 11,        /* reads a channels-first layout (N, C, spatial...) */
+	OM_OP_PASSTHROUGH = 1u << 12    /* out[0] is in[0] (type, shape and values), always */
 };
+
+/* Which op a row is, for the passes that match patterns of ops (a fusion looks for a Conv whose
+ * output feeds a Relu). Only the ops a pass names have a code; every other row has OM_OPC_NONE.
+ * A code names one op of one domain: a node has it when its row (at the model's opset for the
+ * node's domain) has it, so a pass never compares op-type or domain strings. */
+enum om_opcode {
+	OM_OPC_NONE = 0,
+	/* ai.onnx */
+	OM_OPC_ADD, OM_OPC_SUB, OM_OPC_MUL, OM_OPC_DIV, OM_OPC_POW, OM_OPC_SQRT, OM_OPC_RECIPROCAL,
+	OM_OPC_ERF, OM_OPC_TANH, OM_OPC_SIGMOID, OM_OPC_RELU, OM_OPC_LEAKY_RELU,
+	OM_OPC_HARD_SIGMOID, OM_OPC_CLIP, OM_OPC_GELU, OM_OPC_REDUCE_MEAN, OM_OPC_MATMUL,
+	OM_OPC_GEMM, OM_OPC_CONV, OM_OPC_BATCH_NORM, OM_OPC_LAYER_NORM, OM_OPC_TRANSPOSE,
+	OM_OPC_RESHAPE, OM_OPC_SQUEEZE, OM_OPC_UNSQUEEZE, OM_OPC_SLICE, OM_OPC_EXPAND,
+	OM_OPC_DROPOUT, OM_OPC_CAST, OM_OPC_IF, OM_OPC_CONSTANT,
+	/* com.microsoft */
+	OM_OPC_MS_GELU, OM_OPC_MS_FAST_GELU, OM_OPC_MS_BIAS_GELU, OM_OPC_MS_QUICK_GELU,
+	OM_OPC_MS_FUSED_CONV, OM_OPC_MS_FUSED_MATMUL, OM_OPC_MS_SKIP_LAYER_NORM,
+	OM_OPC_COUNT
+};
+_Static_assert(OM_OPC_COUNT <= 64, "a set of opcodes is a uint64_t");
+/* A set of opcodes (om_rewrite_each's filter). */
+#define OM_OPC_BIT(code) (UINT64_C(1) << (code))
 
 struct om_session;
 
@@ -101,6 +124,7 @@ typedef struct om_op {
 	om_kernel_fn kernel;
 	uint32_t flags;
 	const om_sig *sig;   /* inputs, outputs and attributes a node may have (above) */
+	int32_t code;        /* enum om_opcode: OM_OPC_NONE unless a pass matches this op */
 } om_op;
 
 /* Each kernel file defines one table: `const om_op_table om_ops_<group> = OM_TABLE(rows);` */
@@ -115,6 +139,8 @@ typedef struct om_op_table {
 const om_op *om_op_find(const char *domain, const char *name, int64_t opset);
 /** The row that runs node n of model m (the model's opset for n's domain); NULL when none. */
 const om_op *om_node_op(const om_model *m, const om_node *n);
+/** The code of n's row (enum om_opcode); OM_OPC_NONE when n has no row or its row no code. */
+enum om_opcode om_node_code(const om_model *m, const om_node *n);
 /** True when n has a row and that row has every flag of `flags`. */
 bool om_node_has(const om_model *m, const om_node *n, uint32_t flags);
 /** InvalidModel naming n unless n's inputs, outputs and attributes fit op's signature at

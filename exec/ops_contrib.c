@@ -4,9 +4,9 @@
  * om_det_sigmoidf and one product: with alpha 1, the bits of Sigmoid then Mul); BiasGelu
  * (Gelu(A + B), B 1-D over the last axis) runs the Gelu math with the sum in the same loop;
  * SkipLayerNormalization (the sum of input, skip and bias, then LayerNormalization of the last
- * axis: ops_norm.c, one pass per row); LayerNormalization of the ONNX domain before opset 17 (ONNX Runtime registers its
- * original contrib LayerNormalization there from version 1: axis, epsilon, Scale and B of the
- * normalized shape) runs the opset-17 kernel. om_optimize writes them (passes/fuse_gelu.c,
+ * axis: ops_norm.c, one pass per row); LayerNormalization of the ONNX domain before opset 17
+ * (ONNX Runtime registers its original contrib LayerNormalization there from version 1: axis,
+ * epsilon, Scale and B of the normalized shape) runs the opset-17 kernel. om_optimize writes them (passes/fuse_gelu.c,
  * passes/fuse_layernorm.c); FusedConv is in ops_conv.c. */
 #include <string.h>
 
@@ -120,15 +120,18 @@ static const om_sig sig_LayerNormalization_1 = {1, 2, 3, 1, 3, 0x4, 0x6, attrs_L
 /* ---- end of signatures ---- */
 
 static const om_op rows[] = {
-	{"Gelu", "com.microsoft", 1, om_ew_infer_Gelu, om_ew_kernel_Gelu, EI, &sig_ms_Gelu_1},
-	{"FastGelu", "com.microsoft", 1, fast_gelu_infer, fast_gelu_kernel, EI, &sig_ms_FastGelu_1},
-	{"BiasGelu", "com.microsoft", 1, bias_gelu_infer, bias_gelu_kernel, EI, &sig_ms_BiasGelu_1},
+	{"Gelu", "com.microsoft", 1, om_ew_infer_Gelu, om_ew_kernel_Gelu, EI, &sig_ms_Gelu_1,
+	 OM_OPC_MS_GELU},
+	{"FastGelu", "com.microsoft", 1, fast_gelu_infer, fast_gelu_kernel, EI, &sig_ms_FastGelu_1,
+	 OM_OPC_MS_FAST_GELU},
+	{"BiasGelu", "com.microsoft", 1, bias_gelu_infer, bias_gelu_kernel, EI, &sig_ms_BiasGelu_1,
+	 OM_OPC_MS_BIAS_GELU},
 	{"QuickGelu", "com.microsoft", 1, quick_gelu_infer, quick_gelu_kernel, EI,
-	 &sig_ms_QuickGelu_1},
+	 &sig_ms_QuickGelu_1, OM_OPC_MS_QUICK_GELU},
 	{"SkipLayerNormalization", "com.microsoft", 1, om_skip_ln_infer, om_skip_ln_kernel,
-	 OM_OP_EXACT, &sig_ms_SkipLayerNormalization_1},
+	 OM_OP_EXACT, &sig_ms_SkipLayerNormalization_1, OM_OPC_MS_SKIP_LAYER_NORM},
 	{"LayerNormalization", "", 1, om_ln_infer, om_ln_kernel, OM_OP_EXACT,
-	 &sig_LayerNormalization_1},
+	 &sig_LayerNormalization_1, OM_OPC_LAYER_NORM},
 };
 
 const om_op_table om_ops_contrib = OM_TABLE(rows);

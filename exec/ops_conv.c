@@ -595,15 +595,16 @@ static const om_sig sig_QLinearConv_10 = {10, 8, 9, 1, 1, 0x100, 0x0, attrs_QLin
 /* ---- end of signatures ---- */
 
 static const om_op rows[] = {
-	{"Conv", "", 1, conv_infer, conv_kernel, OM_OP_EXACT | OM_OP_LAYOUT, &sig_Conv_1},
+	{"Conv", "", 1, conv_infer, conv_kernel, OM_OP_EXACT | OM_OP_LAYOUT, &sig_Conv_1,
+	 OM_OPC_CONV},
 	{"FusedConv", "com.microsoft", 1, fused_infer, conv_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
-	 &sig_ms_FusedConv_1},
+	 &sig_ms_FusedConv_1, OM_OPC_MS_FUSED_CONV},
 	{"ConvTranspose", "", 1, convt_infer, convt_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
-	 &sig_ConvTranspose_1},
+	 &sig_ConvTranspose_1, OM_OPC_NONE},
 	{"ConvInteger", "", 10, conv_infer, convint_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
-	 &sig_ConvInteger_10},
+	 &sig_ConvInteger_10, OM_OPC_NONE},
 	{"QLinearConv", "", 10, conv_infer, qlinearconv_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
-	 &sig_QLinearConv_10},
+	 &sig_QLinearConv_10, OM_OPC_NONE},
 };
 
 const om_op_table om_ops_conv = OM_TABLE(rows);

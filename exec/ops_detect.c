@@ -331,8 +331,9 @@ static const om_sig sig_RoiAlign_10 = {10, 3, 3, 1, 1, 0x0, 0x0, attrs_RoiAlign_
 
 static const om_op rows[] = {
 	{"NonMaxSuppression", "", 10, nms_infer, nms_kernel, OM_OP_EXACT | OM_OP_DATA_DEPENDENT,
-	 &sig_NonMaxSuppression_10},
-	{"RoiAlign", "", 10, roi_infer, roi_kernel, OM_OP_EXACT | OM_OP_LAYOUT, &sig_RoiAlign_10},
+	 &sig_NonMaxSuppression_10, OM_OPC_NONE},
+	{"RoiAlign", "", 10, roi_infer, roi_kernel, OM_OP_EXACT | OM_OP_LAYOUT, &sig_RoiAlign_10,
+	 OM_OPC_NONE},
 };
 
 const om_op_table om_ops_detect = OM_TABLE(rows);

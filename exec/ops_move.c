@@ -498,19 +498,23 @@ static const om_sig sig_Trilu_14 = {14, 1, 2, 1, 1, 0x2, 0x0, attrs_Trilu_14, NU
 /* ---- end of signatures ---- */
 
 static const om_op rows[] = {
-	{"Transpose", "", 1, transpose_infer, transpose_kernel, COPY, &sig_Transpose_1},
-	{"Concat", "", 1, concat_infer, concat_kernel, COPY | OM_OP_SAME_SHAPE_COPY, &sig_Concat_1},
-	{"Split", "", 1, split_infer, split_kernel, COPY, &sig_Split_1},
-	{"Split", "", 13, split_infer, split_kernel, COPY, &sig_Split_13},
-	{"Split", "", 18, split_infer, split_kernel, COPY, &sig_Split_18},
-	{"Slice", "", 1, om_slice_infer, slice_kernel, COPY, &sig_Slice_1},
-	{"Slice", "", 10, om_slice_infer, slice_kernel, COPY, &sig_Slice_10},
-	{"Expand", "", 8, expand_infer, expand_kernel, COPY | OM_OP_SAME_SHAPE_COPY, &sig_Expand_8},
-	{"Tile", "", 6, tile_infer, tile_kernel, COPY | OM_OP_SAME_SHAPE_COPY, &sig_Tile_6},
-	{"Pad", "", 1, om_pad_infer, pad_kernel, COPY, &sig_Pad_1},
-	{"Pad", "", 11, om_pad_infer, pad_kernel, COPY, &sig_Pad_11},
-	{"Pad", "", 18, om_pad_infer, pad_kernel, COPY, &sig_Pad_18},
-	{"Trilu", "", 14, trilu_infer, trilu_kernel, COPY, &sig_Trilu_14},
+	{"Transpose", "", 1, transpose_infer, transpose_kernel, COPY, &sig_Transpose_1,
+	 OM_OPC_TRANSPOSE},
+	{"Concat", "", 1, concat_infer, concat_kernel, COPY | OM_OP_SAME_SHAPE_COPY, &sig_Concat_1,
+	 OM_OPC_NONE},
+	{"Split", "", 1, split_infer, split_kernel, COPY, &sig_Split_1, OM_OPC_NONE},
+	{"Split", "", 13, split_infer, split_kernel, COPY, &sig_Split_13, OM_OPC_NONE},
+	{"Split", "", 18, split_infer, split_kernel, COPY, &sig_Split_18, OM_OPC_NONE},
+	{"Slice", "", 1, om_slice_infer, slice_kernel, COPY, &sig_Slice_1, OM_OPC_SLICE},
+	{"Slice", "", 10, om_slice_infer, slice_kernel, COPY, &sig_Slice_10, OM_OPC_SLICE},
+	{"Expand", "", 8, expand_infer, expand_kernel, COPY | OM_OP_SAME_SHAPE_COPY, &sig_Expand_8,
+	 OM_OPC_EXPAND},
+	{"Tile", "", 6, tile_infer, tile_kernel, COPY | OM_OP_SAME_SHAPE_COPY, &sig_Tile_6,
+	 OM_OPC_NONE},
+	{"Pad", "", 1, om_pad_infer, pad_kernel, COPY, &sig_Pad_1, OM_OPC_NONE},
+	{"Pad", "", 11, om_pad_infer, pad_kernel, COPY, &sig_Pad_11, OM_OPC_NONE},
+	{"Pad", "", 18, om_pad_infer, pad_kernel, COPY, &sig_Pad_18, OM_OPC_NONE},
+	{"Trilu", "", 14, trilu_infer, trilu_kernel, COPY, &sig_Trilu_14, OM_OPC_NONE},
 };
 
 const om_op_table om_ops_move = OM_TABLE(rows);

@@ -85,9 +85,11 @@ static const om_sig sig_OptionalGetElement_15 = {15, 1, 1, 1, 1, 0x0, 0x0, NULL,
 /* ---- end of signatures ---- */
 
 static const om_op rows[] = {
-	{"Optional", "", 15, opt_infer, optional_kernel, ROW, &sig_Optional_15},
-	{"OptionalHasElement", "", 15, opt_infer, has_kernel, ROW, &sig_OptionalHasElement_15},
-	{"OptionalGetElement", "", 15, opt_infer, get_kernel, ROW, &sig_OptionalGetElement_15},
+	{"Optional", "", 15, opt_infer, optional_kernel, ROW, &sig_Optional_15, OM_OPC_NONE},
+	{"OptionalHasElement", "", 15, opt_infer, has_kernel, ROW, &sig_OptionalHasElement_15,
+	 OM_OPC_NONE},
+	{"OptionalGetElement", "", 15, opt_infer, get_kernel, ROW, &sig_OptionalGetElement_15,
+	 OM_OPC_NONE},
 };
 
 const om_op_table om_ops_optional = OM_TABLE(rows);

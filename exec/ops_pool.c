@@ -634,18 +634,20 @@ static const om_sig sig_MaxUnpool_9 = {9, 2, 3, 1, 1, 0x4, 0x0, attrs_MaxUnpool_
 /* ---- end of signatures ---- */
 
 static const om_op rows[] = {
-	{"MaxPool", "", 1, pool_infer, pool_kernel, OM_OP_EXACT | OM_OP_LAYOUT, &sig_MaxPool_1},
+	{"MaxPool", "", 1, pool_infer, pool_kernel, OM_OP_EXACT | OM_OP_LAYOUT, &sig_MaxPool_1,
+	 OM_OPC_NONE},
 	{"AveragePool", "", 1, pool_infer, pool_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
-	 &sig_AveragePool_1},
-	{"LpPool", "", 1, pool_infer, pool_kernel, OM_OP_EXACT | OM_OP_LAYOUT, &sig_LpPool_1},
+	 &sig_AveragePool_1, OM_OPC_NONE},
+	{"LpPool", "", 1, pool_infer, pool_kernel, OM_OP_EXACT | OM_OP_LAYOUT, &sig_LpPool_1,
+	 OM_OPC_NONE},
 	{"GlobalMaxPool", "", 1, global_infer, global_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
-	 &sig_GlobalMaxPool_1},
+	 &sig_GlobalMaxPool_1, OM_OPC_NONE},
 	{"GlobalAveragePool", "", 1, global_infer, global_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
-	 &sig_GlobalAveragePool_1},
+	 &sig_GlobalAveragePool_1, OM_OPC_NONE},
 	{"GlobalLpPool", "", 1, global_infer, global_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
-	 &sig_GlobalLpPool_1},
+	 &sig_GlobalLpPool_1, OM_OPC_NONE},
 	{"MaxUnpool", "", 9, unpool_infer, unpool_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
-	 &sig_MaxUnpool_9},
+	 &sig_MaxUnpool_9, OM_OPC_NONE},
 };
 
 const om_op_table om_ops_pool = OM_TABLE(rows);

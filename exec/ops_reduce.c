@@ -463,9 +463,9 @@ static om_kind cum_kernel(om_ctx *c)
 	return OM_OK;
 }
 
-#define RED_ROWS(NAME, SINCE2)                                                              \
-	{#NAME, "", 1, red_infer, red_kernel, OM_OP_EXACT, &sig_##NAME##_1},                \
-	{#NAME, "", SINCE2, red_infer, red_kernel, OM_OP_EXACT, &sig_##NAME##_##SINCE2}
+#define RED_ROWS(NAME, SINCE2, CODE)                                                        \
+	{#NAME, "", 1, red_infer, red_kernel, OM_OP_EXACT, &sig_##NAME##_1, CODE},          \
+	{#NAME, "", SINCE2, red_infer, red_kernel, OM_OP_EXACT, &sig_##NAME##_##SINCE2, CODE}
 
 /* ---- signatures (scripts/gen_signatures.py; ONNX docs/Changelog.md) ---- */
 
@@ -581,15 +581,15 @@ static const om_sig sig_CumProd_26 = {26, 2, 2, 1, 1, 0x0, 0x0, attrs_CumProd_26
 /* ---- end of signatures ---- */
 
 static const om_op rows[] = {
-	RED_ROWS(ReduceSum, 13),        RED_ROWS(ReduceMean, 18),
-	RED_ROWS(ReduceMax, 18),        RED_ROWS(ReduceMin, 18),
-	RED_ROWS(ReduceProd, 18),       RED_ROWS(ReduceL1, 18),
-	RED_ROWS(ReduceL2, 18),         RED_ROWS(ReduceLogSum, 18),
-	RED_ROWS(ReduceLogSumExp, 18),  RED_ROWS(ReduceSumSquare, 18),
-	{"ArgMax", "", 1, arg_infer, arg_kernel, OM_OP_EXACT, &sig_ArgMax_1},
-	{"ArgMin", "", 1, arg_infer, arg_kernel, OM_OP_EXACT, &sig_ArgMin_1},
-	{"CumSum", "", 11, cum_infer, cum_kernel, OM_OP_EXACT, &sig_CumSum_11},
-	{"CumProd", "", 26, cum_infer, cum_kernel, OM_OP_EXACT, &sig_CumProd_26},
+	RED_ROWS(ReduceSum, 13, OM_OPC_NONE),        RED_ROWS(ReduceMean, 18, OM_OPC_REDUCE_MEAN),
+	RED_ROWS(ReduceMax, 18, OM_OPC_NONE),        RED_ROWS(ReduceMin, 18, OM_OPC_NONE),
+	RED_ROWS(ReduceProd, 18, OM_OPC_NONE),       RED_ROWS(ReduceL1, 18, OM_OPC_NONE),
+	RED_ROWS(ReduceL2, 18, OM_OPC_NONE),         RED_ROWS(ReduceLogSum, 18, OM_OPC_NONE),
+	RED_ROWS(ReduceLogSumExp, 18, OM_OPC_NONE),  RED_ROWS(ReduceSumSquare, 18, OM_OPC_NONE),
+	{"ArgMax", "", 1, arg_infer, arg_kernel, OM_OP_EXACT, &sig_ArgMax_1, OM_OPC_NONE},
+	{"ArgMin", "", 1, arg_infer, arg_kernel, OM_OP_EXACT, &sig_ArgMin_1, OM_OPC_NONE},
+	{"CumSum", "", 11, cum_infer, cum_kernel, OM_OP_EXACT, &sig_CumSum_11, OM_OPC_NONE},
+	{"CumProd", "", 26, cum_infer, cum_kernel, OM_OP_EXACT, &sig_CumProd_26, OM_OPC_NONE},
 };
 
 const om_op_table om_ops_reduce = OM_TABLE(rows);

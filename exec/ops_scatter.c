@@ -108,8 +108,9 @@ static const om_sig sig_ScatterElements_11 = {11, 3, 3, 1, 1, 0x0, 0x0, attrs_Sc
 /* ---- end of signatures ---- */
 
 static const om_op rows[] = {
-	{"Scatter", "", 9, se_infer, se_kernel, OM_OP_EXACT, &sig_Scatter_9},
-	{"ScatterElements", "", 11, se_infer, se_kernel, OM_OP_EXACT, &sig_ScatterElements_11},
+	{"Scatter", "", 9, se_infer, se_kernel, OM_OP_EXACT, &sig_Scatter_9, OM_OPC_NONE},
+	{"ScatterElements", "", 11, se_infer, se_kernel, OM_OP_EXACT, &sig_ScatterElements_11,
+	 OM_OPC_NONE},
 };
 
 const om_op_table om_ops_scatter = OM_TABLE(rows);

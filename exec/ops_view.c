@@ -378,18 +378,22 @@ static const om_sig sig_Dropout_1 = {1, 1, 1, 1, 2, 0x0, 0x2, attrs_Dropout_1, &
 /* ---- end of signatures ---- */
 
 static const om_op rows[] = {
-	{"Shape", "", 1, shape_infer, shape_kernel, OM_OP_EXACT | OM_OP_SHAPE_OF, &sig_Shape_1},
-	{"Size", "", 1, size_infer, size_kernel, OM_OP_EXACT | OM_OP_SHAPE_OF, &sig_Size_1},
-	{"Squeeze", "", 1, squeeze_attr, NULL, VIEW, &sig_Squeeze_1},
-	{"Squeeze", "", 13, squeeze_input, NULL, VIEW, &sig_Squeeze_13},
-	{"Unsqueeze", "", 1, unsqueeze_attr, NULL, VIEW, &sig_Unsqueeze_1},
-	{"Unsqueeze", "", 13, unsqueeze_input, NULL, VIEW, &sig_Unsqueeze_13},
-	{"Flatten", "", 1, flatten_infer, NULL, VIEW, &sig_Flatten_1},
-	{"Reshape", "", 1, reshape_attr, NULL, VIEW, &sig_Reshape_1},
-	{"Reshape", "", 5, reshape_input, NULL, VIEW, &sig_Reshape_5},
-	{"Identity", "", 1, identity_infer, NULL, VIEW, &sig_Identity_1},
+	{"Shape", "", 1, shape_infer, shape_kernel, OM_OP_EXACT | OM_OP_SHAPE_OF, &sig_Shape_1,
+	 OM_OPC_NONE},
+	{"Size", "", 1, size_infer, size_kernel, OM_OP_EXACT | OM_OP_SHAPE_OF, &sig_Size_1,
+	 OM_OPC_NONE},
+	{"Squeeze", "", 1, squeeze_attr, NULL, VIEW, &sig_Squeeze_1, OM_OPC_SQUEEZE},
+	{"Squeeze", "", 13, squeeze_input, NULL, VIEW, &sig_Squeeze_13, OM_OPC_SQUEEZE},
+	{"Unsqueeze", "", 1, unsqueeze_attr, NULL, VIEW, &sig_Unsqueeze_1, OM_OPC_UNSQUEEZE},
+	{"Unsqueeze", "", 13, unsqueeze_input, NULL, VIEW, &sig_Unsqueeze_13, OM_OPC_UNSQUEEZE},
+	{"Flatten", "", 1, flatten_infer, NULL, VIEW, &sig_Flatten_1, OM_OPC_NONE},
+	{"Reshape", "", 1, reshape_attr, NULL, VIEW, &sig_Reshape_1, OM_OPC_RESHAPE},
+	{"Reshape", "", 5, reshape_input, NULL, VIEW, &sig_Reshape_5, OM_OPC_RESHAPE},
+	{"Identity", "", 1, identity_infer, NULL, VIEW | OM_OP_PASSTHROUGH, &sig_Identity_1,
+	 OM_OPC_NONE},
 	/* a view in inference; in training mode its output is not its input */
-	{"Dropout", "", 1, dropout_infer, dropout_kernel, OM_OP_VIEW | OM_OP_EXACT, &sig_Dropout_1},
+	{"Dropout", "", 1, dropout_infer, dropout_kernel, OM_OP_VIEW | OM_OP_EXACT, &sig_Dropout_1,
+	 OM_OPC_DROPOUT},
 };
 
 const om_op_table om_ops_view = OM_TABLE(rows);

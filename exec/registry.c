@@ -70,6 +70,12 @@ const om_op *om_node_op(const om_model *m, const om_node *n)
 	return om_op_find(n->domain, n->op, om_model_opset(m, n->domain));
 }
 
+enum om_opcode om_node_code(const om_model *m, const om_node *n)
+{
+	const om_op *op = om_node_op(m, n);
+	return op ? (enum om_opcode)op->code : OM_OPC_NONE;
+}
+
 bool om_node_has(const om_model *m, const om_node *n, uint32_t flags)
 {
 	const om_op *op = om_node_op(m, n);

@@ -26,24 +26,26 @@ typedef struct act_info {
 /* The activation of node a with its parameters; false when a is none FusedConv takes. */
 static bool activation(const om_graph *g, const om_node *a, act_info *ai)
 {
-	static const char *const plain[] = {"Relu", "Tanh", "Sigmoid"};
-	if (!om_node_default_domain(a) || a->nin < 1 || a->nout != 1 || !a->out[0] || !a->in[0])
+	if (a->nin < 1 || a->nout != 1 || !a->out[0] || !a->in[0])
 		return false;
 	*ai = (act_info){a->op, 0, {0, 0}};
-	for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++)
-		if (!strcmp(a->op, plain[i]))
-			return a->nin == 1;
-	if (!strcmp(a->op, "LeakyRelu")) {
+	switch (om_node_code(g->model, a)) {
+	case OM_OPC_RELU:
+	case OM_OPC_TANH:
+	case OM_OPC_SIGMOID:
+		return a->nin == 1;
+	case OM_OPC_LEAKY_RELU:
 		*ai = (act_info){a->op, 1, {om_attr_float(a, "alpha", 0.01f), 0}};
 		return a->nin == 1;
-	}
-	if (!strcmp(a->op, "HardSigmoid")) {
+	case OM_OPC_HARD_SIGMOID:
 		*ai = (act_info){a->op, 2, {om_attr_float(a, "alpha", 0.2f),
 					    om_attr_float(a, "beta", 0.5f)}};
 		return a->nin == 1;
-	}
-	if (strcmp(a->op, "Clip"))
+	case OM_OPC_CLIP:
+		break;
+	default:
 		return false;
+	}
 	*ai = (act_info){a->op, 2, {-FLT_MAX, FLT_MAX}};
 	if (om_model_opset(g->model, "") < 11) {
 		ai->params[0] = om_attr_float(a, "min", -FLT_MAX);
@@ -64,7 +66,7 @@ static bool activation(const om_graph *g, const om_node *a, act_info *ai)
 /* The Conv producing x, float, with x private to the chain */
 static om_node *conv_of(om_pass_ctx *c, const om_graph *g, om_value *x)
 {
-	om_node *cv = om_opt_producer(g, x, "Conv");
+	om_node *cv = om_opt_producer(g, x, OM_OPC_CONV);
 	const om_type *t = om_opt_type(c, g, x);
 	if (!cv || cv->nin < 2 || cv->nin > 3 || cv->nout != 1 || !cv->in[0] || !cv->in[1] ||
 	    !t || t->elem != OM_FLOAT || !om_opt_private(c, g, x, 1))
@@ -131,7 +133,7 @@ static om_kind fuse_act(om_pass_ctx *c, om_graph *g, om_node *a, bool *done)
 	om_node *cv = conv_of(c, g, a->in[0]), *add = NULL;
 	om_value *z = NULL;
 	if (!cv) {
-		add = om_opt_producer(g, a->in[0], "Add");
+		add = om_opt_producer(g, a->in[0], OM_OPC_ADD);
 		if (!add || add->nin != 2 || !om_opt_private(c, g, a->in[0], 1))
 			return OM_OK;
 		for (int k = 0; k < 2 && !cv; k++)
@@ -171,8 +173,8 @@ om_kind om_pass_fuse_conv_act(om_pass_ctx *c, om_graph *g, int *changes)
 	if (!om_opt_runnable(c->m, OM_MS_DOMAIN, "FusedConv"))
 		return OM_OK;
 	/* activations first, so that an Add followed by one joins the activation's fusion */
-	om_kind rc = om_rewrite_each(c, g, NULL, fuse_act, changes);
+	om_kind rc = om_rewrite_each(c, g, 0, fuse_act, changes);
 	if (!rc)
-		rc = om_rewrite_each(c, g, (const char *const[]){"Add", NULL}, fuse_add, changes);
+		rc = om_rewrite_each(c, g, OM_OPC_BIT(OM_OPC_ADD), fuse_add, changes);
 	return rc;
 }

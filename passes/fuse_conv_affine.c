@@ -38,7 +38,8 @@ static bool channel_operand(const om_tensor *k, int32_t r, int64_t m, bool *per_
 static om_kind fuse(om_pass_ctx *c, om_graph *g, om_node *n, bool *done)
 {
 	*done = false;
-	bool mul = !strcmp(n->op, "Mul"), div = !strcmp(n->op, "Div"), sub = !strcmp(n->op, "Sub");
+	const enum om_opcode op = om_node_code(c->m, n);
+	const bool mul = op == OM_OPC_MUL, div = op == OM_OPC_DIV, sub = op == OM_OPC_SUB;
 	if (n->nin != 2 || n->nout != 1 || !n->out[0] || !n->in[0] || !n->in[1] ||
 	    om_value_used_by_subgraph(c, g, n->out[0]))
 		return OM_OK;
@@ -88,6 +89,7 @@ static om_kind fuse(om_pass_ctx *c, om_graph *g, om_node *n, bool *done)
 
 om_kind om_pass_fuse_conv_affine(om_pass_ctx *c, om_graph *g, int *changes)
 {
-	return om_rewrite_each(c, g, (const char *const[]){"Mul", "Div", "Add", "Sub", NULL}, fuse,
-			       changes);
+	const uint64_t affine = OM_OPC_BIT(OM_OPC_MUL) | OM_OPC_BIT(OM_OPC_DIV) |
+				OM_OPC_BIT(OM_OPC_ADD) | OM_OPC_BIT(OM_OPC_SUB);
+	return om_rewrite_each(c, g, affine, fuse, changes);
 }

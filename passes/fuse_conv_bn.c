@@ -70,6 +70,6 @@ static om_kind fuse(om_pass_ctx *c, om_graph *g, om_node *bn, bool *done)
 
 om_kind om_pass_fuse_conv_bn(om_pass_ctx *c, om_graph *g, int *changes)
 {
-	return om_rewrite_each(c, g, (const char *const[]){"BatchNormalization", NULL}, fuse,
+	return om_rewrite_each(c, g, OM_OPC_BIT(OM_OPC_BATCH_NORM), fuse,
 			       changes);
 }

@@ -30,9 +30,9 @@ typedef struct gelu_match {
 
 static const double SQRT2 = 1.4142135623730951, SQRT_2_PI = 0.7978845608028654;
 
-/* The binary node `op` producing v, private with one use, and its operand that is not a
- * constant near `k` (NULL when neither is). */
-static om_value *with_const(om_pass_ctx *c, const om_graph *g, om_value *v, const char *op,
+/* The binary node of opcode `op` producing v, private with one use, and its operand that is
+ * not a constant near `k` (NULL when neither is). */
+static om_value *with_const(om_pass_ctx *c, const om_graph *g, om_value *v, enum om_opcode op,
 			    double k, gelu_match *gm)
 {
 	om_node *n = om_opt_producer(g, v, op);
@@ -50,15 +50,15 @@ static om_value *with_const(om_pass_ctx *c, const om_graph *g, om_value *v, cons
 static bool cube_of(om_pass_ctx *c, const om_graph *g, om_value *v, const om_value *x,
 		    gelu_match *gm)
 {
-	om_node *p = om_opt_producer(g, v, "Pow");
+	om_node *p = om_opt_producer(g, v, OM_OPC_POW);
 	if (p && om_opt_private(c, g, v, 1) && p->nin == 2 && p->in[0] == x &&
 	    om_opt_scalar_is(g, p->in[1], gm->rank, 3)) {
 		gm->dead[gm->ndead++] = p;
 		return true;
 	}
-	om_node *m = om_opt_producer(g, v, "Mul");
+	om_node *m = om_opt_producer(g, v, OM_OPC_MUL);
 	om_value *sq = m && om_opt_private(c, g, v, 1) ? om_opt_other(m, x) : NULL;
-	om_node *mm = om_opt_producer(g, sq, "Mul");
+	om_node *mm = om_opt_producer(g, sq, OM_OPC_MUL);
 	if (!mm || !om_opt_private(c, g, sq, 1) || mm->nin != 2 || mm->in[0] != x ||
 	    mm->in[1] != x)
 		return false;
@@ -72,21 +72,21 @@ static bool inner(om_pass_ctx *c, const om_graph *g, om_node *f, bool tanh_form,
 {
 	om_value *a = f->in[0];
 	if (!tanh_form) {
-		om_value *x = with_const(c, g, a, "Div", SQRT2, gm);
+		om_value *x = with_const(c, g, a, OM_OPC_DIV, SQRT2, gm);
 		if (x && gm->dead[gm->ndead - 1]->in[0] != x)
 			return false; /* Div(√2, x) */
-		gm->x = x ? x : with_const(c, g, a, "Mul", 1 / SQRT2, gm);
+		gm->x = x ? x : with_const(c, g, a, OM_OPC_MUL, 1 / SQRT2, gm);
 		return gm->x != NULL;
 	}
-	om_value *t2 = with_const(c, g, a, "Mul", SQRT_2_PI, gm);
-	om_node *add = om_opt_producer(g, t2, "Add");
+	om_value *t2 = with_const(c, g, a, OM_OPC_MUL, SQRT_2_PI, gm);
+	om_node *add = om_opt_producer(g, t2, OM_OPC_ADD);
 	if (!add || add->nin != 2 || !om_opt_private(c, g, t2, 1))
 		return false;
 	gm->dead[gm->ndead++] = add;
 	for (int i = 0; i < 2; i++) {
 		gelu_match save = *gm;
 		om_value *x = add->in[i];
-		om_value *cube = with_const(c, g, add->in[1 - i], "Mul", 0.044715, gm);
+		om_value *cube = with_const(c, g, add->in[1 - i], OM_OPC_MUL, 0.044715, gm);
 		if (x && cube && cube_of(c, g, cube, x, gm)) {
 			gm->x = x;
 			return true;
@@ -99,12 +99,12 @@ static bool inner(om_pass_ctx *c, const om_graph *g, om_node *f, bool tanh_form,
 /* y = 0.5 * x * p in one of its orders, from p's reader on */
 static bool tail(om_pass_ctx *c, const om_graph *g, om_value *p, gelu_match *gm)
 {
-	om_node *q = om_opt_consumer(c, g, p, "Mul");
+	om_node *q = om_opt_consumer(c, g, p, OM_OPC_MUL);
 	om_value *o = q && q->nout == 1 ? om_opt_other(q, p) : NULL;
 	if (!o)
 		return false;
 	if (o == gm->x) { /* Mul(Mul(x, p), 0.5) */
-		om_node *r = om_opt_consumer(c, g, q->out[0], "Mul");
+		om_node *r = om_opt_consumer(c, g, q->out[0], OM_OPC_MUL);
 		if (!r || r->nout != 1 || !om_opt_scalar_is(g, om_opt_other(r, q->out[0]), gm->rank,
 							    0.5))
 			return false;
@@ -113,7 +113,7 @@ static bool tail(om_pass_ctx *c, const om_graph *g, om_value *p, gelu_match *gm)
 		return true;
 	}
 	if (om_opt_scalar_is(g, o, gm->rank, 0.5)) { /* Mul(x, Mul(p, 0.5)) */
-		om_node *r = om_opt_consumer(c, g, q->out[0], "Mul");
+		om_node *r = om_opt_consumer(c, g, q->out[0], OM_OPC_MUL);
 		if (!r || r->nout != 1 || om_opt_other(r, q->out[0]) != gm->x)
 			return false;
 		gm->dead[gm->ndead++] = q;
@@ -122,7 +122,7 @@ static bool tail(om_pass_ctx *c, const om_graph *g, om_value *p, gelu_match *gm)
 	}
 	/* Mul(Mul(x, 0.5), p) */
 	int32_t mark = gm->ndead;
-	if (with_const(c, g, o, "Mul", 0.5, gm) == gm->x) {
+	if (with_const(c, g, o, OM_OPC_MUL, 0.5, gm) == gm->x) {
 		gm->last = q;
 		return true;
 	}
@@ -133,7 +133,7 @@ static bool tail(om_pass_ctx *c, const om_graph *g, om_value *p, gelu_match *gm)
 /* f is the Erf of the exact form or the Tanh of the tanh approximation */
 static om_kind fuse(om_pass_ctx *c, om_graph *g, om_node *f, bool *done)
 {
-	const bool tanh_form = !strcmp(f->op, "Tanh");
+	const bool tanh_form = om_node_code(c->m, f) == OM_OPC_TANH;
 	*done = false;
 	gelu_match gm = {0};
 	if (f->nin != 1 || f->nout != 1 || !f->in[0] || !f->out[0])
@@ -150,7 +150,7 @@ static om_kind fuse(om_pass_ctx *c, om_graph *g, om_node *f, bool *done)
 		return OM_OK;
 	if (!om_opt_runnable(c->m, domain, op) || !om_opt_private(c, g, f->out[0], 1))
 		return OM_OK;
-	om_node *add = om_opt_consumer(c, g, f->out[0], "Add");
+	om_node *add = om_opt_consumer(c, g, f->out[0], OM_OPC_ADD);
 	om_value *one = add && add->nout == 1 ? om_opt_other(add, f->out[0]) : NULL;
 	if (!one || !om_opt_scalar_is(g, one, gm.rank, 1) || !inner(c, g, f, tanh_form, &gm))
 		return OM_OK;
@@ -185,10 +185,10 @@ static om_node *gelu_reader(om_pass_ctx *c, const om_graph *g, const om_value *v
 		om_node *n = g->nodes[i];
 		if ((n->flags & OM_NODE_DEAD) || n->nin != 1 || n->in[0] != v)
 			continue;
-		const bool ms = !strcmp(n->domain, OM_MS_DOMAIN);
-		if (n->nout != 1 || !n->out[0] || strcmp(n->op, "Gelu") ||
-		    !(ms || (om_node_default_domain(n) &&
-			     !strcmp(om_attr_string(n, "approximate", "none"), "none"))))
+		const enum om_opcode k = om_node_code(c->m, n);
+		if (n->nout != 1 || !n->out[0] ||
+		    !(k == OM_OPC_MS_GELU ||
+		      (k == OM_OPC_GELU && !strcmp(om_attr_string(n, "approximate", "none"), "none"))))
 			return NULL;
 		return n;
 	}
@@ -227,8 +227,7 @@ static om_kind fuse_bias(om_pass_ctx *c, om_graph *g, om_node *add, bool *done)
 
 om_kind om_pass_fuse_gelu(om_pass_ctx *c, om_graph *g, int *changes)
 {
-	om_kind rc = om_rewrite_each(c, g, (const char *const[]){"Erf", "Tanh", NULL}, fuse,
+	om_kind rc = om_rewrite_each(c, g, OM_OPC_BIT(OM_OPC_ERF) | OM_OPC_BIT(OM_OPC_TANH), fuse,
 				     changes);
-	return rc ? rc : om_rewrite_each(c, g, (const char *const[]){"Add", NULL}, fuse_bias,
-					 changes);
+	return rc ? rc : om_rewrite_each(c, g, OM_OPC_BIT(OM_OPC_ADD), fuse_bias, changes);
 }

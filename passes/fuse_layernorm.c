@@ -52,11 +52,11 @@ static int32_t trailing_axes(const om_graph *g, const om_node *rm, int32_t r)
 /* The std input: Sqrt(Add(var, eps)); fills eps and returns var, or NULL. */
 static om_value *std_chain(om_pass_ctx *c, om_graph *g, om_value *sd, ln_match *lm)
 {
-	om_node *sq = om_opt_producer(g, sd, "Sqrt");
+	om_node *sq = om_opt_producer(g, sd, OM_OPC_SQRT);
 	if (!sq || sq->nin != 1 || !om_opt_private(c, g, sd, 1) ||
 	    !om_opt_private(c, g, sq->in[0], 1))
 		return NULL;
-	om_node *add = om_opt_producer(g, sq->in[0], "Add");
+	om_node *add = om_opt_producer(g, sq->in[0], OM_OPC_ADD);
 	if (!add || add->nin != 2)
 		return NULL;
 	for (int i = 0; i < 2; i++) {
@@ -74,23 +74,23 @@ static om_value *std_chain(om_pass_ctx *c, om_graph *g, om_value *sd, ln_match *
 static bool variance_chain(om_pass_ctx *c, om_graph *g, om_value *var, om_value *d,
 			   ln_match *lm)
 {
-	om_node *rm2 = om_opt_producer(g, var, "ReduceMean");
-	om_node *sub = om_opt_producer(g, d, "Sub");
+	om_node *rm2 = om_opt_producer(g, var, OM_OPC_REDUCE_MEAN);
+	om_node *sub = om_opt_producer(g, d, OM_OPC_SUB);
 	if (!rm2 || !rm2->in[0] || !sub || sub->nin != 2 || !om_opt_private(c, g, var, 1) ||
 	    !om_opt_private(c, g, rm2->in[0], 1))
 		return false;
 	om_value *sqv = rm2->in[0];
-	om_node *p = om_opt_producer(g, sqv, "Pow");
+	om_node *p = om_opt_producer(g, sqv, OM_OPC_POW);
 	int32_t duses = 2;
 	if (p && (p->nin != 2 || p->in[0] != d || !om_opt_scalar_is(g, p->in[1], lm->rank, 2)))
 		return false;
 	if (!p) {
-		p = om_opt_producer(g, sqv, "Mul");
+		p = om_opt_producer(g, sqv, OM_OPC_MUL);
 		if (!p || p->nin != 2 || p->in[0] != d || p->in[1] != d)
 			return false;
 		duses = 3;
 	}
-	om_node *rm1 = om_opt_producer(g, sub->in[1], "ReduceMean");
+	om_node *rm1 = om_opt_producer(g, sub->in[1], OM_OPC_REDUCE_MEAN);
 	if (!rm1 || !rm1->in[0] || rm1->in[0] != sub->in[0] || !om_opt_private(c, g, d, duses) ||
 	    !om_opt_private(c, g, sub->in[1], 1))
 		return false;
@@ -115,11 +115,12 @@ static bool match_core(om_pass_ctx *c, om_graph *g, om_node *nn, ln_match *lm)
 	if (!ty || (ty->elem != OM_FLOAT && ty->elem != OM_DOUBLE) || ty->rank < 1)
 		return false;
 	lm->rank = ty->rank;
-	for (int s = 0; s < (strcmp(nn->op, "Div") ? 2 : 1); s++) {
+	const bool div = om_node_code(c->m, nn) == OM_OPC_DIV;
+	for (int s = 0; s < (div ? 1 : 2); s++) {
 		om_value *d = nn->in[s], *sd = nn->in[1 - s];
 		lm->ndead = 0;
-		if (strcmp(nn->op, "Div")) { /* Mul(d, Reciprocal(std)) */
-			om_node *r = om_opt_producer(g, sd, "Reciprocal");
+		if (!div) { /* Mul(d, Reciprocal(std)) */
+			om_node *r = om_opt_producer(g, sd, OM_OPC_RECIPROCAL);
 			if (!r || r->nin != 1 || !om_opt_private(c, g, sd, 1))
 				continue;
 			lm->dead[lm->ndead++] = r;
@@ -150,13 +151,13 @@ static const om_tensor *param(const om_graph *g, om_value *v, const ln_match *lm
 /* Extends the chain over Mul(n, gamma) and Add(., beta) when they fit. */
 static void match_affine(om_pass_ctx *c, om_graph *g, ln_match *lm, int32_t elem)
 {
-	om_node *mul = om_opt_consumer(c, g, lm->last->out[0], "Mul");
+	om_node *mul = om_opt_consumer(c, g, lm->last->out[0], OM_OPC_MUL);
 	om_value *gv = mul && mul->nout == 1 ? om_opt_other(mul, lm->last->out[0]) : NULL;
 	if (!gv || !(lm->gamma = param(g, gv, lm, elem)))
 		return;
 	lm->dead[lm->ndead++] = lm->last;
 	lm->last = mul;
-	om_node *add = om_opt_consumer(c, g, mul->out[0], "Add");
+	om_node *add = om_opt_consumer(c, g, mul->out[0], OM_OPC_ADD);
 	om_value *bv = add && add->nout == 1 ? om_opt_other(add, mul->out[0]) : NULL;
 	if (!bv || !(lm->beta = param(g, bv, lm, elem)))
 		return;
@@ -232,5 +233,5 @@ om_kind om_pass_fuse_layernorm(om_pass_ctx *c, om_graph *g, int *changes)
 {
 	if (!om_opt_runnable(c->m, "", "LayerNormalization"))
 		return OM_OK;
-	return om_rewrite_each(c, g, (const char *const[]){"Div", "Mul", NULL}, fuse, changes);
+	return om_rewrite_each(c, g, OM_OPC_BIT(OM_OPC_DIV) | OM_OPC_BIT(OM_OPC_MUL), fuse, changes);
 }

@@ -26,8 +26,8 @@ static bool rank2(const om_vinfo *vi)
 static om_node *matmul_of(om_pass_ctx *c, const om_graph *g, om_value *x)
 {
 	om_node *p = x ? x->producer : NULL;
-	if (!p || p->graph != g || (p->flags & OM_NODE_DEAD) || strcmp(p->op, "MatMul") ||
-	    (p->domain[0] && strcmp(p->domain, "ai.onnx")) || p->nin != 2 || p->nout != 1 ||
+	if (!p || p->graph != g || (p->flags & OM_NODE_DEAD) ||
+	    om_node_code(g->model, p) != OM_OPC_MATMUL || p->nin != 2 || p->nout != 1 ||
 	    p->out[0] != x || !p->in[0] || !p->in[1] || x->nuses != 1 || is_graph_output(g, x) ||
 	    om_value_used_by_subgraph(c, g, x))
 		return NULL;
@@ -52,10 +52,12 @@ static bool bias_fits(const om_vinfo *cv, const om_vinfo *y)
 	return true;
 }
 
-static bool fuse(om_pass_ctx *c, om_graph *g, om_node *n)
+/* n is the Add of Add(MatMul(A, B), C) */
+static om_kind fuse(om_pass_ctx *c, om_graph *g, om_node *n, bool *done)
 {
+	*done = false;
 	if (n->nin != 2 || n->nout != 1 || !n->out[0] || !n->in[0] || !n->in[1] || n->nattr)
-		return false;
+		return OM_OK;
 	for (int k = 0; k < 2; k++) {
 		om_node *mm = matmul_of(c, g, n->in[k]);
 		if (!mm || !bias_fits(om_vinfo_get(c, g, n->in[1 - k]), om_vinfo_get(c, g, n->in[k])))
@@ -63,7 +65,7 @@ static bool fuse(om_pass_ctx *c, om_graph *g, om_node *n)
 		om_value **in = om_arena_alloc(g->model->arena, sizeof *in * 3);
 		const char *op = om_arena_strdup(g->model->arena, "Gemm");
 		if (!in || !op)
-			return false;
+			return om_error(c->st, OM_ERR_NOMEM, n, "out of memory");
 		in[0] = mm->in[0];
 		in[1] = mm->in[1];
 		in[2] = n->in[1 - k];
@@ -74,23 +76,15 @@ static bool fuse(om_pass_ctx *c, om_graph *g, om_node *n)
 		mm->flags |= OM_NODE_DEAD;
 		mm->out[0]->producer = NULL;
 		mm->out[0]->producer_slot = -1;
-		return true;
+		*done = true;
+		return OM_OK;
 	}
-	return false;
+	return OM_OK;
 }
 
 om_kind om_pass_fuse_matmul_add(om_pass_ctx *c, om_graph *g, int *changes)
 {
 	if (om_model_opset(c->m, "") < 11)
 		return OM_OK;
-	om_graph_count_uses(g);
-	for (int32_t i = 0; i < g->nnodes; i++) {
-		om_node *n = g->nodes[i];
-		if ((n->flags & OM_NODE_DEAD) || strcmp(n->op, "Add") ||
-		    (n->domain[0] && strcmp(n->domain, "ai.onnx")))
-			continue;
-		*changes += fuse(c, g, n);
-	}
-	om_graph_compact(g);
-	return OM_OK;
+	return om_rewrite_each(c, g, OM_OPC_BIT(OM_OPC_ADD), fuse, changes);
 }

@@ -30,9 +30,9 @@ static bool is_product(const om_graph *g, const om_node *n)
 {
 	if (!n || n->nin != 2 || n->nout != 1 || !n->in[0] || !n->in[1] || !n->out[0])
 		return false;
-	if (strcmp(n->op, "FusedMatMul"))
-		return om_opt_producer(g, n->out[0], "MatMul") == n;
-	return n->graph == g && !(n->flags & OM_NODE_DEAD) && !strcmp(n->domain, OM_MS_DOMAIN);
+	if (om_node_code(g->model, n) == OM_OPC_MS_FUSED_MATMUL)
+		return n->graph == g && !(n->flags & OM_NODE_DEAD);
+	return om_opt_producer(g, n->out[0], OM_OPC_MATMUL) == n;
 }
 
 static int32_t rank_of(om_pass_ctx *c, const om_graph *g, om_value *v, int32_t *elem)
@@ -59,10 +59,10 @@ typedef struct mm_attrs {
 	int64_t trans[2], tbatch[2];
 } mm_attrs;
 
-static mm_attrs attrs_of(const om_node *n)
+static mm_attrs attrs_of(const om_model *m, const om_node *n)
 {
 	mm_attrs a = {1.0f, {0, 0}, {0, 0}};
-	if (strcmp(n->op, "FusedMatMul"))
+	if (om_node_code(m, n) != OM_OPC_MS_FUSED_MATMUL)
 		return a;
 	a.alpha = om_attr_float(n, "alpha", 1.0f);
 	a.trans[0] = om_attr_int(n, "transA", 0) != 0;
@@ -78,7 +78,7 @@ static om_kind set_fused(om_pass_ctx *c, om_graph *g, om_node *n, const mm_attrs
 	static const char *const tn[2] = {"transA", "transB"};
 	static const char *const bn[2] = {"transBatchA", "transBatchB"};
 	om_kind rc = OM_OK;
-	if (strcmp(n->op, "FusedMatMul") &&
+	if (om_node_code(g->model, n) != OM_OPC_MS_FUSED_MATMUL &&
 	    ((rc = om_opt_import(g->model, OM_MS_DOMAIN, c->st)) ||
 	     (rc = om_opt_become(g, n, OM_MS_DOMAIN, "FusedMatMul", 2, n->in, c->st))))
 		return rc;
@@ -146,13 +146,13 @@ static om_kind fold_transpose(om_pass_ctx *c, om_graph *g, om_node *n, int s, bo
 {
 	*done = false;
 	om_value *y = n->in[s];
-	om_node *t = om_opt_producer(g, y, "Transpose");
+	om_node *t = om_opt_producer(g, y, OM_OPC_TRANSPOSE);
 	int32_t ra, rb;
 	if (!t || t->nin < 1 || !t->in[0] || t->nout != 1 || om_value_const(g, t->in[0]) ||
 	    !operands_ok(c, g, n, &ra, &rb))
 		return OM_OK;
 	const int32_t r = s ? rb : ra, ro = s ? ra : rb;
-	mm_attrs a = attrs_of(n);
+	mm_attrs a = attrs_of(c->m, n);
 	int64_t p[OM_MAX_RANK], q[OM_MAX_RANK];
 	if (r < 2 || a.tbatch[s] || !perm_of(t, r, p))
 		return OM_OK;
@@ -205,7 +205,7 @@ static bool power_of_two(double v)
  * (either side) or Div by it (k = 0, a power of two only: 1 / v is exact). */
 static bool as_scale(const om_graph *g, const om_node *d, int k, int32_t rank, double *f)
 {
-	const bool div = !strcmp(d->op, "Div");
+	const bool div = om_node_code(g->model, d) == OM_OPC_DIV;
 	om_value *sv = d->in[1 - k];
 	const om_tensor *t = om_value_const(g, sv);
 	double v;
@@ -221,8 +221,9 @@ static bool as_scale(const om_graph *g, const om_node *d, int k, int32_t rank, d
 static om_kind fold_scale(om_pass_ctx *c, om_graph *g, om_node *n, bool *done)
 {
 	*done = false;
-	if ((strcmp(n->op, "Div") && strcmp(n->op, "Mul")) || !n->out[0] || n->nin != 2 ||
-	    n->nout != 1 || om_opt_producer(g, n->out[0], n->op) != n)
+	const enum om_opcode op = om_node_code(c->m, n);
+	if ((op != OM_OPC_DIV && op != OM_OPC_MUL) || !n->out[0] || n->nin != 2 || n->nout != 1 ||
+	    om_opt_producer(g, n->out[0], op) != n)
 		return OM_OK;
 	for (int k = 0; k < 2; k++) {
 		om_value *y = n->in[k];
@@ -234,7 +235,7 @@ static om_kind fold_scale(om_pass_ctx *c, om_graph *g, om_node *n, bool *done)
 		    ty->elem != OM_FLOAT || !operands_ok(c, g, mm, &ra, &rb) ||
 		    !as_scale(g, n, k, ty->rank, &f))
 			continue;
-		mm_attrs a = attrs_of(mm);
+		mm_attrs a = attrs_of(c->m, mm);
 		if (a.alpha != 1.0f && !power_of_two(f))
 			continue;
 		a.alpha = (float)(a.alpha * f);
@@ -256,9 +257,9 @@ static om_kind fold_input_scale(om_pass_ctx *c, om_graph *g, om_node *n, int s, 
 {
 	*done = false;
 	om_value *y = n->in[s];
-	om_node *d = om_opt_producer(g, y, "Mul");
+	om_node *d = om_opt_producer(g, y, OM_OPC_MUL);
 	if (!d)
-		d = om_opt_producer(g, y, "Div");
+		d = om_opt_producer(g, y, OM_OPC_DIV);
 	const om_type *ty = om_opt_type(c, g, y);
 	int32_t ra, rb;
 	if (!d || d->nin != 2 || !d->in[0] || !d->in[1] || !ty || !om_opt_private(c, g, y, 1) ||
@@ -270,7 +271,7 @@ static om_kind fold_input_scale(om_pass_ctx *c, om_graph *g, om_node *n, int s, 
 		if (!tx || tx->rank != ty->rank || tx->elem != OM_FLOAT ||
 		    !as_scale(g, d, k, ty->rank, &f) || !power_of_two(f))
 			continue;
-		mm_attrs a = attrs_of(n);
+		mm_attrs a = attrs_of(c->m, n);
 		a.alpha = (float)(a.alpha * f);
 		om_kind rc = set_fused(c, g, n, &a);
 		if (rc)

@@ -20,7 +20,7 @@ static om_node *match(om_pass_ctx *c, const om_graph *g, om_node *s, om_value **
 {
 	if (s->nin != 1 || s->nout != 1 || !s->in[0] || !s->out[0])
 		return NULL;
-	om_node *m = om_opt_consumer(c, g, s->out[0], "Mul");
+	om_node *m = om_opt_consumer(c, g, s->out[0], OM_OPC_MUL);
 	om_value *o = m && m->nout == 1 && m->out[0] ? om_opt_other(m, s->out[0]) : NULL;
 	if (!o)
 		return NULL;
@@ -30,7 +30,7 @@ static om_node *match(om_pass_ctx *c, const om_graph *g, om_node *s, om_value **
 	if (o == *x)
 		return m;
 	/* Sigmoid(Mul(o, alpha)) */
-	om_node *p = om_opt_producer(g, s->in[0], "Mul");
+	om_node *p = om_opt_producer(g, s->in[0], OM_OPC_MUL);
 	const om_type *t = om_opt_type(c, g, o);
 	if (!p || p->nout != 1 || !t || om_opt_other(p, o) == NULL ||
 	    !om_opt_private(c, g, s->in[0], 1) ||
@@ -72,5 +72,5 @@ static om_kind fuse(om_pass_ctx *c, om_graph *g, om_node *s, bool *done)
 
 om_kind om_pass_fuse_silu(om_pass_ctx *c, om_graph *g, int *changes)
 {
-	return om_rewrite_each(c, g, (const char *const[]){"Sigmoid", NULL}, fuse, changes);
+	return om_rewrite_each(c, g, OM_OPC_BIT(OM_OPC_SIGMOID), fuse, changes);
 }

@@ -73,7 +73,7 @@ static om_kind fuse(om_pass_ctx *c, om_graph *g, om_node *ln, bool *done)
 	if ((axis != -1 && axis != xt->rank - 1) || h < 1 || !vec_of(g, ln->in[1], h) ||
 	    !vec_of(g, ln->in[2], h))
 		return OM_OK;
-	om_node *add = om_opt_producer(g, s, "Add");
+	om_node *add = om_opt_producer(g, s, OM_OPC_ADD);
 	if (!add || add->nin != 2 || add->nout != 1 || !same_shape(c, g, add->in[0], xt) ||
 	    !same_shape(c, g, add->in[1], xt))
 		return OM_OK;
@@ -83,7 +83,7 @@ static om_kind fuse(om_pass_ctx *c, om_graph *g, om_node *ln, bool *done)
 	om_value *in[5] = {add->in[0], add->in[1], ln->in[1], ln->in[2], NULL};
 	om_node *bias_add = NULL;
 	for (int i = 0; i < 2 && !bias_add; i++) {
-		om_node *b = om_opt_producer(g, add->in[i], "Add");
+		om_node *b = om_opt_producer(g, add->in[i], OM_OPC_ADD);
 		if (!b || b->nin != 2 || b->nout != 1 || !om_opt_private(c, g, add->in[i], 1))
 			continue;
 		for (int j = 0; j < 2; j++)
@@ -126,6 +126,6 @@ static om_kind fuse(om_pass_ctx *c, om_graph *g, om_node *ln, bool *done)
 
 om_kind om_pass_fuse_skip_layernorm(om_pass_ctx *c, om_graph *g, int *changes)
 {
-	return om_rewrite_each(c, g, (const char *const[]){"LayerNormalization", NULL}, fuse,
+	return om_rewrite_each(c, g, OM_OPC_BIT(OM_OPC_LAYER_NORM), fuse,
 			       changes);
 }

@@ -10,9 +10,9 @@
 #include "infer.h"
 #include "op.h"
 
-static bool op_is(const om_node *n, const char *op)
+static bool op_is(const om_pass_ctx *c, const om_node *n, enum om_opcode code)
 {
-	return !strcmp(n->op, op);
+	return om_node_code(c->m, n) == code;
 }
 
 /* True when value a and b have the same element type and the same extents. */
@@ -50,7 +50,7 @@ static bool is_plain_view(const om_pass_ctx *c, const om_node *n)
 /* Reshape(view(x), s) -> Reshape(x, s) when s is a literal the view does not matter to. */
 static bool reshape_of_view(om_pass_ctx *c, om_graph *g, om_node *n)
 {
-	if (!op_is(n, "Reshape") || n->nin < 2 || !n->in[0] || om_model_opset(c->m, "") < 5)
+	if (!op_is(c, n, OM_OPC_RESHAPE) || n->nin < 2 || !n->in[0] || om_model_opset(c->m, "") < 5)
 		return false;
 	om_node *p = n->in[0]->producer;
 	if (!p || p->graph != g || (p->flags & OM_NODE_DEAD) || !is_plain_view(c, p) ||
@@ -70,11 +70,11 @@ static bool reshape_of_view(om_pass_ctx *c, om_graph *g, om_node *n)
 /* Squeeze(Unsqueeze(x, axes), axes) -> x. */
 static bool squeeze_of_unsqueeze(om_pass_ctx *c, om_graph *g, om_node *n)
 {
-	if (!op_is(n, "Squeeze") || !n->in[0])
+	if (!op_is(c, n, OM_OPC_SQUEEZE) || !n->in[0])
 		return false;
 	om_node *p = n->in[0]->producer;
-	if (!p || p->graph != g || (p->flags & OM_NODE_DEAD) || !op_is(p, "Unsqueeze") ||
-	    !p->in[0] || (p->domain[0] && strcmp(p->domain, "ai.onnx")))
+	if (!p || p->graph != g || (p->flags & OM_NODE_DEAD) || !op_is(c, p, OM_OPC_UNSQUEEZE) ||
+	    !p->in[0])
 		return false;
 	const om_vinfo *mid = om_vinfo_get(c, g, n->in[0]);
 	if (!om_vi_ranked(mid))
@@ -108,7 +108,7 @@ static const om_tensor *int_const(const om_graph *g, const om_node *n, int32_t s
  * the axes valid for x's rank. The identity for every value of every symbol, 0 included. */
 static bool slice_takes_all(om_pass_ctx *c, om_graph *g, om_node *n)
 {
-	if (!op_is(n, "Slice") || om_model_opset(c->m, "") < 10 || n->nin < 3)
+	if (!op_is(c, n, OM_OPC_SLICE) || om_model_opset(c->m, "") < 10 || n->nin < 3)
 		return false;
 	const om_vinfo *x = om_vinfo_get(c, g, n->in[0]);
 	const om_tensor *st = int_const(g, n, 1, -1);
@@ -142,11 +142,11 @@ static bool simplify_node(om_pass_ctx *c, om_graph *g, om_node *n)
 	om_value *x = n->nin > 0 ? n->in[0] : NULL;
 	if (!x || !n->out[0])
 		return false;
-	if (op_is(n, "Identity"))
+	if (om_node_has(c->m, n, OM_OP_PASSTHROUGH))
 		return om_bypass_node(c, g, n, x);
-	if (op_is(n, "Dropout"))
+	if (op_is(c, n, OM_OPC_DROPOUT))
 		return dropout_is_identity(g, n) && om_bypass_node(c, g, n, x);
-	if (op_is(n, "Cast")) {
+	if (op_is(c, n, OM_OPC_CAST)) {
 		const om_vinfo *vi = om_vinfo_get(c, g, x);
 		return vi && vi->type.elem && vi->type.elem == om_attr_int(n, "to", -1) &&
 		       om_bypass_node(c, g, n, x);
@@ -164,7 +164,7 @@ om_kind om_pass_identities(om_pass_ctx *c, om_graph *g, int *changes)
 	om_graph_count_uses(g);
 	for (int32_t i = 0; i < g->nnodes; i++) {
 		om_node *n = g->nodes[i];
-		if ((n->flags & OM_NODE_DEAD) || (n->domain[0] && strcmp(n->domain, "ai.onnx")))
+		if ((n->flags & OM_NODE_DEAD) || !om_node_default_domain(n))
 			continue;
 		if (simplify_node(c, g, n))
 			(*changes)++;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "op.h"
 #include "pass.h"
 
 typedef struct vmap {
@@ -158,8 +159,7 @@ om_kind om_pass_inline_if(om_pass_ctx *c, om_graph *g, int *changes)
 	for (int32_t i = 0; i < g->nnodes; i++) {
 		om_node *n = g->nodes[i];
 		bool cond;
-		if ((n->flags & OM_NODE_DEAD) || strcmp(n->op, "If") ||
-		    (n->domain[0] && strcmp(n->domain, "ai.onnx")) ||
+		if ((n->flags & OM_NODE_DEAD) || om_node_code(c->m, n) != OM_OPC_IF ||
 		    !constant_condition(g, n, &cond))
 			continue;
 		const om_attr *a = om_node_attr(n, cond ? "then_branch" : "else_branch");

@@ -16,12 +16,12 @@ static bool is_graph_output(const om_graph *g, const om_value *v)
 	return false;
 }
 
-om_node *om_opt_producer(const om_graph *g, const om_value *v, const char *op)
+om_node *om_opt_producer(const om_graph *g, const om_value *v, enum om_opcode code)
 {
 	om_node *p = v ? v->producer : NULL;
-	if (!p || p->graph != g || (p->flags & OM_NODE_DEAD) || !om_node_default_domain(p) ||
-	    strcmp(p->op, op) || v->producer_slot < 0 || v->producer_slot >= p->nout ||
-	    p->out[v->producer_slot] != v)
+	if (!p || p->graph != g || (p->flags & OM_NODE_DEAD) || v->producer_slot < 0 ||
+	    v->producer_slot >= p->nout || p->out[v->producer_slot] != v ||
+	    om_node_code(g->model, p) != code)
 		return NULL;
 	return p;
 }
@@ -32,7 +32,8 @@ bool om_opt_private(om_pass_ctx *c, const om_graph *g, const om_value *v, int32_
 	       !om_value_used_by_subgraph(c, g, v);
 }
 
-om_node *om_opt_consumer(om_pass_ctx *c, const om_graph *g, const om_value *v, const char *op)
+om_node *om_opt_consumer(om_pass_ctx *c, const om_graph *g, const om_value *v,
+			 enum om_opcode code)
 {
 	if (!om_opt_private(c, g, v, 1))
 		return NULL;
@@ -42,7 +43,8 @@ om_node *om_opt_consumer(om_pass_ctx *c, const om_graph *g, const om_value *v, c
 			continue;
 		for (int32_t k = 0; k < n->nin; k++)
 			if (n->in[k] == v)
-				return om_node_default_domain(n) && (!op || !strcmp(n->op, op)) ? n : NULL;
+				return code ? (om_node_code(c->m, n) == code ? n : NULL)
+					    : (om_node_default_domain(n) ? n : NULL);
 	}
 	return NULL;
 }

@@ -125,12 +125,12 @@ static inline bool om_node_default_domain(const om_node *n)
  *  was with *done false. */
 typedef om_kind (*om_node_rewrite_fn)(om_pass_ctx *c, om_graph *g, om_node *n, bool *done);
 /**
- * The driver of the fusion passes: calls fn on every live default-domain node of g whose op is
- * one of `ops` (NULL-terminated; NULL: every op), in order, with uses counted before the first
- * call and again after every rewrite; adds the rewrites to *changes, then compacts g. The
- * first error of fn is returned at once.
+ * The driver of the fusion passes: calls fn on every live node of g whose row's opcode is in
+ * `codes` (a set of OM_OPC_BIT; 0: every default-domain node), in order, with uses counted
+ * before the first call and again after every rewrite; adds the rewrites to *changes, then
+ * compacts g. The first error of fn is returned at once.
  */
-om_kind om_rewrite_each(om_pass_ctx *c, om_graph *g, const char *const *ops, om_node_rewrite_fn fn,
+om_kind om_rewrite_each(om_pass_ctx *c, om_graph *g, uint64_t codes, om_node_rewrite_fn fn,
 			int *changes);
 
 /** The constant data of v (initializer that is not a graph input, outer ones resolved). */

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "op.h"
 #include "pass.h"
 
 const om_tensor *om_value_const(const om_graph *g, om_value *v)
@@ -229,23 +230,21 @@ int32_t om_node_axes(const om_graph *g, const om_node *n, int64_t opset_input, i
 	return (int32_t)cnt;
 }
 
-static bool op_listed(const char *const *ops, const char *op)
+static bool selected(const om_model *m, const om_node *n, uint64_t codes)
 {
-	if (!ops)
-		return true;
-	for (; *ops; ops++)
-		if (!strcmp(*ops, op))
-			return true;
-	return false;
+	if (!codes)
+		return om_node_default_domain(n);
+	const enum om_opcode k = om_node_code(m, n);
+	return k != OM_OPC_NONE && (codes & OM_OPC_BIT(k));
 }
 
-om_kind om_rewrite_each(om_pass_ctx *c, om_graph *g, const char *const *ops, om_node_rewrite_fn fn,
+om_kind om_rewrite_each(om_pass_ctx *c, om_graph *g, uint64_t codes, om_node_rewrite_fn fn,
 			int *changes)
 {
 	om_graph_count_uses(g);
 	for (int32_t i = 0; i < g->nnodes; i++) {
 		om_node *n = g->nodes[i];
-		if ((n->flags & OM_NODE_DEAD) || !om_node_default_domain(n) || !op_listed(ops, n->op))
+		if ((n->flags & OM_NODE_DEAD) || !selected(c->m, n, codes))
 			continue;
 		bool done = false;
 		om_kind rc = fn(c, g, n, &done);

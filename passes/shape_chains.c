@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "infer.h"
+#include "op.h"
 
 static bool literal_ok(const om_graph *g, const om_value *v, const om_vinfo *vi)
 {
@@ -63,7 +64,7 @@ static om_kind fold_literals(om_pass_ctx *c, om_graph *g, om_node *n, int *chang
 			return OM_OK;
 		live++;
 	}
-	if (!live || !strcmp(n->op, "Constant"))
+	if (!live || om_node_code(c->m, n) == OM_OPC_CONSTANT)
 		return OM_OK;
 	bool graph_output = false;
 	for (int32_t o = 0; o < n->nout; o++)
@@ -259,17 +260,24 @@ om_kind om_pass_shape_chains(om_pass_ctx *c, om_graph *g, int *changes)
 	om_kind rc = OM_OK;
 	for (int32_t i = 0; i < g->nnodes && !rc; i++) {
 		om_node *n = g->nodes[i];
-		if ((n->flags & OM_NODE_DEAD) || (n->domain[0] && strcmp(n->domain, "ai.onnx")))
+		if ((n->flags & OM_NODE_DEAD) || !om_node_default_domain(n))
 			continue;
 		rc = fold_literals(c, g, n, changes);
 		if (rc || (n->flags & OM_NODE_DEAD))
 			continue;
-		if (!strcmp(n->op, "Reshape"))
+		switch (om_node_code(c->m, n)) {
+		case OM_OPC_RESHAPE:
 			rc = reshape_target(c, g, n, changes);
-		else if (!strcmp(n->op, "Expand"))
+			break;
+		case OM_OPC_EXPAND:
 			rc = expand_shape(c, g, n, changes);
-		else if (!strcmp(n->op, "Slice"))
+			break;
+		case OM_OPC_SLICE:
 			rc = slice_bounds(c, g, n, changes);
+			break;
+		default:
+			break;
+		}
 	}
 	om_graph_compact(g);
 	return rc;

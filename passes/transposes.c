@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "infer.h"
+#include "op.h"
 
 /* The permutation of Transpose n over an input of rank r (default: reversed). */
 static bool perm_of(const om_node *n, int32_t r, int64_t *perm)
@@ -31,8 +32,8 @@ static bool is_identity(const int64_t *perm, int32_t r)
 
 static bool is_transpose(const om_graph *g, const om_node *n)
 {
-	return n && n->graph == g && !(n->flags & OM_NODE_DEAD) && !strcmp(n->op, "Transpose") &&
-	       (!n->domain[0] || !strcmp(n->domain, "ai.onnx")) && n->nin >= 1 && n->in[0];
+	return n && n->graph == g && !(n->flags & OM_NODE_DEAD) &&
+	       om_node_code(g->model, n) == OM_OPC_TRANSPOSE && n->nin >= 1 && n->in[0];
 }
 
 static bool fuse(om_pass_ctx *c, om_graph *g, om_node *n)

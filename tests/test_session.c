@@ -136,15 +136,15 @@ static om_kind copy_kernel(om_ctx *c)
 
 /* no signatures (NULL): these rows are not checked */
 static const om_op test_rows[] = {
-	{"TToStr", "", 1, tostr_infer, tostr_kernel, 0, NULL},
-	{"TCopy", "", 1, copy_infer, copy_kernel, OM_OP_EXACT, NULL},
-	{"TAdd", "", 1, same_infer, add_kernel, OM_OP_EXACT | OM_OP_INPLACE, NULL},
-	{"TNeg", "", 1, same_infer, neg_kernel, 0, NULL},
-	{"TFlat", "", 1, flat_infer, NULL, OM_OP_VIEW | OM_OP_EXACT, NULL},
-	{"Shape", "", 1, shape_infer, shape_kernel, OM_OP_EXACT | OM_OP_SHAPE_OF, NULL},
-	{"TFill", "", 1, fill_infer, fill_kernel, OM_OP_EXACT, NULL},
-	{"TCall", "", 1, need_infer, call_kernel, OM_OP_CONTROL | OM_OP_EXACT, NULL},
-	{"TNoKernel", "", 1, same_infer, NULL, 0, NULL},
+	{"TToStr", "", 1, tostr_infer, tostr_kernel, 0, NULL, OM_OPC_NONE},
+	{"TCopy", "", 1, copy_infer, copy_kernel, OM_OP_EXACT, NULL, OM_OPC_NONE},
+	{"TAdd", "", 1, same_infer, add_kernel, OM_OP_EXACT | OM_OP_INPLACE, NULL, OM_OPC_NONE},
+	{"TNeg", "", 1, same_infer, neg_kernel, 0, NULL, OM_OPC_NONE},
+	{"TFlat", "", 1, flat_infer, NULL, OM_OP_VIEW | OM_OP_EXACT, NULL, OM_OPC_NONE},
+	{"Shape", "", 1, shape_infer, shape_kernel, OM_OP_EXACT | OM_OP_SHAPE_OF, NULL, OM_OPC_NONE},
+	{"TFill", "", 1, fill_infer, fill_kernel, OM_OP_EXACT, NULL, OM_OPC_NONE},
+	{"TCall", "", 1, need_infer, call_kernel, OM_OP_CONTROL | OM_OP_EXACT, NULL, OM_OPC_NONE},
+	{"TNoKernel", "", 1, same_infer, NULL, 0, NULL, OM_OPC_NONE},
 };
 static const om_op_table test_table = OM_TABLE(test_rows);
 
