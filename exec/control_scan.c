@@ -34,6 +34,8 @@ static om_kind scan_core(om_ctx *c, const om_graph *body, scan_job *j)
 		goto out;
 	}
 	for (int64_t t = 0; t < j->steps; t++) {
+		if ((rc = om_ctx_check_time(c)))
+			goto out;
 		for (int32_t i = 0; i < j->n; i++)
 			bin[i] = owned ? &j->state_out[i] : j->state[i];
 		for (int32_t i = 0; i < j->m; i++) {

@@ -160,7 +160,7 @@ static om_kind loop_run(om_ctx *c, loop_state *ls)
 	if (!bin)
 		return om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory");
 	int64_t it = 0;
-	for (rc = OM_OK; !rc && it < trip && cond; it++) {
+	for (rc = OM_OK; !rc && it < trip && cond && !(rc = om_ctx_check_time(c)); it++) {
 		iv = it;
 		cv = cond;
 		bin[0] = &it_t;

@@ -68,9 +68,12 @@ struct om_session {
 	void *hook_arg;
 	void **strs; /* string bytes kernels malloc'd during the run (freed when it ends) */
 	int boxes;   /* the main graph's outputs may be sequences/optionals (om_session_run_values) */
+	int64_t deadline_ns; /* CLOCK_MONOTONIC time the running run must end by; 0: none */
 	int64_t nstrs, capstrs;
 };
 
+/** Starts the time limit of a run (om_session_options.max_run_ms): run.c. */
+void om_session_start_clock(om_session *s);
 /** Plans g (the main graph when parent is NULL) into a new plan linked into s->plans;
  *  subgraphs of its nodes are planned too. */
 om_kind om_plan_graph(om_session *s, const om_graph *g, om_plan *parent, om_plan **out,

@@ -96,6 +96,32 @@ static om_kind get_block(om_session *s, const om_node *n, int32_t i, size_t byte
 	return om_error(st, OM_ERR_NOMEM, n, "out of memory for %zu bytes", bytes);
 }
 
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+void om_session_start_clock(om_session *s)
+{
+	const int64_t ms = s->opt.max_run_ms;
+	s->deadline_ns = ms > 0 && ms < INT64_MAX / 2000000 ? now_ns() + ms * 1000000 : 0;
+}
+
+static om_kind check_time(const om_session *s, const om_node *n, om_status *st)
+{
+	if (!s->deadline_ns || now_ns() <= s->deadline_ns)
+		return OM_OK;
+	return om_error(st, OM_ERR_INVALID_INPUT, n, "the run took longer than its limit of "
+			"%lld ms (max_run_ms)", (long long)s->opt.max_run_ms);
+}
+
+om_kind om_ctx_check_time(const om_ctx *c)
+{
+	return c->session ? check_time(c->session, c->node, c->st) : OM_OK;
+}
+
 om_kind om_ctx_reserve(const om_ctx *c, size_t bytes, const char *what)
 {
 	const om_session *s = c->session;
@@ -547,7 +573,8 @@ om_kind om_run_plan(om_session *s, om_plan *p, om_frame *parent, const om_tensor
 	}
 	rc = bind_slots(p, &f, in, nin, st);
 	for (int32_t i = 0; !rc && i < p->nsteps; i++)
-		if (!p->steps[i].folded && !p->steps[i].dead)
+		if (!p->steps[i].folded && !p->steps[i].dead &&
+		    !(rc = check_time(s, p->steps[i].node, st)))
 			rc = run_step(s, &f, &p->steps[i], st);
 	if (!rc)
 		rc = copy_outputs(s, p, &f, out, nout, st);

@@ -130,6 +130,7 @@ om_kind om_session_run(om_session *s, const om_tensor *inputs, int ninputs, om_t
 		in[i] = &inputs[i];
 	s->cur = NULL;
 	om_blas_threads(s->opt.threads > 1 ? s->opt.threads : 1);
+	om_session_start_clock(s);
 	om_kind rc = om_run_plan(s, s->main, NULL, in, ninputs, outputs, noutputs, st);
 	om_run_free_strings(s);
 	free(in);

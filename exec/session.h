@@ -37,6 +37,13 @@ om_kind om_session_output(om_ctx *c, int32_t i, int32_t dtype, int32_t rank,
  */
 om_kind om_ctx_reserve(const om_ctx *c, size_t bytes, const char *what);
 
+/**
+ * For kernels that iterate (Loop, Scan): OM_ERR_INVALID_INPUT naming the node once the run is
+ * past the session's time limit (om_session_options.max_run_ms); OM_OK otherwise, outside a
+ * session, or without a limit.
+ */
+om_kind om_ctx_check_time(const om_ctx *c);
+
 /* ---- looking inside (tests, tools) ------------------------------------------------------- */
 
 enum om_node_mode {

@@ -214,6 +214,10 @@ typedef struct om_session_options {
 	 * om_default_max_memory(); SIZE_MAX: no limit. Weights and plan-time constants are not
 	 * counted (they are the model's). */
 	size_t max_memory;
+	/* Time limit of a run, in milliseconds: once a run has taken longer it stops with
+	 * OM_ERR_INVALID_INPUT naming the node it reached (checked before every node and at every
+	 * Loop/Scan iteration, so a Loop of 10^15 iterations ends too). 0: no limit. */
+	int64_t max_run_ms;
 } om_session_options;
 
 /** The default memory limit of a session: 8 GiB, or half the physical memory when less. */

@@ -227,6 +227,32 @@ static void node_errors(void **state)
 	assert_non_null(strstr(err, "omopt: Unsupported: node 'mystery' (NoSuchOp): "));
 }
 
+/* A Loop of 3.4e15 iterations that allocates nothing (fuzz finding Z7): --max-run-ms ends it
+ * as InvalidInput naming the node it reached, within a second of the limit. */
+static void time_limit(void **state)
+{
+	(void)state;
+	char out[8192], err[8192], args[1024];
+	const char *src = getenv("OMOPT_SOURCE");
+	if (!src) {
+		skip(); /* OMOPT_SOURCE (the repository) is not set: meson test sets it */
+		return;
+	}
+	float x[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+	om_tensor t = {.dtype = OM_FLOAT, .rank = 2, .dims = {2, 4}, .data = x, .nbytes = 32};
+	om_status st = {0};
+	snprintf(args, sizeof args, "%s/x8.pb", tmpdir);
+	assert_int_equal(om_tensor_write_file(args, &t, "x", &st), OM_OK);
+	snprintf(args, sizeof args,
+		 "%s/fuzz/corpus/models/repro_loop_huge_trip_count.onnx --input x=x8.pb "
+		 "--max-run-ms 200 --output-dir o5", src);
+	assert_int_equal(run(args, out, err, sizeof out), 1);
+	assert_non_null(strstr(err, "omopt: InvalidInput: node '"));
+	assert_non_null(strstr(err, "longer than its limit of 200 ms (max_run_ms)"));
+	assert_int_equal(run("m.onnx --max-run-ms 0 --output-dir o6", out, err, sizeof out), 2);
+	assert_int_equal(run("m.onnx --max-run-ms x --output-dir o6", out, err, sizeof out), 2);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -245,6 +271,7 @@ int main(void)
 		cmocka_unit_test(usage_errors),
 		cmocka_unit_test(runs_and_writes),
 		cmocka_unit_test(node_errors),
+		cmocka_unit_test(time_limit),
 		cmocka_unit_test(optimize_failure_runs_as_loaded),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -260,6 +260,31 @@ static void conv_scratch_within_limit(void **state)
 	om_model_free(m);
 }
 
+/* a Loop of 3.4e15 iterations (fuzz finding Z7) stops at the session's time limit, naming
+ * the node it reached, instead of running for ever */
+static void run_time_limit(void **state)
+{
+	(void)state;
+	om_model *m = NULL;
+	om_status st = {0};
+	assert_int_equal(om_model_load(tu_source_path("fuzz/corpus/models/"
+						      "repro_loop_huge_trip_count.onnx"),
+				       &m, &st),
+			 OM_OK);
+	const om_session_options o = {.max_run_ms = 100};
+	om_session *s = NULL;
+	assert_int_equal(om_session_create(m, &o, &s, &st), OM_OK);
+	static float xd[4];
+	om_tensor in = {.dtype = OM_FLOAT, .rank = 2, .dims = {1, 4}, .data = xd,
+			.nbytes = sizeof xd};
+	om_tensor out = {0};
+	assert_int_equal(om_session_run(s, &in, 1, &out, 1, &st), OM_ERR_INVALID_INPUT);
+	assert_non_null(strstr(st.msg, "limit of 100 ms"));
+	assert_true(st.node[0] != 0);
+	om_session_free(s);
+	om_model_free(m);
+}
+
 /* growing past the limit first gives back the free blocks' memory */
 static void pool_limit(void **state)
 {
@@ -331,6 +356,7 @@ int main(void)
 		cmocka_unit_test(pool_limit),
 		cmocka_unit_test(cli_max_memory),
 		cmocka_unit_test(conv_scratch_within_limit),
+		cmocka_unit_test(run_time_limit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,6 +16,7 @@ static const char usage_text[] =
 	"usage: omopt run MODEL [--input NAME=FILE]... [--input-dir DIR] --output-dir DIR\n"
 	"             [--output-format pb|npy] [--exact] [--threads N] [--bench N] [--profile]\n"
 	"             [--no-optimize] [--save-optimized FILE] [--max-memory BYTES]\n"
+	"             [--max-run-ms MS]\n"
 	"\n"
 	"Runs MODEL once on its inputs and writes output_<i>.pb (or .npy) in graph-output order.\n"
 	"The model is optimized first (om_optimize: simplify, then Conv+activation, LayerNorm,\n"
@@ -39,7 +40,9 @@ static const char usage_text[] =
 	"                      it may hold com.microsoft ops, which ONNX Runtime runs\n"
 	"  --max-memory BYTES  memory limit of a run (tensors held at once, kernels' buffers);\n"
 	"                      K, M, G suffixes (KiB, MiB, GiB) or 'none'; default 8G, or half\n"
-	"                      the physical memory when less. A node asking for more fails.\n";
+	"                      the physical memory when less. A node asking for more fails.\n"
+	"  --max-run-ms MS     time limit of a run in milliseconds (checked before every node\n"
+	"                      and Loop/Scan iteration; default none): past it, exit 1\n";
 
 typedef struct run_args {
 	const char *model, *input_dir, *output_dir, *format, *save;
@@ -108,7 +111,8 @@ static int parse_args(int argc, char **argv, run_args *a)
 		} else if (!strcmp(arg, "--input") || !strcmp(arg, "--input-dir") ||
 			   !strcmp(arg, "--output-dir") || !strcmp(arg, "--output-format") ||
 			   !strcmp(arg, "--threads") || !strcmp(arg, "--bench") ||
-			   !strcmp(arg, "--save-optimized") || !strcmp(arg, "--max-memory")) {
+			   !strcmp(arg, "--save-optimized") || !strcmp(arg, "--max-memory") ||
+			   !strcmp(arg, "--max-run-ms")) {
 			if (!val)
 				return usage_error("%s needs a value", arg);
 			i++;
@@ -130,6 +134,11 @@ static int parse_args(int argc, char **argv, run_args *a)
 			} else if (!strcmp(arg, "--max-memory")) {
 				if (parse_bytes(val, &a->opt.max_memory))
 					return usage_error("bad byte count '%s'", val);
+			} else if (!strcmp(arg, "--max-run-ms")) {
+				int ms;
+				if (parse_count(val, 1, &ms))
+					return usage_error("bad millisecond count '%s'", val);
+				a->opt.max_run_ms = ms;
 			} else if (!strcmp(arg, "--threads")) {
 				if (parse_count(val, 1, &a->opt.threads))
 					return usage_error("bad thread count '%s'", val);

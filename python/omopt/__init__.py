@@ -155,10 +155,11 @@ class InferenceSession:
     bit-identical on every machine (others raise Unsupported). threads: threads kernels may
     use (None: 1). optimize: om_optimize first, as `omopt run` does (when it fails the model
     runs as loaded). max_memory: bytes a run may hold (None: the library's default, 8 GiB or
-    half the memory; 0: no limit)."""
+    half the memory; 0: no limit). max_run_ms: time limit of each run in milliseconds, past
+    which run() raises InvalidInput (None: no limit)."""
 
     def __init__(self, path_or_bytes, exact=False, threads=None, optimize=True,
-                 max_memory=None):
+                 max_memory=None, max_run_ms=None):
         self._sess = ctypes.c_void_p()
         self._model = _Model(path_or_bytes)
         st = Status()
@@ -166,7 +167,7 @@ class InferenceSession:
             self._model = _Model(path_or_bytes)  # as loaded
         o = SessionOptions(exact=int(exact), threads=threads or 1,
                            max_memory=ctypes.c_size_t(-1).value if max_memory == 0
-                           else (max_memory or 0))
+                           else (max_memory or 0), max_run_ms=max_run_ms or 0)
         check(lib.om_session_create(self._model.ptr, ctypes.byref(o), ctypes.byref(self._sess),
                                     ctypes.byref(st)), st)
         self._inputs = self._infos(lib.om_session_input_count, lib.om_session_input_info)

@@ -25,7 +25,7 @@ class SimplifyOptions(ctypes.Structure):
 
 class SessionOptions(ctypes.Structure):
     _fields_ = [('exact', ctypes.c_int), ('threads', ctypes.c_int), ('profile', ctypes.c_int),
-                ('max_memory', ctypes.c_size_t)]
+                ('max_memory', ctypes.c_size_t), ('max_run_ms', ctypes.c_int64)]
 
 
 SEQUENCE, OPTIONAL = 0x10000, 0x10001

@@ -122,6 +122,15 @@ def test_errors(tmp_path):
         omopt.simplify(42)
 
 
+def test_time_limit():
+    """A Loop of 3.4e15 iterations (fuzz finding Z7) ends at max_run_ms."""
+    model = os.path.join(SRC, 'fuzz', 'corpus', 'models', 'repro_loop_huge_trip_count.onnx')
+    s = omopt.InferenceSession(model, max_run_ms=100)
+    with pytest.raises(omopt.InvalidInput) as e:
+        s.run(None, {'x': np.ones((2, 4), np.float32)})
+    assert 'max_run_ms' in e.value.message
+
+
 def test_torch_export(tmp_path):
     """A real PyTorch export (skipped without python3-torch and python3-torchvision):
     exported, simplified from its ModelProto, run by the package and by the CLI."""
