@@ -3,7 +3,7 @@
 #ifndef OM_CONTROL_H
 #define OM_CONTROL_H
 
-#include "session.h"
+#include "op.h"
 
 om_kind om_ctl_bad(om_ctx *c, const char *msg);
 /** The graph attribute `name`, or NULL. */

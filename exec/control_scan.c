@@ -46,8 +46,7 @@ static om_kind scan_core(om_ctx *c, const om_graph *body, scan_job *j)
 				goto out;
 			bin[j->n + i] = &slices[i];
 		}
-		if ((rc = om_session_run_graph(c->session, body, bin, j->n + j->m, res, nres,
-					       c->st)))
+		if ((rc = om_ctx_run_graph(c, body, bin, j->n + j->m, res, nres)))
 			goto out;
 		if (owned)
 			om_ctl_free_all(j->state_out, j->n);

@@ -19,7 +19,7 @@ const om_graph *om_ctl_graph(const om_ctx *c, const char *name)
 
 om_kind om_ctl_need_session(om_ctx *c)
 {
-	if (!c->session)
+	if (!c->run)
 		return om_error(c->st, OM_ERR_UNSUPPORTED, c->node,
 				"%s runs only inside a session", c->node->op);
 	return OM_OK;
@@ -54,13 +54,13 @@ om_kind om_ctl_put_output(om_ctx *c, int32_t i, const om_tensor *t)
 	if (om_is_box(t)) { /* a sequence or optional: a deep copy the run owns */
 		om_tensor v;
 		om_kind rc = om_value_copy(&v, t, c->st);
-		if (!rc && (rc = om_session_output_value(c, i, &v)))
+		if (!rc && (rc = om_ctx_output_value(c, i, &v)))
 			om_value_free(&v);
 		return rc;
 	}
 	om_kind rc = om_ctl_movable(c, t, &es);
 	if (!rc)
-		rc = om_session_output(c, i, t->dtype, t->rank, t->dims);
+		rc = om_ctx_output(c, i, t->dtype, t->rank, t->dims);
 	if (!rc && c->out[i]->nbytes)
 		memcpy(c->out[i]->data, t->data, c->out[i]->nbytes);
 	return rc;

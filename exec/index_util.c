@@ -140,7 +140,7 @@ om_kind om_ix_scalar_int(om_ctx *c, const om_tensor *t, const char *what, int64_
 
 om_kind om_ix_own_strings(om_ctx *c, om_tensor *t)
 {
-	if (!t || t->dtype != OM_STRING || c->session)
+	if (!t || t->dtype != OM_STRING || c->run)
 		return OM_OK;
 	om_str *s = t->data;
 	int64_t n = om_tensor_numel(t);

@@ -69,3 +69,42 @@ om_kind om_broadcast_shape(om_ctx *c, int32_t ra, const int64_t *da, int32_t rb,
 	*rank = r;
 	return OM_OK;
 }
+
+/* ---- what a run offers kernels (om_run_services, filled by the runtime) ------------------ */
+
+static om_kind outside_session(const om_ctx *c)
+{
+	return om_error(c->st, OM_ERR_UNSUPPORTED, c->node,
+			"runs only in a session (not when folding constants)");
+}
+
+om_kind om_ctx_reserve(const om_ctx *c, size_t bytes, const char *what)
+{
+	return c->run ? c->run->reserve(c, bytes, what) : OM_OK;
+}
+
+om_kind om_ctx_check_time(const om_ctx *c)
+{
+	return c->run ? c->run->check_time(c) : OM_OK;
+}
+
+om_kind om_ctx_run_graph(const om_ctx *c, const om_graph *g, const om_tensor *const *in, int nin,
+			 om_tensor *out, int nout)
+{
+	return c->run ? c->run->run_graph(c, g, in, nin, out, nout) : outside_session(c);
+}
+
+om_kind om_ctx_output(om_ctx *c, int32_t i, int32_t dtype, int32_t rank, const int64_t *dims)
+{
+	return c->run ? c->run->output(c, i, dtype, rank, dims) : outside_session(c);
+}
+
+om_kind om_ctx_output_value(om_ctx *c, int32_t i, om_tensor *v)
+{
+	return c->run ? c->run->output_value(c, i, v) : outside_session(c);
+}
+
+om_kind om_ctx_output_alias(om_ctx *c, int32_t i, const om_tensor *v, int32_t from)
+{
+	return c->run ? c->run->output_alias(c, i, v, from) : outside_session(c);
+}

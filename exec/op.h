@@ -79,6 +79,7 @@ _Static_assert(OM_OPC_COUNT <= 64, "a set of opcodes is a uint64_t");
 #define OM_OPC_BIT(code) (UINT64_C(1) << (code))
 
 struct om_session;
+typedef struct om_run_services om_run_services;
 
 typedef struct om_ctx {
 	const om_node *node;
@@ -89,7 +90,8 @@ typedef struct om_ctx {
 	om_status *st;
 	int exact;              /* exact mode requested (seed §1, issue 4) */
 	int threads;
-	struct om_session *session; /* for control-flow kernels; NULL when folding */
+	struct om_session *session; /* the running session, for `run` (opaque to kernels) */
+	const om_run_services *run; /* what the session offers kernels (below); NULL when folding */
 	void **state;           /* the step's kernel state slot (above); NULL when folding */
 	uint64_t const_in;      /* bit i: in[i] holds the same bytes in every run (above) */
 } om_ctx;
@@ -157,6 +159,53 @@ om_kind om_node_check_in(const om_op *op, const om_node *n, int64_t opset,
 om_kind om_model_check(const om_model *m, om_status *st);
 /** Calls fn for every registered row (tools, docs, tests). */
 void om_op_each(void (*fn)(const om_op *op, void *arg), void *arg);
+
+/* ---- what a run offers kernels ----------------------------------------------------------
+ * The runtime fills om_ctx.run with these when a node runs in a session; kernels reach them
+ * through the om_ctx_* calls below, so the kernels never see the runtime (it sits above them).
+ * Outside a session (the constant folder, om_eval_node) om_ctx.run is NULL. */
+struct om_run_services {
+	om_kind (*reserve)(const om_ctx *c, size_t bytes, const char *what);
+	om_kind (*check_time)(const om_ctx *c);
+	om_kind (*run_graph)(const om_ctx *c, const om_graph *g, const om_tensor *const *in,
+			     int nin, om_tensor *out, int nout);
+	om_kind (*output)(om_ctx *c, int32_t i, int32_t dtype, int32_t rank, const int64_t *dims);
+	om_kind (*output_value)(om_ctx *c, int32_t i, om_tensor *v);
+	om_kind (*output_alias)(om_ctx *c, int32_t i, const om_tensor *v, int32_t from);
+};
+
+/**
+ * For kernels about to malloc `bytes` of their own (scratch, unpacked copies, growing
+ * accumulators): OM_ERR_INVALID_INPUT naming the node and `what` when the session's busy
+ * buffers and these bytes would exceed its memory limit (om_session_options.max_memory).
+ * OM_OK outside a session (the constant folder bounds its outputs itself) or without a limit.
+ */
+om_kind om_ctx_reserve(const om_ctx *c, size_t bytes, const char *what);
+/**
+ * For kernels that iterate (Loop, Scan): OM_ERR_INVALID_INPUT naming the node once the run is
+ * past the session's time limit (om_session_options.max_run_ms); OM_OK otherwise, outside a
+ * session, or without a limit.
+ */
+om_kind om_ctx_check_time(const om_ctx *c);
+/**
+ * Runs subgraph g (a graph attribute of the running node) inside the current run: in[i] feeds
+ * g's input i (borrowed; NULL for an omitted optional input), OM_VALUE_OUTER values resolve to
+ * the enclosing run's values. out[i] receive malloc'd values (the caller frees them with
+ * om_value_free). OM_ERR_UNSUPPORTED outside a session.
+ */
+om_kind om_ctx_run_graph(const om_ctx *c, const om_graph *g, const om_tensor *const *in, int nin,
+			 om_tensor *out, int nout);
+/**
+ * For OM_OP_CONTROL kernels, whose output shapes are known only once their subgraphs ran: the
+ * session does not infer or place their outputs; the kernel gives output i its dtype and shape
+ * here and gets c->out[i]->data from the session's pool.
+ */
+om_kind om_ctx_output(om_ctx *c, int32_t i, int32_t dtype, int32_t rank, const int64_t *dims);
+/** For OM_OP_CONTROL kernels: output i = box v, which the run now owns (v is zeroed). */
+om_kind om_ctx_output_value(om_ctx *c, int32_t i, om_tensor *v);
+/** For OM_OP_CONTROL kernels: output i = v itself, no copy (a view): input `from` or an item
+ *  of its box (SequenceAt, OptionalGetElement). The box stays alive while the view is read. */
+om_kind om_ctx_output_alias(om_ctx *c, int32_t i, const om_tensor *v, int32_t from);
 
 /* ---- helpers for infer functions and kernels (exec/kernel_util.c) ------------------------ */
 

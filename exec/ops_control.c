@@ -1,6 +1,6 @@
 /* ops_control.c — If, Loop, Scan: subgraphs run through the session (exec/session.h), outer
  * values resolve to the enclosing run's values. Output shapes are known only once the bodies
- * ran, so the kernels place their outputs themselves (om_session_output). Sequences and
+ * ran, so the kernels place their outputs themselves (om_ctx_output). Sequences and
  * optionals (exec/seq.h) pass through If and Loop as deep copies; Scan (control_scan.c) moves
  * tensors only. */
 #include <stdlib.h>
@@ -64,7 +64,7 @@ static om_kind if_kernel(om_ctx *c)
 	om_tensor *res = calloc((size_t)c->nout + 1, sizeof *res);
 	if (!res)
 		return om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory");
-	rc = om_session_run_graph(c->session, g, NULL, 0, res, c->nout, c->st);
+	rc = om_ctx_run_graph(c, g, NULL, 0, res, c->nout);
 	for (int32_t i = 0; !rc && i < c->nout; i++)
 		rc = om_ctl_put_output(c, i, &res[i]);
 	om_ctl_free_all(res, c->nout);
@@ -167,8 +167,7 @@ static om_kind loop_run(om_ctx *c, loop_state *ls)
 		bin[1] = &cond_t;
 		for (int32_t j = 0; j < ls->n; j++)
 			bin[2 + j] = ls->owned ? &ls->carried[j] : c->in[2 + j];
-		rc = om_session_run_graph(c->session, body, bin, ls->n + 2, ls->res,
-					  1 + ls->n + ls->k, c->st);
+		rc = om_ctx_run_graph(c, body, bin, ls->n + 2, ls->res, 1 + ls->n + ls->k);
 		if (rc)
 			break;
 		if (c->in[1] && (rc = om_ctl_read_bool(c, &ls->res[0], &cond)))

@@ -18,7 +18,7 @@
 #include "conv_epilogue.h"
 #include "conv_winograd.h"
 #include "im2col.h"
-#include "session.h"
+#include "op.h"
 
 /* Y (M x N, ldc) = W (M x K) X (K x N, ldb) through om_sgemm: OpenBLAS in fast mode, the
  * fixed-order loop in exact mode. */

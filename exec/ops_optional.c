@@ -33,7 +33,7 @@ static om_kind optional_kernel(om_ctx *c)
 	if (x)
 		rc = om_box_insert(om_box(&v), 0, x, c->st);
 	if (!rc)
-		rc = om_session_output_value(c, 0, &v);
+		rc = om_ctx_output_value(c, 0, &v);
 	if (rc)
 		om_value_free(&v);
 	return rc;
@@ -43,7 +43,7 @@ static om_kind optional_kernel(om_ctx *c)
 static om_kind has_kernel(om_ctx *c)
 {
 	om_kind rc = opt_infer(c);
-	if (rc != OM_NEED_VALUE || (rc = om_session_output(c, 0, OM_BOOL, 0, NULL)))
+	if (rc != OM_NEED_VALUE || (rc = om_ctx_output(c, 0, OM_BOOL, 0, NULL)))
 		return rc;
 	const om_tensor *x = c->nin ? c->in[0] : NULL;
 	*(unsigned char *)c->out[0]->data = x && (x->dtype != OM_OPT_DTYPE || om_box(x)->n > 0);
@@ -61,12 +61,12 @@ static om_kind get_kernel(om_ctx *c)
 	if (!x)
 		return om_error(c->st, OM_ERR_INVALID_INPUT, c->node, "the input is missing");
 	if (x->dtype == OM_SEQ_DTYPE)
-		return om_session_output_alias(c, 0, x, 0);
+		return om_ctx_output_alias(c, 0, x, 0);
 	if (x->dtype != OM_OPT_DTYPE)
 		return om_ctl_put_output(c, 0, x); /* a pool tensor may die first: copy */
 	if (!om_box(x)->n)
 		return om_error(c->st, OM_ERR_INVALID_INPUT, c->node, "the optional is empty");
-	return om_session_output_alias(c, 0, &om_box(x)->items[0], 0);
+	return om_ctx_output_alias(c, 0, &om_box(x)->items[0], 0);
 }
 
 /* ---- signatures (scripts/gen_signatures.py; ONNX docs/Changelog.md) ---- */

@@ -57,7 +57,7 @@ static om_kind read_pos(om_ctx *c, int32_t i, int64_t n, bool end, int64_t dflt,
 /* Output 0 = box v (the run owns it); v is freed on error. */
 static om_kind put_box(om_ctx *c, om_tensor *v)
 {
-	om_kind rc = om_session_output_value(c, 0, v);
+	om_kind rc = om_ctx_output_value(c, 0, v);
 	if (rc)
 		om_value_free(v);
 	return rc;
@@ -164,14 +164,14 @@ static om_kind at_kernel(om_ctx *c)
 	om_kind rc = need_seq(c, 0, &s);
 	if (rc || (rc = need_tensor(c, 1)) || (rc = read_pos(c, 1, s->n, false, 0, &pos)))
 		return rc;
-	return om_session_output_alias(c, 0, &s->items[pos], 0);
+	return om_ctx_output_alias(c, 0, &s->items[pos], 0);
 }
 
 static om_kind length_kernel(om_ctx *c)
 {
 	om_seq *s = NULL;
 	om_kind rc = need_seq(c, 0, &s);
-	if (rc || (rc = om_session_output(c, 0, OM_INT64, 0, NULL)))
+	if (rc || (rc = om_ctx_output(c, 0, OM_INT64, 0, NULL)))
 		return rc;
 	*(int64_t *)c->out[0]->data = s->n;
 	return OM_OK;
@@ -355,7 +355,7 @@ static om_kind concat_kernel(om_ctx *c)
 		dims[k] = stack && k == axis ? total : first->dims[j++];
 	if (!stack)
 		dims[axis] = total;
-	if ((rc = om_session_output(c, 0, first->dtype, first->rank + stack, dims)))
+	if ((rc = om_ctx_output(c, 0, first->dtype, first->rank + stack, dims)))
 		return rc;
 	om_tensor *out = c->out[0];
 	/* an item viewed with the output's rank: a slab of `len` along the axis */
@@ -405,7 +405,7 @@ static om_kind map_run(om_ctx *c, const om_graph *body, int64_t n, om_tensor *ou
 			const om_tensor *t = c->in[i];
 			bin[i] = t && t->dtype == OM_SEQ_DTYPE ? &om_box(t)->items[it] : t;
 		}
-		rc = om_session_run_graph(c->session, body, bin, c->nin, res, c->nout, c->st);
+		rc = om_ctx_run_graph(c, body, bin, c->nin, res, c->nout);
 		for (int32_t j = 0; !rc && j < c->nout; j++)
 			rc = om_box_adopt(om_box(&outs[j]), it, &res[j], c->st);
 		om_ctl_free_all(res, c->nout);
@@ -432,7 +432,7 @@ static om_kind map_kernel(om_ctx *c)
 		rc = map_run(c, om_ctl_graph(c, "body"), n, outs, bin, res);
 	for (int32_t j = 0; !rc && j < c->nout; j++)
 		if (c->out[j])
-			rc = om_session_output_value(c, j, &outs[j]);
+			rc = om_ctx_output_value(c, j, &outs[j]);
 	om_ctl_free_all(outs, c->nout);
 	free(outs), free(res), free((void *)bin);
 	return rc;

@@ -117,20 +117,22 @@ static om_kind check_time(const om_session *s, const om_node *n, om_status *st)
 			"%lld ms (max_run_ms)", (long long)s->opt.max_run_ms);
 }
 
-om_kind om_ctx_check_time(const om_ctx *c)
+static om_kind ctx_check_time(const om_ctx *c)
 {
-	return c->session ? check_time(c->session, c->node, c->st) : OM_OK;
+	return check_time(c->session, c->node, c->st);
 }
 
-om_kind om_ctx_reserve(const om_ctx *c, size_t bytes, const char *what)
+static om_kind ctx_reserve(const om_ctx *c, size_t bytes, const char *what)
 {
 	const om_session *s = c->session;
-	if (!s || !s->pool.limit)
+	if (!s->pool.limit)
 		return OM_OK;
 	if (bytes > s->pool.limit || s->pool.busy_bytes > s->pool.limit - bytes)
 		return over_limit(s, c->node, what, bytes, c->st);
 	return OM_OK;
 }
+
+static const om_run_services services; /* what a run offers the kernels: defined below */
 
 static om_kind check_shape(const om_node *n, int32_t i, om_tensor *t, om_status *st)
 {
@@ -243,7 +245,7 @@ static om_kind run_step(om_session *s, om_frame *f, om_step *sp, om_status *st)
 		    .in = (const om_tensor *const *)in, .out = (om_tensor *const *)out, .st = st,
 		    .exact = s->opt.exact, /* rows flagged exact may take fast paths in fast mode */
 		    .threads = s->opt.threads > 1 ? s->opt.threads : 1,
-		    .session = s, .state = &sp->kstate};
+		    .session = s, .run = &services, .state = &sp->kstate};
 	for (int32_t i = 0; i < nin && i < 64; i++)
 		if (sp->in[i] >= 0 && p->slots[sp->in[i]].kind == OM_SLOT_CONST)
 			c.const_in |= (uint64_t)1 << i;
@@ -318,11 +320,11 @@ done:
 	return rc;
 }
 
-om_kind om_session_output(om_ctx *c, int32_t i, int32_t dtype, int32_t rank,
+static om_kind ctx_output(om_ctx *c, int32_t i, int32_t dtype, int32_t rank,
 			  const int64_t *dims)
 {
 	om_session *s = c->session;
-	om_frame *f = s ? s->cur : NULL;
+	om_frame *f = s->cur;
 	const om_step *sp = f ? f->step : NULL;
 	if (!sp || sp->node != c->node || i < 0 || i >= c->nout || sp->out[i] < 0 ||
 	    f->t[sp->out[i]].data)
@@ -350,7 +352,7 @@ om_kind om_session_output(om_ctx *c, int32_t i, int32_t dtype, int32_t rank,
 static om_tensor *free_output(om_ctx *c, int32_t i, om_frame **fp, int32_t *kp)
 {
 	om_session *s = c->session;
-	om_frame *f = s ? s->cur : NULL;
+	om_frame *f = s->cur;
 	const om_step *sp = f ? f->step : NULL;
 	if (!sp || sp->node != c->node || i < 0 || i >= c->nout || sp->out[i] < 0 ||
 	    f->t[sp->out[i]].data) {
@@ -362,7 +364,7 @@ static om_tensor *free_output(om_ctx *c, int32_t i, om_frame **fp, int32_t *kp)
 	return &f->t[sp->out[i]];
 }
 
-om_kind om_session_output_value(om_ctx *c, int32_t i, om_tensor *v)
+static om_kind ctx_output_value(om_ctx *c, int32_t i, om_tensor *v)
 {
 	om_frame *f;
 	int32_t k;
@@ -380,7 +382,7 @@ om_kind om_session_output_value(om_ctx *c, int32_t i, om_tensor *v)
 	return OM_OK;
 }
 
-om_kind om_session_output_alias(om_ctx *c, int32_t i, const om_tensor *v, int32_t from)
+static om_kind ctx_output_alias(om_ctx *c, int32_t i, const om_tensor *v, int32_t from)
 {
 	om_frame *f;
 	int32_t k;
@@ -396,6 +398,28 @@ om_kind om_session_output_alias(om_ctx *c, int32_t i, const om_tensor *v, int32_
 	box_hold(f, k, f->owner[f->step->in[from]]);
 	return OM_OK;
 }
+
+/* Subgraph g of the running node, run inside the current run (om_ctx_run_graph). */
+static om_kind ctx_run_graph(const om_ctx *c, const om_graph *g, const om_tensor *const *in,
+			     int nin, om_tensor *out, int nout)
+{
+	om_session *s = c->session;
+	om_plan *p = om_plan_find(s, g);
+	if (!p)
+		return om_error(c->st, OM_ERR_INTERNAL, c->node, "graph '%s' was not planned",
+				g->name);
+	return om_run_plan(s, p, s->cur, in, nin, out, nout, c->st);
+}
+
+/* what a run offers the kernels (exec/op.h) */
+static const om_run_services services = {
+	.reserve = ctx_reserve,
+	.check_time = ctx_check_time,
+	.run_graph = ctx_run_graph,
+	.output = ctx_output,
+	.output_value = ctx_output_value,
+	.output_alias = ctx_output_alias,
+};
 
 om_kind om_session_run_values(om_session *s, const om_tensor *inputs, int ninputs,
 			      om_tensor *outputs, int noutputs, om_status *st)

@@ -35,15 +35,6 @@ om_kind om_value_copy(om_tensor *dst, const om_tensor *src, om_status *st);
 /** Whether v (a tensor or a box) holds string elements anywhere. */
 bool om_value_has_strings(const om_tensor *v);
 
-/* ---- in a session (exec/run.c) ----------------------------------------------------------- */
-
-/** For OM_OP_CONTROL kernels: output i = box v, which the run now owns (v is zeroed). */
-om_kind om_session_output_value(om_ctx *c, int32_t i, om_tensor *v);
-/** For OM_OP_CONTROL kernels: output i = v itself, no copy (a view): input `from` or an item
- *  of its box (SequenceAt, OptionalGetElement). The box stays alive while the view is read. */
-om_kind om_session_output_alias(om_ctx *c, int32_t i, const om_tensor *v, int32_t from);
-
-
 /* ---- declared types and test data (onnx/value_file.c) ------------------------------------ */
 
 /** OM_SEQ_DTYPE for a sequence type, OM_OPT_DTYPE for an optional type, 0 otherwise. */

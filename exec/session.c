@@ -137,15 +137,6 @@ om_kind om_session_run(om_session *s, const om_tensor *inputs, int ninputs, om_t
 	return rc;
 }
 
-om_kind om_session_run_graph(om_session *s, const om_graph *g, const om_tensor *const *in,
-			     int nin, om_tensor *out, int nout, om_status *st)
-{
-	om_plan *p = om_plan_find(s, g);
-	if (!p)
-		return om_error(st, OM_ERR_INTERNAL, NULL, "graph '%s' was not planned", g->name);
-	return om_run_plan(s, p, s->cur, in, nin, out, nout, st);
-}
-
 void om_session_free(om_session *s)
 {
 	if (!s)

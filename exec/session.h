@@ -12,38 +12,6 @@
 om_kind om_session_create_ex(const om_model *m, const om_session_options *opt,
 			     const om_op_table *extra, om_session **out, om_status *st);
 
-/**
- * Runs subgraph g (a graph attribute of the node whose kernel is calling) inside the current
- * run: in[i] feeds g's input i (borrowed; NULL for an omitted optional input), OM_VALUE_OUTER
- * values resolve to the enclosing run's values. out[i] receive malloc'd tensors (the caller
- * frees them with om_tensor_free). g must belong to the session's model.
- */
-om_kind om_session_run_graph(om_session *s, const om_graph *g, const om_tensor *const *in,
-			     int nin, om_tensor *out, int nout, om_status *st);
-
-/**
- * For OM_OP_CONTROL kernels, whose output shapes are known only once their subgraphs ran: the
- * session does not infer or place their outputs; the kernel gives output i its dtype and shape
- * here and gets c->out[i]->data (zeroed memory from the session's pool).
- */
-om_kind om_session_output(om_ctx *c, int32_t i, int32_t dtype, int32_t rank,
-			  const int64_t *dims);
-
-/**
- * For kernels about to malloc `bytes` of their own (scratch, unpacked copies, growing
- * accumulators): OM_ERR_INVALID_INPUT naming the node and `what` when the session's busy
- * buffers and these bytes would exceed its memory limit (om_session_options.max_memory).
- * OM_OK outside a session (the constant folder bounds its outputs itself) or without a limit.
- */
-om_kind om_ctx_reserve(const om_ctx *c, size_t bytes, const char *what);
-
-/**
- * For kernels that iterate (Loop, Scan): OM_ERR_INVALID_INPUT naming the node once the run is
- * past the session's time limit (om_session_options.max_run_ms); OM_OK otherwise, outside a
- * session, or without a limit.
- */
-om_kind om_ctx_check_time(const om_ctx *c);
-
 /* ---- looking inside (tests, tools) ------------------------------------------------------- */
 
 enum om_node_mode {

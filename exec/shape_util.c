@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "move.h"
-#include "session.h"
+#include "op.h"
 #include "shape_util.h"
 #include "subbyte.h"
 
@@ -248,7 +248,7 @@ om_kind om_move_run(om_ctx *c, om_kernel_fn kernel)
 		free(in);
 		free(out);
 	}
-	if (c->session)
+	if (c->run)
 		return rc;
 	for (int32_t i = 0; i < c->nout; i++) {
 		om_tensor *t = c->out[i];

@@ -91,10 +91,10 @@ static om_kind call_kernel(om_ctx *c)
 {
 	const om_attr *a = om_node_attr(c->node, "body");
 	om_tensor r;
-	om_kind rc = om_session_run_graph(c->session, a->g, c->in, 1, &r, 1, c->st);
+	om_kind rc = om_ctx_run_graph(c, a->g, c->in, 1, &r, 1);
 	if (rc)
 		return rc;
-	rc = om_session_output(c, 0, r.dtype, r.rank, r.dims);
+	rc = om_ctx_output(c, 0, r.dtype, r.rank, r.dims);
 	if (!rc)
 		memcpy(c->out[0]->data, r.data, r.nbytes);
 	om_tensor_free(&r);
