@@ -1,21 +1,14 @@
-/* ops_contrib.c — ONNX Runtime's contrib ops that are another name for a kernel omopt has:
+/* ops_contrib.c — ONNX Runtime's contrib Gelu ops, other names for kernels omopt has:
  * com.microsoft Gelu (erf) and FastGelu (tanh approximation, no bias) run the ONNX Gelu's
  * kernel; QuickGelu (x Sigmoid(alpha x), alpha 1.702 by default) runs Swish's (the same
  * om_det_sigmoidf and one product: with alpha 1, the bits of Sigmoid then Mul); BiasGelu
- * (Gelu(A + B), B 1-D over the last axis) runs the Gelu math with the sum in the same loop;
- * SkipLayerNormalization (the sum of input, skip and bias, then LayerNormalization of the last
- * axis: ops_norm.c, one pass per row); LayerNormalization of the ONNX domain before opset 17
- * (ONNX Runtime registers its original contrib LayerNormalization there from version 1: axis,
- * epsilon, Scale and B of the normalized shape) runs the opset-17 kernel. om_optimize writes them (passes/fuse_gelu.c,
- * passes/fuse_layernorm.c); FusedConv is in ops_conv.c. */
+ * (Gelu(A + B), B 1-D over the last axis) runs the Gelu math with the sum in the same loop.
+ * om_optimize writes them (passes/fuse_gelu.c). The contrib normalizations
+ * (SkipLayerNormalization, LayerNormalization of the ONNX domain before opset 17) are with
+ * the other normalizations (kernels/nn/ops_norm.c), FusedConv with Conv (kernels/nn/ops_conv.c). */
 #include <string.h>
 
 #include "ew.h"
-
-om_kind om_ln_infer(om_ctx *c);  /* ops_norm.c */
-om_kind om_ln_kernel(om_ctx *c); /* ops_norm.c */
-om_kind om_skip_ln_infer(om_ctx *c);  /* ops_norm.c */
-om_kind om_skip_ln_kernel(om_ctx *c); /* ops_norm.c */
 
 /* FastGelu is the ONNX Gelu with approximate = "tanh": run on a copy of the node that says so */
 static om_kind fast_gelu(om_ctx *c, om_kernel_fn fn)
@@ -105,17 +98,6 @@ static const om_sig sig_ms_BiasGelu_1 = {1, 2, 2, 1, 1, 0x0, 0x0, NULL, NULL};
 static const om_sig_attr attrs_ms_QuickGelu_1[] = {{"alpha", OM_ATTR_FLOAT, 0}, {NULL, 0, 0}};
 /* QuickGelu-1: X -> Y */
 static const om_sig sig_ms_QuickGelu_1 = {1, 1, 1, 1, 1, 0x0, 0x0, attrs_ms_QuickGelu_1, NULL};
-static const om_sig_attr attrs_ms_SkipLayerNormalization_1[] = {{"epsilon", OM_ATTR_FLOAT, 0},
-	{NULL, 0, 0}};
-/* SkipLayerNormalization-1: input skip gamma [beta] [bias]
- * -> output [mean] [inv_std_var] [input_skip_bias_sum] */
-static const om_sig sig_ms_SkipLayerNormalization_1 = {1, 3, 5, 1, 4, 0x18, 0xe,
-	attrs_ms_SkipLayerNormalization_1, NULL};
-static const om_sig_attr attrs_LayerNormalization_1[] = {{"axis", OM_ATTR_INT, 0},
-	{"epsilon", OM_ATTR_FLOAT, 0}, {"stash_type", OM_ATTR_INT, 0}, {NULL, 0, 0}};
-/* LayerNormalization-1: X Scale [B] -> Y [Mean] [InvStdDev] */
-static const om_sig sig_LayerNormalization_1 = {1, 2, 3, 1, 3, 0x4, 0x6, attrs_LayerNormalization_1,
-	NULL};
 
 /* ---- end of signatures ---- */
 
@@ -128,10 +110,6 @@ static const om_op rows[] = {
 	 OM_OPC_MS_BIAS_GELU},
 	{"QuickGelu", "com.microsoft", 1, quick_gelu_infer, quick_gelu_kernel, EI,
 	 &sig_ms_QuickGelu_1, OM_OPC_MS_QUICK_GELU},
-	{"SkipLayerNormalization", "com.microsoft", 1, om_skip_ln_infer, om_skip_ln_kernel,
-	 OM_OP_EXACT, &sig_ms_SkipLayerNormalization_1, OM_OPC_MS_SKIP_LAYER_NORM},
-	{"LayerNormalization", "", 1, om_ln_infer, om_ln_kernel, OM_OP_EXACT,
-	 &sig_LayerNormalization_1, OM_OPC_LAYER_NORM},
 };
 
 const om_op_table om_ops_contrib = OM_TABLE(rows);

@@ -1,5 +1,5 @@
 /* ops_norm.c — Softmax, LogSoftmax, Hardmax, LpNormalization, LayerNormalization,
- * RMSNormalization, InstanceNormalization, GroupNormalization, BatchNormalization,
+ * RMSNormalization, com.microsoft SkipLayerNormalization, InstanceNormalization, GroupNormalization, BatchNormalization,
  * MeanVarianceNormalization, LRN. Every kernel computes in double (exp/log from detmath.h),
  * folds in a fixed order (sums in eight lanes, see lane_sum) and stores in the input's type:
  * all exact. */
@@ -351,7 +351,7 @@ static om_kind ln_prepare(om_ctx *c, ln_plan *p)
 	return OM_OK;
 }
 
-om_kind om_ln_infer(om_ctx *c) /* also ONNX Runtime's LayerNormalization (ops_contrib.c) */
+static om_kind om_ln_infer(om_ctx *c) /* also ONNX Runtime's LayerNormalization (since 1) */
 {
 	ln_plan p = {0};
 	om_kind rc = ln_prepare(c, &p);
@@ -410,7 +410,7 @@ NORM_CLONES static void standardize_fn(void *arg, double *v, int64_t n, int64_t 
 				     (size_t)s * om_dtype_size(l->inv->dtype), 1, &inv, 1);
 }
 
-om_kind om_ln_kernel(om_ctx *c) /* also ONNX Runtime's LayerNormalization (ops_contrib.c) */
+static om_kind om_ln_kernel(om_ctx *c) /* also ONNX Runtime's LayerNormalization (since 1) */
 {
 	ln_plan p = {0};
 	om_kind rc = ln_prepare(c, &p);
@@ -435,7 +435,7 @@ om_kind om_ln_kernel(om_ctx *c) /* also ONNX Runtime's LayerNormalization (ops_c
 	return rc;
 }
 
-/* com.microsoft SkipLayerNormalization(input, skip, gamma, beta?, bias?) (ops_contrib.c), for
+/* com.microsoft SkipLayerNormalization(input, skip, gamma, beta?, bias?), for
  * float input and skip of one shape and a 1-D float bias of the last dim: per row, the sum
  * input + (skip + bias) in float (the bits of the Adds it replaces), kept in output 3
  * (input_skip_bias_sum) when asked, then standardize_fn over the last axis, as
@@ -466,7 +466,7 @@ static om_kind skip_ln_ctx(om_ctx *c, om_ctx *lc, const om_tensor **lin, om_tens
 	return OM_OK;
 }
 
-om_kind om_skip_ln_infer(om_ctx *c)
+static om_kind om_skip_ln_infer(om_ctx *c)
 {
 	const om_tensor *lin[3];
 	om_tensor *lout[3];
@@ -479,7 +479,7 @@ om_kind om_skip_ln_infer(om_ctx *c)
 	return rc;
 }
 
-om_kind om_skip_ln_kernel(om_ctx *c)
+static om_kind om_skip_ln_kernel(om_ctx *c)
 {
 	const om_tensor *lin[3];
 	om_tensor *lout[3];
@@ -984,6 +984,18 @@ static const om_sig_attr attrs_LRN_1[] = {{"alpha", OM_ATTR_FLOAT, 0}, {"beta", 
 /* LRN-1: X -> Y */
 static const om_sig sig_LRN_1 = {1, 1, 1, 1, 1, 0x0, 0x0, attrs_LRN_1, NULL};
 
+static const om_sig_attr attrs_ms_SkipLayerNormalization_1[] = {{"epsilon", OM_ATTR_FLOAT, 0},
+	{NULL, 0, 0}};
+/* SkipLayerNormalization-1: input skip gamma [beta] [bias]
+ * -> output [mean] [inv_std_var] [input_skip_bias_sum] */
+static const om_sig sig_ms_SkipLayerNormalization_1 = {1, 3, 5, 1, 4, 0x18, 0xe,
+	attrs_ms_SkipLayerNormalization_1, NULL};
+static const om_sig_attr attrs_LayerNormalization_1[] = {{"axis", OM_ATTR_INT, 0},
+	{"epsilon", OM_ATTR_FLOAT, 0}, {"stash_type", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* LayerNormalization-1: X Scale [B] -> Y [Mean] [InvStdDev] */
+static const om_sig sig_LayerNormalization_1 = {1, 2, 3, 1, 3, 0x4, 0x6, attrs_LayerNormalization_1,
+	NULL};
+
 /* ---- end of signatures ---- */
 
 static const om_op rows[] = {
@@ -999,6 +1011,10 @@ static const om_op rows[] = {
 	 OM_OPC_NONE},
 	{"LpNormalization", "", 1, same_shape_infer, axis_kernel, OM_OP_EXACT,
 	 &sig_LpNormalization_1, OM_OPC_NONE},
+	{"SkipLayerNormalization", "com.microsoft", 1, om_skip_ln_infer, om_skip_ln_kernel,
+	 OM_OP_EXACT, &sig_ms_SkipLayerNormalization_1, OM_OPC_MS_SKIP_LAYER_NORM},
+	{"LayerNormalization", "", 1, om_ln_infer, om_ln_kernel, OM_OP_EXACT,
+	 &sig_LayerNormalization_1, OM_OPC_LAYER_NORM},
 	{"LayerNormalization", "", 17, om_ln_infer, om_ln_kernel, OM_OP_EXACT,
 	 &sig_LayerNormalization_17, OM_OPC_LAYER_NORM},
 	{"RMSNormalization", "", 23, om_ln_infer, om_ln_kernel, OM_OP_EXACT,
