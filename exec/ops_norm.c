@@ -1,8 +1,8 @@
 /* ops_norm.c — Softmax, LogSoftmax, Hardmax, LpNormalization, LayerNormalization,
  * RMSNormalization, com.microsoft SkipLayerNormalization, InstanceNormalization,
- * GroupNormalization, BatchNormalization, MeanVarianceNormalization, LRN. Every kernel computes in double (exp/log from detmath.h),
- * folds in a fixed order (sums in eight lanes, see lane_sum) and stores in the input's type:
- * all exact. */
+ * GroupNormalization, BatchNormalization, MeanVarianceNormalization, LRN. Every kernel
+ * computes in double (exp/log from detmath.h), folds in a fixed order (sums in eight lanes,
+ * see lane_sum) and stores in the input's type: all exact. */
 /* -O2 vectorizes only loops of known trip count; quiet comparisons let selects vectorize
  * (results are unchanged: no reassociation, and detmath.h switches contraction off) */
 #if defined(__GNUC__) && !defined(__clang__)
