@@ -9,7 +9,8 @@
 #include "fuzz.h"
 #include "ir.h"
 #include "numrun.h"
-#include "seq.h"
+#include "onnx_io.h"
+#include "value.h"
 
 enum { FZ_MAX_ELEMS = 1 << 12, FZ_MAX_INPUTS = 64 };
 

@@ -6,7 +6,7 @@
 
 #include "fuzz.h"
 #include "onnx_io.h"
-#include "seq.h"
+#include "value.h"
 
 static bool same(const om_tensor *a, const om_tensor *b)
 {

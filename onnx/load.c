@@ -1,5 +1,6 @@
-/* load.c — om_model_load / om_model_load_memory: bytes → checked, unpacked ModelProto → IR;
- * a file that does not load is explained by model_diag.c. */
+/* load.c — om_onnx_load_file / om_onnx_load_memory: bytes → checked, unpacked ModelProto →
+ * IR, then the caller's check of the IR (api/load.c passes the op rows' om_model_check); a
+ * file that does not load is explained by model_diag.c. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,7 +9,6 @@
 #include <unistd.h>
 
 #include "model_diag.h"
-#include "op.h"
 
 /* Replaces a wire-level error in st by what om_onnx_model_diagnose says about the file, or, when
  * it finds nothing, names the file and the top-level field that holds the damage in front of
@@ -49,7 +49,7 @@ static om_kind name_file(const char *name, om_kind k, om_status *st)
 }
 
 static om_kind load(const void *data, size_t size, const char *dir, const char *name,
-		    om_model **out, om_status *st)
+		    om_model_check_fn check, om_model **out, om_status *st)
 {
 	*out = NULL;
 	om_kind k = om_onnx_wire_check(&onnx__model_proto__descriptor, data, size, st);
@@ -77,8 +77,8 @@ static om_kind load(const void *data, size_t size, const char *dir, const char *
 		return om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
 	}
 	k = om_onnx_lower_model(m, mp, st);
-	if (!k)
-		k = om_model_check(m, st); /* IR version, node arity and attributes (exec/op.h) */
+	if (!k && check)
+		k = check(m, st);
 	if (k) {
 		om_model_free(m);
 		return name_file(name, k, st);
@@ -87,10 +87,10 @@ static om_kind load(const void *data, size_t size, const char *dir, const char *
 	return OM_OK;
 }
 
-om_kind om_model_load_memory(const void *data, size_t size, const char *dir, om_model **out,
-			     om_status *st)
+om_kind om_onnx_load_memory(const void *data, size_t size, const char *dir,
+			    om_model_check_fn check, om_model **out, om_status *st)
 {
-	return load(data, size, dir, NULL, out, st);
+	return load(data, size, dir, NULL, check, out, st);
 }
 
 /* The folder of path ("." when it has none). */
@@ -104,7 +104,8 @@ static char *dir_of(const char *path)
 	return strndup(path, (size_t)(slash - path));
 }
 
-om_kind om_model_load(const char *path, om_model **out, om_status *st)
+om_kind om_onnx_load_file(const char *path, om_model_check_fn check, om_model **out,
+			  om_status *st)
 {
 	*out = NULL;
 	int fd;
@@ -124,7 +125,7 @@ om_kind om_model_load(const char *path, om_model **out, om_status *st)
 	}
 	close(fd);
 	char *dir = dir_of(path);
-	k = dir ? load(size ? data : "", size, dir, path, out, st)
+	k = dir ? load(size ? data : "", size, dir, path, check, out, st)
 		: om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
 	free(dir);
 	if (size)

@@ -67,4 +67,28 @@ om_kind om_onnx_read_file(const char *path, unsigned char **data, size_t *size, 
 /** Lower an unpacked ModelProto into m (m->proto, m->resources, m->release set). */
 om_kind om_onnx_lower_model(om_model *m, Onnx__ModelProto *mp, om_status *st);
 
+/* ---- loading (load.c; the public om_model_load is api/load.c) ----------------------------- */
+
+/** A check of a lowered model that a load must pass (the op rows' om_model_check). */
+typedef om_kind (*om_model_check_fn)(const om_model *m, om_status *st);
+/** Loads the model at path (mapped, wire-checked, unpacked, lowered), then runs `check` when
+ *  not NULL; on failure *out is NULL and the error names the file. */
+om_kind om_onnx_load_file(const char *path, om_model_check_fn check, om_model **out,
+			  om_status *st);
+/** The same from bytes; `dir` resolves external data (NULL: none may be used). */
+om_kind om_onnx_load_memory(const void *data, size_t size, const char *dir,
+			    om_model_check_fn check, om_model **out, om_status *st);
+
+/* ---- declared types and test data (value_file.c) ---------------------------------------- */
+
+/** OM_SEQ_DTYPE for a sequence type, OM_OPT_DTYPE for an optional type, 0 otherwise. */
+int32_t om_type_box_kind(const om_type *ty);
+/** The element type of a sequence type's tensors (or an optional's tensor, or an optional's
+ *  sequence's), OM_UNDEFINED when not declared. */
+int32_t om_type_box_elem(const om_type *ty);
+/** Reads a value file (input_N.pb / output_N.pb of a backend test): a SequenceProto when ty is
+ *  a sequence type, an OptionalProto when it is an optional type, else a TensorProto (or .npy,
+ *  om_tensor_read_file). Free with om_value_free. */
+om_kind om_value_read_file(const char *path, const om_type *ty, om_tensor *t, om_status *st);
+
 #endif

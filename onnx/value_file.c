@@ -1,10 +1,10 @@
 /* value_file.c — sequence and optional values of backend-test data (SequenceProto,
- * OptionalProto) into om_seq boxes (exec/seq.h), and what a declared TypeProto says about them. */
+ * OptionalProto) into om_seq boxes (ir/value.h), and what a declared TypeProto says about them. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "onnx_io.h"
-#include "seq.h"
+#include "value.h"
 
 static const Onnx__TypeProto *type_proto(const om_type *ty)
 {

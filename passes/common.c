@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "infer.h"
-#include "op.h"
+#include "registry.h"
 
 static uint64_t mix(uint64_t h, uint64_t x)
 {

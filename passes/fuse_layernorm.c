@@ -10,7 +10,7 @@
  * becomes LayerNormalization(x, scale, bias) with axis = rank - k and epsilon = eps, in the
  * default domain: the ONNX op from opset 17, and before it ONNX Runtime's own
  * LayerNormalization (its contrib op registered in the ONNX domain since version 1, the one its
- * LayerNormFusion writes; omopt's row in exec/ops_contrib.c). Conditions: both ReduceMeans
+ * LayerNormFusion writes; omopt's row in kernels/math/ops_contrib.c). Conditions: both ReduceMeans
  * reduce the same trailing axes with keepdims 1; x is float or double of known rank with
  * numeric normalized dims; eps and the exponent 2 are constant scalars; gamma and beta are
  * constants that broadcast over the normalized dims only (else the chain stops before them);

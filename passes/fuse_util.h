@@ -6,7 +6,7 @@
 #ifndef OM_FUSE_UTIL_H
 #define OM_FUSE_UTIL_H
 
-#include "op.h"
+#include "registry.h"
 #include "pass.h"
 
 /** The Conv (default domain, live, in g) producing x when x has no other use, is not a graph

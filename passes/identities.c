@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "infer.h"
-#include "op.h"
+#include "registry.h"
 
 static bool op_is(const om_pass_ctx *c, const om_node *n, enum om_opcode code)
 {

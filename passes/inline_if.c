@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "op.h"
+#include "registry.h"
 #include "pass.h"
 
 typedef struct vmap {

@@ -5,7 +5,7 @@
 
 #include "fuse_util.h"
 #include "infer.h"
-#include "op.h"
+#include "registry.h"
 #include "optimize.h"
 
 static bool is_graph_output(const om_graph *g, const om_value *v)

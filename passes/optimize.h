@@ -13,7 +13,7 @@
 #ifndef OM_OPTIMIZE_H
 #define OM_OPTIMIZE_H
 
-#include "op.h"
+#include "registry.h"
 #include "pass.h"
 
 om_kind om_pass_fuse_conv_act(om_pass_ctx *c, om_graph *g, int *changes);
@@ -25,7 +25,7 @@ om_kind om_pass_fuse_silu(om_pass_ctx *c, om_graph *g, int *changes);
 /** The domain of ONNX Runtime's contrib ops. */
 #define OM_MS_DOMAIN "com.microsoft"
 
-/** The live producer of v in g when its row has opcode `code` (exec/op.h); else NULL. */
+/** The live producer of v in g when its row has opcode `code` (ops/op.h); else NULL. */
 om_node *om_opt_producer(const om_graph *g, const om_value *v, enum om_opcode code);
 /** The only live reader of v in g, when its row has opcode `code` (OM_OPC_NONE: any
  *  default-domain node); NULL when v has another reader, is a graph output or is read by a

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "op.h"
+#include "registry.h"
 #include "pass.h"
 
 const om_tensor *om_value_const(const om_graph *g, om_value *v)

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "infer.h"
-#include "op.h"
+#include "registry.h"
 
 static bool literal_ok(const om_graph *g, const om_value *v, const om_vinfo *vi)
 {
@@ -240,7 +240,7 @@ static om_kind slice_bounds(om_pass_ctx *c, om_graph *g, om_node *n, int *change
 			else if (e.kind == OM_PE_SYM && !om_dim_known(d) && d.param &&
 				 !strcmp(d.param, e.sym))
 				/* an end of INT64_MAX with a negative step means "through element
-				 * 0" (exec/slice.c, as ONNX Runtime): INT64_MAX - 1 is only clamped */
+				 * 0" (kernels/move/slice.c, as ONNX Runtime): INT64_MAX - 1 is only clamped */
 				lit[i] = slot == 2 && !forward[i] ? INT64_MAX - 1 : INT64_MAX;
 			else
 				ok = false;

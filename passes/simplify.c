@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "op.h"
+#include "registry.h"
 #include "pass.h"
 
 static const struct {

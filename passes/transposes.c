@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "infer.h"
-#include "op.h"
+#include "registry.h"
 
 /* The permutation of Transpose n over an input of rank r (default: reversed). */
 static bool perm_of(const om_node *n, int32_t r, int64_t *perm)

@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""gen_signatures.py — writes each op row's signature (exec/op.h om_sig) into its kernel file.
+"""gen_signatures.py — writes each op row's signature (ops/op.h om_sig) into its kernel file
+(kernels/<family>/ops_*.c).
 
     /usr/bin/python3 scripts/gen_signatures.py CHANGELOG.md ROWS.txt [--write]
 
@@ -16,6 +17,7 @@ The result is written between the markers SIG_BEGIN / SIG_END in front of the fi
 `static const om_op rows[]`; it is reviewed like code. Rows reference `&sig_<Op>_<since>`
 (`sig_ms_<Op>_<since>` for com.microsoft).
 """
+import glob
 import os
 import re
 import sys
@@ -224,12 +226,11 @@ def row_file(root, dom, name, since):
     d = '"com.microsoft"' if dom == 'com.microsoft' else '""'
     pats = [r'\{"%s", %s, %d,' % (name, d, since)]
     if dom == 'ai.onnx':
-        pats += [r'\bROW\(%s, %d,' % (name, since), r'\bRED_ROWS\(%s,' % name]
+        pats += [r'\bROWC?\(%s, %d,' % (name, since), r'\bRED_ROWS\(%s,' % name]
     hits = []
-    for f in sorted(os.listdir(os.path.join(root, 'exec'))):
-        if not (f.startswith('ops_') and f.endswith('.c')):
-            continue
-        text = open(os.path.join(root, 'exec', f)).read()
+    for f in sorted(glob.glob(os.path.join(root, 'kernels', '*', 'ops_*.c'))):
+        f = os.path.relpath(f, root)
+        text = open(os.path.join(root, f)).read()
         if any(re.search(p, text) for p in pats):
             hits.append(f)
     if len(hits) != 1:
@@ -250,7 +251,7 @@ def main():
         by_file.setdefault(f, []).extend(
             emit_row(dom, name, since, row_versions(ops, rows, dom, name, since)))
     for f, lines in sorted(by_file.items()):
-        path = os.path.join(root, 'exec', f)
+        path = os.path.join(root, f)
         text = open(path).read()
         block = SIG_BEGIN + '\n\n' + '\n'.join(lines) + '\n\n' + SIG_END + '\n\n'
         if SIG_BEGIN in text:

@@ -19,7 +19,7 @@
  * element type mismatch is still a failure.
  *
  * Graph inputs and outputs of sequence or optional type are read as SequenceProto /
- * OptionalProto files into the executor's sequence values (exec/seq.h), fed as such, and
+ * OptionalProto files into the executor's sequence values (ir/value.h), fed as such, and
  * compared item by item (the empty optional equals only the empty optional).
  */
 #include <dirent.h>
@@ -34,7 +34,8 @@
 
 #include "half.h"
 #include "ir.h"
-#include "seq.h"
+#include "onnx_io.h"
+#include "value.h"
 
 #define CASE_TIMEOUT_S 120
 

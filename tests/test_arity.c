@@ -11,7 +11,7 @@
 
 #include "eval.h"
 #include "omopt.h"
-#include "op.h"
+#include "registry.h"
 #include "testutil.h"
 
 #define MAX_IO 8 /* slots a variant uses at most: beyond the signature's min/max by one */

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "registry.h"
 #include "testutil.h"
 #include "session.h"
 

@@ -1,4 +1,4 @@
-/* test_ops_sequence.c — sequence and optional values in sessions (exec/seq.h): the Sequence*
+/* test_ops_sequence.c — sequence and optional values in sessions (ir/value.h): the Sequence*
  * ops, SplitToSequence, ConcatFromSequence, SequenceMap, Optional*, Identity/If/Loop carrying
  * them; positions out of range and type mismatches are InvalidInput. Values by hand. */
 #include <stdio.h>
@@ -6,7 +6,8 @@
 #include <string.h>
 
 #include "onnx.pb-c.h"
-#include "seq.h"
+#include "onnx_io.h"
+#include "value.h"
 #include "session.h"
 #include "testutil.h"
 

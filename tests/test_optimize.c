@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 
 #include "testutil.h"
-#include "op.h"
+#include "registry.h"
 
 /* ---- graph building ------------------------------------------------------------------ */
 

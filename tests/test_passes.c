@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "testutil.h"
-#include "op.h"
+#include "registry.h"
 #include "pass.h"
 
 /* ---- graph building ------------------------------------------------------------------ */
@@ -1230,7 +1230,7 @@ static void broadcast_keeps_symbols(void **state)
 static void partial_results_keep_type_and_rank(void **state)
 {
 	(void)state;
-	/* rows that need a value still tell the element type and the rank (exec/op.h) */
+	/* rows that need a value still tell the element type and the rank (ops/op.h) */
 	om_model *m = tu_model(13);
 	om_graph *g = m->graph;
 	input(g, "x", OM_FLOAT, "N,4");

@@ -1,9 +1,9 @@
 /* test_registry.c — the op rows as the passes see them: every opcode names exactly one op of
  * one domain and some row carries it, and a node gets its row's code only at an opset and in a
- * domain where that row applies (exec/op.h, exec/registry.c). */
+ * domain where that row applies (ops/op.h, runtime/registry.c). */
 #include <string.h>
 
-#include "op.h"
+#include "registry.h"
 #include "testutil.h"
 
 typedef struct codes_seen {

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "op.h"
+#include "registry.h"
 #include "ophist.h"
 
 static const char usage_text[] =

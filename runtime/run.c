@@ -6,7 +6,8 @@
 #include <time.h>
 
 #include "plan.h"
-#include "seq.h"
+#include "onnx_io.h"
+#include "value.h"
 
 /* f->blk of a slot whose sequence or optional value (box) the frame owns: freed when the last
  * reader of it and of every view into it has run, or when the run ends (always so for a box
@@ -411,7 +412,7 @@ static om_kind ctx_run_graph(const om_ctx *c, const om_graph *g, const om_tensor
 	return om_run_plan(s, p, s->cur, in, nin, out, nout, c->st);
 }
 
-/* what a run offers the kernels (exec/op.h) */
+/* what a run offers the kernels (ops/op.h) */
 static const om_run_services services = {
 	.reserve = ctx_reserve,
 	.check_time = ctx_check_time,
@@ -420,15 +421,6 @@ static const om_run_services services = {
 	.output_value = ctx_output_value,
 	.output_alias = ctx_output_alias,
 };
-
-om_kind om_session_run_values(om_session *s, const om_tensor *inputs, int ninputs,
-			      om_tensor *outputs, int noutputs, om_status *st)
-{
-	s->boxes = 1;
-	om_kind rc = om_session_run(s, inputs, ninputs, outputs, noutputs, st);
-	s->boxes = 0;
-	return rc;
-}
 
 /* ---- one run of a plan ------------------------------------------------------------------- */
 

@@ -91,32 +91,3 @@ om_kind om_node_check_in(const om_op *op, const om_node *n, int64_t opset,
 					"output %d has no name, the op requires it", i);
 	return check_attrs(n, s, st);
 }
-
-static om_kind check_graph(const om_model *m, const om_graph *g, om_status *st)
-{
-	for (int32_t i = 0; i < g->nnodes; i++) {
-		const om_node *n = g->nodes[i];
-		const om_op *op = om_op_find(n->domain, n->op, om_model_opset(m, n->domain));
-		om_kind rc = op ? om_node_check(op, n, om_model_opset(m, n->domain), st) : OM_OK;
-		for (int32_t a = 0; !rc && a < n->nattr; a++) {
-			const om_attr *at = &n->attrs[a];
-			if (at->type == OM_ATTR_GRAPH && at->g)
-				rc = check_graph(m, at->g, st);
-			for (int64_t k = 0; !rc && at->type == OM_ATTR_GRAPHS && k < at->n; k++)
-				if (at->graphs[k])
-					rc = check_graph(m, at->graphs[k], st);
-		}
-		if (rc)
-			return rc;
-	}
-	return OM_OK;
-}
-
-om_kind om_model_check(const om_model *m, om_status *st)
-{
-	if (m->ir_version < 0 || m->ir_version > OM_IR_VERSION_MAX)
-		return om_error(st, OM_ERR_INVALID_MODEL, NULL,
-				"IR version %lld is not one ONNX defines (1 to %d)",
-				(long long)m->ir_version, OM_IR_VERSION_MAX);
-	return m->graph ? check_graph(m, m->graph, st) : OM_OK;
-}

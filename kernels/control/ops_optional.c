@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "control.h"
-#include "seq.h"
+#include "value.h"
 
 #define ROW (OM_OP_CONTROL | OM_OP_EXACT)
 

@@ -1,5 +1,5 @@
 /*
- * plan.h — a session's plan of a graph (exec/plan.c) and the session itself (exec/session.c).
+ * plan.h — a session's plan of a graph (plan.c) and the session itself (session.c).
  *
  * A plan is the graph's nodes in topological order (steps) over slots, one per value: constants
  * (initializers, Constant outputs, nodes folded at plan time, Shape/Size of known shapes), fed

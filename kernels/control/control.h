@@ -1,5 +1,5 @@
-/* control.h — helpers shared by the control-flow kernels (exec/ops_control.c: If, Loop;
- * exec/control_scan.c: Scan) and the Scan rows. */
+/* control.h — helpers shared by the control-flow kernels (ops_control.c: If, Loop;
+ * control_scan.c: Scan) and the Scan rows. */
 #ifndef OM_CONTROL_H
 #define OM_CONTROL_H
 
@@ -33,7 +33,7 @@ bool om_ctl_same_shape(const om_tensor *a, const om_tensor *b);
 om_kind om_ctl_start_stack(om_ctx *c, const om_tensor *e, int64_t len, int64_t axis,
 			   om_tensor *acc);
 
-/* Scan rows (exec/control_scan.c) */
+/* Scan rows (kernels/control/control_scan.c) */
 om_kind om_ctl_scan_infer(om_ctx *c);
 om_kind om_ctl_scan8_kernel(om_ctx *c);
 om_kind om_ctl_scan9_kernel(om_ctx *c);

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "control.h"
-#include "seq.h"
+#include "value.h"
 #include "shape_util.h"
 
 #define ROW (OM_OP_CONTROL | OM_OP_EXACT)

@@ -99,7 +99,7 @@ typedef struct om_ctx {
 typedef om_kind (*om_infer_fn)(om_ctx *c);
 typedef om_kind (*om_kernel_fn)(om_ctx *c);
 
-/* An op's signature at one opset version (ONNX's schema: exec/signature.c checks every node
+/* An op's signature at one opset version (ONNX's schema: ops/signature.c checks every node
  * against it before any inference or kernel sees the node). */
 typedef struct om_sig_attr {
 	const char *name;
@@ -137,28 +137,13 @@ typedef struct om_op_table {
 
 #define OM_TABLE(rows) {(rows), sizeof(rows) / sizeof((rows)[0])}
 
-/** The row for op in domain at opset `opset`: highest since <= opset. NULL when none. */
-const om_op *om_op_find(const char *domain, const char *name, int64_t opset);
-/** The row that runs node n of model m (the model's opset for n's domain); NULL when none. */
-const om_op *om_node_op(const om_model *m, const om_node *n);
-/** The code of n's row (enum om_opcode); OM_OPC_NONE when n has no row or its row no code. */
-enum om_opcode om_node_code(const om_model *m, const om_node *n);
-/** True when n has a row and that row has every flag of `flags`. */
-bool om_node_has(const om_model *m, const om_node *n, uint32_t flags);
 /** InvalidModel naming n unless n's inputs, outputs and attributes fit op's signature at
- *  `opset` (exec/signature.c). Every path that plans, infers or evaluates a node calls it. */
+ *  `opset` (ops/signature.c). Every path that plans, infers or evaluates a node calls it. */
 om_kind om_node_check(const om_op *op, const om_node *n, int64_t opset, om_status *st);
 /** The same, with in[i] (not n->in[i]) saying whether input i is given (om_eval_node's
  *  callers pass tensors; in NULL: the node's names). */
 om_kind om_node_check_in(const om_op *op, const om_node *n, int64_t opset,
 			 const om_tensor *const *in, om_status *st);
-/* The newest IR version ONNX defines (ONNX 1.23; ONNX Runtime 1.30 stops at 13). */
-#define OM_IR_VERSION_MAX 14
-/** InvalidModel unless m's IR version is 0 (absent) to OM_IR_VERSION_MAX and every node of
- *  every graph that has a row fits its signature (om_node_check). The loader calls it. */
-om_kind om_model_check(const om_model *m, om_status *st);
-/** Calls fn for every registered row (tools, docs, tests). */
-void om_op_each(void (*fn)(const om_op *op, void *arg), void *arg);
 
 /* ---- what a run offers kernels ----------------------------------------------------------
  * The runtime fills om_ctx.run with these when a node runs in a session; kernels reach them
@@ -207,7 +192,7 @@ om_kind om_ctx_output_value(om_ctx *c, int32_t i, om_tensor *v);
  *  of its box (SequenceAt, OptionalGetElement). The box stays alive while the view is read. */
 om_kind om_ctx_output_alias(om_ctx *c, int32_t i, const om_tensor *v, int32_t from);
 
-/* ---- helpers for infer functions and kernels (exec/kernel_util.c) ------------------------ */
+/* ---- helpers for infer functions and kernels (ops/kernel_util.c) ------------------------ */
 
 /** Sets out's dtype and shape. */
 void om_set_shape(om_tensor *out, int32_t dtype, int32_t rank, const int64_t *dims);

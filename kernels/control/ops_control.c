@@ -1,7 +1,7 @@
-/* ops_control.c — If, Loop, Scan: subgraphs run through the session (exec/session.h), outer
+/* ops_control.c — If, Loop, Scan: subgraphs run through the session (runtime/session.h), outer
  * values resolve to the enclosing run's values. Output shapes are known only once the bodies
  * ran, so the kernels place their outputs themselves (om_ctx_output). Sequences and
- * optionals (exec/seq.h) pass through If and Loop as deep copies; Scan (control_scan.c) moves
+ * optionals (ir/value.h) pass through If and Loop as deep copies; Scan (control_scan.c) moves
  * tensors only. */
 #include <stdlib.h>
 #include <string.h>

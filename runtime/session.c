@@ -6,7 +6,8 @@
 
 #include "gemm.h"
 #include "plan.h"
-#include "seq.h"
+#include "onnx_io.h"
+#include "value.h"
 
 /* ---- public API -------------------------------------------------------------------------- */
 
@@ -134,6 +135,15 @@ om_kind om_session_run(om_session *s, const om_tensor *inputs, int ninputs, om_t
 	om_kind rc = om_run_plan(s, s->main, NULL, in, ninputs, outputs, noutputs, st);
 	om_run_free_strings(s);
 	free(in);
+	return rc;
+}
+
+om_kind om_session_run_values(om_session *s, const om_tensor *inputs, int ninputs,
+			      om_tensor *outputs, int noutputs, om_status *st)
+{
+	s->boxes = 1;
+	om_kind rc = om_session_run(s, inputs, ninputs, outputs, noutputs, st);
+	s->boxes = 0;
 	return rc;
 }
 

@@ -1,6 +1,6 @@
 /*
- * session.h — the executor's internal API (exec/session.c, exec/plan.c): control-flow kernels
- * run subgraphs through it, tests and tools look inside a plan and a run with it.
+ * session.h — the executor's internal API (session.c, plan.c): tests and tools look inside a
+ * plan and a run with it. (Kernels reach the running session through om_ctx.run, ops/op.h.)
  */
 #ifndef OM_SESSION_H
 #define OM_SESSION_H

@@ -3,7 +3,7 @@
 #ifndef OM_EVAL_H
 #define OM_EVAL_H
 
-#include "op.h"
+#include "registry.h"
 
 /**
  * Infers and runs node n on `in` (n->nin entries, NULL for omitted inputs, all with data).

@@ -1,9 +1,9 @@
-/* seq.c — sequence and optional values: make, insert, erase, deep copy, free (seq.h). */
+/* value.c — sequence and optional values: make, insert, erase, deep copy, free (value.h). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "ir.h"
-#include "seq.h"
+#include "value.h"
 
 om_kind om_box_new(int32_t kind, int32_t elem, om_tensor *out, om_status *st)
 {

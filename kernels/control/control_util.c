@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "control.h"
-#include "seq.h"
+#include "value.h"
 
 om_kind om_ctl_bad(om_ctx *c, const char *msg)
 {

@@ -4,7 +4,8 @@
 
 #include "eval.h"
 #include "plan.h"
-#include "seq.h"
+#include "onnx_io.h"
+#include "value.h"
 
 /* folded constants larger than this stay run-time values */
 #define FOLD_MAX_BYTES ((size_t)64 << 20)
