@@ -198,6 +198,8 @@ OM_API om_kind om_simplify(om_model *m, const om_simplify_options *opt, om_statu
  * OM_ERR_NOMEM); a pattern that does not fit is left as it is, never an error.
  */
 OM_API om_kind om_optimize(om_model *m, const om_simplify_options *opt, om_status *st);
+/** The name of pass i of om_simplify's pipeline, in order (for `skip`); NULL past the end. */
+OM_API const char *om_simplify_pass_name(int i);
 
 /* ---- sessions ---------------------------------------------------------------------------- */
 
@@ -242,6 +244,8 @@ typedef struct om_io_info {
 	int32_t rank;                        /* -1 when not declared (or over OM_MAX_RANK) */
 	int64_t dims[OM_MAX_RANK];           /* extent; -1 where symbolic or unknown */
 	const char *dim_params[OM_MAX_RANK]; /* the symbol (dim_param) of a dim, or NULL */
+	int32_t has_initializer;             /* a graph input that also has an initializer (its
+						default value; om_model_input_info only) */
 } om_io_info;
 /** Fills *info for input i (om_session_input_*) or output i; OM_ERR_INVALID_INPUT when i is
  *  out of range. */
@@ -254,6 +258,22 @@ OM_API om_kind om_session_output_info(const om_session *s, int i, om_io_info *in
 OM_API om_kind om_session_run(om_session *s, const om_tensor *inputs, int ninputs, om_tensor *outputs,
 		       int noutputs, om_status *st);
 OM_API void om_session_free(om_session *s);
+
+/** Time per op type of the runs since the session was created with `profile` (or since
+ *  om_session_profile_reset), slowest first: *rows (valid until the next run or reset) and
+ *  their count. A control op's time includes the subgraph nodes it ran, which also count
+ *  under their own op types. 0 rows without `profile`. */
+typedef struct om_profile_row {
+	const char *op;  /* the op type ("Conv", "FusedConv"), living as long as the session */
+	int64_t calls;   /* nodes of this op type run */
+	double ms;       /* their wall time, milliseconds */
+} om_profile_row;
+OM_API int om_session_profile(const om_session *s, const om_profile_row **rows);
+/** Zeroes the profile (after a warm-up run, so that it covers the runs that follow). */
+OM_API void om_session_profile_reset(om_session *s);
+/** Bytes held by the session's buffer pool now, and the most bytes busy at once so far. */
+OM_API size_t om_session_pool_bytes(const om_session *s);
+OM_API size_t om_session_peak_bytes(const om_session *s);
 
 /* ---- sequences and optionals --------------------------------------------------------------- */
 
@@ -285,6 +305,80 @@ OM_API void om_value_free(om_tensor *t);
  *  om_value_free. */
 OM_API om_kind om_session_run_values(om_session *s, const om_tensor *inputs, int ninputs,
 				     om_tensor *outputs, int noutputs, om_status *st);
+
+/* ---- looking at a model (omopt info) ------------------------------------------------------ */
+
+/** The model's IR version (0 when absent). */
+OM_API int64_t om_model_ir_version(const om_model *m);
+/** The producer's name ("" when absent); *version (may be NULL) gets its version. */
+OM_API const char *om_model_producer(const om_model *m, const char **version);
+/** Opset imports: their count, and import i's domain ("" for ai.onnx) with *version. NULL
+ *  when i is out of range. */
+OM_API int om_model_opset_count(const om_model *m);
+OM_API const char *om_model_opset_import(const om_model *m, int i, int64_t *version);
+/** The main graph's inputs as declared (inputs with an initializer included) and outputs. */
+OM_API int om_model_input_count(const om_model *m);
+OM_API int om_model_output_count(const om_model *m);
+/** Fills *info (names live as long as the model); OM_ERR_INVALID_INPUT when i is out of
+ *  range. */
+OM_API om_kind om_model_input_info(const om_model *m, int i, om_io_info *info, om_status *st);
+OM_API om_kind om_model_output_info(const om_model *m, int i, om_io_info *info, om_status *st);
+/** Nodes of the main graph (subgraphs not counted). */
+OM_API int64_t om_model_node_count(const om_model *m);
+/** Initializers of every graph (subgraphs included): their bytes, and their count in *count
+ *  (may be NULL). */
+OM_API int64_t om_model_initializer_bytes(const om_model *m, int64_t *count);
+
+/** Nodes per op type over every graph (subgraphs included). */
+typedef struct om_op_count {
+	char op[128];  /* "Conv", or "domain.Op" outside the default domain */
+	int64_t count;
+} om_op_count;
+/** *rows = a malloc'd array (free with om_free) of *n op counts sorted by op. */
+OM_API om_kind om_model_op_counts(const om_model *m, om_op_count **rows, int *n, om_status *st);
+
+/** An operator row the library has (docs/ops.md): a node runs the row of its op and domain
+ *  with the highest since-version <= the model's opset for that domain. */
+typedef struct om_op_info {
+	const char *domain;  /* "" for ai.onnx */
+	const char *name;
+	int since;
+	unsigned flags;      /* bit b set: the row has property om_op_flag_name(b) */
+	int has_kernel;      /* 0: the row infers shapes but does not run */
+} om_op_info;
+/** The number of rows; with rows not NULL, fills rows[0..min(cap, count)). Strings are
+ *  static. */
+OM_API int om_op_rows(om_op_info *rows, int cap);
+/** The name of property bit b of om_op_info.flags ("view", "exact", "data-dependent", ...;
+ *  docs/ops.md); NULL past the last. */
+OM_API const char *om_op_flag_name(int bit);
+
+/* ---- drawing (Graphviz dot text) ------------------------------------------------------------ */
+
+typedef struct om_dot_options {
+	/* 1: draw the executor's plan (buffers by colour, views dashed, kernel notes); the model
+	 * is planned as om_session_create would */
+	int plan;
+	/* not NULL: draw this model (a simplification of m) against m: nodes m has and it lacks
+	 * grey, its new nodes orange, folded values on orange edges */
+	om_model *diff;
+} om_dot_options;
+/** m (and opt->diff) as Graphviz dot text: op boxes with op type and name, edges with element
+ *  type and shape (symbols by name), initializers summarized, subgraphs as clusters. Writes
+ *  the types inference finds into values that have none (in m and opt->diff). *text is
+ *  malloc'd, NUL-terminated, *len bytes (free with om_free). `opt` may be NULL. */
+OM_API om_kind om_model_dot(om_model *m, const om_dot_options *opt, char **text, size_t *len,
+			    om_status *st);
+
+/* ---- files and memory ---------------------------------------------------------------------- */
+
+/** Writes len bytes to path atomically: a temporary file beside it, renamed over it (a
+ *  symlink there is replaced, not written through); a FIFO or character device there
+ *  (/dev/stdout) is written straight into. A folder is refused (OM_ERR_IO). */
+OM_API om_kind om_file_write(const char *path, const void *data, size_t len, om_status *st);
+/** Frees memory the library returned for the caller to free (om_model_dot's text,
+ *  om_model_op_counts' rows). */
+OM_API void om_free(void *p);
 
 /* ---- tensor files ------------------------------------------------------------------------ */
 

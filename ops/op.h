@@ -55,6 +55,7 @@ enum om_op_flags {
 	OM_OP_LAYOUT = 1u << 11,        /* reads a channels-first layout (N, C, spatial...) */
 	OM_OP_PASSTHROUGH = 1u << 12    /* out[0] is in[0] (type, shape and values), always */
 };
+#define OM_OP_FLAG_BITS 13 /* bits used above (om_op_flag_name names each) */
 
 /* Which op a row is, for the passes that match patterns of ops (a fusion looks for a Conv whose
  * output feeds a Relu). Only the ops a pass names have a code; every other row has OM_OPC_NONE.

@@ -81,8 +81,6 @@ om_kind om_pass_common(om_pass_ctx *c, om_graph *g, int *changes);
 om_kind om_pass_dead(om_pass_ctx *c, om_graph *g, int *changes);
 om_kind om_pass_inline_if(om_pass_ctx *c, om_graph *g, int *changes);
 
-/** The name of pass i of the pipeline, NULL past the end (for --skip and --help). */
-const char *om_simplify_pass_name(int i);
 
 /** Sets the type of every value that has none to what shape inference finds (annotate.c);
  *  internal symbols become unknown dims. Best effort: only out of memory is an error. */

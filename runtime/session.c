@@ -80,7 +80,7 @@ const char *om_session_output_name(const om_session *s, int i)
 	return s->main->slots[s->main->outputs[i]].v->name;
 }
 
-static void io_info(const om_value *v, om_io_info *info)
+void om_value_io_info(const om_value *v, om_io_info *info)
 {
 	memset(info, 0, sizeof *info);
 	info->name = v->name;
@@ -107,7 +107,7 @@ om_kind om_session_input_info(const om_session *s, int i, om_io_info *info, om_s
 {
 	if (i < 0 || i >= s->main->ninputs)
 		return om_error(st, OM_ERR_INVALID_INPUT, NULL, "no input %d", i);
-	io_info(s->main->slots[s->main->inputs[i]].v, info);
+	om_value_io_info(s->main->slots[s->main->inputs[i]].v, info);
 	return OM_OK;
 }
 
@@ -115,7 +115,7 @@ om_kind om_session_output_info(const om_session *s, int i, om_io_info *info, om_
 {
 	if (i < 0 || i >= s->main->noutputs)
 		return om_error(st, OM_ERR_INVALID_INPUT, NULL, "no output %d", i);
-	io_info(s->main->slots[s->main->outputs[i]].v, info);
+	om_value_io_info(s->main->slots[s->main->outputs[i]].v, info);
 	return OM_OK;
 }
 

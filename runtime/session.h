@@ -39,18 +39,8 @@ typedef void (*om_node_hook)(void *arg, const om_node *n, const om_tensor *const
 			     const om_tensor *const *out, int nout);
 void om_session_set_hook(om_session *s, om_node_hook fn, void *arg);
 
-/** Bytes held by the buffer pool, and the most bytes busy at once (for memory tests). */
-size_t om_session_pool_bytes(const om_session *s);
-size_t om_session_peak_bytes(const om_session *s);
 
-/** Time per op type when the session was created with `profile`, slowest first. */
-typedef struct om_profile_row {
-	const char *op;
-	int64_t calls;
-	double ms;
-} om_profile_row;
-int om_session_profile(const om_session *s, const om_profile_row **rows);
-/** Zeroes the profile (e.g. after a warm-up run, so that it covers the runs that follow). */
-void om_session_profile_reset(om_session *s);
+/** *info for value v as a graph input or output (session.c; om_model_input_info too). */
+void om_value_io_info(const om_value *v, om_io_info *info);
 
 #endif

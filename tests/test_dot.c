@@ -9,6 +9,7 @@
 
 #include "dot.h"
 #include "plan_notes.h"
+#include "render.h"
 #include "testutil.h"
 
 /* one Graphviz context for the whole test process (see om_dot_renderer_new) */
@@ -62,7 +63,7 @@ static om_model *sample(void)
 	return m;
 }
 
-static char *write_dot(const om_model *m, const om_dot_options *opt, om_dot_stats *stats)
+static char *write_dot(const om_model *m, const om_dot_config *opt, om_dot_stats *stats)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -130,7 +131,7 @@ static void diff_marks(void **state)
 	dg->nodes[0]->flags |= OM_NODE_DEAD;
 	om_graph_compact(dg);
 	dg->nodes[0]->op = "Mul";
-	om_dot_options opt = {.diff = d};
+	om_dot_config opt = {.diff = d};
 	om_dot_stats s;
 	char *text = write_dot(m, &opt, &s);
 	assert_non_null(strstr(text, "(folded)"));
@@ -328,7 +329,7 @@ static void plan_annotations(void **state)
 	assert_int_equal(om_simplify(m, NULL, &st), OM_OK);
 	om_plan_notes *p = NULL;
 	assert_int_equal(om_plan_notes_make(m, &p, &st), OM_OK);
-	om_dot_options opt = {0};
+	om_dot_config opt = {0};
 	om_plan_notes_options(p, &opt);
 	int views = 0, transposes = 0;
 	for (int32_t i = 0; i < m->graph->nnodes; i++) {

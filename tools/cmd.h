@@ -4,6 +4,7 @@
 #define OM_CMD_H
 
 #include "omopt.h"
+#include "status.h"
 
 int cmd_simplify(int argc, char **argv);
 int cmd_info(int argc, char **argv);
@@ -12,5 +13,6 @@ int cmd_dot(int argc, char **argv);
 
 /** Prints "omopt: <Kind>: node '<name>' (<Op>): <message>" to stderr and returns 1. */
 int cmd_fail(const om_status *st);
+
 
 #endif

@@ -4,10 +4,7 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "dot.h"
-#include "files.h"
-#include "pass.h"
-#include "plan_notes.h"
+#include "render.h"
 
 static const char usage_text[] =
 	"usage: omopt dot MODEL [-o FILE.dot|FILE.svg|FILE.png] [--plan] [--diff SIMPLIFIED.onnx]\n"
@@ -65,53 +62,30 @@ int cmd_dot(int argc, char **argv)
 	}
 	om_status st = {0};
 	om_model *m = NULL, *d = NULL;
-	om_plan_notes *notes = NULL;
-	int rc = 1;
-	if (om_model_load(model_path, &m, &st) ||
-	    (diff_path && om_model_load(diff_path, &d, &st)) ||
-	    om_annotate_types(m, &st) || (d && om_annotate_types(d, &st)) ||
-	    (plan && om_plan_notes_make(m, &notes, &st))) {
-		rc = cmd_fail(&st);
-		goto done;
-	}
-	om_dot_options opt = {.diff = d};
-	if (notes)
-		om_plan_notes_options(notes, &opt);
-	bool text_out = !strcmp(fmt, "dot") || !strcmp(fmt, "gv");
-	om_kind k;
-	if (text_out && out) { /* beside it, then renamed over it */
-		om_out_file o = {0};
-		k = om_out_open_stream(&o, out, &st);
-		if (!k)
-			k = om_dot_write(m, &opt, o.f, NULL, &st);
-		if (!k)
-			k = om_out_commit(&o, &st);
-		om_out_discard(&o);
-	} else if (text_out) {
-		k = om_dot_write(m, &opt, stdout, NULL, &st);
-		if (!k && (fflush(stdout) || ferror(stdout)))
-			k = om_error(&st, OM_ERR_IO, NULL, "cannot write the dot text");
+	char *text = NULL;
+	size_t len = 0;
+	om_kind k = om_model_load(model_path, &m, &st);
+	if (!k && diff_path)
+		k = om_model_load(diff_path, &d, &st);
+	if (!k)
+		k = om_model_dot(m, &(om_dot_options){.plan = plan, .diff = d}, &text, &len, &st);
+	if (k) {
+		/* nothing drawn */
+	} else if (!strcmp(fmt, "dot") || !strcmp(fmt, "gv")) {
+		if (out)
+			k = om_file_write(out, text, len, &st);
+		else if (fwrite(text, 1, len, stdout) != len || fflush(stdout))
+			k = cmd_error(&st, OM_ERR_IO, "cannot write the dot text");
 	} else {
-		char *text = NULL;
-		size_t len = 0;
-		FILE *f = open_memstream(&text, &len);
-		k = f ? om_dot_write(m, &opt, f, NULL, &st)
-		      : om_error(&st, OM_ERR_NOMEM, NULL, "out of memory");
-		if (f && fclose(f) && !k)
-			k = om_error(&st, OM_ERR_NOMEM, NULL, "out of memory");
-		if (!k) {
-			om_dot_renderer *r = om_dot_renderer_new();
-			k = om_dot_render(r, text, len, fmt, out, &st);
-			if (*om_dot_render_note(r))
-				fprintf(stderr, "omopt dot: %s\n", om_dot_render_note(r));
-			om_dot_renderer_free(r);
-		}
-		free(text);
+		om_dot_renderer *r = om_dot_renderer_new();
+		k = r ? om_dot_render(r, text, len, fmt, out, &st)
+		      : cmd_error(&st, OM_ERR_NOMEM, "Graphviz: no context");
+		if (r && *om_dot_render_note(r))
+			fprintf(stderr, "omopt dot: %s\n", om_dot_render_note(r));
+		om_dot_renderer_free(r);
 	}
-	rc = k ? cmd_fail(&st) : 0;
-done:
-	om_plan_notes_free(notes);
+	om_free(text);
 	om_model_free(m);
 	om_model_free(d);
-	return rc;
+	return k ? cmd_fail(&st) : 0;
 }

@@ -1,11 +1,12 @@
 /* cmd_info.c — `omopt info MODEL`: IR version, producer, opsets, inputs and outputs with
  * their types (symbols by name), op histogram, initializer count and bytes; `omopt info --ops`:
  * the operator rows the executor has. */
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
-#include "registry.h"
 #include "ophist.h"
 
 static const char usage_text[] =
@@ -21,61 +22,50 @@ static const char usage_text[] =
 	"docs/ops.md), and 'no kernel' for rows that only infer. A node runs the row with the\n"
 	"highest version <= the model's opset.\n";
 
-static void print_row(const om_op *op, void *arg)
-{
-	static const char *const names[] = {"view",        "exact",       "data-dependent",
-					    "in-place",    "control",     "random",
-					    "qdq",         "shape-of",    "elementwise",
-					    "commutative", "same-shape-copy", "layout"};
-	int *count = arg;
-	printf("%-14s %-32s %4d ", op->domain[0] ? op->domain : "ai.onnx", op->name,
-	       (int)op->since);
-	const char *sep = "";
-	for (unsigned b = 0; b < sizeof names / sizeof names[0]; b++)
-		if (op->flags & (1u << b)) {
-			printf("%s%s", sep, names[b]);
-			sep = ",";
-		}
-	if (!op->kernel && !(op->flags & OM_OP_VIEW))
-		printf("%sno kernel", sep);
-	printf("\n");
-	(*count)++;
-}
-
 static int list_ops(void)
 {
-	int count = 0;
-	om_op_each(print_row, &count);
-	printf("%d rows\n", count);
+	const int n = om_op_rows(NULL, 0);
+	om_op_info *rows = malloc(sizeof *rows * (size_t)(n ? n : 1));
+	if (!rows) {
+		fprintf(stderr, "omopt info: out of memory\n");
+		return 1;
+	}
+	om_op_rows(rows, n);
+	for (int i = 0; i < n; i++) {
+		const om_op_info *r = &rows[i];
+		printf("%-14s %-32s %4d ", r->domain[0] ? r->domain : "ai.onnx", r->name, r->since);
+		const char *sep = "";
+		for (int b = 0; om_op_flag_name(b); b++)
+			if (r->flags & (1u << b)) {
+				printf("%s%s", sep, om_op_flag_name(b));
+				sep = ",";
+			}
+		if (!r->has_kernel)
+			printf("%sno kernel", sep);
+		printf("\n");
+	}
+	printf("%d rows\n", n);
+	free(rows);
 	return 0;
 }
 
-static void print_values(const char *title, om_value *const *v, int32_t n)
+/* inputs (title "inputs") or outputs of the main graph */
+static om_kind print_values(const om_model *m, bool inputs, om_status *st)
 {
-	printf("%s (%d):\n", title, n);
-	for (int32_t i = 0; i < n; i++) {
+	const int n = inputs ? om_model_input_count(m) : om_model_output_count(m);
+	printf("%s (%d):\n", inputs ? "inputs" : "outputs", n);
+	for (int i = 0; i < n; i++) {
+		om_io_info io;
+		om_kind k = inputs ? om_model_input_info(m, i, &io, st)
+				   : om_model_output_info(m, i, &io, st);
+		if (k)
+			return k;
 		char ty[512];
-		om_type_format(&v[i]->type, ty, sizeof ty);
-		printf("  %-32s %s%s\n", v[i]->name, ty,
-		       (v[i]->flags & OM_VALUE_INITIALIZER) ? "  (has initializer)" : "");
+		om_io_format(&io, ty, sizeof ty);
+		printf("  %-32s %s%s\n", io.name, ty,
+		       io.has_initializer ? "  (has initializer)" : "");
 	}
-}
-
-static void init_bytes(const om_graph *g, int64_t *count, int64_t *bytes)
-{
-	for (int32_t i = 0; i < g->ninits; i++) {
-		(*count)++;
-		if (g->inits[i]->init)
-			*bytes += (int64_t)g->inits[i]->init->nbytes;
-	}
-	for (int32_t i = 0; i < g->nnodes; i++)
-		for (int32_t a = 0; a < g->nodes[i]->nattr; a++) {
-			const om_attr *at = &g->nodes[i]->attrs[a];
-			if (at->g)
-				init_bytes(at->g, count, bytes);
-			for (int64_t k = 0; at->graphs && k < at->n; k++)
-				init_bytes(at->graphs[k], count, bytes);
-		}
+	return OM_OK;
 }
 
 int cmd_info(int argc, char **argv)
@@ -103,32 +93,32 @@ int cmd_info(int argc, char **argv)
 	om_model *m = NULL;
 	if (om_model_load(path, &m, &st))
 		return cmd_fail(&st);
-	printf("ir_version: %lld\n", (long long)m->ir_version);
-	printf("producer: %s %s\n", m->producer_name ? m->producer_name : "",
-	       m->producer_version ? m->producer_version : "");
+	const char *version;
+	const char *producer = om_model_producer(m, &version);
+	printf("ir_version: %lld\n", (long long)om_model_ir_version(m));
+	printf("producer: %s %s\n", producer, version);
 	printf("opsets:");
-	for (int32_t i = 0; i < m->nopsets; i++)
-		printf(" %s=%lld", m->opsets[i].domain && m->opsets[i].domain[0]
-					   ? m->opsets[i].domain : "ai.onnx",
-		       (long long)m->opsets[i].version);
-	printf("\n");
-	const om_graph *g = m->graph;
-	print_values("inputs", g->inputs, g->ninputs);
-	print_values("outputs", g->outputs, g->noutputs);
-	om_ophist h = {0};
-	if (om_ophist_add(&h, g, 0)) {
-		om_model_free(m);
-		fprintf(stderr, "omopt info: out of memory\n");
-		return 1;
+	for (int i = 0; i < om_model_opset_count(m); i++) {
+		int64_t v;
+		const char *d = om_model_opset_import(m, i, &v);
+		printf(" %s=%lld", d[0] ? d : "ai.onnx", (long long)v);
 	}
-	om_ophist_sort(&h);
+	printf("\n");
+	om_ophist h = {0};
+	int rc = 0;
+	if (print_values(m, true, &st) || print_values(m, false, &st) ||
+	    om_ophist_add(&h, m, 0, &st)) {
+		rc = cmd_fail(&st);
+		goto out;
+	}
 	printf("ops (%lld nodes):\n", (long long)h.total[0]);
-	for (int32_t i = 0; i < h.n; i++)
+	for (int i = 0; i < h.n; i++)
 		printf("  %-28s %8lld\n", h.rows[i].op, (long long)h.rows[i].count[0]);
-	int64_t count = 0, bytes = 0;
-	init_bytes(g, &count, &bytes);
+	int64_t count;
+	const int64_t bytes = om_model_initializer_bytes(m, &count);
 	printf("initializers: %lld (%lld bytes)\n", (long long)count, (long long)bytes);
+out:
 	om_ophist_free(&h);
 	om_model_free(m);
-	return 0;
+	return rc;
 }

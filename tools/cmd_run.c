@@ -1,6 +1,6 @@
 /* cmd_run.c — `omopt run MODEL ...`: run a model on .npy / TensorProto inputs, write outputs. */
-#include <cblas.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,8 +9,6 @@
 #include <time.h>
 
 #include "cmd.h"
-#include "ir.h"
-#include "session.h"
 
 static const char usage_text[] =
 	"usage: omopt run MODEL [--input NAME=FILE]... [--input-dir DIR] --output-dir DIR\n"
@@ -186,7 +184,7 @@ static om_kind read_inputs(const run_args *a, const om_session *s, om_tensor *in
 			found |= strlen(om_session_input_name(s, i)) == len &&
 				 !strncmp(om_session_input_name(s, i), a->inputs[k], len);
 		if (!found)
-			return om_error(st, OM_ERR_INVALID_INPUT, NULL,
+			return cmd_error(st, OM_ERR_INVALID_INPUT,
 					"the model has no input '%.*s'", (int)len, a->inputs[k]);
 	}
 	for (int i = 0; i < n; i++) {
@@ -202,7 +200,7 @@ static om_kind read_inputs(const run_args *a, const om_session *s, om_tensor *in
 			file = path;
 		}
 		if (!file)
-			return om_error(st, OM_ERR_INVALID_INPUT, NULL,
+			return cmd_error(st, OM_ERR_INVALID_INPUT,
 					"input '%s' is not given (--input %s=FILE or --input-dir)",
 					name, name);
 		om_kind rc = om_tensor_read_file(file, &in[i], st);
@@ -216,7 +214,7 @@ static om_kind write_outputs(const run_args *a, const om_session *s, const om_te
 			     om_status *st)
 {
 	if (mkdir(a->output_dir, 0777) && errno != EEXIST)
-		return om_error(st, OM_ERR_IO, NULL, "cannot create '%s': %s", a->output_dir,
+		return cmd_error(st, OM_ERR_IO, "cannot create '%s': %s", a->output_dir,
 				strerror(errno));
 	char path[4096];
 	for (int i = 0; i < om_session_output_count(s); i++) {
@@ -268,12 +266,12 @@ static om_kind run_all(const run_args *a, om_session *s, om_tensor *in, om_tenso
 	om_session_profile_reset(s); /* the first run warms up: the profile covers the bench runs */
 	double *ms = calloc((size_t)a->bench, sizeof *ms);
 	if (!ms)
-		return om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
+		return cmd_error(st, OM_ERR_NOMEM, "out of memory");
 	double c0 = 0;
 	for (int r = 0; r < a->bench && !rc; r++) {
 		om_tensor *tmp = calloc((size_t)(nout ? nout : 1), sizeof *tmp);
 		if (!tmp) {
-			rc = om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
+			rc = cmd_error(st, OM_ERR_NOMEM, "out of memory");
 			break;
 		}
 		double t0 = now_ms();
@@ -310,14 +308,12 @@ int cmd_run(int argc, char **argv)
 		return prc;
 	}
 	om_status st = {0};
-	/* OpenBLAS (fast-mode gemm) uses the threads asked for, not every core */
-	openblas_set_num_threads(a.opt.threads > 1 ? a.opt.threads : 1);
 	om_model *m = NULL;
 	om_session *s = NULL;
 	om_tensor *in = NULL, *out = NULL;
 	int nin = 0, nout = 0;
 	om_kind rc = om_model_load(a.model, &m, &st);
-	int32_t loaded = m && m->graph ? m->graph->nnodes : 0;
+	const int64_t loaded = m ? om_model_node_count(m) : 0;
 	if (!rc && !a.no_optimize && om_optimize(m, NULL, &st)) {
 		/* never fatal: a pass that fails may have left m half rewritten, so run it as loaded */
 		fprintf(stderr, "omopt run: not optimized (%s: %s); running the model as loaded\n",
@@ -329,7 +325,8 @@ int cmd_run(int argc, char **argv)
 		rc = om_model_load(a.model, &m, &st);
 	}
 	if (!rc && a.opt.profile)
-		printf("graph: %d nodes as loaded, %d run%s\n", (int)loaded, (int)m->graph->nnodes,
+		printf("graph: %lld nodes as loaded, %lld run%s\n", (long long)loaded,
+		       (long long)om_model_node_count(m),
 		       a.no_optimize ? " (not optimized)" : " after om_optimize");
 	if (!rc && a.save)
 		rc = om_model_save(m, a.save, NULL, &st);
@@ -342,7 +339,7 @@ int cmd_run(int argc, char **argv)
 		in = calloc((size_t)(nin ? nin : 1), sizeof *in);
 		out = calloc((size_t)(nout ? nout : 1), sizeof *out);
 		if (!in || !out)
-			rc = om_error(&st, OM_ERR_NOMEM, NULL, "out of memory");
+			rc = cmd_error(&st, OM_ERR_NOMEM, "out of memory");
 	}
 	if (!rc && run)
 		rc = read_inputs(&a, s, in, &st);

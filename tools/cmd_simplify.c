@@ -1,6 +1,7 @@
 /* cmd_simplify.c — `omopt simplify IN.onnx OUT.onnx [options]`: runs the pass pipeline and
  * prints a per-op before/after table and the time taken. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,7 +9,6 @@
 
 #include "cmd.h"
 #include "ophist.h"
-#include "pass.h"
 
 enum { MAX_SKIP = 32 };
 
@@ -73,11 +73,10 @@ static int usage_error(const char *fmt, const char *arg)
 	return 2;
 }
 
-static void print_table(om_ophist *h)
+static void print_table(const om_ophist *h)
 {
-	om_ophist_sort(h);
 	printf("%-28s %8s %8s\n", "op", "before", "after");
-	for (int32_t i = 0; i < h->n; i++)
+	for (int i = 0; i < h->n; i++)
 		printf("%-28s %8lld %8lld\n", h->rows[i].op, (long long)h->rows[i].count[0],
 		       (long long)h->rows[i].count[1]);
 	printf("%-28s %8lld %8lld\n", "total nodes", (long long)h->total[0],
@@ -145,9 +144,8 @@ int cmd_simplify(int argc, char **argv)
 	double t1 = now_ms();
 	om_ophist h = {0};
 	int rc = 0;
-	if (om_ophist_add(&h, m->graph, 0)) {
-		fprintf(stderr, "omopt simplify: out of memory\n");
-		rc = 1;
+	if (om_ophist_add(&h, m, 0, &st)) {
+		rc = cmd_fail(&st);
 		goto out;
 	}
 	/* never larger than the original unless the user allowed it (--fold-max-bytes,
@@ -176,9 +174,8 @@ int cmd_simplify(int argc, char **argv)
 		goto out;
 	}
 	double t3 = now_ms();
-	if (om_ophist_add(&h, m->graph, 1)) {
-		fprintf(stderr, "omopt simplify: out of memory\n");
-		rc = 1;
+	if (om_ophist_add(&h, m, 1, &st)) {
+		rc = cmd_fail(&st);
 		goto out;
 	}
 	print_table(&h);

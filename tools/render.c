@@ -1,13 +1,15 @@
 /* render.c — dot text to SVG/PNG through Graphviz's own library, in process (no shell): within
- * the depth dot can lay out, on a thread with a large stack, into a temporary file renamed over
- * the destination. */
+ * the depth dot can lay out, on a thread with a large stack, into memory, then written with
+ * om_file_write (a temporary file renamed over the destination). */
 #include <graphviz/cgraph.h>
 #include <graphviz/gvc.h>
 
-#include "dot.h"
-#include "files.h"
+#include "render.h"
+#include "status.h"
 
 #include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -173,11 +175,11 @@ om_kind om_dot_render(om_dot_renderer *r, const char *dot_text, size_t len, cons
 {
 	(void)len;
 	if (!r)
-		return om_error(st, OM_ERR_NOMEM, NULL, "Graphviz: no context");
+		return cmd_error(st, OM_ERR_NOMEM, "Graphviz: no context");
 	r->note[0] = 0;
 	Agraph_t *g = agmemread(dot_text);
 	if (!g)
-		return om_error(st, OM_ERR_INTERNAL, NULL, "Graphviz could not parse the dot text");
+		return cmd_error(st, OM_ERR_INTERNAL, "Graphviz could not parse the dot text");
 	bool labels = edge_labels(g, false);
 	long ranks = longest_path(g, labels);
 	if (ranks > MAX_RANKS && labels && longest_path(g, false) <= MAX_RANKS) {
@@ -188,26 +190,31 @@ om_kind om_dot_render(om_dot_renderer *r, const char *dot_text, size_t len, cons
 		ranks = longest_path(g, false);
 	}
 	om_kind rc = OM_OK;
-	om_out_file o;
+	char *out = NULL;
+	size_t nout = 0;
+	FILE *f = NULL;
 	if (ranks < 0)
-		rc = om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
+		rc = cmd_error(st, OM_ERR_NOMEM, "out of memory");
 	else if (ranks > MAX_RANKS)
-		rc = om_error(st, OM_ERR_UNSUPPORTED, NULL,
+		rc = cmd_error(st, OM_ERR_UNSUPPORTED,
 			      "the graph is %ld ranks deep (its longest path), over the %d "
 			      "Graphviz's dot lays out: write the dot text (-o FILE.dot) instead",
 			      ranks, MAX_RANKS);
-	else if (!(rc = om_out_open_stream(&o, path, st))) {
-		job j = {.gvc = r->gvc, .g = g, .format = format, .f = o.f};
+	else if (!(f = open_memstream(&out, &nout)))
+		rc = cmd_error(st, OM_ERR_NOMEM, "out of memory");
+	else {
+		job j = {.gvc = r->gvc, .g = g, .format = format, .f = f};
 		run_job(&j);
+		const bool written = !fclose(f);
 		if (j.layout_rc)
-			rc = om_error(st, OM_ERR_INTERNAL, NULL, "Graphviz layout failed");
-		else if (j.render_rc)
-			rc = om_error(st, OM_ERR_IO, NULL, "Graphviz could not render %s as %s",
+			rc = cmd_error(st, OM_ERR_INTERNAL, "Graphviz layout failed");
+		else if (j.render_rc || !written)
+			rc = cmd_error(st, OM_ERR_IO, "Graphviz could not render %s as %s",
 				      path, format);
 		else
-			rc = om_out_commit(&o, st);
-		om_out_discard(&o);
+			rc = om_file_write(path, out, nout, st);
 	}
+	free(out);
 	agclose(g);
 	return rc;
 }

@@ -42,7 +42,7 @@ typedef struct scope {
 typedef struct writer {
 	FILE *f;
 	om_arena *arena;
-	const om_dot_options *opt;
+	const om_dot_config *opt;
 	om_dot_stats stats;
 	int next_graph, next_stub;
 	bool large; /* dot's layout time grows fast with edge length: long edges become stubs */
@@ -523,7 +523,7 @@ static void write_graph(writer *w, const om_graph *g, scope *parent, const om_gr
 	free(sc.rank);
 }
 
-om_kind om_dot_write(const om_model *m, const om_dot_options *opt, FILE *f, om_dot_stats *stats,
+om_kind om_dot_write(const om_model *m, const om_dot_config *opt, FILE *f, om_dot_stats *stats,
 		     om_status *st)
 {
 	writer w = {.f = f, .arena = om_arena_new(), .opt = opt};

@@ -12,7 +12,7 @@ typedef struct om_dot_plan_value {
 	int is_view; /* 1: a view of the buffer of its op's input */
 } om_dot_plan_value;
 
-typedef struct om_dot_options {
+typedef struct om_dot_config {
 	/* --plan: called per value; returns 0 and fills *pv when the plan knows the value */
 	int (*plan_value)(void *arg, const om_value *v, om_dot_plan_value *pv);
 	/* --plan: a note for a node (merged Transpose axes, kernel mode), or NULL */
@@ -21,7 +21,7 @@ typedef struct om_dot_options {
 	/* --diff: the simplified model drawn against `m`: removed nodes greyed, folded values
 	 * marked, new nodes highlighted */
 	const om_model *diff;
-} om_dot_options;
+} om_dot_config;
 
 /** Counts of what was drawn (tests check them against the model). */
 typedef struct om_dot_stats {
@@ -30,7 +30,7 @@ typedef struct om_dot_stats {
 } om_dot_stats;
 
 /** Writes m's main graph (subgraphs as clusters) as dot to f. `opt` may be NULL. */
-om_kind om_dot_write(const om_model *m, const om_dot_options *opt, FILE *f, om_dot_stats *stats,
+om_kind om_dot_write(const om_model *m, const om_dot_config *opt, FILE *f, om_dot_stats *stats,
 		     om_status *st);
 
 /** Appends s to f as the inside of a dot double-quoted string: quotes and backslashes escaped,
@@ -40,17 +40,4 @@ void om_dot_escape(FILE *f, const char *s);
 /** A Graphviz context for rendering. Graphviz 2.42's pango plugin keeps pointers into a
  *  context's font data after the context is freed, so a second context in the same process
  *  reads freed memory: make one renderer and reuse it for every picture. */
-typedef struct om_dot_renderer om_dot_renderer;
-om_dot_renderer *om_dot_renderer_new(void);
-void om_dot_renderer_free(om_dot_renderer *r);
-
-/** Renders dot text to an .svg or .png file with Graphviz's library (in process), through a
- *  temporary file renamed over path (a FIFO or character device is written straight into).
- *  A graph too deep for dot's layout with its edge labels is drawn without them (see
- *  om_dot_render_note); one too deep even so is OM_ERR_UNSUPPORTED, before any layout. */
-om_kind om_dot_render(om_dot_renderer *r, const char *dot_text, size_t len, const char *format,
-		      const char *path, om_status *st);
-/** What the last om_dot_render left out to make the layout possible, or "". */
-const char *om_dot_render_note(const om_dot_renderer *r);
-
 #endif

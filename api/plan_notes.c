@@ -204,7 +204,7 @@ static const char *plan_node(void *arg, const om_node *n)
 	return e && e->note[0] ? e->note : NULL;
 }
 
-void om_plan_notes_options(om_plan_notes *p, om_dot_options *opt)
+void om_plan_notes_options(om_plan_notes *p, om_dot_config *opt)
 {
 	opt->plan_value = plan_value;
 	opt->plan_node = plan_node;
