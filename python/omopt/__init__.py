@@ -14,7 +14,8 @@ import tempfile
 
 import numpy as np
 
-from ._lib import (OPTIONAL, SEQUENCE, IoInfo, Seq, SessionOptions, SimplifyOptions, Status,
+from ._lib import (OPTIONAL, SEQUENCE, STRING, IoInfo, Seq, SessionOptions, SimplifyOptions,
+                   Status, Str,
                    Tensor, check, lib,
                    OmoptError, InvalidModel, InvalidInput, Unsupported, IoError, NoMemory,
                    Internal)
@@ -195,7 +196,8 @@ class InferenceSession:
         None or a value for an optional. output_names: names to return, or None for all.
         Returns a list of numpy arrays (lists for sequences, None for an empty optional).
         Raises InvalidInput for a missing, unknown or mistyped input or one of the wrong shape
-        (naming the node), Unsupported for string tensors."""
+        (naming the node). String tensors are numpy arrays of str (or bytes, or objects that
+        are str or bytes) in, object arrays of str out."""
         names = [a.name for a in self._inputs]
         unknown = set(input_feed) - set(names)
         missing = [n for n in names if n not in input_feed]
@@ -229,18 +231,44 @@ class InferenceSession:
 
     @staticmethod
     def _tensor(t, value, name, keep):
-        """t = a borrowed view of value as a numeric tensor (kept alive in keep)."""
+        """t = a borrowed view of value as a tensor (kept alive in keep): numeric arrays as they
+        are, arrays of str/bytes/object (str or bytes items) as string tensors (UTF-8)."""
         a = np.asarray(value)  # (np.ascontiguousarray makes a scalar 1-d)
+        if a.ndim > 8:
+            raise Unsupported('Unsupported', '', '', f'input {name!r}: rank {a.ndim} (at most 8)')
+        if a.dtype.kind in 'USO':
+            return InferenceSession._strings(t, a, name, keep)
         if not a.flags['C_CONTIGUOUS']:
             a = a.copy(order='C')
-        if a.dtype not in _ONNX or a.ndim > 8:
-            raise Unsupported('Unsupported', '', '', f'input {name!r}: numpy {a.dtype} of '
-                              f'rank {a.ndim} (numeric tensors of rank <= 8 only)')
+        if a.dtype not in _ONNX:
+            raise Unsupported('Unsupported', '', '', f'input {name!r}: numpy {a.dtype} '
+                              '(numeric, bool or string tensors only)')
         keep.append(a)
         t.dtype, t.rank, t.nbytes = _ONNX[a.dtype], a.ndim, a.nbytes
         for d, e in enumerate(a.shape):
             t.dims[d] = e
         t.data = a.ctypes.data
+
+    @staticmethod
+    def _strings(t, a, name, keep):
+        """t = a string tensor over a's items (om_str pointing into bytes kept alive)."""
+        items = []
+        for x in a.reshape(-1).tolist():
+            if isinstance(x, str):
+                x = x.encode('utf-8')
+            if not isinstance(x, bytes):
+                raise InvalidInput('InvalidInput', '', '', f'input {name!r}: a string tensor '
+                                   f'holds {type(x).__name__}, not str or bytes')
+            items.append(x)
+        arr = (Str * max(len(items), 1))()
+        for k, x in enumerate(items):
+            arr[k].ptr = ctypes.cast(ctypes.c_char_p(x), ctypes.c_void_p)
+            arr[k].len = len(x)
+        keep.append((items, arr))
+        t.dtype, t.rank, t.nbytes = STRING, a.ndim, ctypes.sizeof(Str) * len(items)
+        for d, e in enumerate(a.shape):
+            t.dims[d] = e
+        t.data = ctypes.cast(arr, ctypes.c_void_p)
 
     def _fill(self, t, kind, value, name, keep, boxes):
         """t = the input value: a tensor, or a sequence/optional box the run borrows (its
@@ -281,6 +309,13 @@ class InferenceSession:
     @staticmethod
     def _to_numpy(t):
         shape = tuple(t.dims[d] for d in range(t.rank))
+        if t.dtype == STRING:  # numpy object array of str, as ONNX Runtime gives
+            n = int(np.prod(shape, dtype=np.int64))
+            s = ctypes.cast(t.data, ctypes.POINTER(Str))
+            out = np.empty(n, dtype=object)
+            for k in range(n):
+                out[k] = ctypes.string_at(s[k].ptr, s[k].len).decode('utf-8', 'replace')
+            return out.reshape(shape)
         if t.dtype not in _NP:
             raise Unsupported('Unsupported', '', '',
                               f"an output of type {_NAMES.get(t.dtype, t.dtype)}")

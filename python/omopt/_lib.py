@@ -29,6 +29,12 @@ class SessionOptions(ctypes.Structure):
 
 
 SEQUENCE, OPTIONAL = 0x10000, 0x10001
+STRING = 8
+
+
+class Str(ctypes.Structure):
+    """om_str: one element of a string tensor (bytes, not NUL-terminated, and their count)."""
+    _fields_ = [('ptr', ctypes.c_void_p), ('len', ctypes.c_int64)]
 
 
 class Seq(ctypes.Structure):

@@ -192,3 +192,27 @@ def test_sequences_and_optionals(tmp_path):
     assert n == 1 and has
     with pytest.raises(omopt.InvalidInput):
         s.run(None, {'s': a, 'x': x, 'o': None})   # an array where a list belongs
+
+
+def test_string_tensors():
+    """String tensors in (str, bytes or object arrays) and out (object arrays of str)."""
+    onnx = pytest.importorskip('onnx')
+    h, T = onnx.helper, onnx.TensorProto
+    g = h.make_graph(
+        [h.make_node('StringConcat', ['x', 'y'], ['z']),
+         h.make_node('Shape', ['z'], ['s'])], 'g',
+        [h.make_tensor_value_info('x', T.STRING, ['N']),
+         h.make_tensor_value_info('y', T.STRING, [1])],
+        [h.make_tensor_value_info('z', T.STRING, ['N']),
+         h.make_tensor_value_info('s', T.INT64, [1])])
+    m = h.make_model(g, opset_imports=[h.make_opsetid('', 20)])
+    s = omopt.InferenceSession(m.SerializeToString())
+    z, shape = s.run(None, {'x': np.array(['a', 'héllo', '']), 'y': np.array([b'!'])})
+    assert z.dtype == object and z.tolist() == ['a!', 'héllo!', '!'] and shape.tolist() == [3]
+    z, = s.run(['z'], {'x': np.array(['x', 'y'], dtype=object).reshape(2),
+                       'y': np.array(['-'], dtype=object)})
+    assert z.tolist() == ['x-', 'y-']
+    z, = s.run(['z'], {'x': np.array([], dtype=str), 'y': np.array(['?'])})
+    assert z.shape == (0,)
+    with pytest.raises(omopt.InvalidInput):
+        s.run(None, {'x': np.array([1, 'a'], dtype=object), 'y': np.array(['!'])})
