@@ -45,7 +45,7 @@ class Seq(ctypes.Structure):
 class IoInfo(ctypes.Structure):
     _fields_ = [('name', ctypes.c_char_p), ('kind', ctypes.c_int32), ('elem', ctypes.c_int32),
                 ('rank', ctypes.c_int32), ('dims', ctypes.c_int64 * MAX_RANK),
-                ('dim_params', ctypes.c_char_p * MAX_RANK)]
+                ('dim_params', ctypes.c_char_p * MAX_RANK), ('has_initializer', ctypes.c_int32)]
 
 
 class OmoptError(Exception):
