@@ -167,9 +167,28 @@ OM_API om_kind om_model_save(const om_model *m, const char *path, const om_save_
 OM_API void om_model_free(om_model *m);
 /** The bytes om_model_save would write with every weight inline (*bytes; 0 on error). */
 OM_API om_kind om_model_saved_size(const om_model *m, size_t *bytes, om_status *st);
+/** om_model_saved_size without any graph's value_info: what the size rule of `omopt
+ *  simplify` compares (the inferred shapes simplify writes to value_info are not counted;
+ *  docs/passes.md, "Size"). */
+OM_API om_kind om_model_saved_size_without_value_info(const om_model *m, size_t *bytes,
+						      om_status *st);
 
 /* ---- simplify ---------------------------------------------------------------------------- */
 
+/** The shape a graph input is given before simplifying (om_simplify_options.input_shapes,
+ *  `omopt simplify --input-shape NAME:D1,D2,...`). */
+typedef struct om_input_shape {
+	const char *name;                    /* a graph input (not an initializer) */
+	int32_t rank;                        /* 0..OM_MAX_RANK */
+	int64_t dims[OM_MAX_RANK];           /* >= 0: that extent; -1: the symbol dim_params[i] */
+	const char *dim_params[OM_MAX_RANK]; /* the symbol of a dim whose dims[i] is -1 */
+} om_input_shape;
+
+/*
+ * Options of om_simplify and om_optimize. Zero-initialize the struct ({0}) and set what you
+ * need: zero is every field's default, so fields added later (at the end) keep old callers'
+ * behaviour.
+ */
 typedef struct om_simplify_options {
 	size_t fold_max_bytes;   /* 0: folding never makes the saved model larger (docs/passes.md);
 				    N: a fold is made when each output is at most N bytes */
@@ -178,9 +197,38 @@ typedef struct om_simplify_options {
 	int verbose;             /* print per-pass changes to stderr */
 	int fold_qdq;            /* 1: QuantizeLinear/DequantizeLinear on constants are folded too
 				    (a float model; 0 keeps a quantized model quantized) */
+	/* Input shapes (borrowed, n_input_shapes of them): each replaces the declared shape of
+	 * its graph input before any pass. The rank must be the declared one, a declared number
+	 * stays that number; a declared symbol given a number or another symbol is replaced in
+	 * every declaration of the model (graph inputs, outputs, value_info) that names it. */
+	const om_input_shape *input_shapes;
+	int32_t n_input_shapes;
+	/* Sub-model: NULL-terminated tensor names of the main graph, or NULL. `outputs` become
+	 * the graph outputs, `inputs` the graph inputs (typed from shape inference); only what
+	 * computes the outputs from the inputs and initializers stays. */
+	const char *const *outputs;
+	const char *const *inputs;
+	int drop_unused_outputs; /* 1: optional node outputs nothing reads become "" */
+	int no_value_info;       /* 1: do not write the inferred shapes to value_info */
+	int keep_functions;      /* 1: do not inline model-local functions */
+	int no_passes;           /* 1: run none of the pipeline's passes: only what the fields
+				    above ask for (inlining, input shapes, sub-model, dropped
+				    outputs, value_info); `omopt simplify` measures the model so
+				    made before the rewrites (docs/passes.md, "Size") */
 } om_simplify_options;
 
-/** Runs the pass pipeline on the model in place (see docs/passes.md). `opt` may be NULL. */
+/**
+ * Runs the pass pipeline on the model in place (see docs/passes.md). `opt` may be NULL.
+ * Before the passes: model-local functions are inlined (unless keep_functions), input shapes
+ * are applied, the sub-model is cut out. After them: unused optional outputs are dropped
+ * (drop_unused_outputs) and every intermediate value whose element type inference knows is
+ * listed in its graph's value_info with its inferred shape, symbols as dim_param (unless
+ * no_value_info); graph input and output declarations are not changed by that.
+ * Errors: OM_ERR_INVALID_INPUT for an unknown pass name, an input shape that is not a graph
+ * input or does not fit its declaration (rank, a declared number), a sub-model tensor that
+ * the main graph does not have or whose outputs cannot be computed from the given inputs;
+ * OM_ERR_INVALID_MODEL for a model without a graph or one the verifier rejects; OM_ERR_NOMEM.
+ */
 OM_API om_kind om_simplify(om_model *m, const om_simplify_options *opt, om_status *st);
 
 /**

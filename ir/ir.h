@@ -167,6 +167,10 @@ struct om_model {
 	om_graph *graph;
 	const char *dir;   /* folder of the model file, for external data; NULL from memory */
 	void *proto;       /* the unpacked Onnx__ModelProto (functions, training_info, ...) */
+	/* the model-local functions (Onnx__FunctionProto messages) the writer writes: the
+	 * loader lists the file's; inlining drops those no node calls any more */
+	const void **functions;
+	int32_t nfunctions;
 	void *resources;   /* loader-owned: file mappings and buffers freed with the model */
 	void (*release)(struct om_model *m); /* frees proto and resources; set by the loader */
 	om_graph *all_graphs; /* list through next_in_model */

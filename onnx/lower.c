@@ -100,6 +100,7 @@ static om_value **lower_vis(lctx *c, om_graph *g, Onnx__ValueInfoProto *const *v
 }
 
 static om_kind lower_graph(lctx *c, om_graph *g, const Onnx__GraphProto *gp, int depth);
+static void release(om_model *m);
 
 static om_kind lower_sub(lctx *c, om_graph *parent, om_graph **slot,
 			 const Onnx__GraphProto *gp, int depth)
@@ -351,6 +352,23 @@ static om_kind lower_graph(lctx *c, om_graph *g, const Onnx__GraphProto *gp, int
 	return OM_OK;
 }
 
+om_kind om_onnx_lower_node(om_model *m, om_graph *g, const Onnx__NodeProto *np, om_status *st)
+{
+	om_io_resources *res = m->release == release ? m->resources : NULL;
+	lctx c = {.m = m, .st = st,
+		  .tc = {.m = m, .dir = m->dir, .maps = res ? &res->maps : NULL,
+			 .loaded = res ? &res->loaded : NULL}};
+	int depth = 0;
+	for (const om_graph *p = g->parent; p; p = p->parent)
+		depth++;
+	om_kind k = lower_node(&c, g, np, depth);
+	if (!k && c.oom)
+		k = om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
+	if (!k && g->parent && !mark_passing_all(g))
+		k = om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
+	return k;
+}
+
 static void clear_values(om_graph *g)
 {
 	if (!g)
@@ -395,8 +413,10 @@ om_kind om_onnx_lower_model(om_model *m, Onnx__ModelProto *mp, om_status *st)
 	lctx c = {.m = m, .st = st,
 		  .tc = {.m = m, .dir = m->dir, .maps = &res->maps, .loaded = &res->loaded}};
 	m->ir_version = mp->has_ir_version ? mp->ir_version : 0;
-	if (mp->n_opset_import > INT32_MAX / 2 || mp->n_metadata_props > INT32_MAX / 2)
-		return om_error(st, OM_ERR_INVALID_MODEL, NULL, "too many opsets or properties");
+	if (mp->n_opset_import > INT32_MAX / 2 || mp->n_metadata_props > INT32_MAX / 2 ||
+	    mp->n_functions > INT32_MAX / 2)
+		return om_error(st, OM_ERR_INVALID_MODEL, NULL,
+				"too many opsets, properties or functions");
 	m->opsets = alloc(&c, mp->n_opset_import, sizeof *m->opsets);
 	for (size_t i = 0; m->opsets && i < mp->n_opset_import; i++) {
 		m->opsets[i].domain = dup(&c, mp->opset_import[i]->domain);
@@ -409,6 +429,8 @@ om_kind om_onnx_lower_model(om_model *m, Onnx__ModelProto *mp, om_status *st)
 	m->doc = dup(&c, mp->doc_string);
 	m->model_version = mp->model_version;
 	m->meta = kvs(&c, mp->metadata_props, mp->n_metadata_props);
+	m->functions = (const void **)mp->functions;
+	m->nfunctions = (int32_t)mp->n_functions;
 	m->nmeta = m->meta ? (int32_t)mp->n_metadata_props : 0;
 	if (c.oom)
 		return om_error(st, OM_ERR_NOMEM, NULL, "out of memory");

@@ -64,6 +64,9 @@ om_kind om_onnx_wire_check(const ProtobufCMessageDescriptor *d, const uint8_t *d
 			   size_t size, om_status *st);
 /** Reads a whole file into malloc'd memory (tensor and value files). */
 om_kind om_onnx_read_file(const char *path, unsigned char **data, size_t *size, om_status *st);
+/** Lowers np into a new node of g (values by name in g, subgraphs lowered), as the loader
+ *  does; np must live as long as m (the node keeps it as its proto). */
+om_kind om_onnx_lower_node(om_model *m, om_graph *g, const Onnx__NodeProto *np, om_status *st);
 /** Lower an unpacked ModelProto into m (m->proto, m->resources, m->release set). */
 om_kind om_onnx_lower_model(om_model *m, Onnx__ModelProto *mp, om_status *st);
 

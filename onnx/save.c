@@ -21,6 +21,7 @@ typedef struct wctx {
 	char ext_path[PATH_MAX];
 	om_out_file xf; /* the weights file being written (xf.f NULL until the first) */
 	uint64_t ext_off;
+	bool no_value_info; /* measuring without any graph's value_info */
 	om_status *st;
 	om_kind err;
 } wctx;
@@ -455,7 +456,8 @@ static Onnx__GraphProto *w_graph(wctx *c, const om_graph *g)
 	}
 	gp->input = w_vis(c, g, g->inputs, g->ninputs, &gp->n_input);
 	gp->output = w_vis(c, g, g->outputs, g->noutputs, &gp->n_output);
-	gp->value_info = w_vis(c, g, g->infos, g->ninfos, &gp->n_value_info);
+	if (!c->no_value_info)
+		gp->value_info = w_vis(c, g, g->infos, g->ninfos, &gp->n_value_info);
 	gp->metadata_props = w_kvs(c, g->meta, g->nmeta, &gp->n_metadata_props);
 	if (orig) {
 		gp->n_sparse_initializer = orig->n_sparse_initializer;
@@ -496,11 +498,11 @@ static Onnx__ModelProto *w_model(wctx *c)
 	if (orig) {
 		mp->n_training_info = orig->n_training_info;
 		mp->training_info = orig->training_info;
-		mp->n_functions = orig->n_functions;
-		mp->functions = orig->functions;
 		mp->n_configuration = orig->n_configuration;
 		mp->configuration = orig->configuration;
 	}
+	mp->n_functions = m->nfunctions > 0 ? (size_t)m->nfunctions : 0;
+	mp->functions = (Onnx__FunctionProto **)m->functions;
 	if (m->graph && !(mp->graph = w_graph(c, m->graph)))
 		return NULL;
 	return c->err ? NULL : mp;
@@ -622,9 +624,10 @@ om_kind om_model_save(const om_model *m, const char *path, const om_save_options
 	}
 }
 
-om_kind om_model_saved_size(const om_model *m, size_t *bytes, om_status *st)
+static om_kind measure(const om_model *m, bool no_value_info, size_t *bytes, om_status *st)
 {
-	wctx c = {.m = m, .res = m->release ? m->resources : NULL, .ext_name = "", .st = st};
+	wctx c = {.m = m, .res = m->release ? m->resources : NULL, .ext_name = "",
+		  .no_value_info = no_value_info, .st = st};
 	*bytes = 0;
 	if (!(c.a = om_arena_new()))
 		return om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
@@ -636,4 +639,14 @@ om_kind om_model_saved_size(const om_model *m, size_t *bytes, om_status *st)
 		*bytes = protobuf_c_message_get_packed_size(&mp->base);
 	wctx_reset(&c);
 	return k;
+}
+
+om_kind om_model_saved_size(const om_model *m, size_t *bytes, om_status *st)
+{
+	return measure(m, false, bytes, st);
+}
+
+om_kind om_model_saved_size_without_value_info(const om_model *m, size_t *bytes, om_status *st)
+{
+	return measure(m, true, bytes, st);
 }

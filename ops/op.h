@@ -138,6 +138,8 @@ typedef struct om_op_table {
 
 #define OM_TABLE(rows) {(rows), sizeof(rows) / sizeof((rows)[0])}
 
+/** The signature of op at `opset` (the newest whose since <= opset), or NULL when none. */
+const om_sig *om_op_sig_at(const om_op *op, int64_t opset);
 /** InvalidModel naming n unless n's inputs, outputs and attributes fit op's signature at
  *  `opset` (ops/signature.c). Every path that plans, infers or evaluates a node calls it. */
 om_kind om_node_check(const om_op *op, const om_node *n, int64_t opset, om_status *st);

@@ -21,12 +21,17 @@ static bool may_be_empty(uint64_t mask, int32_t i)
 	return (mask >> (i < 63 ? i : 63)) & 1u;
 }
 
-static const om_sig *sig_at(const om_op *op, int64_t opset)
+const om_sig *om_op_sig_at(const om_op *op, int64_t opset)
 {
 	const om_sig *s = op->sig;
 	while (s && s->newer && s->newer->since <= opset)
 		s = s->newer;
 	return s;
+}
+
+static const om_sig *sig_at(const om_op *op, int64_t opset)
+{
+	return om_op_sig_at(op, opset);
 }
 
 static om_kind check_count(const om_node *n, const char *what, int32_t given, int32_t lo,

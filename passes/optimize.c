@@ -61,6 +61,7 @@ static om_kind simplify(om_model *m, const om_simplify_options *opt, om_status *
 			skip[k++] = opt->skip[i];
 	om_simplify_options so = *opt;
 	so.skip = skip;
+	so.no_value_info = 1; /* for running: the fusions would leave part of it stale */
 	om_kind rc = om_simplify(m, &so, st);
 	free(skip);
 	return rc;

@@ -81,6 +81,21 @@ om_kind om_pass_common(om_pass_ctx *c, om_graph *g, int *changes);
 om_kind om_pass_dead(om_pass_ctx *c, om_graph *g, int *changes);
 om_kind om_pass_inline_if(om_pass_ctx *c, om_graph *g, int *changes);
 
+/** Writes the inferred types of g's intermediate values into its value_info (value_info.c;
+ *  the side table must be fresh). */
+om_kind om_pass_value_info(om_pass_ctx *c, om_graph *g, int *changes);
+/** Dims of g's outputs declared as symbols (or unknown) that inference knows as numbers take
+ *  those numbers (value_info.c; after the user gave input shapes). */
+om_kind om_refine_outputs(om_pass_ctx *c, om_graph *g, int *changes);
+/** Optional node outputs nothing reads become "" (drop_outputs.c). */
+om_kind om_pass_drop_outputs(om_pass_ctx *c, om_graph *g, int *changes);
+/** Checks the input shapes against m's declarations and writes them (input_shapes.c). */
+om_kind om_apply_input_shapes(om_model *m, const om_input_shape *shapes, int32_t n,
+			      om_status *st);
+/** Cuts the sub-model between the named tensors out of m's main graph (extract.c); either
+ *  list may be NULL. */
+om_kind om_extract_submodel(om_pass_ctx *c, const char *const *inputs,
+			    const char *const *outputs);
 
 /** Sets the type of every value that has none to what shape inference finds (annotate.c);
  *  internal symbols become unknown dims. Best effort: only out of memory is an error. */

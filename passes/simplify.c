@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "inline.h"
 #include "registry.h"
 #include "pass.h"
 
@@ -49,6 +50,8 @@ const char *om_simplify_pass_name(int i)
 
 static bool skipped(const om_simplify_options *opt, const char *name)
 {
+	if (opt->no_passes)
+		return true;
 	for (const char *const *s = opt->skip; s && *s; s++)
 		if (!strcmp(*s, name))
 			return true;
@@ -69,6 +72,37 @@ static om_kind run_on(om_pass_ctx *c, om_pass_fn fn, om_graph *g, int *changes)
 				rc = run_on(c, fn, at->graphs[k], changes);
 		}
 	}
+	return rc;
+}
+
+/* After the passes: unused optional outputs dropped (when asked), then the inferred types
+ * written to value_info (unless asked not to), on every graph. */
+static om_kind finish(om_pass_ctx *c, const om_simplify_options *opt)
+{
+	int changes = 0;
+	om_kind rc = OM_OK;
+	if (opt->drop_unused_outputs)
+		rc = run_on(c, om_pass_drop_outputs, c->m->graph, &changes);
+	if (opt->verbose && opt->drop_unused_outputs)
+		fprintf(stderr, "simplify: %d unused optional output%s dropped\n", changes,
+			changes == 1 ? "" : "s");
+	if (rc || (opt->no_value_info && !opt->n_input_shapes))
+		return rc;
+	changes = 0;
+	rc = run_on(c, om_pass_infer, c->m->graph, &changes);
+	/* the user fixed input shapes: output dims that follow from them become numbers */
+	if (!rc && opt->n_input_shapes)
+		rc = om_refine_outputs(c, c->m->graph, &changes);
+	if (rc || opt->no_value_info)
+		return rc;
+	changes = 0;
+	if (!rc)
+		rc = run_on(c, om_pass_value_info, c->m->graph, &changes);
+	if (!rc && om_verify_wanted(opt))
+		rc = om_verify_graph(c->m->graph, c->st);
+	if (opt->verbose)
+		fprintf(stderr, "simplify: value_info: %d value%s typed\n", changes,
+			changes == 1 ? "" : "s");
 	return rc;
 }
 
@@ -101,8 +135,17 @@ om_kind om_simplify(om_model *m, const om_simplify_options *opt, om_status *st)
 	}
 	if (!m->graph)
 		return om_error(st, OM_ERR_INVALID_MODEL, NULL, "the model has no graph");
+	om_kind rc = OM_OK;
+	int inlined = 0;
+	if (!opt->keep_functions && (rc = om_onnx_inline_functions(m, &inlined, st)))
+		return rc;
+	if (opt->verbose && inlined)
+		fprintf(stderr, "simplify: %d function call%s inlined\n", inlined,
+			inlined == 1 ? "" : "s");
+	if ((rc = om_apply_input_shapes(m, opt->input_shapes, opt->n_input_shapes, st)))
+		return rc;
 	/* a model built in memory has not met the loader's checks: arity and attributes first */
-	om_kind rc = om_model_check(m, st);
+	rc = om_model_check(m, st);
 	if (!rc)
 		rc = sort_all(m->graph, st);
 	if (!rc && om_verify_wanted(opt) && om_verify_graph(m->graph, st)) {
@@ -117,9 +160,14 @@ om_kind om_simplify(om_model *m, const om_simplify_options *opt, om_status *st)
 	om_pass_ctx c;
 	if (om_pass_ctx_open(&c, m, opt, st))
 		return st->kind;
-	const bool grow_rule = !opt->fold_max_bytes;
+	if ((opt->inputs || opt->outputs) &&
+	    (rc = om_extract_submodel(&c, opt->inputs, opt->outputs))) {
+		om_pass_ctx_close(&c);
+		return rc;
+	}
+	const bool grow_rule = !opt->fold_max_bytes && !opt->no_passes;
 	size_t size0 = 0, size1 = 0;
-	if (grow_rule && (rc = om_model_saved_size(m, &size0, st))) {
+	if (grow_rule && (rc = om_model_saved_size_without_value_info(m, &size0, st))) {
 		om_pass_ctx_close(&c);
 		return rc;
 	}
@@ -130,7 +178,7 @@ om_kind om_simplify(om_model *m, const om_simplify_options *opt, om_status *st)
 				continue;
 			int changes = 0;
 			if (grow_rule && pipeline[p].fn == om_pass_fold) {
-				rc = om_model_saved_size(m, &size1, st);
+				rc = om_model_saved_size_without_value_info(m, &size1, st);
 				c.slack = size1 < size0 ? (int64_t)(size0 - size1) : 0;
 				if (rc)
 					break;
@@ -150,9 +198,10 @@ om_kind om_simplify(om_model *m, const om_simplify_options *opt, om_status *st)
 		if (!total)
 			break;
 	}
+	rc = rc ? rc : finish(&c, opt);
 	om_pass_ctx_close(&c);
 	if (!rc && grow_rule)
-		rc = om_model_saved_size(m, &size1, st);
+		rc = om_model_saved_size_without_value_info(m, &size1, st);
 	if (!rc && grow_rule && opt->verbose)
 		fprintf(stderr, "simplify: saved size %zu -> %zu bytes%s\n", size0, size1,
 			size1 <= size0	? ""

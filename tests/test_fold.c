@@ -49,11 +49,12 @@ static om_node *node(om_graph *g, const char *op, const char *ins, const char *o
 	return n;
 }
 
+/* the size the growth rule compares: value_info (the inferred shapes) is not counted */
 static size_t saved_size(const om_model *m)
 {
 	size_t b = 0;
 	om_status st = {0};
-	assert_int_equal(om_model_saved_size(m, &b, &st), OM_OK);
+	assert_int_equal(om_model_saved_size_without_value_info(m, &b, &st), OM_OK);
 	assert_true(b > 0);
 	return b;
 }
@@ -384,8 +385,8 @@ static void cli_says_why(void **state)
 	save(m, dir, "tile.onnx");
 	assert_int_equal(file_size(dir, "tile.onnx"), (long)saved_size(m));
 	om_model_free(m);
-	assert_int_equal(tu_run_omopt(dir, "simplify tile.onnx s.onnx -v", out, sizeof out, err,
-				      sizeof err), 0);
+	assert_int_equal(tu_run_omopt(dir, "simplify tile.onnx s.onnx -v --no-shapes", out,
+				      sizeof out, err, sizeof err), 0);
 	if (!strstr(err, "fold: skipped Tile 'n3': 262144 bytes would replace 272\n"))
 		print_error("stderr: %s\n", err);
 	assert_non_null(strstr(err, "fold: skipped Tile 'n3': 262144 bytes would replace 272\n"));
@@ -395,8 +396,8 @@ static void cli_says_why(void **state)
 	m = qdq_conv(1, false);
 	save(m, dir, "qdq.onnx");
 	om_model_free(m);
-	assert_int_equal(tu_run_omopt(dir, "simplify qdq.onnx s.onnx -v", out, sizeof out, err,
-				      sizeof err), 0);
+	assert_int_equal(tu_run_omopt(dir, "simplify qdq.onnx s.onnx -v --no-shapes", out,
+				      sizeof out, err, sizeof err), 0);
 	assert_non_null(strstr(out, "DequantizeLinear                    1        1\n"));
 	assert_non_null(strstr(err, "fold: kept 1 QuantizeLinear/DequantizeLinear node"));
 	assert_int_equal(tu_run_omopt(dir, "simplify qdq.onnx s.onnx --fold-qdq", out, sizeof out,

@@ -14,8 +14,8 @@ import tempfile
 
 import numpy as np
 
-from ._lib import (OPTIONAL, SEQUENCE, STRING, IoInfo, Seq, SessionOptions, SimplifyOptions,
-                   Status, Str,
+from ._lib import (OPTIONAL, SEQUENCE, STRING, InputShape, IoInfo, Seq, SessionOptions,
+                   SimplifyOptions, Status, Str,
                    Tensor, check, lib,
                    OmoptError, InvalidModel, InvalidInput, Unsupported, IoError, NoMemory,
                    Internal)
@@ -68,9 +68,11 @@ class _Model:
                 return f.read()
 
     def saved_size(self):
-        """The bytes a save would write with every weight inline (no file written)."""
+        """The bytes a save would write with every weight inline, value_info not counted
+        (what simplify's size rule compares; no file written)."""
         st, n = Status(), ctypes.c_size_t()
-        check(lib.om_model_saved_size(self.ptr, ctypes.byref(n), ctypes.byref(st)), st)
+        check(lib.om_model_saved_size_without_value_info(self.ptr, ctypes.byref(n),
+                                                         ctypes.byref(st)), st)
         return n.value
 
     def save(self, path):
@@ -83,17 +85,61 @@ class _Model:
             self.ptr = None
 
 
-def _options(skip, fold_max_bytes, fold_qdq, verify):
+def _names(names, what):
+    if names is None:
+        return None
+    if isinstance(names, str):
+        names = [names]
+    names = [n.encode() for n in names]
+    if not names:
+        raise ValueError(f'omopt: {what} is empty (None: not a sub-model)')
+    return (ctypes.c_char_p * (len(names) + 1))(*names, None)
+
+
+def _shapes(input_shapes):
+    """{name: [dim, ...]} (a dim: an int >= 0 or a symbol string) -> InputShape array."""
+    if not input_shapes:
+        return None
+    arr = (InputShape * len(input_shapes))()
+    for s, (name, dims) in zip(arr, input_shapes.items()):
+        dims = list(dims)
+        if len(dims) > len(s.dims):
+            raise ValueError(f'omopt: input shape of {name!r}: rank {len(dims)} is over '
+                             f'{len(s.dims)}')
+        s.name, s.rank = name.encode(), len(dims)
+        for i, d in enumerate(dims):
+            if isinstance(d, str) and d:
+                s.dims[i], s.dim_params[i] = -1, d.encode()
+            elif isinstance(d, (int, np.integer)) and not isinstance(d, bool) and d >= 0:
+                s.dims[i] = int(d)
+            else:
+                raise ValueError(f'omopt: input shape of {name!r}: dim {i} is {d!r}, not a '
+                                 'number >= 0 or a symbol')
+    return arr
+
+
+def _options(skip, fold_max_bytes, fold_qdq, verify, input_shapes=None, outputs=None,
+             inputs=None, drop_unused_outputs=False, shapes=True, inline_functions=True):
+    """The options struct and the ctypes arrays it points at (keep them while it is used)."""
     names = [s.encode() for s in skip] + [None]
     arr = (ctypes.c_char_p * len(names))(*names)
     o = SimplifyOptions(fold_max_bytes=fold_max_bytes or 0, verify=int(verify),
-                        fold_qdq=int(fold_qdq))
+                        fold_qdq=int(fold_qdq), drop_unused_outputs=int(drop_unused_outputs),
+                        no_value_info=int(not shapes), keep_functions=int(not inline_functions))
     o.skip = ctypes.cast(arr, ctypes.POINTER(ctypes.c_char_p))
-    return o, arr
+    keep = [arr, _shapes(input_shapes), _names(outputs, 'outputs'), _names(inputs, 'inputs')]
+    if keep[1] is not None:
+        o.input_shapes, o.n_input_shapes = keep[1], len(keep[1])
+    if keep[2] is not None:
+        o.outputs = ctypes.cast(keep[2], ctypes.POINTER(ctypes.c_char_p))
+    if keep[3] is not None:
+        o.inputs = ctypes.cast(keep[3], ctypes.POINTER(ctypes.c_char_p))
+    return o, keep
 
 
 def simplify(model, *, skip=(), fold_max_bytes=None, fold_qdq=False, verify=False,
-             output=None):
+             input_shapes=None, outputs=None, inputs=None, drop_unused_outputs=False,
+             shapes=True, inline_functions=True, output=None):
     """Simplifies an ONNX model (docs/passes.md), as `omopt simplify` does.
 
     model: an onnx.ModelProto (returns one), bytes (returns bytes) or a path (returns the
@@ -102,17 +148,35 @@ def simplify(model, *, skip=(), fold_max_bytes=None, fold_qdq=False, verify=Fals
         makes the model larger; N folds any node whose outputs are at most N bytes each.
     fold_qdq: fold QuantizeLinear/DequantizeLinear on constants (a float model).
     verify: check the IR after every pass.
-    The result is never larger than the original unless fold_max_bytes or fold_qdq allow it.
-    Raises InvalidModel, Unsupported, IoError, NoMemory (OmoptError)."""
+    input_shapes: {input name: [dims]} given to graph inputs first (--input-shape); a dim is
+        a number or a symbol: {'x': [1, 3, 224, 224]}, {'x': ['N', 3, 224, 224]}.
+    outputs, inputs: tensor names; the sub-model between them (--outputs, --inputs).
+    drop_unused_outputs: optional node outputs nothing reads become "".
+    shapes: write the inferred shapes to value_info (False: --no-shapes).
+    inline_functions: inline model-local functions (False: --no-inline-functions).
+    The result's weights and nodes are never larger than those of the model asked for
+    (inlined, shaped, cut; value_info not counted) unless fold_max_bytes or fold_qdq allow it:
+    otherwise that model is returned without the rewrites.
+    Raises InvalidModel, InvalidInput, Unsupported, IoError, NoMemory (OmoptError)."""
     m = _Model(model)
-    opts, keep = _options(skip, fold_max_bytes, fold_qdq, verify)
+    opts, keep = _options(skip, fold_max_bytes, fold_qdq, verify, input_shapes, outputs,
+                          inputs, drop_unused_outputs, shapes, inline_functions)
+    # as the CLI: first what the user asked for alone, measured; then the rewrites
+    asked = SimplifyOptions.from_buffer_copy(opts)
+    asked.no_passes, asked.no_value_info = 1, 1
+    rewrites = SimplifyOptions.from_buffer_copy(opts)
+    rewrites.input_shapes, rewrites.n_input_shapes = None, 0
+    rewrites.inputs = rewrites.outputs = None
     size_rule = fold_max_bytes is None and not fold_qdq
-    size0 = m.saved_size() if size_rule else 0
     st = Status()
-    check(lib.om_simplify(m.ptr, ctypes.byref(opts), ctypes.byref(st)), st)
-    del keep
+    check(lib.om_simplify(m.ptr, ctypes.byref(asked), ctypes.byref(st)), st)
+    size0 = m.saved_size() if size_rule else 0
+    check(lib.om_simplify(m.ptr, ctypes.byref(rewrites), ctypes.byref(st)), st)
     if size_rule and m.saved_size() > size0:
-        m = _Model(model)  # as the CLI: the original, unchanged, when the result is larger
+        m = _Model(model)  # as the CLI: the model asked for, without the rewrites
+        asked.no_value_info = opts.no_value_info
+        check(lib.om_simplify(m.ptr, ctypes.byref(asked), ctypes.byref(st)), st)
+    del keep
     data = m.save_bytes()
     if output is not None:
         tmp = os.fspath(output) + '.omopt-tmp'

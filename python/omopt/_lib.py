@@ -18,9 +18,19 @@ class Tensor(ctypes.Structure):
                 ('nbytes', ctypes.c_size_t)]
 
 
+class InputShape(ctypes.Structure):
+    _fields_ = [('name', ctypes.c_char_p), ('rank', ctypes.c_int32),
+                ('dims', ctypes.c_int64 * MAX_RANK), ('dim_params', ctypes.c_char_p * MAX_RANK)]
+
+
 class SimplifyOptions(ctypes.Structure):
     _fields_ = [('fold_max_bytes', ctypes.c_size_t), ('skip', ctypes.POINTER(ctypes.c_char_p)),
-                ('verify', ctypes.c_int), ('verbose', ctypes.c_int), ('fold_qdq', ctypes.c_int)]
+                ('verify', ctypes.c_int), ('verbose', ctypes.c_int), ('fold_qdq', ctypes.c_int),
+                ('input_shapes', ctypes.POINTER(InputShape)), ('n_input_shapes', ctypes.c_int32),
+                ('outputs', ctypes.POINTER(ctypes.c_char_p)),
+                ('inputs', ctypes.POINTER(ctypes.c_char_p)),
+                ('drop_unused_outputs', ctypes.c_int), ('no_value_info', ctypes.c_int),
+                ('keep_functions', ctypes.c_int), ('no_passes', ctypes.c_int)]
 
 
 class SessionOptions(ctypes.Structure):
@@ -117,6 +127,8 @@ _sigs = {
                       ctypes.c_int),
     'om_model_free': ([ctypes.c_void_p], None),
     'om_model_saved_size': ([ctypes.c_void_p, _P(ctypes.c_size_t), _P(Status)], ctypes.c_int),
+    'om_model_saved_size_without_value_info': ([ctypes.c_void_p, _P(ctypes.c_size_t),
+                                                _P(Status)], ctypes.c_int),
     'om_simplify': ([ctypes.c_void_p, _P(SimplifyOptions), _P(Status)], ctypes.c_int),
     'om_optimize': ([ctypes.c_void_p, _P(SimplifyOptions), _P(Status)], ctypes.c_int),
     'om_session_create': ([ctypes.c_void_p, _P(SessionOptions), _P(ctypes.c_void_p),
