@@ -41,6 +41,8 @@ typedef struct ictx {
 	Onnx__FunctionProto *const *fns;
 	int32_t nfns;
 	om_status *st;
+	nmap *node_names; /* the node names of the graph being inlined into (ORT wants them
+			     unique) */
 	int calls;
 	bool oom;
 } ictx;
@@ -156,6 +158,22 @@ static const char *fresh(ictx *c, om_graph *g, const char *prefix, const char *n
 	if (!v)
 		c->oom = true;
 	return v ? v->name : "";
+}
+
+/* A node name "<prefix>/<name>" that no node of the graph has (a suffix __N when taken). */
+static char *node_name(ictx *c, const char *prefix, const char *name)
+{
+	char buf[600];
+	snprintf(buf, sizeof buf, "%.290s/%.290s", prefix, name);
+	const size_t len = strlen(buf);
+	for (unsigned k = 1; map_get(c->node_names, buf); k++)
+		snprintf(buf + len, sizeof buf - len, "__%u", k);
+	char *s = om_arena_strdup(c->m->arena, buf);
+	if (!s)
+		c->oom = true;
+	else
+		map_put(c, &c->node_names, s, s);
+	return s;
 }
 
 /* The name body name `s` takes in g (a fresh one the first time it is met). */
@@ -355,10 +373,8 @@ static om_kind inline_call(ictx *c, om_graph *g, om_node *n, const Onnx__Functio
 			np->input[j] = rename_top(c, g, &map, prefix, bp->input[j]);
 		for (size_t j = 0; np->output && j < bp->n_output; j++)
 			np->output[j] = rename_top(c, g, &map, prefix, bp->output[j]);
-		char name[600];
-		snprintf(name, sizeof name, "%s/%.290s", prefix,
-			 bp->name && *bp->name ? bp->name : bp->op_type ? bp->op_type : "");
-		np->name = om_arena_strdup(c->m->arena, name);
+		np->name = node_name(c, prefix, bp->name && *bp->name ? bp->name
+							: bp->op_type ? bp->op_type : "");
 		np->attribute = copy_attrs(c, bp, map, &k, &np->n_attribute);
 		if (c->oom || !np->input || !np->output || !np->name)
 			break;
@@ -378,7 +394,8 @@ static om_kind inline_call(ictx *c, om_graph *g, om_node *n, const Onnx__Functio
 				      "function '%s' does not compute its output %d", f->name, o);
 			break;
 		}
-		om_node *id = om_graph_add_node(g, "Identity", "", v->name, 1, 1);
+		const char *idname = node_name(c, prefix, "Identity");
+		om_node *id = idname ? om_graph_add_node(g, "Identity", "", idname, 1, 1) : NULL;
 		if (!id) {
 			c->oom = true;
 			break;
@@ -396,9 +413,19 @@ static om_kind inline_call(ictx *c, om_graph *g, om_node *n, const Onnx__Functio
 }
 
 /* Inlines the calls of g's nodes (and those their bodies add), then in subgraphs. */
+static void forget_names(ictx *c)
+{
+	nmap *e, *tmp;
+	HASH_ITER(hh, c->node_names, e, tmp)
+		HASH_DEL(c->node_names, e); /* entries are arena memory */
+}
+
 static om_kind inline_graph(ictx *c, om_graph *g, int *inlined)
 {
 	bool any = false;
+	for (int32_t i = 0; i < g->nnodes && !c->oom; i++)
+		if (g->nodes[i]->name[0] && !map_get(c->node_names, g->nodes[i]->name))
+			map_put(c, &c->node_names, g->nodes[i]->name, g->nodes[i]->name);
 	for (int32_t i = 0; i < g->nnodes; i++) {
 		om_node *n = g->nodes[i];
 		if ((n->flags & OM_NODE_DEAD) || !own_domain(n->domain))
@@ -406,15 +433,22 @@ static om_kind inline_graph(ictx *c, om_graph *g, int *inlined)
 		int32_t f = find_fn(c, n->domain, n->op, n->overload);
 		if (f < 0 || !opsets_fit(c, c->fns[f]))
 			continue;
-		if (++c->calls > MAX_CALLS)
+		if (++c->calls > MAX_CALLS) {
+			forget_names(c);
 			return om_error(c->st, OM_ERR_UNSUPPORTED, n,
 					"more than %d function calls to inline", MAX_CALLS);
+		}
 		om_kind rc = inline_call(c, g, n, c->fns[f]);
-		if (rc)
+		if (rc) {
+			forget_names(c);
 			return rc;
+		}
 		any = true;
 		(*inlined)++;
 	}
+	forget_names(c);
+	if (c->oom)
+		return om_error(c->st, OM_ERR_NOMEM, NULL, "out of memory inlining functions");
 	if (any)
 		om_graph_compact(g);
 	for (int32_t i = 0; i < g->nnodes; i++) {

@@ -3,8 +3,8 @@
  * output that nothing reads (no node, no subgraph, no graph output) becomes "" when the op's
  * signature at the model's opset marks that slot optional: Dropout's mask, the running and
  * saved statistics of BatchNormalization, LSTM's Y, Y_h, Y_c, MaxPool's Indices. Outputs
- * that are not optional (Split's, TopK's) stay, and so do those of ops without a row
- * (unknown domains). Trailing "" outputs are then left out of the node, down to the op's
+ * that are not optional (TopK's), those of variadic ops (Split: their count is what it
+ * computes) and those of ops without a row (unknown domains) stay. Trailing "" outputs are then left out of the node, down to the op's
  * minimum output count.
  */
 #include "pass.h"
@@ -19,8 +19,8 @@ om_kind om_pass_drop_outputs(om_pass_ctx *c, om_graph *g, int *changes)
 			continue;
 		const om_op *op = om_node_op(c->m, n);
 		const om_sig *s = op ? om_op_sig_at(op, om_model_opset(c->m, n->domain)) : NULL;
-		if (!s)
-			continue;
+		if (!s || s->max_out == OM_MANY)
+			continue; /* variadic outputs (Split's): their count is the op's meaning */
 		for (int32_t o = 0; o < n->nout; o++) {
 			om_value *v = n->out[o];
 			const bool optional = (s->opt_out >> (o < 63 ? o : 63)) & 1u;
