@@ -221,3 +221,52 @@ def test_string_tensors():
     assert z.shape == (0,)
     with pytest.raises(omopt.InvalidInput):
         s.run(None, {'x': np.array([1, 'a'], dtype=object), 'y': np.array(['!'])})
+
+
+def dims_of(vi):
+    return [d.dim_param or d.dim_value for d in vi.type.tensor_type.shape.dim]
+
+
+def test_simplify_options(tmp_path):
+    """input_shapes, outputs/inputs, shapes, inline_functions: as the CLI's options (the same
+    bytes), checked on the result; errors name what is wrong."""
+    onnx = pytest.importorskip('onnx')
+    m = onnx.load(EXAMPLE)
+    # value_info by default, not with shapes=False; declarations unchanged either way
+    s = omopt.simplify(m)
+    assert len(s.graph.value_info) == len(s.graph.node) - 1
+    assert dims_of(s.graph.input[0]) == ['batch', 3, 16, 16]
+    assert not omopt.simplify(m, shapes=False).graph.value_info
+    # input shapes, as --input-shape
+    f = omopt.simplify(m, input_shapes={'image': [2, 3, 16, 16]})
+    assert dims_of(f.graph.input[0]) == [2, 3, 16, 16]
+    assert dims_of(f.graph.output[0])[0] == 2
+    cli('simplify', EXAMPLE, str(tmp_path / 'cli.onnx'), '--input-shape', 'image:B,3,16,16')
+    assert omopt.simplify(EXAMPLE, input_shapes={'image': ['B', 3, 16, 16]}) == \
+        (tmp_path / 'cli.onnx').read_bytes()
+    subprocess.run([sys.executable, '-m', 'omopt', 'simplify', EXAMPLE, str(tmp_path / 'm.onnx'),
+                    '--input-shape', 'image:B,3,16,16'], check=True, capture_output=True,
+                   env=os.environ)
+    assert (tmp_path / 'm.onnx').read_bytes() == (tmp_path / 'cli.onnx').read_bytes()
+    with pytest.raises(omopt.InvalidInput, match="input shape of 'image': dim 1 is declared 3"):
+        omopt.simplify(m, input_shapes={'image': [1, 4, 16, 16]})
+    with pytest.raises(ValueError):
+        omopt.simplify(m, input_shapes={'image': [1, -3, 16, 16]})
+    # a sub-model: from the first Relu to the output, the same outputs as the whole model
+    s = omopt.simplify(m, inputs=['stem_relu'], outputs=['logits'])
+    assert [i.name for i in s.graph.input] == ['stem_relu']
+    assert dims_of(s.graph.input[0]) == ['batch', 8, 16, 16]  # typed by inference
+    with pytest.raises(omopt.InvalidInput, match="'nope'"):
+        omopt.simplify(m, outputs=['nope'])
+    x = np.random.default_rng(0).standard_normal((2, 3, 16, 16)).astype(np.float32)
+    probe = onnx.load(EXAMPLE)
+    probe.graph.output.append(onnx.ValueInfoProto(name='stem_relu'))
+    whole = omopt.InferenceSession(probe, optimize=False)
+    logits, mid = whole.run(None, {'image': x})
+    [tail] = omopt.InferenceSession(s).run(None, {'stem_relu': mid})
+    assert np.allclose(tail, logits, rtol=1e-5, atol=1e-6)
+    # functions: inlined by default, kept on request
+    fn = os.path.join(SRC, 'tests', 'functions', 'attrs.onnx')
+    assert not omopt.simplify(onnx.load(fn)).functions
+    kept = omopt.simplify(onnx.load(fn), inline_functions=False)
+    assert [f.name for f in kept.functions] == ['Unused', 'ScaleAdd']
