@@ -1,6 +1,7 @@
 """test_omopt.py — the Python package over libomopt.so: simplify and run against the omopt CLI
 (the same bytes, the same outputs bit for bit), the ONNX Runtime-shaped session API, errors.
 Run by meson (tests/meson.build) with OMOPT_LIBRARY and PYTHONPATH set to the build."""
+import ctypes
 import glob
 import os
 import subprocess
@@ -59,6 +60,20 @@ def test_session_io():
     assert x.name == 'image' and x.type == 'tensor(float)'
     assert len(x.shape) == 4 and isinstance(x.shape[0], str)   # a symbolic batch
     assert [o.type for o in s.get_outputs()] == ['tensor(float)'] * len(s.get_outputs())
+
+
+def test_io_info_struct_size():
+    """_lib.IoInfo is om_io_info: the library fills the whole struct (memset included), so
+    a Python struct shorter than the C one is written past its end."""
+    from omopt._lib import IoInfo, Status, lib
+    s = omopt.InferenceSession(EXAMPLE)
+    n = ctypes.sizeof(IoInfo)
+    buf = (ctypes.c_ubyte * (n + 64))(*([0xAB] * (n + 64)))
+    st = Status()
+    assert lib.om_session_input_info(s._sess, 0, ctypes.cast(buf, ctypes.POINTER(IoInfo)),
+                                     ctypes.byref(st)) == 0
+    assert bytes(buf[n:]) == b'\xab' * 64
+    assert IoInfo.from_buffer(buf).name == b'image'
 
 
 def run_cli(model, feeds, out_dir):
