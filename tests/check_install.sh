@@ -20,8 +20,9 @@ grep -q 'omopt run' "$root/share/man/man1/omopt.1"
 pcdir=$(dirname "$(find "$root" -name omopt.pc | head -1)")
 so=$(find "$root" -name 'libomopt.so.0' | head -1)
 test -n "$pcdir" && test -n "$so"
-# the exported functions are exactly the ones omopt.h declares
-nm -D --defined-only "$so" | awk '$2 == "T" {print $3}' | sort >"$dest/exported"
+# the exported symbols (of any kind: an ifunc is 'i', a resolver 'W') are exactly the
+# functions omopt.h declares
+nm -D --defined-only "$so" | awk '{print $3}' | sort >"$dest/exported"
 grep -o 'om_[a-z_0-9]*(' "$root/include/omopt.h" | tr -d '(' | sort -u >"$dest/declared"
 if ! cmp -s "$dest/exported" "$dest/declared"; then
 	echo "exported (<) and declared (>) differ:"

@@ -196,9 +196,11 @@ UN_CLONES static void un_gelu_f32(int64_t n, void *o_, const void *a_, const ew_
 }
 
 /* com.microsoft BiasGelu (ops_contrib.c): Gelu(a + b) over rows of d floats, b of d floats,
- * the sum in the same blocks as the Gelu: the bits of Add then Gelu */
-UN_CLONES void om_ew_bias_gelu_f32(int64_t rows, int64_t d, float *o, const float *a,
-				   const float *b)
+ * the sum in the same blocks as the Gelu: the bits of Add then Gelu. The clones are static:
+ * GCC gives the ifunc of an extern target_clones function default visibility whatever
+ * -fvisibility says, which would export it from libomopt.so. */
+UN_CLONES static void bias_gelu_f32(int64_t rows, int64_t d, float *o, const float *a,
+				    const float *b)
 {
 	float u[GELU_BLOCK], x[GELU_BLOCK];
 	for (int64_t r = 0; r < rows; r++)
@@ -209,6 +211,11 @@ UN_CLONES void om_ew_bias_gelu_f32(int64_t rows, int64_t d, float *o, const floa
 				x[i] = ar[i] + br[i];
 			gelu_block(m, o + r * d + j0, x, u);
 		}
+}
+
+void om_ew_bias_gelu_f32(int64_t rows, int64_t d, float *o, const float *a, const float *b)
+{
+	bias_gelu_f32(rows, d, o, a, b);
 }
 
 #define UN_ENTRY_NOT_F32(OP, DT, T, CT, LD) UN_ENTRY_NF_##DT(OP)
