@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "model_copy.h"
 #include "onnx_io.h"
 
 typedef struct wctx {
@@ -649,4 +650,26 @@ om_kind om_model_saved_size(const om_model *m, size_t *bytes, om_status *st)
 om_kind om_model_saved_size_without_value_info(const om_model *m, size_t *bytes, om_status *st)
 {
 	return measure(m, true, bytes, st);
+}
+
+om_kind om_model_pack(const om_model *m, uint8_t **data, size_t *size, om_status *st)
+{
+	wctx c = {.m = m, .res = m->release ? m->resources : NULL, .ext_name = "", .st = st};
+	*data = NULL;
+	*size = 0;
+	if (!(c.a = om_arena_new()))
+		return om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
+	const Onnx__ModelProto *mp = w_model(&c);
+	om_kind k = c.err;
+	if (!k && !mp)
+		k = om_error(st, OM_ERR_INTERNAL, NULL, "could not build the model message");
+	size_t n = k ? 0 : protobuf_c_message_get_packed_size(&mp->base);
+	if (!k && n > INT32_MAX)
+		k = om_error(st, OM_ERR_UNSUPPORTED, NULL, "the model is over 2 GB");
+	if (!k && !(*data = malloc(n ? n : 1)))
+		k = om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
+	if (!k)
+		*size = protobuf_c_message_pack(&mp->base, *data);
+	wctx_reset(&c);
+	return k;
 }

@@ -97,6 +97,22 @@ om_kind om_apply_input_shapes(om_model *m, const om_input_shape *shapes, int32_t
 om_kind om_extract_submodel(om_pass_ctx *c, const char *const *inputs,
 			    const char *const *outputs);
 
+/** What om_simplify_steps calls after each pass that changed the model: the round (from 1),
+ *  the pass's name and its change count. m is a valid model at that point (it may be copied
+ *  with om_model_copy, not changed). Setting *stop ends the pipeline there with OM_OK; an
+ *  error returned ends it too and is om_simplify_steps's result. */
+typedef om_kind (*om_step_fn)(void *user, const om_model *m, int round, const char *pass,
+			      int changes, bool *stop, om_status *st);
+/** om_simplify, calling fn (may be NULL) after every pass that changed something. */
+om_kind om_simplify_steps(om_model *m, const om_simplify_options *opt, om_step_fn fn,
+			  void *user, om_status *st);
+
+/** The rewrite om_simplify_options.test_break_pass asks for (passes/test_break.c): the
+ *  first Conv, MatMul or Gemm of g with a float initializer weight reads a copy of it with 1
+ *  added to the elements whose index has an odd number of 1 bits. OM_ERR_INVALID_INPUT
+ *  when g has no such node. */
+om_kind om_test_break(om_pass_ctx *c, om_graph *g, int *changes);
+
 /** Sets the type of every value that has none to what shape inference finds (annotate.c);
  *  internal symbols become unknown dims. Best effort: only out of memory is an error. */
 om_kind om_annotate_types(om_model *m, om_status *st);

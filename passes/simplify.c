@@ -8,7 +8,9 @@
  *
  * Each pass rewrites one graph; the driver runs it on the main graph and then inside every
  * subgraph (If/Loop/Scan bodies). Passes can be skipped by name; the verifier can run after
- * every pass; verbose mode prints each pass's change count.
+ * every pass; verbose mode prints each pass's change count; om_simplify_steps calls a function
+ * after every pass that changed something (om_bisect runs the model there). A test may ask for
+ * a deliberately wrong rewrite after a named pass (test_break_pass, passes/test_break.c).
  *
  * Size: unless the user gave fold_max_bytes, folding may not make the saved model larger
  * (fold_qdq's folds excepted). The driver measures the saved size (om_model_saved_size) before the first pass and
@@ -121,18 +123,32 @@ static om_kind sort_all(om_graph *g, om_status *st)
 	return rc;
 }
 
+static bool known(const char *name)
+{
+	for (int i = 0; i < NPASSES; i++)
+		if (!strcmp(pipeline[i].name, name))
+			return true;
+	return false;
+}
+
 om_kind om_simplify(om_model *m, const om_simplify_options *opt, om_status *st)
+{
+	return om_simplify_steps(m, opt, NULL, NULL, st);
+}
+
+om_kind om_simplify_steps(om_model *m, const om_simplify_options *opt, om_step_fn fn,
+			  void *user, om_status *st)
 {
 	om_simplify_options dflt = {0};
 	if (!opt)
 		opt = &dflt;
-	for (const char *const *s = opt->skip; s && *s; s++) {
-		int i = 0;
-		while (i < NPASSES && strcmp(pipeline[i].name, *s))
-			i++;
-		if (i == NPASSES)
+	for (const char *const *s = opt->skip; s && *s; s++)
+		if (!known(*s))
 			return om_error(st, OM_ERR_INVALID_INPUT, NULL, "no pass named '%s'", *s);
-	}
+	const char *brk = opt->test_break_pass;
+	if (brk && (!known(brk) || skipped(opt, brk)))
+		return om_error(st, OM_ERR_INVALID_INPUT, NULL, "test_break_pass: %s '%s'",
+				known(brk) ? "skipped pass" : "no pass named", brk);
 	if (!m->graph)
 		return om_error(st, OM_ERR_INVALID_MODEL, NULL, "the model has no graph");
 	om_kind rc = OM_OK;
@@ -171,11 +187,18 @@ om_kind om_simplify(om_model *m, const om_simplify_options *opt, om_status *st)
 		om_pass_ctx_close(&c);
 		return rc;
 	}
-	for (int round = 1; round <= MAX_ROUNDS && !rc; round++) {
+	bool stop = false;
+	for (int round = 1; round <= MAX_ROUNDS && !rc && !stop; round++) {
 		int total = 0;
-		for (int p = 0; p < NPASSES && !rc; p++) {
+		for (int p = 0; p < NPASSES && !rc && !stop; p++) {
 			if (skipped(opt, pipeline[p].name))
 				continue;
+			if (opt->progress) {
+				char what[64];
+				snprintf(what, sizeof what, "simplify round %d: %s", round,
+					 pipeline[p].name);
+				opt->progress(opt->progress_user, what, p, NPASSES);
+			}
 			int changes = 0;
 			if (grow_rule && pipeline[p].fn == om_pass_fold) {
 				rc = om_model_saved_size_without_value_info(m, &size1, st);
@@ -184,8 +207,12 @@ om_kind om_simplify(om_model *m, const om_simplify_options *opt, om_status *st)
 					break;
 			}
 			rc = run_on(&c, pipeline[p].fn, m->graph, &changes);
+			if (!rc && round == 1 && brk && !strcmp(brk, pipeline[p].name))
+				rc = om_test_break(&c, m->graph, &changes);
 			if (!rc && om_verify_wanted(opt))
 				rc = om_verify_graph(m->graph, st);
+			if (!rc && fn && changes)
+				rc = fn(user, m, round, pipeline[p].name, changes, &stop, st);
 			if (opt->verbose)
 				fprintf(stderr, "simplify: round %d: %-20s %d change%s%s\n", round,
 					pipeline[p].name, changes, changes == 1 ? "" : "s",
