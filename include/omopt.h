@@ -173,6 +173,15 @@ OM_API om_kind om_model_saved_size(const om_model *m, size_t *bytes, om_status *
 OM_API om_kind om_model_saved_size_without_value_info(const om_model *m, size_t *bytes,
 						      om_status *st);
 
+/* ---- progress ---------------------------------------------------------------------------- */
+
+/** Called by long operations (om_simplify, om_check, om_bisect) before each step, on the
+ *  calling thread: `what` names the step ("simplify round 2: fold_constants", "check run 2 of
+ *  3"; valid during the call), `done` steps of `total` are behind (total 0 when unknown). The
+ *  library never prints progress itself: the caller decides (omopt prints it on a terminal
+ *  when the work takes more than a second). */
+typedef void (*om_progress_fn)(void *user, const char *what, int done, int total);
+
 /* ---- simplify ---------------------------------------------------------------------------- */
 
 /** The shape a graph input is given before simplifying (om_simplify_options.input_shapes,
@@ -215,6 +224,15 @@ typedef struct om_simplify_options {
 				    above ask for (inlining, input shapes, sub-model, dropped
 				    outputs, value_info); `omopt simplify` measures the model so
 				    made before the rewrites (docs/passes.md, "Size") */
+	om_progress_fn progress; /* called before every pass (NULL: none) */
+	void *progress_user;     /* progress's first argument */
+	/* Testing only, NULL otherwise: the name of a pass after whose first run the pipeline
+	 * also makes a wrong rewrite on purpose, so that tests can prove om_check catches a
+	 * broken pass and om_bisect names it: the first Conv, MatMul or Gemm node of the main
+	 * graph whose weight (input 1) is a float initializer reads a copy of it with 1 added
+	 * to the elements whose index has an odd number of 1 bits. OM_ERR_INVALID_INPUT when
+	 * the pass is unknown or skipped, or no node fits. */
+	const char *test_break_pass;
 } om_simplify_options;
 
 /**
@@ -437,6 +455,148 @@ OM_API om_kind om_tensor_read_file(const char *path, om_tensor *t, om_status *st
  *  atomically: a temporary file beside it renamed over it (a symlink there is replaced). */
 OM_API om_kind om_tensor_write_file(const char *path, const om_tensor *t, const char *name,
 			     om_status *st);
+
+/* ---- check, compare, bisect: a rewritten model against its original ---------------------- */
+
+/*
+ * om_check runs two models (an original and, say, its simplified form) with omopt's own
+ * executor on the same inputs and compares their graph outputs by name. om_compare compares
+ * every value the two models share by name (copies of both run with those values made graph
+ * outputs). om_bisect re-runs om_simplify pass by pass on a copy of the original to find the
+ * first pass, and the first node, whose rewrite changed results. The models are only read.
+ *
+ * Inputs. The inputs the caller gives (om_check_options.input_names / inputs) are fed as they
+ * are in every run; the others are random, from `seed`:
+ *   - float, double, float16, bfloat16: standard normal;
+ *   - integer types: uniform in [0, 16) (non-negative and small: valid indices of typical
+ *     embedding and Gather models); bool: 0 or 1.
+ *   - dims: a dim_param of the first model's inputs takes the same value in every input of a
+ *     run (a given input's shape binds it); a free one takes a small value that changes from
+ *     run to run: the k-th symbol (in the order the inputs declare them) is 1 + (run + k) % 4
+ *     in run `run` (from 0), so the first symbol is 1 in the first run. A dim that is neither
+ *     a number nor a dim_param is a symbol of its own.
+ *   When the first model rejects the random inputs (OM_ERR_INVALID_INPUT or
+ *   OM_ERR_INVALID_MODEL from a node: an index out of range, sizes that do not fit), the run
+ *   is made again with integers in [0, 2); then with the free symbols that are at no input's
+ *   dim 0 (not a batch) taking 32 v instead of v = 1 + (run + k) % 4 (image sizes that the
+ *   network's stride divides), then 256 + 64 (v - 1) (at least an audio model's window), each
+ *   with both integer ranges. The report says which inputs were used.
+ *
+ * Differences, for each pair of tensors (a: the first model's, the reference; b: the second's):
+ *   max_abs = max |a - b| over the elements (NaN at the same place in both counts 0; NaN in one
+ *   only, or infinities that differ, count infinity); ref_max = max |a| over a's finite
+ *   elements; max_rel = max_abs / ref_max (0 when both are 0): the difference relative to the
+ *   tensor's scale, which an element near zero does not inflate. A float tensor (float, double,
+ *   float16, bfloat16) is within tolerance when max_abs <= atol + rtol * ref_max; a tensor of
+ *   another numeric type or bool must be equal. Different element types or shapes are a
+ *   failure of their own; strings, complex numbers and sequences are not compared.
+ */
+
+typedef struct om_check_options {
+	int runs;                       /* input sets (0: 1) */
+	uint64_t seed;                  /* of the random inputs (0: a fixed default): the same
+					   seed gives the same inputs */
+	double rtol, atol;              /* tolerances (0: 1e-4 and 1e-5) */
+	const char *const *input_names; /* ninputs names of inputs the caller gives, or NULL */
+	const om_tensor *inputs;        /* their values (borrowed), fed in every run */
+	int ninputs;
+	int threads;                    /* threads of the sessions' kernels (0: 1) */
+	om_progress_fn progress;        /* called before every run (NULL: none) */
+	void *progress_user;
+} om_check_options;
+
+/** How a value compares. */
+enum om_diff_state {
+	OM_DIFF_OK = 0,  /* within tolerance */
+	OM_DIFF_OVER,    /* differences over the tolerance */
+	OM_DIFF_SHAPE,   /* element types or shapes differ */
+	OM_DIFF_MISSING, /* the second model has no such output, or could not compute it */
+	OM_DIFF_SKIPPED  /* not compared: strings, complex numbers, sequences, optionals */
+};
+
+/** The difference of one value between two models (units: the tensor's own). */
+typedef struct om_diff {
+	char name[256];           /* the value's name (cut at 255 bytes) */
+	char node[128], op[64];   /* its producer in the second model ("": a graph input, an
+				     initializer, or none) */
+	char ref_node[128], ref_op[64]; /* its producer in the first model */
+	int32_t state;            /* enum om_diff_state */
+	int32_t dtype;            /* the first model's element type */
+	int32_t rank;             /* the first model's shape (rank -1 when not a tensor) */
+	int64_t dims[OM_MAX_RANK];
+	double max_abs, max_rel, ref_max; /* as defined above; the largest over the runs */
+} om_diff;
+
+typedef struct om_check_report {
+	int runs;           /* runs made */
+	int passed;         /* 1: every output of every run within tolerance */
+	int failed_run;     /* the first run that failed (from 0), -1 when none */
+	double rtol, atol;  /* the tolerances used */
+	char how[1024];     /* how the inputs were made, for people: "run 1: batch=1 seq=2, ..." */
+	char error[700];    /* when the second model could not run: its status, formatted */
+	int noutputs;
+	om_diff *outputs;   /* per graph output of the first model, its worst over the runs */
+	int nfailed_inputs; /* failed_run's inputs (first model's order, owned): to feed om_bisect */
+	char **failed_input_names;
+	om_tensor *failed_inputs;
+} om_check_report;
+
+/**
+ * Runs `original` and `model` on opt->runs input sets and fills *rep (free it with
+ * om_check_report_free, also after an error). Returns OM_OK when the check could be made,
+ * whether it passed or not (rep->passed); `model` failing to run is a failed check (rep->error),
+ * not an error. Errors: OM_ERR_INVALID_INPUT for a given input the original does not have, of
+ * another type or rank, or dims that disagree about a symbol, and when the original rejects
+ * every kind of random input (its message says what to give); OM_ERR_UNSUPPORTED when omopt
+ * cannot run the original or make an input (a string, a sequence: give it); OM_ERR_NOMEM.
+ * `opt` may be NULL.
+ */
+OM_API om_kind om_check(const om_model *original, const om_model *model,
+			const om_check_options *opt, om_check_report *rep, om_status *st);
+OM_API void om_check_report_free(om_check_report *rep);
+
+typedef struct om_compare_report {
+	double rtol, atol;  /* the tolerances used */
+	char how[1024];     /* how the inputs were made (as om_check_report's) */
+	char error[700];    /* when the second model could not run: its status, formatted */
+	int n;
+	om_diff *values;    /* every value of a's main graph whose name a node of b computes or
+			       an initializer of b holds, in a's topological order (graph outputs
+			       included, graph inputs not) */
+	int first_over;     /* index of the first value neither OK nor skipped, -1 when none */
+} om_compare_report;
+
+/**
+ * Runs a and b once on the same inputs (opt's, the rest random as om_check's first run) with
+ * every value they share by name made a graph output, and compares those values. Errors as
+ * om_check's. Free *rep with om_compare_report_free (also after an error).
+ */
+OM_API om_kind om_compare(const om_model *a, const om_model *b, const om_check_options *opt,
+			  om_compare_report *rep, om_status *st);
+OM_API void om_compare_report_free(om_compare_report *rep);
+
+typedef struct om_bisect_report {
+	int found;         /* 1: the pass below is the first that changed results */
+	int round;         /* its round (from 1) */
+	char pass[64];
+	int steps;         /* passes that changed the model, up to and including this one */
+	om_diff first;     /* the first value, in the original's topological order, that differs
+			      between the original and the model after the pass: its producer in
+			      the model after the pass (node, op; the rewritten node) and in the
+			      original (ref_node, ref_op) */
+	char error[700];   /* when the model after the pass could not run: its status (which
+			      names the node) */
+} om_bisect_report;
+
+/**
+ * Runs om_simplify(sopt) on a copy of `original`, checking the model after every pass that
+ * changed it as om_check(original, model, copt) does, and stops at the first that fails:
+ * rep->found, its pass and round, and the first value (om_compare on the failing run's
+ * inputs) that differs. rep->found is 0 when every step passes. Errors: om_check's and
+ * om_simplify's. `sopt` and `copt` may be NULL.
+ */
+OM_API om_kind om_bisect(const om_model *original, const om_simplify_options *sopt,
+			 const om_check_options *copt, om_bisect_report *rep, om_status *st);
 
 #ifdef __cplusplus
 }
