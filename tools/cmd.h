@@ -1,12 +1,16 @@
 /* cmd.h — the omopt subcommands. Each returns the process exit code:
- * 0 success, 1 model or I/O error (message on stderr names the node), 2 usage error. */
+ * 0 success, 1 model or I/O error (message on stderr names the node), 2 usage error,
+ * 3 (CMD_CHECK_FAILED) a check or comparison found values over their tolerance. */
 #ifndef OM_CMD_H
 #define OM_CMD_H
 
 #include "omopt.h"
 #include "status.h"
 
+enum { CMD_CHECK_FAILED = 3 };
+
 int cmd_simplify(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_dot(int argc, char **argv);

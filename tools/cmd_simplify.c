@@ -1,5 +1,7 @@
 /* cmd_simplify.c — `omopt simplify IN.onnx OUT.onnx [options]`: runs the pass pipeline and
- * prints a per-op before/after table and the time taken. */
+ * prints a per-op before/after table and the time taken; with --check, runs the original and
+ * the result on the same inputs (om_check), and with --bisect names the pass and node that
+ * changed results (om_bisect). */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -7,8 +9,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "check_cli.h"
 #include "cmd.h"
 #include "ophist.h"
+#include "progress.h"
 
 enum { MAX_SKIP = 32, MAX_NAMES = 256 };
 
@@ -19,6 +23,8 @@ static const char usage_text[] =
 	"                      [--outputs A,B,...] [--inputs C,D,...]\n"
 	"                      [--drop-unused-outputs] [--no-shapes]\n"
 	"                      [--inline-functions | --no-inline-functions]\n"
+	"                      [--check N [--bisect] [--input NAME=FILE]... [--rtol R]\n"
+	"                      [--atol A] [--seed S]]\n"
 	"\n"
 	"Folds Shape->Gather->Unsqueeze->Concat->Reshape chains into literals (also with dynamic\n"
 	"dims), folds constants, drops dead and identity nodes, merges Transposes, folds\n"
@@ -61,6 +67,19 @@ static const char usage_text[] =
 	"  --no-inline-functions\n"
 	"                      keep calls of model-local functions (default: functions of\n"
 	"                      the model's own domains are inlined, --inline-functions)\n"
+	"  --check N           run IN.onnx and the result with omopt's executor on N input\n"
+	"                      sets and print, per output, the max absolute and relative\n"
+	"                      difference and the tolerances; exit 3 when one is over them\n"
+	"                      (OUT.onnx is written anyway: `omopt compare IN OUT` shows\n"
+	"                      every value). Example: --check 3\n"
+	"  --bisect            when the check fails, run the passes again one by one and\n"
+	"                      name the first pass, and the node it rewrote, that changed\n"
+	"                      results, with the first value that differs (implies --check 1\n"
+	"                      when --check is not given). Example: --check 3 --bisect\n"
+	"%s"
+	"  --test-break-pass P testing only: after pass P first runs, also change the weight\n"
+	"                      of the first Conv/MatMul/Gemm on purpose (om_simplify_options\n"
+	"                      .test_break_pass), to see --check and --bisect catch it\n"
 	"\n"
 	"Size: the written model's weights and nodes are never larger than the original's\n"
 	"(after inlining, input shapes and the sub-model; value_info is not counted): when\n"
@@ -70,7 +89,11 @@ static const char usage_text[] =
 	"  omopt simplify m.onnx s.onnx --input-shape x:1,3,224,224\n"
 	"  omopt simplify m.onnx s.onnx --input-shape idx:batch,16 --no-shapes\n"
 	"  omopt simplify m.onnx head.onnx --inputs stage3_out --outputs logits\n"
-	"  omopt simplify m.onnx s.onnx --drop-unused-outputs --no-inline-functions\n";
+	"  omopt simplify m.onnx s.onnx --drop-unused-outputs --no-inline-functions\n"
+	"\n"
+	"Progress goes to stderr when the work takes over a second, on a terminal (or with -v).\n"
+	"Exit status: 0 done (and the check passed), 1 model or I/O error, 2 usage error,\n"
+	"3 the check failed.\n";
 
 static void usage(FILE *f)
 {
@@ -79,7 +102,7 @@ static void usage(FILE *f)
 	for (int i = 0; om_simplify_pass_name(i) && k < sizeof names; i++)
 		k += (size_t)snprintf(names + k, sizeof names - k, "%s%s", i ? " " : "",
 				      om_simplify_pass_name(i));
-	fprintf(f, usage_text, names);
+	fprintf(f, usage_text, names, cli_check_help);
 }
 
 static bool known_pass(const char *name)
@@ -181,6 +204,7 @@ static om_simplify_options asked_only(const om_simplify_options *opt)
 	om_simplify_options o = *opt;
 	o.no_passes = 1;
 	o.no_value_info = 1;
+	o.test_break_pass = NULL; /* a pass's, and none runs */
 	return o;
 }
 
@@ -194,22 +218,189 @@ static om_simplify_options rewrites_only(const om_simplify_options *opt)
 	return o;
 }
 
-/* Loads IN, makes what the user asked for, measures it, runs the rewrites, writes OUT. */
-static int simplify_file(const char *const *paths, om_simplify_options *opt, const char **skip,
-			 const om_input_shape *shapes, const name_list *ins,
-			 const name_list *outs, const om_save_options *save)
-{
-	opt->skip = skip;
-	opt->input_shapes = opt->n_input_shapes ? shapes : NULL;
-	opt->inputs = ins->n ? ins->names : NULL;
-	opt->outputs = outs->n ? outs->names : NULL;
-	const om_simplify_options asked = asked_only(opt);
-	const om_simplify_options rewrites = rewrites_only(opt);
+typedef struct simplify_args {
+	const char *paths[2];
+	const char *skip[MAX_SKIP + 1];
+	om_simplify_options opt;
+	om_save_options save;
+	cli_check_args check; /* check.opt.runs 0: no check */
+	int bisect;
+	om_input_shape shapes[MAX_NAMES];
+	name_list ins, outs;
+	char *copies[3 * MAX_NAMES]; /* the --input-shape/--inputs/--outputs arguments, split */
+	int ncopies;
+} simplify_args;
 
+static int parse_count(const char *s, int max, int *out)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || *end || end == s || v < 1 || v > max)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+/* 0 ok, 2 usage error (printed), -1 --help */
+static int parse_args(int argc, char **argv, simplify_args *a)
+{
+	int nskip = 0, npaths = 0;
+	for (int i = 1; i < argc; i++) {
+		const char *arg = argv[i];
+		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+		int used = cli_check_arg(argc, argv, &i, &a->check, "omopt simplify");
+		if (used < 0)
+			return 2;
+		if (used)
+			continue;
+		if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+			return -1;
+		} else if (!strcmp(arg, "--check")) {
+			i++;
+			if (!val || parse_count(val, 10000, &a->check.opt.runs))
+				return usage_error("--check needs a run count (1 to 10000)%s", "");
+		} else if (!strcmp(arg, "--bisect")) {
+			a->bisect = 1;
+		} else if (!strcmp(arg, "--test-break-pass")) {
+			i++;
+			if (!val || !known_pass(val))
+				return usage_error("--test-break-pass needs a pass name%s", "");
+			a->opt.test_break_pass = val;
+		} else if (!strcmp(arg, "--skip") || !strcmp(arg, "--no-fold")) {
+			const char *name = arg[2] == 'n' ? "fold_constants" : val;
+			i += arg[2] != 'n';
+			if (!name)
+				return usage_error("%s needs a pass name", arg);
+			if (!known_pass(name))
+				return usage_error("no pass named '%s'", name);
+			if (nskip == MAX_SKIP)
+				return usage_error("too many --skip options%s", "");
+			a->skip[nskip++] = name;
+		} else if (!strcmp(arg, "--fold-max-bytes")) {
+			if (!val)
+				return usage_error("%s needs a number", arg);
+			i++;
+			char *end;
+			errno = 0;
+			unsigned long long v = strtoull(val, &end, 10);
+			if (errno || *end || end == val || val[0] == '-' || v == 0)
+				return usage_error("bad byte count '%s'", val);
+			a->opt.fold_max_bytes = (size_t)v;
+		} else if (!strcmp(arg, "--input-shape") || !strcmp(arg, "--inputs") ||
+			   !strcmp(arg, "--outputs")) {
+			if (!val)
+				return usage_error("%s needs an argument", arg);
+			i++;
+			char *copy = strdup(val);
+			if (!copy || a->ncopies == (int)(sizeof a->copies / sizeof *a->copies)) {
+				free(copy);
+				return usage_error("too many %s options", arg);
+			}
+			a->copies[a->ncopies++] = copy;
+			const bool outputs = arg[2] == 'o', inputs = arg[7] == 's';
+			if (outputs ? !add_names(&a->outs, copy)
+			    : inputs ? !add_names(&a->ins, copy)
+				     : a->opt.n_input_shapes == MAX_NAMES ||
+					       !parse_shape(copy, &a->shapes[a->opt.n_input_shapes++]))
+				return usage_error(outputs || inputs
+							   ? "bad tensor names '%s' (NAME,NAME,...)"
+							   : "bad input shape '%s' (NAME:D1,D2,... with "
+							     "numbers or symbols)", val);
+		} else if (!strcmp(arg, "--drop-unused-outputs")) {
+			a->opt.drop_unused_outputs = 1;
+		} else if (!strcmp(arg, "--no-shapes")) {
+			a->opt.no_value_info = 1;
+		} else if (!strcmp(arg, "--inline-functions")) {
+			a->opt.keep_functions = 0;
+		} else if (!strcmp(arg, "--no-inline-functions")) {
+			a->opt.keep_functions = 1;
+		} else if (!strcmp(arg, "--fold-qdq")) {
+			a->opt.fold_qdq = 1;
+		} else if (!strcmp(arg, "--verify")) {
+			a->opt.verify = 1;
+		} else if (!strcmp(arg, "-v") || !strcmp(arg, "--verbose")) {
+			a->opt.verbose = 1;
+		} else if (!strcmp(arg, "-vv")) {
+			a->opt.verbose = 2;
+		} else if (!strcmp(arg, "--external-data")) {
+			a->save.external_data = 1;
+		} else if (arg[0] == '-' && arg[1]) {
+			return usage_error("unknown option '%s'", arg);
+		} else if (npaths < 2) {
+			a->paths[npaths++] = arg;
+		} else {
+			return usage_error("unexpected argument '%s'", arg);
+		}
+	}
+	if (npaths != 2)
+		return usage_error("needs IN.onnx and OUT.onnx%s", "");
+	if (a->bisect && !a->check.opt.runs)
+		a->check.opt.runs = 1;
+	if (a->check.n && !a->check.opt.runs)
+		return usage_error("--input is for --check or --bisect%s", "");
+	a->opt.skip = a->skip;
+	a->opt.input_shapes = a->opt.n_input_shapes ? a->shapes : NULL;
+	a->opt.inputs = a->ins.n ? a->ins.names : NULL;
+	a->opt.outputs = a->outs.n ? a->outs.names : NULL;
+	return 0;
+}
+
+/* --check (and --bisect): 0 passed, 3 failed, 1 an error */
+static int check(const simplify_args *a, const om_model *m, cli_progress *prog)
+{
+	om_status st = {0};
+	om_model *orig = NULL;
+	const om_simplify_options asked = asked_only(&a->opt);
+	if (om_model_load(a->paths[0], &orig, &st) || om_simplify(orig, &asked, &st)) {
+		om_model_free(orig);
+		return cmd_fail(&st);
+	}
+	om_check_options copt = a->check.opt;
+	copt.progress = cli_progress_report;
+	copt.progress_user = prog;
+	om_check_report rep;
+	om_kind k = om_check(orig, m, &copt, &rep, &st);
+	cli_progress_end(prog);
+	int rc = k ? cmd_fail(&st) : 0;
+	if (!k)
+		cli_print_check(stdout, &rep);
+	if (!k && !rep.passed) {
+		rc = CMD_CHECK_FAILED;
+		fprintf(stderr, "omopt simplify: the check failed; %s was written anyway (`omopt "
+				"compare %s %s` compares every value)\n", a->paths[1], a->paths[0],
+			a->paths[1]);
+	}
+	if (!k && !rep.passed && a->bisect) {
+		/* the failing run's inputs, all given: one run per step */
+		copt.runs = 1;
+		copt.input_names = (const char *const *)rep.failed_input_names;
+		copt.inputs = rep.failed_inputs;
+		copt.ninputs = rep.nfailed_inputs;
+		om_bisect_report br;
+		fflush(stdout);
+		const om_simplify_options rewrites = rewrites_only(&a->opt);
+		if (om_bisect(orig, &rewrites, &copt, &br, &st))
+			rc = cmd_fail(&st);
+		else
+			cli_print_bisect(stdout, &br);
+		cli_progress_end(prog);
+	}
+	om_check_report_free(&rep);
+	om_model_free(orig);
+	return rc;
+}
+
+static int simplify(simplify_args *a)
+{
 	om_status st = {0};
 	om_model *m = NULL;
+	cli_progress prog;
+	cli_progress_start(&prog, "omopt simplify", a->opt.verbose);
+	a->opt.progress = cli_progress_report;
+	a->opt.progress_user = &prog;
 	double t0 = now_ms();
-	if (om_model_load(paths[0], &m, &st))
+	if (cli_check_read(&a->check, &st) || om_model_load(a->paths[0], &m, &st))
 		return cmd_fail(&st);
 	double t1 = now_ms();
 	om_ophist h = {0};
@@ -221,15 +412,19 @@ static int simplify_file(const char *const *paths, om_simplify_options *opt, con
 	/* never larger than the model asked for (inlined, shaped, cut) unless the user allowed
 	 * it (--fold-max-bytes, --fold-qdq): the passes keep to that, and this checks it,
 	 * writing that model without the rewrites otherwise. value_info is not counted. */
-	const bool size_rule = !opt->fold_max_bytes && !opt->fold_qdq;
+	const om_simplify_options asked = asked_only(&a->opt);
+	const om_simplify_options rewrites = rewrites_only(&a->opt);
+	const bool size_rule = !a->opt.fold_max_bytes && !a->opt.fold_qdq;
 	size_t size0 = 0, size1 = 0;
 	if (om_simplify(m, &asked, &st) ||
 	    (size_rule && om_model_saved_size_without_value_info(m, &size0, &st)) ||
 	    om_simplify(m, &rewrites, &st) ||
 	    (size_rule && om_model_saved_size_without_value_info(m, &size1, &st))) {
+		cli_progress_end(&prog);
 		rc = cmd_fail(&st);
 		goto out;
 	}
+	cli_progress_end(&prog);
 	if (size1 > size0) {
 		fprintf(stderr, "omopt simplify: the simplified model would be larger (%zu > %zu "
 				"bytes without value_info): writing it without the rewrites\n",
@@ -237,14 +432,14 @@ static int simplify_file(const char *const *paths, om_simplify_options *opt, con
 		om_model_free(m);
 		m = NULL;
 		om_simplify_options again = asked;
-		again.no_value_info = opt->no_value_info;
-		if (om_model_load(paths[0], &m, &st) || om_simplify(m, &again, &st)) {
+		again.no_value_info = a->opt.no_value_info;
+		if (om_model_load(a->paths[0], &m, &st) || om_simplify(m, &again, &st)) {
 			rc = cmd_fail(&st);
 			goto out;
 		}
 	}
 	double t2 = now_ms();
-	if (om_model_save(m, paths[1], save, &st)) {
+	if (om_model_save(m, a->paths[1], &a->save, &st)) {
 		rc = cmd_fail(&st);
 		goto out;
 	}
@@ -255,6 +450,12 @@ static int simplify_file(const char *const *paths, om_simplify_options *opt, con
 	}
 	print_table(&h);
 	printf("wall time: load %.1f ms, passes %.1f ms, save %.1f ms\n", t1 - t0, t2 - t1, t3 - t2);
+	if (a->check.opt.runs) {
+		double t4 = now_ms();
+		fflush(stdout);
+		rc = check(a, m, &prog);
+		printf("wall time: check %.1f ms\n", now_ms() - t4);
+	}
 out:
 	om_ophist_free(&h);
 	om_model_free(m);
@@ -263,94 +464,14 @@ out:
 
 int cmd_simplify(int argc, char **argv)
 {
-	const char *paths[2] = {NULL, NULL};
-	const char *skip[MAX_SKIP + 1] = {NULL};
-	int nskip = 0, npaths = 0;
-	om_simplify_options opt = {0};
-	om_save_options save = {0};
-	om_input_shape shapes[MAX_NAMES];
-	name_list outs = {{0}, 0}, ins = {{0}, 0};
-	char *copies[3 * MAX_NAMES]; /* the arguments split in place */
-	int ncopies = 0, rc = 0;
-	for (int i = 1; i < argc && !rc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			usage(stdout);
-			goto done;
-		} else if (!strcmp(a, "--skip") || !strcmp(a, "--no-fold")) {
-			const char *name = a[2] == 'n' ? "fold_constants" : i + 1 < argc ? argv[++i]
-											 : NULL;
-			if (!name)
-				rc = usage_error("%s needs a pass name", a);
-			else if (!known_pass(name))
-				rc = usage_error("no pass named '%s'", name);
-			else if (nskip == MAX_SKIP)
-				rc = usage_error("too many --skip options%s", "");
-			else
-				skip[nskip++] = name;
-		} else if (!strcmp(a, "--fold-max-bytes")) {
-			if (i + 1 >= argc) {
-				rc = usage_error("%s needs a number", a);
-				break;
-			}
-			char *end;
-			errno = 0;
-			unsigned long long v = strtoull(argv[++i], &end, 10);
-			if (errno || *end || end == argv[i] || argv[i][0] == '-' || v == 0)
-				rc = usage_error("bad byte count '%s'", argv[i]);
-			opt.fold_max_bytes = (size_t)v;
-		} else if (!strcmp(a, "--input-shape") || !strcmp(a, "--inputs") ||
-			   !strcmp(a, "--outputs")) {
-			if (i + 1 >= argc) {
-				rc = usage_error("%s needs an argument", a);
-				break;
-			}
-			char *arg = strdup(argv[++i]);
-			if (!arg || ncopies == (int)(sizeof copies / sizeof *copies)) {
-				free(arg);
-				rc = usage_error("too many %s options", a);
-				break;
-			}
-			copies[ncopies++] = arg;
-			if (a[2] == 'o' ? !add_names(&outs, arg) : a[7] == 's' ? !add_names(&ins, arg)
-			    : opt.n_input_shapes == MAX_NAMES ||
-				      !parse_shape(arg, &shapes[opt.n_input_shapes++]))
-				rc = usage_error(a[2] == 'o' || a[7] == 's'
-							 ? "bad tensor names '%s' (NAME,NAME,...)"
-							 : "bad input shape '%s' (NAME:D1,D2,... with "
-							   "numbers or symbols)", argv[i]);
-		} else if (!strcmp(a, "--drop-unused-outputs")) {
-			opt.drop_unused_outputs = 1;
-		} else if (!strcmp(a, "--no-shapes")) {
-			opt.no_value_info = 1;
-		} else if (!strcmp(a, "--inline-functions")) {
-			opt.keep_functions = 0;
-		} else if (!strcmp(a, "--no-inline-functions")) {
-			opt.keep_functions = 1;
-		} else if (!strcmp(a, "--fold-qdq")) {
-			opt.fold_qdq = 1;
-		} else if (!strcmp(a, "--verify")) {
-			opt.verify = 1;
-		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
-			opt.verbose = 1;
-		} else if (!strcmp(a, "-vv")) {
-			opt.verbose = 2;
-		} else if (!strcmp(a, "--external-data")) {
-			save.external_data = 1;
-		} else if (a[0] == '-' && a[1]) {
-			rc = usage_error("unknown option '%s'", a);
-		} else if (npaths < 2) {
-			paths[npaths++] = a;
-		} else {
-			rc = usage_error("unexpected argument '%s'", a);
-		}
-	}
-	if (!rc && npaths != 2)
-		rc = usage_error("needs IN.onnx and OUT.onnx%s", "");
-	if (!rc)
-		rc = simplify_file(paths, &opt, skip, shapes, &ins, &outs, &save);
-done:
-	for (int i = 0; i < ncopies; i++)
-		free(copies[i]);
-	return rc;
+	simplify_args a = {0};
+	int rc = parse_args(argc, argv, &a);
+	if (rc < 0)
+		usage(stdout);
+	else if (!rc)
+		rc = simplify(&a);
+	cli_check_free(&a.check);
+	for (int i = 0; i < a.ncopies; i++)
+		free(a.copies[i]);
+	return rc < 0 ? 0 : rc;
 }

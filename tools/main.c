@@ -13,6 +13,7 @@ static const struct {
 	{"info", cmd_info, "inputs, outputs, opsets and op histogram of a model"},
 	{"run", cmd_run, "run a model on inputs (.npy or TensorProto .pb)"},
 	{"dot", cmd_dot, "draw a model or its plan with Graphviz"},
+	{"compare", cmd_compare, "differences of every value two models share by name"},
 };
 
 int cmd_fail(const om_status *st)

@@ -1,0 +1,35 @@
+/* check_cli.h — what `omopt simplify --check/--bisect` and `omopt compare` share: the options
+ * --input NAME=FILE, --rtol, --atol, --seed, and the printed reports (public API only). */
+#ifndef OM_TOOLS_CHECK_CLI_H
+#define OM_TOOLS_CHECK_CLI_H
+
+#include <stdio.h>
+
+#include "omopt.h"
+
+enum { CLI_MAX_INPUTS = 64 };
+
+typedef struct cli_check_args {
+	om_check_options opt;
+	const char *names[CLI_MAX_INPUTS];
+	const char *files[CLI_MAX_INPUTS];
+	om_tensor tensors[CLI_MAX_INPUTS];
+	int n;
+} cli_check_args;
+
+/** Consumes argv[*i] (and its value, moving *i) when it is --input, --rtol, --atol or --seed:
+ *  1 when consumed, 0 when not one of them, -1 after printing a usage error (prefix cmd). */
+int cli_check_arg(int argc, char **argv, int *i, cli_check_args *a, const char *cmd);
+/** Reads the --input files into a->tensors and sets a->opt's inputs. */
+om_kind cli_check_read(cli_check_args *a, om_status *st);
+void cli_check_free(cli_check_args *a);
+
+/** The help text of those options. */
+extern const char cli_check_help[];
+
+void cli_print_check(FILE *f, const om_check_report *r);
+void cli_print_bisect(FILE *f, const om_bisect_report *r);
+/** Every value; `all`: also those within tolerance. */
+void cli_print_compare(FILE *f, const om_compare_report *r);
+
+#endif
