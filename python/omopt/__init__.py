@@ -14,14 +14,16 @@ import tempfile
 
 import numpy as np
 
-from ._lib import (OPTIONAL, SEQUENCE, STRING, InputShape, IoInfo, Seq, SessionOptions,
-                   SimplifyOptions, Status, Str,
-                   Tensor, check, lib,
+from . import _lib
+from ._lib import (OPTIONAL, SEQUENCE, STRING, CheckOptions, CheckReport, CompareReport,
+                   InputShape, IoInfo, Seq, SessionOptions, SimplifyOptions, Status, Str, Tensor,
+                   check, lib,
                    OmoptError, InvalidModel, InvalidInput, Unsupported, IoError, NoMemory,
-                   Internal)
+                   Internal, CheckFailed)
 
-__all__ = ['simplify', 'InferenceSession', 'NodeArg', 'OmoptError', 'InvalidModel',
-           'InvalidInput', 'Unsupported', 'IoError', 'NoMemory', 'Internal', '__version__']
+__all__ = ['simplify', 'compare', 'Difference', 'InferenceSession', 'NodeArg', 'OmoptError',
+           'InvalidModel', 'InvalidInput', 'Unsupported', 'IoError', 'NoMemory', 'Internal',
+           'CheckFailed', '__version__']
 
 __version__ = lib.om_version().decode()
 
@@ -119,13 +121,15 @@ def _shapes(input_shapes):
 
 
 def _options(skip, fold_max_bytes, fold_qdq, verify, input_shapes=None, outputs=None,
-             inputs=None, drop_unused_outputs=False, shapes=True, inline_functions=True):
+             inputs=None, drop_unused_outputs=False, shapes=True, inline_functions=True,
+             test_break_pass=None):
     """The options struct and the ctypes arrays it points at (keep them while it is used)."""
     names = [s.encode() for s in skip] + [None]
     arr = (ctypes.c_char_p * len(names))(*names)
     o = SimplifyOptions(fold_max_bytes=fold_max_bytes or 0, verify=int(verify),
                         fold_qdq=int(fold_qdq), drop_unused_outputs=int(drop_unused_outputs),
-                        no_value_info=int(not shapes), keep_functions=int(not inline_functions))
+                        no_value_info=int(not shapes), keep_functions=int(not inline_functions),
+                        test_break_pass=test_break_pass.encode() if test_break_pass else None)
     o.skip = ctypes.cast(arr, ctypes.POINTER(ctypes.c_char_p))
     keep = [arr, _shapes(input_shapes), _names(outputs, 'outputs'), _names(inputs, 'inputs')]
     if keep[1] is not None:
@@ -137,9 +141,50 @@ def _options(skip, fold_max_bytes, fold_qdq, verify, input_shapes=None, outputs=
     return o, keep
 
 
+_STATES = {0: 'ok', 1: 'over', 2: 'shape', 3: 'missing', 4: 'skipped'}
+
+
+class Difference:
+    """How one value compares between two models (om_diff, include/omopt.h): .name; .state
+    ('ok', 'over' the tolerance, 'shape' (types or shapes differ), 'missing', 'skipped');
+    .shape (the first model's) and .dtype; .max_abs = max|a - b|, .ref_max = max|a|,
+    .max_rel = max_abs / ref_max (a: the first model's value); .node / .op: its producer in
+    the second model, .ref_node / .ref_op: in the first ("" for none)."""
+
+    def __init__(self, d):
+        self.name = d.name.decode(errors='replace')
+        self.state = _STATES.get(d.state, 'skipped')
+        self.dtype = _NAMES.get(d.dtype, 'undefined')
+        self.shape = None if d.rank < 0 else [d.dims[k] for k in range(d.rank)]
+        self.max_abs, self.max_rel, self.ref_max = d.max_abs, d.max_rel, d.ref_max
+        self.node, self.op = d.node.decode(errors='replace'), d.op.decode(errors='replace')
+        self.ref_node = d.ref_node.decode(errors='replace')
+        self.ref_op = d.ref_op.decode(errors='replace')
+
+    def __repr__(self):
+        return (f'Difference({self.name!r}, {self.state}, max_abs={self.max_abs:.3g}, '
+                f'max_rel={self.max_rel:.3g})')
+
+
+def _check_options(runs, inputs, rtol, atol, seed, keep):
+    """CheckOptions with the given inputs as borrowed tensors (kept alive in keep)."""
+    items = list((inputs or {}).items())
+    names = (ctypes.c_char_p * max(len(items), 1))(*[k.encode() for k, _ in items])
+    tensors = (Tensor * max(len(items), 1))()
+    for i, (k, v) in enumerate(items):
+        InferenceSession._tensor(tensors[i], v, k, keep)
+    keep += [names, tensors]
+    o = CheckOptions(runs=runs, seed=seed or 0, rtol=rtol or 0, atol=atol or 0,
+                     ninputs=len(items))
+    o.input_names = ctypes.cast(names, ctypes.POINTER(ctypes.c_char_p))
+    o.inputs = ctypes.cast(tensors, ctypes.POINTER(Tensor))
+    return o
+
+
 def simplify(model, *, skip=(), fold_max_bytes=None, fold_qdq=False, verify=False,
              input_shapes=None, outputs=None, inputs=None, drop_unused_outputs=False,
-             shapes=True, inline_functions=True, output=None):
+             shapes=True, inline_functions=True, output=None, check=0, check_inputs=None,
+             rtol=None, atol=None, seed=None, test_break_pass=None):
     """Simplifies an ONNX model (docs/passes.md), as `omopt simplify` does.
 
     model: an onnx.ModelProto (returns one), bytes (returns bytes) or a path (returns the
@@ -157,37 +202,93 @@ def simplify(model, *, skip=(), fold_max_bytes=None, fold_qdq=False, verify=Fals
     The result's weights and nodes are never larger than those of the model asked for
     (inlined, shaped, cut; value_info not counted) unless fold_max_bytes or fold_qdq allow it:
     otherwise that model is returned without the rewrites.
-    Raises InvalidModel, InvalidInput, Unsupported, IoError, NoMemory (OmoptError)."""
+    check: N > 0 runs the model asked for (inlined, shaped, cut) and the result with omopt's
+        executor on N input sets, as `omopt simplify --check N` (om_check in include/omopt.h),
+        and raises CheckFailed, before anything is written, when an output differs beyond the
+        tolerance: max|a - b| > atol + rtol * max|a| (defaults 1e-5, 1e-4), a the original's.
+        check_inputs: {name: numpy array} fed in every run (`--input NAME=FILE`); the rest
+        are random (seed). test_break_pass: testing only (om_simplify_options.test_break_pass).
+    Raises InvalidModel, InvalidInput, Unsupported, IoError, NoMemory (OmoptError),
+    CheckFailed."""
     m = _Model(model)
     opts, keep = _options(skip, fold_max_bytes, fold_qdq, verify, input_shapes, outputs,
-                          inputs, drop_unused_outputs, shapes, inline_functions)
+                          inputs, drop_unused_outputs, shapes, inline_functions,
+                          test_break_pass)
     # as the CLI: first what the user asked for alone, measured; then the rewrites
     asked = SimplifyOptions.from_buffer_copy(opts)
-    asked.no_passes, asked.no_value_info = 1, 1
+    asked.no_passes, asked.no_value_info, asked.test_break_pass = 1, 1, None
     rewrites = SimplifyOptions.from_buffer_copy(opts)
     rewrites.input_shapes, rewrites.n_input_shapes = None, 0
     rewrites.inputs = rewrites.outputs = None
     size_rule = fold_max_bytes is None and not fold_qdq
     st = Status()
-    check(lib.om_simplify(m.ptr, ctypes.byref(asked), ctypes.byref(st)), st)
+    _lib.check(lib.om_simplify(m.ptr, ctypes.byref(asked), ctypes.byref(st)), st)
     size0 = m.saved_size() if size_rule else 0
-    check(lib.om_simplify(m.ptr, ctypes.byref(rewrites), ctypes.byref(st)), st)
+    _lib.check(lib.om_simplify(m.ptr, ctypes.byref(rewrites), ctypes.byref(st)), st)
     if size_rule and m.saved_size() > size0:
         m = _Model(model)  # as the CLI: the model asked for, without the rewrites
         asked.no_value_info = opts.no_value_info
-        check(lib.om_simplify(m.ptr, ctypes.byref(asked), ctypes.byref(st)), st)
-    del keep
+        _lib.check(lib.om_simplify(m.ptr, ctypes.byref(asked), ctypes.byref(st)), st)
     data = m.save_bytes()
+    result = data
+    if m.kind == 'proto':
+        import onnx
+        result = onnx.load_from_string(data)
+    if check:
+        original = _Model(model)  # the model asked for, without the rewrites
+        _lib.check(lib.om_simplify(original.ptr, ctypes.byref(asked), ctypes.byref(st)), st)
+        _check(original, m, check, check_inputs, rtol, atol, seed, result)
+    del keep  # the arrays the options point at
     if output is not None:
         tmp = os.fspath(output) + '.omopt-tmp'
         with open(tmp, 'wb') as f:
             f.write(data)
         os.replace(tmp, output)
         return output
-    if m.kind == 'proto':
-        import onnx
-        return onnx.load_from_string(data)
-    return data
+    return result
+
+
+def _check(original, simplified, runs, inputs, rtol, atol, seed, result):
+    keep = []
+    o = _check_options(runs, inputs, rtol, atol, seed, keep)
+    rep, st = CheckReport(), Status()
+    try:
+        _lib.check(lib.om_check(original.ptr, simplified.ptr, ctypes.byref(o),
+                                ctypes.byref(rep), ctypes.byref(st)), st)
+        if rep.passed:
+            return
+        diffs = [Difference(rep.outputs[i]) for i in range(rep.noutputs)]
+        error = rep.error.decode(errors='replace')
+        worst = ', '.join(f'{d.name}: {d.state} (max abs {d.max_abs:.3g}, max rel '
+                          f'{d.max_rel:.3g})' for d in diffs if d.state not in ('ok', 'skipped'))
+        raise CheckFailed(f'the simplified model differs from the original in run '
+                          f'{rep.failed_run + 1} of {rep.runs} (rtol {rep.rtol:g}, atol '
+                          f'{rep.atol:g}): {worst}' + (f'; {error}' if error else ''),
+                          diffs, rep.failed_run, rep.how.decode(errors='replace'), error,
+                          result)
+    finally:
+        lib.om_check_report_free(ctypes.byref(rep))
+
+
+def compare(a, b, *, inputs=None, rtol=None, atol=None, seed=None):
+    """Runs models a and b (paths, bytes or onnx.ModelProto) once on the same inputs and
+    compares every value they share by name, as `omopt compare` (om_compare). inputs:
+    {name: numpy array}; the rest are random (seed). Returns a list of Difference in a's
+    topological order; the first whose .state is not 'ok' or 'skipped' is the first value
+    that differs. Raises OmoptError subclasses; InvalidModel when b fails to run."""
+    ma, mb = _Model(a), _Model(b)
+    keep = []
+    o = _check_options(1, inputs, rtol, atol, seed, keep)
+    rep, st = CompareReport(), Status()
+    try:
+        _lib.check(lib.om_compare(ma.ptr, mb.ptr, ctypes.byref(o), ctypes.byref(rep),
+                                  ctypes.byref(st)), st)
+        if rep.error:
+            raise InvalidModel('InvalidModel', '', '', 'the second model failed to run: ' +
+                             rep.error.decode(errors='replace'))
+        return [Difference(rep.values[i]) for i in range(rep.n)]
+    finally:
+        lib.om_compare_report_free(ctypes.byref(rep))
 
 
 class NodeArg:

@@ -30,7 +30,43 @@ class SimplifyOptions(ctypes.Structure):
                 ('outputs', ctypes.POINTER(ctypes.c_char_p)),
                 ('inputs', ctypes.POINTER(ctypes.c_char_p)),
                 ('drop_unused_outputs', ctypes.c_int), ('no_value_info', ctypes.c_int),
-                ('keep_functions', ctypes.c_int), ('no_passes', ctypes.c_int)]
+                ('keep_functions', ctypes.c_int), ('no_passes', ctypes.c_int),
+                ('progress', ctypes.c_void_p), ('progress_user', ctypes.c_void_p),
+                ('test_break_pass', ctypes.c_char_p)]
+
+
+class CheckOptions(ctypes.Structure):
+    _fields_ = [('runs', ctypes.c_int), ('seed', ctypes.c_uint64), ('rtol', ctypes.c_double),
+                ('atol', ctypes.c_double), ('input_names', ctypes.POINTER(ctypes.c_char_p)),
+                ('inputs', ctypes.POINTER(Tensor)), ('ninputs', ctypes.c_int),
+                ('threads', ctypes.c_int), ('progress', ctypes.c_void_p),
+                ('progress_user', ctypes.c_void_p)]
+
+
+class Diff(ctypes.Structure):
+    _fields_ = [('name', ctypes.c_char * 256), ('node', ctypes.c_char * 128),
+                ('op', ctypes.c_char * 64), ('ref_node', ctypes.c_char * 128),
+                ('ref_op', ctypes.c_char * 64), ('state', ctypes.c_int32),
+                ('dtype', ctypes.c_int32), ('rank', ctypes.c_int32),
+                ('dims', ctypes.c_int64 * MAX_RANK), ('max_abs', ctypes.c_double),
+                ('max_rel', ctypes.c_double), ('ref_max', ctypes.c_double)]
+
+
+class CheckReport(ctypes.Structure):
+    _fields_ = [('runs', ctypes.c_int), ('passed', ctypes.c_int), ('failed_run', ctypes.c_int),
+                ('rtol', ctypes.c_double), ('atol', ctypes.c_double),
+                ('how', ctypes.c_char * 1024), ('error', ctypes.c_char * 700),
+                ('noutputs', ctypes.c_int), ('outputs', ctypes.POINTER(Diff)),
+                ('nfailed_inputs', ctypes.c_int),
+                ('failed_input_names', ctypes.POINTER(ctypes.c_char_p)),
+                ('failed_inputs', ctypes.POINTER(Tensor))]
+
+
+class CompareReport(ctypes.Structure):
+    _fields_ = [('rtol', ctypes.c_double), ('atol', ctypes.c_double),
+                ('how', ctypes.c_char * 1024), ('error', ctypes.c_char * 700),
+                ('n', ctypes.c_int), ('values', ctypes.POINTER(Diff)),
+                ('first_over', ctypes.c_int)]
 
 
 class SessionOptions(ctypes.Structure):
@@ -94,6 +130,19 @@ class Internal(OmoptError):
     """A bug in omopt."""
 
 
+class CheckFailed(OmoptError):
+    """simplify(check=N): the simplified model's outputs differ from the original's beyond the
+    tolerance, or it failed to run. `differences`: per output (omopt.Difference), the worst
+    over the runs; `failed_run`: the first run that failed (from 0); `how`: how the inputs
+    were made; `error`: the simplified model's failure, or ""; `model`: the simplified model,
+    as simplify would have returned it."""
+
+    def __init__(self, message, differences, failed_run, how, error, model):
+        super().__init__('CheckFailed', '', '', message)
+        self.differences, self.failed_run, self.how = differences, failed_run, how
+        self.error, self.model = error, model
+
+
 _KINDS = {1: InvalidModel, 2: InvalidInput, 3: Unsupported, 4: IoError, 5: NoMemory, 6: Internal}
 
 
@@ -148,6 +197,12 @@ _sigs = {
     'om_value_free': ([_P(Tensor)], None),
     'om_session_free': ([ctypes.c_void_p], None),
     'om_tensor_free': ([_P(Tensor)], None),
+    'om_check': ([ctypes.c_void_p, ctypes.c_void_p, _P(CheckOptions), _P(CheckReport),
+                  _P(Status)], ctypes.c_int),
+    'om_check_report_free': ([_P(CheckReport)], None),
+    'om_compare': ([ctypes.c_void_p, ctypes.c_void_p, _P(CheckOptions), _P(CompareReport),
+                    _P(Status)], ctypes.c_int),
+    'om_compare_report_free': ([_P(CompareReport)], None),
 }
 for _name, (_args, _res) in _sigs.items():
     _f = getattr(lib, _name)
