@@ -285,3 +285,43 @@ def test_simplify_options(tmp_path):
     assert not omopt.simplify(onnx.load(fn)).functions
     kept = omopt.simplify(onnx.load(fn), inline_functions=False)
     assert [f.name for f in kept.functions] == ['Unused', 'ScaleAdd']
+def _outputs(model, feeds):
+    return omopt.InferenceSession(model, optimize=False).run(None, feeds)
+
+
+def test_simplify_check_passes_and_catches_a_broken_pass():
+    plain = omopt.simplify(EXAMPLE)
+    assert omopt.simplify(EXAMPLE, check=3) == plain
+    x = np.random.default_rng(1).standard_normal((2, 3, 16, 16)).astype(np.float32)
+    assert omopt.simplify(EXAMPLE, check=1, check_inputs={'image': x}) == plain
+    with pytest.raises(omopt.CheckFailed) as e:
+        omopt.simplify(EXAMPLE, check=2, check_inputs={'image': x}, test_break_pass='fold_constants')
+    err = e.value
+    assert err.failed_run == 0 and isinstance(err.model, bytes)
+    assert 'image=2 (given)' in err.how or 'batch=2 (given)' in err.how
+    # the reported differences are those of the two models' outputs on x
+    want, got = _outputs(EXAMPLE, {'image': x}), _outputs(err.model, {'image': x})
+    assert [d.name for d in err.differences] == [o.name for o in
+                                                 omopt.InferenceSession(EXAMPLE).get_outputs()]
+    for d, w, g in zip(err.differences, want, got):
+        assert d.state == 'over' and d.shape == list(w.shape)
+        assert d.max_abs == pytest.approx(float(np.abs(w - g).max()), rel=1e-6)
+        assert d.ref_max == pytest.approx(float(np.abs(w).max()), rel=1e-6)
+        assert d.max_rel == pytest.approx(d.max_abs / d.ref_max)
+    assert 'differs from the original in run 1' in str(err)
+    # loose tolerances let the same model through
+    omopt.simplify(EXAMPLE, check=1, check_inputs={'image': x}, rtol=1e3,
+                   test_break_pass='fold_constants')
+
+
+def test_compare_names_the_first_differing_value():
+    x = np.random.default_rng(2).standard_normal((1, 3, 16, 16)).astype(np.float32)
+    same = omopt.compare(EXAMPLE, omopt.simplify(EXAMPLE), inputs={'image': x})
+    assert same and all(d.state in ('ok', 'skipped') for d in same)
+    broken = omopt.simplify(EXAMPLE, test_break_pass='fold_constants')
+    diffs = omopt.compare(EXAMPLE, broken, inputs={'image': x})
+    first = next(d for d in diffs if d.state not in ('ok', 'skipped'))
+    # the first Conv reads the broken weight: its output is the first value that differs
+    assert first.op == 'Conv' and first.ref_op == 'Conv' and first.node == first.ref_node
+    assert first.max_abs > 0.1
+    assert [d.name for d in diffs] == [d.name for d in same]
