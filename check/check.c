@@ -68,8 +68,13 @@ om_kind om_check(const om_model *original, const om_model *model,
 	om_session_options so = {.threads = opt.threads};
 	om_session *sa = NULL, *sb = NULL;
 	om_kind rc = om_session_create(original, &so, &sa, st);
-	if (!rc)
-		rc = om_session_create(model, &so, &sb, st);
+	om_status sbst = {0};
+	if (!rc && om_session_create(model, &so, &sb, &sbst)) {
+		if (sbst.kind == OM_ERR_NOMEM)
+			rc = om_error(st, sbst.kind, NULL, "%s", sbst.msg);
+		/* a model omopt cannot plan fails the check, naming the node */
+		om_check_format_error(&sbst, rep->error, sizeof rep->error);
+	}
 	int na = sa ? om_session_output_count(sa) : 0;
 	if (!rc && !(rep->outputs = calloc((size_t)(na ? na : 1), sizeof *rep->outputs)))
 		rc = om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
@@ -98,8 +103,12 @@ om_kind om_check(const om_model *original, const om_model *model,
 		if (!rc) {
 			om_describe_run(rep->how, sizeof rep->how, r, desc, kind, last_kind);
 			snprintf(last_kind, sizeof last_kind, "%s", kind);
-			rc = om_check_outputs(sa, oa, sb, &in, &opt, rep->outputs, &failed,
-					      rep->error, sizeof rep->error, st);
+			if (sb)
+				rc = om_check_outputs(sa, oa, sb, &in, &opt, rep->outputs,
+						      &failed, rep->error, sizeof rep->error, st);
+			for (int i = 0; i < na && !sb; i++)
+				rep->outputs[i].state = OM_DIFF_MISSING;
+			failed |= !sb;
 			rep->runs++;
 		}
 		if (!rc && failed && rep->failed_run < 0) {

@@ -284,6 +284,28 @@ static void given_inputs_are_checked(void **state)
 	om_model_free(m);
 }
 
+/* A second model omopt cannot run (an op of an unknown domain) fails the check, not the call. */
+static void a_model_that_cannot_run_fails_the_check(void **state)
+{
+	(void)state;
+	om_model *m = make_model(16), *b = make_model(16);
+	for (int32_t i = 0; i < b->graph->nnodes; i++)
+		if (!strcmp(b->graph->nodes[i]->op, "Relu"))
+			b->graph->nodes[i]->domain = "com.example";
+	om_check_options o = {.runs = 2};
+	om_check_report r;
+	om_status st = {0};
+	assert_int_equal(om_check(m, b, &o, &r, &st), OM_OK);
+	assert_false(r.passed);
+	assert_int_equal(r.failed_run, 0);
+	assert_int_equal(r.runs, 2);
+	assert_int_equal(r.outputs[0].state, OM_DIFF_MISSING);
+	assert_non_null(strstr(r.error, "relu"));
+	om_check_report_free(&r);
+	om_model_free(b);
+	om_model_free(m);
+}
+
 /* The same seed gives the same inputs; another seed other ones. */
 static void seeds_repeat(void **state)
 {
@@ -356,6 +378,7 @@ int main(void)
 		cmocka_unit_test(compare_lists_every_shared_value),
 		cmocka_unit_test(small_tables_get_small_integers),
 		cmocka_unit_test(given_inputs_are_checked),
+		cmocka_unit_test(a_model_that_cannot_run_fails_the_check),
 		cmocka_unit_test(seeds_repeat),
 		cmocka_unit_test(shared_models),
 	};
