@@ -75,31 +75,46 @@ int64_t om_model_node_count(const om_model *m)
 
 /* ---- over every graph ---------------------------------------------------------------------- */
 
-static void init_bytes(const om_graph *g, int64_t *count, int64_t *bytes)
+/* Calls fn on g and on every subgraph of its nodes, depth first; stops at the first false. */
+static bool each_graph(const om_graph *g, bool (*fn)(const om_graph *g, void *arg), void *arg)
 {
-	for (int32_t i = 0; i < g->ninits; i++) {
-		(*count)++;
-		if (g->inits[i]->init)
-			*bytes += (int64_t)g->inits[i]->init->nbytes;
-	}
+	if (!fn(g, arg))
+		return false;
 	for (int32_t i = 0; i < g->nnodes; i++)
 		for (int32_t a = 0; a < g->nodes[i]->nattr; a++) {
 			const om_attr *at = &g->nodes[i]->attrs[a];
-			if (at->g)
-				init_bytes(at->g, count, bytes);
+			if (at->g && !each_graph(at->g, fn, arg))
+				return false;
 			for (int64_t k = 0; at->graphs && k < at->n; k++)
-				init_bytes(at->graphs[k], count, bytes);
+				if (at->graphs[k] && !each_graph(at->graphs[k], fn, arg))
+					return false;
 		}
+	return true;
+}
+
+typedef struct init_sum {
+	int64_t count, bytes;
+} init_sum;
+
+static bool add_inits(const om_graph *g, void *arg)
+{
+	init_sum *sum = arg;
+	for (int32_t i = 0; i < g->ninits; i++) {
+		sum->count++;
+		if (g->inits[i]->init)
+			sum->bytes += (int64_t)g->inits[i]->init->nbytes;
+	}
+	return true;
 }
 
 int64_t om_model_initializer_bytes(const om_model *m, int64_t *count)
 {
-	int64_t n = 0, bytes = 0;
+	init_sum sum = {0, 0};
 	if (m->graph)
-		init_bytes(m->graph, &n, &bytes);
+		each_graph(m->graph, add_inits, &sum);
 	if (count)
-		*count = n;
-	return bytes;
+		*count = sum.count;
+	return sum.bytes;
 }
 
 typedef struct op_counts {
@@ -131,21 +146,14 @@ static om_op_count *count_row(op_counts *h, const om_node *n)
 	return r;
 }
 
-static bool count_graph(op_counts *h, const om_graph *g)
+static bool count_nodes(const om_graph *g, void *arg)
 {
+	op_counts *h = arg;
 	for (int32_t i = 0; i < g->nnodes; i++) {
-		const om_node *n = g->nodes[i];
-		om_op_count *r = count_row(h, n);
+		om_op_count *r = count_row(h, g->nodes[i]);
 		if (!r)
 			return false;
 		r->count++;
-		for (int32_t a = 0; a < n->nattr; a++) {
-			if (n->attrs[a].g && !count_graph(h, n->attrs[a].g))
-				return false;
-			for (int64_t k = 0; n->attrs[a].graphs && k < n->attrs[a].n; k++)
-				if (n->attrs[a].graphs[k] && !count_graph(h, n->attrs[a].graphs[k]))
-					return false;
-		}
 	}
 	return true;
 }
@@ -160,7 +168,7 @@ om_kind om_model_op_counts(const om_model *m, om_op_count **rows, int *n, om_sta
 	op_counts h = {0};
 	*rows = NULL;
 	*n = 0;
-	if (m->graph && !count_graph(&h, m->graph)) {
+	if (m->graph && !each_graph(m->graph, count_nodes, &h)) {
 		free(h.rows);
 		return om_error(st, OM_ERR_NOMEM, NULL, "out of memory counting ops");
 	}
