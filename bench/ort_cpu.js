@@ -1,7 +1,8 @@
-// CPU time per run of ONNX Runtime (onnxruntime-node, single-threaded, optimizations off or at
+// CPU time per run of ONNX Runtime (onnxruntime-node, single-threaded by default, optimizations off or at
 // LEVEL), measured with process.cpuUsage (user+sys of the whole process) over N runs after one
 // warm-up run: immune to the load of a shared machine, unlike wall time.
-// usage: node bench/ort_cpu.js MODEL.onnx N [--level L] NAME=FILE.npy ...
+// usage: node bench/ort_cpu.js MODEL.onnx N [--level L] [--threads T] NAME=FILE.npy ...
+// (--threads: ONNX Runtime's intra-op threads, default 1; inter-op stays 1)
 // prints {"cpu_ms_per_run": X, "run_ms_median": Y}
 'use strict';
 const fs = require('fs');
@@ -33,6 +34,7 @@ async function main() {
   const feeds = {};
   for (let i = 2; i < argv.length; i++) {
     if (argv[i] === '--level') { opts.graphOptimizationLevel = argv[++i]; continue; }
+    if (argv[i] === '--threads') { opts.intraOpNumThreads = Number(argv[++i]); continue; }
     const k = argv[i].indexOf('='); feeds[argv[i].slice(0, k)] = readNpy(argv[i].slice(k + 1));
   }
   const sess = await ort.InferenceSession.create(model, opts);

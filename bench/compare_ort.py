@@ -1,0 +1,181 @@
+#!/usr/bin/python3
+"""Same-run comparison of `omopt run` (fast mode, om_optimize on, as a user runs it) against
+ONNX Runtime 1.30 at its default optimization level ('all'), both with the same thread count
+(1 by default), on the same inputs (issue 13).
+
+For each model and thread count, ROUNDS rounds alternate the two runtimes (omopt first in even
+rounds, ONNX Runtime first in odd ones); a round is one process of each that times N runs after
+one warm-up run (`omopt run --bench N`; bench/ort_cpu.js). Reported: the median over rounds of
+each round's median wall time, the CPU time per run (user+sys of the process, which a loaded
+machine inflates less than wall time), the spread of the round medians (max/min: how noisy the
+machine was) and the ratios omopt / ONNX Runtime. Before timing, both run the model once and
+the largest output difference is printed (a fast path that breaks a model shows there).
+
+usage: bench/compare_ort.py [--runs N] [--rounds R] [--threads 1,2] [--omopt PATH]
+                            [--models DIR] [--no-check] [--markdown] [MODEL_DIR|NAME ...]
+Without model arguments: every folder of ../shared/models and of the bench model cache
+(bench/export_bench.py writes it: $OMOPT_BENCH_MODELS or ~/.cache/omopt-bench/models).
+A model dir holds model.onnx and in/NAME.npy. Needs Node.js and the oracle
+(../shared/oracle/install.sh). No test asserts a time: this prints numbers for bench/README.md.
+"""
+import argparse
+import glob
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SHARED = os.path.join(HERE, '..', '..', 'shared')
+ORACLE = os.path.join(SHARED, 'oracle', 'ort_run.js')
+
+
+def cache_dir():
+    return os.environ.get('OMOPT_BENCH_MODELS') or os.path.join(
+        os.path.expanduser('~'), '.cache', 'omopt-bench', 'models')
+
+
+def inputs(d):
+    return sorted(glob.glob(os.path.join(d, 'in', '*.npy')))
+
+
+def feeds(d):
+    return [(os.path.basename(f)[:-4], f) for f in inputs(d)]
+
+
+def omopt_cmd(a, d, threads):
+    cmd = [a.omopt, 'run', os.path.join(d, 'model.onnx'), '--threads', str(threads)]
+    for k, f in feeds(d):
+        cmd += ['--input', '%s=%s' % (k, f)]
+    # OpenBLAS starts a thread per core at load time, whose spinning would count in the CPU time
+    return cmd, dict(os.environ, OPENBLAS_NUM_THREADS=str(threads))
+
+
+def omopt_time(a, d, threads):
+    cmd, env = omopt_cmd(a, d, threads)
+    p = subprocess.run(cmd + ['--bench', str(a.runs)], capture_output=True, text=True, env=env)
+    m = re.search(r'median ([0-9.]+) ms.*cpu ([0-9.]+) ms', p.stdout + p.stderr)
+    if p.returncode or not m:
+        raise RuntimeError('omopt: ' + ((p.stderr.strip().splitlines() or ['?'])[-1]))
+    return float(m.group(1)), float(m.group(2))
+
+
+def ort_time(a, d, threads):
+    cmd = ['node', os.path.join(HERE, 'ort_cpu.js'), os.path.join(d, 'model.onnx'),
+           str(a.runs), '--level', 'all', '--threads', str(threads)]
+    cmd += ['%s=%s' % kf for kf in feeds(d)]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode:
+        raise RuntimeError('onnxruntime: ' + ((p.stderr.strip().splitlines() or ['?'])[-1]))
+    r = json.loads(p.stdout.strip().splitlines()[-1])
+    return r['run_ms_median'], r['cpu_ms_per_run']
+
+
+def max_diff(a, d):
+    """largest |omopt - ONNX Runtime| over the outputs (relative to the reference's largest
+    magnitude), as a short string; outputs of different shapes say so"""
+    with tempfile.TemporaryDirectory() as tmp:
+        ours, theirs = os.path.join(tmp, 'omopt'), os.path.join(tmp, 'ort')
+        cmd, env = omopt_cmd(a, d, 1)
+        p = subprocess.run(cmd + ['--output-dir', ours, '--output-format', 'npy'],
+                           capture_output=True, text=True, env=env)
+        if p.returncode:
+            return 'omopt failed'
+        q = subprocess.run(['node', ORACLE, os.path.join(d, 'model.onnx'), theirs, '--level',
+                            'all'] + ['%s=%s' % kf for kf in feeds(d)],
+                           capture_output=True, text=True)
+        if q.returncode:
+            return 'ort failed'
+        worst = 0.0
+        for i, o in enumerate(json.load(open(os.path.join(theirs, 'outputs.json')))):
+            ref = np.load(os.path.join(theirs, o['file']))
+            got = np.load(os.path.join(ours, 'output_%d.npy' % i))
+            if ref.shape != got.shape:
+                return 'output %d: shape %s vs %s' % (i, got.shape, ref.shape)
+            if ref.size == 0 or ref.dtype.kind not in 'fc':
+                if ref.size and not np.array_equal(ref, got):
+                    return 'output %d differs' % i
+                continue
+            scale = max(float(np.max(np.abs(ref))), 1e-30)
+            worst = max(worst, float(np.max(np.abs(got.astype(np.float64) - ref))) / scale)
+        return '%.1e' % worst
+
+
+def measure(a, d, threads):
+    ours, theirs = [], []
+    for r in range(a.rounds):
+        order = (omopt_time, ort_time) if r % 2 == 0 else (ort_time, omopt_time)
+        for f in order:
+            (ours if f is omopt_time else theirs).append(f(a, d, threads))
+    med = lambda xs, i: statistics.median(x[i] for x in xs)
+    spread = lambda xs: max(x[0] for x in xs) / min(x[0] for x in xs)
+    return {'omopt_ms': med(ours, 0), 'omopt_cpu': med(ours, 1), 'ort_ms': med(theirs, 0),
+            'ort_cpu': med(theirs, 1), 'spread': max(spread(ours), spread(theirs))}
+
+
+def model_dirs(a):
+    if not a.models:
+        found = sorted(glob.glob(os.path.join(SHARED, 'models', '*', 'model.onnx')))
+        found += sorted(glob.glob(os.path.join(cache_dir(), '*', 'model.onnx')))
+        return [os.path.dirname(f) for f in found]
+    out = []
+    for m in a.models:
+        if os.path.isdir(m):
+            out.append(m)
+        else:
+            for base in (os.path.join(SHARED, 'models'), cache_dir()):
+                if os.path.isdir(os.path.join(base, m)):
+                    out.append(os.path.join(base, m))
+                    break
+            else:
+                raise SystemExit('%s: no such model folder (bench/export_bench.py %s?)' % (m, m))
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('--runs', type=int, default=20, help='timed runs per process')
+    ap.add_argument('--rounds', type=int, default=3, help='alternating processes per runtime')
+    ap.add_argument('--threads', default='1', help='comma-separated thread counts')
+    ap.add_argument('--omopt', default=os.path.join(HERE, '..', 'build', 'tools', 'omopt'))
+    ap.add_argument('--no-check', action='store_true', help='skip the output comparison')
+    ap.add_argument('--markdown', action='store_true', help='print a bench/README.md table')
+    ap.add_argument('models', nargs='*')
+    a = ap.parse_args()
+    threads = [int(t) for t in a.threads.split(',')]
+    if a.markdown:
+        print('| model | threads | omopt ms | ORT ms | ratio | omopt cpu | ORT cpu | cpu ratio '
+              '| spread | max diff |')
+        print('|---|---|---|---|---|---|---|---|---|---|')
+    else:
+        print('%-30s %2s %9s %9s %6s | %9s %9s %6s | %6s %s' % (
+            'model', 't', 'omopt ms', 'ort ms', 'ratio', 'omopt cpu', 'ort cpu', 'ratio',
+            'spread', 'max diff'))
+    for d in model_dirs(a):
+        name = os.path.basename(os.path.normpath(d))
+        diff = '-' if a.no_check else max_diff(a, d)
+        for t in threads:
+            try:
+                r = measure(a, d, t)
+            except RuntimeError as e:
+                print('%-30s %2d  %s' % (name, t, e))
+                continue
+            ratio, cratio = r['omopt_ms'] / r['ort_ms'], r['omopt_cpu'] / r['ort_cpu']
+            if a.markdown:
+                print('| %s | %d | %.3g | %.3g | %.2f | %.3g | %.3g | %.2f | %.2f | %s |' % (
+                    name, t, r['omopt_ms'], r['ort_ms'], ratio, r['omopt_cpu'], r['ort_cpu'],
+                    cratio, r['spread'], diff))
+            else:
+                print('%-30s %2d %9.3f %9.3f %6.2f | %9.3f %9.3f %6.2f | %6.2f %s' % (
+                    name, t, r['omopt_ms'], r['ort_ms'], ratio, r['omopt_cpu'], r['ort_cpu'],
+                    cratio, r['spread'], diff))
+            sys.stdout.flush()
+
+
+if __name__ == '__main__':
+    main()
