@@ -52,6 +52,129 @@ static void nms_errors(void **state)
 	om_model_free(m);
 }
 
+/* ONNX Runtime's SuppressByIOU (non_max_suppression_helper.h), in float with its early returns:
+ * the reference for the bucketed selection of kernels/nn/nms.c */
+static bool ref_suppress(const float *a, const float *b, int center, float t)
+{
+	float ax0, ax1, ay0, ay1, bx0, bx1, by0, by1;
+	if (center) {
+		ax0 = a[0] - a[2] / 2, ax1 = a[0] + a[2] / 2, ay0 = a[1] - a[3] / 2;
+		ay1 = a[1] + a[3] / 2, bx0 = b[0] - b[2] / 2, bx1 = b[0] + b[2] / 2;
+		by0 = b[1] - b[3] / 2, by1 = b[1] + b[3] / 2;
+	} else {
+		ax0 = a[1] >= a[3] ? a[3] : a[1], ax1 = a[1] >= a[3] ? a[1] : a[3];
+		ay0 = a[0] >= a[2] ? a[2] : a[0], ay1 = a[0] >= a[2] ? a[0] : a[2];
+		bx0 = b[1] >= b[3] ? b[3] : b[1], bx1 = b[1] >= b[3] ? b[1] : b[3];
+		by0 = b[0] >= b[2] ? b[2] : b[0], by1 = b[0] >= b[2] ? b[0] : b[2];
+	}
+	const float ix0 = ax0 < bx0 ? bx0 : ax0, ix1 = bx1 < ax1 ? bx1 : ax1;
+	if (ix1 <= ix0)
+		return false;
+	const float iy0 = ay0 < by0 ? by0 : ay0, iy1 = by1 < ay1 ? by1 : ay1;
+	if (iy1 <= iy0)
+		return false;
+	const float inter = (ix1 - ix0) * (iy1 - iy0);
+	if (inter <= 0)
+		return false;
+	const float aa = (ax1 - ax0) * (ay1 - ay0), ab = (bx1 - bx0) * (by1 - by0);
+	const float uni = aa + ab - inter;
+	if (aa <= 0 || ab <= 0 || uni <= 0)
+		return false;
+	return inter / uni > t;
+}
+
+/* the plain algorithm: candidates above the threshold by descending score (lower index first),
+ * each checked against every kept box; returns the count, triples in out */
+static int64_t ref_nms(const float *box, const float *sc, int64_t B, int64_t C, int64_t S,
+		       int center, int64_t max_out, float t, float st, int64_t *out)
+{
+	int64_t n = 0;
+	int64_t *order = malloc(sizeof(int64_t) * (size_t)S);
+	int64_t *kept = malloc(sizeof(int64_t) * (size_t)S);
+	for (int64_t b = 0; b < B; b++)
+		for (int64_t k = 0; k < C; k++) {
+			const float *s = sc + (b * C + k) * S;
+			int64_t nc = 0, nk = 0;
+			for (int64_t i = 0; i < S; i++)
+				if (s[i] > st)
+					order[nc++] = i;
+			for (int64_t i = 1; i < nc; i++) /* insertion sort: stable on ties */
+				for (int64_t j = i; j > 0 && s[order[j]] > s[order[j - 1]]; j--) {
+					const int64_t x = order[j];
+					order[j] = order[j - 1], order[j - 1] = x;
+				}
+			for (int64_t i = 0; i < nc && nk < max_out; i++) {
+				bool keep = true;
+				for (int64_t q = 0; q < nk && keep; q++)
+					keep = !ref_suppress(box + (b * S + kept[q]) * 4,
+							     box + (b * S + order[i]) * 4, center, t);
+				if (!keep)
+					continue;
+				kept[nk++] = order[i];
+				out[n * 3] = b, out[n * 3 + 1] = k, out[n * 3 + 2] = order[i], n++;
+			}
+		}
+	free(order), free(kept);
+	return n;
+}
+
+static uint64_t lcg(uint64_t *x)
+{
+	*x = *x * 6364136223846793005u + 1442695040888963407u;
+	return *x >> 33;
+}
+
+/* random batched_nms layouts (classes offset apart), clustered boxes, NaN and infinite edges,
+ * flipped and empty boxes, ties; both box formats; several thresholds: the same selection as
+ * the plain algorithm */
+static void nms_random(void **state)
+{
+	(void)state;
+	uint64_t seed = 7;
+	const int64_t B = 2, C = 2, S = 1500;
+	float *box = malloc(sizeof(float) * B * S * 4), *sc = malloc(sizeof(float) * B * C * S);
+	int64_t *want = malloc(sizeof(int64_t) * B * C * S * 3);
+	for (int trial = 0; trial < 12; trial++) {
+		const int center = trial % 2;
+		const float t = (float[]){0.5f, 0.f, 0.3f, 0.7f, 1.f, 0.55f}[trial % 6];
+		for (int64_t i = 0; i < B * S; i++) {
+			float *q = box + i * 4;
+			const float off = (float)(lcg(&seed) % 40) * 400.f * (trial % 3 != 0);
+			for (int j = 0; j < 4; j++)
+				q[j] = off + (float)(lcg(&seed) % 3000) / 10.f;
+			if (center)
+				q[2] = (float)(lcg(&seed) % 900) / 10.f,
+				q[3] = (float)(lcg(&seed) % 900) / 10.f;
+			if (lcg(&seed) % 97 == 0)
+				q[lcg(&seed) % 4] = lcg(&seed) % 2 ? NAN : INFINITY;
+			if (lcg(&seed) % 89 == 0)
+				q[2] = q[0];
+		}
+		for (int64_t i = 0; i < B * C * S; i++)
+			sc[i] = (float)(lcg(&seed) % (trial < 6 ? 50 : 100000)) / 100.f;
+		const int64_t max_out = trial % 4 == 3 ? 37 : S;
+		const float st = trial % 3 == 1 ? 0.2f : -1.f;
+		const int64_t n = ref_nms(box, sc, B, C, S, center, max_out, t, st, want);
+		om_model *m;
+		om_node *nd = nt_node(&m, "NonMaxSuppression", 5, 1);
+		nt_int(nd, "center_point_box", center);
+		om_tensor tb = nt_tensor(OM_FLOAT, 3, (int64_t[]){B, S, 4}, box);
+		om_tensor ts = nt_tensor(OM_FLOAT, 3, (int64_t[]){B, C, S}, sc);
+		om_tensor tm = nt_tensor(OM_INT64, 0, NULL, &max_out);
+		om_tensor ti = nt_tensor(OM_FLOAT, 0, NULL, &t);
+		om_tensor tsc = nt_tensor(OM_FLOAT, 0, NULL, &st);
+		const om_tensor *in[] = {&tb, &ts, &tm, &ti, &tsc};
+		om_tensor out[1];
+		assert_int_equal(nt_run(nd, 11, in, out), OM_OK);
+		assert_int_equal(out[0].dims[0], n);
+		assert_true(n > 10);
+		assert_memory_equal(out[0].data, want, sizeof(int64_t) * 3 * (size_t)n);
+		om_tensor_free(&out[0]);
+		om_model_free(m);
+	}
+	free(box), free(sc), free(want);
+}
+
 /* X = [[1, 2], [3, 4]], roi [0, 0, 2, 2] (half_pixel), one bin of one sample: the centre 2.5 */
 static void roi_align(void **state)
 {
@@ -78,6 +201,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(non_max_suppression),
 		cmocka_unit_test(nms_errors),
+		cmocka_unit_test(nms_random),
 		cmocka_unit_test(roi_align),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -6,22 +6,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nms.h"
 #include "numrun.h"
 #include "op.h"
 #include "shape_util.h"
 
 typedef struct nms_plan {
 	int64_t B, C, S, max_out;
-	double iou, score;
+	float iou, score; /* compared in float, as ONNX Runtime */
 	bool has_score, center;
 } nms_plan;
 
-static om_kind nms_scalar_f(om_ctx *c, const om_tensor *t, double *v)
+static om_kind nms_scalar_f(om_ctx *c, const om_tensor *t, float *v)
 {
+	double d;
 	if (!om_has_value(t))
 		return OM_NEED_VALUE;
-	if (om_tensor_numel(t) != 1 || !om_load_f64(t->dtype, t->data, 1, 1, v))
+	if (om_tensor_numel(t) != 1 || !om_load_f64(t->dtype, t->data, 1, 1, &d))
 		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "thresholds are scalars");
+	*v = (float)d;
 	return OM_OK;
 }
 
@@ -52,91 +55,52 @@ static om_kind nms_plan_make(om_ctx *c, nms_plan *p)
 	return rc;
 }
 
-/* corners [y1, x1, y2, x2] with y1 <= y2, x1 <= x2 */
-static void nms_corners(const nms_plan *p, const double *in, double *o)
-{
-	if (p->center) { /* [xc, yc, w, h] */
-		o[0] = in[1] - in[3] / 2, o[2] = in[1] + in[3] / 2;
-		o[1] = in[0] - in[2] / 2, o[3] = in[0] + in[2] / 2;
-		return;
-	}
-	o[0] = fmin(in[0], in[2]), o[2] = fmax(in[0], in[2]);
-	o[1] = fmin(in[1], in[3]), o[3] = fmax(in[1], in[3]);
-}
-
-static double nms_iou(const double *a, const double *b)
-{
-	const double ih = fmin(a[2], b[2]) - fmax(a[0], b[0]);
-	const double iw = fmin(a[3], b[3]) - fmax(a[1], b[1]);
-	if (ih <= 0 || iw <= 0)
-		return 0;
-	const double inter = ih * iw;
-	const double uni = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter;
-	return uni <= 0 ? 0 : inter / uni;
-}
-
-typedef struct nms_cand {
-	double score;
-	int64_t i;
-} nms_cand;
-
-static int nms_cmp(const void *a, const void *b)
-{
-	const nms_cand *x = a, *y = b;
-	if (x->score != y->score)
-		return x->score > y->score ? -1 : 1;
-	return x->i < y->i ? -1 : x->i > y->i;
-}
-
 /* runs the selection; writes triples to out (when non-NULL, cap of them); counts them */
 static om_kind nms_run(om_ctx *c, const nms_plan *p, int64_t *out, int64_t cap, int64_t *count)
 {
-	const int64_t nb = p->B * p->S * 4, ns = p->B * p->C * p->S;
-	double *box = malloc(sizeof(double) * (size_t)(nb + ns + 1));
-	nms_cand *cand = malloc(sizeof(nms_cand) * (size_t)(p->S + 1));
-	int64_t *kept = malloc(sizeof(int64_t) * (size_t)(p->S + 1));
-	if (!box || !cand || !kept) {
-		free(box), free(cand), free(kept);
-		return om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory");
-	}
-	double *sc = box + nb;
-	om_load_f64(c->in[0]->dtype, c->in[0]->data, 1, nb, box);
-	om_load_f64(c->in[1]->dtype, c->in[1]->data, 1, ns, sc);
-	for (int64_t i = 0; i < p->B * p->S; i++) {
-		double o[4];
-		nms_corners(p, box + i * 4, o);
-		memcpy(box + i * 4, o, sizeof o);
-	}
-	int64_t total = 0;
+	const om_tensor *tb = c->in[0], *ts = c->in[1];
+	const int64_t S = p->S, nb = p->B * S * 4, ns = p->B * p->C * S;
+	/* ONNX's NonMaxSuppression takes float; other float types are converted */
+	const bool conv = tb->dtype != OM_FLOAT || ts->dtype != OM_FLOAT;
+	float *fl = conv ? malloc(sizeof(float) * (size_t)(nb + ns + 1)) : NULL;
+	double *tmp = conv ? malloc(sizeof(double) * (size_t)(nb + ns + 1)) : NULL;
+	int64_t *keep = malloc(sizeof(int64_t) * (size_t)(S + 1));
+	om_nms_work *w = om_nms_work_new(S);
 	om_kind rc = OM_OK;
-	for (int64_t b = 0; b < p->B; b++)
+	int64_t total = 0;
+	if (!w || !keep || (conv && (!fl || !tmp))) {
+		rc = om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory for %lld boxes",
+			      (long long)S);
+		goto done;
+	}
+	const float *box = tb->data, *sc = ts->data;
+	if (conv) {
+		om_load_f64(tb->dtype, tb->data, 1, nb, tmp);
+		om_load_f64(ts->dtype, ts->data, 1, ns, tmp + nb);
+		for (int64_t i = 0; i < nb + ns; i++)
+			fl[i] = (float)tmp[i];
+		box = fl, sc = fl + nb;
+	}
+	for (int64_t b = 0; b < p->B && !rc; b++) {
+		om_nms_boxes(w, box + b * S * 4, p->center);
 		for (int64_t k = 0; k < p->C; k++) {
-			const double *s = sc + (b * p->C + k) * p->S;
-			int64_t nc = 0, nk = 0;
-			for (int64_t i = 0; i < p->S; i++)
-				if (s[i] == s[i] && (!p->has_score || s[i] > p->score))
-					cand[nc].score = s[i], cand[nc++].i = i;
-			qsort(cand, (size_t)nc, sizeof *cand, nms_cmp);
-			for (int64_t j = 0; j < nc && nk < p->max_out; j++) {
-				const double *bb = box + b * p->S * 4, *bj = bb + cand[j].i * 4;
-				bool keep = true;
-				for (int64_t q = 0; q < nk && keep; q++)
-					keep = nms_iou(bj, bb + kept[q] * 4) <= p->iou;
-				if (!keep)
-					continue;
-				kept[nk++] = cand[j].i;
-				if (out && total >= cap) {
-					rc = om_error(c->st, OM_ERR_INTERNAL, c->node,
-						      "count changed");
-					break;
-				}
-				if (out)
-					out[total * 3] = b, out[total * 3 + 1] = k,
-					out[total * 3 + 2] = cand[j].i;
-				total++;
+			int64_t nk = 0;
+			om_nms_class(w, sc + (b * p->C + k) * S, p->has_score, p->score, p->max_out,
+				     p->iou, keep, &nk);
+			if (out && total + nk > cap) {
+				rc = om_error(c->st, OM_ERR_INTERNAL, c->node, "count changed");
+				break;
 			}
+			for (int64_t i = 0; out && i < nk; i++) {
+				int64_t *o = out + (total + i) * 3;
+				o[0] = b, o[1] = k, o[2] = keep[i];
+			}
+			total += nk;
 		}
-	free(box), free(cand), free(kept);
+	}
+done:
+	free(fl), free(tmp), free(keep);
+	om_nms_work_free(w);
 	*count = total;
 	return rc;
 }
