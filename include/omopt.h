@@ -327,8 +327,9 @@ OM_API void om_session_free(om_session *s);
 
 /** Time per op type of the runs since the session was created with `profile` (or since
  *  om_session_profile_reset), slowest first: *rows (valid until the next run or reset) and
- *  their count. A control op's time includes the subgraph nodes it ran, which also count
- *  under their own op types. 0 rows without `profile`. */
+ *  their count. A control op's time (If, Loop, Scan) is its own: the nodes it ran in its
+ *  subgraphs count under their own op types, so the rows add up to the time of the runs.
+ *  0 rows without `profile`. */
 typedef struct om_profile_row {
 	const char *op;  /* the op type ("Conv", "FusedConv"), living as long as the session */
 	int64_t calls;   /* nodes of this op type run */

@@ -64,6 +64,8 @@ struct om_session {
 	struct om_frame *cur; /* the frame whose step is running, for subgraph runs */
 	om_profile_row *prof, *prof_sorted;
 	int32_t nprof, capprof;
+	double prof_nested; /* ms of the steps run so far (profiling: a step's own time is its
+			       time less that of the steps it ran in its subgraphs) */
 	om_node_hook hook;
 	void *hook_arg;
 	void **strs; /* string bytes kernels malloc'd during the run (freed when it ends) */

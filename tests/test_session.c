@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "testutil.h"
 #include "session.h"
@@ -101,6 +102,23 @@ static om_kind call_kernel(om_ctx *c)
 	return rc;
 }
 
+static double wall_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* TSpin(x): a copy that takes 20 ms of wall time (busy) */
+static om_kind spin_kernel(om_ctx *c)
+{
+	const double t0 = wall_ms();
+	while (wall_ms() - t0 < 20)
+		;
+	memcpy(c->out[0]->data, c->in[0]->data, c->out[0]->nbytes);
+	return OM_OK;
+}
+
 /* TToStr(x): float -> decimal strings, malloc'd as Cast does; TCopy: moves elements */
 static om_kind tostr_infer(om_ctx *c)
 {
@@ -140,6 +158,7 @@ static const om_op test_rows[] = {
 	{"TCopy", "", 1, copy_infer, copy_kernel, OM_OP_EXACT, NULL, OM_OPC_NONE},
 	{"TAdd", "", 1, same_infer, add_kernel, OM_OP_EXACT | OM_OP_INPLACE, NULL, OM_OPC_NONE},
 	{"TNeg", "", 1, same_infer, neg_kernel, 0, NULL, OM_OPC_NONE},
+	{"TSpin", "", 1, same_infer, spin_kernel, 0, NULL, OM_OPC_NONE},
 	{"TFlat", "", 1, flat_infer, NULL, OM_OP_VIEW | OM_OP_EXACT, NULL, OM_OPC_NONE},
 	{"Shape", "", 1, shape_infer, shape_kernel, OM_OP_EXACT | OM_OP_SHAPE_OF, NULL, OM_OPC_NONE},
 	{"TFill", "", 1, fill_infer, fill_kernel, OM_OP_EXACT, NULL, OM_OPC_NONE},
@@ -646,6 +665,47 @@ static void profile_rows(void **state)
 	om_model_free(m);
 }
 
+/* y = TCall[body: TSpin(bx)](x): the 20 ms of TSpin count under TSpin only, not under TCall
+ * too: the rows add up to at most the run's wall time (double counting would make them 40) */
+static void profile_control_exclusive(void **state)
+{
+	(void)state;
+	om_model *m = new_model();
+	om_graph *g = m->graph;
+	const int64_t d[] = {3};
+	om_value *x = input(g, "x", OM_FLOAT, 1, d);
+	om_graph *body = om_graph_new(m, g);
+	output(body, op1(body, "TSpin", "b", input(body, "bx", OM_FLOAT, 1, d), NULL));
+	om_node *call = om_graph_add_node(g, "TCall", "", "call", 1, 1);
+	call->in[0] = x;
+	om_node_set_output(call, 0, om_graph_value(g, "y"));
+	om_node_set_attr(call, "body", OM_ATTR_GRAPH)->g = body;
+	output(g, call->out[0]);
+	om_session_options opt = {.profile = 1};
+	om_session *s = create(m, &opt);
+	float xv[] = {1, 2, 3};
+	om_tensor in = ftensor(xv, 1, d), out;
+	om_status st = {0};
+	const double t0 = wall_ms();
+	assert_int_equal(om_session_run(s, &in, 1, &out, 1, &st), OM_OK);
+	const double wall = wall_ms() - t0;
+	om_tensor_free(&out);
+	const om_profile_row *rows;
+	const int n = om_session_profile(s, &rows);
+	assert_int_equal(n, 2);
+	double sum = 0, spin = 0;
+	for (int i = 0; i < n; i++) {
+		sum += rows[i].ms;
+		assert_true(rows[i].ms >= 0);
+		if (!strcmp(rows[i].op, "TSpin"))
+			spin = rows[i].ms;
+	}
+	assert_true(spin >= 20);
+	assert_true(sum <= wall + 1e-3);
+	om_session_free(s);
+	om_model_free(m);
+}
+
 /* Strings a kernel makes belong to the run (freed when it ends, ASan checks); moved strings
  * are borrowed; the caller gets copies. */
 static void strings_owned_by_run(void **state)
@@ -687,6 +747,7 @@ int main(void)
 		cmocka_unit_test(run_errors),
 		cmocka_unit_test(subgraph_outer),
 		cmocka_unit_test(profile_rows),
+		cmocka_unit_test(profile_control_exclusive),
 		cmocka_unit_test(strings_owned_by_run),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
