@@ -15,6 +15,7 @@
 
 #include "detmath.h"
 #include "ew.h"
+#include "fastmath.h"
 
 typedef struct ew_par {
 	double alpha, beta, gamma, lambd, bias;
@@ -321,10 +322,33 @@ static const un_fn t_isinf[OM_DTYPE_COUNT] = {OM_EW_FLOATS(UN_ENTRY, ISINF_F)};
 
 /* ---- generic infer and kernel ------------------------------------------------------------ */
 
+/* fast mode's float32 loops (ops/fastmath.h: FMA, AVX-512; not bit-identical across ISAs) */
+typedef void (*un_fast_fn)(int64_t n, float *y, const float *x, const ew_par *p);
+static void fast_sigmoid(int64_t n, float *y, const float *x, const ew_par *p)
+{
+	(void)p;
+	om_fast_sigmoid_f32(n, y, x);
+}
+static void fast_swish(int64_t n, float *y, const float *x, const ew_par *p)
+{
+	om_fast_swish_f32(n, y, x, (float)p->alpha);
+}
+static void fast_hardswish(int64_t n, float *y, const float *x, const ew_par *p)
+{
+	(void)p;
+	om_fast_hardswish_f32(n, y, x);
+}
+static void fast_gelu(int64_t n, float *y, const float *x, const ew_par *p)
+{
+	(void)p;
+	om_fast_gelu_f32(n, y, x);
+}
+
 typedef struct un_op {
 	const un_fn *tab;
 	bool out_bool;
 	float alpha, beta, gamma; /* attribute defaults */
+	un_fast_fn fast;          /* float32 in fast mode, or NULL */
 } un_op;
 
 static om_kind un_infer(om_ctx *c, const un_op *op)
@@ -359,12 +383,19 @@ static om_kind un_kernel(om_ctx *c, const un_op *op)
 		.det_neg = om_attr_int(nd, "detect_negative", 1) != 0,
 		.det_pos = om_attr_int(nd, "detect_positive", 1) != 0,
 	};
-	op->tab[dt](om_tensor_numel(c->in[0]), c->out[0]->data, c->in[0]->data, &p);
+	if (!c->exact && op->fast && dt == OM_FLOAT)
+		op->fast(om_tensor_numel(c->in[0]), c->out[0]->data, c->in[0]->data, &p);
+	else
+		op->tab[dt](om_tensor_numel(c->in[0]), c->out[0]->data, c->in[0]->data, &p);
 	return OM_OK;
 }
 
+#define EW_UNARY_FAST(Name, tab, out_bool, alpha, beta, gamma, fast)                      \
+	static const un_op op_##Name = {tab, out_bool, alpha, beta, gamma, fast};          \
+	om_kind om_ew_infer_##Name(om_ctx *c) { return un_infer(c, &op_##Name); }          \
+	om_kind om_ew_kernel_##Name(om_ctx *c) { return un_kernel(c, &op_##Name); }
 #define EW_UNARY(Name, tab, out_bool, alpha, beta, gamma)                                  \
-	static const un_op op_##Name = {tab, out_bool, alpha, beta, gamma};                \
+	static const un_op op_##Name = {tab, out_bool, alpha, beta, gamma, NULL};          \
 	om_kind om_ew_infer_##Name(om_ctx *c) { return un_infer(c, &op_##Name); }          \
 	om_kind om_ew_kernel_##Name(om_ctx *c) { return un_kernel(c, &op_##Name); }
 #define EW_UNARY0(Name, tab) EW_UNARY(Name, tab, false, 0, 0, 0)
@@ -377,9 +408,9 @@ EW_UNARY0(Exp, t_exp)
 EW_UNARY0(Log, t_log)
 EW_UNARY0(Erf, t_erf)
 EW_UNARY0(Tanh, t_tanh)
-EW_UNARY0(Sigmoid, t_sigmoid)
+EW_UNARY_FAST(Sigmoid, t_sigmoid, false, 0, 0, 0, fast_sigmoid)
 EW_UNARY(HardSigmoid, t_hsig, false, 0.2f, 0.5f, 0)
-EW_UNARY0(HardSwish, t_hswish)
+EW_UNARY_FAST(HardSwish, t_hswish, false, 0, 0, 0, fast_hardswish)
 EW_UNARY0(Relu, t_relu)
 EW_UNARY(LeakyRelu, t_lrelu, false, 0.01f, 0, 0)
 EW_UNARY(Elu, t_elu, false, 1.0f, 0, 0)
@@ -387,8 +418,8 @@ EW_UNARY(Selu, t_selu, false, 1.67326319217681884765625f, 0, 1.05070102214813232
 EW_UNARY0(Softplus, t_softplus)
 EW_UNARY0(Softsign, t_softsign)
 /* Gelu: one table per form of `approximate` */
-static const un_op op_Gelu = {t_gelu, false, 0, 0, 0};
-static const un_op op_GeluTanh = {t_gelu_tanh, false, 0, 0, 0};
+static const un_op op_Gelu = {t_gelu, false, 0, 0, 0, fast_gelu};
+static const un_op op_GeluTanh = {t_gelu_tanh, false, 0, 0, 0, NULL};
 static const un_op *gelu_op(om_ctx *c)
 {
 	return !strcmp(om_attr_string(c->node, "approximate", "none"), "tanh") ? &op_GeluTanh
@@ -419,4 +450,4 @@ EW_UNARY(ThresholdedRelu, t_trelu, false, 1.0f, 0, 0)
 EW_UNARY(Celu, t_celu, false, 1.0f, 0, 0)
 EW_UNARY0(Shrink, t_shrink)
 EW_UNARY0(Mish, t_mish)
-EW_UNARY(Swish, t_swish, false, 1.0f, 0, 0)
+EW_UNARY_FAST(Swish, t_swish, false, 1.0f, 0, 0, fast_swish)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "conv_epilogue.h"
+#include "fastmath.h"
 
 static const struct {
 	const char *name;
@@ -20,6 +21,7 @@ om_kind om_conv_epi_activation(om_ctx *c, om_conv_epi *e)
 {
 	e->act = OM_ACT_NONE;
 	e->alpha = e->beta = 0;
+	e->fast = !c->exact;
 	const char *name = om_attr_string(c->node, "activation", NULL);
 	if (!name)
 		return OM_OK;
@@ -109,7 +111,9 @@ void om_conv_epi_row(const om_conv_epi *e, int64_t m, int64_t off, float *y, int
 		return;
 	epi_pass(y, e->z ? e->z + off : NULL, e->bias ? e->bias[m] : 0.0f, n, e->bias != NULL,
 		 e->act, e->alpha, e->beta);
-	if (e->act == OM_ACT_TANH || e->act == OM_ACT_SIGMOID)
+	if (e->act == OM_ACT_SIGMOID && e->fast)
+		om_fast_sigmoid_f32(n, y, y);
+	else if (e->act == OM_ACT_TANH || e->act == OM_ACT_SIGMOID)
 		for (int64_t p = 0; p < n; p++)
 			y[p] = om_conv_act(e, y[p]);
 }

@@ -23,11 +23,13 @@ typedef struct om_conv_epi {
 	const float *z;    /* a tensor of Y's shape, or NULL */
 	int act;           /* om_conv_act */
 	float alpha, beta;
+	bool fast;         /* fast mode: Sigmoid through ops/fastmath.h (not bit-identical) */
 } om_conv_epi;
 
 /** FusedConv's activation and activation_params (ONNX Runtime's contract: Relu, Tanh,
  *  Sigmoid, LeakyRelu (1 param), Clip (2: min, max), HardSigmoid (2: alpha, beta)); a node
- *  without `activation` (Conv) gets none. Unknown names, wrong counts: OM_ERR_INVALID_MODEL. */
+ *  without `activation` (Conv) gets none. Unknown names, wrong counts: OM_ERR_INVALID_MODEL.
+ *  Sets e->fast in fast mode (!c->exact). */
 om_kind om_conv_epi_activation(om_ctx *c, om_conv_epi *e);
 
 /** The activation of one value, as the elementwise kernels compute it in float. */
