@@ -9,10 +9,14 @@ one warm-up run (`omopt run --bench N`; bench/ort_cpu.js). Reported: the median 
 each round's median wall time, the CPU time per run (user+sys of the process, which a loaded
 machine inflates less than wall time), the spread of the round medians (max/min: how noisy the
 machine was) and the ratios omopt / ONNX Runtime. Before timing, both run the model once and
-the largest output difference is printed (a fast path that breaks a model shows there).
+the largest output difference is printed (relative to the output's largest magnitude, absolute
+below 1; a fast path that breaks a model shows there).
+
+With --base PATH, a second omopt build (e.g. main's) is timed in the same rounds: its median
+and its ratio to ONNX Runtime's are printed too (before/after in one run).
 
 usage: bench/compare_ort.py [--runs N] [--rounds R] [--threads 1,2] [--omopt PATH]
-                            [--models DIR] [--no-check] [--markdown] [MODEL_DIR|NAME ...]
+                            [--base PATH] [--no-check] [--markdown] [MODEL_DIR|NAME ...]
 Without model arguments: every folder of ../shared/models and of the bench model cache
 (bench/export_bench.py writes it: $OMOPT_BENCH_MODELS or ~/.cache/omopt-bench/models).
 A model dir holds model.onnx and in/NAME.npy. Needs Node.js and the oracle
@@ -48,16 +52,16 @@ def feeds(d):
     return [(os.path.basename(f)[:-4], f) for f in inputs(d)]
 
 
-def omopt_cmd(a, d, threads):
-    cmd = [a.omopt, 'run', os.path.join(d, 'model.onnx'), '--threads', str(threads)]
+def omopt_cmd(a, d, threads, exe=None):
+    cmd = [exe or a.omopt, 'run', os.path.join(d, 'model.onnx'), '--threads', str(threads)]
     for k, f in feeds(d):
         cmd += ['--input', '%s=%s' % (k, f)]
     # OpenBLAS starts a thread per core at load time, whose spinning would count in the CPU time
     return cmd, dict(os.environ, OPENBLAS_NUM_THREADS=str(threads))
 
 
-def omopt_time(a, d, threads):
-    cmd, env = omopt_cmd(a, d, threads)
+def omopt_time(a, d, threads, exe=None):
+    cmd, env = omopt_cmd(a, d, threads, exe)
     p = subprocess.run(cmd + ['--bench', str(a.runs)], capture_output=True, text=True, env=env)
     m = re.search(r'median ([0-9.]+) ms.*cpu ([0-9.]+) ms', p.stdout + p.stderr)
     if p.returncode or not m:
@@ -78,7 +82,8 @@ def ort_time(a, d, threads):
 
 def max_diff(a, d):
     """largest |omopt - ONNX Runtime| over the outputs (relative to the reference's largest
-    magnitude), as a short string; outputs of different shapes say so"""
+    magnitude when that is above 1, else absolute), as a short string; outputs of different
+    shapes say so"""
     with tempfile.TemporaryDirectory() as tmp:
         ours, theirs = os.path.join(tmp, 'omopt'), os.path.join(tmp, 'ort')
         cmd, env = omopt_cmd(a, d, 1)
@@ -101,21 +106,26 @@ def max_diff(a, d):
                 if ref.size and not np.array_equal(ref, got):
                     return 'output %d differs' % i
                 continue
-            scale = max(float(np.max(np.abs(ref))), 1e-30)
+            scale = max(float(np.max(np.abs(ref))), 1.0)  # relative, absolute below 1
             worst = max(worst, float(np.max(np.abs(got.astype(np.float64) - ref))) / scale)
         return '%.1e' % worst
 
 
 def measure(a, d, threads):
-    ours, theirs = [], []
+    ours, theirs, base = [], [], []
+    timers = [(ours, lambda: omopt_time(a, d, threads)), (theirs, lambda: ort_time(a, d, threads))]
+    if a.base:
+        timers.append((base, lambda: omopt_time(a, d, threads, a.base)))
     for r in range(a.rounds):
-        order = (omopt_time, ort_time) if r % 2 == 0 else (ort_time, omopt_time)
-        for f in order:
-            (ours if f is omopt_time else theirs).append(f(a, d, threads))
+        for out, f in timers if r % 2 == 0 else timers[::-1]:
+            out.append(f())
     med = lambda xs, i: statistics.median(x[i] for x in xs)
     spread = lambda xs: max(x[0] for x in xs) / min(x[0] for x in xs)
-    return {'omopt_ms': med(ours, 0), 'omopt_cpu': med(ours, 1), 'ort_ms': med(theirs, 0),
-            'ort_cpu': med(theirs, 1), 'spread': max(spread(ours), spread(theirs))}
+    r = {'omopt_ms': med(ours, 0), 'omopt_cpu': med(ours, 1), 'ort_ms': med(theirs, 0),
+         'ort_cpu': med(theirs, 1), 'spread': max(spread(ours), spread(theirs))}
+    if base:
+        r['base_ms'], r['base_cpu'] = med(base, 0), med(base, 1)
+    return r
 
 
 def model_dirs(a):
@@ -143,19 +153,21 @@ def main():
     ap.add_argument('--rounds', type=int, default=3, help='alternating processes per runtime')
     ap.add_argument('--threads', default='1', help='comma-separated thread counts')
     ap.add_argument('--omopt', default=os.path.join(HERE, '..', 'build', 'tools', 'omopt'))
+    ap.add_argument('--base', help='a second omopt executable timed in the same rounds')
     ap.add_argument('--no-check', action='store_true', help='skip the output comparison')
     ap.add_argument('--markdown', action='store_true', help='print a bench/README.md table')
     ap.add_argument('models', nargs='*')
     a = ap.parse_args()
     threads = [int(t) for t in a.threads.split(',')]
+    cols = ['model', 'threads', 'omopt ms', 'ORT ms', 'ratio', 'omopt cpu', 'ORT cpu',
+            'cpu ratio', 'spread', 'max diff']
+    if a.base:
+        cols[2:2] = ['base ms', 'base ratio']
     if a.markdown:
-        print('| model | threads | omopt ms | ORT ms | ratio | omopt cpu | ORT cpu | cpu ratio '
-              '| spread | max diff |')
-        print('|---|---|---|---|---|---|---|---|---|---|')
+        print('| ' + ' | '.join(cols) + ' |')
+        print('|' + '---|' * len(cols))
     else:
-        print('%-30s %2s %9s %9s %6s | %9s %9s %6s | %6s %s' % (
-            'model', 't', 'omopt ms', 'ort ms', 'ratio', 'omopt cpu', 'ort cpu', 'ratio',
-            'spread', 'max diff'))
+        print(' '.join('%-30s' % c if i == 0 else '%9s' % c for i, c in enumerate(cols)))
     for d in model_dirs(a):
         name = os.path.basename(os.path.normpath(d))
         diff = '-' if a.no_check else max_diff(a, d)
@@ -165,15 +177,16 @@ def main():
             except RuntimeError as e:
                 print('%-30s %2d  %s' % (name, t, e))
                 continue
-            ratio, cratio = r['omopt_ms'] / r['ort_ms'], r['omopt_cpu'] / r['ort_cpu']
+            vals = [name, '%d' % t, '%.3g' % r['omopt_ms'], '%.3g' % r['ort_ms'],
+                    '%.2f' % (r['omopt_ms'] / r['ort_ms']), '%.3g' % r['omopt_cpu'],
+                    '%.3g' % r['ort_cpu'], '%.2f' % (r['omopt_cpu'] / r['ort_cpu']),
+                    '%.2f' % r['spread'], diff]
+            if a.base:
+                vals[2:2] = ['%.3g' % r['base_ms'], '%.2f' % (r['base_ms'] / r['ort_ms'])]
             if a.markdown:
-                print('| %s | %d | %.3g | %.3g | %.2f | %.3g | %.3g | %.2f | %.2f | %s |' % (
-                    name, t, r['omopt_ms'], r['ort_ms'], ratio, r['omopt_cpu'], r['ort_cpu'],
-                    cratio, r['spread'], diff))
+                print('| ' + ' | '.join(vals) + ' |')
             else:
-                print('%-30s %2d %9.3f %9.3f %6.2f | %9.3f %9.3f %6.2f | %6.2f %s' % (
-                    name, t, r['omopt_ms'], r['ort_ms'], ratio, r['omopt_cpu'], r['ort_cpu'],
-                    cratio, r['spread'], diff))
+                print(' '.join('%-30s' % v if i == 0 else '%9s' % v for i, v in enumerate(vals)))
             sys.stdout.flush()
 
 
