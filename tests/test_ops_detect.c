@@ -107,7 +107,8 @@ static int64_t ref_nms(const float *box, const float *sc, int64_t B, int64_t C, 
 				bool keep = true;
 				for (int64_t q = 0; q < nk && keep; q++)
 					keep = !ref_suppress(box + (b * S + kept[q]) * 4,
-							     box + (b * S + order[i]) * 4, center, t);
+							     box + (b * S + order[i]) * 4, center,
+							     t);
 				if (!keep)
 					continue;
 				kept[nk++] = order[i];

@@ -41,8 +41,8 @@ om_nms_work *om_nms_work_new(int64_t n)
 		return NULL;
 	const size_t m = (size_t)n + 1;
 	om_nms_work *w = calloc(1, sizeof *w);
-	char *mem = w ? malloc(m * (10 * sizeof(float) + 2 * sizeof(uint64_t) + 4 * sizeof(int64_t)))
-		      : NULL;
+	const size_t each = 10 * sizeof(float) + 2 * sizeof(uint64_t) + 4 * sizeof(int64_t);
+	char *mem = w ? malloc(m * each) : NULL;
 	if (!mem) {
 		free(w);
 		return NULL;
@@ -90,8 +90,10 @@ void om_nms_boxes(om_nms_work *w, const float *in, bool center)
  * all evaluated (a NaN anywhere makes the IoU NaN, so the early returns change nothing) */
 static inline int nms_pair(const nms_soa *k, int64_t j, const float *c, float t)
 {
-	const float ix0 = k->x0[j] < c[0] ? c[0] : k->x0[j], ix1 = c[2] < k->x1[j] ? c[2] : k->x1[j];
-	const float iy0 = k->y0[j] < c[1] ? c[1] : k->y0[j], iy1 = c[3] < k->y1[j] ? c[3] : k->y1[j];
+	const float ix0 = k->x0[j] < c[0] ? c[0] : k->x0[j];
+	const float ix1 = c[2] < k->x1[j] ? c[2] : k->x1[j];
+	const float iy0 = k->y0[j] < c[1] ? c[1] : k->y0[j];
+	const float iy1 = c[3] < k->y1[j] ? c[3] : k->y1[j];
 	const float inter = (ix1 - ix0) * (iy1 - iy0);
 	const float uni = k->area[j] + c[4] - inter;
 	return (ix1 > ix0) & (iy1 > iy0) & (inter > 0) & (k->area[j] > 0) & (c[4] > 0) &
@@ -165,7 +167,8 @@ static int64_t nms_clusters(om_nms_work *w, int64_t nc)
 	nms_sort(w->key, w->tmp, m, 32 + w->ib);
 	float right = 0;
 	for (int64_t j = 0; j < m; j++) {
-		const int64_t i = (int64_t)(w->key[j] & (((uint64_t)1 << w->ib) - 1)), s = w->cand[i];
+		const int64_t i = (int64_t)(w->key[j] & (((uint64_t)1 << w->ib) - 1));
+		const int64_t s = w->cand[i];
 		if (q < 0 || !(b->x0[s] < right)) /* no overlap with anything before */
 			w->first[++q] = slot, right = b->x1[s];
 		right = b->x1[s] > right ? b->x1[s] : right;
