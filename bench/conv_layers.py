@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """Conv layers of resnet50, mobilenet_v3 and efficientnet_b0, one at a time (N 1, float32, with
 bias, one thread): omopt's fast-mode kernel (`omopt run --bench` on a one-node model), oneDNN
-(build/bench/conv_dnnl/bench_conv_dnnl: activations NCHW at both ends, and in oneDNN's blocked
-layout) and ONNX Runtime at 'all' (bench/ort_cpu.js), medians in ms, in the same run. The
+(build/bench/conv_dnnl/bench_conv_dnnl: activations NCHW at both ends, in oneDNN's blocked
+layout, and blocked with the reorders from and to NCHW) and ONNX Runtime at 'all' (bench/ort_cpu.js), medians in ms, in the same run. The
 numbers behind the choice of a Conv fast path (issue 13). No test asserts a time.
 
 usage: bench/conv_layers.py [--runs N] [--omopt PATH] [--dnnl PATH]
@@ -66,8 +66,8 @@ def main():
                                                    'bench_conv_dnnl'))
     a = ap.parse_args()
     env = dict(os.environ, OPENBLAS_NUM_THREADS='1', OMP_NUM_THREADS='1')
-    print('| layer | omopt | oneDNN NCHW | oneDNN blocked | ORT all |')
-    print('|---|---|---|---|---|')
+    print('| layer | omopt | oneDNN NCHW | oneDNN blocked | blocked + reorders | ORT all |')
+    print('|---|---|---|---|---|---|')
     with tempfile.TemporaryDirectory() as tmp:
         for name, C, H, M, K, S, P, G in LAYERS:
             f = os.path.join(tmp, 'conv.onnx')
@@ -79,13 +79,14 @@ def main():
             q = subprocess.run([a.dnnl, '1', str(C), str(H), str(H), str(M), str(K), str(K),
                                 str(S), str(P), str(G), str(a.runs)], capture_output=True,
                                text=True, env=env)
-            d = json.loads(q.stdout) if q.returncode == 0 else {'nchw_ms': 0, 'blocked_ms': 0}
+            d = json.loads(q.stdout) if q.returncode == 0 else {'nchw_ms': 0, 'blocked_ms': 0,
+                                                                'edges_ms': 0}
             r = subprocess.run(['node', os.path.join(HERE, 'ort_cpu.js'), f, str(a.runs),
                                 '--level', 'all', 'x=' + f + '.x.npy'], capture_output=True,
                                text=True)
             ort = json.loads(r.stdout.strip().splitlines()[-1])['run_ms_median']
-            print('| %s | %.3f | %.3f | %.3f | %.3f |' % (name, ours, d['nchw_ms'],
-                                                          d['blocked_ms'], ort), flush=True)
+            print('| %s | %.3f | %.3f | %.3f | %.3f | %.3f |' % (
+                name, ours, d['nchw_ms'], d['blocked_ms'], d['edges_ms'], ort), flush=True)
 
 
 if __name__ == '__main__':

@@ -2,6 +2,18 @@
 
 #include "op.h"
 
+void om_ctx_state_reset(om_ctx *c)
+{
+	if (!c->state)
+		return;
+	if (*c->state && c->state_release && *c->state_release)
+		(*c->state_release)(*c->state);
+	free(*c->state);
+	*c->state = NULL;
+	if (c->state_release)
+		*c->state_release = NULL;
+}
+
 void om_set_shape(om_tensor *out, int32_t dtype, int32_t rank, const int64_t *dims)
 {
 	out->dtype = dtype;

@@ -27,6 +27,9 @@
  *     there (replacing it with free() + malloc when it needs another); it must validate the
  *     block against everything it was derived from (shapes, attributes, dtype) before reuse.
  *     state is NULL when the constant folder or om_eval_node runs the kernel.
+ *   - state_release (set whenever state is): a kernel whose block holds resources that free()
+ *     does not give back (a library's handles) stores a function here; the session calls it on
+ *     the block before free() (and a kernel replacing its block calls it itself first).
  */
 #ifndef OM_OP_H
 #define OM_OP_H
@@ -94,6 +97,7 @@ typedef struct om_ctx {
 	struct om_session *session; /* the running session, for `run` (opaque to kernels) */
 	const om_run_services *run; /* what the session offers kernels (below); NULL when folding */
 	void **state;           /* the step's kernel state slot (above); NULL when folding */
+	void (**state_release)(void *); /* the slot's release function (above) */
 	uint64_t const_in;      /* bit i: in[i] holds the same bytes in every run (above) */
 } om_ctx;
 
@@ -197,6 +201,9 @@ om_kind om_ctx_output_alias(om_ctx *c, int32_t i, const om_tensor *v, int32_t fr
 
 /* ---- helpers for infer functions and kernels (ops/kernel_util.c) ------------------------ */
 
+/** Releases (state_release) and frees the step's kernel state block, if any: for a kernel
+ *  about to put a block of its own there. */
+void om_ctx_state_reset(om_ctx *c);
 /** Sets out's dtype and shape. */
 void om_set_shape(om_tensor *out, int32_t dtype, int32_t rank, const int64_t *dims);
 /** A partial result (above): out gets dtype and rank (-1, or outside 0..OM_MAX_RANK: unknown)

@@ -628,8 +628,11 @@ void om_plan_release(om_plan *p)
 	for (int32_t i = 0; i < p->nsteps; i++) {
 		om_infer_cache_free(p->steps[i].icache);
 		p->steps[i].icache = NULL;
+		if (p->steps[i].krelease && p->steps[i].kstate)
+			p->steps[i].krelease(p->steps[i].kstate);
 		free(p->steps[i].kstate);
 		p->steps[i].kstate = NULL;
+		p->steps[i].krelease = NULL;
 	}
 	for (int32_t i = 0; i < p->nslots; i++)
 		if (p->slots[i].owned) {

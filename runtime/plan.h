@@ -38,6 +38,7 @@ typedef struct om_step {
 	int32_t prof; /* row in the session's profile table */
 	struct om_infer_cache *icache; /* dynamic steps: the last run-time inference (infer_cache.c) */
 	void *kstate; /* the kernel's state (om_ctx.state), malloc'd by the kernel */
+	void (*krelease)(void *); /* called on kstate before free() (om_ctx.state_release) */
 } om_step;
 
 typedef struct om_plan {

@@ -246,7 +246,8 @@ static om_kind run_step(om_session *s, om_frame *f, om_step *sp, om_status *st)
 		    .in = (const om_tensor *const *)in, .out = (om_tensor *const *)out, .st = st,
 		    .exact = s->opt.exact, /* rows flagged exact may take fast paths in fast mode */
 		    .threads = s->opt.threads > 1 ? s->opt.threads : 1,
-		    .session = s, .run = &services, .state = &sp->kstate};
+		    .session = s, .run = &services, .state = &sp->kstate,
+		    .state_release = &sp->krelease};
 	for (int32_t i = 0; i < nin && i < 64; i++)
 		if (sp->in[i] >= 0 && p->slots[sp->in[i]].kind == OM_SLOT_CONST)
 			c.const_in |= (uint64_t)1 << i;

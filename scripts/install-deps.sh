@@ -4,8 +4,9 @@
 # arguments are installed too (scripts/test.sh adds clang and its libFuzzer runtime).
 #   usage: install-deps.sh [PACKAGE...]
 set -eu
+# libdnnl-dev (oneDNN) is optional for the build: bench/conv_dnnl measures Conv layers with it
 pkgs="$* gcc pkg-config meson ninja-build protobuf-c-compiler libprotobuf-c-dev uthash-dev
-      libcmocka-dev libgraphviz-dev graphviz libopenblas-dev libonnx-testdata
+      libcmocka-dev libgraphviz-dev graphviz libopenblas-dev libdnnl-dev libonnx-testdata
       python3-onnx python3-numpy python3-pytest"
 missing=""
 for p in $pkgs; do

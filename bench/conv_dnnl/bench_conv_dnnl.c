@@ -2,7 +2,9 @@
  * weights reordered once to the primitive's layout, timed two ways: activations in NCHW at
  * both ends (what a single Conv step sees today), and in the primitive's preferred (blocked)
  * layout (what a planner keeping activations blocked between convolutions would see; the
- * reorders at the edges not counted). Prints {"nchw_ms": median, "blocked_ms": median}.
+ * reorders at the edges not counted), and blocked with the reorders from and to NCHW counted
+ * (what a single Conv step would pay for taking the blocked kernel alone).
+ * Prints {"nchw_ms": median, "blocked_ms": median, "edges_ms": median}.
  * Threads: OMP_NUM_THREADS (the library's OpenMP pool).
  * usage: bench_conv_dnnl N C H W M KH KW STRIDE PAD GROUP RUNS */
 #include <stdio.h>
@@ -44,7 +46,8 @@ static dnnl_memory_t mem(dnnl_engine_t eng, const dnnl_memory_desc_t *md)
 	return m;
 }
 
-/* median ms of `runs` executions; blocked: src/dst in the primitive's own layout */
+/* median ms of `runs` executions; blocked: src/dst in the primitive's own layout (2: with the
+ * reorders from and to NCHW in each execution) */
 static double run(dnnl_engine_t eng, dnnl_stream_t st, const int64_t *a, int blocked, int runs)
 {
 	const int64_t N = a[0], C = a[1], H = a[2], W = a[3], M = a[4], KH = a[5], KW = a[6];
@@ -87,12 +90,28 @@ static double run(dnnl_engine_t eng, dnnl_stream_t st, const int64_t *a, int blo
 	dnnl_memory_t x = mem(eng, smd), y = mem(eng, dmd), b = mem(eng, &bias);
 	dnnl_primitive_t conv;
 	CHECK(dnnl_primitive_create(&conv, pd));
+	dnnl_memory_desc_t xs, ys;
+	CHECK(dnnl_memory_desc_init_by_tag(&xs, 4, sd, dnnl_f32, dnnl_nchw));
+	CHECK(dnnl_memory_desc_init_by_tag(&ys, 4, dd, dnnl_f32, dnnl_nchw));
+	dnnl_memory_t xn = mem(eng, &xs), yn = mem(eng, &ys);
+	dnnl_primitive_desc_t ipd, opd;
+	dnnl_primitive_t rin, rout;
+	CHECK(dnnl_reorder_primitive_desc_create(&ipd, &xs, eng, smd, eng, NULL));
+	CHECK(dnnl_reorder_primitive_desc_create(&opd, dmd, eng, &ys, eng, NULL));
+	CHECK(dnnl_primitive_create(&rin, ipd));
+	CHECK(dnnl_primitive_create(&rout, opd));
+	dnnl_exec_arg_t iargs[] = {{DNNL_ARG_FROM, xn}, {DNNL_ARG_TO, x}};
+	dnnl_exec_arg_t oargs[] = {{DNNL_ARG_FROM, y}, {DNNL_ARG_TO, yn}};
 	dnnl_exec_arg_t args[] = {{DNNL_ARG_SRC, x}, {DNNL_ARG_WEIGHTS, w}, {DNNL_ARG_BIAS, b},
 				  {DNNL_ARG_DST, y}};
 	double *t = malloc(sizeof(double) * (size_t)runs);
 	for (int i = -1; i < runs; i++) {
 		const double t0 = now_ms();
+		if (blocked == 2)
+			CHECK(dnnl_primitive_execute(rin, st, 2, iargs));
 		CHECK(dnnl_primitive_execute(conv, st, 4, args));
+		if (blocked == 2)
+			CHECK(dnnl_primitive_execute(rout, st, 2, oargs));
 		CHECK(dnnl_stream_wait(st));
 		if (i >= 0)
 			t[i] = now_ms() - t0;
@@ -101,6 +120,9 @@ static double run(dnnl_engine_t eng, dnnl_stream_t st, const int64_t *a, int blo
 	const double med = t[runs / 2];
 	free(t);
 	dnnl_primitive_destroy(conv), dnnl_primitive_destroy(reorder);
+	dnnl_primitive_destroy(rin), dnnl_primitive_destroy(rout);
+	dnnl_primitive_desc_destroy(ipd), dnnl_primitive_desc_destroy(opd);
+	dnnl_memory_destroy(xn), dnnl_memory_destroy(yn);
 	dnnl_primitive_desc_destroy(pd), dnnl_primitive_desc_destroy(rpd);
 	dnnl_memory_destroy(x), dnnl_memory_destroy(y), dnnl_memory_destroy(b);
 	dnnl_memory_destroy(w), dnnl_memory_destroy(w_user);
@@ -122,7 +144,9 @@ int main(int argc, char **argv)
 	CHECK(dnnl_engine_create(&eng, dnnl_cpu, 0));
 	CHECK(dnnl_stream_create(&st, eng, dnnl_stream_default_flags));
 	const double plain = run(eng, st, a, 0, runs), blocked = run(eng, st, a, 1, runs);
-	printf("{\"nchw_ms\": %.4f, \"blocked_ms\": %.4f}\n", plain, blocked);
+	const double edges = run(eng, st, a, 2, runs);
+	printf("{\"nchw_ms\": %.4f, \"blocked_ms\": %.4f, \"edges_ms\": %.4f}\n", plain,
+	       blocked, edges);
 	dnnl_stream_destroy(st);
 	dnnl_engine_destroy(eng);
 	return 0;

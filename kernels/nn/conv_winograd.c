@@ -179,11 +179,12 @@ static const float *weights(om_ctx *c, const wino *g, const float *w, float **tm
 	const int64_t key[15] = {0x57494e4f, g->m, g->M, g->Cg, g->group};
 	int64_t nu = g->a * g->a * g->M * g->Cg;
 	bool keep = c->state && (c->const_in & 2);
-	wino_state *s = keep ? *c->state : NULL;
+	/* a block with a release function is another path's (conv_dnnl.c) */
+	wino_state *s = keep && !(c->state_release && *c->state_release) ? *c->state : NULL;
 	if (s && s->nu == nu && !memcmp(s->key, key, sizeof key))
 		return s->u;
 	if (keep) {
-		free(*c->state);
+		om_ctx_state_reset(c);
 		*c->state = s = big_alloc(sizeof *s + sizeof(float) * (size_t)nu);
 		if (!s)
 			return NULL;

@@ -15,6 +15,7 @@
 #include "f32_bridge.h"
 #include "gemm.h"
 #include "conv_depthwise.h"
+#include "conv_dnnl.h"
 #include "conv_epilogue.h"
 #include "conv_winograd.h"
 #include "im2col.h"
@@ -258,6 +259,8 @@ static om_kind conv_f32(om_ctx *c)
 	int64_t Cg = g.C / g.group, Mg = g.M / g.group, Kg = Cg * K;
 	if (g.N == 0 || g.M == 0 || P == 0)
 		return OM_OK;
+	if (om_conv_dnnl(c, sp, g.N, g.C, g.M, g.group, x, w, &e, y, &rc))
+		return rc;
 	if (Cg == 1 && g.group > 1 && sp->n <= 2)
 		return om_conv_depthwise(c, sp, g.N, g.C, g.M, g.group, x, w, &e, y);
 	int tile = c->exact ? 0 : om_winograd_tile(sp, Cg, Mg);

@@ -1,0 +1,242 @@
+/* conv_dnnl.c — fast-mode 2-D Conv through oneDNN (conv_dnnl.h). The primitive, its reordered
+ * weights and its blocked activation buffers are made on a step's first run and kept in the
+ * step's kernel state; every run then only sets the data pointers, reorders X into the blocked
+ * layout and Y back when the path is blocked, and executes. oneDNN (Debian's build) runs its
+ * own OpenMP pool, limited to the run's threads (om_ctx.threads) before every execution. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "conv_dnnl.h"
+
+#ifndef OM_HAVE_DNNL
+
+bool om_conv_dnnl(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int64_t M,
+		  int64_t group, const float *x, const float *w, const om_conv_epi *e, float *y,
+		  om_kind *rc)
+{
+	(void)c, (void)sp, (void)N, (void)C, (void)M, (void)group, (void)x, (void)w, (void)e;
+	(void)y, (void)rc;
+	return false;
+}
+
+#else
+
+#include <dnnl.h>
+#include <omp.h>
+
+#include "conv_winograd.h"
+
+enum { DN_NONE, DN_NCHW, DN_BLOCKED };
+
+/* The path for a conv, from bench/conv_layers.py (one thread, resnet50 / mobilenet_v3 /
+ * efficientnet_b0 layers, ms, omopt's kernel -> oneDNN): 1x1 stride-1 unpadded convs in NCHW
+ * (64-256 at 56x56: 1.27 -> 0.65; blocked with reorders loses), 3x3 stride-1 convs that
+ * Winograd F(4x4) takes stay omopt's (64 at 56x56: 1.65 against 1.43, 128 at 28x28: 1.09
+ * against 1.31), other group-1 convs blocked with reorders (F(2x2)'s 512 at 7x7: 7.8 -> 2.9,
+ * the 7x7/2 stem: 11 -> 2.3), stride-1 depthwise convs blocked with reorders (5x5, 672 at 14x14:
+ * 1.39 -> 0.17), strided depthwise ones stay omopt's (3x3/2, 96 at 112x112: 0.41 against 1.5). */
+static int dn_layout(const om_spatial *sp, int64_t C, int64_t M, int64_t group)
+{
+	if (sp->n != 2 || sp->dil[0] != 1 || sp->dil[1] != 1)
+		return DN_NONE;
+	const bool dw = group > 1 && group == C && group == M;
+	const bool s1 = sp->stride[0] == 1 && sp->stride[1] == 1;
+	if (dw)
+		return s1 ? DN_BLOCKED : DN_NONE;
+	if (group != 1)
+		return DN_NONE;
+	if (sp->k[0] == 1 && sp->k[1] == 1 && s1 && !sp->pb[0] && !sp->pb[1] && !sp->pe[0] &&
+	    !sp->pe[1])
+		return DN_NCHW;
+	if (om_winograd_tile(sp, C, M) == 4)
+		return DN_NONE;
+	return DN_BLOCKED;
+}
+
+enum { DN_KEY = 16 };
+
+typedef struct dn_state {
+	int64_t key[DN_KEY]; /* geometry, bias, layout: a run with others remakes the state */
+	const float *w;      /* the constant W it was made from */
+	bool declined;       /* oneDNN refused the case: own kernels from now on */
+	size_t scratch;      /* bytes of the blocked X and Y (the run's memory limit counts them) */
+	dnnl_engine_t eng;
+	dnnl_stream_t st;
+	dnnl_primitive_t conv, rin, rout;     /* rin, rout: NULL on the NCHW path */
+	dnnl_memory_t x, y, w_mem, b, xn, yn; /* xn, yn: the caller's NCHW X and Y (blocked) */
+} dn_state;
+
+static void dn_release(void *p)
+{
+	dn_state *s = p;
+	dnnl_primitive_t prims[] = {s->conv, s->rin, s->rout};
+	dnnl_memory_t mems[] = {s->x, s->y, s->w_mem, s->b, s->xn, s->yn};
+	for (size_t i = 0; i < sizeof prims / sizeof *prims; i++)
+		if (prims[i])
+			dnnl_primitive_destroy(prims[i]);
+	for (size_t i = 0; i < sizeof mems / sizeof *mems; i++)
+		if (mems[i])
+			dnnl_memory_destroy(mems[i]);
+	if (s->st)
+		dnnl_stream_destroy(s->st);
+	if (s->eng)
+		dnnl_engine_destroy(s->eng);
+	memset(s, 0, sizeof *s);
+}
+
+/* a reorder from -> to, run once now (weights) or kept (activations: *keep) */
+static bool dn_reorder(dn_state *s, const dnnl_memory_desc_t *from, const dnnl_memory_desc_t *to,
+		       dnnl_primitive_t *keep)
+{
+	dnnl_primitive_desc_t pd;
+	if (dnnl_reorder_primitive_desc_create(&pd, from, s->eng, to, s->eng, NULL))
+		return false;
+	const bool ok = dnnl_primitive_create(keep, pd) == dnnl_success;
+	dnnl_primitive_desc_destroy(pd);
+	return ok;
+}
+
+/* the primitive and its memories for key (see dn_key); false when oneDNN refuses the case */
+static bool dn_make(dn_state *s, const int64_t *k, const float *w)
+{
+	const int64_t N = k[0], C = k[1], H = k[2], W = k[3], M = k[4], KH = k[5], KW = k[6];
+	const int64_t G = k[13], OH = k[14] >> 32, OW = k[14] & 0xffffffff;
+	const bool bias = k[15] & 1;
+	const int layout = (int)(k[15] >> 1);
+	if (dnnl_engine_create(&s->eng, dnnl_cpu, 0) ||
+	    dnnl_stream_create(&s->st, s->eng, dnnl_stream_default_flags))
+		return false;
+	const dnnl_dims_t sd = {N, C, H, W}, dd = {N, M, OH, OW}, bd = {M};
+	const dnnl_format_tag_t act = layout == DN_NCHW ? dnnl_nchw : dnnl_format_tag_any;
+	dnnl_memory_desc_t src, dst, bmd, wuser, wany, xs, ys;
+	const dnnl_dims_t wd5 = {G, M / G, C / G, KH, KW}, wd4 = {M, C, KH, KW};
+	if (dnnl_memory_desc_init_by_tag(&src, 4, sd, dnnl_f32, act) ||
+	    dnnl_memory_desc_init_by_tag(&dst, 4, dd, dnnl_f32, act) ||
+	    dnnl_memory_desc_init_by_tag(&bmd, 1, bd, dnnl_f32, dnnl_x) ||
+	    dnnl_memory_desc_init_by_tag(&xs, 4, sd, dnnl_f32, dnnl_nchw) ||
+	    dnnl_memory_desc_init_by_tag(&ys, 4, dd, dnnl_f32, dnnl_nchw) ||
+	    dnnl_memory_desc_init_by_tag(&wuser, G > 1 ? 5 : 4, G > 1 ? wd5 : wd4, dnnl_f32,
+					 G > 1 ? dnnl_goihw : dnnl_oihw) ||
+	    dnnl_memory_desc_init_by_tag(&wany, G > 1 ? 5 : 4, G > 1 ? wd5 : wd4, dnnl_f32,
+					 dnnl_format_tag_any))
+		return false;
+	const dnnl_dims_t strides = {k[7], k[8]}, pl = {k[9], k[10]}, pr = {k[11], k[12]};
+	dnnl_convolution_desc_t cd;
+	dnnl_primitive_desc_t pd;
+	if (dnnl_convolution_forward_desc_init(&cd, dnnl_forward_inference,
+					       dnnl_convolution_direct, &src, &wany,
+					       bias ? &bmd : NULL, &dst, strides, pl, pr) ||
+	    dnnl_primitive_desc_create(&pd, &cd, NULL, s->eng, NULL))
+		return false;
+	const dnnl_memory_desc_t *wmd = dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
+	const dnnl_memory_desc_t *smd = dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0);
+	const dnnl_memory_desc_t *dmd = dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0);
+	bool ok = dnnl_primitive_create(&s->conv, pd) == dnnl_success &&
+		  !dnnl_memory_create(&s->w_mem, wmd, s->eng, DNNL_MEMORY_ALLOCATE) &&
+		  !dnnl_memory_create(&s->b, &bmd, s->eng, DNNL_MEMORY_NONE);
+	if (ok && layout == DN_NCHW)
+		ok = !dnnl_memory_create(&s->x, smd, s->eng, DNNL_MEMORY_NONE) &&
+		     !dnnl_memory_create(&s->y, dmd, s->eng, DNNL_MEMORY_NONE);
+	else if (ok)
+		ok = (s->scratch = dnnl_memory_desc_get_size(smd) +
+				   dnnl_memory_desc_get_size(dmd)) &&
+		     !dnnl_memory_create(&s->x, smd, s->eng, DNNL_MEMORY_ALLOCATE) &&
+		     !dnnl_memory_create(&s->y, dmd, s->eng, DNNL_MEMORY_ALLOCATE) &&
+		     !dnnl_memory_create(&s->xn, &xs, s->eng, DNNL_MEMORY_NONE) &&
+		     !dnnl_memory_create(&s->yn, &ys, s->eng, DNNL_MEMORY_NONE) &&
+		     dn_reorder(s, &xs, smd, &s->rin) && dn_reorder(s, dmd, &ys, &s->rout);
+	/* the weights, reordered once into the primitive's layout */
+	dnnl_memory_t wu = NULL;
+	dnnl_primitive_t wr = NULL;
+	ok = ok && !dnnl_memory_create(&wu, &wuser, s->eng, (void *)w) &&
+	     dn_reorder(s, &wuser, wmd, &wr);
+	if (ok) {
+		dnnl_exec_arg_t a[] = {{DNNL_ARG_FROM, wu}, {DNNL_ARG_TO, s->w_mem}};
+		ok = !dnnl_primitive_execute(wr, s->st, 2, a) && !dnnl_stream_wait(s->st);
+	}
+	if (wr)
+		dnnl_primitive_destroy(wr);
+	if (wu)
+		dnnl_memory_destroy(wu);
+	dnnl_primitive_desc_destroy(pd);
+	return ok;
+}
+
+static bool dn_run(dn_state *s, const float *x, const float *bias, float *y, int threads)
+{
+	omp_set_num_threads(threads);
+	if (dnnl_memory_set_data_handle(s->rin ? s->xn : s->x, (void *)x) ||
+	    (bias && dnnl_memory_set_data_handle(s->b, (void *)bias)) ||
+	    dnnl_memory_set_data_handle(s->rout ? s->yn : s->y, y))
+		return false;
+	if (s->rin) {
+		dnnl_exec_arg_t a[] = {{DNNL_ARG_FROM, s->xn}, {DNNL_ARG_TO, s->x}};
+		if (dnnl_primitive_execute(s->rin, s->st, 2, a))
+			return false;
+	}
+	dnnl_exec_arg_t a[] = {{DNNL_ARG_SRC, s->x}, {DNNL_ARG_WEIGHTS, s->w_mem},
+			       {DNNL_ARG_DST, s->y}, {DNNL_ARG_BIAS, s->b}};
+	if (dnnl_primitive_execute(s->conv, s->st, bias ? 4 : 3, a))
+		return false;
+	if (s->rout) {
+		dnnl_exec_arg_t b[] = {{DNNL_ARG_FROM, s->y}, {DNNL_ARG_TO, s->yn}};
+		if (dnnl_primitive_execute(s->rout, s->st, 2, b))
+			return false;
+	}
+	return dnnl_stream_wait(s->st) == dnnl_success;
+}
+
+bool om_conv_dnnl(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int64_t M,
+		  int64_t group, const float *x, const float *w, const om_conv_epi *e, float *y,
+		  om_kind *rc)
+{
+	if (c->exact || !c->state || !c->state_release || !(c->const_in & 2))
+		return false;
+	const int layout = dn_layout(sp, C, M, group);
+	if (layout == DN_NONE || sp->in[0] > INT32_MAX || sp->in[1] > INT32_MAX ||
+	    sp->out[0] > INT32_MAX || sp->out[1] > INT32_MAX)
+		return false;
+	const int64_t key[DN_KEY] = {N, C, sp->in[0], sp->in[1], M, sp->k[0], sp->k[1],
+				     sp->stride[0], sp->stride[1], sp->pb[0], sp->pb[1], sp->pe[0],
+				     sp->pe[1], group, sp->out[0] << 32 | sp->out[1],
+				     (int64_t)layout << 1 | (e->bias != NULL)};
+	dn_state *s = *c->state;
+	if (s && (*c->state_release != dn_release || s->w != w ||
+		  memcmp(s->key, key, sizeof key))) {
+		om_ctx_state_reset(c); /* another shape, or another path's block */
+		s = NULL;
+	}
+	if (!s) {
+		if (!(s = calloc(1, sizeof *s)))
+			return false;
+		memcpy(s->key, key, sizeof key);
+		s->w = w;
+		*c->state = s;
+		*c->state_release = dn_release;
+		if (!dn_make(s, key, w)) {
+			dn_release(s);
+			memcpy(s->key, key, sizeof key);
+			s->w = w;
+			s->declined = true;
+		}
+	}
+	if (s->declined)
+		return false;
+	if (s->scratch && (*rc = om_ctx_reserve(c, s->scratch, "oneDNN's blocked buffers")))
+		return true;
+	if (!dn_run(s, x, e->bias, y, c->threads)) {
+		*rc = om_error(c->st, OM_ERR_INTERNAL, c->node, "oneDNN convolution failed");
+		return true;
+	}
+	/* Z and the activation (the bias was the primitive's) */
+	om_conv_epi rest = *e;
+	rest.bias = NULL;
+	const int64_t P = sp->out[0] * sp->out[1];
+	if (om_conv_epi_any(&rest))
+		for (int64_t i = 0; i < N * M; i++)
+			om_conv_epi_row(&rest, i % M, i * P, y + i * P, P);
+	*rc = OM_OK;
+	return true;
+}
+
+#endif

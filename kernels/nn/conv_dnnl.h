@@ -1,0 +1,23 @@
+/* conv_dnnl.h — fast-mode 2-D Conv through oneDNN (libdnnl) where it beats omopt's own kernels
+ * (conv_dnnl.c; without oneDNN in the build, never taken). */
+#ifndef OM_CONV_DNNL_H
+#define OM_CONV_DNNL_H
+
+#include "conv_epilogue.h"
+#include "spatial.h"
+
+/**
+ * Y = epilogue(conv(X, W)) through oneDNN when the build has it, the mode is fast, the conv is
+ * one oneDNN wins (bench/conv_layers.py: 1x1 convs in NCHW; other group-1 convs but those
+ * Winograd F(4x4) takes, and stride-1 depthwise ones, in oneDNN's blocked layout with reorders
+ * from and to NCHW), W (input 1) is a plan-time constant and the step has a state slot: the
+ * primitive and the reordered weights are made once and kept in *c->state (with
+ * c->state_release). Returns
+ * false when not taken (nothing written); true with *rc set when it ran. Bias goes into the
+ * primitive; Z and the activation then run as the epilogue (conv_epilogue.h).
+ */
+bool om_conv_dnnl(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int64_t M,
+		  int64_t group, const float *x, const float *w, const om_conv_epi *e, float *y,
+		  om_kind *rc);
+
+#endif

@@ -1,0 +1,158 @@
+/* test_conv_dnnl.c — fast-mode Conv and FusedConv in sessions (constant weights: the paths
+ * that keep kernel state, oneDNN's when the build has it: 1x1 in NCHW, a 7x7/2 stem, a 3x3
+ * stride-1 conv on a small image and a 5x5 depthwise conv blocked with reorders) against exact
+ * mode, within float rounding of the sums; a second run reuses the state, a run with another
+ * batch remakes it; bias, Z and activations as FusedConv's epilogue. Passes (on the own
+ * kernels) without oneDNN too. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+#include "session.h"
+
+typedef struct conv_case {
+	int64_t C, H, W, M, K, stride, pad, group;
+	const char *act; /* FusedConv's activation, or NULL: Conv */
+	bool z, bias;
+} conv_case;
+
+static const conv_case cases[] = {
+	{16, 9, 7, 24, 1, 1, 0, 1, NULL, false, true},     /* 1x1 */
+	{3, 20, 20, 8, 7, 2, 3, 1, NULL, false, true},     /* stem */
+	{32, 6, 6, 16, 3, 1, 1, 1, NULL, false, false},    /* 3x3, small image */
+	{24, 10, 10, 24, 5, 1, 2, 24, NULL, false, true},  /* depthwise 5x5 */
+	{16, 9, 7, 24, 1, 1, 0, 1, "Sigmoid", true, true}, /* FusedConv 1x1 */
+	{3, 20, 20, 8, 7, 2, 3, 1, "Relu", true, true},    /* FusedConv stem */
+	{24, 10, 10, 24, 5, 1, 2, 24, "Relu", false, true},
+	{8, 9, 9, 8, 3, 2, 1, 2, NULL, false, true},       /* grouped: own kernels */
+};
+
+static void fill(float *v, int64_t n, uint32_t seed, float scale)
+{
+	for (int64_t i = 0; i < n; i++) {
+		seed = seed * 1664525u + 1013904223u;
+		v[i] = scale * (float)((int32_t)(seed >> 8) % 20001) / 10000.0f;
+	}
+}
+
+static om_value *value(om_graph *g, const char *name, int32_t flags, int32_t rank,
+		       const int64_t *dims, bool batch_symbol)
+{
+	om_value *v = om_graph_value(g, name);
+	om_tensor like = {.dtype = OM_FLOAT, .rank = rank};
+	memcpy(like.dims, dims, sizeof(int64_t) * (size_t)rank);
+	om_type_from_tensor(g->model, &v->type, &like);
+	if (batch_symbol)
+		v->type.dims[0] = (om_dim){-1, "N"};
+	v->flags |= flags;
+	return v;
+}
+
+static om_value *init(om_graph *g, const char *name, int32_t rank, const int64_t *dims,
+		      uint32_t seed, float scale)
+{
+	om_value *v = om_graph_value(g, name);
+	v->init = om_model_tensor(g->model, OM_FLOAT, rank, dims);
+	fill(v->init->data, om_tensor_numel(v->init), seed, scale);
+	v->flags |= OM_VALUE_INITIALIZER;
+	om_type_from_tensor(g->model, &v->type, v->init);
+	tu_push_value(g, &g->inits, &g->ninits, v);
+	return v;
+}
+
+static om_model *conv_model(const conv_case *k)
+{
+	om_model *m = tu_model(13);
+	m->opsets = om_arena_alloc(m->arena, sizeof *m->opsets * 2);
+	m->opsets[0] = (om_opset){"", 13};
+	m->opsets[1] = (om_opset){"com.microsoft", 1};
+	m->nopsets = 2;
+	om_graph *g = m->graph;
+	const int64_t OH = (k->H + 2 * k->pad - k->K) / k->stride + 1;
+	const int64_t OW = (k->W + 2 * k->pad - k->K) / k->stride + 1;
+	om_value *x = value(g, "x", OM_VALUE_GRAPH_INPUT, 4, (int64_t[]){1, k->C, k->H, k->W}, 1);
+	tu_push_value(g, &g->inputs, &g->ninputs, x);
+	const float ws = 1.0f / sqrtf((float)(k->C / k->group * k->K * k->K));
+	init(g, "W", 4, (int64_t[]){k->M, k->C / k->group, k->K, k->K}, 7, ws);
+	if (k->bias)
+		init(g, "B", 1, (int64_t[]){k->M}, 11, 0.5f);
+	if (k->z) {
+		om_value *z = value(g, "z", OM_VALUE_GRAPH_INPUT, 4, (int64_t[]){1, k->M, OH, OW},
+				    1);
+		tu_push_value(g, &g->inputs, &g->ninputs, z);
+	}
+	const char *ins = k->z ? (k->bias ? "x,W,B,z" : "x,W,,z") : (k->bias ? "x,W,B" : "x,W");
+	om_node *n = tu_graph_node(g, k->act ? "FusedConv" : "Conv", ins, "y");
+	if (k->act) {
+		n->domain = "com.microsoft";
+		om_attr *a = om_node_set_attr(n, "activation", OM_ATTR_STRING);
+		a->s.ptr = om_arena_strndup(m->arena, k->act, strlen(k->act));
+		a->s.len = (int64_t)strlen(k->act);
+	}
+	tu_attr_ints(n, "kernel_shape", 2, (int64_t[]){k->K, k->K});
+	tu_attr_ints(n, "strides", 2, (int64_t[]){k->stride, k->stride});
+	tu_attr_ints(n, "pads", 4, (int64_t[]){k->pad, k->pad, k->pad, k->pad});
+	om_node_set_attr(n, "group", OM_ATTR_INT)->i = k->group;
+	om_value *y = value(g, "y", OM_VALUE_GRAPH_OUTPUT, 4, (int64_t[]){1, k->M, OH, OW}, 1);
+	tu_push_value(g, &g->outputs, &g->noutputs, y);
+	return m;
+}
+
+static void run(om_session *s, const conv_case *k, int64_t N, om_tensor *out)
+{
+	const int64_t OH = (k->H + 2 * k->pad - k->K) / k->stride + 1;
+	const int64_t OW = (k->W + 2 * k->pad - k->K) / k->stride + 1;
+	om_tensor in[2] = {{0}, {0}};
+	om_status st = {0};
+	assert_int_equal(om_tensor_alloc(&in[0], OM_FLOAT, 4, (int64_t[]){N, k->C, k->H, k->W},
+					 &st), OM_OK);
+	fill(in[0].data, om_tensor_numel(&in[0]), 3, 1.0f);
+	if (k->z) {
+		assert_int_equal(om_tensor_alloc(&in[1], OM_FLOAT, 4,
+						 (int64_t[]){N, k->M, OH, OW}, &st), OM_OK);
+		fill(in[1].data, om_tensor_numel(&in[1]), 5, 1.0f);
+	}
+	om_kind rc = om_session_run(s, in, k->z ? 2 : 1, out, 1, &st);
+	if (rc)
+		fail_msg("%s", st.msg);
+	om_tensor_free(&in[0]);
+	om_tensor_free(&in[1]);
+}
+
+static void fast_against_exact(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		const conv_case *k = &cases[i];
+		om_model *m = conv_model(k);
+		om_session *fast = NULL, *exact = NULL;
+		om_status st = {0};
+		const om_session_options eo = {.exact = 1};
+		assert_int_equal(om_session_create(m, NULL, &fast, &st), OM_OK);
+		assert_int_equal(om_session_create(m, &eo, &exact, &st), OM_OK);
+		for (int r = 0; r < 3; r++) {
+			const int64_t N = r < 2 ? 1 : 2; /* the third run: another batch */
+			om_tensor a = {0}, b = {0};
+			run(fast, k, N, &a);
+			run(exact, k, N, &b);
+			assert_int_equal(a.nbytes, b.nbytes);
+			const float *x = a.data, *y = b.data;
+			for (int64_t j = 0; j < om_tensor_numel(&b); j++)
+				if (!(fabsf(x[j] - y[j]) <= 2e-5f * (1 + fabsf(y[j]))))
+					fail_msg("case %zu run %d [%lld]: %.9g against %.9g", i, r,
+						 (long long)j, (double)x[j], (double)y[j]);
+			om_tensor_free(&a);
+			om_tensor_free(&b);
+		}
+		om_session_free(fast);
+		om_session_free(exact);
+		om_model_free(m);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {cmocka_unit_test(fast_against_exact)};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
