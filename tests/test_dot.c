@@ -318,6 +318,26 @@ static void deep_chains(void **state)
 	assert_int_equal(tu_tmpdir_remove(dir), 0);
 }
 
+/* omopt dot --plan draws the plan that runs: the example's Conv -> Relu is one FusedConv after
+ * om_optimize, as omopt run runs it; --no-optimize draws the model as loaded */
+static void plan_cli_optimized(void **state)
+{
+	(void)state;
+	char dir[256], cmd[1024];
+	static char out[1 << 20], err[4096];
+	assert_int_equal(tu_tmpdir_make(dir, sizeof dir, "omopt_dot_"), 0);
+	snprintf(cmd, sizeof cmd, "dot '%s' --plan", tu_source_path("examples/tiny_shuffle.onnx"));
+	assert_int_equal(tu_run_omopt(dir, cmd, out, sizeof out, err, sizeof err), 0);
+	assert_non_null(strstr(out, "FusedConv"));
+	assert_null(strstr(out, "label=\"Relu"));
+	snprintf(cmd, sizeof cmd, "dot '%s' --plan --no-optimize",
+		 tu_source_path("examples/tiny_shuffle.onnx"));
+	assert_int_equal(tu_run_omopt(dir, cmd, out, sizeof out, err, sizeof err), 0);
+	assert_null(strstr(out, "FusedConv"));
+	assert_non_null(strstr(out, "label=\"Relu"));
+	assert_int_equal(tu_tmpdir_remove(dir), 0);
+}
+
 /* --plan on the bundled example: Reshapes are views sharing their source's buffer, the
  * channel-shuffle Transpose (n,2,4,h,w) perm (0,2,1,3,4) moves as a rank-3 transpose. */
 static void plan_annotations(void **state)
@@ -421,7 +441,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(counts_and_escaping), cmocka_unit_test(escape_hostile_bytes),
 		cmocka_unit_test(diff_marks),          cmocka_unit_test(render_svg),
-		cmocka_unit_test(large_graph_stubs), cmocka_unit_test(plan_annotations),    cmocka_unit_test(shared_models),
+		cmocka_unit_test(large_graph_stubs), cmocka_unit_test(plan_annotations),
+		cmocka_unit_test(plan_cli_optimized),    cmocka_unit_test(shared_models),
 		cmocka_unit_test(dense_graph_renders_fast),
 		cmocka_unit_test(deep_chains),
 	};

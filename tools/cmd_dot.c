@@ -1,4 +1,5 @@
-/* cmd_dot.c — `omopt dot MODEL [-o FILE.dot|.svg|.png] [--plan] [--diff SIMPLIFIED.onnx]`. */
+/* cmd_dot.c — `omopt dot MODEL [-o FILE.dot|.svg|.png] [--plan [--no-optimize]]
+ * [--diff SIMPLIFIED.onnx]`. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,7 +8,8 @@
 #include "render.h"
 
 static const char usage_text[] =
-	"usage: omopt dot MODEL [-o FILE.dot|FILE.svg|FILE.png] [--plan] [--diff SIMPLIFIED.onnx]\n"
+	"usage: omopt dot MODEL [-o FILE.dot|FILE.svg|FILE.png] [--plan [--no-optimize]]\n"
+	"                 [--diff SIMPLIFIED.onnx]\n"
 	"\n"
 	"Draws MODEL with Graphviz: op boxes labelled with op type and name, edges with element\n"
 	"type and shape (symbols by name), initializers and constants summarized in the boxes that\n"
@@ -20,7 +22,10 @@ static const char usage_text[] =
 	"  -o FILE      .dot writes the dot text; .svg and .png are rendered in process by\n"
 	"               Graphviz's library (written beside FILE, then renamed over it).\n"
 	"               Default: dot text on standard output.\n"
-	"  --plan       draw the executor's plan: buffers by colour, views dashed, kernel notes\n"
+	"  --plan       draw the executor's plan: buffers by colour, views dashed, kernel notes;\n"
+	"               the model is optimized first as `omopt run` does (om_optimize's fusions:\n"
+	"               the plan that runs), unless --no-optimize\n"
+	"  --no-optimize  with --plan: the plan of the model as loaded\n"
 	"  --diff S     draw S (a simplified MODEL) against MODEL: removed nodes grey, new nodes\n"
 	"               orange, folded values on orange edges\n";
 
@@ -33,7 +38,7 @@ static const char *suffix(const char *path)
 int cmd_dot(int argc, char **argv)
 {
 	const char *model_path = NULL, *out = NULL, *diff_path = NULL;
-	int plan = 0;
+	int plan = 0, no_optimize = 0;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			fputs(usage_text, stdout);
@@ -44,6 +49,8 @@ int cmd_dot(int argc, char **argv)
 			diff_path = argv[++i];
 		} else if (!strcmp(argv[i], "--plan")) {
 			plan = 1;
+		} else if (!strcmp(argv[i], "--no-optimize")) {
+			no_optimize = 1;
 		} else if (argv[i][0] == '-' || model_path) {
 			fprintf(stderr, "omopt dot: unexpected argument '%s'\n%s", argv[i], usage_text);
 			return 2;
@@ -65,6 +72,15 @@ int cmd_dot(int argc, char **argv)
 	char *text = NULL;
 	size_t len = 0;
 	om_kind k = om_model_load(model_path, &m, &st);
+	if (!k && plan && !no_optimize && om_optimize(m, NULL, &st)) {
+		/* as omopt run: never fatal, the plan of the model as loaded instead */
+		fprintf(stderr, "omopt dot: not optimized (%s: %s); drawing the model as loaded\n",
+			om_kind_name(st.kind), st.msg);
+		om_model_free(m);
+		m = NULL;
+		st = (om_status){0};
+		k = om_model_load(model_path, &m, &st);
+	}
 	if (!k && diff_path)
 		k = om_model_load(diff_path, &d, &st);
 	if (!k)
