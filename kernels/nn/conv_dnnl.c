@@ -56,7 +56,7 @@ static int dn_layout(const om_spatial *sp, int64_t C, int64_t M, int64_t group)
 enum { DN_KEY = 16 };
 
 typedef struct dn_state {
-	int64_t key[DN_KEY]; /* geometry, bias, layout: a run with others remakes the state */
+	int64_t key[DN_KEY]; /* geometry, bias, layout, threads: a run with others remakes it */
 	const float *w;      /* the constant W it was made from */
 	bool declined;       /* oneDNN refused the case: own kernels from now on */
 	size_t scratch;      /* bytes of the blocked X and Y (the run's memory limit counts them) */
@@ -102,7 +102,7 @@ static bool dn_make(dn_state *s, const int64_t *k, const float *w)
 	const int64_t N = k[0], C = k[1], H = k[2], W = k[3], M = k[4], KH = k[5], KW = k[6];
 	const int64_t G = k[13], OH = k[14] >> 32, OW = k[14] & 0xffffffff;
 	const bool bias = k[15] & 1;
-	const int layout = (int)(k[15] >> 1);
+	const int layout = (int)((k[15] >> 1) & 0x7f);
 	if (dnnl_engine_create(&s->eng, dnnl_cpu, 0) ||
 	    dnnl_stream_create(&s->st, s->eng, dnnl_stream_default_flags))
 		return false;
@@ -199,7 +199,8 @@ bool om_conv_dnnl(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int64_t
 	const int64_t key[DN_KEY] = {N, C, sp->in[0], sp->in[1], M, sp->k[0], sp->k[1],
 				     sp->stride[0], sp->stride[1], sp->pb[0], sp->pb[1], sp->pe[0],
 				     sp->pe[1], group, sp->out[0] << 32 | sp->out[1],
-				     (int64_t)layout << 1 | (e->bias != NULL)};
+				     (int64_t)c->threads << 8 | (int64_t)layout << 1 |
+					     (e->bias != NULL)};
 	dn_state *s = *c->state;
 	if (s && (*c->state_release != dn_release || s->w != w ||
 		  memcmp(s->key, key, sizeof key))) {
@@ -213,6 +214,9 @@ bool om_conv_dnnl(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int64_t
 		s->w = w;
 		*c->state = s;
 		*c->state_release = dn_release;
+		/* oneDNN sizes its kernels' work split by the OpenMP threads at creation: the same
+		 * count as the runs' (a primitive made for 2 threads and run on 1 is 10-50x slower) */
+		omp_set_num_threads(c->threads);
 		if (!dn_make(s, key, w)) {
 			dn_release(s);
 			memcpy(s->key, key, sizeof key);
