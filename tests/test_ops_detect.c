@@ -1,5 +1,6 @@
 /* test_ops_detect.c — NonMaxSuppression and RoiAlign (hand computation). */
 #include "nodetest.h"
+#include "session.h"
 
 /* boxes A [0, 0, 1, 1], B [0, 0.1, 1, 1.1] (IoU with A 0.9 / 1.1), C [0, 2, 1, 3] */
 static const float boxes[] = {0, 0, 1, 1, 0, 0.1f, 1, 1.1f, 0, 2, 1, 3};
@@ -176,6 +177,67 @@ static void nms_random(void **state)
 	free(box), free(sc), free(want);
 }
 
+/* In a session the selection made by the run-time inference is kept for the kernel (the step's
+ * state, with a copy of the inputs it was made from): runs on scores A, A (inputs under 4 KiB:
+ * the inference cache answers, the kernel selects itself), B, A each give the plain
+ * algorithm's selection */
+static void nms_session_runs(void **state)
+{
+	(void)state;
+	enum { S = 100 };
+	om_model *m = tu_model(11);
+	om_graph *g = m->graph;
+	const char *names[] = {"boxes", "scores"};
+	const int64_t dims[2][3] = {{1, S, 4}, {1, 1, S}};
+	for (int i = 0; i < 2; i++) {
+		om_value *v = om_graph_value(g, names[i]);
+		om_tensor like = {.dtype = OM_FLOAT, .rank = 3};
+		memcpy(like.dims, dims[i], sizeof dims[i]);
+		om_type_from_tensor(m, &v->type, &like);
+		v->flags |= OM_VALUE_GRAPH_INPUT;
+		tu_push_value(g, &g->inputs, &g->ninputs, v);
+	}
+	om_value *mo = om_graph_value(g, "max"), *io = om_graph_value(g, "iou");
+	mo->init = om_model_tensor(m, OM_INT64, 0, NULL);
+	*(int64_t *)mo->init->data = S;
+	io->init = om_model_tensor(m, OM_FLOAT, 0, NULL);
+	*(float *)io->init->data = 0.3f;
+	om_value *inits[] = {mo, io};
+	for (int i = 0; i < 2; i++) {
+		inits[i]->flags |= OM_VALUE_INITIALIZER;
+		om_type_from_tensor(m, &inits[i]->type, inits[i]->init);
+		tu_push_value(g, &g->inits, &g->ninits, inits[i]);
+	}
+	tu_graph_node(g, "NonMaxSuppression", "boxes,scores,max,iou", "y");
+	om_value *y = om_graph_value(g, "y");
+	y->flags |= OM_VALUE_GRAPH_OUTPUT;
+	tu_push_value(g, &g->outputs, &g->noutputs, y);
+	om_session *s = tu_session_create(m);
+	static float box[S * 4], sc[4][S];
+	static int64_t want[S * 3];
+	uint64_t seed = 3;
+	for (int i = 0; i < S * 4; i++)
+		box[i] = (float)(lcg(&seed) % 1000) / 10.f;
+	for (int k = 1; k < 3; k++)
+		for (int i = 0; i < S; i++)
+			sc[k][i] = (float)(lcg(&seed) % 1000) / 1000.f;
+	memcpy(sc[0], sc[1], sizeof sc[0]);
+	memcpy(sc[3], sc[1], sizeof sc[0]);
+	for (int r = 0; r < 4; r++) {
+		om_tensor in[2] = {nt_tensor(OM_FLOAT, 3, dims[0], box),
+				   nt_tensor(OM_FLOAT, 3, dims[1], sc[r])}, out;
+		om_status st = {0};
+		assert_int_equal(om_session_run(s, in, 2, &out, 1, &st), OM_OK);
+		const int64_t n = ref_nms(box, sc[r], 1, 1, S, 0, S, 0.3f, -1.f, want);
+		assert_true(n > 10);
+		assert_int_equal(out.dims[0], n);
+		assert_memory_equal(out.data, want, sizeof(int64_t) * 3 * (size_t)n);
+		om_tensor_free(&out);
+	}
+	om_session_free(s);
+	om_model_free(m);
+}
+
 /* X = [[1, 2], [3, 4]], roi [0, 0, 2, 2] (half_pixel), one bin of one sample: the centre 2.5 */
 static void roi_align(void **state)
 {
@@ -203,6 +265,7 @@ int main(void)
 		cmocka_unit_test(non_max_suppression),
 		cmocka_unit_test(nms_errors),
 		cmocka_unit_test(nms_random),
+		cmocka_unit_test(nms_session_runs),
 		cmocka_unit_test(roi_align),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

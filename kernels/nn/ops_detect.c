@@ -55,8 +55,8 @@ static om_kind nms_plan_make(om_ctx *c, nms_plan *p)
 	return rc;
 }
 
-/* runs the selection; writes triples to out (when non-NULL, cap of them); counts them */
-static om_kind nms_run(om_ctx *c, const nms_plan *p, int64_t *out, int64_t cap, int64_t *count)
+/* runs the selection: *out gets the malloc'd triples (NULL when none), *count their number */
+static om_kind nms_run(om_ctx *c, const nms_plan *p, int64_t **out, int64_t *count)
 {
 	const om_tensor *tb = c->in[0], *ts = c->in[1];
 	const int64_t S = p->S, nb = p->B * S * 4, ns = p->B * p->C * S;
@@ -64,7 +64,7 @@ static om_kind nms_run(om_ctx *c, const nms_plan *p, int64_t *out, int64_t cap, 
 	const bool conv = tb->dtype != OM_FLOAT || ts->dtype != OM_FLOAT;
 	float *fl = conv ? malloc(sizeof(float) * (size_t)(nb + ns + 1)) : NULL;
 	double *tmp = conv ? malloc(sizeof(double) * (size_t)(nb + ns + 1)) : NULL;
-	int64_t *keep = malloc(sizeof(int64_t) * (size_t)(S + 1));
+	int64_t *keep = malloc(sizeof(int64_t) * (size_t)(S + 1)), *res = NULL, cap = 0;
 	om_nms_work *w = om_nms_work_new(S);
 	om_kind rc = OM_OK;
 	int64_t total = 0;
@@ -87,12 +87,17 @@ static om_kind nms_run(om_ctx *c, const nms_plan *p, int64_t *out, int64_t cap, 
 			int64_t nk = 0;
 			om_nms_class(w, sc + (b * p->C + k) * S, p->has_score, p->score, p->max_out,
 				     p->iou, keep, &nk);
-			if (out && total + nk > cap) {
-				rc = om_error(c->st, OM_ERR_INTERNAL, c->node, "count changed");
-				break;
+			if (total + nk > cap) {
+				const int64_t want = 2 * cap > total + nk ? 2 * cap : total + nk;
+				int64_t *q = realloc(res, sizeof(int64_t) * 3 * (size_t)want);
+				if (!q) {
+					rc = om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory");
+					break;
+				}
+				res = q, cap = want;
 			}
-			for (int64_t i = 0; out && i < nk; i++) {
-				int64_t *o = out + (total + i) * 3;
+			for (int64_t i = 0; i < nk; i++) {
+				int64_t *o = res + (total + i) * 3;
 				o[0] = b, o[1] = k, o[2] = keep[i];
 			}
 			total += nk;
@@ -101,31 +106,94 @@ static om_kind nms_run(om_ctx *c, const nms_plan *p, int64_t *out, int64_t cap, 
 done:
 	free(fl), free(tmp), free(keep);
 	om_nms_work_free(w);
+	if (rc)
+		free(res), res = NULL, total = 0;
+	*out = res;
 	*count = total;
 	return rc;
+}
+
+/* The session infers a data-dependent step, then runs its kernel, on the same inputs: the
+ * inference keeps its selection in the step's state with a copy of what it was made from, and
+ * the kernel takes it when everything matches (else it selects again). Inputs above
+ * NMS_MEMO_MAX bytes are not copied (the selection then runs twice). */
+enum { NMS_MEMO_MAX = 16 << 20 };
+
+typedef struct nms_memo {
+	nms_plan p;
+	int32_t tb, ts;   /* element types of boxes and scores */
+	size_t nb, ns;    /* their bytes, after the triples */
+	int64_t count;    /* triples (int64 x 3) right after this header */
+} nms_memo;
+
+static bool nms_memo_fits(const nms_memo *m, const nms_plan *p, const om_ctx *c)
+{
+	const om_tensor *tb = c->in[0], *ts = c->in[1];
+	const char *bytes = (const char *)(m + 1) + sizeof(int64_t) * 3 * (size_t)m->count;
+	return m->p.B == p->B && m->p.C == p->C && m->p.S == p->S && m->p.max_out == p->max_out &&
+	       !memcmp(&m->p.iou, &p->iou, sizeof p->iou) && m->p.has_score == p->has_score &&
+	       (!p->has_score || !memcmp(&m->p.score, &p->score, sizeof p->score)) &&
+	       m->p.center == p->center && m->tb == tb->dtype && m->ts == ts->dtype &&
+	       m->nb == tb->nbytes && m->ns == ts->nbytes && !memcmp(bytes, tb->data, m->nb) &&
+	       !memcmp(bytes + m->nb, ts->data, m->ns);
+}
+
+static void nms_memo_keep(om_ctx *c, const nms_plan *p, const int64_t *res, int64_t n)
+{
+	const om_tensor *tb = c->in[0], *ts = c->in[1];
+	if (!c->state || tb->nbytes + ts->nbytes > NMS_MEMO_MAX)
+		return;
+	const size_t tri = sizeof(int64_t) * 3 * (size_t)n;
+	om_ctx_state_reset(c);
+	nms_memo *m = malloc(sizeof *m + tri + tb->nbytes + ts->nbytes);
+	if (!m)
+		return;
+	*m = (nms_memo){.p = *p, .tb = tb->dtype, .ts = ts->dtype, .nb = tb->nbytes,
+			.ns = ts->nbytes, .count = n};
+	char *q = (char *)(m + 1);
+	if (n)
+		memcpy(q, res, tri);
+	memcpy(q + tri, tb->data, tb->nbytes);
+	memcpy(q + tri + tb->nbytes, ts->data, ts->nbytes);
+	*c->state = m;
 }
 
 static om_kind nms_infer(om_ctx *c)
 {
 	nms_plan p;
-	int64_t n = 0;
+	int64_t n = 0, *res = NULL;
 	om_kind rc = nms_plan_make(c, &p);
 	if (!rc)
-		rc = nms_run(c, &p, NULL, 0, &n);
-	if (!rc)
+		rc = nms_run(c, &p, &res, &n);
+	if (!rc) {
 		om_set_shape(c->out[0], OM_INT64, 2, (int64_t[]){n, 3});
+		nms_memo_keep(c, &p, res, n);
+	}
+	free(res);
 	return rc;
 }
 
 static om_kind nms_kernel(om_ctx *c)
 {
 	nms_plan p;
-	int64_t n = 0;
+	int64_t n = 0, *res = NULL;
 	om_kind rc = nms_plan_make(c, &p);
-	if (!rc)
-		rc = nms_run(c, &p, c->out[0]->data, c->out[0]->dims[0], &n);
+	if (rc)
+		return rc;
+	const nms_memo *m = c->state && !(c->state_release && *c->state_release) ? *c->state
+										  : NULL;
+	if (m && m->count == c->out[0]->dims[0] && nms_memo_fits(m, &p, c)) {
+		if (m->count)
+			memcpy(c->out[0]->data, m + 1, sizeof(int64_t) * 3 * (size_t)m->count);
+		om_ctx_state_reset(c); /* one use: the next run infers again */
+		return OM_OK;
+	}
+	rc = nms_run(c, &p, &res, &n);
 	if (!rc && n != c->out[0]->dims[0])
 		rc = om_error(c->st, OM_ERR_INTERNAL, c->node, "count changed");
+	if (!rc && n)
+		memcpy(c->out[0]->data, res, sizeof(int64_t) * 3 * (size_t)n);
+	free(res);
 	return rc;
 }
 
