@@ -1,9 +1,9 @@
 /* test_conv_dnnl.c — fast-mode Conv and FusedConv in sessions (constant weights: the paths
  * that keep kernel state, oneDNN's when the build has it: 1x1 in NCHW, a 7x7/2 stem, a 3x3
- * stride-1 conv on a small image and a 5x5 depthwise conv blocked with reorders) against exact
- * mode, within float rounding of the sums; a second run reuses the state, a run with another
- * batch remakes it; bias, Z and activations as FusedConv's epilogue. Passes (on the own
- * kernels) without oneDNN too. */
+ * stride-1 conv on a small image, a 5x5 depthwise conv blocked with reorders, dilated ones)
+ * against exact mode, within float rounding of the sums; a second run reuses the state, a run
+ * with another batch remakes it; bias, Z and activations as FusedConv's epilogue. Passes (on
+ * the own kernels) without oneDNN too. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,17 +15,20 @@ typedef struct conv_case {
 	int64_t C, H, W, M, K, stride, pad, group;
 	const char *act; /* FusedConv's activation, or NULL: Conv */
 	bool z, bias;
+	int64_t dil;
 } conv_case;
 
 static const conv_case cases[] = {
-	{16, 9, 7, 24, 1, 1, 0, 1, NULL, false, true},     /* 1x1 */
-	{3, 20, 20, 8, 7, 2, 3, 1, NULL, false, true},     /* stem */
-	{32, 6, 6, 16, 3, 1, 1, 1, NULL, false, false},    /* 3x3, small image */
-	{24, 10, 10, 24, 5, 1, 2, 24, NULL, false, true},  /* depthwise 5x5 */
-	{16, 9, 7, 24, 1, 1, 0, 1, "Sigmoid", true, true}, /* FusedConv 1x1 */
-	{3, 20, 20, 8, 7, 2, 3, 1, "Relu", true, true},    /* FusedConv stem */
-	{24, 10, 10, 24, 5, 1, 2, 24, "Relu", false, true},
-	{8, 9, 9, 8, 3, 2, 1, 2, NULL, false, true},       /* grouped: own kernels */
+	{16, 9, 7, 24, 1, 1, 0, 1, NULL, false, true, 1},     /* 1x1 */
+	{3, 20, 20, 8, 7, 2, 3, 1, NULL, false, true, 1},     /* stem */
+	{32, 6, 6, 16, 3, 1, 1, 1, NULL, false, false, 1},    /* 3x3, small image */
+	{24, 10, 10, 24, 5, 1, 2, 24, NULL, false, true, 1},  /* depthwise 5x5 */
+	{16, 9, 7, 24, 1, 1, 0, 1, "Sigmoid", true, true, 1}, /* FusedConv 1x1 */
+	{3, 20, 20, 8, 7, 2, 3, 1, "Relu", true, true, 1},    /* FusedConv stem */
+	{24, 10, 10, 24, 5, 1, 2, 24, "Relu", false, true, 1},
+	{8, 9, 9, 8, 3, 2, 1, 2, NULL, false, true, 1},       /* grouped: own kernels */
+	{16, 12, 12, 8, 3, 1, 4, 1, NULL, false, true, 4},    /* dilated 3x3 */
+	{24, 10, 10, 24, 5, 1, 4, 24, "Relu", false, true, 2}, /* dilated depthwise */
 };
 
 static void fill(float *v, int64_t n, uint32_t seed, float scale)
@@ -69,8 +72,9 @@ static om_model *conv_model(const conv_case *k)
 	m->opsets[1] = (om_opset){"com.microsoft", 1};
 	m->nopsets = 2;
 	om_graph *g = m->graph;
-	const int64_t OH = (k->H + 2 * k->pad - k->K) / k->stride + 1;
-	const int64_t OW = (k->W + 2 * k->pad - k->K) / k->stride + 1;
+	const int64_t d = k->dil;
+	const int64_t OH = (k->H + 2 * k->pad - d * (k->K - 1) - 1) / k->stride + 1;
+	const int64_t OW = (k->W + 2 * k->pad - d * (k->K - 1) - 1) / k->stride + 1;
 	om_value *x = value(g, "x", OM_VALUE_GRAPH_INPUT, 4, (int64_t[]){1, k->C, k->H, k->W}, 1);
 	tu_push_value(g, &g->inputs, &g->ninputs, x);
 	const float ws = 1.0f / sqrtf((float)(k->C / k->group * k->K * k->K));
@@ -94,6 +98,7 @@ static om_model *conv_model(const conv_case *k)
 	tu_attr_ints(n, "strides", 2, (int64_t[]){k->stride, k->stride});
 	tu_attr_ints(n, "pads", 4, (int64_t[]){k->pad, k->pad, k->pad, k->pad});
 	om_node_set_attr(n, "group", OM_ATTR_INT)->i = k->group;
+	tu_attr_ints(n, "dilations", 2, (int64_t[]){d, d});
 	om_value *y = value(g, "y", OM_VALUE_GRAPH_OUTPUT, 4, (int64_t[]){1, k->M, OH, OW}, 1);
 	tu_push_value(g, &g->outputs, &g->noutputs, y);
 	return m;
@@ -101,8 +106,9 @@ static om_model *conv_model(const conv_case *k)
 
 static void run(om_session *s, const conv_case *k, int64_t N, om_tensor *out)
 {
-	const int64_t OH = (k->H + 2 * k->pad - k->K) / k->stride + 1;
-	const int64_t OW = (k->W + 2 * k->pad - k->K) / k->stride + 1;
+	const int64_t d = k->dil;
+	const int64_t OH = (k->H + 2 * k->pad - d * (k->K - 1) - 1) / k->stride + 1;
+	const int64_t OW = (k->W + 2 * k->pad - d * (k->K - 1) - 1) / k->stride + 1;
 	om_tensor in[2] = {{0}, {0}};
 	om_status st = {0};
 	assert_int_equal(om_tensor_alloc(&in[0], OM_FLOAT, 4, (int64_t[]){N, k->C, k->H, k->W},

@@ -34,10 +34,11 @@ enum { DN_NONE, DN_NCHW, DN_BLOCKED };
  * Winograd F(4x4) takes stay omopt's (64 at 56x56: 1.65 against 1.43, 128 at 28x28: 1.09
  * against 1.31), other group-1 convs blocked with reorders (F(2x2)'s 512 at 7x7: 7.8 -> 2.9,
  * the 7x7/2 stem: 11 -> 2.3), stride-1 depthwise convs blocked with reorders (5x5, 672 at 14x14:
- * 1.39 -> 0.17), strided depthwise ones stay omopt's (3x3/2, 96 at 112x112: 0.41 against 1.5). */
+ * 1.39 -> 0.17), strided depthwise ones stay omopt's (3x3/2, 96 at 112x112: 0.41 against 1.5).
+ * Dilated convs (Winograd never takes them) as their undilated kind. */
 static int dn_layout(const om_spatial *sp, int64_t C, int64_t M, int64_t group)
 {
-	if (sp->n != 2 || sp->dil[0] != 1 || sp->dil[1] != 1)
+	if (sp->n != 2)
 		return DN_NONE;
 	const bool dw = group > 1 && group == C && group == M;
 	const bool s1 = sp->stride[0] == 1 && sp->stride[1] == 1;
@@ -48,12 +49,12 @@ static int dn_layout(const om_spatial *sp, int64_t C, int64_t M, int64_t group)
 	if (sp->k[0] == 1 && sp->k[1] == 1 && s1 && !sp->pb[0] && !sp->pb[1] && !sp->pe[0] &&
 	    !sp->pe[1])
 		return DN_NCHW;
-	if (om_winograd_tile(sp, C, M) == 4)
+	if (om_winograd_tile(sp, C, M) == 4) /* dilation 1 only */
 		return DN_NONE;
 	return DN_BLOCKED;
 }
 
-enum { DN_KEY = 16 };
+enum { DN_KEY = 18 };
 
 typedef struct dn_state {
 	int64_t key[DN_KEY]; /* geometry, bias, layout, threads: a run with others remakes it */
@@ -121,11 +122,13 @@ static bool dn_make(dn_state *s, const int64_t *k, const float *w)
 					 dnnl_format_tag_any))
 		return false;
 	const dnnl_dims_t strides = {k[7], k[8]}, pl = {k[9], k[10]}, pr = {k[11], k[12]};
+	const dnnl_dims_t dil = {k[16] - 1, k[17] - 1}; /* oneDNN counts the taps skipped */
 	dnnl_convolution_desc_t cd;
 	dnnl_primitive_desc_t pd;
-	if (dnnl_convolution_forward_desc_init(&cd, dnnl_forward_inference,
-					       dnnl_convolution_direct, &src, &wany,
-					       bias ? &bmd : NULL, &dst, strides, pl, pr) ||
+	if (dnnl_dilated_convolution_forward_desc_init(&cd, dnnl_forward_inference,
+						       dnnl_convolution_direct, &src, &wany,
+						       bias ? &bmd : NULL, &dst, strides, dil,
+						       pl, pr) ||
 	    dnnl_primitive_desc_create(&pd, &cd, NULL, s->eng, NULL))
 		return false;
 	const dnnl_memory_desc_t *wmd = dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
@@ -200,7 +203,8 @@ bool om_conv_dnnl(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int64_t
 				     sp->stride[0], sp->stride[1], sp->pb[0], sp->pb[1], sp->pe[0],
 				     sp->pe[1], group, sp->out[0] << 32 | sp->out[1],
 				     (int64_t)c->threads << 8 | (int64_t)layout << 1 |
-					     (e->bias != NULL)};
+					     (e->bias != NULL),
+				     sp->dil[0], sp->dil[1]};
 	dn_state *s = *c->state;
 	if (s && (*c->state_release != dn_release || s->w != w ||
 		  memcmp(s->key, key, sizeof key))) {
