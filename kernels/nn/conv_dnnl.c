@@ -194,10 +194,10 @@ bool om_conv_dnnl(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int64_t
 		  int64_t group, const float *x, const float *w, const om_conv_epi *e, float *y,
 		  om_kind *rc)
 {
-	/* one thread only: Debian's oneDNN runs an OpenMP pool and OpenBLAS a pthread pool of its
-	 * own; at 2 threads each, their spinning workers fought over the cores (resnet50: 190-330 ms
-	 * CPU a run against 120-185 with OpenBLAS's pool alone), so runs of more threads keep
-	 * omopt's kernels until both use one pool */
+	/* one thread only: Debian's oneDNN runs an OpenMP pool and OpenBLAS a pthread pool of
+	 * its own; at 2 threads each, their spinning workers fought over the cores (resnet50:
+	 * 190-330 ms CPU a run against 120-185 with OpenBLAS's pool alone), so runs of more
+	 * threads keep omopt's kernels until both use one pool */
 	if (c->exact || c->threads > 1 || !c->state || !c->state_release || !(c->const_in & 2))
 		return false;
 	const int layout = dn_layout(sp, C, M, group);
@@ -223,8 +223,8 @@ bool om_conv_dnnl(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int64_t
 		s->w = w;
 		*c->state = s;
 		*c->state_release = dn_release;
-		/* oneDNN sizes its kernels' work split by the OpenMP threads at creation: the same
-		 * count as the runs' (a primitive made for 2 threads and run on 1 is 10-50x slower) */
+		/* oneDNN sizes its kernels' work split by the OpenMP threads at creation: the
+		 * runs' count (made for 2 threads and run on 1, a primitive was 10-50x slower) */
 		omp_set_num_threads(c->threads);
 		if (!dn_make(s, key, w)) {
 			dn_release(s);
