@@ -59,7 +59,6 @@ enum { DN_KEY = 18 };
 
 typedef struct dn_state {
 	int64_t key[DN_KEY]; /* geometry, bias, layout, threads: a run with others remakes it */
-	const float *w;      /* the constant W it was made from */
 	bool declined;       /* oneDNN refused the case: own kernels from now on */
 	size_t scratch;      /* bytes of the blocked X and Y (the run's memory limit counts them) */
 	dnnl_engine_t eng;
@@ -211,8 +210,9 @@ bool om_conv_dnnl(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int64_t
 					     (e->bias != NULL),
 				     sp->dil[0], sp->dil[1]};
 	dn_state *s = *c->state;
-	if (s && (*c->state_release != dn_release || s->w != w ||
-		  memcmp(s->key, key, sizeof key))) {
+	/* W is a constant (const_in): the same bytes in every run, even where a bridged float16
+	 * kernel sees a fresh float copy, so the shapes are all there is to check */
+	if (s && (*c->state_release != dn_release || memcmp(s->key, key, sizeof key))) {
 		om_ctx_state_reset(c); /* another shape, or another path's block */
 		s = NULL;
 	}
@@ -220,7 +220,6 @@ bool om_conv_dnnl(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int64_t
 		if (!(s = calloc(1, sizeof *s)))
 			return false;
 		memcpy(s->key, key, sizeof key);
-		s->w = w;
 		*c->state = s;
 		*c->state_release = dn_release;
 		/* oneDNN sizes its kernels' work split by the OpenMP threads at creation: the
@@ -229,7 +228,6 @@ bool om_conv_dnnl(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int64_t
 		if (!dn_make(s, key, w)) {
 			dn_release(s);
 			memcpy(s->key, key, sizeof key);
-			s->w = w;
 			s->declined = true;
 		}
 	}
