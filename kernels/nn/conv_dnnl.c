@@ -165,28 +165,31 @@ static bool dn_make(dn_state *s, const int64_t *k, const float *w)
 	return ok;
 }
 
-static bool dn_run(dn_state *s, const float *x, const float *bias, float *y, int threads)
+/* one execution; oneDNN's status (dnnl_success: done) */
+static dnnl_status_t dn_run(dn_state *s, const float *x, const float *bias, float *y,
+			    int threads)
 {
 	omp_set_num_threads(threads);
-	if (dnnl_memory_set_data_handle(s->rin ? s->xn : s->x, (void *)x) ||
-	    (bias && dnnl_memory_set_data_handle(s->b, (void *)bias)) ||
-	    dnnl_memory_set_data_handle(s->rout ? s->yn : s->y, y))
-		return false;
+	dnnl_status_t r;
+	if ((r = dnnl_memory_set_data_handle(s->rin ? s->xn : s->x, (void *)x)) ||
+	    (bias && (r = dnnl_memory_set_data_handle(s->b, (void *)bias))) ||
+	    (r = dnnl_memory_set_data_handle(s->rout ? s->yn : s->y, y)))
+		return r;
 	if (s->rin) {
 		dnnl_exec_arg_t a[] = {{DNNL_ARG_FROM, s->xn}, {DNNL_ARG_TO, s->x}};
-		if (dnnl_primitive_execute(s->rin, s->st, 2, a))
-			return false;
+		if ((r = dnnl_primitive_execute(s->rin, s->st, 2, a)))
+			return r;
 	}
 	dnnl_exec_arg_t a[] = {{DNNL_ARG_SRC, s->x}, {DNNL_ARG_WEIGHTS, s->w_mem},
 			       {DNNL_ARG_DST, s->y}, {DNNL_ARG_BIAS, s->b}};
-	if (dnnl_primitive_execute(s->conv, s->st, bias ? 4 : 3, a))
-		return false;
+	if ((r = dnnl_primitive_execute(s->conv, s->st, bias ? 4 : 3, a)))
+		return r;
 	if (s->rout) {
 		dnnl_exec_arg_t b[] = {{DNNL_ARG_FROM, s->y}, {DNNL_ARG_TO, s->yn}};
-		if (dnnl_primitive_execute(s->rout, s->st, 2, b))
-			return false;
+		if ((r = dnnl_primitive_execute(s->rout, s->st, 2, b)))
+			return r;
 	}
-	return dnnl_stream_wait(s->st) == dnnl_success;
+	return dnnl_stream_wait(s->st);
 }
 
 bool om_conv_dnnl(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int64_t M,
@@ -235,8 +238,12 @@ bool om_conv_dnnl(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int64_t
 		return false;
 	if (s->scratch && (*rc = om_ctx_reserve(c, s->scratch, "oneDNN's blocked buffers")))
 		return true;
-	if (!dn_run(s, x, e->bias, y, c->threads)) {
-		*rc = om_error(c->st, OM_ERR_INTERNAL, c->node, "oneDNN convolution failed");
+	const dnnl_status_t r = dn_run(s, x, e->bias, y, c->threads);
+	if (r != dnnl_success) {
+		*rc = r == dnnl_out_of_memory
+			      ? om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory in oneDNN")
+			      : om_error(c->st, OM_ERR_INTERNAL, c->node,
+					 "oneDNN convolution failed (status %d)", (int)r);
 		return true;
 	}
 	/* Z and the activation (the bias was the primitive's) */
