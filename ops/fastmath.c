@@ -19,6 +19,9 @@
 #else
 #define FAST_CLONES
 #endif
+/* The clones are static, called through plain extern wrappers at the end of the file: GCC
+ * gives the ifunc of an extern target_clones function default visibility whatever
+ * -fvisibility says, which would export it from libomopt.so. */
 
 static inline float clampf(float v, float lo, float hi)
 {
@@ -53,19 +56,19 @@ static inline float fsigmoid(float x)
 	return x != x ? x : x >= 0 ? s : e * s;
 }
 
-FAST_CLONES void om_fast_sigmoid_f32(int64_t n, float *y, const float *x)
+FAST_CLONES static void sigmoid_f32(int64_t n, float *y, const float *x)
 {
 	for (int64_t i = 0; i < n; i++)
 		y[i] = fsigmoid(x[i]);
 }
 
-FAST_CLONES void om_fast_swish_f32(int64_t n, float *y, const float *x, float alpha)
+FAST_CLONES static void swish_f32(int64_t n, float *y, const float *x, float alpha)
 {
 	for (int64_t i = 0; i < n; i++)
 		y[i] = x[i] * fsigmoid(alpha * x[i]);
 }
 
-FAST_CLONES void om_fast_hardswish_f32(int64_t n, float *y, const float *x)
+FAST_CLONES static void hardswish_f32(int64_t n, float *y, const float *x)
 {
 	for (int64_t i = 0; i < n; i++) {
 		const float v = x[i] / 6.0f + 0.5f; /* no FMA: the bits of exact mode */
@@ -73,7 +76,7 @@ FAST_CLONES void om_fast_hardswish_f32(int64_t n, float *y, const float *x)
 	}
 }
 
-FAST_CLONES void om_fast_gelu_f32(int64_t n, float *y, const float *x)
+FAST_CLONES static void gelu_f32(int64_t n, float *y, const float *x)
 {
 	for (int64_t i = 0; i < n; i++) {
 		const float v = x[i], z = (v < 0 ? -v : v) * 0.70710678118654752f;
@@ -92,4 +95,24 @@ FAST_CLONES void om_fast_gelu_f32(int64_t n, float *y, const float *x)
 		const float phi = v < 0 ? 0.5f * c : 1.0f - 0.5f * c;
 		y[i] = v != v ? v : v * phi;
 	}
+}
+
+void om_fast_sigmoid_f32(int64_t n, float *y, const float *x)
+{
+	sigmoid_f32(n, y, x);
+}
+
+void om_fast_swish_f32(int64_t n, float *y, const float *x, float alpha)
+{
+	swish_f32(n, y, x, alpha);
+}
+
+void om_fast_hardswish_f32(int64_t n, float *y, const float *x)
+{
+	hardswish_f32(n, y, x);
+}
+
+void om_fast_gelu_f32(int64_t n, float *y, const float *x)
+{
+	gelu_f32(n, y, x);
 }
