@@ -28,10 +28,12 @@ static inline float clampf(float v, float lo, float hi)
 	return v < lo ? lo : v > hi ? hi : v; /* NaN stays NaN */
 }
 
-/* e^x for x in [-104, 0] (callers clamp; NaN gives garbage, which callers replace); 2^n in two
- * factors so that results down to 2^-150 come out as subnormals */
+/* e^x for x in [-104, 0] (callers clamp); NaN is taken as 0, so that the conversion of n to
+ * int32_t below stays defined (callers replace the result of a NaN); 2^n in two factors so that
+ * results down to 2^-150 come out as subnormals */
 static inline float fexp(float x)
 {
+	x = x == x ? x : 0.0f;
 	const float n = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f; /* rint */
 	const float r = (x - n * 0.693359375f) - n * -2.12194440e-4f;
 	float p = 1.9875691500e-4f;
