@@ -13,6 +13,7 @@
 
 #include "infer.h"
 #include "registry.h"
+#include "uses.h"
 
 static uint64_t mix(uint64_t h, uint64_t x)
 {
@@ -110,11 +111,11 @@ static bool mergeable(om_pass_ctx *c, const om_graph *g, const om_node *n)
 }
 
 /* later's outputs are replaced by earlier's; later dies */
-static void merge_into(om_graph *g, om_node *later, om_node *earlier)
+static void merge_into(om_pass_ctx *c, om_graph *g, om_node *later, om_node *earlier)
 {
 	for (int32_t o = 0; o < later->nout; o++)
 		if (later->out[o])
-			om_replace_uses(g, later->out[o], earlier->out[o]);
+			om_uses_replace(c, g, later->out[o], earlier->out[o]);
 	later->flags |= OM_NODE_DEAD;
 }
 
@@ -200,7 +201,7 @@ static om_kind merge_initializers(om_pass_ctx *c, om_graph *g, int *changes)
 			tab[at] = (struct islot){h, v};
 			continue;
 		}
-		om_replace_uses(g, v, tab[at].v);
+		om_uses_replace(c, g, v, tab[at].v);
 		(*changes)++;
 	}
 	free(tab);
@@ -209,15 +210,19 @@ static om_kind merge_initializers(om_pass_ctx *c, om_graph *g, int *changes)
 
 om_kind om_pass_common(om_pass_ctx *c, om_graph *g, int *changes)
 {
+	om_uses_open(c, g);
 	om_kind rc = merge_initializers(c, g, changes);
-	if (rc)
+	if (rc) {
+		om_uses_close(c);
 		return rc;
+	}
 	size_t cap = 16;
 	while (cap < (size_t)g->nnodes * 4 + 16)
 		cap *= 2;
 	slot *nodes = calloc(cap, sizeof *nodes), *vals = calloc(cap, sizeof *vals);
 	if (!nodes || !vals) {
 		free(nodes), free(vals);
+		om_uses_close(c);
 		return om_error(c->st, OM_ERR_NOMEM, NULL, "out of memory merging nodes");
 	}
 	for (int32_t i = 0; i < g->nnodes; i++) {
@@ -230,7 +235,7 @@ om_kind om_pass_common(om_pass_ctx *c, om_graph *g, int *changes)
 		const uint64_t hn = node_hash(n);
 		slot *s = find(nodes, cap, hn, &at_node);
 		if (s && same_node(n, s->n)) {
-			merge_into(g, n, s->n);
+			merge_into(c, g, n, s->n);
 			(*changes)++;
 			continue;
 		}
@@ -244,7 +249,7 @@ om_kind om_pass_common(om_pass_ctx *c, om_graph *g, int *changes)
 			const uint64_t hv = pv_hash(v);
 			slot *sv = find(vals, cap, hv, &at);
 			if (sv && same_pv(v, sv->pv)) {
-				merge_into(g, n, sv->n);
+				merge_into(c, g, n, sv->n);
 				(*changes)++;
 				continue;
 			}
@@ -256,6 +261,7 @@ om_kind om_pass_common(om_pass_ctx *c, om_graph *g, int *changes)
 	}
 	free(nodes);
 	free(vals);
+	om_uses_close(c);
 	om_graph_compact(g);
 	/* the node kept may stand after a reader of the node merged into it */
 	return *changes ? om_graph_toposort(g, c->st) : OM_OK;

@@ -9,6 +9,7 @@
 
 #include "infer.h"
 #include "registry.h"
+#include "uses.h"
 
 static bool op_is(const om_pass_ctx *c, const om_node *n, enum om_opcode code)
 {
@@ -63,7 +64,7 @@ static bool reshape_of_view(om_pass_ctx *c, om_graph *g, om_node *n)
 	for (int64_t i = 0, k = om_tensor_numel(s); i < k && !allowzero; i++)
 		if (((const int64_t *)s->data)[i] == 0)
 			return false; /* 0 copies an extent of the view's output */
-	n->in[0] = p->in[0];
+	om_uses_set_input(c, n, 0, p->in[0]);
 	return true;
 }
 
@@ -162,6 +163,7 @@ static bool simplify_node(om_pass_ctx *c, om_graph *g, om_node *n)
 om_kind om_pass_identities(om_pass_ctx *c, om_graph *g, int *changes)
 {
 	om_graph_count_uses(g);
+	om_uses_open(c, g);
 	for (int32_t i = 0; i < g->nnodes; i++) {
 		om_node *n = g->nodes[i];
 		if ((n->flags & OM_NODE_DEAD) || !om_node_default_domain(n))
@@ -169,6 +171,7 @@ om_kind om_pass_identities(om_pass_ctx *c, om_graph *g, int *changes)
 		if (simplify_node(c, g, n))
 			(*changes)++;
 	}
+	om_uses_close(c);
 	om_graph_compact(g);
 	return OM_OK;
 }

@@ -54,6 +54,8 @@ typedef struct om_pass_ctx {
 	int32_t sub_n;
 	bool sub_any;
 	int32_t ncaps;
+	struct om_uses *uses;  /* the consumer index while a pass has one open (uses.h) */
+	uint64_t uses_visits;  /* index entries and nodes om_uses_replace visited (tests) */
 	om_status *st;
 } om_pass_ctx;
 

@@ -5,6 +5,7 @@
 
 #include "registry.h"
 #include "pass.h"
+#include "uses.h"
 
 const om_tensor *om_value_const(const om_graph *g, om_value *v)
 {
@@ -87,7 +88,7 @@ bool om_bypass_node(om_pass_ctx *c, om_graph *g, om_node *n, om_value *src)
 		if (om_value_used_by_subgraph(c, g, out))
 			return false;
 		/* an outer value cannot replace a local one by pointer unless it is this graph's */
-		om_replace_uses(g, out, src);
+		om_uses_replace(c, g, out, src);
 		n->flags |= OM_NODE_DEAD;
 		return true;
 	}
@@ -101,7 +102,7 @@ bool om_bypass_node(om_pass_ctx *c, om_graph *g, om_node *n, om_value *src)
 	src->producer = NULL;
 	src->producer_slot = -1;
 	n->flags |= OM_NODE_DEAD;
-	om_replace_uses(g, src, out);
+	om_uses_replace(c, g, src, out);
 	n->in[0] = NULL; /* n is dead; keep it from naming src */
 	return true;
 }
@@ -276,6 +277,7 @@ om_kind om_pass_ctx_open(om_pass_ctx *c, om_model *m, const om_simplify_options 
 
 void om_pass_ctx_close(om_pass_ctx *c)
 {
+	om_uses_close(c);
 	HASH_CLEAR(hh, c->info);
 	om_arena_free(c->scratch);
 	free(c->caps);

@@ -4,6 +4,7 @@
 
 #include "infer.h"
 #include "registry.h"
+#include "uses.h"
 
 /* The permutation of Transpose n over an input of rank r (default: reversed). */
 static bool perm_of(const om_node *n, int32_t r, int64_t *perm)
@@ -62,15 +63,17 @@ static bool fuse(om_pass_ctx *c, om_graph *g, om_node *n)
 		return false;
 	a->n = r;
 	a->ints = ints;
-	n->in[0] = prev->in[0];
+	om_uses_set_input(c, n, 0, prev->in[0]);
 	return true;
 }
 
 om_kind om_pass_transposes(om_pass_ctx *c, om_graph *g, int *changes)
 {
+	om_uses_open(c, g);
 	for (int32_t i = 0; i < g->nnodes; i++)
 		if (is_transpose(g, g->nodes[i]) && fuse(c, g, g->nodes[i]))
 			(*changes)++;
+	om_uses_close(c);
 	om_graph_compact(g);
 	return OM_OK;
 }
