@@ -4,6 +4,15 @@
 
 #include "ir.h"
 
+/* The first suffix om_graph_fresh_value has not tried yet for a base name: names are never
+ * removed from a graph, so every "base__i" below it is taken and need not be tried again
+ * (without it, k values made from one hint cost k^2 lookups). */
+struct om_fresh {
+	const char *base;
+	unsigned next;
+	UT_hash_handle hh;
+};
+
 om_model *om_model_new(void)
 {
 	om_arena *a = om_arena_new();
@@ -26,8 +35,10 @@ void om_model_free(om_model *m)
 		return;
 	if (m->release)
 		m->release(m);
-	for (om_graph *g = m->all_graphs; g; g = g->next_in_model)
+	for (om_graph *g = m->all_graphs; g; g = g->next_in_model) {
 		HASH_CLEAR(hh, g->values); /* uthash buckets are malloc'd, not arena memory */
+		HASH_CLEAR(hh, g->fresh);
+	}
 	om_arena_free(m->arena);
 }
 
@@ -71,9 +82,31 @@ om_value *om_graph_value(om_graph *g, const char *name)
 om_value *om_graph_fresh_value(om_graph *g, const char *hint)
 {
 	char buf[256];
-	snprintf(buf, sizeof buf, "%s", hint && *hint ? hint : "v");
-	for (unsigned i = 1; om_graph_find(g, buf); i++)
-		snprintf(buf, sizeof buf, "%.200s__%u", hint && *hint ? hint : "v", i);
+	const char *base = hint && *hint ? hint : "v";
+	snprintf(buf, sizeof buf, "%s", base);
+	if (!om_graph_find(g, buf))
+		return om_graph_value(g, buf);
+	char key[201];
+	snprintf(key, sizeof key, "%.200s", base);
+	struct om_fresh *f = NULL;
+	HASH_FIND_STR(g->fresh, key, f);
+	if (!f) {
+		f = om_arena_alloc(g->model->arena, sizeof *f);
+		const char *k = f ? om_arena_strdup(g->model->arena, key) : NULL;
+		if (!k)
+			return NULL;
+		f->base = k;
+		f->next = 1;
+		HASH_ADD_KEYPTR(hh, g->fresh, f->base, strlen(f->base), f);
+		/* a table that could not grow leaves f out: it is only a shortcut */
+	}
+	unsigned i = f->next;
+	for (;; i++) {
+		snprintf(buf, sizeof buf, "%s__%u", key, i);
+		if (!om_graph_find(g, buf))
+			break;
+	}
+	f->next = i + 1;
 	return om_graph_value(g, buf);
 }
 

@@ -147,6 +147,7 @@ typedef struct om_graph {
 	om_kv *meta;
 	int32_t nmeta;
 	om_value *values; /* uthash: every value named in this graph */
+	struct om_fresh *fresh; /* uthash: om_graph_fresh_value's next suffix per hint */
 	const void *proto; /* original Onnx__GraphProto: sparse_initializer, quantization_annotation */
 	struct om_graph *next_in_model; /* every graph of the model, for om_model_free */
 } om_graph;
