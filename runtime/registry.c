@@ -1,67 +1,31 @@
-/* registry.c — every op table, and opset dispatch over them. */
+/* registry.c — opset dispatch over every op table (registry_tables.c) through the index
+ * sorted at build time (op_index.h), and a model's nodes checked against their rows. */
 #include <string.h>
 
 #include "registry.h"
-
-/* one line per kernel file; a file that defines a table must be listed here */
-extern const om_op_table om_ops_view, om_ops_move, om_ops_index, om_ops_generate,
-	om_ops_elementwise, om_ops_cast, om_ops_reduce, om_ops_norm, om_ops_linalg, om_ops_conv,
-	om_ops_pool, om_ops_resize, om_ops_control, om_ops_rnn;
-extern const om_op_table om_ops_loss;
-extern const om_op_table om_ops_attention;
-extern const om_op_table om_ops_quant;
-extern const om_op_table om_ops_sample;
-extern const om_op_table om_ops_scatter;
-extern const om_op_table om_ops_detect;
-extern const om_op_table om_ops_signal;
-extern const om_op_table om_ops_misc;
-extern const om_op_table om_ops_unique;
-extern const om_op_table om_ops_fold;
-extern const om_op_table om_ops_einsum;
-extern const om_op_table om_ops_contrib;
-extern const om_op_table om_ops_sequence, om_ops_optional;
-extern const om_op_table om_ops_random;
-
-static const om_op_table *const tables[] = {
-	&om_ops_view,   &om_ops_move,        &om_ops_index, &om_ops_generate, &om_ops_elementwise,
-	&om_ops_cast,   &om_ops_reduce,      &om_ops_norm,  &om_ops_linalg,   &om_ops_conv,
-	&om_ops_pool,   &om_ops_resize,      &om_ops_control, &om_ops_rnn,
-	&om_ops_loss,
-	&om_ops_attention,
-	&om_ops_quant,
-	&om_ops_sample,
-	&om_ops_scatter,
-	&om_ops_detect,
-	&om_ops_signal,
-	&om_ops_misc,
-	&om_ops_unique,
-	&om_ops_fold,
-	&om_ops_einsum,
-	&om_ops_contrib,
-	&om_ops_sequence, &om_ops_optional,
-	&om_ops_random,
-};
-
-static bool same_domain(const char *a, const char *b)
-{
-	if (!a || !strcmp(a, "ai.onnx"))
-		a = "";
-	if (!b || !strcmp(b, "ai.onnx"))
-		b = "";
-	return !strcmp(a, b);
-}
+#include "op_index.h"
 
 const om_op *om_op_find(const char *domain, const char *name, int64_t opset)
 {
+	domain = om_op_domain_key(domain);
+	/* the first index entry of (domain, name), then the highest since <= opset among its
+	 * rows (in since order; of equal ones the first listed, as a scan of the tables finds) */
+	size_t lo = 0, hi = om_op_index_count;
+	while (lo < hi) {
+		const size_t mid = lo + (hi - lo) / 2;
+		if (om_op_key_cmp(om_op_index_row(mid), domain, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	const om_op *best = NULL;
-	for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
-		for (size_t i = 0; i < tables[t]->count; i++) {
-			const om_op *r = &tables[t]->rows[i];
-			if (r->since > opset || strcmp(r->name, name) || !same_domain(r->domain, domain))
-				continue;
-			if (!best || r->since > best->since)
-				best = r;
-		}
+	for (; lo < om_op_index_count; lo++) {
+		const om_op *r = om_op_index_row(lo);
+		if (om_op_key_cmp(r, domain, name) || r->since > opset)
+			break;
+		if (!best || r->since > best->since)
+			best = r;
+	}
 	return best;
 }
 
@@ -84,9 +48,9 @@ bool om_node_has(const om_model *m, const om_node *n, uint32_t flags)
 
 void om_op_each(void (*fn)(const om_op *op, void *arg), void *arg)
 {
-	for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
-		for (size_t i = 0; i < tables[t]->count; i++)
-			fn(&tables[t]->rows[i], arg);
+	for (size_t t = 0; t < om_op_ntables; t++)
+		for (size_t i = 0; i < om_op_tables[t]->count; i++)
+			fn(&om_op_tables[t]->rows[i], arg);
 }
 
 /* ---- a model against the rows (the public loader calls it: api/load.c) ------------------- */

@@ -84,11 +84,71 @@ static void test_node_code_follows_opset_and_domain(void **state)
 	om_model_free(m);
 }
 
+/* om_op_find (a binary search of the index sorted at build time) against a scan of every
+ * row: the highest since <= opset, the first listed of equal ones, "ai.onnx" and NULL as "". */
+typedef struct rows_list {
+	const om_op *r[4096];
+	int n;
+} rows_list;
+
+static void collect(const om_op *op, void *arg)
+{
+	rows_list *l = arg;
+	if (l->n < 4096)
+		l->r[l->n++] = op;
+}
+
+static bool dom_eq(const char *a, const char *b)
+{
+	a = !a || !strcmp(a, "ai.onnx") ? "" : a;
+	b = !b || !strcmp(b, "ai.onnx") ? "" : b;
+	return !strcmp(a, b);
+}
+
+static const om_op *scan_find(const rows_list *l, const char *domain, const char *name,
+			      int64_t opset)
+{
+	const om_op *best = NULL;
+	for (int i = 0; i < l->n; i++)
+		if (l->r[i]->since <= opset && !strcmp(l->r[i]->name, name) &&
+		    dom_eq(l->r[i]->domain, domain) && (!best || l->r[i]->since > best->since))
+			best = l->r[i];
+	return best;
+}
+
+static void test_op_find_matches_a_scan(void **state)
+{
+	(void)state;
+	static rows_list l;
+	l.n = 0;
+	om_op_each(collect, &l);
+	assert_true(l.n > 100 && l.n < 4096);
+	int checked = 0;
+	for (int i = 0; i < l.n; i++) {
+		const om_op *r = l.r[i];
+		const char *doms[] = {r->domain, r->domain[0] ? "" : "ai.onnx",
+				      r->domain[0] ? "ai.onnx" : NULL, "x.unknown"};
+		for (int d = 0; d < 4; d++)
+			for (int64_t v = 0; v <= 26; v++) {
+				assert_ptr_equal(om_op_find(doms[d], r->name, v),
+						 scan_find(&l, doms[d], r->name, v));
+				checked++;
+			}
+		assert_int_equal(om_op_find(r->domain, r->name, r->since)->since, r->since);
+	}
+	assert_null(om_op_find("", "NoSuchOp", 21));
+	assert_null(om_op_find("", "", 21));
+	assert_null(om_op_find("", "Abs", 0));
+	assert_non_null(om_op_find("ai.onnx", "Abs", 6));
+	assert_true(checked > 1000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_codes_name_one_op),
 		cmocka_unit_test(test_node_code_follows_opset_and_domain),
+		cmocka_unit_test(test_op_find_matches_a_scan),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,44 @@
+/* registry_tables.c — the list of every kernel family's op table (registry.c looks rows up
+ * in it through the index gen_op_index.c sorts at build time). */
+#include "op_index.h"
+
+/* one line per kernel file; a file that defines a table must be listed here */
+extern const om_op_table om_ops_view, om_ops_move, om_ops_index, om_ops_generate,
+	om_ops_elementwise, om_ops_cast, om_ops_reduce, om_ops_norm, om_ops_linalg, om_ops_conv,
+	om_ops_pool, om_ops_resize, om_ops_control, om_ops_rnn;
+extern const om_op_table om_ops_loss;
+extern const om_op_table om_ops_attention;
+extern const om_op_table om_ops_quant;
+extern const om_op_table om_ops_sample;
+extern const om_op_table om_ops_scatter;
+extern const om_op_table om_ops_detect;
+extern const om_op_table om_ops_signal;
+extern const om_op_table om_ops_misc;
+extern const om_op_table om_ops_unique;
+extern const om_op_table om_ops_fold;
+extern const om_op_table om_ops_einsum;
+extern const om_op_table om_ops_contrib;
+extern const om_op_table om_ops_sequence, om_ops_optional;
+extern const om_op_table om_ops_random;
+
+const om_op_table *const om_op_tables[] = {
+	&om_ops_view,   &om_ops_move,        &om_ops_index, &om_ops_generate, &om_ops_elementwise,
+	&om_ops_cast,   &om_ops_reduce,      &om_ops_norm,  &om_ops_linalg,   &om_ops_conv,
+	&om_ops_pool,   &om_ops_resize,      &om_ops_control, &om_ops_rnn,
+	&om_ops_loss,
+	&om_ops_attention,
+	&om_ops_quant,
+	&om_ops_sample,
+	&om_ops_scatter,
+	&om_ops_detect,
+	&om_ops_signal,
+	&om_ops_misc,
+	&om_ops_unique,
+	&om_ops_fold,
+	&om_ops_einsum,
+	&om_ops_contrib,
+	&om_ops_sequence, &om_ops_optional,
+	&om_ops_random,
+};
+
+const size_t om_op_ntables = sizeof om_op_tables / sizeof om_op_tables[0];
