@@ -11,6 +11,7 @@
 
 #include "registry.h"
 #include "pass.h"
+#include "uses.h"
 
 typedef struct vmap {
 	const om_value *from;
@@ -112,6 +113,7 @@ static om_kind inline_branch(om_pass_ctx *c, om_graph *g, om_node *n, om_graph *
 				nomem = true;
 			om_node_set_output(nn, k, v);
 		}
+		om_uses_add_node(c, nn);
 	}
 	/* the If's outputs: the moved producer writes them, else an Identity */
 	for (int32_t o = 0; o < n->nout && !rc && !nomem; o++) {
@@ -130,14 +132,14 @@ static om_kind inline_branch(om_pass_ctx *c, om_graph *g, om_node *n, om_graph *
 		if (p && p->graph == g && !twice && !(got->flags & OM_VALUE_GRAPH_OUTPUT)) {
 			om_node_set_output(p, got->producer_slot, want);
 			got->producer = NULL;
-			om_replace_uses(g, got, want);
+			om_uses_replace(c, g, got, want);
 		} else {
 			om_node *id = om_graph_add_node(g, "Identity", "", want->name, 1, 1);
 			if (!id) {
 				nomem = true;
 				break;
 			}
-			id->in[0] = got;
+			om_uses_set_input(c, id, 0, got);
 			om_node_set_output(id, 0, want);
 		}
 	}
@@ -150,13 +152,17 @@ static om_kind inline_branch(om_pass_ctx *c, om_graph *g, om_node *n, om_graph *
 	if (rc)
 		return rc;
 	n->flags |= OM_NODE_DEAD;
-	om_graph_compact(g);
-	return om_graph_toposort(g, c->st);
+	return OM_OK;
 }
 
 om_kind om_pass_inline_if(om_pass_ctx *c, om_graph *g, int *changes)
 {
-	for (int32_t i = 0; i < g->nnodes; i++) {
+	/* the branch's nodes are appended: the loop reaches them (and the Ifs among them) after
+	 * the others; the graph is sorted once at the end, not after every inline */
+	int inlined = 0;
+	om_kind rc = OM_OK;
+	om_uses_open(c, g);
+	for (int32_t i = 0; i < g->nnodes && !rc; i++) {
 		om_node *n = g->nodes[i];
 		bool cond;
 		if ((n->flags & OM_NODE_DEAD) || om_node_code(c->m, n) != OM_OPC_IF ||
@@ -166,13 +172,14 @@ om_kind om_pass_inline_if(om_pass_ctx *c, om_graph *g, int *changes)
 		if (!a || !a->g)
 			continue;
 		int32_t before = g->nnodes;
-		om_kind rc = inline_branch(c, g, n, a->g);
-		if (rc)
-			return rc;
-		if (g->nnodes != before || (n->flags & OM_NODE_DEAD)) {
-			(*changes)++;
-			i = -1; /* the node list was rebuilt: start over */
-		}
+		rc = inline_branch(c, g, n, a->g);
+		if (!rc && (g->nnodes != before || (n->flags & OM_NODE_DEAD)))
+			inlined++;
 	}
-	return OM_OK;
+	om_uses_close(c);
+	*changes += inlined;
+	if (rc || !inlined)
+		return rc;
+	om_graph_compact(g);
+	return om_graph_toposort(g, c->st);
 }
