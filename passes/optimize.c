@@ -76,6 +76,7 @@ static om_kind fuse_round(om_pass_ctx *c, const om_simplify_options *opt, int ro
 		if (skipped(opt, fusions[p].name))
 			continue;
 		int changes = 0;
+		om_outer_refs_reset(c);
 		rc = fusions[p].fn(c, g, &changes);
 		if (!rc && om_verify_wanted(opt))
 			rc = om_verify_graph(g, c->st);

@@ -50,9 +50,7 @@ typedef struct om_pass_ctx {
 	uint32_t nsym;        /* fresh-symbol counter */
 	int verbose;          /* 2: infer_shapes prints every value it types */
 	struct om_inits_cap *caps; /* room left in the initializer lists grown here */
-	const om_graph *sub_g;     /* cache: whether sub_g (with sub_n nodes) has subgraphs */
-	int32_t sub_n;
-	bool sub_any;
+	struct om_outer_refs *outer; /* names one graph's subgraphs refer to (outer_refs.c) */
 	int32_t ncaps;
 	struct om_uses *uses;  /* the consumer index while a pass has one open (uses.h) */
 	uint64_t uses_visits;  /* index entries and nodes om_uses_replace visited (tests) */
@@ -166,8 +164,18 @@ om_kind om_rewrite_each(om_pass_ctx *c, om_graph *g, uint64_t codes, om_node_rew
 
 /** The constant data of v (initializer that is not a graph input, outer ones resolved). */
 const om_tensor *om_value_const(const om_graph *g, om_value *v);
-/** True when some subgraph of g refers to v by name (an outer reference). */
+/** True when some subgraph of a live node of g refers to v by name (an outer reference;
+ *  outer_refs.c: the names are gathered once per graph and kept in c). */
 bool om_value_used_by_subgraph(om_pass_ctx *c, const om_graph *g, const om_value *v);
+typedef struct om_outer_refs om_outer_refs;
+/** Frees what om_value_used_by_subgraph kept (om_pass_ctx_close calls it). */
+void om_outer_refs_free(om_outer_refs *o);
+/** Drops c's set of referred names: the pass drivers call it before each pass. */
+static inline void om_outer_refs_reset(om_pass_ctx *c)
+{
+	om_outer_refs_free(c->outer);
+	c->outer = NULL;
+}
 /** Replaces every use of `from` by `to` in g's nodes (not in graph outputs). */
 void om_replace_uses(om_graph *g, const om_value *from, om_value *to);
 /**

@@ -17,50 +17,6 @@ const om_tensor *om_value_const(const om_graph *g, om_value *v)
 	return v->init;
 }
 
-static bool sub_refers(const om_graph *sub, const char *name)
-{
-	const om_value *v = om_graph_find(sub, name);
-	if (v)
-		return (v->flags & OM_VALUE_OUTER) != 0; /* a local definition shadows the name */
-	for (int32_t i = 0; i < sub->nnodes; i++) {
-		const om_node *n = sub->nodes[i];
-		for (int32_t a = 0; a < n->nattr; a++) {
-			const om_attr *at = &n->attrs[a];
-			if (at->g && sub_refers(at->g, name))
-				return true;
-			for (int64_t k = 0; at->graphs && k < at->n; k++)
-				if (sub_refers(at->graphs[k], name))
-					return true;
-		}
-	}
-	return false;
-}
-
-bool om_value_used_by_subgraph(om_pass_ctx *c, const om_graph *g, const om_value *v)
-{
-	if (c->sub_g != g || c->sub_n != g->nnodes) {
-		c->sub_g = g;
-		c->sub_n = g->nnodes;
-		c->sub_any = om_graph_has_subgraph(g);
-	}
-	if (!c->sub_any)
-		return false; /* the common case, without a walk per question */
-	for (int32_t i = 0; i < g->nnodes; i++) {
-		const om_node *n = g->nodes[i];
-		if (n->flags & OM_NODE_DEAD)
-			continue;
-		for (int32_t a = 0; a < n->nattr; a++) {
-			const om_attr *at = &n->attrs[a];
-			if (at->g && sub_refers(at->g, v->name))
-				return true;
-			for (int64_t k = 0; at->graphs && k < at->n; k++)
-				if (sub_refers(at->graphs[k], v->name))
-					return true;
-		}
-	}
-	return false;
-}
-
 void om_replace_uses(om_graph *g, const om_value *from, om_value *to)
 {
 	for (int32_t i = 0; i < g->nnodes; i++) {
@@ -278,6 +234,7 @@ om_kind om_pass_ctx_open(om_pass_ctx *c, om_model *m, const om_simplify_options 
 void om_pass_ctx_close(om_pass_ctx *c)
 {
 	om_uses_close(c);
+	om_outer_refs_reset(c);
 	HASH_CLEAR(hh, c->info);
 	om_arena_free(c->scratch);
 	free(c->caps);

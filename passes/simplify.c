@@ -63,6 +63,7 @@ static bool skipped(const om_simplify_options *opt, const char *name)
 /* Runs fn on g, then on every subgraph of g's nodes (after g, so they see g's results). */
 static om_kind run_on(om_pass_ctx *c, om_pass_fn fn, om_graph *g, int *changes)
 {
+	om_outer_refs_reset(c); /* gathered again for each pass: subgraphs change between */
 	om_kind rc = fn(c, g, changes);
 	for (int32_t i = 0; i < g->nnodes && !rc; i++) {
 		const om_node *n = g->nodes[i];
