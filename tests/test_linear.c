@@ -1,0 +1,168 @@
+/* test_linear.c — the passes' work grows with the graph, not its square (issue 14): counted,
+ * never timed. A replace through the consumer index visits the readers of its value (a scan
+ * per bypass would visit every node; the count catches a return to it). Also what the
+ * shortcuts must keep: fresh names in the same order as before their suffix memo, and values
+ * that subgraphs read by name (the set of referred names) not bypassed. */
+#include <stdio.h>
+#include <string.h>
+
+#include "testutil.h"
+#include "pass.h"
+#include "uses.h"
+
+enum { BLOCKS = 3000 };
+
+static void set_type(om_graph *g, om_value *v, const char *sym)
+{
+	v->type.kind = OM_TYPE_TENSOR;
+	v->type.elem = OM_FLOAT;
+	v->type.rank = 2;
+	v->type.dims = om_arena_alloc(g->model->arena, 2 * sizeof(om_dim));
+	v->type.dims[0] = (om_dim){-1, sym};
+	v->type.dims[1] = (om_dim){4, NULL};
+}
+
+/* x -> [Identity -> Relu, Relu (the same) -> Add] x BLOCKS -> Identity -> y (graph output) */
+static om_model *chain(void)
+{
+	om_model *m = tu_model(17);
+	om_graph *g = m->graph;
+	om_value *x = om_graph_value(g, "x");
+	set_type(g, x, "N");
+	x->flags |= OM_VALUE_GRAPH_INPUT;
+	tu_push_value(g, &g->inputs, &g->ninputs, x);
+	char prev[32] = "x", buf[128];
+	for (int k = 0; k < BLOCKS; k++) {
+		char id[32], r[32], d[32], a[32];
+		snprintf(id, sizeof id, "i%d", k);
+		snprintf(r, sizeof r, "r%d", k);
+		snprintf(d, sizeof d, "d%d", k);
+		snprintf(a, sizeof a, "a%d", k);
+		tu_graph_node(g, "Identity", prev, id);
+		tu_graph_node(g, "Relu", id, r);
+		tu_graph_node(g, "Relu", id, d);
+		snprintf(buf, sizeof buf, "%s,%s", r, d);
+		tu_graph_node(g, "Add", buf, a);
+		snprintf(prev, sizeof prev, "%s", a);
+	}
+	tu_graph_node(g, "Identity", prev, "y");
+	om_value *y = om_graph_value(g, "y");
+	set_type(g, y, "N");
+	y->flags |= OM_VALUE_GRAPH_OUTPUT;
+	tu_push_value(g, &g->outputs, &g->noutputs, y);
+	return m;
+}
+
+static void run_passes(om_pass_ctx *c, om_model *m)
+{
+	om_status st = {0};
+	int changes = 0;
+	assert_int_equal(om_pass_ctx_open(c, m, NULL, &st), OM_OK);
+	assert_int_equal(om_pass_infer(c, m->graph, &changes), OM_OK);
+	assert_int_equal(om_pass_identities(c, m->graph, &changes), OM_OK);
+	assert_int_equal(om_pass_common(c, m->graph, &changes), OM_OK);
+	assert_int_equal(om_pass_dead(c, m->graph, &changes), OM_OK);
+}
+
+static void replaces_visit_readers_only(void **state)
+{
+	(void)state;
+	om_model *m = chain();
+	om_pass_ctx c;
+	run_passes(&c, m);
+	const om_graph *g = m->graph;
+	/* the result: Identities gone (y now written by the last Add), twin Relus merged */
+	assert_int_equal(tu_count_op(g, "Identity"), 0);
+	assert_int_equal(tu_count_op(g, "Relu"), BLOCKS);
+	assert_int_equal(tu_count_op(g, "Add"), BLOCKS);
+	assert_int_equal(g->nnodes, 2 * BLOCKS);
+	const om_node *last = g->outputs[0]->producer;
+	assert_non_null(last);
+	assert_string_equal(last->op, "Add");
+	assert_ptr_equal(last->in[0], last->in[1]);
+	assert_string_equal(last->in[0]->producer->in[0]->name, "a2998");
+	/* BLOCKS + 1 bypasses and BLOCKS merges, each visiting its value's few readers: a
+	 * scan of the graph per replace would be about 4 * BLOCKS visits each */
+	const uint64_t visits = om_uses_visits(&c);
+	assert_true(visits >= (uint64_t)2 * BLOCKS);
+	assert_true(visits <= (uint64_t)8 * BLOCKS);
+	om_pass_ctx_close(&c);
+	om_model_free(m);
+}
+
+static void fresh_names_in_order(void **state)
+{
+	(void)state;
+	om_model *m = tu_model(17);
+	om_graph *g = m->graph;
+	char want[64];
+	for (int i = 0; i < BLOCKS; i++) {
+		om_value *v = om_graph_fresh_value(g, "t");
+		assert_non_null(v);
+		if (i)
+			snprintf(want, sizeof want, "t__%d", i);
+		else
+			snprintf(want, sizeof want, "t");
+		assert_string_equal(v->name, want);
+	}
+	/* a suffix taken by another value is skipped, the ones below it are still used */
+	assert_non_null(om_graph_value(g, "u__2"));
+	assert_string_equal(om_graph_fresh_value(g, "u")->name, "u");
+	assert_string_equal(om_graph_fresh_value(g, "u")->name, "u__1");
+	assert_string_equal(om_graph_fresh_value(g, "u")->name, "u__3");
+	assert_string_equal(om_graph_fresh_value(g, "")->name, "v");
+	assert_string_equal(om_graph_fresh_value(g, NULL)->name, "v__1");
+	om_model_free(m);
+}
+
+/* A branch of an If that reads i5 of the outer graph by name (Neg(i5)). */
+static om_graph *branch(om_model *m, const char *out)
+{
+	om_graph *b = om_graph_new(m, m->graph);
+	om_value *ref = om_graph_value(b, "i5");
+	ref->flags |= OM_VALUE_OUTER;
+	tu_graph_node(b, "Neg", "i5", out);
+	om_value *o = om_graph_value(b, out);
+	o->flags |= OM_VALUE_GRAPH_OUTPUT;
+	tu_push_value(b, &b->outputs, &b->noutputs, o);
+	return b;
+}
+
+static void subgraph_reads_keep_their_value(void **state)
+{
+	(void)state;
+	om_model *m = chain();
+	om_graph *g = m->graph;
+	om_value *cond = om_graph_value(g, "c");
+	cond->type = (om_type){OM_TYPE_TENSOR, OM_BOOL, 0, NULL, NULL};
+	cond->flags |= OM_VALUE_GRAPH_INPUT;
+	tu_push_value(g, &g->inputs, &g->ninputs, cond);
+	om_node *iff = tu_graph_node(g, "If", "c", "z");
+	om_node_set_attr(iff, "then_branch", OM_ATTR_GRAPH)->g = branch(m, "t");
+	om_node_set_attr(iff, "else_branch", OM_ATTR_GRAPH)->g = branch(m, "e");
+	om_value *z = om_graph_value(g, "z");
+	z->flags |= OM_VALUE_GRAPH_OUTPUT;
+	tu_push_value(g, &g->outputs, &g->noutputs, z);
+	om_pass_ctx c;
+	run_passes(&c, m);
+	/* the Identity writing i5 stays (the branches read it by name), every other one goes */
+	assert_int_equal(tu_count_op(g, "Identity"), 1);
+	const om_value *i5 = om_graph_find(g, "i5");
+	assert_non_null(i5->producer);
+	assert_string_equal(i5->producer->op, "Identity");
+	assert_false(i5->producer->flags & OM_NODE_DEAD);
+	assert_true(om_value_used_by_subgraph(&c, g, i5));
+	assert_false(om_value_used_by_subgraph(&c, g, om_graph_find(g, "i6")));
+	om_pass_ctx_close(&c);
+	om_model_free(m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(replaces_visit_readers_only),
+		cmocka_unit_test(fresh_names_in_order),
+		cmocka_unit_test(subgraph_reads_keep_their_value),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
