@@ -104,6 +104,20 @@ void om_uses_open(om_pass_ctx *c, om_graph *g)
 		return; /* no index: om_uses_replace scans */
 	u->g = g;
 	c->uses = u;
+	/* room for every input at once: a value per input at most, the table half full */
+	size_t nin = 0, cap = 1024;
+	for (int32_t i = 0; i < g->nnodes; i++)
+		nin += (size_t)g->nodes[i]->nin;
+	while (cap < 2 * nin && cap < (SIZE_MAX >> 2))
+		cap *= 2;
+	u->tab = calloc(cap, sizeof *u->tab);
+	u->e = malloc(sizeof *u->e * (nin ? nin : 1));
+	if (!u->tab || !u->e || nin >= INT32_MAX) {
+		u->broken = true;
+		return;
+	}
+	u->cap_tab = cap;
+	u->cap_e = nin ? nin : 1;
 	for (int32_t i = 0; i < g->nnodes; i++)
 		om_uses_add_node(c, g->nodes[i]);
 }
