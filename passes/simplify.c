@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "inline.h"
 #include "registry.h"
@@ -48,6 +49,13 @@ enum { NPASSES = sizeof pipeline / sizeof pipeline[0], MAX_ROUNDS = 10 };
 const char *om_simplify_pass_name(int i)
 {
 	return i >= 0 && i < NPASSES ? pipeline[i].name : NULL;
+}
+
+static double seconds_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 static bool skipped(const om_simplify_options *opt, const char *name)
@@ -202,11 +210,16 @@ om_kind om_simplify_steps(om_model *m, const om_simplify_options *opt, om_step_f
 			}
 			int changes = 0;
 			if (grow_rule && pipeline[p].fn == om_pass_fold) {
+				const double tm = opt->verbose ? seconds_now() : 0;
 				rc = om_model_saved_size_without_value_info(m, &size1, st);
+				if (opt->verbose)
+					fprintf(stderr, "simplify: round %d: saved size measured "
+						"(%.3f s)\n", round, seconds_now() - tm);
 				c.slack = size1 < size0 ? (int64_t)(size0 - size1) : 0;
 				if (rc)
 					break;
 			}
+			const double t0 = opt->verbose ? seconds_now() : 0;
 			rc = run_on(&c, pipeline[p].fn, m->graph, &changes);
 			if (!rc && round == 1 && brk && !strcmp(brk, pipeline[p].name))
 				rc = om_test_break(&c, m->graph, &changes);
@@ -215,9 +228,9 @@ om_kind om_simplify_steps(om_model *m, const om_simplify_options *opt, om_step_f
 			if (!rc && fn && changes)
 				rc = fn(user, m, round, pipeline[p].name, changes, &stop, st);
 			if (opt->verbose)
-				fprintf(stderr, "simplify: round %d: %-20s %d change%s%s\n", round,
-					pipeline[p].name, changes, changes == 1 ? "" : "s",
-					rc ? " (failed)" : "");
+				fprintf(stderr, "simplify: round %d: %-20s %d change%s%s (%.3f s)\n",
+					round, pipeline[p].name, changes, changes == 1 ? "" : "s",
+					rc ? " (failed)" : "", seconds_now() - t0);
 			total += changes;
 		}
 		if (opt->verbose)
@@ -226,7 +239,11 @@ om_kind om_simplify_steps(om_model *m, const om_simplify_options *opt, om_step_f
 		if (!total)
 			break;
 	}
+	const double t_finish = opt->verbose ? seconds_now() : 0;
 	rc = rc ? rc : finish(&c, opt);
+	if (opt->verbose)
+		fprintf(stderr, "simplify: after the rounds (inference, value_info): %.3f s\n",
+			seconds_now() - t_finish);
 	om_pass_ctx_close(&c);
 	if (!rc && grow_rule)
 		rc = om_model_saved_size_without_value_info(m, &size1, st);
