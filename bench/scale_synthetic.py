@@ -2,7 +2,9 @@
 """How `omopt simplify` scales with the node count: synthetic graphs of cheap ops and shape
 chains (issue 14, part a). Prints one table row per size: nodes before/after, wall seconds,
 microseconds per node, peak RSS and RSS bytes per node; optionally ONNX Runtime's basic
-optimizer + save on the same model (--ort, where it fits).
+optimizer + save on the same model (--ort, where it fits). Wall time counts what other
+processes take from the machine; CPU time (user + system of the omopt process) is the steadier
+figure on a shared machine. `load / passes / save` is omopt's own split of its wall time.
 
 usage: bench/scale_synthetic.py [--sizes 1000,10000,100000,1000000] [--omopt PATH]
                                 [--dir DIR] [--width W] [--ort] [--ort-max N] [--keep]
@@ -18,6 +20,7 @@ A block is one step of a chain; every chain starts at x. Models are written once
 """
 import argparse
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -87,13 +90,15 @@ def make_model(nblocks, width, path):
 
 
 def run_measured(cmd):
-    """(returncode, wall seconds, peak RSS bytes, stderr) of cmd run as a child"""
+    """(returncode, wall s, CPU s (user + system), peak RSS bytes, stdout + stderr) of cmd
+    run as a child (os.wait4 gives that child's own resource use)"""
     t0 = time.monotonic()
-    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    err = p.stderr.read()
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    out = p.stdout.read()
     _, status, ru = os.wait4(p.pid, 0)
     p.returncode = os.waitstatus_to_exitcode(status)
-    return p.returncode, time.monotonic() - t0, ru.ru_maxrss * 1024, err.decode(errors='replace')
+    return (p.returncode, time.monotonic() - t0, ru.ru_utime + ru.ru_stime, ru.ru_maxrss * 1024,
+            out.decode(errors='replace'))
 
 
 def node_count(path):
@@ -122,8 +127,8 @@ def main():
     a = ap.parse_args()
     os.makedirs(a.dir, exist_ok=True)
     oracle = os.path.join(HERE, '..', '..', 'shared', 'oracle', 'ort_run.js')
-    hdr = ('| nodes | after | s | us/node | peak RSS | RSS B/node |' +
-           (' ORT basic+save s | ORT peak RSS |' if a.ort else ''))
+    hdr = ('| nodes | after | wall s | load / passes / save s | CPU s | CPU us/node | peak RSS '
+           '| RSS B/node |' + (' ORT basic+save wall s | ORT CPU s | ORT peak RSS |' if a.ort else ''))
     print(hdr)
     print('|' + '---|' * (hdr.count('|') - 1))
     for size in (int(s) for s in a.sizes.split(',')):
@@ -136,27 +141,29 @@ def main():
             print('# wrote %s in %.1f s' % (path, time.monotonic() - t0), file=sys.stderr)
         before = node_count(path)
         out = os.path.join(a.dir, 'scale_%d_w%d.simplified.onnx' % (size, a.width))
-        rc, sec, rss, err = run_measured([a.omopt, 'simplify', path, out])
+        rc, sec, cpu, rss, log = run_measured([a.omopt, 'simplify', path, out])
         if rc:
-            print('| %d | failed: %s |' % (before, err.strip().splitlines()[-1:]))
+            print('| %d | failed: %s |' % (before, log.strip().splitlines()[-1:]))
             continue
         after = node_count(out)
         if not a.keep:
             os.remove(out)
-        row = '| %d | %d | %.3f | %.2f | %s | %.0f |' % (
-            before, after, sec, 1e6 * sec / before, fmt_bytes(rss), rss / before)
+        m = re.search(r'load ([0-9.]+) ms, passes ([0-9.]+) ms, save ([0-9.]+) ms', log)
+        parts = ' / '.join('%.2f' % (float(x) / 1e3) for x in m.groups()) if m else '?'
+        row = '| %d | %d | %.3f | %s | %.3f | %.2f | %s | %.0f |' % (
+            before, after, sec, parts, cpu, 1e6 * cpu / before, fmt_bytes(rss), rss / before)
         if a.ort:
             if before <= a.ort_max and os.path.exists(oracle):
                 with tempfile.TemporaryDirectory() as td:
                     x = os.path.join(td, 'x.npy')
                     np.save(x, np.ones((2, DIM), np.float32))
-                    rc, osec, orss, err = run_measured(
+                    rc, osec, ocpu, orss, log = run_measured(
                         ['node', oracle, path, td, 'x=' + x, '--level', 'basic',
                          '--save-optimized', os.path.join(td, 'ort.onnx')])
-                row += (' %.3f | %s |' % (osec, fmt_bytes(orss)) if not rc else
-                        ' failed | %s |' % (err.strip().splitlines() or ['?'])[-1][:60])
+                row += (' %.3f | %.3f | %s |' % (osec, ocpu, fmt_bytes(orss)) if not rc else
+                        ' failed | %s | |' % (log.strip().splitlines() or ['?'])[-1][:60])
             else:
-                row += ' - | - |'
+                row += ' - | - | - |'
         print(row, flush=True)
 
 
