@@ -197,6 +197,10 @@ om_kind om_simplify_steps(om_model *m, const om_simplify_options *opt, om_step_f
 		return rc;
 	}
 	bool stop = false;
+	/* changes since the saved size was last measured: none (the first fold_constants
+	 * follows infer_shapes, which only fills the side table) and it is still size0 */
+	int64_t unmeasured = 0;
+	size1 = size0;
 	for (int round = 1; round <= MAX_ROUNDS && !rc && !stop; round++) {
 		int total = 0;
 		for (int p = 0; p < NPASSES && !rc && !stop; p++) {
@@ -209,12 +213,15 @@ om_kind om_simplify_steps(om_model *m, const om_simplify_options *opt, om_step_f
 				opt->progress(opt->progress_user, what, p, NPASSES);
 			}
 			int changes = 0;
-			if (grow_rule && pipeline[p].fn == om_pass_fold) {
+			if (grow_rule && pipeline[p].fn == om_pass_fold && unmeasured) {
 				const double tm = opt->verbose ? seconds_now() : 0;
 				rc = om_model_saved_size_without_value_info(m, &size1, st);
+				unmeasured = 0;
 				if (opt->verbose)
 					fprintf(stderr, "simplify: round %d: saved size measured "
 						"(%.3f s)\n", round, seconds_now() - tm);
+			}
+			if (grow_rule && pipeline[p].fn == om_pass_fold) {
 				c.slack = size1 < size0 ? (int64_t)(size0 - size1) : 0;
 				if (rc)
 					break;
@@ -232,6 +239,7 @@ om_kind om_simplify_steps(om_model *m, const om_simplify_options *opt, om_step_f
 					round, pipeline[p].name, changes, changes == 1 ? "" : "s",
 					rc ? " (failed)" : "", seconds_now() - t0);
 			total += changes;
+			unmeasured += changes;
 		}
 		if (opt->verbose)
 			fprintf(stderr, "simplify: round %d: %d nodes in the main graph\n", round,
@@ -245,7 +253,8 @@ om_kind om_simplify_steps(om_model *m, const om_simplify_options *opt, om_step_f
 		fprintf(stderr, "simplify: after the rounds (inference, value_info): %.3f s\n",
 			seconds_now() - t_finish);
 	om_pass_ctx_close(&c);
-	if (!rc && grow_rule)
+	/* only said (-v): a model that cannot be measured fails when it is saved */
+	if (!rc && grow_rule && opt->verbose)
 		rc = om_model_saved_size_without_value_info(m, &size1, st);
 	if (!rc && grow_rule && opt->verbose)
 		fprintf(stderr, "simplify: saved size %zu -> %zu bytes%s\n", size0, size1,
