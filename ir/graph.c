@@ -172,24 +172,24 @@ void om_graph_compact(om_graph *g)
 	g->nnodes = k;
 }
 
-static void count_outer_uses(om_graph *outer, const om_graph *sub);
+static void count_outer_uses(om_graph *outer, const om_graph *sub, int32_t delta);
 
-static void count_node_uses(om_graph *g, const om_node *n)
+static void count_node_uses(om_graph *g, const om_node *n, int32_t delta)
 {
 	for (int32_t i = 0; i < n->nin; i++)
 		if (n->in[i])
-			n->in[i]->nuses++;
+			n->in[i]->nuses += delta;
 	for (int32_t a = 0; a < n->nattr; a++) {
 		const om_attr *at = &n->attrs[a];
 		if (at->g)
-			count_outer_uses(g, at->g);
+			count_outer_uses(g, at->g, delta);
 		for (int64_t k = 0; k < at->n && at->graphs; k++)
-			count_outer_uses(g, at->graphs[k]);
+			count_outer_uses(g, at->graphs[k], delta);
 	}
 }
 
 /* A subgraph's outer references count as uses of the enclosing graph's values. */
-static void count_outer_uses(om_graph *outer, const om_graph *sub)
+static void count_outer_uses(om_graph *outer, const om_graph *sub, int32_t delta)
 {
 	const om_value *v, *tmp;
 	HASH_ITER(hh, sub->values, v, tmp) {
@@ -197,16 +197,16 @@ static void count_outer_uses(om_graph *outer, const om_graph *sub)
 			continue;
 		om_value *ov = om_graph_find(outer, v->name);
 		if (ov)
-			ov->nuses++;
+			ov->nuses += delta;
 	}
 	/* references that pass through sub to its own subgraphs are outer values of sub too */
 	for (int32_t i = 0; i < sub->nnodes; i++) {
 		const om_node *n = sub->nodes[i];
 		for (int32_t a = 0; a < n->nattr; a++) {
 			if (n->attrs[a].g)
-				count_outer_uses(outer, n->attrs[a].g);
+				count_outer_uses(outer, n->attrs[a].g, delta);
 			for (int64_t k = 0; k < n->attrs[a].n && n->attrs[a].graphs; k++)
-				count_outer_uses(outer, n->attrs[a].graphs[k]);
+				count_outer_uses(outer, n->attrs[a].graphs[k], delta);
 		}
 	}
 }
@@ -217,9 +217,14 @@ void om_graph_count_uses(om_graph *g)
 	HASH_ITER(hh, g->values, v, tmp) v->nuses = 0;
 	for (int32_t i = 0; i < g->nnodes; i++)
 		if (!(g->nodes[i]->flags & OM_NODE_DEAD))
-			count_node_uses(g, g->nodes[i]);
+			count_node_uses(g, g->nodes[i], 1);
 	for (int32_t i = 0; i < g->noutputs; i++)
 		g->outputs[i]->nuses++;
+}
+
+void om_node_add_uses(om_graph *g, const om_node *n, int32_t delta)
+{
+	count_node_uses(g, n, delta);
 }
 
 /* Kahn's algorithm with a min-heap on file position, so that a sorted graph keeps its order.

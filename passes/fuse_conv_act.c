@@ -98,7 +98,7 @@ static om_kind rewrite(om_pass_ctx *c, om_graph *g, om_node *cv, om_value *z, om
 	if (!rc && cv->nattr && !attrs)
 		rc = om_error(c->st, OM_ERR_NOMEM, cv, "out of memory");
 	if (!rc)
-		rc = om_opt_become(g, last, OM_MS_DOMAIN, "FusedConv", z ? 4 : 3, in, c->st);
+		rc = om_opt_become(c, g, last, OM_MS_DOMAIN, "FusedConv", z ? 4 : 3, in, c->st);
 	if (rc)
 		return rc;
 	last->attrs = attrs;
@@ -119,7 +119,7 @@ static om_kind rewrite(om_pass_ctx *c, om_graph *g, om_node *cv, om_value *z, om
 			a->n = ai->nparams;
 		}
 	}
-	om_opt_kill(cv);
+	om_opt_kill(c, cv);
 	return OM_OK;
 }
 
@@ -145,7 +145,7 @@ static om_kind fuse_act(om_pass_ctx *c, om_graph *g, om_node *a, bool *done)
 	}
 	om_kind rc = rewrite(c, g, cv, z, a, &ai);
 	if (!rc && add)
-		om_opt_kill(add);
+		om_opt_kill(c, add);
 	*done = !rc;
 	return rc;
 }

@@ -161,7 +161,7 @@ static om_kind fuse(om_pass_ctx *c, om_graph *g, om_node *f, bool *done)
 	gm.dead[gm.ndead++] = add;
 	om_kind rc = domain[0] ? om_opt_import(c->m, domain, c->st) : OM_OK;
 	if (!rc)
-		rc = om_opt_become(g, gm.last, domain, op, 1, &gm.x, c->st);
+		rc = om_opt_become(c, g, gm.last, domain, op, 1, &gm.x, c->st);
 	if (!rc && tanh_form && !domain[0]) {
 		om_attr *a = om_node_set_attr(gm.last, "approximate", OM_ATTR_STRING);
 		if (!a)
@@ -171,7 +171,7 @@ static om_kind fuse(om_pass_ctx *c, om_graph *g, om_node *f, bool *done)
 	if (rc)
 		return rc;
 	for (int32_t i = 0; i < gm.ndead; i++)
-		om_opt_kill(gm.dead[i]);
+		om_opt_kill(c, gm.dead[i]);
 	*done = true;
 	return OM_OK;
 }
@@ -215,10 +215,10 @@ static om_kind fuse_bias(om_pass_ctx *c, om_graph *g, om_node *add, bool *done)
 			continue;
 		om_kind rc = om_opt_import(c->m, OM_MS_DOMAIN, c->st);
 		if (!rc)
-			rc = om_opt_become(g, gelu, OM_MS_DOMAIN, "BiasGelu", 2, in, c->st);
+			rc = om_opt_become(c, g, gelu, OM_MS_DOMAIN, "BiasGelu", 2, in, c->st);
 		if (rc)
 			return rc;
-		om_opt_kill(add);
+		om_opt_kill(c, add);
 		*done = true;
 		return OM_OK;
 	}

@@ -213,7 +213,7 @@ static om_kind fuse(om_pass_ctx *c, om_graph *g, om_node *nn, bool *done)
 			   full_param(c, g, lm.beta, 0.0, &lm, xt->elem, "ln_bias")};
 	if (!in[1] || !in[2])
 		return om_error(c->st, OM_ERR_NOMEM, nn, "out of memory for LayerNormalization");
-	om_kind rc = om_opt_become(g, lm.last, "", "LayerNormalization", 3, in, c->st);
+	om_kind rc = om_opt_become(c, g, lm.last, "", "LayerNormalization", 3, in, c->st);
 	if (rc)
 		return rc;
 	/* om_node_set_attr moves the attribute array: fill each one before adding the next */
@@ -224,7 +224,7 @@ static om_kind fuse(om_pass_ctx *c, om_graph *g, om_node *nn, bool *done)
 		return om_error(c->st, OM_ERR_NOMEM, nn, "out of memory");
 	a->f = (float)lm.eps;
 	for (int32_t i = 0; i < lm.ndead; i++)
-		om_opt_kill(lm.dead[i]);
+		om_opt_kill(c, lm.dead[i]);
 	*done = true;
 	return OM_OK;
 }

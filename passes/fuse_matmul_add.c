@@ -69,6 +69,8 @@ static om_kind fuse(om_pass_ctx *c, om_graph *g, om_node *n, bool *done)
 		in[0] = mm->in[0];
 		in[1] = mm->in[1];
 		in[2] = n->in[1 - k];
+		om_rewrite_touch(c, n);
+		om_rewrite_touch(c, mm);
 		n->in = in;
 		n->nin = 3;
 		n->op = op;

@@ -80,7 +80,7 @@ static om_kind set_fused(om_pass_ctx *c, om_graph *g, om_node *n, const mm_attrs
 	om_kind rc = OM_OK;
 	if (om_node_code(g->model, n) != OM_OPC_MS_FUSED_MATMUL &&
 	    ((rc = om_opt_import(g->model, OM_MS_DOMAIN, c->st)) ||
-	     (rc = om_opt_become(g, n, OM_MS_DOMAIN, "FusedMatMul", 2, n->in, c->st))))
+	     (rc = om_opt_become(c, g, n, OM_MS_DOMAIN, "FusedMatMul", 2, n->in, c->st))))
 		return rc;
 	/* one at a time: adding an attribute moves the array */
 	om_attr *at = om_node_set_attr(n, "alpha", OM_ATTR_FLOAT);
@@ -239,12 +239,12 @@ static om_kind fold_scale(om_pass_ctx *c, om_graph *g, om_node *n, bool *done)
 		if (a.alpha != 1.0f && !power_of_two(f))
 			continue;
 		a.alpha = (float)(a.alpha * f);
-		om_kind rc = om_opt_become(g, n, mm->domain, mm->op, 2, mm->in, c->st);
+		om_kind rc = om_opt_become(c, g, n, mm->domain, mm->op, 2, mm->in, c->st);
 		if (!rc)
 			rc = set_fused(c, g, n, &a);
 		if (rc)
 			return rc;
-		om_opt_kill(mm);
+		om_opt_kill(c, mm);
 		*done = true;
 		return OM_OK;
 	}

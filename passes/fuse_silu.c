@@ -56,16 +56,16 @@ static om_kind fuse(om_pass_ctx *c, om_graph *g, om_node *s, bool *done)
 		return OM_OK;
 	om_kind rc = om_opt_import(c->m, OM_MS_DOMAIN, c->st);
 	if (!rc)
-		rc = om_opt_become(g, m, OM_MS_DOMAIN, "QuickGelu", 1, &x, c->st);
+		rc = om_opt_become(c, g, m, OM_MS_DOMAIN, "QuickGelu", 1, &x, c->st);
 	if (rc)
 		return rc;
 	om_attr *a = om_node_set_attr(m, "alpha", OM_ATTR_FLOAT);
 	if (!a)
 		return om_error(c->st, OM_ERR_NOMEM, m, "out of memory");
 	a->f = (float)alpha;
-	om_opt_kill(s);
+	om_opt_kill(c, s);
 	if (scale)
-		om_opt_kill(scale);
+		om_opt_kill(c, scale);
 	*done = true;
 	return OM_OK;
 }

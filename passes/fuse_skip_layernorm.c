@@ -102,7 +102,7 @@ static om_kind fuse(om_pass_ctx *c, om_graph *g, om_node *ln, bool *done)
 		return om_error(c->st, OM_ERR_NOMEM, ln, "out of memory");
 	om_kind rc = om_opt_import(c->m, OM_MS_DOMAIN, c->st);
 	if (!rc)
-		rc = om_opt_become(g, ln, OM_MS_DOMAIN, "SkipLayerNormalization", bias_add ? 5 : 4,
+		rc = om_opt_become(c, g, ln, OM_MS_DOMAIN, "SkipLayerNormalization", bias_add ? 5 : 4,
 				   in, c->st);
 	if (rc)
 		return rc;
@@ -110,9 +110,9 @@ static om_kind fuse(om_pass_ctx *c, om_graph *g, om_node *ln, bool *done)
 	if (!a)
 		return om_error(c->st, OM_ERR_NOMEM, ln, "out of memory");
 	a->f = eps;
-	om_opt_kill(add);
+	om_opt_kill(c, add);
 	if (bias_add)
-		om_opt_kill(bias_add);
+		om_opt_kill(c, bias_add);
 	if (keep_sum) {
 		outs[0] = ln->out[0];
 		outs[1] = outs[2] = NULL;

@@ -89,23 +89,18 @@ static om_kind set_weights(om_pass_ctx *c, om_graph *g, om_node *conv, const om_
 									: conv->in[1]->name, b);
 	if (!vw || !vb)
 		return om_error(c->st, OM_ERR_NOMEM, conv, "out of memory for fused weights");
+	om_value **in = conv->in;
 	if (conv->nin < 3) {
-		om_value **in = om_arena_alloc(g->model->arena, sizeof *in * 3);
+		in = om_arena_alloc(g->model->arena, sizeof *in * 3);
 		if (!in)
 			return om_error(c->st, OM_ERR_NOMEM, conv, "out of memory");
 		memcpy(in, conv->in, sizeof *in * (size_t)conv->nin);
-		conv->in = in;
-		conv->nin = 3;
 	}
-	if (conv->in[2])
-		conv->in[2]->nuses--;
-	if (vw != conv->in[1]) {
-		conv->in[1]->nuses--;
-		conv->in[1] = vw;
-		vw->nuses = 1;
-	}
+	om_rewrite_touch(c, conv); /* the use counts follow (om_rewrite_each) */
+	conv->in = in;
+	conv->nin = 3;
+	conv->in[1] = vw;
 	conv->in[2] = vb;
-	vb->nuses = 1;
 	return OM_OK;
 }
 
@@ -119,9 +114,6 @@ om_kind om_fuse_into_conv(om_pass_ctx *c, om_graph *g, om_node *conv, const om_t
 	om_kind rc = set_weights(c, g, conv, w, b);
 	if (rc)
 		return rc;
-	int32_t uses = fused->out[0]->nuses; /* the Conv output takes over these uses */
 	*done = om_bypass_node(c, g, fused, conv->out[0]);
-	if (*done)
-		conv->out[0]->nuses = uses;
 	return OM_OK;
 }

@@ -85,14 +85,15 @@ bool om_opt_runnable(const om_model *m, const char *domain, const char *op)
 	return r && r->kernel;
 }
 
-om_kind om_opt_become(om_graph *g, om_node *n, const char *domain, const char *op, int32_t nin,
-		      om_value *const *in, om_status *st)
+om_kind om_opt_become(om_pass_ctx *c, om_graph *g, om_node *n, const char *domain,
+		      const char *op, int32_t nin, om_value *const *in, om_status *st)
 {
 	om_value **nv = om_arena_alloc(g->model->arena, sizeof *nv * (size_t)(nin ? nin : 1));
 	const char *name = om_arena_strdup(g->model->arena, op);
 	if (!nv || !name)
 		return om_error(st, OM_ERR_NOMEM, n, "out of memory for a fused node");
 	memcpy(nv, in, sizeof *nv * (size_t)nin);
+	om_rewrite_touch(c, n);
 	n->in = nv;
 	n->nin = nin;
 	n->op = name;
@@ -104,8 +105,9 @@ om_kind om_opt_become(om_graph *g, om_node *n, const char *domain, const char *o
 	return OM_OK;
 }
 
-void om_opt_kill(om_node *n)
+void om_opt_kill(om_pass_ctx *c, om_node *n)
 {
+	om_rewrite_touch(c, n);
 	n->flags |= OM_NODE_DEAD;
 	for (int32_t k = 0; k < n->nout; k++)
 		if (n->out[k] && n->out[k]->producer == n) {

@@ -46,11 +46,12 @@ const om_type *om_opt_type(om_pass_ctx *c, const om_graph *g, om_value *v);
 /** True when the row for domain/op at the model's opset (1 for an unimported domain)
  *  exists and has a kernel. */
 bool om_opt_runnable(const om_model *m, const char *domain, const char *op);
-/** Node n becomes op (in domain) reading in[0..nin), with no attributes; its outputs stay. */
-om_kind om_opt_become(om_graph *g, om_node *n, const char *domain, const char *op, int32_t nin,
-		      om_value *const *in, om_status *st);
-/** Marks n dead and unlinks it from its outputs. */
-void om_opt_kill(om_node *n);
+/** Node n becomes op (in domain) reading in[0..nin), with no attributes; its outputs stay
+ *  (n passed to om_rewrite_touch first). */
+om_kind om_opt_become(om_pass_ctx *c, om_graph *g, om_node *n, const char *domain,
+		      const char *op, int32_t nin, om_value *const *in, om_status *st);
+/** Marks n dead and unlinks it from its outputs (n passed to om_rewrite_touch first). */
+void om_opt_kill(om_pass_ctx *c, om_node *n);
 /** Imports the domain (version 1) into the model when it is not imported yet. */
 om_kind om_opt_import(om_model *m, const char *domain, om_status *st);
 

@@ -51,6 +51,14 @@ typedef struct om_pass_ctx {
 	int verbose;          /* 2: infer_shapes prints every value it types */
 	struct om_inits_cap *caps; /* room left in the initializer lists grown here */
 	struct om_outer_refs *outer; /* names one graph's subgraphs refer to (outer_refs.c) */
+	struct {                /* nodes one om_rewrite_each rewrite touched (rewrite.c) */
+		const om_graph *g; /* the graph being rewritten; NULL outside om_rewrite_each */
+		int32_t n0;        /* g->nnodes before the rewrite: later nodes are new */
+		int32_t n, cap;
+		bool nomem;        /* the list could not grow: the driver recounts every use */
+		om_node **nodes;
+	} touched;
+	uint64_t recounts;     /* whole-graph use counts om_rewrite_each made (tests: one a call) */
 	int32_t ncaps;
 	struct om_uses *uses;  /* the consumer index while a pass has one open (uses.h) */
 	uint64_t uses_visits;  /* index entries and nodes om_uses_replace visited (tests) */
@@ -156,11 +164,21 @@ typedef om_kind (*om_node_rewrite_fn)(om_pass_ctx *c, om_graph *g, om_node *n, b
 /**
  * The driver of the fusion passes: calls fn on every live node of g whose row's opcode is in
  * `codes` (a set of OM_OPC_BIT; 0: every default-domain node), in order, with uses counted
- * before the first call and again after every rewrite; adds the rewrites to *changes, then
- * compacts g. The first error of fn is returned at once.
+ * before the first call and kept exact after every rewrite; adds the rewrites to *changes,
+ * then compacts g. The first error of fn is returned at once.
+ *
+ * The counts are kept from what each rewrite touched, not recounted over the graph: fn calls
+ * om_rewrite_touch(c, n) before it changes an input of an existing node n or marks it dead
+ * (om_bypass_node, om_uses_replace, om_opt_become and om_opt_kill do), and nodes it appends
+ * are counted when it returns. Debug builds (OM_VERIFY_PASSES) recount after every rewrite
+ * and fail with OM_ERR_INTERNAL when the kept counts differ.
  */
 om_kind om_rewrite_each(om_pass_ctx *c, om_graph *g, uint64_t codes, om_node_rewrite_fn fn,
 			int *changes);
+/** Inside om_rewrite_each (on n's graph): n's uses leave the counts until the rewrite ends,
+ *  when they come back from its inputs then (none if it is dead). Call it before changing an
+ *  input of n or marking n dead. Elsewhere it does nothing. */
+void om_rewrite_touch(om_pass_ctx *c, om_node *n);
 
 /** The constant data of v (initializer that is not a graph input, outer ones resolved). */
 const om_tensor *om_value_const(const om_graph *g, om_value *v);

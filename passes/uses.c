@@ -156,7 +156,14 @@ void om_uses_replace(om_pass_ctx *c, om_graph *g, const om_value *from, om_value
 		return;
 	if (!u || u->g != g || u->broken) {
 		c->uses_visits += (uint64_t)g->nnodes;
-		om_replace_uses(g, from, to);
+		for (int32_t i = 0; i < g->nnodes; i++) {
+			om_node *n = g->nodes[i];
+			for (int32_t k = 0; k < n->nin; k++)
+				if (n->in[k] == from) {
+					om_rewrite_touch(c, n);
+					n->in[k] = to;
+				}
+		}
 		return;
 	}
 	int32_t *ht = to ? head_of(u, to, true) : NULL; /* first: it may grow the table */
@@ -175,6 +182,7 @@ void om_uses_replace(om_pass_ctx *c, om_graph *g, const om_value *from, om_value
 		u->visits++;
 		if (e->slot >= e->n->nin || e->n->in[e->slot] != from)
 			continue;
+		om_rewrite_touch(c, e->n);
 		e->n->in[e->slot] = to;
 		if (ht) {
 			e->next = *ht;

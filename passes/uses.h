@@ -28,7 +28,8 @@ void om_uses_set_input(om_pass_ctx *c, om_node *n, int32_t slot, om_value *v);
 /** Records every input of n, a node just appended to the indexed graph. */
 void om_uses_add_node(om_pass_ctx *c, om_node *n);
 /** om_replace_uses(g, from, to) through the index when it is open over g: every input of g's
- *  nodes that reads `from` reads `to` (graph outputs are not touched). */
+ *  nodes that reads `from` reads `to` (graph outputs are not touched); each node changed is
+ *  passed to om_rewrite_touch first. */
 void om_uses_replace(om_pass_ctx *c, om_graph *g, const om_value *from, om_value *to);
 /** How many index entries om_uses_replace has visited since c was opened (tests: a replace
  *  visits the readers of its value, not the graph). */

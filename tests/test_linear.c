@@ -157,12 +157,66 @@ static void subgraph_reads_keep_their_value(void **state)
 	om_model_free(m);
 }
 
+/* x (N, 4) -> [MatMul(W 4x4), Add(b)] x BLOCKS: fuse_matmul_add makes BLOCKS Gemms, with one
+ * count of the uses for the pass (not one per rewrite) and the counts it keeps exact. */
+static void fusions_keep_counts_without_recounting(void **state)
+{
+	(void)state;
+	om_model *m = tu_model(17);
+	om_graph *g = m->graph;
+	om_value *x = om_graph_value(g, "x");
+	set_type(g, x, NULL);
+	x->type.dims[0] = (om_dim){3, NULL};
+	x->flags |= OM_VALUE_GRAPH_INPUT;
+	tu_push_value(g, &g->inputs, &g->ninputs, x);
+	const int64_t wd[2] = {4, 4}, bd[1] = {4};
+	om_value *w = om_graph_value(g, "W"), *b = om_graph_value(g, "b");
+	w->init = om_model_tensor(m, OM_FLOAT, 2, wd);
+	b->init = om_model_tensor(m, OM_FLOAT, 1, bd);
+	w->flags |= OM_VALUE_INITIALIZER;
+	b->flags |= OM_VALUE_INITIALIZER;
+	tu_push_value(g, &g->inits, &g->ninits, w);
+	tu_push_value(g, &g->inits, &g->ninits, b);
+	char prev[32] = "x", buf[96];
+	for (int k = 0; k < BLOCKS; k++) {
+		char mm[32];
+		snprintf(mm, sizeof mm, "m%d", k);
+		snprintf(buf, sizeof buf, "%s,W", prev);
+		tu_graph_node(g, "MatMul", buf, mm);
+		snprintf(buf, sizeof buf, k % 2 ? "%s,b" : "b,%s", mm); /* both operand orders */
+		snprintf(prev, sizeof prev, "a%d", k);
+		tu_graph_node(g, "Add", buf, prev);
+	}
+	om_value *y = om_graph_value(g, prev);
+	y->flags |= OM_VALUE_GRAPH_OUTPUT;
+	tu_push_value(g, &g->outputs, &g->noutputs, y);
+	om_pass_ctx c;
+	om_status st = {0};
+	int changes = 0;
+	assert_int_equal(om_pass_ctx_open(&c, m, NULL, &st), OM_OK);
+	assert_int_equal(om_pass_infer(&c, g, &changes), OM_OK);
+	assert_int_equal(om_pass_fuse_matmul_add(&c, g, &changes), OM_OK);
+	assert_int_equal(changes, BLOCKS);
+	assert_int_equal(tu_count_op(g, "Gemm"), BLOCKS);
+	assert_int_equal(tu_count_op(g, "MatMul"), 0);
+	assert_int_equal(c.recounts, 1);
+	/* the counts kept equal a recount: W and b read by every Gemm, each a%d once */
+	assert_int_equal(w->nuses, BLOCKS);
+	assert_int_equal(b->nuses, BLOCKS);
+	assert_int_equal(om_graph_find(g, "a7")->nuses, 1);
+	assert_int_equal(om_graph_find(g, "m7")->nuses, 0);
+	assert_int_equal(y->nuses, 1);
+	om_pass_ctx_close(&c);
+	om_model_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(replaces_visit_readers_only),
 		cmocka_unit_test(fresh_names_in_order),
 		cmocka_unit_test(subgraph_reads_keep_their_value),
+		cmocka_unit_test(fusions_keep_counts_without_recounting),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
