@@ -599,6 +599,92 @@ typedef struct om_bisect_report {
 OM_API om_kind om_bisect(const om_model *original, const om_simplify_options *sopt,
 			 const om_check_options *copt, om_bisect_report *rep, om_status *st);
 
+/* ---- half precision: float16 / bfloat16 weights and compute -------------------------------- */
+
+/*
+ * om_convert_dtype rewrites a float32 model to compute in float16 or bfloat16 with its
+ * interface unchanged (graph inputs and outputs keep their names and float32; Casts join them
+ * to the converted nodes), and chooses by measurement which nodes stay float32:
+ *   1. Every node of the main graph whose float32 slots ONNX's type constraints (at the model's
+ *      opset) admit the half type is converted: its float32 initializers become half (float16:
+ *      finite values beyond +-65504 clamped), attributes that give an output type (`to`,
+ *      `dtype` of float) and float tensor attributes follow. Nodes kept float32 whatever is
+ *      measured: ops with no half type where the model has float32 (or of another domain than
+ *      ai.onnx), nodes with subgraphs (their bodies unchanged), quantize/dequantize nodes,
+ *      nodes with a value of unknown element type, and those in `keep`. Integer, bool, double
+ *      and quantized values never change.
+ *   2. The keep-list: the float32 model is run by omopt's executor on the check's inputs (as
+ *      om_check's: opt->check.inputs, the rest random) with every value kept; each converted
+ *      node is then run alone on those values rounded to the half type, and its result
+ *      compared with the float32 one (max_rel as om_diff's). A node stays float32 when its
+ *      half result overflows (inf or NaN where float32 is finite), when an input it would read
+ *      is beyond the half type's range, when omopt cannot run it in half, or when max_rel
+ *      exceeds node_rtol.
+ *   3. The converted model is checked against the float32 one (om_check with the check
+ *      options; tolerances rtol 1e-2, atol 1e-5 unless given). While outputs are over the
+ *      tolerance, the converted nodes with the largest measured max_rel (over node_rtol / 4^k in
+ *      round k) are kept too, up to max_rounds rounds.
+ * No ONNX Runtime is needed. The model is rewritten in place (its main graph is also sorted
+ * topologically); `rep` says what was kept and why and how the final model compares.
+ */
+
+/** Why a node stays float32 (om_dtype_kept.reason). */
+enum om_dtype_reason {
+	OM_KEEP_ASKED = 1,    /* named in om_dtype_options.keep */
+	OM_KEEP_TYPE,         /* no float16/bfloat16 type at the model's opset, or not ai.onnx */
+	OM_KEEP_SUBGRAPH,     /* runs subgraphs */
+	OM_KEEP_QDQ,          /* quantize/dequantize */
+	OM_KEEP_UNTYPED,      /* a value of unknown element type */
+	OM_KEEP_INFER,        /* its op row infers another output type in half */
+	OM_KEEP_OVERFLOW,     /* its half result overflows (inf/NaN where float32 is finite) */
+	OM_KEEP_INPUT_RANGE,  /* an input it reads is beyond the half type's range */
+	OM_KEEP_ERROR,        /* its half result differs by more than node_rtol */
+	OM_KEEP_RUN,          /* omopt cannot run it in half (detail: the error) */
+	OM_KEEP_OUTPUTS       /* kept in a later round so that the outputs pass */
+};
+
+typedef struct om_dtype_options {
+	int32_t dtype;            /* OM_FLOAT16 or OM_BFLOAT16 */
+	om_check_options check;   /* the measurement's and the check's inputs, runs (0: 2), seed,
+				     threads, progress; rtol / atol the outputs' tolerances (0: 1e-2,
+				     1e-5) */
+	double node_rtol;         /* a node whose half result is further than this from float32
+				     (max_rel) stays float32 (0: 1e-2) */
+	int max_rounds;           /* of step 3 (0: 6) */
+	const char *const *keep;  /* NULL-terminated node names kept float32, or NULL */
+	int no_measure;           /* 1: no steps 2 and 3: convert what the types admit */
+} om_dtype_options;
+
+/** A node kept float32. */
+typedef struct om_dtype_kept {
+	char node[128], op[64];
+	int32_t reason;           /* enum om_dtype_reason */
+	double max_rel;           /* its measured half result against float32 (largest over the
+				     runs; inf on overflow; 0 when not measured) */
+	char detail[256];         /* the input out of range, the error, "" */
+} om_dtype_kept;
+
+typedef struct om_dtype_report {
+	int converted;            /* main-graph nodes converted */
+	int nkept;
+	om_dtype_kept *kept;      /* nodes kept float32 that have float32 values, in graph order */
+	int rounds;               /* conversions checked (step 3) */
+	int64_t clamped;          /* initializer elements clamped to the half type's range */
+	om_check_report check;    /* the final model against the float32 one (check.passed);
+				     empty with no_measure */
+} om_dtype_report;
+
+/**
+ * Converts m as described above, in place, and fills *rep (free it with om_dtype_report_free,
+ * also after an error). Returns OM_OK when the conversion was made, whether the final check
+ * passed or not (rep->check.passed). Errors: OM_ERR_INVALID_INPUT for a dtype other than
+ * float16/bfloat16 or a given input the model does not have (om_check's), OM_ERR_UNSUPPORTED
+ * when omopt cannot run the float32 model, OM_ERR_NOMEM.
+ */
+OM_API om_kind om_convert_dtype(om_model *m, const om_dtype_options *opt, om_dtype_report *rep,
+				om_status *st);
+OM_API void om_dtype_report_free(om_dtype_report *rep);
+
 #ifdef __cplusplus
 }
 #endif

@@ -11,6 +11,7 @@
 
 #include "check_cli.h"
 #include "cmd.h"
+#include "dtype_cli.h"
 #include "ophist.h"
 #include "progress.h"
 
@@ -77,6 +78,7 @@ static const char usage_text[] =
 	"                      results, with the first value that differs (implies --check 1\n"
 	"                      when --check is not given). Example: --check 3 --bisect\n"
 	"%s"
+	"%s"
 	"  --test-break-pass P testing only: after pass P first runs, also change the weight\n"
 	"                      of the first Conv/MatMul/Gemm on purpose (om_simplify_options\n"
 	"                      .test_break_pass), to see --check and --bisect catch it\n"
@@ -90,10 +92,11 @@ static const char usage_text[] =
 	"  omopt simplify m.onnx s.onnx --input-shape idx:batch,16 --no-shapes\n"
 	"  omopt simplify m.onnx head.onnx --inputs stage3_out --outputs logits\n"
 	"  omopt simplify m.onnx s.onnx --drop-unused-outputs --no-inline-functions\n"
+	"  omopt simplify m.onnx half.onnx --dtype fp16 --check 2\n"
 	"\n"
 	"Progress goes to stderr when the work takes over a second, on a terminal (or with -v).\n"
 	"Exit status: 0 done (and the check passed), 1 model or I/O error, 2 usage error,\n"
-	"3 the check failed.\n";
+	"3 the check failed (with --dtype: also the half model's outputs over the tolerance).\n";
 
 static void usage(FILE *f)
 {
@@ -102,7 +105,7 @@ static void usage(FILE *f)
 	for (int i = 0; om_simplify_pass_name(i) && k < sizeof names; i++)
 		k += (size_t)snprintf(names + k, sizeof names - k, "%s%s", i ? " " : "",
 				      om_simplify_pass_name(i));
-	fprintf(f, usage_text, names, cli_check_help);
+	fprintf(f, usage_text, names, cli_check_help, cli_dtype_help);
 }
 
 static bool known_pass(const char *name)
@@ -224,6 +227,7 @@ typedef struct simplify_args {
 	om_simplify_options opt;
 	om_save_options save;
 	cli_check_args check; /* check.opt.runs 0: no check */
+	cli_dtype_args dtype; /* dtype.dtype 0: no conversion */
 	int bisect;
 	om_input_shape shapes[MAX_NAMES];
 	name_list ins, outs;
@@ -250,6 +254,10 @@ static int parse_args(int argc, char **argv, simplify_args *a)
 		const char *arg = argv[i];
 		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
 		int used = cli_check_arg(argc, argv, &i, &a->check, "omopt simplify");
+		if (used < 0)
+			return 2;
+		if (!used)
+			used = cli_dtype_arg(argc, argv, &i, &a->dtype, "omopt simplify");
 		if (used < 0)
 			return 2;
 		if (used)
@@ -337,8 +345,12 @@ static int parse_args(int argc, char **argv, simplify_args *a)
 		return usage_error("needs IN.onnx and OUT.onnx%s", "");
 	if (a->bisect && !a->check.opt.runs)
 		a->check.opt.runs = 1;
-	if (a->check.n && !a->check.opt.runs)
-		return usage_error("--input is for --check or --bisect%s", "");
+	if (a->check.n && !a->check.opt.runs && !a->dtype.dtype)
+		return usage_error("--input is for --check, --bisect or --dtype%s", "");
+	if ((a->dtype.nkeep || a->dtype.no_measure) && !a->dtype.dtype)
+		return usage_error("--keep-fp32 and --no-keep-measure are for --dtype%s", "");
+	if (a->dtype.dtype && a->check.opt.rtol <= 0)
+		a->check.opt.rtol = 1e-2; /* half precision: the check's default tolerance */
 	a->opt.skip = a->skip;
 	a->opt.input_shapes = a->opt.n_input_shapes ? a->shapes : NULL;
 	a->opt.inputs = a->ins.n ? a->ins.names : NULL;
@@ -438,6 +450,15 @@ static int simplify(simplify_args *a)
 			goto out;
 		}
 	}
+	int dtype_rc = 0;
+	if (a->dtype.dtype) {
+		fflush(stdout);
+		dtype_rc = cli_dtype_convert(m, &a->dtype, &a->check, &prog);
+		if (dtype_rc == 1) {
+			rc = 1;
+			goto out;
+		}
+	}
 	double t2 = now_ms();
 	if (om_model_save(m, a->paths[1], &a->save, &st)) {
 		rc = cmd_fail(&st);
@@ -456,6 +477,8 @@ static int simplify(simplify_args *a)
 		rc = check(a, m, &prog);
 		printf("wall time: check %.1f ms\n", now_ms() - t4);
 	}
+	if (!rc)
+		rc = dtype_rc;
 out:
 	om_ophist_free(&h);
 	om_model_free(m);

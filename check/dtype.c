@@ -1,0 +1,467 @@
+/*
+ * dtype.c — om_convert_dtype: a float32 model in float16/bfloat16 (passes/half_convert.c), with
+ * the nodes that stay float32 chosen by measurement (omopt.h describes the steps): the float32
+ * model run once per input set with every value kept, each converted node run alone on those
+ * values rounded to the half type, and the whole converted model checked against the float32
+ * one, keeping the worst nodes until the outputs pass.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "eval.h"
+#include "half.h"
+#include "half_convert.h"
+#include "model_copy.h"
+
+enum { DEFAULT_RUNS = 2, DEFAULT_ROUNDS = 6 };
+
+/* What a node's measurement found (largest over the runs). */
+typedef struct local {
+	double max_rel;
+	int32_t reason; /* 0, OM_KEEP_OVERFLOW, OM_KEEP_INPUT_RANGE, OM_KEEP_RUN */
+	char detail[256];
+} local;
+
+typedef struct job {
+	const om_dtype_options *opt;
+	om_check_options copt;
+	om_model *orig;   /* the float32 model, sorted: node i here is node i of every copy */
+	int32_t nn;
+	uint8_t *why;     /* per node: enum om_half_why of the last conversion (keeps asked in) */
+	uint8_t *keep;    /* per node: enum om_dtype_reason when kept by measurement, else 0 */
+	local *loc;
+	om_status *st;
+} job;
+
+void om_dtype_report_free(om_dtype_report *rep)
+{
+	if (!rep)
+		return;
+	free(rep->kept);
+	om_check_report_free(&rep->check);
+	*rep = (om_dtype_report){0};
+}
+
+/* A copy of the float32 model converted with the keeps so far; *nodes (malloc'd) its nodes in
+ * the original's order. The rows' inference disagreeing about a node keeps it and converts
+ * again. */
+static om_kind convert_copy(job *j, om_model **out, om_node ***nodes, int64_t *clamped)
+{
+	*out = NULL;
+	*nodes = NULL;
+	for (int tries = 0; tries <= j->nn; tries++) {
+		for (int32_t i = 0; i < j->nn; i++)
+			j->why[i] = j->keep[i] ? OM_HALF_KEEP_ASKED : 0;
+		om_model *c;
+		om_kind rc = om_model_copy(j->orig, &c, j->st);
+		if (rc)
+			return rc;
+		om_node **ns = malloc(sizeof *ns * (size_t)(j->nn + 1));
+		if (!ns || c->graph->nnodes != j->nn) {
+			free(ns);
+			om_model_free(c);
+			return om_error(j->st, ns ? OM_ERR_INTERNAL : OM_ERR_NOMEM, NULL,
+					"%s", ns ? "the copy's nodes differ" : "out of memory");
+		}
+		memcpy(ns, c->graph->nodes, sizeof *ns * (size_t)j->nn);
+		bool redo = false;
+		*clamped = 0;
+		rc = om_half_convert(c, j->opt->dtype, j->why, &redo, clamped, j->st);
+		if (rc || !redo) {
+			if (rc) {
+				free(ns);
+				om_model_free(c);
+				return rc;
+			}
+			*out = c;
+			*nodes = ns;
+			return OM_OK;
+		}
+		for (int32_t i = 0; i < j->nn; i++)
+			if (j->why[i] == OM_HALF_KEEP_INFER && !j->keep[i])
+				j->keep[i] = OM_KEEP_INFER;
+		free(ns);
+		om_model_free(c);
+	}
+	return om_error(j->st, OM_ERR_INTERNAL, NULL, "the half conversion does not settle");
+}
+
+/* ---- step 2: each converted node alone ---------------------------------------------------- */
+
+/* name -> a value of the float32 run */
+typedef struct named {
+	const char *name;
+	const om_tensor *t;
+	UT_hash_handle hh;
+} named;
+
+static const om_tensor *lookup(named *map, const char *name)
+{
+	named *e = NULL;
+	HASH_FIND_STR(map, name, e);
+	return e ? e->t : NULL;
+}
+
+static om_kind add_named(named **map, named *item, const char *name, const om_tensor *t,
+			 om_status *st)
+{
+	if (lookup(*map, name))
+		return OM_OK;
+	*item = (named){.name = name, .t = t};
+	HASH_ADD_KEYPTR(hh, *map, name, strlen(name), item);
+	return lookup(*map, name) ? OM_OK : om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
+}
+
+/* dst = src (float32 or half) as `dtype` (float32 or half); *overflow when a finite element
+ * became infinite. */
+static om_kind convert_tensor(const om_tensor *src, int32_t dtype, om_tensor *dst, bool *overflow,
+			      om_status *st)
+{
+	om_kind rc = om_tensor_alloc(dst, dtype, src->rank, src->dims, st);
+	const uint16_t *h = src->data;
+	const float *f = src->data;
+	for (int64_t i = 0, n = om_tensor_numel(src); i < n && !rc; i++) {
+		float x = src->dtype == OM_FLOAT16	? om_half_to_float(h[i])
+			  : src->dtype == OM_BFLOAT16 ? om_bf16_to_float(h[i])
+						      : f[i];
+		if (dtype == OM_FLOAT16)
+			((uint16_t *)dst->data)[i] = om_float_to_half(x);
+		else if (dtype == OM_BFLOAT16)
+			((uint16_t *)dst->data)[i] = om_float_to_bf16(x);
+		else
+			((float *)dst->data)[i] = x;
+		if (dtype != OM_FLOAT && isfinite(x)) {
+			float y = dtype == OM_FLOAT16 ? om_half_to_float(((uint16_t *)dst->data)[i])
+						      : om_bf16_to_float(((uint16_t *)dst->data)[i]);
+			*overflow |= !isfinite(y);
+		}
+	}
+	return rc;
+}
+
+static bool half_type(int32_t t)
+{
+	return t == OM_FLOAT16 || t == OM_BFLOAT16;
+}
+
+/* Runs converted node cn (node i of the original, on) alone on the float32 run's values. */
+static om_kind measure_node(job *j, const om_node *on, const om_node *cn, named *vals,
+			    local *l)
+{
+	enum { MAX_IO = 64 };
+	if (cn->nin > MAX_IO || cn->nout > MAX_IO)
+		return OM_OK;
+	om_tensor own[MAX_IO] = {0}, out[MAX_IO] = {0};
+	const om_tensor *in[MAX_IO] = {0};
+	om_kind rc = OM_OK;
+	bool range = false;
+	for (int32_t k = 0; k < cn->nin && !rc; k++) {
+		const om_value *cv = cn->in[k];
+		if (!cv)
+			continue;
+		if (cv->init && !(cv->flags & OM_VALUE_GRAPH_INPUT)) {
+			in[k] = cv->init; /* the converted model's own constant */
+			continue;
+		}
+		const om_tensor *ref = lookup(vals, on->in[k]->name);
+		if (!ref)
+			return OM_OK; /* not measurable (an outer value) */
+		int32_t want = cv->type.kind == OM_TYPE_TENSOR && cv->type.elem ? cv->type.elem
+										 : ref->dtype;
+		in[k] = ref;
+		if (want != ref->dtype && (half_type(want) || want == OM_FLOAT) &&
+		    (half_type(ref->dtype) || ref->dtype == OM_FLOAT)) {
+			bool of = false;
+			rc = convert_tensor(ref, want, &own[k], &of, j->st);
+			in[k] = &own[k];
+			if (of && !range) {
+				range = true;
+				snprintf(l->detail, sizeof l->detail, "input '%s'", on->in[k]->name);
+			}
+		}
+	}
+	om_status es = {0};
+	if (!rc && !range && om_eval_node(cn, om_model_opset(cn->graph->model, cn->domain), in, out,
+					  &es)) {
+		if (es.kind == OM_ERR_NOMEM)
+			rc = om_error(j->st, es.kind, cn, "%s", es.msg);
+		else if (!l->reason) {
+			l->reason = OM_KEEP_RUN;
+			om_check_format_error(&es, l->detail, sizeof l->detail);
+		}
+	} else if (!rc && range) {
+		l->reason = OM_KEEP_INPUT_RANGE;
+		l->max_rel = INFINITY;
+	}
+	for (int32_t k = 0; k < cn->nout && !rc && !range && !es.kind; k++) {
+		const om_tensor *ref = on->out[k] ? lookup(vals, on->out[k]->name) : NULL;
+		if (!ref || !out[k].data || !half_type(out[k].dtype) || ref->dtype != OM_FLOAT)
+			continue;
+		om_tensor back = {0};
+		bool unused = false;
+		rc = convert_tensor(&out[k], OM_FLOAT, &back, &unused, j->st);
+		om_diff d = {0};
+		if (!rc)
+			rc = om_diff_values(ref, &back, 0, 0, &d, j->st);
+		bool of = false;
+		const float *a = ref->data, *b = back.data;
+		for (int64_t e = 0, n = om_tensor_numel(ref); !rc && e < n && !of; e++)
+			of = isfinite(a[e]) && !isfinite(b[e]);
+		om_tensor_free(&back);
+		if (of && l->reason != OM_KEEP_INPUT_RANGE) {
+			l->reason = OM_KEEP_OVERFLOW;
+			snprintf(l->detail, sizeof l->detail, "output '%s'", on->out[k]->name);
+		}
+		double rel = of ? INFINITY : d.max_rel;
+		if (rel > l->max_rel || isnan(rel))
+			l->max_rel = isnan(rel) ? INFINITY : rel;
+	}
+	for (int32_t k = 0; k < MAX_IO; k++) {
+		om_tensor_free(&own[k]);
+		om_tensor_free(&out[k]);
+	}
+	return rc;
+}
+
+/* One run of the float32 model with every value of its main graph kept. */
+static om_kind measure_run(job *j, om_session *s, int run, int *attempt,
+			   om_node **cnodes)
+{
+	om_inset in = {0};
+	om_tensor *out = NULL;
+	char desc[512], kind[128];
+	om_kind rc = om_reference_run(s, &j->copt, run, attempt, &in, &out, desc, sizeof desc,
+				      kind, sizeof kind, j->st);
+	int nout = rc ? 0 : om_session_output_count(s);
+	const om_graph *g = j->orig->graph;
+	named *map = NULL;
+	named *items = calloc((size_t)(nout + in.n + g->ninits + 1), sizeof *items);
+	int used = 0;
+	if (!rc && !items)
+		rc = om_error(j->st, OM_ERR_NOMEM, NULL, "out of memory");
+	for (int i = 0; i < nout && !rc; i++)
+		rc = add_named(&map, &items[used++], om_session_output_name(s, i), &out[i], j->st);
+	for (int i = 0; i < in.n && !rc; i++)
+		rc = add_named(&map, &items[used++], in.names[i], &in.t[i], j->st);
+	for (int32_t i = 0; i < g->ninits && !rc; i++)
+		rc = add_named(&map, &items[used++], g->inits[i]->name, g->inits[i]->init, j->st);
+	for (int32_t i = 0; i < j->nn && !rc; i++) {
+		if (j->why[i] != OM_HALF_CONVERTED)
+			continue;
+		if (j->copt.progress && i % 64 == 0)
+			j->copt.progress(j->copt.progress_user, "half: measuring nodes", i, j->nn);
+		rc = measure_node(j, g->nodes[i], cnodes[i], map, &j->loc[i]);
+	}
+	HASH_CLEAR(hh, map);
+	free(items);
+	om_outputs_free(out, nout);
+	om_inset_free(&in);
+	return rc;
+}
+
+static om_kind measure(job *j, om_node **cnodes)
+{
+	const om_graph *g = j->orig->graph;
+	int cap = 0;
+	for (int32_t i = 0; i < g->nnodes; i++)
+		cap += g->nodes[i]->nout;
+	const char **names = malloc(sizeof *names * (size_t)(cap + 1));
+	if (!names)
+		return om_error(j->st, OM_ERR_NOMEM, NULL, "out of memory");
+	int n = 0;
+	for (int32_t i = 0; i < g->nnodes; i++)
+		for (int32_t k = 0; k < g->nodes[i]->nout; k++)
+			if (g->nodes[i]->out[k])
+				names[n++] = g->nodes[i]->out[k]->name;
+	om_model *all = NULL;
+	om_session *s = NULL;
+	om_session_options so = {.threads = j->copt.threads};
+	om_kind rc = om_model_expose(j->orig, names, n, &all, j->st);
+	free(names);
+	if (!rc)
+		rc = om_session_create(all, &so, &s, j->st);
+	int attempt = 0;
+	for (int r = 0; r < j->copt.runs && !rc; r++)
+		rc = measure_run(j, s, r, &attempt, cnodes);
+	om_session_free(s);
+	om_model_free(all);
+	for (int32_t i = 0; i < j->nn && !rc; i++) {
+		const local *l = &j->loc[i];
+		if (j->why[i] != OM_HALF_CONVERTED || j->keep[i])
+			continue;
+		if (l->reason)
+			j->keep[i] = (uint8_t)l->reason;
+		else if (l->max_rel > j->opt->node_rtol)
+			j->keep[i] = OM_KEEP_ERROR;
+	}
+	return rc;
+}
+
+/* ---- step 3 and the report ------------------------------------------------------------------ */
+
+/* Keeps the converted nodes measured above `thr`; how many. */
+static int keep_worst(job *j, double thr)
+{
+	int added = 0;
+	for (int32_t i = 0; i < j->nn; i++)
+		if (j->why[i] == OM_HALF_CONVERTED && !j->keep[i] && j->loc[i].max_rel > thr) {
+			j->keep[i] = OM_KEEP_OUTPUTS;
+			added++;
+		}
+	return added;
+}
+
+/* The node a failed run names (rep->error: "... node 'NAME' ..."), by name. */
+static int32_t node_named_in(job *j, const char *error)
+{
+	const char *p = strstr(error, "node '");
+	if (!p)
+		return -1;
+	p += 6;
+	const char *e = strchr(p, '\'');
+	for (int32_t i = 0; e && i < j->nn; i++) {
+		const char *name = j->orig->graph->nodes[i]->name;
+		if (strlen(name) == (size_t)(e - p) && !strncmp(name, p, (size_t)(e - p)) &&
+		    name[0] && !j->keep[i])
+			return i;
+	}
+	return -1;
+}
+
+static uint8_t reason_of_why(uint8_t why)
+{
+	switch (why) {
+	case OM_HALF_KEEP_TYPE: return OM_KEEP_TYPE;
+	case OM_HALF_KEEP_SUBGRAPH: return OM_KEEP_SUBGRAPH;
+	case OM_HALF_KEEP_QDQ: return OM_KEEP_QDQ;
+	case OM_HALF_KEEP_UNTYPED: return OM_KEEP_UNTYPED;
+	default: return 0;
+	}
+}
+
+static om_kind fill_report(job *j, om_dtype_report *rep)
+{
+	rep->kept = calloc((size_t)(j->nn + 1), sizeof *rep->kept);
+	if (!rep->kept)
+		return om_error(j->st, OM_ERR_NOMEM, NULL, "out of memory");
+	for (int32_t i = 0; i < j->nn; i++) {
+		uint8_t r = j->keep[i] ? j->keep[i] : reason_of_why(j->why[i]);
+		rep->converted += j->why[i] == OM_HALF_CONVERTED;
+		if (!r)
+			continue;
+		const om_node *n = j->orig->graph->nodes[i];
+		om_dtype_kept *k = &rep->kept[rep->nkept++];
+		om_diff_name(k->node, sizeof k->node, n->name);
+		om_diff_name(k->op, sizeof k->op, n->op);
+		k->reason = r;
+		k->max_rel = j->loc ? j->loc[i].max_rel : 0;
+		if (j->loc)
+			memcpy(k->detail, j->loc[i].detail, sizeof k->detail);
+	}
+	return OM_OK;
+}
+
+/* The model the loop settled on, made on m itself (the conversion is deterministic). */
+static om_kind convert_final(job *j, om_model *m, om_dtype_report *rep)
+{
+	for (int32_t i = 0; i < j->nn; i++)
+		j->why[i] = j->keep[i] ? OM_HALF_KEEP_ASKED : 0;
+	bool redo = false;
+	rep->clamped = 0;
+	om_kind rc = om_half_convert(m, j->opt->dtype, j->why, &redo, &rep->clamped, j->st);
+	if (!rc && redo)
+		rc = om_error(j->st, OM_ERR_INTERNAL, NULL, "the half conversion changed");
+	return rc;
+}
+
+static om_kind run(job *j, om_model *m, om_dtype_report *rep)
+{
+	const om_graph *g = j->orig->graph;
+	for (int32_t i = 0; j->opt->keep && i < j->nn; i++)
+		for (const char *const *k = j->opt->keep; *k; k++)
+			if (!strcmp(*k, g->nodes[i]->name))
+				j->keep[i] = OM_KEEP_ASKED;
+	om_model *conv = NULL;
+	om_node **cnodes = NULL;
+	int64_t clamped = 0;
+	om_kind rc = convert_copy(j, &conv, &cnodes, &clamped);
+	if (!rc && !j->opt->no_measure)
+		rc = measure(j, cnodes);
+	double thr = j->opt->node_rtol;
+	for (int round = 0; !rc && !j->opt->no_measure && round < j->opt->max_rounds; round++) {
+		om_model_free(conv);
+		free(cnodes);
+		rc = convert_copy(j, &conv, &cnodes, &clamped);
+		if (rc)
+			break;
+		om_check_report_free(&rep->check);
+		rc = om_check(j->orig, conv, &j->copt, &rep->check, j->st);
+		rep->rounds++;
+		if (rc || rep->check.passed)
+			break;
+		int32_t bad = rep->check.error[0] ? node_named_in(j, rep->check.error) : -1;
+		if (bad >= 0) {
+			j->keep[bad] = OM_KEEP_RUN;
+			om_diff_name(j->loc[bad].detail, sizeof j->loc[bad].detail,
+				     rep->check.error);
+			continue;
+		}
+		int added = 0;
+		while (!added && thr > 0) {
+			thr /= 4;
+			added = keep_worst(j, thr);
+			if (thr < 1e-12)
+				thr = 0;
+		}
+		if (!added)
+			break;
+	}
+	om_model_free(conv);
+	free(cnodes);
+	if (!rc)
+		rc = convert_final(j, m, rep);
+	if (!rc)
+		rc = fill_report(j, rep);
+	return rc;
+}
+
+om_kind om_convert_dtype(om_model *m, const om_dtype_options *opt, om_dtype_report *rep,
+			 om_status *st)
+{
+	*rep = (om_dtype_report){.check.failed_run = -1};
+	om_dtype_options o = *opt;
+	if (o.dtype != OM_FLOAT16 && o.dtype != OM_BFLOAT16)
+		return om_error(st, OM_ERR_INVALID_INPUT, NULL,
+				"convert to %s: float16 or bfloat16 only", om_dtype_name(o.dtype));
+	if (!m->graph)
+		return om_error(st, OM_ERR_INVALID_MODEL, NULL, "the model has no graph");
+	if (o.node_rtol <= 0)
+		o.node_rtol = 1e-2;
+	if (o.max_rounds <= 0)
+		o.max_rounds = DEFAULT_ROUNDS;
+	job j = {.opt = &o, .copt = o.check, .st = st};
+	if (j.copt.runs <= 0)
+		j.copt.runs = DEFAULT_RUNS;
+	if (j.copt.rtol <= 0)
+		j.copt.rtol = 1e-2;
+	j.copt = om_check_defaults(&j.copt);
+	om_kind rc = om_graph_toposort(m->graph, st);
+	if (!rc)
+		rc = om_model_copy(m, &j.orig, st);
+	if (rc)
+		return rc;
+	j.nn = j.orig->graph->nnodes;
+	j.why = calloc((size_t)(j.nn + 1), 1);
+	j.keep = calloc((size_t)(j.nn + 1), 1);
+	j.loc = calloc((size_t)(j.nn + 1), sizeof *j.loc);
+	rc = j.why && j.keep && j.loc ? run(&j, m, rep)
+				      : om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
+	free(j.why);
+	free(j.keep);
+	free(j.loc);
+	om_model_free(j.orig);
+	return rc;
+}

@@ -1,0 +1,119 @@
+/* dtype_cli.c — see dtype_cli.h. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "dtype_cli.h"
+
+const char cli_dtype_help[] =
+	"  --dtype fp16|bf16   after the passes, compute in float16 (bfloat16) with the\n"
+	"                      inputs and outputs still float32 (Casts at the boundary):\n"
+	"                      float weights become half. Nodes stay float32 where ONNX's\n"
+	"                      types admit no half at the model's opset, around subgraphs\n"
+	"                      and quantized parts, and where measured: the float32 model\n"
+	"                      is run on the check's inputs (--check N sets, default 2;\n"
+	"                      --input; random otherwise) and each node alone in half on its\n"
+	"                      values; one that overflows or is off by more than 1e-2\n"
+	"                      relative stays float32, then more while the outputs are over\n"
+	"                      the tolerance (--rtol, default 1e-2; --atol). Each kept node\n"
+	"                      and why is printed on stderr. Example: --dtype fp16\n"
+	"  --keep-fp32 NODE    keep node NODE float32 too (repeatable)\n"
+	"  --no-keep-measure   convert every node the types admit, without measuring\n";
+
+static int usage_error(const char *cmd, const char *fmt, const char *arg)
+{
+	fprintf(stderr, "%s: ", cmd);
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, " (%s --help)\n", cmd);
+	return -1;
+}
+
+int cli_dtype_arg(int argc, char **argv, int *i, cli_dtype_args *a, const char *cmd)
+{
+	const char *arg = argv[*i];
+	if (!strcmp(arg, "--no-keep-measure")) {
+		a->no_measure = 1;
+		return 1;
+	}
+	if (strcmp(arg, "--dtype") && strcmp(arg, "--keep-fp32"))
+		return 0;
+	if (*i + 1 >= argc)
+		return usage_error(cmd, "%s needs a value", arg);
+	const char *val = argv[++*i];
+	if (!strcmp(arg, "--keep-fp32")) {
+		if (a->nkeep == CLI_MAX_KEEP)
+			return usage_error(cmd, "too many --keep-fp32 options%s", "");
+		a->keep[a->nkeep++] = val;
+		return 1;
+	}
+	if (!strcmp(val, "fp16") || !strcmp(val, "float16"))
+		a->dtype = OM_FLOAT16;
+	else if (!strcmp(val, "bf16") || !strcmp(val, "bfloat16"))
+		a->dtype = OM_BFLOAT16;
+	else
+		return usage_error(cmd, "--dtype wants fp16 or bf16, got '%s'", val);
+	return 1;
+}
+
+static const char *reason_text(int32_t r)
+{
+	switch (r) {
+	case OM_KEEP_ASKED: return "asked (--keep-fp32)";
+	case OM_KEEP_TYPE: return "no half type for it at the model's opset";
+	case OM_KEEP_SUBGRAPH: return "runs subgraphs";
+	case OM_KEEP_QDQ: return "quantize/dequantize";
+	case OM_KEEP_UNTYPED: return "a value of unknown element type";
+	case OM_KEEP_INFER: return "its op infers another output type in half";
+	case OM_KEEP_OVERFLOW: return "overflow";
+	case OM_KEEP_INPUT_RANGE: return "an input beyond the half type's range";
+	case OM_KEEP_ERROR: return "over the node tolerance";
+	case OM_KEEP_RUN: return "omopt cannot run it in half";
+	case OM_KEEP_OUTPUTS: return "kept so that the outputs pass";
+	default: return "?";
+	}
+}
+
+int cli_dtype_convert(om_model *m, const cli_dtype_args *a, const cli_check_args *c,
+		      cli_progress *prog)
+{
+	om_dtype_options o = {.dtype = a->dtype, .check = c->opt, .no_measure = a->no_measure,
+			      .keep = a->nkeep ? a->keep : NULL};
+	o.check.progress = cli_progress_report;
+	o.check.progress_user = prog;
+	om_dtype_report rep;
+	om_status st = {0};
+	om_kind k = om_convert_dtype(m, &o, &rep, &st);
+	cli_progress_end(prog);
+	if (k) {
+		om_dtype_report_free(&rep);
+		return cmd_fail(&st);
+	}
+	const char *name = a->dtype == OM_FLOAT16 ? "float16" : "bfloat16";
+	for (int i = 0; i < rep.nkept; i++) {
+		const om_dtype_kept *kp = &rep.kept[i];
+		fprintf(stderr, "kept in float32: %s (%s): %s", kp->node[0] ? kp->node : "(unnamed)",
+			kp->op, reason_text(kp->reason));
+		if (kp->reason == OM_KEEP_OVERFLOW || kp->reason == OM_KEEP_INPUT_RANGE)
+			fprintf(stderr, " (%s)", kp->detail);
+		else if (kp->reason == OM_KEEP_RUN)
+			fprintf(stderr, ": %s", kp->detail);
+		if ((kp->reason == OM_KEEP_ERROR || kp->reason == OM_KEEP_OUTPUTS) &&
+		    isfinite(kp->max_rel))
+			fprintf(stderr, " (max rel diff %.3g)", kp->max_rel);
+		fprintf(stderr, "\n");
+	}
+	printf("dtype: %d nodes in %s, %d kept in float32", rep.converted, name, rep.nkept);
+	if (rep.clamped)
+		printf(", %lld weight elements clamped to its range", (long long)rep.clamped);
+	printf("\n");
+	int rc = 0;
+	if (rep.check.runs) {
+		printf("dtype: %s against the float32 model, %d round%s:\n", name, rep.rounds,
+		       rep.rounds == 1 ? "" : "s");
+		cli_print_check(stdout, &rep.check);
+		rc = rep.check.passed ? 0 : CMD_CHECK_FAILED;
+	}
+	om_dtype_report_free(&rep);
+	return rc;
+}
