@@ -349,7 +349,7 @@ static om_kind fill_report(job *j, om_dtype_report *rep)
 		return om_error(j->st, OM_ERR_NOMEM, NULL, "out of memory");
 	for (int32_t i = 0; i < j->nn; i++) {
 		uint8_t r = j->keep[i] ? j->keep[i] : reason_of_why(j->why[i]);
-		rep->converted += j->why[i] == OM_HALF_CONVERTED;
+		rep->converted += j->why[i] == OM_HALF_CONVERTED && !rep->unchanged;
 		if (!r)
 			continue;
 		const om_node *n = j->orig->graph->nodes[i];
@@ -367,14 +367,95 @@ static om_kind fill_report(job *j, om_dtype_report *rep)
 /* The model the loop settled on, made on m itself (the conversion is deterministic). */
 static om_kind convert_final(job *j, om_model *m, om_dtype_report *rep)
 {
+	/* never larger: a model with little float32 compute (a quantized one) would only gain
+	 * Casts */
+	om_model *c = NULL;
+	om_node **ns = NULL;
+	size_t before = 0, after = 0;
+	om_kind rc = convert_copy(j, &c, &ns, &rep->clamped);
+	if (!rc)
+		rc = om_model_saved_size_without_value_info(j->orig, &before, j->st);
+	if (!rc)
+		rc = om_model_saved_size_without_value_info(c, &after, j->st);
+	free(ns);
+	om_model_free(c);
+	if (rc)
+		return rc;
+	if (after > before) {
+		rep->unchanged = 1;
+		return OM_OK;
+	}
 	for (int32_t i = 0; i < j->nn; i++)
 		j->why[i] = j->keep[i] ? OM_HALF_KEEP_ASKED : 0;
 	bool redo = false;
 	rep->clamped = 0;
-	om_kind rc = om_half_convert(m, j->opt->dtype, j->why, &redo, &rep->clamped, j->st);
+	rc = om_half_convert(m, j->opt->dtype, j->why, &redo, &rep->clamped, j->st);
 	if (!rc && redo)
 		rc = om_error(j->st, OM_ERR_INTERNAL, NULL, "the half conversion changed");
 	return rc;
+}
+
+/* Converts a copy with the keeps so far and checks it against the float32 model (rep->check);
+ * a node the converted model fails to run on is kept and the check made again. */
+static om_kind try_keeps(job *j, om_dtype_report *rep, bool *passed)
+{
+	*passed = false;
+	for (int32_t tries = 0; tries <= j->nn; tries++) {
+		om_model *conv = NULL;
+		om_node **cnodes = NULL;
+		int64_t clamped = 0;
+		om_kind rc = convert_copy(j, &conv, &cnodes, &clamped);
+		free(cnodes);
+		if (!rc) {
+			om_check_report_free(&rep->check);
+			rc = om_check(j->orig, conv, &j->copt, &rep->check, j->st);
+			rep->rounds++;
+		}
+		om_model_free(conv);
+		if (rc || rep->check.passed) {
+			*passed = !rc;
+			return rc;
+		}
+		int32_t bad = rep->check.error[0] ? node_named_in(j, rep->check.error) : -1;
+		if (bad < 0)
+			return OM_OK;
+		j->keep[bad] = OM_KEEP_RUN;
+		om_diff_name(j->loc[bad].detail, sizeof j->loc[bad].detail, rep->check.error);
+	}
+	return OM_OK;
+}
+
+/* The smallest prefix, in topological order, of the converted nodes that, kept float32 too,
+ * makes the outputs pass (rounding early in a network is amplified the most): a binary search
+ * over its length, log2 of the node count checks. */
+static om_kind keep_prefix(job *j, om_dtype_report *rep)
+{
+	int32_t *cand = malloc(sizeof *cand * (size_t)(j->nn + 1));
+	if (!cand)
+		return om_error(j->st, OM_ERR_NOMEM, NULL, "out of memory");
+	int32_t nc = 0;
+	for (int32_t i = 0; i < j->nn; i++)
+		if (j->why[i] == OM_HALF_CONVERTED && !j->keep[i])
+			cand[nc++] = i;
+	int32_t lo = 0, hi = nc; /* a prefix of lo fails; of hi passes (all kept: nothing left) */
+	om_kind rc = OM_OK;
+	while (lo + 1 < hi && !rc) {
+		int32_t mid = lo + (hi - lo) / 2;
+		for (int32_t k = 0; k < nc; k++)
+			j->keep[cand[k]] = k < mid ? OM_KEEP_OUTPUTS : 0;
+		bool passed = false;
+		rc = try_keeps(j, rep, &passed);
+		if (passed)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	for (int32_t k = 0; k < nc; k++)
+		if (j->keep[cand[k]] == OM_KEEP_OUTPUTS || !j->keep[cand[k]])
+			j->keep[cand[k]] = k < hi ? OM_KEEP_OUTPUTS : 0;
+	free(cand);
+	bool passed = false;
+	return rc ? rc : try_keeps(j, rep, &passed);
 }
 
 static om_kind run(job *j, om_model *m, om_dtype_report *rep)
@@ -390,37 +471,27 @@ static om_kind run(job *j, om_model *m, om_dtype_report *rep)
 	om_kind rc = convert_copy(j, &conv, &cnodes, &clamped);
 	if (!rc && !j->opt->no_measure)
 		rc = measure(j, cnodes);
-	double thr = j->opt->node_rtol;
-	for (int round = 0; !rc && !j->opt->no_measure && round < j->opt->max_rounds; round++) {
-		om_model_free(conv);
-		free(cnodes);
-		rc = convert_copy(j, &conv, &cnodes, &clamped);
-		if (rc)
-			break;
-		om_check_report_free(&rep->check);
-		rc = om_check(j->orig, conv, &j->copt, &rep->check, j->st);
-		rep->rounds++;
-		if (rc || rep->check.passed)
-			break;
-		int32_t bad = rep->check.error[0] ? node_named_in(j, rep->check.error) : -1;
-		if (bad >= 0) {
-			j->keep[bad] = OM_KEEP_RUN;
-			om_diff_name(j->loc[bad].detail, sizeof j->loc[bad].detail,
-				     rep->check.error);
-			continue;
-		}
-		int added = 0;
-		while (!added && thr > 0) {
-			thr /= 4;
-			added = keep_worst(j, thr);
-			if (thr < 1e-12)
-				thr = 0;
-		}
-		if (!added)
-			break;
-	}
 	om_model_free(conv);
 	free(cnodes);
+	/* the nodes measured worse than the half type's own rounding, worst first, then a
+	 * prefix of the graph */
+	const double floor_rel = j->opt->dtype == OM_FLOAT16 ? 0x1p-10 : 0x1p-7;
+	double thr = j->opt->node_rtol;
+	bool passed = false;
+	for (int round = 0; !rc && !j->opt->no_measure && round < j->opt->max_rounds; round++) {
+		rc = try_keeps(j, rep, &passed);
+		if (rc || passed)
+			break;
+		int added = 0;
+		while (!added && thr > floor_rel) {
+			thr /= 4;
+			added = keep_worst(j, thr < floor_rel ? floor_rel : thr);
+		}
+		if (!added) {
+			rc = keep_prefix(j, rep);
+			break;
+		}
+	}
 	if (!rc)
 		rc = convert_final(j, m, rep);
 	if (!rc)
@@ -447,6 +518,8 @@ om_kind om_convert_dtype(om_model *m, const om_dtype_options *opt, om_dtype_repo
 		j.copt.runs = DEFAULT_RUNS;
 	if (j.copt.rtol <= 0)
 		j.copt.rtol = 1e-2;
+	if (j.copt.atol <= 0)
+		j.copt.atol = 1e-12; /* relative to the tensor's scale: an output near 0 counts */
 	j.copt = om_check_defaults(&j.copt);
 	om_kind rc = om_graph_toposort(m->graph, st);
 	if (!rc)

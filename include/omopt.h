@@ -621,7 +621,7 @@ OM_API om_kind om_bisect(const om_model *original, const om_simplify_options *so
  *      is beyond the half type's range, when omopt cannot run it in half, or when max_rel
  *      exceeds node_rtol.
  *   3. The converted model is checked against the float32 one (om_check with the check
- *      options; tolerances rtol 1e-2, atol 1e-5 unless given). While outputs are over the
+ *      options; tolerances rtol 1e-2, atol 1e-12 unless given). While outputs are over the
  *      tolerance, the converted nodes with the largest measured max_rel (over node_rtol / 4^k in
  *      round k) are kept too, up to max_rounds rounds.
  * No ONNX Runtime is needed. The model is rewritten in place (its main graph is also sorted
@@ -647,7 +647,7 @@ typedef struct om_dtype_options {
 	int32_t dtype;            /* OM_FLOAT16 or OM_BFLOAT16 */
 	om_check_options check;   /* the measurement's and the check's inputs, runs (0: 2), seed,
 				     threads, progress; rtol / atol the outputs' tolerances (0: 1e-2,
-				     1e-5) */
+				     1e-12: relative to the tensor's scale) */
 	double node_rtol;         /* a node whose half result is further than this from float32
 				     (max_rel) stays float32 (0: 1e-2) */
 	int max_rounds;           /* of step 3 (0: 6) */
@@ -672,6 +672,9 @@ typedef struct om_dtype_report {
 	int64_t clamped;          /* initializer elements clamped to the half type's range */
 	om_check_report check;    /* the final model against the float32 one (check.passed);
 				     empty with no_measure */
+	int unchanged;            /* 1: the converted model would have been larger than the
+				     float32 one (Casts around little float compute, a quantized
+				     model): m was left as it was */
 } om_dtype_report;
 
 /**

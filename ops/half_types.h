@@ -8,8 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/** One version of one op: bit i of a mask is slot i; bit 63 a variadic last slot and every
- *  later one (as om_sig's opt_in). */
+/** One version of one op: bit i of a mask is slot i (63: slot 63 and every later one); a
+ *  variadic slot sets its bit and every later one. */
 typedef struct om_half_types {
 	const char *op;
 	int32_t since;

@@ -6,7 +6,8 @@ conversion (passes/half_convert.c) to ask instead of guessing.
     /usr/bin/python3 scripts/gen_half_types.py CHANGELOG.md > ops/half_types.c
 
 CHANGELOG.md is ONNX's docs/Changelog.md (1.23 was used: opsets 1-28 of ai.onnx). A slot is a
-bit (bit i: slot i; bit 63: a variadic last slot and every later one). A slot typed by a
+bit (bit i: slot i; a variadic last slot sets its bit and every later one, 63 standing
+for the slots after it). A slot typed by a
 sequence or optional is never marked: the conversion only changes tensors.
 """
 import re
@@ -51,8 +52,8 @@ def mask(op, slots, want):
         allowed = op['types'].get(ty, [ty])
         if 'tensor(%s)' % want in allowed:
             bits |= 1 << min(i, 63)
-            if variadic:
-                bits |= 1 << 63
+            if variadic:  # this slot and every later one
+                bits |= ((1 << 64) - 1) & ~((1 << i) - 1)
     return bits
 
 

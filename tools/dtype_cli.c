@@ -103,6 +103,9 @@ int cli_dtype_convert(om_model *m, const cli_dtype_args *a, const cli_check_args
 			fprintf(stderr, " (max rel diff %.3g)", kp->max_rel);
 		fprintf(stderr, "\n");
 	}
+	if (rep.unchanged)
+		printf("dtype: the %s model would be larger than the float32 one: not converted\n",
+		       name);
 	printf("dtype: %d nodes in %s, %d kept in float32", rep.converted, name, rep.nkept);
 	if (rep.clamped)
 		printf(", %lld weight elements clamped to its range", (long long)rep.clamped);
