@@ -236,6 +236,7 @@ static om_kind convert_outputs(hc *h, om_node *n, uint64_t out_mask)
 			om_node *c = f->flt->producer;
 			om_node_set_output(c, 0, v);
 			f->flt = v;
+			set_type(h, v, w, OM_FLOAT);
 		} else {
 			set_type(h, v, v, h->dtype);
 			f->half = v;
@@ -323,6 +324,32 @@ static om_kind apply(hc *h, om_node **nodes, int32_t nn, const plan *p)
 	return OM_OK;
 }
 
+/* The Casts (appended after the nn nodes of the original order) go right after the producer
+ * of what they read (first when a graph input or initializer): a subgraph's outer reference
+ * to a value a Cast writes is then after it too, which a sort over node inputs misses. */
+static om_kind place_casts(hc *h, int32_t nn)
+{
+	om_graph *g = h->g;
+	const int32_t total = g->nnodes;
+	om_node **order = om_arena_alloc(h->m->arena, sizeof *order * (size_t)(g->cap_nodes + 1));
+	if (!order)
+		return om_error(h->st, OM_ERR_NOMEM, NULL, "out of memory");
+	int32_t k = 0;
+	for (int32_t c = nn; c < total; c++)
+		if (!g->nodes[c]->in[0]->producer)
+			order[k++] = g->nodes[c];
+	for (int32_t i = 0; i < nn; i++) {
+		order[k++] = g->nodes[i];
+		for (int32_t c = nn; c < total; c++)
+			if (g->nodes[c]->in[0]->producer == g->nodes[i])
+				order[k++] = g->nodes[c];
+	}
+	if (k != total)
+		return om_error(h->st, OM_ERR_INTERNAL, NULL, "a Cast reads another Cast");
+	g->nodes = order;
+	return OM_OK;
+}
+
 /* The rows' inference over the result: a converted node whose output it types otherwise than
  * the conversion did is reported. */
 static om_kind verify(hc *h, om_node **nodes, int32_t nn, uint8_t *why, bool *redo)
@@ -376,7 +403,7 @@ om_kind om_half_convert(om_model *m, int32_t dtype, uint8_t *why, bool *redo, in
 	if (!rc)
 		rc = apply(&h, nodes, nn, &p);
 	if (!rc)
-		rc = om_graph_toposort(h.g, st);
+		rc = place_casts(&h, nn);
 	if (!rc)
 		rc = om_pass_dead(&h.pc, h.g, &changes);
 	HASH_CLEAR(hh, h.forms);
