@@ -16,6 +16,7 @@ import numpy as np
 
 from . import _lib
 from ._lib import (OPTIONAL, SEQUENCE, STRING, CheckOptions, CheckReport, CompareReport,
+                   DtypeOptions, DtypeReport,
                    InputShape, IoInfo, Seq, SessionOptions, SimplifyOptions, Status, Str, Tensor,
                    check, lib,
                    OmoptError, InvalidModel, InvalidInput, Unsupported, IoError, NoMemory,
@@ -184,7 +185,8 @@ def _check_options(runs, inputs, rtol, atol, seed, keep):
 def simplify(model, *, skip=(), fold_max_bytes=None, fold_qdq=False, verify=False,
              input_shapes=None, outputs=None, inputs=None, drop_unused_outputs=False,
              shapes=True, inline_functions=True, output=None, check=0, check_inputs=None,
-             rtol=None, atol=None, seed=None, test_break_pass=None):
+             rtol=None, atol=None, seed=None, test_break_pass=None, dtype=None,
+             keep_fp32=(), dtype_report=None):
     """Simplifies an ONNX model (docs/passes.md), as `omopt simplify` does.
 
     model: an onnx.ModelProto (returns one), bytes (returns bytes) or a path (returns the
@@ -208,8 +210,17 @@ def simplify(model, *, skip=(), fold_max_bytes=None, fold_qdq=False, verify=Fals
         tolerance: max|a - b| > atol + rtol * max|a| (defaults 1e-5, 1e-4), a the original's.
         check_inputs: {name: numpy array} fed in every run (`--input NAME=FILE`); the rest
         are random (seed). test_break_pass: testing only (om_simplify_options.test_break_pass).
+    dtype: 'fp16' or 'bf16' (--dtype): after the passes, float32 compute becomes float16
+        (bfloat16) with the inputs and outputs still float32 (om_convert_dtype in
+        include/omopt.h); the nodes kept float32 are chosen by running the model on
+        check_inputs (the rest random, `check` input sets or 2) with tolerances rtol, atol
+        (defaults 1e-2, 1e-12); raises CheckFailed when the half outputs stay over them.
+        keep_fp32: node names kept float32 too. dtype_report: a list that receives one
+        (node, op, reason, max_rel) tuple per node kept float32.
     Raises InvalidModel, InvalidInput, Unsupported, IoError, NoMemory (OmoptError),
     CheckFailed."""
+    if dtype not in (None, 'fp16', 'bf16', 'float16', 'bfloat16'):
+        raise ValueError(f'dtype {dtype!r}: fp16 or bf16')
     m = _Model(model)
     opts, keep = _options(skip, fold_max_bytes, fold_qdq, verify, input_shapes, outputs,
                           inputs, drop_unused_outputs, shapes, inline_functions,
@@ -229,6 +240,8 @@ def simplify(model, *, skip=(), fold_max_bytes=None, fold_qdq=False, verify=Fals
         m = _Model(model)  # as the CLI: the model asked for, without the rewrites
         asked.no_value_info = opts.no_value_info
         _lib.check(lib.om_simplify(m.ptr, ctypes.byref(asked), ctypes.byref(st)), st)
+    if dtype:
+        _convert_dtype(m, dtype, keep_fp32, check, check_inputs, rtol, atol, seed, dtype_report)
     data = m.save_bytes()
     result = data
     if m.kind == 'proto':
@@ -237,6 +250,8 @@ def simplify(model, *, skip=(), fold_max_bytes=None, fold_qdq=False, verify=Fals
     if check:
         original = _Model(model)  # the model asked for, without the rewrites
         _lib.check(lib.om_simplify(original.ptr, ctypes.byref(asked), ctypes.byref(st)), st)
+        if dtype and rtol is None:
+            rtol = 1e-2  # half precision: the check's default tolerance, as the command's
         _check(original, m, check, check_inputs, rtol, atol, seed, result)
     del keep  # the arrays the options point at
     if output is not None:
@@ -246,6 +261,39 @@ def simplify(model, *, skip=(), fold_max_bytes=None, fold_qdq=False, verify=Fals
         os.replace(tmp, output)
         return output
     return result
+
+
+_REASONS = {1: 'asked', 2: 'no half type at the opset', 3: 'runs subgraphs',
+            4: 'quantize/dequantize', 5: 'unknown element type', 6: 'infers another type',
+            7: 'overflow', 8: 'input beyond the half range', 9: 'over the node tolerance',
+            10: 'omopt cannot run it in half', 11: 'kept so that the outputs pass'}
+
+
+def _convert_dtype(m, dtype, keep_fp32, runs, inputs, rtol, atol, seed, report):
+    keep = []
+    names = (ctypes.c_char_p * (len(keep_fp32) + 1))(*[k.encode() for k in keep_fp32], None)
+    o = DtypeOptions(dtype=16 if dtype.startswith('b') else 10,
+                     check=_check_options(runs or 0, inputs, rtol, atol, seed, keep))
+    o.keep = ctypes.cast(names, ctypes.POINTER(ctypes.c_char_p)) if keep_fp32 else None
+    rep, st = DtypeReport(), Status()
+    try:
+        _lib.check(lib.om_convert_dtype(m.ptr, ctypes.byref(o), ctypes.byref(rep),
+                                        ctypes.byref(st)), st)
+        if report is not None:
+            for i in range(rep.nkept):
+                k = rep.kept[i]
+                report.append((k.node.decode(), k.op.decode(),
+                               _REASONS.get(k.reason, str(k.reason)), k.max_rel))
+        if rep.check.runs and not rep.check.passed:
+            c = rep.check
+            diffs = [Difference(c.outputs[i]) for i in range(c.noutputs)]
+            raise CheckFailed(f'the {dtype} outputs differ from float32 beyond rtol {c.rtol:g}, '
+                              f'atol {c.atol:g}', diffs, c.failed_run,
+                              c.how.decode(errors='replace'), c.error.decode(errors='replace'),
+                              None)
+    finally:
+        lib.om_dtype_report_free(ctypes.byref(rep))
+    del keep
 
 
 def _check(original, simplified, runs, inputs, rtol, atol, seed, result):

@@ -1,12 +1,16 @@
 """python3 -m omopt simplify IN.onnx OUT.onnx [--skip PASS]... [--fold-max-bytes N] [--fold-qdq]
 [--verify] [--input-shape NAME:D1,D2,...]... [--outputs A,B] [--inputs C,D]
-[--drop-unused-outputs] [--no-shapes] [--no-inline-functions]: what `omopt simplify` writes,
-through the library (the same bytes)."""
+[--drop-unused-outputs] [--no-shapes] [--no-inline-functions] [--check N]
+[--input NAME=FILE.npy]... [--rtol R] [--atol A] [--seed S] [--dtype fp16|bf16]
+[--keep-fp32 NODE]...: what `omopt simplify` writes, through the library (the same bytes);
+exit 3 when the check fails, as the command."""
 import argparse
 import os
 import sys
 
-from . import OmoptError, simplify
+import numpy as np
+
+from . import CheckFailed, OmoptError, simplify
 
 
 def main(argv=None):
@@ -26,7 +30,21 @@ def main(argv=None):
     s.add_argument('--no-shapes', action='store_true')
     s.add_argument('--inline-functions', dest='inline', action='store_true', default=True)
     s.add_argument('--no-inline-functions', dest='inline', action='store_false')
+    s.add_argument('--check', type=int, default=0, metavar='N')
+    s.add_argument('--input', dest='feeds', action='append', default=[],
+                   metavar='NAME=FILE.npy')
+    s.add_argument('--rtol', type=float, default=None)
+    s.add_argument('--atol', type=float, default=None)
+    s.add_argument('--seed', type=int, default=None)
+    s.add_argument('--dtype', choices=['fp16', 'bf16'], default=None)
+    s.add_argument('--keep-fp32', action='append', default=[], metavar='NODE')
     a = ap.parse_args(argv)
+    given = {}
+    for spec in a.feeds:
+        name, sep, path = spec.partition('=')
+        if not sep or not name or not path:
+            ap.error(f'--input wants NAME=FILE.npy, got {spec!r}')
+        given[name] = np.load(path)
     shapes = {}
     for spec in a.input_shape:
         name, sep, dims = spec.rpartition(':')
@@ -34,14 +52,22 @@ def main(argv=None):
             ap.error(f'bad input shape {spec!r} (NAME:D1,D2,...)')
         shapes[name] = [int(d) if d.isdigit() else d for d in dims.split(',')] if dims else []
     split = lambda v: [n for x in v for n in x.split(',')] or None  # noqa: E731
+    kept = []
     try:
         simplify(a.input, skip=a.skip, fold_max_bytes=a.fold_max_bytes, fold_qdq=a.fold_qdq,
                  verify=a.verify, input_shapes=shapes, outputs=split(a.outputs),
                  inputs=split(a.inputs), drop_unused_outputs=a.drop_unused_outputs,
-                 shapes=not a.no_shapes, inline_functions=a.inline, output=a.output)
+                 shapes=not a.no_shapes, inline_functions=a.inline, output=a.output,
+                 check=a.check, check_inputs=given or None, rtol=a.rtol, atol=a.atol,
+                 seed=a.seed, dtype=a.dtype, keep_fp32=a.keep_fp32, dtype_report=kept)
+    except CheckFailed as e:
+        print(f'omopt: {e}', file=sys.stderr)
+        return 3
     except (OmoptError, ValueError) as e:
         print(f'omopt: {e}', file=sys.stderr)
         return 1
+    for node, op, why, rel in kept:
+        print(f'kept in float32: {node or "(unnamed)"} ({op}): {why}', file=sys.stderr)
     print(f'{a.input}: {os.path.getsize(a.input)} -> {a.output}: '
           f'{os.path.getsize(a.output)} bytes')
     return 0

@@ -62,6 +62,24 @@ class CheckReport(ctypes.Structure):
                 ('failed_inputs', ctypes.POINTER(Tensor))]
 
 
+class DtypeOptions(ctypes.Structure):
+    _fields_ = [('dtype', ctypes.c_int32), ('check', CheckOptions), ('node_rtol', ctypes.c_double),
+                ('max_rounds', ctypes.c_int), ('keep', ctypes.POINTER(ctypes.c_char_p)),
+                ('no_measure', ctypes.c_int)]
+
+
+class DtypeKept(ctypes.Structure):
+    _fields_ = [('node', ctypes.c_char * 128), ('op', ctypes.c_char * 64),
+                ('reason', ctypes.c_int32), ('max_rel', ctypes.c_double),
+                ('detail', ctypes.c_char * 256)]
+
+
+class DtypeReport(ctypes.Structure):
+    _fields_ = [('converted', ctypes.c_int), ('nkept', ctypes.c_int),
+                ('kept', ctypes.POINTER(DtypeKept)), ('rounds', ctypes.c_int),
+                ('clamped', ctypes.c_int64), ('check', CheckReport), ('unchanged', ctypes.c_int)]
+
+
 class CompareReport(ctypes.Structure):
     _fields_ = [('rtol', ctypes.c_double), ('atol', ctypes.c_double),
                 ('how', ctypes.c_char * 1024), ('error', ctypes.c_char * 700),
@@ -203,6 +221,9 @@ _sigs = {
     'om_compare': ([ctypes.c_void_p, ctypes.c_void_p, _P(CheckOptions), _P(CompareReport),
                     _P(Status)], ctypes.c_int),
     'om_compare_report_free': ([_P(CompareReport)], None),
+    'om_convert_dtype': ([ctypes.c_void_p, _P(DtypeOptions), _P(DtypeReport), _P(Status)],
+                         ctypes.c_int),
+    'om_dtype_report_free': ([_P(DtypeReport)], None),
 }
 for _name, (_args, _res) in _sigs.items():
     _f = getattr(lib, _name)
