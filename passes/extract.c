@@ -14,12 +14,19 @@
  *     model's own declaration of the value wins when it has one. Inference's internal symbols
  *     become dim_params named after the value ("h_dim_2"), one name per symbol, so two
  *     values with one extent keep one symbol.
+ *   - An original graph input the part reads only for its shape (Shape, Size: rows flagged
+ *     OM_OP_SHAPE_OF) is not kept as an input when a named input carries those dims: the node
+ *     reads the named input instead (the same shape), or a Shape becomes Gather(Shape(named
+ *     input), axes) when the dims sit on other axes of it. So the part's inputs are the ones
+ *     named whenever those carry the shapes (gpt's causal mask reads Shape(idx): idx [batch,
+ *     seq] is then read from a cut tensor [batch, seq, 128]).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pass.h"
+#include "registry.h"
 
 typedef struct symname {
 	const char *internal, *name;
@@ -167,6 +174,99 @@ static bool needed(const om_graph *g, const om_value *v, const bool *live)
 	return false;
 }
 
+static bool ranked(const om_vinfo *vi)
+{
+	return vi && vi->type.kind == OM_TYPE_TENSOR && vi->type.rank >= 0 &&
+	       vi->type.rank <= OM_MAX_RANK;
+}
+
+/* Where in named input u's dims v's dims are (axes[d] for v's dim d: the same axis when it
+ * has the extent, else the first that has it); false when one is nowhere. */
+static bool dims_in(const om_vinfo *vi, const om_vinfo *ui, int64_t *axes, bool *same)
+{
+	*same = vi->type.rank == ui->type.rank;
+	for (int32_t d = 0; d < vi->type.rank; d++) {
+		int32_t a = d < ui->type.rank && om_dims_equal(ui->type.dims[d], vi->type.dims[d])
+				    ? d
+				    : 0;
+		while (a < ui->type.rank && !om_dims_equal(ui->type.dims[a], vi->type.dims[d]))
+			a++;
+		if (a == ui->type.rank)
+			return false;
+		axes[d] = a;
+		*same &= a == d;
+	}
+	return true;
+}
+
+/* Shape(u) -> Gather(·, axes) writing what node n (a Shape of v) wrote. */
+static om_kind gather_shape(xctx *x, om_node *n, om_value *u, const int64_t *axes, int32_t r)
+{
+	om_graph *g = x->g;
+	char hint[300];
+	snprintf(hint, sizeof hint, "%.280s_shape", u->name);
+	om_value *s = om_graph_fresh_value(g, hint);
+	om_tensor t = {.dtype = OM_INT64, .rank = 1, .dims = {r}, .data = (void *)axes,
+		       .nbytes = sizeof *axes * (size_t)r};
+	snprintf(hint, sizeof hint, "%.280s_axes", n->out[0]->name);
+	om_value *idx = s ? om_new_constant(x->c, g, hint, &t) : NULL;
+	om_value *dead = idx ? om_graph_fresh_value(g, n->out[0]->name) : NULL;
+	om_node *sh = dead ? om_graph_add_node(g, "Shape", "", s->name, 1, 1) : NULL;
+	om_node *ga = sh ? om_graph_add_node(g, "Gather", "", n->name, 2, 1) : NULL;
+	if (!ga)
+		return om_error(x->c->st, OM_ERR_NOMEM, NULL, "out of memory");
+	sh->in[0] = u;
+	om_node_set_output(sh, 0, s);
+	ga->in[0] = s;
+	ga->in[1] = idx;
+	om_value *out = n->out[0];
+	om_node_set_output(n, 0, dead); /* n is read by nothing now: the cut drops it */
+	om_node_set_output(ga, 0, out);
+	return OM_OK;
+}
+
+/* Shape-of nodes reading an original graph input read a named input with its dims instead
+ * (above); the input is then dropped unless something else reads it. */
+static om_kind shapes_from_named(xctx *x, om_value *const *ins, int32_t nin)
+{
+	om_graph *g = x->g;
+	const int32_t n0 = g->nnodes;
+	for (int32_t i = 0; i < n0; i++) {
+		om_node *n = g->nodes[i];
+		om_value *v = n->nin ? n->in[0] : NULL;
+		if (!v || !(v->flags & OM_VALUE_GRAPH_INPUT) || n->nout != 1 || !n->out[0] ||
+		    !om_node_has(x->c->m, n, OM_OP_SHAPE_OF))
+			continue;
+		bool is_named = false;
+		for (int32_t k = 0; k < nin; k++)
+			is_named |= ins[k] == v;
+		const om_vinfo *vi = om_vinfo_get(x->c, g, v);
+		if (is_named || !ranked(vi))
+			continue;
+		const om_vinfo *oi = om_vinfo_get(x->c, g, n->out[0]);
+		for (int32_t k = 0; k < nin; k++) {
+			const om_vinfo *ui = om_vinfo_get(x->c, g, ins[k]);
+			int64_t axes[OM_MAX_RANK];
+			bool same = false;
+			if (!ranked(ui) || !dims_in(vi, ui, axes, &same))
+				continue;
+			if (same) {
+				n->in[0] = ins[k];
+				break;
+			}
+			/* a whole Shape (rank 1, v's rank elements: no start/end cutting it) */
+			if (!oi || !ranked(oi) || oi->type.rank != 1 ||
+			    !om_dim_known(oi->type.dims[0]) || oi->type.dims[0].value != vi->type.rank)
+				continue;
+			om_kind rc = gather_shape(x, n, ins[k], axes, vi->type.rank);
+			if (rc)
+				return rc;
+			break;
+		}
+	}
+	return OM_OK;
+}
+
 static om_kind cut(xctx *x, om_value *const *ins, int32_t nin, om_value *const *outs,
 		   int32_t nout)
 {
@@ -208,6 +308,11 @@ static om_kind cut(xctx *x, om_value *const *ins, int32_t nin, om_value *const *
 		g->outputs = o;
 		g->noutputs = nout;
 	}
+	om_kind src = shapes_from_named(x, ins, nin);
+	if (!src)
+		src = om_graph_toposort(g, x->c->st); /* the Gathers were appended */
+	if (src)
+		return src;
 	/* what the outputs need */
 	bool *live = calloc((size_t)g->nnodes + 1, sizeof *live);
 	om_node **stack = malloc(sizeof *stack * ((size_t)g->nnodes + 1));
