@@ -300,6 +300,64 @@ static om_kind measure(job *j, om_node **cnodes)
 	return rc;
 }
 
+/* The element types and ranks of m's values that inference does not type (what If or Loop
+ * outputs, ops omopt infers only at run time), from a float32 run: so that the nodes reading
+ * them can be converted too. Dims stay unknown. */
+static om_kind type_from_run(job *j, om_model *m)
+{
+	om_graph *g = m->graph;
+	int cap = 0;
+	for (int32_t i = 0; i < g->nnodes; i++)
+		cap += g->nodes[i]->nout;
+	const char **names = malloc(sizeof *names * (size_t)(cap + 1));
+	if (!names)
+		return om_error(j->st, OM_ERR_NOMEM, NULL, "out of memory");
+	int n = 0;
+	for (int32_t i = 0; i < g->nnodes; i++)
+		for (int32_t k = 0; k < g->nodes[i]->nout; k++) {
+			const om_value *v = g->nodes[i]->out[k];
+			if (v && (v->type.kind != OM_TYPE_TENSOR || !v->type.elem))
+				names[n++] = v->name;
+		}
+	om_model *all = NULL;
+	om_session *s = NULL;
+	om_session_options so = {.threads = j->copt.threads};
+	om_kind rc = n ? om_model_expose(m, names, n, &all, j->st) : OM_OK;
+	free(names);
+	if (!n)
+		return OM_OK;
+	if (!rc)
+		rc = om_session_create(all, &so, &s, j->st);
+	om_inset in = {0};
+	om_tensor *out = NULL;
+	int attempt = 0;
+	char desc[512], kind[128];
+	if (!rc)
+		rc = om_reference_run(s, &j->copt, 0, &attempt, &in, &out, desc, sizeof desc, kind,
+				      sizeof kind, j->st);
+	for (int i = 0; !rc && i < om_session_output_count(s); i++) {
+		om_value *v = om_graph_find(g, om_session_output_name(s, i));
+		const om_tensor *t = &out[i];
+		if (!v || (v->type.kind == OM_TYPE_TENSOR && v->type.elem) ||
+		    t->dtype <= OM_UNDEFINED || t->dtype >= OM_DTYPE_COUNT)
+			continue;
+		om_dim *d = om_arena_alloc(m->arena, sizeof *d * (size_t)(t->rank + 1));
+		if (!d) {
+			rc = om_error(j->st, OM_ERR_NOMEM, NULL, "out of memory");
+			break;
+		}
+		for (int32_t k = 0; k < t->rank; k++)
+			d[k] = (om_dim){.value = -1};
+		v->type = (om_type){.kind = OM_TYPE_TENSOR, .elem = t->dtype, .rank = t->rank,
+				    .dims = d};
+	}
+	om_outputs_free(out, s && !rc ? om_session_output_count(s) : 0);
+	om_inset_free(&in);
+	om_session_free(s);
+	om_model_free(all);
+	return rc;
+}
+
 /* ---- step 3 and the report ------------------------------------------------------------------ */
 
 /* Keeps the converted nodes measured above `thr`; how many. */
@@ -522,6 +580,8 @@ om_kind om_convert_dtype(om_model *m, const om_dtype_options *opt, om_dtype_repo
 		j.copt.atol = 1e-12; /* relative to the tensor's scale: an output near 0 counts */
 	j.copt = om_check_defaults(&j.copt);
 	om_kind rc = om_graph_toposort(m->graph, st);
+	if (!rc && !o.no_measure)
+		rc = type_from_run(&j, m);
 	if (!rc)
 		rc = om_model_copy(m, &j.orig, st);
 	if (rc)
