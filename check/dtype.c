@@ -302,7 +302,7 @@ static om_kind measure(job *j, om_node **cnodes)
 
 /* The element types and ranks of m's values that inference does not type (what If or Loop
  * outputs, ops omopt infers only at run time), from a float32 run: so that the nodes reading
- * them can be converted too. Dims stay unknown. */
+ * them can be converted too. Dims stay unknown; the values are listed in value_info. */
 static om_kind type_from_run(job *j, om_model *m)
 {
 	om_graph *g = m->graph;
@@ -335,7 +335,12 @@ static om_kind type_from_run(job *j, om_model *m)
 	if (!rc)
 		rc = om_reference_run(s, &j->copt, 0, &attempt, &in, &out, desc, sizeof desc, kind,
 				      sizeof kind, j->st);
-	for (int i = 0; !rc && i < om_session_output_count(s); i++) {
+	const int nout = rc ? 0 : om_session_output_count(s);
+	om_value **typed = malloc(sizeof *typed * (size_t)(nout + 1));
+	int ntyped = 0;
+	if (!rc && !typed)
+		rc = om_error(j->st, OM_ERR_NOMEM, NULL, "out of memory");
+	for (int i = 0; !rc && i < nout; i++) {
 		om_value *v = om_graph_find(g, om_session_output_name(s, i));
 		const om_tensor *t = &out[i];
 		if (!v || (v->type.kind == OM_TYPE_TENSOR && v->type.elem) ||
@@ -350,8 +355,27 @@ static om_kind type_from_run(job *j, om_model *m)
 			d[k] = (om_dim){.value = -1};
 		v->type = (om_type){.kind = OM_TYPE_TENSOR, .elem = t->dtype, .rank = t->rank,
 				    .dims = d};
+		if (!(v->flags & OM_VALUE_INFO))
+			typed[ntyped++] = v;
 	}
-	om_outputs_free(out, s && !rc ? om_session_output_count(s) : 0);
+	/* listed in value_info, so that the copies the conversion is tried on see them too */
+	om_value **infos = !rc && ntyped ? om_arena_alloc(m->arena, sizeof *infos *
+								(size_t)(g->ninfos + ntyped))
+				      : NULL;
+	if (!rc && ntyped && !infos)
+		rc = om_error(j->st, OM_ERR_NOMEM, NULL, "out of memory");
+	if (infos) {
+		if (g->ninfos)
+			memcpy(infos, g->infos, sizeof *infos * (size_t)g->ninfos);
+		for (int i = 0; i < ntyped; i++) {
+			typed[i]->flags |= OM_VALUE_INFO;
+			infos[g->ninfos + i] = typed[i];
+		}
+		g->infos = infos;
+		g->ninfos += ntyped;
+	}
+	free(typed);
+	om_outputs_free(out, nout);
 	om_inset_free(&in);
 	om_session_free(s);
 	om_model_free(all);

@@ -107,6 +107,14 @@ static om_model *reload(const om_model *m)
 	return r;
 }
 
+/* make_model(k, cols) as the loader gives it. */
+static om_model *loaded_model(int64_t k, int64_t cols)
+{
+	om_model *m = make_model(k, cols), *r = reload(m);
+	om_model_free(m);
+	return r;
+}
+
 static const om_node *node_named(const om_graph *g, const char *name)
 {
 	for (int32_t i = 0; i < g->nnodes; i++)
@@ -133,7 +141,7 @@ static const om_dtype_kept *kept(const om_dtype_report *r, const char *node)
 static void types_after_conversion(void **state)
 {
 	(void)state;
-	om_model *m = reload(make_model(64, 32));
+	om_model *m = loaded_model(64, 32);
 	om_dtype_options o = {.dtype = OM_FLOAT16, .no_measure = 1};
 	om_dtype_report r;
 	om_status st = {0};
@@ -185,7 +193,7 @@ static void types_after_conversion(void **state)
 static void overflowing_exp_is_kept(void **state)
 {
 	(void)state;
-	om_model *m = reload(make_model(64, 32));
+	om_model *m = loaded_model(64, 32);
 	om_model *orig = reload(m);
 	om_dtype_options o = {.dtype = OM_FLOAT16, .check = {.runs = 3}};
 	om_dtype_report r;
@@ -241,7 +249,7 @@ static void overflowing_exp_is_kept(void **state)
 static void asked_keep_and_bfloat16(void **state)
 {
 	(void)state;
-	om_model *m = reload(make_model(64, 32));
+	om_model *m = loaded_model(64, 32);
 	const char *keep[] = {"relu", NULL};
 	om_dtype_options o = {.dtype = OM_BFLOAT16, .keep = keep, .check = {.runs = 2}};
 	om_dtype_report r;
@@ -318,10 +326,47 @@ static void subgraph_reads_float32(void **state)
 	om_model_free(r);
 }
 
+/* LSTM in float16 (omopt runs it through its float32 kernel, results rounded): converted, and
+ * within 1e-2 of float32 on random inputs. x:[S,1,8], W:[1,128,8], R:[1,128,32], B:[1,256]. */
+static void lstm_in_half(void **state)
+{
+	(void)state;
+	om_model *m = tu_model(14);
+	om_graph *g = m->graph;
+	om_value *x = typed(g, "x", OM_FLOAT, 3, (int64_t[]){-1, 1, 8});
+	x->flags |= OM_VALUE_GRAPH_INPUT;
+	tu_push_value(g, &g->inputs, &g->ninputs, x);
+	add_init(m, "W", OM_FLOAT, 3, (int64_t[]){1, 128, 8}, 0.3);
+	add_init(m, "R", OM_FLOAT, 3, (int64_t[]){1, 128, 32}, 0.2);
+	add_init(m, "B", OM_FLOAT, 2, (int64_t[]){1, 256}, 0.1);
+	om_node *n = tu_graph_node(g, "LSTM", "x,W,R,B", "y,yh");
+	name_node(n, "lstm");
+	om_node_set_attr(n, "hidden_size", OM_ATTR_INT)->i = 32;
+	output(g, "yh", 3, (int64_t[]){1, 1, 32});
+	om_model *orig = reload(m), *h = reload(m);
+	om_model_free(m);
+	om_dtype_options o = {.dtype = OM_FLOAT16, .check = {.runs = 2}};
+	om_dtype_report r;
+	om_status st = {0};
+	assert_int_equal(om_convert_dtype(h, &o, &r, &st), OM_OK);
+	assert_int_equal(r.converted, 1);
+	assert_int_equal(r.nkept, 0);
+	om_dtype_report_free(&r);
+	assert_int_equal(elem(node_named(h->graph, "lstm")->in[1]), OM_FLOAT16);
+	om_check_options co = {.runs = 3, .seed = 5, .rtol = 1e-2, .atol = 1e-6};
+	om_check_report cr;
+	assert_int_equal(om_check(orig, h, &co, &cr, &st), OM_OK);
+	assert_true(cr.passed);
+	assert_true(cr.outputs[0].max_rel > 0 && cr.outputs[0].max_rel < 1e-2);
+	om_check_report_free(&cr);
+	om_model_free(orig);
+	om_model_free(h);
+}
+
 static void file_about_half(void **state)
 {
 	(void)state;
-	om_model *m = reload(make_model(256, 256));
+	om_model *m = loaded_model(256, 256);
 	size_t before = 0, after = 0;
 	om_status st = {0};
 	assert_int_equal(om_model_saved_size(m, &before, &st), OM_OK);
@@ -366,6 +411,7 @@ int main(void)
 		cmocka_unit_test(overflowing_exp_is_kept),
 		cmocka_unit_test(asked_keep_and_bfloat16),
 		cmocka_unit_test(subgraph_reads_float32),
+		cmocka_unit_test(lstm_in_half),
 		cmocka_unit_test(file_about_half),
 		cmocka_unit_test(cli_prints_kept_nodes),
 	};

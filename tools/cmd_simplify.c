@@ -26,6 +26,7 @@ static const char usage_text[] =
 	"                      [--inline-functions | --no-inline-functions]\n"
 	"                      [--check N [--bisect] [--input NAME=FILE]... [--rtol R]\n"
 	"                      [--atol A] [--seed S]]\n"
+	"                      [--dtype fp16|bf16 [--keep-fp32 NODE]... [--no-keep-measure]]\n"
 	"\n"
 	"Folds Shape->Gather->Unsqueeze->Concat->Reshape chains into literals (also with dynamic\n"
 	"dims), folds constants, drops dead and identity nodes, merges Transposes, folds\n"

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "detmath.h"
+#include "f32_bridge.h"
 #include "gemm.h"
 #include "op.h"
 
@@ -140,8 +141,10 @@ static om_kind geometry(om_ctx *c, enum cell cell, rnn *r)
 			*rr = c->nin > 2 ? c->in[2] : NULL;
 	if (!x || !w || !rr || x->rank != 3 || w->rank != 3 || rr->rank != 3)
 		return om_error(c->st, OM_ERR_INVALID_MODEL, n, "X, W and R must be rank 3");
-	if (x->dtype != OM_FLOAT || w->dtype != OM_FLOAT || rr->dtype != OM_FLOAT)
-		return om_error(c->st, OM_ERR_UNSUPPORTED, n, "only float32 is implemented");
+	const int32_t t = x->dtype; /* float32; float16 and bfloat16 run through float32 */
+	if ((t != OM_FLOAT && !om_f32_bridged(t, false)) || w->dtype != t || rr->dtype != t)
+		return om_error(c->st, OM_ERR_UNSUPPORTED, n,
+				"X, W and R of one type: float, float16 or bfloat16");
 	if (r->layout != 0 && r->layout != 1)
 		return om_error(c->st, OM_ERR_INVALID_MODEL, n, "layout %d", r->layout);
 	r->seq = x->dims[r->layout ? 1 : 0];
@@ -156,7 +159,7 @@ static om_kind geometry(om_ctx *c, enum cell cell, rnn *r)
 				"%lld", r->ndir, r->gates, (long long)r->hidden, (long long)r->input);
 	const int64_t hshape[3] = {r->layout ? r->batch : r->ndir, r->layout ? r->ndir : r->batch,
 				   r->hidden};
-	if (has(c, 3) && (c->in[3]->dtype != OM_FLOAT || c->in[3]->rank != 2 ||
+	if (has(c, 3) && (c->in[3]->dtype != t || c->in[3]->rank != 2 ||
 			  c->in[3]->dims[0] != r->ndir || c->in[3]->dims[1] != 2 * gh))
 		return om_error(c->st, OM_ERR_INVALID_MODEL, n, "B must be [%d, %lld]", r->ndir,
 				(long long)(2 * gh));
@@ -164,14 +167,14 @@ static om_kind geometry(om_ctx *c, enum cell cell, rnn *r)
 			  (c->in[4]->dtype != OM_INT32 && c->in[4]->dtype != OM_INT64)))
 		return om_error(c->st, OM_ERR_INVALID_MODEL, n, "sequence_lens must be [batch] int");
 	for (int i = 5; i <= (cell == CELL_LSTM ? 6 : 5); i++)
-		if (has(c, i) && (c->in[i]->dtype != OM_FLOAT || c->in[i]->rank != 3 ||
+		if (has(c, i) && (c->in[i]->dtype != t || c->in[i]->rank != 3 ||
 				  memcmp(c->in[i]->dims, hshape, sizeof hshape)))
 			return om_error(c->st, OM_ERR_INVALID_MODEL, n,
 					"initial state %d must be [%lld, %lld, %lld]", i,
 					(long long)hshape[0], (long long)hshape[1],
 					(long long)hshape[2]);
 	if (cell == CELL_LSTM && has(c, 7) &&
-	    (c->in[7]->dtype != OM_FLOAT || c->in[7]->rank != 2 || c->in[7]->dims[0] != r->ndir ||
+	    (c->in[7]->dtype != t || c->in[7]->rank != 2 || c->in[7]->dims[0] != r->ndir ||
 	     c->in[7]->dims[1] != 3 * r->hidden))
 		return om_error(c->st, OM_ERR_INVALID_MODEL, n, "P must be [%d, %lld]", r->ndir,
 				(long long)(3 * r->hidden));
@@ -187,11 +190,12 @@ static om_kind infer(om_ctx *c, enum cell cell)
 	const int64_t y[4] = {r.layout ? r.batch : r.seq, r.layout ? r.seq : r.ndir,
 			      r.layout ? r.ndir : r.batch, r.hidden};
 	const int64_t h[3] = {r.layout ? r.batch : r.ndir, r.layout ? r.ndir : r.batch, r.hidden};
+	const int32_t t = c->in[0]->dtype;
 	if (c->nout > 0 && c->out[0])
-		om_set_shape(c->out[0], OM_FLOAT, 4, y);
+		om_set_shape(c->out[0], t, 4, y);
 	for (int i = 1; i < c->nout && i < (cell == CELL_LSTM ? 3 : 2); i++)
 		if (c->out[i])
-			om_set_shape(c->out[i], OM_FLOAT, 3, h);
+			om_set_shape(c->out[i], t, 3, h);
 	return OM_OK;
 }
 
@@ -402,9 +406,26 @@ out:
 	return rc;
 }
 
-static om_kind kernel_rnn(om_ctx *c) { return kernel(c, CELL_RNN); }
-static om_kind kernel_gru(om_ctx *c) { return kernel(c, CELL_GRU); }
-static om_kind kernel_lstm(om_ctx *c) { return kernel(c, CELL_LSTM); }
+/* float16/bfloat16 through float32 (the same float32 kernel, its results rounded) */
+static bool bridged(const om_ctx *c)
+{
+	return c->nin > 0 && c->in[0] && om_f32_bridged(c->in[0]->dtype, false);
+}
+
+static om_kind kernel_rnn(om_ctx *c)
+{
+	return bridged(c) ? om_run_as_f32(c, kernel_rnn, false) : kernel(c, CELL_RNN);
+}
+
+static om_kind kernel_gru(om_ctx *c)
+{
+	return bridged(c) ? om_run_as_f32(c, kernel_gru, false) : kernel(c, CELL_GRU);
+}
+
+static om_kind kernel_lstm(om_ctx *c)
+{
+	return bridged(c) ? om_run_as_f32(c, kernel_lstm, false) : kernel(c, CELL_LSTM);
+}
 
 /* ---- signatures (scripts/gen_signatures.py; ONNX docs/Changelog.md) ---- */
 
