@@ -186,7 +186,7 @@ def simplify(model, *, skip=(), fold_max_bytes=None, fold_qdq=False, verify=Fals
              input_shapes=None, outputs=None, inputs=None, drop_unused_outputs=False,
              shapes=True, inline_functions=True, output=None, check=0, check_inputs=None,
              rtol=None, atol=None, seed=None, test_break_pass=None, dtype=None,
-             keep_fp32=(), dtype_report=None):
+             keep_fp32=(), dtype_report=None, dtype_measure=True):
     """Simplifies an ONNX model (docs/passes.md), as `omopt simplify` does.
 
     model: an onnx.ModelProto (returns one), bytes (returns bytes) or a path (returns the
@@ -216,7 +216,8 @@ def simplify(model, *, skip=(), fold_max_bytes=None, fold_qdq=False, verify=Fals
         check_inputs (the rest random, `check` input sets or 2) with tolerances rtol, atol
         (defaults 1e-2, 1e-12); raises CheckFailed when the half outputs stay over them.
         keep_fp32: node names kept float32 too. dtype_report: a list that receives one
-        (node, op, reason, max_rel) tuple per node kept float32.
+        (node, op, reason, max_rel) tuple per node kept float32. dtype_measure=False
+        (--no-keep-measure): convert what the types admit without running the model.
     Raises InvalidModel, InvalidInput, Unsupported, IoError, NoMemory (OmoptError),
     CheckFailed."""
     if dtype not in (None, 'fp16', 'bf16', 'float16', 'bfloat16'):
@@ -241,7 +242,8 @@ def simplify(model, *, skip=(), fold_max_bytes=None, fold_qdq=False, verify=Fals
         asked.no_value_info = opts.no_value_info
         _lib.check(lib.om_simplify(m.ptr, ctypes.byref(asked), ctypes.byref(st)), st)
     if dtype:
-        _convert_dtype(m, dtype, keep_fp32, check, check_inputs, rtol, atol, seed, dtype_report)
+        _convert_dtype(m, dtype, keep_fp32, check, check_inputs, rtol, atol, seed, dtype_report,
+                       dtype_measure)
     data = m.save_bytes()
     result = data
     if m.kind == 'proto':
@@ -269,11 +271,12 @@ _REASONS = {1: 'asked', 2: 'no half type at the opset', 3: 'runs subgraphs',
             10: 'omopt cannot run it in half', 11: 'kept so that the outputs pass'}
 
 
-def _convert_dtype(m, dtype, keep_fp32, runs, inputs, rtol, atol, seed, report):
+def _convert_dtype(m, dtype, keep_fp32, runs, inputs, rtol, atol, seed, report, measure):
     keep = []
     names = (ctypes.c_char_p * (len(keep_fp32) + 1))(*[k.encode() for k in keep_fp32], None)
     o = DtypeOptions(dtype=16 if dtype.startswith('b') else 10,
-                     check=_check_options(runs or 0, inputs, rtol, atol, seed, keep))
+                     check=_check_options(runs or 0, inputs, rtol, atol, seed, keep),
+                     no_measure=0 if measure else 1)
     o.keep = ctypes.cast(names, ctypes.POINTER(ctypes.c_char_p)) if keep_fp32 else None
     rep, st = DtypeReport(), Status()
     try:

@@ -2,7 +2,7 @@
 [--verify] [--input-shape NAME:D1,D2,...]... [--outputs A,B] [--inputs C,D]
 [--drop-unused-outputs] [--no-shapes] [--no-inline-functions] [--check N]
 [--input NAME=FILE.npy]... [--rtol R] [--atol A] [--seed S] [--dtype fp16|bf16]
-[--keep-fp32 NODE]...: what `omopt simplify` writes, through the library (the same bytes);
+[--keep-fp32 NODE]... [--no-keep-measure]: what `omopt simplify` writes, through the library (the same bytes);
 exit 3 when the check fails, as the command."""
 import argparse
 import os
@@ -38,6 +38,7 @@ def main(argv=None):
     s.add_argument('--seed', type=int, default=None)
     s.add_argument('--dtype', choices=['fp16', 'bf16'], default=None)
     s.add_argument('--keep-fp32', action='append', default=[], metavar='NODE')
+    s.add_argument('--no-keep-measure', action='store_true')
     a = ap.parse_args(argv)
     given = {}
     for spec in a.feeds:
@@ -59,7 +60,8 @@ def main(argv=None):
                  inputs=split(a.inputs), drop_unused_outputs=a.drop_unused_outputs,
                  shapes=not a.no_shapes, inline_functions=a.inline, output=a.output,
                  check=a.check, check_inputs=given or None, rtol=a.rtol, atol=a.atol,
-                 seed=a.seed, dtype=a.dtype, keep_fp32=a.keep_fp32, dtype_report=kept)
+                 seed=a.seed, dtype=a.dtype, keep_fp32=a.keep_fp32, dtype_report=kept,
+                 dtype_measure=not a.no_keep_measure)
     except CheckFailed as e:
         print(f'omopt: {e}', file=sys.stderr)
         return 3

@@ -79,6 +79,18 @@ def test_dtype_options_and_errors(tmp_path):
     m = onnx.load_from_string(out)
     assert {i.name: i.data_type for i in m.graph.initializer}['W'] == onnx.TensorProto.BFLOAT16
     assert ('relu', 'Relu', 'asked') in [k[:3] for k in kept]
+    # without measuring, the Exp is converted too (and the CLI writes the same bytes)
+    nm = []
+    raw = omopt.simplify(src, dtype='fp16', dtype_measure=False, dtype_report=nm)
+    assert nm == []
+    r = subprocess.run([OMOPT, 'simplify', src, str(tmp_path / 'nm.onnx'), '--dtype', 'fp16',
+                        '--no-keep-measure'], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / 'nm.onnx').read_bytes() == raw
+    r = subprocess.run([sys.executable, '-m', 'omopt', 'simplify', src, str(tmp_path / 'p.onnx'),
+                        '--dtype', 'fp16', '--no-keep-measure'], capture_output=True,
+                       env=os.environ)
+    assert r.returncode == 0 and (tmp_path / 'p.onnx').read_bytes() == raw
     with pytest.raises(ValueError, match='fp16 or bf16'):
         omopt.simplify(src, dtype='fp8')
     # python3 -m omopt: --check with --input passes (exit 0); a tolerance float16 cannot meet
