@@ -134,8 +134,8 @@ static om_kind convert_tensor(const om_tensor *src, int32_t dtype, om_tensor *ds
 		else
 			((float *)dst->data)[i] = x;
 		if (dtype != OM_FLOAT && isfinite(x)) {
-			float y = dtype == OM_FLOAT16 ? om_half_to_float(((uint16_t *)dst->data)[i])
-						      : om_bf16_to_float(((uint16_t *)dst->data)[i]);
+			const uint16_t b = ((uint16_t *)dst->data)[i];
+			float y = dtype == OM_FLOAT16 ? om_half_to_float(b) : om_bf16_to_float(b);
 			*overflow |= !isfinite(y);
 		}
 	}
@@ -179,7 +179,8 @@ static om_kind measure_node(job *j, const om_node *on, const om_node *cn, named 
 			in[k] = &own[k];
 			if (of && !range) {
 				range = true;
-				snprintf(l->detail, sizeof l->detail, "input '%s'", on->in[k]->name);
+				snprintf(l->detail, sizeof l->detail, "input '%s'",
+					 on->in[k]->name);
 			}
 		}
 	}

@@ -256,7 +256,8 @@ static om_kind shapes_from_named(xctx *x, om_value *const *ins, int32_t nin)
 			}
 			/* a whole Shape (rank 1, v's rank elements: no start/end cutting it) */
 			if (!oi || !ranked(oi) || oi->type.rank != 1 ||
-			    !om_dim_known(oi->type.dims[0]) || oi->type.dims[0].value != vi->type.rank)
+			    !om_dim_known(oi->type.dims[0]) ||
+			    oi->type.dims[0].value != vi->type.rank)
 				continue;
 			om_kind rc = gather_shape(x, n, ins[k], axes, vi->type.rank);
 			if (rc)

@@ -220,7 +220,8 @@ static om_kind convert_outputs(hc *h, om_node *n, uint64_t out_mask)
 		form *f = form_of(h, v);
 		if (!f)
 			return om_error(h->st, OM_ERR_NOMEM, n, "out of memory");
-		if ((v->flags & OM_VALUE_GRAPH_OUTPUT) || om_value_used_by_subgraph(&h->pc, h->g, v)) {
+		if ((v->flags & OM_VALUE_GRAPH_OUTPUT) ||
+		    om_value_used_by_subgraph(&h->pc, h->g, v)) {
 			char hint[300];
 			snprintf(hint, sizeof hint, "%s_half", v->name);
 			om_value *w = om_graph_fresh_value(h->g, hint);
@@ -284,7 +285,8 @@ static om_kind make_plan(hc *h, om_node **nodes, int32_t nn, plan *p)
 			form *f = form_of(h, v);
 			if (!f)
 				return om_error(h->st, OM_ERR_NOMEM, n, "out of memory");
-			bool half = p->why[i] == OM_HALF_CONVERTED && om_half_slot(p->in_mask[i], k);
+			bool half = p->why[i] == OM_HALF_CONVERTED &&
+				    om_half_slot(p->in_mask[i], k);
 			f->half_readers += half;
 			f->float_readers += !half;
 			if ((v->flags & (OM_VALUE_GRAPH_OUTPUT | OM_VALUE_GRAPH_INPUT)) ||
@@ -383,7 +385,8 @@ om_kind om_half_convert(om_model *m, int32_t dtype, uint8_t *why, bool *redo, in
 	*redo = false;
 	if (dtype != OM_FLOAT16 && dtype != OM_BFLOAT16)
 		return om_error(st, OM_ERR_INVALID_INPUT, NULL,
-				"half conversion to %s: float16 or bfloat16 only", om_dtype_name(dtype));
+				"half conversion to %s: float16 or bfloat16 only",
+				om_dtype_name(dtype));
 	if (!m->graph)
 		return om_error(st, OM_ERR_INVALID_MODEL, NULL, "the model has no graph");
 	hc h = {.m = m, .g = m->graph, .dtype = dtype, .clamped = clamped, .st = st};

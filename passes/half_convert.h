@@ -1,5 +1,6 @@
-/* half_convert.h — a float32 model's weights and compute in float16 or bfloat16 (passes/half_convert.c), with
- * the model's interface unchanged; check/half_keep.c chooses which nodes stay float32. */
+/* half_convert.h — a float32 model's weights and compute in float16 or bfloat16
+ * (passes/half_convert.c), with the model's interface unchanged; check/dtype.c chooses which
+ * nodes stay float32. */
 #ifndef OM_HALF_CONVERT_H
 #define OM_HALF_CONVERT_H
 

@@ -92,8 +92,8 @@ int cli_dtype_convert(om_model *m, const cli_dtype_args *a, const cli_check_args
 	const char *name = a->dtype == OM_FLOAT16 ? "float16" : "bfloat16";
 	for (int i = 0; i < rep.nkept; i++) {
 		const om_dtype_kept *kp = &rep.kept[i];
-		fprintf(stderr, "kept in float32: %s (%s): %s", kp->node[0] ? kp->node : "(unnamed)",
-			kp->op, reason_text(kp->reason));
+		fprintf(stderr, "kept in float32: %s (%s): %s",
+			kp->node[0] ? kp->node : "(unnamed)", kp->op, reason_text(kp->reason));
 		if (kp->reason == OM_KEEP_OVERFLOW || kp->reason == OM_KEEP_INPUT_RANGE)
 			fprintf(stderr, " (%s)", kp->detail);
 		else if (kp->reason == OM_KEEP_RUN)
