@@ -37,8 +37,8 @@ static om_kind map_file(const char *path, om_mapping *mp, struct stat *sb, om_st
 	mp->size = (size_t)sb->st_size;
 	mp->ptr = NULL;
 	if (mp->size) {
-		/* private and writable: a stray write copies a page instead of faulting */
-		void *p = mmap(NULL, mp->size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+		/* read-only: tensors borrow their bytes, a write into one is a bug that faults */
+		void *p = mmap(NULL, mp->size, PROT_READ, MAP_PRIVATE, fd, 0);
 		if (p == MAP_FAILED) {
 			close(fd);
 			return om_error(st, OM_ERR_IO, NULL, "cannot map '%s': %s", path,

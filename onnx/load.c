@@ -1,6 +1,7 @@
 /* load.c — om_onnx_load_file / om_onnx_load_memory: bytes → checked, unpacked ModelProto →
  * IR, then the caller's check of the IR (api/load.c passes the op rows' om_model_check); a
- * file that does not load is explained by model_diag.c. */
+ * file that does not load is explained by model_diag.c. A file stays mapped (read-only) as
+ * long as the model: its initializers point into the mapping (borrow.c). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,35 +49,44 @@ static om_kind name_file(const char *name, om_kind k, om_status *st)
 	return k;
 }
 
+/* Unpacks data: from src's mapping with the tensor payloads left there when src is not NULL. */
+static om_kind unpack(const void *data, size_t size, om_source *src, Onnx__ModelProto **mp,
+		      om_status *st)
+{
+	if (src)
+		return om_onnx_unpack_borrowed(src, mp, st);
+	*mp = (Onnx__ModelProto *)protobuf_c_message_unpack(&onnx__model_proto__descriptor, NULL,
+							    size, data);
+	return *mp ? OM_OK : om_error(st, OM_ERR_INVALID_MODEL, NULL, "protobuf cannot parse it");
+}
+
+/* src (NULL, or the mapping data is) belongs to the model made, or is freed on failure. */
 static om_kind load(const void *data, size_t size, const char *dir, const char *name,
-		    om_model_check_fn check, om_model **out, om_status *st)
+		    om_source *src, om_model_check_fn check, om_model **out, om_status *st)
 {
 	*out = NULL;
+	Onnx__ModelProto *mp = NULL;
 	om_kind k = om_onnx_wire_check(&onnx__model_proto__descriptor, data, size, st);
-	if (k)
-		return explain(data, size, name, st);
-	Onnx__ModelProto *mp = (Onnx__ModelProto *)protobuf_c_message_unpack(
-		&onnx__model_proto__descriptor, NULL, size, data);
-	if (!mp) {
-		om_error(st, OM_ERR_INVALID_MODEL, NULL, "protobuf cannot parse it");
-		return explain(data, size, name, st);
-	}
-	if (!mp->graph) {
-		protobuf_c_message_free_unpacked(&mp->base, NULL);
-		om_error(st, OM_ERR_INVALID_MODEL, NULL, "the model has no graph");
-		return explain(data, size, name, st);
+	if (!k)
+		k = unpack(data, size, src, &mp, st);
+	if (!k && !mp->graph)
+		k = om_error(st, OM_ERR_INVALID_MODEL, NULL, "the model has no graph");
+	if (k) {
+		if (mp)
+			protobuf_c_message_free_unpacked(&mp->base, src ? &src->alloc : NULL);
+		if (k != OM_ERR_NOMEM && k != OM_ERR_INTERNAL)
+			k = explain(data, size, name, st);
+		om_onnx_source_free(src);
+		return k;
 	}
 	om_model *m = om_model_new();
-	if (!m) {
-		protobuf_c_message_free_unpacked(&mp->base, NULL);
-		return om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
-	}
-	if (dir && !(m->dir = om_arena_strdup(m->arena, dir))) {
-		protobuf_c_message_free_unpacked(&mp->base, NULL);
+	if (!m || (dir && !(m->dir = om_arena_strdup(m->arena, dir)))) {
+		protobuf_c_message_free_unpacked(&mp->base, src ? &src->alloc : NULL);
+		om_onnx_source_free(src);
 		om_model_free(m);
 		return om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
 	}
-	k = om_onnx_lower_model(m, mp, st);
+	k = om_onnx_lower_model(m, mp, src, st);
 	if (!k && check)
 		k = check(m, st);
 	if (k) {
@@ -90,7 +100,7 @@ static om_kind load(const void *data, size_t size, const char *dir, const char *
 om_kind om_onnx_load_memory(const void *data, size_t size, const char *dir,
 			    om_model_check_fn check, om_model **out, om_status *st)
 {
-	return load(data, size, dir, NULL, check, out, st);
+	return load(data, size, dir, NULL, NULL, check, out, st);
 }
 
 /* The folder of path ("." when it has none). */
@@ -114,22 +124,32 @@ om_kind om_onnx_load_file(const char *path, om_model_check_fn check, om_model **
 	if (k)
 		return k;
 	size_t size = (size_t)sb.st_size;
-	void *data = NULL;
+	om_source *src = NULL;
 	if (size) {
-		data = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (data == MAP_FAILED) {
+		/* read-only: tensors borrow their bytes from it, and a write would be a bug */
+		void *p = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (p == MAP_FAILED) {
 			close(fd);
 			return om_error(st, OM_ERR_IO, NULL, "cannot map '%s': %s", path,
 					strerror(errno));
 		}
+		if (!(src = calloc(1, sizeof *src))) {
+			munmap(p, size);
+			close(fd);
+			return om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
+		}
+		src->base = p;
+		src->size = size;
 	}
 	close(fd);
 	char *dir = dir_of(path);
-	k = dir ? load(size ? data : "", size, dir, path, check, out, st)
-		: om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
+	if (dir) { /* the model owns src from here on (kept while its tensors point into it) */
+		k = load(src ? src->base : (const void *)"", size, dir, path, src, check, out, st);
+	} else {
+		om_onnx_source_free(src);
+		k = om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
+	}
 	free(dir);
-	if (size)
-		munmap(data, size); /* protobuf-c copied what the model keeps */
 	om_io_resources *res = *out ? (*out)->resources : NULL;
 	if (res) { /* what a save must not replace with a weights file */
 		res->file[res->nfile++] = (om_file_id){sb.st_dev, sb.st_ino};

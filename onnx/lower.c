@@ -391,7 +391,9 @@ static void release(om_model *m)
 	if (res) {
 		HASH_CLEAR(hh, res->loaded);
 		if (res->proto)
-			protobuf_c_message_free_unpacked(&res->proto->base, NULL);
+			protobuf_c_message_free_unpacked(&res->proto->base,
+							 res->src ? &res->src->alloc : NULL);
+		om_onnx_source_free(res->src); /* after the proto: it points into the mapping */
 		om_onnx_mappings_free(res->maps);
 		free(res);
 	}
@@ -399,14 +401,16 @@ static void release(om_model *m)
 	m->proto = NULL;
 }
 
-om_kind om_onnx_lower_model(om_model *m, Onnx__ModelProto *mp, om_status *st)
+om_kind om_onnx_lower_model(om_model *m, Onnx__ModelProto *mp, om_source *src, om_status *st)
 {
 	om_io_resources *res = calloc(1, sizeof *res);
 	if (!res) {
-		protobuf_c_message_free_unpacked(&mp->base, NULL);
+		protobuf_c_message_free_unpacked(&mp->base, src ? &src->alloc : NULL);
+		om_onnx_source_free(src);
 		return om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
 	}
 	res->proto = mp;
+	res->src = src;
 	m->proto = mp;
 	m->resources = res;
 	m->release = release;

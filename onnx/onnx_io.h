@@ -29,9 +29,19 @@ typedef struct om_loaded {
 	UT_hash_handle hh;
 } om_loaded;
 
+/** A model file mapped read-only (PROT_READ: a stray write faults) whose TensorProto raw_data
+ *  payloads the unpacked ModelProto points into; unmapped with the model. */
+typedef struct om_source {
+	ProtobufCAllocator alloc; /* protobuf-c's memory: malloc/free, the mapping never freed */
+	const uint8_t *base;
+	size_t size;
+	size_t borrowed, copied; /* payload bytes pointing into the mapping, copied (misaligned) */
+} om_source;
+
 /** What m->resources points at for a loaded model. */
 typedef struct om_io_resources {
 	Onnx__ModelProto *proto;
+	om_source *src; /* NULL when loaded from memory (protobuf-c copied everything) */
 	om_mapping *maps;
 	om_loaded *loaded; /* uthash by key */
 	om_file_id file[2]; /* the model file: its folder entry and what it resolves to */
@@ -67,8 +77,16 @@ om_kind om_onnx_read_file(const char *path, unsigned char **data, size_t *size, 
 /** Lowers np into a new node of g (values by name in g, subgraphs lowered), as the loader
  *  does; np must live as long as m (the node keeps it as its proto). */
 om_kind om_onnx_lower_node(om_model *m, om_graph *g, const Onnx__NodeProto *np, om_status *st);
-/** Lower an unpacked ModelProto into m (m->proto, m->resources, m->release set). */
-om_kind om_onnx_lower_model(om_model *m, Onnx__ModelProto *mp, om_status *st);
+/** Lower an unpacked ModelProto into m (m->proto, m->resources, m->release set). mp and src
+ *  (NULL when mp owns all its memory) belong to m from here on, on failure too. */
+om_kind om_onnx_lower_model(om_model *m, Onnx__ModelProto *mp, om_source *src, om_status *st);
+/** Unpacks the ModelProto mapped at src->base (src->size bytes, passed by om_onnx_wire_check)
+ *  with every TensorProto raw_data pointing into the mapping instead of a copy (a payload
+ *  misaligned for its element type is copied, aligned). Sets src->alloc, which frees *out:
+ *  protobuf_c_message_free_unpacked(&(*out)->base, &src->alloc). */
+om_kind om_onnx_unpack_borrowed(om_source *src, Onnx__ModelProto **out, om_status *st);
+/** Releases a model file mapping (src may be NULL). */
+void om_onnx_source_free(om_source *src);
 
 /* ---- loading (load.c; the public om_model_load is api/load.c) ----------------------------- */
 
