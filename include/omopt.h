@@ -18,9 +18,12 @@ extern "C" {
 #endif
 
 /*
- * Handles and ownership. An om_model (om_model_load*) owns its graph and its weights; the
- * caller frees it with om_model_free, after every session created from it (a session borrows
- * the model). An om_session is freed with om_session_free. Tensors returned to the caller
+ * Handles and ownership. An om_model (om_model_load*) owns its graph and its weights (a model
+ * file stays mapped read-only while the model lives: its initializers point into it); the
+ * caller frees it with om_model_free. A session keeps the model it was created from alive:
+ * om_model_free before om_session_free is allowed, the model goes with its last session (but
+ * a model must not be rewritten while a session uses it). An om_session is freed with
+ * om_session_free. Tensors returned to the caller
  * (outputs, om_tensor_read_file) own their data: om_tensor_free. Inputs are borrowed for the
  * duration of the call. Strings returned by the library (names, om_kind_name, om_version)
  * live as long as their handle (or forever).
@@ -291,7 +294,8 @@ typedef struct om_session_options {
 /** The default memory limit of a session: 8 GiB, or half the physical memory when less. */
 OM_API size_t om_default_max_memory(void);
 
-/** Plans the model's main graph. The model must outlive the session. `opt` may be NULL. */
+/** Plans the model's main graph. The session holds a reference to the model (and so to the
+ *  file mapping its weights live in) until om_session_free. `opt` may be NULL. */
 OM_API om_kind om_session_create(const om_model *m, const om_session_options *opt, om_session **out,
 			  om_status *st);
 /** Number and names of the graph inputs that must be fed (initializers excluded), in order. */

@@ -24,14 +24,21 @@ om_model *om_model_new(void)
 		return NULL;
 	}
 	m->arena = a;
+	atomic_init(&m->refs, 1);
 	m->ir_version = 10;
 	m->producer_name = m->producer_version = m->domain = m->doc = "";
 	return m;
 }
 
+void om_model_retain(const om_model *m)
+{
+	/* the count is the one field a holder of a const model may change */
+	atomic_fetch_add(&((om_model *)m)->refs, 1);
+}
+
 void om_model_free(om_model *m)
 {
-	if (!m)
+	if (!m || atomic_fetch_sub(&m->refs, 1) > 1)
 		return;
 	if (m->release)
 		m->release(m);

@@ -14,6 +14,7 @@
 #ifndef OM_IR_H
 #define OM_IR_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -175,11 +176,15 @@ struct om_model {
 	void *resources;   /* loader-owned: file mappings and buffers freed with the model */
 	void (*release)(struct om_model *m); /* frees proto and resources; set by the loader */
 	om_graph *all_graphs; /* list through next_in_model */
+	atomic_int refs;      /* the owner's and each session's (om_model_retain) */
 };
 
 /* ---- construction and lookup ------------------------------------------------------------- */
 
 om_model *om_model_new(void);
+/** Keeps m alive until a matching om_model_free (a session over m: it borrows m's graph and
+ *  weights, which may live in a file mapping). Thread-safe; m is not otherwise changed. */
+void om_model_retain(const om_model *m);
 om_graph *om_graph_new(om_model *m, om_graph *parent);
 /** The value named `name` in g (not its parents), or NULL. */
 om_value *om_graph_find(const om_graph *g, const char *name);

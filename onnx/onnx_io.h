@@ -72,6 +72,11 @@ bool om_wire_varint(const uint8_t *p, size_t n, size_t *pos, uint64_t *out);
 /** Checks the wire format of a ModelProto/TensorProto: lengths, tags, nesting depth. */
 om_kind om_onnx_wire_check(const ProtobufCMessageDescriptor *d, const uint8_t *data,
 			   size_t size, om_status *st);
+/** om_model_save with `limit` in place of protobuf's 2 GB (INT32_MAX) as the largest model
+ *  file: a model over it goes to external data (every weight of external_min_bytes or more,
+ *  whatever its size), and is refused when it is still over it (tests use small limits). */
+om_kind om_onnx_save(const om_model *m, const char *path, const om_save_options *opt,
+		     size_t limit, om_status *st);
 /** Reads a whole file into malloc'd memory (tensor and value files). */
 om_kind om_onnx_read_file(const char *path, unsigned char **data, size_t *size, om_status *st);
 /** Lowers np into a new node of g (values by name in g, subgraphs lowered), as the loader

@@ -577,8 +577,8 @@ static void wctx_reset(wctx *c)
 	c->a = NULL;
 }
 
-om_kind om_model_save(const om_model *m, const char *path, const om_save_options *opt,
-		      om_status *st)
+om_kind om_onnx_save(const om_model *m, const char *path, const om_save_options *opt,
+		     size_t limit, om_status *st)
 {
 	const char *slash = strrchr(path, '/');
 	const char *base = slash ? slash + 1 : path;
@@ -607,7 +607,7 @@ om_kind om_model_save(const om_model *m, const char *path, const om_save_options
 		c.err = OM_OK;
 		const Onnx__ModelProto *mp = w_model(&c);
 		om_kind k = c.err ? c.err : !mp ? OM_ERR_INTERNAL : OM_OK;
-		if (!k && protobuf_c_message_get_packed_size(&mp->base) > INT32_MAX) {
+		if (!k && protobuf_c_message_get_packed_size(&mp->base) > limit) {
 			if (!c.ext && attempt == 0) { /* over protobuf's 2 GB: weights go outside */
 				wctx_reset(&c);
 				c.ext = true;
@@ -623,6 +623,12 @@ om_kind om_model_save(const om_model *m, const char *path, const om_save_options
 		wctx_reset(&c);
 		return k;
 	}
+}
+
+om_kind om_model_save(const om_model *m, const char *path, const om_save_options *opt,
+		      om_status *st)
+{
+	return om_onnx_save(m, path, opt, INT32_MAX, st);
 }
 
 static om_kind measure(const om_model *m, bool no_value_info, size_t *bytes, om_status *st)

@@ -33,6 +33,7 @@ om_kind om_session_create_ex(const om_model *m, const om_session_options *opt,
 		return om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
 	}
 	s->m = m;
+	om_model_retain(m); /* released by om_session_free */
 	if (opt)
 		s->opt = *opt;
 	s->pool.limit = s->opt.max_memory == SIZE_MAX ? 0
@@ -159,6 +160,7 @@ void om_session_free(om_session *s)
 	free(s->prof_sorted);
 	om_run_free_strings(s);
 	free(s->strs);
+	om_model_free((om_model *)s->m); /* the session's reference (om_model_retain) */
 	free(s);
 }
 

@@ -1,0 +1,360 @@
+/* test_zerocopy.c — a loaded model's initializers point into the read-only mapping of its file
+ * (a misaligned payload is copied, aligned), the mapping lives as long as the model and the
+ * sessions made from it, a simplify never writes to the file it read, and models over the
+ * model-file limit are saved with external data (a small limit stands for protobuf's 2 GB). */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "onnx_io.h"
+#include "testutil.h"
+
+enum { N = 4096, NW = 8 }; /* floats per weight; weights w, ww, ..., 8 w's */
+
+static char tmpdir[256];
+
+static int setup(void **state)
+{
+	(void)state;
+	return tu_tmpdir_make(tmpdir, sizeof tmpdir, "omopt_zerocopy_");
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	return tu_tmpdir_remove(tmpdir);
+}
+
+static const char *tmp(const char *name)
+{
+	static char buf[4][512];
+	static int k;
+	k = (k + 1) % 4;
+	snprintf(buf[k], sizeof buf[k], "%s/%s", tmpdir, name);
+	return buf[k];
+}
+
+static unsigned char *slurp(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "rb");
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	*n = (size_t)ftell(f);
+	rewind(f);
+	unsigned char *b = malloc(*n + 1);
+	assert_int_equal(fread(b, 1, *n, f), *n);
+	fclose(f);
+	return b;
+}
+
+/* The value of element i of weight k: distinct everywhere, so a payload is found by content. */
+static float wval(int k, int i)
+{
+	return (float)(k * 100000 + i) + 0.5f;
+}
+
+/* Writes: input x float[N]; NW initializers w, ww, ... (name lengths 1..NW move the payloads
+ * through every offset mod 8) of float[N] in raw_data; outputs y_k = Add(x, w_k). */
+static void write_model(const char *path)
+{
+	static float data[NW][N];
+	static char names[NW][NW + 1], outs[NW][8];
+	Onnx__TensorProto t[NW], *tp[NW];
+	Onnx__NodeProto nd[NW], *np[NW];
+	char *ins[NW][2], *outp[NW];
+	Onnx__ValueInfoProto vi[NW + 1], *vin[1], *vout[NW];
+	Onnx__TypeProto ty = ONNX__TYPE_PROTO__INIT;
+	Onnx__TypeProto__Tensor tt = ONNX__TYPE_PROTO__TENSOR__INIT;
+	Onnx__TensorShapeProto sh = ONNX__TENSOR_SHAPE_PROTO__INIT;
+	Onnx__TensorShapeProto__Dimension dim = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__INIT, *dp = &dim;
+	dim.value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE, dim.dim_value = N;
+	sh.n_dim = 1, sh.dim = &dp;
+	tt.has_elem_type = 1, tt.elem_type = OM_FLOAT, tt.shape = &sh;
+	ty.value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE, ty.tensor_type = &tt;
+	static int64_t dims[1] = {N};
+	for (int k = 0; k < NW; k++) {
+		memset(names[k], 'w', (size_t)k + 1);
+		names[k][k + 1] = 0;
+		snprintf(outs[k], sizeof outs[k], "y%d", k);
+		for (int i = 0; i < N; i++)
+			data[k][i] = wval(k, i);
+		t[k] = (Onnx__TensorProto)ONNX__TENSOR_PROTO__INIT;
+		t[k].name = names[k], t[k].n_dims = 1, t[k].dims = dims;
+		t[k].has_data_type = 1, t[k].data_type = OM_FLOAT;
+		t[k].has_raw_data = 1;
+		t[k].raw_data = (ProtobufCBinaryData){sizeof data[k], (uint8_t *)data[k]};
+		tp[k] = &t[k];
+		nd[k] = (Onnx__NodeProto)ONNX__NODE_PROTO__INIT;
+		ins[k][0] = "x", ins[k][1] = names[k], outp[k] = outs[k];
+		nd[k].op_type = "Add", nd[k].n_input = 2, nd[k].input = ins[k];
+		nd[k].n_output = 1, nd[k].output = &outp[k];
+		np[k] = &nd[k];
+		vi[k + 1] = (Onnx__ValueInfoProto)ONNX__VALUE_INFO_PROTO__INIT;
+		vi[k + 1].name = outs[k], vi[k + 1].type = &ty;
+		vout[k] = &vi[k + 1];
+	}
+	vi[0] = (Onnx__ValueInfoProto)ONNX__VALUE_INFO_PROTO__INIT;
+	vi[0].name = "x", vi[0].type = &ty;
+	vin[0] = &vi[0];
+	Onnx__GraphProto g = ONNX__GRAPH_PROTO__INIT;
+	g.name = "g", g.n_initializer = NW, g.initializer = tp, g.n_node = NW, g.node = np;
+	g.n_input = 1, g.input = vin, g.n_output = NW, g.output = vout;
+	Onnx__OperatorSetIdProto os = ONNX__OPERATOR_SET_ID_PROTO__INIT, *osp = &os;
+	os.domain = "", os.has_version = 1, os.version = 13;
+	Onnx__ModelProto mp = ONNX__MODEL_PROTO__INIT;
+	mp.has_ir_version = 1, mp.ir_version = 8, mp.graph = &g;
+	mp.n_opset_import = 1, mp.opset_import = &osp;
+	size_t size = protobuf_c_message_get_packed_size(&mp.base);
+	uint8_t *buf = malloc(size);
+	protobuf_c_message_pack(&mp.base, buf);
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(buf, 1, size, f), size);
+	fclose(f);
+	free(buf);
+}
+
+static om_model *load(const char *path)
+{
+	om_model *m = NULL;
+	om_status st = {0};
+	if (om_model_load(path, &m, &st))
+		fail_msg("loading %s: %s", path, st.msg);
+	return m;
+}
+
+static const om_source *source(const om_model *m)
+{
+	const om_io_resources *res = m->resources;
+	assert_non_null(res);
+	assert_non_null(res->src);
+	return res->src;
+}
+
+/* The offset of weight k's payload in the file's bytes. */
+static size_t payload_offset(const unsigned char *file, size_t n, int k)
+{
+	float first[4] = {wval(k, 0), wval(k, 1), wval(k, 2), wval(k, 3)};
+	for (size_t i = 0; i + sizeof first <= n; i++)
+		if (!memcmp(file + i, first, sizeof first))
+			return i;
+	fail_msg("weight %d not in the file", k);
+	return 0;
+}
+
+static void initializers_borrowed(void **state)
+{
+	(void)state;
+	write_model(tmp("m.onnx"));
+	size_t n;
+	unsigned char *file = slurp(tmp("m.onnx"), &n);
+	om_model *m = load(tmp("m.onnx"));
+	const om_source *src = source(m);
+	assert_int_equal(src->size, n);
+	assert_memory_equal(src->base, file, n); /* the mapping is the file */
+	int borrowed = 0, copied = 0;
+	for (int k = 0; k < NW; k++) {
+		char name[NW + 1];
+		memset(name, 'w', (size_t)k + 1);
+		name[k + 1] = 0;
+		const om_value *v = om_graph_find(m->graph, name);
+		assert_non_null(v);
+		assert_non_null(v->init);
+		const size_t off = payload_offset(file, n, k);
+		const unsigned char *at = src->base + off;
+		assert_int_equal((uintptr_t)v->init->data % sizeof(float), 0);
+		assert_memory_equal(v->init->data, file + off, N * sizeof(float));
+		if (off % sizeof(float) == 0) { /* the page offset keeps file alignment */
+			assert_ptr_equal(v->init->data, at);
+			borrowed++;
+		} else {
+			assert_ptr_not_equal(v->init->data, at);
+			copied++;
+		}
+	}
+	/* names of 1..8 bytes put the payloads at several residues mod 4: both kinds occur */
+	assert_true(borrowed > 0 && copied > 0);
+	assert_int_equal(src->borrowed, (size_t)borrowed * N * sizeof(float));
+	assert_int_equal(src->copied, (size_t)copied * N * sizeof(float));
+	free(file);
+	om_model_free(m);
+}
+
+/* A write into a borrowed initializer faults (the mapping is read-only) instead of changing
+ * the model's data silently. */
+static void borrowed_bytes_read_only(void **state)
+{
+	(void)state;
+	write_model(tmp("ro.onnx"));
+	om_model *m = load(tmp("ro.onnx"));
+	const om_source *src = source(m);
+	float *target = NULL;
+	for (const om_graph *g = m->graph; g && !target; g = NULL)
+		for (int32_t i = 0; i < g->ninits; i++) {
+			const uintptr_t p = (uintptr_t)g->inits[i]->init->data;
+			if (p >= (uintptr_t)src->base && p < (uintptr_t)src->base + src->size)
+				target = g->inits[i]->init->data;
+		}
+	assert_non_null(target);
+	fflush(NULL);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		signal(SIGSEGV, SIG_DFL);
+		*(volatile float *)target = 1.0f;
+		_exit(0); /* the write went through: the test fails */
+	}
+	int status = 0;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	/* killed by the fault, or (sanitizer builds) reported and exited non-zero */
+	assert_true(WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) != 0));
+	om_model_free(m);
+}
+
+/* A session keeps its model (and the mapping its weights are in) alive. */
+static void session_outlives_model(void **state)
+{
+	(void)state;
+	write_model(tmp("s.onnx"));
+	om_model *m = load(tmp("s.onnx"));
+	om_session *s = tu_session_create(m);
+	om_model_free(m); /* the session's reference keeps it */
+	om_tensor x = {.dtype = OM_FLOAT, .rank = 1, .dims = {N}};
+	float *xd = malloc(N * sizeof(float));
+	for (int i = 0; i < N; i++)
+		xd[i] = (float)(i % 7);
+	x.data = xd, x.nbytes = N * sizeof(float);
+	om_tensor y[NW];
+	om_status st = {0};
+	if (om_session_run(s, &x, 1, y, NW, &st))
+		fail_msg("run: %s", st.msg);
+	for (int k = 0; k < NW; k++) {
+		const float *yd = y[k].data;
+		for (int i = 0; i < N; i++)
+			assert_true(yd[i] == xd[i] + wval(k, i));
+		om_tensor_free(&y[k]);
+	}
+	free(xd);
+	om_session_free(s); /* frees the model too: ASan reports a leak otherwise */
+}
+
+/* y = MatMul(x, Transpose(w)): simplify folds the Transpose into a new weight. The input file
+ * keeps its bytes, and two saves of the result are the same bytes. */
+static void simplify_never_writes_its_input(void **state)
+{
+	(void)state;
+	const int R = 64, C = 32;
+	om_model *m = tu_model(13);
+	om_graph *g = m->graph;
+	const int64_t wd[2] = {R, C};
+	om_value *w = om_graph_value(g, "w");
+	w->flags |= OM_VALUE_INITIALIZER;
+	w->init = om_model_tensor(m, OM_FLOAT, 2, wd);
+	float *wp = w->init->data;
+	for (int i = 0; i < R * C; i++)
+		wp[i] = (float)i * 0.25f - 3.0f;
+	om_type_from_tensor(m, &w->type, w->init);
+	tu_push_value(g, &g->inits, &g->ninits, w);
+	om_value *x = om_graph_value(g, "x");
+	x->flags |= OM_VALUE_GRAPH_INPUT;
+	x->type = (om_type){.kind = OM_TYPE_TENSOR, .elem = OM_FLOAT, .rank = 2};
+	x->type.dims = om_arena_alloc(m->arena, 2 * sizeof(om_dim));
+	x->type.dims[0] = (om_dim){1, NULL}, x->type.dims[1] = (om_dim){C, NULL};
+	tu_push_value(g, &g->inputs, &g->ninputs, x);
+	int64_t perm[2] = {1, 0};
+	tu_attr_ints(tu_graph_node(g, "Transpose", "w", "wt"), "perm", 2, perm);
+	tu_graph_node(g, "MatMul", "x,wt", "y");
+	om_value *y = om_graph_find(g, "y");
+	y->flags |= OM_VALUE_GRAPH_OUTPUT;
+	tu_push_value(g, &g->outputs, &g->noutputs, y);
+	om_status st = {0};
+	assert_int_equal(om_model_save(m, tmp("t.onnx"), NULL, &st), OM_OK);
+	om_model_free(m);
+
+	size_t n0;
+	unsigned char *before = slurp(tmp("t.onnx"), &n0);
+	om_model *a = load(tmp("t.onnx"));
+	if (om_simplify(a, NULL, &st))
+		fail_msg("simplify: %s", st.msg);
+	assert_int_equal(tu_count_op(a->graph, "Transpose"), 0);
+	assert_int_equal(om_model_save(a, tmp("t1.onnx"), NULL, &st), OM_OK);
+	assert_int_equal(om_model_save(a, tmp("t2.onnx"), NULL, &st), OM_OK);
+	om_model_free(a);
+	size_t n, n1, n2;
+	unsigned char *after = slurp(tmp("t.onnx"), &n);
+	unsigned char *o1 = slurp(tmp("t1.onnx"), &n1), *o2 = slurp(tmp("t2.onnx"), &n2);
+	assert_int_equal(n, n0);
+	assert_memory_equal(after, before, n);
+	assert_int_equal(n1, n2);
+	assert_memory_equal(o1, o2, n1);
+	/* the folded weight is w transposed */
+	om_model *b = load(tmp("t1.onnx"));
+	const om_value *wt = NULL;
+	for (int32_t i = 0; i < b->graph->ninits; i++)
+		wt = b->graph->inits[i];
+	assert_non_null(wt);
+	assert_int_equal(wt->init->dims[0], C);
+	const float *tp = wt->init->data;
+	for (int r = 0; r < R; r++)
+		for (int c = 0; c < C; c++)
+			assert_true(tp[c * R + r] == (float)(r * C + c) * 0.25f - 3.0f);
+	om_model_free(b);
+	free(before), free(after), free(o1), free(o2);
+}
+
+static int64_t file_size(const char *path)
+{
+	struct stat sb;
+	return stat(path, &sb) == 0 ? (int64_t)sb.st_size : -1;
+}
+
+/* Over the model-file limit (INT32_MAX in om_model_save; 20000 bytes here) the weights go to
+ * external data without being asked, each weight above the limit itself included. */
+static void over_the_limit_goes_external(void **state)
+{
+	(void)state;
+	write_model(tmp("big.onnx")); /* 8 weights of 16384 bytes */
+	om_model *m = load(tmp("big.onnx"));
+	om_status st = {0};
+	assert_int_equal(om_onnx_save(m, tmp("o.onnx"), NULL, 20000, &st), OM_OK);
+	assert_int_equal(file_size(tmp("o.onnx.data")), (int64_t)(NW * N * sizeof(float)));
+	assert_true(file_size(tmp("o.onnx")) < 20000);
+	om_model *b = load(tmp("o.onnx"));
+	for (int32_t i = 0; i < b->graph->ninits; i++) {
+		const om_tensor *t = b->graph->inits[i]->init;
+		const int k = (int)strlen(b->graph->inits[i]->name) - 1;
+		assert_int_equal(t->nbytes, N * sizeof(float));
+		for (int j = 0; j < N; j++)
+			assert_true(((const float *)t->data)[j] == wval(k, j));
+	}
+	/* external data is written 64-byte aligned: every weight is borrowed from its mapping */
+	const om_io_resources *res = b->resources;
+	assert_non_null(res->maps);
+	const uintptr_t base = (uintptr_t)res->maps->ptr;
+	for (int32_t i = 0; i < b->graph->ninits; i++) {
+		const uintptr_t p = (uintptr_t)b->graph->inits[i]->init->data;
+		assert_true(p >= base && p < base + res->maps->size);
+	}
+	om_model_free(b);
+	/* a limit the model file cannot meet even with its weights outside is refused */
+	assert_int_equal(om_onnx_save(m, tmp("p.onnx"), NULL, 100, &st), OM_ERR_UNSUPPORTED);
+	assert_int_equal(file_size(tmp("p.onnx")), -1);
+	assert_int_equal(file_size(tmp("p.onnx.data")), -1);
+	om_model_free(m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(initializers_borrowed),
+		cmocka_unit_test(borrowed_bytes_read_only),
+		cmocka_unit_test(session_outlives_model),
+		cmocka_unit_test(simplify_never_writes_its_input),
+		cmocka_unit_test(over_the_limit_goes_external),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
