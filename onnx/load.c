@@ -49,26 +49,29 @@ static om_kind name_file(const char *name, om_kind k, om_status *st)
 	return k;
 }
 
-/* Unpacks data: from src's mapping with the tensor payloads left there when src is not NULL. */
-static om_kind unpack(const void *data, size_t size, om_source *src, Onnx__ModelProto **mp,
-		      om_status *st)
+/* Unpacks data: from src's mapping (of the file open as fd) with the tensor payloads left
+ * there when src is not NULL. */
+static om_kind unpack(const void *data, size_t size, om_source *src, int fd,
+		      Onnx__ModelProto **mp, om_status *st)
 {
 	if (src)
-		return om_onnx_unpack_borrowed(src, mp, st);
+		return om_onnx_unpack_borrowed(src, fd, mp, st);
 	*mp = (Onnx__ModelProto *)protobuf_c_message_unpack(&onnx__model_proto__descriptor, NULL,
 							    size, data);
 	return *mp ? OM_OK : om_error(st, OM_ERR_INVALID_MODEL, NULL, "protobuf cannot parse it");
 }
 
-/* src (NULL, or the mapping data is) belongs to the model made, or is freed on failure. */
+/* src (NULL, or the mapping data is, of the file open as fd) belongs to the model made, or is
+ * freed on failure. */
 static om_kind load(const void *data, size_t size, const char *dir, const char *name,
-		    om_source *src, om_model_check_fn check, om_model **out, om_status *st)
+		    om_source *src, int fd, om_model_check_fn check, om_model **out,
+		    om_status *st)
 {
 	*out = NULL;
 	Onnx__ModelProto *mp = NULL;
 	om_kind k = om_onnx_wire_check(&onnx__model_proto__descriptor, data, size, st);
 	if (!k)
-		k = unpack(data, size, src, &mp, st);
+		k = unpack(data, size, src, fd, &mp, st);
 	if (!k && !mp->graph)
 		k = om_error(st, OM_ERR_INVALID_MODEL, NULL, "the model has no graph");
 	if (k) {
@@ -100,7 +103,7 @@ static om_kind load(const void *data, size_t size, const char *dir, const char *
 om_kind om_onnx_load_memory(const void *data, size_t size, const char *dir,
 			    om_model_check_fn check, om_model **out, om_status *st)
 {
-	return load(data, size, dir, NULL, NULL, check, out, st);
+	return load(data, size, dir, NULL, NULL, -1, check, out, st);
 }
 
 /* The folder of path ("." when it has none). */
@@ -141,14 +144,15 @@ om_kind om_onnx_load_file(const char *path, om_model_check_fn check, om_model **
 		src->base = p;
 		src->size = size;
 	}
-	close(fd);
 	char *dir = dir_of(path);
 	if (dir) { /* the model owns src from here on (kept while its tensors point into it) */
-		k = load(src ? src->base : (const void *)"", size, dir, path, src, check, out, st);
+		k = load(src ? src->base : (const void *)"", size, dir, path, src, fd, check, out,
+			 st);
 	} else {
 		om_onnx_source_free(src);
 		k = om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
 	}
+	close(fd);
 	free(dir);
 	om_io_resources *res = *out ? (*out)->resources : NULL;
 	if (res) { /* what a save must not replace with a weights file */

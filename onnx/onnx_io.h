@@ -87,9 +87,11 @@ om_kind om_onnx_lower_node(om_model *m, om_graph *g, const Onnx__NodeProto *np, 
 om_kind om_onnx_lower_model(om_model *m, Onnx__ModelProto *mp, om_source *src, om_status *st);
 /** Unpacks the ModelProto mapped at src->base (src->size bytes, passed by om_onnx_wire_check)
  *  with every TensorProto raw_data pointing into the mapping instead of a copy (a payload
- *  misaligned for its element type is copied, aligned). Sets src->alloc, which frees *out:
+ *  misaligned for its element type is copied, aligned: read from fd, the mapped file, when
+ *  fd >= 0). Sets src->alloc, which frees *out:
  *  protobuf_c_message_free_unpacked(&(*out)->base, &src->alloc). */
-om_kind om_onnx_unpack_borrowed(om_source *src, Onnx__ModelProto **out, om_status *st);
+om_kind om_onnx_unpack_borrowed(om_source *src, int fd, Onnx__ModelProto **out,
+				om_status *st);
 /** Releases a model file mapping (src may be NULL). */
 void om_onnx_source_free(om_source *src);
 
