@@ -334,9 +334,7 @@ static int run_pass(om_model *m)
 	assert_int_equal(om_pass_fuse_matmul_transpose(&c, m->graph, &changes), OM_OK);
 	assert_int_equal(om_pass_dead(&c, m->graph, &other), OM_OK);
 	assert_int_equal(om_verify_graph(m->graph, &st), OM_OK);
-	HASH_CLEAR(hh, c.info);
-	om_arena_free(c.scratch);
-	free(c.caps);
+	om_pass_ctx_close(&c);
 	return changes;
 }
 
