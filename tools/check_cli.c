@@ -18,7 +18,7 @@ const char cli_check_help[] =
 	"                      original's (default R 1e-4, A 1e-5); other types must be equal\n"
 	"  --seed N            seed of the random inputs (default: fixed, so runs repeat)\n";
 
-static int usage_error(const char *cmd, const char *fmt, const char *arg)
+int cli_usage_error(const char *cmd, const char *fmt, const char *arg)
 {
 	fprintf(stderr, "%s: ", cmd);
 	fprintf(stderr, fmt, arg);
@@ -33,35 +33,35 @@ int cli_check_arg(int argc, char **argv, int *i, cli_check_args *a, const char *
 	    strcmp(arg, "--seed"))
 		return 0;
 	if (*i + 1 >= argc)
-		return usage_error(cmd, "%s needs a value", arg);
+		return cli_usage_error(cmd, "%s needs a value", arg);
 	const char *val = argv[++*i];
 	char *end;
 	errno = 0;
 	if (!strcmp(arg, "--input")) {
 		const char *eq = strchr(val, '=');
 		if (!eq || eq == val || !eq[1])
-			return usage_error(cmd, "--input wants NAME=FILE, got '%s'", val);
+			return cli_usage_error(cmd, "--input wants NAME=FILE, got '%s'", val);
 		if (a->n == CLI_MAX_INPUTS)
-			return usage_error(cmd, "too many --input options%s", "");
+			return cli_usage_error(cmd, "too many --input options%s", "");
 		char *name = strndup(val, (size_t)(eq - val));
 		if (!name)
-			return usage_error(cmd, "out of memory%s", "");
+			return cli_usage_error(cmd, "out of memory%s", "");
 		for (int k = 0; k < a->n; k++)
 			if (!strcmp(a->names[k], name)) {
 				free(name);
-				return usage_error(cmd, "input given twice: '%s'", val);
+				return cli_usage_error(cmd, "input given twice: '%s'", val);
 			}
 		a->names[a->n] = name;
 		a->files[a->n++] = eq + 1;
 	} else if (!strcmp(arg, "--seed")) {
 		unsigned long long v = strtoull(val, &end, 10);
 		if (errno || *end || end == val || val[0] == '-')
-			return usage_error(cmd, "bad seed '%s'", val);
+			return cli_usage_error(cmd, "bad seed '%s'", val);
 		a->opt.seed = v;
 	} else {
 		double v = strtod(val, &end);
 		if (errno || *end || end == val || !(v > 0) || !isfinite(v))
-			return usage_error(cmd, "bad tolerance '%s' (a positive number)", val);
+			return cli_usage_error(cmd, "bad tolerance '%s' (a positive number)", val);
 		*(!strcmp(arg, "--rtol") ? &a->opt.rtol : &a->opt.atol) = v;
 	}
 	return 1;

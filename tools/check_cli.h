@@ -17,6 +17,9 @@ typedef struct cli_check_args {
 	int n;
 } cli_check_args;
 
+/** Prints "CMD: <fmt with arg> (CMD --help)" to stderr for a bad option; returns -1 (what the
+ *  option parsers below return for it). */
+int cli_usage_error(const char *cmd, const char *fmt, const char *arg);
 /** Consumes argv[*i] (and its value, moving *i) when it is --input, --rtol, --atol or --seed:
  *  1 when consumed, 0 when not one of them, -1 after printing a usage error (prefix cmd). */
 int cli_check_arg(int argc, char **argv, int *i, cli_check_args *a, const char *cmd);

@@ -21,14 +21,6 @@ const char cli_dtype_help[] =
 	"  --keep-fp32 NODE    keep node NODE float32 too (repeatable)\n"
 	"  --no-keep-measure   convert every node the types admit, without measuring\n";
 
-static int usage_error(const char *cmd, const char *fmt, const char *arg)
-{
-	fprintf(stderr, "%s: ", cmd);
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, " (%s --help)\n", cmd);
-	return -1;
-}
-
 int cli_dtype_arg(int argc, char **argv, int *i, cli_dtype_args *a, const char *cmd)
 {
 	const char *arg = argv[*i];
@@ -39,11 +31,11 @@ int cli_dtype_arg(int argc, char **argv, int *i, cli_dtype_args *a, const char *
 	if (strcmp(arg, "--dtype") && strcmp(arg, "--keep-fp32"))
 		return 0;
 	if (*i + 1 >= argc)
-		return usage_error(cmd, "%s needs a value", arg);
+		return cli_usage_error(cmd, "%s needs a value", arg);
 	const char *val = argv[++*i];
 	if (!strcmp(arg, "--keep-fp32")) {
 		if (a->nkeep == CLI_MAX_KEEP)
-			return usage_error(cmd, "too many --keep-fp32 options%s", "");
+			return cli_usage_error(cmd, "too many --keep-fp32 options%s", "");
 		a->keep[a->nkeep++] = val;
 		return 1;
 	}
@@ -52,7 +44,7 @@ int cli_dtype_arg(int argc, char **argv, int *i, cli_dtype_args *a, const char *
 	else if (!strcmp(val, "bf16") || !strcmp(val, "bfloat16"))
 		a->dtype = OM_BFLOAT16;
 	else
-		return usage_error(cmd, "--dtype wants fp16 or bf16, got '%s'", val);
+		return cli_usage_error(cmd, "--dtype wants fp16 or bf16, got '%s'", val);
 	return 1;
 }
 
