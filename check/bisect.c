@@ -58,9 +58,11 @@ static om_kind step(void *user, const om_model *m, int round, const char *pass, 
 	}
 	for (int r = 0; r < b->nruns && !rc && !failed; r++) {
 		rc = om_check_outputs(b->sa, b->outs[r], s, &b->ins[r], b->opt, diffs, &failed,
-				      b->rep->error, sizeof b->rep->error, st);
+				      &ss, st);
 		b->failed_run = r;
 	}
+	if (s && ss.kind && !b->rep->error[0])
+		om_check_format_error(&ss, b->rep->error, sizeof b->rep->error);
 	for (int i = 0; i < b->na && failed && s; i++)
 		if (diffs[i].state != OM_DIFF_OK && diffs[i].state != OM_DIFF_SKIPPED) {
 			b->failed_output = diffs[i];

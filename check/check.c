@@ -32,7 +32,7 @@ void om_describe_run(char *buf, size_t size, int run, const char *desc, const ch
 
 om_kind om_check_outputs(om_session *sa, const om_tensor *oa, om_session *sb,
 			 const om_inset *in, const om_check_options *opt, om_diff *diffs,
-			 bool *failed, char *error, size_t nerror, om_status *st)
+			 bool *failed, om_status *failure, om_status *st)
 {
 	om_tensor *ob = NULL;
 	om_status stb = {0};
@@ -40,8 +40,8 @@ om_kind om_check_outputs(om_session *sa, const om_tensor *oa, om_session *sb,
 	om_kind rb = om_run_named(sb, in, &ob, &stb);
 	if (rb == OM_ERR_NOMEM)
 		return om_error(st, rb, NULL, "%s", stb.msg);
-	if (rb && !error[0])
-		om_check_format_error(&stb, error, nerror);
+	if (rb && !failure->kind)
+		*failure = stb;
 	*failed = rb != OM_OK;
 	om_kind rc = OM_OK;
 	for (int i = 0; i < na && !rc; i++) {
@@ -61,19 +61,26 @@ om_kind om_check_outputs(om_session *sa, const om_tensor *oa, om_session *sb,
 om_kind om_check(const om_model *original, const om_model *model,
 		 const om_check_options *options, om_check_report *rep, om_status *st)
 {
+	om_status failure;
+	return om_check_status(original, model, options, rep, &failure, st);
+}
+
+om_kind om_check_status(const om_model *original, const om_model *model,
+			const om_check_options *options, om_check_report *rep, om_status *failure,
+			om_status *st)
+{
 	*rep = (om_check_report){.failed_run = -1};
+	*failure = (om_status){0};
 	const om_check_options opt = om_check_defaults(options);
 	rep->rtol = opt.rtol;
 	rep->atol = opt.atol;
 	om_session_options so = {.threads = opt.threads};
 	om_session *sa = NULL, *sb = NULL;
 	om_kind rc = om_session_create(original, &so, &sa, st);
-	om_status sbst = {0};
-	if (!rc && om_session_create(model, &so, &sb, &sbst)) {
-		if (sbst.kind == OM_ERR_NOMEM)
-			rc = om_error(st, sbst.kind, NULL, "%s", sbst.msg);
-		/* a model omopt cannot plan fails the check, naming the node */
-		om_check_format_error(&sbst, rep->error, sizeof rep->error);
+	if (!rc && om_session_create(model, &so, &sb, failure)) {
+		if (failure->kind == OM_ERR_NOMEM)
+			rc = om_error(st, failure->kind, NULL, "%s", failure->msg);
+		/* otherwise a model omopt cannot plan fails the check, naming the node */
 	}
 	int na = sa ? om_session_output_count(sa) : 0;
 	if (!rc && !(rep->outputs = calloc((size_t)(na ? na : 1), sizeof *rep->outputs)))
@@ -105,7 +112,7 @@ om_kind om_check(const om_model *original, const om_model *model,
 			snprintf(last_kind, sizeof last_kind, "%s", kind);
 			if (sb)
 				rc = om_check_outputs(sa, oa, sb, &in, &opt, rep->outputs,
-						      &failed, rep->error, sizeof rep->error, st);
+						      &failed, failure, st);
 			for (int i = 0; i < na && !sb; i++)
 				rep->outputs[i].state = OM_DIFF_MISSING;
 			failed |= !sb;
@@ -122,6 +129,8 @@ om_kind om_check(const om_model *original, const om_model *model,
 		om_inset_free(&in);
 	}
 	rep->passed = !rc && rep->failed_run < 0;
+	if (failure->kind)
+		om_check_format_error(failure, rep->error, sizeof rep->error);
 	om_session_free(sa);
 	om_session_free(sb);
 	return rc;

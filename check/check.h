@@ -59,11 +59,18 @@ void om_describe_run(char *buf, size_t size, int run, const char *desc, const ch
 
 /** Runs sb on `in` and compares its outputs, by name, with sa's outputs oa on the same inputs:
  *  diffs[i] (sa's output i; name and producers already set) takes the worse of what it held
- *  and this run. *failed when some output is over tolerance, missing or not computed; error
- *  (nerror bytes) receives sb's failure when it had none. Errors: out of memory only. */
+ *  and this run. *failed when some output is over tolerance, missing or not computed;
+ *  *failure receives sb's failing status when it holds none yet (kind OM_OK). Errors: out of
+ *  memory only. */
 om_kind om_check_outputs(om_session *sa, const om_tensor *oa, om_session *sb,
 			 const om_inset *in, const om_check_options *opt, om_diff *diffs,
-			 bool *failed, char *error, size_t nerror, om_status *st);
+			 bool *failed, om_status *failure, om_status *st);
+/** om_check, with the status of the first failure of `model` (creating its session or running
+ *  it: the node it names) in *failure (kind OM_OK when it never failed); rep->error is that
+ *  status formatted. */
+om_kind om_check_status(const om_model *original, const om_model *model,
+			const om_check_options *opt, om_check_report *rep, om_status *failure,
+			om_status *st);
 
 /** Frees n values of om_run_named / om_reference_run and the array. */
 void om_outputs_free(om_tensor *out, int n);

@@ -263,20 +263,30 @@ static om_kind measure_run(job *j, om_session *s, int run, int *attempt,
 	return rc;
 }
 
-static om_kind measure(job *j, om_node **cnodes)
+/* The names of g's node outputs, or only of those inference leaves untyped (`untyped`): a
+ * malloc'd array, *n of them; NULL when out of memory. */
+static const char **node_outputs(const om_graph *g, bool untyped, int *n)
 {
-	const om_graph *g = j->orig->graph;
 	int cap = 0;
 	for (int32_t i = 0; i < g->nnodes; i++)
 		cap += g->nodes[i]->nout;
 	const char **names = malloc(sizeof *names * (size_t)(cap + 1));
+	*n = 0;
+	for (int32_t i = 0; names && i < g->nnodes; i++)
+		for (int32_t k = 0; k < g->nodes[i]->nout; k++) {
+			const om_value *v = g->nodes[i]->out[k];
+			if (v && (!untyped || v->type.kind != OM_TYPE_TENSOR || !v->type.elem))
+				names[(*n)++] = v->name;
+		}
+	return names;
+}
+
+static om_kind measure(job *j, om_node **cnodes)
+{
+	int n;
+	const char **names = node_outputs(j->orig->graph, false, &n);
 	if (!names)
 		return om_error(j->st, OM_ERR_NOMEM, NULL, "out of memory");
-	int n = 0;
-	for (int32_t i = 0; i < g->nnodes; i++)
-		for (int32_t k = 0; k < g->nodes[i]->nout; k++)
-			if (g->nodes[i]->out[k])
-				names[n++] = g->nodes[i]->out[k]->name;
 	om_model *all = NULL;
 	om_session *s = NULL;
 	om_session_options so = {.threads = j->copt.threads};
@@ -307,19 +317,10 @@ static om_kind measure(job *j, om_node **cnodes)
 static om_kind type_from_run(job *j, om_model *m)
 {
 	om_graph *g = m->graph;
-	int cap = 0;
-	for (int32_t i = 0; i < g->nnodes; i++)
-		cap += g->nodes[i]->nout;
-	const char **names = malloc(sizeof *names * (size_t)(cap + 1));
+	int n;
+	const char **names = node_outputs(g, true, &n);
 	if (!names)
 		return om_error(j->st, OM_ERR_NOMEM, NULL, "out of memory");
-	int n = 0;
-	for (int32_t i = 0; i < g->nnodes; i++)
-		for (int32_t k = 0; k < g->nodes[i]->nout; k++) {
-			const om_value *v = g->nodes[i]->out[k];
-			if (v && (v->type.kind != OM_TYPE_TENSOR || !v->type.elem))
-				names[n++] = v->name;
-		}
 	om_model *all = NULL;
 	om_session *s = NULL;
 	om_session_options so = {.threads = j->copt.threads};
@@ -397,20 +398,12 @@ static int keep_worst(job *j, double thr)
 	return added;
 }
 
-/* The node a failed run names (rep->error: "... node 'NAME' ..."), by name. */
-static int32_t node_named_in(job *j, const char *error)
+/* The node named `name` (a failed run's status names it), -1 when none or already kept. */
+static int32_t node_named(job *j, const char *name)
 {
-	const char *p = strstr(error, "node '");
-	if (!p)
-		return -1;
-	p += 6;
-	const char *e = strchr(p, '\'');
-	for (int32_t i = 0; e && i < j->nn; i++) {
-		const char *name = j->orig->graph->nodes[i]->name;
-		if (strlen(name) == (size_t)(e - p) && !strncmp(name, p, (size_t)(e - p)) &&
-		    name[0] && !j->keep[i])
+	for (int32_t i = 0; name[0] && i < j->nn; i++)
+		if (!strcmp(j->orig->graph->nodes[i]->name, name) && !j->keep[i])
 			return i;
-	}
 	return -1;
 }
 
@@ -487,11 +480,13 @@ static om_kind try_keeps(job *j, om_dtype_report *rep, bool *passed)
 		om_model *conv = NULL;
 		om_node **cnodes = NULL;
 		int64_t clamped = 0;
+		om_status failure = {0};
 		om_kind rc = convert_copy(j, &conv, &cnodes, &clamped);
 		free(cnodes);
 		if (!rc) {
 			om_check_report_free(&rep->check);
-			rc = om_check(j->orig, conv, &j->copt, &rep->check, j->st);
+			rc = om_check_status(j->orig, conv, &j->copt, &rep->check, &failure,
+					     j->st);
 			rep->rounds++;
 		}
 		om_model_free(conv);
@@ -499,7 +494,7 @@ static om_kind try_keeps(job *j, om_dtype_report *rep, bool *passed)
 			*passed = !rc;
 			return rc;
 		}
-		int32_t bad = rep->check.error[0] ? node_named_in(j, rep->check.error) : -1;
+		int32_t bad = failure.kind ? node_named(j, failure.node) : -1;
 		if (bad < 0)
 			return OM_OK;
 		j->keep[bad] = OM_KEEP_RUN;
