@@ -194,8 +194,6 @@ static inline void om_outer_refs_reset(om_pass_ctx *c)
 	om_outer_refs_free(c->outer);
 	c->outer = NULL;
 }
-/** Replaces every use of `from` by `to` in g's nodes (not in graph outputs). */
-void om_replace_uses(om_graph *g, const om_value *from, om_value *to);
 /**
  * Makes node n (outputs out[0]) disappear by forwarding its output to `src`. When out[0] is a
  * graph output, the graph output keeps its name: src's producer is made to write out[0]

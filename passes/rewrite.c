@@ -17,16 +17,6 @@ const om_tensor *om_value_const(const om_graph *g, om_value *v)
 	return v->init;
 }
 
-void om_replace_uses(om_graph *g, const om_value *from, om_value *to)
-{
-	for (int32_t i = 0; i < g->nnodes; i++) {
-		om_node *n = g->nodes[i];
-		for (int32_t k = 0; k < n->nin; k++)
-			if (n->in[k] == from)
-				n->in[k] = to;
-	}
-}
-
 static bool is_graph_output(const om_graph *g, const om_value *v)
 {
 	for (int32_t i = 0; i < g->noutputs; i++)

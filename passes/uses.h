@@ -18,7 +18,7 @@
 
 typedef struct om_uses om_uses;
 
-/** Builds the index of g's nodes (dead ones too, like om_replace_uses) into c. A failure to
+/** Builds the index of g's nodes (dead ones too) into c. A failure to
  *  allocate leaves the index broken (om_uses_replace then scans), never an error. */
 void om_uses_open(om_pass_ctx *c, om_graph *g);
 /** Drops c's index. */
@@ -27,9 +27,9 @@ void om_uses_close(om_pass_ctx *c);
 void om_uses_set_input(om_pass_ctx *c, om_node *n, int32_t slot, om_value *v);
 /** Records every input of n, a node just appended to the indexed graph. */
 void om_uses_add_node(om_pass_ctx *c, om_node *n);
-/** om_replace_uses(g, from, to) through the index when it is open over g: every input of g's
- *  nodes that reads `from` reads `to` (graph outputs are not touched); each node changed is
- *  passed to om_rewrite_touch first. */
+/** Every input of g's nodes (dead ones too) that reads `from` reads `to` (graph outputs are
+ *  not touched), found through the index when it is open over g, else by a walk of the nodes;
+ *  each node changed is passed to om_rewrite_touch first. */
 void om_uses_replace(om_pass_ctx *c, om_graph *g, const om_value *from, om_value *to);
 /** How many index entries om_uses_replace has visited since c was opened (tests: a replace
  *  visits the readers of its value, not the graph). */
