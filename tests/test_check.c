@@ -6,20 +6,6 @@
 
 #include "testutil.h"
 
-/* A value of g typed float/int64 with dims (-1: the symbol N). */
-static om_value *typed(om_graph *g, const char *name, int32_t elem, int32_t rank,
-		       const int64_t *dims)
-{
-	om_value *v = om_graph_value(g, name);
-	v->type.kind = OM_TYPE_TENSOR;
-	v->type.elem = elem;
-	v->type.rank = rank;
-	v->type.dims = om_arena_alloc(g->model->arena, sizeof(om_dim) * (size_t)rank);
-	for (int d = 0; d < rank; d++)
-		v->type.dims[d] = dims[d] < 0 ? (om_dim){-1, "N"} : (om_dim){dims[d], NULL};
-	return v;
-}
-
 static void init_ones(om_model *m, const char *name, int64_t rows, int64_t cols)
 {
 	om_graph *g = m->graph;
@@ -48,8 +34,8 @@ static om_model *make_model(int64_t rows)
 {
 	om_model *m = tu_model(13);
 	om_graph *g = m->graph;
-	om_value *x = typed(g, "x", OM_FLOAT, 2, (int64_t[]){-1, 4});
-	om_value *ids = typed(g, "ids", OM_INT64, 1, (int64_t[]){-1});
+	om_value *x = tu_typed_value(g, "x", OM_FLOAT, 2, (int64_t[]){-1, 4});
+	om_value *ids = tu_typed_value(g, "ids", OM_INT64, 1, (int64_t[]){-1});
 	x->flags |= OM_VALUE_GRAPH_INPUT;
 	ids->flags |= OM_VALUE_GRAPH_INPUT;
 	tu_push_value(g, &g->inputs, &g->ninputs, x);
@@ -61,7 +47,7 @@ static om_model *make_model(int64_t rows)
 	named(tu_graph_node(g, "Add", "h,e", "s"), "add");
 	named(tu_graph_node(g, "Identity", "s", "y"), "id");
 	named(tu_graph_node(g, "Relu", "y", "out"), "relu");
-	om_value *out = typed(g, "out", OM_FLOAT, 2, (int64_t[]){-1, 3});
+	om_value *out = tu_typed_value(g, "out", OM_FLOAT, 2, (int64_t[]){-1, 3});
 	out->flags |= OM_VALUE_GRAPH_OUTPUT;
 	tu_push_value(g, &g->outputs, &g->noutputs, out);
 	return m;
@@ -70,14 +56,8 @@ static om_model *make_model(int64_t rows)
 /* A copy of m through the file format, simplified with `brk` as test_break_pass (or not). */
 static om_model *simplified(const om_model *m, const char *brk)
 {
-	char dir[64], path[128];
-	assert_int_equal(tu_tmpdir_make(dir, sizeof dir, "omcheck"), 0);
-	snprintf(path, sizeof path, "%s/m.onnx", dir);
+	om_model *s = tu_reload(m);
 	om_status st = {0};
-	assert_int_equal(om_model_save(m, path, NULL, &st), OM_OK);
-	om_model *s = NULL;
-	assert_int_equal(om_model_load(path, &s, &st), OM_OK);
-	tu_tmpdir_remove(dir);
 	om_simplify_options o = {.test_break_pass = brk};
 	assert_int_equal(om_simplify(s, &o, &st), OM_OK);
 	return s;

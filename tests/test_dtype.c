@@ -9,19 +9,6 @@
 #include "pass.h"
 #include "testutil.h"
 
-static om_value *typed(om_graph *g, const char *name, int32_t elem, int32_t rank,
-		       const int64_t *dims)
-{
-	om_value *v = om_graph_value(g, name);
-	v->type.kind = OM_TYPE_TENSOR;
-	v->type.elem = elem;
-	v->type.rank = rank;
-	v->type.dims = om_arena_alloc(g->model->arena, sizeof(om_dim) * (size_t)(rank + 1));
-	for (int d = 0; d < rank; d++)
-		v->type.dims[d] = dims[d] < 0 ? (om_dim){-1, "N"} : (om_dim){dims[d], NULL};
-	return v;
-}
-
 static void add_init(om_model *m, const char *name, int32_t dtype, int32_t rank,
 		     const int64_t *dims, double scale)
 {
@@ -43,7 +30,7 @@ static void add_init(om_model *m, const char *name, int32_t dtype, int32_t rank,
 
 static void output(om_graph *g, const char *name, int32_t rank, const int64_t *dims)
 {
-	om_value *v = typed(g, name, OM_FLOAT, rank, dims);
+	om_value *v = tu_typed_value(g, name, OM_FLOAT, rank, dims);
 	v->flags |= OM_VALUE_GRAPH_OUTPUT;
 	tu_push_value(g, &g->outputs, &g->noutputs, v);
 }
@@ -64,8 +51,8 @@ static om_model *make_model(int64_t k, int64_t cols)
 {
 	om_model *m = tu_model(13);
 	om_graph *g = m->graph;
-	om_value *x = typed(g, "x", OM_FLOAT, 2, (int64_t[]){-1, k});
-	om_value *ids = typed(g, "ids", OM_INT64, 1, (int64_t[]){-1});
+	om_value *x = tu_typed_value(g, "x", OM_FLOAT, 2, (int64_t[]){-1, k});
+	om_value *ids = tu_typed_value(g, "ids", OM_INT64, 1, (int64_t[]){-1});
 	x->flags |= OM_VALUE_GRAPH_INPUT;
 	ids->flags |= OM_VALUE_GRAPH_INPUT;
 	tu_push_value(g, &g->inputs, &g->ninputs, x);
@@ -93,24 +80,10 @@ static om_model *make_model(int64_t k, int64_t cols)
 	return m;
 }
 
-/* m through the file format: the loader's view of it. */
-static om_model *reload(const om_model *m)
-{
-	char dir[64], path[128];
-	assert_int_equal(tu_tmpdir_make(dir, sizeof dir, "omdtype"), 0);
-	snprintf(path, sizeof path, "%s/m.onnx", dir);
-	om_status st = {0};
-	assert_int_equal(om_model_save(m, path, NULL, &st), OM_OK);
-	om_model *r = NULL;
-	assert_int_equal(om_model_load(path, &r, &st), OM_OK);
-	tu_tmpdir_remove(dir);
-	return r;
-}
-
 /* make_model(k, cols) as the loader gives it. */
 static om_model *loaded_model(int64_t k, int64_t cols)
 {
-	om_model *m = make_model(k, cols), *r = reload(m);
+	om_model *m = make_model(k, cols), *r = tu_reload(m);
 	om_model_free(m);
 	return r;
 }
@@ -194,7 +167,7 @@ static void overflowing_exp_is_kept(void **state)
 {
 	(void)state;
 	om_model *m = loaded_model(64, 32);
-	om_model *orig = reload(m);
+	om_model *orig = tu_reload(m);
 	om_dtype_options o = {.dtype = OM_FLOAT16, .check = {.runs = 3}};
 	om_dtype_report r;
 	om_status st = {0};
@@ -232,7 +205,7 @@ static void overflowing_exp_is_kept(void **state)
 	assert_true(cr.outputs[0].max_rel < 1e-2);
 	om_check_report_free(&cr);
 	/* and without the keep-list the overflow shows */
-	om_model *bad = reload(orig);
+	om_model *bad = tu_reload(orig);
 	om_dtype_options no = {.dtype = OM_FLOAT16, .no_measure = 1};
 	assert_int_equal(om_convert_dtype(bad, &no, &r, &st), OM_OK);
 	om_dtype_report_free(&r);
@@ -279,8 +252,8 @@ static void subgraph_reads_float32(void **state)
 	(void)state;
 	om_model *m = tu_model(13);
 	om_graph *g = m->graph;
-	om_value *x = typed(g, "x", OM_FLOAT, 2, (int64_t[]){2, 64});
-	om_value *c = typed(g, "c", OM_BOOL, 0, NULL);
+	om_value *x = tu_typed_value(g, "x", OM_FLOAT, 2, (int64_t[]){2, 64});
+	om_value *c = tu_typed_value(g, "c", OM_BOOL, 0, NULL);
 	x->flags |= OM_VALUE_GRAPH_INPUT;
 	c->flags |= OM_VALUE_GRAPH_INPUT;
 	tu_push_value(g, &g->inputs, &g->ninputs, x);
@@ -298,7 +271,7 @@ static void subgraph_reads_float32(void **state)
 		} else {
 			tu_graph_node(br[b], "Identity", "h", "yb");
 		}
-		om_value *yb = typed(br[b], "yb", OM_FLOAT, 2, (int64_t[]){2, 32});
+		om_value *yb = tu_typed_value(br[b], "yb", OM_FLOAT, 2, (int64_t[]){2, 32});
 		yb->flags |= OM_VALUE_GRAPH_OUTPUT;
 		tu_push_value(br[b], &br[b]->outputs, &br[b]->noutputs, yb);
 	}
@@ -308,7 +281,7 @@ static void subgraph_reads_float32(void **state)
 	om_node_set_attr(iff, "else_branch", OM_ATTR_GRAPH)->g = br[1];
 	name_node(tu_graph_node(g, "Relu", "y", "out"), "relu");
 	output(g, "out", 2, (int64_t[]){2, 32});
-	om_model *r = reload(m);
+	om_model *r = tu_reload(m);
 	om_model_free(m);
 	om_dtype_options o = {.dtype = OM_FLOAT16, .check = {.runs = 2}};
 	om_dtype_report rep;
@@ -333,7 +306,7 @@ static void lstm_in_half(void **state)
 	(void)state;
 	om_model *m = tu_model(14);
 	om_graph *g = m->graph;
-	om_value *x = typed(g, "x", OM_FLOAT, 3, (int64_t[]){-1, 1, 8});
+	om_value *x = tu_typed_value(g, "x", OM_FLOAT, 3, (int64_t[]){-1, 1, 8});
 	x->flags |= OM_VALUE_GRAPH_INPUT;
 	tu_push_value(g, &g->inputs, &g->ninputs, x);
 	add_init(m, "W", OM_FLOAT, 3, (int64_t[]){1, 128, 8}, 0.3);
@@ -343,7 +316,7 @@ static void lstm_in_half(void **state)
 	name_node(n, "lstm");
 	om_node_set_attr(n, "hidden_size", OM_ATTR_INT)->i = 32;
 	output(g, "yh", 3, (int64_t[]){1, 1, 32});
-	om_model *orig = reload(m), *h = reload(m);
+	om_model *orig = tu_reload(m), *h = tu_reload(m);
 	om_model_free(m);
 	om_dtype_options o = {.dtype = OM_FLOAT16, .check = {.runs = 2}};
 	om_dtype_report r;

@@ -5,23 +5,10 @@
 
 #include "testutil.h"
 
-static om_value *typed(om_graph *g, const char *name, int32_t elem, int32_t rank,
-		       const int64_t *dims)
-{
-	om_value *v = om_graph_value(g, name);
-	v->type.kind = OM_TYPE_TENSOR;
-	v->type.elem = elem;
-	v->type.rank = rank;
-	v->type.dims = om_arena_alloc(g->model->arena, sizeof(om_dim) * (size_t)(rank + 1));
-	for (int d = 0; d < rank; d++)
-		v->type.dims[d] = dims[d] < 0 ? (om_dim){-1, "N"} : (om_dim){dims[d], NULL};
-	return v;
-}
-
 static void io(om_graph *g, const char *name, int32_t elem, int32_t rank, const int64_t *dims,
 	       bool input)
 {
-	om_value *v = typed(g, name, elem, rank, dims);
+	om_value *v = tu_typed_value(g, name, elem, rank, dims);
 	v->flags |= input ? OM_VALUE_GRAPH_INPUT : OM_VALUE_GRAPH_OUTPUT;
 	if (input)
 		tu_push_value(g, &g->inputs, &g->ninputs, v);

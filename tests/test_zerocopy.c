@@ -31,11 +31,7 @@ static int teardown(void **state)
 
 static const char *tmp(const char *name)
 {
-	static char buf[4][512];
-	static int k;
-	k = (k + 1) % 4;
-	snprintf(buf[k], sizeof buf[k], "%s/%s", tmpdir, name);
-	return buf[k];
+	return tu_join(tmpdir, name);
 }
 
 static unsigned char *slurp(const char *path, size_t *n)

@@ -122,6 +122,43 @@ void tu_attr_ints(om_node *n, const char *name, int32_t k, const int64_t *v)
 	a->ints = om_arena_memdup(n->graph->model->arena, v, sizeof(int64_t) * (size_t)k);
 }
 
+const char *tu_join(const char *dir, const char *name)
+{
+	static char buf[4][512];
+	static int k;
+	k = (k + 1) % 4;
+	snprintf(buf[k], sizeof buf[k], "%s/%s", dir, name);
+	return buf[k];
+}
+
+om_value *tu_typed_value(om_graph *g, const char *name, int32_t elem, int32_t rank,
+			 const int64_t *dims)
+{
+	om_value *v = om_graph_value(g, name);
+	assert_non_null(v);
+	v->type.kind = OM_TYPE_TENSOR;
+	v->type.elem = elem;
+	v->type.rank = rank;
+	v->type.dims = om_arena_alloc(g->model->arena, sizeof(om_dim) * (size_t)(rank + 1));
+	assert_non_null(v->type.dims);
+	for (int d = 0; d < rank; d++)
+		v->type.dims[d] = dims[d] < 0 ? (om_dim){-1, "N"} : (om_dim){dims[d], NULL};
+	return v;
+}
+
+om_model *tu_reload(const om_model *m)
+{
+	char dir[64], path[128];
+	assert_int_equal(tu_tmpdir_make(dir, sizeof dir, "omreload"), 0);
+	snprintf(path, sizeof path, "%s/m.onnx", dir);
+	om_status st = {0};
+	assert_int_equal(om_model_save(m, path, NULL, &st), OM_OK);
+	om_model *r = NULL;
+	assert_int_equal(om_model_load(path, &r, &st), OM_OK);
+	tu_tmpdir_remove(dir);
+	return r;
+}
+
 int tu_count_op(const om_graph *g, const char *op)
 {
 	int k = 0;

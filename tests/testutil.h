@@ -19,6 +19,8 @@ const char *tu_source_path(const char *rel);
 int tu_tmpdir_make(char *buf, size_t size, const char *prefix);
 /** Removes the folder and everything in it; 0 on success. */
 int tu_tmpdir_remove(const char *dir);
+/** "dir/name" in a static buffer, one of four in turn (so that up to four are in use at once). */
+const char *tu_join(const char *dir, const char *name);
 /** Runs `omopt ARGS` (the built one, $OMOPT_BUILD/tools/omopt) inside folder dir; returns its
  *  exit code, with its standard output and error in out and err (NUL-terminated). */
 int tu_run_omopt(const char *dir, const char *args, char *out, size_t nout, char *err,
@@ -35,6 +37,13 @@ void tu_attr_ints(om_node *n, const char *name, int32_t k, const int64_t *v);
 /** A session of m with default options; fails the test, printing the status, when creating
  *  it fails. */
 om_session *tu_session_create(const om_model *m);
+/** The value `name` of g (made when missing), typed as a tensor of elem with rank dims
+ *  (-1: the symbol N). */
+om_value *tu_typed_value(om_graph *g, const char *name, int32_t elem, int32_t rank,
+			 const int64_t *dims);
+/** m saved to a temporary file and loaded again: the loader's view of it (fails the test
+ *  when either fails). */
+om_model *tu_reload(const om_model *m);
 /** The number of nodes of type op in g's node list (subgraphs not counted). */
 int tu_count_op(const om_graph *g, const char *op);
 
