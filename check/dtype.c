@@ -503,35 +503,110 @@ static om_kind try_keeps(job *j, om_dtype_report *rep, bool *passed)
 	return OM_OK;
 }
 
-/* The smallest prefix, in topological order, of the converted nodes that, kept float32 too,
- * makes the outputs pass (rounding early in a network is amplified the most): a binary search
- * over its length, log2 of the node count checks. */
-static om_kind keep_prefix(job *j, om_dtype_report *rep)
+/* The float32 weight bytes node n reads (its float32 initializers; one read by several nodes
+ * counts for each). */
+static size_t weight_bytes(const om_node *n)
+{
+	size_t bytes = 0;
+	for (int32_t k = 0; k < n->nin; k++) {
+		const om_value *v = n->in[k];
+		if (v && v->init && !(v->flags & OM_VALUE_GRAPH_INPUT) && v->init->dtype == OM_FLOAT)
+			bytes += v->init->nbytes;
+	}
+	return bytes;
+}
+
+/* A run cand[a..b) of the candidates, in topological order, and the weight bytes it reads. */
+typedef struct segment {
+	int32_t a, b;
+	size_t bytes;
+} segment;
+
+static segment make_segment(const job *j, const int32_t *cand, int32_t a, int32_t b)
+{
+	segment s = {.a = a, .b = b};
+	for (int32_t k = a; k < b; k++)
+		s.bytes += weight_bytes(j->orig->graph->nodes[cand[k]]);
+	return s;
+}
+
+/* Converts (converted: true) or keeps float32 the candidates of s; a node a failed run has
+ * kept since (OM_KEEP_RUN) stays kept. */
+static void set_segment(job *j, const int32_t *cand, segment s, bool converted)
+{
+	for (int32_t k = s.a; k < s.b; k++) {
+		uint8_t *keep = &j->keep[cand[k]];
+		if (*keep == OM_KEEP_OUTPUTS || !*keep)
+			*keep = converted ? 0 : OM_KEEP_OUTPUTS;
+	}
+}
+
+enum {
+	SEARCH_SEGMENTS = 16, /* the candidates are first cut into this many runs */
+	SEARCH_CHECKS = 48,   /* checks the search makes at most */
+	SEARCH_MARGIN = 2     /* a run converts when the outputs pass this many times tighter */
+};
+
+/*
+ * When keeping the worst measured nodes was not enough: every remaining converted node is kept
+ * float32, then runs of them (in topological order) are converted again, the run reading the
+ * most weight bytes first, each staying converted when the outputs pass within the tolerance
+ * divided by SEARCH_MARGIN (the many decisions made on the same inputs would otherwise leave
+ * the result on the tolerance's edge); a run that fails is halved and its halves tried in turn.
+ * Where the rounding that matters sits is the model's: the stem of a classifier (rounding early
+ * is amplified the most), the last nodes before an output in a saturating function's tail (e^z
+ * of a logit z far below 0 has the relative error of z's absolute error, which half resolves
+ * coarsely at large |z|), or all over the network; converting by weight bytes makes the file
+ * as small as the tolerance allows wherever it is.
+ */
+static om_kind convert_heaviest(job *j, om_dtype_report *rep)
 {
 	int32_t *cand = malloc(sizeof *cand * (size_t)(j->nn + 1));
-	if (!cand)
+	/* each failing check takes one run off the list and may put two back */
+	segment *todo = malloc(sizeof *todo * (SEARCH_SEGMENTS + SEARCH_CHECKS + 1));
+	if (!cand || !todo) {
+		free(cand);
+		free(todo);
 		return om_error(j->st, OM_ERR_NOMEM, NULL, "out of memory");
-	int32_t nc = 0;
+	}
+	int32_t nc = 0, ntodo = 0;
 	for (int32_t i = 0; i < j->nn; i++)
 		if (j->why[i] == OM_HALF_CONVERTED && !j->keep[i])
 			cand[nc++] = i;
-	int32_t lo = 0, hi = nc; /* a prefix of lo fails; of hi passes (all kept: nothing left) */
+	const int32_t nseg = nc < SEARCH_SEGMENTS ? nc : SEARCH_SEGMENTS;
+	for (int32_t k = 0; k < nseg; k++)
+		todo[ntodo++] = make_segment(j, cand, (int32_t)((int64_t)k * nc / nseg),
+					     (int32_t)((int64_t)(k + 1) * nc / nseg));
+	set_segment(j, cand, (segment){.a = 0, .b = nc}, false);
+	const om_check_options final = j->copt;
+	j->copt.rtol /= SEARCH_MARGIN;
+	j->copt.atol /= SEARCH_MARGIN;
 	om_kind rc = OM_OK;
-	while (lo + 1 < hi && !rc) {
-		int32_t mid = lo + (hi - lo) / 2;
-		for (int32_t k = 0; k < nc; k++)
-			j->keep[cand[k]] = k < mid ? OM_KEEP_OUTPUTS : 0;
+	for (int checks = 0; ntodo && checks < SEARCH_CHECKS && !rc; checks++) {
+		int32_t best = 0;
+		for (int32_t k = 1; k < ntodo; k++)
+			if (todo[k].bytes > todo[best].bytes ||
+			    (todo[k].bytes == todo[best].bytes &&
+			     todo[k].b - todo[k].a > todo[best].b - todo[best].a))
+				best = k;
+		const segment s = todo[best];
+		memmove(&todo[best], &todo[best + 1], sizeof *todo * (size_t)(ntodo - best - 1));
+		ntodo--;
+		set_segment(j, cand, s, true);
 		bool passed = false;
 		rc = try_keeps(j, rep, &passed);
-		if (passed)
-			hi = mid;
-		else
-			lo = mid;
+		if (rc || passed)
+			continue;
+		set_segment(j, cand, s, false);
+		if (s.b - s.a > 1) {
+			const int32_t mid = s.a + (s.b - s.a) / 2;
+			todo[ntodo++] = make_segment(j, cand, s.a, mid);
+			todo[ntodo++] = make_segment(j, cand, mid, s.b);
+		}
 	}
-	for (int32_t k = 0; k < nc; k++)
-		if (j->keep[cand[k]] == OM_KEEP_OUTPUTS || !j->keep[cand[k]])
-			j->keep[cand[k]] = k < hi ? OM_KEEP_OUTPUTS : 0;
+	j->copt = final;
 	free(cand);
+	free(todo);
 	bool passed = false;
 	return rc ? rc : try_keeps(j, rep, &passed);
 }
@@ -551,8 +626,8 @@ static om_kind run(job *j, om_model *m, om_dtype_report *rep)
 		rc = measure(j, cnodes);
 	om_model_free(conv);
 	free(cnodes);
-	/* the nodes measured worse than the half type's own rounding, worst first, then a
-	 * prefix of the graph */
+	/* the nodes measured worse than the half type's own rounding, worst first, then runs of
+	 * the graph by weight bytes */
 	const double floor_rel = j->opt->dtype == OM_FLOAT16 ? 0x1p-10 : 0x1p-7;
 	double thr = j->opt->node_rtol;
 	bool passed = false;
@@ -566,7 +641,7 @@ static om_kind run(job *j, om_model *m, om_dtype_report *rep)
 			added = keep_worst(j, thr < floor_rel ? floor_rel : thr);
 		}
 		if (!added) {
-			rc = keep_prefix(j, rep);
+			rc = convert_heaviest(j, rep);
 			break;
 		}
 	}

@@ -627,7 +627,10 @@ OM_API om_kind om_bisect(const om_model *original, const om_simplify_options *so
  *   3. The converted model is checked against the float32 one (om_check with the check
  *      options; tolerances rtol 1e-2, atol 1e-12 unless given). While outputs are over the
  *      tolerance, the converted nodes with the largest measured max_rel (over node_rtol / 4^k in
- *      round k) are kept too, up to max_rounds rounds.
+ *      round k) are kept too, up to max_rounds rounds. When that is not enough, every converted
+ *      node is kept, and runs of them in graph order are converted again, the run reading the
+ *      most float32 weight bytes first, each while the outputs pass within half the tolerance
+ *      (a failing run is halved and its halves tried; at most 48 checks).
  * No ONNX Runtime is needed. The model is rewritten in place (its main graph is also sorted
  * topologically); `rep` says what was kept and why and how the final model compares.
  */

@@ -1,7 +1,8 @@
 /* test_dtype.c — om_convert_dtype (check/dtype.c, passes/half_convert.c): the type of every
  * value after the conversion, Casts at the boundary, integer chains untouched, an overflowing
  * Exp and what reads its result kept float32 by measurement, the converted model against the
- * float32 one on random inputs, bfloat16, a value a subgraph reads, the file about half. */
+ * float32 one on random inputs, bfloat16, a value a subgraph reads, the file about half, a
+ * saturating tail kept float32 as a suffix. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -354,6 +355,79 @@ static void file_about_half(void **state)
 	om_model_free(m);
 }
 
+/*
+ * A saturating tail: x:[N,64] -> mm = MatMul(x, W[64,256]) -> relu -> mm2 = MatMul(., V[256,64])
+ * -> z0 (|z0| < 2) -> add = Add(z0, -70) -> sig = Sigmoid -> out, about e^(z0 - 70). The
+ * output's relative error is the absolute error of the Add's result, and float16 resolves
+ * 70 to 1/16 only: with the Add in float16 the outputs are off by several percent whatever
+ * else is kept, while the weights before it convert freely. Keeping a prefix cannot pass
+ * short of keeping everything up to the Add; keeping the suffix from the Add on does.
+ */
+static om_model *saturating_tail_model(void)
+{
+	om_model *m = tu_model(13);
+	om_graph *g = m->graph;
+	om_value *x = tu_typed_value(g, "x", OM_FLOAT, 2, (int64_t[]){-1, 64});
+	x->flags |= OM_VALUE_GRAPH_INPUT;
+	tu_push_value(g, &g->inputs, &g->ninputs, x);
+	add_init(m, "W", OM_FLOAT, 2, (int64_t[]){64, 256}, 0.25);
+	add_init(m, "V", OM_FLOAT, 2, (int64_t[]){256, 64}, 0.02);
+	add_init(m, "C", OM_FLOAT, 0, NULL, 0);
+	*(float *)om_graph_find(g, "C")->init->data = -70;
+	name_node(tu_graph_node(g, "MatMul", "x,W", "h"), "mm");
+	name_node(tu_graph_node(g, "Relu", "h", "r"), "relu");
+	name_node(tu_graph_node(g, "MatMul", "r,V", "z0"), "mm2");
+	name_node(tu_graph_node(g, "Add", "z0,C", "z"), "add");
+	name_node(tu_graph_node(g, "Sigmoid", "z", "out"), "sig");
+	output(g, "out", 2, (int64_t[]){-1, 64});
+	om_model *r = tu_reload(m);
+	om_model_free(m);
+	return r;
+}
+
+static void saturating_tail_keeps_suffix(void **state)
+{
+	(void)state;
+	om_model *m = saturating_tail_model(), *orig = tu_reload(m);
+	size_t before = 0, after = 0;
+	om_status st = {0};
+	assert_int_equal(om_model_saved_size(m, &before, &st), OM_OK);
+	/* atol below the outputs (about 1e-31): they count relative to their scale */
+	om_dtype_options o = {.dtype = OM_FLOAT16, .check = {.runs = 2, .atol = 1e-36}};
+	om_dtype_report r;
+	assert_int_equal(om_convert_dtype(m, &o, &r, &st), OM_OK);
+	assert_true(r.check.passed);
+	assert_non_null(kept(&r, "sig")); /* e^-70 is below float16's range */
+	assert_non_null(kept(&r, "add"));
+	assert_int_equal(kept(&r, "add")->reason, OM_KEEP_OUTPUTS);
+	assert_null(kept(&r, "mm"));
+	assert_null(kept(&r, "mm2"));
+	om_dtype_report_free(&r);
+	assert_int_equal(om_model_saved_size(m, &after, &st), OM_OK);
+	double ratio = (double)after / (double)before;
+	print_message("saved size %zu -> %zu (%.3f)\n", before, after, ratio);
+	assert_true(ratio < 0.56);
+
+	/* on other inputs too, and the Add in float16 fails there */
+	om_check_options co = {.runs = 3, .seed = 7, .rtol = 1e-2, .atol = 1e-36};
+	om_check_report cr;
+	assert_int_equal(om_check(orig, m, &co, &cr, &st), OM_OK);
+	assert_true(cr.passed);
+	om_check_report_free(&cr);
+	om_model *bad = tu_reload(orig);
+	om_dtype_options only_sig = {.dtype = OM_FLOAT16, .no_measure = 1,
+				     .keep = (const char *const[]){"sig", NULL}};
+	assert_int_equal(om_convert_dtype(bad, &only_sig, &r, &st), OM_OK);
+	om_dtype_report_free(&r);
+	assert_int_equal(om_check(orig, bad, &co, &cr, &st), OM_OK);
+	print_message("the Add in float16: max rel %.3g\n", cr.outputs[0].max_rel);
+	assert_false(cr.passed);
+	om_check_report_free(&cr);
+	om_model_free(bad);
+	om_model_free(orig);
+	om_model_free(m);
+}
+
 static void cli_prints_kept_nodes(void **state)
 {
 	(void)state;
@@ -386,6 +460,7 @@ int main(void)
 		cmocka_unit_test(subgraph_reads_float32),
 		cmocka_unit_test(lstm_in_half),
 		cmocka_unit_test(file_about_half),
+		cmocka_unit_test(saturating_tail_keeps_suffix),
 		cmocka_unit_test(cli_prints_kept_nodes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
