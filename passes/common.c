@@ -179,6 +179,25 @@ static uint64_t tensor_hash(const om_tensor *t)
 	return h;
 }
 
+/* tensor_hash(t), computed once per tensor in the pipeline (om_hash_memo). A memo entry that
+ * cannot be stored only costs a hash again; a wrong hash could only miss a merge, since
+ * candidates are compared byte for byte. */
+static uint64_t payload_hash(om_pass_ctx *c, const om_tensor *t)
+{
+	om_hash_memo *e;
+	HASH_FIND_PTR(c->hashes, &t, e);
+	if (e)
+		return e->h;
+	c->hashed++;
+	const uint64_t h = tensor_hash(t);
+	e = om_arena_alloc(c->scratch, sizeof *e);
+	if (e) {
+		*e = (om_hash_memo){.t = t, .h = h};
+		HASH_ADD_PTR(c->hashes, t, e);
+	}
+	return h;
+}
+
 /* Uses of a later initializer equal to an earlier one read the earlier one; dead code
  * elimination then drops the later one. Graph inputs (initializers with a default), graph
  * outputs and names that subgraphs refer to keep their own value. */
@@ -200,7 +219,7 @@ static om_kind merge_initializers(om_pass_ctx *c, om_graph *g, int *changes)
 		    (v->flags & (OM_VALUE_GRAPH_INPUT | OM_VALUE_GRAPH_OUTPUT)) ||
 		    om_value_used_by_subgraph(c, g, v))
 			continue;
-		const uint64_t h = tensor_hash(v->init);
+		const uint64_t h = payload_hash(c, v->init);
 		size_t at = (size_t)h & (cap - 1);
 		while (tab[at].v && !(tab[at].h == h && same_tensor(tab[at].v->init, v->init)))
 			at = (at + 1) & (cap - 1);

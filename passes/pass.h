@@ -38,6 +38,15 @@ typedef struct om_vinfo {
 	UT_hash_handle hh;
 } om_vinfo;
 
+/** merge_initializers' payload hash of one tensor. A tensor is not changed once made (a pass
+ *  that changes a weight makes a new tensor: docs/ir.md), so the hash holds for the whole
+ *  pipeline and a later round hashes only the initializers made since. */
+typedef struct om_hash_memo {
+	const om_tensor *t;
+	uint64_t h;
+	UT_hash_handle hh;
+} om_hash_memo;
+
 typedef struct om_pass_ctx {
 	om_model *m;
 	om_arena *scratch;    /* side-table memory, freed after simplify */
@@ -62,6 +71,8 @@ typedef struct om_pass_ctx {
 	int32_t ncaps;
 	struct om_uses *uses;  /* the consumer index while a pass has one open (uses.h) */
 	uint64_t uses_visits;  /* index entries and nodes om_uses_replace visited (tests) */
+	om_hash_memo *hashes;  /* uthash by tensor: payload hashes (passes/common.c) */
+	uint64_t hashed;       /* payloads merge_initializers hashed (tests) */
 	om_status *st;
 } om_pass_ctx;
 

@@ -313,7 +313,8 @@ void om_pass_ctx_close(om_pass_ctx *c)
 	om_uses_close(c);
 	om_outer_refs_reset(c);
 	HASH_CLEAR(hh, c->info);
+	HASH_CLEAR(hh, c->hashes); /* the entries are in scratch */
 	om_arena_free(c->scratch);
 	free(c->caps);
-	c->info = NULL, c->scratch = NULL, c->caps = NULL;
+	c->info = NULL, c->hashes = NULL, c->scratch = NULL, c->caps = NULL;
 }
