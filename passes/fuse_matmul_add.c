@@ -10,14 +10,6 @@
 #include "fuse_util.h"
 #include "infer.h"
 
-static bool is_graph_output(const om_graph *g, const om_value *v)
-{
-	for (int32_t i = 0; i < g->noutputs; i++)
-		if (g->outputs[i] == v)
-			return true;
-	return false;
-}
-
 static bool rank2(const om_vinfo *vi)
 {
 	return om_vi_ranked(vi) && vi->type.rank == 2;
@@ -28,8 +20,8 @@ static om_node *matmul_of(om_pass_ctx *c, const om_graph *g, om_value *x)
 	om_node *p = x ? x->producer : NULL;
 	if (!p || p->graph != g || (p->flags & OM_NODE_DEAD) ||
 	    om_node_code(g->model, p) != OM_OPC_MATMUL || p->nin != 2 || p->nout != 1 ||
-	    p->out[0] != x || !p->in[0] || !p->in[1] || x->nuses != 1 || is_graph_output(g, x) ||
-	    om_value_used_by_subgraph(c, g, x))
+	    p->out[0] != x || !p->in[0] || !p->in[1] || x->nuses != 1 ||
+	    (x->flags & OM_VALUE_GRAPH_OUTPUT) || om_value_used_by_subgraph(c, g, x))
 		return NULL;
 	const om_vinfo *a = om_vinfo_get(c, g, p->in[0]), *b = om_vinfo_get(c, g, p->in[1]);
 	const om_vinfo *y = om_vinfo_get(c, g, x);

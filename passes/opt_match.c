@@ -8,14 +8,6 @@
 #include "registry.h"
 #include "optimize.h"
 
-static bool is_graph_output(const om_graph *g, const om_value *v)
-{
-	for (int32_t i = 0; i < g->noutputs; i++)
-		if (g->outputs[i] == v)
-			return true;
-	return false;
-}
-
 om_node *om_opt_producer(const om_graph *g, const om_value *v, enum om_opcode code)
 {
 	om_node *p = v ? v->producer : NULL;
@@ -28,7 +20,7 @@ om_node *om_opt_producer(const om_graph *g, const om_value *v, enum om_opcode co
 
 bool om_opt_private(om_pass_ctx *c, const om_graph *g, const om_value *v, int32_t uses)
 {
-	return v && v->nuses == uses && !is_graph_output(g, v) &&
+	return v && v->nuses == uses && !(v->flags & OM_VALUE_GRAPH_OUTPUT) &&
 	       !om_value_used_by_subgraph(c, g, v);
 }
 

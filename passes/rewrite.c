@@ -17,20 +17,12 @@ const om_tensor *om_value_const(const om_graph *g, om_value *v)
 	return v->init;
 }
 
-static bool is_graph_output(const om_graph *g, const om_value *v)
-{
-	for (int32_t i = 0; i < g->noutputs; i++)
-		if (g->outputs[i] == v)
-			return true;
-	return false;
-}
-
 bool om_bypass_node(om_pass_ctx *c, om_graph *g, om_node *n, om_value *src)
 {
 	om_value *out = n->out[0];
 	if (!out || !src || out == src)
 		return false;
-	if (!is_graph_output(g, out)) {
+	if (!(out->flags & OM_VALUE_GRAPH_OUTPUT)) {
 		if (om_value_used_by_subgraph(c, g, out))
 			return false;
 		om_rewrite_touch(c, n);
@@ -41,8 +33,9 @@ bool om_bypass_node(om_pass_ctx *c, om_graph *g, om_node *n, om_value *src)
 	}
 	/* out is a graph output: keep its name by renaming src's producer's output instead */
 	om_node *p = src->producer;
-	if (!p || p->graph != g || (p->flags & OM_NODE_DEAD) || is_graph_output(g, src) ||
-	    (src->flags & (OM_VALUE_GRAPH_INPUT | OM_VALUE_INITIALIZER | OM_VALUE_OUTER)) ||
+	if (!p || p->graph != g || (p->flags & OM_NODE_DEAD) ||
+	    (src->flags & (OM_VALUE_GRAPH_OUTPUT | OM_VALUE_GRAPH_INPUT | OM_VALUE_INITIALIZER |
+			   OM_VALUE_OUTER)) ||
 	    om_value_used_by_subgraph(c, g, src))
 		return false;
 	om_rewrite_touch(c, n);
