@@ -190,6 +190,7 @@ static om_kind fold_transpose(om_pass_ctx *c, om_graph *g, om_node *n, int s, bo
 		return OM_OK;
 	}
 	om_kind rc = set_fused(c, g, n, &a);
+	om_rewrite_touch(c, n);
 	n->in[s] = src;
 	*done = !rc;
 	return rc;
@@ -276,6 +277,7 @@ static om_kind fold_input_scale(om_pass_ctx *c, om_graph *g, om_node *n, int s, 
 		om_kind rc = set_fused(c, g, n, &a);
 		if (rc)
 			return rc;
+		om_rewrite_touch(c, n);
 		n->in[s] = d->in[k];
 		*done = true;
 		return OM_OK;
@@ -283,28 +285,46 @@ static om_kind fold_input_scale(om_pass_ctx *c, om_graph *g, om_node *n, int s, 
 	return OM_OK;
 }
 
+/* The steps, each a sweep of om_rewrite_each over the nodes it applies to (use counts kept
+ * from what each rewrite touched): the output's scale, then each side's scale, then each
+ * side's Transpose. */
+static om_kind step_scale(om_pass_ctx *c, om_graph *g, om_node *n, bool *done)
+{
+	return fold_scale(c, g, n, done);
+}
+
+static om_kind step_scale_a(om_pass_ctx *c, om_graph *g, om_node *n, bool *done)
+{
+	return is_product(g, n) ? fold_input_scale(c, g, n, 0, done) : OM_OK;
+}
+
+static om_kind step_scale_b(om_pass_ctx *c, om_graph *g, om_node *n, bool *done)
+{
+	return is_product(g, n) ? fold_input_scale(c, g, n, 1, done) : OM_OK;
+}
+
+static om_kind step_transpose_a(om_pass_ctx *c, om_graph *g, om_node *n, bool *done)
+{
+	return is_product(g, n) ? fold_transpose(c, g, n, 0, done) : OM_OK;
+}
+
+static om_kind step_transpose_b(om_pass_ctx *c, om_graph *g, om_node *n, bool *done)
+{
+	return is_product(g, n) ? fold_transpose(c, g, n, 1, done) : OM_OK;
+}
+
 om_kind om_pass_fuse_matmul_transpose(om_pass_ctx *c, om_graph *g, int *changes)
 {
-	om_graph_count_uses(g);
-	for (int32_t i = 0; i < g->nnodes; i++) {
-		om_node *n = g->nodes[i];
-		if (n->flags & OM_NODE_DEAD)
-			continue;
-		/* the output's scale, then each side's scale, then each side's Transpose */
-		for (int step = 0; step < 5; step++) {
-			bool done = false;
-			om_kind rc = step == 0	       ? fold_scale(c, g, n, &done)
-				     : !is_product(g, n) ? OM_OK
-				     : step < 3 ? fold_input_scale(c, g, n, step - 1, &done)
-						: fold_transpose(c, g, n, step - 3, &done);
-			if (rc)
-				return rc;
-			if (done) {
-				*changes += 1;
-				om_graph_count_uses(g);
-			}
-		}
-	}
-	om_graph_compact(g);
-	return OM_OK;
+	const uint64_t scales = OM_OPC_BIT(OM_OPC_MUL) | OM_OPC_BIT(OM_OPC_DIV);
+	const uint64_t products = OM_OPC_BIT(OM_OPC_MATMUL) | OM_OPC_BIT(OM_OPC_MS_FUSED_MATMUL);
+	const struct {
+		uint64_t codes;
+		om_node_rewrite_fn fn;
+	} steps[] = {{scales, step_scale},	   {products, step_scale_a},
+		     {products, step_scale_b},	   {products, step_transpose_a},
+		     {products, step_transpose_b}};
+	om_kind rc = OM_OK;
+	for (size_t i = 0; i < sizeof steps / sizeof steps[0] && !rc; i++)
+		rc = om_rewrite_each(c, g, steps[i].codes, steps[i].fn, changes);
+	return rc;
 }
