@@ -161,7 +161,7 @@ om_kind om_pass_inline_if(om_pass_ctx *c, om_graph *g, int *changes)
 	 * the others; the graph is sorted once at the end, not after every inline */
 	int inlined = 0;
 	om_kind rc = OM_OK;
-	om_uses_open(c, g);
+	bool indexed = false; /* the consumer index is built at the first If to inline */
 	for (int32_t i = 0; i < g->nnodes && !rc; i++) {
 		om_node *n = g->nodes[i];
 		bool cond;
@@ -171,12 +171,16 @@ om_kind om_pass_inline_if(om_pass_ctx *c, om_graph *g, int *changes)
 		const om_attr *a = om_node_attr(n, cond ? "then_branch" : "else_branch");
 		if (!a || !a->g)
 			continue;
+		if (!indexed)
+			om_uses_open(c, g);
+		indexed = true;
 		int32_t before = g->nnodes;
 		rc = inline_branch(c, g, n, a->g);
 		if (!rc && (g->nnodes != before || (n->flags & OM_NODE_DEAD)))
 			inlined++;
 	}
-	om_uses_close(c);
+	if (indexed)
+		om_uses_close(c);
 	*changes += inlined;
 	if (rc || !inlined)
 		return rc;

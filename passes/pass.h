@@ -71,6 +71,7 @@ typedef struct om_pass_ctx {
 	int32_t ncaps;
 	struct om_uses *uses;  /* the consumer index while a pass has one open (uses.h) */
 	uint64_t uses_visits;  /* index entries and nodes om_uses_replace visited (tests) */
+	uint64_t uses_builds;  /* consumer indexes om_uses_open built (tests) */
 	om_hash_memo *hashes;  /* uthash by tensor: payload hashes (passes/common.c) */
 	uint64_t hashed;       /* payloads merge_initializers hashed (tests) */
 	om_status *st;

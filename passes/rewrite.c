@@ -255,17 +255,22 @@ static om_kind check_counts(om_pass_ctx *c, om_graph *g, const om_node *n)
 om_kind om_rewrite_each(om_pass_ctx *c, om_graph *g, uint64_t codes, om_node_rewrite_fn fn,
 			int *changes)
 {
-	c->recounts++;
-	om_graph_count_uses(g);
-	c->touched.g = g;
-	c->touched.n = 0;
-	c->touched.n0 = g->nnodes;
-	c->touched.nomem = false;
 	om_kind rc = OM_OK;
+	bool counted = false; /* the uses are counted at the first selected node: a graph
+			       * with none (most fusions on most graphs) costs one sweep */
 	for (int32_t i = 0; i < g->nnodes && !rc; i++) {
 		om_node *n = g->nodes[i];
 		if ((n->flags & OM_NODE_DEAD) || !selected(c->m, n, codes))
 			continue;
+		if (!counted) {
+			c->recounts++;
+			om_graph_count_uses(g);
+			c->touched.g = g;
+			c->touched.n = 0;
+			c->touched.n0 = g->nnodes;
+			c->touched.nomem = false;
+			counted = true;
+		}
 		bool done = false;
 		rc = fn(c, g, n, &done);
 		if (rc)

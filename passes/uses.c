@@ -104,6 +104,7 @@ void om_uses_open(om_pass_ctx *c, om_graph *g)
 		return; /* no index: om_uses_replace scans */
 	u->g = g;
 	c->uses = u;
+	c->uses_builds++;
 	/* room for every input at once: a value per input at most, the table half full */
 	size_t nin = 0, cap = 1024;
 	for (int32_t i = 0; i < g->nnodes; i++)

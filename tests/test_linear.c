@@ -86,6 +86,15 @@ static void replaces_visit_readers_only(void **state)
 	const uint64_t visits = om_uses_visits(&c);
 	assert_true(visits >= (uint64_t)2 * BLOCKS);
 	assert_true(visits <= (uint64_t)8 * BLOCKS);
+	/* a fusion with nothing to try in the graph counts no uses, an If-inlining with no If
+	 * builds no consumer index */
+	const uint64_t recounts = c.recounts, builds = c.uses_builds;
+	int changes = 0;
+	assert_int_equal(om_pass_fuse_conv_bn(&c, m->graph, &changes), OM_OK);
+	assert_int_equal(om_pass_inline_if(&c, m->graph, &changes), OM_OK);
+	assert_int_equal(changes, 0);
+	assert_int_equal(c.recounts, recounts);
+	assert_int_equal(c.uses_builds, builds);
 	om_pass_ctx_close(&c);
 	om_model_free(m);
 }
