@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "check.h"
-#include "model_copy.h"
 #include "pass.h"
 
 typedef struct bisect {
@@ -36,7 +35,7 @@ static om_kind step(void *user, const om_model *m, int round, const char *pass, 
 		b->opt->progress(b->opt->progress_user, what, b->rep->steps, 0);
 	}
 	om_model *copy;
-	om_kind rc = om_model_copy(m, &copy, st);
+	om_kind rc = om_model_clone(m, &copy, st);
 	if (rc)
 		return rc;
 	om_session_options so = {.threads = b->opt->threads};
@@ -125,7 +124,7 @@ om_kind om_bisect(const om_model *original, const om_simplify_options *sopt,
 				      sizeof desc, kind, sizeof kind, st);
 	}
 	if (!rc)
-		rc = om_model_copy(original, &work, st);
+		rc = om_model_clone(original, &work, st);
 	om_simplify_options so2 = sopt ? *sopt : (om_simplify_options){0};
 	so2.progress = NULL; /* the steps report progress (opt.progress) */
 	if (!rc)

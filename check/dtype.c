@@ -14,7 +14,6 @@
 #include "eval.h"
 #include "half.h"
 #include "half_convert.h"
-#include "model_copy.h"
 
 enum { DEFAULT_RUNS = 2, DEFAULT_ROUNDS = 6 };
 
@@ -56,7 +55,7 @@ static om_kind convert_copy(job *j, om_model **out, om_node ***nodes, int64_t *c
 		for (int32_t i = 0; i < j->nn; i++)
 			j->why[i] = j->keep[i] ? OM_HALF_KEEP_ASKED : 0;
 		om_model *c;
-		om_kind rc = om_model_copy(j->orig, &c, j->st);
+		om_kind rc = om_model_clone(j->orig, &c, j->st);
 		if (rc)
 			return rc;
 		om_node **ns = malloc(sizeof *ns * (size_t)(j->nn + 1));
@@ -678,7 +677,7 @@ om_kind om_convert_dtype(om_model *m, const om_dtype_options *opt, om_dtype_repo
 	if (!rc && !o.no_measure)
 		rc = type_from_run(&j, m);
 	if (!rc)
-		rc = om_model_copy(m, &j.orig, st);
+		rc = om_model_clone(m, &j.orig, st);
 	if (rc)
 		return rc;
 	j.nn = j.orig->graph->nnodes;

@@ -3,13 +3,12 @@
 #include <string.h>
 
 #include "check.h"
-#include "model_copy.h"
 
 om_kind om_model_expose(const om_model *m, const char *const *names, int n, om_model **out,
 			om_status *st)
 {
 	om_model *c;
-	om_kind rc = om_model_copy(m, &c, st);
+	om_kind rc = om_model_clone(m, &c, st);
 	if (rc)
 		return rc;
 	om_graph *g = c->graph;

@@ -46,7 +46,9 @@ void om_model_free(om_model *m)
 		HASH_CLEAR(hh, g->values); /* uthash buckets are malloc'd, not arena memory */
 		HASH_CLEAR(hh, g->fresh);
 	}
+	om_model *base = (om_model *)m->base; /* m lives in its arena */
 	om_arena_free(m->arena);
+	om_model_free(base);
 }
 
 om_graph *om_graph_new(om_model *m, om_graph *parent)

@@ -177,6 +177,7 @@ struct om_model {
 	void (*release)(struct om_model *m); /* frees proto and resources; set by the loader */
 	om_graph *all_graphs; /* list through next_in_model */
 	atomic_int refs;      /* the owner's and each session's (om_model_retain) */
+	const struct om_model *base; /* om_model_clone's original, held (shares its weights) */
 };
 
 /* ---- construction and lookup ------------------------------------------------------------- */
@@ -185,6 +186,11 @@ om_model *om_model_new(void);
 /** Keeps m alive until a matching om_model_free (a session over m: it borrows m's graph and
  *  weights, which may live in a file mapping). Thread-safe; m is not otherwise changed. */
 void om_model_retain(const om_model *m);
+/** *out = a copy of m's IR that shares what is never changed once made: tensor payloads,
+ *  strings, the original protobuf messages (ir/clone.c). The clone holds m (om_model_retain)
+ *  until it is freed, so m's owner may free m first. Rewriting or running the clone leaves m
+ *  as it is. OM_ERR_NOMEM; OM_ERR_INTERNAL when a node reads a value its graph does not list. */
+om_kind om_model_clone(const om_model *m, om_model **out, om_status *st);
 om_graph *om_graph_new(om_model *m, om_graph *parent);
 /** The value named `name` in g (not its parents), or NULL. */
 om_value *om_graph_find(const om_graph *g, const char *name);

@@ -9,7 +9,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "model_copy.h"
 #include "onnx_io.h"
 
 typedef struct wctx {
@@ -151,6 +150,15 @@ static bool is_external(const Onnx__TensorProto *tp)
 {
 	return tp->has_data_location &&
 	       tp->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
+}
+
+/* The loader's resources of m, or of the model m was cloned from (om_model_clone): the files
+ * a clone's weights may live in are its original's. NULL for a model built in memory. */
+static const om_io_resources *loader_resources(const om_model *m)
+{
+	while (m && !m->release)
+		m = m->base;
+	return m ? m->resources : NULL;
 }
 
 /* t is the tensor the loader made from orig and nobody replaced its shape or data since. */
@@ -590,7 +598,7 @@ om_kind om_onnx_save(const om_model *m, const char *path, const om_save_options 
 	if (strchr(ext_name, '/') || !strcmp(ext_name, "..") || !strcmp(ext_name, ".") ||
 	    !strcmp(ext_name, base))
 		return om_error(st, OM_ERR_IO, NULL, "bad external data name '%s'", ext_name);
-	wctx c = {.m = m, .res = m->release ? m->resources : NULL, .ext_name = ext_name,
+	wctx c = {.m = m, .res = loader_resources(m), .ext_name = ext_name,
 		  .st = st};
 	if (snprintf(c.ext_path, sizeof c.ext_path, "%.*s%s", slash ? (int)(slash - path) + 1 : 0,
 		     path, ext_name) >= (int)sizeof c.ext_path)
@@ -633,7 +641,7 @@ om_kind om_model_save(const om_model *m, const char *path, const om_save_options
 
 static om_kind measure(const om_model *m, bool no_value_info, size_t *bytes, om_status *st)
 {
-	wctx c = {.m = m, .res = m->release ? m->resources : NULL, .ext_name = "",
+	wctx c = {.m = m, .res = loader_resources(m), .ext_name = "",
 		  .no_value_info = no_value_info, .st = st};
 	*bytes = 0;
 	if (!(c.a = om_arena_new()))
@@ -656,26 +664,4 @@ om_kind om_model_saved_size(const om_model *m, size_t *bytes, om_status *st)
 om_kind om_model_saved_size_without_value_info(const om_model *m, size_t *bytes, om_status *st)
 {
 	return measure(m, true, bytes, st);
-}
-
-om_kind om_model_pack(const om_model *m, uint8_t **data, size_t *size, om_status *st)
-{
-	wctx c = {.m = m, .res = m->release ? m->resources : NULL, .ext_name = "", .st = st};
-	*data = NULL;
-	*size = 0;
-	if (!(c.a = om_arena_new()))
-		return om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
-	const Onnx__ModelProto *mp = w_model(&c);
-	om_kind k = c.err;
-	if (!k && !mp)
-		k = om_error(st, OM_ERR_INTERNAL, NULL, "could not build the model message");
-	size_t n = k ? 0 : protobuf_c_message_get_packed_size(&mp->base);
-	if (!k && n > INT32_MAX)
-		k = om_error(st, OM_ERR_UNSUPPORTED, NULL, "the model is over 2 GB");
-	if (!k && !(*data = malloc(n ? n : 1)))
-		k = om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
-	if (!k)
-		*size = protobuf_c_message_pack(&mp->base, *data);
-	wctx_reset(&c);
-	return k;
 }

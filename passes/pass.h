@@ -119,7 +119,7 @@ om_kind om_extract_submodel(om_pass_ctx *c, const char *const *inputs,
 
 /** What om_simplify_steps calls after each pass that changed the model: the round (from 1),
  *  the pass's name and its change count. m is a valid model at that point (it may be copied
- *  with om_model_copy, not changed). Setting *stop ends the pipeline there with OM_OK; an
+ *  with om_model_clone, not changed). Setting *stop ends the pipeline there with OM_OK; an
  *  error returned ends it too and is om_simplify_steps's result. */
 typedef om_kind (*om_step_fn)(void *user, const om_model *m, int round, const char *pass,
 			      int changes, bool *stop, om_status *st);
