@@ -1,9 +1,15 @@
-/* gemm.c — om_sgemm/om_dgemm: cblas in fast mode (gemm for rows in blocks of 4, gemv for the
- * rest and for few columns), a fixed-order blocked loop in exact mode. */
+/* gemm.c — om_sgemm/om_dgemm: in fast mode oneDNN's sgemm when the build has it (cblas for the
+ * smallest products and for double: gemm for rows in blocks of 4, gemv for the rest and for
+ * few columns), a fixed-order blocked loop in exact mode. */
 #include <cblas.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+
+#ifdef OM_HAVE_DNNL
+#include <dnnl.h>
+#include <omp.h>
+#endif
 
 #include "gemm.h"
 
@@ -177,6 +183,26 @@ enum { GEMV_MAX = 3, GEMM_ROWS = 4, GEMV_SPLIT_NK = 4096 };
 OM_FAST_GEMM(fast_sgemm, float, cblas_sgemm, cblas_sgemv)
 OM_FAST_GEMM(fast_dgemm, double, cblas_dgemm, cblas_dgemv)
 
+#ifdef OM_HAVE_DNNL
+/*
+ * oneDNN's sgemm (row-major, its JIT AVX-512/AVX2 kernels, threads from OpenMP) against
+ * OpenBLAS's (pinned to its Haswell kernels here), one thread, us per product: 32x768x2304
+ * 1573 -> 618, 197x768x3072 9585 -> 5121, 1x768x768 125 (34 as gemv rows) -> 29, 1000x512x1
+ * 114 -> 33, 7x128x64 6.0 -> 0.85; below about 8192 multiply-adds its call costs more
+ * (16x16x16 0.26 -> 0.47, 4x4x4 0.10 -> 0.40): those stay OpenBLAS's.
+ */
+enum { DNNL_MIN_MNK = 8192 };
+
+static bool dnnl_sgemm_ok(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha,
+			  const float *A, int64_t lda, const float *B, int64_t ldb, float beta,
+			  float *C, int64_t ldc)
+{
+	return (double)M * (double)N * (double)K >= DNNL_MIN_MNK &&
+	       dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', M, N, K, alpha, A, lda, B, ldb, beta, C,
+			  ldc) == dnnl_success;
+}
+#endif
+
 void om_sgemm(int exact, bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha,
 	      const float *A, int64_t lda, const float *B, int64_t ldb, float beta, float *C,
 	      int64_t ldc)
@@ -185,6 +211,10 @@ void om_sgemm(int exact, bool ta, bool tb, int64_t M, int64_t N, int64_t K, floa
 		return;
 	if (exact || !blas_ok(M, N, K, lda, ldb, ldc))
 		exact_sgemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+#ifdef OM_HAVE_DNNL
+	else if (dnnl_sgemm_ok(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc))
+		return;
+#endif
 	else
 		fast_sgemm(ta, tb, (int)M, (int)N, (int)K, alpha, A, (int)lda, B, (int)ldb, beta,
 			   C, (int)ldc);
@@ -207,6 +237,12 @@ void om_blas_threads(int n)
 {
 	if (n < 1)
 		n = 1;
+#ifdef OM_HAVE_DNNL
+	/* oneDNN's OpenMP pool runs the products on n threads; OpenBLAS, left the smallest and
+	 * the double ones, keeps one, so that its pthread pool never competes with OpenMP's */
+	omp_set_num_threads(n);
+	n = 1;
+#endif
 	if (openblas_get_num_threads() != n)
 		openblas_set_num_threads(n);
 }

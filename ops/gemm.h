@@ -13,9 +13,10 @@
  *
  * exact != 0: a fixed-order blocked C loop, no BLAS, no threads: every C element is
  * alpha * (((0 + a0*b0) + a1*b1) + ...) in float, k ascending, plus beta * C — bit-identical
- * on every instruction set and thread count. exact == 0: OpenBLAS: cblas_sgemm over the
- * rows of C in blocks of 4 and one cblas_sgemv per remaining row (or per column when C has at
- * most 3 columns), where sgemm's packing and row tails cost more than the product.
+ * on every instruction set and thread count. exact == 0: oneDNN's dnnl_sgemm when the build
+ * has oneDNN and the product has at least 8192 multiply-adds; else OpenBLAS: cblas_sgemm over
+ * the rows of C in blocks of 4 and one cblas_sgemv per remaining row (or per column when C
+ * has at most 3 columns), where sgemm's packing and row tails cost more than the product.
  */
 void om_sgemm(int exact, bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha,
 	      const float *A, int64_t lda, const float *B, int64_t ldb, float beta, float *C,
@@ -26,8 +27,10 @@ void om_dgemm(int exact, bool ta, bool tb, int64_t M, int64_t N, int64_t K, doub
 	      const double *A, int64_t lda, const double *B, int64_t ldb, double beta, double *C,
 	      int64_t ldc);
 
-/** The thread count BLAS uses in fast mode (a setting of the BLAS library, process-wide:
- *  every session run sets it to its own `threads` option, 1 by default). */
+/** The thread count of fast-mode products: every session run sets it to its own `threads`
+ *  option (1 by default). With oneDNN in the build, OpenMP's count for the calling thread
+ *  (oneDNN's products and convolutions run on OpenMP's pool) and one thread for OpenBLAS;
+ *  without, OpenBLAS's count (a setting of the library, process-wide). */
 void om_blas_threads(int n);
 
 #endif

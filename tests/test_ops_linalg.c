@@ -87,6 +87,14 @@ static void sgemm_beta_zero_ignores_c(void **state)
 		om_sgemm(exact, false, false, 4, 4, 4, 1.0f, ones, 4, ones, 4, 0.0f, big, 4);
 		for (int i = 0; i < 16; i++)
 			assert_true(big[i] == 4);
+		/* one that oneDNN's sgemm takes (at least 8192 multiply-adds) when built in */
+		static float ones32[32 * 32], c32[32 * 32];
+		for (int i = 0; i < 32 * 32; i++)
+			ones32[i] = 1, c32[i] = NAN;
+		om_sgemm(exact, false, false, 32, 32, 32, 1.0f, ones32, 32, ones32, 32, 0.0f, c32,
+			 32);
+		for (int i = 0; i < 32 * 32; i++)
+			assert_true(c32[i] == 32);
 	}
 	double d[2] = {NAN, NAN};
 	const double da[] = {1, 2}, db[] = {3, 4, 5, 6};
