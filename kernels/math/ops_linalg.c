@@ -1,12 +1,14 @@
 /* ops_linalg.c — MatMul, com.microsoft FusedMatMul, Gemm, MatMulInteger, Det. MatMul,
- * FusedMatMul and Gemm run over om_sgemm/om_dgemm (cblas in fast mode, the fixed-order loop in
- * exact mode) with transposes as strides; float16/bfloat16 go through float32, integers (and
+ * FusedMatMul and Gemm run over om_sgemm/om_dgemm (oneDNN or cblas in fast mode, the
+ * fixed-order loop in exact mode) with transposes as strides, and in fast mode over a packed B
+ * when B is a constant (gemm_packed.h); float16/bfloat16 go through float32, integers (and
  * MatMulInteger) through a wrapping loop. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gemm.h"
+#include "gemm_packed.h"
 #include "half.h"
 #include "numrun.h"
 #include "op.h"
@@ -245,24 +247,44 @@ static void mm_next(const mm_geom *g, mm_iter *it)
 	}
 }
 
-/* Y = alpha * A B for float (es 4) or double (es 8) data: one BLAS call when the batches
- * fold into the rows, else one per output batch */
-static void matmul_float(const mm_geom *g, int exact, size_t es, double alpha, const void *A,
-			 const void *B, void *Y)
+/* The packed form of a constant float B (B's data as the product reads it: b), or NULL.
+ * B's batches are consecutive K x N matrices unless FusedMatMul's transBatchB moves them. */
+static om_gemm_packed *mm_packed(om_ctx *c, const mm_geom *g, bool tbatch_b, const float *b)
+{
+	if (g->b.rank < 2 || g->b.empty || tbatch_b)
+		return NULL;
+	const int64_t kn = g->K * g->N;
+	const om_gemm_b pb = {.tb = g->tb, .count = om_tensor_numel(c->in[1]) / kn, .K = g->K,
+			      .N = g->N, .ldb = g->ldb, .bstride = kn, .B = b};
+	return om_gemm_packed_get(c, 1, &pb);
+}
+
+/* Y = alpha * A B for float (es 4) or double (es 8) data: one product when the batches fold
+ * into the rows, else one per output batch; over the packed B when pk is not NULL */
+static om_kind matmul_float(om_ctx *c, const mm_geom *g, size_t es, double alpha,
+			    const void *A, const void *B, void *Y, om_gemm_packed *pk)
 {
 	const int64_t rows = g->fold ? g->nbatch * g->M : g->M, nb = g->fold ? 1 : g->nbatch;
 	mm_iter it = {0};
 	for (int64_t bi = 0; bi < nb; bi++, mm_next(g, &it)) {
 		const int64_t yoff = bi * g->M * g->N;
-		if (es == 4)
-			om_sgemm(exact, g->ta, g->tb, rows, g->N, g->K, (float)alpha,
+		om_kind rc = OM_OK;
+		if (pk && om_gemm_packed_mul(c, pk, it.boff / (g->K * g->N), g->ta, rows,
+					     (float)alpha, (const float *)A + it.aoff, g->lda, 0.0f,
+					     (float *)Y + yoff, g->N, &rc)) {
+			if (rc)
+				return rc;
+		} else if (es == 4) {
+			om_sgemm(c->exact, g->ta, g->tb, rows, g->N, g->K, (float)alpha,
 				 (const float *)A + it.aoff, g->lda, (const float *)B + it.boff,
 				 g->ldb, 0.0f, (float *)Y + yoff, g->N);
-		else
-			om_dgemm(exact, g->ta, g->tb, rows, g->N, g->K, alpha,
+		} else {
+			om_dgemm(c->exact, g->ta, g->tb, rows, g->N, g->K, alpha,
 				 (const double *)A + it.aoff, g->lda, (const double *)B + it.boff,
 				 g->ldb, 0.0, (double *)Y + yoff, g->N);
+		}
 	}
+	return OM_OK;
 }
 
 /* integers: sums wrap in uint64 and are truncated to the element width */
@@ -339,21 +361,23 @@ static om_kind matmul_kernel(om_ctx *c)
 	om_tensor *y = c->out[0];
 	const bool fused = !strcmp(c->node->op, "FusedMatMul");
 	const double alpha = fused ? om_attr_float(c->node, "alpha", 1.0f) : 1.0;
+	const bool tbatch_b = fused && om_attr_int(c->node, "transBatchB", 0);
 	switch (a->dtype) {
-	case OM_FLOAT: case OM_DOUBLE:
-		matmul_float(&g, c->exact, om_dtype_size(a->dtype), alpha, a->data, b->data,
-			     y->data);
-		return OM_OK;
+	case OM_FLOAT:
+		return matmul_float(c, &g, 4, alpha, a->data, b->data, y->data,
+				    mm_packed(c, &g, tbatch_b, b->data));
+	case OM_DOUBLE:
+		return matmul_float(c, &g, 8, alpha, a->data, b->data, y->data, NULL);
 	case OM_FLOAT16: case OM_BFLOAT16: {
 		float *fa = to_f32(a, c->st, c->node), *fb = fa ? to_f32(b, c->st, c->node) : NULL;
 		const int64_t ny = om_tensor_numel(y);
 		float *fy = fb ? malloc(sizeof(float) * (size_t)(ny > 0 ? ny : 1)) : NULL;
-		if (fy) {
-			matmul_float(&g, c->exact, 4, alpha, fa, fb, fy);
+		om_kind rc = fy ? OM_OK : om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory");
+		if (fy && !(rc = matmul_float(c, &g, 4, alpha, fa, fb, fy,
+					      mm_packed(c, &g, tbatch_b, fb))))
 			from_f32(y, fy);
-		}
 		free(fa), free(fb), free(fy);
-		return fy ? OM_OK : om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory");
+		return rc;
 	}
 	default:
 		matmul_int(&g, a, b, y);
@@ -442,6 +466,21 @@ static void gemm_int(const gemm_geom *g, const om_tensor *a, const om_tensor *b,
 		}
 }
 
+/* Y (holding beta * C already when beta != 0) = alpha * op(A) op(B) + Y: over B packed once
+ * when it is a constant (gemm_packed.h), else om_sgemm */
+static om_kind gemm_float(om_ctx *c, const gemm_geom *g, float alpha, const float *A,
+			  int64_t lda, const float *B, int64_t ldb, float beta, float *Y)
+{
+	const om_gemm_b pb = {.tb = g->tb, .count = 1, .K = g->K, .N = g->N, .ldb = ldb,
+			      .bstride = g->K * g->N, .B = B};
+	om_gemm_packed *pk = g->K * g->N > 0 ? om_gemm_packed_get(c, 1, &pb) : NULL;
+	om_kind rc = OM_OK;
+	if (!pk || !om_gemm_packed_mul(c, pk, 0, g->ta, g->M, alpha, A, lda, beta, Y, g->N, &rc))
+		om_sgemm(c->exact, g->ta, g->tb, g->M, g->N, g->K, alpha, A, lda, B, ldb, beta, Y,
+			 g->N);
+	return rc;
+}
+
 static om_kind gemm_kernel(om_ctx *c)
 {
 	gemm_geom g = {0};
@@ -457,9 +496,7 @@ static om_kind gemm_kernel(om_ctx *c)
 	case OM_FLOAT:
 		if (beta != 0)
 			fill_c(&g, cc->data, y->data, 4);
-		om_sgemm(c->exact, g.ta, g.tb, g.M, g.N, g.K, alpha, a->data, lda, b->data, ldb,
-			 beta, y->data, g.N);
-		return OM_OK;
+		return gemm_float(c, &g, alpha, a->data, lda, b->data, ldb, beta, y->data);
 	case OM_DOUBLE:
 		if (beta != 0)
 			fill_c(&g, cc->data, y->data, 8);
@@ -471,15 +508,15 @@ static om_kind gemm_kernel(om_ctx *c)
 		float *fc = fb && cc ? to_f32(cc, c->st, c->node) : NULL;
 		float *fy = fb && (fc || !cc) ? malloc(sizeof(float) * (size_t)(g.M * g.N + 1))
 					      : NULL;
+		om_kind rc = fy ? OM_OK : om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory");
 		if (fy) {
 			if (beta != 0)
 				fill_c(&g, fc, fy, 4);
-			om_sgemm(c->exact, g.ta, g.tb, g.M, g.N, g.K, alpha, fa, lda, fb, ldb,
-				 beta, fy, g.N);
-			from_f32(y, fy);
+			if (!(rc = gemm_float(c, &g, alpha, fa, lda, fb, ldb, beta, fy)))
+				from_f32(y, fy);
 		}
 		free(fa), free(fb), free(fc), free(fy);
-		return fy ? OM_OK : om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory");
+		return rc;
 	}
 	default:
 		gemm_int(&g, a, b, cc, y, alpha, beta);

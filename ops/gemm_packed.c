@@ -1,0 +1,260 @@
+/* gemm_packed.c — products with a constant B packed once (gemm_packed.h), on oneDNN's matmul
+ * primitive: the weights reordered into the layout it picks for them (format_tag any; on
+ * AVX-512, 16x64 blocks), one primitive per shape of A kept beside them. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gemm_packed.h"
+
+#ifndef OM_HAVE_DNNL
+
+om_gemm_packed *om_gemm_packed_get(om_ctx *c, int input, const om_gemm_b *b)
+{
+	(void)c, (void)input, (void)b;
+	return NULL;
+}
+
+bool om_gemm_packed_mul(om_ctx *c, om_gemm_packed *p, int64_t i, bool ta, int64_t M,
+			float alpha, const float *A, int64_t lda, float beta, float *C, int64_t ldc,
+			om_kind *rc)
+{
+	(void)c, (void)p, (void)i, (void)ta, (void)M, (void)alpha, (void)A, (void)lda;
+	(void)beta, (void)C, (void)ldc, (void)rc;
+	return false;
+}
+
+#else
+
+#include <dnnl.h>
+#include <omp.h>
+
+/* Below this many elements of B the packing does not pay: the primitive pads B to 16x64
+ * blocks and one execution costs a few microseconds; such products go through om_sgemm. */
+enum { GP_MIN_KN = 16384 };
+
+/* Primitives kept per step: one per shape of A (rows, transpose, strides, alpha, beta,
+ * threads). A model whose rows change every run (a decoder's growing sequence) cycles through
+ * them; each new shape makes a primitive (oneDNN's own primitive cache keeps recent ones). */
+enum { GP_PRIMS = 8, GP_PKEY = 7 };
+
+typedef struct gp_prim {
+	int64_t key[GP_PKEY]; /* M, ta, lda, ldc, threads, alpha's and beta's bits */
+	dnnl_primitive_t prim;
+	dnnl_memory_t a, c; /* their data handles are set for every execution */
+} gp_prim;
+
+enum { GP_BKEY = 6 };
+
+struct om_gemm_packed {
+	int64_t key[GP_BKEY]; /* tb, count, K, N, ldb, bstride */
+	bool declined;        /* oneDNN refused B: om_sgemm from now on */
+	dnnl_engine_t eng;
+	dnnl_stream_t st;
+	dnnl_memory_desc_t wmd; /* the packed layout */
+	dnnl_memory_t *w;       /* count packed matrices */
+	gp_prim prim[GP_PRIMS];
+	int nprim, next; /* primitives made; the slot the next one replaces once all are */
+};
+
+static void gp_prim_release(gp_prim *q)
+{
+	if (q->prim)
+		dnnl_primitive_destroy(q->prim);
+	if (q->a)
+		dnnl_memory_destroy(q->a);
+	if (q->c)
+		dnnl_memory_destroy(q->c);
+	memset(q, 0, sizeof *q);
+}
+
+static void gp_release(void *block)
+{
+	om_gemm_packed *p = block;
+	for (int i = 0; i < p->nprim; i++)
+		gp_prim_release(&p->prim[i]);
+	for (int64_t i = 0; p->w && i < p->key[1]; i++)
+		if (p->w[i])
+			dnnl_memory_destroy(p->w[i]);
+	free(p->w);
+	if (p->st)
+		dnnl_stream_destroy(p->st);
+	if (p->eng)
+		dnnl_engine_destroy(p->eng);
+	const int64_t key[GP_BKEY] = {p->key[0], p->key[1], p->key[2], p->key[3], p->key[4],
+				      p->key[5]};
+	memset(p, 0, sizeof *p);
+	memcpy(p->key, key, sizeof key);
+}
+
+/* a 2-D float memory descriptor: rows x cols, element (r, k) at r * rs + k * cs */
+static bool gp_md(dnnl_memory_desc_t *md, int64_t rows, int64_t cols, int64_t rs, int64_t cs)
+{
+	const dnnl_dims_t d = {rows, cols}, s = {rs, cs};
+	return dnnl_memory_desc_init_by_strides(md, 2, d, dnnl_f32, s) == dnnl_success;
+}
+
+/* B's memory descriptor as the model stores it: K x N */
+static bool gp_b_md(dnnl_memory_desc_t *md, const om_gemm_b *b)
+{
+	return b->tb ? gp_md(md, b->K, b->N, 1, b->ldb) : gp_md(md, b->K, b->N, b->ldb, 1);
+}
+
+/* A matmul primitive descriptor for M rows of A (ta, lda) into C (ldc), with B in the packed
+ * layout `any` asks for; attr NULL: alpha 1, beta 0 */
+static dnnl_status_t gp_pd(const om_gemm_packed *p, dnnl_primitive_desc_t *pd, int64_t M,
+			   bool ta, int64_t lda, int64_t ldc, const_dnnl_primitive_attr_t attr,
+			   dnnl_memory_desc_t *amd, dnnl_memory_desc_t *cmd)
+{
+	const int64_t K = p->key[2], N = p->key[3];
+	dnnl_memory_desc_t wany;
+	const dnnl_dims_t wd = {K, N};
+	dnnl_matmul_desc_t d;
+	if (!(ta ? gp_md(amd, M, K, 1, lda) : gp_md(amd, M, K, lda, 1)) ||
+	    !gp_md(cmd, M, N, ldc, 1) ||
+	    dnnl_memory_desc_init_by_tag(&wany, 2, wd, dnnl_f32, dnnl_format_tag_any) ||
+	    dnnl_matmul_desc_init(&d, amd, &wany, NULL, cmd))
+		return dnnl_invalid_arguments;
+	return dnnl_primitive_desc_create(pd, &d, attr, p->eng, NULL);
+}
+
+/* the engine, the packed layout (asked of a primitive for 32 rows: oneDNN 2.6 picks it from
+ * K and N alone) and every B_i reordered into it; false when oneDNN refuses */
+static bool gp_pack(om_gemm_packed *p, const om_gemm_b *b, int threads)
+{
+	if (dnnl_engine_create(&p->eng, dnnl_cpu, 0) ||
+	    dnnl_stream_create(&p->st, p->eng, dnnl_stream_default_flags))
+		return false;
+	dnnl_primitive_desc_t pd;
+	dnnl_memory_desc_t amd, cmd, bmd;
+	if (gp_pd(p, &pd, 32, false, b->K, b->N, NULL, &amd, &cmd))
+		return false;
+	p->wmd = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
+	dnnl_primitive_desc_destroy(pd);
+	dnnl_primitive_desc_t rpd;
+	dnnl_primitive_t reorder = NULL;
+	if (!gp_b_md(&bmd, b) ||
+	    dnnl_reorder_primitive_desc_create(&rpd, &bmd, p->eng, &p->wmd, p->eng, NULL))
+		return false;
+	bool ok = dnnl_primitive_create(&reorder, rpd) == dnnl_success;
+	dnnl_primitive_desc_destroy(rpd);
+	ok = ok && (p->w = calloc((size_t)b->count, sizeof *p->w));
+	omp_set_num_threads(threads);
+	for (int64_t i = 0; ok && i < b->count; i++) {
+		dnnl_memory_t from = NULL;
+		ok = !dnnl_memory_create(&p->w[i], &p->wmd, p->eng, DNNL_MEMORY_ALLOCATE) &&
+		     !dnnl_memory_create(&from, &bmd, p->eng, (void *)(b->B + i * b->bstride));
+		if (ok) {
+			dnnl_exec_arg_t a[] = {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, p->w[i]}};
+			ok = !dnnl_primitive_execute(reorder, p->st, 2, a) &&
+			     !dnnl_stream_wait(p->st);
+		}
+		if (from)
+			dnnl_memory_destroy(from);
+	}
+	if (reorder)
+		dnnl_primitive_destroy(reorder);
+	return ok;
+}
+
+om_gemm_packed *om_gemm_packed_get(om_ctx *c, int input, const om_gemm_b *b)
+{
+	if (c->exact || !c->state || !c->state_release || input >= 64 ||
+	    !(c->const_in >> input & 1) || b->count < 1 || b->K * b->N < GP_MIN_KN)
+		return NULL;
+	const int64_t key[GP_BKEY] = {b->tb, b->count, b->K, b->N, b->ldb, b->bstride};
+	om_gemm_packed *p = *c->state;
+	if (p && (*c->state_release != gp_release || memcmp(p->key, key, sizeof key))) {
+		om_ctx_state_reset(c); /* another geometry, or another path's block */
+		p = NULL;
+	}
+	if (!p) {
+		if (!(p = calloc(1, sizeof *p)))
+			return NULL;
+		memcpy(p->key, key, sizeof key);
+		*c->state = p;
+		*c->state_release = gp_release;
+		if (!gp_pack(p, b, c->threads)) {
+			gp_release(p);
+			p->declined = true;
+		}
+	}
+	return p->declined ? NULL : p;
+}
+
+/* the primitive for this shape of A: found, or made (replacing the oldest once all slots are
+ * taken); NULL when oneDNN refuses it or wants B in another layout than the packed one */
+static gp_prim *gp_prim_for(om_gemm_packed *p, const int64_t *key, bool ta, float alpha,
+			    float beta)
+{
+	for (int i = 0; i < p->nprim; i++)
+		if (!memcmp(p->prim[i].key, key, sizeof p->prim[i].key))
+			return &p->prim[i];
+	dnnl_primitive_attr_t attr = NULL;
+	dnnl_post_ops_t ops = NULL;
+	bool ok = !dnnl_primitive_attr_create(&attr) &&
+		  (alpha == 1 || !dnnl_primitive_attr_set_output_scales(attr, 1, 0, &alpha));
+	if (ok && beta != 0)
+		ok = !dnnl_post_ops_create(&ops) && !dnnl_post_ops_append_sum(ops, beta) &&
+		     !dnnl_primitive_attr_set_post_ops(attr, ops);
+	dnnl_primitive_desc_t pd = NULL;
+	dnnl_memory_desc_t amd, cmd;
+	ok = ok && !gp_pd(p, &pd, key[0], ta, key[2], key[3], attr, &amd, &cmd);
+	if (ops)
+		dnnl_post_ops_destroy(ops);
+	if (attr)
+		dnnl_primitive_attr_destroy(attr);
+	gp_prim q = {0};
+	memcpy(q.key, key, sizeof q.key);
+	ok = ok && dnnl_memory_desc_equal(&p->wmd,
+					  dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0));
+	ok = ok && !dnnl_primitive_create(&q.prim, pd) &&
+	     !dnnl_memory_create(&q.a, &amd, p->eng, DNNL_MEMORY_NONE) &&
+	     !dnnl_memory_create(&q.c, &cmd, p->eng, DNNL_MEMORY_NONE);
+	if (pd)
+		dnnl_primitive_desc_destroy(pd);
+	if (!ok) {
+		gp_prim_release(&q);
+		return NULL;
+	}
+	int slot = p->nprim;
+	if (p->nprim < GP_PRIMS) {
+		p->nprim++;
+	} else {
+		slot = p->next;
+		p->next = (slot + 1) % GP_PRIMS;
+		gp_prim_release(&p->prim[slot]);
+	}
+	p->prim[slot] = q;
+	return &p->prim[slot];
+}
+
+bool om_gemm_packed_mul(om_ctx *c, om_gemm_packed *p, int64_t i, bool ta, int64_t M,
+			float alpha, const float *A, int64_t lda, float beta, float *C, int64_t ldc,
+			om_kind *rc)
+{
+	if (i < 0 || i >= p->key[1] || M < 1)
+		return false;
+	int64_t key[GP_PKEY] = {M, ta, lda, ldc, c->threads, 0, 0};
+	memcpy(&key[5], &alpha, sizeof alpha);
+	memcpy(&key[6], &beta, sizeof beta);
+	/* oneDNN sizes a primitive's work split by OpenMP's threads at creation: the run's */
+	omp_set_num_threads(c->threads);
+	gp_prim *q = gp_prim_for(p, key, ta, alpha, beta);
+	if (!q)
+		return false;
+	dnnl_status_t r;
+	dnnl_exec_arg_t a[] = {{DNNL_ARG_SRC, q->a}, {DNNL_ARG_WEIGHTS, p->w[i]},
+			       {DNNL_ARG_DST, q->c}};
+	if (!(r = dnnl_memory_set_data_handle(q->a, (void *)A)) &&
+	    !(r = dnnl_memory_set_data_handle(q->c, C)) &&
+	    !(r = dnnl_primitive_execute(q->prim, p->st, 3, a)))
+		r = dnnl_stream_wait(p->st);
+	*rc = r == dnnl_success ? OM_OK
+	      : r == dnnl_out_of_memory
+		      ? om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory in oneDNN")
+		      : om_error(c->st, OM_ERR_INTERNAL, c->node,
+				 "oneDNN matmul failed (status %d)", (int)r);
+	return true;
+}
+
+#endif

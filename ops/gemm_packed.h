@@ -1,0 +1,44 @@
+/* gemm_packed.h — fast-mode float products whose B is a plan-time constant (the weights of
+ * MatMul, FusedMatMul and Gemm): op(B) is packed once, on the step's first run, into the layout
+ * oneDNN's matmul primitive picks, and kept in the step's kernel state; every run then only
+ * executes the primitive. Without oneDNN in the build, never taken (callers use om_sgemm). */
+#ifndef OM_GEMM_PACKED_H
+#define OM_GEMM_PACKED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "op.h"
+
+typedef struct om_gemm_packed om_gemm_packed;
+
+/** Where a constant B's matrices are: `count` matrices op(B_i), K x N each, B_i at
+ *  B + i * bstride; tb: B_i is stored N x K (op is the transpose), row stride ldb. */
+typedef struct om_gemm_b {
+	bool tb;
+	int64_t count, K, N, ldb, bstride;
+	const float *B;
+} om_gemm_b;
+
+/**
+ * The packed B of this step, made on its first call (oneDNN's reorder of every B_i into the
+ * primitive's layout) and kept in *c->state with c->state_release; a call with another
+ * geometry (b other than the one it was made from, or another kernel's block) remakes it.
+ * NULL when not taken: exact mode, no state slot, input `input` is not a plan-time constant
+ * (c->const_in), B is too small to gain (K * N below 16384), the build has no oneDNN, or
+ * oneDNN refused (the step then keeps declining); the caller runs om_sgemm then.
+ */
+om_gemm_packed *om_gemm_packed_get(om_ctx *c, int input, const om_gemm_b *b);
+
+/**
+ * C (M x N, row stride ldc) = alpha * op(A) op(B_i) + beta * C on the run's threads
+ * (c->threads); op(A) is M x K, ta: A is stored K x M; lda is A's row stride. When beta == 0,
+ * C is not read. Returns false when not taken (nothing written: i or M out of range, or
+ * oneDNN refused this shape of A and C), the caller runs om_sgemm then; true with *rc set
+ * when it ran (OM_OK, or oneDNN's failure in c->st).
+ */
+bool om_gemm_packed_mul(om_ctx *c, om_gemm_packed *p, int64_t i, bool ta, int64_t M,
+			float alpha, const float *A, int64_t lda, float beta, float *C, int64_t ldc,
+			om_kind *rc);
+
+#endif
