@@ -2,8 +2,8 @@
  * that keep kernel state, oneDNN's when the build has it: 1x1 in NCHW, a 7x7/2 stem, a 3x3
  * stride-1 conv on a small image, a 5x5 depthwise conv blocked with reorders, dilated ones)
  * against exact mode, within float rounding of the sums; a second run reuses the state, a run
- * with another batch remakes it; bias, Z and activations as FusedConv's epilogue. Passes (on
- * the own kernels) without oneDNN too. */
+ * with another batch remakes it; bias, Z and activations as FusedConv's epilogue; one and two
+ * threads. Passes (on the own kernels) without oneDNN too. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,13 +129,14 @@ static void run(om_session *s, const conv_case *k, int64_t N, om_tensor *out)
 static void fast_against_exact(void **state)
 {
 	(void)state;
-	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+	for (size_t t = 0; t < 2 * sizeof cases / sizeof *cases; t++) {
+		const size_t i = t / 2;
 		const conv_case *k = &cases[i];
 		om_model *m = conv_model(k);
 		om_session *fast = NULL, *exact = NULL;
 		om_status st = {0};
-		const om_session_options eo = {.exact = 1};
-		assert_int_equal(om_session_create(m, NULL, &fast, &st), OM_OK);
+		const om_session_options fo = {.threads = 1 + (int)(t % 2)}, eo = {.exact = 1};
+		assert_int_equal(om_session_create(m, &fo, &fast, &st), OM_OK);
 		assert_int_equal(om_session_create(m, &eo, &exact, &st), OM_OK);
 		for (int r = 0; r < 3; r++) {
 			const int64_t N = r < 2 ? 1 : 2; /* the third run: another batch */
@@ -146,8 +147,9 @@ static void fast_against_exact(void **state)
 			const float *x = a.data, *y = b.data;
 			for (int64_t j = 0; j < om_tensor_numel(&b); j++)
 				if (!(fabsf(x[j] - y[j]) <= 2e-5f * (1 + fabsf(y[j]))))
-					fail_msg("case %zu run %d [%lld]: %.9g against %.9g", i, r,
-						 (long long)j, (double)x[j], (double)y[j]);
+					fail_msg("case %zu (%d threads) run %d [%lld]: %.9g against "
+						 "%.9g", i, fo.threads, r, (long long)j, (double)x[j],
+						 (double)y[j]);
 			om_tensor_free(&a);
 			om_tensor_free(&b);
 		}

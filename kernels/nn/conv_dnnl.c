@@ -2,8 +2,8 @@
  * weights and its blocked activation buffers are made on a step's first run and kept in the
  * step's kernel state; every run then only sets the data pointers, reorders X into the blocked
  * layout and Y back when the path is blocked, and executes. oneDNN (Debian's build) runs its
- * own OpenMP pool: the path is taken in single-threaded runs only (below), with OpenMP held to
- * one thread at creation and before every execution. */
+ * own OpenMP pool, set to the run's threads at creation and before every execution; the
+ * products (ops/gemm.c) run on the same pool, OpenBLAS on one thread. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -196,11 +196,7 @@ bool om_conv_dnnl(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int64_t
 		  int64_t group, const float *x, const float *w, const om_conv_epi *e, float *y,
 		  om_kind *rc)
 {
-	/* one thread only: Debian's oneDNN runs an OpenMP pool and OpenBLAS a pthread pool of
-	 * its own; at 2 threads each, their spinning workers fought over the cores (resnet50:
-	 * 190-330 ms CPU a run against 120-185 with OpenBLAS's pool alone), so runs of more
-	 * threads keep omopt's kernels until both use one pool */
-	if (c->exact || c->threads > 1 || !c->state || !c->state_release || !(c->const_in & 2))
+	if (c->exact || !c->state || !c->state_release || !(c->const_in & 2))
 		return false;
 	const int layout = dn_layout(sp, C, M, group);
 	if (layout == DN_NONE || sp->in[0] > INT32_MAX || sp->in[1] > INT32_MAX ||

@@ -7,8 +7,7 @@
 #include "spatial.h"
 
 /**
- * Y = epilogue(conv(X, W)) through oneDNN when the build has it, the mode is fast, the run is
- * single-threaded (oneDNN's OpenMP pool and OpenBLAS's fight at 2 threads), the conv is
+ * Y = epilogue(conv(X, W)) through oneDNN when the build has it, the mode is fast, the conv is
  * one oneDNN wins (bench/conv_layers.py: 1x1 convs in NCHW; other group-1 convs but those
  * Winograd F(4x4) takes, and stride-1 depthwise ones, in oneDNN's blocked layout with reorders
  * from and to NCHW), W (input 1) is a plan-time constant and the step has a state slot: the
