@@ -56,8 +56,15 @@ def omopt_cmd(a, d, threads, exe=None):
     cmd = [exe or a.omopt, 'run', os.path.join(d, 'model.onnx'), '--threads', str(threads)]
     for k, f in feeds(d):
         cmd += ['--input', '%s=%s' % (k, f)]
-    # OpenBLAS starts a thread per core at load time, whose spinning would count in the CPU time
-    return cmd, dict(os.environ, OPENBLAS_NUM_THREADS=str(threads))
+    # OpenBLAS starts a thread per core at load time, whose spinning would count in the CPU time.
+    # OpenMP (oneDNN's pool: omopt's products and convolutions) is told to put idle workers to
+    # sleep at once: libgomp's default spins them for a while after each parallel region, and on
+    # a machine busy with other work a spinning worker is scheduled late when the next region
+    # needs it (vit_b_16 at 2 threads under load 6: 2.6 s a run spinning, 0.37 s passive). The
+    # environment's own OMP_WAIT_POLICY wins (set it to time the default).
+    env = dict(os.environ, OPENBLAS_NUM_THREADS=str(threads))
+    env.setdefault('OMP_WAIT_POLICY', 'passive')
+    return cmd, env
 
 
 def omopt_time(a, d, threads, exe=None):
@@ -80,13 +87,14 @@ def ort_time(a, d, threads):
     return r['run_ms_median'], r['cpu_ms_per_run']
 
 
-def max_diff(a, d):
+def max_diff(a, d, threads):
     """largest |omopt - ONNX Runtime| over the outputs (relative to the reference's largest
     magnitude when that is above 1, else absolute), as a short string; outputs of different
-    shapes say so"""
+    shapes say so. omopt runs on `threads` (its primitives are made for them), ONNX Runtime
+    on one."""
     with tempfile.TemporaryDirectory() as tmp:
         ours, theirs = os.path.join(tmp, 'omopt'), os.path.join(tmp, 'ort')
-        cmd, env = omopt_cmd(a, d, 1)
+        cmd, env = omopt_cmd(a, d, threads)
         p = subprocess.run(cmd + ['--output-dir', ours, '--output-format', 'npy'],
                            capture_output=True, text=True, env=env)
         if p.returncode:
@@ -170,8 +178,8 @@ def main():
         print(' '.join('%-30s' % c if i == 0 else '%9s' % c for i, c in enumerate(cols)))
     for d in model_dirs(a):
         name = os.path.basename(os.path.normpath(d))
-        diff = '-' if a.no_check else max_diff(a, d)
         for t in threads:
+            diff = '-' if a.no_check else max_diff(a, d, t)
             try:
                 r = measure(a, d, t)
             except RuntimeError as e:
