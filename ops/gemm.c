@@ -220,6 +220,29 @@ void om_sgemm(int exact, bool ta, bool tb, int64_t M, int64_t N, int64_t K, floa
 			   C, (int)ldc);
 }
 
+void om_sgemm_batch(int exact, bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha,
+		    const float *A, const int64_t *aoff, int64_t lda, const float *B,
+		    const int64_t *boff, int64_t ldb, float beta, float *C, const int64_t *coff,
+		    int64_t ldc, int64_t nbatch)
+{
+#ifdef OM_HAVE_DNNL
+	const int threads = omp_get_max_threads();
+	if (!exact && threads > 1 && nbatch >= threads && !omp_in_parallel() &&
+	    (double)M * (double)N * (double)K >= DNNL_MIN_MNK) {
+		/* oneDNN's products (no OpenBLAS call: those below DNNL_MIN_MNK stay out of the
+		 * region); inside it oneDNN runs each on the calling thread */
+#pragma omp parallel for schedule(dynamic, 1)
+		for (int64_t b = 0; b < nbatch; b++)
+			om_sgemm(exact, ta, tb, M, N, K, alpha, A + aoff[b], lda, B + boff[b], ldb,
+				 beta, C + coff[b], ldc);
+		return;
+	}
+#endif
+	for (int64_t b = 0; b < nbatch; b++)
+		om_sgemm(exact, ta, tb, M, N, K, alpha, A + aoff[b], lda, B + boff[b], ldb, beta,
+			 C + coff[b], ldc);
+}
+
 void om_dgemm(int exact, bool ta, bool tb, int64_t M, int64_t N, int64_t K, double alpha,
 	      const double *A, int64_t lda, const double *B, int64_t ldb, double beta, double *C,
 	      int64_t ldc)

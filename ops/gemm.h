@@ -22,6 +22,18 @@ void om_sgemm(int exact, bool ta, bool tb, int64_t M, int64_t N, int64_t K, floa
 	      const float *A, int64_t lda, const float *B, int64_t ldb, float beta, float *C,
 	      int64_t ldc);
 
+/**
+ * nbatch products of one geometry, the b-th on A + aoff[b], B + boff[b] and C + coff[b]
+ * (offsets in elements), each as om_sgemm computes it. In fast mode with oneDNN in the build,
+ * more than one OpenMP thread and at least as many products as threads, the products are
+ * spread over OpenMP's threads, each on one (one parallel region for all of them: attention
+ * heads are too small to split well, and a region per product costs a wake-up of the pool).
+ */
+void om_sgemm_batch(int exact, bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha,
+		    const float *A, const int64_t *aoff, int64_t lda, const float *B,
+		    const int64_t *boff, int64_t ldb, float beta, float *C, const int64_t *coff,
+		    int64_t ldc, int64_t nbatch);
+
 /** The same in double (cblas_dgemm when !exact; the exact loop accumulates in double). */
 void om_dgemm(int exact, bool ta, bool tb, int64_t M, int64_t N, int64_t K, double alpha,
 	      const double *A, int64_t lda, const double *B, int64_t ldb, double beta, double *C,

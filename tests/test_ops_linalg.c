@@ -102,6 +102,43 @@ static void sgemm_beta_zero_ignores_c(void **state)
 	assert_true(d[0] == 13 && d[1] == 16);
 }
 
+/* om_sgemm_batch: each product as om_sgemm computes it alone, on one thread and on two (where
+ * oneDNN's products are spread over OpenMP's threads when the build has it); exact mode
+ * bit-identical */
+static void sgemm_batch_matches_single(void **state)
+{
+	(void)state;
+	enum { NB = 5, M = 24, N = 20, K = 30, CAP = 8000 };
+	static float A[CAP], B[CAP], C[CAP], R[CAP];
+	const int64_t aoff[NB] = {0, 900, 77, 2000, 3100}, boff[NB] = {5, 5, 700, 1500, 0};
+	const int64_t coff[NB] = {0, 700, 1400, 2100, 2800};
+	uint32_t s = 99;
+	for (int i = 0; i < CAP; i++)
+		A[i] = gen(&s), B[i] = gen(&s);
+	for (int threads = 1; threads <= 2; threads++)
+		for (int exact = 0; exact < 2; exact++)
+			for (int t = 0; t < 4; t++) {
+				const bool ta = t & 1, tb = t & 2;
+				const int64_t lda = ta ? M : K, ldb = tb ? K : N;
+				om_blas_threads(1);
+				for (int b = 0; b < NB; b++)
+					om_sgemm(exact, ta, tb, M, N, K, 1.5f, A + aoff[b], lda,
+						 B + boff[b], ldb, 0.0f, R + coff[b], N);
+				om_blas_threads(threads);
+				om_sgemm_batch(exact, ta, tb, M, N, K, 1.5f, A, aoff, lda, B, boff,
+					       ldb, 0.0f, C, coff, N, NB);
+				for (int b = 0; b < NB; b++)
+					for (int i = 0; i < M * N; i++) {
+						const float x = C[coff[b] + i], r = R[coff[b] + i];
+						if (exact ? x != r : !(fabsf(x - r) <= 1e-5f * (1 + fabsf(r))))
+							fail_msg("threads %d exact %d t %d batch %d [%d]: "
+								 "%.9g against %.9g", threads, exact, t,
+								 b, i, (double)x, (double)r);
+					}
+			}
+	om_blas_threads(1);
+}
+
 /* exact: the documented order, (0 + a0*b0) + a1*b1 + ... in float, is what comes out */
 static void sgemm_exact_order(void **state)
 {
@@ -750,6 +787,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(sgemm_matches_reference),
 		cmocka_unit_test(sgemm_beta_zero_ignores_c),
+		cmocka_unit_test(sgemm_batch_matches_single),
 		cmocka_unit_test(sgemm_exact_order),
 		cmocka_unit_test(sgemm_exact_paths_agree),
 		cmocka_unit_test(dgemm_matches),

@@ -259,12 +259,35 @@ static om_gemm_packed *mm_packed(om_ctx *c, const mm_geom *g, bool tbatch_b, con
 	return om_gemm_packed_get(c, 1, &pb);
 }
 
+/* float batches of a B that is not packed: one om_sgemm_batch over the batches' offsets
+ * (false when there is no memory for them: the caller loops) */
+static bool matmul_batch(const om_ctx *c, const mm_geom *g, float alpha, const float *A,
+			 const float *B, float *Y)
+{
+	int64_t *off = malloc(sizeof(int64_t) * 3 * (size_t)g->nbatch);
+	if (!off)
+		return false;
+	mm_iter it = {0};
+	for (int64_t bi = 0; bi < g->nbatch; bi++, mm_next(g, &it)) {
+		off[bi] = it.aoff;
+		off[g->nbatch + bi] = it.boff;
+		off[2 * g->nbatch + bi] = bi * g->M * g->N;
+	}
+	om_sgemm_batch(c->exact, g->ta, g->tb, g->M, g->N, g->K, alpha, A, off, g->lda, B,
+		       off + g->nbatch, g->ldb, 0.0f, Y, off + 2 * g->nbatch, g->N, g->nbatch);
+	free(off);
+	return true;
+}
+
 /* Y = alpha * A B for float (es 4) or double (es 8) data: one product when the batches fold
- * into the rows, else one per output batch; over the packed B when pk is not NULL */
+ * into the rows, else one per output batch (om_sgemm_batch for float); over the packed B when
+ * pk is not NULL */
 static om_kind matmul_float(om_ctx *c, const mm_geom *g, size_t es, double alpha,
 			    const void *A, const void *B, void *Y, om_gemm_packed *pk)
 {
 	const int64_t rows = g->fold ? g->nbatch * g->M : g->M, nb = g->fold ? 1 : g->nbatch;
+	if (nb > 1 && es == 4 && !pk && matmul_batch(c, g, (float)alpha, A, B, Y))
+		return OM_OK;
 	mm_iter it = {0};
 	for (int64_t bi = 0; bi < nb; bi++, mm_next(g, &it)) {
 		const int64_t yoff = bi * g->M * g->N;
