@@ -395,6 +395,41 @@ static void pool_shapes_and_errors(void **state)
 	nt_assert_shape(&out[0], 4, (int64_t[]){1, 1, 2, 2});
 }
 
+/* GlobalAveragePool in fast mode (16 partial sums) against exact mode's running sum, within
+ * float rounding, over spatial sizes below, at and past multiples of 16 */
+static void global_average_fast(void **state)
+{
+	(void)state;
+	static const int64_t sizes[][2] = {{1, 1}, {3, 5}, {4, 4}, {7, 7}, {17, 19}, {56, 56}};
+	static float x[2 * 3 * 56 * 56];
+	for (size_t e = 0; e < sizeof sizes / sizeof *sizes; e++) {
+		const int64_t d[] = {2, 3, sizes[e][0], sizes[e][1]};
+		const int64_t S = d[2] * d[3];
+		for (int64_t i = 0; i < 6 * S; i++)
+			x[i] = xval(i) + 3.0f;
+		om_tensor tx = nt_tensor(OM_FLOAT, 4, d, x);
+		const om_tensor *in[] = {&tx};
+		om_tensor fast[1], exact[1];
+		om_status st = {0};
+		om_model *m = om_model_new();
+		om_node *n = nt_add_node(m, "GlobalAveragePool", 1, 1);
+		assert_int_equal(nt_run_mode(n, 13, in, fast, 0, &st), OM_OK);
+		assert_int_equal(nt_run_mode(n, 13, in, exact, 1, &st), OM_OK);
+		const float *a = fast[0].data, *b = exact[0].data;
+		for (int64_t i = 0; i < 6; i++) {
+			double r = 0;
+			for (int64_t j = 0; j < S; j++)
+				r += x[i * S + j];
+			r /= (double)S;
+			assert_true(fabs(a[i] - r) <= 1e-6 * (double)(S + 4) * 4);
+			assert_true(fabs(a[i] - b[i]) <= 1e-6 * (double)(S + 4) * 4);
+		}
+		om_tensor_free(&fast[0]);
+		om_tensor_free(&exact[0]);
+		om_model_free(m);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -402,6 +437,7 @@ int main(void)
 		cmocka_unit_test(lppool_and_globals), cmocka_unit_test(maxpool_uint8),
 		cmocka_unit_test(pool_shapes_and_errors), cmocka_unit_test(maxpool_paths_agree),
 		cmocka_unit_test(maxunpool_values),   cmocka_unit_test(averagepool_rows),
+		cmocka_unit_test(global_average_fast),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -429,6 +429,25 @@ static om_kind global_infer(om_ctx *c)
 	return OM_OK;
 }
 
+/* Fast mode's sum for GlobalAveragePool: 16 independent partial sums, which the compiler
+ * keeps in vector registers (exact mode's running sum waits on each addition's latency: the
+ * 17 GlobalAveragePools of efficientnet_b0 took 2.7 ms of a 16 ms run). */
+static float sum_fast(const float *x, int64_t S)
+{
+	enum { L = 16 };
+	float part[L] = {0};
+	int64_t j = 0;
+	for (; j + L <= S; j += L)
+		for (int l = 0; l < L; l++)
+			part[l] += x[j + l];
+	float acc = 0;
+	for (; j < S; j++)
+		acc += x[j];
+	for (int l = 0; l < L; l++)
+		acc += part[l];
+	return acc;
+}
+
 static om_kind global_f32(om_ctx *c)
 {
 	om_kind rc = global_infer(c);
@@ -441,6 +460,10 @@ static om_kind global_f32(om_ctx *c)
 	const float *x = X->data;
 	float *y = c->out[0]->data;
 	for (int64_t i = 0; i < NC; i++, x += S) {
+		if (kind == POOL_AVG && !c->exact) {
+			y[i] = sum_fast(x, S) / (float)S;
+			continue;
+		}
 		float acc = kind == POOL_MAX ? -INFINITY : 0;
 		for (int64_t j = 0; j < S; j++) {
 			float v = x[j];
