@@ -158,7 +158,10 @@ static bool gp_pack(om_gemm_packed *p, const om_gemm_b *b, int threads)
 
 om_gemm_packed *om_gemm_packed_get(om_ctx *c, int input, const om_gemm_b *b)
 {
-	if (c->exact || !c->state || !c->state_release || input >= 64 ||
+	/* one thread: the packed product gained nothing over dnnl_sgemm there and its layout is a
+	 * second copy of the weights (1 GB decoder, seq 32: 80 against 73-100 ms CPU a run, peak
+	 * RSS 2.0 against 1.1 GB); at two it gains (vit_b_16: 150-158 against 173-247 ms) */
+	if (c->exact || c->threads < 2 || !c->state || !c->state_release || input >= 64 ||
 	    !(c->const_in >> input & 1) || b->count < 1 || b->K * b->N < GP_MIN_KN)
 		return NULL;
 	const int64_t key[GP_BKEY] = {b->tb, b->count, b->K, b->N, b->ldb, b->bstride};

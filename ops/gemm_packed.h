@@ -24,7 +24,8 @@ typedef struct om_gemm_b {
  * The packed B of this step, made on its first call (oneDNN's reorder of every B_i into the
  * primitive's layout) and kept in *c->state with c->state_release; a call with another
  * geometry (b other than the one it was made from, or another kernel's block) remakes it.
- * NULL when not taken: exact mode, no state slot, input `input` is not a plan-time constant
+ * NULL when not taken: exact mode, one thread (no gain there, and a second copy of the
+ * weights), no state slot, input `input` is not a plan-time constant
  * (c->const_in), B is too small to gain (K * N below 16384), the build has no oneDNN, or
  * oneDNN refused (the step then keeps declining); the caller runs om_sgemm then.
  */

@@ -45,14 +45,14 @@ typedef struct pcase {
 } pcase;
 
 static const pcase pcases[] = {
-	{32, 256, 128, 1, false, false, 1.0f, 0.0f, 1, false},
-	{7, 129, 131, 1, false, true, 1.0f, 0.0f, 1, false},   /* odd sizes, B stored N x K */
-	{1, 128, 160, 1, false, false, 1.0f, 0.0f, 1, false},  /* M = 1 */
-	{9, 1, 16384, 1, false, false, 1.0f, 0.0f, 1, false},  /* K = 1 */
-	{13, 200, 96, 3, true, false, 0.5f, 0.0f, 1, false},   /* A stored K x M, three Bs */
+	{32, 256, 128, 1, false, false, 1.0f, 0.0f, 2, false},
+	{7, 129, 131, 1, false, true, 1.0f, 0.0f, 2, false},   /* odd sizes, B stored N x K */
+	{1, 128, 160, 1, false, false, 1.0f, 0.0f, 2, false},  /* M = 1 */
+	{9, 1, 16384, 1, false, false, 1.0f, 0.0f, 2, false},  /* K = 1 */
+	{13, 200, 96, 3, true, false, 0.5f, 0.0f, 2, false},   /* A stored K x M, three Bs */
 	{17, 150, 130, 2, true, true, -1.5f, 2.0f, 2, false},  /* beta: C read; two threads */
 	{40, 300, 64, 1, false, true, 1.0f, 1.0f, 2, false},
-	{32, 256, 128, 1, false, false, 1.0f, 0.0f, 1, true},  /* padded: taken or not */
+	{32, 256, 128, 1, false, false, 1.0f, 0.0f, 2, true},  /* padded: taken or not */
 	{13, 200, 96, 2, true, true, 2.0f, 0.5f, 2, true},
 };
 
@@ -141,7 +141,9 @@ static void packed_against_naive(void **state)
 		assert_null(om_gemm_packed_get(&c, 1, &small));
 		c.const_in = 1;
 		assert_null(om_gemm_packed_get(&c, 1, &b));
-		c.const_in = 2, c.exact = 1;
+		c.const_in = 2, c.threads = 1; /* one thread: dnnl_sgemm, no second copy */
+		assert_null(om_gemm_packed_get(&c, 1, &b));
+		c.threads = 2, c.exact = 1;
 		assert_null(om_gemm_packed_get(&c, 1, &b));
 		if (slot && release)
 			release(slot);
