@@ -1,6 +1,7 @@
 /* gemm_packed.c — products with a constant B packed once (gemm_packed.h), on oneDNN's matmul
  * primitive: the weights reordered into the layout it picks for them (format_tag any; on
  * AVX-512, 16x64 blocks), one primitive per shape of A kept beside them. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -165,21 +166,14 @@ om_gemm_packed *om_gemm_packed_get(om_ctx *c, int input, const om_gemm_b *b)
 	    !(c->const_in >> input & 1) || b->count < 1 || b->K * b->N < GP_MIN_KN)
 		return NULL;
 	const int64_t key[GP_BKEY] = {b->tb, b->count, b->K, b->N, b->ldb, b->bstride};
-	om_gemm_packed *p = *c->state;
-	if (p && (*c->state_release != gp_release || memcmp(p->key, key, sizeof key))) {
-		om_ctx_state_reset(c); /* another geometry, or another path's block */
-		p = NULL;
-	}
-	if (!p) {
-		if (!(p = calloc(1, sizeof *p)))
-			return NULL;
-		memcpy(p->key, key, sizeof key);
-		*c->state = p;
-		*c->state_release = gp_release;
-		if (!gp_pack(p, b, c->threads)) {
-			gp_release(p);
-			p->declined = true;
-		}
+	_Static_assert(offsetof(om_gemm_packed, key) == 0, "om_ctx_state_keyed: the key first");
+	bool made;
+	om_gemm_packed *p = om_ctx_state_keyed(c, gp_release, key, GP_BKEY, sizeof *p, &made);
+	if (!p)
+		return NULL;
+	if (made && !gp_pack(p, b, c->threads)) {
+		gp_release(p);
+		p->declined = true;
 	}
 	return p->declined ? NULL : p;
 }

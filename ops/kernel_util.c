@@ -1,3 +1,4 @@
+#include <stdlib.h>
 #include <string.h>
 
 #include "op.h"
@@ -12,6 +13,25 @@ void om_ctx_state_reset(om_ctx *c)
 	*c->state = NULL;
 	if (c->state_release)
 		*c->state_release = NULL;
+}
+
+void *om_ctx_state_keyed(om_ctx *c, void (*release)(void *), const int64_t *key, size_t nkey,
+			 size_t size, bool *made)
+{
+	*made = false;
+	if (!c->state || !c->state_release)
+		return NULL;
+	void *s = *c->state;
+	if (s && *c->state_release == release && !memcmp(s, key, sizeof *key * nkey))
+		return s;
+	om_ctx_state_reset(c); /* another key, or another kernel's block */
+	if (!(s = calloc(1, size)))
+		return NULL;
+	memcpy(s, key, sizeof *key * nkey);
+	*c->state = s;
+	*c->state_release = release;
+	*made = true;
+	return s;
 }
 
 void om_set_shape(om_tensor *out, int32_t dtype, int32_t rank, const int64_t *dims)

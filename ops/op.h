@@ -204,6 +204,12 @@ om_kind om_ctx_output_alias(om_ctx *c, int32_t i, const om_tensor *v, int32_t fr
 /** Releases (state_release) and frees the step's kernel state block, if any: for a kernel
  *  about to put a block of its own there. */
 void om_ctx_state_reset(om_ctx *c);
+/** The step's kernel state block that `release` frees, when it was made for `key` (nkey
+ *  int64_t at the block's start: the block's struct begins with its key). Otherwise the slot
+ *  is reset and a new zeroed block of `size` bytes with the key copied in takes its place,
+ *  and *made is set. NULL when the step has no state slot, or out of memory. */
+void *om_ctx_state_keyed(om_ctx *c, void (*release)(void *), const int64_t *key, size_t nkey,
+			 size_t size, bool *made);
 /** Sets out's dtype and shape. */
 void om_set_shape(om_tensor *out, int32_t dtype, int32_t rank, const int64_t *dims);
 /** A partial result (above): out gets dtype and rank (-1, or outside 0..OM_MAX_RANK: unknown)

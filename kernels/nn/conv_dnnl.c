@@ -4,6 +4,7 @@
  * layout and Y back when the path is blocked, and executes. oneDNN (Debian's build) runs its
  * own OpenMP pool, set to the run's threads at creation and before every execution; the
  * products (ops/gemm.c) run on the same pool, OpenBLAS on one thread. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -208,19 +209,14 @@ bool om_conv_dnnl(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int64_t
 				     (int64_t)c->threads << 8 | (int64_t)layout << 1 |
 					     (e->bias != NULL),
 				     sp->dil[0], sp->dil[1]};
-	dn_state *s = *c->state;
 	/* W is a constant (const_in): the same bytes in every run, even where a bridged float16
 	 * kernel sees a fresh float copy, so the shapes are all there is to check */
-	if (s && (*c->state_release != dn_release || memcmp(s->key, key, sizeof key))) {
-		om_ctx_state_reset(c); /* another shape, or another path's block */
-		s = NULL;
-	}
-	if (!s) {
-		if (!(s = calloc(1, sizeof *s)))
-			return false;
-		memcpy(s->key, key, sizeof key);
-		*c->state = s;
-		*c->state_release = dn_release;
+	_Static_assert(offsetof(dn_state, key) == 0, "om_ctx_state_keyed: the key first");
+	bool made;
+	dn_state *s = om_ctx_state_keyed(c, dn_release, key, DN_KEY, sizeof *s, &made);
+	if (!s)
+		return false;
+	if (made) {
 		/* oneDNN sizes its kernels' work split by the OpenMP threads at creation: the
 		 * runs' count (made for 2 threads and run on 1, a primitive was 10-50x slower) */
 		omp_set_num_threads(c->threads);
