@@ -1,0 +1,26 @@
+/* parallel.h — the one parallel loop of omopt's own kernels: [0, n) cut into pieces that run
+ * on up to a run's threads (om_ctx.threads) through OpenMP, the pool oneDNN's kernels use.
+ *
+ * A kernel splits only a loop whose iterations are independent (each writes its own outputs
+ * and reads nothing another writes): an output's arithmetic is then the same whichever piece
+ * computes it, so results never depend on the thread count (exact mode's promise). Never a
+ * reduction's order. */
+#ifndef OM_PARALLEL_H
+#define OM_PARALLEL_H
+
+#include <stdint.h>
+
+/** One piece: iterations [lo, hi) of the loop. */
+typedef void (*om_par_fn)(void *arg, int64_t lo, int64_t hi);
+
+/**
+ * Calls fn over pieces that cover [0, n) once each, concurrently on up to `threads` threads.
+ * Every piece but the last is a whole number of `grain` iterations (at least one): grain is
+ * the least work worth a thread, and a caller's alignment (pieces start at multiples of it).
+ * One call fn(arg, 0, n) on the calling thread when threads <= 1, n <= grain, inside another
+ * parallel region, or in a build without OpenMP. fn must not fail: a piece that cannot get
+ * a buffer takes a path that needs none.
+ */
+void om_par_for(int threads, int64_t n, int64_t grain, om_par_fn fn, void *arg);
+
+#endif
