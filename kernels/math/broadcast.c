@@ -1,5 +1,7 @@
 /* broadcast.c — the shared broadcast iterator (see broadcast.h). */
 #include "broadcast.h"
+#include "ew.h"
+#include "parallel.h"
 
 om_kind om_bcast_infer(om_ctx *c, int32_t n, const om_tensor *const *in, int32_t dtype,
 		       om_tensor *out)
@@ -31,6 +33,7 @@ om_kind om_bcast_init(om_ctx *c, om_bcast *b, const om_tensor *out, int32_t nin,
 	int64_t st[OM_BCAST_MAX_IN + 1][OM_MAX_RANK];
 	b->nin = nin;
 	b->numel = om_tensor_numel(out);
+	b->threads = c->threads;
 	for (int32_t k = 0; k < nops; k++) {
 		const om_tensor *t = k ? in[k - 1] : out;
 		b->size[k] = om_dtype_size(t->dtype);
@@ -85,22 +88,44 @@ om_kind om_bcast_init(om_ctx *c, om_bcast *b, const om_tensor *out, int32_t nin,
 	return OM_OK;
 }
 
-void om_bcast_run(const om_bcast *b, void *out, const void *const *in, om_bcast_fn fn,
-		  const void *arg)
+/* One part of a run: output elements [lo, hi) in order, the operands' offsets found from lo */
+typedef struct bcast_job {
+	const om_bcast *b;
+	void *out;
+	const void *const *in;
+	om_bcast_fn fn;
+	const void *arg;
+} bcast_job;
+
+static void bcast_piece(void *arg, int64_t lo, int64_t hi)
 {
-	if (b->numel <= 0)
-		return;
+	const bcast_job *j = arg;
+	const om_bcast *b = j->b;
 	const int32_t nops = b->nin + 1, inner = b->rank - 1;
+	const int64_t D = b->dims[inner];
 	int64_t idx[OM_MAX_RANK] = {0}, off[OM_BCAST_MAX_IN + 1] = {0}, step[OM_BCAST_MAX_IN + 1];
-	for (int32_t k = 0; k < nops; k++)
+	/* the outer index of lo's run (odometer digits), and lo's place in it */
+	int64_t r = lo / D, at = lo % D;
+	for (int32_t i = inner - 1; i >= 0; i--) {
+		idx[i] = r % b->dims[i];
+		r /= b->dims[i];
+	}
+	for (int32_t k = 0; k < nops; k++) {
 		step[k] = b->stride[k][inner];
-	const int64_t runs = b->numel / b->dims[inner];
-	for (int64_t run = 0; run < runs; run++) {
+		off[k] = at * step[k];
+		for (int32_t i = 0; i < inner; i++)
+			off[k] += idx[i] * b->stride[k][i];
+	}
+	while (lo < hi) {
+		const int64_t n = D - at < hi - lo ? D - at : hi - lo;
 		const void *ip[OM_BCAST_MAX_IN];
 		for (int32_t k = 0; k < b->nin; k++)
-			ip[k] = (const unsigned char *)in[k] + (size_t)off[k + 1] * b->size[k + 1];
-		fn(b->dims[inner], (unsigned char *)out + (size_t)off[0] * b->size[0], ip, step,
-		   arg);
+			ip[k] = (const unsigned char *)j->in[k] + (size_t)off[k + 1] * b->size[k + 1];
+		j->fn(n, (unsigned char *)j->out + (size_t)off[0] * b->size[0], ip, step, j->arg);
+		lo += n;
+		for (int32_t k = 0; k < nops; k++)
+			off[k] -= at * step[k];
+		at = 0;
 		/* odometer over the outer axes */
 		for (int32_t i = inner - 1; i >= 0; i--) {
 			for (int32_t k = 0; k < nops; k++)
@@ -112,4 +137,13 @@ void om_bcast_run(const om_bcast *b, void *out, const void *const *in, om_bcast_
 			idx[i] = 0;
 		}
 	}
+}
+
+void om_bcast_run(const om_bcast *b, void *out, const void *const *in, om_bcast_fn fn,
+		  const void *arg)
+{
+	if (b->numel <= 0)
+		return;
+	bcast_job j = {b, out, in, fn, arg};
+	om_par_for(b->threads, b->numel, OM_EW_GRAIN, bcast_piece, &j);
 }

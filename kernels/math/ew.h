@@ -77,6 +77,11 @@ static inline uint64_t om_ew_f2u(double v)
 	return (uint64_t)v;
 }
 
+/* Elements per piece of an elementwise loop split over a run's threads (ops/parallel.h): at
+ * least this many are worth a thread (a float Mul of 16384 takes about 10 us); a multiple of
+ * 64, so that every piece starts on a cache line and a vector boundary. */
+enum { OM_EW_GRAIN = 16384 };
+
 /* ---- entry points (rows in ops_elementwise.c) -------------------------------------------- */
 
 /* binary/variadic/ternary ops with broadcasting (ew_binary.c) */

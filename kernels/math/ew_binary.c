@@ -709,6 +709,7 @@ om_kind om_ew_kernel_StringConcat(om_ctx *c)
 	om_kind rc = om_bcast_init(c, &b, c->out[0], 2, c->in);
 	if (rc)
 		return rc;
+	b.threads = 1; /* ew_concat_str sets one flag on failure */
 	om_bcast_run(&b, c->out[0]->data, (const void *const[]){c->in[0]->data, c->in[1]->data},
 		     ew_concat_str, &nomem);
 	return nomem ? om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory") : OM_OK;

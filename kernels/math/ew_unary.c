@@ -16,6 +16,7 @@
 #include "detmath.h"
 #include "ew.h"
 #include "fastmath.h"
+#include "parallel.h"
 
 typedef struct ew_par {
 	double alpha, beta, gamma, lambd, bias;
@@ -351,6 +352,29 @@ typedef struct un_op {
 	un_fast_fn fast;          /* float32 in fast mode, or NULL */
 } un_op;
 
+/* One op over elements of x into y, in pieces (each element's value is the same whichever
+ * piece computes it: om_par_for's pieces start at multiples of OM_EW_GRAIN elements, where the
+ * vector loops are aligned as they are at element 0) */
+typedef struct un_job {
+	un_fn fn;
+	un_fast_fn fast; /* instead of fn when set */
+	const ew_par *p;
+	void *o;
+	const void *a;
+	size_t osize, asize;
+} un_job;
+
+static void un_piece(void *arg, int64_t lo, int64_t hi)
+{
+	const un_job *j = arg;
+	void *o = (char *)j->o + (size_t)lo * j->osize;
+	const void *a = (const char *)j->a + (size_t)lo * j->asize;
+	if (j->fast)
+		j->fast(hi - lo, o, a, j->p);
+	else
+		j->fn(hi - lo, o, a, j->p);
+}
+
 static om_kind un_infer(om_ctx *c, const un_op *op)
 {
 	if (c->nin < 1 || !c->in[0] || !c->nout || !c->out[0])
@@ -383,10 +407,11 @@ static om_kind un_kernel(om_ctx *c, const un_op *op)
 		.det_neg = om_attr_int(nd, "detect_negative", 1) != 0,
 		.det_pos = om_attr_int(nd, "detect_positive", 1) != 0,
 	};
+	un_job j = {.fn = op->tab[dt], .p = &p, .o = y->data, .a = x->data,
+		    .osize = om_dtype_size(y->dtype), .asize = om_dtype_size(dt)};
 	if (!c->exact && op->fast && dt == OM_FLOAT)
-		op->fast(om_tensor_numel(c->in[0]), c->out[0]->data, c->in[0]->data, &p);
-	else
-		op->tab[dt](om_tensor_numel(c->in[0]), c->out[0]->data, c->in[0]->data, &p);
+		j.fast = op->fast;
+	om_par_for(c->threads, om_tensor_numel(x), OM_EW_GRAIN, un_piece, &j);
 	return OM_OK;
 }
 
