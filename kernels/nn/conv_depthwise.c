@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "conv_depthwise.h"
+#include "parallel.h"
 
 /* the fused 3 x 3 loop for AVX2 and the baseline instruction set (picked at load time);
  * vector lanes are independent outputs, so both give the same bits */
@@ -265,12 +266,49 @@ static bool finite9(const float *w)
 	return true;
 }
 
+/* Multiply-adds worth a thread: a piece of channels does at least this many */
+enum { DW_GRAIN_MACS = 1 << 16 };
+
+/* Channels (image n, channel m) [lo, hi) of the flat N x M range; each piece pads into a
+ * buffer of its own (without one it takes the border loops: the same outputs) */
+typedef struct dw_job {
+	const plane *p;
+	const int64_t *lo, *hi;
+	const padded *g; /* NULL: no padded path */
+	int64_t C, M, Mg;
+	const float *x, *w;
+	const om_conv_epi *e;
+	float *y;
+} dw_job;
+
+static void dw_piece(void *arg, int64_t c0, int64_t c1)
+{
+	const dw_job *j = arg;
+	const plane *p = j->p;
+	const padded *g = j->g;
+	float *xp = NULL;
+	if (g && (xp = malloc(sizeof(float) * (size_t)(g->Hp * g->Wp + (g->flat ? p->OH * g->Wp
+										 : 0)))))
+		memset(xp, 0, sizeof(float) * (size_t)(g->Hp * g->Wp));
+	for (int64_t nm = c0; nm < c1; nm++) {
+		const int64_t n = nm / j->M, m = nm % j->M;
+		const float *xc = j->x + (n * j->C + m / j->Mg) * p->H * p->W;
+		const float *wm = j->w + m * p->kh * p->kw;
+		const int64_t off = nm * p->OH * p->OW;
+		if (xp && finite9(wm))
+			depthwise3x3_padded(p, g, xc, wm, j->e, m, off, xp, xp + g->Hp * g->Wp,
+					    j->y + off);
+		else
+			depthwise_rows(p, j->lo, j->hi, xc, wm, j->e, m, off, j->y + off);
+	}
+	free(xp);
+}
+
 om_kind om_conv_depthwise(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int64_t M,
 			  int64_t group, const float *x, const float *w, const om_conv_epi *e,
 			  float *y)
 {
 	const plane p = as_plane(sp);
-	int64_t Mg = M / group;
 	int64_t *lo = malloc(sizeof(int64_t) * (size_t)(2 * p.kw));
 	if (!lo)
 		return om_error(c->st, OM_ERR_NOMEM, c->node, "depthwise tables");
@@ -278,22 +316,11 @@ om_kind om_conv_depthwise(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C,
 	for (int64_t j = 0; j < p.kw; j++)
 		col_range(&p, j * p.dw - p.pw, &lo[j], &hi[j]);
 	padded g = {0, 0, false};
-	float *xp = NULL;
-	if (padded_geometry(&p, &g))
-		xp = malloc(sizeof(float) * (size_t)(g.Hp * g.Wp + (g.flat ? p.OH * g.Wp : 0)));
-	if (xp)
-		memset(xp, 0, sizeof(float) * (size_t)(g.Hp * g.Wp));
-	for (int64_t n = 0; n < N; n++)
-		for (int64_t m = 0; m < M; m++) {
-			const float *xc = x + (n * C + m / Mg) * p.H * p.W, *wm = w + m * p.kh * p.kw;
-			const int64_t off = (n * M + m) * p.OH * p.OW;
-			if (xp && finite9(wm))
-				depthwise3x3_padded(&p, &g, xc, wm, e, m, off, xp,
-						    xp + g.Hp * g.Wp, y + off);
-			else
-				depthwise_rows(&p, lo, hi, xc, wm, e, m, off, y + off);
-		}
-	free(xp);
+	const bool pad = padded_geometry(&p, &g);
+	dw_job job = {&p, lo, hi, pad ? &g : NULL, C, M, M / group, x, w, e, y};
+	const double macs = (double)p.OH * (double)p.OW * (double)(p.kh * p.kw);
+	const int64_t grain = macs >= DW_GRAIN_MACS ? 1 : (int64_t)(DW_GRAIN_MACS / (macs + 1)) + 1;
+	om_par_for(c->threads, N * M, grain, dw_piece, &job);
 	free(lo);
 	return OM_OK;
 }

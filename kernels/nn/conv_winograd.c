@@ -14,6 +14,7 @@
 
 #include "conv_winograd.h"
 #include "gemm.h"
+#include "parallel.h"
 
 enum { L = 8 };                  /* tiles per lane group */
 enum { BLOCK_FLOATS = 1 << 20 }; /* V + M floats per block of tiles (4 MiB) */
@@ -227,17 +228,18 @@ static int group_at(const wino *g, int64_t t, int64_t end, int64_t *n, int64_t *
  * vectors of lanes. WIDE: columns read per row (m * LP, m <= 4). */
 enum { LP = L + 1, WIDE = 4 * LP };
 
-/* V [a*a][Cg][nt] for tiles t0 .. t0 + nt - 1 of group gi. Per group of tiles and channel:
+/* V [a*a][Cg][nt] for tiles t0 .. t0 + nt - 1 of group gi, channels [c0, c1) of the group (each
+ * writes its own rows of V). Per group of tiles and channel:
  * the a input rows under it (read in place, or copied with the padding as zeros) split into
  * phases, the vertical transform along them, then the horizontal one. */
 ALWAYS_INLINE void input_transform(const wino *g, const int a, const float *x, int64_t gi,
-				   int64_t t0, int64_t nt, float *v)
+				   int64_t t0, int64_t nt, int64_t c0, int64_t c1, float *v)
 {
 	const int m = a - 2, wide = m * LP;
 	static const float zeros[WIDE];
 	const int64_t HW = g->H * g->W;
 	/* channel by channel, each sweeping the block's tiles: V's rows fill in order */
-	for (int64_t c = 0; c < g->Cg; c++)
+	for (int64_t c = c0; c < c1; c++)
 		for (int64_t t = t0; t < t0 + nt;) {
 			int64_t n, oy, ox;
 			const int nl = group_at(g, t, t0 + nt, &n, &oy, &ox);
@@ -301,15 +303,15 @@ ALWAYS_INLINE void input_transform(const wino *g, const int a, const float *x, i
 }
 
 MULTI_ISA static void input_transform4(const wino *g, const float *x, int64_t gi, int64_t t0,
-				       int64_t nt, float *v)
+				       int64_t nt, int64_t c0, int64_t c1, float *v)
 {
-	input_transform(g, 6, x, gi, t0, nt, v);
+	input_transform(g, 6, x, gi, t0, nt, c0, c1, v);
 }
 
 MULTI_ISA static void input_transform2(const wino *g, const float *x, int64_t gi, int64_t t0,
-				       int64_t nt, float *v)
+				       int64_t nt, int64_t c0, int64_t c1, float *v)
 {
-	input_transform(g, 4, x, gi, t0, nt, v);
+	input_transform(g, 4, x, gi, t0, nt, c0, c1, v);
 }
 
 /* y[0..n) = act((o + b) + z) (as om_conv_epi_row computes it), hb, hz, relu constants */
@@ -360,16 +362,17 @@ ALWAYS_INLINE void store_row(const om_conv_epi *e, int64_t ch, int64_t off, cons
 	}
 }
 
-/* Y's tiles t0 .. t0 + nt - 1 of group gi from Mt [a*a][Mg][nt]: per group of tiles and
- * channel, the vertical transform per tile, the horizontal one into m output rows of the
+/* Y's tiles t0 .. t0 + nt - 1 of group gi from Mt [a*a][Mg][nt], output channels [m0, m1) of
+ * the group (each writes its own outputs): per group of tiles and channel, the vertical transform per tile, the horizontal one into m output rows of the
  * group (lane stride m), each row stored and given the epilogue while in cache. */
 ALWAYS_INLINE void output_transform(const wino *g, const int a, const float *mt, int64_t gi,
-				    int64_t t0, int64_t nt, const om_conv_epi *e, float *y)
+				    int64_t t0, int64_t nt, int64_t m0, int64_t m1,
+				    const om_conv_epi *e, float *y)
 {
 	const int m = a - 2;
 	const int64_t OHW = g->OH * g->OW;
 	/* channel by channel, each sweeping the block's tiles: Mt's rows are read in order */
-	for (int64_t mm = 0; mm < g->Mg; mm++)
+	for (int64_t mm = m0; mm < m1; mm++)
 		for (int64_t t = t0; t < t0 + nt;) {
 			int64_t n, oy, ox;
 			const int nl = group_at(g, t, t0 + nt, &n, &oy, &ox);
@@ -406,16 +409,49 @@ ALWAYS_INLINE void output_transform(const wino *g, const int a, const float *mt,
 }
 
 MULTI_ISA static void output_transform4(const wino *g, const float *mt, int64_t gi, int64_t t0,
-					int64_t nt, const om_conv_epi *e, float *y)
+					int64_t nt, int64_t m0, int64_t m1, const om_conv_epi *e,
+					float *y)
 {
-	output_transform(g, 6, mt, gi, t0, nt, e, y);
+	output_transform(g, 6, mt, gi, t0, nt, m0, m1, e, y);
 }
 
 MULTI_ISA static void output_transform2(const wino *g, const float *mt, int64_t gi, int64_t t0,
-					int64_t nt, const om_conv_epi *e, float *y)
+					int64_t nt, int64_t m0, int64_t m1, const om_conv_epi *e,
+					float *y)
 {
-	output_transform(g, 4, mt, gi, t0, nt, e, y);
+	output_transform(g, 4, mt, gi, t0, nt, m0, m1, e, y);
 }
+
+/* One block's transforms over the run's threads, by channel (om_par_for's pieces); the
+ * products between them run on oneDNN's threads as before */
+typedef struct wino_job {
+	const wino *g;
+	int64_t gi, t0, nt;
+	const float *x, *mt;
+	float *v, *y;
+	const om_conv_epi *e;
+} wino_job;
+
+static void input_piece(void *arg, int64_t c0, int64_t c1)
+{
+	const wino_job *j = arg;
+	if (j->g->m == 4)
+		input_transform4(j->g, j->x, j->gi, j->t0, j->nt, c0, c1, j->v);
+	else
+		input_transform2(j->g, j->x, j->gi, j->t0, j->nt, c0, c1, j->v);
+}
+
+static void output_piece(void *arg, int64_t m0, int64_t m1)
+{
+	const wino_job *j = arg;
+	if (j->g->m == 4)
+		output_transform4(j->g, j->mt, j->gi, j->t0, j->nt, m0, m1, j->e, j->y);
+	else
+		output_transform2(j->g, j->mt, j->gi, j->t0, j->nt, m0, m1, j->e, j->y);
+}
+
+/* transformed values (a * a per tile) worth a thread */
+enum { TRANSFORM_GRAIN = 1 << 16 };
 
 /* ---- the conv ------------------------------------------------------------------------------ */
 
@@ -476,15 +512,11 @@ om_kind om_conv_winograd(om_ctx *c, int tile, const om_spatial *sp, int64_t N, i
 		const float *ug = u + gi * aa * g.Mg * g.Cg;
 		for (int64_t t0 = 0; t0 < g.T; t0 += tb) {
 			const int64_t nt = g.T - t0 < tb ? g.T - t0 : tb;
-			if (g.m == 4)
-				input_transform4(&g, x, gi, t0, nt, v);
-			else
-				input_transform2(&g, x, gi, t0, nt, v);
+			wino_job j = {&g, gi, t0, nt, x, mt, v, y, e};
+			const int64_t grain = TRANSFORM_GRAIN / (nt * aa) + 1; /* channels */
+			om_par_for(c->threads, g.Cg, grain, input_piece, &j);
 			products(&g, ug, v, nt, mt);
-			if (g.m == 4)
-				output_transform4(&g, mt, gi, t0, nt, e, y);
-			else
-				output_transform2(&g, mt, gi, t0, nt, e, y);
+			om_par_for(c->threads, g.Mg, grain, output_piece, &j);
 		}
 	}
 	free(v);
