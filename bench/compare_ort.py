@@ -57,13 +57,14 @@ def omopt_cmd(a, d, threads, exe=None):
     for k, f in feeds(d):
         cmd += ['--input', '%s=%s' % (k, f)]
     # OpenBLAS starts a thread per core at load time, whose spinning would count in the CPU time.
-    # OpenMP (oneDNN's pool: omopt's products and convolutions) is told to put idle workers to
-    # sleep at once: libgomp's default spins them for a while after each parallel region, and on
-    # a machine busy with other work a spinning worker is scheduled late when the next region
-    # needs it (vit_b_16 at 2 threads under load 6: 2.6 s a run spinning, 0.37 s passive). The
-    # environment's own OMP_WAIT_POLICY wins (set it to time the default).
+    # OpenMP (the pool of oneDNN's products and convolutions and of omopt's own parallel loops)
+    # keeps its default wait policy, as a user's run does: libgomp's idle workers spin for a
+    # while after each parallel region, then sleep, as ONNX Runtime's pool does by default. On a
+    # quiet machine that wins (efficientnet_b0 at 2 threads: 12.0 ms a run against 15.2 with
+    # OMP_WAIT_POLICY=passive, whose every region wakes sleeping workers); on one busy with
+    # other work spinning can lose badly (bench/README.md). OMP_WAIT_POLICY in the environment
+    # is passed on (set it to time passive).
     env = dict(os.environ, OPENBLAS_NUM_THREADS=str(threads))
-    env.setdefault('OMP_WAIT_POLICY', 'passive')
     return cmd, env
 
 
