@@ -1,7 +1,7 @@
 /* test_parallel.c — om_par_for (ops/parallel.h) covers its range once, in pieces of whole
  * grains, on more than one piece when given threads; and the kernels that split their loops
  * with it give the same bits at 1, 2 and 3 threads (an odd split) on sizes that cross their
- * grains: elementwise unary (exact and fast), broadcasting binary and ternary ops, the
+ * grains: elementwise unary (exact and fast), broadcasting binary and ternary ops, pools, the
  * depthwise Conv loop (padded and row paths) and Winograd's transforms. Every output buffer
  * starts as NaN, so an output no piece writes shows. */
 #include <stdlib.h>
@@ -64,19 +64,24 @@ static void par_for_covers_once_in_whole_grains(void **state)
 
 /* ---- kernels through their rows, at a given thread count ----------------------------------- */
 
-/* Runs node n's kernel (exact or fast mode) on `threads` threads; out[0] is allocated here,
- * filled with NaN first. */
+/* Runs node n's kernel (exact or fast mode) on `threads` threads; its n->nout (<= 2) outputs
+ * are allocated here, filled with NaN first. */
 static void run_threads(const om_node *n, int64_t opset, const om_tensor *const *in,
 			om_tensor *out, int exact, int threads)
 {
 	om_status st = {0};
+	assert_true(n->nout <= 2);
 	assert_int_equal(om_infer_node(n, opset, in, out, &st), OM_OK);
-	om_tensor shape = out[0];
-	assert_int_equal(om_tensor_alloc(&out[0], shape.dtype, shape.rank, shape.dims, &st), OM_OK);
-	memset(out[0].data, 0xff, out[0].nbytes);
-	om_tensor *outp[1] = {&out[0]};
-	om_ctx c = {.node = n, .opset = opset, .nin = n->nin, .nout = 1, .in = in, .out = outp,
-		    .st = &st, .exact = exact, .threads = threads};
+	om_tensor *outp[2] = {0};
+	for (int32_t i = 0; i < n->nout; i++) {
+		om_tensor shape = out[i];
+		assert_int_equal(om_tensor_alloc(&out[i], shape.dtype, shape.rank, shape.dims, &st),
+				 OM_OK);
+		memset(out[i].data, 0xff, out[i].nbytes);
+		outp[i] = &out[i];
+	}
+	om_ctx c = {.node = n, .opset = opset, .nin = n->nin, .nout = n->nout, .in = in,
+		    .out = outp, .st = &st, .exact = exact, .threads = threads};
 	if (om_op_find(n->domain, n->op, opset)->kernel(&c))
 		fail_msg("%s at %d threads: %s", n->op, threads, st.msg);
 }
@@ -89,22 +94,25 @@ static void fill(float *v, int64_t n, uint32_t seed)
 	}
 }
 
-/* n's output at 2 and 3 threads holds the bytes of its output at 1 */
+/* n's outputs at 2 and 3 threads hold the bytes of its outputs at 1 */
 static void same_bits_at_any_threads(const om_node *n, int64_t opset, const om_tensor *const *in,
 				     int exact)
 {
-	om_tensor one = {0};
-	run_threads(n, opset, in, &one, exact, 1);
+	om_tensor one[2] = {{0}};
+	run_threads(n, opset, in, one, exact, 1);
 	for (int threads = 2; threads <= 3; threads++) {
-		om_tensor more = {0};
-		run_threads(n, opset, in, &more, exact, threads);
-		assert_int_equal(more.nbytes, one.nbytes);
-		if (memcmp(more.data, one.data, one.nbytes))
-			fail_msg("%s (%s mode): %d threads differ from 1", n->op,
-				 exact ? "exact" : "fast", threads);
-		om_tensor_free(&more);
+		om_tensor more[2] = {{0}};
+		run_threads(n, opset, in, more, exact, threads);
+		for (int32_t i = 0; i < n->nout; i++) {
+			assert_int_equal(more[i].nbytes, one[i].nbytes);
+			if (memcmp(more[i].data, one[i].data, one[i].nbytes))
+				fail_msg("%s (%s mode) output %d: %d threads differ from 1", n->op,
+					 exact ? "exact" : "fast", i, threads);
+			om_tensor_free(&more[i]);
+		}
 	}
-	om_tensor_free(&one);
+	for (int32_t i = 0; i < n->nout; i++)
+		om_tensor_free(&one[i]);
 }
 
 /* an odd count of elements over several grains, and below one grain */
@@ -164,6 +172,33 @@ static void broadcast_ops_same_bits(void **state)
 		nt_free(m);
 	}
 	free(a), free(a2), free(cond);
+}
+
+/* MaxPool 3x3/2 (the separable path; with Indices the general one), AveragePool 3x3/1 with
+ * pads (the row path), GlobalAveragePool and GlobalMaxPool, on 2 x 40 images of 33 x 35 */
+static void pools_same_bits(void **state)
+{
+	(void)state;
+	const int64_t d[4] = {2, 40, 33, 35}, n = 2 * 40 * 33 * 35;
+	float *x = malloc(sizeof(float) * (size_t)n);
+	fill(x, n, 10);
+	om_tensor tx = nt_tensor(OM_FLOAT, 4, d, x);
+	const om_tensor *in[1] = {&tx};
+	static const char *const ops[] = {"MaxPool", "MaxPool", "AveragePool",
+					  "GlobalAveragePool", "GlobalMaxPool"};
+	for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+		om_model *m;
+		om_node *nd = nt_node(&m, ops[i], 1, i == 1 ? 2 : 1);
+		if (i < 3) {
+			nt_ints(nd, "kernel_shape", (const int64_t[]){3, 3}, 2);
+			nt_ints(nd, "strides", (const int64_t[]){i < 2 ? 2 : 1, i < 2 ? 2 : 1}, 2);
+			nt_ints(nd, "pads", (const int64_t[]){1, 1, 1, 1}, 4);
+		}
+		for (int exact = 0; exact <= 1; exact++)
+			same_bits_at_any_threads(nd, 20, in, exact);
+		nt_free(m);
+	}
+	free(x);
 }
 
 /* ---- Conv loops called directly ------------------------------------------------------------ */
@@ -267,6 +302,7 @@ int main(void)
 		cmocka_unit_test(par_for_covers_once_in_whole_grains),
 		cmocka_unit_test(unary_ops_same_bits),
 		cmocka_unit_test(broadcast_ops_same_bits),
+		cmocka_unit_test(pools_same_bits),
 		cmocka_unit_test(depthwise_same_bits),
 		cmocka_unit_test(winograd_same_bits),
 	};

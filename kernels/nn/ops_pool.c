@@ -12,6 +12,7 @@
 #include "detmath.h"
 #include "f32_bridge.h"
 #include "move.h"
+#include "parallel.h"
 #include "spatial.h"
 
 enum pool_kind { POOL_MAX, POOL_AVG, POOL_LP };
@@ -354,6 +355,47 @@ static void avg_image_rows(const pool3 *g, const pool_args *pa, int64_t k, int64
 		}
 }
 
+/* Input and output elements a piece of images reads and writes, at least */
+enum { POOL_GRAIN = 1 << 15 };
+
+enum { POOL_PATH_GENERAL, POOL_PATH_MAX_ROWS, POOL_PATH_AVG_ROWS };
+
+/* Images (image, channel) [lo, hi) of a pool, split over the run's threads: each is its own */
+typedef struct pool_job {
+	const pool3 *g;
+	const pool_args *pa;
+	int path;      /* POOL_PATH_* */
+	int64_t k, s;  /* the last axis's kernel and stride (the row paths) */
+	int64_t isz, osz;
+	const float *x;
+	float *y;
+	int64_t *ind;  /* MaxPool's Indices, or NULL */
+} pool_job;
+
+static void pool_piece(void *arg, int64_t lo, int64_t hi)
+{
+	const pool_job *j = arg;
+	const pool3 *g = j->g;
+	/* the row paths' buffer (without one, the general path: the same results) */
+	float *tmp = j->path == POOL_PATH_GENERAL
+			     ? NULL
+			     : malloc(sizeof(float) * (size_t)((j->path == POOL_PATH_MAX_ROWS
+									? g->in[2]
+									: g->out[2]) + 1));
+	for (int64_t i = lo; i < hi; i++) {
+		const float *x = j->x + i * j->isz;
+		float *y = j->y + i * j->osz;
+		if (tmp && j->path == POOL_PATH_MAX_ROWS)
+			max_image_separable(g, j->k, j->s, x, y, tmp);
+		else if (tmp)
+			avg_image_rows(g, j->pa, j->k, j->s, x, y, tmp);
+		else
+			pool_image(g, j->pa, x, y, j->ind ? j->ind + i * j->osz : NULL,
+				   i * j->isz);
+	}
+	free(tmp);
+}
+
 static om_kind pool_f32(om_ctx *c)
 {
 	om_spatial sp;
@@ -367,40 +409,16 @@ static om_kind pool_f32(om_ctx *c)
 			(int)om_attr_int(c->node, "storage_order", 0),
 			om_attr_int(c->node, "p", 2)};
 	const om_tensor *X = c->in[0];
-	int64_t NC = X->dims[0] * X->dims[1];
-	int64_t isz = g.in[0] * g.in[1] * g.in[2], osz = g.out[0] * g.out[1] * g.out[2];
-	int64_t *ind = c->nout > 1 && c->out[1] ? c->out[1]->data : NULL;
-	if (pa.kind == POOL_MAX && !ind && g.dil[0] == 1 && g.dil[1] == 1 && g.dil[2] == 1) {
-		float *row = malloc(sizeof(float) * (size_t)(g.in[2] + 1));
-		if (!row) {
-			free(g.buf);
-			return om_error(c->st, OM_ERR_NOMEM, c->node, "pool row");
-		}
-		for (int64_t i = 0; i < NC; i++)
-			max_image_separable(&g, sp.k[sp.n - 1], sp.stride[sp.n - 1],
-					    (const float *)X->data + i * isz,
-					    (float *)c->out[0]->data + i * osz, row);
-		free(row);
-		free(g.buf);
-		return OM_OK;
-	}
-	if (pa.kind == POOL_AVG && g.dil[0] == 1 && g.dil[1] == 1 && g.dil[2] == 1) {
-		float *acc = malloc(sizeof(float) * (size_t)(g.out[2] + 1));
-		if (!acc) {
-			free(g.buf);
-			return om_error(c->st, OM_ERR_NOMEM, c->node, "pool row");
-		}
-		for (int64_t i = 0; i < NC; i++)
-			avg_image_rows(&g, &pa, sp.k[sp.n - 1], sp.stride[sp.n - 1],
-				       (const float *)X->data + i * isz,
-				       (float *)c->out[0]->data + i * osz, acc);
-		free(acc);
-		free(g.buf);
-		return OM_OK;
-	}
-	for (int64_t i = 0; i < NC; i++)
-		pool_image(&g, &pa, (const float *)X->data + i * isz,
-			   (float *)c->out[0]->data + i * osz, ind ? ind + i * osz : NULL, i * isz);
+	const bool undilated = g.dil[0] == 1 && g.dil[1] == 1 && g.dil[2] == 1;
+	pool_job j = {&g, &pa, POOL_PATH_GENERAL, sp.k[sp.n - 1], sp.stride[sp.n - 1],
+		      g.in[0] * g.in[1] * g.in[2], g.out[0] * g.out[1] * g.out[2], X->data,
+		      c->out[0]->data, c->nout > 1 && c->out[1] ? c->out[1]->data : NULL};
+	if (pa.kind == POOL_MAX && !j.ind && undilated)
+		j.path = POOL_PATH_MAX_ROWS;
+	else if (pa.kind == POOL_AVG && undilated)
+		j.path = POOL_PATH_AVG_ROWS;
+	om_par_for(c->threads, X->dims[0] * X->dims[1], POOL_GRAIN / (j.isz + j.osz + 1) + 1,
+		   pool_piece, &j);
 	free(g.buf);
 	return OM_OK;
 }
@@ -448,38 +466,53 @@ static float sum_fast(const float *x, int64_t S)
 	return acc;
 }
 
+/* Channels [lo, hi) of a global pool (each a sum or maximum of its own, in order) */
+typedef struct global_job {
+	enum pool_kind kind;
+	bool exact;
+	int64_t p, S;
+	const float *x;
+	float *y;
+} global_job;
+
+static void global_piece(void *arg, int64_t lo, int64_t hi)
+{
+	const global_job *g = arg;
+	const int64_t S = g->S;
+	for (int64_t i = lo; i < hi; i++) {
+		const float *x = g->x + i * S;
+		if (g->kind == POOL_AVG && !g->exact) {
+			g->y[i] = sum_fast(x, S) / (float)S;
+			continue;
+		}
+		float acc = g->kind == POOL_MAX ? -INFINITY : 0;
+		for (int64_t j = 0; j < S; j++) {
+			float v = x[j];
+			if (g->kind == POOL_MAX)
+				acc = v > acc || (isnan(v) && !isnan(acc)) ? v : acc;
+			else if (g->kind == POOL_AVG)
+				acc += v;
+			else
+				acc += lp_term(v, g->p);
+		}
+		if (g->kind == POOL_AVG)
+			acc /= (float)S;
+		else if (g->kind == POOL_LP)
+			acc = lp_root(acc, g->p);
+		g->y[i] = acc;
+	}
+}
+
 static om_kind global_f32(om_ctx *c)
 {
 	om_kind rc = global_infer(c);
 	if (rc)
 		return rc;
 	const om_tensor *X = c->in[0];
-	enum pool_kind kind = kind_of(c->node);
-	int64_t p = om_attr_int(c->node, "p", 2);
-	int64_t NC = X->dims[0] * X->dims[1], S = om_shape_numel(X->rank - 2, X->dims + 2);
-	const float *x = X->data;
-	float *y = c->out[0]->data;
-	for (int64_t i = 0; i < NC; i++, x += S) {
-		if (kind == POOL_AVG && !c->exact) {
-			y[i] = sum_fast(x, S) / (float)S;
-			continue;
-		}
-		float acc = kind == POOL_MAX ? -INFINITY : 0;
-		for (int64_t j = 0; j < S; j++) {
-			float v = x[j];
-			if (kind == POOL_MAX)
-				acc = v > acc || (isnan(v) && !isnan(acc)) ? v : acc;
-			else if (kind == POOL_AVG)
-				acc += v;
-			else
-				acc += lp_term(v, p);
-		}
-		if (kind == POOL_AVG)
-			acc /= (float)S;
-		else if (kind == POOL_LP)
-			acc = lp_root(acc, p);
-		y[i] = acc;
-	}
+	global_job g = {kind_of(c->node), c->exact, om_attr_int(c->node, "p", 2),
+			om_shape_numel(X->rank - 2, X->dims + 2), X->data, c->out[0]->data};
+	om_par_for(c->threads, X->dims[0] * X->dims[1], POOL_GRAIN / (g.S + 1) + 1, global_piece,
+		   &g);
 	return OM_OK;
 }
 
