@@ -9,26 +9,54 @@
  * the rest to the others; few, so that each piece stays large. */
 enum { PIECES_PER_THREAD = 4 };
 
-void om_par_for(int threads, int64_t n, int64_t grain, om_par_fn fn, void *arg)
+int om_par_slots(int threads, int64_t n, int64_t grain)
+{
+#ifdef _OPENMP
+	if (n <= 0 || threads <= 1 || omp_in_parallel())
+		return 1;
+	const int64_t grains = (n - 1) / (grain < 1 ? 1 : grain) + 1;
+	return threads < grains ? threads : (int)grains;
+#else
+	(void)threads, (void)n, (void)grain;
+	return 1;
+#endif
+}
+
+void om_par_for_slots(int threads, int64_t n, int64_t grain, om_par_slot_fn fn, void *arg)
 {
 	if (n <= 0)
 		return;
 	if (grain < 1)
 		grain = 1;
-#ifdef _OPENMP
-	const int64_t grains = (n - 1) / grain + 1;
-	const int64_t nth = threads < grains ? threads : grains;
-	if (nth > 1 && !omp_in_parallel()) {
-		const int64_t most = nth * PIECES_PER_THREAD;
-		const int64_t len = ((grains - 1) / (grains < most ? grains : most) + 1) * grain;
-		const int64_t pieces = (n - 1) / len + 1;
-#pragma omp parallel for num_threads((int)nth) schedule(dynamic, 1)
-		for (int64_t p = 0; p < pieces; p++)
-			fn(arg, p * len, n - p * len < len ? n : p * len + len);
+	const int nth = om_par_slots(threads, n, grain);
+	if (nth <= 1) {
+		fn(arg, 0, n, 0);
 		return;
 	}
-#else
-	(void)threads;
+#ifdef _OPENMP
+	const int64_t grains = (n - 1) / grain + 1, most = (int64_t)nth * PIECES_PER_THREAD;
+	const int64_t len = ((grains - 1) / (grains < most ? grains : most) + 1) * grain;
+	const int64_t pieces = (n - 1) / len + 1;
+#pragma omp parallel for num_threads(nth) schedule(dynamic, 1)
+	for (int64_t p = 0; p < pieces; p++)
+		fn(arg, p * len, n - p * len < len ? n : p * len + len, omp_get_thread_num());
 #endif
-	fn(arg, 0, n);
+}
+
+typedef struct plain {
+	om_par_fn fn;
+	void *arg;
+} plain;
+
+static void plain_piece(void *arg, int64_t lo, int64_t hi, int slot)
+{
+	const plain *p = arg;
+	(void)slot;
+	p->fn(p->arg, lo, hi);
+}
+
+void om_par_for(int threads, int64_t n, int64_t grain, om_par_fn fn, void *arg)
+{
+	plain p = {fn, arg};
+	om_par_for_slots(threads, n, grain, plain_piece, &p);
 }

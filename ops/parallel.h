@@ -19,8 +19,18 @@ typedef void (*om_par_fn)(void *arg, int64_t lo, int64_t hi);
  * the least work worth a thread, and a caller's alignment (pieces start at multiples of it).
  * One call fn(arg, 0, n) on the calling thread when threads <= 1, n <= grain, inside another
  * parallel region, or in a build without OpenMP. fn must not fail: a piece that cannot get
- * a buffer takes a path that needs none.
+ * a buffer takes a path that needs none (or the caller gives it one: om_par_for_slots).
  */
 void om_par_for(int threads, int64_t n, int64_t grain, om_par_fn fn, void *arg);
+
+/** A piece run by worker `slot`: no other piece runs on that slot at the same time. */
+typedef void (*om_par_slot_fn)(void *arg, int64_t lo, int64_t hi, int slot);
+
+/** The workers om_par_for(threads, n, grain, ...) runs its pieces on (1: the calling thread
+ *  alone): slots take the values [0, om_par_slots(...)). */
+int om_par_slots(int threads, int64_t n, int64_t grain);
+
+/** om_par_for, telling each piece its worker's slot (for buffers made per worker, before). */
+void om_par_for_slots(int threads, int64_t n, int64_t grain, om_par_slot_fn fn, void *arg);
 
 #endif

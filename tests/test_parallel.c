@@ -1,14 +1,15 @@
 /* test_parallel.c — om_par_for (ops/parallel.h) covers its range once, in pieces of whole
  * grains, on more than one piece when given threads; and the kernels that split their loops
  * with it give the same bits at 1, 2 and 3 threads (an odd split) on sizes that cross their
- * grains: elementwise unary (exact and fast), broadcasting binary and ternary ops, pools, the
- * depthwise Conv loop (padded and row paths) and Winograd's transforms. Every output buffer
+ * grains: elementwise unary (exact and fast), broadcasting binary and ternary ops, pools,
+ * Conv's im2col and pointwise GEMM paths, the depthwise Conv loop (padded and row paths) and Winograd's transforms. Every output buffer
  * starts as NaN, so an output no piece writes shows. */
 #include <stdlib.h>
 
 #include "conv_depthwise.h"
 #include "conv_winograd.h"
 #include "ew.h"
+#include "gemm.h"
 #include "nodetest.h"
 #include "parallel.h"
 
@@ -82,7 +83,10 @@ static void run_threads(const om_node *n, int64_t opset, const om_tensor *const 
 	}
 	om_ctx c = {.node = n, .opset = opset, .nin = n->nin, .nout = n->nout, .in = in,
 		    .out = outp, .st = &st, .exact = exact, .threads = threads};
-	if (om_op_find(n->domain, n->op, opset)->kernel(&c))
+	om_blas_threads(threads); /* as a session's run sets the products' threads */
+	const om_kind rc = om_op_find(n->domain, n->op, opset)->kernel(&c);
+	om_blas_threads(1);
+	if (rc)
 		fail_msg("%s at %d threads: %s", n->op, threads, st.msg);
 }
 
@@ -201,6 +205,37 @@ static void pools_same_bits(void **state)
 	free(x);
 }
 
+/* Conv's GEMM paths through its row: im2col (3x3 stride 2, and 5x5 in several blocks of output
+ * rows) and the pointwise one, grouped, with bias; in fast mode with the products' threads set
+ * as a session sets them (om_blas_threads), in exact mode with its own product */
+static void conv_gemm_paths_same_bits(void **state)
+{
+	(void)state;
+	static const struct {
+		int64_t C, M, group, H, k, s;
+	} cs[] = {{16, 24, 2, 40, 3, 2}, {24, 16, 1, 64, 5, 1}, {32, 48, 2, 50, 1, 1}};
+	for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
+		const int64_t N = 2, C = cs[i].C, M = cs[i].M, k = cs[i].k, H = cs[i].H, p = k / 2;
+		const int64_t dx[4] = {N, C, H, H}, dw[4] = {M, C / cs[i].group, k, k}, db[1] = {M};
+		const int64_t nx = N * C * H * H, nw = M * (C / cs[i].group) * k * k;
+		float *x = malloc(sizeof(float) * (size_t)nx), *w = malloc(sizeof(float) * (size_t)nw);
+		float b[48];
+		fill(x, nx, 11), fill(w, nw, 12), fill(b, M, 13);
+		om_tensor tx = nt_tensor(OM_FLOAT, 4, dx, x), tw = nt_tensor(OM_FLOAT, 4, dw, w);
+		om_tensor tb = nt_tensor(OM_FLOAT, 1, db, b);
+		const om_tensor *in[3] = {&tx, &tw, &tb};
+		om_model *m;
+		om_node *nd = nt_node(&m, "Conv", 3, 1);
+		nt_int(nd, "group", cs[i].group);
+		nt_ints(nd, "strides", (const int64_t[]){cs[i].s, cs[i].s}, 2);
+		nt_ints(nd, "pads", (const int64_t[]){p, p, p, p}, 4);
+		same_bits_at_any_threads(nd, 20, in, 1);
+		same_bits_at_any_threads(nd, 20, in, 0);
+		nt_free(m);
+		free(x), free(w);
+	}
+}
+
 /* ---- Conv loops called directly ------------------------------------------------------------ */
 
 typedef om_kind (*conv_fn)(om_ctx *c, const void *geo, const float *x, const float *w,
@@ -303,6 +338,7 @@ int main(void)
 		cmocka_unit_test(unary_ops_same_bits),
 		cmocka_unit_test(broadcast_ops_same_bits),
 		cmocka_unit_test(pools_same_bits),
+		cmocka_unit_test(conv_gemm_paths_same_bits),
 		cmocka_unit_test(depthwise_same_bits),
 		cmocka_unit_test(winograd_same_bits),
 	};

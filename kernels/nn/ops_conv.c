@@ -20,6 +20,7 @@
 #include "conv_winograd.h"
 #include "im2col.h"
 #include "op.h"
+#include "parallel.h"
 
 /* Y (M x N, ldc) = W (M x K) X (K x N, ldb) through om_sgemm: OpenBLAS in fast mode, the
  * fixed-order loop in exact mode. */
@@ -243,6 +244,55 @@ static bool pointwise(const om_spatial *sp)
 	return true;
 }
 
+/* The GEMM paths' blocks, (image, group, block) [lo, hi) of the flat range: each product
+ * (columns [p0, p0 + len) of the output, or output rows [q0, q0 + len) through its im2col
+ * columns) and its epilogue, as one thread runs them (a product's shape never depends on the
+ * thread count) */
+typedef struct conv_job {
+	int exact;
+	const om_spatial *sp;
+	const om_conv_epi *e;
+	int64_t C, M, Cg, Mg, Kg, P, Pin, OL, group;
+	int64_t len, nb; /* columns or output rows per block, blocks per (image, group) */
+	const float *x, *w;
+	float *y;
+	float *col;   /* ncol floats per worker slot (im2col) */
+	int64_t ncol;
+} conv_job;
+
+static void pointwise_piece(void *arg, int64_t lo, int64_t hi)
+{
+	const conv_job *j = arg;
+	for (int64_t u = lo; u < hi; u++) {
+		const int64_t n = u / (j->group * j->nb), gi = u / j->nb % j->group;
+		const int64_t p0 = u % j->nb * j->len, nc = j->P - p0 < j->len ? j->P - p0 : j->len;
+		float *yb = j->y + (n * j->M + gi * j->Mg) * j->P + p0;
+		conv_gemm(j->exact, j->Mg, nc, j->Kg, j->w + gi * j->Mg * j->Kg,
+			  j->x + (n * j->C + gi * j->Cg) * j->Pin + p0, j->Pin, yb, j->P);
+		epi_rows(j->e, j->M, j->P, n, gi * j->Mg, j->Mg, p0, nc, j->y);
+	}
+}
+
+static void im2col_piece(void *arg, int64_t lo, int64_t hi, int slot)
+{
+	const conv_job *j = arg;
+	float *col = j->col + (size_t)slot * (size_t)j->ncol;
+	const int64_t lead = j->P / j->OL;
+	for (int64_t u = lo; u < hi; u++) {
+		const int64_t n = u / (j->group * j->nb), gi = u / j->nb % j->group;
+		const int64_t q0 = u % j->nb * j->len, q1 = q0 + j->len > lead ? lead : q0 + j->len;
+		const float *xg = j->x + (n * j->C + gi * j->Cg) * j->Pin;
+		const float *wg = j->w + gi * j->Mg * j->Kg;
+		om_im2col(xg, sizeof(float), j->Cg, j->sp, q0, q1, col);
+		if (!j->exact && q0 == 0 && j->Mg * j->Kg >= OM_WARM_FLOATS)
+			om_conv_warm(wg, j->Mg * j->Kg);
+		conv_gemm(j->exact, j->Mg, (q1 - q0) * j->OL, j->Kg, wg, col, (q1 - q0) * j->OL,
+			  j->y + (n * j->M + gi * j->Mg) * j->P + q0 * j->OL, j->P);
+		epi_rows(j->e, j->M, j->P, n, gi * j->Mg, j->Mg, q0 * j->OL, (q1 - q0) * j->OL,
+			 j->y);
+	}
+}
+
 static om_kind conv_f32(om_ctx *c)
 {
 	conv_geo g;
@@ -266,55 +316,44 @@ static om_kind conv_f32(om_ctx *c)
 	int tile = c->exact ? 0 : om_winograd_tile(sp, Cg, Mg);
 	if (tile)
 		return om_conv_winograd(c, tile, sp, g.N, g.C, g.M, g.group, x, w, &e, y);
+	conv_job j = {.exact = c->exact, .sp = sp, .e = &e, .C = g.C, .M = g.M, .Cg = Cg, .Mg = Mg,
+		      .Kg = Kg, .P = P, .Pin = Pin, .group = g.group, .x = x, .w = w, .y = y};
 	if (Kg == 0) {
 		memset(y, 0, sizeof(float) * (size_t)(g.N * g.M * P));
 		for (int64_t n = 0; n < g.N; n++)
 			epi_rows(&e, g.M, P, n, 0, g.M, 0, P, y);
 	} else if (pointwise(sp)) {
 		/* column blocks: the epilogue finds each block in cache */
-		int64_t cols = COL_BUDGET / (Kg + Mg) / 64 * 64;
-		if (cols < 64)
-			cols = 64;
-		for (int64_t n = 0; n < g.N; n++)
-			for (int64_t gi = 0; gi < g.group; gi++)
-				for (int64_t p0 = 0; p0 < P; p0 += cols) {
-					int64_t nc = P - p0 < cols ? P - p0 : cols;
-					float *yb = y + (n * g.M + gi * Mg) * P + p0;
-					conv_gemm(c->exact, Mg, nc, Kg, w + gi * Mg * Kg,
-						  x + (n * g.C + gi * Cg) * Pin + p0, Pin, yb, P);
-					epi_rows(&e, g.M, P, n, gi * Mg, Mg, p0, nc, y);
-				}
+		j.len = COL_BUDGET / (Kg + Mg) / 64 * 64;
+		if (j.len < 64)
+			j.len = 64;
+		j.nb = (P - 1) / j.len + 1;
+		om_par_for(c->threads, g.N * g.group * j.nb, 1, pointwise_piece, &j);
 	} else {
-		int64_t OL = sp->out[last], lead = P / OL;
-		int64_t rows = COL_BUDGET / (Kg * OL);
-		if (rows < 1)
-			rows = 1;
-		if (rows > lead)
-			rows = lead;
+		j.OL = sp->out[last];
+		const int64_t lead = P / j.OL;
+		j.len = COL_BUDGET / (Kg * j.OL);
+		if (j.len < 1)
+			j.len = 1;
+		if (j.len > lead)
+			j.len = lead;
+		j.nb = (lead - 1) / j.len + 1;
+		const int64_t units = g.N * g.group * j.nb;
 		int64_t ncol;
-		float *col = NULL;
-		if (__builtin_mul_overflow(Kg * rows, OL, &ncol) || ncol >= INT64_MAX / 8)
+		if (__builtin_mul_overflow(Kg * j.len, j.OL, &ncol) || ncol >= INT64_MAX / 8)
 			return om_error(c->st, OM_ERR_INVALID_INPUT, c->node, "im2col buffer too large");
-		om_kind rc = om_ctx_reserve(c, sizeof(float) * (size_t)ncol, "the im2col buffer");
+		/* a buffer per worker (om_par_slots: 1 at one thread) */
+		const int slots = om_par_slots(c->threads, units, 1);
+		const size_t bytes = sizeof(float) * (size_t)ncol;
+		om_kind rc = om_ctx_reserve(c, bytes * (size_t)slots, "the im2col buffers");
 		if (rc)
 			return rc;
-		if (!(col = malloc(sizeof(float) * (size_t)ncol)))
+		float *cols = malloc(bytes * (size_t)slots);
+		if (!cols)
 			return om_error(c->st, OM_ERR_NOMEM, c->node, "im2col buffer");
-		for (int64_t n = 0; n < g.N; n++)
-			for (int64_t gi = 0; gi < g.group; gi++)
-				for (int64_t q0 = 0; q0 < lead; q0 += rows) {
-					int64_t q1 = q0 + rows > lead ? lead : q0 + rows;
-					const float *xg = x + (n * g.C + gi * Cg) * Pin;
-					om_im2col(xg, sizeof(float), Cg, sp, q0, q1, col);
-					if (!c->exact && q0 == 0 && Mg * Kg >= OM_WARM_FLOATS)
-						om_conv_warm(w + gi * Mg * Kg, Mg * Kg);
-					conv_gemm(c->exact, Mg, (q1 - q0) * OL, Kg,
-						  w + gi * Mg * Kg, col, (q1 - q0) * OL,
-						  y + (n * g.M + gi * Mg) * P + q0 * OL, P);
-					epi_rows(&e, g.M, P, n, gi * Mg, Mg, q0 * OL,
-						 (q1 - q0) * OL, y);
-				}
-		free(col);
+		j.col = cols, j.ncol = ncol;
+		om_par_for_slots(c->threads, units, 1, im2col_piece, &j);
+		free(cols);
 	}
 	return OM_OK;
 }
