@@ -5,9 +5,9 @@
 #include <omp.h>
 #endif
 
-/* Pieces per thread: more than one, so that a thread slowed by other work on its core leaves
- * the rest to the others; few, so that each piece stays large. */
-enum { PIECES_PER_THREAD = 4 };
+/* Pieces per thread: one, the same contiguous share for every loop of a given extent, so that
+ * an element-wise op finds in its core's cache what the previous one wrote there. */
+enum { PIECES_PER_THREAD = 1 };
 
 int om_par_slots(int threads, int64_t n, int64_t grain)
 {
@@ -37,7 +37,7 @@ void om_par_for_slots(int threads, int64_t n, int64_t grain, om_par_slot_fn fn, 
 	const int64_t grains = (n - 1) / grain + 1, most = (int64_t)nth * PIECES_PER_THREAD;
 	const int64_t len = ((grains - 1) / (grains < most ? grains : most) + 1) * grain;
 	const int64_t pieces = (n - 1) / len + 1;
-#pragma omp parallel for num_threads(nth) schedule(dynamic, 1)
+#pragma omp parallel for num_threads(nth) schedule(static, 1)
 	for (int64_t p = 0; p < pieces; p++)
 		fn(arg, p * len, n - p * len < len ? n : p * len + len, omp_get_thread_num());
 #endif

@@ -78,9 +78,11 @@ static inline uint64_t om_ew_f2u(double v)
 }
 
 /* Elements per piece of an elementwise loop split over a run's threads (ops/parallel.h): at
- * least this many are worth a thread (a float Mul of 16384 takes about 10 us); a multiple of
- * 64, so that every piece starts on a cache line and a vector boundary. */
-enum { OM_EW_GRAIN = 16384 };
+ * least this many are worth a thread (2 threads, 20 chained float ops, us an op: Mul of 65536
+ * 6.0 -> 6.3, of 131072 12.5 -> 9.9, of 32768 3.2 -> 4.9 split in two; Sigmoid of 32768
+ * 19 -> 16, of 65536 50 -> 30); a multiple of 64, so that every piece starts on a cache line
+ * and a vector boundary. */
+enum { OM_EW_GRAIN = 32768 };
 
 /* ---- entry points (rows in ops_elementwise.c) -------------------------------------------- */
 
