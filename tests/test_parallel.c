@@ -179,11 +179,12 @@ static void broadcast_ops_same_bits(void **state)
 }
 
 /* MaxPool 3x3/2 (the separable path; with Indices the general one), AveragePool 3x3/1 with
- * pads (the row path), GlobalAveragePool and GlobalMaxPool, on 2 x 40 images of 33 x 35 */
+ * pads (the row path), GlobalAveragePool and GlobalMaxPool, on 2 x 160 images of 33 x 35
+ * (several pieces each) */
 static void pools_same_bits(void **state)
 {
 	(void)state;
-	const int64_t d[4] = {2, 40, 33, 35}, n = 2 * 40 * 33 * 35;
+	const int64_t d[4] = {2, 160, 33, 35}, n = 2 * 160 * 33 * 35;
 	float *x = malloc(sizeof(float) * (size_t)n);
 	fill(x, n, 10);
 	om_tensor tx = nt_tensor(OM_FLOAT, 4, d, x);
