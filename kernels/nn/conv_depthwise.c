@@ -287,9 +287,11 @@ static void dw_piece(void *arg, int64_t c0, int64_t c1)
 	const plane *p = j->p;
 	const padded *g = j->g;
 	float *xp = NULL;
-	if (g && (xp = malloc(sizeof(float) * (size_t)(g->Hp * g->Wp + (g->flat ? p->OH * g->Wp
-										 : 0)))))
-		memset(xp, 0, sizeof(float) * (size_t)(g->Hp * g->Wp));
+	if (g) {
+		const int64_t nxp = g->Hp * g->Wp, nyw = g->flat ? p->OH * g->Wp : 0;
+		if ((xp = malloc(sizeof(float) * (size_t)(nxp + nyw))))
+			memset(xp, 0, sizeof(float) * (size_t)nxp);
+	}
 	for (int64_t nm = c0; nm < c1; nm++) {
 		const int64_t n = nm / j->M, m = nm % j->M;
 		const float *xc = j->x + (n * j->C + m / j->Mg) * p->H * p->W;
