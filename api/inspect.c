@@ -185,7 +185,7 @@ om_kind om_model_op_counts(const om_model *m, om_op_count **rows, int *n, om_sta
 static const char *const flag_names[] = {
 	"view",     "exact",    "data-dependent", "in-place",    "control",
 	"random",   "qdq",      "shape-of",       "elementwise", "commutative",
-	"same-shape-copy",      "layout",         "passthrough",
+	"same-shape-copy",      "layout",         "passthrough",    "epilogue",
 };
 
 _Static_assert(sizeof flag_names / sizeof flag_names[0] == OM_OP_FLAG_BITS,

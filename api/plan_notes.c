@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "activation.h"
 #include "plan_notes.h"
 #include "session.h"
 #include "transpose.h"
@@ -104,6 +105,18 @@ static void hook(void *arg, const om_node *n, const om_tensor *const *in, int ni
 	}
 }
 
+/* the buffer recorded for `from` (a node output never stored) belongs to `to` */
+static void move_value(om_plan_notes *p, const om_value *from, const om_value *to)
+{
+	seen_value *v = NULL;
+	HASH_FIND_PTR(p->values, &from, v);
+	if (!v || !to)
+		return;
+	HASH_DEL(p->values, v);
+	v->key = to;
+	HASH_ADD_PTR(p->values, key, v);
+}
+
 /* Zeros shaped like the graph input (symbolic and unknown dims taken as 1). */
 static om_kind placeholder(const om_value *v, om_tensor *t, om_status *st)
 {
@@ -160,12 +173,18 @@ om_kind om_plan_notes_make(const om_model *m, om_plan_notes **out, om_status *st
 		if (!e)
 			break;
 		e->view = ni.view;
-		char extra[64];
+		char extra[64], post[48] = "";
 		snprintf(extra, sizeof extra, "%.63s", e->note);
-		snprintf(e->note, sizeof e->note, "%s%s%s%s%s",
-			 ni.folded ? "folded at plan time"
+		if (ni.post) {
+			/* output 0 is never stored: the kernel writes the absorbed activation's */
+			snprintf(post, sizeof post, ", applies %s", om_act_name(ni.post));
+			move_value(p, ni.node->out[0], ni.out0);
+		}
+		snprintf(e->note, sizeof e->note, "%s%s%s%s%s%s",
+			 ni.folded     ? "folded at plan time"
+			 : ni.absorbed ? "absorbed into its input's producer"
 			 : ni.mode == OM_MODE_FAST ? "fast kernel" : "exact kernel",
-			 ni.dynamic ? ", shaped per run" : "", ni.view ? ", view" : "",
+			 post, ni.dynamic ? ", shaped per run" : "", ni.view ? ", view" : "",
 			 extra[0] ? "; " : "", extra);
 	}
 	if (!rc && p->oom)

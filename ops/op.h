@@ -56,9 +56,12 @@ enum om_op_flags {
 	OM_OP_SAME_SHAPE_COPY = 1u << 10, /* out[0] holds in[0]'s values whenever it has in[0]'s
 					     type and shape (Reshape, Expand, Tile, Cast...) */
 	OM_OP_LAYOUT = 1u << 11,        /* reads a channels-first layout (N, C, spatial...) */
-	OM_OP_PASSTHROUGH = 1u << 12    /* out[0] is in[0] (type, shape and values), always */
+	OM_OP_PASSTHROUGH = 1u << 12,   /* out[0] is in[0] (type, shape and values), always */
+	OM_OP_EPILOGUE = 1u << 13       /* the kernel applies om_ctx.post to out[0] (a float
+					   output) while it is in cache, when the node has no
+					   `activation` of its own */
 };
-#define OM_OP_FLAG_BITS 13 /* bits used above (om_op_flag_name names each) */
+#define OM_OP_FLAG_BITS 14 /* bits used above (om_op_flag_name names each) */
 
 /* Which op a row is, for the passes that match patterns of ops (a fusion looks for a Conv whose
  * output feeds a Relu). Only the ops a pass names have a code; every other row has OM_OPC_NONE.
@@ -69,7 +72,7 @@ enum om_opcode {
 	/* ai.onnx */
 	OM_OPC_ADD, OM_OPC_SUB, OM_OPC_MUL, OM_OPC_DIV, OM_OPC_POW, OM_OPC_SQRT, OM_OPC_RECIPROCAL,
 	OM_OPC_ERF, OM_OPC_TANH, OM_OPC_SIGMOID, OM_OPC_RELU, OM_OPC_LEAKY_RELU,
-	OM_OPC_HARD_SIGMOID, OM_OPC_CLIP, OM_OPC_GELU, OM_OPC_REDUCE_MEAN, OM_OPC_MATMUL,
+	OM_OPC_HARD_SIGMOID, OM_OPC_HARD_SWISH, OM_OPC_SWISH, OM_OPC_CLIP, OM_OPC_GELU, OM_OPC_REDUCE_MEAN, OM_OPC_MATMUL,
 	OM_OPC_GEMM, OM_OPC_CONV, OM_OPC_BATCH_NORM, OM_OPC_LAYER_NORM, OM_OPC_TRANSPOSE,
 	OM_OPC_RESHAPE, OM_OPC_SQUEEZE, OM_OPC_UNSQUEEZE, OM_OPC_SLICE, OM_OPC_EXPAND,
 	OM_OPC_DROPOUT, OM_OPC_CAST, OM_OPC_IF, OM_OPC_CONSTANT,
@@ -83,6 +86,7 @@ _Static_assert(OM_OPC_COUNT <= 64, "a set of opcodes is a uint64_t");
 #define OM_OPC_BIT(code) (UINT64_C(1) << (code))
 
 struct om_session;
+struct om_act;
 typedef struct om_run_services om_run_services;
 
 typedef struct om_ctx {
@@ -99,6 +103,9 @@ typedef struct om_ctx {
 	void **state;           /* the step's kernel state slot (above); NULL when folding */
 	void (**state_release)(void *); /* the slot's release function (above) */
 	uint64_t const_in;      /* bit i: in[i] holds the same bytes in every run (above) */
+	/* OM_OP_EPILOGUE rows: an activation (activation.h) the planner folded into this step,
+	 * applied last to out[0]; NULL when none (always outside a session) */
+	const struct om_act *post;
 } om_ctx;
 
 typedef om_kind (*om_infer_fn)(om_ctx *c);

@@ -12,55 +12,40 @@
  * inferred shape (numbers or the same symbols: an Add that broadcasts is left alone). The
  * pass runs only when the registry has a FusedConv row (kernels/nn/ops_conv.c).
  */
-#include <float.h>
 #include <string.h>
 
+#include "activation.h"
 #include "optimize.h"
 
 typedef struct act_info {
-	const char *name;
+	const char *name; /* FusedConv's activation */
 	int32_t nparams;
 	float params[2];
 } act_info;
 
+typedef struct scalar_arg {
+	const om_graph *g;
+	const om_node *n;
+} scalar_arg;
+
+static bool scalar_input(void *arg, int32_t k, double *v)
+{
+	const scalar_arg *s = arg;
+	return om_opt_scalar(s->g, s->n->in[k], 0, v);
+}
+
 /* The activation of node a with its parameters; false when a is none FusedConv takes. */
 static bool activation(const om_graph *g, const om_node *a, act_info *ai)
 {
-	if (a->nin < 1 || a->nout != 1 || !a->out[0] || !a->in[0])
+	om_act act;
+	scalar_arg sa = {g, a};
+	if (!om_act_of(a, om_node_code(g->model, a), om_model_opset(g->model, a->domain),
+		       scalar_input, &sa, &act))
 		return false;
-	*ai = (act_info){a->op, 0, {0, 0}};
-	switch (om_node_code(g->model, a)) {
-	case OM_OPC_RELU:
-	case OM_OPC_TANH:
-	case OM_OPC_SIGMOID:
-		return a->nin == 1;
-	case OM_OPC_LEAKY_RELU:
-		*ai = (act_info){a->op, 1, {om_attr_float(a, "alpha", 0.01f), 0}};
-		return a->nin == 1;
-	case OM_OPC_HARD_SIGMOID:
-		*ai = (act_info){a->op, 2, {om_attr_float(a, "alpha", 0.2f),
-					    om_attr_float(a, "beta", 0.5f)}};
-		return a->nin == 1;
-	case OM_OPC_CLIP:
-		break;
-	default:
-		return false;
-	}
-	*ai = (act_info){a->op, 2, {-FLT_MAX, FLT_MAX}};
-	if (om_model_opset(g->model, "") < 11) {
-		ai->params[0] = om_attr_float(a, "min", -FLT_MAX);
-		ai->params[1] = om_attr_float(a, "max", FLT_MAX);
-		return a->nin == 1;
-	}
-	for (int32_t k = 1; k < a->nin && k < 3; k++) {
-		double v;
-		if (!a->in[k])
-			continue;
-		if (!om_opt_scalar(g, a->in[k], 0, &v))
-			return false;
-		ai->params[k - 1] = (float)v;
-	}
-	return a->nin <= 3;
+	ai->name = om_act_fused_name(act.kind, &ai->nparams);
+	ai->params[0] = act.alpha;
+	ai->params[1] = act.beta;
+	return ai->name != NULL;
 }
 
 /* The Conv producing x, float, with x private to the chain */

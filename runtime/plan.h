@@ -11,6 +11,7 @@
 #ifndef OM_PLAN_H
 #define OM_PLAN_H
 
+#include "activation.h"
 #include "pool.h"
 #include "session.h"
 
@@ -35,6 +36,8 @@ typedef struct om_step {
 	int32_t nimplicit;
 	uint8_t folded, dead, dynamic, view, exact, mode; /* dead: nothing reads its outputs */
 	uint8_t deferred; /* a subgraph step whose plan-time inference failed (InvalidModel at run) */
+	uint8_t absorbed; /* not run: the producing step applies it as its `post` (plan_absorb.c) */
+	om_act post;      /* the activation absorbed into this step (OM_OP_EPILOGUE rows), or none */
 	int32_t prof; /* row in the session's profile table */
 	struct om_infer_cache *icache; /* dynamic steps: the last run-time inference (infer_cache.c) */
 	void *kstate; /* the kernel's state (om_ctx.state), malloc'd by the kernel */
@@ -83,6 +86,9 @@ om_kind om_plan_graph(om_session *s, const om_graph *g, om_plan *parent, om_plan
 		      om_status *st);
 /** The slot of value v in p, or -1. */
 int32_t om_plan_slot(const om_plan *p, const om_value *v);
+/** Folds the activations that qualify into the steps producing their inputs (plan_absorb.c;
+ *  fast mode only). */
+om_kind om_plan_absorb(const om_session *s, om_plan *p, om_status *st);
 /** The plan of graph g, or NULL. */
 om_plan *om_plan_find(const om_session *s, const om_graph *g);
 typedef struct om_infer_cache om_infer_cache;

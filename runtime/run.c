@@ -247,7 +247,8 @@ static om_kind run_step(om_session *s, om_frame *f, om_step *sp, om_status *st)
 		    .exact = s->opt.exact, /* rows flagged exact may take fast paths in fast mode */
 		    .threads = s->opt.threads > 1 ? s->opt.threads : 1,
 		    .session = s, .run = &services, .state = &sp->kstate,
-		    .state_release = &sp->krelease};
+		    .state_release = &sp->krelease,
+		    .post = sp->post.kind ? &sp->post : NULL};
 	for (int32_t i = 0; i < nin && i < 64; i++)
 		if (sp->in[i] >= 0 && p->slots[sp->in[i]].kind == OM_SLOT_CONST)
 			c.const_in |= (uint64_t)1 << i;
@@ -594,7 +595,7 @@ om_kind om_run_plan(om_session *s, om_plan *p, om_frame *parent, const om_tensor
 	}
 	rc = bind_slots(p, &f, in, nin, st);
 	for (int32_t i = 0; !rc && i < p->nsteps; i++)
-		if (!p->steps[i].folded && !p->steps[i].dead &&
+		if (!p->steps[i].folded && !p->steps[i].dead && !p->steps[i].absorbed &&
 		    !(rc = check_time(s, p->steps[i].node, st)))
 			rc = run_step(s, &f, &p->steps[i], st);
 	if (!rc)

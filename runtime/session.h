@@ -25,6 +25,10 @@ typedef struct om_node_info {
 	const om_op *op;
 	int folded;  /* computed at plan time (constant inputs, Shape/Size of a known shape) */
 	int dead;    /* not run: nothing reads its outputs */
+	int absorbed; /* not run: the step producing its input applies it (fast mode) */
+	int post;     /* om_act_kind the step applies for the steps it absorbed, or 0 */
+	const om_value *out0; /* the value output 0 is written to: with post, the last absorbed
+				 step's output (the node's own output 0 is never stored) */
 	int dynamic; /* shaped again in every run (a value, or a dim, only known at run time) */
 	int view;    /* output 0 aliases input 0 */
 	int mode;    /* om_node_mode the node ran in (last run); folded nodes: OM_MODE_EXACT */

@@ -3,7 +3,10 @@
  * stride-1 conv on a small image, a 5x5 depthwise conv blocked with reorders, dilated ones)
  * against exact mode, within float rounding of the sums; a second run reuses the state, a run
  * with another batch remakes it; bias, Z and activations as FusedConv's epilogue; one and two
- * threads. Passes (on the own kernels) without oneDNN too. */
+ * threads. Activation nodes after the conv (QuickGelu, HardSwish, x * HardSigmoid(x),
+ * x * Sigmoid(x), Clip of constant bounds) are absorbed into the conv step in fast mode
+ * (runtime/plan_absorb.c) and counted; exact mode absorbs none. Passes (on the own kernels)
+ * without oneDNN too. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,24 +14,44 @@
 #include "testutil.h"
 #include "session.h"
 
+/* the nodes after the conv: y = post(c), or y = Mul(c, post(c)) when gated; Clip reads the
+ * initializers lo and hi; `other`: Mul(z, post(c)) instead (z, not the conv output) */
+typedef struct post_chain {
+	const char *op; /* NULL: none */
+	bool gated, other;
+	int absorbed;   /* steps absorbed into the conv in fast mode */
+} post_chain;
+
 typedef struct conv_case {
 	int64_t C, H, W, M, K, stride, pad, group;
 	const char *act; /* FusedConv's activation, or NULL: Conv */
 	bool z, bias;
 	int64_t dil;
+	post_chain post;
 } conv_case;
 
 static const conv_case cases[] = {
-	{16, 9, 7, 24, 1, 1, 0, 1, NULL, false, true, 1},     /* 1x1 */
-	{3, 20, 20, 8, 7, 2, 3, 1, NULL, false, true, 1},     /* stem */
-	{32, 6, 6, 16, 3, 1, 1, 1, NULL, false, false, 1},    /* 3x3, small image */
-	{24, 10, 10, 24, 5, 1, 2, 24, NULL, false, true, 1},  /* depthwise 5x5 */
-	{16, 9, 7, 24, 1, 1, 0, 1, "Sigmoid", true, true, 1}, /* FusedConv 1x1 */
-	{3, 20, 20, 8, 7, 2, 3, 1, "Relu", true, true, 1},    /* FusedConv stem */
-	{24, 10, 10, 24, 5, 1, 2, 24, "Relu", false, true, 1},
-	{8, 9, 9, 8, 3, 2, 1, 2, NULL, false, true, 1},       /* grouped: own kernels */
-	{16, 12, 12, 8, 3, 1, 4, 1, NULL, false, true, 4},    /* dilated 3x3 */
-	{24, 10, 10, 24, 5, 1, 4, 24, "Relu", false, true, 2}, /* dilated depthwise */
+	{16, 9, 7, 24, 1, 1, 0, 1, NULL, false, true, 1, {0}},     /* 1x1 */
+	{3, 20, 20, 8, 7, 2, 3, 1, NULL, false, true, 1, {0}},     /* stem */
+	{32, 6, 6, 16, 3, 1, 1, 1, NULL, false, false, 1, {0}},    /* 3x3, small image */
+	{24, 10, 10, 24, 5, 1, 2, 24, NULL, false, true, 1, {0}},  /* depthwise 5x5 */
+	{16, 9, 7, 24, 1, 1, 0, 1, "Sigmoid", true, true, 1, {0}}, /* FusedConv 1x1 */
+	{3, 20, 20, 8, 7, 2, 3, 1, "Relu", true, true, 1, {0}},    /* FusedConv stem */
+	{24, 10, 10, 24, 5, 1, 2, 24, "Relu", false, true, 1, {0}},
+	{8, 9, 9, 8, 3, 2, 1, 2, NULL, false, true, 1, {0}},       /* grouped: own kernels */
+	{16, 12, 12, 8, 3, 1, 4, 1, NULL, false, true, 4, {0}},    /* dilated 3x3 */
+	{24, 10, 10, 24, 5, 1, 4, 24, "Relu", false, true, 2, {0}}, /* dilated depthwise */
+	/* activations absorbed by the planner, on each path */
+	{16, 9, 7, 24, 1, 1, 0, 1, NULL, false, true, 1, {"QuickGelu", false, false, 1}},
+	{3, 20, 20, 8, 7, 2, 3, 1, NULL, false, true, 1, {"HardSwish", false, false, 1}},
+	{24, 10, 10, 24, 5, 1, 2, 24, NULL, false, true, 1, {"HardSigmoid", true, false, 2}},
+	{24, 11, 11, 24, 3, 2, 1, 24, NULL, false, true, 1, {"Sigmoid", true, false, 2}},
+	{32, 6, 6, 16, 3, 1, 1, 1, NULL, false, false, 1, {"Clip", false, false, 1}},
+	{16, 12, 12, 16, 3, 1, 1, 1, NULL, false, true, 1, {"Sigmoid", true, false, 2}},
+	{16, 9, 7, 24, 1, 1, 0, 1, NULL, true, true, 1, {"HardSigmoid", true, false, 2}},
+	{3, 20, 20, 8, 7, 2, 3, 1, NULL, true, true, 1, {"Sigmoid", true, false, 2}},
+	{16, 9, 7, 24, 1, 1, 0, 1, "Relu", false, true, 1, {"Sigmoid", false, false, 0}},
+	{16, 9, 7, 24, 1, 1, 0, 1, NULL, true, true, 1, {"Sigmoid", false, true, 1}},
 };
 
 static void fill(float *v, int64_t n, uint32_t seed, float scale)
@@ -66,9 +89,9 @@ static om_value *init(om_graph *g, const char *name, int32_t rank, const int64_t
 
 static om_model *conv_model(const conv_case *k)
 {
-	om_model *m = tu_model(13);
+	om_model *m = tu_model(14);
 	m->opsets = om_arena_alloc(m->arena, sizeof *m->opsets * 2);
-	m->opsets[0] = (om_opset){"", 13};
+	m->opsets[0] = (om_opset){"", 14}; /* HardSwish */
 	m->opsets[1] = (om_opset){"com.microsoft", 1};
 	m->nopsets = 2;
 	om_graph *g = m->graph;
@@ -87,9 +110,12 @@ static om_model *conv_model(const conv_case *k)
 		tu_push_value(g, &g->inputs, &g->ninputs, z);
 	}
 	const char *ins = k->z ? (k->bias ? "x,W,B,z" : "x,W,,z") : (k->bias ? "x,W,B" : "x,W");
-	om_node *n = tu_graph_node(g, k->act ? "FusedConv" : "Conv", ins, "y");
-	if (k->act) {
+	const post_chain *pc = &k->post;
+	om_node *n = tu_graph_node(g, k->act || k->z ? "FusedConv" : "Conv", ins,
+				   pc->op ? "c" : "y");
+	if (k->act || k->z)
 		n->domain = "com.microsoft";
+	if (k->act) {
 		om_attr *a = om_node_set_attr(n, "activation", OM_ATTR_STRING);
 		a->s.ptr = om_arena_strndup(m->arena, k->act, strlen(k->act));
 		a->s.len = (int64_t)strlen(k->act);
@@ -99,9 +125,32 @@ static om_model *conv_model(const conv_case *k)
 	tu_attr_ints(n, "pads", 4, (int64_t[]){k->pad, k->pad, k->pad, k->pad});
 	om_node_set_attr(n, "group", OM_ATTR_INT)->i = k->group;
 	tu_attr_ints(n, "dilations", 2, (int64_t[]){d, d});
+	if (pc->op) {
+		const bool clip = !strcmp(pc->op, "Clip");
+		if (clip) {
+			init(g, "lo", 0, NULL, 13, 0.25f);
+			init(g, "hi", 0, NULL, 17, 0.75f);
+		}
+		om_node *a = tu_graph_node(g, pc->op, clip ? "c,lo,hi" : "c",
+					   pc->gated || pc->other ? "a" : "y");
+		if (!strcmp(pc->op, "QuickGelu")) {
+			a->domain = "com.microsoft";
+			om_node_set_attr(a, "alpha", OM_ATTR_FLOAT)->f = 1.5f;
+		}
+		if (pc->gated || pc->other)
+			tu_graph_node(g, "Mul", pc->other ? "z,a" : "c,a", "y");
+	}
 	om_value *y = value(g, "y", OM_VALUE_GRAPH_OUTPUT, 4, (int64_t[]){1, k->M, OH, OW}, 1);
 	tu_push_value(g, &g->outputs, &g->noutputs, y);
 	return m;
+}
+
+static int absorbed(const om_session *s)
+{
+	int n = 0;
+	for (int i = 0; i < om_session_node_count(s); i++)
+		n += om_session_node_info(s, i).absorbed;
+	return n;
 }
 
 static void run(om_session *s, const conv_case *k, int64_t N, om_tensor *out)
@@ -138,6 +187,10 @@ static void fast_against_exact(void **state)
 		const om_session_options fo = {.threads = 1 + (int)(t % 2)}, eo = {.exact = 1};
 		assert_int_equal(om_session_create(m, &fo, &fast, &st), OM_OK);
 		assert_int_equal(om_session_create(m, &eo, &exact, &st), OM_OK);
+		if (absorbed(fast) != k->post.absorbed)
+			fail_msg("case %zu: %d steps absorbed, %d expected", i, absorbed(fast),
+				 k->post.absorbed);
+		assert_int_equal(absorbed(exact), 0);
 		for (int r = 0; r < 3; r++) {
 			const int64_t N = r < 2 ? 1 : 2; /* the third run: another batch */
 			om_tensor a = {0}, b = {0};

@@ -326,7 +326,7 @@ static const om_op rows[] = {
 	ROWC(Reciprocal, 1, EI, OM_OPC_RECIPROCAL), ROW(Exp, 1, EI), ROW(Log, 1, EI),
 	ROWC(Erf, 9, EI, OM_OPC_ERF), ROWC(Tanh, 1, EI, OM_OPC_TANH),
 	ROWC(Sigmoid, 1, EI, OM_OPC_SIGMOID), ROWC(HardSigmoid, 1, EI, OM_OPC_HARD_SIGMOID),
-	ROW(HardSwish, 14, EI), ROWC(Relu, 1, EI, OM_OPC_RELU),
+	ROWC(HardSwish, 14, EI, OM_OPC_HARD_SWISH), ROWC(Relu, 1, EI, OM_OPC_RELU),
 	ROWC(LeakyRelu, 1, EI, OM_OPC_LEAKY_RELU), ROW(Elu, 1, EI), ROW(Selu, 1, EI),
 	ROW(Softplus, 1, EI), ROW(Softsign, 1, EI), ROWC(Gelu, 20, EI, OM_OPC_GELU),
 	ROW(Floor, 1, EI), ROW(Ceil, 1, EI),
@@ -335,7 +335,7 @@ static const om_op rows[] = {
 	ROW(Sin, 7, EI), ROW(Cos, 7, EI), ROW(Tan, 7, EI), ROW(Asin, 7, EI), ROW(Acos, 7, EI),
 	ROW(Atan, 7, EI), ROW(Sinh, 9, EI), ROW(Cosh, 9, EI), ROW(Asinh, 9, EI),
 	ROW(Acosh, 9, EI), ROW(Atanh, 9, EI), ROW(ThresholdedRelu, 10, EI), ROW(Celu, 12, EI),
-	ROW(Shrink, 9, EI), ROW(Mish, 18, EI), ROW(Swish, 24, EI),
+	ROW(Shrink, 9, EI), ROW(Mish, 18, EI), ROWC(Swish, 24, EI, OM_OPC_SWISH),
 	ROW(SwiGLU, 28, OM_OP_EXACT), /* not elementwise: halves the last axis */
 	ROW(StringConcat, 20, E),
 };

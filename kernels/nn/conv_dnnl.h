@@ -14,7 +14,8 @@
  * primitive and the reordered weights are made once and kept in *c->state (with
  * c->state_release). Returns
  * false when not taken (nothing written); true with *rc set when it ran. Bias goes into the
- * primitive; Z and the activation then run as the epilogue (conv_epilogue.h).
+ * primitive; on the blocked path Z (a sum) and the activation too, as post-ops, when oneDNN
+ * has the activation; otherwise they run as the epilogue afterwards (conv_epilogue.h).
  */
 bool om_conv_dnnl(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int64_t M,
 		  int64_t group, const float *x, const float *w, const om_conv_epi *e, float *y,

@@ -8,40 +8,40 @@
 #include "conv_epilogue.h"
 #include "fastmath.h"
 
-static const struct {
-	const char *name;
-	int act, nparams;
-} acts[] = {
-	{"Relu", OM_ACT_RELU, 0},          {"Tanh", OM_ACT_TANH, 0},
-	{"Sigmoid", OM_ACT_SIGMOID, 0},    {"LeakyRelu", OM_ACT_LEAKY_RELU, 1},
-	{"Clip", OM_ACT_CLIP, 2},          {"HardSigmoid", OM_ACT_HARD_SIGMOID, 2},
-};
-
 om_kind om_conv_epi_activation(om_ctx *c, om_conv_epi *e)
 {
 	e->act = OM_ACT_NONE;
 	e->alpha = e->beta = 0;
 	e->fast = !c->exact;
 	const char *name = om_attr_string(c->node, "activation", NULL);
-	if (!name)
-		return OM_OK;
-	for (size_t i = 0; i < sizeof acts / sizeof acts[0]; i++) {
-		if (strcmp(name, acts[i].name))
-			continue;
-		int64_t n = 0;
-		const float *p = om_attr_floats(c->node, "activation_params", &n);
-		if (acts[i].nparams && (!p || n != acts[i].nparams))
-			return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
-					"activation %s takes %d activation_params, %lld given",
-					name, acts[i].nparams, (long long)(p ? n : 0));
-		e->act = acts[i].act;
-		if (acts[i].nparams)
-			e->alpha = p[0];
-		if (acts[i].nparams > 1)
-			e->beta = p[1];
+	if (!name) {
+		if (c->post) {
+			e->act = c->post->kind;
+			e->alpha = c->post->alpha;
+			e->beta = c->post->beta;
+		}
 		return OM_OK;
 	}
-	return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "unknown activation '%s'", name);
+	int32_t np = 0;
+	const int32_t kind = om_act_from_fused_name(name, &np);
+	if (kind == OM_ACT_NONE)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "unknown activation '%s'",
+				name);
+	if (c->post)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"a second activation after '%s'", name);
+	int64_t n = 0;
+	const float *p = om_attr_floats(c->node, "activation_params", &n);
+	if (np && (!p || n != np))
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"activation %s takes %d activation_params, %lld given", name, np,
+				(long long)(p ? n : 0));
+	e->act = kind;
+	if (np)
+		e->alpha = p[0];
+	if (np > 1)
+		e->beta = p[1];
+	return OM_OK;
 }
 
 /* y = act((y + b) + z) in one pass; hb, hz and act are constants in every instance */
@@ -66,6 +66,10 @@ static inline __attribute__((always_inline)) void epi_loop(float *restrict y,
 		} else if (act == OM_ACT_HARD_SIGMOID) {
 			v = al * v + be;
 			v = v < 0 ? 0.0f : v > 1 ? 1.0f : v;
+		} else if (act == OM_ACT_HARD_SWISH) {
+			float g = al * v + be;
+			g = g < 0 ? 0.0f : g > 1 ? 1.0f : g;
+			v = v * g;
 		}
 		y[p] = v;
 	}
@@ -85,7 +89,10 @@ static inline __attribute__((always_inline)) void epi_loop(float *restrict y,
 	case OM_ACT_HARD_SIGMOID:                                                               \
 		epi_loop(y, z, b, n, HB, HZ, OM_ACT_HARD_SIGMOID, al, be);                      \
 		return;                                                                         \
-	default: /* none; Tanh and Sigmoid run their libm pass afterwards */                    \
+	case OM_ACT_HARD_SWISH:                                                                 \
+		epi_loop(y, z, b, n, HB, HZ, OM_ACT_HARD_SWISH, al, be);                        \
+		return;                                                                         \
+	default: /* none; Tanh, Sigmoid and Swish run their own pass afterwards */              \
 		epi_loop(y, z, b, n, HB, HZ, OM_ACT_NONE, al, be);                              \
 		return;                                                                         \
 	}
@@ -109,11 +116,16 @@ void om_conv_epi_row(const om_conv_epi *e, int64_t m, int64_t off, float *y, int
 {
 	if (!om_conv_epi_any(e))
 		return;
-	epi_pass(y, e->z ? e->z + off : NULL, e->bias ? e->bias[m] : 0.0f, n, e->bias != NULL,
-		 e->act, e->alpha, e->beta);
+	const bool own_pass = e->act == OM_ACT_TANH || e->act == OM_ACT_SIGMOID ||
+			      e->act == OM_ACT_SWISH;
+	if (e->bias || e->z || !own_pass)
+		epi_pass(y, e->z ? e->z + off : NULL, e->bias ? e->bias[m] : 0.0f, n,
+			 e->bias != NULL, e->act, e->alpha, e->beta);
 	if (e->act == OM_ACT_SIGMOID && e->fast)
 		om_fast_sigmoid_f32(n, y, y);
-	else if (e->act == OM_ACT_TANH || e->act == OM_ACT_SIGMOID)
+	else if (e->act == OM_ACT_SWISH && e->fast)
+		om_fast_swish_f32(n, y, y, e->alpha);
+	else if (e->act == OM_ACT_TANH || e->act == OM_ACT_SIGMOID || e->act == OM_ACT_SWISH)
 		for (int64_t p = 0; p < n; p++)
 			y[p] = om_conv_act(e, y[p]);
 }

@@ -5,30 +5,23 @@
 
 #include <math.h>
 
+#include "activation.h"
 #include "detmath.h"
 #include "op.h"
 
-enum om_conv_act {
-	OM_ACT_NONE = 0,
-	OM_ACT_RELU,
-	OM_ACT_TANH,
-	OM_ACT_SIGMOID,
-	OM_ACT_LEAKY_RELU,  /* alpha */
-	OM_ACT_CLIP,        /* alpha = min, beta = max */
-	OM_ACT_HARD_SIGMOID /* alpha, beta */
-};
 
 typedef struct om_conv_epi {
 	const float *bias; /* M values, or NULL */
 	const float *z;    /* a tensor of Y's shape, or NULL */
-	int act;           /* om_conv_act */
+	int act;           /* om_act_kind (ops/activation.h) */
 	float alpha, beta;
 	bool fast;         /* fast mode: Sigmoid through ops/fastmath.h (not bit-identical) */
 } om_conv_epi;
 
 /** FusedConv's activation and activation_params (ONNX Runtime's contract: Relu, Tanh,
  *  Sigmoid, LeakyRelu (1 param), Clip (2: min, max), HardSigmoid (2: alpha, beta)); a node
- *  without `activation` (Conv) gets none. Unknown names, wrong counts: OM_ERR_INVALID_MODEL.
+ *  without `activation` (Conv) gets none, or c->post when the planner folded one into the
+ *  step. Unknown names, wrong counts, an activation and c->post: OM_ERR_INVALID_MODEL.
  *  Sets e->fast in fast mode (!c->exact). */
 om_kind om_conv_epi_activation(om_ctx *c, om_conv_epi *e);
 
@@ -50,6 +43,12 @@ static inline float om_conv_act(const om_conv_epi *e, float x)
 	case OM_ACT_HARD_SIGMOID: {
 		const float v = e->alpha * x + e->beta;
 		return v < 0 ? 0.0f : v > 1 ? 1.0f : v;
+	}
+	case OM_ACT_SWISH:
+		return x * om_det_sigmoidf(e->alpha * x);
+	case OM_ACT_HARD_SWISH: {
+		const float v = e->alpha * x + e->beta;
+		return x * (v < 0 ? 0.0f : v > 1 ? 1.0f : v);
 	}
 	default:
 		return x;

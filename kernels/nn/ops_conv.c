@@ -298,7 +298,8 @@ static om_kind conv_f32(om_ctx *c)
 	conv_geo g;
 	om_conv_epi e = {0};
 	om_kind rc = conv_geometry(c, &g);
-	if (rc || (!strcmp(c->node->op, "FusedConv") && (rc = fused_epilogue(c, &e))))
+	if (rc || (rc = !strcmp(c->node->op, "FusedConv") ? fused_epilogue(c, &e)
+							   : om_conv_epi_activation(c, &e)))
 		return rc;
 	const float *x = c->in[0]->data, *w = c->in[1]->data;
 	e.bias = c->nin > 2 && c->in[2] ? c->in[2]->data : NULL;
@@ -637,10 +638,10 @@ static const om_sig sig_QLinearConv_10 = {10, 8, 9, 1, 1, 0x100, 0x0, attrs_QLin
 /* ---- end of signatures ---- */
 
 static const om_op rows[] = {
-	{"Conv", "", 1, conv_infer, conv_kernel, OM_OP_EXACT | OM_OP_LAYOUT, &sig_Conv_1,
-	 OM_OPC_CONV},
-	{"FusedConv", "com.microsoft", 1, fused_infer, conv_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
-	 &sig_ms_FusedConv_1, OM_OPC_MS_FUSED_CONV},
+	{"Conv", "", 1, conv_infer, conv_kernel, OM_OP_EXACT | OM_OP_LAYOUT | OM_OP_EPILOGUE,
+	 &sig_Conv_1, OM_OPC_CONV},
+	{"FusedConv", "com.microsoft", 1, fused_infer, conv_kernel,
+	 OM_OP_EXACT | OM_OP_LAYOUT | OM_OP_EPILOGUE, &sig_ms_FusedConv_1, OM_OPC_MS_FUSED_CONV},
 	{"ConvTranspose", "", 1, convt_infer, convt_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
 	 &sig_ConvTranspose_1, OM_OPC_NONE},
 	{"ConvInteger", "", 10, conv_infer, convint_kernel, OM_OP_EXACT | OM_OP_LAYOUT,

@@ -1,0 +1,145 @@
+/*
+ * plan_absorb.c — activations absorbed into the step that produces their input (fast mode).
+ *
+ * A step whose row applies a trailing activation itself (OM_OP_EPILOGUE: Conv, FusedConv
+ * without an activation of its own) and whose float output x is read by nothing but
+ *
+ *     an activation A (ops/activation.h: Relu, Sigmoid, Clip of constant bounds, QuickGelu,
+ *     HardSwish, ...)                                     y = A(x)
+ *  or an activation and a Mul of x with it (SiLU, the HardSwish of opsets before 14)
+ *                                                         y = Mul(x, A(x))
+ *
+ * writes y itself, applying the activation while its output is in cache (om_ctx.post); the
+ * absorbed steps do not run and x is never stored. x must be float (so is y: an activation
+ * and that Mul keep x's type and shape, so shapes may wait for the run), no graph output and
+ * read by no subgraph. Exact mode keeps every step: its kernels' bits are the contract.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "activation.h"
+#include "plan.h"
+
+typedef struct readers {
+	int32_t n;       /* steps reading the slot (a step reading it twice counts twice) */
+	int32_t step[2]; /* the first two */
+} readers;
+
+typedef struct scalar_arg {
+	const om_plan *p;
+	const om_step *sp;
+} scalar_arg;
+
+/* input k of the step as a float scalar, when a plan-time constant */
+static bool const_scalar(void *arg, int32_t k, double *v)
+{
+	const scalar_arg *a = arg;
+	const int32_t s = a->sp->in[k];
+	const om_tensor *t = s >= 0 ? &a->p->slots[s].meta : NULL;
+	if (!t || a->p->slots[s].kind != OM_SLOT_CONST || !t->data || om_tensor_numel(t) != 1)
+		return false;
+	if (t->dtype == OM_FLOAT)
+		*v = *(const float *)t->data;
+	else if (t->dtype == OM_DOUBLE)
+		*v = *(const double *)t->data;
+	else
+		return false;
+	return true;
+}
+
+static bool runs(const om_step *sp)
+{
+	return !sp->folded && !sp->dead && !sp->absorbed;
+}
+
+/* step sp's output 0 is float: its plan-time type, or (a step whose shapes wait for the run)
+ * its input 0's (OM_OP_EPILOGUE rows: out[0] has in[0]'s type) */
+static bool float_out(const om_plan *p, const om_step *sp)
+{
+	const int32_t x = sp->out[0], i = sp->node->nin >= 1 ? sp->in[0] : -1;
+	const int32_t t = p->slots[x].meta.dtype ? p->slots[x].meta.dtype
+			  : i >= 0		 ? p->slots[i].meta.dtype
+						 : OM_UNDEFINED;
+	return p->slots[x].kind == OM_SLOT_NODE && t == OM_FLOAT;
+}
+
+/* the activation step r computes from slot x alone */
+static bool activation_of(const om_plan *p, const om_step *r, int32_t x, om_act *a)
+{
+	scalar_arg arg = {p, r};
+	return runs(r) && r->node->nout == 1 && r->in[0] == x && r->out[0] >= 0 &&
+	       om_act_of(r->node, r->op->code, r->opset, const_scalar, &arg, a);
+}
+
+/* step m is Mul(x, g) or Mul(g, x) */
+static bool mul_of(const om_step *m, int32_t x, int32_t g)
+{
+	return runs(m) && m->op->code == OM_OPC_MUL && m->node->nin == 2 && m->node->nout == 1 &&
+	       m->out[0] >= 0 &&
+	       ((m->in[0] == x && m->in[1] == g) || (m->in[0] == g && m->in[1] == x));
+}
+
+/* absorbs the activation reading producer sp's output, if it qualifies */
+static void absorb_one(om_plan *p, om_step *sp, const readers *rd)
+{
+	const int32_t x = sp->out[0];
+	if (!float_out(p, sp) || p->slots[x].uses != rd[x].n)
+		return; /* a graph output, or read by a subgraph */
+	om_act a;
+	if (rd[x].n == 1) {
+		om_step *r = &p->steps[rd[x].step[0]];
+		if (!activation_of(p, r, x, &a))
+			return;
+		sp->post = a;
+		sp->out[0] = r->out[0];
+		r->absorbed = 1;
+		p->slots[x].uses = 0;
+		return;
+	}
+	if (rd[x].n != 2)
+		return;
+	for (int i = 0; i < 2; i++) {
+		om_step *r = &p->steps[rd[x].step[i]], *m = &p->steps[rd[x].step[1 - i]];
+		om_act g;
+		const int32_t gv = r->out[0];
+		if (r == m || !activation_of(p, r, x, &a) || !om_act_gated(&a, &g) ||
+		    p->slots[gv].uses != 1 || rd[gv].n != 1 || !mul_of(m, x, gv))
+			continue;
+		sp->post = g;
+		sp->out[0] = m->out[0];
+		r->absorbed = m->absorbed = 1;
+		p->slots[x].uses = 0;
+		p->slots[gv].uses = 0;
+		return;
+	}
+}
+
+om_kind om_plan_absorb(const om_session *s, om_plan *p, om_status *st)
+{
+	if (s->opt.exact)
+		return OM_OK;
+	readers *rd = calloc((size_t)p->nslots, sizeof *rd);
+	if (!rd)
+		return om_error(st, OM_ERR_NOMEM, NULL, "out of memory planning");
+	for (int32_t i = 0; i < p->nsteps; i++) {
+		const om_step *sp = &p->steps[i];
+		if (sp->folded || sp->dead)
+			continue;
+		for (int32_t k = 0; k < sp->node->nin; k++) {
+			const int32_t v = sp->in[k];
+			if (v < 0)
+				continue;
+			if (rd[v].n < 2)
+				rd[v].step[rd[v].n] = i;
+			rd[v].n++;
+		}
+	}
+	for (int32_t i = 0; i < p->nsteps; i++) {
+		om_step *sp = &p->steps[i];
+		if (runs(sp) && (sp->op->flags & OM_OP_EPILOGUE) && sp->node->nout >= 1 &&
+		    sp->out[0] >= 0 && !om_attr_string(sp->node, "activation", NULL))
+			absorb_one(p, sp, rd);
+	}
+	free(rd);
+	return OM_OK;
+}
