@@ -8,6 +8,7 @@
 #pragma GCC optimize("tree-loop-vectorize", "vect-cost-model=dynamic", "no-trapping-math", \
 		     "fp-contract=fast")
 #endif
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -49,6 +50,18 @@ static inline float fexp(float x)
 	memcpy(&s1, &b1, sizeof s1);
 	memcpy(&s2, &b2, sizeof s2);
 	return y * s1 * s2;
+}
+
+/* e^x for x <= 0, NaN kept */
+static inline float fexp_nan(float x)
+{
+	return x != x ? x : fexp(clampf(x, -104.0f, 0.0f));
+}
+
+/* the log of a row's sum of e^x, once per row */
+static inline float flog(float s)
+{
+	return logf(s);
 }
 
 /* 1 / (1 + e^-|x|) and its complement e / (1 + e): no overflow, the left tail relative */
@@ -97,6 +110,62 @@ FAST_CLONES static void gelu_f32(int64_t n, float *y, const float *x)
 		const float phi = v < 0 ? 0.5f * c : 1.0f - 0.5f * c;
 		y[i] = v != v ? v : v * phi;
 	}
+}
+
+/* rows of n: the maximum and the sum in 16 lanes (they vectorize), e^(x - max) in one pass,
+ * then the scale (or, LogSoftmax, the shift by the log of the sum) in another; a NaN makes its
+ * row NaN through e^NaN */
+FAST_CLONES static void softmax_f32(int64_t rows, int64_t n, float *y, const float *x,
+				    bool log_form)
+{
+	for (int64_t o = 0; o < rows; o++) {
+		const float *xr = x + o * n;
+		float *yr = y + o * n;
+		float lm[16], ls[16];
+		for (int j = 0; j < 16; j++)
+			lm[j] = -3.402823466e38f, ls[j] = 0;
+		int64_t k = 0;
+		for (; k + 16 <= n; k += 16)
+			for (int j = 0; j < 16; j++)
+				lm[j] = xr[k + j] > lm[j] ? xr[k + j] : lm[j];
+		float m = lm[0];
+		for (int j = 1; j < 16; j++)
+			m = lm[j] > m ? lm[j] : m;
+		for (; k < n; k++)
+			m = xr[k] > m ? xr[k] : m;
+		for (k = 0; k < n; k++) {
+			const float d = xr[k] - m, e = fexp(clampf(d, -104.0f, 0.0f));
+			yr[k] = d != d ? d : log_form ? d : e;
+		}
+		if (log_form) {
+			for (k = 0; k + 16 <= n; k += 16)
+				for (int j = 0; j < 16; j++)
+					ls[j] += fexp_nan(yr[k + j]);
+		} else {
+			for (k = 0; k + 16 <= n; k += 16)
+				for (int j = 0; j < 16; j++)
+					ls[j] += yr[k + j];
+		}
+		float sum = 0;
+		for (int j = 0; j < 16; j++)
+			sum += ls[j];
+		for (; k < n; k++)
+			sum += log_form ? fexp_nan(yr[k]) : yr[k];
+		if (log_form) {
+			const float lsum = flog(sum);
+			for (k = 0; k < n; k++)
+				yr[k] -= lsum;
+		} else {
+			const float inv = 1.0f / sum;
+			for (k = 0; k < n; k++)
+				yr[k] *= inv;
+		}
+	}
+}
+
+void om_fast_softmax_f32(int64_t rows, int64_t n, float *y, const float *x, bool log_form)
+{
+	softmax_f32(rows, n, y, x, log_form);
 }
 
 void om_fast_sigmoid_f32(int64_t n, float *y, const float *x)

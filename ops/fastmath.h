@@ -9,8 +9,11 @@
 #ifndef OM_FASTMATH_H
 #define OM_FASTMATH_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
+/** Softmax (log_form: LogSoftmax) of `rows` contiguous rows of n; y may be x. */
+void om_fast_softmax_f32(int64_t rows, int64_t n, float *y, const float *x, bool log_form);
 /** y = 1 / (1 + e^-x) */
 void om_fast_sigmoid_f32(int64_t n, float *y, const float *x);
 /** y = x * Sigmoid(alpha x) (Swish; SiLU and QuickGelu are alpha 1 and 1.702) */

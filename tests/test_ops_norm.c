@@ -148,8 +148,9 @@ static void layer_norm(void **state)
 	om_model_free(m);
 }
 
-/* LayerNormalization, Softmax and LogSoftmax over rows of n = 1, 7, 8, 9, 17, 128 (lane
- * sums: whole lanes, tails), exact and fast mode, against a double two-pass reference */
+/* LayerNormalization, Softmax and LogSoftmax over rows of n = 1, 7, 8, 9, 15, 16, 17, 33, 128
+ * (sums in 8 or 16 lanes: whole lanes, tails), exact and fast mode, against a double two-pass
+ * reference */
 enum { ROWS = 3, MAXN = 128 };
 static const char *const row_ops[] = {"LayerNormalization", "Softmax", "LogSoftmax"};
 
@@ -195,7 +196,7 @@ static void row_case(int op, int exact, int64_t n, const float *x, const float *
 static void row_sizes(void **state)
 {
 	(void)state;
-	static const int64_t sizes[] = {1, 7, 8, 9, 17, 128};
+	static const int64_t sizes[] = {1, 7, 8, 9, 15, 16, 17, 33, 128};
 	float x[ROWS * MAXN], sc[MAXN], bi[MAXN];
 	for (int i = 0; i < ROWS * MAXN; i++)
 		x[i] = 10.0f + (float)((i * 7919) % 601) / 100.0f - 3.0f;
@@ -205,6 +206,42 @@ static void row_sizes(void **state)
 		for (int op = 0; op < 3; op++)
 			for (int exact = 0; exact < 2; exact++)
 				row_case(op, exact, sizes[si], x, sc, bi);
+}
+
+/* Softmax and LogSoftmax in both modes: a NaN makes its row NaN, as does +inf (inf - inf);
+ * -inf elements give 0 (Softmax) and -inf (LogSoftmax) */
+static void softmax_specials(void **state)
+{
+	(void)state;
+	enum { N = 19 };
+	float x[3 * N];
+	for (int i = 0; i < 3 * N; i++)
+		x[i] = (float)(i % 7) - 3.0f;
+	x[4] = NAN;
+	x[N + 2] = INFINITY;
+	for (int i = 2 * N; i < 3 * N; i++)
+		x[i] = i == 2 * N + 5 ? 1.0f : -INFINITY;
+	for (int op = 1; op < 3; op++)
+		for (int exact = 0; exact < 2; exact++) {
+			om_model *m = om_model_new();
+			om_node *nd = nt_add_node(m, row_ops[op], 1, 1);
+			om_tensor tx = nt_tensor(OM_FLOAT, 2, (int64_t[]){3, N}, x), out[1];
+			om_status st = {0};
+			assert_int_equal(nt_run_mode(nd, 17, (const om_tensor *[]){&tx}, out, exact,
+						     &st), OM_OK);
+			const float *y = out[0].data;
+			for (int i = 0; i < 2 * N; i++)
+				assert_true(isnan(y[i]));
+			for (int i = 2 * N; i < 3 * N; i++) {
+				const bool one = i == 2 * N + 5;
+				if (op == 1)
+					assert_true(y[i] == (one ? 1.0f : 0.0f));
+				else
+					assert_true(one ? y[i] == 0.0f : isinf(y[i]) && y[i] < 0);
+			}
+			om_tensor_free(&out[0]);
+			om_model_free(m);
+		}
 }
 
 static void instance_norm(void **state)
@@ -455,6 +492,7 @@ int main(void)
 		cmocka_unit_test(rms_norm),       cmocka_unit_test(group_norm),
 		cmocka_unit_test(nll_loss),       cmocka_unit_test(softmax_cross_entropy),
 		cmocka_unit_test(lrn),            cmocka_unit_test(row_sizes),
+		cmocka_unit_test(softmax_specials),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

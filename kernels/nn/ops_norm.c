@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "detmath.h"
+#include "fastmath.h"
 #include "numrun.h"
 #include "op.h"
 #include "reduce_plan.h"
@@ -185,51 +186,6 @@ static void softmax_fn(void *arg, double *v, int64_t n, int64_t s)
 		v[k] = log_form ? v[k] - lsum : v[k] / sum;
 }
 
-/* fast mode, float rows of n contiguous elements (y may be x): the maximum and the sum in
- * eight lanes, e^x from detmath.h (vectorizes), the log of the sum once per row (LogSoftmax) */
-NORM_CLONES static void softmax_fast(const float *x, float *y, int64_t outer, int64_t n,
-				     bool log_form)
-{
-	for (int64_t o = 0; o < outer; o++) {
-		const float *xr = x + o * n;
-		float *yr = y + o * n;
-		float lm[8], ls[8] = {0};
-		for (int j = 0; j < 8; j++)
-			lm[j] = -INFINITY;
-		int64_t k = 0;
-		for (; k + 8 <= n; k += 8)
-			for (int j = 0; j < 8; j++)
-				lm[j] = xr[k + j] > lm[j] ? xr[k + j] : lm[j];
-		for (int j = 0; k < n; k++, j++)
-			lm[j] = xr[k] > lm[j] ? xr[k] : lm[j];
-		float m = lm[0];
-		for (int j = 1; j < 8; j++)
-			m = lm[j] > m ? lm[j] : m;
-		for (k = 0; k + 8 <= n; k += 8)
-			for (int j = 0; j < 8; j++) {
-				const float d = xr[k + j] - m, e = om_det_expf(d);
-				ls[j] += e;
-				yr[k + j] = log_form ? d : e;
-			}
-		for (int j = 0; k < n; k++, j++) {
-			const float d = xr[k] - m, e = om_det_expf(d);
-			ls[j] += e;
-			yr[k] = log_form ? d : e;
-		}
-		const float sum =
-			((ls[0] + ls[1]) + (ls[2] + ls[3])) + ((ls[4] + ls[5]) + (ls[6] + ls[7]));
-		if (log_form) {
-			const float lsum = (float)om_det_log(sum);
-			for (k = 0; k < n; k++)
-				yr[k] -= lsum;
-		} else {
-			const float inv = 1.0f / sum;
-			for (k = 0; k < n; k++)
-				yr[k] *= inv;
-		}
-	}
-}
-
 static void hardmax_fn(void *arg, double *v, int64_t n, int64_t s)
 {
 	(void)arg, (void)s;
@@ -273,7 +229,7 @@ static om_kind axis_kernel(om_ctx *c)
 	}
 	bool log_form = !strcmp(op, "LogSoftmax");
 	if (!c->exact && c->in[0]->dtype == OM_FLOAT && sl.inner == 1) {
-		softmax_fast(c->in[0]->data, c->out[0]->data, sl.outer, sl.n, log_form);
+		om_fast_softmax_f32(sl.outer, sl.n, c->out[0]->data, c->in[0]->data, log_form);
 		return OM_OK;
 	}
 	return each_slice(c, c->in[0], c->out[0], sl, softmax_fn, &log_form);
