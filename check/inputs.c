@@ -8,16 +8,18 @@
 #include <string.h>
 
 #include "check.h"
+#include "session.h"
 
 enum { MAX_SYMS = 64, NATTEMPTS = 6, INT_HI = 16, INT_HI_SMALL = 2 };
 
 /* The value of a free symbol: v = 1 + (run + k) % 4 for the k-th symbol; a non-batch symbol
  * takes 32 v at attempts 2 and 3 (image sizes the network's stride divides) and 256 + 64 (v - 1)
- * at attempts 4 and 5 (at least a window of an audio model, not much more). */
-static int64_t sym_value(int run, int k, int attempt, bool batch)
+ * at attempts 4 and 5 (at least a window of an audio model, not much more); an image's height
+ * or width (spatial) takes 32 v from the first attempt on. */
+static int64_t sym_value(int run, int k, int attempt, bool batch, bool spatial)
 {
 	int64_t v = 1 + (run + k) % 4;
-	if (batch || attempt < 2)
+	if (batch || (attempt < 2 && !spatial))
 		return v;
 	return attempt < 4 ? 32 * v : 256 + 64 * (v - 1);
 }
@@ -28,6 +30,7 @@ typedef struct symtab {
 	char name[MAX_SYMS][160];
 	int64_t value[MAX_SYMS]; /* -1: free */
 	bool batch[MAX_SYMS];    /* at dim 0 of some input */
+	bool spatial[MAX_SYMS];  /* at a dim >= 2 of an image input (mark_spatial) */
 } symtab;
 
 void om_inset_free(om_inset *s)
@@ -158,6 +161,49 @@ static om_kind bind_given(om_session *s, const om_check_options *opt, om_io_info
 	return OM_OK;
 }
 
+enum { MAX_REACH = 16 };
+
+/* Whether a channels-first op (OM_OP_LAYOUT: Conv, pooling, Resize, ...) reads graph input
+ * `name` as its input 0, directly or through element-wise ops (a normalization, a Cast). */
+static bool feeds_layout_op(const om_session *s, const char *name)
+{
+	const char *reach[MAX_REACH] = {name};
+	int nr = 1;
+	for (int i = 0; i < om_session_node_count(s); i++) {
+		const om_node_info ni = om_session_node_info(s, i);
+		const om_node *n = ni.node;
+		bool reads = false;
+		for (int r = 0; n->nin >= 1 && n->in[0] && r < nr && !reads; r++)
+			reads = !strcmp(n->in[0]->name, reach[r]);
+		if (!reads || ni.folded || !ni.op)
+			continue;
+		if (ni.op->flags & OM_OP_LAYOUT)
+			return true;
+		if ((ni.op->flags & OM_OP_ELEMENTWISE) && n->nout >= 1 && n->out[0] &&
+		    nr < MAX_REACH)
+			reach[nr++] = n->out[0]->name;
+	}
+	return false;
+}
+
+/* Marks the symbols at dims >= 2 of the inputs a channels-first op reads: an image's height
+ * and width, where the small sizes of other symbols would leave a CNN a few pixels, most of
+ * them padding, and outputs far in an activation's tail. */
+static void mark_spatial(const om_session *s, const om_io_info *io, int n, symtab *t)
+{
+	for (int i = 0; i < n; i++) {
+		if (io[i].kind != 0 || io[i].rank < 3 || !feeds_layout_op(s, io[i].name))
+			continue;
+		for (int d = 2; d < io[i].rank; d++) {
+			char key[160];
+			sym_key(&io[i], d, key, sizeof key);
+			const int k = io[i].dims[d] < 0 ? sym_find(t, key, false) : -1;
+			if (k >= 0)
+				t->spatial[k] = true;
+		}
+	}
+}
+
 static om_kind copy_tensor(om_tensor *dst, const om_tensor *src, om_status *st)
 {
 	om_kind rc = om_tensor_alloc(dst, src->dtype, src->rank, src->dims, st);
@@ -177,7 +223,7 @@ static om_kind make_inputs(om_session *s, const om_check_options *opt, const om_
 	for (int k = 0; k < t.n; k++) {
 		bool given = t.value[k] >= 0;
 		if (!given)
-			t.value[k] = sym_value(run, k, attempt, t.batch[k]);
+			t.value[k] = sym_value(run, k, attempt, t.batch[k], t.spatial[k]);
 		if (len < ndesc)
 			len += (size_t)snprintf(desc + len, ndesc - len, "%s%s=%lld%s",
 						len ? " " : "", t.name[k],
@@ -267,6 +313,8 @@ om_kind om_reference_run(om_session *s, const om_check_options *opt, int run, in
 	symtab *bound = calloc(1, sizeof *bound);
 	om_kind rc = io && bound ? bind_given(s, opt, io, bound, st)
 				 : om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
+	if (!rc)
+		mark_spatial(s, io, n, bound);
 	bool free_syms = false;
 	for (int k = 0; bound && k < bound->n; k++)
 		free_syms |= bound->value[k] < 0;

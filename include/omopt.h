@@ -479,7 +479,10 @@ OM_API om_kind om_tensor_write_file(const char *path, const om_tensor *t, const 
  *     run (a given input's shape binds it); a free one takes a small value that changes from
  *     run to run: the k-th symbol (in the order the inputs declare them) is 1 + (run + k) % 4
  *     in run `run` (from 0), so the first symbol is 1 in the first run. A dim that is neither
- *     a number nor a dim_param is a symbol of its own.
+ *     a number nor a dim_param is a symbol of its own. An image's height and width (a symbol
+ *     at dim 2 or later of an input that a channels-first op, Conv or pooling, reads as its
+ *     input 0, directly or through element-wise ops) take 32 (1 + (run + k) % 4) instead:
+ *     a CNN on a few pixels, most of them padding, would check little but its padding.
  *   When the first model rejects the random inputs (OM_ERR_INVALID_INPUT or
  *   OM_ERR_INVALID_MODEL from a node: an index out of range, sizes that do not fit), the run
  *   is made again with integers in [0, 2); then with the free symbols that are at no input's

@@ -237,6 +237,45 @@ static void small_tables_get_small_integers(void **state)
 	om_model_free(m);
 }
 
+/* img:[N,3,H,W] -> Sub(img, c) -> MaxPool: H and W are an image's height and width, 32 v from
+ * the first run; seq:[N,3,L] -> Relu: L stays small (1 + (run + k) % 4) */
+static void image_dims_get_image_sizes(void **state)
+{
+	(void)state;
+	om_model *m = tu_model(13);
+	om_graph *g = m->graph;
+	om_value *img = tu_typed_value(g, "img", OM_FLOAT, 4, (int64_t[]){-1, 3, -1, -1});
+	om_value *seq = tu_typed_value(g, "seq", OM_FLOAT, 3, (int64_t[]){-1, 3, -1});
+	img->type.dims[2].param = "H";
+	img->type.dims[3].param = "W";
+	seq->type.dims[2].param = "L";
+	img->flags |= OM_VALUE_GRAPH_INPUT;
+	seq->flags |= OM_VALUE_GRAPH_INPUT;
+	tu_push_value(g, &g->inputs, &g->ninputs, img);
+	tu_push_value(g, &g->inputs, &g->ninputs, seq);
+	init_ones(m, "c", 1, 1);
+	tu_graph_node(g, "Sub", "img,c", "centred");
+	tu_attr_ints(tu_graph_node(g, "MaxPool", "centred", "pooled"), "kernel_shape", 2,
+		     (int64_t[]){2, 2});
+	tu_graph_node(g, "Relu", "seq", "r");
+	const char *outs[] = {"pooled", "r"};
+	for (int i = 0; i < 2; i++) {
+		om_value *o = om_graph_value(g, outs[i]);
+		o->flags |= OM_VALUE_GRAPH_OUTPUT;
+		tu_push_value(g, &g->outputs, &g->noutputs, o);
+	}
+	om_check_options o = {.runs = 2};
+	om_check_report r;
+	om_status st = {0};
+	assert_int_equal(om_check(m, m, &o, &r, &st), OM_OK);
+	assert_true(r.passed);
+	/* symbols in declaration order: N (batch), H, W, L */
+	if (!strstr(r.how, "N=1 H=64 W=96 L=4") || !strstr(r.how, "N=2 H=96 W=128 L=1"))
+		fail_msg("inputs: %s", r.how);
+	om_check_report_free(&r);
+	om_model_free(m);
+}
+
 static void given_inputs_are_checked(void **state)
 {
 	(void)state;
@@ -357,6 +396,7 @@ int main(void)
 		cmocka_unit_test(bisect_names_the_pass_and_the_node),
 		cmocka_unit_test(compare_lists_every_shared_value),
 		cmocka_unit_test(small_tables_get_small_integers),
+		cmocka_unit_test(image_dims_get_image_sizes),
 		cmocka_unit_test(given_inputs_are_checked),
 		cmocka_unit_test(a_model_that_cannot_run_fails_the_check),
 		cmocka_unit_test(seeds_repeat),
