@@ -1,7 +1,9 @@
 /* index_topk.c — TopK (seed §5): k an attribute before opset 10 and an input from 10;
  * `largest` (11+, default 1); `sorted` ignored (always sorted). Ties keep input order (lower
  * index first) in both directions; NaN is greater than every number. Per row: insertion into
- * a sorted list for k <= 16, a stable merge sort of the row's indices otherwise. */
+ * a sorted list for k <= 16; otherwise, for k below a quarter of the row, a quickselect of the
+ * first k then their merge sort, else a merge sort of the row's indices. Both order by key
+ * and then index, a strict total order: the result is the stable one. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,19 +104,23 @@ static void select_insertion(const uint64_t *keys, int64_t n, int64_t k, bool la
 	}
 }
 
-/* Stable bottom-up merge sort of 0..n-1 by key; sel and tmp hold n entries. */
-static void select_merge(const uint64_t *keys, int64_t n, bool largest, int64_t *sel,
-			 int64_t *tmp)
+/* a comes before b in the output order: by key, then the lower index first (a strict total
+ * order, so any selection or sort by it gives the stable result) */
+static inline bool ahead(const uint64_t *keys, int64_t a, int64_t b, bool largest)
 {
-	for (int64_t j = 0; j < n; j++)
-		sel[j] = j;
-	int64_t *a = sel, *b = tmp;
-	for (int64_t w = 1; w < n; w *= 2) {
-		for (int64_t lo = 0; lo < n; lo += 2 * w) {
-			int64_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+	return keys[a] != keys[b] ? before(keys[a], keys[b], largest) : a < b;
+}
+
+/* Bottom-up merge sort of the m indices idx by `ahead`; tmp holds m entries. */
+static void sort_idx(const uint64_t *keys, int64_t *idx, int64_t m, bool largest, int64_t *tmp)
+{
+	int64_t *a = idx, *b = tmp;
+	for (int64_t w = 1; w < m; w *= 2) {
+		for (int64_t lo = 0; lo < m; lo += 2 * w) {
+			int64_t mid = lo + w < m ? lo + w : m, hi = lo + 2 * w < m ? lo + 2 * w : m;
 			int64_t i = lo, j = mid, o = lo;
 			while (i < mid && j < hi)
-				b[o++] = before(keys[a[j]], keys[a[i]], largest) ? a[j++] : a[i++];
+				b[o++] = ahead(keys, a[j], a[i], largest) ? a[j++] : a[i++];
 			while (i < mid)
 				b[o++] = a[i++];
 			while (j < hi)
@@ -123,8 +129,63 @@ static void select_merge(const uint64_t *keys, int64_t n, bool largest, int64_t 
 		int64_t *s = a;
 		a = b, b = s;
 	}
-	if (a != sel)
-		memcpy(sel, a, sizeof(int64_t) * (size_t)n);
+	if (a != idx)
+		memcpy(idx, a, sizeof(int64_t) * (size_t)m);
+}
+
+static inline void swap_idx(int64_t *a, int64_t *b)
+{
+	const int64_t t = *a;
+	*a = *b;
+	*b = t;
+}
+
+/* Moves the first k (in the output order) of idx[0..n) to idx[0..k), in no particular order:
+ * quickselect with a median-of-three pivot (every index before lo is ahead of every index
+ * from lo on); a range of 32 or less, or one still open after 64 rounds, is merge sorted. */
+static void select_first(const uint64_t *keys, int64_t *idx, int64_t n, int64_t k, bool largest,
+			 int64_t *tmp)
+{
+	int64_t lo = 0, hi = n;
+	for (int round = 0; hi - lo > 32 && round < 64; round++) {
+		int64_t *a = &idx[lo], *m = &idx[lo + (hi - lo) / 2], *z = &idx[hi - 1];
+		if (ahead(keys, *m, *a, largest))
+			swap_idx(a, m);
+		if (ahead(keys, *z, *m, largest)) {
+			swap_idx(m, z);
+			if (ahead(keys, *m, *a, largest))
+				swap_idx(a, m);
+		}
+		swap_idx(m, z); /* the pivot (the median) waits at hi - 1 */
+		const int64_t p = *z;
+		int64_t store = lo;
+		for (int64_t i = lo; i < hi - 1; i++)
+			if (ahead(keys, idx[i], p, largest))
+				swap_idx(&idx[i], &idx[store++]);
+		swap_idx(&idx[store], z);
+		if (k <= store)
+			hi = store;
+		else if (k == store + 1)
+			return;
+		else
+			lo = store + 1;
+	}
+	sort_idx(keys, idx + lo, hi - lo, largest, tmp);
+}
+
+/* The first k of the row (keys[0..n)) sorted into sel, stable; sel and tmp hold n entries.
+ * For k well below n the first k are selected first, then sorted. */
+static void select_merge(const uint64_t *keys, int64_t n, int64_t k, bool largest, int64_t *sel,
+			 int64_t *tmp)
+{
+	for (int64_t j = 0; j < n; j++)
+		sel[j] = j;
+	if (4 * k < n) {
+		select_first(keys, sel, n, k, largest, tmp);
+		sort_idx(keys, sel, k, largest, tmp);
+	} else {
+		sort_idx(keys, sel, n, largest, tmp);
+	}
 }
 
 om_kind om_topk_kernel(om_ctx *c)
@@ -163,7 +224,7 @@ om_kind om_topk_kernel(om_ctx *c)
 			for (int64_t j = 0; j < n; j++)
 				keys[j] = key_at(x, base + j * inner);
 			if (merge)
-				select_merge(keys, n, largest, sel, sel + n);
+				select_merge(keys, n, k, largest, sel, sel + n);
 			else
 				select_insertion(keys, n, k, largest, sel);
 			const int64_t obase = o * k * inner + in;
