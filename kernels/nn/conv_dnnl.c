@@ -27,6 +27,7 @@ bool om_conv_dnnl(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int64_t
 #include <omp.h>
 
 #include "conv_winograd.h"
+#include "parallel.h"
 
 enum { DN_NONE, DN_NCHW, DN_BLOCKED };
 
@@ -227,6 +228,22 @@ static bool dn_make(dn_state *s, const int64_t *k, const float *w)
 	return ok;
 }
 
+/* the epilogue of Y's planes [lo, hi) (image n, channel m: plane n M + m) */
+typedef struct epi_planes {
+	om_conv_epi e;
+	int64_t M, P;
+	float *y;
+} epi_planes;
+
+enum { EPI_GRAIN = 32768 }; /* elements: the least a thread's share of an epilogue is worth */
+
+static void epi_rows(void *arg, int64_t lo, int64_t hi)
+{
+	const epi_planes *p = arg;
+	for (int64_t i = lo; i < hi; i++)
+		om_conv_epi_row(&p->e, i % p->M, i * p->P, p->y + i * p->P, p->P);
+}
+
 /* one execution; oneDNN's status (dnnl_success: done). z: Y's bytes before the sum
  * post-op (NULL when Z is not one). */
 static dnnl_status_t dn_run(dn_state *s, const float *x, const float *bias, const float *z,
@@ -314,12 +331,12 @@ bool om_conv_dnnl(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int64_t
 					 "oneDNN convolution failed (status %d)", (int)r);
 		return true;
 	}
-	/* Z and the activation, when they were not the primitive's (the bias was) */
-	om_conv_epi rest = *e;
-	rest.bias = NULL;
-	if (!s->post && om_conv_epi_any(&rest))
-		for (int64_t i = 0; i < N * M; i++)
-			om_conv_epi_row(&rest, i % M, i * P, y + i * P, P);
+	/* Z and the activation, when they were not the primitive's (the bias was): planes of
+	 * Y over the run's threads */
+	epi_planes ep = {*e, M, P, y};
+	ep.e.bias = NULL;
+	if (!s->post && om_conv_epi_any(&ep.e))
+		om_par_for(c->threads, N * M, (EPI_GRAIN + P - 1) / P, epi_rows, &ep);
 	*rc = OM_OK;
 	return true;
 }
