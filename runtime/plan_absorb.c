@@ -90,6 +90,8 @@ static void absorb_one(om_plan *p, om_step *sp, const readers *rd)
 		om_step *r = &p->steps[rd[x].step[0]];
 		if (!activation_of(p, r, x, &a))
 			return;
+		if (!sp->dynamic && !p->slots[r->out[0]].known)
+			return; /* a settled step writes its output at its plan-time shape */
 		sp->post = a;
 		sp->out[0] = r->out[0];
 		r->absorbed = 1;
@@ -103,7 +105,8 @@ static void absorb_one(om_plan *p, om_step *sp, const readers *rd)
 		om_act g;
 		const int32_t gv = r->out[0];
 		if (r == m || !activation_of(p, r, x, &a) || !om_act_gated(&a, &g) ||
-		    p->slots[gv].uses != 1 || rd[gv].n != 1 || !mul_of(m, x, gv))
+		    p->slots[gv].uses != 1 || rd[gv].n != 1 || !mul_of(m, x, gv) ||
+		    (!sp->dynamic && !p->slots[m->out[0]].known))
 			continue;
 		sp->post = g;
 		sp->out[0] = m->out[0];
