@@ -8,11 +8,11 @@
 
 /**
  * Y = epilogue(conv(X, W)) through oneDNN when the build has it, the mode is fast, the conv is
- * one oneDNN wins (bench/conv_layers.py: 1x1 convs in NCHW; other group-1 convs but those
- * Winograd F(4x4) takes, and stride-1 depthwise ones, in oneDNN's blocked layout with reorders
- * from and to NCHW), W (input 1) is a plan-time constant and the step has a state slot: the
- * primitive and the reordered weights are made once and kept in *c->state (with
- * c->state_release). Returns
+ * one oneDNN wins (bench/conv_layers.py: 1x1 convs with nothing but a bias, in NCHW; other
+ * group-1 convs but those Winograd F(4x4) takes, and stride-1 depthwise ones, in oneDNN's
+ * blocked layout with reorders from and to NCHW), W (input 1) is a plan-time constant and the
+ * step has a state slot: the primitive and the reordered weights are made once and kept in
+ * *c->state (with c->state_release). Returns
  * false when not taken (nothing written); true with *rc set when it ran. Bias goes into the
  * primitive; on the blocked path Z (a sum) and the activation too, as post-ops, when oneDNN
  * has the activation; otherwise they run as the epilogue afterwards (conv_epilogue.h).
