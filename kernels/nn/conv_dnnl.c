@@ -38,14 +38,15 @@ enum { DN_NONE, DN_NCHW, DN_BLOCKED };
  * against 1.31), other group-1 convs blocked with reorders (F(2x2)'s 512 at 7x7: 7.8 -> 2.9,
  * the 7x7/2 stem: 11 -> 2.3), stride-1 depthwise convs blocked with reorders (5x5, 672 at 14x14:
  * 1.39 -> 0.17), strided depthwise ones stay omopt's (3x3/2, 96 at 112x112: 0.41 against 1.5).
- * Dilated convs (Winograd never takes them) as their undilated kind. A 1x1 conv with Z or an
- * activation stays omopt's too: its pointwise path applies them to each column block while it
- * is in cache (its products are oneDNN's sgemm), where oneDNN's NCHW convolution would leave a
- * pass over Y (its post-ops there ran 3-40x slower); one thread, ms a run: resnet50 49.2-50.3
- * against 61-65, efficientnet_b0 14.9-15.4 against 15.5-15.7, mobilenet_v3 8.0-8.2 against
- * 8.6-8.8; two threads about even. */
+ * Dilated convs (Winograd never takes them) as their undilated kind. At one thread a 1x1 conv
+ * with Z or an activation stays omopt's too: its pointwise path applies them to each column
+ * block while it is in cache (its products are oneDNN's sgemm), where oneDNN's NCHW
+ * convolution would leave a pass over Y (its post-ops there ran 3-40x slower); ms a run:
+ * resnet50 49.2-50.3 against 61-65, efficientnet_b0 14.9-15.4 against 15.5-15.7, mobilenet_v3
+ * 8.0-8.2 against 8.6-8.8. At two threads oneDNN's convolution splits the product better (a
+ * 7x7 image is one column block): resnet50 32-35 against 36-41. */
 static int dn_layout(const om_spatial *sp, int64_t C, int64_t M, int64_t group,
-		     const om_conv_epi *e)
+		     const om_conv_epi *e, int threads)
 {
 	if (sp->n != 2)
 		return DN_NONE;
@@ -57,7 +58,7 @@ static int dn_layout(const om_spatial *sp, int64_t C, int64_t M, int64_t group,
 		return DN_NONE;
 	if (sp->k[0] == 1 && sp->k[1] == 1 && s1 && !sp->pb[0] && !sp->pb[1] && !sp->pe[0] &&
 	    !sp->pe[1])
-		return e->z || e->act != OM_ACT_NONE ? DN_NONE : DN_NCHW;
+		return threads == 1 && (e->z || e->act != OM_ACT_NONE) ? DN_NONE : DN_NCHW;
 	if (om_winograd_tile(sp, C, M) == 4) /* dilation 1 only */
 		return DN_NONE;
 	return DN_BLOCKED;
@@ -292,7 +293,7 @@ bool om_conv_dnnl(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int64_t
 {
 	if (c->exact || !c->state || !c->state_release || !(c->const_in & 2))
 		return false;
-	const int layout = dn_layout(sp, C, M, group, e);
+	const int layout = dn_layout(sp, C, M, group, e, c->threads);
 	if (layout == DN_NONE || sp->in[0] > INT32_MAX || sp->in[1] > INT32_MAX ||
 	    sp->out[0] > INT32_MAX || sp->out[1] > INT32_MAX)
 		return false;
