@@ -58,12 +58,6 @@ static inline float fexp_nan(float x)
 	return x != x ? x : fexp(clampf(x, -104.0f, 0.0f));
 }
 
-/* the log of a row's sum of e^x, once per row */
-static inline float flog(float s)
-{
-	return logf(s);
-}
-
 /* 1 / (1 + e^-|x|) and its complement e / (1 + e): no overflow, the left tail relative */
 static inline float fsigmoid(float x)
 {
@@ -112,9 +106,9 @@ FAST_CLONES static void gelu_f32(int64_t n, float *y, const float *x)
 	}
 }
 
-/* rows of n: the maximum and the sum in 16 lanes (they vectorize), e^(x - max) in one pass,
- * then the scale (or, LogSoftmax, the shift by the log of the sum) in another; a NaN makes its
- * row NaN through e^NaN */
+/* rows of n: the maximum and the sum in 16 lanes, e^(x - max) once an element into y, each
+ * in a loop of its own (they vectorize; one loop doing both did not), then the scale, or for
+ * LogSoftmax (x - max) - log(sum); a NaN makes its row NaN through e^NaN */
 FAST_CLONES static void softmax_f32(int64_t rows, int64_t n, float *y, const float *x,
 				    bool log_form)
 {
@@ -133,28 +127,20 @@ FAST_CLONES static void softmax_f32(int64_t rows, int64_t n, float *y, const flo
 			m = lm[j] > m ? lm[j] : m;
 		for (; k < n; k++)
 			m = xr[k] > m ? xr[k] : m;
-		for (k = 0; k < n; k++) {
-			const float d = xr[k] - m, e = fexp(clampf(d, -104.0f, 0.0f));
-			yr[k] = d != d ? d : log_form ? d : e;
-		}
-		if (log_form) {
-			for (k = 0; k + 16 <= n; k += 16)
-				for (int j = 0; j < 16; j++)
-					ls[j] += fexp_nan(yr[k + j]);
-		} else {
-			for (k = 0; k + 16 <= n; k += 16)
-				for (int j = 0; j < 16; j++)
-					ls[j] += yr[k + j];
-		}
+		for (k = 0; k < n; k++)
+			yr[k] = fexp_nan(xr[k] - m);
+		for (k = 0; k + 16 <= n; k += 16)
+			for (int j = 0; j < 16; j++)
+				ls[j] += yr[k + j];
 		float sum = 0;
 		for (int j = 0; j < 16; j++)
 			sum += ls[j];
 		for (; k < n; k++)
-			sum += log_form ? fexp_nan(yr[k]) : yr[k];
+			sum += yr[k];
 		if (log_form) {
-			const float lsum = flog(sum);
+			const float lsum = logf(sum);
 			for (k = 0; k < n; k++)
-				yr[k] -= lsum;
+				yr[k] = (xr[k] - m) - lsum;
 		} else {
 			const float inv = 1.0f / sum;
 			for (k = 0; k < n; k++)

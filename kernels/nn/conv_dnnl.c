@@ -139,22 +139,18 @@ static bool dn_post_ops(dnnl_post_ops_t po, bool z, int act, float al, float be)
 	       !dnnl_post_ops_append_eltwise(po, 1.0f, alg[act], al, be);
 }
 
-/* the convolution's primitive descriptor, with the epilogue (key) as post-ops when oneDNN
- * takes them (s->post set), else without. Blocked path only: oneDNN's NCHW (gemm) convolution
+/* the convolution's primitive descriptor, with the epilogue e (its Z and activation) as
+ * post-ops when oneDNN takes them (s->post set), else without. Blocked path only: oneDNN's NCHW (gemm) convolution
  * ran its post-ops far slower than a pass of our own (resnet50's 1x1 convs with a Relu and a
  * sum: 0.6-1.3 ms -> 3-46 ms) */
-static bool dn_desc(dn_state *s, const dnnl_convolution_desc_t *cd, const int64_t *k,
-		    dnnl_primitive_desc_t *pd)
+static bool dn_desc(dn_state *s, const dnnl_convolution_desc_t *cd, int layout,
+		    const om_conv_epi *e, dnnl_primitive_desc_t *pd)
 {
-	float al, be;
-	const int32_t ab[2] = {(int32_t)k[19], (int32_t)k[20]};
-	memcpy(&al, &ab[0], sizeof al);
-	memcpy(&be, &ab[1], sizeof be);
 	dnnl_primitive_attr_t attr = NULL;
 	dnnl_post_ops_t po = NULL;
-	s->post = ((k[15] >> 1) & 0x7f) == DN_BLOCKED && !dnnl_primitive_attr_create(&attr) &&
+	s->post = layout == DN_BLOCKED && !dnnl_primitive_attr_create(&attr) &&
 		  !dnnl_post_ops_create(&po) &&
-		  dn_post_ops(po, k[18] & 1, (int)(k[18] >> 1), al, be) &&
+		  dn_post_ops(po, e->z != NULL, e->act, e->alpha, e->beta) &&
 		  !dnnl_primitive_attr_set_post_ops(attr, po) &&
 		  !dnnl_primitive_desc_create(pd, cd, attr, s->eng, NULL);
 	if (po)
@@ -164,8 +160,9 @@ static bool dn_desc(dn_state *s, const dnnl_convolution_desc_t *cd, const int64_
 	return s->post || !dnnl_primitive_desc_create(pd, cd, NULL, s->eng, NULL);
 }
 
-/* the primitive and its memories for key (see dn_key); false when oneDNN refuses the case */
-static bool dn_make(dn_state *s, const int64_t *k, const float *w)
+/* the primitive and its memories for key (see dn_key) and epilogue e; false when oneDNN
+ * refuses the case */
+static bool dn_make(dn_state *s, const int64_t *k, const om_conv_epi *e, const float *w)
 {
 	const int64_t N = k[0], C = k[1], H = k[2], W = k[3], M = k[4], KH = k[5], KW = k[6];
 	const int64_t G = k[13], OH = k[14] >> 32, OW = k[14] & 0xffffffff;
@@ -196,7 +193,7 @@ static bool dn_make(dn_state *s, const int64_t *k, const float *w)
 						       dnnl_convolution_direct, &src, &wany,
 						       bias ? &bmd : NULL, &dst, strides, dil,
 						       pl, pr) ||
-	    !dn_desc(s, &cd, k, &pd))
+	    !dn_desc(s, &cd, layout, e, &pd))
 		return false;
 	const dnnl_memory_desc_t *wmd = dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
 	const dnnl_memory_desc_t *smd = dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0);
@@ -215,7 +212,7 @@ static bool dn_make(dn_state *s, const int64_t *k, const float *w)
 		     !dnnl_memory_create(&s->xn, &xs, s->eng, DNNL_MEMORY_NONE) &&
 		     !dnnl_memory_create(&s->yn, &ys, s->eng, DNNL_MEMORY_NONE) &&
 		     dn_reorder(s, &xs, smd, &s->rin) && dn_reorder(s, dmd, &ys, &s->rout) &&
-		     (!(s->post && (k[18] & 1)) ||
+		     (!(s->post && e->z) ||
 		      (!dnnl_memory_create(&s->zn, &ys, s->eng, DNNL_MEMORY_NONE) &&
 		       dn_reorder(s, &ys, dmd, &s->rz)));
 	/* the weights, reordered once into the primitive's layout */
@@ -318,7 +315,7 @@ bool om_conv_dnnl(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int64_t
 		/* oneDNN sizes its kernels' work split by the OpenMP threads at creation: the
 		 * runs' count (made for 2 threads and run on 1, a primitive was 10-50x slower) */
 		omp_set_num_threads(c->threads);
-		if (!dn_make(s, key, w)) {
+		if (!dn_make(s, key, e, w)) {
 			dn_release(s);
 			memcpy(s->key, key, sizeof key);
 			s->declined = true;

@@ -116,16 +116,19 @@ void om_conv_epi_row(const om_conv_epi *e, int64_t m, int64_t off, float *y, int
 {
 	if (!om_conv_epi_any(e))
 		return;
+	/* Tanh, Sigmoid and Swish run a pass of their own after the bias and Z */
 	const bool own_pass = e->act == OM_ACT_TANH || e->act == OM_ACT_SIGMOID ||
 			      e->act == OM_ACT_SWISH;
 	if (e->bias || e->z || !own_pass)
 		epi_pass(y, e->z ? e->z + off : NULL, e->bias ? e->bias[m] : 0.0f, n,
 			 e->bias != NULL, e->act, e->alpha, e->beta);
-	if (e->act == OM_ACT_SIGMOID && e->fast)
+	if (!own_pass)
+		return;
+	if (e->fast && e->act == OM_ACT_SIGMOID)
 		om_fast_sigmoid_f32(n, y, y);
-	else if (e->act == OM_ACT_SWISH && e->fast)
+	else if (e->fast && e->act == OM_ACT_SWISH)
 		om_fast_swish_f32(n, y, y, e->alpha);
-	else if (e->act == OM_ACT_TANH || e->act == OM_ACT_SIGMOID || e->act == OM_ACT_SWISH)
+	else
 		for (int64_t p = 0; p < n; p++)
 			y[p] = om_conv_act(e, y[p]);
 }
