@@ -106,10 +106,31 @@ typedef struct om_ctx {
 	/* OM_OP_EPILOGUE rows: an activation (activation.h) the planner folded into this step,
 	 * applied last to out[0]; NULL when none (always outside a session) */
 	const struct om_act *post;
+	/* Rows with a `layout` function (below): which of the step's inputs and outputs the planner
+	 * keeps channel-blocked (OM_LAYOUT_IN(i), OM_LAYOUT_OUT(i)), by `block` channels; 0 outside
+	 * a session and in exact mode */
+	uint64_t blocked;
+	int32_t block;
 } om_ctx;
 
 typedef om_kind (*om_infer_fn)(om_ctx *c);
 typedef om_kind (*om_kernel_fn)(om_ctx *c);
+
+/* The channel-blocked layout (fast mode; runtime/plan_layout.c plans it, ops/layout.h has the
+ * helpers). A float value of shape (N, C, H, W) blocked by b (8 or 16, oneDNN's nChw8c and
+ * nChw16c) holds element (n, c, h, w) at (((n * Cb + c / b) * H + h) * W + w) * b + c % b,
+ * Cb = ceil(C / b): its tensor has shape (N, Cb, H, W, b), so element-wise kernels run on it
+ * unchanged. The padding channels (c >= C) hold finite values that no result depends on.
+ * A row's layout function says, for a node with the plan-time shapes in c (logical, 4-D),
+ * which positions may be blocked: bit i for input i, bit 32 + i for output i. */
+#define OM_LAYOUT_IN(i) (UINT64_C(1) << (i))
+#define OM_LAYOUT_OUT(i) (UINT64_C(1) << (32 + (i)))
+typedef struct om_layout_req {
+	uint64_t may;  /* positions the kernel takes blocked */
+	uint64_t tied; /* positions that are all blocked or all plain (a subset of may) */
+	int32_t block; /* the block the kernel needs, 0: any */
+} om_layout_req;
+typedef void (*om_layout_fn)(const om_ctx *c, om_layout_req *r);
 
 /* An op's signature at one opset version (ONNX's schema: ops/signature.c checks every node
  * against it before any inference or kernel sees the node). */
@@ -139,6 +160,7 @@ typedef struct om_op {
 	uint32_t flags;
 	const om_sig *sig;   /* inputs, outputs and attributes a node may have (above) */
 	int32_t code;        /* enum om_opcode: OM_OPC_NONE unless a pass matches this op */
+	om_layout_fn layout; /* positions that may be channel-blocked (above); NULL: none */
 } om_op;
 
 /* Each kernel file defines one table: `const om_op_table om_ops_<group> = OM_TABLE(rows);` */

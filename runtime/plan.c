@@ -611,7 +611,7 @@ om_kind om_plan_graph(om_session *s, const om_graph *g, om_plan *parent, om_plan
 	if (rc)
 		return rc;
 	count_uses(p);
-	if ((rc = om_plan_absorb(s, p, st)))
+	if ((rc = om_plan_absorb(s, p, st)) || (rc = om_plan_layout(s, p, st)))
 		return rc;
 	*out = p;
 	return OM_OK;

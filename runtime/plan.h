@@ -38,6 +38,7 @@ typedef struct om_step {
 	uint8_t deferred; /* a subgraph step whose plan-time inference failed (InvalidModel at run) */
 	uint8_t absorbed; /* not run: the producing step applies it as its `post` (plan_absorb.c) */
 	om_act post;      /* the activation absorbed into this step (OM_OP_EPILOGUE rows), or none */
+	uint64_t blocked; /* positions whose values are channel-blocked (plan_layout.c: om_ctx) */
 	int32_t prof; /* row in the session's profile table */
 	struct om_infer_cache *icache; /* dynamic steps: the last run-time inference (infer_cache.c) */
 	void *kstate; /* the kernel's state (om_ctx.state), malloc'd by the kernel */
@@ -53,6 +54,7 @@ typedef struct om_plan {
 	int32_t nsteps;
 	int32_t *inputs, *outputs; /* slots of the fed inputs and of the graph outputs, in order */
 	int32_t ninputs, noutputs;
+	int32_t block; /* channels per block of the blocked values (plan_layout.c), 0: none */
 	const om_value **hkeys; /* open-addressing map: value -> slot */
 	int32_t *hvals;
 	uint32_t hmask;
@@ -89,6 +91,9 @@ int32_t om_plan_slot(const om_plan *p, const om_value *v);
 /** Folds the activations that qualify into the steps producing their inputs (plan_absorb.c;
  *  fast mode only). */
 om_kind om_plan_absorb(const om_session *s, om_plan *p, om_status *st);
+/** Keeps the values between the convolutions that qualify channel-blocked (plan_layout.c;
+ *  fast mode only, after om_plan_absorb). */
+om_kind om_plan_layout(const om_session *s, om_plan *p, om_status *st);
 /** The plan of graph g, or NULL. */
 om_plan *om_plan_find(const om_session *s, const om_graph *g);
 typedef struct om_infer_cache om_infer_cache;

@@ -248,7 +248,8 @@ static om_kind run_step(om_session *s, om_frame *f, om_step *sp, om_status *st)
 		    .threads = s->opt.threads > 1 ? s->opt.threads : 1,
 		    .session = s, .run = &services, .state = &sp->kstate,
 		    .state_release = &sp->krelease,
-		    .post = sp->post.kind ? &sp->post : NULL};
+		    .post = sp->post.kind ? &sp->post : NULL, .blocked = sp->blocked,
+		    .block = sp->blocked ? p->block : 0};
 	for (int32_t i = 0; i < nin && i < 64; i++)
 		if (sp->in[i] >= 0 && p->slots[sp->in[i]].kind == OM_SLOT_CONST)
 			c.const_in |= (uint64_t)1 << i;

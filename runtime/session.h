@@ -27,6 +27,8 @@ typedef struct om_node_info {
 	int dead;    /* not run: nothing reads its outputs */
 	int absorbed; /* not run: the step producing its input applies it (fast mode) */
 	int post;     /* om_act_kind the step applies for the steps it absorbed, or 0 */
+	uint64_t blocked; /* positions held channel-blocked (op.h: OM_LAYOUT_IN/OUT), or 0 */
+	int block;        /* channels per block when blocked */
 	const om_value *out0; /* the value output 0 is written to: with post, the last absorbed
 				 step's output (the node's own output 0 is never stored) */
 	int dynamic; /* shaped again in every run (a value, or a dim, only known at run time) */

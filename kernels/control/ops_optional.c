@@ -85,11 +85,11 @@ static const om_sig sig_OptionalGetElement_15 = {15, 1, 1, 1, 1, 0x0, 0x0, NULL,
 /* ---- end of signatures ---- */
 
 static const om_op rows[] = {
-	{"Optional", "", 15, opt_infer, optional_kernel, ROW, &sig_Optional_15, OM_OPC_NONE},
+	{"Optional", "", 15, opt_infer, optional_kernel, ROW, &sig_Optional_15, OM_OPC_NONE, NULL},
 	{"OptionalHasElement", "", 15, opt_infer, has_kernel, ROW, &sig_OptionalHasElement_15,
-	 OM_OPC_NONE},
+	 OM_OPC_NONE, NULL},
 	{"OptionalGetElement", "", 15, opt_infer, get_kernel, ROW, &sig_OptionalGetElement_15,
-	 OM_OPC_NONE},
+	 OM_OPC_NONE, NULL},
 };
 
 const om_op_table om_ops_optional = OM_TABLE(rows);

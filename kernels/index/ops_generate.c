@@ -322,10 +322,10 @@ static const om_sig sig_Range_11 = {11, 3, 3, 1, 1, 0x0, 0x0, NULL, &sig_Range_1
 
 static const om_op rows[] = {
 	{"Constant", "", 1, constant_infer, constant_kernel, OM_OP_EXACT, &sig_Constant_1,
-	 OM_OPC_CONSTANT},
+	 OM_OPC_CONSTANT, NULL},
 	{"ConstantOfShape", "", 9, cos_infer, cos_kernel, OM_OP_EXACT, &sig_ConstantOfShape_9,
-	 OM_OPC_NONE},
-	{"Range", "", 11, range_infer, range_kernel, OM_OP_EXACT, &sig_Range_11, OM_OPC_NONE},
+	 OM_OPC_NONE, NULL},
+	{"Range", "", 11, range_infer, range_kernel, OM_OP_EXACT, &sig_Range_11, OM_OPC_NONE, NULL},
 };
 
 const om_op_table om_ops_generate = OM_TABLE(rows);

@@ -375,9 +375,9 @@ static const om_sig sig_CastLike_15 = {15, 2, 2, 1, 1, 0x0, 0x0, NULL, &sig_Cast
 
 static const om_op rows[] = {
 	{"BitCast", "", 26, bitcast_infer, NULL, OM_OP_VIEW | OM_OP_EXACT, &sig_BitCast_26,
-	 OM_OPC_NONE},
-	{"Cast", "", 1, cast_infer, cast_run, SAME, &sig_Cast_1, OM_OPC_CAST},
-	{"CastLike", "", 15, castlike_infer, cast_run, SAME, &sig_CastLike_15, OM_OPC_NONE},
+	 OM_OPC_NONE, NULL},
+	{"Cast", "", 1, cast_infer, cast_run, SAME, &sig_Cast_1, OM_OPC_CAST, NULL},
+	{"CastLike", "", 15, castlike_infer, cast_run, SAME, &sig_CastLike_15, OM_OPC_NONE, NULL},
 };
 
 const om_op_table om_ops_cast = OM_TABLE(rows);

@@ -1,13 +1,18 @@
 /* ops_elementwise.c — the rows of the elementwise ops (kernels in ew_binary.c, ew_unary.c). */
 #include "ew.h"
+#include "layout.h"
 
 #define E (OM_OP_EXACT | OM_OP_ELEMENTWISE)
 #define EI (E | OM_OP_INPLACE)
 #define C OM_OP_COMMUTATIVE
 #define ROWC(Name, since, flags, code)                                                       \
 	{#Name, "", since, om_ew_infer_##Name, om_ew_kernel_##Name, flags, &sig_##Name##_##since, \
-	 code}
+	 code, NULL}
 #define ROW(Name, since, flags) ROWC(Name, since, flags, OM_OPC_NONE)
+/* rows whose result is finite wherever the inputs are: they may run channel-blocked (op.h) */
+#define ROWB(Name, since, flags, code)                                                       \
+	{#Name, "", since, om_ew_infer_##Name, om_ew_kernel_##Name, flags, &sig_##Name##_##since, \
+	 code, om_layout_elementwise}
 
 /* ---- signatures (scripts/gen_signatures.py; ONNX docs/Changelog.md) ---- */
 
@@ -308,8 +313,8 @@ static const om_sig sig_StringConcat_20 = {20, 2, 2, 1, 1, 0x0, 0x0, NULL, NULL}
 
 static const om_op rows[] = {
 	/* binary, broadcasting */
-	ROWC(Add, 1, EI | C, OM_OPC_ADD), ROWC(Sub, 1, EI, OM_OPC_SUB),
-	ROWC(Mul, 1, EI | C, OM_OPC_MUL), ROWC(Div, 1, EI, OM_OPC_DIV), ROWC(Pow, 1, EI, OM_OPC_POW),
+	ROWB(Add, 1, EI | C, OM_OPC_ADD), ROWB(Sub, 1, EI, OM_OPC_SUB),
+	ROWB(Mul, 1, EI | C, OM_OPC_MUL), ROWC(Div, 1, EI, OM_OPC_DIV), ROWC(Pow, 1, EI, OM_OPC_POW),
 	ROW(Mod, 10, EI), ROW(PRelu, 1, EI),
 	ROW(Equal, 1, E | C), ROW(Less, 1, E), ROW(LessOrEqual, 12, E), ROW(Greater, 1, E),
 	ROW(GreaterOrEqual, 12, E),
@@ -319,15 +324,17 @@ static const om_op rows[] = {
 	/* variadic, ternary */
 	ROW(Min, 1, EI | C), ROW(Max, 1, EI | C), ROW(Sum, 1, EI | C), ROW(Mean, 1, EI | C),
 	ROW(Where, 9, E),
-	{"Clip", "", 1, om_ew_infer_Clip6, om_ew_kernel_Clip6, EI, &sig_Clip_1, OM_OPC_CLIP},
-	{"Clip", "", 11, om_ew_infer_Clip11, om_ew_kernel_Clip11, EI, &sig_Clip_11, OM_OPC_CLIP},
+	{"Clip", "", 1, om_ew_infer_Clip6, om_ew_kernel_Clip6, EI, &sig_Clip_1, OM_OPC_CLIP,
+	 om_layout_elementwise},
+	{"Clip", "", 11, om_ew_infer_Clip11, om_ew_kernel_Clip11, EI, &sig_Clip_11, OM_OPC_CLIP,
+	 om_layout_elementwise},
 	/* unary */
 	ROW(Neg, 1, EI), ROW(Abs, 1, EI), ROWC(Sqrt, 1, EI, OM_OPC_SQRT),
 	ROWC(Reciprocal, 1, EI, OM_OPC_RECIPROCAL), ROW(Exp, 1, EI), ROW(Log, 1, EI),
-	ROWC(Erf, 9, EI, OM_OPC_ERF), ROWC(Tanh, 1, EI, OM_OPC_TANH),
-	ROWC(Sigmoid, 1, EI, OM_OPC_SIGMOID), ROWC(HardSigmoid, 1, EI, OM_OPC_HARD_SIGMOID),
-	ROWC(HardSwish, 14, EI, OM_OPC_HARD_SWISH), ROWC(Relu, 1, EI, OM_OPC_RELU),
-	ROWC(LeakyRelu, 1, EI, OM_OPC_LEAKY_RELU), ROW(Elu, 1, EI), ROW(Selu, 1, EI),
+	ROWC(Erf, 9, EI, OM_OPC_ERF), ROWB(Tanh, 1, EI, OM_OPC_TANH),
+	ROWB(Sigmoid, 1, EI, OM_OPC_SIGMOID), ROWB(HardSigmoid, 1, EI, OM_OPC_HARD_SIGMOID),
+	ROWB(HardSwish, 14, EI, OM_OPC_HARD_SWISH), ROWB(Relu, 1, EI, OM_OPC_RELU),
+	ROWB(LeakyRelu, 1, EI, OM_OPC_LEAKY_RELU), ROW(Elu, 1, EI), ROW(Selu, 1, EI),
 	ROW(Softplus, 1, EI), ROW(Softsign, 1, EI), ROWC(Gelu, 20, EI, OM_OPC_GELU),
 	ROW(Floor, 1, EI), ROW(Ceil, 1, EI),
 	ROW(Round, 11, EI), ROW(Sign, 9, EI), ROW(Not, 1, EI), ROW(BitwiseNot, 18, EI),
@@ -335,7 +342,7 @@ static const om_op rows[] = {
 	ROW(Sin, 7, EI), ROW(Cos, 7, EI), ROW(Tan, 7, EI), ROW(Asin, 7, EI), ROW(Acos, 7, EI),
 	ROW(Atan, 7, EI), ROW(Sinh, 9, EI), ROW(Cosh, 9, EI), ROW(Asinh, 9, EI),
 	ROW(Acosh, 9, EI), ROW(Atanh, 9, EI), ROW(ThresholdedRelu, 10, EI), ROW(Celu, 12, EI),
-	ROW(Shrink, 9, EI), ROW(Mish, 18, EI), ROWC(Swish, 24, EI, OM_OPC_SWISH),
+	ROW(Shrink, 9, EI), ROW(Mish, 18, EI), ROWB(Swish, 24, EI, OM_OPC_SWISH),
 	ROW(SwiGLU, 28, OM_OP_EXACT), /* not elementwise: halves the last axis */
 	ROW(StringConcat, 20, E),
 };

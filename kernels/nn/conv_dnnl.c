@@ -12,6 +12,12 @@
 
 #ifndef OM_HAVE_DNNL
 
+bool om_conv_dnnl_blockable(const om_spatial *sp, int64_t C, int64_t M, int64_t group)
+{
+	(void)sp, (void)C, (void)M, (void)group;
+	return false;
+}
+
 bool om_conv_dnnl(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int64_t M,
 		  int64_t group, const float *x, const float *w, const om_conv_epi *e, float *y,
 		  om_kind *rc)
@@ -64,17 +70,25 @@ static int dn_layout(const om_spatial *sp, int64_t C, int64_t M, int64_t group,
 	return DN_BLOCKED;
 }
 
-enum { DN_KEY = 21 };
+bool om_conv_dnnl_blockable(const om_spatial *sp, int64_t C, int64_t M, int64_t group)
+{
+	const bool dw = group > 1 && group == C && group == M;
+	return sp->n == 2 && (dw || (group == 1 && om_winograd_tile(sp, C, M) != 4));
+}
+
+enum { DN_KEY = 22 };
 
 typedef struct dn_state {
-	int64_t key[DN_KEY]; /* geometry, bias, layout, threads, epilogue: others remake it */
+	int64_t key[DN_KEY]; /* geometry, bias, layout, threads, epilogue, blocked sides: others
+				remake it */
 	bool declined;       /* oneDNN refused the case: own kernels from now on */
 	bool post;           /* Z and the activation are the primitive's post-ops */
 	size_t scratch;      /* bytes of the blocked X and Y (the run's memory limit counts them) */
 	dnnl_engine_t eng;
 	dnnl_stream_t st;
 	dnnl_primitive_t conv, rin, rout, rz; /* rin, rout, rz: NULL on the NCHW path */
-	dnnl_memory_t x, y, w_mem, b, xn, yn, zn; /* xn, yn, zn: the caller's NCHW X, Y, Z */
+	dnnl_memory_t x, y, w_mem, b, xn, yn, zn; /* xn, yn, zn: the caller's NCHW X, Y, Z; x, y:
+						     the caller's when blocked already */
 } dn_state;
 
 static void dn_release(void *p)
@@ -139,6 +153,21 @@ static bool dn_post_ops(dnnl_post_ops_t po, bool z, int act, float al, float be)
 	       !dnnl_post_ops_append_eltwise(po, 1.0f, alg[act], al, be);
 }
 
+/* one side (X: out false, Y: out true) of the blocked path: the caller's memory when blocked
+ * already, else a buffer of the primitive's layout and the reorder between it and the caller's
+ * NCHW memory `plain` */
+static bool dn_side(dn_state *s, const dnnl_memory_desc_t *md, const dnnl_memory_desc_t *plain,
+		    bool blocked, dnnl_memory_t *mem, dnnl_memory_t *user, dnnl_primitive_t *r,
+		    bool out)
+{
+	if (blocked)
+		return !dnnl_memory_create(mem, md, s->eng, DNNL_MEMORY_NONE);
+	s->scratch += dnnl_memory_desc_get_size(md);
+	return !dnnl_memory_create(mem, md, s->eng, DNNL_MEMORY_ALLOCATE) &&
+	       !dnnl_memory_create(user, plain, s->eng, DNNL_MEMORY_NONE) &&
+	       (out ? dn_reorder(s, md, plain, r) : dn_reorder(s, plain, md, r));
+}
+
 /* the convolution's primitive descriptor, with the epilogue e (its Z and activation) as
  * post-ops when oneDNN takes them (s->post set), else without. Blocked path only: oneDNN's NCHW (gemm) convolution
  * ran its post-ops far slower than a pass of our own (resnet50's 1x1 convs with a Relu and a
@@ -168,6 +197,8 @@ static bool dn_make(dn_state *s, const int64_t *k, const om_conv_epi *e, const f
 	const int64_t G = k[13], OH = k[14] >> 32, OW = k[14] & 0xffffffff;
 	const bool bias = k[15] & 1;
 	const int layout = (int)((k[15] >> 1) & 0x7f);
+	const bool bin = k[21] & 1, bout = k[21] & 2; /* X, Y blocked already (om_ctx.blocked) */
+	const dnnl_format_tag_t blk = (k[21] >> 2) == 16 ? dnnl_nChw16c : dnnl_nChw8c;
 	if (dnnl_engine_create(&s->eng, dnnl_cpu, 0) ||
 	    dnnl_stream_create(&s->st, s->eng, dnnl_stream_default_flags))
 		return false;
@@ -175,8 +206,8 @@ static bool dn_make(dn_state *s, const int64_t *k, const om_conv_epi *e, const f
 	const dnnl_format_tag_t act = layout == DN_NCHW ? dnnl_nchw : dnnl_format_tag_any;
 	dnnl_memory_desc_t src, dst, bmd, wuser, wany, xs, ys;
 	const dnnl_dims_t wd5 = {G, M / G, C / G, KH, KW}, wd4 = {M, C, KH, KW};
-	if (dnnl_memory_desc_init_by_tag(&src, 4, sd, dnnl_f32, act) ||
-	    dnnl_memory_desc_init_by_tag(&dst, 4, dd, dnnl_f32, act) ||
+	if (dnnl_memory_desc_init_by_tag(&src, 4, sd, dnnl_f32, bin ? blk : act) ||
+	    dnnl_memory_desc_init_by_tag(&dst, 4, dd, dnnl_f32, bout ? blk : act) ||
 	    dnnl_memory_desc_init_by_tag(&bmd, 1, bd, dnnl_f32, dnnl_x) ||
 	    dnnl_memory_desc_init_by_tag(&xs, 4, sd, dnnl_f32, dnnl_nchw) ||
 	    dnnl_memory_desc_init_by_tag(&ys, 4, dd, dnnl_f32, dnnl_nchw) ||
@@ -205,14 +236,10 @@ static bool dn_make(dn_state *s, const int64_t *k, const om_conv_epi *e, const f
 		ok = !dnnl_memory_create(&s->x, smd, s->eng, DNNL_MEMORY_NONE) &&
 		     !dnnl_memory_create(&s->y, dmd, s->eng, DNNL_MEMORY_NONE);
 	else if (ok)
-		ok = (s->scratch = dnnl_memory_desc_get_size(smd) +
-				   dnnl_memory_desc_get_size(dmd)) &&
-		     !dnnl_memory_create(&s->x, smd, s->eng, DNNL_MEMORY_ALLOCATE) &&
-		     !dnnl_memory_create(&s->y, dmd, s->eng, DNNL_MEMORY_ALLOCATE) &&
-		     !dnnl_memory_create(&s->xn, &xs, s->eng, DNNL_MEMORY_NONE) &&
-		     !dnnl_memory_create(&s->yn, &ys, s->eng, DNNL_MEMORY_NONE) &&
-		     dn_reorder(s, &xs, smd, &s->rin) && dn_reorder(s, dmd, &ys, &s->rout) &&
-		     (!(s->post && e->z) ||
+		/* a side blocked already is the caller's memory; the other is reordered */
+		ok = dn_side(s, smd, &xs, bin, &s->x, &s->xn, &s->rin, false) &&
+		     dn_side(s, dmd, &ys, bout, &s->y, &s->yn, &s->rout, true) &&
+		     (!(s->post && e->z) || bout ||
 		      (!dnnl_memory_create(&s->zn, &ys, s->eng, DNNL_MEMORY_NONE) &&
 		       dn_reorder(s, &ys, dmd, &s->rz)));
 	/* the weights, reordered once into the primitive's layout */
@@ -290,7 +317,12 @@ bool om_conv_dnnl(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int64_t
 {
 	if (c->exact || !c->state || !c->state_release || !(c->const_in & 2))
 		return false;
-	const int layout = dn_layout(sp, C, M, group, e, c->threads);
+	const bool bin = c->blocked & OM_LAYOUT_IN(0), bout = c->blocked & OM_LAYOUT_OUT(0);
+	const int layout = bin || bout ? (om_conv_dnnl_blockable(sp, C, M, group) ||
+						  (group == 1 && sp->n == 2)
+					      ? DN_BLOCKED
+					      : DN_NONE)
+				       : dn_layout(sp, C, M, group, e, c->threads);
 	if (layout == DN_NONE || sp->in[0] > INT32_MAX || sp->in[1] > INT32_MAX ||
 	    sp->out[0] > INT32_MAX || sp->out[1] > INT32_MAX)
 		return false;
@@ -303,7 +335,7 @@ bool om_conv_dnnl(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int64_t
 				     (int64_t)c->threads << 8 | (int64_t)layout << 1 |
 					     (e->bias != NULL),
 				     sp->dil[0], sp->dil[1], (int64_t)e->act << 1 | (e->z != NULL),
-				     ab[0], ab[1]};
+				     ab[0], ab[1], bin | bout << 1 | (int64_t)c->block << 2};
 	/* W is a constant (const_in): the same bytes in every run, even where a bridged float16
 	 * kernel sees a fresh float copy, so the shapes are all there is to check */
 	_Static_assert(offsetof(dn_state, key) == 0, "om_ctx_state_keyed: the key first");
@@ -326,8 +358,8 @@ bool om_conv_dnnl(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int64_t
 	if (s->scratch && (*rc = om_ctx_reserve(c, s->scratch, "oneDNN's blocked buffers")))
 		return true;
 	const int64_t P = sp->out[0] * sp->out[1];
-	const dnnl_status_t r = dn_run(s, x, e->bias, s->post ? e->z : NULL, y,
-				       sizeof(float) * (size_t)(N * M * P), c->threads);
+	const dnnl_status_t r = dn_run(s, x, e->bias, s->post ? e->z : NULL, y, c->out[0]->nbytes,
+				       c->threads);
 	if (r != dnnl_success) {
 		*rc = r == dnnl_out_of_memory
 			      ? om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory in oneDNN")
@@ -336,11 +368,12 @@ bool om_conv_dnnl(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int64_t
 		return true;
 	}
 	/* Z and the activation, when they were not the primitive's (the bias was): planes of
-	 * Y over the run's threads */
-	epi_planes ep = {*e, M, P, y};
+	 * Y over the run's threads (a blocked Y: planes of `block` channels, Z blocked alike) */
+	const int64_t planes = bout ? N * ((M + c->block - 1) / c->block) : N * M;
+	epi_planes ep = {*e, planes / N, bout ? P * c->block : P, y};
 	ep.e.bias = NULL;
 	if (!s->post && om_conv_epi_any(&ep.e))
-		om_par_for(c->threads, N * M, (EPI_GRAIN + P - 1) / P, epi_rows, &ep);
+		om_par_for(c->threads, planes, (EPI_GRAIN + ep.P - 1) / ep.P, epi_rows, &ep);
 	*rc = OM_OK;
 	return true;
 }

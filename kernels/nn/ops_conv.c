@@ -19,6 +19,7 @@
 #include "conv_epilogue.h"
 #include "conv_winograd.h"
 #include "im2col.h"
+#include "layout.h"
 #include "op.h"
 #include "parallel.h"
 
@@ -359,8 +360,99 @@ static om_kind conv_f32(om_ctx *c)
 	return OM_OK;
 }
 
+/* ---- the channel-blocked layout (op.h) ----------------------------------------------------- */
+
+/* Conv and FusedConv on float32 take X and Y (with Z, tied to Y) blocked where oneDNN runs
+ * the conv faster than omopt's kernels (om_conv_dnnl_blockable) */
+static void conv_layout(const om_ctx *c, om_layout_req *r)
+{
+	*r = (om_layout_req){0};
+	om_status st = {0};
+	om_ctx lc = *c;
+	lc.st = &st;
+	conv_geo g;
+	const om_tensor *Z = c->nin > 3 ? c->in[3] : NULL;
+	const int32_t block = om_layout_block();
+	if (!block || c->exact || c->in[0]->dtype != OM_FLOAT || c->in[0]->rank != 4 ||
+	    !(c->const_in & 2) || conv_geometry(&lc, &g) ||
+	    !om_conv_dnnl_blockable(&g.sp, g.C, g.M, g.group))
+		return;
+	r->block = block;
+	r->may = OM_LAYOUT_IN(0) | OM_LAYOUT_OUT(0);
+	if (Z)
+		r->may |= r->tied = OM_LAYOUT_IN(3) | OM_LAYOUT_OUT(0);
+}
+
+/* position `bit` of the node (c->blocked) as a plain float tensor of C channels: t itself, or
+ * a converted copy in *buf (malloc'd; y: a buffer only, converted back by the caller) */
+static om_kind plain_side(om_ctx *c, uint64_t bit, const om_tensor *t, int64_t C, bool convert,
+			  om_tensor *plain, float **buf)
+{
+	*plain = *t;
+	*buf = NULL;
+	if (!(c->blocked & bit))
+		return OM_OK;
+	*plain = om_layout_logical(t, C);
+	plain->nbytes = sizeof(float) * (size_t)om_tensor_numel(plain);
+	om_kind rc = om_ctx_reserve(c, plain->nbytes, "a plain copy of a blocked tensor");
+	if (rc)
+		return rc;
+	if (!(*buf = malloc(plain->nbytes ? plain->nbytes : 1)))
+		return om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory");
+	if (convert)
+		om_layout_unblock_f32(t->data, t->dims[0], C, t->dims[2] * t->dims[3], c->block,
+				      *buf);
+	plain->data = *buf;
+	return OM_OK;
+}
+
+/* A conv whose X or Y (and Z) the planner keeps blocked: oneDNN's blocked path, or (when
+ * oneDNN declines the case) omopt's kernels on plain copies */
+static om_kind conv_blocked(om_ctx *c)
+{
+	const om_tensor *W = c->in[1], *Z = c->nin > 3 ? c->in[3] : NULL;
+	const int64_t C = W->dims[1] * om_attr_int(c->node, "group", 1), M = W->dims[0];
+	om_tensor x = *c->in[0], y = *c->out[0], z = Z ? *Z : (om_tensor){0};
+	if (c->blocked & OM_LAYOUT_IN(0))
+		x = om_layout_logical(c->in[0], C);
+	if (c->blocked & OM_LAYOUT_OUT(0))
+		y = om_layout_logical(c->out[0], M), z = Z ? om_layout_logical(Z, M) : z;
+	const om_tensor *in[4] = {&x, W, c->nin > 2 ? c->in[2] : NULL, Z ? &z : NULL};
+	om_tensor *out[1] = {&y};
+	om_ctx lc = *c;
+	lc.in = in, lc.out = out;
+	conv_geo g;
+	om_conv_epi e = {0};
+	om_kind rc = conv_geometry(&lc, &g);
+	if (rc || (rc = !strcmp(c->node->op, "FusedConv") ? fused_epilogue(&lc, &e)
+							   : om_conv_epi_activation(&lc, &e)))
+		return rc;
+	e.bias = in[2] ? in[2]->data : NULL;
+	if (om_conv_dnnl(&lc, &g.sp, g.N, g.C, g.M, g.group, x.data, W->data, &e, y.data, &rc))
+		return rc;
+	float *bx = NULL, *by = NULL, *bz = NULL;
+	om_tensor px, py, pz = z;
+	rc = plain_side(c, OM_LAYOUT_IN(0), c->in[0], C, true, &px, &bx);
+	if (!rc)
+		rc = plain_side(c, OM_LAYOUT_OUT(0), c->out[0], M, false, &py, &by);
+	if (!rc && Z)
+		rc = plain_side(c, OM_LAYOUT_IN(3), Z, M, true, &pz, &bz);
+	if (!rc) {
+		in[0] = &px, in[3] = Z ? &pz : NULL, out[0] = &py;
+		lc.blocked = 0;
+		rc = conv_f32(&lc);
+	}
+	if (!rc && by)
+		om_layout_block_f32(by, g.N, M, g.sp.out[0] * g.sp.out[1], c->block,
+				    c->out[0]->data);
+	free(bx), free(by), free(bz);
+	return rc;
+}
+
 static om_kind conv_kernel(om_ctx *c)
 {
+	if (c->blocked)
+		return conv_blocked(c);
 	if (c->in[0]->dtype != OM_FLOAT)
 		return om_run_as_f32(c, conv_f32, false);
 	return conv_f32(c);
@@ -639,15 +731,16 @@ static const om_sig sig_QLinearConv_10 = {10, 8, 9, 1, 1, 0x100, 0x0, attrs_QLin
 
 static const om_op rows[] = {
 	{"Conv", "", 1, conv_infer, conv_kernel, OM_OP_EXACT | OM_OP_LAYOUT | OM_OP_EPILOGUE,
-	 &sig_Conv_1, OM_OPC_CONV},
+	 &sig_Conv_1, OM_OPC_CONV, conv_layout},
 	{"FusedConv", "com.microsoft", 1, fused_infer, conv_kernel,
-	 OM_OP_EXACT | OM_OP_LAYOUT | OM_OP_EPILOGUE, &sig_ms_FusedConv_1, OM_OPC_MS_FUSED_CONV},
+	 OM_OP_EXACT | OM_OP_LAYOUT | OM_OP_EPILOGUE, &sig_ms_FusedConv_1, OM_OPC_MS_FUSED_CONV,
+	 conv_layout},
 	{"ConvTranspose", "", 1, convt_infer, convt_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
-	 &sig_ConvTranspose_1, OM_OPC_NONE},
+	 &sig_ConvTranspose_1, OM_OPC_NONE, NULL},
 	{"ConvInteger", "", 10, conv_infer, convint_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
-	 &sig_ConvInteger_10, OM_OPC_NONE},
+	 &sig_ConvInteger_10, OM_OPC_NONE, NULL},
 	{"QLinearConv", "", 10, conv_infer, qlinearconv_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
-	 &sig_QLinearConv_10, OM_OPC_NONE},
+	 &sig_QLinearConv_10, OM_OPC_NONE, NULL},
 };
 
 const om_op_table om_ops_conv = OM_TABLE(rows);

@@ -11,6 +11,7 @@
 
 #include "detmath.h"
 #include "f32_bridge.h"
+#include "layout.h"
 #include "move.h"
 #include "parallel.h"
 #include "spatial.h"
@@ -518,8 +519,72 @@ static om_kind global_f32(om_ctx *c)
 	return OM_OK;
 }
 
+/* GlobalAveragePool and GlobalMaxPool on float32 take X and Y channel-blocked (op.h), each on
+ * its own: the pool of each block of channels is a vector of `block` lanes */
+static void global_layout(const om_ctx *c, om_layout_req *r)
+{
+	*r = (om_layout_req){0};
+	const om_tensor *X = c->in[0];
+	if (c->exact || kind_of(c->node) == POOL_LP || X->dtype != OM_FLOAT || X->rank != 4)
+		return;
+	r->may = OM_LAYOUT_IN(0) | OM_LAYOUT_OUT(0);
+}
+
+/* channel blocks [lo, hi) of a blocked X: the lanes of each block pooled together */
+typedef struct global_blk_job {
+	enum pool_kind kind;
+	int64_t S, C, Cb, b;
+	bool bout;
+	const float *x;
+	float *y;
+} global_blk_job;
+
+static void global_blk_piece(void *arg, int64_t lo, int64_t hi)
+{
+	enum { L = 16 };
+	const global_blk_job *g = arg;
+	const int64_t b = g->b;
+	for (int64_t u = lo; u < hi; u++) {
+		const float *x = g->x + u * g->S * b;
+		float acc[L];
+		for (int64_t l = 0; l < b; l++)
+			acc[l] = g->kind == POOL_MAX ? -INFINITY : 0.0f;
+		for (int64_t j = 0; j < g->S; j++)
+			for (int64_t l = 0; l < b; l++) {
+				const float v = x[j * b + l];
+				if (g->kind == POOL_MAX)
+					acc[l] = v > acc[l] || v != v ? v : acc[l];
+				else
+					acc[l] += v;
+			}
+		const int64_t n = u / g->Cb, cb = u % g->Cb;
+		for (int64_t l = 0; l < b; l++) {
+			const float v = g->kind == POOL_AVG ? acc[l] / (float)g->S : acc[l];
+			if (g->bout)
+				g->y[u * b + l] = v;
+			else if (cb * b + l < g->C)
+				g->y[n * g->C + cb * b + l] = v;
+		}
+	}
+}
+
+static om_kind global_blocked(om_ctx *c)
+{
+	const om_tensor *X = c->in[0], *Y = c->out[0];
+	const int64_t C = c->blocked & OM_LAYOUT_OUT(0) ? X->dims[1] * c->block : Y->dims[1];
+	if (!(c->blocked & OM_LAYOUT_IN(0)) || c->block > 16) /* the planner never does that */
+		return om_error(c->st, OM_ERR_INTERNAL, c->node, "blocked output of a plain input");
+	global_blk_job g = {kind_of(c->node), X->dims[2] * X->dims[3], C, X->dims[1], c->block,
+			    c->blocked & OM_LAYOUT_OUT(0), X->data, Y->data};
+	om_par_for(c->threads, X->dims[0] * X->dims[1], GLOBAL_GRAIN / (g.S * g.b + 1) + 1,
+		   global_blk_piece, &g);
+	return OM_OK;
+}
+
 static om_kind global_kernel(om_ctx *c)
 {
+	if (c->blocked)
+		return global_blocked(c);
 	if (c->in[0]->dtype != OM_FLOAT)
 		return om_run_as_f32(c, global_f32, true);
 	return global_f32(c);
@@ -693,19 +758,19 @@ static const om_sig sig_MaxUnpool_9 = {9, 2, 3, 1, 1, 0x4, 0x0, attrs_MaxUnpool_
 
 static const om_op rows[] = {
 	{"MaxPool", "", 1, pool_infer, pool_kernel, OM_OP_EXACT | OM_OP_LAYOUT, &sig_MaxPool_1,
-	 OM_OPC_NONE},
+	 OM_OPC_NONE, NULL},
 	{"AveragePool", "", 1, pool_infer, pool_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
-	 &sig_AveragePool_1, OM_OPC_NONE},
+	 &sig_AveragePool_1, OM_OPC_NONE, NULL},
 	{"LpPool", "", 1, pool_infer, pool_kernel, OM_OP_EXACT | OM_OP_LAYOUT, &sig_LpPool_1,
-	 OM_OPC_NONE},
+	 OM_OPC_NONE, NULL},
 	{"GlobalMaxPool", "", 1, global_infer, global_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
-	 &sig_GlobalMaxPool_1, OM_OPC_NONE},
+	 &sig_GlobalMaxPool_1, OM_OPC_NONE, global_layout},
 	{"GlobalAveragePool", "", 1, global_infer, global_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
-	 &sig_GlobalAveragePool_1, OM_OPC_NONE},
+	 &sig_GlobalAveragePool_1, OM_OPC_NONE, global_layout},
 	{"GlobalLpPool", "", 1, global_infer, global_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
-	 &sig_GlobalLpPool_1, OM_OPC_NONE},
+	 &sig_GlobalLpPool_1, OM_OPC_NONE, NULL},
 	{"MaxUnpool", "", 9, unpool_infer, unpool_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
-	 &sig_MaxUnpool_9, OM_OPC_NONE},
+	 &sig_MaxUnpool_9, OM_OPC_NONE, NULL},
 };
 
 const om_op_table om_ops_pool = OM_TABLE(rows);

@@ -256,8 +256,8 @@ static const om_sig sig_Resize_10 = {10, 2, 2, 1, 1, 0x0, 0x0, attrs_Resize_10, 
 /* ---- end of signatures ---- */
 
 static const om_op rows[] = {
-	{"Upsample", "", 7, resize_infer, resize_kernel, OM_OP_EXACT, &sig_Upsample_7, OM_OPC_NONE},
-	{"Resize", "", 10, resize_infer, resize_kernel, OM_OP_EXACT, &sig_Resize_10, OM_OPC_NONE},
+	{"Upsample", "", 7, resize_infer, resize_kernel, OM_OP_EXACT, &sig_Upsample_7, OM_OPC_NONE, NULL},
+	{"Resize", "", 10, resize_infer, resize_kernel, OM_OP_EXACT, &sig_Resize_10, OM_OPC_NONE, NULL},
 };
 
 const om_op_table om_ops_resize = OM_TABLE(rows);

@@ -1,0 +1,86 @@
+/* layout.c — the channel-blocked layout's helpers (layout.h). */
+#include <string.h>
+
+#include "layout.h"
+
+#ifdef OM_HAVE_DNNL
+#include <dnnl.h>
+#endif
+
+int32_t om_layout_block(void)
+{
+#ifdef OM_HAVE_DNNL
+	const unsigned isa = (unsigned)dnnl_get_effective_cpu_isa();
+	if ((isa & dnnl_cpu_isa_avx512_core) == dnnl_cpu_isa_avx512_core)
+		return 16;
+	if ((isa & dnnl_cpu_isa_avx2) == dnnl_cpu_isa_avx2)
+		return 8;
+#endif
+	return 0;
+}
+
+void om_layout_dims(const int64_t *d, int32_t b, int64_t *out)
+{
+	const int64_t C = d[1];
+	out[0] = d[0];
+	out[1] = (C + b - 1) / b;
+	out[2] = d[2];
+	out[3] = d[3];
+	out[4] = b;
+}
+
+om_tensor om_layout_logical(const om_tensor *t, int64_t C)
+{
+	om_tensor v = *t;
+	v.rank = 4;
+	v.dims[1] = C;
+	return v;
+}
+
+void om_layout_elementwise(const om_ctx *c, om_layout_req *r)
+{
+	*r = (om_layout_req){0};
+	const om_tensor *y = c->nout == 1 ? c->out[0] : NULL;
+	if (!y || y->rank != 4 || y->dtype != OM_FLOAT || c->nin > 32)
+		return;
+	uint64_t may = OM_LAYOUT_OUT(0);
+	for (int32_t i = 0; i < c->nin; i++) {
+		const om_tensor *x = c->in[i];
+		if (!x || (x->rank <= 4 && om_tensor_numel(x) == 1))
+			continue;
+		const bool full = x->dims[2] == y->dims[2] && x->dims[3] == y->dims[3];
+		const bool chan = x->dims[2] == 1 && x->dims[3] == 1;
+		if (x->rank != 4 || x->dtype != OM_FLOAT || x->dims[0] != y->dims[0] ||
+		    x->dims[1] != y->dims[1] || !(full || chan))
+			return;
+		may |= OM_LAYOUT_IN(i);
+	}
+	r->may = r->tied = may;
+}
+
+void om_layout_block_f32(const float *x, int64_t N, int64_t C, int64_t P, int32_t b, float *y)
+{
+	const int64_t Cb = (C + b - 1) / b;
+	for (int64_t n = 0; n < N; n++)
+		for (int64_t cb = 0; cb < Cb; cb++) {
+			float *o = y + (n * Cb + cb) * P * b;
+			for (int64_t l = 0; l < b; l++) {
+				const int64_t ch = cb * b + l;
+				const float *s = x + (n * C + ch) * P;
+				for (int64_t p = 0; p < P; p++)
+					o[p * b + l] = ch < C ? s[p] : 0.0f;
+			}
+		}
+}
+
+void om_layout_unblock_f32(const float *x, int64_t N, int64_t C, int64_t P, int32_t b, float *y)
+{
+	const int64_t Cb = (C + b - 1) / b;
+	for (int64_t n = 0; n < N; n++)
+		for (int64_t ch = 0; ch < C; ch++) {
+			const float *s = x + (n * Cb + ch / b) * P * b + ch % b;
+			float *o = y + (n * C + ch) * P;
+			for (int64_t p = 0; p < P; p++)
+				o[p] = s[p * b];
+		}
+}

@@ -1,0 +1,26 @@
+/* layout.h — the channel-blocked layout's helpers (op.h describes the layout; ops/layout.c).
+ * The planner (runtime/plan_layout.c) asks the rows' layout functions; kernels that take
+ * blocked tensors read om_ctx.blocked and om_ctx.block. */
+#ifndef OM_LAYOUT_H
+#define OM_LAYOUT_H
+
+#include "op.h"
+
+/** The block the fast convolutions want on this CPU: 16 (oneDNN on AVX-512), 8 (AVX2), or 0
+ *  (no oneDNN in the build, or an older CPU): then nothing is blocked. */
+int32_t om_layout_block(void);
+/** The blocked tensor shape (N, ceil(C/b), H, W, b) of the logical shape d (N, C, H, W). */
+void om_layout_dims(const int64_t *d, int32_t b, int64_t *out);
+/** The logical (N, C, H, W) view of blocked tensor t holding C channels: a copy of t's header
+ *  with the logical shape, same data. */
+om_tensor om_layout_logical(const om_tensor *t, int64_t C);
+/** The layout function of element-wise rows whose result is finite wherever every input is
+ *  (Add, Mul, Relu, Sigmoid, ...: the padding channels stay finite): output 0 and every
+ *  input of shape (N, C, H, W) or (N, C, 1, 1), tied; inputs of one element stay as they are.
+ *  Anything else (another rank, a channel broadcast): nothing blocked. */
+void om_layout_elementwise(const om_ctx *c, om_layout_req *r);
+/** y (blocked by b, padding zeroed) = x (N, C, P plain), and the reverse. */
+void om_layout_block_f32(const float *x, int64_t N, int64_t C, int64_t P, int32_t b, float *y);
+void om_layout_unblock_f32(const float *x, int64_t N, int64_t C, int64_t P, int32_t b, float *y);
+
+#endif

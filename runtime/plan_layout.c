@@ -1,0 +1,170 @@
+/*
+ * plan_layout.c — which values a plan keeps channel-blocked (fast mode; the layout is op.h's).
+ *
+ * oneDNN's convolutions run on channel-blocked activations (nChw16c on AVX-512); fed plain
+ * NCHW, each reorders its input in and its output back (bench/conv_layers.py: the reorders
+ * cost as much as a depthwise or 1x1 conv itself). So a run of convolutions keeps its values
+ * blocked between them and converts only at the edges, as ONNX Runtime's NCHWc transformer
+ * does; the element-wise ops and global pools between the convs (residual Adds, the
+ * squeeze-excitation Mul) run on the blocked values too.
+ *
+ * Each row with a layout function says which of a node's positions may be blocked and which
+ * are tied (all blocked or all plain). A value is blocked when its producer and every reader
+ * take it blocked, it is a float (N, C, H, W) of settled shape, no graph output and read by no
+ * subgraph; then the ties are settled by demoting, until nothing changes. A blocked value's
+ * slot gets the blocked tensor shape (N, ceil(C/b), H, W, b), so its buffer is the padded one
+ * and element-wise kernels need nothing else; a step's om_ctx.blocked says which of its
+ * positions are blocked. Only steps of settled shapes take part. Exact mode plans nothing:
+ * its kernels' bits are the contract.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "layout.h"
+#include "plan.h"
+
+enum { MAX_POS = 32 }; /* positions of a node that can be blocked: inputs, outputs */
+
+typedef struct step_req {
+	bool takes;       /* the step's row has a layout function and the step may use it */
+	om_layout_req r;
+} step_req;
+
+static bool runs(const om_step *sp)
+{
+	return !sp->folded && !sp->dead && !sp->absorbed;
+}
+
+/* the row's answer for step sp on the plan-time shapes */
+static bool ask_row(const om_session *s, const om_plan *p, const om_step *sp, int32_t block,
+		    om_layout_req *r)
+{
+	const om_node *n = sp->node;
+	if (!sp->op->layout || sp->dynamic || n->nin > MAX_POS || n->nout > MAX_POS)
+		return false;
+	const om_tensor *in[MAX_POS];
+	om_tensor *out[MAX_POS];
+	uint64_t const_in = 0;
+	for (int32_t i = 0; i < n->nin; i++) {
+		const int32_t k = sp->in[i];
+		if (k >= 0 && !p->slots[k].known)
+			return false;
+		in[i] = k >= 0 ? &p->slots[k].meta : NULL;
+		if (k >= 0 && p->slots[k].kind == OM_SLOT_CONST)
+			const_in |= OM_LAYOUT_IN(i);
+	}
+	for (int32_t i = 0; i < n->nout; i++) {
+		const int32_t k = sp->out[i];
+		if (k >= 0 && !p->slots[k].known)
+			return false;
+		out[i] = k >= 0 ? &p->slots[k].meta : NULL;
+	}
+	om_status st = {0};
+	const om_ctx c = {.node = n, .opset = sp->opset, .nin = n->nin, .nout = n->nout,
+			  .in = in, .out = out, .st = &st, .threads = s->opt.threads,
+			  .const_in = const_in};
+	sp->op->layout(&c, r);
+	return r->may && (!r->block || r->block == block);
+}
+
+/* position bit of step sp: its slot, or -1 */
+static int32_t slot_at(const om_step *sp, int32_t pos)
+{
+	return pos < 32 ? (pos < sp->node->nin ? sp->in[pos] : -1)
+			: (pos - 32 < sp->node->nout ? sp->out[pos - 32] : -1);
+}
+
+/* the tie of step sp: any plain slot makes all plain; true when something changed */
+static bool settle_tie(const om_step *sp, const step_req *q, uint8_t *blk)
+{
+	bool plain = false;
+	for (int32_t pos = 0; pos < 64; pos++) {
+		const int32_t k = q->r.tied >> pos & 1 ? slot_at(sp, pos) : -1;
+		plain |= k >= 0 && !blk[k];
+	}
+	bool changed = false;
+	for (int32_t pos = 0; plain && pos < 64; pos++) {
+		const int32_t k = q->r.tied >> pos & 1 ? slot_at(sp, pos) : -1;
+		if (k >= 0 && blk[k])
+			blk[k] = 0, changed = true;
+	}
+	return changed;
+}
+
+/* a slot's initial verdict: float (N, C, H, W), produced and read only where blocked is
+ * taken, no graph output, no subgraph's */
+static void initial(const om_plan *p, const step_req *q, uint8_t *blk)
+{
+	int32_t *reads = calloc((size_t)p->nslots, sizeof *reads);
+	if (!reads)
+		return; /* blk stays all zero: nothing blocked */
+	for (int32_t i = 0; i < p->nsteps; i++) {
+		const om_step *sp = &p->steps[i];
+		for (int32_t k = 0; runs(sp) && k < sp->node->nout; k++) {
+			const int32_t v = sp->out[k];
+			const om_slot *sl = v >= 0 ? &p->slots[v] : NULL;
+			if (sl && q[i].takes && (q[i].r.may & OM_LAYOUT_OUT(k)) &&
+			    sl->kind == OM_SLOT_NODE && sl->known && sl->meta.dtype == OM_FLOAT &&
+			    sl->meta.rank == 4)
+				blk[v] = 1;
+		}
+	}
+	for (int32_t i = 0; i < p->nsteps; i++) {
+		const om_step *sp = &p->steps[i];
+		for (int32_t k = 0; runs(sp) && k < sp->node->nin; k++) {
+			const int32_t v = sp->in[k];
+			if (v < 0)
+				continue;
+			reads[v]++;
+			if (!q[i].takes || !(q[i].r.may & OM_LAYOUT_IN(k)))
+				blk[v] = 0;
+		}
+	}
+	for (int32_t v = 0; v < p->nslots; v++)
+		if (reads[v] != p->slots[v].uses)
+			blk[v] = 0; /* a graph output, or read by a subgraph */
+	free(reads);
+}
+
+om_kind om_plan_layout(const om_session *s, om_plan *p, om_status *st)
+{
+	const int32_t block = s->opt.exact ? 0 : om_layout_block();
+	if (!block || !p->nslots)
+		return OM_OK;
+	step_req *q = calloc((size_t)p->nsteps + 1, sizeof *q);
+	uint8_t *blk = calloc((size_t)p->nslots, 1);
+	if (!q || !blk) {
+		free(q), free(blk);
+		return om_error(st, OM_ERR_NOMEM, NULL, "out of memory planning");
+	}
+	for (int32_t i = 0; i < p->nsteps; i++)
+		q[i].takes = runs(&p->steps[i]) && ask_row(s, p, &p->steps[i], block, &q[i].r);
+	initial(p, q, blk);
+	for (bool changed = true; changed;) {
+		changed = false;
+		for (int32_t i = 0; i < p->nsteps; i++)
+			if (q[i].takes)
+				changed |= settle_tie(&p->steps[i], &q[i], blk);
+	}
+	for (int32_t v = 0; v < p->nslots; v++) {
+		if (!blk[v])
+			continue;
+		om_tensor *t = &p->slots[v].meta;
+		int64_t d[5];
+		om_layout_dims(t->dims, block, d);
+		t->rank = 5;
+		memcpy(t->dims, d, sizeof d);
+		t->nbytes = om_tensor_bytes_for(t->dtype, t->rank, t->dims);
+	}
+	for (int32_t i = 0; i < p->nsteps; i++) {
+		om_step *sp = &p->steps[i];
+		for (int32_t pos = 0; q[i].takes && pos < 64; pos++) {
+			const int32_t k = slot_at(sp, pos);
+			if (k >= 0 && blk[k])
+				sp->blocked |= UINT64_C(1) << pos;
+		}
+	}
+	p->block = block;
+	free(q), free(blk);
+	return OM_OK;
+}
