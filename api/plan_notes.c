@@ -180,11 +180,16 @@ om_kind om_plan_notes_make(const om_model *m, om_plan_notes **out, om_status *st
 			snprintf(post, sizeof post, ", applies %s", om_act_name(ni.post));
 			move_value(p, ni.node->out[0], ni.out0);
 		}
-		snprintf(e->note, sizeof e->note, "%s%s%s%s%s%s",
+		char layout[48] = "";
+		const bool reads = ni.blocked & 0xffffffffu, writes = ni.blocked >> 32;
+		if (ni.blocked) /* values kept channel-blocked between convs (plan_layout.c) */
+			snprintf(layout, sizeof layout, ", %s%s%s nChw%dc", reads ? "reads" : "",
+				 reads && writes ? " and " : "", writes ? "writes" : "", ni.block);
+		snprintf(e->note, sizeof e->note, "%s%s%s%s%s%s%s",
 			 ni.folded     ? "folded at plan time"
 			 : ni.absorbed ? "absorbed into its input's producer"
 			 : ni.mode == OM_MODE_FAST ? "fast kernel" : "exact kernel",
-			 post, ni.dynamic ? ", shaped per run" : "", ni.view ? ", view" : "",
+			 post, layout, ni.dynamic ? ", shaped per run" : "", ni.view ? ", view" : "",
 			 extra[0] ? "; " : "", extra);
 	}
 	if (!rc && p->oom)

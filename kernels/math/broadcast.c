@@ -1,4 +1,6 @@
 /* broadcast.c — the shared broadcast iterator (see broadcast.h). */
+#include <string.h>
+
 #include "broadcast.h"
 #include "ew.h"
 #include "parallel.h"
@@ -139,11 +141,85 @@ static void bcast_piece(void *arg, int64_t lo, int64_t hi)
 	}
 }
 
+/* Short innermost runs (a channel-blocked tensor times one vector per block: runs of 16)
+ * cost a call each. When every operand is contiguous along the innermost axis and along the
+ * one before either contiguous too or repeating (stride 0), consecutive rows go to fn
+ * together, each repeating operand's vector copied TILE_BYTES' worth of times. */
+enum { SHORT_RUN = 64, TILE_BYTES = 1024 };
+
+static bool tileable(const om_bcast *b)
+{
+	const int32_t inner = b->rank - 1;
+	const int64_t D = b->dims[inner > 0 ? inner : 0];
+	if (inner < 1 || D >= SHORT_RUN)
+		return false;
+	for (int32_t k = 0; k <= b->nin; k++)
+		if (b->stride[k][inner] != 1 || b->size[k] * (size_t)D > TILE_BYTES ||
+		    (b->stride[k][inner - 1] != D && b->stride[k][inner - 1] != 0))
+			return false;
+	return true;
+}
+
+/* rows [lo, hi) of D elements (row u: index u % K on axis inner - 1, the outer axes' u / K) */
+static void tiled_piece(void *arg, int64_t lo, int64_t hi)
+{
+	const bcast_job *j = arg;
+	const om_bcast *b = j->b;
+	const int32_t nops = b->nin + 1, inner = b->rank - 1;
+	const int64_t D = b->dims[inner], K = b->dims[inner - 1];
+	size_t widest = 0;
+	for (int32_t k = 0; k < nops; k++)
+		widest = b->size[k] > widest ? b->size[k] : widest;
+	const int64_t R = (int64_t)(TILE_BYTES / (widest * (size_t)D));
+	unsigned char tile[OM_BCAST_MAX_IN][TILE_BYTES];
+	int64_t ones[OM_BCAST_MAX_IN + 1];
+	for (int32_t k = 0; k < nops; k++)
+		ones[k] = 1; /* every operand contiguous, the repeating ones as their tiles */
+	for (int64_t u = lo; u < hi;) {
+		const int64_t kk = u % K, rows = K - kk < hi - u ? K - kk : hi - u;
+		int64_t off[OM_BCAST_MAX_IN + 1] = {0};
+		for (int64_t o = u / K, i = inner - 2; i >= 0; i--) {
+			for (int32_t k = 0; k < nops; k++)
+				off[k] += o % b->dims[i] * b->stride[k][i];
+			o /= b->dims[i];
+		}
+		const void *ip[OM_BCAST_MAX_IN];
+		for (int32_t k = 1; k < nops; k++) {
+			const unsigned char *v = (const unsigned char *)j->in[k - 1] +
+						 (size_t)off[k] * b->size[k];
+			const size_t row = b->size[k] * (size_t)D;
+			if (b->stride[k][inner - 1]) {
+				ip[k - 1] = v + (size_t)kk * row;
+				continue;
+			}
+			for (int64_t r = 0; r < R && r < rows; r++)
+				memcpy(tile[k - 1] + (size_t)r * row, v, row);
+			ip[k - 1] = tile[k - 1];
+		}
+		unsigned char *op = (unsigned char *)j->out + (size_t)(off[0] + kk * D) * b->size[0];
+		for (int64_t done = 0; done < rows;) {
+			const int64_t m = rows - done < R ? rows - done : R;
+			j->fn(m * D, op + (size_t)(done * D) * b->size[0], ip, ones, j->arg);
+			done += m;
+			for (int32_t k = 1; k < nops; k++)
+				if (b->stride[k][inner - 1])
+					ip[k - 1] = (const unsigned char *)ip[k - 1] +
+						    (size_t)(m * D) * b->size[k];
+		}
+		u += rows;
+	}
+}
+
 void om_bcast_run(const om_bcast *b, void *out, const void *const *in, om_bcast_fn fn,
 		  const void *arg)
 {
 	if (b->numel <= 0)
 		return;
 	bcast_job j = {b, out, in, fn, arg};
+	if (tileable(b)) {
+		const int64_t D = b->dims[b->rank - 1];
+		om_par_for(b->threads, b->numel / D, OM_EW_GRAIN / D, tiled_piece, &j);
+		return;
+	}
 	om_par_for(b->threads, b->numel, OM_EW_GRAIN, bcast_piece, &j);
 }

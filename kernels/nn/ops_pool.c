@@ -539,24 +539,48 @@ typedef struct global_blk_job {
 	float *y;
 } global_blk_job;
 
+/* the lanes' sums or maxima over S positions of b lanes (b and max constants where inlined;
+ * four partial results a lane, so that the additions do not wait on each other) */
+static inline __attribute__((always_inline)) void blk_pool(bool max, const float *x, int64_t S,
+							    int64_t b, float *acc)
+{
+	enum { U = 4, L = 16 };
+	float part[U][L];
+	for (int64_t u = 0; u < U; u++)
+		for (int64_t l = 0; l < b; l++)
+			part[u][l] = max ? -INFINITY : 0.0f;
+	int64_t j = 0;
+	for (; j < S; j++)
+		for (int64_t l = 0; l < b; l++) {
+			const float v = x[j * b + l];
+			float *a = &part[j % U][l];
+			*a = !max ? *a + v : v > *a || v != v ? v : *a;
+		}
+	for (int64_t l = 0; l < b; l++) {
+		float a = part[0][l];
+		for (int64_t u = 1; u < U; u++) {
+			const float v = part[u][l];
+			a = !max ? a + v : v > a || v != v ? v : a;
+		}
+		acc[l] = a;
+	}
+}
+
 static void global_blk_piece(void *arg, int64_t lo, int64_t hi)
 {
 	enum { L = 16 };
 	const global_blk_job *g = arg;
 	const int64_t b = g->b;
+	const bool max = g->kind == POOL_MAX;
 	for (int64_t u = lo; u < hi; u++) {
 		const float *x = g->x + u * g->S * b;
 		float acc[L];
-		for (int64_t l = 0; l < b; l++)
-			acc[l] = g->kind == POOL_MAX ? -INFINITY : 0.0f;
-		for (int64_t j = 0; j < g->S; j++)
-			for (int64_t l = 0; l < b; l++) {
-				const float v = x[j * b + l];
-				if (g->kind == POOL_MAX)
-					acc[l] = v > acc[l] || v != v ? v : acc[l];
-				else
-					acc[l] += v;
-			}
+		if (b == 16 && !max)
+			blk_pool(false, x, g->S, 16, acc);
+		else if (b == 8 && !max)
+			blk_pool(false, x, g->S, 8, acc);
+		else
+			blk_pool(max, x, g->S, b, acc);
 		const int64_t n = u / g->Cb, cb = u % g->Cb;
 		for (int64_t l = 0; l < b; l++) {
 			const float v = g->kind == POOL_AVG ? acc[l] / (float)g->S : acc[l];
