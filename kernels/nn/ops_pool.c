@@ -596,8 +596,25 @@ static om_kind global_blocked(om_ctx *c)
 {
 	const om_tensor *X = c->in[0], *Y = c->out[0];
 	const int64_t C = c->blocked & OM_LAYOUT_OUT(0) ? X->dims[1] * c->block : Y->dims[1];
-	if (!(c->blocked & OM_LAYOUT_IN(0)) || c->block > 16) /* the planner never does that */
-		return om_error(c->st, OM_ERR_INTERNAL, c->node, "blocked output of a plain input");
+	if (!(c->blocked & OM_LAYOUT_IN(0))) { /* plain X: pooled plain, then blocked */
+		const int64_t N = X->dims[0], Cx = X->dims[1];
+		const size_t bytes = sizeof(float) * (size_t)(N * Cx);
+		om_kind rc = om_ctx_reserve(c, bytes, "pooled values");
+		float *t = rc ? NULL : malloc(bytes + 1);
+		if (rc || !t)
+			return rc ? rc : om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory");
+		om_tensor y = *Y;
+		om_tensor *out[1] = {&y};
+		om_ctx lc = *c;
+		lc.out = out, lc.blocked = 0;
+		y.data = t, y.nbytes = bytes;
+		if (!(rc = global_f32(&lc)))
+			om_layout_block_f32(t, N, Cx, 1, c->block, Y->data);
+		free(t);
+		return rc;
+	}
+	if (c->block > 16)
+		return om_error(c->st, OM_ERR_INTERNAL, c->node, "blocks of %d", (int)c->block);
 	global_blk_job g = {kind_of(c->node), X->dims[2] * X->dims[3], C, X->dims[1], c->block,
 			    c->blocked & OM_LAYOUT_OUT(0), X->data, Y->data};
 	om_par_for(c->threads, X->dims[0] * X->dims[1], GLOBAL_GRAIN / (g.S * g.b + 1) + 1,

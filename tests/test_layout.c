@@ -1,0 +1,245 @@
+/* test_layout.c — the channel-blocked layout (runtime/plan_layout.c) on a block of the shape
+ * mobile CNNs have: a 1x1 conv with SiLU, a strided depthwise conv, squeeze-excitation (global
+ * pool, 1x1 convs, Sigmoid, the channel Mul), a 1x1 conv, a residual Add and a last conv, with
+ * channel counts that are and are not multiples of the block. Fast mode keeps the values
+ * between the convs blocked (which steps read and write blocked values is asserted) and
+ * agrees with exact mode, at one and two threads, batch 1 and 2; a value that a graph output
+ * or a step without a layout function reads stays plain. Also the broadcast of short
+ * innermost runs (kernels/math/broadcast.c) that the channel Mul takes, against a plain loop.
+ * Without oneDNN in the build (om_layout_block() 0) nothing is blocked, which is asserted. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "layout.h"
+#include "session.h"
+#include "testutil.h"
+
+static void fill(float *v, int64_t n, uint32_t seed, float scale)
+{
+	for (int64_t i = 0; i < n; i++) {
+		seed = seed * 1664525u + 1013904223u;
+		v[i] = scale * (float)((int32_t)(seed >> 8) % 20001) / 10000.0f;
+	}
+}
+
+static void init(om_graph *g, const char *name, int32_t rank, const int64_t *dims,
+		 uint32_t seed, float scale)
+{
+	om_value *v = om_graph_value(g, name);
+	v->init = om_model_tensor(g->model, OM_FLOAT, rank, dims);
+	fill(v->init->data, om_tensor_numel(v->init), seed, scale);
+	v->flags |= OM_VALUE_INITIALIZER;
+	om_type_from_tensor(g->model, &v->type, v->init);
+	tu_push_value(g, &g->inits, &g->ninits, v);
+}
+
+static om_node *conv(om_graph *g, const char *ins, const char *out, int64_t K, int64_t stride,
+		     int64_t group)
+{
+	om_node *n = tu_graph_node(g, "Conv", ins, out);
+	n->name = out;
+	const int64_t pad = K / 2;
+	tu_attr_ints(n, "kernel_shape", 2, (int64_t[]){K, K});
+	tu_attr_ints(n, "strides", 2, (int64_t[]){stride, stride});
+	tu_attr_ints(n, "pads", 4, (int64_t[]){pad, pad, pad, pad});
+	om_node_set_attr(n, "group", OM_ATTR_INT)->i = group;
+	return n;
+}
+
+static om_node *node(om_graph *g, const char *op, const char *ins, const char *out)
+{
+	om_node *n = tu_graph_node(g, op, ins, out);
+	n->name = out;
+	return n;
+}
+
+/* x (N, C, H, H) -> a = SiLU(conv1x1 C->E) -> b = dwconv3x3/2 (E) -> e = b * Sigmoid(conv(
+ * conv(GAP(b)))) -> r = conv1x1(e) + e -> y = conv1x1 E->C (a graph output); `side`: also
+ * t = Transpose(b) as a graph output, which keeps b plain */
+static om_model *block_model(int64_t N, int64_t C, int64_t E, int64_t H, bool side)
+{
+	om_model *m = tu_model(13);
+	om_graph *g = m->graph;
+	const int64_t H2 = (H - 1) / 2 + 1;
+	tu_push_value(g, &g->inputs, &g->ninputs,
+		      tu_typed_value(g, "x", OM_FLOAT, 4, (int64_t[]){N, C, H, H}));
+	init(g, "W1", 4, (int64_t[]){E, C, 1, 1}, 1, 1.0f / sqrtf((float)C));
+	init(g, "B1", 1, (int64_t[]){E}, 2, 0.2f);
+	init(g, "Wd", 4, (int64_t[]){E, 1, 3, 3}, 3, 1.0f / 3);
+	init(g, "Wf", 4, (int64_t[]){E, E, 1, 1}, 4, 1.0f / sqrtf((float)E));
+	init(g, "Wg", 4, (int64_t[]){E, E, 1, 1}, 5, 1.0f / sqrtf((float)E));
+	init(g, "W3", 4, (int64_t[]){E, E, 1, 1}, 6, 1.0f / sqrtf((float)E));
+	init(g, "W4", 4, (int64_t[]){C, E, 1, 1}, 7, 1.0f / sqrtf((float)E));
+	conv(g, "x,W1,B1", "a0", 1, 1, 1);
+	node(g, "Sigmoid", "a0", "a1");
+	node(g, "Mul", "a0,a1", "a");
+	conv(g, "a,Wd", "b", 3, 2, E);
+	node(g, "GlobalAveragePool", "b", "p");
+	conv(g, "p,Wf", "f0", 1, 1, 1);
+	node(g, "Relu", "f0", "f");
+	conv(g, "f,Wg", "s0", 1, 1, 1);
+	node(g, "Sigmoid", "s0", "s");
+	node(g, "Mul", "b,s", "e");
+	conv(g, "e,W3", "c", 1, 1, 1);
+	node(g, "Add", "c,e", "r");
+	conv(g, "r,W4", "y", 1, 1, 1);
+	tu_push_value(g, &g->outputs, &g->noutputs,
+		      tu_typed_value(g, "y", OM_FLOAT, 4, (int64_t[]){N, C, H2, H2}));
+	if (side) {
+		om_node *t = node(g, "Transpose", "b", "t");
+		tu_attr_ints(t, "perm", 4, (int64_t[]){0, 2, 3, 1});
+		tu_push_value(g, &g->outputs, &g->noutputs,
+			      tu_typed_value(g, "t", OM_FLOAT, 4, (int64_t[]){N, H2, H2, E}));
+	}
+	return m;
+}
+
+/* the blocked positions of the node named `name`, as "in,out" bit strings: "r" reads, "w"
+ * writes, "rw" both, "" neither */
+static const char *blocked_of(const om_session *s, const char *name)
+{
+	for (int i = 0; i < om_session_node_count(s); i++) {
+		const om_node_info ni = om_session_node_info(s, i);
+		if (ni.node->name && !strcmp(ni.node->name, name)) {
+			const bool r = ni.blocked & 0xffffffffu, w = ni.blocked >> 32;
+			return r && w ? "rw" : r ? "r" : w ? "w" : "";
+		}
+	}
+	fail_msg("no node %s", name);
+	return NULL;
+}
+
+typedef struct expect {
+	const char *node, *blocked;
+} expect;
+
+/* the conv a0 writes SiLU(a0) (the Sigmoid and Mul absorbed); which steps take blocked
+ * values when b feeds the side Transpose (side) or not */
+static const expect full[] = {
+	{"a0", "w"}, {"b", "rw"}, {"p", "rw"}, {"f0", "rw"}, {"s0", "rw"},
+	{"e", "rw"}, {"c", "rw"}, {"r", "rw"}, {"y", "r"},
+};
+static const expect with_side[] = {
+	{"a0", "w"}, {"b", "r"}, {"p", "w"}, {"f0", "rw"}, {"s0", "r"},
+	{"e", ""}, {"c", ""}, {"r", ""}, {"y", ""},
+};
+
+static void run(om_session *s, int64_t N, int64_t C, int64_t H, int nout, om_tensor *out)
+{
+	om_tensor in = {0};
+	om_status st = {0};
+	assert_int_equal(om_tensor_alloc(&in, OM_FLOAT, 4, (int64_t[]){N, C, H, H}, &st), OM_OK);
+	fill(in.data, om_tensor_numel(&in), 9, 1.0f);
+	if (om_session_run(s, &in, 1, out, nout, &st))
+		fail_msg("%s", st.msg);
+	om_tensor_free(&in);
+}
+
+static void close_to(const om_tensor *a, const om_tensor *b, const char *what)
+{
+	assert_int_equal(a->nbytes, b->nbytes);
+	const float *x = a->data, *y = b->data;
+	for (int64_t j = 0; j < om_tensor_numel(b); j++)
+		if (!(fabsf(x[j] - y[j]) <= 2e-5f * (1 + fabsf(y[j]))))
+			fail_msg("%s [%lld]: %.9g against %.9g", what, (long long)j, (double)x[j],
+				 (double)y[j]);
+}
+
+static void blocked_against_exact(void **state)
+{
+	(void)state;
+	const int64_t shapes[][4] = {{1, 24, 40, 13}, {2, 16, 32, 8}, {1, 8, 20, 7}};
+	const int32_t block = om_layout_block();
+	for (size_t t = 0; t < 2 * 2 * sizeof shapes / sizeof *shapes; t++) {
+		const int64_t *d = shapes[t / 4];
+		const bool side = t % 4 >= 2;
+		const int threads = 1 + (int)(t % 2);
+		om_model *m = block_model(d[0], d[1], d[2], d[3], side);
+		om_session *fast = NULL, *exact = NULL;
+		om_status st = {0};
+		const om_session_options fo = {.threads = threads}, eo = {.exact = 1};
+		assert_int_equal(om_session_create(m, &fo, &fast, &st), OM_OK);
+		assert_int_equal(om_session_create(m, &eo, &exact, &st), OM_OK);
+		const expect *ex = side ? with_side : full;
+		for (size_t i = 0; i < sizeof full / sizeof *full; i++) {
+			const char *want = block ? ex[i].blocked : "";
+			if (strcmp(blocked_of(fast, ex[i].node), want))
+				fail_msg("shape %zu%s: %s takes '%s' blocked, '%s' expected", t / 4,
+					 side ? " (side)" : "", ex[i].node,
+					 blocked_of(fast, ex[i].node), want);
+			assert_string_equal(blocked_of(exact, ex[i].node), "");
+		}
+		const int nout = side ? 2 : 1;
+		for (int r = 0; r < 2; r++) { /* the second run reuses the kernels' states */
+			om_tensor a[2] = {{0}, {0}}, b[2] = {{0}, {0}};
+			run(fast, d[0], d[1], d[3], nout, a);
+			run(exact, d[0], d[1], d[3], nout, b);
+			for (int o = 0; o < nout; o++) {
+				close_to(&a[o], &b[o], o ? "t" : "y");
+				om_tensor_free(&a[o]);
+				om_tensor_free(&b[o]);
+			}
+		}
+		om_session_free(fast);
+		om_session_free(exact);
+		om_model_free(m);
+	}
+}
+
+/* Mul of (A, B, P, L) by (A, B, 1, L), L a short run, and Add of the two the other way round:
+ * the tiled broadcast against a plain loop, bit for bit */
+static void short_runs_broadcast(void **state)
+{
+	(void)state;
+	const int64_t A = 2, B = 3, P = 37, L = 16;
+	for (int op = 0; op < 2; op++) {
+		om_model *m = tu_model(13);
+		om_graph *g = m->graph;
+		const int64_t big[4] = {A, B, P, L}, sd[4] = {A, B, 1, L};
+		tu_push_value(g, &g->inputs, &g->ninputs,
+			      tu_typed_value(g, "x", OM_FLOAT, 4, big));
+		tu_push_value(g, &g->inputs, &g->ninputs,
+			      tu_typed_value(g, "v", OM_FLOAT, 4, sd));
+		tu_graph_node(g, op ? "Add" : "Mul", op ? "v,x" : "x,v", "y");
+		tu_push_value(g, &g->outputs, &g->noutputs,
+			      tu_typed_value(g, "y", OM_FLOAT, 4, big));
+		for (int threads = 1; threads <= 2; threads++) {
+			om_session *s = NULL;
+			om_status st = {0};
+			const om_session_options o = {.threads = threads};
+			assert_int_equal(om_session_create(m, &o, &s, &st), OM_OK);
+			om_tensor in[2] = {{0}, {0}}, y = {0};
+			assert_int_equal(om_tensor_alloc(&in[0], OM_FLOAT, 4, big, &st), OM_OK);
+			assert_int_equal(om_tensor_alloc(&in[1], OM_FLOAT, 4, sd, &st), OM_OK);
+			fill(in[0].data, om_tensor_numel(&in[0]), 1, 1.0f);
+			fill(in[1].data, om_tensor_numel(&in[1]), 2, 1.0f);
+			assert_int_equal(om_session_run(s, in, 2, &y, 1, &st), OM_OK);
+			const float *x = in[0].data, *v = in[1].data, *o_ = y.data;
+			for (int64_t a = 0; a < A; a++)
+				for (int64_t b = 0; b < B; b++)
+					for (int64_t p = 0; p < P; p++)
+						for (int64_t l = 0; l < L; l++) {
+							const int64_t i = ((a * B + b) * P + p) * L + l;
+							const float w = v[(a * B + b) * L + l];
+							const float e = op ? w + x[i] : x[i] * w;
+							if (o_[i] != e)
+								fail_msg("op %d [%lld]: %g against %g",
+									 op, (long long)i,
+									 (double)o_[i], (double)e);
+						}
+			om_tensor_free(&in[0]);
+			om_tensor_free(&in[1]);
+			om_tensor_free(&y);
+			om_session_free(s);
+		}
+		om_model_free(m);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {cmocka_unit_test(blocked_against_exact),
+					   cmocka_unit_test(short_runs_broadcast)};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
