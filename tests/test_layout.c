@@ -187,6 +187,46 @@ static void blocked_against_exact(void **state)
 	}
 }
 
+/* a 1x1 conv (writes blocked) read by a GlobalAveragePool and a GlobalMaxPool (read blocked,
+ * write the graph outputs plain), N images of C channels, against exact mode */
+static void global_pools(void **state)
+{
+	(void)state;
+	const int64_t N = 2, C = 24, M = 40, H = 9;
+	om_model *m = tu_model(13);
+	om_graph *g = m->graph;
+	tu_push_value(g, &g->inputs, &g->ninputs,
+		      tu_typed_value(g, "x", OM_FLOAT, 4, (int64_t[]){N, C, H, H}));
+	init(g, "W", 4, (int64_t[]){M, C, 1, 1}, 1, 1.0f / sqrtf((float)C));
+	conv(g, "x,W", "c", 1, 1, 1);
+	node(g, "GlobalAveragePool", "c", "avg");
+	node(g, "GlobalMaxPool", "c", "max");
+	tu_push_value(g, &g->outputs, &g->noutputs,
+		      tu_typed_value(g, "avg", OM_FLOAT, 4, (int64_t[]){N, M, 1, 1}));
+	tu_push_value(g, &g->outputs, &g->noutputs,
+		      tu_typed_value(g, "max", OM_FLOAT, 4, (int64_t[]){N, M, 1, 1}));
+	om_session *fast = NULL, *exact = NULL;
+	om_status st = {0};
+	const om_session_options fo = {.threads = 2}, eo = {.exact = 1};
+	assert_int_equal(om_session_create(m, &fo, &fast, &st), OM_OK);
+	assert_int_equal(om_session_create(m, &eo, &exact, &st), OM_OK);
+	const bool blocked = om_layout_block() != 0;
+	assert_string_equal(blocked_of(fast, "c"), blocked ? "w" : "");
+	assert_string_equal(blocked_of(fast, "avg"), blocked ? "r" : "");
+	assert_string_equal(blocked_of(fast, "max"), blocked ? "r" : "");
+	om_tensor a[2] = {{0}, {0}}, b[2] = {{0}, {0}};
+	run(fast, N, C, H, 2, a);
+	run(exact, N, C, H, 2, b);
+	for (int o = 0; o < 2; o++) {
+		close_to(&a[o], &b[o], o ? "max" : "avg");
+		om_tensor_free(&a[o]);
+		om_tensor_free(&b[o]);
+	}
+	om_session_free(fast);
+	om_session_free(exact);
+	om_model_free(m);
+}
+
 /* Mul of (A, B, P, L) by (A, B, 1, L), L a short run, and Add of the two the other way round:
  * the tiled broadcast against a plain loop, bit for bit */
 static void short_runs_broadcast(void **state)
@@ -240,6 +280,7 @@ static void short_runs_broadcast(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {cmocka_unit_test(blocked_against_exact),
+					   cmocka_unit_test(global_pools),
 					   cmocka_unit_test(short_runs_broadcast)};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
