@@ -25,6 +25,7 @@ typedef struct om_slot {
 	uint8_t owned;  /* meta.data was allocated by the plan (folded constant) */
 	int32_t uses;   /* reads per run: step inputs, subgraph references, graph outputs */
 	int32_t up, from; /* OM_SLOT_OUTER: the value is slot `from` of the plan `up` levels up */
+	int64_t chans;    /* channel-blocked (plan_layout.c): its logical channels; 0: plain */
 } om_slot;
 
 typedef struct om_step {

@@ -14,8 +14,14 @@
  * subgraph; then the ties are settled by demoting, until nothing changes. A blocked value's
  * slot gets the blocked tensor shape (N, ceil(C/b), H, W, b), so its buffer is the padded one
  * and element-wise kernels need nothing else; a step's om_ctx.blocked says which of its
- * positions are blocked. Only steps of settled shapes take part. Exact mode plans nothing:
- * its kernels' bits are the contract.
+ * positions are blocked. Exact mode plans nothing: its kernels' bits are the contract.
+ *
+ * The rows answer on plan-time shapes. Steps shaped per run take part when the graph's inputs
+ * are symbolic in their first axis only (a batch): their shapes are inferred here with that
+ * axis 1 (the probe). The batch never reaches a channel axis without a value the probe lacks
+ * (Shape, then Reshape: unknown, so not blocked), so a value's channels are the probe's in every
+ * run; run.c shapes such steps on the logical shapes of their blocked inputs and blocks their
+ * outputs' shapes. Their inputs that are not blocked (a Clip's bounds) must be settled.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -35,35 +41,92 @@ static bool runs(const om_step *sp)
 	return !sp->folded && !sp->dead && !sp->absorbed;
 }
 
-/* the row's answer for step sp on the plan-time shapes */
-static bool ask_row(const om_session *s, const om_plan *p, const om_step *sp, int32_t block,
-		    om_layout_req *r)
+/* The plan-time shape of every slot (rank -1: unknown): the settled ones, and the probe's
+ * (above) when the graph inputs' symbols are all in axis 0. */
+static om_tensor *probe_shapes(const om_plan *p)
+{
+	om_tensor *t = calloc((size_t)p->nslots, sizeof *t);
+	if (!t)
+		return NULL;
+	bool batch_only = true;
+	for (int32_t v = 0; v < p->nslots; v++) {
+		const om_slot *sl = &p->slots[v];
+		t[v] = sl->meta;
+		if (sl->known)
+			continue;
+		t[v].rank = -1;
+		const om_type *ty = &sl->v->type;
+		if (sl->kind != OM_SLOT_INPUT)
+			continue;
+		batch_only &= ty->kind == OM_TYPE_TENSOR && ty->rank >= 1 && ty->rank <= OM_MAX_RANK;
+		for (int32_t i = 0; batch_only && i < ty->rank; i++) {
+			batch_only = i == 0 || om_dim_known(ty->dims[i]);
+			t[v].dims[i] = i == 0 ? 1 : ty->dims[i].value;
+		}
+		t[v].dtype = ty->elem, t[v].rank = batch_only ? ty->rank : -1;
+	}
+	for (int32_t i = 0; batch_only && i < p->nsteps; i++) {
+		const om_step *sp = &p->steps[i];
+		const om_node *n = sp->node;
+		if (!sp->dynamic || sp->folded || (sp->op->flags & OM_OP_CONTROL) ||
+		    n->nin > MAX_POS || n->nout > MAX_POS)
+			continue;
+		const om_tensor *in[MAX_POS];
+		om_tensor *out[MAX_POS], res[MAX_POS];
+		bool all = true;
+		for (int32_t k = 0; k < n->nin; k++) {
+			in[k] = sp->in[k] >= 0 ? &t[sp->in[k]] : NULL;
+			all &= !in[k] || in[k]->rank >= 0;
+		}
+		for (int32_t k = 0; k < n->nout; k++) {
+			res[k] = (om_tensor){.rank = -1};
+			out[k] = sp->out[k] >= 0 ? &res[k] : NULL;
+		}
+		om_status st = {0};
+		om_ctx c = {.node = n, .opset = sp->opset, .nin = n->nin, .nout = n->nout,
+			    .in = in, .out = out, .st = &st, .threads = 1};
+		if (!all || sp->op->infer(&c))
+			continue;
+		for (int32_t k = 0; k < n->nout; k++)
+			if (out[k] && om_shape_bytes(res[k].dtype, res[k].rank, res[k].dims) >= 0)
+				t[sp->out[k]] = res[k], t[sp->out[k]].data = NULL;
+	}
+	return t;
+}
+
+/* the row's answer for step sp on the plan-time shapes t */
+static bool ask_row(const om_session *s, const om_plan *p, const om_tensor *t,
+		    const om_step *sp, int32_t block, om_layout_req *r)
 {
 	const om_node *n = sp->node;
-	if (!sp->op->layout || sp->dynamic || n->nin > MAX_POS || n->nout > MAX_POS)
+	if (!sp->op->layout || n->nin > MAX_POS || n->nout > MAX_POS)
 		return false;
 	const om_tensor *in[MAX_POS];
-	om_tensor *out[MAX_POS];
+	om_tensor *out[MAX_POS], res[MAX_POS];
 	uint64_t const_in = 0;
 	for (int32_t i = 0; i < n->nin; i++) {
 		const int32_t k = sp->in[i];
-		if (k >= 0 && !p->slots[k].known)
+		if (k >= 0 && t[k].rank < 0)
 			return false;
-		in[i] = k >= 0 ? &p->slots[k].meta : NULL;
+		in[i] = k >= 0 ? &t[k] : NULL;
 		if (k >= 0 && p->slots[k].kind == OM_SLOT_CONST)
 			const_in |= OM_LAYOUT_IN(i);
 	}
 	for (int32_t i = 0; i < n->nout; i++) {
 		const int32_t k = sp->out[i];
-		if (k >= 0 && !p->slots[k].known)
+		if (k >= 0 && t[k].rank < 0)
 			return false;
-		out[i] = k >= 0 ? &p->slots[k].meta : NULL;
+		res[i] = k >= 0 ? t[k] : (om_tensor){0};
+		out[i] = k >= 0 ? &res[i] : NULL;
 	}
 	om_status st = {0};
 	const om_ctx c = {.node = n, .opset = sp->opset, .nin = n->nin, .nout = n->nout,
 			  .in = in, .out = out, .st = &st, .threads = s->opt.threads,
 			  .const_in = const_in};
 	sp->op->layout(&c, r);
+	for (int32_t i = 0; sp->dynamic && i < n->nin; i++)
+		if (sp->in[i] >= 0 && !(r->may & OM_LAYOUT_IN(i)) && !p->slots[sp->in[i]].known)
+			return false; /* an input whose shape the probe guessed stays as it is */
 	return r->may && (!r->block || r->block == block);
 }
 
@@ -93,7 +156,7 @@ static bool settle_tie(const om_step *sp, const step_req *q, uint8_t *blk)
 
 /* a slot's initial verdict: float (N, C, H, W), produced and read only where blocked is
  * taken, no graph output, no subgraph's */
-static void initial(const om_plan *p, const step_req *q, uint8_t *blk)
+static void initial(const om_plan *p, const om_tensor *t, const step_req *q, uint8_t *blk)
 {
 	int32_t *reads = calloc((size_t)p->nslots, sizeof *reads);
 	if (!reads)
@@ -102,10 +165,9 @@ static void initial(const om_plan *p, const step_req *q, uint8_t *blk)
 		const om_step *sp = &p->steps[i];
 		for (int32_t k = 0; runs(sp) && k < sp->node->nout; k++) {
 			const int32_t v = sp->out[k];
-			const om_slot *sl = v >= 0 ? &p->slots[v] : NULL;
-			if (sl && q[i].takes && (q[i].r.may & OM_LAYOUT_OUT(k)) &&
-			    sl->kind == OM_SLOT_NODE && sl->known && sl->meta.dtype == OM_FLOAT &&
-			    sl->meta.rank == 4)
+			if (v >= 0 && q[i].takes && (q[i].r.may & OM_LAYOUT_OUT(k)) &&
+			    p->slots[v].kind == OM_SLOT_NODE && t[v].dtype == OM_FLOAT &&
+			    t[v].rank == 4 && t[v].dims[1] > 0)
 				blk[v] = 1;
 		}
 	}
@@ -133,13 +195,14 @@ om_kind om_plan_layout(const om_session *s, om_plan *p, om_status *st)
 		return OM_OK;
 	step_req *q = calloc((size_t)p->nsteps + 1, sizeof *q);
 	uint8_t *blk = calloc((size_t)p->nslots, 1);
-	if (!q || !blk) {
-		free(q), free(blk);
+	om_tensor *t = probe_shapes(p);
+	if (!q || !blk || !t) {
+		free(q), free(blk), free(t);
 		return om_error(st, OM_ERR_NOMEM, NULL, "out of memory planning");
 	}
 	for (int32_t i = 0; i < p->nsteps; i++)
-		q[i].takes = runs(&p->steps[i]) && ask_row(s, p, &p->steps[i], block, &q[i].r);
-	initial(p, q, blk);
+		q[i].takes = runs(&p->steps[i]) && ask_row(s, p, t, &p->steps[i], block, &q[i].r);
+	initial(p, t, q, blk);
 	for (bool changed = true; changed;) {
 		changed = false;
 		for (int32_t i = 0; i < p->nsteps; i++)
@@ -147,14 +210,17 @@ om_kind om_plan_layout(const om_session *s, om_plan *p, om_status *st)
 				changed |= settle_tie(&p->steps[i], &q[i], blk);
 	}
 	for (int32_t v = 0; v < p->nslots; v++) {
+		om_slot *sl = &p->slots[v];
 		if (!blk[v])
 			continue;
-		om_tensor *t = &p->slots[v].meta;
+		sl->chans = t[v].dims[1];
+		if (!sl->known)
+			continue; /* shaped per run (run.c) */
 		int64_t d[5];
-		om_layout_dims(t->dims, block, d);
-		t->rank = 5;
-		memcpy(t->dims, d, sizeof d);
-		t->nbytes = om_tensor_bytes_for(t->dtype, t->rank, t->dims);
+		om_layout_dims(sl->meta.dims, block, d);
+		sl->meta.rank = 5;
+		memcpy(sl->meta.dims, d, sizeof d);
+		sl->meta.nbytes = om_tensor_bytes_for(sl->meta.dtype, 5, d);
 	}
 	for (int32_t i = 0; i < p->nsteps; i++) {
 		om_step *sp = &p->steps[i];
@@ -165,6 +231,6 @@ om_kind om_plan_layout(const om_session *s, om_plan *p, om_status *st)
 		}
 	}
 	p->block = block;
-	free(q), free(blk);
+	free(q), free(blk), free(t);
 	return OM_OK;
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "layout.h"
 #include "plan.h"
 #include "onnx_io.h"
 #include "value.h"
@@ -207,6 +208,39 @@ static om_kind place_outputs(om_session *s, om_frame *f, const om_step *sp,
 	return OM_OK;
 }
 
+/* Infers a step shaped per run that takes channel-blocked values (plan_layout.c) on their
+ * logical shapes, then gives its blocked outputs their blocked shapes. */
+static om_kind infer_blocked(const om_plan *p, om_step *sp, om_ctx *c)
+{
+	const om_tensor *in[32];
+	om_tensor logical[32];
+	const om_tensor *const *given = c->in;
+	for (int32_t i = 0; i < c->nin && i < 32; i++) {
+		in[i] = given[i];
+		if (!(sp->blocked & OM_LAYOUT_IN(i)) || !given[i])
+			continue;
+		logical[i] = om_layout_logical(given[i], p->slots[sp->in[i]].chans);
+		in[i] = &logical[i];
+	}
+	c->in = in;
+	om_kind rc = om_infer_step(p, sp, c);
+	c->in = given;
+	for (int32_t i = 0; !rc && i < c->nout && i < 32; i++) {
+		om_tensor *t = c->out[i];
+		if (!(sp->blocked & OM_LAYOUT_OUT(i)) || !t)
+			continue;
+		if (t->rank != 4 || t->dims[1] != p->slots[sp->out[i]].chans)
+			return om_error(c->st, OM_ERR_INTERNAL, sp->node,
+					"output %d was planned blocked with %lld channels", i,
+					(long long)p->slots[sp->out[i]].chans);
+		int64_t d[5];
+		om_layout_dims(t->dims, p->block, d);
+		t->rank = 5;
+		memcpy(t->dims, d, sizeof d);
+	}
+	return rc;
+}
+
 static om_kind run_step(om_session *s, om_frame *f, om_step *sp, om_status *st)
 {
 	const om_node *n = sp->node;
@@ -262,7 +296,7 @@ static om_kind run_step(om_session *s, om_frame *f, om_step *sp, om_status *st)
 			goto done;
 		}
 	if (sp->dynamic && !control) {
-		rc = om_infer_step(p, sp, &c);
+		rc = sp->blocked ? infer_blocked(p, sp, &c) : om_infer_step(p, sp, &c);
 		if (rc == OM_NEED_VALUE)
 			rc = om_error(st, OM_ERR_INTERNAL, n,
 				      "inference needs a value it was given");

@@ -56,7 +56,7 @@ static om_node *node(om_graph *g, const char *op, const char *ins, const char *o
 
 /* x (N, C, H, H) -> a = SiLU(conv1x1 C->E) -> b = dwconv3x3/2 (E) -> e = b * Sigmoid(conv(
  * conv(GAP(b)))) -> r = conv1x1(e) + e -> y = conv1x1 E->C (a graph output); `side`: also
- * t = Transpose(b) as a graph output, which keeps b plain */
+ * t = Transpose(b) as a graph output, which keeps b plain; N -1: the batch is a symbol */
 static om_model *block_model(int64_t N, int64_t C, int64_t E, int64_t H, bool side)
 {
 	om_model *m = tu_model(13);
@@ -149,7 +149,8 @@ static void close_to(const om_tensor *a, const om_tensor *b, const char *what)
 static void blocked_against_exact(void **state)
 {
 	(void)state;
-	const int64_t shapes[][4] = {{1, 24, 40, 13}, {2, 16, 32, 8}, {1, 8, 20, 7}};
+	/* N, C, E, H; N -1: a batch symbol, runs of 1 and 3 images */
+	const int64_t shapes[][4] = {{1, 24, 40, 13}, {2, 16, 32, 8}, {1, 8, 20, 7}, {-1, 24, 40, 9}};
 	const int32_t block = om_layout_block();
 	for (size_t t = 0; t < 2 * 2 * sizeof shapes / sizeof *shapes; t++) {
 		const int64_t *d = shapes[t / 4];
@@ -173,8 +174,9 @@ static void blocked_against_exact(void **state)
 		const int nout = side ? 2 : 1;
 		for (int r = 0; r < 2; r++) { /* the second run reuses the kernels' states */
 			om_tensor a[2] = {{0}, {0}}, b[2] = {{0}, {0}};
-			run(fast, d[0], d[1], d[3], nout, a);
-			run(exact, d[0], d[1], d[3], nout, b);
+			const int64_t N = d[0] > 0 ? d[0] : 1 + 2 * r;
+			run(fast, N, d[1], d[3], nout, a);
+			run(exact, N, d[1], d[3], nout, b);
 			for (int o = 0; o < nout; o++) {
 				close_to(&a[o], &b[o], o ? "t" : "y");
 				om_tensor_free(&a[o]);
