@@ -52,12 +52,14 @@ enum { DN_NONE, DN_NCHW, DN_BLOCKED };
  * 8.0-8.2 against 8.6-8.8. At two threads oneDNN's convolution splits the product better (a
  * 7x7 image is one column block): resnet50 32-35 against 36-41. */
 static int dn_layout(const om_spatial *sp, int64_t C, int64_t M, int64_t group,
-		     const om_conv_epi *e, int threads)
+		     const om_conv_epi *e, int threads, bool blocked)
 {
 	if (sp->n != 2)
 		return DN_NONE;
 	const bool dw = group > 1 && group == C && group == M;
 	const bool s1 = sp->stride[0] == 1 && sp->stride[1] == 1;
+	if (blocked) /* X or Y blocked already (the planner's choice: om_conv_dnnl_blockable) */
+		return dw || group == 1 ? DN_BLOCKED : DN_NONE;
 	if (dw)
 		return s1 ? DN_BLOCKED : DN_NONE;
 	if (group != 1)
@@ -327,11 +329,7 @@ bool om_conv_dnnl(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int64_t
 	if (c->exact || !c->state || !c->state_release || !(c->const_in & 2))
 		return false;
 	const bool bin = c->blocked & OM_LAYOUT_IN(0), bout = c->blocked & OM_LAYOUT_OUT(0);
-	const int layout = bin || bout ? (om_conv_dnnl_blockable(sp, C, M, group) ||
-						  (group == 1 && sp->n == 2)
-					      ? DN_BLOCKED
-					      : DN_NONE)
-				       : dn_layout(sp, C, M, group, e, c->threads);
+	const int layout = dn_layout(sp, C, M, group, e, c->threads, bin || bout);
 	if (layout == DN_NONE || sp->in[0] > INT32_MAX || sp->in[1] > INT32_MAX ||
 	    sp->out[0] > INT32_MAX || sp->out[1] > INT32_MAX)
 		return false;
