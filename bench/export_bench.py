@@ -53,7 +53,8 @@ def image(n, hw):
 
 
 MODELS = {
-    # name: (constructor, inputs, opset)
+    # name: (constructor, inputs, opset[, batch]): batch True exports axis 0 of the inputs and
+    # outputs as the symbol N (dynamic_axes), as users export for batching
     'resnet50': (lambda: tv.resnet50(), image(1, 224), 13),
     'efficientnet_b0': (lambda: tv.efficientnet_b0(), image(1, 224), 13),
     'mobilenet_v3': (lambda: tv.mobilenet_v3_large(), image(1, 224), 13),
@@ -63,6 +64,7 @@ MODELS = {
     'ssdlite320_mobilenet_v3_large': (
         lambda: det.ssdlite320_mobilenet_v3_large(weights=None, weights_backbone=None),
         image(1, 320), 13),
+    'efficientnet_b0_batch': (lambda: tv.efficientnet_b0(), image(2, 224), 13, True),
     'vit_b_16': (lambda: tv.vit_b_16(), image(1, 224), 14),
     'gpt_110m': (Gpt, {'idx': np.random.randint(0, 8192, (1, 32)).astype(np.int64)}, 14),
 }
@@ -90,7 +92,7 @@ def export(outdir, name):
         return
     torch.manual_seed(0)
     np.random.seed(0)
-    make, inputs, opset = MODELS[name]
+    make, inputs, opset, *batch = MODELS[name]
     model = make().eval()
     for m in model.modules():
         # attention in eval mode takes torch's fused fast path, which does not export; in
@@ -106,13 +108,14 @@ def export(outdir, name):
                   for v in feeds.values())
     realistic(wrapped, calib)
     outs = ['boxes', 'scores', 'labels'] if kind == 'det' else ['out']
+    axes = {k: {0: 'N'} for k in list(feeds) + outs} if batch and batch[0] else None
     os.makedirs(os.path.join(d, 'in'), exist_ok=True)
     for k, v in inputs.items():
         np.save(os.path.join(d, 'in', k + '.npy'), v)
     tmp = os.path.join(d, 'model.onnx.tmp')
     with torch.no_grad():
         torch.onnx.export(wrapped, tuple(feeds.values()), tmp, input_names=list(feeds),
-                          output_names=outs, opset_version=opset,
+                          output_names=outs, opset_version=opset, dynamic_axes=axes,
                           training=torch.onnx.TrainingMode.PRESERVE, do_constant_folding=True)
     os.replace(tmp, os.path.join(d, 'model.onnx'))
     print('exported', d)
