@@ -80,6 +80,10 @@ bool om_conv_dnnl_blockable(const om_spatial *sp, int64_t C, int64_t M, int64_t 
 }
 
 enum { DN_KEY = 22 };
+/* multiply-adds below which a conv runs on one thread whatever the run's count: at two
+ * threads, shufflenet 1.79 -> 1.26 ms a run (its convs are small), mobilenet_v3 3.45 -> 3.10;
+ * with 1e6 or more, mobilenet_v3's depthwise convs lost their split (3.5-3.9 ms) */
+#define DN_SMALL_MACS 5e5
 
 typedef struct dn_state {
 	int64_t key[DN_KEY]; /* geometry, bias, layout, threads, epilogue, blocked sides: others
@@ -329,7 +333,11 @@ bool om_conv_dnnl(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int64_t
 	if (c->exact || !c->state || !c->state_release || !(c->const_in & 2))
 		return false;
 	const bool bin = c->blocked & OM_LAYOUT_IN(0), bout = c->blocked & OM_LAYOUT_OUT(0);
-	const int layout = dn_layout(sp, C, M, group, e, c->threads, bin || bout);
+	/* a conv too small to split: one thread (the pool's wake-up and barrier cost more) */
+	const double macs = (double)N * (double)M * (double)(sp->out[0] * sp->out[1]) *
+			    (double)(C / group) * (double)(sp->k[0] * sp->k[1]);
+	const int threads = macs < DN_SMALL_MACS ? 1 : c->threads;
+	const int layout = dn_layout(sp, C, M, group, e, threads, bin || bout);
 	if (layout == DN_NONE || sp->in[0] > INT32_MAX || sp->in[1] > INT32_MAX ||
 	    sp->out[0] > INT32_MAX || sp->out[1] > INT32_MAX)
 		return false;
@@ -339,7 +347,7 @@ bool om_conv_dnnl(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int64_t
 	const int64_t key[DN_KEY] = {N, C, sp->in[0], sp->in[1], M, sp->k[0], sp->k[1],
 				     sp->stride[0], sp->stride[1], sp->pb[0], sp->pb[1], sp->pe[0],
 				     sp->pe[1], group, sp->out[0] << 32 | sp->out[1],
-				     (int64_t)c->threads << 8 | (int64_t)layout << 1 |
+				     (int64_t)threads << 8 | (int64_t)layout << 1 |
 					     (e->bias != NULL),
 				     sp->dil[0], sp->dil[1], (int64_t)e->act << 1 | (e->z != NULL),
 				     ab[0], ab[1], bin | bout << 1 | (int64_t)c->block << 2};
@@ -353,7 +361,7 @@ bool om_conv_dnnl(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int64_t
 	if (made) {
 		/* oneDNN sizes its kernels' work split by the OpenMP threads at creation: the
 		 * runs' count (made for 2 threads and run on 1, a primitive was 10-50x slower) */
-		omp_set_num_threads(c->threads);
+		omp_set_num_threads(threads);
 		if (!dn_make(s, key, e, w)) {
 			dn_release(s);
 			memcpy(s->key, key, sizeof key);
@@ -366,7 +374,7 @@ bool om_conv_dnnl(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int64_t
 		return true;
 	const int64_t P = sp->out[0] * sp->out[1];
 	const dnnl_status_t r = dn_run(s, x, e->bias, s->post ? e->z : NULL, y, c->out[0]->nbytes,
-				       c->threads);
+				       threads);
 	if (r != dnnl_success) {
 		*rc = r == dnnl_out_of_memory
 			      ? om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory in oneDNN")
@@ -380,7 +388,7 @@ bool om_conv_dnnl(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int64_t
 	epi_planes ep = {*e, planes / N, bout ? P * c->block : P, y};
 	ep.e.bias = NULL;
 	if (!s->post && om_conv_epi_any(&ep.e))
-		om_par_for(c->threads, planes, (EPI_GRAIN + ep.P - 1) / ep.P, epi_rows, &ep);
+		om_par_for(threads, planes, (EPI_GRAIN + ep.P - 1) / ep.P, epi_rows, &ep);
 	*rc = OM_OK;
 	return true;
 }
