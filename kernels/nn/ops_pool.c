@@ -550,10 +550,17 @@ static inline __attribute__((always_inline)) void blk_pool(bool max, const float
 		for (int64_t l = 0; l < b; l++)
 			part[u][l] = max ? -INFINITY : 0.0f;
 	int64_t j = 0;
+	for (; j + U <= S; j += U)
+		for (int64_t u = 0; u < U; u++)
+			for (int64_t l = 0; l < b; l++) {
+				const float v = x[(j + u) * b + l];
+				float *a = &part[u][l];
+				*a = !max ? *a + v : v > *a || v != v ? v : *a;
+			}
 	for (; j < S; j++)
 		for (int64_t l = 0; l < b; l++) {
 			const float v = x[j * b + l];
-			float *a = &part[j % U][l];
+			float *a = &part[0][l];
 			*a = !max ? *a + v : v > *a || v != v ? v : *a;
 		}
 	for (int64_t l = 0; l < b; l++) {
