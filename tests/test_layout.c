@@ -3,10 +3,12 @@
  * pool, 1x1 convs, Sigmoid, the channel Mul), a 1x1 conv, a residual Add and a last conv, with
  * channel counts that are and are not multiples of the block. Fast mode keeps the values
  * between the convs blocked (which steps read and write blocked values is asserted) and
- * agrees with exact mode, at one and two threads, batch 1 and 2; a value that a graph output
- * or a step without a layout function reads stays plain. Also the broadcast of short
- * innermost runs (kernels/math/broadcast.c) that the channel Mul takes, against a plain loop.
- * Without oneDNN in the build (om_layout_block() 0) nothing is blocked, which is asserted. */
+ * agrees with exact mode, at one and two threads, batch 1 and 2 and a symbolic batch (steps
+ * shaped per run) run on 1 and 3 images; a value that a graph output or a step without a
+ * layout function reads stays plain. Global pools reading a blocked conv output. Also the
+ * broadcast of short innermost runs (kernels/math/broadcast.c) that the channel Mul takes,
+ * against a plain loop. Without oneDNN in the build (om_layout_block() 0) nothing is blocked,
+ * which is asserted. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
