@@ -611,8 +611,17 @@ om_kind om_plan_graph(om_session *s, const om_graph *g, om_plan *parent, om_plan
 	if (rc)
 		return rc;
 	count_uses(p);
-	if ((rc = om_plan_absorb(s, p, st)) || (rc = om_plan_layout(s, p, st)))
-		return rc;
+	if (!s->opt.exact) { /* fast mode: activations absorbed, then layouts */
+		om_tensor *t = om_plan_probe(p);
+		if (!t)
+			return om_error(st, OM_ERR_NOMEM, NULL, "out of memory planning");
+		rc = om_plan_absorb(s, p, t, st);
+		if (!rc)
+			rc = om_plan_layout(s, p, t, st);
+		free(t);
+		if (rc)
+			return rc;
+	}
 	*out = p;
 	return OM_OK;
 }

@@ -89,12 +89,16 @@ om_kind om_plan_graph(om_session *s, const om_graph *g, om_plan *parent, om_plan
 		      om_status *st);
 /** The slot of value v in p, or -1. */
 int32_t om_plan_slot(const om_plan *p, const om_value *v);
+/** The plan-time shape of every slot of p (plan_probe.c; malloc'd, nslots entries, rank -1:
+ *  unknown): the settled ones, and for steps shaped per run the probe's when the graph inputs
+ *  are symbolic in axis 0 only. NULL when out of memory. */
+om_tensor *om_plan_probe(const om_plan *p);
 /** Folds the activations that qualify into the steps producing their inputs (plan_absorb.c;
- *  fast mode only). */
-om_kind om_plan_absorb(const om_session *s, om_plan *p, om_status *st);
+ *  fast mode only); t: om_plan_probe's shapes. */
+om_kind om_plan_absorb(const om_session *s, om_plan *p, const om_tensor *t, om_status *st);
 /** Keeps the values between the convolutions that qualify channel-blocked (plan_layout.c;
- *  fast mode only, after om_plan_absorb). */
-om_kind om_plan_layout(const om_session *s, om_plan *p, om_status *st);
+ *  fast mode only, after om_plan_absorb); t: om_plan_probe's shapes. */
+om_kind om_plan_layout(const om_session *s, om_plan *p, const om_tensor *t, om_status *st);
 /** The plan of graph g, or NULL. */
 om_plan *om_plan_find(const om_session *s, const om_graph *g);
 typedef struct om_infer_cache om_infer_cache;

@@ -52,15 +52,14 @@ static bool runs(const om_step *sp)
 	return !sp->folded && !sp->dead && !sp->absorbed;
 }
 
-/* step sp's output 0 is float: its plan-time type, or (a step whose shapes wait for the run)
- * its input 0's (OM_OP_EPILOGUE rows: out[0] has in[0]'s type) */
-static bool float_out(const om_plan *p, const om_step *sp)
+/* step sp's output 0 is float: its plan-time type (t: om_plan_probe's), or (a step shaped
+ * per run that the probe did not reach) its input 0's (OM_OP_EPILOGUE rows: out[0] has
+ * in[0]'s type) */
+static bool float_out(const om_plan *p, const om_tensor *t, const om_step *sp)
 {
 	const int32_t x = sp->out[0], i = sp->node->nin >= 1 ? sp->in[0] : -1;
-	const int32_t t = p->slots[x].meta.dtype ? p->slots[x].meta.dtype
-			  : i >= 0		 ? p->slots[i].meta.dtype
-						 : OM_UNDEFINED;
-	return p->slots[x].kind == OM_SLOT_NODE && t == OM_FLOAT;
+	const int32_t dt = t[x].dtype ? t[x].dtype : i >= 0 ? t[i].dtype : OM_UNDEFINED;
+	return p->slots[x].kind == OM_SLOT_NODE && dt == OM_FLOAT;
 }
 
 /* the activation step r computes from slot x alone */
@@ -80,10 +79,10 @@ static bool mul_of(const om_step *m, int32_t x, int32_t g)
 }
 
 /* absorbs the activation reading producer sp's output, if it qualifies */
-static void absorb_one(om_plan *p, om_step *sp, const readers *rd)
+static void absorb_one(om_plan *p, const om_tensor *t, om_step *sp, const readers *rd)
 {
 	const int32_t x = sp->out[0];
-	if (!float_out(p, sp) || p->slots[x].uses != rd[x].n)
+	if (!float_out(p, t, sp) || p->slots[x].uses != rd[x].n)
 		return; /* a graph output, or read by a subgraph */
 	om_act a;
 	if (rd[x].n == 1) {
@@ -117,7 +116,7 @@ static void absorb_one(om_plan *p, om_step *sp, const readers *rd)
 	}
 }
 
-om_kind om_plan_absorb(const om_session *s, om_plan *p, om_status *st)
+om_kind om_plan_absorb(const om_session *s, om_plan *p, const om_tensor *t, om_status *st)
 {
 	if (s->opt.exact)
 		return OM_OK;
@@ -141,7 +140,7 @@ om_kind om_plan_absorb(const om_session *s, om_plan *p, om_status *st)
 		om_step *sp = &p->steps[i];
 		if (runs(sp) && (sp->op->flags & OM_OP_EPILOGUE) && sp->node->nout >= 1 &&
 		    sp->out[0] >= 0 && !om_attr_string(sp->node, "activation", NULL))
-			absorb_one(p, sp, rd);
+			absorb_one(p, t, sp, rd);
 	}
 	free(rd);
 	return OM_OK;

@@ -17,8 +17,8 @@
  * positions are blocked. Exact mode plans nothing: its kernels' bits are the contract.
  *
  * The rows answer on plan-time shapes. Steps shaped per run take part when the graph's inputs
- * are symbolic in their first axis only (a batch): their shapes are inferred here with that
- * axis 1 (the probe). The batch never reaches a channel axis without a value the probe lacks
+ * are symbolic in their first axis only (a batch): their shapes are inferred with that axis 1
+ * (plan_probe.c). The batch never reaches a channel axis without a value the probe lacks
  * (Shape, then Reshape: unknown, so not blocked), so a value's channels are the probe's in every
  * run; run.c shapes such steps on the logical shapes of their blocked inputs and blocks their
  * outputs' shapes. Their inputs that are not blocked (a Clip's bounds) must be settled.
@@ -39,59 +39,6 @@ typedef struct step_req {
 static bool runs(const om_step *sp)
 {
 	return !sp->folded && !sp->dead && !sp->absorbed;
-}
-
-/* The plan-time shape of every slot (rank -1: unknown): the settled ones, and the probe's
- * (above) when the graph inputs' symbols are all in axis 0. */
-static om_tensor *probe_shapes(const om_plan *p)
-{
-	om_tensor *t = calloc((size_t)p->nslots, sizeof *t);
-	if (!t)
-		return NULL;
-	bool batch_only = true;
-	for (int32_t v = 0; v < p->nslots; v++) {
-		const om_slot *sl = &p->slots[v];
-		t[v] = sl->meta;
-		if (sl->known)
-			continue;
-		t[v].rank = -1;
-		const om_type *ty = &sl->v->type;
-		if (sl->kind != OM_SLOT_INPUT)
-			continue;
-		batch_only &= ty->kind == OM_TYPE_TENSOR && ty->rank >= 1 && ty->rank <= OM_MAX_RANK;
-		for (int32_t i = 0; batch_only && i < ty->rank; i++) {
-			batch_only = i == 0 || om_dim_known(ty->dims[i]);
-			t[v].dims[i] = i == 0 ? 1 : ty->dims[i].value;
-		}
-		t[v].dtype = ty->elem, t[v].rank = batch_only ? ty->rank : -1;
-	}
-	for (int32_t i = 0; batch_only && i < p->nsteps; i++) {
-		const om_step *sp = &p->steps[i];
-		const om_node *n = sp->node;
-		if (!sp->dynamic || sp->folded || (sp->op->flags & OM_OP_CONTROL) ||
-		    n->nin > MAX_POS || n->nout > MAX_POS)
-			continue;
-		const om_tensor *in[MAX_POS];
-		om_tensor *out[MAX_POS], res[MAX_POS];
-		bool all = true;
-		for (int32_t k = 0; k < n->nin; k++) {
-			in[k] = sp->in[k] >= 0 ? &t[sp->in[k]] : NULL;
-			all &= !in[k] || in[k]->rank >= 0;
-		}
-		for (int32_t k = 0; k < n->nout; k++) {
-			res[k] = (om_tensor){.rank = -1};
-			out[k] = sp->out[k] >= 0 ? &res[k] : NULL;
-		}
-		om_status st = {0};
-		om_ctx c = {.node = n, .opset = sp->opset, .nin = n->nin, .nout = n->nout,
-			    .in = in, .out = out, .st = &st, .threads = 1};
-		if (!all || sp->op->infer(&c))
-			continue;
-		for (int32_t k = 0; k < n->nout; k++)
-			if (out[k] && om_shape_bytes(res[k].dtype, res[k].rank, res[k].dims) >= 0)
-				t[sp->out[k]] = res[k], t[sp->out[k]].data = NULL;
-	}
-	return t;
 }
 
 /* the row's answer for step sp on the plan-time shapes t */
@@ -188,16 +135,15 @@ static void initial(const om_plan *p, const om_tensor *t, const step_req *q, uin
 	free(reads);
 }
 
-om_kind om_plan_layout(const om_session *s, om_plan *p, om_status *st)
+om_kind om_plan_layout(const om_session *s, om_plan *p, const om_tensor *t, om_status *st)
 {
 	const int32_t block = s->opt.exact ? 0 : om_layout_block();
 	if (!block || !p->nslots)
 		return OM_OK;
 	step_req *q = calloc((size_t)p->nsteps + 1, sizeof *q);
 	uint8_t *blk = calloc((size_t)p->nslots, 1);
-	om_tensor *t = probe_shapes(p);
-	if (!q || !blk || !t) {
-		free(q), free(blk), free(t);
+	if (!q || !blk) {
+		free(q), free(blk);
 		return om_error(st, OM_ERR_NOMEM, NULL, "out of memory planning");
 	}
 	for (int32_t i = 0; i < p->nsteps; i++)
@@ -231,6 +177,6 @@ om_kind om_plan_layout(const om_session *s, om_plan *p, om_status *st)
 		}
 	}
 	p->block = block;
-	free(q), free(blk), free(t);
+	free(q), free(blk);
 	return OM_OK;
 }
