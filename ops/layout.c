@@ -58,6 +58,18 @@ void om_layout_elementwise(const om_ctx *c, om_layout_req *r)
 	r->may = r->tied = may;
 }
 
+void om_layout_divide(const om_ctx *c, om_layout_req *r)
+{
+	om_layout_elementwise(c, r);
+	const om_tensor *d = c->nin == 2 ? c->in[1] : NULL;
+	const float *v = d && d->dtype == OM_FLOAT && d->data && om_tensor_numel(d) == 1 &&
+				 (c->const_in & OM_LAYOUT_IN(1))
+			     ? d->data
+			     : NULL;
+	if ((r->may & OM_LAYOUT_IN(1)) || !v || !(v[0] != 0.0f && v[0] - v[0] == 0.0f))
+		*r = (om_layout_req){0};
+}
+
 void om_layout_block_f32(const float *x, int64_t N, int64_t C, int64_t P, int32_t b, float *y)
 {
 	const int64_t Cb = (C + b - 1) / b;

@@ -19,6 +19,9 @@ om_tensor om_layout_logical(const om_tensor *t, int64_t C);
  *  input of shape (N, C, H, W) or (N, C, 1, 1), tied; inputs of one element stay as they are.
  *  Anything else (another rank, a channel broadcast): nothing blocked. */
 void om_layout_elementwise(const om_ctx *c, om_layout_req *r);
+/** Div's: om_layout_elementwise's when the divisor is a constant float of one element, finite
+ *  and not 0 (the padding stays finite: x / 6 of HardSwish written out). */
+void om_layout_divide(const om_ctx *c, om_layout_req *r);
 /** y (blocked by b, padding zeroed) = x (N, C, P plain), and the reverse. */
 void om_layout_block_f32(const float *x, int64_t N, int64_t C, int64_t P, int32_t b, float *y);
 void om_layout_unblock_f32(const float *x, int64_t N, int64_t C, int64_t P, int32_t b, float *y);

@@ -90,8 +90,8 @@ om_kind om_plan_graph(om_session *s, const om_graph *g, om_plan *parent, om_plan
 /** The slot of value v in p, or -1. */
 int32_t om_plan_slot(const om_plan *p, const om_value *v);
 /** The plan-time shape of every slot of p (plan_probe.c; malloc'd, nslots entries, rank -1:
- *  unknown): the settled ones, and for steps shaped per run the probe's when the graph inputs
- *  are symbolic in axis 0 only. NULL when out of memory. */
+ *  unknown): the settled ones, and for steps shaped per run the probe's (the graph inputs'
+ *  symbolic dims taken as representative numbers). NULL when out of memory. */
 om_tensor *om_plan_probe(const om_plan *p);
 /** Folds the activations that qualify into the steps producing their inputs (plan_absorb.c;
  *  fast mode only); t: om_plan_probe's shapes. */

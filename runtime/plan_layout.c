@@ -16,12 +16,11 @@
  * and element-wise kernels need nothing else; a step's om_ctx.blocked says which of its
  * positions are blocked. Exact mode plans nothing: its kernels' bits are the contract.
  *
- * The rows answer on plan-time shapes. Steps shaped per run take part when the graph's inputs
- * are symbolic in their first axis only (a batch): their shapes are inferred with that axis 1
- * (plan_probe.c). The batch never reaches a channel axis without a value the probe lacks
- * (Shape, then Reshape: unknown, so not blocked), so a value's channels are the probe's in every
- * run; run.c shapes such steps on the logical shapes of their blocked inputs and blocks their
- * outputs' shapes. Their inputs that are not blocked (a Clip's bounds) must be settled.
+ * The rows answer on plan-time shapes. Steps shaped per run (a symbolic batch or image size)
+ * take part with the probe's shapes (plan_probe.c): a blocked value's channels are those of
+ * the convolutions it comes from, the same in every run; run.c shapes such steps on the
+ * logical shapes of their blocked inputs, gives their blocked outputs the blocked shape and
+ * checks the channels. Their inputs that are not blocked (a Clip's bounds) must be settled.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -2,25 +2,30 @@
  * plan_probe.c — plan-time shapes of the values shaped per run, for the planner's decisions.
  *
  * A step whose input shapes are not all settled is shaped again in every run, so its slots
- * hold no plan-time shape. Models exported with a symbolic batch (dynamic_axes) are shaped
- * per run throughout, yet every dim but the batch is known: when the graph inputs are
- * symbolic in axis 0 only, the rows' inference runs here with that axis at 1 (the probe). What
- * the planner decides from it holds for every batch: element types, ranks and channel counts
- * do not depend on the batch unless a value carries it there (Shape, then Reshape), and such
- * steps need a value the probe does not have, so their outputs stay unknown.
+ * hold no plan-time shape. Models exported with a symbolic batch or image size (dynamic_axes)
+ * are shaped per run throughout, yet their element types, ranks and channel counts are fixed.
+ * The probe runs the rows' inference with each symbolic dim of a graph input taken as 1 in
+ * axis 0 (a batch) and PROBE_DIM elsewhere (an image side: a multiple of the strides CNNs
+ * have). The planner decides from what does not depend on those values: element types and
+ * ranks, and the channel counts of convolutions' outputs (fixed by their weights) and of what
+ * is computed from them element-wise or pooled; a value that carries a symbolic dim into
+ * another axis (Shape, then Reshape) needs a value the probe does not have, so it stays
+ * unknown. run.c checks a blocked value's channels in every run.
  */
 #include <stdlib.h>
 
 #include "plan.h"
 
-enum { MAX_POS = 32 }; /* steps with more inputs or outputs are not probed */
+enum {
+	MAX_POS = 32,  /* steps with more inputs or outputs are not probed */
+	PROBE_DIM = 64 /* a symbolic dim past axis 0 */
+};
 
 om_tensor *om_plan_probe(const om_plan *p)
 {
 	om_tensor *t = calloc((size_t)p->nslots, sizeof *t);
 	if (!t)
 		return NULL;
-	bool batch_only = true;
 	for (int32_t v = 0; v < p->nslots; v++) {
 		const om_slot *sl = &p->slots[v];
 		t[v] = sl->meta;
@@ -30,14 +35,15 @@ om_tensor *om_plan_probe(const om_plan *p)
 		const om_type *ty = &sl->v->type;
 		if (sl->kind != OM_SLOT_INPUT)
 			continue;
-		batch_only &= ty->kind == OM_TYPE_TENSOR && ty->rank >= 1 && ty->rank <= OM_MAX_RANK;
-		for (int32_t i = 0; batch_only && i < ty->rank; i++) {
-			batch_only = i == 0 || om_dim_known(ty->dims[i]);
-			t[v].dims[i] = i == 0 ? 1 : ty->dims[i].value;
-		}
-		t[v].dtype = ty->elem, t[v].rank = batch_only ? ty->rank : -1;
+		if (ty->kind != OM_TYPE_TENSOR || ty->rank < 0 || ty->rank > OM_MAX_RANK)
+			continue;
+		for (int32_t i = 0; i < ty->rank; i++)
+			t[v].dims[i] = om_dim_known(ty->dims[i]) ? ty->dims[i].value
+				       : i == 0			 ? 1
+								 : PROBE_DIM;
+		t[v].dtype = ty->elem, t[v].rank = ty->rank;
 	}
-	for (int32_t i = 0; batch_only && i < p->nsteps; i++) {
+	for (int32_t i = 0; i < p->nsteps; i++) {
 		const om_step *sp = &p->steps[i];
 		const om_node *n = sp->node;
 		if (!sp->dynamic || sp->folded || (sp->op->flags & OM_OP_CONTROL) ||

@@ -5,7 +5,8 @@
  * between the convs blocked (which steps read and write blocked values is asserted) and
  * agrees with exact mode, at one and two threads, batch 1 and 2 and a symbolic batch (steps
  * shaped per run) run on 1 and 3 images; a value that a graph output or a step without a
- * layout function reads stays plain. Global pools reading a blocked conv output. Also the
+ * layout function reads stays plain. Global pools reading a blocked conv output; HardSwish
+ * written out with a Div by a constant (blocked unless the constant is 0). Also the
  * broadcast of short innermost runs (kernels/math/broadcast.c) that the channel Mul takes,
  * against a plain loop. Without oneDNN in the build (om_layout_block() 0) nothing is blocked,
  * which is asserted. */
@@ -243,6 +244,58 @@ static void global_pools(void **state)
 	om_model_free(m);
 }
 
+/* HardSwish written out between two convs, c * Clip(c + 3, 0, 6) / d: blocked throughout
+ * when d is 6, plain when d is 0 (0 / 0 in the padding would be NaN), against exact mode */
+static void hardswish_written_out(void **state)
+{
+	(void)state;
+	const int64_t N = 1, C = 24, M = 40, H = 10;
+	for (int zero = 0; zero < 2; zero++) {
+		om_model *m = tu_model(13);
+		om_graph *g = m->graph;
+		tu_push_value(g, &g->inputs, &g->ninputs,
+			      tu_typed_value(g, "x", OM_FLOAT, 4, (int64_t[]){-1, C, H, H}));
+		init(g, "W1", 4, (int64_t[]){M, C, 1, 1}, 1, 1.0f / sqrtf((float)C));
+		init(g, "W2", 4, (int64_t[]){C, M, 1, 1}, 2, 1.0f / sqrtf((float)M));
+		const float k[4] = {3, 0, 6, zero ? 0 : 6};
+		const char *names[4] = {"three", "lo", "hi", "d"};
+		for (int i = 0; i < 4; i++) {
+			init(g, names[i], 0, NULL, 1, 1.0f);
+			*(float *)om_graph_value(g, names[i])->init->data = k[i];
+		}
+		conv(g, "x,W1", "c", 1, 1, 1);
+		node(g, "Add", "c,three", "a");
+		node(g, "Clip", "a,lo,hi", "k");
+		node(g, "Mul", "c,k", "h");
+		node(g, "Div", "h,d", "q");
+		conv(g, "q,W2", "y", 1, 1, 1);
+		tu_push_value(g, &g->outputs, &g->noutputs,
+			      tu_typed_value(g, "y", OM_FLOAT, 4, (int64_t[]){-1, C, H, H}));
+		om_session *fast = NULL, *exact = NULL;
+		om_status st = {0};
+		const om_session_options fo = {.threads = 1}, eo = {.exact = 1};
+		assert_int_equal(om_session_create(m, &fo, &fast, &st), OM_OK);
+		assert_int_equal(om_session_create(m, &eo, &exact, &st), OM_OK);
+		const bool blocked = om_layout_block() != 0 && !zero;
+		assert_string_equal(blocked_of(fast, "c"), blocked ? "w" : "");
+		assert_string_equal(blocked_of(fast, "q"), blocked ? "rw" : "");
+		assert_string_equal(blocked_of(fast, "y"), blocked ? "r" : "");
+		om_tensor a = {0}, b = {0};
+		run(fast, N, C, H, 1, &a);
+		run(exact, N, C, H, 1, &b);
+		if (zero) { /* x / 0: infinities and NaNs alike in both modes */
+			assert_int_equal(a.nbytes, b.nbytes);
+		} else {
+			close_to(&a, &b, "y");
+		}
+		om_tensor_free(&a);
+		om_tensor_free(&b);
+		om_session_free(fast);
+		om_session_free(exact);
+		om_model_free(m);
+	}
+}
+
 /* Mul of (A, B, P, L) by (A, B, 1, L), L a short run, and Add of the two the other way round:
  * the tiled broadcast against a plain loop, bit for bit */
 static void short_runs_broadcast(void **state)
@@ -297,6 +350,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {cmocka_unit_test(blocked_against_exact),
 					   cmocka_unit_test(global_pools),
+					   cmocka_unit_test(hardswish_written_out),
 					   cmocka_unit_test(short_runs_broadcast)};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

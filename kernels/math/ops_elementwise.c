@@ -314,7 +314,10 @@ static const om_sig sig_StringConcat_20 = {20, 2, 2, 1, 1, 0x0, 0x0, NULL, NULL}
 static const om_op rows[] = {
 	/* binary, broadcasting */
 	ROWB(Add, 1, EI | C, OM_OPC_ADD), ROWB(Sub, 1, EI, OM_OPC_SUB),
-	ROWB(Mul, 1, EI | C, OM_OPC_MUL), ROWC(Div, 1, EI, OM_OPC_DIV), ROWC(Pow, 1, EI, OM_OPC_POW),
+	ROWB(Mul, 1, EI | C, OM_OPC_MUL),
+	{"Div", "", 1, om_ew_infer_Div, om_ew_kernel_Div, EI, &sig_Div_1, OM_OPC_DIV,
+	 om_layout_divide},
+	ROWC(Pow, 1, EI, OM_OPC_POW),
 	ROW(Mod, 10, EI), ROW(PRelu, 1, EI),
 	ROW(Equal, 1, E | C), ROW(Less, 1, E), ROW(LessOrEqual, 12, E), ROW(Greater, 1, E),
 	ROW(GreaterOrEqual, 12, E),
