@@ -147,14 +147,6 @@ static om_model *conv_model(const conv_case *k)
 	return m;
 }
 
-static int absorbed(const om_session *s)
-{
-	int n = 0;
-	for (int i = 0; i < om_session_node_count(s); i++)
-		n += om_session_node_info(s, i).absorbed;
-	return n;
-}
-
 static void run(om_session *s, const conv_case *k, int64_t N, om_tensor *out)
 {
 	const int64_t d = k->dil;
@@ -189,10 +181,10 @@ static void fast_against_exact(void **state)
 		const om_session_options fo = {.threads = 1 + (int)(t % 2)}, eo = {.exact = 1};
 		assert_int_equal(om_session_create(m, &fo, &fast, &st), OM_OK);
 		assert_int_equal(om_session_create(m, &eo, &exact, &st), OM_OK);
-		if (absorbed(fast) != k->post.absorbed)
-			fail_msg("case %zu: %d steps absorbed, %d expected", i, absorbed(fast),
+		if (tu_absorbed(fast) != k->post.absorbed)
+			fail_msg("case %zu: %d steps absorbed, %d expected", i, tu_absorbed(fast),
 				 k->post.absorbed);
-		assert_int_equal(absorbed(exact), 0);
+		assert_int_equal(tu_absorbed(exact), 0);
 		for (int r = 0; r < 3; r++) {
 			const int64_t N = r < 2 ? 1 : 2; /* the third run: another batch */
 			om_tensor a = {0}, b = {0};

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "session.h"
 #include "testutil.h"
 
 const char *tu_shared_dir(void)
@@ -179,4 +180,12 @@ om_session *tu_session_create(const om_model *m)
 	}
 	assert_int_equal(rc, OM_OK);
 	return s;
+}
+
+int tu_absorbed(const om_session *s)
+{
+	int n = 0;
+	for (int i = 0; i < om_session_node_count(s); i++)
+		n += om_session_node_info(s, i).absorbed;
+	return n;
 }

@@ -44,6 +44,10 @@ om_value *tu_typed_value(om_graph *g, const char *name, int32_t elem, int32_t ra
 /** m saved to a temporary file and loaded again: the loader's view of it (fails the test
  *  when either fails). */
 om_model *tu_reload(const om_model *m);
+struct om_session;
+/** The steps of s's main graph absorbed into the steps producing their inputs (fast mode:
+ *  runtime/plan_absorb.c). */
+int tu_absorbed(const struct om_session *s);
 /** The number of nodes of type op in g's node list (subgraphs not counted). */
 int tu_count_op(const om_graph *g, const char *op);
 
