@@ -6,7 +6,8 @@
  * agrees with exact mode, at one and two threads, batch 1 and 2 and a symbolic batch (steps
  * shaped per run) run on 1 and 3 images; a value that a graph output or a step without a
  * layout function reads stays plain. Global pools reading a blocked conv output; HardSwish
- * written out with a Div by a constant (blocked unless the constant is 0). Also the
+ * written out with a Div by a constant (blocked unless the constant is 0); a Winograd 3x3 conv
+ * (blocked at two threads only). Also the
  * broadcast of short innermost runs (kernels/math/broadcast.c) that the channel Mul takes,
  * against a plain loop. Without oneDNN in the build (om_layout_block() 0) nothing is blocked,
  * which is asserted. */
@@ -288,6 +289,46 @@ static void hardswish_written_out(void **state)
 	}
 }
 
+/* a 3x3 conv that Winograd F(4x4) takes between two 1x1 convs: plain at one thread (omopt's
+ * Winograd wins), blocked at two (oneDNN's conv splits better), against exact mode */
+static void winograd_by_threads(void **state)
+{
+	(void)state;
+	const int64_t N = 1, C = 16, H = 20;
+	om_model *m = tu_model(13);
+	om_graph *g = m->graph;
+	tu_push_value(g, &g->inputs, &g->ninputs,
+		      tu_typed_value(g, "x", OM_FLOAT, 4, (int64_t[]){N, C, H, H}));
+	init(g, "W1", 4, (int64_t[]){C, C, 1, 1}, 1, 1.0f / sqrtf((float)C));
+	init(g, "W3", 4, (int64_t[]){C, C, 3, 3}, 2, 1.0f / sqrtf((float)(9 * C)));
+	init(g, "W2", 4, (int64_t[]){C, C, 1, 1}, 3, 1.0f / sqrtf((float)C));
+	conv(g, "x,W1", "p", 1, 1, 1);
+	conv(g, "p,W3", "w3", 3, 1, 1);
+	conv(g, "w3,W2", "y", 1, 1, 1);
+	tu_push_value(g, &g->outputs, &g->noutputs,
+		      tu_typed_value(g, "y", OM_FLOAT, 4, (int64_t[]){N, C, H, H}));
+	for (int threads = 1; threads <= 2; threads++) {
+		om_session *fast = NULL, *exact = NULL;
+		om_status st = {0};
+		const om_session_options fo = {.threads = threads}, eo = {.exact = 1};
+		assert_int_equal(om_session_create(m, &fo, &fast, &st), OM_OK);
+		assert_int_equal(om_session_create(m, &eo, &exact, &st), OM_OK);
+		const bool blocked = om_layout_block() != 0 && threads > 1;
+		assert_string_equal(blocked_of(fast, "p"), blocked ? "w" : "");
+		assert_string_equal(blocked_of(fast, "w3"), blocked ? "rw" : "");
+		assert_string_equal(blocked_of(fast, "y"), blocked ? "r" : "");
+		om_tensor a = {0}, b = {0};
+		run(fast, N, C, H, 1, &a);
+		run(exact, N, C, H, 1, &b);
+		close_to(&a, &b, "y");
+		om_tensor_free(&a);
+		om_tensor_free(&b);
+		om_session_free(fast);
+		om_session_free(exact);
+	}
+	om_model_free(m);
+}
+
 /* Mul of (A, B, P, L) by (A, B, 1, L), L a short run, and Add of the two the other way round:
  * the tiled broadcast against a plain loop, bit for bit */
 static void short_runs_broadcast(void **state)
@@ -343,6 +384,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {cmocka_unit_test(blocked_against_exact),
 					   cmocka_unit_test(global_pools),
 					   cmocka_unit_test(hardswish_written_out),
+					   cmocka_unit_test(winograd_by_threads),
 					   cmocka_unit_test(short_runs_broadcast)};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

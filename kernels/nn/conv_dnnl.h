@@ -20,9 +20,10 @@
  * OM_LAYOUT_OUT(0); op.h): that side then needs no reorder, and the path is the blocked one.
  */
 /** The convs that run blocked faster than on omopt's kernels when their neighbours are blocked
- *  too (no reorders: bench/conv_layers.py): 2-D undilated depthwise and group-1 convs but
- *  those Winograd F(4x4) takes. Always false without oneDNN. */
-bool om_conv_dnnl_blockable(const om_spatial *sp, int64_t C, int64_t M, int64_t group);
+ *  too (no reorders: bench/conv_layers.py): 2-D undilated depthwise and group-1 convs but,
+ *  at one thread, those Winograd F(4x4) takes. Always false without oneDNN. */
+bool om_conv_dnnl_blockable(const om_spatial *sp, int64_t C, int64_t M, int64_t group,
+			    int threads);
 bool om_conv_dnnl(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int64_t M,
 		  int64_t group, const float *x, const float *w, const om_conv_epi *e, float *y,
 		  om_kind *rc);

@@ -375,7 +375,7 @@ static void conv_layout(const om_ctx *c, om_layout_req *r)
 	const int32_t block = om_layout_block();
 	if (!block || c->exact || c->in[0]->dtype != OM_FLOAT || c->in[0]->rank != 4 ||
 	    !(c->const_in & 2) || conv_geometry(&lc, &g) ||
-	    !om_conv_dnnl_blockable(&g.sp, g.C, g.M, g.group))
+	    !om_conv_dnnl_blockable(&g.sp, g.C, g.M, g.group, c->threads))
 		return;
 	r->block = block;
 	r->may = OM_LAYOUT_IN(0) | OM_LAYOUT_OUT(0);
