@@ -10,8 +10,8 @@
  *
  * Each row with a layout function says which of a node's positions may be blocked and which
  * are tied (all blocked or all plain). A value is blocked when its producer and every reader
- * take it blocked, it is a float (N, C, H, W) of settled shape, no graph output and read by no
- * subgraph; then the ties are settled by demoting, until nothing changes. A blocked value's
+ * take it blocked, it is a float (N, C, H, W) (a shape settled or probed, below), no graph
+ * output and read by no subgraph; then the ties are settled by demoting, until nothing changes. A blocked value's
  * slot gets the blocked tensor shape (N, ceil(C/b), H, W, b), so its buffer is the padded one
  * and element-wise kernels need nothing else; a step's om_ctx.blocked says which of its
  * positions are blocked. Exact mode plans nothing: its kernels' bits are the contract.
