@@ -336,6 +336,11 @@ static void run_outputs_replace_symlinks(void **state)
 	assert_int_equal(lstat(tmp("r/out/output_0.npy"), &sb), 0);
 	assert_true(S_ISREG(sb.st_mode));
 	assert_string_equal(listing("r/out"), "output_0.npy output_0.pb");
+	/* an output folder whose parents are missing is made with them */
+	assert_int_equal(omopt("run r/m.onnx --input x=r/x.npy --output-dir r/new/deep/out",
+			       err, sizeof err),
+			 0);
+	assert_string_equal(listing("r/new/deep/out"), "output_0.pb");
 }
 
 /* FIFOs (and devices, folders) as model, external data or tensor file: exit 1 at once with

@@ -29,10 +29,11 @@ static const char usage_text[] =
 	"  --exact             only exact kernels: results bit-identical on every machine\n"
 	"  --threads N         threads kernels may use (default 1)\n"
 	"  --bench N           runs N more times and prints the median and minimum time in ms\n"
-	"                      and the CPU time (user+sys) per run\n"
+	"                      and the mean CPU time (user+sys) per run, all threads\n"
 	"  --profile           prints the node counts before and after optimizing and the time\n"
 	"                      spent per op type (fused ops under their own names): wall ms\n"
-	"                      per run, the mean of the --bench runs (the first run is not in it);\n"
+	"                      per run, the mean of the --bench runs, or without --bench of one\n"
+	"                      run after a first that warms up (the first run is not in it);\n"
 	"                      If, Loop and Scan count their own time only: the nodes of their\n"
 	"                      subgraphs count under their own op types\n"
 	"  --no-optimize       runs the model as loaded\n"
@@ -212,12 +213,31 @@ static om_kind read_inputs(const run_args *a, const om_session *s, om_tensor *in
 	return OM_OK;
 }
 
+/* dir and the folders above it, when missing (mkdir -p): before the run, so that a path that
+ * cannot be made fails at once */
+static om_kind make_dirs(const char *dir, om_status *st)
+{
+	char path[4096];
+	const size_t n = strlen(dir);
+	if (n >= sizeof path)
+		return cmd_error(st, OM_ERR_IO, "output folder name too long");
+	memcpy(path, dir, n + 1);
+	for (size_t i = 1; i <= n; i++) {
+		if (path[i] != '/' && path[i] != '\0')
+			continue;
+		const char c = path[i];
+		path[i] = '\0';
+		if (mkdir(path, 0777) && errno != EEXIST)
+			return cmd_error(st, OM_ERR_IO, "cannot create '%s': %s", path,
+					 strerror(errno));
+		path[i] = c;
+	}
+	return OM_OK;
+}
+
 static om_kind write_outputs(const run_args *a, const om_session *s, const om_tensor *out,
 			     om_status *st)
 {
-	if (mkdir(a->output_dir, 0777) && errno != EEXIST)
-		return cmd_error(st, OM_ERR_IO, "cannot create '%s': %s", a->output_dir,
-				strerror(errno));
 	char path[4096];
 	for (int i = 0; i < om_session_output_count(s); i++) {
 		snprintf(path, sizeof path, "%s/output_%d.%s", a->output_dir, i, a->format);
@@ -263,6 +283,13 @@ static om_kind run_all(const run_args *a, om_session *s, om_tensor *in, om_tenso
 {
 	int nin = om_session_input_count(s), nout = om_session_output_count(s);
 	om_kind rc = om_session_run(s, in, nin, out, nout, st);
+	if (!rc && !a->bench && a->opt.profile) {
+		/* the first run warms up (kernel states, pool): the profile covers a second */
+		om_session_profile_reset(s);
+		for (int i = 0; i < nout; i++)
+			om_tensor_free(&out[i]);
+		rc = om_session_run(s, in, nin, out, nout, st);
+	}
 	if (rc || !a->bench)
 		return rc;
 	om_session_profile_reset(s); /* the first run warms up: the profile covers the bench runs */
@@ -333,6 +360,8 @@ int cmd_run(int argc, char **argv)
 	if (!rc && a.save)
 		rc = om_model_save(m, a.save, NULL, &st);
 	bool run = a.output_dir || a.bench || a.opt.profile;
+	if (!rc && a.output_dir)
+		rc = make_dirs(a.output_dir, &st);
 	if (!rc && run)
 		rc = om_session_create(m, &a.opt, &s, &st);
 	if (!rc && run) {
