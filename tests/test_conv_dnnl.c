@@ -56,14 +56,6 @@ static const conv_case cases[] = {
 	{16, 9, 7, 24, 1, 1, 0, 1, NULL, true, true, 1, {"Sigmoid", false, true, 1}},
 };
 
-static void fill(float *v, int64_t n, uint32_t seed, float scale)
-{
-	for (int64_t i = 0; i < n; i++) {
-		seed = seed * 1664525u + 1013904223u;
-		v[i] = scale * (float)((int32_t)(seed >> 8) % 20001) / 10000.0f;
-	}
-}
-
 static om_value *value(om_graph *g, const char *name, int32_t flags, int32_t rank,
 		       const int64_t *dims, bool batch_symbol)
 {
@@ -74,18 +66,6 @@ static om_value *value(om_graph *g, const char *name, int32_t flags, int32_t ran
 	if (batch_symbol)
 		v->type.dims[0] = (om_dim){-1, "N"};
 	v->flags |= flags;
-	return v;
-}
-
-static om_value *init(om_graph *g, const char *name, int32_t rank, const int64_t *dims,
-		      uint32_t seed, float scale)
-{
-	om_value *v = om_graph_value(g, name);
-	v->init = om_model_tensor(g->model, OM_FLOAT, rank, dims);
-	fill(v->init->data, om_tensor_numel(v->init), seed, scale);
-	v->flags |= OM_VALUE_INITIALIZER;
-	om_type_from_tensor(g->model, &v->type, v->init);
-	tu_push_value(g, &g->inits, &g->ninits, v);
 	return v;
 }
 
@@ -103,9 +83,9 @@ static om_model *conv_model(const conv_case *k)
 	om_value *x = value(g, "x", OM_VALUE_GRAPH_INPUT, 4, (int64_t[]){1, k->C, k->H, k->W}, 1);
 	tu_push_value(g, &g->inputs, &g->ninputs, x);
 	const float ws = 1.0f / sqrtf((float)(k->C / k->group * k->K * k->K));
-	init(g, "W", 4, (int64_t[]){k->M, k->C / k->group, k->K, k->K}, 7, ws);
+	tu_float_init(g, "W", 4, (int64_t[]){k->M, k->C / k->group, k->K, k->K}, 7, ws);
 	if (k->bias)
-		init(g, "B", 1, (int64_t[]){k->M}, 11, 0.5f);
+		tu_float_init(g, "B", 1, (int64_t[]){k->M}, 11, 0.5f);
 	if (k->z) {
 		om_value *z = value(g, "z", OM_VALUE_GRAPH_INPUT, 4, (int64_t[]){1, k->M, OH, OW},
 				    1);
@@ -130,8 +110,8 @@ static om_model *conv_model(const conv_case *k)
 	if (pc->op) {
 		const bool clip = !strcmp(pc->op, "Clip");
 		if (clip) {
-			init(g, "lo", 0, NULL, 13, 0.25f);
-			init(g, "hi", 0, NULL, 17, 0.75f);
+			tu_float_init(g, "lo", 0, NULL, 13, 0.25f);
+			tu_float_init(g, "hi", 0, NULL, 17, 0.75f);
 		}
 		om_node *a = tu_graph_node(g, pc->op, clip ? "c,lo,hi" : "c",
 					   pc->gated || pc->other ? "a" : "y");
@@ -156,11 +136,11 @@ static void run(om_session *s, const conv_case *k, int64_t N, om_tensor *out)
 	om_status st = {0};
 	assert_int_equal(om_tensor_alloc(&in[0], OM_FLOAT, 4, (int64_t[]){N, k->C, k->H, k->W},
 					 &st), OM_OK);
-	fill(in[0].data, om_tensor_numel(&in[0]), 3, 1.0f);
+	tu_fill(in[0].data, om_tensor_numel(&in[0]), 3, 1.0f);
 	if (k->z) {
 		assert_int_equal(om_tensor_alloc(&in[1], OM_FLOAT, 4,
 						 (int64_t[]){N, k->M, OH, OW}, &st), OM_OK);
-		fill(in[1].data, om_tensor_numel(&in[1]), 5, 1.0f);
+		tu_fill(in[1].data, om_tensor_numel(&in[1]), 5, 1.0f);
 	}
 	om_kind rc = om_session_run(s, in, k->z ? 2 : 1, out, 1, &st);
 	if (rc)

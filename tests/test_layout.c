@@ -12,31 +12,13 @@
  * against a plain loop. Without oneDNN in the build (om_layout_block() 0) nothing is blocked,
  * which is asserted. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "layout.h"
 #include "session.h"
 #include "testutil.h"
-
-static void fill(float *v, int64_t n, uint32_t seed, float scale)
-{
-	for (int64_t i = 0; i < n; i++) {
-		seed = seed * 1664525u + 1013904223u;
-		v[i] = scale * (float)((int32_t)(seed >> 8) % 20001) / 10000.0f;
-	}
-}
-
-static void init(om_graph *g, const char *name, int32_t rank, const int64_t *dims,
-		 uint32_t seed, float scale)
-{
-	om_value *v = om_graph_value(g, name);
-	v->init = om_model_tensor(g->model, OM_FLOAT, rank, dims);
-	fill(v->init->data, om_tensor_numel(v->init), seed, scale);
-	v->flags |= OM_VALUE_INITIALIZER;
-	om_type_from_tensor(g->model, &v->type, v->init);
-	tu_push_value(g, &g->inits, &g->ninits, v);
-}
 
 static om_node *conv(om_graph *g, const char *ins, const char *out, int64_t K, int64_t stride,
 		     int64_t group)
@@ -68,13 +50,13 @@ static om_model *block_model(int64_t N, int64_t C, int64_t E, int64_t H, bool si
 	const int64_t H2 = (H - 1) / 2 + 1;
 	tu_push_value(g, &g->inputs, &g->ninputs,
 		      tu_typed_value(g, "x", OM_FLOAT, 4, (int64_t[]){N, C, H, H}));
-	init(g, "W1", 4, (int64_t[]){E, C, 1, 1}, 1, 1.0f / sqrtf((float)C));
-	init(g, "B1", 1, (int64_t[]){E}, 2, 0.2f);
-	init(g, "Wd", 4, (int64_t[]){E, 1, 3, 3}, 3, 1.0f / 3);
-	init(g, "Wf", 4, (int64_t[]){E, E, 1, 1}, 4, 1.0f / sqrtf((float)E));
-	init(g, "Wg", 4, (int64_t[]){E, E, 1, 1}, 5, 1.0f / sqrtf((float)E));
-	init(g, "W3", 4, (int64_t[]){E, E, 1, 1}, 6, 1.0f / sqrtf((float)E));
-	init(g, "W4", 4, (int64_t[]){C, E, 1, 1}, 7, 1.0f / sqrtf((float)E));
+	tu_float_init(g, "W1", 4, (int64_t[]){E, C, 1, 1}, 1, 1.0f / sqrtf((float)C));
+	tu_float_init(g, "B1", 1, (int64_t[]){E}, 2, 0.2f);
+	tu_float_init(g, "Wd", 4, (int64_t[]){E, 1, 3, 3}, 3, 1.0f / 3);
+	tu_float_init(g, "Wf", 4, (int64_t[]){E, E, 1, 1}, 4, 1.0f / sqrtf((float)E));
+	tu_float_init(g, "Wg", 4, (int64_t[]){E, E, 1, 1}, 5, 1.0f / sqrtf((float)E));
+	tu_float_init(g, "W3", 4, (int64_t[]){E, E, 1, 1}, 6, 1.0f / sqrtf((float)E));
+	tu_float_init(g, "W4", 4, (int64_t[]){C, E, 1, 1}, 7, 1.0f / sqrtf((float)E));
 	conv(g, "x,W1,B1", "a0", 1, 1, 1);
 	node(g, "Sigmoid", "a0", "a1");
 	node(g, "Mul", "a0,a1", "a");
@@ -134,7 +116,7 @@ static void run(om_session *s, int64_t N, int64_t C, int64_t H, int nout, om_ten
 	om_tensor in = {0};
 	om_status st = {0};
 	assert_int_equal(om_tensor_alloc(&in, OM_FLOAT, 4, (int64_t[]){N, C, H, H}, &st), OM_OK);
-	fill(in.data, om_tensor_numel(&in), 9, 1.0f);
+	tu_fill(in.data, om_tensor_numel(&in), 9, 1.0f);
 	if (om_session_run(s, &in, 1, out, nout, &st))
 		fail_msg("%s", st.msg);
 	om_tensor_free(&in);
@@ -150,6 +132,35 @@ static void close_to(const om_tensor *a, const om_tensor *b, const char *what)
 				 (double)y[j]);
 }
 
+/* sessions of m in fast mode at `threads` and in exact mode */
+static void sessions(const om_model *m, int threads, om_session **fast, om_session **exact)
+{
+	om_status st = {0};
+	const om_session_options fo = {.threads = threads}, eo = {.exact = 1};
+	assert_int_equal(om_session_create(m, &fo, fast, &st), OM_OK);
+	assert_int_equal(om_session_create(m, &eo, exact, &st), OM_OK);
+}
+
+/* one run of each on N images of C channels, H x H: the nout outputs close (values), or only
+ * of the same size */
+static void agree(om_session *fast, om_session *exact, int64_t N, int64_t C, int64_t H,
+		  int nout, bool values)
+{
+	om_tensor a[2] = {{0}, {0}}, b[2] = {{0}, {0}};
+	run(fast, N, C, H, nout, a);
+	run(exact, N, C, H, nout, b);
+	for (int o = 0; o < nout; o++) {
+		char what[16];
+		snprintf(what, sizeof what, "output %d", o);
+		if (values)
+			close_to(&a[o], &b[o], what);
+		else
+			assert_int_equal(a[o].nbytes, b[o].nbytes);
+		om_tensor_free(&a[o]);
+		om_tensor_free(&b[o]);
+	}
+}
+
 static void blocked_against_exact(void **state)
 {
 	(void)state;
@@ -161,11 +172,8 @@ static void blocked_against_exact(void **state)
 		const bool side = t % 4 >= 2;
 		const int threads = 1 + (int)(t % 2);
 		om_model *m = block_model(d[0], d[1], d[2], d[3], side);
-		om_session *fast = NULL, *exact = NULL;
-		om_status st = {0};
-		const om_session_options fo = {.threads = threads}, eo = {.exact = 1};
-		assert_int_equal(om_session_create(m, &fo, &fast, &st), OM_OK);
-		assert_int_equal(om_session_create(m, &eo, &exact, &st), OM_OK);
+		om_session *fast, *exact;
+		sessions(m, threads, &fast, &exact);
 		/* absorbed into the convs: a1 and a (SiLU), f (Relu), s (Sigmoid); with a
 		 * symbolic batch too, where only the probe (plan_probe.c) knows the types */
 		assert_int_equal(tu_absorbed(fast), 4);
@@ -180,17 +188,8 @@ static void blocked_against_exact(void **state)
 			assert_string_equal(blocked_of(exact, ex[i].node), "");
 		}
 		const int nout = side ? 2 : 1;
-		for (int r = 0; r < 2; r++) { /* the second run reuses the kernels' states */
-			om_tensor a[2] = {{0}, {0}}, b[2] = {{0}, {0}};
-			const int64_t N = d[0] > 0 ? d[0] : 1 + 2 * r;
-			run(fast, N, d[1], d[3], nout, a);
-			run(exact, N, d[1], d[3], nout, b);
-			for (int o = 0; o < nout; o++) {
-				close_to(&a[o], &b[o], o ? "t" : "y");
-				om_tensor_free(&a[o]);
-				om_tensor_free(&b[o]);
-			}
-		}
+		for (int r = 0; r < 2; r++) /* the second run reuses the kernels' states */
+			agree(fast, exact, d[0] > 0 ? d[0] : 1 + 2 * r, d[1], d[3], nout, true);
 		om_session_free(fast);
 		om_session_free(exact);
 		om_model_free(m);
@@ -207,7 +206,7 @@ static void global_pools(void **state)
 	om_graph *g = m->graph;
 	tu_push_value(g, &g->inputs, &g->ninputs,
 		      tu_typed_value(g, "x", OM_FLOAT, 4, (int64_t[]){N, C, H, H}));
-	init(g, "W", 4, (int64_t[]){M, C, 1, 1}, 1, 1.0f / sqrtf((float)C));
+	tu_float_init(g, "W", 4, (int64_t[]){M, C, 1, 1}, 1, 1.0f / sqrtf((float)C));
 	conv(g, "x,W", "c", 1, 1, 1);
 	node(g, "GlobalAveragePool", "c", "avg");
 	node(g, "GlobalMaxPool", "c", "max");
@@ -215,23 +214,13 @@ static void global_pools(void **state)
 		      tu_typed_value(g, "avg", OM_FLOAT, 4, (int64_t[]){N, M, 1, 1}));
 	tu_push_value(g, &g->outputs, &g->noutputs,
 		      tu_typed_value(g, "max", OM_FLOAT, 4, (int64_t[]){N, M, 1, 1}));
-	om_session *fast = NULL, *exact = NULL;
-	om_status st = {0};
-	const om_session_options fo = {.threads = 2}, eo = {.exact = 1};
-	assert_int_equal(om_session_create(m, &fo, &fast, &st), OM_OK);
-	assert_int_equal(om_session_create(m, &eo, &exact, &st), OM_OK);
+	om_session *fast, *exact;
+	sessions(m, 2, &fast, &exact);
 	const bool blocked = om_layout_block() != 0;
 	assert_string_equal(blocked_of(fast, "c"), blocked ? "w" : "");
 	assert_string_equal(blocked_of(fast, "avg"), blocked ? "r" : "");
 	assert_string_equal(blocked_of(fast, "max"), blocked ? "r" : "");
-	om_tensor a[2] = {{0}, {0}}, b[2] = {{0}, {0}};
-	run(fast, N, C, H, 2, a);
-	run(exact, N, C, H, 2, b);
-	for (int o = 0; o < 2; o++) {
-		close_to(&a[o], &b[o], o ? "max" : "avg");
-		om_tensor_free(&a[o]);
-		om_tensor_free(&b[o]);
-	}
+	agree(fast, exact, N, C, H, 2, true);
 	om_session_free(fast);
 	om_session_free(exact);
 	om_model_free(m);
@@ -248,12 +237,12 @@ static void hardswish_written_out(void **state)
 		om_graph *g = m->graph;
 		tu_push_value(g, &g->inputs, &g->ninputs,
 			      tu_typed_value(g, "x", OM_FLOAT, 4, (int64_t[]){-1, C, H, H}));
-		init(g, "W1", 4, (int64_t[]){M, C, 1, 1}, 1, 1.0f / sqrtf((float)C));
-		init(g, "W2", 4, (int64_t[]){C, M, 1, 1}, 2, 1.0f / sqrtf((float)M));
+		tu_float_init(g, "W1", 4, (int64_t[]){M, C, 1, 1}, 1, 1.0f / sqrtf((float)C));
+		tu_float_init(g, "W2", 4, (int64_t[]){C, M, 1, 1}, 2, 1.0f / sqrtf((float)M));
 		const float k[4] = {3, 0, 6, zero ? 0 : 6};
 		const char *names[4] = {"three", "lo", "hi", "d"};
 		for (int i = 0; i < 4; i++) {
-			init(g, names[i], 0, NULL, 1, 1.0f);
+			tu_float_init(g, names[i], 0, NULL, 1, 1.0f);
 			*(float *)om_graph_value(g, names[i])->init->data = k[i];
 		}
 		conv(g, "x,W1", "c", 1, 1, 1);
@@ -264,25 +253,13 @@ static void hardswish_written_out(void **state)
 		conv(g, "q,W2", "y", 1, 1, 1);
 		tu_push_value(g, &g->outputs, &g->noutputs,
 			      tu_typed_value(g, "y", OM_FLOAT, 4, (int64_t[]){-1, C, H, H}));
-		om_session *fast = NULL, *exact = NULL;
-		om_status st = {0};
-		const om_session_options fo = {.threads = 1}, eo = {.exact = 1};
-		assert_int_equal(om_session_create(m, &fo, &fast, &st), OM_OK);
-		assert_int_equal(om_session_create(m, &eo, &exact, &st), OM_OK);
+		om_session *fast, *exact;
+		sessions(m, 1, &fast, &exact);
 		const bool blocked = om_layout_block() != 0 && !zero;
 		assert_string_equal(blocked_of(fast, "c"), blocked ? "w" : "");
 		assert_string_equal(blocked_of(fast, "q"), blocked ? "rw" : "");
 		assert_string_equal(blocked_of(fast, "y"), blocked ? "r" : "");
-		om_tensor a = {0}, b = {0};
-		run(fast, N, C, H, 1, &a);
-		run(exact, N, C, H, 1, &b);
-		if (zero) { /* x / 0: infinities and NaNs alike in both modes */
-			assert_int_equal(a.nbytes, b.nbytes);
-		} else {
-			close_to(&a, &b, "y");
-		}
-		om_tensor_free(&a);
-		om_tensor_free(&b);
+		agree(fast, exact, N, C, H, 1, !zero); /* x / 0: infinities and NaNs alike */
 		om_session_free(fast);
 		om_session_free(exact);
 		om_model_free(m);
@@ -299,30 +276,22 @@ static void winograd_by_threads(void **state)
 	om_graph *g = m->graph;
 	tu_push_value(g, &g->inputs, &g->ninputs,
 		      tu_typed_value(g, "x", OM_FLOAT, 4, (int64_t[]){N, C, H, H}));
-	init(g, "W1", 4, (int64_t[]){C, C, 1, 1}, 1, 1.0f / sqrtf((float)C));
-	init(g, "W3", 4, (int64_t[]){C, C, 3, 3}, 2, 1.0f / sqrtf((float)(9 * C)));
-	init(g, "W2", 4, (int64_t[]){C, C, 1, 1}, 3, 1.0f / sqrtf((float)C));
+	tu_float_init(g, "W1", 4, (int64_t[]){C, C, 1, 1}, 1, 1.0f / sqrtf((float)C));
+	tu_float_init(g, "W3", 4, (int64_t[]){C, C, 3, 3}, 2, 1.0f / sqrtf((float)(9 * C)));
+	tu_float_init(g, "W2", 4, (int64_t[]){C, C, 1, 1}, 3, 1.0f / sqrtf((float)C));
 	conv(g, "x,W1", "p", 1, 1, 1);
 	conv(g, "p,W3", "w3", 3, 1, 1);
 	conv(g, "w3,W2", "y", 1, 1, 1);
 	tu_push_value(g, &g->outputs, &g->noutputs,
 		      tu_typed_value(g, "y", OM_FLOAT, 4, (int64_t[]){N, C, H, H}));
 	for (int threads = 1; threads <= 2; threads++) {
-		om_session *fast = NULL, *exact = NULL;
-		om_status st = {0};
-		const om_session_options fo = {.threads = threads}, eo = {.exact = 1};
-		assert_int_equal(om_session_create(m, &fo, &fast, &st), OM_OK);
-		assert_int_equal(om_session_create(m, &eo, &exact, &st), OM_OK);
+		om_session *fast, *exact;
+		sessions(m, threads, &fast, &exact);
 		const bool blocked = om_layout_block() != 0 && threads > 1;
 		assert_string_equal(blocked_of(fast, "p"), blocked ? "w" : "");
 		assert_string_equal(blocked_of(fast, "w3"), blocked ? "rw" : "");
 		assert_string_equal(blocked_of(fast, "y"), blocked ? "r" : "");
-		om_tensor a = {0}, b = {0};
-		run(fast, N, C, H, 1, &a);
-		run(exact, N, C, H, 1, &b);
-		close_to(&a, &b, "y");
-		om_tensor_free(&a);
-		om_tensor_free(&b);
+		agree(fast, exact, N, C, H, 1, true);
 		om_session_free(fast);
 		om_session_free(exact);
 	}
@@ -354,8 +323,8 @@ static void short_runs_broadcast(void **state)
 			om_tensor in[2] = {{0}, {0}}, y = {0};
 			assert_int_equal(om_tensor_alloc(&in[0], OM_FLOAT, 4, big, &st), OM_OK);
 			assert_int_equal(om_tensor_alloc(&in[1], OM_FLOAT, 4, sd, &st), OM_OK);
-			fill(in[0].data, om_tensor_numel(&in[0]), 1, 1.0f);
-			fill(in[1].data, om_tensor_numel(&in[1]), 2, 1.0f);
+			tu_fill(in[0].data, om_tensor_numel(&in[0]), 1, 1.0f);
+			tu_fill(in[1].data, om_tensor_numel(&in[1]), 2, 1.0f);
 			assert_int_equal(om_session_run(s, in, 2, &y, 1, &st), OM_OK);
 			const float *x = in[0].data, *v = in[1].data, *o_ = y.data;
 			for (int64_t a = 0; a < A; a++)

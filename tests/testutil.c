@@ -189,3 +189,23 @@ int tu_absorbed(const om_session *s)
 		n += om_session_node_info(s, i).absorbed;
 	return n;
 }
+
+void tu_fill(float *v, int64_t n, uint32_t seed, float scale)
+{
+	for (int64_t i = 0; i < n; i++) {
+		seed = seed * 1664525u + 1013904223u;
+		v[i] = scale * (float)((int32_t)(seed >> 8) % 20001) / 10000.0f;
+	}
+}
+
+om_value *tu_float_init(om_graph *g, const char *name, int32_t rank, const int64_t *dims,
+			uint32_t seed, float scale)
+{
+	om_value *v = om_graph_value(g, name);
+	v->init = om_model_tensor(g->model, OM_FLOAT, rank, dims);
+	tu_fill(v->init->data, om_tensor_numel(v->init), seed, scale);
+	v->flags |= OM_VALUE_INITIALIZER;
+	om_type_from_tensor(g->model, &v->type, v->init);
+	tu_push_value(g, &g->inits, &g->ninits, v);
+	return v;
+}

@@ -44,6 +44,11 @@ om_value *tu_typed_value(om_graph *g, const char *name, int32_t elem, int32_t ra
 /** m saved to a temporary file and loaded again: the loader's view of it (fails the test
  *  when either fails). */
 om_model *tu_reload(const om_model *m);
+/** n floats of v from seed: a fixed pseudo-random sequence uniform in [-scale, scale]. */
+void tu_fill(float *v, int64_t n, uint32_t seed, float scale);
+/** A float initializer `name` of g with rank dims, filled by tu_fill(seed, scale). */
+om_value *tu_float_init(om_graph *g, const char *name, int32_t rank, const int64_t *dims,
+			uint32_t seed, float scale);
 struct om_session;
 /** The steps of s's main graph absorbed into the steps producing their inputs (fast mode:
  *  runtime/plan_absorb.c). */
