@@ -16,7 +16,8 @@
  * (fold_qdq's folds excepted). The driver measures the saved size (om_model_saved_size) before the first pass and
  * before each fold_constants run: what the rewrites saved so far is the fold pass's slack.
  * After the last round it checks that the result is not larger than the original and says so
- * (-v) when it is.
+ * (-v) when it is. The inferred shapes are then written to value_info only as far as the
+ * saved model, with them, stays within the size of the model as given (value_info_fit.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,8 +88,9 @@ static om_kind run_on(om_pass_ctx *c, om_pass_fn fn, om_graph *g, int *changes)
 }
 
 /* After the passes: unused optional outputs dropped (when asked), then the inferred types
- * written to value_info (unless asked not to), on every graph. */
-static om_kind finish(om_pass_ctx *c, const om_simplify_options *opt)
+ * written to value_info (unless asked not to), on every graph: as many as keep the saved
+ * model within `limit` bytes (0: no limit). */
+static om_kind finish(om_pass_ctx *c, const om_simplify_options *opt, size_t limit)
 {
 	int changes = 0;
 	om_kind rc = OM_OK;
@@ -107,13 +109,24 @@ static om_kind finish(om_pass_ctx *c, const om_simplify_options *opt)
 	if (rc || opt->no_value_info)
 		return rc;
 	changes = 0;
+	om_vi_marks mk;
+	rc = om_vi_marks_take(c, &mk);
 	if (!rc)
 		rc = run_on(c, om_pass_value_info, c->m->graph, &changes);
+	int64_t kept = 0, added = 0;
+	size_t bytes = 0;
+	if (!rc && limit)
+		rc = om_vi_fit(c, &mk, limit, &kept, &added, &bytes);
 	if (!rc && om_verify_wanted(opt))
 		rc = om_verify_graph(c->m->graph, c->st);
 	if (opt->verbose)
 		fprintf(stderr, "simplify: value_info: %d value%s typed\n", changes,
 			changes == 1 ? "" : "s");
+	if (opt->verbose && kept < added)
+		fprintf(stderr, "simplify: value_info: %lld of %lld new entries written: with "
+				"more, the model would be larger than the original (%zu bytes; "
+				"all_value_info writes them all)\n",
+			(long long)kept, (long long)added, limit);
 	return rc;
 }
 
@@ -191,8 +204,12 @@ om_kind om_simplify_steps(om_model *m, const om_simplify_options *opt, om_step_f
 		return rc;
 	}
 	const bool grow_rule = !opt->fold_max_bytes && !opt->no_passes;
-	size_t size0 = 0, size1 = 0;
-	if (grow_rule && (rc = om_model_saved_size_without_value_info(m, &size0, st))) {
+	/* the written shapes may not make the model larger either, unless growth was allowed */
+	const bool shapes_rule = !opt->fold_max_bytes && !opt->fold_qdq && !opt->no_value_info &&
+				 !opt->all_value_info;
+	size_t size0 = 0, size1 = 0, size_given = 0;
+	if ((grow_rule && (rc = om_model_saved_size_without_value_info(m, &size0, st))) ||
+	    (shapes_rule && (rc = om_model_saved_size(m, &size_given, st)))) {
 		om_pass_ctx_close(&c);
 		return rc;
 	}
@@ -248,7 +265,7 @@ om_kind om_simplify_steps(om_model *m, const om_simplify_options *opt, om_step_f
 			break;
 	}
 	const double t_finish = opt->verbose ? seconds_now() : 0;
-	rc = rc ? rc : finish(&c, opt);
+	rc = rc ? rc : finish(&c, opt, size_given);
 	if (opt->verbose)
 		fprintf(stderr, "simplify: after the rounds (inference, value_info): %.3f s\n",
 			seconds_now() - t_finish);
@@ -257,9 +274,14 @@ om_kind om_simplify_steps(om_model *m, const om_simplify_options *opt, om_step_f
 	if (!rc && grow_rule && opt->verbose)
 		rc = om_model_saved_size_without_value_info(m, &size1, st);
 	if (!rc && grow_rule && opt->verbose)
-		fprintf(stderr, "simplify: saved size %zu -> %zu bytes%s\n", size0, size1,
+		fprintf(stderr, "simplify: saved size without value_info %zu -> %zu bytes%s\n",
+			size0, size1,
 			size1 <= size0	? ""
 			: opt->fold_qdq ? " (larger: fold_qdq)"
 					: " (larger than the original)");
+	if (!rc && shapes_rule && opt->verbose)
+		rc = om_model_saved_size(m, &size1, st);
+	if (!rc && shapes_rule && opt->verbose)
+		fprintf(stderr, "simplify: saved size %zu -> %zu bytes\n", size_given, size1);
 	return rc;
 }

@@ -334,7 +334,7 @@ static void value_info_written(void **state)
 	assert_int_equal(om_model_load(path, &c, &st), OM_OK);
 	assert_int_equal(c->graph->ninfos, listed);
 	same_everywhere(a, c, (syms){{"N"}, {0}, 1});
-	/* the size rule does not count it */
+	/* the two measures differ by it */
 	size_t with = 0, without = 0;
 	assert_int_equal(om_model_saved_size(c, &with, &st), OM_OK);
 	assert_int_equal(om_model_saved_size_without_value_info(c, &without, &st), OM_OK);
@@ -348,6 +348,62 @@ static void value_info_written(void **state)
 	om_model_free(d);
 	om_model_free(a);
 	om_model_free(b);
+}
+
+/* x:[N,6] -> 2 Identities -> 12 Relus -> y: the passes save only the Identities' bytes, less
+ * than the shapes of all the Relus take. */
+static om_model *clean_model(void)
+{
+	om_model *m = tu_model(13);
+	const char *sy[] = {"N", NULL};
+	input(m, "x", OM_FLOAT, 2, (int64_t[]){-1, 6}, sy);
+	om_graph *g = m->graph;
+	tu_graph_node(g, "Identity", "x", "i1");
+	tu_graph_node(g, "Identity", "i1", "r0");
+	char in[16], out[16];
+	for (int k = 0; k < 12; k++) {
+		snprintf(in, sizeof in, "r%d", k);
+		snprintf(out, sizeof out, k == 11 ? "y" : "r%d", k + 1);
+		tu_graph_node(g, "Relu", in, out);
+	}
+	output(m, "y", OM_FLOAT, 2, (int64_t[]){-1, 6}, sy);
+	return m;
+}
+
+static void value_info_within_size(void **state)
+{
+	(void)state;
+	om_model *a = clean_model(), *b = clean_model(), *c = clean_model();
+	om_status st = {0};
+	size_t given = 0, saved = 0;
+	assert_int_equal(om_model_saved_size(a, &given, &st), OM_OK);
+	assert_int_equal(simplify(b, (om_simplify_options){0}, &st), OM_OK);
+	assert_int_equal(om_model_saved_size(b, &saved, &st), OM_OK);
+	assert_true(saved <= given);
+	/* some shapes fit in what the Identities freed, not all; the first ones in node order */
+	const om_graph *g = b->graph;
+	assert_int_equal(g->nnodes, 12);
+	assert_true(g->ninfos > 0 && g->ninfos < 11);
+	for (int32_t i = 0; i < 11; i++) {
+		const om_value *v = g->nodes[i]->out[0];
+		assert_int_equal(!!(v->flags & OM_VALUE_INFO), i < g->ninfos);
+		if (i < g->ninfos)
+			assert_ptr_equal(g->infos[i], v);
+	}
+	/* one more would not fit */
+	const int32_t kept = g->ninfos;
+	b->graph->ninfos++;
+	b->graph->infos[kept] = g->nodes[kept]->out[0];
+	assert_int_equal(om_model_saved_size(b, &saved, &st), OM_OK);
+	assert_true(saved > given);
+	b->graph->ninfos--;
+	same_everywhere(a, b, (syms){{"N"}, {0}, 1});
+	/* the user allowed growth: every shape */
+	assert_int_equal(simplify(c, (om_simplify_options){.fold_max_bytes = 1 << 20}, &st), OM_OK);
+	assert_int_equal(c->graph->ninfos, 11);
+	om_model_free(a);
+	om_model_free(b);
+	om_model_free(c);
 }
 
 /* ---- dropped outputs --------------------------------------------------------------------- */
@@ -751,6 +807,7 @@ int main(void)
 		cmocka_unit_test(input_shape_symbols),
 		cmocka_unit_test(input_shape_errors),
 		cmocka_unit_test(value_info_written),
+		cmocka_unit_test(value_info_within_size),
 		cmocka_unit_test(unused_outputs_dropped),
 		cmocka_unit_test(submodel_between),
 		cmocka_unit_test(submodel_of_shared_model),

@@ -22,7 +22,7 @@ static const char usage_text[] =
 	"                      [--fold-max-bytes N] [--fold-qdq] [--verify] [-v]\n"
 	"                      [--external-data] [--input-shape NAME:D1,D2,...]...\n"
 	"                      [--outputs A,B,...] [--inputs C,D,...]\n"
-	"                      [--drop-unused-outputs] [--no-shapes]\n"
+	"                      [--drop-unused-outputs] [--no-shapes | --all-shapes]\n"
 	"                      [--inline-functions | --no-inline-functions]\n"
 	"                      [--check N [--bisect] [--input NAME=FILE]... [--rtol R]\n"
 	"                      [--atol A] [--seed S]]\n"
@@ -66,6 +66,8 @@ static const char usage_text[] =
 	"                      optional node outputs nothing reads become \"\" (Dropout's\n"
 	"                      mask, BatchNormalization's statistics, LSTM's Y_h, ...)\n"
 	"  --no-shapes         do not write the inferred shapes to value_info\n"
+	"  --all-shapes        write every inferred shape, even when the model then grows\n"
+	"                      (default: as many as keep it within its size; see Size)\n"
 	"  --no-inline-functions\n"
 	"                      keep calls of model-local functions (default: functions of\n"
 	"                      the model's own domains are inlined, --inline-functions)\n"
@@ -84,9 +86,10 @@ static const char usage_text[] =
 	"                      of the first Conv/MatMul/Gemm on purpose (om_simplify_options\n"
 	"                      .test_break_pass), to see --check and --bisect catch it\n"
 	"\n"
-	"Size: the written model's weights and nodes are never larger than the original's\n"
-	"(after inlining, input shapes and the sub-model; value_info is not counted): when\n"
-	"the passes would make it larger, the model is written without their rewrites.\n"
+	"Size: the written model is never larger than the original (after inlining, input\n"
+	"shapes and the sub-model): when the passes would make its weights and nodes larger,\n"
+	"the model is written without their rewrites, and only as many inferred shapes go to\n"
+	"value_info as fit in what the model was (all of them, but on an already clean model).\n"
 	"\n"
 	"Examples:\n"
 	"  omopt simplify m.onnx s.onnx --input-shape x:1,3,224,224\n"
@@ -320,6 +323,8 @@ static int parse_args(int argc, char **argv, simplify_args *a)
 			a->opt.drop_unused_outputs = 1;
 		} else if (!strcmp(arg, "--no-shapes")) {
 			a->opt.no_value_info = 1;
+		} else if (!strcmp(arg, "--all-shapes")) {
+			a->opt.all_value_info = 1;
 		} else if (!strcmp(arg, "--inline-functions")) {
 			a->opt.keep_functions = 0;
 		} else if (!strcmp(arg, "--no-inline-functions")) {
@@ -424,7 +429,8 @@ static int simplify(simplify_args *a)
 	}
 	/* never larger than the model asked for (inlined, shaped, cut) unless the user allowed
 	 * it (--fold-max-bytes, --fold-qdq): the passes keep to that, and this checks it,
-	 * writing that model without the rewrites otherwise. value_info is not counted. */
+	 * writing that model without the rewrites otherwise. value_info is not counted here:
+	 * om_simplify writes as much of it as keeps the model within its size as given. */
 	const om_simplify_options asked = asked_only(&a->opt);
 	const om_simplify_options rewrites = rewrites_only(&a->opt);
 	const bool size_rule = !a->opt.fold_max_bytes && !a->opt.fold_qdq;

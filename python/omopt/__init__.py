@@ -129,7 +129,8 @@ def _options(skip, fold_max_bytes, fold_qdq, verify, input_shapes=None, outputs=
     arr = (ctypes.c_char_p * len(names))(*names)
     o = SimplifyOptions(fold_max_bytes=fold_max_bytes or 0, verify=int(verify),
                         fold_qdq=int(fold_qdq), drop_unused_outputs=int(drop_unused_outputs),
-                        no_value_info=int(not shapes), keep_functions=int(not inline_functions),
+                        no_value_info=int(not shapes), all_value_info=int(shapes == 'all'),
+                        keep_functions=int(not inline_functions),
                         test_break_pass=test_break_pass.encode() if test_break_pass else None)
     o.skip = ctypes.cast(arr, ctypes.POINTER(ctypes.c_char_p))
     keep = [arr, _shapes(input_shapes), _names(outputs, 'outputs'), _names(inputs, 'inputs')]
@@ -199,10 +200,11 @@ def simplify(model, *, skip=(), fold_max_bytes=None, fold_qdq=False, verify=Fals
         a number or a symbol: {'x': [1, 3, 224, 224]}, {'x': ['N', 3, 224, 224]}.
     outputs, inputs: tensor names; the sub-model between them (--outputs, --inputs).
     drop_unused_outputs: optional node outputs nothing reads become "".
-    shapes: write the inferred shapes to value_info (False: --no-shapes).
+    shapes: write the inferred shapes to value_info, as many as keep the model within its
+        size as given (True); 'all': every one (--all-shapes); False: none (--no-shapes).
     inline_functions: inline model-local functions (False: --no-inline-functions).
     The result's weights and nodes are never larger than those of the model asked for
-    (inlined, shaped, cut; value_info not counted) unless fold_max_bytes or fold_qdq allow it:
+    (inlined, shaped, cut; value_info measured apart, see shapes) unless fold_max_bytes or fold_qdq allow it:
     otherwise that model is returned without the rewrites.
     check: N > 0 runs the model asked for (inlined, shaped, cut) and the result with omopt's
         executor on N input sets, as `omopt simplify --check N` (om_check in include/omopt.h),

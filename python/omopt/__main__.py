@@ -1,6 +1,6 @@
 """python3 -m omopt simplify IN.onnx OUT.onnx [--skip PASS]... [--fold-max-bytes N] [--fold-qdq]
 [--verify] [--input-shape NAME:D1,D2,...]... [--outputs A,B] [--inputs C,D]
-[--drop-unused-outputs] [--no-shapes] [--no-inline-functions] [--check N]
+[--drop-unused-outputs] [--no-shapes | --all-shapes] [--no-inline-functions] [--check N]
 [--input NAME=FILE.npy]... [--rtol R] [--atol A] [--seed S] [--dtype fp16|bf16]
 [--keep-fp32 NODE]... [--no-keep-measure]: what `omopt simplify` writes, through the library (the same bytes);
 exit 3 when the check fails, as the command."""
@@ -28,6 +28,7 @@ def main(argv=None):
     s.add_argument('--inputs', action='append', default=[], metavar='C,D')
     s.add_argument('--drop-unused-outputs', action='store_true')
     s.add_argument('--no-shapes', action='store_true')
+    s.add_argument('--all-shapes', action='store_true')
     s.add_argument('--inline-functions', dest='inline', action='store_true', default=True)
     s.add_argument('--no-inline-functions', dest='inline', action='store_false')
     s.add_argument('--check', type=int, default=0, metavar='N')
@@ -58,7 +59,7 @@ def main(argv=None):
         simplify(a.input, skip=a.skip, fold_max_bytes=a.fold_max_bytes, fold_qdq=a.fold_qdq,
                  verify=a.verify, input_shapes=shapes, outputs=split(a.outputs),
                  inputs=split(a.inputs), drop_unused_outputs=a.drop_unused_outputs,
-                 shapes=not a.no_shapes, inline_functions=a.inline, output=a.output,
+                 shapes=not a.no_shapes and ('all' if a.all_shapes else True), inline_functions=a.inline, output=a.output,
                  check=a.check, check_inputs=given or None, rtol=a.rtol, atol=a.atol,
                  seed=a.seed, dtype=a.dtype, keep_fp32=a.keep_fp32, dtype_report=kept,
                  dtype_measure=not a.no_keep_measure)

@@ -30,6 +30,7 @@ class SimplifyOptions(ctypes.Structure):
                 ('outputs', ctypes.POINTER(ctypes.c_char_p)),
                 ('inputs', ctypes.POINTER(ctypes.c_char_p)),
                 ('drop_unused_outputs', ctypes.c_int), ('no_value_info', ctypes.c_int),
+                ('all_value_info', ctypes.c_int),
                 ('keep_functions', ctypes.c_int), ('no_passes', ctypes.c_int),
                 ('progress', ctypes.c_void_p), ('progress_user', ctypes.c_void_p),
                 ('test_break_pass', ctypes.c_char_p)]
