@@ -27,6 +27,7 @@ import glob
 import json
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -77,13 +78,35 @@ def omopt_time(a, d, threads, exe=None):
     return float(m.group(1)), float(m.group(2))
 
 
+def last_line(text):
+    return (text.strip().splitlines() or ['(nothing on stderr)'])[-1]
+
+
+def missing_tools(a):
+    """What the comparison needs and this machine lacks, as sentences."""
+    out = []
+    if not os.path.exists(ORACLE):
+        out.append('the oracle (%s): ../shared next to the checkout, set up by '
+                   '../shared/oracle/install.sh' % os.path.normpath(ORACLE))
+    ort_dir = os.environ.get('OM_ORACLE_DIR') or os.path.join(
+        os.path.expanduser('~'), '.cache', 'om-oracle')
+    if not shutil.which('node'):
+        out.append('Node.js (node, for ONNX Runtime)')
+    elif not os.path.isdir(os.path.join(ort_dir, 'node_modules', 'onnxruntime-node')):
+        out.append('onnxruntime-node in %s (OM_ORACLE_DIR): run sh %s' % (
+            ort_dir, os.path.normpath(os.path.join(SHARED, 'oracle', 'install.sh'))))
+    if not os.access(a.omopt, os.X_OK):
+        out.append('the omopt executable %s (build it, or pass --omopt)' % a.omopt)
+    return out
+
+
 def ort_time(a, d, threads):
     cmd = ['node', os.path.join(HERE, 'ort_cpu.js'), os.path.join(d, 'model.onnx'),
            str(a.runs), '--level', 'all', '--threads', str(threads)]
     cmd += ['%s=%s' % kf for kf in feeds(d)]
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode:
-        raise RuntimeError('onnxruntime: ' + ((p.stderr.strip().splitlines() or ['?'])[-1]))
+        raise RuntimeError('onnxruntime: ' + last_line(p.stderr))
     r = json.loads(p.stdout.strip().splitlines()[-1])
     return r['run_ms_median'], r['cpu_ms_per_run']
 
@@ -99,12 +122,12 @@ def max_diff(a, d, threads):
         p = subprocess.run(cmd + ['--output-dir', ours, '--output-format', 'npy'],
                            capture_output=True, text=True, env=env)
         if p.returncode:
-            return 'omopt failed'
+            return 'omopt failed: ' + last_line(p.stderr)
         q = subprocess.run(['node', ORACLE, os.path.join(d, 'model.onnx'), theirs, '--level',
                             'all'] + ['%s=%s' % kf for kf in feeds(d)],
                            capture_output=True, text=True)
         if q.returncode:
-            return 'ort failed'
+            return 'ort failed: ' + last_line(q.stderr)
         worst = 0.0
         for i, o in enumerate(json.load(open(os.path.join(theirs, 'outputs.json')))):
             ref = np.load(os.path.join(theirs, o['file']))
@@ -168,6 +191,9 @@ def main():
     ap.add_argument('models', nargs='*')
     a = ap.parse_args()
     threads = [int(t) for t in a.threads.split(',')]
+    missing = missing_tools(a)
+    if missing:
+        sys.exit('compare_ort.py: missing ' + '; '.join(missing))
     cols = ['model', 'threads', 'omopt ms', 'ORT ms', 'ratio', 'omopt cpu', 'ORT cpu',
             'cpu ratio', 'spread', 'max diff']
     if a.base:
