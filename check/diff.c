@@ -48,6 +48,7 @@ om_kind om_diff_values(const om_tensor *a, const om_tensor *b, double rtol, doub
 	}
 	d->rank = a->rank;
 	memcpy(d->dims, a->dims, sizeof d->dims);
+	memcpy(d->dims_max, a->dims, sizeof d->dims_max);
 	if (b->dtype != a->dtype || b->rank != a->rank ||
 	    memcmp(a->dims, b->dims, sizeof *a->dims * (size_t)a->rank)) {
 		d->state = OM_DIFF_SHAPE;
@@ -99,7 +100,15 @@ void om_diff_merge(om_diff *worst, const om_diff *d)
 		worst->state = d->state;
 		worst->rank = d->rank;
 		memcpy(worst->dims, d->dims, sizeof worst->dims);
+		memcpy(worst->dims_max, d->dims_max, sizeof worst->dims_max);
 		worst->dtype = d->dtype;
+	} else if (d->state == worst->state && d->rank == worst->rank) {
+		for (int32_t k = 0; k < d->rank; k++) {
+			if (d->dims[k] < worst->dims[k])
+				worst->dims[k] = d->dims[k];
+			if (d->dims_max[k] > worst->dims_max[k])
+				worst->dims_max[k] = d->dims_max[k];
+		}
 	}
 	if (d->max_abs > worst->max_abs || isnan(worst->max_abs))
 		worst->max_abs = d->max_abs;

@@ -538,6 +538,8 @@ typedef struct om_diff {
 	int32_t rank;             /* the first model's shape (rank -1 when not a tensor) */
 	int64_t dims[OM_MAX_RANK];
 	double max_abs, max_rel, ref_max; /* as defined above; the largest over the runs */
+	int64_t dims_max[OM_MAX_RANK]; /* over several runs (om_check): each dim's largest, and
+					  dims the smallest, over the runs of the worst state */
 } om_diff;
 
 typedef struct om_check_report {

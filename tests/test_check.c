@@ -102,6 +102,10 @@ static void check_passes_on_random_inputs(void **state)
 	assert_non_null(strstr(r.how, "run 2: N=2"));
 	assert_non_null(strstr(r.how, "run 3: N=3"));
 	assert_non_null(strstr(r.how, "integers in [0,16)"));
+	/* the output's shape over the runs: [1..3, 3] */
+	assert_int_equal(r.outputs[0].rank, 2);
+	assert_true(r.outputs[0].dims[0] == 1 && r.outputs[0].dims_max[0] == 3);
+	assert_true(r.outputs[0].dims[1] == 3 && r.outputs[0].dims_max[1] == 3);
 	om_check_report_free(&r);
 	om_model_free(s);
 	om_model_free(m);
@@ -124,6 +128,7 @@ static void check_catches_the_broken_pass(void **state)
 	assert_true(r.outputs[0].max_rel == 0.5);
 	assert_int_equal(r.outputs[0].rank, 2);
 	assert_true(r.outputs[0].dims[0] == 1 && r.outputs[0].dims[1] == 3);
+	assert_true(r.outputs[0].dims_max[0] == 1 && r.outputs[0].dims_max[1] == 3);
 	assert_non_null(strstr(r.how, "N=1 (given)"));
 	/* the failing run's inputs come back, in the model's input order */
 	assert_int_equal(r.nfailed_inputs, 2);

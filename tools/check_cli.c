@@ -103,9 +103,13 @@ static const char *state_name(int32_t s)
 static void shape(char *buf, size_t size, const om_diff *d)
 {
 	size_t k = (size_t)snprintf(buf, size, "%s[", om_dtype_name(d->dtype));
-	for (int i = 0; i < d->rank && k < size; i++)
+	for (int i = 0; i < d->rank && k < size; i++) {
 		k += (size_t)snprintf(buf + k, size - k, "%s%lld", i ? "," : "",
 				      (long long)d->dims[i]);
+		if (d->dims_max[i] != d->dims[i] && k < size) /* over the runs */
+			k += (size_t)snprintf(buf + k, size - k, "..%lld",
+					      (long long)d->dims_max[i]);
+	}
 	if (k < size)
 		snprintf(buf + k, size - k, "]");
 }

@@ -149,7 +149,8 @@ _STATES = {0: 'ok', 1: 'over', 2: 'shape', 3: 'missing', 4: 'skipped'}
 class Difference:
     """How one value compares between two models (om_diff, include/omopt.h): .name; .state
     ('ok', 'over' the tolerance, 'shape' (types or shapes differ), 'missing', 'skipped');
-    .shape (the first model's) and .dtype; .max_abs = max|a - b|, .ref_max = max|a|,
+    .shape (the first model's; a dim that differs over a check's runs is (smallest, largest))
+    and .dtype; .max_abs = max|a - b|, .ref_max = max|a|,
     .max_rel = max_abs / ref_max (a: the first model's value); .node / .op: its producer in
     the second model, .ref_node / .ref_op: in the first ("" for none)."""
 
@@ -157,7 +158,9 @@ class Difference:
         self.name = d.name.decode(errors='replace')
         self.state = _STATES.get(d.state, 'skipped')
         self.dtype = _NAMES.get(d.dtype, 'undefined')
-        self.shape = None if d.rank < 0 else [d.dims[k] for k in range(d.rank)]
+        self.shape = None if d.rank < 0 else [
+            d.dims[k] if d.dims[k] == d.dims_max[k] else (d.dims[k], d.dims_max[k])
+            for k in range(d.rank)]
         self.max_abs, self.max_rel, self.ref_max = d.max_abs, d.max_rel, d.ref_max
         self.node, self.op = d.node.decode(errors='replace'), d.op.decode(errors='replace')
         self.ref_node = d.ref_node.decode(errors='replace')

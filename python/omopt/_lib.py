@@ -50,7 +50,8 @@ class Diff(ctypes.Structure):
                 ('ref_op', ctypes.c_char * 64), ('state', ctypes.c_int32),
                 ('dtype', ctypes.c_int32), ('rank', ctypes.c_int32),
                 ('dims', ctypes.c_int64 * MAX_RANK), ('max_abs', ctypes.c_double),
-                ('max_rel', ctypes.c_double), ('ref_max', ctypes.c_double)]
+                ('max_rel', ctypes.c_double), ('ref_max', ctypes.c_double),
+                ('dims_max', ctypes.c_int64 * MAX_RANK)]
 
 
 class CheckReport(ctypes.Structure):
