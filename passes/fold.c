@@ -47,6 +47,8 @@ typedef struct fold_state {
 	int32_t npend;
 	size_t pend_bytes;
 	int32_t nqdq; /* QDQ nodes on constants kept */
+	int32_t nskip; /* nodes not folded because the model would grow, and their bytes */
+	size_t skip_out, skip_dead;
 } fold_state;
 
 /* ---- protobuf size estimates ------------------------------------------------------------- */
@@ -293,10 +295,15 @@ static void hold(fold_state *s, const om_node *n, om_tensor *out, size_t out_byt
 	}
 }
 
-static void skipped(const om_node *n, size_t out_bytes, size_t dead_bytes)
+/* A node left alone because the model would grow: named at -vv, counted for -v. */
+static void skipped(fold_state *s, const om_node *n, size_t out_bytes, size_t dead_bytes)
 {
-	fprintf(stderr, "fold: skipped %s '%s': %zu bytes would replace %zu\n", n->op, n->name,
-		out_bytes, dead_bytes);
+	if (s->c->verbose >= 2)
+		fprintf(stderr, "fold: skipped %s '%s': %zu bytes would replace %zu\n", n->op,
+			n->name, out_bytes, dead_bytes);
+	s->nskip++;
+	s->skip_out += out_bytes;
+	s->skip_dead += dead_bytes;
 }
 
 /* Evaluates n and turns its outputs into initializers. False when it was left alone. */
@@ -329,7 +336,7 @@ static bool fold_node(fold_state *s, om_node *n, om_kind *err)
 	size_t out_bytes, dead_bytes;
 	enum verdict v = judge(s, n, out, qdq, &out_bytes, &dead_bytes);
 	if (v != FOLD && c->verbose && (v == SKIP || c->verbose >= 2))
-		skipped(n, out_bytes, dead_bytes);
+		skipped(s, n, out_bytes, dead_bytes);
 	if (v == SKIP)
 		return false;
 	if (om_eval_node(n, opset, in, out, NULL) != OM_OK)
@@ -527,9 +534,13 @@ om_kind om_pass_fold(om_pass_ctx *c, om_graph *g, int *changes)
 	for (int32_t i = 0; i < s.npend; i++) {
 		const pending *p = &s.pend[i];
 		if (c->verbose == 1 && !(p->n->flags & OM_NODE_DEAD) && (!i || s.pend[i - 1].n != p->n))
-			skipped(p->n, p->out_bytes, p->dead_bytes); /* not folded into a later fold */
+			skipped(&s, p->n, p->out_bytes, p->dead_bytes); /* nor in a later fold */
 		om_tensor_free(&s.pend[i].t);
 	}
+	if (c->verbose == 1 && s.nskip)
+		fprintf(stderr, "fold: %d node%s not folded: %zu bytes of outputs would replace "
+				"%zu (-vv names each)\n", s.nskip, s.nskip == 1 ? "" : "s",
+			s.skip_out, s.skip_dead);
 	free(s.pend);
 	om_graph_compact(g);
 	return err;
