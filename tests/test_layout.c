@@ -5,7 +5,8 @@
  * between the convs blocked (which steps read and write blocked values is asserted) and
  * agrees with exact mode, at one and two threads, batch 1 and 2 and a symbolic batch (steps
  * shaped per run) run on 1 and 3 images; a value that a graph output or a step without a
- * layout function reads stays plain. Global pools reading a blocked conv output; HardSwish
+ * layout function reads stays plain. Global pools reading a blocked conv output; windowed
+ * MaxPool and AveragePool between convs (padding, ceil_mode, dilation; Indices: plain); HardSwish
  * written out with a Div by a constant (blocked unless the constant is 0); a Winograd 3x3 conv
  * (blocked at two threads only). Also the
  * broadcast of short innermost runs (kernels/math/broadcast.c) that the channel Mul takes,
@@ -146,7 +147,7 @@ static void sessions(const om_model *m, int threads, om_session **fast, om_sessi
 static void agree(om_session *fast, om_session *exact, int64_t N, int64_t C, int64_t H,
 		  int nout, bool values)
 {
-	om_tensor a[2] = {{0}, {0}}, b[2] = {{0}, {0}};
+	om_tensor a[8] = {{0}}, b[8] = {{0}};
 	run(fast, N, C, H, nout, a);
 	run(exact, N, C, H, nout, b);
 	for (int o = 0; o < nout; o++) {
@@ -224,6 +225,66 @@ static void global_pools(void **state)
 	om_session_free(fast);
 	om_session_free(exact);
 	om_model_free(m);
+}
+
+/* a 1x1 conv (writes blocked) read by windowed pools between convs: MaxPool 3x3/2 padded,
+ * AveragePool 3x3/2 with ceil_mode (windows past the edge, count_include_pad 0 and 1), MaxPool
+ * 2x2 dilated by 2 (all read and write blocked), and a MaxPool with Indices of x (plain), each
+ * followed by a 1x1 conv writing a graph output; C and M not multiples of the block; against
+ * exact mode at one and two threads */
+static void windowed_pools(void **state)
+{
+	(void)state;
+	const int64_t N = 2, C = 24, M = 40, H = 9;
+	const bool blocked = om_layout_block() != 0;
+	for (int threads = 1; threads <= 2; threads++) {
+		om_model *m = tu_model(13);
+		om_graph *g = m->graph;
+		tu_push_value(g, &g->inputs, &g->ninputs,
+			      tu_typed_value(g, "x", OM_FLOAT, 4, (int64_t[]){N, C, H, H}));
+		tu_float_init(g, "W", 4, (int64_t[]){M, C, 1, 1}, 1, 1.0f / sqrtf((float)C));
+		tu_float_init(g, "V", 4, (int64_t[]){C, M, 1, 1}, 2, 1.0f / sqrtf((float)M));
+		conv(g, "x,W", "c", 1, 1, 1);
+		static const char *const pools[] = {"max", "avg", "avg1", "dil", "ind"};
+		om_node *p = node(g, "MaxPool", "c", "max");
+		tu_attr_ints(p, "kernel_shape", 2, (int64_t[]){3, 3});
+		tu_attr_ints(p, "strides", 2, (int64_t[]){2, 2});
+		tu_attr_ints(p, "pads", 4, (int64_t[]){1, 1, 1, 1});
+		for (int k = 0; k < 2; k++) {
+			p = node(g, "AveragePool", "c", k ? "avg1" : "avg");
+			tu_attr_ints(p, "kernel_shape", 2, (int64_t[]){3, 3});
+			tu_attr_ints(p, "strides", 2, (int64_t[]){2, 2});
+			tu_attr_ints(p, "pads", 4, (int64_t[]){1, 0, 1, 0});
+			om_node_set_attr(p, "ceil_mode", OM_ATTR_INT)->i = 1;
+			om_node_set_attr(p, "count_include_pad", OM_ATTR_INT)->i = k;
+		}
+		p = node(g, "MaxPool", "c", "dil");
+		tu_attr_ints(p, "kernel_shape", 2, (int64_t[]){2, 2});
+		tu_attr_ints(p, "dilations", 2, (int64_t[]){2, 2});
+		p = tu_graph_node(g, "MaxPool", "x", "ind,indices"); /* a plain reader of c
+								       would keep c plain */
+		p->name = "ind";
+		tu_attr_ints(p, "kernel_shape", 2, (int64_t[]){2, 2});
+		static const char *const ins[] = {"max,V", "avg,V", "avg1,V", "dil,V", "ind,W"};
+		static const char *const outs[] = {"y_max", "y_avg", "y_avg1", "y_dil", "y_ind"};
+		for (int k = 0; k < 5; k++) {
+			conv(g, ins[k], outs[k], 1, 1, 1);
+			tu_push_value(g, &g->outputs, &g->noutputs,
+				      tu_typed_value(g, outs[k], OM_FLOAT, -1, NULL));
+		}
+		om_session *fast, *exact;
+		sessions(m, threads, &fast, &exact);
+		assert_string_equal(blocked_of(fast, "c"), blocked ? "w" : "");
+		for (int k = 0; k < 4; k++)
+			assert_string_equal(blocked_of(fast, pools[k]), blocked ? "rw" : "");
+		assert_string_equal(blocked_of(fast, "ind"), "");
+		assert_string_equal(blocked_of(fast, "y_max"), blocked ? "r" : "");
+		for (int r = 0; r < 2; r++)
+			agree(fast, exact, N, C, H, 5, true);
+		om_session_free(fast);
+		om_session_free(exact);
+		om_model_free(m);
+	}
 }
 
 /* HardSwish written out between two convs, c * Clip(c + 3, 0, 6) / d: blocked throughout
@@ -352,6 +413,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {cmocka_unit_test(blocked_against_exact),
 					   cmocka_unit_test(global_pools),
+					   cmocka_unit_test(windowed_pools),
 					   cmocka_unit_test(hardswish_written_out),
 					   cmocka_unit_test(winograd_by_threads),
 					   cmocka_unit_test(short_runs_broadcast)};

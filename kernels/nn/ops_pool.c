@@ -426,8 +426,134 @@ static om_kind pool_f32(om_ctx *c)
 	return OM_OK;
 }
 
+/* ---- windowed pools on channel-blocked tensors (op.h) ------------------------------------- */
+
+/* MaxPool without Indices and AveragePool over two spatial axes on float32 take X and Y
+ * channel-blocked, both or neither: each window is taken over `block` lanes at once (ONNX
+ * Runtime pools its NCHWc tensors so too). The padding lanes stay finite. */
+static void pool_layout(const om_ctx *c, om_layout_req *r)
+{
+	*r = (om_layout_req){0};
+	const om_tensor *X = c->in[0];
+	if (c->exact || kind_of(c->node) == POOL_LP || !X || X->dtype != OM_FLOAT ||
+	    X->rank != 4 || (c->nout > 1 && c->out[1]))
+		return;
+	r->may = r->tied = OM_LAYOUT_IN(0) | OM_LAYOUT_OUT(0);
+}
+
+typedef struct pool_blk_job {
+	const pool3 *g;
+	const pool_args *pa;
+	int64_t b;
+	const float *x;
+	float *y;
+} pool_blk_job;
+
+/* eight lanes of a block (GCC's vector extension: the lane-wise maximum with NaN winning is a
+ * compare and a select, which the compiler otherwise leaves as branches) */
+typedef float f32x8 __attribute__((vector_size(32)));
+typedef int32_t i32x8 __attribute__((vector_size(32)));
+
+/* The window of output (oh, ow) over nv * 8 lanes, taps in pool_image's order, so that each
+ * lane gets the plain kernel's bits (kind and nv constants where inlined) */
+static inline __attribute__((always_inline)) void
+blk_window(const pool3 *g, const enum pool_kind kind, const float *x, int64_t oh, int64_t ow,
+	   const int nv, f32x8 *acc)
+{
+	const axis_taps *T = g->t;
+	const int64_t W = g->in[2];
+	for (int k = 0; k < nv; k++)
+		for (int l = 0; l < 8; l++)
+			acc[k][l] = kind == POOL_MAX ? -INFINITY : 0.0f;
+	for (int64_t th = T[1].lo[oh]; th < T[1].hi[oh]; th++) {
+		const int64_t ih = T[1].start[oh] + th * g->dil[1];
+		for (int64_t tw = T[2].lo[ow]; tw < T[2].hi[ow]; tw++) {
+			const int64_t iw = T[2].start[ow] + tw * g->dil[2];
+			const float *v = x + (ih * W + iw) * nv * 8;
+			for (int k = 0; k < nv; k++) {
+				f32x8 t;
+				memcpy(&t, v + 8 * k, sizeof t);
+				if (kind == POOL_MAX) { /* NaN wins, as max_nan */
+					const i32x8 take = (t > acc[k]) | (t != t);
+					acc[k] = (f32x8)(((i32x8)t & take) | ((i32x8)acc[k] & ~take));
+				} else {
+					acc[k] += t;
+				}
+			}
+		}
+	}
+}
+
+/* channel blocks [lo, hi) over the images */
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) static void
+pool_blk_piece(void *arg, int64_t lo, int64_t hi)
+{
+	const pool_blk_job *j = arg;
+	const pool3 *g = j->g;
+	const int64_t b = j->b, OH = g->out[1], OW = g->out[2];
+	const bool max = j->pa->kind == POOL_MAX;
+	for (int64_t u = lo; u < hi; u++) {
+		const float *x = j->x + u * g->in[1] * g->in[2] * b;
+		float *y = j->y + u * OH * OW * b;
+		for (int64_t oh = 0; oh < OH; oh++)
+			for (int64_t ow = 0; ow < OW; ow++, y += b) {
+				f32x8 acc[2];
+				if (max && b == 16)
+					blk_window(g, POOL_MAX, x, oh, ow, 2, acc);
+				else if (max)
+					blk_window(g, POOL_MAX, x, oh, ow, 1, acc);
+				else if (b == 16)
+					blk_window(g, POOL_AVG, x, oh, ow, 2, acc);
+				else
+					blk_window(g, POOL_AVG, x, oh, ow, 1, acc);
+				if (!max) {
+					const int64_t o[3] = {0, oh, ow};
+					const float n = (float)window_count(g, j->pa, o);
+					for (int k = 0; k < b / 8; k++)
+						acc[k] = acc[k] / n;
+				}
+				memcpy(y, acc, sizeof(float) * (size_t)b);
+			}
+	}
+}
+
+/* X (N, Cb, H, W, b) and Y (N, Cb, OH, OW, b), the planner's choice (pool_layout) */
+static om_kind pool_blocked(om_ctx *c)
+{
+	const om_tensor *X = c->in[0], *Y = c->out[0];
+	const int64_t b = c->block;
+	if (c->blocked != (OM_LAYOUT_IN(0) | OM_LAYOUT_OUT(0)) || (b != 8 && b != 16) ||
+	    X->rank != 5 || X->dims[4] != b)
+		return om_error(c->st, OM_ERR_INTERNAL, c->node, "blocked pool: X and Y by %d",
+				(int)b);
+	const om_tensor lx = om_layout_logical(X, X->dims[1] * b);
+	const om_tensor *in[1] = {&lx};
+	om_ctx lc = *c;
+	lc.in = in, lc.nin = 1;
+	om_spatial sp;
+	pool3 g;
+	om_kind rc = pool_geometry(&lc, &sp);
+	if (rc || (rc = pool3_init(&lc, &sp, &g)))
+		return rc;
+	if (Y->rank != 5 || Y->dims[0] != X->dims[0] || Y->dims[1] != X->dims[1] ||
+	    Y->dims[2] != sp.out[0] || Y->dims[3] != sp.out[1] || Y->dims[4] != b) {
+		free(g.buf);
+		return om_error(c->st, OM_ERR_INTERNAL, c->node, "blocked pool: Y's shape");
+	}
+	pool_args pa = {kind_of(c->node), (int)om_attr_int(c->node, "count_include_pad", 0), 0,
+			2};
+	pool_blk_job j = {&g, &pa, b, X->data, Y->data};
+	const int64_t elems = (g.in[1] * g.in[2] + g.out[1] * g.out[2]) * b;
+	om_par_for(c->threads, X->dims[0] * X->dims[1], POOL_GRAIN / (elems + 1) + 1,
+		   pool_blk_piece, &j);
+	free(g.buf);
+	return OM_OK;
+}
+
 static om_kind pool_kernel(om_ctx *c)
 {
+	if (c->blocked)
+		return pool_blocked(c);
 	if (c->in[0]->dtype != OM_FLOAT)
 		return om_run_as_f32(c, pool_f32, true);
 	return pool_f32(c);
@@ -806,9 +932,9 @@ static const om_sig sig_MaxUnpool_9 = {9, 2, 3, 1, 1, 0x4, 0x0, attrs_MaxUnpool_
 
 static const om_op rows[] = {
 	{"MaxPool", "", 1, pool_infer, pool_kernel, OM_OP_EXACT | OM_OP_LAYOUT, &sig_MaxPool_1,
-	 OM_OPC_NONE, NULL},
+	 OM_OPC_NONE, pool_layout},
 	{"AveragePool", "", 1, pool_infer, pool_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
-	 &sig_AveragePool_1, OM_OPC_NONE, NULL},
+	 &sig_AveragePool_1, OM_OPC_NONE, pool_layout},
 	{"LpPool", "", 1, pool_infer, pool_kernel, OM_OP_EXACT | OM_OP_LAYOUT, &sig_LpPool_1,
 	 OM_OPC_NONE, NULL},
 	{"GlobalMaxPool", "", 1, global_infer, global_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
