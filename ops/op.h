@@ -108,7 +108,7 @@ typedef struct om_ctx {
 	const struct om_act *post;
 	/* Rows with a `layout` function (below): which of the step's inputs and outputs the planner
 	 * keeps channel-blocked (OM_LAYOUT_IN(i), OM_LAYOUT_OUT(i)), by `block` channels; 0 outside
-	 * a session and in exact mode */
+	 * a session and in exact mode (a layout function sees the block the planner plans with) */
 	uint64_t blocked;
 	int32_t block;
 } om_ctx;

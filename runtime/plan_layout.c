@@ -68,7 +68,7 @@ static bool ask_row(const om_session *s, const om_plan *p, const om_tensor *t,
 	om_status st = {0};
 	const om_ctx c = {.node = n, .opset = sp->opset, .nin = n->nin, .nout = n->nout,
 			  .in = in, .out = out, .st = &st, .threads = s->opt.threads,
-			  .const_in = const_in};
+			  .const_in = const_in, .block = block};
 	sp->op->layout(&c, r);
 	for (int32_t i = 0; sp->dynamic && i < n->nin; i++)
 		if (sp->in[i] >= 0 && !(r->may & OM_LAYOUT_IN(i)) && !p->slots[sp->in[i]].known)

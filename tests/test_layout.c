@@ -6,7 +6,8 @@
  * agrees with exact mode, at one and two threads, batch 1 and 2 and a symbolic batch (steps
  * shaped per run) run on 1 and 3 images; a value that a graph output or a step without a
  * layout function reads stays plain. Global pools reading a blocked conv output; windowed
- * MaxPool and AveragePool between convs (padding, ceil_mode, dilation; Indices: plain); HardSwish
+ * MaxPool and AveragePool between convs (padding, ceil_mode, dilation; Indices: plain); a Concat
+ * of conv outputs along C (blocked when each is whole blocks); HardSwish
  * written out with a Div by a constant (blocked unless the constant is 0); a Winograd 3x3 conv
  * (blocked at two threads only). Also the
  * broadcast of short innermost runs (kernels/math/broadcast.c) that the channel Mul takes,
@@ -287,6 +288,47 @@ static void windowed_pools(void **state)
 	}
 }
 
+/* Inception's shape: two 1x1 convs of x concatenated along C (axis 1, and -3), then a 1x1 conv
+ * of the result: blocked throughout when each conv's channels are whole blocks (32 and 16:
+ * also for 8-lane blocks), plain when one is not (24 + 20); against exact mode, batch 2 and a
+ * symbolic batch (run on 3 images), at one and two threads */
+static void concat_of_blocks(void **state)
+{
+	(void)state;
+	const int32_t block = om_layout_block();
+	const int64_t C = 8, H = 7;
+	const int64_t widths[][2] = {{32, 16}, {24, 20}};
+	for (int t = 0; t < 8; t++) {
+		const int64_t *w = widths[t % 2], N = t / 2 % 2 ? -1 : 2;
+		const int threads = 1 + t / 4;
+		om_model *m = tu_model(13);
+		om_graph *g = m->graph;
+		tu_push_value(g, &g->inputs, &g->ninputs,
+			      tu_typed_value(g, "x", OM_FLOAT, 4, (int64_t[]){N, C, H, H}));
+		tu_float_init(g, "A", 4, (int64_t[]){w[0], C, 1, 1}, 1, 0.3f);
+		tu_float_init(g, "B", 4, (int64_t[]){w[1], C, 1, 1}, 2, 0.3f);
+		tu_float_init(g, "D", 4, (int64_t[]){C, w[0] + w[1], 1, 1}, 3, 0.2f);
+		conv(g, "x,A", "a", 1, 1, 1);
+		conv(g, "x,B", "b", 1, 1, 1);
+		om_node *k = node(g, "Concat", "a,b", "cat");
+		om_node_set_attr(k, "axis", OM_ATTR_INT)->i = t % 4 < 2 ? 1 : -3;
+		conv(g, "cat,D", "y", 1, 1, 1);
+		tu_push_value(g, &g->outputs, &g->noutputs,
+			      tu_typed_value(g, "y", OM_FLOAT, -1, NULL));
+		om_session *fast, *exact;
+		sessions(m, threads, &fast, &exact);
+		const bool whole = block && w[0] % block == 0 && w[1] % block == 0;
+		assert_string_equal(blocked_of(fast, "a"), whole ? "w" : "");
+		assert_string_equal(blocked_of(fast, "cat"), whole ? "rw" : "");
+		assert_string_equal(blocked_of(fast, "y"), whole ? "r" : "");
+		for (int r = 0; r < 2; r++)
+			agree(fast, exact, N > 0 ? N : 3, C, H, 1, true);
+		om_session_free(fast);
+		om_session_free(exact);
+		om_model_free(m);
+	}
+}
+
 /* HardSwish written out between two convs, c * Clip(c + 3, 0, 6) / d: blocked throughout
  * when d is 6, plain when d is 0 (0 / 0 in the padding would be NaN), against exact mode */
 static void hardswish_written_out(void **state)
@@ -414,6 +456,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {cmocka_unit_test(blocked_against_exact),
 					   cmocka_unit_test(global_pools),
 					   cmocka_unit_test(windowed_pools),
+					   cmocka_unit_test(concat_of_blocks),
 					   cmocka_unit_test(hardswish_written_out),
 					   cmocka_unit_test(winograd_by_threads),
 					   cmocka_unit_test(short_runs_broadcast)};

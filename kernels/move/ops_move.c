@@ -131,12 +131,8 @@ static om_kind concat_infer(om_ctx *c)
 	return OM_OK;
 }
 
-static om_kind concat_move(om_ctx *c)
+static om_kind concat_along(om_ctx *c, int32_t axis)
 {
-	int32_t axis;
-	om_kind rc = concat_axis(c, &axis);
-	if (rc)
-		return rc;
 	const om_tensor *y = c->out[0];
 	const size_t size = om_move_size(y->dtype);
 	const int64_t outer = om_shape_numel(axis, y->dims);
@@ -155,7 +151,58 @@ static om_kind concat_move(om_ctx *c)
 	return OM_OK;
 }
 
-static om_kind concat_kernel(om_ctx *c) { return om_move_run(c, concat_move); }
+static om_kind concat_move(om_ctx *c)
+{
+	int32_t axis;
+	om_kind rc = concat_axis(c, &axis);
+	return rc ? rc : concat_along(c, axis);
+}
+
+/* Concat of float (N, C, H, W) tensors along C takes them channel-blocked (op.h) when every
+ * input's C is a whole number of blocks: the blocked tensors (N, C/b, H, W, b) then
+ * concatenate along their axis 1 with no padding lane between them (ONNX Runtime's NCHWc
+ * Concat asks the same). Inputs and output tied. */
+static void concat_layout(const om_ctx *c, om_layout_req *r)
+{
+	*r = (om_layout_req){0};
+	int32_t axis;
+	om_status st = {0};
+	om_ctx lc = *c;
+	lc.st = &st;
+	if (c->block < 1 || c->nout != 1 || !c->out[0] || c->out[0]->rank != 4 ||
+	    c->out[0]->dtype != OM_FLOAT || concat_axis(&lc, &axis) || axis != 1 || c->nin > 32)
+		return;
+	uint64_t may = OM_LAYOUT_OUT(0);
+	for (int32_t i = 0; i < c->nin; i++) {
+		const om_tensor *x = c->in[i];
+		if (!x || x->rank != 4 || x->dtype != OM_FLOAT || x->dims[1] < 1 ||
+		    x->dims[1] % c->block)
+			return;
+		may |= OM_LAYOUT_IN(i);
+	}
+	r->may = r->tied = may;
+}
+
+static om_kind concat_blocked(om_ctx *c)
+{
+	const om_tensor *y = c->out[0];
+	int64_t cb = 0;
+	for (int32_t i = 0; i < c->nin; i++) {
+		const om_tensor *x = c->in[i];
+		if (!x || x->rank != 5 || y->rank != 5 ||
+		    memcmp(x->dims + 2, y->dims + 2, 3 * sizeof *x->dims) || x->dims[0] != y->dims[0])
+			return om_error(c->st, OM_ERR_INTERNAL, c->node, "blocked Concat: input %d", i);
+		cb += x->dims[1];
+	}
+	if (cb != y->dims[1])
+		return om_error(c->st, OM_ERR_INTERNAL, c->node, "blocked Concat: the output");
+	return concat_along(c, 1);
+}
+
+static om_kind concat_kernel(om_ctx *c)
+{
+	return c->blocked ? concat_blocked(c) : om_move_run(c, concat_move);
+}
 
 /* ---- Split ------------------------------------------------------------------------------- */
 
@@ -501,7 +548,7 @@ static const om_op rows[] = {
 	{"Transpose", "", 1, transpose_infer, transpose_kernel, COPY, &sig_Transpose_1,
 	 OM_OPC_TRANSPOSE, NULL},
 	{"Concat", "", 1, concat_infer, concat_kernel, COPY | OM_OP_SAME_SHAPE_COPY, &sig_Concat_1,
-	 OM_OPC_NONE, NULL},
+	 OM_OPC_NONE, concat_layout},
 	{"Split", "", 1, split_infer, split_kernel, COPY, &sig_Split_1, OM_OPC_NONE, NULL},
 	{"Split", "", 13, split_infer, split_kernel, COPY, &sig_Split_13, OM_OPC_NONE, NULL},
 	{"Split", "", 18, split_infer, split_kernel, COPY, &sig_Split_18, OM_OPC_NONE, NULL},
