@@ -7,9 +7,10 @@
  * shaped per run) run on 1 and 3 images; a value that a graph output or a step without a
  * layout function reads stays plain. Global pools reading a blocked conv output; windowed
  * MaxPool and AveragePool between convs (padding, ceil_mode, dilation; Indices: plain); a Concat
- * of conv outputs along C (blocked when each is whole blocks); HardSwish
+ * of conv outputs along C (blocked when each is whole blocks); BatchNormalization between convs;
+ * HardSwish
  * written out with a Div by a constant (blocked unless the constant is 0); a Winograd 3x3 conv
- * (blocked at two threads only). Also the
+ * (blocked at two threads only, or with fewer than 64 outputs). Also the
  * broadcast of short innermost runs (kernels/math/broadcast.c) that the channel Mul takes,
  * against a plain loop. Without oneDNN in the build (om_layout_block() 0) nothing is blocked,
  * which is asserted. */
@@ -329,6 +330,47 @@ static void concat_of_blocks(void **state)
 	}
 }
 
+/* DenseNet's shape: a conv, BatchNormalization (inference) -> Relu, a conv; C = 40, not a
+ * multiple of the block: blocked throughout, against exact mode (batch 2 and a symbolic batch
+ * run on 3 images, one and two threads) */
+static void batchnorm_between_convs(void **state)
+{
+	(void)state;
+	const bool blocked = om_layout_block() != 0;
+	const int64_t C = 8, M = 40, H = 6;
+	for (int t = 0; t < 4; t++) {
+		const int64_t N = t % 2 ? -1 : 2;
+		om_model *m = tu_model(15);
+		om_graph *g = m->graph;
+		tu_push_value(g, &g->inputs, &g->ninputs,
+			      tu_typed_value(g, "x", OM_FLOAT, 4, (int64_t[]){N, C, H, H}));
+		tu_float_init(g, "A", 4, (int64_t[]){M, C, 1, 1}, 1, 0.3f);
+		tu_float_init(g, "D", 4, (int64_t[]){C, M, 1, 1}, 2, 0.2f);
+		tu_float_init(g, "s", 1, (int64_t[]){M}, 3, 1.0f);
+		tu_float_init(g, "bias", 1, (int64_t[]){M}, 4, 0.5f);
+		tu_float_init(g, "mean", 1, (int64_t[]){M}, 5, 0.5f);
+		float *var = tu_float_init(g, "var", 1, (int64_t[]){M}, 6, 1.0f)->init->data;
+		for (int64_t k = 0; k < M; k++)
+			var[k] = 0.5f + fabsf(var[k]); /* variances */
+		conv(g, "x,A", "a", 1, 1, 1);
+		om_node *bn = node(g, "BatchNormalization", "a,s,bias,mean,var", "bn");
+		om_node_set_attr(bn, "epsilon", OM_ATTR_FLOAT)->f = 1e-3f;
+		node(g, "Relu", "bn", "r");
+		conv(g, "r,D", "y", 1, 1, 1);
+		tu_push_value(g, &g->outputs, &g->noutputs,
+			      tu_typed_value(g, "y", OM_FLOAT, -1, NULL));
+		om_session *fast, *exact;
+		sessions(m, 1 + t / 2, &fast, &exact);
+		assert_string_equal(blocked_of(fast, "bn"), blocked ? "rw" : "");
+		assert_string_equal(blocked_of(fast, "y"), blocked ? "r" : "");
+		for (int r = 0; r < 2; r++)
+			agree(fast, exact, N > 0 ? N : 3, C, H, 1, true);
+		om_session_free(fast);
+		om_session_free(exact);
+		om_model_free(m);
+	}
+}
+
 /* HardSwish written out between two convs, c * Clip(c + 3, 0, 6) / d: blocked throughout
  * when d is 6, plain when d is 0 (0 / 0 in the padding would be NaN), against exact mode */
 static void hardswish_written_out(void **state)
@@ -369,12 +411,12 @@ static void hardswish_written_out(void **state)
 	}
 }
 
-/* a 3x3 conv that Winograd F(4x4) takes between two 1x1 convs: plain at one thread (omopt's
- * Winograd wins), blocked at two (oneDNN's conv splits better), against exact mode */
-static void winograd_by_threads(void **state)
+/* a 3x3 conv of C channels that Winograd F(4x4) takes between two 1x1 convs: plain at one
+ * thread when C is 64 or more (omopt's Winograd wins), blocked at two (oneDNN's conv splits
+ * better) and for fewer outputs, against exact mode */
+static void winograd_case(int64_t C)
 {
-	(void)state;
-	const int64_t N = 1, C = 16, H = 20;
+	const int64_t N = 1, H = 20;
 	om_model *m = tu_model(13);
 	om_graph *g = m->graph;
 	tu_push_value(g, &g->inputs, &g->ninputs,
@@ -390,7 +432,7 @@ static void winograd_by_threads(void **state)
 	for (int threads = 1; threads <= 2; threads++) {
 		om_session *fast, *exact;
 		sessions(m, threads, &fast, &exact);
-		const bool blocked = om_layout_block() != 0 && threads > 1;
+		const bool blocked = om_layout_block() != 0 && (threads > 1 || C < 64);
 		assert_string_equal(blocked_of(fast, "p"), blocked ? "w" : "");
 		assert_string_equal(blocked_of(fast, "w3"), blocked ? "rw" : "");
 		assert_string_equal(blocked_of(fast, "y"), blocked ? "r" : "");
@@ -399,6 +441,13 @@ static void winograd_by_threads(void **state)
 		om_session_free(exact);
 	}
 	om_model_free(m);
+}
+
+static void winograd_by_threads(void **state)
+{
+	(void)state;
+	winograd_case(16);
+	winograd_case(64);
 }
 
 /* Mul of (A, B, P, L) by (A, B, 1, L), L a short run, and Add of the two the other way round:
@@ -457,6 +506,7 @@ int main(void)
 					   cmocka_unit_test(global_pools),
 					   cmocka_unit_test(windowed_pools),
 					   cmocka_unit_test(concat_of_blocks),
+					   cmocka_unit_test(batchnorm_between_convs),
 					   cmocka_unit_test(hardswish_written_out),
 					   cmocka_unit_test(winograd_by_threads),
 					   cmocka_unit_test(short_runs_broadcast)};

@@ -14,8 +14,10 @@
 
 #include "detmath.h"
 #include "fastmath.h"
+#include "layout.h"
 #include "numrun.h"
 #include "op.h"
+#include "parallel.h"
 #include "reduce_plan.h"
 
 static om_kind need_float(om_ctx *c, const om_tensor *t, const char *what)
@@ -646,8 +648,113 @@ static void batch_stats(const om_tensor *x, const bn_plan *p, double *mean, doub
 	}
 }
 
+/* Fast mode's y = x * a + b, a and b per channel: rows [lo, hi) of `len` floats, each row an
+ * (image, channel) of plain X or an (image, block) of blocked X, whose `lanes` channels
+ * interleave (a and b then hold `lanes` values a row, 0 in the padding) */
+typedef struct bn_fast_job {
+	const float *x;
+	float *y;
+	const float *a, *b;
+	int64_t rows, len, lanes; /* rows: of one image */
+} bn_fast_job;
+
+static inline __attribute__((always_inline)) void bn_lanes(const float *restrict x,
+							   float *restrict y, const float *a,
+							   const float *b, int64_t len,
+							   const int64_t lanes)
+{
+	for (int64_t s = 0; s < len; s += lanes)
+		for (int64_t l = 0; l < lanes; l++)
+			y[s + l] = x[s + l] * a[l] + b[l];
+}
+
+static void bn_fast_piece(void *arg, int64_t lo, int64_t hi)
+{
+	const bn_fast_job *j = arg;
+	for (int64_t r = lo; r < hi; r++) {
+		const float *a = j->a + r % j->rows * j->lanes, *b = j->b + r % j->rows * j->lanes;
+		const float *x = j->x + r * j->len;
+		float *y = j->y + r * j->len;
+		if (j->lanes == 16)
+			bn_lanes(x, y, a, b, j->len, 16);
+		else if (j->lanes == 8)
+			bn_lanes(x, y, a, b, j->len, 8);
+		else if (j->lanes == 1)
+			bn_lanes(x, y, a, b, j->len, 1);
+		else
+			bn_lanes(x, y, a, b, j->len, j->lanes);
+	}
+}
+
+/* y = x * a + b with a = scale / sqrt(var + eps) and b = B - mean * a per channel (computed
+ * in double), split over the run's threads; X plain (lanes 1) or blocked by `lanes` */
+static om_kind bn_fast(om_ctx *c, const bn_plan *p, const double *const par[4], double eps,
+		       int64_t lanes)
+{
+	const om_tensor *x = c->in[0];
+	const int64_t rows = (p->C + lanes - 1) / lanes, n = rows * lanes;
+	float *ab = calloc((size_t)(2 * n + 1), sizeof *ab);
+	if (!ab)
+		return om_error(c->st, OM_ERR_NOMEM, c->node, "no memory for the parameters");
+	for (int64_t ch = 0; ch < p->C; ch++) {
+		const double a = par[0][ch] / sqrt(par[3][ch] + eps);
+		ab[ch] = (float)a;
+		ab[n + ch] = (float)(par[1][ch] - par[2][ch] * a);
+	}
+	bn_fast_job j = {x->data, c->out[0]->data, ab, ab + n, rows, p->spatial * lanes, lanes};
+	enum { GRAIN = 1 << 15 }; /* elements worth a thread */
+	om_par_for(c->threads, x->dims[0] * rows, GRAIN / (j.len + 1) + 1, bn_fast_piece, &j);
+	free(ab);
+	return OM_OK;
+}
+
+/* BatchNormalization in inference on float32 (N, C, H, W) takes X and Y channel-blocked in
+ * fast mode (op.h), both or neither: densenet's BatchNormalization -> Relu -> Conv between
+ * its blocked Concats */
+static void bn_layout(const om_ctx *c, om_layout_req *r)
+{
+	*r = (om_layout_req){0};
+	const om_tensor *x = c->in[0];
+	for (int32_t i = 1; i < c->nout; i++)
+		if (c->out[i])
+			return;
+	if (c->exact || !x || x->dtype != OM_FLOAT || x->rank != 4 ||
+	    (c->opset < 9 && om_attr_int(c->node, "spatial", 1) == 0) ||
+	    (c->opset >= 14 && om_attr_int(c->node, "training_mode", 0)))
+		return;
+	r->may = r->tied = OM_LAYOUT_IN(0) | OM_LAYOUT_OUT(0);
+}
+
+/* X (N, Cb, H, W, b) and Y alike: C from the parameters' length (bn_layout's choice) */
+static om_kind bn_blocked(om_ctx *c)
+{
+	const om_tensor *X = c->in[0], *S = c->nin > 1 ? c->in[1] : NULL;
+	const int64_t b = c->block, C = S && S->rank == 1 ? S->dims[0] : -1;
+	if (c->blocked != (OM_LAYOUT_IN(0) | OM_LAYOUT_OUT(0)) || b < 1 || X->rank != 5 ||
+	    X->dims[4] != b || C < 1 || (C + b - 1) / b != X->dims[1])
+		return om_error(c->st, OM_ERR_INTERNAL, c->node, "blocked BatchNormalization");
+	const om_tensor lx = om_layout_logical(X, C);
+	const om_tensor *in[5] = {&lx};
+	for (int32_t i = 1; i < c->nin && i < 5; i++)
+		in[i] = c->in[i];
+	om_ctx lc = *c;
+	lc.in = in, lc.nin = c->nin < 5 ? c->nin : 5;
+	bn_plan p = {.C = C, .spatial = X->dims[2] * X->dims[3]};
+	double *par = malloc(sizeof(double) * (size_t)(4 * C));
+	if (!par)
+		return om_error(c->st, OM_ERR_NOMEM, c->node, "no memory for the parameters");
+	om_kind rc = bn_prepare(&lc, &p, par);
+	const double *const ps[4] = {par, par + C, par + 2 * C, par + 3 * C};
+	if (!rc)
+		rc = bn_fast(c, &p, ps, om_attr_float(c->node, "epsilon", 1e-5f), b);
+	free(par);
+	return rc;
+}
+
 static om_kind bn_kernel(om_ctx *c)
 {
+	if (c->blocked)
+		return bn_blocked(c);
 	bn_plan p = {0};
 	om_kind rc = channels(c, &p.C, &p.spatial);
 	if (rc)
@@ -683,19 +790,10 @@ static om_kind bn_kernel(om_ctx *c)
 	}
 	const size_t es = om_dtype_size(x->dtype);
 	if (!c->exact && x->dtype == OM_FLOAT && p.per == p.C) {
-		/* fast mode: y = x * a + b with a, b per channel (computed in double) */
-		for (int64_t b = 0; b < x->dims[0]; b++)
-			for (int64_t ch = 0; ch < p.C; ch++) {
-				const double a = scale[ch] / sqrt(var[ch] + eps);
-				const float af = (float)a, bf = (float)(bias[ch] - mean[ch] * a);
-				const size_t off = (size_t)((b * p.C + ch) * p.spatial);
-				const float *xr = (const float *)x->data + off;
-				float *yr = (float *)c->out[0]->data + off;
-				for (int64_t k = 0; k < p.spatial; k++)
-					yr[k] = xr[k] * af + bf;
-			}
+		const double *const ps[4] = {scale, bias, mean, var};
+		rc = bn_fast(c, &p, ps, eps, 1);
 		free(par);
-		return OM_OK;
+		return rc;
 	}
 	for (int64_t b = 0; b < x->dims[0]; b++)
 		for (int64_t ch = 0; ch < p.C; ch++) {
@@ -982,13 +1080,13 @@ static const om_op rows[] = {
 	{"GroupNormalization", "", 21, gn_infer, gn_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
 	 &sig_GroupNormalization_21, OM_OPC_NONE, NULL},
 	{"BatchNormalization", "", 7, bn_infer, bn_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
-	 &sig_BatchNormalization_7, OM_OPC_BATCH_NORM, NULL},
+	 &sig_BatchNormalization_7, OM_OPC_BATCH_NORM, bn_layout},
 	{"BatchNormalization", "", 9, bn_infer, bn_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
-	 &sig_BatchNormalization_9, OM_OPC_BATCH_NORM, NULL},
+	 &sig_BatchNormalization_9, OM_OPC_BATCH_NORM, bn_layout},
 	{"BatchNormalization", "", 14, bn_infer, bn_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
-	 &sig_BatchNormalization_14, OM_OPC_BATCH_NORM, NULL},
+	 &sig_BatchNormalization_14, OM_OPC_BATCH_NORM, bn_layout},
 	{"BatchNormalization", "", 15, bn_infer, bn_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
-	 &sig_BatchNormalization_15, OM_OPC_BATCH_NORM, NULL},
+	 &sig_BatchNormalization_15, OM_OPC_BATCH_NORM, bn_layout},
 	{"MeanVarianceNormalization", "", 9, mvn_infer, mvn_kernel, OM_OP_EXACT,
 	 &sig_MeanVarianceNormalization_9, OM_OPC_NONE, NULL},
 	{"LRN", "", 1, lrn_infer, lrn_kernel, OM_OP_EXACT | OM_OP_LAYOUT, &sig_LRN_1, OM_OPC_NONE, NULL},
