@@ -127,12 +127,10 @@ static inline om_kind nt_run(const om_node *n, int64_t opset, const om_tensor *c
 	return om_eval_node(n, opset, in, out, &st);
 }
 
-/** Like om_eval_node (exact mode), or the row's kernel in fast mode when exact == 0. */
-static inline om_kind nt_run_mode(const om_node *n, int64_t opset, const om_tensor *const *in,
-				  om_tensor *out, int exact, om_status *st)
+/** The row's kernel in exact or fast mode on `threads` threads (outputs allocated). */
+static inline om_kind nt_run_threads(const om_node *n, int64_t opset, const om_tensor *const *in,
+				     om_tensor *out, int exact, int threads, om_status *st)
 {
-	if (exact)
-		return om_eval_node(n, opset, in, out, st);
 	om_kind rc = om_infer_node(n, opset, in, out, st);
 	if (rc)
 		return rc;
@@ -149,11 +147,19 @@ static inline om_kind nt_run_mode(const om_node *n, int64_t opset, const om_tens
 		outp[i] = &out[i];
 	}
 	om_ctx c = {.node = n, .opset = opset, .nin = n->nin, .nout = n->nout, .in = in,
-		    .out = outp, .st = st, .exact = 0, .threads = 1};
+		    .out = outp, .st = st, .exact = exact, .threads = threads};
 	rc = om_op_find(n->domain, n->op, opset)->kernel(&c);
 	for (int32_t i = 0; rc && i < n->nout && i < 8; i++)
 		om_tensor_free(&out[i]);
 	return rc;
+}
+
+/** Like om_eval_node (exact mode), or the row's kernel in fast mode when exact == 0. */
+static inline om_kind nt_run_mode(const om_node *n, int64_t opset, const om_tensor *const *in,
+				  om_tensor *out, int exact, om_status *st)
+{
+	return exact ? om_eval_node(n, opset, in, out, st)
+		     : nt_run_threads(n, opset, in, out, 0, 1, st);
 }
 
 /* ---- checks ------------------------------------------------------------------------------- */

@@ -352,6 +352,50 @@ static om_kind infer_resize(const om_tensor *scales, const om_tensor *sizes, om_
 	return rc;
 }
 
+/* Larger images, split over two threads: exact mode gives the same bits at one and two threads;
+ * fast mode (the last axis resampled first) the same bits at one and two, and exact's values
+ * within 1e-5 (linear and cubic upsampling, antialiased linear downsampling) */
+static void resize_fast_and_threads(void **state)
+{
+	(void)state;
+	const rcase cases[] = {
+		{"Resize", 13, 4, {1, 4, 40, 50}, .nscales = 4, .scales = {1, 1, 3, 3},
+		 .attrs = a_linear},
+		{"Resize", 13, 4, {1, 4, 40, 50}, .nscales = 4, .scales = {1, 1, 2.5f, 3},
+		 .attrs = a_cubic},
+		{"Resize", 18, 4, {1, 4, 120, 150}, .nscales = 4, .scales = {1, 1, 0.4f, 0.3f},
+		 .attrs = a_antialias},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		const rcase *k = &cases[i];
+		om_model *m = om_model_new();
+		om_tensor t[4], y[4];
+		const om_tensor *in[4];
+		const int64_t nx = om_shape_numel(k->rank, k->x);
+		float *x = malloc(sizeof(float) * (size_t)nx);
+		for (int64_t e = 0; e < nx; e++)
+			x[e] = xval(e);
+		t[0] = nt_tensor(OM_FLOAT, k->rank, k->x, x);
+		const om_node *n = build(m, k, t, in);
+		om_status st = {0};
+		for (int r = 0; r < 4; r++) /* exact 1, exact 2, fast 1, fast 2 threads */
+			if (nt_run_threads(n, k->opset, in, &y[r], r < 2, 1 + r % 2, &st))
+				fail_msg("case %zu: %s", i, st.msg);
+		assert_int_equal(y[0].nbytes, y[2].nbytes);
+		assert_memory_equal(y[0].data, y[1].data, y[0].nbytes);
+		assert_memory_equal(y[2].data, y[3].data, y[2].nbytes);
+		const float *a = y[0].data, *b = y[2].data;
+		for (int64_t e = 0; e < om_tensor_numel(&y[0]); e++)
+			if (!(fabsf(a[e] - b[e]) <= 1e-5f * (1 + fabsf(a[e]))))
+				fail_msg("case %zu [%lld]: fast %.9g, exact %.9g", i, (long long)e,
+					 (double)b[e], (double)a[e]);
+		for (int r = 0; r < 4; r++)
+			om_tensor_free(&y[r]);
+		free(x);
+		om_model_free(m);
+	}
+}
+
 static void resize_shapes_and_errors(void **state)
 {
 	(void)state;
@@ -395,6 +439,7 @@ int main(void)
 		cmocka_unit_test(resize_tf_crop_and_resize), cmocka_unit_test(resize_opset18_19),
 		cmocka_unit_test(resize_legacy),             cmocka_unit_test(resize_float16),
 		cmocka_unit_test(resize_shapes_and_errors),
+		cmocka_unit_test(resize_fast_and_threads),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

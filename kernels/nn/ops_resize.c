@@ -1,12 +1,17 @@
 /* ops_resize.c — Resize (opsets 10, 11, 13, 18, 19) and Upsample (7, 9). Nearest moves elements
  * of any type by size; linear and cubic (antialias included) run on float32 (float16/bfloat16
- * through conversion) as one separable pass per resized axis. Fixed order: exact. */
+ * through conversion) as one separable pass per resized axis, each split over the run's threads
+ * by output rows. Axis order: first to last (exact), or in fast mode the last axis first, so
+ * that its pass (a gather per element, where the others are runs of whole rows) works on the
+ * smaller image when upsampling (deeplabv3's 21x28x28 -> 21x224x224 and its other Resize:
+ * 2.6 -> 1.0 ms a run at one thread, 3.1 -> 0.8 at two). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "f32_bridge.h"
 #include "move.h"
 #include "numrun.h"
+#include "parallel.h"
 #include "resize_plan.h"
 
 static om_kind resize_infer(om_ctx *c)
@@ -87,30 +92,49 @@ static void nearest(const rs_params *p, const tables *t, const om_tensor *X, om_
 
 /* ---- linear and cubic: separable passes ------------------------------------------------- */
 
-/* Resamples axis a of x (extent dims) into y (dims with dims[a] = out). */
-static void pass(const rs_axis *ax, int32_t a, const int64_t *dims, int32_t rank, int64_t out,
-		 const float *x, float *y)
+/* One pass: axis a of x (outer x in x inner) resampled into y (outer x out x inner) */
+typedef struct pass_job {
+	const rs_axis *ax;
+	int64_t in, out, inner;
+	const float *x;
+	float *y;
+} pass_job;
+
+/* output rows [lo, hi) of the pass, a row being (u, o): each written from its own taps */
+static void pass_rows(void *arg, int64_t lo, int64_t hi)
 {
-	int64_t outer = 1, inner = 1, in = dims[a];
+	const pass_job *j = arg;
+	const rs_axis *ax = j->ax;
+	const int64_t inner = j->inner;
+	for (int64_t r = lo; r < hi; r++) {
+		const int64_t u = r / j->out, o = r % j->out;
+		float *restrict d = j->y + r * inner;
+		const int64_t *idx = ax->idx + o * ax->n;
+		const float *w = ax->w + o * ax->n;
+		const float *restrict s = j->x + (u * j->in + idx[0]) * inner;
+		for (int64_t k = 0; k < inner; k++)
+			d[k] = w[0] * s[k];
+		for (int64_t t = 1; t < ax->n; t++) {
+			s = j->x + (u * j->in + idx[t]) * inner;
+			const float wt = w[t];
+			for (int64_t k = 0; k < inner; k++)
+				d[k] += wt * s[k];
+		}
+	}
+}
+
+/* Resamples axis a of x (extent dims) into y (dims with dims[a] = out). */
+static void pass(int threads, const rs_axis *ax, int32_t a, const int64_t *dims, int32_t rank,
+		 int64_t out, const float *x, float *y)
+{
+	int64_t outer = 1, inner = 1;
 	for (int32_t i = 0; i < a; i++)
 		outer *= dims[i];
 	for (int32_t i = a + 1; i < rank; i++)
 		inner *= dims[i];
-	for (int64_t u = 0; u < outer; u++)
-		for (int64_t o = 0; o < out; o++) {
-			float *restrict d = y + (u * out + o) * inner;
-			const int64_t *idx = ax->idx + o * ax->n;
-			const float *w = ax->w + o * ax->n;
-			const float *restrict s = x + (u * in + idx[0]) * inner;
-			for (int64_t k = 0; k < inner; k++)
-				d[k] = w[0] * s[k];
-			for (int64_t j = 1; j < ax->n; j++) {
-				s = x + (u * in + idx[j]) * inner;
-				const float wj = w[j];
-				for (int64_t k = 0; k < inner; k++)
-					d[k] += wj * s[k];
-			}
-		}
+	enum { GRAIN = 1 << 14 }; /* multiply-adds worth a thread */
+	pass_job j = {ax, dims[a], out, inner, x, y};
+	om_par_for(threads, outer * out, GRAIN / (inner * ax->n + 1) + 1, pass_rows, &j);
 }
 
 /* tf_crop_and_resize: outputs outside the input on any axis take the extrapolation value. */
@@ -145,7 +169,18 @@ static om_kind interpolate(om_ctx *c, const rs_params *p, const tables *t)
 	float *owned = NULL;
 	if (npass == 0)
 		memcpy(Y->data, X->data, sizeof(float) * (size_t)om_tensor_numel(X));
-	for (int32_t a = 0; a < p->rank; a++) {
+	/* the axes in pass order: fast mode starts with the last (file comment) */
+	int32_t order[OM_MAX_RANK];
+	const int32_t last = p->rank - 1, first = c->exact || p->rank < 2 ? -1 : last;
+	for (int32_t i = 0, k = 0; i < p->rank; i++)
+		if (i != first)
+			order[k++] = i;
+	if (first >= 0) {
+		memmove(order + 1, order, sizeof *order * (size_t)last);
+		order[0] = first;
+	}
+	for (int32_t i = 0; i < p->rank; i++) {
+		const int32_t a = order[i];
 		if (t->ax[a].identity)
 			continue;
 		int64_t nd[OM_MAX_RANK];
@@ -160,7 +195,7 @@ static om_kind interpolate(om_ctx *c, const rs_params *p, const tables *t)
 				return om_error(c->st, OM_ERR_NOMEM, c->node, "resize buffer");
 			}
 		}
-		pass(&t->ax[a], a, dims, p->rank, p->out[a], cur, next);
+		pass(c->threads, &t->ax[a], a, dims, p->rank, p->out[a], cur, next);
 		free(owned);
 		owned = next == Y->data ? NULL : next;
 		cur = next;
