@@ -2,8 +2,9 @@
  * dtype.c — om_convert_dtype: a float32 model in float16/bfloat16 (passes/half_convert.c), with
  * the nodes that stay float32 chosen by measurement (omopt.h describes the steps): the float32
  * model run once per input set with every value kept, each converted node run alone on those
- * values rounded to the half type, and the whole converted model checked against the float32
- * one, keeping the worst nodes until the outputs pass.
+ * values rounded to the half type, which weights may be stored in half (also for nodes that
+ * compute in float32), and the whole converted model checked against the float32 one, keeping
+ * the worst nodes until the outputs pass.
  */
 #include <math.h>
 #include <stdio.h>
@@ -31,6 +32,8 @@ typedef struct job {
 	int32_t nn;
 	uint8_t *why;     /* per node: enum om_half_why of the last conversion (keeps asked in) */
 	uint8_t *keep;    /* per node: enum om_dtype_reason when kept by measurement, else 0 */
+	uint8_t *store;   /* per node kept by measurement: 1 when it reads its weights stored in
+			     half */
 	local *loc;
 	om_status *st;
 } job;
@@ -44,6 +47,12 @@ void om_dtype_report_free(om_dtype_report *rep)
 	*rep = (om_dtype_report){0};
 }
 
+/* What the conversion is told of node i (store_heaviest chooses j->store). */
+static uint8_t why_of(const job *j, int32_t i)
+{
+	return !j->keep[i] ? 0 : j->store[i] ? OM_HALF_KEEP_STORED : OM_HALF_KEEP_ASKED;
+}
+
 /* A copy of the float32 model converted with the keeps so far; *nodes (malloc'd) its nodes in
  * the original's order. The rows' inference disagreeing about a node keeps it and converts
  * again. */
@@ -53,7 +62,7 @@ static om_kind convert_copy(job *j, om_model **out, om_node ***nodes, int64_t *c
 	*nodes = NULL;
 	for (int tries = 0; tries <= j->nn; tries++) {
 		for (int32_t i = 0; i < j->nn; i++)
-			j->why[i] = j->keep[i] ? OM_HALF_KEEP_ASKED : 0;
+			j->why[i] = why_of(j, i);
 		om_model *c;
 		om_kind rc = om_model_clone(j->orig, &c, j->st);
 		if (rc)
@@ -383,7 +392,7 @@ static om_kind type_from_run(job *j, om_model *m)
 	return rc;
 }
 
-/* ---- step 3 and the report ------------------------------------------------------------------ */
+/* ---- steps 3, 4 and the report -------------------------------------------------------------- */
 
 /* Keeps the converted nodes measured above `thr`; how many. */
 static int keep_worst(job *j, double thr)
@@ -432,6 +441,7 @@ static om_kind fill_report(job *j, om_dtype_report *rep)
 		om_diff_name(k->node, sizeof k->node, n->name);
 		om_diff_name(k->op, sizeof k->op, n->op);
 		k->reason = r;
+		k->weights_half = j->why[i] == OM_HALF_KEEP_STORED;
 		k->max_rel = j->loc ? j->loc[i].max_rel : 0;
 		if (j->loc)
 			memcpy(k->detail, j->loc[i].detail, sizeof k->detail);
@@ -461,7 +471,7 @@ static om_kind convert_final(job *j, om_model *m, om_dtype_report *rep)
 		return OM_OK;
 	}
 	for (int32_t i = 0; i < j->nn; i++)
-		j->why[i] = j->keep[i] ? OM_HALF_KEEP_ASKED : 0;
+		j->why[i] = why_of(j, i);
 	bool redo = false;
 	rep->clamped = 0;
 	rc = om_half_convert(m, j->opt->dtype, j->why, &redo, &rep->clamped, j->st);
@@ -515,6 +525,20 @@ static size_t weight_bytes(const om_node *n)
 	return bytes;
 }
 
+/* The bytes of the float32 weights node n reads that may be stored in half (om_half_convert:
+ * OM_HALF_STORED_MIN elements or more). */
+static size_t storable_bytes(const om_node *n)
+{
+	size_t bytes = 0;
+	for (int32_t k = 0; k < n->nin; k++) {
+		const om_value *v = n->in[k];
+		if (v && v->init && !(v->flags & OM_VALUE_GRAPH_INPUT) &&
+		    v->init->dtype == OM_FLOAT && om_tensor_numel(v->init) >= OM_HALF_STORED_MIN)
+			bytes += v->init->nbytes;
+	}
+	return bytes;
+}
+
 /* A run cand[a..b) of the candidates, in topological order, and the weight bytes it reads. */
 typedef struct segment {
 	int32_t a, b;
@@ -529,54 +553,53 @@ static segment make_segment(const job *j, const int32_t *cand, int32_t a, int32_
 	return s;
 }
 
-/* Converts (converted: true) or keeps float32 the candidates of s; a node a failed run has
- * kept since (OM_KEEP_RUN) stays kept. */
-static void set_segment(job *j, const int32_t *cand, segment s, bool converted)
+/* What a search turns on for node i: its half compute (a node a failed run has kept since,
+ * OM_KEEP_RUN, stays kept), or its weights stored in half. */
+typedef void (*set_fn)(job *j, int32_t i, bool on);
+
+static void set_converted(job *j, int32_t i, bool on)
 {
-	for (int32_t k = s.a; k < s.b; k++) {
-		uint8_t *keep = &j->keep[cand[k]];
-		if (*keep == OM_KEEP_OUTPUTS || !*keep)
-			*keep = converted ? 0 : OM_KEEP_OUTPUTS;
-	}
+	if (j->keep[i] == OM_KEEP_OUTPUTS || !j->keep[i])
+		j->keep[i] = on ? 0 : OM_KEEP_OUTPUTS;
+}
+
+static void set_stored(job *j, int32_t i, bool on)
+{
+	j->store[i] = on;
+}
+
+static void set_segment(job *j, const int32_t *cand, segment s, set_fn set, bool on)
+{
+	for (int32_t k = s.a; k < s.b; k++)
+		set(j, cand[k], on);
 }
 
 enum {
-	SEARCH_SEGMENTS = 16, /* the candidates are first cut into this many runs */
-	SEARCH_CHECKS = 48,   /* checks the search makes at most */
+	SEARCH_SEGMENTS = 16, /* the candidates to convert are first cut into this many runs */
+	SEARCH_CHECKS = 48,   /* checks a search makes at most */
 	SEARCH_MARGIN = 2     /* a run converts when the outputs pass this many times tighter */
 };
 
 /*
- * When keeping the worst measured nodes was not enough: every remaining converted node is kept
- * float32, then runs of them (in topological order) are converted again, the run reading the
- * most weight bytes first, each staying converted when the outputs pass within the tolerance
- * divided by SEARCH_MARGIN (the many decisions made on the same inputs would otherwise leave
- * the result on the tolerance's edge); a run that fails is halved and its halves tried in turn.
- * Where the rounding that matters sits is the model's: the stem of a classifier (rounding early
- * is amplified the most), the last nodes before an output in a saturating function's tail (e^z
- * of a logit z far below 0 has the relative error of z's absolute error, which half resolves
- * coarsely at large |z|), or all over the network; converting by weight bytes makes the file
- * as small as the tolerance allows wherever it is.
+ * Turns `set` on for runs of the nc candidates (in topological order; all off on entry), first
+ * cut into nseg runs: the run reading the most weight bytes first, each staying on when the
+ * outputs pass within the tolerance divided by SEARCH_MARGIN (the many decisions made on the
+ * same inputs would otherwise leave the result on the tolerance's edge); a run that fails is
+ * halved and its halves tried in turn. Ends with the check of what it settled on (*passed).
  */
-static om_kind convert_heaviest(job *j, om_dtype_report *rep)
+static om_kind search_runs(job *j, om_dtype_report *rep, const int32_t *cand, int32_t nc,
+			   int32_t nseg, set_fn set, bool *passed)
 {
-	int32_t *cand = malloc(sizeof *cand * (size_t)(j->nn + 1));
 	/* each failing check takes one run off the list and may put two back */
-	segment *todo = malloc(sizeof *todo * (SEARCH_SEGMENTS + SEARCH_CHECKS + 1));
-	if (!cand || !todo) {
-		free(cand);
-		free(todo);
+	segment *todo = malloc(sizeof *todo * (size_t)(nseg + SEARCH_CHECKS + 1));
+	if (!todo)
 		return om_error(j->st, OM_ERR_NOMEM, NULL, "out of memory");
-	}
-	int32_t nc = 0, ntodo = 0;
-	for (int32_t i = 0; i < j->nn; i++)
-		if (j->why[i] == OM_HALF_CONVERTED && !j->keep[i])
-			cand[nc++] = i;
-	const int32_t nseg = nc < SEARCH_SEGMENTS ? nc : SEARCH_SEGMENTS;
+	int32_t ntodo = 0;
+	if (nseg > nc)
+		nseg = nc;
 	for (int32_t k = 0; k < nseg; k++)
 		todo[ntodo++] = make_segment(j, cand, (int32_t)((int64_t)k * nc / nseg),
 					     (int32_t)((int64_t)(k + 1) * nc / nseg));
-	set_segment(j, cand, (segment){.a = 0, .b = nc}, false);
 	const om_check_options final = j->copt;
 	j->copt.rtol /= SEARCH_MARGIN;
 	j->copt.atol /= SEARCH_MARGIN;
@@ -591,12 +614,12 @@ static om_kind convert_heaviest(job *j, om_dtype_report *rep)
 		const segment s = todo[best];
 		memmove(&todo[best], &todo[best + 1], sizeof *todo * (size_t)(ntodo - best - 1));
 		ntodo--;
-		set_segment(j, cand, s, true);
-		bool passed = false;
-		rc = try_keeps(j, rep, &passed);
-		if (rc || passed)
+		set_segment(j, cand, s, set, true);
+		bool ok = false;
+		rc = try_keeps(j, rep, &ok);
+		if (rc || ok)
 			continue;
-		set_segment(j, cand, s, false);
+		set_segment(j, cand, s, set, false);
 		if (s.b - s.a > 1) {
 			const int32_t mid = s.a + (s.b - s.a) / 2;
 			todo[ntodo++] = make_segment(j, cand, s.a, mid);
@@ -604,10 +627,81 @@ static om_kind convert_heaviest(job *j, om_dtype_report *rep)
 		}
 	}
 	j->copt = final;
-	free(cand);
 	free(todo);
+	return rc ? rc : try_keeps(j, rep, passed);
+}
+
+/*
+ * When keeping the worst measured nodes was not enough: every remaining converted node is kept
+ * float32, then runs of them are converted again by search_runs. Where the rounding that
+ * matters sits is the model's: the stem of a classifier (rounding early is amplified the
+ * most), the last nodes before an output in a saturating function's tail (e^z of a logit z far
+ * below 0 has the relative error of z's absolute error, which half resolves coarsely at large
+ * |z|), or all over the network; converting by weight bytes makes the file as small as the
+ * tolerance allows wherever it is.
+ */
+static om_kind convert_heaviest(job *j, om_dtype_report *rep, bool *passed)
+{
+	int32_t *cand = malloc(sizeof *cand * (size_t)(j->nn + 1));
+	if (!cand)
+		return om_error(j->st, OM_ERR_NOMEM, NULL, "out of memory");
+	int32_t nc = 0;
+	for (int32_t i = 0; i < j->nn; i++)
+		if (j->why[i] == OM_HALF_CONVERTED && !j->keep[i])
+			cand[nc++] = i;
+	set_segment(j, cand, (segment){.a = 0, .b = nc}, set_converted, false);
+	om_kind rc = search_runs(j, rep, cand, nc, SEARCH_SEGMENTS, set_converted, passed);
+	free(cand);
+	return rc;
+}
+
+/* Whether a node kept for its half compute's error, overflow or out-of-range inputs may read its
+ * weights stored in half (not one asked for, nor one kept for its types, subgraphs or because
+ * omopt cannot run it in half). */
+static bool measured_keep(uint8_t reason)
+{
+	return reason == OM_KEEP_OVERFLOW || reason == OM_KEEP_INPUT_RANGE ||
+	       reason == OM_KEEP_ERROR || reason == OM_KEEP_OUTPUTS;
+}
+
+/*
+ * Which nodes may read their weights stored in half, decided before what computes in half: a
+ * node kept float32 then still reads half weights, so the file shrinks as if it were converted.
+ * Every candidate (converted, or kept by measurement) computing in float32 on half weights is
+ * checked first: one rounding of the weights is usually far below what half compute does. When
+ * the outputs then fail (a model whose output depends on its weights' last bits: large
+ * constants whose difference matters, logits far down a Sigmoid's tail), runs of them are
+ * found by search_runs, from one run; a node whose weights stay float32 is kept float32 whole
+ * (OM_KEEP_WEIGHTS: converting it would round them too).
+ */
+static om_kind choose_stored(job *j, om_dtype_report *rep)
+{
+	int32_t *cand = malloc(sizeof *cand * (size_t)(j->nn + 1));
+	uint8_t *saved = malloc((size_t)j->nn + 1);
+	if (!cand || !saved) {
+		free(cand);
+		free(saved);
+		return om_error(j->st, OM_ERR_NOMEM, NULL, "out of memory");
+	}
+	memcpy(saved, j->keep, (size_t)j->nn);
+	int32_t nc = 0;
+	for (int32_t i = 0; i < j->nn; i++) {
+		if (!(j->why[i] == OM_HALF_CONVERTED && !j->keep[i]) && !measured_keep(j->keep[i]))
+			continue;
+		if (!j->keep[i])
+			j->keep[i] = OM_KEEP_OUTPUTS; /* float32 compute while the weights are chosen */
+		if (storable_bytes(j->orig->graph->nodes[i]))
+			cand[nc++] = i;
+	}
 	bool passed = false;
-	return rc ? rc : try_keeps(j, rep, &passed);
+	om_kind rc = nc ? search_runs(j, rep, cand, nc, 1, set_stored, &passed) : OM_OK;
+	memcpy(j->keep, saved, (size_t)j->nn);
+	for (int32_t k = 0; k < nc && !rc; k++)
+		if (!j->store[cand[k]] && !j->keep[cand[k]])
+			j->keep[cand[k]] = OM_KEEP_WEIGHTS;
+	free(cand);
+	free(saved);
+	return rc;
 }
 
 static om_kind run(job *j, om_model *m, om_dtype_report *rep)
@@ -625,13 +719,16 @@ static om_kind run(job *j, om_model *m, om_dtype_report *rep)
 		rc = measure(j, cnodes);
 	om_model_free(conv);
 	free(cnodes);
+	if (!rc && !j->opt->no_measure)
+		rc = choose_stored(j, rep);
 	/* the nodes measured worse than the half type's own rounding, worst first, then runs of
 	 * the graph by weight bytes */
 	const double floor_rel = j->opt->dtype == OM_FLOAT16 ? 0x1p-10 : 0x1p-7;
 	double thr = j->opt->node_rtol;
-	bool passed = false;
+	bool passed = false, settled = false; /* settled: the keeps as they are were checked */
 	for (int round = 0; !rc && !j->opt->no_measure && round < j->opt->max_rounds; round++) {
 		rc = try_keeps(j, rep, &passed);
+		settled = true;
 		if (rc || passed)
 			break;
 		int added = 0;
@@ -639,11 +736,14 @@ static om_kind run(job *j, om_model *m, om_dtype_report *rep)
 			thr /= 4;
 			added = keep_worst(j, thr < floor_rel ? floor_rel : thr);
 		}
+		settled = !added;
 		if (!added) {
-			rc = convert_heaviest(j, rep);
+			rc = convert_heaviest(j, rep, &passed);
 			break;
 		}
 	}
+	if (!rc && !j->opt->no_measure && !settled)
+		rc = try_keeps(j, rep, &passed); /* the last round's keeps */
 	if (!rc)
 		rc = convert_final(j, m, rep);
 	if (!rc)
@@ -684,11 +784,13 @@ om_kind om_convert_dtype(om_model *m, const om_dtype_options *opt, om_dtype_repo
 	j.why = calloc((size_t)(j.nn + 1), 1);
 	j.keep = calloc((size_t)(j.nn + 1), 1);
 	j.loc = calloc((size_t)(j.nn + 1), sizeof *j.loc);
-	rc = j.why && j.keep && j.loc ? run(&j, m, rep)
+	j.store = calloc((size_t)(j.nn + 1), 1);
+	rc = j.why && j.keep && j.loc && j.store ? run(&j, m, rep)
 				      : om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
 	free(j.why);
 	free(j.keep);
 	free(j.loc);
+	free(j.store);
 	om_model_free(j.orig);
 	return rc;
 }

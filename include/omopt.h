@@ -634,13 +634,22 @@ OM_API om_kind om_bisect(const om_model *original, const om_simplify_options *so
  *      half result overflows (inf or NaN where float32 is finite), when an input it would read
  *      is beyond the half type's range, when omopt cannot run it in half, or when max_rel
  *      exceeds node_rtol.
- *   3. The converted model is checked against the float32 one (om_check with the check
+ *   3. Weights: the nodes converted or kept in step 2 may read their float32 initializers (of
+ *      64 elements or more, within the half type's range, in slots where the op admits the
+ *      half type) stored in half even when they compute in float32 (one Cast per initializer
+ *      gives them the float32 values), so the file is about as small as if they were
+ *      converted. The model with all of them in float32 on weights stored in half is checked
+ *      (as below, within half the tolerance); when it fails (outputs that depend on the
+ *      weights' last bits), runs of them are stored as in step 4's search, and a node whose
+ *      weights stay float32 is kept whole (OM_KEEP_WEIGHTS).
+ *   4. The converted model is checked against the float32 one (om_check with the check
  *      options; tolerances rtol 1e-2, atol 1e-12 unless given). While outputs are over the
  *      tolerance, the converted nodes with the largest measured max_rel (over node_rtol / 4^k in
  *      round k) are kept too, up to max_rounds rounds. When that is not enough, every converted
  *      node is kept, and runs of them in graph order are converted again, the run reading the
  *      most float32 weight bytes first, each while the outputs pass within half the tolerance
- *      (a failing run is halved and its halves tried; at most 48 checks).
+ *      (a failing run is halved and its halves tried; at most 48 checks). Kept nodes read
+ *      their weights stored in half as step 3 allowed.
  * No ONNX Runtime is needed. The model is rewritten in place (its main graph is also sorted
  * topologically); `rep` says what was kept and why and how the final model compares.
  */
@@ -657,7 +666,9 @@ enum om_dtype_reason {
 	OM_KEEP_INPUT_RANGE,  /* an input it reads is beyond the half type's range */
 	OM_KEEP_ERROR,        /* its half result differs by more than node_rtol */
 	OM_KEEP_RUN,          /* omopt cannot run it in half (detail: the error) */
-	OM_KEEP_OUTPUTS       /* kept in a later round so that the outputs pass */
+	OM_KEEP_OUTPUTS,      /* kept in a later round so that the outputs pass */
+	OM_KEEP_WEIGHTS       /* its weights in half alone move the outputs beyond the
+				 tolerance (step 3) */
 };
 
 typedef struct om_dtype_options {
@@ -667,9 +678,9 @@ typedef struct om_dtype_options {
 				     1e-12: relative to the tensor's scale) */
 	double node_rtol;         /* a node whose half result is further than this from float32
 				     (max_rel) stays float32 (0: 1e-2) */
-	int max_rounds;           /* of step 3 (0: 6) */
+	int max_rounds;           /* of step 4 (0: 6) */
 	const char *const *keep;  /* NULL-terminated node names kept float32, or NULL */
-	int no_measure;           /* 1: no steps 2 and 3: convert what the types admit */
+	int no_measure;           /* 1: no steps 2 to 4: convert what the types admit */
 } om_dtype_options;
 
 /** A node kept float32. */
@@ -679,13 +690,15 @@ typedef struct om_dtype_kept {
 	double max_rel;           /* its measured half result against float32 (largest over the
 				     runs; inf on overflow; 0 when not measured) */
 	char detail[256];         /* the input out of range, the error, "" */
+	int32_t weights_half;     /* 1: it computes in float32 on weights stored in the half type
+				     (step 3) */
 } om_dtype_kept;
 
 typedef struct om_dtype_report {
 	int converted;            /* main-graph nodes converted */
 	int nkept;
 	om_dtype_kept *kept;      /* nodes kept float32 that have float32 values, in graph order */
-	int rounds;               /* conversions checked (step 3) */
+	int rounds;               /* conversions checked (steps 3 and 4) */
 	int64_t clamped;          /* initializer elements clamped to the half type's range */
 	om_check_report check;    /* the final model against the float32 one (check.passed);
 				     empty with no_measure */

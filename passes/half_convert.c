@@ -7,9 +7,11 @@
  * forms, float32 and half: the form its producer writes, and the other made on demand by one
  * Cast shared by its readers. Initializers read only in half become half in place; graph
  * inputs and outputs and values that subgraphs read keep their names in float32 (a converted
- * producer of one writes a fresh half value, and a Cast writes the name). Finally the rows'
- * inference runs over the result: a converted node whose outputs it types otherwise is
- * reported for the caller to keep.
+ * producer of one writes a fresh half value, and a Cast writes the name). An initializer that
+ * nodes kept with OM_HALF_KEEP_STORED read too (and nothing else in float32) is stored in half
+ * all the same, and they read it through one Cast to float32. Finally the rows' inference runs
+ * over the result: a converted node whose outputs it types otherwise is reported for the
+ * caller to keep.
  */
 #include <float.h>
 #include <math.h>
@@ -26,6 +28,9 @@ typedef struct form {
 	const om_value *key;
 	om_value *flt, *half;
 	int32_t half_readers, float_readers;
+	int32_t stored_readers; /* OM_HALF_KEEP_STORED readers that take it stored in half */
+	int8_t storable;        /* an initializer: 1 when it may be stored in half, -1 not, 0 not
+				   yet known */
 	UT_hash_handle hh;
 } form;
 
@@ -52,6 +57,23 @@ static form *form_of(hc *h, const om_value *v)
 	form *back = NULL;
 	HASH_FIND_PTR(h->forms, &v, back);
 	return back;
+}
+
+/* Whether initializer v, read in float32 by a kept node, may be stored in half: large enough
+ * for its Cast to pay, and every finite value within the half type's range. */
+static bool storable(hc *h, form *f, const om_value *v)
+{
+	if (!f->storable) {
+		const om_tensor *t = v->init;
+		const int64_t n = om_tensor_numel(t);
+		const float top = h->dtype == OM_FLOAT16 ? 65504.0f : FLT_MAX;
+		bool ok = t->dtype == OM_FLOAT && n >= OM_HALF_STORED_MIN;
+		for (int64_t i = 0; ok && i < n; i++)
+			ok = !isfinite(((const float *)t->data)[i]) ||
+			     fabsf(((const float *)t->data)[i]) <= top;
+		f->storable = ok ? 1 : -1;
+	}
+	return f->storable > 0;
 }
 
 /* The element type of v in the model as given: its data, inference, or its declaration. */
@@ -194,6 +216,15 @@ static om_value *get_form(hc *h, om_value *v, int32_t want)
 	return *have = cast(h, want == OM_FLOAT ? f->half : f->flt, v, want);
 }
 
+/* Whether initializer v is stored in half for OM_HALF_KEEP_STORED readers: nothing reads it
+ * in float32 otherwise. */
+static bool stored_half(hc *h, const om_value *v)
+{
+	form *f = NULL;
+	HASH_FIND_PTR(h->forms, &v, f);
+	return f && f->stored_readers && !f->float_readers;
+}
+
 /* Float tensor attributes and float output-type attributes of a converted node. */
 static om_kind convert_attrs(hc *h, om_node *n)
 {
@@ -273,7 +304,11 @@ static om_kind make_plan(hc *h, om_node **nodes, int32_t nn, plan *p)
 			p->in_elem[off++] = elem_of(h, n->in[k]);
 		if (p->why[i] == OM_HALF_KEEP_ASKED)
 			continue;
-		p->why[i] = decide(h, n, &p->in_mask[i], &p->out_mask[i]);
+		const uint8_t d = decide(h, n, &p->in_mask[i], &p->out_mask[i]);
+		if (p->why[i] != OM_HALF_KEEP_STORED)
+			p->why[i] = d;
+		else if (d != OM_HALF_CONVERTED) /* no slot would take half weights */
+			p->why[i] = OM_HALF_KEEP_ASKED;
 	}
 	/* readers of each float32 initializer in each form: one read in float32 keeps it */
 	for (int32_t i = 0; i < nn; i++) {
@@ -285,10 +320,13 @@ static om_kind make_plan(hc *h, om_node **nodes, int32_t nn, plan *p)
 			form *f = form_of(h, v);
 			if (!f)
 				return om_error(h->st, OM_ERR_NOMEM, n, "out of memory");
-			bool half = p->why[i] == OM_HALF_CONVERTED &&
-				    om_half_slot(p->in_mask[i], k);
+			const bool slot = om_half_slot(p->in_mask[i], k);
+			const bool half = p->why[i] == OM_HALF_CONVERTED && slot;
+			const bool stored = p->why[i] == OM_HALF_KEEP_STORED && slot &&
+					    !(v->flags & OM_VALUE_GRAPH_INPUT) && storable(h, f, v);
 			f->half_readers += half;
-			f->float_readers += !half;
+			f->stored_readers += stored;
+			f->float_readers += !half && !stored;
 			if ((v->flags & (OM_VALUE_GRAPH_OUTPUT | OM_VALUE_GRAPH_INPUT)) ||
 			    om_value_used_by_subgraph(&h->pc, h->g, v))
 				f->float_readers++;
@@ -312,16 +350,26 @@ static om_kind apply(hc *h, om_node **nodes, int32_t nn, const plan *p)
 		om_node *n = nodes[i];
 		if (p->why[i] == OM_HALF_UNTOUCHED)
 			continue;
-		bool conv = p->why[i] == OM_HALF_CONVERTED;
+		bool conv = p->why[i] == OM_HALF_CONVERTED, took_stored = false;
 		for (int32_t k = 0; k < n->nin; k++) {
 			if (!n->in[k] || p->in_elem[p->in_off[i] + k] != OM_FLOAT)
 				continue;
 			int32_t want = conv && om_half_slot(p->in_mask[i], k) ? h->dtype : OM_FLOAT;
-			om_value *v = get_form(h, n->in[k], want);
+			om_value *v = n->in[k];
+			/* stored in half: its half form first (the initializer itself changes) */
+			if (want == OM_FLOAT && p->why[i] == OM_HALF_KEEP_STORED && v->init &&
+			    om_half_slot(p->in_mask[i], k) && stored_half(h, v)) {
+				v = get_form(h, v, h->dtype);
+				took_stored = true;
+			}
+			if (v)
+				v = get_form(h, n->in[k], want);
 			if (!v)
 				return om_error(h->st, OM_ERR_NOMEM, n, "out of memory");
 			n->in[k] = v;
 		}
+		if (p->why[i] == OM_HALF_KEEP_STORED && !took_stored)
+			p->why[i] = OM_HALF_KEEP_ASKED; /* no weights stored in half after all */
 	}
 	return OM_OK;
 }

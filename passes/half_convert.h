@@ -11,6 +11,9 @@ enum om_half_why {
 	OM_HALF_UNTOUCHED = 0, /* no float32 input or output: not the conversion's business */
 	OM_HALF_CONVERTED,     /* its float32 slots that admit the half type now are of it */
 	OM_HALF_KEEP_ASKED,    /* the caller asked to keep it float32 (in: set by the caller) */
+	OM_HALF_KEEP_STORED,   /* kept float32 too, but its weights may be stored in half (in:
+				  set by the caller; see om_half_convert); out: some are, else
+				  OM_HALF_KEEP_ASKED */
 	OM_HALF_KEEP_TYPE,     /* ONNX's type constraints at the model's opset admit no half
 				  type where it has float32 (or the op is not ai.onnx's) */
 	OM_HALF_KEEP_SUBGRAPH, /* it runs subgraphs: bodies stay float32 as a whole */
@@ -22,16 +25,22 @@ enum om_half_why {
 /**
  * Converts m's main graph to compute in `dtype` (OM_FLOAT16 or OM_BFLOAT16), in place. The
  * main graph must be in topological order; why[i] (one entry per node of it, as it is on entry)
- * is OM_HALF_KEEP_ASKED for a node the caller keeps float32 and 0 otherwise, and receives what
- * happened to node i. Converted nodes read and write the half type in every slot whose ONNX
+ * is OM_HALF_KEEP_ASKED for a node the caller keeps float32, OM_HALF_KEEP_STORED for one it
+ * keeps float32 with half weights, and 0 otherwise, and receives what happened to node i. Converted nodes read and write the half type in every slot whose ONNX
  * type admits it (float32 initializers they read become half, values out of float16's range
  * clamped to +-65504; attributes that give an output type, `to` and `dtype` of float, and
- * float tensor attributes follow); kept nodes read float32. Casts join the two; graph inputs
+ * float tensor attributes follow); kept nodes read float32. A float32 initializer of at least
+ * OM_HALF_STORED_MIN elements, within the half type's range, that only converted nodes and
+ * OM_HALF_KEEP_STORED nodes (in slots where their op admits the half type) read, is stored in
+ * half too, and one Cast gives the latter its float32 form: the file shrinks as if they were
+ * converted, while they compute in float32 on weights rounded once. Casts join the two; graph inputs
  * and outputs and values subgraphs read keep their names and float32. Integer, bool, double
  * and quantized values never change. When the rows' inference disagrees with the conversion
  * about a node's output type, that node is marked OM_HALF_KEEP_INFER and *redo set: the caller
  * converts a fresh copy again with it kept. *clamped counts initializer elements clamped.
  */
+enum { OM_HALF_STORED_MIN = 64 }; /* below, the Cast costs about what half storage saves */
+
 om_kind om_half_convert(om_model *m, int32_t dtype, uint8_t *why, bool *redo, int64_t *clamped,
 			om_status *st);
 

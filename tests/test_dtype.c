@@ -2,7 +2,7 @@
  * value after the conversion, Casts at the boundary, integer chains untouched, an overflowing
  * Exp and what reads its result kept float32 by measurement, the converted model against the
  * float32 one on random inputs, bfloat16, a value a subgraph reads, the file about half, a
- * saturating tail kept float32 as a suffix. */
+ * saturating tail kept float32 as a suffix, kept nodes' weights stored in half or not. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -363,7 +363,15 @@ static void file_about_half(void **state)
  * else is kept, while the weights before it convert freely. Keeping a prefix cannot pass
  * short of keeping everything up to the Add; keeping the suffix from the Add on does.
  */
+static om_model *saturating_tail_model_c(int64_t nc, float jitter);
+
 static om_model *saturating_tail_model(void)
+{
+	return saturating_tail_model_c(0, 0);
+}
+
+/* The same with C a vector of nc elements (0: a scalar), -70 - jitter * (1 + i % 7) / 7. */
+static om_model *saturating_tail_model_c(int64_t nc, float jitter)
 {
 	om_model *m = tu_model(13);
 	om_graph *g = m->graph;
@@ -372,8 +380,10 @@ static om_model *saturating_tail_model(void)
 	tu_push_value(g, &g->inputs, &g->ninputs, x);
 	add_init(m, "W", OM_FLOAT, 2, (int64_t[]){64, 256}, 0.25);
 	add_init(m, "V", OM_FLOAT, 2, (int64_t[]){256, 64}, 0.02);
-	add_init(m, "C", OM_FLOAT, 0, NULL, 0);
-	*(float *)om_graph_find(g, "C")->init->data = -70;
+	add_init(m, "C", OM_FLOAT, nc ? 1 : 0, (int64_t[]){nc}, 0);
+	for (int64_t i = 0; i < (nc ? nc : 1); i++)
+		((float *)om_graph_find(g, "C")->init->data)[i] =
+			-70.0f - jitter * (float)(1 + i % 7) / 7.0f;
 	name_node(tu_graph_node(g, "MatMul", "x,W", "h"), "mm");
 	name_node(tu_graph_node(g, "Relu", "h", "r"), "relu");
 	name_node(tu_graph_node(g, "MatMul", "r,V", "z0"), "mm2");
@@ -428,6 +438,65 @@ static void saturating_tail_keeps_suffix(void **state)
 	om_model_free(m);
 }
 
+/* The element type of initializer `name` in m, and whether a Cast reads it. */
+static int32_t init_elem(const om_model *m, const char *name, bool *cast)
+{
+	const om_value *v = om_graph_find(m->graph, name);
+	assert_non_null(v);
+	assert_non_null(v->init);
+	*cast = false;
+	for (int32_t i = 0; i < m->graph->nnodes; i++)
+		*cast |= !strcmp(m->graph->nodes[i]->op, "Cast") && m->graph->nodes[i]->in[0] == v;
+	return v->init->dtype;
+}
+
+/*
+ * The tail's Add kept float32 reads its 64 constants stored in float16 when they are exact
+ * there (-70: the file shrinks as if it were converted), and in float32, kept whole with
+ * OM_KEEP_WEIGHTS, when their float16 rounding alone (up to 1/32 of a logit) moves the outputs
+ * by percents.
+ */
+static void kept_nodes_read_half_weights(void **state)
+{
+	(void)state;
+	const float jitter[] = {0, 0.2f};
+	for (int c = 0; c < 2; c++) {
+		om_model *m = saturating_tail_model_c(64, jitter[c]), *orig = tu_reload(m);
+		om_status st = {0};
+		om_dtype_options o = {.dtype = OM_FLOAT16, .check = {.runs = 2, .atol = 1e-36}};
+		om_dtype_report r;
+		assert_int_equal(om_convert_dtype(m, &o, &r, &st), OM_OK);
+		assert_true(r.check.passed);
+		const om_dtype_kept *add = kept(&r, "add");
+		assert_non_null(add);
+		assert_null(kept(&r, "mm"));
+		bool cast = false;
+		const int32_t e = init_elem(m, "C", &cast);
+		print_message("jitter %g: add kept (%d), C %s, %s\n", jitter[c], add->reason,
+			      om_dtype_name(e), cast ? "through a Cast" : "read directly");
+		if (c == 0) {
+			assert_int_equal(add->reason, OM_KEEP_OUTPUTS);
+			assert_int_equal(add->weights_half, 1);
+			assert_int_equal(e, OM_FLOAT16);
+			assert_true(cast);
+		} else {
+			assert_int_equal(add->reason, OM_KEEP_WEIGHTS);
+			assert_int_equal(add->weights_half, 0);
+			assert_int_equal(e, OM_FLOAT);
+			assert_false(cast);
+		}
+		om_dtype_report_free(&r);
+		/* on other inputs too */
+		om_check_options co = {.runs = 3, .seed = 11, .rtol = 1e-2, .atol = 1e-36};
+		om_check_report cr;
+		assert_int_equal(om_check(orig, m, &co, &cr, &st), OM_OK);
+		assert_true(cr.passed);
+		om_check_report_free(&cr);
+		om_model_free(orig);
+		om_model_free(m);
+	}
+}
+
 static void cli_prints_kept_nodes(void **state)
 {
 	(void)state;
@@ -461,6 +530,7 @@ int main(void)
 		cmocka_unit_test(lstm_in_half),
 		cmocka_unit_test(file_about_half),
 		cmocka_unit_test(saturating_tail_keeps_suffix),
+		cmocka_unit_test(kept_nodes_read_half_weights),
 		cmocka_unit_test(cli_prints_kept_nodes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -62,6 +62,7 @@ static const char *reason_text(int32_t r)
 	case OM_KEEP_ERROR: return "over the node tolerance";
 	case OM_KEEP_RUN: return "omopt cannot run it in half";
 	case OM_KEEP_OUTPUTS: return "kept so that the outputs pass";
+	case OM_KEEP_WEIGHTS: return "its weights in half alone move the outputs too far";
 	default: return "?";
 	}
 }
@@ -82,6 +83,7 @@ int cli_dtype_convert(om_model *m, const cli_dtype_args *a, const cli_check_args
 		return cmd_fail(&st);
 	}
 	const char *name = a->dtype == OM_FLOAT16 ? "float16" : "bfloat16";
+	int stored = 0;
 	for (int i = 0; i < rep.nkept; i++) {
 		const om_dtype_kept *kp = &rep.kept[i];
 		fprintf(stderr, "kept in float32: %s (%s): %s",
@@ -93,12 +95,17 @@ int cli_dtype_convert(om_model *m, const cli_dtype_args *a, const cli_check_args
 		if ((kp->reason == OM_KEEP_ERROR || kp->reason == OM_KEEP_OUTPUTS) &&
 		    isfinite(kp->max_rel))
 			fprintf(stderr, " (max rel diff %.3g)", kp->max_rel);
+		if (kp->weights_half)
+			fprintf(stderr, "; weights stored in %s", name);
 		fprintf(stderr, "\n");
+		stored += kp->weights_half;
 	}
 	if (rep.unchanged)
 		printf("dtype: the %s model would be larger than the float32 one: not converted\n",
 		       name);
 	printf("dtype: %d nodes in %s, %d kept in float32", rep.converted, name, rep.nkept);
+	if (stored)
+		printf(" (%d of them on weights stored in %s)", stored, name);
 	if (rep.clamped)
 		printf(", %lld weight elements clamped to its range", (long long)rep.clamped);
 	printf("\n");

@@ -273,7 +273,8 @@ def simplify(model, *, skip=(), fold_max_bytes=None, fold_qdq=False, verify=Fals
 _REASONS = {1: 'asked', 2: 'no half type at the opset', 3: 'runs subgraphs',
             4: 'quantize/dequantize', 5: 'unknown element type', 6: 'infers another type',
             7: 'overflow', 8: 'input beyond the half range', 9: 'over the node tolerance',
-            10: 'omopt cannot run it in half', 11: 'kept so that the outputs pass'}
+            10: 'omopt cannot run it in half', 11: 'kept so that the outputs pass',
+            12: 'its weights in half move the outputs'}
 
 
 def _convert_dtype(m, dtype, keep_fp32, runs, inputs, rtol, atol, seed, report, measure):

@@ -73,7 +73,7 @@ class DtypeOptions(ctypes.Structure):
 class DtypeKept(ctypes.Structure):
     _fields_ = [('node', ctypes.c_char * 128), ('op', ctypes.c_char * 64),
                 ('reason', ctypes.c_int32), ('max_rel', ctypes.c_double),
-                ('detail', ctypes.c_char * 256)]
+                ('detail', ctypes.c_char * 256), ('weights_half', ctypes.c_int32)]
 
 
 class DtypeReport(ctypes.Structure):
