@@ -2,8 +2,9 @@
  * identities.c — the eliminate_identities pass: nodes that do nothing become aliases of their
  * input (Identity, Dropout in inference, Cast to the same type, and any op whose row says
  * OM_OP_SAME_SHAPE_COPY when its output has the input's type and shape: views, Expand, Tile,
- * Concat, Cast; and a Slice that takes everything), Reshape of a plain view reads the view's
- * input, and Squeeze(Unsqueeze(x)) over the same axes is x. A graph output keeps its name.
+ * Concat, Cast; a Slice that takes everything, a Pad that adds nothing), Reshape of a plain
+ * view reads the view's input, and Squeeze(Unsqueeze(x)) over the same axes is x. A graph
+ * output keeps its name.
  */
 #include <string.h>
 
@@ -138,6 +139,28 @@ static bool slice_takes_all(om_pass_ctx *c, om_graph *g, om_node *n)
 	return true;
 }
 
+/* Pad whose pads are all 0: nothing is added in any mode (torchvision's densenet pads before
+ * each transition's AveragePool so). pads: Pad-1's `paddings`, Pad-2's `pads`, Pad-11's input
+ * 1 (a constant; Pad-18's axes do not matter then). */
+static bool pad_adds_nothing(const om_pass_ctx *c, const om_graph *g, const om_node *n)
+{
+	if (!op_is(c, n, OM_OPC_PAD))
+		return false;
+	const int64_t opset = om_model_opset(c->m, "");
+	int64_t k = 0;
+	const int64_t *attr = opset < 11 ? om_attr_ints(n, opset < 2 ? "paddings" : "pads", &k)
+					 : NULL;
+	const om_tensor *t = opset >= 11 ? int_const(g, n, 1, -1) : NULL;
+	if (!attr && !t)
+		return false;
+	if (t)
+		k = om_tensor_numel(t);
+	for (int64_t i = 0; i < k; i++)
+		if ((t ? int_at(t, i) : attr[i]) != 0)
+			return false;
+	return true;
+}
+
 static bool simplify_node(om_pass_ctx *c, om_graph *g, om_node *n)
 {
 	om_value *x = n->nin > 0 ? n->in[0] : NULL;
@@ -147,6 +170,8 @@ static bool simplify_node(om_pass_ctx *c, om_graph *g, om_node *n)
 		return om_bypass_node(c, g, n, x);
 	if (op_is(c, n, OM_OPC_DROPOUT))
 		return dropout_is_identity(g, n) && om_bypass_node(c, g, n, x);
+	if (pad_adds_nothing(c, g, n))
+		return om_bypass_node(c, g, n, x);
 	if (op_is(c, n, OM_OPC_CAST)) {
 		const om_vinfo *vi = om_vinfo_get(c, g, x);
 		return vi && vi->type.elem && vi->type.elem == om_attr_int(n, "to", -1) &&

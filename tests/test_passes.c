@@ -284,6 +284,60 @@ static void slice_of_everything_goes(void **state)
 	assert_int_equal(slices_left(4, 2), 1);  /* every other row */
 }
 
+/* Pad(x:[N,4]) -> Relu -> y at `opset` (pads: Pad-2's attribute, Pad-11's input) in `mode`:
+ * the Pads simplify leaves, the simplified model checked against the original at N = 1..3
+ * and 0 */
+static int32_t pads_left(int64_t opset, const int64_t *pads, const char *mode)
+{
+	om_model *m = tu_model(opset);
+	om_graph *g = m->graph;
+	input(g, "x", OM_FLOAT, "N,4");
+	om_node *p = tu_graph_node(g, "Pad", opset >= 11 ? "x,pads" : "x", "s");
+	if (opset >= 11)
+		ints(g, "pads", 1, 4, pads);
+	else
+		tu_attr_ints(p, "pads", 4, pads);
+	om_node_set_attr(p, "mode", OM_ATTR_STRING)->s = (om_str){mode, (int64_t)strlen(mode)};
+	tu_graph_node(g, "Relu", "s", "y");
+	output(g, "y", OM_FLOAT, "");
+	om_model *orig = tu_reload(m);
+	simplify(m, NULL);
+	const int32_t k = tu_count_op(g, "Pad");
+	if (!k)
+		assert_string_equal(g->nodes[0]->in[0]->name, "x");
+	om_status st = {0};
+	om_check_report r;
+	om_check_options o = {.runs = 3};
+	if (om_check(orig, m, &o, &r, &st))
+		fail_msg("%s: %s", st.op, st.msg);
+	assert_true(r.passed);
+	om_check_report_free(&r);
+	om_tensor x0 = {0};
+	assert_int_equal(om_tensor_alloc(&x0, OM_FLOAT, 2, (int64_t[]){0, 4}, &st), OM_OK);
+	o = (om_check_options){.runs = 1, .input_names = (const char *const[]){"x"},
+			       .inputs = &x0, .ninputs = 1};
+	if (om_check(orig, m, &o, &r, &st))
+		fail_msg("N = 0: %s: %s", st.op, st.msg);
+	assert_true(r.passed);
+	om_check_report_free(&r);
+	om_tensor_free(&x0);
+	om_model_free(orig);
+	om_model_free(m);
+	return k;
+}
+
+static void pad_of_nothing_goes(void **state)
+{
+	(void)state;
+	const int64_t zero[] = {0, 0, 0, 0}, shift[] = {0, 1, 0, -1}, grow[] = {1, 0, 0, 0};
+	assert_int_equal(pads_left(13, zero, "constant"), 0);
+	assert_int_equal(pads_left(18, zero, "reflect"), 0);
+	assert_int_equal(pads_left(2, zero, "edge"), 0);
+	assert_int_equal(pads_left(13, shift, "constant"), 1); /* the same shape, shifted */
+	assert_int_equal(pads_left(2, shift, "constant"), 1);
+	assert_int_equal(pads_left(13, grow, "constant"), 1);
+}
+
 /* Slice(x:[N,C], starts, ends, axes=[axis], steps=[step]) -> Relu -> y where the bound in
  * `slot` (1 starts, 2 ends) is Shape(x)[dim] and the other one the number `other` */
 static om_model *slice_to_extent(int32_t slot, int64_t dim, int64_t axis, int64_t step,
@@ -1293,6 +1347,7 @@ int main(void)
 		cmocka_unit_test(symbols_at_other_positions_stay),
 		cmocka_unit_test(minus_one_only_where_resolvable),
 		cmocka_unit_test(slice_of_everything_goes),
+		cmocka_unit_test(pad_of_nothing_goes),
 		cmocka_unit_test(slice_bound_at_extent_is_int64_max),
 		cmocka_unit_test(known_dims_fold_to_numbers),
 		cmocka_unit_test(unknown_extents_are_not_numbers),

@@ -558,9 +558,9 @@ static const om_op rows[] = {
 	 OM_OPC_EXPAND, NULL},
 	{"Tile", "", 6, tile_infer, tile_kernel, COPY | OM_OP_SAME_SHAPE_COPY, &sig_Tile_6,
 	 OM_OPC_NONE, NULL},
-	{"Pad", "", 1, om_pad_infer, pad_kernel, COPY, &sig_Pad_1, OM_OPC_NONE, NULL},
-	{"Pad", "", 11, om_pad_infer, pad_kernel, COPY, &sig_Pad_11, OM_OPC_NONE, NULL},
-	{"Pad", "", 18, om_pad_infer, pad_kernel, COPY, &sig_Pad_18, OM_OPC_NONE, NULL},
+	{"Pad", "", 1, om_pad_infer, pad_kernel, COPY, &sig_Pad_1, OM_OPC_PAD, NULL},
+	{"Pad", "", 11, om_pad_infer, pad_kernel, COPY, &sig_Pad_11, OM_OPC_PAD, NULL},
+	{"Pad", "", 18, om_pad_infer, pad_kernel, COPY, &sig_Pad_18, OM_OPC_PAD, NULL},
 	{"Trilu", "", 14, trilu_infer, trilu_kernel, COPY, &sig_Trilu_14, OM_OPC_NONE, NULL},
 };
 
