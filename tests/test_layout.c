@@ -363,8 +363,52 @@ static void batchnorm_between_convs(void **state)
 		sessions(m, 1 + t / 2, &fast, &exact);
 		assert_string_equal(blocked_of(fast, "bn"), blocked ? "rw" : "");
 		assert_string_equal(blocked_of(fast, "y"), blocked ? "r" : "");
+		assert_int_equal(tu_absorbed(fast), 1); /* the Relu: bn writes r */
 		for (int r = 0; r < 2; r++)
 			agree(fast, exact, N > 0 ? N : 3, C, H, 1, true);
+		om_session_free(fast);
+		om_session_free(exact);
+		om_model_free(m);
+	}
+}
+
+/* x (N, C, H, H) -> BatchNormalization -> an activation -> y, plain: the activation absorbed
+ * into the BatchNormalization (OM_OP_EPILOGUE), which applies it to each row, against exact
+ * mode; at opset 7 with spatial 0 (per-element parameters) the kernel's general path applies
+ * it to the whole output */
+static void batchnorm_absorbs_activation(void **state)
+{
+	(void)state;
+	const char *acts[] = {"Relu", "Sigmoid", "LeakyRelu", "HardSigmoid"};
+	const int64_t C = 5, H = 7;
+	for (int t = 0; t < 2 * 4; t++) {
+		const bool spatial0 = t >= 4;
+		om_model *m = tu_model(spatial0 ? 7 : 15);
+		om_graph *g = m->graph;
+		tu_push_value(g, &g->inputs, &g->ninputs,
+			      tu_typed_value(g, "x", OM_FLOAT, 4, (int64_t[]){2, C, H, H}));
+		const int32_t pr = spatial0 ? 3 : 1;
+		const int64_t *pd = spatial0 ? (const int64_t[]){C, H, H} : (const int64_t[]){C};
+		tu_float_init(g, "s", pr, pd, 3, 1.0f);
+		tu_float_init(g, "bias", pr, pd, 4, 0.5f);
+		tu_float_init(g, "mean", pr, pd, 5, 0.5f);
+		om_value *vv = tu_float_init(g, "var", pr, pd, 6, 1.0f);
+		float *var = vv->init->data;
+		for (int64_t k = 0; k < om_tensor_numel(vv->init); k++)
+			var[k] = 0.5f + fabsf(var[k]);
+		om_node *bn = node(g, "BatchNormalization", "x,s,bias,mean,var", "bn");
+		if (spatial0)
+			om_node_set_attr(bn, "spatial", OM_ATTR_INT)->i = 0;
+		node(g, acts[t % 4], "bn", "y");
+		tu_push_value(g, &g->outputs, &g->noutputs,
+			      tu_typed_value(g, "y", OM_FLOAT, -1, NULL));
+		om_session *fast, *exact;
+		sessions(m, 1, &fast, &exact);
+		if (tu_absorbed(fast) != 1)
+			fail_msg("%s%s: %d absorbed", acts[t % 4], spatial0 ? " (spatial 0)" : "",
+				 tu_absorbed(fast));
+		assert_int_equal(tu_absorbed(exact), 0);
+		agree(fast, exact, 2, C, H, 1, true);
 		om_session_free(fast);
 		om_session_free(exact);
 		om_model_free(m);
@@ -507,6 +551,7 @@ int main(void)
 					   cmocka_unit_test(windowed_pools),
 					   cmocka_unit_test(concat_of_blocks),
 					   cmocka_unit_test(batchnorm_between_convs),
+					   cmocka_unit_test(batchnorm_absorbs_activation),
 					   cmocka_unit_test(hardswish_written_out),
 					   cmocka_unit_test(winograd_by_threads),
 					   cmocka_unit_test(short_runs_broadcast)};

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conv_epilogue.h"
 #include "detmath.h"
 #include "fastmath.h"
 #include "layout.h"
@@ -656,34 +657,53 @@ typedef struct bn_fast_job {
 	float *y;
 	const float *a, *b;
 	int64_t rows, len, lanes; /* rows: of one image */
+	const om_conv_epi *post;  /* the activation the planner folded in (om_ctx.post), or NULL */
 } bn_fast_job;
 
-static inline __attribute__((always_inline)) void bn_lanes(const float *restrict x,
-							   float *restrict y, const float *a,
-							   const float *b, int64_t len,
-							   const int64_t lanes)
+/* relu: a Relu the planner folded in, applied in the same pass (NaN stays NaN, as Relu's) */
+static inline __attribute__((always_inline)) void
+bn_lanes(const float *restrict x, float *restrict y, const float *a, const float *b, int64_t len,
+	 const int64_t lanes, const bool relu)
 {
 	for (int64_t s = 0; s < len; s += lanes)
-		for (int64_t l = 0; l < lanes; l++)
-			y[s + l] = x[s + l] * a[l] + b[l];
+		for (int64_t l = 0; l < lanes; l++) {
+			const float v = x[s + l] * a[l] + b[l];
+			y[s + l] = relu && v < 0 ? 0.0f : v;
+		}
 }
 
-static void bn_fast_piece(void *arg, int64_t lo, int64_t hi)
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) static void
+bn_fast_piece(void *arg, int64_t lo, int64_t hi)
 {
 	const bn_fast_job *j = arg;
 	for (int64_t r = lo; r < hi; r++) {
 		const float *a = j->a + r % j->rows * j->lanes, *b = j->b + r % j->rows * j->lanes;
 		const float *x = j->x + r * j->len;
 		float *y = j->y + r * j->len;
-		if (j->lanes == 16)
-			bn_lanes(x, y, a, b, j->len, 16);
+		const bool relu = j->post && j->post->act == OM_ACT_RELU;
+		if (j->lanes == 16 && relu)
+			bn_lanes(x, y, a, b, j->len, 16, true);
+		else if (j->lanes == 16)
+			bn_lanes(x, y, a, b, j->len, 16, false);
 		else if (j->lanes == 8)
-			bn_lanes(x, y, a, b, j->len, 8);
+			bn_lanes(x, y, a, b, j->len, 8, relu);
 		else if (j->lanes == 1)
-			bn_lanes(x, y, a, b, j->len, 1);
+			bn_lanes(x, y, a, b, j->len, 1, relu);
 		else
-			bn_lanes(x, y, a, b, j->len, j->lanes);
+			bn_lanes(x, y, a, b, j->len, j->lanes, relu);
+		/* other activations while the row is in cache */
+		if (j->post && !relu)
+			om_conv_epi_row(j->post, 0, 0, y, j->len);
 	}
+}
+
+/* The activation the planner folded into the step (OM_OP_EPILOGUE), as a conv epilogue */
+static om_conv_epi bn_post(const om_ctx *c)
+{
+	return (om_conv_epi){.act = c->post ? c->post->kind : OM_ACT_NONE,
+			     .alpha = c->post ? c->post->alpha : 0,
+			     .beta = c->post ? c->post->beta : 0,
+			     .fast = !c->exact};
 }
 
 /* y = x * a + b with a = scale / sqrt(var + eps) and b = B - mean * a per channel (computed
@@ -701,7 +721,9 @@ static om_kind bn_fast(om_ctx *c, const bn_plan *p, const double *const par[4], 
 		ab[ch] = (float)a;
 		ab[n + ch] = (float)(par[1][ch] - par[2][ch] * a);
 	}
-	bn_fast_job j = {x->data, c->out[0]->data, ab, ab + n, rows, p->spatial * lanes, lanes};
+	const om_conv_epi post = bn_post(c);
+	bn_fast_job j = {x->data, c->out[0]->data, ab,	      ab + n,
+			 rows,	  p->spatial * lanes,  lanes, c->post ? &post : NULL};
 	enum { GRAIN = 1 << 15 }; /* elements worth a thread */
 	om_par_for(c->threads, x->dims[0] * rows, GRAIN / (j.len + 1) + 1, bn_fast_piece, &j);
 	free(ab);
@@ -807,6 +829,10 @@ static om_kind bn_kernel(om_ctx *c)
 			om_store_f64(x->dtype, (char *)c->out[0]->data + off, 1, row, p.spatial);
 		}
 	free(par);
+	if (c->post && c->out[0]->dtype == OM_FLOAT) { /* the planner absorbs float ones only */
+		const om_conv_epi post = bn_post(c);
+		om_conv_epi_row(&post, 0, 0, c->out[0]->data, om_tensor_numel(c->out[0]));
+	}
 	return OM_OK;
 }
 
@@ -1079,14 +1105,18 @@ static const om_op rows[] = {
 	 &sig_GroupNormalization_18, OM_OPC_NONE, NULL},
 	{"GroupNormalization", "", 21, gn_infer, gn_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
 	 &sig_GroupNormalization_21, OM_OPC_NONE, NULL},
-	{"BatchNormalization", "", 7, bn_infer, bn_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
-	 &sig_BatchNormalization_7, OM_OPC_BATCH_NORM, bn_layout},
-	{"BatchNormalization", "", 9, bn_infer, bn_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
-	 &sig_BatchNormalization_9, OM_OPC_BATCH_NORM, bn_layout},
-	{"BatchNormalization", "", 14, bn_infer, bn_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
-	 &sig_BatchNormalization_14, OM_OPC_BATCH_NORM, bn_layout},
-	{"BatchNormalization", "", 15, bn_infer, bn_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
-	 &sig_BatchNormalization_15, OM_OPC_BATCH_NORM, bn_layout},
+	{"BatchNormalization", "", 7, bn_infer, bn_kernel,
+	 OM_OP_EXACT | OM_OP_LAYOUT | OM_OP_EPILOGUE, &sig_BatchNormalization_7,
+	 OM_OPC_BATCH_NORM, bn_layout},
+	{"BatchNormalization", "", 9, bn_infer, bn_kernel,
+	 OM_OP_EXACT | OM_OP_LAYOUT | OM_OP_EPILOGUE, &sig_BatchNormalization_9,
+	 OM_OPC_BATCH_NORM, bn_layout},
+	{"BatchNormalization", "", 14, bn_infer, bn_kernel,
+	 OM_OP_EXACT | OM_OP_LAYOUT | OM_OP_EPILOGUE, &sig_BatchNormalization_14,
+	 OM_OPC_BATCH_NORM, bn_layout},
+	{"BatchNormalization", "", 15, bn_infer, bn_kernel,
+	 OM_OP_EXACT | OM_OP_LAYOUT | OM_OP_EPILOGUE, &sig_BatchNormalization_15,
+	 OM_OPC_BATCH_NORM, bn_layout},
 	{"MeanVarianceNormalization", "", 9, mvn_infer, mvn_kernel, OM_OP_EXACT,
 	 &sig_MeanVarianceNormalization_9, OM_OPC_NONE, NULL},
 	{"LRN", "", 1, lrn_infer, lrn_kernel, OM_OP_EXACT | OM_OP_LAYOUT, &sig_LRN_1, OM_OPC_NONE, NULL},
