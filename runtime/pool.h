@@ -29,9 +29,10 @@ typedef struct om_pool {
 
 /** A free block of at least `size` bytes, marked busy with refs 0; -1 when out of memory,
  *  OM_POOL_OVER_LIMIT when the busy blocks and this one would hold more than `limit` bytes.
- *  The smallest free block that fits wins; else the largest free block grows; else a new one.
- *  When growing would take the pool over its limit, the free blocks' memory is released first
- *  (their slots stay, empty). */
+ *  The smallest free block that fits wins; else a new one while the pool then holds at most
+ *  twice the most bytes it has had busy at once (this request's included) and stays within its
+ *  limit; else the largest free block grows. When growing would take the pool over its limit,
+ *  the free blocks' memory is released first (their slots stay, empty). */
 int32_t om_pool_get(om_pool *p, size_t size);
 /** Marks block i free (its memory stays in the pool for later runs). */
 void om_pool_release(om_pool *p, int32_t i);

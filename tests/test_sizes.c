@@ -312,6 +312,58 @@ static void pool_limit(void **state)
 	om_pool_free(&p);
 }
 
+/* One run of a dense block's pattern on the pool: a value of `grow` more bytes each step,
+ * the previous one freed after the next is made (a Concat of everything so far), and a small
+ * temporary between; the blocks' pointers after it in ptrs (when not NULL). */
+static void dense_run(om_pool *p, size_t base, size_t grow, int steps, void **ptrs)
+{
+	int32_t prev = om_pool_get(p, base);
+	assert_true(prev >= 0);
+	for (int k = 1; k <= steps; k++) {
+		const int32_t tmp = om_pool_get(p, 64 + 32 * (size_t)k);
+		assert_true(tmp >= 0);
+		const int32_t next = om_pool_get(p, base + grow * (size_t)k);
+		assert_true(next >= 0);
+		om_pool_release(p, tmp);
+		om_pool_release(p, prev);
+		prev = next;
+	}
+	om_pool_release(p, prev);
+	for (int32_t i = 0; ptrs && i < p->n; i++)
+		ptrs[i] = p->b[i].ptr;
+}
+
+/* The same requests in every run find their blocks from the second run on (no block grows,
+ * none is added, none moves), within twice the most bytes busy at once; shapes that grow from
+ * run to run keep the pool within about twice their need */
+static void pool_steady_across_runs(void **state)
+{
+	(void)state;
+	om_pool p = {0};
+	void *first[64] = {0}, *again[64] = {0};
+	dense_run(&p, 4096, 1024, 12, NULL);
+	const size_t bytes = p.bytes;
+	const int32_t n = p.n;
+	assert_true(n <= 64);
+	dense_run(&p, 4096, 1024, 12, first);
+	for (int r = 0; r < 3; r++) {
+		dense_run(&p, 4096, 1024, 12, again);
+		assert_int_equal(p.n, n);
+		assert_int_equal(p.bytes, bytes);
+		assert_memory_equal(first, again, sizeof first);
+	}
+	assert_true(p.bytes <= 2 * p.peak_busy);
+	om_pool_free(&p);
+
+	om_pool q = {0};
+	for (int r = 0; r < 40; r++)
+		dense_run(&q, 4096 + 512 * (size_t)r, 1024, 12, NULL);
+	print_message("growing shapes: %zu bytes in %d blocks, %zu at most busy\n", q.bytes, q.n,
+		      q.peak_busy);
+	assert_true(q.bytes <= 2 * q.peak_busy);
+	om_pool_free(&q);
+}
+
 /* omopt run --max-memory: suffixes, 'none', usage errors; exit 1 naming the node. The shape is
  * a constant: within the limit the output is folded at plan time (not counted), over it the
  * run asks the pool for it and is refused. */
@@ -355,6 +407,7 @@ int main(void)
 		cmocka_unit_test(run_within_limit),
 		cmocka_unit_test(range_over_default_limit),
 		cmocka_unit_test(pool_limit),
+		cmocka_unit_test(pool_steady_across_runs),
 		cmocka_unit_test(cli_max_memory),
 		cmocka_unit_test(conv_scratch_within_limit),
 		cmocka_unit_test(run_time_limit),
