@@ -10,7 +10,7 @@
  * of conv outputs along C (blocked when each is whole blocks); BatchNormalization between convs;
  * HardSwish
  * written out with a Div by a constant (blocked unless the constant is 0); a Winograd 3x3 conv
- * (blocked at two threads only, or with fewer than 64 outputs). Also the
+ * (blocked at two threads only, or with fewer than 64 inputs or outputs). Also the
  * broadcast of short innermost runs (kernels/math/broadcast.c) that the channel Mul takes,
  * against a plain loop. Without oneDNN in the build (om_layout_block() 0) nothing is blocked,
  * which is asserted. */
@@ -458,7 +458,7 @@ static void hardswish_written_out(void **state)
 /* a 3x3 conv of C channels that Winograd F(4x4) takes between two 1x1 convs: plain at one
  * thread when C is 64 or more (omopt's Winograd wins), blocked at two (oneDNN's conv splits
  * better) and for fewer outputs, against exact mode */
-static void winograd_case(int64_t C)
+static void winograd_case(int64_t C, int64_t M)
 {
 	const int64_t N = 1, H = 20;
 	om_model *m = tu_model(13);
@@ -466,8 +466,8 @@ static void winograd_case(int64_t C)
 	tu_push_value(g, &g->inputs, &g->ninputs,
 		      tu_typed_value(g, "x", OM_FLOAT, 4, (int64_t[]){N, C, H, H}));
 	tu_float_init(g, "W1", 4, (int64_t[]){C, C, 1, 1}, 1, 1.0f / sqrtf((float)C));
-	tu_float_init(g, "W3", 4, (int64_t[]){C, C, 3, 3}, 2, 1.0f / sqrtf((float)(9 * C)));
-	tu_float_init(g, "W2", 4, (int64_t[]){C, C, 1, 1}, 3, 1.0f / sqrtf((float)C));
+	tu_float_init(g, "W3", 4, (int64_t[]){M, C, 3, 3}, 2, 1.0f / sqrtf((float)(9 * C)));
+	tu_float_init(g, "W2", 4, (int64_t[]){C, M, 1, 1}, 3, 1.0f / sqrtf((float)M));
 	conv(g, "x,W1", "p", 1, 1, 1);
 	conv(g, "p,W3", "w3", 3, 1, 1);
 	conv(g, "w3,W2", "y", 1, 1, 1);
@@ -476,7 +476,7 @@ static void winograd_case(int64_t C)
 	for (int threads = 1; threads <= 2; threads++) {
 		om_session *fast, *exact;
 		sessions(m, threads, &fast, &exact);
-		const bool blocked = om_layout_block() != 0 && (threads > 1 || C < 64);
+		const bool blocked = om_layout_block() != 0 && (threads > 1 || C < 64 || M < 64);
 		assert_string_equal(blocked_of(fast, "p"), blocked ? "w" : "");
 		assert_string_equal(blocked_of(fast, "w3"), blocked ? "rw" : "");
 		assert_string_equal(blocked_of(fast, "y"), blocked ? "r" : "");
@@ -490,8 +490,9 @@ static void winograd_case(int64_t C)
 static void winograd_by_threads(void **state)
 {
 	(void)state;
-	winograd_case(16);
-	winograd_case(64);
+	winograd_case(16, 16);
+	winograd_case(64, 64);
+	winograd_case(32, 64); /* few inputs: blocked at one thread too (squeezenet's expands) */
 }
 
 /* Mul of (A, B, P, L) by (A, B, 1, L), L a short run, and Add of the two the other way round:

@@ -75,16 +75,18 @@ static int dn_layout(const om_spatial *sp, int64_t C, int64_t M, int64_t group,
 
 /* Winograd F(4x4) beats oneDNN's blocked 3x3 conv at one thread even without reorders
  * (resnet50 44.7 ms a run against 46.6 with its stages 1-2 blocked too), not at two (29.6
- * against 27.1: oneDNN splits its conv better), nor for under 64 outputs, where blocking lets
- * the values around the conv stay blocked (densenet121's 128 -> 32 convs in its blocked dense
- * blocks: 42 -> 40 ms a run) */
+ * against 27.1: oneDNN splits its conv better), nor for under 64 outputs or inputs, where
+ * blocking lets the values around the conv stay blocked (densenet121's 128 -> 32 convs in its
+ * blocked dense blocks: 42 -> 40 ms a run; squeezenet1_1's 16 -> 64 and 32 -> 128 expand
+ * convs between blocked Concats: 4.4 -> 3.95 ms) */
 bool om_conv_dnnl_blockable(const om_spatial *sp, int64_t C, int64_t M, int64_t group,
 			    int threads)
 {
 	const bool dw = group > 1 && group == C && group == M;
 	return sp->n == 2 && sp->dil[0] == 1 && sp->dil[1] == 1 &&
 	       (dw ||
-		(group == 1 && (threads > 1 || M < 64 || om_winograd_tile(sp, C, M) != 4)));
+		(group == 1 &&
+		 (threads > 1 || M < 64 || C < 64 || om_winograd_tile(sp, C, M) != 4)));
 }
 
 enum { DN_KEY = 22 };
