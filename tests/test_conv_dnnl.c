@@ -38,7 +38,7 @@ static const conv_case cases[] = {
 	{16, 9, 7, 24, 1, 1, 0, 1, "Sigmoid", true, true, 1, {0}}, /* FusedConv 1x1 */
 	{3, 20, 20, 8, 7, 2, 3, 1, "Relu", true, true, 1, {0}},    /* FusedConv stem */
 	{24, 10, 10, 24, 5, 1, 2, 24, "Relu", false, true, 1, {0}},
-	{8, 9, 9, 8, 3, 2, 1, 2, NULL, false, true, 1, {0}},       /* grouped: own kernels */
+	{8, 9, 9, 8, 3, 2, 1, 2, NULL, false, true, 1, {0}},       /* grouped, with reorders */
 	{16, 12, 12, 8, 3, 1, 4, 1, NULL, false, true, 4, {0}},    /* dilated 3x3 */
 	{24, 10, 10, 24, 5, 1, 4, 24, "Relu", false, true, 2, {0}}, /* dilated depthwise */
 	{64, 32, 32, 64, 1, 1, 0, 1, "Relu", true, true, 1, {0}},  /* 4M MACs: split at 2 threads */

@@ -487,6 +487,54 @@ static void winograd_case(int64_t C, int64_t M)
 	om_model_free(m);
 }
 
+/* x -> 1x1 conv (C) -> grouped 3x3 conv (C, G groups, stride s) -> 1x1 conv -> y, against
+ * exact mode: blocked through when each group is whole blocks, plain around the grouped conv
+ * (which oneDNN then runs with reorders) when not */
+static void grouped_case(int64_t C, int64_t G, int64_t stride)
+{
+	const int64_t N = 2, H = 15, H2 = (H - 1) / stride + 1;
+	om_model *m = tu_model(13);
+	om_graph *g = m->graph;
+	tu_push_value(g, &g->inputs, &g->ninputs,
+		      tu_typed_value(g, "x", OM_FLOAT, 4, (int64_t[]){N, C, H, H}));
+	tu_float_init(g, "W1", 4, (int64_t[]){C, C, 1, 1}, 1, 1.0f / sqrtf((float)C));
+	tu_float_init(g, "Wg", 4, (int64_t[]){C, C / G, 3, 3}, 2,
+		      1.0f / sqrtf((float)(9 * C / G)));
+	tu_float_init(g, "W2", 4, (int64_t[]){C, C, 1, 1}, 3, 1.0f / sqrtf((float)C));
+	conv(g, "x,W1", "p", 1, 1, 1);
+	conv(g, "p,Wg", "q", 3, stride, G);
+	conv(g, "q,W2", "y", 1, 1, 1);
+	tu_push_value(g, &g->outputs, &g->noutputs,
+		      tu_typed_value(g, "y", OM_FLOAT, 4, (int64_t[]){N, C, H2, H2}));
+	const int32_t b = om_layout_block();
+	const bool whole = b && (C / G) % b == 0;
+	for (int threads = 1; threads <= 2; threads++) {
+		om_session *fast, *exact;
+		sessions(m, threads, &fast, &exact);
+		if (strcmp(blocked_of(fast, "q"), whole ? "rw" : ""))
+			fail_msg("C %lld in %lld groups: q takes '%s' blocked", (long long)C,
+				 (long long)G, blocked_of(fast, "q"));
+		om_tensor a = {0}, e = {0};
+		run(fast, N, C, H, 1, &a);
+		run(exact, N, C, H, 1, &e);
+		close_to(&a, &e, "y");
+		om_tensor_free(&a);
+		om_tensor_free(&e);
+		om_session_free(fast);
+		om_session_free(exact);
+	}
+	om_model_free(m);
+}
+
+static void grouped_convs(void **state)
+{
+	(void)state;
+	grouped_case(32, 2, 1);  /* 16 a group: whole blocks at 8 and 16 */
+	grouped_case(48, 3, 2);
+	grouped_case(48, 6, 1);  /* 8 a group: whole blocks at 8 only (regnet's first stages) */
+	grouped_case(24, 3, 1);
+}
+
 static void winograd_by_threads(void **state)
 {
 	(void)state;
@@ -555,6 +603,7 @@ int main(void)
 					   cmocka_unit_test(batchnorm_absorbs_activation),
 					   cmocka_unit_test(hardswish_written_out),
 					   cmocka_unit_test(winograd_by_threads),
+					   cmocka_unit_test(grouped_convs),
 					   cmocka_unit_test(short_runs_broadcast)};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
