@@ -11,7 +11,7 @@
 #include "cmd.h"
 
 static const char usage_text[] =
-	"usage: omopt run MODEL [--input NAME=FILE]... [--input-dir DIR] --output-dir DIR\n"
+	"usage: omopt run MODEL [--input NAME=FILE]... [--input-dir DIR] [--output-dir DIR]\n"
 	"             [--output-format pb|npy] [--exact] [--threads N] [--bench N] [--profile]\n"
 	"             [--no-optimize] [--save-optimized FILE] [--max-memory BYTES]\n"
 	"             [--max-run-ms MS]\n"
@@ -24,7 +24,7 @@ static const char usage_text[] =
 	"  --input-dir DIR     feeds the inputs not given by --input from DIR/input_<i>.pb,\n"
 	"                      i counting the graph inputs in order (initializers excluded)\n"
 	"  --output-dir DIR    where the outputs go (created when missing); may be left out\n"
-	"                      with --bench or --profile\n"
+	"                      with --bench, --profile or --save-optimized\n"
 	"  --output-format F   pb (TensorProto, default) or npy\n"
 	"  --exact             only exact kernels: results bit-identical on every machine\n"
 	"  --threads N         threads kernels may use (default 1)\n"

@@ -16,8 +16,11 @@ const char cli_dtype_help[] =
 	"                      --input; random otherwise) and each node alone in half on its\n"
 	"                      values; one that overflows or is off by more than 1e-2\n"
 	"                      relative stays float32, then more while the outputs are over\n"
-	"                      the tolerance (--rtol, default 1e-2; --atol). Each kept node\n"
-	"                      and why is printed on stderr. Example: --dtype fp16\n"
+	"                      the tolerance (--rtol, default 1e-2; --atol). Kept nodes\n"
+	"                      read their weights stored in half where the outputs pass\n"
+	"                      with it. Each kept node and why is printed on stderr, then\n"
+	"                      how many converted models were checked (\"N rounds\") and\n"
+	"                      the check of the final one. Example: --dtype fp16\n"
 	"  --keep-fp32 NODE    keep node NODE float32 too (repeatable)\n"
 	"  --no-keep-measure   convert every node the types admit, without measuring\n";
 
