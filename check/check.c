@@ -95,11 +95,13 @@ om_kind om_check_status(const om_model *original, const om_model *model,
 	rep->noutputs = rc ? 0 : na;
 	int attempt = 0;
 	char last_kind[128] = "";
-	for (int r = 0; r < opt.runs && !rc; r++) {
+	/* every input given: each run would be the same one */
+	const int runs = sa && opt.ninputs >= om_session_input_count(sa) ? 1 : opt.runs;
+	for (int r = 0; r < runs && !rc; r++) {
 		if (opt.progress) {
 			char what[64];
 			snprintf(what, sizeof what, "check run");
-			opt.progress(opt.progress_user, what, r, opt.runs);
+			opt.progress(opt.progress_user, what, r, runs);
 		}
 		om_inset in = {0};
 		om_tensor *oa = NULL;

@@ -476,7 +476,8 @@ OM_API om_kind om_tensor_write_file(const char *path, const om_tensor *t, const 
  * first pass, and the first node, whose rewrite changed results. The models are only read.
  *
  * Inputs. The inputs the caller gives (om_check_options.input_names / inputs) are fed as they
- * are in every run; the others are random, from `seed`:
+ * are in every run (when the caller gives every input, om_check makes one run: the others
+ * would be the same); the others are random, from `seed`:
  *   - float, double, float16, bfloat16: standard normal;
  *   - integer types: uniform in [0, 16) (non-negative and small: valid indices of typical
  *     embedding and Gather models); bool: 0 or 1.

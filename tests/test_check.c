@@ -305,6 +305,18 @@ static void given_inputs_are_checked(void **state)
 	assert_int_equal(om_check(m, m, &o, &r, &st), OM_ERR_INVALID_INPUT);
 	assert_non_null(strstr(st.msg, "double"));
 	om_check_report_free(&r);
+	/* every input given: one run however many are asked for (the others would repeat it);
+	 * x alone given: ids random, three runs */
+	t[0].dtype = OM_FLOAT;
+	o.runs = 3;
+	assert_int_equal(om_check(m, m, &o, &r, &st), OM_OK);
+	assert_true(r.passed);
+	assert_int_equal(r.runs, 1);
+	om_check_report_free(&r);
+	o.ninputs = 1;
+	assert_int_equal(om_check(m, m, &o, &r, &st), OM_OK);
+	assert_int_equal(r.runs, 3);
+	om_check_report_free(&r);
 	om_model_free(m);
 }
 

@@ -8,7 +8,8 @@
 
 const char cli_check_help[] =
 	"  --input NAME=FILE   feed input NAME from a .npy or TensorProto .pb file in every\n"
-	"                      run (repeatable); its shape binds its dims' symbols. Other\n"
+	"                      run (repeatable; all of them given: one run, the others would\n"
+	"                      repeat it); its shape binds its dims' symbols. Other\n"
 	"                      inputs are random: floats standard normal, integers in\n"
 	"                      [0,16), bools 0/1; a free symbol (dim_param) is 1+(run+k)%4\n"
 	"                      for the k-th symbol, the same in every input; when the model\n"
