@@ -32,8 +32,8 @@ typedef struct job {
 	int32_t nn;
 	uint8_t *why;     /* per node: enum om_half_why of the last conversion (keeps asked in) */
 	uint8_t *keep;    /* per node: enum om_dtype_reason when kept by measurement, else 0 */
-	uint8_t *store;   /* per node kept by measurement: 1 when it reads its weights stored in
-			     half */
+	uint8_t *store;   /* per node: 1 when, kept by measurement, it reads its weights stored
+			     in half (choose_stored) */
 	local *loc;
 	om_status *st;
 } job;
@@ -47,7 +47,7 @@ void om_dtype_report_free(om_dtype_report *rep)
 	*rep = (om_dtype_report){0};
 }
 
-/* What the conversion is told of node i (store_heaviest chooses j->store). */
+/* What the conversion is told of node i (choose_stored sets j->store). */
 static uint8_t why_of(const job *j, int32_t i)
 {
 	return !j->keep[i] ? 0 : j->store[i] ? OM_HALF_KEEP_STORED : OM_HALF_KEEP_ASKED;
