@@ -512,28 +512,15 @@ static om_kind try_keeps(job *j, om_dtype_report *rep, bool *passed)
 	return OM_OK;
 }
 
-/* The float32 weight bytes node n reads (its float32 initializers; one read by several nodes
- * counts for each). */
-static size_t weight_bytes(const om_node *n)
-{
-	size_t bytes = 0;
-	for (int32_t k = 0; k < n->nin; k++) {
-		const om_value *v = n->in[k];
-		if (v && v->init && !(v->flags & OM_VALUE_GRAPH_INPUT) && v->init->dtype == OM_FLOAT)
-			bytes += v->init->nbytes;
-	}
-	return bytes;
-}
-
-/* The bytes of the float32 weights node n reads that may be stored in half (om_half_convert:
- * OM_HALF_STORED_MIN elements or more). */
-static size_t storable_bytes(const om_node *n)
+/* The float32 weight bytes node n reads (its float32 initializers of `min` elements or more;
+ * one read by several nodes counts for each). */
+static size_t weight_bytes(const om_node *n, int64_t min)
 {
 	size_t bytes = 0;
 	for (int32_t k = 0; k < n->nin; k++) {
 		const om_value *v = n->in[k];
 		if (v && v->init && !(v->flags & OM_VALUE_GRAPH_INPUT) &&
-		    v->init->dtype == OM_FLOAT && om_tensor_numel(v->init) >= OM_HALF_STORED_MIN)
+		    v->init->dtype == OM_FLOAT && om_tensor_numel(v->init) >= min)
 			bytes += v->init->nbytes;
 	}
 	return bytes;
@@ -549,7 +536,7 @@ static segment make_segment(const job *j, const int32_t *cand, int32_t a, int32_
 {
 	segment s = {.a = a, .b = b};
 	for (int32_t k = a; k < b; k++)
-		s.bytes += weight_bytes(j->orig->graph->nodes[cand[k]]);
+		s.bytes += weight_bytes(j->orig->graph->nodes[cand[k]], 0);
 	return s;
 }
 
@@ -686,11 +673,12 @@ static om_kind choose_stored(job *j, om_dtype_report *rep)
 	memcpy(saved, j->keep, (size_t)j->nn);
 	int32_t nc = 0;
 	for (int32_t i = 0; i < j->nn; i++) {
-		if (!(j->why[i] == OM_HALF_CONVERTED && !j->keep[i]) && !measured_keep(j->keep[i]))
+		if (j->why[i] != OM_HALF_CONVERTED || (j->keep[i] && !measured_keep(j->keep[i])))
 			continue;
 		if (!j->keep[i])
 			j->keep[i] = OM_KEEP_OUTPUTS; /* float32 compute while the weights are chosen */
-		if (storable_bytes(j->orig->graph->nodes[i]))
+		/* what om_half_convert may store in half */
+		if (weight_bytes(j->orig->graph->nodes[i], OM_HALF_STORED_MIN))
 			cand[nc++] = i;
 	}
 	bool passed = false;

@@ -84,16 +84,16 @@ static int dn_layout(const om_spatial *sp, int64_t C, int64_t M, int64_t group,
 bool om_conv_dnnl_blockable(const om_spatial *sp, int64_t C, int64_t M, int64_t group,
 			    int threads)
 {
-	const bool dw = group > 1 && group == C && group == M;
+	if (sp->n != 2 || sp->dil[0] != 1 || sp->dil[1] != 1)
+		return false;
+	if (group > 1 && group == C && group == M) /* depthwise */
+		return true;
 	/* grouped: whole blocks a group (oneDNN declines 8 a group in nChw16c: regnet's first
 	 * stages, which then run blocked with reorders into the layout oneDNN picks) */
 	const int32_t b = om_layout_block();
-	if (group > 1 && !dw)
-		return sp->n == 2 && sp->dil[0] == 1 && sp->dil[1] == 1 && b > 0 &&
-		       (C / group) % b == 0 && (M / group) % b == 0;
-	return sp->n == 2 && sp->dil[0] == 1 && sp->dil[1] == 1 &&
-	       (dw || (group == 1 && (threads > 1 || M < 64 || C < 64 ||
-				      om_winograd_tile(sp, C, M) != 4)));
+	if (group > 1)
+		return b > 0 && (C / group) % b == 0 && (M / group) % b == 0;
+	return threads > 1 || M < 64 || C < 64 || om_winograd_tile(sp, C, M) != 4;
 }
 
 enum { DN_KEY = 22 };

@@ -697,15 +697,6 @@ bn_fast_piece(void *arg, int64_t lo, int64_t hi)
 	}
 }
 
-/* The activation the planner folded into the step (OM_OP_EPILOGUE), as a conv epilogue */
-static om_conv_epi bn_post(const om_ctx *c)
-{
-	return (om_conv_epi){.act = c->post ? c->post->kind : OM_ACT_NONE,
-			     .alpha = c->post ? c->post->alpha : 0,
-			     .beta = c->post ? c->post->beta : 0,
-			     .fast = !c->exact};
-}
-
 /* y = x * a + b with a = scale / sqrt(var + eps) and b = B - mean * a per channel (computed
  * in double), split over the run's threads; X plain (lanes 1) or blocked by `lanes` */
 static om_kind bn_fast(om_ctx *c, const bn_plan *p, const double *const par[4], double eps,
@@ -713,6 +704,10 @@ static om_kind bn_fast(om_ctx *c, const bn_plan *p, const double *const par[4], 
 {
 	const om_tensor *x = c->in[0];
 	const int64_t rows = (p->C + lanes - 1) / lanes, n = rows * lanes;
+	om_conv_epi post = {0}; /* the activation the planner folded in (OM_OP_EPILOGUE) */
+	om_kind rc = om_conv_epi_activation(c, &post);
+	if (rc)
+		return rc;
 	float *ab = calloc((size_t)(2 * n + 1), sizeof *ab);
 	if (!ab)
 		return om_error(c->st, OM_ERR_NOMEM, c->node, "no memory for the parameters");
@@ -721,7 +716,6 @@ static om_kind bn_fast(om_ctx *c, const bn_plan *p, const double *const par[4], 
 		ab[ch] = (float)a;
 		ab[n + ch] = (float)(par[1][ch] - par[2][ch] * a);
 	}
-	const om_conv_epi post = bn_post(c);
 	bn_fast_job j = {x->data, c->out[0]->data, ab,	      ab + n,
 			 rows,	  p->spatial * lanes,  lanes, c->post ? &post : NULL};
 	enum { GRAIN = 1 << 15 }; /* elements worth a thread */
@@ -829,11 +823,10 @@ static om_kind bn_kernel(om_ctx *c)
 			om_store_f64(x->dtype, (char *)c->out[0]->data + off, 1, row, p.spatial);
 		}
 	free(par);
-	if (c->post && c->out[0]->dtype == OM_FLOAT) { /* the planner absorbs float ones only */
-		const om_conv_epi post = bn_post(c);
+	om_conv_epi post = {0}; /* the planner absorbs activations of float outputs only */
+	if (c->post && c->out[0]->dtype == OM_FLOAT && !(rc = om_conv_epi_activation(c, &post)))
 		om_conv_epi_row(&post, 0, 0, c->out[0]->data, om_tensor_numel(c->out[0]));
-	}
-	return OM_OK;
+	return rc;
 }
 
 /* ---- MeanVarianceNormalization ------------------------------------------------------------ */
@@ -1078,6 +1071,9 @@ static const om_sig sig_LayerNormalization_1 = {1, 2, 3, 1, 3, 0x4, 0x6, attrs_L
 
 /* ---- end of signatures ---- */
 
+/* BatchNormalization applies the activation after it (OM_OP_EPILOGUE: densenet's BN -> Relu) */
+#define BN_FLAGS (OM_OP_EXACT | OM_OP_LAYOUT | OM_OP_EPILOGUE)
+
 static const om_op rows[] = {
 	{"Softmax", "", 1, same_shape_infer, axis_kernel, OM_OP_EXACT, &sig_Softmax_1, OM_OPC_NONE, NULL},
 	{"Softmax", "", 13, same_shape_infer, axis_kernel, OM_OP_EXACT, &sig_Softmax_13,
@@ -1105,17 +1101,13 @@ static const om_op rows[] = {
 	 &sig_GroupNormalization_18, OM_OPC_NONE, NULL},
 	{"GroupNormalization", "", 21, gn_infer, gn_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
 	 &sig_GroupNormalization_21, OM_OPC_NONE, NULL},
-	{"BatchNormalization", "", 7, bn_infer, bn_kernel,
-	 OM_OP_EXACT | OM_OP_LAYOUT | OM_OP_EPILOGUE, &sig_BatchNormalization_7,
+	{"BatchNormalization", "", 7, bn_infer, bn_kernel, BN_FLAGS, &sig_BatchNormalization_7,
 	 OM_OPC_BATCH_NORM, bn_layout},
-	{"BatchNormalization", "", 9, bn_infer, bn_kernel,
-	 OM_OP_EXACT | OM_OP_LAYOUT | OM_OP_EPILOGUE, &sig_BatchNormalization_9,
+	{"BatchNormalization", "", 9, bn_infer, bn_kernel, BN_FLAGS, &sig_BatchNormalization_9,
 	 OM_OPC_BATCH_NORM, bn_layout},
-	{"BatchNormalization", "", 14, bn_infer, bn_kernel,
-	 OM_OP_EXACT | OM_OP_LAYOUT | OM_OP_EPILOGUE, &sig_BatchNormalization_14,
+	{"BatchNormalization", "", 14, bn_infer, bn_kernel, BN_FLAGS, &sig_BatchNormalization_14,
 	 OM_OPC_BATCH_NORM, bn_layout},
-	{"BatchNormalization", "", 15, bn_infer, bn_kernel,
-	 OM_OP_EXACT | OM_OP_LAYOUT | OM_OP_EPILOGUE, &sig_BatchNormalization_15,
+	{"BatchNormalization", "", 15, bn_infer, bn_kernel, BN_FLAGS, &sig_BatchNormalization_15,
 	 OM_OPC_BATCH_NORM, bn_layout},
 	{"MeanVarianceNormalization", "", 9, mvn_infer, mvn_kernel, OM_OP_EXACT,
 	 &sig_MeanVarianceNormalization_9, OM_OPC_NONE, NULL},
