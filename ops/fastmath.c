@@ -24,45 +24,55 @@
  * gives the ifunc of an extern target_clones function default visibility whatever
  * -fvisibility says, which would export it from libomopt.so. */
 
-static inline float clampf(float v, float lo, float hi)
+/* e^x 2^24 for x in [-104, 0], NaN taken as -104 (callers replace its result): 2^(n + 24)
+ * is a normal float for every n the range gives, so the scaled result is exact to the
+ * polynomial's error, and one multiplication by 2^-24 (fexp) rounds it once, subnormals
+ * included */
+static inline float fexp_2p24(float x)
 {
-	return v < lo ? lo : v > hi ? hi : v; /* NaN stays NaN */
-}
-
-/* e^x for x in [-104, 0] (callers clamp); NaN is taken as 0, so that the conversion of n to
- * int32_t below stays defined (callers replace the result of a NaN); 2^n in two factors so that
- * results down to 2^-150 come out as subnormals */
-static inline float fexp(float x)
-{
-	x = x == x ? x : 0.0f;
+	x = x > -104.0f ? x : -104.0f;
 	const float n = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f; /* rint */
 	const float r = (x - n * 0.693359375f) - n * -2.12194440e-4f;
-	float p = 1.9875691500e-4f;
-	p = p * r + 1.3981999507e-3f;
-	p = p * r + 8.3334519073e-3f;
-	p = p * r + 4.1665795894e-2f;
-	p = p * r + 1.6666665459e-1f;
-	p = p * r + 5.0000001201e-1f;
-	const float y = p * r * r + r + 1.0f;
-	const int32_t k = (int32_t)n, k1 = k / 2, b1 = (k1 + 127) * 8388608,
-		      b2 = (k - k1 + 127) * 8388608;
-	float s1, s2;
-	memcpy(&s1, &b1, sizeof s1);
-	memcpy(&s2, &b2, sizeof s2);
-	return y * s1 * s2;
+	float p = 1.3879685430e-3f; /* 1 + r + r^2 q(r), q of degree 4 fitted to e^r's relative */
+	p = p * r + 8.3686942235e-3f; /* error on [-ln 2 / 2, ln 2 / 2] (3.7e-9) */
+	p = p * r + 4.1667226702e-2f;
+	p = p * r + 1.6666521132e-1f;
+	p = p * r + 4.9999997020e-1f;
+	p = p * r + 1.0f;
+	const float y = p * r + 1.0f;
+	const int32_t b = ((int32_t)n + 127 + 24) << 23;
+	float s;
+	memcpy(&s, &b, sizeof s);
+	return y * s;
+}
+
+#define TWO_M24 5.9604644775390625e-8f /* 2^-24 */
+
+/* e^x for x in [-104, 0] */
+static inline float fexp(float x)
+{
+	return fexp_2p24(x) * TWO_M24;
 }
 
 /* e^x for x <= 0, NaN kept */
 static inline float fexp_nan(float x)
 {
-	return x != x ? x : fexp(clampf(x, -104.0f, 0.0f));
+	return x != x ? x : fexp(x);
 }
 
-/* 1 / (1 + e^-|x|) and its complement e / (1 + e): no overflow, the left tail relative */
+/* 1 / (1 + e^-|x|) and its complement e / (1 + e): no overflow, the left tail relative (e
+ * is scaled by 2^24 until the last multiplication); a NaN gives a number (callers that do
+ * not multiply by x replace it) */
+static inline float fsigmoid_num(float x)
+{
+	const float e = fexp_2p24(-fabsf(x)), s = 1.0f / (1.0f + e * TWO_M24);
+	return x < 0 ? e * s * TWO_M24 : s;
+}
+
 static inline float fsigmoid(float x)
 {
-	const float e = fexp(clampf(x < 0 ? x : -x, -104.0f, 0.0f)), s = 1.0f / (1.0f + e);
-	return x != x ? x : x >= 0 ? s : e * s;
+	const float s = fsigmoid_num(x);
+	return x != x ? x : s;
 }
 
 FAST_CLONES static void sigmoid_f32(int64_t n, float *y, const float *x)
@@ -74,7 +84,7 @@ FAST_CLONES static void sigmoid_f32(int64_t n, float *y, const float *x)
 FAST_CLONES static void swish_f32(int64_t n, float *y, const float *x, float alpha)
 {
 	for (int64_t i = 0; i < n; i++)
-		y[i] = x[i] * fsigmoid(alpha * x[i]);
+		y[i] = x[i] * fsigmoid_num(alpha * x[i]); /* NaN: x's */
 }
 
 FAST_CLONES static void hardswish_f32(int64_t n, float *y, const float *x)
@@ -100,7 +110,7 @@ FAST_CLONES static void gelu_f32(int64_t n, float *y, const float *x)
 		p = p * t + 0.37409196f;
 		p = p * t + 1.00002368f;
 		p = p * t - 1.26551223f;
-		const float c = t * fexp(clampf(p - z * z, -104.0f, 0.0f)); /* erfc(z) */
+		const float c = t * fexp(p - z * z); /* erfc(z) */
 		const float phi = v < 0 ? 0.5f * c : 1.0f - 0.5f * c;
 		y[i] = v != v ? v : v * phi;
 	}

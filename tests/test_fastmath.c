@@ -9,12 +9,15 @@
 
 enum { N = 400000 };
 
-/* a grid over [-40, 40), float bit patterns spread over [-60, 60] (dense near 0), specials */
+/* a grid over [-40, 40), one over the far left tail [-110, -40) (where e^x is subnormal),
+ * float bit patterns spread over [-60, 60] (dense near 0), specials */
 static int64_t inputs(float *x)
 {
 	int64_t n = 0;
 	for (int64_t i = 0; i < N / 2; i++)
 		x[n++] = -40.0f + 80.0f * (float)i / (float)(N / 2);
+	for (int64_t i = 0; i < N / 8; i++)
+		x[n++] = -110.0f + 70.0f * (float)i / (float)(N / 8);
 	for (uint32_t b = 0; n < N - 8 && b < 0x42700000u; b += 64 * 0x3c) {
 		float v;
 		memcpy(&v, &b, sizeof v);
