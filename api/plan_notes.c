@@ -185,11 +185,13 @@ om_kind om_plan_notes_make(const om_model *m, om_plan_notes **out, om_status *st
 		if (ni.blocked) /* values kept channel-blocked between convs (plan_layout.c) */
 			snprintf(layout, sizeof layout, ", %s%s%s nChw%dc", reads ? "reads" : "",
 				 reads && writes ? " and " : "", writes ? "writes" : "", ni.block);
-		snprintf(e->note, sizeof e->note, "%s%s%s%s%s%s%s",
+		snprintf(e->note, sizeof e->note, "%s%s%s%s%s%s%s%s",
 			 ni.folded     ? "folded at plan time"
+			 : ni.absorbed == 2 ? "absorbed into its output's reader"
 			 : ni.absorbed ? "absorbed into its input's producer"
 			 : ni.mode == OM_MODE_FAST ? "fast kernel" : "exact kernel",
-			 post, layout, ni.dynamic ? ", shaped per run" : "", ni.view ? ", view" : "",
+			 ni.scaled ? ", scales its input per channel" : "", post, layout,
+			 ni.dynamic ? ", shaped per run" : "", ni.view ? ", view" : "",
 			 extra[0] ? "; " : "", extra);
 	}
 	if (!rc && p->oom)

@@ -57,11 +57,13 @@ enum om_op_flags {
 					     type and shape (Reshape, Expand, Tile, Cast...) */
 	OM_OP_LAYOUT = 1u << 11,        /* reads a channels-first layout (N, C, spatial...) */
 	OM_OP_PASSTHROUGH = 1u << 12,   /* out[0] is in[0] (type, shape and values), always */
-	OM_OP_EPILOGUE = 1u << 13       /* the kernel applies om_ctx.post to out[0] (a float
+	OM_OP_EPILOGUE = 1u << 13,      /* the kernel applies om_ctx.post to out[0] (a float
 					   output) while it is in cache, when the node has no
 					   `activation` of its own */
+	OM_OP_IN_SCALE = 1u << 14       /* the kernel multiplies in[0] (float, (N, C, ...)) by
+					   om_ctx.in_scale, a factor per image and channel */
 };
-#define OM_OP_FLAG_BITS 14 /* bits used above (om_op_flag_name names each) */
+#define OM_OP_FLAG_BITS 15 /* bits used above (om_op_flag_name names each) */
 
 /* Which op a row is, for the passes that match patterns of ops (a fusion looks for a Conv whose
  * output feeds a Relu). Only the ops a pass names have a code; every other row has OM_OPC_NONE.
@@ -106,6 +108,11 @@ typedef struct om_ctx {
 	/* OM_OP_EPILOGUE rows: an activation (activation.h) the planner folded into this step,
 	 * applied last to out[0]; NULL when none (always outside a session) */
 	const struct om_act *post;
+	/* OM_OP_IN_SCALE rows: a Mul of in[0] the planner folded into this step: the kernel reads
+	 * in[0] times in_scale, a float (N or 1, C, 1, 1) or (C, 1, 1) tensor, channel-blocked
+	 * like in[0] when in[0] is (then (N or 1, ceil(C / block), 1, 1, block)); NULL when none
+	 * (always outside a session) */
+	const om_tensor *in_scale;
 	/* Rows with a `layout` function (below): which of the step's inputs and outputs the planner
 	 * keeps channel-blocked (OM_LAYOUT_IN(i), OM_LAYOUT_OUT(i)), by `block` channels; 0 outside
 	 * a session and in exact mode (a layout function sees the block the planner plans with) */

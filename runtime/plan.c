@@ -439,6 +439,7 @@ static om_kind plan_step(om_session *s, om_plan *p, om_step *sp, const om_node *
 {
 	om_arena *a = s->arena;
 	sp->node = n;
+	sp->scale = -1;
 	sp->opset = om_model_opset(s->m, n->domain);
 	sp->op = find_row(s, n, sp->opset);
 	if (!sp->op)
@@ -611,13 +612,15 @@ om_kind om_plan_graph(om_session *s, const om_graph *g, om_plan *parent, om_plan
 	if (rc)
 		return rc;
 	count_uses(p);
-	if (!s->opt.exact) { /* fast mode: activations absorbed, then layouts */
+	if (!s->opt.exact) { /* fast mode: activations absorbed, layouts, per-channel Muls */
 		om_tensor *t = om_plan_probe(p);
 		if (!t)
 			return om_error(st, OM_ERR_NOMEM, NULL, "out of memory planning");
 		rc = om_plan_absorb(s, p, t, st);
 		if (!rc)
 			rc = om_plan_layout(s, p, t, st);
+		if (!rc)
+			rc = om_plan_absorb_scales(s, p, t, st);
 		free(t);
 		if (rc)
 			return rc;

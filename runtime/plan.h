@@ -15,6 +15,8 @@
 #include "pool.h"
 #include "session.h"
 
+enum { OM_ABSORBED_UP = 1, OM_ABSORBED_DOWN = 2 }; /* om_step.absorbed */
+
 enum om_slot_kind { OM_SLOT_NODE = 0, OM_SLOT_CONST, OM_SLOT_INPUT, OM_SLOT_OUTER };
 
 typedef struct om_slot {
@@ -37,8 +39,12 @@ typedef struct om_step {
 	int32_t nimplicit;
 	uint8_t folded, dead, dynamic, view, exact, mode; /* dead: nothing reads its outputs */
 	uint8_t deferred; /* a subgraph step whose plan-time inference failed (InvalidModel at run) */
-	uint8_t absorbed; /* not run: the producing step applies it as its `post` (plan_absorb.c) */
+	uint8_t absorbed; /* not run: the step producing its input applies it as its `post`
+			     (OM_ABSORBED_UP), or its reader applies it as its `scale`
+			     (OM_ABSORBED_DOWN) (plan_absorb.c) */
 	om_act post;      /* the activation absorbed into this step (OM_OP_EPILOGUE rows), or none */
+	int32_t scale;    /* OM_OP_IN_SCALE rows: the slot of in[0]'s factor (om_ctx.in_scale) from
+			     an absorbed Mul, or -1 */
 	uint64_t blocked; /* positions whose values are channel-blocked (plan_layout.c: om_ctx) */
 	int32_t prof; /* row in the session's profile table */
 	struct om_infer_cache *icache; /* dynamic steps: the last run-time inference (infer_cache.c) */
@@ -96,6 +102,10 @@ om_tensor *om_plan_probe(const om_plan *p);
 /** Folds the activations that qualify into the steps producing their inputs (plan_absorb.c;
  *  fast mode only); t: om_plan_probe's shapes. */
 om_kind om_plan_absorb(const om_session *s, om_plan *p, const om_tensor *t, om_status *st);
+/** Folds the Muls by a factor per channel that qualify into the convolutions reading them
+ *  (plan_absorb.c; fast mode only, after om_plan_layout); t: om_plan_probe's shapes. */
+om_kind om_plan_absorb_scales(const om_session *s, om_plan *p, const om_tensor *t,
+			      om_status *st);
 /** Keeps the values between the convolutions that qualify channel-blocked (plan_layout.c;
  *  fast mode only, after om_plan_absorb); t: om_plan_probe's shapes. */
 om_kind om_plan_layout(const om_session *s, om_plan *p, const om_tensor *t, om_status *st);

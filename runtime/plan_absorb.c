@@ -13,7 +13,22 @@
  * writes y itself, applying the activation while its output is in cache (om_ctx.post); the
  * absorbed steps do not run and x is never stored. x must be float (so is y: an activation
  * and that Mul keep x's type and shape, so shapes may wait for the run), no graph output and
- * read by no subgraph. Exact mode keeps every step: its kernels' bits are the contract.
+ * read by no subgraph.
+ *
+ * After the layouts are planned, a step whose row scales its input 0 itself (OM_OP_IN_SCALE:
+ * Conv, FusedConv) and whose input 0 is
+ *
+ *     Mul(x, s) or Mul(s, x), s a factor per image and channel: (N or 1, C, 1, 1) or (C, 1, 1)
+ *
+ * read by nothing else (the squeeze-excitation block's scale before its projection conv)
+ * reads x and s itself (om_ctx.in_scale) and the Mul does not run: x s is never stored. With
+ * one image oneDNN's path scales the weights instead (a pass over them in each run), so the
+ * rule takes convs of at most half as many weights as X has elements an image (efficientnet_b0's
+ * stages 2-4; later stages' weights outnumber their 14x14 and 7x7 images and their Muls cost
+ * less than the pass: +0.02-0.05 ms each at 672 -> 112). x, s and the Mul's output must be float,
+ * the output no graph output and read by no subgraph; x and s keep the Mul's layout.
+ *
+ * Exact mode keeps every step: its kernels' bits are the contract.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -94,7 +109,7 @@ static void absorb_one(om_plan *p, const om_tensor *t, om_step *sp, const reader
 			return; /* a settled step writes its output at its plan-time shape */
 		sp->post = a;
 		sp->out[0] = r->out[0];
-		r->absorbed = 1;
+		r->absorbed = OM_ABSORBED_UP;
 		p->slots[x].uses = 0;
 		return;
 	}
@@ -110,7 +125,7 @@ static void absorb_one(om_plan *p, const om_tensor *t, om_step *sp, const reader
 			continue;
 		sp->post = g;
 		sp->out[0] = m->out[0];
-		r->absorbed = m->absorbed = 1;
+		r->absorbed = m->absorbed = OM_ABSORBED_UP;
 		p->slots[x].uses = 0;
 		p->slots[gv].uses = 0;
 		return;
@@ -144,5 +159,78 @@ om_kind om_plan_absorb(const om_session *s, om_plan *p, const om_tensor *t, om_s
 			absorb_one(p, t, sp, rd);
 	}
 	free(rd);
+	return OM_OK;
+}
+
+/* ---- per-channel factors absorbed into the convolution reading them ---------------------- */
+
+static bool float_slot(const om_tensor *t, int32_t k)
+{
+	return k >= 0 && t[k].rank >= 0 && t[k].dtype == OM_FLOAT;
+}
+
+/* s (shape t) is a factor per image and channel of x (shape u): (N or 1, C, 1, 1), (C, 1, 1) */
+static bool channel_factor(const om_tensor *u, const om_tensor *t)
+{
+	if (u->rank != 4 || (t->rank != 4 && t->rank != 3))
+		return false;
+	const int64_t *d = t->dims + (t->rank == 4);
+	return (t->rank == 3 || t->dims[0] == 1 || t->dims[0] == u->dims[0]) &&
+	       d[0] == u->dims[1] && d[1] == 1 && d[2] == 1;
+}
+
+/* the product of the weights' dims (M, C / group, k...) */
+static int64_t weight_count(const om_tensor *w)
+{
+	int64_t n = 1;
+	for (int32_t i = 0; i < w->rank; i++)
+		n *= w->dims[i];
+	return n;
+}
+
+/* step sp reads the Mul m (its input 0's producer) scaled by s, if they qualify */
+static void absorb_scale(om_plan *p, const om_tensor *t, om_step *sp, om_step *m)
+{
+	const int32_t xm = sp->in[0], w = sp->node->nin >= 2 ? sp->in[1] : -1;
+	if (!runs(m) || m->op->code != OM_OPC_MUL || m->node->nin != 2 || m->node->nout != 1 ||
+	    m->out[0] != xm || p->slots[xm].uses != 1 || p->slots[xm].kind != OM_SLOT_NODE ||
+	    w < 0 || p->slots[w].kind != OM_SLOT_CONST || t[w].rank < 3 || !float_slot(t, xm))
+		return;
+	for (int i = 0; i < 2; i++) {
+		const int32_t x = m->in[i], f = m->in[1 - i];
+		if (!float_slot(t, x) || !float_slot(t, f) || t[x].rank != 4 ||
+		    t[xm].rank != 4 || memcmp(t[x].dims, t[xm].dims, sizeof(int64_t) * 4) ||
+		    !channel_factor(&t[x], &t[f]) || p->slots[x].chans != p->slots[xm].chans ||
+		    !p->slots[f].chans != !p->slots[x].chans ||
+		    2 * weight_count(&t[w]) > t[x].dims[1] * t[x].dims[2] * t[x].dims[3])
+			continue;
+		sp->in[0] = x;
+		sp->scale = f;
+		m->absorbed = OM_ABSORBED_DOWN;
+		p->slots[xm].uses = 0;
+		return;
+	}
+}
+
+om_kind om_plan_absorb_scales(const om_session *s, om_plan *p, const om_tensor *t,
+			      om_status *st)
+{
+	if (s->opt.exact)
+		return OM_OK;
+	int32_t *producer = malloc(sizeof(int32_t) * (size_t)(p->nslots ? p->nslots : 1));
+	if (!producer)
+		return om_error(st, OM_ERR_NOMEM, NULL, "out of memory planning");
+	for (int32_t k = 0; k < p->nslots; k++)
+		producer[k] = -1;
+	for (int32_t i = 0; i < p->nsteps; i++)
+		if (runs(&p->steps[i]) && p->steps[i].node->nout >= 1 && p->steps[i].out[0] >= 0)
+			producer[p->steps[i].out[0]] = i;
+	for (int32_t i = 0; i < p->nsteps; i++) {
+		om_step *sp = &p->steps[i];
+		const int32_t x = sp->node->nin >= 2 ? sp->in[0] : -1;
+		if (runs(sp) && (sp->op->flags & OM_OP_IN_SCALE) && x >= 0 && producer[x] >= 0)
+			absorb_scale(p, t, sp, &p->steps[producer[x]]);
+	}
+	free(producer);
 	return OM_OK;
 }

@@ -282,7 +282,9 @@ static om_kind run_step(om_session *s, om_frame *f, om_step *sp, om_status *st)
 		    .threads = s->opt.threads > 1 ? s->opt.threads : 1,
 		    .session = s, .run = &services, .state = &sp->kstate,
 		    .state_release = &sp->krelease,
-		    .post = sp->post.kind ? &sp->post : NULL, .blocked = sp->blocked,
+		    .post = sp->post.kind ? &sp->post : NULL,
+		    .in_scale = sp->scale >= 0 && f->t[sp->scale].data ? &f->t[sp->scale] : NULL,
+		    .blocked = sp->blocked,
 		    .block = sp->blocked ? p->block : 0};
 	for (int32_t i = 0; i < nin && i < 64; i++)
 		if (sp->in[i] >= 0 && p->slots[sp->in[i]].kind == OM_SLOT_CONST)
@@ -346,6 +348,8 @@ static om_kind run_step(om_session *s, om_frame *f, om_step *sp, om_status *st)
 			drop(s, f, sp->in[i]);
 	for (int32_t i = 0; i < sp->nimplicit; i++)
 		drop(s, f, sp->implicit[i]);
+	if (sp->scale >= 0)
+		drop(s, f, sp->scale);
 	for (int32_t i = 0; i < nout; i++) {
 		int32_t b = sp->out[i] >= 0 ? f->blk[sp->out[i]] : -1;
 		if (b >= 0 && s->pool.b[b].busy && s->pool.b[b].refs <= 0)

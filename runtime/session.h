@@ -25,7 +25,10 @@ typedef struct om_node_info {
 	const om_op *op;
 	int folded;  /* computed at plan time (constant inputs, Shape/Size of a known shape) */
 	int dead;    /* not run: nothing reads its outputs */
-	int absorbed; /* not run: the step producing its input applies it (fast mode) */
+	int absorbed; /* not run: the step producing its input applies it (1), or the step reading
+			 its output does (2: a Mul by a factor per channel) (fast mode) */
+	int scaled;   /* the step multiplies its input 0 by a factor per channel (an absorbed
+			 Mul) */
 	int post;     /* om_act_kind the step applies for the steps it absorbed, or 0 */
 	uint64_t blocked; /* positions held channel-blocked (op.h: OM_LAYOUT_IN/OUT), or 0 */
 	int block;        /* channels per block when blocked */

@@ -112,9 +112,9 @@ static void info_lists_the_op_rows(void **state)
 	/* a row, a view row, a contrib row, a row without kernel (kernels/nn/ops_conv.c, ops_view.c,
 	 * ops_random.c) */
 	static const char *const want[][4] = {
-		{"ai.onnx", "Conv", "1", "exact,layout,epilogue"},
+		{"ai.onnx", "Conv", "1", "exact,layout,epilogue,in-scale"},
 		{"ai.onnx", "Reshape", "5", "view,exact,same-shape-copy"},
-		{"com.microsoft", "FusedConv", "1", "exact,layout,epilogue"},
+		{"com.microsoft", "FusedConv", "1", "exact,layout,epilogue,in-scale"},
 		{"ai.onnx", "RandomNormal", "1", "random,no kernel"}};
 	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
 		char line[128];

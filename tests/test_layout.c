@@ -12,8 +12,9 @@
  * written out with a Div by a constant (blocked unless the constant is 0); a Winograd 3x3 conv
  * (blocked at two threads only, or with fewer than 64 inputs or outputs). Also the
  * broadcast of short innermost runs (kernels/math/broadcast.c) that the channel Mul takes,
- * against a plain loop. Without oneDNN in the build (om_layout_block() 0) nothing is blocked,
- * which is asserted. */
+ * against a plain loop. The squeeze-excitation Mul absorbed into the conv reading it
+ * (plan_absorb.c, om_ctx.in_scale). Without oneDNN in the build (om_layout_block() 0) nothing
+ * is blocked, which is asserted. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -538,6 +539,105 @@ static void winograd_by_threads(void **state)
 	winograd_case(32, 64); /* few inputs: blocked at one thread too (squeezenet's expands) */
 }
 
+/* the node named `name` */
+static om_node_info info_of(const om_session *s, const char *name)
+{
+	for (int i = 0; i < om_session_node_count(s); i++) {
+		const om_node_info ni = om_session_node_info(s, i);
+		if (ni.node->name && !strcmp(ni.node->name, name))
+			return ni;
+	}
+	fail_msg("no node %s", name);
+	return (om_node_info){0};
+}
+
+/* the squeeze-excitation cases of se_case */
+enum se_kind {
+	SE_BLOCKED, /* b blocked through: oneDNN scales the weights, image by image */
+	SE_PLAIN,   /* b also read by a Transpose (a graph output), so plain, and a Relu after y:
+		       at one thread oneDNN declines y, and X s is formed in a buffer */
+	SE_CONST,   /* a constant (E, 1, 1) factor (no 4-D value: the Mul is plain) */
+	SE_SHARED,  /* e is a graph output too: the Mul runs */
+};
+
+/* x (N, C, H, H) -> b = dwconv3x3(conv1x1 C->E) -> squeeze-excitation e = Mul(b, s) (either
+ * order; s = Sigmoid(conv(Relu(conv(GAP(b))))), or a constant) -> y = conv1x1 E->M (+ Relu):
+ * the Mul is absorbed into y (om_ctx.in_scale) when y has at most half as many weights as b
+ * has elements an image and nothing else reads e, and agrees with exact mode at one and two
+ * threads; N -1: a symbolic batch, run on 1 and 3 images */
+static void se_case(int64_t N, int64_t M, int order, enum se_kind kind)
+{
+	const int64_t C = 8, E = 24, H = 10, R = 6;
+	om_model *m = tu_model(13);
+	om_graph *g = m->graph;
+	tu_push_value(g, &g->inputs, &g->ninputs,
+		      tu_typed_value(g, "x", OM_FLOAT, 4, (int64_t[]){N, C, H, H}));
+	tu_float_init(g, "W1", 4, (int64_t[]){E, C, 1, 1}, 1, 1.0f / sqrtf((float)C));
+	tu_float_init(g, "Wd", 4, (int64_t[]){E, 1, 3, 3}, 2, 1.0f / 3);
+	tu_float_init(g, "Wf", 4, (int64_t[]){R, E, 1, 1}, 3, 1.0f / sqrtf((float)E));
+	/* the fills are positive: a small Wg keeps Sigmoid(s0) near 0.7, apart between images */
+	tu_float_init(g, "Wg", 4, (int64_t[]){E, R, 1, 1}, 4, 0.01f / sqrtf((float)R));
+	tu_float_init(g, "Wy", 4, (int64_t[]){M, E, 1, 1}, 5, 1.0f / sqrtf((float)E));
+	tu_float_init(g, "By", 1, (int64_t[]){M}, 6, 0.3f);
+	tu_float_init(g, "k", 3, (int64_t[]){E, 1, 1}, 7, 1.0f);
+	conv(g, "x,W1", "a", 1, 1, 1);
+	conv(g, "a,Wd", "b", 3, 1, E);
+	node(g, "GlobalAveragePool", "b", "p");
+	conv(g, "p,Wf", "f0", 1, 1, 1);
+	node(g, "Relu", "f0", "f");
+	conv(g, "f,Wg", "s0", 1, 1, 1);
+	node(g, "Sigmoid", "s0", "s");
+	const char *fac = kind == SE_CONST ? "k" : "s";
+	char ins[8];
+	snprintf(ins, sizeof ins, "%s,%s", order ? fac : "b", order ? "b" : fac);
+	node(g, "Mul", ins, "e");
+	conv(g, "e,Wy,By", kind == SE_PLAIN ? "y0" : "y", 1, 1, 1);
+	if (kind == SE_PLAIN)
+		node(g, "Relu", "y0", "y");
+	tu_push_value(g, &g->outputs, &g->noutputs,
+		      tu_typed_value(g, "y", OM_FLOAT, 4, (int64_t[]){N, M, H, H}));
+	const char *side = kind == SE_PLAIN ? "t" : kind == SE_SHARED ? "e" : NULL;
+	if (kind == SE_PLAIN)
+		tu_attr_ints(node(g, "Transpose", "b", "t"), "perm", 4, (int64_t[]){0, 2, 3, 1});
+	if (side)
+		tu_push_value(g, &g->outputs, &g->noutputs,
+			      tu_typed_value(g, side, OM_FLOAT, -1, NULL));
+	const bool absorbed = 2 * M * E <= E * H * H && kind != SE_SHARED;
+	const char *conv_y = kind == SE_PLAIN ? "y0" : "y";
+	for (int threads = 1; threads <= 2; threads++) {
+		om_session *fast, *exact;
+		sessions(m, threads, &fast, &exact);
+		const om_node_info mul = info_of(fast, "e"), y = info_of(fast, conv_y);
+		char what[64];
+		snprintf(what, sizeof what, "N %lld M %lld order %d kind %d", (long long)N,
+			 (long long)M, order, (int)kind);
+		if (mul.absorbed != (absorbed ? 2 : 0) || y.scaled != absorbed)
+			fail_msg("%s: Mul absorbed %d, conv scaled %d", what, mul.absorbed,
+				 y.scaled);
+		assert_int_equal(info_of(exact, "e").absorbed, 0);
+		const bool blocked = om_layout_block() != 0 && kind == SE_BLOCKED;
+		if (kind != SE_CONST && strcmp(blocked_of(fast, conv_y), blocked ? "r" : ""))
+			fail_msg("%s: y takes '%s' blocked", what, blocked_of(fast, conv_y));
+		for (int64_t n = N > 0 ? N : 1; n <= (N > 0 ? N : 3); n += 2)
+			agree(fast, exact, n, C, H, side ? 2 : 1, true);
+		om_session_free(fast);
+		om_session_free(exact);
+	}
+	om_model_free(m);
+}
+
+static void se_mul_absorbed(void **state)
+{
+	(void)state;
+	for (int order = 0; order < 2; order++)
+		for (int kind = SE_BLOCKED; kind <= SE_SHARED; kind++) {
+			se_case(1, 16, order, (enum se_kind)kind);
+			se_case(2, 16, order, (enum se_kind)kind);
+			se_case(-1, 16, order, (enum se_kind)kind);
+		}
+	se_case(1, 60, 0, SE_BLOCKED); /* 60 x 24 weights against 24 x 10 x 10: the Mul runs */
+}
+
 /* Mul of (A, B, P, L) by (A, B, 1, L), L a short run, and Add of the two the other way round:
  * the tiled broadcast against a plain loop, bit for bit */
 static void short_runs_broadcast(void **state)
@@ -599,6 +699,7 @@ int main(void)
 					   cmocka_unit_test(hardswish_written_out),
 					   cmocka_unit_test(winograd_by_threads),
 					   cmocka_unit_test(grouped_convs),
+					   cmocka_unit_test(se_mul_absorbed),
 					   cmocka_unit_test(short_runs_broadcast)};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

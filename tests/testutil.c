@@ -186,7 +186,7 @@ int tu_absorbed(const om_session *s)
 {
 	int n = 0;
 	for (int i = 0; i < om_session_node_count(s); i++)
-		n += om_session_node_info(s, i).absorbed;
+		n += om_session_node_info(s, i).absorbed != 0;
 	return n;
 }
 

@@ -113,6 +113,11 @@ typedef struct dn_state {
 	dnnl_primitive_t conv, rin, rout, rz; /* rin, rout, rz: NULL on the NCHW path */
 	dnnl_memory_t x, y, w_mem, b, xn, yn, zn; /* xn, yn, zn: the caller's NCHW X, Y, Z; x, y:
 						     the caller's when blocked already */
+	/* X scaled per channel (om_ctx.in_scale, one image): w_mem is w0 (W in the primitive's
+	 * layout) times the factor of each float's input channel, chan (-1: padding) */
+	float *w0;
+	int32_t *chan;
+	size_t nw; /* floats of w_mem */
 } dn_state;
 
 static void dn_release(void *p)
@@ -130,6 +135,8 @@ static void dn_release(void *p)
 		dnnl_stream_destroy(s->st);
 	if (s->eng)
 		dnnl_engine_destroy(s->eng);
+	free(s->w0);
+	free(s->chan);
 	memset(s, 0, sizeof *s);
 }
 
@@ -215,6 +222,42 @@ static bool dn_desc(dn_state *s, const dnnl_convolution_desc_t *cd, int layout,
 	return s->post || !dnnl_primitive_desc_create(pd, cd, NULL, s->eng, NULL);
 }
 
+/* s->w0 and s->chan (dn_state) for weights of M outputs, Cg inputs a group, K taps, G groups,
+ * through the weights' reorder wr from wu (the caller's layout) */
+static bool dn_channels(dn_state *s, dnnl_primitive_t wr, dnnl_memory_t wu,
+			const dnnl_memory_desc_t *wmd, int64_t M, int64_t Cg, int64_t K, int64_t G)
+{
+	void *packed = NULL;
+	s->nw = dnnl_memory_desc_get_size(wmd) / sizeof(float);
+	const size_t n = (size_t)(M * Cg * K);
+	float *idx = malloc(sizeof(float) * (n ? n : 1)), *ch = NULL;
+	s->w0 = malloc(sizeof(float) * (s->nw ? s->nw : 1));
+	s->chan = malloc(sizeof(int32_t) * (s->nw ? s->nw : 1));
+	dnnl_memory_t t = NULL;
+	bool ok = idx && s->w0 && s->chan && Cg * G < (1 << 24) && /* exact as floats */
+		  !dnnl_memory_get_data_handle(s->w_mem, &packed) &&
+		  !dnnl_memory_create(&t, wmd, s->eng, DNNL_MEMORY_ALLOCATE) &&
+		  !dnnl_memory_get_data_handle(t, (void **)&ch) &&
+		  !dnnl_memory_set_data_handle(wu, idx);
+	if (ok) {
+		memcpy(s->w0, packed, sizeof(float) * s->nw);
+		for (int64_t m = 0; m < M; m++)
+			for (int64_t j = 0; j < Cg; j++) {
+				const float channel = (float)(m / (M / G) * Cg + j + 1);
+				for (int64_t q = 0; q < K; q++)
+					idx[(m * Cg + j) * K + q] = channel;
+			}
+		dnnl_exec_arg_t a[] = {{DNNL_ARG_FROM, wu}, {DNNL_ARG_TO, t}};
+		ok = !dnnl_primitive_execute(wr, s->st, 2, a) && !dnnl_stream_wait(s->st);
+	}
+	for (size_t i = 0; ok && i < s->nw; i++)
+		s->chan[i] = (int32_t)ch[i] - 1;
+	if (t)
+		dnnl_memory_destroy(t);
+	free(idx);
+	return ok;
+}
+
 /* the primitive and its memories for key (see dn_key) and epilogue e; false when oneDNN
  * refuses the case */
 static bool dn_make(dn_state *s, const int64_t *k, const om_conv_epi *e, const float *w)
@@ -224,7 +267,7 @@ static bool dn_make(dn_state *s, const int64_t *k, const om_conv_epi *e, const f
 	const bool bias = k[15] & 1;
 	const int layout = (int)((k[15] >> 1) & 0x7f);
 	const bool bin = k[21] & 1, bout = k[21] & 2; /* X, Y blocked already (om_ctx.blocked) */
-	const dnnl_format_tag_t blk = (k[21] >> 2) == 16 ? dnnl_nChw16c : dnnl_nChw8c;
+	const dnnl_format_tag_t blk = (k[21] >> 2 & 0x3f) == 16 ? dnnl_nChw16c : dnnl_nChw8c;
 	if (dnnl_engine_create(&s->eng, dnnl_cpu, 0) ||
 	    dnnl_stream_create(&s->st, s->eng, dnnl_stream_default_flags))
 		return false;
@@ -276,7 +319,9 @@ static bool dn_make(dn_state *s, const int64_t *k, const om_conv_epi *e, const f
 		     (!(s->post && e->z) || bout ||
 		      (!dnnl_memory_create(&s->zn, &ys, s->eng, DNNL_MEMORY_NONE) &&
 		       dn_reorder(s, &ys, dmd, &s->rz)));
-	/* the weights, reordered once into the primitive's layout */
+	/* the weights, reordered once into the primitive's layout; with a factor per input
+	 * channel (k[21] bit 8) also kept unscaled, with each float's channel found by reordering
+	 * a W whose values are their channels (+ 1: the layout's padding holds 0) */
 	dnnl_memory_t wu = NULL;
 	dnnl_primitive_t wr = NULL;
 	ok = ok && !dnnl_memory_create(&wu, &wuser, s->eng, (void *)w) &&
@@ -285,6 +330,8 @@ static bool dn_make(dn_state *s, const int64_t *k, const om_conv_epi *e, const f
 		dnnl_exec_arg_t a[] = {{DNNL_ARG_FROM, wu}, {DNNL_ARG_TO, s->w_mem}};
 		ok = !dnnl_primitive_execute(wr, s->st, 2, a) && !dnnl_stream_wait(s->st);
 	}
+	if (ok && (k[21] >> 8 & 1))
+		ok = dn_channels(s, wr, wu, wmd, M, C / G, KH * KW, G);
 	if (wr)
 		dnnl_primitive_destroy(wr);
 	if (wu)
@@ -312,10 +359,17 @@ static void epi_rows(void *arg, int64_t lo, int64_t hi)
 /* one execution; oneDNN's status (dnnl_success: done). z: Y's bytes before the sum
  * post-op (NULL when Z is not one). */
 static dnnl_status_t dn_run(dn_state *s, const float *x, const float *bias, const float *z,
-			    float *y, size_t ybytes, int threads)
+			    const float *factor, float *y, size_t ybytes, int threads)
 {
 	omp_set_num_threads(threads);
 	dnnl_status_t r;
+	if (factor) { /* this run's weights: W times X's factors (dn_state) */
+		float *w;
+		if ((r = dnnl_memory_get_data_handle(s->w_mem, (void **)&w)))
+			return r;
+		for (size_t i = 0; i < s->nw; i++)
+			w[i] = s->chan[i] >= 0 ? s->w0[i] * factor[s->chan[i]] : 0.0f;
+	}
 	if ((r = dnnl_memory_set_data_handle(s->rin ? s->xn : s->x, (void *)x)) ||
 	    (bias && (r = dnnl_memory_set_data_handle(s->b, (void *)bias))) ||
 	    (r = dnnl_memory_set_data_handle(s->rout ? s->yn : s->y, y)))
@@ -352,6 +406,10 @@ bool om_conv_dnnl(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int64_t
 	if (c->exact || !c->state || !c->state_release || !(c->const_in & 2))
 		return false;
 	const bool bin = c->blocked & OM_LAYOUT_IN(0), bout = c->blocked & OM_LAYOUT_OUT(0);
+	/* X times a factor per channel (om_ctx.in_scale): one image only, the first C floats */
+	const float *factor = c->in_scale ? c->in_scale->data : NULL;
+	if (factor && N != 1)
+		return false;
 	/* a conv too small to split: one thread (the pool's wake-up and barrier cost more) */
 	const double macs = (double)N * (double)M * (double)(sp->out[0] * sp->out[1]) *
 			    (double)(C / group) * (double)(sp->k[0] * sp->k[1]);
@@ -369,7 +427,9 @@ bool om_conv_dnnl(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int64_t
 				     (int64_t)threads << 8 | (int64_t)layout << 1 |
 					     (e->bias != NULL),
 				     sp->dil[0], sp->dil[1], (int64_t)e->act << 1 | (e->z != NULL),
-				     ab[0], ab[1], bin | bout << 1 | (int64_t)c->block << 2};
+				     ab[0], ab[1],
+				     bin | bout << 1 | (int64_t)c->block << 2 |
+					     (int64_t)(factor != NULL) << 8};
 	/* W is a constant (const_in): the same bytes in every run, even where a bridged float16
 	 * kernel sees a fresh float copy, so the shapes are all there is to check */
 	_Static_assert(offsetof(dn_state, key) == 0, "om_ctx_state_keyed: the key first");
@@ -392,8 +452,8 @@ bool om_conv_dnnl(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int64_t
 	if (s->scratch && (*rc = om_ctx_reserve(c, s->scratch, "oneDNN's blocked buffers")))
 		return true;
 	const int64_t P = sp->out[0] * sp->out[1];
-	const dnnl_status_t r = dn_run(s, x, e->bias, s->post ? e->z : NULL, y, c->out[0]->nbytes,
-				       threads);
+	const dnnl_status_t r = dn_run(s, x, e->bias, s->post ? e->z : NULL, factor, y,
+				       c->out[0]->nbytes, threads);
 	if (r != dnnl_success) {
 		*rc = r == dnnl_out_of_memory
 			      ? om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory in oneDNN")

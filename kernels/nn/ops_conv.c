@@ -406,9 +406,9 @@ static om_kind plain_side(om_ctx *c, uint64_t bit, const om_tensor *t, int64_t C
 	return OM_OK;
 }
 
-/* A conv whose X or Y (and Z) the planner keeps blocked: oneDNN's blocked path, or (when
- * oneDNN declines the case) omopt's kernels on plain copies */
-static om_kind conv_blocked(om_ctx *c)
+/* oneDNN's path for a float conv, its X, Y and Z blocked or not (om_conv_dnnl sees their
+ * logical shapes and c->blocked); false when oneDNN declines it (*g: the geometry) */
+static bool conv_dnnl_step(om_ctx *c, conv_geo *g, om_kind *rc)
 {
 	const om_tensor *W = c->in[1], *Z = c->nin > 3 ? c->in[3] : NULL;
 	const int64_t C = W->dims[1] * om_attr_int(c->node, "group", 1), M = W->dims[0];
@@ -421,17 +421,32 @@ static om_kind conv_blocked(om_ctx *c)
 	om_tensor *out[1] = {&y};
 	om_ctx lc = *c;
 	lc.in = in, lc.out = out;
-	conv_geo g;
 	om_conv_epi e = {0};
-	om_kind rc = conv_geometry(&lc, &g);
-	if (rc || (rc = !strcmp(c->node->op, "FusedConv") ? fused_epilogue(&lc, &e)
-							   : om_conv_epi_activation(&lc, &e)))
-		return rc;
+	if ((*rc = conv_geometry(&lc, g)) ||
+	    (*rc = !strcmp(c->node->op, "FusedConv") ? fused_epilogue(&lc, &e)
+						     : om_conv_epi_activation(&lc, &e)))
+		return true;
 	e.bias = in[2] ? in[2]->data : NULL;
-	if (om_conv_dnnl(&lc, &g.sp, g.N, g.C, g.M, g.group, x.data, W->data, &e, y.data, &rc))
+	return om_conv_dnnl(&lc, &g->sp, g->N, g->C, g->M, g->group, x.data, W->data, &e, y.data,
+			    rc);
+}
+
+/* A conv whose X or Y (and Z) the planner keeps blocked: oneDNN's blocked path, or (when
+ * oneDNN declines the case) omopt's kernels on plain copies */
+static om_kind conv_blocked(om_ctx *c)
+{
+	const om_tensor *W = c->in[1], *Z = c->nin > 3 ? c->in[3] : NULL;
+	const int64_t C = W->dims[1] * om_attr_int(c->node, "group", 1), M = W->dims[0];
+	const om_tensor *in[4] = {NULL, W, c->nin > 2 ? c->in[2] : NULL, NULL};
+	om_tensor *out[1] = {NULL};
+	om_ctx lc = *c;
+	lc.in = in, lc.out = out;
+	conv_geo g;
+	om_kind rc;
+	if (conv_dnnl_step(c, &g, &rc))
 		return rc;
 	float *bx = NULL, *by = NULL, *bz = NULL;
-	om_tensor px, py, pz = z;
+	om_tensor px, py, pz;
 	rc = plain_side(c, OM_LAYOUT_IN(0), c->in[0], C, true, &px, &bx);
 	if (!rc)
 		rc = plain_side(c, OM_LAYOUT_OUT(0), c->out[0], M, false, &py, &by);
@@ -449,8 +464,157 @@ static om_kind conv_blocked(om_ctx *c)
 	return rc;
 }
 
+/* ---- input 0 scaled per image and channel (om_ctx.in_scale: a Mul the planner absorbed) -- */
+
+typedef struct in_factor {
+	const float *s;
+	int64_t image; /* floats from one image's factors to the next's, 0: one set for all */
+	int64_t C;     /* channels: a blocked X's padding channels get 0 */
+} in_factor;
+
+static inline float factor_of(const in_factor *f, int64_t n, int64_t q)
+{
+	return q < f->C ? f->s[n * f->image + q] : 0.0f;
+}
+
+/* in_scale's factors for N images of C channels: (N or 1, C, 1, 1) or (C, 1, 1), or blocked
+ * as X is, (N or 1, ceil(C / b), 1, 1, b) */
+static om_kind in_factors(const om_ctx *c, int64_t N, int64_t C, in_factor *f)
+{
+	const om_tensor *S = c->in_scale;
+	const int64_t b = c->block, *d = S->dims;
+	int64_t n = 1, per = C;
+	bool ok = S->dtype == OM_FLOAT;
+	if (c->blocked & OM_LAYOUT_IN(0)) {
+		per = (C + b - 1) / b * b;
+		ok = ok && S->rank == 5 && d[1] * b == per && d[2] == 1 && d[3] == 1 && d[4] == b;
+		n = d[0];
+	} else if (S->rank == 4) {
+		ok = ok && d[1] == C && d[2] == 1 && d[3] == 1;
+		n = d[0];
+	} else {
+		ok = ok && S->rank == 3 && d[0] == C && d[1] == 1 && d[2] == 1;
+	}
+	if (!ok || (n != 1 && n != N))
+		return om_error(c->st, OM_ERR_INVALID_INPUT, c->node,
+				"the factor of input 0 (a Mul folded in by the planner) is not one "
+				"float per channel and image");
+	*f = (in_factor){S->data, n == 1 ? 0 : per, C};
+	return OM_OK;
+}
+
+typedef struct scale_job {
+	const in_factor *f;
+	const float *x;
+	float *y;
+	int64_t planes, P, lanes; /* planes an image (channels, or blocks of `lanes`), P floats
+				     each */
+} scale_job;
+
+static void scale_planes(void *arg, int64_t lo, int64_t hi)
+{
+	const scale_job *j = arg;
+	for (int64_t i = lo; i < hi; i++) {
+		const int64_t n = i / j->planes, q0 = i % j->planes * j->lanes;
+		const float *x = j->x + i * j->P;
+		float *y = j->y + i * j->P;
+		for (int64_t p = 0; p < j->P; p += j->lanes)
+			for (int64_t l = 0; l < j->lanes; l++)
+				y[p + l] = x[p + l] * factor_of(j->f, n, q0 + l);
+	}
+}
+
+static om_kind conv_kernel(om_ctx *c);
+
+/* image n of t, N images along axis 0 (t itself when it has one for all: a (1, C, 1, 1) or
+ * (C, 1, 1) factor) */
+static om_tensor image_of(const om_tensor *t, int64_t n, int64_t N)
+{
+	om_tensor v = *t;
+	if (t->rank < 4 || t->dims[0] != N || N <= 1)
+		return v;
+	v.dims[0] = 1;
+	v.nbytes = t->nbytes / (size_t)N;
+	v.data = (unsigned char *)t->data + (size_t)n * v.nbytes;
+	return v;
+}
+
+/* oneDNN's path one image at a time (the primitive of one image, its weights scaled by that
+ * image's factors): false when oneDNN declines the conv */
+static bool dnnl_by_image(om_ctx *c, int64_t N, om_kind *rc)
+{
+	const om_tensor *Z = c->nin > 3 ? c->in[3] : NULL;
+	for (int64_t n = 0; n < N; n++) {
+		om_tensor x = image_of(c->in[0], n, N), y = image_of(c->out[0], n, N);
+		om_tensor z = Z ? image_of(Z, n, N) : (om_tensor){0};
+		const om_tensor s = image_of(c->in_scale, n, N);
+		const om_tensor *in[4] = {&x, c->in[1], c->nin > 2 ? c->in[2] : NULL,
+					  Z ? &z : NULL};
+		om_tensor *out[1] = {&y};
+		om_ctx lc = *c;
+		lc.in = in, lc.out = out, lc.in_scale = &s;
+		conv_geo g;
+		if (!conv_dnnl_step(&lc, &g, rc)) {
+			if (n == 0)
+				return false;
+			*rc = om_error(c->st, OM_ERR_INTERNAL, c->node,
+				       "oneDNN took image 0 and not image %lld", (long long)n);
+			return true;
+		}
+		if (*rc)
+			return true;
+	}
+	return N > 0;
+}
+
+/* On oneDNN's path, image by image, the weights are scaled instead: W'[m, j] = W[m, j] s[c(m,
+ * j)] (the planner absorbs only convs of fewer weights than X's C H W: conv_dnnl.c). Where
+ * oneDNN declines the conv, X s is formed in a buffer, as the Mul did. */
+static om_kind conv_scaled(om_ctx *c)
+{
+	const om_tensor *X = c->in[0], *W = c->nin > 1 ? c->in[1] : NULL;
+	if (!X || !W || X->dtype != OM_FLOAT || W->dtype != OM_FLOAT || X->rank < 3 ||
+	    W->rank < 3)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"a per-channel factor needs float X and W of rank 3 or more");
+	const int64_t group = om_attr_int(c->node, "group", 1), M = W->dims[0], Cg = W->dims[1];
+	const int64_t C = Cg * group, N = X->dims[0];
+	in_factor f;
+	om_kind rc = group < 1 || M % group ? om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+						      "%lld outputs in %lld groups", (long long)M,
+						      (long long)group)
+					    : in_factors(c, N, C, &f);
+	if (rc)
+		return rc;
+	if (dnnl_by_image(c, N, &rc))
+		return rc;
+	if ((rc = om_ctx_reserve(c, X->nbytes, "a copy of X times its factors")))
+		return rc;
+	float *buf = malloc(X->nbytes ? X->nbytes : 1);
+	if (!buf)
+		return om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory");
+	const bool blocked = c->blocked & OM_LAYOUT_IN(0);
+	const int64_t lanes = blocked ? c->block : 1, planes = blocked ? X->dims[1] : C;
+	scale_job j = {&f, X->data, buf, planes, om_tensor_numel(X) / (N * planes), lanes};
+	if (N * planes > 0)
+		om_par_for(c->threads, N * planes, 1, scale_planes, &j);
+	const om_tensor *in[4];
+	for (int32_t i = 0; i < c->nin && i < 4; i++)
+		in[i] = c->in[i];
+	om_tensor t = *X;
+	t.data = buf;
+	in[0] = &t;
+	om_ctx lc = *c;
+	lc.in = in, lc.in_scale = NULL, lc.const_in &= ~(uint64_t)1;
+	rc = conv_kernel(&lc);
+	free(buf);
+	return rc;
+}
+
 static om_kind conv_kernel(om_ctx *c)
 {
+	if (c->in_scale)
+		return conv_scaled(c);
 	if (c->blocked)
 		return conv_blocked(c);
 	if (c->in[0]->dtype != OM_FLOAT)
@@ -729,12 +893,14 @@ static const om_sig sig_QLinearConv_10 = {10, 8, 9, 1, 1, 0x100, 0x0, attrs_QLin
 
 /* ---- end of signatures ---- */
 
+/* Conv and FusedConv apply a following activation (OM_OP_EPILOGUE) and a preceding Mul by a
+ * factor per channel (OM_OP_IN_SCALE: conv_scaled) themselves */
+#define CONV_FLAGS (OM_OP_EXACT | OM_OP_LAYOUT | OM_OP_EPILOGUE | OM_OP_IN_SCALE)
+
 static const om_op rows[] = {
-	{"Conv", "", 1, conv_infer, conv_kernel, OM_OP_EXACT | OM_OP_LAYOUT | OM_OP_EPILOGUE,
-	 &sig_Conv_1, OM_OPC_CONV, conv_layout},
-	{"FusedConv", "com.microsoft", 1, fused_infer, conv_kernel,
-	 OM_OP_EXACT | OM_OP_LAYOUT | OM_OP_EPILOGUE, &sig_ms_FusedConv_1, OM_OPC_MS_FUSED_CONV,
-	 conv_layout},
+	{"Conv", "", 1, conv_infer, conv_kernel, CONV_FLAGS, &sig_Conv_1, OM_OPC_CONV, conv_layout},
+	{"FusedConv", "com.microsoft", 1, fused_infer, conv_kernel, CONV_FLAGS, &sig_ms_FusedConv_1,
+	 OM_OPC_MS_FUSED_CONV, conv_layout},
 	{"ConvTranspose", "", 1, convt_infer, convt_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
 	 &sig_ConvTranspose_1, OM_OPC_NONE, NULL},
 	{"ConvInteger", "", 10, conv_infer, convint_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
