@@ -611,6 +611,7 @@ enum se_kind {
 		       at one thread oneDNN declines y, and X s is formed in a buffer */
 	SE_CONST,   /* a constant (E, 1, 1) factor (no 4-D value: the Mul is plain) */
 	SE_SHARED,  /* e is a graph output too: the Mul runs */
+	SE_RESIDUAL, /* y is a com.microsoft FusedConv with Z = conv1x1(x) C->M, blocked too */
 };
 
 /* x (N, C, H, H) -> b = dwconv3x3(conv1x1 C->E) -> squeeze-excitation e = Mul(b, s) (either
@@ -622,10 +623,15 @@ static void se_case(int64_t N, int64_t M, int order, enum se_kind kind)
 {
 	const int64_t C = 8, E = 24, H = 10, R = 6;
 	om_model *m = tu_model(13);
+	m->opsets = om_arena_alloc(m->arena, sizeof *m->opsets * 2);
+	m->opsets[0] = (om_opset){"", 13};
+	m->opsets[1] = (om_opset){"com.microsoft", 1};
+	m->nopsets = 2;
 	om_graph *g = m->graph;
 	tu_push_value(g, &g->inputs, &g->ninputs,
 		      tu_typed_value(g, "x", OM_FLOAT, 4, (int64_t[]){N, C, H, H}));
 	tu_float_init(g, "W1", 4, (int64_t[]){E, C, 1, 1}, 1, 1.0f / sqrtf((float)C));
+	tu_float_init(g, "Wr", 4, (int64_t[]){M, C, 1, 1}, 8, 1.0f / sqrtf((float)C));
 	tu_float_init(g, "Wd", 4, (int64_t[]){E, 1, 3, 3}, 2, 1.0f / 3);
 	tu_float_init(g, "Wf", 4, (int64_t[]){R, E, 1, 1}, 3, 1.0f / sqrtf((float)E));
 	/* the fills are positive: a small Wg keeps Sigmoid(s0) near 0.7, apart between images */
@@ -644,7 +650,13 @@ static void se_case(int64_t N, int64_t M, int order, enum se_kind kind)
 	char ins[8];
 	snprintf(ins, sizeof ins, "%s,%s", order ? fac : "b", order ? "b" : fac);
 	node(g, "Mul", ins, "e");
-	conv(g, "e,Wy,By", kind == SE_PLAIN ? "y0" : "y", 1, 1, 1);
+	if (kind == SE_RESIDUAL) {
+		conv(g, "x,Wr", "r", 1, 1, 1);
+		om_node *f = conv(g, "e,Wy,By,r", "y", 1, 1, 1);
+		f->op = "FusedConv", f->domain = "com.microsoft";
+	} else {
+		conv(g, "e,Wy,By", kind == SE_PLAIN ? "y0" : "y", 1, 1, 1);
+	}
 	if (kind == SE_PLAIN)
 		node(g, "Relu", "y0", "y");
 	tu_push_value(g, &g->outputs, &g->noutputs,
@@ -668,7 +680,8 @@ static void se_case(int64_t N, int64_t M, int order, enum se_kind kind)
 			fail_msg("%s: Mul absorbed %d, conv scaled %d", what, mul.absorbed,
 				 y.scaled);
 		assert_int_equal(info_of(exact, "e").absorbed, 0);
-		const bool blocked = om_layout_block() != 0 && kind == SE_BLOCKED;
+		const bool blocked =
+			om_layout_block() != 0 && (kind == SE_BLOCKED || kind == SE_RESIDUAL);
 		if (kind != SE_CONST && strcmp(blocked_of(fast, conv_y), blocked ? "r" : ""))
 			fail_msg("%s: y takes '%s' blocked", what, blocked_of(fast, conv_y));
 		for (int64_t n = N > 0 ? N : 1; n <= (N > 0 ? N : 3); n += 2)
@@ -683,7 +696,7 @@ static void se_mul_absorbed(void **state)
 {
 	(void)state;
 	for (int order = 0; order < 2; order++)
-		for (int kind = SE_BLOCKED; kind <= SE_SHARED; kind++) {
+		for (int kind = SE_BLOCKED; kind <= SE_RESIDUAL; kind++) {
 			se_case(1, 16, order, (enum se_kind)kind);
 			se_case(2, 16, order, (enum se_kind)kind);
 			se_case(-1, 16, order, (enum se_kind)kind);
