@@ -39,6 +39,14 @@ void om_dgemm(int exact, bool ta, bool tb, int64_t M, int64_t N, int64_t K, doub
 	      const double *A, int64_t lda, const double *B, int64_t ldb, double beta, double *C,
 	      int64_t ldc);
 
+/** Fast mode, one row: y (N floats) = alpha * a op(B) + beta * y (y not read when beta is
+ *  0), a K floats at stride inca (buf: K floats to gather them in when inca != 1), op(B) K x N
+ *  (tb: B stored N x K), ldb B's row stride; the columns split over `threads` (parallel.h), each
+ *  dot in 16 partial sums (not exact mode's order). False, nothing written, when not taken:
+ *  !tb with beta != 0, an empty product, or no buf for a strided a. */
+bool om_sgemv_fast(int threads, bool tb, int64_t N, int64_t K, float alpha, const float *a,
+		   int64_t inca, const float *B, int64_t ldb, float beta, float *y, float *buf);
+
 /** The thread count of fast-mode products: every session run sets it to its own `threads`
  *  option (1 by default). With oneDNN in the build, OpenMP's count for the calling thread
  *  (oneDNN's products and convolutions run on OpenMP's pool) and one thread for OpenBLAS;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gemm.h"
 #include "gemm_packed.h"
 #include "session.h"
 #include "testutil.h"
@@ -69,6 +70,45 @@ static double ref(const pcase *k, const float *A, int64_t lda, const float *B, i
 	}
 	*mag = m;
 	return s;
+}
+
+/* om_sgemv_fast against the double reference: B stored N x K and K x N, K a multiple of the
+ * 64 partial sums and not, odd N, a strided a, alpha and beta, one and two threads; a K x N B
+ * with beta is not taken */
+static void gemv_against_naive(void **state)
+{
+	(void)state;
+	static const struct {
+		int64_t N, K, inca;
+		bool tb;
+		float alpha, beta;
+		int threads;
+	} cases[] = {
+		{1000, 1280, 1, true, 1.0f, 1.0f, 2}, {7, 1283, 1, true, -0.5f, 0.0f, 1},
+		{1, 64, 3, true, 2.0f, 1.5f, 2},      {257, 300, 1, false, 1.0f, 0.0f, 2},
+		{33, 5, 2, false, -1.0f, 0.0f, 1},    {129, 1000, 1, true, 1.0f, 0.0f, 2},
+	};
+	for (size_t t = 0; t < sizeof cases / sizeof *cases; t++) {
+		const int64_t N = cases[t].N, K = cases[t].K, inca = cases[t].inca;
+		const bool tb = cases[t].tb;
+		float *a = vec(K * inca, 5), *B = vec(N * K, 7), *y = vec(N, 11), *y0 = vec(N, 11);
+		float *buf = malloc(sizeof(float) * (size_t)K);
+		assert_true(om_sgemv_fast(cases[t].threads, tb, N, K, cases[t].alpha, a, inca, B,
+					  tb ? K : N, cases[t].beta, y, buf));
+		for (int64_t j = 0; j < N; j++) {
+			double s = 0, mag = 0;
+			for (int64_t k = 0; k < K; k++) {
+				const double p = (double)a[k * inca] * (double)(tb ? B[j * K + k]
+										  : B[k * N + j]);
+				s += p;
+				mag = fmax(mag, fabs(p));
+			}
+			const double r = cases[t].alpha * s + cases[t].beta * (double)y0[j];
+			near(y[j], r, K, mag * 2 + fabs(y0[j]), "gemv", j);
+		}
+		assert_false(om_sgemv_fast(1, false, N, K, 1.0f, a, 1, B, N, 1.0f, y, buf));
+		free(a), free(B), free(y), free(y0), free(buf);
+	}
 }
 
 static void packed_against_naive(void **state)
@@ -181,6 +221,9 @@ static const scase scases[] = {
 	{"Gemm", 2, 2, {8, 300}, {120, 300}, 0, 1, 1.0f, 1.0f, true, 1},
 	{"Gemm", 2, 2, {200, 9}, {200, 100}, 1, 0, 0.5f, -1.5f, true, 2},
 	{"Gemm", 2, 2, {3, 128}, {128, 256}, 0, 0, 1.0f, 0.0f, false, 1},
+	/* Gemm of one row (om_sgemv_fast): a classifier with a bias, and a transposed A */
+	{"Gemm", 2, 2, {1, 1280}, {1000, 1280}, 0, 1, 1.0f, 1.0f, true, 2},
+	{"Gemm", 2, 2, {300, 1}, {300, 257}, 1, 0, -0.5f, 0.0f, false, 1},
 };
 
 /* A's first dim changes between runs (the symbol N) unless it is Gemm's or a transposed A's K */
@@ -292,7 +335,8 @@ static void sessions_against_exact(void **state)
 
 int main(void)
 {
-	const struct CMUnitTest tests[] = {cmocka_unit_test(packed_against_naive),
+	const struct CMUnitTest tests[] = {cmocka_unit_test(gemv_against_naive),
+					   cmocka_unit_test(packed_against_naive),
 					   cmocka_unit_test(sessions_against_exact)};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

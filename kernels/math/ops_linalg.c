@@ -489,11 +489,23 @@ static void gemm_int(const gemm_geom *g, const om_tensor *a, const om_tensor *b,
 		}
 }
 
-/* Y (holding beta * C already when beta != 0) = alpha * op(A) op(B) + Y: over B packed once
- * when it is a constant (gemm_packed.h), else om_sgemm */
+/* Y (holding C already when beta != 0) = alpha * op(A) op(B) + beta Y: one row in fast mode
+ * through om_sgemv_fast (a classifier of one image), else over B packed once when it is a
+ * constant (gemm_packed.h), else om_sgemm */
+enum { GEMV_MIN = 16384 }; /* multiply-adds from which one row takes om_sgemv_fast */
+
 static om_kind gemm_float(om_ctx *c, const gemm_geom *g, float alpha, const float *A,
 			  int64_t lda, const float *B, int64_t ldb, float beta, float *Y)
 {
+	if (!c->exact && g->M == 1 && g->N * g->K >= GEMV_MIN) {
+		float *buf = g->ta ? malloc(sizeof(float) * (size_t)g->K) : NULL;
+		const bool done = (!g->ta || buf) &&
+				  om_sgemv_fast(c->threads, g->tb, g->N, g->K, alpha, A,
+						g->ta ? lda : 1, B, ldb, beta, Y, buf);
+		free(buf);
+		if (done)
+			return OM_OK;
+	}
 	const om_gemm_b pb = {.tb = g->tb, .count = 1, .K = g->K, .N = g->N, .ldb = ldb,
 			      .bstride = g->K * g->N, .B = B};
 	om_gemm_packed *pk = g->K * g->N > 0 ? om_gemm_packed_get(c, 1, &pb) : NULL;
