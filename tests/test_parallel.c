@@ -1,9 +1,11 @@
 /* test_parallel.c — om_par_for (ops/parallel.h) covers its range once, in pieces of whole
  * grains, on more than one piece when given threads; and the kernels that split their loops
  * with it give the same bits at 1, 2 and 3 threads (an odd split) on sizes that cross their
- * grains: elementwise unary (exact and fast), broadcasting binary and ternary ops, pools,
- * Conv's im2col and pointwise GEMM paths, the depthwise Conv loop (padded and row paths) and Winograd's transforms. Every output buffer
- * starts as NaN, so an output no piece writes shows. */
+ * grains: elementwise unary (exact and fast), broadcasting binary and ternary ops, pools, the
+ * row ops (Softmax, LogSoftmax, LpNormalization, LayerNormalization with its Mean,
+ * SkipLayerNormalization, BiasGelu), Conv's im2col and pointwise GEMM paths, the depthwise
+ * Conv loop (padded and row paths) and Winograd's transforms. Every output buffer starts as
+ * NaN, so an output no piece writes shows. */
 #include <stdlib.h>
 
 #include "conv_depthwise.h"
@@ -206,6 +208,50 @@ static void pools_same_bits(void **state)
 	free(x);
 }
 
+/* the ops that run along rows (ops_norm.c's slices, Softmax's fast rows, SkipLayerNormalization
+ * and BiasGelu): 591 rows of 300, the rows split over the threads */
+static void row_ops_same_bits(void **state)
+{
+	(void)state;
+	const int64_t d[3] = {3, 197, 300}, n = 3 * 197 * 300, dv[1] = {300};
+	float *x = malloc(sizeof(float) * (size_t)n), *s = malloc(sizeof(float) * (size_t)n);
+	float *v[3];
+	fill(x, n, 12);
+	fill(s, n, 13);
+	om_tensor tx = nt_tensor(OM_FLOAT, 3, d, x), ts = nt_tensor(OM_FLOAT, 3, d, s), tv[3];
+	for (int i = 0; i < 3; i++) {
+		v[i] = malloc(sizeof(float) * 300);
+		fill(v[i], 300, 14 + (uint32_t)i);
+		tv[i] = nt_tensor(OM_FLOAT, 1, dv, v[i]);
+	}
+	static const struct {
+		const char *op, *domain;
+		int32_t nin, nout;
+		int64_t opset;
+	} ops[] = {
+		{"Softmax", "", 1, 1, 13},
+		{"LogSoftmax", "", 1, 1, 13},
+		{"LpNormalization", "", 1, 1, 1},
+		{"LayerNormalization", "", 3, 2, 17}, /* Y and Mean */
+		{"SkipLayerNormalization", "com.microsoft", 5, 1, 1},
+		{"BiasGelu", "com.microsoft", 2, 1, 1},
+	};
+	for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+		om_model *m;
+		om_node *nd = nt_node(&m, ops[i].op, ops[i].nin, ops[i].nout);
+		nd->domain = ops[i].domain;
+		const bool skip = !strcmp(ops[i].op, "SkipLayerNormalization");
+		const om_tensor *in[5] = {&tx, skip ? &ts : &tv[0], skip ? &tv[0] : &tv[1],
+					  &tv[1], &tv[2]};
+		for (int exact = 0; exact <= 1; exact++)
+			same_bits_at_any_threads(nd, ops[i].opset, in, exact);
+		nt_free(m);
+	}
+	free(x), free(s);
+	for (int i = 0; i < 3; i++)
+		free(v[i]);
+}
+
 /* Conv's GEMM paths through its row: im2col (3x3 stride 2, and 5x5 in several blocks of output
  * rows) and the pointwise one, grouped, with bias; in fast mode with the products' threads set
  * as a session sets them (om_blas_threads), in exact mode with its own product */
@@ -339,6 +385,7 @@ int main(void)
 		cmocka_unit_test(unary_ops_same_bits),
 		cmocka_unit_test(broadcast_ops_same_bits),
 		cmocka_unit_test(pools_same_bits),
+		cmocka_unit_test(row_ops_same_bits),
 		cmocka_unit_test(conv_gemm_paths_same_bits),
 		cmocka_unit_test(depthwise_same_bits),
 		cmocka_unit_test(winograd_same_bits),

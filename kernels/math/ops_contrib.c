@@ -11,6 +11,7 @@
 #include "ew.h"
 #include "layout.h"
 #include "fastmath.h"
+#include "parallel.h"
 
 /* FastGelu is the ONNX Gelu with approximate = "tanh": run on a copy of the node that says so */
 static om_kind fast_gelu(om_ctx *c, om_kernel_fn fn)
@@ -78,6 +79,24 @@ static om_kind bias_gelu_infer(om_ctx *c)
 	return OM_OK;
 }
 
+typedef struct bias_gelu_job {
+	int64_t d;
+	const float *x, *b;
+	float *y;
+} bias_gelu_job;
+
+static void bias_gelu_rows(void *arg, int64_t lo, int64_t hi)
+{
+	const bias_gelu_job *j = arg;
+	const int64_t d = j->d;
+	for (int64_t r = lo; r < hi; r++) {
+		float *y = j->y + r * d;
+		for (int64_t k = 0; k < d; k++)
+			y[k] = j->x[r * d + k] + j->b[k];
+		om_fast_gelu_f32(d, y, y);
+	}
+}
+
 static om_kind bias_gelu_kernel(om_ctx *c)
 {
 	const om_tensor *a = c->in[0];
@@ -88,14 +107,10 @@ static om_kind bias_gelu_kernel(om_ctx *c)
 		om_ew_bias_gelu_f32(n / d, d, c->out[0]->data, a->data, c->in[1]->data);
 		return OM_OK;
 	}
-	/* fast mode: the sum, then ops/fastmath.h's Gelu on the row while it is in cache */
-	const float *x = a->data, *b = c->in[1]->data;
-	float *y = c->out[0]->data;
-	for (int64_t r = 0; r < n / d; r++) {
-		for (int64_t j = 0; j < d; j++)
-			y[r * d + j] = x[r * d + j] + b[j];
-		om_fast_gelu_f32(d, y + r * d, y + r * d);
-	}
+	/* fast mode: the sum, then ops/fastmath.h's Gelu on the row while it is in cache, the rows
+	 * split over the run's threads */
+	bias_gelu_job j = {d, a->data, c->in[1]->data, c->out[0]->data};
+	om_par_for(c->threads, n / d, OM_EW_GRAIN / d + 1, bias_gelu_rows, &j);
 	return OM_OK;
 }
 

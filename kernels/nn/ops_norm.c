@@ -88,33 +88,61 @@ typedef struct slices {
 /* fn rewrites the n values of slice s (= o * inner + i) in place */
 typedef void (*slice_fn)(void *arg, double *v, int64_t n, int64_t s);
 
+enum { SLICE_GRAIN = 1 << 14 }; /* elements of slices worth a thread */
+
+typedef struct slice_job {
+	const om_tensor *x;
+	om_tensor *y;
+	slices sl;
+	slice_fn fn;
+	void *arg;
+	double *bufs; /* sl.n doubles per worker */
+} slice_job;
+
+/* slices [lo, hi) (s = o * inner + i), each loaded into the worker's buffer, rewritten by fn
+ * and stored: independent, so the same bits whichever worker runs one */
+static void slice_piece(void *arg, int64_t lo, int64_t hi, int slot)
+{
+	const slice_job *j = arg;
+	const slices sl = j->sl;
+	const om_tensor *x = j->x;
+	om_tensor *y = j->y;
+	double *buf = j->bufs + (size_t)slot * (size_t)sl.n;
+	const size_t es = om_dtype_size(x->dtype);
+	const bool f32_rows = x->dtype == OM_FLOAT && y->dtype == OM_FLOAT && sl.inner == 1;
+	for (int64_t s = lo; s < hi; s++) {
+		const int64_t o = s / sl.inner, i = s % sl.inner;
+		const size_t off = (size_t)(o * sl.n * sl.inner + i) * es;
+		if (f32_rows) { /* om_load_f64/om_store_f64's conversions, vectorized */
+			const float *xr = (const float *)x->data + o * sl.n;
+			for (int64_t k = 0; k < sl.n; k++)
+				buf[k] = xr[k];
+			j->fn(j->arg, buf, sl.n, o);
+			float *yr = (float *)y->data + o * sl.n;
+			for (int64_t k = 0; k < sl.n; k++)
+				yr[k] = (float)buf[k];
+			continue;
+		}
+		om_load_f64(x->dtype, (const char *)x->data + off, sl.inner, sl.n, buf);
+		j->fn(j->arg, buf, sl.n, s);
+		om_store_f64(y->dtype, (char *)y->data + off, sl.inner, buf, sl.n);
+	}
+}
+
+/* fn over every slice of x into y, the slices split over the run's threads (fn must write
+ * nothing but its slice and its slice's entries) */
 static om_kind each_slice(om_ctx *c, const om_tensor *x, om_tensor *y, slices sl, slice_fn fn,
 			  void *arg)
 {
-	double *buf = malloc(sizeof(double) * (size_t)(sl.n > 0 ? sl.n : 1));
-	if (!buf)
+	const int64_t count = sl.outer * sl.inner, grain = SLICE_GRAIN / (sl.n + 1) + 1;
+	const int slots = om_par_slots(c->threads, count, grain);
+	slice_job j = {x, y, sl, fn, arg,
+		       malloc(sizeof(double) * (size_t)slots * (size_t)(sl.n > 0 ? sl.n : 1))};
+	if (!j.bufs)
 		return om_error(c->st, OM_ERR_NOMEM, c->node, "no memory for %lld values",
 				(long long)sl.n);
-	const size_t es = om_dtype_size(x->dtype);
-	const bool f32_rows = x->dtype == OM_FLOAT && y->dtype == OM_FLOAT && sl.inner == 1;
-	for (int64_t o = 0; o < sl.outer; o++)
-		for (int64_t i = 0; i < sl.inner; i++) {
-			const size_t off = (size_t)(o * sl.n * sl.inner + i) * es;
-			if (f32_rows) { /* om_load_f64/om_store_f64's conversions, vectorized */
-				const float *xr = (const float *)x->data + o * sl.n;
-				for (int64_t k = 0; k < sl.n; k++)
-					buf[k] = xr[k];
-				fn(arg, buf, sl.n, o);
-				float *yr = (float *)y->data + o * sl.n;
-				for (int64_t k = 0; k < sl.n; k++)
-					yr[k] = (float)buf[k];
-				continue;
-			}
-			om_load_f64(x->dtype, (const char *)x->data + off, sl.inner, sl.n, buf);
-			fn(arg, buf, sl.n, o * sl.inner + i);
-			om_store_f64(y->dtype, (char *)y->data + off, sl.inner, buf, sl.n);
-		}
-	free(buf);
+	om_par_for_slots(c->threads, count, grain, slice_piece, &j);
+	free(j.bufs);
 	return OM_OK;
 }
 
@@ -215,6 +243,19 @@ static void lpnorm_fn(void *arg, double *v, int64_t n, int64_t s)
 		v[k] = norm == 0 ? 0 : v[k] / norm;
 }
 
+typedef struct softmax_job {
+	int64_t n;
+	bool log_form;
+	const float *x;
+	float *y;
+} softmax_job;
+
+static void softmax_rows(void *arg, int64_t lo, int64_t hi)
+{
+	const softmax_job *j = arg;
+	om_fast_softmax_f32(hi - lo, j->n, j->y + lo * j->n, j->x + lo * j->n, j->log_form);
+}
+
 static om_kind axis_kernel(om_ctx *c)
 {
 	slices sl;
@@ -232,7 +273,8 @@ static om_kind axis_kernel(om_ctx *c)
 	}
 	bool log_form = !strcmp(op, "LogSoftmax");
 	if (!c->exact && c->in[0]->dtype == OM_FLOAT && sl.inner == 1) {
-		om_fast_softmax_f32(sl.outer, sl.n, c->out[0]->data, c->in[0]->data, log_form);
+		softmax_job j = {sl.n, log_form, c->in[0]->data, c->out[0]->data};
+		om_par_for(c->threads, sl.outer, SLICE_GRAIN / (sl.n + 1) + 1, softmax_rows, &j);
 		return OM_OK;
 	}
 	return each_slice(c, c->in[0], c->out[0], sl, softmax_fn, &log_form);
@@ -438,6 +480,38 @@ static om_kind om_skip_ln_infer(om_ctx *c)
 	return rc;
 }
 
+typedef struct skip_job {
+	ln_ctx *l; /* read only (standardize_fn's argument) */
+	int64_t n;
+	const float *x, *skip, *bias; /* bias: NULL when absent */
+	float *sum, *y;               /* sum: input_skip_bias_sum, NULL when not asked */
+	double *rows;                 /* n + 1 doubles per worker */
+} skip_job;
+
+/* rows [lo, hi): the sum input + (skip + bias) in float, then standardize_fn */
+static void skip_rows(void *arg, int64_t lo, int64_t hi, int slot)
+{
+	const skip_job *j = arg;
+	const int64_t n = j->n;
+	double *row = j->rows + (size_t)slot * (size_t)(n + 1);
+	for (int64_t o = lo; o < hi; o++) {
+		const float *xr = j->x + o * n, *sr = j->skip + o * n;
+		float *yr = j->y + o * n;
+		if (j->bias)
+			for (int64_t k = 0; k < n; k++)
+				row[k] = xr[k] + (sr[k] + j->bias[k]);
+		else
+			for (int64_t k = 0; k < n; k++)
+				row[k] = xr[k] + sr[k];
+		if (j->sum)
+			for (int64_t k = 0; k < n; k++)
+				j->sum[o * n + k] = (float)row[k];
+		standardize_fn(j->l, row, n, o);
+		for (int64_t k = 0; k < n; k++)
+			yr[k] = (float)row[k];
+	}
+}
+
 static om_kind om_skip_ln_kernel(om_ctx *c)
 {
 	const om_tensor *lin[3];
@@ -451,7 +525,7 @@ static om_kind om_skip_ln_kernel(om_ctx *c)
 		return rc;
 	const om_tensor *x = c->in[0], *beta = lin[2];
 	const int64_t n = p.sl.n;
-	double *buf = malloc(sizeof(double) * (size_t)(3 * n + 1));
+	double *buf = malloc(sizeof(double) * (size_t)(2 * n + 1));
 	if (!buf)
 		return om_error(c->st, OM_ERR_NOMEM, c->node, "no memory for the parameters");
 	const int32_t m = x->rank - p.axis;
@@ -461,26 +535,17 @@ static om_kind om_skip_ln_kernel(om_ctx *c)
 	ln_ctx l = {.scale = buf, .bias = beta ? buf + n : NULL,
 		    .eps = om_attr_float(c->node, "epsilon", 1e-12f), .mean = lout[1],
 		    .inv = lout[2], .smod = 1, .kdiv = 1};
-	const float *bias = c->nin > 4 && c->in[4] ? c->in[4]->data : NULL;
-	float *sum = c->nout > 3 && c->out[3] ? c->out[3]->data : NULL;
-	double *row = buf + 2 * n;
-	for (int64_t o = 0; !rc && o < p.sl.outer; o++) {
-		const float *xr = (const float *)x->data + o * n,
-			    *sr = (const float *)c->in[1]->data + o * n;
-		float *yr = (float *)c->out[0]->data + o * n;
-		if (bias)
-			for (int64_t k = 0; k < n; k++)
-				row[k] = xr[k] + (sr[k] + bias[k]);
-		else
-			for (int64_t k = 0; k < n; k++)
-				row[k] = xr[k] + sr[k];
-		if (sum)
-			for (int64_t k = 0; k < n; k++)
-				sum[o * n + k] = (float)row[k];
-		standardize_fn(&l, row, n, o);
-		for (int64_t k = 0; k < n; k++)
-			yr[k] = (float)row[k];
-	}
+	const int64_t grain = SLICE_GRAIN / (n + 1) + 1;
+	const int slots = om_par_slots(c->threads, p.sl.outer, grain);
+	double *rows = rc ? NULL : malloc(sizeof(double) * (size_t)slots * (size_t)(n + 1));
+	if (!rc && !rows)
+		rc = om_error(c->st, OM_ERR_NOMEM, c->node, "no memory for the rows");
+	skip_job j = {&l, n, x->data, c->in[1]->data,
+		      c->nin > 4 && c->in[4] ? c->in[4]->data : NULL,
+		      c->nout > 3 && c->out[3] ? c->out[3]->data : NULL, c->out[0]->data, rows};
+	if (!rc)
+		om_par_for_slots(c->threads, p.sl.outer, grain, skip_rows, &j);
+	free(rows);
 	free(buf);
 	return rc;
 }
