@@ -159,6 +159,47 @@ FAST_CLONES static void softmax_f32(int64_t rows, int64_t n, float *y, const flo
 	}
 }
 
+/* the mean and population variance of v in 16 lanes each (the variance around the mean: two
+ * passes), then y = (v - mean) inv scale + bias */
+FAST_CLONES static void layer_norm_f32(int64_t n, float *y, const float *v, const float *scale,
+				       const float *bias, float eps, float *mean, float *inv)
+{
+	float ls[16] = {0}, lq[16] = {0};
+	int64_t k = 0;
+	for (; k + 16 <= n; k += 16)
+		for (int j = 0; j < 16; j++)
+			ls[j] += v[k + j];
+	float s = 0;
+	for (int j = 0; j < 16; j++)
+		s += ls[j];
+	for (; k < n; k++)
+		s += v[k];
+	const float m = n ? s / (float)n : 0.0f;
+	for (k = 0; k + 16 <= n; k += 16)
+		for (int j = 0; j < 16; j++)
+			lq[j] += (v[k + j] - m) * (v[k + j] - m);
+	float q = 0;
+	for (int j = 0; j < 16; j++)
+		q += lq[j];
+	for (; k < n; k++)
+		q += (v[k] - m) * (v[k] - m);
+	const float r = 1.0f / sqrtf((n ? q / (float)n : 0.0f) + eps);
+	if (bias)
+		for (k = 0; k < n; k++)
+			y[k] = (v[k] - m) * r * scale[k] + bias[k];
+	else
+		for (k = 0; k < n; k++)
+			y[k] = (v[k] - m) * r * scale[k];
+	*mean = m;
+	*inv = r;
+}
+
+void om_fast_layer_norm_f32(int64_t n, float *y, const float *v, const float *scale,
+			    const float *bias, float eps, float *mean, float *inv)
+{
+	layer_norm_f32(n, y, v, scale, bias, eps, mean, inv);
+}
+
 void om_fast_softmax_f32(int64_t rows, int64_t n, float *y, const float *x, bool log_form)
 {
 	softmax_f32(rows, n, y, x, log_form);

@@ -1,5 +1,6 @@
 /* fastmath.h — fast-mode float32 activations over arrays (fastmath.c): Sigmoid, Swish
- * (QuickGelu, SiLU), HardSwish and Gelu in one pass over memory, FMA and AVX-512 / AVX2 clones
+ * (QuickGelu, SiLU), HardSwish and Gelu in one pass over memory (and Softmax's and
+ * LayerNormalization's rows), FMA and AVX-512 / AVX2 clones
  * picked at load time. Not bit-identical across instruction sets: exact mode keeps detmath.h's
  * loops (docs/ops.md, "Exact mode and libm"); these are for kernels told !exact. Accuracy
  * (against double on the float argument, tests/test_fastmath.c): Sigmoid and Swish within
@@ -14,6 +15,11 @@
 
 /** Softmax (log_form: LogSoftmax) of `rows` contiguous rows of n; y may be x. */
 void om_fast_softmax_f32(int64_t rows, int64_t n, float *y, const float *x, bool log_form);
+/** One row of LayerNormalization in float: y = (v - mean) * inv * scale + bias (bias may be
+ *  NULL), mean and inv = 1 / sqrt(variance + eps) of v's n values, the sums in 16 lanes (not
+ *  exact mode's double); y may be v. */
+void om_fast_layer_norm_f32(int64_t n, float *y, const float *v, const float *scale,
+			    const float *bias, float eps, float *mean, float *inv);
 /** y = 1 / (1 + e^-x) */
 void om_fast_sigmoid_f32(int64_t n, float *y, const float *x);
 /** y = x * Sigmoid(alpha x) (Swish; SiLU and QuickGelu are alpha 1 and 1.702) */

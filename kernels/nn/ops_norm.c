@@ -411,6 +411,34 @@ NORM_CLONES static void standardize_fn(void *arg, double *v, int64_t n, int64_t 
 				     (size_t)s * om_dtype_size(l->inv->dtype), 1, &inv, 1);
 }
 
+/* fast mode's LayerNormalization rows in float (om_fast_layer_norm_f32) */
+typedef struct ln_fast_job {
+	int64_t n;
+	float eps;
+	const float *x, *scale, *bias;
+	float *y, *mean, *inv; /* mean, inv: NULL when not asked */
+} ln_fast_job;
+
+static void ln_fast_rows(void *arg, int64_t lo, int64_t hi)
+{
+	const ln_fast_job *j = arg;
+	for (int64_t o = lo; o < hi; o++) {
+		float m, r;
+		om_fast_layer_norm_f32(j->n, j->y + o * j->n, j->x + o * j->n, j->scale, j->bias,
+				       j->eps, &m, &r);
+		if (j->mean)
+			j->mean[o] = m;
+		if (j->inv)
+			j->inv[o] = r;
+	}
+}
+
+/* a float tensor of n elements, or absent (NULL) when `optional` */
+static bool float_row(const om_tensor *t, int64_t n, bool optional)
+{
+	return t ? t->dtype == OM_FLOAT && om_tensor_numel(t) == n : optional;
+}
+
 static om_kind om_ln_kernel(om_ctx *c) /* also ONNX Runtime's LayerNormalization (since 1) */
 {
 	ln_plan p = {0};
@@ -419,6 +447,16 @@ static om_kind om_ln_kernel(om_ctx *c) /* also ONNX Runtime's LayerNormalization
 		return rc;
 	const om_tensor *x = c->in[0], *b = c->nin > 2 ? c->in[2] : NULL;
 	const int64_t n = p.sl.n;
+	om_tensor *mean = c->nout > 1 ? c->out[1] : NULL, *inv = c->nout > 2 ? c->out[2] : NULL;
+	if (!c->exact && x->dtype == OM_FLOAT && strcmp(c->node->op, "RMSNormalization") &&
+	    float_row(c->in[1], n, false) && float_row(b, n, true) &&
+	    (!mean || mean->dtype == OM_FLOAT) && (!inv || inv->dtype == OM_FLOAT)) {
+		ln_fast_job j = {n, om_attr_float(c->node, "epsilon", 1e-5f), x->data,
+				 c->in[1]->data, b ? b->data : NULL, c->out[0]->data,
+				 mean ? mean->data : NULL, inv ? inv->data : NULL};
+		om_par_for(c->threads, p.sl.outer, SLICE_GRAIN / (n + 1) + 1, ln_fast_rows, &j);
+		return OM_OK;
+	}
 	double *buf = malloc(sizeof(double) * (size_t)(2 * n + 1));
 	if (!buf)
 		return om_error(c->st, OM_ERR_NOMEM, c->node, "no memory for the parameters");
@@ -486,7 +524,32 @@ typedef struct skip_job {
 	const float *x, *skip, *bias; /* bias: NULL when absent */
 	float *sum, *y;               /* sum: input_skip_bias_sum, NULL when not asked */
 	double *rows;                 /* n + 1 doubles per worker */
+	const float *gamma, *beta;    /* fast mode: the row in float (om_fast_layer_norm_f32);
+					 NULL: standardize_fn */
+	float *mean, *inv;            /* fast mode's outputs 1 and 2, NULL when not asked */
 } skip_job;
+
+/* rows [lo, hi) in fast mode: the sum in float, normalized in float */
+static void skip_rows_fast(const skip_job *j, int64_t lo, int64_t hi, float *row)
+{
+	const int64_t n = j->n;
+	for (int64_t o = lo; o < hi; o++) {
+		const float *xr = j->x + o * n, *sr = j->skip + o * n;
+		float *s = j->sum ? j->sum + o * n : row, m, r;
+		if (j->bias)
+			for (int64_t k = 0; k < n; k++)
+				s[k] = xr[k] + (sr[k] + j->bias[k]);
+		else
+			for (int64_t k = 0; k < n; k++)
+				s[k] = xr[k] + sr[k];
+		om_fast_layer_norm_f32(n, j->y + o * n, s, j->gamma, j->beta, (float)j->l->eps, &m,
+				       &r);
+		if (j->mean)
+			j->mean[o] = m;
+		if (j->inv)
+			j->inv[o] = r;
+	}
+}
 
 /* rows [lo, hi): the sum input + (skip + bias) in float, then standardize_fn */
 static void skip_rows(void *arg, int64_t lo, int64_t hi, int slot)
@@ -494,6 +557,10 @@ static void skip_rows(void *arg, int64_t lo, int64_t hi, int slot)
 	const skip_job *j = arg;
 	const int64_t n = j->n;
 	double *row = j->rows + (size_t)slot * (size_t)(n + 1);
+	if (j->gamma) {
+		skip_rows_fast(j, lo, hi, (float *)row);
+		return;
+	}
 	for (int64_t o = lo; o < hi; o++) {
 		const float *xr = j->x + o * n, *sr = j->skip + o * n;
 		float *yr = j->y + o * n;
@@ -540,9 +607,18 @@ static om_kind om_skip_ln_kernel(om_ctx *c)
 	double *rows = rc ? NULL : malloc(sizeof(double) * (size_t)slots * (size_t)(n + 1));
 	if (!rc && !rows)
 		rc = om_error(c->st, OM_ERR_NOMEM, c->node, "no memory for the rows");
-	skip_job j = {&l, n, x->data, c->in[1]->data,
-		      c->nin > 4 && c->in[4] ? c->in[4]->data : NULL,
-		      c->nout > 3 && c->out[3] ? c->out[3]->data : NULL, c->out[0]->data, rows};
+	skip_job j = {.l = &l, .n = n, .x = x->data, .skip = c->in[1]->data,
+		      .bias = c->nin > 4 && c->in[4] ? c->in[4]->data : NULL,
+		      .sum = c->nout > 3 && c->out[3] ? c->out[3]->data : NULL,
+		      .y = c->out[0]->data, .rows = rows};
+	/* fast mode: in float when gamma and beta are float rows of n and the Mean and InvStdDev
+	 * asked for are float (as LayerNormalization's fast rows: the same bits) */
+	const om_tensor *g = lin[1];
+	if (!c->exact && float_row(g, n, false) && float_row(beta, n, true) &&
+	    (!lout[1] || lout[1]->dtype == OM_FLOAT) && (!lout[2] || lout[2]->dtype == OM_FLOAT)) {
+		j.gamma = g->data, j.beta = beta ? beta->data : NULL;
+		j.mean = lout[1] ? lout[1]->data : NULL, j.inv = lout[2] ? lout[2]->data : NULL;
+	}
 	if (!rc)
 		om_par_for_slots(c->threads, p.sl.outer, grain, skip_rows, &j);
 	free(rows);
