@@ -3,7 +3,7 @@
  * with it give the same bits at 1, 2 and 3 threads (an odd split) on sizes that cross their
  * grains: elementwise unary (exact and fast), broadcasting binary and ternary ops, pools, the
  * row ops (Softmax, LogSoftmax, LpNormalization, LayerNormalization with its Mean,
- * SkipLayerNormalization, BiasGelu), Conv's im2col and pointwise GEMM paths, the depthwise
+ * SkipLayerNormalization, BiasGelu, ReduceMean of rows), Conv's im2col and pointwise GEMM paths, the depthwise
  * Conv loop (padded and row paths) and Winograd's transforms. Every output buffer starts as
  * NaN, so an output no piece writes shows. */
 #include <stdlib.h>
@@ -235,11 +235,14 @@ static void row_ops_same_bits(void **state)
 		{"LayerNormalization", "", 3, 2, 17}, /* Y and Mean */
 		{"SkipLayerNormalization", "com.microsoft", 5, 1, 1},
 		{"BiasGelu", "com.microsoft", 2, 1, 1},
+		{"ReduceMean", "", 1, 1, 13}, /* axes 2: rows (fast mode's float path) */
 	};
 	for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
 		om_model *m;
 		om_node *nd = nt_node(&m, ops[i].op, ops[i].nin, ops[i].nout);
 		nd->domain = ops[i].domain;
+		if (!strcmp(ops[i].op, "ReduceMean"))
+			nt_ints(nd, "axes", (const int64_t[]){2}, 1);
 		const bool skip = !strcmp(ops[i].op, "SkipLayerNormalization");
 		const om_tensor *in[5] = {&tx, skip ? &ts : &tv[0], skip ? &tv[0] : &tv[1],
 					  &tv[1], &tv[2]};

@@ -14,6 +14,7 @@
 #include "detmath.h"
 #include "numrun.h"
 #include "op.h"
+#include "parallel.h"
 #include "reduce_plan.h"
 
 enum red_kind { R_SUM, R_MEAN, R_MAX, R_MIN, R_PROD, R_L1, R_L2, R_LOGSUM, R_LSE, R_SUMSQ };
@@ -264,6 +265,42 @@ static int64_t reduce_one_i(const om_red_plan *p, const om_tensor *x, enum red_k
 	return f.acc;
 }
 
+/* fast mode's ReduceSum and ReduceMean of float rows: output o is the sum (or mean) of the
+ * n contiguous floats at o n, in 16 lanes (not exact mode's double); a global pool written as
+ * ReduceMean over H and W (mnasnet, shufflenet_v2: 1280 x 7 x 7, 0.04 ms in double) */
+typedef struct red_rows_job {
+	int64_t n;
+	bool mean;
+	const float *x;
+	float *y;
+} red_rows_job;
+
+static void red_rows(void *arg, int64_t lo, int64_t hi)
+{
+	const red_rows_job *j = arg;
+	const int64_t n = j->n;
+	for (int64_t o = lo; o < hi; o++) {
+		const float *x = j->x + o * n;
+		float lane[16] = {0}, s = 0;
+		int64_t k = 0;
+		for (; k + 16 <= n; k += 16)
+			for (int l = 0; l < 16; l++)
+				lane[l] += x[k + l];
+		for (int l = 0; l < 16; l++)
+			s += lane[l];
+		for (; k < n; k++)
+			s += x[k];
+		j->y[o] = j->mean ? s / (float)n : s;
+	}
+}
+
+/* the reduced set of every output one contiguous run, the outputs in order */
+static bool contiguous_rows(const om_red_plan *p)
+{
+	return p->nr == 1 && p->rstr[0] == 1 && p->rext[0] == p->nred &&
+	       (p->nk == 0 || (p->nk == 1 && p->kstr[0] == p->nred));
+}
+
 static om_kind red_kernel(om_ctx *c)
 {
 	om_red_plan p = {0};
@@ -275,6 +312,12 @@ static om_kind red_kernel(om_ctx *c)
 	om_tensor *y = c->out[0];
 	if (p.noop) {
 		memcpy(y->data, x->data, y->nbytes < x->nbytes ? y->nbytes : x->nbytes);
+		return OM_OK;
+	}
+	if (!c->exact && x->dtype == OM_FLOAT && y->dtype == OM_FLOAT && p.nred > 0 &&
+	    (kind == R_SUM || kind == R_MEAN) && contiguous_rows(&p)) {
+		red_rows_job j = {p.nred, kind == R_MEAN, x->data, y->data};
+		om_par_for(c->threads, p.nout, (1 << 14) / p.nred + 1, red_rows, &j);
 		return OM_OK;
 	}
 	/* integers stay integers except where the result is a real number */
