@@ -182,7 +182,8 @@ om_kind om_plan_notes_make(const om_model *m, om_plan_notes **out, om_status *st
 		}
 		char layout[48] = "";
 		const bool reads = ni.blocked & 0xffffffffu, writes = ni.blocked >> 32;
-		if (ni.blocked) /* values kept channel-blocked between convs (plan_layout.c) */
+		if (ni.blocked && !ni.absorbed) /* values kept channel-blocked between convs
+						   (plan_layout.c); an absorbed node moves none */
 			snprintf(layout, sizeof layout, ", %s%s%s nChw%dc", reads ? "reads" : "",
 				 reads && writes ? " and " : "", writes ? "writes" : "", ni.block);
 		snprintf(e->note, sizeof e->note, "%s%s%s%s%s%s%s%s",

@@ -391,6 +391,49 @@ static void plan_annotations(void **state)
 	om_model_free(m);
 }
 
+/* --plan on a squeeze-excitation block (1x1 conv, GAP, 1x1 convs, Sigmoid, channel Mul, 1x1
+ * conv): the Mul is noted as absorbed into the conv reading it, with no layout of its own, and
+ * that conv as scaling its input per channel */
+static void plan_scaled_input(void **state)
+{
+	(void)state;
+	const int64_t C = 8, E = 24, H = 10;
+	om_model *m = tu_model(13);
+	om_graph *g = m->graph;
+	tu_push_value(g, &g->inputs, &g->ninputs,
+		      tu_typed_value(g, "x", OM_FLOAT, 4, (int64_t[]){1, C, H, H}));
+	tu_float_init(g, "W1", 4, (int64_t[]){E, C, 1, 1}, 1, 0.3f);
+	tu_float_init(g, "Wf", 4, (int64_t[]){E, E, 1, 1}, 2, 0.01f);
+	tu_float_init(g, "Wy", 4, (int64_t[]){C, E, 1, 1}, 3, 0.2f);
+	static const char *const nodes[][3] = {
+		{"Conv", "x,W1", "a"}, {"GlobalAveragePool", "a", "p"}, {"Conv", "p,Wf", "s0"},
+		{"Sigmoid", "s0", "s"}, {"Mul", "a,s", "e"},             {"Conv", "e,Wy", "y"},
+	};
+	for (size_t i = 0; i < sizeof nodes / sizeof *nodes; i++)
+		tu_graph_node(g, nodes[i][0], nodes[i][1], nodes[i][2])->name = nodes[i][2];
+	tu_push_value(g, &g->outputs, &g->noutputs, tu_typed_value(g, "y", OM_FLOAT, -1, NULL));
+	om_plan_notes *p = NULL;
+	om_status st = {0};
+	assert_int_equal(om_plan_notes_make(m, &p, &st), OM_OK);
+	om_dot_config opt = {0};
+	om_plan_notes_options(p, &opt);
+	int seen = 0;
+	for (int32_t i = 0; i < g->nnodes; i++) {
+		const om_node *n = g->nodes[i];
+		const char *note = opt.plan_node(opt.plan_arg, n);
+		if (!strcmp(n->name, "e")) {
+			assert_string_equal(note, "absorbed into its output's reader");
+			seen++;
+		} else if (!strcmp(n->name, "y")) {
+			assert_non_null(strstr(note, "scales its input per channel"));
+			seen++;
+		}
+	}
+	assert_int_equal(seen, 2);
+	om_plan_notes_free(p);
+	om_model_free(m);
+}
+
 /* Every model of ../shared/models: Graphviz parses the text and sees what we drew. */
 static void shared_models(void **state)
 {
@@ -452,7 +495,7 @@ int main(void)
 		cmocka_unit_test(large_graph_stubs), cmocka_unit_test(plan_annotations),
 		cmocka_unit_test(plan_cli_optimized),    cmocka_unit_test(shared_models),
 		cmocka_unit_test(dense_graph_renders_fast),
-		cmocka_unit_test(deep_chains),
+		cmocka_unit_test(deep_chains),       cmocka_unit_test(plan_scaled_input),
 	};
 	renderer = om_dot_renderer_new();
 	int failed = cmocka_run_group_tests(tests, NULL, NULL);
