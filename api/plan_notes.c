@@ -175,10 +175,13 @@ om_kind om_plan_notes_make(const om_model *m, om_plan_notes **out, om_status *st
 		e->view = ni.view;
 		char extra[64], post[48] = "";
 		snprintf(extra, sizeof extra, "%.63s", e->note);
+		const char *own = om_attr_string(ni.node, "activation", NULL);
 		if (ni.post) {
 			/* output 0 is never stored: the kernel writes the absorbed activation's */
 			snprintf(post, sizeof post, ", applies %s", om_act_name(ni.post));
 			move_value(p, ni.node->out[0], ni.out0);
+		} else if (own && (ni.op->flags & OM_OP_EPILOGUE)) { /* FusedConv's own */
+			snprintf(post, sizeof post, ", applies %.32s", own);
 		}
 		char layout[48] = "";
 		const bool reads = ni.blocked & 0xffffffffu, writes = ni.blocked >> 32;

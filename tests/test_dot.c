@@ -329,6 +329,7 @@ static void plan_cli_optimized(void **state)
 	snprintf(cmd, sizeof cmd, "dot '%s' --plan", tu_source_path("examples/tiny_shuffle.onnx"));
 	assert_int_equal(tu_run_omopt(dir, cmd, out, sizeof out, err, sizeof err), 0);
 	assert_non_null(strstr(out, "FusedConv"));
+	assert_non_null(strstr(out, "applies Relu")); /* the FusedConv's own activation */
 	assert_null(strstr(out, "label=\"Relu"));
 	snprintf(cmd, sizeof cmd, "dot '%s' --plan --no-optimize",
 		 tu_source_path("examples/tiny_shuffle.onnx"));
