@@ -159,31 +159,43 @@ FAST_CLONES static void softmax_f32(int64_t rows, int64_t n, float *y, const flo
 	}
 }
 
-/* the mean and population variance of v in 16 lanes each (the variance around the mean: two
- * passes), then y = (v - mean) inv scale + bias */
-FAST_CLONES static void layer_norm_f32(int64_t n, float *y, const float *v, const float *scale,
-				       const float *bias, float eps, float *mean, float *inv)
+/* the sum of v's n values (sq: of their squared distances from m) in 16 independent partial
+ * sums, which stay in vector registers (a running sum waits on each addition's latency): the
+ * tail past the last 16 first, then the partial sums in order */
+static inline __attribute__((always_inline)) float lane_sum(const float *v, int64_t n, float m,
+							    const bool sq)
 {
-	float ls[16] = {0}, lq[16] = {0};
+	float part[16] = {0}, acc = 0;
 	int64_t k = 0;
 	for (; k + 16 <= n; k += 16)
 		for (int j = 0; j < 16; j++)
-			ls[j] += v[k + j];
-	float s = 0;
-	for (int j = 0; j < 16; j++)
-		s += ls[j];
+			part[j] += sq ? (v[k + j] - m) * (v[k + j] - m) : v[k + j];
 	for (; k < n; k++)
-		s += v[k];
-	const float m = n ? s / (float)n : 0.0f;
-	for (k = 0; k + 16 <= n; k += 16)
-		for (int j = 0; j < 16; j++)
-			lq[j] += (v[k + j] - m) * (v[k + j] - m);
-	float q = 0;
+		acc += sq ? (v[k] - m) * (v[k] - m) : v[k];
 	for (int j = 0; j < 16; j++)
-		q += lq[j];
-	for (; k < n; k++)
-		q += (v[k] - m) * (v[k] - m);
+		acc += part[j];
+	return acc;
+}
+
+FAST_CLONES static float sum_f32(int64_t n, const float *x)
+{
+	return lane_sum(x, n, 0.0f, false);
+}
+
+float om_fast_sum_f32(int64_t n, const float *x)
+{
+	return sum_f32(n, x);
+}
+
+/* the mean and population variance of v (the variance around the mean: two passes), then
+ * y = (v - mean) inv scale + bias */
+FAST_CLONES static void layer_norm_f32(int64_t n, float *y, const float *v, const float *scale,
+				       const float *bias, float eps, float *mean, float *inv)
+{
+	const float m = n ? lane_sum(v, n, 0.0f, false) / (float)n : 0.0f;
+	const float q = lane_sum(v, n, m, true);
 	const float r = 1.0f / sqrtf((n ? q / (float)n : 0.0f) + eps);
+	int64_t k;
 	if (bias)
 		for (k = 0; k < n; k++)
 			y[k] = (v[k] - m) * r * scale[k] + bias[k];

@@ -1,5 +1,5 @@
 /* fastmath.h — fast-mode float32 activations over arrays (fastmath.c): Sigmoid, Swish
- * (QuickGelu, SiLU), HardSwish and Gelu in one pass over memory (and Softmax's and
+ * (QuickGelu, SiLU), HardSwish and Gelu in one pass over memory (and sums, Softmax's and
  * LayerNormalization's rows), FMA and AVX-512 / AVX2 clones
  * picked at load time. Not bit-identical across instruction sets: exact mode keeps detmath.h's
  * loops (docs/ops.md, "Exact mode and libm"); these are for kernels told !exact. Accuracy
@@ -15,6 +15,8 @@
 
 /** Softmax (log_form: LogSoftmax) of `rows` contiguous rows of n; y may be x. */
 void om_fast_softmax_f32(int64_t rows, int64_t n, float *y, const float *x, bool log_form);
+/** The sum of x's n values in 16 partial sums (vectorized; not a running sum's order). */
+float om_fast_sum_f32(int64_t n, const float *x);
 /** One row of LayerNormalization in float: y = (v - mean) * inv * scale + bias (bias may be
  *  NULL), mean and inv = 1 / sqrt(variance + eps) of v's n values, the sums in 16 lanes (not
  *  exact mode's double); y may be v. */

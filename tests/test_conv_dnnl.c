@@ -71,11 +71,7 @@ static om_value *value(om_graph *g, const char *name, int32_t flags, int32_t ran
 
 static om_model *conv_model(const conv_case *k)
 {
-	om_model *m = tu_model(14);
-	m->opsets = om_arena_alloc(m->arena, sizeof *m->opsets * 2);
-	m->opsets[0] = (om_opset){"", 14}; /* HardSwish */
-	m->opsets[1] = (om_opset){"com.microsoft", 1};
-	m->nopsets = 2;
+	om_model *m = tu_model_ms(14); /* HardSwish */
 	om_graph *g = m->graph;
 	const int64_t d = k->dil;
 	const int64_t OH = (k->H + 2 * k->pad - d * (k->K - 1) - 1) / k->stride + 1;

@@ -242,11 +242,7 @@ static void run_dims(const scase *k, int r, int64_t *d)
 
 static om_model *scase_model(const scase *k, int64_t N)
 {
-	om_model *m = tu_model(13);
-	m->opsets = om_arena_alloc(m->arena, sizeof *m->opsets * 2);
-	m->opsets[0] = (om_opset){"", 13};
-	m->opsets[1] = (om_opset){"com.microsoft", 1};
-	m->nopsets = 2;
+	om_model *m = tu_model_ms(13);
 	om_graph *g = m->graph;
 	int64_t ad[4];
 	memcpy(ad, k->adims, sizeof ad);

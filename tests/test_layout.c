@@ -622,11 +622,7 @@ enum se_kind {
 static void se_case(int64_t N, int64_t M, int order, enum se_kind kind)
 {
 	const int64_t C = 8, E = 24, H = 10, R = 6;
-	om_model *m = tu_model(13);
-	m->opsets = om_arena_alloc(m->arena, sizeof *m->opsets * 2);
-	m->opsets[0] = (om_opset){"", 13};
-	m->opsets[1] = (om_opset){"com.microsoft", 1};
-	m->nopsets = 2;
+	om_model *m = tu_model_ms(13);
 	om_graph *g = m->graph;
 	tu_push_value(g, &g->inputs, &g->ninputs,
 		      tu_typed_value(g, "x", OM_FLOAT, 4, (int64_t[]){N, C, H, H}));

@@ -549,11 +549,7 @@ static void quick_gelu_values(void **state)
 	(void)state;
 	enum { N = 12801 };
 	for (int k = 0; k < 3; k++) {
-		om_model *m = tu_model(14);
-		m->opsets = om_arena_alloc(m->arena, sizeof *m->opsets * 2);
-		m->opsets[0] = (om_opset){"", 14};
-		m->opsets[1] = (om_opset){"com.microsoft", 1};
-		m->nopsets = 2;
+		om_model *m = tu_model_ms(14);
 		om_graph *g = m->graph;
 		input(g, "x", "12801");
 		output(g, "y", "12801");

@@ -86,6 +86,17 @@ om_model *tu_model(int64_t opset)
 	return m;
 }
 
+om_model *tu_model_ms(int64_t opset)
+{
+	om_model *m = tu_model(opset);
+	m->opsets = om_arena_alloc(m->arena, sizeof *m->opsets * 2);
+	assert_non_null(m->opsets);
+	m->opsets[0] = (om_opset){"", opset};
+	m->opsets[1] = (om_opset){"com.microsoft", 1};
+	m->nopsets = 2;
+	return m;
+}
+
 om_node *tu_graph_node(om_graph *g, const char *op, const char *ins, const char *outs)
 {
 	const char *names[2] = {ins, outs};

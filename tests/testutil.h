@@ -27,6 +27,8 @@ int tu_run_omopt(const char *dir, const char *args, char *out, size_t nout, char
 		 size_t nerr);
 /** An empty model (IR version 8) whose main graph imports the default domain at opset. */
 om_model *tu_model(int64_t opset);
+/* tu_model that also imports com.microsoft at version 1 (FusedConv, QuickGelu, ...) */
+om_model *tu_model_ms(int64_t opset);
 /** Appends v to a graph's value list (inputs, outputs, inits) in the model arena. */
 void tu_push_value(om_graph *g, om_value ***list, int32_t *n, om_value *v);
 /** A node `op` (named op) in g reading and writing the values named in ins/outs,

@@ -523,56 +523,41 @@ typedef struct skip_job {
 	int64_t n;
 	const float *x, *skip, *bias; /* bias: NULL when absent */
 	float *sum, *y;               /* sum: input_skip_bias_sum, NULL when not asked */
-	double *rows;                 /* n + 1 doubles per worker */
+	double *rows;                 /* per worker: n + 1 doubles, then n + 1 floats */
 	const float *gamma, *beta;    /* fast mode: the row in float (om_fast_layer_norm_f32);
 					 NULL: standardize_fn */
 	float *mean, *inv;            /* fast mode's outputs 1 and 2, NULL when not asked */
 } skip_job;
 
-/* rows [lo, hi) in fast mode: the sum in float, normalized in float */
-static void skip_rows_fast(const skip_job *j, int64_t lo, int64_t hi, float *row)
+/* rows [lo, hi): the sum input + (skip + bias) in float (into output 3 when asked), then
+ * normalized in float (fast mode) or by standardize_fn */
+static void skip_rows(void *arg, int64_t lo, int64_t hi, int slot)
 {
+	const skip_job *j = arg;
 	const int64_t n = j->n;
+	double *row = j->rows + (size_t)slot * (size_t)(2 * (n + 1));
+	float *tmp = (float *)(row + n + 1);
 	for (int64_t o = lo; o < hi; o++) {
 		const float *xr = j->x + o * n, *sr = j->skip + o * n;
-		float *s = j->sum ? j->sum + o * n : row, m, r;
+		float *s = j->sum ? j->sum + o * n : tmp, *yr = j->y + o * n;
 		if (j->bias)
 			for (int64_t k = 0; k < n; k++)
 				s[k] = xr[k] + (sr[k] + j->bias[k]);
 		else
 			for (int64_t k = 0; k < n; k++)
 				s[k] = xr[k] + sr[k];
-		om_fast_layer_norm_f32(n, j->y + o * n, s, j->gamma, j->beta, (float)j->l->eps, &m,
-				       &r);
-		if (j->mean)
-			j->mean[o] = m;
-		if (j->inv)
-			j->inv[o] = r;
-	}
-}
-
-/* rows [lo, hi): the sum input + (skip + bias) in float, then standardize_fn */
-static void skip_rows(void *arg, int64_t lo, int64_t hi, int slot)
-{
-	const skip_job *j = arg;
-	const int64_t n = j->n;
-	double *row = j->rows + (size_t)slot * (size_t)(n + 1);
-	if (j->gamma) {
-		skip_rows_fast(j, lo, hi, (float *)row);
-		return;
-	}
-	for (int64_t o = lo; o < hi; o++) {
-		const float *xr = j->x + o * n, *sr = j->skip + o * n;
-		float *yr = j->y + o * n;
-		if (j->bias)
-			for (int64_t k = 0; k < n; k++)
-				row[k] = xr[k] + (sr[k] + j->bias[k]);
-		else
-			for (int64_t k = 0; k < n; k++)
-				row[k] = xr[k] + sr[k];
-		if (j->sum)
-			for (int64_t k = 0; k < n; k++)
-				j->sum[o * n + k] = (float)row[k];
+		if (j->gamma) {
+			float m, r;
+			om_fast_layer_norm_f32(n, yr, s, j->gamma, j->beta, (float)j->l->eps, &m,
+					       &r);
+			if (j->mean)
+				j->mean[o] = m;
+			if (j->inv)
+				j->inv[o] = r;
+			continue;
+		}
+		for (int64_t k = 0; k < n; k++)
+			row[k] = s[k];
 		standardize_fn(j->l, row, n, o);
 		for (int64_t k = 0; k < n; k++)
 			yr[k] = (float)row[k];
@@ -604,7 +589,8 @@ static om_kind om_skip_ln_kernel(om_ctx *c)
 		    .inv = lout[2], .smod = 1, .kdiv = 1};
 	const int64_t grain = SLICE_GRAIN / (n + 1) + 1;
 	const int slots = om_par_slots(c->threads, p.sl.outer, grain);
-	double *rows = rc ? NULL : malloc(sizeof(double) * (size_t)slots * (size_t)(n + 1));
+	const size_t per = sizeof(double) * (size_t)(2 * (n + 1)); /* skip_job.rows */
+	double *rows = rc ? NULL : malloc(per * (size_t)slots);
 	if (!rc && !rows)
 		rc = om_error(c->st, OM_ERR_NOMEM, c->node, "no memory for the rows");
 	skip_job j = {.l = &l, .n = n, .x = x->data, .skip = c->in[1]->data,
