@@ -60,10 +60,12 @@ enum om_op_flags {
 	OM_OP_EPILOGUE = 1u << 13,      /* the kernel applies om_ctx.post to out[0] (a float
 					   output) while it is in cache, when the node has no
 					   `activation` of its own */
-	OM_OP_IN_SCALE = 1u << 14       /* the kernel multiplies in[0] (float, (N, C, ...)) by
+	OM_OP_IN_SCALE = 1u << 14,      /* the kernel multiplies in[0] (float, (N, C, ...)) by
 					   om_ctx.in_scale, a factor per image and channel */
+	OM_OP_INPLACE_LAST = 1u << 15   /* kernel may write out[0] over its last input (same
+					   size, dtype), an addend it reads where it writes */
 };
-#define OM_OP_FLAG_BITS 15 /* bits used above (om_op_flag_name names each) */
+#define OM_OP_FLAG_BITS 16 /* bits used above (om_op_flag_name names each) */
 
 /* Which op a row is, for the passes that match patterns of ops (a fusion looks for a Conv whose
  * output feeds a Relu). Only the ops a pass names have a code; every other row has OM_OPC_NONE.

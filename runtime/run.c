@@ -154,6 +154,16 @@ static om_kind check_shape(const om_node *n, int32_t i, om_tensor *t, om_status 
 	return OM_OK;
 }
 
+/* the input whose block output 0 may take over (OM_OP_INPLACE: input 0, OM_OP_INPLACE_LAST:
+ * the last one), or -1 */
+static int32_t inplace_input(const om_step *sp)
+{
+	const int32_t nin = sp->node->nin;
+	if (nin < 1)
+		return -1;
+	return sp->op->flags & OM_OP_INPLACE ? 0 : sp->op->flags & OM_OP_INPLACE_LAST ? nin - 1 : -1;
+}
+
 /* Gives the step's outputs their memory: a view aliases its input, an in-place kernel may
  * take over an input that dies here, everything else gets a block from the pool. */
 static om_kind place_outputs(om_session *s, om_frame *f, const om_step *sp,
@@ -178,21 +188,21 @@ static om_kind place_outputs(om_session *s, om_frame *f, const om_step *sp,
 		if (om_is_box(out[i]))
 			return om_error(st, OM_ERR_INTERNAL, n,
 					"output %d is a sequence or optional", i);
+		const int32_t over = i == 0 ? inplace_input(sp) : -1;
 		int32_t b = -1;
-		if (i == 0 && (sp->op->flags & OM_OP_INPLACE) && n->nin >= 1 && in[0] &&
-		    (b = f->blk[sp->in[0]]) >= 0) {
+		if (over >= 0 && in[over] && (b = f->blk[sp->in[over]]) >= 0) {
 			int32_t reads = 0;
 			for (int32_t k = 0; k < n->nin; k++)
 				reads += sp->in[k] >= 0 && f->blk[sp->in[k]] == b;
 			for (int32_t k = 0; k < sp->nimplicit; k++)
 				reads += f->blk[sp->implicit[k]] == b;
 			if (s->pool.b[b].refs != reads || reads != 1 ||
-			    in[0]->dtype != out[0]->dtype || in[0]->nbytes != out[0]->nbytes ||
-			    in[0]->data != s->pool.b[b].ptr)
+			    in[over]->dtype != out[0]->dtype || in[over]->nbytes != out[0]->nbytes ||
+			    in[over]->data != s->pool.b[b].ptr)
 				b = -1;
 		}
 		if (b >= 0) {
-			out[0]->data = in[0]->data;
+			out[0]->data = in[over]->data;
 		} else {
 			om_kind rc = get_block(s, n, i, out[i]->nbytes, &b, st);
 			if (rc)

@@ -114,7 +114,7 @@ static void info_lists_the_op_rows(void **state)
 	static const char *const want[][4] = {
 		{"ai.onnx", "Conv", "1", "exact,layout,epilogue,in-scale"},
 		{"ai.onnx", "Reshape", "5", "view,exact,same-shape-copy"},
-		{"com.microsoft", "FusedConv", "1", "exact,layout,epilogue,in-scale"},
+		{"com.microsoft", "FusedConv", "1", "exact,layout,epilogue,in-scale,in-place-last"},
 		{"ai.onnx", "RandomNormal", "1", "random,no kernel"}};
 	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
 		char line[128];

@@ -358,7 +358,7 @@ static void epi_rows(void *arg, int64_t lo, int64_t hi)
 }
 
 /* one execution; oneDNN's status (dnnl_success: done). z: Y's bytes before the sum
- * post-op (NULL when Z is not one). */
+ * post-op (NULL when Z is not one; y itself when Y was placed over Z). */
 static dnnl_status_t dn_run(dn_state *s, const float *x, const float *bias, const float *z,
 			    const float *factor, float *y, size_t ybytes, int threads)
 {
@@ -452,24 +452,27 @@ bool om_conv_dnnl(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int64_t
 		return false;
 	if (s->scratch && (*rc = om_ctx_reserve(c, s->scratch, "oneDNN's blocked buffers")))
 		return true;
+	/* Z and the activation, when they are not the primitive's (the bias is): planes of Y
+	 * over the run's threads after it (a blocked Y: planes of `block` channels, Z blocked
+	 * alike), from a copy of Z when Y is placed over it */
 	const int64_t P = sp->out[0] * sp->out[1];
+	const int64_t planes = bout ? N * ((M + c->block - 1) / c->block) : N * M;
+	epi_planes ep = {*e, planes / N, bout ? P * c->block : P, y};
+	ep.e.bias = NULL;
+	float *z = NULL;
+	if (!s->post && (*rc = om_conv_epi_keep_z(c, &ep.e, y, c->out[0]->nbytes, &z)))
+		return true;
 	const dnnl_status_t r = dn_run(s, x, e->bias, s->post ? e->z : NULL, factor, y,
 				       c->out[0]->nbytes, threads);
-	if (r != dnnl_success) {
+	*rc = OM_OK;
+	if (r != dnnl_success)
 		*rc = r == dnnl_out_of_memory
 			      ? om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory in oneDNN")
 			      : om_error(c->st, OM_ERR_INTERNAL, c->node,
 					 "oneDNN convolution failed (status %d)", (int)r);
-		return true;
-	}
-	/* Z and the activation, when they were not the primitive's (the bias was): planes of
-	 * Y over the run's threads (a blocked Y: planes of `block` channels, Z blocked alike) */
-	const int64_t planes = bout ? N * ((M + c->block - 1) / c->block) : N * M;
-	epi_planes ep = {*e, planes / N, bout ? P * c->block : P, y};
-	ep.e.bias = NULL;
-	if (!s->post && om_conv_epi_any(&ep.e))
+	else if (!s->post && om_conv_epi_any(&ep.e))
 		om_par_for(threads, planes, (EPI_GRAIN + ep.P - 1) / ep.P, epi_rows, &ep);
-	*rc = OM_OK;
+	free(z);
 	return true;
 }
 

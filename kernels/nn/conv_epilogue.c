@@ -3,10 +3,27 @@
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("tree-loop-vectorize", "vect-cost-model=dynamic")
 #endif
+#include <stdlib.h>
 #include <string.h>
 
 #include "conv_epilogue.h"
 #include "fastmath.h"
+
+om_kind om_conv_epi_keep_z(om_ctx *c, om_conv_epi *e, const float *y, size_t bytes,
+			   float **copy)
+{
+	*copy = NULL;
+	if (!e->z || e->z != y)
+		return OM_OK;
+	om_kind rc = om_ctx_reserve(c, bytes, "a copy of Z (Y is placed over it)");
+	if (rc)
+		return rc;
+	if (!(*copy = malloc(bytes ? bytes : 1)))
+		return om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory");
+	memcpy(*copy, e->z, bytes);
+	e->z = *copy;
+	return OM_OK;
+}
 
 om_kind om_conv_epi_activation(om_ctx *c, om_conv_epi *e)
 {

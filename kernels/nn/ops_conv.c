@@ -294,25 +294,17 @@ static void im2col_piece(void *arg, int64_t lo, int64_t hi, int slot)
 	}
 }
 
-static om_kind conv_f32(om_ctx *c)
+/* omopt's own kernels for conv_f32 (e: the epilogue, its Z never Y's memory) */
+static om_kind conv_own(om_ctx *c, const conv_geo *gp, const om_conv_epi *ep)
 {
-	conv_geo g;
-	om_conv_epi e = {0};
-	om_kind rc = conv_geometry(c, &g);
-	if (rc || (rc = !strcmp(c->node->op, "FusedConv") ? fused_epilogue(c, &e)
-							   : om_conv_epi_activation(c, &e)))
-		return rc;
+	const conv_geo g = *gp;
+	om_conv_epi e = *ep;
 	const float *x = c->in[0]->data, *w = c->in[1]->data;
-	e.bias = c->nin > 2 && c->in[2] ? c->in[2]->data : NULL;
 	float *y = c->out[0]->data;
 	const om_spatial *sp = &g.sp;
 	int32_t last = sp->n - 1;
 	int64_t P = prod(sp->out, sp->n), Pin = prod(sp->in, sp->n), K = prod(sp->k, sp->n);
 	int64_t Cg = g.C / g.group, Mg = g.M / g.group, Kg = Cg * K;
-	if (g.N == 0 || g.M == 0 || P == 0)
-		return OM_OK;
-	if (om_conv_dnnl(c, sp, g.N, g.C, g.M, g.group, x, w, &e, y, &rc))
-		return rc;
 	if (Cg == 1 && g.group > 1 && sp->n <= 2)
 		return om_conv_depthwise(c, sp, g.N, g.C, g.M, g.group, x, w, &e, y);
 	int tile = c->exact ? 0 : om_winograd_tile(sp, Cg, Mg);
@@ -358,6 +350,29 @@ static om_kind conv_f32(om_ctx *c)
 		free(cols);
 	}
 	return OM_OK;
+}
+
+static om_kind conv_f32(om_ctx *c)
+{
+	conv_geo g;
+	om_conv_epi e = {0};
+	om_kind rc = conv_geometry(c, &g);
+	if (rc || (rc = !strcmp(c->node->op, "FusedConv") ? fused_epilogue(c, &e)
+							   : om_conv_epi_activation(c, &e)))
+		return rc;
+	e.bias = c->nin > 2 && c->in[2] ? c->in[2]->data : NULL;
+	float *y = c->out[0]->data;
+	if (g.N == 0 || g.M == 0 || prod(g.sp.out, g.sp.n) == 0)
+		return OM_OK;
+	if (om_conv_dnnl(c, &g.sp, g.N, g.C, g.M, g.group, c->in[0]->data, c->in[1]->data, &e, y,
+			 &rc))
+		return rc;
+	float *z;
+	if ((rc = om_conv_epi_keep_z(c, &e, y, c->out[0]->nbytes, &z)))
+		return rc;
+	rc = conv_own(c, &g, &e);
+	free(z);
+	return rc;
 }
 
 /* ---- the channel-blocked layout (op.h) ----------------------------------------------------- */
@@ -899,8 +914,8 @@ static const om_sig sig_QLinearConv_10 = {10, 8, 9, 1, 1, 0x100, 0x0, attrs_QLin
 
 static const om_op rows[] = {
 	{"Conv", "", 1, conv_infer, conv_kernel, CONV_FLAGS, &sig_Conv_1, OM_OPC_CONV, conv_layout},
-	{"FusedConv", "com.microsoft", 1, fused_infer, conv_kernel, CONV_FLAGS, &sig_ms_FusedConv_1,
-	 OM_OPC_MS_FUSED_CONV, conv_layout},
+	{"FusedConv", "com.microsoft", 1, fused_infer, conv_kernel,
+	 CONV_FLAGS | OM_OP_INPLACE_LAST, &sig_ms_FusedConv_1, OM_OPC_MS_FUSED_CONV, conv_layout},
 	{"ConvTranspose", "", 1, convt_infer, convt_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
 	 &sig_ConvTranspose_1, OM_OPC_NONE, NULL},
 	{"ConvInteger", "", 10, conv_infer, convint_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
