@@ -99,8 +99,12 @@ bool om_conv_dnnl_blockable(const om_spatial *sp, int64_t C, int64_t M, int64_t 
 enum { DN_KEY = 22 };
 /* multiply-adds below which a conv runs on one thread whatever the run's count: at two
  * threads, shufflenet 1.79 -> 1.26 ms a run (its convs are small), mobilenet_v3 3.45 -> 3.10;
- * with 1e6 or more, mobilenet_v3's depthwise convs lost their split (3.5-3.9 ms) */
+ * with 1e6 or more, mobilenet_v3's depthwise convs lost their split (3.5-3.9 ms). A conv of
+ * one group does less a multiply-add to split: below 3e6, one thread (shufflenet_v2_x1_0's
+ * 1x1 convs of 2.6e6: 2.85-2.94 -> 2.55-2.57 ms a run, googlenet 10.8 -> 10.3, regnet_y_400mf
+ * 10.0 -> 9.7, squeezenet1_1 2.74 -> 2.81; mnasnet1_0 and mobilenet_v3 unchanged) */
 #define DN_SMALL_MACS 5e5
+#define DN_SMALL_DENSE_MACS 3e6
 
 typedef struct dn_state {
 	int64_t key[DN_KEY]; /* geometry, bias, layout, threads, epilogue, blocked sides: others
@@ -414,7 +418,8 @@ bool om_conv_dnnl(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int64_t
 	/* a conv too small to split: one thread (the pool's wake-up and barrier cost more) */
 	const double macs = (double)N * (double)M * (double)(sp->out[0] * sp->out[1]) *
 			    (double)(C / group) * (double)(sp->k[0] * sp->k[1]);
-	const int threads = macs < DN_SMALL_MACS ? 1 : c->threads;
+	const double small = group == 1 ? DN_SMALL_DENSE_MACS : DN_SMALL_MACS;
+	const int threads = macs < small ? 1 : c->threads;
 	const int layout = dn_layout(sp, C, M, group, e, threads, bin || bout);
 	if (layout == DN_NONE || sp->in[0] > INT32_MAX || sp->in[1] > INT32_MAX ||
 	    sp->out[0] > INT32_MAX || sp->out[1] > INT32_MAX)
