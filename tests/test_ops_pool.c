@@ -181,7 +181,8 @@ static void maxpool_uint8(void **state)
  * Indices) everywhere, NaN and -inf included, with pads, strides and ceil_mode. */
 /* The separable path (no Indices) against the general one (with Indices): windows clipped
  * at every edge, interior columns per stride (1, 2 and 3 take different loops), widths
- * 1, 7, 17, NaN and -inf rows */
+ * 1, 7, 17, NaN and -inf rows; stride 1 with rows as long as the input's (max_plane_s1:
+ * same, asymmetric and over-wide padding, a window of one column) */
 typedef struct sep_case {
 	int64_t k[2], s[2], pads[4], ceil;
 } sep_case;
@@ -193,6 +194,8 @@ static void maxpool_paths_agree(void **state)
 		{{3, 2}, {2, 3}, {1, 0, 1, 1}, 1}, {{3, 3}, {2, 2}, {1, 1, 1, 1}, 0},
 		{{3, 3}, {1, 1}, {1, 1, 1, 1}, 0}, {{2, 2}, {2, 2}, {0, 0, 0, 0}, 0},
 		{{1, 4}, {1, 3}, {0, 2, 0, 2}, 1}, {{2, 5}, {1, 1}, {0, 0, 0, 0}, 0},
+		{{5, 3}, {1, 1}, {2, 0, 2, 2}, 0}, {{3, 3}, {1, 1}, {0, 1, 2, 1}, 0},
+		{{3, 1}, {1, 1}, {1, 0, 1, 0}, 0}, {{2, 2}, {1, 1}, {2, 0, 0, 1}, 0},
 	};
 	static const int64_t widths[] = {1, 7, 11, 17};
 	int nans = 0;

@@ -302,6 +302,77 @@ static void max_image_separable(const pool3 *g, int64_t k, int64_t s, const floa
 		}
 }
 
+/* v[j] = max over taps t < k (in order, NaN wins) of r[j + t * step], j < n: one flat loop
+ * (step is a row, or 1) */
+static inline __attribute__((always_inline)) void
+max_flat(float *restrict v, const float *restrict r, int64_t n, int64_t k, int64_t step)
+{
+	for (int64_t j = 0; j < n; j++)
+		v[j] = r[j];
+	for (int64_t t = 1; t < k; t++)
+		for (int64_t j = 0; j < n; j++)
+			v[j] = max_nan(v[j], r[j + t * step]);
+}
+
+/* max_image_separable for stride 1 along both axes of a 2-D image whose output rows are as
+ * long as its input rows (OW == W: padding of kw - 1 in all): the window rows' maximum of
+ * the output rows whose windows are wholly inside along H in one flat pass over the plane,
+ * then the window columns' maximum of every output in one more (the rows are short: 28
+ * columns at googlenet's inceptions, and a loop per row cost more than the maxima); the
+ * clipped rows and columns at the edges one by one. Each output takes its taps in
+ * max_image_separable's order: the same results. vm holds OH * W floats. */
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) static void
+max_plane_s1(const pool3 *g, int64_t kh, int64_t kw, const float *x, float *y, float *vm)
+{
+	const axis_taps *T = g->t;
+	const int64_t W = g->in[2], OH = g->out[1];
+	int64_t ha = 0, hb = OH, a = 0, b = W;
+	while (ha < OH && (T[1].lo[ha] != 0 || T[1].hi[ha] != kh))
+		ha++;
+	while (hb > ha && (T[1].lo[hb - 1] != 0 || T[1].hi[hb - 1] != kh))
+		hb--;
+	while (a < W && (T[2].lo[a] != 0 || T[2].hi[a] != kw))
+		a++;
+	while (b > a && (T[2].lo[b - 1] != 0 || T[2].hi[b - 1] != kw))
+		b--;
+	if (hb > ha)
+		max_flat(vm + ha * W, x + T[1].start[ha] * W, (hb - ha) * W, kh, W);
+	for (int64_t oh = 0; oh < OH; oh++) {
+		if (oh == ha && ha < hb) {
+			oh = hb - 1;
+			continue;
+		}
+		float *r = vm + oh * W;
+		bool first = true;
+		for (int64_t th = T[1].lo[oh]; th < T[1].hi[oh]; th++) {
+			const float *xr = x + (T[1].start[oh] + th) * W;
+			for (int64_t w = 0; w < W; w++)
+				r[w] = first ? xr[w] : max_nan(r[w], xr[w]);
+			first = false;
+		}
+		if (first) /* no window row inside the input */
+			for (int64_t w = 0; w < W; w++)
+				r[w] = -INFINITY;
+	}
+	/* interior columns of all rows at once: output j reads vm[j + start[a] - a + t]; the
+	 * outputs of edge columns get values across rows here, replaced below */
+	const int64_t off = T[2].start[a] - a, n = OH * W;
+	const int64_t j0 = a, j1 = n - (W - b); /* outputs whose taps stay inside vm */
+	if (a < b && j1 > j0)
+		max_flat(y + j0, vm + j0 + off, j1 - j0, kw, 1);
+	for (int64_t oh = 0; oh < OH; oh++)
+		for (int64_t ow = 0; ow < W; ow++) {
+			if (ow == a && a < b) {
+				ow = b - 1;
+				continue;
+			}
+			float m = -INFINITY;
+			for (int64_t tw = T[2].lo[ow]; tw < T[2].hi[ow]; tw++)
+				m = max_nan(m, vm[oh * W + T[2].start[ow] + tw]);
+			y[oh * W + ow] = m;
+		}
+}
+
 /* y[o] = (((0 + r[o s]) + r[o s + 1]) + ...) over k taps, o < n, added onto acc: one window
  * row of AveragePool for outputs whose column taps are all inside, in the general path's
  * order (s a constant in each caller, so that the loads vectorize) */
@@ -362,7 +433,7 @@ static void avg_image_rows(const pool3 *g, const pool_args *pa, int64_t k, int64
  * 0.16 -> 0.20 split from 32768 elements on) */
 enum { POOL_GRAIN = 1 << 15, GLOBAL_GRAIN = 1 << 17 };
 
-enum { POOL_PATH_GENERAL, POOL_PATH_MAX_ROWS, POOL_PATH_AVG_ROWS };
+enum { POOL_PATH_GENERAL, POOL_PATH_MAX_ROWS, POOL_PATH_MAX_PLANE, POOL_PATH_AVG_ROWS };
 
 /* Images (image, channel) [lo, hi) of a pool, split over the run's threads: each is its own */
 typedef struct pool_job {
@@ -370,6 +441,7 @@ typedef struct pool_job {
 	const pool_args *pa;
 	int path;      /* POOL_PATH_* */
 	int64_t k, s;  /* the last axis's kernel and stride (the row paths) */
+	int64_t kh;    /* the kernel along H (POOL_PATH_MAX_PLANE) */
 	int64_t isz, osz;
 	const float *x;
 	float *y;
@@ -381,15 +453,17 @@ static void pool_piece(void *arg, int64_t lo, int64_t hi)
 	const pool_job *j = arg;
 	const pool3 *g = j->g;
 	/* the row paths' buffer (without one, the general path: the same results) */
-	float *tmp = j->path == POOL_PATH_GENERAL
-			     ? NULL
-			     : malloc(sizeof(float) * (size_t)((j->path == POOL_PATH_MAX_ROWS
-									? g->in[2]
-									: g->out[2]) + 1));
+	const int64_t floats = j->path == POOL_PATH_MAX_ROWS    ? g->in[2]
+			       : j->path == POOL_PATH_MAX_PLANE ? g->out[1] * g->in[2]
+								: g->out[2];
+	float *tmp = j->path == POOL_PATH_GENERAL ? NULL
+						  : malloc(sizeof(float) * (size_t)(floats + 1));
 	for (int64_t i = lo; i < hi; i++) {
 		const float *x = j->x + i * j->isz;
 		float *y = j->y + i * j->osz;
-		if (tmp && j->path == POOL_PATH_MAX_ROWS)
+		if (tmp && j->path == POOL_PATH_MAX_PLANE)
+			max_plane_s1(g, j->kh, j->k, x, y, tmp);
+		else if (tmp && j->path == POOL_PATH_MAX_ROWS)
 			max_image_separable(g, j->k, j->s, x, y, tmp);
 		else if (tmp)
 			avg_image_rows(g, j->pa, j->k, j->s, x, y, tmp);
@@ -415,10 +489,13 @@ static om_kind pool_f32(om_ctx *c)
 	const om_tensor *X = c->in[0];
 	const bool undilated = g.dil[0] == 1 && g.dil[1] == 1 && g.dil[2] == 1;
 	pool_job j = {&g, &pa, POOL_PATH_GENERAL, sp.k[sp.n - 1], sp.stride[sp.n - 1],
-		      g.in[0] * g.in[1] * g.in[2], g.out[0] * g.out[1] * g.out[2], X->data,
-		      c->out[0]->data, c->nout > 1 && c->out[1] ? c->out[1]->data : NULL};
+		      sp.n == 2 ? sp.k[0] : 1, g.in[0] * g.in[1] * g.in[2],
+		      g.out[0] * g.out[1] * g.out[2], X->data, c->out[0]->data,
+		      c->nout > 1 && c->out[1] ? c->out[1]->data : NULL};
 	if (pa.kind == POOL_MAX && !j.ind && undilated)
-		j.path = POOL_PATH_MAX_ROWS;
+		j.path = sp.n == 2 && sp.stride[0] == 1 && sp.stride[1] == 1 && g.out[2] == g.in[2]
+				 ? POOL_PATH_MAX_PLANE
+				 : POOL_PATH_MAX_ROWS;
 	else if (pa.kind == POOL_AVG && undilated)
 		j.path = POOL_PATH_AVG_ROWS;
 	om_par_for(c->threads, X->dims[0] * X->dims[1], POOL_GRAIN / (j.isz + j.osz + 1) + 1,
