@@ -180,6 +180,10 @@ static void runs_and_writes(void **state)
 	assert_true(calls_per_run(out, "Add") == 1);
 	assert_true(calls_per_run(out, "Sub") == 1);
 	assert_non_null(strstr(out, "MiB busy at once"));
+	/* one timed run: "1 run", its CPU time measured like several runs' (a new user saw
+	 * "1 runs" and "cpu 0.000") */
+	assert_int_equal(run("m.onnx --input-dir in --bench 1", out, err, sizeof out), 0);
+	assert_non_null(strstr(out, "bench: 1 run, median "));
 	/* --input overrides the folder; a name the model lacks is an error */
 	assert_int_equal(run("m.onnx --input-dir in --input b=a.npy --output-dir o3 --exact", out,
 			     err, sizeof out),

@@ -296,7 +296,7 @@ static om_kind run_all(const run_args *a, om_session *s, om_tensor *in, om_tenso
 	double *ms = calloc((size_t)a->bench, sizeof *ms);
 	if (!ms)
 		return cmd_error(st, OM_ERR_NOMEM, "out of memory");
-	double c0 = 0;
+	const double c0 = cpu_ms(); /* the CPU time of the timed runs (the warm-up is done) */
 	for (int r = 0; r < a->bench && !rc; r++) {
 		om_tensor *tmp = calloc((size_t)(nout ? nout : 1), sizeof *tmp);
 		if (!tmp) {
@@ -306,8 +306,6 @@ static om_kind run_all(const run_args *a, om_session *s, om_tensor *in, om_tenso
 		double t0 = now_ms();
 		rc = om_session_run(s, in, nin, tmp, nout, st);
 		ms[r] = now_ms() - t0;
-		if (r == 0)
-			c0 = cpu_ms(); /* the first timed run warms up; CPU counts the rest */
 		for (int i = 0; i < nout; i++)
 			om_tensor_free(&tmp[i]);
 		free(tmp);
@@ -316,9 +314,9 @@ static om_kind run_all(const run_args *a, om_session *s, om_tensor *in, om_tenso
 		qsort(ms, (size_t)a->bench, sizeof *ms, cmp_double);
 		double med = a->bench % 2 ? ms[a->bench / 2]
 					  : (ms[a->bench / 2 - 1] + ms[a->bench / 2]) / 2;
-		double cpu = a->bench > 1 ? (cpu_ms() - c0) / (a->bench - 1) : 0;
-		printf("bench: %d runs, median %.3f ms, min %.3f ms, cpu %.3f ms per run\n",
-		       a->bench, med, ms[0], cpu);
+		const double cpu = (cpu_ms() - c0) / a->bench;
+		printf("bench: %d run%s, median %.3f ms, min %.3f ms, cpu %.3f ms per run\n",
+		       a->bench, a->bench == 1 ? "" : "s", med, ms[0], cpu);
 	}
 	free(ms);
 	return rc;
