@@ -161,7 +161,9 @@ static int32_t inplace_input(const om_step *sp)
 	const int32_t nin = sp->node->nin;
 	if (nin < 1)
 		return -1;
-	return sp->op->flags & OM_OP_INPLACE ? 0 : sp->op->flags & OM_OP_INPLACE_LAST ? nin - 1 : -1;
+	if (sp->op->flags & OM_OP_INPLACE)
+		return 0;
+	return sp->op->flags & OM_OP_INPLACE_LAST ? nin - 1 : -1;
 }
 
 /* Gives the step's outputs their memory: a view aliases its input, an in-place kernel may
@@ -196,9 +198,9 @@ static om_kind place_outputs(om_session *s, om_frame *f, const om_step *sp,
 				reads += sp->in[k] >= 0 && f->blk[sp->in[k]] == b;
 			for (int32_t k = 0; k < sp->nimplicit; k++)
 				reads += f->blk[sp->implicit[k]] == b;
-			if (s->pool.b[b].refs != reads || reads != 1 ||
-			    in[over]->dtype != out[0]->dtype || in[over]->nbytes != out[0]->nbytes ||
-			    in[over]->data != s->pool.b[b].ptr)
+			const om_tensor *v = in[over];
+			if (s->pool.b[b].refs != reads || reads != 1 || v->dtype != out[0]->dtype ||
+			    v->nbytes != out[0]->nbytes || v->data != s->pool.b[b].ptr)
 				b = -1;
 		}
 		if (b >= 0) {

@@ -295,10 +295,8 @@ static void im2col_piece(void *arg, int64_t lo, int64_t hi, int slot)
 }
 
 /* omopt's own kernels for conv_f32 (e: the epilogue, its Z never Y's memory) */
-static om_kind conv_own(om_ctx *c, const conv_geo *gp, const om_conv_epi *ep)
+static om_kind conv_own(om_ctx *c, const conv_geo g, const om_conv_epi e)
 {
-	const conv_geo g = *gp;
-	om_conv_epi e = *ep;
 	const float *x = c->in[0]->data, *w = c->in[1]->data;
 	float *y = c->out[0]->data;
 	const om_spatial *sp = &g.sp;
@@ -370,7 +368,7 @@ static om_kind conv_f32(om_ctx *c)
 	float *z;
 	if ((rc = om_conv_epi_keep_z(c, &e, y, c->out[0]->nbytes, &z)))
 		return rc;
-	rc = conv_own(c, &g, &e);
+	rc = conv_own(c, g, e);
 	free(z);
 	return rc;
 }

@@ -237,16 +237,63 @@ static inline float max_nan(float m, float v)
 	return ((v > m) | (v != v)) ? v : m; /* no branch: vectorizes */
 }
 
-/* y[o] = max over taps t < k of r[o * s + t], o < n, taps in order (NaN wins); s is a
- * constant in each caller, so that the strided loads vectorize */
+/* y[o] = max over taps t < k of r[o * s + t * step], o < n, taps in order (NaN wins): a row's
+ * window columns (step 1), or a plane's window rows (s 1, step a row); s and step are
+ * constants in each caller, so that the loads vectorize */
 static inline __attribute__((always_inline)) void
-max_cols(float *restrict y, const float *restrict r, int64_t n, int64_t k, int64_t s)
+max_taps(float *restrict y, const float *restrict r, int64_t n, int64_t k, int64_t s,
+	 int64_t step)
 {
 	for (int64_t o = 0; o < n; o++)
 		y[o] = r[o * s]; /* max_nan(-inf, v) is v */
 	for (int64_t t = 1; t < k; t++)
 		for (int64_t o = 0; o < n; o++)
-			y[o] = max_nan(y[o], r[o * s + t]);
+			y[o] = max_nan(y[o], r[o * s + t * step]);
+}
+
+/* the outputs [*a, *b) of the n along an axis whose windows of k taps lie wholly inside the
+ * input (lo 0, hi k) */
+static void inside(const axis_taps *t, int64_t n, int64_t k, int64_t *a, int64_t *b)
+{
+	*a = 0, *b = n;
+	while (*a < n && (t->lo[*a] != 0 || t->hi[*a] != k))
+		(*a)++;
+	while (*b > *a && (t->lo[*b - 1] != 0 || t->hi[*b - 1] != k))
+		(*b)--;
+}
+
+/* row = the maximum of output (od, oh)'s window rows of x (in[2] floats each, in order, NaN
+ * wins), -inf where no window row is inside the input */
+static inline __attribute__((always_inline)) void
+rows_max(const pool3 *g, const float *x, int64_t od, int64_t oh, float *restrict row)
+{
+	const axis_taps *T = g->t;
+	const int64_t H = g->in[1], W = g->in[2];
+	bool first = true;
+	for (int64_t td = T[0].lo[od]; td < T[0].hi[od]; td++)
+		for (int64_t th = T[1].lo[oh]; th < T[1].hi[oh]; th++) {
+			const int64_t id = T[0].start[od] + td, ih = T[1].start[oh] + th;
+			const float *restrict xr = x + (id * H + ih) * W;
+			if (first)
+				memcpy(row, xr, sizeof(float) * (size_t)W);
+			else
+				for (int64_t w = 0; w < W; w++)
+					row[w] = max_nan(row[w], xr[w]);
+			first = false;
+		}
+	if (first)
+		for (int64_t w = 0; w < W; w++)
+			row[w] = -INFINITY;
+}
+
+/* the maximum of output ow's window columns of row, taken one by one (a clipped window) */
+static inline __attribute__((always_inline)) float
+clipped_max(const axis_taps *t, const float *row, int64_t ow)
+{
+	float m = -INFINITY;
+	for (int64_t tw = t->lo[ow]; tw < t->hi[ow]; tw++)
+		m = max_nan(m, row[t->start[ow] + tw]);
+	return m;
 }
 
 /* MaxPool without Indices and dilations, separably: per output row the window rows' maximum
@@ -257,61 +304,27 @@ static void max_image_separable(const pool3 *g, int64_t k, int64_t s, const floa
 				float *row)
 {
 	const axis_taps *T = g->t;
-	const int64_t H = g->in[1], W = g->in[2], OW = g->out[2];
-	/* outputs [a, b) have windows wholly inside: lo == 0, hi == k */
-	int64_t a = 0, b = OW;
-	while (a < OW && (T[2].lo[a] != 0 || T[2].hi[a] != k))
-		a++;
-	while (b > a && (T[2].lo[b - 1] != 0 || T[2].hi[b - 1] != k))
-		b--;
+	const int64_t OW = g->out[2];
+	int64_t a, b; /* outputs with windows wholly inside */
+	inside(&T[2], OW, k, &a, &b);
 	for (int64_t od = 0; od < g->out[0]; od++)
 		for (int64_t oh = 0; oh < g->out[1]; oh++, y += OW) {
-			bool first = true;
-			for (int64_t td = T[0].lo[od]; td < T[0].hi[od]; td++)
-				for (int64_t th = T[1].lo[oh]; th < T[1].hi[oh]; th++) {
-					int64_t id = T[0].start[od] + td, ih = T[1].start[oh] + th;
-					const float *restrict xr = x + (id * H + ih) * W;
-					float *restrict r = row;
-					if (first)
-						memcpy(r, xr, sizeof(float) * (size_t)W);
-					else
-						for (int64_t w = 0; w < W; w++)
-							r[w] = max_nan(r[w], xr[w]);
-					first = false;
-				}
-			if (first) /* no window row inside the input */
-				for (int64_t w = 0; w < W; w++)
-					row[w] = -INFINITY;
+			rows_max(g, x, od, oh, row);
 			for (int64_t ow = 0; ow < OW; ow++) {
 				if (ow == a && a < b) {
 					const float *r0 = row + T[2].start[a];
 					if (s == 1)
-						max_cols(y + a, r0, b - a, k, 1);
+						max_taps(y + a, r0, b - a, k, 1, 1);
 					else if (s == 2)
-						max_cols(y + a, r0, b - a, k, 2);
+						max_taps(y + a, r0, b - a, k, 2, 1);
 					else
-						max_cols(y + a, r0, b - a, k, s);
+						max_taps(y + a, r0, b - a, k, s, 1);
 					ow = b - 1;
 					continue;
 				}
-				float m = -INFINITY;
-				for (int64_t tw = T[2].lo[ow]; tw < T[2].hi[ow]; tw++)
-					m = max_nan(m, row[T[2].start[ow] + tw]);
-				y[ow] = m;
+				y[ow] = clipped_max(&T[2], row, ow);
 			}
 		}
-}
-
-/* v[j] = max over taps t < k (in order, NaN wins) of r[j + t * step], j < n: one flat loop
- * (step is a row, or 1) */
-static inline __attribute__((always_inline)) void
-max_flat(float *restrict v, const float *restrict r, int64_t n, int64_t k, int64_t step)
-{
-	for (int64_t j = 0; j < n; j++)
-		v[j] = r[j];
-	for (int64_t t = 1; t < k; t++)
-		for (int64_t j = 0; j < n; j++)
-			v[j] = max_nan(v[j], r[j + t * step]);
 }
 
 /* max_image_separable for stride 1 along both axes of a 2-D image whose output rows are as
@@ -326,50 +339,30 @@ max_plane_s1(const pool3 *g, int64_t kh, int64_t kw, const float *x, float *y, f
 {
 	const axis_taps *T = g->t;
 	const int64_t W = g->in[2], OH = g->out[1];
-	int64_t ha = 0, hb = OH, a = 0, b = W;
-	while (ha < OH && (T[1].lo[ha] != 0 || T[1].hi[ha] != kh))
-		ha++;
-	while (hb > ha && (T[1].lo[hb - 1] != 0 || T[1].hi[hb - 1] != kh))
-		hb--;
-	while (a < W && (T[2].lo[a] != 0 || T[2].hi[a] != kw))
-		a++;
-	while (b > a && (T[2].lo[b - 1] != 0 || T[2].hi[b - 1] != kw))
-		b--;
+	int64_t ha, hb, a, b; /* output rows and columns with windows wholly inside */
+	inside(&T[1], OH, kh, &ha, &hb);
+	inside(&T[2], W, kw, &a, &b);
 	if (hb > ha)
-		max_flat(vm + ha * W, x + T[1].start[ha] * W, (hb - ha) * W, kh, W);
+		max_taps(vm + ha * W, x + T[1].start[ha] * W, (hb - ha) * W, kh, 1, W);
 	for (int64_t oh = 0; oh < OH; oh++) {
-		if (oh == ha && ha < hb) {
-			oh = hb - 1;
-			continue;
-		}
-		float *r = vm + oh * W;
-		bool first = true;
-		for (int64_t th = T[1].lo[oh]; th < T[1].hi[oh]; th++) {
-			const float *xr = x + (T[1].start[oh] + th) * W;
-			for (int64_t w = 0; w < W; w++)
-				r[w] = first ? xr[w] : max_nan(r[w], xr[w]);
-			first = false;
-		}
-		if (first) /* no window row inside the input */
-			for (int64_t w = 0; w < W; w++)
-				r[w] = -INFINITY;
+		if (oh == ha && ha < hb)
+			oh = hb;
+		if (oh < OH)
+			rows_max(g, x, 0, oh, vm + oh * W);
 	}
 	/* interior columns of all rows at once: output j reads vm[j + start[a] - a + t]; the
 	 * outputs of edge columns get values across rows here, replaced below */
 	const int64_t off = T[2].start[a] - a, n = OH * W;
 	const int64_t j0 = a, j1 = n - (W - b); /* outputs whose taps stay inside vm */
 	if (a < b && j1 > j0)
-		max_flat(y + j0, vm + j0 + off, j1 - j0, kw, 1);
+		max_taps(y + j0, vm + j0 + off, j1 - j0, kw, 1, 1);
 	for (int64_t oh = 0; oh < OH; oh++)
 		for (int64_t ow = 0; ow < W; ow++) {
 			if (ow == a && a < b) {
 				ow = b - 1;
 				continue;
 			}
-			float m = -INFINITY;
-			for (int64_t tw = T[2].lo[ow]; tw < T[2].hi[ow]; tw++)
-				m = max_nan(m, vm[oh * W + T[2].start[ow] + tw]);
-			y[oh * W + ow] = m;
+			y[oh * W + ow] = clipped_max(&T[2], vm + oh * W, ow);
 		}
 }
 
@@ -393,11 +386,8 @@ static void avg_image_rows(const pool3 *g, const pool_args *pa, int64_t k, int64
 {
 	const axis_taps *T = g->t;
 	const int64_t H = g->in[1], W = g->in[2], OW = g->out[2];
-	int64_t a = 0, b = OW;
-	while (a < OW && (T[2].lo[a] != 0 || T[2].hi[a] != k))
-		a++;
-	while (b > a && (T[2].lo[b - 1] != 0 || T[2].hi[b - 1] != k))
-		b--;
+	int64_t a, b;
+	inside(&T[2], OW, k, &a, &b);
 	int64_t o[3];
 	for (o[0] = 0; o[0] < g->out[0]; o[0]++)
 		for (o[1] = 0; o[1] < g->out[1]; o[1]++, y += OW) {
