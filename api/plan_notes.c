@@ -183,12 +183,14 @@ om_kind om_plan_notes_make(const om_model *m, om_plan_notes **out, om_status *st
 		} else if (own && (ni.op->flags & OM_OP_EPILOGUE)) { /* FusedConv's own */
 			snprintf(post, sizeof post, ", applies %.32s", own);
 		}
-		char layout[48] = "";
+		char layout[48] = "", tag[16] = "NHWC";
 		const bool reads = ni.blocked & 0xffffffffu, writes = ni.blocked >> 32;
+		if (ni.block != OM_BLOCK_NHWC)
+			snprintf(tag, sizeof tag, "nChw%dc", ni.block);
 		if (ni.blocked && !ni.absorbed) /* values kept channel-blocked between convs
 						   (plan_layout.c); an absorbed node moves none */
-			snprintf(layout, sizeof layout, ", %s%s%s nChw%dc", reads ? "reads" : "",
-				 reads && writes ? " and " : "", writes ? "writes" : "", ni.block);
+			snprintf(layout, sizeof layout, ", %s%s%s %s", reads ? "reads" : "",
+				 reads && writes ? " and " : "", writes ? "writes" : "", tag);
 		snprintf(e->note, sizeof e->note, "%s%s%s%s%s%s%s%s",
 			 ni.folded     ? "folded at plan time"
 			 : ni.absorbed == 2 ? "absorbed into its output's reader"

@@ -279,6 +279,16 @@ OM_API const char *om_simplify_pass_name(int i);
 
 typedef struct om_session om_session;
 
+/* om_session_options.layout: how fast mode lays out the float activations that run between
+ * oneDNN's convolutions (the values kept so: `omopt dot --plan`); exact mode keeps NCHW */
+typedef enum om_layout_choice {
+	OM_LAYOUT_AUTO = 0,    /* NHWC, or channel-blocked when a depthwise or grouped conv (which
+				  oneDNN runs faster blocked) would otherwise run on NCHW */
+	OM_LAYOUT_BLOCKED = 1, /* channel-blocked: nChw16c on AVX-512, nChw8c on AVX2 */
+	OM_LAYOUT_NHWC = 2,    /* channels last (depthwise and grouped convs then run on NCHW) */
+	OM_LAYOUT_NCHW = 3,    /* nothing kept in another layout: each conv reorders its own */
+} om_layout_choice;
+
 typedef struct om_session_options {
 	int exact;   /* 1: only kernels flagged exact; others are OM_ERR_UNSUPPORTED (seed §1) */
 	int threads; /* 0 or 1: single-threaded */
@@ -294,6 +304,7 @@ typedef struct om_session_options {
 	 * OM_ERR_INVALID_INPUT naming the node it reached (checked before every node and at every
 	 * Loop/Scan iteration, so a Loop of 10^15 iterations ends too). 0: no limit. */
 	int64_t max_run_ms;
+	om_layout_choice layout; /* fast mode's layout between convs (above); 0: OM_LAYOUT_AUTO */
 } om_session_options;
 
 /** The default memory limit of a session: 8 GiB, or half the physical memory when less. */

@@ -19,9 +19,9 @@ int32_t om_layout_block(void)
 	return 0;
 }
 
-void om_layout_dims(const int64_t *d, int32_t b, int64_t *out)
+void om_layout_dims(const int64_t *d, int32_t block, int64_t *out)
 {
-	const int64_t C = d[1];
+	const int64_t C = d[1], b = om_layout_lanes(block, C);
 	out[0] = d[0];
 	out[1] = (C + b - 1) / b;
 	out[2] = d[2];
@@ -70,7 +70,7 @@ void om_layout_divide(const om_ctx *c, om_layout_req *r)
 		*r = (om_layout_req){0};
 }
 
-void om_layout_block_f32(const float *x, int64_t N, int64_t C, int64_t P, int32_t b, float *y)
+void om_layout_block_f32(const float *x, int64_t N, int64_t C, int64_t P, int64_t b, float *y)
 {
 	const int64_t Cb = (C + b - 1) / b;
 	for (int64_t n = 0; n < N; n++)
@@ -85,7 +85,7 @@ void om_layout_block_f32(const float *x, int64_t N, int64_t C, int64_t P, int32_
 		}
 }
 
-void om_layout_unblock_f32(const float *x, int64_t N, int64_t C, int64_t P, int32_t b, float *y)
+void om_layout_unblock_f32(const float *x, int64_t N, int64_t C, int64_t P, int64_t b, float *y)
 {
 	const int64_t Cb = (C + b - 1) / b;
 	for (int64_t n = 0; n < N; n++)

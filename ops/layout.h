@@ -9,8 +9,15 @@
 /** The block the fast convolutions want on this CPU: 16 (oneDNN on AVX-512), 8 (AVX2), or 0
  *  (no oneDNN in the build, or an older CPU): then nothing is blocked. */
 int32_t om_layout_block(void);
-/** The blocked tensor shape (N, ceil(C/b), H, W, b) of the logical shape d (N, C, H, W). */
-void om_layout_dims(const int64_t *d, int32_t b, int64_t *out);
+/** The lanes of a block of the plan's `block` (op.h) for a value of C channels: block, or C
+ *  for OM_BLOCK_NHWC. */
+static inline int64_t om_layout_lanes(int32_t block, int64_t C)
+{
+	return block == OM_BLOCK_NHWC ? (C > 0 ? C : 1) : block;
+}
+/** The blocked tensor shape (N, ceil(C/b), H, W, b) of the logical shape d (N, C, H, W), b
+ *  the lanes of `block` (om_layout_lanes). */
+void om_layout_dims(const int64_t *d, int32_t block, int64_t *out);
 /** The logical (N, C, H, W) view of blocked tensor t holding C channels: a copy of t's header
  *  with the logical shape, same data. */
 om_tensor om_layout_logical(const om_tensor *t, int64_t C);
@@ -22,8 +29,8 @@ void om_layout_elementwise(const om_ctx *c, om_layout_req *r);
 /** Div's: om_layout_elementwise's when the divisor is a constant float of one element, finite
  *  and not 0 (the padding stays finite: x / 6 of HardSwish written out). */
 void om_layout_divide(const om_ctx *c, om_layout_req *r);
-/** y (blocked by b, padding zeroed) = x (N, C, P plain), and the reverse. */
-void om_layout_block_f32(const float *x, int64_t N, int64_t C, int64_t P, int32_t b, float *y);
-void om_layout_unblock_f32(const float *x, int64_t N, int64_t C, int64_t P, int32_t b, float *y);
+/** y (blocked by b lanes, padding zeroed) = x (N, C, P plain), and the reverse. */
+void om_layout_block_f32(const float *x, int64_t N, int64_t C, int64_t P, int64_t b, float *y);
+void om_layout_unblock_f32(const float *x, int64_t N, int64_t C, int64_t P, int64_t b, float *y);
 
 #endif

@@ -112,12 +112,13 @@ typedef struct om_ctx {
 	const struct om_act *post;
 	/* OM_OP_IN_SCALE rows: a Mul of in[0] the planner folded into this step: the kernel reads
 	 * in[0] times in_scale, a float (N or 1, C, 1, 1) or (C, 1, 1) tensor, channel-blocked
-	 * like in[0] when in[0] is (then (N or 1, ceil(C / block), 1, 1, block)); NULL when none
-	 * (always outside a session) */
+	 * like in[0] when in[0] is (then (N or 1, ceil(C / b), 1, 1, b), b in[0]'s lanes); NULL
+	 * when none (always outside a session) */
 	const om_tensor *in_scale;
 	/* Rows with a `layout` function (below): which of the step's inputs and outputs the planner
-	 * keeps channel-blocked (OM_LAYOUT_IN(i), OM_LAYOUT_OUT(i)), by `block` channels; 0 outside
-	 * a session and in exact mode (a layout function sees the block the planner plans with) */
+	 * keeps channel-blocked (OM_LAYOUT_IN(i), OM_LAYOUT_OUT(i)), by `block` channels (or
+	 * OM_BLOCK_NHWC); 0 outside a session and in exact mode (a layout function sees the
+	 * block the planner plans with) */
 	uint64_t blocked;
 	int32_t block;
 } om_ctx;
@@ -130,14 +131,18 @@ typedef om_kind (*om_kernel_fn)(om_ctx *c);
  * nChw16c) holds element (n, c, h, w) at (((n * Cb + c / b) * H + h) * W + w) * b + c % b,
  * Cb = ceil(C / b): its tensor has shape (N, Cb, H, W, b), so element-wise kernels run on it
  * unchanged. The padding channels (c >= C) hold finite values that no result depends on.
+ * A plan may instead block each value by its own channel count (block OM_BLOCK_NHWC): one
+ * block of C lanes, (N, 1, H, W, C), which is NHWC, with no padding. Either way a blocked
+ * tensor's lanes are its dims[4].
  * A row's layout function says, for a node with the plan-time shapes in c (logical, 4-D),
  * which positions may be blocked: bit i for input i, bit 32 + i for output i. */
 #define OM_LAYOUT_IN(i) (UINT64_C(1) << (i))
 #define OM_LAYOUT_OUT(i) (UINT64_C(1) << (32 + (i)))
+#define OM_BLOCK_NHWC (-1) /* om_ctx.block, om_layout_req.block: NHWC (above) */
 typedef struct om_layout_req {
 	uint64_t may;  /* positions the kernel takes blocked */
 	uint64_t tied; /* positions that are all blocked or all plain (a subset of may) */
-	int32_t block; /* the block the kernel needs, 0: any */
+	int32_t block; /* the block the kernel needs (or OM_BLOCK_NHWC), 0: any */
 } om_layout_req;
 typedef void (*om_layout_fn)(const om_ctx *c, om_layout_req *r);
 

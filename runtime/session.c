@@ -27,6 +27,9 @@ om_kind om_session_create_ex(const om_model *m, const om_session_options *opt,
 	*out = NULL;
 	if (!m || !m->graph)
 		return om_error(st, OM_ERR_INVALID_MODEL, NULL, "the model has no graph");
+	if (opt && (opt->layout < OM_LAYOUT_AUTO || opt->layout > OM_LAYOUT_NCHW))
+		return om_error(st, OM_ERR_INVALID_INPUT, NULL,
+				"session option layout %d is no om_layout_choice", (int)opt->layout);
 	om_session *s = calloc(1, sizeof *s);
 	if (!s || !(s->arena = om_arena_new())) {
 		free(s);

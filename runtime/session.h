@@ -31,7 +31,7 @@ typedef struct om_node_info {
 			 Mul) */
 	int post;     /* om_act_kind the step applies for the steps it absorbed, or 0 */
 	uint64_t blocked; /* positions held channel-blocked (op.h: OM_LAYOUT_IN/OUT), or 0 */
-	int block;        /* channels per block when blocked */
+	int block;        /* channels per block when blocked, or OM_BLOCK_NHWC (op.h) */
 	const om_value *out0; /* the value output 0 is written to: with post, the last absorbed
 				 step's output (the node's own output 0 is never stored) */
 	int dynamic; /* shaped again in every run (a value, or a dim, only known at run time) */

@@ -44,10 +44,11 @@ static om_node *node(om_graph *g, const char *op, const char *ins, const char *o
 	return n;
 }
 
-/* x (N, C, H, H) -> a = SiLU(conv1x1 C->E) -> b = dwconv3x3/2 (E) -> e = b * Sigmoid(conv(
- * conv(GAP(b)))) -> r = conv1x1(e) + e -> y = conv1x1 E->C (a graph output); `side`: also
- * t = Transpose(b) as a graph output, which keeps b plain; N -1: the batch is a symbol */
-static om_model *block_model(int64_t N, int64_t C, int64_t E, int64_t H, bool side)
+/* x (N, C, H, H) -> a = SiLU(conv1x1 C->E) -> b = dwconv3x3/2 (E; `dense`: a conv of one
+ * group) -> e = b * Sigmoid(conv(conv(GAP(b)))) -> r = conv1x1(e) + e -> y = conv1x1 E->C (a
+ * graph output); `side`: also t = Transpose(b) as a graph output, which keeps b plain; N -1:
+ * the batch is a symbol */
+static om_model *block_model(int64_t N, int64_t C, int64_t E, int64_t H, bool side, bool dense)
 {
 	om_model *m = tu_model(13);
 	om_graph *g = m->graph;
@@ -56,7 +57,8 @@ static om_model *block_model(int64_t N, int64_t C, int64_t E, int64_t H, bool si
 		      tu_typed_value(g, "x", OM_FLOAT, 4, (int64_t[]){N, C, H, H}));
 	tu_float_init(g, "W1", 4, (int64_t[]){E, C, 1, 1}, 1, 1.0f / sqrtf((float)C));
 	tu_float_init(g, "B1", 1, (int64_t[]){E}, 2, 0.2f);
-	tu_float_init(g, "Wd", 4, (int64_t[]){E, 1, 3, 3}, 3, 1.0f / 3);
+	tu_float_init(g, "Wd", 4, (int64_t[]){E, dense ? E : 1, 3, 3}, 3,
+		      1.0f / (dense ? 3 * sqrtf((float)E) : 3));
 	tu_float_init(g, "Wf", 4, (int64_t[]){E, E, 1, 1}, 4, 1.0f / sqrtf((float)E));
 	tu_float_init(g, "Wg", 4, (int64_t[]){E, E, 1, 1}, 5, 1.0f / sqrtf((float)E));
 	tu_float_init(g, "W3", 4, (int64_t[]){E, E, 1, 1}, 6, 1.0f / sqrtf((float)E));
@@ -64,7 +66,7 @@ static om_model *block_model(int64_t N, int64_t C, int64_t E, int64_t H, bool si
 	conv(g, "x,W1,B1", "a0", 1, 1, 1);
 	node(g, "Sigmoid", "a0", "a1");
 	node(g, "Mul", "a0,a1", "a");
-	conv(g, "a,Wd", "b", 3, 2, E);
+	conv(g, "a,Wd", "b", 3, 2, dense ? 1 : E);
 	node(g, "GlobalAveragePool", "b", "p");
 	conv(g, "p,Wf", "f0", 1, 1, 1);
 	node(g, "Relu", "f0", "f");
@@ -99,6 +101,23 @@ static const char *blocked_of(const om_session *s, const char *name)
 	fail_msg("no node %s", name);
 	return NULL;
 }
+
+/* the plan's layout: "nhwc", "blocked" (nChw16c or nChw8c) or "" (nothing blocked) */
+static const char *layout_of(const om_session *s)
+{
+	for (int i = 0; i < om_session_node_count(s); i++) {
+		const om_node_info ni = om_session_node_info(s, i);
+		if (ni.blocked)
+			return ni.block == 16 || ni.block == 8 ? "blocked"
+			       : ni.block == OM_BLOCK_NHWC ? "nhwc"
+							: "?";
+	}
+	return "";
+}
+
+/* the forced layouts every case runs in (OM_LAYOUT_AUTO: blocked_against_exact) */
+static const om_layout_choice forced[] = {OM_LAYOUT_BLOCKED, OM_LAYOUT_NHWC};
+enum { NFORCED = sizeof forced / sizeof *forced };
 
 typedef struct expect {
 	const char *node, *blocked;
@@ -136,11 +155,12 @@ static void close_to(const om_tensor *a, const om_tensor *b, const char *what)
 				 (double)y[j]);
 }
 
-/* sessions of m in fast mode at `threads` and in exact mode */
-static void sessions(const om_model *m, int threads, om_session **fast, om_session **exact)
+/* sessions of m in fast mode at `threads` with `layout` and in exact mode */
+static void sessions(const om_model *m, int threads, om_layout_choice layout, om_session **fast,
+		     om_session **exact)
 {
 	om_status st = {0};
-	const om_session_options fo = {.threads = threads}, eo = {.exact = 1};
+	const om_session_options fo = {.threads = threads, .layout = layout}, eo = {.exact = 1};
 	assert_int_equal(om_session_create(m, &fo, fast, &st), OM_OK);
 	assert_int_equal(om_session_create(m, &eo, exact, &st), OM_OK);
 }
@@ -165,32 +185,42 @@ static void agree(om_session *fast, om_session *exact, int64_t N, int64_t C, int
 	}
 }
 
+/* block_model against exact mode: with a depthwise conv the planner picks the channel-blocked
+ * layout, with a dense one NHWC (OM_LAYOUT_AUTO), each with the same values blocked; NHWC
+ * forced on the depthwise conv leaves that conv plain */
 static void blocked_against_exact(void **state)
 {
 	(void)state;
 	/* N, C, E, H; N -1: a batch symbol, runs of 1 and 3 images */
 	const int64_t shapes[][4] = {{1, 24, 40, 13}, {2, 16, 32, 8}, {1, 8, 20, 7}, {-1, 24, 40, 9}};
 	const int32_t block = om_layout_block();
-	for (size_t t = 0; t < 2 * 2 * sizeof shapes / sizeof *shapes; t++) {
-		const int64_t *d = shapes[t / 4];
-		const bool side = t % 4 >= 2;
+	for (size_t t = 0; t < 3 * 2 * 2 * sizeof shapes / sizeof *shapes; t++) {
+		const int64_t *d = shapes[t / 12];
+		const bool side = t % 4 >= 2, dense = t % 12 >= 4 && t % 12 < 8;
+		const bool dw_nhwc = t % 12 >= 8; /* NHWC forced on the depthwise conv */
 		const int threads = 1 + (int)(t % 2);
-		om_model *m = block_model(d[0], d[1], d[2], d[3], side);
+		om_model *m = block_model(d[0], d[1], d[2], d[3], side, dense);
 		om_session *fast, *exact;
-		sessions(m, threads, &fast, &exact);
+		sessions(m, threads, dw_nhwc ? OM_LAYOUT_NHWC : OM_LAYOUT_AUTO, &fast, &exact);
 		/* absorbed into the convs: a1 and a (SiLU), f (Relu), s (Sigmoid); with a
 		 * symbolic batch too, where only the probe (plan_probe.c) knows the types */
 		assert_int_equal(tu_absorbed(fast), 4);
 		assert_int_equal(tu_absorbed(exact), 0);
+		if (!dw_nhwc)
+			assert_string_equal(layout_of(fast), !block  ? ""
+							     : dense ? "nhwc"
+								     : "blocked");
 		const expect *ex = side ? with_side : full;
-		for (size_t i = 0; i < sizeof full / sizeof *full; i++) {
+		for (size_t i = 0; !dw_nhwc && i < sizeof full / sizeof *full; i++) {
 			const char *want = block ? ex[i].blocked : "";
 			if (strcmp(blocked_of(fast, ex[i].node), want))
-				fail_msg("shape %zu%s: %s takes '%s' blocked, '%s' expected", t / 4,
-					 side ? " (side)" : "", ex[i].node,
+				fail_msg("shape %zu%s: %s takes '%s' blocked, '%s' expected",
+					 t / 12, side ? " (side)" : "", ex[i].node,
 					 blocked_of(fast, ex[i].node), want);
 			assert_string_equal(blocked_of(exact, ex[i].node), "");
 		}
+		if (dw_nhwc)
+			assert_string_equal(blocked_of(fast, "b"), "");
 		const int nout = side ? 2 : 1;
 		for (int r = 0; r < 2; r++) /* the second run reuses the kernels' states */
 			agree(fast, exact, d[0] > 0 ? d[0] : 1 + 2 * r, d[1], d[3], nout, true);
@@ -201,7 +231,8 @@ static void blocked_against_exact(void **state)
 }
 
 /* a 1x1 conv (writes blocked) read by a GlobalAveragePool and a GlobalMaxPool (read blocked,
- * write the graph outputs plain), N images of C channels, against exact mode */
+ * write the graph outputs plain), N images of C channels, against exact mode, in each forced
+ * layout */
 static void global_pools(void **state)
 {
 	(void)state;
@@ -218,15 +249,17 @@ static void global_pools(void **state)
 		      tu_typed_value(g, "avg", OM_FLOAT, 4, (int64_t[]){N, M, 1, 1}));
 	tu_push_value(g, &g->outputs, &g->noutputs,
 		      tu_typed_value(g, "max", OM_FLOAT, 4, (int64_t[]){N, M, 1, 1}));
-	om_session *fast, *exact;
-	sessions(m, 2, &fast, &exact);
-	const bool blocked = om_layout_block() != 0;
-	assert_string_equal(blocked_of(fast, "c"), blocked ? "w" : "");
-	assert_string_equal(blocked_of(fast, "avg"), blocked ? "r" : "");
-	assert_string_equal(blocked_of(fast, "max"), blocked ? "r" : "");
-	agree(fast, exact, N, C, H, 2, true);
-	om_session_free(fast);
-	om_session_free(exact);
+	for (int k = 0; k < NFORCED; k++) {
+		om_session *fast, *exact;
+		sessions(m, 2, forced[k], &fast, &exact);
+		const bool blocked = om_layout_block() != 0;
+		assert_string_equal(blocked_of(fast, "c"), blocked ? "w" : "");
+		assert_string_equal(blocked_of(fast, "avg"), blocked ? "r" : "");
+		assert_string_equal(blocked_of(fast, "max"), blocked ? "r" : "");
+		agree(fast, exact, N, C, H, 2, true);
+		om_session_free(fast);
+		om_session_free(exact);
+	}
 	om_model_free(m);
 }
 
@@ -234,13 +267,14 @@ static void global_pools(void **state)
  * AveragePool 3x3/2 with ceil_mode (windows past the edge, count_include_pad 0 and 1), MaxPool
  * 2x2 dilated by 2 (all read and write blocked), and a MaxPool with Indices of x (plain), each
  * followed by a 1x1 conv writing a graph output; C and M not multiples of the block; against
- * exact mode at one and two threads */
+ * exact mode at one and two threads, in each forced layout */
 static void windowed_pools(void **state)
 {
 	(void)state;
 	const int64_t N = 2, C = 24, M = 40, H = 9;
 	const bool blocked = om_layout_block() != 0;
-	for (int threads = 1; threads <= 2; threads++) {
+	for (int t = 0; t < 2 * NFORCED; t++) {
+		const int threads = 1 + t % 2;
 		om_model *m = tu_model(13);
 		om_graph *g = m->graph;
 		tu_push_value(g, &g->inputs, &g->ninputs,
@@ -276,7 +310,7 @@ static void windowed_pools(void **state)
 				      tu_typed_value(g, outs[k], OM_FLOAT, -1, NULL));
 		}
 		om_session *fast, *exact;
-		sessions(m, threads, &fast, &exact);
+		sessions(m, threads, forced[t / 2], &fast, &exact);
 		assert_string_equal(blocked_of(fast, "c"), blocked ? "w" : "");
 		for (int k = 0; k < 4; k++)
 			assert_string_equal(blocked_of(fast, pools[k]), blocked ? "rw" : "");
@@ -290,13 +324,16 @@ static void windowed_pools(void **state)
 	}
 }
 
-/* a blocked MaxPool 3x3 (stride 1 and 2) between 1x1 convs with NaNs in x: the windows over
- * them NaN in fast mode as in exact mode (blocks of 16: the AVX-512 path), the rest close */
+/* a blocked MaxPool 3x3 (stride 1 and 2) of 32 or 36 channels between 1x1 convs with NaNs in
+ * x (each conv output reads every x channel: NaN in every channel): the windows over them
+ * NaN in fast mode as in exact mode (the AVX-512 path: blocks of 16, or NHWC's 36 lanes as
+ * 16 + 16 + 4), the rest close, in each forced layout */
 static void max_pool_nans(void **state)
 {
 	(void)state;
-	const int64_t N = 1, C = 16, M = 32, H = 12;
-	for (int64_t stride = 1; stride <= 2; stride++) {
+	const int64_t N = 1, C = 16, H = 12;
+	for (int t = 0; t < 2 * 2 * NFORCED; t++) {
+		const int64_t stride = 1 + t % 2, M = t / 2 % 2 ? 36 : 32;
 		om_model *m = tu_model(13);
 		om_graph *g = m->graph;
 		tu_push_value(g, &g->inputs, &g->ninputs,
@@ -312,7 +349,7 @@ static void max_pool_nans(void **state)
 		tu_push_value(g, &g->outputs, &g->noutputs,
 			      tu_typed_value(g, "y", OM_FLOAT, -1, NULL));
 		om_session *fast, *exact;
-		sessions(m, 1, &fast, &exact);
+		sessions(m, 1, forced[t / 4], &fast, &exact);
 		assert_string_equal(blocked_of(fast, "max"), om_layout_block() ? "rw" : "");
 		om_tensor in = {0}, a = {0}, b = {0};
 		om_status st = {0};
@@ -344,18 +381,19 @@ static void max_pool_nans(void **state)
 }
 
 /* Inception's shape: two 1x1 convs of x concatenated along C (axis 1, and -3), then a 1x1 conv
- * of the result: blocked throughout when each conv's channels are whole blocks (32 and 16:
- * also for 8-lane blocks), plain when one is not (24 + 20); against exact mode, batch 2 and a
- * symbolic batch (run on 3 images), at one and two threads */
+ * of the result: blocked throughout in NHWC, and channel-blocked when each conv's channels are
+ * whole blocks (32 and 16: also for 8-lane blocks), plain when one is not (24 + 20); against
+ * exact mode, batch 2 and a symbolic batch (run on 3 images), at one and two threads */
 static void concat_of_blocks(void **state)
 {
 	(void)state;
 	const int32_t block = om_layout_block();
 	const int64_t C = 8, H = 7;
 	const int64_t widths[][2] = {{32, 16}, {24, 20}};
-	for (int t = 0; t < 8; t++) {
+	for (int t = 0; t < 8 * NFORCED; t++) {
 		const int64_t *w = widths[t % 2], N = t / 2 % 2 ? -1 : 2;
-		const int threads = 1 + t / 4;
+		const int threads = 1 + t / 4 % 2;
+		const bool nhwc = forced[t / 8] == OM_LAYOUT_NHWC;
 		om_model *m = tu_model(13);
 		om_graph *g = m->graph;
 		tu_push_value(g, &g->inputs, &g->ninputs,
@@ -371,8 +409,8 @@ static void concat_of_blocks(void **state)
 		tu_push_value(g, &g->outputs, &g->noutputs,
 			      tu_typed_value(g, "y", OM_FLOAT, -1, NULL));
 		om_session *fast, *exact;
-		sessions(m, threads, &fast, &exact);
-		const bool whole = block && w[0] % block == 0 && w[1] % block == 0;
+		sessions(m, threads, forced[t / 8], &fast, &exact);
+		const bool whole = block && (nhwc || (w[0] % block == 0 && w[1] % block == 0));
 		assert_string_equal(blocked_of(fast, "a"), whole ? "w" : "");
 		assert_string_equal(blocked_of(fast, "cat"), whole ? "rw" : "");
 		assert_string_equal(blocked_of(fast, "y"), whole ? "r" : "");
@@ -385,15 +423,16 @@ static void concat_of_blocks(void **state)
 }
 
 /* DenseNet's shape: a conv, BatchNormalization (inference) -> Relu, a conv; C = 40, not a
- * multiple of the block: blocked throughout, against exact mode (batch 2 and a symbolic batch
- * run on 3 images, one and two threads) */
+ * multiple of the block, on 6x6 and 30x30 images: blocked throughout, against exact mode (batch 2 and a symbolic batch
+ * run on 3 images, one and two threads), in each forced layout */
 static void batchnorm_between_convs(void **state)
 {
 	(void)state;
 	const bool blocked = om_layout_block() != 0;
-	const int64_t C = 8, M = 40, H = 6;
-	for (int t = 0; t < 4; t++) {
-		const int64_t N = t % 2 ? -1 : 2;
+	const int64_t C = 8, M = 40;
+	for (int t = 0; t < 8 * NFORCED; t++) {
+		const int64_t N = t % 2 ? -1 : 2, H = t / 4 % 2 ? 30 : 6; /* 30: images of 36000
+									 floats, in pieces */
 		om_model *m = tu_model(15);
 		om_graph *g = m->graph;
 		tu_push_value(g, &g->inputs, &g->ninputs,
@@ -414,7 +453,7 @@ static void batchnorm_between_convs(void **state)
 		tu_push_value(g, &g->outputs, &g->noutputs,
 			      tu_typed_value(g, "y", OM_FLOAT, -1, NULL));
 		om_session *fast, *exact;
-		sessions(m, 1 + t / 2, &fast, &exact);
+		sessions(m, 1 + t / 2 % 2, forced[t / 8], &fast, &exact);
 		assert_string_equal(blocked_of(fast, "bn"), blocked ? "rw" : "");
 		assert_string_equal(blocked_of(fast, "y"), blocked ? "r" : "");
 		assert_int_equal(tu_absorbed(fast), 1); /* the Relu: bn writes r */
@@ -457,7 +496,7 @@ static void batchnorm_absorbs_activation(void **state)
 		tu_push_value(g, &g->outputs, &g->noutputs,
 			      tu_typed_value(g, "y", OM_FLOAT, -1, NULL));
 		om_session *fast, *exact;
-		sessions(m, 1, &fast, &exact);
+		sessions(m, 1, OM_LAYOUT_AUTO, &fast, &exact);
 		if (tu_absorbed(fast) != 1)
 			fail_msg("%s%s: %d absorbed", acts[t % 4], spatial0 ? " (spatial 0)" : "",
 				 tu_absorbed(fast));
@@ -475,7 +514,8 @@ static void hardswish_written_out(void **state)
 {
 	(void)state;
 	const int64_t N = 1, C = 24, M = 40, H = 10;
-	for (int zero = 0; zero < 2; zero++) {
+	for (int t = 0; t < 2 * NFORCED; t++) {
+		const int zero = t % 2;
 		om_model *m = tu_model(13);
 		om_graph *g = m->graph;
 		tu_push_value(g, &g->inputs, &g->ninputs,
@@ -497,7 +537,7 @@ static void hardswish_written_out(void **state)
 		tu_push_value(g, &g->outputs, &g->noutputs,
 			      tu_typed_value(g, "y", OM_FLOAT, 4, (int64_t[]){-1, C, H, H}));
 		om_session *fast, *exact;
-		sessions(m, 1, &fast, &exact);
+		sessions(m, 1, forced[t / 2], &fast, &exact);
 		const bool blocked = om_layout_block() != 0 && !zero;
 		assert_string_equal(blocked_of(fast, "c"), blocked ? "w" : "");
 		assert_string_equal(blocked_of(fast, "q"), blocked ? "rw" : "");
@@ -527,9 +567,10 @@ static void winograd_case(int64_t C, int64_t M)
 	conv(g, "w3,W2", "y", 1, 1, 1);
 	tu_push_value(g, &g->outputs, &g->noutputs,
 		      tu_typed_value(g, "y", OM_FLOAT, 4, (int64_t[]){N, C, H, H}));
-	for (int threads = 1; threads <= 2; threads++) {
+	for (int t = 0; t < 2 * NFORCED; t++) {
+		const int threads = 1 + t % 2;
 		om_session *fast, *exact;
-		sessions(m, threads, &fast, &exact);
+		sessions(m, threads, forced[t / 2], &fast, &exact);
 		const bool blocked = om_layout_block() != 0 && (threads > 1 || C < 64 || M < 64);
 		assert_string_equal(blocked_of(fast, "p"), blocked ? "w" : "");
 		assert_string_equal(blocked_of(fast, "w3"), blocked ? "rw" : "");
@@ -564,7 +605,8 @@ static void grouped_case(int64_t C, int64_t G, int64_t stride)
 	const bool whole = b && (C / G) % b == 0;
 	for (int threads = 1; threads <= 2; threads++) {
 		om_session *fast, *exact;
-		sessions(m, threads, &fast, &exact);
+		sessions(m, threads, OM_LAYOUT_AUTO, &fast, &exact);
+		assert_string_equal(layout_of(fast), b && whole ? "blocked" : "");
 		if (strcmp(blocked_of(fast, "q"), whole ? "rw" : ""))
 			fail_msg("C %lld in %lld groups: q takes '%s' blocked", (long long)C,
 				 (long long)G, blocked_of(fast, "q"));
@@ -614,12 +656,13 @@ enum se_kind {
 	SE_RESIDUAL, /* y is a com.microsoft FusedConv with Z = conv1x1(x) C->M, blocked too */
 };
 
-/* x (N, C, H, H) -> b = dwconv3x3(conv1x1 C->E) -> squeeze-excitation e = Mul(b, s) (either
- * order; s = Sigmoid(conv(Relu(conv(GAP(b))))), or a constant) -> y = conv1x1 E->M (+ Relu):
- * the Mul is absorbed into y (om_ctx.in_scale) when y has at most half as many weights as b
- * has elements an image and nothing else reads e, and agrees with exact mode at one and two
- * threads; N -1: a symbolic batch, run on 1 and 3 images */
-static void se_case(int64_t N, int64_t M, int order, enum se_kind kind)
+/* x (N, C, H, H) -> b = dwconv3x3(conv1x1 C->E) (`dense`: a 3x3 conv of one group, so that the
+ * plan is NHWC) -> squeeze-excitation e = Mul(b, s) (either order; s = Sigmoid(conv(Relu(conv(
+ * GAP(b))))), or a constant) -> y = conv1x1 E->M (+ Relu): the Mul is absorbed into y
+ * (om_ctx.in_scale) when y has at most half as many weights as b has elements an image and
+ * nothing else reads e, and agrees with exact mode at one and two threads; N -1: a symbolic
+ * batch, run on 1 and 3 images */
+static void se_case(int64_t N, int64_t M, int order, enum se_kind kind, bool dense)
 {
 	const int64_t C = 8, E = 24, H = 10, R = 6;
 	om_model *m = tu_model_ms(13);
@@ -628,7 +671,8 @@ static void se_case(int64_t N, int64_t M, int order, enum se_kind kind)
 		      tu_typed_value(g, "x", OM_FLOAT, 4, (int64_t[]){N, C, H, H}));
 	tu_float_init(g, "W1", 4, (int64_t[]){E, C, 1, 1}, 1, 1.0f / sqrtf((float)C));
 	tu_float_init(g, "Wr", 4, (int64_t[]){M, C, 1, 1}, 8, 1.0f / sqrtf((float)C));
-	tu_float_init(g, "Wd", 4, (int64_t[]){E, 1, 3, 3}, 2, 1.0f / 3);
+	tu_float_init(g, "Wd", 4, (int64_t[]){E, dense ? E : 1, 3, 3}, 2,
+		      1.0f / (dense ? 3 * sqrtf((float)E) : 3));
 	tu_float_init(g, "Wf", 4, (int64_t[]){R, E, 1, 1}, 3, 1.0f / sqrtf((float)E));
 	/* the fills are positive: a small Wg keeps Sigmoid(s0) near 0.7, apart between images */
 	tu_float_init(g, "Wg", 4, (int64_t[]){E, R, 1, 1}, 4, 0.01f / sqrtf((float)R));
@@ -636,7 +680,7 @@ static void se_case(int64_t N, int64_t M, int order, enum se_kind kind)
 	tu_float_init(g, "By", 1, (int64_t[]){M}, 6, 0.3f);
 	tu_float_init(g, "k", 3, (int64_t[]){E, 1, 1}, 7, 1.0f);
 	conv(g, "x,W1", "a", 1, 1, 1);
-	conv(g, "a,Wd", "b", 3, 1, E);
+	conv(g, "a,Wd", "b", 3, 1, dense ? 1 : E);
 	node(g, "GlobalAveragePool", "b", "p");
 	conv(g, "p,Wf", "f0", 1, 1, 1);
 	node(g, "Relu", "f0", "f");
@@ -667,11 +711,11 @@ static void se_case(int64_t N, int64_t M, int order, enum se_kind kind)
 	const char *conv_y = kind == SE_PLAIN ? "y0" : "y";
 	for (int threads = 1; threads <= 2; threads++) {
 		om_session *fast, *exact;
-		sessions(m, threads, &fast, &exact);
+		sessions(m, threads, OM_LAYOUT_AUTO, &fast, &exact);
 		const om_node_info mul = info_of(fast, "e"), y = info_of(fast, conv_y);
 		char what[64];
-		snprintf(what, sizeof what, "N %lld M %lld order %d kind %d", (long long)N,
-			 (long long)M, order, (int)kind);
+		snprintf(what, sizeof what, "N %lld M %lld order %d kind %d%s", (long long)N,
+			 (long long)M, order, (int)kind, dense ? " dense" : "");
 		if (mul.absorbed != (absorbed ? 2 : 0) || y.scaled != absorbed)
 			fail_msg("%s: Mul absorbed %d, conv scaled %d", what, mul.absorbed,
 				 y.scaled);
@@ -680,6 +724,8 @@ static void se_case(int64_t N, int64_t M, int order, enum se_kind kind)
 			om_layout_block() != 0 && (kind == SE_BLOCKED || kind == SE_RESIDUAL);
 		if (kind != SE_CONST && strcmp(blocked_of(fast, conv_y), blocked ? "r" : ""))
 			fail_msg("%s: y takes '%s' blocked", what, blocked_of(fast, conv_y));
+		if (blocked && strcmp(layout_of(fast), dense ? "nhwc" : "blocked"))
+			fail_msg("%s: layout '%s'", what, layout_of(fast));
 		for (int64_t n = N > 0 ? N : 1; n <= (N > 0 ? N : 3); n += 2)
 			agree(fast, exact, n, C, H, side ? 2 : 1, true);
 		om_session_free(fast);
@@ -691,13 +737,14 @@ static void se_case(int64_t N, int64_t M, int order, enum se_kind kind)
 static void se_mul_absorbed(void **state)
 {
 	(void)state;
-	for (int order = 0; order < 2; order++)
+	for (int t = 0; t < 4; t++) /* depthwise and dense b: channel-blocked and NHWC */
 		for (int kind = SE_BLOCKED; kind <= SE_RESIDUAL; kind++) {
-			se_case(1, 16, order, (enum se_kind)kind);
-			se_case(2, 16, order, (enum se_kind)kind);
-			se_case(-1, 16, order, (enum se_kind)kind);
+			se_case(1, 16, t % 2, (enum se_kind)kind, t / 2);
+			se_case(2, 16, t % 2, (enum se_kind)kind, t / 2);
+			se_case(-1, 16, t % 2, (enum se_kind)kind, t / 2);
 		}
-	se_case(1, 60, 0, SE_BLOCKED); /* 60 x 24 weights against 24 x 10 x 10: the Mul runs */
+	se_case(1, 60, 0, SE_BLOCKED, false); /* 60 x 24 weights against 24 x 10 x 10: the Mul
+						 runs */
 }
 
 /* Mul of (A, B, P, L) by (A, B, 1, L), L a short run, and Add of the two the other way round:

@@ -130,6 +130,8 @@ static void usage_errors(void **state)
 	assert_int_equal(run("m.onnx --output-dir o --threads 0", out, err, sizeof out), 2);
 	assert_int_equal(run("m.onnx --output-dir o --bench x", out, err, sizeof out), 2);
 	assert_int_equal(run("m.onnx --output-dir o --output-format csv", out, err, sizeof out), 2);
+	assert_int_equal(run("m.onnx --output-dir o --layout nchw16c", out, err, sizeof out), 2);
+	assert_non_null(strstr(err, "unknown layout 'nchw16c'"));
 	assert_int_equal(run("missing.onnx --output-dir o", out, err, sizeof out), 1);
 	assert_true(!strncmp(err, "omopt: ", 7));
 }
@@ -182,7 +184,8 @@ static void runs_and_writes(void **state)
 	assert_non_null(strstr(out, "MiB busy at once"));
 	/* one timed run: "1 run", its CPU time measured like several runs' (a new user saw
 	 * "1 runs" and "cpu 0.000") */
-	assert_int_equal(run("m.onnx --input-dir in --bench 1", out, err, sizeof out), 0);
+	assert_int_equal(run("m.onnx --input-dir in --bench 1 --layout nhwc", out, err, sizeof out),
+			 0);
 	assert_non_null(strstr(out, "bench: 1 run, median "));
 	/* --input overrides the folder; a name the model lacks is an error */
 	assert_int_equal(run("m.onnx --input-dir in --input b=a.npy --output-dir o3 --exact", out,

@@ -14,7 +14,7 @@ static const char usage_text[] =
 	"usage: omopt run MODEL [--input NAME=FILE]... [--input-dir DIR] [--output-dir DIR]\n"
 	"             [--output-format pb|npy] [--exact] [--threads N] [--bench N] [--profile]\n"
 	"             [--no-optimize] [--save-optimized FILE] [--max-memory BYTES]\n"
-	"             [--max-run-ms MS]\n"
+	"             [--max-run-ms MS] [--layout auto|blocked|nhwc|nchw]\n"
 	"\n"
 	"Runs MODEL once on its inputs and writes output_<i>.pb (or .npy) in graph-output order.\n"
 	"The model is optimized first (om_optimize: simplify, then Conv+activation, LayerNorm,\n"
@@ -28,6 +28,9 @@ static const char usage_text[] =
 	"  --output-format F   pb (TensorProto, default) or npy\n"
 	"  --exact             only exact kernels: results bit-identical on every machine\n"
 	"  --threads N         threads kernels may use (default 1)\n"
+	"  --layout L          fast mode's layout of the activations between convolutions:\n"
+	"                      auto (default: NHWC, or nChw16c when depthwise or grouped convs\n"
+	"                      run), blocked (nChw16c; nChw8c on AVX2), nhwc, or nchw\n"
 	"  --bench N           runs N more times and prints the median and minimum time in ms\n"
 	"                      and the mean CPU time (user+sys) per run, all threads\n"
 	"  --profile           prints the node counts before and after optimizing and the time\n"
@@ -113,7 +116,7 @@ static int parse_args(int argc, char **argv, run_args *a)
 			   !strcmp(arg, "--output-dir") || !strcmp(arg, "--output-format") ||
 			   !strcmp(arg, "--threads") || !strcmp(arg, "--bench") ||
 			   !strcmp(arg, "--save-optimized") || !strcmp(arg, "--max-memory") ||
-			   !strcmp(arg, "--max-run-ms")) {
+			   !strcmp(arg, "--max-run-ms") || !strcmp(arg, "--layout")) {
 			if (!val)
 				return usage_error("%s needs a value", arg);
 			i++;
@@ -140,6 +143,15 @@ static int parse_args(int argc, char **argv, run_args *a)
 				if (parse_count(val, 1, &ms))
 					return usage_error("bad millisecond count '%s'", val);
 				a->opt.max_run_ms = ms;
+			} else if (!strcmp(arg, "--layout")) {
+				static const char *const names[] = {"auto", "blocked", "nhwc",
+								    "nchw"};
+				int k = 0;
+				while (k < 4 && strcmp(val, names[k]))
+					k++;
+				if (k == 4)
+					return usage_error("unknown layout '%s'", val);
+				a->opt.layout = (om_layout_choice)k;
 			} else if (!strcmp(arg, "--threads")) {
 				if (parse_count(val, 1, &a->opt.threads))
 					return usage_error("bad thread count '%s'", val);

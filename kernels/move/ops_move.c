@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "move.h"
+#include "parallel.h"
 #include "ops_move.h"
 #include "shape_util.h"
 #include "transpose.h"
@@ -161,7 +162,8 @@ static om_kind concat_move(om_ctx *c)
 /* Concat of float (N, C, H, W) tensors along C takes them channel-blocked (op.h) when every
  * input's C is a whole number of blocks: the blocked tensors (N, C/b, H, W, b) then
  * concatenate along their axis 1 with no padding lane between them (ONNX Runtime's NCHWc
- * Concat asks the same). Inputs and output tied. */
+ * Concat asks the same). In NHWC, any C: (N, 1, H, W, C) along axis 4. Inputs and output
+ * tied. */
 static void concat_layout(const om_ctx *c, om_layout_req *r)
 {
 	*r = (om_layout_req){0};
@@ -169,34 +171,60 @@ static void concat_layout(const om_ctx *c, om_layout_req *r)
 	om_status st = {0};
 	om_ctx lc = *c;
 	lc.st = &st;
-	if (c->block < 1 || c->nout != 1 || !c->out[0] || c->out[0]->rank != 4 ||
+	if ((c->block < 1 && c->block != OM_BLOCK_NHWC) || c->nout != 1 || !c->out[0] || c->out[0]->rank != 4 ||
 	    c->out[0]->dtype != OM_FLOAT || concat_axis(&lc, &axis) || axis != 1 || c->nin > 32)
 		return;
 	uint64_t may = OM_LAYOUT_OUT(0);
 	for (int32_t i = 0; i < c->nin; i++) {
 		const om_tensor *x = c->in[i];
 		if (!x || x->rank != 4 || x->dtype != OM_FLOAT || x->dims[1] < 1 ||
-		    x->dims[1] % c->block)
+		    (c->block != OM_BLOCK_NHWC && x->dims[1] % c->block))
 			return;
 		may |= OM_LAYOUT_IN(i);
 	}
 	r->may = r->tied = may;
 }
 
+enum { CAT_GRAIN = 1 << 14 }; /* floats worth a thread */
+
+/* pixels [lo, hi) of NHWC inputs concatenated along their lanes */
+static void concat_pixels(void *arg, int64_t lo, int64_t hi)
+{
+	const om_ctx *c = arg;
+	const int64_t C = c->out[0]->dims[4];
+	int64_t at = 0; /* the input's first lane in Y */
+	for (int32_t i = 0; i < c->nin; at += c->in[i]->dims[4], i++) {
+		const int64_t n = c->in[i]->dims[4];
+		const float *x = (const float *)c->in[i]->data + lo * n;
+		float *y = (float *)c->out[0]->data + lo * C + at;
+		for (int64_t p = lo; p < hi; p++, x += n, y += C)
+			memcpy(y, x, sizeof(float) * (size_t)n);
+	}
+}
+
 static om_kind concat_blocked(om_ctx *c)
 {
 	const om_tensor *y = c->out[0];
+	const int32_t axis = c->block == OM_BLOCK_NHWC ? 4 : 1; /* the blocks', or the lanes' */
 	int64_t cb = 0;
 	for (int32_t i = 0; i < c->nin; i++) {
 		const om_tensor *x = c->in[i];
-		if (!x || x->rank != 5 || y->rank != 5 ||
-		    memcmp(x->dims + 2, y->dims + 2, 3 * sizeof *x->dims) || x->dims[0] != y->dims[0])
+		bool same = x && x->rank == 5 && y->rank == 5;
+		for (int32_t d = 0; same && d < 5; d++)
+			same = d == axis || x->dims[d] == y->dims[d];
+		if (!same)
 			return om_error(c->st, OM_ERR_INTERNAL, c->node, "blocked Concat: input %d", i);
-		cb += x->dims[1];
+		cb += x->dims[axis];
 	}
-	if (cb != y->dims[1])
+	if (cb != y->dims[axis])
 		return om_error(c->st, OM_ERR_INTERNAL, c->node, "blocked Concat: the output");
-	return concat_along(c, 1);
+	if (axis != 4)
+		return concat_along(c, axis);
+	/* NHWC: each pixel's lanes from every input, the pixels over the run's threads
+	 * (densenet121's 58 Concats, two threads, one thread's: 7.4 ms) */
+	const int64_t pixels = y->dims[0] * y->dims[2] * y->dims[3];
+	om_par_for(c->threads, pixels, CAT_GRAIN / (y->dims[4] + 1) + 1, concat_pixels, c);
+	return OM_OK;
 }
 
 static om_kind concat_kernel(om_ctx *c)

@@ -13,9 +13,9 @@
 #ifndef OM_HAVE_DNNL
 
 bool om_conv_dnnl_blockable(const om_spatial *sp, int64_t C, int64_t M, int64_t group,
-			    int threads)
+			    int threads, bool nhwc)
 {
-	(void)sp, (void)C, (void)M, (void)group, (void)threads;
+	(void)sp, (void)C, (void)M, (void)group, (void)threads, (void)nhwc;
 	return false;
 }
 
@@ -82,9 +82,9 @@ static int dn_layout(const om_spatial *sp, int64_t C, int64_t M, int64_t group,
  * blocked dense blocks: 42 -> 40 ms a run; squeezenet1_1's 16 -> 64 and 32 -> 128 expand
  * convs between blocked Concats: 4.4 -> 3.95 ms) */
 bool om_conv_dnnl_blockable(const om_spatial *sp, int64_t C, int64_t M, int64_t group,
-			    int threads)
+			    int threads, bool nhwc)
 {
-	if (sp->n != 2 || sp->dil[0] != 1 || sp->dil[1] != 1)
+	if (sp->n != 2 || sp->dil[0] != 1 || sp->dil[1] != 1 || (nhwc && group != 1))
 		return false;
 	if (group > 1 && group == C && group == M) /* depthwise */
 		return true;
@@ -272,7 +272,10 @@ static bool dn_make(dn_state *s, const int64_t *k, const om_conv_epi *e, const f
 	const bool bias = k[15] & 1;
 	const int layout = (int)((k[15] >> 1) & 0x7f);
 	const bool bin = k[21] & 1, bout = k[21] & 2; /* X, Y blocked already (om_ctx.blocked) */
-	const dnnl_format_tag_t blk = (k[21] >> 2 & 0x3f) == 16 ? dnnl_nChw16c : dnnl_nChw8c;
+	const int64_t block = (k[21] >> 2 & 0x3f) - 1; /* om_ctx.block, OM_BLOCK_NHWC: -1 */
+	const dnnl_format_tag_t blk = block == 16  ? dnnl_nChw16c
+				      : block == 8 ? dnnl_nChw8c
+						   : dnnl_nhwc;
 	if (dnnl_engine_create(&s->eng, dnnl_cpu, 0) ||
 	    dnnl_stream_create(&s->st, s->eng, dnnl_stream_default_flags))
 		return false;
@@ -434,7 +437,7 @@ bool om_conv_dnnl(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int64_t
 					     (e->bias != NULL),
 				     sp->dil[0], sp->dil[1], (int64_t)e->act << 1 | (e->z != NULL),
 				     ab[0], ab[1],
-				     bin | bout << 1 | (int64_t)c->block << 2 |
+				     bin | bout << 1 | (int64_t)(c->block + 1) << 2 |
 					     (int64_t)(factor != NULL) << 8};
 	/* W is a constant (const_in): the same bytes in every run, even where a bridged float16
 	 * kernel sees a fresh float copy, so the shapes are all there is to check */
@@ -461,8 +464,9 @@ bool om_conv_dnnl(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int64_t
 	 * over the run's threads after it (a blocked Y: planes of `block` channels, Z blocked
 	 * alike), from a copy of Z when Y is placed over it */
 	const int64_t P = sp->out[0] * sp->out[1];
-	const int64_t planes = bout ? N * ((M + c->block - 1) / c->block) : N * M;
-	epi_planes ep = {*e, planes / N, bout ? P * c->block : P, y};
+	const int64_t lanes = bout ? c->out[0]->dims[4] : 1;
+	const int64_t planes = N * ((M + lanes - 1) / lanes);
+	epi_planes ep = {*e, planes / N, P * lanes, y};
 	ep.e.bias = NULL;
 	float *z = NULL;
 	if (!s->post && (*rc = om_conv_epi_keep_z(c, &ep.e, y, c->out[0]->nbytes, &z)))

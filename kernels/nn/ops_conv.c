@@ -376,7 +376,8 @@ static om_kind conv_f32(om_ctx *c)
 /* ---- the channel-blocked layout (op.h) ----------------------------------------------------- */
 
 /* Conv and FusedConv on float32 take X and Y (with Z, tied to Y) blocked where oneDNN runs
- * the conv faster than omopt's kernels (om_conv_dnnl_blockable) */
+ * the conv faster than omopt's kernels (om_conv_dnnl_blockable): by the CPU's block, or NHWC
+ * when the planner asks for it */
 static void conv_layout(const om_ctx *c, om_layout_req *r)
 {
 	*r = (om_layout_req){0};
@@ -388,9 +389,10 @@ static void conv_layout(const om_ctx *c, om_layout_req *r)
 	const int32_t block = om_layout_block();
 	if (!block || c->exact || c->in[0]->dtype != OM_FLOAT || c->in[0]->rank != 4 ||
 	    !(c->const_in & 2) || conv_geometry(&lc, &g) ||
-	    !om_conv_dnnl_blockable(&g.sp, g.C, g.M, g.group, c->threads))
+	    !om_conv_dnnl_blockable(&g.sp, g.C, g.M, g.group, c->threads,
+				    c->block == OM_BLOCK_NHWC))
 		return;
-	r->block = block;
+	r->block = c->block == OM_BLOCK_NHWC ? OM_BLOCK_NHWC : block;
 	r->may = OM_LAYOUT_IN(0) | OM_LAYOUT_OUT(0);
 	if (Z)
 		r->may |= r->tied = OM_LAYOUT_IN(3) | OM_LAYOUT_OUT(0);
@@ -413,7 +415,7 @@ static om_kind plain_side(om_ctx *c, uint64_t bit, const om_tensor *t, int64_t C
 	if (!(*buf = malloc(plain->nbytes ? plain->nbytes : 1)))
 		return om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory");
 	if (convert)
-		om_layout_unblock_f32(t->data, t->dims[0], C, t->dims[2] * t->dims[3], c->block,
+		om_layout_unblock_f32(t->data, t->dims[0], C, t->dims[2] * t->dims[3], t->dims[4],
 				      *buf);
 	plain->data = *buf;
 	return OM_OK;
@@ -471,7 +473,7 @@ static om_kind conv_blocked(om_ctx *c)
 		rc = conv_f32(&lc);
 	}
 	if (!rc && by)
-		om_layout_block_f32(by, g.N, M, g.sp.out[0] * g.sp.out[1], c->block,
+		om_layout_block_f32(by, g.N, M, g.sp.out[0] * g.sp.out[1], c->out[0]->dims[4],
 				    c->out[0]->data);
 	free(bx), free(by), free(bz);
 	return rc;
@@ -495,10 +497,11 @@ static inline float factor_of(const in_factor *f, int64_t n, int64_t q)
 static om_kind in_factors(const om_ctx *c, int64_t N, int64_t C, in_factor *f)
 {
 	const om_tensor *S = c->in_scale;
-	const int64_t b = c->block, *d = S->dims;
+	const int64_t *d = S->dims;
 	int64_t n = 1, per = C;
 	bool ok = S->dtype == OM_FLOAT;
 	if (c->blocked & OM_LAYOUT_IN(0)) {
+		const int64_t b = c->in[0]->dims[4];
 		per = (C + b - 1) / b * b;
 		ok = ok && S->rank == 5 && d[1] * b == per && d[2] == 1 && d[3] == 1 && d[4] == b;
 		n = d[0];
@@ -607,7 +610,7 @@ static om_kind conv_scaled(om_ctx *c)
 	if (!buf)
 		return om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory");
 	const bool blocked = c->blocked & OM_LAYOUT_IN(0);
-	const int64_t lanes = blocked ? c->block : 1, planes = blocked ? X->dims[1] : C;
+	const int64_t lanes = blocked ? X->dims[4] : 1, planes = blocked ? X->dims[1] : C;
 	scale_job j = {&f, X->data, buf, planes, om_tensor_numel(X) / (N * planes), lanes};
 	if (N * planes > 0)
 		om_par_for(c->threads, N * planes, 1, scale_planes, &j);

@@ -776,15 +776,16 @@ static void batch_stats(const om_tensor *x, const bn_plan *p, double *mean, doub
 	}
 }
 
-/* Fast mode's y = x * a + b, a and b per channel: rows [lo, hi) of `len` floats, each row an
- * (image, channel) of plain X or an (image, block) of blocked X, whose `lanes` channels
- * interleave (a and b then hold `lanes` values a row, 0 in the padding) */
+/* Fast mode's y = x * a + b, a and b per channel: rows of `len` floats, each row an (image,
+ * channel) of plain X or an (image, block) of blocked X, whose `lanes` channels interleave (a
+ * and b then hold `lanes` values a row, 0 in the padding); units [lo, hi) are pieces of
+ * `piece` floats (whole pixels) of a row: NHWC's one block an image splits too */
 typedef struct bn_fast_job {
 	const float *x;
 	float *y;
 	const float *a, *b;
-	int64_t rows, len, lanes; /* rows: of one image */
-	const om_conv_epi *post;  /* the activation the planner folded in (om_ctx.post), or NULL */
+	int64_t rows, len, lanes, piece, pieces; /* rows: of one image; pieces: of a row */
+	const om_conv_epi *post; /* the activation the planner folded in (om_ctx.post), or NULL */
 } bn_fast_job;
 
 /* relu: a Relu the planner folded in, applied in the same pass (NaN stays NaN, as Relu's) */
@@ -803,24 +804,26 @@ __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) static void
 bn_fast_piece(void *arg, int64_t lo, int64_t hi)
 {
 	const bn_fast_job *j = arg;
-	for (int64_t r = lo; r < hi; r++) {
+	for (int64_t u = lo; u < hi; u++) {
+		const int64_t r = u / j->pieces, at = u % j->pieces * j->piece;
+		const int64_t len = j->len - at < j->piece ? j->len - at : j->piece;
 		const float *a = j->a + r % j->rows * j->lanes, *b = j->b + r % j->rows * j->lanes;
-		const float *x = j->x + r * j->len;
-		float *y = j->y + r * j->len;
+		const float *x = j->x + r * j->len + at;
+		float *y = j->y + r * j->len + at;
 		const bool relu = j->post && j->post->act == OM_ACT_RELU;
 		if (j->lanes == 16 && relu)
-			bn_lanes(x, y, a, b, j->len, 16, true);
+			bn_lanes(x, y, a, b, len, 16, true);
 		else if (j->lanes == 16)
-			bn_lanes(x, y, a, b, j->len, 16, false);
+			bn_lanes(x, y, a, b, len, 16, false);
 		else if (j->lanes == 8)
-			bn_lanes(x, y, a, b, j->len, 8, relu);
+			bn_lanes(x, y, a, b, len, 8, relu);
 		else if (j->lanes == 1)
-			bn_lanes(x, y, a, b, j->len, 1, relu);
+			bn_lanes(x, y, a, b, len, 1, relu);
 		else
-			bn_lanes(x, y, a, b, j->len, j->lanes, relu);
-		/* other activations while the row is in cache */
+			bn_lanes(x, y, a, b, len, j->lanes, relu);
+		/* other activations while the piece is in cache */
 		if (j->post && !relu)
-			om_conv_epi_row(j->post, 0, 0, y, j->len);
+			om_conv_epi_row(j->post, 0, 0, y, len);
 	}
 }
 
@@ -843,10 +846,13 @@ static om_kind bn_fast(om_ctx *c, const bn_plan *p, const double *const par[4], 
 		ab[ch] = (float)a;
 		ab[n + ch] = (float)(par[1][ch] - par[2][ch] * a);
 	}
-	bn_fast_job j = {x->data, c->out[0]->data, ab,	      ab + n,
-			 rows,	  p->spatial * lanes,  lanes, c->post ? &post : NULL};
 	enum { GRAIN = 1 << 15 }; /* elements worth a thread */
-	om_par_for(c->threads, x->dims[0] * rows, GRAIN / (j.len + 1) + 1, bn_fast_piece, &j);
+	const int64_t len = p->spatial * lanes, px = GRAIN / lanes > 0 ? GRAIN / lanes : 1;
+	const int64_t piece = len > GRAIN ? px * lanes : (len > 0 ? len : 1);
+	bn_fast_job j = {x->data, c->out[0]->data, ab, ab + n, rows, len, lanes,
+			 piece,	  (len + piece - 1) / piece, c->post ? &post : NULL};
+	om_par_for(c->threads, x->dims[0] * rows * j.pieces, GRAIN / (piece + 1) + 1,
+		   bn_fast_piece, &j);
 	free(ab);
 	return OM_OK;
 }
@@ -872,7 +878,7 @@ static void bn_layout(const om_ctx *c, om_layout_req *r)
 static om_kind bn_blocked(om_ctx *c)
 {
 	const om_tensor *X = c->in[0], *S = c->nin > 1 ? c->in[1] : NULL;
-	const int64_t b = c->block, C = S && S->rank == 1 ? S->dims[0] : -1;
+	const int64_t b = X->rank == 5 ? X->dims[4] : 0, C = S && S->rank == 1 ? S->dims[0] : -1;
 	if (c->blocked != (OM_LAYOUT_IN(0) | OM_LAYOUT_OUT(0)) || b < 1 || X->rank != 5 ||
 	    X->dims[4] != b || C < 1 || (C + b - 1) / b != X->dims[1])
 		return om_error(c->st, OM_ERR_INTERNAL, c->node, "blocked BatchNormalization");

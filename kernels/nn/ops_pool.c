@@ -497,8 +497,8 @@ static om_kind pool_f32(om_ctx *c)
 /* ---- windowed pools on channel-blocked tensors (op.h) ------------------------------------- */
 
 /* MaxPool without Indices and AveragePool over two spatial axes on float32 take X and Y
- * channel-blocked, both or neither: each window is taken over `block` lanes at once (ONNX
- * Runtime pools its NCHWc tensors so too). The padding lanes stay finite. */
+ * channel-blocked, both or neither: each window is taken over 16 lanes at once (ONNX Runtime
+ * pools its NCHWc tensors so too). The padding lanes stay finite. */
 static void pool_layout(const om_ctx *c, om_layout_req *r)
 {
 	*r = (om_layout_req){0};
@@ -509,11 +509,15 @@ static void pool_layout(const om_ctx *c, om_layout_req *r)
 	r->may = r->tied = OM_LAYOUT_IN(0) | OM_LAYOUT_OUT(0);
 }
 
+/* The lanes of a blocked pixel are taken 16 at a time (a block of 8 or 16, or 16-lane pieces
+ * of NHWC's C lanes, the last one shorter) */
+enum { POOL_LANES = 16 };
+
 typedef struct pool_blk_job {
 	const pool3 *g;
 	const pool_args *pa;
-	int64_t b;
-	bool max16; /* MaxPool of 16-lane blocks on AVX-512: blk_max16 */
+	int64_t b;  /* lanes of a pixel */
+	bool max16; /* MaxPool on AVX-512: blk_max16 */
 	const float *x;
 	float *y;
 } pool_blk_job;
@@ -521,29 +525,61 @@ typedef struct pool_blk_job {
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
 #include <immintrin.h>
 #define POOL_MAX16 1
-/* MaxPool of one image's block of 16 lanes, each window's taps in one AVX-512 register: the
- * maximum by vmaxps, a lane with a NaN tap made NaN (a mask of the taps' NaNs, as max_nan
- * makes it; the NaN is the default one, not the tap's). The generic window below spends a
- * compare-and-select of 8 lanes a tap: googlenet's 13 MaxPools, two threads, 1.8 -> 0.85 ms. */
-__attribute__((target("avx512f"))) static void blk_max16(const pool3 *g, const float *x,
-							  float *y)
+/* MaxPool's window of output (oh, ow) on nv vectors of 16 lanes from x (the last vector's
+ * lanes those of mask `last`), each tap's lanes in one AVX-512 register: the maximum by vmaxps,
+ * a lane with a NaN tap made NaN (a mask of the taps' NaNs, as max_nan makes it; the NaN is
+ * the default one, not the tap's). The generic window below spends a compare-and-select of 8
+ * lanes a tap: googlenet's 13 MaxPools, two threads, 1.8 -> 0.85 ms. nv constant where
+ * inlined: NHWC's pixels take four vectors a tap. */
+__attribute__((target("avx512f"))) static inline __attribute__((always_inline)) void
+max_vectors(const pool3 *g, const float *x, int64_t b, int64_t oh, int64_t ow, const int nv,
+	    __mmask16 last, float *y)
 {
 	const axis_taps *T = g->t;
-	const int64_t W = g->in[2], OH = g->out[1], OW = g->out[2];
-	for (int64_t oh = 0; oh < OH; oh++)
-		for (int64_t ow = 0; ow < OW; ow++, y += 16) {
-			__m512 acc = _mm512_set1_ps(-INFINITY);
-			__mmask16 nan = 0;
-			for (int64_t th = T[1].lo[oh]; th < T[1].hi[oh]; th++) {
-				const float *row = x + (T[1].start[oh] + th * g->dil[1]) * W * 16;
-				for (int64_t tw = T[2].lo[ow]; tw < T[2].hi[ow]; tw++) {
-					const __m512 t = _mm512_loadu_ps(
-						row + (T[2].start[ow] + tw * g->dil[2]) * 16);
-					acc = _mm512_max_ps(acc, t);
-					nan |= _mm512_cmp_ps_mask(t, t, _CMP_UNORD_Q);
-				}
+	const int64_t W = g->in[2];
+	__m512 acc[4];
+	__mmask16 nan[4];
+	for (int k = 0; k < nv; k++)
+		acc[k] = _mm512_set1_ps(-INFINITY), nan[k] = 0;
+	for (int64_t th = T[1].lo[oh]; th < T[1].hi[oh]; th++) {
+		const float *row = x + (T[1].start[oh] + th * g->dil[1]) * W * b;
+		for (int64_t tw = T[2].lo[ow]; tw < T[2].hi[ow]; tw++) {
+			const float *v = row + (T[2].start[ow] + tw * g->dil[2]) * b;
+			for (int k = 0; k < nv; k++) {
+				const __m512 t = _mm512_maskz_loadu_ps(k < nv - 1 ? 0xffff : last,
+								       v + 16 * k);
+				acc[k] = _mm512_max_ps(acc[k], t);
+				nan[k] |= _mm512_cmp_ps_mask(t, t, _CMP_UNORD_Q);
 			}
-			_mm512_storeu_ps(y, _mm512_mask_mov_ps(acc, nan, _mm512_set1_ps(NAN)));
+		}
+	}
+	for (int k = 0; k < nv; k++)
+		_mm512_mask_storeu_ps(y + 16 * k, k < nv - 1 ? 0xffff : last,
+				      _mm512_mask_mov_ps(acc[k], nan[k], _mm512_set1_ps(NAN)));
+}
+
+/* MaxPool of output row oh of one image's block of b lanes (x, y: the block's first lane) */
+__attribute__((target("avx512f"))) static void blk_max16(const pool3 *g, const float *x,
+							  int64_t oh, int64_t b, float *y)
+{
+	if (b == 16) { /* a block of nChw16c */
+		for (int64_t ow = 0; ow < g->out[2]; ow++, y += 16)
+			max_vectors(g, x, 16, oh, ow, 1, 0xffff, y);
+		return;
+	}
+	for (int64_t ow = 0; ow < g->out[2]; ow++, y += b)
+		for (int64_t l = 0; l < b; l += 64) {
+			const int64_t r = b - l, nv = r >= 64 ? 4 : (r + 15) / 16;
+			const int64_t tail = r - 16 * (nv - 1); /* lanes of the last vector */
+			const __mmask16 m = tail >= 16 ? 0xffff : (__mmask16)((1u << tail) - 1);
+			if (nv == 4)
+				max_vectors(g, x + l, b, oh, ow, 4, m, y + l);
+			else if (nv == 1)
+				max_vectors(g, x + l, b, oh, ow, 1, m, y + l);
+			else if (nv == 2)
+				max_vectors(g, x + l, b, oh, ow, 2, m, y + l);
+			else
+				max_vectors(g, x + l, b, oh, ow, 3, m, y + l);
 		}
 }
 #endif
@@ -553,11 +589,12 @@ __attribute__((target("avx512f"))) static void blk_max16(const pool3 *g, const f
 typedef float f32x8 __attribute__((vector_size(32)));
 typedef int32_t i32x8 __attribute__((vector_size(32)));
 
-/* The window of output (oh, ow) over nv * 8 lanes, taps in pool_image's order, so that each
- * lane gets the plain kernel's bits (kind and nv constants where inlined) */
+/* The window of output (oh, ow) over nv * 8 lanes of pixels b lanes apart, taps in
+ * pool_image's order, so that each lane gets the plain kernel's bits (kind and nv constants
+ * where inlined) */
 static inline __attribute__((always_inline)) void
-blk_window(const pool3 *g, const enum pool_kind kind, const float *x, int64_t oh, int64_t ow,
-	   const int nv, f32x8 *acc)
+blk_window(const pool3 *g, const enum pool_kind kind, const float *x, int64_t b, int64_t oh,
+	   int64_t ow, const int nv, f32x8 *acc)
 {
 	const axis_taps *T = g->t;
 	const int64_t W = g->in[2];
@@ -568,7 +605,7 @@ blk_window(const pool3 *g, const enum pool_kind kind, const float *x, int64_t oh
 		const int64_t ih = T[1].start[oh] + th * g->dil[1];
 		for (int64_t tw = T[2].lo[ow]; tw < T[2].hi[ow]; tw++) {
 			const int64_t iw = T[2].start[ow] + tw * g->dil[2];
-			const float *v = x + (ih * W + iw) * nv * 8;
+			const float *v = x + (ih * W + iw) * b;
 			for (int k = 0; k < nv; k++) {
 				f32x8 t;
 				memcpy(&t, v + 8 * k, sizeof t);
@@ -583,7 +620,27 @@ blk_window(const pool3 *g, const enum pool_kind kind, const float *x, int64_t oh
 	}
 }
 
-/* channel blocks [lo, hi) over the images */
+/* blk_window's for w < 16 lanes other than 8 (the last piece of NHWC's lanes), lane by lane */
+static void blk_window_lanes(const pool3 *g, enum pool_kind kind, const float *x, int64_t b,
+			     int64_t oh, int64_t ow, int64_t w, float *acc)
+{
+	const axis_taps *T = g->t;
+	const int64_t W = g->in[2];
+	for (int64_t l = 0; l < w; l++)
+		acc[l] = kind == POOL_MAX ? -INFINITY : 0.0f;
+	for (int64_t th = T[1].lo[oh]; th < T[1].hi[oh]; th++) {
+		const int64_t ih = T[1].start[oh] + th * g->dil[1];
+		for (int64_t tw = T[2].lo[ow]; tw < T[2].hi[ow]; tw++) {
+			const float *v = x + (ih * W + T[2].start[ow] + tw * g->dil[2]) * b;
+			for (int64_t l = 0; l < w; l++)
+				acc[l] = kind != POOL_MAX	      ? acc[l] + v[l]
+					 : v[l] > acc[l] || v[l] != v[l] ? v[l]
+									 : acc[l];
+		}
+	}
+}
+
+/* output rows [lo, hi) over the images' blocks: unit u is row u % OH of block u / OH */
 __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) static void
 pool_blk_piece(void *arg, int64_t lo, int64_t hi)
 {
@@ -592,32 +649,39 @@ pool_blk_piece(void *arg, int64_t lo, int64_t hi)
 	const int64_t b = j->b, OH = g->out[1], OW = g->out[2];
 	const bool max = j->pa->kind == POOL_MAX;
 	for (int64_t u = lo; u < hi; u++) {
-		const float *x = j->x + u * g->in[1] * g->in[2] * b;
-		float *y = j->y + u * OH * OW * b;
+		const int64_t oh = u % OH;
+		const float *x = j->x + u / OH * g->in[1] * g->in[2] * b;
+		float *y = j->y + u * OW * b;
 #ifdef POOL_MAX16
 		if (j->max16) {
-			blk_max16(g, x, y);
+			blk_max16(g, x, oh, b, y);
 			continue;
 		}
 #endif
-		for (int64_t oh = 0; oh < OH; oh++)
-			for (int64_t ow = 0; ow < OW; ow++, y += b) {
-				f32x8 acc[2];
-				if (max && b == 16)
-					blk_window(g, POOL_MAX, x, oh, ow, 2, acc);
-				else if (max)
-					blk_window(g, POOL_MAX, x, oh, ow, 1, acc);
-				else if (b == 16)
-					blk_window(g, POOL_AVG, x, oh, ow, 2, acc);
+		for (int64_t ow = 0; ow < OW; ow++, y += b)
+			for (int64_t l = 0; l < b; l += POOL_LANES) {
+				const int64_t w = b - l < POOL_LANES ? b - l : POOL_LANES;
+				union {
+					f32x8 v[2];
+					float f[POOL_LANES];
+				} acc;
+				if (max && w == 16)
+					blk_window(g, POOL_MAX, x + l, b, oh, ow, 2, acc.v);
+				else if (max && w == 8)
+					blk_window(g, POOL_MAX, x + l, b, oh, ow, 1, acc.v);
+				else if (w == 16)
+					blk_window(g, POOL_AVG, x + l, b, oh, ow, 2, acc.v);
+				else if (w == 8)
+					blk_window(g, POOL_AVG, x + l, b, oh, ow, 1, acc.v);
 				else
-					blk_window(g, POOL_AVG, x, oh, ow, 1, acc);
+					blk_window_lanes(g, j->pa->kind, x + l, b, oh, ow, w, acc.f);
 				if (!max) {
 					const int64_t o[3] = {0, oh, ow};
 					const float n = (float)window_count(g, j->pa, o);
-					for (int k = 0; k < b / 8; k++)
-						acc[k] = acc[k] / n;
+					for (int64_t k = 0; k < w; k++)
+						acc.f[k] = acc.f[k] / n;
 				}
-				memcpy(y, acc, sizeof(float) * (size_t)b);
+				memcpy(y + l, acc.f, sizeof(float) * (size_t)w);
 			}
 	}
 }
@@ -626,11 +690,9 @@ pool_blk_piece(void *arg, int64_t lo, int64_t hi)
 static om_kind pool_blocked(om_ctx *c)
 {
 	const om_tensor *X = c->in[0], *Y = c->out[0];
-	const int64_t b = c->block;
-	if (c->blocked != (OM_LAYOUT_IN(0) | OM_LAYOUT_OUT(0)) || (b != 8 && b != 16) ||
-	    X->rank != 5 || X->dims[4] != b)
-		return om_error(c->st, OM_ERR_INTERNAL, c->node, "blocked pool: X and Y by %d",
-				(int)b);
+	const int64_t b = X->rank == 5 ? X->dims[4] : 0;
+	if (c->blocked != (OM_LAYOUT_IN(0) | OM_LAYOUT_OUT(0)) || b < 1)
+		return om_error(c->st, OM_ERR_INTERNAL, c->node, "blocked pool: X and Y");
 	const om_tensor lx = om_layout_logical(X, X->dims[1] * b);
 	const om_tensor *in[1] = {&lx};
 	om_ctx lc = *c;
@@ -649,11 +711,11 @@ static om_kind pool_blocked(om_ctx *c)
 			2};
 	pool_blk_job j = {&g, &pa, b, false, X->data, Y->data};
 #ifdef POOL_MAX16
-	j.max16 = pa.kind == POOL_MAX && b == 16 && __builtin_cpu_supports("avx512f");
+	j.max16 = pa.kind == POOL_MAX && __builtin_cpu_supports("avx512f");
 #endif
-	const int64_t elems = (g.in[1] * g.in[2] + g.out[1] * g.out[2]) * b;
-	om_par_for(c->threads, X->dims[0] * X->dims[1], POOL_GRAIN / (elems + 1) + 1,
-		   pool_blk_piece, &j);
+	const int64_t elems = (g.in[1] * g.in[2] / (g.out[1] + 1) + g.out[2]) * b;
+	om_par_for(c->threads, X->dims[0] * X->dims[1] * g.out[1],
+		   POOL_GRAIN / (elems + 1) + 1, pool_blk_piece, &j);
 	free(g.buf);
 	return OM_OK;
 }
@@ -756,10 +818,11 @@ typedef struct global_blk_job {
 	float *y;
 } global_blk_job;
 
-/* the lanes' sums or maxima over S positions of b lanes (b and max constants where inlined;
- * four partial results a lane, so that the additions do not wait on each other) */
+/* the lanes' sums or maxima over S positions of b <= 16 lanes, ps lanes apart (b and max
+ * constants where inlined; four partial results a lane, so that the additions do not wait on
+ * each other) */
 static inline __attribute__((always_inline)) void blk_pool(bool max, const float *x, int64_t S,
-							    int64_t b, float *acc)
+							    int64_t ps, int64_t b, float *acc)
 {
 	enum { U = 4, L = 16 };
 	float part[U][L];
@@ -770,13 +833,13 @@ static inline __attribute__((always_inline)) void blk_pool(bool max, const float
 	for (; j + U <= S; j += U)
 		for (int64_t u = 0; u < U; u++)
 			for (int64_t l = 0; l < b; l++) {
-				const float v = x[(j + u) * b + l];
+				const float v = x[(j + u) * ps + l];
 				float *a = &part[u][l];
 				*a = !max ? *a + v : v > *a || v != v ? v : *a;
 			}
 	for (; j < S; j++)
 		for (int64_t l = 0; l < b; l++) {
-			const float v = x[j * b + l];
+			const float v = x[j * ps + l];
 			float *a = &part[0][l];
 			*a = !max ? *a + v : v > *a || v != v ? v : *a;
 		}
@@ -790,28 +853,31 @@ static inline __attribute__((always_inline)) void blk_pool(bool max, const float
 	}
 }
 
+/* units [lo, hi): lanes [16 k, 16 k + 16) of block u, k = unit % pieces, u = unit / pieces */
 static void global_blk_piece(void *arg, int64_t lo, int64_t hi)
 {
 	enum { L = 16 };
 	const global_blk_job *g = arg;
-	const int64_t b = g->b;
+	const int64_t b = g->b, pieces = (b + L - 1) / L;
 	const bool max = g->kind == POOL_MAX;
-	for (int64_t u = lo; u < hi; u++) {
-		const float *x = g->x + u * g->S * b;
+	for (int64_t unit = lo; unit < hi; unit++) {
+		const int64_t u = unit / pieces, l0 = unit % pieces * L;
+		const int64_t w = b - l0 < L ? b - l0 : L;
+		const float *x = g->x + u * g->S * b + l0;
 		float acc[L];
-		if (b == 16 && !max)
-			blk_pool(false, x, g->S, 16, acc);
-		else if (b == 8 && !max)
-			blk_pool(false, x, g->S, 8, acc);
+		if (w == 16 && !max)
+			blk_pool(false, x, g->S, b, 16, acc);
+		else if (w == 8 && !max)
+			blk_pool(false, x, g->S, b, 8, acc);
 		else
-			blk_pool(max, x, g->S, b, acc);
-		const int64_t n = u / g->Cb, cb = u % g->Cb;
-		for (int64_t l = 0; l < b; l++) {
+			blk_pool(max, x, g->S, b, w, acc);
+		const int64_t n = u / g->Cb, ch = u % g->Cb * b + l0;
+		for (int64_t l = 0; l < w; l++) {
 			const float v = g->kind == POOL_AVG ? acc[l] / (float)g->S : acc[l];
 			if (g->bout)
-				g->y[u * b + l] = v;
-			else if (cb * b + l < g->C)
-				g->y[n * g->C + cb * b + l] = v;
+				g->y[u * b + l0 + l] = v;
+			else if (ch + l < g->C)
+				g->y[n * g->C + ch + l] = v;
 		}
 	}
 }
@@ -819,7 +885,7 @@ static void global_blk_piece(void *arg, int64_t lo, int64_t hi)
 static om_kind global_blocked(om_ctx *c)
 {
 	const om_tensor *X = c->in[0], *Y = c->out[0];
-	const int64_t C = c->blocked & OM_LAYOUT_OUT(0) ? X->dims[1] * c->block : Y->dims[1];
+	const int64_t C = c->blocked & OM_LAYOUT_OUT(0) ? Y->dims[1] * Y->dims[4] : Y->dims[1];
 	if (!(c->blocked & OM_LAYOUT_IN(0))) { /* plain X: pooled plain, then blocked */
 		const int64_t N = X->dims[0], Cx = X->dims[1];
 		const size_t bytes = sizeof(float) * (size_t)(N * Cx);
@@ -833,16 +899,15 @@ static om_kind global_blocked(om_ctx *c)
 		lc.out = out, lc.blocked = 0;
 		y.data = t, y.nbytes = bytes;
 		if (!(rc = global_f32(&lc)))
-			om_layout_block_f32(t, N, Cx, 1, c->block, Y->data);
+			om_layout_block_f32(t, N, Cx, 1, Y->dims[4], Y->data);
 		free(t);
 		return rc;
 	}
-	if (c->block > 16)
-		return om_error(c->st, OM_ERR_INTERNAL, c->node, "blocks of %d", (int)c->block);
-	global_blk_job g = {kind_of(c->node), X->dims[2] * X->dims[3], C, X->dims[1], c->block,
+	global_blk_job g = {kind_of(c->node), X->dims[2] * X->dims[3], C, X->dims[1], X->dims[4],
 			    c->blocked & OM_LAYOUT_OUT(0), X->data, Y->data};
-	om_par_for(c->threads, X->dims[0] * X->dims[1], GLOBAL_GRAIN / (g.S * g.b + 1) + 1,
-		   global_blk_piece, &g);
+	const int64_t pieces = (g.b + 15) / 16;
+	om_par_for(c->threads, X->dims[0] * X->dims[1] * pieces,
+		   GLOBAL_GRAIN / (g.S * (g.b < 16 ? g.b : 16) + 1) + 1, global_blk_piece, &g);
 	return OM_OK;
 }
 

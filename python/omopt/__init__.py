@@ -379,10 +379,16 @@ class InferenceSession:
     use (None: 1). optimize: om_optimize first, as `omopt run` does (when it fails the model
     runs as loaded). max_memory: bytes a run may hold (None: the library's default, 8 GiB or
     half the memory; 0: no limit). max_run_ms: time limit of each run in milliseconds, past
-    which run() raises InvalidInput (None: no limit)."""
+    which run() raises InvalidInput (None: no limit). layout: fast mode's layout of the
+    activations between convolutions, 'auto', 'blocked' (nChw16c), 'nhwc' or 'nchw'
+    (om_layout_choice)."""
+
+    _LAYOUTS = ('auto', 'blocked', 'nhwc', 'nchw')
 
     def __init__(self, path_or_bytes, exact=False, threads=None, optimize=True,
-                 max_memory=None, max_run_ms=None):
+                 max_memory=None, max_run_ms=None, layout='auto'):
+        if layout not in self._LAYOUTS:
+            raise ValueError('layout must be one of %s, not %r' % (self._LAYOUTS, layout))
         self._sess = ctypes.c_void_p()
         self._model = _Model(path_or_bytes)
         st = Status()
@@ -390,7 +396,8 @@ class InferenceSession:
             self._model = _Model(path_or_bytes)  # as loaded
         o = SessionOptions(exact=int(exact), threads=threads or 1,
                            max_memory=ctypes.c_size_t(-1).value if max_memory == 0
-                           else (max_memory or 0), max_run_ms=max_run_ms or 0)
+                           else (max_memory or 0), max_run_ms=max_run_ms or 0,
+                           layout=self._LAYOUTS.index(layout))
         check(lib.om_session_create(self._model.ptr, ctypes.byref(o), ctypes.byref(self._sess),
                                     ctypes.byref(st)), st)
         self._inputs = self._infos(lib.om_session_input_count, lib.om_session_input_info)

@@ -183,6 +183,12 @@ def test_torch_export(tmp_path):
     with torch.no_grad():
         want = net(torch.from_numpy(x)).numpy()
     assert np.allclose(got[0], want, rtol=1e-3, atol=1e-4)
+    # each layout of the activations between the convs (om_layout_choice), two threads
+    for layout in ('blocked', 'nhwc', 'nchw'):
+        s = omopt.InferenceSession(str(tmp_path / 'small.onnx'), threads=2, layout=layout)
+        assert np.allclose(s.run(None, {'x': x})[0], want, rtol=1e-3, atol=1e-4), layout
+    with pytest.raises(ValueError):
+        omopt.InferenceSession(str(tmp_path / 'small.onnx'), layout='nchw16c')
 
 
 def test_sequences_and_optionals(tmp_path):
