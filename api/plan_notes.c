@@ -25,7 +25,7 @@ typedef struct seen_buffer {
 
 typedef struct seen_node {
 	const om_node *key;
-	char note[160];
+	char note[256];
 	int view; /* the plan aliases output 0 to input 0 */
 	UT_hash_handle hh;
 } seen_node;
@@ -183,6 +183,10 @@ om_kind om_plan_notes_make(const om_model *m, om_plan_notes **out, om_status *st
 		} else if (own && (ni.op->flags & OM_OP_EPILOGUE)) { /* FusedConv's own */
 			snprintf(post, sizeof post, ", applies %.32s", own);
 		}
+		/* FusedConv's Z: added before the activation, Y written over it when Z dies here
+		 * (OM_OP_INPLACE_LAST: a new user could not tell from the plan) */
+		const bool z = ni.op->code == OM_OPC_MS_FUSED_CONV && ni.node->nin > 3 &&
+			       ni.node->in[3];
 		char layout[48] = "", tag[16] = "NHWC";
 		const bool reads = ni.blocked & 0xffffffffu, writes = ni.blocked >> 32;
 		if (ni.block != OM_BLOCK_NHWC)
@@ -191,12 +195,13 @@ om_kind om_plan_notes_make(const om_model *m, om_plan_notes **out, om_status *st
 						   (plan_layout.c); an absorbed node moves none */
 			snprintf(layout, sizeof layout, ", %s%s%s %s", reads ? "reads" : "",
 				 reads && writes ? " and " : "", writes ? "writes" : "", tag);
-		snprintf(e->note, sizeof e->note, "%s%s%s%s%s%s%s%s",
+		snprintf(e->note, sizeof e->note, "%s%s%s%s%s%s%s%s%s",
 			 ni.folded     ? "folded at plan time"
 			 : ni.absorbed == 2 ? "absorbed into its output's reader"
 			 : ni.absorbed ? "absorbed into its input's producer"
 			 : ni.mode == OM_MODE_FAST ? "fast kernel" : "exact kernel",
-			 ni.scaled ? ", scales its input per channel" : "", post, layout,
+			 ni.scaled ? ", scales its input per channel" : "",
+			 z ? ", adds Z (in its place when Z dies here)" : "", post, layout,
 			 ni.dynamic ? ", shaped per run" : "", ni.view ? ", view" : "",
 			 extra[0] ? "; " : "", extra);
 	}

@@ -93,7 +93,7 @@ static void help_and_usage_errors(void **state)
 	assert_int_equal(run("info a b", out, sizeof out, err, sizeof err), 2);
 }
 
-/* `info --ops`: one line per registry row, the count line agreeing with them */
+/* `info --ops`: one line per registry row, sorted, the count line agreeing with them */
 static void info_lists_the_op_rows(void **state)
 {
 	(void)state;
@@ -101,11 +101,19 @@ static void info_lists_the_op_rows(void **state)
 	char err[1024];
 	assert_int_equal(run("info --ops", out, sizeof out, err, sizeof err), 0);
 	int lines = 0, rows = -1;
+	char prev[96] = "";
 	for (const char *p = out; *p; p = strchr(p, '\n') + 1) {
 		if (sscanf(p, "%d rows", &rows) == 1)
 			break;
 		lines++;
 		assert_non_null(strchr(p, '\n'));
+		/* sorted by domain (ai.onnx first: the others' names sort after it) and name */
+		char domain[48], name[48], key[96];
+		assert_int_equal(sscanf(p, "%47s %47s", domain, name), 2);
+		snprintf(key, sizeof key, "%s %s", strcmp(domain, "ai.onnx") ? domain : "", name);
+		if (strcmp(prev, key) > 0)
+			fail_msg("'%s' listed after '%s'", key, prev);
+		memcpy(prev, key, sizeof key);
 	}
 	assert_int_equal(rows, lines);
 	assert_true(rows > 200);

@@ -435,6 +435,34 @@ static void plan_scaled_input(void **state)
 	om_model_free(m);
 }
 
+/* --plan on a com.microsoft FusedConv with Z (a residual 1x1 conv): noted as adding Z, which
+ * its Y may be written over; the plain Conv before it is not */
+static void plan_fused_z(void **state)
+{
+	(void)state;
+	om_model *m = tu_model_ms(13);
+	om_graph *g = m->graph;
+	tu_push_value(g, &g->inputs, &g->ninputs,
+		      tu_typed_value(g, "x", OM_FLOAT, 4, (int64_t[]){1, 8, 6, 6}));
+	tu_float_init(g, "W1", 4, (int64_t[]){8, 8, 1, 1}, 1, 0.3f);
+	tu_float_init(g, "W2", 4, (int64_t[]){8, 8, 1, 1}, 2, 0.3f);
+	tu_float_init(g, "B", 1, (int64_t[]){8}, 3, 0.1f);
+	tu_graph_node(g, "Conv", "x,W1", "a")->name = "a";
+	om_node *f = tu_graph_node(g, "Conv", "a,W2,B,x", "y");
+	f->name = "y", f->op = "FusedConv", f->domain = "com.microsoft";
+	tu_push_value(g, &g->outputs, &g->noutputs, tu_typed_value(g, "y", OM_FLOAT, -1, NULL));
+	om_plan_notes *p = NULL;
+	om_status st = {0};
+	assert_int_equal(om_plan_notes_make(m, &p, &st), OM_OK);
+	om_dot_config opt = {0};
+	om_plan_notes_options(p, &opt);
+	assert_non_null(strstr(opt.plan_node(opt.plan_arg, g->nodes[1]),
+			       ", adds Z (in its place when Z dies here)"));
+	assert_null(strstr(opt.plan_node(opt.plan_arg, g->nodes[0]), "adds Z"));
+	om_plan_notes_free(p);
+	om_model_free(m);
+}
+
 /* Every model of ../shared/models: Graphviz parses the text and sees what we drew. */
 static void shared_models(void **state)
 {
@@ -497,6 +525,7 @@ int main(void)
 		cmocka_unit_test(plan_cli_optimized),    cmocka_unit_test(shared_models),
 		cmocka_unit_test(dense_graph_renders_fast),
 		cmocka_unit_test(deep_chains),       cmocka_unit_test(plan_scaled_input),
+		cmocka_unit_test(plan_fused_z),
 	};
 	renderer = om_dot_renderer_new();
 	int failed = cmocka_run_group_tests(tests, NULL, NULL);

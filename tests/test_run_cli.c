@@ -132,6 +132,10 @@ static void usage_errors(void **state)
 	assert_int_equal(run("m.onnx --output-dir o --output-format csv", out, err, sizeof out), 2);
 	assert_int_equal(run("m.onnx --output-dir o --layout nchw16c", out, err, sizeof out), 2);
 	assert_non_null(strstr(err, "unknown layout 'nchw16c'"));
+	/* a usage error names itself and where the options are, not the whole help (a new
+	 * user's trial) */
+	assert_non_null(strstr(err, "(omopt run --help lists the options)"));
+	assert_null(strstr(err, "usage:"));
 	assert_int_equal(run("missing.onnx --output-dir o", out, err, sizeof out), 1);
 	assert_true(!strncmp(err, "omopt: ", 7));
 }

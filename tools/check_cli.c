@@ -115,23 +115,43 @@ static void shape(char *buf, size_t size, const om_diff *d)
 		snprintf(buf + k, size - k, "]");
 }
 
-static void row(FILE *f, const om_diff *d, const char *mark)
+/* the table's first two columns: as wide as the longest name and shape, at least the
+ * header's (names up to 96 characters keep the columns aligned) */
+typedef struct widths {
+	int name, shape;
+} widths;
+
+static widths widths_of(const om_diff *d, int n)
+{
+	widths w = {32, 22};
+	for (int i = 0; i < n; i++) {
+		char sh[96] = "";
+		if (d[i].rank >= 0)
+			shape(sh, sizeof sh, &d[i]);
+		const int ln = (int)strlen(d[i].name), ls = (int)strlen(sh);
+		w.name = ln > w.name ? (ln < 96 ? ln : 96) : w.name;
+		w.shape = ls > w.shape ? ls : w.shape;
+	}
+	return w;
+}
+
+static void row(FILE *f, widths w, const om_diff *d, const char *mark)
 {
 	char sh[96] = "";
 	if (d->rank >= 0)
 		shape(sh, sizeof sh, d);
 	if (d->state == OM_DIFF_OK || d->state == OM_DIFF_OVER)
-		fprintf(f, "  %-32s %-22s %10.3g %10.3g  %s%s\n", d->name, sh, d->max_abs,
-			d->max_rel, state_name(d->state), mark);
+		fprintf(f, "  %-*s %-*s %10.3g %10.3g  %s%s\n", w.name, d->name, w.shape, sh,
+			d->max_abs, d->max_rel, state_name(d->state), mark);
 	else
-		fprintf(f, "  %-32s %-22s %10s %10s  %s%s\n", d->name, sh, "-", "-",
+		fprintf(f, "  %-*s %-*s %10s %10s  %s%s\n", w.name, d->name, w.shape, sh, "-", "-",
 			state_name(d->state), mark);
 }
 
-static void header(FILE *f, double rtol, double atol)
+static void header(FILE *f, widths w, double rtol, double atol)
 {
-	fprintf(f, "  %-32s %-22s %10s %10s  result (rtol %g, atol %g)\n", "value", "shape",
-		"max abs", "max rel", rtol, atol);
+	fprintf(f, "  %-*s %-*s %10s %10s  result (rtol %g, atol %g)\n", w.name, "value", w.shape,
+		"shape", "max abs", "max rel", rtol, atol);
 }
 
 void cli_print_check(FILE *f, const om_check_report *r)
@@ -139,9 +159,10 @@ void cli_print_check(FILE *f, const om_check_report *r)
 	fprintf(f, "check: %d run%s on the original and the simplified model (omopt's "
 		   "executor)\n", r->runs, r->runs == 1 ? "" : "s");
 	fprintf(f, "check: inputs: %s\n", r->how);
-	header(f, r->rtol, r->atol);
+	const widths w = widths_of(r->outputs, r->noutputs);
+	header(f, w, r->rtol, r->atol);
 	for (int i = 0; i < r->noutputs; i++)
-		row(f, &r->outputs[i], "");
+		row(f, w, &r->outputs[i], "");
 	if (r->error[0])
 		fprintf(f, "check: the simplified model failed: %s\n", r->error);
 	if (r->passed)
@@ -189,9 +210,10 @@ void cli_print_bisect(FILE *f, const om_bisect_report *r)
 void cli_print_compare(FILE *f, const om_compare_report *r)
 {
 	fprintf(f, "compare: %d values shared by name; inputs: %s\n", r->n, r->how);
-	header(f, r->rtol, r->atol);
+	const widths w = widths_of(r->values, r->n);
+	header(f, w, r->rtol, r->atol);
 	for (int i = 0; i < r->n; i++)
-		row(f, &r->values[i], i == r->first_over ? "  <- first" : "");
+		row(f, w, &r->values[i], i == r->first_over ? "  <- first" : "");
 	if (r->error[0])
 		fprintf(f, "compare: the second model failed: %s\n", r->error);
 	if (r->first_over >= 0) {

@@ -18,5 +18,9 @@ int cmd_dot(int argc, char **argv);
 /** Prints "omopt: <Kind>: node '<name>' (<Op>): <message>" to stderr and returns 1. */
 int cmd_fail(const om_status *st);
 
+/** Prints "omopt <cmd>: <message>" and where the options are described ("omopt <cmd> --help")
+ *  to stderr, and returns 2 (a usage error). */
+int cmd_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 
 #endif

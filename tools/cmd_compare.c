@@ -37,21 +37,16 @@ int cmd_compare(int argc, char **argv)
 			cli_check_free(&ca);
 			return 0;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "omopt compare: unknown option '%s'\n", argv[i]);
-			rc = 2;
+			rc = cmd_usage_error("compare", "unknown option '%s'", argv[i]);
 		} else if (npaths < 2) {
 			paths[npaths++] = argv[i];
 		} else {
-			fprintf(stderr, "omopt compare: unexpected argument '%s'\n", argv[i]);
-			rc = 2;
+			rc = cmd_usage_error("compare", "unexpected argument '%s'", argv[i]);
 		}
 	}
-	if (!rc && npaths != 2) {
-		fprintf(stderr, "omopt compare: needs A.onnx and B.onnx\n");
-		rc = 2;
-	}
+	if (!rc && npaths != 2)
+		rc = cmd_usage_error("compare", "needs A.onnx and B.onnx");
 	if (rc) {
-		fprintf(stderr, usage_text, cli_check_help);
 		cli_check_free(&ca);
 		return rc;
 	}

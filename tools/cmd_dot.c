@@ -52,16 +52,13 @@ int cmd_dot(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--no-optimize")) {
 			no_optimize = 1;
 		} else if (argv[i][0] == '-' || model_path) {
-			fprintf(stderr, "omopt dot: unexpected argument '%s'\n%s", argv[i], usage_text);
-			return 2;
+			return cmd_usage_error("dot", "unexpected argument '%s'", argv[i]);
 		} else {
 			model_path = argv[i];
 		}
 	}
-	if (!model_path) {
-		fputs(usage_text, stderr);
-		return 2;
-	}
+	if (!model_path)
+		return cmd_usage_error("dot", "needs a model");
 	const char *fmt = out ? suffix(out) : "dot";
 	if (strcmp(fmt, "dot") && strcmp(fmt, "gv") && strcmp(fmt, "svg") && strcmp(fmt, "png")) {
 		fprintf(stderr, "omopt dot: -o wants a .dot, .svg or .png file, not '%s'\n", out);

@@ -22,6 +22,16 @@ static const char usage_text[] =
 	"docs/ops.md), and 'no kernel' for rows that only infer. A node runs the row with the\n"
 	"highest version <= the model's opset.\n";
 
+/* by domain (ai.onnx first), name, then since-version */
+static int row_order(const void *pa, const void *pb)
+{
+	const om_op_info *a = pa, *b = pb;
+	int c = strcmp(a->domain, b->domain);
+	if (!c)
+		c = strcmp(a->name, b->name);
+	return c ? c : (a->since > b->since) - (a->since < b->since);
+}
+
 static int list_ops(void)
 {
 	const int n = om_op_rows(NULL, 0);
@@ -31,6 +41,7 @@ static int list_ops(void)
 		return 1;
 	}
 	om_op_rows(rows, n);
+	qsort(rows, (size_t)n, sizeof *rows, row_order);
 	for (int i = 0; i < n; i++) {
 		const om_op_info *r = &rows[i];
 		printf("%-14s %-32s %4d ", r->domain[0] ? r->domain : "ai.onnx", r->name, r->since);
@@ -79,16 +90,12 @@ int cmd_info(int argc, char **argv)
 			return 0;
 		}
 		if ((argv[i][0] == '-' && argv[i][1]) || path) {
-			fprintf(stderr, "omopt info: unexpected argument '%s'\n%s", argv[i],
-				usage_text);
-			return 2;
+			return cmd_usage_error("info", "unexpected argument '%s'", argv[i]);
 		}
 		path = argv[i];
 	}
-	if (!path) {
-		fprintf(stderr, "omopt info: needs a model\n%s", usage_text);
-		return 2;
-	}
+	if (!path)
+		return cmd_usage_error("info", "needs a model");
 	om_status st = {0};
 	om_model *m = NULL;
 	if (om_model_load(path, &m, &st))

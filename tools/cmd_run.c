@@ -57,10 +57,7 @@ typedef struct run_args {
 
 static int usage_error(const char *fmt, const char *arg)
 {
-	fprintf(stderr, "omopt run: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\n%s", usage_text);
-	return 2;
+	return cmd_usage_error("run", fmt, arg);
 }
 
 static int parse_count(const char *s, int min, int *out)
@@ -268,8 +265,8 @@ static void print_profile(const om_session *s, int runs)
 	double total = 0;
 	for (int i = 0; i < n; i++)
 		total += rows[i].ms;
-	printf("profile: wall time per op type, mean of %d run%s%s\n", runs, runs > 1 ? "s" : "",
-	       runs > 1 ? " after a warm-up run" : "");
+	printf("profile: wall time per op type, mean of %d run%s after a warm-up run%s\n", runs,
+	       runs > 1 ? "s" : "", runs > 1 ? "" : " (one run varies: --bench N for N)");
 	printf("%-24s %10s %12s %7s\n", "op", "calls/run", "ms/run", "%");
 	for (int i = 0; i < n; i++)
 		printf("%-24s %10.4g %12.4f %6.1f%%\n", rows[i].op,

@@ -34,8 +34,9 @@ static const char usage_text[] =
 	"BatchNormalization and per-channel Mul/Add into Conv, turns MatMul+Add into Gemm, merges\n"
 	"duplicate nodes and initializers; repeated to a fixed point. Graph inputs and outputs\n"
 	"keep their names, types and dynamic dims unless an option below changes them; ops of\n"
-	"unknown domains pass through. Writes the inferred shape of every intermediate value to\n"
-	"value_info. Prints a per-op before/after table and the time.\n"
+	"unknown domains pass through. Writes the inferred shapes of intermediate values to\n"
+	"value_info, as many as keep the model no larger than it was (--all-shapes: all).\n"
+	"Prints a per-op before/after table and the time.\n"
 	"\n"
 	"  --skip PASS         do not run PASS (repeatable); passes, in order:\n"
 	"                      %s\n"
@@ -130,11 +131,7 @@ static double now_ms(void)
 
 static int usage_error(const char *fmt, const char *arg)
 {
-	fprintf(stderr, "omopt simplify: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\n");
-	usage(stderr);
-	return 2;
+	return cmd_usage_error("simplify", fmt, arg);
 }
 
 static void print_table(const om_ophist *h)

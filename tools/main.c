@@ -1,4 +1,5 @@
 /* main.c — `omopt COMMAND ...`: dispatch to the subcommands. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -22,6 +23,17 @@ int cmd_fail(const om_status *st)
 	om_status_format(st, buf, sizeof buf);
 	fprintf(stderr, "omopt: %s\n", buf);
 	return 1;
+}
+
+int cmd_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "omopt %s: ", cmd);
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\n(omopt %s --help lists the options)\n", cmd);
+	va_end(ap);
+	return 2;
 }
 
 static void usage(FILE *f)
