@@ -18,7 +18,7 @@ om_kind om_model_dot(om_model *m, const om_dot_options *opt, char **text, size_t
 	if (!k && diff)
 		k = om_annotate_types(diff, st);
 	if (!k && opt && opt->plan)
-		k = om_plan_notes_make(m, &notes, st);
+		k = om_plan_notes_make(m, opt->session, &notes, st);
 	if (k)
 		return k;
 	om_dot_config cfg = {.diff = diff};

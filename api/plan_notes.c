@@ -154,13 +154,14 @@ static om_kind run_once(om_plan_notes *p, const om_model *m, om_status *st)
 	return rc;
 }
 
-om_kind om_plan_notes_make(const om_model *m, om_plan_notes **out, om_status *st)
+om_kind om_plan_notes_make(const om_model *m, const om_session_options *opt, om_plan_notes **out,
+			   om_status *st)
 {
 	*out = NULL;
 	om_plan_notes *p = calloc(1, sizeof *p);
 	if (!p)
 		return om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
-	om_kind rc = om_session_create(m, NULL, &p->s, st);
+	om_kind rc = om_session_create(m, opt, &p->s, st);
 	if (!rc && run_once(p, m, st)) {
 		/* a placeholder input the model rejects: draw the plan without buffers */
 		fprintf(stderr, "omopt dot: note: the plan was not run on placeholder inputs (%s); "

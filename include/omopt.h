@@ -282,16 +282,20 @@ typedef struct om_session om_session;
 /* om_session_options.layout: how fast mode lays out the float activations that run between
  * oneDNN's convolutions (the values kept so: `omopt dot --plan`); exact mode keeps NCHW */
 typedef enum om_layout_choice {
-	OM_LAYOUT_AUTO = 0,    /* NHWC, or channel-blocked when a depthwise or grouped conv (which
-				  oneDNN runs faster blocked) would otherwise run on NCHW */
+	OM_LAYOUT_AUTO = 0,    /* NHWC, or channel-blocked when a depthwise conv (which oneDNN
+				  runs faster blocked) would otherwise run on NCHW */
 	OM_LAYOUT_BLOCKED = 1, /* channel-blocked: nChw16c on AVX-512, nChw8c on AVX2 */
-	OM_LAYOUT_NHWC = 2,    /* channels last (depthwise and grouped convs then run on NCHW) */
+	OM_LAYOUT_NHWC = 2,    /* channels last (depthwise convs then run on NCHW) */
 	OM_LAYOUT_NCHW = 3,    /* nothing kept in another layout: each conv reorders its own */
 } om_layout_choice;
 
+/* The most threads a session may be given (om_session_options.threads): more is InvalidInput
+ * (OpenMP's pool, oneDNN's and OpenBLAS's crashed or failed to start at 50000-100000) */
+#define OM_MAX_THREADS 1024
+
 typedef struct om_session_options {
 	int exact;   /* 1: only kernels flagged exact; others are OM_ERR_UNSUPPORTED (seed §1) */
-	int threads; /* 0 or 1: single-threaded */
+	int threads; /* 0 or 1: single-threaded; at most OM_MAX_THREADS */
 	int profile; /* 1: record time per op type (om_session_profile) */
 	/* Memory limit, in bytes, of a run: the tensors it holds at once (intermediate values and
 	 * outputs, in the session's buffer pool) plus any buffer a kernel allocates for itself
@@ -449,6 +453,9 @@ typedef struct om_dot_options {
 	/* not NULL: draw this model (a simplification of m) against m: nodes m has and it lacks
 	 * grey, its new nodes orange, folded values on orange edges */
 	om_model *diff;
+	/* with plan: the options of the session the plan is made for (threads, layout, exact:
+	 * the plan differs with them); NULL: om_session_create's defaults */
+	const om_session_options *session;
 } om_dot_options;
 /** m (and opt->diff) as Graphviz dot text: op boxes with op type and name, edges with element
  *  type and shape (symbols by name), initializers summarized, subgraphs as clusters. Writes

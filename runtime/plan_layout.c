@@ -135,7 +135,7 @@ static void initial(const om_plan *p, const om_tensor *t, const step_req *q, uin
 }
 
 /* The plan's block: NHWC when every step that takes blocked values by the CPU's block takes
- * them in NHWC too (no depthwise or grouped conv), else the CPU's (OM_LAYOUT_AUTO; the
+ * them in NHWC too (no depthwise conv), else the CPU's (OM_LAYOUT_AUTO; the
  * session's option may ask for either). oneDNN runs convs of one
  * group in NHWC on its brgemm kernels, which beat its nChw16c ones (two threads, ms: googlenet's
  * 64 -> 192 3x3 at 56x56 1.75 -> 1.60, 160 -> 320 at 14x14 0.46 -> 0.37, resnet50's 512 at

@@ -30,6 +30,9 @@ om_kind om_session_create_ex(const om_model *m, const om_session_options *opt,
 	if (opt && (opt->layout < OM_LAYOUT_AUTO || opt->layout > OM_LAYOUT_NCHW))
 		return om_error(st, OM_ERR_INVALID_INPUT, NULL,
 				"session option layout %d is no om_layout_choice", (int)opt->layout);
+	if (opt && (opt->threads < 0 || opt->threads > OM_MAX_THREADS))
+		return om_error(st, OM_ERR_INVALID_INPUT, NULL,
+				"session option threads %d: 0 to %d", opt->threads, OM_MAX_THREADS);
 	om_session *s = calloc(1, sizeof *s);
 	if (!s || !(s->arena = om_arena_new())) {
 		free(s);

@@ -336,6 +336,16 @@ static void plan_cli_optimized(void **state)
 	assert_int_equal(tu_run_omopt(dir, cmd, out, sizeof out, err, sizeof err), 0);
 	assert_null(strstr(out, "FusedConv"));
 	assert_non_null(strstr(out, "label=\"Relu"));
+	/* the plan of a session with run's options: exact kernels with --exact */
+	snprintf(cmd, sizeof cmd, "dot '%s' --plan --threads 2 --layout NHWC --exact",
+		 tu_source_path("examples/tiny_shuffle.onnx"));
+	assert_int_equal(tu_run_omopt(dir, cmd, out, sizeof out, err, sizeof err), 0);
+	assert_non_null(strstr(out, "exact kernel"));
+	assert_null(strstr(out, "fast kernel"));
+	snprintf(cmd, sizeof cmd, "dot '%s' --threads 2",
+		 tu_source_path("examples/tiny_shuffle.onnx"));
+	assert_int_equal(tu_run_omopt(dir, cmd, out, sizeof out, err, sizeof err), 2);
+	assert_non_null(strstr(err, "are for --plan"));
 	assert_int_equal(tu_tmpdir_remove(dir), 0);
 }
 
@@ -350,7 +360,7 @@ static void plan_annotations(void **state)
 	assert_int_equal(om_model_load(tu_source_path("examples/tiny_shuffle.onnx"), &m, &st), OM_OK);
 	assert_int_equal(om_simplify(m, NULL, &st), OM_OK);
 	om_plan_notes *p = NULL;
-	assert_int_equal(om_plan_notes_make(m, &p, &st), OM_OK);
+	assert_int_equal(om_plan_notes_make(m, NULL, &p, &st), OM_OK);
 	om_dot_config opt = {0};
 	om_plan_notes_options(p, &opt);
 	int views = 0, transposes = 0, absorbing = 0;
@@ -415,7 +425,7 @@ static void plan_scaled_input(void **state)
 	tu_push_value(g, &g->outputs, &g->noutputs, tu_typed_value(g, "y", OM_FLOAT, -1, NULL));
 	om_plan_notes *p = NULL;
 	om_status st = {0};
-	assert_int_equal(om_plan_notes_make(m, &p, &st), OM_OK);
+	assert_int_equal(om_plan_notes_make(m, NULL, &p, &st), OM_OK);
 	om_dot_config opt = {0};
 	om_plan_notes_options(p, &opt);
 	int seen = 0;
@@ -453,7 +463,7 @@ static void plan_fused_z(void **state)
 	tu_push_value(g, &g->outputs, &g->noutputs, tu_typed_value(g, "y", OM_FLOAT, -1, NULL));
 	om_plan_notes *p = NULL;
 	om_status st = {0};
-	assert_int_equal(om_plan_notes_make(m, &p, &st), OM_OK);
+	assert_int_equal(om_plan_notes_make(m, NULL, &p, &st), OM_OK);
 	om_dot_config opt = {0};
 	om_plan_notes_options(p, &opt);
 	assert_non_null(strstr(opt.plan_node(opt.plan_arg, g->nodes[1]),

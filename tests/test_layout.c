@@ -583,8 +583,9 @@ static void winograd_case(int64_t C, int64_t M)
 }
 
 /* x -> 1x1 conv (C) -> grouped 3x3 conv (C, G groups, stride s) -> 1x1 conv -> y, against
- * exact mode: blocked through when each group is whole blocks, plain around the grouped conv
- * (which oneDNN then runs with reorders) when not */
+ * exact mode: NHWC through (OM_LAYOUT_AUTO); channel-blocked (forced) through when each group
+ * is whole blocks, plain around the grouped conv (which oneDNN then runs with reorders) when
+ * not */
 static void grouped_case(int64_t C, int64_t G, int64_t stride)
 {
 	const int64_t N = 2, H = 15, H2 = (H - 1) / stride + 1;
@@ -602,14 +603,15 @@ static void grouped_case(int64_t C, int64_t G, int64_t stride)
 	tu_push_value(g, &g->outputs, &g->noutputs,
 		      tu_typed_value(g, "y", OM_FLOAT, 4, (int64_t[]){N, C, H2, H2}));
 	const int32_t b = om_layout_block();
-	const bool whole = b && (C / G) % b == 0;
-	for (int threads = 1; threads <= 2; threads++) {
+	for (int t = 0; t < 4; t++) {
+		const int threads = 1 + t % 2;
+		const bool nhwc = t < 2, whole = b && (nhwc || (C / G) % b == 0);
 		om_session *fast, *exact;
-		sessions(m, threads, OM_LAYOUT_AUTO, &fast, &exact);
-		assert_string_equal(layout_of(fast), b && whole ? "blocked" : "");
+		sessions(m, threads, nhwc ? OM_LAYOUT_AUTO : OM_LAYOUT_BLOCKED, &fast, &exact);
+		assert_string_equal(layout_of(fast), !whole ? "" : nhwc ? "nhwc" : "blocked");
 		if (strcmp(blocked_of(fast, "q"), whole ? "rw" : ""))
-			fail_msg("C %lld in %lld groups: q takes '%s' blocked", (long long)C,
-				 (long long)G, blocked_of(fast, "q"));
+			fail_msg("C %lld in %lld groups%s: q takes '%s' blocked", (long long)C,
+				 (long long)G, nhwc ? "" : " (blocked)", blocked_of(fast, "q"));
 		agree(fast, exact, N, C, H, 1, true);
 		om_session_free(fast);
 		om_session_free(exact);

@@ -541,6 +541,14 @@ static void create_errors(void **state)
 	assert_int_equal(create_status(m, &opt, &st), OM_ERR_UNSUPPORTED);
 	assert_string_equal(st.node, "fast");
 	assert_int_equal(create_status(m, NULL, &st), OM_OK);
+	/* options out of range: InvalidInput (100000 threads crashed in OpenMP's pool) */
+	const om_session_options bad[] = {{.threads = OM_MAX_THREADS + 1}, {.threads = -1},
+					  {.layout = (om_layout_choice)4},
+					  {.layout = (om_layout_choice)-1}};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+		assert_int_equal(create_status(m, &bad[i], &st), OM_ERR_INVALID_INPUT);
+	opt = (om_session_options){.threads = OM_MAX_THREADS, .layout = OM_LAYOUT_NCHW};
+	assert_int_equal(create_status(m, &opt, &st), OM_OK);
 	om_model_free(m);
 	/* a cycle */
 	m = new_model();

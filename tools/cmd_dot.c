@@ -8,8 +8,8 @@
 #include "render.h"
 
 static const char usage_text[] =
-	"usage: omopt dot MODEL [-o FILE.dot|FILE.svg|FILE.png] [--plan [--no-optimize]]\n"
-	"                 [--diff SIMPLIFIED.onnx]\n"
+	"usage: omopt dot MODEL [-o FILE.dot|FILE.svg|FILE.png] [--diff SIMPLIFIED.onnx]\n"
+	"                 [--plan [--no-optimize] [--threads N] [--layout L] [--exact]]\n"
 	"\n"
 	"Draws MODEL with Graphviz: op boxes labelled with op type and name, edges with element\n"
 	"type and shape (symbols by name), initializers and constants summarized in the boxes that\n"
@@ -26,6 +26,10 @@ static const char usage_text[] =
 	"               the model is optimized first as `omopt run` does (om_optimize's fusions:\n"
 	"               the plan that runs), unless --no-optimize\n"
 	"  --no-optimize  with --plan: the plan of the model as loaded\n"
+	"  --threads N, --layout L, --exact\n"
+	"               with --plan: the plan of `omopt run` with these options (which convs\n"
+	"               run on oneDNN and the layout between them depend on them); default 1\n"
+	"               thread, layout auto, fast mode\n"
 	"  --diff S     draw S (a simplified MODEL) against MODEL: removed nodes grey, new nodes\n"
 	"               orange, folded values on orange edges\n";
 
@@ -39,6 +43,7 @@ int cmd_dot(int argc, char **argv)
 {
 	const char *model_path = NULL, *out = NULL, *diff_path = NULL;
 	int plan = 0, no_optimize = 0;
+	om_session_options so = {0};
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			fputs(usage_text, stdout);
@@ -51,6 +56,18 @@ int cmd_dot(int argc, char **argv)
 			plan = 1;
 		} else if (!strcmp(argv[i], "--no-optimize")) {
 			no_optimize = 1;
+		} else if (!strcmp(argv[i], "--exact")) {
+			so.exact = 1;
+		} else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
+			char *end;
+			const long t = strtol(argv[++i], &end, 10);
+			if (*end || end == argv[i] || t < 1 || t > OM_MAX_THREADS)
+				return cmd_usage_error("dot", "bad thread count '%s'", argv[i]);
+			so.threads = (int)t;
+		} else if (!strcmp(argv[i], "--layout") && i + 1 < argc) {
+			if (cmd_parse_layout(argv[++i], &so.layout))
+				return cmd_usage_error("dot", "unknown layout '%s' (" CMD_LAYOUTS ")",
+						       argv[i]);
 		} else if (argv[i][0] == '-' || model_path) {
 			return cmd_usage_error("dot", "unexpected argument '%s'", argv[i]);
 		} else {
@@ -59,6 +76,9 @@ int cmd_dot(int argc, char **argv)
 	}
 	if (!model_path)
 		return cmd_usage_error("dot", "needs a model");
+	if (!plan && (no_optimize || so.threads || so.layout || so.exact))
+		return cmd_usage_error("dot", "--no-optimize, --threads, --layout and --exact are "
+					      "for --plan");
 	const char *fmt = out ? suffix(out) : "dot";
 	if (strcmp(fmt, "dot") && strcmp(fmt, "gv") && strcmp(fmt, "svg") && strcmp(fmt, "png")) {
 		fprintf(stderr, "omopt dot: -o wants a .dot, .svg or .png file, not '%s'\n", out);
@@ -81,7 +101,7 @@ int cmd_dot(int argc, char **argv)
 	if (!k && diff_path)
 		k = om_model_load(diff_path, &d, &st);
 	if (!k)
-		k = om_model_dot(m, &(om_dot_options){.plan = plan, .diff = d}, &text, &len, &st);
+		k = om_model_dot(m, &(om_dot_options){.plan = plan, .diff = d, .session = &so}, &text, &len, &st);
 	if (k) {
 		/* nothing drawn */
 	} else if (!strcmp(fmt, "dot") || !strcmp(fmt, "gv")) {

@@ -29,8 +29,9 @@ static const char usage_text[] =
 	"  --exact             only exact kernels: results bit-identical on every machine\n"
 	"  --threads N         threads kernels may use (default 1)\n"
 	"  --layout L          fast mode's layout of the activations between convolutions:\n"
-	"                      auto (default: NHWC, or nChw16c when depthwise or grouped convs\n"
-	"                      run), blocked (nChw16c; nChw8c on AVX2), nhwc, or nchw\n"
+	"                      auto (default: NHWC, or nChw16c when depthwise convs run; convs\n"
+	"                      that omopt's kernels run faster stay NCHW), blocked (nChw16c;\n"
+	"                      nChw8c on AVX2), nhwc, or nchw\n"
 	"  --bench N           runs N more times and prints the median and minimum time in ms\n"
 	"                      and the mean CPU time (user+sys) per run, all threads\n"
 	"  --profile           prints the node counts before and after optimizing and the time\n"
@@ -141,14 +142,8 @@ static int parse_args(int argc, char **argv, run_args *a)
 					return usage_error("bad millisecond count '%s'", val);
 				a->opt.max_run_ms = ms;
 			} else if (!strcmp(arg, "--layout")) {
-				static const char *const names[] = {"auto", "blocked", "nhwc",
-								    "nchw"};
-				int k = 0;
-				while (k < 4 && strcmp(val, names[k]))
-					k++;
-				if (k == 4)
-					return usage_error("unknown layout '%s'", val);
-				a->opt.layout = (om_layout_choice)k;
+				if (cmd_parse_layout(val, &a->opt.layout))
+					return usage_error("unknown layout '%s' (" CMD_LAYOUTS ")", val);
 			} else if (!strcmp(arg, "--threads")) {
 				if (parse_count(val, 1, &a->opt.threads))
 					return usage_error("bad thread count '%s'", val);

@@ -2,6 +2,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cmd.h"
 
@@ -34,6 +35,17 @@ int cmd_usage_error(const char *cmd, const char *fmt, ...)
 	fprintf(stderr, "\n(omopt %s --help lists the options)\n", cmd);
 	va_end(ap);
 	return 2;
+}
+
+int cmd_parse_layout(const char *s, om_layout_choice *out)
+{
+	static const char *const names[] = {"auto", "blocked", "nhwc", "nchw"};
+	for (int k = 0; k < 4; k++)
+		if (!strcasecmp(s, names[k])) {
+			*out = (om_layout_choice)k;
+			return 0;
+		}
+	return -1;
 }
 
 static void usage(FILE *f)

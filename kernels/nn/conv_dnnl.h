@@ -22,8 +22,8 @@
 /** The convs that run blocked faster than on omopt's kernels when their neighbours are blocked
  *  too (no reorders: bench/conv_layers.py): 2-D undilated depthwise convs, grouped ones whose
  *  groups are whole blocks, and group-1 convs but, at one thread, those Winograd F(4x4) takes
- *  with 64 inputs and outputs or more; in NHWC (nhwc: OM_BLOCK_NHWC) the group-1 ones only.
- *  Always false without oneDNN. */
+ *  with 64 inputs and outputs or more; in NHWC (nhwc: OM_BLOCK_NHWC) all grouped ones but
+ *  not the depthwise ones. Always false without oneDNN. */
 bool om_conv_dnnl_blockable(const om_spatial *sp, int64_t C, int64_t M, int64_t group,
 			    int threads, bool nhwc);
 bool om_conv_dnnl(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int64_t M,

@@ -337,7 +337,7 @@ static om_kind conv_own(om_ctx *c, const conv_geo g, const om_conv_epi e)
 		/* a buffer per worker (om_par_slots: 1 at one thread) */
 		const int slots = om_par_slots(c->threads, units, 1);
 		const size_t bytes = sizeof(float) * (size_t)ncol;
-		om_kind rc = om_ctx_reserve(c, bytes * (size_t)slots, "the im2col buffers");
+		om_kind rc = om_ctx_reserve(c, bytes * (size_t)slots, "the im2col buffer");
 		if (rc)
 			return rc;
 		float *cols = malloc(bytes * (size_t)slots);

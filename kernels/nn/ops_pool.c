@@ -889,7 +889,7 @@ static om_kind global_blocked(om_ctx *c)
 	if (!(c->blocked & OM_LAYOUT_IN(0))) { /* plain X: pooled plain, then blocked */
 		const int64_t N = X->dims[0], Cx = X->dims[1];
 		const size_t bytes = sizeof(float) * (size_t)(N * Cx);
-		om_kind rc = om_ctx_reserve(c, bytes, "pooled values");
+		om_kind rc = om_ctx_reserve(c, bytes, "a buffer of pooled values");
 		float *t = rc ? NULL : malloc(bytes + 1);
 		if (rc || !t)
 			return rc ? rc : om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory");
