@@ -93,6 +93,7 @@ om_kind om_pass_fold(om_pass_ctx *c, om_graph *g, int *changes);
 om_kind om_pass_shape_chains(om_pass_ctx *c, om_graph *g, int *changes);
 om_kind om_pass_identities(om_pass_ctx *c, om_graph *g, int *changes);
 om_kind om_pass_transposes(om_pass_ctx *c, om_graph *g, int *changes);
+om_kind om_pass_fuse_pad(om_pass_ctx *c, om_graph *g, int *changes);
 om_kind om_pass_fuse_conv_bn(om_pass_ctx *c, om_graph *g, int *changes);
 om_kind om_pass_fuse_conv_affine(om_pass_ctx *c, om_graph *g, int *changes);
 om_kind om_pass_fuse_matmul_add(om_pass_ctx *c, om_graph *g, int *changes);

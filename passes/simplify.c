@@ -2,7 +2,7 @@
  * simplify.c — the om_simplify pass pipeline (see docs/passes.md). One screen:
  *
  *     infer_shapes → fold_constants → fold_shape_chains → inline_if → eliminate_identities
- *                  → fuse_transposes → fuse_conv_bn
+ *                  → fuse_transposes → fuse_pad → fuse_conv_bn
  *                  → fuse_conv_affine → fuse_matmul_add
  *                  → merge_common → eliminate_dead   (to a fixed point)
  *
@@ -38,6 +38,7 @@ static const struct {
 	{"inline_if", om_pass_inline_if},
 	{"eliminate_identities", om_pass_identities},
 	{"fuse_transposes", om_pass_transposes},
+	{"fuse_pad", om_pass_fuse_pad},
 	{"fuse_conv_bn", om_pass_fuse_conv_bn},
 	{"fuse_conv_affine", om_pass_fuse_conv_affine},
 	{"fuse_matmul_add", om_pass_fuse_matmul_add},

@@ -338,6 +338,113 @@ static void pad_of_nothing_goes(void **state)
 	assert_int_equal(pads_left(13, grow, "constant"), 1);
 }
 
+/* the cases of pad_into_reader: Pad(x [N,2,5,6]) -> reader -> y */
+typedef struct pad_case {
+	const char *reader; /* "Conv" (3x3, W [3,2,3,3]), "AveragePool" (3x3), "MaxPool" */
+	int64_t opset;
+	int64_t pads[8];     /* Pad's */
+	int64_t rpads;       /* the reader's pads on every side (-1: no attribute) */
+	int64_t cip, ceil;   /* AveragePool's count_include_pad, ceil_mode */
+	const char *mode;    /* Pad's */
+	float value;         /* Pad's constant value */
+	bool second_reader;  /* the padded value is a graph output too */
+	bool fuses;
+} pad_case;
+
+/* Pad(x) -> reader -> y simplified: the Pad goes into the reader's pads (and AveragePool's
+ * count_include_pad) exactly when the case says so, and the result agrees with the original
+ * (om_check at N = 1..3 and at N = 0) */
+static void pad_case_run(const pad_case *k)
+{
+	om_model *m = tu_model(k->opset);
+	om_graph *g = m->graph;
+	input(g, "x", OM_FLOAT, "N,2,5,6");
+	const bool attr = k->opset < 11;
+	om_node *p = tu_graph_node(g, "Pad", attr ? "x" : k->value ? "x,pads,v" : "x,pads", "xp");
+	if (attr) {
+		tu_attr_ints(p, "pads", 8, k->pads);
+		om_node_set_attr(p, "value", OM_ATTR_FLOAT)->f = k->value;
+	} else {
+		ints(g, "pads", 1, 8, k->pads);
+		if (k->value)
+			floats(g, "v", 1, &k->value)->init->rank = 0;
+	}
+	om_node_set_attr(p, "mode", OM_ATTR_STRING)->s =
+		(om_str){k->mode, (int64_t)strlen(k->mode)};
+	om_node *r;
+	if (!strcmp(k->reader, "Conv")) {
+		om_tensor *w = om_model_tensor(m, OM_FLOAT, 4, (int64_t[]){3, 2, 3, 3});
+		tu_fill(w->data, 54, 3, 0.3f);
+		initializer(g, "W", w);
+		r = tu_graph_node(g, "Conv", "xp,W", "y");
+	} else {
+		r = tu_graph_node(g, k->reader, "xp", "y");
+		tu_attr_ints(r, "kernel_shape", 2, (int64_t[]){3, 3});
+		if (!strcmp(k->reader, "AveragePool")) {
+			attr_int(r, "count_include_pad", k->cip);
+			attr_int(r, "ceil_mode", k->ceil);
+			tu_attr_ints(r, "strides", 2, (int64_t[]){2, 1});
+		}
+	}
+	if (k->rpads >= 0)
+		tu_attr_ints(r, "pads", 4, (int64_t[]){k->rpads, k->rpads, k->rpads, k->rpads});
+	output(g, "y", OM_FLOAT, "");
+	if (k->second_reader)
+		output(g, "xp", OM_FLOAT, "");
+	om_model *orig = tu_reload(m);
+	simplify(m, NULL);
+	if ((tu_count_op(g, "Pad") == 0) != k->fuses)
+		fail_msg("%s opset %lld mode %s: the Pad %s", k->reader, (long long)k->opset,
+			 k->mode, k->fuses ? "stays" : "went");
+	om_status st = {0};
+	om_check_report rep;
+	om_check_options o = {.runs = 3};
+	if (om_check(orig, m, &o, &rep, &st))
+		fail_msg("%s: %s", st.op, st.msg);
+	if (!rep.passed)
+		fail_msg("%s opset %lld: results differ (%s)", k->reader, (long long)k->opset,
+			 rep.error);
+	om_check_report_free(&rep);
+	om_tensor x0 = {0};
+	assert_int_equal(om_tensor_alloc(&x0, OM_FLOAT, 4, (int64_t[]){0, 2, 5, 6}, &st), OM_OK);
+	o = (om_check_options){.runs = 1, .input_names = (const char *const[]){"x"},
+			       .inputs = &x0, .ninputs = 1};
+	if (om_check(orig, m, &o, &rep, &st))
+		fail_msg("N = 0: %s: %s", st.op, st.msg);
+	assert_true(rep.passed);
+	om_check_report_free(&rep);
+	om_tensor_free(&x0);
+	om_model_free(orig);
+	om_model_free(m);
+}
+
+static void pad_into_reader(void **state)
+{
+	(void)state;
+	/* spatial pads: H begin 1, W begin 2, H end 2, W end 0 */
+	static const pad_case cases[] = {
+		{"Conv", 13, {0, 0, 1, 2, 0, 0, 2, 0}, 1, 0, 0, "constant", 0, false, true},
+		{"Conv", 13, {0, 0, 1, 2, 0, 0, 2, 0}, -1, 0, 0, "constant", 0, false, true},
+		{"Conv", 2, {0, 0, 1, 2, 0, 0, 2, 0}, 0, 0, 0, "constant", 0, false, true},
+		{"Conv", 18, {0, 0, 1, 2, 0, 0, 2, 0}, 1, 0, 0, "constant", 0, false, true},
+		{"AveragePool", 13, {0, 0, 1, 1, 0, 0, 1, 1}, -1, 0, 0, "constant", 0, false, true},
+		{"AveragePool", 13, {0, 0, 1, 2, 0, 0, 2, 0}, 1, 1, 0, "constant", 0, false, true},
+		{"AveragePool", 11, {0, 0, 1, 1, 0, 0, 1, 1}, 0, 0, 0, "constant", 0, false, true},
+		/* stay: the pool's own pads not counted, ceil_mode, a value not 0, a channel pad,
+		 * reflect, a second reader, MaxPool */
+		{"AveragePool", 13, {0, 0, 1, 1, 0, 0, 1, 1}, 1, 0, 0, "constant", 0, false, false},
+		{"AveragePool", 13, {0, 0, 1, 1, 0, 0, 1, 1}, -1, 1, 1, "constant", 0, false, false},
+		{"Conv", 13, {0, 0, 1, 1, 0, 0, 1, 1}, 0, 0, 0, "constant", 1.5f, false, false},
+		{"Conv", 2, {0, 0, 1, 1, 0, 0, 1, 1}, 0, 0, 0, "constant", 1.5f, false, false},
+		{"AveragePool", 13, {0, 1, 1, 1, 0, 0, 1, 1}, 0, 1, 0, "constant", 0, false, false},
+		{"Conv", 13, {0, 0, 1, 1, 0, 0, 1, 1}, 0, 0, 0, "reflect", 0, false, false},
+		{"Conv", 13, {0, 0, 1, 1, 0, 0, 1, 1}, 0, 0, 0, "constant", 0, true, false},
+		{"MaxPool", 13, {0, 0, 1, 1, 0, 0, 1, 1}, -1, 0, 0, "constant", 0, false, false},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+		pad_case_run(&cases[i]);
+}
+
 /* Slice(x:[N,C], starts, ends, axes=[axis], steps=[step]) -> Relu -> y where the bound in
  * `slot` (1 starts, 2 ends) is Shape(x)[dim] and the other one the number `other` */
 static om_model *slice_to_extent(int32_t slot, int64_t dim, int64_t axis, int64_t step,
@@ -1371,6 +1478,7 @@ int main(void)
 		cmocka_unit_test(conv_bn_with_other_use_stays),
 		cmocka_unit_test(conv_bn_shared_big_weight_stays),
 		cmocka_unit_test(simplify_checks_arity),
+		cmocka_unit_test(pad_into_reader),
 		cmocka_unit_test(conv_affine_fuses),
 		cmocka_unit_test(conv_affine_stops_at_second_use),
 		cmocka_unit_test(matmul_add_becomes_gemm),

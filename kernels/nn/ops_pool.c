@@ -517,30 +517,32 @@ typedef struct pool_blk_job {
 	const pool3 *g;
 	const pool_args *pa;
 	int64_t b;  /* lanes of a pixel */
-	bool max16; /* MaxPool on AVX-512: blk_max16 */
+	bool avx512; /* on AVX-512: blk_pool16 */
 	const float *x;
 	float *y;
 } pool_blk_job;
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
 #include <immintrin.h>
-#define POOL_MAX16 1
-/* MaxPool's window of output (oh, ow) on nv vectors of 16 lanes from x (the last vector's
- * lanes those of mask `last`), each tap's lanes in one AVX-512 register: the maximum by vmaxps,
- * a lane with a NaN tap made NaN (a mask of the taps' NaNs, as max_nan makes it; the NaN is
- * the default one, not the tap's). The generic window below spends a compare-and-select of 8
- * lanes a tap: googlenet's 13 MaxPools, two threads, 1.8 -> 0.85 ms. nv constant where
- * inlined: NHWC's pixels take four vectors a tap. */
+#define POOL_AVX512 1
+/* The window of output (oh, ow) on nv vectors of 16 lanes from x (the last vector's lanes
+ * those of mask `last`), each tap's lanes in one AVX-512 register, taps in pool_image's order.
+ * MaxPool: the maximum by vmaxps, a lane with a NaN tap made NaN (a mask of the taps' NaNs, as
+ * max_nan makes it; the NaN is the default one, not the tap's); the generic window below
+ * spends a compare-and-select of 8 lanes a tap: googlenet's 13 MaxPools, two threads, 1.8 ->
+ * 0.85 ms. AveragePool: the sum divided by n, the window's count (inception_v3's 3x3 pools of
+ * 192-2048 lanes in NHWC). nv and max constant where inlined: NHWC's pixels take four vectors
+ * a tap. */
 __attribute__((target("avx512f"))) static inline __attribute__((always_inline)) void
-max_vectors(const pool3 *g, const float *x, int64_t b, int64_t oh, int64_t ow, const int nv,
-	    __mmask16 last, float *y)
+win_vectors(const pool3 *g, const float *x, int64_t b, int64_t oh, int64_t ow, const int nv,
+	    __mmask16 last, const bool max, float n, float *y)
 {
 	const axis_taps *T = g->t;
 	const int64_t W = g->in[2];
 	__m512 acc[4];
 	__mmask16 nan[4];
 	for (int k = 0; k < nv; k++)
-		acc[k] = _mm512_set1_ps(-INFINITY), nan[k] = 0;
+		acc[k] = _mm512_set1_ps(max ? -INFINITY : 0.0f), nan[k] = 0;
 	for (int64_t th = T[1].lo[oh]; th < T[1].hi[oh]; th++) {
 		const float *row = x + (T[1].start[oh] + th * g->dil[1]) * W * b;
 		for (int64_t tw = T[2].lo[ow]; tw < T[2].hi[ow]; tw++) {
@@ -548,39 +550,50 @@ max_vectors(const pool3 *g, const float *x, int64_t b, int64_t oh, int64_t ow, c
 			for (int k = 0; k < nv; k++) {
 				const __m512 t = _mm512_maskz_loadu_ps(k < nv - 1 ? 0xffff : last,
 								       v + 16 * k);
-				acc[k] = _mm512_max_ps(acc[k], t);
-				nan[k] |= _mm512_cmp_ps_mask(t, t, _CMP_UNORD_Q);
+				if (max) {
+					acc[k] = _mm512_max_ps(acc[k], t);
+					nan[k] |= _mm512_cmp_ps_mask(t, t, _CMP_UNORD_Q);
+				} else {
+					acc[k] = _mm512_add_ps(acc[k], t);
+				}
 			}
 		}
 	}
 	for (int k = 0; k < nv; k++)
-		_mm512_mask_storeu_ps(y + 16 * k, k < nv - 1 ? 0xffff : last,
-				      _mm512_mask_mov_ps(acc[k], nan[k], _mm512_set1_ps(NAN)));
+		_mm512_mask_storeu_ps(
+			y + 16 * k, k < nv - 1 ? 0xffff : last,
+			max ? _mm512_mask_mov_ps(acc[k], nan[k], _mm512_set1_ps(NAN))
+			    : _mm512_div_ps(acc[k], _mm512_set1_ps(n)));
 }
 
-/* MaxPool of output row oh of one image's block of b lanes (x, y: the block's first lane) */
-__attribute__((target("avx512f"))) static void blk_max16(const pool3 *g, const float *x,
-							  int64_t oh, int64_t b, float *y)
+/* The pool of output row oh of one image's block of b lanes (x, y: the block's first lane);
+ * avg: AveragePool's, counting as pa says */
+__attribute__((target("avx512f"))) static void blk_pool16(const pool3 *g, const pool_args *pa,
+							   const float *x, int64_t oh, int64_t b,
+							   float *y)
 {
-	if (b == 16) { /* a block of nChw16c */
-		for (int64_t ow = 0; ow < g->out[2]; ow++, y += 16)
-			max_vectors(g, x, 16, oh, ow, 1, 0xffff, y);
-		return;
-	}
-	for (int64_t ow = 0; ow < g->out[2]; ow++, y += b)
-		for (int64_t l = 0; l < b; l += 64) {
-			const int64_t r = b - l, nv = r >= 64 ? 4 : (r + 15) / 16;
-			const int64_t tail = r - 16 * (nv - 1); /* lanes of the last vector */
-			const __mmask16 m = tail >= 16 ? 0xffff : (__mmask16)((1u << tail) - 1);
-			if (nv == 4)
-				max_vectors(g, x + l, b, oh, ow, 4, m, y + l);
-			else if (nv == 1)
-				max_vectors(g, x + l, b, oh, ow, 1, m, y + l);
-			else if (nv == 2)
-				max_vectors(g, x + l, b, oh, ow, 2, m, y + l);
-			else
-				max_vectors(g, x + l, b, oh, ow, 3, m, y + l);
+	const bool max = pa->kind == POOL_MAX;
+	for (int64_t ow = 0; ow < g->out[2]; ow++, y += b) {
+		const int64_t o[3] = {0, oh, ow};
+		const float n = max ? 1.0f : (float)window_count(g, pa, o);
+		if (b == 16 && max) { /* a block of nChw16c */
+			win_vectors(g, x, 16, oh, ow, 1, 0xffff, true, n, y);
+			continue;
 		}
+		int64_t l = 0;
+		for (; b - l >= 64; l += 64) /* four full vectors */
+			if (max)
+				win_vectors(g, x + l, b, oh, ow, 4, 0xffff, true, n, y + l);
+			else
+				win_vectors(g, x + l, b, oh, ow, 4, 0xffff, false, n, y + l);
+		for (; l < b; l += 16) { /* the rest a vector at a time, the last one masked */
+			const __mmask16 m = b - l >= 16 ? 0xffff : (__mmask16)((1u << (b - l)) - 1);
+			if (max)
+				win_vectors(g, x + l, b, oh, ow, 1, m, true, n, y + l);
+			else
+				win_vectors(g, x + l, b, oh, ow, 1, m, false, n, y + l);
+		}
+	}
 }
 #endif
 
@@ -652,13 +665,15 @@ pool_blk_piece(void *arg, int64_t lo, int64_t hi)
 		const int64_t oh = u % OH;
 		const float *x = j->x + u / OH * g->in[1] * g->in[2] * b;
 		float *y = j->y + u * OW * b;
-#ifdef POOL_MAX16
-		if (j->max16) {
-			blk_max16(g, x, oh, b, y);
+#ifdef POOL_AVX512
+		if (j->avx512) {
+			blk_pool16(g, j->pa, x, oh, b, y);
 			continue;
 		}
 #endif
-		for (int64_t ow = 0; ow < OW; ow++, y += b)
+		for (int64_t ow = 0; ow < OW; ow++, y += b) {
+			const int64_t o[3] = {0, oh, ow};
+			const float n = max ? 1.0f : (float)window_count(g, j->pa, o);
 			for (int64_t l = 0; l < b; l += POOL_LANES) {
 				const int64_t w = b - l < POOL_LANES ? b - l : POOL_LANES;
 				union {
@@ -675,14 +690,11 @@ pool_blk_piece(void *arg, int64_t lo, int64_t hi)
 					blk_window(g, POOL_AVG, x + l, b, oh, ow, 1, acc.v);
 				else
 					blk_window_lanes(g, j->pa->kind, x + l, b, oh, ow, w, acc.f);
-				if (!max) {
-					const int64_t o[3] = {0, oh, ow};
-					const float n = (float)window_count(g, j->pa, o);
-					for (int64_t k = 0; k < w; k++)
-						acc.f[k] = acc.f[k] / n;
-				}
+				for (int64_t k = 0; !max && k < w; k++)
+					acc.f[k] = acc.f[k] / n;
 				memcpy(y + l, acc.f, sizeof(float) * (size_t)w);
 			}
+		}
 	}
 }
 
@@ -710,8 +722,8 @@ static om_kind pool_blocked(om_ctx *c)
 	pool_args pa = {kind_of(c->node), (int)om_attr_int(c->node, "count_include_pad", 0), 0,
 			2};
 	pool_blk_job j = {&g, &pa, b, false, X->data, Y->data};
-#ifdef POOL_MAX16
-	j.max16 = pa.kind == POOL_MAX && __builtin_cpu_supports("avx512f");
+#ifdef POOL_AVX512
+	j.avx512 = __builtin_cpu_supports("avx512f");
 #endif
 	const int64_t elems = (g.in[1] * g.in[2] / (g.out[1] + 1) + g.out[2]) * b;
 	om_par_for(c->threads, X->dims[0] * X->dims[1] * g.out[1],
@@ -1090,7 +1102,7 @@ static const om_op rows[] = {
 	{"MaxPool", "", 1, pool_infer, pool_kernel, OM_OP_EXACT | OM_OP_LAYOUT, &sig_MaxPool_1,
 	 OM_OPC_NONE, pool_layout},
 	{"AveragePool", "", 1, pool_infer, pool_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
-	 &sig_AveragePool_1, OM_OPC_NONE, pool_layout},
+	 &sig_AveragePool_1, OM_OPC_AVERAGE_POOL, pool_layout},
 	{"LpPool", "", 1, pool_infer, pool_kernel, OM_OP_EXACT | OM_OP_LAYOUT, &sig_LpPool_1,
 	 OM_OPC_NONE, NULL},
 	{"GlobalMaxPool", "", 1, global_infer, global_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
