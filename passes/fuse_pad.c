@@ -2,11 +2,11 @@
  * fuse_pad.c — the fuse_pad pass: a Pad that adds zeros around the spatial axes only, read
  * by nothing but a Conv or an AveragePool (as input 0), becomes part of that op's `pads`:
  *
- *     Conv(Pad(x, p), W, B; pads q)                 = Conv(x, W, B; pads q + p)
+ *     Conv(Pad(x, p), W, B; pads q)     = Conv(x, W, B; pads q + p)
  *     AveragePool(Pad(x, p); pads q, count_include_pad 1)
- *                                                   = AveragePool(x; pads q + p, count_include_pad 1)
+ *                                       = AveragePool(x; pads q + p, count_include_pad 1)
  *     AveragePool(Pad(x, p); pads 0, count_include_pad 0)
- *                                                   = AveragePool(x; pads p, count_include_pad 1)
+ *                                       = AveragePool(x; pads p, count_include_pad 1)
  *
  * (PyTorch exports avg_pool2d(padding=k) and F.pad before a conv so; ONNX Runtime and
  * onnx-optimizer fuse them alike.) The padded zeros are what the op's own padding reads as

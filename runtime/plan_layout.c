@@ -1,12 +1,12 @@
 /*
  * plan_layout.c — which values a plan keeps channel-blocked (fast mode; the layout is op.h's).
  *
- * oneDNN's convolutions run on channel-blocked activations (nChw16c on AVX-512); fed plain
- * NCHW, each reorders its input in and its output back (bench/conv_layers.py: the reorders
- * cost as much as a depthwise or 1x1 conv itself). So a run of convolutions keeps its values
- * blocked between them and converts only at the edges, as ONNX Runtime's NCHWc transformer
- * does; the element-wise ops and global pools between the convs (residual Adds, the
- * squeeze-excitation Mul) run on the blocked values too.
+ * oneDNN's convolutions run on channel-blocked activations (nChw16c on AVX-512, or NHWC:
+ * plan_block below); fed plain NCHW, each reorders its input in and its output back
+ * (bench/conv_layers.py: the reorders cost as much as a depthwise or 1x1 conv itself). So a
+ * run of convolutions keeps its values blocked between them and converts only at the edges,
+ * as ONNX Runtime's NCHWc transformer does; the element-wise ops and global pools between the
+ * convs (residual Adds, the squeeze-excitation Mul) run on the blocked values too.
  *
  * Each row with a layout function says which of a node's positions may be blocked and which
  * are tied (all blocked or all plain). A value is blocked when its producer and every reader
@@ -135,12 +135,12 @@ static void initial(const om_plan *p, const om_tensor *t, const step_req *q, uin
 }
 
 /* The plan's block: NHWC when every step that takes blocked values by the CPU's block takes
- * them in NHWC too (no depthwise conv), else the CPU's (OM_LAYOUT_AUTO; the
- * session's option may ask for either). oneDNN runs convs of one
- * group in NHWC on its brgemm kernels, which beat its nChw16c ones (two threads, ms: googlenet's
- * 64 -> 192 3x3 at 56x56 1.75 -> 1.60, 160 -> 320 at 14x14 0.46 -> 0.37, resnet50's 512 at
- * 7x7 0.62 -> 0.48, 1x1 convs 3-13%); its NHWC depthwise kernel loses (72 at 56x56, one
- * thread: 0.036 -> 0.061). q: the rows' answers by the CPU's block, replaced by NHWC's. */
+ * them in NHWC too (no depthwise conv), else the CPU's (OM_LAYOUT_AUTO; the session's option
+ * may ask for either). oneDNN runs convs of one group in NHWC on its brgemm kernels, which beat
+ * its nChw16c ones (two threads, ms: googlenet's 64 -> 192 3x3 at 56x56 1.75 -> 1.60, 160 ->
+ * 320 at 14x14 0.46 -> 0.37, resnet50's 512 at 7x7 0.62 -> 0.48, 1x1 convs 3-13%); its NHWC
+ * depthwise kernel loses (72 at 56x56, one thread: 0.036 -> 0.061). q: the rows' answers by
+ * the CPU's block, replaced by NHWC's when NHWC is chosen. */
 static int32_t plan_block(const om_session *s, const om_plan *p, const om_tensor *t,
 			  int32_t block, step_req *q)
 {

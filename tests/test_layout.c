@@ -423,8 +423,8 @@ static void concat_of_blocks(void **state)
 }
 
 /* DenseNet's shape: a conv, BatchNormalization (inference) -> Relu, a conv; C = 40, not a
- * multiple of the block, on 6x6 and 30x30 images: blocked throughout, against exact mode (batch 2 and a symbolic batch
- * run on 3 images, one and two threads), in each forced layout */
+ * multiple of the block, on 6x6 and 30x30 images: blocked throughout, against exact mode
+ * (batch 2 and a symbolic batch run on 3 images, one and two threads), in each forced layout */
 static void batchnorm_between_convs(void **state)
 {
 	(void)state;

@@ -171,7 +171,8 @@ static void concat_layout(const om_ctx *c, om_layout_req *r)
 	om_status st = {0};
 	om_ctx lc = *c;
 	lc.st = &st;
-	if ((c->block < 1 && c->block != OM_BLOCK_NHWC) || c->nout != 1 || !c->out[0] || c->out[0]->rank != 4 ||
+	if ((c->block < 1 && c->block != OM_BLOCK_NHWC) || c->nout != 1 || !c->out[0] ||
+	    c->out[0]->rank != 4 ||
 	    c->out[0]->dtype != OM_FLOAT || concat_axis(&lc, &axis) || axis != 1 || c->nin > 32)
 		return;
 	uint64_t may = OM_LAYOUT_OUT(0);
@@ -213,7 +214,8 @@ static om_kind concat_blocked(om_ctx *c)
 		for (int32_t d = 0; same && d < 5; d++)
 			same = d == axis || x->dims[d] == y->dims[d];
 		if (!same)
-			return om_error(c->st, OM_ERR_INTERNAL, c->node, "blocked Concat: input %d", i);
+			return om_error(c->st, OM_ERR_INTERNAL, c->node, "blocked Concat: input %d",
+					i);
 		cb += x->dims[axis];
 	}
 	if (cb != y->dims[axis])

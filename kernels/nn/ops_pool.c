@@ -689,7 +689,8 @@ pool_blk_piece(void *arg, int64_t lo, int64_t hi)
 				else if (w == 8)
 					blk_window(g, POOL_AVG, x + l, b, oh, ow, 1, acc.v);
 				else
-					blk_window_lanes(g, j->pa->kind, x + l, b, oh, ow, w, acc.f);
+					blk_window_lanes(g, j->pa->kind, x + l, b, oh, ow, w,
+							 acc.f);
 				for (int64_t k = 0; !max && k < w; k++)
 					acc.f[k] = acc.f[k] / n;
 				memcpy(y + l, acc.f, sizeof(float) * (size_t)w);
