@@ -349,6 +349,18 @@ static void plan_cli_optimized(void **state)
 	assert_int_equal(tu_tmpdir_remove(dir), 0);
 }
 
+/* m planned in a default session, opt's plan callbacks pointed at the notes (free them) */
+static om_plan_notes *notes_of(const om_model *m, om_dot_config *opt)
+{
+	om_plan_notes *p = NULL;
+	om_status st = {0};
+	if (om_plan_notes_make(m, NULL, &p, &st))
+		fail_msg("%s", st.msg);
+	*opt = (om_dot_config){0};
+	om_plan_notes_options(p, opt);
+	return p;
+}
+
 /* --plan on the bundled example: Reshapes are views sharing their source's buffer, the
  * channel-shuffle Transpose (n,2,4,h,w) perm (0,2,1,3,4) moves as a rank-3 transpose, a Conv
  * writes the Relu it absorbed (its own output is never stored). */
@@ -359,10 +371,8 @@ static void plan_annotations(void **state)
 	om_status st = {0};
 	assert_int_equal(om_model_load(tu_source_path("examples/tiny_shuffle.onnx"), &m, &st), OM_OK);
 	assert_int_equal(om_simplify(m, NULL, &st), OM_OK);
-	om_plan_notes *p = NULL;
-	assert_int_equal(om_plan_notes_make(m, NULL, &p, &st), OM_OK);
-	om_dot_config opt = {0};
-	om_plan_notes_options(p, &opt);
+	om_dot_config opt;
+	om_plan_notes *p = notes_of(m, &opt);
 	int views = 0, transposes = 0, absorbing = 0;
 	for (int32_t i = 0; i < m->graph->nnodes; i++) {
 		const om_node *n = m->graph->nodes[i];
@@ -423,11 +433,8 @@ static void plan_scaled_input(void **state)
 	for (size_t i = 0; i < sizeof nodes / sizeof *nodes; i++)
 		tu_graph_node(g, nodes[i][0], nodes[i][1], nodes[i][2])->name = nodes[i][2];
 	tu_push_value(g, &g->outputs, &g->noutputs, tu_typed_value(g, "y", OM_FLOAT, -1, NULL));
-	om_plan_notes *p = NULL;
-	om_status st = {0};
-	assert_int_equal(om_plan_notes_make(m, NULL, &p, &st), OM_OK);
-	om_dot_config opt = {0};
-	om_plan_notes_options(p, &opt);
+	om_dot_config opt;
+	om_plan_notes *p = notes_of(m, &opt);
 	int seen = 0;
 	for (int32_t i = 0; i < g->nnodes; i++) {
 		const om_node *n = g->nodes[i];
@@ -461,11 +468,8 @@ static void plan_fused_z(void **state)
 	om_node *f = tu_graph_node(g, "Conv", "a,W2,B,x", "y");
 	f->name = "y", f->op = "FusedConv", f->domain = "com.microsoft";
 	tu_push_value(g, &g->outputs, &g->noutputs, tu_typed_value(g, "y", OM_FLOAT, -1, NULL));
-	om_plan_notes *p = NULL;
-	om_status st = {0};
-	assert_int_equal(om_plan_notes_make(m, NULL, &p, &st), OM_OK);
-	om_dot_config opt = {0};
-	om_plan_notes_options(p, &opt);
+	om_dot_config opt;
+	om_plan_notes *p = notes_of(m, &opt);
 	assert_non_null(strstr(opt.plan_node(opt.plan_arg, g->nodes[1]),
 			       ", adds Z (in its place when Z dies here)"));
 	assert_null(strstr(opt.plan_node(opt.plan_arg, g->nodes[0]), "adds Z"));

@@ -284,6 +284,51 @@ static void slice_of_everything_goes(void **state)
 	assert_int_equal(slices_left(4, 2), 1);  /* every other row */
 }
 
+/* Pad(x) -> out at `opset` in `mode`: pads (n values) as Pad-2's attribute or Pad-11's input,
+ * the constant value (when not 0) as Pad-2's attribute or Pad-11's scalar input */
+static om_node *pad_node(om_graph *g, int64_t opset, const int64_t *pads, int32_t n,
+			 const char *mode, float value, const char *out)
+{
+	const bool attr = opset < 11;
+	om_node *p = tu_graph_node(g, "Pad", attr ? "x" : value ? "x,pads,v" : "x,pads", out);
+	if (attr) {
+		tu_attr_ints(p, "pads", n, pads);
+		if (value)
+			om_node_set_attr(p, "value", OM_ATTR_FLOAT)->f = value;
+	} else {
+		ints(g, "pads", 1, n, pads);
+		if (value)
+			floats(g, "v", 1, &value)->init->rank = 0;
+	}
+	om_node_set_attr(p, "mode", OM_ATTR_STRING)->s = (om_str){mode, (int64_t)strlen(mode)};
+	return p;
+}
+
+/* m (simplified) agrees with orig on random inputs (om_check, N = 1..3) and on an x of the
+ * shape zero (N = 0) */
+static void agrees_with_original(const om_model *orig, const om_model *m, int32_t rank,
+				 const int64_t *zero, const char *what)
+{
+	om_status st = {0};
+	om_check_report rep;
+	om_check_options o = {.runs = 3};
+	if (om_check(orig, m, &o, &rep, &st))
+		fail_msg("%s: %s: %s", what, st.op, st.msg);
+	if (!rep.passed)
+		fail_msg("%s: results differ (%s)", what, rep.error);
+	om_check_report_free(&rep);
+	om_tensor x0 = {0};
+	assert_int_equal(om_tensor_alloc(&x0, OM_FLOAT, rank, zero, &st), OM_OK);
+	o = (om_check_options){.runs = 1, .input_names = (const char *const[]){"x"},
+			       .inputs = &x0, .ninputs = 1};
+	if (om_check(orig, m, &o, &rep, &st))
+		fail_msg("%s, N = 0: %s: %s", what, st.op, st.msg);
+	if (!rep.passed)
+		fail_msg("%s, N = 0: results differ (%s)", what, rep.error);
+	om_check_report_free(&rep);
+	om_tensor_free(&x0);
+}
+
 /* Pad(x:[N,4]) -> Relu -> y at `opset` (pads: Pad-2's attribute, Pad-11's input) in `mode`:
  * the Pads simplify leaves, the simplified model checked against the original at N = 1..3
  * and 0 */
@@ -292,12 +337,7 @@ static int32_t pads_left(int64_t opset, const int64_t *pads, const char *mode)
 	om_model *m = tu_model(opset);
 	om_graph *g = m->graph;
 	input(g, "x", OM_FLOAT, "N,4");
-	om_node *p = tu_graph_node(g, "Pad", opset >= 11 ? "x,pads" : "x", "s");
-	if (opset >= 11)
-		ints(g, "pads", 1, 4, pads);
-	else
-		tu_attr_ints(p, "pads", 4, pads);
-	om_node_set_attr(p, "mode", OM_ATTR_STRING)->s = (om_str){mode, (int64_t)strlen(mode)};
+	pad_node(g, opset, pads, 4, mode, 0, "s");
 	tu_graph_node(g, "Relu", "s", "y");
 	output(g, "y", OM_FLOAT, "");
 	om_model *orig = tu_reload(m);
@@ -305,22 +345,7 @@ static int32_t pads_left(int64_t opset, const int64_t *pads, const char *mode)
 	const int32_t k = tu_count_op(g, "Pad");
 	if (!k)
 		assert_string_equal(g->nodes[0]->in[0]->name, "x");
-	om_status st = {0};
-	om_check_report r;
-	om_check_options o = {.runs = 3};
-	if (om_check(orig, m, &o, &r, &st))
-		fail_msg("%s: %s", st.op, st.msg);
-	assert_true(r.passed);
-	om_check_report_free(&r);
-	om_tensor x0 = {0};
-	assert_int_equal(om_tensor_alloc(&x0, OM_FLOAT, 2, (int64_t[]){0, 4}, &st), OM_OK);
-	o = (om_check_options){.runs = 1, .input_names = (const char *const[]){"x"},
-			       .inputs = &x0, .ninputs = 1};
-	if (om_check(orig, m, &o, &r, &st))
-		fail_msg("N = 0: %s: %s", st.op, st.msg);
-	assert_true(r.passed);
-	om_check_report_free(&r);
-	om_tensor_free(&x0);
+	agrees_with_original(orig, m, 2, (int64_t[]){0, 4}, mode);
 	om_model_free(orig);
 	om_model_free(m);
 	return k;
@@ -359,18 +384,7 @@ static void pad_case_run(const pad_case *k)
 	om_model *m = tu_model(k->opset);
 	om_graph *g = m->graph;
 	input(g, "x", OM_FLOAT, "N,2,5,6");
-	const bool attr = k->opset < 11;
-	om_node *p = tu_graph_node(g, "Pad", attr ? "x" : k->value ? "x,pads,v" : "x,pads", "xp");
-	if (attr) {
-		tu_attr_ints(p, "pads", 8, k->pads);
-		om_node_set_attr(p, "value", OM_ATTR_FLOAT)->f = k->value;
-	} else {
-		ints(g, "pads", 1, 8, k->pads);
-		if (k->value)
-			floats(g, "v", 1, &k->value)->init->rank = 0;
-	}
-	om_node_set_attr(p, "mode", OM_ATTR_STRING)->s =
-		(om_str){k->mode, (int64_t)strlen(k->mode)};
+	pad_node(g, k->opset, k->pads, 8, k->mode, k->value, "xp");
 	om_node *r;
 	if (!strcmp(k->reader, "Conv")) {
 		om_tensor *w = om_model_tensor(m, OM_FLOAT, 4, (int64_t[]){3, 2, 3, 3});
@@ -396,24 +410,9 @@ static void pad_case_run(const pad_case *k)
 	if ((tu_count_op(g, "Pad") == 0) != k->fuses)
 		fail_msg("%s opset %lld mode %s: the Pad %s", k->reader, (long long)k->opset,
 			 k->mode, k->fuses ? "stays" : "went");
-	om_status st = {0};
-	om_check_report rep;
-	om_check_options o = {.runs = 3};
-	if (om_check(orig, m, &o, &rep, &st))
-		fail_msg("%s: %s", st.op, st.msg);
-	if (!rep.passed)
-		fail_msg("%s opset %lld: results differ (%s)", k->reader, (long long)k->opset,
-			 rep.error);
-	om_check_report_free(&rep);
-	om_tensor x0 = {0};
-	assert_int_equal(om_tensor_alloc(&x0, OM_FLOAT, 4, (int64_t[]){0, 2, 5, 6}, &st), OM_OK);
-	o = (om_check_options){.runs = 1, .input_names = (const char *const[]){"x"},
-			       .inputs = &x0, .ninputs = 1};
-	if (om_check(orig, m, &o, &rep, &st))
-		fail_msg("N = 0: %s: %s", st.op, st.msg);
-	assert_true(rep.passed);
-	om_check_report_free(&rep);
-	om_tensor_free(&x0);
+	char what[64];
+	snprintf(what, sizeof what, "%s opset %lld", k->reader, (long long)k->opset);
+	agrees_with_original(orig, m, 4, (int64_t[]){0, 2, 5, 6}, what);
 	om_model_free(orig);
 	om_model_free(m);
 }

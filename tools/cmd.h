@@ -22,6 +22,9 @@ int cmd_fail(const om_status *st);
  *  to stderr, and returns 2 (a usage error). */
 int cmd_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/** The decimal integer s in [min, max] in *out: 0, or -1 when s is not one. */
+int cmd_parse_count(const char *s, int min, int max, int *out);
+
 /** The layout named s (auto, blocked, nhwc, nchw; any case) in *out: 0, or -1 when none. */
 int cmd_parse_layout(const char *s, om_layout_choice *out);
 /** The layout names in order, for messages: "auto, blocked, nhwc or nchw". */

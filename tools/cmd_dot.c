@@ -59,11 +59,8 @@ int cmd_dot(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--exact")) {
 			so.exact = 1;
 		} else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
-			char *end;
-			const long t = strtol(argv[++i], &end, 10);
-			if (*end || end == argv[i] || t < 1 || t > OM_MAX_THREADS)
+			if (cmd_parse_count(argv[++i], 1, OM_MAX_THREADS, &so.threads))
 				return cmd_usage_error("dot", "bad thread count '%s'", argv[i]);
-			so.threads = (int)t;
 		} else if (!strcmp(argv[i], "--layout") && i + 1 < argc) {
 			if (cmd_parse_layout(argv[++i], &so.layout))
 				return cmd_usage_error("dot", "unknown layout '%s' (" CMD_LAYOUTS ")",

@@ -61,15 +61,10 @@ static int usage_error(const char *fmt, const char *arg)
 	return cmd_usage_error("run", fmt, arg);
 }
 
-static int parse_count(const char *s, int min, int *out)
+/* a count option's value: 1 to a million */
+static int parse_count(const char *s, int *out)
 {
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (errno || *end || end == s || v < min || v > 1000000)
-		return -1;
-	*out = (int)v;
-	return 0;
+	return cmd_parse_count(s, 1, 1000000, out);
 }
 
 /* BYTES with an optional K, M or G suffix (KiB, MiB, GiB), or "none" (SIZE_MAX); 0 ok */
@@ -138,16 +133,16 @@ static int parse_args(int argc, char **argv, run_args *a)
 					return usage_error("bad byte count '%s'", val);
 			} else if (!strcmp(arg, "--max-run-ms")) {
 				int ms;
-				if (parse_count(val, 1, &ms))
+				if (parse_count(val, &ms))
 					return usage_error("bad millisecond count '%s'", val);
 				a->opt.max_run_ms = ms;
 			} else if (!strcmp(arg, "--layout")) {
 				if (cmd_parse_layout(val, &a->opt.layout))
 					return usage_error("unknown layout '%s' (" CMD_LAYOUTS ")", val);
 			} else if (!strcmp(arg, "--threads")) {
-				if (parse_count(val, 1, &a->opt.threads))
+				if (parse_count(val, &a->opt.threads))
 					return usage_error("bad thread count '%s'", val);
-			} else if (parse_count(val, 1, &a->bench)) {
+			} else if (parse_count(val, &a->bench)) {
 				return usage_error("bad run count '%s'", val);
 			}
 		} else if (arg[0] == '-' && arg[1]) {

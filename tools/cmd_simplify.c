@@ -237,17 +237,6 @@ typedef struct simplify_args {
 	int ncopies;
 } simplify_args;
 
-static int parse_count(const char *s, int max, int *out)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (errno || *end || end == s || v < 1 || v > max)
-		return -1;
-	*out = (int)v;
-	return 0;
-}
-
 /* 0 ok, 2 usage error (printed), -1 --help */
 static int parse_args(int argc, char **argv, simplify_args *a)
 {
@@ -268,7 +257,7 @@ static int parse_args(int argc, char **argv, simplify_args *a)
 			return -1;
 		} else if (!strcmp(arg, "--check")) {
 			i++;
-			if (!val || parse_count(val, 10000, &a->check.opt.runs))
+			if (!val || cmd_parse_count(val, 1, 10000, &a->check.opt.runs))
 				return usage_error("--check needs a run count (1 to 10000)%s", "");
 		} else if (!strcmp(arg, "--bisect")) {
 			a->bisect = 1;

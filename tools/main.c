@@ -1,6 +1,8 @@
 /* main.c — `omopt COMMAND ...`: dispatch to the subcommands. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -35,6 +37,17 @@ int cmd_usage_error(const char *cmd, const char *fmt, ...)
 	fprintf(stderr, "\n(omopt %s --help lists the options)\n", cmd);
 	va_end(ap);
 	return 2;
+}
+
+int cmd_parse_count(const char *s, int min, int max, int *out)
+{
+	char *end;
+	errno = 0;
+	const long v = strtol(s, &end, 10);
+	if (errno || *end || end == s || v < min || v > max)
+		return -1;
+	*out = (int)v;
+	return 0;
 }
 
 int cmd_parse_layout(const char *s, om_layout_choice *out)
