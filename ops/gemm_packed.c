@@ -6,12 +6,13 @@
 #include <string.h>
 
 #include "gemm_packed.h"
+#include "bigbuf.h"
 
 #ifndef OM_HAVE_DNNL
 
-om_gemm_packed *om_gemm_packed_get(om_ctx *c, int input, const om_gemm_b *b)
+om_gemm_packed *om_gemm_packed_get(om_ctx *c, int input, const om_gemm_b *b, int64_t rows)
 {
-	(void)c, (void)input, (void)b;
+	(void)c, (void)input, (void)b, (void)rows;
 	return NULL;
 }
 
@@ -52,7 +53,9 @@ struct om_gemm_packed {
 	dnnl_engine_t eng;
 	dnnl_stream_t st;
 	dnnl_memory_desc_t wmd; /* the packed layout */
-	dnnl_memory_t *w;       /* count packed matrices */
+	dnnl_memory_t *w;       /* count packed matrices, each wbytes of wbuf */
+	void *wbuf;             /* om_bigbuf_alloc'd: count * wbytes */
+	size_t wbytes;
 	gp_prim prim[GP_PRIMS];
 	int nprim, next; /* primitives made; the slot the next one replaces once all are */
 };
@@ -77,6 +80,7 @@ static void gp_release(void *block)
 		if (p->w[i])
 			dnnl_memory_destroy(p->w[i]);
 	free(p->w);
+	om_bigbuf_free(p->wbuf, (size_t)p->key[1] * p->wbytes);
 	if (p->st)
 		dnnl_stream_destroy(p->st);
 	if (p->eng)
@@ -139,10 +143,14 @@ static bool gp_pack(om_gemm_packed *p, const om_gemm_b *b, int threads)
 	bool ok = dnnl_primitive_create(&reorder, rpd) == dnnl_success;
 	dnnl_primitive_desc_destroy(rpd);
 	ok = ok && (p->w = calloc((size_t)b->count, sizeof *p->w));
+	p->wbytes = (dnnl_memory_desc_get_size(&p->wmd) + 63) / 64 * 64;
+	ok = ok && p->wbytes && (size_t)b->count <= SIZE_MAX / p->wbytes &&
+	     (p->wbuf = om_bigbuf_alloc((size_t)b->count * p->wbytes));
 	omp_set_num_threads(threads);
 	for (int64_t i = 0; ok && i < b->count; i++) {
 		dnnl_memory_t from = NULL;
-		ok = !dnnl_memory_create(&p->w[i], &p->wmd, p->eng, DNNL_MEMORY_ALLOCATE) &&
+		ok = !dnnl_memory_create(&p->w[i], &p->wmd, p->eng,
+					 (char *)p->wbuf + (size_t)i * p->wbytes) &&
 		     !dnnl_memory_create(&from, &bmd, p->eng, (void *)(b->B + i * b->bstride));
 		if (ok) {
 			dnnl_exec_arg_t a[] = {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, p->w[i]}};
@@ -157,13 +165,11 @@ static bool gp_pack(om_gemm_packed *p, const om_gemm_b *b, int threads)
 	return ok;
 }
 
-om_gemm_packed *om_gemm_packed_get(om_ctx *c, int input, const om_gemm_b *b)
+om_gemm_packed *om_gemm_packed_get(om_ctx *c, int input, const om_gemm_b *b, int64_t rows)
 {
-	/* one thread: the packed product gained nothing over dnnl_sgemm there and its layout is a
-	 * second copy of the weights (1 GB decoder, seq 32: 80 against 73-100 ms CPU a run, peak
-	 * RSS 2.0 against 1.1 GB); at two it gains (vit_b_16: 150-158 against 173-247 ms) */
-	if (c->exact || c->threads < 2 || !c->state || !c->state_release || input >= 64 ||
-	    !(c->const_in >> input & 1) || b->count < 1 || b->K * b->N < GP_MIN_KN)
+	if (c->exact || (c->threads < 2 && rows < OM_GEMM_PACKED_ROWS_1T) || !c->state ||
+	    !c->state_release || input >= 64 || !(c->const_in >> input & 1) || b->count < 1 ||
+	    b->K * b->N < GP_MIN_KN)
 		return NULL;
 	const int64_t key[GP_BKEY] = {b->tb, b->count, b->K, b->N, b->ldb, b->bstride};
 	_Static_assert(offsetof(om_gemm_packed, key) == 0, "om_ctx_state_keyed: the key first");

@@ -24,12 +24,19 @@ typedef struct om_gemm_b {
  * The packed B of this step, made on its first call (oneDNN's reorder of every B_i into the
  * primitive's layout) and kept in *c->state with c->state_release; a call with another
  * geometry (b other than the one it was made from, or another kernel's block) remakes it.
- * NULL when not taken: exact mode, one thread (no gain there, and a second copy of the
- * weights), no state slot, input `input` is not a plan-time constant
- * (c->const_in), B is too small to gain (K * N below 16384), the build has no oneDNN, or
- * oneDNN refused (the step then keeps declining); the caller runs om_sgemm then.
+ * `rows`: the rows of op(A) this call multiplies. NULL when not taken: exact mode, one thread
+ * with fewer than OM_GEMM_PACKED_ROWS_1T rows (below, the product streams B from memory
+ * whichever layout it has, and the packed B would be a second copy of the weights for
+ * nothing), no state slot, input `input` is not a plan-time constant (c->const_in), B is too
+ * small to gain (K * N below 16384), the build has no oneDNN, or oneDNN refused (the step
+ * then keeps declining); the caller runs om_sgemm then.
  */
-om_gemm_packed *om_gemm_packed_get(om_ctx *c, int input, const om_gemm_b *b);
+om_gemm_packed *om_gemm_packed_get(om_ctx *c, int input, const om_gemm_b *b, int64_t rows);
+
+/** The rows of A from which a product at one thread packs its B: vit_b_16's 197 rows, 202-212
+ *  -> 192-196 ms a run (dnnl_sgemm packs each panel of B in every call); a 1 GB decoder's 32
+ *  rows, 92-100 ms either way (B streams from memory), its peak RSS 1.1 GB against 2.1. */
+#define OM_GEMM_PACKED_ROWS_1T 128
 
 /**
  * C (M x N, row stride ldc) = alpha * op(A) op(B_i) + beta * C on the run's threads

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bigbuf.h"
 #include "gemm.h"
 #include "gemm_packed.h"
 #include "session.h"
@@ -55,6 +56,7 @@ static const pcase pcases[] = {
 	{40, 300, 64, 1, false, true, 1.0f, 1.0f, 2, false},
 	{32, 256, 128, 1, false, false, 1.0f, 0.0f, 2, true},  /* padded: taken or not */
 	{13, 200, 96, 2, true, true, 2.0f, 0.5f, 2, true},
+	{130, 96, 200, 2, false, true, 1.0f, 0.0f, 1, false}, /* one thread: 130 rows pack */
 };
 
 /* op(A) op(B_i) in double */
@@ -130,7 +132,7 @@ static void packed_against_naive(void **state)
 		om_ctx c = {.st = &st, .threads = k->threads, .state = &slot,
 			    .state_release = &release, .const_in = 2};
 		const om_gemm_b b = {k->tb, k->count, k->K, k->N, ldb, bstride, B};
-		om_gemm_packed *p = om_gemm_packed_get(&c, 1, &b);
+		om_gemm_packed *p = om_gemm_packed_get(&c, 1, &b, k->M);
 #ifdef OM_HAVE_DNNL
 		assert_non_null(p);
 #else
@@ -164,13 +166,13 @@ static void packed_against_naive(void **state)
 						near(C[i * ldc + j], r, k->K, mag * fabs(k->alpha),
 						     "packed", (int64_t)e * 1000000 + i * k->N + j);
 					}
-				if (p && om_gemm_packed_get(&c, 1, &b) != p)
+				if (p && om_gemm_packed_get(&c, 1, &b, k->M) != p)
 					fail_msg("case %zu: the state was not reused", e);
 			}
 		/* another geometry remakes the block (B read as N x K); B too small, or not a
 		 * constant, or exact mode: not taken */
 		const om_gemm_b other = {false, 1, k->N, k->K, k->K, 0, B};
-		om_gemm_packed *q = om_gemm_packed_get(&c, 1, &other);
+		om_gemm_packed *q = om_gemm_packed_get(&c, 1, &other, k->M);
 #ifdef OM_HAVE_DNNL
 		assert_non_null(q);
 		assert_ptr_equal(q, slot);
@@ -178,13 +180,17 @@ static void packed_against_naive(void **state)
 		assert_null(q);
 #endif
 		const om_gemm_b small = {false, 1, 64, 64, 64, 0, B};
-		assert_null(om_gemm_packed_get(&c, 1, &small));
+		assert_null(om_gemm_packed_get(&c, 1, &small, k->M));
 		c.const_in = 1;
-		assert_null(om_gemm_packed_get(&c, 1, &b));
-		c.const_in = 2, c.threads = 1; /* one thread: dnnl_sgemm, no second copy */
-		assert_null(om_gemm_packed_get(&c, 1, &b));
+		assert_null(om_gemm_packed_get(&c, 1, &b, k->M));
+		/* one thread: dnnl_sgemm below OM_GEMM_PACKED_ROWS_1T rows, no second copy */
+		c.const_in = 2, c.threads = 1;
+		assert_null(om_gemm_packed_get(&c, 1, &b, OM_GEMM_PACKED_ROWS_1T - 1));
+#ifdef OM_HAVE_DNNL
+		assert_non_null(om_gemm_packed_get(&c, 1, &b, OM_GEMM_PACKED_ROWS_1T));
+#endif
 		c.threads = 2, c.exact = 1;
-		assert_null(om_gemm_packed_get(&c, 1, &b));
+		assert_null(om_gemm_packed_get(&c, 1, &b, k->M));
 		if (slot && release)
 			release(slot);
 		free(slot);
@@ -329,9 +335,37 @@ static void sessions_against_exact(void **state)
 	}
 }
 
+/* ---- the packed B's memory (ops/bigbuf.c) ------------------------------------------------ */
+
+/* zeroed, writable to its last byte, 4 KB aligned; from 2 MB on aligned to 2 MB (whole huge
+ * pages possible) at sizes that round up to whole huge pages and not */
+static void bigbuf_zeroed_aligned(void **state)
+{
+	(void)state;
+	const size_t sizes[] = {1, 4095, 4097, 100000, (size_t)2 << 20, ((size_t)7 << 20) + 12345,
+				((size_t)2 << 20) + 4096};
+	assert_null(om_bigbuf_alloc(0));
+	assert_null(om_bigbuf_alloc(SIZE_MAX));
+	om_bigbuf_free(NULL, 10);
+	for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+		unsigned char *p = om_bigbuf_alloc(sizes[i]);
+		assert_non_null(p);
+		assert_int_equal((uintptr_t)p % 4096, 0);
+		if (sizes[i] >= ((size_t)2 << 20))
+			assert_int_equal((uintptr_t)p % ((size_t)2 << 20), 0);
+		for (size_t k = 0; k < sizes[i]; k += 511)
+			assert_int_equal(p[k], 0);
+		assert_int_equal(p[sizes[i] - 1], 0);
+		memset(p, 0xab, sizes[i]);
+		assert_int_equal(p[sizes[i] - 1], 0xab);
+		om_bigbuf_free(p, sizes[i]);
+	}
+}
+
 int main(void)
 {
-	const struct CMUnitTest tests[] = {cmocka_unit_test(gemv_against_naive),
+	const struct CMUnitTest tests[] = {cmocka_unit_test(bigbuf_zeroed_aligned),
+					   cmocka_unit_test(gemv_against_naive),
 					   cmocka_unit_test(packed_against_naive),
 					   cmocka_unit_test(sessions_against_exact)};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -256,7 +256,7 @@ static om_gemm_packed *mm_packed(om_ctx *c, const mm_geom *g, bool tbatch_b, con
 	const int64_t kn = g->K * g->N;
 	const om_gemm_b pb = {.tb = g->tb, .count = om_tensor_numel(c->in[1]) / kn, .K = g->K,
 			      .N = g->N, .ldb = g->ldb, .bstride = kn, .B = b};
-	return om_gemm_packed_get(c, 1, &pb);
+	return om_gemm_packed_get(c, 1, &pb, g->fold ? g->nbatch * g->M : g->M);
 }
 
 /* float batches of a B that is not packed: one om_sgemm_batch over the batches' offsets
@@ -508,7 +508,7 @@ static om_kind gemm_float(om_ctx *c, const gemm_geom *g, float alpha, const floa
 	}
 	const om_gemm_b pb = {.tb = g->tb, .count = 1, .K = g->K, .N = g->N, .ldb = ldb,
 			      .bstride = g->K * g->N, .B = B};
-	om_gemm_packed *pk = g->K * g->N > 0 ? om_gemm_packed_get(c, 1, &pb) : NULL;
+	om_gemm_packed *pk = g->K * g->N > 0 ? om_gemm_packed_get(c, 1, &pb, g->M) : NULL;
 	om_kind rc = OM_OK;
 	if (!pk || !om_gemm_packed_mul(c, pk, 0, g->ta, g->M, alpha, A, lda, beta, Y, g->N, &rc))
 		om_sgemm(c->exact, g->ta, g->tb, g->M, g->N, g->K, alpha, A, lda, B, ldb, beta, Y,
