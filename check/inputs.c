@@ -112,9 +112,20 @@ static om_kind bind_given(om_session *s, const om_check_options *opt, om_io_info
 		int i = 0;
 		while (i < n && strcmp(om_session_input_name(s, i), opt->input_names[k]))
 			i++;
-		if (i == n)
+		if (i == n) {
+			char names[256] = "none";
+			size_t at = 0;
+			for (int j = 0; j < n && at < sizeof names; j++) {
+				int w = snprintf(names + at, sizeof names - at, "%s%s", j ? ", " : "",
+						 om_session_input_name(s, j));
+				at += w < 0 ? sizeof names : (size_t)w;
+			}
+			if (at >= sizeof names)
+				memcpy(names + sizeof names - 4, "...", 4);
 			return om_error(st, OM_ERR_INVALID_INPUT, NULL,
-					"the model has no input '%s' to feed", opt->input_names[k]);
+					"the model has no input '%s' to feed (its inputs: %s)",
+					opt->input_names[k], names);
+		}
 	}
 	for (int i = 0; i < n; i++) {
 		om_kind rc = om_session_input_info(s, i, &io[i], st);

@@ -199,8 +199,13 @@ static void runs_and_writes(void **state)
 	assert_int_equal(run("m.onnx --input zz=a.npy --input-dir in --output-dir o3", out, err,
 			     sizeof out),
 			 1);
-	assert_non_null(strstr(err, "omopt: InvalidInput: "));
-	assert_non_null(strstr(err, "zz"));
+	assert_non_null(strstr(err, "omopt: InvalidInput: the model has no input 'zz' "
+				   "(its inputs: a, b)"));
+	/* one input given twice is an error, not the last one silently */
+	assert_int_equal(run("m.onnx --input a=a.npy --input b=a.npy --input a=a.npy --bench 1",
+			     out, err, sizeof out),
+			 1);
+	assert_non_null(strstr(err, "omopt: InvalidInput: --input 'a' is given twice"));
 	/* a missing input */
 	assert_int_equal(run("m.onnx --input a=a.npy --output-dir o3", out, err, sizeof out), 1);
 	assert_non_null(strstr(err, "'b'"));

@@ -173,30 +173,54 @@ static int cmp_double(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
+/* "a, b, c": the session's input names, cut with "..." where buf ends */
+static void input_list(const om_session *s, char *buf, size_t size)
+{
+	size_t at = 0;
+	buf[0] = 0;
+	for (int i = 0; i < om_session_input_count(s) && at < size; i++) {
+		int w = snprintf(buf + at, size - at, "%s%s", i ? ", " : "",
+				 om_session_input_name(s, i));
+		at += w < 0 ? size : (size_t)w;
+	}
+	if (at >= size && size > 4)
+		memcpy(buf + size - 4, "...", 4);
+}
+
+/* whether --input k names the session's input `name` */
+static bool names_input(const char *arg, const char *name)
+{
+	const char *eq = strchr(arg, '=');
+	return strlen(name) == (size_t)(eq - arg) && !strncmp(name, arg, strlen(name));
+}
+
 /* Reads every session input: --input NAME=FILE first, else DIR/input_<i>.pb. */
 static om_kind read_inputs(const run_args *a, const om_session *s, om_tensor *in, om_status *st)
 {
 	int n = om_session_input_count(s);
 	char path[4096];
 	for (int k = 0; k < a->ninputs; k++) {
-		const char *eq = strchr(a->inputs[k], '=');
-		size_t len = (size_t)(eq - a->inputs[k]);
+		const int len = (int)(strchr(a->inputs[k], '=') - a->inputs[k]);
 		int found = 0;
 		for (int i = 0; i < n; i++)
-			found |= strlen(om_session_input_name(s, i)) == len &&
-				 !strncmp(om_session_input_name(s, i), a->inputs[k], len);
-		if (!found)
+			found |= names_input(a->inputs[k], om_session_input_name(s, i));
+		for (int j = 0; j < k; j++)
+			if (!strncmp(a->inputs[j], a->inputs[k], (size_t)len + 1))
+				return cmd_error(st, OM_ERR_INVALID_INPUT,
+						 "--input '%.*s' is given twice", len, a->inputs[k]);
+		if (!found) {
+			char names[256];
+			input_list(s, names, sizeof names);
 			return cmd_error(st, OM_ERR_INVALID_INPUT,
-					"the model has no input '%.*s'", (int)len, a->inputs[k]);
+					 "the model has no input '%.*s' (its inputs: %s)", len,
+					 a->inputs[k], n ? names : "none");
+		}
 	}
 	for (int i = 0; i < n; i++) {
 		const char *name = om_session_input_name(s, i), *file = NULL;
-		for (int k = 0; k < a->ninputs; k++) {
-			const char *eq = strchr(a->inputs[k], '=');
-			if (strlen(name) == (size_t)(eq - a->inputs[k]) &&
-			    !strncmp(name, a->inputs[k], strlen(name)))
-				file = eq + 1;
-		}
+		for (int k = 0; k < a->ninputs; k++)
+			if (names_input(a->inputs[k], name))
+				file = strchr(a->inputs[k], '=') + 1;
 		if (!file && a->input_dir) {
 			snprintf(path, sizeof path, "%s/input_%d.pb", a->input_dir, i);
 			file = path;
