@@ -191,6 +191,13 @@ static void runs_and_writes(void **state)
 	assert_int_equal(run("m.onnx --input-dir in --bench 1 --layout nhwc", out, err, sizeof out),
 			 0);
 	assert_non_null(strstr(out, "bench: 1 run, median "));
+	/* --name=value is --name value (a new user typed --layout=nhwc) */
+	assert_int_equal(run("m.onnx --input-dir=in --bench=1 --layout=nhwc --threads=2", out,
+			     err, sizeof out),
+			 0);
+	assert_non_null(strstr(out, "bench: 1 run, median "));
+	assert_int_equal(run("m.onnx --input-dir in --bench=x", out, err, sizeof out), 2);
+	assert_non_null(strstr(err, "bad run count 'x'"));
 	/* --input overrides the folder; a name the model lacks is an error */
 	assert_int_equal(run("m.onnx --input-dir in --input b=a.npy --output-dir o3 --exact", out,
 			     err, sizeof out),

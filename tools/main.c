@@ -1,6 +1,7 @@
 /* main.c — `omopt COMMAND ...`: dispatch to the subcommands. */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,7 +70,30 @@ static void usage(FILE *f)
 	fprintf(f, "\n`omopt COMMAND --help` describes each command.\n");
 }
 
-int main(int argc, char **argv)
+/* argv with every "--name=value" (before a lone "--") split into "--name" "value", as
+ * getopt_long and Python's argparse take it: the '=' becomes the name's end (argv's strings
+ * are the program's to modify). NULL when out of memory. */
+static char **split_values(int argc, char **argv, int *n)
+{
+	char **v = calloc((size_t)argc * 2 + 1, sizeof *v);
+	if (!v)
+		return NULL;
+	*n = 0;
+	bool options = true;
+	for (int i = 0; i < argc; i++) {
+		char *a = argv[i], *eq = strchr(a, '=');
+		if (!strcmp(a, "--"))
+			options = false;
+		v[(*n)++] = a;
+		if (options && i > 0 && !strncmp(a, "--", 2) && eq && eq > a + 2) {
+			*eq = 0;
+			v[(*n)++] = eq + 1;
+		}
+	}
+	return v;
+}
+
+static int dispatch(int argc, char **argv)
 {
 	if (argc < 2) {
 		usage(stderr);
@@ -89,4 +113,17 @@ int main(int argc, char **argv)
 	fprintf(stderr, "omopt: unknown command '%s'\n", argv[1]);
 	usage(stderr);
 	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	int n;
+	char **split = split_values(argc, argv, &n);
+	if (!split) {
+		fprintf(stderr, "omopt: out of memory\n");
+		return 1;
+	}
+	const int rc = dispatch(n, split);
+	free(split);
+	return rc;
 }
