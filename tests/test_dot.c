@@ -337,11 +337,20 @@ static void plan_cli_optimized(void **state)
 	assert_null(strstr(out, "FusedConv"));
 	assert_non_null(strstr(out, "label=\"Relu"));
 	/* the plan of a session with run's options: exact kernels with --exact */
-	snprintf(cmd, sizeof cmd, "dot '%s' --plan --threads 2 --layout NHWC --exact",
+	snprintf(cmd, sizeof cmd, "dot '%s' --plan --threads 2 --exact",
 		 tu_source_path("examples/tiny_shuffle.onnx"));
 	assert_int_equal(tu_run_omopt(dir, cmd, out, sizeof out, err, sizeof err), 0);
 	assert_non_null(strstr(out, "exact kernel"));
 	assert_null(strstr(out, "fast kernel"));
+	snprintf(cmd, sizeof cmd, "dot '%s' --plan --layout NHWC",
+		 tu_source_path("examples/tiny_shuffle.onnx"));
+	assert_int_equal(tu_run_omopt(dir, cmd, out, sizeof out, err, sizeof err), 0);
+	assert_non_null(strstr(out, "fast kernel"));
+	/* a layout means nothing in exact mode: a usage error, not silently ignored */
+	snprintf(cmd, sizeof cmd, "dot '%s' --plan --layout nhwc --exact",
+		 tu_source_path("examples/tiny_shuffle.onnx"));
+	assert_int_equal(tu_run_omopt(dir, cmd, out, sizeof out, err, sizeof err), 2);
+	assert_non_null(strstr(err, "--layout is for fast mode"));
 	snprintf(cmd, sizeof cmd, "dot '%s' --threads 2",
 		 tu_source_path("examples/tiny_shuffle.onnx"));
 	assert_int_equal(tu_run_omopt(dir, cmd, out, sizeof out, err, sizeof err), 2);

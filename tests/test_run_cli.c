@@ -196,6 +196,10 @@ static void runs_and_writes(void **state)
 			     err, sizeof out),
 			 0);
 	assert_non_null(strstr(out, "bench: 1 run, median "));
+	assert_int_equal(run("m.onnx --input-dir in --bench 1 --exact --layout nchw", out, err,
+			     sizeof out),
+			 2);
+	assert_non_null(strstr(err, "--layout is for fast mode"));
 	assert_int_equal(run("m.onnx --input-dir in --bench=x", out, err, sizeof out), 2);
 	assert_non_null(strstr(err, "bad run count 'x'"));
 	/* --input overrides the folder; a name the model lacks is an error */

@@ -76,6 +76,9 @@ int cmd_dot(int argc, char **argv)
 	if (!plan && (no_optimize || so.threads || so.layout || so.exact))
 		return cmd_usage_error("dot", "--no-optimize, --threads, --layout and --exact are "
 					      "for --plan");
+	if (so.exact && so.layout)
+		return cmd_usage_error("dot", "--layout is for fast mode (exact mode keeps every "
+					      "value plain)");
 	const char *fmt = out ? suffix(out) : "dot";
 	if (strcmp(fmt, "dot") && strcmp(fmt, "gv") && strcmp(fmt, "svg") && strcmp(fmt, "png")) {
 		fprintf(stderr, "omopt dot: -o wants a .dot, .svg or .png file, not '%s'\n", out);

@@ -155,6 +155,9 @@ static int parse_args(int argc, char **argv, run_args *a)
 	}
 	if (!a->model)
 		return usage_error("%s", "no model given");
+	if (a->opt.exact && a->opt.layout)
+		return usage_error("%s", "--layout is for fast mode (exact mode keeps every value "
+					 "plain)");
 	if (!a->output_dir && !a->bench && !a->opt.profile && !a->save)
 		return usage_error("%s", "--output-dir is required");
 	return 0;
