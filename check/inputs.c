@@ -116,8 +116,8 @@ static om_kind bind_given(om_session *s, const om_check_options *opt, om_io_info
 			char names[256] = "none";
 			size_t at = 0;
 			for (int j = 0; j < n && at < sizeof names; j++) {
-				int w = snprintf(names + at, sizeof names - at, "%s%s", j ? ", " : "",
-						 om_session_input_name(s, j));
+				int w = snprintf(names + at, sizeof names - at, "%s%s",
+						 j ? ", " : "", om_session_input_name(s, j));
 				at += w < 0 ? sizeof names : (size_t)w;
 			}
 			if (at >= sizeof names)

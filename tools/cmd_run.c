@@ -210,7 +210,8 @@ static om_kind read_inputs(const run_args *a, const om_session *s, om_tensor *in
 		for (int j = 0; j < k; j++)
 			if (!strncmp(a->inputs[j], a->inputs[k], (size_t)len + 1))
 				return cmd_error(st, OM_ERR_INVALID_INPUT,
-						 "--input '%.*s' is given twice", len, a->inputs[k]);
+						 "--input '%.*s' is given twice", len,
+						 a->inputs[k]);
 		if (!found) {
 			char names[256];
 			input_list(s, names, sizeof names);
