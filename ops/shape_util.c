@@ -76,6 +76,28 @@ om_kind om_read_scalar_int(om_ctx *c, const om_tensor *t, int64_t *v)
 	return om_read_ints(c, t, v, 1, &cnt);
 }
 
+bool om_scalar_is_float_zero(const om_tensor *t)
+{
+	if (!om_has_value(t) || om_tensor_numel(t) != 1)
+		return false;
+	if (t->dtype == OM_FLOAT) {
+		float v;
+		memcpy(&v, t->data, sizeof v);
+		return v == 0;
+	}
+	if (t->dtype == OM_DOUBLE) {
+		double v;
+		memcpy(&v, t->data, sizeof v);
+		return v == 0;
+	}
+	if (t->dtype == OM_FLOAT16 || t->dtype == OM_BFLOAT16) {
+		uint16_t h;
+		memcpy(&h, t->data, sizeof h);
+		return (h & 0x7fff) == 0; /* +0 or -0 in both */
+	}
+	return false;
+}
+
 size_t om_move_size(int32_t dtype)
 {
 	const int bits = om_dtype_bits(dtype);

@@ -19,6 +19,10 @@ om_kind om_norm_axes(om_ctx *c, const int64_t *axes, int64_t n, int32_t rank, in
 /** Reads a scalar (or one-element) integer or bool input as int64. */
 om_kind om_read_scalar_int(om_ctx *c, const om_tensor *t, int64_t *v);
 
+/** Whether t is a one-element float, double, float16 or bfloat16 tensor holding 0 (either
+ *  sign): false for another type or no value (Dropout's ratio). */
+bool om_scalar_is_float_zero(const om_tensor *t);
+
 /** Bytes per moved element: om_dtype_size, or 1 for sub-byte types (unpacked by om_move_run). */
 size_t om_move_size(int32_t dtype);
 

@@ -10,6 +10,7 @@
 
 #include "infer.h"
 #include "registry.h"
+#include "shape_util.h"
 #include "uses.h"
 
 static bool op_is(const om_pass_ctx *c, const om_node *n, enum om_opcode code)
@@ -34,6 +35,8 @@ static bool dropout_is_identity(const om_graph *g, const om_node *n)
 {
 	if (n->nout > 1 && n->out[1] && n->out[1]->nuses > 0)
 		return false; /* the mask is used */
+	if (n->nin > 1 && n->in[1] && om_scalar_is_float_zero(om_value_const(g, n->in[1])))
+		return true; /* ratio 0 drops nothing, in training mode too */
 	if (n->nin > 2 && n->in[2]) {
 		const om_tensor *t = om_value_const(g, n->in[2]);
 		if (!t || t->dtype != OM_BOOL || !t->data || t->nbytes < 1 ||

@@ -302,6 +302,28 @@ static void dropout(void **state)
 	om_tensor_free(&out[1]);
 	train = 1;
 	assert_int_equal(run(n, 13, in, out, &st), OM_ERR_UNSUPPORTED);
+	/* training with ratio 0 (or -0, in float16 too) drops nothing: the data, a mask all true
+	 * (torchvision's swin_t in eval mode) */
+	const float zeros[2] = {0.0f, -0.0f};
+	const uint16_t hzero = 0x8000, hsmall = 0x0001; /* -0 and the least subnormal */
+	const om_tensor ratios[] = {nt_tensor(OM_FLOAT, 0, NULL, &zeros[0]),
+				    nt_tensor(OM_FLOAT, 0, NULL, &zeros[1]),
+				    nt_tensor(OM_FLOAT16, 1, (int64_t[]){1}, &hzero)};
+	for (int k = 0; k < 3; k++) {
+		in[1] = &ratios[k];
+		assert_int_equal(run(n, 13, in, out, &st), OM_OK);
+		assert_memory_equal(out[0].data, x, sizeof x);
+		for (int i = 0; i < 4; i++)
+			assert_int_equal(((uint8_t *)out[1].data)[i], 1);
+		om_tensor_free(&out[0]);
+		om_tensor_free(&out[1]);
+	}
+	const om_tensor tiny = nt_tensor(OM_FLOAT16, 0, NULL, &hsmall);
+	in[1] = &tiny;
+	assert_int_equal(run(n, 13, in, out, &st), OM_ERR_UNSUPPORTED);
+	in[1] = NULL; /* the default ratio, 0.5 */
+	assert_int_equal(run(n, 13, in, out, &st), OM_ERR_UNSUPPORTED);
+	in[1] = &r;
 	/* a training_mode fed at run time: the shape needs no value, the kernel reads it */
 	tm.data = NULL;
 	assert_int_equal(om_infer_node(n, 13, in, out, &st), OM_OK);

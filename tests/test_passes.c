@@ -643,6 +643,32 @@ static void dropout_with_mask_stays(void **state)
 	om_model_free(m);
 }
 
+/* training_mode true with ratio 0 drops nothing (torchvision's swin_t): an identity; with
+ * another ratio, or one not known, the Dropout stays */
+static void dropout_of_ratio_zero_goes(void **state)
+{
+	(void)state;
+	const float ratios[3] = {0.0f, 0.1f, 0.0f};
+	for (int k = 0; k < 3; k++) {
+		om_model *m = tu_model(13);
+		om_graph *g = m->graph;
+		input(g, "x", OM_FLOAT, "4");
+		if (k == 2)
+			input(g, "r", OM_FLOAT, "");
+		else
+			floats(g, "r", 1, &ratios[k]);
+		om_tensor *t = om_model_tensor(m, OM_BOOL, 0, NULL);
+		*(uint8_t *)t->data = 1;
+		initializer(g, "train", t);
+		tu_graph_node(g, "Relu", "x", "a");
+		tu_graph_node(g, "Dropout", "a,r,train", "y");
+		output(g, "y", OM_FLOAT, "4");
+		simplify(m, NULL);
+		assert_int_equal(g->nnodes, k == 0 ? 1 : 2);
+		om_model_free(m);
+	}
+}
+
 static void transposes_merge(void **state)
 {
 	(void)state;
@@ -1461,6 +1487,7 @@ int main(void)
 		cmocka_unit_test(shared_weights_stay_shared),
 		cmocka_unit_test(reshapes_merge_and_expand_goes),
 		cmocka_unit_test(dropout_with_mask_stays),
+		cmocka_unit_test(dropout_of_ratio_zero_goes),
 		cmocka_unit_test(transposes_merge),
 		cmocka_unit_test(unsqueeze_squeeze_cancel),
 		cmocka_unit_test(dead_code_and_unknown_domains),

@@ -258,8 +258,10 @@ static om_kind identity_infer(om_ctx *c)
 	return OM_OK;
 }
 
-/* opset 12+: training_mode (input 2) that is true is unsupported; unknown until run time is
- * fine for the shape */
+/* opset 12+: training_mode (input 2) that is true drops nothing with a ratio (input 1) of 0:
+ * the output is the data, the mask all true (torchvision 0.14 exports swin_t's Dropouts so, in
+ * eval mode); with any other ratio it is unsupported (random). Unknown until run time is fine
+ * for the shape. */
 static om_kind dropout_training(om_ctx *c)
 {
 	if (c->opset < 12 || c->nin < 3 || !c->in[2])
@@ -272,11 +274,15 @@ static om_kind dropout_training(om_ctx *c)
 	om_kind rc = om_read_scalar_int(c, c->in[2], &t);
 	if (rc == OM_NEED_VALUE)
 		return OM_OK;
-	if (rc)
+	if (rc || !t)
 		return rc;
-	if (t)
+	const om_tensor *ratio = c->in[1];
+	if (ratio && !om_has_value(ratio))
+		return OM_OK;
+	if (!om_scalar_is_float_zero(ratio))
 		return om_error(c->st, OM_ERR_UNSUPPORTED, c->node,
-				"training_mode is true: only inference is supported");
+				"training_mode is true with a ratio other than 0: random dropout "
+				"is not supported (only inference)");
 	return OM_OK;
 }
 
