@@ -116,6 +116,27 @@ FAST_CLONES static void gelu_f32(int64_t n, float *y, const float *x)
 	}
 }
 
+/* tanh on [-9, 9] (beyond, +-1 to the float's precision; NaN stays NaN): x P(x^2) / Q(x^2),
+ * the rational fit of Eigen and ONNX Runtime's MLAS (relative error below 4e-7) */
+FAST_CLONES static void tanh_f32(int64_t n, float *y, const float *x)
+{
+	for (int64_t i = 0; i < n; i++) {
+		const float v = x[i] < -9.0f ? -9.0f : x[i] > 9.0f ? 9.0f : x[i], v2 = v * v;
+		float p = -2.76076847742355e-16f;
+		p = p * v2 + 2.00018790482477e-13f;
+		p = p * v2 - 8.60467152213735e-11f;
+		p = p * v2 + 5.12229709037114e-08f;
+		p = p * v2 + 1.48572235717979e-05f;
+		p = p * v2 + 6.37261928875436e-04f;
+		p = p * v2 + 4.89352455891786e-03f;
+		float q = 1.19825839466702e-06f;
+		q = q * v2 + 1.18534705686654e-04f;
+		q = q * v2 + 2.26843463243900e-03f;
+		q = q * v2 + 4.89352518554385e-03f;
+		y[i] = v * (p / q); /* p / q near 1: no precision lost for tiny v */
+	}
+}
+
 /* rows of n: the maximum and the sum in 16 lanes, e^(x - max) once an element into y, each
  * in a loop of its own (they vectorize; one loop doing both did not), then the scale, or for
  * LogSoftmax (x - max) - log(sum); a NaN makes its row NaN through e^NaN */
@@ -230,6 +251,11 @@ void om_fast_swish_f32(int64_t n, float *y, const float *x, float alpha)
 void om_fast_hardswish_f32(int64_t n, float *y, const float *x)
 {
 	hardswish_f32(n, y, x);
+}
+
+void om_fast_tanh_f32(int64_t n, float *y, const float *x)
+{
+	tanh_f32(n, y, x);
 }
 
 void om_fast_gelu_f32(int64_t n, float *y, const float *x)

@@ -1,12 +1,12 @@
 /* fastmath.h — fast-mode float32 activations over arrays (fastmath.c): Sigmoid, Swish
- * (QuickGelu, SiLU), HardSwish and Gelu in one pass over memory (and sums, Softmax's and
- * LayerNormalization's rows), FMA and AVX-512 / AVX2 clones
- * picked at load time. Not bit-identical across instruction sets: exact mode keeps detmath.h's
- * loops (docs/ops.md, "Exact mode and libm"); these are for kernels told !exact. Accuracy
- * (against double on the float argument, tests/test_fastmath.c): Sigmoid and Swish within
- * 3e-7 relative (results below 1e-30: within 1e-36 absolute), Gelu within 2e-6 relative where
- * |y| > 1e-7 (the left tail: within 1e-12 absolute), HardSwish the bits of exact mode. NaN in,
- * NaN out. y may be x. */
+ * (QuickGelu, SiLU), HardSwish, Tanh and Gelu in one pass over memory (and sums, Softmax's and
+ * LayerNormalization's rows), FMA and AVX-512 / AVX2 clones picked at load time. Not
+ * bit-identical across instruction sets: exact mode keeps detmath.h's loops (docs/ops.md,
+ * "Exact mode and libm"); these are for kernels told !exact. Accuracy (against double on the
+ * float argument, tests/test_fastmath.c): Sigmoid and Swish within 3e-7 relative (results
+ * below 1e-30: within 1e-36 absolute), Tanh within 5e-7 relative, Gelu within 2e-6 relative
+ * where |y| > 1e-7 (the left tail: within 1e-12 absolute), HardSwish the bits of exact mode.
+ * NaN in, NaN out. y may be x. */
 #ifndef OM_FASTMATH_H
 #define OM_FASTMATH_H
 
@@ -28,6 +28,8 @@ void om_fast_sigmoid_f32(int64_t n, float *y, const float *x);
 void om_fast_swish_f32(int64_t n, float *y, const float *x, float alpha);
 /** y = x * max(0, min(1, x / 6 + 1/2)) */
 void om_fast_hardswish_f32(int64_t n, float *y, const float *x);
+/** y = tanh(x) */
+void om_fast_tanh_f32(int64_t n, float *y, const float *x);
 /** y = x / 2 * (1 + erf(x / sqrt 2)) */
 void om_fast_gelu_f32(int64_t n, float *y, const float *x);
 

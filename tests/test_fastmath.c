@@ -47,6 +47,8 @@ static err errors(const float *x, const float *y, int64_t n, float alpha, int ki
 			r = sig(x[i]);
 		} else if (kind == 1) {
 			r = x[i] * sig((float)(alpha * x[i]));
+		} else if (kind == 3) {
+			r = tanh((double)x[i]);
 		} else {
 			const double z = (float)(fabsf(x[i]) * 0.70710678118654752f);
 			const double c = erfc(z);
@@ -78,6 +80,9 @@ static void activations(void **state)
 	om_fast_gelu_f32(n, y, x);
 	e = errors(x, y, n, 1, 2, 1e-7);
 	assert_true(e.rel < 2e-6 && e.abs < 1e-12);
+	om_fast_tanh_f32(n, y, x);
+	e = errors(x, y, n, 1, 3, 1e-30);
+	assert_true(e.rel < 5e-7 && e.abs < 1e-36);
 	om_fast_hardswish_f32(n, y, x);
 	for (int64_t i = 0; i < n; i++) {
 		const float v = x[i] / 6.0f + 0.5f, w = x[i] * (v < 0 ? 0.0f : v > 1 ? 1.0f : v);

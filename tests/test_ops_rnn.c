@@ -54,9 +54,88 @@ static void errors(void **state)
 	om_model_free(m);
 }
 
+/* fast mode (the gates as rows through ops/fastmath.h, the directions of a bidirectional run
+ * on two threads) against exact mode: RNN, GRU (both reset forms) and LSTM, forward, reverse
+ * and bidirectional, with sequence lengths (one 0), clip, peepholes and input_forget, at one
+ * and two threads; every output within 1e-5 (1 + |exact|) (40 steps of float rounding: fast
+ * mode's products and activations differ from exact's in the last bits, under 1e-6 here),
+ * where a wrong gate or a race between the directions is off by 1e-3 or more */
+static void fast_against_exact(void **state)
+{
+	(void)state;
+	enum { S = 40, B = 4, I = 8, H = 48 };
+	static const struct {
+		const char *op;
+		int gates;
+		const char *dir;
+		float clip;
+		int lbr, peep, input_forget;
+	} cases[] = {
+		{"LSTM", 4, "bidirectional", 0, 0, 0, 0}, {"LSTM", 4, "bidirectional", 0, 0, 1, 0},
+		{"LSTM", 4, "reverse", 0.8f, 0, 1, 1},    {"LSTM", 4, "forward", 0, 0, 0, 1},
+		{"GRU", 3, "bidirectional", 0, 0, 0, 0},  {"GRU", 3, "bidirectional", 0, 1, 0, 0},
+		{"GRU", 3, "forward", 0.5f, 0, 0, 0},     {"RNN", 1, "bidirectional", 0, 0, 0, 0},
+		{"RNN", 1, "reverse", 0.3f, 0, 0, 0},
+	};
+	static float buf[8][2 * 4 * H * H + 64];
+	nt_rng g = {42};
+	/* weights of a trained net's scale (R about 1 / sqrt(H)): with entries of 1 the recurrence
+	 * is chaotic and any two roundings part ways within 40 steps */
+	const float scale[8] = {1.0f, 0.3f, 0.15f, 0.3f, 1.0f, 1.0f, 0.3f, 1.0f};
+	for (int k = 0; k < 8; k++)
+		for (size_t i = 0; i < sizeof buf[k] / sizeof buf[k][0]; i++)
+			buf[k][i] = scale[k] * (float)(nt_rand(&g, -1000, 1000)) / 1000.0f;
+	const int32_t lens[B] = {S, 0, 4, S - 1};
+	for (size_t t = 0; t < sizeof cases / sizeof *cases; t++) {
+		const int nd = !strcmp(cases[t].dir, "bidirectional") ? 2 : 1, G = cases[t].gates;
+		const bool lstm = G == 4;
+		om_model *m;
+		om_node *n = nt_node(&m, cases[t].op, lstm ? 8 : 6, lstm ? 3 : 2);
+		nt_int(n, "hidden_size", H);
+		nt_str(n, "direction", cases[t].dir);
+		if (cases[t].clip > 0)
+			nt_float(n, "clip", cases[t].clip);
+		if (cases[t].lbr)
+			nt_int(n, "linear_before_reset", 1);
+		if (cases[t].input_forget)
+			nt_int(n, "input_forget", 1);
+		const om_tensor tx = nt_tensor(OM_FLOAT, 3, (int64_t[]){S, B, I}, buf[0]);
+		const om_tensor tw = nt_tensor(OM_FLOAT, 3, (int64_t[]){nd, G * H, I}, buf[1]);
+		const om_tensor tr = nt_tensor(OM_FLOAT, 3, (int64_t[]){nd, G * H, H}, buf[2]);
+		const om_tensor tb = nt_tensor(OM_FLOAT, 2, (int64_t[]){nd, 2 * G * H}, buf[3]);
+		const om_tensor tl = nt_tensor(OM_INT32, 1, (int64_t[]){B}, lens);
+		const om_tensor th = nt_tensor(OM_FLOAT, 3, (int64_t[]){nd, B, H}, buf[4]);
+		const om_tensor tc = nt_tensor(OM_FLOAT, 3, (int64_t[]){nd, B, H}, buf[5]);
+		const om_tensor tp = nt_tensor(OM_FLOAT, 2, (int64_t[]){nd, 3 * H}, buf[6]);
+		const om_tensor *in[8] = {&tx, &tw, &tr, &tb, &tl, &th, lstm ? &tc : NULL,
+					  lstm && cases[t].peep ? &tp : NULL};
+		om_tensor ref[3], out[3];
+		om_status st = {0};
+		assert_int_equal(nt_run_mode(n, 14, in, ref, 1, &st), OM_OK);
+		for (int threads = 1; threads <= 2; threads++) {
+			assert_int_equal(nt_run_threads(n, 14, in, out, 0, threads, &st), OM_OK);
+			for (int o = 0; o < (lstm ? 3 : 2); o++) {
+				const float *a = out[o].data, *e = ref[o].data;
+				assert_int_equal(out[o].nbytes, ref[o].nbytes);
+				for (int64_t i = 0; i < om_tensor_numel(&ref[o]); i++)
+					if (fabsf(a[i] - e[i]) > 1e-5f * (1 + fabsf(e[i])))
+						fail_msg("case %zu (%s %s), %d threads, output %d "
+							 "[%lld]: %g, exact %g",
+							 t, cases[t].op, cases[t].dir, threads, o,
+							 (long long)i, a[i], e[i]);
+				om_tensor_free(&out[o]);
+			}
+		}
+		for (int o = 0; o < (lstm ? 3 : 2); o++)
+			om_tensor_free(&ref[o]);
+		om_model_free(m);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {cmocka_unit_test(lstm_one_step),
-					   cmocka_unit_test(errors)};
+					   cmocka_unit_test(errors),
+					   cmocka_unit_test(fast_against_exact)};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
