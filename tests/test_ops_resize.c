@@ -353,8 +353,9 @@ static om_kind infer_resize(const om_tensor *scales, const om_tensor *sizes, om_
 }
 
 /* Larger images, split over two threads: exact mode gives the same bits at one and two threads;
- * fast mode (the last axis resampled first) the same bits at one and two, and exact's values
- * within 1e-5 (linear and cubic upsampling, antialiased linear downsampling) */
+ * fast mode (the last axis resampled first, plane by plane when only the last two resize) the
+ * same bits at one and two, and exact's values within 1e-5 (linear and cubic upsampling,
+ * antialiased linear downsampling, three axes resized) */
 static void resize_fast_and_threads(void **state)
 {
 	(void)state;
@@ -365,6 +366,14 @@ static void resize_fast_and_threads(void **state)
 		 .attrs = a_cubic},
 		{"Resize", 18, 4, {1, 4, 120, 150}, .nscales = 4, .scales = {1, 1, 0.4f, 0.3f},
 		 .attrs = a_antialias},
+		/* planes over two leading axes, and over one (fast mode: plane by plane) */
+		{"Resize", 13, 4, {2, 3, 30, 20}, .nscales = 4, .scales = {1, 1, 2, 2},
+		 .attrs = a_linear},
+		{"Resize", 13, 3, {5, 30, 20}, .nscales = 3, .scales = {1, 2, 1.5f},
+		 .attrs = a_linear},
+		/* a third axis resized: the passes over the whole tensor */
+		{"Resize", 13, 4, {2, 3, 20, 30}, .nscales = 4, .scales = {1, 2, 2, 2},
+		 .attrs = a_linear},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		const rcase *k = &cases[i];
