@@ -132,6 +132,9 @@ static void info_lists_the_op_rows(void **state)
 			fail_msg("no row %s", line);
 	}
 	assert_int_equal(run("info --ops x.onnx", out, sizeof out, err, sizeof err), 2);
+	assert_non_null(strstr(err, "--ops lists the ops omopt knows and takes no model"));
+	assert_int_equal(run("info x.onnx --ops", out, sizeof out, err, sizeof err), 2);
+	assert_non_null(strstr(err, "--ops lists the ops omopt knows and takes no model"));
 }
 
 static void missing_and_truncated_models(void **state)

@@ -212,11 +212,24 @@ static void runs_and_writes(void **state)
 			 1);
 	assert_non_null(strstr(err, "omopt: InvalidInput: the model has no input 'zz' "
 				   "(its inputs: a, b)"));
-	/* one input given twice is an error, not the last one silently */
+	/* one input given twice is a usage error, not the last one silently */
 	assert_int_equal(run("m.onnx --input a=a.npy --input b=a.npy --input a=a.npy --bench 1",
 			     out, err, sizeof out),
-			 1);
-	assert_non_null(strstr(err, "omopt: InvalidInput: --input 'a' is given twice"));
+			 2);
+	assert_non_null(strstr(err, "omopt run: --input 'a' is given twice"));
+	/* --input-dir takes NAME.npy where input_<i>.pb is missing */
+	snprintf(cmd, sizeof cmd, "cd '%s' && mkdir -p npyin && cp a.npy npyin/a.npy && "
+		 "cp a.npy npyin/b.npy", tmpdir);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(run("m.onnx --input-dir npyin --output-dir o4 --exact", out, err,
+			     sizeof out),
+			 0);
+	check_output("o4/output_0.pb", (const float[]){2, 4, 6});
+	/* more threads than cores: a note, and the run goes on */
+	assert_int_equal(run("m.onnx --input-dir in --bench 1 --threads 1000", out, err,
+			     sizeof out),
+			 0);
+	assert_non_null(strstr(err, "omopt run: note: 1000 threads on "));
 	/* a missing input */
 	assert_int_equal(run("m.onnx --input a=a.npy --output-dir o3", out, err, sizeof out), 1);
 	assert_non_null(strstr(err, "'b'"));

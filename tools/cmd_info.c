@@ -89,9 +89,11 @@ int cmd_info(int argc, char **argv)
 			fputs(usage_text, stdout);
 			return 0;
 		}
-		if ((argv[i][0] == '-' && argv[i][1]) || path) {
+		if (!strcmp(argv[i], "--ops"))
+			return cmd_usage_error("info", "--ops lists the ops omopt knows and takes no "
+						       "model (omopt info --ops)");
+		if ((argv[i][0] == '-' && argv[i][1]) || path)
 			return cmd_usage_error("info", "unexpected argument '%s'", argv[i]);
-		}
 		path = argv[i];
 	}
 	if (!path)

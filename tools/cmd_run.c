@@ -7,6 +7,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cmd.h"
 
@@ -22,7 +23,8 @@ static const char usage_text[] =
 	"docs/passes.md); if that fails, it runs as loaded (with a warning).\n"
 	"  --input NAME=FILE   feeds input NAME from a .npy or TensorProto .pb file\n"
 	"  --input-dir DIR     feeds the inputs not given by --input from DIR/input_<i>.pb,\n"
-	"                      i counting the graph inputs in order (initializers excluded)\n"
+	"                      i counting the graph inputs in order (initializers excluded),\n"
+	"                      or when there is none from DIR/NAME.npy\n"
 	"  --output-dir DIR    where the outputs go (created when missing); may be left out\n"
 	"                      with --bench, --profile or --save-optimized\n"
 	"  --output-format F   pb (TensorProto, default) or npy\n"
@@ -117,6 +119,12 @@ static int parse_args(int argc, char **argv, run_args *a)
 				if (!strchr(val, '=') || val[0] == '=')
 					return usage_error("--input wants NAME=FILE, got '%s'",
 							   val);
+				const size_t len = (size_t)(strchr(val, '=') - val);
+				for (int j = 0; j < a->ninputs; j++)
+					if (!strncmp(a->inputs[j], val, len + 1))
+						return cmd_usage_error(
+							"run", "--input '%.*s' is given twice",
+							(int)len, val);
 				a->inputs[a->ninputs++] = val;
 			} else if (!strcmp(arg, "--input-dir")) {
 				a->input_dir = val;
@@ -207,11 +215,6 @@ static om_kind read_inputs(const run_args *a, const om_session *s, om_tensor *in
 		int found = 0;
 		for (int i = 0; i < n; i++)
 			found |= names_input(a->inputs[k], om_session_input_name(s, i));
-		for (int j = 0; j < k; j++)
-			if (!strncmp(a->inputs[j], a->inputs[k], (size_t)len + 1))
-				return cmd_error(st, OM_ERR_INVALID_INPUT,
-						 "--input '%.*s' is given twice", len,
-						 a->inputs[k]);
 		if (!found) {
 			char names[256];
 			input_list(s, names, sizeof names);
@@ -225,8 +228,13 @@ static om_kind read_inputs(const run_args *a, const om_session *s, om_tensor *in
 		for (int k = 0; k < a->ninputs; k++)
 			if (names_input(a->inputs[k], name))
 				file = strchr(a->inputs[k], '=') + 1;
-		if (!file && a->input_dir) {
+		if (!file && a->input_dir) { /* input_<i>.pb (ONNX's test layout), else NAME.npy */
+			struct stat sb;
 			snprintf(path, sizeof path, "%s/input_%d.pb", a->input_dir, i);
+			if (stat(path, &sb))
+				snprintf(path, sizeof path, "%s/%s.npy", a->input_dir, name);
+			if (stat(path, &sb))
+				snprintf(path, sizeof path, "%s/input_%d.pb", a->input_dir, i);
 			file = path;
 		}
 		if (!file)
@@ -361,6 +369,12 @@ int cmd_run(int argc, char **argv)
 		}
 		return prc;
 	}
+	const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	if (cores > 0 && a.opt.threads > cores)
+		fprintf(stderr,
+			"omopt run: note: %d threads on %ld cores: the threads past %ld share cores "
+			"and usually slow the run down\n",
+			a.opt.threads, cores, cores);
 	om_status st = {0};
 	om_model *m = NULL;
 	om_session *s = NULL;
