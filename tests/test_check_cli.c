@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "testutil.h"
 
@@ -54,6 +55,15 @@ static void write_files(void)
 		       .data = (float[]){1, 1}, .nbytes = 8};
 	snprintf(path, sizeof path, "%s/x.npy", tmpdir);
 	assert_int_equal(om_tensor_write_file(path, &t, "x", &st), OM_OK);
+	/* x's second dim is 2: a [1,3] and an int64 input do not fit it */
+	om_tensor wide = {.dtype = OM_FLOAT, .rank = 2, .dims = {1, 3},
+			  .data = (float[]){1, 1, 1}, .nbytes = 12};
+	snprintf(path, sizeof path, "%s/wide.npy", tmpdir);
+	assert_int_equal(om_tensor_write_file(path, &wide, "x", &st), OM_OK);
+	om_tensor ints = {.dtype = OM_INT64, .rank = 2, .dims = {1, 2},
+			  .data = (int64_t[]){1, 1}, .nbytes = 16};
+	snprintf(path, sizeof path, "%s/ints.npy", tmpdir);
+	assert_int_equal(om_tensor_write_file(path, &ints, "x", &st), OM_OK);
 }
 
 static int setup(void **state)
@@ -144,6 +154,19 @@ static void usage_errors(void **state)
 	assert_int_equal(run("compare m.onnx s.onnx --bogus"), 2);
 	/* a missing input file or an input the model lacks: exit 1 */
 	assert_int_equal(run("simplify m.onnx s.onnx --check 1 --input x=none.npy"), 1);
+	/* an input that cannot feed the model fails before the passes: OUT is not written */
+	assert_int_equal(run("simplify m.onnx w.onnx --check 1 --input x=wide.npy"), 1);
+	assert_non_null(strstr(err, "input 'x': dim 1 is 3 in the file, 2 in the model"));
+	assert_int_equal(run("simplify m.onnx w.onnx --check 1 --input x=ints.npy"), 1);
+	assert_non_null(strstr(err, "input 'x': the file holds int64, the model declares float"));
+	char wpath[512];
+	snprintf(wpath, sizeof wpath, "%s/w.onnx", tmpdir);
+	assert_int_equal(access(wpath, F_OK), -1);
+	/* unless --input-shape gives the input that shape */
+	assert_int_equal(run("simplify m.onnx w.onnx --check 1 --input x=wide.npy "
+			     "--input-shape x:1,3"),
+			 1);
+	assert_null(strstr(err, "dim 1 is 3"));
 	assert_int_equal(run("compare m.onnx m.onnx --input z=x.npy"), 1);
 	assert_non_null(strstr(err, "the model has no input 'z' to feed (its inputs: x)"));
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "check_cli.h"
+#include "status.h"
 
 const char cli_check_help[] =
 	"  --input NAME=FILE   feed input NAME from a .npy or TensorProto .pb file in every\n"
@@ -78,6 +79,60 @@ om_kind cli_check_read(cli_check_args *a, om_status *st)
 	a->opt.input_names = a->names;
 	a->opt.inputs = a->tensors;
 	a->opt.ninputs = a->n;
+	return OM_OK;
+}
+
+/* one given tensor t against the graph input's declared type (or the shape sh gives it) */
+static om_kind fits(const om_io_info *io, const om_input_shape *sh, const om_tensor *t,
+		    om_status *st)
+{
+	if (io->elem && t->dtype != io->elem)
+		return cmd_error(st, OM_ERR_INVALID_INPUT,
+				 "input '%s': the file holds %s, the model declares %s", io->name,
+				 om_dtype_name(t->dtype), om_dtype_name(io->elem));
+	const int32_t rank = sh ? sh->rank : io->rank;
+	if (rank < 0)
+		return OM_OK;
+	if (t->rank != rank)
+		return cmd_error(st, OM_ERR_INVALID_INPUT,
+				 "input '%s': the file holds rank %d, the model declares rank %d",
+				 io->name, (int)t->rank, (int)rank);
+	for (int32_t d = 0; d < rank; d++) {
+		const int64_t want = sh ? sh->dims[d] : io->dims[d];
+		if (want >= 0 && t->dims[d] != want)
+			return cmd_error(st, OM_ERR_INVALID_INPUT,
+					 "input '%s': dim %d is %lld in the file, %lld in the model",
+					 io->name, (int)d, (long long)t->dims[d],
+					 (long long)want);
+	}
+	return OM_OK;
+}
+
+om_kind cli_check_fits(const cli_check_args *a, const om_model *m, const om_input_shape *shapes,
+		       int nshapes, om_status *st)
+{
+	const int n = om_model_input_count(m);
+	for (int k = 0; k < a->n; k++) {
+		om_io_info io = {0};
+		int i = 0;
+		for (; i < n; i++) {
+			om_kind rc = om_model_input_info(m, i, &io, st);
+			if (rc)
+				return rc;
+			if (!strcmp(io.name, a->names[k]))
+				break;
+		}
+		if (i == n)
+			return cmd_error(st, OM_ERR_INVALID_INPUT,
+					 "the model has no input '%s' to feed", a->names[k]);
+		const om_input_shape *sh = NULL;
+		for (int j = 0; j < nshapes; j++)
+			if (!strcmp(shapes[j].name, a->names[k]))
+				sh = &shapes[j];
+		om_kind rc = io.kind ? OM_OK : fits(&io, sh, &a->tensors[k], st);
+		if (rc)
+			return rc;
+	}
 	return OM_OK;
 }
 

@@ -25,6 +25,11 @@ int cli_usage_error(const char *cmd, const char *fmt, const char *arg);
 int cli_check_arg(int argc, char **argv, int *i, cli_check_args *a, const char *cmd);
 /** Reads the --input files into a->tensors and sets a->opt's inputs. */
 om_kind cli_check_read(cli_check_args *a, om_status *st);
+/** Checks the --input tensors against m's graph inputs before any work: each names one, of
+ *  its element type and rank, each fixed extent equal (the shape `shapes` gives an input, as
+ *  --input-shape, replaces the declared one). OM_ERR_INVALID_INPUT naming the input. */
+om_kind cli_check_fits(const cli_check_args *a, const om_model *m, const om_input_shape *shapes,
+		       int nshapes, om_status *st);
 void cli_check_free(cli_check_args *a);
 
 /** The help text of those options. */

@@ -407,6 +407,11 @@ static int simplify(simplify_args *a)
 	double t0 = now_ms();
 	if (cli_check_read(&a->check, &st) || om_model_load(a->paths[0], &m, &st))
 		return cmd_fail(&st);
+	/* inputs that cannot feed the model fail now, before the passes and OUT's writing */
+	if (cli_check_fits(&a->check, m, a->opt.input_shapes, (int)a->opt.n_input_shapes, &st)) {
+		om_model_free(m);
+		return cmd_fail(&st);
+	}
 	double t1 = now_ms();
 	om_ophist h = {0};
 	int rc = 0;
