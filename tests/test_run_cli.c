@@ -18,6 +18,15 @@ static int run(const char *args, char *out, char *err, size_t size)
 	return tu_run_omopt(tmpdir, full, out, size, err, size);
 }
 
+/* `omopt run ARGS` exits with `status` and says `message` on stderr */
+static void fails_with(const char *args, int status, const char *message)
+{
+	char out[8192], err[8192];
+	assert_int_equal(run(args, out, err, sizeof out), status);
+	if (!strstr(err, message))
+		fail_msg("run %s: no '%s' in: %s", args, message, err);
+}
+
 static om_value *typed_input(om_graph *g, const char *name)
 {
 	om_value *v = om_graph_value(g, name);
@@ -196,27 +205,19 @@ static void runs_and_writes(void **state)
 			     err, sizeof out),
 			 0);
 	assert_non_null(strstr(out, "bench: 1 run, median "));
-	assert_int_equal(run("m.onnx --input-dir in --bench 1 --exact --layout nchw", out, err,
-			     sizeof out),
-			 2);
-	assert_non_null(strstr(err, "--layout is for fast mode"));
-	assert_int_equal(run("m.onnx --input-dir in --bench=x", out, err, sizeof out), 2);
-	assert_non_null(strstr(err, "bad run count 'x'"));
+	fails_with("m.onnx --input-dir in --bench 1 --exact --layout nchw", 2,
+		   "--layout is for fast mode");
+	fails_with("m.onnx --input-dir in --bench=x", 2, "bad run count 'x'");
 	/* --input overrides the folder; a name the model lacks is an error */
 	assert_int_equal(run("m.onnx --input-dir in --input b=a.npy --output-dir o3 --exact", out,
 			     err, sizeof out),
 			 0);
 	check_output("o3/output_0.pb", (const float[]){2, 4, 6});
-	assert_int_equal(run("m.onnx --input zz=a.npy --input-dir in --output-dir o3", out, err,
-			     sizeof out),
-			 1);
-	assert_non_null(strstr(err, "omopt: InvalidInput: the model has no input 'zz' "
-				   "(its inputs: a, b)"));
+	fails_with("m.onnx --input zz=a.npy --input-dir in --output-dir o3", 1,
+		   "omopt: InvalidInput: the model has no input 'zz' (its inputs: a, b)");
 	/* one input given twice is a usage error, not the last one silently */
-	assert_int_equal(run("m.onnx --input a=a.npy --input b=a.npy --input a=a.npy --bench 1",
-			     out, err, sizeof out),
-			 2);
-	assert_non_null(strstr(err, "omopt run: --input 'a' is given twice"));
+	fails_with("m.onnx --input a=a.npy --input b=a.npy --input a=a.npy --bench 1", 2,
+		   "omopt run: --input 'a' is given twice");
 	/* --input-dir takes NAME.npy where input_<i>.pb is missing */
 	snprintf(cmd, sizeof cmd, "cd '%s' && mkdir -p npyin && cp a.npy npyin/a.npy && "
 		 "cp a.npy npyin/b.npy", tmpdir);
@@ -231,8 +232,7 @@ static void runs_and_writes(void **state)
 			 0);
 	assert_non_null(strstr(err, "omopt run: note: 1000 threads on "));
 	/* a missing input */
-	assert_int_equal(run("m.onnx --input a=a.npy --output-dir o3", out, err, sizeof out), 1);
-	assert_non_null(strstr(err, "'b'"));
+	fails_with("m.onnx --input a=a.npy --output-dir o3", 1, "'b'");
 }
 
 /* optimizing is never fatal: when it fails, the model runs as loaded, with a warning (here

@@ -209,7 +209,7 @@ static bool names_input(const char *arg, const char *name)
 static om_kind read_inputs(const run_args *a, const om_session *s, om_tensor *in, om_status *st)
 {
 	int n = om_session_input_count(s);
-	char path[4096];
+	char path[4096], npy[4096];
 	for (int k = 0; k < a->ninputs; k++) {
 		const int len = (int)(strchr(a->inputs[k], '=') - a->inputs[k]);
 		int found = 0;
@@ -231,11 +231,8 @@ static om_kind read_inputs(const run_args *a, const om_session *s, om_tensor *in
 		if (!file && a->input_dir) { /* input_<i>.pb (ONNX's test layout), else NAME.npy */
 			struct stat sb;
 			snprintf(path, sizeof path, "%s/input_%d.pb", a->input_dir, i);
-			if (stat(path, &sb))
-				snprintf(path, sizeof path, "%s/%s.npy", a->input_dir, name);
-			if (stat(path, &sb))
-				snprintf(path, sizeof path, "%s/input_%d.pb", a->input_dir, i);
-			file = path;
+			snprintf(npy, sizeof npy, "%s/%s.npy", a->input_dir, name);
+			file = stat(path, &sb) && !stat(npy, &sb) ? npy : path;
 		}
 		if (!file)
 			return cmd_error(st, OM_ERR_INVALID_INPUT,

@@ -186,13 +186,13 @@ static void plane_piece(void *arg, int64_t lo, int64_t hi, int slot)
 	}
 }
 
-/* whether only the last two of rank >= 2 axes resize, inside the input: plane by plane */
+/* whether exactly the last two of rank >= 2 axes resize, inside the input: plane by plane */
 static bool planes_only(const rs_params *p, const tables *t)
 {
 	if (p->rank < 2)
 		return false;
 	for (int32_t a = 0; a < p->rank; a++)
-		if (t->ax[a].any_outside || (a < p->rank - 2 && !t->ax[a].identity))
+		if (t->ax[a].any_outside || t->ax[a].identity != (a < p->rank - 2))
 			return false;
 	return true;
 }
@@ -248,8 +248,7 @@ static om_kind interpolate(om_ctx *c, const rs_params *p, const tables *t)
 		npass += !t->ax[a].identity;
 		any_outside |= t->ax[a].any_outside;
 	}
-	if (!c->exact && npass == 2 && !t->ax[p->rank - 1].identity &&
-	    !t->ax[p->rank - 2].identity && planes_only(p, t))
+	if (!c->exact && planes_only(p, t))
 		return resize_planes(c, p, t);
 	const float *cur = X->data;
 	float *owned = NULL;

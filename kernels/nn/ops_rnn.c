@@ -208,9 +208,14 @@ static om_kind infer_lstm(om_ctx *c) { return infer(c, CELL_LSTM); }
 
 /* ---- the recurrence ---------------------------------------------------------------------- */
 
-static inline float clip(const rnn *r, float v)
+/* v = min(max(v, -clip), clip) over n when the node clips: a pass of its own after the
+ * pre-activations (their loops then vectorize; clip is rare) */
+static void clip_row(const rnn *r, int64_t n, float *v)
 {
-	return r->clip > 0 ? fmaxf(-r->clip, fminf(r->clip, v)) : v;
+	const float cl = r->clip;
+	if (cl > 0)
+		for (int64_t k = 0; k < n; k++)
+			v[k] = fmaxf(-cl, fminf(cl, v[k]));
 }
 
 /* Offsets of [a][b][hidden] state tensors in either layout: (direction, batch) */
@@ -251,14 +256,14 @@ static void step_rnn(const rnn *r, const act_fn *a, bool fast, const float *xb,
 		     const float *rb, float *hb)
 {
 	for (int64_t k = 0; k < r->hidden; k++)
-		hb[k] = clip(r, xb[k] + rb[k]);
+		hb[k] = xb[k] + rb[k];
+	clip_row(r, r->hidden, hb);
 	act_row(&a[0], fast, r->hidden, hb);
 }
 
-/* g = clip(x + g + p c) over n (p NULL: + 0, as the one-element formula adds no peephole);
- * loops that vectorize, the clip (rare) a pass of its own */
-static void gate_pre(int64_t n, float *restrict g, const float *restrict x,
-		     const float *restrict p, const float *restrict c, float cl)
+/* g = clip(x + g + p c) over n (p NULL: + 0, as the one-element formula adds no peephole) */
+static void gate_pre(const rnn *r, int64_t n, float *restrict g, const float *restrict x,
+		     const float *restrict p, const float *restrict c)
 {
 	if (p)
 		for (int64_t k = 0; k < n; k++)
@@ -266,9 +271,7 @@ static void gate_pre(int64_t n, float *restrict g, const float *restrict x,
 	else
 		for (int64_t k = 0; k < n; k++)
 			g[k] = x[k] + g[k] + 0.0f;
-	if (cl > 0)
-		for (int64_t k = 0; k < n; k++)
-			g[k] = fmaxf(-cl, fminf(cl, g[k]));
+	clip_row(r, n, g);
 }
 
 /* gate order i, o, f, c; peepholes P: i, o, f. Each gate's pre-activations are written over
@@ -278,16 +281,13 @@ static void step_lstm(const rnn *r, const act_fn *a, bool fast, const float *xb,
 		      const float *P, float *hb, float *cb)
 {
 	const int64_t H = r->hidden;
-	const float cl = r->clip;
 	float *ig = rb, *og = rb + H, *fg = rb + 2 * H, *cg = rb + 3 * H;
-	gate_pre(H, ig, xb, P, cb, cl);
+	gate_pre(r, H, ig, xb, P, cb);
 	if (!r->input_forget)
-		gate_pre(H, fg, xb + 2 * H, P ? P + 2 * H : NULL, cb, cl);
+		gate_pre(r, H, fg, xb + 2 * H, P ? P + 2 * H : NULL, cb);
 	for (int64_t k = 0; k < H; k++)
 		cg[k] = xb[3 * H + k] + cg[k];
-	if (cl > 0)
-		for (int64_t k = 0; k < H; k++)
-			cg[k] = fmaxf(-cl, fminf(cl, cg[k]));
+	clip_row(r, H, cg);
 	act_row(&a[0], fast, H, ig);
 	if (r->input_forget)
 		for (int64_t k = 0; k < H; k++)
@@ -299,7 +299,7 @@ static void step_lstm(const rnn *r, const act_fn *a, bool fast, const float *xb,
 		cb[k] = fg[k] * cb[k] + ig[k] * cg[k];
 		cg[k] = cb[k]; /* its activation below */
 	}
-	gate_pre(H, og, xb + H, P ? P + H : NULL, cb, cl);
+	gate_pre(r, H, og, xb + H, P ? P + H : NULL, cb);
 	act_row(&a[0], fast, H, og);
 	act_row(&a[2], fast, H, cg);
 	for (int64_t k = 0; k < H; k++)
@@ -325,7 +325,8 @@ static void run_direction(const om_ctx *c, const rnn *r, int d, const work *w)
 				const float *xb = w->xw + (t * r->batch + b) * GH;
 				float *rb = w->rec + b * GH;
 				for (int64_t k = 0; k < 2 * H; k++) /* z and r, in place */
-					rb[k] = clip(r, xb[k] + rb[k]);
+					rb[k] = xb[k] + rb[k];
+				clip_row(r, 2 * H, rb);
 				act_row(&a[0], fast, 2 * H, rb);
 				for (int64_t k = 0; k < H; k++)
 					w->rh[b * H + k] = rb[H + k] * w->h[b * H + k];
@@ -350,10 +351,10 @@ static void run_direction(const om_ctx *c, const rnn *r, int d, const work *w)
 			} else {
 				float *hc = w->gh + b * H; /* its candidates over gh's row */
 				for (int64_t k = 0; k < H; k++)
-					hc[k] = clip(r, gru_split ? xb[2 * H + k] + hc[k]
-								  : xb[2 * H + k] +
-									    rb[H + k] * (rb[2 * H + k] +
-											 w->rbh[k]));
+					hc[k] = gru_split ? xb[2 * H + k] + hc[k]
+							  : xb[2 * H + k] +
+								    rb[H + k] * (rb[2 * H + k] + w->rbh[k]);
+				clip_row(r, H, hc);
 				act_row(&a[1], fast, H, hc);
 				for (int64_t k = 0; k < H; k++) {
 					const float z = rb[k];
