@@ -422,6 +422,94 @@ static void concat_of_blocks(void **state)
 	}
 }
 
+static void string_attr(om_node *n, const char *name, const char *v)
+{
+	om_node_set_attr(n, name, OM_ATTR_STRING)->s = (om_str){v, (int64_t)strlen(v)};
+}
+
+/* a Resize's case: its attributes and scales, or sizes (n_sizes > 0), of x (N, C, H, H) */
+typedef struct rs_case {
+	int64_t opset;
+	const char *mode, *coord;
+	float scales[4];
+	int64_t sizes[2]; /* H, W out when not 0 */
+	bool antialias, plain; /* plain: the Resize keeps its values plain in either layout */
+} rs_case;
+
+/* A UNet's or a detector's neck: a 1x1 conv, a Resize of H and W, a 1x1 conv: the Resize takes
+ * the conv's blocked values and gives the next conv blocked ones (NHWC, or whole blocks of
+ * channels: 32 and, for the channel-blocked layout only, not 24), in every mode, by scales or
+ * sizes, up and down (antialias); plain when it samples outside the input
+ * (tf_crop_and_resize's extrapolation) or resizes a channel. Against exact mode, batch 2 and a
+ * symbolic batch run on 3 images, one and two threads, each forced layout. */
+static void resize_between_convs(void **state)
+{
+	(void)state;
+	const rs_case cases[] = {
+		{13, "linear", "half_pixel", {1, 1, 2, 2}, {0}, false, false},
+		{13, "nearest", "asymmetric", {1, 1, 2, 2}, {0}, false, false},
+		{13, "cubic", "align_corners", {1, 1, 1.5f, 2.5f}, {0}, false, false},
+		{18, "linear", "pytorch_half_pixel", {0}, {11, 7}, false, false},
+		{18, "linear", "half_pixel", {1, 1, 0.5f, 0.6f}, {0}, true, false},
+		{13, "linear", "tf_crop_and_resize", {1, 1, 2, 2}, {0}, false, true},
+		{13, "nearest", "asymmetric", {1, 2, 2, 2}, {0}, false, true},
+	};
+	const int32_t block = om_layout_block();
+	const int64_t C = 8, H = 9;
+	const int ncases = (int)(sizeof cases / sizeof *cases);
+	for (int t = 0; t < ncases * 2 * 2 * NFORCED; t++) {
+		const rs_case *k = &cases[t % ncases];
+		const int64_t E = t / ncases % 2 ? 24 : 32, N = t / ncases / 2 % 2 ? -1 : 2;
+		const int threads = 1 + t / ncases % 2;
+		const om_layout_choice layout = forced[t / (ncases * 4)];
+		const int64_t E2 = k->scales[1] == 2 ? 2 * E : E;
+		om_model *m = tu_model(k->opset);
+		om_graph *g = m->graph;
+		tu_push_value(g, &g->inputs, &g->ninputs,
+			      tu_typed_value(g, "x", OM_FLOAT, 4, (int64_t[]){N, C, H, H}));
+		tu_float_init(g, "A", 4, (int64_t[]){E, C, 1, 1}, 1, 0.3f);
+		tu_float_init(g, "D", 4, (int64_t[]){C, E2, 1, 1}, 2, 0.2f);
+		conv(g, "x,A", "a", 1, 1, 1);
+		om_node *r;
+		if (k->sizes[0]) {
+			om_value *v = om_graph_value(g, "sizes");
+			v->init = om_model_tensor(m, OM_INT64, 1, (int64_t[]){2});
+			memcpy(v->init->data, k->sizes, sizeof k->sizes);
+			v->flags |= OM_VALUE_INITIALIZER;
+			om_type_from_tensor(m, &v->type, v->init);
+			tu_push_value(g, &g->inits, &g->ninits, v);
+			r = node(g, "Resize", "a,,,sizes", "rs");
+			/* sizes of H and W alone (axes, opset 18): the batch may be a symbol */
+			tu_attr_ints(r, "axes", 2, (int64_t[]){2, 3});
+		} else {
+			om_value *v = tu_float_init(g, "scales", 1, (int64_t[]){4}, 3, 1.0f);
+			memcpy(v->init->data, k->scales, sizeof k->scales);
+			om_value *roi = tu_float_init(g, "roi", 1, (int64_t[]){8}, 4, 1.0f);
+			memcpy(roi->init->data, (float[]){0, 0, -0.2f, 0.1f, 1, 1, 0.9f, 1.2f},
+			       8 * sizeof(float));
+			r = node(g, "Resize", "a,roi,scales", "rs");
+		}
+		string_attr(r, "mode", k->mode);
+		string_attr(r, "coordinate_transformation_mode", k->coord);
+		if (!strcmp(k->mode, "nearest"))
+			string_attr(r, "nearest_mode", "floor");
+		if (k->antialias)
+			om_node_set_attr(r, "antialias", OM_ATTR_INT)->i = 1;
+		conv(g, "rs,D", "y", 1, 1, 1);
+		tu_push_value(g, &g->outputs, &g->noutputs,
+			      tu_typed_value(g, "y", OM_FLOAT, -1, NULL));
+		om_session *fast, *exact;
+		sessions(m, threads, layout, &fast, &exact);
+		const bool whole = block && (layout == OM_LAYOUT_NHWC || E % block == 0);
+		assert_string_equal(blocked_of(fast, "rs"), whole && !k->plain ? "rw" : "");
+		for (int i = 0; i < 2; i++)
+			agree(fast, exact, N > 0 ? N : 3, C, H, 1, true);
+		om_session_free(fast);
+		om_session_free(exact);
+		om_model_free(m);
+	}
+}
+
 /* DenseNet's shape: a conv, BatchNormalization (inference) -> Relu, a conv; C = 40, not a
  * multiple of the block, on 6x6 and 30x30 images: blocked throughout, against exact mode
  * (batch 2 and a symbolic batch run on 3 images, one and two threads), in each forced layout */
@@ -806,6 +894,7 @@ int main(void)
 					   cmocka_unit_test(windowed_pools),
 					   cmocka_unit_test(max_pool_nans),
 					   cmocka_unit_test(concat_of_blocks),
+					   cmocka_unit_test(resize_between_convs),
 					   cmocka_unit_test(batchnorm_between_convs),
 					   cmocka_unit_test(batchnorm_absorbs_activation),
 					   cmocka_unit_test(hardswish_written_out),

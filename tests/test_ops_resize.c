@@ -371,6 +371,12 @@ static void resize_fast_and_threads(void **state)
 		 .attrs = a_linear},
 		{"Resize", 13, 3, {5, 30, 20}, .nscales = 3, .scales = {1, 2, 1.5f},
 		 .attrs = a_linear},
+		/* one image: its output rows split over the threads in bands, big enough
+		 * for several bands a piece (upsampling), or taps spread wide (antialias) */
+		{"Resize", 13, 4, {1, 1, 300, 700}, .nscales = 4, .scales = {1, 1, 2.5f, 3},
+		 .attrs = a_linear},
+		{"Resize", 18, 4, {1, 1, 600, 500}, .nscales = 4, .scales = {1, 1, 0.3f, 0.4f},
+		 .attrs = a_antialias},
 		/* a third axis resized: the passes over the whole tensor */
 		{"Resize", 13, 4, {2, 3, 20, 30}, .nscales = 4, .scales = {1, 2, 2, 2},
 		 .attrs = a_linear},

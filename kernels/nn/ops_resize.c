@@ -5,11 +5,13 @@
  * that its pass (a gather per element, where the others are runs of whole rows) works on the
  * smaller image when upsampling (deeplabv3's 21x28x28 -> 21x224x224 and its other Resize:
  * 2.6 -> 1.0 ms a run at one thread, 3.1 -> 0.8 at two); when only the last two axes resize,
- * fast mode runs both passes plane by plane (resize_planes). */
+ * fast mode runs both passes band by band (resize_bands). In fast mode a Resize of H and W
+ * between convolutions takes channel-blocked or NHWC tensors (resize_layout). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "f32_bridge.h"
+#include "layout.h"
 #include "move.h"
 #include "numrun.h"
 #include "parallel.h"
@@ -23,6 +25,8 @@
 #else
 #define RS_CLONES
 #endif
+/* a helper of the clones, compiled inside each of them */
+#define RS_INLINE static inline __attribute__((always_inline))
 
 static om_kind resize_infer(om_ctx *c)
 {
@@ -102,6 +106,24 @@ static void nearest(const rs_params *p, const tables *t, const om_tensor *X, om_
 
 /* ---- linear and cubic: separable passes ------------------------------------------------- */
 
+/* d[0, inner) = the taps of output o on axis ax over rows of `inner` floats at base, row i
+ * at base + (i - off) * inner: each output from its own taps, in order */
+RS_INLINE void blend(const rs_axis *ax, int64_t o, const float *base, int64_t inner, int64_t off,
+		     float *restrict d)
+{
+	const int64_t *idx = ax->idx + o * ax->n;
+	const float *w = ax->w + o * ax->n;
+	const float *restrict s = base + (idx[0] - off) * inner;
+	for (int64_t k = 0; k < inner; k++)
+		d[k] = w[0] * s[k];
+	for (int64_t t = 1; t < ax->n; t++) {
+		s = base + (idx[t] - off) * inner;
+		const float wt = w[t];
+		for (int64_t k = 0; k < inner; k++)
+			d[k] += wt * s[k];
+	}
+}
+
 /* One pass: axis a of x (outer x in x inner) resampled into y (outer x out x inner) */
 typedef struct pass_job {
 	const rs_axis *ax;
@@ -116,9 +138,9 @@ RS_CLONES static void pass_rows(void *arg, int64_t lo, int64_t hi)
 	const pass_job *j = arg;
 	const rs_axis *ax = j->ax;
 	const int64_t inner = j->inner;
+	int64_t u = lo / j->out, o = lo % j->out;
 	if (inner == 1) { /* the last axis: one element a row, its taps gathered along the row
 			     (no division a row: that UNet's Resize 1.61 -> 0.95 ms at one thread) */
-		int64_t u = lo / j->out, o = lo % j->out;
 		for (int64_t r = lo; r < hi; r++) {
 			const float *xs = j->x + u * j->in, *w = ax->w + o * ax->n;
 			const int64_t *idx = ax->idx + o * ax->n;
@@ -132,19 +154,9 @@ RS_CLONES static void pass_rows(void *arg, int64_t lo, int64_t hi)
 		return;
 	}
 	for (int64_t r = lo; r < hi; r++) {
-		const int64_t u = r / j->out, o = r % j->out;
-		float *restrict d = j->y + r * inner;
-		const int64_t *idx = ax->idx + o * ax->n;
-		const float *w = ax->w + o * ax->n;
-		const float *restrict s = j->x + (u * j->in + idx[0]) * inner;
-		for (int64_t k = 0; k < inner; k++)
-			d[k] = w[0] * s[k];
-		for (int64_t t = 1; t < ax->n; t++) {
-			s = j->x + (u * j->in + idx[t]) * inner;
-			const float wt = w[t];
-			for (int64_t k = 0; k < inner; k++)
-				d[k] += wt * s[k];
-		}
+		blend(ax, o, j->x + u * j->in * inner, inner, 0, j->y + r * inner);
+		if (++o == j->out)
+			o = 0, u++;
 	}
 }
 
@@ -162,60 +174,90 @@ static void pass(int threads, const rs_axis *ax, int32_t a, const int64_t *dims,
 	om_par_for(threads, outer * out, GRAIN / (inner * ax->n + 1) + 1, pass_rows, &j);
 }
 
-/* Fast mode's two last axes resized plane by plane: the last axis of a plane into a scratch
- * of the worker's (IH x OW, in cache), then the other axis from it into the plane's output:
- * the same two passes in the same order, without the image-sized buffer between them and its
- * trip through memory, and each worker on whole planes (a new user's UNet, 64 planes 64x64 ->
- * 128x128 bilinear: 1.29 -> 0.65-0.79 ms a run at two threads, 0.95-0.98 at one either way) */
-typedef struct plane_job {
+/* Fast mode's two resized axes of images (outer x H x W x L: L lanes a pixel, 1 on plain
+ * tensors, the block's on channel-blocked ones) resized band by band: a band of output rows of
+ * one image takes the input rows its taps read, resamples them along W into a scratch of the
+ * worker's (in cache), then blends those along H into the band's output rows: the same two
+ * passes in the same order as over the whole tensor, without the image-sized buffer between
+ * them and its trip through memory, and the output rows split over the threads whatever the
+ * count of images (a new user's UNet, 64 planes 64x64 -> 128x128 bilinear: 1.29 -> 0.65-0.79
+ * ms a run at two threads, 0.95-0.98 at one). */
+typedef struct band_job {
 	const rs_axis *ah, *aw;
-	int64_t IH, IW, OH, OW;
+	int64_t IH, IW, OH, OW, L;
+	int64_t band, cap; /* output rows a band at most; input rows the scratch holds */
 	const float *x;
-	float *y, *scratch; /* IH x OW floats per worker slot */
-} plane_job;
+	float *y, *scratch; /* cap x OW x L floats per worker slot */
+} band_job;
 
-static void plane_piece(void *arg, int64_t lo, int64_t hi, int slot)
+/* output rows [lo, hi) of all the images' (image u's row o: u OH + o) */
+RS_CLONES static void band_piece(void *arg, int64_t lo, int64_t hi, int slot)
 {
-	const plane_job *j = arg;
-	float *tmp = j->scratch + (size_t)slot * (size_t)(j->IH * j->OW);
-	for (int64_t p = lo; p < hi; p++) {
-		const pass_job w = {j->aw, j->IW, j->OW, 1, j->x + p * j->IH * j->IW, tmp};
-		pass_rows((void *)&w, 0, j->IH * j->OW);
-		const pass_job h = {j->ah, j->IH, j->OH, j->OW, tmp, j->y + p * j->OH * j->OW};
-		pass_rows((void *)&h, 0, j->OH);
+	const band_job *j = arg;
+	const rs_axis *ah = j->ah;
+	const int64_t row = j->OW * j->L;
+	float *tmp = j->scratch + (size_t)slot * (size_t)(j->cap * row);
+	for (int64_t r = lo; r < hi;) {
+		const int64_t u = r / j->OH, a = r % j->OH;
+		int64_t b = a, first = INT64_MAX, last = -1; /* input rows [first, last] */
+		while (b < j->OH && b - a < j->band && r + (b - a) < hi) {
+			int64_t f = first, l = last;
+			for (int64_t t = 0; t < ah->n; t++) {
+				const int64_t i = ah->idx[b * ah->n + t];
+				f = i < f ? i : f;
+				l = i > l ? i : l;
+			}
+			if (b > a && l - f + 1 > j->cap)
+				break;
+			first = f, last = l, b++;
+		}
+		const pass_job w = {j->aw, j->IW, j->OW, j->L,
+				    j->x + (u * j->IH + first) * j->IW * j->L, tmp};
+		pass_rows((void *)&w, 0, (last - first + 1) * j->OW);
+		for (int64_t o = a; o < b; o++)
+			blend(ah, o, tmp, row, first, j->y + (u * j->OH + o) * row);
+		r += b - a;
 	}
 }
 
-/* whether exactly the last two of rank >= 2 axes resize, inside the input: plane by plane */
-static bool planes_only(const rs_params *p, const tables *t)
+/* whether axes h and h + 1 resize, every other axis is the identity and nothing samples
+ * outside the input: band by band */
+static bool bands_fit(const rs_params *p, const tables *t, int32_t h)
 {
-	if (p->rank < 2)
-		return false;
 	for (int32_t a = 0; a < p->rank; a++)
-		if (t->ax[a].any_outside || t->ax[a].identity != (a < p->rank - 2))
+		if (t->ax[a].any_outside || t->ax[a].identity != (a != h && a != h + 1))
 			return false;
-	return true;
+	return h >= 0 && h + 1 < p->rank;
 }
 
-static om_kind resize_planes(om_ctx *c, const rs_params *p, const tables *t)
+/* axes h, h + 1 of p (bands_fit), x and y holding `outer` images of L lanes a pixel, resized
+ * band by band */
+static om_kind resize_bands(om_ctx *c, const rs_params *p, const tables *t, int32_t h,
+			    int64_t outer, int64_t L, const float *x, float *y)
 {
-	const int32_t r = p->rank;
-	const int64_t planes = om_shape_numel(r - 2, p->in);
-	plane_job j = {&t->ax[r - 2], &t->ax[r - 1], p->in[r - 2], p->in[r - 1], p->out[r - 2],
-		       p->out[r - 1], c->in[0]->data, c->out[0]->data, NULL};
-	if (planes <= 0 || j.OH * j.OW == 0)
+	band_job j = {&t->ax[h], &t->ax[h + 1], p->in[h], p->in[h + 1], p->out[h], p->out[h + 1],
+		      L, 0, 0, x, y, NULL};
+	const int64_t row = j.OW * L;
+	if (outer <= 0 || j.OH * row == 0)
 		return OM_OK;
-	enum { GRAIN = 1 << 14 }; /* multiply-adds worth a thread, as pass() */
-	const int64_t work = j.IH * j.OW * j.aw->n + j.OH * j.OW * j.ah->n;
-	const int64_t grain = GRAIN / (work + 1) + 1;
-	const int slots = om_par_slots(c->threads, planes, grain);
-	const size_t bytes = sizeof(float) * (size_t)slots * (size_t)(j.IH * j.OW);
+	/* bands of about 64K output floats, and the input rows they read (more when their
+	 * taps spread: a band then ends early) */
+	enum { BAND_FLOATS = 1 << 16, GRAIN = 1 << 14 /* multiply-adds worth a thread */ };
+	j.band = BAND_FLOATS / row > 1 ? BAND_FLOATS / row : 1;
+	j.cap = (j.band * j.IH + j.OH - 1) / j.OH + j.ah->n + 1;
+	j.cap = j.cap < j.IH ? j.cap : j.IH;
+	const int64_t work = row * (j.ah->n + j.aw->n * j.IH / j.OH + 1);
+	int64_t grain = GRAIN / work + 1;
+	if (outer >= 2 * c->threads) /* whole images a piece: no input row resampled twice */
+		grain = (grain + j.OH - 1) / j.OH * j.OH;
+	const int slots = om_par_slots(c->threads, outer * j.OH, grain);
+	const size_t bytes = sizeof(float) * (size_t)slots * (size_t)(j.cap * row);
 	om_kind rc = om_ctx_reserve(c, bytes, "the resize scratch");
 	if (rc)
 		return rc;
 	if (!(j.scratch = malloc(bytes ? bytes : 1)))
 		return om_error(c->st, OM_ERR_NOMEM, c->node, "resize buffer");
-	om_par_for_slots(c->threads, planes, grain, plane_piece, &j);
+	om_par_for_slots(c->threads, outer * j.OH, grain, band_piece, &j);
 	free(j.scratch);
 	return OM_OK;
 }
@@ -248,8 +290,9 @@ static om_kind interpolate(om_ctx *c, const rs_params *p, const tables *t)
 		npass += !t->ax[a].identity;
 		any_outside |= t->ax[a].any_outside;
 	}
-	if (!c->exact && planes_only(p, t))
-		return resize_planes(c, p, t);
+	if (!c->exact && bands_fit(p, t, p->rank - 2))
+		return resize_bands(c, p, t, p->rank - 2, om_shape_numel(p->rank - 2, p->in), 1,
+				    X->data, Y->data);
 	const float *cur = X->data;
 	float *owned = NULL;
 	if (npass == 0)
@@ -305,8 +348,73 @@ static om_kind interpolate_f32(om_ctx *c)
 	return rc;
 }
 
+/* ---- on channel-blocked tensors (op.h) ---------------------------------------------------- */
+
+/* params and tables of the logical (N, C, H, W) of blocked X (N, Cb, H, W, L), C = Cb L (the
+ * planner blocks only whole blocks: resize_layout) */
+static om_kind blocked_tables(om_ctx *c, rs_params *p, tables *t)
+{
+	const om_tensor *X = c->in[0];
+	const om_tensor lx = om_layout_logical(X, X->dims[1] * X->dims[4]);
+	const om_tensor *in[4] = {&lx, NULL, NULL, NULL};
+	for (int32_t i = 1; i < c->nin && i < 4; i++)
+		in[i] = c->in[i];
+	om_ctx lc = *c;
+	lc.in = in;
+	om_kind rc = om_resize_params(&lc, true, p);
+	return rc ? rc : tables_build(&lc, p, t);
+}
+
+/* A float (N, C, H, W) Resize of H and W alone by constants, sampling inside the input (any
+ * mode: nearest is a tap of weight 1), takes X and Y blocked, both or neither, in NHWC or when C is whole
+ * blocks: the images' pixels are then runs of lanes that resize as the planes' elements do
+ * (ONNX Runtime's NCHWc Upsample is linear or nearest by 2-D scales). */
+static void resize_layout(const om_ctx *c, om_layout_req *r)
+{
+	*r = (om_layout_req){0};
+	const om_tensor *X = c->in[0];
+	if (c->exact || !X || X->dtype != OM_FLOAT || X->rank != 4 || c->nout != 1 ||
+	    !c->out[0] || c->nin > 4 || (c->block < 1 && c->block != OM_BLOCK_NHWC) ||
+	    (c->block > 0 && X->dims[1] % c->block))
+		return;
+	for (int32_t i = 1; i < c->nin; i++)
+		if (c->in[i] && !(c->const_in >> i & 1))
+			return; /* roi, scales, sizes: the same in every run */
+	om_status st = {0};
+	om_ctx lc = *c;
+	lc.st = &st;
+	rs_params p;
+	tables t;
+	if (om_resize_params(&lc, true, &p) || tables_build(&lc, &p, &t))
+		return;
+	if (bands_fit(&p, &t, 2))
+		r->may = r->tied = OM_LAYOUT_IN(0) | OM_LAYOUT_OUT(0);
+	tables_free(&t);
+}
+
+/* X (N, Cb, H, W, L) and Y (N, Cb, OH, OW, L), the planner's choice (resize_layout) */
+static om_kind resize_blocked(om_ctx *c)
+{
+	rs_params p;
+	tables t;
+	om_kind rc = blocked_tables(c, &p, &t);
+	if (rc)
+		return rc;
+	const om_tensor *X = c->in[0];
+	if (bands_fit(&p, &t, 2))
+		rc = resize_bands(c, &p, &t, 2, X->dims[0] * X->dims[1], X->dims[4], X->data,
+				  c->out[0]->data);
+	else
+		rc = om_error(c->st, OM_ERR_INTERNAL, c->node,
+			      "a blocked Resize must resize H and W alone");
+	tables_free(&t);
+	return rc;
+}
+
 static om_kind resize_kernel(om_ctx *c)
 {
+	if (c->blocked)
+		return resize_blocked(c);
 	rs_params p;
 	om_kind rc = om_resize_params(c, true, &p);
 	if (rc)
@@ -376,8 +484,10 @@ static const om_sig sig_Resize_10 = {10, 2, 2, 1, 1, 0x0, 0x0, attrs_Resize_10, 
 /* ---- end of signatures ---- */
 
 static const om_op rows[] = {
-	{"Upsample", "", 7, resize_infer, resize_kernel, OM_OP_EXACT, &sig_Upsample_7, OM_OPC_NONE, NULL},
-	{"Resize", "", 10, resize_infer, resize_kernel, OM_OP_EXACT, &sig_Resize_10, OM_OPC_NONE, NULL},
+	{"Upsample", "", 7, resize_infer, resize_kernel, OM_OP_EXACT, &sig_Upsample_7, OM_OPC_NONE,
+	 resize_layout},
+	{"Resize", "", 10, resize_infer, resize_kernel, OM_OP_EXACT, &sig_Resize_10, OM_OPC_NONE,
+	 resize_layout},
 };
 
 const om_op_table om_ops_resize = OM_TABLE(rows);
