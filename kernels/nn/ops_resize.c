@@ -139,8 +139,9 @@ RS_CLONES static void pass_rows(void *arg, int64_t lo, int64_t hi)
 	const rs_axis *ax = j->ax;
 	const int64_t inner = j->inner;
 	int64_t u = lo / j->out, o = lo % j->out;
-	if (inner == 1) { /* the last axis: one element a row, its taps gathered along the row
-			     (no division a row: that UNet's Resize 1.61 -> 0.95 ms at one thread) */
+	if (inner == 1) { /* the last axis: one element a row, its taps gathered along the
+			     row (no division a row: that UNet's Resize 1.61 -> 0.95 ms at one
+			     thread) */
 		for (int64_t r = lo; r < hi; r++) {
 			const float *xs = j->x + u * j->in, *w = ax->w + o * ax->n;
 			const int64_t *idx = ax->idx + o * ax->n;
@@ -366,9 +367,9 @@ static om_kind blocked_tables(om_ctx *c, rs_params *p, tables *t)
 }
 
 /* A float (N, C, H, W) Resize of H and W alone by constants, sampling inside the input (any
- * mode: nearest is a tap of weight 1), takes X and Y blocked, both or neither, in NHWC or when C is whole
- * blocks: the images' pixels are then runs of lanes that resize as the planes' elements do
- * (ONNX Runtime's NCHWc Upsample is linear or nearest by 2-D scales). */
+ * mode: nearest is a tap of weight 1), takes X and Y blocked, both or neither, in NHWC or when
+ * C is whole blocks: the images' pixels are then runs of lanes that resize as the planes'
+ * elements do (ONNX Runtime's NCHWc Upsample is linear or nearest by 2-D scales). */
 static void resize_layout(const om_ctx *c, om_layout_req *r)
 {
 	*r = (om_layout_req){0};
