@@ -510,6 +510,77 @@ static void resize_between_convs(void **state)
 	}
 }
 
+/* a ConvTranspose's case: kernel, stride, pads (begin = end), output_padding, dilation,
+ * group, bias, auto_pad (NULL: NOTSET), and whether its output is also a graph output (read
+ * plain) */
+typedef struct ct_case {
+	int64_t k, stride, pad, opad, dil, group;
+	bool bias;
+	const char *auto_pad;
+	bool side;
+} ct_case;
+
+/* A UNet's up-convolution: a 1x1 conv, a ConvTranspose, a 1x1 conv: in NHWC the ConvTranspose
+ * reads and writes NHWC (om_convt_nhwc), only reads it when its output is also a graph
+ * output, and stays plain when grouped or in the channel-blocked layout; kernels 2 (the
+ * stride: no overlap), 3 and 4 (overlapping taps, output_padding, SAME_UPPER), dilation 2, with
+ * and without a bias. Against exact mode, batch 2 and a symbolic batch run on 3 images, one
+ * and two threads, each forced layout. */
+static void convt_between_convs(void **state)
+{
+	(void)state;
+	const ct_case cases[] = {
+		{2, 2, 0, 0, 1, 1, true, NULL, false},   {3, 2, 1, 1, 1, 1, true, NULL, false},
+		{4, 2, 1, 0, 1, 1, false, NULL, false},  {3, 1, 0, 0, 2, 1, true, NULL, false},
+		{3, 2, 0, 0, 1, 1, true, "SAME_UPPER", false},
+		{2, 2, 0, 0, 1, 1, true, NULL, true},    {3, 2, 1, 0, 1, 4, true, NULL, false},
+	};
+	const int32_t block = om_layout_block();
+	const int64_t C = 8, E = 24, F = 20, H = 7;
+	const int ncases = (int)(sizeof cases / sizeof *cases);
+	for (int t = 0; t < ncases * 2 * 2 * NFORCED; t++) {
+		const ct_case *k = &cases[t % ncases];
+		const int64_t N = t / ncases % 2 ? -1 : 2;
+		const int threads = 1 + t / ncases / 2 % 2;
+		const om_layout_choice layout = forced[t / (ncases * 4)];
+		om_model *m = tu_model(13);
+		om_graph *g = m->graph;
+		tu_push_value(g, &g->inputs, &g->ninputs,
+			      tu_typed_value(g, "x", OM_FLOAT, 4, (int64_t[]){N, C, H, H}));
+		tu_float_init(g, "A", 4, (int64_t[]){E, C, 1, 1}, 1, 0.3f);
+		tu_float_init(g, "T", 4, (int64_t[]){E, F / k->group, k->k, k->k}, 2, 0.2f);
+		tu_float_init(g, "B", 1, (int64_t[]){F}, 3, 0.5f);
+		tu_float_init(g, "D", 4, (int64_t[]){C, F, 1, 1}, 4, 0.2f);
+		conv(g, "x,A", "a", 1, 1, 1);
+		om_node *r = node(g, "ConvTranspose", k->bias ? "a,T,B" : "a,T", "ct");
+		tu_attr_ints(r, "kernel_shape", 2, (int64_t[]){k->k, k->k});
+		tu_attr_ints(r, "strides", 2, (int64_t[]){k->stride, k->stride});
+		tu_attr_ints(r, "dilations", 2, (int64_t[]){k->dil, k->dil});
+		om_node_set_attr(r, "group", OM_ATTR_INT)->i = k->group;
+		if (k->auto_pad)
+			string_attr(r, "auto_pad", k->auto_pad);
+		else
+			tu_attr_ints(r, "pads", 4, (int64_t[]){k->pad, k->pad, k->pad, k->pad});
+		if (k->opad)
+			tu_attr_ints(r, "output_padding", 2, (int64_t[]){k->opad, k->opad});
+		conv(g, "ct,D", "y", 1, 1, 1);
+		tu_push_value(g, &g->outputs, &g->noutputs,
+			      tu_typed_value(g, "y", OM_FLOAT, -1, NULL));
+		if (k->side)
+			tu_push_value(g, &g->outputs, &g->noutputs,
+				      tu_typed_value(g, "ct", OM_FLOAT, -1, NULL));
+		om_session *fast, *exact;
+		sessions(m, threads, layout, &fast, &exact);
+		const bool nhwc = block && layout == OM_LAYOUT_NHWC && k->group == 1;
+		assert_string_equal(blocked_of(fast, "ct"), !nhwc ? "" : k->side ? "r" : "rw");
+		for (int i = 0; i < 2; i++)
+			agree(fast, exact, N > 0 ? N : 3, C, H, k->side ? 2 : 1, true);
+		om_session_free(fast);
+		om_session_free(exact);
+		om_model_free(m);
+	}
+}
+
 /* DenseNet's shape: a conv, BatchNormalization (inference) -> Relu, a conv; C = 40, not a
  * multiple of the block, on 6x6 and 30x30 images: blocked throughout, against exact mode
  * (batch 2 and a symbolic batch run on 3 images, one and two threads), in each forced layout */
@@ -895,6 +966,7 @@ int main(void)
 					   cmocka_unit_test(max_pool_nans),
 					   cmocka_unit_test(concat_of_blocks),
 					   cmocka_unit_test(resize_between_convs),
+					   cmocka_unit_test(convt_between_convs),
 					   cmocka_unit_test(batchnorm_between_convs),
 					   cmocka_unit_test(batchnorm_absorbs_activation),
 					   cmocka_unit_test(hardswish_written_out),

@@ -18,6 +18,7 @@
 #include "conv_dnnl.h"
 #include "conv_epilogue.h"
 #include "conv_winograd.h"
+#include "convt_nhwc.h"
 #include "im2col.h"
 #include "layout.h"
 #include "op.h"
@@ -762,8 +763,55 @@ static om_kind convt_f32(om_ctx *c)
 	return OM_OK;
 }
 
+/* 2-D float ConvTranspose of one group with a constant W takes X and Y in NHWC, each on its
+ * own (om_convt_nhwc writes NHWC from either X; a plain Y is written from a plain copy of X):
+ * a UNet's up-convolutions between NHWC convs */
+static void convt_layout(const om_ctx *c, om_layout_req *r)
+{
+	*r = (om_layout_req){0};
+	om_status st = {0};
+	om_ctx lc = *c;
+	lc.st = &st;
+	conv_geo g;
+	if (c->block != OM_BLOCK_NHWC || c->exact || c->in[0]->dtype != OM_FLOAT ||
+	    c->in[0]->rank != 4 || !(c->const_in & 2) || convt_geometry(&lc, &g) || g.group != 1)
+		return;
+	r->block = OM_BLOCK_NHWC;
+	r->may = OM_LAYOUT_IN(0) | OM_LAYOUT_OUT(0);
+}
+
+/* X or Y in NHWC (convt_layout) */
+static om_kind convt_blocked(om_ctx *c)
+{
+	const om_tensor *W = c->in[1];
+	const bool bin = c->blocked & OM_LAYOUT_IN(0), bout = c->blocked & OM_LAYOUT_OUT(0);
+	const int64_t C = W->dims[0], M = W->dims[1] * om_attr_int(c->node, "group", 1);
+	om_tensor x = bin ? om_layout_logical(c->in[0], C) : *c->in[0];
+	om_tensor y = bout ? om_layout_logical(c->out[0], M) : *c->out[0];
+	const om_tensor *in[3] = {&x, W, c->nin > 2 ? c->in[2] : NULL};
+	om_tensor *out[1] = {&y};
+	om_ctx lc = *c;
+	lc.in = in, lc.out = out, lc.nin = c->nin < 3 ? c->nin : 3;
+	conv_geo g;
+	om_kind rc = convt_geometry(&lc, &g);
+	if (rc)
+		return rc;
+	if (bout)
+		return om_convt_nhwc(c, &g.sp, g.N, g.C, g.M, x.data, bin, W->data,
+				     in[2] ? in[2]->data : NULL, y.data);
+	float *bx;
+	if ((rc = plain_side(c, OM_LAYOUT_IN(0), c->in[0], C, true, &x, &bx)))
+		return rc;
+	lc.blocked = 0;
+	rc = convt_f32(&lc);
+	free(bx);
+	return rc;
+}
+
 static om_kind convt_kernel(om_ctx *c)
 {
+	if (c->blocked)
+		return convt_blocked(c);
 	if (c->in[0]->dtype != OM_FLOAT)
 		return om_run_as_f32(c, convt_f32, false);
 	return convt_f32(c);
@@ -918,7 +966,7 @@ static const om_op rows[] = {
 	{"FusedConv", "com.microsoft", 1, fused_infer, conv_kernel,
 	 CONV_FLAGS | OM_OP_INPLACE_LAST, &sig_ms_FusedConv_1, OM_OPC_MS_FUSED_CONV, conv_layout},
 	{"ConvTranspose", "", 1, convt_infer, convt_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
-	 &sig_ConvTranspose_1, OM_OPC_NONE, NULL},
+	 &sig_ConvTranspose_1, OM_OPC_NONE, convt_layout},
 	{"ConvInteger", "", 10, conv_infer, convint_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
 	 &sig_ConvInteger_10, OM_OPC_NONE, NULL},
 	{"QLinearConv", "", 10, conv_infer, qlinearconv_kernel, OM_OP_EXACT | OM_OP_LAYOUT,

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clones.h"
 #include "f32_bridge.h"
 #include "layout.h"
 #include "move.h"
@@ -17,16 +18,8 @@
 #include "parallel.h"
 #include "resize_plan.h"
 
-/* AVX-512 and AVX2 clones of the passes (picked at load time): their vector lanes are distinct
- * outputs, each taking its taps in order without contraction, so every clone gives the same
- * bits */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-#define RS_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
-#else
-#define RS_CLONES
-#endif
-/* a helper of the clones, compiled inside each of them */
-#define RS_INLINE static inline __attribute__((always_inline))
+/* The passes are cloned (clones.h): their vector lanes are distinct outputs, each taking its
+ * taps in order, so every clone gives the same bits */
 
 static om_kind resize_infer(om_ctx *c)
 {
@@ -108,7 +101,7 @@ static void nearest(const rs_params *p, const tables *t, const om_tensor *X, om_
 
 /* d[0, inner) = the taps of output o on axis ax over rows of `inner` floats at base, row i
  * at base + (i - off) * inner: each output from its own taps, in order */
-RS_INLINE void blend(const rs_axis *ax, int64_t o, const float *base, int64_t inner, int64_t off,
+OM_INLINE void blend(const rs_axis *ax, int64_t o, const float *base, int64_t inner, int64_t off,
 		     float *restrict d)
 {
 	const int64_t *idx = ax->idx + o * ax->n;
@@ -133,7 +126,7 @@ typedef struct pass_job {
 } pass_job;
 
 /* output rows [lo, hi) of the pass, a row being (u, o): each written from its own taps */
-RS_CLONES static void pass_rows(void *arg, int64_t lo, int64_t hi)
+OM_CLONES static void pass_rows(void *arg, int64_t lo, int64_t hi)
 {
 	const pass_job *j = arg;
 	const rs_axis *ax = j->ax;
@@ -192,7 +185,7 @@ typedef struct band_job {
 } band_job;
 
 /* output rows [lo, hi) of all the images' (image u's row o: u OH + o) */
-RS_CLONES static void band_piece(void *arg, int64_t lo, int64_t hi, int slot)
+OM_CLONES static void band_piece(void *arg, int64_t lo, int64_t hi, int slot)
 {
 	const band_job *j = arg;
 	const rs_axis *ah = j->ah;
