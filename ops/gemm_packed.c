@@ -43,6 +43,7 @@ typedef struct gp_prim {
 	int64_t key[GP_PKEY]; /* M, ta, lda, ldc, threads, alpha's and beta's bits */
 	dnnl_primitive_t prim;
 	dnnl_memory_t a, c; /* their data handles are set for every execution */
+	dnnl_memory_t scratch; /* the primitive's own scratchpad, or NULL: none needed */
 } gp_prim;
 
 enum { GP_BKEY = 6 };
@@ -68,6 +69,8 @@ static void gp_prim_release(gp_prim *q)
 		dnnl_memory_destroy(q->a);
 	if (q->c)
 		dnnl_memory_destroy(q->c);
+	if (q->scratch)
+		dnnl_memory_destroy(q->scratch);
 	memset(q, 0, sizeof *q);
 }
 
@@ -194,7 +197,11 @@ static gp_prim *gp_prim_for(om_gemm_packed *p, const int64_t *key, bool ta, floa
 			return &p->prim[i];
 	dnnl_primitive_attr_t attr = NULL;
 	dnnl_post_ops_t ops = NULL;
+	/* a scratchpad of the primitive's own (oneDNN's default shares one between
+	 * primitives): the packed products of separate steps may run on separate threads at
+	 * once (a bidirectional RNN's directions) */
 	bool ok = !dnnl_primitive_attr_create(&attr) &&
+		  !dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user) &&
 		  (alpha == 1 || !dnnl_primitive_attr_set_output_scales(attr, 1, 0, &alpha));
 	if (ok && beta != 0)
 		ok = !dnnl_post_ops_create(&ops) && !dnnl_post_ops_append_sum(ops, beta) &&
@@ -213,6 +220,10 @@ static gp_prim *gp_prim_for(om_gemm_packed *p, const int64_t *key, bool ta, floa
 	ok = ok && !dnnl_primitive_create(&q.prim, pd) &&
 	     !dnnl_memory_create(&q.a, &amd, p->eng, DNNL_MEMORY_NONE) &&
 	     !dnnl_memory_create(&q.c, &cmd, p->eng, DNNL_MEMORY_NONE);
+	const dnnl_memory_desc_t *smd =
+		ok ? dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0) : NULL;
+	if (smd && dnnl_memory_desc_get_size(smd))
+		ok = !dnnl_memory_create(&q.scratch, smd, p->eng, DNNL_MEMORY_ALLOCATE);
 	if (pd)
 		dnnl_primitive_desc_destroy(pd);
 	if (!ok) {
@@ -247,10 +258,10 @@ bool om_gemm_packed_mul(om_ctx *c, om_gemm_packed *p, int64_t i, bool ta, int64_
 		return false;
 	dnnl_status_t r;
 	dnnl_exec_arg_t a[] = {{DNNL_ARG_SRC, q->a}, {DNNL_ARG_WEIGHTS, p->w[i]},
-			       {DNNL_ARG_DST, q->c}};
+			       {DNNL_ARG_DST, q->c}, {DNNL_ARG_SCRATCHPAD, q->scratch}};
 	if (!(r = dnnl_memory_set_data_handle(q->a, (void *)A)) &&
 	    !(r = dnnl_memory_set_data_handle(q->c, C)) &&
-	    !(r = dnnl_primitive_execute(q->prim, p->st, 3, a)))
+	    !(r = dnnl_primitive_execute(q->prim, p->st, q->scratch ? 4 : 3, a)))
 		r = dnnl_stream_wait(p->st);
 	*rc = r == dnnl_success ? OM_OK
 	      : r == dnnl_out_of_memory

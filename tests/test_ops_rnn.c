@@ -1,5 +1,6 @@
 /* test_ops_rnn.c — RNN/GRU/LSTM: a hand-computed LSTM step, errors, exact mode.
  * Values against ONNX Runtime are in tests/cases/rnn (gen_cases_rnn.py). */
+#include "layout.h"
 #include "nodetest.h"
 
 static float sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
@@ -54,16 +55,36 @@ static void errors(void **state)
 	om_model_free(m);
 }
 
+/* the row's kernel in fast mode at `threads`, as a session step runs it: a kernel state slot
+ * (kept across calls: *slot, *release) and W, R, B as plan-time constants */
+static om_kind run_fast(const om_node *n, const om_tensor *const *in, om_tensor *out,
+			int threads, void **slot, void (**release)(void *), om_status *st)
+{
+	om_kind rc = om_infer_node(n, 14, in, out, st);
+	om_tensor *outp[3] = {0};
+	for (int32_t i = 0; !rc && i < n->nout; i++) {
+		const om_tensor shape = out[i];
+		rc = om_tensor_alloc(&out[i], shape.dtype, shape.rank, shape.dims, st);
+		outp[i] = &out[i];
+	}
+	const om_ctx c = {.node = n, .opset = 14, .nin = n->nin, .nout = n->nout, .in = in,
+			  .out = outp, .st = st, .threads = threads, .state = slot,
+			  .state_release = release, .const_in = 0xe};
+	return rc ? rc : om_op_find(n->domain, n->op, 14)->kernel((om_ctx *)&c);
+}
+
 /* fast mode (the gates as rows through ops/fastmath.h, the directions of a bidirectional run
- * on two threads) against exact mode: RNN, GRU (both reset forms) and LSTM, forward, reverse
- * and bidirectional, with sequence lengths (one 0), clip, peepholes and input_forget, at one
- * and two threads; every output within 1e-5 (1 + |exact|) (40 steps of float rounding: fast
- * mode's products and activations differ from exact's in the last bits, under 1e-6 here),
- * where a wrong gate or a race between the directions is off by 1e-3 or more */
+ * on two threads, R packed once in the step's state for H = 128: ops/gemm_packed.h) against
+ * exact mode: RNN, GRU (both reset forms) and LSTM, forward, reverse and bidirectional, with
+ * sequence lengths (one 0), clip, peepholes and input_forget, at one and two threads, each
+ * run twice on one state; every output within 1e-5 (1 + |exact|) (40 steps of float
+ * rounding: fast mode's products and activations differ from exact's in the last bits, under
+ * 1e-6 here), where a wrong gate, a race between the directions or one direction's packed R
+ * used for the other is off by 1e-3 or more */
 static void fast_against_exact(void **state)
 {
 	(void)state;
-	enum { S = 40, B = 4, I = 8, H = 48 };
+	enum { S = 40, B = 4, I = 8, HMAX = 128 };
 	static const struct {
 		const char *op;
 		int gates;
@@ -77,27 +98,30 @@ static void fast_against_exact(void **state)
 		{"GRU", 3, "forward", 0.5f, 0, 0, 0},     {"RNN", 1, "bidirectional", 0, 0, 0, 0},
 		{"RNN", 1, "reverse", 0.3f, 0, 0, 0},
 	};
-	static float buf[8][2 * 4 * H * H + 64];
-	nt_rng g = {42};
-	/* weights of a trained net's scale (R about 1 / sqrt(H)): with entries of 1 the recurrence
-	 * is chaotic and any two roundings part ways within 40 steps */
-	const float scale[8] = {1.0f, 0.3f, 0.15f, 0.3f, 1.0f, 1.0f, 0.3f, 1.0f};
-	for (int k = 0; k < 8; k++)
-		for (size_t i = 0; i < sizeof buf[k] / sizeof buf[k][0]; i++)
-			buf[k][i] = scale[k] * (float)(nt_rand(&g, -1000, 1000)) / 1000.0f;
+	static float buf[8][2 * 4 * HMAX * HMAX + 64];
 	const int32_t lens[B] = {S, 0, 4, S - 1};
-	for (size_t t = 0; t < sizeof cases / sizeof *cases; t++) {
-		const int nd = !strcmp(cases[t].dir, "bidirectional") ? 2 : 1, G = cases[t].gates;
+	for (size_t t = 0; t < 2 * sizeof cases / sizeof *cases; t++) {
+		const size_t k = t % (sizeof cases / sizeof *cases);
+		const int64_t H = t < sizeof cases / sizeof *cases ? 48 : HMAX;
+		nt_rng g = {42};
+		/* weights of a trained net's scale (R about 1 / sqrt(H)): with entries of 1 the
+		 * recurrence is chaotic and any two roundings part ways within 40 steps */
+		const float scale[8] = {1.0f, 0.3f, 1.0f / sqrtf((float)H), 0.3f, 1.0f, 1.0f,
+					0.3f, 1.0f};
+		for (int b = 0; b < 8; b++)
+			for (size_t i = 0; i < sizeof buf[b] / sizeof buf[b][0]; i++)
+				buf[b][i] = scale[b] * (float)(nt_rand(&g, -1000, 1000)) / 1000.0f;
+		const int nd = !strcmp(cases[k].dir, "bidirectional") ? 2 : 1, G = cases[k].gates;
 		const bool lstm = G == 4;
 		om_model *m;
-		om_node *n = nt_node(&m, cases[t].op, lstm ? 8 : 6, lstm ? 3 : 2);
+		om_node *n = nt_node(&m, cases[k].op, lstm ? 8 : 6, lstm ? 3 : 2);
 		nt_int(n, "hidden_size", H);
-		nt_str(n, "direction", cases[t].dir);
-		if (cases[t].clip > 0)
-			nt_float(n, "clip", cases[t].clip);
-		if (cases[t].lbr)
+		nt_str(n, "direction", cases[k].dir);
+		if (cases[k].clip > 0)
+			nt_float(n, "clip", cases[k].clip);
+		if (cases[k].lbr)
 			nt_int(n, "linear_before_reset", 1);
-		if (cases[t].input_forget)
+		if (cases[k].input_forget)
 			nt_int(n, "input_forget", 1);
 		const om_tensor tx = nt_tensor(OM_FLOAT, 3, (int64_t[]){S, B, I}, buf[0]);
 		const om_tensor tw = nt_tensor(OM_FLOAT, 3, (int64_t[]){nd, G * H, I}, buf[1]);
@@ -108,21 +132,36 @@ static void fast_against_exact(void **state)
 		const om_tensor tc = nt_tensor(OM_FLOAT, 3, (int64_t[]){nd, B, H}, buf[5]);
 		const om_tensor tp = nt_tensor(OM_FLOAT, 2, (int64_t[]){nd, 3 * H}, buf[6]);
 		const om_tensor *in[8] = {&tx, &tw, &tr, &tb, &tl, &th, lstm ? &tc : NULL,
-					  lstm && cases[t].peep ? &tp : NULL};
+					  lstm && cases[k].peep ? &tp : NULL};
 		om_tensor ref[3], out[3];
 		om_status st = {0};
 		assert_int_equal(nt_run_mode(n, 14, in, ref, 1, &st), OM_OK);
-		for (int threads = 1; threads <= 2; threads++) {
-			assert_int_equal(nt_run_threads(n, 14, in, out, 0, threads, &st), OM_OK);
+		for (int r = 0; r < 4; r++) {
+			const int threads = 1 + r / 2;
+			void *slot = NULL;
+			void (*release)(void *) = NULL;
+			if (run_fast(n, in, out, threads, &slot, &release, &st))
+				fail_msg("%s", st.msg);
+			if (r % 2) { /* a second run on the same state */
+				for (int o = 0; o < (lstm ? 3 : 2); o++)
+					om_tensor_free(&out[o]);
+				if (run_fast(n, in, out, threads, &slot, &release, &st))
+					fail_msg("%s", st.msg);
+			}
+			/* a state for the packed R: all but GRU's reset before R */
+			if (om_layout_block() && (G == 3 && !cases[k].lbr) == (slot != NULL))
+				fail_msg("case %zu: %s state", k, slot ? "a" : "no");
+			om_ctx one = {.state = &slot, .state_release = &release};
+			om_ctx_state_reset(&one);
 			for (int o = 0; o < (lstm ? 3 : 2); o++) {
 				const float *a = out[o].data, *e = ref[o].data;
 				assert_int_equal(out[o].nbytes, ref[o].nbytes);
 				for (int64_t i = 0; i < om_tensor_numel(&ref[o]); i++)
 					if (fabsf(a[i] - e[i]) > 1e-5f * (1 + fabsf(e[i])))
-						fail_msg("case %zu (%s %s), %d threads, output %d "
-							 "[%lld]: %g, exact %g",
-							 t, cases[t].op, cases[t].dir, threads, o,
-							 (long long)i, a[i], e[i]);
+						fail_msg("case %zu (%s %s, H %lld), %d threads, "
+							 "output %d [%lld]: %g, exact %g",
+							 k, cases[k].op, cases[k].dir, (long long)H,
+							 threads, o, (long long)i, a[i], e[i]);
 				om_tensor_free(&out[o]);
 			}
 		}
