@@ -70,17 +70,25 @@ void om_layout_divide(const om_ctx *c, om_layout_req *r)
 		*r = (om_layout_req){0};
 }
 
+/* pixels a tile of the conversions: a tile's lanes stay in cache while each channel's row of
+ * it is read or written in one pass (whole planes a lane at a time went through the cache b
+ * times) */
+enum { LAYOUT_TILE = 32 };
+
 void om_layout_block_f32(const float *x, int64_t N, int64_t C, int64_t P, int64_t b, float *y)
 {
 	const int64_t Cb = (C + b - 1) / b;
 	for (int64_t n = 0; n < N; n++)
 		for (int64_t cb = 0; cb < Cb; cb++) {
 			float *o = y + (n * Cb + cb) * P * b;
-			for (int64_t l = 0; l < b; l++) {
-				const int64_t ch = cb * b + l;
-				const float *s = x + (n * C + ch) * P;
-				for (int64_t p = 0; p < P; p++)
-					o[p * b + l] = ch < C ? s[p] : 0.0f;
+			for (int64_t p0 = 0; p0 < P; p0 += LAYOUT_TILE) {
+				const int64_t p1 = p0 + LAYOUT_TILE < P ? p0 + LAYOUT_TILE : P;
+				for (int64_t l = 0; l < b; l++) {
+					const int64_t ch = cb * b + l;
+					const float *s = x + (n * C + ch) * P;
+					for (int64_t p = p0; p < p1; p++)
+						o[p * b + l] = ch < C ? s[p] : 0.0f;
+				}
 			}
 		}
 }
@@ -89,10 +97,13 @@ void om_layout_unblock_f32(const float *x, int64_t N, int64_t C, int64_t P, int6
 {
 	const int64_t Cb = (C + b - 1) / b;
 	for (int64_t n = 0; n < N; n++)
-		for (int64_t ch = 0; ch < C; ch++) {
-			const float *s = x + (n * Cb + ch / b) * P * b + ch % b;
-			float *o = y + (n * C + ch) * P;
-			for (int64_t p = 0; p < P; p++)
-				o[p] = s[p * b];
+		for (int64_t p0 = 0; p0 < P; p0 += LAYOUT_TILE) {
+			const int64_t p1 = p0 + LAYOUT_TILE < P ? p0 + LAYOUT_TILE : P;
+			for (int64_t ch = 0; ch < C; ch++) {
+				const float *s = x + (n * Cb + ch / b) * P * b + ch % b;
+				float *o = y + (n * C + ch) * P;
+				for (int64_t p = p0; p < p1; p++)
+					o[p] = s[p * b];
+			}
 		}
 }

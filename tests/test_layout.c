@@ -434,25 +434,30 @@ typedef struct rs_case {
 	float scales[4];
 	int64_t sizes[2]; /* H, W out when not 0 */
 	bool antialias, plain; /* plain: the Resize keeps its values plain in either layout */
+	int side; /* 1: it reads the graph input (plain), 2: its output is a graph output too */
 } rs_case;
 
 /* A UNet's or a detector's neck: a 1x1 conv, a Resize of H and W, a 1x1 conv: the Resize takes
  * the conv's blocked values and gives the next conv blocked ones (NHWC, or whole blocks of
  * channels: 32 and, for the channel-blocked layout only, not 24), in every mode, by scales or
  * sizes, up and down (antialias); plain when it samples outside the input
- * (tf_crop_and_resize's extrapolation) or resizes a channel. Against exact mode, batch 2 and a
- * symbolic batch run on 3 images, one and two threads, each forced layout. */
+ * (tf_crop_and_resize's extrapolation) or resizes a channel; only writes blocked values when
+ * it reads the graph input, only reads them when its output is a graph output too. Against
+ * exact mode, batch 2 and a symbolic batch run on 3 images, one and two threads, each forced
+ * layout. */
 static void resize_between_convs(void **state)
 {
 	(void)state;
 	const rs_case cases[] = {
-		{13, "linear", "half_pixel", {1, 1, 2, 2}, {0}, false, false},
-		{13, "nearest", "asymmetric", {1, 1, 2, 2}, {0}, false, false},
-		{13, "cubic", "align_corners", {1, 1, 1.5f, 2.5f}, {0}, false, false},
-		{18, "linear", "pytorch_half_pixel", {0}, {11, 7}, false, false},
-		{18, "linear", "half_pixel", {1, 1, 0.5f, 0.6f}, {0}, true, false},
-		{13, "linear", "tf_crop_and_resize", {1, 1, 2, 2}, {0}, false, true},
-		{13, "nearest", "asymmetric", {1, 2, 2, 2}, {0}, false, true},
+		{13, "linear", "half_pixel", {1, 1, 2, 2}, {0}, false, false, 0},
+		{13, "nearest", "asymmetric", {1, 1, 2, 2}, {0}, false, false, 0},
+		{13, "cubic", "align_corners", {1, 1, 1.5f, 2.5f}, {0}, false, false, 0},
+		{18, "linear", "pytorch_half_pixel", {0}, {11, 7}, false, false, 0},
+		{18, "linear", "half_pixel", {1, 1, 0.5f, 0.6f}, {0}, true, false, 0},
+		{13, "linear", "tf_crop_and_resize", {1, 1, 2, 2}, {0}, false, true, 0},
+		{13, "nearest", "asymmetric", {1, 2, 2, 2}, {0}, false, true, 0},
+		{13, "linear", "half_pixel", {1, 1, 2, 2}, {0}, false, false, 1},
+		{13, "linear", "align_corners", {1, 1, 0.5f, 0.7f}, {0}, false, false, 2},
 	};
 	const int32_t block = om_layout_block();
 	const int64_t C = 8, H = 9;
@@ -462,14 +467,17 @@ static void resize_between_convs(void **state)
 		const int64_t E = t / ncases % 2 ? 24 : 32, N = t / ncases / 2 % 2 ? -1 : 2;
 		const int threads = 1 + t / ncases % 2;
 		const om_layout_choice layout = forced[t / (ncases * 4)];
-		const int64_t E2 = k->scales[1] == 2 ? 2 * E : E;
+		const int64_t E2 = k->scales[1] == 2 ? 2 * E : E, X = k->side == 1 ? E : C;
 		om_model *m = tu_model(k->opset);
 		om_graph *g = m->graph;
 		tu_push_value(g, &g->inputs, &g->ninputs,
-			      tu_typed_value(g, "x", OM_FLOAT, 4, (int64_t[]){N, C, H, H}));
+			      tu_typed_value(g, "x", OM_FLOAT, 4, (int64_t[]){N, X, H, H}));
 		tu_float_init(g, "A", 4, (int64_t[]){E, C, 1, 1}, 1, 0.3f);
 		tu_float_init(g, "D", 4, (int64_t[]){C, E2, 1, 1}, 2, 0.2f);
-		conv(g, "x,A", "a", 1, 1, 1);
+		if (k->side == 1)
+			node(g, "Identity", "x", "a");
+		else
+			conv(g, "x,A", "a", 1, 1, 1);
 		om_node *r;
 		if (k->sizes[0]) {
 			om_value *v = om_graph_value(g, "sizes");
@@ -498,12 +506,17 @@ static void resize_between_convs(void **state)
 		conv(g, "rs,D", "y", 1, 1, 1);
 		tu_push_value(g, &g->outputs, &g->noutputs,
 			      tu_typed_value(g, "y", OM_FLOAT, -1, NULL));
+		if (k->side == 2)
+			tu_push_value(g, &g->outputs, &g->noutputs,
+				      tu_typed_value(g, "rs", OM_FLOAT, -1, NULL));
 		om_session *fast, *exact;
 		sessions(m, threads, layout, &fast, &exact);
 		const bool whole = block && (layout == OM_LAYOUT_NHWC || E % block == 0);
-		assert_string_equal(blocked_of(fast, "rs"), whole && !k->plain ? "rw" : "");
+		static const char *const sides[] = {"rw", "w", "r"};
+		assert_string_equal(blocked_of(fast, "rs"),
+				    whole && !k->plain ? sides[k->side] : "");
 		for (int i = 0; i < 2; i++)
-			agree(fast, exact, N > 0 ? N : 3, C, H, 1, true);
+			agree(fast, exact, N > 0 ? N : 3, X, H, k->side == 2 ? 2 : 1, true);
 		om_session_free(fast);
 		om_session_free(exact);
 		om_model_free(m);

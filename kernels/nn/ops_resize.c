@@ -358,13 +358,12 @@ static om_kind interpolate_f32(om_ctx *c)
 
 /* ---- on channel-blocked tensors (op.h) ---------------------------------------------------- */
 
-/* params and tables of the logical (N, C, H, W) of blocked X (N, Cb, H, W, L), C = Cb L (the
- * planner blocks only whole blocks: resize_layout) */
-static om_kind blocked_tables(om_ctx *c, rs_params *p, tables *t)
+static om_kind resize_kernel(om_ctx *c);
+
+/* params and tables of the Resize with X as its logical (N, C, H, W) lx */
+static om_kind logical_tables(om_ctx *c, const om_tensor *lx, rs_params *p, tables *t)
 {
-	const om_tensor *X = c->in[0];
-	const om_tensor lx = om_layout_logical(X, X->dims[1] * X->dims[4]);
-	const om_tensor *in[4] = {&lx, NULL, NULL, NULL};
+	const om_tensor *in[4] = {lx, NULL, NULL, NULL};
 	for (int32_t i = 1; i < c->nin && i < 4; i++)
 		in[i] = c->in[i];
 	om_ctx lc = *c;
@@ -374,9 +373,11 @@ static om_kind blocked_tables(om_ctx *c, rs_params *p, tables *t)
 }
 
 /* A float (N, C, H, W) Resize of H and W alone by constants, sampling inside the input (any
- * mode: nearest is a tap of weight 1), takes X and Y blocked, both or neither, in NHWC or when
- * C is whole blocks: the images' pixels are then runs of lanes that resize as the planes'
- * elements do (ONNX Runtime's NCHWc Upsample is linear or nearest by 2-D scales). */
+ * mode: nearest is a tap of weight 1), takes X and Y blocked, in NHWC or when C is whole
+ * blocks: the images' pixels are then runs of lanes that resize as the planes' elements do
+ * (ONNX Runtime's NCHWc Upsample is linear or nearest by 2-D scales). Either side may be
+ * plain: it is converted on the input's side (the smaller one when upsampling, and a UNet's
+ * Resize of a plain conv's output then still feeds NHWC convs). */
 static void resize_layout(const om_ctx *c, om_layout_req *r)
 {
 	*r = (om_layout_req){0};
@@ -396,26 +397,65 @@ static void resize_layout(const om_ctx *c, om_layout_req *r)
 	if (om_resize_params(&lc, true, &p) || tables_build(&lc, &p, &t))
 		return;
 	if (bands_fit(&p, &t, 2))
-		r->may = r->tied = OM_LAYOUT_IN(0) | OM_LAYOUT_OUT(0);
+		r->may = OM_LAYOUT_IN(0) | OM_LAYOUT_OUT(0);
 	tables_free(&t);
 }
 
-/* X (N, Cb, H, W, L) and Y (N, Cb, OH, OW, L), the planner's choice (resize_layout) */
-static om_kind resize_blocked(om_ctx *c)
+/* n floats of scratch for a converted side, within the run's memory limit */
+static om_kind side_buffer(om_ctx *c, int64_t n, float **buf)
 {
-	rs_params p;
-	tables t;
-	om_kind rc = blocked_tables(c, &p, &t);
+	om_kind rc = om_ctx_reserve(c, sizeof(float) * (size_t)n, "a converted copy");
 	if (rc)
 		return rc;
-	const om_tensor *X = c->in[0];
-	if (bands_fit(&p, &t, 2))
-		rc = resize_bands(c, &p, &t, 2, X->dims[0] * X->dims[1], X->dims[4], X->data,
-				  c->out[0]->data);
-	else
-		rc = om_error(c->st, OM_ERR_INTERNAL, c->node,
-			      "a blocked Resize must resize H and W alone");
-	tables_free(&t);
+	if (!(*buf = malloc(sizeof(float) * (size_t)(n + 1))))
+		return om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory");
+	return OM_OK;
+}
+
+/* X (N, Cb, H, W, L) or plain, Y (N, Cb, OH, OW, L) or plain, the planner's choice
+ * (resize_layout); C = Cb L (whole blocks) */
+static om_kind resize_blocked(om_ctx *c)
+{
+	const bool bin = c->blocked & OM_LAYOUT_IN(0), bout = c->blocked & OM_LAYOUT_OUT(0);
+	const om_tensor *X = c->in[0], *Y = c->out[0];
+	const om_tensor *B = bin ? X : Y; /* a blocked side: its blocks and lanes */
+	const int64_t L = B->dims[4], C = B->dims[1] * L, HW = X->dims[2] * X->dims[3];
+	float *buf = NULL;
+	om_kind rc;
+	om_tensor lx = bin ? om_layout_logical(X, C) : *X;
+	if (!bout) { /* a plain Y from a plain copy of X */
+		if ((rc = side_buffer(c, om_tensor_numel(&lx), &buf)))
+			return rc;
+		om_layout_unblock_f32(X->data, X->dims[0], C, HW, L, buf);
+		lx.data = buf;
+		lx.nbytes = sizeof(float) * (size_t)om_tensor_numel(&lx);
+		const om_tensor *in[4] = {&lx, NULL, NULL, NULL};
+		for (int32_t i = 1; i < c->nin && i < 4; i++)
+			in[i] = c->in[i];
+		om_ctx lc = *c;
+		lc.in = in, lc.blocked = 0;
+		rc = resize_kernel(&lc);
+		free(buf);
+		return rc;
+	}
+	const float *x = X->data;
+	if (!bin) { /* X blocked like Y */
+		if ((rc = side_buffer(c, X->dims[0] * B->dims[1] * HW * L, &buf)))
+			return rc;
+		om_layout_block_f32(X->data, X->dims[0], C, HW, L, buf);
+		x = buf;
+	}
+	rs_params p;
+	tables t;
+	if (!(rc = logical_tables(c, &lx, &p, &t))) {
+		if (bands_fit(&p, &t, 2))
+			rc = resize_bands(c, &p, &t, 2, X->dims[0] * B->dims[1], L, x, Y->data);
+		else
+			rc = om_error(c->st, OM_ERR_INTERNAL, c->node,
+				      "a blocked Resize must resize H and W alone");
+		tables_free(&t);
+	}
+	free(buf);
 	return rc;
 }
 
