@@ -433,11 +433,56 @@ static void global_average_fast(void **state)
 	}
 }
 
+/* 2-D AveragePool in fast mode (separable: window-column sums, then window-row sums) against
+ * exact mode (taps row by row) at one and two threads: kernels, strides, pads (asymmetric,
+ * a window past the input with ceil_mode), count_include_pad 0 and 1; within float rounding
+ * of nine to 49 terms, where a wrong tap, row or divisor is off by 1e-2 or more */
+static void average_fast(void **state)
+{
+	(void)state;
+	static const struct {
+		int64_t k, s, pb, pe, ceil, include;
+	} cases[] = {{3, 1, 1, 1, 0, 1}, {3, 1, 1, 1, 0, 0}, {3, 2, 1, 1, 1, 0}, {2, 2, 0, 0, 0, 0},
+		     {5, 3, 2, 1, 1, 1}, {7, 1, 0, 0, 0, 0}, {3, 1, 0, 2, 0, 0}};
+	static float x[2 * 3 * 19 * 23];
+	const int64_t d[] = {2, 3, 19, 23};
+	for (int64_t i = 0; i < 2 * 3 * 19 * 23; i++)
+		x[i] = xval(i) + 3.0f;
+	om_tensor tx = nt_tensor(OM_FLOAT, 4, d, x);
+	const om_tensor *in[] = {&tx};
+	for (size_t e = 0; e < sizeof cases / sizeof *cases; e++) {
+		om_model *m = om_model_new();
+		om_node *n = nt_add_node(m, "AveragePool", 1, 1);
+		const int64_t k = cases[e].k, s = cases[e].s, pb = cases[e].pb, pe = cases[e].pe;
+		nt_ints(n, "kernel_shape", (int64_t[]){k, k}, 2);
+		nt_ints(n, "strides", (int64_t[]){s, s}, 2);
+		nt_ints(n, "pads", (int64_t[]){pb, pb, pe, pe}, 4);
+		nt_int(n, "ceil_mode", cases[e].ceil);
+		nt_int(n, "count_include_pad", cases[e].include);
+		om_tensor exact[1], fast[1];
+		om_status st = {0};
+		assert_int_equal(nt_run_mode(n, 19, in, exact, 1, &st), OM_OK);
+		for (int threads = 1; threads <= 2; threads++) {
+			assert_int_equal(nt_run_threads(n, 19, in, fast, 0, threads, &st), OM_OK);
+			assert_int_equal(fast[0].nbytes, exact[0].nbytes);
+			const float *a = fast[0].data, *b = exact[0].data;
+			for (int64_t i = 0; i < om_tensor_numel(&exact[0]); i++)
+				if (!(fabsf(a[i] - b[i]) <= 1e-6f * fabsf(b[i]) * 8))
+					fail_msg("case %zu [%lld]: fast %.9g, exact %.9g", e,
+						 (long long)i, (double)a[i], (double)b[i]);
+			om_tensor_free(&fast[0]);
+		}
+		om_tensor_free(&exact[0]);
+		om_model_free(m);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(maxpool_indices),    cmocka_unit_test(averagepool_variants),
 		cmocka_unit_test(lppool_and_globals), cmocka_unit_test(maxpool_uint8),
+		cmocka_unit_test(average_fast),
 		cmocka_unit_test(pool_shapes_and_errors), cmocka_unit_test(maxpool_paths_agree),
 		cmocka_unit_test(maxunpool_values),   cmocka_unit_test(averagepool_rows),
 		cmocka_unit_test(global_average_fast),

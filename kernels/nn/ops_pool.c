@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clones.h"
 #include "detmath.h"
 #include "f32_bridge.h"
 #include "fastmath.h"
@@ -418,12 +419,67 @@ static void avg_image_rows(const pool3 *g, const pool_args *pa, int64_t k, int64
 		}
 }
 
+/* Fast mode's 2-D AveragePool without dilations, separable: the window columns' sums of every
+ * input row (hs: H x OW floats), then the window rows' sums of those, each pass over whole
+ * rows (vectorizable), divided by the same count as pool_image's. The sums are in another
+ * order than exact mode's (taps row by row): not the same bits (inception_v3's 3x3 pools of
+ * 288 channels at 35x35, one thread: 1.1 -> 0.6 ms a run, ONNX Runtime 0.27). */
+OM_CLONES static void avg_plane_separable(const pool3 *g, const pool_args *pa, int64_t kw,
+					  int64_t sw, const float *x, float *y, float *hs)
+{
+	const axis_taps *T = g->t;
+	const int64_t H = g->in[1], W = g->in[2], OH = g->out[1], OW = g->out[2];
+	int64_t a, b; /* output columns with windows wholly inside */
+	inside(&T[2], OW, kw, &a, &b);
+	for (int64_t h = 0; h < H; h++) {
+		const float *r = x + h * W;
+		float *restrict d = hs + h * OW;
+		for (int64_t ow = 0; ow < OW; ow++) {
+			if (ow == a && a < b) {
+				const float *restrict ri = r + T[2].start[a];
+				for (int64_t o = a; o < b; o++)
+					d[o] = 0;
+				for (int64_t t = 0; t < kw; t++)
+					if (sw == 1) /* contiguous loads */
+						for (int64_t o = a; o < b; o++)
+							d[o] += ri[o - a + t];
+					else
+						for (int64_t o = a; o < b; o++)
+							d[o] += ri[(o - a) * sw + t];
+				ow = b - 1;
+				continue;
+			}
+			float v = 0;
+			for (int64_t t = T[2].lo[ow]; t < T[2].hi[ow]; t++)
+				v += r[T[2].start[ow] + t];
+			d[ow] = v;
+		}
+	}
+	for (int64_t oh = 0; oh < OH; oh++) {
+		float *restrict d = y + oh * OW;
+		for (int64_t o = 0; o < OW; o++)
+			d[o] = 0;
+		for (int64_t t = T[1].lo[oh]; t < T[1].hi[oh]; t++) {
+			const float *restrict r = hs + (T[1].start[oh] + t) * OW;
+			for (int64_t o = 0; o < OW; o++)
+				d[o] += r[o];
+		}
+		const int64_t ch = pa->include_pad ? T[1].padded[oh] : T[1].hi[oh] - T[1].lo[oh];
+		for (int64_t o = 0; o < OW; o++)
+			d[o] /= (float)(ch * (pa->include_pad ? T[2].padded[o]
+							      : T[2].hi[o] - T[2].lo[o]));
+	}
+}
+
 /* Input and output elements a piece of images reads and writes, at least; a global pool's
  * sum is cheaper per element (2 threads: efficientnet_b0's 17 GlobalAveragePools, ms a run,
  * 0.16 -> 0.20 split from 32768 elements on) */
 enum { POOL_GRAIN = 1 << 15, GLOBAL_GRAIN = 1 << 17 };
 
-enum { POOL_PATH_GENERAL, POOL_PATH_MAX_ROWS, POOL_PATH_MAX_PLANE, POOL_PATH_AVG_ROWS };
+enum {
+	POOL_PATH_GENERAL, POOL_PATH_MAX_ROWS, POOL_PATH_MAX_PLANE, POOL_PATH_AVG_ROWS,
+	POOL_PATH_AVG_PLANE
+};
 
 /* Images (image, channel) [lo, hi) of a pool, split over the run's threads: each is its own */
 typedef struct pool_job {
@@ -445,6 +501,7 @@ static void pool_piece(void *arg, int64_t lo, int64_t hi)
 	/* the row paths' buffer (without one, the general path: the same results) */
 	const int64_t floats = j->path == POOL_PATH_MAX_ROWS    ? g->in[2]
 			       : j->path == POOL_PATH_MAX_PLANE ? g->out[1] * g->in[2]
+			       : j->path == POOL_PATH_AVG_PLANE ? g->in[1] * g->out[2]
 								: g->out[2];
 	float *tmp = j->path == POOL_PATH_GENERAL ? NULL
 						  : malloc(sizeof(float) * (size_t)(floats + 1));
@@ -455,6 +512,8 @@ static void pool_piece(void *arg, int64_t lo, int64_t hi)
 			max_plane_s1(g, j->kh, j->k, x, y, tmp);
 		else if (tmp && j->path == POOL_PATH_MAX_ROWS)
 			max_image_separable(g, j->k, j->s, x, y, tmp);
+		else if (tmp && j->path == POOL_PATH_AVG_PLANE)
+			avg_plane_separable(g, j->pa, j->k, j->s, x, y, tmp);
 		else if (tmp)
 			avg_image_rows(g, j->pa, j->k, j->s, x, y, tmp);
 		else
@@ -487,7 +546,7 @@ static om_kind pool_f32(om_ctx *c)
 				 ? POOL_PATH_MAX_PLANE
 				 : POOL_PATH_MAX_ROWS;
 	else if (pa.kind == POOL_AVG && undilated)
-		j.path = POOL_PATH_AVG_ROWS;
+		j.path = !c->exact && sp.n == 2 ? POOL_PATH_AVG_PLANE : POOL_PATH_AVG_ROWS;
 	om_par_for(c->threads, X->dims[0] * X->dims[1], POOL_GRAIN / (j.isz + j.osz + 1) + 1,
 		   pool_piece, &j);
 	free(g.buf);
