@@ -271,16 +271,30 @@ void om_dgemm(int exact, bool ta, bool tb, int64_t M, int64_t N, int64_t K, doub
 			   C, (int)ldc);
 }
 
+#ifdef OM_HAVE_DNNL
+/* OpenBLAS's own (pthreads builds): stops its worker threads, which OpenBLAS starts again
+ * when a call wants more than one thread; absent from other builds */
+extern void blas_thread_shutdown_(void) __attribute__((weak));
+#endif
+
 void om_blas_threads(int n)
 {
 	if (n < 1)
 		n = 1;
 #ifdef OM_HAVE_DNNL
 	/* oneDNN's OpenMP pool runs the products on n threads; OpenBLAS, left the smallest and
-	 * the double ones, keeps one, so that its pthread pool never competes with OpenMP's */
+	 * the double ones, keeps one, so that its pthread pool never competes with OpenMP's.
+	 * Its workers, started when the library loads, would otherwise wait for work in
+	 * sched_yield for a while (on a 2-core host, a short run's whole time: a ConvTranspose
+	 * decoder's first runs took twice as long as the later ones); they are stopped. */
 	omp_set_num_threads(n);
-	n = 1;
-#endif
+	if (openblas_get_num_threads() != 1) {
+		openblas_set_num_threads(1);
+		if (blas_thread_shutdown_)
+			blas_thread_shutdown_();
+	}
+#else
 	if (openblas_get_num_threads() != n)
 		openblas_set_num_threads(n);
+#endif
 }

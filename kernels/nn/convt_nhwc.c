@@ -14,22 +14,33 @@
 #include "clones.h"
 #include "convt_nhwc.h"
 #include "gemm.h"
+#include "gemm_packed.h"
 #include "parallel.h"
 
-/* W (C, M, KH, KW) as Wt (C, KH KW, M), made on the step's first run */
+/* W (C, M, KH, KW) as Wt (C, KH KW, M), made on the step's first run, and the buffer of the
+ * products, kept across runs: a buffer of megabytes malloc'd in every run came back as fresh
+ * pages for a while (glibc's mmap threshold and heap trimming: a ConvTranspose decoder's
+ * first 10-20 runs took twice as long as the later ones) */
 typedef struct ct_state {
 	int64_t key[3]; /* C, M, taps */
 	float *wt;
+	float *t;
+	int64_t tcap;          /* floats of t */
+	void *packed;          /* Wt packed for the product (gemm_packed.h): a state slot */
+	void (*release)(void *);
 } ct_state;
 
 static void ct_release(void *p)
 {
 	ct_state *s = p;
+	om_ctx slot = {.state = &s->packed, .state_release = &s->release};
+	om_ctx_state_reset(&slot);
 	free(s->wt);
-	s->wt = NULL;
+	free(s->t);
+	s->wt = s->t = NULL;
 }
 
-static const float *ct_weights(om_ctx *c, int64_t C, int64_t M, int64_t K, const float *w)
+static ct_state *ct_get(om_ctx *c, int64_t C, int64_t M, int64_t K, const float *w)
 {
 	const int64_t key[3] = {C, M, K};
 	bool made;
@@ -41,7 +52,17 @@ static const float *ct_weights(om_ctx *c, int64_t C, int64_t M, int64_t K, const
 			for (int64_t m = 0; m < M; m++)
 				for (int64_t t = 0; t < K; t++)
 					s->wt[(ci * K + t) * M + m] = w[(ci * M + m) * K + t];
-	return s->wt;
+	return s->wt ? s : NULL;
+}
+
+/* the products' buffer of n floats */
+static float *ct_products(ct_state *s, int64_t n)
+{
+	if (n > s->tcap) {
+		free(s->t);
+		s->tcap = (s->t = malloc(sizeof(float) * (size_t)(n + 1))) ? n : 0;
+	}
+	return s->t;
 }
 
 /* output rows [lo, hi) of one image from its product T */
@@ -90,30 +111,41 @@ om_kind om_convt_nhwc(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int
 {
 	const int64_t K = sp->k[0] * sp->k[1], P = sp->in[0] * sp->in[1];
 	const int64_t OP = sp->out[0] * sp->out[1];
-	const float *wt = ct_weights(c, C, M, K, w);
-	if (!wt)
+	ct_state *s = ct_get(c, C, M, K, w);
+	if (!s)
 		return om_error(c->st, OM_ERR_NOMEM, c->node, "ConvTranspose weights");
+	const float *wt = s->wt;
 	int64_t nt;
 	if (__builtin_mul_overflow(P, K * M, &nt) || nt >= INT64_MAX / 8)
 		return om_error(c->st, OM_ERR_INVALID_INPUT, c->node, "product too large");
 	om_kind rc = om_ctx_reserve(c, sizeof(float) * (size_t)nt, "the ConvTranspose product");
 	if (rc)
 		return rc;
-	float *t = malloc(sizeof(float) * (size_t)(nt + 1));
+	float *t = ct_products(s, nt);
 	if (!t)
 		return om_error(c->st, OM_ERR_NOMEM, c->node, "ConvTranspose product");
+	/* Wt packed once for oneDNN's matmul (in its own slot of the state); else om_sgemm,
+	 * which packs it again in every call */
+	om_ctx pc = *c;
+	pc.state = &s->packed, pc.state_release = &s->release;
+	const om_gemm_b b = {false, 1, C, K * M, K * M, 0, wt};
+	om_gemm_packed *pk = C > 0 && P > 0 ? om_gemm_packed_get(&pc, 1, &b, P) : NULL;
 	enum { GRAIN = 1 << 15 }; /* additions worth a thread */
 	const int64_t per_row = sp->out[1] * M * (K / (sp->stride[0] * sp->stride[1]) + 1);
 	for (int64_t n = 0; n < N; n++) {
 		const float *xn = x + n * C * P;
-		if (C > 0 && P > 0)
+		if (pk && om_gemm_packed_mul(&pc, pk, 0, !x_nhwc, P, 1, xn, x_nhwc ? C : P, 0, t,
+					     K * M, &rc)) {
+			if (rc)
+				return rc;
+		} else if (C > 0 && P > 0) {
 			om_sgemm(0, !x_nhwc, false, P, K * M, C, 1, xn, x_nhwc ? C : P, wt, K * M,
 				 0, t, K * M);
-		else
+		} else {
 			memset(t, 0, sizeof(float) * (size_t)nt);
+		}
 		ct_job j = {sp, M, t, bias, y + n * OP * M};
 		om_par_for(c->threads, sp->out[0], GRAIN / (per_row + 1) + 1, ct_rows, &j);
 	}
-	free(t);
 	return OM_OK;
 }
