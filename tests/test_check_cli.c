@@ -102,6 +102,11 @@ static void check_passes(void **state)
 	assert_string_equal(result, "ok");
 	assert_int_equal(run("compare m.onnx s.onnx --input x=x.npy"), 0);
 	assert_non_null(strstr(out, "every shared value within tolerance"));
+	/* --input-dir: x from ./x.npy, as run reads it: every input given, so one run */
+	assert_int_equal(run("compare m.onnx s.onnx --input-dir ."), 0);
+	assert_non_null(strstr(out, "every shared value within tolerance"));
+	assert_int_equal(run("simplify m.onnx s.onnx --check 3 --input-dir ."), 0);
+	assert_non_null(strstr(out, "check: 1 run"));
 }
 
 static void broken_pass_is_caught_and_named(void **state)
@@ -167,6 +172,10 @@ static void usage_errors(void **state)
 			     "--input-shape x:1,3"),
 			 1);
 	assert_null(strstr(err, "dim 1 is 3"));
+	assert_int_equal(run("compare m.onnx m.onnx --input-dir . --input-dir ."), 2);
+	assert_int_equal(run("compare m.onnx m.onnx --input-dir nowhere"), 1);
+	assert_non_null(
+		strstr(err, "input 'x' is in neither nowhere/input_0.pb nor nowhere/x.npy"));
 	assert_int_equal(run("compare m.onnx m.onnx --input z=x.npy"), 1);
 	assert_non_null(strstr(err, "the model has no input 'z' to feed (its inputs: x)"));
 }

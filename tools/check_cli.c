@@ -1,8 +1,10 @@
 /* check_cli.c — see check_cli.h. */
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "check_cli.h"
 #include "status.h"
@@ -18,6 +20,8 @@ const char cli_check_help[] =
 	"                      256+64(v-1), v = 1+(run+k)%4\n"
 	"  --rtol R, --atol A  tolerance of a float tensor: max|a-b| <= A + R*max|a|, a the\n"
 	"                      original's (default R 1e-4, A 1e-5); other types must be equal\n"
+	"  --input-dir DIR     feed the inputs not given by --input from DIR/input_<i>.pb\n"
+	"                      (ONNX's test layout: i the input's index), else DIR/NAME.npy\n"
 	"  --seed N            seed of the random inputs (default: fixed, so runs repeat)\n";
 
 int cli_usage_error(const char *cmd, const char *fmt, const char *arg)
@@ -31,8 +35,8 @@ int cli_usage_error(const char *cmd, const char *fmt, const char *arg)
 int cli_check_arg(int argc, char **argv, int *i, cli_check_args *a, const char *cmd)
 {
 	const char *arg = argv[*i];
-	if (strcmp(arg, "--input") && strcmp(arg, "--rtol") && strcmp(arg, "--atol") &&
-	    strcmp(arg, "--seed"))
+	if (strcmp(arg, "--input") && strcmp(arg, "--input-dir") && strcmp(arg, "--rtol") &&
+	    strcmp(arg, "--atol") && strcmp(arg, "--seed"))
 		return 0;
 	if (*i + 1 >= argc)
 		return cli_usage_error(cmd, "%s needs a value", arg);
@@ -55,6 +59,10 @@ int cli_check_arg(int argc, char **argv, int *i, cli_check_args *a, const char *
 			}
 		a->names[a->n] = name;
 		a->files[a->n++] = eq + 1;
+	} else if (!strcmp(arg, "--input-dir")) {
+		if (a->input_dir)
+			return cli_usage_error(cmd, "--input-dir given twice: '%s'", val);
+		a->input_dir = val;
 	} else if (!strcmp(arg, "--seed")) {
 		unsigned long long v = strtoull(val, &end, 10);
 		if (errno || *end || end == val || val[0] == '-')
@@ -69,8 +77,47 @@ int cli_check_arg(int argc, char **argv, int *i, cli_check_args *a, const char *
 	return 1;
 }
 
-om_kind cli_check_read(cli_check_args *a, om_status *st)
+/* the inputs of m that --input does not name, from a->input_dir */
+static om_kind dir_inputs(cli_check_args *a, const om_model *m, om_status *st)
 {
+	const int n = om_model_input_count(m);
+	for (int i = 0; i < n; i++) {
+		om_io_info io;
+		om_kind rc = om_model_input_info(m, i, &io, st);
+		if (rc)
+			return rc;
+		bool given = false;
+		for (int k = 0; k < a->n; k++)
+			given |= !strcmp(a->names[k], io.name);
+		if (given)
+			continue;
+		if (a->n == CLI_MAX_INPUTS)
+			return cmd_error(st, OM_ERR_INVALID_INPUT, "too many inputs");
+		char pb[4096], npy[4096];
+		struct stat sb;
+		snprintf(pb, sizeof pb, "%s/input_%d.pb", a->input_dir, i);
+		snprintf(npy, sizeof npy, "%s/%s.npy", a->input_dir, io.name);
+		const char *file = !stat(pb, &sb) ? pb : !stat(npy, &sb) ? npy : NULL;
+		if (!file)
+			return cmd_error(st, OM_ERR_INVALID_INPUT,
+					 "input '%s' is in neither %s nor %s", io.name, pb, npy);
+		char *name = strdup(io.name), *path = strdup(file);
+		if (!name || !path) {
+			free(name), free(path);
+			return cmd_error(st, OM_ERR_NOMEM, "out of memory");
+		}
+		a->names[a->n] = name;
+		a->dir_files[a->n] = path;
+		a->files[a->n++] = path;
+	}
+	return OM_OK;
+}
+
+om_kind cli_check_read(cli_check_args *a, const om_model *m, om_status *st)
+{
+	om_kind rc = a->input_dir ? dir_inputs(a, m, st) : OM_OK;
+	if (rc)
+		return rc;
 	for (int k = 0; k < a->n; k++) {
 		om_kind rc = om_tensor_read_file(a->files[k], &a->tensors[k], st);
 		if (rc)
@@ -140,6 +187,8 @@ void cli_check_free(cli_check_args *a)
 {
 	for (int k = 0; k < a->n; k++) {
 		free((char *)a->names[k]);
+		free(a->dir_files[k]);
+		a->dir_files[k] = NULL;
 		om_tensor_free(&a->tensors[k]);
 	}
 	a->n = 0;

@@ -8,8 +8,8 @@
 #include "progress.h"
 
 static const char usage_text[] =
-	"usage: omopt compare A.onnx B.onnx [--input NAME=FILE]... [--rtol R] [--atol A]\n"
-	"                     [--seed N]\n"
+	"usage: omopt compare A.onnx B.onnx [--input NAME=FILE]... [--input-dir DIR] [--rtol R]\n"
+	"                     [--atol A] [--seed N]\n"
 	"\n"
 	"Runs both models once with omopt's executor on the same inputs, every value they share\n"
 	"by name made a graph output, and prints for each (in A's topological order) its shape,\n"
@@ -57,7 +57,7 @@ int cmd_compare(int argc, char **argv)
 	ca.opt.progress = cli_progress_report;
 	ca.opt.progress_user = &prog;
 	om_compare_report rep = {0};
-	if (cli_check_read(&ca, &st) || om_model_load(paths[0], &a, &st) ||
+	if (om_model_load(paths[0], &a, &st) || cli_check_read(&ca, a, &st) ||
 	    om_model_load(paths[1], &b, &st) || om_compare(a, b, &ca.opt, &rep, &st)) {
 		rc = cmd_fail(&st);
 	} else {

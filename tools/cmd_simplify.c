@@ -24,9 +24,9 @@ static const char usage_text[] =
 	"                      [--outputs A,B,...] [--inputs C,D,...]\n"
 	"                      [--drop-unused-outputs] [--no-shapes | --all-shapes]\n"
 	"                      [--inline-functions | --no-inline-functions]\n"
-	"                      [--check N [--bisect]] [--input NAME=FILE]... [--rtol R]\n"
-	"                      [--atol A] [--seed N] (inputs and tolerances of --check\n"
-	"                      and --dtype)\n"
+	"                      [--check N [--bisect]] [--input NAME=FILE]...\n"
+	"                      [--input-dir DIR] [--rtol R] [--atol A] [--seed N]\n"
+	"                      (inputs and tolerances of --check and --dtype)\n"
 	"                      [--dtype fp16|bf16 [--keep-fp32 NODE]... [--no-keep-measure]]\n"
 	"\n"
 	"Folds Shape->Gather->Unsqueeze->Concat->Reshape chains into literals (also with dynamic\n"
@@ -405,8 +405,12 @@ static int simplify(simplify_args *a)
 	a->opt.progress = cli_progress_report;
 	a->opt.progress_user = &prog;
 	double t0 = now_ms();
-	if (cli_check_read(&a->check, &st) || om_model_load(a->paths[0], &m, &st))
+	if (om_model_load(a->paths[0], &m, &st))
 		return cmd_fail(&st);
+	if (cli_check_read(&a->check, m, &st)) {
+		om_model_free(m);
+		return cmd_fail(&st);
+	}
 	/* inputs that cannot feed the model fail now, before the passes and OUT's writing */
 	if (cli_check_fits(&a->check, m, a->opt.input_shapes, (int)a->opt.n_input_shapes, &st)) {
 		om_model_free(m);
