@@ -20,7 +20,8 @@ usage: bench/compare_ort.py [--runs N] [--rounds R] [--threads 1,2] [--omopt PAT
 Without model arguments: every folder of ../shared/models and of the bench model cache
 (bench/export_bench.py writes it: $OMOPT_BENCH_MODELS or ~/.cache/omopt-bench/models).
 A model dir holds model.onnx and in/NAME.npy. Needs Node.js and the oracle
-(../shared/oracle/install.sh). No test asserts a time: this prints numbers for bench/README.md.
+(../shared/oracle/install.sh; $OMOPT_SHARED names another shared folder, as for the tests) and
+numpy. No test asserts a time: this prints numbers for bench/README.md.
 """
 import argparse
 import glob
@@ -33,10 +34,8 @@ import subprocess
 import sys
 import tempfile
 
-import numpy as np
-
 HERE = os.path.dirname(os.path.abspath(__file__))
-SHARED = os.path.join(HERE, '..', '..', 'shared')
+SHARED = os.environ.get('OMOPT_SHARED', os.path.join(HERE, '..', '..', 'shared'))
 ORACLE = os.path.join(SHARED, 'oracle', 'ort_run.js')
 
 
@@ -86,8 +85,13 @@ def missing_tools(a):
     """What the comparison needs and this machine lacks, as sentences."""
     out = []
     if not os.path.exists(ORACLE):
-        out.append('the oracle (%s): ../shared next to the checkout, set up by '
-                   '../shared/oracle/install.sh' % os.path.normpath(ORACLE))
+        out.append('the oracle (%s): ../shared next to the checkout (or $OMOPT_SHARED), set '
+                   'up by its oracle/install.sh' % os.path.normpath(ORACLE))
+    try:
+        import numpy  # noqa: F401 (the output comparison's)
+    except ImportError:
+        out.append('numpy in %s (run the script as /usr/bin/python3 bench/compare_ort.py)'
+                   % sys.executable)
     ort_dir = os.environ.get('OM_ORACLE_DIR') or os.path.join(
         os.path.expanduser('~'), '.cache', 'om-oracle')
     if not shutil.which('node'):
@@ -116,6 +120,7 @@ def max_diff(a, d, threads):
     magnitude when that is above 1, else absolute), as a short string; outputs of different
     shapes say so. omopt runs on `threads` (its primitives are made for them), ONNX Runtime
     on one."""
+    import numpy as np  # after the arguments: --help needs no numpy
     with tempfile.TemporaryDirectory() as tmp:
         ours, theirs = os.path.join(tmp, 'omopt'), os.path.join(tmp, 'ort')
         cmd, env = omopt_cmd(a, d, threads)
@@ -180,7 +185,8 @@ def model_dirs(a):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap = argparse.ArgumentParser(description=__doc__.split('\n\nusage:')[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--runs', type=int, default=20, help='timed runs per process')
     ap.add_argument('--rounds', type=int, default=3, help='alternating processes per runtime')
     ap.add_argument('--threads', default='1', help='comma-separated thread counts')
