@@ -44,10 +44,10 @@ static om_kind fuse(om_pass_ctx *c, om_graph *g, om_node *n, bool *done)
 	    om_value_used_by_subgraph(c, g, n->out[0]))
 		return OM_OK;
 	int first = 0; /* which input is the Conv's output */
-	om_node *conv = om_fuse_conv_producer(c, g, n->in[0]);
+	om_node *conv = om_fuse_conv_producer(c, g, n->in[0], OM_OPC_BIT(OM_OPC_CONV));
 	if (!conv && !div && !sub) {
 		first = 1;
-		conv = om_fuse_conv_producer(c, g, n->in[1]);
+		conv = om_fuse_conv_producer(c, g, n->in[1], OM_OPC_BIT(OM_OPC_CONV));
 	}
 	if (!conv)
 		return OM_OK;

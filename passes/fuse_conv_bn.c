@@ -1,9 +1,12 @@
 /*
  * fuse_conv_bn.c — the fuse_conv_bn pass: BatchNormalization (inference) reading the only use
- * of a Conv's output is folded into the Conv's weight and bias:
+ * of a Conv's or a ConvTranspose's output is folded into its weight and bias:
  *
  *     s[m] = scale[m] / sqrt(var[m] + epsilon)
  *     W'[m, ...] = W[m, ...] * s[m]        B'[m] = (B[m] - mean[m]) * s[m] + bias[m]
+ *
+ * (ConvTranspose: W'[c, j, ...] = W[c, j, ...] * s[m], m = (c / (C / group)) (M / group) + j,
+ * its W being (C, M / group, ...))
  *
  * Conditions: W, B (when present), scale, bias, mean and var are constants of a float type
  * (float, double, float16, bfloat16), W has rank >= 3 and dim 0 = M, every per-channel operand
@@ -32,13 +35,19 @@ static om_kind fuse(om_pass_ctx *c, om_graph *g, om_node *bn, bool *done)
 	*done = false;
 	if (!bn_is_inference(bn) || om_value_used_by_subgraph(c, g, bn->out[0]))
 		return OM_OK;
-	om_node *conv = om_fuse_conv_producer(c, g, bn->in[0]);
+	const uint64_t convs = OM_OPC_BIT(OM_OPC_CONV) | OM_OPC_BIT(OM_OPC_CONV_TRANSPOSE);
+	om_node *conv = om_fuse_conv_producer(c, g, bn->in[0], convs);
 	if (!conv)
 		return OM_OK;
 	const om_tensor *w = om_value_const(g, conv->in[1]);
-	int64_t m = om_fuse_weight_channels(w);
-	if (m <= 0)
+	const bool tr = om_node_code(g->model, conv) == OM_OPC_CONV_TRANSPOSE;
+	/* ConvTranspose's W is (C, M / group, ...): output m of group gr is row gr C / group +
+	 * c's column m - gr M / group */
+	const int64_t group = tr ? om_attr_int(conv, "group", 1) : 1;
+	if (om_fuse_weight_channels(w) <= 0 || group < 1 || w->dims[0] % group)
 		return OM_OK;
+	const int64_t m = tr ? w->dims[1] * group : w->dims[0];
+	const int64_t mg = tr ? w->dims[1] : 1, cg = tr ? w->dims[0] / group : 1;
 	const om_tensor *b = conv->nin > 2 && conv->in[2] ? om_value_const(g, conv->in[2]) : NULL;
 	if (conv->nin > 2 && conv->in[2] && !om_fuse_vector_ok(b, m))
 		return OM_OK;
@@ -57,11 +66,18 @@ static om_kind fuse(om_pass_ctx *c, om_graph *g, om_node *bn, bool *done)
 	om_tensor *nb = om_model_tensor(g->model, w->dtype, 1, bd);
 	if (!nw || !nb)
 		return om_error(c->st, OM_ERR_NOMEM, bn, "out of memory");
-	int64_t inner = om_tensor_numel(w) / m;
+	/* W as rows (Conv: outputs, ConvTranspose: inputs) of mg parts (Conv: one) of `inner`
+	 * values, each part one output's */
+	const int64_t rows = w->dims[0], inner = om_tensor_numel(w) / (rows * mg);
+	for (int64_t r = 0; r < rows; r++)
+		for (int64_t j = 0; j < mg; j++) {
+			const int64_t o = tr ? r / cg * mg + j : r; /* the output channel */
+			const double s = om_fuse_get(p[0], o) / sqrt(om_fuse_get(p[3], o) + eps);
+			for (int64_t i = 0, at = (r * mg + j) * inner; i < inner; i++)
+				om_fuse_set(nw, at + i, om_fuse_get(w, at + i) * s);
+		}
 	for (int64_t o = 0; o < m; o++) {
-		double s = om_fuse_get(p[0], o) / sqrt(om_fuse_get(p[3], o) + eps);
-		for (int64_t i = 0; i < inner; i++)
-			om_fuse_set(nw, o * inner + i, om_fuse_get(w, o * inner + i) * s);
+		const double s = om_fuse_get(p[0], o) / sqrt(om_fuse_get(p[3], o) + eps);
 		double b0 = b ? om_fuse_get(b, o) : 0.0;
 		om_fuse_set(nb, o, (b0 - om_fuse_get(p[2], o)) * s + om_fuse_get(p[1], o));
 	}

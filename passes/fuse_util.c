@@ -6,11 +6,12 @@
 
 enum { SHARED_WEIGHT_ALLOWANCE = 4096 }; /* bytes a fusion may duplicate (fold.c's allowance) */
 
-om_node *om_fuse_conv_producer(om_pass_ctx *c, const om_graph *g, const om_value *x)
+om_node *om_fuse_conv_producer(om_pass_ctx *c, const om_graph *g, const om_value *x,
+			       uint64_t codes)
 {
 	om_node *p = x ? x->producer : NULL;
 	if (!p || p->graph != g || (p->flags & OM_NODE_DEAD) ||
-	    om_node_code(g->model, p) != OM_OPC_CONV || p->nout != 1 || p->nin < 2 ||
+	    !(codes & OM_OPC_BIT(om_node_code(g->model, p))) || p->nout != 1 || p->nin < 2 ||
 	    p->nin > 3 || p->out[0] != x || !p->in[0] || !p->in[1] || x->nuses != 1 ||
 	    (x->flags & OM_VALUE_GRAPH_OUTPUT) || om_value_used_by_subgraph(c, g, x))
 		return NULL;

@@ -9,9 +9,11 @@
 #include "registry.h"
 #include "pass.h"
 
-/** The Conv (default domain, live, in g) producing x when x has no other use, is not a graph
- *  output and no subgraph reads it; NULL otherwise. Uses must be counted. */
-om_node *om_fuse_conv_producer(om_pass_ctx *c, const om_graph *g, const om_value *x);
+/** The node of one of the opcodes `codes` (OM_OPC_BIT: Conv, ConvTranspose; live, in g)
+ *  producing x when x has no other use, is not a graph output and no subgraph reads it; NULL
+ *  otherwise. Uses must be counted. */
+om_node *om_fuse_conv_producer(om_pass_ctx *c, const om_graph *g, const om_value *x,
+			       uint64_t codes);
 /** M (dim 0) of a constant float Conv weight of rank >= 3 whose data is all there; else -1. */
 int64_t om_fuse_weight_channels(const om_tensor *w);
 /** True for a constant float tensor of m elements whose data is all there. */

@@ -966,7 +966,7 @@ static const om_op rows[] = {
 	{"FusedConv", "com.microsoft", 1, fused_infer, conv_kernel,
 	 CONV_FLAGS | OM_OP_INPLACE_LAST, &sig_ms_FusedConv_1, OM_OPC_MS_FUSED_CONV, conv_layout},
 	{"ConvTranspose", "", 1, convt_infer, convt_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
-	 &sig_ConvTranspose_1, OM_OPC_NONE, convt_layout},
+	 &sig_ConvTranspose_1, OM_OPC_CONV_TRANSPOSE, convt_layout},
 	{"ConvInteger", "", 10, conv_infer, convint_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
 	 &sig_ConvInteger_10, OM_OPC_NONE, NULL},
 	{"QLinearConv", "", 10, conv_infer, qlinearconv_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
