@@ -17,16 +17,11 @@
 #include "gemm_packed.h"
 #include "parallel.h"
 
-/* W (C, M, KH, KW) as Wt (C, KH KW, M), made on the step's first run, and the buffer of the
- * products, kept across runs: a buffer of megabytes malloc'd in every run came back as fresh
- * pages for a while (glibc's mmap threshold and heap trimming: a ConvTranspose decoder's
- * first 10-20 runs took twice as long as the later ones) */
+/* W (C, M, KH, KW) as Wt (C, KH KW, M), made on the step's first run */
 typedef struct ct_state {
 	int64_t key[3]; /* C, M, taps */
 	float *wt;
-	float *t;
-	int64_t tcap;          /* floats of t */
-	void *packed;          /* Wt packed for the product (gemm_packed.h): a state slot */
+	void *packed; /* Wt packed for the product (gemm_packed.h): a state slot */
 	void (*release)(void *);
 } ct_state;
 
@@ -36,8 +31,7 @@ static void ct_release(void *p)
 	om_ctx slot = {.state = &s->packed, .state_release = &s->release};
 	om_ctx_state_reset(&slot);
 	free(s->wt);
-	free(s->t);
-	s->wt = s->t = NULL;
+	s->wt = NULL;
 }
 
 static ct_state *ct_get(om_ctx *c, int64_t C, int64_t M, int64_t K, const float *w)
@@ -55,15 +49,6 @@ static ct_state *ct_get(om_ctx *c, int64_t C, int64_t M, int64_t K, const float 
 	return s->wt ? s : NULL;
 }
 
-/* the products' buffer of n floats */
-static float *ct_products(ct_state *s, int64_t n)
-{
-	if (n > s->tcap) {
-		free(s->t);
-		s->tcap = (s->t = malloc(sizeof(float) * (size_t)(n + 1))) ? n : 0;
-	}
-	return s->t;
-}
 
 /* output rows [lo, hi) of one image from its product T */
 typedef struct ct_job {
@@ -121,7 +106,7 @@ om_kind om_convt_nhwc(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int
 	om_kind rc = om_ctx_reserve(c, sizeof(float) * (size_t)nt, "the ConvTranspose product");
 	if (rc)
 		return rc;
-	float *t = ct_products(s, nt);
+	float *t = malloc(sizeof(float) * (size_t)(nt + 1));
 	if (!t)
 		return om_error(c->st, OM_ERR_NOMEM, c->node, "ConvTranspose product");
 	/* Wt packed once for oneDNN's matmul (in its own slot of the state); else om_sgemm,
@@ -137,7 +122,7 @@ om_kind om_convt_nhwc(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int
 		if (pk && om_gemm_packed_mul(&pc, pk, 0, !x_nhwc, P, 1, xn, x_nhwc ? C : P, 0, t,
 					     K * M, &rc)) {
 			if (rc)
-				return rc;
+				break;
 		} else if (C > 0 && P > 0) {
 			om_sgemm(0, !x_nhwc, false, P, K * M, C, 1, xn, x_nhwc ? C : P, wt, K * M,
 				 0, t, K * M);
@@ -147,5 +132,6 @@ om_kind om_convt_nhwc(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int
 		ct_job j = {sp, M, t, bias, y + n * OP * M};
 		om_par_for(c->threads, sp->out[0], GRAIN / (per_row + 1) + 1, ct_rows, &j);
 	}
-	return OM_OK;
+	free(t);
+	return rc;
 }

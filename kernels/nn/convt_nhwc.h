@@ -9,8 +9,8 @@
  * Y (N, OH, OW, M), NHWC = ConvTranspose(X, W) + bias for sp (2 spatial axes: ConvTranspose's
  * geometry, its pads applied), X (N, C, H, W) or, x_nhwc, (N, H, W, C); W (C, M, KH, KW) as
  * ONNX holds it, a plan-time constant (c->const_in) copied once into the step's kernel state
- * as (C, KH, KW, M) (packed for oneDNN's matmul where gemm_packed.h takes it), with the
- * products' buffer; bias M values or NULL. Each image is one product, (H W) x C times
+ * as (C, KH, KW, M) (packed for oneDNN's matmul where gemm_packed.h takes it); bias M
+ * values or NULL. Each image is one product, (H W) x C times
  * C x (KH KW M), whose rows are then added into Y's pixels, output rows split over the run's
  * threads (each written by one worker, its taps in a fixed order). Errors: OM_ERR_NOMEM, or
  * the run's memory limit (om_ctx_reserve).
