@@ -625,6 +625,21 @@ win_vectors(const pool3 *g, const float *x, int64_t b, int64_t oh, int64_t ow, c
 			    : _mm512_div_ps(acc[k], _mm512_set1_ps(n)));
 }
 
+/* win_vectors over the last rest < 64 lanes of a pixel in one pass: 1-4 vectors, the last
+ * one masked */
+__attribute__((target("avx512f"))) static inline __attribute__((always_inline)) void
+win_rest(const pool3 *g, const float *x, int64_t b, int64_t oh, int64_t ow, int64_t rest,
+	 const bool max, float n, float *y)
+{
+	const __mmask16 m = rest % 16 ? (__mmask16)((1u << (rest % 16)) - 1) : 0xffff;
+	switch ((rest + 15) / 16) {
+	case 1: win_vectors(g, x, b, oh, ow, 1, m, max, n, y); break;
+	case 2: win_vectors(g, x, b, oh, ow, 2, m, max, n, y); break;
+	case 3: win_vectors(g, x, b, oh, ow, 3, m, max, n, y); break;
+	default: win_vectors(g, x, b, oh, ow, 4, m, max, n, y); break;
+	}
+}
+
 /* The pool of output row oh of one image's block of b lanes (x, y: the block's first lane);
  * avg: AveragePool's, counting as pa says */
 __attribute__((target("avx512f"))) static void blk_pool16(const pool3 *g, const pool_args *pa,
@@ -645,13 +660,9 @@ __attribute__((target("avx512f"))) static void blk_pool16(const pool3 *g, const 
 				win_vectors(g, x + l, b, oh, ow, 4, 0xffff, true, n, y + l);
 			else
 				win_vectors(g, x + l, b, oh, ow, 4, 0xffff, false, n, y + l);
-		for (; l < b; l += 16) { /* the rest a vector at a time, the last one masked */
-			const __mmask16 m = b - l >= 16 ? 0xffff : (__mmask16)((1u << (b - l)) - 1);
-			if (max)
-				win_vectors(g, x + l, b, oh, ow, 1, m, true, n, y + l);
-			else
-				win_vectors(g, x + l, b, oh, ow, 1, m, false, n, y + l);
-		}
+		if (l < b) /* the rest in one more pass, its last vector masked (96 lanes at
+			      109x109, 3x3/2, alone between 1x1 convs: 0.47 -> 0.21 ms) */
+			win_rest(g, x + l, b, oh, ow, b - l, max, n, y + l);
 	}
 }
 #endif
