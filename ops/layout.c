@@ -1,4 +1,5 @@
 /* layout.c — the channel-blocked layout's helpers (layout.h). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "layout.h"
@@ -106,4 +107,25 @@ void om_layout_unblock_f32(const float *x, int64_t N, int64_t C, int64_t P, int6
 					o[p] = s[p * b];
 			}
 		}
+}
+
+om_kind om_layout_plain_side(om_ctx *c, uint64_t bit, const om_tensor *t, int64_t C,
+			     bool convert, om_tensor *plain, float **buf)
+{
+	*plain = *t;
+	*buf = NULL;
+	if (!(c->blocked & bit))
+		return OM_OK;
+	*plain = om_layout_logical(t, C);
+	plain->nbytes = sizeof(float) * (size_t)om_tensor_numel(plain);
+	om_kind rc = om_ctx_reserve(c, plain->nbytes, "a plain copy of a blocked tensor");
+	if (rc)
+		return rc;
+	if (!(*buf = malloc(plain->nbytes ? plain->nbytes : 1)))
+		return om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory");
+	if (convert)
+		om_layout_unblock_f32(t->data, t->dims[0], C, t->dims[2] * t->dims[3], t->dims[4],
+				      *buf);
+	plain->data = *buf;
+	return OM_OK;
 }

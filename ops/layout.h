@@ -33,4 +33,12 @@ void om_layout_divide(const om_ctx *c, om_layout_req *r);
 void om_layout_block_f32(const float *x, int64_t N, int64_t C, int64_t P, int64_t b, float *y);
 void om_layout_unblock_f32(const float *x, int64_t N, int64_t C, int64_t P, int64_t b, float *y);
 
+/** Position `bit` of a step (om_ctx.blocked: OM_LAYOUT_IN(i) or OM_LAYOUT_OUT(i)) as a plain
+ *  float tensor of C channels in *plain: t itself when that position is plain, else a copy
+ *  in *buf (malloc'd, within the run's memory limit; the caller frees it), converted from t
+ *  when `convert` (an input; an output's buffer is the caller's to convert back). *buf is
+ *  NULL when no copy was made. OM_ERR_NOMEM or the memory limit's error. */
+om_kind om_layout_plain_side(om_ctx *c, uint64_t bit, const om_tensor *t, int64_t C,
+			     bool convert, om_tensor *plain, float **buf);
+
 #endif

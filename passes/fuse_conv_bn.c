@@ -16,6 +16,7 @@
  * read elsewhere). When the BN output is a graph output, the Conv takes its name.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fuse_util.h"
@@ -41,8 +42,6 @@ static om_kind fuse(om_pass_ctx *c, om_graph *g, om_node *bn, bool *done)
 		return OM_OK;
 	const om_tensor *w = om_value_const(g, conv->in[1]);
 	const bool tr = om_node_code(g->model, conv) == OM_OPC_CONV_TRANSPOSE;
-	/* ConvTranspose's W is (C, M / group, ...): output m of group gr is row gr C / group +
-	 * c's column m - gr M / group */
 	const int64_t group = tr ? om_attr_int(conv, "group", 1) : 1;
 	if (om_fuse_weight_channels(w) <= 0 || group < 1 || w->dims[0] % group)
 		return OM_OK;
@@ -57,30 +56,35 @@ static om_kind fuse(om_pass_ctx *c, om_graph *g, om_node *bn, bool *done)
 		if (!om_fuse_vector_ok(p[k], m))
 			return OM_OK;
 	}
-	double eps = om_attr_float(bn, "epsilon", 1e-5f);
-	for (int64_t o = 0; o < m; o++)
-		if (!isfinite(om_fuse_get(p[0], o) / sqrt(om_fuse_get(p[3], o) + eps)))
-			return OM_OK; /* an infinite or NaN scale does not distribute over the sum */
-	om_tensor *nw = om_model_tensor(g->model, w->dtype, w->rank, w->dims);
-	int64_t bd[1] = {m};
-	om_tensor *nb = om_model_tensor(g->model, w->dtype, 1, bd);
-	if (!nw || !nb)
+	const double eps = om_attr_float(bn, "epsilon", 1e-5f);
+	double *sc = malloc(sizeof(double) * (size_t)m); /* s per output channel */
+	if (!sc)
 		return om_error(c->st, OM_ERR_NOMEM, bn, "out of memory");
+	for (int64_t o = 0; o < m; o++)
+		if (!isfinite(sc[o] = om_fuse_get(p[0], o) / sqrt(om_fuse_get(p[3], o) + eps))) {
+			free(sc); /* an infinite or NaN scale does not distribute over the sum */
+			return OM_OK;
+		}
+	om_tensor *nw = om_model_tensor(g->model, w->dtype, w->rank, w->dims);
+	om_tensor *nb = om_model_tensor(g->model, w->dtype, 1, (int64_t[]){m});
+	if (!nw || !nb) {
+		free(sc);
+		return om_error(c->st, OM_ERR_NOMEM, bn, "out of memory");
+	}
 	/* W as rows (Conv: outputs, ConvTranspose: inputs) of mg parts (Conv: one) of `inner`
 	 * values, each part one output's */
 	const int64_t rows = w->dims[0], inner = om_tensor_numel(w) / (rows * mg);
 	for (int64_t r = 0; r < rows; r++)
 		for (int64_t j = 0; j < mg; j++) {
-			const int64_t o = tr ? r / cg * mg + j : r; /* the output channel */
-			const double s = om_fuse_get(p[0], o) / sqrt(om_fuse_get(p[3], o) + eps);
+			const double s = sc[tr ? r / cg * mg + j : r]; /* its output channel's */
 			for (int64_t i = 0, at = (r * mg + j) * inner; i < inner; i++)
 				om_fuse_set(nw, at + i, om_fuse_get(w, at + i) * s);
 		}
 	for (int64_t o = 0; o < m; o++) {
-		const double s = om_fuse_get(p[0], o) / sqrt(om_fuse_get(p[3], o) + eps);
-		double b0 = b ? om_fuse_get(b, o) : 0.0;
-		om_fuse_set(nb, o, (b0 - om_fuse_get(p[2], o)) * s + om_fuse_get(p[1], o));
+		const double b0 = b ? om_fuse_get(b, o) : 0.0;
+		om_fuse_set(nb, o, (b0 - om_fuse_get(p[2], o)) * sc[o] + om_fuse_get(p[1], o));
 	}
+	free(sc);
 	return om_fuse_into_conv(c, g, conv, nw, nb, bn, done);
 }
 

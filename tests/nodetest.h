@@ -127,9 +127,10 @@ static inline om_kind nt_run(const om_node *n, int64_t opset, const om_tensor *c
 	return om_eval_node(n, opset, in, out, &st);
 }
 
-/** The row's kernel in exact or fast mode on `threads` threads (outputs allocated). */
-static inline om_kind nt_run_threads(const om_node *n, int64_t opset, const om_tensor *const *in,
-				     om_tensor *out, int exact, int threads, om_status *st)
+/** The row's kernel on c's settings (node, inputs, outputs, status: filled in here; exact,
+ *  threads, state slot, const_in: the caller's), outputs shaped by infer and allocated. */
+static inline om_kind nt_run_ctx(const om_node *n, int64_t opset, const om_tensor *const *in,
+				 om_tensor *out, om_ctx c, om_status *st)
 {
 	om_kind rc = om_infer_node(n, opset, in, out, st);
 	if (rc)
@@ -146,12 +147,19 @@ static inline om_kind nt_run_threads(const om_node *n, int64_t opset, const om_t
 		}
 		outp[i] = &out[i];
 	}
-	om_ctx c = {.node = n, .opset = opset, .nin = n->nin, .nout = n->nout, .in = in,
-		    .out = outp, .st = st, .exact = exact, .threads = threads};
+	c.node = n, c.opset = opset, c.nin = n->nin, c.nout = n->nout, c.in = in, c.out = outp;
+	c.st = st;
 	rc = om_op_find(n->domain, n->op, opset)->kernel(&c);
 	for (int32_t i = 0; rc && i < n->nout && i < 8; i++)
 		om_tensor_free(&out[i]);
 	return rc;
+}
+
+/** The row's kernel in exact or fast mode on `threads` threads (outputs allocated). */
+static inline om_kind nt_run_threads(const om_node *n, int64_t opset, const om_tensor *const *in,
+				     om_tensor *out, int exact, int threads, om_status *st)
+{
+	return nt_run_ctx(n, opset, in, out, (om_ctx){.exact = exact, .threads = threads}, st);
 }
 
 /** Like om_eval_node (exact mode), or the row's kernel in fast mode when exact == 0. */

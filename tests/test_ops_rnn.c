@@ -60,17 +60,9 @@ static void errors(void **state)
 static om_kind run_fast(const om_node *n, const om_tensor *const *in, om_tensor *out,
 			int threads, void **slot, void (**release)(void *), om_status *st)
 {
-	om_kind rc = om_infer_node(n, 14, in, out, st);
-	om_tensor *outp[3] = {0};
-	for (int32_t i = 0; !rc && i < n->nout; i++) {
-		const om_tensor shape = out[i];
-		rc = om_tensor_alloc(&out[i], shape.dtype, shape.rank, shape.dims, st);
-		outp[i] = &out[i];
-	}
-	const om_ctx c = {.node = n, .opset = 14, .nin = n->nin, .nout = n->nout, .in = in,
-			  .out = outp, .st = st, .threads = threads, .state = slot,
-			  .state_release = release, .const_in = 0xe};
-	return rc ? rc : om_op_find(n->domain, n->op, 14)->kernel((om_ctx *)&c);
+	const om_ctx c = {.threads = threads, .state = slot, .state_release = release,
+			  .const_in = 0xe};
+	return nt_run_ctx(n, 14, in, out, c, st);
 }
 
 /* fast mode (the gates as rows through ops/fastmath.h, the directions of a bidirectional run

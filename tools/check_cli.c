@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 
 #include "check_cli.h"
-#include "status.h"
+#include "cmd.h"
 
 const char cli_check_help[] =
 	"  --input NAME=FILE   feed input NAME from a .npy or TensorProto .pb file in every\n"
@@ -95,10 +95,8 @@ static om_kind dir_inputs(cli_check_args *a, const om_model *m, om_status *st)
 			return cmd_error(st, OM_ERR_INVALID_INPUT, "too many inputs");
 		char pb[4096], npy[4096];
 		struct stat sb;
-		snprintf(pb, sizeof pb, "%s/input_%d.pb", a->input_dir, i);
-		snprintf(npy, sizeof npy, "%s/%s.npy", a->input_dir, io.name);
-		const char *file = !stat(pb, &sb) ? pb : !stat(npy, &sb) ? npy : NULL;
-		if (!file)
+		const char *file = cmd_dir_input(a->input_dir, i, io.name, pb, npy, sizeof pb);
+		if (stat(file, &sb))
 			return cmd_error(st, OM_ERR_INVALID_INPUT,
 					 "input '%s' is in neither %s nor %s", io.name, pb, npy);
 		char *name = strdup(io.name), *path = strdup(file);
@@ -116,13 +114,10 @@ static om_kind dir_inputs(cli_check_args *a, const om_model *m, om_status *st)
 om_kind cli_check_read(cli_check_args *a, const om_model *m, om_status *st)
 {
 	om_kind rc = a->input_dir ? dir_inputs(a, m, st) : OM_OK;
+	for (int k = 0; !rc && k < a->n; k++)
+		rc = om_tensor_read_file(a->files[k], &a->tensors[k], st);
 	if (rc)
 		return rc;
-	for (int k = 0; k < a->n; k++) {
-		om_kind rc = om_tensor_read_file(a->files[k], &a->tensors[k], st);
-		if (rc)
-			return rc;
-	}
 	a->opt.input_names = a->names;
 	a->opt.inputs = a->tensors;
 	a->opt.ninputs = a->n;

@@ -27,6 +27,12 @@ int cmd_parse_count(const char *s, int min, int max, int *out);
 
 /** The layout named s (auto, blocked, nhwc, nchw; any case) in *out: 0, or -1 when none. */
 int cmd_parse_layout(const char *s, om_layout_choice *out);
+/** The file of graph input i (named `name`) in an --input-dir folder: dir/input_<i>.pb
+ *  (ONNX's test layout), or dir/NAME.npy when only that one exists. pb and npy (size bytes
+ *  each) receive both paths, for messages; the one returned need not exist. */
+const char *cmd_dir_input(const char *dir, int i, const char *name, char *pb, char *npy,
+			  size_t size);
+
 /** The layout names in order, for messages: "auto, blocked, nhwc or nchw". */
 #define CMD_LAYOUTS "auto, blocked, nhwc or nchw"
 

@@ -228,12 +228,8 @@ static om_kind read_inputs(const run_args *a, const om_session *s, om_tensor *in
 		for (int k = 0; k < a->ninputs; k++)
 			if (names_input(a->inputs[k], name))
 				file = strchr(a->inputs[k], '=') + 1;
-		if (!file && a->input_dir) { /* input_<i>.pb (ONNX's test layout), else NAME.npy */
-			struct stat sb;
-			snprintf(path, sizeof path, "%s/input_%d.pb", a->input_dir, i);
-			snprintf(npy, sizeof npy, "%s/%s.npy", a->input_dir, name);
-			file = stat(path, &sb) && !stat(npy, &sb) ? npy : path;
-		}
+		if (!file && a->input_dir)
+			file = cmd_dir_input(a->input_dir, i, name, path, npy, sizeof path);
 		if (!file)
 			return cmd_error(st, OM_ERR_INVALID_INPUT,
 					"input '%s' is not given (--input %s=FILE or --input-dir)",

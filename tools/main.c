@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "cmd.h"
 
@@ -60,6 +61,15 @@ int cmd_parse_layout(const char *s, om_layout_choice *out)
 			return 0;
 		}
 	return -1;
+}
+
+const char *cmd_dir_input(const char *dir, int i, const char *name, char *pb, char *npy,
+			  size_t size)
+{
+	struct stat sb;
+	snprintf(pb, size, "%s/input_%d.pb", dir, i);
+	snprintf(npy, size, "%s/%s.npy", dir, name);
+	return stat(pb, &sb) && !stat(npy, &sb) ? npy : pb;
 }
 
 static void usage(FILE *f)

@@ -399,29 +399,6 @@ static void conv_layout(const om_ctx *c, om_layout_req *r)
 		r->may |= r->tied = OM_LAYOUT_IN(3) | OM_LAYOUT_OUT(0);
 }
 
-/* position `bit` of the node (c->blocked) as a plain float tensor of C channels: t itself, or
- * a converted copy in *buf (malloc'd; y: a buffer only, converted back by the caller) */
-static om_kind plain_side(om_ctx *c, uint64_t bit, const om_tensor *t, int64_t C, bool convert,
-			  om_tensor *plain, float **buf)
-{
-	*plain = *t;
-	*buf = NULL;
-	if (!(c->blocked & bit))
-		return OM_OK;
-	*plain = om_layout_logical(t, C);
-	plain->nbytes = sizeof(float) * (size_t)om_tensor_numel(plain);
-	om_kind rc = om_ctx_reserve(c, plain->nbytes, "a plain copy of a blocked tensor");
-	if (rc)
-		return rc;
-	if (!(*buf = malloc(plain->nbytes ? plain->nbytes : 1)))
-		return om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory");
-	if (convert)
-		om_layout_unblock_f32(t->data, t->dims[0], C, t->dims[2] * t->dims[3], t->dims[4],
-				      *buf);
-	plain->data = *buf;
-	return OM_OK;
-}
-
 /* oneDNN's path for a float conv, its X, Y and Z blocked or not (om_conv_dnnl sees their
  * logical shapes and c->blocked); false when oneDNN declines it (*g: the geometry) */
 static bool conv_dnnl_step(om_ctx *c, conv_geo *g, om_kind *rc)
@@ -463,11 +440,11 @@ static om_kind conv_blocked(om_ctx *c)
 		return rc;
 	float *bx = NULL, *by = NULL, *bz = NULL;
 	om_tensor px, py, pz;
-	rc = plain_side(c, OM_LAYOUT_IN(0), c->in[0], C, true, &px, &bx);
+	rc = om_layout_plain_side(c, OM_LAYOUT_IN(0), c->in[0], C, true, &px, &bx);
 	if (!rc)
-		rc = plain_side(c, OM_LAYOUT_OUT(0), c->out[0], M, false, &py, &by);
+		rc = om_layout_plain_side(c, OM_LAYOUT_OUT(0), c->out[0], M, false, &py, &by);
 	if (!rc && Z)
-		rc = plain_side(c, OM_LAYOUT_IN(3), Z, M, true, &pz, &bz);
+		rc = om_layout_plain_side(c, OM_LAYOUT_IN(3), Z, M, true, &pz, &bz);
 	if (!rc) {
 		in[0] = &px, in[3] = Z ? &pz : NULL, out[0] = &py;
 		lc.blocked = 0;
@@ -800,7 +777,7 @@ static om_kind convt_blocked(om_ctx *c)
 		return om_convt_nhwc(c, &g.sp, g.N, g.C, g.M, x.data, bin, W->data,
 				     in[2] ? in[2]->data : NULL, y.data);
 	float *bx;
-	if ((rc = plain_side(c, OM_LAYOUT_IN(0), c->in[0], C, true, &x, &bx)))
+	if ((rc = om_layout_plain_side(c, OM_LAYOUT_IN(0), c->in[0], C, true, &x, &bx)))
 		return rc;
 	lc.blocked = 0;
 	rc = convt_f32(&lc);

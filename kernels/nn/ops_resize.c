@@ -18,9 +18,6 @@
 #include "parallel.h"
 #include "resize_plan.h"
 
-/* The passes are cloned (clones.h): their vector lanes are distinct outputs, each taking its
- * taps in order, so every clone gives the same bits */
-
 static om_kind resize_infer(om_ctx *c)
 {
 	rs_params p;
@@ -98,6 +95,9 @@ static void nearest(const rs_params *p, const tables *t, const om_tensor *X, om_
 }
 
 /* ---- linear and cubic: separable passes ------------------------------------------------- */
+
+/* The passes are cloned (clones.h): their vector lanes are distinct outputs, each taking its
+ * taps in order, so every clone gives the same bits */
 
 /* d[0, inner) = the taps of output o on axis ax over rows of `inner` floats at base, row i
  * at base + (i - off) * inner: each output from its own taps, in order */
@@ -360,16 +360,15 @@ static om_kind interpolate_f32(om_ctx *c)
 
 static om_kind resize_kernel(om_ctx *c);
 
-/* params and tables of the Resize with X as its logical (N, C, H, W) lx */
-static om_kind logical_tables(om_ctx *c, const om_tensor *lx, rs_params *p, tables *t)
+/* c with X replaced by x (in: room for the new inputs, 4) */
+static om_ctx with_x(const om_ctx *c, const om_tensor *x, const om_tensor **in)
 {
-	const om_tensor *in[4] = {lx, NULL, NULL, NULL};
-	for (int32_t i = 1; i < c->nin && i < 4; i++)
-		in[i] = c->in[i];
+	in[0] = x;
+	for (int32_t i = 1; i < 4; i++)
+		in[i] = i < c->nin ? c->in[i] : NULL;
 	om_ctx lc = *c;
 	lc.in = in;
-	om_kind rc = om_resize_params(&lc, true, p);
-	return rc ? rc : tables_build(&lc, p, t);
+	return lc;
 }
 
 /* A float (N, C, H, W) Resize of H and W alone by constants, sampling inside the input (any
@@ -401,17 +400,6 @@ static void resize_layout(const om_ctx *c, om_layout_req *r)
 	tables_free(&t);
 }
 
-/* n floats of scratch for a converted side, within the run's memory limit */
-static om_kind side_buffer(om_ctx *c, int64_t n, float **buf)
-{
-	om_kind rc = om_ctx_reserve(c, sizeof(float) * (size_t)n, "a converted copy");
-	if (rc)
-		return rc;
-	if (!(*buf = malloc(sizeof(float) * (size_t)(n + 1))))
-		return om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory");
-	return OM_OK;
-}
-
 /* X (N, Cb, H, W, L) or plain, Y (N, Cb, OH, OW, L) or plain, the planner's choice
  * (resize_layout); C = Cb L (whole blocks) */
 static om_kind resize_blocked(om_ctx *c)
@@ -420,34 +408,34 @@ static om_kind resize_blocked(om_ctx *c)
 	const om_tensor *X = c->in[0], *Y = c->out[0];
 	const om_tensor *B = bin ? X : Y; /* a blocked side: its blocks and lanes */
 	const int64_t L = B->dims[4], C = B->dims[1] * L, HW = X->dims[2] * X->dims[3];
+	const om_tensor *in[4];
+	om_tensor lx;
 	float *buf = NULL;
 	om_kind rc;
-	om_tensor lx = bin ? om_layout_logical(X, C) : *X;
 	if (!bout) { /* a plain Y from a plain copy of X */
-		if ((rc = side_buffer(c, om_tensor_numel(&lx), &buf)))
+		if ((rc = om_layout_plain_side(c, OM_LAYOUT_IN(0), X, C, true, &lx, &buf)))
 			return rc;
-		om_layout_unblock_f32(X->data, X->dims[0], C, HW, L, buf);
-		lx.data = buf;
-		lx.nbytes = sizeof(float) * (size_t)om_tensor_numel(&lx);
-		const om_tensor *in[4] = {&lx, NULL, NULL, NULL};
-		for (int32_t i = 1; i < c->nin && i < 4; i++)
-			in[i] = c->in[i];
-		om_ctx lc = *c;
-		lc.in = in, lc.blocked = 0;
+		om_ctx lc = with_x(c, &lx, in);
+		lc.blocked = 0;
 		rc = resize_kernel(&lc);
 		free(buf);
 		return rc;
 	}
 	const float *x = X->data;
 	if (!bin) { /* X blocked like Y */
-		if ((rc = side_buffer(c, X->dims[0] * B->dims[1] * HW * L, &buf)))
+		const size_t bytes = sizeof(float) * (size_t)(X->dims[0] * B->dims[1] * HW * L);
+		if ((rc = om_ctx_reserve(c, bytes, "a blocked copy")))
 			return rc;
+		if (!(buf = malloc(bytes ? bytes : 1)))
+			return om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory");
 		om_layout_block_f32(X->data, X->dims[0], C, HW, L, buf);
 		x = buf;
 	}
+	lx = bin ? om_layout_logical(X, C) : *X;
+	om_ctx lc = with_x(c, &lx, in);
 	rs_params p;
 	tables t;
-	if (!(rc = logical_tables(c, &lx, &p, &t))) {
+	if (!(rc = om_resize_params(&lc, true, &p)) && !(rc = tables_build(&lc, &p, &t))) {
 		if (bands_fit(&p, &t, 2))
 			rc = resize_bands(c, &p, &t, 2, X->dims[0] * B->dims[1], L, x, Y->data);
 		else

@@ -234,7 +234,7 @@ static inline int64_t y_at(const rnn *r, int64_t t, int d, int64_t b)
 /* Working memory of one direction. xw: [seq*batch, G*H] input projections plus biases;
  * h, cst: [batch, H] running state; rec: [batch, G*H]; rh, gh: [batch, H] (GRU reset). */
 typedef struct work {
-	om_ctx *pc;         /* the packed product's context (packed_rec), with rp */
+	om_ctx pc;          /* the packed product's context (packed_rec), with rp */
 	om_gemm_packed *rp; /* this direction's R packed, or NULL: om_sgemm */
 	om_kind rc;         /* a failure of the packed product */
 	const float *xw, *R, *rbh, *P;
@@ -322,7 +322,7 @@ static void run_direction(const om_ctx *c, const rnn *r, int d, work *w)
 	const bool fast = !c->exact;
 	for (int64_t step = 0; step < r->seq; step++) {
 		const int64_t t = rev ? r->seq - 1 - step : step;
-		if (!w->rp || !om_gemm_packed_mul(w->pc, w->rp, 0, false, r->batch, 1.0f, w->h, H,
+		if (!w->rp || !om_gemm_packed_mul(&w->pc, w->rp, 0, false, r->batch, 1.0f, w->h, H,
 						  0.0f, w->rec, GH, &w->rc))
 			om_sgemm(c->exact, false, true, r->batch, NR, H, 1.0f, w->h, H, w->R, H,
 				 0.0f, w->rec, GH);
@@ -403,7 +403,6 @@ typedef struct rec_state {
 	int64_t key[REC_STATE_KEY]; /* directions */
 	void *slot[2];              /* each direction's packed R: a state slot of its own */
 	void (*release[2])(void *);
-	om_ctx pc[2];
 } rec_state;
 
 static void rec_release(void *p)
@@ -427,12 +426,11 @@ static void packed_rec(om_ctx *c, const rnn *r, work *w)
 	rec_state *s = om_ctx_state_keyed(c, rec_release, key, REC_STATE_KEY, sizeof *s, &made);
 	const bool one = r->ndir > 1 || (double)r->batch * (double)GH * (double)H < REC_SPLIT_MNK;
 	for (int d = 0; s && d < r->ndir; d++) {
-		om_ctx *pc = &s->pc[d];
+		om_ctx *pc = &w[d].pc;
 		*pc = *c;
 		pc->state = &s->slot[d], pc->state_release = &s->release[d];
 		pc->threads = one ? 1 : c->threads;
 		const om_gemm_b b = {true, 1, H, GH, H, 0, (const float *)c->in[2]->data + d * GH * H};
-		w[d].pc = pc;
 		w[d].rp = om_gemm_packed_get(pc, 2, &b, r->seq * r->batch);
 	}
 }
