@@ -1,7 +1,9 @@
 /* test_conv_im2col_big.c — the im2col path with weight blocks of OM_WARM_FLOATS floats or more
  * (each group's block warmed before its first product): 2-D stride-2 3x3 and 1x1 convs, odd and
- * even extents, asymmetric pads, groups, batch 2, in fast and exact mode, against a float64 loop
- * within 128 ulps of the largest sum |w| |x| + |b| within 3 positions (as test_conv_random.c). */
+ * even extents, asymmetric pads, groups, batch 2; and output rows whose im2col columns overflow
+ * the column budget (1-D convs of 4000 output positions, a 2-D conv 500 wide: rows in chunks); in exact
+ * mode and in fast mode at 1 and 2 threads, against a float64 loop within 128 ulps of the
+ * largest sum |w| |x| + |b| within 3 positions (as test_conv_random.c). */
 #include <stdlib.h>
 
 #include "conv_winograd.h"
@@ -9,14 +11,19 @@
 
 typedef struct geo {
 	int64_t N, C, M, group, H, W, k, s, pads[4]; /* pads: top, left, bottom, right */
+	int32_t rank; /* 3: a 1-D conv along W (H 1, top and bottom pads 0); 4: 2-D */
 } geo;
 
 static const geo cases[] = {
-	{1, 32, 16, 1, 12, 12, 3, 2, {1, 1, 1, 1}},
-	{2, 64, 32, 2, 9, 11, 3, 2, {1, 0, 0, 1}}, /* groups, batch, odd extents */
-	{1, 40, 24, 1, 8, 7, 3, 2, {0, 0, 0, 0}},
-	{2, 48, 96, 3, 13, 6, 3, 2, {0, 1, 1, 0}},
-	{1, 64, 128, 1, 14, 14, 1, 2, {0, 0, 0, 0}}, /* the 1x1 stride-2 downsample */
+	{1, 32, 16, 1, 12, 12, 3, 2, {1, 1, 1, 1}, 4},
+	{2, 64, 32, 2, 9, 11, 3, 2, {1, 0, 0, 1}, 4}, /* groups, batch, odd extents */
+	{1, 40, 24, 1, 8, 7, 3, 2, {0, 0, 0, 0}, 4},
+	{2, 48, 96, 3, 13, 6, 3, 2, {0, 1, 1, 0}, 4},
+	{1, 64, 128, 1, 14, 14, 1, 2, {0, 0, 0, 0}, 4}, /* the 1x1 stride-2 downsample */
+	/* rows in chunks: an audio stem (80 taps, stride 4), a 3-tap conv, a wide 2-D row */
+	{1, 1, 64, 1, 1, 16000, 80, 4, {0, 40, 0, 40}, 3},
+	{2, 96, 32, 1, 1, 4001, 3, 1, {0, 1, 0, 0}, 3},
+	{1, 128, 16, 1, 5, 1000, 3, 2, {1, 1, 0, 1}, 4},
 };
 
 static void fill(float *v, int64_t n, uint32_t seed)
@@ -34,11 +41,15 @@ static int64_t out_len(int64_t in, int64_t k, int64_t s, int64_t p0, int64_t p1)
 
 static void one(const geo *g, uint32_t seed)
 {
-	const int64_t Cg = g->C / g->group, Mg = g->M / g->group, K = g->k * g->k;
-	const int64_t OH = out_len(g->H, g->k, g->s, g->pads[0], g->pads[2]);
+	const int32_t rank = g->rank;
+	const int64_t kh = rank == 3 ? 1 : g->k, sh = rank == 3 ? 1 : g->s;
+	const int64_t Cg = g->C / g->group, Mg = g->M / g->group, K = kh * g->k;
+	const int64_t OH = out_len(g->H, kh, sh, g->pads[0], g->pads[2]);
 	const int64_t OW = out_len(g->W, g->k, g->s, g->pads[1], g->pads[3]);
 	assert_true(Mg * Cg * K >= OM_WARM_FLOATS);
-	int64_t xd[4] = {g->N, g->C, g->H, g->W}, wd[4] = {g->M, Cg, g->k, g->k};
+	int64_t xd[4] = {g->N, g->C, g->H, g->W}, wd[4] = {g->M, Cg, kh, g->k};
+	if (rank == 3)
+		xd[2] = g->W, wd[2] = g->k;
 	int64_t nx = g->N * g->C * g->H * g->W, nw = g->M * Cg * K, ny = g->N * g->M * OH * OW;
 	float *x = malloc(sizeof(float) * (size_t)nx), *w = malloc(sizeof(float) * (size_t)nw);
 	float *b = malloc(sizeof(float) * (size_t)g->M);
@@ -49,9 +60,9 @@ static void one(const geo *g, uint32_t seed)
 		int64_t n = o / (OH * OW * g->M);
 		double v = b[m], a = fabs(b[m]);
 		for (int64_t c = 0; c < Cg; c++)
-			for (int64_t i = 0; i < g->k; i++)
+			for (int64_t i = 0; i < kh; i++)
 				for (int64_t j = 0; j < g->k; j++) {
-					int64_t yy = oy * g->s - g->pads[0] + i;
+					int64_t yy = oy * sh - g->pads[0] + i;
 					int64_t xx = ox * g->s - g->pads[1] + j;
 					if (yy < 0 || yy >= g->H || xx < 0 || xx >= g->W)
 						continue;
@@ -67,18 +78,25 @@ static void one(const geo *g, uint32_t seed)
 	om_model *mo = om_model_new();
 	om_node *nd = nt_add_node(mo, "Conv", 3, 1);
 	nt_int(nd, "group", g->group);
-	nt_ints(nd, "strides", (const int64_t[]){g->s, g->s}, 2);
-	nt_ints(nd, "pads", g->pads, 4);
-	om_tensor tx = nt_tensor(OM_FLOAT, 4, xd, x), tw = nt_tensor(OM_FLOAT, 4, wd, w);
+	if (rank == 3) {
+		nt_ints(nd, "strides", &g->s, 1);
+		nt_ints(nd, "pads", (const int64_t[]){g->pads[1], g->pads[3]}, 2);
+	} else {
+		nt_ints(nd, "strides", (const int64_t[]){g->s, g->s}, 2);
+		nt_ints(nd, "pads", g->pads, 4);
+	}
+	om_tensor tx = nt_tensor(OM_FLOAT, rank, xd, x), tw = nt_tensor(OM_FLOAT, rank, wd, w);
 	om_tensor tb = nt_tensor(OM_FLOAT, 1, &g->M, b);
-	om_tensor out[2][1];
+	/* exact, fast at one thread, fast at two */
+	om_tensor out[3][1];
 	om_status st = {0};
-	for (int exact = 0; exact < 2; exact++) {
-		assert_int_equal(nt_run_mode(nd, 13, (const om_tensor *[]){&tx, &tw, &tb}, out[exact],
-					exact, &st),
+	for (int r = 0; r < 3; r++) {
+		assert_int_equal(nt_run_threads(nd, 13, (const om_tensor *[]){&tx, &tw, &tb},
+						out[r], r == 0, r == 2 ? 2 : 1, &st),
 				 OM_OK);
-		assert_int_equal(out[exact][0].dims[2], OH);
-		assert_int_equal(out[exact][0].dims[3], OW);
+		assert_int_equal(out[r][0].dims[rank - 1], OW);
+		if (rank == 4)
+			assert_int_equal(out[r][0].dims[2], OH);
 	}
 	for (int64_t o = 0; o < ny; o++) {
 		double big = 0;
@@ -87,17 +105,19 @@ static void one(const geo *g, uint32_t seed)
 			for (int64_t z = ox - 3; z <= ox + 3; z++)
 				if (y >= 0 && y < OH && z >= 0 && z < OW && sc[base + y * OW + z] > big)
 					big = sc[base + y * OW + z];
-		for (int exact = 0; exact < 2; exact++) {
-			double got = ((const float *)out[exact][0].data)[o];
+		for (int r = 0; r < 3; r++) {
+			double got = ((const float *)out[r][0].data)[o];
 			if (!(fabs(got - val[o]) <= 128.0 / 16777216.0 * big + 1e-30))
 				fail_msg("%s: output %lld: %.9g, expected %.9g (C %lld, M %lld, "
 					 "group %lld, %lldx%lld)",
-					 exact ? "exact" : "fast", (long long)o, got, val[o],
+					 r == 0 ? "exact" : r == 1 ? "fast" : "fast, 2 threads",
+					 (long long)o, got, val[o],
 					 (long long)g->C, (long long)g->M, (long long)g->group,
 					 (long long)g->H, (long long)g->W);
 		}
 	}
-	om_tensor_free(&out[0][0]), om_tensor_free(&out[1][0]);
+	for (int r = 0; r < 3; r++)
+		om_tensor_free(&out[r][0]);
 	om_model_free(mo);
 	free(x), free(w), free(b), free(val), free(sc);
 }

@@ -248,7 +248,8 @@ static bool pointwise(const om_spatial *sp)
 
 /* The GEMM paths' blocks, (image, group, block) [lo, hi) of the flat range: each product
  * (columns [p0, p0 + len) of the output, or output rows [q0, q0 + len) through its im2col
- * columns) and its epilogue, as one thread runs them (a product's shape never depends on the
+ * columns, or one output row's columns [c0, c0 + cl) when a row alone overflows the column
+ * budget) and its epilogue, as one thread runs them (a product's shape never depends on the
  * thread count) */
 typedef struct conv_job {
 	int exact;
@@ -256,6 +257,7 @@ typedef struct conv_job {
 	const om_conv_epi *e;
 	int64_t C, M, Cg, Mg, Kg, P, Pin, OL, group;
 	int64_t len, nb; /* columns or output rows per block, blocks per (image, group) */
+	int64_t cl, nc;  /* im2col: columns per chunk of an output row, chunks per block */
 	const float *x, *w;
 	float *y;
 	float *col;   /* ncol floats per worker slot (im2col) */
@@ -279,19 +281,24 @@ static void im2col_piece(void *arg, int64_t lo, int64_t hi, int slot)
 {
 	const conv_job *j = arg;
 	float *col = j->col + (size_t)slot * (size_t)j->ncol;
-	const int64_t lead = j->P / j->OL;
+	const int64_t lead = j->P / j->OL, last = j->sp->n - 1;
 	for (int64_t u = lo; u < hi; u++) {
-		const int64_t n = u / (j->group * j->nb), gi = u / j->nb % j->group;
-		const int64_t q0 = u % j->nb * j->len, q1 = q0 + j->len > lead ? lead : q0 + j->len;
+		const int64_t v = u / j->nc, n = v / (j->group * j->nb), gi = v / j->nb % j->group;
+		const int64_t q0 = v % j->nb * j->len, q1 = q0 + j->len > lead ? lead : q0 + j->len;
+		/* a chunk of one row is the conv of the output columns [c0, c0 + cols) alone: the
+		 * begin pad moves by c0 strides */
+		const int64_t c0 = u % j->nc * j->cl, cols = j->OL - c0 < j->cl ? j->OL - c0 : j->cl;
+		om_spatial sp = *j->sp;
+		sp.out[last] = cols, sp.pb[last] -= c0 * sp.stride[last];
 		const float *xg = j->x + (n * j->C + gi * j->Cg) * j->Pin;
 		const float *wg = j->w + gi * j->Mg * j->Kg;
-		om_im2col(xg, sizeof(float), j->Cg, j->sp, q0, q1, col);
-		if (!j->exact && q0 == 0 && j->Mg * j->Kg >= OM_WARM_FLOATS)
+		om_im2col(xg, sizeof(float), j->Cg, &sp, q0, q1, col);
+		if (!j->exact && q0 == 0 && c0 == 0 && j->Mg * j->Kg >= OM_WARM_FLOATS)
 			om_conv_warm(wg, j->Mg * j->Kg);
-		conv_gemm(j->exact, j->Mg, (q1 - q0) * j->OL, j->Kg, wg, col, (q1 - q0) * j->OL,
-			  j->y + (n * j->M + gi * j->Mg) * j->P + q0 * j->OL, j->P);
-		epi_rows(j->e, j->M, j->P, n, gi * j->Mg, j->Mg, q0 * j->OL, (q1 - q0) * j->OL,
-			 j->y);
+		const int64_t p0 = q0 * j->OL + c0, np = (q1 - q0) * cols;
+		conv_gemm(j->exact, j->Mg, np, j->Kg, wg, col, np,
+			  j->y + (n * j->M + gi * j->Mg) * j->P + p0, j->P);
+		epi_rows(j->e, j->M, j->P, n, gi * j->Mg, j->Mg, p0, np, j->y);
 	}
 }
 
@@ -331,9 +338,15 @@ static om_kind conv_own(om_ctx *c, const conv_geo g, const om_conv_epi e)
 		if (j.len > lead)
 			j.len = lead;
 		j.nb = (lead - 1) / j.len + 1;
-		const int64_t units = g.N * g.group * j.nb;
+		/* a row over the budget goes in chunks of whole vectors' columns */
+		j.nc = (Kg * j.OL - 1) / COL_BUDGET + 1;
+		j.cl = ((j.OL - 1) / j.nc + 16) / 16 * 16;
+		if (j.cl >= j.OL)
+			j.cl = j.OL, j.nc = 1;
+		j.nc = (j.OL - 1) / j.cl + 1;
+		const int64_t units = g.N * g.group * j.nb * j.nc;
 		int64_t ncol;
-		if (__builtin_mul_overflow(Kg * j.len, j.OL, &ncol) || ncol >= INT64_MAX / 8)
+		if (__builtin_mul_overflow(Kg * j.len, j.cl, &ncol) || ncol >= INT64_MAX / 8)
 			return om_error(c->st, OM_ERR_INVALID_INPUT, c->node, "im2col buffer too large");
 		/* a buffer per worker (om_par_slots: 1 at one thread) */
 		const int slots = om_par_slots(c->threads, units, 1);
