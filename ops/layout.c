@@ -76,9 +76,84 @@ void om_layout_divide(const om_ctx *c, om_layout_req *r)
  * times) */
 enum { LAYOUT_TILE = 32 };
 
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#include <immintrin.h>
+#define LAYOUT_AVX512 1
+
+/* r[i] = element i of each of the 16 vectors r (a 16x16 transposition in registers) */
+__attribute__((target("avx512f"))) static inline __attribute__((always_inline)) void
+transpose16(__m512 r[16])
+{
+	__m512 t[16];
+	for (int i = 0; i < 16; i += 2) { /* pairs of rows interleaved by element */
+		t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
+		t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+	}
+	for (int i = 0; i < 16; i += 4) { /* quads of rows by pairs: 4x4 blocks per 128 bits */
+		const __m512d a = _mm512_castps_pd(t[i]), b = _mm512_castps_pd(t[i + 1]);
+		const __m512d c = _mm512_castps_pd(t[i + 2]), d = _mm512_castps_pd(t[i + 3]);
+		r[i] = _mm512_castpd_ps(_mm512_unpacklo_pd(a, c));
+		r[i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a, c));
+		r[i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(b, d));
+		r[i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(b, d));
+	}
+	for (int i = 0; i < 4; i++) { /* 128-bit blocks of rows 0-3 with 4-7, 8-11 with 12-15 */
+		t[i] = _mm512_shuffle_f32x4(r[i], r[i + 4], 0x88);
+		t[i + 4] = _mm512_shuffle_f32x4(r[i], r[i + 4], 0xdd);
+		t[i + 8] = _mm512_shuffle_f32x4(r[i + 8], r[i + 12], 0x88);
+		t[i + 12] = _mm512_shuffle_f32x4(r[i + 8], r[i + 12], 0xdd);
+	}
+	for (int i = 0; i < 8; i++) { /* and the halves */
+		r[i] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0x88);
+		r[i + 8] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0xdd);
+	}
+}
+
+/* y (P pixels of 16 lanes) = the c <= 16 rows of P floats at x, ldx apart (lanes c.. 0) */
+__attribute__((target("avx512f"))) static void block16(const float *x, int64_t ldx, int64_t c,
+							int64_t P, float *y)
+{
+	for (int64_t p = 0; p < P; p += 16) {
+		const int64_t n = P - p < 16 ? P - p : 16;
+		const __mmask16 m = (__mmask16)((1u << n) - 1);
+		__m512 r[16];
+		for (int64_t l = 0; l < 16; l++)
+			r[l] = l < c ? _mm512_maskz_loadu_ps(m, x + l * ldx + p) : _mm512_setzero_ps();
+		transpose16(r);
+		for (int64_t i = 0; i < n; i++)
+			_mm512_storeu_ps(y + (p + i) * 16, r[i]);
+	}
+}
+
+/* the c <= 16 rows of P floats at y, ldy apart = lanes 0..c-1 of x (P pixels of 16 lanes) */
+__attribute__((target("avx512f"))) static void unblock16(const float *x, int64_t c, int64_t P,
+							  float *y, int64_t ldy)
+{
+	for (int64_t p = 0; p < P; p += 16) {
+		const int64_t n = P - p < 16 ? P - p : 16;
+		const __mmask16 m = (__mmask16)((1u << n) - 1);
+		__m512 r[16];
+		for (int64_t i = 0; i < 16; i++)
+			r[i] = i < n ? _mm512_loadu_ps(x + (p + i) * 16) : _mm512_setzero_ps();
+		transpose16(r);
+		for (int64_t l = 0; l < c; l++)
+			_mm512_mask_storeu_ps(y + l * ldy + p, m, r[l]);
+	}
+}
+#endif
+
 void om_layout_block_f32(const float *x, int64_t N, int64_t C, int64_t P, int64_t b, float *y)
 {
 	const int64_t Cb = (C + b - 1) / b;
+#ifdef LAYOUT_AVX512
+	if (b == 16 && __builtin_cpu_supports("avx512f")) {
+		for (int64_t n = 0; n < N; n++)
+			for (int64_t cb = 0; cb < Cb; cb++)
+				block16(x + (n * C + cb * 16) * P, P, C - cb * 16, P,
+					y + (n * Cb + cb) * P * 16);
+		return;
+	}
+#endif
 	for (int64_t n = 0; n < N; n++)
 		for (int64_t cb = 0; cb < Cb; cb++) {
 			float *o = y + (n * Cb + cb) * P * b;
@@ -97,6 +172,15 @@ void om_layout_block_f32(const float *x, int64_t N, int64_t C, int64_t P, int64_
 void om_layout_unblock_f32(const float *x, int64_t N, int64_t C, int64_t P, int64_t b, float *y)
 {
 	const int64_t Cb = (C + b - 1) / b;
+#ifdef LAYOUT_AVX512
+	if (b == 16 && __builtin_cpu_supports("avx512f")) {
+		for (int64_t n = 0; n < N; n++)
+			for (int64_t cb = 0; cb < Cb; cb++)
+				unblock16(x + (n * Cb + cb) * P * 16, C - cb * 16 < 16 ? C - cb * 16 : 16,
+					  P, y + (n * C + cb * 16) * P, P);
+		return;
+	}
+#endif
 	for (int64_t n = 0; n < N; n++)
 		for (int64_t p0 = 0; p0 < P; p0 += LAYOUT_TILE) {
 			const int64_t p1 = p0 + LAYOUT_TILE < P ? p0 + LAYOUT_TILE : P;
