@@ -1,4 +1,7 @@
 /* parallel.c — om_par_for (parallel.h) on OpenMP's pool. */
+#include <sched.h>
+#include <stdatomic.h>
+
 #include "parallel.h"
 
 #ifdef _OPENMP
@@ -59,4 +62,54 @@ void om_par_for(int threads, int64_t n, int64_t grain, om_par_fn fn, void *arg)
 {
 	plain p = {fn, arg};
 	om_par_for_slots(threads, n, grain, plain_piece, &p);
+}
+
+struct om_par_team {
+	int n;                  /* members */
+	atomic_int count;       /* members at the current barrier */
+	atomic_uint generation; /* barriers passed */
+};
+
+void om_par_team_run(int threads, int most, om_par_team_fn fn, void *arg)
+{
+	om_par_team t = {.n = om_par_slots(threads, most, 1)};
+	atomic_init(&t.count, 0);
+	atomic_init(&t.generation, 0);
+	if (t.n <= 1) {
+		t.n = 1;
+		fn(arg, &t, 0, 1);
+		return;
+	}
+#ifdef _OPENMP
+#pragma omp parallel num_threads(t.n)
+	{
+#pragma omp single
+		t.n = omp_get_num_threads(); /* the team OpenMP gave (single ends in a barrier) */
+		fn(arg, &t, omp_get_thread_num(), t.n);
+	}
+#endif
+}
+
+/* spins before a waiting member yields its CPU at each look (about 20-50 us) */
+enum { TEAM_SPINS = 1 << 12 };
+
+void om_par_barrier(om_par_team *t)
+{
+	if (t->n <= 1)
+		return;
+	const unsigned gen = atomic_load_explicit(&t->generation, memory_order_acquire);
+	if (atomic_fetch_add_explicit(&t->count, 1, memory_order_acq_rel) == t->n - 1) {
+		atomic_store_explicit(&t->count, 0, memory_order_relaxed);
+		atomic_store_explicit(&t->generation, gen + 1, memory_order_release);
+		return;
+	}
+	for (unsigned spins = 0;
+	     atomic_load_explicit(&t->generation, memory_order_acquire) == gen; spins++) {
+		if (spins >= TEAM_SPINS)
+			sched_yield();
+#if defined(__x86_64__) || defined(__i386__)
+		else
+			__builtin_ia32_pause();
+#endif
+	}
 }

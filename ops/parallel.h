@@ -1,5 +1,6 @@
 /* parallel.h — the one parallel loop of omopt's own kernels: [0, n) cut into pieces that run
- * on up to a run's threads (om_ctx.threads) through OpenMP, the pool oneDNN's kernels use.
+ * on up to a run's threads (om_ctx.threads) through OpenMP, the pool oneDNN's kernels use;
+ * and a team of workers meeting at barriers (a recurrence's steps split by units).
  *
  * A kernel splits only a loop whose iterations are independent (each writes its own outputs
  * and reads nothing another writes): an output's arithmetic is then the same whichever piece
@@ -32,5 +33,26 @@ int om_par_slots(int threads, int64_t n, int64_t grain);
 
 /** om_par_for, telling each piece its worker's slot (for buffers made per worker, before). */
 void om_par_for_slots(int threads, int64_t n, int64_t grain, om_par_slot_fn fn, void *arg);
+
+/** A team of workers (om_par_team_run), for om_par_barrier. */
+typedef struct om_par_team om_par_team;
+
+/** Member `slot` of a team of `count`. */
+typedef void (*om_par_team_fn)(void *arg, om_par_team *team, int slot, int count);
+
+/**
+ * Runs fn once on each of min(threads, most) workers at once (one call fn(arg, team, 0, 1) on
+ * the calling thread when that is 1, inside another parallel region, or without OpenMP), for
+ * work whose steps each need all the members' previous results: the members meet at
+ * om_par_barrier(team) between steps, and each must reach every barrier the others do.
+ */
+void om_par_team_run(int threads, int most, om_par_team_fn fn, void *arg);
+
+/**
+ * Waits until every member of the team gets here. The members spin (a step of a recurrence
+ * is a few microseconds: OpenMP's barrier cost 2.3 us each, the spin 0.2-0.5), yielding the
+ * CPU after a while (more threads than CPUs).
+ */
+void om_par_barrier(om_par_team *team);
 
 #endif

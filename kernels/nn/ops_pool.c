@@ -848,6 +848,7 @@ static bool pool_via_blocks(om_ctx *c, om_kind *rc)
 	*rc = OM_OK;
 	if (c->exact || X->dtype != OM_FLOAT || X->rank != 4 || kind == POOL_LP ||
 	    (c->nout > 1 && c->out[1]) || !__builtin_cpu_supports("avx512f") ||
+	    !om_tensor_numel(X) || !om_tensor_numel(c->out[0]) ||
 	    X->dims[2] * X->dims[3] > VIA_FLOATS / VIA_LANES)
 		return false;
 	om_spatial sp;

@@ -13,6 +13,7 @@
 #include "gemm_packed.h"
 #include "gemm.h"
 #include "op.h"
+#include "panels.h"
 #include "parallel.h"
 
 enum cell { CELL_RNN, CELL_GRU, CELL_LSTM };
@@ -232,13 +233,15 @@ static inline int64_t y_at(const rnn *r, int64_t t, int d, int64_t b)
 }
 
 /* Working memory of one direction. xw: [seq*batch, G*H] input projections plus biases;
- * h, cst: [batch, H] running state; rec: [batch, G*H]; rh, gh: [batch, H] (GRU reset). */
+ * h, cst: [batch, H] running state; rec: [batch, G*H]; rh, gh: [batch, H] (GRU reset); h2:
+ * [batch, H], the team's second state (run_team). */
 typedef struct work {
-	om_ctx pc;          /* the packed product's context (packed_rec), with rp */
-	om_gemm_packed *rp; /* this direction's R packed, or NULL: om_sgemm */
-	om_kind rc;         /* a failure of the packed product */
+	om_ctx pc;              /* the packed product's context (packed_rec), with rp */
+	om_gemm_packed *rp;     /* this direction's R packed, or NULL */
+	const om_panels *pan;   /* or its gates' R packed in panels (batch 1), or NULL: om_sgemm */
+	om_kind rc;             /* a failure of the packed product */
 	const float *xw, *R, *rbh, *P;
-	float *h, *cst, *rec, *rh, *gh, *y;
+	float *h, *cst, *rec, *rh, *gh, *y, *h2;
 	const int64_t *lens;
 } work;
 
@@ -256,13 +259,16 @@ static void act_row(const act_fn *f, bool fast, int64_t n, float *v)
 			v[k] = act(f, v[k]);
 }
 
+/* The cell updates below take n units of a batch row: xb, rb and P point at the first unit's
+ * value of their first gate, a gate's values r->hidden floats after the previous gate's */
+
 static void step_rnn(const rnn *r, const act_fn *a, bool fast, const float *xb,
-		     const float *rb, float *hb)
+		     const float *rb, float *hb, int64_t n)
 {
-	for (int64_t k = 0; k < r->hidden; k++)
+	for (int64_t k = 0; k < n; k++)
 		hb[k] = xb[k] + rb[k];
-	clip_row(r, r->hidden, hb);
-	act_row(&a[0], fast, r->hidden, hb);
+	clip_row(r, n, hb);
+	act_row(&a[0], fast, n, hb);
 }
 
 /* g = clip(x + g + p c) over n (p NULL: + 0, as the one-element formula adds no peephole) */
@@ -282,97 +288,184 @@ static void gate_pre(const rnn *r, int64_t n, float *restrict g, const float *re
  * its part of rb (the row of H(t-1) R^T), then activated as a row; every element takes the
  * operations of the one-element formulas, in their order */
 static void step_lstm(const rnn *r, const act_fn *a, bool fast, const float *xb, float *rb,
-		      const float *P, float *hb, float *cb)
+		      const float *P, float *hb, float *cb, int64_t n)
 {
 	const int64_t H = r->hidden;
 	float *ig = rb, *og = rb + H, *fg = rb + 2 * H, *cg = rb + 3 * H;
-	gate_pre(r, H, ig, xb, P, cb);
+	gate_pre(r, n, ig, xb, P, cb);
 	if (!r->input_forget)
-		gate_pre(r, H, fg, xb + 2 * H, P ? P + 2 * H : NULL, cb);
-	for (int64_t k = 0; k < H; k++)
+		gate_pre(r, n, fg, xb + 2 * H, P ? P + 2 * H : NULL, cb);
+	for (int64_t k = 0; k < n; k++)
 		cg[k] = xb[3 * H + k] + cg[k];
-	clip_row(r, H, cg);
-	act_row(&a[0], fast, H, ig);
+	clip_row(r, n, cg);
+	act_row(&a[0], fast, n, ig);
 	if (r->input_forget)
-		for (int64_t k = 0; k < H; k++)
+		for (int64_t k = 0; k < n; k++)
 			fg[k] = 1.0f - ig[k];
 	else
-		act_row(&a[0], fast, H, fg);
-	act_row(&a[1], fast, H, cg);
-	for (int64_t k = 0; k < H; k++) {
+		act_row(&a[0], fast, n, fg);
+	act_row(&a[1], fast, n, cg);
+	for (int64_t k = 0; k < n; k++) {
 		cb[k] = fg[k] * cb[k] + ig[k] * cg[k];
 		cg[k] = cb[k]; /* its activation below */
 	}
-	gate_pre(r, H, og, xb + H, P ? P + H : NULL, cb);
-	act_row(&a[0], fast, H, og);
-	act_row(&a[2], fast, H, cg);
-	for (int64_t k = 0; k < H; k++)
+	gate_pre(r, n, og, xb + H, P ? P + H : NULL, cb);
+	act_row(&a[0], fast, n, og);
+	act_row(&a[2], fast, n, cg);
+	for (int64_t k = 0; k < n; k++)
 		hb[k] = og[k] * cg[k];
+}
+
+/* GRU without linear_before_reset multiplies r . H(t-1) by Rh apart, so the step's product
+ * only needs the z and r gates */
+static bool gru_split(const rnn *r)
+{
+	return r->cell == CELL_GRU && !r->linear_before_reset;
+}
+
+/* rec = H(t-1) R^T (the rows of the gates the step multiplies first) for units [u0, u1), which
+ * are whole panel groups unless u0 is 0 and u1 H */
+static void step_product(const om_ctx *c, const rnn *r, work *w, const float *h, int64_t u0,
+			 int64_t u1)
+{
+	const int64_t H = r->hidden, GH = r->gates * H, NR = gru_split(r) ? 2 * H : GH;
+	if (w->pan) {
+		const int64_t g0 = u0 / OM_PANEL_ROWS, g1 = (u1 + OM_PANEL_ROWS - 1) / OM_PANEL_ROWS;
+		for (int64_t b = 0; b < r->batch; b++)
+			for (int g = 0; g < r->gates; g++)
+				om_panels_mul(&w->pan[g], g0, g1, h + b * H, w->rec + b * GH + g * H);
+	} else if (!w->rp || !om_gemm_packed_mul(&w->pc, w->rp, 0, false, r->batch, 1.0f, h, H,
+						 0.0f, w->rec, GH, &w->rc)) {
+		om_sgemm(c->exact, false, true, r->batch, NR, H, 1.0f, h, H, w->R, H, 0.0f, w->rec,
+			 GH);
+	}
+}
+
+/* GRU: the z and r gates of units [u0, u1) activated in place in rec, rh = r . H(t-1) */
+static void gru_gates(const rnn *r, const act_fn *a, bool fast, work *w, int64_t t,
+		      const float *h, int64_t u0, int64_t u1)
+{
+	const int64_t H = r->hidden, GH = r->gates * H, n = u1 - u0;
+	for (int64_t b = 0; b < r->batch; b++) {
+		const float *xb = w->xw + (t * r->batch + b) * GH + u0;
+		float *rb = w->rec + b * GH + u0;
+		for (int64_t g = 0; g < 2 * H; g += H) { /* z and r, in place */
+			for (int64_t k = 0; k < n; k++)
+				rb[g + k] = xb[g + k] + rb[g + k];
+			clip_row(r, n, rb + g);
+			act_row(&a[0], fast, n, rb + g);
+		}
+		for (int64_t k = 0; k < n; k++)
+			w->rh[b * H + u0 + k] = rb[H + k] * h[b * H + u0 + k];
+	}
+}
+
+/* step t's new state (h_out, and cst) and output for units [u0, u1) of each batch row, rec
+ * (and GRU's gh) holding the step's products; h_in: H(t-1), h_out the same memory or a
+ * second state (run_team) */
+static void cell_units(const rnn *r, int d, bool fast, work *w, int64_t t, const float *h_in,
+		       float *h_out, int64_t u0, int64_t u1)
+{
+	const int64_t H = r->hidden, GH = r->gates * H, n = u1 - u0;
+	const act_fn *a = r->acts[d];
+	for (int64_t b = 0; b < r->batch; b++) {
+		float *hb = h_out + b * H + u0, *yb = w->y ? w->y + y_at(r, t, d, b) + u0 : NULL;
+		if (h_out != h_in)
+			memcpy(hb, h_in + b * H + u0, sizeof(float) * (size_t)n);
+		if (t >= w->lens[b]) { /* past this sequence's end: no step, zero output */
+			if (yb)
+				memset(yb, 0, sizeof(float) * (size_t)n);
+			continue;
+		}
+		const float *xb = w->xw + (t * r->batch + b) * GH + u0;
+		float *rb = w->rec + b * GH + u0;
+		if (r->cell == CELL_RNN) {
+			step_rnn(r, a, fast, xb, rb, hb, n);
+		} else if (r->cell == CELL_LSTM) {
+			step_lstm(r, a, fast, xb, rb, w->P ? w->P + u0 : NULL, hb,
+				  w->cst + b * H + u0, n);
+		} else {
+			float *hc = w->gh + b * H + u0; /* its candidates over gh's row */
+			for (int64_t k = 0; k < n; k++)
+				hc[k] = gru_split(r) ? xb[2 * H + k] + hc[k]
+						     : xb[2 * H + k] +
+							       rb[H + k] * (rb[2 * H + k] + w->rbh[u0 + k]);
+			clip_row(r, n, hc);
+			act_row(&a[1], fast, n, hc);
+			for (int64_t k = 0; k < n; k++) {
+				const float z = rb[k];
+				hb[k] = (1.0f - z) * hc[k] + z * hb[k];
+			}
+		}
+		if (yb)
+			memcpy(yb, hb, sizeof(float) * (size_t)n);
+	}
+}
+
+static int64_t step_time(const rnn *r, int d, int64_t step)
+{
+	return d == 1 || r->reverse_only ? r->seq - 1 - step : step;
 }
 
 static void run_direction(const om_ctx *c, const rnn *r, int d, work *w)
 {
-	const int64_t H = r->hidden, GH = r->gates * H;
-	const act_fn *a = r->acts[d];
-	const bool rev = d == 1 || r->reverse_only;
-	/* GRU without linear_before_reset multiplies r . H(t-1) by Rh afterwards, so the first
-	 * product only needs the z and r gates */
-	const bool gru_split = r->cell == CELL_GRU && !r->linear_before_reset;
-	const int64_t NR = gru_split ? 2 * H : GH;
+	const int64_t H = r->hidden;
 	const bool fast = !c->exact;
 	for (int64_t step = 0; step < r->seq; step++) {
-		const int64_t t = rev ? r->seq - 1 - step : step;
-		if (!w->rp || !om_gemm_packed_mul(&w->pc, w->rp, 0, false, r->batch, 1.0f, w->h, H,
-						  0.0f, w->rec, GH, &w->rc))
-			om_sgemm(c->exact, false, true, r->batch, NR, H, 1.0f, w->h, H, w->R, H,
-				 0.0f, w->rec, GH);
+		const int64_t t = step_time(r, d, step);
+		step_product(c, r, w, w->h, 0, H);
 		if (w->rc)
 			return;
 		if (r->cell == CELL_GRU) {
-			for (int64_t b = 0; b < r->batch; b++) {
-				const float *xb = w->xw + (t * r->batch + b) * GH;
-				float *rb = w->rec + b * GH;
-				for (int64_t k = 0; k < 2 * H; k++) /* z and r, in place */
-					rb[k] = xb[k] + rb[k];
-				clip_row(r, 2 * H, rb);
-				act_row(&a[0], fast, 2 * H, rb);
-				for (int64_t k = 0; k < H; k++)
-					w->rh[b * H + k] = rb[H + k] * w->h[b * H + k];
-			}
-			if (gru_split) /* gh = (r . H(t-1)) Rh^T */
+			gru_gates(r, r->acts[d], fast, w, t, w->h, 0, H);
+			if (gru_split(r)) /* gh = (r . H(t-1)) Rh^T */
 				om_sgemm(c->exact, false, true, r->batch, H, H, 1.0f, w->rh, H,
 					 w->R + 2 * H * H, H, 0.0f, w->gh, H);
 		}
-		for (int64_t b = 0; b < r->batch; b++) {
-			float *hb = w->h + b * H, *yb = w->y ? w->y + y_at(r, t, d, b) : NULL;
-			if (t >= w->lens[b]) { /* past this sequence's end: no step, zero output */
-				if (yb)
-					memset(yb, 0, sizeof(float) * (size_t)H);
-				continue;
-			}
-			const float *xb = w->xw + (t * r->batch + b) * GH;
-			float *rb = w->rec + b * GH;
-			if (r->cell == CELL_RNN) {
-				step_rnn(r, a, fast, xb, rb, hb);
-			} else if (r->cell == CELL_LSTM) {
-				step_lstm(r, a, fast, xb, rb, w->P, hb, w->cst + b * H);
-			} else {
-				float *hc = w->gh + b * H; /* its candidates over gh's row */
-				for (int64_t k = 0; k < H; k++)
-					hc[k] = gru_split ? xb[2 * H + k] + hc[k]
-							  : xb[2 * H + k] +
-								    rb[H + k] * (rb[2 * H + k] + w->rbh[k]);
-				clip_row(r, H, hc);
-				act_row(&a[1], fast, H, hc);
-				for (int64_t k = 0; k < H; k++) {
-					const float z = rb[k];
-					hb[k] = (1.0f - z) * hc[k] + z * hb[k];
-				}
-			}
-			if (yb)
-				memcpy(yb, hb, sizeof(float) * (size_t)H);
-		}
+		cell_units(r, d, fast, w, t, w->h, w->h, 0, H);
 	}
+}
+
+/* One direction of batch 1 split by units over a team of threads (fast mode, R in panels,
+ * not gru_split): each member multiplies its units' panel groups of every gate and updates
+ * those units, H(t-1) read from one state and H(t) written to the other, then the team meets
+ * before the next step. Each half of R then streams from its own core's cache: one sequence
+ * of 64 steps, two threads against one, ms: a GRU of 256 units 0.48 -> 0.38, an LSTM of 256
+ * 0.75 -> 0.48; of 128 (TEAM_MNK below), 0.155 -> 0.30, the barriers costing more than the
+ * split gains. Every unit's arithmetic is the one-thread run's. */
+#define TEAM_MNK 1.5e5 /* multiply-adds of a step's product (G H H) worth a team */
+
+typedef struct team_job {
+	const om_ctx *c;
+	const rnn *r;
+	work *w;
+} team_job;
+
+static void team_member(void *arg, om_par_team *team, int slot, int count)
+{
+	const team_job *j = arg;
+	const rnn *r = j->r;
+	work *w = j->w;
+	const int64_t H = r->hidden, G = om_panels_groups(&w->pan[0]);
+	const int64_t u0 = G * slot / count * OM_PANEL_ROWS;
+	const int64_t u1 = G * (slot + 1) / count * OM_PANEL_ROWS < H
+				   ? G * (slot + 1) / count * OM_PANEL_ROWS
+				   : H;
+	float *h_in = w->h, *h_out = w->h2;
+	for (int64_t step = 0; step < r->seq; step++) {
+		const int64_t t = step_time(r, 0, step);
+		if (u0 < u1) {
+			step_product(j->c, r, w, h_in, u0, u1);
+			if (r->cell == CELL_GRU)
+				gru_gates(r, r->acts[0], true, w, t, h_in, u0, u1);
+			cell_units(r, 0, true, w, t, h_in, h_out, u0, u1);
+		}
+		om_par_barrier(team);
+		float *tmp = h_in;
+		h_in = h_out, h_out = tmp;
+	}
+	for (int64_t b = 0; h_in != w->h && u0 < u1 && b < r->batch; b++)
+		memcpy(w->h + b * H + u0, h_in + b * H + u0, sizeof(float) * (size_t)(u1 - u0));
 }
 
 /* the directions of a bidirectional run, one a thread: each has its own state and working
@@ -391,18 +484,24 @@ static void dir_piece(void *arg, int64_t lo, int64_t hi)
 		run_direction(j->c, j->r, (int)d, &j->w[d]);
 }
 
-/* Fast mode's R, each direction's packed once (ops/gemm_packed.h): the recurrence multiplies
- * it T times a run, a few rows each, and oneDNN's sgemm packs it again in every call (a
- * bidirectional LSTM of 128 units on 4 sequences of 50 at one thread: 2.07 -> 1.55 ms a run).
- * Each direction has its own packed product in the step's state (the directions may run on
- * two threads at once) and runs it on one thread when the directions take one each or the
- * product is small (below, om_sgemm splits none either). GRU without linear_before_reset
- * multiplies two parts of R apart: om_sgemm. */
-enum { REC_STATE_KEY = 1 };
+/* Fast mode's R, each direction's packed once (when R is a plan-time constant): at batch 1 in
+ * panels (ops/panels.h; one thread, one sequence of 64 steps: a GRU of 256 units 0.70 ->
+ * 0.48 ms a run against oneDNN's packed matmul, an LSTM of 256 1.02 -> 0.75, of 512 3.6 ->
+ * 3.85, its R streaming from L3 either way), else for oneDNN's matmul
+ * (ops/gemm_packed.h): the recurrence multiplies it T times a run, a few rows each, and
+ * oneDNN's sgemm packs it again in every call (a bidirectional LSTM of 128 units on 4
+ * sequences of 50 at one thread: 2.07 -> 1.55 ms a run). Each direction has its own packed
+ * product in the step's state (the directions may run on two threads at once) and runs it on
+ * one thread when the directions take one each or the product is small (below, om_sgemm
+ * splits none either). GRU without linear_before_reset multiplies two parts of R apart:
+ * om_sgemm. */
+enum { REC_STATE_KEY = 2 };
 typedef struct rec_state {
-	int64_t key[REC_STATE_KEY]; /* directions */
+	int64_t key[REC_STATE_KEY]; /* directions, panels */
 	void *slot[2];              /* each direction's packed R: a state slot of its own */
 	void (*release[2])(void *);
+	om_panels pan[2][4];        /* or each direction's gates in panels */
+	bool packed;                /* pan made */
 } rec_state;
 
 static void rec_release(void *p)
@@ -411,19 +510,43 @@ static void rec_release(void *p)
 	for (int d = 0; d < 2; d++) {
 		om_ctx one = {.state = &s->slot[d], .state_release = &s->release[d]};
 		om_ctx_state_reset(&one);
+		for (int g = 0; g < 4; g++)
+			om_panels_free(&s->pan[d][g]);
 	}
 }
 
 #define REC_SPLIT_MNK 3e6 /* multiply-adds of a product worth two threads (ops/gemm.c's) */
 
+/* R's panels for every direction and gate (false: out of memory, none) */
+static bool pack_panels(const om_ctx *c, const rnn *r, rec_state *s)
+{
+	const int64_t H = r->hidden;
+	const float *R = c->in[2]->data;
+	for (int d = 0; d < r->ndir; d++)
+		for (int g = 0; g < r->gates; g++)
+			if (!om_panels_pack(&s->pan[d][g], R + (d * r->gates + g) * H * H, H, H, H)) {
+				rec_release(s);
+				return false;
+			}
+	return true;
+}
+
 static void packed_rec(om_ctx *c, const rnn *r, work *w)
 {
 	const int64_t H = r->hidden, GH = r->gates * H;
-	if (c->exact || (r->cell == CELL_GRU && !r->linear_before_reset))
+	if (c->exact || gru_split(r))
 		return;
-	const int64_t key[REC_STATE_KEY] = {r->ndir};
+	const bool panels = r->batch == 1 && (c->const_in & (UINT64_C(1) << 2));
+	const int64_t key[REC_STATE_KEY] = {r->ndir, panels};
 	bool made;
 	rec_state *s = om_ctx_state_keyed(c, rec_release, key, REC_STATE_KEY, sizeof *s, &made);
+	if (s && panels) {
+		if (!s->packed)
+			s->packed = pack_panels(c, r, s);
+		for (int d = 0; s->packed && d < r->ndir; d++)
+			w[d].pan = s->pan[d];
+		return;
+	}
 	const bool one = r->ndir > 1 || (double)r->batch * (double)GH * (double)H < REC_SPLIT_MNK;
 	for (int d = 0; s && d < r->ndir; d++) {
 		om_ctx *pc = &w[d].pc;
@@ -449,9 +572,10 @@ static om_kind kernel(om_ctx *c, enum cell cell)
 	float *rec = malloc(sizeof(float) * (nd * (size_t)(r.batch * GH) + 1));
 	float *rh = malloc(sizeof(float) * (nd * (size_t)BH + 1));
 	float *gh = malloc(sizeof(float) * (nd * (size_t)BH + 1));
+	float *h2 = malloc(sizeof(float) * (nd * (size_t)BH + 1));
 	float *zero_row = calloc((size_t)H + 1, sizeof(float)); /* Rbh when there is no B */
 	int64_t *lens = malloc(sizeof(int64_t) * (size_t)(r.batch + 1));
-	if (!xw || !h || !cst || !rec || !rh || !gh || !zero_row || !lens) {
+	if (!xw || !h || !cst || !rec || !rh || !gh || !h2 || !zero_row || !lens) {
 		rc = om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory");
 		goto out;
 	}
@@ -514,11 +638,16 @@ static om_kind kernel(om_ctx *c, enum cell cell)
 					   ? (const float *)c->in[7]->data + d * 3 * H
 					   : NULL,
 			      .h = hd, .cst = cd, .rec = rec + d * r.batch * GH, .rh = rh + d * BH,
-			      .gh = gh + d * BH, .y = y, .lens = lens};
+			      .gh = gh + d * BH, .y = y, .h2 = h2 + d * BH, .lens = lens};
 	}
 	packed_rec(c, &r, w);
-	dir_job j = {c, &r, w};
-	om_par_for(c->threads, r.ndir, 1, dir_piece, &j);
+	if (w[0].pan && r.ndir == 1 && (double)GH * (double)H >= TEAM_MNK) {
+		team_job tj = {c, &r, w};
+		om_par_team_run(c->threads, om_panels_groups(&w[0].pan[0]), team_member, &tj);
+	} else {
+		dir_job j = {c, &r, w};
+		om_par_for(c->threads, r.ndir, 1, dir_piece, &j);
+	}
 	for (int d = 0; d < r.ndir && !rc; d++)
 		rc = w[d].rc;
 	if (rc)
@@ -539,7 +668,8 @@ static om_kind kernel(om_ctx *c, enum cell cell)
 			}
 		}
 out:
-	free(xs), free(xw), free(h), free(cst), free(rec), free(rh), free(gh), free(zero_row), free(lens);
+	free(xs), free(xw), free(h), free(cst), free(rec), free(rh), free(gh), free(h2);
+	free(zero_row), free(lens);
 	return rc;
 }
 
