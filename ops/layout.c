@@ -118,7 +118,8 @@ __attribute__((target("avx512f"))) static void block16(const float *x, int64_t l
 		const __mmask16 m = (__mmask16)((1u << n) - 1);
 		__m512 r[16];
 		for (int64_t l = 0; l < 16; l++)
-			r[l] = l < c ? _mm512_maskz_loadu_ps(m, x + l * ldx + p) : _mm512_setzero_ps();
+			r[l] = l < c ? _mm512_maskz_loadu_ps(m, x + l * ldx + p)
+				     : _mm512_setzero_ps();
 		transpose16(r);
 		for (int64_t i = 0; i < n; i++)
 			_mm512_storeu_ps(y + (p + i) * 16, r[i]);
@@ -176,8 +177,9 @@ void om_layout_unblock_f32(const float *x, int64_t N, int64_t C, int64_t P, int6
 	if (b == 16 && __builtin_cpu_supports("avx512f")) {
 		for (int64_t n = 0; n < N; n++)
 			for (int64_t cb = 0; cb < Cb; cb++)
-				unblock16(x + (n * Cb + cb) * P * 16, C - cb * 16 < 16 ? C - cb * 16 : 16,
-					  P, y + (n * C + cb * 16) * P, P);
+				unblock16(x + (n * Cb + cb) * P * 16,
+					  C - cb * 16 < 16 ? C - cb * 16 : 16, P,
+					  y + (n * C + cb * 16) * P, P);
 		return;
 	}
 #endif

@@ -4,7 +4,8 @@
  * groups of eight vectors ran slower (7.2 us), and a layout of one panel of 16 rows after
  * another (four streams) 4.9 us. */
 #if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC optimize("fp-contract=fast") /* fast mode's: a fused multiply-add where the CPU has one */
+/* fast mode's: a fused multiply-add where the CPU has one */
+#pragma GCC optimize("fp-contract=fast")
 #endif
 #include <stdlib.h>
 #include <string.h>

@@ -1,9 +1,9 @@
 /* test_conv_im2col_big.c — the im2col path with weight blocks of OM_WARM_FLOATS floats or more
  * (each group's block warmed before its first product): 2-D stride-2 3x3 and 1x1 convs, odd and
  * even extents, asymmetric pads, groups, batch 2; and output rows whose im2col columns overflow
- * the column budget (1-D convs of 4000 output positions, a 2-D conv 500 wide: rows in chunks); in exact
- * mode and in fast mode at 1 and 2 threads, against a float64 loop within 128 ulps of the
- * largest sum |w| |x| + |b| within 3 positions (as test_conv_random.c). */
+ * the column budget (1-D convs of 4000 output positions, a 2-D conv 500 wide: rows in
+ * chunks); in exact mode and in fast mode at 1 and 2 threads, against a float64 loop within
+ * 128 ulps of the largest sum |w| |x| + |b| within 3 positions (as test_conv_random.c). */
 #include <stdlib.h>
 
 #include "conv_winograd.h"

@@ -924,36 +924,38 @@ static void se_mul_absorbed(void **state)
 /* om_layout_block_f32 and om_layout_unblock_f32 against their definitions: lane l of pixel p of
  * block cb is channel cb * b + l of pixel p, 0 past C; unblocking gives X back. Channels and
  * pixels that are and are not multiples of the block and of a 16x16 transposition's tile. */
+static void conversion(int64_t N, int64_t C, int64_t P, int64_t b)
+{
+	const int64_t Cb = (C + b - 1) / b, nx = N * C * P, ny = N * Cb * P * b;
+	float *x = malloc(sizeof(float) * (size_t)nx), *y = malloc(sizeof(float) * (size_t)ny);
+	float *back = malloc(sizeof(float) * (size_t)nx);
+	for (int64_t i = 0; i < nx; i++)
+		x[i] = (float)i + 0.5f;
+	for (int64_t i = 0; i < ny; i++)
+		y[i] = NAN;
+	om_layout_block_f32(x, N, C, P, b, y);
+	for (int64_t i = 0; i < ny; i++) {
+		const int64_t l = i % b, p = i / b % P, cb = i / (b * P) % Cb, n = i / (b * P * Cb);
+		const int64_t ch = cb * b + l;
+		const float want = ch < C ? x[(n * C + ch) * P + p] : 0.0f;
+		if (!(y[i] == want))
+			fail_msg("C %lld P %lld b %lld: blocked %lld is %g, not %g", (long long)C,
+				 (long long)P, (long long)b, (long long)i, (double)y[i],
+				 (double)want);
+	}
+	om_layout_unblock_f32(y, N, C, P, b, back);
+	assert_memory_equal(back, x, sizeof(float) * (size_t)nx);
+	free(x), free(y), free(back);
+}
+
 static void conversions(void **state)
 {
 	(void)state;
 	const int64_t Cs[] = {1, 5, 16, 17, 40}, Ps[] = {1, 15, 16, 17, 33, 100}, bs[] = {8, 16};
 	for (size_t ci = 0; ci < sizeof Cs / sizeof Cs[0]; ci++)
 		for (size_t pi = 0; pi < sizeof Ps / sizeof Ps[0]; pi++)
-			for (size_t bi = 0; bi < 2; bi++) {
-				const int64_t N = 2, C = Cs[ci], P = Ps[pi], b = bs[bi];
-				const int64_t Cb = (C + b - 1) / b, nx = N * C * P, ny = N * Cb * P * b;
-				float *x = malloc(sizeof(float) * (size_t)nx);
-				float *y = malloc(sizeof(float) * (size_t)ny);
-				float *back = malloc(sizeof(float) * (size_t)nx);
-				for (int64_t i = 0; i < nx; i++)
-					x[i] = (float)i + 0.5f;
-				for (int64_t i = 0; i < ny; i++)
-					y[i] = NAN;
-				om_layout_block_f32(x, N, C, P, b, y);
-				for (int64_t i = 0; i < ny; i++) {
-					const int64_t l = i % b, p = i / b % P, cb = i / (b * P) % Cb;
-					const int64_t n = i / (b * P * Cb), ch = cb * b + l;
-					const float want = ch < C ? x[(n * C + ch) * P + p] : 0.0f;
-					if (!(y[i] == want))
-						fail_msg("C %lld P %lld b %lld: blocked %lld is %g, not %g",
-							 (long long)C, (long long)P, (long long)b,
-							 (long long)i, (double)y[i], (double)want);
-				}
-				om_layout_unblock_f32(y, N, C, P, b, back);
-				assert_memory_equal(back, x, sizeof(float) * (size_t)nx);
-				free(x), free(y), free(back);
-			}
+			for (size_t bi = 0; bi < 2; bi++)
+				conversion(2, Cs[ci], Ps[pi], bs[bi]);
 }
 
 /* Mul of (A, B, P, L) by (A, B, 1, L), L a short run, and Add of the two the other way round:

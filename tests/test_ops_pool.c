@@ -456,7 +456,8 @@ static void average_fast(void **state)
 		om_model *m = om_model_new();
 		om_node *n = nt_add_node(m, "AveragePool", 1, 1);
 		const size_t ci = e / 2;
-		const int64_t k = cases[ci].k, s = cases[ci].s, pb = cases[ci].pb, pe = cases[ci].pe;
+		const int64_t k = cases[ci].k, s = cases[ci].s;
+		const int64_t pb = cases[ci].pb, pe = cases[ci].pe;
 		nt_ints(n, "kernel_shape", (int64_t[]){k, k}, 2);
 		nt_ints(n, "strides", (int64_t[]){s, s}, 2);
 		nt_ints(n, "pads", (int64_t[]){pb, pb, pe, pe}, 4);
@@ -485,17 +486,52 @@ static void average_fast(void **state)
  * for a NaN): planes 3, 2 x 17 and 40 (groups of 16 and a short last one), windows with pads,
  * ceil_mode, strides, dilation and count_include_pad; inputs with NaNs, -inf and a row of
  * -inf */
+typedef struct via_case {
+	int64_t k[2], s[2], d[2], pads[4], ceil, include;
+} via_case;
+
+static void through_blocks(const via_case *k, const int64_t *d, bool avg, const float *x)
+{
+	om_tensor tx = nt_tensor(OM_FLOAT, 4, d, x);
+	const om_tensor *in[] = {&tx};
+	om_model *m = om_model_new();
+	om_node *n = nt_add_node(m, avg ? "AveragePool" : "MaxPool", 1, 1);
+	nt_ints(n, "kernel_shape", k->k, 2);
+	nt_ints(n, "strides", k->s, 2);
+	nt_ints(n, "pads", k->pads, 4);
+	nt_int(n, "ceil_mode", k->ceil);
+	if (avg)
+		nt_int(n, "count_include_pad", k->include);
+	else
+		nt_ints(n, "dilations", k->d, 2);
+	om_tensor exact[1], fast[1];
+	om_status st = {0};
+	assert_int_equal(nt_run_mode(n, 19, in, exact, 1, &st), OM_OK);
+	for (int threads = 1; threads <= 2; threads++) {
+		assert_int_equal(nt_run_threads(n, 19, in, fast, 0, threads, &st), OM_OK);
+		assert_int_equal(fast[0].nbytes, exact[0].nbytes);
+		const float *a = fast[0].data, *b = exact[0].data;
+		for (int64_t i = 0; i < om_tensor_numel(&exact[0]); i++)
+			if (isnan(b[i]) ? !isnan(a[i]) : a[i] != b[i])
+				fail_msg("%s, %lld planes, k %lldx%lld, [%lld]: fast %.9g, "
+					 "exact %.9g", avg ? "avg" : "max", (long long)(d[0] * d[1]),
+					 (long long)k->k[0], (long long)k->k[1], (long long)i,
+					 (double)a[i], (double)b[i]);
+		om_tensor_free(&fast[0]);
+	}
+	om_tensor_free(&exact[0]);
+	om_model_free(m);
+}
+
 static void pools_through_blocks(void **state)
 {
 	(void)state;
-	static const struct {
-		int64_t k[2], s[2], d[2], pads[4], ceil, include;
-	} cases[] = {{{3, 3}, {2, 2}, {1, 1}, {0, 0, 0, 0}, 1, 0},
-		     {{3, 2}, {2, 3}, {1, 1}, {1, 0, 1, 1}, 1, 1},
-		     {{3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, 0, 0},
-		     {{2, 2}, {2, 2}, {1, 1}, {0, 0, 0, 0}, 0, 0},
-		     {{3, 3}, {1, 2}, {2, 1}, {2, 1, 0, 1}, 0, 1},
-		     {{5, 3}, {3, 1}, {1, 1}, {2, 0, 2, 2}, 1, 0}};
+	static const via_case cases[] = {{{3, 3}, {2, 2}, {1, 1}, {0, 0, 0, 0}, 1, 0},
+					 {{3, 2}, {2, 3}, {1, 1}, {1, 0, 1, 1}, 1, 1},
+					 {{3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, 0, 0},
+					 {{2, 2}, {2, 2}, {1, 1}, {0, 0, 0, 0}, 0, 0},
+					 {{3, 3}, {1, 2}, {2, 1}, {2, 1, 0, 1}, 0, 1},
+					 {{5, 3}, {3, 1}, {1, 1}, {2, 0, 2, 2}, 1, 0}};
 	static const int64_t planes[][2] = {{1, 3}, {2, 17}, {1, 40}};
 	static float x[40 * 13 * 11];
 	for (int64_t i = 0; i < 40 * 13 * 11; i++)
@@ -503,41 +539,11 @@ static void pools_through_blocks(void **state)
 	for (int64_t i = 2 * 11; i < 3 * 11; i++)
 		x[i] = -INFINITY;
 	for (size_t e = 0; e < sizeof cases / sizeof *cases; e++)
-		for (size_t pi = 0; pi < 3; pi++)
-			for (int avg = 0; avg < 2; avg++) {
-				const int64_t d[] = {planes[pi][0], planes[pi][1], 13, 11};
-				om_tensor tx = nt_tensor(OM_FLOAT, 4, d, x);
-				const om_tensor *in[] = {&tx};
-				om_model *m = om_model_new();
-				om_node *n = nt_add_node(m, avg ? "AveragePool" : "MaxPool", 1, 1);
-				nt_ints(n, "kernel_shape", cases[e].k, 2);
-				nt_ints(n, "strides", cases[e].s, 2);
-				nt_ints(n, "pads", cases[e].pads, 4);
-				nt_int(n, "ceil_mode", cases[e].ceil);
-				if (avg)
-					nt_int(n, "count_include_pad", cases[e].include);
-				else
-					nt_ints(n, "dilations", cases[e].d, 2);
-				om_tensor exact[1], fast[1];
-				om_status st = {0};
-				assert_int_equal(nt_run_mode(n, 19, in, exact, 1, &st), OM_OK);
-				for (int threads = 1; threads <= 2; threads++) {
-					assert_int_equal(nt_run_threads(n, 19, in, fast, 0, threads, &st),
-							 OM_OK);
-					assert_int_equal(fast[0].nbytes, exact[0].nbytes);
-					const float *a = fast[0].data, *b = exact[0].data;
-					for (int64_t i = 0; i < om_tensor_numel(&exact[0]); i++)
-						if (isnan(b[i]) ? !isnan(a[i]) : a[i] != b[i])
-							fail_msg("%s case %zu, %lld planes, [%lld]: "
-								 "fast %.9g, exact %.9g",
-								 avg ? "avg" : "max", e,
-								 (long long)(d[0] * d[1]), (long long)i,
-								 (double)a[i], (double)b[i]);
-					om_tensor_free(&fast[0]);
-				}
-				om_tensor_free(&exact[0]);
-				om_model_free(m);
-			}
+		for (size_t pi = 0; pi < 3; pi++) {
+			const int64_t d[] = {planes[pi][0], planes[pi][1], 13, 11};
+			through_blocks(&cases[e], d, false, x);
+			through_blocks(&cases[e], d, true, x);
+		}
 }
 
 int main(void)

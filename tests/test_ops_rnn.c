@@ -159,8 +159,8 @@ static void fast_against_exact(void **state)
 						fail_msg("case %zu (%s %s, H %lld, batch %lld), %d "
 							 "threads, output %d [%lld]: %g, exact %g",
 							 k, cases[k].op, cases[k].dir, (long long)H,
-							 (long long)B, threads, o, (long long)i, a[i],
-							 e[i]);
+							 (long long)B, threads, o, (long long)i,
+							 a[i], e[i]);
 				if (B == 1 && r == 0)
 					one_thread[o] = out[o];
 				else if (B == 1 && memcmp(a, one_thread[o].data, out[o].nbytes))

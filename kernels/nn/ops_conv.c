@@ -287,7 +287,8 @@ static void im2col_piece(void *arg, int64_t lo, int64_t hi, int slot)
 		const int64_t q0 = v % j->nb * j->len, q1 = q0 + j->len > lead ? lead : q0 + j->len;
 		/* a chunk of one row is the conv of the output columns [c0, c0 + cols) alone: the
 		 * begin pad moves by c0 strides */
-		const int64_t c0 = u % j->nc * j->cl, cols = j->OL - c0 < j->cl ? j->OL - c0 : j->cl;
+		const int64_t c0 = u % j->nc * j->cl;
+		const int64_t cols = j->OL - c0 < j->cl ? j->OL - c0 : j->cl;
 		om_spatial sp = *j->sp;
 		sp.out[last] = cols, sp.pb[last] -= c0 * sp.stride[last];
 		const float *xg = j->x + (n * j->C + gi * j->Cg) * j->Pin;

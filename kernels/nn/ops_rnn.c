@@ -330,10 +330,12 @@ static void step_product(const om_ctx *c, const rnn *r, work *w, const float *h,
 {
 	const int64_t H = r->hidden, GH = r->gates * H, NR = gru_split(r) ? 2 * H : GH;
 	if (w->pan) {
-		const int64_t g0 = u0 / OM_PANEL_ROWS, g1 = (u1 + OM_PANEL_ROWS - 1) / OM_PANEL_ROWS;
+		const int64_t g0 = u0 / OM_PANEL_ROWS;
+		const int64_t g1 = (u1 + OM_PANEL_ROWS - 1) / OM_PANEL_ROWS;
 		for (int64_t b = 0; b < r->batch; b++)
 			for (int g = 0; g < r->gates; g++)
-				om_panels_mul(&w->pan[g], g0, g1, h + b * H, w->rec + b * GH + g * H);
+				om_panels_mul(&w->pan[g], g0, g1, h + b * H,
+					      w->rec + b * GH + g * H);
 	} else if (!w->rp || !om_gemm_packed_mul(&w->pc, w->rp, 0, false, r->batch, 1.0f, h, H,
 						 0.0f, w->rec, GH, &w->rc)) {
 		om_sgemm(c->exact, false, true, r->batch, NR, H, 1.0f, h, H, w->R, H, 0.0f, w->rec,
@@ -386,10 +388,11 @@ static void cell_units(const rnn *r, int d, bool fast, work *w, int64_t t, const
 				  w->cst + b * H + u0, n);
 		} else {
 			float *hc = w->gh + b * H + u0; /* its candidates over gh's row */
+			const float *rbh = w->rbh + u0;
 			for (int64_t k = 0; k < n; k++)
 				hc[k] = gru_split(r) ? xb[2 * H + k] + hc[k]
 						     : xb[2 * H + k] +
-							       rb[H + k] * (rb[2 * H + k] + w->rbh[u0 + k]);
+							       rb[H + k] * (rb[2 * H + k] + rbh[k]);
 			clip_row(r, n, hc);
 			act_row(&a[1], fast, n, hc);
 			for (int64_t k = 0; k < n; k++) {
@@ -524,7 +527,8 @@ static bool pack_panels(const om_ctx *c, const rnn *r, rec_state *s)
 	const float *R = c->in[2]->data;
 	for (int d = 0; d < r->ndir; d++)
 		for (int g = 0; g < r->gates; g++)
-			if (!om_panels_pack(&s->pan[d][g], R + (d * r->gates + g) * H * H, H, H, H)) {
+			if (!om_panels_pack(&s->pan[d][g], R + (d * r->gates + g) * H * H, H, H,
+					    H)) {
 				rec_release(s);
 				return false;
 			}
