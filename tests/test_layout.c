@@ -524,29 +524,34 @@ static void resize_between_convs(void **state)
 }
 
 /* a ConvTranspose's case: kernel, stride, pads (begin = end), output_padding, dilation,
- * group, bias, auto_pad (NULL: NOTSET), and whether its output is also a graph output (read
- * plain) */
+ * group, bias, auto_pad (NULL: NOTSET), whether its output is also a graph output (read
+ * plain), and the activation after it (NULL: none) */
 typedef struct ct_case {
 	int64_t k, stride, pad, opad, dil, group;
 	bool bias;
 	const char *auto_pad;
 	bool side;
+	const char *act;
 } ct_case;
 
 /* A UNet's up-convolution: a 1x1 conv, a ConvTranspose, a 1x1 conv: in NHWC the ConvTranspose
  * reads and writes NHWC (om_convt_nhwc), only reads it when its output is also a graph
  * output, and stays plain when grouped or in the channel-blocked layout; kernels 2 (the
  * stride: no overlap), 3 and 4 (overlapping taps, output_padding, SAME_UPPER), dilation 2, with
- * and without a bias. Against exact mode, batch 2 and a symbolic batch run on 3 images, one
+ * and without a bias; a Relu or Sigmoid after it is absorbed in fast mode (om_ctx.post) unless
+ * the ConvTranspose's output is also a graph output. Against exact mode, batch 2 and a symbolic batch run on 3 images, one
  * and two threads, each forced layout. */
 static void convt_between_convs(void **state)
 {
 	(void)state;
 	const ct_case cases[] = {
-		{2, 2, 0, 0, 1, 1, true, NULL, false},   {3, 2, 1, 1, 1, 1, true, NULL, false},
-		{4, 2, 1, 0, 1, 1, false, NULL, false},  {3, 1, 0, 0, 2, 1, true, NULL, false},
-		{3, 2, 0, 0, 1, 1, true, "SAME_UPPER", false},
-		{2, 2, 0, 0, 1, 1, true, NULL, true},    {3, 2, 1, 0, 1, 4, true, NULL, false},
+		{2, 2, 0, 0, 1, 1, true, NULL, false, "Relu"},
+		{3, 2, 1, 1, 1, 1, true, NULL, false, NULL},
+		{4, 2, 1, 0, 1, 1, false, NULL, false, "Sigmoid"},
+		{3, 1, 0, 0, 2, 1, true, NULL, false, NULL},
+		{3, 2, 0, 0, 1, 1, true, "SAME_UPPER", false, NULL},
+		{2, 2, 0, 0, 1, 1, true, NULL, true, "Relu"},
+		{3, 2, 1, 0, 1, 4, true, NULL, false, "Sigmoid"},
 	};
 	const int32_t block = om_layout_block();
 	const int64_t C = 8, E = 24, F = 20, H = 7;
@@ -576,7 +581,9 @@ static void convt_between_convs(void **state)
 			tu_attr_ints(r, "pads", 4, (int64_t[]){k->pad, k->pad, k->pad, k->pad});
 		if (k->opad)
 			tu_attr_ints(r, "output_padding", 2, (int64_t[]){k->opad, k->opad});
-		conv(g, "ct,D", "y", 1, 1, 1);
+		if (k->act)
+			node(g, k->act, "ct", "ca");
+		conv(g, k->act ? "ca,D" : "ct,D", "y", 1, 1, 1);
 		tu_push_value(g, &g->outputs, &g->noutputs,
 			      tu_typed_value(g, "y", OM_FLOAT, -1, NULL));
 		if (k->side)
@@ -586,6 +593,8 @@ static void convt_between_convs(void **state)
 		sessions(m, threads, layout, &fast, &exact);
 		const bool nhwc = block && layout == OM_LAYOUT_NHWC && k->group == 1;
 		assert_string_equal(blocked_of(fast, "ct"), !nhwc ? "" : k->side ? "r" : "rw");
+		assert_int_equal(tu_absorbed(fast), k->act && !k->side);
+		assert_int_equal(tu_absorbed(exact), 0);
 		for (int i = 0; i < 2; i++)
 			agree(fast, exact, N > 0 ? N : 3, C, H, k->side ? 2 : 1, true);
 		om_session_free(fast);

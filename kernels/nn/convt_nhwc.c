@@ -56,7 +56,8 @@ typedef struct ct_job {
 	int64_t M;
 	const float *t; /* (H W) x (KH KW M) */
 	const float *bias;
-	float *y; /* (OH, OW, M) */
+	const om_conv_epi *post; /* an activation, or NULL */
+	float *y;                /* (OH, OW, M) */
 } ct_job;
 
 OM_CLONES static void ct_rows(void *arg, int64_t lo, int64_t hi)
@@ -88,11 +89,14 @@ OM_CLONES static void ct_rows(void *arg, int64_t lo, int64_t hi)
 				}
 			}
 		}
+		if (j->post)
+			om_conv_epi_row(j->post, 0, 0, y, row);
 	}
 }
 
 om_kind om_convt_nhwc(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int64_t M,
-		      const float *x, bool x_nhwc, const float *w, const float *bias, float *y)
+		      const float *x, bool x_nhwc, const float *w, const float *bias,
+		      const om_conv_epi *post, float *y)
 {
 	const int64_t K = sp->k[0] * sp->k[1], P = sp->in[0] * sp->in[1];
 	const int64_t OP = sp->out[0] * sp->out[1];
@@ -129,7 +133,7 @@ om_kind om_convt_nhwc(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int
 		} else {
 			memset(t, 0, sizeof(float) * (size_t)nt);
 		}
-		ct_job j = {sp, M, t, bias, y + n * OP * M};
+		ct_job j = {sp, M, t, bias, post, y + n * OP * M};
 		om_par_for(c->threads, sp->out[0], GRAIN / (per_row + 1) + 1, ct_rows, &j);
 	}
 	free(t);

@@ -751,6 +751,10 @@ static om_kind convt_f32(om_ctx *c)
 	}
 	if (b)
 		add_bias(y, b, g.N, g.M, P);
+	om_conv_epi post = {0}; /* the activation the planner folded in (OM_OP_EPILOGUE) */
+	if ((rc = om_conv_epi_activation(c, &post)))
+		return rc;
+	om_conv_epi_row(&post, 0, 0, y, g.N * g.M * P);
 	return OM_OK;
 }
 
@@ -787,9 +791,14 @@ static om_kind convt_blocked(om_ctx *c)
 	om_kind rc = convt_geometry(&lc, &g);
 	if (rc)
 		return rc;
-	if (bout)
+	if (bout) {
+		om_conv_epi post = {0};
+		if ((rc = om_conv_epi_activation(c, &post)))
+			return rc;
 		return om_convt_nhwc(c, &g.sp, g.N, g.C, g.M, x.data, bin, W->data,
-				     in[2] ? in[2]->data : NULL, y.data);
+				     in[2] ? in[2]->data : NULL,
+				     post.act != OM_ACT_NONE ? &post : NULL, y.data);
+	}
 	float *bx;
 	if ((rc = om_layout_plain_side(c, OM_LAYOUT_IN(0), c->in[0], C, true, &x, &bx)))
 		return rc;
@@ -949,15 +958,15 @@ static const om_sig sig_QLinearConv_10 = {10, 8, 9, 1, 1, 0x100, 0x0, attrs_QLin
 /* ---- end of signatures ---- */
 
 /* Conv and FusedConv apply a following activation (OM_OP_EPILOGUE) and a preceding Mul by a
- * factor per channel (OM_OP_IN_SCALE: conv_scaled) themselves */
+ * factor per channel (OM_OP_IN_SCALE: conv_scaled) themselves; ConvTranspose the activation */
 #define CONV_FLAGS (OM_OP_EXACT | OM_OP_LAYOUT | OM_OP_EPILOGUE | OM_OP_IN_SCALE)
 
 static const om_op rows[] = {
 	{"Conv", "", 1, conv_infer, conv_kernel, CONV_FLAGS, &sig_Conv_1, OM_OPC_CONV, conv_layout},
 	{"FusedConv", "com.microsoft", 1, fused_infer, conv_kernel,
 	 CONV_FLAGS | OM_OP_INPLACE_LAST, &sig_ms_FusedConv_1, OM_OPC_MS_FUSED_CONV, conv_layout},
-	{"ConvTranspose", "", 1, convt_infer, convt_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
-	 &sig_ConvTranspose_1, OM_OPC_CONV_TRANSPOSE, convt_layout},
+	{"ConvTranspose", "", 1, convt_infer, convt_kernel,
+	 OM_OP_EXACT | OM_OP_LAYOUT | OM_OP_EPILOGUE, &sig_ConvTranspose_1, OM_OPC_CONV_TRANSPOSE, convt_layout},
 	{"ConvInteger", "", 10, conv_infer, convint_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
 	 &sig_ConvInteger_10, OM_OPC_NONE, NULL},
 	{"QLinearConv", "", 10, conv_infer, qlinearconv_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
