@@ -485,7 +485,7 @@ static void average_fast(void **state)
  * elsewhere the plain kernels) against exact mode at one and two threads, bit for bit (a NaN
  * for a NaN): planes 3, 2 x 17 and 40 (groups of 16 and a short last one), windows with pads,
  * ceil_mode, strides, dilation and count_include_pad; inputs with NaNs, -inf and a row of
- * -inf */
+ * -inf, and with one NaN (in plane 21: the 16-plane groups without NaN take vmaxps alone) */
 typedef struct via_case {
 	int64_t k[2], s[2], d[2], pads[4], ceil, include;
 } via_case;
@@ -533,16 +533,20 @@ static void pools_through_blocks(void **state)
 					 {{3, 3}, {1, 2}, {2, 1}, {2, 1, 0, 1}, 0, 1},
 					 {{5, 3}, {3, 1}, {1, 1}, {2, 0, 2, 2}, 1, 0}};
 	static const int64_t planes[][2] = {{1, 3}, {2, 17}, {1, 40}};
-	static float x[40 * 13 * 11];
-	for (int64_t i = 0; i < 40 * 13 * 11; i++)
+	static float x[40 * 13 * 11], one[40 * 13 * 11];
+	for (int64_t i = 0; i < 40 * 13 * 11; i++) {
 		x[i] = i % 17 == 3 ? NAN : i % 13 == 5 ? -INFINITY : xval(i);
+		one[i] = xval(i);
+	}
 	for (int64_t i = 2 * 11; i < 3 * 11; i++)
 		x[i] = -INFINITY;
+	one[(21 * 13 + 9) * 11 + 4] = NAN;
 	for (size_t e = 0; e < sizeof cases / sizeof *cases; e++)
 		for (size_t pi = 0; pi < 3; pi++) {
 			const int64_t d[] = {planes[pi][0], planes[pi][1], 13, 11};
 			through_blocks(&cases[e], d, false, x);
 			through_blocks(&cases[e], d, true, x);
+			through_blocks(&cases[e], d, false, one);
 		}
 }
 
