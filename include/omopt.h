@@ -296,7 +296,7 @@ typedef enum om_layout_choice {
 typedef struct om_session_options {
 	int exact;   /* 1: only kernels flagged exact; others are OM_ERR_UNSUPPORTED (seed §1) */
 	int threads; /* 0 or 1: single-threaded; at most OM_MAX_THREADS */
-	int profile; /* 1: record time per op type (om_session_profile) */
+	int profile; /* 1: record time per op type, 2: per node (om_session_profile) */
 	/* Memory limit, in bytes, of a run: the tensors it holds at once (intermediate values and
 	 * outputs, in the session's buffer pool) plus any buffer a kernel allocates for itself
 	 * must stay within it. A request over it is OM_ERR_INVALID_INPUT naming the node, before
@@ -349,15 +349,18 @@ OM_API om_kind om_session_run(om_session *s, const om_tensor *inputs, int ninput
 		       int noutputs, om_status *st);
 OM_API void om_session_free(om_session *s);
 
-/** Time per op type of the runs since the session was created with `profile` (or since
- *  om_session_profile_reset), slowest first: *rows (valid until the next run or reset) and
- *  their count. A control op's time (If, Loop, Scan) is its own: the nodes it ran in its
- *  subgraphs count under their own op types, so the rows add up to the time of the runs.
+/** Time per op type (`profile` 1) or per node (`profile` 2: the nodes that run, after
+ *  om_optimize and the planner's absorptions) of the runs since the session was created (or
+ *  since om_session_profile_reset), slowest first: *rows (valid until the next run or reset)
+ *  and their count. A control op's time (If, Loop, Scan) is its own: the nodes it ran in its
+ *  subgraphs count under their own rows, so the rows add up to the time of the runs.
  *  0 rows without `profile`. */
 typedef struct om_profile_row {
 	const char *op;  /* the op type ("Conv", "FusedConv"), living as long as the session */
-	int64_t calls;   /* nodes of this op type run */
+	int64_t calls;   /* nodes of this op type run (per node: the node's runs) */
 	double ms;       /* their wall time, milliseconds */
+	const char *node; /* per node: the node's name (its first output's when it has none);
+			     else NULL */
 } om_profile_row;
 OM_API int om_session_profile(const om_session *s, const om_profile_row **rows);
 /** Zeroes the profile (after a warm-up run, so that it covers the runs that follow). */

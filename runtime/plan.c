@@ -220,9 +220,15 @@ static om_kind sorted_nodes(om_session *s, const om_graph *g, om_node ***out, om
 	return rc;
 }
 
-static int32_t profile_row(om_session *s, const char *op)
+/* the step's row in the profile: its op type's, or with profile 2 a row of its own */
+static int32_t profile_row(om_session *s, const om_node *n)
 {
-	for (int32_t i = 0; i < s->nprof; i++)
+	const char *op = n->op, *node = NULL;
+	if (s->opt.profile == 2)
+		node = n->name && n->name[0]		 ? n->name
+		       : n->nout > 0 && n->out[0] ? n->out[0]->name
+						 : "";
+	for (int32_t i = 0; i < s->nprof && !node; i++)
 		if (!strcmp(s->prof[i].op, op))
 			return i;
 	if (s->nprof == s->capprof) {
@@ -233,7 +239,7 @@ static int32_t profile_row(om_session *s, const char *op)
 		s->prof = r;
 		s->capprof = cap;
 	}
-	s->prof[s->nprof] = (om_profile_row){.op = op};
+	s->prof[s->nprof] = (om_profile_row){.op = op, .node = node};
 	return s->nprof++;
 }
 
@@ -483,7 +489,7 @@ static om_kind plan_step(om_session *s, om_plan *p, om_step *sp, const om_node *
 		   sp->out[0] >= 0 && !extra_outs;
 	if ((rc = plan_subgraphs(s, p, sp, st)))
 		return rc;
-	if ((sp->prof = profile_row(s, n->op)) < 0)
+	if ((sp->prof = profile_row(s, n)) < 0)
 		return om_error(st, OM_ERR_NOMEM, n, "out of memory planning");
 	rc = shape_step(p, sp, s->pool.limit, st);
 	if (rc == OM_ERR_INVALID_MODEL && p->parent && !(fl & OM_OP_CONTROL)) {

@@ -129,38 +129,49 @@ static void test_dot_and_file(void **state)
 	om_model_free(m);
 }
 
+/* profile 1: a row per op type (two Conv nodes, one row); profile 2: a row per node */
 static void test_profile(void **state)
 {
 	(void)state;
-	om_model *m = example();
-	om_status st = {0};
-	om_session *s = NULL;
-	assert_int_equal(om_session_create(m, &(om_session_options){.profile = 1}, &s, &st), OM_OK);
-	float x[2 * 3 * 16 * 16] = {0};
-	om_tensor in = {.dtype = OM_FLOAT, .rank = 4, .dims = {2, 3, 16, 16}, .data = x,
-			.nbytes = sizeof x};
-	om_tensor out = {0};
-	assert_int_equal(om_session_run(s, &in, 1, &out, 1, &st), OM_OK);
-	assert_int_equal(out.dims[0], 2);
-	assert_int_equal(out.dims[1], 10);
-	om_tensor_free(&out);
-	const om_profile_row *rows;
-	const int n = om_session_profile(s, &rows);
-	assert_true(n > 0);
-	int64_t convs = 0;
-	for (int i = 0; i < n; i++) {
-		assert_true(rows[i].ms >= 0);
-		if (i)
-			assert_true(rows[i - 1].ms >= rows[i].ms); /* slowest first */
-		if (!strcmp(rows[i].op, "Conv"))
-			convs = rows[i].calls;
+	for (int per_node = 0; per_node <= 1; per_node++) {
+		om_model *m = example();
+		om_status st = {0};
+		om_session *s = NULL;
+		const om_session_options opt = {.profile = 1 + per_node};
+		assert_int_equal(om_session_create(m, &opt, &s, &st), OM_OK);
+		float x[2 * 3 * 16 * 16] = {0};
+		om_tensor in = {.dtype = OM_FLOAT, .rank = 4, .dims = {2, 3, 16, 16}, .data = x,
+				.nbytes = sizeof x};
+		om_tensor out = {0};
+		assert_int_equal(om_session_run(s, &in, 1, &out, 1, &st), OM_OK);
+		assert_int_equal(out.dims[0], 2);
+		assert_int_equal(out.dims[1], 10);
+		om_tensor_free(&out);
+		const om_profile_row *rows;
+		const int n = om_session_profile(s, &rows);
+		assert_true(n > 0);
+		int64_t convs = 0, conv_rows = 0;
+		const char *first = NULL;
+		for (int i = 0; i < n; i++) {
+			assert_true(rows[i].ms >= 0);
+			if (i)
+				assert_true(rows[i - 1].ms >= rows[i].ms); /* slowest first */
+			assert_true(per_node ? rows[i].node != NULL : rows[i].node == NULL);
+			if (strcmp(rows[i].op, "Conv"))
+				continue;
+			convs += rows[i].calls, conv_rows++;
+			if (per_node && first)
+				assert_string_not_equal(first, rows[i].node);
+			first = rows[i].node;
+		}
+		assert_int_equal(convs, 2);
+		assert_int_equal(conv_rows, per_node ? 2 : 1);
+		assert_true(om_session_peak_bytes(s) > 0);
+		om_session_profile_reset(s);
+		assert_int_equal(om_session_profile(s, &rows), 0);
+		om_session_free(s);
+		om_model_free(m);
 	}
-	assert_int_equal(convs, 2);
-	assert_true(om_session_peak_bytes(s) > 0);
-	om_session_profile_reset(s);
-	assert_int_equal(om_session_profile(s, &rows), 0);
-	om_session_free(s);
-	om_model_free(m);
 }
 
 int main(void)

@@ -14,6 +14,7 @@
 static const char usage_text[] =
 	"usage: omopt run MODEL [--input NAME=FILE]... [--input-dir DIR] [--output-dir DIR]\n"
 	"             [--output-format pb|npy] [--exact] [--threads N] [--bench N] [--profile]\n"
+	"             [--profile-nodes]\n"
 	"             [--no-optimize] [--save-optimized FILE] [--max-memory BYTES]\n"
 	"             [--max-run-ms MS] [--layout auto|blocked|nhwc|nchw]\n"
 	"\n"
@@ -42,6 +43,7 @@ static const char usage_text[] =
 	"                      run after a first that warms up (the first run is not in it);\n"
 	"                      If, Loop and Scan count their own time only: the nodes of their\n"
 	"                      subgraphs count under their own op types\n"
+	"  --profile-nodes     the same per node that runs (after optimizing), slowest first\n"
 	"  --no-optimize       runs the model as loaded\n"
 	"  --save-optimized F  writes the model as it is run to F (with only this, nothing runs);\n"
 	"                      it may hold com.microsoft ops, which ONNX Runtime runs\n"
@@ -105,6 +107,8 @@ static int parse_args(int argc, char **argv, run_args *a)
 			a->opt.exact = 1;
 		} else if (!strcmp(arg, "--profile")) {
 			a->opt.profile = 1;
+		} else if (!strcmp(arg, "--profile-nodes")) {
+			a->opt.profile = 2;
 		} else if (!strcmp(arg, "--no-optimize")) {
 			a->no_optimize = 1;
 		} else if (!strcmp(arg, "--input") || !strcmp(arg, "--input-dir") ||
@@ -276,7 +280,7 @@ static om_kind write_outputs(const run_args *a, const om_session *s, const om_te
 	return OM_OK;
 }
 
-/* time per op type, per run: the session sums over the `runs` runs it profiled */
+/* time per op type or node, per run: the session sums over the `runs` runs it profiled */
 static void print_profile(const om_session *s, int runs)
 {
 	const om_profile_row *rows;
@@ -284,13 +288,16 @@ static void print_profile(const om_session *s, int runs)
 	double total = 0;
 	for (int i = 0; i < n; i++)
 		total += rows[i].ms;
-	printf("profile: wall time per op type, mean of %d run%s after a warm-up run%s\n", runs,
-	       runs > 1 ? "s" : "", runs > 1 ? "" : " (one run varies: --bench N for N)");
-	printf("%-24s %10s %12s %7s\n", "op", "calls/run", "ms/run", "%");
+	const bool nodes = n > 0 && rows[0].node;
+	printf("profile: wall time per %s, mean of %d run%s after a warm-up run%s\n",
+	       nodes ? "node" : "op type", runs, runs > 1 ? "s" : "",
+	       runs > 1 ? "" : " (one run varies: --bench N for N)");
+	printf("%-24s %10s %12s %7s%s\n", "op", "calls/run", "ms/run", "%", nodes ? "  node" : "");
 	for (int i = 0; i < n; i++)
-		printf("%-24s %10.4g %12.4f %6.1f%%\n", rows[i].op,
+		printf("%-24s %10.4g %12.4f %6.1f%%%s%s\n", rows[i].op,
 		       (double)rows[i].calls / runs, rows[i].ms / runs,
-		       total > 0 ? 100 * rows[i].ms / total : 0);
+		       total > 0 ? 100 * rows[i].ms / total : 0, nodes ? "  " : "",
+		       nodes ? rows[i].node : "");
 	printf("buffers: %.2f MiB in the pool, at most %.2f MiB busy at once\n",
 	       (double)om_session_pool_bytes(s) / (1 << 20),
 	       (double)om_session_peak_bytes(s) / (1 << 20));
