@@ -365,7 +365,10 @@ typedef struct om_profile_row {
 OM_API int om_session_profile(const om_session *s, const om_profile_row **rows);
 /** Zeroes the profile (after a warm-up run, so that it covers the runs that follow). */
 OM_API void om_session_profile_reset(om_session *s);
-/** Bytes held by the session's buffer pool now, and the most bytes busy at once so far. */
+/** Bytes held by the session's buffer pool now, and the most bytes busy at once so far. After
+ *  a run the pool lays its values out in one arena (again after a run whose sizes or order
+ *  differ from the layout's): the most bytes busy at once are then counted from the arena's
+ *  size. */
 OM_API size_t om_session_pool_bytes(const om_session *s);
 OM_API size_t om_session_peak_bytes(const om_session *s);
 

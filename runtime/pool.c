@@ -1,8 +1,14 @@
-/* pool.c — best-fit reuse of freed blocks for the session's intermediate values. */
+/* pool.c — best-fit reuse of freed blocks for the session's intermediate values, and the
+ * arena planned from a traced run (pool.h). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "pool.h"
+
+enum {
+	MAX_PLANS = 8,     /* runs planned at most: shapes that keep changing stay with blocks */
+	MAX_TRACED = 16384 /* requests a planned run makes at most (the layout is quadratic) */
+};
 
 static size_t round_up(size_t size)
 {
@@ -18,17 +24,37 @@ static void mark_busy(om_pool *p, int32_t i)
 	p->busy_bytes += p->b[i].cap;
 	if (p->busy_bytes > p->peak_busy)
 		p->peak_busy = p->busy_bytes;
+	if (p->b[i].arena) {
+		p->b[i].live = p->nlive;
+		p->live[p->nlive++] = i;
+	}
 }
 
-int32_t om_pool_get(om_pool *p, size_t size)
+/* request k's place in the arena, when planned, free and large enough; else -1 */
+static int32_t from_plan(om_pool *p, int32_t k, size_t size)
 {
-	size = round_up(size);
-	if (!size)
+	if (k >= p->nplan || p->plan[k].blk < 0 || size > p->plan[k].size)
 		return -1;
+	const int32_t i = p->plan[k].blk;
+	const char *lo = p->b[i].ptr, *hi = lo + p->b[i].cap;
+	if (p->b[i].busy || (p->limit && p->busy_bytes > p->limit - p->b[i].cap))
+		return -1;
+	for (int32_t j = 0; j < p->nlive; j++) { /* a run that went otherwise than planned */
+		const char *a = p->b[p->live[j]].ptr, *z = a + p->b[p->live[j]].cap;
+		if (a < hi && lo < z)
+			return -1;
+	}
+	mark_busy(p, i);
+	return i;
+}
+
+/* A free block (not the arena's) of at least `size` bytes (om_pool_get) */
+static int32_t from_blocks(om_pool *p, size_t size)
+{
 	int32_t best = -1, largest = -1;
 	for (int32_t i = 0; i < p->n; i++) {
 		const om_block *b = &p->b[i];
-		if (b->busy)
+		if (b->busy || b->arena)
 			continue;
 		if (b->cap >= size && (best < 0 || b->cap < p->b[best].cap))
 			best = i;
@@ -54,7 +80,7 @@ int32_t om_pool_get(om_pool *p, size_t size)
 		size_t kept = grow ? p->b[largest].cap : 0;
 		if (p->bytes - kept > p->limit - size) /* drop the free blocks' memory */
 			for (int32_t i = 0; i < p->n; i++)
-				if (!p->b[i].busy && p->b[i].ptr) {
+				if (!p->b[i].busy && !p->b[i].arena && p->b[i].ptr) {
 					free(p->b[i].ptr);
 					p->bytes -= p->b[i].cap;
 					p->b[i].ptr = NULL;
@@ -82,26 +108,84 @@ int32_t om_pool_get(om_pool *p, size_t size)
 	void *q = malloc(size);
 	if (!q)
 		return -1;
-	p->b[p->n] = (om_block){.ptr = q, .cap = size};
+	p->b[p->n] = (om_block){.ptr = q, .cap = size, .req = -1};
 	p->bytes += size;
 	mark_busy(p, p->n);
 	return p->n++;
+}
+
+/* request k of the run, served by block i: traced (a trace that cannot grow is dropped) */
+static void trace_get(om_pool *p, int32_t k, int32_t i, size_t size)
+{
+	p->b[i].req = -1;
+	if (k < 0 || k != p->nreq)
+		return;
+	if (p->nreq == MAX_TRACED) {
+		p->traced = false;
+		return;
+	}
+	if (p->nreq == p->capreq) {
+		const int32_t cap = p->capreq ? 2 * p->capreq : 64;
+		om_pool_req *r = realloc(p->req, sizeof *r * (size_t)cap);
+		if (!r) {
+			p->traced = false;
+			return;
+		}
+		p->req = r, p->capreq = cap;
+	}
+	p->req[p->nreq++] = (om_pool_req){.size = size, .t0 = p->clock++, .t1 = -1, .blk = -1};
+	p->b[i].req = k;
+}
+
+int32_t om_pool_get(om_pool *p, size_t size)
+{
+	size = round_up(size);
+	if (!size)
+		return -1;
+	const int32_t k = p->running ? p->seq++ : -1;
+	int32_t i = k >= 0 ? from_plan(p, k, size) : -1;
+	if (i < 0) {
+		if ((i = from_blocks(p, size)) < 0)
+			return i;
+		/* a request the plan has no place for: trace the run, to plan it */
+		if (k >= 0 && (k >= p->nplan || p->plan[k].blk >= 0) && p->plans < MAX_PLANS)
+			p->traced = true;
+	}
+	trace_get(p, k, i, size);
+	return i;
 }
 
 void om_pool_release(om_pool *p, int32_t i)
 {
 	if (i < 0 || i >= p->n || !p->b[i].busy)
 		return;
-	p->b[i].busy = false;
-	p->b[i].refs = 0;
-	p->busy_bytes -= p->b[i].cap;
+	om_block *b = &p->b[i];
+	if (b->req >= 0 && b->req < p->nreq)
+		p->req[b->req].t1 = p->clock++;
+	b->req = -1;
+	if (b->arena) { /* out of the live list */
+		const int32_t last = p->live[--p->nlive];
+		p->live[b->live] = last;
+		p->b[last].live = b->live;
+	}
+	b->busy = false;
+	b->refs = 0;
+	p->busy_bytes -= b->cap;
 }
 
 void *om_pool_take(om_pool *p, int32_t i)
 {
 	if (i < 0 || i >= p->n)
 		return NULL;
+	if (p->b[i].req >= 0 && p->b[i].req < p->nreq)
+		p->req[p->b[i].req].taken = true;
 	void *q = p->b[i].ptr;
+	if (p->b[i].arena) { /* the arena keeps its bytes: a copy */
+		if ((q = malloc(p->b[i].cap)))
+			memcpy(q, p->b[i].ptr, p->b[i].cap);
+		om_pool_release(p, i);
+		return q;
+	}
 	om_pool_release(p, i);
 	p->bytes -= p->b[i].cap;
 	p->b[i].ptr = NULL;
@@ -109,10 +193,87 @@ void *om_pool_take(om_pool *p, int32_t i)
 	return q;
 }
 
+void om_pool_run_begin(om_pool *p)
+{
+	p->running = true;
+	p->traced = p->nplan == 0 && p->plans < MAX_PLANS;
+	p->seq = p->nreq = 0;
+	p->clock = 0;
+}
+
+/* The arena laid out for the traced requests: the old arena's blocks and the free blocks go
+ * (the planned requests no longer need them), a block for each request placed. No block may
+ * be busy: block numbers change. */
+static void plan_run(om_pool *p)
+{
+	for (int32_t i = 0; i < p->n; i++)
+		if (p->b[i].busy)
+			return;
+	const size_t total = om_pool_place(p->req, p->nreq);
+	if (total == SIZE_MAX || (p->limit && total > p->limit))
+		return;
+	int32_t placed = 0;
+	for (int32_t k = 0; k < p->nreq; k++)
+		placed += !p->req[k].taken && p->req[k].t1 >= 0;
+	om_block *nb = realloc(p->b, sizeof *nb * (size_t)(p->n + placed + 1));
+	int32_t *live = realloc(p->live, sizeof *live * (size_t)(placed + 1));
+	if (nb)
+		p->b = nb, p->cap = p->n + placed + 1;
+	if (live)
+		p->live = live;
+	if (!nb || !live)
+		return;
+	if (total > p->arena_cap) {
+		char *a = aligned_alloc(64, (total + 63) & ~(size_t)63);
+		if (!a)
+			return;
+		free(p->arena);
+		p->bytes += total - p->arena_cap;
+		p->arena = a, p->arena_cap = total;
+	}
+	int32_t n = 0;
+	for (int32_t i = 0; i < p->n; i++) {
+		if (p->b[i].arena)
+			continue;
+		free(p->b[i].ptr);
+		p->bytes -= p->b[i].cap;
+	}
+	for (int32_t k = 0; k < p->nreq; k++) {
+		om_pool_req *q = &p->req[k];
+		q->blk = -1;
+		if (q->taken || q->t1 < 0)
+			continue;
+		p->b[n] = (om_block){.ptr = p->arena + q->off, .cap = q->size, .arena = true,
+				     .req = -1};
+		q->blk = n++;
+	}
+	p->n = n;
+	p->nlive = 0;
+	om_pool_req *old = p->plan;
+	const int32_t cap = p->capplan;
+	p->plan = p->req, p->nplan = p->nreq, p->capplan = p->capreq;
+	p->req = old, p->capreq = cap, p->nreq = 0;
+	p->plans++;
+	p->peak_busy = total; /* from now on: the layout's, or more when runs differ from it */
+}
+
+void om_pool_run_end(om_pool *p, bool ok)
+{
+	if (p->running && p->traced && ok)
+		plan_run(p);
+	p->running = p->traced = false;
+	p->nreq = 0;
+}
+
 void om_pool_free(om_pool *p)
 {
 	for (int32_t i = 0; i < p->n; i++)
-		free(p->b[i].ptr);
+		if (!p->b[i].arena)
+			free(p->b[i].ptr);
 	free(p->b);
+	free(p->arena);
+	free(p->req);
+	free(p->plan);
+	free(p->live);
 	memset(p, 0, sizeof *p);
 }

@@ -568,13 +568,14 @@ static om_kind bind_slots(const om_plan *p, om_frame *f, const om_tensor *const 
 }
 
 /* The main graph's output i may take its pool block (no copy): the block holds nothing else that
- * is an output, holds no strings (callers get copies) and is not much larger than the tensor. */
+ * is an output, holds no strings (callers get copies), is not much larger than the tensor and
+ * is not a place in the pool's arena. */
 static bool can_hand_over(const om_session *s, const om_plan *p, const om_frame *f, int i)
 {
 	const om_tensor *t = &f->t[p->outputs[i]];
 	int32_t b = f->blk[p->outputs[i]];
 	if (p->parent || b < 0 || t->dtype == OM_STRING || t->data != s->pool.b[b].ptr ||
-	    s->pool.b[b].cap > 2 * t->nbytes + 4096)
+	    s->pool.b[b].arena || s->pool.b[b].cap > 2 * t->nbytes + 4096)
 		return false;
 	for (int j = 0; j < p->noutputs; j++)
 		if (j != i && f->blk[p->outputs[j]] == b)
@@ -644,6 +645,8 @@ om_kind om_run_plan(om_session *s, om_plan *p, om_frame *parent, const om_tensor
 		f.blk[k] = f.owner[k] = -1;
 		f.brefs[k] = 0;
 	}
+	if (!parent)
+		om_pool_run_begin(&s->pool);
 	rc = bind_slots(p, &f, in, nin, st);
 	for (int32_t i = 0; !rc && i < p->nsteps; i++)
 		if (!p->steps[i].folded && !p->steps[i].dead && !p->steps[i].absorbed &&
@@ -660,6 +663,8 @@ out:
 			om_pool_release(&s->pool, f.blk[k]);
 		else if (f.blk[k] == BLK_OWNED)
 			box_free(&f, k);
+	if (!parent && f.blk)
+		om_pool_run_end(&s->pool, rc == OM_OK);
 	free(f.t);
 	free(f.blk);
 	return rc;

@@ -429,6 +429,45 @@ static void buffers_reused(void **state)
 	om_model_free(m);
 }
 
+/* The pool lays a run's values out in one arena after the first run and again after a run of
+ * other sizes: x (N, 256) -> a = -x, b = a + a, c = -b, d = c + a, y = d + b (= -x), a and b
+ * alive across others, run at N 4, 4, 16, 2, 0, 16, 4, 4: every y is -x, and runs of the
+ * same sizes keep the pool's bytes */
+static void arena_across_shapes(void **state)
+{
+	(void)state;
+	om_model *m = new_model();
+	om_graph *g = m->graph;
+	om_value *x = input(g, "x", OM_FLOAT, 2, (const int64_t[]){-1, 256});
+	om_value *a = op1(g, "TNeg", "a", x, NULL);
+	om_value *b = op1(g, "TAdd", "b", a, a);
+	om_value *c = op1(g, "TNeg", "c", b, NULL);
+	om_value *d = op1(g, "TAdd", "d", c, a);
+	output(g, op1(g, "TAdd", "y", d, b));
+	om_session *s = create(m, NULL);
+	static float xv[16 * 256];
+	static const int64_t ns[] = {4, 4, 16, 2, 0, 16, 4, 4};
+	size_t pool = 0;
+	for (size_t r = 0; r < sizeof ns / sizeof *ns; r++) {
+		for (int64_t i = 0; i < ns[r] * 256; i++)
+			xv[i] = (float)(i % 97) + (float)r;
+		om_tensor in = ftensor(xv, 2, (const int64_t[]){ns[r], 256}), out;
+		om_status st = {0};
+		assert_int_equal(om_session_run(s, &in, 1, &out, 1, &st), OM_OK);
+		assert_int_equal(out.dims[0], ns[r]);
+		for (int64_t i = 0; i < ns[r] * 256; i++)
+			if (((float *)out.data)[i] != -xv[i])
+				fail_msg("run %d, N %d, y[%d] = %g, not %g", (int)r, (int)ns[r],
+					 (int)i, (double)((float *)out.data)[i], -(double)xv[i]);
+		om_tensor_free(&out);
+		if (r == 1 || r == 7)
+			assert_int_equal(om_session_pool_bytes(s), pool);
+		pool = om_session_pool_bytes(s);
+	}
+	om_session_free(s);
+	om_model_free(m);
+}
+
 /* TAdd may write over its first input when that input dies there. */
 static void inplace_reuse(void **state)
 {
@@ -748,7 +787,7 @@ int main(void)
 		cmocka_unit_test(run_chain),
 		cmocka_unit_test(toposort_copy), cmocka_unit_test(exact_mode_recorded),
 		cmocka_unit_test(views_alias),
-		cmocka_unit_test(buffers_reused),
+		cmocka_unit_test(buffers_reused), cmocka_unit_test(arena_across_shapes),
 		cmocka_unit_test(inplace_reuse),
 		cmocka_unit_test(plan_constants_and_values),
 		cmocka_unit_test(create_errors),

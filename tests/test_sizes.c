@@ -333,6 +333,91 @@ static void dense_run(om_pool *p, size_t base, size_t grow, int steps, void **pt
 		ptrs[i] = p->b[i].ptr;
 }
 
+/* the busy blocks' bytes do not overlap */
+static void busy_disjoint(const om_pool *p)
+{
+	for (int32_t i = 0; i < p->n; i++)
+		for (int32_t j = i + 1; j < p->n; j++) {
+			if (!p->b[i].busy || !p->b[j].busy)
+				continue;
+			const char *a = p->b[i].ptr, *b = p->b[j].ptr;
+			if (a < b + p->b[j].cap && b < a + p->b[i].cap)
+				fail_msg("busy blocks %d and %d overlap", i, j);
+		}
+}
+
+/* dense_run between om_pool_run_begin and om_pool_run_end, `hold` bytes got first and held to
+ * the end (0: none), each request checked against the busy blocks; *from_arena: how many of
+ * its requests were places in the arena */
+static void dense_planned(om_pool *p, size_t base, size_t hold, int *from_arena)
+{
+	om_pool_run_begin(p);
+	const int32_t h = hold ? om_pool_get(p, hold) : -1;
+	int arena = h >= 0 && p->b[h].arena;
+	int32_t prev = om_pool_get(p, base);
+	arena += p->b[prev].arena;
+	for (int k = 1; k <= 12; k++) {
+		const int32_t tmp = om_pool_get(p, 64 + 32 * (size_t)k);
+		const int32_t next = om_pool_get(p, base + 1024 * (size_t)k);
+		assert_true(tmp >= 0 && next >= 0);
+		arena += p->b[tmp].arena + p->b[next].arena;
+		busy_disjoint(p);
+		memset(p->b[next].ptr, k, base + 1024 * (size_t)k);
+		om_pool_release(p, tmp);
+		om_pool_release(p, prev);
+		prev = next;
+	}
+	om_pool_release(p, prev);
+	om_pool_release(p, h);
+	om_pool_run_end(p, true);
+	*from_arena = arena;
+}
+
+/* A traced run is laid out in one arena: the next runs of the same requests find every one
+ * in place, within 1.1 times the most bytes alive at once (32 KB here: the pool of blocks
+ * held 55 KB); a run that keeps a value longer than planned gets blocks where its places
+ * would overlap a busy one; a request larger than planned gets a block and the run is planned
+ * again; a place handed over (om_pool_take) is a copy */
+static void pool_arena(void **state)
+{
+	(void)state;
+	om_pool p = {0};
+	int arena;
+	const size_t alive = 4096 + 11 * 1024 + (64 + 32 * 12) + 4096 + 12 * 1024; /* k 12 */
+	dense_planned(&p, 4096, 0, &arena);
+	assert_int_equal(arena, 0);
+	assert_int_equal(p.plans, 1);
+	assert_int_equal(p.nplan, 25);
+	assert_true(p.bytes <= alive + alive / 10);
+	const size_t bytes = p.bytes;
+	for (int r = 0; r < 2; r++) {
+		dense_planned(&p, 4096, 0, &arena);
+		assert_int_equal(arena, 25);
+		assert_int_equal(p.plans, 1);
+		assert_int_equal(p.bytes, bytes);
+	}
+	dense_planned(&p, 4096, 64, &arena); /* requests one place later, one held throughout */
+	assert_true(arena < 26);
+	assert_int_equal(p.plans, 2);
+	dense_planned(&p, 4096, 64, &arena);
+	assert_int_equal(arena, 26);
+	dense_planned(&p, 8192, 64, &arena); /* larger: blocks, planned again */
+	assert_int_equal(p.plans, 3);
+	dense_planned(&p, 8192, 64, &arena);
+	assert_int_equal(arena, 26);
+	om_pool_run_begin(&p);
+	const int32_t h = om_pool_get(&p, 64);
+	assert_true(p.b[h].arena);
+	memset(p.b[h].ptr, 7, 64);
+	unsigned char *t = om_pool_take(&p, h);
+	assert_non_null(t);
+	assert_int_equal(t[0], 7);
+	assert_int_equal(t[63], 7);
+	free(t);
+	om_pool_run_end(&p, true);
+	om_pool_free(&p);
+}
+
 /* The same requests in every run find their blocks from the second run on (no block grows,
  * none is added, none moves), within twice the most bytes busy at once; shapes that grow from
  * run to run keep the pool within about twice their need */
@@ -408,6 +493,7 @@ int main(void)
 		cmocka_unit_test(range_over_default_limit),
 		cmocka_unit_test(pool_limit),
 		cmocka_unit_test(pool_steady_across_runs),
+		cmocka_unit_test(pool_arena),
 		cmocka_unit_test(cli_max_memory),
 		cmocka_unit_test(conv_scratch_within_limit),
 		cmocka_unit_test(run_time_limit),
