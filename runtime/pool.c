@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bigbuf.h"
 #include "pool.h"
 
 enum {
@@ -223,11 +224,11 @@ static void plan_run(om_pool *p)
 		p->live = live;
 	if (!nb || !live)
 		return;
-	if (total > p->arena_cap) {
-		char *a = aligned_alloc(64, (total + 63) & ~(size_t)63);
+	if (total > p->arena_cap) { /* in huge pages where Linux allows (bigbuf.h) */
+		char *a = om_bigbuf_alloc(total);
 		if (!a)
 			return;
-		free(p->arena);
+		om_bigbuf_free(p->arena, p->arena_cap);
 		p->bytes += total - p->arena_cap;
 		p->arena = a, p->arena_cap = total;
 	}
@@ -271,7 +272,7 @@ void om_pool_free(om_pool *p)
 		if (!p->b[i].arena)
 			free(p->b[i].ptr);
 	free(p->b);
-	free(p->arena);
+	om_bigbuf_free(p->arena, p->arena_cap);
 	free(p->req);
 	free(p->plan);
 	free(p->live);
