@@ -1090,8 +1090,10 @@ static inline __attribute__((always_inline)) void blk_pool(bool max, const float
 	}
 }
 
-/* units [lo, hi): lanes [16 k, 16 k + 16) of block u, k = unit % pieces, u = unit / pieces */
-static void global_blk_piece(void *arg, int64_t lo, int64_t hi)
+/* units [lo, hi): lanes [16 k, 16 k + 16) of block u, k = unit % pieces, u = unit / pieces
+ * (cloned: a lane's sum is in the same order in every clone; the baseline's SSE2 kept
+ * efficientnet_v2_s's pools of 960 channels at 18x18 at 25 us against ONNX Runtime's 15) */
+OM_CLONES static void global_blk_piece(void *arg, int64_t lo, int64_t hi)
 {
 	enum { L = 16 };
 	const global_blk_job *g = arg;
