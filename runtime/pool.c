@@ -204,12 +204,14 @@ void om_pool_run_begin(om_pool *p)
 
 /* The arena laid out for the traced requests: the old arena's blocks and the free blocks go
  * (the planned requests no longer need them), a block for each request placed. No block may
- * be busy: block numbers change. */
+ * be busy: block numbers change. Each attempt counts towards MAX_PLANS, so that a layout the
+ * memory limit refuses is not tried again in every run. */
 static void plan_run(om_pool *p)
 {
 	for (int32_t i = 0; i < p->n; i++)
 		if (p->b[i].busy)
 			return;
+	p->plans++;
 	const size_t total = om_pool_place(p->req, p->nreq);
 	if (total == SIZE_MAX || (p->limit && total > p->limit))
 		return;
@@ -254,7 +256,6 @@ static void plan_run(om_pool *p)
 	const int32_t cap = p->capplan;
 	p->plan = p->req, p->nplan = p->nreq, p->capplan = p->capreq;
 	p->req = old, p->capreq = cap, p->nreq = 0;
-	p->plans++;
 	p->peak_busy = total; /* from now on: the layout's, or more when runs differ from it */
 }
 

@@ -50,7 +50,7 @@ typedef struct om_pool {
 	bool running, traced; /* traced: this run's requests are worth planning */
 	/* the plan: the last traced run's requests, their places in the arena */
 	om_pool_req *plan;
-	int32_t nplan, capplan, plans; /* plans: how many runs were planned */
+	int32_t nplan, capplan, plans; /* plans: layouts tried (MAX_PLANS at most) */
 	char *arena;
 	size_t arena_cap;
 	int32_t *live, nlive; /* the busy arena blocks */

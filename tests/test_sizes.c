@@ -377,7 +377,7 @@ static void dense_planned(om_pool *p, size_t base, size_t hold, int *from_arena)
  * in place, within 1.1 times the most bytes alive at once (32 KB here: the pool of blocks
  * held 55 KB); a run that keeps a value longer than planned gets blocks where its places
  * would overlap a busy one; a request larger than planned gets a block and the run is planned
- * again; a place handed over (om_pool_take) is a copy */
+ * again, 8 times at most; a place handed over (om_pool_take) is a copy */
 static void pool_arena(void **state)
 {
 	(void)state;
@@ -416,6 +416,12 @@ static void pool_arena(void **state)
 	free(t);
 	om_pool_run_end(&p, true);
 	om_pool_free(&p);
+
+	om_pool q = {0}; /* sizes that grow in every run: laid out 8 times, then blocks */
+	for (int r = 0; r < 20; r++)
+		dense_planned(&q, 4096 + 1024 * (size_t)r, 0, &arena);
+	assert_int_equal(q.plans, 8);
+	om_pool_free(&q);
 }
 
 /* The same requests in every run find their blocks from the second run on (no block grows,
