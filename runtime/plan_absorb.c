@@ -2,8 +2,8 @@
  * plan_absorb.c — activations absorbed into the step that produces their input (fast mode).
  *
  * A step whose row applies a trailing activation itself (OM_OP_EPILOGUE: Conv, FusedConv
- * without an activation of its own, ConvTranspose, BatchNormalization) and whose float output x is read by
- * nothing but
+ * without an activation of its own, ConvTranspose, BatchNormalization) and whose float output
+ * x is read by nothing but
  *
  *     an activation A (ops/activation.h: Relu, Sigmoid, Clip of constant bounds, QuickGelu,
  *     HardSwish, ...)                                     y = A(x)

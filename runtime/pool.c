@@ -217,7 +217,7 @@ static void plan_run(om_pool *p)
 		return;
 	int32_t placed = 0;
 	for (int32_t k = 0; k < p->nreq; k++)
-		placed += !p->req[k].taken && p->req[k].t1 >= 0;
+		placed += om_pool_req_placed(&p->req[k]);
 	om_block *nb = realloc(p->b, sizeof *nb * (size_t)(p->n + placed + 1));
 	int32_t *live = realloc(p->live, sizeof *live * (size_t)(placed + 1));
 	if (nb)
@@ -244,7 +244,7 @@ static void plan_run(om_pool *p)
 	for (int32_t k = 0; k < p->nreq; k++) {
 		om_pool_req *q = &p->req[k];
 		q->blk = -1;
-		if (q->taken || q->t1 < 0)
+		if (!om_pool_req_placed(q))
 			continue;
 		p->b[n] = (om_block){.ptr = p->arena + q->off, .cap = q->size, .arena = true,
 				     .req = -1};

@@ -81,6 +81,12 @@ void om_pool_run_end(om_pool *p, bool ok);
 /** Frees every block and the arena. */
 void om_pool_free(om_pool *p);
 
+/** Whether a traced request gets a place in the arena: released, not handed over. */
+static inline bool om_pool_req_placed(const om_pool_req *r)
+{
+	return !r->taken && r->t1 >= 0;
+}
+
 /** pool_plan.c: places (off) for reqs[0..n) whose lifetimes overlap only where their bytes do
  *  not; requests taken or never released get no place (blk stays -1, off 0). Returns the
  *  arena's size in bytes, or 0 when nothing is placed; SIZE_MAX when out of memory. */

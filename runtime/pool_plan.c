@@ -57,7 +57,7 @@ size_t om_pool_place(om_pool_req *r, int32_t n)
 	int32_t m = 0;
 	for (int32_t i = 0; i < n; i++) {
 		r[i].off = 0;
-		if (!r[i].taken && r[i].t1 >= 0)
+		if (om_pool_req_placed(&r[i]))
 			o[m++] = (order){r[i].size, r[i].t0, i};
 	}
 	qsort(o, (size_t)m, sizeof *o, larger_first);

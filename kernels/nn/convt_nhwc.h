@@ -12,10 +12,10 @@
  * ONNX holds it, a plan-time constant (c->const_in) copied once into the step's kernel state
  * as (C, KH, KW, M) (packed for oneDNN's matmul where gemm_packed.h takes it); bias M
  * values or NULL; post, an activation applied to each output row once it is summed (the
- * planner's absorbed activation, conv_epilogue.h), or NULL. Each image is one product, (H W) x C times
- * C x (KH KW M), whose rows are then added into Y's pixels, output rows split over the run's
- * threads (each written by one worker, its taps in a fixed order). Errors: OM_ERR_NOMEM, or
- * the run's memory limit (om_ctx_reserve).
+ * planner's absorbed activation, conv_epilogue.h), or NULL. Each image is one product,
+ * (H W) x C times C x (KH KW M), whose rows are then added into Y's pixels, output rows split
+ * over the run's threads (each written by one worker, its taps in a fixed order). Errors:
+ * OM_ERR_NOMEM, or the run's memory limit (om_ctx_reserve).
  */
 om_kind om_convt_nhwc(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int64_t M,
 		      const float *x, bool x_nhwc, const float *w, const float *bias,

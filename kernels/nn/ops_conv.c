@@ -216,16 +216,6 @@ static om_kind fused_infer(om_ctx *c)
 	return rc ? rc : fused_epilogue(c, &e);
 }
 
-static void add_bias(float *y, const float *b, int64_t N, int64_t M, int64_t P)
-{
-	for (int64_t n = 0; n < N; n++)
-		for (int64_t m = 0; m < M; m++) {
-			float *r = y + (n * M + m) * P;
-			for (int64_t p = 0; p < P; p++)
-				r[p] += b[m];
-		}
-}
-
 /* The epilogue of Mg output rows (channels m0 ..) of image n, columns [p0, p0 + cols). */
 static void epi_rows(const om_conv_epi *e, int64_t M, int64_t P, int64_t n, int64_t m0,
 		     int64_t Mg, int64_t p0, int64_t cols, float *y)
@@ -714,7 +704,8 @@ static om_kind convt_infer(om_ctx *c)
 	return OM_OK;
 }
 
-/* Per group: columns (Mg * K) x Pin = W_g^T x X_g, then folded into the image; bias last. */
+/* Per group: columns (Mg * K) x Pin = W_g^T x X_g, then folded into the image; the bias and
+ * the absorbed activation last. */
 static om_kind convt_f32(om_ctx *c)
 {
 	conv_geo g;
@@ -749,12 +740,12 @@ static om_kind convt_f32(om_ctx *c)
 			}
 		free(col);
 	}
-	if (b)
-		add_bias(y, b, g.N, g.M, P);
-	om_conv_epi post = {0}; /* the activation the planner folded in (OM_OP_EPILOGUE) */
-	if ((rc = om_conv_epi_activation(c, &post)))
+	/* the bias and the activation the planner folded in (OM_OP_EPILOGUE), a pass a row */
+	om_conv_epi e = {.bias = b};
+	if ((rc = om_conv_epi_activation(c, &e)))
 		return rc;
-	om_conv_epi_row(&post, 0, 0, y, g.N * g.M * P);
+	for (int64_t n = 0; n < g.N; n++)
+		epi_rows(&e, g.M, P, n, 0, g.M, 0, P, y);
 	return OM_OK;
 }
 
@@ -966,7 +957,8 @@ static const om_op rows[] = {
 	{"FusedConv", "com.microsoft", 1, fused_infer, conv_kernel,
 	 CONV_FLAGS | OM_OP_INPLACE_LAST, &sig_ms_FusedConv_1, OM_OPC_MS_FUSED_CONV, conv_layout},
 	{"ConvTranspose", "", 1, convt_infer, convt_kernel,
-	 OM_OP_EXACT | OM_OP_LAYOUT | OM_OP_EPILOGUE, &sig_ConvTranspose_1, OM_OPC_CONV_TRANSPOSE, convt_layout},
+	 OM_OP_EXACT | OM_OP_LAYOUT | OM_OP_EPILOGUE, &sig_ConvTranspose_1,
+	 OM_OPC_CONV_TRANSPOSE, convt_layout},
 	{"ConvInteger", "", 10, conv_infer, convint_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
 	 &sig_ConvInteger_10, OM_OPC_NONE, NULL},
 	{"QLinearConv", "", 10, conv_infer, qlinearconv_kernel, OM_OP_EXACT | OM_OP_LAYOUT,

@@ -842,7 +842,6 @@ pool_blk_piece(void *arg, int64_t lo, int64_t hi)
 		const int64_t oh = u % OH;
 		const float *x = j->x + u / OH * g->in[1] * g->in[2] * b;
 		float *y = j->y + u * OW * b;
-
 		for (int64_t ow = 0; ow < OW; ow++, y += b) {
 			const int64_t o[3] = {0, oh, ow};
 			const float n = max ? 1.0f : (float)window_count(g, j->pa, o);
