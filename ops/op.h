@@ -96,6 +96,8 @@ typedef struct om_run_services om_run_services;
 
 typedef struct om_ctx {
 	const om_node *node;
+	const struct om_op *op; /* the node's row (the registry's pick at `opset`): what a kernel
+				 * shared by several rows asks (op->param), never the op's name */
 	int64_t opset;          /* the model's opset for the node's domain */
 	int32_t nin, nout;
 	const om_tensor *const *in;
@@ -176,6 +178,11 @@ typedef struct om_op {
 	const om_sig *sig;   /* inputs, outputs and attributes a node may have (above) */
 	int32_t code;        /* enum om_opcode: OM_OPC_NONE unless a pass matches this op */
 	om_layout_fn layout; /* positions that may be channel-blocked (above); NULL: none */
+	/* A constant of the row for the infer and kernel functions it shares with other rows
+	 * (c->op->param): which variant it is (QLinearConv or Conv, ReduceSum or ReduceMax) and
+	 * what an opset version changed in its meaning, as the family's own enum or bits; 0 for
+	 * a row whose functions are its own. */
+	int32_t param;
 } om_op;
 
 /* Each kernel file defines one table: `const om_op_table om_ops_<group> = OM_TABLE(rows);` */

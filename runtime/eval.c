@@ -35,7 +35,7 @@ static om_kind infer_row(const om_op *op, const om_node *n, int64_t opset,
 		out[i].rank = -1; /* what a partial result leaves unknown (op.h) */
 		outp[i] = n->out[i] ? &out[i] : NULL;
 	}
-	om_ctx c = {.node = n, .opset = opset, .nin = n->nin, .nout = n->nout, .in = in,
+	om_ctx c = {.node = n, .op = op, .opset = opset, .nin = n->nin, .nout = n->nout, .in = in,
 		    .out = outp, .st = st, .exact = 1, .threads = 1};
 	rc = op->infer(&c);
 	for (int32_t i = 0; i < n->nout && rc != OM_NEED_VALUE; i++)
@@ -100,7 +100,7 @@ om_kind om_eval_row(const om_op *op, const om_node *n, int64_t opset, const om_t
 		if (!op->kernel)
 			return OM_OK;
 	}
-	om_ctx c = {.node = n, .opset = opset, .nin = n->nin, .nout = n->nout, .in = in,
+	om_ctx c = {.node = n, .op = op, .opset = opset, .nin = n->nin, .nout = n->nout, .in = in,
 		    .out = outp, .st = st, .exact = 1, .threads = 1};
 	rc = op->kernel(&c);
 	if (!rc)

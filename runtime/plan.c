@@ -397,7 +397,8 @@ static om_kind shape_step(om_plan *p, om_step *sp, size_t limit, om_status *st)
 		if (sp->op->flags & OM_OP_CONTROL) {
 			for (int32_t i = 0; i < n->nout; i++)
 				outp[i] = sp->out[i] >= 0 ? &res[i] : NULL;
-			om_ctx c = {.node = n, .opset = sp->opset, .nin = nin, .nout = n->nout,
+			om_ctx c = {.node = n, .op = sp->op, .opset = sp->opset,
+				    .nin = nin, .nout = n->nout,
 				    .in = (const om_tensor *const *)in, .out = outp, .st = st,
 				    .exact = sp->exact, .threads = 1};
 			if ((rc = sp->op->infer(&c)) == OM_NEED_VALUE)
@@ -407,7 +408,7 @@ static om_kind shape_step(om_plan *p, om_step *sp, size_t limit, om_status *st)
 	}
 	for (int32_t i = 0; i < n->nout; i++)
 		outp[i] = sp->out[i] >= 0 ? &res[i] : NULL;
-	om_ctx c = {.node = n, .opset = sp->opset, .nin = nin, .nout = n->nout,
+	om_ctx c = {.node = n, .op = sp->op, .opset = sp->opset, .nin = nin, .nout = n->nout,
 		    .in = (const om_tensor *const *)in, .out = outp, .st = st, .exact = sp->exact,
 		    .threads = 1};
 	rc = sp->op->infer(&c);

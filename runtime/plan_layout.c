@@ -66,7 +66,8 @@ static bool ask_row(const om_session *s, const om_plan *p, const om_tensor *t,
 		out[i] = k >= 0 ? &res[i] : NULL;
 	}
 	om_status st = {0};
-	const om_ctx c = {.node = n, .opset = sp->opset, .nin = n->nin, .nout = n->nout,
+	const om_ctx c = {.node = n, .op = sp->op, .opset = sp->opset,
+			  .nin = n->nin, .nout = n->nout,
 			  .in = in, .out = out, .st = &st, .threads = s->opt.threads,
 			  .const_in = const_in, .block = block};
 	sp->op->layout(&c, r);

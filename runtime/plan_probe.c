@@ -61,7 +61,8 @@ om_tensor *om_plan_probe(const om_plan *p)
 			out[k] = sp->out[k] >= 0 ? &res[k] : NULL;
 		}
 		om_status st = {0};
-		om_ctx c = {.node = n, .opset = sp->opset, .nin = n->nin, .nout = n->nout,
+		om_ctx c = {.node = n, .op = sp->op, .opset = sp->opset,
+			    .nin = n->nin, .nout = n->nout,
 			    .in = in, .out = out, .st = &st, .threads = 1};
 		if (!all || sp->op->infer(&c))
 			continue;

@@ -288,7 +288,7 @@ static om_kind run_step(om_session *s, om_frame *f, om_step *sp, om_status *st)
 			out[i]->data = NULL;
 		}
 	}
-	om_ctx c = {.node = n, .opset = sp->opset, .nin = nin, .nout = nout,
+	om_ctx c = {.node = n, .op = sp->op, .opset = sp->opset, .nin = nin, .nout = nout,
 		    .in = (const om_tensor *const *)in, .out = (om_tensor *const *)out, .st = st,
 		    .exact = s->opt.exact, /* rows flagged exact may take fast paths in fast mode */
 		    .threads = s->opt.threads > 1 ? s->opt.threads : 1,

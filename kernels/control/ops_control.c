@@ -254,13 +254,14 @@ static const om_sig sig_Scan_9 = {9, 1, OM_MANY, 1, OM_MANY, 0x0, 0xffffffffffff
 /* ---- end of signatures ---- */
 
 static const om_op rows[] = {
-	{"If", "", 1, if_infer, if_kernel, OM_OP_CONTROL | OM_OP_EXACT, &sig_If_1, OM_OPC_IF, NULL},
+	{"If", "", 1, if_infer, if_kernel, OM_OP_CONTROL | OM_OP_EXACT, &sig_If_1, OM_OPC_IF, NULL,
+	 0},
 	{"Loop", "", 1, loop_infer, loop_kernel, OM_OP_CONTROL | OM_OP_EXACT, &sig_Loop_1,
-	 OM_OPC_NONE, NULL},
+	 OM_OPC_NONE, NULL, 0},
 	{"Scan", "", 8, om_ctl_scan_infer, om_ctl_scan8_kernel, OM_OP_CONTROL | OM_OP_EXACT,
-	 &sig_Scan_8, OM_OPC_NONE, NULL},
+	 &sig_Scan_8, OM_OPC_NONE, NULL, 0},
 	{"Scan", "", 9, om_ctl_scan_infer, om_ctl_scan9_kernel, OM_OP_CONTROL | OM_OP_EXACT,
-	 &sig_Scan_9, OM_OPC_NONE, NULL},
+	 &sig_Scan_9, OM_OPC_NONE, NULL, 0},
 };
 
 const om_op_table om_ops_control = OM_TABLE(rows);

@@ -85,11 +85,12 @@ static const om_sig sig_OptionalGetElement_15 = {15, 1, 1, 1, 1, 0x0, 0x0, NULL,
 /* ---- end of signatures ---- */
 
 static const om_op rows[] = {
-	{"Optional", "", 15, opt_infer, optional_kernel, ROW, &sig_Optional_15, OM_OPC_NONE, NULL},
+	{"Optional", "", 15, opt_infer, optional_kernel, ROW, &sig_Optional_15, OM_OPC_NONE, NULL,
+	 0},
 	{"OptionalHasElement", "", 15, opt_infer, has_kernel, ROW, &sig_OptionalHasElement_15,
-	 OM_OPC_NONE, NULL},
+	 OM_OPC_NONE, NULL, 0},
 	{"OptionalGetElement", "", 15, opt_infer, get_kernel, ROW, &sig_OptionalGetElement_15,
-	 OM_OPC_NONE, NULL},
+	 OM_OPC_NONE, NULL, 0},
 };
 
 const om_op_table om_ops_optional = OM_TABLE(rows);

@@ -471,20 +471,23 @@ static const om_sig sig_SequenceMap_17 = {17, 1, OM_MANY, 1, OM_MANY, 0x0, 0xfff
 /* ---- end of signatures ---- */
 
 static const om_op rows[] = {
-	{"SequenceEmpty", "", 11, seq_infer, empty_kernel, ROW, &sig_SequenceEmpty_11, OM_OPC_NONE, NULL},
+	{"SequenceEmpty", "", 11, seq_infer, empty_kernel, ROW, &sig_SequenceEmpty_11, OM_OPC_NONE,
+	 NULL, 0},
 	{"SequenceConstruct", "", 11, seq_infer, construct_kernel, ROW, &sig_SequenceConstruct_11,
-	 OM_OPC_NONE, NULL},
+	 OM_OPC_NONE, NULL, 0},
 	{"SequenceInsert", "", 11, seq_infer, insert_kernel, ROW, &sig_SequenceInsert_11,
-	 OM_OPC_NONE, NULL},
-	{"SequenceErase", "", 11, seq_infer, erase_kernel, ROW, &sig_SequenceErase_11, OM_OPC_NONE, NULL},
-	{"SequenceAt", "", 11, seq_infer, at_kernel, ROW, &sig_SequenceAt_11, OM_OPC_NONE, NULL},
+	 OM_OPC_NONE, NULL, 0},
+	{"SequenceErase", "", 11, seq_infer, erase_kernel, ROW, &sig_SequenceErase_11, OM_OPC_NONE,
+	 NULL, 0},
+	{"SequenceAt", "", 11, seq_infer, at_kernel, ROW, &sig_SequenceAt_11, OM_OPC_NONE, NULL, 0},
 	{"SequenceLength", "", 11, seq_infer, length_kernel, ROW, &sig_SequenceLength_11,
-	 OM_OPC_NONE, NULL},
+	 OM_OPC_NONE, NULL, 0},
 	{"SplitToSequence", "", 11, seq_infer, split_kernel, ROW, &sig_SplitToSequence_11,
-	 OM_OPC_NONE, NULL},
+	 OM_OPC_NONE, NULL, 0},
 	{"ConcatFromSequence", "", 11, seq_infer, concat_kernel, ROW, &sig_ConcatFromSequence_11,
-	 OM_OPC_NONE, NULL},
-	{"SequenceMap", "", 17, map_infer, map_kernel, ROW, &sig_SequenceMap_17, OM_OPC_NONE, NULL},
+	 OM_OPC_NONE, NULL, 0},
+	{"SequenceMap", "", 17, map_infer, map_kernel, ROW, &sig_SequenceMap_17, OM_OPC_NONE, NULL,
+	 0},
 };
 
 const om_op_table om_ops_sequence = OM_TABLE(rows);

@@ -250,27 +250,29 @@ static const om_sig sig_TopK_11 = {11, 2, 2, 2, 2, 0x0, 0x0, attrs_TopK_11, NULL
 /* ---- end of signatures ---- */
 
 static const om_op rows[] = {
-	{"Gather", "", 1, gather_infer, gather_kernel, OM_OP_EXACT, &sig_Gather_1, OM_OPC_NONE, NULL},
+	{"Gather", "", 1, gather_infer, gather_kernel, OM_OP_EXACT, &sig_Gather_1, OM_OPC_NONE,
+	 NULL, 0},
 	{"GatherElements", "", 11, gather_elements_infer, gather_elements_kernel, OM_OP_EXACT,
-	 &sig_GatherElements_11, OM_OPC_NONE, NULL},
+	 &sig_GatherElements_11, OM_OPC_NONE, NULL, 0},
 	{"GatherND", "", 11, gather_nd_infer, gather_nd_kernel, OM_OP_EXACT, &sig_GatherND_11,
-	 OM_OPC_NONE, NULL},
+	 OM_OPC_NONE, NULL, 0},
 	/* the rows of one op share functions that read c->opset for what changed */
 	{"ScatterND", "", 11, om_scatternd_infer, om_scatternd_kernel, OM_OP_EXACT,
-	 &sig_ScatterND_11, OM_OPC_NONE, NULL},
+	 &sig_ScatterND_11, OM_OPC_NONE, NULL, 0},
 	{"ScatterND", "", 16, om_scatternd_infer, om_scatternd_kernel, OM_OP_EXACT,
-	 &sig_ScatterND_16, OM_OPC_NONE, NULL}, /* add mul */
+	 &sig_ScatterND_16, OM_OPC_NONE, NULL, 0}, /* add mul */
 	{"ScatterND", "", 18, om_scatternd_infer, om_scatternd_kernel, OM_OP_EXACT,
-	 &sig_ScatterND_18, OM_OPC_NONE, NULL}, /* max min */
+	 &sig_ScatterND_18, OM_OPC_NONE, NULL, 0}, /* max min */
 	{"OneHot", "", 9, om_onehot_infer, om_onehot_kernel, OM_OP_EXACT, &sig_OneHot_9,
-	 OM_OPC_NONE, NULL},
+	 OM_OPC_NONE, NULL, 0},
 	{"NonZero", "", 9, om_nonzero_infer, om_nonzero_kernel,
-	 OM_OP_EXACT | OM_OP_DATA_DEPENDENT, &sig_NonZero_9, OM_OPC_NONE, NULL},
-	{"TopK", "", 1, om_topk_infer, om_topk_kernel, OM_OP_EXACT, &sig_TopK_1, OM_OPC_NONE, NULL},
+	 OM_OP_EXACT | OM_OP_DATA_DEPENDENT, &sig_NonZero_9, OM_OPC_NONE, NULL, 0},
+	{"TopK", "", 1, om_topk_infer, om_topk_kernel, OM_OP_EXACT, &sig_TopK_1, OM_OPC_NONE, NULL,
+	 0},
 	{"TopK", "", 10, om_topk_infer, om_topk_kernel, OM_OP_EXACT,
-	 &sig_TopK_10, OM_OPC_NONE, NULL},  /* k is an input */
+	 &sig_TopK_10, OM_OPC_NONE, NULL, 0},  /* k is an input */
 	{"TopK", "", 11, om_topk_infer, om_topk_kernel, OM_OP_EXACT,
-	 &sig_TopK_11, OM_OPC_NONE, NULL},  /* largest, sorted */
+	 &sig_TopK_11, OM_OPC_NONE, NULL, 0},  /* largest, sorted */
 };
 
 const om_op_table om_ops_index = OM_TABLE(rows);

@@ -108,9 +108,9 @@ static const om_sig sig_ScatterElements_11 = {11, 3, 3, 1, 1, 0x0, 0x0, attrs_Sc
 /* ---- end of signatures ---- */
 
 static const om_op rows[] = {
-	{"Scatter", "", 9, se_infer, se_kernel, OM_OP_EXACT, &sig_Scatter_9, OM_OPC_NONE, NULL},
+	{"Scatter", "", 9, se_infer, se_kernel, OM_OP_EXACT, &sig_Scatter_9, OM_OPC_NONE, NULL, 0},
 	{"ScatterElements", "", 11, se_infer, se_kernel, OM_OP_EXACT, &sig_ScatterElements_11,
-	 OM_OPC_NONE, NULL},
+	 OM_OPC_NONE, NULL, 0},
 };
 
 const om_op_table om_ops_scatter = OM_TABLE(rows);

@@ -202,7 +202,7 @@ static const om_sig sig_Unique_11 = {11, 1, 1, 1, 4, 0x0, 0xe, attrs_Unique_11, 
 
 static const om_op rows[] = {
 	{"Unique", "", 11, uq_infer, uq_kernel, OM_OP_EXACT | OM_OP_DATA_DEPENDENT, &sig_Unique_11,
-	 OM_OPC_NONE, NULL},
+	 OM_OPC_NONE, NULL, 0},
 };
 
 const om_op_table om_ops_unique = OM_TABLE(rows);

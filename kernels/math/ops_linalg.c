@@ -661,13 +661,14 @@ static const om_sig sig_Det_11 = {11, 1, 1, 1, 1, 0x0, 0x0, NULL, NULL};
 /* ---- end of signatures ---- */
 
 static const om_op rows[] = {
-	{"MatMul", "", 1, matmul_infer, matmul_kernel, OM_OP_EXACT, &sig_MatMul_1, OM_OPC_MATMUL, NULL},
-	{"Gemm", "", 7, gemm_infer, gemm_kernel, OM_OP_EXACT, &sig_Gemm_7, OM_OPC_GEMM, NULL},
+	{"MatMul", "", 1, matmul_infer, matmul_kernel, OM_OP_EXACT, &sig_MatMul_1, OM_OPC_MATMUL,
+	 NULL, 0},
+	{"Gemm", "", 7, gemm_infer, gemm_kernel, OM_OP_EXACT, &sig_Gemm_7, OM_OPC_GEMM, NULL, 0},
 	{"MatMulInteger", "", 10, matmul_infer, matmul_integer_kernel, OM_OP_EXACT,
-	 &sig_MatMulInteger_10, OM_OPC_NONE, NULL},
+	 &sig_MatMulInteger_10, OM_OPC_NONE, NULL, 0},
 	{"FusedMatMul", "com.microsoft", 1, matmul_infer, matmul_kernel, OM_OP_EXACT,
-	 &sig_ms_FusedMatMul_1, OM_OPC_MS_FUSED_MATMUL, NULL},
-	{"Det", "", 11, det_infer, det_kernel, OM_OP_EXACT, &sig_Det_11, OM_OPC_NONE, NULL},
+	 &sig_ms_FusedMatMul_1, OM_OPC_MS_FUSED_MATMUL, NULL, 0},
+	{"Det", "", 11, det_infer, det_kernel, OM_OP_EXACT, &sig_Det_11, OM_OPC_NONE, NULL, 0},
 };
 
 const om_op_table om_ops_linalg = OM_TABLE(rows);

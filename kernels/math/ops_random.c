@@ -94,16 +94,18 @@ static const om_sig sig_Multinomial_7 = {7, 1, 1, 1, 1, 0x0, 0x0, attrs_Multinom
 /* ---- end of signatures ---- */
 
 static const om_op rows[] = {
-	{"RandomNormal", "", 1, random_infer, NULL, OM_OP_RANDOM, &sig_RandomNormal_1, OM_OPC_NONE, NULL},
+	{"RandomNormal", "", 1, random_infer, NULL, OM_OP_RANDOM, &sig_RandomNormal_1, OM_OPC_NONE,
+	 NULL, 0},
 	{"RandomUniform", "", 1, random_infer, NULL, OM_OP_RANDOM, &sig_RandomUniform_1,
-	 OM_OPC_NONE, NULL},
+	 OM_OPC_NONE, NULL, 0},
 	{"RandomNormalLike", "", 1, like_infer, NULL, OM_OP_RANDOM, &sig_RandomNormalLike_1,
-	 OM_OPC_NONE, NULL},
+	 OM_OPC_NONE, NULL, 0},
 	{"RandomUniformLike", "", 1, like_infer, NULL, OM_OP_RANDOM, &sig_RandomUniformLike_1,
-	 OM_OPC_NONE, NULL},
-	{"Bernoulli", "", 15, like_infer, NULL, OM_OP_RANDOM, &sig_Bernoulli_15, OM_OPC_NONE, NULL},
+	 OM_OPC_NONE, NULL, 0},
+	{"Bernoulli", "", 15, like_infer, NULL, OM_OP_RANDOM, &sig_Bernoulli_15, OM_OPC_NONE, NULL,
+	 0},
 	{"Multinomial", "", 7, multinomial_infer, NULL, OM_OP_RANDOM, &sig_Multinomial_7,
-	 OM_OPC_NONE, NULL},
+	 OM_OPC_NONE, NULL, 0},
 };
 
 const om_op_table om_ops_random = OM_TABLE(rows);

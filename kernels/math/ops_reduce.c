@@ -499,8 +499,9 @@ static om_kind cum_kernel(om_ctx *c)
 }
 
 #define RED_ROWS(NAME, SINCE2, CODE)                                                        \
-	{#NAME, "", 1, red_infer, red_kernel, OM_OP_EXACT, &sig_##NAME##_1, CODE, NULL},        \
-	{#NAME, "", SINCE2, red_infer, red_kernel, OM_OP_EXACT, &sig_##NAME##_##SINCE2, CODE, NULL}
+	{#NAME, "", 1, red_infer, red_kernel, OM_OP_EXACT, &sig_##NAME##_1, CODE, NULL, 0},     \
+	{#NAME, "", SINCE2, red_infer, red_kernel, OM_OP_EXACT, &sig_##NAME##_##SINCE2, CODE, NULL,   \
+	 0}
 
 /* ---- signatures (scripts/gen_signatures.py; ONNX docs/Changelog.md) ---- */
 
@@ -621,10 +622,12 @@ static const om_op rows[] = {
 	RED_ROWS(ReduceProd, 18, OM_OPC_NONE),       RED_ROWS(ReduceL1, 18, OM_OPC_NONE),
 	RED_ROWS(ReduceL2, 18, OM_OPC_NONE),         RED_ROWS(ReduceLogSum, 18, OM_OPC_NONE),
 	RED_ROWS(ReduceLogSumExp, 18, OM_OPC_NONE),  RED_ROWS(ReduceSumSquare, 18, OM_OPC_NONE),
-	{"ArgMax", "", 1, arg_infer, arg_kernel, OM_OP_EXACT, &sig_ArgMax_1, OM_OPC_NONE, NULL},
-	{"ArgMin", "", 1, arg_infer, arg_kernel, OM_OP_EXACT, &sig_ArgMin_1, OM_OPC_NONE, NULL},
-	{"CumSum", "", 11, cum_infer, cum_kernel, OM_OP_EXACT, &sig_CumSum_11, OM_OPC_NONE, NULL},
-	{"CumProd", "", 26, cum_infer, cum_kernel, OM_OP_EXACT, &sig_CumProd_26, OM_OPC_NONE, NULL},
+	{"ArgMax", "", 1, arg_infer, arg_kernel, OM_OP_EXACT, &sig_ArgMax_1, OM_OPC_NONE, NULL, 0},
+	{"ArgMin", "", 1, arg_infer, arg_kernel, OM_OP_EXACT, &sig_ArgMin_1, OM_OPC_NONE, NULL, 0},
+	{"CumSum", "", 11, cum_infer, cum_kernel, OM_OP_EXACT, &sig_CumSum_11, OM_OPC_NONE, NULL,
+	 0},
+	{"CumProd", "", 26, cum_infer, cum_kernel, OM_OP_EXACT, &sig_CumProd_26, OM_OPC_NONE, NULL,
+	 0},
 };
 
 const om_op_table om_ops_reduce = OM_TABLE(rows);

@@ -385,21 +385,23 @@ static const om_sig sig_Dropout_1 = {1, 1, 1, 1, 2, 0x0, 0x2, attrs_Dropout_1, &
 
 static const om_op rows[] = {
 	{"Shape", "", 1, shape_infer, shape_kernel, OM_OP_EXACT | OM_OP_SHAPE_OF, &sig_Shape_1,
-	 OM_OPC_NONE, NULL},
+	 OM_OPC_NONE, NULL, 0},
 	{"Size", "", 1, size_infer, size_kernel, OM_OP_EXACT | OM_OP_SHAPE_OF, &sig_Size_1,
-	 OM_OPC_NONE, NULL},
-	{"Squeeze", "", 1, squeeze_attr, NULL, VIEW, &sig_Squeeze_1, OM_OPC_SQUEEZE, NULL},
-	{"Squeeze", "", 13, squeeze_input, NULL, VIEW, &sig_Squeeze_13, OM_OPC_SQUEEZE, NULL},
-	{"Unsqueeze", "", 1, unsqueeze_attr, NULL, VIEW, &sig_Unsqueeze_1, OM_OPC_UNSQUEEZE, NULL},
-	{"Unsqueeze", "", 13, unsqueeze_input, NULL, VIEW, &sig_Unsqueeze_13, OM_OPC_UNSQUEEZE, NULL},
-	{"Flatten", "", 1, flatten_infer, NULL, VIEW, &sig_Flatten_1, OM_OPC_NONE, NULL},
-	{"Reshape", "", 1, reshape_attr, NULL, VIEW, &sig_Reshape_1, OM_OPC_RESHAPE, NULL},
-	{"Reshape", "", 5, reshape_input, NULL, VIEW, &sig_Reshape_5, OM_OPC_RESHAPE, NULL},
+	 OM_OPC_NONE, NULL, 0},
+	{"Squeeze", "", 1, squeeze_attr, NULL, VIEW, &sig_Squeeze_1, OM_OPC_SQUEEZE, NULL, 0},
+	{"Squeeze", "", 13, squeeze_input, NULL, VIEW, &sig_Squeeze_13, OM_OPC_SQUEEZE, NULL, 0},
+	{"Unsqueeze", "", 1, unsqueeze_attr, NULL, VIEW, &sig_Unsqueeze_1, OM_OPC_UNSQUEEZE, NULL,
+	 0},
+	{"Unsqueeze", "", 13, unsqueeze_input, NULL, VIEW, &sig_Unsqueeze_13, OM_OPC_UNSQUEEZE,
+	 NULL, 0},
+	{"Flatten", "", 1, flatten_infer, NULL, VIEW, &sig_Flatten_1, OM_OPC_NONE, NULL, 0},
+	{"Reshape", "", 1, reshape_attr, NULL, VIEW, &sig_Reshape_1, OM_OPC_RESHAPE, NULL, 0},
+	{"Reshape", "", 5, reshape_input, NULL, VIEW, &sig_Reshape_5, OM_OPC_RESHAPE, NULL, 0},
 	{"Identity", "", 1, identity_infer, NULL, VIEW | OM_OP_PASSTHROUGH, &sig_Identity_1,
-	 OM_OPC_NONE, NULL},
+	 OM_OPC_NONE, NULL, 0},
 	/* a view in inference; in training mode its output is not its input */
 	{"Dropout", "", 1, dropout_infer, dropout_kernel, OM_OP_VIEW | OM_OP_EXACT, &sig_Dropout_1,
-	 OM_OPC_DROPOUT, NULL},
+	 OM_OPC_DROPOUT, NULL, 0},
 };
 
 const om_op_table om_ops_view = OM_TABLE(rows);

@@ -953,16 +953,18 @@ static const om_sig sig_QLinearConv_10 = {10, 8, 9, 1, 1, 0x100, 0x0, attrs_QLin
 #define CONV_FLAGS (OM_OP_EXACT | OM_OP_LAYOUT | OM_OP_EPILOGUE | OM_OP_IN_SCALE)
 
 static const om_op rows[] = {
-	{"Conv", "", 1, conv_infer, conv_kernel, CONV_FLAGS, &sig_Conv_1, OM_OPC_CONV, conv_layout},
+	{"Conv", "", 1, conv_infer, conv_kernel, CONV_FLAGS, &sig_Conv_1, OM_OPC_CONV, conv_layout,
+	 0},
 	{"FusedConv", "com.microsoft", 1, fused_infer, conv_kernel,
-	 CONV_FLAGS | OM_OP_INPLACE_LAST, &sig_ms_FusedConv_1, OM_OPC_MS_FUSED_CONV, conv_layout},
+	 CONV_FLAGS | OM_OP_INPLACE_LAST, &sig_ms_FusedConv_1, OM_OPC_MS_FUSED_CONV, conv_layout,
+	 0},
 	{"ConvTranspose", "", 1, convt_infer, convt_kernel,
 	 OM_OP_EXACT | OM_OP_LAYOUT | OM_OP_EPILOGUE, &sig_ConvTranspose_1,
-	 OM_OPC_CONV_TRANSPOSE, convt_layout},
+	 OM_OPC_CONV_TRANSPOSE, convt_layout, 0},
 	{"ConvInteger", "", 10, conv_infer, convint_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
-	 &sig_ConvInteger_10, OM_OPC_NONE, NULL},
+	 &sig_ConvInteger_10, OM_OPC_NONE, NULL, 0},
 	{"QLinearConv", "", 10, conv_infer, qlinearconv_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
-	 &sig_QLinearConv_10, OM_OPC_NONE, NULL},
+	 &sig_QLinearConv_10, OM_OPC_NONE, NULL, 0},
 };
 
 const om_op_table om_ops_conv = OM_TABLE(rows);

@@ -363,9 +363,9 @@ static const om_sig sig_RoiAlign_10 = {10, 3, 3, 1, 1, 0x0, 0x0, attrs_RoiAlign_
 
 static const om_op rows[] = {
 	{"NonMaxSuppression", "", 10, nms_infer, nms_kernel, OM_OP_EXACT | OM_OP_DATA_DEPENDENT,
-	 &sig_NonMaxSuppression_10, OM_OPC_NONE, NULL},
+	 &sig_NonMaxSuppression_10, OM_OPC_NONE, NULL, 0},
 	{"RoiAlign", "", 10, roi_infer, roi_kernel, OM_OP_EXACT | OM_OP_LAYOUT, &sig_RoiAlign_10,
-	 OM_OPC_NONE, NULL},
+	 OM_OPC_NONE, NULL, 0},
 };
 
 const om_op_table om_ops_detect = OM_TABLE(rows);

@@ -1354,19 +1354,19 @@ static const om_sig sig_MaxUnpool_9 = {9, 2, 3, 1, 1, 0x4, 0x0, attrs_MaxUnpool_
 
 static const om_op rows[] = {
 	{"MaxPool", "", 1, pool_infer, pool_kernel, OM_OP_EXACT | OM_OP_LAYOUT, &sig_MaxPool_1,
-	 OM_OPC_NONE, pool_layout},
+	 OM_OPC_NONE, pool_layout, 0},
 	{"AveragePool", "", 1, pool_infer, pool_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
-	 &sig_AveragePool_1, OM_OPC_AVERAGE_POOL, pool_layout},
+	 &sig_AveragePool_1, OM_OPC_AVERAGE_POOL, pool_layout, 0},
 	{"LpPool", "", 1, pool_infer, pool_kernel, OM_OP_EXACT | OM_OP_LAYOUT, &sig_LpPool_1,
-	 OM_OPC_NONE, NULL},
+	 OM_OPC_NONE, NULL, 0},
 	{"GlobalMaxPool", "", 1, global_infer, global_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
-	 &sig_GlobalMaxPool_1, OM_OPC_NONE, global_layout},
+	 &sig_GlobalMaxPool_1, OM_OPC_NONE, global_layout, 0},
 	{"GlobalAveragePool", "", 1, global_infer, global_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
-	 &sig_GlobalAveragePool_1, OM_OPC_NONE, global_layout},
+	 &sig_GlobalAveragePool_1, OM_OPC_NONE, global_layout, 0},
 	{"GlobalLpPool", "", 1, global_infer, global_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
-	 &sig_GlobalLpPool_1, OM_OPC_NONE, NULL},
+	 &sig_GlobalLpPool_1, OM_OPC_NONE, NULL, 0},
 	{"MaxUnpool", "", 9, unpool_infer, unpool_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
-	 &sig_MaxUnpool_9, OM_OPC_NONE, NULL},
+	 &sig_MaxUnpool_9, OM_OPC_NONE, NULL, 0},
 };
 
 const om_op_table om_ops_pool = OM_TABLE(rows);

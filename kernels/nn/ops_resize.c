@@ -521,9 +521,9 @@ static const om_sig sig_Resize_10 = {10, 2, 2, 1, 1, 0x0, 0x0, attrs_Resize_10, 
 
 static const om_op rows[] = {
 	{"Upsample", "", 7, resize_infer, resize_kernel, OM_OP_EXACT, &sig_Upsample_7, OM_OPC_NONE,
-	 resize_layout},
+	 resize_layout, 0},
 	{"Resize", "", 10, resize_infer, resize_kernel, OM_OP_EXACT, &sig_Resize_10, OM_OPC_NONE,
-	 resize_layout},
+	 resize_layout, 0},
 };
 
 const om_op_table om_ops_resize = OM_TABLE(rows);

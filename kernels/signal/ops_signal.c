@@ -397,13 +397,16 @@ static const om_sig sig_MelWeightMatrix_17 = {17, 5, 5, 1, 1, 0x0, 0x0, attrs_Me
 /* ---- end of signatures ---- */
 
 static const om_op rows[] = {
-	{"HannWindow", "", 17, win_infer, win_kernel, 0, &sig_HannWindow_17, OM_OPC_NONE, NULL},
-	{"HammingWindow", "", 17, win_infer, win_kernel, 0, &sig_HammingWindow_17, OM_OPC_NONE, NULL},
-	{"BlackmanWindow", "", 17, win_infer, win_kernel, 0, &sig_BlackmanWindow_17, OM_OPC_NONE, NULL},
-	{"DFT", "", 17, dft_infer, dft_kernel, 0, &sig_DFT_17, OM_OPC_NONE, NULL},
-	{"DFT", "", 20, dft_infer, dft_kernel, 0, &sig_DFT_20, OM_OPC_NONE, NULL},
-	{"STFT", "", 17, stft_infer, stft_kernel, 0, &sig_STFT_17, OM_OPC_NONE, NULL},
-	{"MelWeightMatrix", "", 17, mel_infer, mel_kernel, 0, &sig_MelWeightMatrix_17, OM_OPC_NONE, NULL},
+	{"HannWindow", "", 17, win_infer, win_kernel, 0, &sig_HannWindow_17, OM_OPC_NONE, NULL, 0},
+	{"HammingWindow", "", 17, win_infer, win_kernel, 0, &sig_HammingWindow_17, OM_OPC_NONE,
+	 NULL, 0},
+	{"BlackmanWindow", "", 17, win_infer, win_kernel, 0, &sig_BlackmanWindow_17, OM_OPC_NONE,
+	 NULL, 0},
+	{"DFT", "", 17, dft_infer, dft_kernel, 0, &sig_DFT_17, OM_OPC_NONE, NULL, 0},
+	{"DFT", "", 20, dft_infer, dft_kernel, 0, &sig_DFT_20, OM_OPC_NONE, NULL, 0},
+	{"STFT", "", 17, stft_infer, stft_kernel, 0, &sig_STFT_17, OM_OPC_NONE, NULL, 0},
+	{"MelWeightMatrix", "", 17, mel_infer, mel_kernel, 0, &sig_MelWeightMatrix_17, OM_OPC_NONE,
+	 NULL, 0},
 };
 
 const om_op_table om_ops_signal = OM_TABLE(rows);
