@@ -10,7 +10,7 @@
  * Conditions: the Conv is of the default domain, its output is float and private to the
  * chain, as is the Add's when an activation follows; Z is float with the Conv output's
  * inferred shape (numbers or the same symbols: an Add that broadcasts is left alone). The
- * pass runs only when the registry has a FusedConv row (kernels/nn/ops_conv.c).
+ * pass runs only when the registry has a FusedConv row (kernels/conv/ops_conv.c).
  */
 #include <string.h>
 

@@ -117,7 +117,7 @@ static void info_lists_the_op_rows(void **state)
 	}
 	assert_int_equal(rows, lines);
 	assert_true(rows > 200);
-	/* a row, a view row, a contrib row, a row without kernel (kernels/nn/ops_conv.c, ops_view.c,
+	/* a row, a view row, a contrib row, a row without kernel (kernels/conv/ops_conv.c, ops_view.c,
 	 * ops_random.c) */
 	static const char *const want[][4] = {
 		{"ai.onnx", "Conv", "1", "exact,layout,epilogue,in-scale"},
