@@ -15,7 +15,7 @@ typedef struct om_conv_epi {
 	const float *z;    /* a tensor of Y's shape, or NULL */
 	int act;           /* om_act_kind (ops/activation.h) */
 	float alpha, beta;
-	bool fast;         /* fast mode: Sigmoid through ops/fastmath.h (not bit-identical) */
+	bool fast;         /* fast mode: Sigmoid through num/fastmath.h (not bit-identical) */
 } om_conv_epi;
 
 /** FusedConv's activation and activation_params (ONNX Runtime's contract: Relu, Tanh,

@@ -1,4 +1,4 @@
-/* test_fastmath.c — the fast-mode activations of ops/fastmath.h against double references on
+/* test_fastmath.c — the fast-mode activations of num/fastmath.h against double references on
  * the float arguments the kernels see (alpha x, x / sqrt 2 rounded to float); NaN in, NaN out;
  * y may be x. */
 #include <math.h>

@@ -335,7 +335,7 @@ static void sessions_against_exact(void **state)
 	}
 }
 
-/* ---- the packed B's memory (ops/bigbuf.c) ------------------------------------------------ */
+/* ---- the packed B's memory (num/bigbuf.c) ------------------------------------------------ */
 
 /* zeroed, writable to its last byte, 4 KB aligned; from 2 MB on aligned to 2 MB (whole huge
  * pages possible) at sizes that round up to whole huge pages and not */

@@ -65,9 +65,9 @@ static om_kind run_fast(const om_node *n, const om_tensor *const *in, om_tensor 
 	return nt_run_ctx(n, 14, in, out, c, st);
 }
 
-/* fast mode (the gates as rows through ops/fastmath.h, the directions of a bidirectional run
+/* fast mode (the gates as rows through num/fastmath.h, the directions of a bidirectional run
  * on two threads, R packed once in the step's state: ops/gemm_packed.h for 4 sequences of
- * 128 units, ops/panels.h for one sequence, whose units split over a team of two threads
+ * 128 units, num/panels.h for one sequence, whose units split over a team of two threads
  * at 200) against exact mode: RNN, GRU (both reset forms) and LSTM, forward, reverse and
  * bidirectional, with sequence lengths (one 0; the one sequence ends 3 steps early), clip,
  * peepholes and input_forget, at one and two threads, each run twice on one state; every

@@ -1,4 +1,4 @@
-/* test_parallel.c — om_par_for (ops/parallel.h) covers its range once, in pieces of whole
+/* test_parallel.c — om_par_for (num/parallel.h) covers its range once, in pieces of whole
  * grains, on more than one piece when given threads; and the kernels that split their loops
  * with it give the same bits at 1, 2 and 3 threads (an odd split) on sizes that cross their
  * grains: elementwise unary (exact and fast), broadcasting binary and ternary ops, pools, the

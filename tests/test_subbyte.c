@@ -1,5 +1,5 @@
 /* test_subbyte.c — the 2-bit element types (int2, uint2; ONNX 1.20): packing (four per byte,
- * lowest bits first, ops/subbyte.h), Cast to and from them (the low bits, wrapping, as the
+ * lowest bits first, num/subbyte.h), Cast to and from them (the low bits, wrapping, as the
  * ONNX 1.23 node tests expect: -3 -> int2 1), moves, ConstantOfShape, QuantizeLinear.
  * Values by hand. */
 #include <stdint.h>
