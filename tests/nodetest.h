@@ -149,7 +149,8 @@ static inline om_kind nt_run_ctx(const om_node *n, int64_t opset, const om_tenso
 	}
 	c.node = n, c.opset = opset, c.nin = n->nin, c.nout = n->nout, c.in = in, c.out = outp;
 	c.st = st;
-	rc = om_op_find(n->domain, n->op, opset)->kernel(&c);
+	c.op = om_op_find(n->domain, n->op, opset);
+	rc = c.op->kernel(&c);
 	for (int32_t i = 0; rc && i < n->nout && i < 8; i++)
 		om_tensor_free(&out[i]);
 	return rc;

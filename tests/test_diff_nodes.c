@@ -424,8 +424,9 @@ static om_kind run_prefilled(const om_node *n, const om_op *op, int64_t opset,
 		outp[i] = &out[i];
 	}
 	if (!rc) {
-		om_ctx ctx = {.node = n, .opset = opset, .nin = n->nin, .nout = n->nout, .in = in,
-			      .out = outp, .st = st, .exact = 1, .threads = 1};
+		om_ctx ctx = {.node = n, .op = op, .opset = opset, .nin = n->nin,
+			      .nout = n->nout, .in = in, .out = outp, .st = st, .exact = 1,
+			      .threads = 1};
 		rc = op->kernel(&ctx);
 	}
 	if (rc)

@@ -305,8 +305,8 @@ static void matmul_direct(const om_node *n, const om_tensor *a, const om_tensor 
 	om_status st = {0};
 	const om_tensor *in[] = {a, b};
 	om_tensor *outs[] = {y};
-	om_ctx c = {.node = n, .opset = 13, .nin = 2, .nout = 1, .in = in, .out = outs,
-		    .st = &st, .exact = exact, .threads = threads};
+	om_ctx c = {.node = n, .op = op, .opset = 13, .nin = 2, .nout = 1, .in = in,
+		    .out = outs, .st = &st, .exact = exact, .threads = threads};
 	memset(y->data, 0xff, y->nbytes);
 	assert_int_equal(op->kernel(&c), OM_OK);
 }
@@ -537,8 +537,8 @@ static void fmm_case(int32_t ra, const int64_t *da, int32_t rb, const int64_t *d
 		om_tensor y;
 		om_status st = {0};
 		om_tensor *outs[] = {&y};
-		om_ctx c = {.node = n, .opset = 1, .nin = 2, .nout = 1, .in = in, .out = outs,
-			    .st = &st, .exact = exact, .threads = 1};
+		om_ctx c = {.node = n, .op = op, .opset = 1, .nin = 2, .nout = 1, .in = in,
+			    .out = outs, .st = &st, .exact = exact, .threads = 1};
 		if (op->infer(&c))
 			fail_msg("%s (%lld, %lld)", st.msg, (long long)na, (long long)nb);
 		assert_int_equal(y.rank, ry);
@@ -660,8 +660,8 @@ static void fused_matmul_exact_bits(void **state)
 	const om_op *op = om_op_find("com.microsoft", "FusedMatMul", 1);
 	const om_tensor *in[] = {&ta, &tbt};
 	om_tensor *outs[] = {&y2};
-	om_ctx c = {.node = fm, .opset = 1, .nin = 2, .nout = 1, .in = in, .out = outs,
-		    .st = &st, .exact = 1, .threads = 1};
+	om_ctx c = {.node = fm, .op = op, .opset = 1, .nin = 2, .nout = 1, .in = in,
+		    .out = outs, .st = &st, .exact = 1, .threads = 1};
 	assert_int_equal(op->kernel(&c), OM_OK);
 	float *p1 = y1.data;
 	for (int i = 0; i < B * M * N; i++)

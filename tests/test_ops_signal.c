@@ -20,6 +20,13 @@ static void windows(void **state)
 	assert_int_equal(nt_run(n, 17, in, out), OM_OK);
 	nt_check_f32(&out[0], 1, (int64_t[]){3}, (float[]){4.0f / 46, 1, 4.0f / 46}, 1e-6);
 	om_tensor_free(&out[0]);
+	/* periodic Blackman of 4: 0.42 - 0.5 cos(2 pi i / 4) + 0.08 cos(4 pi i / 4) */
+	n->op = "BlackmanWindow";
+	nt_int(n, "periodic", 1);
+	size = 4;
+	assert_int_equal(nt_run(n, 17, in, out), OM_OK);
+	nt_check_f32(&out[0], 1, (int64_t[]){4}, (float[]){0, 0.34f, 1, 0.34f}, 1e-6);
+	om_tensor_free(&out[0]);
 	size = -1;
 	assert_int_equal(nt_run(n, 17, in, out), OM_ERR_INVALID_INPUT);
 	om_model_free(m);
@@ -41,6 +48,21 @@ static void dft(void **state)
 	/* axis 2 is the complex axis */
 	nt_int(n, "axis", 2);
 	assert_int_equal(nt_run(n, 17, in, out), OM_ERR_INVALID_MODEL);
+	/* DFT-20: the axis is input 2 (default -2), the attribute means nothing */
+	assert_int_equal(nt_run(n, 20, in, out), OM_OK);
+	nt_check_f32(&out[0], 3, (int64_t[]){1, 3, 2}, (float[]){10, 0, -2, 2, -2, 0}, 1e-6);
+	om_tensor_free(&out[0]);
+	om_model_free(m);
+	n = nt_node(&m, "DFT", 3, 1);
+	nt_int(n, "onesided", 1);
+	int64_t axis = 2;
+	om_tensor ta = nt_tensor(OM_INT64, 0, NULL, &axis);
+	const om_tensor *in3[] = {&x, NULL, &ta};
+	assert_int_equal(nt_run(n, 20, in3, out), OM_ERR_INVALID_MODEL);
+	axis = -2;
+	assert_int_equal(nt_run(n, 20, in3, out), OM_OK);
+	nt_check_f32(&out[0], 3, (int64_t[]){1, 3, 2}, (float[]){10, 0, -2, 2, -2, 0}, 1e-6);
+	om_tensor_free(&out[0]);
 	om_model_free(m);
 }
 

@@ -83,10 +83,11 @@ static void run_threads(const om_node *n, int64_t opset, const om_tensor *const 
 		memset(out[i].data, 0xff, out[i].nbytes);
 		outp[i] = &out[i];
 	}
-	om_ctx c = {.node = n, .opset = opset, .nin = n->nin, .nout = n->nout, .in = in,
-		    .out = outp, .st = &st, .exact = exact, .threads = threads};
+	const om_op *op = om_op_find(n->domain, n->op, opset);
+	om_ctx c = {.node = n, .op = op, .opset = opset, .nin = n->nin, .nout = n->nout,
+		    .in = in, .out = outp, .st = &st, .exact = exact, .threads = threads};
 	om_blas_threads(threads); /* as a session's run sets the products' threads */
-	const om_kind rc = om_op_find(n->domain, n->op, opset)->kernel(&c);
+	const om_kind rc = op->kernel(&c);
 	om_blas_threads(1);
 	if (rc)
 		fail_msg("%s at %d threads: %s", n->op, threads, st.msg);

@@ -1,7 +1,5 @@
 /* ops_optional.c — Optional OptionalHasElement OptionalGetElement on om_seq values (seq.h): an
  * optional is a box of 0 or 1 item. Rows are OM_OP_CONTROL (the kernels place their outputs). */
-#include <string.h>
-
 #include "control.h"
 #include "value.h"
 
@@ -11,16 +9,22 @@ static om_kind opt_infer(om_ctx *c)
 {
 	if (c->nin > 1 || c->nout != 1)
 		return om_ctl_bad(c, "one optional input and one output");
-	if (!strcmp(c->node->op, "Optional") && (c->nin < 1 || !c->in[0]) &&
-	    !om_node_attr(c->node, "type"))
-		return om_ctl_bad(c, "an Optional without input needs the type attribute");
 	return OM_NEED_VALUE;
+}
+
+/* Optional's own: without an input, the type attribute says what the empty optional holds */
+static om_kind optional_infer(om_ctx *c)
+{
+	om_kind rc = opt_infer(c);
+	if (rc == OM_NEED_VALUE && (c->nin < 1 || !c->in[0]) && !om_node_attr(c->node, "type"))
+		return om_ctl_bad(c, "an Optional without input needs the type attribute");
+	return rc;
 }
 
 /* Optional(x): x (a tensor or a sequence) in a box; no x: the empty optional */
 static om_kind optional_kernel(om_ctx *c)
 {
-	om_kind rc = opt_infer(c);
+	om_kind rc = optional_infer(c);
 	if (rc != OM_NEED_VALUE)
 		return rc;
 	const om_tensor *x = c->nin ? c->in[0] : NULL;
@@ -85,8 +89,8 @@ static const om_sig sig_OptionalGetElement_15 = {15, 1, 1, 1, 1, 0x0, 0x0, NULL,
 /* ---- end of signatures ---- */
 
 static const om_op rows[] = {
-	{"Optional", "", 15, opt_infer, optional_kernel, ROW, &sig_Optional_15, OM_OPC_NONE, NULL,
-	 0},
+	{"Optional", "", 15, optional_infer, optional_kernel, ROW, &sig_Optional_15, OM_OPC_NONE,
+	 NULL, 0},
 	{"OptionalHasElement", "", 15, opt_infer, has_kernel, ROW, &sig_OptionalHasElement_15,
 	 OM_OPC_NONE, NULL, 0},
 	{"OptionalGetElement", "", 15, opt_infer, get_kernel, ROW, &sig_OptionalGetElement_15,

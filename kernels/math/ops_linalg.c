@@ -50,6 +50,13 @@ static void from_f32(om_tensor *t, const float *f)
 
 /* ---- MatMul, FusedMatMul ----------------------------------------------------------------- */
 
+/* the row's param: which of the products sharing matmul_infer and mm_geometry it is */
+enum mm_kind {
+	MM_PLAIN,   /* MatMul */
+	MM_INTEGER, /* MatMulInteger: 8-bit operands, optional zero points, int32 result */
+	MM_FUSED    /* com.microsoft FusedMatMul: alpha and transposes */
+};
+
 /* One operand as the product sees it: batch dims (with element strides into the tensor) and a
  * matrix [rows, cols] whose element (i, j) is at i * rs + j * cs. FusedMatMul's transposes only
  * change the strides: no byte moves. */
@@ -151,8 +158,8 @@ static om_kind mm_geometry(om_ctx *c, mm_geom *g)
 	if (!a || !b || a->rank < 1 || b->rank < 1)
 		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "%s needs rank >= 1",
 				c->node->op);
-	const bool integer = !strcmp(c->node->op, "MatMulInteger");
-	const bool fused = !strcmp(c->node->op, "FusedMatMul");
+	const bool integer = c->op->param == MM_INTEGER;
+	const bool fused = c->op->param == MM_FUSED;
 	if (integer ? !byte_type(a->dtype) || !byte_type(b->dtype)
 		    : a->dtype != b->dtype || !(fused ? om_is_float_type(a->dtype)
 						       : mm_type_ok(a->dtype)))
@@ -213,7 +220,7 @@ static om_kind zero_point(om_ctx *c, int i, int64_t per, int32_t dtype, const ch
 static om_kind mm_check(om_ctx *c, mm_geom *g)
 {
 	om_kind rc = mm_geometry(c, g);
-	if (!rc && !strcmp(c->node->op, "MatMulInteger") &&
+	if (!rc && c->op->param == MM_INTEGER &&
 	    !(rc = zero_point(c, 2, g->M, c->in[0]->dtype, "A")))
 		rc = zero_point(c, 3, g->N, c->in[1]->dtype, "B");
 	return rc;
@@ -224,8 +231,7 @@ static om_kind matmul_infer(om_ctx *c)
 	mm_geom g = {0};
 	om_kind rc = mm_check(c, &g);
 	if (!rc)
-		om_set_shape(c->out[0], strcmp(c->node->op, "MatMulInteger") ? c->in[0]->dtype
-									      : OM_INT32,
+		om_set_shape(c->out[0], c->op->param == MM_INTEGER ? OM_INT32 : c->in[0]->dtype,
 			     g.out_rank, g.out_dims);
 	return rc;
 }
@@ -382,7 +388,7 @@ static om_kind matmul_kernel(om_ctx *c)
 		return rc;
 	const om_tensor *a = c->in[0], *b = c->in[1];
 	om_tensor *y = c->out[0];
-	const bool fused = !strcmp(c->node->op, "FusedMatMul");
+	const bool fused = c->op->param == MM_FUSED;
 	const double alpha = fused ? om_attr_float(c->node, "alpha", 1.0f) : 1.0;
 	const bool tbatch_b = fused && om_attr_int(c->node, "transBatchB", 0);
 	switch (a->dtype) {
@@ -662,12 +668,12 @@ static const om_sig sig_Det_11 = {11, 1, 1, 1, 1, 0x0, 0x0, NULL, NULL};
 
 static const om_op rows[] = {
 	{"MatMul", "", 1, matmul_infer, matmul_kernel, OM_OP_EXACT, &sig_MatMul_1, OM_OPC_MATMUL,
-	 NULL, 0},
+	 NULL, MM_PLAIN},
 	{"Gemm", "", 7, gemm_infer, gemm_kernel, OM_OP_EXACT, &sig_Gemm_7, OM_OPC_GEMM, NULL, 0},
 	{"MatMulInteger", "", 10, matmul_infer, matmul_integer_kernel, OM_OP_EXACT,
-	 &sig_MatMulInteger_10, OM_OPC_NONE, NULL, 0},
+	 &sig_MatMulInteger_10, OM_OPC_NONE, NULL, MM_INTEGER},
 	{"FusedMatMul", "com.microsoft", 1, matmul_infer, matmul_kernel, OM_OP_EXACT,
-	 &sig_ms_FusedMatMul_1, OM_OPC_MS_FUSED_MATMUL, NULL, 0},
+	 &sig_ms_FusedMatMul_1, OM_OPC_MS_FUSED_MATMUL, NULL, MM_FUSED},
 	{"Det", "", 11, det_infer, det_kernel, OM_OP_EXACT, &sig_Det_11, OM_OPC_NONE, NULL, 0},
 };
 

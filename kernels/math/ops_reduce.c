@@ -18,26 +18,10 @@
 #include "parallel.h"
 #include "reduce_plan.h"
 
+/* the param of a Reduce row: its kind, and RED_AXES_INPUT from the opset where axes moved
+ * from the attribute to input 1 (ReduceSum 13, the others 18) */
 enum red_kind { R_SUM, R_MEAN, R_MAX, R_MIN, R_PROD, R_L1, R_L2, R_LOGSUM, R_LSE, R_SUMSQ };
-
-static const struct {
-	const char *name;
-	enum red_kind kind;
-	int32_t axes_input_since; /* opset where axes moved from attribute to input */
-} red_ops[] = {
-	{"ReduceSum", R_SUM, 13},   {"ReduceMean", R_MEAN, 18},     {"ReduceMax", R_MAX, 18},
-	{"ReduceMin", R_MIN, 18},   {"ReduceProd", R_PROD, 18},     {"ReduceL1", R_L1, 18},
-	{"ReduceL2", R_L2, 18},     {"ReduceLogSum", R_LOGSUM, 18}, {"ReduceLogSumExp", R_LSE, 18},
-	{"ReduceSumSquare", R_SUMSQ, 18},
-};
-
-static int red_index(const char *op)
-{
-	for (size_t i = 0; i < sizeof red_ops / sizeof red_ops[0]; i++)
-		if (!strcmp(red_ops[i].name, op))
-			return (int)i;
-	return -1;
-}
+enum { RED_KIND_MASK = 0xf, RED_AXES_INPUT = 0x10 };
 
 /* mask[d] = dim d is reduced; the dims list comes from the attribute or the input */
 static om_kind red_mask(om_ctx *c, int32_t rank, bool axes_input, bool *mask, bool *noop)
@@ -69,17 +53,16 @@ static om_kind red_mask(om_ctx *c, int32_t rank, bool axes_input, bool *mask, bo
 static om_kind red_prepare(om_ctx *c, om_red_plan *p, enum red_kind *kind)
 {
 	const om_tensor *x = c->in[0];
-	const int i = red_index(c->node->op);
-	if (i < 0 || !x)
+	if (!x)
 		return om_error(c->st, OM_ERR_INTERNAL, c->node, "not a reduction");
-	*kind = red_ops[i].kind;
+	*kind = (enum red_kind)(c->op->param & RED_KIND_MASK);
 	const bool ints = om_is_int_type(x->dtype) ||
 			  (x->dtype == OM_BOOL && (*kind == R_MAX || *kind == R_MIN));
 	if (!om_is_float_type(x->dtype) && !ints)
 		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "%s input is not supported",
 				om_dtype_name(x->dtype));
 	bool mask[OM_MAX_RANK], noop = false;
-	om_kind rc = red_mask(c, x->rank, c->opset >= red_ops[i].axes_input_since, mask, &noop);
+	om_kind rc = red_mask(c, x->rank, (c->op->param & RED_AXES_INPUT) != 0, mask, &noop);
 	if (rc)
 		return rc;
 	om_red_plan_make(x, mask, noop || om_attr_int(c->node, "keepdims", 1) != 0, p);
@@ -333,6 +316,8 @@ static om_kind red_kernel(om_ctx *c)
 
 /* ---- ArgMax / ArgMin --------------------------------------------------------------------- */
 
+enum arg_kind { ARG_MIN, ARG_MAX }; /* the row's param */
+
 static om_kind arg_prepare(om_ctx *c, int32_t *axis, int64_t *dims, int32_t *rank)
 {
 	const om_tensor *x = c->in[0];
@@ -372,7 +357,7 @@ static om_kind arg_kernel(om_ctx *c)
 	if (rc)
 		return rc;
 	const om_tensor *x = c->in[0];
-	const bool is_max = !strcmp(c->node->op, "ArgMax");
+	const bool is_max = c->op->param == ARG_MAX;
 	const bool last = om_attr_int(c->node, "select_last_index", 0) != 0;
 	const bool ints = om_is_int_type(x->dtype), uns = om_is_unsigned_type(x->dtype);
 	int64_t outer = 1, inner = 1;
@@ -424,6 +409,8 @@ static om_kind arg_kernel(om_ctx *c)
 
 /* ---- CumSum / CumProd ---------------------------------------------------------------------- */
 
+enum cum_kind { CUM_SUM, CUM_PROD }; /* the row's param */
+
 /* running sum (product) along the axis given as input 1; exclusive shifts by one, reverse
  * runs from the end. Floats accumulate in double, integers wrap in uint64. */
 static om_kind cum_prepare(om_ctx *c, int32_t *axis)
@@ -458,7 +445,7 @@ static om_kind cum_kernel(om_ctx *c)
 		return rc;
 	const om_tensor *x = c->in[0];
 	om_tensor *y = c->out[0];
-	const bool prod = !strcmp(c->node->op, "CumProd");
+	const bool prod = c->op->param == CUM_PROD;
 	const bool excl = om_attr_int(c->node, "exclusive", 0) != 0;
 	const bool rev = om_attr_int(c->node, "reverse", 0) != 0;
 	const bool ints = om_is_int_type(x->dtype);
@@ -498,10 +485,11 @@ static om_kind cum_kernel(om_ctx *c)
 	return OM_OK;
 }
 
-#define RED_ROWS(NAME, SINCE2, CODE)                                                        \
-	{#NAME, "", 1, red_infer, red_kernel, OM_OP_EXACT, &sig_##NAME##_1, CODE, NULL, 0},     \
-	{#NAME, "", SINCE2, red_infer, red_kernel, OM_OP_EXACT, &sig_##NAME##_##SINCE2, CODE, NULL,   \
-	 0}
+/* a Reduce op's two rows: axes an attribute, then (from SINCE2) an input */
+#define RED_ROWS(NAME, SINCE2, CODE, KIND)                                                  \
+	{#NAME, "", 1, red_infer, red_kernel, OM_OP_EXACT, &sig_##NAME##_1, CODE, NULL, KIND},  \
+	{#NAME, "", SINCE2, red_infer, red_kernel, OM_OP_EXACT, &sig_##NAME##_##SINCE2, CODE,   \
+	 NULL, (KIND) | RED_AXES_INPUT}
 
 /* ---- signatures (scripts/gen_signatures.py; ONNX docs/Changelog.md) ---- */
 
@@ -617,17 +605,24 @@ static const om_sig sig_CumProd_26 = {26, 2, 2, 1, 1, 0x0, 0x0, attrs_CumProd_26
 /* ---- end of signatures ---- */
 
 static const om_op rows[] = {
-	RED_ROWS(ReduceSum, 13, OM_OPC_NONE),        RED_ROWS(ReduceMean, 18, OM_OPC_REDUCE_MEAN),
-	RED_ROWS(ReduceMax, 18, OM_OPC_NONE),        RED_ROWS(ReduceMin, 18, OM_OPC_NONE),
-	RED_ROWS(ReduceProd, 18, OM_OPC_NONE),       RED_ROWS(ReduceL1, 18, OM_OPC_NONE),
-	RED_ROWS(ReduceL2, 18, OM_OPC_NONE),         RED_ROWS(ReduceLogSum, 18, OM_OPC_NONE),
-	RED_ROWS(ReduceLogSumExp, 18, OM_OPC_NONE),  RED_ROWS(ReduceSumSquare, 18, OM_OPC_NONE),
-	{"ArgMax", "", 1, arg_infer, arg_kernel, OM_OP_EXACT, &sig_ArgMax_1, OM_OPC_NONE, NULL, 0},
-	{"ArgMin", "", 1, arg_infer, arg_kernel, OM_OP_EXACT, &sig_ArgMin_1, OM_OPC_NONE, NULL, 0},
+	RED_ROWS(ReduceSum, 13, OM_OPC_NONE, R_SUM),
+	RED_ROWS(ReduceMean, 18, OM_OPC_REDUCE_MEAN, R_MEAN),
+	RED_ROWS(ReduceMax, 18, OM_OPC_NONE, R_MAX),
+	RED_ROWS(ReduceMin, 18, OM_OPC_NONE, R_MIN),
+	RED_ROWS(ReduceProd, 18, OM_OPC_NONE, R_PROD),
+	RED_ROWS(ReduceL1, 18, OM_OPC_NONE, R_L1),
+	RED_ROWS(ReduceL2, 18, OM_OPC_NONE, R_L2),
+	RED_ROWS(ReduceLogSum, 18, OM_OPC_NONE, R_LOGSUM),
+	RED_ROWS(ReduceLogSumExp, 18, OM_OPC_NONE, R_LSE),
+	RED_ROWS(ReduceSumSquare, 18, OM_OPC_NONE, R_SUMSQ),
+	{"ArgMax", "", 1, arg_infer, arg_kernel, OM_OP_EXACT, &sig_ArgMax_1, OM_OPC_NONE, NULL,
+	 ARG_MAX},
+	{"ArgMin", "", 1, arg_infer, arg_kernel, OM_OP_EXACT, &sig_ArgMin_1, OM_OPC_NONE, NULL,
+	 ARG_MIN},
 	{"CumSum", "", 11, cum_infer, cum_kernel, OM_OP_EXACT, &sig_CumSum_11, OM_OPC_NONE, NULL,
-	 0},
+	 CUM_SUM},
 	{"CumProd", "", 26, cum_infer, cum_kernel, OM_OP_EXACT, &sig_CumProd_26, OM_OPC_NONE, NULL,
-	 0},
+	 CUM_PROD},
 };
 
 const om_op_table om_ops_reduce = OM_TABLE(rows);

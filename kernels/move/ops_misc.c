@@ -14,6 +14,8 @@ static om_kind misc_bad(om_ctx *c, const char *what)
 
 /* ---- DepthToSpace / SpaceToDepth --------------------------------------------------------- */
 
+enum d2s_dir { D2S_TO_DEPTH, D2S_TO_SPACE }; /* the row's param: SpaceToDepth, DepthToSpace */
+
 typedef struct d2s_plan {
 	int64_t N, C, H, W, b; /* the input's extents and the block size */
 	bool to_space, crd;
@@ -24,7 +26,7 @@ static om_kind d2s_plan_make(om_ctx *c, d2s_plan *p, int64_t *y)
 	const om_tensor *x = c->nin > 0 ? c->in[0] : NULL;
 	if (!x || x->rank != 4)
 		return misc_bad(c, "input must be 4-D");
-	p->to_space = !strcmp(c->node->op, "DepthToSpace");
+	p->to_space = c->op->param == D2S_TO_SPACE;
 	p->crd = p->to_space && !strcmp(om_attr_string(c->node, "mode", "DCR"), "CRD");
 	p->b = om_attr_int(c->node, "blocksize", 0);
 	p->N = x->dims[0], p->C = x->dims[1], p->H = x->dims[2], p->W = x->dims[3];
@@ -377,9 +379,9 @@ static const om_sig sig_CenterCropPad_18 = {18, 2, 2, 1, 1, 0x0, 0x0, attrs_Cent
 
 static const om_op rows[] = {
 	{"DepthToSpace", "", 1, d2s_infer, d2s_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
-	 &sig_DepthToSpace_1, OM_OPC_NONE, NULL, 0},
+	 &sig_DepthToSpace_1, OM_OPC_NONE, NULL, D2S_TO_SPACE},
 	{"SpaceToDepth", "", 1, d2s_infer, d2s_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
-	 &sig_SpaceToDepth_1, OM_OPC_NONE, NULL, 0},
+	 &sig_SpaceToDepth_1, OM_OPC_NONE, NULL, D2S_TO_DEPTH},
 	{"Compress", "", 9, compress_infer, compress_kernel, OM_OP_EXACT | OM_OP_DATA_DEPENDENT,
 	 &sig_Compress_9, OM_OPC_NONE, NULL, 0},
 	{"ReverseSequence", "", 10, rs_infer, rs_kernel, OM_OP_EXACT, &sig_ReverseSequence_10,

@@ -13,6 +13,8 @@ static const double om_two_pi = 6.283185307179586476925;
 
 /* ---- window functions -------------------------------------------------------------------- */
 
+enum win_kind { WIN_HANN, WIN_HAMMING, WIN_BLACKMAN }; /* the row's param */
+
 static om_kind win_size(om_ctx *c, int64_t *n)
 {
 	if (c->nin < 1 || !c->in[0])
@@ -46,15 +48,15 @@ static om_kind win_kernel(om_ctx *c)
 	if (rc || (rc = win_size(c, &n)))
 		return rc;
 	const double d = om_attr_int(c->node, "periodic", 1) ? (double)n : (double)n - 1;
-	const char op = c->node->op[2]; /* haNn, haMming, blAckman */
+	const int32_t kind = c->op->param;
 	double *v = malloc(sizeof(double) * (size_t)(n + 1));
 	if (!v)
 		return om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory");
 	for (int64_t i = 0; i < n; i++) {
 		const double t = d == 0 ? 0 : (double)i / d, s = sin(t * om_two_pi / 2);
-		if (op == 'n')
+		if (kind == WIN_HANN)
 			v[i] = s * s;
-		else if (op == 'm')
+		else if (kind == WIN_HAMMING)
 			v[i] = 25.0 / 46 - (1 - 25.0 / 46) * cos(t * om_two_pi);
 		else
 			v[i] = 0.42 - 0.5 * cos(t * om_two_pi) + 0.08 * cos(2 * t * om_two_pi);
@@ -397,11 +399,12 @@ static const om_sig sig_MelWeightMatrix_17 = {17, 5, 5, 1, 1, 0x0, 0x0, attrs_Me
 /* ---- end of signatures ---- */
 
 static const om_op rows[] = {
-	{"HannWindow", "", 17, win_infer, win_kernel, 0, &sig_HannWindow_17, OM_OPC_NONE, NULL, 0},
+	{"HannWindow", "", 17, win_infer, win_kernel, 0, &sig_HannWindow_17, OM_OPC_NONE, NULL,
+	 WIN_HANN},
 	{"HammingWindow", "", 17, win_infer, win_kernel, 0, &sig_HammingWindow_17, OM_OPC_NONE,
-	 NULL, 0},
+	 NULL, WIN_HAMMING},
 	{"BlackmanWindow", "", 17, win_infer, win_kernel, 0, &sig_BlackmanWindow_17, OM_OPC_NONE,
-	 NULL, 0},
+	 NULL, WIN_BLACKMAN},
 	{"DFT", "", 17, dft_infer, dft_kernel, 0, &sig_DFT_17, OM_OPC_NONE, NULL, 0},
 	{"DFT", "", 20, dft_infer, dft_kernel, 0, &sig_DFT_20, OM_OPC_NONE, NULL, 0},
 	{"STFT", "", 17, stft_infer, stft_kernel, 0, &sig_STFT_17, OM_OPC_NONE, NULL, 0},
