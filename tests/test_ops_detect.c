@@ -238,7 +238,8 @@ static void nms_session_runs(void **state)
 	om_model_free(m);
 }
 
-/* X = [[1, 2], [3, 4]], roi [0, 0, 2, 2] (half_pixel), one bin of one sample: the centre 2.5 */
+/* X = [[1, 2], [3, 4]], roi [0, 0, 2, 2] (half_pixel, opset 16's default), one bin of one
+ * sample: the centre 2.5 */
 static void roi_align(void **state)
 {
 	(void)state;
@@ -253,6 +254,18 @@ static void roi_align(void **state)
 	om_tensor out[1];
 	assert_int_equal(nt_run(nd, 16, in, out), OM_OK);
 	nt_check_f32(&out[0], 4, (int64_t[]){1, 1, 1, 1}, (float[]){2.5f}, 1e-6);
+	om_tensor_free(&out[0]);
+	/* before opset 16 the default is output_half_pixel: the bin's centre is (1, 1), X's 4 */
+	assert_int_equal(nt_run(nd, 10, in, out), OM_OK);
+	nt_check_f32(&out[0], 4, (int64_t[]){1, 1, 1, 1}, (float[]){4}, 1e-6);
+	om_tensor_free(&out[0]);
+	nt_str(nd, "coordinate_transformation_mode", "half_pixel");
+	assert_int_equal(nt_run(nd, 10, in, out), OM_OK);
+	nt_check_f32(&out[0], 4, (int64_t[]){1, 1, 1, 1}, (float[]){2.5f}, 1e-6);
+	om_tensor_free(&out[0]);
+	nt_str(nd, "coordinate_transformation_mode", "output_half_pixel");
+	assert_int_equal(nt_run(nd, 16, in, out), OM_OK);
+	nt_check_f32(&out[0], 4, (int64_t[]){1, 1, 1, 1}, (float[]){4}, 1e-6);
 	om_tensor_free(&out[0]);
 	b[0] = 1;
 	assert_int_equal(nt_run(nd, 16, in, out), OM_ERR_INVALID_INPUT);

@@ -49,6 +49,14 @@ static void softmax_forms(void **state)
 		  (float[]){0.26894142f, 0.73105858f});
 	axis_case("LogSoftmax", 1, 1, 2, (int64_t[]){1, 2}, (float[]){1000, 1001},
 		  (float[]){-1.31326169f, -0.31326169f});
+	/* LogSoftmax's rows as Softmax's: coerced to 2-D before 13 (the logs of the six
+	 * above), along the one axis from 13 (the logs of col) */
+	axis_case("LogSoftmax", 11, 0, 2, d23, x23,
+		  (float[]){-5.45619332f, -4.45619332f, -3.45619332f,
+			    -2.45619332f, -1.45619332f, -0.45619332f});
+	axis_case("LogSoftmax", 13, 0, 2, d23, x23,
+		  (float[]){-3.04858735f, -3.04858735f, -3.04858735f, -0.04858735f, -0.04858735f,
+			    -0.04858735f});
 }
 
 static void hardmax_and_lp(void **state)
@@ -123,13 +131,17 @@ static void layer_norm(void **state)
 	om_tensor tb = nt_tensor(OM_FLOAT, 1, (int64_t[]){4}, (float[]){0, 0, 0, 1});
 	const om_tensor *in[] = {&tx, &ts, &tb};
 	om_tensor out[3];
-	assert_int_equal(nt_run(n, 17, in, out), OM_OK);
-	nt_check_f32(&out[0], 2, (int64_t[]){2, 4},
-		     (float[]){-1.3416355f, -0.4472118f, 0.8944236f, 3.683271f, 0, 0, 0, 1}, 1e-6);
-	nt_check_f32(&out[1], 2, (int64_t[]){2, 1}, (float[]){2.5f, 4}, 1e-7);
-	nt_check_f32(&out[2], 2, (int64_t[]){2, 1}, (float[]){0.8944236f, 316.22776f}, 1e-6);
-	for (int i = 0; i < 3; i++)
-		om_tensor_free(&out[i]);
+	for (int opset = 1; opset <= 17; opset += 16) { /* ONNX Runtime's (1) and ONNX's (17) */
+		assert_int_equal(nt_run(n, opset, in, out), OM_OK);
+		nt_check_f32(&out[0], 2, (int64_t[]){2, 4},
+			     (float[]){-1.3416355f, -0.4472118f, 0.8944236f, 3.683271f, 0, 0, 0, 1},
+			     1e-6);
+		nt_check_f32(&out[1], 2, (int64_t[]){2, 1}, (float[]){2.5f, 4}, 1e-7);
+		nt_check_f32(&out[2], 2, (int64_t[]){2, 1}, (float[]){0.8944236f, 316.22776f},
+			     1e-6);
+		for (int i = 0; i < 3; i++)
+			om_tensor_free(&out[i]);
+	}
 	/* axis 0 normalizes all 8 (mean 3.25, var 1.1875); scale [4] broadcasts over [2, 4]
 	 * and B is left out */
 	nt_int(n, "axis", 0);
@@ -322,8 +334,19 @@ static void batch_norm_training(void **state)
 	nt_check_f32(&out[2], 1, (int64_t[]){1}, (float[]){1}, 1e-6);
 	for (int i = 0; i < 3; i++)
 		om_tensor_free(&out[i]);
+	/* before 14 training_mode is not BatchNormalization's: the node is in inference, where
+	 * the extra outputs do not exist; with Y alone, the running statistics (0, 1) apply */
+	assert_int_equal(nt_run(n, 9, in, out), OM_ERR_UNSUPPORTED);
+	n->out[1] = n->out[2] = NULL;
+	assert_int_equal(nt_run(n, 9, in, out), OM_OK);
+	nt_check_f32(&out[0], 4, (int64_t[]){2, 1, 1, 1}, (float[]){1, 3}, 1e-6);
+	om_tensor_free(&out[0]);
+	assert_int_equal(nt_run(n, 14, in, out), OM_OK);
+	nt_check_f32(&out[0], 4, (int64_t[]){2, 1, 1, 1}, (float[]){-1, 1}, 1e-6);
+	om_tensor_free(&out[0]);
+	om_model_free(m);
 	/* the extra outputs do not exist in inference mode */
-	nt_int(n, "training_mode", 0);
+	n = nt_node(&m, "BatchNormalization", 5, 3);
 	assert_int_equal(nt_run(n, 15, in, out), OM_ERR_UNSUPPORTED);
 	om_model_free(m);
 }
@@ -345,6 +368,13 @@ static void rms_norm(void **state)
 	om_tensor_free(&out[0]);
 	/* not before opset 23 */
 	assert_int_equal(nt_run(n, 22, in, out), OM_ERR_UNSUPPORTED);
+	om_model_free(m);
+	/* LayerNormalization, the same kernel, takes the mean out: rows [-1, 1] * scale */
+	n = nt_node(&m, "LayerNormalization", 2, 1);
+	nt_float(n, "epsilon", 0);
+	assert_int_equal(nt_run(n, 23, in, out), OM_OK);
+	nt_check_f32(&out[0], 2, (int64_t[]){2, 2}, (float[]){-1, 2, -1, 2}, 1e-6);
+	om_tensor_free(&out[0]);
 	om_model_free(m);
 }
 
@@ -373,6 +403,14 @@ static void group_norm(void **state)
 	om_tensor_free(&out[0]);
 	nt_int(n, "num_groups", 3);
 	assert_int_equal(nt_run(n, 21, in, out), OM_ERR_INVALID_MODEL);
+	om_model_free(m);
+	/* InstanceNormalization, the same kernel, standardizes each channel (a value alone
+	 * gives 0, then B) whatever num_groups says */
+	n = nt_node(&m, "InstanceNormalization", 3, 1);
+	nt_int(n, "num_groups", 2);
+	assert_int_equal(nt_run(n, 21, in, out), OM_OK);
+	nt_check_f32(&out[0], 3, (int64_t[]){1, 4, 1}, (float[]){0, 0, 0, 1}, 1e-6);
+	om_tensor_free(&out[0]);
 	om_model_free(m);
 }
 
@@ -452,6 +490,13 @@ static void softmax_cross_entropy(void **state)
 		     (float[]){-0.69314718f, -0.69314718f, -1.38629436f, -0.28768207f}, 1e-6);
 	om_tensor_free(&out[0]);
 	om_tensor_free(&out[1]);
+	om_model_free(m);
+	/* NegativeLogLikelihoodLoss, the same kernel, takes the scores as log-probabilities:
+	 * the mean of -0 and -ln 3 */
+	n = nt_node(&m, "NegativeLogLikelihoodLoss", 2, 1);
+	assert_int_equal(nt_run(n, 13, in, out), OM_OK);
+	nt_check_f32(&out[0], 0, NULL, (float[]){-0.54930615f}, 1e-6);
+	om_tensor_free(&out[0]);
 	om_model_free(m);
 }
 

@@ -158,6 +158,32 @@ static void lppool_and_globals(void **state)
 	POOL(c, 1, gmax, NULL, 2, 3, 1, 1);
 }
 
+/* The pool a row is (its param): one 2x2 window over [1, -2, 3, 4] through each windowed
+ * and Global form, the same attributes (p = 2, LpPool's default; `p` is ignored by the
+ * others) */
+static void pool_kinds(void **state)
+{
+	(void)state;
+	static const char *const ops[] = {"MaxPool", "AveragePool", "LpPool", "GlobalMaxPool",
+					  "GlobalAveragePool", "GlobalLpPool"};
+	const float want[] = {4, 1.5f, 5.4772256f}; /* max, mean, sqrt(1 + 4 + 9 + 16) */
+	om_tensor tx = nt_tensor(OM_FLOAT, 4, (int64_t[]){1, 1, 2, 2}, (float[]){1, -2, 3, 4});
+	const om_tensor *in[] = {&tx};
+	for (int i = 0; i < 6; i++) {
+		om_model *m = om_model_new();
+		om_node *n = nt_add_node(m, ops[i], 1, 1);
+		if (i < 3)
+			nt_ints(n, "kernel_shape", (int64_t[]){2, 2}, 2);
+		nt_int(n, "p", 2);
+		om_tensor out[1];
+		om_status st = {0};
+		assert_int_equal(om_eval_node(n, 18, in, out, &st), OM_OK);
+		nt_check_f32(&out[0], 4, (int64_t[]){1, 1, 1, 1}, &want[i % 3], 1e-6);
+		om_tensor_free(&out[0]);
+		om_model_free(m);
+	}
+}
+
 static void maxpool_uint8(void **state)
 {
 	(void)state;
@@ -560,6 +586,7 @@ int main(void)
 		cmocka_unit_test(pool_shapes_and_errors), cmocka_unit_test(maxpool_paths_agree),
 		cmocka_unit_test(maxunpool_values),   cmocka_unit_test(averagepool_rows),
 		cmocka_unit_test(global_average_fast),
+		cmocka_unit_test(pool_kinds),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -222,6 +222,65 @@ static void a_ceil_asym(om_node *n)
 }
 static void a_up7(om_node *n) { nt_floats(n, "scales", (float[]){1, 1, 2, 3}, 4); }
 
+/* k's node run on xval's input into out[0] (the status kind) */
+static om_kind eval_case(const rcase *k, om_tensor *out)
+{
+	om_model *m = om_model_new();
+	om_tensor t[4];
+	const om_tensor *in[4];
+	const int64_t nx = om_shape_numel(k->rank, k->x);
+	float *x = malloc(sizeof(float) * (size_t)nx);
+	for (int64_t i = 0; i < nx; i++)
+		x[i] = xval(i);
+	t[0] = nt_tensor(OM_FLOAT, k->rank, k->x, x);
+	om_status st = {0};
+	const om_kind rc = om_eval_node(build(m, k, t, in), k->opset, in, out, &st);
+	free(x);
+	om_model_free(m);
+	return rc;
+}
+
+/* What each Resize row means (its param): antialias, axes and keep_aspect_ratio_policy are
+ * read from opset 18 (before, ignored as attributes the signature does not know),
+ * half_pixel_symmetric is a mode from 19, cubic from 11 */
+static void resize_rows(void **state)
+{
+	(void)state;
+	om_tensor a, b, c;
+	const rcase aa13 = {"Resize", 13, 4, {1, 1, 6, 6}, .nscales = 4,
+			    .scales = {1, 1, 0.5f, 0.34f}, .attrs = a_antialias};
+	rcase plain18 = aa13, aa18 = aa13;
+	plain18.opset = aa18.opset = 18;
+	plain18.attrs = a_linear;
+	assert_int_equal(eval_case(&aa13, &a), OM_OK);
+	assert_int_equal(eval_case(&plain18, &b), OM_OK);
+	assert_int_equal(eval_case(&aa18, &c), OM_OK);
+	assert_int_equal(a.nbytes, b.nbytes);
+	assert_memory_equal(a.data, b.data, a.nbytes);
+	nt_assert_floats(&c, rs_antialias, sizeof rs_antialias / sizeof *rs_antialias, 2e-6f);
+	assert_memory_not_equal(a.data, c.data, a.nbytes);
+	om_tensor_free(&a), om_tensor_free(&b), om_tensor_free(&c);
+	/* axes name the two sizes at 18; at 13 two sizes are too few for rank 4 */
+	rcase axes = {"Resize", 18, 4, {1, 1, 4, 4}, 4, {0.2f, -0.3f, 0.9f, 0.8f}, .nsizes = 2,
+		      .sizes = {3, 3}, .attrs = a_crop_nearest};
+	assert_int_equal(eval_case(&axes, &a), OM_OK);
+	om_tensor_free(&a);
+	axes.opset = 13;
+	assert_int_equal(eval_case(&axes, &a), OM_ERR_INVALID_MODEL);
+	rcase sym = {"Resize", 19, 4, {1, 1, 3, 5}, .nscales = 4, .scales = {1, 1, 1.7f, 0.6f},
+		     .attrs = a_symmetric};
+	assert_int_equal(eval_case(&sym, &a), OM_OK);
+	om_tensor_free(&a);
+	sym.opset = 18;
+	assert_int_equal(eval_case(&sym, &a), OM_ERR_INVALID_MODEL);
+	rcase cubic = {"Resize", 11, 4, {1, 1, 3, 4}, .nscales = 4, .scales = {1, 1, 2, 1.5f},
+		       .attrs = a_cubic};
+	assert_int_equal(eval_case(&cubic, &a), OM_OK);
+	om_tensor_free(&a);
+	cubic.opset = 10;
+	assert_int_equal(eval_case(&cubic, &a), OM_ERR_INVALID_MODEL);
+}
+
 static void resize_nearest_int32(void **state)
 {
 	(void)state;
@@ -455,6 +514,7 @@ int main(void)
 		cmocka_unit_test(resize_legacy),             cmocka_unit_test(resize_float16),
 		cmocka_unit_test(resize_shapes_and_errors),
 		cmocka_unit_test(resize_fast_and_threads),
+		cmocka_unit_test(resize_rows),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

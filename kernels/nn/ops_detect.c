@@ -199,6 +199,10 @@ static om_kind nms_kernel(om_ctx *c)
 
 /* ---- RoiAlign (opset 10/16): bilinear samples averaged (or maxed, as ONNX Runtime) per bin -- */
 
+/* The rows' param: ROI_HALF_PIXEL where coordinate_transformation_mode defaults to half_pixel
+ * (opset 16; before, output_half_pixel) */
+enum { ROI_HALF_PIXEL = 1 };
+
 typedef struct roi_plan {
 	int64_t N, C, H, W, R, oh, ow, ratio;
 	double scale, offset;
@@ -221,7 +225,8 @@ static om_kind roi_plan_make(om_ctx *c, roi_plan *p)
 	p->ratio = om_attr_int(c->node, "sampling_ratio", 0);
 	p->scale = om_attr_float(c->node, "spatial_scale", 1);
 	const char *ct = om_attr_string(c->node, "coordinate_transformation_mode",
-					c->opset >= 16 ? "half_pixel" : "output_half_pixel");
+					c->op->param & ROI_HALF_PIXEL ? "half_pixel"
+								      : "output_half_pixel");
 	p->half_pixel = !strcmp(ct, "half_pixel");
 	p->offset = p->half_pixel ? 0.5 : 0;
 	const char *m = om_attr_string(c->node, "mode", "avg");
@@ -345,19 +350,18 @@ static const om_sig_attr attrs_NonMaxSuppression_10[] = {{"center_point_box", OM
  * -> selected_indices */
 static const om_sig sig_NonMaxSuppression_10 = {10, 2, 5, 1, 1, 0x1c, 0x0,
 	attrs_NonMaxSuppression_10, NULL};
-static const om_sig_attr attrs_RoiAlign_10_v16[] = {
+static const om_sig_attr attrs_RoiAlign_10[] = {{"mode", OM_ATTR_STRING, 0},
+	{"output_height", OM_ATTR_INT, 0}, {"output_width", OM_ATTR_INT, 0},
+	{"sampling_ratio", OM_ATTR_INT, 0}, {"spatial_scale", OM_ATTR_FLOAT, 0}, {NULL, 0, 0}};
+/* RoiAlign-10: X rois batch_indices -> Y */
+static const om_sig sig_RoiAlign_10 = {10, 3, 3, 1, 1, 0x0, 0x0, attrs_RoiAlign_10, NULL};
+static const om_sig_attr attrs_RoiAlign_16[] = {
 	{"coordinate_transformation_mode", OM_ATTR_STRING, 0},
 	{"mode", OM_ATTR_STRING, 0}, {"output_height", OM_ATTR_INT, 0},
 	{"output_width", OM_ATTR_INT, 0}, {"sampling_ratio", OM_ATTR_INT, 0},
 	{"spatial_scale", OM_ATTR_FLOAT, 0}, {NULL, 0, 0}};
 /* RoiAlign-16: X rois batch_indices -> Y */
-static const om_sig sig_RoiAlign_10_v16 = {16, 3, 3, 1, 1, 0x0, 0x0, attrs_RoiAlign_10_v16, NULL};
-static const om_sig_attr attrs_RoiAlign_10[] = {{"mode", OM_ATTR_STRING, 0},
-	{"output_height", OM_ATTR_INT, 0}, {"output_width", OM_ATTR_INT, 0},
-	{"sampling_ratio", OM_ATTR_INT, 0}, {"spatial_scale", OM_ATTR_FLOAT, 0}, {NULL, 0, 0}};
-/* RoiAlign-10: X rois batch_indices -> Y */
-static const om_sig sig_RoiAlign_10 = {10, 3, 3, 1, 1, 0x0, 0x0, attrs_RoiAlign_10,
-	&sig_RoiAlign_10_v16};
+static const om_sig sig_RoiAlign_16 = {16, 3, 3, 1, 1, 0x0, 0x0, attrs_RoiAlign_16, NULL};
 
 /* ---- end of signatures ---- */
 
@@ -366,6 +370,8 @@ static const om_op rows[] = {
 	 &sig_NonMaxSuppression_10, OM_OPC_NONE, NULL, 0},
 	{"RoiAlign", "", 10, roi_infer, roi_kernel, OM_OP_EXACT | OM_OP_LAYOUT, &sig_RoiAlign_10,
 	 OM_OPC_NONE, NULL, 0},
+	{"RoiAlign", "", 16, roi_infer, roi_kernel, OM_OP_EXACT | OM_OP_LAYOUT, &sig_RoiAlign_16,
+	 OM_OPC_NONE, NULL, ROI_HALF_PIXEL},
 };
 
 const om_op_table om_ops_detect = OM_TABLE(rows);

@@ -10,6 +10,9 @@
 
 enum { RED_NONE, RED_SUM, RED_MEAN };
 
+/* The rows' param: which loss */
+enum { LOSS_NLL, LOSS_SCE };
+
 /* scores/input [N, C, d...], target [N, d...], optional weight [C] */
 typedef struct loss_plan {
 	int64_t N, C, D;
@@ -22,7 +25,7 @@ static om_kind loss_plan_make(om_ctx *c, loss_plan *p)
 {
 	const om_tensor *x = c->in[0], *t = c->nin > 1 ? c->in[1] : NULL;
 	const om_tensor *w = c->nin > 2 ? c->in[2] : NULL;
-	p->sce = !strcmp(c->node->op, "SoftmaxCrossEntropyLoss");
+	p->sce = c->op->param == LOSS_SCE;
 	if (!x || !t || !om_is_float_type(x->dtype) ||
 	    (t->dtype != OM_INT32 && t->dtype != OM_INT64))
 		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
@@ -159,9 +162,9 @@ static const om_sig sig_SoftmaxCrossEntropyLoss_12 = {12, 2, 3, 1, 2, 0x4, 0x2,
 
 static const om_op rows[] = {
 	{"NegativeLogLikelihoodLoss", "", 12, loss_infer, loss_kernel, OM_OP_EXACT,
-	 &sig_NegativeLogLikelihoodLoss_12, OM_OPC_NONE, NULL, 0},
+	 &sig_NegativeLogLikelihoodLoss_12, OM_OPC_NONE, NULL, LOSS_NLL},
 	{"SoftmaxCrossEntropyLoss", "", 12, loss_infer, loss_kernel, OM_OP_EXACT,
-	 &sig_SoftmaxCrossEntropyLoss_12, OM_OPC_NONE, NULL, 0},
+	 &sig_SoftmaxCrossEntropyLoss_12, OM_OPC_NONE, NULL, LOSS_SCE},
 };
 
 const om_op_table om_ops_loss = OM_TABLE(rows);

@@ -148,15 +148,17 @@ static om_kind each_slice(om_ctx *c, const om_tensor *x, om_tensor *y, slices sl
 
 /* ---- Softmax, LogSoftmax, Hardmax, LpNormalization ---------------------------------------- */
 
-/* Before opset 13 the input is coerced to 2-D at `axis` (default 1); from 13 the op runs
- * along the one axis (default -1). LpNormalization runs along its axis (default -1). */
+/* The rows' param: which op (AX_OP bits), and AX_2D for the rows before opset 13, whose input
+ * is coerced to 2-D at `axis` (default 1); the others run along the one axis (default -1). */
+enum { AX_SOFTMAX, AX_LOG_SOFTMAX, AX_HARDMAX, AX_LP_NORM, AX_OP = 3, AX_2D = 4 };
+
 static om_kind axis_slices(om_ctx *c, slices *sl)
 {
 	const om_tensor *x = c->in[0];
 	om_kind rc = need_float(c, x, "the input");
 	if (rc)
 		return rc;
-	const bool coerce = c->opset < 13 && strcmp(c->node->op, "LpNormalization");
+	const bool coerce = c->op->param & AX_2D;
 	int32_t axis;
 	if (coerce && x->rank == 0)
 		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "the input is a scalar");
@@ -184,7 +186,7 @@ static om_kind same_shape_infer(om_ctx *c)
 	slices sl;
 	int64_t p;
 	om_kind rc = axis_slices(c, &sl);
-	if (!rc && !strcmp(c->node->op, "LpNormalization"))
+	if (!rc && (c->op->param & AX_OP) == AX_LP_NORM)
 		rc = lp_order(c, &p);
 	if (!rc)
 		om_set_shape(c->out[0], c->in[0]->dtype, c->in[0]->rank, c->in[0]->dims);
@@ -262,16 +264,16 @@ static om_kind axis_kernel(om_ctx *c)
 	om_kind rc = axis_slices(c, &sl);
 	if (rc)
 		return rc;
-	const char *op = c->node->op;
-	if (!strcmp(op, "Hardmax"))
+	const int32_t op = c->op->param & AX_OP;
+	if (op == AX_HARDMAX)
 		return each_slice(c, c->in[0], c->out[0], sl, hardmax_fn, NULL);
-	if (!strcmp(op, "LpNormalization")) {
+	if (op == AX_LP_NORM) {
 		int64_t p;
 		if ((rc = lp_order(c, &p)))
 			return rc;
 		return each_slice(c, c->in[0], c->out[0], sl, lpnorm_fn, &p);
 	}
-	bool log_form = !strcmp(op, "LogSoftmax");
+	bool log_form = op == AX_LOG_SOFTMAX;
 	if (!c->exact && c->in[0]->dtype == OM_FLOAT && sl.inner == 1) {
 		softmax_job j = {sl.n, log_form, c->in[0]->data, c->out[0]->data};
 		om_par_for(c->threads, sl.outer, SLICE_GRAIN / (sl.n + 1) + 1, softmax_rows, &j);
@@ -319,6 +321,9 @@ static om_kind expand_param(om_ctx *c, const om_tensor *p, int32_t m, const int6
 	}
 	return OM_OK;
 }
+
+/* The rows' param: RMSNormalization takes no mean out (LN_RMS), LayerNormalization does (0) */
+enum { LN_RMS = 1 };
 
 typedef struct ln_plan {
 	int32_t axis;
@@ -448,7 +453,8 @@ static om_kind om_ln_kernel(om_ctx *c) /* also ONNX Runtime's LayerNormalization
 	const om_tensor *x = c->in[0], *b = c->nin > 2 ? c->in[2] : NULL;
 	const int64_t n = p.sl.n;
 	om_tensor *mean = c->nout > 1 ? c->out[1] : NULL, *inv = c->nout > 2 ? c->out[2] : NULL;
-	if (!c->exact && x->dtype == OM_FLOAT && strcmp(c->node->op, "RMSNormalization") &&
+	const bool rms = c->op->param & LN_RMS;
+	if (!c->exact && x->dtype == OM_FLOAT && !rms &&
 	    float_row(c->in[1], n, false) && float_row(b, n, true) &&
 	    (!mean || mean->dtype == OM_FLOAT) && (!inv || inv->dtype == OM_FLOAT)) {
 		ln_fast_job j = {n, om_attr_float(c->node, "epsilon", 1e-5f), x->data,
@@ -467,7 +473,7 @@ static om_kind om_ln_kernel(om_ctx *c) /* also ONNX Runtime's LayerNormalization
 	ln_ctx l = {.scale = buf, .bias = b ? buf + n : NULL,
 		    .eps = om_attr_float(c->node, "epsilon", 1e-5f),
 		    .mean = c->nout > 1 ? c->out[1] : NULL, .inv = c->nout > 2 ? c->out[2] : NULL,
-		    .rms = !strcmp(c->node->op, "RMSNormalization"), .smod = 1, .kdiv = 1};
+		    .rms = rms, .smod = 1, .kdiv = 1};
 	if (!rc)
 		rc = each_slice(c, x, c->out[0], p.sl, standardize_fn, &l);
 	free(buf);
@@ -646,7 +652,10 @@ static om_kind channels(om_ctx *c, int64_t *C, int64_t *spatial)
 
 /* InstanceNormalization (G = C) and GroupNormalization (G = num_groups) standardize C / G
  * channels of one sample at a time; scale and bias hold one value per channel, or per group
- * for GroupNormalization before opset 21. */
+ * for GroupNormalization before opset 21. The rows' param: GN_GROUP for GroupNormalization,
+ * GN_PER_GROUP where its scale and bias are per group. */
+enum { GN_GROUP = 1, GN_PER_GROUP = 2 };
+
 typedef struct gn_plan {
 	int64_t C, spatial, G, per;
 } gn_plan;
@@ -656,13 +665,13 @@ static om_kind gn_prepare(om_ctx *c, gn_plan *p, double *params)
 	om_kind rc = channels(c, &p->C, &p->spatial);
 	if (rc)
 		return rc;
-	const bool group = !strcmp(c->node->op, "GroupNormalization");
+	const bool group = c->op->param & GN_GROUP;
 	p->G = group ? om_attr_int(c->node, "num_groups", 0) : p->C;
 	if (group && (p->G <= 0 || p->C % p->G))
 		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
 				"num_groups %lld does not divide %lld channels", (long long)p->G,
 				(long long)p->C);
-	p->per = group && c->opset < 21 ? p->G : p->C;
+	p->per = c->op->param & GN_PER_GROUP ? p->G : p->C;
 	for (int i = 1; i < 3 && !rc; i++)
 		rc = load_param(c, i < c->nin ? c->in[i] : NULL, p->per,
 				params ? params + (i - 1) * p->per : NULL, i == 1 ? "scale" : "B");
@@ -704,7 +713,21 @@ static om_kind gn_kernel(om_ctx *c)
 
 /* Inference: Y = (X - mean) / sqrt(var + eps) * scale + B per channel (per element of a
  * sample when opset 7's spatial = 0). Training (14+): the batch's own statistics, and the
- * running statistics as outputs 1 and 2. */
+ * running statistics as outputs 1 and 2. The rows' param: BN_SPATIAL where the node has
+ * `spatial` (opset 7), BN_TRAINING where it has `training_mode` (14+). */
+enum { BN_SPATIAL = 1, BN_TRAINING = 2 };
+
+/* the node asks for per-element parameters (spatial = 0) or for training */
+static bool bn_per_elem(const om_ctx *c)
+{
+	return c->op->param & BN_SPATIAL && om_attr_int(c->node, "spatial", 1) == 0;
+}
+
+static bool bn_training(const om_ctx *c)
+{
+	return c->op->param & BN_TRAINING && om_attr_int(c->node, "training_mode", 0);
+}
+
 typedef struct bn_plan {
 	int64_t C, spatial, per; /* per: parameters per sample (C, or C * spatial) */
 	bool training;
@@ -715,8 +738,8 @@ static om_kind bn_prepare(om_ctx *c, bn_plan *p, double *par)
 	om_kind rc = channels(c, &p->C, &p->spatial);
 	if (rc)
 		return rc;
-	p->training = c->opset >= 14 && om_attr_int(c->node, "training_mode", 0);
-	const bool per_elem = c->opset < 9 && om_attr_int(c->node, "spatial", 1) == 0;
+	p->training = bn_training(c);
+	const bool per_elem = bn_per_elem(c);
 	p->per = per_elem ? p->C * p->spatial : p->C;
 	if (p->training && per_elem)
 		return om_error(c->st, OM_ERR_UNSUPPORTED, c->node, "training without spatial");
@@ -867,9 +890,8 @@ static void bn_layout(const om_ctx *c, om_layout_req *r)
 	for (int32_t i = 1; i < c->nout; i++)
 		if (c->out[i])
 			return;
-	if (c->exact || !x || x->dtype != OM_FLOAT || x->rank != 4 ||
-	    (c->opset < 9 && om_attr_int(c->node, "spatial", 1) == 0) ||
-	    (c->opset >= 14 && om_attr_int(c->node, "training_mode", 0)))
+	if (c->exact || !x || x->dtype != OM_FLOAT || x->rank != 4 || bn_per_elem(c) ||
+	    bn_training(c))
 		return;
 	r->may = r->tied = OM_LAYOUT_IN(0) | OM_LAYOUT_OUT(0);
 }
@@ -1135,11 +1157,6 @@ static const om_sig_attr attrs_LpNormalization_1[] = {{"axis", OM_ATTR_INT, 0},
 /* LpNormalization-1: input -> output */
 static const om_sig sig_LpNormalization_1 = {1, 1, 1, 1, 1, 0x0, 0x0, attrs_LpNormalization_1,
 	NULL};
-static const om_sig_attr attrs_LayerNormalization_17[] = {{"axis", OM_ATTR_INT, 0},
-	{"epsilon", OM_ATTR_FLOAT, 0}, {"stash_type", OM_ATTR_INT, 0}, {NULL, 0, 0}};
-/* LayerNormalization-17: X Scale [B] -> Y [Mean] [InvStdDev] */
-static const om_sig sig_LayerNormalization_17 = {17, 2, 3, 1, 3, 0x4, 0x6,
-	attrs_LayerNormalization_17, NULL};
 static const om_sig_attr attrs_RMSNormalization_23[] = {{"axis", OM_ATTR_INT, 0},
 	{"epsilon", OM_ATTR_FLOAT, 0}, {"stash_type", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* RMSNormalization-23: X scale -> Y */
@@ -1175,11 +1192,6 @@ static const om_sig_attr attrs_BatchNormalization_14[] = {{"epsilon", OM_ATTR_FL
 /* BatchNormalization-14: X scale B input_mean input_var -> Y [running_mean] [running_var] */
 static const om_sig sig_BatchNormalization_14 = {14, 5, 5, 1, 3, 0x0, 0x6,
 	attrs_BatchNormalization_14, NULL};
-static const om_sig_attr attrs_BatchNormalization_15[] = {{"epsilon", OM_ATTR_FLOAT, 0},
-	{"momentum", OM_ATTR_FLOAT, 0}, {"training_mode", OM_ATTR_INT, 0}, {NULL, 0, 0}};
-/* BatchNormalization-15: X scale B input_mean input_var -> Y [running_mean] [running_var] */
-static const om_sig sig_BatchNormalization_15 = {15, 5, 5, 1, 3, 0x0, 0x6,
-	attrs_BatchNormalization_15, NULL};
 static const om_sig_attr attrs_MeanVarianceNormalization_9[] = {{"axes", OM_ATTR_INTS, 0},
 	{NULL, 0, 0}};
 /* MeanVarianceNormalization-9: X -> Y */
@@ -1209,41 +1221,37 @@ static const om_sig sig_LayerNormalization_1 = {1, 2, 3, 1, 3, 0x4, 0x6, attrs_L
 
 static const om_op rows[] = {
 	{"Softmax", "", 1, same_shape_infer, axis_kernel, OM_OP_EXACT, &sig_Softmax_1, OM_OPC_NONE,
-	 NULL, 0},
+	 NULL, AX_SOFTMAX | AX_2D},
 	{"Softmax", "", 13, same_shape_infer, axis_kernel, OM_OP_EXACT, &sig_Softmax_13,
-	 OM_OPC_NONE, NULL, 0},
+	 OM_OPC_NONE, NULL, AX_SOFTMAX},
 	{"LogSoftmax", "", 1, same_shape_infer, axis_kernel, OM_OP_EXACT, &sig_LogSoftmax_1,
-	 OM_OPC_NONE, NULL, 0},
+	 OM_OPC_NONE, NULL, AX_LOG_SOFTMAX | AX_2D},
 	{"LogSoftmax", "", 13, same_shape_infer, axis_kernel, OM_OP_EXACT, &sig_LogSoftmax_13,
-	 OM_OPC_NONE, NULL, 0},
+	 OM_OPC_NONE, NULL, AX_LOG_SOFTMAX},
 	{"Hardmax", "", 1, same_shape_infer, axis_kernel, OM_OP_EXACT, &sig_Hardmax_1, OM_OPC_NONE,
-	 NULL, 0},
+	 NULL, AX_HARDMAX | AX_2D},
 	{"Hardmax", "", 13, same_shape_infer, axis_kernel, OM_OP_EXACT, &sig_Hardmax_13,
-	 OM_OPC_NONE, NULL, 0},
+	 OM_OPC_NONE, NULL, AX_HARDMAX},
 	{"LpNormalization", "", 1, same_shape_infer, axis_kernel, OM_OP_EXACT,
-	 &sig_LpNormalization_1, OM_OPC_NONE, NULL, 0},
+	 &sig_LpNormalization_1, OM_OPC_NONE, NULL, AX_LP_NORM},
 	{"SkipLayerNormalization", "com.microsoft", 1, om_skip_ln_infer, om_skip_ln_kernel,
 	 OM_OP_EXACT, &sig_ms_SkipLayerNormalization_1, OM_OPC_MS_SKIP_LAYER_NORM, NULL, 0},
 	{"LayerNormalization", "", 1, om_ln_infer, om_ln_kernel, OM_OP_EXACT,
 	 &sig_LayerNormalization_1, OM_OPC_LAYER_NORM, NULL, 0},
-	{"LayerNormalization", "", 17, om_ln_infer, om_ln_kernel, OM_OP_EXACT,
-	 &sig_LayerNormalization_17, OM_OPC_LAYER_NORM, NULL, 0},
 	{"RMSNormalization", "", 23, om_ln_infer, om_ln_kernel, OM_OP_EXACT,
-	 &sig_RMSNormalization_23, OM_OPC_NONE, NULL, 0},
+	 &sig_RMSNormalization_23, OM_OPC_NONE, NULL, LN_RMS},
 	{"InstanceNormalization", "", 6, gn_infer, gn_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
 	 &sig_InstanceNormalization_6, OM_OPC_NONE, NULL, 0},
 	{"GroupNormalization", "", 18, gn_infer, gn_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
-	 &sig_GroupNormalization_18, OM_OPC_NONE, NULL, 0},
+	 &sig_GroupNormalization_18, OM_OPC_NONE, NULL, GN_GROUP | GN_PER_GROUP},
 	{"GroupNormalization", "", 21, gn_infer, gn_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
-	 &sig_GroupNormalization_21, OM_OPC_NONE, NULL, 0},
+	 &sig_GroupNormalization_21, OM_OPC_NONE, NULL, GN_GROUP},
 	{"BatchNormalization", "", 7, bn_infer, bn_kernel, BN_FLAGS, &sig_BatchNormalization_7,
-	 OM_OPC_BATCH_NORM, bn_layout, 0},
+	 OM_OPC_BATCH_NORM, bn_layout, BN_SPATIAL},
 	{"BatchNormalization", "", 9, bn_infer, bn_kernel, BN_FLAGS, &sig_BatchNormalization_9,
 	 OM_OPC_BATCH_NORM, bn_layout, 0},
 	{"BatchNormalization", "", 14, bn_infer, bn_kernel, BN_FLAGS, &sig_BatchNormalization_14,
-	 OM_OPC_BATCH_NORM, bn_layout, 0},
-	{"BatchNormalization", "", 15, bn_infer, bn_kernel, BN_FLAGS, &sig_BatchNormalization_15,
-	 OM_OPC_BATCH_NORM, bn_layout, 0},
+	 OM_OPC_BATCH_NORM, bn_layout, BN_TRAINING},
 	{"MeanVarianceNormalization", "", 9, mvn_infer, mvn_kernel, OM_OP_EXACT,
 	 &sig_MeanVarianceNormalization_9, OM_OPC_NONE, NULL, 0},
 	{"LRN", "", 1, lrn_infer, lrn_kernel, OM_OP_EXACT | OM_OP_LAYOUT, &sig_LRN_1, OM_OPC_NONE,

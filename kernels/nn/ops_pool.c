@@ -18,6 +18,7 @@
 #include "parallel.h"
 #include "spatial.h"
 
+/* The rows' param: which pool a row is (its windowed and Global forms alike) */
 enum pool_kind { POOL_MAX, POOL_AVG, POOL_LP };
 
 static bool pool_type_ok(int32_t t, enum pool_kind kind)
@@ -39,19 +40,16 @@ static om_kind check_input(om_ctx *c, enum pool_kind kind, int32_t min_rank)
 	return OM_OK;
 }
 
-static enum pool_kind kind_of(const om_node *n)
+static enum pool_kind kind_of(const om_ctx *c)
 {
-	const char *op = n->op;
-	if (strstr(op, "MaxPool"))
-		return POOL_MAX;
-	return strstr(op, "AveragePool") ? POOL_AVG : POOL_LP;
+	return (enum pool_kind)c->op->param;
 }
 
 /* ---- windowed pools ------------------------------------------------------------------------ */
 
 static om_kind pool_geometry(om_ctx *c, om_spatial *sp)
 {
-	enum pool_kind kind = kind_of(c->node);
+	enum pool_kind kind = kind_of(c);
 	om_kind rc = check_input(c, kind, 3);
 	if (rc)
 		return rc;
@@ -88,7 +86,7 @@ static om_kind pool_infer(om_ctx *c)
 		d[i + 2] = sp.out[i];
 	om_set_shape(c->out[0], X->dtype, X->rank, d);
 	if (c->nout > 1 && c->out[1]) {
-		if (kind_of(c->node) != POOL_MAX)
+		if (kind_of(c) != POOL_MAX)
 			return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "only one output");
 		om_set_shape(c->out[1], OM_INT64, X->rank, d);
 	}
@@ -533,7 +531,7 @@ static om_kind pool_f32(om_ctx *c)
 	pool3 g;
 	if ((rc = pool3_init(c, &sp, &g)))
 		return rc;
-	pool_args pa = {kind_of(c->node), (int)om_attr_int(c->node, "count_include_pad", 0),
+	pool_args pa = {kind_of(c), (int)om_attr_int(c->node, "count_include_pad", 0),
 			(int)om_attr_int(c->node, "storage_order", 0),
 			om_attr_int(c->node, "p", 2)};
 	const om_tensor *X = c->in[0];
@@ -563,7 +561,7 @@ static void pool_layout(const om_ctx *c, om_layout_req *r)
 {
 	*r = (om_layout_req){0};
 	const om_tensor *X = c->in[0];
-	if (c->exact || kind_of(c->node) == POOL_LP || !X || X->dtype != OM_FLOAT ||
+	if (c->exact || kind_of(c) == POOL_LP || !X || X->dtype != OM_FLOAT ||
 	    X->rank != 4 || (c->nout > 1 && c->out[1]))
 		return;
 	r->may = r->tied = OM_LAYOUT_IN(0) | OM_LAYOUT_OUT(0);
@@ -891,7 +889,7 @@ static om_kind pool_blocked(om_ctx *c)
 		free(g.buf);
 		return om_error(c->st, OM_ERR_INTERNAL, c->node, "blocked pool: Y's shape");
 	}
-	pool_args pa = {kind_of(c->node), (int)om_attr_int(c->node, "count_include_pad", 0), 0,
+	pool_args pa = {kind_of(c), (int)om_attr_int(c->node, "count_include_pad", 0), 0,
 			2};
 	pool_blk_job j = {&g, &pa, b, false, X->data, Y->data};
 #ifdef POOL_AVX512
@@ -944,7 +942,7 @@ __attribute__((target("avx512f"))) static void pool_via_piece(void *arg, int64_t
 static bool pool_via_blocks(om_ctx *c, om_kind *rc)
 {
 	const om_tensor *X = c->in[0];
-	const enum pool_kind kind = kind_of(c->node);
+	const enum pool_kind kind = kind_of(c);
 	*rc = OM_OK;
 	if (c->exact || X->dtype != OM_FLOAT || X->rank != 4 || kind == POOL_LP ||
 	    (c->nout > 1 && c->out[1]) || !__builtin_cpu_supports("avx512f") ||
@@ -997,7 +995,7 @@ static om_kind pool_kernel(om_ctx *c)
 
 static om_kind global_infer(om_ctx *c)
 {
-	om_kind rc = check_input(c, kind_of(c->node), 2);
+	om_kind rc = check_input(c, kind_of(c), 2);
 	if (rc)
 		return rc;
 	const om_tensor *X = c->in[0];
@@ -1005,7 +1003,7 @@ static om_kind global_infer(om_ctx *c)
 	for (int32_t i = 0; i < X->rank; i++)
 		d[i] = i < 2 ? X->dims[i] : 1;
 	om_set_shape(c->out[0], X->dtype, X->rank, d);
-	if (kind_of(c->node) == POOL_LP && om_attr_int(c->node, "p", 2) < 1)
+	if (kind_of(c) == POOL_LP && om_attr_int(c->node, "p", 2) < 1)
 		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "p must be >= 1");
 	return OM_OK;
 }
@@ -1055,7 +1053,7 @@ static om_kind global_f32(om_ctx *c)
 	if (rc)
 		return rc;
 	const om_tensor *X = c->in[0];
-	global_job g = {kind_of(c->node), c->exact, om_attr_int(c->node, "p", 2),
+	global_job g = {kind_of(c), c->exact, om_attr_int(c->node, "p", 2),
 			om_shape_numel(X->rank - 2, X->dims + 2), X->data, c->out[0]->data};
 	om_par_for(c->threads, X->dims[0] * X->dims[1], GLOBAL_GRAIN / (g.S + 1) + 1, global_piece,
 		   &g);
@@ -1068,7 +1066,7 @@ static void global_layout(const om_ctx *c, om_layout_req *r)
 {
 	*r = (om_layout_req){0};
 	const om_tensor *X = c->in[0];
-	if (c->exact || kind_of(c->node) == POOL_LP || X->dtype != OM_FLOAT || X->rank != 4)
+	if (c->exact || kind_of(c) == POOL_LP || X->dtype != OM_FLOAT || X->rank != 4)
 		return;
 	r->may = OM_LAYOUT_IN(0) | OM_LAYOUT_OUT(0);
 }
@@ -1169,7 +1167,7 @@ static om_kind global_blocked(om_ctx *c)
 		free(t);
 		return rc;
 	}
-	global_blk_job g = {kind_of(c->node), X->dims[2] * X->dims[3], C, X->dims[1], X->dims[4],
+	global_blk_job g = {kind_of(c), X->dims[2] * X->dims[3], C, X->dims[1], X->dims[4],
 			    c->blocked & OM_LAYOUT_OUT(0), X->data, Y->data};
 	const int64_t pieces = (g.b + 15) / 16;
 	om_par_for(c->threads, X->dims[0] * X->dims[1] * pieces,
@@ -1354,17 +1352,17 @@ static const om_sig sig_MaxUnpool_9 = {9, 2, 3, 1, 1, 0x4, 0x0, attrs_MaxUnpool_
 
 static const om_op rows[] = {
 	{"MaxPool", "", 1, pool_infer, pool_kernel, OM_OP_EXACT | OM_OP_LAYOUT, &sig_MaxPool_1,
-	 OM_OPC_NONE, pool_layout, 0},
+	 OM_OPC_NONE, pool_layout, POOL_MAX},
 	{"AveragePool", "", 1, pool_infer, pool_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
-	 &sig_AveragePool_1, OM_OPC_AVERAGE_POOL, pool_layout, 0},
+	 &sig_AveragePool_1, OM_OPC_AVERAGE_POOL, pool_layout, POOL_AVG},
 	{"LpPool", "", 1, pool_infer, pool_kernel, OM_OP_EXACT | OM_OP_LAYOUT, &sig_LpPool_1,
-	 OM_OPC_NONE, NULL, 0},
+	 OM_OPC_NONE, NULL, POOL_LP},
 	{"GlobalMaxPool", "", 1, global_infer, global_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
-	 &sig_GlobalMaxPool_1, OM_OPC_NONE, global_layout, 0},
+	 &sig_GlobalMaxPool_1, OM_OPC_NONE, global_layout, POOL_MAX},
 	{"GlobalAveragePool", "", 1, global_infer, global_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
-	 &sig_GlobalAveragePool_1, OM_OPC_NONE, global_layout, 0},
+	 &sig_GlobalAveragePool_1, OM_OPC_NONE, global_layout, POOL_AVG},
 	{"GlobalLpPool", "", 1, global_infer, global_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
-	 &sig_GlobalLpPool_1, OM_OPC_NONE, NULL, 0},
+	 &sig_GlobalLpPool_1, OM_OPC_NONE, NULL, POOL_LP},
 	{"MaxUnpool", "", 9, unpool_infer, unpool_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
 	 &sig_MaxUnpool_9, OM_OPC_NONE, NULL, 0},
 };

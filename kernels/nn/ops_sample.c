@@ -30,7 +30,8 @@ static om_kind gs_plan_make(om_ctx *c, gs_plan *p, int64_t *ydims)
 	    g->dims[g->rank - 1] != p->r)
 		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
 				"grid must be [N, out dims..., %d]", (int)p->r);
-	const char *m = om_attr_string(c->node, "mode", c->opset >= 20 ? "linear" : "bilinear");
+	/* opset 20 renamed the default "bilinear" to "linear": both name one mode here */
+	const char *m = om_attr_string(c->node, "mode", "linear");
 	p->mode = !strcmp(m, "nearest")				       ? GS_NEAREST
 		  : !strcmp(m, "linear") || !strcmp(m, "bilinear") ? GS_LINEAR
 		  : !strcmp(m, "cubic") || !strcmp(m, "bicubic")   ? GS_CUBIC
@@ -58,7 +59,7 @@ static om_kind gs_plan_make(om_ctx *c, gs_plan *p, int64_t *ydims)
 
 static om_kind gs_infer(om_ctx *c)
 {
-	gs_plan p;
+	gs_plan p = {0};
 	int64_t y[OM_MAX_RANK];
 	om_kind rc = gs_plan_make(c, &p, y);
 	if (!rc)
@@ -173,7 +174,7 @@ static double gs_sum(const gs_plan *p, const gs_taps *t, const double *plane)
 
 static om_kind gs_kernel(om_ctx *c)
 {
-	gs_plan p;
+	gs_plan p = {0};
 	int64_t y[OM_MAX_RANK];
 	om_kind rc = gs_plan_make(c, &p, y);
 	if (rc)

@@ -59,7 +59,7 @@ static om_kind read_attrs(om_ctx *c, rs_params *p, bool legacy)
 	const char *cm = om_attr_string(c->node, "coordinate_transformation_mode", "half_pixel");
 	const char *nm = om_attr_string(c->node, "nearest_mode", "round_prefer_floor");
 	int ci = find_name(cm, coord_names, 7), ni = find_name(nm, nearest_names, 4);
-	if (ci < 0 || (ci == RS_HALF_PIXEL_SYMMETRIC && c->opset < 19))
+	if (ci < 0 || (ci == RS_HALF_PIXEL_SYMMETRIC && !(c->op->param & RS_ROW_SYMMETRIC)))
 		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
 				"unknown coordinate_transformation_mode '%s'", cm);
 	if (ni < 0)
@@ -70,7 +70,7 @@ static om_kind read_attrs(om_ctx *c, rs_params *p, bool legacy)
 	p->cubic_a = om_attr_float(c->node, "cubic_coeff_a", -0.75f);
 	p->extrapolation = om_attr_float(c->node, "extrapolation_value", 0.0f);
 	p->exclude_outside = om_attr_int(c->node, "exclude_outside", 0) != 0;
-	p->antialias = c->opset >= 18 && om_attr_int(c->node, "antialias", 0) != 0;
+	p->antialias = c->op->param & RS_ROW_18 && om_attr_int(c->node, "antialias", 0) != 0;
 	return OM_OK;
 }
 
@@ -78,7 +78,7 @@ static om_kind read_attrs(om_ctx *c, rs_params *p, bool legacy)
 static om_kind read_axes(om_ctx *c, const rs_params *p, int32_t *axes, int32_t *naxes)
 {
 	int64_t cnt = 0;
-	const int64_t *v = c->opset >= 18 ? om_attr_ints(c->node, "axes", &cnt) : NULL;
+	const int64_t *v = c->op->param & RS_ROW_18 ? om_attr_ints(c->node, "axes", &cnt) : NULL;
 	if (!v) {
 		*naxes = p->rank;
 		for (int32_t i = 0; i < p->rank; i++)
@@ -141,9 +141,9 @@ static om_kind from_sizes(om_ctx *c, rs_params *p, const om_tensor *t, const int
 	if (n != naxes)
 		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
 				"sizes has %lld entries for %d axes", (long long)n, naxes);
-	const char *pol = c->opset >= 18 ? om_attr_string(c->node, "keep_aspect_ratio_policy",
-							  "stretch")
-					 : "stretch";
+	const char *pol = c->op->param & RS_ROW_18
+				  ? om_attr_string(c->node, "keep_aspect_ratio_policy", "stretch")
+				  : "stretch";
 	int larger = !strcmp(pol, "not_larger"), smaller = !strcmp(pol, "not_smaller");
 	if (!larger && !smaller && strcmp(pol, "stretch"))
 		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
@@ -183,8 +183,7 @@ om_kind om_resize_params(om_ctx *c, bool want_roi, rs_params *p)
 	const om_tensor *X = c->in[0];
 	if (!X || X->rank < 1)
 		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "needs an input X of rank >= 1");
-	bool upsample = !strcmp(c->node->op, "Upsample");
-	bool legacy = upsample || c->opset < 11;
+	const bool legacy = c->op->param & RS_ROW_LEGACY;
 	om_kind rc = read_attrs(c, p, legacy);
 	if (rc)
 		return rc;
@@ -200,7 +199,7 @@ om_kind om_resize_params(om_ctx *c, bool want_roi, rs_params *p)
 	if ((rc = read_axes(c, p, axes, &naxes)))
 		return rc;
 	float s[OM_MAX_RANK];
-	if (upsample && c->opset < 9) {
+	if (c->op->param & RS_ROW_SCALES_ATTR) {
 		int64_t cnt;
 		const float *v = om_attr_floats(c->node, "scales", &cnt);
 		if (!v || cnt != p->rank)

@@ -5,6 +5,14 @@
 
 #include "op.h"
 
+/* What a Resize or Upsample row means (its om_op.param), bits:
+ * RS_ROW_LEGACY: Upsample and Resize-10: modes nearest and (bi)linear only, asymmetric
+ *   coordinates, scales as input 1, no roi or sizes;
+ * RS_ROW_SCALES_ATTR: Upsample-7: scales as an attribute;
+ * RS_ROW_18: the attributes antialias, axes and keep_aspect_ratio_policy (opset 18);
+ * RS_ROW_SYMMETRIC: coordinate_transformation_mode half_pixel_symmetric (opset 19). */
+enum { RS_ROW_LEGACY = 1, RS_ROW_SCALES_ATTR = 2, RS_ROW_18 = 4, RS_ROW_SYMMETRIC = 8 };
+
 enum rs_mode { RS_NEAREST, RS_LINEAR, RS_CUBIC };
 enum rs_coord {
 	RS_HALF_PIXEL, RS_HALF_PIXEL_SYMMETRIC, RS_PYTORCH_HALF_PIXEL, RS_ALIGN_CORNERS,
