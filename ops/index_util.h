@@ -56,7 +56,9 @@ om_kind om_ix_own_strings(om_ctx *c, om_tensor *t);
 
 /* ScatterND's reductions, shared with ScatterElements (ops_scatter.c) */
 enum { OM_RED_NONE, OM_RED_ADD, OM_RED_MUL, OM_RED_MAX, OM_RED_MIN };
-/** The `reduction` attribute as OM_RED_* (opset 16: none/add/mul; 18: max/min too). */
+/** The `reduction` attribute as OM_RED_*. The row's param is the last OM_RED_* it may name:
+ *  OM_RED_MUL from opset 16, OM_RED_MIN from 18; OM_RED_NONE: the op has no such attribute
+ *  (before 16, and Scatter) and the reduction is none. */
 om_kind om_scatter_reduction(om_ctx *c, int *out);
 /** o[i] = reduce(o[i], u[i]) for i < n; float, double, int32 or int64 (else int64). */
 typedef void (*om_scatter_fold_fn)(void *dst, const void *src, int64_t n, int red);
@@ -69,6 +71,11 @@ om_kind om_onehot_infer(om_ctx *c);
 om_kind om_onehot_kernel(om_ctx *c);
 om_kind om_nonzero_infer(om_ctx *c);
 om_kind om_nonzero_kernel(om_ctx *c);
+/* the param of a TopK row: what its opset changed */
+enum {
+	OM_TOPK_K_INPUT = 1 << 0, /* TopK-10: k is input 1, not the attribute */
+	OM_TOPK_LARGEST = 1 << 1  /* TopK-11: the `largest` attribute (before: the largest) */
+};
 om_kind om_topk_infer(om_ctx *c);
 om_kind om_topk_kernel(om_ctx *c);
 

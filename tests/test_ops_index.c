@@ -201,6 +201,12 @@ static void gather_nd_batch_dims(void **state)
 	static const int32_t e1[] = {2, 3, 4, 5};
 	assert_memory_equal(y.data, e1, sizeof e1);
 	om_tensor_free(&y);
+	/* GatherND-11 has no batch_dims (the attribute is not read): the tuples (1) and (0) */
+	assert_int_equal(run(n, 11, in, &y), OM_OK);
+	assert_shape(&y, 3, D(2, 2, 2));
+	static const int32_t e11[] = {4, 5, 6, 7, 0, 1, 2, 3};
+	assert_memory_equal(y.data, e11, sizeof e11);
+	om_tensor_free(&y);
 	/* k = rank - batch_dims: scalars per batch */
 	static const int64_t ik[] = {1, 0, 0, 1};
 	ti = ten(OM_INT64, 2, D(2, 2), ik);

@@ -24,9 +24,19 @@ static void scatter_elements(void **state)
 	assert_int_equal(nt_run(n, 18, in, out), OM_OK);
 	nt_check_f32(&out[0], 2, dx, (float[]){1, 2, 3, 7.2f, 5}, 1e-6);
 	om_tensor_free(&out[0]);
+	/* add from opset 16; before, no reduction: the later update replaces the first */
+	assert_int_equal(nt_run(n, 16, in, out), OM_OK);
+	nt_check_f32(&out[0], 2, dx, (float[]){1, 2, 3, 7.2f, 5}, 1e-6);
+	om_tensor_free(&out[0]);
+	assert_int_equal(nt_run(n, 13, in, out), OM_OK);
+	nt_check_f32(&out[0], 2, dx, (float[]){1, 2, 3, 2.1f, 5}, 0);
+	om_tensor_free(&out[0]);
 	/* max needs opset 18 */
 	om_node_set_attr(n, "reduction", OM_ATTR_STRING)->s = (om_str){"max", 3};
 	assert_int_equal(nt_run(n, 16, in, out), OM_ERR_INVALID_MODEL);
+	assert_int_equal(nt_run(n, 18, in, out), OM_OK);
+	nt_check_f32(&out[0], 2, dx, (float[]){1, 2, 3, 4, 5}, 0);
+	om_tensor_free(&out[0]);
 	/* an index outside [-5, 5) */
 	ix[1] = 5;
 	assert_int_equal(nt_run(n, 18, in, out), OM_ERR_INVALID_INPUT);
@@ -49,6 +59,11 @@ static void scatter_deprecated(void **state)
 	const int32_t *y = out[0].data, want[] = {0, 8, 7, 0, 0, 0};
 	for (int i = 0; i < 6; i++)
 		assert_int_equal(y[i], want[i]);
+	om_tensor_free(&out[0]);
+	/* Scatter has no reduction attribute: one given is not read, at any opset */
+	om_node_set_attr(n, "reduction", OM_ATTR_STRING)->s = (om_str){"add", 3};
+	assert_int_equal(nt_run(n, 18, in, out), OM_OK);
+	assert_memory_equal(out[0].data, want, sizeof want);
 	om_tensor_free(&out[0]);
 	/* updates wider than data along a non-axis dim */
 	om_tensor wide = nt_tensor(OM_INT32, 2, (int64_t[]){1, 3}, (int32_t[]){1, 1, 1});

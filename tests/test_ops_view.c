@@ -336,8 +336,16 @@ static void dropout(void **state)
 	assert_int_equal(run(n, 13, in, out, &st), OM_ERR_INVALID_MODEL);
 	nt_free(m);
 
-	/* opset 7: the mask has the data type, all ones */
+	/* opsets 7 to 9: the mask has the data type, all ones (bool from 10) */
 	n = nt_node(&m, "Dropout", 1, 2);
+	assert_int_equal(run(n, 10, in, out, &st), OM_OK);
+	assert_int_equal(out[1].dtype, OM_BOOL);
+	om_tensor_free(&out[0]);
+	om_tensor_free(&out[1]);
+	assert_int_equal(run(n, 9, in, out, &st), OM_OK);
+	assert_int_equal(out[1].dtype, OM_FLOAT);
+	om_tensor_free(&out[0]);
+	om_tensor_free(&out[1]);
 	assert_int_equal(run(n, 7, in, out, &st), OM_OK);
 	assert_int_equal(out[1].dtype, OM_FLOAT);
 	for (int i = 0; i < 4; i++)

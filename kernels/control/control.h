@@ -33,7 +33,11 @@ bool om_ctl_same_shape(const om_tensor *a, const om_tensor *b);
 om_kind om_ctl_start_stack(om_ctx *c, const om_tensor *e, int64_t len, int64_t axis,
 			   om_tensor *acc);
 
-/* Scan rows (kernels/control/control_scan.c) */
+/* Scan rows (kernels/control/control_scan.c); the param says where the scanned inputs start */
+enum om_scan_form {
+	OM_SCAN_BATCHED, /* Scan-8: input 0 is sequence_lens, the inputs are batches */
+	OM_SCAN_PLAIN    /* Scan-9: the inputs are the states, then the scanned tensors */
+};
 om_kind om_ctl_scan_infer(om_ctx *c);
 om_kind om_ctl_scan8_kernel(om_ctx *c);
 om_kind om_ctl_scan9_kernel(om_ctx *c);

@@ -103,7 +103,7 @@ om_kind om_ctl_scan_infer(om_ctx *c)
 {
 	const om_graph *b = om_ctl_graph(c, "body");
 	const om_attr *ms = om_node_attr(c->node, "num_scan_inputs");
-	int32_t first = c->opset < 9; /* Scan-8: sequence_lens comes first */
+	int32_t first = c->op->param == OM_SCAN_BATCHED; /* sequence_lens comes first */
 	if (!b || !ms || ms->type != OM_ATTR_INT)
 		return om_ctl_bad(c, "the body and num_scan_inputs attributes are required");
 	if (ms->i < 1 || ms->i > c->nin - first)

@@ -259,9 +259,9 @@ static const om_op rows[] = {
 	{"Loop", "", 1, loop_infer, loop_kernel, OM_OP_CONTROL | OM_OP_EXACT, &sig_Loop_1,
 	 OM_OPC_NONE, NULL, 0},
 	{"Scan", "", 8, om_ctl_scan_infer, om_ctl_scan8_kernel, OM_OP_CONTROL | OM_OP_EXACT,
-	 &sig_Scan_8, OM_OPC_NONE, NULL, 0},
+	 &sig_Scan_8, OM_OPC_NONE, NULL, OM_SCAN_BATCHED},
 	{"Scan", "", 9, om_ctl_scan_infer, om_ctl_scan9_kernel, OM_OP_CONTROL | OM_OP_EXACT,
-	 &sig_Scan_9, OM_OPC_NONE, NULL, 0},
+	 &sig_Scan_9, OM_OPC_NONE, NULL, OM_SCAN_PLAIN},
 };
 
 const om_op_table om_ops_control = OM_TABLE(rows);

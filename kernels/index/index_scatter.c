@@ -10,9 +10,9 @@
 om_kind om_scatter_reduction(om_ctx *c, int *out)
 {
 	static const char *const names[] = {"none", "add", "mul", "max", "min"};
-	const char *r = c->opset >= 16 ? om_attr_string(c->node, "reduction", "none") : "none";
-	int allowed = c->opset >= 18 ? 5 : 3;
-	for (int i = 0; i < allowed; i++)
+	const int32_t last = c->op->param;
+	const char *r = last != OM_RED_NONE ? om_attr_string(c->node, "reduction", "none") : "none";
+	for (int i = 0; i <= last; i++)
 		if (!strcmp(r, names[i])) {
 			*out = i;
 			return OM_OK;

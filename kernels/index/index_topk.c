@@ -20,7 +20,7 @@ static om_kind topk_check(om_ctx *c, int64_t *k, int32_t *axis)
 	om_kind rc = om_norm_axis(c, om_attr_int(c->node, "axis", -1), x->rank, axis);
 	if (rc)
 		return rc;
-	if (c->opset < 10) {
+	if (!(c->op->param & OM_TOPK_K_INPUT)) {
 		const om_attr *a = om_node_attr(c->node, "k");
 		if (!a || a->type != OM_ATTR_INT)
 			return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "no attribute k");
@@ -205,7 +205,8 @@ om_kind om_topk_kernel(om_ctx *c)
 		inner *= x->dims[i];
 	if (k == 0 || outer == 0 || inner == 0)
 		return OM_OK;
-	const bool largest = c->opset < 11 || om_attr_int(c->node, "largest", 1) != 0;
+	const bool largest = !(c->op->param & OM_TOPK_LARGEST) ||
+			     om_attr_int(c->node, "largest", 1) != 0;
 	const bool merge = k > 16;
 	uint64_t *keys = malloc(sizeof(uint64_t) * (size_t)n);
 	int64_t *sel = malloc(sizeof(int64_t) * (size_t)(merge ? 2 * n : k));

@@ -125,6 +125,8 @@ static om_kind gather_elements_move(om_ctx *c)
 
 /* ---- GatherND -------------------------------------------------------------------------------- */
 
+enum gnd_form { GND_PLAIN, GND_BATCH_DIMS /* GatherND-12 */ }; /* the row's param */
+
 typedef struct gnd_geom {
 	int32_t b;      /* batch_dims */
 	int64_t k;      /* index tuple length */
@@ -138,7 +140,7 @@ static om_kind gnd_check(om_ctx *c, gnd_geom *g)
 	if ((rc = need_rank(c, x, 1, "data")) || (rc = need_rank(c, ix, 1, "indices")) ||
 	    (rc = om_ix_check_index_type(c, ix, "indices")))
 		return rc;
-	int64_t b = c->opset >= 12 ? om_attr_int(c->node, "batch_dims", 0) : 0;
+	int64_t b = c->op->param == GND_BATCH_DIMS ? om_attr_int(c->node, "batch_dims", 0) : 0;
 	if (b < 0 || b >= x->rank || b >= ix->rank)
 		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
 				"batch_dims %lld must be in [0, min(rank(data), rank(indices)))",
@@ -217,11 +219,11 @@ static const om_sig_attr attrs_GatherElements_11[] = {{"axis", OM_ATTR_INT, 0}, 
 /* GatherElements-11: data indices -> output */
 static const om_sig sig_GatherElements_11 = {11, 2, 2, 1, 1, 0x0, 0x0, attrs_GatherElements_11,
 	NULL};
-static const om_sig_attr attrs_GatherND_11_v12[] = {{"batch_dims", OM_ATTR_INT, 0}, {NULL, 0, 0}};
-/* GatherND-12: data indices -> output */
-static const om_sig sig_GatherND_11_v12 = {12, 2, 2, 1, 1, 0x0, 0x0, attrs_GatherND_11_v12, NULL};
 /* GatherND-11: data indices -> output */
-static const om_sig sig_GatherND_11 = {11, 2, 2, 1, 1, 0x0, 0x0, NULL, &sig_GatherND_11_v12};
+static const om_sig sig_GatherND_11 = {11, 2, 2, 1, 1, 0x0, 0x0, NULL, NULL};
+static const om_sig_attr attrs_GatherND_12[] = {{"batch_dims", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* GatherND-12: data indices -> output */
+static const om_sig sig_GatherND_12 = {12, 2, 2, 1, 1, 0x0, 0x0, attrs_GatherND_12, NULL};
 /* ScatterND-11: data indices updates -> output */
 static const om_sig sig_ScatterND_11 = {11, 3, 3, 1, 1, 0x0, 0x0, NULL, NULL};
 static const om_sig_attr attrs_ScatterND_16[] = {{"reduction", OM_ATTR_STRING, 0}, {NULL, 0, 0}};
@@ -255,14 +257,15 @@ static const om_op rows[] = {
 	{"GatherElements", "", 11, gather_elements_infer, gather_elements_kernel, OM_OP_EXACT,
 	 &sig_GatherElements_11, OM_OPC_NONE, NULL, 0},
 	{"GatherND", "", 11, gather_nd_infer, gather_nd_kernel, OM_OP_EXACT, &sig_GatherND_11,
-	 OM_OPC_NONE, NULL, 0},
-	/* the rows of one op share functions that read c->opset for what changed */
+	 OM_OPC_NONE, NULL, GND_PLAIN},
+	{"GatherND", "", 12, gather_nd_infer, gather_nd_kernel, OM_OP_EXACT, &sig_GatherND_12,
+	 OM_OPC_NONE, NULL, GND_BATCH_DIMS},
 	{"ScatterND", "", 11, om_scatternd_infer, om_scatternd_kernel, OM_OP_EXACT,
-	 &sig_ScatterND_11, OM_OPC_NONE, NULL, 0},
+	 &sig_ScatterND_11, OM_OPC_NONE, NULL, OM_RED_NONE},
 	{"ScatterND", "", 16, om_scatternd_infer, om_scatternd_kernel, OM_OP_EXACT,
-	 &sig_ScatterND_16, OM_OPC_NONE, NULL, 0}, /* add mul */
+	 &sig_ScatterND_16, OM_OPC_NONE, NULL, OM_RED_MUL}, /* add mul */
 	{"ScatterND", "", 18, om_scatternd_infer, om_scatternd_kernel, OM_OP_EXACT,
-	 &sig_ScatterND_18, OM_OPC_NONE, NULL, 0}, /* max min */
+	 &sig_ScatterND_18, OM_OPC_NONE, NULL, OM_RED_MIN}, /* max min */
 	{"OneHot", "", 9, om_onehot_infer, om_onehot_kernel, OM_OP_EXACT, &sig_OneHot_9,
 	 OM_OPC_NONE, NULL, 0},
 	{"NonZero", "", 9, om_nonzero_infer, om_nonzero_kernel,
@@ -270,9 +273,9 @@ static const om_op rows[] = {
 	{"TopK", "", 1, om_topk_infer, om_topk_kernel, OM_OP_EXACT, &sig_TopK_1, OM_OPC_NONE, NULL,
 	 0},
 	{"TopK", "", 10, om_topk_infer, om_topk_kernel, OM_OP_EXACT,
-	 &sig_TopK_10, OM_OPC_NONE, NULL, 0},  /* k is an input */
+	 &sig_TopK_10, OM_OPC_NONE, NULL, OM_TOPK_K_INPUT},
 	{"TopK", "", 11, om_topk_infer, om_topk_kernel, OM_OP_EXACT,
-	 &sig_TopK_11, OM_OPC_NONE, NULL, 0},  /* largest, sorted */
+	 &sig_TopK_11, OM_OPC_NONE, NULL, OM_TOPK_K_INPUT | OM_TOPK_LARGEST},
 };
 
 const om_op_table om_ops_index = OM_TABLE(rows);

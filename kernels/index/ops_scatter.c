@@ -95,22 +95,33 @@ static om_kind se_kernel(om_ctx *c)
 static const om_sig_attr attrs_Scatter_9[] = {{"axis", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* Scatter-9: data indices updates -> output */
 static const om_sig sig_Scatter_9 = {9, 3, 3, 1, 1, 0x0, 0x0, attrs_Scatter_9, NULL};
-static const om_sig_attr attrs_ScatterElements_11_v16[] = {{"axis", OM_ATTR_INT, 0},
-	{"reduction", OM_ATTR_STRING, 0}, {NULL, 0, 0}};
-/* ScatterElements-16: data indices updates -> output */
-static const om_sig sig_ScatterElements_11_v16 = {16, 3, 3, 1, 1, 0x0, 0x0,
-	attrs_ScatterElements_11_v16, NULL};
 static const om_sig_attr attrs_ScatterElements_11[] = {{"axis", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* ScatterElements-11: data indices updates -> output */
 static const om_sig sig_ScatterElements_11 = {11, 3, 3, 1, 1, 0x0, 0x0, attrs_ScatterElements_11,
-	&sig_ScatterElements_11_v16};
+	NULL};
+static const om_sig_attr attrs_ScatterElements_16[] = {{"axis", OM_ATTR_INT, 0},
+	{"reduction", OM_ATTR_STRING, 0}, {NULL, 0, 0}};
+/* ScatterElements-16: data indices updates -> output */
+static const om_sig sig_ScatterElements_16 = {16, 3, 3, 1, 1, 0x0, 0x0, attrs_ScatterElements_16,
+	NULL};
+static const om_sig_attr attrs_ScatterElements_18[] = {{"axis", OM_ATTR_INT, 0},
+	{"reduction", OM_ATTR_STRING, 0}, {NULL, 0, 0}};
+/* ScatterElements-18: data indices updates -> output */
+static const om_sig sig_ScatterElements_18 = {18, 3, 3, 1, 1, 0x0, 0x0, attrs_ScatterElements_18,
+	NULL};
 
 /* ---- end of signatures ---- */
 
+/* the param: the last reduction the row's `reduction` attribute may name (index_util.h) */
 static const om_op rows[] = {
-	{"Scatter", "", 9, se_infer, se_kernel, OM_OP_EXACT, &sig_Scatter_9, OM_OPC_NONE, NULL, 0},
+	{"Scatter", "", 9, se_infer, se_kernel, OM_OP_EXACT, &sig_Scatter_9, OM_OPC_NONE, NULL,
+	 OM_RED_NONE},
 	{"ScatterElements", "", 11, se_infer, se_kernel, OM_OP_EXACT, &sig_ScatterElements_11,
-	 OM_OPC_NONE, NULL, 0},
+	 OM_OPC_NONE, NULL, OM_RED_NONE},
+	{"ScatterElements", "", 16, se_infer, se_kernel, OM_OP_EXACT, &sig_ScatterElements_16,
+	 OM_OPC_NONE, NULL, OM_RED_MUL},
+	{"ScatterElements", "", 18, se_infer, se_kernel, OM_OP_EXACT, &sig_ScatterElements_18,
+	 OM_OPC_NONE, NULL, OM_RED_MIN},
 };
 
 const om_op_table om_ops_scatter = OM_TABLE(rows);

@@ -83,9 +83,7 @@ static om_kind transpose_kernel(om_ctx *c) { return om_move_run(c, transpose_mov
 static om_kind concat_axis(om_ctx *c, int32_t *axis)
 {
 	const om_attr *a = om_node_attr(c->node, "axis");
-	if (!a && c->opset >= 4)
-		return bad(c, "attribute 'axis' is required");
-	const int64_t ax = a ? a->i : 1;
+	const int64_t ax = a ? a->i : 1; /* required from Concat-4 (its signature) */
 	const om_tensor *x = NULL;
 	for (int32_t i = 0; i < c->nin && !x; i++)
 		x = c->in[i];
@@ -238,6 +236,14 @@ static om_kind concat_kernel(om_ctx *c)
 
 enum { SPLIT_MAX = 256 }; /* outputs */
 
+/* the param of a Split row: what its opset changed (seed §2) */
+enum {
+	SPLIT_INPUT = 1 << 0,  /* 13: the sizes are input 1 (an empty one is no input), never the
+				  attribute */
+	SPLIT_UNEVEN = 1 << 1  /* 18: without sizes, num_outputs parts of ceil(extent / n), the
+				  last one smaller; before, equal parts only */
+};
+
 /* the extent of each output along the axis (seed §2: before/after opsets 13 and 18) */
 static om_kind split_sizes(om_ctx *c, int32_t *axis, int64_t *sizes)
 {
@@ -251,13 +257,14 @@ static om_kind split_sizes(om_ctx *c, int32_t *axis, int64_t *sizes)
 	int64_t cnt;
 	bool given;
 	/* sizes: an input from 13 (and in opset 1), else the attribute; room for SPLIT_MAX */
-	if (c->opset >= 13 || (c->nin > 1 && c->in[1]))
+	const int32_t form = c->op->param;
+	if ((form & SPLIT_INPUT) || (c->nin > 1 && c->in[1]))
 		rc = om_arg_ints(c, 1, NULL, sizes, SPLIT_MAX, &cnt, &given);
 	else
 		rc = om_arg_ints(c, -1, "split", sizes, SPLIT_MAX, &cnt, &given);
 	if (rc)
 		return rc;
-	if (given && (cnt > 0 || c->opset < 13)) { /* an empty input is no input (as ORT) */
+	if (given && (cnt > 0 || !(form & SPLIT_INPUT))) { /* an empty input is no input (ORT) */
 		if (cnt != n)
 			return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
 					"split has %lld sizes for %lld outputs", (long long)cnt,
@@ -276,7 +283,7 @@ static om_kind split_sizes(om_ctx *c, int32_t *axis, int64_t *sizes)
 					(long long)sum, (long long)extent);
 		return OM_OK;
 	}
-	if (c->opset < 18) {
+	if (!(form & SPLIT_UNEVEN)) {
 		if (extent % n)
 			return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
 					"extent %lld does not split into %lld equal parts",
@@ -554,20 +561,20 @@ static const om_sig sig_Slice_10 = {10, 3, 5, 1, 1, 0x18, 0x0, NULL, NULL};
 static const om_sig sig_Expand_8 = {8, 2, 2, 1, 1, 0x0, 0x0, NULL, NULL};
 /* Tile-6: input repeats -> output */
 static const om_sig sig_Tile_6 = {6, 2, 2, 1, 1, 0x0, 0x0, NULL, NULL};
-static const om_sig_attr attrs_Pad_1_v2[] = {{"mode", OM_ATTR_STRING, 0}, {"pads", OM_ATTR_INTS, 1},
-	{"value", OM_ATTR_FLOAT, 0}, {NULL, 0, 0}};
-/* Pad-2: data -> output */
-static const om_sig sig_Pad_1_v2 = {2, 1, 1, 1, 1, 0x0, 0x0, attrs_Pad_1_v2, NULL};
 static const om_sig_attr attrs_Pad_1[] = {{"mode", OM_ATTR_STRING, 0},
 	{"paddings", OM_ATTR_INTS, 1}, {"value", OM_ATTR_FLOAT, 0}, {NULL, 0, 0}};
 /* Pad-1: data -> output */
-static const om_sig sig_Pad_1 = {1, 1, 1, 1, 1, 0x0, 0x0, attrs_Pad_1, &sig_Pad_1_v2};
+static const om_sig sig_Pad_1 = {1, 1, 1, 1, 1, 0x0, 0x0, attrs_Pad_1, NULL};
+static const om_sig_attr attrs_Pad_2[] = {{"mode", OM_ATTR_STRING, 0}, {"pads", OM_ATTR_INTS, 1},
+	{"value", OM_ATTR_FLOAT, 0}, {NULL, 0, 0}};
+/* Pad-2: data -> output */
+static const om_sig sig_Pad_2 = {2, 1, 1, 1, 1, 0x0, 0x0, attrs_Pad_2, NULL};
+static const om_sig_attr attrs_Pad_11_v18[] = {{"mode", OM_ATTR_STRING, 0}, {NULL, 0, 0}};
+/* Pad-18: data pads [constant_value] [axes] -> output */
+static const om_sig sig_Pad_11_v18 = {18, 2, 4, 1, 1, 0xc, 0x0, attrs_Pad_11_v18, NULL};
 static const om_sig_attr attrs_Pad_11[] = {{"mode", OM_ATTR_STRING, 0}, {NULL, 0, 0}};
 /* Pad-11: data pads [constant_value] -> output */
-static const om_sig sig_Pad_11 = {11, 2, 3, 1, 1, 0x4, 0x0, attrs_Pad_11, NULL};
-static const om_sig_attr attrs_Pad_18[] = {{"mode", OM_ATTR_STRING, 0}, {NULL, 0, 0}};
-/* Pad-18: data pads [constant_value] [axes] -> output */
-static const om_sig sig_Pad_18 = {18, 2, 4, 1, 1, 0xc, 0x0, attrs_Pad_18, NULL};
+static const om_sig sig_Pad_11 = {11, 2, 3, 1, 1, 0x4, 0x0, attrs_Pad_11, &sig_Pad_11_v18};
 static const om_sig_attr attrs_Trilu_14[] = {{"upper", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* Trilu-14: input [k] -> output */
 static const om_sig sig_Trilu_14 = {14, 1, 2, 1, 1, 0x2, 0x0, attrs_Trilu_14, NULL};
@@ -580,17 +587,23 @@ static const om_op rows[] = {
 	{"Concat", "", 1, concat_infer, concat_kernel, COPY | OM_OP_SAME_SHAPE_COPY, &sig_Concat_1,
 	 OM_OPC_NONE, concat_layout, 0},
 	{"Split", "", 1, split_infer, split_kernel, COPY, &sig_Split_1, OM_OPC_NONE, NULL, 0},
-	{"Split", "", 13, split_infer, split_kernel, COPY, &sig_Split_13, OM_OPC_NONE, NULL, 0},
-	{"Split", "", 18, split_infer, split_kernel, COPY, &sig_Split_18, OM_OPC_NONE, NULL, 0},
-	{"Slice", "", 1, om_slice_infer, slice_kernel, COPY, &sig_Slice_1, OM_OPC_SLICE, NULL, 0},
-	{"Slice", "", 10, om_slice_infer, slice_kernel, COPY, &sig_Slice_10, OM_OPC_SLICE, NULL, 0},
+	{"Split", "", 13, split_infer, split_kernel, COPY, &sig_Split_13, OM_OPC_NONE, NULL,
+	 SPLIT_INPUT},
+	{"Split", "", 18, split_infer, split_kernel, COPY, &sig_Split_18, OM_OPC_NONE, NULL,
+	 SPLIT_INPUT | SPLIT_UNEVEN},
+	{"Slice", "", 1, om_slice_infer, slice_kernel, COPY, &sig_Slice_1, OM_OPC_SLICE, NULL,
+	 OM_SLICE_ATTRS},
+	{"Slice", "", 10, om_slice_infer, slice_kernel, COPY, &sig_Slice_10, OM_OPC_SLICE, NULL,
+	 OM_SLICE_INPUTS},
 	{"Expand", "", 8, expand_infer, expand_kernel, COPY | OM_OP_SAME_SHAPE_COPY, &sig_Expand_8,
 	 OM_OPC_EXPAND, NULL, 0},
 	{"Tile", "", 6, tile_infer, tile_kernel, COPY | OM_OP_SAME_SHAPE_COPY, &sig_Tile_6,
 	 OM_OPC_NONE, NULL, 0},
-	{"Pad", "", 1, om_pad_infer, pad_kernel, COPY, &sig_Pad_1, OM_OPC_PAD, NULL, 0},
-	{"Pad", "", 11, om_pad_infer, pad_kernel, COPY, &sig_Pad_11, OM_OPC_PAD, NULL, 0},
-	{"Pad", "", 18, om_pad_infer, pad_kernel, COPY, &sig_Pad_18, OM_OPC_PAD, NULL, 0},
+	{"Pad", "", 1, om_pad_infer, pad_kernel, COPY, &sig_Pad_1, OM_OPC_PAD, NULL,
+	 OM_PAD_PADDINGS},
+	{"Pad", "", 2, om_pad_infer, pad_kernel, COPY, &sig_Pad_2, OM_OPC_PAD, NULL, OM_PAD_ATTRS},
+	{"Pad", "", 11, om_pad_infer, pad_kernel, COPY, &sig_Pad_11, OM_OPC_PAD, NULL,
+	 OM_PAD_INPUTS},
 	{"Trilu", "", 14, trilu_infer, trilu_kernel, COPY, &sig_Trilu_14, OM_OPC_NONE, NULL, 0},
 };
 

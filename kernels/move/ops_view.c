@@ -258,13 +258,16 @@ static om_kind identity_infer(om_ctx *c)
 	return OM_OK;
 }
 
+/* the param of a Dropout row: the mask's type */
+enum dropout_mask { DROPOUT_MASK_OF_DATA, DROPOUT_MASK_BOOL /* from Dropout-10 */ };
+
 /* opset 12+: training_mode (input 2) that is true drops nothing with a ratio (input 1) of 0:
  * the output is the data, the mask all true (torchvision 0.14 exports swin_t's Dropouts so, in
  * eval mode); with any other ratio it is unsupported (random). Unknown until run time is fine
  * for the shape. */
 static om_kind dropout_training(om_ctx *c)
 {
-	if (c->opset < 12 || c->nin < 3 || !c->in[2])
+	if (c->nin < 3 || !c->in[2]) /* always before Dropout-12 (its signature) */
 		return OM_OK;
 	if (om_tensor_numel(c->in[2]) != 1) /* known at plan time, the value or not */
 		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
@@ -293,7 +296,8 @@ static om_kind dropout_infer(om_ctx *c)
 		return rc;
 	if (c->nout > 1 && c->out[1]) {
 		const om_tensor *x = c->in[0];
-		om_set_shape(c->out[1], c->opset >= 10 ? OM_BOOL : x->dtype, x->rank, x->dims);
+		om_set_shape(c->out[1], c->op->param == DROPOUT_MASK_BOOL ? OM_BOOL : x->dtype,
+			     x->rank, x->dims);
 	}
 	return OM_OK;
 }
@@ -364,13 +368,9 @@ static const om_sig sig_Reshape_5_v14 = {14, 2, 2, 1, 1, 0x0, 0x0, attrs_Reshape
 static const om_sig sig_Reshape_5 = {5, 2, 2, 1, 1, 0x0, 0x0, NULL, &sig_Reshape_5_v14};
 /* Identity-1: input -> output */
 static const om_sig sig_Identity_1 = {1, 1, 1, 1, 1, 0x0, 0x0, NULL, NULL};
-static const om_sig_attr attrs_Dropout_1_v12[] = {{"seed", OM_ATTR_INT, 0}, {NULL, 0, 0}};
-/* Dropout-12: data [ratio] [training_mode] -> output [mask] */
-static const om_sig sig_Dropout_1_v12 = {12, 1, 3, 1, 2, 0x6, 0x2, attrs_Dropout_1_v12, NULL};
 static const om_sig_attr attrs_Dropout_1_v7[] = {{"ratio", OM_ATTR_FLOAT, 0}, {NULL, 0, 0}};
 /* Dropout-7: data -> output [mask] */
-static const om_sig sig_Dropout_1_v7 = {7, 1, 1, 1, 2, 0x0, 0x2, attrs_Dropout_1_v7,
-	&sig_Dropout_1_v12};
+static const om_sig sig_Dropout_1_v7 = {7, 1, 1, 1, 2, 0x0, 0x2, attrs_Dropout_1_v7, NULL};
 static const om_sig_attr attrs_Dropout_1_v6[] = {{"is_test", OM_ATTR_INT, 0},
 	{"ratio", OM_ATTR_FLOAT, 0}, {NULL, 0, 0}};
 /* Dropout-6: data -> output [mask] */
@@ -380,6 +380,13 @@ static const om_sig_attr attrs_Dropout_1[] = {{"consumed_inputs", OM_ATTR_INTS, 
 	{"is_test", OM_ATTR_INT, 0}, {"ratio", OM_ATTR_FLOAT, 0}, {NULL, 0, 0}};
 /* Dropout-1: data -> output [mask] */
 static const om_sig sig_Dropout_1 = {1, 1, 1, 1, 2, 0x0, 0x2, attrs_Dropout_1, &sig_Dropout_1_v6};
+static const om_sig_attr attrs_Dropout_10_v12[] = {{"seed", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* Dropout-12: data [ratio] [training_mode] -> output [mask] */
+static const om_sig sig_Dropout_10_v12 = {12, 1, 3, 1, 2, 0x6, 0x2, attrs_Dropout_10_v12, NULL};
+static const om_sig_attr attrs_Dropout_10[] = {{"ratio", OM_ATTR_FLOAT, 0}, {NULL, 0, 0}};
+/* Dropout-10: data -> output [mask] */
+static const om_sig sig_Dropout_10 = {10, 1, 1, 1, 2, 0x0, 0x2, attrs_Dropout_10,
+	&sig_Dropout_10_v12};
 
 /* ---- end of signatures ---- */
 
@@ -401,7 +408,9 @@ static const om_op rows[] = {
 	 OM_OPC_NONE, NULL, 0},
 	/* a view in inference; in training mode its output is not its input */
 	{"Dropout", "", 1, dropout_infer, dropout_kernel, OM_OP_VIEW | OM_OP_EXACT, &sig_Dropout_1,
-	 OM_OPC_DROPOUT, NULL, 0},
+	 OM_OPC_DROPOUT, NULL, DROPOUT_MASK_OF_DATA},
+	{"Dropout", "", 10, dropout_infer, dropout_kernel, OM_OP_VIEW | OM_OP_EXACT,
+	 &sig_Dropout_10, OM_OPC_DROPOUT, NULL, DROPOUT_MASK_BOOL},
 };
 
 const om_op_table om_ops_view = OM_TABLE(rows);

@@ -1,5 +1,6 @@
 /* pad.c — Pad (seed §4): constant, edge, reflect (continued periodically), wrap; negative pads
- * crop; attribute forms before opset 11, inputs (pads, constant_value, axes) from 11. */
+ * crop; attribute forms before opset 11, inputs (pads, constant_value, axes) from 11 (the
+ * row's param, enum om_pad_form). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,15 +46,16 @@ static om_kind pad_plan_of(om_ctx *c, pad_plan *p)
 	const om_tensor *x = c->in[0];
 	int64_t pads[4 * OM_MAX_RANK], axes[2 * OM_MAX_RANK], np, na = 0;
 	bool given, ga = false;
-	if (c->opset >= 11) {
+	const int32_t form = c->op->param;
+	if (form == OM_PAD_INPUTS) {
 		if (c->nin < 2 || !c->in[1])
 			return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "pads are required");
 		rc = om_arg_ints(c, 1, NULL, pads, 4 * OM_MAX_RANK, &np, &given);
-		if (!rc && c->opset >= 18)
+		if (!rc)
 			rc = om_arg_ints(c, 3, NULL, axes, 2 * OM_MAX_RANK, &na, &ga);
 	} else {
-		rc = om_arg_ints(c, -1, c->opset >= 2 ? "pads" : "paddings", pads, 4 * OM_MAX_RANK,
-				 &np, &given);
+		rc = om_arg_ints(c, -1, form == OM_PAD_ATTRS ? "pads" : "paddings", pads,
+				 4 * OM_MAX_RANK, &np, &given);
 	}
 	if (rc)
 		return rc;
@@ -139,7 +141,7 @@ static om_kind pad_value(om_ctx *c, unsigned char *v)
 	const om_tensor *x = c->in[0];
 	const size_t size = om_move_size(x->dtype);
 	memset(v, 0, 16);
-	if (c->opset >= 11) {
+	if (c->op->param == OM_PAD_INPUTS) {
 		const om_tensor *cv = c->nin > 2 ? c->in[2] : NULL;
 		if (!cv || om_tensor_numel(cv) == 0)
 			return OM_OK;

@@ -45,7 +45,7 @@ static om_kind slice_plan_of(om_ctx *c, slice_plan *p)
 	if (rc)
 		return rc;
 	const om_tensor *x = c->in[0];
-	const bool inputs = c->opset >= 10;
+	const bool inputs = c->op->param == OM_SLICE_INPUTS;
 	int64_t starts[CAP], ends[CAP], axes[CAP], steps[CAP], ns, ne, na, nt;
 	bool gs, ge, ga, gt;
 	if ((rc = om_arg_ints(c, inputs ? 1 : -1, inputs ? NULL : "starts", starts, CAP, &ns, &gs)))

@@ -87,6 +87,8 @@ static void dft_1d(const double *x, int64_t n, int64_t stride, double *y, int64_
 	}
 }
 
+enum dft_form { DFT_AXIS_ATTR, DFT_AXIS_INPUT /* DFT-20: input 2, default -2 */ }; /* param */
+
 typedef struct dft_plan {
 	int32_t axis;
 	int64_t len, outer, inner, n_in, n_out; /* n_in: input extent along axis */
@@ -100,9 +102,10 @@ static om_kind dft_plan_make(om_ctx *c, dft_plan *p, int64_t *ydims)
 	    (x->dims[x->rank - 1] != 1 && x->dims[x->rank - 1] != 2))
 		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
 				"input must be float [..., 1 or 2]");
-	int64_t axis = c->opset >= 20 ? -2 : om_attr_int(c->node, "axis", 1);
+	const bool axis_input = c->op->param == DFT_AXIS_INPUT;
+	int64_t axis = axis_input ? -2 : om_attr_int(c->node, "axis", 1);
 	om_kind rc;
-	const bool axis_in = c->opset >= 20 && c->nin > 2 && c->in[2];
+	const bool axis_in = axis_input && c->nin > 2 && c->in[2];
 	if (axis_in && (rc = om_read_scalar_int(c, c->in[2], &axis)))
 		return rc;
 	if (axis < 0)
@@ -405,8 +408,8 @@ static const om_op rows[] = {
 	 NULL, WIN_HAMMING},
 	{"BlackmanWindow", "", 17, win_infer, win_kernel, 0, &sig_BlackmanWindow_17, OM_OPC_NONE,
 	 NULL, WIN_BLACKMAN},
-	{"DFT", "", 17, dft_infer, dft_kernel, 0, &sig_DFT_17, OM_OPC_NONE, NULL, 0},
-	{"DFT", "", 20, dft_infer, dft_kernel, 0, &sig_DFT_20, OM_OPC_NONE, NULL, 0},
+	{"DFT", "", 17, dft_infer, dft_kernel, 0, &sig_DFT_17, OM_OPC_NONE, NULL, DFT_AXIS_ATTR},
+	{"DFT", "", 20, dft_infer, dft_kernel, 0, &sig_DFT_20, OM_OPC_NONE, NULL, DFT_AXIS_INPUT},
 	{"STFT", "", 17, stft_infer, stft_kernel, 0, &sig_STFT_17, OM_OPC_NONE, NULL, 0},
 	{"MelWeightMatrix", "", 17, mel_infer, mel_kernel, 0, &sig_MelWeightMatrix_17, OM_OPC_NONE,
 	 NULL, 0},
