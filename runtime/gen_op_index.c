@@ -1,10 +1,48 @@
 /* gen_op_index.c — build-time program: writes op_index.c, every row of every op table
- * (registry_tables.c) in (domain, name, since, table, row) order (op_index.h).
+ * (registry_tables.c) in (domain, name, since, table, row) order (op_index.h), and fails the
+ * build when two rows share (domain, name, since) or an opcode (enum om_opcode) has no row.
  * usage: gen_op_index OUT.c */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "op_index.h"
+
+static const char *domain_text(const om_op *r)
+{
+	return om_op_domain_key(r->domain)[0] ? om_op_domain_key(r->domain) : "ai.onnx";
+}
+
+/* the rows sorted: no two with one (domain, name, since); every opcode on a row */
+static int check_rows(const om_op_ref *refs, size_t n)
+{
+	int bad = 0;
+	bool carried[OM_OPC_COUNT] = {false};
+	for (size_t i = 0; i < n; i++) {
+		const om_op *r = &om_op_tables[refs[i].table]->rows[refs[i].row];
+		if (r->code >= OM_OPC_NONE && r->code < OM_OPC_COUNT) {
+			carried[r->code] = true;
+		} else {
+			fprintf(stderr, "gen_op_index: %s %s %d: opcode %d out of range\n",
+				domain_text(r), r->name, (int)r->since, (int)r->code);
+			bad = 1;
+		}
+		const om_op *p = i ? &om_op_tables[refs[i - 1].table]->rows[refs[i - 1].row] : NULL;
+		if (p && p->since == r->since &&
+		    !om_op_key_cmp(p, om_op_domain_key(r->domain), r->name)) {
+			fprintf(stderr, "gen_op_index: two rows %s %s %d (tables %u and %u)\n",
+				domain_text(r), r->name, (int)r->since, refs[i - 1].table,
+				refs[i].table);
+			bad = 1;
+		}
+	}
+	for (int c = OM_OPC_NONE + 1; c < OM_OPC_COUNT; c++)
+		if (!carried[c]) {
+			fprintf(stderr, "gen_op_index: opcode %d (enum om_opcode) is on no row\n",
+				c);
+			bad = 1;
+		}
+	return bad;
+}
 
 static int cmp_ref(const void *pa, const void *pb)
 {
@@ -47,6 +85,10 @@ int main(int argc, char **argv)
 			refs[n++] = (om_op_ref){(uint16_t)t, (uint16_t)r};
 	}
 	qsort(refs, n, sizeof *refs, cmp_ref);
+	if (check_rows(refs, n)) {
+		free(refs);
+		return 1;
+	}
 	FILE *f = fopen(argv[1], "w");
 	if (!f) {
 		perror(argv[1]);
@@ -59,8 +101,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < n; i++) {
 		const om_op *r = &om_op_tables[refs[i].table]->rows[refs[i].row];
 		fprintf(f, "\t{%u, %u}, /* %s %s %d */\n", refs[i].table, refs[i].row,
-			om_op_domain_key(r->domain)[0] ? om_op_domain_key(r->domain) : "ai.onnx",
-			r->name, (int)r->since);
+			domain_text(r), r->name, (int)r->since);
 	}
 	fprintf(f, "};\n\nconst size_t om_op_index_count = %zu;\n", n);
 	free(refs);
