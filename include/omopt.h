@@ -258,20 +258,51 @@ typedef struct om_simplify_options {
 OM_API om_kind om_simplify(om_model *m, const om_simplify_options *opt, om_status *st);
 
 /**
- * Optimizes the model for running it, in place: om_simplify's pipeline, then fusions into ops
- * that omopt and ONNX Runtime run (docs/passes.md): Conv [+ Add of a same-shape tensor]
- * + activation -> com.microsoft FusedConv; LayerNorm chains -> LayerNormalization (the ONNX op,
- * or before opset 17 ONNX Runtime's LayerNormalization of the ONNX domain); Gelu chains ->
- * com.microsoft Gelu / FastGelu (the ONNX Gelu from opset 20); Transpose/scale + MatMul ->
- * com.microsoft FusedMatMul. A fusion only writes an op the registry runs; the result may hold
- * com.microsoft ops (om_simplify's never does), so it is for running, not for other ONNX
- * runtimes. Graph inputs and outputs keep names, types and dims. `opt` may be NULL; `skip`
- * may also name the fusions ("fuse_conv_activation", "fuse_layernorm", "fuse_gelu",
- * "fuse_matmul_transpose"). Errors: as om_simplify (OM_ERR_INVALID_INPUT for an unknown pass
- * name, OM_ERR_INVALID_MODEL for a model without a graph or one the verifier rejects,
- * OM_ERR_NOMEM); a pattern that does not fit is left as it is, never an error.
+ * Optimizes the model for running it, in place: om_simplify's passes, then the fusions of
+ * level 2 (the list below) into ops that omopt and ONNX Runtime run (docs/passes.md). A fusion
+ * only writes an op the registry runs; the result may hold com.microsoft ops (om_simplify's
+ * never does), so it is for running, not for other ONNX runtimes. Graph inputs and outputs
+ * keep names, types and dims. `opt` may be NULL; `skip` may also name the fusions; value_info
+ * is not written (no_value_info is taken as 1). Errors: as om_simplify (OM_ERR_INVALID_INPUT
+ * for an unknown pass name, OM_ERR_INVALID_MODEL for a model without a graph or one the
+ * verifier rejects, OM_ERR_NOMEM); a pattern that does not fit is left as it is, never an
+ * error.
  */
 OM_API om_kind om_optimize(om_model *m, const om_simplify_options *opt, om_status *st);
+
+/* The passes, in order (om_pass_rows; tests/test_pass_registry.c checks this list):
+ *   level 1, om_simplify and om_optimize, to a fixed point in every graph:
+ *     infer_shapes          types, dims and plan-time values of every value (a side table)
+ *     fold_constants        nodes of constant inputs evaluated into initializers
+ *     fold_shape_chains     known plan-time values and Reshape/Expand shapes become literals
+ *     inline_if             an If of a constant condition becomes its branch's nodes
+ *     eliminate_identities  Identity, Dropout, no-op Cast, views and Pads read their input
+ *     fuse_transposes       Transpose(Transpose(x)) composed; identity permutations go
+ *     fuse_pad              a zero Pad into the Conv or AveragePool reading it
+ *     fuse_conv_bn          BatchNormalization into the Conv or ConvTranspose weights
+ *     fuse_conv_affine      per-channel Mul/Div/Add/Sub into the Conv weights
+ *     fuse_matmul_add       Add(MatMul(A, B), C) of 2-D A and B -> Gemm
+ *     merge_common          nodes and plan-time values equal to earlier ones merged
+ *     eliminate_dead        nodes, initializers and value_info nothing uses go
+ *   level 2, om_optimize only, then to a fixed point in the main graph:
+ *     fuse_conv_activation  Conv [+ Add] + activation -> com.microsoft FusedConv
+ *     fuse_layernorm        LayerNorm chains -> LayerNormalization
+ *     fuse_skip_layernorm   Add [+ bias Add] + LayerNormalization -> SkipLayerNormalization
+ *     fuse_gelu             Gelu chains -> Gelu / FastGelu; Gelu(Add(x, bias)) -> BiasGelu
+ *     fuse_silu             x * Sigmoid(alpha x) -> com.microsoft QuickGelu
+ *     fuse_matmul_transpose Transpose / scalar Mul into com.microsoft FusedMatMul
+ */
+/** A pass's level: om_simplify runs the passes of level 1, om_optimize those of 1 and 2. */
+typedef enum om_pass_level_id { OM_LEVEL_SIMPLIFY = 1, OM_LEVEL_OPTIMIZE = 2 } om_pass_level_id;
+/** A pass (om_pass_rows). Strings are static. */
+typedef struct om_pass_info {
+	const char *name;  /* what om_simplify_options.skip and `omopt simplify --skip` name */
+	int level;         /* om_pass_level_id */
+	const char *what;  /* one line */
+} om_pass_info;
+/** The number of passes; with rows not NULL, fills rows[0..min(cap, count)) in pipeline
+ *  order (level 1's, then level 2's). */
+OM_API int om_pass_rows(om_pass_info *rows, int cap);
 /** The name of pass i of om_simplify's pipeline, in order (for `skip`); NULL past the end. */
 OM_API const char *om_simplify_pass_name(int i);
 

@@ -1,5 +1,5 @@
 /*
- * optimize.h — the run-time fusions of om_optimize (passes/optimize.c) and what they share
+ * optimize.h — what the fusions of level 2 (om_optimize; passes/pass_registry.c) share
  * (passes/opt_match.c): finding the producer and the only reader of a value, checking that an
  * intermediate is private to a pattern, reading constant scalars, turning a node into the
  * fused op.
@@ -15,12 +15,6 @@
 
 #include "registry.h"
 #include "pass.h"
-
-om_kind om_pass_fuse_conv_act(om_pass_ctx *c, om_graph *g, int *changes);
-om_kind om_pass_fuse_layernorm(om_pass_ctx *c, om_graph *g, int *changes);
-om_kind om_pass_fuse_skip_layernorm(om_pass_ctx *c, om_graph *g, int *changes);
-om_kind om_pass_fuse_gelu(om_pass_ctx *c, om_graph *g, int *changes);
-om_kind om_pass_fuse_silu(om_pass_ctx *c, om_graph *g, int *changes);
 
 /** The domain of ONNX Runtime's contrib ops. */
 #define OM_MS_DOMAIN "com.microsoft"

@@ -101,6 +101,16 @@ om_kind om_pass_fuse_matmul_transpose(om_pass_ctx *c, om_graph *g, int *changes)
 om_kind om_pass_common(om_pass_ctx *c, om_graph *g, int *changes);
 om_kind om_pass_dead(om_pass_ctx *c, om_graph *g, int *changes);
 om_kind om_pass_inline_if(om_pass_ctx *c, om_graph *g, int *changes);
+/* level 2 (om_optimize) */
+om_kind om_pass_fuse_conv_act(om_pass_ctx *c, om_graph *g, int *changes);
+om_kind om_pass_fuse_layernorm(om_pass_ctx *c, om_graph *g, int *changes);
+om_kind om_pass_fuse_skip_layernorm(om_pass_ctx *c, om_graph *g, int *changes);
+om_kind om_pass_fuse_gelu(om_pass_ctx *c, om_graph *g, int *changes);
+om_kind om_pass_fuse_silu(om_pass_ctx *c, om_graph *g, int *changes);
+
+/** Runs fn on g, then (subgraphs) on every subgraph of g's nodes, after g so that they see
+ *  g's results (driver.c). */
+om_kind om_run_on(om_pass_ctx *c, om_pass_fn fn, om_graph *g, bool subgraphs, int *changes);
 
 /** Writes the inferred types of g's intermediate values into its value_info (value_info.c;
  *  the side table must be fresh). */

@@ -29,6 +29,10 @@
  * the output no graph output and read by no subgraph; x and s keep the Mul's layout.
  *
  * Exact mode keeps every step: its kernels' bits are the contract.
+ *
+ * Why these are absorbed here and not rewritten in the graph (a fusion another runtime can run
+ * is a pass of passes/pass_registry.c; one that is the executor's own, or depends on mode,
+ * layout or algorithm, is here): docs/passes.md, "Graph rewrite or plan-time absorption".
  */
 #include <stdlib.h>
 #include <string.h>

@@ -33,6 +33,10 @@ int cmd_parse_layout(const char *s, om_layout_choice *out);
 const char *cmd_dir_input(const char *dir, int i, const char *name, char *pb, char *npy,
 			  size_t size);
 
+/** The passes of `level` (om_pass_level_id), one a line: name and what it does, for --help;
+ *  returns buf (cut at size bytes). */
+const char *cmd_pass_list(char *buf, size_t size, int level);
+
 /** The layout names in order, for messages: "auto, blocked, nhwc or nchw". */
 #define CMD_LAYOUTS "auto, blocked, nhwc or nchw"
 

@@ -19,9 +19,10 @@ static const char usage_text[] =
 	"             [--max-run-ms MS] [--layout auto|blocked|nhwc|nchw]\n"
 	"\n"
 	"Runs MODEL once on its inputs and writes output_<i>.pb (or .npy) in graph-output order.\n"
-	"The model is optimized first (om_optimize: simplify, then Conv+activation, LayerNorm,\n"
-	"Gelu, SiLU and Transpose+MatMul fusions into ops omopt and ONNX Runtime run;\n"
-	"docs/passes.md); if that fails, it runs as loaded (with a warning).\n"
+	"The model is optimized first (om_optimize: the passes of `omopt simplify`, then these\n"
+	"fusions into ops omopt and ONNX Runtime run, again while one changes something;\n"
+	"docs/passes.md); if that fails, it runs as loaded (with a warning):\n"
+	"%s"
 	"  --input NAME=FILE   feeds input NAME from a .npy or TensorProto .pb file\n"
 	"  --input-dir DIR     feeds the inputs not given by --input from DIR/input_<i>.pb,\n"
 	"                      i counting the graph inputs in order (initializers excluded),\n"
@@ -366,7 +367,8 @@ int cmd_run(int argc, char **argv)
 	if (prc) {
 		free(a.inputs);
 		if (prc < 0) {
-			fputs(usage_text, stdout);
+			char passes[4096];
+			printf(usage_text, cmd_pass_list(passes, sizeof passes, OM_LEVEL_OPTIMIZE));
 			return 0;
 		}
 		return prc;

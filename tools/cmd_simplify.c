@@ -38,8 +38,9 @@ static const char usage_text[] =
 	"value_info, as many as keep the model no larger than it was (--all-shapes: all).\n"
 	"Prints a per-op before/after table and the time.\n"
 	"\n"
-	"  --skip PASS         do not run PASS (repeatable); passes, in order:\n"
-	"                      %s\n"
+	"  --skip PASS         do not run PASS (repeatable); the passes, in order, run again\n"
+	"                      while one changes something (`omopt run` adds fusions):\n"
+	"%s"
 	"  --no-fold           same as --skip fold_constants\n"
 	"  --fold-max-bytes N  fold a node when each of its outputs is at most N bytes, even\n"
 	"                      if the model grows (default: a fold may not make the saved\n"
@@ -106,12 +107,9 @@ static const char usage_text[] =
 
 static void usage(FILE *f)
 {
-	char names[512] = "";
-	size_t k = 0;
-	for (int i = 0; om_simplify_pass_name(i) && k < sizeof names; i++)
-		k += (size_t)snprintf(names + k, sizeof names - k, "%s%s", i ? " " : "",
-				      om_simplify_pass_name(i));
-	fprintf(f, usage_text, names, cli_check_help, cli_dtype_help);
+	char passes[4096];
+	fprintf(f, usage_text, cmd_pass_list(passes, sizeof passes, OM_LEVEL_SIMPLIFY),
+		cli_check_help, cli_dtype_help);
 }
 
 static bool known_pass(const char *name)
