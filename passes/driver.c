@@ -161,8 +161,8 @@ static om_kind run_level(run_state *r, int32_t level)
 		if (!rc && total && (lv->flags & OM_ROUNDS_DEAD_LAST))
 			rc = om_pass_dead(r->c, g, &ignored);
 		if (r->opt->verbose)
-			fprintf(stderr, "%s: round %d: %d nodes in the main graph\n", lv->name, round,
-				g->nnodes);
+			fprintf(stderr, "%s: round %d: %d nodes in the main graph\n", lv->name,
+				round, g->nnodes);
 		if (!total)
 			break;
 	}

@@ -21,6 +21,7 @@
 
 #include "eval.h"
 #include "pass.h"
+#include "match.h"
 
 enum {
 	MAX_IO = 64,

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "activation.h"
-#include "optimize.h"
+#include "match.h"
 
 typedef struct act_info {
 	const char *name; /* FusedConv's activation */
@@ -31,7 +31,7 @@ typedef struct scalar_arg {
 static bool scalar_input(void *arg, int32_t k, double *v)
 {
 	const scalar_arg *s = arg;
-	return om_opt_scalar(s->g, s->n->in[k], 0, v);
+	return om_match_scalar(s->g, s->n->in[k], 0, v);
 }
 
 /* The activation of node a with its parameters; false when a is none FusedConv takes. */
@@ -51,10 +51,10 @@ static bool activation(const om_graph *g, const om_node *a, act_info *ai)
 /* The Conv producing x, float, with x private to the chain */
 static om_node *conv_of(om_pass_ctx *c, const om_graph *g, om_value *x)
 {
-	om_node *cv = om_opt_producer(g, x, OM_OPC_CONV);
-	const om_type *t = om_opt_type(c, g, x);
+	om_node *cv = om_match_producer(g, x, OM_OPC_CONV);
+	const om_type *t = om_match_type(c, g, x);
 	if (!cv || cv->nin < 2 || cv->nin > 3 || cv->nout != 1 || !cv->in[0] || !cv->in[1] ||
-	    !t || t->elem != OM_FLOAT || !om_opt_private(c, g, x, 1))
+	    !t || t->elem != OM_FLOAT || !om_match_private(c, g, x, 1))
 		return NULL;
 	return cv;
 }
@@ -62,8 +62,8 @@ static om_node *conv_of(om_pass_ctx *c, const om_graph *g, om_value *x)
 /* Z of Add `add` reading the Conv output y: same inferred type and shape as y */
 static om_value *residual(om_pass_ctx *c, const om_graph *g, const om_node *add, om_value *y)
 {
-	om_value *z = add->nout == 1 ? om_opt_other(add, y) : NULL;
-	const om_type *ty = om_opt_type(c, g, y), *tz = om_opt_type(c, g, z);
+	om_value *z = add->nout == 1 ? om_match_other(add, y) : NULL;
+	const om_type *ty = om_match_type(c, g, y), *tz = om_match_type(c, g, z);
 	if (!ty || !tz || tz->elem != ty->elem || tz->rank != ty->rank)
 		return NULL;
 	for (int32_t d = 0; d < ty->rank; d++)
@@ -79,11 +79,11 @@ static om_kind rewrite(om_pass_ctx *c, om_graph *g, om_node *cv, om_value *z, om
 	om_attr *attrs = cv->nattr ? om_arena_memdup(g->model->arena, cv->attrs,
 						     sizeof *attrs * (size_t)cv->nattr) : NULL;
 	int32_t nattr = cv->nattr;
-	om_kind rc = om_opt_import(c->m, OM_MS_DOMAIN, c->st);
+	om_kind rc = om_import_domain(c->m, OM_MS_DOMAIN, c->st);
 	if (!rc && cv->nattr && !attrs)
 		rc = om_error(c->st, OM_ERR_NOMEM, cv, "out of memory");
 	if (!rc)
-		rc = om_opt_become(c, g, last, OM_MS_DOMAIN, "FusedConv", z ? 4 : 3, in, c->st);
+		rc = om_node_become(c, g, last, OM_MS_DOMAIN, "FusedConv", z ? 4 : 3, in, c->st);
 	if (rc)
 		return rc;
 	last->attrs = attrs;
@@ -104,7 +104,7 @@ static om_kind rewrite(om_pass_ctx *c, om_graph *g, om_node *cv, om_value *z, om
 			a->n = ai->nparams;
 		}
 	}
-	om_opt_kill(c, cv);
+	om_node_kill(c, cv);
 	return OM_OK;
 }
 
@@ -118,8 +118,8 @@ static om_kind fuse_act(om_pass_ctx *c, om_graph *g, om_node *a, bool *done)
 	om_node *cv = conv_of(c, g, a->in[0]), *add = NULL;
 	om_value *z = NULL;
 	if (!cv) {
-		add = om_opt_producer(g, a->in[0], OM_OPC_ADD);
-		if (!add || add->nin != 2 || !om_opt_private(c, g, a->in[0], 1))
+		add = om_match_producer(g, a->in[0], OM_OPC_ADD);
+		if (!add || add->nin != 2 || !om_match_private(c, g, a->in[0], 1))
 			return OM_OK;
 		for (int k = 0; k < 2 && !cv; k++)
 			if ((cv = conv_of(c, g, add->in[k])) &&
@@ -130,7 +130,7 @@ static om_kind fuse_act(om_pass_ctx *c, om_graph *g, om_node *a, bool *done)
 	}
 	om_kind rc = rewrite(c, g, cv, z, a, &ai);
 	if (!rc && add)
-		om_opt_kill(c, add);
+		om_node_kill(c, add);
 	*done = !rc;
 	return rc;
 }
@@ -155,7 +155,7 @@ static om_kind fuse_add(om_pass_ctx *c, om_graph *g, om_node *n, bool *done)
 
 om_kind om_pass_fuse_conv_act(om_pass_ctx *c, om_graph *g, int *changes)
 {
-	if (!om_opt_runnable(c->m, OM_MS_DOMAIN, "FusedConv"))
+	if (!om_match_runnable(c->m, OM_MS_DOMAIN, "FusedConv"))
 		return OM_OK;
 	/* activations first, so that an Add followed by one joins the activation's fusion */
 	om_kind rc = om_rewrite_each(c, g, 0, fuse_act, changes);

@@ -17,14 +17,15 @@
 #include <math.h>
 #include <string.h>
 
-#include "fuse_util.h"
+#include "float_elem.h"
+#include "match.h"
 
 /* True when k broadcasts along the channel axis only, over an output of rank r with m channels;
  * *per_channel tells whether k has m elements (else one). */
 static bool channel_operand(const om_tensor *k, int32_t r, int64_t m, bool *per_channel)
 {
 	int64_t n = k ? om_tensor_numel(k) : -1;
-	if (!k || k->rank > r || (n != 1 && n != m) || !om_fuse_vector_ok(k, n))
+	if (!k || k->rank > r || (n != 1 && n != m) || !om_match_vector(k, n))
 		return false;
 	for (int32_t j = 0; j < k->rank; j++) {
 		int32_t axis = r - k->rank + j;
@@ -44,26 +45,26 @@ static om_kind fuse(om_pass_ctx *c, om_graph *g, om_node *n, bool *done)
 	    om_value_used_by_subgraph(c, g, n->out[0]))
 		return OM_OK;
 	int first = 0; /* which input is the Conv's output */
-	om_node *conv = om_fuse_conv_producer(c, g, n->in[0], OM_OPC_BIT(OM_OPC_CONV));
+	om_node *conv = om_match_conv_producer(c, g, n->in[0], OM_OPC_BIT(OM_OPC_CONV));
 	if (!conv && !div && !sub) {
 		first = 1;
-		conv = om_fuse_conv_producer(c, g, n->in[1], OM_OPC_BIT(OM_OPC_CONV));
+		conv = om_match_conv_producer(c, g, n->in[1], OM_OPC_BIT(OM_OPC_CONV));
 	}
 	if (!conv)
 		return OM_OK;
 	const om_tensor *w = om_value_const(g, conv->in[1]);
-	int64_t m = om_fuse_weight_channels(w);
+	int64_t m = om_match_weight_channels(w);
 	if (m <= 0)
 		return OM_OK;
 	const om_tensor *b = conv->nin > 2 && conv->in[2] ? om_value_const(g, conv->in[2]) : NULL;
-	if (conv->nin > 2 && conv->in[2] && (!om_fuse_vector_ok(b, m) || b->dtype != w->dtype))
+	if (conv->nin > 2 && conv->in[2] && (!om_match_vector(b, m) || b->dtype != w->dtype))
 		return OM_OK;
 	const om_tensor *k = om_value_const(g, n->in[1 - first]);
 	bool per_channel;
 	if (!k || k->dtype != w->dtype || !channel_operand(k, w->rank, m, &per_channel))
 		return OM_OK;
 	for (int64_t o = 0; o < om_tensor_numel(k); o++) {
-		double kv = om_fuse_get(k, o);
+		double kv = om_float_at(k, o);
 		if (!isfinite(kv) || (div && kv == 0.0))
 			return OM_OK; /* inf or NaN scales would not distribute over the sum */
 	}
@@ -77,12 +78,12 @@ static om_kind fuse(om_pass_ctx *c, om_graph *g, om_node *n, bool *done)
 		return om_error(c->st, OM_ERR_NOMEM, n, "out of memory");
 	int64_t inner = om_tensor_numel(w) / m;
 	for (int64_t o = 0; o < m; o++) {
-		double kv = om_fuse_get(k, per_channel ? o : 0), b0 = b ? om_fuse_get(b, o) : 0.0;
+		double kv = om_float_at(k, per_channel ? o : 0), b0 = b ? om_float_at(b, o) : 0.0;
 		for (int64_t i = 0; scales && i < inner; i++) {
-			double x = om_fuse_get(w, o * inner + i);
-			om_fuse_set(nw, o * inner + i, mul ? x * kv : x / kv);
+			double x = om_float_at(w, o * inner + i);
+			om_float_put(nw, o * inner + i, mul ? x * kv : x / kv);
 		}
-		om_fuse_set(nb, o, mul ? b0 * kv : div ? b0 / kv : sub ? b0 - kv : b0 + kv);
+		om_float_put(nb, o, mul ? b0 * kv : div ? b0 / kv : sub ? b0 - kv : b0 + kv);
 	}
 	return om_fuse_into_conv(c, g, conv, nw, nb, n, done);
 }

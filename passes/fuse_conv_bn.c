@@ -19,7 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fuse_util.h"
+#include "float_elem.h"
+#include "match.h"
 
 static bool bn_is_inference(const om_node *bn)
 {
@@ -37,23 +38,23 @@ static om_kind fuse(om_pass_ctx *c, om_graph *g, om_node *bn, bool *done)
 	if (!bn_is_inference(bn) || om_value_used_by_subgraph(c, g, bn->out[0]))
 		return OM_OK;
 	const uint64_t convs = OM_OPC_BIT(OM_OPC_CONV) | OM_OPC_BIT(OM_OPC_CONV_TRANSPOSE);
-	om_node *conv = om_fuse_conv_producer(c, g, bn->in[0], convs);
+	om_node *conv = om_match_conv_producer(c, g, bn->in[0], convs);
 	if (!conv)
 		return OM_OK;
 	const om_tensor *w = om_value_const(g, conv->in[1]);
 	const bool tr = om_node_code(g->model, conv) == OM_OPC_CONV_TRANSPOSE;
 	const int64_t group = tr ? om_attr_int(conv, "group", 1) : 1;
-	if (om_fuse_weight_channels(w) <= 0 || group < 1 || w->dims[0] % group)
+	if (om_match_weight_channels(w) <= 0 || group < 1 || w->dims[0] % group)
 		return OM_OK;
 	const int64_t m = tr ? w->dims[1] * group : w->dims[0];
 	const int64_t mg = tr ? w->dims[1] : 1, cg = tr ? w->dims[0] / group : 1;
 	const om_tensor *b = conv->nin > 2 && conv->in[2] ? om_value_const(g, conv->in[2]) : NULL;
-	if (conv->nin > 2 && conv->in[2] && !om_fuse_vector_ok(b, m))
+	if (conv->nin > 2 && conv->in[2] && !om_match_vector(b, m))
 		return OM_OK;
 	const om_tensor *p[4]; /* scale, bias, mean, var */
 	for (int k = 0; k < 4; k++) {
 		p[k] = bn->in[k + 1] ? om_value_const(g, bn->in[k + 1]) : NULL;
-		if (!om_fuse_vector_ok(p[k], m))
+		if (!om_match_vector(p[k], m))
 			return OM_OK;
 	}
 	const double eps = om_attr_float(bn, "epsilon", 1e-5f);
@@ -61,7 +62,7 @@ static om_kind fuse(om_pass_ctx *c, om_graph *g, om_node *bn, bool *done)
 	if (!sc)
 		return om_error(c->st, OM_ERR_NOMEM, bn, "out of memory");
 	for (int64_t o = 0; o < m; o++)
-		if (!isfinite(sc[o] = om_fuse_get(p[0], o) / sqrt(om_fuse_get(p[3], o) + eps))) {
+		if (!isfinite(sc[o] = om_float_at(p[0], o) / sqrt(om_float_at(p[3], o) + eps))) {
 			free(sc); /* an infinite or NaN scale does not distribute over the sum */
 			return OM_OK;
 		}
@@ -78,11 +79,11 @@ static om_kind fuse(om_pass_ctx *c, om_graph *g, om_node *bn, bool *done)
 		for (int64_t j = 0; j < mg; j++) {
 			const double s = sc[tr ? r / cg * mg + j : r]; /* its output channel's */
 			for (int64_t i = 0, at = (r * mg + j) * inner; i < inner; i++)
-				om_fuse_set(nw, at + i, om_fuse_get(w, at + i) * s);
+				om_float_put(nw, at + i, om_float_at(w, at + i) * s);
 		}
 	for (int64_t o = 0; o < m; o++) {
-		const double b0 = b ? om_fuse_get(b, o) : 0.0;
-		om_fuse_set(nb, o, (b0 - om_fuse_get(p[2], o)) * sc[o] + om_fuse_get(p[1], o));
+		const double b0 = b ? om_float_at(b, o) : 0.0;
+		om_float_put(nb, o, (b0 - om_float_at(p[2], o)) * sc[o] + om_float_at(p[1], o));
 	}
 	free(sc);
 	return om_fuse_into_conv(c, g, conv, nw, nb, bn, done);

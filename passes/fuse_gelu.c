@@ -17,8 +17,7 @@
  */
 #include <string.h>
 
-#include "fuse_util.h"
-#include "optimize.h"
+#include "match.h"
 
 typedef struct gelu_match {
 	om_value *x;
@@ -35,11 +34,11 @@ static const double SQRT2 = 1.4142135623730951, SQRT_2_PI = 0.7978845608028654;
 static om_value *with_const(om_pass_ctx *c, const om_graph *g, om_value *v, enum om_opcode op,
 			    double k, gelu_match *gm)
 {
-	om_node *n = om_opt_producer(g, v, op);
-	if (!n || n->nin != 2 || !n->in[0] || !n->in[1] || !om_opt_private(c, g, v, 1))
+	om_node *n = om_match_producer(g, v, op);
+	if (!n || n->nin != 2 || !n->in[0] || !n->in[1] || !om_match_private(c, g, v, 1))
 		return NULL;
 	for (int i = 0; i < 2; i++)
-		if (om_opt_scalar_is(g, n->in[1 - i], gm->rank, k)) {
+		if (om_match_scalar_is(g, n->in[1 - i], gm->rank, k)) {
 			gm->dead[gm->ndead++] = n;
 			return n->in[i];
 		}
@@ -50,16 +49,16 @@ static om_value *with_const(om_pass_ctx *c, const om_graph *g, om_value *v, enum
 static bool cube_of(om_pass_ctx *c, const om_graph *g, om_value *v, const om_value *x,
 		    gelu_match *gm)
 {
-	om_node *p = om_opt_producer(g, v, OM_OPC_POW);
-	if (p && om_opt_private(c, g, v, 1) && p->nin == 2 && p->in[0] == x &&
-	    om_opt_scalar_is(g, p->in[1], gm->rank, 3)) {
+	om_node *p = om_match_producer(g, v, OM_OPC_POW);
+	if (p && om_match_private(c, g, v, 1) && p->nin == 2 && p->in[0] == x &&
+	    om_match_scalar_is(g, p->in[1], gm->rank, 3)) {
 		gm->dead[gm->ndead++] = p;
 		return true;
 	}
-	om_node *m = om_opt_producer(g, v, OM_OPC_MUL);
-	om_value *sq = m && om_opt_private(c, g, v, 1) ? om_opt_other(m, x) : NULL;
-	om_node *mm = om_opt_producer(g, sq, OM_OPC_MUL);
-	if (!mm || !om_opt_private(c, g, sq, 1) || mm->nin != 2 || mm->in[0] != x ||
+	om_node *m = om_match_producer(g, v, OM_OPC_MUL);
+	om_value *sq = m && om_match_private(c, g, v, 1) ? om_match_other(m, x) : NULL;
+	om_node *mm = om_match_producer(g, sq, OM_OPC_MUL);
+	if (!mm || !om_match_private(c, g, sq, 1) || mm->nin != 2 || mm->in[0] != x ||
 	    mm->in[1] != x)
 		return false;
 	gm->dead[gm->ndead++] = m;
@@ -79,8 +78,8 @@ static bool inner(om_pass_ctx *c, const om_graph *g, om_node *f, bool tanh_form,
 		return gm->x != NULL;
 	}
 	om_value *t2 = with_const(c, g, a, OM_OPC_MUL, SQRT_2_PI, gm);
-	om_node *add = om_opt_producer(g, t2, OM_OPC_ADD);
-	if (!add || add->nin != 2 || !om_opt_private(c, g, t2, 1))
+	om_node *add = om_match_producer(g, t2, OM_OPC_ADD);
+	if (!add || add->nin != 2 || !om_match_private(c, g, t2, 1))
 		return false;
 	gm->dead[gm->ndead++] = add;
 	for (int i = 0; i < 2; i++) {
@@ -99,22 +98,22 @@ static bool inner(om_pass_ctx *c, const om_graph *g, om_node *f, bool tanh_form,
 /* y = 0.5 * x * p in one of its orders, from p's reader on */
 static bool tail(om_pass_ctx *c, const om_graph *g, om_value *p, gelu_match *gm)
 {
-	om_node *q = om_opt_consumer(c, g, p, OM_OPC_MUL);
-	om_value *o = q && q->nout == 1 ? om_opt_other(q, p) : NULL;
+	om_node *q = om_match_consumer(c, g, p, OM_OPC_MUL);
+	om_value *o = q && q->nout == 1 ? om_match_other(q, p) : NULL;
 	if (!o)
 		return false;
 	if (o == gm->x) { /* Mul(Mul(x, p), 0.5) */
-		om_node *r = om_opt_consumer(c, g, q->out[0], OM_OPC_MUL);
-		if (!r || r->nout != 1 || !om_opt_scalar_is(g, om_opt_other(r, q->out[0]), gm->rank,
-							    0.5))
+		om_node *r = om_match_consumer(c, g, q->out[0], OM_OPC_MUL);
+		if (!r || r->nout != 1 ||
+		    !om_match_scalar_is(g, om_match_other(r, q->out[0]), gm->rank, 0.5))
 			return false;
 		gm->dead[gm->ndead++] = q;
 		gm->last = r;
 		return true;
 	}
-	if (om_opt_scalar_is(g, o, gm->rank, 0.5)) { /* Mul(x, Mul(p, 0.5)) */
-		om_node *r = om_opt_consumer(c, g, q->out[0], OM_OPC_MUL);
-		if (!r || r->nout != 1 || om_opt_other(r, q->out[0]) != gm->x)
+	if (om_match_scalar_is(g, o, gm->rank, 0.5)) { /* Mul(x, Mul(p, 0.5)) */
+		om_node *r = om_match_consumer(c, g, q->out[0], OM_OPC_MUL);
+		if (!r || r->nout != 1 || om_match_other(r, q->out[0]) != gm->x)
 			return false;
 		gm->dead[gm->ndead++] = q;
 		gm->last = r;
@@ -138,7 +137,7 @@ static om_kind fuse(om_pass_ctx *c, om_graph *g, om_node *f, bool *done)
 	gelu_match gm = {0};
 	if (f->nin != 1 || f->nout != 1 || !f->in[0] || !f->out[0])
 		return OM_OK;
-	const om_type *ty = om_opt_type(c, g, f->out[0]);
+	const om_type *ty = om_match_type(c, g, f->out[0]);
 	if (!ty)
 		return OM_OK;
 	gm.rank = ty->rank;
@@ -148,20 +147,20 @@ static om_kind fuse(om_pass_ctx *c, om_graph *g, om_node *f, bool *done)
 	if (opset >= 20 ? (ty->elem != OM_FLOAT && ty->elem != OM_DOUBLE && ty->elem != OM_FLOAT16)
 			: ty->elem != OM_FLOAT)
 		return OM_OK;
-	if (!om_opt_runnable(c->m, domain, op) || !om_opt_private(c, g, f->out[0], 1))
+	if (!om_match_runnable(c->m, domain, op) || !om_match_private(c, g, f->out[0], 1))
 		return OM_OK;
-	om_node *add = om_opt_consumer(c, g, f->out[0], OM_OPC_ADD);
-	om_value *one = add && add->nout == 1 ? om_opt_other(add, f->out[0]) : NULL;
-	if (!one || !om_opt_scalar_is(g, one, gm.rank, 1) || !inner(c, g, f, tanh_form, &gm))
+	om_node *add = om_match_consumer(c, g, f->out[0], OM_OPC_ADD);
+	om_value *one = add && add->nout == 1 ? om_match_other(add, f->out[0]) : NULL;
+	if (!one || !om_match_scalar_is(g, one, gm.rank, 1) || !inner(c, g, f, tanh_form, &gm))
 		return OM_OK;
-	const om_type *xt = om_opt_type(c, g, gm.x);
+	const om_type *xt = om_match_type(c, g, gm.x);
 	if (!xt || xt->rank != ty->rank || xt->elem != ty->elem || !tail(c, g, add->out[0], &gm))
 		return OM_OK;
 	gm.dead[gm.ndead++] = f;
 	gm.dead[gm.ndead++] = add;
-	om_kind rc = domain[0] ? om_opt_import(c->m, domain, c->st) : OM_OK;
+	om_kind rc = domain[0] ? om_import_domain(c->m, domain, c->st) : OM_OK;
 	if (!rc)
-		rc = om_opt_become(c, g, gm.last, domain, op, 1, &gm.x, c->st);
+		rc = om_node_become(c, g, gm.last, domain, op, 1, &gm.x, c->st);
 	if (!rc && tanh_form && !domain[0]) {
 		om_attr *a = om_node_set_attr(gm.last, "approximate", OM_ATTR_STRING);
 		if (!a)
@@ -171,7 +170,7 @@ static om_kind fuse(om_pass_ctx *c, om_graph *g, om_node *f, bool *done)
 	if (rc)
 		return rc;
 	for (int32_t i = 0; i < gm.ndead; i++)
-		om_opt_kill(c, gm.dead[i]);
+		om_node_kill(c, gm.dead[i]);
 	*done = true;
 	return OM_OK;
 }
@@ -179,7 +178,7 @@ static om_kind fuse(om_pass_ctx *c, om_graph *g, om_node *f, bool *done)
 /* The only reader of v when it is an erf Gelu reading v alone (either domain); else NULL */
 static om_node *gelu_reader(om_pass_ctx *c, const om_graph *g, const om_value *v)
 {
-	if (!om_opt_private(c, g, v, 1))
+	if (!om_match_private(c, g, v, 1))
 		return NULL;
 	for (int32_t i = 0; i < g->nnodes; i++) {
 		om_node *n = g->nodes[i];
@@ -200,7 +199,7 @@ static om_kind fuse_bias(om_pass_ctx *c, om_graph *g, om_node *add, bool *done)
 {
 	*done = false;
 	if (add->nin != 2 || add->nout != 1 || !add->in[0] || !add->in[1] || !add->out[0] ||
-	    !om_opt_runnable(c->m, OM_MS_DOMAIN, "BiasGelu"))
+	    !om_match_runnable(c->m, OM_MS_DOMAIN, "BiasGelu"))
 		return OM_OK;
 	om_node *gelu = gelu_reader(c, g, add->out[0]);
 	if (!gelu)
@@ -208,17 +207,17 @@ static om_kind fuse_bias(om_pass_ctx *c, om_graph *g, om_node *add, bool *done)
 	for (int i = 0; i < 2; i++) {
 		om_value *in[2] = {add->in[1 - i], add->in[i]}; /* A, B */
 		const om_tensor *b = om_value_const(g, in[1]);
-		const om_type *at = om_opt_type(c, g, in[0]);
+		const om_type *at = om_match_type(c, g, in[0]);
 		if (!b || b->dtype != OM_FLOAT || b->rank != 1 || !at || at->elem != OM_FLOAT ||
 		    at->rank < 1 || at->dims[at->rank - 1].value != b->dims[0] ||
-		    !om_fuse_vector_ok(b, b->dims[0]) || om_value_const(g, in[0]))
+		    !om_match_vector(b, b->dims[0]) || om_value_const(g, in[0]))
 			continue;
-		om_kind rc = om_opt_import(c->m, OM_MS_DOMAIN, c->st);
+		om_kind rc = om_import_domain(c->m, OM_MS_DOMAIN, c->st);
 		if (!rc)
-			rc = om_opt_become(c, g, gelu, OM_MS_DOMAIN, "BiasGelu", 2, in, c->st);
+			rc = om_node_become(c, g, gelu, OM_MS_DOMAIN, "BiasGelu", 2, in, c->st);
 		if (rc)
 			return rc;
-		om_opt_kill(c, add);
+		om_node_kill(c, add);
 		*done = true;
 		return OM_OK;
 	}

@@ -20,8 +20,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "fuse_util.h"
-#include "optimize.h"
+#include "float_elem.h"
+#include "match.h"
 
 typedef struct ln_match {
 	om_value *x;
@@ -52,15 +52,15 @@ static int32_t trailing_axes(const om_graph *g, const om_node *rm, int32_t r)
 /* The std input: Sqrt(Add(var, eps)); fills eps and returns var, or NULL. */
 static om_value *std_chain(om_pass_ctx *c, om_graph *g, om_value *sd, ln_match *lm)
 {
-	om_node *sq = om_opt_producer(g, sd, OM_OPC_SQRT);
-	if (!sq || sq->nin != 1 || !om_opt_private(c, g, sd, 1) ||
-	    !om_opt_private(c, g, sq->in[0], 1))
+	om_node *sq = om_match_producer(g, sd, OM_OPC_SQRT);
+	if (!sq || sq->nin != 1 || !om_match_private(c, g, sd, 1) ||
+	    !om_match_private(c, g, sq->in[0], 1))
 		return NULL;
-	om_node *add = om_opt_producer(g, sq->in[0], OM_OPC_ADD);
+	om_node *add = om_match_producer(g, sq->in[0], OM_OPC_ADD);
 	if (!add || add->nin != 2)
 		return NULL;
 	for (int i = 0; i < 2; i++) {
-		if (!add->in[i] || !om_opt_scalar(g, add->in[1 - i], lm->rank, &lm->eps) ||
+		if (!add->in[i] || !om_match_scalar(g, add->in[1 - i], lm->rank, &lm->eps) ||
 		    !isfinite(lm->eps))
 			continue;
 		lm->dead[lm->ndead++] = sq;
@@ -74,25 +74,25 @@ static om_value *std_chain(om_pass_ctx *c, om_graph *g, om_value *sd, ln_match *
 static bool variance_chain(om_pass_ctx *c, om_graph *g, om_value *var, om_value *d,
 			   ln_match *lm)
 {
-	om_node *rm2 = om_opt_producer(g, var, OM_OPC_REDUCE_MEAN);
-	om_node *sub = om_opt_producer(g, d, OM_OPC_SUB);
-	if (!rm2 || !rm2->in[0] || !sub || sub->nin != 2 || !om_opt_private(c, g, var, 1) ||
-	    !om_opt_private(c, g, rm2->in[0], 1))
+	om_node *rm2 = om_match_producer(g, var, OM_OPC_REDUCE_MEAN);
+	om_node *sub = om_match_producer(g, d, OM_OPC_SUB);
+	if (!rm2 || !rm2->in[0] || !sub || sub->nin != 2 || !om_match_private(c, g, var, 1) ||
+	    !om_match_private(c, g, rm2->in[0], 1))
 		return false;
 	om_value *sqv = rm2->in[0];
-	om_node *p = om_opt_producer(g, sqv, OM_OPC_POW);
+	om_node *p = om_match_producer(g, sqv, OM_OPC_POW);
 	int32_t duses = 2;
-	if (p && (p->nin != 2 || p->in[0] != d || !om_opt_scalar_is(g, p->in[1], lm->rank, 2)))
+	if (p && (p->nin != 2 || p->in[0] != d || !om_match_scalar_is(g, p->in[1], lm->rank, 2)))
 		return false;
 	if (!p) {
-		p = om_opt_producer(g, sqv, OM_OPC_MUL);
+		p = om_match_producer(g, sqv, OM_OPC_MUL);
 		if (!p || p->nin != 2 || p->in[0] != d || p->in[1] != d)
 			return false;
 		duses = 3;
 	}
-	om_node *rm1 = om_opt_producer(g, sub->in[1], OM_OPC_REDUCE_MEAN);
-	if (!rm1 || !rm1->in[0] || rm1->in[0] != sub->in[0] || !om_opt_private(c, g, d, duses) ||
-	    !om_opt_private(c, g, sub->in[1], 1))
+	om_node *rm1 = om_match_producer(g, sub->in[1], OM_OPC_REDUCE_MEAN);
+	if (!rm1 || !rm1->in[0] || rm1->in[0] != sub->in[0] || !om_match_private(c, g, d, duses) ||
+	    !om_match_private(c, g, sub->in[1], 1))
 		return false;
 	lm->x = sub->in[0];
 	int32_t k1 = trailing_axes(g, rm1, lm->rank), k2 = trailing_axes(g, rm2, lm->rank);
@@ -111,7 +111,7 @@ static bool match_core(om_pass_ctx *c, om_graph *g, om_node *nn, ln_match *lm)
 {
 	if (nn->nin != 2 || nn->nout != 1 || !nn->in[0] || !nn->in[1] || !nn->out[0])
 		return false;
-	const om_type *ty = om_opt_type(c, g, nn->out[0]);
+	const om_type *ty = om_match_type(c, g, nn->out[0]);
 	if (!ty || (ty->elem != OM_FLOAT && ty->elem != OM_DOUBLE) || ty->rank < 1)
 		return false;
 	lm->rank = ty->rank;
@@ -120,8 +120,8 @@ static bool match_core(om_pass_ctx *c, om_graph *g, om_node *nn, ln_match *lm)
 		om_value *d = nn->in[s], *sd = nn->in[1 - s];
 		lm->ndead = 0;
 		if (!div) { /* Mul(d, Reciprocal(std)) */
-			om_node *r = om_opt_producer(g, sd, OM_OPC_RECIPROCAL);
-			if (!r || r->nin != 1 || !om_opt_private(c, g, sd, 1))
+			om_node *r = om_match_producer(g, sd, OM_OPC_RECIPROCAL);
+			if (!r || r->nin != 1 || !om_match_private(c, g, sd, 1))
 				continue;
 			lm->dead[lm->ndead++] = r;
 			sd = r->in[0];
@@ -151,14 +151,14 @@ static const om_tensor *param(const om_graph *g, om_value *v, const ln_match *lm
 /* Extends the chain over Mul(n, gamma) and Add(., beta) when they fit. */
 static void match_affine(om_pass_ctx *c, om_graph *g, ln_match *lm, int32_t elem)
 {
-	om_node *mul = om_opt_consumer(c, g, lm->last->out[0], OM_OPC_MUL);
-	om_value *gv = mul && mul->nout == 1 ? om_opt_other(mul, lm->last->out[0]) : NULL;
+	om_node *mul = om_match_consumer(c, g, lm->last->out[0], OM_OPC_MUL);
+	om_value *gv = mul && mul->nout == 1 ? om_match_other(mul, lm->last->out[0]) : NULL;
 	if (!gv || !(lm->gamma = param(g, gv, lm, elem)))
 		return;
 	lm->dead[lm->ndead++] = lm->last;
 	lm->last = mul;
-	om_node *add = om_opt_consumer(c, g, mul->out[0], OM_OPC_ADD);
-	om_value *bv = add && add->nout == 1 ? om_opt_other(add, mul->out[0]) : NULL;
+	om_node *add = om_match_consumer(c, g, mul->out[0], OM_OPC_ADD);
+	om_value *bv = add && add->nout == 1 ? om_match_other(add, mul->out[0]) : NULL;
 	if (!bv || !(lm->beta = param(g, bv, lm, elem)))
 		return;
 	lm->dead[lm->ndead++] = lm->last;
@@ -187,7 +187,7 @@ static om_value *full_param(om_pass_ctx *c, om_graph *g, const om_tensor *t, dou
 			off += (rest % lm->nd[d]) * str[d];
 			rest /= lm->nd[d];
 		}
-		om_fuse_set(o, i, t ? om_fuse_get(t, off) : fill);
+		om_float_put(o, i, t ? om_float_at(t, off) : fill);
 	}
 	return om_new_constant(c, g, hint, o);
 }
@@ -198,7 +198,7 @@ static om_kind fuse(om_pass_ctx *c, om_graph *g, om_node *nn, bool *done)
 	*done = false;
 	if (!match_core(c, g, nn, &lm))
 		return OM_OK;
-	const om_type *xt = om_opt_type(c, g, lm.x);
+	const om_type *xt = om_match_type(c, g, lm.x);
 	if (!xt || xt->rank != lm.rank)
 		return OM_OK;
 	for (int32_t d = lm.axis; d < lm.rank; d++) {
@@ -213,7 +213,7 @@ static om_kind fuse(om_pass_ctx *c, om_graph *g, om_node *nn, bool *done)
 			   full_param(c, g, lm.beta, 0.0, &lm, xt->elem, "ln_bias")};
 	if (!in[1] || !in[2])
 		return om_error(c->st, OM_ERR_NOMEM, nn, "out of memory for LayerNormalization");
-	om_kind rc = om_opt_become(c, g, lm.last, "", "LayerNormalization", 3, in, c->st);
+	om_kind rc = om_node_become(c, g, lm.last, "", "LayerNormalization", 3, in, c->st);
 	if (rc)
 		return rc;
 	/* om_node_set_attr moves the attribute array: fill each one before adding the next */
@@ -224,14 +224,14 @@ static om_kind fuse(om_pass_ctx *c, om_graph *g, om_node *nn, bool *done)
 		return om_error(c->st, OM_ERR_NOMEM, nn, "out of memory");
 	a->f = (float)lm.eps;
 	for (int32_t i = 0; i < lm.ndead; i++)
-		om_opt_kill(c, lm.dead[i]);
+		om_node_kill(c, lm.dead[i]);
 	*done = true;
 	return OM_OK;
 }
 
 om_kind om_pass_fuse_layernorm(om_pass_ctx *c, om_graph *g, int *changes)
 {
-	if (!om_opt_runnable(c->m, "", "LayerNormalization"))
+	if (!om_match_runnable(c->m, "", "LayerNormalization"))
 		return OM_OK;
 	return om_rewrite_each(c, g, OM_OPC_BIT(OM_OPC_DIV) | OM_OPC_BIT(OM_OPC_MUL), fuse, changes);
 }

@@ -7,8 +7,8 @@
  */
 #include <string.h>
 
-#include "fuse_util.h"
 #include "infer.h"
+#include "registry.h"
 
 static bool rank2(const om_vinfo *vi)
 {

@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "infer.h"
-#include "optimize.h"
+#include "match.h"
 
 static bool is_product(const om_graph *g, const om_node *n)
 {
@@ -32,12 +32,12 @@ static bool is_product(const om_graph *g, const om_node *n)
 		return false;
 	if (om_node_code(g->model, n) == OM_OPC_MS_FUSED_MATMUL)
 		return n->graph == g && !(n->flags & OM_NODE_DEAD);
-	return om_opt_producer(g, n->out[0], OM_OPC_MATMUL) == n;
+	return om_match_producer(g, n->out[0], OM_OPC_MATMUL) == n;
 }
 
 static int32_t rank_of(om_pass_ctx *c, const om_graph *g, om_value *v, int32_t *elem)
 {
-	const om_type *t = om_opt_type(c, g, v);
+	const om_type *t = om_match_type(c, g, v);
 	if (t && elem)
 		*elem = t->elem;
 	return t ? t->rank : -1;
@@ -79,8 +79,8 @@ static om_kind set_fused(om_pass_ctx *c, om_graph *g, om_node *n, const mm_attrs
 	static const char *const bn[2] = {"transBatchA", "transBatchB"};
 	om_kind rc = OM_OK;
 	if (om_node_code(g->model, n) != OM_OPC_MS_FUSED_MATMUL &&
-	    ((rc = om_opt_import(g->model, OM_MS_DOMAIN, c->st)) ||
-	     (rc = om_opt_become(c, g, n, OM_MS_DOMAIN, "FusedMatMul", 2, n->in, c->st))))
+	    ((rc = om_import_domain(g->model, OM_MS_DOMAIN, c->st)) ||
+	     (rc = om_node_become(c, g, n, OM_MS_DOMAIN, "FusedMatMul", 2, n->in, c->st))))
 		return rc;
 	/* one at a time: adding an attribute moves the array */
 	om_attr *at = om_node_set_attr(n, "alpha", OM_ATTR_FLOAT);
@@ -146,7 +146,7 @@ static om_kind fold_transpose(om_pass_ctx *c, om_graph *g, om_node *n, int s, bo
 {
 	*done = false;
 	om_value *y = n->in[s];
-	om_node *t = om_opt_producer(g, y, OM_OPC_TRANSPOSE);
+	om_node *t = om_match_producer(g, y, OM_OPC_TRANSPOSE);
 	int32_t ra, rb;
 	if (!t || t->nin < 1 || !t->in[0] || t->nout != 1 || om_value_const(g, t->in[0]) ||
 	    !operands_ok(c, g, n, &ra, &rb))
@@ -167,7 +167,7 @@ static om_kind fold_transpose(om_pass_ctx *c, om_graph *g, om_node *n, int s, bo
 	} else if (batch_ok && perm_is(q, r, true)) {
 		a.tbatch[s] = 1;
 		a.trans[s] ^= 1;
-	} else if (q[r - 1] == r - 1 && p[r - 1] != r - 1 && om_opt_private(c, g, y, 1)) {
+	} else if (q[r - 1] == r - 1 && p[r - 1] != r - 1 && om_match_private(c, g, y, 1)) {
 		/* the Transpose keeps its node, now q, under a fresh output (y's inferred type
 		 * no longer holds): typed here as X's dims by q, for the folds that follow */
 		om_value *fresh = om_graph_fresh_value(g, y->name);
@@ -210,7 +210,7 @@ static bool as_scale(const om_graph *g, const om_node *d, int k, int32_t rank, d
 	om_value *sv = d->in[1 - k];
 	const om_tensor *t = om_value_const(g, sv);
 	double v;
-	if ((div && k) || !t || t->dtype != OM_FLOAT || !om_opt_scalar(g, sv, rank, &v) ||
+	if ((div && k) || !t || t->dtype != OM_FLOAT || !om_match_scalar(g, sv, rank, &v) ||
 	    !isfinite(v) || v == 0 || (div && !power_of_two(v)))
 		return false;
 	*f = div ? 1.0 / v : v;
@@ -224,15 +224,15 @@ static om_kind fold_scale(om_pass_ctx *c, om_graph *g, om_node *n, bool *done)
 	*done = false;
 	const enum om_opcode op = om_node_code(c->m, n);
 	if ((op != OM_OPC_DIV && op != OM_OPC_MUL) || !n->out[0] || n->nin != 2 || n->nout != 1 ||
-	    om_opt_producer(g, n->out[0], op) != n)
+	    om_match_producer(g, n->out[0], op) != n)
 		return OM_OK;
 	for (int k = 0; k < 2; k++) {
 		om_value *y = n->in[k];
 		om_node *mm = y ? y->producer : NULL;
-		const om_type *ty = om_opt_type(c, g, y);
+		const om_type *ty = om_match_type(c, g, y);
 		int32_t ra, rb;
 		double f;
-		if (!is_product(g, mm) || mm->out[0] != y || !om_opt_private(c, g, y, 1) || !ty ||
+		if (!is_product(g, mm) || mm->out[0] != y || !om_match_private(c, g, y, 1) || !ty ||
 		    ty->elem != OM_FLOAT || !operands_ok(c, g, mm, &ra, &rb) ||
 		    !as_scale(g, n, k, ty->rank, &f))
 			continue;
@@ -240,12 +240,12 @@ static om_kind fold_scale(om_pass_ctx *c, om_graph *g, om_node *n, bool *done)
 		if (a.alpha != 1.0f && !power_of_two(f))
 			continue;
 		a.alpha = (float)(a.alpha * f);
-		om_kind rc = om_opt_become(c, g, n, mm->domain, mm->op, 2, mm->in, c->st);
+		om_kind rc = om_node_become(c, g, n, mm->domain, mm->op, 2, mm->in, c->st);
 		if (!rc)
 			rc = set_fused(c, g, n, &a);
 		if (rc)
 			return rc;
-		om_opt_kill(c, mm);
+		om_node_kill(c, mm);
 		*done = true;
 		return OM_OK;
 	}
@@ -258,16 +258,16 @@ static om_kind fold_input_scale(om_pass_ctx *c, om_graph *g, om_node *n, int s, 
 {
 	*done = false;
 	om_value *y = n->in[s];
-	om_node *d = om_opt_producer(g, y, OM_OPC_MUL);
+	om_node *d = om_match_producer(g, y, OM_OPC_MUL);
 	if (!d)
-		d = om_opt_producer(g, y, OM_OPC_DIV);
-	const om_type *ty = om_opt_type(c, g, y);
+		d = om_match_producer(g, y, OM_OPC_DIV);
+	const om_type *ty = om_match_type(c, g, y);
 	int32_t ra, rb;
-	if (!d || d->nin != 2 || !d->in[0] || !d->in[1] || !ty || !om_opt_private(c, g, y, 1) ||
+	if (!d || d->nin != 2 || !d->in[0] || !d->in[1] || !ty || !om_match_private(c, g, y, 1) ||
 	    !operands_ok(c, g, n, &ra, &rb))
 		return OM_OK;
 	for (int k = 0; k < 2; k++) {
-		const om_type *tx = om_opt_type(c, g, d->in[k]);
+		const om_type *tx = om_match_type(c, g, d->in[k]);
 		double f;
 		if (!tx || tx->rank != ty->rank || tx->elem != OM_FLOAT ||
 		    !as_scale(g, d, k, ty->rank, &f) || !power_of_two(f))

@@ -18,9 +18,8 @@
  */
 #include <string.h>
 
-#include "fuse_util.h"
 #include "infer.h"
-#include "optimize.h"
+#include "match.h"
 
 /* The Pad p's pads (2 r values, r the input rank: begins then ends), when p adds zeros in
  * constant mode around the spatial axes only; false otherwise. */
@@ -42,7 +41,7 @@ static bool zero_pads(const om_pass_ctx *c, const om_graph *g, om_node *p, int32
 		if (!t || t->dtype != OM_INT64 || t->rank != 1 || (p->nin > 3 && p->in[3]))
 			return false;
 		attr = t->data, k = om_tensor_numel(t);
-		if (p->nin > 2 && p->in[2] && !om_opt_scalar_is(g, p->in[2], 1, 0.0))
+		if (p->nin > 2 && p->in[2] && !om_match_scalar_is(g, p->in[2], 1, 0.0))
 			return false;
 	}
 	if (!attr || k != 2 * r)
@@ -78,8 +77,8 @@ static om_kind fuse(om_pass_ctx *c, om_graph *g, om_node *n, bool *done)
 {
 	*done = false;
 	om_value *y = n->nin > 0 ? n->in[0] : NULL;
-	om_node *p = y ? om_opt_producer(g, y, OM_OPC_PAD) : NULL;
-	if (!p || !om_node_default_domain(n) || !p->in[0] || !om_opt_private(c, g, y, 1))
+	om_node *p = y ? om_match_producer(g, y, OM_OPC_PAD) : NULL;
+	if (!p || !om_node_default_domain(n) || !p->in[0] || !om_match_private(c, g, y, 1))
 		return OM_OK;
 	const om_vinfo *x = om_vinfo_get(c, g, p->in[0]);
 	if (!om_vi_ranked(x))

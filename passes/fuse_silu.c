@@ -12,7 +12,7 @@
  */
 #include <string.h>
 
-#include "optimize.h"
+#include "match.h"
 
 /* x and alpha when s = Sigmoid(x) or Sigmoid(Mul(x, alpha)) is read only by a Mul with x */
 static om_node *match(om_pass_ctx *c, const om_graph *g, om_node *s, om_value **x,
@@ -20,8 +20,8 @@ static om_node *match(om_pass_ctx *c, const om_graph *g, om_node *s, om_value **
 {
 	if (s->nin != 1 || s->nout != 1 || !s->in[0] || !s->out[0])
 		return NULL;
-	om_node *m = om_opt_consumer(c, g, s->out[0], OM_OPC_MUL);
-	om_value *o = m && m->nout == 1 && m->out[0] ? om_opt_other(m, s->out[0]) : NULL;
+	om_node *m = om_match_consumer(c, g, s->out[0], OM_OPC_MUL);
+	om_value *o = m && m->nout == 1 && m->out[0] ? om_match_other(m, s->out[0]) : NULL;
 	if (!o)
 		return NULL;
 	*x = s->in[0];
@@ -30,11 +30,11 @@ static om_node *match(om_pass_ctx *c, const om_graph *g, om_node *s, om_value **
 	if (o == *x)
 		return m;
 	/* Sigmoid(Mul(o, alpha)) */
-	om_node *p = om_opt_producer(g, s->in[0], OM_OPC_MUL);
-	const om_type *t = om_opt_type(c, g, o);
-	if (!p || p->nout != 1 || !t || om_opt_other(p, o) == NULL ||
-	    !om_opt_private(c, g, s->in[0], 1) ||
-	    !om_opt_scalar(g, om_opt_other(p, o), t->rank, alpha))
+	om_node *p = om_match_producer(g, s->in[0], OM_OPC_MUL);
+	const om_type *t = om_match_type(c, g, o);
+	if (!p || p->nout != 1 || !t || om_match_other(p, o) == NULL ||
+	    !om_match_private(c, g, s->in[0], 1) ||
+	    !om_match_scalar(g, om_match_other(p, o), t->rank, alpha))
 		return NULL;
 	*x = o;
 	*scale = p;
@@ -50,22 +50,22 @@ static om_kind fuse(om_pass_ctx *c, om_graph *g, om_node *s, bool *done)
 	om_node *m = match(c, g, s, &x, &alpha, &scale);
 	if (!m)
 		return OM_OK;
-	const om_type *tx = om_opt_type(c, g, x), *ty = om_opt_type(c, g, m->out[0]);
+	const om_type *tx = om_match_type(c, g, x), *ty = om_match_type(c, g, m->out[0]);
 	if (!tx || !ty || tx->elem != OM_FLOAT || ty->elem != OM_FLOAT || tx->rank != ty->rank ||
-	    !om_opt_runnable(c->m, OM_MS_DOMAIN, "QuickGelu"))
+	    !om_match_runnable(c->m, OM_MS_DOMAIN, "QuickGelu"))
 		return OM_OK;
-	om_kind rc = om_opt_import(c->m, OM_MS_DOMAIN, c->st);
+	om_kind rc = om_import_domain(c->m, OM_MS_DOMAIN, c->st);
 	if (!rc)
-		rc = om_opt_become(c, g, m, OM_MS_DOMAIN, "QuickGelu", 1, &x, c->st);
+		rc = om_node_become(c, g, m, OM_MS_DOMAIN, "QuickGelu", 1, &x, c->st);
 	if (rc)
 		return rc;
 	om_attr *a = om_node_set_attr(m, "alpha", OM_ATTR_FLOAT);
 	if (!a)
 		return om_error(c->st, OM_ERR_NOMEM, m, "out of memory");
 	a->f = (float)alpha;
-	om_opt_kill(c, s);
+	om_node_kill(c, s);
 	if (scale)
-		om_opt_kill(c, scale);
+		om_node_kill(c, scale);
 	*done = true;
 	return OM_OK;
 }

@@ -14,13 +14,12 @@
  */
 #include <string.h>
 
-#include "fuse_util.h"
-#include "optimize.h"
+#include "match.h"
 
 /* True when v's type is float with x's rank and dims (numbers or the same symbols) */
 static bool same_shape(om_pass_ctx *c, const om_graph *g, om_value *v, const om_type *x)
 {
-	const om_type *t = om_opt_type(c, g, v);
+	const om_type *t = om_match_type(c, g, v);
 	if (!t || t->elem != OM_FLOAT || t->rank != x->rank)
 		return false;
 	for (int32_t d = 0; d < t->rank; d++) {
@@ -36,7 +35,7 @@ static bool same_shape(om_pass_ctx *c, const om_graph *g, om_value *v, const om_
 static bool vec_of(const om_graph *g, om_value *v, int64_t h)
 {
 	const om_tensor *t = v ? om_value_const(g, v) : NULL;
-	return t && t->dtype == OM_FLOAT && t->rank == 1 && om_fuse_vector_ok(t, h);
+	return t && t->dtype == OM_FLOAT && t->rank == 1 && om_match_vector(t, h);
 }
 
 /* Every reader of v other than ln comes after ln in g's order */
@@ -64,27 +63,27 @@ static om_kind fuse(om_pass_ctx *c, om_graph *g, om_node *ln, bool *done)
 	om_value *s = ln->nin >= 3 ? ln->in[0] : NULL;
 	if (!s || ln->nin != 3 || !ln->in[1] || !ln->in[2] || ln->nout != 1 || !ln->out[0] ||
 	    om_node_attr(ln, "stash_type") ||
-	    !om_opt_runnable(c->m, OM_MS_DOMAIN, "SkipLayerNormalization"))
+	    !om_match_runnable(c->m, OM_MS_DOMAIN, "SkipLayerNormalization"))
 		return OM_OK;
-	const om_type *xt = om_opt_type(c, g, s);
+	const om_type *xt = om_match_type(c, g, s);
 	if (!xt || xt->elem != OM_FLOAT || (xt->rank != 2 && xt->rank != 3))
 		return OM_OK;
 	const int64_t axis = om_attr_int(ln, "axis", -1), h = xt->dims[xt->rank - 1].value;
 	if ((axis != -1 && axis != xt->rank - 1) || h < 1 || !vec_of(g, ln->in[1], h) ||
 	    !vec_of(g, ln->in[2], h))
 		return OM_OK;
-	om_node *add = om_opt_producer(g, s, OM_OPC_ADD);
+	om_node *add = om_match_producer(g, s, OM_OPC_ADD);
 	if (!add || add->nin != 2 || add->nout != 1 || !same_shape(c, g, add->in[0], xt) ||
 	    !same_shape(c, g, add->in[1], xt))
 		return OM_OK;
-	const bool keep_sum = !om_opt_private(c, g, s, 1);
+	const bool keep_sum = !om_match_private(c, g, s, 1);
 	if (keep_sum && (om_value_used_by_subgraph(c, g, s) || !readers_after(g, s, ln)))
 		return OM_OK;
 	om_value *in[5] = {add->in[0], add->in[1], ln->in[1], ln->in[2], NULL};
 	om_node *bias_add = NULL;
 	for (int i = 0; i < 2 && !bias_add; i++) {
-		om_node *b = om_opt_producer(g, add->in[i], OM_OPC_ADD);
-		if (!b || b->nin != 2 || b->nout != 1 || !om_opt_private(c, g, add->in[i], 1))
+		om_node *b = om_match_producer(g, add->in[i], OM_OPC_ADD);
+		if (!b || b->nin != 2 || b->nout != 1 || !om_match_private(c, g, add->in[i], 1))
 			continue;
 		for (int j = 0; j < 2; j++)
 			if (vec_of(g, b->in[j], h) && same_shape(c, g, b->in[1 - j], xt) &&
@@ -100,19 +99,19 @@ static om_kind fuse(om_pass_ctx *c, om_graph *g, om_node *ln, bool *done)
 	om_value **outs = keep_sum ? om_arena_alloc(g->model->arena, sizeof *outs * 4) : NULL;
 	if (keep_sum && !outs)
 		return om_error(c->st, OM_ERR_NOMEM, ln, "out of memory");
-	om_kind rc = om_opt_import(c->m, OM_MS_DOMAIN, c->st);
+	om_kind rc = om_import_domain(c->m, OM_MS_DOMAIN, c->st);
 	if (!rc)
-		rc = om_opt_become(c, g, ln, OM_MS_DOMAIN, "SkipLayerNormalization", bias_add ? 5 : 4,
-				   in, c->st);
+		rc = om_node_become(c, g, ln, OM_MS_DOMAIN, "SkipLayerNormalization",
+				    bias_add ? 5 : 4, in, c->st);
 	if (rc)
 		return rc;
 	om_attr *a = om_node_set_attr(ln, "epsilon", OM_ATTR_FLOAT);
 	if (!a)
 		return om_error(c->st, OM_ERR_NOMEM, ln, "out of memory");
 	a->f = eps;
-	om_opt_kill(c, add);
+	om_node_kill(c, add);
 	if (bias_add)
-		om_opt_kill(c, bias_add);
+		om_node_kill(c, bias_add);
 	if (keep_sum) {
 		outs[0] = ln->out[0];
 		outs[1] = outs[2] = NULL;

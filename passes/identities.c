@@ -12,6 +12,7 @@
 #include "registry.h"
 #include "shape_util.h"
 #include "uses.h"
+#include "match.h"
 
 static bool op_is(const om_pass_ctx *c, const om_node *n, enum om_opcode code)
 {

@@ -11,6 +11,7 @@
 
 #include "eval.h"
 #include "infer.h"
+#include "match.h"
 
 enum { MAX_IO = 64 };
 

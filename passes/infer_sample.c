@@ -18,6 +18,7 @@
 #include "half.h"
 #include "index_util.h"
 #include "infer.h"
+#include "match.h"
 
 enum {
 	MAX_IO = 64,

@@ -12,6 +12,7 @@
 #include "registry.h"
 #include "pass.h"
 #include "uses.h"
+#include "match.h"
 
 typedef struct vmap {
 	const om_value *from;

@@ -1,6 +1,8 @@
 /*
- * pass.h — what the simplify passes share: the pass context, the side table of inferred types
- * and plan-time values, and the small graph rewrites every pass needs (passes/rewrite.c).
+ * pass.h — what the passes share: the pass context (pass_ctx.c), the side table of inferred
+ * types and plan-time values (infer.c), the per-node rewrite driver (rewrite_each.c) and the
+ * graph edits every pass needs (rewrite.c). What they ask of the graph is in match.h; the list
+ * of passes and levels in pass_registry.h.
  *
  * Inference never writes into the IR: it fills a side table (om_vinfo, by value pointer) that
  * the rewriting passes read. A value's inferred type has dims that are numbers or symbols; an
@@ -184,7 +186,7 @@ const char *om_fresh_value_symbol(om_pass_ctx *c);
 /** True when the symbol is one of inference's own (never written to a model). */
 static inline bool om_symbol_internal(const char *s) { return s && s[0] == '?'; }
 
-/* ---- rewrites (passes/rewrite.c) --------------------------------------------------------- */
+/* ---- the per-node rewrite driver (passes/rewrite_each.c) -------------------------------- */
 
 /** True when n is an ai.onnx node (domain "" or "ai.onnx"). */
 static inline bool om_node_default_domain(const om_node *n)
@@ -203,7 +205,7 @@ typedef om_kind (*om_node_rewrite_fn)(om_pass_ctx *c, om_graph *g, om_node *n, b
  *
  * The counts are kept from what each rewrite touched, not recounted over the graph: fn calls
  * om_rewrite_touch(c, n) before it changes an input of an existing node n or marks it dead
- * (om_bypass_node, om_uses_replace, om_opt_become and om_opt_kill do), and nodes it appends
+ * (om_bypass_node, om_uses_replace, om_node_become and om_node_kill do), and nodes it appends
  * are counted when it returns. Debug builds (OM_VERIFY_PASSES) recount after every rewrite
  * and fail with OM_ERR_INTERNAL when the kept counts differ.
  */
@@ -214,8 +216,8 @@ om_kind om_rewrite_each(om_pass_ctx *c, om_graph *g, uint64_t codes, om_node_rew
  *  input of n or marking n dead. Elsewhere it does nothing. */
 void om_rewrite_touch(om_pass_ctx *c, om_node *n);
 
-/** The constant data of v (initializer that is not a graph input, outer ones resolved). */
-const om_tensor *om_value_const(const om_graph *g, om_value *v);
+/* ---- graph edits (passes/rewrite.c) ------------------------------------------------------ */
+
 /** True when some subgraph of a live node of g refers to v by name (an outer reference;
  *  outer_refs.c: the names are gathered once per graph and kept in c). */
 bool om_value_used_by_subgraph(om_pass_ctx *c, const om_graph *g, const om_value *v);
@@ -242,9 +244,24 @@ om_kind om_make_constant(om_pass_ctx *c, om_graph *g, om_value *v, const om_tens
 om_kind om_node_to_constant(om_graph *g, om_node *n, const om_tensor *t, om_status *st);
 /** A new initializer value named after hint, holding t (copied). NULL when out of memory. */
 om_value *om_new_constant(om_pass_ctx *c, om_graph *g, const char *hint, const om_tensor *t);
-/** Normalized sorted axes from an attribute (before `attr_until`) or constant input `slot`;
- *  returns the count or -1 when not known. Fills `out` (cap OM_MAX_RANK * 2). */
-int32_t om_node_axes(const om_graph *g, const om_node *n, int64_t opset_input, int32_t slot,
-		     int32_t rank, int64_t *out);
+
+/** The domain of ONNX Runtime's contrib ops. */
+#define OM_MS_DOMAIN "com.microsoft"
+/** Node n becomes op (in domain) reading in[0..nin), with no attributes; its outputs stay
+ *  (n passed to om_rewrite_touch first). */
+om_kind om_node_become(om_pass_ctx *c, om_graph *g, om_node *n, const char *domain,
+		       const char *op, int32_t nin, om_value *const *in, om_status *st);
+/** Marks n dead and unlinks it from its outputs (n passed to om_rewrite_touch first). */
+void om_node_kill(om_pass_ctx *c, om_node *n);
+/** Imports the domain (version 1) into the model when it is not imported yet. */
+om_kind om_import_domain(om_model *m, const char *domain, om_status *st);
+/** Folds node `fused` (which reads conv's output) into conv: w and b become new initializers
+ *  and the Conv's inputs 1 and 2 (adding input 2; w NULL keeps the weight), then `fused` is
+ *  bypassed and its readers read the Conv's output. *done tells whether the bypass happened;
+ *  nothing changes when a new weight over 4 KiB would replace one other nodes read too (it
+ *  would be duplicated). */
+om_kind om_fuse_into_conv(om_pass_ctx *c, om_graph *g, om_node *conv, const om_tensor *w,
+			  const om_tensor *b, om_node *fused, bool *done);
+
 
 #endif

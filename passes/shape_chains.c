@@ -14,6 +14,7 @@
 
 #include "infer.h"
 #include "registry.h"
+#include "match.h"
 
 static bool literal_ok(const om_graph *g, const om_value *v, const om_vinfo *vi)
 {

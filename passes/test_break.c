@@ -12,6 +12,7 @@
 #include "op.h"
 #include "pass.h"
 #include "registry.h"
+#include "match.h"
 
 om_kind om_test_break(om_pass_ctx *c, om_graph *g, int *changes)
 {

@@ -8,6 +8,7 @@
 
 #include "testutil.h"
 #include "pass.h"
+#include "match.h"
 
 /* a tensor value: an initializer when data is given, else a graph input */
 static om_value *tensor(om_graph *g, const char *name, int32_t dtype, int32_t rank,

@@ -216,7 +216,8 @@ static void docs_list_the_registry(void **state)
 			assert_true(i < np);
 			const size_t len = strlen(rows[i].name);
 			if (strncmp(p + 3, rows[i].name, len) || p[3 + len] != '`')
-				fail_msg("docs/passes.md: table row %d is not `%s`", i, rows[i].name);
+				fail_msg("docs/passes.md: table row %d is not `%s`", i,
+					 rows[i].name);
 			assert_int_equal(rows[i].level, t + 1);
 		}
 	}
