@@ -31,7 +31,11 @@ extern "C" {
  * Threads. The library has no global mutable state. Different handles may be used from
  * different threads at once; one handle is used by one thread at a time (a session runs its
  * kernels on its own worker threads). A model may be read by several sessions of several
- * threads at once, but om_simplify / om_optimize, which rewrite it, need it alone.
+ * threads at once, but om_simplify / om_optimize, which rewrite it, need it alone. A run's
+ * thread count is its session's `threads` option alone: a run sets OpenMP's count of the
+ * calling thread (OpenMP keeps one per thread; oneDNN reads it) and gives the caller's back
+ * when it returns; it never changes OpenBLAS's count or pool (om_blas_threads is the explicit
+ * call for a host that wants to).
  */
 
 #define OMOPT_VERSION_MAJOR 0
@@ -344,6 +348,19 @@ typedef struct om_session_options {
 
 /** The default memory limit of a session: 8 GiB, or half the physical memory when less. */
 OM_API size_t om_default_max_memory(void);
+
+/**
+ * OpenBLAS, which runs the products oneDNN does not (those under 8192 multiply-adds, double
+ * ones, all of them in a build without oneDNN), has one thread count and one pool of workers
+ * for the whole process. Sessions never change them: OpenBLAS runs at the host's setting
+ * (openblas_set_num_threads, OPENBLAS_NUM_THREADS; by default a thread per core). A host that
+ * wants OpenBLAS to follow its sessions' `threads` calls this, once, itself: with oneDNN in
+ * the build, one thread and its idle workers stopped (they would compete with OpenMP's pool;
+ * OpenBLAS starts them again when a later call wants them); without, `threads` (0: 1).
+ * Process-wide, so it changes what every other user of OpenBLAS in the process gets. The
+ * omopt command calls it with its --threads.
+ */
+OM_API void om_blas_threads(int threads);
 
 /** Plans the model's main graph. The session holds a reference to the model (and so to the
  *  file mapping its weights live in) until om_session_free. `opt` may be NULL. */

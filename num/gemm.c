@@ -12,6 +12,7 @@
 #endif
 
 #include "gemm.h"
+#include "omopt.h"
 
 /* The exact loop must not be contracted into FMAs (that would differ between instruction
  * sets): the pragmas switch contraction off, with GCC even under -ffp-contract=fast (clang's
@@ -277,24 +278,25 @@ void om_dgemm(int exact, bool ta, bool tb, int64_t M, int64_t N, int64_t K, doub
 extern void blas_thread_shutdown_(void) __attribute__((weak));
 #endif
 
-void om_blas_threads(int n)
+/* omopt.h: the explicit, process-wide call a host may make; the library never makes it */
+void om_blas_threads(int threads)
 {
-	if (n < 1)
-		n = 1;
+	if (threads < 1)
+		threads = 1;
 #ifdef OM_HAVE_DNNL
-	/* oneDNN's OpenMP pool runs the products on n threads; OpenBLAS, left the smallest and
-	 * the double ones, keeps one, so that its pthread pool never competes with OpenMP's.
-	 * Its workers, started when the library loads, would otherwise wait for work in
-	 * sched_yield for a while (on a 2-core host, a short run's whole time: a ConvTranspose
-	 * decoder's first runs took twice as long as the later ones); they are stopped. */
-	omp_set_num_threads(n);
+	/* oneDNN's OpenMP pool runs the products; OpenBLAS, left the smallest and the double
+	 * ones, keeps one thread, so that its pthread pool never competes with OpenMP's. Its
+	 * workers, started when the library loads, would otherwise wait for work in sched_yield
+	 * for a while (on a 2-core host, a short run's whole time: a ConvTranspose decoder's
+	 * first runs took twice as long as the later ones); they are stopped. */
+	(void)threads;
 	if (openblas_get_num_threads() != 1) {
 		openblas_set_num_threads(1);
 		if (blas_thread_shutdown_)
 			blas_thread_shutdown_();
 	}
 #else
-	if (openblas_get_num_threads() != n)
-		openblas_set_num_threads(n);
+	if (openblas_get_num_threads() != threads)
+		openblas_set_num_threads(threads);
 #endif
 }

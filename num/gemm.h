@@ -47,10 +47,8 @@ void om_dgemm(int exact, bool ta, bool tb, int64_t M, int64_t N, int64_t K, doub
 bool om_sgemv_fast(int threads, bool tb, int64_t N, int64_t K, float alpha, const float *a,
 		   int64_t inca, const float *B, int64_t ldb, float beta, float *y, float *buf);
 
-/** The thread count of fast-mode products: every session run sets it to its own `threads`
- *  option (1 by default). With oneDNN in the build, OpenMP's count for the calling thread
- *  (oneDNN's products and convolutions run on OpenMP's pool) and one thread for OpenBLAS;
- *  without, OpenBLAS's count (a setting of the library, process-wide). */
-void om_blas_threads(int n);
+/* Their threads: oneDNN's products run at the calling thread's OpenMP count, which a session's
+ * run sets (om_par_threads_set, parallel.h); OpenBLAS's at its own count, the host's setting
+ * (om_blas_threads, omopt.h, is the explicit call that changes it). */
 
 #endif

@@ -1,4 +1,4 @@
-/* parallel.c — om_par_for (parallel.h) on OpenMP's pool. */
+/* parallel.c — om_par_for, its teams, a run's OpenMP thread count (parallel.h): on OpenMP. */
 #include <sched.h>
 #include <stdatomic.h>
 
@@ -87,6 +87,29 @@ void om_par_team_run(int threads, int most, om_par_team_fn fn, void *arg)
 		t.n = omp_get_num_threads(); /* the team OpenMP gave (single ends in a barrier) */
 		fn(arg, &t, omp_get_thread_num(), t.n);
 	}
+#endif
+}
+
+int om_par_threads_set(int n)
+{
+#ifdef _OPENMP
+	const int saved = omp_get_max_threads();
+	if (saved != n)
+		omp_set_num_threads(n);
+	return saved;
+#else
+	(void)n;
+	return 0;
+#endif
+}
+
+void om_par_threads_restore(int saved)
+{
+#ifdef _OPENMP
+	if (saved > 0 && omp_get_max_threads() != saved)
+		omp_set_num_threads(saved);
+#else
+	(void)saved;
 #endif
 }
 

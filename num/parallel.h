@@ -55,4 +55,15 @@ void om_par_team_run(int threads, int most, om_par_team_fn fn, void *arg);
  */
 void om_par_barrier(om_par_team *team);
 
+/**
+ * The count OpenMP gives the calling thread's parallel regions that name none (its nthreads
+ * ICV, omp_get_max_threads()): oneDNN's products and convolutions read it when they run. A
+ * session's run sets it to its own `threads` and gives back the count the caller had when it
+ * returns, on every path: om_par_threads_set returns that count for om_par_threads_restore.
+ * OpenMP keeps the count per thread (each host thread has its own), so nothing another thread
+ * sees changes, even during the run. Without OpenMP, nothing (om_par_threads_set returns 0).
+ */
+int om_par_threads_set(int n);
+void om_par_threads_restore(int saved);
+
 #endif

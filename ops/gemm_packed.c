@@ -251,7 +251,9 @@ bool om_gemm_packed_mul(om_ctx *c, om_gemm_packed *p, int64_t i, bool ta, int64_
 	int64_t key[GP_PKEY] = {M, ta, lda, ldc, c->threads, 0, 0};
 	memcpy(&key[5], &alpha, sizeof alpha);
 	memcpy(&key[6], &beta, sizeof beta);
-	/* oneDNN sizes a primitive's work split by OpenMP's threads at creation: the run's */
+	/* oneDNN sizes a primitive's work split by OpenMP's threads at creation: the run's (the
+	 * calling thread's count for the rest of the run, which gives the caller's back when it
+	 * returns: om_par_threads_restore, parallel.h) */
 	omp_set_num_threads(c->threads);
 	gp_prim *q = gp_prim_for(p, key, ta, alpha, beta);
 	if (!q)

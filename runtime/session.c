@@ -4,7 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "gemm.h"
+#include "parallel.h"
 #include "plan.h"
 #include "onnx_io.h"
 #include "value.h"
@@ -137,9 +137,13 @@ om_kind om_session_run(om_session *s, const om_tensor *inputs, int ninputs, om_t
 	for (int i = 0; i < ninputs; i++)
 		in[i] = &inputs[i];
 	s->cur = NULL;
-	om_blas_threads(s->opt.threads > 1 ? s->opt.threads : 1);
+	/* the run's threads for oneDNN, which reads the calling thread's OpenMP count: the
+	 * caller's own is back when the run returns (parallel.h); OpenBLAS's setting is the
+	 * host's, never touched (om_blas_threads, omopt.h) */
+	const int host_threads = om_par_threads_set(s->opt.threads > 1 ? s->opt.threads : 1);
 	om_session_start_clock(s);
 	om_kind rc = om_run_plan(s, s->main, NULL, in, ninputs, outputs, noutputs, st);
+	om_par_threads_restore(host_threads);
 	om_run_free_strings(s);
 	free(in);
 	return rc;

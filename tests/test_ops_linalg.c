@@ -8,6 +8,7 @@
 
 #include "gemm.h"
 #include "half.h"
+#include "parallel.h"
 #include "nodetest.h"
 
 /* a small deterministic generator: values in [-1, 1) with 2^-10 steps (exact in float) */
@@ -115,16 +116,17 @@ static void sgemm_batch_matches_single(void **state)
 	uint32_t s = 99;
 	for (int i = 0; i < CAP; i++)
 		A[i] = gen(&s), B[i] = gen(&s);
+	const int host = om_par_threads_set(1); /* as a session's run sets the products' threads */
 	for (int threads = 1; threads <= 2; threads++)
 		for (int exact = 0; exact < 2; exact++)
 			for (int t = 0; t < 4; t++) {
 				const bool ta = t & 1, tb = t & 2;
 				const int64_t lda = ta ? M : K, ldb = tb ? K : N;
-				om_blas_threads(1);
+				om_par_threads_set(1);
 				for (int b = 0; b < NB; b++)
 					om_sgemm(exact, ta, tb, M, N, K, 1.5f, A + aoff[b], lda,
 						 B + boff[b], ldb, 0.0f, R + coff[b], N);
-				om_blas_threads(threads);
+				om_par_threads_set(threads);
 				om_sgemm_batch(exact, ta, tb, M, N, K, 1.5f, A, aoff, lda, B, boff,
 					       ldb, 0.0f, C, coff, N, NB);
 				for (int b = 0; b < NB; b++)
@@ -136,7 +138,7 @@ static void sgemm_batch_matches_single(void **state)
 								 b, i, (double)x, (double)r);
 					}
 			}
-	om_blas_threads(1);
+	om_par_threads_restore(host);
 }
 
 /* exact: the documented order, (0 + a0*b0) + a1*b1 + ... in float, is what comes out */

@@ -86,9 +86,10 @@ static void run_threads(const om_node *n, int64_t opset, const om_tensor *const 
 	const om_op *op = om_op_find(n->domain, n->op, opset);
 	om_ctx c = {.node = n, .op = op, .opset = opset, .nin = n->nin, .nout = n->nout,
 		    .in = in, .out = outp, .st = &st, .exact = exact, .threads = threads};
-	om_blas_threads(threads); /* as a session's run sets the products' threads */
+	/* as a session's run sets the products' threads */
+	const int saved = om_par_threads_set(threads);
 	const om_kind rc = op->kernel(&c);
-	om_blas_threads(1);
+	om_par_threads_restore(saved);
 	if (rc)
 		fail_msg("%s at %d threads: %s", n->op, threads, st.msg);
 }
@@ -258,7 +259,7 @@ static void row_ops_same_bits(void **state)
 
 /* Conv's GEMM paths through its row: im2col (3x3 stride 2, and 5x5 in several blocks of output
  * rows) and the pointwise one, grouped, with bias; in fast mode with the products' threads set
- * as a session sets them (om_blas_threads), in exact mode with its own product */
+ * as a session sets them (om_par_threads_set), in exact mode with its own product */
 static void conv_gemm_paths_same_bits(void **state)
 {
 	(void)state;

@@ -379,6 +379,8 @@ int cmd_run(int argc, char **argv)
 			"omopt run: note: %d threads on %ld cores: the threads past %ld share cores "
 			"and usually slow the run down\n",
 			a.opt.threads, cores, cores);
+	/* the command is the host: OpenBLAS follows --threads (sessions never set it, omopt.h) */
+	om_blas_threads(a.opt.threads);
 	om_status st = {0};
 	om_model *m = NULL;
 	om_session *s = NULL;

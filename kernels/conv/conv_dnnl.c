@@ -2,8 +2,9 @@
  * weights and its blocked activation buffers are made on a step's first run and kept in the
  * step's kernel state; every run then only sets the data pointers, reorders X into the blocked
  * layout and Y back when the path is blocked, and executes. oneDNN (Debian's build) runs its
- * own OpenMP pool, set to the run's threads at creation and before every execution; the
- * products (ops/gemm.c) run on the same pool, OpenBLAS on one thread. */
+ * own OpenMP pool, set to the run's threads at creation and before every execution (the
+ * calling thread's OpenMP count, for the rest of the run: the run gives the caller's back when
+ * it returns, num/parallel.h); the products (num/gemm.c) run on the same pool. */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
