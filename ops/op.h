@@ -164,6 +164,8 @@ typedef struct om_sig {
 	int32_t min_in, max_in;       /* how many inputs the node lists, "" entries included */
 	int32_t min_out, max_out;
 	uint64_t opt_in, opt_out;     /* bit i (slot i, 63 for every later one): may be "" */
+	uint64_t in_f16, out_f16;     /* the same bits: its ONNX type admits tensor(float16) */
+	uint64_t in_bf16, out_bf16;   /* ... tensor(bfloat16) (none: not an ai.onnx schema) */
 	const om_sig_attr *attrs;     /* the attributes it knows, {NULL} ends; NULL: none */
 	const struct om_sig *newer;   /* the row's signature from a later opset, or NULL */
 } om_sig;

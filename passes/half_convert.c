@@ -2,8 +2,8 @@
  * half_convert.c — om_half_convert: the main graph's float32 compute in float16 or bfloat16.
  *
  * Per node: converted (every float32 slot whose ONNX type constraint at the model's opset
- * admits the half type, ops/half_types.h) or kept float32 (asked, no half type, subgraphs,
- * quantize/dequantize, other domains, untyped values). Every float32 value then has up to two
+ * admits the half type: its row's signature there, om_sig in_f16...) or kept float32 (asked,
+ * no half type, subgraphs, quantize/dequantize, other domains, untyped values). Every float32 value then has up to two
  * forms, float32 and half: the form its producer writes, and the other made on demand by one
  * Cast shared by its readers. Initializers read only in half become half in place; graph
  * inputs and outputs and values that subgraphs read keep their names in float32 (a converted
@@ -20,7 +20,6 @@
 
 #include "half.h"
 #include "half_convert.h"
-#include "half_types.h"
 #include "registry.h"
 
 /* the two forms of a float32 value */
@@ -108,7 +107,15 @@ om_tensor *om_half_tensor(om_model *m, const om_tensor *t, int32_t dtype, int64_
 	return h;
 }
 
-/* What a node's row and ONNX's types say about converting it. */
+/* Whether slot i of a signature's mask is set (bit 63: slot 63 and every later one). */
+static bool slot_admits(uint64_t mask, int32_t i)
+{
+	return (mask >> (i < 63 ? i : 63)) & 1u;
+}
+
+/* What a node's row and ONNX's types (its signature at the model's opset) say about converting
+ * it. A node without a row, or whose row is another domain's (a signature admitting no half
+ * type), is kept for that before its value types are looked at. */
 static uint8_t decide(hc *h, const om_node *n, uint64_t *in_mask, uint64_t *out_mask)
 {
 	bool touches = false, untyped = false;
@@ -124,21 +131,22 @@ static uint8_t decide(hc *h, const om_node *n, uint64_t *in_mask, uint64_t *out_
 		return OM_HALF_KEEP_SUBGRAPH;
 	if (om_node_has(h->m, n, OM_OP_QDQ))
 		return OM_HALF_KEEP_QDQ;
-	const om_half_types *t = om_node_default_domain(n)
-		? om_half_types_find(n->op, om_model_opset(h->m, ""))
+	const om_op *op = om_node_op(h->m, n);
+	const om_sig *s = op && !op->domain[0]
+		? om_op_sig_at(op, om_model_opset(h->m, n->domain))
 		: NULL;
-	if (!t || !om_node_op(h->m, n))
+	if (!s)
 		return OM_HALF_KEEP_TYPE;
 	if (untyped)
 		return OM_HALF_KEEP_UNTYPED;
-	*in_mask = h->dtype == OM_FLOAT16 ? t->in_f16 : t->in_bf16;
-	*out_mask = h->dtype == OM_FLOAT16 ? t->out_f16 : t->out_bf16;
+	*in_mask = h->dtype == OM_FLOAT16 ? s->in_f16 : s->in_bf16;
+	*out_mask = h->dtype == OM_FLOAT16 ? s->out_f16 : s->out_bf16;
 	bool any = false;
 	for (int32_t k = 0; k < n->nin; k++)
-		any |= elem_of(h, n->in[k]) == OM_FLOAT && om_half_slot(*in_mask, k);
+		any |= elem_of(h, n->in[k]) == OM_FLOAT && slot_admits(*in_mask, k);
 	for (int32_t k = 0; k < n->nout; k++) {
 		bool f = elem_of(h, n->out[k]) == OM_FLOAT;
-		if (f && !om_half_slot(*out_mask, k))
+		if (f && !slot_admits(*out_mask, k))
 			return OM_HALF_KEEP_TYPE; /* a float32-only output: keep the node whole */
 		any |= f;
 	}
@@ -246,7 +254,7 @@ static om_kind convert_outputs(hc *h, om_node *n, uint64_t out_mask)
 {
 	for (int32_t k = 0; k < n->nout; k++) {
 		om_value *v = n->out[k];
-		if (!v || elem_of(h, v) != OM_FLOAT || !om_half_slot(out_mask, k))
+		if (!v || elem_of(h, v) != OM_FLOAT || !slot_admits(out_mask, k))
 			continue;
 		form *f = form_of(h, v);
 		if (!f)
@@ -320,7 +328,7 @@ static om_kind make_plan(hc *h, om_node **nodes, int32_t nn, plan *p)
 			form *f = form_of(h, v);
 			if (!f)
 				return om_error(h->st, OM_ERR_NOMEM, n, "out of memory");
-			const bool slot = om_half_slot(p->in_mask[i], k);
+			const bool slot = slot_admits(p->in_mask[i], k);
 			const bool half = p->why[i] == OM_HALF_CONVERTED && slot;
 			const bool stored = p->why[i] == OM_HALF_KEEP_STORED && slot &&
 					    !(v->flags & OM_VALUE_GRAPH_INPUT) && storable(h, f, v);
@@ -354,11 +362,11 @@ static om_kind apply(hc *h, om_node **nodes, int32_t nn, const plan *p)
 		for (int32_t k = 0; k < n->nin; k++) {
 			if (!n->in[k] || p->in_elem[p->in_off[i] + k] != OM_FLOAT)
 				continue;
-			int32_t want = conv && om_half_slot(p->in_mask[i], k) ? h->dtype : OM_FLOAT;
+			int32_t want = conv && slot_admits(p->in_mask[i], k) ? h->dtype : OM_FLOAT;
 			om_value *v = n->in[k];
 			/* stored in half: its half form first (the initializer itself changes) */
 			if (want == OM_FLOAT && p->why[i] == OM_HALF_KEEP_STORED && v->init &&
-			    om_half_slot(p->in_mask[i], k) && stored_half(h, v)) {
+			    slot_admits(p->in_mask[i], k) && stored_half(h, v)) {
 				v = get_form(h, v, h->dtype);
 				took_stored = true;
 			}

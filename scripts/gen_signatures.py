@@ -4,14 +4,23 @@
 
     /usr/bin/python3 scripts/gen_signatures.py CHANGELOG.md ROWS.txt [--write]
 
-CHANGELOG.md is ONNX's docs/Changelog.md (every version of every ai.onnx op: inputs with their
-"(optional)" / "(variadic)" marks and "(min - max)" counts, attributes with their types and
-"(required)" marks); ROWS.txt is `omopt info --ops`. The com.microsoft rows (and ONNX Runtime's
-LayerNormalization in the default domain since 1) come from CONTRIB below, written from ONNX
-Runtime's docs/ContribOperators.md. For each row the script takes the ONNX versions the row runs
-(the one in force at the row's since-version, and every later one before the op's next row) and
-emits one om_sig per version whose arity, optional slots or attributes differ from the one
-before, chained oldest -> newer. Without --write it prints what it would change.
+CHANGELOG.md is ONNX's docs/Changelog.md (ONNX 1.23 was used: opsets 1-28 of ai.onnx; every
+version of every ai.onnx op: inputs with their "(optional)" / "(variadic)" marks, types and
+"(min - max)" counts, attributes with their types and "(required)" marks, type constraints);
+ROWS.txt is `omopt info --ops`. The com.microsoft rows (and ONNX Runtime's LayerNormalization
+in the default domain since 1) come from CONTRIB below, written from ONNX Runtime's
+docs/ContribOperators.md; they admit no half type. For each row the script takes the ONNX
+versions the row runs (the one in force at the row's since-version, and every later one before
+the op's next row) and emits one om_sig per version whose arity, optional slots, attributes or
+half-type slots differ from the one before, chained oldest -> newer. Without --write it prints
+what it would change.
+
+Half-type slots (in_f16, out_f16, in_bf16, out_bf16, for the half conversion,
+passes/half_convert.c): the slots whose type constraint lists tensor(float16) / tensor(bfloat16),
+bit i for slot i (63: slot 63 and every later one), a variadic last slot setting its bit and
+every later one. A slot typed by a sequence or optional is never marked: the conversion only
+changes tensors. A version ONNX lists as deprecated without a schema (Upsample-10, Scatter-11)
+keeps the older version's arity and admits no half type.
 
 The result is written between the markers SIG_BEGIN / SIG_END in front of the file's
 `static const om_op rows[]`; it is reviewed like code. Rows reference `&sig_<Op>_<since>`
@@ -32,8 +41,12 @@ TYPES = {'float': 'FLOAT', 'int': 'INT', 'string': 'STRING', 'tensor': 'TENSOR',
          'type_proto': 'TYPE_PROTO', 'list of type_protos': 'TYPE_PROTOS'}
 
 
-def sig(inputs, outputs, attrs, in_range=None, out_range=None):
-    """inputs/outputs: [(name, 'req' | 'opt' | 'var')]; attrs: {name: (TYPE, required)}."""
+NO_HALF = (0, 0, 0, 0)
+
+
+def sig(inputs, outputs, attrs, in_range=None, out_range=None, half=NO_HALF):
+    """inputs/outputs: [(name, 'req' | 'opt' | 'var')]; attrs: {name: (TYPE, required)};
+    half: the masks (in_f16, out_f16, in_bf16, out_bf16)."""
     def rng(slots):
         if slots and slots[-1][1] == 'var':
             return (len(slots), MANY)
@@ -42,7 +55,23 @@ def sig(inputs, outputs, attrs, in_range=None, out_range=None):
             n -= 1
         return (n, len(slots))
     return {'inputs': inputs, 'outputs': outputs, 'attrs': attrs,
-            'in': in_range or rng(inputs), 'out': out_range or rng(outputs)}
+            'in': in_range or rng(inputs), 'out': out_range or rng(outputs), 'half': half}
+
+
+def half_mask(types, slots, want):
+    """slots: [(type string, variadic)]; types: {constraint: [tensor(...), ...]}."""
+    bits = 0
+    for i, (ty, variadic) in enumerate(slots):
+        if 'tensor(%s)' % want in types.get(ty, [ty]):
+            bits |= 1 << min(i, 63)
+            if variadic:  # this slot and every later one
+                bits |= ((1 << 64) - 1) & ~((1 << i) - 1)
+    return bits
+
+
+def half_masks(types, inputs, outputs):
+    return tuple(half_mask(types, slots, want) for want in ('float16', 'bfloat16')
+                 for slots in (inputs, outputs))
 
 
 CV = [('X', 'req'), ('W', 'req'), ('B', 'opt')]
@@ -90,6 +119,8 @@ def parse_changelog(path):
         if '.' in name:  # ai.onnx.preview* domains
             continue
         slots = {'Inputs': [], 'Outputs': []}
+        typed = {'Inputs': [], 'Outputs': []}  # (type string, variadic) per slot
+        types = {}  # type constraint -> the types it allows
         ranges = {}
         attrs = {}
         sec = None
@@ -112,14 +143,22 @@ def parse_changelog(path):
                     sys.exit('%s-%d: attribute %s of unknown type %r' % (name, ver,
                                                                           md.group(1), t))
                 attrs[md.group(1)] = (TYPES[t], req)
+            elif sec == 'Type':
+                types[md.group(1)] = [t.strip() for t in md.group(3).split(',')]
             elif sec in slots:
                 marks = md.group(2) or ''
                 kind = 'var' if 'variadic' in marks else 'opt' if 'optional' in marks else 'req'
                 slots[sec].append((md.group(1), kind))
+                typed[sec].append((md.group(3).strip(), kind == 'var'))
         if not slots['Inputs'] and not slots['Outputs'] and 'deprecated' in body[:2000]:
-            continue  # Upsample-10, Scatter-11: removed, the older row goes on
+            # Upsample-10, Scatter-11: removed; the older row goes on, admitting no half type
+            older = [v for v in ops.get(name, {}) if v < ver]
+            if older:
+                ops[name][ver] = dict(ops[name][max(older)], half=NO_HALF)
+            continue
         ops.setdefault(name, {})[ver] = sig(slots['Inputs'], slots['Outputs'], attrs,
-                                            ranges.get('Inputs'), ranges.get('Outputs'))
+                                            ranges.get('Inputs'), ranges.get('Outputs'),
+                                            half_masks(types, typed['Inputs'], typed['Outputs']))
     return ops
 
 
@@ -134,12 +173,13 @@ def read_rows(path):
 
 def row_versions(ops, rows, dom, name, since):
     """[(version, sig)] the row runs, oldest first."""
-    if (dom, name, since) in CONTRIB:
-        return [(since, CONTRIB[(dom, name, since)])]
     if (dom, name) in CONTRIB:
         return [(since, CONTRIB[(dom, name)])]
     vs = ops.get(name, {}) if dom == 'ai.onnx' else {}
     nxt = min([s for d, n, s in rows if d == dom and n == name and s > since], default=1 << 30)
+    if (dom, name, since) in CONTRIB:  # then ONNX's own versions, should the row run them
+        return [(since, CONTRIB[(dom, name, since)])] + [
+            (v, vs[v]) for v in sorted(vs) if since < v < nxt]
     first = [v for v in vs if v <= since]
     sel = ([max(first)] if first else []) + sorted(v for v in vs if since < v < nxt)
     if not sel:
@@ -149,7 +189,7 @@ def row_versions(ops, rows, dom, name, since):
 
 def key(s):
     return (s['in'], s['out'], tuple(k for _, k in s['inputs']),
-            tuple(k for _, k in s['outputs']), tuple(sorted(s['attrs'].items())))
+            tuple(k for _, k in s['outputs']), tuple(sorted(s['attrs'].items())), s['half'])
 
 
 def mask(slots, var_optional):
@@ -196,8 +236,9 @@ def emit_row(dom, name, since, versions):
             comment = comment.replace(' -> ', '\n * -> ', 1)
         out.append(comment)
         vals = [str(v), str(s['in'][0]), str(s['in'][1]), str(s['out'][0]), str(s['out'][1]),
-                '0x%x' % mask(s['inputs'], False), '0x%x' % mask(s['outputs'], True),
-                aname, '&' + newer if newer != 'NULL' else 'NULL']
+                '0x%x' % mask(s['inputs'], False), '0x%x' % mask(s['outputs'], True)]
+        vals += ['0x%x' % m for m in s['half']]
+        vals += [aname, '&' + newer if newer != 'NULL' else 'NULL']
         out.append(wrap('static const om_sig %s = {%s};' % (cname, ', '.join(vals))))
         newer = cname
     return out
@@ -226,15 +267,17 @@ def row_file(root, dom, name, since):
     d = '"com.microsoft"' if dom == 'com.microsoft' else '""'
     pats = [r'\{"%s", %s, %d,' % (name, d, since)]
     if dom == 'ai.onnx':
-        pats += [r'\bROWC?\(%s, %d,' % (name, since), r'\bRED_ROWS\(%s,' % name]
+        pats += [r'\bROW[BC]?\(%s, %d,' % (name, since), r'\bRED_ROWS\(%s,' % name]
     hits = []
     for f in sorted(glob.glob(os.path.join(root, 'kernels', '*', 'ops_*.c'))):
         f = os.path.relpath(f, root)
         text = open(os.path.join(root, f)).read()
-        if any(re.search(p, text) for p in pats):
-            hits.append(f)
+        at = [m.start() for m in (re.search(p, text) for p in pats) if m]
+        if at:
+            hits.append((f, min(at)))
     if len(hits) != 1:
-        sys.exit('row %s %s %d found in %s' % (dom, name, since, hits or 'no file'))
+        sys.exit('row %s %s %d found in %s' % (dom, name, since,
+                                               [f for f, _ in hits] or 'no file'))
     return hits[0]
 
 
@@ -247,10 +290,12 @@ def main():
     rows = read_rows(args[1])
     by_file = {}
     for dom, name, since in rows:
-        f = row_file(root, dom, name, since)
-        by_file.setdefault(f, []).extend(
-            emit_row(dom, name, since, row_versions(ops, rows, dom, name, since)))
-    for f, lines in sorted(by_file.items()):
+        f, at = row_file(root, dom, name, since)
+        by_file.setdefault(f, []).append((at, since, dom, name))
+    for f, placed in sorted(by_file.items()):
+        lines = []
+        for _, since, dom, name in sorted(placed):  # in the order of the file's rows
+            lines += emit_row(dom, name, since, row_versions(ops, rows, dom, name, since))
         path = os.path.join(root, f)
         text = open(path).read()
         block = SIG_BEGIN + '\n\n' + '\n'.join(lines) + '\n\n' + SIG_END + '\n\n'

@@ -226,30 +226,49 @@ static om_kind loop_kernel(om_ctx *c)
 
 /* ---- signatures (scripts/gen_signatures.py; ONNX docs/Changelog.md) ---- */
 
+static const om_sig_attr attrs_If_1_v16[] = {{"else_branch", OM_ATTR_GRAPH, 1},
+	{"then_branch", OM_ATTR_GRAPH, 1}, {NULL, 0, 0}};
+/* If-16: cond -> outputs... */
+static const om_sig sig_If_1_v16 = {16, 1, 1, 1, OM_MANY, 0x0, 0xffffffffffffffff, 0x0,
+	0xffffffffffffffff, 0x0, 0xffffffffffffffff, attrs_If_1_v16, NULL};
 static const om_sig_attr attrs_If_1[] = {{"else_branch", OM_ATTR_GRAPH, 1},
 	{"then_branch", OM_ATTR_GRAPH, 1}, {NULL, 0, 0}};
 /* If-1: cond -> outputs... */
-static const om_sig sig_If_1 = {1, 1, 1, 1, OM_MANY, 0x0, 0xffffffffffffffff, attrs_If_1, NULL};
+static const om_sig sig_If_1 = {1, 1, 1, 1, OM_MANY, 0x0, 0xffffffffffffffff, 0x0,
+	0xffffffffffffffff, 0x0, 0x0, attrs_If_1, &sig_If_1_v16};
+static const om_sig_attr attrs_Loop_1_v16[] = {{"body", OM_ATTR_GRAPH, 1}, {NULL, 0, 0}};
+/* Loop-16: [M] [cond] v_initial... -> v_final_and_scan_outputs... */
+static const om_sig sig_Loop_1_v16 = {16, 2, OM_MANY, 1, OM_MANY, 0x3, 0xffffffffffffffff,
+	0xfffffffffffffffc, 0xffffffffffffffff, 0xfffffffffffffffc, 0xffffffffffffffff,
+	attrs_Loop_1_v16, NULL};
 static const om_sig_attr attrs_Loop_1_v11[] = {{"body", OM_ATTR_GRAPH, 1}, {NULL, 0, 0}};
 /* Loop-11: [M] [cond] v_initial... -> v_final_and_scan_outputs... */
 static const om_sig sig_Loop_1_v11 = {11, 2, OM_MANY, 1, OM_MANY, 0x3, 0xffffffffffffffff,
-	attrs_Loop_1_v11, NULL};
+	0xfffffffffffffffc, 0xffffffffffffffff, 0x0, 0x0, attrs_Loop_1_v11, &sig_Loop_1_v16};
 static const om_sig_attr attrs_Loop_1[] = {{"body", OM_ATTR_GRAPH, 1}, {NULL, 0, 0}};
 /* Loop-1: [M] [cond] v_initial... -> v_final_and_scan_outputs... */
-static const om_sig sig_Loop_1 = {1, 3, OM_MANY, 1, OM_MANY, 0x3, 0xffffffffffffffff, attrs_Loop_1,
-	&sig_Loop_1_v11};
+static const om_sig sig_Loop_1 = {1, 3, OM_MANY, 1, OM_MANY, 0x3, 0xffffffffffffffff,
+	0xfffffffffffffffc, 0xffffffffffffffff, 0x0, 0x0, attrs_Loop_1, &sig_Loop_1_v11};
 static const om_sig_attr attrs_Scan_8[] = {{"body", OM_ATTR_GRAPH, 1},
 	{"directions", OM_ATTR_INTS, 0}, {"num_scan_inputs", OM_ATTR_INT, 1}, {NULL, 0, 0}};
 /* Scan-8: [sequence_lens] initial_state_and_scan_inputs... -> final_state_and_scan_outputs... */
-static const om_sig sig_Scan_8 = {8, 2, OM_MANY, 1, OM_MANY, 0x1, 0xffffffffffffffff, attrs_Scan_8,
-	NULL};
+static const om_sig sig_Scan_8 = {8, 2, OM_MANY, 1, OM_MANY, 0x1, 0xffffffffffffffff,
+	0xfffffffffffffffe, 0xffffffffffffffff, 0x0, 0x0, attrs_Scan_8, NULL};
+static const om_sig_attr attrs_Scan_9_v16[] = {{"body", OM_ATTR_GRAPH, 1},
+	{"num_scan_inputs", OM_ATTR_INT, 1}, {"scan_input_axes", OM_ATTR_INTS, 0},
+	{"scan_input_directions", OM_ATTR_INTS, 0}, {"scan_output_axes", OM_ATTR_INTS, 0},
+	{"scan_output_directions", OM_ATTR_INTS, 0}, {NULL, 0, 0}};
+/* Scan-16: initial_state_and_scan_inputs... -> final_state_and_scan_outputs... */
+static const om_sig sig_Scan_9_v16 = {16, 1, OM_MANY, 1, OM_MANY, 0x0, 0xffffffffffffffff,
+	0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
+	attrs_Scan_9_v16, NULL};
 static const om_sig_attr attrs_Scan_9[] = {{"body", OM_ATTR_GRAPH, 1},
 	{"num_scan_inputs", OM_ATTR_INT, 1}, {"scan_input_axes", OM_ATTR_INTS, 0},
 	{"scan_input_directions", OM_ATTR_INTS, 0}, {"scan_output_axes", OM_ATTR_INTS, 0},
 	{"scan_output_directions", OM_ATTR_INTS, 0}, {NULL, 0, 0}};
 /* Scan-9: initial_state_and_scan_inputs... -> final_state_and_scan_outputs... */
-static const om_sig sig_Scan_9 = {9, 1, OM_MANY, 1, OM_MANY, 0x0, 0xffffffffffffffff, attrs_Scan_9,
-	NULL};
+static const om_sig sig_Scan_9 = {9, 1, OM_MANY, 1, OM_MANY, 0x0, 0xffffffffffffffff,
+	0xffffffffffffffff, 0xffffffffffffffff, 0x0, 0x0, attrs_Scan_9, &sig_Scan_9_v16};
 
 /* ---- end of signatures ---- */
 

@@ -77,14 +77,20 @@ static om_kind get_kernel(om_ctx *c)
 
 static const om_sig_attr attrs_Optional_15[] = {{"type", OM_ATTR_TYPE_PROTO, 0}, {NULL, 0, 0}};
 /* Optional-15: [input] -> output */
-static const om_sig sig_Optional_15 = {15, 0, 1, 1, 1, 0x1, 0x0, attrs_Optional_15, NULL};
+static const om_sig sig_Optional_15 = {15, 0, 1, 1, 1, 0x1, 0x0, 0x1, 0x0, 0x0, 0x0,
+	attrs_Optional_15, NULL};
 /* OptionalHasElement-18: [input] -> output */
-static const om_sig sig_OptionalHasElement_15_v18 = {18, 0, 1, 1, 1, 0x1, 0x0, NULL, NULL};
+static const om_sig sig_OptionalHasElement_15_v18 = {18, 0, 1, 1, 1, 0x1, 0x0, 0x1, 0x0, 0x0, 0x0,
+	NULL, NULL};
 /* OptionalHasElement-15: input -> output */
-static const om_sig sig_OptionalHasElement_15 = {15, 1, 1, 1, 1, 0x0, 0x0, NULL,
+static const om_sig sig_OptionalHasElement_15 = {15, 1, 1, 1, 1, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, NULL,
 	&sig_OptionalHasElement_15_v18};
+/* OptionalGetElement-18: input -> output */
+static const om_sig sig_OptionalGetElement_15_v18 = {18, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x0, 0x0,
+	NULL, NULL};
 /* OptionalGetElement-15: input -> output */
-static const om_sig sig_OptionalGetElement_15 = {15, 1, 1, 1, 1, 0x0, 0x0, NULL, NULL};
+static const om_sig sig_OptionalGetElement_15 = {15, 1, 1, 1, 1, 0x0, 0x0, 0x0, 0x1, 0x0, 0x0, NULL,
+	&sig_OptionalGetElement_15_v18};
 
 /* ---- end of signatures ---- */
 

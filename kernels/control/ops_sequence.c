@@ -442,31 +442,41 @@ static om_kind map_kernel(om_ctx *c)
 
 static const om_sig_attr attrs_SequenceEmpty_11[] = {{"dtype", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* SequenceEmpty-11: - -> output */
-static const om_sig sig_SequenceEmpty_11 = {11, 0, 0, 1, 1, 0x0, 0x0, attrs_SequenceEmpty_11, NULL};
+static const om_sig sig_SequenceEmpty_11 = {11, 0, 0, 1, 1, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+	attrs_SequenceEmpty_11, NULL};
 /* SequenceConstruct-11: inputs... -> output_sequence */
-static const om_sig sig_SequenceConstruct_11 = {11, 1, OM_MANY, 1, 1, 0x0, 0x0, NULL, NULL};
+static const om_sig sig_SequenceConstruct_11 = {11, 1, OM_MANY, 1, 1, 0x0, 0x0, 0xffffffffffffffff,
+	0x0, 0x0, 0x0, NULL, NULL};
 /* SequenceInsert-11: input_sequence tensor [position] -> output_sequence */
-static const om_sig sig_SequenceInsert_11 = {11, 2, 3, 1, 1, 0x4, 0x0, NULL, NULL};
+static const om_sig sig_SequenceInsert_11 = {11, 2, 3, 1, 1, 0x4, 0x0, 0x2, 0x0, 0x0, 0x0, NULL,
+	NULL};
 /* SequenceErase-11: input_sequence [position] -> output_sequence */
-static const om_sig sig_SequenceErase_11 = {11, 1, 2, 1, 1, 0x2, 0x0, NULL, NULL};
+static const om_sig sig_SequenceErase_11 = {11, 1, 2, 1, 1, 0x2, 0x0, 0x0, 0x0, 0x0, 0x0, NULL,
+	NULL};
 /* SequenceAt-11: input_sequence position -> tensor */
-static const om_sig sig_SequenceAt_11 = {11, 2, 2, 1, 1, 0x0, 0x0, NULL, NULL};
+static const om_sig sig_SequenceAt_11 = {11, 2, 2, 1, 1, 0x0, 0x0, 0x0, 0x1, 0x0, 0x0, NULL, NULL};
 /* SequenceLength-11: input_sequence -> length */
-static const om_sig sig_SequenceLength_11 = {11, 1, 1, 1, 1, 0x0, 0x0, NULL, NULL};
+static const om_sig sig_SequenceLength_11 = {11, 1, 1, 1, 1, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, NULL,
+	NULL};
+static const om_sig_attr attrs_SplitToSequence_11_v24[] = {{"axis", OM_ATTR_INT, 0},
+	{"keepdims", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* SplitToSequence-24: input [split] -> output_sequence */
+static const om_sig sig_SplitToSequence_11_v24 = {24, 1, 2, 1, 1, 0x2, 0x0, 0x1, 0x0, 0x1, 0x0,
+	attrs_SplitToSequence_11_v24, NULL};
 static const om_sig_attr attrs_SplitToSequence_11[] = {{"axis", OM_ATTR_INT, 0},
 	{"keepdims", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* SplitToSequence-11: input [split] -> output_sequence */
-static const om_sig sig_SplitToSequence_11 = {11, 1, 2, 1, 1, 0x2, 0x0, attrs_SplitToSequence_11,
-	NULL};
+static const om_sig sig_SplitToSequence_11 = {11, 1, 2, 1, 1, 0x2, 0x0, 0x1, 0x0, 0x0, 0x0,
+	attrs_SplitToSequence_11, &sig_SplitToSequence_11_v24};
 static const om_sig_attr attrs_ConcatFromSequence_11[] = {{"axis", OM_ATTR_INT, 1},
 	{"new_axis", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* ConcatFromSequence-11: input_sequence -> concat_result */
-static const om_sig sig_ConcatFromSequence_11 = {11, 1, 1, 1, 1, 0x0, 0x0,
+static const om_sig sig_ConcatFromSequence_11 = {11, 1, 1, 1, 1, 0x0, 0x0, 0x0, 0x1, 0x0, 0x0,
 	attrs_ConcatFromSequence_11, NULL};
 static const om_sig_attr attrs_SequenceMap_17[] = {{"body", OM_ATTR_GRAPH, 1}, {NULL, 0, 0}};
 /* SequenceMap-17: input_sequence additional_inputs... -> out_sequence... */
 static const om_sig sig_SequenceMap_17 = {17, 1, OM_MANY, 1, OM_MANY, 0x0, 0xffffffffffffffff,
-	attrs_SequenceMap_17, NULL};
+	0xfffffffffffffffe, 0x0, 0x0, 0x0, attrs_SequenceMap_17, NULL};
 
 /* ---- end of signatures ---- */
 

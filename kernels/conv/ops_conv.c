@@ -913,38 +913,58 @@ static om_kind qlinearconv_kernel(om_ctx *c)
 
 /* ---- signatures (scripts/gen_signatures.py; ONNX docs/Changelog.md) ---- */
 
+static const om_sig_attr attrs_Conv_1_v22[] = {{"auto_pad", OM_ATTR_STRING, 0},
+	{"dilations", OM_ATTR_INTS, 0}, {"group", OM_ATTR_INT, 0},
+	{"kernel_shape", OM_ATTR_INTS, 0}, {"pads", OM_ATTR_INTS, 0}, {"strides", OM_ATTR_INTS, 0},
+	{NULL, 0, 0}};
+/* Conv-22: X W [B] -> Y */
+static const om_sig sig_Conv_1_v22 = {22, 2, 3, 1, 1, 0x4, 0x0, 0x7, 0x1, 0x7, 0x1,
+	attrs_Conv_1_v22, NULL};
 static const om_sig_attr attrs_Conv_1[] = {{"auto_pad", OM_ATTR_STRING, 0},
 	{"dilations", OM_ATTR_INTS, 0}, {"group", OM_ATTR_INT, 0},
 	{"kernel_shape", OM_ATTR_INTS, 0}, {"pads", OM_ATTR_INTS, 0}, {"strides", OM_ATTR_INTS, 0},
 	{NULL, 0, 0}};
 /* Conv-1: X W [B] -> Y */
-static const om_sig sig_Conv_1 = {1, 2, 3, 1, 1, 0x4, 0x0, attrs_Conv_1, NULL};
+static const om_sig sig_Conv_1 = {1, 2, 3, 1, 1, 0x4, 0x0, 0x7, 0x1, 0x0, 0x0, attrs_Conv_1,
+	&sig_Conv_1_v22};
 static const om_sig_attr attrs_ms_FusedConv_1[] = {{"activation", OM_ATTR_STRING, 0},
 	{"activation_params", OM_ATTR_FLOATS, 0}, {"auto_pad", OM_ATTR_STRING, 0},
 	{"dilations", OM_ATTR_INTS, 0}, {"group", OM_ATTR_INT, 0},
 	{"kernel_shape", OM_ATTR_INTS, 0}, {"pads", OM_ATTR_INTS, 0}, {"strides", OM_ATTR_INTS, 0},
 	{NULL, 0, 0}};
 /* FusedConv-1: X W [B] [Z] -> Y */
-static const om_sig sig_ms_FusedConv_1 = {1, 2, 4, 1, 1, 0xc, 0x0, attrs_ms_FusedConv_1, NULL};
+static const om_sig sig_ms_FusedConv_1 = {1, 2, 4, 1, 1, 0xc, 0x0, 0x0, 0x0, 0x0, 0x0,
+	attrs_ms_FusedConv_1, NULL};
+static const om_sig_attr attrs_ConvTranspose_1_v22[] = {{"auto_pad", OM_ATTR_STRING, 0},
+	{"dilations", OM_ATTR_INTS, 0}, {"group", OM_ATTR_INT, 0},
+	{"kernel_shape", OM_ATTR_INTS, 0}, {"output_padding", OM_ATTR_INTS, 0},
+	{"output_shape", OM_ATTR_INTS, 0}, {"pads", OM_ATTR_INTS, 0}, {"strides", OM_ATTR_INTS, 0},
+	{NULL, 0, 0}};
+/* ConvTranspose-22: X W [B] -> Y */
+static const om_sig sig_ConvTranspose_1_v22 = {22, 2, 3, 1, 1, 0x4, 0x0, 0x7, 0x1, 0x7, 0x1,
+	attrs_ConvTranspose_1_v22, NULL};
 static const om_sig_attr attrs_ConvTranspose_1[] = {{"auto_pad", OM_ATTR_STRING, 0},
 	{"dilations", OM_ATTR_INTS, 0}, {"group", OM_ATTR_INT, 0},
 	{"kernel_shape", OM_ATTR_INTS, 0}, {"output_padding", OM_ATTR_INTS, 0},
 	{"output_shape", OM_ATTR_INTS, 0}, {"pads", OM_ATTR_INTS, 0}, {"strides", OM_ATTR_INTS, 0},
 	{NULL, 0, 0}};
 /* ConvTranspose-1: X W [B] -> Y */
-static const om_sig sig_ConvTranspose_1 = {1, 2, 3, 1, 1, 0x4, 0x0, attrs_ConvTranspose_1, NULL};
+static const om_sig sig_ConvTranspose_1 = {1, 2, 3, 1, 1, 0x4, 0x0, 0x7, 0x1, 0x0, 0x0,
+	attrs_ConvTranspose_1, &sig_ConvTranspose_1_v22};
 static const om_sig_attr attrs_ConvInteger_10[] = {{"auto_pad", OM_ATTR_STRING, 0},
 	{"dilations", OM_ATTR_INTS, 0}, {"group", OM_ATTR_INT, 0},
 	{"kernel_shape", OM_ATTR_INTS, 0}, {"pads", OM_ATTR_INTS, 0}, {"strides", OM_ATTR_INTS, 0},
 	{NULL, 0, 0}};
 /* ConvInteger-10: x w [x_zero_point] [w_zero_point] -> y */
-static const om_sig sig_ConvInteger_10 = {10, 2, 4, 1, 1, 0xc, 0x0, attrs_ConvInteger_10, NULL};
+static const om_sig sig_ConvInteger_10 = {10, 2, 4, 1, 1, 0xc, 0x0, 0x0, 0x0, 0x0, 0x0,
+	attrs_ConvInteger_10, NULL};
 static const om_sig_attr attrs_QLinearConv_10[] = {{"auto_pad", OM_ATTR_STRING, 0},
 	{"dilations", OM_ATTR_INTS, 0}, {"group", OM_ATTR_INT, 0},
 	{"kernel_shape", OM_ATTR_INTS, 0}, {"pads", OM_ATTR_INTS, 0}, {"strides", OM_ATTR_INTS, 0},
 	{NULL, 0, 0}};
 /* QLinearConv-10: x x_scale x_zero_point w w_scale w_zero_point y_scale y_zero_point [B] -> y */
-static const om_sig sig_QLinearConv_10 = {10, 8, 9, 1, 1, 0x100, 0x0, attrs_QLinearConv_10, NULL};
+static const om_sig sig_QLinearConv_10 = {10, 8, 9, 1, 1, 0x100, 0x0, 0x0, 0x0, 0x0, 0x0,
+	attrs_QLinearConv_10, NULL};
 
 /* ---- end of signatures ---- */
 

@@ -85,7 +85,8 @@ static om_kind c2i_kernel(om_ctx *c)
 static const om_sig_attr attrs_Col2Im_18[] = {{"dilations", OM_ATTR_INTS, 0},
 	{"pads", OM_ATTR_INTS, 0}, {"strides", OM_ATTR_INTS, 0}, {NULL, 0, 0}};
 /* Col2Im-18: input image_shape block_shape -> output */
-static const om_sig sig_Col2Im_18 = {18, 3, 3, 1, 1, 0x0, 0x0, attrs_Col2Im_18, NULL};
+static const om_sig sig_Col2Im_18 = {18, 3, 3, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x1, 0x1, attrs_Col2Im_18,
+	NULL};
 
 /* ---- end of signatures ---- */
 

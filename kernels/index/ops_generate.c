@@ -292,31 +292,47 @@ static om_kind range_kernel(om_ctx *c)
 
 /* ---- signatures (scripts/gen_signatures.py; ONNX docs/Changelog.md) ---- */
 
+static const om_sig_attr attrs_Constant_1_v13[] = {{"sparse_value", OM_ATTR_SPARSE_TENSOR, 0},
+	{"value", OM_ATTR_TENSOR, 0}, {"value_float", OM_ATTR_FLOAT, 0},
+	{"value_floats", OM_ATTR_FLOATS, 0}, {"value_int", OM_ATTR_INT, 0},
+	{"value_ints", OM_ATTR_INTS, 0}, {"value_string", OM_ATTR_STRING, 0},
+	{"value_strings", OM_ATTR_STRINGS, 0}, {NULL, 0, 0}};
+/* Constant-13: - -> output */
+static const om_sig sig_Constant_1_v13 = {13, 0, 0, 1, 1, 0x0, 0x0, 0x0, 0x1, 0x0, 0x1,
+	attrs_Constant_1_v13, NULL};
 static const om_sig_attr attrs_Constant_1_v12[] = {{"sparse_value", OM_ATTR_SPARSE_TENSOR, 0},
 	{"value", OM_ATTR_TENSOR, 0}, {"value_float", OM_ATTR_FLOAT, 0},
 	{"value_floats", OM_ATTR_FLOATS, 0}, {"value_int", OM_ATTR_INT, 0},
 	{"value_ints", OM_ATTR_INTS, 0}, {"value_string", OM_ATTR_STRING, 0},
 	{"value_strings", OM_ATTR_STRINGS, 0}, {NULL, 0, 0}};
 /* Constant-12: - -> output */
-static const om_sig sig_Constant_1_v12 = {12, 0, 0, 1, 1, 0x0, 0x0, attrs_Constant_1_v12, NULL};
+static const om_sig sig_Constant_1_v12 = {12, 0, 0, 1, 1, 0x0, 0x0, 0x0, 0x1, 0x0, 0x0,
+	attrs_Constant_1_v12, &sig_Constant_1_v13};
 static const om_sig_attr attrs_Constant_1_v11[] = {{"sparse_value", OM_ATTR_SPARSE_TENSOR, 0},
 	{"value", OM_ATTR_TENSOR, 0}, {NULL, 0, 0}};
 /* Constant-11: - -> output */
-static const om_sig sig_Constant_1_v11 = {11, 0, 0, 1, 1, 0x0, 0x0, attrs_Constant_1_v11,
-	&sig_Constant_1_v12};
+static const om_sig sig_Constant_1_v11 = {11, 0, 0, 1, 1, 0x0, 0x0, 0x0, 0x1, 0x0, 0x0,
+	attrs_Constant_1_v11, &sig_Constant_1_v12};
 static const om_sig_attr attrs_Constant_1[] = {{"value", OM_ATTR_TENSOR, 1}, {NULL, 0, 0}};
 /* Constant-1: - -> output */
-static const om_sig sig_Constant_1 = {1, 0, 0, 1, 1, 0x0, 0x0, attrs_Constant_1,
+static const om_sig sig_Constant_1 = {1, 0, 0, 1, 1, 0x0, 0x0, 0x0, 0x1, 0x0, 0x0, attrs_Constant_1,
 	&sig_Constant_1_v11};
+static const om_sig_attr attrs_ConstantOfShape_9_v20[] = {{"value", OM_ATTR_TENSOR, 0},
+	{NULL, 0, 0}};
+/* ConstantOfShape-20: input -> output */
+static const om_sig sig_ConstantOfShape_9_v20 = {20, 1, 1, 1, 1, 0x0, 0x0, 0x0, 0x1, 0x0, 0x1,
+	attrs_ConstantOfShape_9_v20, NULL};
 static const om_sig_attr attrs_ConstantOfShape_9[] = {{"value", OM_ATTR_TENSOR, 0}, {NULL, 0, 0}};
 /* ConstantOfShape-9: input -> output */
-static const om_sig sig_ConstantOfShape_9 = {9, 1, 1, 1, 1, 0x0, 0x0, attrs_ConstantOfShape_9,
-	NULL};
+static const om_sig sig_ConstantOfShape_9 = {9, 1, 1, 1, 1, 0x0, 0x0, 0x0, 0x1, 0x0, 0x0,
+	attrs_ConstantOfShape_9, &sig_ConstantOfShape_9_v20};
 static const om_sig_attr attrs_Range_11_v27[] = {{"stash_type", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* Range-27: start limit delta -> output */
-static const om_sig sig_Range_11_v27 = {27, 3, 3, 1, 1, 0x0, 0x0, attrs_Range_11_v27, NULL};
+static const om_sig sig_Range_11_v27 = {27, 3, 3, 1, 1, 0x0, 0x0, 0x7, 0x1, 0x7, 0x1,
+	attrs_Range_11_v27, NULL};
 /* Range-11: start limit delta -> output */
-static const om_sig sig_Range_11 = {11, 3, 3, 1, 1, 0x0, 0x0, NULL, &sig_Range_11_v27};
+static const om_sig sig_Range_11 = {11, 3, 3, 1, 1, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, NULL,
+	&sig_Range_11_v27};
 
 /* ---- end of signatures ---- */
 

@@ -212,42 +212,73 @@ static om_kind gather_nd_kernel(om_ctx *c) { return om_move_run(c, gather_nd_mov
 
 /* ---- signatures (scripts/gen_signatures.py; ONNX docs/Changelog.md) ---- */
 
+static const om_sig_attr attrs_Gather_1_v13[] = {{"axis", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* Gather-13: data indices -> output */
+static const om_sig sig_Gather_1_v13 = {13, 2, 2, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x1, 0x1,
+	attrs_Gather_1_v13, NULL};
 static const om_sig_attr attrs_Gather_1[] = {{"axis", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* Gather-1: data indices -> output */
-static const om_sig sig_Gather_1 = {1, 2, 2, 1, 1, 0x0, 0x0, attrs_Gather_1, NULL};
+static const om_sig sig_Gather_1 = {1, 2, 2, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x0, 0x0, attrs_Gather_1,
+	&sig_Gather_1_v13};
+static const om_sig_attr attrs_GatherElements_11_v13[] = {{"axis", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* GatherElements-13: data indices -> output */
+static const om_sig sig_GatherElements_11_v13 = {13, 2, 2, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x1, 0x1,
+	attrs_GatherElements_11_v13, NULL};
 static const om_sig_attr attrs_GatherElements_11[] = {{"axis", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* GatherElements-11: data indices -> output */
-static const om_sig sig_GatherElements_11 = {11, 2, 2, 1, 1, 0x0, 0x0, attrs_GatherElements_11,
-	NULL};
+static const om_sig sig_GatherElements_11 = {11, 2, 2, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x0, 0x0,
+	attrs_GatherElements_11, &sig_GatherElements_11_v13};
 /* GatherND-11: data indices -> output */
-static const om_sig sig_GatherND_11 = {11, 2, 2, 1, 1, 0x0, 0x0, NULL, NULL};
+static const om_sig sig_GatherND_11 = {11, 2, 2, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x0, 0x0, NULL, NULL};
+static const om_sig_attr attrs_GatherND_12_v13[] = {{"batch_dims", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* GatherND-13: data indices -> output */
+static const om_sig sig_GatherND_12_v13 = {13, 2, 2, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x1, 0x1,
+	attrs_GatherND_12_v13, NULL};
 static const om_sig_attr attrs_GatherND_12[] = {{"batch_dims", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* GatherND-12: data indices -> output */
-static const om_sig sig_GatherND_12 = {12, 2, 2, 1, 1, 0x0, 0x0, attrs_GatherND_12, NULL};
+static const om_sig sig_GatherND_12 = {12, 2, 2, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x0, 0x0,
+	attrs_GatherND_12, &sig_GatherND_12_v13};
+/* ScatterND-13: data indices updates -> output */
+static const om_sig sig_ScatterND_11_v13 = {13, 3, 3, 1, 1, 0x0, 0x0, 0x5, 0x1, 0x5, 0x1, NULL,
+	NULL};
 /* ScatterND-11: data indices updates -> output */
-static const om_sig sig_ScatterND_11 = {11, 3, 3, 1, 1, 0x0, 0x0, NULL, NULL};
+static const om_sig sig_ScatterND_11 = {11, 3, 3, 1, 1, 0x0, 0x0, 0x5, 0x1, 0x0, 0x0, NULL,
+	&sig_ScatterND_11_v13};
 static const om_sig_attr attrs_ScatterND_16[] = {{"reduction", OM_ATTR_STRING, 0}, {NULL, 0, 0}};
 /* ScatterND-16: data indices updates -> output */
-static const om_sig sig_ScatterND_16 = {16, 3, 3, 1, 1, 0x0, 0x0, attrs_ScatterND_16, NULL};
+static const om_sig sig_ScatterND_16 = {16, 3, 3, 1, 1, 0x0, 0x0, 0x5, 0x1, 0x5, 0x1,
+	attrs_ScatterND_16, NULL};
 static const om_sig_attr attrs_ScatterND_18[] = {{"reduction", OM_ATTR_STRING, 0}, {NULL, 0, 0}};
 /* ScatterND-18: data indices updates -> output */
-static const om_sig sig_ScatterND_18 = {18, 3, 3, 1, 1, 0x0, 0x0, attrs_ScatterND_18, NULL};
+static const om_sig sig_ScatterND_18 = {18, 3, 3, 1, 1, 0x0, 0x0, 0x5, 0x1, 0x5, 0x1,
+	attrs_ScatterND_18, NULL};
 static const om_sig_attr attrs_OneHot_9[] = {{"axis", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* OneHot-9: indices depth values -> output */
-static const om_sig sig_OneHot_9 = {9, 3, 3, 1, 1, 0x0, 0x0, attrs_OneHot_9, NULL};
+static const om_sig sig_OneHot_9 = {9, 3, 3, 1, 1, 0x0, 0x0, 0x7, 0x1, 0x0, 0x0, attrs_OneHot_9,
+	NULL};
+/* NonZero-13: X -> Y */
+static const om_sig sig_NonZero_9_v13 = {13, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x0, 0x1, 0x0, NULL, NULL};
 /* NonZero-9: X -> Y */
-static const om_sig sig_NonZero_9 = {9, 1, 1, 1, 1, 0x0, 0x0, NULL, NULL};
+static const om_sig sig_NonZero_9 = {9, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x0, 0x0, 0x0, NULL,
+	&sig_NonZero_9_v13};
 static const om_sig_attr attrs_TopK_1[] = {{"axis", OM_ATTR_INT, 0}, {"k", OM_ATTR_INT, 1},
 	{NULL, 0, 0}};
 /* TopK-1: X -> Values Indices */
-static const om_sig sig_TopK_1 = {1, 1, 1, 2, 2, 0x0, 0x0, attrs_TopK_1, NULL};
+static const om_sig sig_TopK_1 = {1, 1, 1, 2, 2, 0x0, 0x0, 0x1, 0x1, 0x0, 0x0, attrs_TopK_1, NULL};
 static const om_sig_attr attrs_TopK_10[] = {{"axis", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* TopK-10: X K -> Values Indices */
-static const om_sig sig_TopK_10 = {10, 2, 2, 2, 2, 0x0, 0x0, attrs_TopK_10, NULL};
+static const om_sig sig_TopK_10 = {10, 2, 2, 2, 2, 0x0, 0x0, 0x1, 0x1, 0x0, 0x0, attrs_TopK_10,
+	NULL};
+static const om_sig_attr attrs_TopK_11_v24[] = {{"axis", OM_ATTR_INT, 0},
+	{"largest", OM_ATTR_INT, 0}, {"sorted", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* TopK-24: X K -> Values Indices */
+static const om_sig sig_TopK_11_v24 = {24, 2, 2, 2, 2, 0x0, 0x0, 0x1, 0x1, 0x1, 0x1,
+	attrs_TopK_11_v24, NULL};
 static const om_sig_attr attrs_TopK_11[] = {{"axis", OM_ATTR_INT, 0}, {"largest", OM_ATTR_INT, 0},
 	{"sorted", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* TopK-11: X K -> Values Indices */
-static const om_sig sig_TopK_11 = {11, 2, 2, 2, 2, 0x0, 0x0, attrs_TopK_11, NULL};
+static const om_sig sig_TopK_11 = {11, 2, 2, 2, 2, 0x0, 0x0, 0x1, 0x1, 0x0, 0x0, attrs_TopK_11,
+	&sig_TopK_11_v24};
 
 /* ---- end of signatures ---- */
 

@@ -92,23 +92,32 @@ static om_kind se_kernel(om_ctx *c)
 
 /* ---- signatures (scripts/gen_signatures.py; ONNX docs/Changelog.md) ---- */
 
+static const om_sig_attr attrs_Scatter_9_v11[] = {{"axis", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* Scatter-11: data indices updates -> output */
+static const om_sig sig_Scatter_9_v11 = {11, 3, 3, 1, 1, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+	attrs_Scatter_9_v11, NULL};
 static const om_sig_attr attrs_Scatter_9[] = {{"axis", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* Scatter-9: data indices updates -> output */
-static const om_sig sig_Scatter_9 = {9, 3, 3, 1, 1, 0x0, 0x0, attrs_Scatter_9, NULL};
+static const om_sig sig_Scatter_9 = {9, 3, 3, 1, 1, 0x0, 0x0, 0x5, 0x1, 0x0, 0x0, attrs_Scatter_9,
+	&sig_Scatter_9_v11};
+static const om_sig_attr attrs_ScatterElements_11_v13[] = {{"axis", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* ScatterElements-13: data indices updates -> output */
+static const om_sig sig_ScatterElements_11_v13 = {13, 3, 3, 1, 1, 0x0, 0x0, 0x5, 0x1, 0x5, 0x1,
+	attrs_ScatterElements_11_v13, NULL};
 static const om_sig_attr attrs_ScatterElements_11[] = {{"axis", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* ScatterElements-11: data indices updates -> output */
-static const om_sig sig_ScatterElements_11 = {11, 3, 3, 1, 1, 0x0, 0x0, attrs_ScatterElements_11,
-	NULL};
+static const om_sig sig_ScatterElements_11 = {11, 3, 3, 1, 1, 0x0, 0x0, 0x5, 0x1, 0x0, 0x0,
+	attrs_ScatterElements_11, &sig_ScatterElements_11_v13};
 static const om_sig_attr attrs_ScatterElements_16[] = {{"axis", OM_ATTR_INT, 0},
 	{"reduction", OM_ATTR_STRING, 0}, {NULL, 0, 0}};
 /* ScatterElements-16: data indices updates -> output */
-static const om_sig sig_ScatterElements_16 = {16, 3, 3, 1, 1, 0x0, 0x0, attrs_ScatterElements_16,
-	NULL};
+static const om_sig sig_ScatterElements_16 = {16, 3, 3, 1, 1, 0x0, 0x0, 0x5, 0x1, 0x5, 0x1,
+	attrs_ScatterElements_16, NULL};
 static const om_sig_attr attrs_ScatterElements_18[] = {{"axis", OM_ATTR_INT, 0},
 	{"reduction", OM_ATTR_STRING, 0}, {NULL, 0, 0}};
 /* ScatterElements-18: data indices updates -> output */
-static const om_sig sig_ScatterElements_18 = {18, 3, 3, 1, 1, 0x0, 0x0, attrs_ScatterElements_18,
-	NULL};
+static const om_sig sig_ScatterElements_18 = {18, 3, 3, 1, 1, 0x0, 0x0, 0x5, 0x1, 0x5, 0x1,
+	attrs_ScatterElements_18, NULL};
 
 /* ---- end of signatures ---- */
 

@@ -196,7 +196,8 @@ static om_kind uq_kernel(om_ctx *c)
 static const om_sig_attr attrs_Unique_11[] = {{"axis", OM_ATTR_INT, 0}, {"sorted", OM_ATTR_INT, 0},
 	{NULL, 0, 0}};
 /* Unique-11: X -> Y [indices] [inverse_indices] [counts] */
-static const om_sig sig_Unique_11 = {11, 1, 1, 1, 4, 0x0, 0xe, attrs_Unique_11, NULL};
+static const om_sig sig_Unique_11 = {11, 1, 1, 1, 4, 0x0, 0xe, 0x1, 0x1, 0x0, 0x0, attrs_Unique_11,
+	NULL};
 
 /* ---- end of signatures ---- */
 

@@ -345,31 +345,42 @@ static om_kind bitcast_infer(om_ctx *c)
 
 static const om_sig_attr attrs_BitCast_26[] = {{"to", OM_ATTR_INT, 1}, {NULL, 0, 0}};
 /* BitCast-26: input -> output */
-static const om_sig sig_BitCast_26 = {26, 1, 1, 1, 1, 0x0, 0x0, attrs_BitCast_26, NULL};
+static const om_sig sig_BitCast_26 = {26, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x1, 0x1,
+	attrs_BitCast_26, NULL};
 static const om_sig_attr attrs_Cast_1_v24[] = {{"round_mode", OM_ATTR_STRING, 0},
 	{"saturate", OM_ATTR_INT, 0}, {"to", OM_ATTR_INT, 1}, {NULL, 0, 0}};
 /* Cast-24: input -> output */
-static const om_sig sig_Cast_1_v24 = {24, 1, 1, 1, 1, 0x0, 0x0, attrs_Cast_1_v24, NULL};
+static const om_sig sig_Cast_1_v24 = {24, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x1, 0x1,
+	attrs_Cast_1_v24, NULL};
 static const om_sig_attr attrs_Cast_1_v19[] = {{"saturate", OM_ATTR_INT, 0}, {"to", OM_ATTR_INT, 1},
 	{NULL, 0, 0}};
 /* Cast-19: input -> output */
-static const om_sig sig_Cast_1_v19 = {19, 1, 1, 1, 1, 0x0, 0x0, attrs_Cast_1_v19, &sig_Cast_1_v24};
+static const om_sig sig_Cast_1_v19 = {19, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x1, 0x1,
+	attrs_Cast_1_v19, &sig_Cast_1_v24};
+static const om_sig_attr attrs_Cast_1_v13[] = {{"to", OM_ATTR_INT, 1}, {NULL, 0, 0}};
+/* Cast-13: input -> output */
+static const om_sig sig_Cast_1_v13 = {13, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x1, 0x1,
+	attrs_Cast_1_v13, &sig_Cast_1_v19};
 static const om_sig_attr attrs_Cast_1_v6[] = {{"to", OM_ATTR_INT, 1}, {NULL, 0, 0}};
 /* Cast-6: input -> output */
-static const om_sig sig_Cast_1_v6 = {6, 1, 1, 1, 1, 0x0, 0x0, attrs_Cast_1_v6, &sig_Cast_1_v19};
+static const om_sig sig_Cast_1_v6 = {6, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x0, 0x0, attrs_Cast_1_v6,
+	&sig_Cast_1_v13};
 static const om_sig_attr attrs_Cast_1[] = {{"to", OM_ATTR_STRING, 1}, {NULL, 0, 0}};
 /* Cast-1: input -> output */
-static const om_sig sig_Cast_1 = {1, 1, 1, 1, 1, 0x0, 0x0, attrs_Cast_1, &sig_Cast_1_v6};
+static const om_sig sig_Cast_1 = {1, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x0, 0x0, attrs_Cast_1,
+	&sig_Cast_1_v6};
 static const om_sig_attr attrs_CastLike_15_v24[] = {{"round_mode", OM_ATTR_STRING, 0},
 	{"saturate", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* CastLike-24: input target_type -> output */
-static const om_sig sig_CastLike_15_v24 = {24, 2, 2, 1, 1, 0x0, 0x0, attrs_CastLike_15_v24, NULL};
+static const om_sig sig_CastLike_15_v24 = {24, 2, 2, 1, 1, 0x0, 0x0, 0x3, 0x1, 0x3, 0x1,
+	attrs_CastLike_15_v24, NULL};
 static const om_sig_attr attrs_CastLike_15_v19[] = {{"saturate", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* CastLike-19: input target_type -> output */
-static const om_sig sig_CastLike_15_v19 = {19, 2, 2, 1, 1, 0x0, 0x0, attrs_CastLike_15_v19,
-	&sig_CastLike_15_v24};
+static const om_sig sig_CastLike_15_v19 = {19, 2, 2, 1, 1, 0x0, 0x0, 0x3, 0x1, 0x3, 0x1,
+	attrs_CastLike_15_v19, &sig_CastLike_15_v24};
 /* CastLike-15: input target_type -> output */
-static const om_sig sig_CastLike_15 = {15, 2, 2, 1, 1, 0x0, 0x0, NULL, &sig_CastLike_15_v19};
+static const om_sig sig_CastLike_15 = {15, 2, 2, 1, 1, 0x0, 0x0, 0x3, 0x1, 0x3, 0x1, NULL,
+	&sig_CastLike_15_v19};
 
 /* ---- end of signatures ---- */
 

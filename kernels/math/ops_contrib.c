@@ -120,14 +120,15 @@ static om_kind bias_gelu_kernel(om_ctx *c)
 /* ---- signatures (scripts/gen_signatures.py; ONNX docs/Changelog.md) ---- */
 
 /* Gelu-1: X -> Y */
-static const om_sig sig_ms_Gelu_1 = {1, 1, 1, 1, 1, 0x0, 0x0, NULL, NULL};
+static const om_sig sig_ms_Gelu_1 = {1, 1, 1, 1, 1, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, NULL, NULL};
 /* FastGelu-1: X [bias] -> Y */
-static const om_sig sig_ms_FastGelu_1 = {1, 1, 2, 1, 1, 0x2, 0x0, NULL, NULL};
+static const om_sig sig_ms_FastGelu_1 = {1, 1, 2, 1, 1, 0x2, 0x0, 0x0, 0x0, 0x0, 0x0, NULL, NULL};
 /* BiasGelu-1: A B -> C */
-static const om_sig sig_ms_BiasGelu_1 = {1, 2, 2, 1, 1, 0x0, 0x0, NULL, NULL};
+static const om_sig sig_ms_BiasGelu_1 = {1, 2, 2, 1, 1, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, NULL, NULL};
 static const om_sig_attr attrs_ms_QuickGelu_1[] = {{"alpha", OM_ATTR_FLOAT, 0}, {NULL, 0, 0}};
 /* QuickGelu-1: X -> Y */
-static const om_sig sig_ms_QuickGelu_1 = {1, 1, 1, 1, 1, 0x0, 0x0, attrs_ms_QuickGelu_1, NULL};
+static const om_sig sig_ms_QuickGelu_1 = {1, 1, 1, 1, 1, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+	attrs_ms_QuickGelu_1, NULL};
 
 /* ---- end of signatures ---- */
 

@@ -232,7 +232,8 @@ static om_kind es_kernel(om_ctx *c)
 
 static const om_sig_attr attrs_Einsum_12[] = {{"equation", OM_ATTR_STRING, 1}, {NULL, 0, 0}};
 /* Einsum-12: Inputs... -> Output */
-static const om_sig sig_Einsum_12 = {12, 1, OM_MANY, 1, 1, 0x0, 0x0, attrs_Einsum_12, NULL};
+static const om_sig sig_Einsum_12 = {12, 1, OM_MANY, 1, 1, 0x0, 0x0, 0xffffffffffffffff, 0x1, 0x0,
+	0x0, attrs_Einsum_12, NULL};
 
 /* ---- end of signatures ---- */
 

@@ -643,26 +643,42 @@ static om_kind det_kernel(om_ctx *c)
 
 /* ---- signatures (scripts/gen_signatures.py; ONNX docs/Changelog.md) ---- */
 
+/* MatMul-13: A B -> Y */
+static const om_sig sig_MatMul_1_v13 = {13, 2, 2, 1, 1, 0x0, 0x0, 0x3, 0x1, 0x3, 0x1, NULL, NULL};
 /* MatMul-1: A B -> Y */
-static const om_sig sig_MatMul_1 = {1, 2, 2, 1, 1, 0x0, 0x0, NULL, NULL};
+static const om_sig sig_MatMul_1 = {1, 2, 2, 1, 1, 0x0, 0x0, 0x3, 0x1, 0x0, 0x0, NULL,
+	&sig_MatMul_1_v13};
+static const om_sig_attr attrs_Gemm_7_v13[] = {{"alpha", OM_ATTR_FLOAT, 0},
+	{"beta", OM_ATTR_FLOAT, 0}, {"transA", OM_ATTR_INT, 0}, {"transB", OM_ATTR_INT, 0},
+	{NULL, 0, 0}};
+/* Gemm-13: A B [C] -> Y */
+static const om_sig sig_Gemm_7_v13 = {13, 2, 3, 1, 1, 0x4, 0x0, 0x7, 0x1, 0x7, 0x1,
+	attrs_Gemm_7_v13, NULL};
 static const om_sig_attr attrs_Gemm_7_v11[] = {{"alpha", OM_ATTR_FLOAT, 0},
 	{"beta", OM_ATTR_FLOAT, 0}, {"transA", OM_ATTR_INT, 0}, {"transB", OM_ATTR_INT, 0},
 	{NULL, 0, 0}};
 /* Gemm-11: A B [C] -> Y */
-static const om_sig sig_Gemm_7_v11 = {11, 2, 3, 1, 1, 0x4, 0x0, attrs_Gemm_7_v11, NULL};
+static const om_sig sig_Gemm_7_v11 = {11, 2, 3, 1, 1, 0x4, 0x0, 0x7, 0x1, 0x0, 0x0,
+	attrs_Gemm_7_v11, &sig_Gemm_7_v13};
 static const om_sig_attr attrs_Gemm_7[] = {{"alpha", OM_ATTR_FLOAT, 0}, {"beta", OM_ATTR_FLOAT, 0},
 	{"transA", OM_ATTR_INT, 0}, {"transB", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* Gemm-7: A B C -> Y */
-static const om_sig sig_Gemm_7 = {7, 3, 3, 1, 1, 0x0, 0x0, attrs_Gemm_7, &sig_Gemm_7_v11};
+static const om_sig sig_Gemm_7 = {7, 3, 3, 1, 1, 0x0, 0x0, 0x7, 0x1, 0x0, 0x0, attrs_Gemm_7,
+	&sig_Gemm_7_v11};
 /* MatMulInteger-10: A B [a_zero_point] [b_zero_point] -> Y */
-static const om_sig sig_MatMulInteger_10 = {10, 2, 4, 1, 1, 0xc, 0x0, NULL, NULL};
+static const om_sig sig_MatMulInteger_10 = {10, 2, 4, 1, 1, 0xc, 0x0, 0x0, 0x0, 0x0, 0x0, NULL,
+	NULL};
 static const om_sig_attr attrs_ms_FusedMatMul_1[] = {{"alpha", OM_ATTR_FLOAT, 0},
 	{"transA", OM_ATTR_INT, 0}, {"transB", OM_ATTR_INT, 0}, {"transBatchA", OM_ATTR_INT, 0},
 	{"transBatchB", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* FusedMatMul-1: A B -> Y */
-static const om_sig sig_ms_FusedMatMul_1 = {1, 2, 2, 1, 1, 0x0, 0x0, attrs_ms_FusedMatMul_1, NULL};
+static const om_sig sig_ms_FusedMatMul_1 = {1, 2, 2, 1, 1, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+	attrs_ms_FusedMatMul_1, NULL};
+/* Det-22: X -> Y */
+static const om_sig sig_Det_11_v22 = {22, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x1, 0x1, NULL, NULL};
 /* Det-11: X -> Y */
-static const om_sig sig_Det_11 = {11, 1, 1, 1, 1, 0x0, 0x0, NULL, NULL};
+static const om_sig sig_Det_11 = {11, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x0, 0x0, NULL,
+	&sig_Det_11_v22};
 
 /* ---- end of signatures ---- */
 

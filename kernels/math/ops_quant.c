@@ -370,47 +370,56 @@ static const om_sig_attr attrs_QuantizeLinear_10_v23[] = {{"axis", OM_ATTR_INT, 
 	{"block_size", OM_ATTR_INT, 0}, {"output_dtype", OM_ATTR_INT, 0},
 	{"precision", OM_ATTR_INT, 0}, {"saturate", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* QuantizeLinear-23: x y_scale [y_zero_point] -> y */
-static const om_sig sig_QuantizeLinear_10_v23 = {23, 2, 3, 1, 1, 0x4, 0x0,
+static const om_sig sig_QuantizeLinear_10_v23 = {23, 2, 3, 1, 1, 0x4, 0x0, 0x3, 0x0, 0x3, 0x0,
 	attrs_QuantizeLinear_10_v23, NULL};
 static const om_sig_attr attrs_QuantizeLinear_10_v21[] = {{"axis", OM_ATTR_INT, 0},
 	{"block_size", OM_ATTR_INT, 0}, {"output_dtype", OM_ATTR_INT, 0},
 	{"saturate", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* QuantizeLinear-21: x y_scale [y_zero_point] -> y */
-static const om_sig sig_QuantizeLinear_10_v21 = {21, 2, 3, 1, 1, 0x4, 0x0,
+static const om_sig sig_QuantizeLinear_10_v21 = {21, 2, 3, 1, 1, 0x4, 0x0, 0x3, 0x0, 0x3, 0x0,
 	attrs_QuantizeLinear_10_v21, &sig_QuantizeLinear_10_v23};
 static const om_sig_attr attrs_QuantizeLinear_10_v19[] = {{"axis", OM_ATTR_INT, 0},
 	{"saturate", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* QuantizeLinear-19: x y_scale [y_zero_point] -> y */
-static const om_sig sig_QuantizeLinear_10_v19 = {19, 2, 3, 1, 1, 0x4, 0x0,
+static const om_sig sig_QuantizeLinear_10_v19 = {19, 2, 3, 1, 1, 0x4, 0x0, 0x3, 0x0, 0x3, 0x0,
 	attrs_QuantizeLinear_10_v19, &sig_QuantizeLinear_10_v21};
 static const om_sig_attr attrs_QuantizeLinear_10_v13[] = {{"axis", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* QuantizeLinear-13: x y_scale [y_zero_point] -> y */
-static const om_sig sig_QuantizeLinear_10_v13 = {13, 2, 3, 1, 1, 0x4, 0x0,
+static const om_sig sig_QuantizeLinear_10_v13 = {13, 2, 3, 1, 1, 0x4, 0x0, 0x0, 0x0, 0x0, 0x0,
 	attrs_QuantizeLinear_10_v13, &sig_QuantizeLinear_10_v19};
 /* QuantizeLinear-10: x y_scale [y_zero_point] -> y */
-static const om_sig sig_QuantizeLinear_10 = {10, 2, 3, 1, 1, 0x4, 0x0, NULL,
+static const om_sig sig_QuantizeLinear_10 = {10, 2, 3, 1, 1, 0x4, 0x0, 0x0, 0x0, 0x0, 0x0, NULL,
 	&sig_QuantizeLinear_10_v13};
 static const om_sig_attr attrs_DequantizeLinear_10_v23[] = {{"axis", OM_ATTR_INT, 0},
 	{"block_size", OM_ATTR_INT, 0}, {"output_dtype", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* DequantizeLinear-23: x x_scale [x_zero_point] -> y */
-static const om_sig sig_DequantizeLinear_10_v23 = {23, 2, 3, 1, 1, 0x4, 0x0,
+static const om_sig sig_DequantizeLinear_10_v23 = {23, 2, 3, 1, 1, 0x4, 0x0, 0x2, 0x1, 0x2, 0x1,
 	attrs_DequantizeLinear_10_v23, NULL};
 static const om_sig_attr attrs_DequantizeLinear_10_v21[] = {{"axis", OM_ATTR_INT, 0},
 	{"block_size", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* DequantizeLinear-21: x x_scale [x_zero_point] -> y */
-static const om_sig sig_DequantizeLinear_10_v21 = {21, 2, 3, 1, 1, 0x4, 0x0,
+static const om_sig sig_DequantizeLinear_10_v21 = {21, 2, 3, 1, 1, 0x4, 0x0, 0x2, 0x1, 0x2, 0x1,
 	attrs_DequantizeLinear_10_v21, &sig_DequantizeLinear_10_v23};
+static const om_sig_attr attrs_DequantizeLinear_10_v19[] = {{"axis", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* DequantizeLinear-19: x x_scale [x_zero_point] -> y */
+static const om_sig sig_DequantizeLinear_10_v19 = {19, 2, 3, 1, 1, 0x4, 0x0, 0x2, 0x1, 0x2, 0x1,
+	attrs_DequantizeLinear_10_v19, &sig_DequantizeLinear_10_v21};
 static const om_sig_attr attrs_DequantizeLinear_10_v13[] = {{"axis", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* DequantizeLinear-13: x x_scale [x_zero_point] -> y */
-static const om_sig sig_DequantizeLinear_10_v13 = {13, 2, 3, 1, 1, 0x4, 0x0,
-	attrs_DequantizeLinear_10_v13, &sig_DequantizeLinear_10_v21};
+static const om_sig sig_DequantizeLinear_10_v13 = {13, 2, 3, 1, 1, 0x4, 0x0, 0x0, 0x0, 0x0, 0x0,
+	attrs_DequantizeLinear_10_v13, &sig_DequantizeLinear_10_v19};
 /* DequantizeLinear-10: x x_scale [x_zero_point] -> y */
-static const om_sig sig_DequantizeLinear_10 = {10, 2, 3, 1, 1, 0x4, 0x0, NULL,
+static const om_sig sig_DequantizeLinear_10 = {10, 2, 3, 1, 1, 0x4, 0x0, 0x0, 0x0, 0x0, 0x0, NULL,
 	&sig_DequantizeLinear_10_v13};
 /* DynamicQuantizeLinear-11: x -> y y_scale y_zero_point */
-static const om_sig sig_DynamicQuantizeLinear_11 = {11, 1, 1, 3, 3, 0x0, 0x0, NULL, NULL};
+static const om_sig sig_DynamicQuantizeLinear_11 = {11, 1, 1, 3, 3, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+	NULL, NULL};
+/* QLinearMatMul-21: a a_scale a_zero_point b b_scale b_zero_point y_scale y_zero_point -> y */
+static const om_sig sig_QLinearMatMul_10_v21 = {21, 8, 8, 1, 1, 0x0, 0x0, 0x52, 0x0, 0x52, 0x0,
+	NULL, NULL};
 /* QLinearMatMul-10: a a_scale a_zero_point b b_scale b_zero_point y_scale y_zero_point -> y */
-static const om_sig sig_QLinearMatMul_10 = {10, 8, 8, 1, 1, 0x0, 0x0, NULL, NULL};
+static const om_sig sig_QLinearMatMul_10 = {10, 8, 8, 1, 1, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, NULL,
+	&sig_QLinearMatMul_10_v21};
 
 /* ---- end of signatures ---- */
 

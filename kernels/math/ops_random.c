@@ -60,36 +60,74 @@ static om_kind multinomial_infer(om_ctx *c)
 
 /* ---- signatures (scripts/gen_signatures.py; ONNX docs/Changelog.md) ---- */
 
+static const om_sig_attr attrs_RandomNormal_1_v22[] = {{"dtype", OM_ATTR_INT, 0},
+	{"mean", OM_ATTR_FLOAT, 0}, {"scale", OM_ATTR_FLOAT, 0}, {"seed", OM_ATTR_FLOAT, 0},
+	{"shape", OM_ATTR_INTS, 1}, {NULL, 0, 0}};
+/* RandomNormal-22: - -> output */
+static const om_sig sig_RandomNormal_1_v22 = {22, 0, 0, 1, 1, 0x0, 0x0, 0x0, 0x1, 0x0, 0x1,
+	attrs_RandomNormal_1_v22, NULL};
 static const om_sig_attr attrs_RandomNormal_1[] = {{"dtype", OM_ATTR_INT, 0},
 	{"mean", OM_ATTR_FLOAT, 0}, {"scale", OM_ATTR_FLOAT, 0}, {"seed", OM_ATTR_FLOAT, 0},
 	{"shape", OM_ATTR_INTS, 1}, {NULL, 0, 0}};
 /* RandomNormal-1: - -> output */
-static const om_sig sig_RandomNormal_1 = {1, 0, 0, 1, 1, 0x0, 0x0, attrs_RandomNormal_1, NULL};
+static const om_sig sig_RandomNormal_1 = {1, 0, 0, 1, 1, 0x0, 0x0, 0x0, 0x1, 0x0, 0x0,
+	attrs_RandomNormal_1, &sig_RandomNormal_1_v22};
+static const om_sig_attr attrs_RandomUniform_1_v22[] = {{"dtype", OM_ATTR_INT, 0},
+	{"high", OM_ATTR_FLOAT, 0}, {"low", OM_ATTR_FLOAT, 0}, {"seed", OM_ATTR_FLOAT, 0},
+	{"shape", OM_ATTR_INTS, 1}, {NULL, 0, 0}};
+/* RandomUniform-22: - -> output */
+static const om_sig sig_RandomUniform_1_v22 = {22, 0, 0, 1, 1, 0x0, 0x0, 0x0, 0x1, 0x0, 0x1,
+	attrs_RandomUniform_1_v22, NULL};
 static const om_sig_attr attrs_RandomUniform_1[] = {{"dtype", OM_ATTR_INT, 0},
 	{"high", OM_ATTR_FLOAT, 0}, {"low", OM_ATTR_FLOAT, 0}, {"seed", OM_ATTR_FLOAT, 0},
 	{"shape", OM_ATTR_INTS, 1}, {NULL, 0, 0}};
 /* RandomUniform-1: - -> output */
-static const om_sig sig_RandomUniform_1 = {1, 0, 0, 1, 1, 0x0, 0x0, attrs_RandomUniform_1, NULL};
+static const om_sig sig_RandomUniform_1 = {1, 0, 0, 1, 1, 0x0, 0x0, 0x0, 0x1, 0x0, 0x0,
+	attrs_RandomUniform_1, &sig_RandomUniform_1_v22};
+static const om_sig_attr attrs_RandomNormalLike_1_v22[] = {{"dtype", OM_ATTR_INT, 0},
+	{"mean", OM_ATTR_FLOAT, 0}, {"scale", OM_ATTR_FLOAT, 0}, {"seed", OM_ATTR_FLOAT, 0},
+	{NULL, 0, 0}};
+/* RandomNormalLike-22: input -> output */
+static const om_sig sig_RandomNormalLike_1_v22 = {22, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x1, 0x1,
+	attrs_RandomNormalLike_1_v22, NULL};
 static const om_sig_attr attrs_RandomNormalLike_1[] = {{"dtype", OM_ATTR_INT, 0},
 	{"mean", OM_ATTR_FLOAT, 0}, {"scale", OM_ATTR_FLOAT, 0}, {"seed", OM_ATTR_FLOAT, 0},
 	{NULL, 0, 0}};
 /* RandomNormalLike-1: input -> output */
-static const om_sig sig_RandomNormalLike_1 = {1, 1, 1, 1, 1, 0x0, 0x0, attrs_RandomNormalLike_1,
-	NULL};
+static const om_sig sig_RandomNormalLike_1 = {1, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x0, 0x0,
+	attrs_RandomNormalLike_1, &sig_RandomNormalLike_1_v22};
+static const om_sig_attr attrs_RandomUniformLike_1_v22[] = {{"dtype", OM_ATTR_INT, 0},
+	{"high", OM_ATTR_FLOAT, 0}, {"low", OM_ATTR_FLOAT, 0}, {"seed", OM_ATTR_FLOAT, 0},
+	{NULL, 0, 0}};
+/* RandomUniformLike-22: input -> output */
+static const om_sig sig_RandomUniformLike_1_v22 = {22, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x1, 0x1,
+	attrs_RandomUniformLike_1_v22, NULL};
 static const om_sig_attr attrs_RandomUniformLike_1[] = {{"dtype", OM_ATTR_INT, 0},
 	{"high", OM_ATTR_FLOAT, 0}, {"low", OM_ATTR_FLOAT, 0}, {"seed", OM_ATTR_FLOAT, 0},
 	{NULL, 0, 0}};
 /* RandomUniformLike-1: input -> output */
-static const om_sig sig_RandomUniformLike_1 = {1, 1, 1, 1, 1, 0x0, 0x0, attrs_RandomUniformLike_1,
-	NULL};
+static const om_sig sig_RandomUniformLike_1 = {1, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x0, 0x0,
+	attrs_RandomUniformLike_1, &sig_RandomUniformLike_1_v22};
+static const om_sig_attr attrs_Bernoulli_15_v22[] = {{"dtype", OM_ATTR_INT, 0},
+	{"seed", OM_ATTR_FLOAT, 0}, {NULL, 0, 0}};
+/* Bernoulli-22: input -> output */
+static const om_sig sig_Bernoulli_15_v22 = {22, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x1, 0x1,
+	attrs_Bernoulli_15_v22, NULL};
 static const om_sig_attr attrs_Bernoulli_15[] = {{"dtype", OM_ATTR_INT, 0},
 	{"seed", OM_ATTR_FLOAT, 0}, {NULL, 0, 0}};
 /* Bernoulli-15: input -> output */
-static const om_sig sig_Bernoulli_15 = {15, 1, 1, 1, 1, 0x0, 0x0, attrs_Bernoulli_15, NULL};
+static const om_sig sig_Bernoulli_15 = {15, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x0, 0x1,
+	attrs_Bernoulli_15, &sig_Bernoulli_15_v22};
+static const om_sig_attr attrs_Multinomial_7_v22[] = {{"dtype", OM_ATTR_INT, 0},
+	{"sample_size", OM_ATTR_INT, 0}, {"seed", OM_ATTR_FLOAT, 0}, {NULL, 0, 0}};
+/* Multinomial-22: input -> output */
+static const om_sig sig_Multinomial_7_v22 = {22, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x0, 0x1, 0x0,
+	attrs_Multinomial_7_v22, NULL};
 static const om_sig_attr attrs_Multinomial_7[] = {{"dtype", OM_ATTR_INT, 0},
 	{"sample_size", OM_ATTR_INT, 0}, {"seed", OM_ATTR_FLOAT, 0}, {NULL, 0, 0}};
 /* Multinomial-7: input -> output */
-static const om_sig sig_Multinomial_7 = {7, 1, 1, 1, 1, 0x0, 0x0, attrs_Multinomial_7, NULL};
+static const om_sig sig_Multinomial_7 = {7, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x0, 0x0, 0x0,
+	attrs_Multinomial_7, &sig_Multinomial_7_v22};
 
 /* ---- end of signatures ---- */
 

@@ -496,111 +496,193 @@ static om_kind cum_kernel(om_ctx *c)
 static const om_sig_attr attrs_ReduceSum_1[] = {{"axes", OM_ATTR_INTS, 0},
 	{"keepdims", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* ReduceSum-1: data -> reduced */
-static const om_sig sig_ReduceSum_1 = {1, 1, 1, 1, 1, 0x0, 0x0, attrs_ReduceSum_1, NULL};
+static const om_sig sig_ReduceSum_1 = {1, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x0, 0x0,
+	attrs_ReduceSum_1, NULL};
 static const om_sig_attr attrs_ReduceSum_13[] = {{"keepdims", OM_ATTR_INT, 0},
 	{"noop_with_empty_axes", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* ReduceSum-13: data [axes] -> reduced */
-static const om_sig sig_ReduceSum_13 = {13, 1, 2, 1, 1, 0x2, 0x0, attrs_ReduceSum_13, NULL};
+static const om_sig sig_ReduceSum_13 = {13, 1, 2, 1, 1, 0x2, 0x0, 0x1, 0x1, 0x1, 0x1,
+	attrs_ReduceSum_13, NULL};
+static const om_sig_attr attrs_ReduceMean_1_v13[] = {{"axes", OM_ATTR_INTS, 0},
+	{"keepdims", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* ReduceMean-13: data -> reduced */
+static const om_sig sig_ReduceMean_1_v13 = {13, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x1, 0x1,
+	attrs_ReduceMean_1_v13, NULL};
 static const om_sig_attr attrs_ReduceMean_1[] = {{"axes", OM_ATTR_INTS, 0},
 	{"keepdims", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* ReduceMean-1: data -> reduced */
-static const om_sig sig_ReduceMean_1 = {1, 1, 1, 1, 1, 0x0, 0x0, attrs_ReduceMean_1, NULL};
+static const om_sig sig_ReduceMean_1 = {1, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x0, 0x0,
+	attrs_ReduceMean_1, &sig_ReduceMean_1_v13};
 static const om_sig_attr attrs_ReduceMean_18[] = {{"keepdims", OM_ATTR_INT, 0},
 	{"noop_with_empty_axes", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* ReduceMean-18: data [axes] -> reduced */
-static const om_sig sig_ReduceMean_18 = {18, 1, 2, 1, 1, 0x2, 0x0, attrs_ReduceMean_18, NULL};
+static const om_sig sig_ReduceMean_18 = {18, 1, 2, 1, 1, 0x2, 0x0, 0x1, 0x1, 0x1, 0x1,
+	attrs_ReduceMean_18, NULL};
+static const om_sig_attr attrs_ReduceMax_1_v13[] = {{"axes", OM_ATTR_INTS, 0},
+	{"keepdims", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* ReduceMax-13: data -> reduced */
+static const om_sig sig_ReduceMax_1_v13 = {13, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x1, 0x1,
+	attrs_ReduceMax_1_v13, NULL};
 static const om_sig_attr attrs_ReduceMax_1[] = {{"axes", OM_ATTR_INTS, 0},
 	{"keepdims", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* ReduceMax-1: data -> reduced */
-static const om_sig sig_ReduceMax_1 = {1, 1, 1, 1, 1, 0x0, 0x0, attrs_ReduceMax_1, NULL};
+static const om_sig sig_ReduceMax_1 = {1, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x0, 0x0,
+	attrs_ReduceMax_1, &sig_ReduceMax_1_v13};
 static const om_sig_attr attrs_ReduceMax_18[] = {{"keepdims", OM_ATTR_INT, 0},
 	{"noop_with_empty_axes", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* ReduceMax-18: data [axes] -> reduced */
-static const om_sig sig_ReduceMax_18 = {18, 1, 2, 1, 1, 0x2, 0x0, attrs_ReduceMax_18, NULL};
+static const om_sig sig_ReduceMax_18 = {18, 1, 2, 1, 1, 0x2, 0x0, 0x1, 0x1, 0x1, 0x1,
+	attrs_ReduceMax_18, NULL};
+static const om_sig_attr attrs_ReduceMin_1_v13[] = {{"axes", OM_ATTR_INTS, 0},
+	{"keepdims", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* ReduceMin-13: data -> reduced */
+static const om_sig sig_ReduceMin_1_v13 = {13, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x1, 0x1,
+	attrs_ReduceMin_1_v13, NULL};
 static const om_sig_attr attrs_ReduceMin_1[] = {{"axes", OM_ATTR_INTS, 0},
 	{"keepdims", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* ReduceMin-1: data -> reduced */
-static const om_sig sig_ReduceMin_1 = {1, 1, 1, 1, 1, 0x0, 0x0, attrs_ReduceMin_1, NULL};
+static const om_sig sig_ReduceMin_1 = {1, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x0, 0x0,
+	attrs_ReduceMin_1, &sig_ReduceMin_1_v13};
 static const om_sig_attr attrs_ReduceMin_18[] = {{"keepdims", OM_ATTR_INT, 0},
 	{"noop_with_empty_axes", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* ReduceMin-18: data [axes] -> reduced */
-static const om_sig sig_ReduceMin_18 = {18, 1, 2, 1, 1, 0x2, 0x0, attrs_ReduceMin_18, NULL};
+static const om_sig sig_ReduceMin_18 = {18, 1, 2, 1, 1, 0x2, 0x0, 0x1, 0x1, 0x1, 0x1,
+	attrs_ReduceMin_18, NULL};
+static const om_sig_attr attrs_ReduceProd_1_v13[] = {{"axes", OM_ATTR_INTS, 0},
+	{"keepdims", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* ReduceProd-13: data -> reduced */
+static const om_sig sig_ReduceProd_1_v13 = {13, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x1, 0x1,
+	attrs_ReduceProd_1_v13, NULL};
 static const om_sig_attr attrs_ReduceProd_1[] = {{"axes", OM_ATTR_INTS, 0},
 	{"keepdims", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* ReduceProd-1: data -> reduced */
-static const om_sig sig_ReduceProd_1 = {1, 1, 1, 1, 1, 0x0, 0x0, attrs_ReduceProd_1, NULL};
+static const om_sig sig_ReduceProd_1 = {1, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x0, 0x0,
+	attrs_ReduceProd_1, &sig_ReduceProd_1_v13};
 static const om_sig_attr attrs_ReduceProd_18[] = {{"keepdims", OM_ATTR_INT, 0},
 	{"noop_with_empty_axes", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* ReduceProd-18: data [axes] -> reduced */
-static const om_sig sig_ReduceProd_18 = {18, 1, 2, 1, 1, 0x2, 0x0, attrs_ReduceProd_18, NULL};
+static const om_sig sig_ReduceProd_18 = {18, 1, 2, 1, 1, 0x2, 0x0, 0x1, 0x1, 0x1, 0x1,
+	attrs_ReduceProd_18, NULL};
+static const om_sig_attr attrs_ReduceL1_1_v13[] = {{"axes", OM_ATTR_INTS, 0},
+	{"keepdims", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* ReduceL1-13: data -> reduced */
+static const om_sig sig_ReduceL1_1_v13 = {13, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x1, 0x1,
+	attrs_ReduceL1_1_v13, NULL};
 static const om_sig_attr attrs_ReduceL1_1[] = {{"axes", OM_ATTR_INTS, 0},
 	{"keepdims", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* ReduceL1-1: data -> reduced */
-static const om_sig sig_ReduceL1_1 = {1, 1, 1, 1, 1, 0x0, 0x0, attrs_ReduceL1_1, NULL};
+static const om_sig sig_ReduceL1_1 = {1, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x0, 0x0, attrs_ReduceL1_1,
+	&sig_ReduceL1_1_v13};
 static const om_sig_attr attrs_ReduceL1_18[] = {{"keepdims", OM_ATTR_INT, 0},
 	{"noop_with_empty_axes", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* ReduceL1-18: data [axes] -> reduced */
-static const om_sig sig_ReduceL1_18 = {18, 1, 2, 1, 1, 0x2, 0x0, attrs_ReduceL1_18, NULL};
+static const om_sig sig_ReduceL1_18 = {18, 1, 2, 1, 1, 0x2, 0x0, 0x1, 0x1, 0x1, 0x1,
+	attrs_ReduceL1_18, NULL};
+static const om_sig_attr attrs_ReduceL2_1_v13[] = {{"axes", OM_ATTR_INTS, 0},
+	{"keepdims", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* ReduceL2-13: data -> reduced */
+static const om_sig sig_ReduceL2_1_v13 = {13, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x1, 0x1,
+	attrs_ReduceL2_1_v13, NULL};
 static const om_sig_attr attrs_ReduceL2_1[] = {{"axes", OM_ATTR_INTS, 0},
 	{"keepdims", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* ReduceL2-1: data -> reduced */
-static const om_sig sig_ReduceL2_1 = {1, 1, 1, 1, 1, 0x0, 0x0, attrs_ReduceL2_1, NULL};
+static const om_sig sig_ReduceL2_1 = {1, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x0, 0x0, attrs_ReduceL2_1,
+	&sig_ReduceL2_1_v13};
 static const om_sig_attr attrs_ReduceL2_18[] = {{"keepdims", OM_ATTR_INT, 0},
 	{"noop_with_empty_axes", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* ReduceL2-18: data [axes] -> reduced */
-static const om_sig sig_ReduceL2_18 = {18, 1, 2, 1, 1, 0x2, 0x0, attrs_ReduceL2_18, NULL};
+static const om_sig sig_ReduceL2_18 = {18, 1, 2, 1, 1, 0x2, 0x0, 0x1, 0x1, 0x1, 0x1,
+	attrs_ReduceL2_18, NULL};
+static const om_sig_attr attrs_ReduceLogSum_1_v13[] = {{"axes", OM_ATTR_INTS, 0},
+	{"keepdims", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* ReduceLogSum-13: data -> reduced */
+static const om_sig sig_ReduceLogSum_1_v13 = {13, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x1, 0x1,
+	attrs_ReduceLogSum_1_v13, NULL};
 static const om_sig_attr attrs_ReduceLogSum_1[] = {{"axes", OM_ATTR_INTS, 0},
 	{"keepdims", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* ReduceLogSum-1: data -> reduced */
-static const om_sig sig_ReduceLogSum_1 = {1, 1, 1, 1, 1, 0x0, 0x0, attrs_ReduceLogSum_1, NULL};
+static const om_sig sig_ReduceLogSum_1 = {1, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x0, 0x0,
+	attrs_ReduceLogSum_1, &sig_ReduceLogSum_1_v13};
 static const om_sig_attr attrs_ReduceLogSum_18[] = {{"keepdims", OM_ATTR_INT, 0},
 	{"noop_with_empty_axes", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* ReduceLogSum-18: data [axes] -> reduced */
-static const om_sig sig_ReduceLogSum_18 = {18, 1, 2, 1, 1, 0x2, 0x0, attrs_ReduceLogSum_18, NULL};
+static const om_sig sig_ReduceLogSum_18 = {18, 1, 2, 1, 1, 0x2, 0x0, 0x1, 0x1, 0x1, 0x1,
+	attrs_ReduceLogSum_18, NULL};
+static const om_sig_attr attrs_ReduceLogSumExp_1_v13[] = {{"axes", OM_ATTR_INTS, 0},
+	{"keepdims", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* ReduceLogSumExp-13: data -> reduced */
+static const om_sig sig_ReduceLogSumExp_1_v13 = {13, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x1, 0x1,
+	attrs_ReduceLogSumExp_1_v13, NULL};
 static const om_sig_attr attrs_ReduceLogSumExp_1[] = {{"axes", OM_ATTR_INTS, 0},
 	{"keepdims", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* ReduceLogSumExp-1: data -> reduced */
-static const om_sig sig_ReduceLogSumExp_1 = {1, 1, 1, 1, 1, 0x0, 0x0, attrs_ReduceLogSumExp_1,
-	NULL};
+static const om_sig sig_ReduceLogSumExp_1 = {1, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x0, 0x0,
+	attrs_ReduceLogSumExp_1, &sig_ReduceLogSumExp_1_v13};
 static const om_sig_attr attrs_ReduceLogSumExp_18[] = {{"keepdims", OM_ATTR_INT, 0},
 	{"noop_with_empty_axes", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* ReduceLogSumExp-18: data [axes] -> reduced */
-static const om_sig sig_ReduceLogSumExp_18 = {18, 1, 2, 1, 1, 0x2, 0x0, attrs_ReduceLogSumExp_18,
-	NULL};
+static const om_sig sig_ReduceLogSumExp_18 = {18, 1, 2, 1, 1, 0x2, 0x0, 0x1, 0x1, 0x1, 0x1,
+	attrs_ReduceLogSumExp_18, NULL};
+static const om_sig_attr attrs_ReduceSumSquare_1_v13[] = {{"axes", OM_ATTR_INTS, 0},
+	{"keepdims", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* ReduceSumSquare-13: data -> reduced */
+static const om_sig sig_ReduceSumSquare_1_v13 = {13, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x1, 0x1,
+	attrs_ReduceSumSquare_1_v13, NULL};
 static const om_sig_attr attrs_ReduceSumSquare_1[] = {{"axes", OM_ATTR_INTS, 0},
 	{"keepdims", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* ReduceSumSquare-1: data -> reduced */
-static const om_sig sig_ReduceSumSquare_1 = {1, 1, 1, 1, 1, 0x0, 0x0, attrs_ReduceSumSquare_1,
-	NULL};
+static const om_sig sig_ReduceSumSquare_1 = {1, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x0, 0x0,
+	attrs_ReduceSumSquare_1, &sig_ReduceSumSquare_1_v13};
 static const om_sig_attr attrs_ReduceSumSquare_18[] = {{"keepdims", OM_ATTR_INT, 0},
 	{"noop_with_empty_axes", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* ReduceSumSquare-18: data [axes] -> reduced */
-static const om_sig sig_ReduceSumSquare_18 = {18, 1, 2, 1, 1, 0x2, 0x0, attrs_ReduceSumSquare_18,
-	NULL};
+static const om_sig sig_ReduceSumSquare_18 = {18, 1, 2, 1, 1, 0x2, 0x0, 0x1, 0x1, 0x1, 0x1,
+	attrs_ReduceSumSquare_18, NULL};
+static const om_sig_attr attrs_ArgMax_1_v13[] = {{"axis", OM_ATTR_INT, 0},
+	{"keepdims", OM_ATTR_INT, 0}, {"select_last_index", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* ArgMax-13: data -> reduced */
+static const om_sig sig_ArgMax_1_v13 = {13, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x0, 0x1, 0x0,
+	attrs_ArgMax_1_v13, NULL};
 static const om_sig_attr attrs_ArgMax_1_v12[] = {{"axis", OM_ATTR_INT, 0},
 	{"keepdims", OM_ATTR_INT, 0}, {"select_last_index", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* ArgMax-12: data -> reduced */
-static const om_sig sig_ArgMax_1_v12 = {12, 1, 1, 1, 1, 0x0, 0x0, attrs_ArgMax_1_v12, NULL};
+static const om_sig sig_ArgMax_1_v12 = {12, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x0, 0x0, 0x0,
+	attrs_ArgMax_1_v12, &sig_ArgMax_1_v13};
 static const om_sig_attr attrs_ArgMax_1[] = {{"axis", OM_ATTR_INT, 0}, {"keepdims", OM_ATTR_INT, 0},
 	{NULL, 0, 0}};
 /* ArgMax-1: data -> reduced */
-static const om_sig sig_ArgMax_1 = {1, 1, 1, 1, 1, 0x0, 0x0, attrs_ArgMax_1, &sig_ArgMax_1_v12};
+static const om_sig sig_ArgMax_1 = {1, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x0, 0x0, 0x0, attrs_ArgMax_1,
+	&sig_ArgMax_1_v12};
+static const om_sig_attr attrs_ArgMin_1_v13[] = {{"axis", OM_ATTR_INT, 0},
+	{"keepdims", OM_ATTR_INT, 0}, {"select_last_index", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* ArgMin-13: data -> reduced */
+static const om_sig sig_ArgMin_1_v13 = {13, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x0, 0x1, 0x0,
+	attrs_ArgMin_1_v13, NULL};
 static const om_sig_attr attrs_ArgMin_1_v12[] = {{"axis", OM_ATTR_INT, 0},
 	{"keepdims", OM_ATTR_INT, 0}, {"select_last_index", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* ArgMin-12: data -> reduced */
-static const om_sig sig_ArgMin_1_v12 = {12, 1, 1, 1, 1, 0x0, 0x0, attrs_ArgMin_1_v12, NULL};
+static const om_sig sig_ArgMin_1_v12 = {12, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x0, 0x0, 0x0,
+	attrs_ArgMin_1_v12, &sig_ArgMin_1_v13};
 static const om_sig_attr attrs_ArgMin_1[] = {{"axis", OM_ATTR_INT, 0}, {"keepdims", OM_ATTR_INT, 0},
 	{NULL, 0, 0}};
 /* ArgMin-1: data -> reduced */
-static const om_sig sig_ArgMin_1 = {1, 1, 1, 1, 1, 0x0, 0x0, attrs_ArgMin_1, &sig_ArgMin_1_v12};
+static const om_sig sig_ArgMin_1 = {1, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x0, 0x0, 0x0, attrs_ArgMin_1,
+	&sig_ArgMin_1_v12};
+static const om_sig_attr attrs_CumSum_11_v14[] = {{"exclusive", OM_ATTR_INT, 0},
+	{"reverse", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* CumSum-14: x axis -> y */
+static const om_sig sig_CumSum_11_v14 = {14, 2, 2, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x1, 0x1,
+	attrs_CumSum_11_v14, NULL};
 static const om_sig_attr attrs_CumSum_11[] = {{"exclusive", OM_ATTR_INT, 0},
 	{"reverse", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* CumSum-11: x axis -> y */
-static const om_sig sig_CumSum_11 = {11, 2, 2, 1, 1, 0x0, 0x0, attrs_CumSum_11, NULL};
+static const om_sig sig_CumSum_11 = {11, 2, 2, 1, 1, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, attrs_CumSum_11,
+	&sig_CumSum_11_v14};
 static const om_sig_attr attrs_CumProd_26[] = {{"exclusive", OM_ATTR_INT, 0},
 	{"reverse", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* CumProd-26: x axis -> y */
-static const om_sig sig_CumProd_26 = {26, 2, 2, 1, 1, 0x0, 0x0, attrs_CumProd_26, NULL};
+static const om_sig sig_CumProd_26 = {26, 2, 2, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x1, 0x1,
+	attrs_CumProd_26, NULL};
 
 /* ---- end of signatures ---- */
 

@@ -347,33 +347,51 @@ static om_kind ccp_kernel(om_ctx *c)
 
 /* ---- signatures (scripts/gen_signatures.py; ONNX docs/Changelog.md) ---- */
 
+static const om_sig_attr attrs_DepthToSpace_1_v13[] = {{"blocksize", OM_ATTR_INT, 1},
+	{"mode", OM_ATTR_STRING, 0}, {NULL, 0, 0}};
+/* DepthToSpace-13: input -> output */
+static const om_sig sig_DepthToSpace_1_v13 = {13, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x1, 0x1,
+	attrs_DepthToSpace_1_v13, NULL};
 static const om_sig_attr attrs_DepthToSpace_1_v11[] = {{"blocksize", OM_ATTR_INT, 1},
 	{"mode", OM_ATTR_STRING, 0}, {NULL, 0, 0}};
 /* DepthToSpace-11: input -> output */
-static const om_sig sig_DepthToSpace_1_v11 = {11, 1, 1, 1, 1, 0x0, 0x0, attrs_DepthToSpace_1_v11,
-	NULL};
+static const om_sig sig_DepthToSpace_1_v11 = {11, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x0, 0x0,
+	attrs_DepthToSpace_1_v11, &sig_DepthToSpace_1_v13};
 static const om_sig_attr attrs_DepthToSpace_1[] = {{"blocksize", OM_ATTR_INT, 1}, {NULL, 0, 0}};
 /* DepthToSpace-1: input -> output */
-static const om_sig sig_DepthToSpace_1 = {1, 1, 1, 1, 1, 0x0, 0x0, attrs_DepthToSpace_1,
-	&sig_DepthToSpace_1_v11};
+static const om_sig sig_DepthToSpace_1 = {1, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x0, 0x0,
+	attrs_DepthToSpace_1, &sig_DepthToSpace_1_v11};
+static const om_sig_attr attrs_SpaceToDepth_1_v13[] = {{"blocksize", OM_ATTR_INT, 1}, {NULL, 0, 0}};
+/* SpaceToDepth-13: input -> output */
+static const om_sig sig_SpaceToDepth_1_v13 = {13, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x1, 0x1,
+	attrs_SpaceToDepth_1_v13, NULL};
 static const om_sig_attr attrs_SpaceToDepth_1[] = {{"blocksize", OM_ATTR_INT, 1}, {NULL, 0, 0}};
 /* SpaceToDepth-1: input -> output */
-static const om_sig sig_SpaceToDepth_1 = {1, 1, 1, 1, 1, 0x0, 0x0, attrs_SpaceToDepth_1, NULL};
+static const om_sig sig_SpaceToDepth_1 = {1, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x0, 0x0,
+	attrs_SpaceToDepth_1, &sig_SpaceToDepth_1_v13};
 static const om_sig_attr attrs_Compress_9[] = {{"axis", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* Compress-9: input condition -> output */
-static const om_sig sig_Compress_9 = {9, 2, 2, 1, 1, 0x0, 0x0, attrs_Compress_9, NULL};
+static const om_sig sig_Compress_9 = {9, 2, 2, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x0, 0x0, attrs_Compress_9,
+	NULL};
 static const om_sig_attr attrs_ReverseSequence_10[] = {{"batch_axis", OM_ATTR_INT, 0},
 	{"time_axis", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* ReverseSequence-10: input sequence_lens -> Y */
-static const om_sig sig_ReverseSequence_10 = {10, 2, 2, 1, 1, 0x0, 0x0, attrs_ReverseSequence_10,
-	NULL};
+static const om_sig sig_ReverseSequence_10 = {10, 2, 2, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x0, 0x0,
+	attrs_ReverseSequence_10, NULL};
+static const om_sig_attr attrs_EyeLike_9_v22[] = {{"dtype", OM_ATTR_INT, 0}, {"k", OM_ATTR_INT, 0},
+	{NULL, 0, 0}};
+/* EyeLike-22: input -> output */
+static const om_sig sig_EyeLike_9_v22 = {22, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x1, 0x1,
+	attrs_EyeLike_9_v22, NULL};
 static const om_sig_attr attrs_EyeLike_9[] = {{"dtype", OM_ATTR_INT, 0}, {"k", OM_ATTR_INT, 0},
 	{NULL, 0, 0}};
 /* EyeLike-9: input -> output */
-static const om_sig sig_EyeLike_9 = {9, 1, 1, 1, 1, 0x0, 0x0, attrs_EyeLike_9, NULL};
+static const om_sig sig_EyeLike_9 = {9, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x0, 0x0, attrs_EyeLike_9,
+	&sig_EyeLike_9_v22};
 static const om_sig_attr attrs_CenterCropPad_18[] = {{"axes", OM_ATTR_INTS, 0}, {NULL, 0, 0}};
 /* CenterCropPad-18: input_data shape -> output_data */
-static const om_sig sig_CenterCropPad_18 = {18, 2, 2, 1, 1, 0x0, 0x0, attrs_CenterCropPad_18, NULL};
+static const om_sig sig_CenterCropPad_18 = {18, 2, 2, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x1, 0x1,
+	attrs_CenterCropPad_18, NULL};
 
 /* ---- end of signatures ---- */
 

@@ -522,62 +522,89 @@ static om_kind pad_kernel(om_ctx *c) { return om_move_run(c, om_pad_move); }
 
 /* ---- signatures (scripts/gen_signatures.py; ONNX docs/Changelog.md) ---- */
 
+static const om_sig_attr attrs_Transpose_1_v13[] = {{"perm", OM_ATTR_INTS, 0}, {NULL, 0, 0}};
+/* Transpose-13: data -> transposed */
+static const om_sig sig_Transpose_1_v13 = {13, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x1, 0x1,
+	attrs_Transpose_1_v13, NULL};
 static const om_sig_attr attrs_Transpose_1[] = {{"perm", OM_ATTR_INTS, 0}, {NULL, 0, 0}};
 /* Transpose-1: data -> transposed */
-static const om_sig sig_Transpose_1 = {1, 1, 1, 1, 1, 0x0, 0x0, attrs_Transpose_1, NULL};
+static const om_sig sig_Transpose_1 = {1, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x0, 0x0,
+	attrs_Transpose_1, &sig_Transpose_1_v13};
+static const om_sig_attr attrs_Concat_1_v13[] = {{"axis", OM_ATTR_INT, 1}, {NULL, 0, 0}};
+/* Concat-13: inputs... -> concat_result */
+static const om_sig sig_Concat_1_v13 = {13, 1, OM_MANY, 1, 1, 0x0, 0x0, 0xffffffffffffffff, 0x1,
+	0xffffffffffffffff, 0x1, attrs_Concat_1_v13, NULL};
 static const om_sig_attr attrs_Concat_1_v4[] = {{"axis", OM_ATTR_INT, 1}, {NULL, 0, 0}};
 /* Concat-4: inputs... -> concat_result */
-static const om_sig sig_Concat_1_v4 = {4, 1, OM_MANY, 1, 1, 0x0, 0x0, attrs_Concat_1_v4, NULL};
+static const om_sig sig_Concat_1_v4 = {4, 1, OM_MANY, 1, 1, 0x0, 0x0, 0xffffffffffffffff, 0x1, 0x0,
+	0x0, attrs_Concat_1_v4, &sig_Concat_1_v13};
 static const om_sig_attr attrs_Concat_1[] = {{"axis", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* Concat-1: inputs... -> concat_result */
-static const om_sig sig_Concat_1 = {1, 1, OM_MANY, 1, 1, 0x0, 0x0, attrs_Concat_1,
-	&sig_Concat_1_v4};
+static const om_sig sig_Concat_1 = {1, 1, OM_MANY, 1, 1, 0x0, 0x0, 0xffffffffffffffff, 0x1, 0x0,
+	0x0, attrs_Concat_1, &sig_Concat_1_v4};
 static const om_sig_attr attrs_Split_1_v2[] = {{"axis", OM_ATTR_INT, 0}, {"split", OM_ATTR_INTS, 0},
 	{NULL, 0, 0}};
 /* Split-2: input -> outputs... */
-static const om_sig sig_Split_1_v2 = {2, 1, 1, 1, OM_MANY, 0x0, 0xffffffffffffffff,
-	attrs_Split_1_v2, NULL};
+static const om_sig sig_Split_1_v2 = {2, 1, 1, 1, OM_MANY, 0x0, 0xffffffffffffffff, 0x1,
+	0xffffffffffffffff, 0x0, 0x0, attrs_Split_1_v2, NULL};
 static const om_sig_attr attrs_Split_1[] = {{"axis", OM_ATTR_INT, 0}, {"split", OM_ATTR_INTS, 0},
 	{NULL, 0, 0}};
 /* Split-1: input [split] -> outputs...... */
-static const om_sig sig_Split_1 = {1, 1, 2, 1, OM_MANY, 0x2, 0xffffffffffffffff, attrs_Split_1,
-	&sig_Split_1_v2};
+static const om_sig sig_Split_1 = {1, 1, 2, 1, OM_MANY, 0x2, 0xffffffffffffffff, 0x3,
+	0xffffffffffffffff, 0x0, 0x0, attrs_Split_1, &sig_Split_1_v2};
 static const om_sig_attr attrs_Split_13[] = {{"axis", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* Split-13: input [split] -> outputs... */
-static const om_sig sig_Split_13 = {13, 1, 2, 1, OM_MANY, 0x2, 0xffffffffffffffff, attrs_Split_13,
-	NULL};
+static const om_sig sig_Split_13 = {13, 1, 2, 1, OM_MANY, 0x2, 0xffffffffffffffff, 0x1,
+	0xffffffffffffffff, 0x1, 0xffffffffffffffff, attrs_Split_13, NULL};
 static const om_sig_attr attrs_Split_18[] = {{"axis", OM_ATTR_INT, 0},
 	{"num_outputs", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* Split-18: input [split] -> outputs... */
-static const om_sig sig_Split_18 = {18, 1, 2, 1, OM_MANY, 0x2, 0xffffffffffffffff, attrs_Split_18,
-	NULL};
+static const om_sig sig_Split_18 = {18, 1, 2, 1, OM_MANY, 0x2, 0xffffffffffffffff, 0x1,
+	0xffffffffffffffff, 0x1, 0xffffffffffffffff, attrs_Split_18, NULL};
 static const om_sig_attr attrs_Slice_1[] = {{"axes", OM_ATTR_INTS, 0}, {"ends", OM_ATTR_INTS, 1},
 	{"starts", OM_ATTR_INTS, 1}, {NULL, 0, 0}};
 /* Slice-1: data -> output */
-static const om_sig sig_Slice_1 = {1, 1, 1, 1, 1, 0x0, 0x0, attrs_Slice_1, NULL};
+static const om_sig sig_Slice_1 = {1, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x0, 0x0, attrs_Slice_1,
+	NULL};
+/* Slice-13: data starts ends [axes] [steps] -> output */
+static const om_sig sig_Slice_10_v13 = {13, 3, 5, 1, 1, 0x18, 0x0, 0x1, 0x1, 0x1, 0x1, NULL, NULL};
 /* Slice-10: data starts ends [axes] [steps] -> output */
-static const om_sig sig_Slice_10 = {10, 3, 5, 1, 1, 0x18, 0x0, NULL, NULL};
+static const om_sig sig_Slice_10 = {10, 3, 5, 1, 1, 0x18, 0x0, 0x1, 0x1, 0x0, 0x0, NULL,
+	&sig_Slice_10_v13};
+/* Expand-13: input shape -> output */
+static const om_sig sig_Expand_8_v13 = {13, 2, 2, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x1, 0x1, NULL, NULL};
 /* Expand-8: input shape -> output */
-static const om_sig sig_Expand_8 = {8, 2, 2, 1, 1, 0x0, 0x0, NULL, NULL};
+static const om_sig sig_Expand_8 = {8, 2, 2, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x0, 0x0, NULL,
+	&sig_Expand_8_v13};
+/* Tile-13: input repeats -> output */
+static const om_sig sig_Tile_6_v13 = {13, 2, 2, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x1, 0x1, NULL, NULL};
 /* Tile-6: input repeats -> output */
-static const om_sig sig_Tile_6 = {6, 2, 2, 1, 1, 0x0, 0x0, NULL, NULL};
+static const om_sig sig_Tile_6 = {6, 2, 2, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x0, 0x0, NULL,
+	&sig_Tile_6_v13};
 static const om_sig_attr attrs_Pad_1[] = {{"mode", OM_ATTR_STRING, 0},
 	{"paddings", OM_ATTR_INTS, 1}, {"value", OM_ATTR_FLOAT, 0}, {NULL, 0, 0}};
 /* Pad-1: data -> output */
-static const om_sig sig_Pad_1 = {1, 1, 1, 1, 1, 0x0, 0x0, attrs_Pad_1, NULL};
+static const om_sig sig_Pad_1 = {1, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x0, 0x0, attrs_Pad_1, NULL};
 static const om_sig_attr attrs_Pad_2[] = {{"mode", OM_ATTR_STRING, 0}, {"pads", OM_ATTR_INTS, 1},
 	{"value", OM_ATTR_FLOAT, 0}, {NULL, 0, 0}};
 /* Pad-2: data -> output */
-static const om_sig sig_Pad_2 = {2, 1, 1, 1, 1, 0x0, 0x0, attrs_Pad_2, NULL};
+static const om_sig sig_Pad_2 = {2, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x0, 0x0, attrs_Pad_2, NULL};
 static const om_sig_attr attrs_Pad_11_v18[] = {{"mode", OM_ATTR_STRING, 0}, {NULL, 0, 0}};
 /* Pad-18: data pads [constant_value] [axes] -> output */
-static const om_sig sig_Pad_11_v18 = {18, 2, 4, 1, 1, 0xc, 0x0, attrs_Pad_11_v18, NULL};
+static const om_sig sig_Pad_11_v18 = {18, 2, 4, 1, 1, 0xc, 0x0, 0x5, 0x1, 0x5, 0x1,
+	attrs_Pad_11_v18, NULL};
+static const om_sig_attr attrs_Pad_11_v13[] = {{"mode", OM_ATTR_STRING, 0}, {NULL, 0, 0}};
+/* Pad-13: data pads [constant_value] -> output */
+static const om_sig sig_Pad_11_v13 = {13, 2, 3, 1, 1, 0x4, 0x0, 0x5, 0x1, 0x5, 0x1,
+	attrs_Pad_11_v13, &sig_Pad_11_v18};
 static const om_sig_attr attrs_Pad_11[] = {{"mode", OM_ATTR_STRING, 0}, {NULL, 0, 0}};
 /* Pad-11: data pads [constant_value] -> output */
-static const om_sig sig_Pad_11 = {11, 2, 3, 1, 1, 0x4, 0x0, attrs_Pad_11, &sig_Pad_11_v18};
+static const om_sig sig_Pad_11 = {11, 2, 3, 1, 1, 0x4, 0x0, 0x5, 0x1, 0x0, 0x0, attrs_Pad_11,
+	&sig_Pad_11_v13};
 static const om_sig_attr attrs_Trilu_14[] = {{"upper", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* Trilu-14: input [k] -> output */
-static const om_sig sig_Trilu_14 = {14, 1, 2, 1, 1, 0x2, 0x0, attrs_Trilu_14, NULL};
+static const om_sig sig_Trilu_14 = {14, 1, 2, 1, 1, 0x2, 0x0, 0x1, 0x1, 0x1, 0x1, attrs_Trilu_14,
+	NULL};
 
 /* ---- end of signatures ---- */
 

@@ -339,54 +339,89 @@ static om_kind dropout_kernel(om_ctx *c)
 static const om_sig_attr attrs_Shape_1_v15[] = {{"end", OM_ATTR_INT, 0}, {"start", OM_ATTR_INT, 0},
 	{NULL, 0, 0}};
 /* Shape-15: data -> shape */
-static const om_sig sig_Shape_1_v15 = {15, 1, 1, 1, 1, 0x0, 0x0, attrs_Shape_1_v15, NULL};
+static const om_sig sig_Shape_1_v15 = {15, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x0, 0x1, 0x0,
+	attrs_Shape_1_v15, NULL};
+/* Shape-13: data -> shape */
+static const om_sig sig_Shape_1_v13 = {13, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x0, 0x1, 0x0, NULL,
+	&sig_Shape_1_v15};
 /* Shape-1: data -> shape */
-static const om_sig sig_Shape_1 = {1, 1, 1, 1, 1, 0x0, 0x0, NULL, &sig_Shape_1_v15};
+static const om_sig sig_Shape_1 = {1, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x0, 0x0, 0x0, NULL,
+	&sig_Shape_1_v13};
+/* Size-13: data -> size */
+static const om_sig sig_Size_1_v13 = {13, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x0, 0x1, 0x0, NULL, NULL};
 /* Size-1: data -> size */
-static const om_sig sig_Size_1 = {1, 1, 1, 1, 1, 0x0, 0x0, NULL, NULL};
+static const om_sig sig_Size_1 = {1, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x0, 0x0, 0x0, NULL,
+	&sig_Size_1_v13};
 static const om_sig_attr attrs_Squeeze_1[] = {{"axes", OM_ATTR_INTS, 0}, {NULL, 0, 0}};
 /* Squeeze-1: data -> squeezed */
-static const om_sig sig_Squeeze_1 = {1, 1, 1, 1, 1, 0x0, 0x0, attrs_Squeeze_1, NULL};
+static const om_sig sig_Squeeze_1 = {1, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x0, 0x0, attrs_Squeeze_1,
+	NULL};
 /* Squeeze-13: data [axes] -> squeezed */
-static const om_sig sig_Squeeze_13 = {13, 1, 2, 1, 1, 0x2, 0x0, NULL, NULL};
+static const om_sig sig_Squeeze_13 = {13, 1, 2, 1, 1, 0x2, 0x0, 0x1, 0x1, 0x1, 0x1, NULL, NULL};
 static const om_sig_attr attrs_Unsqueeze_1[] = {{"axes", OM_ATTR_INTS, 1}, {NULL, 0, 0}};
 /* Unsqueeze-1: data -> expanded */
-static const om_sig sig_Unsqueeze_1 = {1, 1, 1, 1, 1, 0x0, 0x0, attrs_Unsqueeze_1, NULL};
+static const om_sig sig_Unsqueeze_1 = {1, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x0, 0x0,
+	attrs_Unsqueeze_1, NULL};
 /* Unsqueeze-13: data axes -> expanded */
-static const om_sig sig_Unsqueeze_13 = {13, 2, 2, 1, 1, 0x0, 0x0, NULL, NULL};
+static const om_sig sig_Unsqueeze_13 = {13, 2, 2, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x1, 0x1, NULL, NULL};
+static const om_sig_attr attrs_Flatten_1_v13[] = {{"axis", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* Flatten-13: input -> output */
+static const om_sig sig_Flatten_1_v13 = {13, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x1, 0x1,
+	attrs_Flatten_1_v13, NULL};
 static const om_sig_attr attrs_Flatten_1[] = {{"axis", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* Flatten-1: input -> output */
-static const om_sig sig_Flatten_1 = {1, 1, 1, 1, 1, 0x0, 0x0, attrs_Flatten_1, NULL};
+static const om_sig sig_Flatten_1 = {1, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x0, 0x0, attrs_Flatten_1,
+	&sig_Flatten_1_v13};
 static const om_sig_attr attrs_Reshape_1[] = {{"consumed_inputs", OM_ATTR_INTS, 0},
 	{"shape", OM_ATTR_INTS, 0}, {NULL, 0, 0}};
 /* Reshape-1: data -> reshaped */
-static const om_sig sig_Reshape_1 = {1, 1, 1, 1, 1, 0x0, 0x0, attrs_Reshape_1, NULL};
+static const om_sig sig_Reshape_1 = {1, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x0, 0x0, attrs_Reshape_1,
+	NULL};
 static const om_sig_attr attrs_Reshape_5_v14[] = {{"allowzero", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* Reshape-14: data shape -> reshaped */
-static const om_sig sig_Reshape_5_v14 = {14, 2, 2, 1, 1, 0x0, 0x0, attrs_Reshape_5_v14, NULL};
+static const om_sig sig_Reshape_5_v14 = {14, 2, 2, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x1, 0x1,
+	attrs_Reshape_5_v14, NULL};
+/* Reshape-13: data shape -> reshaped */
+static const om_sig sig_Reshape_5_v13 = {13, 2, 2, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x1, 0x1, NULL,
+	&sig_Reshape_5_v14};
 /* Reshape-5: data shape -> reshaped */
-static const om_sig sig_Reshape_5 = {5, 2, 2, 1, 1, 0x0, 0x0, NULL, &sig_Reshape_5_v14};
+static const om_sig sig_Reshape_5 = {5, 2, 2, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x0, 0x0, NULL,
+	&sig_Reshape_5_v13};
+/* Identity-13: input -> output */
+static const om_sig sig_Identity_1_v13 = {13, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x1, 0x1, NULL, NULL};
 /* Identity-1: input -> output */
-static const om_sig sig_Identity_1 = {1, 1, 1, 1, 1, 0x0, 0x0, NULL, NULL};
+static const om_sig sig_Identity_1 = {1, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x0, 0x0, NULL,
+	&sig_Identity_1_v13};
 static const om_sig_attr attrs_Dropout_1_v7[] = {{"ratio", OM_ATTR_FLOAT, 0}, {NULL, 0, 0}};
 /* Dropout-7: data -> output [mask] */
-static const om_sig sig_Dropout_1_v7 = {7, 1, 1, 1, 2, 0x0, 0x2, attrs_Dropout_1_v7, NULL};
+static const om_sig sig_Dropout_1_v7 = {7, 1, 1, 1, 2, 0x0, 0x2, 0x1, 0x3, 0x0, 0x0,
+	attrs_Dropout_1_v7, NULL};
 static const om_sig_attr attrs_Dropout_1_v6[] = {{"is_test", OM_ATTR_INT, 0},
 	{"ratio", OM_ATTR_FLOAT, 0}, {NULL, 0, 0}};
 /* Dropout-6: data -> output [mask] */
-static const om_sig sig_Dropout_1_v6 = {6, 1, 1, 1, 2, 0x0, 0x2, attrs_Dropout_1_v6,
-	&sig_Dropout_1_v7};
+static const om_sig sig_Dropout_1_v6 = {6, 1, 1, 1, 2, 0x0, 0x2, 0x1, 0x3, 0x0, 0x0,
+	attrs_Dropout_1_v6, &sig_Dropout_1_v7};
 static const om_sig_attr attrs_Dropout_1[] = {{"consumed_inputs", OM_ATTR_INTS, 0},
 	{"is_test", OM_ATTR_INT, 0}, {"ratio", OM_ATTR_FLOAT, 0}, {NULL, 0, 0}};
 /* Dropout-1: data -> output [mask] */
-static const om_sig sig_Dropout_1 = {1, 1, 1, 1, 2, 0x0, 0x2, attrs_Dropout_1, &sig_Dropout_1_v6};
+static const om_sig sig_Dropout_1 = {1, 1, 1, 1, 2, 0x0, 0x2, 0x1, 0x3, 0x0, 0x0, attrs_Dropout_1,
+	&sig_Dropout_1_v6};
+static const om_sig_attr attrs_Dropout_10_v22[] = {{"seed", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* Dropout-22: data [ratio] [training_mode] -> output [mask] */
+static const om_sig sig_Dropout_10_v22 = {22, 1, 3, 1, 2, 0x6, 0x2, 0x3, 0x1, 0x3, 0x1,
+	attrs_Dropout_10_v22, NULL};
+static const om_sig_attr attrs_Dropout_10_v13[] = {{"seed", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* Dropout-13: data [ratio] [training_mode] -> output [mask] */
+static const om_sig sig_Dropout_10_v13 = {13, 1, 3, 1, 2, 0x6, 0x2, 0x3, 0x1, 0x1, 0x1,
+	attrs_Dropout_10_v13, &sig_Dropout_10_v22};
 static const om_sig_attr attrs_Dropout_10_v12[] = {{"seed", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* Dropout-12: data [ratio] [training_mode] -> output [mask] */
-static const om_sig sig_Dropout_10_v12 = {12, 1, 3, 1, 2, 0x6, 0x2, attrs_Dropout_10_v12, NULL};
+static const om_sig sig_Dropout_10_v12 = {12, 1, 3, 1, 2, 0x6, 0x2, 0x3, 0x1, 0x0, 0x0,
+	attrs_Dropout_10_v12, &sig_Dropout_10_v13};
 static const om_sig_attr attrs_Dropout_10[] = {{"ratio", OM_ATTR_FLOAT, 0}, {NULL, 0, 0}};
 /* Dropout-10: data -> output [mask] */
-static const om_sig sig_Dropout_10 = {10, 1, 1, 1, 2, 0x0, 0x2, attrs_Dropout_10,
-	&sig_Dropout_10_v12};
+static const om_sig sig_Dropout_10 = {10, 1, 1, 1, 2, 0x0, 0x2, 0x1, 0x1, 0x0, 0x0,
+	attrs_Dropout_10, &sig_Dropout_10_v12};
 
 /* ---- end of signatures ---- */
 

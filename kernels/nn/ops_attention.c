@@ -451,29 +451,29 @@ static const om_sig_attr attrs_Attention_23_v25[] = {{"is_causal", OM_ATTR_INT, 
 	{"softcap", OM_ATTR_FLOAT, 0}, {"softmax_precision", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* Attention-25: Q K V [attn_mask] [past_key] [past_value] [nonpad_kv_seqlen]
  * -> Y [present_key] [present_value] [qk_matmul_output] */
-static const om_sig sig_Attention_23_v25 = {25, 3, 7, 1, 4, 0x78, 0xe, attrs_Attention_23_v25,
-	NULL};
+static const om_sig sig_Attention_23_v25 = {25, 3, 7, 1, 4, 0x78, 0xe, 0x3f, 0xf, 0x3f, 0xf,
+	attrs_Attention_23_v25, NULL};
 static const om_sig_attr attrs_Attention_23_v24[] = {{"is_causal", OM_ATTR_INT, 0},
 	{"kv_num_heads", OM_ATTR_INT, 0}, {"q_num_heads", OM_ATTR_INT, 0},
 	{"qk_matmul_output_mode", OM_ATTR_INT, 0}, {"scale", OM_ATTR_FLOAT, 0},
 	{"softcap", OM_ATTR_FLOAT, 0}, {"softmax_precision", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* Attention-24: Q K V [attn_mask] [past_key] [past_value] [nonpad_kv_seqlen]
  * -> Y [present_key] [present_value] [qk_matmul_output] */
-static const om_sig sig_Attention_23_v24 = {24, 3, 7, 1, 4, 0x78, 0xe, attrs_Attention_23_v24,
-	&sig_Attention_23_v25};
+static const om_sig sig_Attention_23_v24 = {24, 3, 7, 1, 4, 0x78, 0xe, 0x3f, 0xf, 0x3f, 0xf,
+	attrs_Attention_23_v24, &sig_Attention_23_v25};
 static const om_sig_attr attrs_Attention_23[] = {{"is_causal", OM_ATTR_INT, 0},
 	{"kv_num_heads", OM_ATTR_INT, 0}, {"q_num_heads", OM_ATTR_INT, 0},
 	{"qk_matmul_output_mode", OM_ATTR_INT, 0}, {"scale", OM_ATTR_FLOAT, 0},
 	{"softcap", OM_ATTR_FLOAT, 0}, {"softmax_precision", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* Attention-23: Q K V [attn_mask] [past_key] [past_value]
  * -> Y [present_key] [present_value] [qk_matmul_output] */
-static const om_sig sig_Attention_23 = {23, 3, 6, 1, 4, 0x38, 0xe, attrs_Attention_23,
-	&sig_Attention_23_v24};
+static const om_sig sig_Attention_23 = {23, 3, 6, 1, 4, 0x38, 0xe, 0x3f, 0xf, 0x3f, 0xf,
+	attrs_Attention_23, &sig_Attention_23_v24};
 static const om_sig_attr attrs_RotaryEmbedding_23[] = {{"interleaved", OM_ATTR_INT, 0},
 	{"num_heads", OM_ATTR_INT, 0}, {"rotary_embedding_dim", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* RotaryEmbedding-23: X cos_cache sin_cache [position_ids] -> Y */
-static const om_sig sig_RotaryEmbedding_23 = {23, 3, 4, 1, 1, 0x8, 0x0, attrs_RotaryEmbedding_23,
-	NULL};
+static const om_sig sig_RotaryEmbedding_23 = {23, 3, 4, 1, 1, 0x8, 0x0, 0x7, 0x1, 0x7, 0x1,
+	attrs_RotaryEmbedding_23, NULL};
 
 /* ---- end of signatures ---- */
 

@@ -348,20 +348,30 @@ static const om_sig_attr attrs_NonMaxSuppression_10[] = {{"center_point_box", OM
 	{NULL, 0, 0}};
 /* NonMaxSuppression-10: boxes scores [max_output_boxes_per_class] [iou_threshold] [score_threshold]
  * -> selected_indices */
-static const om_sig sig_NonMaxSuppression_10 = {10, 2, 5, 1, 1, 0x1c, 0x0,
+static const om_sig sig_NonMaxSuppression_10 = {10, 2, 5, 1, 1, 0x1c, 0x0, 0x0, 0x0, 0x0, 0x0,
 	attrs_NonMaxSuppression_10, NULL};
 static const om_sig_attr attrs_RoiAlign_10[] = {{"mode", OM_ATTR_STRING, 0},
 	{"output_height", OM_ATTR_INT, 0}, {"output_width", OM_ATTR_INT, 0},
 	{"sampling_ratio", OM_ATTR_INT, 0}, {"spatial_scale", OM_ATTR_FLOAT, 0}, {NULL, 0, 0}};
 /* RoiAlign-10: X rois batch_indices -> Y */
-static const om_sig sig_RoiAlign_10 = {10, 3, 3, 1, 1, 0x0, 0x0, attrs_RoiAlign_10, NULL};
+static const om_sig sig_RoiAlign_10 = {10, 3, 3, 1, 1, 0x0, 0x0, 0x3, 0x1, 0x0, 0x0,
+	attrs_RoiAlign_10, NULL};
+static const om_sig_attr attrs_RoiAlign_16_v22[] = {
+	{"coordinate_transformation_mode", OM_ATTR_STRING, 0},
+	{"mode", OM_ATTR_STRING, 0}, {"output_height", OM_ATTR_INT, 0},
+	{"output_width", OM_ATTR_INT, 0}, {"sampling_ratio", OM_ATTR_INT, 0},
+	{"spatial_scale", OM_ATTR_FLOAT, 0}, {NULL, 0, 0}};
+/* RoiAlign-22: X rois batch_indices -> Y */
+static const om_sig sig_RoiAlign_16_v22 = {22, 3, 3, 1, 1, 0x0, 0x0, 0x3, 0x1, 0x3, 0x1,
+	attrs_RoiAlign_16_v22, NULL};
 static const om_sig_attr attrs_RoiAlign_16[] = {
 	{"coordinate_transformation_mode", OM_ATTR_STRING, 0},
 	{"mode", OM_ATTR_STRING, 0}, {"output_height", OM_ATTR_INT, 0},
 	{"output_width", OM_ATTR_INT, 0}, {"sampling_ratio", OM_ATTR_INT, 0},
 	{"spatial_scale", OM_ATTR_FLOAT, 0}, {NULL, 0, 0}};
 /* RoiAlign-16: X rois batch_indices -> Y */
-static const om_sig sig_RoiAlign_16 = {16, 3, 3, 1, 1, 0x0, 0x0, attrs_RoiAlign_16, NULL};
+static const om_sig sig_RoiAlign_16 = {16, 3, 3, 1, 1, 0x0, 0x0, 0x3, 0x1, 0x0, 0x0,
+	attrs_RoiAlign_16, &sig_RoiAlign_16_v22};
 
 /* ---- end of signatures ---- */
 

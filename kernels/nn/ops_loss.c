@@ -147,16 +147,27 @@ static om_kind loss_kernel(om_ctx *c)
 
 /* ---- signatures (scripts/gen_signatures.py; ONNX docs/Changelog.md) ---- */
 
+static const om_sig_attr attrs_NegativeLogLikelihoodLoss_12_v22[] = {
+	{"ignore_index", OM_ATTR_INT, 0},
+	{"reduction", OM_ATTR_STRING, 0}, {NULL, 0, 0}};
+/* NegativeLogLikelihoodLoss-22: input target [weight] -> loss */
+static const om_sig sig_NegativeLogLikelihoodLoss_12_v22 = {22, 2, 3, 1, 1, 0x4, 0x0, 0x5, 0x1, 0x5,
+	0x1, attrs_NegativeLogLikelihoodLoss_12_v22, NULL};
 static const om_sig_attr attrs_NegativeLogLikelihoodLoss_12[] = {{"ignore_index", OM_ATTR_INT, 0},
 	{"reduction", OM_ATTR_STRING, 0}, {NULL, 0, 0}};
 /* NegativeLogLikelihoodLoss-12: input target [weight] -> loss */
-static const om_sig sig_NegativeLogLikelihoodLoss_12 = {12, 2, 3, 1, 1, 0x4, 0x0,
-	attrs_NegativeLogLikelihoodLoss_12, NULL};
+static const om_sig sig_NegativeLogLikelihoodLoss_12 = {12, 2, 3, 1, 1, 0x4, 0x0, 0x5, 0x1, 0x0,
+	0x0, attrs_NegativeLogLikelihoodLoss_12, &sig_NegativeLogLikelihoodLoss_12_v22};
+static const om_sig_attr attrs_SoftmaxCrossEntropyLoss_12_v13[] = {{"ignore_index", OM_ATTR_INT, 0},
+	{"reduction", OM_ATTR_STRING, 0}, {NULL, 0, 0}};
+/* SoftmaxCrossEntropyLoss-13: scores labels [weights] -> output [log_prob] */
+static const om_sig sig_SoftmaxCrossEntropyLoss_12_v13 = {13, 2, 3, 1, 2, 0x4, 0x2, 0x5, 0x3, 0x5,
+	0x3, attrs_SoftmaxCrossEntropyLoss_12_v13, NULL};
 static const om_sig_attr attrs_SoftmaxCrossEntropyLoss_12[] = {{"ignore_index", OM_ATTR_INT, 0},
 	{"reduction", OM_ATTR_STRING, 0}, {NULL, 0, 0}};
 /* SoftmaxCrossEntropyLoss-12: scores labels [weights] -> output [log_prob] */
-static const om_sig sig_SoftmaxCrossEntropyLoss_12 = {12, 2, 3, 1, 2, 0x4, 0x2,
-	attrs_SoftmaxCrossEntropyLoss_12, NULL};
+static const om_sig sig_SoftmaxCrossEntropyLoss_12 = {12, 2, 3, 1, 2, 0x4, 0x2, 0x5, 0x3, 0x0, 0x0,
+	attrs_SoftmaxCrossEntropyLoss_12, &sig_SoftmaxCrossEntropyLoss_12_v13};
 
 /* ---- end of signatures ---- */
 

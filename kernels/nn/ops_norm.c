@@ -1136,83 +1136,115 @@ static om_kind lrn_kernel(om_ctx *c)
 
 static const om_sig_attr attrs_Softmax_1[] = {{"axis", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* Softmax-1: input -> output */
-static const om_sig sig_Softmax_1 = {1, 1, 1, 1, 1, 0x0, 0x0, attrs_Softmax_1, NULL};
+static const om_sig sig_Softmax_1 = {1, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x0, 0x0, attrs_Softmax_1,
+	NULL};
 static const om_sig_attr attrs_Softmax_13[] = {{"axis", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* Softmax-13: input -> output */
-static const om_sig sig_Softmax_13 = {13, 1, 1, 1, 1, 0x0, 0x0, attrs_Softmax_13, NULL};
+static const om_sig sig_Softmax_13 = {13, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x1, 0x1,
+	attrs_Softmax_13, NULL};
 static const om_sig_attr attrs_LogSoftmax_1[] = {{"axis", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* LogSoftmax-1: input -> output */
-static const om_sig sig_LogSoftmax_1 = {1, 1, 1, 1, 1, 0x0, 0x0, attrs_LogSoftmax_1, NULL};
+static const om_sig sig_LogSoftmax_1 = {1, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x0, 0x0,
+	attrs_LogSoftmax_1, NULL};
 static const om_sig_attr attrs_LogSoftmax_13[] = {{"axis", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* LogSoftmax-13: input -> output */
-static const om_sig sig_LogSoftmax_13 = {13, 1, 1, 1, 1, 0x0, 0x0, attrs_LogSoftmax_13, NULL};
+static const om_sig sig_LogSoftmax_13 = {13, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x1, 0x1,
+	attrs_LogSoftmax_13, NULL};
 static const om_sig_attr attrs_Hardmax_1[] = {{"axis", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* Hardmax-1: input -> output */
-static const om_sig sig_Hardmax_1 = {1, 1, 1, 1, 1, 0x0, 0x0, attrs_Hardmax_1, NULL};
+static const om_sig sig_Hardmax_1 = {1, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x0, 0x0, attrs_Hardmax_1,
+	NULL};
 static const om_sig_attr attrs_Hardmax_13[] = {{"axis", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* Hardmax-13: input -> output */
-static const om_sig sig_Hardmax_13 = {13, 1, 1, 1, 1, 0x0, 0x0, attrs_Hardmax_13, NULL};
+static const om_sig sig_Hardmax_13 = {13, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x1, 0x1,
+	attrs_Hardmax_13, NULL};
+static const om_sig_attr attrs_LpNormalization_1_v22[] = {{"axis", OM_ATTR_INT, 0},
+	{"p", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* LpNormalization-22: input -> output */
+static const om_sig sig_LpNormalization_1_v22 = {22, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x1, 0x1,
+	attrs_LpNormalization_1_v22, NULL};
 static const om_sig_attr attrs_LpNormalization_1[] = {{"axis", OM_ATTR_INT, 0},
 	{"p", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* LpNormalization-1: input -> output */
-static const om_sig sig_LpNormalization_1 = {1, 1, 1, 1, 1, 0x0, 0x0, attrs_LpNormalization_1,
-	NULL};
-static const om_sig_attr attrs_RMSNormalization_23[] = {{"axis", OM_ATTR_INT, 0},
-	{"epsilon", OM_ATTR_FLOAT, 0}, {"stash_type", OM_ATTR_INT, 0}, {NULL, 0, 0}};
-/* RMSNormalization-23: X scale -> Y */
-static const om_sig sig_RMSNormalization_23 = {23, 2, 2, 1, 1, 0x0, 0x0, attrs_RMSNormalization_23,
-	NULL};
-static const om_sig_attr attrs_InstanceNormalization_6[] = {{"epsilon", OM_ATTR_FLOAT, 0},
-	{NULL, 0, 0}};
-/* InstanceNormalization-6: input scale B -> output */
-static const om_sig sig_InstanceNormalization_6 = {6, 3, 3, 1, 1, 0x0, 0x0,
-	attrs_InstanceNormalization_6, NULL};
-static const om_sig_attr attrs_GroupNormalization_18[] = {{"epsilon", OM_ATTR_FLOAT, 0},
-	{"num_groups", OM_ATTR_INT, 1}, {NULL, 0, 0}};
-/* GroupNormalization-18: X scale bias -> Y */
-static const om_sig sig_GroupNormalization_18 = {18, 3, 3, 1, 1, 0x0, 0x0,
-	attrs_GroupNormalization_18, NULL};
-static const om_sig_attr attrs_GroupNormalization_21[] = {{"epsilon", OM_ATTR_FLOAT, 0},
-	{"num_groups", OM_ATTR_INT, 1}, {"stash_type", OM_ATTR_INT, 0}, {NULL, 0, 0}};
-/* GroupNormalization-21: X scale bias -> Y */
-static const om_sig sig_GroupNormalization_21 = {21, 3, 3, 1, 1, 0x0, 0x0,
-	attrs_GroupNormalization_21, NULL};
-static const om_sig_attr attrs_BatchNormalization_7[] = {{"epsilon", OM_ATTR_FLOAT, 0},
-	{"momentum", OM_ATTR_FLOAT, 0}, {"spatial", OM_ATTR_INT, 0}, {NULL, 0, 0}};
-/* BatchNormalization-7: X scale B mean var -> Y [mean] [var] [saved_mean] [saved_var] */
-static const om_sig sig_BatchNormalization_7 = {7, 5, 5, 1, 5, 0x0, 0x1e,
-	attrs_BatchNormalization_7, NULL};
-static const om_sig_attr attrs_BatchNormalization_9[] = {{"epsilon", OM_ATTR_FLOAT, 0},
-	{"momentum", OM_ATTR_FLOAT, 0}, {NULL, 0, 0}};
-/* BatchNormalization-9: X scale B mean var -> Y [mean] [var] [saved_mean] [saved_var] */
-static const om_sig sig_BatchNormalization_9 = {9, 5, 5, 1, 5, 0x0, 0x1e,
-	attrs_BatchNormalization_9, NULL};
-static const om_sig_attr attrs_BatchNormalization_14[] = {{"epsilon", OM_ATTR_FLOAT, 0},
-	{"momentum", OM_ATTR_FLOAT, 0}, {"training_mode", OM_ATTR_INT, 0}, {NULL, 0, 0}};
-/* BatchNormalization-14: X scale B input_mean input_var -> Y [running_mean] [running_var] */
-static const om_sig sig_BatchNormalization_14 = {14, 5, 5, 1, 3, 0x0, 0x6,
-	attrs_BatchNormalization_14, NULL};
-static const om_sig_attr attrs_MeanVarianceNormalization_9[] = {{"axes", OM_ATTR_INTS, 0},
-	{NULL, 0, 0}};
-/* MeanVarianceNormalization-9: X -> Y */
-static const om_sig sig_MeanVarianceNormalization_9 = {9, 1, 1, 1, 1, 0x0, 0x0,
-	attrs_MeanVarianceNormalization_9, NULL};
-static const om_sig_attr attrs_LRN_1[] = {{"alpha", OM_ATTR_FLOAT, 0}, {"beta", OM_ATTR_FLOAT, 0},
-	{"bias", OM_ATTR_FLOAT, 0}, {"size", OM_ATTR_INT, 1}, {NULL, 0, 0}};
-/* LRN-1: X -> Y */
-static const om_sig sig_LRN_1 = {1, 1, 1, 1, 1, 0x0, 0x0, attrs_LRN_1, NULL};
-
+static const om_sig sig_LpNormalization_1 = {1, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x0, 0x0,
+	attrs_LpNormalization_1, &sig_LpNormalization_1_v22};
 static const om_sig_attr attrs_ms_SkipLayerNormalization_1[] = {{"epsilon", OM_ATTR_FLOAT, 0},
 	{NULL, 0, 0}};
 /* SkipLayerNormalization-1: input skip gamma [beta] [bias]
  * -> output [mean] [inv_std_var] [input_skip_bias_sum] */
-static const om_sig sig_ms_SkipLayerNormalization_1 = {1, 3, 5, 1, 4, 0x18, 0xe,
+static const om_sig sig_ms_SkipLayerNormalization_1 = {1, 3, 5, 1, 4, 0x18, 0xe, 0x0, 0x0, 0x0, 0x0,
 	attrs_ms_SkipLayerNormalization_1, NULL};
+static const om_sig_attr attrs_LayerNormalization_1_v17[] = {{"axis", OM_ATTR_INT, 0},
+	{"epsilon", OM_ATTR_FLOAT, 0}, {"stash_type", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* LayerNormalization-17: X Scale [B] -> Y [Mean] [InvStdDev] */
+static const om_sig sig_LayerNormalization_1_v17 = {17, 2, 3, 1, 3, 0x4, 0x6, 0x7, 0x1, 0x7, 0x7,
+	attrs_LayerNormalization_1_v17, NULL};
 static const om_sig_attr attrs_LayerNormalization_1[] = {{"axis", OM_ATTR_INT, 0},
 	{"epsilon", OM_ATTR_FLOAT, 0}, {"stash_type", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* LayerNormalization-1: X Scale [B] -> Y [Mean] [InvStdDev] */
-static const om_sig sig_LayerNormalization_1 = {1, 2, 3, 1, 3, 0x4, 0x6, attrs_LayerNormalization_1,
+static const om_sig sig_LayerNormalization_1 = {1, 2, 3, 1, 3, 0x4, 0x6, 0x0, 0x0, 0x0, 0x0,
+	attrs_LayerNormalization_1, &sig_LayerNormalization_1_v17};
+static const om_sig_attr attrs_RMSNormalization_23[] = {{"axis", OM_ATTR_INT, 0},
+	{"epsilon", OM_ATTR_FLOAT, 0}, {"stash_type", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* RMSNormalization-23: X scale -> Y */
+static const om_sig sig_RMSNormalization_23 = {23, 2, 2, 1, 1, 0x0, 0x0, 0x3, 0x1, 0x3, 0x1,
+	attrs_RMSNormalization_23, NULL};
+static const om_sig_attr attrs_InstanceNormalization_6_v22[] = {{"epsilon", OM_ATTR_FLOAT, 0},
+	{NULL, 0, 0}};
+/* InstanceNormalization-22: input scale B -> output */
+static const om_sig sig_InstanceNormalization_6_v22 = {22, 3, 3, 1, 1, 0x0, 0x0, 0x7, 0x1, 0x7, 0x1,
+	attrs_InstanceNormalization_6_v22, NULL};
+static const om_sig_attr attrs_InstanceNormalization_6[] = {{"epsilon", OM_ATTR_FLOAT, 0},
+	{NULL, 0, 0}};
+/* InstanceNormalization-6: input scale B -> output */
+static const om_sig sig_InstanceNormalization_6 = {6, 3, 3, 1, 1, 0x0, 0x0, 0x7, 0x1, 0x0, 0x0,
+	attrs_InstanceNormalization_6, &sig_InstanceNormalization_6_v22};
+static const om_sig_attr attrs_GroupNormalization_18[] = {{"epsilon", OM_ATTR_FLOAT, 0},
+	{"num_groups", OM_ATTR_INT, 1}, {NULL, 0, 0}};
+/* GroupNormalization-18: X scale bias -> Y */
+static const om_sig sig_GroupNormalization_18 = {18, 3, 3, 1, 1, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+	attrs_GroupNormalization_18, NULL};
+static const om_sig_attr attrs_GroupNormalization_21[] = {{"epsilon", OM_ATTR_FLOAT, 0},
+	{"num_groups", OM_ATTR_INT, 1}, {"stash_type", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* GroupNormalization-21: X scale bias -> Y */
+static const om_sig sig_GroupNormalization_21 = {21, 3, 3, 1, 1, 0x0, 0x0, 0x7, 0x1, 0x7, 0x1,
+	attrs_GroupNormalization_21, NULL};
+static const om_sig_attr attrs_BatchNormalization_7[] = {{"epsilon", OM_ATTR_FLOAT, 0},
+	{"momentum", OM_ATTR_FLOAT, 0}, {"spatial", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* BatchNormalization-7: X scale B mean var -> Y [mean] [var] [saved_mean] [saved_var] */
+static const om_sig sig_BatchNormalization_7 = {7, 5, 5, 1, 5, 0x0, 0x1e, 0x1f, 0x1f, 0x0, 0x0,
+	attrs_BatchNormalization_7, NULL};
+static const om_sig_attr attrs_BatchNormalization_9[] = {{"epsilon", OM_ATTR_FLOAT, 0},
+	{"momentum", OM_ATTR_FLOAT, 0}, {NULL, 0, 0}};
+/* BatchNormalization-9: X scale B mean var -> Y [mean] [var] [saved_mean] [saved_var] */
+static const om_sig sig_BatchNormalization_9 = {9, 5, 5, 1, 5, 0x0, 0x1e, 0x1f, 0x1f, 0x0, 0x0,
+	attrs_BatchNormalization_9, NULL};
+static const om_sig_attr attrs_BatchNormalization_14[] = {{"epsilon", OM_ATTR_FLOAT, 0},
+	{"momentum", OM_ATTR_FLOAT, 0}, {"training_mode", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* BatchNormalization-14: X scale B input_mean input_var -> Y [running_mean] [running_var] */
+static const om_sig sig_BatchNormalization_14 = {14, 5, 5, 1, 3, 0x0, 0x6, 0x1f, 0x7, 0x1f, 0x7,
+	attrs_BatchNormalization_14, NULL};
+static const om_sig_attr attrs_MeanVarianceNormalization_9_v13[] = {{"axes", OM_ATTR_INTS, 0},
+	{NULL, 0, 0}};
+/* MeanVarianceNormalization-13: X -> Y */
+static const om_sig sig_MeanVarianceNormalization_9_v13 = {13, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x1,
+	0x1, attrs_MeanVarianceNormalization_9_v13, NULL};
+static const om_sig_attr attrs_MeanVarianceNormalization_9[] = {{"axes", OM_ATTR_INTS, 0},
+	{NULL, 0, 0}};
+/* MeanVarianceNormalization-9: X -> Y */
+static const om_sig sig_MeanVarianceNormalization_9 = {9, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x0, 0x0,
+	attrs_MeanVarianceNormalization_9, &sig_MeanVarianceNormalization_9_v13};
+static const om_sig_attr attrs_LRN_1_v13[] = {{"alpha", OM_ATTR_FLOAT, 0},
+	{"beta", OM_ATTR_FLOAT, 0}, {"bias", OM_ATTR_FLOAT, 0}, {"size", OM_ATTR_INT, 1},
+	{NULL, 0, 0}};
+/* LRN-13: X -> Y */
+static const om_sig sig_LRN_1_v13 = {13, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x1, 0x1, attrs_LRN_1_v13,
 	NULL};
+static const om_sig_attr attrs_LRN_1[] = {{"alpha", OM_ATTR_FLOAT, 0}, {"beta", OM_ATTR_FLOAT, 0},
+	{"bias", OM_ATTR_FLOAT, 0}, {"size", OM_ATTR_INT, 1}, {NULL, 0, 0}};
+/* LRN-1: X -> Y */
+static const om_sig sig_LRN_1 = {1, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x0, 0x0, attrs_LRN_1,
+	&sig_LRN_1_v13};
 
 /* ---- end of signatures ---- */
 

@@ -1271,82 +1271,125 @@ static om_kind unpool_kernel(om_ctx *c)
 
 /* ---- signatures (scripts/gen_signatures.py; ONNX docs/Changelog.md) ---- */
 
+static const om_sig_attr attrs_MaxPool_1_v22[] = {{"auto_pad", OM_ATTR_STRING, 0},
+	{"ceil_mode", OM_ATTR_INT, 0}, {"dilations", OM_ATTR_INTS, 0},
+	{"kernel_shape", OM_ATTR_INTS, 1}, {"pads", OM_ATTR_INTS, 0},
+	{"storage_order", OM_ATTR_INT, 0}, {"strides", OM_ATTR_INTS, 0}, {NULL, 0, 0}};
+/* MaxPool-22: X -> Y [Indices] */
+static const om_sig sig_MaxPool_1_v22 = {22, 1, 1, 1, 2, 0x0, 0x2, 0x1, 0x1, 0x1, 0x1,
+	attrs_MaxPool_1_v22, NULL};
 static const om_sig_attr attrs_MaxPool_1_v10[] = {{"auto_pad", OM_ATTR_STRING, 0},
 	{"ceil_mode", OM_ATTR_INT, 0}, {"dilations", OM_ATTR_INTS, 0},
 	{"kernel_shape", OM_ATTR_INTS, 1}, {"pads", OM_ATTR_INTS, 0},
 	{"storage_order", OM_ATTR_INT, 0}, {"strides", OM_ATTR_INTS, 0}, {NULL, 0, 0}};
 /* MaxPool-10: X -> Y [Indices] */
-static const om_sig sig_MaxPool_1_v10 = {10, 1, 1, 1, 2, 0x0, 0x2, attrs_MaxPool_1_v10, NULL};
+static const om_sig sig_MaxPool_1_v10 = {10, 1, 1, 1, 2, 0x0, 0x2, 0x1, 0x1, 0x0, 0x0,
+	attrs_MaxPool_1_v10, &sig_MaxPool_1_v22};
 static const om_sig_attr attrs_MaxPool_1_v8[] = {{"auto_pad", OM_ATTR_STRING, 0},
 	{"kernel_shape", OM_ATTR_INTS, 1}, {"pads", OM_ATTR_INTS, 0},
 	{"storage_order", OM_ATTR_INT, 0}, {"strides", OM_ATTR_INTS, 0}, {NULL, 0, 0}};
 /* MaxPool-8: X -> Y [Indices] */
-static const om_sig sig_MaxPool_1_v8 = {8, 1, 1, 1, 2, 0x0, 0x2, attrs_MaxPool_1_v8,
-	&sig_MaxPool_1_v10};
+static const om_sig sig_MaxPool_1_v8 = {8, 1, 1, 1, 2, 0x0, 0x2, 0x1, 0x1, 0x0, 0x0,
+	attrs_MaxPool_1_v8, &sig_MaxPool_1_v10};
 static const om_sig_attr attrs_MaxPool_1[] = {{"auto_pad", OM_ATTR_STRING, 0},
 	{"kernel_shape", OM_ATTR_INTS, 1}, {"pads", OM_ATTR_INTS, 0}, {"strides", OM_ATTR_INTS, 0},
 	{NULL, 0, 0}};
 /* MaxPool-1: X -> Y */
-static const om_sig sig_MaxPool_1 = {1, 1, 1, 1, 1, 0x0, 0x0, attrs_MaxPool_1, &sig_MaxPool_1_v8};
+static const om_sig sig_MaxPool_1 = {1, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x0, 0x0, attrs_MaxPool_1,
+	&sig_MaxPool_1_v8};
+static const om_sig_attr attrs_AveragePool_1_v22[] = {{"auto_pad", OM_ATTR_STRING, 0},
+	{"ceil_mode", OM_ATTR_INT, 0}, {"count_include_pad", OM_ATTR_INT, 0},
+	{"dilations", OM_ATTR_INTS, 0}, {"kernel_shape", OM_ATTR_INTS, 1},
+	{"pads", OM_ATTR_INTS, 0}, {"strides", OM_ATTR_INTS, 0}, {NULL, 0, 0}};
+/* AveragePool-22: X -> Y */
+static const om_sig sig_AveragePool_1_v22 = {22, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x1, 0x1,
+	attrs_AveragePool_1_v22, NULL};
 static const om_sig_attr attrs_AveragePool_1_v19[] = {{"auto_pad", OM_ATTR_STRING, 0},
 	{"ceil_mode", OM_ATTR_INT, 0}, {"count_include_pad", OM_ATTR_INT, 0},
 	{"dilations", OM_ATTR_INTS, 0}, {"kernel_shape", OM_ATTR_INTS, 1},
 	{"pads", OM_ATTR_INTS, 0}, {"strides", OM_ATTR_INTS, 0}, {NULL, 0, 0}};
 /* AveragePool-19: X -> Y */
-static const om_sig sig_AveragePool_1_v19 = {19, 1, 1, 1, 1, 0x0, 0x0, attrs_AveragePool_1_v19,
-	NULL};
+static const om_sig sig_AveragePool_1_v19 = {19, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x0, 0x0,
+	attrs_AveragePool_1_v19, &sig_AveragePool_1_v22};
 static const om_sig_attr attrs_AveragePool_1_v10[] = {{"auto_pad", OM_ATTR_STRING, 0},
 	{"ceil_mode", OM_ATTR_INT, 0}, {"count_include_pad", OM_ATTR_INT, 0},
 	{"kernel_shape", OM_ATTR_INTS, 1}, {"pads", OM_ATTR_INTS, 0}, {"strides", OM_ATTR_INTS, 0},
 	{NULL, 0, 0}};
 /* AveragePool-10: X -> Y */
-static const om_sig sig_AveragePool_1_v10 = {10, 1, 1, 1, 1, 0x0, 0x0, attrs_AveragePool_1_v10,
-	&sig_AveragePool_1_v19};
+static const om_sig sig_AveragePool_1_v10 = {10, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x0, 0x0,
+	attrs_AveragePool_1_v10, &sig_AveragePool_1_v19};
 static const om_sig_attr attrs_AveragePool_1_v7[] = {{"auto_pad", OM_ATTR_STRING, 0},
 	{"count_include_pad", OM_ATTR_INT, 0}, {"kernel_shape", OM_ATTR_INTS, 1},
 	{"pads", OM_ATTR_INTS, 0}, {"strides", OM_ATTR_INTS, 0}, {NULL, 0, 0}};
 /* AveragePool-7: X -> Y */
-static const om_sig sig_AveragePool_1_v7 = {7, 1, 1, 1, 1, 0x0, 0x0, attrs_AveragePool_1_v7,
-	&sig_AveragePool_1_v10};
+static const om_sig sig_AveragePool_1_v7 = {7, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x0, 0x0,
+	attrs_AveragePool_1_v7, &sig_AveragePool_1_v10};
 static const om_sig_attr attrs_AveragePool_1[] = {{"auto_pad", OM_ATTR_STRING, 0},
 	{"kernel_shape", OM_ATTR_INTS, 1}, {"pads", OM_ATTR_INTS, 0}, {"strides", OM_ATTR_INTS, 0},
 	{NULL, 0, 0}};
 /* AveragePool-1: X -> Y */
-static const om_sig sig_AveragePool_1 = {1, 1, 1, 1, 1, 0x0, 0x0, attrs_AveragePool_1,
-	&sig_AveragePool_1_v7};
+static const om_sig sig_AveragePool_1 = {1, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x0, 0x0,
+	attrs_AveragePool_1, &sig_AveragePool_1_v7};
+static const om_sig_attr attrs_LpPool_1_v22[] = {{"auto_pad", OM_ATTR_STRING, 0},
+	{"ceil_mode", OM_ATTR_INT, 0}, {"dilations", OM_ATTR_INTS, 0},
+	{"kernel_shape", OM_ATTR_INTS, 1}, {"p", OM_ATTR_INT, 0}, {"pads", OM_ATTR_INTS, 0},
+	{"strides", OM_ATTR_INTS, 0}, {NULL, 0, 0}};
+/* LpPool-22: X -> Y */
+static const om_sig sig_LpPool_1_v22 = {22, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x1, 0x1,
+	attrs_LpPool_1_v22, NULL};
 static const om_sig_attr attrs_LpPool_1_v18[] = {{"auto_pad", OM_ATTR_STRING, 0},
 	{"ceil_mode", OM_ATTR_INT, 0}, {"dilations", OM_ATTR_INTS, 0},
 	{"kernel_shape", OM_ATTR_INTS, 1}, {"p", OM_ATTR_INT, 0}, {"pads", OM_ATTR_INTS, 0},
 	{"strides", OM_ATTR_INTS, 0}, {NULL, 0, 0}};
 /* LpPool-18: X -> Y */
-static const om_sig sig_LpPool_1_v18 = {18, 1, 1, 1, 1, 0x0, 0x0, attrs_LpPool_1_v18, NULL};
+static const om_sig sig_LpPool_1_v18 = {18, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x0, 0x0,
+	attrs_LpPool_1_v18, &sig_LpPool_1_v22};
 static const om_sig_attr attrs_LpPool_1_v2[] = {{"auto_pad", OM_ATTR_STRING, 0},
 	{"kernel_shape", OM_ATTR_INTS, 1}, {"p", OM_ATTR_INT, 0}, {"pads", OM_ATTR_INTS, 0},
 	{"strides", OM_ATTR_INTS, 0}, {NULL, 0, 0}};
 /* LpPool-2: X -> Y */
-static const om_sig sig_LpPool_1_v2 = {2, 1, 1, 1, 1, 0x0, 0x0, attrs_LpPool_1_v2,
-	&sig_LpPool_1_v18};
+static const om_sig sig_LpPool_1_v2 = {2, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x0, 0x0,
+	attrs_LpPool_1_v2, &sig_LpPool_1_v18};
 static const om_sig_attr attrs_LpPool_1[] = {{"auto_pad", OM_ATTR_STRING, 0},
 	{"kernel_shape", OM_ATTR_INTS, 0}, {"p", OM_ATTR_FLOAT, 0}, {"pads", OM_ATTR_INTS, 0},
 	{"strides", OM_ATTR_INTS, 0}, {NULL, 0, 0}};
 /* LpPool-1: X -> Y */
-static const om_sig sig_LpPool_1 = {1, 1, 1, 1, 1, 0x0, 0x0, attrs_LpPool_1, &sig_LpPool_1_v2};
+static const om_sig sig_LpPool_1 = {1, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x0, 0x0, attrs_LpPool_1,
+	&sig_LpPool_1_v2};
+/* GlobalMaxPool-22: X -> Y */
+static const om_sig sig_GlobalMaxPool_1_v22 = {22, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x1, 0x1, NULL,
+	NULL};
 /* GlobalMaxPool-1: X -> Y */
-static const om_sig sig_GlobalMaxPool_1 = {1, 1, 1, 1, 1, 0x0, 0x0, NULL, NULL};
+static const om_sig sig_GlobalMaxPool_1 = {1, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x0, 0x0, NULL,
+	&sig_GlobalMaxPool_1_v22};
+/* GlobalAveragePool-22: X -> Y */
+static const om_sig sig_GlobalAveragePool_1_v22 = {22, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x1, 0x1,
+	NULL, NULL};
 /* GlobalAveragePool-1: X -> Y */
-static const om_sig sig_GlobalAveragePool_1 = {1, 1, 1, 1, 1, 0x0, 0x0, NULL, NULL};
+static const om_sig sig_GlobalAveragePool_1 = {1, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x0, 0x0, NULL,
+	&sig_GlobalAveragePool_1_v22};
+static const om_sig_attr attrs_GlobalLpPool_1_v22[] = {{"p", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* GlobalLpPool-22: X -> Y */
+static const om_sig sig_GlobalLpPool_1_v22 = {22, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x1, 0x1,
+	attrs_GlobalLpPool_1_v22, NULL};
 static const om_sig_attr attrs_GlobalLpPool_1_v2[] = {{"p", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* GlobalLpPool-2: X -> Y */
-static const om_sig sig_GlobalLpPool_1_v2 = {2, 1, 1, 1, 1, 0x0, 0x0, attrs_GlobalLpPool_1_v2,
-	NULL};
+static const om_sig sig_GlobalLpPool_1_v2 = {2, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x0, 0x0,
+	attrs_GlobalLpPool_1_v2, &sig_GlobalLpPool_1_v22};
 static const om_sig_attr attrs_GlobalLpPool_1[] = {{"p", OM_ATTR_FLOAT, 0}, {NULL, 0, 0}};
 /* GlobalLpPool-1: X -> Y */
-static const om_sig sig_GlobalLpPool_1 = {1, 1, 1, 1, 1, 0x0, 0x0, attrs_GlobalLpPool_1,
-	&sig_GlobalLpPool_1_v2};
+static const om_sig sig_GlobalLpPool_1 = {1, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x0, 0x0,
+	attrs_GlobalLpPool_1, &sig_GlobalLpPool_1_v2};
+static const om_sig_attr attrs_MaxUnpool_9_v22[] = {{"kernel_shape", OM_ATTR_INTS, 1},
+	{"pads", OM_ATTR_INTS, 0}, {"strides", OM_ATTR_INTS, 0}, {NULL, 0, 0}};
+/* MaxUnpool-22: X I [output_shape] -> output */
+static const om_sig sig_MaxUnpool_9_v22 = {22, 2, 3, 1, 1, 0x4, 0x0, 0x1, 0x1, 0x1, 0x1,
+	attrs_MaxUnpool_9_v22, NULL};
 static const om_sig_attr attrs_MaxUnpool_9[] = {{"kernel_shape", OM_ATTR_INTS, 1},
 	{"pads", OM_ATTR_INTS, 0}, {"strides", OM_ATTR_INTS, 0}, {NULL, 0, 0}};
 /* MaxUnpool-9: X I [output_shape] -> output */
-static const om_sig sig_MaxUnpool_9 = {9, 2, 3, 1, 1, 0x4, 0x0, attrs_MaxUnpool_9, NULL};
+static const om_sig sig_MaxUnpool_9 = {9, 2, 3, 1, 1, 0x4, 0x0, 0x1, 0x1, 0x0, 0x0,
+	attrs_MaxUnpool_9, &sig_MaxUnpool_9_v22};
 
 /* ---- end of signatures ---- */
 

@@ -485,40 +485,51 @@ static om_kind resize_kernel(om_ctx *c)
 static const om_sig_attr attrs_Upsample_7[] = {{"mode", OM_ATTR_STRING, 0},
 	{"scales", OM_ATTR_FLOATS, 1}, {NULL, 0, 0}};
 /* Upsample-7: X -> Y */
-static const om_sig sig_Upsample_7 = {7, 1, 1, 1, 1, 0x0, 0x0, attrs_Upsample_7, NULL};
+static const om_sig sig_Upsample_7 = {7, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x0, 0x0, attrs_Upsample_7,
+	NULL};
+static const om_sig_attr attrs_Upsample_9_v10[] = {{"mode", OM_ATTR_STRING, 0}, {NULL, 0, 0}};
+/* Upsample-10: X scales -> Y */
+static const om_sig sig_Upsample_9_v10 = {10, 2, 2, 1, 1, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+	attrs_Upsample_9_v10, NULL};
 static const om_sig_attr attrs_Upsample_9[] = {{"mode", OM_ATTR_STRING, 0}, {NULL, 0, 0}};
 /* Upsample-9: X scales -> Y */
-static const om_sig sig_Upsample_9 = {9, 2, 2, 1, 1, 0x0, 0x0, attrs_Upsample_9, NULL};
+static const om_sig sig_Upsample_9 = {9, 2, 2, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x0, 0x0, attrs_Upsample_9,
+	&sig_Upsample_9_v10};
 static const om_sig_attr attrs_Resize_10[] = {{"mode", OM_ATTR_STRING, 0}, {NULL, 0, 0}};
 /* Resize-10: X scales -> Y */
-static const om_sig sig_Resize_10 = {10, 2, 2, 1, 1, 0x0, 0x0, attrs_Resize_10, NULL};
+static const om_sig sig_Resize_10 = {10, 2, 2, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x0, 0x0, attrs_Resize_10,
+	NULL};
 static const om_sig_attr attrs_Resize_11_v13[] = {
 	{"coordinate_transformation_mode", OM_ATTR_STRING, 0},
 	{"cubic_coeff_a", OM_ATTR_FLOAT, 0}, {"exclude_outside", OM_ATTR_INT, 0},
 	{"extrapolation_value", OM_ATTR_FLOAT, 0}, {"mode", OM_ATTR_STRING, 0},
 	{"nearest_mode", OM_ATTR_STRING, 0}, {NULL, 0, 0}};
 /* Resize-13: X [roi] [scales] [sizes] -> Y */
-static const om_sig sig_Resize_11_v13 = {13, 1, 4, 1, 1, 0xe, 0x0, attrs_Resize_11_v13, NULL};
+static const om_sig sig_Resize_11_v13 = {13, 1, 4, 1, 1, 0xe, 0x0, 0x3, 0x1, 0x1, 0x1,
+	attrs_Resize_11_v13, NULL};
 static const om_sig_attr attrs_Resize_11[] = {{"coordinate_transformation_mode", OM_ATTR_STRING, 0},
 	{"cubic_coeff_a", OM_ATTR_FLOAT, 0}, {"exclude_outside", OM_ATTR_INT, 0},
 	{"extrapolation_value", OM_ATTR_FLOAT, 0}, {"mode", OM_ATTR_STRING, 0},
 	{"nearest_mode", OM_ATTR_STRING, 0}, {NULL, 0, 0}};
 /* Resize-11: X roi scales [sizes] -> Y */
-static const om_sig sig_Resize_11 = {11, 3, 4, 1, 1, 0x8, 0x0, attrs_Resize_11, &sig_Resize_11_v13};
+static const om_sig sig_Resize_11 = {11, 3, 4, 1, 1, 0x8, 0x0, 0x3, 0x1, 0x0, 0x0, attrs_Resize_11,
+	&sig_Resize_11_v13};
 static const om_sig_attr attrs_Resize_18[] = {{"antialias", OM_ATTR_INT, 0},
 	{"axes", OM_ATTR_INTS, 0}, {"coordinate_transformation_mode", OM_ATTR_STRING, 0},
 	{"cubic_coeff_a", OM_ATTR_FLOAT, 0}, {"exclude_outside", OM_ATTR_INT, 0},
 	{"extrapolation_value", OM_ATTR_FLOAT, 0}, {"keep_aspect_ratio_policy", OM_ATTR_STRING, 0},
 	{"mode", OM_ATTR_STRING, 0}, {"nearest_mode", OM_ATTR_STRING, 0}, {NULL, 0, 0}};
 /* Resize-18: X [roi] [scales] [sizes] -> Y */
-static const om_sig sig_Resize_18 = {18, 1, 4, 1, 1, 0xe, 0x0, attrs_Resize_18, NULL};
+static const om_sig sig_Resize_18 = {18, 1, 4, 1, 1, 0xe, 0x0, 0x3, 0x1, 0x1, 0x1, attrs_Resize_18,
+	NULL};
 static const om_sig_attr attrs_Resize_19[] = {{"antialias", OM_ATTR_INT, 0},
 	{"axes", OM_ATTR_INTS, 0}, {"coordinate_transformation_mode", OM_ATTR_STRING, 0},
 	{"cubic_coeff_a", OM_ATTR_FLOAT, 0}, {"exclude_outside", OM_ATTR_INT, 0},
 	{"extrapolation_value", OM_ATTR_FLOAT, 0}, {"keep_aspect_ratio_policy", OM_ATTR_STRING, 0},
 	{"mode", OM_ATTR_STRING, 0}, {"nearest_mode", OM_ATTR_STRING, 0}, {NULL, 0, 0}};
 /* Resize-19: X [roi] [scales] [sizes] -> Y */
-static const om_sig sig_Resize_19 = {19, 1, 4, 1, 1, 0xe, 0x0, attrs_Resize_19, NULL};
+static const om_sig sig_Resize_19 = {19, 1, 4, 1, 1, 0xe, 0x0, 0x3, 0x1, 0x1, 0x1, attrs_Resize_19,
+	NULL};
 
 /* ---- end of signatures ---- */
 

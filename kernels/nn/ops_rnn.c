@@ -700,44 +700,73 @@ static om_kind kernel_lstm(om_ctx *c)
 
 /* ---- signatures (scripts/gen_signatures.py; ONNX docs/Changelog.md) ---- */
 
+static const om_sig_attr attrs_RNN_7_v22[] = {{"activation_alpha", OM_ATTR_FLOATS, 0},
+	{"activation_beta", OM_ATTR_FLOATS, 0}, {"activations", OM_ATTR_STRINGS, 0},
+	{"clip", OM_ATTR_FLOAT, 0}, {"direction", OM_ATTR_STRING, 0},
+	{"hidden_size", OM_ATTR_INT, 0}, {"layout", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* RNN-22: X W R [B] [sequence_lens] [initial_h] -> [Y] [Y_h] */
+static const om_sig sig_RNN_7_v22 = {22, 3, 6, 0, 2, 0x38, 0x3, 0x2f, 0x3, 0x2f, 0x3,
+	attrs_RNN_7_v22, NULL};
 static const om_sig_attr attrs_RNN_7_v14[] = {{"activation_alpha", OM_ATTR_FLOATS, 0},
 	{"activation_beta", OM_ATTR_FLOATS, 0}, {"activations", OM_ATTR_STRINGS, 0},
 	{"clip", OM_ATTR_FLOAT, 0}, {"direction", OM_ATTR_STRING, 0},
 	{"hidden_size", OM_ATTR_INT, 0}, {"layout", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* RNN-14: X W R [B] [sequence_lens] [initial_h] -> [Y] [Y_h] */
-static const om_sig sig_RNN_7_v14 = {14, 3, 6, 0, 2, 0x38, 0x3, attrs_RNN_7_v14, NULL};
+static const om_sig sig_RNN_7_v14 = {14, 3, 6, 0, 2, 0x38, 0x3, 0x2f, 0x3, 0x0, 0x0,
+	attrs_RNN_7_v14, &sig_RNN_7_v22};
 static const om_sig_attr attrs_RNN_7[] = {{"activation_alpha", OM_ATTR_FLOATS, 0},
 	{"activation_beta", OM_ATTR_FLOATS, 0}, {"activations", OM_ATTR_STRINGS, 0},
 	{"clip", OM_ATTR_FLOAT, 0}, {"direction", OM_ATTR_STRING, 0},
 	{"hidden_size", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* RNN-7: X W R [B] [sequence_lens] [initial_h] -> [Y] [Y_h] */
-static const om_sig sig_RNN_7 = {7, 3, 6, 0, 2, 0x38, 0x3, attrs_RNN_7, &sig_RNN_7_v14};
+static const om_sig sig_RNN_7 = {7, 3, 6, 0, 2, 0x38, 0x3, 0x2f, 0x3, 0x0, 0x0, attrs_RNN_7,
+	&sig_RNN_7_v14};
+static const om_sig_attr attrs_GRU_7_v22[] = {{"activation_alpha", OM_ATTR_FLOATS, 0},
+	{"activation_beta", OM_ATTR_FLOATS, 0}, {"activations", OM_ATTR_STRINGS, 0},
+	{"clip", OM_ATTR_FLOAT, 0}, {"direction", OM_ATTR_STRING, 0},
+	{"hidden_size", OM_ATTR_INT, 0}, {"layout", OM_ATTR_INT, 0},
+	{"linear_before_reset", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* GRU-22: X W R [B] [sequence_lens] [initial_h] -> [Y] [Y_h] */
+static const om_sig sig_GRU_7_v22 = {22, 3, 6, 0, 2, 0x38, 0x3, 0x2f, 0x3, 0x2f, 0x3,
+	attrs_GRU_7_v22, NULL};
 static const om_sig_attr attrs_GRU_7_v14[] = {{"activation_alpha", OM_ATTR_FLOATS, 0},
 	{"activation_beta", OM_ATTR_FLOATS, 0}, {"activations", OM_ATTR_STRINGS, 0},
 	{"clip", OM_ATTR_FLOAT, 0}, {"direction", OM_ATTR_STRING, 0},
 	{"hidden_size", OM_ATTR_INT, 0}, {"layout", OM_ATTR_INT, 0},
 	{"linear_before_reset", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* GRU-14: X W R [B] [sequence_lens] [initial_h] -> [Y] [Y_h] */
-static const om_sig sig_GRU_7_v14 = {14, 3, 6, 0, 2, 0x38, 0x3, attrs_GRU_7_v14, NULL};
+static const om_sig sig_GRU_7_v14 = {14, 3, 6, 0, 2, 0x38, 0x3, 0x2f, 0x3, 0x0, 0x0,
+	attrs_GRU_7_v14, &sig_GRU_7_v22};
 static const om_sig_attr attrs_GRU_7[] = {{"activation_alpha", OM_ATTR_FLOATS, 0},
 	{"activation_beta", OM_ATTR_FLOATS, 0}, {"activations", OM_ATTR_STRINGS, 0},
 	{"clip", OM_ATTR_FLOAT, 0}, {"direction", OM_ATTR_STRING, 0},
 	{"hidden_size", OM_ATTR_INT, 0}, {"linear_before_reset", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* GRU-7: X W R [B] [sequence_lens] [initial_h] -> [Y] [Y_h] */
-static const om_sig sig_GRU_7 = {7, 3, 6, 0, 2, 0x38, 0x3, attrs_GRU_7, &sig_GRU_7_v14};
+static const om_sig sig_GRU_7 = {7, 3, 6, 0, 2, 0x38, 0x3, 0x2f, 0x3, 0x0, 0x0, attrs_GRU_7,
+	&sig_GRU_7_v14};
+static const om_sig_attr attrs_LSTM_7_v22[] = {{"activation_alpha", OM_ATTR_FLOATS, 0},
+	{"activation_beta", OM_ATTR_FLOATS, 0}, {"activations", OM_ATTR_STRINGS, 0},
+	{"clip", OM_ATTR_FLOAT, 0}, {"direction", OM_ATTR_STRING, 0},
+	{"hidden_size", OM_ATTR_INT, 0}, {"input_forget", OM_ATTR_INT, 0},
+	{"layout", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* LSTM-22: X W R [B] [sequence_lens] [initial_h] [initial_c] [P] -> [Y] [Y_h] [Y_c] */
+static const om_sig sig_LSTM_7_v22 = {22, 3, 8, 0, 3, 0xf8, 0x7, 0xef, 0x7, 0xef, 0x7,
+	attrs_LSTM_7_v22, NULL};
 static const om_sig_attr attrs_LSTM_7_v14[] = {{"activation_alpha", OM_ATTR_FLOATS, 0},
 	{"activation_beta", OM_ATTR_FLOATS, 0}, {"activations", OM_ATTR_STRINGS, 0},
 	{"clip", OM_ATTR_FLOAT, 0}, {"direction", OM_ATTR_STRING, 0},
 	{"hidden_size", OM_ATTR_INT, 0}, {"input_forget", OM_ATTR_INT, 0},
 	{"layout", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* LSTM-14: X W R [B] [sequence_lens] [initial_h] [initial_c] [P] -> [Y] [Y_h] [Y_c] */
-static const om_sig sig_LSTM_7_v14 = {14, 3, 8, 0, 3, 0xf8, 0x7, attrs_LSTM_7_v14, NULL};
+static const om_sig sig_LSTM_7_v14 = {14, 3, 8, 0, 3, 0xf8, 0x7, 0xef, 0x7, 0x0, 0x0,
+	attrs_LSTM_7_v14, &sig_LSTM_7_v22};
 static const om_sig_attr attrs_LSTM_7[] = {{"activation_alpha", OM_ATTR_FLOATS, 0},
 	{"activation_beta", OM_ATTR_FLOATS, 0}, {"activations", OM_ATTR_STRINGS, 0},
 	{"clip", OM_ATTR_FLOAT, 0}, {"direction", OM_ATTR_STRING, 0},
 	{"hidden_size", OM_ATTR_INT, 0}, {"input_forget", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* LSTM-7: X W R [B] [sequence_lens] [initial_h] [initial_c] [P] -> [Y] [Y_h] [Y_c] */
-static const om_sig sig_LSTM_7 = {7, 3, 8, 0, 3, 0xf8, 0x7, attrs_LSTM_7, &sig_LSTM_7_v14};
+static const om_sig sig_LSTM_7 = {7, 3, 8, 0, 3, 0xf8, 0x7, 0xef, 0x7, 0x0, 0x0, attrs_LSTM_7,
+	&sig_LSTM_7_v14};
 
 /* ---- end of signatures ---- */
 

@@ -293,13 +293,20 @@ static om_kind ag_kernel(om_ctx *c)
 
 /* ---- signatures (scripts/gen_signatures.py; ONNX docs/Changelog.md) ---- */
 
+static const om_sig_attr attrs_GridSample_16_v22[] = {{"align_corners", OM_ATTR_INT, 0},
+	{"mode", OM_ATTR_STRING, 0}, {"padding_mode", OM_ATTR_STRING, 0}, {NULL, 0, 0}};
+/* GridSample-22: X grid -> Y */
+static const om_sig sig_GridSample_16_v22 = {22, 2, 2, 1, 1, 0x0, 0x0, 0x3, 0x1, 0x3, 0x1,
+	attrs_GridSample_16_v22, NULL};
 static const om_sig_attr attrs_GridSample_16[] = {{"align_corners", OM_ATTR_INT, 0},
 	{"mode", OM_ATTR_STRING, 0}, {"padding_mode", OM_ATTR_STRING, 0}, {NULL, 0, 0}};
 /* GridSample-16: X grid -> Y */
-static const om_sig sig_GridSample_16 = {16, 2, 2, 1, 1, 0x0, 0x0, attrs_GridSample_16, NULL};
+static const om_sig sig_GridSample_16 = {16, 2, 2, 1, 1, 0x0, 0x0, 0x3, 0x1, 0x0, 0x0,
+	attrs_GridSample_16, &sig_GridSample_16_v22};
 static const om_sig_attr attrs_AffineGrid_20[] = {{"align_corners", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* AffineGrid-20: theta size -> grid */
-static const om_sig sig_AffineGrid_20 = {20, 2, 2, 1, 1, 0x0, 0x0, attrs_AffineGrid_20, NULL};
+static const om_sig sig_AffineGrid_20 = {20, 2, 2, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x1, 0x1,
+	attrs_AffineGrid_20, NULL};
 
 /* ---- end of signatures ---- */
 

@@ -371,33 +371,36 @@ static om_kind mel_kernel(om_ctx *c)
 static const om_sig_attr attrs_HannWindow_17[] = {{"output_datatype", OM_ATTR_INT, 0},
 	{"periodic", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* HannWindow-17: size -> output */
-static const om_sig sig_HannWindow_17 = {17, 1, 1, 1, 1, 0x0, 0x0, attrs_HannWindow_17, NULL};
+static const om_sig sig_HannWindow_17 = {17, 1, 1, 1, 1, 0x0, 0x0, 0x0, 0x1, 0x0, 0x1,
+	attrs_HannWindow_17, NULL};
 static const om_sig_attr attrs_HammingWindow_17[] = {{"output_datatype", OM_ATTR_INT, 0},
 	{"periodic", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* HammingWindow-17: size -> output */
-static const om_sig sig_HammingWindow_17 = {17, 1, 1, 1, 1, 0x0, 0x0, attrs_HammingWindow_17, NULL};
+static const om_sig sig_HammingWindow_17 = {17, 1, 1, 1, 1, 0x0, 0x0, 0x0, 0x1, 0x0, 0x1,
+	attrs_HammingWindow_17, NULL};
 static const om_sig_attr attrs_BlackmanWindow_17[] = {{"output_datatype", OM_ATTR_INT, 0},
 	{"periodic", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* BlackmanWindow-17: size -> output */
-static const om_sig sig_BlackmanWindow_17 = {17, 1, 1, 1, 1, 0x0, 0x0, attrs_BlackmanWindow_17,
-	NULL};
+static const om_sig sig_BlackmanWindow_17 = {17, 1, 1, 1, 1, 0x0, 0x0, 0x0, 0x1, 0x0, 0x1,
+	attrs_BlackmanWindow_17, NULL};
 static const om_sig_attr attrs_DFT_17[] = {{"axis", OM_ATTR_INT, 0}, {"inverse", OM_ATTR_INT, 0},
 	{"onesided", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* DFT-17: input [dft_length] -> output */
-static const om_sig sig_DFT_17 = {17, 1, 2, 1, 1, 0x2, 0x0, attrs_DFT_17, NULL};
+static const om_sig sig_DFT_17 = {17, 1, 2, 1, 1, 0x2, 0x0, 0x1, 0x1, 0x1, 0x1, attrs_DFT_17, NULL};
 static const om_sig_attr attrs_DFT_20[] = {{"inverse", OM_ATTR_INT, 0},
 	{"onesided", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* DFT-20: input [dft_length] [axis] -> output */
-static const om_sig sig_DFT_20 = {20, 1, 3, 1, 1, 0x6, 0x0, attrs_DFT_20, NULL};
+static const om_sig sig_DFT_20 = {20, 1, 3, 1, 1, 0x6, 0x0, 0x1, 0x1, 0x1, 0x1, attrs_DFT_20, NULL};
 static const om_sig_attr attrs_STFT_17[] = {{"onesided", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* STFT-17: signal frame_step [window] [frame_length] -> output */
-static const om_sig sig_STFT_17 = {17, 2, 4, 1, 1, 0xc, 0x0, attrs_STFT_17, NULL};
+static const om_sig sig_STFT_17 = {17, 2, 4, 1, 1, 0xc, 0x0, 0x5, 0x1, 0x5, 0x1, attrs_STFT_17,
+	NULL};
 static const om_sig_attr attrs_MelWeightMatrix_17[] = {{"output_datatype", OM_ATTR_INT, 0},
 	{NULL, 0, 0}};
 /* MelWeightMatrix-17: num_mel_bins dft_length sample_rate lower_edge_hertz upper_edge_hertz
  * -> output */
-static const om_sig sig_MelWeightMatrix_17 = {17, 5, 5, 1, 1, 0x0, 0x0, attrs_MelWeightMatrix_17,
-	NULL};
+static const om_sig sig_MelWeightMatrix_17 = {17, 5, 5, 1, 1, 0x0, 0x0, 0x18, 0x1, 0x18, 0x1,
+	attrs_MelWeightMatrix_17, NULL};
 
 /* ---- end of signatures ---- */
 
