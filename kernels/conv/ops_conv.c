@@ -49,15 +49,25 @@ static bool int8_like(int32_t t)
 	return t == OM_INT8 || t == OM_UINT8;
 }
 
-static bool is_op(const om_ctx *c, const char *op)
+/* What each row of this family is (om_op.param): the kernels and inferences the rows share
+ * branch on it, never on the op's name. 0 is no variant (a row must say). */
+enum conv_variant {
+	CONV_FLOAT = 1, /* Conv: float X, W, B */
+	CONV_FUSED,     /* com.microsoft FusedConv: Conv + Z + its own activation */
+	CONV_TRANSPOSE, /* ConvTranspose */
+	CONV_INTEGER,   /* ConvInteger: 8-bit x, w and zero points, int32 y */
+	CONV_QLINEAR,   /* QLinearConv: 8-bit, scales and zero points, 8-bit y */
+};
+
+static enum conv_variant variant(const om_ctx *c)
 {
-	return !strcmp(c->node->op, op);
+	return (enum conv_variant)c->op->param;
 }
 
 /* W's input slot: QLinearConv has the scale and zero point of x before it. */
 static int32_t w_slot(const om_ctx *c)
 {
-	return is_op(c, "QLinearConv") ? 3 : 1;
+	return variant(c) == CONV_QLINEAR ? 3 : 1;
 }
 
 /* Checks of X and W shared by all the ops here; *kernel gets W's extents. */
@@ -70,7 +80,7 @@ static om_kind conv_common(om_ctx *c, conv_geo *g, const int64_t **kernel)
 		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
 				"X (rank %d) and W (rank %d) must have the same rank >= 3", X->rank,
 				W->rank);
-	bool integer = is_op(c, "ConvInteger") || is_op(c, "QLinearConv");
+	const bool integer = variant(c) == CONV_INTEGER || variant(c) == CONV_QLINEAR;
 	if (integer ? !int8_like(X->dtype) || !int8_like(W->dtype)
 		    : !float_like(X->dtype) || W->dtype != X->dtype)
 		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
@@ -149,9 +159,9 @@ static om_kind conv_geometry(om_ctx *c, conv_geo *g)
 	rc = om_spatial_forward(c, X->rank - 2, X->dims + 2, kernel, 0, &g->sp);
 	if (rc)
 		return rc;
-	if (is_op(c, "QLinearConv"))
+	if (variant(c) == CONV_QLINEAR)
 		return check_qlinear(c, g);
-	if (!is_op(c, "ConvInteger"))
+	if (variant(c) != CONV_INTEGER)
 		return check_bias(c, g);
 	/* ConvInteger: zero points, one for X, one or one per output channel for W */
 	const om_tensor *xz = c->nin > 2 ? c->in[2] : NULL, *wz = c->nin > 3 ? c->in[3] : NULL;
@@ -169,9 +179,9 @@ static void set_output(om_ctx *c, const conv_geo *g)
 	int64_t d[OM_MAX_RANK] = {g->N, g->M};
 	for (int32_t i = 0; i < g->sp.n; i++)
 		d[i + 2] = g->sp.out[i];
-	int32_t dt = is_op(c, "ConvInteger") ? OM_INT32
-		     : is_op(c, "QLinearConv") ? c->in[7]->dtype
-					       : c->in[0]->dtype;
+	const int32_t dt = variant(c) == CONV_INTEGER ? OM_INT32
+			   : variant(c) == CONV_QLINEAR ? c->in[7]->dtype
+							: c->in[0]->dtype;
 	om_set_shape(c->out[0], dt, g->sp.n + 2, d);
 }
 
@@ -360,8 +370,8 @@ static om_kind conv_f32(om_ctx *c)
 	conv_geo g;
 	om_conv_epi e = {0};
 	om_kind rc = conv_geometry(c, &g);
-	if (rc || (rc = !strcmp(c->node->op, "FusedConv") ? fused_epilogue(c, &e)
-							   : om_conv_epi_activation(c, &e)))
+	if (rc || (rc = variant(c) == CONV_FUSED ? fused_epilogue(c, &e)
+						  : om_conv_epi_activation(c, &e)))
 		return rc;
 	e.bias = c->nin > 2 && c->in[2] ? c->in[2]->data : NULL;
 	float *y = c->out[0]->data;
@@ -420,8 +430,8 @@ static bool conv_dnnl_step(om_ctx *c, conv_geo *g, om_kind *rc)
 	lc.in = in, lc.out = out;
 	om_conv_epi e = {0};
 	if ((*rc = conv_geometry(&lc, g)) ||
-	    (*rc = !strcmp(c->node->op, "FusedConv") ? fused_epilogue(&lc, &e)
-						     : om_conv_epi_activation(&lc, &e)))
+	    (*rc = variant(c) == CONV_FUSED ? fused_epilogue(&lc, &e)
+					    : om_conv_epi_activation(&lc, &e)))
 		return true;
 	e.bias = in[2] ? in[2]->data : NULL;
 	return om_conv_dnnl(&lc, &g->sp, g->N, g->C, g->M, g->group, x.data, W->data, &e, y.data,
@@ -974,17 +984,17 @@ static const om_sig sig_QLinearConv_10 = {10, 8, 9, 1, 1, 0x100, 0x0, 0x0, 0x0, 
 
 static const om_op rows[] = {
 	{"Conv", "", 1, conv_infer, conv_kernel, CONV_FLAGS, &sig_Conv_1, OM_OPC_CONV, conv_layout,
-	 0},
+	 CONV_FLOAT},
 	{"FusedConv", "com.microsoft", 1, fused_infer, conv_kernel,
 	 CONV_FLAGS | OM_OP_INPLACE_LAST, &sig_ms_FusedConv_1, OM_OPC_MS_FUSED_CONV, conv_layout,
-	 0},
+	 CONV_FUSED},
 	{"ConvTranspose", "", 1, convt_infer, convt_kernel,
 	 OM_OP_EXACT | OM_OP_LAYOUT | OM_OP_EPILOGUE, &sig_ConvTranspose_1,
-	 OM_OPC_CONV_TRANSPOSE, convt_layout, 0},
+	 OM_OPC_CONV_TRANSPOSE, convt_layout, CONV_TRANSPOSE},
 	{"ConvInteger", "", 10, conv_infer, convint_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
-	 &sig_ConvInteger_10, OM_OPC_NONE, NULL, 0},
+	 &sig_ConvInteger_10, OM_OPC_NONE, NULL, CONV_INTEGER},
 	{"QLinearConv", "", 10, conv_infer, qlinearconv_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
-	 &sig_QLinearConv_10, OM_OPC_NONE, NULL, 0},
+	 &sig_QLinearConv_10, OM_OPC_NONE, NULL, CONV_QLINEAR},
 };
 
 const om_op_table om_ops_conv = OM_TABLE(rows);
