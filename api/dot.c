@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "dot.h"
+#include "registry.h"
 
 enum {
 	MAX_CONST_LINES = 3,
@@ -116,9 +117,11 @@ static void put_tensor_summary(FILE *f, const om_tensor *t)
 		fprintf(f, " %zu B", t->nbytes);
 }
 
+/* a Constant node: its row's code (Constant's rows share it at every opset) */
 static bool is_constant_node(const om_node *n)
 {
-	return !strcmp(n->op, "Constant") && !n->domain[0] && n->nout == 1;
+	const om_op *op = om_op_find(n->domain, n->op, INT64_MAX);
+	return op && op->code == OM_OPC_CONSTANT && n->nout == 1;
 }
 
 /* The constant tensor behind v (initializer or Constant node), or NULL. */

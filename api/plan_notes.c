@@ -8,6 +8,7 @@
 
 #include "activation.h"
 #include "plan_notes.h"
+#include "registry.h"
 #include "session.h"
 #include "transpose.h"
 
@@ -31,6 +32,7 @@ typedef struct seen_node {
 } seen_node;
 
 struct om_plan_notes {
+	const om_model *m;
 	om_session *s;
 	seen_value *values;
 	seen_buffer *buffers;
@@ -98,7 +100,7 @@ static void hook(void *arg, const om_node *n, const om_tensor *const *in, int ni
 		}
 		p->oom |= !b;
 	}
-	if (!strcmp(n->op, "Transpose") && !n->domain[0] && nin > 0 && in[0]) {
+	if (om_node_code(p->m, n) == OM_OPC_TRANSPOSE && nin > 0 && in[0]) {
 		seen_node *e = node_entry(p, n);
 		if (e)
 			transpose_note(e->note, sizeof e->note, n, in[0]);
@@ -161,6 +163,7 @@ om_kind om_plan_notes_make(const om_model *m, const om_session_options *opt, om_
 	om_plan_notes *p = calloc(1, sizeof *p);
 	if (!p)
 		return om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
+	p->m = m;
 	om_kind rc = om_session_create(m, opt, &p->s, st);
 	if (!rc && run_once(p, m, st)) {
 		/* a placeholder input the model rejects: draw the plan without buffers */
@@ -196,11 +199,15 @@ om_kind om_plan_notes_make(const om_model *m, const om_session_options *opt, om_
 						   (plan_layout.c); an absorbed node moves none */
 			snprintf(layout, sizeof layout, ", %s%s%s %s", reads ? "reads" : "",
 				 reads && writes ? " and " : "", writes ? "writes" : "", tag);
-		snprintf(e->note, sizeof e->note, "%s%s%s%s%s%s%s%s%s",
+		/* the implementation the kernel chose (its step's record: om_ctx_chose) */
+		char impl[40] = "";
+		if (ni.impl && !ni.folded && !ni.absorbed)
+			snprintf(impl, sizeof impl, " %.32s", ni.impl);
+		snprintf(e->note, sizeof e->note, "%s%s%s%s%s%s%s%s%s%s",
 			 ni.folded     ? "folded at plan time"
 			 : ni.absorbed == 2 ? "absorbed into its output's reader"
 			 : ni.absorbed ? "absorbed into its input's producer"
-			 : ni.mode == OM_MODE_FAST ? "fast kernel" : "exact kernel",
+			 : ni.mode == OM_MODE_FAST ? "fast kernel" : "exact kernel", impl,
 			 ni.scaled ? ", scales its input per channel" : "",
 			 z ? ", adds Z (in its place when Z dies here)" : "", post, layout,
 			 ni.dynamic ? ", shaped per run" : "", ni.view ? ", view" : "",

@@ -409,6 +409,9 @@ typedef struct om_profile_row {
 	double ms;       /* their wall time, milliseconds */
 	const char *node; /* per node: the node's name (its first output's when it has none);
 			     else NULL */
+	const char *impl; /* per node: the implementation its kernel chose in the last run
+			     (Conv's "winograd-f4", "im2col-gemm", ...: docs/ops.md), a static
+			     string; NULL for a kernel with one, and in rows per op type */
 } om_profile_row;
 OM_API int om_session_profile(const om_session *s, const om_profile_row **rows);
 /** Zeroes the profile (after a warm-up run, so that it covers the runs that follow). */

@@ -109,6 +109,8 @@ typedef struct om_ctx {
 	const om_run_services *run; /* what the session offers kernels (below); NULL when folding */
 	void **state;           /* the step's kernel state slot (above); NULL when folding */
 	void (**state_release)(void *); /* the slot's release function (above) */
+	const char **impl;      /* the step's record of the implementation its kernel chose
+				 * (om_ctx_chose); NULL when nobody records (folding) */
 	uint64_t const_in;      /* bit i: in[i] holds the same bytes in every run (above) */
 	/* OM_OP_EPILOGUE rows: an activation (activation.h) the planner folded into this step,
 	 * applied last to out[0]; NULL when none (always outside a session) */
@@ -226,6 +228,15 @@ struct om_run_services {
  * OM_OK outside a session (the constant folder bounds its outputs itself) or without a limit.
  */
 om_kind om_ctx_reserve(const om_ctx *c, size_t bytes, const char *what);
+/**
+ * A kernel with several implementations (Conv's table, kernels/conv/conv_impl.c) names the one
+ * it runs, a static string: the step keeps it (`omopt dot --plan`, `run --profile-nodes`).
+ */
+static inline void om_ctx_chose(const om_ctx *c, const char *impl)
+{
+	if (c->impl)
+		*c->impl = impl;
+}
 /**
  * For kernels that iterate (Loop, Scan): OM_ERR_INVALID_INPUT naming the node once the run is
  * past the session's time limit (om_session_options.max_run_ms); OM_OK otherwise, outside a

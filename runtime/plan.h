@@ -50,6 +50,7 @@ typedef struct om_step {
 	struct om_infer_cache *icache; /* dynamic steps: the last run-time inference (infer_cache.c) */
 	void *kstate; /* the kernel's state (om_ctx.state), malloc'd by the kernel */
 	void (*krelease)(void *); /* called on kstate before free() (om_ctx.state_release) */
+	const char *impl; /* the implementation its kernel named in its last run (om_ctx.impl) */
 } om_step;
 
 typedef struct om_plan {

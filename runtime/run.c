@@ -293,7 +293,7 @@ static om_kind run_step(om_session *s, om_frame *f, om_step *sp, om_status *st)
 		    .exact = s->opt.exact, /* rows flagged exact may take fast paths in fast mode */
 		    .threads = s->opt.threads > 1 ? s->opt.threads : 1,
 		    .session = s, .run = &services, .state = &sp->kstate,
-		    .state_release = &sp->krelease,
+		    .state_release = &sp->krelease, .impl = &sp->impl,
 		    .post = sp->post.kind ? &sp->post : NULL,
 		    .in_scale = sp->scale >= 0 && f->t[sp->scale].data ? &f->t[sp->scale] : NULL,
 		    .blocked = sp->blocked,
@@ -350,6 +350,8 @@ static om_kind run_step(om_session *s, om_frame *f, om_step *sp, om_status *st)
 		const double all = now_ms() - t0;
 		s->prof[sp->prof].calls++;
 		s->prof[sp->prof].ms += all - (s->prof_nested - nested0);
+		if (s->prof[sp->prof].node) /* a row per node: its kernel's implementation */
+			s->prof[sp->prof].impl = sp->impl;
 		s->prof_nested = nested0 + all;
 	}
 	if (s->hook)

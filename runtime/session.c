@@ -200,6 +200,7 @@ om_node_info om_session_node_info(const om_session *s, int i)
 	r.dynamic = sp->dynamic;
 	r.view = sp->view;
 	r.mode = sp->mode;
+	r.impl = sp->impl;
 	return r;
 }
 

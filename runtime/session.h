@@ -37,6 +37,8 @@ typedef struct om_node_info {
 	int dynamic; /* shaped again in every run (a value, or a dim, only known at run time) */
 	int view;    /* output 0 aliases input 0 */
 	int mode;    /* om_node_mode the node ran in (last run); folded nodes: OM_MODE_EXACT */
+	const char *impl; /* the implementation its kernel chose in the last run (om_ctx_chose:
+			     Conv's "winograd-f4", ...), or NULL */
 } om_node_info;
 
 /** Nodes of the main graph in plan (topological) order. */

@@ -157,6 +157,11 @@ static void test_profile(void **state)
 			if (i)
 				assert_true(rows[i - 1].ms >= rows[i].ms); /* slowest first */
 			assert_true(per_node ? rows[i].node != NULL : rows[i].node == NULL);
+			/* per node: the implementation a Conv's kernel chose (conv_impl.c) */
+			if (!per_node || strcmp(rows[i].op, "Conv"))
+				assert_null(rows[i].impl);
+			else
+				assert_non_null(rows[i].impl);
 			if (strcmp(rows[i].op, "Conv"))
 				continue;
 			convs += rows[i].calls, conv_rows++;

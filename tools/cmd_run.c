@@ -44,7 +44,8 @@ static const char usage_text[] =
 	"                      run after a first that warms up (the first run is not in it);\n"
 	"                      If, Loop and Scan count their own time only: the nodes of their\n"
 	"                      subgraphs count under their own op types\n"
-	"  --profile-nodes     the same per node that runs (after optimizing), slowest first;\n"
+	"  --profile-nodes     the same per node that runs (after optimizing), slowest first,\n"
+	"                      with the implementation its kernel chose (Conv's: docs/ops.md);\n"
 	"                      an activation the planner absorbed into the node before it is\n"
 	"                      not a row: its time is in that node's\n"
 	"  --no-optimize       runs the model as loaded\n"
@@ -295,12 +296,14 @@ static void print_profile(const om_session *s, int runs)
 	printf("profile: wall time per %s, mean of %d run%s after a warm-up run%s\n",
 	       nodes ? "node" : "op type", runs, runs > 1 ? "s" : "",
 	       runs > 1 ? "" : " (one run varies: --bench N for N)");
-	printf("%-24s %10s %12s %7s%s\n", "op", "calls/run", "ms/run", "%", nodes ? "  node" : "");
+	printf("%-24s %10s %12s %7s%s\n", "op", "calls/run", "ms/run", "%",
+	       nodes ? "  node (the implementation its kernel chose)" : "");
 	for (int i = 0; i < n; i++)
-		printf("%-24s %10.4g %12.4f %6.1f%%%s%s\n", rows[i].op,
+		printf("%-24s %10.4g %12.4f %6.1f%%%s%s%s%s%s\n", rows[i].op,
 		       (double)rows[i].calls / runs, rows[i].ms / runs,
 		       total > 0 ? 100 * rows[i].ms / total : 0, nodes ? "  " : "",
-		       nodes ? rows[i].node : "");
+		       nodes ? rows[i].node : "", rows[i].impl ? " (" : "",
+		       rows[i].impl ? rows[i].impl : "", rows[i].impl ? ")" : "");
 	printf("buffers: %.2f MiB in the pool, at most %.2f MiB busy at once\n",
 	       (double)om_session_pool_bytes(s) / (1 << 20),
 	       (double)om_session_peak_bytes(s) / (1 << 20));

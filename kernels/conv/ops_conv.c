@@ -1,8 +1,8 @@
-/* ops_conv.c — Conv, com.microsoft FusedConv (Conv + Z + activation) and ConvTranspose on
- * float32 (float16/bfloat16 through conversion), and ConvInteger and QLinearConv (8-bit, summed
- * exactly in double): im2col + GEMM, GEMM straight on the input for 1x1 stride-1 unpadded
- * kernels, the direct depthwise loop (conv_depthwise.c) for one input channel per group on one
- * or two spatial axes. Bias, Z and activation run on each GEMM's output block (conv_epilogue). */
+/* ops_conv.c — the rows Conv, com.microsoft FusedConv (Conv + Z + activation) and ConvTranspose
+ * on float32 (float16/bfloat16 through conversion), and ConvInteger and QLinearConv (8-bit,
+ * summed exactly in double): their geometry, the input adaptations of a float conv (blocked
+ * sides, a scaled input) before the table of implementations (conv_impl.c), ConvTranspose's
+ * paths and the integer convs' im2col + GEMM. Each row's variant is its param (conv_variant). */
 /* -O2 vectorizes only loops of known trip count; the row loops here vary. Vectorizing across
  * outputs keeps every output's operation order, so exact stays exact. */
 #if defined(__GNUC__) && !defined(__clang__)
@@ -14,23 +14,13 @@
 
 #include "f32_bridge.h"
 #include "gemm.h"
-#include "conv_depthwise.h"
 #include "conv_dnnl.h"
-#include "conv_epilogue.h"
-#include "conv_winograd.h"
+#include "conv_impl.h"
 #include "convt_nhwc.h"
 #include "im2col.h"
 #include "layout.h"
 #include "op.h"
 #include "parallel.h"
-
-/* Y (M x N, ldc) = W (M x K) X (K x N, ldb) through om_sgemm: OpenBLAS in fast mode, the
- * fixed-order loop in exact mode. */
-static void conv_gemm(int exact, int64_t M, int64_t N, int64_t K, const float *W,
-		      const float *X, int64_t ldb, float *Y, int64_t ldc)
-{
-	om_sgemm(exact, false, false, M, N, K, 1, W, K, X, ldb, 0, Y, ldc);
-}
 
 /* ---- geometry ----------------------------------------------------------------------------- */
 
@@ -185,14 +175,6 @@ static void set_output(om_ctx *c, const conv_geo *g)
 	om_set_shape(c->out[0], dt, g->sp.n + 2, d);
 }
 
-static int64_t prod(const int64_t *d, int32_t n)
-{
-	int64_t p = 1;
-	for (int32_t i = 0; i < n; i++)
-		p *= d[i];
-	return p;
-}
-
 /* ---- Conv --------------------------------------------------------------------------------- */
 
 static om_kind conv_infer(om_ctx *c)
@@ -226,145 +208,7 @@ static om_kind fused_infer(om_ctx *c)
 	return rc ? rc : fused_epilogue(c, &e);
 }
 
-/* The epilogue of Mg output rows (channels m0 ..) of image n, columns [p0, p0 + cols). */
-static void epi_rows(const om_conv_epi *e, int64_t M, int64_t P, int64_t n, int64_t m0,
-		     int64_t Mg, int64_t p0, int64_t cols, float *y)
-{
-	if (!om_conv_epi_any(e))
-		return;
-	for (int64_t m = m0; m < m0 + Mg; m++)
-		om_conv_epi_row(e, m, (n * M + m) * P + p0, y + (n * M + m) * P + p0, cols);
-}
-
-enum { COL_BUDGET = 1 << 18 }; /* floats per im2col chunk (1 MiB: in L2 for the GEMM) */
-
-static bool pointwise(const om_spatial *sp)
-{
-	for (int32_t i = 0; i < sp->n; i++)
-		if (sp->k[i] != 1 || sp->stride[i] != 1 || sp->pb[i] || sp->pe[i])
-			return false;
-	return true;
-}
-
-/* The GEMM paths' blocks, (image, group, block) [lo, hi) of the flat range: each product
- * (columns [p0, p0 + len) of the output, or output rows [q0, q0 + len) through its im2col
- * columns, or one output row's columns [c0, c0 + cl) when a row alone overflows the column
- * budget) and its epilogue, as one thread runs them (a product's shape never depends on the
- * thread count) */
-typedef struct conv_job {
-	int exact;
-	const om_spatial *sp;
-	const om_conv_epi *e;
-	int64_t C, M, Cg, Mg, Kg, P, Pin, OL, group;
-	int64_t len, nb; /* columns or output rows per block, blocks per (image, group) */
-	int64_t cl, nc;  /* im2col: columns per chunk of an output row, chunks per block */
-	const float *x, *w;
-	float *y;
-	float *col;   /* ncol floats per worker slot (im2col) */
-	int64_t ncol;
-} conv_job;
-
-static void pointwise_piece(void *arg, int64_t lo, int64_t hi)
-{
-	const conv_job *j = arg;
-	for (int64_t u = lo; u < hi; u++) {
-		const int64_t n = u / (j->group * j->nb), gi = u / j->nb % j->group;
-		const int64_t p0 = u % j->nb * j->len, nc = j->P - p0 < j->len ? j->P - p0 : j->len;
-		float *yb = j->y + (n * j->M + gi * j->Mg) * j->P + p0;
-		conv_gemm(j->exact, j->Mg, nc, j->Kg, j->w + gi * j->Mg * j->Kg,
-			  j->x + (n * j->C + gi * j->Cg) * j->Pin + p0, j->Pin, yb, j->P);
-		epi_rows(j->e, j->M, j->P, n, gi * j->Mg, j->Mg, p0, nc, j->y);
-	}
-}
-
-static void im2col_piece(void *arg, int64_t lo, int64_t hi, int slot)
-{
-	const conv_job *j = arg;
-	float *col = j->col + (size_t)slot * (size_t)j->ncol;
-	const int64_t lead = j->P / j->OL, last = j->sp->n - 1;
-	for (int64_t u = lo; u < hi; u++) {
-		const int64_t v = u / j->nc, n = v / (j->group * j->nb), gi = v / j->nb % j->group;
-		const int64_t q0 = v % j->nb * j->len, q1 = q0 + j->len > lead ? lead : q0 + j->len;
-		/* a chunk of one row is the conv of the output columns [c0, c0 + cols) alone: the
-		 * begin pad moves by c0 strides */
-		const int64_t c0 = u % j->nc * j->cl;
-		const int64_t cols = j->OL - c0 < j->cl ? j->OL - c0 : j->cl;
-		om_spatial sp = *j->sp;
-		sp.out[last] = cols, sp.pb[last] -= c0 * sp.stride[last];
-		const float *xg = j->x + (n * j->C + gi * j->Cg) * j->Pin;
-		const float *wg = j->w + gi * j->Mg * j->Kg;
-		om_im2col(xg, sizeof(float), j->Cg, &sp, q0, q1, col);
-		if (!j->exact && q0 == 0 && c0 == 0 && j->Mg * j->Kg >= OM_WARM_FLOATS)
-			om_conv_warm(wg, j->Mg * j->Kg);
-		const int64_t p0 = q0 * j->OL + c0, np = (q1 - q0) * cols;
-		conv_gemm(j->exact, j->Mg, np, j->Kg, wg, col, np,
-			  j->y + (n * j->M + gi * j->Mg) * j->P + p0, j->P);
-		epi_rows(j->e, j->M, j->P, n, gi * j->Mg, j->Mg, p0, np, j->y);
-	}
-}
-
-/* omopt's own kernels for conv_f32 (e: the epilogue, its Z never Y's memory) */
-static om_kind conv_own(om_ctx *c, const conv_geo g, const om_conv_epi e)
-{
-	const float *x = c->in[0]->data, *w = c->in[1]->data;
-	float *y = c->out[0]->data;
-	const om_spatial *sp = &g.sp;
-	int32_t last = sp->n - 1;
-	int64_t P = prod(sp->out, sp->n), Pin = prod(sp->in, sp->n), K = prod(sp->k, sp->n);
-	int64_t Cg = g.C / g.group, Mg = g.M / g.group, Kg = Cg * K;
-	if (Cg == 1 && g.group > 1 && sp->n <= 2)
-		return om_conv_depthwise(c, sp, g.N, g.C, g.M, g.group, x, w, &e, y);
-	int tile = c->exact ? 0 : om_winograd_tile(sp, Cg, Mg);
-	if (tile)
-		return om_conv_winograd(c, tile, sp, g.N, g.C, g.M, g.group, x, w, &e, y);
-	conv_job j = {.exact = c->exact, .sp = sp, .e = &e, .C = g.C, .M = g.M, .Cg = Cg, .Mg = Mg,
-		      .Kg = Kg, .P = P, .Pin = Pin, .group = g.group, .x = x, .w = w, .y = y};
-	if (Kg == 0) {
-		memset(y, 0, sizeof(float) * (size_t)(g.N * g.M * P));
-		for (int64_t n = 0; n < g.N; n++)
-			epi_rows(&e, g.M, P, n, 0, g.M, 0, P, y);
-	} else if (pointwise(sp)) {
-		/* column blocks: the epilogue finds each block in cache */
-		j.len = COL_BUDGET / (Kg + Mg) / 64 * 64;
-		if (j.len < 64)
-			j.len = 64;
-		j.nb = (P - 1) / j.len + 1;
-		om_par_for(c->threads, g.N * g.group * j.nb, 1, pointwise_piece, &j);
-	} else {
-		j.OL = sp->out[last];
-		const int64_t lead = P / j.OL;
-		j.len = COL_BUDGET / (Kg * j.OL);
-		if (j.len < 1)
-			j.len = 1;
-		if (j.len > lead)
-			j.len = lead;
-		j.nb = (lead - 1) / j.len + 1;
-		/* a row over the budget goes in chunks of whole vectors' columns */
-		j.nc = (Kg * j.OL - 1) / COL_BUDGET + 1;
-		j.cl = ((j.OL - 1) / j.nc + 16) / 16 * 16;
-		if (j.cl >= j.OL)
-			j.cl = j.OL, j.nc = 1;
-		j.nc = (j.OL - 1) / j.cl + 1;
-		const int64_t units = g.N * g.group * j.nb * j.nc;
-		int64_t ncol;
-		if (__builtin_mul_overflow(Kg * j.len, j.cl, &ncol) || ncol >= INT64_MAX / 8)
-			return om_error(c->st, OM_ERR_INVALID_INPUT, c->node, "im2col buffer too large");
-		/* a buffer per worker (om_par_slots: 1 at one thread) */
-		const int slots = om_par_slots(c->threads, units, 1);
-		const size_t bytes = sizeof(float) * (size_t)ncol;
-		om_kind rc = om_ctx_reserve(c, bytes * (size_t)slots, "the im2col buffer");
-		if (rc)
-			return rc;
-		float *cols = malloc(bytes * (size_t)slots);
-		if (!cols)
-			return om_error(c->st, OM_ERR_NOMEM, c->node, "im2col buffer");
-		j.col = cols, j.ncol = ncol;
-		om_par_for_slots(c->threads, units, 1, im2col_piece, &j);
-		free(cols);
-	}
-	return OM_OK;
-}
-
+/* A float conv through the table of implementations (conv_impl.c) */
 static om_kind conv_f32(om_ctx *c)
 {
 	conv_geo g;
@@ -374,18 +218,9 @@ static om_kind conv_f32(om_ctx *c)
 						  : om_conv_epi_activation(c, &e)))
 		return rc;
 	e.bias = c->nin > 2 && c->in[2] ? c->in[2]->data : NULL;
-	float *y = c->out[0]->data;
-	if (g.N == 0 || g.M == 0 || prod(g.sp.out, g.sp.n) == 0)
-		return OM_OK;
-	if (om_conv_dnnl(c, &g.sp, g.N, g.C, g.M, g.group, c->in[0]->data, c->in[1]->data, &e, y,
-			 &rc))
-		return rc;
-	float *z;
-	if ((rc = om_conv_epi_keep_z(c, &e, y, c->out[0]->nbytes, &z)))
-		return rc;
-	rc = conv_own(c, g, e);
-	free(z);
-	return rc;
+	const om_conv_case k = {c, &g.sp, g.N, g.C, g.M, g.group, c->in[0]->data, c->in[1]->data,
+				e, c->out[0]->data};
+	return om_conv_f32_run(&k);
 }
 
 /* ---- the channel-blocked layout (op.h) ----------------------------------------------------- */
@@ -434,8 +269,11 @@ static bool conv_dnnl_step(om_ctx *c, conv_geo *g, om_kind *rc)
 					    : om_conv_epi_activation(&lc, &e)))
 		return true;
 	e.bias = in[2] ? in[2]->data : NULL;
-	return om_conv_dnnl(&lc, &g->sp, g->N, g->C, g->M, g->group, x.data, W->data, &e, y.data,
-			    rc);
+	const bool took = om_conv_dnnl(&lc, &g->sp, g->N, g->C, g->M, g->group, x.data, W->data,
+				       &e, y.data, rc);
+	if (took)
+		om_ctx_chose(c, OM_CONV_ONEDNN);
+	return took;
 }
 
 /* A conv whose X or Y (and Z) the planner keeps blocked: oneDNN's blocked path, or (when
@@ -726,10 +564,12 @@ static om_kind convt_f32(om_ctx *c)
 	const float *b = c->nin > 2 && c->in[2] ? c->in[2]->data : NULL;
 	float *y = c->out[0]->data;
 	const om_spatial *sp = &g.sp;
-	int64_t P = prod(sp->out, sp->n), Pin = prod(sp->in, sp->n), K = prod(sp->k, sp->n);
+	const int64_t P = om_conv_prod(sp->out, sp->n), Pin = om_conv_prod(sp->in, sp->n);
+	const int64_t K = om_conv_prod(sp->k, sp->n);
 	int64_t Cg = g.C / g.group, Mg = g.M / g.group;
 	if (g.N == 0 || g.M == 0 || P == 0)
 		return OM_OK;
+	om_ctx_chose(c, "gemm-col2im");
 	memset(y, 0, sizeof(float) * (size_t)(g.N * g.M * P));
 	if (Cg > 0 && Pin > 0) {
 		int64_t ncol;
@@ -755,7 +595,7 @@ static om_kind convt_f32(om_ctx *c)
 	if ((rc = om_conv_epi_activation(c, &e)))
 		return rc;
 	for (int64_t n = 0; n < g.N; n++)
-		epi_rows(&e, g.M, P, n, 0, g.M, 0, P, y);
+		om_conv_epi_rows(&e, g.M, P, n, 0, g.M, 0, P, y);
 	return OM_OK;
 }
 
@@ -796,6 +636,7 @@ static om_kind convt_blocked(om_ctx *c)
 		om_conv_epi post = {0};
 		if ((rc = om_conv_epi_activation(c, &post)))
 			return rc;
+		om_ctx_chose(c, "convt-nhwc");
 		return om_convt_nhwc(c, &g.sp, g.N, g.C, g.M, x.data, bin, W->data,
 				     in[2] ? in[2]->data : NULL,
 				     post.act != OM_ACT_NONE ? &post : NULL, y.data);
@@ -845,7 +686,8 @@ static om_kind int_conv_sums(om_ctx *c, const conv_geo *g, const om_tensor *X,
 {
 	const om_spatial *sp = &g->sp;
 	int32_t last = sp->n - 1;
-	int64_t P = prod(sp->out, sp->n), Pin = prod(sp->in, sp->n), K = prod(sp->k, sp->n);
+	const int64_t P = om_conv_prod(sp->out, sp->n), Pin = om_conv_prod(sp->in, sp->n);
+	const int64_t K = om_conv_prod(sp->k, sp->n);
 	int64_t Cg = g->C / g->group, Mg = g->M / g->group, Kg = Cg * K, OL = sp->out[last];
 	int64_t ncol;
 	if (__builtin_mul_overflow(Kg, P, &ncol) || ncol >= INT64_MAX / 16)
@@ -853,6 +695,7 @@ static om_kind int_conv_sums(om_ctx *c, const conv_geo *g, const om_tensor *X,
 	om_kind rc = om_ctx_reserve(c, sizeof(double) * (size_t)ncol, "the column buffer");
 	if (rc)
 		return rc;
+	om_ctx_chose(c, "im2col-dgemm");
 	double *x = shifted(X, xz, 1), *w = shifted(W, wz, Kg > 0 ? Kg : 1);
 	double *col = malloc(sizeof(double) * (size_t)(ncol + 1));
 	double *y = malloc(sizeof(double) * (size_t)(g->N * g->M * P + 1));
