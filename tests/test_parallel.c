@@ -210,7 +210,7 @@ static void pools_same_bits(void **state)
 	free(x);
 }
 
-/* the ops that run along rows (ops_norm.c's slices, Softmax's fast rows, SkipLayerNormalization
+/* the ops that run along rows (norm_common.c's slices, Softmax's fast rows, SkipLayerNormalization
  * and BiasGelu): 591 rows of 300, the rows split over the threads */
 static void row_ops_same_bits(void **state)
 {

@@ -5,7 +5,7 @@
  * (Gelu(A + B), B 1-D over the last axis) runs the Gelu math with the sum in the same loop.
  * om_optimize writes them (passes/fuse_gelu.c). The contrib normalizations
  * (SkipLayerNormalization, LayerNormalization of the ONNX domain before opset 17) are with
- * the other normalizations (kernels/nn/ops_norm.c), FusedConv with Conv
+ * the other normalizations (kernels/nn/ops_layernorm.c), FusedConv with Conv
  * (kernels/conv/ops_conv.c). */
 #include <string.h>
 
