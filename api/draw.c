@@ -10,6 +10,7 @@
 om_kind om_model_dot(om_model *m, const om_dot_options *opt, char **text, size_t *len,
 		     om_status *st)
 {
+	st = OM_STATUS_OR_LOCAL(st);
 	*text = NULL;
 	*len = 0;
 	om_model *diff = opt ? opt->diff : NULL;
@@ -20,7 +21,7 @@ om_kind om_model_dot(om_model *m, const om_dot_options *opt, char **text, size_t
 	if (!k && opt && opt->plan)
 		k = om_plan_notes_make(m, opt->session, &notes, st);
 	if (k)
-		return k;
+		return om_public_kind(st, k);
 	om_dot_config cfg = {.diff = diff};
 	if (notes)
 		om_plan_notes_options(notes, &cfg);

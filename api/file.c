@@ -6,6 +6,7 @@
 
 om_kind om_file_write(const char *path, const void *data, size_t len, om_status *st)
 {
+	st = OM_STATUS_OR_LOCAL(st);
 	om_out_file o = {0};
 	om_kind k = om_out_open_stream(&o, path, st);
 	if (!k && len && fwrite(data, 1, len, o.f) != len)

@@ -213,9 +213,17 @@ static void add_row(const om_op *op, void *arg)
 	o->n++;
 }
 
-int om_op_rows(om_op_info *rows, int cap)
+om_kind om_op_rows(om_op_info **rows, int *n, om_status *st)
 {
-	rows_out o = {rows, cap, 0};
+	*rows = NULL;
+	*n = 0;
+	rows_out count = {NULL, 0, 0};
+	om_op_each(add_row, &count);
+	rows_out o = {malloc(sizeof *o.rows * (size_t)(count.n ? count.n : 1)), count.n, 0};
+	if (!o.rows)
+		return om_error(st, OM_ERR_NOMEM, NULL, "out of memory for the op rows");
 	om_op_each(add_row, &o);
-	return o.n;
+	*rows = o.rows;
+	*n = o.n;
+	return OM_OK;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "omopt_testing.h"
 #include "pass.h"
 
 typedef struct bisect {
@@ -104,6 +105,14 @@ static om_kind name_value(bisect *b, const om_model *original, om_status *st)
 om_kind om_bisect(const om_model *original, const om_simplify_options *sopt,
 		  const om_check_options *copt, om_bisect_report *rep, om_status *st)
 {
+	return om_bisect_with_break(original, sopt, NULL, copt, rep, st);
+}
+
+om_kind om_bisect_with_break(const om_model *original, const om_simplify_options *sopt,
+			     const char *break_pass, const om_check_options *copt,
+			     om_bisect_report *rep, om_status *st)
+{
+	st = OM_STATUS_OR_LOCAL(st);
 	*rep = (om_bisect_report){0};
 	const om_check_options opt = om_check_defaults(copt);
 	bisect b = {.opt = &opt, .rep = rep, .nruns = opt.runs};
@@ -128,7 +137,7 @@ om_kind om_bisect(const om_model *original, const om_simplify_options *sopt,
 	om_simplify_options so2 = sopt ? *sopt : (om_simplify_options){0};
 	so2.progress = NULL; /* the steps report progress (opt.progress) */
 	if (!rc)
-		rc = om_simplify_steps(work, &so2, step, &b, st);
+		rc = om_simplify_steps(work, &so2, break_pass, step, &b, st);
 	if (!rc && b.guilty)
 		rc = name_value(&b, original, st);
 	for (int r = 0; r < b.nruns && b.ins; r++) {

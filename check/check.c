@@ -61,6 +61,7 @@ om_kind om_check_outputs(om_session *sa, const om_tensor *oa, om_session *sb,
 om_kind om_check(const om_model *original, const om_model *model,
 		 const om_check_options *options, om_check_report *rep, om_status *st)
 {
+	st = OM_STATUS_OR_LOCAL(st);
 	om_status failure;
 	return om_check_status(original, model, options, rep, &failure, st);
 }

@@ -130,6 +130,7 @@ static om_kind collect(cmp *c, const om_model *a, const om_model *b, om_compare_
 om_kind om_compare(const om_model *a, const om_model *b, const om_check_options *options,
 		   om_compare_report *rep, om_status *st)
 {
+	st = OM_STATUS_OR_LOCAL(st);
 	*rep = (om_compare_report){.first_over = -1};
 	const om_check_options opt = om_check_defaults(options);
 	rep->rtol = opt.rtol;

@@ -742,6 +742,7 @@ static om_kind run(job *j, om_model *m, om_dtype_report *rep)
 om_kind om_convert_dtype(om_model *m, const om_dtype_options *opt, om_dtype_report *rep,
 			 om_status *st)
 {
+	st = OM_STATUS_OR_LOCAL(st);
 	*rep = (om_dtype_report){.check.failed_run = -1};
 	om_dtype_options o = *opt;
 	if (o.dtype != OM_FLOAT16 && o.dtype != OM_BFLOAT16)

@@ -26,7 +26,23 @@ extern "C" {
  * om_session_free. Tensors returned to the caller
  * (outputs, om_tensor_read_file) own their data: om_tensor_free. Inputs are borrowed for the
  * duration of the call. Strings returned by the library (names, om_kind_name, om_version)
- * live as long as their handle (or forever).
+ * live as long as their handle (or forever). Each function below says what it returns and
+ * who frees it; reports (om_check_report, ...) are freed with their own _free function.
+ *
+ * Status. Every function that takes an `om_status *st` accepts NULL there: it then fails the
+ * same way, returning the same om_kind, and only the message is lost. A function that fails
+ * leaves its out-parameters empty (NULL, 0, a zeroed struct) unless it says otherwise.
+ *
+ * Lists. A list the library makes for the caller (om_model_op_counts, om_op_rows,
+ * om_session_profile) comes back in one call as an array the caller owns:
+ *     om_kind f(..., T **items, int *n, om_status *st);   free(*items) with om_free
+ * (*items NULL and *n 0 when empty or on an error). One call, no capacity to guess, and no
+ * snapshot that a later call (a run, a reset) invalidates: the array is the caller's until it
+ * frees it; strings its items point to live as long as the handle they came from. What a
+ * handle holds in numbered places (a model's or a session's inputs and outputs, opset imports)
+ * is read in place instead, by a count and item i (out of range: NULL or
+ * OM_ERR_INVALID_INPUT), and fixed name tables (om_op_flag_name, om_simplify_pass_name) by
+ * index up to the first NULL: neither allocates, so neither has anything to free.
  *
  * Threads. The library has no global mutable state. Different handles may be used from
  * different threads at once; one handle is used by one thread at a time (a session runs its
@@ -54,16 +70,18 @@ OM_API const char *om_version(void);
 
 /* ---- status ------------------------------------------------------------------------------ */
 
-/** What went wrong. OM_OK is 0 so that `if (kind)` tests for failure. */
+/** What went wrong. OM_OK is 0 so that `if (kind)` tests for failure. These are the only
+ *  values a function of this header returns; the numbers are fixed (the ABI, and the Python
+ *  package's exceptions, python/omopt/_lib.py, use them). */
 typedef enum om_kind {
 	OM_OK = 0,
-	OM_ERR_INVALID_MODEL, /* the model breaks a rule of ONNX or of the seed contract */
+	OM_ERR_INVALID_MODEL, /* the model breaks a rule of ONNX or of omopt's stated semantics
+				 of an op (docs/ops.md) */
 	OM_ERR_INVALID_INPUT, /* a run-time input is wrong: shape, type, index out of range */
 	OM_ERR_UNSUPPORTED,   /* valid ONNX that omopt does not handle (yet) */
 	OM_ERR_IO,            /* a file could not be read or written */
 	OM_ERR_NOMEM,         /* an allocation failed */
-	OM_ERR_INTERNAL,      /* a bug in omopt */
-	OM_NEED_VALUE         /* not an error: inference needs a run-time value (seed §1) */
+	OM_ERR_INTERNAL       /* a bug in omopt */
 } om_kind;
 
 /** A failure as a value: its kind, the node (name and op type) where it happened, a message. */
@@ -77,7 +95,8 @@ typedef struct om_status {
 /** "InvalidModel", "InvalidInput", "Unsupported", "Io", "NoMemory", "Internal" or "Ok". */
 OM_API const char *om_kind_name(om_kind kind);
 
-/** Writes "<Kind>: node '<name>' (<Op>): <message>" (node part left out when empty) to buf. */
+/** Writes "<Kind>: node '<name>' (<Op>): <message>" (node part left out when empty) to buf;
+ *  "" for a NULL st. */
 OM_API void om_status_format(const om_status *st, char *buf, size_t size);
 
 /* ---- element types (TensorProto.DataType) ------------------------------------------------ */
@@ -236,13 +255,6 @@ typedef struct om_simplify_options {
 				    made before the rewrites (docs/passes.md, "Size") */
 	om_progress_fn progress; /* called before every pass (NULL: none) */
 	void *progress_user;     /* progress's first argument */
-	/* Testing only, NULL otherwise: the name of a pass after whose first run the pipeline
-	 * also makes a wrong rewrite on purpose, so that tests can prove om_check catches a
-	 * broken pass and om_bisect names it: the first Conv, MatMul or Gemm node of the main
-	 * graph whose weight (input 1) is a float initializer reads a copy of it with 1 added
-	 * to the elements whose index has an odd number of 1 bits. OM_ERR_INVALID_INPUT when
-	 * the pass is unknown or skipped, or no node fits. */
-	const char *test_break_pass;
 } om_simplify_options;
 
 /**
@@ -329,7 +341,8 @@ typedef enum om_layout_choice {
 #define OM_MAX_THREADS 1024
 
 typedef struct om_session_options {
-	int exact;   /* 1: only kernels flagged exact; others are OM_ERR_UNSUPPORTED (seed §1) */
+	int exact;   /* 1: only kernels flagged exact (the same bits on every instruction set and
+			thread count, docs/ops.md); a node without one is OM_ERR_UNSUPPORTED */
 	int threads; /* 0 or 1: single-threaded; at most OM_MAX_THREADS */
 	int profile; /* 1: record time per op type, 2: per node (om_session_profile) */
 	/* Memory limit, in bytes, of a run: the tensors it holds at once (intermediate values and
@@ -392,17 +405,18 @@ OM_API om_kind om_session_input_info(const om_session *s, int i, om_io_info *inf
 OM_API om_kind om_session_output_info(const om_session *s, int i, om_io_info *info,
 				      om_status *st);
 /** Runs once. inputs[i] feeds input i (borrowed). outputs[i] receive tensors whose data the
- *  caller frees with om_tensor_free. */
+ *  caller frees with om_tensor_free (what outputs held before is overwritten, not freed). On a
+ *  failure every outputs[i] (i < noutputs) is zeroed: nothing to free, nothing half made. */
 OM_API om_kind om_session_run(om_session *s, const om_tensor *inputs, int ninputs, om_tensor *outputs,
 		       int noutputs, om_status *st);
 OM_API void om_session_free(om_session *s);
 
 /** Time per op type (`profile` 1) or per node (`profile` 2: the nodes that run, after
  *  om_optimize and the planner's absorptions) of the runs since the session was created (or
- *  since om_session_profile_reset), slowest first: *rows (valid until the next run or reset)
- *  and their count. A control op's time (If, Loop, Scan) is its own: the nodes it ran in its
- *  subgraphs count under their own rows, so the rows add up to the time of the runs.
- *  0 rows without `profile`. */
+ *  since om_session_profile_reset), slowest first: *rows, a copy the caller frees with om_free
+ *  (its strings live as long as the session), and their count *n. A control op's time (If,
+ *  Loop, Scan) is its own: the nodes it ran in its subgraphs count under their own rows, so
+ *  the rows add up to the time of the runs. No rows (NULL, 0) without `profile`. */
 typedef struct om_profile_row {
 	const char *op;  /* the op type ("Conv", "FusedConv"), living as long as the session */
 	int64_t calls;   /* nodes of this op type run (per node: the node's runs) */
@@ -413,7 +427,8 @@ typedef struct om_profile_row {
 			     (Conv's "winograd-f4", "im2col-gemm", ...: docs/ops.md), a static
 			     string; NULL for a kernel with one, and in rows per op type */
 } om_profile_row;
-OM_API int om_session_profile(const om_session *s, const om_profile_row **rows);
+OM_API om_kind om_session_profile(const om_session *s, om_profile_row **rows, int *n,
+				  om_status *st);
 /** Zeroes the profile (after a warm-up run, so that it covers the runs that follow). */
 OM_API void om_session_profile_reset(om_session *s);
 /** Bytes held by the session's buffer pool now, and the most bytes busy at once so far. After
@@ -482,7 +497,7 @@ typedef struct om_op_count {
 	char op[128];  /* "Conv", or "domain.Op" outside the default domain */
 	int64_t count;
 } om_op_count;
-/** *rows = a malloc'd array (free with om_free) of *n op counts sorted by op. */
+/** *rows = an array the caller frees with om_free, of *n op counts sorted by op. */
 OM_API om_kind om_model_op_counts(const om_model *m, om_op_count **rows, int *n, om_status *st);
 
 /** An operator row the library has (docs/ops.md): a node runs the row of its op and domain
@@ -494,9 +509,9 @@ typedef struct om_op_info {
 	unsigned flags;      /* bit b set: the row has property om_op_flag_name(b) */
 	int has_kernel;      /* 0: the row infers shapes but does not run */
 } om_op_info;
-/** The number of rows; with rows not NULL, fills rows[0..min(cap, count)). Strings are
- *  static. */
-OM_API int om_op_rows(om_op_info *rows, int cap);
+/** Every row: *rows, an array the caller frees with om_free, and their count *n, in the
+ *  registry's order. Its strings are static. */
+OM_API om_kind om_op_rows(om_op_info **rows, int *n, om_status *st);
 /** The name of property bit b of om_op_info.flags ("view", "exact", "data-dependent", ...;
  *  docs/ops.md); NULL past the last. */
 OM_API const char *om_op_flag_name(int bit);
@@ -527,8 +542,8 @@ OM_API om_kind om_model_dot(om_model *m, const om_dot_options *opt, char **text,
  *  symlink there is replaced, not written through); a FIFO or character device there
  *  (/dev/stdout) is written straight into. A folder is refused (OM_ERR_IO). */
 OM_API om_kind om_file_write(const char *path, const void *data, size_t len, om_status *st);
-/** Frees memory the library returned for the caller to free (om_model_dot's text,
- *  om_model_op_counts' rows). */
+/** Frees memory the library returned for the caller to free (om_model_dot's text, the
+ *  arrays of om_model_op_counts, om_op_rows and om_session_profile). NULL is allowed. */
 OM_API void om_free(void *p);
 
 /* ---- tensor files ------------------------------------------------------------------------ */

@@ -25,13 +25,7 @@
 
 #include "omopt.h"
 #include "arena.h"
-
-/* ---- status helpers ---------------------------------------------------------------------- */
-
-struct om_node;
-/** Fills st (may be NULL) and returns kind. `n` may be NULL. printf-style message. */
-om_kind om_error(om_status *st, om_kind kind, const struct om_node *n, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+#include "status.h"
 
 /* ---- types ------------------------------------------------------------------------------- */
 

@@ -636,6 +636,7 @@ om_kind om_onnx_save(const om_model *m, const char *path, const om_save_options 
 om_kind om_model_save(const om_model *m, const char *path, const om_save_options *opt,
 		      om_status *st)
 {
+	st = OM_STATUS_OR_LOCAL(st);
 	return om_onnx_save(m, path, opt, INT32_MAX, st);
 }
 
@@ -658,10 +659,12 @@ static om_kind measure(const om_model *m, bool no_value_info, size_t *bytes, om_
 
 om_kind om_model_saved_size(const om_model *m, size_t *bytes, om_status *st)
 {
+	st = OM_STATUS_OR_LOCAL(st);
 	return measure(m, false, bytes, st);
 }
 
 om_kind om_model_saved_size_without_value_info(const om_model *m, size_t *bytes, om_status *st)
 {
+	st = OM_STATUS_OR_LOCAL(st);
 	return measure(m, true, bytes, st);
 }

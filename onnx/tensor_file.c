@@ -283,6 +283,7 @@ static bool has_suffix(const char *s, const char *suf)
 
 om_kind om_tensor_read_file(const char *path, om_tensor *t, om_status *st)
 {
+	st = OM_STATUS_OR_LOCAL(st);
 	memset(t, 0, sizeof *t);
 	unsigned char *b = NULL;
 	size_t n = 0;
@@ -312,6 +313,7 @@ om_kind om_tensor_read_file(const char *path, om_tensor *t, om_status *st)
 om_kind om_tensor_write_file(const char *path, const om_tensor *t, const char *name,
 			     om_status *st)
 {
+	st = OM_STATUS_OR_LOCAL(st);
 	if (t->rank < 0 || t->rank > OM_MAX_RANK || om_tensor_numel(t) < 0 ||
 	    (t->dtype != OM_STRING &&
 	     t->nbytes < om_tensor_bytes_for(t->dtype, t->rank, t->dims)))

@@ -11,7 +11,7 @@
  * 1); the verifier can run after every pass; verbose mode prints each pass's change count;
  * om_simplify_steps calls a function after every pass that changed something (om_bisect runs
  * the model there). A test may ask for a deliberately wrong rewrite after a named level-1 pass
- * (test_break_pass, test_break.c).
+ * (om_simplify_with_break, test_break.c).
  *
  * Size: unless the user gave fold_max_bytes, folding may not make the saved model larger
  * (fold_qdq's folds excepted). The driver measures the saved size (om_model_saved_size) before
@@ -32,6 +32,7 @@ typedef struct run_state {
 	const om_simplify_options *opt;
 	om_step_fn fn;
 	void *user;
+	const char *brk;     /* the pass after which om_test_break runs, or NULL */
 	bool stop;           /* fn asked to stop */
 	bool grow_rule;      /* folds may not make the saved model larger */
 	size_t size0, size1; /* saved size (without value_info) before the passes, and lately */
@@ -72,13 +73,13 @@ static bool skipped(const om_simplify_options *opt, const om_pass_row *r)
 	return false;
 }
 
-/* Every skip name a pass of a level up to `level`; test_break_pass one of level 1's. */
-static om_kind check_names(const om_simplify_options *opt, int32_t level, om_status *st)
+/* Every skip name a pass of a level up to `level`; brk (the break pass) one of level 1's. */
+static om_kind check_names(const om_simplify_options *opt, const char *brk, int32_t level,
+			   om_status *st)
 {
 	for (const char *const *s = opt->skip; s && *s; s++)
 		if (!om_pass_find(*s, level))
 			return om_error(st, OM_ERR_INVALID_INPUT, NULL, "no pass named '%s'", *s);
-	const char *brk = opt->test_break_pass;
 	const om_pass_row *r = om_pass_find(brk, OM_LEVEL_SIMPLIFY);
 	if (brk && (!r || skipped(opt, r)))
 		return om_error(st, OM_ERR_INVALID_INPUT, NULL, "test_break_pass: %s '%s'",
@@ -121,7 +122,7 @@ static om_kind run_pass(run_state *r, const om_pass_level *lv, const om_pass_row
 	int changes = 0;
 	const double t0 = opt->verbose ? seconds_now() : 0;
 	rc = om_run_on(c, p->fn, c->m->graph, lv->flags & OM_ROUNDS_SUBGRAPHS, &changes);
-	if (!rc && round == 1 && opt->test_break_pass && !strcmp(opt->test_break_pass, p->name))
+	if (!rc && round == 1 && r->brk && !strcmp(r->brk, p->name))
 		rc = om_test_break(c, c->m->graph, &changes);
 	if (!rc && om_verify_wanted(opt))
 		rc = om_verify_graph(c->m->graph, c->st);
@@ -223,17 +224,18 @@ static om_kind run_simplify(run_state *r, om_model *m, const om_simplify_options
 
 /* Runs the passes of levels 1 .. level on m. */
 static om_kind om_pass_run(om_model *m, int32_t level, const om_simplify_options *user_opt,
-			   om_step_fn fn, void *user, om_status *st)
+			   const char *brk, om_step_fn fn, void *user, om_status *st)
 {
+	st = OM_STATUS_OR_LOCAL(st);
 	om_simplify_options opt = {0};
 	if (user_opt)
 		opt = *user_opt;
 	if (level > OM_LEVEL_SIMPLIFY)
 		opt.no_value_info = 1; /* for running: later levels would leave part of it stale */
-	om_kind rc = check_names(&opt, level, st);
+	om_kind rc = check_names(&opt, brk, level, st);
 	if (!rc)
 		rc = om_pipeline_prepare(m, &opt, st);
-	run_state r = {.opt = &opt, .fn = fn, .user = user};
+	run_state r = {.opt = &opt, .fn = fn, .user = user, .brk = brk};
 	if (!rc)
 		rc = run_simplify(&r, m, &opt, st);
 	for (int32_t l = OM_LEVEL_SIMPLIFY + 1; l <= level && !rc && !r.stop; l++) {
@@ -247,18 +249,18 @@ static om_kind om_pass_run(om_model *m, int32_t level, const om_simplify_options
 	return rc;
 }
 
-om_kind om_simplify_steps(om_model *m, const om_simplify_options *opt, om_step_fn fn,
-			  void *user, om_status *st)
+om_kind om_simplify_steps(om_model *m, const om_simplify_options *opt, const char *break_pass,
+			  om_step_fn fn, void *user, om_status *st)
 {
-	return om_pass_run(m, OM_LEVEL_SIMPLIFY, opt, fn, user, st);
+	return om_pass_run(m, OM_LEVEL_SIMPLIFY, opt, break_pass, fn, user, st);
 }
 
 om_kind om_simplify(om_model *m, const om_simplify_options *opt, om_status *st)
 {
-	return om_pass_run(m, OM_LEVEL_SIMPLIFY, opt, NULL, NULL, st);
+	return om_pass_run(m, OM_LEVEL_SIMPLIFY, opt, NULL, NULL, NULL, st);
 }
 
 om_kind om_optimize(om_model *m, const om_simplify_options *opt, om_status *st)
 {
-	return om_pass_run(m, OM_LEVEL_OPTIMIZE, opt, NULL, NULL, st);
+	return om_pass_run(m, OM_LEVEL_OPTIMIZE, opt, NULL, NULL, NULL, st);
 }

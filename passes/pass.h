@@ -147,11 +147,13 @@ om_kind om_extract_submodel(om_pass_ctx *c, const char *const *inputs,
  *  error returned ends it too and is om_simplify_steps's result. */
 typedef om_kind (*om_step_fn)(void *user, const om_model *m, int round, const char *pass,
 			      int changes, bool *stop, om_status *st);
-/** om_simplify, calling fn (may be NULL) after every pass that changed something. */
-om_kind om_simplify_steps(om_model *m, const om_simplify_options *opt, om_step_fn fn,
-			  void *user, om_status *st);
+/** om_simplify, calling fn (may be NULL) after every pass that changed something; with
+ *  break_pass not NULL, the wrong rewrite of om_test_break after that pass's first run
+ *  (om_simplify_with_break, include/omopt_testing.h). */
+om_kind om_simplify_steps(om_model *m, const om_simplify_options *opt, const char *break_pass,
+			  om_step_fn fn, void *user, om_status *st);
 
-/** The rewrite om_simplify_options.test_break_pass asks for (passes/test_break.c): the
+/** The rewrite om_simplify_with_break asks for (passes/test_break.c): the
  *  first Conv, MatMul or Gemm of g with a float initializer weight reads a copy of it with 1
  *  added to the elements whose index has an odd number of 1 bits. OM_ERR_INVALID_INPUT
  *  when g has no such node. */

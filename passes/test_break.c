@@ -1,5 +1,6 @@
 /*
- * test_break.c — the deliberately wrong rewrite behind om_simplify_options.test_break_pass.
+ * test_break.c — the deliberately wrong rewrite behind om_simplify_with_break (a test's entry
+ * point, include/omopt_testing.h).
  *
  * Tests of om_check and om_bisect need a pass that changes results: after the named pass has
  * run in the first round, the driver calls om_test_break, which gives the first Conv, MatMul or
@@ -7,12 +8,20 @@
  * initializer a copy of that weight with 1 added to the elements whose index has an odd number
  * of 1 bits (the Thue-Morse sequence: no period, so that no structure of the input, such as
  * LayerNorm's zero-mean rows or a following normalization, cancels the change). Other users
- * of the weight keep the original. Only tests set the option; nothing else reaches this file.
+ * of the weight keep the original. Only the testing entry points reach this file.
  */
+#include "omopt_testing.h"
 #include "op.h"
 #include "pass.h"
 #include "registry.h"
 #include "match.h"
+
+om_kind om_simplify_with_break(om_model *m, const om_simplify_options *opt,
+			       const char *break_pass, om_status *st)
+{
+	st = OM_STATUS_OR_LOCAL(st);
+	return om_simplify_steps(m, opt, break_pass, NULL, NULL, st);
+}
 
 om_kind om_test_break(om_pass_ctx *c, om_graph *g, int *changes)
 {

@@ -76,7 +76,7 @@ struct om_session {
 	om_plan *main, *plans;
 	om_pool pool;
 	struct om_frame *cur; /* the frame whose step is running, for subgraph runs */
-	om_profile_row *prof, *prof_sorted;
+	om_profile_row *prof;
 	int32_t nprof, capprof;
 	double prof_nested; /* ms of the steps run so far (profiling: a step's own time is its
 			       time less that of the steps it ran in its subgraphs) */

@@ -47,8 +47,6 @@ om_kind om_session_create_ex(const om_model *m, const om_session_options *opt,
 						   : om_default_max_memory();
 	s->extra = extra;
 	om_kind rc = om_plan_graph(s, m->graph, NULL, &s->main, st);
-	if (!rc && !(s->prof_sorted = calloc((size_t)s->nprof + 1, sizeof *s->prof_sorted)))
-		rc = om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
 	if (rc) {
 		om_session_free(s);
 		return rc;
@@ -60,7 +58,8 @@ om_kind om_session_create_ex(const om_model *m, const om_session_options *opt,
 om_kind om_session_create(const om_model *m, const om_session_options *opt, om_session **out,
 			  om_status *st)
 {
-	return om_session_create_ex(m, opt, NULL, out, st);
+	st = OM_STATUS_OR_LOCAL(st);
+	return om_public_kind(st, om_session_create_ex(m, opt, NULL, out, st));
 }
 
 int om_session_input_count(const om_session *s)
@@ -129,6 +128,9 @@ om_kind om_session_output_info(const om_session *s, int i, om_io_info *info, om_
 om_kind om_session_run(om_session *s, const om_tensor *inputs, int ninputs, om_tensor *outputs,
 		       int noutputs, om_status *st)
 {
+	st = OM_STATUS_OR_LOCAL(st);
+	for (int i = 0; outputs && i < noutputs; i++) /* a failed run leaves them zeroed */
+		memset(&outputs[i], 0, sizeof outputs[i]);
 	if (ninputs < 0 || noutputs < 0 || (ninputs && !inputs) || (noutputs && !outputs))
 		return om_error(st, OM_ERR_INVALID_INPUT, NULL, "bad input or output arrays");
 	const om_tensor **in = malloc(sizeof *in * (size_t)(ninputs ? ninputs : 1));
@@ -146,7 +148,7 @@ om_kind om_session_run(om_session *s, const om_tensor *inputs, int ninputs, om_t
 	om_par_threads_restore(host_threads);
 	om_run_free_strings(s);
 	free(in);
-	return rc;
+	return om_public_kind(st, rc);
 }
 
 om_kind om_session_run_values(om_session *s, const om_tensor *inputs, int ninputs,
@@ -167,7 +169,6 @@ void om_session_free(om_session *s)
 	om_pool_free(&s->pool);
 	om_arena_free(s->arena);
 	free(s->prof);
-	free(s->prof_sorted);
 	om_run_free_strings(s);
 	free(s->strs);
 	om_model_free((om_model *)s->m); /* the session's reference (om_model_retain) */
@@ -234,14 +235,24 @@ void om_session_profile_reset(om_session *s)
 	}
 }
 
-int om_session_profile(const om_session *s, const om_profile_row **rows)
+om_kind om_session_profile(const om_session *s, om_profile_row **rows, int *n, om_status *st)
 {
-	int n = 0;
-	for (int32_t i = 0; i < s->nprof && s->prof_sorted; i++)
+	*rows = NULL;
+	*n = 0;
+	int count = 0;
+	for (int32_t i = 0; i < s->nprof; i++)
+		count += s->prof[i].calls > 0;
+	if (!count)
+		return OM_OK;
+	om_profile_row *r = malloc(sizeof *r * (size_t)count);
+	if (!r)
+		return om_error(st, OM_ERR_NOMEM, NULL, "out of memory for the profile");
+	int k = 0;
+	for (int32_t i = 0; i < s->nprof; i++)
 		if (s->prof[i].calls)
-			s->prof_sorted[n++] = s->prof[i];
-	if (s->prof_sorted)
-		qsort(s->prof_sorted, (size_t)n, sizeof *s->prof_sorted, slower_first);
-	*rows = s->prof_sorted;
-	return n;
+			r[k++] = s->prof[i];
+	qsort(r, (size_t)count, sizeof *r, slower_first);
+	*rows = r;
+	*n = count;
+	return OM_OK;
 }

@@ -1,6 +1,6 @@
 #!/bin/sh
-# Installs the build into a scratch DESTDIR and checks what a user gets: the header, the shared
-# library exporting exactly what omopt.h declares, omopt.pc, the omopt command; then builds
+# Installs the build into a scratch DESTDIR and checks what a user gets: the header (and not the
+# tests' omopt_testing.h), the shared library exporting exactly what the two declare, omopt.pc, the omopt command; then builds
 # tests/install/hello.c with `pkg-config --cflags --libs omopt` alone and runs it on the bundled
 # example.   check_install.sh BUILD_DIR SOURCE_DIR
 set -eu
@@ -15,15 +15,18 @@ prefix=$(meson introspect "$build" --buildoptions |
 	python3 -c 'import json,sys; print([o["value"] for o in json.load(sys.stdin) if o["name"] == "prefix"][0])')
 root=$dest$prefix
 test -f "$root/include/omopt.h"
+test ! -e "$root/include/omopt_testing.h"
 test -x "$root/bin/omopt"
 grep -q 'omopt run' "$root/share/man/man1/omopt.1"
 pcdir=$(dirname "$(find "$root" -name omopt.pc | head -1)")
 so=$(find "$root" -name 'libomopt.so.0' | head -1)
 test -n "$pcdir" && test -n "$so"
 # the exported symbols (of any kind: an ifunc is 'i', a resolver 'W') are exactly the
-# functions omopt.h declares
+# functions omopt.h declares and those of omopt_testing.h (for the command and the Python
+# package's test_break_pass)
 nm -D --defined-only "$so" | awk '{print $3}' | sort >"$dest/exported"
-grep -o 'om_[a-z_0-9]*(' "$root/include/omopt.h" | tr -d '(' | sort -u >"$dest/declared"
+grep -oh 'om_[a-z_0-9]*(' "$root/include/omopt.h" "$src/include/omopt_testing.h" | tr -d '(' |
+	sort -u >"$dest/declared"
 if ! cmp -s "$dest/exported" "$dest/declared"; then
 	echo "exported (<) and declared (>) differ:"
 	diff "$dest/exported" "$dest/declared" || true

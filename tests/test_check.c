@@ -1,9 +1,11 @@
 /* test_check.c — om_check, om_compare and om_bisect (check/): a model whose outputs are known
- * by hand, simplified plainly and with test_break_pass, checked on random and given inputs. */
+ * by hand, simplified plainly and with a wrong rewrite on purpose (om_simplify_with_break),
+ * checked on random and given inputs. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "omopt_testing.h"
 #include "testutil.h"
 
 static void init_ones(om_model *m, const char *name, int64_t rows, int64_t cols)
@@ -53,13 +55,13 @@ static om_model *make_model(int64_t rows)
 	return m;
 }
 
-/* A copy of m through the file format, simplified with `brk` as test_break_pass (or not). */
+/* A copy of m through the file format, simplified with a wrong rewrite after pass `brk`
+ * (om_simplify_with_break), or plainly when brk is NULL. */
 static om_model *simplified(const om_model *m, const char *brk)
 {
 	om_model *s = tu_reload(m);
 	om_status st = {0};
-	om_simplify_options o = {.test_break_pass = brk};
-	assert_int_equal(om_simplify(s, &o, &st), OM_OK);
+	assert_int_equal(om_simplify_with_break(s, NULL, brk, &st), OM_OK);
 	return s;
 }
 
@@ -161,10 +163,9 @@ static void bisect_names_the_pass_and_the_node(void **state)
 	} want[] = {{"eliminate_identities", "h", "mm", "MatMul", "MatMul", 1},
 		    {"eliminate_dead", "s", "add", "Gemm", "Add", 2}};
 	for (int k = 0; k < 2; k++) {
-		om_simplify_options so = {.test_break_pass = want[k].pass};
 		om_bisect_report r;
 		om_status st = {0};
-		assert_int_equal(om_bisect(m, &so, &o, &r, &st), OM_OK);
+		assert_int_equal(om_bisect_with_break(m, NULL, want[k].pass, &o, &r, &st), OM_OK);
 		assert_true(r.found);
 		assert_string_equal(r.pass, want[k].pass);
 		assert_int_equal(r.round, 1);
@@ -184,8 +185,12 @@ static void bisect_names_the_pass_and_the_node(void **state)
 	assert_int_equal(om_bisect(m, NULL, &o, &r, &st), OM_OK);
 	assert_false(r.found);
 	/* a pass that does not exist, or is skipped */
-	om_simplify_options bad = {.test_break_pass = "no_such_pass"};
-	assert_int_equal(om_bisect(m, &bad, &o, &r, &st), OM_ERR_INVALID_INPUT);
+	assert_int_equal(om_bisect_with_break(m, NULL, "no_such_pass", &o, &r, &st),
+			 OM_ERR_INVALID_INPUT);
+	const char *skip[] = {"fold_constants", NULL};
+	const om_simplify_options skipping = {.skip = skip};
+	assert_int_equal(om_bisect_with_break(m, &skipping, "fold_constants", &o, &r, &st),
+			 OM_ERR_INVALID_INPUT);
 	om_model_free(m);
 }
 
@@ -394,10 +399,9 @@ static void shared_models(void **state)
 	om_model *m = NULL;
 	om_status st = {0};
 	assert_int_equal(om_model_load(path, &m, &st), OM_OK);
-	om_simplify_options so = {.test_break_pass = "fuse_matmul_add"};
 	om_check_options o = {.runs = 1};
 	om_bisect_report r;
-	assert_int_equal(om_bisect(m, &so, &o, &r, &st), OM_OK);
+	assert_int_equal(om_bisect_with_break(m, NULL, "fuse_matmul_add", &o, &r, &st), OM_OK);
 	assert_true(r.found);
 	assert_string_equal(r.pass, "fuse_matmul_add");
 	assert_string_equal(r.first.node, "/blocks.0/qkv/MatMul");

@@ -39,6 +39,13 @@ static om_kind neg_kernel(om_ctx *c)
 	return OM_OK;
 }
 
+/* TNeed: a kernel that returns the internal inference signal, as a bug would */
+static om_kind need_kernel(om_ctx *c)
+{
+	(void)c;
+	return OM_NEED_VALUE;
+}
+
 static om_kind flat_infer(om_ctx *c)
 {
 	int64_t n = om_tensor_numel(c->in[0]);
@@ -164,6 +171,7 @@ static const om_op test_rows[] = {
 	{"TFill", "", 1, fill_infer, fill_kernel, OM_OP_EXACT, NULL, OM_OPC_NONE, NULL, 0},
 	{"TCall", "", 1, need_infer, call_kernel, OM_OP_CONTROL | OM_OP_EXACT, NULL, OM_OPC_NONE, NULL, 0},
 	{"TNoKernel", "", 1, same_infer, NULL, 0, NULL, OM_OPC_NONE, NULL, 0},
+	{"TNeed", "", 1, same_infer, need_kernel, 0, NULL, OM_OPC_NONE, NULL, 0},
 };
 static const om_op_table test_table = OM_TABLE(test_rows);
 
@@ -682,6 +690,34 @@ static void subgraph_outer(void **state)
 	om_model_free(m);
 }
 
+/* OM_NEED_VALUE is internal (ir/status.h): a kernel that returns it makes om_session_run
+ * fail with OM_ERR_INTERNAL, never return it, with or without a status */
+static void need_value_never_public(void **state)
+{
+	(void)state;
+	assert_true(OM_NEED_VALUE > OM_ERR_INTERNAL);
+	om_status st = {0};
+	assert_int_equal(om_public_kind(&st, OM_ERR_IO), OM_ERR_IO);
+	assert_int_equal(st.kind, OM_OK);
+	assert_int_equal(om_public_kind(&st, OM_NEED_VALUE), OM_ERR_INTERNAL);
+	assert_int_equal(st.kind, OM_ERR_INTERNAL);
+	assert_int_equal(om_public_kind(NULL, OM_NEED_VALUE), OM_ERR_INTERNAL);
+	om_model *m = new_model();
+	om_graph *g = m->graph;
+	const int64_t d[] = {2};
+	output(g, op1(g, "TNeed", "y", input(g, "x", OM_FLOAT, 1, d), NULL));
+	om_session *s = create(m, NULL);
+	float xv[2] = {1, 2};
+	om_tensor in = ftensor(xv, 1, d), out;
+	st = (om_status){0};
+	assert_int_equal(om_session_run(s, &in, 1, &out, 1, &st), OM_ERR_INTERNAL);
+	assert_int_equal(st.kind, OM_ERR_INTERNAL);
+	assert_null(out.data);
+	assert_int_equal(om_session_run(s, &in, 1, &out, 1, NULL), OM_ERR_INTERNAL);
+	om_session_free(s);
+	om_model_free(m);
+}
+
 static void profile_rows(void **state)
 {
 	(void)state;
@@ -697,8 +733,9 @@ static void profile_rows(void **state)
 	om_status st = {0};
 	assert_int_equal(om_session_run(s, &in, 1, &out, 1, &st), OM_OK);
 	om_tensor_free(&out);
-	const om_profile_row *rows;
-	int n = om_session_profile(s, &rows);
+	om_profile_row *rows;
+	int n;
+	assert_int_equal(om_session_profile(s, &rows, &n, &st), OM_OK);
 	assert_int_equal(n, 2);
 	int64_t calls = 0;
 	for (int i = 0; i < n; i++) {
@@ -708,6 +745,7 @@ static void profile_rows(void **state)
 			assert_int_equal(rows[i].calls, 2);
 	}
 	assert_int_equal(calls, 3);
+	om_free(rows);
 	om_session_free(s);
 	om_model_free(m);
 }
@@ -737,8 +775,9 @@ static void profile_control_exclusive(void **state)
 	assert_int_equal(om_session_run(s, &in, 1, &out, 1, &st), OM_OK);
 	const double wall = wall_ms() - t0;
 	om_tensor_free(&out);
-	const om_profile_row *rows;
-	const int n = om_session_profile(s, &rows);
+	om_profile_row *rows;
+	int n;
+	assert_int_equal(om_session_profile(s, &rows, &n, &st), OM_OK);
 	assert_int_equal(n, 2);
 	double sum = 0, spin = 0;
 	for (int i = 0; i < n; i++) {
@@ -749,6 +788,7 @@ static void profile_control_exclusive(void **state)
 	}
 	assert_true(spin >= 20);
 	assert_true(sum <= wall + 1e-3);
+	om_free(rows);
 	om_session_free(s);
 	om_model_free(m);
 }
@@ -794,6 +834,7 @@ int main(void)
 		cmocka_unit_test(run_errors),
 		cmocka_unit_test(subgraph_outer),
 		cmocka_unit_test(profile_rows),
+		cmocka_unit_test(need_value_never_public),
 		cmocka_unit_test(profile_control_exclusive),
 		cmocka_unit_test(strings_owned_by_run),
 	};

@@ -34,13 +34,11 @@ static int row_order(const void *pa, const void *pb)
 
 static int list_ops(void)
 {
-	const int n = om_op_rows(NULL, 0);
-	om_op_info *rows = malloc(sizeof *rows * (size_t)(n ? n : 1));
-	if (!rows) {
-		fprintf(stderr, "omopt info: out of memory\n");
-		return 1;
-	}
-	om_op_rows(rows, n);
+	om_op_info *rows;
+	int n;
+	om_status st;
+	if (om_op_rows(&rows, &n, &st))
+		return cmd_fail(&st);
 	qsort(rows, (size_t)n, sizeof *rows, row_order);
 	for (int i = 0; i < n; i++) {
 		const om_op_info *r = &rows[i];
@@ -56,7 +54,7 @@ static int list_ops(void)
 		printf("\n");
 	}
 	printf("%d rows\n", n);
-	free(rows);
+	om_free(rows);
 	return 0;
 }
 

@@ -285,10 +285,13 @@ static om_kind write_outputs(const run_args *a, const om_session *s, const om_te
 }
 
 /* time per op type or node, per run: the session sums over the `runs` runs it profiled */
-static void print_profile(const om_session *s, int runs)
+static om_kind print_profile(const om_session *s, int runs, om_status *st)
 {
-	const om_profile_row *rows;
-	int n = om_session_profile(s, &rows);
+	om_profile_row *rows;
+	int n;
+	om_kind rc = om_session_profile(s, &rows, &n, st);
+	if (rc)
+		return rc;
 	double total = 0;
 	for (int i = 0; i < n; i++)
 		total += rows[i].ms;
@@ -307,6 +310,8 @@ static void print_profile(const om_session *s, int runs)
 	printf("buffers: %.2f MiB in the pool, at most %.2f MiB busy at once\n",
 	       (double)om_session_pool_bytes(s) / (1 << 20),
 	       (double)om_session_peak_bytes(s) / (1 << 20));
+	om_free(rows);
+	return OM_OK;
 }
 
 /* user + system CPU time of this process: unlike wall time, blind to the machine's load */
@@ -430,7 +435,7 @@ int cmd_run(int argc, char **argv)
 	if (!rc && a.output_dir)
 		rc = write_outputs(&a, s, out, &st);
 	if (!rc && a.opt.profile)
-		print_profile(s, a.bench ? a.bench : 1);
+		rc = print_profile(s, a.bench ? a.bench : 1, &st);
 	for (int i = 0; in && i < nin; i++)
 		om_tensor_free(&in[i]);
 	for (int i = 0; out && i < nout; i++)

@@ -11,6 +11,7 @@
 
 #include "check_cli.h"
 #include "cmd.h"
+#include "omopt_testing.h"
 #include "dtype_cli.h"
 #include "ophist.h"
 #include "progress.h"
@@ -86,8 +87,8 @@ static const char usage_text[] =
 	"%s"
 	"%s"
 	"  --test-break-pass P testing only: after pass P first runs, also change the weight\n"
-	"                      of the first Conv/MatMul/Gemm on purpose (om_simplify_options\n"
-	"                      .test_break_pass), to see --check and --bisect catch it\n"
+	"                      of the first Conv/MatMul/Gemm on purpose\n"
+	"                      (om_simplify_with_break), to see --check and --bisect catch it\n"
 	"\n"
 	"Size: the written model is never larger than the original (after inlining, input\n"
 	"shapes and the sub-model): when the passes would make its weights and nodes larger,\n"
@@ -207,7 +208,6 @@ static om_simplify_options asked_only(const om_simplify_options *opt)
 	om_simplify_options o = *opt;
 	o.no_passes = 1;
 	o.no_value_info = 1;
-	o.test_break_pass = NULL; /* a pass's, and none runs */
 	return o;
 }
 
@@ -229,6 +229,7 @@ typedef struct simplify_args {
 	cli_check_args check; /* check.opt.runs 0: no check */
 	cli_dtype_args dtype; /* dtype.dtype 0: no conversion */
 	int bisect;
+	const char *break_pass; /* --test-break-pass: the rewrites' call breaks after it */
 	om_input_shape shapes[MAX_NAMES];
 	name_list ins, outs;
 	char *copies[3 * MAX_NAMES]; /* the --input-shape/--inputs/--outputs arguments, split */
@@ -263,7 +264,7 @@ static int parse_args(int argc, char **argv, simplify_args *a)
 			i++;
 			if (!val || !known_pass(val))
 				return usage_error("--test-break-pass needs a pass name%s", "");
-			a->opt.test_break_pass = val;
+			a->break_pass = val;
 		} else if (!strcmp(arg, "--skip") || !strcmp(arg, "--no-fold")) {
 			const char *name = arg[2] == 'n' ? "fold_constants" : val;
 			i += arg[2] != 'n';
@@ -383,7 +384,7 @@ static int check(const simplify_args *a, const om_model *m, cli_progress *prog)
 		om_bisect_report br;
 		fflush(stdout);
 		const om_simplify_options rewrites = rewrites_only(&a->opt);
-		if (om_bisect(orig, &rewrites, &copt, &br, &st))
+		if (om_bisect_with_break(orig, &rewrites, a->break_pass, &copt, &br, &st))
 			rc = cmd_fail(&st);
 		else
 			cli_print_bisect(stdout, &br);
@@ -431,7 +432,7 @@ static int simplify(simplify_args *a)
 	size_t size0 = 0, size1 = 0;
 	if (om_simplify(m, &asked, &st) ||
 	    (size_rule && om_model_saved_size_without_value_info(m, &size0, &st)) ||
-	    om_simplify(m, &rewrites, &st) ||
+	    om_simplify_with_break(m, &rewrites, a->break_pass, &st) ||
 	    (size_rule && om_model_saved_size_without_value_info(m, &size1, &st))) {
 		cli_progress_end(&prog);
 		rc = cmd_fail(&st);

@@ -122,16 +122,14 @@ def _shapes(input_shapes):
 
 
 def _options(skip, fold_max_bytes, fold_qdq, verify, input_shapes=None, outputs=None,
-             inputs=None, drop_unused_outputs=False, shapes=True, inline_functions=True,
-             test_break_pass=None):
+             inputs=None, drop_unused_outputs=False, shapes=True, inline_functions=True):
     """The options struct and the ctypes arrays it points at (keep them while it is used)."""
     names = [s.encode() for s in skip] + [None]
     arr = (ctypes.c_char_p * len(names))(*names)
     o = SimplifyOptions(fold_max_bytes=fold_max_bytes or 0, verify=int(verify),
                         fold_qdq=int(fold_qdq), drop_unused_outputs=int(drop_unused_outputs),
                         no_value_info=int(not shapes), all_value_info=int(shapes == 'all'),
-                        keep_functions=int(not inline_functions),
-                        test_break_pass=test_break_pass.encode() if test_break_pass else None)
+                        keep_functions=int(not inline_functions))
     o.skip = ctypes.cast(arr, ctypes.POINTER(ctypes.c_char_p))
     keep = [arr, _shapes(input_shapes), _names(outputs, 'outputs'), _names(inputs, 'inputs')]
     if keep[1] is not None:
@@ -214,7 +212,8 @@ def simplify(model, *, skip=(), fold_max_bytes=None, fold_qdq=False, verify=Fals
         and raises CheckFailed, before anything is written, when an output differs beyond the
         tolerance: max|a - b| > atol + rtol * max|a| (defaults 1e-5, 1e-4), a the original's.
         check_inputs: {name: numpy array} fed in every run (`--input NAME=FILE`); the rest
-        are random (seed). test_break_pass: testing only (om_simplify_options.test_break_pass).
+        are random (seed). test_break_pass: testing only (a pass name: after its first run a
+        wrong rewrite is made on purpose, om_simplify_with_break in include/omopt_testing.h).
     dtype: 'fp16' or 'bf16' (--dtype): after the passes, float32 compute becomes float16
         (bfloat16) with the inputs and outputs still float32 (om_convert_dtype in
         include/omopt.h); the nodes kept float32 are chosen by running the model on
@@ -229,11 +228,10 @@ def simplify(model, *, skip=(), fold_max_bytes=None, fold_qdq=False, verify=Fals
         raise ValueError(f'dtype {dtype!r}: fp16 or bf16')
     m = _Model(model)
     opts, keep = _options(skip, fold_max_bytes, fold_qdq, verify, input_shapes, outputs,
-                          inputs, drop_unused_outputs, shapes, inline_functions,
-                          test_break_pass)
+                          inputs, drop_unused_outputs, shapes, inline_functions)
     # as the CLI: first what the user asked for alone, measured; then the rewrites
     asked = SimplifyOptions.from_buffer_copy(opts)
-    asked.no_passes, asked.no_value_info, asked.test_break_pass = 1, 1, None
+    asked.no_passes, asked.no_value_info = 1, 1
     rewrites = SimplifyOptions.from_buffer_copy(opts)
     rewrites.input_shapes, rewrites.n_input_shapes = None, 0
     rewrites.inputs = rewrites.outputs = None
@@ -241,7 +239,9 @@ def simplify(model, *, skip=(), fold_max_bytes=None, fold_qdq=False, verify=Fals
     st = Status()
     _lib.check(lib.om_simplify(m.ptr, ctypes.byref(asked), ctypes.byref(st)), st)
     size0 = m.saved_size() if size_rule else 0
-    _lib.check(lib.om_simplify(m.ptr, ctypes.byref(rewrites), ctypes.byref(st)), st)
+    brk = test_break_pass.encode() if test_break_pass else None
+    _lib.check(lib.om_simplify_with_break(m.ptr, ctypes.byref(rewrites), brk,
+                                          ctypes.byref(st)), st)
     if size_rule and m.saved_size() > size0:
         m = _Model(model)  # as the CLI: the model asked for, without the rewrites
         asked.no_value_info = opts.no_value_info

@@ -32,8 +32,7 @@ class SimplifyOptions(ctypes.Structure):
                 ('drop_unused_outputs', ctypes.c_int), ('no_value_info', ctypes.c_int),
                 ('all_value_info', ctypes.c_int),
                 ('keep_functions', ctypes.c_int), ('no_passes', ctypes.c_int),
-                ('progress', ctypes.c_void_p), ('progress_user', ctypes.c_void_p),
-                ('test_break_pass', ctypes.c_char_p)]
+                ('progress', ctypes.c_void_p), ('progress_user', ctypes.c_void_p)]
 
 
 class CheckOptions(ctypes.Structure):
@@ -201,6 +200,9 @@ _sigs = {
                                                 _P(Status)], ctypes.c_int),
     'om_simplify': ([ctypes.c_void_p, _P(SimplifyOptions), _P(Status)], ctypes.c_int),
     'om_optimize': ([ctypes.c_void_p, _P(SimplifyOptions), _P(Status)], ctypes.c_int),
+    # testing only (include/omopt_testing.h, not installed): simplify's test_break_pass
+    'om_simplify_with_break': ([ctypes.c_void_p, _P(SimplifyOptions), ctypes.c_char_p,
+                                _P(Status)], ctypes.c_int),
     'om_session_create': ([ctypes.c_void_p, _P(SessionOptions), _P(ctypes.c_void_p),
                            _P(Status)], ctypes.c_int),
     'om_session_input_count': ([ctypes.c_void_p], ctypes.c_int),

@@ -23,6 +23,20 @@ def cli(*args):
     return subprocess.run([OMOPT, *args], check=True, capture_output=True)
 
 
+def test_kinds_match_the_library():
+    """_lib's exception per om_kind number is the library's kind of that number (omopt.h keeps
+    the numbers fixed); no number past OM_ERR_INTERNAL is a kind the library returns."""
+    from omopt import _lib
+    names = {1: 'InvalidModel', 2: 'InvalidInput', 3: 'Unsupported', 4: 'Io', 5: 'NoMemory',
+             6: 'Internal'}
+    assert sorted(_lib._KINDS) == sorted(names)
+    for k, name in names.items():
+        assert _lib.lib.om_kind_name(k).decode() == name
+        assert _lib._KINDS[k].__name__ in (name, name + 'Error')
+    assert _lib.lib.om_kind_name(7).decode() == 'Unknown'
+    assert 'test_break_pass' not in dict(_lib.SimplifyOptions._fields_)
+
+
 def test_version():
     assert omopt.__version__.count('.') == 2
     assert all(p.isdigit() for p in omopt.__version__.split('.'))
