@@ -139,8 +139,9 @@ om_kind om_norm_axis_slices(om_ctx *c, bool coerce, norm_slices *sl)
 
 /* ---- standardization ------------------------------------------------------------------- */
 
-/* mean and population variance (lane sums), then (x - mean) * inv * scale + bias */
-NORM_CLONES void om_norm_standardize(void *arg, double *v, int64_t n, int64_t s)
+/* mean and population variance (lane sums), then (x - mean) * inv * scale + bias; static:
+ * GCC gives a cloned function's resolver default visibility, which would export it */
+static NORM_CLONES void standardize(void *arg, double *v, int64_t n, int64_t s)
 {
 	const norm_std *l = arg;
 	const double sum = l->rms ? 0 : lane_sum(v, n);
@@ -169,6 +170,11 @@ NORM_CLONES void om_norm_standardize(void *arg, double *v, int64_t n, int64_t s)
 	if (l->inv)
 		om_store_f64(l->inv->dtype, (char *)l->inv->data +
 				     (size_t)s * om_dtype_size(l->inv->dtype), 1, &inv, 1);
+}
+
+void om_norm_standardize(void *arg, double *v, int64_t n, int64_t s)
+{
+	standardize(arg, v, n, s);
 }
 
 /* ---- parameters ------------------------------------------------------------------------ */
