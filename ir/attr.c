@@ -50,6 +50,17 @@ const char *om_attr_string(const om_node *n, const char *name, const char *dflt)
 	return a && a->type == OM_ATTR_STRING && a->s.ptr ? a->s.ptr : dflt;
 }
 
+int om_attr_choice(const om_node *n, const char *name, const char *const *choices, int dflt)
+{
+	const char *s = om_attr_string(n, name, NULL);
+	if (!s)
+		return dflt;
+	for (int i = 0; choices[i]; i++)
+		if (!strcmp(s, choices[i]))
+			return i;
+	return -1;
+}
+
 const int64_t *om_attr_ints(const om_node *n, const char *name, int64_t *count)
 {
 	const om_attr *a = om_node_attr(n, name);

@@ -224,6 +224,10 @@ int64_t om_attr_int(const om_node *n, const char *name, int64_t dflt);
 float om_attr_float(const om_node *n, const char *name, float dflt);
 /** The string attribute as a NUL-terminated arena string, or dflt. */
 const char *om_attr_string(const om_node *n, const char *name, const char *dflt);
+/** ONNX's string-enum attributes (auto_pad, mode, direction): the index of the string
+ *  attribute's value in `choices` (NULL-terminated), dflt when the node has none, -1 when its
+ *  value is not listed. */
+int om_attr_choice(const om_node *n, const char *name, const char *const *choices, int dflt);
 /** List attribute: returns the array and sets *count; NULL and 0 when absent. */
 const int64_t *om_attr_ints(const om_node *n, const char *name, int64_t *count);
 const float *om_attr_floats(const om_node *n, const char *name, int64_t *count);

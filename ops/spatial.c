@@ -37,6 +37,18 @@ static om_kind read_list(om_ctx *c, const char *name, int64_t lo, int32_t n, int
 	return OM_OK;
 }
 
+om_kind om_spatial_auto_pad(om_ctx *c, enum om_auto_pad *mode)
+{
+	/* in enum om_auto_pad's order; "" last, read as NOTSET */
+	static const char *const names[] = {"NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID", "", NULL};
+	const int i = om_attr_choice(c->node, "auto_pad", names, OM_PAD_NOTSET);
+	if (i < 0)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "unknown auto_pad '%s'",
+				om_attr_string(c->node, "auto_pad", ""));
+	*mode = i == OM_PAD_VALID + 1 ? OM_PAD_NOTSET : (enum om_auto_pad)i;
+	return OM_OK;
+}
+
 om_kind om_spatial_strides(om_ctx *c, om_spatial *sp)
 {
 	for (int32_t i = 0; i < sp->n; i++)
@@ -67,11 +79,11 @@ om_kind om_spatial_forward(om_ctx *c, int32_t n, const int64_t *in, const int64_
 	rc = read_list(c, "pads", 0, 2 * n, pads);
 	if (rc)
 		return rc;
-	const char *ap = om_attr_string(c->node, "auto_pad", "NOTSET");
-	int same_upper = !strcmp(ap, "SAME_UPPER"), same_lower = !strcmp(ap, "SAME_LOWER");
-	int valid = !strcmp(ap, "VALID");
-	if (!same_upper && !same_lower && !valid && strcmp(ap, "NOTSET") && ap[0])
-		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "unknown auto_pad '%s'", ap);
+	enum om_auto_pad ap = OM_PAD_NOTSET;
+	if ((rc = om_spatial_auto_pad(c, &ap)))
+		return rc;
+	const int same_upper = ap == OM_PAD_SAME_UPPER, same_lower = ap == OM_PAD_SAME_LOWER;
+	const int valid = ap == OM_PAD_VALID;
 	for (int32_t i = 0; i < n; i++) {
 		int64_t ek = (sp->k[i] - 1) * sp->dil[i] + 1, s = sp->stride[i];
 		if (in[i] < 0 || in[i] > ((int64_t)1 << 62))

@@ -32,6 +32,11 @@ om_kind om_spatial_forward(om_ctx *c, int32_t n, const int64_t *in, const int64_
 /** The kernel_shape attribute when present (must have n entries), else NULL. */
 om_kind om_spatial_kernel_attr(om_ctx *c, int32_t n, const int64_t **kernel);
 
+/** auto_pad's values ("" is NOTSET, as ONNX Runtime reads it) */
+enum om_auto_pad { OM_PAD_NOTSET, OM_PAD_SAME_UPPER, OM_PAD_SAME_LOWER, OM_PAD_VALID };
+/** The node's auto_pad (default NOTSET); OM_ERR_INVALID_MODEL for a value ONNX does not have. */
+om_kind om_spatial_auto_pad(om_ctx *c, enum om_auto_pad *mode);
+
 /** Reads strides (default 1) and dilations (default 1) into sp (n set). */
 om_kind om_spatial_strides(om_ctx *c, om_spatial *sp);
 

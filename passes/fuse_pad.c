@@ -92,7 +92,7 @@ static om_kind fuse(om_pass_ctx *c, om_graph *g, om_node *n, bool *done)
 		q_zero &= q[i] == 0;
 	const int64_t cip = om_attr_int(n, "count_include_pad", 0);
 	if (!zero_pads(c, g, p, r, pads) || (q && k != 2 * s) ||
-	    strcmp(om_attr_string(n, "auto_pad", "NOTSET"), "NOTSET") ||
+	    om_attr_choice(n, "auto_pad", (const char *const[]){"NOTSET", NULL}, 0) ||
 	    (pool && (om_attr_int(n, "ceil_mode", 0) || (!cip && !q_zero) ||
 		      om_model_opset(c->m, "") < 7)))
 		return OM_OK;

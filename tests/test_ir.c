@@ -116,6 +116,18 @@ static void attributes(void **state)
 	assert_null(om_attr_ints(n, "axis", &cnt));
 	assert_int_equal(cnt, 0);
 	assert_int_equal(om_model_opset(m, ""), 0);
+	/* string-enum attributes: the listed value's index, dflt when absent, -1 when unlisted */
+	static const char *const pads[] = {"NOTSET", "SAME_UPPER", "VALID", "", NULL};
+	assert_int_equal(om_attr_choice(n, "auto_pad", pads, 7), 7);
+	assert_int_equal(om_attr_choice(n, "axis", pads, 7), 7); /* not a string: as absent */
+	const char *const vals[] = {"VALID", "", "SAME_LOWER", "valid"};
+	const int want[] = {2, 3, -1, -1};
+	for (int i = 0; i < 4; i++) {
+		om_attr *a = om_node_set_attr(n, "auto_pad", OM_ATTR_STRING);
+		a->s.ptr = om_arena_strndup(m->arena, vals[i], strlen(vals[i]));
+		a->s.len = (int64_t)strlen(vals[i]);
+		assert_int_equal(om_attr_choice(n, "auto_pad", pads, 7), want[i]);
+	}
 	om_model_free(m);
 }
 

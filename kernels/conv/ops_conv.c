@@ -504,11 +504,11 @@ static om_kind convt_geometry(om_ctx *c, conv_geo *g)
 				"output_padding, output_shape or pads has the wrong length");
 	if (oshape)
 		oshape += cnt_os - n;
-	const char *ap = om_attr_string(c->node, "auto_pad", "NOTSET");
-	int upper = !strcmp(ap, "SAME_UPPER"), lower = !strcmp(ap, "SAME_LOWER");
-	int valid = !strcmp(ap, "VALID");
-	if (!upper && !lower && !valid && strcmp(ap, "NOTSET") && ap[0])
-		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "unknown auto_pad '%s'", ap);
+	enum om_auto_pad ap = OM_PAD_NOTSET;
+	if ((rc = om_spatial_auto_pad(c, &ap)))
+		return rc;
+	const int upper = ap == OM_PAD_SAME_UPPER, lower = ap == OM_PAD_SAME_LOWER;
+	const int valid = ap == OM_PAD_VALID;
 	for (int32_t i = 0; i < n; i++) {
 		int64_t op = opad ? opad[i] : 0;
 		int64_t pb = pads && !valid && !upper && !lower ? pads[i] : 0;

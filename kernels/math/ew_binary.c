@@ -374,8 +374,9 @@ om_kind om_ew_kernel_Mod(om_ctx *c)
 
 static const om_bcast_fn *shift_table(om_ctx *c)
 {
-	const char *d = om_attr_string(c->node, "direction", "");
-	return !strcmp(d, "LEFT") ? t_shl : !strcmp(d, "RIGHT") ? t_shr : NULL;
+	static const char *const directions[] = {"LEFT", "RIGHT", NULL};
+	const int d = om_attr_choice(c->node, "direction", directions, -1);
+	return d == 0 ? t_shl : d == 1 ? t_shr : NULL;
 }
 om_kind om_ew_infer_BitShift(om_ctx *c)
 {

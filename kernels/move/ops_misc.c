@@ -27,7 +27,8 @@ static om_kind d2s_plan_make(om_ctx *c, d2s_plan *p, int64_t *y)
 	if (!x || x->rank != 4)
 		return misc_bad(c, "input must be 4-D");
 	p->to_space = c->op->param == D2S_TO_SPACE;
-	p->crd = p->to_space && !strcmp(om_attr_string(c->node, "mode", "DCR"), "CRD");
+	static const char *const modes[] = {"DCR", "CRD", NULL};
+	p->crd = p->to_space && om_attr_choice(c->node, "mode", modes, 0) == 1;
 	p->b = om_attr_int(c->node, "blocksize", 0);
 	p->N = x->dims[0], p->C = x->dims[1], p->H = x->dims[2], p->W = x->dims[3];
 	if (p->b <= 0 || p->b > (int64_t)1 << 20)
