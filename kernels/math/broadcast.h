@@ -5,7 +5,7 @@
  * same-shape or scalar-operand case becomes one run over every element (the fast path).
  * om_bcast_run then calls fn once per innermost run with each operand's base pointer and its
  * element step in that run (0: broadcast, 1: contiguous). Kernels never do index math.
- * om_bcast_run splits the output's elements over the run's threads (ops/parallel.h): a run
+ * om_bcast_run splits the output's elements over the run's threads (num/parallel.h): a run
  * may then reach fn in parts, each with the steps of the whole run. */
 #ifndef OM_BROADCAST_H
 #define OM_BROADCAST_H

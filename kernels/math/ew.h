@@ -77,7 +77,7 @@ static inline uint64_t om_ew_f2u(double v)
 	return (uint64_t)v;
 }
 
-/* Elements per piece of an elementwise loop split over a run's threads (ops/parallel.h): at
+/* Elements per piece of an elementwise loop split over a run's threads (num/parallel.h): at
  * least this many are worth a thread (2 threads, 20 chained float ops, us an op: Mul of 65536
  * 6.0 -> 6.3, of 131072 12.5 -> 9.9, of 32768 3.2 -> 4.9 split in two; Sigmoid of 32768
  * 19 -> 16, of 65536 50 -> 30); a multiple of 64, so that every piece starts on a cache line

@@ -323,7 +323,7 @@ static const un_fn t_isinf[OM_DTYPE_COUNT] = {OM_EW_FLOATS(UN_ENTRY, ISINF_F)};
 
 /* ---- generic infer and kernel ------------------------------------------------------------ */
 
-/* fast mode's float32 loops (ops/fastmath.h: FMA, AVX-512; not bit-identical across ISAs) */
+/* fast mode's float32 loops (num/fastmath.h: FMA, AVX-512; not bit-identical across ISAs) */
 typedef void (*un_fast_fn)(int64_t n, float *y, const float *x, const ew_par *p);
 static void fast_sigmoid(int64_t n, float *y, const float *x, const ew_par *p)
 {

@@ -108,7 +108,7 @@ static om_kind bias_gelu_kernel(om_ctx *c)
 		om_ew_bias_gelu_f32(n / d, d, c->out[0]->data, a->data, c->in[1]->data);
 		return OM_OK;
 	}
-	/* fast mode: the sum, then ops/fastmath.h's Gelu on the row while it is in cache, the rows
+	/* fast mode: the sum, then num/fastmath.h's Gelu on the row while it is in cache, the rows
 	 * split over the run's threads */
 	bias_gelu_job j = {d, a->data, c->in[1]->data, c->out[0]->data};
 	om_par_for(c->threads, n / d, OM_EW_GRAIN / d + 1, bias_gelu_rows, &j);

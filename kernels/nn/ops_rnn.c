@@ -1,7 +1,7 @@
 /* ops_rnn.c — RNN, GRU and LSTM (float32; opsets 7 and 14 with `layout`), ONNX spec
  * "Operators.md" for each. The input projection of every time step is one GEMM; each step
  * then adds H(t-1) * R^T (one GEMM per step and direction) and applies the gates, each gate's
- * activation over a row of H (fast mode: ops/fastmath.h's Sigmoid and Tanh). GEMMs go
+ * activation over a row of H (fast mode: num/fastmath.h's Sigmoid and Tanh). GEMMs go
  * through om_sgemm, so exact mode is the fixed-order loop. */
 #include <math.h>
 #include <stdlib.h>
@@ -245,7 +245,7 @@ typedef struct work {
 	const int64_t *lens;
 } work;
 
-/* f over v[0..n) in place: fast mode takes ops/fastmath.h's Sigmoid and Tanh over the whole
+/* f over v[0..n) in place: fast mode takes num/fastmath.h's Sigmoid and Tanh over the whole
  * row (the recurrence's gates are most of an LSTM's time: 4-6x ONNX Runtime's with one scalar
  * call an element); every other case, and exact mode, the scalar function */
 static void act_row(const act_fn *f, bool fast, int64_t n, float *v)
@@ -488,7 +488,7 @@ static void dir_piece(void *arg, int64_t lo, int64_t hi)
 }
 
 /* Fast mode's R, each direction's packed once (when R is a plan-time constant): at batch 1 in
- * panels (ops/panels.h; one thread, one sequence of 64 steps: a GRU of 256 units 0.70 ->
+ * panels (num/panels.h; one thread, one sequence of 64 steps: a GRU of 256 units 0.70 ->
  * 0.48 ms a run against oneDNN's packed matmul, an LSTM of 256 1.02 -> 0.75, of 512 3.6 ->
  * 3.85, its R streaming from L3 either way), else for oneDNN's matmul
  * (ops/gemm_packed.h): the recurrence multiplies it T times a run, a few rows each, and
@@ -518,7 +518,7 @@ static void rec_release(void *p)
 	}
 }
 
-#define REC_SPLIT_MNK 3e6 /* multiply-adds of a product worth two threads (ops/gemm.c's) */
+#define REC_SPLIT_MNK 3e6 /* multiply-adds of a product worth two threads (num/gemm.c's) */
 
 /* R's panels for every direction and gate (false: out of memory, none) */
 static bool pack_panels(const om_ctx *c, const rnn *r, rec_state *s)
