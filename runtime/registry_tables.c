@@ -6,6 +6,7 @@
 extern const om_op_table om_ops_view, om_ops_move, om_ops_index, om_ops_generate,
 	om_ops_elementwise, om_ops_cast, om_ops_reduce, om_ops_linalg, om_ops_conv,
 	om_ops_pool, om_ops_resize, om_ops_control, om_ops_rnn;
+extern const om_op_table om_ops_global_pool, om_ops_unpool;
 extern const om_op_table om_ops_softmax, om_ops_lpnorm, om_ops_layernorm, om_ops_groupnorm,
 	om_ops_batchnorm, om_ops_mvn, om_ops_lrn;
 extern const om_op_table om_ops_loss;
@@ -29,7 +30,8 @@ const om_op_table *const om_op_tables[] = {
 	&om_ops_softmax, &om_ops_lpnorm, &om_ops_layernorm, &om_ops_groupnorm, &om_ops_batchnorm,
 	&om_ops_mvn, &om_ops_lrn,
 	&om_ops_linalg,   &om_ops_conv,
-	&om_ops_pool,   &om_ops_resize,      &om_ops_control, &om_ops_rnn,
+	&om_ops_pool, &om_ops_global_pool, &om_ops_unpool,
+	&om_ops_resize,      &om_ops_control, &om_ops_rnn,
 	&om_ops_loss,
 	&om_ops_attention,
 	&om_ops_quant,

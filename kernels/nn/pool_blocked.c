@@ -1,0 +1,431 @@
+/* pool_blocked.c — the windowed pools' float32 kernels on channel-blocked tensors (op.h), 16
+ * lanes at a time (AVX-512 where the CPU has it, GCC's vector extension elsewhere), each lane
+ * in the plain kernels' order of taps; fast mode's planes through nChw16c (pool_common.h). */
+/* -O2 vectorizes only loops of known trip count; the row loops here vary. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("tree-loop-vectorize", "vect-cost-model=dynamic")
+#endif
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "layout.h"
+#include "parallel.h"
+#include "pool_common.h"
+
+/* The lanes of a blocked pixel are taken 16 at a time (a block of 8 or 16, or 16-lane pieces
+ * of NHWC's C lanes, the last one shorter) */
+enum { POOL_LANES = 16 };
+
+typedef struct pool_blk_job {
+	const pool3 *g;
+	const pool_args *pa;
+	int64_t b;  /* lanes of a pixel */
+	bool avx512; /* on AVX-512: blk_pool16 */
+	const float *x;
+	float *y;
+} pool_blk_job;
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#include <immintrin.h>
+#define POOL_AVX512 1
+/* The window of output (oh, ow) on nv vectors of 16 lanes from x (the last vector's lanes
+ * those of mask `last`), each tap's lanes in one AVX-512 register, taps in pool_image's order.
+ * MaxPool: the maximum by vmaxps, a lane with a NaN tap made NaN (a mask of the taps' NaNs, as
+ * max_nan makes it; the NaN is the default one, not the tap's) unless `clean` (the caller saw
+ * no NaN among the window's rows: vmaxps alone then gives the same bits); the generic window
+ * below spends a compare-and-select of 8 lanes a tap: googlenet's 13 MaxPools, two threads,
+ * 1.8 -> 0.85 ms. AveragePool: the sum divided by n, the window's count (inception_v3's 3x3
+ * pools of 192-2048 lanes in NHWC). nv, max and clean constant where inlined: NHWC's pixels
+ * take up to eight vectors a tap. */
+__attribute__((target("avx512f"))) static inline __attribute__((always_inline)) void
+win_vectors(const pool3 *g, const float *x, int64_t b, int64_t oh, int64_t ow, const int nv,
+	    __mmask16 last, const bool max, const bool clean, float n, float *y)
+{
+	const axis_taps *T = g->t;
+	const int64_t W = g->in[2];
+	__m512 acc[8];
+	__mmask16 nan[8];
+	for (int k = 0; k < nv; k++)
+		acc[k] = _mm512_set1_ps(max ? -INFINITY : 0.0f), nan[k] = 0;
+	for (int64_t th = T[1].lo[oh]; th < T[1].hi[oh]; th++) {
+		const float *row = x + (T[1].start[oh] + th * g->dil[1]) * W * b;
+		for (int64_t tw = T[2].lo[ow]; tw < T[2].hi[ow]; tw++) {
+			const float *v = row + (T[2].start[ow] + tw * g->dil[2]) * b;
+			for (int k = 0; k < nv; k++) {
+				const __m512 t = k < nv - 1 ? _mm512_loadu_ps(v + 16 * k)
+							 : _mm512_maskz_loadu_ps(last, v + 16 * k);
+				if (max) {
+					acc[k] = _mm512_max_ps(acc[k], t);
+					if (!clean)
+						nan[k] |= _mm512_cmp_ps_mask(t, t, _CMP_UNORD_Q);
+				} else {
+					acc[k] = _mm512_add_ps(acc[k], t);
+				}
+			}
+		}
+	}
+	for (int k = 0; k < nv; k++)
+		_mm512_mask_storeu_ps(
+			y + 16 * k, k < nv - 1 ? 0xffff : last,
+			max ? _mm512_mask_mov_ps(acc[k], nan[k], _mm512_set1_ps(NAN))
+			    : _mm512_div_ps(acc[k], _mm512_set1_ps(n)));
+}
+
+/* win_vectors over w <= 128 lanes of a pixel in one pass: 1-8 vectors, the last one masked
+ * (max and clean constant where inlined) */
+__attribute__((target("avx512f"))) static inline __attribute__((always_inline)) void
+win_lanes(const pool3 *g, const float *x, int64_t b, int64_t oh, int64_t ow, int64_t w,
+	  const bool max, const bool clean, float n, float *y)
+{
+	const __mmask16 m = w % 16 ? (__mmask16)((1u << (w % 16)) - 1) : 0xffff;
+	switch ((w + 15) / 16) {
+	case 1: win_vectors(g, x, b, oh, ow, 1, m, max, clean, n, y); break;
+	case 2: win_vectors(g, x, b, oh, ow, 2, m, max, clean, n, y); break;
+	case 3: win_vectors(g, x, b, oh, ow, 3, m, max, clean, n, y); break;
+	case 4: win_vectors(g, x, b, oh, ow, 4, m, max, clean, n, y); break;
+	case 5: win_vectors(g, x, b, oh, ow, 5, m, max, clean, n, y); break;
+	case 6: win_vectors(g, x, b, oh, ow, 6, m, max, clean, n, y); break;
+	case 7: win_vectors(g, x, b, oh, ow, 7, m, max, clean, n, y); break;
+	default: win_vectors(g, x, b, oh, ow, 8, m, max, clean, n, y); break;
+	}
+}
+
+/* The maximum of a 16-lane window inside the input, its taps at x + off[0 .. nt), in
+ * win_vectors' order (the same bits): one load and vmaxps a tap, where win_vectors spends
+ * as much again finding the tap (shufflenet_v2's 3x3/2 MaxPool of 24 channels at 112x112 in
+ * nChw16c, one thread: 0.068 -> 0.048 ms; 512 planes of 27x27 through blocks 0.050 ->
+ * 0.043) */
+__attribute__((target("avx512f"))) static inline __attribute__((always_inline)) void
+win_taps16(const float *x, const int64_t *off, int64_t nt, float *y)
+{
+	__m512 acc = _mm512_set1_ps(-INFINITY);
+	for (int64_t t = 0; t < nt; t++)
+		acc = _mm512_max_ps(acc, _mm512_loadu_ps(x + off[t]));
+	_mm512_storeu_ps(y, acc);
+}
+
+/* The pool of output row oh of one image's block of b lanes (x, y: the block's first lane);
+ * avg: AveragePool's, counting as pa says; clean: the rows the windows read hold no NaN */
+__attribute__((target("avx512f"))) static void blk_pool16(const pool3 *g, const pool_args *pa,
+							   const float *x, int64_t oh, int64_t b,
+							   bool clean, float *y)
+{
+	const bool max = pa->kind == POOL_MAX;
+	enum { PASS = 128, TAPS = 64 };
+	const axis_taps *T = g->t;
+	const int64_t KH = g->k[1], KW = g->k[2], W = g->in[2];
+	/* a 16-lane MaxPool row whose windows lie inside the input rows: their taps' offsets */
+	int64_t off[TAPS];
+	const bool inside = b == 16 && max && clean && KH * KW <= TAPS && T[1].lo[oh] == 0 &&
+			    T[1].hi[oh] == KH;
+	for (int64_t th = 0; inside && th < KH; th++)
+		for (int64_t tw = 0; tw < KW; tw++)
+			off[th * KW + tw] = (th * g->dil[1] * W + tw * g->dil[2]) * 16;
+	for (int64_t ow = 0; ow < g->out[2]; ow++, y += b) {
+		const int64_t o[3] = {0, oh, ow};
+		const float n = max ? 1.0f : (float)om_pool_window_count(g, pa, o);
+		if (inside && T[2].lo[ow] == 0 && T[2].hi[ow] == KW) {
+			win_taps16(x + (T[1].start[oh] * W + T[2].start[ow]) * 16, off, KH * KW, y);
+			continue;
+		}
+		if (b == 16 && max) { /* a block of nChw16c */
+			if (clean)
+				win_vectors(g, x, 16, oh, ow, 1, 0xffff, true, true, n, y);
+			else
+				win_vectors(g, x, 16, oh, ow, 1, 0xffff, true, false, n, y);
+			continue;
+		}
+		/* PASS lanes a pass, the last pass 1-8 vectors (96 lanes at 109x109, 3x3/2,
+		 * alone between 1x1 convs: 0.47 -> 0.21 ms against a pass a vector) */
+		for (int64_t l = 0; l < b; l += PASS) {
+			const int64_t w = b - l < PASS ? b - l : PASS;
+			if (max && clean)
+				win_lanes(g, x + l, b, oh, ow, w, true, true, n, y + l);
+			else if (max)
+				win_lanes(g, x + l, b, oh, ow, w, true, false, n, y + l);
+			else
+				win_lanes(g, x + l, b, oh, ow, w, false, true, n, y + l);
+		}
+	}
+}
+
+/* whether x[0..n) holds a NaN */
+__attribute__((target("avx512f"))) static bool has_nan(const float *x, int64_t n)
+{
+	__mmask16 m = 0;
+	int64_t i = 0;
+	for (; i + 64 <= n; i += 64) {
+		const __m512 a = _mm512_loadu_ps(x + i), b = _mm512_loadu_ps(x + i + 16);
+		const __m512 c = _mm512_loadu_ps(x + i + 32), d = _mm512_loadu_ps(x + i + 48);
+		m |= _mm512_cmp_ps_mask(a, b, _CMP_UNORD_Q) | _mm512_cmp_ps_mask(c, d, _CMP_UNORD_Q);
+	}
+	for (; i < n; i += 16) {
+		const __mmask16 k = n - i < 16 ? (__mmask16)((1u << (n - i)) - 1) : 0xffff;
+		const __m512 a = _mm512_maskz_loadu_ps(k, x + i);
+		m |= _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q);
+	}
+	return m != 0;
+}
+
+/* The input rows [*r0, *r1) that output rows [oh0, oh1) read */
+static void rows_read(const pool3 *g, int64_t oh0, int64_t oh1, int64_t *r0, int64_t *r1)
+{
+	const axis_taps *T = &g->t[1];
+	*r0 = g->in[1], *r1 = 0;
+	for (int64_t oh = oh0; oh < oh1; oh++)
+		if (T->lo[oh] < T->hi[oh]) {
+			const int64_t a = T->start[oh] + T->lo[oh] * g->dil[1];
+			const int64_t b = T->start[oh] + (T->hi[oh] - 1) * g->dil[1] + 1;
+			*r0 = a < *r0 ? a : *r0, *r1 = b > *r1 ? b : *r1;
+		}
+}
+
+/* Output rows [lo, hi) over the images' blocks of b lanes (x, y: the first block), unit u row
+ * u % OH of block u / OH. A MaxPool first looks for NaNs in the input rows a few output rows
+ * read (about 256 KB, still in cache when pooled): most blocks have none, and vmaxps alone
+ * (win_vectors' `clean`) is faster than tracking them, as are passes of 128 lanes, not 64
+ * (squeezenet1_0's 3x3/2 ceil_mode MaxPools between 1x1 convs, one thread, on a Zen 4: 96
+ * lanes at 109x109 in NHWC 0.17 -> 0.12 ms, 256 at 54x54 0.108 -> 0.094, 512 planes of 27x27
+ * through blocks 0.053 -> 0.044) */
+__attribute__((target("avx512f"))) static void blk_rows16(const pool3 *g, const pool_args *pa,
+							   int64_t b, const float *x, float *y,
+							   int64_t lo, int64_t hi)
+{
+	const int64_t OH = g->out[1], OW = g->out[2], plane = g->in[1] * g->in[2] * b;
+	const int64_t row = g->in[2] * b, stride = OH > 1 ? g->t[1].start[1] - g->t[1].start[0] : 1;
+	const int64_t chunk = (1 << 16) / (row * (stride > 0 ? stride : 1) + 1) + 1;
+	for (int64_t u = lo; u < hi;) {
+		const int64_t oh0 = u % OH, left = OH - oh0 < hi - u ? OH - oh0 : hi - u;
+		const int64_t n = left < chunk ? left : chunk;
+		const float *xb = x + u / OH * plane;
+		bool clean = pa->kind != POOL_MAX;
+		if (!clean) {
+			int64_t r0, r1;
+			rows_read(g, oh0, oh0 + n, &r0, &r1);
+			clean = r1 <= r0 || !has_nan(xb + r0 * row, (r1 - r0) * row);
+		}
+		for (int64_t oh = oh0; oh < oh0 + n; oh++)
+			blk_pool16(g, pa, xb, oh, b, clean, y + (u - oh0 + oh) * OW * b);
+		u += n;
+	}
+}
+#endif
+
+/* eight lanes of a block (GCC's vector extension: the lane-wise maximum with NaN winning is a
+ * compare and a select, which the compiler otherwise leaves as branches) */
+typedef float f32x8 __attribute__((vector_size(32)));
+typedef int32_t i32x8 __attribute__((vector_size(32)));
+
+/* The window of output (oh, ow) over nv * 8 lanes of pixels b lanes apart, taps in
+ * pool_image's order, so that each lane gets the plain kernel's bits (kind and nv constants
+ * where inlined) */
+static inline __attribute__((always_inline)) void
+blk_window(const pool3 *g, const enum pool_kind kind, const float *x, int64_t b, int64_t oh,
+	   int64_t ow, const int nv, f32x8 *acc)
+{
+	const axis_taps *T = g->t;
+	const int64_t W = g->in[2];
+	for (int k = 0; k < nv; k++)
+		for (int l = 0; l < 8; l++)
+			acc[k][l] = kind == POOL_MAX ? -INFINITY : 0.0f;
+	for (int64_t th = T[1].lo[oh]; th < T[1].hi[oh]; th++) {
+		const int64_t ih = T[1].start[oh] + th * g->dil[1];
+		for (int64_t tw = T[2].lo[ow]; tw < T[2].hi[ow]; tw++) {
+			const int64_t iw = T[2].start[ow] + tw * g->dil[2];
+			const float *v = x + (ih * W + iw) * b;
+			for (int k = 0; k < nv; k++) {
+				f32x8 t;
+				memcpy(&t, v + 8 * k, sizeof t);
+				if (kind == POOL_MAX) { /* NaN wins, as max_nan */
+					const i32x8 take = (t > acc[k]) | (t != t);
+					acc[k] = (f32x8)(((i32x8)t & take) | ((i32x8)acc[k] & ~take));
+				} else {
+					acc[k] += t;
+				}
+			}
+		}
+	}
+}
+
+/* blk_window's for w < 16 lanes other than 8 (the last piece of NHWC's lanes), lane by lane */
+static void blk_window_lanes(const pool3 *g, enum pool_kind kind, const float *x, int64_t b,
+			     int64_t oh, int64_t ow, int64_t w, float *acc)
+{
+	const axis_taps *T = g->t;
+	const int64_t W = g->in[2];
+	for (int64_t l = 0; l < w; l++)
+		acc[l] = kind == POOL_MAX ? -INFINITY : 0.0f;
+	for (int64_t th = T[1].lo[oh]; th < T[1].hi[oh]; th++) {
+		const int64_t ih = T[1].start[oh] + th * g->dil[1];
+		for (int64_t tw = T[2].lo[ow]; tw < T[2].hi[ow]; tw++) {
+			const float *v = x + (ih * W + T[2].start[ow] + tw * g->dil[2]) * b;
+			for (int64_t l = 0; l < w; l++)
+				acc[l] = kind != POOL_MAX	      ? acc[l] + v[l]
+					 : v[l] > acc[l] || v[l] != v[l] ? v[l]
+									 : acc[l];
+		}
+	}
+}
+
+/* output rows [lo, hi) over the images' blocks: unit u is row u % OH of block u / OH */
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) static void
+pool_blk_piece(void *arg, int64_t lo, int64_t hi)
+{
+	const pool_blk_job *j = arg;
+	const pool3 *g = j->g;
+	const int64_t b = j->b, OH = g->out[1], OW = g->out[2];
+	const bool max = j->pa->kind == POOL_MAX;
+#ifdef POOL_AVX512
+	if (j->avx512) {
+		blk_rows16(g, j->pa, b, j->x, j->y, lo, hi);
+		return;
+	}
+#endif
+	for (int64_t u = lo; u < hi; u++) {
+		const int64_t oh = u % OH;
+		const float *x = j->x + u / OH * g->in[1] * g->in[2] * b;
+		float *y = j->y + u * OW * b;
+		for (int64_t ow = 0; ow < OW; ow++, y += b) {
+			const int64_t o[3] = {0, oh, ow};
+			const float n = max ? 1.0f : (float)om_pool_window_count(g, j->pa, o);
+			for (int64_t l = 0; l < b; l += POOL_LANES) {
+				const int64_t w = b - l < POOL_LANES ? b - l : POOL_LANES;
+				union {
+					f32x8 v[2];
+					float f[POOL_LANES];
+				} acc;
+				if (max && w == 16)
+					blk_window(g, POOL_MAX, x + l, b, oh, ow, 2, acc.v);
+				else if (max && w == 8)
+					blk_window(g, POOL_MAX, x + l, b, oh, ow, 1, acc.v);
+				else if (w == 16)
+					blk_window(g, POOL_AVG, x + l, b, oh, ow, 2, acc.v);
+				else if (w == 8)
+					blk_window(g, POOL_AVG, x + l, b, oh, ow, 1, acc.v);
+				else
+					blk_window_lanes(g, j->pa->kind, x + l, b, oh, ow, w,
+							 acc.f);
+				for (int64_t k = 0; !max && k < w; k++)
+					acc.f[k] = acc.f[k] / n;
+				memcpy(y + l, acc.f, sizeof(float) * (size_t)w);
+			}
+		}
+	}
+}
+
+/* X (N, Cb, H, W, b) and Y (N, Cb, OH, OW, b), the planner's choice (pool_layout) */
+om_kind om_pool_blocked(om_ctx *c)
+{
+	const om_tensor *X = c->in[0], *Y = c->out[0];
+	const int64_t b = X->rank == 5 ? X->dims[4] : 0;
+	if (c->blocked != (OM_LAYOUT_IN(0) | OM_LAYOUT_OUT(0)) || b < 1)
+		return om_error(c->st, OM_ERR_INTERNAL, c->node, "blocked pool: X and Y");
+	const om_tensor lx = om_layout_logical(X, X->dims[1] * b);
+	const om_tensor *in[1] = {&lx};
+	om_ctx lc = *c;
+	lc.in = in, lc.nin = 1;
+	om_spatial sp;
+	pool3 g;
+	om_kind rc = om_pool_geometry(&lc, &sp);
+	if (rc || (rc = om_pool3_init(&lc, &sp, &g)))
+		return rc;
+	if (Y->rank != 5 || Y->dims[0] != X->dims[0] || Y->dims[1] != X->dims[1] ||
+	    Y->dims[2] != sp.out[0] || Y->dims[3] != sp.out[1] || Y->dims[4] != b) {
+		free(g.buf);
+		return om_error(c->st, OM_ERR_INTERNAL, c->node, "blocked pool: Y's shape");
+	}
+	pool_args pa = {om_pool_kind(c), (int)om_attr_int(c->node, "count_include_pad", 0), 0,
+			2};
+	pool_blk_job j = {&g, &pa, b, false, X->data, Y->data};
+#ifdef POOL_AVX512
+	j.avx512 = __builtin_cpu_supports("avx512f");
+#endif
+	const int64_t elems = (g.in[1] * g.in[2] / (g.out[1] + 1) + g.out[2]) * b;
+	om_par_for(c->threads, X->dims[0] * X->dims[1] * g.out[1],
+		   POOL_GRAIN / (elems + 1) + 1, pool_blk_piece, &j);
+	free(g.buf);
+	return OM_OK;
+}
+
+#ifdef POOL_AVX512
+/* Fast mode on AVX-512: a 2-D MaxPool (without Indices) or AveragePool of plain float planes
+ * runs 16 planes at a time through nChw16c: a worker blocks its planes into its buffer, pools
+ * them as blk_pool16 does and unblocks the result, where the plain kernels' short rows leave
+ * most vector lanes idle. One thread, ms: squeezenet1_0's 3x3/2 ceil_mode MaxPools of 512
+ * planes of 27x27 0.30 -> 0.125, 256 of 54x54 0.47 -> 0.27, 96 of 109x109 0.55 -> 0.47;
+ * inception_v3's 3x3/1 AveragePools of 288 planes of 35x35 0.62 -> 0.33, 768 of 17x17 0.63 ->
+ * 0.20. A stride-1 MaxPool whose rows keep their width stays with max_plane_s1 (256 planes of
+ * 28x28: 0.126 against 0.194 here), planes of over VIA_FLOATS / 16 floats with the plain
+ * kernels. */
+enum { VIA_LANES = 16, VIA_FLOATS = 1 << 18 };
+
+typedef struct pool_via_job {
+	const pool3 *g;
+	const pool_args *pa;
+	int64_t planes, isz, osz;
+	const float *x;
+	float *y, *buf; /* (isz + osz) * VIA_LANES floats a worker slot */
+} pool_via_job;
+
+__attribute__((target("avx512f"))) static void pool_via_piece(void *arg, int64_t lo, int64_t hi,
+							      int slot)
+{
+	const pool_via_job *j = arg;
+	const pool3 *g = j->g;
+	float *xb = j->buf + (size_t)slot * (size_t)((j->isz + j->osz) * VIA_LANES);
+	float *yb = xb + j->isz * VIA_LANES;
+	for (int64_t u = lo; u < hi; u++) {
+		const int64_t p0 = u * VIA_LANES;
+		const int64_t np = j->planes - p0 < VIA_LANES ? j->planes - p0 : VIA_LANES;
+		om_layout_block_f32(j->x + p0 * j->isz, 1, np, j->isz, VIA_LANES, xb);
+		blk_rows16(g, j->pa, VIA_LANES, xb, yb, 0, g->out[1]);
+		om_layout_unblock_f32(yb, 1, np, j->osz, VIA_LANES, j->y + p0 * j->osz);
+	}
+}
+
+/* false when the case is not pool_via_piece's (*rc: an error, else OM_OK) */
+bool om_pool_via_blocks(om_ctx *c, om_kind *rc)
+{
+	const om_tensor *X = c->in[0];
+	const enum pool_kind kind = om_pool_kind(c);
+	*rc = OM_OK;
+	if (c->exact || X->dtype != OM_FLOAT || X->rank != 4 || kind == POOL_LP ||
+	    (c->nout > 1 && c->out[1]) || !__builtin_cpu_supports("avx512f") ||
+	    !om_tensor_numel(X) || !om_tensor_numel(c->out[0]) ||
+	    X->dims[2] * X->dims[3] > VIA_FLOATS / VIA_LANES)
+		return false;
+	om_spatial sp;
+	pool3 g;
+	if ((*rc = om_pool_geometry(c, &sp)))
+		return true;
+	if (kind == POOL_MAX && sp.stride[0] == 1 && sp.stride[1] == 1 && sp.dil[0] == 1 &&
+	    sp.dil[1] == 1 && sp.out[1] == sp.in[1]) /* om_pool_plain_f32's max_plane_s1 */
+		return false;
+	if ((*rc = om_pool3_init(c, &sp, &g)))
+		return true;
+	pool_args pa = {kind, (int)om_attr_int(c->node, "count_include_pad", 0), 0, 2};
+	pool_via_job j = {&g, &pa, X->dims[0] * X->dims[1], g.in[1] * g.in[2],
+			  g.out[1] * g.out[2], X->data, c->out[0]->data, NULL};
+	const int64_t units = (j.planes - 1) / VIA_LANES + 1;
+	const int slots = om_par_slots(c->threads, units, 1);
+	const size_t bytes = sizeof(float) * (size_t)((j.isz + j.osz) * VIA_LANES) * (size_t)slots;
+	if (!(*rc = om_ctx_reserve(c, bytes, "the pool's blocked planes"))) {
+		j.buf = malloc(bytes);
+		if (j.buf)
+			om_par_for_slots(c->threads, units, 1, pool_via_piece, &j);
+		else
+			*rc = om_error(c->st, OM_ERR_NOMEM, c->node, "the pool's blocked planes");
+		free(j.buf);
+	}
+	free(g.buf);
+	return true;
+}
+#else
+bool om_pool_via_blocks(om_ctx *c, om_kind *rc)
+{
+	(void)c;
+	*rc = OM_OK;
+	return false;
+}
+#endif

@@ -1,0 +1,88 @@
+/* pool_common.h — what the pool kernels share (MaxPool, AveragePool, LpPool and their Global
+ * forms): the rows' pool kind, the input check, a windowed pool's geometry (output extents,
+ * pads, ceil mode, dilations) as tables of taps per axis, Lp's terms, AveragePool's counts, and
+ * the windowed pools' float32 kernels (plain: pool_plain.c; channel-blocked: pool_blocked.c). */
+#ifndef OM_POOL_COMMON_H
+#define OM_POOL_COMMON_H
+
+#include <math.h>
+
+#include "detmath.h"
+#include "op.h"
+#include "spatial.h"
+
+/* The rows' param: which pool a row is (its windowed and Global forms alike) */
+enum pool_kind { POOL_MAX, POOL_AVG, POOL_LP };
+
+static inline enum pool_kind om_pool_kind(const om_ctx *c)
+{
+	return (enum pool_kind)c->op->param;
+}
+
+/** OK when X (input 0) is given, of rank >= min_rank and of a type the pool takes (float32;
+ *  float16 and bfloat16, and int8/uint8 for MaxPool, through conversion) */
+om_kind om_pool_check_input(om_ctx *c, enum pool_kind kind, int32_t min_rank);
+
+/* ---- windowed pools ------------------------------------------------------------------------ */
+
+/** The window geometry of a windowed pool (the node's row and attributes, X's shape: up to
+ *  three spatial axes, kernel_shape, strides, pads or auto_pad, dilations, ceil_mode), with
+ *  storage_order and LpPool's p checked */
+om_kind om_pool_geometry(om_ctx *c, om_spatial *sp);
+
+/* Per spatial axis (three, leading ones of extent 1 when fewer) and output index: the taps
+ * inside the input [lo, hi) and the taps inside the padded input (count_include_pad). */
+typedef struct axis_taps {
+	int64_t *lo, *hi, *padded, *start;
+} axis_taps;
+
+typedef struct pool3 {
+	int64_t in[3], out[3], dil[3], k[3];
+	axis_taps t[3];
+	int64_t *buf;
+} pool3;
+
+/** g's tables of taps for sp (g->buf is malloc'd: the caller frees it) */
+om_kind om_pool3_init(om_ctx *c, const om_spatial *sp, pool3 *g);
+
+typedef struct pool_args {
+	enum pool_kind kind;
+	int include_pad, col_major;
+	int64_t p;
+} pool_args;
+
+static inline float om_pool_lp_term(float v, int64_t p)
+{
+	return p == 1 ? fabsf(v) : p == 2 ? v * v : (float)om_det_pow(fabsf(v), (double)p);
+}
+
+static inline float om_pool_lp_root(float acc, int64_t p)
+{
+	return p == 1 ? acc : p == 2 ? sqrtf(acc) : (float)om_det_pow(acc, 1.0 / (double)p);
+}
+
+/* Taps of output o counted by AveragePool: inside the input, or inside the padded input. */
+static inline int64_t om_pool_window_count(const pool3 *g, const pool_args *pa, const int64_t *o)
+{
+	int64_t cnt = 1;
+	for (int32_t a = 0; a < 3; a++)
+		cnt *= pa->include_pad ? g->t[a].padded[o[a]] : g->t[a].hi[o[a]] - g->t[a].lo[o[a]];
+	return cnt;
+}
+
+/* Input and output elements a piece of images reads and writes, at least; a global pool's
+ * sum is cheaper per element (2 threads: efficientnet_b0's 17 GlobalAveragePools, ms a run,
+ * 0.16 -> 0.20 split from 32768 elements on) */
+enum { POOL_GRAIN = 1 << 15, GLOBAL_GRAIN = 1 << 17 };
+
+/* ---- the windowed pools' float32 kernels ---------------------------------------------------- */
+
+/** The plain kernels (pool_plain.c): X and Y in N, C, spatial order, float32 */
+om_kind om_pool_plain_f32(om_ctx *c);
+/** X and Y channel-blocked (pool_blocked.c): the planner's choice (ops_pool.c's layout) */
+om_kind om_pool_blocked(om_ctx *c);
+/** Fast mode on AVX-512 (pool_blocked.c): plain float planes pooled 16 at a time through
+ *  nChw16c. False when the case is not its own (*rc OK), else true with *rc the result. */
+bool om_pool_via_blocks(om_ctx *c, om_kind *rc);
+
+#endif
