@@ -4,7 +4,8 @@
  * an earlier value's element by element (numbers and symbols: the same run-time tensor, e.g.
  * Shape(a)[1] and Shape(b)[1] when both are the extent `seq`). The later node dies.
  * Initializers with the same element type, shape and bytes are merged too (exporters share
- * weights through Identity nodes; folding those must not leave two copies).
+ * weights through Identity nodes; folding those must not leave two copies): candidates are
+ * found by a hash of their type, shape and a bounded sample of their bytes, then compared whole.
  * Not merged: other domains, randomness, QuantizeLinear/DequantizeLinear (a quantized model
  * keeps one QDQ pair per consumer as exported), subgraphs, graph outputs.
  */
@@ -45,7 +46,9 @@ static bool same_tensor(const om_tensor *a, const om_tensor *b)
 	for (int32_t i = 0; i < a->rank; i++)
 		if (a->dims[i] != b->dims[i])
 			return false;
-	return !a->nbytes || (a->data && b->data && !memcmp(a->data, b->data, a->nbytes));
+	/* one payload (two initializers naming the same external bytes) is not read */
+	return !a->nbytes || (a->data && b->data && (a->data == b->data ||
+						     !memcmp(a->data, b->data, a->nbytes)));
 }
 
 static bool same_attr(const om_attr *a, const om_attr *b)
@@ -161,21 +164,44 @@ static slot *find(slot *tab, size_t cap, uint64_t h, size_t *at)
 	return tab[i].n ? &tab[i] : NULL;
 }
 
+enum {
+	SAMPLE_LEN = 512,    /* bytes of each sample of a large payload */
+	SAMPLES = 8,         /* samples, the first at the start and the last at the end */
+	FULL_HASH_MAX = SAMPLE_LEN * SAMPLES, /* payloads up to this size are hashed whole */
+};
+
+static uint64_t hash_bytes(uint64_t h, const unsigned char *b, size_t n)
+{
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w;
+		memcpy(&w, b + i, sizeof w);
+		h = mix(h, w);
+	}
+	for (; i < n; i++)
+		h = mix(h, b[i]);
+	return h;
+}
+
+/* Element type, shape, size and a bounded sample of the payload: all of it up to FULL_HASH_MAX
+ * bytes, else SAMPLES runs of SAMPLE_LEN bytes at fixed offsets from the start to the end. A
+ * large payload (a mapped external file of any size) costs 4 KB of reads here; equal hashes are
+ * then compared byte for byte, which stops at the first difference. */
 static uint64_t tensor_hash(const om_tensor *t)
 {
 	uint64_t h = mix(mix(1469598103934665603ull, (uint64_t)t->dtype), (uint64_t)t->rank);
 	for (int32_t i = 0; i < t->rank; i++)
 		h = mix(h, (uint64_t)t->dims[i]);
-	/* the payload a word at a time (a byte at a time took seconds on a 1 GB model) */
+	h = mix(h, (uint64_t)t->nbytes);
 	const unsigned char *b = t->data;
-	size_t i = 0;
-	for (; b && i + 8 <= t->nbytes; i += 8) {
-		uint64_t w;
-		memcpy(&w, b + i, sizeof w);
-		h = mix(h, w);
+	if (!b || t->nbytes <= FULL_HASH_MAX)
+		return b ? hash_bytes(h, b, t->nbytes) : h;
+	const size_t span = t->nbytes - SAMPLE_LEN;
+	for (size_t k = 0; k < SAMPLES; k++) {
+		/* span / (SAMPLES - 1) * k + the remainder's share, without overflow */
+		const size_t q = span / (SAMPLES - 1), r = span % (SAMPLES - 1);
+		h = hash_bytes(h, b + q * k + r * k / (SAMPLES - 1), SAMPLE_LEN);
 	}
-	for (; b && i < t->nbytes; i++)
-		h = mix(h, b[i]);
 	return h;
 }
 

@@ -1,0 +1,415 @@
+/* test_external_lazy.c — external data costs what is read of it: a model naming a sparse 1 TiB
+ * file loads, simplifies and runs in seconds within bounded memory; big initializers merge when
+ * equal and not when they differ at the last byte; data shorter than the tensor, or past the
+ * end of its file, is refused by name without being read. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "onnx.pb-c.h"
+#include "testutil.h"
+
+enum { MAX_ITEMS = 8, ROW = 1024 };
+
+static char dir[256];
+
+static int setup(void **state)
+{
+	(void)state;
+	return tu_tmpdir_make(dir, sizeof dir, "omopt_lazy");
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	return tu_tmpdir_remove(dir);
+}
+
+/* ---- a small ONNX writer: graph inputs, outputs, nodes, external float initializers ------- */
+
+typedef struct ext_init {
+	Onnx__TensorProto t;
+	Onnx__StringStringEntryProto e[3];
+	Onnx__StringStringEntryProto *ep[3];
+	char off[24], len[24];
+	int64_t dims[2];
+} ext_init;
+
+typedef struct vinfo {
+	Onnx__ValueInfoProto v;
+	Onnx__TypeProto type;
+	Onnx__TypeProto__Tensor tensor;
+} vinfo;
+
+typedef struct node {
+	Onnx__NodeProto n;
+	char *in[2], *out[1];
+} node;
+
+typedef struct proto {
+	ext_init init[MAX_ITEMS];
+	vinfo in[MAX_ITEMS], out[MAX_ITEMS];
+	node node[MAX_ITEMS];
+	int32_t ninit, nin, nout, nnode;
+} proto;
+
+/* A float initializer of dims[0] x dims[1] at [offset, +bytes) of `location`. */
+static void add_init(proto *p, const char *name, int64_t d0, int64_t d1, const char *location,
+		     uint64_t offset)
+{
+	ext_init *x = &p->init[p->ninit++];
+	Onnx__TensorProto t = ONNX__TENSOR_PROTO__INIT;
+	x->t = t;
+	for (int i = 0; i < 3; i++) {
+		Onnx__StringStringEntryProto e = ONNX__STRING_STRING_ENTRY_PROTO__INIT;
+		x->e[i] = e;
+		x->ep[i] = &x->e[i];
+	}
+	snprintf(x->off, sizeof x->off, "%llu", (unsigned long long)offset);
+	snprintf(x->len, sizeof x->len, "%llu", (unsigned long long)(d0 * d1 * 4));
+	x->e[0].key = "location", x->e[0].value = (char *)location;
+	x->e[1].key = "offset", x->e[1].value = x->off;
+	x->e[2].key = "length", x->e[2].value = x->len;
+	x->dims[0] = d0, x->dims[1] = d1;
+	x->t.name = (char *)name, x->t.n_dims = 2, x->t.dims = x->dims;
+	x->t.has_data_type = 1, x->t.data_type = OM_FLOAT;
+	x->t.has_data_location = 1;
+	x->t.data_location = ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
+	x->t.n_external_data = 3, x->t.external_data = x->ep;
+}
+
+static void set_vinfo(vinfo *v, const char *name, int32_t elem)
+{
+	Onnx__ValueInfoProto vi = ONNX__VALUE_INFO_PROTO__INIT;
+	Onnx__TypeProto tp = ONNX__TYPE_PROTO__INIT;
+	Onnx__TypeProto__Tensor tt = ONNX__TYPE_PROTO__TENSOR__INIT;
+	v->v = vi, v->type = tp, v->tensor = tt;
+	v->tensor.has_elem_type = 1, v->tensor.elem_type = elem;
+	v->type.value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
+	v->type.tensor_type = &v->tensor;
+	v->v.name = (char *)name, v->v.type = &v->type;
+}
+
+/* op(a[, b]) -> y; a graph output of type elem when elem is not 0. */
+static void add_node(proto *p, const char *op, const char *a, const char *b, const char *y,
+		     int32_t elem)
+{
+	node *x = &p->node[p->nnode++];
+	Onnx__NodeProto n = ONNX__NODE_PROTO__INIT;
+	x->n = n;
+	x->in[0] = (char *)a, x->in[1] = (char *)b, x->out[0] = (char *)y;
+	x->n.op_type = (char *)op;
+	x->n.n_input = b ? 2 : 1, x->n.input = x->in;
+	x->n.n_output = 1, x->n.output = x->out;
+	if (elem)
+		set_vinfo(&p->out[p->nout++], y, elem);
+}
+
+static void write_proto(const proto *p, const char *path)
+{
+	Onnx__TensorProto *inits[MAX_ITEMS];
+	Onnx__ValueInfoProto *ins[MAX_ITEMS], *outs[MAX_ITEMS];
+	Onnx__NodeProto *nodes[MAX_ITEMS];
+	for (int32_t i = 0; i < p->ninit; i++)
+		inits[i] = (Onnx__TensorProto *)&p->init[i].t;
+	for (int32_t i = 0; i < p->nin; i++)
+		ins[i] = (Onnx__ValueInfoProto *)&p->in[i].v;
+	for (int32_t i = 0; i < p->nout; i++)
+		outs[i] = (Onnx__ValueInfoProto *)&p->out[i].v;
+	for (int32_t i = 0; i < p->nnode; i++)
+		nodes[i] = (Onnx__NodeProto *)&p->node[i].n;
+	Onnx__GraphProto g = ONNX__GRAPH_PROTO__INIT;
+	g.name = "g";
+	g.n_initializer = (size_t)p->ninit, g.initializer = inits;
+	g.n_input = (size_t)p->nin, g.input = ins;
+	g.n_output = (size_t)p->nout, g.output = outs;
+	g.n_node = (size_t)p->nnode, g.node = nodes;
+	Onnx__OperatorSetIdProto os = ONNX__OPERATOR_SET_ID_PROTO__INIT, *osp = &os;
+	os.domain = "", os.has_version = 1, os.version = 13;
+	Onnx__ModelProto mp = ONNX__MODEL_PROTO__INIT;
+	mp.has_ir_version = 1, mp.ir_version = 8, mp.graph = &g;
+	mp.n_opset_import = 1, mp.opset_import = &osp;
+	const size_t size = protobuf_c_message_get_packed_size(&mp.base);
+	uint8_t *buf = malloc(size);
+	assert_non_null(buf);
+	protobuf_c_message_pack(&mp.base, buf);
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(buf, 1, size, f), size);
+	fclose(f);
+	free(buf);
+}
+
+/* ---- helpers ------------------------------------------------------------------------------ */
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static long max_rss_mb(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_maxrss / 1024;
+}
+
+static om_model *load(const char *name)
+{
+	om_model *m = NULL;
+	om_status st = {0};
+	om_kind k = om_model_load(tu_join(dir, name), &m, &st);
+	if (k)
+		print_error("%s: %s\n", name, st.msg);
+	assert_int_equal(k, OM_OK);
+	return m;
+}
+
+static void check_ok(om_kind k, const om_status *st)
+{
+	if (k)
+		print_error("%s\n", st->msg);
+	assert_int_equal(k, OM_OK);
+}
+
+/* The name of the first input of the node that writes y. */
+static const char *reader_of(const om_model *m, const char *y)
+{
+	const om_value *v = om_graph_find(m->graph, y);
+	assert_non_null(v);
+	assert_non_null(v->producer);
+	return v->producer->in[0]->name;
+}
+
+static bool has_init(const om_model *m, const char *name)
+{
+	for (int32_t i = 0; i < m->graph->ninits; i++)
+		if (!strcmp(m->graph->inits[i]->name, name))
+			return true;
+	return false;
+}
+
+/* Runs the Gathers of m at rows idx[3] and checks every output equals the rows of `rows`
+ * (NULL: zeros), nrows x ROW floats. */
+static void run_gathers(const om_model *m, const int64_t *idx, const float *rows, int nout)
+{
+	om_session *s = tu_session_create(m);
+	om_tensor in = {.dtype = OM_INT64, .rank = 1, .dims = {3}, .data = (void *)idx,
+			.nbytes = 3 * sizeof *idx};
+	om_tensor out[4] = {0};
+	om_status st = {0};
+	check_ok(om_session_run(s, &in, 1, out, nout, &st), &st);
+	for (int o = 0; o < nout; o++) {
+		assert_int_equal(out[o].rank, 2);
+		assert_int_equal(out[o].dims[0], 3);
+		assert_int_equal(out[o].dims[1], ROW);
+		const float *y = out[o].data;
+		for (int r = 0; r < 3; r++)
+			for (int c = 0; c < ROW; c++)
+				assert_true(y[r * ROW + c] == (rows ? rows[idx[r] * ROW + c] : 0.0f));
+		om_tensor_free(&out[o]);
+	}
+	om_session_free(s);
+}
+
+/* ---- a sparse terabyte ------------------------------------------------------------------- */
+
+/* Makes dir/name a sparse file of the largest size from 1 TiB down to 16 GiB the file system
+ * takes; 0 when none. */
+static uint64_t sparse_file(const char *name)
+{
+	const int fd = open(tu_join(dir, name), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_true(fd >= 0);
+	uint64_t size = (uint64_t)1 << 40;
+	for (; size >= (uint64_t)16 << 30; size /= 2)
+		if (ftruncate(fd, (off_t)size) == 0)
+			break;
+	close(fd);
+	return size >= (uint64_t)16 << 30 ? size : 0;
+}
+
+/* W and W2 name the whole file; y = Gather(W, idx), y2 = Gather(W2, idx), s = Shape(W):
+ * simplify merges W2 into W by its size and sampled digest (the same bytes: never compared
+ * whole), folds the Shape, and a run reads three rows. Before, merge_common hashed the whole
+ * mapping (1 TiB of reads; killed at 22 GB resident). */
+static void sparse_terabyte(void **state)
+{
+	(void)state;
+	const uint64_t size = sparse_file("tera.bin");
+	if (!size) {
+		print_message("skipped: the file system takes no sparse file of 16 GiB (%s)\n",
+			      strerror(errno));
+		skip();
+	}
+	const int64_t rows = (int64_t)(size / (4 * ROW));
+	proto p = {0};
+	set_vinfo(&p.in[p.nin++], "idx", OM_INT64);
+	add_init(&p, "W", rows, ROW, "tera.bin", 0);
+	add_init(&p, "W2", rows, ROW, "tera.bin", 0);
+	add_node(&p, "Gather", "W", "idx", "y", OM_FLOAT);
+	add_node(&p, "Gather", "W2", "idx", "y2", OM_FLOAT);
+	add_node(&p, "Shape", "W", NULL, "s", OM_INT64);
+	write_proto(&p, tu_join(dir, "tera.onnx"));
+	const double t0 = now();
+	const int64_t idx[3] = {0, rows / 2, rows - 1};
+	om_status st = {0};
+	/* simplify, then run the simplified model */
+	om_model *m = load("tera.onnx");
+	check_ok(om_simplify(m, NULL, &st), &st);
+	assert_string_equal(reader_of(m, "y2"), "W");
+	assert_true(has_init(m, "W") && !has_init(m, "W2"));
+	assert_int_equal(tu_count_op(m->graph, "Shape"), 0);
+	run_gathers(m, idx, NULL, 2);
+	om_model_free(m);
+	/* what `omopt run` does: optimize, then run */
+	m = load("tera.onnx");
+	check_ok(om_optimize(m, NULL, &st), &st);
+	run_gathers(m, idx, NULL, 2);
+	om_model_free(m);
+	const double secs = now() - t0;
+	const long rss = max_rss_mb();
+	print_message("%llu GiB of external data: %.2f s, max RSS %ld MB\n",
+		      (unsigned long long)(size >> 30), secs, rss);
+	assert_true(secs < 20);
+	assert_true(rss < 200);
+}
+
+/* A ReduceSum of the terabyte is not folded (its kernel would read all of it): simplify
+ * leaves the node and returns at once. */
+static void sparse_reduce_not_folded(void **state)
+{
+	(void)state;
+	const uint64_t size = sparse_file("tera.bin");
+	if (!size)
+		skip();
+	proto p = {0};
+	add_init(&p, "W", (int64_t)(size / (4 * ROW)), ROW, "tera.bin", 0);
+	add_node(&p, "ReduceSum", "W", NULL, "r", OM_FLOAT);
+	write_proto(&p, tu_join(dir, "reduce.onnx"));
+	const double t0 = now();
+	om_model *m = load("reduce.onnx");
+	om_status st = {0};
+	check_ok(om_simplify(m, NULL, &st), &st);
+	assert_int_equal(tu_count_op(m->graph, "ReduceSum"), 1);
+	om_model_free(m);
+	assert_true(now() - t0 < 20);
+	assert_true(max_rss_mb() < 200);
+}
+
+/* ---- big initializers that are, or are not, equal ---------------------------------------- */
+
+/* Five 8 MiB initializers in one file: A; B equal to A; C differing from A at its last byte;
+ * D differing from A in the middle, between the samples the digest reads (found by the full
+ * comparison); E equal to A again. B and E read A after simplify; C and D keep their own. */
+static void big_initializers_merge(void **state)
+{
+	(void)state;
+	const int64_t rows = 2048; /* 8 MiB each */
+	const size_t bytes = (size_t)rows * ROW * 4;
+	unsigned char *buf = malloc(5 * bytes);
+	assert_non_null(buf);
+	uint32_t x = 12345;
+	for (size_t i = 0; i < bytes; i++) {
+		x = x * 1103515245u + 12345u;
+		buf[i] = (unsigned char)(x >> 16);
+	}
+	for (int k = 1; k < 5; k++)
+		memcpy(buf + k * bytes, buf, bytes);
+	buf[3 * bytes - 1] ^= 1;             /* C: the last byte */
+	buf[3 * bytes + bytes / 2 + 100] ^= 1; /* D: the middle */
+	FILE *f = fopen(tu_join(dir, "five.bin"), "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(buf, 1, 5 * bytes, f), 5 * bytes);
+	fclose(f);
+	proto p = {0};
+	set_vinfo(&p.in[p.nin++], "idx", OM_INT64);
+	static const char *const names[5] = {"A", "B", "C", "D", "E"};
+	static const char *const outs[5] = {"ya", "yb", "yc", "yd", "ye"};
+	for (int k = 0; k < 5; k++) {
+		add_init(&p, names[k], rows, ROW, "five.bin", (uint64_t)k * bytes);
+		add_node(&p, "Gather", names[k], "idx", outs[k], OM_FLOAT);
+	}
+	write_proto(&p, tu_join(dir, "five.onnx"));
+	om_model *m = load("five.onnx");
+	om_status st = {0};
+	check_ok(om_simplify(m, NULL, &st), &st);
+	assert_string_equal(reader_of(m, "ya"), "A");
+	assert_string_equal(reader_of(m, "yb"), "A");
+	assert_string_equal(reader_of(m, "yc"), "C");
+	assert_string_equal(reader_of(m, "yd"), "D");
+	assert_string_equal(reader_of(m, "ye"), "A");
+	assert_true(!has_init(m, "B") && !has_init(m, "E") && has_init(m, "C") && has_init(m, "D"));
+	/* and the rows read are A's, C's own last row */
+	const int64_t idx[3] = {0, rows / 2, rows - 1};
+	om_session *s = tu_session_create(m);
+	om_tensor in = {.dtype = OM_INT64, .rank = 1, .dims = {3}, .data = (void *)idx,
+			.nbytes = sizeof idx};
+	om_tensor out[5] = {0};
+	check_ok(om_session_run(s, &in, 1, out, 5, &st), &st);
+	for (int k = 0; k < 5; k++) {
+		const unsigned char *want = buf + (size_t)k * bytes;
+		for (int r = 0; r < 3; r++)
+			assert_memory_equal((const unsigned char *)out[k].data + r * ROW * 4,
+					    want + (size_t)idx[r] * ROW * 4, ROW * 4);
+		om_tensor_free(&out[k]);
+	}
+	om_session_free(s);
+	om_model_free(m);
+	free(buf);
+}
+
+/* ---- external data that is not there ----------------------------------------------------- */
+
+/* Refused at load by the tensor's name, before a byte of the (sparse, 1 GiB) file is read. */
+static void short_or_beyond_refused(void **state)
+{
+	(void)state;
+	const int fd = open(tu_join(dir, "gig.bin"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, (off_t)1 << 30), 0);
+	close(fd);
+	const int64_t rows = ((int64_t)1 << 30) / (4 * ROW);
+	static const struct {
+		int64_t rows;
+		uint64_t offset;
+	} cases[] = {
+		{rows + 1, 0},          /* one row more than the file holds */
+		{rows, 4096},           /* shifted: its end is past the file's */
+		{1, (uint64_t)1 << 40}, /* starts past the end */
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		proto p = {0};
+		set_vinfo(&p.in[p.nin++], "idx", OM_INT64);
+		add_init(&p, "Wbig", cases[i].rows, ROW, "gig.bin", cases[i].offset);
+		add_node(&p, "Gather", "Wbig", "idx", "y", OM_FLOAT);
+		write_proto(&p, tu_join(dir, "bad.onnx"));
+		om_model *m = NULL;
+		om_status st = {0};
+		const double t0 = now();
+		assert_int_equal(om_model_load(tu_join(dir, "bad.onnx"), &m, &st),
+				 OM_ERR_INVALID_MODEL);
+		assert_true(now() - t0 < 2);
+		assert_null(m);
+		assert_non_null(strstr(st.msg, "tensor 'Wbig'"));
+		assert_non_null(strstr(st.msg, "beyond 'gig.bin'"));
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		/* first: the RSS bound is the process's */
+		cmocka_unit_test(sparse_terabyte),
+		cmocka_unit_test(sparse_reduce_not_folded),
+		cmocka_unit_test(big_initializers_merge),
+		cmocka_unit_test(short_or_beyond_refused),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
