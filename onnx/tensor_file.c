@@ -59,74 +59,147 @@ om_kind om_onnx_read_file(const char *path, unsigned char **data, size_t *size, 
 
 /* ---- .npy -------------------------------------------------------------------------------- */
 
-/* The text after 'key': in the header dict, or NULL. */
-static const char *npy_field(const char *h, const char *key)
+/* The header is a Python dict literal with exactly the keys 'descr', 'fortran_order' and
+ * 'shape', each once, as numpy's read_array_header requires: a repeated or unknown key, a
+ * missing one, a value of the wrong kind or text after the dict is refused, so that a file
+ * is never read other than as numpy reads it. */
+enum { NPY_DESCR, NPY_FORTRAN, NPY_SHAPE, NPY_KEYS };
+static const char *const npy_keys[NPY_KEYS] = {"descr", "fortran_order", "shape"};
+
+static const char *npy_ws(const char *p)
 {
-	char pat[32];
-	snprintf(pat, sizeof pat, "'%s'", key);
-	const char *p = strstr(h, pat);
-	if (!p) {
-		snprintf(pat, sizeof pat, "\"%s\"", key);
-		p = strstr(h, pat);
-	}
-	if (!p)
-		return NULL;
-	p += strlen(pat);
-	while (*p == ' ')
+	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
 		p++;
-	if (*p != ':')
-		return NULL;
-	for (p++; *p == ' '; p++)
-		;
 	return p;
 }
 
-static om_kind npy_parse_header(const char *h, om_tensor *t, const char *path, om_status *st)
+/* A quoted string without escapes at *p into buf (cap bytes with the NUL); false when *p holds
+ * none or it does not fit. */
+static bool npy_string(const char **p, char *buf, size_t cap)
 {
-	const char *d = npy_field(h, "descr"), *fo = npy_field(h, "fortran_order"),
-		   *sh = npy_field(h, "shape");
-	if (!d || !sh || (*d != '\'' && *d != '"') || *sh != '(')
-		return om_error(st, OM_ERR_INVALID_INPUT, NULL, "'%s': bad .npy header", path);
-	if (fo && !strncmp(fo, "True", 4))
-		return om_error(st, OM_ERR_UNSUPPORTED, NULL, "'%s': Fortran order", path);
-	char descr[16] = {0};
-	size_t dl = strcspn(d + 1, "'\"");
-	if (dl == 0 || dl >= sizeof descr)
-		return om_error(st, OM_ERR_INVALID_INPUT, NULL, "'%s': bad .npy descr", path);
-	memcpy(descr, d + 1, dl);
-	char order = descr[0];
+	const char q = **p;
+	if (q != '\'' && q != '"')
+		return false;
+	const char *s = *p + 1;
+	const size_t n = strcspn(s, q == '\'' ? "'\\" : "\"\\");
+	if (s[n] != q || n >= cap)
+		return false;
+	memcpy(buf, s, n);
+	buf[n] = 0;
+	*p = s + n + 1;
+	return true;
+}
+
+/* A tuple of non-negative integers ("()", "(3,)", "(2, 3)"; "(3)" is an int, not a tuple). */
+static bool npy_shape(const char **pp, om_tensor *t, bool *too_long)
+{
+	const char *p = *pp;
+	if (*p++ != '(')
+		return false;
+	t->rank = 0;
+	bool comma = false;
+	for (p = npy_ws(p); *p != ')'; p = npy_ws(p)) {
+		if (*p < '0' || *p > '9')
+			return false;
+		if (t->rank == OM_MAX_RANK) {
+			*too_long = true;
+			return false;
+		}
+		char *end;
+		errno = 0;
+		const long long v = strtoll(p, &end, 10);
+		if (errno)
+			return false;
+		t->dims[t->rank++] = v;
+		p = end + (*end == 'L'); /* written by Python 2 */
+		p = npy_ws(p);
+		comma = *p == ',';
+		if (comma)
+			p++;
+		else if (*p != ')')
+			return false;
+	}
+	*pp = p + 1;
+	return t->rank != 1 || comma;
+}
+
+static om_kind npy_bad(const char *path, const char *what, const char *key, om_status *st)
+{
+	return om_error(st, OM_ERR_INVALID_INPUT, NULL, "'%s': bad .npy header: %s%s%s%s", path,
+			what, key ? " '" : "", key ? key : "", key ? "'" : "");
+}
+
+/* The element type of descr ('<f4', '|u1', ...). */
+static om_kind npy_dtype(const char *descr, om_tensor *t, const char *path, om_status *st)
+{
+	const char order = descr[0];
 	const char *code = descr + 1;
-	if (order != '<' && order != '|' && order != '=')
-		return om_error(st, OM_ERR_UNSUPPORTED, NULL, "'%s': element type '%s'", path,
-				descr);
 	t->dtype = OM_UNDEFINED;
 	for (size_t i = 0; i < sizeof npy_types / sizeof npy_types[0]; i++)
 		if (!strcmp(code, npy_types[i].descr))
 			t->dtype = npy_types[i].dtype;
-	if (!t->dtype || (order == '|' && om_dtype_size(t->dtype) != 1))
+	if ((order != '<' && order != '|' && order != '=') || !t->dtype ||
+	    (order == '|' && om_dtype_size(t->dtype) != 1))
 		return om_error(st, OM_ERR_UNSUPPORTED, NULL, "'%s': element type '%s'", path,
 				descr);
-	t->rank = 0;
-	const char *p = sh + 1;
-	for (;;) {
-		while (*p == ' ' || *p == ',')
-			p++;
-		if (*p == ')')
-			break;
-		if (*p < '0' || *p > '9' || t->rank == OM_MAX_RANK)
-			return om_error(st, OM_ERR_UNSUPPORTED, NULL, "'%s': bad or too long shape",
-					path);
-		char *end;
-		errno = 0;
-		long long v = strtoll(p, &end, 10);
-		if (errno || v < 0)
-			return om_error(st, OM_ERR_INVALID_INPUT, NULL, "'%s': bad dim", path);
-		t->dims[t->rank++] = v;
-		p = end;
-		if (*p == 'L')
-			p++;
-	}
 	return OM_OK;
+}
+
+static om_kind npy_parse_header(const char *h, om_tensor *t, const char *path, om_status *st)
+{
+	const char *p = npy_ws(h);
+	if (*p++ != '{')
+		return npy_bad(path, "not a dict", NULL, st);
+	char descr[16] = "", key[32];
+	bool fortran = false, too_long = false;
+	unsigned seen = 0;
+	for (p = npy_ws(p); *p != '}'; p = npy_ws(p)) {
+		if (!npy_string(&p, key, sizeof key))
+			return npy_bad(path, "a key that is not a short string", NULL, st);
+		int i = 0;
+		while (i < NPY_KEYS && strcmp(key, npy_keys[i]))
+			i++;
+		if (i == NPY_KEYS)
+			return npy_bad(path, "unknown key", key, st);
+		if (seen & 1u << i)
+			return npy_bad(path, "repeated key", key, st);
+		seen |= 1u << i;
+		p = npy_ws(p);
+		if (*p++ != ':')
+			return npy_bad(path, "no ':' after", key, st);
+		p = npy_ws(p);
+		bool ok = true;
+		if (i == NPY_DESCR) {
+			ok = npy_string(&p, descr, sizeof descr) && descr[0];
+			if (!ok && *p == '[')
+				return om_error(st, OM_ERR_UNSUPPORTED, NULL,
+						"'%s': structured element type", path);
+		} else if (i == NPY_FORTRAN) {
+			fortran = !strncmp(p, "True", 4);
+			ok = fortran || !strncmp(p, "False", 5);
+			p += fortran ? 4 : ok ? 5 : 0;
+		} else {
+			ok = npy_shape(&p, t, &too_long);
+			if (too_long)
+				return om_error(st, OM_ERR_UNSUPPORTED, NULL,
+						"'%s': bad or too long shape", path);
+		}
+		if (!ok)
+			return npy_bad(path, "bad value of", key, st);
+		p = npy_ws(p);
+		if (*p == ',')
+			p++;
+		else if (*p != '}')
+			return npy_bad(path, "no ',' or '}' after", key, st);
+	}
+	if (*npy_ws(p + 1))
+		return npy_bad(path, "text after the dict", NULL, st);
+	for (int i = 0; i < NPY_KEYS; i++)
+		if (!(seen & 1u << i))
+			return npy_bad(path, "missing key", npy_keys[i], st);
+	if (fortran)
+		return om_error(st, OM_ERR_UNSUPPORTED, NULL, "'%s': Fortran order", path);
+	return npy_dtype(descr, t, path, st);
 }
 
 static om_kind npy_read(const char *path, const unsigned char *b, size_t n, om_tensor *out,
@@ -146,6 +219,9 @@ static om_kind npy_read(const char *path, const unsigned char *b, size_t n, om_t
 	}
 	if (hl > n - off)
 		return om_error(st, OM_ERR_INVALID_INPUT, NULL, "'%s': truncated header", path);
+	if (memchr(b + off, 0, hl))
+		return om_error(st, OM_ERR_INVALID_INPUT, NULL, "'%s': NUL in the .npy header",
+				path);
 	char *h = strndup((const char *)b + off, hl);
 	if (!h)
 		return om_error(st, OM_ERR_NOMEM, NULL, "out of memory");

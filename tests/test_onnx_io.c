@@ -651,6 +651,72 @@ static void npy_versions(void **state)
 	assert_non_null(strstr(st.msg, "junk.pb"));
 }
 
+/* A v1 .npy file with header text hdr and two float32 values. */
+static void write_npy_v1(const char *path, const char *hdr)
+{
+	static const float v[2] = {1, 2};
+	unsigned char buf[512] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0};
+	const size_t hl = strlen(hdr), total = (10 + hl + 1 + 63) / 64 * 64, len = total - 10;
+	assert_true(total + sizeof v <= sizeof buf);
+	buf[8] = (unsigned char)len, buf[9] = (unsigned char)(len >> 8);
+	memcpy(buf + 10, hdr, hl);
+	memset(buf + 10 + hl, ' ', len - hl - 1);
+	buf[total - 1] = '\n';
+	memcpy(buf + total, v, sizeof v);
+	write_bytes(path, buf, total + sizeof v);
+}
+
+/* The header is the dict numpy's read_array_header takes: exactly 'descr', 'fortran_order'
+ * and 'shape', once each. A repeated key (numpy's dict keeps the last: read as the first
+ * before), an unknown or missing one, a value of the wrong kind, "(2)" for a shape (an int)
+ * or text after the dict is refused with the reason. */
+static void npy_header_dict(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *hdr, *says; /* says NULL: read as float32 [2] */
+	} cases[] = {
+		{"{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", NULL},
+		{"{\"shape\": (2,), \"fortran_order\": False, \"descr\": \"<f4\"}", NULL},
+		{"{'descr': '<f4',\n 'fortran_order': False,\t'shape': (2L,)}", NULL},
+		{"{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'shape': (1,)}",
+		 "repeated key 'shape'"},
+		{"{'descr': '<i8', 'descr': '<f4', 'fortran_order': False, 'shape': (2,)}",
+		 "repeated key 'descr'"},
+		{"{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'x': 1}",
+		 "unknown key 'x'"},
+		{"{'descr': '<f4', 'shape': (2,)}", "missing key 'fortran_order'"},
+		{"{'descr': '<f4', 'fortran_order': False, 'shape': (2)}", "bad value of 'shape'"},
+		{"{'descr': '<f4', 'fortran_order': False, 'shape': (2,,)}",
+		 "bad value of 'shape'"},
+		{"{'descr': '<f4', 'fortran_order': 0, 'shape': (2,)}",
+		 "bad value of 'fortran_order'"},
+		{"{'descr': '<f4' 'fortran_order': False, 'shape': (2,)}",
+		 "no ',' or '}' after 'descr'"},
+		{"{'descr': '<f4', 'fortran_order': False, 'shape': (2,)} x", "text after the dict"},
+		{"[('descr', '<f4')]", "not a dict"},
+		{"{,}", "a key that is not a short string"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		write_npy_v1(tmp("h.npy"), cases[i].hdr);
+		om_tensor t;
+		om_status st = {0};
+		const om_kind k = om_tensor_read_file(tmp("h.npy"), &t, &st);
+		if (!cases[i].says) {
+			assert_int_equal(k, OM_OK);
+			assert_int_equal(t.dtype, OM_FLOAT);
+			assert_int_equal(t.rank, 1);
+			assert_int_equal(t.dims[0], 2);
+			om_tensor_free(&t);
+			continue;
+		}
+		assert_int_equal(k, OM_ERR_INVALID_INPUT);
+		if (!strstr(st.msg, cases[i].says))
+			fail_msg("%s: %s", cases[i].hdr, st.msg);
+		assert_non_null(strstr(st.msg, "h.npy"));
+	}
+}
+
 /* test_abs of the ONNX suite: output_0.pb must be |input_0.pb| element by element. */
 static void pb_values_from_suite(void **state)
 {
@@ -930,6 +996,7 @@ int main(void)
 		cmocka_unit_test(not_a_model),
 		cmocka_unit_test(tensor_files),
 		cmocka_unit_test(npy_versions),
+		cmocka_unit_test(npy_header_dict),
 		cmocka_unit_test(pb_values_from_suite),
 		cmocka_unit_test(typed_fields),
 		cmocka_unit_test(unmodelled_fields_kept),
