@@ -45,8 +45,13 @@ extern "C" {
  * index up to the first NULL: neither allocates, so neither has anything to free.
  *
  * Threads. The library has no global mutable state. Different handles may be used from
- * different threads at once; one handle is used by one thread at a time (a session runs its
- * kernels on its own worker threads). A model may be read by several sessions of several
+ * different threads at once. A session may be run (om_session_run, om_session_run_values) from
+ * any number of threads at once, as ONNX Runtime's Run may: each run under way has its own
+ * buffers, kernel states and caches (a runner, kept for the next run), so N concurrent runs
+ * hold up to N times the memory of one, each within max_memory; outputs are the bytes one run
+ * alone gives. om_session_free and om_session_set_hook need the session alone; the profile,
+ * om_session_pool_bytes and the node records count the runs that have returned. Other handles
+ * are used by one thread at a time. A model may be read by several sessions of several
  * threads at once, but om_simplify / om_optimize, which rewrite it, need it alone. A run's
  * thread count is its session's `threads` option alone: a run sets OpenMP's count of the
  * calling thread (OpenMP keeps one per thread; oneDNN reads it) and gives the caller's back
@@ -404,9 +409,11 @@ OM_API om_kind om_session_input_info(const om_session *s, int i, om_io_info *inf
 				     om_status *st);
 OM_API om_kind om_session_output_info(const om_session *s, int i, om_io_info *info,
 				      om_status *st);
-/** Runs once. inputs[i] feeds input i (borrowed). outputs[i] receive tensors whose data the
- *  caller frees with om_tensor_free (what outputs held before is overwritten, not freed). On a
- *  failure every outputs[i] (i < noutputs) is zeroed: nothing to free, nothing half made. */
+/** Runs once; from any number of threads at once ("Threads" above). inputs[i] feeds input i
+ *  (borrowed; one whose data is not aligned to its element type is copied first).
+ *  outputs[i] receive tensors whose data the caller frees with om_tensor_free (what outputs
+ *  held before is overwritten, not freed). On a failure every outputs[i] (i < noutputs) is
+ *  zeroed: nothing to free, nothing half made. s NULL: OM_ERR_INVALID_INPUT. */
 OM_API om_kind om_session_run(om_session *s, const om_tensor *inputs, int ninputs, om_tensor *outputs,
 		       int noutputs, om_status *st);
 OM_API void om_session_free(om_session *s);
@@ -431,10 +438,11 @@ OM_API om_kind om_session_profile(const om_session *s, om_profile_row **rows, in
 				  om_status *st);
 /** Zeroes the profile (after a warm-up run, so that it covers the runs that follow). */
 OM_API void om_session_profile_reset(om_session *s);
-/** Bytes held by the session's buffer pool now, and the most bytes busy at once so far. After
- *  a run the pool lays its values out in one arena (again after a run whose sizes or order
- *  differ from the layout's): the most bytes busy at once are then counted from the arena's
- *  size. */
+/** Bytes held by the session's buffer pools (one per run that was under way at once; summed)
+ *  as the runs that returned left them, and the most bytes one run had busy at once so far.
+ *  After a run the pool lays its values out in one arena (again after a run whose sizes or
+ *  order differ from the layout's): the most bytes busy at once are then counted from the
+ *  arena's size. */
 OM_API size_t om_session_pool_bytes(const om_session *s);
 OM_API size_t om_session_peak_bytes(const om_session *s);
 

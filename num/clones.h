@@ -5,11 +5,21 @@
 #ifndef OM_CLONES_H
 #define OM_CLONES_H
 
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && \
+	!defined(__SANITIZE_THREAD__)
 /* AVX-512 (x86-64-v4), AVX2 and baseline clones */
 #define OM_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
+/* the same with x86-64-v3 (AVX2, FMA, BMI) in place of AVX2 alone */
+#define OM_CLONES_V3 \
+	__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+/* AVX2 and baseline */
+#define OM_CLONES_AVX2 __attribute__((target_clones("avx2", "default")))
 #else
+/* one build for the target: other compilers, and ThreadSanitizer builds (their resolvers
+ * would be instrumented, and the loader calls resolvers before the sanitizer is up) */
 #define OM_CLONES
+#define OM_CLONES_V3
+#define OM_CLONES_AVX2
 #endif
 /* a helper of cloned functions, compiled inside each clone (a call would run the baseline) */
 #define OM_INLINE static inline __attribute__((always_inline))

@@ -12,14 +12,10 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "clones.h"
 #include "fastmath.h"
 
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-#define FAST_CLONES \
-	__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#else
-#define FAST_CLONES
-#endif
+#define FAST_CLONES OM_CLONES_V3
 /* The clones are static, called through plain extern wrappers at the end of the file: GCC
  * gives the ifunc of an extern target_clones function default visibility whatever
  * -fvisibility says, which would export it from libomopt.so. */

@@ -7,6 +7,7 @@
 #endif
 #include <string.h>
 
+#include "clones.h"
 #include "gemm.h"
 #include "parallel.h"
 
@@ -66,10 +67,7 @@ static inline __attribute__((always_inline)) void axpys(const gemv_job *g, const
 		y[j] *= g->alpha;
 }
 
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
-#endif
-static void gemv_piece(void *arg, int64_t lo, int64_t hi)
+OM_CLONES static void gemv_piece(void *arg, int64_t lo, int64_t hi)
 {
 	const gemv_job *g = arg;
 	const float *a = g->ac ? g->ac : g->a;

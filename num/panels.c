@@ -10,14 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clones.h"
 #include "panels.h"
 
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-#define PANEL_CLONES \
-	__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#else
-#define PANEL_CLONES
-#endif
+#define PANEL_CLONES OM_CLONES_V3
 
 typedef float v16 __attribute__((vector_size(64)));
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clones.h"
 #include "conv_epilogue.h"
 #include "fastmath.h"
 
@@ -114,10 +115,7 @@ static inline __attribute__((always_inline)) void epi_loop(float *restrict y,
 		return;                                                                         \
 	}
 
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-__attribute__((target_clones("avx2", "default")))
-#endif
-static void epi_pass(float *y, const float *z, float b, int64_t n, bool hb, int act, float al,
+OM_CLONES_AVX2 static void epi_pass(float *y, const float *z, float b, int64_t n, bool hb, int act, float al,
 		     float be)
 {
 	if (hb && z)

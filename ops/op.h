@@ -22,8 +22,10 @@
  * Kernel state (work derived once from constant inputs, e.g. transformed Conv weights):
  *   - const_in bit i (i < 64) is set when in[i] is a plan-time constant: the same bytes in every
  *     run of the step (a bridged kernel sees them converted, still the same in every run).
- *   - state, when not NULL, points at the step's slot: NULL before the first run, kept across
- *     runs, freed with free() when the session is freed. A kernel may put one malloc'd block
+ *   - state, when not NULL, points at the step's slot in the run's runner (runtime/runner.h):
+ *     NULL before the runner's first run of the step, kept across its runs, freed with free()
+ *     when the session is freed. Runs under way at once have runners of their own, so a
+ *     kernel never shares its block with another thread. A kernel may put one malloc'd block
  *     there (replacing it with free() + malloc when it needs another); it must validate the
  *     block against everything it was derived from (shapes, attributes, dtype) before reuse.
  *     state is NULL when the constant folder or om_eval_node runs the kernel.
@@ -90,7 +92,7 @@ _Static_assert(OM_OPC_COUNT <= 64, "a set of opcodes is a uint64_t");
 /* A set of opcodes (om_rewrite_each's filter). */
 #define OM_OPC_BIT(code) (UINT64_C(1) << (code))
 
-struct om_session;
+struct om_runner;
 struct om_act;
 typedef struct om_run_services om_run_services;
 
@@ -105,7 +107,7 @@ typedef struct om_ctx {
 	om_status *st;
 	int exact;              /* exact mode requested (seed §1, issue 4) */
 	int threads;
-	struct om_session *session; /* the running session, for `run` (opaque to kernels) */
+	struct om_runner *runner; /* the run this node runs in, for `run` (opaque to kernels) */
 	const om_run_services *run; /* what the session offers kernels (below); NULL when folding */
 	void **state;           /* the step's kernel state slot (above); NULL when folding */
 	void (**state_release)(void *); /* the slot's release function (above) */
@@ -254,7 +256,7 @@ om_kind om_ctx_run_graph(const om_ctx *c, const om_graph *g, const om_tensor *co
 /**
  * For OM_OP_CONTROL kernels, whose output shapes are known only once their subgraphs ran: the
  * session does not infer or place their outputs; the kernel gives output i its dtype and shape
- * here and gets c->out[i]->data from the session's pool.
+ * here and gets c->out[i]->data from the run's pool.
  */
 om_kind om_ctx_output(om_ctx *c, int32_t i, int32_t dtype, int32_t rank, const int64_t *dims);
 /** For OM_OP_CONTROL kernels: output i = box v, which the run now owns (v is zeroed). */

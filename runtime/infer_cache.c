@@ -95,10 +95,10 @@ static void clear_outputs(const om_ctx *c)
 			memset(c->out[i], 0, sizeof *c->out[i]);
 }
 
-om_kind om_infer_step(const om_plan *p, om_step *sp, om_ctx *c)
+om_kind om_infer_step(const om_plan *p, const om_step *sp, om_infer_cache **cache, om_ctx *c)
 {
-	om_infer_cache *ic = sp->icache;
-	if (!ic && (ic = sp->icache = calloc(1, sizeof *ic)) == NULL)
+	om_infer_cache *ic = *cache;
+	if (!ic && (ic = *cache = calloc(1, sizeof *ic)) == NULL)
 		return sp->op->infer(c);
 	size_t n = 0;
 	if (ic->valid && ic->nout == c->nout && build_key(p, sp, c, ic, ic->by_value, &n) &&

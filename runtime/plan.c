@@ -339,10 +339,8 @@ static om_kind fold_step(om_plan *p, om_step *sp, om_tensor *const *in, size_t l
 		s->owned = 1;
 		memset(&res[i], 0, sizeof res[i]);
 	}
-	if (!rc) {
+	if (!rc)
 		sp->folded = 1;
-		sp->mode = OM_MODE_EXACT;
-	}
 	for (int32_t i = 0; i < nout; i++)
 		om_tensor_free(&res[i]);
 	free(res);
@@ -447,6 +445,7 @@ static om_kind plan_step(om_session *s, om_plan *p, om_step *sp, const om_node *
 	om_arena *a = s->arena;
 	sp->node = n;
 	sp->scale = -1;
+	sp->ix = s->nsteps_all++;
 	sp->opset = om_model_opset(s->m, n->domain);
 	sp->op = find_row(s, n, sp->opset);
 	if (!sp->op)
@@ -492,7 +491,7 @@ static om_kind plan_step(om_session *s, om_plan *p, om_step *sp, const om_node *
 		return rc;
 	if ((sp->prof = profile_row(s, n)) < 0)
 		return om_error(st, OM_ERR_NOMEM, n, "out of memory planning");
-	rc = shape_step(p, sp, s->pool.limit, st);
+	rc = shape_step(p, sp, s->mem_limit, st);
 	if (rc == OM_ERR_INVALID_MODEL && p->parent && !(fl & OM_OP_CONTROL)) {
 		/* a subgraph may be an If branch never taken: its shape problem is the step's
 		 * run-time inference error, raised only if the graph runs */
@@ -646,15 +645,6 @@ om_plan *om_plan_find(const om_session *s, const om_graph *g)
 
 void om_plan_release(om_plan *p)
 {
-	for (int32_t i = 0; i < p->nsteps; i++) {
-		om_infer_cache_free(p->steps[i].icache);
-		p->steps[i].icache = NULL;
-		if (p->steps[i].krelease && p->steps[i].kstate)
-			p->steps[i].krelease(p->steps[i].kstate);
-		free(p->steps[i].kstate);
-		p->steps[i].kstate = NULL;
-		p->steps[i].krelease = NULL;
-	}
 	for (int32_t i = 0; i < p->nslots; i++)
 		if (p->slots[i].owned) {
 			om_tensor_free(&p->slots[i].meta);

@@ -11,6 +11,8 @@
 #ifndef OM_PLAN_H
 #define OM_PLAN_H
 
+#include <pthread.h>
+
 #include "activation.h"
 #include "pool.h"
 #include "session.h"
@@ -37,7 +39,7 @@ typedef struct om_step {
 	int32_t *in, *out; /* slot per node input/output, -1 when omitted */
 	int32_t *implicit; /* slots this step's subgraphs read from this graph (liveness) */
 	int32_t nimplicit;
-	uint8_t folded, dead, dynamic, view, exact, mode; /* dead: nothing reads its outputs */
+	uint8_t folded, dead, dynamic, view, exact; /* dead: nothing reads its outputs */
 	uint8_t deferred; /* a subgraph step whose plan-time inference failed (InvalidModel at run) */
 	uint8_t absorbed; /* not run: the step producing its input applies it as its `post`
 			     (OM_ABSORBED_UP), or its reader applies it as its `scale`
@@ -47,10 +49,7 @@ typedef struct om_step {
 			     an absorbed Mul, or -1 */
 	uint64_t blocked; /* positions whose values are channel-blocked (plan_layout.c: om_ctx) */
 	int32_t prof; /* row in the session's profile table */
-	struct om_infer_cache *icache; /* dynamic steps: the last run-time inference (infer_cache.c) */
-	void *kstate; /* the kernel's state (om_ctx.state), malloc'd by the kernel */
-	void (*krelease)(void *); /* called on kstate before free() (om_ctx.state_release) */
-	const char *impl; /* the implementation its kernel named in its last run (om_ctx.impl) */
+	int32_t ix;   /* the step's number in the session (runner.h: its om_step_state) */
 } om_step;
 
 typedef struct om_plan {
@@ -68,28 +67,27 @@ typedef struct om_plan {
 	uint32_t hmask;
 } om_plan;
 
+/* A session: the plans (never changed once made) and what runs left for the caller to see.
+ * Everything a run writes is in a runner (runner.h); `lock` guards the runner lists and what
+ * runs merge into the session when they end (profile totals, the last run's record). */
 struct om_session {
 	const om_model *m;
 	om_session_options opt;
 	const om_op_table *extra;
 	om_arena *arena; /* plans live here */
 	om_plan *main, *plans;
-	om_pool pool;
-	struct om_frame *cur; /* the frame whose step is running, for subgraph runs */
-	om_profile_row *prof;
+	size_t mem_limit;  /* bytes a run's pool may hold (om_session_options.max_memory); 0: none */
+	int32_t nsteps_all; /* steps of every plan (om_step.ix) */
+	om_profile_row *prof; /* rows by op type (or node): totals over the finished runs */
 	int32_t nprof, capprof;
-	double prof_nested; /* ms of the steps run so far (profiling: a step's own time is its
-			       time less that of the steps it ran in its subgraphs) */
 	om_node_hook hook;
 	void *hook_arg;
-	void **strs; /* string bytes kernels malloc'd during the run (freed when it ends) */
-	int boxes;   /* the main graph's outputs may be sequences/optionals (om_session_run_values) */
-	int64_t deadline_ns; /* CLOCK_MONOTONIC time the running run must end by; 0: none */
-	int64_t nstrs, capstrs;
+	pthread_mutex_t *lock; /* malloc'd: taken through a const session too */
+	struct om_runner *idle, *runners; /* runners nobody uses; all of them */
+	uint8_t *last_mode;     /* per om_step.ix: om_node_mode of the last finished run */
+	const char **last_impl; /* per om_step.ix: the implementation it named then, or NULL */
 };
 
-/** Starts the time limit of a run (om_session_options.max_run_ms): run.c. */
-void om_session_start_clock(om_session *s);
 /** Plans g (the main graph when parent is NULL) into a new plan linked into s->plans;
  *  subgraphs of its nodes are planned too. */
 om_kind om_plan_graph(om_session *s, const om_graph *g, om_plan *parent, om_plan **out,
@@ -113,23 +111,26 @@ om_kind om_plan_layout(const om_session *s, om_plan *p, const om_tensor *t, om_s
 /** The plan of graph g, or NULL. */
 om_plan *om_plan_find(const om_session *s, const om_graph *g);
 typedef struct om_infer_cache om_infer_cache;
-/** Infers a dynamic step's outputs for this run, or takes them from its cache when the inputs
- *  have the shapes (and, when inference reads values, the bytes) of the cached run. */
-om_kind om_infer_step(const om_plan *p, om_step *sp, om_ctx *c);
+/** Infers a dynamic step's outputs for this run, or takes them from *cache (made on first use)
+ *  when the inputs have the shapes (and, when inference reads values, the bytes) of the cached
+ *  run. */
+om_kind om_infer_step(const om_plan *p, const om_step *sp, om_infer_cache **cache, om_ctx *c);
 void om_infer_cache_free(om_infer_cache *ic);
-/** Frees what plans own outside the arena (folded constants, inference caches, kernel
- *  states). */
+/** Frees what plans own outside the arena (folded constants). */
 void om_plan_release(om_plan *p);
 
 struct om_frame;
-/** Runs plan p once (run.c); parent is the frame of the enclosing graph's run (NULL for the
- *  main graph). out[i] receive malloc'd tensors. */
-om_kind om_run_plan(om_session *s, om_plan *p, struct om_frame *parent,
+struct om_runner;
+/** Starts the time limit of a run on r (om_session_options.max_run_ms): run.c. */
+void om_run_start_clock(struct om_runner *r);
+/** Runs plan p once on runner r (run.c); parent is the frame of the enclosing graph's run (NULL
+ *  for the main graph). out[i] receive malloc'd tensors. */
+om_kind om_run_plan(struct om_runner *r, const om_plan *p, struct om_frame *parent,
 		    const om_tensor *const *in, int nin, om_tensor *out, int nout, om_status *st);
 /** Records the string elements of out[] that no input holds: the run owns them (run_strings.c). */
-om_kind om_run_adopt_strings(om_session *s, const om_node *n, const om_tensor *const *in,
+om_kind om_run_adopt_strings(struct om_runner *r, const om_node *n, const om_tensor *const *in,
 			     int32_t nin, om_tensor *const *out, int32_t nout, om_status *st);
 /** Frees the strings the run owns. */
-void om_run_free_strings(om_session *s);
+void om_run_free_strings(struct om_runner *r);
 
 #endif

@@ -1,4 +1,4 @@
-/* run.c — one run of a plan: a frame of tensors over the session's buffer pool, steps that
+/* run.c — one run of a plan: a frame of tensors over its runner's buffer pool, steps that
  * infer (when dynamic), place their outputs (views alias, in-place kernels reuse a dying
  * input, others get a best-fit block) and release buffers when their last reader has run. */
 #include <stdlib.h>
@@ -6,7 +6,7 @@
 #include <time.h>
 
 #include "layout.h"
-#include "plan.h"
+#include "runner.h"
 #include "onnx_io.h"
 #include "value.h"
 
@@ -53,47 +53,47 @@ static void box_free(om_frame *f, int32_t o)
 }
 
 /* One consumer of slot k has run: the block goes back when nobody else will read it. */
-static void drop(om_session *s, om_frame *f, int32_t k)
+static void drop(om_runner *r, om_frame *f, int32_t k)
 {
 	int32_t o = f->owner[k];
 	if (o >= 0 && --f->brefs[o] <= 0 && f->blk[o] == BLK_OWNED &&
 	    !om_value_has_strings(&f->t[o]))
 		box_free(f, o);
 	int32_t b = f->blk[k];
-	if (b < 0 || !s->pool.b[b].busy)
+	if (b < 0 || !r->pool.b[b].busy)
 		return;
-	if (--s->pool.b[b].refs <= 0)
-		om_pool_release(&s->pool, b);
+	if (--r->pool.b[b].refs <= 0)
+		om_pool_release(&r->pool, b);
 }
 
-static void hold(om_session *s, om_frame *f, int32_t k, int32_t b)
+static void hold(om_runner *r, om_frame *f, int32_t k, int32_t b)
 {
 	f->blk[k] = b;
 	if (b >= 0)
-		s->pool.b[b].refs += f->p->slots[k].uses;
+		r->pool.b[b].refs += f->p->slots[k].uses;
 }
 /* ---- one step ---------------------------------------------------------------------------- */
 
-static om_kind over_limit(const om_session *s, const om_node *n, const char *what, size_t bytes,
+static om_kind over_limit(const om_runner *r, const om_node *n, const char *what, size_t bytes,
 			  om_status *st)
 {
 	return om_error(st, OM_ERR_INVALID_INPUT, n,
 			"%s needs %zu bytes; with %zu bytes in use that is over the memory limit "
 			"of %zu bytes (max_memory)",
-			what, bytes, s->pool.busy_bytes, s->pool.limit);
+			what, bytes, r->pool.busy_bytes, r->pool.limit);
 }
 
 /* A pool block for node n's output i; the memory limit is checked before allocating. */
-static om_kind get_block(om_session *s, const om_node *n, int32_t i, size_t bytes, int32_t *b,
+static om_kind get_block(om_runner *r, const om_node *n, int32_t i, size_t bytes, int32_t *b,
 			 om_status *st)
 {
-	*b = om_pool_get(&s->pool, bytes);
+	*b = om_pool_get(&r->pool, bytes);
 	if (*b >= 0)
 		return OM_OK;
 	if (*b == OM_POOL_OVER_LIMIT) {
 		char what[32];
 		snprintf(what, sizeof what, "output %d", i);
-		return over_limit(s, n, what, bytes, st);
+		return over_limit(r, n, what, bytes, st);
 	}
 	return om_error(st, OM_ERR_NOMEM, n, "out of memory for %zu bytes", bytes);
 }
@@ -105,32 +105,32 @@ static int64_t now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-void om_session_start_clock(om_session *s)
+void om_run_start_clock(om_runner *r)
 {
-	const int64_t ms = s->opt.max_run_ms;
-	s->deadline_ns = ms > 0 && ms < INT64_MAX / 2000000 ? now_ns() + ms * 1000000 : 0;
+	const int64_t ms = r->s->opt.max_run_ms;
+	r->deadline_ns = ms > 0 && ms < INT64_MAX / 2000000 ? now_ns() + ms * 1000000 : 0;
 }
 
-static om_kind check_time(const om_session *s, const om_node *n, om_status *st)
+static om_kind check_time(const om_runner *r, const om_node *n, om_status *st)
 {
-	if (!s->deadline_ns || now_ns() <= s->deadline_ns)
+	if (!r->deadline_ns || now_ns() <= r->deadline_ns)
 		return OM_OK;
 	return om_error(st, OM_ERR_INVALID_INPUT, n, "the run took longer than its limit of "
-			"%lld ms (max_run_ms)", (long long)s->opt.max_run_ms);
+			"%lld ms (max_run_ms)", (long long)r->s->opt.max_run_ms);
 }
 
 static om_kind ctx_check_time(const om_ctx *c)
 {
-	return check_time(c->session, c->node, c->st);
+	return check_time(c->runner, c->node, c->st);
 }
 
 static om_kind ctx_reserve(const om_ctx *c, size_t bytes, const char *what)
 {
-	const om_session *s = c->session;
-	if (!s->pool.limit)
+	const om_runner *r = c->runner;
+	if (!r->pool.limit)
 		return OM_OK;
-	if (bytes > s->pool.limit || s->pool.busy_bytes > s->pool.limit - bytes)
-		return over_limit(s, c->node, what, bytes, c->st);
+	if (bytes > r->pool.limit || r->pool.busy_bytes > r->pool.limit - bytes)
+		return over_limit(r, c->node, what, bytes, c->st);
 	return OM_OK;
 }
 
@@ -168,7 +168,7 @@ static int32_t inplace_input(const om_step *sp)
 
 /* Gives the step's outputs their memory: a view aliases its input, an in-place kernel may
  * take over an input that dies here, everything else gets a block from the pool. */
-static om_kind place_outputs(om_session *s, om_frame *f, const om_step *sp,
+static om_kind place_outputs(om_runner *r, om_frame *f, const om_step *sp,
 			     const om_tensor *const *in, om_tensor *const *out, om_status *st)
 {
 	const om_node *n = sp->node;
@@ -180,7 +180,7 @@ static om_kind place_outputs(om_session *s, om_frame *f, const om_step *sp,
 					out[0]->nbytes, in[0]->nbytes);
 		out[0]->data = in[0]->data;
 		int32_t b = f->blk[sp->in[0]];
-		hold(s, f, sp->out[0], b >= 0 ? b : -1); /* a box stays owned by its first slot */
+		hold(r, f, sp->out[0], b >= 0 ? b : -1); /* a box stays owned by its first slot */
 		box_hold(f, sp->out[0], f->owner[sp->in[0]]);
 		return OM_OK;
 	}
@@ -199,19 +199,19 @@ static om_kind place_outputs(om_session *s, om_frame *f, const om_step *sp,
 			for (int32_t k = 0; k < sp->nimplicit; k++)
 				reads += f->blk[sp->implicit[k]] == b;
 			const om_tensor *v = in[over];
-			if (s->pool.b[b].refs != reads || reads != 1 || v->dtype != out[0]->dtype ||
-			    v->nbytes != out[0]->nbytes || v->data != s->pool.b[b].ptr)
+			if (r->pool.b[b].refs != reads || reads != 1 || v->dtype != out[0]->dtype ||
+			    v->nbytes != out[0]->nbytes || v->data != r->pool.b[b].ptr)
 				b = -1;
 		}
 		if (b >= 0) {
 			out[0]->data = in[over]->data;
 		} else {
-			om_kind rc = get_block(s, n, i, out[i]->nbytes, &b, st);
+			om_kind rc = get_block(r, n, i, out[i]->nbytes, &b, st);
 			if (rc)
 				return rc;
-			out[i]->data = s->pool.b[b].ptr; /* not zeroed: kernels write every byte */
+			out[i]->data = r->pool.b[b].ptr; /* not zeroed: kernels write every byte */
 		}
-		hold(s, f, sp->out[i], b);
+		hold(r, f, sp->out[i], b);
 	}
 	/* a view op that cannot alias (Dropout with a mask) copies */
 	if ((sp->op->flags & OM_OP_VIEW) && in[0] && out[0])
@@ -222,7 +222,8 @@ static om_kind place_outputs(om_session *s, om_frame *f, const om_step *sp,
 
 /* Infers a step shaped per run that takes channel-blocked values (plan_layout.c) on their
  * logical shapes, then gives its blocked outputs their blocked shapes. */
-static om_kind infer_blocked(const om_plan *p, om_step *sp, om_ctx *c)
+static om_kind infer_blocked(const om_plan *p, const om_step *sp, om_infer_cache **cache,
+			     om_ctx *c)
 {
 	const om_tensor *in[32];
 	om_tensor logical[32];
@@ -235,7 +236,7 @@ static om_kind infer_blocked(const om_plan *p, om_step *sp, om_ctx *c)
 		in[i] = &logical[i];
 	}
 	c->in = in;
-	om_kind rc = om_infer_step(p, sp, c);
+	om_kind rc = om_infer_step(p, sp, cache, c);
 	c->in = given;
 	for (int32_t i = 0; !rc && i < c->nout && i < 32; i++) {
 		om_tensor *t = c->out[i];
@@ -253,8 +254,10 @@ static om_kind infer_blocked(const om_plan *p, om_step *sp, om_ctx *c)
 	return rc;
 }
 
-static om_kind run_step(om_session *s, om_frame *f, om_step *sp, om_status *st)
+static om_kind run_step(om_runner *r, om_frame *f, const om_step *sp, om_status *st)
 {
+	const om_session *s = r->s;
+	om_step_state *ss = &r->steps[sp->ix];
 	const om_node *n = sp->node;
 	const om_plan *p = f->p;
 	int32_t nin = n->nin, nout = n->nout;
@@ -267,7 +270,7 @@ static om_kind run_step(om_session *s, om_frame *f, om_step *sp, om_status *st)
 		rc = om_error(st, OM_ERR_NOMEM, n, "out of memory");
 		goto done;
 	}
-	double t0 = s->opt.profile ? now_ms() : 0, nested0 = s->prof_nested;
+	double t0 = s->opt.profile ? now_ms() : 0, nested0 = r->prof_nested;
 	for (int32_t i = 0; i < nin; i++) {
 		int32_t k = sp->in[i];
 		in[i] = k >= 0 && f->t[k].data ? &f->t[k] : NULL;
@@ -292,8 +295,8 @@ static om_kind run_step(om_session *s, om_frame *f, om_step *sp, om_status *st)
 		    .in = (const om_tensor *const *)in, .out = (om_tensor *const *)out, .st = st,
 		    .exact = s->opt.exact, /* rows flagged exact may take fast paths in fast mode */
 		    .threads = s->opt.threads > 1 ? s->opt.threads : 1,
-		    .session = s, .run = &services, .state = &sp->kstate,
-		    .state_release = &sp->krelease, .impl = &sp->impl,
+		    .runner = r, .run = &services, .state = &ss->kstate,
+		    .state_release = &ss->krelease, .impl = &ss->impl,
 		    .post = sp->post.kind ? &sp->post : NULL,
 		    .in_scale = sp->scale >= 0 && f->t[sp->scale].data ? &f->t[sp->scale] : NULL,
 		    .blocked = sp->blocked,
@@ -310,7 +313,8 @@ static om_kind run_step(om_session *s, om_frame *f, om_step *sp, om_status *st)
 			goto done;
 		}
 	if (sp->dynamic && !control) {
-		rc = sp->blocked ? infer_blocked(p, sp, &c) : om_infer_step(p, sp, &c);
+		rc = sp->blocked ? infer_blocked(p, sp, &ss->icache, &c)
+				 : om_infer_step(p, sp, &ss->icache, &c);
 		if (rc == OM_NEED_VALUE)
 			rc = om_error(st, OM_ERR_INTERNAL, n,
 				      "inference needs a value it was given");
@@ -322,15 +326,15 @@ static om_kind run_step(om_session *s, om_frame *f, om_step *sp, om_status *st)
 		if (rc)
 			goto done;
 	}
-	if (!control && (rc = place_outputs(s, f, sp, (const om_tensor *const *)in, out, st)))
+	if (!control && (rc = place_outputs(r, f, sp, (const om_tensor *const *)in, out, st)))
 		goto done;
 	if (sp->op->kernel) {
-		om_frame *prev = s->cur;
+		om_frame *prev = r->cur;
 		const om_step *prev_step = f->step;
-		s->cur = f;
+		r->cur = f;
 		f->step = sp;
 		rc = sp->op->kernel(&c);
-		s->cur = prev;
+		r->cur = prev;
 		f->step = prev_step;
 		if (rc)
 			goto done;
@@ -341,33 +345,34 @@ static om_kind run_step(om_session *s, om_frame *f, om_step *sp, om_status *st)
 			goto done;
 		}
 	if (!sp->view && !control &&
-	    (rc = om_run_adopt_strings(s, n, (const om_tensor *const *)in, nin, out, nout, st)))
+	    (rc = om_run_adopt_strings(r, n, (const om_tensor *const *)in, nin, out, nout, st)))
 		goto done;
-	sp->mode = sp->exact ? OM_MODE_EXACT : OM_MODE_FAST;
+	ss->mode = sp->exact ? OM_MODE_EXACT : OM_MODE_FAST;
 	if (s->opt.profile) {
 		/* exclusive time: the steps a control op ran in its subgraphs (counted under their
 		 * own op types while they ran) are taken out of its own */
 		const double all = now_ms() - t0;
-		s->prof[sp->prof].calls++;
-		s->prof[sp->prof].ms += all - (s->prof_nested - nested0);
-		if (s->prof[sp->prof].node) /* a row per node: its kernel's implementation */
-			s->prof[sp->prof].impl = sp->impl;
-		s->prof_nested = nested0 + all;
+		om_profile_row *row = &r->prof[sp->prof];
+		row->calls++;
+		row->ms += all - (r->prof_nested - nested0);
+		if (row->node) /* a row per node: its kernel's implementation */
+			row->impl = ss->impl;
+		r->prof_nested = nested0 + all;
 	}
 	if (s->hook)
 		s->hook(s->hook_arg, n, (const om_tensor *const *)in, nin,
 			(const om_tensor *const *)out, nout);
 	for (int32_t i = 0; i < nin; i++)
 		if (sp->in[i] >= 0)
-			drop(s, f, sp->in[i]);
+			drop(r, f, sp->in[i]);
 	for (int32_t i = 0; i < sp->nimplicit; i++)
-		drop(s, f, sp->implicit[i]);
+		drop(r, f, sp->implicit[i]);
 	if (sp->scale >= 0)
-		drop(s, f, sp->scale);
+		drop(r, f, sp->scale);
 	for (int32_t i = 0; i < nout; i++) {
 		int32_t b = sp->out[i] >= 0 ? f->blk[sp->out[i]] : -1;
-		if (b >= 0 && s->pool.b[b].busy && s->pool.b[b].refs <= 0)
-			om_pool_release(&s->pool, b); /* an output nobody reads */
+		if (b >= 0 && r->pool.b[b].busy && r->pool.b[b].refs <= 0)
+			om_pool_release(&r->pool, b); /* an output nobody reads */
 		if (b == BLK_OWNED && f->brefs[sp->out[i]] <= 0 &&
 		    !om_value_has_strings(&f->t[sp->out[i]]))
 			box_free(f, sp->out[i]);
@@ -383,8 +388,8 @@ done:
 static om_kind ctx_output(om_ctx *c, int32_t i, int32_t dtype, int32_t rank,
 			  const int64_t *dims)
 {
-	om_session *s = c->session;
-	om_frame *f = s->cur;
+	om_runner *r = c->runner;
+	om_frame *f = r->cur;
 	const om_step *sp = f ? f->step : NULL;
 	if (!sp || sp->node != c->node || i < 0 || i >= c->nout || sp->out[i] < 0 ||
 	    f->t[sp->out[i]].data)
@@ -401,18 +406,18 @@ static om_kind ctx_output(om_ctx *c, int32_t i, int32_t dtype, int32_t rank,
 	if (rc)
 		return rc;
 	int32_t b;
-	if ((rc = get_block(s, c->node, i, t->nbytes, &b, c->st)))
+	if ((rc = get_block(r, c->node, i, t->nbytes, &b, c->st)))
 		return rc;
-	t->data = s->pool.b[b].ptr;
-	hold(s, f, k, b);
+	t->data = r->pool.b[b].ptr;
+	hold(r, f, k, b);
 	return OM_OK;
 }
 
 /* The frame slot of the running step's output i, free to be set; NULL after an error. */
 static om_tensor *free_output(om_ctx *c, int32_t i, om_frame **fp, int32_t *kp)
 {
-	om_session *s = c->session;
-	om_frame *f = s->cur;
+	om_runner *r = c->runner;
+	om_frame *f = r->cur;
 	const om_step *sp = f ? f->step : NULL;
 	if (!sp || sp->node != c->node || i < 0 || i >= c->nout || sp->out[i] < 0 ||
 	    f->t[sp->out[i]].data) {
@@ -463,12 +468,12 @@ static om_kind ctx_output_alias(om_ctx *c, int32_t i, const om_tensor *v, int32_
 static om_kind ctx_run_graph(const om_ctx *c, const om_graph *g, const om_tensor *const *in,
 			     int nin, om_tensor *out, int nout)
 {
-	om_session *s = c->session;
-	om_plan *p = om_plan_find(s, g);
+	om_runner *r = c->runner;
+	const om_plan *p = om_plan_find(r->s, g);
 	if (!p)
 		return om_error(c->st, OM_ERR_INTERNAL, c->node, "graph '%s' was not planned",
 				g->name);
-	return om_run_plan(s, p, s->cur, in, nin, out, nout, c->st);
+	return om_run_plan(r, p, r->cur, in, nin, out, nout, c->st);
 }
 
 /* what a run offers the kernels (ops/op.h) */
@@ -572,12 +577,12 @@ static om_kind bind_slots(const om_plan *p, om_frame *f, const om_tensor *const 
 /* The main graph's output i may take its pool block (no copy): the block holds nothing else that
  * is an output, holds no strings (callers get copies), is not much larger than the tensor and
  * is not a place in the pool's arena. */
-static bool can_hand_over(const om_session *s, const om_plan *p, const om_frame *f, int i)
+static bool can_hand_over(const om_runner *r, const om_plan *p, const om_frame *f, int i)
 {
 	const om_tensor *t = &f->t[p->outputs[i]];
 	int32_t b = f->blk[p->outputs[i]];
-	if (p->parent || b < 0 || t->dtype == OM_STRING || t->data != s->pool.b[b].ptr ||
-	    s->pool.b[b].arena || s->pool.b[b].cap > 2 * t->nbytes + 4096)
+	if (p->parent || b < 0 || t->dtype == OM_STRING || t->data != r->pool.b[b].ptr ||
+	    r->pool.b[b].arena || r->pool.b[b].cap > 2 * t->nbytes + 4096)
 		return false;
 	for (int j = 0; j < p->noutputs; j++)
 		if (j != i && f->blk[p->outputs[j]] == b)
@@ -585,7 +590,7 @@ static bool can_hand_over(const om_session *s, const om_plan *p, const om_frame 
 	return true;
 }
 
-static om_kind copy_outputs(om_session *s, const om_plan *p, const om_frame *f, om_tensor *out,
+static om_kind copy_outputs(om_runner *r, const om_plan *p, const om_frame *f, om_tensor *out,
 			    int nout, om_status *st)
 {
 	for (int i = 0; i < nout; i++) {
@@ -594,7 +599,7 @@ static om_kind copy_outputs(om_session *s, const om_plan *p, const om_frame *f, 
 			return om_error(st, OM_ERR_INVALID_MODEL, NULL,
 					"output '%s' is never computed",
 					p->slots[p->outputs[i]].v->name);
-		if (om_is_box(t) && !p->parent && !s->boxes)
+		if (om_is_box(t) && !p->parent && !r->boxes)
 			return om_error(st, OM_ERR_UNSUPPORTED, NULL,
 					"output '%s' is a sequence or optional (omopt.h returns "
 					"tensors only)",
@@ -605,9 +610,9 @@ static om_kind copy_outputs(om_session *s, const om_plan *p, const om_frame *f, 
 				return rc;
 			continue;
 		}
-		if (can_hand_over(s, p, f, i)) {
+		if (can_hand_over(r, p, f, i)) {
 			out[i] = *t;
-			out[i].data = om_pool_take(&s->pool, f->blk[p->outputs[i]]);
+			out[i].data = om_pool_take(&r->pool, f->blk[p->outputs[i]]);
 			continue;
 		}
 		om_kind rc = om_tensor_alloc(&out[i], t->dtype, t->rank, t->dims, st);
@@ -619,7 +624,7 @@ static om_kind copy_outputs(om_session *s, const om_plan *p, const om_frame *f, 
 	return OM_OK;
 }
 
-om_kind om_run_plan(om_session *s, om_plan *p, om_frame *parent, const om_tensor *const *in,
+om_kind om_run_plan(om_runner *r, const om_plan *p, om_frame *parent, const om_tensor *const *in,
 		    int nin, om_tensor *out, int nout, om_status *st)
 {
 	for (int i = 0; i < nout; i++)
@@ -648,25 +653,25 @@ om_kind om_run_plan(om_session *s, om_plan *p, om_frame *parent, const om_tensor
 		f.brefs[k] = 0;
 	}
 	if (!parent)
-		om_pool_run_begin(&s->pool);
+		om_pool_run_begin(&r->pool);
 	rc = bind_slots(p, &f, in, nin, st);
 	for (int32_t i = 0; !rc && i < p->nsteps; i++)
 		if (!p->steps[i].folded && !p->steps[i].dead && !p->steps[i].absorbed &&
-		    !(rc = check_time(s, p->steps[i].node, st)))
-			rc = run_step(s, &f, &p->steps[i], st);
+		    !(rc = check_time(r, p->steps[i].node, st)))
+			rc = run_step(r, &f, &p->steps[i], st);
 	if (!rc)
-		rc = copy_outputs(s, p, &f, out, nout, st);
+		rc = copy_outputs(r, p, &f, out, nout, st);
 	if (rc)
 		for (int i = 0; i < nout; i++)
 			om_value_free(&out[i]);
 out:
 	for (int32_t k = 0; f.blk && k < p->nslots; k++)
 		if (f.blk[k] >= 0)
-			om_pool_release(&s->pool, f.blk[k]);
+			om_pool_release(&r->pool, f.blk[k]);
 		else if (f.blk[k] == BLK_OWNED)
 			box_free(&f, k);
 	if (!parent && f.blk)
-		om_pool_run_end(&s->pool, rc == OM_OK);
+		om_pool_run_end(&r->pool, rc == OM_OK);
 	free(f.t);
 	free(f.blk);
 	return rc;

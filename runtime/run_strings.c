@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan.h"
+#include "runner.h"
 
 static int cmp_ptr(const void *a, const void *b)
 {
@@ -12,8 +12,8 @@ static int cmp_ptr(const void *a, const void *b)
 
 /* Inside a session, string elements are borrowed: a kernel that moves strings copies pointers,
  * one that makes strings (Cast to string) mallocs them. Pointers in the outputs that no input
- * holds are new; the session frees them when the run ends. */
-om_kind om_run_adopt_strings(om_session *s, const om_node *n, const om_tensor *const *in,
+ * holds are new; the runner frees them when the run ends. */
+om_kind om_run_adopt_strings(om_runner *r, const om_node *n, const om_tensor *const *in,
 			     int32_t nin, om_tensor *const *out, int32_t nout, om_status *st)
 {
 	int64_t nold = 0, nnew = 0;
@@ -28,17 +28,17 @@ om_kind om_run_adopt_strings(om_session *s, const om_node *n, const om_tensor *c
 	void **old = malloc(sizeof *old * (size_t)(nold + 1));
 	if (!old)
 		return om_error(st, OM_ERR_NOMEM, n, "out of memory for strings");
-	if (s->nstrs + nnew > s->capstrs) {
-		int64_t cap = s->capstrs ? s->capstrs : 64;
-		while (cap < s->nstrs + nnew)
+	if (r->nstrs + nnew > r->capstrs) {
+		int64_t cap = r->capstrs ? r->capstrs : 64;
+		while (cap < r->nstrs + nnew)
 			cap *= 2;
-		void **a = realloc(s->strs, sizeof *a * (size_t)cap);
+		void **a = realloc(r->strs, sizeof *a * (size_t)cap);
 		if (!a) {
 			free(old);
 			return om_error(st, OM_ERR_NOMEM, n, "out of memory for strings");
 		}
-		s->strs = a;
-		s->capstrs = cap;
+		r->strs = a;
+		r->capstrs = cap;
 	}
 	int64_t k = 0;
 	for (int32_t i = 0; i < nin; i++)
@@ -46,7 +46,7 @@ om_kind om_run_adopt_strings(om_session *s, const om_node *n, const om_tensor *c
 			for (int64_t e = 0, m = om_tensor_numel(in[i]); e < m; e++)
 				old[k++] = (void *)((const om_str *)in[i]->data)[e].ptr;
 	qsort(old, (size_t)k, sizeof *old, cmp_ptr);
-	int64_t first = s->nstrs;
+	int64_t first = r->nstrs;
 	for (int32_t i = 0; i < nout; i++) {
 		if (!out[i] || out[i]->dtype != OM_STRING)
 			continue;
@@ -54,23 +54,23 @@ om_kind om_run_adopt_strings(om_session *s, const om_node *n, const om_tensor *c
 		for (int64_t j = 0, m = om_tensor_numel(out[i]); j < m; j++) {
 			void *p = (void *)e[j].ptr;
 			if (p && !(k && bsearch(&p, old, (size_t)k, sizeof *old, cmp_ptr)))
-				s->strs[s->nstrs++] = p;
+				r->strs[r->nstrs++] = p;
 		}
 	}
 	free(old);
 	/* the same new pointer may appear twice: keep one */
-	qsort(s->strs + first, (size_t)(s->nstrs - first), sizeof *s->strs, cmp_ptr);
+	qsort(r->strs + first, (size_t)(r->nstrs - first), sizeof *r->strs, cmp_ptr);
 	int64_t w = first;
-	for (int64_t r = first; r < s->nstrs; r++)
-		if (r == first || s->strs[r] != s->strs[w - 1])
-			s->strs[w++] = s->strs[r];
-	s->nstrs = w;
+	for (int64_t j = first; j < r->nstrs; j++)
+		if (j == first || r->strs[j] != r->strs[w - 1])
+			r->strs[w++] = r->strs[j];
+	r->nstrs = w;
 	return OM_OK;
 }
 
-void om_run_free_strings(om_session *s)
+void om_run_free_strings(om_runner *r)
 {
-	for (int64_t i = 0; i < s->nstrs; i++)
-		free(s->strs[i]);
-	s->nstrs = 0;
+	for (int64_t i = 0; i < r->nstrs; i++)
+		free(r->strs[i]);
+	r->nstrs = 0;
 }

@@ -1,11 +1,11 @@
-/* session.c — the public session API (create, names, run, free), subgraph runs for control
- * flow, and what tests and tools see of a plan and a run. Runs are in run.c, plans in plan.c. */
+/* session.c — the public session API (create, names, run, free) and what tests and tools see
+ * of a plan and of the runs. Runs are in run.c, their state in runner.c, plans in plan.c. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "parallel.h"
-#include "plan.h"
+#include "runner.h"
 #include "onnx_io.h"
 #include "value.h"
 
@@ -34,19 +34,32 @@ om_kind om_session_create_ex(const om_model *m, const om_session_options *opt,
 		return om_error(st, OM_ERR_INVALID_INPUT, NULL,
 				"session option threads %d: 0 to %d", opt->threads, OM_MAX_THREADS);
 	om_session *s = calloc(1, sizeof *s);
-	if (!s || !(s->arena = om_arena_new())) {
+	if (!s || !(s->lock = malloc(sizeof *s->lock)) || pthread_mutex_init(s->lock, NULL)) {
+		if (s)
+			free(s->lock);
 		free(s);
+		return om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
+	}
+	if (!(s->arena = om_arena_new())) {
+		om_session_free(s);
 		return om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
 	}
 	s->m = m;
 	om_model_retain(m); /* released by om_session_free */
 	if (opt)
 		s->opt = *opt;
-	s->pool.limit = s->opt.max_memory == SIZE_MAX ? 0
-			: s->opt.max_memory	   ? s->opt.max_memory
-						   : om_default_max_memory();
+	s->mem_limit = s->opt.max_memory == SIZE_MAX ? 0
+		       : s->opt.max_memory	  ? s->opt.max_memory
+						  : om_default_max_memory();
 	s->extra = extra;
 	om_kind rc = om_plan_graph(s, m->graph, NULL, &s->main, st);
+	if (!rc) {
+		const size_t n = (size_t)(s->nsteps_all ? s->nsteps_all : 1);
+		s->last_mode = calloc(n, sizeof *s->last_mode);
+		s->last_impl = calloc(n, sizeof *s->last_impl);
+		if (!s->last_mode || !s->last_impl)
+			rc = om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
+	}
 	if (rc) {
 		om_session_free(s);
 		return rc;
@@ -125,52 +138,100 @@ om_kind om_session_output_info(const om_session *s, int i, om_io_info *info, om_
 	return OM_OK;
 }
 
-om_kind om_session_run(om_session *s, const om_tensor *inputs, int ninputs, om_tensor *outputs,
-		       int noutputs, om_status *st)
+/* Inputs whose bytes are not aligned to their element type (a numpy view at an odd offset, a
+ * slice of a byte buffer) are copied: kernels load elements as their C type. */
+static size_t elem_align(int32_t dtype)
+{
+	const int bits = om_dtype_bits(dtype);
+	if (dtype == OM_STRING)
+		return _Alignof(om_str);
+	return bits >= 16 ? (size_t)(bits >= 64 ? 8 : bits / 8) : 1;
+}
+
+/* in[i]: inputs[i], or its aligned copy in copies[i] (zeroed by the caller; data freed by it) */
+static om_kind aligned_inputs(const om_tensor *inputs, int n, const om_tensor **in,
+			      om_tensor *copies, om_status *st)
+{
+	for (int i = 0; i < n; i++) {
+		const om_tensor *t = &inputs[i];
+		in[i] = t;
+		if (!t->data || om_is_box(t) || !t->nbytes ||
+		    (uintptr_t)t->data % elem_align(t->dtype) == 0)
+			continue;
+		copies[i] = *t;
+		if (!(copies[i].data = malloc(t->nbytes)))
+			return om_error(st, OM_ERR_NOMEM, NULL, "out of memory for input %d", i);
+		memcpy(copies[i].data, t->data, t->nbytes);
+		in[i] = &copies[i];
+	}
+	return OM_OK;
+}
+
+static om_kind run_session(om_session *s, const om_tensor *inputs, int ninputs,
+			   om_tensor *outputs, int noutputs, int boxes, om_status *st)
 {
 	st = OM_STATUS_OR_LOCAL(st);
 	for (int i = 0; outputs && i < noutputs; i++) /* a failed run leaves them zeroed */
 		memset(&outputs[i], 0, sizeof outputs[i]);
+	if (!s)
+		return om_error(st, OM_ERR_INVALID_INPUT, NULL, "no session (NULL)");
 	if (ninputs < 0 || noutputs < 0 || (ninputs && !inputs) || (noutputs && !outputs))
 		return om_error(st, OM_ERR_INVALID_INPUT, NULL, "bad input or output arrays");
-	const om_tensor **in = malloc(sizeof *in * (size_t)(ninputs ? ninputs : 1));
-	if (!in)
-		return om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
-	for (int i = 0; i < ninputs; i++)
-		in[i] = &inputs[i];
-	s->cur = NULL;
-	/* the run's threads for oneDNN, which reads the calling thread's OpenMP count: the
-	 * caller's own is back when the run returns (parallel.h); OpenBLAS's setting is the
-	 * host's, never touched (om_blas_threads, omopt.h) */
-	const int host_threads = om_par_threads_set(s->opt.threads > 1 ? s->opt.threads : 1);
-	om_session_start_clock(s);
-	om_kind rc = om_run_plan(s, s->main, NULL, in, ninputs, outputs, noutputs, st);
-	om_par_threads_restore(host_threads);
-	om_run_free_strings(s);
+	const size_t n = (size_t)(ninputs ? ninputs : 1);
+	const om_tensor **in = malloc(sizeof *in * n);
+	om_tensor *copies = calloc(n, sizeof *copies);
+	om_kind rc = !in || !copies ? om_error(st, OM_ERR_NOMEM, NULL, "out of memory")
+				    : aligned_inputs(inputs, ninputs, in, copies, st);
+	om_runner *r = rc ? NULL : om_runner_acquire(s, st);
+	if (r) {
+		r->boxes = boxes;
+		/* the run's threads for oneDNN, which reads the calling thread's OpenMP count:
+		 * the caller's own is back when the run returns (parallel.h); OpenBLAS's setting
+		 * is the host's, never touched (om_blas_threads, omopt.h) */
+		const int host_threads = om_par_threads_set(s->opt.threads > 1 ? s->opt.threads : 1);
+		om_run_start_clock(r);
+		rc = om_run_plan(r, s->main, NULL, in, ninputs, outputs, noutputs, st);
+		om_par_threads_restore(host_threads);
+		om_run_free_strings(r);
+		om_runner_release(s, r);
+	} else if (!rc) {
+		rc = st->kind;
+	}
+	for (int i = 0; copies && i < ninputs; i++)
+		free(copies[i].data);
+	free(copies);
 	free(in);
 	return om_public_kind(st, rc);
+}
+
+om_kind om_session_run(om_session *s, const om_tensor *inputs, int ninputs, om_tensor *outputs,
+		       int noutputs, om_status *st)
+{
+	return run_session(s, inputs, ninputs, outputs, noutputs, 0, st);
 }
 
 om_kind om_session_run_values(om_session *s, const om_tensor *inputs, int ninputs,
 			      om_tensor *outputs, int noutputs, om_status *st)
 {
-	s->boxes = 1;
-	om_kind rc = om_session_run(s, inputs, ninputs, outputs, noutputs, st);
-	s->boxes = 0;
-	return rc;
+	return run_session(s, inputs, ninputs, outputs, noutputs, 1, st);
 }
 
 void om_session_free(om_session *s)
 {
 	if (!s)
 		return;
+	for (om_runner *r = s->runners, *next; r; r = next) {
+		next = r->next;
+		om_runner_free(r);
+	}
 	for (om_plan *p = s->plans; p; p = p->next)
 		om_plan_release(p);
-	om_pool_free(&s->pool);
 	om_arena_free(s->arena);
 	free(s->prof);
-	om_run_free_strings(s);
-	free(s->strs);
+	free(s->last_mode);
+	free(s->last_impl);
+	pthread_mutex_destroy(s->lock);
+	free(s->lock);
 	om_model_free((om_model *)s->m); /* the session's reference (om_model_retain) */
 	free(s);
 }
@@ -200,8 +261,10 @@ om_node_info om_session_node_info(const om_session *s, int i)
 	r.out0 = sp->node->nout >= 1 && sp->out[0] >= 0 ? s->main->slots[sp->out[0]].v : NULL;
 	r.dynamic = sp->dynamic;
 	r.view = sp->view;
-	r.mode = sp->mode;
-	r.impl = sp->impl;
+	pthread_mutex_lock(s->lock);
+	r.mode = sp->folded ? OM_MODE_EXACT : s->last_mode[sp->ix];
+	r.impl = s->last_impl[sp->ix];
+	pthread_mutex_unlock(s->lock);
 	return r;
 }
 
@@ -211,14 +274,25 @@ void om_session_set_hook(om_session *s, om_node_hook fn, void *arg)
 	s->hook_arg = arg;
 }
 
+/* the sum (or the most) of a size over the runners, as their last runs left them */
+static size_t over_runners(const om_session *s, bool peak)
+{
+	size_t n = 0;
+	pthread_mutex_lock(s->lock);
+	for (const om_runner *r = s->runners; r; r = r->next)
+		n = peak ? (r->peak > n ? r->peak : n) : n + r->bytes;
+	pthread_mutex_unlock(s->lock);
+	return n;
+}
+
 size_t om_session_pool_bytes(const om_session *s)
 {
-	return s->pool.bytes;
+	return over_runners(s, false);
 }
 
 size_t om_session_peak_bytes(const om_session *s)
 {
-	return s->pool.peak_busy;
+	return over_runners(s, true);
 }
 
 static int slower_first(const void *a, const void *b)
@@ -229,28 +303,31 @@ static int slower_first(const void *a, const void *b)
 
 void om_session_profile_reset(om_session *s)
 {
+	pthread_mutex_lock(s->lock);
 	for (int32_t i = 0; i < s->nprof; i++) {
 		s->prof[i].calls = 0;
 		s->prof[i].ms = 0;
 	}
+	pthread_mutex_unlock(s->lock);
 }
 
 om_kind om_session_profile(const om_session *s, om_profile_row **rows, int *n, om_status *st)
 {
 	*rows = NULL;
 	*n = 0;
-	int count = 0;
-	for (int32_t i = 0; i < s->nprof; i++)
-		count += s->prof[i].calls > 0;
-	if (!count)
-		return OM_OK;
-	om_profile_row *r = malloc(sizeof *r * (size_t)count);
+	om_profile_row *r = malloc(sizeof *r * (size_t)(s->nprof ? s->nprof : 1));
 	if (!r)
 		return om_error(st, OM_ERR_NOMEM, NULL, "out of memory for the profile");
-	int k = 0;
+	int count = 0;
+	pthread_mutex_lock(s->lock);
 	for (int32_t i = 0; i < s->nprof; i++)
 		if (s->prof[i].calls)
-			r[k++] = s->prof[i];
+			r[count++] = s->prof[i];
+	pthread_mutex_unlock(s->lock);
+	if (!count) {
+		free(r);
+		return OM_OK;
+	}
 	qsort(r, (size_t)count, sizeof *r, slower_first);
 	*rows = r;
 	*n = count;

@@ -10,16 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clones.h"
 #include "conv_depthwise.h"
 #include "parallel.h"
 
 /* the fused 3 x 3 loop for AVX2 and the baseline instruction set (picked at load time);
  * vector lanes are independent outputs, so both give the same bits */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-#define MULTI_ISA __attribute__((target_clones("avx2", "default")))
-#else
-#define MULTI_ISA
-#endif
+#define MULTI_ISA OM_CLONES_AVX2
 
 /* One or two spatial axes seen as two. */
 typedef struct plane {

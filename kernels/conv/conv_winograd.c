@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "clones.h"
 #include "conv_winograd.h"
 #include "gemm.h"
 #include "parallel.h"
@@ -22,11 +23,7 @@ enum { BLOCK_FLOATS = 1 << 20 }; /* V + M floats per block of tiles (4 MiB) */
 /* The transforms are written for any tile and instantiated per tile size (constant extents
  * unroll), each for AVX2 and for the baseline instruction set (picked at load time). */
 #define ALWAYS_INLINE static inline __attribute__((always_inline))
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-#define MULTI_ISA __attribute__((target_clones("avx2", "default")))
-#else
-#define MULTI_ISA
-#endif
+#define MULTI_ISA OM_CLONES_AVX2
 
 /* ---- 1-D transforms ------------------------------------------------------------------------
  * n lanes, run as vectors (callers pass constants). A^T: element k of lane l at

@@ -1,15 +1,12 @@
 /* im2col.c — image <-> GEMM columns for Conv (gather) and ConvTranspose (scatter-add). */
 #include <string.h>
 
+#include "clones.h"
 #include "im2col.h"
 
 /* The gathers vectorize (stride 2 as a lane shuffle); with AVX2 where the CPU has it (resnet18's
  * stem: om_im2col 2.6% -> 2.3% of a run). Moves only: the same bits on every instruction set. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-#define MULTI_ISA __attribute__((target_clones("avx2", "default")))
-#else
-#define MULTI_ISA
-#endif
+#define MULTI_ISA OM_CLONES_AVX2
 
 /* [lo, hi): the positions p in [0, np) with 0 <= p * s + off < ni. */
 static void valid_range(int64_t np, int64_t ni, int64_t s, int64_t off, int64_t *lo, int64_t *hi)

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <tgmath.h>
 
+#include "clones.h"
 #include "detmath.h"
 #include "ew.h"
 #include "fastmath.h"
@@ -165,11 +166,7 @@ UN_TABLE_F(t_exp, EXP_F)
 UN_TABLE_F(t_log, LOG_F)
 /* Erf and Gelu on float32 run in blocks (om_det_erff_array); the same bits as ERF_F. On x86-64
  * an AVX2 clone is picked at load time: the same operations, no contraction, eight lanes. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-#define UN_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define UN_CLONES
-#endif
+#define UN_CLONES OM_CLONES_AVX2
 UN_CLONES static void un_erf_f32(int64_t n, void *o, const void *a, const ew_par *p)
 {
 	(void)p;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clones.h"
 #include "norm_common.h"
 #include "numrun.h"
 #include "parallel.h"
@@ -59,11 +60,7 @@ static inline double lane_sqdev(const double *v, int64_t n, double mean)
 
 /* On x86-64 the hot row kernels get an AVX2 clone, picked at load time: the same operations
  * (no contraction, the lanes above), wider vectors, so the same bits */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-#define NORM_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define NORM_CLONES
-#endif
+#define NORM_CLONES OM_CLONES_AVX2
 
 typedef struct slice_job {
 	const om_tensor *x;

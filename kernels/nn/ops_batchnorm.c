@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clones.h"
 #include "conv_epilogue.h"
 #include "layout.h"
 #include "norm_common.h"
@@ -128,7 +129,7 @@ bn_lanes(const float *restrict x, float *restrict y, const float *a, const float
 		}
 }
 
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) static void
+OM_CLONES static void
 bn_fast_piece(void *arg, int64_t lo, int64_t hi)
 {
 	const bn_fast_job *j = arg;

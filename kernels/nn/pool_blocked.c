@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clones.h"
 #include "layout.h"
 #include "parallel.h"
 #include "pool_common.h"
@@ -269,7 +270,7 @@ static void blk_window_lanes(const pool3 *g, enum pool_kind kind, const float *x
 }
 
 /* output rows [lo, hi) over the images' blocks: unit u is row u % OH of block u / OH */
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) static void
+OM_CLONES static void
 pool_blk_piece(void *arg, int64_t lo, int64_t hi)
 {
 	const pool_blk_job *j = arg;

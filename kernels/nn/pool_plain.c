@@ -180,7 +180,7 @@ static void max_image_separable(const pool3 *g, int64_t k, int64_t s, const floa
  * columns at googlenet's inceptions, and a loop per row cost more than the maxima); the
  * clipped rows and columns at the edges one by one. Each output takes its taps in
  * max_image_separable's order: the same results. vm holds OH * W floats. */
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) static void
+OM_CLONES static void
 max_plane_s1(const pool3 *g, int64_t kh, int64_t kw, const float *x, float *y, float *vm)
 {
 	const axis_taps *T = g->t;

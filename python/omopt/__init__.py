@@ -11,6 +11,7 @@ IoError, NoMemory, Internal) carrying .kind, .node, .op and .message.
 import ctypes
 import os
 import tempfile
+import threading
 
 import numpy as np
 
@@ -381,15 +382,23 @@ class InferenceSession:
     half the memory; 0: no limit). max_run_ms: time limit of each run in milliseconds, past
     which run() raises InvalidInput (None: no limit). layout: fast mode's layout of the
     activations between convolutions, 'auto', 'blocked' (nChw16c), 'nhwc' or 'nchw'
-    (om_layout_choice)."""
+    (om_layout_choice).
+
+    run() may be called from any number of threads at once, as ONNX Runtime's may: each run has
+    its own buffers, and the GIL is released while the library runs (docs/session.md). close()
+    (or leaving a `with` block) frees the session once the runs under way have returned; run()
+    after it raises InvalidInput."""
 
     _LAYOUTS = ('auto', 'blocked', 'nhwc', 'nchw')
 
     def __init__(self, path_or_bytes, exact=False, threads=None, optimize=True,
                  max_memory=None, max_run_ms=None, layout='auto'):
+        self._sess = None  # set last: close() and __del__ see a half-made session as closed
+        self._guard = threading.Lock()  # _closed and _active: runs under way
+        self._closed, self._active = False, 0
         if layout not in self._LAYOUTS:
             raise ValueError('layout must be one of %s, not %r' % (self._LAYOUTS, layout))
-        self._sess = ctypes.c_void_p()
+        sess = ctypes.c_void_p()
         self._model = _Model(path_or_bytes)
         st = Status()
         if optimize and lib.om_optimize(self._model.ptr, None, ctypes.byref(st)):
@@ -398,8 +407,9 @@ class InferenceSession:
                            max_memory=ctypes.c_size_t(-1).value if max_memory == 0
                            else (max_memory or 0), max_run_ms=max_run_ms or 0,
                            layout=self._LAYOUTS.index(layout))
-        check(lib.om_session_create(self._model.ptr, ctypes.byref(o), ctypes.byref(self._sess),
+        check(lib.om_session_create(self._model.ptr, ctypes.byref(o), ctypes.byref(sess),
                                     ctypes.byref(st)), st)
+        self._sess = sess
         self._inputs = self._infos(lib.om_session_input_count, lib.om_session_input_info)
         self._outputs = self._infos(lib.om_session_output_count, lib.om_session_output_info)
 
@@ -427,6 +437,19 @@ class InferenceSession:
         Raises InvalidInput for a missing, unknown or mistyped input or one of the wrong shape
         (naming the node). String tensors are numpy arrays of str (or bytes, or objects that
         are str or bytes) in, object arrays of str out."""
+        with self._guard:
+            if self._closed:
+                raise InvalidInput('InvalidInput', '', '', 'the session is closed')
+            self._active += 1
+        try:
+            return self._run(output_names, input_feed)
+        finally:
+            with self._guard:
+                self._active -= 1
+                if self._closed and not self._active:
+                    self._free()
+
+    def _run(self, output_names, input_feed):
         names = [a.name for a in self._inputs]
         unknown = set(input_feed) - set(names)
         missing = [n for n in names if n not in input_feed]
@@ -553,7 +576,28 @@ class InferenceSession:
             ctypes.memmove(a.ctypes.data, t.data, a.nbytes)
         return a
 
-    def __del__(self):
-        if getattr(self, '_sess', None):
+    def close(self):
+        """Frees the session: now, or when the last run under way returns. Later runs raise
+        InvalidInput; closing again does nothing."""
+        guard = getattr(self, '_guard', None)
+        if guard is None:  # __init__ failed before the session existed
+            return
+        with guard:
+            self._closed = True
+            if not self._active:
+                self._free()
+
+    def _free(self):
+        """Frees the library's session (with _guard held, no run under way)."""
+        if self._sess:
             lib.om_session_free(self._sess)
             self._sess = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        self.close()
