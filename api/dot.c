@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "dot.h"
+#include "dot_wide.h"
 #include "registry.h"
 
 enum {
@@ -203,18 +204,21 @@ static bool diff_is_new(const om_graph *og, const om_node *n)
 static void write_graph(writer *w, const om_graph *g, scope *parent, const om_graph *dg,
 			const char *indent);
 
-static void edge(writer *w, const char *from, const char *to, const om_value *v, bool outer,
-		 bool folded, const char *indent)
+/* An edge for `count` values (more than 1: a bundle of a wide node's inputs, "×count"). */
+static void edges(writer *w, const char *from, const char *to, const om_value *v, bool outer,
+		  bool folded, int32_t count, const char *indent)
 {
 	FILE *f = w->f;
 	const char *sep = "";
 	fprintf(f, "%s%s -> %s [", indent, from, to);
-	if (v && (v->type.kind == OM_TYPE_TENSOR || folded)) {
+	if (v && (v->type.kind == OM_TYPE_TENSOR || folded || count > 1)) {
 		fputs("label=\"", f);
 		if (v->type.kind == OM_TYPE_TENSOR)
 			put_dims(f, &v->type);
 		if (folded)
 			fputs(" (folded)", f);
+		if (count > 1)
+			fprintf(f, " \u00d7%d", count);
 		fputs("\"", f);
 		sep = ", ";
 	}
@@ -223,6 +227,24 @@ static void edge(writer *w, const char *from, const char *to, const om_value *v,
 	if (folded)
 		fprintf(f, "%scolor=\"#c05000\", fontcolor=\"#c05000\"", sep);
 	fputs("];\n", f);
+	w->stats.edges++;
+}
+
+static void edge(writer *w, const char *from, const char *to, const om_value *v, bool outer,
+		 bool folded, const char *indent)
+{
+	edges(w, from, to, v, outer, folded, 1, indent);
+}
+
+/* A small grey note with a dotted edge to `to`: what a summary left out. */
+static void note_edge(writer *w, const char *to, const char *text, const char *indent)
+{
+	char id[32];
+	snprintf(id, sizeof id, "s%d", w->next_stub++);
+	fprintf(w->f, "%s%s [shape=plaintext, fontsize=8, fontcolor=\"#555555\", label=\"%s\"];\n",
+		indent, id, text);
+	fprintf(w->f, "%s%s -> %s [style=dotted];\n", indent, id, to);
+	w->stats.nodes++;
 	w->stats.edges++;
 }
 
@@ -297,6 +319,63 @@ static void stub_edge(writer *w, const om_value *v, const char *to, const char *
 	w->stats.edges++;
 }
 
+/* Input i of n is drawn as an edge (or a stub): given and not a constant. */
+static bool drawn_input(const om_node *n, int32_t i)
+{
+	return n->in[i] && !is_constant(om_graph_resolve(n->graph, n->in[i]));
+}
+
+/* The edge of input i of n (drawn as `id`, at index pos of its graph), standing for `count`
+ * inputs from the same producer. */
+static void input_edge(writer *w, const om_node *n, int32_t i, const char *id, int32_t pos,
+		       const scope *sc, const om_graph *dg, int32_t count, const char *indent)
+{
+	const om_value *v = n->in[i];
+	bool outer, folded = false;
+	if (dg) {
+		const om_node *dn = diff_match(dg, n);
+		folded = diff_folded(dg, v) || (dn && i < dn->nin && dn->in[i] && dn->in[i]->init);
+	}
+	const producer *p = lookup(sc, v->name, &outer);
+	if (p && !outer && pos >= 0 && p->pos >= 0 && sc->rank &&
+	    sc->rank[pos] - sc->rank[p->pos] > sc->max_span)
+		stub_edge(w, v, id, indent);
+	else if (p)
+		edges(w, p->id, id, v, outer, folded, count, indent);
+}
+
+/* A node with more than OM_DOT_WIDE drawn inputs: one edge per producer ("×k" when it gives k
+ * of the inputs) for the OM_DOT_WIDE_SHOWN producers that give the most, and one note for the
+ * rest, so that dot is never handed thousands of parallel edges. */
+static void wide_inputs(writer *w, const om_node *n, const char *id, int32_t pos,
+			const scope *sc, const om_graph *dg, const char *indent)
+{
+	const char **ids = malloc(sizeof *ids * (size_t)n->nin);
+	om_dot_group *groups = malloc(sizeof *groups * (size_t)n->nin);
+	const bool room = ids && groups;
+	for (int32_t i = 0; i < n->nin && room; i++) {
+		bool outer;
+		const producer *p = drawn_input(n, i) ? lookup(sc, n->in[i]->name, &outer) : NULL;
+		ids[i] = p ? p->id : NULL;
+	}
+	const int32_t ng = room ? om_dot_group_ids(ids, n->nin, groups) : -1;
+	w->oom |= ng < 0;
+	int64_t more = 0;
+	for (int32_t k = 0; k < ng; k++)
+		if (k < OM_DOT_WIDE_SHOWN)
+			input_edge(w, n, groups[k].first, id, pos, sc, dg, groups[k].count, indent);
+		else
+			more += groups[k].count;
+	if (more) {
+		char text[96];
+		snprintf(text, sizeof text, "+%" PRId64 " more inputs from %d producer%s", more,
+			 ng - OM_DOT_WIDE_SHOWN, ng - OM_DOT_WIDE_SHOWN > 1 ? "s" : "");
+		note_edge(w, id, text, indent);
+	}
+	free(ids);
+	free(groups);
+}
+
 static void draw_node(writer *w, const om_node *n, const char *id, int32_t pos, scope *sc,
 		      const om_graph *dg, bool is_new, const char *indent)
 {
@@ -310,23 +389,14 @@ static void draw_node(writer *w, const om_node *n, const char *id, int32_t pos, 
 	else
 		plan_style(w, n, style, sizeof style);
 	node_box(w, n, id, style, indent);
-	for (int32_t i = 0; i < n->nin; i++) {
-		const om_value *v = n->in[i];
-		if (!v || is_constant(om_graph_resolve(n->graph, (om_value *)v)))
-			continue;
-		bool outer, folded = false;
-		if (dg) {
-			const om_node *dn = diff_match(dg, n);
-			folded = diff_folded(dg, v) ||
-				 (dn && i < dn->nin && dn->in[i] && dn->in[i]->init);
-		}
-		const producer *p = lookup(sc, v->name, &outer);
-		if (p && !outer && pos >= 0 && p->pos >= 0 && sc->rank &&
-		    sc->rank[pos] - sc->rank[p->pos] > sc->max_span)
-			stub_edge(w, v, id, indent);
-		else if (p)
-			edge(w, p->id, id, v, outer, folded, indent);
-	}
+	int32_t drawn = 0;
+	for (int32_t i = 0; i < n->nin; i++)
+		drawn += drawn_input(n, i);
+	if (drawn > OM_DOT_WIDE)
+		wide_inputs(w, n, id, pos, sc, dg, indent);
+	for (int32_t i = 0; i < n->nin && drawn <= OM_DOT_WIDE; i++)
+		if (drawn_input(n, i))
+			input_edge(w, n, i, id, pos, sc, dg, 1, indent);
 	for (int32_t i = 0; i < n->nout; i++)
 		if (n->out[i])
 			define(w, sc, n->out[i]->name, id, pos);
@@ -472,6 +542,86 @@ done:
 	sc->rank = rank;
 }
 
+/* The items of g (nodes, then graph inputs, as plan_ranks counts them) left out of ranks too
+ * wide for dot (om_dot_hide_wide_ranks): a box per such rank says how many, and the values
+ * they produce are drawn as coming from it. NULL when none (or out of memory: w->oom). */
+static bool *hide_wide(writer *w, const om_graph *g, const scope *sc, int gid,
+		       const char *indent)
+{
+	const int32_t nr = g->nnodes + g->ninputs;
+	bool *drawn = malloc((size_t)nr + 1), *hidden = malloc((size_t)nr + 1);
+	const bool room = drawn && hidden;
+	for (int32_t i = 0; i < nr && room; i++)
+		drawn[i] = i < g->nnodes ? !is_constant_node(g->nodes[i])
+					 : !(g->inputs[i - g->nnodes]->flags & OM_VALUE_INITIALIZER);
+	const int32_t nhidden = room && sc->rank ? om_dot_hide_wide_ranks(sc->rank, drawn, nr,
+									   hidden)
+						 : -1;
+	free(drawn);
+	if (nhidden <= 0) {
+		w->oom |= nhidden < 0;
+		free(hidden);
+		return NULL;
+	}
+	int32_t maxrank = 0;
+	for (int32_t i = 0; i < nr; i++)
+		maxrank = hidden[i] && sc->rank[i] > maxrank ? sc->rank[i] : maxrank;
+	int32_t(*count)[2] = calloc((size_t)maxrank + 1, sizeof *count); /* nodes, inputs */
+	if (!count) {
+		w->oom = true;
+		free(hidden);
+		return NULL;
+	}
+	for (int32_t i = 0; i < nr; i++)
+		if (hidden[i])
+			count[sc->rank[i]][i >= g->nnodes]++;
+	for (int32_t r = 0; r <= maxrank; r++) {
+		if (!count[r][0] && !count[r][1])
+			continue;
+		fprintf(w->f, "%sg%d_more%d [style=\"rounded,dashed\", fontcolor=\"#555555\", "
+			"label=\"", indent, gid, r);
+		if (count[r][0])
+			fprintf(w->f, "+%d more nodes%s", count[r][0], count[r][1] ? "\\n" : "");
+		if (count[r][1])
+			fprintf(w->f, "+%d more graph inputs", count[r][1]);
+		fputs("\"];\n", w->f);
+		w->stats.nodes++;
+	}
+	free(count);
+	return hidden;
+}
+
+/* The graph outputs of g from OM_DOT_WIDE_SHOWN on, when there are more than OM_DOT_WIDE:
+ * one ellipse, with an edge from each of the OM_DOT_WIDE_SHOWN producers of the most. */
+static void wide_outputs(writer *w, const om_graph *g, const scope *sc, int gid,
+			 const char *indent)
+{
+	const int32_t n = g->noutputs - OM_DOT_WIDE_SHOWN;
+	const char **ids = malloc(sizeof *ids * (size_t)n);
+	om_dot_group *groups = malloc(sizeof *groups * (size_t)n);
+	const bool room = ids && groups;
+	for (int32_t i = 0; i < n && room; i++) {
+		bool outer;
+		const producer *p = lookup(sc, g->outputs[OM_DOT_WIDE_SHOWN + i]->name, &outer);
+		ids[i] = p ? p->id : NULL;
+	}
+	const int32_t ng = room ? om_dot_group_ids(ids, n, groups) : -1;
+	w->oom |= ng < 0;
+	char id[32];
+	snprintf(id, sizeof id, "g%d_outmore", gid);
+	fprintf(w->f, "%s%s [shape=ellipse, style=filled, fillcolor=\"#9fc5e8\", "
+		"label=\"+%d more outputs\"];\n", indent, id, n);
+	w->stats.nodes++;
+	for (int32_t k = 0; k < ng && k < OM_DOT_WIDE_SHOWN; k++) {
+		const om_value *v = g->outputs[OM_DOT_WIDE_SHOWN + groups[k].first];
+		bool outer;
+		const producer *p = lookup(sc, v->name, &outer);
+		edges(w, p->id, id, v, outer, false, groups[k].count, indent);
+	}
+	free(ids);
+	free(groups);
+}
+
 static void write_graph(writer *w, const om_graph *g, scope *parent, const om_graph *dg,
 			const char *indent)
 {
@@ -479,11 +629,17 @@ static void write_graph(writer *w, const om_graph *g, scope *parent, const om_gr
 	int gid = w->next_graph++;
 	scope sc = {.parent = parent};
 	plan_ranks(w, g, &sc);
+	bool *hidden = hide_wide(w, g, &sc, gid, indent);
 	char id[32];
 	for (int32_t i = 0; i < g->ninputs; i++) {
 		const om_value *v = g->inputs[i];
 		if (v->flags & OM_VALUE_INITIALIZER)
 			continue; /* an input with a default: summarized as a constant */
+		if (hidden && hidden[g->nnodes + i]) {
+			snprintf(id, sizeof id, "g%d_more%d", gid, sc.rank[g->nnodes + i]);
+			define(w, &sc, v->name, id, g->nnodes + i);
+			continue;
+		}
 		snprintf(id, sizeof id, "g%d_in%d", gid, i);
 		fprintf(f, "%s%s [shape=ellipse, style=filled, fillcolor=\"#b6d7a8\", label=\"",
 			indent, id);
@@ -498,6 +654,13 @@ static void write_graph(writer *w, const om_graph *g, scope *parent, const om_gr
 		const om_node *n = g->nodes[i];
 		if (is_constant_node(n))
 			continue;
+		if (hidden && hidden[i]) { /* its outputs come from its rank's box */
+			snprintf(id, sizeof id, "g%d_more%d", gid, sc.rank[i]);
+			for (int32_t o = 0; o < n->nout; o++)
+				if (n->out[o])
+					define(w, &sc, n->out[o]->name, id, i);
+			continue;
+		}
 		snprintf(id, sizeof id, "g%d_n%d", gid, i);
 		draw_node(w, n, id, i, &sc, dg, false, indent);
 	}
@@ -509,7 +672,8 @@ static void write_graph(writer *w, const om_graph *g, scope *parent, const om_gr
 			snprintf(id, sizeof id, "g%d_new%d", gid, i);
 			draw_node(w, n, id, -1, &sc, NULL, true, indent);
 		}
-	for (int32_t i = 0; i < g->noutputs; i++) {
+	const bool wide = g->noutputs > OM_DOT_WIDE;
+	for (int32_t i = 0; i < (wide ? OM_DOT_WIDE_SHOWN : g->noutputs); i++) {
 		const om_value *v = g->outputs[i];
 		snprintf(id, sizeof id, "g%d_out%d", gid, i);
 		fprintf(f, "%s%s [shape=ellipse, style=filled, fillcolor=\"#9fc5e8\", label=\"",
@@ -522,8 +686,11 @@ static void write_graph(writer *w, const om_graph *g, scope *parent, const om_gr
 		if (p) /* dot puts an output just below its producer */
 			edge(w, p->id, id, v, outer, false, indent);
 	}
+	if (wide)
+		wide_outputs(w, g, &sc, gid, indent);
 	HASH_CLEAR(hh, sc.map);
 	free(sc.rank);
+	free(hidden);
 }
 
 om_kind om_dot_write(const om_model *m, const om_dot_config *opt, FILE *f, om_dot_stats *stats,

@@ -5,8 +5,8 @@
  * fold_max_bytes, when each output fits that cap). Constant nodes become initializers.
  * Not folded: nodes whose constant inputs hold more than IN_BYTES_MAX bytes (a mapped external
  * weight costs what a kernel reads of it), other domains, rows flagged OM_OP_RANDOM, control
- * flow, and rows flagged OM_OP_QDQ unless the user asks (fold_qdq). A single-output node that produces a graph output
- * becomes a Constant node (the name stays produced by a node).
+ * flow, and rows flagged OM_OP_QDQ unless the user asks (fold_qdq). A single-output node that
+ * produces a graph output becomes a Constant node (the name stays produced by a node).
  *
  * Growth rule (no fold_max_bytes): a fold replaces the node and the constants that die with it
  * (initializers nobody else reads, counted once); its outputs' bytes may exceed the dead

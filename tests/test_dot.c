@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "dot.h"
@@ -266,6 +267,151 @@ static void dense_graph_renders_fast(void **state)
 	/* (minutes before the stubs: the suite's timeout catches a return to that) */
 	assert_int_equal(om_dot_render(renderer, text, strlen(text), "svg", svg, &st), OM_OK);
 	unlink(svg);
+	free(text);
+	om_model_free(m);
+}
+
+enum { WIDE = 100000 };
+
+/* Renders text to a scratch SVG file in process; the seconds it took. */
+static double render_seconds(const char *text)
+{
+	char svg[] = "/tmp/omopt_wide_XXXXXX.svg";
+	int fd = mkstemps(svg, 4);
+	assert_true(fd >= 0);
+	close(fd);
+	om_status st = {0};
+	struct timespec a, b;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	assert_int_equal(om_dot_render(renderer, text, strlen(text), "svg", svg, &st), OM_OK);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	unlink(svg);
+	return (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+}
+
+/* A graph with input x (float[1]), nothing else yet. */
+static om_model *wide_model(om_value **x)
+{
+	om_model *m = om_model_new();
+	om_graph *g = m->graph = om_graph_new(m, NULL);
+	g->name = "wide";
+	*x = tensor_value(g, "x", OM_FLOAT, 1, (const om_dim[]){{1, NULL}});
+	(*x)->flags |= OM_VALUE_GRAPH_INPUT;
+	tu_push_value(g, &g->inputs, &g->ninputs, *x);
+	return m;
+}
+
+/* Room for WIDE graph outputs (tu_push_value copies the list at every push). */
+static void wide_outputs_room(om_graph *g)
+{
+	g->outputs = om_arena_alloc(g->model->arena, sizeof *g->outputs * WIDE);
+	assert_non_null(g->outputs);
+}
+
+static om_value *wide_value(om_graph *g, const char *prefix, int i)
+{
+	char name[32];
+	snprintf(name, sizeof name, "%s%d", prefix, i);
+	return tensor_value(g, name, OM_FLOAT, 1, (const om_dim[]){{1, NULL}});
+}
+
+/* Draws m (the dot text of the wide cases stays small: at most `most` edges), checks
+ * Graphviz's parser counts what was drawn and renders it in a few seconds. Before the
+ * summaries, 100,000 inputs were 100,000 parallel edges (5,000 took dot 50 s). */
+static char *draw_wide(const om_model *m, int most)
+{
+	om_dot_stats s;
+	char *text = write_dot(m, NULL, &s);
+	int n, e;
+	parse_counts(text, &n, &e);
+	assert_int_equal(n, s.nodes);
+	assert_int_equal(e, s.edges);
+	if (s.edges > most)
+		fail_msg("%d edges drawn, at most %d wanted", s.edges, most);
+	const double secs = render_seconds(text);
+	if (secs > 10)
+		fail_msg("rendered in %.1f s", secs);
+	return text;
+}
+
+/* Sum of x 100,000 times: one edge "×100000"; Sum of 100,000 Negs of x: the Negs' rank
+ * keeps 16 boxes and one "+99984 more nodes" box; Sum's inputs are drawn from the producers
+ * that give the most: that box (×99984) and 15 Negs, the last Neg in a "+1 more" note. */
+static void wide_inputs_bundled(void **state)
+{
+	(void)state;
+	om_value *x;
+	om_model *m = wide_model(&x);
+	om_graph *g = m->graph;
+	om_node *sum = om_graph_add_node(g, "Sum", "", "sum", WIDE, 1);
+	for (int i = 0; i < WIDE; i++)
+		sum->in[i] = x;
+	om_node_set_output(sum, 0, wide_value(g, "y", 0));
+	tu_push_value(g, &g->outputs, &g->noutputs, sum->out[0]);
+	char *text = draw_wide(m, 2);
+	assert_non_null(strstr(text, "g0_in0 -> g0_n0 [label=\"float[1] \u00d7100000\"]"));
+	free(text);
+	om_model_free(m);
+
+	m = wide_model(&x);
+	g = m->graph;
+	om_value *negs[WIDE];
+	for (int i = 0; i < WIDE; i++) {
+		om_node *n = om_graph_add_node(g, "Neg", "", "", 1, 1);
+		n->in[0] = x;
+		om_node_set_output(n, 0, negs[i] = wide_value(g, "n", i));
+	}
+	sum = om_graph_add_node(g, "Sum", "", "sum", WIDE, 1);
+	memcpy(sum->in, negs, sizeof negs);
+	om_node_set_output(sum, 0, wide_value(g, "y", 0));
+	tu_push_value(g, &g->outputs, &g->noutputs, sum->out[0]);
+	text = draw_wide(m, 40);
+	assert_non_null(strstr(text, "label=\"+99984 more nodes\""));
+	assert_non_null(strstr(text, "g0_more1 -> g0_n100000 [label=\"float[1] \u00d799984\"]"));
+	assert_non_null(strstr(text, "g0_n14 -> g0_n100000 [label=\"float[1]\"]"));
+	assert_non_null(strstr(text, "label=\"+1 more inputs from 1 producer\""));
+	free(text);
+	om_model_free(m);
+}
+
+/* Split into 100,000 graph outputs: 16 drawn, then one "+99984 more outputs". */
+static void wide_outputs_summarized(void **state)
+{
+	(void)state;
+	om_value *x;
+	om_model *m = wide_model(&x);
+	om_graph *g = m->graph;
+	om_node *split = om_graph_add_node(g, "Split", "", "split", 1, WIDE);
+	split->in[0] = x;
+	wide_outputs_room(g);
+	for (int i = 0; i < WIDE; i++) {
+		om_node_set_output(split, i, wide_value(g, "s", i));
+		g->outputs[g->noutputs++] = split->out[i];
+	}
+	char *text = draw_wide(m, 20);
+	assert_non_null(strstr(text, "label=\"+99984 more outputs\""));
+	assert_non_null(strstr(text, "g0_n0 -> g0_outmore [label=\"float[1] \u00d799984\"]"));
+	free(text);
+	om_model_free(m);
+}
+
+/* x read by 100,000 Negs, each a graph output. */
+static void wide_readers_summarized(void **state)
+{
+	(void)state;
+	om_value *x;
+	om_model *m = wide_model(&x);
+	om_graph *g = m->graph;
+	wide_outputs_room(g);
+	for (int i = 0; i < WIDE; i++) {
+		om_node *n = om_graph_add_node(g, "Neg", "", "", 1, 1);
+		n->in[0] = x;
+		om_node_set_output(n, 0, wide_value(g, "n", i));
+		g->outputs[g->noutputs++] = n->out[0];
+	}
+	char *text = draw_wide(m, 40);
+	assert_non_null(strstr(text, "label=\"+99984 more nodes\""));
+	assert_non_null(strstr(text, "label=\"+99984 more outputs\""));
 	free(text);
 	om_model_free(m);
 }
@@ -549,6 +695,8 @@ int main(void)
 		cmocka_unit_test(dense_graph_renders_fast),
 		cmocka_unit_test(deep_chains),       cmocka_unit_test(plan_scaled_input),
 		cmocka_unit_test(plan_fused_z),
+		cmocka_unit_test(wide_inputs_bundled), cmocka_unit_test(wide_outputs_summarized),
+		cmocka_unit_test(wide_readers_summarized),
 	};
 	renderer = om_dot_renderer_new();
 	int failed = cmocka_run_group_tests(tests, NULL, NULL);
