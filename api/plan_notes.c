@@ -1,16 +1,16 @@
 /* plan_notes.c — the executor's plan as dot annotations: the model is planned in a session
  * and run once on placeholder inputs (zeros; symbolic and unknown dims set to 1), and a node
  * hook records which buffer each value landed in. Values sharing a buffer (a view and its
- * source, or a later value reusing a freed block) get one colour. */
+ * source, or a later value reusing a freed block) get one colour. A node's note says how its
+ * step runs, with the implementation its row chose at plan time (the step's record, which this
+ * file only reads; op.h om_op.choose) and the one its kernel ran when that differs. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "activation.h"
 #include "plan_notes.h"
-#include "registry.h"
 #include "session.h"
-#include "transpose.h"
 
 typedef struct seen_value {
 	const om_value *key;
@@ -53,28 +53,10 @@ static seen_node *node_entry(om_plan_notes *p, const om_node *n)
 	return e;
 }
 
-/* "perm (0,2,1,3) on [64,64,64,64] moves as rank 3 (0,2,1)": what om_transpose really does */
-static void transpose_note(char *buf, size_t size, const om_node *n, const om_tensor *in)
-{
-	int64_t dims[OM_MAX_RANK], np = 0;
-	int32_t perm[OM_MAX_RANK];
-	const int64_t *p = om_attr_ints(n, "perm", &np);
-	int32_t rank = in->rank;
-	for (int32_t i = 0; i < rank; i++) {
-		dims[i] = in->dims[i];
-		perm[i] = np == rank ? (int32_t)p[i] : rank - 1 - i;
-	}
-	int32_t r = om_transpose_merge(rank, dims, perm);
-	int len = snprintf(buf, size, "moves as rank %d (", r);
-	for (int32_t i = 0; i < r && len > 0 && (size_t)len < size; i++)
-		len += snprintf(buf + len, size - (size_t)len, i ? ",%d" : "%d", perm[i]);
-	if (len > 0 && (size_t)len < size)
-		snprintf(buf + len, size - (size_t)len, ")%s", r < rank ? " merged" : "");
-}
-
 static void hook(void *arg, const om_node *n, const om_tensor *const *in, int nin,
 		 const om_tensor *const *out, int nout)
 {
+	(void)in, (void)nin;
 	om_plan_notes *p = arg;
 	for (int i = 0; i < nout; i++) {
 		if (!n->out[i] || !out[i] || !out[i]->data)
@@ -99,11 +81,6 @@ static void hook(void *arg, const om_node *n, const om_tensor *const *in, int ni
 			HASH_ADD_PTR(p->buffers, key, b);
 		}
 		p->oom |= !b;
-	}
-	if (om_node_code(p->m, n) == OM_OPC_TRANSPOSE && nin > 0 && in[0]) {
-		seen_node *e = node_entry(p, n);
-		if (e)
-			transpose_note(e->note, sizeof e->note, n, in[0]);
 	}
 }
 
@@ -177,8 +154,9 @@ om_kind om_plan_notes_make(const om_model *m, const om_session_options *opt, om_
 		if (!e)
 			break;
 		e->view = ni.view;
-		char extra[64], post[48] = "";
-		snprintf(extra, sizeof extra, "%.63s", e->note);
+		char post[48] = "";
+		/* what else the plan-time choice fixed (Transpose: the rank it moves) */
+		const char *extra = ni.plan_how ? ni.plan_how : "";
 		const char *own = om_attr_string(ni.node, "activation", NULL);
 		if (ni.post) {
 			/* output 0 is never stored: the kernel writes the absorbed activation's */
@@ -199,10 +177,16 @@ om_kind om_plan_notes_make(const om_model *m, const om_session_options *opt, om_
 						   (plan_layout.c); an absorbed node moves none */
 			snprintf(layout, sizeof layout, ", %s%s%s %s", reads ? "reads" : "",
 				 reads && writes ? " and " : "", writes ? "writes" : "", tag);
-		/* the implementation the kernel chose (its step's record: om_ctx_chose) */
-		char impl[40] = "";
-		if (ni.impl && !ni.folded && !ni.absorbed)
-			snprintf(impl, sizeof impl, " %.32s", ni.impl);
+		/* the implementation chosen at plan time (the step's record: om_op.choose), and
+		 * the one the kernel ran when that differs (a step shaped per run has no plan-time
+		 * choice; a kernel may decline it) */
+		char impl[80] = "";
+		const char *plan = ni.plan_impl, *ran = ni.impl;
+		const bool other = ran && (!plan || strcmp(ran, plan));
+		if (!ni.folded && !ni.absorbed)
+			snprintf(impl, sizeof impl, "%s%.32s%s%.32s%s", plan ? " " : "",
+				 plan ? plan : "", other ? " (ran " : "", other ? ran : "",
+				 other ? ")" : "");
 		snprintf(e->note, sizeof e->note, "%s%s%s%s%s%s%s%s%s%s",
 			 ni.folded     ? "folded at plan time"
 			 : ni.absorbed == 2 ? "absorbed into its output's reader"

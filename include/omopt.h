@@ -433,6 +433,11 @@ typedef struct om_profile_row {
 	const char *impl; /* per node: the implementation its kernel chose in the last run
 			     (Conv's "winograd-f4", "im2col-gemm", ...: docs/ops.md), a static
 			     string; NULL for a kernel with one, and in rows per op type */
+	const char *plan_impl; /* per node: the implementation chosen for it at plan time (the
+				  same names; NULL when the node's shapes are known only at run
+				  time, for a kernel with one, and in rows per op type): impl
+				  differs when the kernel declined it or the node is shaped per
+				  run */
 } om_profile_row;
 OM_API om_kind om_session_profile(const om_session *s, om_profile_row **rows, int *n,
 				  om_status *st);

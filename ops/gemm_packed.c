@@ -16,6 +16,12 @@ om_gemm_packed *om_gemm_packed_get(om_ctx *c, int input, const om_gemm_b *b, int
 	return NULL;
 }
 
+bool om_gemm_packed_takes(const om_ctx *c, int input, const om_gemm_b *b, int64_t rows)
+{
+	(void)c, (void)input, (void)b, (void)rows;
+	return false;
+}
+
 bool om_gemm_packed_mul(om_ctx *c, om_gemm_packed *p, int64_t i, bool ta, int64_t M,
 			float alpha, const float *A, int64_t lda, float beta, float *C, int64_t ldc,
 			om_kind *rc)
@@ -168,11 +174,15 @@ static bool gp_pack(om_gemm_packed *p, const om_gemm_b *b, int threads)
 	return ok;
 }
 
+bool om_gemm_packed_takes(const om_ctx *c, int input, const om_gemm_b *b, int64_t rows)
+{
+	return !c->exact && (c->threads >= 2 || rows >= OM_GEMM_PACKED_ROWS_1T) && input < 64 &&
+	       (c->const_in >> input & 1) && b->count >= 1 && b->K * b->N >= GP_MIN_KN;
+}
+
 om_gemm_packed *om_gemm_packed_get(om_ctx *c, int input, const om_gemm_b *b, int64_t rows)
 {
-	if (c->exact || (c->threads < 2 && rows < OM_GEMM_PACKED_ROWS_1T) || !c->state ||
-	    !c->state_release || input >= 64 || !(c->const_in >> input & 1) || b->count < 1 ||
-	    b->K * b->N < GP_MIN_KN)
+	if (!c->state || !c->state_release || !om_gemm_packed_takes(c, input, b, rows))
 		return NULL;
 	const int64_t key[GP_BKEY] = {b->tb, b->count, b->K, b->N, b->ldb, b->bstride};
 	_Static_assert(offsetof(om_gemm_packed, key) == 0, "om_ctx_state_keyed: the key first");

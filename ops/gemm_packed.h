@@ -32,6 +32,9 @@ typedef struct om_gemm_b {
  * then keeps declining); the caller runs om_sgemm then.
  */
 om_gemm_packed *om_gemm_packed_get(om_ctx *c, int input, const om_gemm_b *b, int64_t rows);
+/** Whether om_gemm_packed_get takes the product (b's data unread), before it packs B (which
+ *  oneDNN may refuse): what a row's choose function asks at plan time (op.h), in a session. */
+bool om_gemm_packed_takes(const om_ctx *c, int input, const om_gemm_b *b, int64_t rows);
 
 /** The rows of A from which a product at one thread packs its B: vit_b_16's 197 rows, 202-212
  *  -> 192-196 ms a run (dnnl_sgemm packs each panel of B in every call); a 1 GB decoder's 32

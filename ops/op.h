@@ -153,6 +153,25 @@ typedef struct om_layout_req {
 } om_layout_req;
 typedef void (*om_layout_fn)(const om_ctx *c, om_layout_req *r);
 
+/* A row whose kernel has several implementations (Conv's table, the pools' plain and blocked
+ * kernels, Transpose's moves) says at plan time which one a step will run: the planner calls
+ * its choose function for every step whose shapes are settled (runtime/plan_choose.c) with c
+ * as the kernel will see it but for the values: in[i] and out[i] have their plan-time dtypes
+ * and shapes (blocked shapes where c->blocked says so), in[i]->data is set for plan-time
+ * constants only (const_in), exact, threads, post, blocked and block are the step's, in_scale
+ * has the factor's shape and may have no data; c->st may be written. The function fills *ch
+ * (zeroed before the call): the name of the implementation, the static string the kernel
+ * names at run time (om_ctx_chose), and what else the choice fixed for a reader ("rank 3
+ * (1,0,2) merged"), or leaves ch->name NULL when plan time cannot tell. The kernel decides
+ * through the same functions (one decision); it may still decline at run time (oneDNN's
+ * primitive), and a step shaped per run has no plan-time record: the step's run-time record
+ * (om_ctx_chose) then differs, and `omopt dot --plan` and `run --profile-nodes` show both. */
+typedef struct om_choice {
+	const char *name; /* static: "winograd-f4", "tiles", ...; NULL: not known at plan time */
+	char how[48];     /* "" or a few words on what the choice fixed */
+} om_choice;
+typedef void (*om_choose_fn)(const om_ctx *c, om_choice *ch);
+
 /* An op's signature at one opset version (ONNX's schema: ops/signature.c checks every node
  * against it before any inference or kernel sees the node). */
 typedef struct om_sig_attr {
@@ -189,6 +208,7 @@ typedef struct om_op {
 	 * what an opset version changed in its meaning, as the family's own enum or bits; 0 for
 	 * a row whose functions are its own. */
 	int32_t param;
+	om_choose_fn choose; /* the implementation a step will run (above); NULL: one */
 } om_op;
 
 /* Each kernel file defines one table: `const om_op_table om_ops_<group> = OM_TABLE(rows);` */
@@ -232,7 +252,8 @@ struct om_run_services {
 om_kind om_ctx_reserve(const om_ctx *c, size_t bytes, const char *what);
 /**
  * A kernel with several implementations (Conv's table, kernels/conv/conv_impl.c) names the one
- * it runs, a static string: the step keeps it (`omopt dot --plan`, `run --profile-nodes`).
+ * it runs, a static string: the step keeps it as its run-time record, beside the plan-time one
+ * (om_op.choose; `omopt dot --plan`, `run --profile-nodes`).
  */
 static inline void om_ctx_chose(const om_ctx *c, const char *impl)
 {

@@ -631,6 +631,7 @@ om_kind om_plan_graph(om_session *s, const om_graph *g, om_plan *parent, om_plan
 		if (rc)
 			return rc;
 	}
+	om_plan_choose(s, p);
 	*out = p;
 	return OM_OK;
 }

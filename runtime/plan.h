@@ -50,6 +50,8 @@ typedef struct om_step {
 	uint64_t blocked; /* positions whose values are channel-blocked (plan_layout.c: om_ctx) */
 	int32_t prof; /* row in the session's profile table */
 	int32_t ix;   /* the step's number in the session (runner.h: its om_step_state) */
+	om_choice plan_impl; /* the implementation its row's choose named at plan time (op.h),
+				written only by om_plan_choose; name NULL: none */
 } om_step;
 
 typedef struct om_plan {
@@ -108,6 +110,9 @@ om_kind om_plan_absorb_scales(const om_session *s, om_plan *p, const om_tensor *
 /** Keeps the values between the convolutions that qualify channel-blocked (plan_layout.c;
  *  fast mode only, after om_plan_absorb); t: om_plan_probe's shapes. */
 om_kind om_plan_layout(const om_session *s, om_plan *p, const om_tensor *t, om_status *st);
+/** Records in each step that has its shapes settled the implementation its kernel will run
+ *  (plan_choose.c: the row's choose function, op.h); the last step of planning a graph. */
+void om_plan_choose(om_session *s, om_plan *p);
 /** The plan of graph g, or NULL. */
 om_plan *om_plan_find(const om_session *s, const om_graph *g);
 typedef struct om_infer_cache om_infer_cache;

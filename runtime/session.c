@@ -265,6 +265,7 @@ om_node_info om_session_node_info(const om_session *s, int i)
 	r.mode = sp->folded ? OM_MODE_EXACT : s->last_mode[sp->ix];
 	r.impl = s->last_impl[sp->ix];
 	pthread_mutex_unlock(s->lock);
+	r.plan_impl = sp->plan_impl.name, r.plan_how = sp->plan_impl.how;
 	return r;
 }
 

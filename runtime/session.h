@@ -39,6 +39,8 @@ typedef struct om_node_info {
 	int mode;    /* om_node_mode the node ran in (last run); folded nodes: OM_MODE_EXACT */
 	const char *impl; /* the implementation its kernel chose in the last run (om_ctx_chose:
 			     Conv's "winograd-f4", ...), or NULL */
+	const char *plan_impl; /* the one its row chose at plan time (om_op.choose), or NULL */
+	const char *plan_how;  /* what else that choice fixed ("" when nothing) */
 } om_node_info;
 
 /** Nodes of the main graph in plan (topological) order. */

@@ -161,17 +161,17 @@ static om_kind copy_kernel(om_ctx *c)
 
 /* no signatures (NULL): these rows are not checked */
 static const om_op test_rows[] = {
-	{"TToStr", "", 1, tostr_infer, tostr_kernel, 0, NULL, OM_OPC_NONE, NULL, 0},
-	{"TCopy", "", 1, copy_infer, copy_kernel, OM_OP_EXACT, NULL, OM_OPC_NONE, NULL, 0},
-	{"TAdd", "", 1, same_infer, add_kernel, OM_OP_EXACT | OM_OP_INPLACE, NULL, OM_OPC_NONE, NULL, 0},
-	{"TNeg", "", 1, same_infer, neg_kernel, 0, NULL, OM_OPC_NONE, NULL, 0},
-	{"TSpin", "", 1, same_infer, spin_kernel, 0, NULL, OM_OPC_NONE, NULL, 0},
-	{"TFlat", "", 1, flat_infer, NULL, OM_OP_VIEW | OM_OP_EXACT, NULL, OM_OPC_NONE, NULL, 0},
-	{"Shape", "", 1, shape_infer, shape_kernel, OM_OP_EXACT | OM_OP_SHAPE_OF, NULL, OM_OPC_NONE, NULL, 0},
-	{"TFill", "", 1, fill_infer, fill_kernel, OM_OP_EXACT, NULL, OM_OPC_NONE, NULL, 0},
-	{"TCall", "", 1, need_infer, call_kernel, OM_OP_CONTROL | OM_OP_EXACT, NULL, OM_OPC_NONE, NULL, 0},
-	{"TNoKernel", "", 1, same_infer, NULL, 0, NULL, OM_OPC_NONE, NULL, 0},
-	{"TNeed", "", 1, same_infer, need_kernel, 0, NULL, OM_OPC_NONE, NULL, 0},
+	{"TToStr", "", 1, tostr_infer, tostr_kernel, 0, NULL, OM_OPC_NONE, NULL, 0, NULL},
+	{"TCopy", "", 1, copy_infer, copy_kernel, OM_OP_EXACT, NULL, OM_OPC_NONE, NULL, 0, NULL},
+	{"TAdd", "", 1, same_infer, add_kernel, OM_OP_EXACT | OM_OP_INPLACE, NULL, OM_OPC_NONE, NULL, 0, NULL},
+	{"TNeg", "", 1, same_infer, neg_kernel, 0, NULL, OM_OPC_NONE, NULL, 0, NULL},
+	{"TSpin", "", 1, same_infer, spin_kernel, 0, NULL, OM_OPC_NONE, NULL, 0, NULL},
+	{"TFlat", "", 1, flat_infer, NULL, OM_OP_VIEW | OM_OP_EXACT, NULL, OM_OPC_NONE, NULL, 0, NULL},
+	{"Shape", "", 1, shape_infer, shape_kernel, OM_OP_EXACT | OM_OP_SHAPE_OF, NULL, OM_OPC_NONE, NULL, 0, NULL},
+	{"TFill", "", 1, fill_infer, fill_kernel, OM_OP_EXACT, NULL, OM_OPC_NONE, NULL, 0, NULL},
+	{"TCall", "", 1, need_infer, call_kernel, OM_OP_CONTROL | OM_OP_EXACT, NULL, OM_OPC_NONE, NULL, 0, NULL},
+	{"TNoKernel", "", 1, same_infer, NULL, 0, NULL, OM_OPC_NONE, NULL, 0, NULL},
+	{"TNeed", "", 1, same_infer, need_kernel, 0, NULL, OM_OPC_NONE, NULL, 0, NULL},
 };
 static const om_op_table test_table = OM_TABLE(test_rows);
 

@@ -45,7 +45,8 @@ static const char usage_text[] =
 	"                      If, Loop and Scan count their own time only: the nodes of their\n"
 	"                      subgraphs count under their own op types\n"
 	"  --profile-nodes     the same per node that runs (after optimizing), slowest first,\n"
-	"                      with the implementation its kernel chose (Conv's: docs/ops.md);\n"
+	"                      with the implementation chosen for it at plan time (Conv's:\n"
+	"                      docs/ops.md) and, when its kernel ran another, that one;\n"
 	"                      an activation the planner absorbed into the node before it is\n"
 	"                      not a row: its time is in that node's\n"
 	"  --no-optimize       runs the model as loaded\n"
@@ -300,13 +301,20 @@ static om_kind print_profile(const om_session *s, int runs, om_status *st)
 	       nodes ? "node" : "op type", runs, runs > 1 ? "s" : "",
 	       runs > 1 ? "" : " (one run varies: --bench N for N)");
 	printf("%-24s %10s %12s %7s%s\n", "op", "calls/run", "ms/run", "%",
-	       nodes ? "  node (the implementation its kernel chose)" : "");
-	for (int i = 0; i < n; i++)
-		printf("%-24s %10.4g %12.4f %6.1f%%%s%s%s%s%s\n", rows[i].op,
+	       nodes ? "  node (the implementation chosen at plan time; ran: the kernel's when"
+		       " it differs)" : "");
+	for (int i = 0; i < n; i++) {
+		char impl[96] = "";
+		const char *plan = rows[i].plan_impl, *ran = rows[i].impl;
+		const bool other = ran && (!plan || strcmp(ran, plan));
+		if (plan || ran)
+			snprintf(impl, sizeof impl, " (%s%s%s%s)", plan ? plan : "",
+				 plan && other ? "; " : "", other ? "ran " : "", other ? ran : "");
+		printf("%-24s %10.4g %12.4f %6.1f%%%s%s%s\n", rows[i].op,
 		       (double)rows[i].calls / runs, rows[i].ms / runs,
 		       total > 0 ? 100 * rows[i].ms / total : 0, nodes ? "  " : "",
-		       nodes ? rows[i].node : "", rows[i].impl ? " (" : "",
-		       rows[i].impl ? rows[i].impl : "", rows[i].impl ? ")" : "");
+		       nodes ? rows[i].node : "", impl);
+	}
 	printf("buffers: %.2f MiB in the pool, at most %.2f MiB busy at once\n",
 	       (double)om_session_pool_bytes(s) / (1 << 20),
 	       (double)om_session_peak_bytes(s) / (1 << 20));

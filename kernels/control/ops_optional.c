@@ -96,11 +96,11 @@ static const om_sig sig_OptionalGetElement_15 = {15, 1, 1, 1, 1, 0x0, 0x0, 0x0, 
 
 static const om_op rows[] = {
 	{"Optional", "", 15, optional_infer, optional_kernel, ROW, &sig_Optional_15, OM_OPC_NONE,
-	 NULL, 0},
+	 NULL, 0, NULL},
 	{"OptionalHasElement", "", 15, opt_infer, has_kernel, ROW, &sig_OptionalHasElement_15,
-	 OM_OPC_NONE, NULL, 0},
+	 OM_OPC_NONE, NULL, 0, NULL},
 	{"OptionalGetElement", "", 15, opt_infer, get_kernel, ROW, &sig_OptionalGetElement_15,
-	 OM_OPC_NONE, NULL, 0},
+	 OM_OPC_NONE, NULL, 0, NULL},
 };
 
 const om_op_table om_ops_optional = OM_TABLE(rows);

@@ -482,22 +482,23 @@ static const om_sig sig_SequenceMap_17 = {17, 1, OM_MANY, 1, OM_MANY, 0x0, 0xfff
 
 static const om_op rows[] = {
 	{"SequenceEmpty", "", 11, seq_infer, empty_kernel, ROW, &sig_SequenceEmpty_11, OM_OPC_NONE,
-	 NULL, 0},
+	 NULL, 0, NULL},
 	{"SequenceConstruct", "", 11, seq_infer, construct_kernel, ROW, &sig_SequenceConstruct_11,
-	 OM_OPC_NONE, NULL, 0},
+	 OM_OPC_NONE, NULL, 0, NULL},
 	{"SequenceInsert", "", 11, seq_infer, insert_kernel, ROW, &sig_SequenceInsert_11,
-	 OM_OPC_NONE, NULL, 0},
+	 OM_OPC_NONE, NULL, 0, NULL},
 	{"SequenceErase", "", 11, seq_infer, erase_kernel, ROW, &sig_SequenceErase_11, OM_OPC_NONE,
-	 NULL, 0},
-	{"SequenceAt", "", 11, seq_infer, at_kernel, ROW, &sig_SequenceAt_11, OM_OPC_NONE, NULL, 0},
+	 NULL, 0, NULL},
+	{"SequenceAt", "", 11, seq_infer, at_kernel, ROW, &sig_SequenceAt_11, OM_OPC_NONE, NULL, 0,
+	 NULL},
 	{"SequenceLength", "", 11, seq_infer, length_kernel, ROW, &sig_SequenceLength_11,
-	 OM_OPC_NONE, NULL, 0},
+	 OM_OPC_NONE, NULL, 0, NULL},
 	{"SplitToSequence", "", 11, seq_infer, split_kernel, ROW, &sig_SplitToSequence_11,
-	 OM_OPC_NONE, NULL, 0},
+	 OM_OPC_NONE, NULL, 0, NULL},
 	{"ConcatFromSequence", "", 11, seq_infer, concat_kernel, ROW, &sig_ConcatFromSequence_11,
-	 OM_OPC_NONE, NULL, 0},
+	 OM_OPC_NONE, NULL, 0, NULL},
 	{"SequenceMap", "", 17, map_infer, map_kernel, ROW, &sig_SequenceMap_17, OM_OPC_NONE, NULL,
-	 0},
+	 0, NULL},
 };
 
 const om_op_table om_ops_sequence = OM_TABLE(rows);

@@ -20,6 +20,13 @@ bool om_conv_dnnl_blockable(const om_spatial *sp, int64_t C, int64_t M, int64_t 
 	return false;
 }
 
+bool om_conv_dnnl_takes(const om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int64_t M,
+			int64_t group, const om_conv_epi *e)
+{
+	(void)c, (void)sp, (void)N, (void)C, (void)M, (void)group, (void)e;
+	return false;
+}
+
 bool om_conv_dnnl(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int64_t M,
 		  int64_t group, const float *x, const float *w, const om_conv_epi *e, float *y,
 		  om_kind *rc)
@@ -410,26 +417,48 @@ static dnnl_status_t dn_run(dn_state *s, const float *x, const float *bias, cons
 	return dnnl_stream_wait(s->st);
 }
 
-bool om_conv_dnnl(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int64_t M,
-		  int64_t group, const float *x, const float *w, const om_conv_epi *e, float *y,
-		  om_kind *rc)
+/* The layout oneDNN runs the conv in (DN_NONE: not oneDNN's) and its threads */
+static int dn_pick(const om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int64_t M,
+		   int64_t group, const om_conv_epi *e, int *threads)
 {
-	if (c->exact || !c->state || !c->state_release || !(c->const_in & 2))
-		return false;
+	if (c->exact || !(c->const_in & 2))
+		return DN_NONE;
 	const bool bin = c->blocked & OM_LAYOUT_IN(0), bout = c->blocked & OM_LAYOUT_OUT(0);
-	/* X times a factor per channel (om_ctx.in_scale): one image only, the first C floats */
-	const float *factor = c->in_scale ? c->in_scale->data : NULL;
-	if (factor && N != 1)
-		return false;
+	/* X times a factor per channel (om_ctx.in_scale): one image only */
+	if (c->in_scale && N != 1)
+		return DN_NONE;
 	/* a conv too small to split: one thread (the pool's wake-up and barrier cost more) */
 	const double macs = (double)N * (double)M * (double)(sp->out[0] * sp->out[1]) *
 			    (double)(C / group) * (double)(sp->k[0] * sp->k[1]);
 	const double small = group == 1 ? DN_SMALL_DENSE_MACS : DN_SMALL_MACS;
-	const int threads = macs < small ? 1 : c->threads;
-	const int layout = dn_layout(sp, C, M, group, e, threads, bin || bout);
+	*threads = macs < small ? 1 : c->threads;
+	const int layout = dn_layout(sp, C, M, group, e, *threads, bin || bout);
 	if (layout == DN_NONE || sp->in[0] > INT32_MAX || sp->in[1] > INT32_MAX ||
 	    sp->out[0] > INT32_MAX || sp->out[1] > INT32_MAX)
+		return DN_NONE;
+	return layout;
+}
+
+bool om_conv_dnnl_takes(const om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int64_t M,
+			int64_t group, const om_conv_epi *e)
+{
+	int threads;
+	return dn_pick(c, sp, N, C, M, group, e, &threads) != DN_NONE;
+}
+
+bool om_conv_dnnl(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int64_t M,
+		  int64_t group, const float *x, const float *w, const om_conv_epi *e, float *y,
+		  om_kind *rc)
+{
+	int threads;
+	if (!c->state || !c->state_release)
 		return false;
+	const int layout = dn_pick(c, sp, N, C, M, group, e, &threads);
+	if (layout == DN_NONE)
+		return false;
+	const bool bin = c->blocked & OM_LAYOUT_IN(0), bout = c->blocked & OM_LAYOUT_OUT(0);
+	/* X times a factor per channel (om_ctx.in_scale): one image only, the first C floats */
+	const float *factor = c->in_scale ? c->in_scale->data : NULL;
 	int32_t ab[2];
 	memcpy(&ab[0], &e->alpha, sizeof ab[0]);
 	memcpy(&ab[1], &e->beta, sizeof ab[1]);

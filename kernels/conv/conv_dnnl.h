@@ -26,6 +26,11 @@
  *  not the depthwise ones. Always false without oneDNN. */
 bool om_conv_dnnl_blockable(const om_spatial *sp, int64_t C, int64_t M, int64_t group,
 			    int threads, bool nhwc);
+/** Whether om_conv_dnnl takes the conv in c (its mode, layout, input factor and constant W)
+ *  of this geometry and epilogue, before it makes its primitive (which oneDNN may still
+ *  decline): what the table of implementations (conv_impl.c) asks, at plan time too. */
+bool om_conv_dnnl_takes(const om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int64_t M,
+			int64_t group, const om_conv_epi *e);
 bool om_conv_dnnl(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int64_t M,
 		  int64_t group, const float *x, const float *w, const om_conv_epi *e, float *y,
 		  om_kind *rc);

@@ -110,10 +110,10 @@ static om_kind empty_run(const om_conv_case *k)
 	return OM_OK;
 }
 
-/* oneDNN's own predicate is om_conv_dnnl's (conv_dnnl.h): the walk asks it by running it */
+/* oneDNN's own predicate (conv_dnnl.h); its primitive may still decline when it is made */
 static bool dnnl_applies(const om_conv_case *k)
 {
-	return !k->c->exact;
+	return om_conv_dnnl_takes(k->c, k->sp, k->N, k->C, k->M, k->group, &k->e);
 }
 
 static bool depthwise_applies(const om_conv_case *k)
@@ -250,6 +250,14 @@ static const conv_impl impls[] = {
 	{"gemm-1x1", pointwise_applies, pointwise_run, true},
 	{"im2col-gemm", always, im2col_run, true},
 };
+
+const char *om_conv_f32_choose(const om_conv_case *k)
+{
+	for (size_t i = 0; i < sizeof impls / sizeof impls[0]; i++)
+		if (impls[i].applies(k))
+			return impls[i].name;
+	return NULL;
+}
 
 om_kind om_conv_f32_run(const om_conv_case *k)
 {

@@ -26,6 +26,10 @@ typedef struct om_conv_case {
 /** Y = epilogue(conv(X, W)) by the table's first implementation that applies (and, for
  *  oneDNN's, does not decline when it makes its primitive), named through om_ctx_chose. */
 om_kind om_conv_f32_run(const om_conv_case *k);
+/** The name of the table's first implementation that applies to k (its data pointers unread):
+ *  the one om_conv_f32_run runs unless oneDNN declines its primitive (the rows' plan-time
+ *  choice, om_op.choose). */
+const char *om_conv_f32_choose(const om_conv_case *k);
 
 static inline int64_t om_conv_prod(const int64_t *d, int32_t n)
 {

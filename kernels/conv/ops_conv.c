@@ -468,6 +468,48 @@ static om_kind conv_kernel(om_ctx *c)
 	return conv_f32(c);
 }
 
+/* ---- the implementation a float conv will run (om_op.choose) ------------------------------ */
+
+static const float no_z; /* the implementations' predicates ask only whether Z is given */
+
+/* conv_kernel's path for the shapes in c: oneDNN's image by image on a scaled input
+ * (dnnl_by_image), oneDNN's on the blocked sides (conv_blocked), else the table's first
+ * implementation that applies (conv_f32 on plain, unscaled values: conv_impl.c) */
+static void conv_choose(const om_ctx *c, om_choice *ch)
+{
+	const om_tensor *W = c->nin > 1 ? c->in[1] : NULL, *Z = c->nin > 3 ? c->in[3] : NULL;
+	if (!c->in[0] || !W || W->rank < 3 || c->nout < 1 || !c->out[0])
+		return;
+	const int64_t C = W->dims[1] * om_attr_int(c->node, "group", 1), M = W->dims[0];
+	om_tensor x = *c->in[0], y = *c->out[0], z = Z ? *Z : (om_tensor){0};
+	if (c->blocked & OM_LAYOUT_IN(0))
+		x = om_layout_logical(c->in[0], C);
+	if (c->blocked & OM_LAYOUT_OUT(0))
+		y = om_layout_logical(c->out[0], M), z = Z ? om_layout_logical(Z, M) : z;
+	const om_tensor *in[4] = {&x, W, c->nin > 2 ? c->in[2] : NULL, Z ? &z : NULL};
+	om_tensor *out[1] = {&y};
+	om_ctx lc = *c;
+	lc.in = in, lc.out = out, lc.nin = c->nin < 4 ? c->nin : 4;
+	conv_geo g;
+	om_conv_epi e = {0};
+	if (conv_geometry(&lc, &g) || (variant(c) == CONV_FUSED ? fused_epilogue(&lc, &e)
+								: om_conv_epi_activation(&lc, &e)))
+		return;
+	e.z = Z ? &no_z : NULL;
+	if (c->in_scale && om_conv_dnnl_takes(&lc, &g.sp, 1, g.C, g.M, g.group, &e)) {
+		ch->name = OM_CONV_ONEDNN;
+		return;
+	}
+	lc.in_scale = NULL;
+	if (c->blocked && om_conv_dnnl_takes(&lc, &g.sp, g.N, g.C, g.M, g.group, &e)) {
+		ch->name = OM_CONV_ONEDNN;
+		return;
+	}
+	lc.blocked = 0;
+	const om_conv_case k = {&lc, &g.sp, g.N, g.C, g.M, g.group, NULL, NULL, e, NULL};
+	ch->name = om_conv_f32_choose(&k);
+}
+
 /* ---- ConvTranspose ------------------------------------------------------------------------ */
 
 static om_kind convt_geometry(om_ctx *c, conv_geo *g)
@@ -659,7 +701,20 @@ static om_kind convt_kernel(om_ctx *c)
 	return convt_f32(c);
 }
 
+/* convt_kernel's path: convt-nhwc when Y is in NHWC, else gemm-col2im (on a plain copy of an
+ * NHWC X) unless Y is empty */
+static void convt_choose(const om_ctx *c, om_choice *ch)
+{
+	const om_tensor *Y = c->nout > 0 ? c->out[0] : NULL;
+	if (c->blocked & OM_LAYOUT_OUT(0))
+		ch->name = "convt-nhwc";
+	else if (Y && Y->rank >= 3 && om_tensor_numel(Y) > 0)
+		ch->name = "gemm-col2im";
+}
+
 /* ---- ConvInteger --------------------------------------------------------------------------- */
+
+#define IM2COL_DGEMM "im2col-dgemm" /* the integer convs' one implementation */
 
 static double load8(const om_tensor *t, int64_t i)
 {
@@ -695,7 +750,7 @@ static om_kind int_conv_sums(om_ctx *c, const conv_geo *g, const om_tensor *X,
 	om_kind rc = om_ctx_reserve(c, sizeof(double) * (size_t)ncol, "the column buffer");
 	if (rc)
 		return rc;
-	om_ctx_chose(c, "im2col-dgemm");
+	om_ctx_chose(c, IM2COL_DGEMM);
 	double *x = shifted(X, xz, 1), *w = shifted(W, wz, Kg > 0 ? Kg : 1);
 	double *col = malloc(sizeof(double) * (size_t)(ncol + 1));
 	double *y = malloc(sizeof(double) * (size_t)(g->N * g->M * P + 1));
@@ -713,6 +768,13 @@ static om_kind int_conv_sums(om_ctx *c, const conv_geo *g, const om_tensor *X,
 	free(x), free(w), free(col);
 	*out = y;
 	return OM_OK;
+}
+
+/* the integer convs have one implementation, named at plan time as at run time */
+static void int_choose(const om_ctx *c, om_choice *ch)
+{
+	(void)c;
+	ch->name = IM2COL_DGEMM;
 }
 
 /* int32 results wrap as the spec allows. */
@@ -827,17 +889,17 @@ static const om_sig sig_QLinearConv_10 = {10, 8, 9, 1, 1, 0x100, 0x0, 0x0, 0x0, 
 
 static const om_op rows[] = {
 	{"Conv", "", 1, conv_infer, conv_kernel, CONV_FLAGS, &sig_Conv_1, OM_OPC_CONV, conv_layout,
-	 CONV_FLOAT},
+	 CONV_FLOAT, conv_choose},
 	{"FusedConv", "com.microsoft", 1, fused_infer, conv_kernel,
 	 CONV_FLAGS | OM_OP_INPLACE_LAST, &sig_ms_FusedConv_1, OM_OPC_MS_FUSED_CONV, conv_layout,
-	 CONV_FUSED},
+	 CONV_FUSED, conv_choose},
 	{"ConvTranspose", "", 1, convt_infer, convt_kernel,
 	 OM_OP_EXACT | OM_OP_LAYOUT | OM_OP_EPILOGUE, &sig_ConvTranspose_1,
-	 OM_OPC_CONV_TRANSPOSE, convt_layout, CONV_TRANSPOSE},
+	 OM_OPC_CONV_TRANSPOSE, convt_layout, CONV_TRANSPOSE, convt_choose},
 	{"ConvInteger", "", 10, conv_infer, convint_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
-	 &sig_ConvInteger_10, OM_OPC_NONE, NULL, CONV_INTEGER},
+	 &sig_ConvInteger_10, OM_OPC_NONE, NULL, CONV_INTEGER, int_choose},
 	{"QLinearConv", "", 10, conv_infer, qlinearconv_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
-	 &sig_QLinearConv_10, OM_OPC_NONE, NULL, CONV_QLINEAR},
+	 &sig_QLinearConv_10, OM_OPC_NONE, NULL, CONV_QLINEAR, int_choose},
 };
 
 const om_op_table om_ops_conv = OM_TABLE(rows);

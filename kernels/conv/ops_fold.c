@@ -92,7 +92,7 @@ static const om_sig sig_Col2Im_18 = {18, 3, 3, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x1, 0x
 
 static const om_op rows[] = {
 	{"Col2Im", "", 18, c2i_infer, c2i_kernel, OM_OP_EXACT, &sig_Col2Im_18, OM_OPC_NONE, NULL,
-	 0},
+	 0, NULL},
 };
 
 const om_op_table om_ops_fold = OM_TABLE(rows);

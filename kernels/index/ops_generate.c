@@ -338,11 +338,11 @@ static const om_sig sig_Range_11 = {11, 3, 3, 1, 1, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0
 
 static const om_op rows[] = {
 	{"Constant", "", 1, constant_infer, constant_kernel, OM_OP_EXACT, &sig_Constant_1,
-	 OM_OPC_CONSTANT, NULL, 0},
+	 OM_OPC_CONSTANT, NULL, 0, NULL},
 	{"ConstantOfShape", "", 9, cos_infer, cos_kernel, OM_OP_EXACT, &sig_ConstantOfShape_9,
-	 OM_OPC_NONE, NULL, 0},
+	 OM_OPC_NONE, NULL, 0, NULL},
 	{"Range", "", 11, range_infer, range_kernel, OM_OP_EXACT, &sig_Range_11, OM_OPC_NONE, NULL,
-	 0},
+	 0, NULL},
 };
 
 const om_op_table om_ops_generate = OM_TABLE(rows);

@@ -284,29 +284,29 @@ static const om_sig sig_TopK_11 = {11, 2, 2, 2, 2, 0x0, 0x0, 0x1, 0x1, 0x0, 0x0,
 
 static const om_op rows[] = {
 	{"Gather", "", 1, gather_infer, gather_kernel, OM_OP_EXACT, &sig_Gather_1, OM_OPC_NONE,
-	 NULL, 0},
+	 NULL, 0, NULL},
 	{"GatherElements", "", 11, gather_elements_infer, gather_elements_kernel, OM_OP_EXACT,
-	 &sig_GatherElements_11, OM_OPC_NONE, NULL, 0},
+	 &sig_GatherElements_11, OM_OPC_NONE, NULL, 0, NULL},
 	{"GatherND", "", 11, gather_nd_infer, gather_nd_kernel, OM_OP_EXACT, &sig_GatherND_11,
-	 OM_OPC_NONE, NULL, GND_PLAIN},
+	 OM_OPC_NONE, NULL, GND_PLAIN, NULL},
 	{"GatherND", "", 12, gather_nd_infer, gather_nd_kernel, OM_OP_EXACT, &sig_GatherND_12,
-	 OM_OPC_NONE, NULL, GND_BATCH_DIMS},
+	 OM_OPC_NONE, NULL, GND_BATCH_DIMS, NULL},
 	{"ScatterND", "", 11, om_scatternd_infer, om_scatternd_kernel, OM_OP_EXACT,
-	 &sig_ScatterND_11, OM_OPC_NONE, NULL, OM_RED_NONE},
+	 &sig_ScatterND_11, OM_OPC_NONE, NULL, OM_RED_NONE, NULL},
 	{"ScatterND", "", 16, om_scatternd_infer, om_scatternd_kernel, OM_OP_EXACT,
-	 &sig_ScatterND_16, OM_OPC_NONE, NULL, OM_RED_MUL}, /* add mul */
+	 &sig_ScatterND_16, OM_OPC_NONE, NULL, OM_RED_MUL, NULL}, /* add mul */
 	{"ScatterND", "", 18, om_scatternd_infer, om_scatternd_kernel, OM_OP_EXACT,
-	 &sig_ScatterND_18, OM_OPC_NONE, NULL, OM_RED_MIN}, /* max min */
+	 &sig_ScatterND_18, OM_OPC_NONE, NULL, OM_RED_MIN, NULL}, /* max min */
 	{"OneHot", "", 9, om_onehot_infer, om_onehot_kernel, OM_OP_EXACT, &sig_OneHot_9,
-	 OM_OPC_NONE, NULL, 0},
+	 OM_OPC_NONE, NULL, 0, NULL},
 	{"NonZero", "", 9, om_nonzero_infer, om_nonzero_kernel,
-	 OM_OP_EXACT | OM_OP_DATA_DEPENDENT, &sig_NonZero_9, OM_OPC_NONE, NULL, 0},
+	 OM_OP_EXACT | OM_OP_DATA_DEPENDENT, &sig_NonZero_9, OM_OPC_NONE, NULL, 0, NULL},
 	{"TopK", "", 1, om_topk_infer, om_topk_kernel, OM_OP_EXACT, &sig_TopK_1, OM_OPC_NONE, NULL,
-	 0},
+	 0, NULL},
 	{"TopK", "", 10, om_topk_infer, om_topk_kernel, OM_OP_EXACT,
-	 &sig_TopK_10, OM_OPC_NONE, NULL, OM_TOPK_K_INPUT},
+	 &sig_TopK_10, OM_OPC_NONE, NULL, OM_TOPK_K_INPUT, NULL},
 	{"TopK", "", 11, om_topk_infer, om_topk_kernel, OM_OP_EXACT,
-	 &sig_TopK_11, OM_OPC_NONE, NULL, OM_TOPK_K_INPUT | OM_TOPK_LARGEST},
+	 &sig_TopK_11, OM_OPC_NONE, NULL, OM_TOPK_K_INPUT | OM_TOPK_LARGEST, NULL},
 };
 
 const om_op_table om_ops_index = OM_TABLE(rows);

@@ -124,13 +124,13 @@ static const om_sig sig_ScatterElements_18 = {18, 3, 3, 1, 1, 0x0, 0x0, 0x5, 0x1
 /* the param: the last reduction the row's `reduction` attribute may name (index_util.h) */
 static const om_op rows[] = {
 	{"Scatter", "", 9, se_infer, se_kernel, OM_OP_EXACT, &sig_Scatter_9, OM_OPC_NONE, NULL,
-	 OM_RED_NONE},
+	 OM_RED_NONE, NULL},
 	{"ScatterElements", "", 11, se_infer, se_kernel, OM_OP_EXACT, &sig_ScatterElements_11,
-	 OM_OPC_NONE, NULL, OM_RED_NONE},
+	 OM_OPC_NONE, NULL, OM_RED_NONE, NULL},
 	{"ScatterElements", "", 16, se_infer, se_kernel, OM_OP_EXACT, &sig_ScatterElements_16,
-	 OM_OPC_NONE, NULL, OM_RED_MUL},
+	 OM_OPC_NONE, NULL, OM_RED_MUL, NULL},
 	{"ScatterElements", "", 18, se_infer, se_kernel, OM_OP_EXACT, &sig_ScatterElements_18,
-	 OM_OPC_NONE, NULL, OM_RED_MIN},
+	 OM_OPC_NONE, NULL, OM_RED_MIN, NULL},
 };
 
 const om_op_table om_ops_scatter = OM_TABLE(rows);

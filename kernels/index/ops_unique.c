@@ -203,7 +203,7 @@ static const om_sig sig_Unique_11 = {11, 1, 1, 1, 4, 0x0, 0xe, 0x1, 0x1, 0x0, 0x
 
 static const om_op rows[] = {
 	{"Unique", "", 11, uq_infer, uq_kernel, OM_OP_EXACT | OM_OP_DATA_DEPENDENT, &sig_Unique_11,
-	 OM_OPC_NONE, NULL, 0},
+	 OM_OPC_NONE, NULL, 0, NULL},
 };
 
 const om_op_table om_ops_unique = OM_TABLE(rows);

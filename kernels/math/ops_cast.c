@@ -386,10 +386,10 @@ static const om_sig sig_CastLike_15 = {15, 2, 2, 1, 1, 0x0, 0x0, 0x3, 0x1, 0x3, 
 
 static const om_op rows[] = {
 	{"BitCast", "", 26, bitcast_infer, NULL, OM_OP_VIEW | OM_OP_EXACT, &sig_BitCast_26,
-	 OM_OPC_NONE, NULL, 0},
-	{"Cast", "", 1, cast_infer, cast_run, SAME, &sig_Cast_1, OM_OPC_CAST, NULL, 0},
+	 OM_OPC_NONE, NULL, 0, NULL},
+	{"Cast", "", 1, cast_infer, cast_run, SAME, &sig_Cast_1, OM_OPC_CAST, NULL, 0, NULL},
 	{"CastLike", "", 15, castlike_infer, cast_run, SAME, &sig_CastLike_15, OM_OPC_NONE, NULL,
-	 0},
+	 0, NULL},
 };
 
 const om_op_table om_ops_cast = OM_TABLE(rows);

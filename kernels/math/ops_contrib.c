@@ -134,13 +134,13 @@ static const om_sig sig_ms_QuickGelu_1 = {1, 1, 1, 1, 1, 0x0, 0x0, 0x0, 0x0, 0x0
 
 static const om_op rows[] = {
 	{"Gelu", "com.microsoft", 1, om_ew_infer_Gelu, om_ew_kernel_Gelu, EI, &sig_ms_Gelu_1,
-	 OM_OPC_MS_GELU, NULL, 0},
+	 OM_OPC_MS_GELU, NULL, 0, NULL},
 	{"FastGelu", "com.microsoft", 1, fast_gelu_infer, fast_gelu_kernel, EI, &sig_ms_FastGelu_1,
-	 OM_OPC_MS_FAST_GELU, NULL, 0},
+	 OM_OPC_MS_FAST_GELU, NULL, 0, NULL},
 	{"BiasGelu", "com.microsoft", 1, bias_gelu_infer, bias_gelu_kernel, EI, &sig_ms_BiasGelu_1,
-	 OM_OPC_MS_BIAS_GELU, NULL, 0},
+	 OM_OPC_MS_BIAS_GELU, NULL, 0, NULL},
 	{"QuickGelu", "com.microsoft", 1, quick_gelu_infer, quick_gelu_kernel, EI,
-	 &sig_ms_QuickGelu_1, OM_OPC_MS_QUICK_GELU, om_layout_elementwise, 0},
+	 &sig_ms_QuickGelu_1, OM_OPC_MS_QUICK_GELU, om_layout_elementwise, 0, NULL},
 };
 
 const om_op_table om_ops_contrib = OM_TABLE(rows);

@@ -238,7 +238,8 @@ static const om_sig sig_Einsum_12 = {12, 1, OM_MANY, 1, 1, 0x0, 0x0, 0xfffffffff
 /* ---- end of signatures ---- */
 
 static const om_op rows[] = {
-	{"Einsum", "", 12, es_infer, es_kernel, OM_OP_EXACT, &sig_Einsum_12, OM_OPC_NONE, NULL, 0},
+	{"Einsum", "", 12, es_infer, es_kernel, OM_OP_EXACT, &sig_Einsum_12, OM_OPC_NONE, NULL, 0,
+	 NULL},
 };
 
 const om_op_table om_ops_einsum = OM_TABLE(rows);

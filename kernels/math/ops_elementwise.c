@@ -7,12 +7,12 @@
 #define C OM_OP_COMMUTATIVE
 #define ROWC(Name, since, flags, code)                                                       \
 	{#Name, "", since, om_ew_infer_##Name, om_ew_kernel_##Name, flags, &sig_##Name##_##since, \
-	 code, NULL, 0}
+	 code, NULL, 0, NULL}
 #define ROW(Name, since, flags) ROWC(Name, since, flags, OM_OPC_NONE)
 /* rows whose result is finite wherever the inputs are: they may run channel-blocked (op.h) */
 #define ROWB(Name, since, flags, code)                                                       \
 	{#Name, "", since, om_ew_infer_##Name, om_ew_kernel_##Name, flags, &sig_##Name##_##since, \
-	 code, om_layout_elementwise, 0}
+	 code, om_layout_elementwise, 0, NULL}
 
 /* ---- signatures (scripts/gen_signatures.py; ONNX docs/Changelog.md) ---- */
 
@@ -550,7 +550,7 @@ static const om_op rows[] = {
 	ROWB(Add, 1, EI | C, OM_OPC_ADD), ROWB(Sub, 1, EI, OM_OPC_SUB),
 	ROWB(Mul, 1, EI | C, OM_OPC_MUL),
 	{"Div", "", 1, om_ew_infer_Div, om_ew_kernel_Div, EI, &sig_Div_1, OM_OPC_DIV,
-	 om_layout_divide, 0},
+	 om_layout_divide, 0, NULL},
 	ROWC(Pow, 1, EI, OM_OPC_POW),
 	ROW(Mod, 10, EI), ROW(PRelu, 1, EI),
 	ROW(Equal, 1, E | C), ROW(Less, 1, E), ROW(LessOrEqual, 12, E), ROW(Greater, 1, E),
@@ -562,9 +562,9 @@ static const om_op rows[] = {
 	ROW(Min, 1, EI | C), ROW(Max, 1, EI | C), ROW(Sum, 1, EI | C), ROW(Mean, 1, EI | C),
 	ROW(Where, 9, E),
 	{"Clip", "", 1, om_ew_infer_Clip6, om_ew_kernel_Clip6, EI, &sig_Clip_1, OM_OPC_CLIP,
-	 om_layout_elementwise, 0},
+	 om_layout_elementwise, 0, NULL},
 	{"Clip", "", 11, om_ew_infer_Clip11, om_ew_kernel_Clip11, EI, &sig_Clip_11, OM_OPC_CLIP,
-	 om_layout_elementwise, 0},
+	 om_layout_elementwise, 0, NULL},
 	/* unary */
 	ROW(Neg, 1, EI), ROW(Abs, 1, EI), ROWC(Sqrt, 1, EI, OM_OPC_SQRT),
 	ROWC(Reciprocal, 1, EI, OM_OPC_RECIPROCAL), ROW(Exp, 1, EI), ROW(Log, 1, EI),

@@ -253,15 +253,32 @@ static void mm_next(const mm_geom *g, mm_iter *it)
 	}
 }
 
+/* The implementations' names (om_op.choose, om_ctx_chose) */
+#define MM_PACKED "packed-b"  /* oneDNN's matmul over B packed once (gemm_packed.h) */
+#define MM_SGEMM "sgemm"      /* om_sgemm: oneDNN or OpenBLAS in fast mode, exact's loop */
+#define MM_DGEMM "dgemm"
+#define MM_GEMV "gemv"        /* om_sgemv_fast: one row */
+#define MM_INT "integer"      /* the integer loop */
+
+/* B's packed form as mm_packed asks for it (b: B's data, NULL at plan time) */
+static bool mm_packable(const om_ctx *c, const mm_geom *g, bool tbatch_b, om_gemm_b *pb)
+{
+	if (g->b.rank < 2 || g->b.empty || tbatch_b)
+		return false;
+	const int64_t kn = g->K * g->N;
+	*pb = (om_gemm_b){.tb = g->tb, .count = om_tensor_numel(c->in[1]) / kn, .K = g->K,
+			  .N = g->N, .ldb = g->ldb, .bstride = kn};
+	return true;
+}
+
 /* The packed form of a constant float B (B's data as the product reads it: b), or NULL.
  * B's batches are consecutive K x N matrices unless FusedMatMul's transBatchB moves them. */
 static om_gemm_packed *mm_packed(om_ctx *c, const mm_geom *g, bool tbatch_b, const float *b)
 {
-	if (g->b.rank < 2 || g->b.empty || tbatch_b)
+	om_gemm_b pb;
+	if (!mm_packable(c, g, tbatch_b, &pb))
 		return NULL;
-	const int64_t kn = g->K * g->N;
-	const om_gemm_b pb = {.tb = g->tb, .count = om_tensor_numel(c->in[1]) / kn, .K = g->K,
-			      .N = g->N, .ldb = g->ldb, .bstride = kn, .B = b};
+	pb.B = b;
 	return om_gemm_packed_get(c, 1, &pb, g->fold ? g->nbatch * g->M : g->M);
 }
 
@@ -292,8 +309,10 @@ static om_kind matmul_float(om_ctx *c, const mm_geom *g, size_t es, double alpha
 			    const void *A, const void *B, void *Y, om_gemm_packed *pk)
 {
 	const int64_t rows = g->fold ? g->nbatch * g->M : g->M, nb = g->fold ? 1 : g->nbatch;
-	if (nb > 1 && es == 4 && !pk && matmul_batch(c, g, (float)alpha, A, B, Y))
+	if (nb > 1 && es == 4 && !pk && matmul_batch(c, g, (float)alpha, A, B, Y)) {
+		om_ctx_chose(c, MM_SGEMM);
 		return OM_OK;
+	}
 	mm_iter it = {0};
 	for (int64_t bi = 0; bi < nb; bi++, mm_next(g, &it)) {
 		const int64_t yoff = bi * g->M * g->N;
@@ -301,13 +320,16 @@ static om_kind matmul_float(om_ctx *c, const mm_geom *g, size_t es, double alpha
 		if (pk && om_gemm_packed_mul(c, pk, it.boff / (g->K * g->N), g->ta, rows,
 					     (float)alpha, (const float *)A + it.aoff, g->lda, 0.0f,
 					     (float *)Y + yoff, g->N, &rc)) {
+			om_ctx_chose(c, MM_PACKED);
 			if (rc)
 				return rc;
 		} else if (es == 4) {
+			om_ctx_chose(c, MM_SGEMM);
 			om_sgemm(c->exact, g->ta, g->tb, rows, g->N, g->K, (float)alpha,
 				 (const float *)A + it.aoff, g->lda, (const float *)B + it.boff,
 				 g->ldb, 0.0f, (float *)Y + yoff, g->N);
 		} else {
+			om_ctx_chose(c, MM_DGEMM);
 			om_dgemm(c->exact, g->ta, g->tb, rows, g->N, g->K, alpha,
 				 (const double *)A + it.aoff, g->lda, (const double *)B + it.boff,
 				 g->ldb, 0.0, (double *)Y + yoff, g->N);
@@ -379,6 +401,27 @@ static om_kind matmul_integer_kernel(om_ctx *c)
 	return OM_OK;
 }
 
+/* matmul_kernel's path (om_op.choose): mm_packed's, else om_sgemm, om_dgemm or the integer
+ * loop by the element type */
+static void matmul_choose(const om_ctx *c, om_choice *ch)
+{
+	om_ctx lc = *c;
+	mm_geom g = {0};
+	if (mm_geometry(&lc, &g))
+		return;
+	const int32_t dt = c->in[0]->dtype;
+	const bool fused = c->op->param == MM_FUSED;
+	const bool tbatch_b = fused && om_attr_int(c->node, "transBatchB", 0);
+	om_gemm_b pb;
+	if (dt == OM_FLOAT || dt == OM_FLOAT16 || dt == OM_BFLOAT16)
+		ch->name = mm_packable(c, &g, tbatch_b, &pb) &&
+				   om_gemm_packed_takes(c, 1, &pb, g.fold ? g.nbatch * g.M : g.M)
+			   ? MM_PACKED
+			   : MM_SGEMM;
+	else
+		ch->name = dt == OM_DOUBLE ? MM_DGEMM : MM_INT;
+}
+
 /* MatMul, and FusedMatMul (alpha, transposes) */
 static om_kind matmul_kernel(om_ctx *c)
 {
@@ -409,6 +452,7 @@ static om_kind matmul_kernel(om_ctx *c)
 		return rc;
 	}
 	default:
+		om_ctx_chose(c, MM_INT);
 		matmul_int(&g, a, b, y);
 		return OM_OK;
 	}
@@ -500,26 +544,59 @@ static void gemm_int(const gemm_geom *g, const om_tensor *a, const om_tensor *b,
  * constant (gemm_packed.h), else om_sgemm */
 enum { GEMV_MIN = 16384 }; /* multiply-adds from which one row takes om_sgemv_fast */
 
+/* whether one row goes through om_sgemv_fast (which takes a B stored K x N only when beta
+ * is 0) */
+static bool gemm_gemv(const om_ctx *c, const gemm_geom *g, float beta)
+{
+	return !c->exact && g->M == 1 && g->N * g->K >= GEMV_MIN && (g->tb || beta == 0);
+}
+
 static om_kind gemm_float(om_ctx *c, const gemm_geom *g, float alpha, const float *A,
 			  int64_t lda, const float *B, int64_t ldb, float beta, float *Y)
 {
-	if (!c->exact && g->M == 1 && g->N * g->K >= GEMV_MIN) {
+	if (gemm_gemv(c, g, beta)) {
 		float *buf = g->ta ? malloc(sizeof(float) * (size_t)g->K) : NULL;
 		const bool done = (!g->ta || buf) &&
 				  om_sgemv_fast(c->threads, g->tb, g->N, g->K, alpha, A,
 						g->ta ? lda : 1, B, ldb, beta, Y, buf);
 		free(buf);
-		if (done)
+		if (done) {
+			om_ctx_chose(c, MM_GEMV);
 			return OM_OK;
+		}
 	}
 	const om_gemm_b pb = {.tb = g->tb, .count = 1, .K = g->K, .N = g->N, .ldb = ldb,
 			      .bstride = g->K * g->N, .B = B};
 	om_gemm_packed *pk = g->K * g->N > 0 ? om_gemm_packed_get(c, 1, &pb, g->M) : NULL;
 	om_kind rc = OM_OK;
-	if (!pk || !om_gemm_packed_mul(c, pk, 0, g->ta, g->M, alpha, A, lda, beta, Y, g->N, &rc))
-		om_sgemm(c->exact, g->ta, g->tb, g->M, g->N, g->K, alpha, A, lda, B, ldb, beta, Y,
-			 g->N);
+	if (pk && om_gemm_packed_mul(c, pk, 0, g->ta, g->M, alpha, A, lda, beta, Y, g->N, &rc)) {
+		om_ctx_chose(c, MM_PACKED);
+		return rc;
+	}
+	om_ctx_chose(c, MM_SGEMM);
+	om_sgemm(c->exact, g->ta, g->tb, g->M, g->N, g->K, alpha, A, lda, B, ldb, beta, Y, g->N);
 	return rc;
+}
+
+/* gemm_kernel's path (om_op.choose): gemm_float's for the float types (one row through
+ * om_sgemv_fast, B packed, else om_sgemm), om_dgemm or the integer loop */
+static void gemm_choose(const om_ctx *c, om_choice *ch)
+{
+	om_ctx lc = *c;
+	gemm_geom g = {0};
+	if (gemm_geometry(&lc, &g))
+		return;
+	const int32_t dt = c->in[0]->dtype;
+	if (dt != OM_FLOAT && dt != OM_FLOAT16 && dt != OM_BFLOAT16) {
+		ch->name = dt == OM_DOUBLE ? MM_DGEMM : MM_INT;
+		return;
+	}
+	const float beta = g.cm ? om_attr_float(c->node, "beta", 1.0f) : 0.0f;
+	const om_gemm_b pb = {.tb = g.tb, .count = 1, .K = g.K, .N = g.N,
+			      .ldb = c->in[1]->dims[1], .bstride = g.K * g.N};
+	ch->name = gemm_gemv(c, &g, beta) ? MM_GEMV
+		   : g.K * g.N > 0 && om_gemm_packed_takes(c, 1, &pb, g.M) ? MM_PACKED
+									     : MM_SGEMM;
 }
 
 static om_kind gemm_kernel(om_ctx *c)
@@ -541,6 +618,7 @@ static om_kind gemm_kernel(om_ctx *c)
 	case OM_DOUBLE:
 		if (beta != 0)
 			fill_c(&g, cc->data, y->data, 8);
+		om_ctx_chose(c, MM_DGEMM);
 		om_dgemm(c->exact, g.ta, g.tb, g.M, g.N, g.K, alpha, a->data, lda, b->data, ldb,
 			 beta, y->data, g.N);
 		return OM_OK;
@@ -560,6 +638,7 @@ static om_kind gemm_kernel(om_ctx *c)
 		return rc;
 	}
 	default:
+		om_ctx_chose(c, MM_INT);
 		gemm_int(&g, a, b, cc, y, alpha, beta);
 		return OM_OK;
 	}
@@ -684,13 +763,15 @@ static const om_sig sig_Det_11 = {11, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x0, 0x0, 
 
 static const om_op rows[] = {
 	{"MatMul", "", 1, matmul_infer, matmul_kernel, OM_OP_EXACT, &sig_MatMul_1, OM_OPC_MATMUL,
-	 NULL, MM_PLAIN},
-	{"Gemm", "", 7, gemm_infer, gemm_kernel, OM_OP_EXACT, &sig_Gemm_7, OM_OPC_GEMM, NULL, 0},
+	 NULL, MM_PLAIN, matmul_choose},
+	{"Gemm", "", 7, gemm_infer, gemm_kernel, OM_OP_EXACT, &sig_Gemm_7, OM_OPC_GEMM, NULL, 0,
+	 gemm_choose},
 	{"MatMulInteger", "", 10, matmul_infer, matmul_integer_kernel, OM_OP_EXACT,
-	 &sig_MatMulInteger_10, OM_OPC_NONE, NULL, MM_INTEGER},
+	 &sig_MatMulInteger_10, OM_OPC_NONE, NULL, MM_INTEGER, NULL},
 	{"FusedMatMul", "com.microsoft", 1, matmul_infer, matmul_kernel, OM_OP_EXACT,
-	 &sig_ms_FusedMatMul_1, OM_OPC_MS_FUSED_MATMUL, NULL, MM_FUSED},
-	{"Det", "", 11, det_infer, det_kernel, OM_OP_EXACT, &sig_Det_11, OM_OPC_NONE, NULL, 0},
+	 &sig_ms_FusedMatMul_1, OM_OPC_MS_FUSED_MATMUL, NULL, MM_FUSED, matmul_choose},
+	{"Det", "", 11, det_infer, det_kernel, OM_OP_EXACT, &sig_Det_11, OM_OPC_NONE, NULL, 0,
+	 NULL},
 };
 
 const om_op_table om_ops_linalg = OM_TABLE(rows);

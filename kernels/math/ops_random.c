@@ -133,17 +133,17 @@ static const om_sig sig_Multinomial_7 = {7, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x0, 0x0,
 
 static const om_op rows[] = {
 	{"RandomNormal", "", 1, random_infer, NULL, OM_OP_RANDOM, &sig_RandomNormal_1, OM_OPC_NONE,
-	 NULL, 0},
+	 NULL, 0, NULL},
 	{"RandomUniform", "", 1, random_infer, NULL, OM_OP_RANDOM, &sig_RandomUniform_1,
-	 OM_OPC_NONE, NULL, 0},
+	 OM_OPC_NONE, NULL, 0, NULL},
 	{"RandomNormalLike", "", 1, like_infer, NULL, OM_OP_RANDOM, &sig_RandomNormalLike_1,
-	 OM_OPC_NONE, NULL, 0},
+	 OM_OPC_NONE, NULL, 0, NULL},
 	{"RandomUniformLike", "", 1, like_infer, NULL, OM_OP_RANDOM, &sig_RandomUniformLike_1,
-	 OM_OPC_NONE, NULL, 0},
+	 OM_OPC_NONE, NULL, 0, NULL},
 	{"Bernoulli", "", 15, like_infer, NULL, OM_OP_RANDOM, &sig_Bernoulli_15, OM_OPC_NONE, NULL,
-	 0},
+	 0, NULL},
 	{"Multinomial", "", 7, multinomial_infer, NULL, OM_OP_RANDOM, &sig_Multinomial_7,
-	 OM_OPC_NONE, NULL, 0},
+	 OM_OPC_NONE, NULL, 0, NULL},
 };
 
 const om_op_table om_ops_random = OM_TABLE(rows);

@@ -487,9 +487,10 @@ static om_kind cum_kernel(om_ctx *c)
 
 /* a Reduce op's two rows: axes an attribute, then (from SINCE2) an input */
 #define RED_ROWS(NAME, SINCE2, CODE, KIND)                                                  \
-	{#NAME, "", 1, red_infer, red_kernel, OM_OP_EXACT, &sig_##NAME##_1, CODE, NULL, KIND},  \
+	{#NAME, "", 1, red_infer, red_kernel, OM_OP_EXACT, &sig_##NAME##_1, CODE, NULL, KIND,   \
+	 NULL},                                                                                 \
 	{#NAME, "", SINCE2, red_infer, red_kernel, OM_OP_EXACT, &sig_##NAME##_##SINCE2, CODE,   \
-	 NULL, (KIND) | RED_AXES_INPUT}
+	 NULL, (KIND) | RED_AXES_INPUT, NULL}
 
 /* ---- signatures (scripts/gen_signatures.py; ONNX docs/Changelog.md) ---- */
 
@@ -698,13 +699,13 @@ static const om_op rows[] = {
 	RED_ROWS(ReduceLogSumExp, 18, OM_OPC_NONE, R_LSE),
 	RED_ROWS(ReduceSumSquare, 18, OM_OPC_NONE, R_SUMSQ),
 	{"ArgMax", "", 1, arg_infer, arg_kernel, OM_OP_EXACT, &sig_ArgMax_1, OM_OPC_NONE, NULL,
-	 ARG_MAX},
+	 ARG_MAX, NULL},
 	{"ArgMin", "", 1, arg_infer, arg_kernel, OM_OP_EXACT, &sig_ArgMin_1, OM_OPC_NONE, NULL,
-	 ARG_MIN},
+	 ARG_MIN, NULL},
 	{"CumSum", "", 11, cum_infer, cum_kernel, OM_OP_EXACT, &sig_CumSum_11, OM_OPC_NONE, NULL,
-	 CUM_SUM},
+	 CUM_SUM, NULL},
 	{"CumProd", "", 26, cum_infer, cum_kernel, OM_OP_EXACT, &sig_CumProd_26, OM_OPC_NONE, NULL,
-	 CUM_PROD},
+	 CUM_PROD, NULL},
 };
 
 const om_op_table om_ops_reduce = OM_TABLE(rows);

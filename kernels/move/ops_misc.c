@@ -398,17 +398,17 @@ static const om_sig sig_CenterCropPad_18 = {18, 2, 2, 1, 1, 0x0, 0x0, 0x1, 0x1, 
 
 static const om_op rows[] = {
 	{"DepthToSpace", "", 1, d2s_infer, d2s_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
-	 &sig_DepthToSpace_1, OM_OPC_NONE, NULL, D2S_TO_SPACE},
+	 &sig_DepthToSpace_1, OM_OPC_NONE, NULL, D2S_TO_SPACE, NULL},
 	{"SpaceToDepth", "", 1, d2s_infer, d2s_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
-	 &sig_SpaceToDepth_1, OM_OPC_NONE, NULL, D2S_TO_DEPTH},
+	 &sig_SpaceToDepth_1, OM_OPC_NONE, NULL, D2S_TO_DEPTH, NULL},
 	{"Compress", "", 9, compress_infer, compress_kernel, OM_OP_EXACT | OM_OP_DATA_DEPENDENT,
-	 &sig_Compress_9, OM_OPC_NONE, NULL, 0},
+	 &sig_Compress_9, OM_OPC_NONE, NULL, 0, NULL},
 	{"ReverseSequence", "", 10, rs_infer, rs_kernel, OM_OP_EXACT, &sig_ReverseSequence_10,
-	 OM_OPC_NONE, NULL, 0},
+	 OM_OPC_NONE, NULL, 0, NULL},
 	{"EyeLike", "", 9, eye_infer, eye_kernel, OM_OP_EXACT, &sig_EyeLike_9, OM_OPC_NONE, NULL,
-	 0},
+	 0, NULL},
 	{"CenterCropPad", "", 18, ccp_infer, ccp_kernel, OM_OP_EXACT, &sig_CenterCropPad_18,
-	 OM_OPC_NONE, NULL, 0},
+	 OM_OPC_NONE, NULL, 0, NULL},
 };
 
 const om_op_table om_ops_misc = OM_TABLE(rows);

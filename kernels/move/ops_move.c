@@ -1,5 +1,6 @@
 /* ops_move.c — Transpose Concat Split Expand Tile Trilu, and the table with Slice and Pad
  * (seed §2; Slice §3 in slice.c, Pad §4 in pad.c). */
+#include <stdio.h>
 #include <string.h>
 
 #include "move.h"
@@ -65,6 +66,31 @@ static om_kind transpose_infer(om_ctx *c)
 	return OM_OK;
 }
 
+/* The move om_transpose makes of input 0 (om_op.choose), and in how what it moves after
+ * merging: "moves as rank 3 (1,0,2) merged" */
+static void transpose_choose(const om_ctx *c, om_choice *ch)
+{
+	om_ctx lc = *c;
+	int32_t perm[OM_MAX_RANK];
+	int64_t dims[OM_MAX_RANK];
+	const om_tensor *x = c->nin > 0 ? c->in[0] : NULL;
+	if (!x || x->rank < 0 || x->rank > OM_MAX_RANK || transpose_perm(&lc, perm))
+		return;
+	int32_t r = x->rank;
+	for (int32_t i = 0; i < r; i++)
+		dims[i] = x->dims[i];
+	const enum om_transpose_move mv = om_transpose_plan(&r, dims, perm);
+	ch->name = om_transpose_move_names[mv];
+	if (mv == OM_TRANSPOSE_EMPTY)
+		return;
+	const size_t size = sizeof ch->how;
+	int len = snprintf(ch->how, size, "moves as rank %d (", r);
+	for (int32_t i = 0; i < r && len > 0 && (size_t)len < size; i++)
+		len += snprintf(ch->how + len, size - (size_t)len, i ? ",%d" : "%d", perm[i]);
+	if (len > 0 && (size_t)len < size)
+		snprintf(ch->how + len, size - (size_t)len, ")%s", r < x->rank ? " merged" : "");
+}
+
 static om_kind transpose_move(om_ctx *c)
 {
 	int32_t perm[OM_MAX_RANK];
@@ -72,6 +98,11 @@ static om_kind transpose_move(om_ctx *c)
 	if (rc)
 		return rc;
 	const om_tensor *x = c->in[0];
+	if (c->impl) { /* the step's run-time record: transpose_choose's name */
+		om_choice ch = {0};
+		transpose_choose(c, &ch);
+		om_ctx_chose(c, ch.name);
+	}
 	om_transpose(c->out[0]->data, x->data, om_move_size(x->dtype), x->rank, x->dims, perm);
 	return OM_OK;
 }
@@ -610,28 +641,30 @@ static const om_sig sig_Trilu_14 = {14, 1, 2, 1, 1, 0x2, 0x0, 0x1, 0x1, 0x1, 0x1
 
 static const om_op rows[] = {
 	{"Transpose", "", 1, transpose_infer, transpose_kernel, COPY, &sig_Transpose_1,
-	 OM_OPC_TRANSPOSE, NULL, 0},
+	 OM_OPC_TRANSPOSE, NULL, 0, transpose_choose},
 	{"Concat", "", 1, concat_infer, concat_kernel, COPY | OM_OP_SAME_SHAPE_COPY, &sig_Concat_1,
-	 OM_OPC_NONE, concat_layout, 0},
-	{"Split", "", 1, split_infer, split_kernel, COPY, &sig_Split_1, OM_OPC_NONE, NULL, 0},
+	 OM_OPC_NONE, concat_layout, 0, NULL},
+	{"Split", "", 1, split_infer, split_kernel, COPY, &sig_Split_1, OM_OPC_NONE, NULL, 0, NULL},
 	{"Split", "", 13, split_infer, split_kernel, COPY, &sig_Split_13, OM_OPC_NONE, NULL,
-	 SPLIT_INPUT},
+	 SPLIT_INPUT, NULL},
 	{"Split", "", 18, split_infer, split_kernel, COPY, &sig_Split_18, OM_OPC_NONE, NULL,
-	 SPLIT_INPUT | SPLIT_UNEVEN},
+	 SPLIT_INPUT | SPLIT_UNEVEN, NULL},
 	{"Slice", "", 1, om_slice_infer, slice_kernel, COPY, &sig_Slice_1, OM_OPC_SLICE, NULL,
-	 OM_SLICE_ATTRS},
+	 OM_SLICE_ATTRS, NULL},
 	{"Slice", "", 10, om_slice_infer, slice_kernel, COPY, &sig_Slice_10, OM_OPC_SLICE, NULL,
-	 OM_SLICE_INPUTS},
+	 OM_SLICE_INPUTS, NULL},
 	{"Expand", "", 8, expand_infer, expand_kernel, COPY | OM_OP_SAME_SHAPE_COPY, &sig_Expand_8,
-	 OM_OPC_EXPAND, NULL, 0},
+	 OM_OPC_EXPAND, NULL, 0, NULL},
 	{"Tile", "", 6, tile_infer, tile_kernel, COPY | OM_OP_SAME_SHAPE_COPY, &sig_Tile_6,
-	 OM_OPC_NONE, NULL, 0},
+	 OM_OPC_NONE, NULL, 0, NULL},
 	{"Pad", "", 1, om_pad_infer, pad_kernel, COPY, &sig_Pad_1, OM_OPC_PAD, NULL,
-	 OM_PAD_PADDINGS},
-	{"Pad", "", 2, om_pad_infer, pad_kernel, COPY, &sig_Pad_2, OM_OPC_PAD, NULL, OM_PAD_ATTRS},
+	 OM_PAD_PADDINGS, NULL},
+	{"Pad", "", 2, om_pad_infer, pad_kernel, COPY, &sig_Pad_2, OM_OPC_PAD, NULL, OM_PAD_ATTRS,
+	 NULL},
 	{"Pad", "", 11, om_pad_infer, pad_kernel, COPY, &sig_Pad_11, OM_OPC_PAD, NULL,
-	 OM_PAD_INPUTS},
-	{"Trilu", "", 14, trilu_infer, trilu_kernel, COPY, &sig_Trilu_14, OM_OPC_NONE, NULL, 0},
+	 OM_PAD_INPUTS, NULL},
+	{"Trilu", "", 14, trilu_infer, trilu_kernel, COPY, &sig_Trilu_14, OM_OPC_NONE, NULL, 0,
+	 NULL},
 };
 
 const om_op_table om_ops_move = OM_TABLE(rows);

@@ -43,6 +43,21 @@ int32_t om_transpose_merge(int32_t rank, int64_t *dims, int32_t *perm)
 	return ng;
 }
 
+const char *const om_transpose_move_names[4] = {"empty", "copy", "runs", "tiles-32x32"};
+
+enum om_transpose_move om_transpose_plan(int32_t *rank, int64_t *dims, int32_t *perm)
+{
+	int64_t numel = 1;
+	for (int32_t i = 0; i < *rank; i++)
+		numel *= dims[i];
+	if (numel <= 0)
+		return OM_TRANSPOSE_EMPTY;
+	const int32_t r = *rank = om_transpose_merge(*rank, dims, perm);
+	if (r <= 1)
+		return OM_TRANSPOSE_COPY;
+	return perm[r - 1] == r - 1 ? OM_TRANSPOSE_RUNS : OM_TRANSPOSE_TILES;
+}
+
 /* one tile: its source rows are read whole into buf, then written out transposed, so both
  * the reads and the writes of the large arrays are contiguous runs */
 #define TILE_LOOP(SZ)                                                                           \
@@ -93,10 +108,11 @@ void om_transpose(void *dst, const void *src, size_t size, int32_t rank, const i
 		p[i] = perm[i];
 		numel *= dims[i];
 	}
-	if (numel <= 0)
+	int32_t r = rank;
+	const enum om_transpose_move how = om_transpose_plan(&r, d, p);
+	if (how == OM_TRANSPOSE_EMPTY)
 		return;
-	const int32_t r = om_transpose_merge(rank, d, p);
-	if (r <= 1) {
+	if (how == OM_TRANSPOSE_COPY) {
 		om_move_n(dst, src, size, numel);
 		return;
 	}
@@ -106,7 +122,7 @@ void om_transpose(void *dst, const void *src, size_t size, int32_t rank, const i
 		odims[i] = d[p[i]];
 		sstr[i] = istr[p[i]];
 	}
-	if (p[r - 1] == r - 1) { /* innermost axis stays: contiguous runs */
+	if (how == OM_TRANSPOSE_RUNS) { /* innermost axis stays: contiguous runs */
 		om_strided_copy(dst, src, size, r, odims, sstr);
 		return;
 	}

@@ -16,4 +16,15 @@ void om_transpose(void *dst, const void *src, size_t size, int32_t rank, const i
  *  that om_transpose actually moves (`omopt dot --plan` shows them). */
 int32_t om_transpose_merge(int32_t rank, int64_t *dims, int32_t *perm);
 
+/* How om_transpose moves an array: not at all (no elements), one copy (a merged rank of 1 or
+ * less), strided copies of runs (the innermost axis stays), or 32x32 tiles */
+enum om_transpose_move {
+	OM_TRANSPOSE_EMPTY, OM_TRANSPOSE_COPY, OM_TRANSPOSE_RUNS, OM_TRANSPOSE_TILES
+};
+/* Their names, as the Transpose step records them (om_op.choose, om_ctx_chose) */
+extern const char *const om_transpose_move_names[4];
+/** The move om_transpose makes of an array of *rank dims, perm: unless it is empty, *rank,
+ *  dims and perm are merged in place (om_transpose_merge) */
+enum om_transpose_move om_transpose_plan(int32_t *rank, int64_t *dims, int32_t *perm);
+
 #endif

@@ -479,9 +479,9 @@ static const om_sig sig_RotaryEmbedding_23 = {23, 3, 4, 1, 1, 0x8, 0x0, 0x7, 0x1
 
 static const om_op rows[] = {
 	{"Attention", "", 23, attention_infer, attention_kernel, OM_OP_EXACT, &sig_Attention_23,
-	 OM_OPC_NONE, NULL, 0},
+	 OM_OPC_NONE, NULL, 0, NULL},
 	{"RotaryEmbedding", "", 23, rope_infer, rope_kernel, OM_OP_EXACT, &sig_RotaryEmbedding_23,
-	 OM_OPC_NONE, NULL, 0},
+	 OM_OPC_NONE, NULL, 0, NULL},
 };
 
 const om_op_table om_ops_attention = OM_TABLE(rows);

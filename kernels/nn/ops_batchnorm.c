@@ -315,11 +315,11 @@ static const om_sig sig_BatchNormalization_14 = {14, 5, 5, 1, 3, 0x0, 0x6, 0x1f,
 
 static const om_op rows[] = {
 	{"BatchNormalization", "", 7, bn_infer, bn_kernel, BN_FLAGS, &sig_BatchNormalization_7,
-	 OM_OPC_BATCH_NORM, bn_layout, BN_SPATIAL},
+	 OM_OPC_BATCH_NORM, bn_layout, BN_SPATIAL, NULL},
 	{"BatchNormalization", "", 9, bn_infer, bn_kernel, BN_FLAGS, &sig_BatchNormalization_9,
-	 OM_OPC_BATCH_NORM, bn_layout, 0},
+	 OM_OPC_BATCH_NORM, bn_layout, 0, NULL},
 	{"BatchNormalization", "", 14, bn_infer, bn_kernel, BN_FLAGS, &sig_BatchNormalization_14,
-	 OM_OPC_BATCH_NORM, bn_layout, BN_TRAINING},
+	 OM_OPC_BATCH_NORM, bn_layout, BN_TRAINING, NULL},
 };
 
 const om_op_table om_ops_batchnorm = OM_TABLE(rows);

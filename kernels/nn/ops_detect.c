@@ -377,11 +377,11 @@ static const om_sig sig_RoiAlign_16 = {16, 3, 3, 1, 1, 0x0, 0x0, 0x3, 0x1, 0x0, 
 
 static const om_op rows[] = {
 	{"NonMaxSuppression", "", 10, nms_infer, nms_kernel, OM_OP_EXACT | OM_OP_DATA_DEPENDENT,
-	 &sig_NonMaxSuppression_10, OM_OPC_NONE, NULL, 0},
+	 &sig_NonMaxSuppression_10, OM_OPC_NONE, NULL, 0, NULL},
 	{"RoiAlign", "", 10, roi_infer, roi_kernel, OM_OP_EXACT | OM_OP_LAYOUT, &sig_RoiAlign_10,
-	 OM_OPC_NONE, NULL, 0},
+	 OM_OPC_NONE, NULL, 0, NULL},
 	{"RoiAlign", "", 16, roi_infer, roi_kernel, OM_OP_EXACT | OM_OP_LAYOUT, &sig_RoiAlign_16,
-	 OM_OPC_NONE, NULL, ROI_HALF_PIXEL},
+	 OM_OPC_NONE, NULL, ROI_HALF_PIXEL, NULL},
 };
 
 const om_op_table om_ops_detect = OM_TABLE(rows);

@@ -198,8 +198,17 @@ static om_kind global_blocked(om_ctx *c)
 	return OM_OK;
 }
 
+/* global_kernel's path (om_op.choose): the planner's layout decides */
+static void global_choose(const om_ctx *c, om_choice *ch)
+{
+	ch->name = c->blocked ? OM_POOL_BLOCKED : "plain";
+}
+
 static om_kind global_kernel(om_ctx *c)
 {
+	om_choice ch = {0};
+	global_choose(c, &ch);
+	om_ctx_chose(c, ch.name);
 	if (c->blocked)
 		return global_blocked(c);
 	if (c->in[0]->dtype != OM_FLOAT)
@@ -238,11 +247,11 @@ static const om_sig sig_GlobalLpPool_1 = {1, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x0
 
 static const om_op rows[] = {
 	{"GlobalMaxPool", "", 1, global_infer, global_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
-	 &sig_GlobalMaxPool_1, OM_OPC_NONE, global_layout, POOL_MAX},
+	 &sig_GlobalMaxPool_1, OM_OPC_NONE, global_layout, POOL_MAX, global_choose},
 	{"GlobalAveragePool", "", 1, global_infer, global_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
-	 &sig_GlobalAveragePool_1, OM_OPC_NONE, global_layout, POOL_AVG},
+	 &sig_GlobalAveragePool_1, OM_OPC_NONE, global_layout, POOL_AVG, global_choose},
 	{"GlobalLpPool", "", 1, global_infer, global_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
-	 &sig_GlobalLpPool_1, OM_OPC_NONE, NULL, POOL_LP},
+	 &sig_GlobalLpPool_1, OM_OPC_NONE, NULL, POOL_LP, NULL},
 };
 
 const om_op_table om_ops_global_pool = OM_TABLE(rows);

@@ -100,11 +100,11 @@ static const om_sig sig_GroupNormalization_21 = {21, 3, 3, 1, 1, 0x0, 0x0, 0x7, 
 
 static const om_op rows[] = {
 	{"InstanceNormalization", "", 6, gn_infer, gn_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
-	 &sig_InstanceNormalization_6, OM_OPC_NONE, NULL, 0},
+	 &sig_InstanceNormalization_6, OM_OPC_NONE, NULL, 0, NULL},
 	{"GroupNormalization", "", 18, gn_infer, gn_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
-	 &sig_GroupNormalization_18, OM_OPC_NONE, NULL, GN_GROUP | GN_PER_GROUP},
+	 &sig_GroupNormalization_18, OM_OPC_NONE, NULL, GN_GROUP | GN_PER_GROUP, NULL},
 	{"GroupNormalization", "", 21, gn_infer, gn_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
-	 &sig_GroupNormalization_21, OM_OPC_NONE, NULL, GN_GROUP},
+	 &sig_GroupNormalization_21, OM_OPC_NONE, NULL, GN_GROUP, NULL},
 };
 
 const om_op_table om_ops_groupnorm = OM_TABLE(rows);

@@ -294,11 +294,11 @@ static const om_sig sig_RMSNormalization_23 = {23, 2, 2, 1, 1, 0x0, 0x0, 0x3, 0x
 
 static const om_op rows[] = {
 	{"SkipLayerNormalization", "com.microsoft", 1, om_skip_ln_infer, om_skip_ln_kernel,
-	 OM_OP_EXACT, &sig_ms_SkipLayerNormalization_1, OM_OPC_MS_SKIP_LAYER_NORM, NULL, 0},
+	 OM_OP_EXACT, &sig_ms_SkipLayerNormalization_1, OM_OPC_MS_SKIP_LAYER_NORM, NULL, 0, NULL},
 	{"LayerNormalization", "", 1, om_ln_infer, om_ln_kernel, OM_OP_EXACT,
-	 &sig_LayerNormalization_1, OM_OPC_LAYER_NORM, NULL, 0},
+	 &sig_LayerNormalization_1, OM_OPC_LAYER_NORM, NULL, 0, NULL},
 	{"RMSNormalization", "", 23, om_ln_infer, om_ln_kernel, OM_OP_EXACT,
-	 &sig_RMSNormalization_23, OM_OPC_NONE, NULL, LN_RMS},
+	 &sig_RMSNormalization_23, OM_OPC_NONE, NULL, LN_RMS, NULL},
 };
 
 const om_op_table om_ops_layernorm = OM_TABLE(rows);

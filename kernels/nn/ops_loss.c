@@ -173,9 +173,9 @@ static const om_sig sig_SoftmaxCrossEntropyLoss_12 = {12, 2, 3, 1, 2, 0x4, 0x2, 
 
 static const om_op rows[] = {
 	{"NegativeLogLikelihoodLoss", "", 12, loss_infer, loss_kernel, OM_OP_EXACT,
-	 &sig_NegativeLogLikelihoodLoss_12, OM_OPC_NONE, NULL, LOSS_NLL},
+	 &sig_NegativeLogLikelihoodLoss_12, OM_OPC_NONE, NULL, LOSS_NLL, NULL},
 	{"SoftmaxCrossEntropyLoss", "", 12, loss_infer, loss_kernel, OM_OP_EXACT,
-	 &sig_SoftmaxCrossEntropyLoss_12, OM_OPC_NONE, NULL, LOSS_SCE},
+	 &sig_SoftmaxCrossEntropyLoss_12, OM_OPC_NONE, NULL, LOSS_SCE, NULL},
 };
 
 const om_op_table om_ops_loss = OM_TABLE(rows);

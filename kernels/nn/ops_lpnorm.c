@@ -74,7 +74,7 @@ static const om_sig sig_LpNormalization_1 = {1, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 
 
 static const om_op rows[] = {
 	{"LpNormalization", "", 1, lp_infer, lp_kernel, OM_OP_EXACT, &sig_LpNormalization_1,
-	 OM_OPC_NONE, NULL, 0},
+	 OM_OPC_NONE, NULL, 0, NULL},
 };
 
 const om_op_table om_ops_lpnorm = OM_TABLE(rows);

@@ -93,7 +93,7 @@ static const om_sig sig_LRN_1 = {1, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x0, 0x0, at
 
 static const om_op rows[] = {
 	{"LRN", "", 1, lrn_infer, lrn_kernel, OM_OP_EXACT | OM_OP_LAYOUT, &sig_LRN_1, OM_OPC_NONE,
-	 NULL, 0},
+	 NULL, 0, NULL},
 };
 
 const om_op_table om_ops_lrn = OM_TABLE(rows);

@@ -112,7 +112,7 @@ static const om_sig sig_MeanVarianceNormalization_9 = {9, 1, 1, 1, 1, 0x0, 0x0, 
 
 static const om_op rows[] = {
 	{"MeanVarianceNormalization", "", 9, mvn_infer, mvn_kernel, OM_OP_EXACT,
-	 &sig_MeanVarianceNormalization_9, OM_OPC_NONE, NULL, 0},
+	 &sig_MeanVarianceNormalization_9, OM_OPC_NONE, NULL, 0, NULL},
 };
 
 const om_op_table om_ops_mvn = OM_TABLE(rows);

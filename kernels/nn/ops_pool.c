@@ -44,6 +44,21 @@ static void pool_layout(const om_ctx *c, om_layout_req *r)
 	r->may = r->tied = OM_LAYOUT_IN(0) | OM_LAYOUT_OUT(0);
 }
 
+/* pool_kernel's path for the shapes in c (om_op.choose) */
+static void pool_choose(const om_ctx *c, om_choice *ch)
+{
+	om_ctx lc = *c;
+	om_spatial sp;
+	if (c->blocked)
+		ch->name = OM_POOL_BLOCKED;
+	else if (om_pool_geometry(&lc, &sp))
+		return;
+	else if (om_pool_via_takes(c, &sp))
+		ch->name = OM_POOL_VIA;
+	else
+		ch->name = om_pool_path_names[om_pool_plain_path(c, &sp)];
+}
+
 static om_kind pool_kernel(om_ctx *c)
 {
 	if (c->blocked)
@@ -148,11 +163,11 @@ static const om_sig sig_LpPool_1 = {1, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x0, 0x0,
 
 static const om_op rows[] = {
 	{"MaxPool", "", 1, pool_infer, pool_kernel, OM_OP_EXACT | OM_OP_LAYOUT, &sig_MaxPool_1,
-	 OM_OPC_NONE, pool_layout, POOL_MAX},
+	 OM_OPC_NONE, pool_layout, POOL_MAX, pool_choose},
 	{"AveragePool", "", 1, pool_infer, pool_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
-	 &sig_AveragePool_1, OM_OPC_AVERAGE_POOL, pool_layout, POOL_AVG},
+	 &sig_AveragePool_1, OM_OPC_AVERAGE_POOL, pool_layout, POOL_AVG, pool_choose},
 	{"LpPool", "", 1, pool_infer, pool_kernel, OM_OP_EXACT | OM_OP_LAYOUT, &sig_LpPool_1,
-	 OM_OPC_NONE, NULL, POOL_LP},
+	 OM_OPC_NONE, NULL, POOL_LP, pool_choose},
 };
 
 const om_op_table om_ops_pool = OM_TABLE(rows);

@@ -536,17 +536,17 @@ static const om_sig sig_Resize_19 = {19, 1, 4, 1, 1, 0xe, 0x0, 0x3, 0x1, 0x1, 0x
 /* One row per change of meaning (param: resize_plan.h's RS_ROW_* bits) */
 static const om_op rows[] = {
 	{"Upsample", "", 7, resize_infer, resize_kernel, OM_OP_EXACT, &sig_Upsample_7, OM_OPC_NONE,
-	 resize_layout, RS_ROW_LEGACY | RS_ROW_SCALES_ATTR},
+	 resize_layout, RS_ROW_LEGACY | RS_ROW_SCALES_ATTR, NULL},
 	{"Upsample", "", 9, resize_infer, resize_kernel, OM_OP_EXACT, &sig_Upsample_9, OM_OPC_NONE,
-	 resize_layout, RS_ROW_LEGACY},
+	 resize_layout, RS_ROW_LEGACY, NULL},
 	{"Resize", "", 10, resize_infer, resize_kernel, OM_OP_EXACT, &sig_Resize_10, OM_OPC_NONE,
-	 resize_layout, RS_ROW_LEGACY},
+	 resize_layout, RS_ROW_LEGACY, NULL},
 	{"Resize", "", 11, resize_infer, resize_kernel, OM_OP_EXACT, &sig_Resize_11, OM_OPC_NONE,
-	 resize_layout, 0},
+	 resize_layout, 0, NULL},
 	{"Resize", "", 18, resize_infer, resize_kernel, OM_OP_EXACT, &sig_Resize_18, OM_OPC_NONE,
-	 resize_layout, RS_ROW_18},
+	 resize_layout, RS_ROW_18, NULL},
 	{"Resize", "", 19, resize_infer, resize_kernel, OM_OP_EXACT, &sig_Resize_19, OM_OPC_NONE,
-	 resize_layout, RS_ROW_18 | RS_ROW_SYMMETRIC},
+	 resize_layout, RS_ROW_18 | RS_ROW_SYMMETRIC, NULL},
 };
 
 const om_op_table om_ops_resize = OM_TABLE(rows);

@@ -771,9 +771,10 @@ static const om_sig sig_LSTM_7 = {7, 3, 8, 0, 3, 0xf8, 0x7, 0xef, 0x7, 0x0, 0x0,
 /* ---- end of signatures ---- */
 
 static const om_op rows[] = {
-	{"RNN", "", 7, infer_rnn, kernel_rnn, OM_OP_EXACT, &sig_RNN_7, OM_OPC_NONE, NULL, 0},
-	{"GRU", "", 7, infer_gru, kernel_gru, OM_OP_EXACT, &sig_GRU_7, OM_OPC_NONE, NULL, 0},
-	{"LSTM", "", 7, infer_lstm, kernel_lstm, OM_OP_EXACT, &sig_LSTM_7, OM_OPC_NONE, NULL, 0},
+	{"RNN", "", 7, infer_rnn, kernel_rnn, OM_OP_EXACT, &sig_RNN_7, OM_OPC_NONE, NULL, 0, NULL},
+	{"GRU", "", 7, infer_gru, kernel_gru, OM_OP_EXACT, &sig_GRU_7, OM_OPC_NONE, NULL, 0, NULL},
+	{"LSTM", "", 7, infer_lstm, kernel_lstm, OM_OP_EXACT, &sig_LSTM_7, OM_OPC_NONE, NULL, 0,
+	 NULL},
 };
 
 const om_op_table om_ops_rnn = OM_TABLE(rows);

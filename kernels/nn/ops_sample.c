@@ -312,9 +312,9 @@ static const om_sig sig_AffineGrid_20 = {20, 2, 2, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x1
 
 static const om_op rows[] = {
 	{"GridSample", "", 16, gs_infer, gs_kernel, OM_OP_EXACT | OM_OP_LAYOUT, &sig_GridSample_16,
-	 OM_OPC_NONE, NULL, 0},
+	 OM_OPC_NONE, NULL, 0, NULL},
 	{"AffineGrid", "", 20, ag_infer, ag_kernel, OM_OP_EXACT, &sig_AffineGrid_20, OM_OPC_NONE,
-	 NULL, 0},
+	 NULL, 0, NULL},
 };
 
 const om_op_table om_ops_sample = OM_TABLE(rows);

@@ -106,7 +106,7 @@ static const om_sig sig_MaxUnpool_9 = {9, 2, 3, 1, 1, 0x4, 0x0, 0x1, 0x1, 0x0, 0
 
 static const om_op rows[] = {
 	{"MaxUnpool", "", 9, unpool_infer, unpool_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
-	 &sig_MaxUnpool_9, OM_OPC_NONE, NULL, 0},
+	 &sig_MaxUnpool_9, OM_OPC_NONE, NULL, 0, NULL},
 };
 
 const om_op_table om_ops_unpool = OM_TABLE(rows);

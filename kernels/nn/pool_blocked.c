@@ -322,6 +322,7 @@ om_kind om_pool_blocked(om_ctx *c)
 	const int64_t b = X->rank == 5 ? X->dims[4] : 0;
 	if (c->blocked != (OM_LAYOUT_IN(0) | OM_LAYOUT_OUT(0)) || b < 1)
 		return om_error(c->st, OM_ERR_INTERNAL, c->node, "blocked pool: X and Y");
+	om_ctx_chose(c, OM_POOL_BLOCKED);
 	const om_tensor lx = om_layout_logical(X, X->dims[1] * b);
 	const om_tensor *in[1] = {&lx};
 	om_ctx lc = *c;
@@ -386,25 +387,34 @@ __attribute__((target("avx512f"))) static void pool_via_piece(void *arg, int64_t
 }
 
 /* false when the case is not pool_via_piece's (*rc: an error, else OM_OK) */
+bool om_pool_via_takes(const om_ctx *c, const om_spatial *sp)
+{
+	const om_tensor *X = c->in[0];
+	if (c->exact || X->dtype != OM_FLOAT || X->rank != 4 || om_pool_kind(c) == POOL_LP ||
+	    (c->nout > 1 && c->out[1]) || !__builtin_cpu_supports("avx512f") ||
+	    !om_tensor_numel(X) || !om_tensor_numel(c->out[0]) ||
+	    X->dims[2] * X->dims[3] > VIA_FLOATS / VIA_LANES)
+		return false;
+	/* the plain kernels' max_plane_s1 stays */
+	return !sp || om_pool_plain_path(c, sp) != POOL_PATH_MAX_PLANE;
+}
+
 bool om_pool_via_blocks(om_ctx *c, om_kind *rc)
 {
 	const om_tensor *X = c->in[0];
 	const enum pool_kind kind = om_pool_kind(c);
 	*rc = OM_OK;
-	if (c->exact || X->dtype != OM_FLOAT || X->rank != 4 || kind == POOL_LP ||
-	    (c->nout > 1 && c->out[1]) || !__builtin_cpu_supports("avx512f") ||
-	    !om_tensor_numel(X) || !om_tensor_numel(c->out[0]) ||
-	    X->dims[2] * X->dims[3] > VIA_FLOATS / VIA_LANES)
+	if (!om_pool_via_takes(c, NULL))
 		return false;
 	om_spatial sp;
 	pool3 g;
 	if ((*rc = om_pool_geometry(c, &sp)))
 		return true;
-	if (kind == POOL_MAX && sp.stride[0] == 1 && sp.stride[1] == 1 && sp.dil[0] == 1 &&
-	    sp.dil[1] == 1 && sp.out[1] == sp.in[1]) /* om_pool_plain_f32's max_plane_s1 */
+	if (!om_pool_via_takes(c, &sp))
 		return false;
 	if ((*rc = om_pool3_init(c, &sp, &g)))
 		return true;
+	om_ctx_chose(c, OM_POOL_VIA);
 	pool_args pa = {kind, (int)om_attr_int(c->node, "count_include_pad", 0), 0, 2};
 	pool_via_job j = {&g, &pa, X->dims[0] * X->dims[1], g.in[1] * g.in[2],
 			  g.out[1] * g.out[2], X->data, c->out[0]->data, NULL};
@@ -423,6 +433,12 @@ bool om_pool_via_blocks(om_ctx *c, om_kind *rc)
 	return true;
 }
 #else
+bool om_pool_via_takes(const om_ctx *c, const om_spatial *sp)
+{
+	(void)c, (void)sp;
+	return false;
+}
+
 bool om_pool_via_blocks(om_ctx *c, om_kind *rc)
 {
 	(void)c;

@@ -77,12 +77,30 @@ enum { POOL_GRAIN = 1 << 15, GLOBAL_GRAIN = 1 << 17 };
 
 /* ---- the windowed pools' float32 kernels ---------------------------------------------------- */
 
-/** The plain kernels (pool_plain.c): X and Y in N, C, spatial order, float32 */
+/* The plain kernels' paths (pool_plain.c): the general window walk, MaxPool without Indices
+ * and dilations separably by rows (or over whole planes at stride 1 when the rows keep their
+ * width), AveragePool without dilations by rows (or, fast mode's 2-D, by separable planes) */
+enum pool_path {
+	POOL_PATH_GENERAL, POOL_PATH_MAX_ROWS, POOL_PATH_MAX_PLANE, POOL_PATH_AVG_ROWS,
+	POOL_PATH_AVG_PLANE, POOL_PATHS
+};
+/* Their names, as the step records them (om_ctx_chose, om_op.choose) */
+extern const char *const om_pool_path_names[POOL_PATHS];
+#define OM_POOL_BLOCKED "blocked"     /* om_pool_blocked */
+#define OM_POOL_VIA "planes-nchw16c" /* om_pool_via_blocks */
+
+/** The plain kernels' path for the pool in c of geometry sp */
+enum pool_path om_pool_plain_path(const om_ctx *c, const om_spatial *sp);
+/** The plain kernels (pool_plain.c): X and Y in N, C, spatial order, float32, by
+ *  om_pool_plain_path's path */
 om_kind om_pool_plain_f32(om_ctx *c);
 /** X and Y channel-blocked (pool_blocked.c): the planner's choice (ops_pool.c's layout) */
 om_kind om_pool_blocked(om_ctx *c);
-/** Fast mode on AVX-512 (pool_blocked.c): plain float planes pooled 16 at a time through
- *  nChw16c. False when the case is not its own (*rc OK), else true with *rc the result. */
+/** Whether fast mode on AVX-512 pools c's plain float planes 16 at a time through nChw16c
+ *  (om_pool_via_blocks), for geometry sp (NULL: the checks that need none) */
+bool om_pool_via_takes(const om_ctx *c, const om_spatial *sp);
+/** That path (pool_blocked.c). False when om_pool_via_takes says no (*rc OK), else true with
+ *  *rc the result. */
 bool om_pool_via_blocks(om_ctx *c, om_kind *rc);
 
 #endif

@@ -316,16 +316,11 @@ OM_CLONES static void avg_plane_separable(const pool3 *g, const pool_args *pa, i
 	}
 }
 
-enum {
-	POOL_PATH_GENERAL, POOL_PATH_MAX_ROWS, POOL_PATH_MAX_PLANE, POOL_PATH_AVG_ROWS,
-	POOL_PATH_AVG_PLANE
-};
-
 /* Images (image, channel) [lo, hi) of a pool, split over the run's threads: each is its own */
 typedef struct pool_job {
 	const pool3 *g;
 	const pool_args *pa;
-	int path;      /* POOL_PATH_* */
+	enum pool_path path;
 	int64_t k, s;  /* the last axis's kernel and stride (the row paths) */
 	int64_t kh;    /* the kernel along H (POOL_PATH_MAX_PLANE) */
 	int64_t isz, osz;
@@ -363,6 +358,25 @@ static void pool_piece(void *arg, int64_t lo, int64_t hi)
 	free(tmp);
 }
 
+const char *const om_pool_path_names[POOL_PATHS] = {"general", "max-rows", "max-plane",
+							  "avg-rows", "avg-plane"};
+
+enum pool_path om_pool_plain_path(const om_ctx *c, const om_spatial *sp)
+{
+	const int32_t n = sp->n;
+	bool undilated = true;
+	for (int32_t i = 0; i < n; i++)
+		undilated &= sp->dil[i] == 1;
+	if (om_pool_kind(c) == POOL_MAX && !(c->nout > 1 && c->out[1]) && undilated)
+		return n == 2 && sp->stride[0] == 1 && sp->stride[1] == 1 &&
+				       sp->out[n - 1] == sp->in[n - 1]
+			       ? POOL_PATH_MAX_PLANE
+			       : POOL_PATH_MAX_ROWS;
+	if (om_pool_kind(c) == POOL_AVG && undilated)
+		return !c->exact && n == 2 ? POOL_PATH_AVG_PLANE : POOL_PATH_AVG_ROWS;
+	return POOL_PATH_GENERAL;
+}
+
 om_kind om_pool_plain_f32(om_ctx *c)
 {
 	om_spatial sp;
@@ -376,17 +390,11 @@ om_kind om_pool_plain_f32(om_ctx *c)
 			(int)om_attr_int(c->node, "storage_order", 0),
 			om_attr_int(c->node, "p", 2)};
 	const om_tensor *X = c->in[0];
-	const bool undilated = g.dil[0] == 1 && g.dil[1] == 1 && g.dil[2] == 1;
-	pool_job j = {&g, &pa, POOL_PATH_GENERAL, sp.k[sp.n - 1], sp.stride[sp.n - 1],
+	pool_job j = {&g, &pa, om_pool_plain_path(c, &sp), sp.k[sp.n - 1], sp.stride[sp.n - 1],
 		      sp.n == 2 ? sp.k[0] : 1, g.in[0] * g.in[1] * g.in[2],
 		      g.out[0] * g.out[1] * g.out[2], X->data, c->out[0]->data,
 		      c->nout > 1 && c->out[1] ? c->out[1]->data : NULL};
-	if (pa.kind == POOL_MAX && !j.ind && undilated)
-		j.path = sp.n == 2 && sp.stride[0] == 1 && sp.stride[1] == 1 && g.out[2] == g.in[2]
-				 ? POOL_PATH_MAX_PLANE
-				 : POOL_PATH_MAX_ROWS;
-	else if (pa.kind == POOL_AVG && undilated)
-		j.path = !c->exact && sp.n == 2 ? POOL_PATH_AVG_PLANE : POOL_PATH_AVG_ROWS;
+	om_ctx_chose(c, om_pool_path_names[j.path]);
 	om_par_for(c->threads, X->dims[0] * X->dims[1], POOL_GRAIN / (j.isz + j.osz + 1) + 1,
 		   pool_piece, &j);
 	free(g.buf);

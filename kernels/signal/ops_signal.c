@@ -406,16 +406,18 @@ static const om_sig sig_MelWeightMatrix_17 = {17, 5, 5, 1, 1, 0x0, 0x0, 0x18, 0x
 
 static const om_op rows[] = {
 	{"HannWindow", "", 17, win_infer, win_kernel, 0, &sig_HannWindow_17, OM_OPC_NONE, NULL,
-	 WIN_HANN},
+	 WIN_HANN, NULL},
 	{"HammingWindow", "", 17, win_infer, win_kernel, 0, &sig_HammingWindow_17, OM_OPC_NONE,
-	 NULL, WIN_HAMMING},
+	 NULL, WIN_HAMMING, NULL},
 	{"BlackmanWindow", "", 17, win_infer, win_kernel, 0, &sig_BlackmanWindow_17, OM_OPC_NONE,
-	 NULL, WIN_BLACKMAN},
-	{"DFT", "", 17, dft_infer, dft_kernel, 0, &sig_DFT_17, OM_OPC_NONE, NULL, DFT_AXIS_ATTR},
-	{"DFT", "", 20, dft_infer, dft_kernel, 0, &sig_DFT_20, OM_OPC_NONE, NULL, DFT_AXIS_INPUT},
-	{"STFT", "", 17, stft_infer, stft_kernel, 0, &sig_STFT_17, OM_OPC_NONE, NULL, 0},
+	 NULL, WIN_BLACKMAN, NULL},
+	{"DFT", "", 17, dft_infer, dft_kernel, 0, &sig_DFT_17, OM_OPC_NONE, NULL, DFT_AXIS_ATTR,
+	 NULL},
+	{"DFT", "", 20, dft_infer, dft_kernel, 0, &sig_DFT_20, OM_OPC_NONE, NULL, DFT_AXIS_INPUT,
+	 NULL},
+	{"STFT", "", 17, stft_infer, stft_kernel, 0, &sig_STFT_17, OM_OPC_NONE, NULL, 0, NULL},
 	{"MelWeightMatrix", "", 17, mel_infer, mel_kernel, 0, &sig_MelWeightMatrix_17, OM_OPC_NONE,
-	 NULL, 0},
+	 NULL, 0, NULL},
 };
 
 const om_op_table om_ops_signal = OM_TABLE(rows);
