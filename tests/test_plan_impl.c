@@ -7,6 +7,7 @@
 
 #include "nodetest.h"
 #include "session.h"
+#include "testutil.h"
 
 /* ---- one-node models: x (a graph input) -> op -> y, W an initializer ------------------- */
 
@@ -234,6 +235,43 @@ static void transpose_choices(void **state)
 			    "copy");
 }
 
+/* The bundled example with its batch fixed at 2: every step that has a plan-time record runs
+ * what it records, in both modes (Convs, pools, Gemm, Transposes) */
+static void example_runs_its_records(void **state)
+{
+	(void)state;
+	for (int exact = 0; exact <= 1; exact++) {
+		om_model *m = NULL;
+		om_status st = {0};
+		assert_int_equal(om_model_load(tu_source_path("examples/tiny_shuffle.onnx"), &m, &st),
+				 OM_OK);
+		om_value *x = m->graph->inputs[0];
+		x->type.dims[0] = (om_dim){2, NULL};
+		om_session *s = NULL;
+		const om_session_options opt = {.exact = exact, .threads = 1};
+		assert_int_equal(om_session_create(m, &opt, &s, &st), OM_OK);
+		om_tensor in = {0}, out = {0};
+		const int64_t dims[4] = {2, 3, 16, 16};
+		assert_int_equal(om_tensor_alloc(&in, OM_FLOAT, 4, dims, &st), OM_OK);
+		memset(in.data, 0, in.nbytes);
+		assert_int_equal(om_session_run(s, &in, 1, &out, 1, &st), OM_OK);
+		int records = 0;
+		for (int i = 0; i < om_session_node_count(s); i++) {
+			const om_node_info ni = om_session_node_info(s, i);
+			if (!ni.plan_impl)
+				continue;
+			assert_false(ni.dynamic);
+			assert_non_null(ni.impl);
+			assert_string_equal(ni.plan_impl, ni.impl);
+			records++;
+		}
+		assert_true(records >= 4); /* its Convs, Transposes, pool and Gemm */
+		om_tensor_free(&in), om_tensor_free(&out);
+		om_session_free(s);
+		om_model_free(m);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -242,6 +280,7 @@ int main(void)
 		cmocka_unit_test(pool_choices),
 		cmocka_unit_test(product_choices),
 		cmocka_unit_test(transpose_choices),
+		cmocka_unit_test(example_runs_its_records),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -251,7 +251,7 @@ static const om_op rows[] = {
 	{"GlobalAveragePool", "", 1, global_infer, global_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
 	 &sig_GlobalAveragePool_1, OM_OPC_NONE, global_layout, POOL_AVG, global_choose},
 	{"GlobalLpPool", "", 1, global_infer, global_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
-	 &sig_GlobalLpPool_1, OM_OPC_NONE, NULL, POOL_LP, NULL},
+	 &sig_GlobalLpPool_1, OM_OPC_NONE, NULL, POOL_LP, global_choose},
 };
 
 const om_op_table om_ops_global_pool = OM_TABLE(rows);
