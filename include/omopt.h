@@ -186,13 +186,26 @@ OM_API om_kind om_model_load_memory(const void *data, size_t size, const char *d
 typedef struct om_save_options {
 	int external_data;        /* 1: weights >= external_min_bytes go to an external file */
 	size_t external_min_bytes; /* default 1024 when 0 */
-	const char *external_name; /* file name beside the model; default "<model>.data" */
+	const char *external_name; /* file name beside the model; default (NULL): named by its
+				    * content, "<model>.<16 hex digits>.data" (see below) */
 } om_save_options;
 
-/** Writes the model atomically (temporary file + rename; a weights file first, put back if
- *  the model's rename then fails). Models over 2 GB always use external data. Never replaces
- *  a file a loaded model reads its external data from, nor the model file with weights: the
- *  model file itself may be the destination (replaced whole). `opt` may be NULL. */
+/** Writes the model atomically: each file to a new temporary file beside its destination
+ *  (mkstemp: a symlink planted at any name is never written through), then renamed over it;
+ *  every failure removes them. Models over 2 GB always use external data.
+ *  The external-data file is by default named by its content (the XXH64 of its bytes in 16
+ *  hex digits: "m.onnx.0123456789abcdef.data"), renamed into place before the model file that
+ *  names it: a reader of the model, even while other saves to the same path run, finds the
+ *  weights the model was written with (or, when a later save removed them, no file: an
+ *  error), never another save's. The same model saved twice gives the same files. When the
+ *  save replaces a model file, the data files of this kind the replaced one named go after
+ *  it (files of other names never do). A name given in external_name is used as it is, which
+ *  keeps two concurrent saves to one path from that guarantee.
+ *  Never replaces a file a loaded model reads its external data from, nor the model file with
+ *  weights: the model file itself may be the destination (replaced whole). `opt` may be NULL.
+ *  A signal that ends the process during a save leaves its temporary files behind unless the
+ *  host's handler calls om_save_cleanup; SIGXFSZ (a file-size limit) ends it unless ignored,
+ *  when the write fails with EFBIG instead (an OM_ERR_IO that removes them). */
 OM_API om_kind om_model_save(const om_model *m, const char *path, const om_save_options *opt,
 		      om_status *st);
 OM_API void om_model_free(om_model *m);
@@ -555,6 +568,15 @@ OM_API om_kind om_model_dot(om_model *m, const om_dot_options *opt, char **text,
  *  symlink there is replaced, not written through); a FIFO or character device there
  *  (/dev/stdout) is written straight into. A folder is refused (OM_ERR_IO). */
 OM_API om_kind om_file_write(const char *path, const void *data, size_t len, om_status *st);
+/** Removes the temporary files of every save and file write in progress in this process
+ *  (om_model_save, om_file_write, om_tensor_write_file), and the external-data file of a
+ *  save whose model is not yet in place; returns how many it removed. Async-signal-safe: for
+ *  a host's handler of SIGINT, SIGTERM, SIGHUP, ... before it ends the process (the omopt
+ *  command's handlers call it, then re-raise the signal). When the process goes on instead,
+ *  the saves in progress fail with OM_ERR_IO. The files being written are listed in a fixed
+ *  table, the library's one piece of mutable global state, kept for this (64 files at once;
+ *  beyond that a file is written unlisted). */
+OM_API int om_save_cleanup(void);
 /** Frees memory the library returned for the caller to free (om_model_dot's text, the
  *  arrays of om_model_op_counts, om_op_rows and om_session_profile). NULL is allowed. */
 OM_API void om_free(void *p);

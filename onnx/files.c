@@ -70,9 +70,17 @@ om_kind om_out_open(om_out_file *o, const char *path, om_status *st)
 	o->f = NULL;
 	o->tmp[0] = 0;
 	o->stream = false;
+	o->slot = -1;
 	om_kind k = om_out_check_dest(path, st);
-	if (k)
-		return k;
+	return k ? k : om_out_create(o, path, st);
+}
+
+om_kind om_out_create(om_out_file *o, const char *path, om_status *st)
+{
+	o->f = NULL;
+	o->tmp[0] = 0;
+	o->stream = false;
+	o->slot = -1;
 	if (snprintf(o->path, sizeof o->path, "%s", path) >= (int)sizeof o->path)
 		return om_error(st, OM_ERR_IO, NULL, "path too long: '%.200s...'", path);
 	const char *slash = strrchr(path, '/');
@@ -84,14 +92,18 @@ om_kind om_out_open(om_out_file *o, const char *path, om_status *st)
 		o->tmp[0] = 0;
 		return om_error(st, OM_ERR_IO, NULL, "path too long: '%.200s...'", path);
 	}
+	/* O_EXCL: a new file, never one a symlink planted under the name points at */
 	int fd = mkstemp(o->tmp);
+	int e = errno;
+	if (fd >= 0)
+		o->slot = om_cleanup_add(o->tmp);
 	if (fd >= 0 && !(o->f = fdopen(fd, "wb"))) {
+		e = errno;
 		close(fd);
-		unlink(o->tmp);
+		om_out_discard(o);
 		fd = -1;
 	}
 	if (fd < 0) {
-		int e = errno;
 		o->tmp[0] = 0;
 		return om_error(st, OM_ERR_IO, NULL, "cannot create a file beside '%s': %s", path,
 				strerror(e));
@@ -107,6 +119,7 @@ om_kind om_out_open_stream(om_out_file *o, const char *path, om_status *st)
 	if (stat(path, &sb) != 0 || !(S_ISFIFO(sb.st_mode) || S_ISCHR(sb.st_mode)))
 		return om_out_open(o, path, st);
 	o->tmp[0] = 0;
+	o->slot = -1;
 	snprintf(o->path, sizeof o->path, "%s", path);
 	int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0 || !(o->f = fdopen(fd, "wb"))) {
@@ -144,12 +157,15 @@ om_kind om_out_rename(om_out_file *o, om_status *st)
 {
 	if (o->stream)
 		return OM_OK;
+	/* a cleanup between the two finds tmp gone: nothing to remove */
 	if (rename(o->tmp, o->path) != 0) {
 		int e = errno;
 		om_out_discard(o);
 		return om_error(st, OM_ERR_IO, NULL, "cannot write '%s': %s", o->path,
 				strerror(e));
 	}
+	om_cleanup_drop(o->slot);
+	o->slot = -1;
 	o->tmp[0] = 0;
 	return OM_OK;
 }
@@ -165,7 +181,10 @@ void om_out_discard(om_out_file *o)
 	if (o->f)
 		fclose(o->f);
 	o->f = NULL;
-	if (o->tmp[0])
+	if (o->tmp[0]) { /* slot is o's only while tmp names a file (a zeroed o has none) */
 		unlink(o->tmp);
+		om_cleanup_drop(o->slot);
+	}
+	o->slot = -1;
 	o->tmp[0] = 0;
 }

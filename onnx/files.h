@@ -1,6 +1,7 @@
 /* files.h — how omopt touches files: inputs are opened only when they are regular files (a FIFO,
  * a device or a folder is refused without blocking), outputs are written to a temporary file in
- * the destination's folder and renamed over it (a symlink there is replaced, never followed). */
+ * the destination's folder and renamed over it (a symlink there is replaced, never followed);
+ * the temporary files being written are listed for om_save_cleanup (cleanup.c). */
 #ifndef OM_FILES_H
 #define OM_FILES_H
 
@@ -35,14 +36,18 @@ typedef struct om_out_file {
 	char path[PATH_MAX];
 	char tmp[PATH_MAX]; /* "" once renamed or removed */
 	bool stream;        /* om_out_open_stream: written straight into a FIFO or device */
+	int slot;           /* tmp's entry for om_save_cleanup (om_cleanup_add), -1: none */
 } om_out_file;
 
 /** Refuses, before anything is written, a destination that is not a file that may be replaced:
  *  a folder, a device, a FIFO, or a symlink to one of them (a symlink to a regular file, or
  *  dangling, is replaced itself). */
 om_kind om_out_check_dest(const char *path, om_status *st);
-/** Creates the temporary file (mode 0644) in path's folder; o->f is open for writing. */
+/** om_out_check_dest, then om_out_create. */
 om_kind om_out_open(om_out_file *o, const char *path, om_status *st);
+/** Creates the temporary file (mode 0644, a new name: mkstemp) in path's folder, listed for
+ *  om_save_cleanup; o->f is open for writing. path itself is not looked at. */
+om_kind om_out_create(om_out_file *o, const char *path, om_status *st);
 /** Flushes, fsyncs and closes the temporary file (o->f becomes NULL); removes it on failure. */
 om_kind om_out_finish(om_out_file *o, om_status *st);
 /** Renames the finished temporary file over o->path; removes it on failure. */
@@ -55,5 +60,19 @@ om_kind om_out_open_stream(om_out_file *o, const char *path, om_status *st);
 om_kind om_out_commit(om_out_file *o, om_status *st);
 /** Closes and removes the temporary file if it is still there (after a failure; idempotent). */
 void om_out_discard(om_out_file *o);
+
+/* ---- what om_save_cleanup removes (cleanup.c) --------------------------------------------- */
+
+/** Lists path (kept valid and unchanged by the caller until om_cleanup_drop) among the files
+ *  om_save_cleanup removes. Returns its slot, or -1 when all are taken (then a signal may
+ *  leave that file behind). */
+int om_cleanup_add(const char *path);
+/** Keeps om_save_cleanup off slot's file while its owner renames it (slot -1: nothing).
+ *  false: om_save_cleanup removed it already (the write was cancelled). */
+bool om_cleanup_hold(int slot);
+/** Gives a held slot back to om_save_cleanup. */
+void om_cleanup_release(int slot);
+/** Takes slot off the list (waits while om_save_cleanup removes its file); -1: nothing. */
+void om_cleanup_drop(int slot);
 
 #endif

@@ -77,6 +77,18 @@ om_kind om_onnx_wire_check(const ProtobufCMessageDescriptor *d, const uint8_t *d
  *  whatever its size), and is refused when it is still over it (tests use small limits). */
 om_kind om_onnx_save(const om_model *m, const char *path, const om_save_options *opt,
 		     size_t limit, om_status *st);
+/** The name of a model's external-data file (publish.c): "<model_base>.<16 hex of digest>.data",
+ *  model_base cut so that the name fits NAME_MAX. */
+void om_onnx_data_name(const char *model_base, uint64_t digest, char name[NAME_MAX + 1]);
+/** name (len bytes) is such a name for model_base. */
+bool om_onnx_is_data_name(const char *model_base, const char *name, size_t len);
+/** Renames the finished temporary file o over o->path by exchanging the two when a file is
+ *  there, then removes the data files the replaced model named by om_onnx_data_name (but
+ *  `keep`, NULL for none) and the replaced file; a plain rename where exchange cannot be had. */
+om_kind om_onnx_publish_model(om_out_file *o, const char *keep, om_status *st);
+/** Renames the finished temporary file o to o->path when nothing is there (*taken false);
+ *  when something is, leaves o as it is and sets *taken. */
+om_kind om_out_rename_new(om_out_file *o, bool *taken, om_status *st);
 /** Reads a whole file into malloc'd memory (tensor and value files). */
 om_kind om_onnx_read_file(const char *path, unsigned char **data, size_t *size, om_status *st);
 /** Lowers np into a new node of g (values by name in g, subgraphs lowered), as the loader

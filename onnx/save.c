@@ -1,6 +1,6 @@
 /* save.c — om_model_save: the IR → protobuf-c messages (reusing the loaded ones for what the IR
  * does not model and for unchanged tensors) → a file written atomically, weights optionally in
- * an external-data file beside it. */
+ * an external-data file beside it, named by its content and published before the model. */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "digest.h"
 #include "onnx_io.h"
 
 typedef struct wctx {
@@ -17,9 +18,12 @@ typedef struct wctx {
 	const om_io_resources *res; /* NULL for a model not made by the loader */
 	bool ext;                   /* weights >= ext_min go to the external file */
 	size_t ext_min;
-	const char *ext_name;
+	bool by_content; /* ext_name is om_onnx_data_name's, its digest filled in once written */
+	char *ext_name;  /* every location entry points at it */
 	char ext_path[PATH_MAX];
 	om_out_file xf; /* the weights file being written (xf.f NULL until the first) */
+	om_digest dg;   /* of xf's bytes */
+	int placed;     /* -2, or the weights file is at ext_path: its om_cleanup_add slot */
 	uint64_t ext_off;
 	bool no_value_info; /* measuring without any graph's value_info */
 	om_status *st;
@@ -200,23 +204,36 @@ static om_kind check_deps(const wctx *c, const char *path, bool weights)
 	return OM_OK;
 }
 
+/* The weights file's temporary file. A name given by the caller is checked now; a content
+ * name is taken only when free (place_weights). */
 static om_kind ext_open(wctx *c)
 {
+	om_digest_init(&c->dg);
+	if (c->by_content)
+		return om_out_create(&c->xf, c->ext_path, c->st);
 	om_kind k = check_deps(c, c->ext_path, true);
 	return k ? k : om_out_open(&c->xf, c->ext_path, c->st);
 }
 
+/* value NULL: the weights file's name (c->ext_name, shared: its digest is filled in later) */
 static Onnx__StringStringEntryProto *entry(wctx *c, const char *key, const char *value)
 {
 	Onnx__StringStringEntryProto *e = NEW(c, Onnx__StringStringEntryProto,
 					      ONNX__STRING_STRING_ENTRY_PROTO__INIT);
 	if (e) {
 		e->key = (char *)key;
-		e->value = om_arena_strdup(c->a, value);
+		e->value = value ? om_arena_strdup(c->a, value) : c->ext_name;
 		if (!e->value)
 			return fail(c, OM_ERR_NOMEM, "out of memory");
 	}
 	return e;
+}
+
+static void write_failed(wctx *c, const char *path)
+{
+	if (!c->err)
+		c->err = om_error(c->st, OM_ERR_IO, NULL, "cannot write '%s': %s", path,
+				  strerror(errno ? errno : EIO));
 }
 
 /* Appends t's bytes (64-byte aligned) to the external file and points tp at them. */
@@ -226,11 +243,14 @@ static void w_external(wctx *c, const om_tensor *t, Onnx__TensorProto *tp)
 	if (!c->xf.f && (c->err = ext_open(c)))
 		return;
 	size_t pad = (size_t)((64 - c->ext_off % 64) % 64);
+	errno = 0;
 	if (fwrite(zeros, 1, pad, c->xf.f) != pad ||
 	    fwrite(t->data, 1, t->nbytes, c->xf.f) != t->nbytes) {
-		fail(c, OM_ERR_IO, "cannot write the external data file");
+		write_failed(c, c->ext_path);
 		return;
 	}
+	om_digest_add(&c->dg, zeros, pad);
+	om_digest_add(&c->dg, t->data, t->nbytes);
 	c->ext_off += pad;
 	char off[32], len[32];
 	snprintf(off, sizeof off, "%llu", (unsigned long long)c->ext_off);
@@ -239,7 +259,7 @@ static void w_external(wctx *c, const om_tensor *t, Onnx__TensorProto *tp)
 	tp->external_data = array(c, 3, sizeof *tp->external_data);
 	if (!tp->external_data)
 		return;
-	tp->external_data[0] = entry(c, "location", c->ext_name);
+	tp->external_data[0] = entry(c, "location", NULL);
 	tp->external_data[1] = entry(c, "offset", off);
 	tp->external_data[2] = entry(c, "length", len);
 	tp->n_external_data = 3;
@@ -532,9 +552,11 @@ static void file_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
 		fb->failed = true;
 }
 
-/* Renames the weights file into place, then the model; when the model's rename fails, what
- * was at the weights file's name before is put back (or the new one removed). */
-static om_kind commit_both(wctx *c, om_out_file *mo)
+/* A weights file named by the caller: renamed into place, then the model; when the model's
+ * rename fails, what was at the weights file's name before is put back (or the new one
+ * removed). Two such saves at once to one name may leave one's model with the other's
+ * weights: content names (place_weights) are the default for that reason. */
+static om_kind commit_named(wctx *c, om_out_file *mo)
 {
 	char bak[PATH_MAX + 1] = "";
 	struct stat sb;
@@ -545,7 +567,7 @@ static om_kind commit_both(wctx *c, om_out_file *mo)
 	om_kind k = om_out_rename(&c->xf, c->st);
 	if (k) {
 		om_out_discard(mo);
-	} else if ((k = om_out_rename(mo, c->st))) {
+	} else if ((k = om_onnx_publish_model(mo, c->ext_name, c->st))) {
 		if (bak[0] && rename(bak, c->xf.path) == 0)
 			bak[0] = 0;
 		else if (!existed)
@@ -556,30 +578,94 @@ static om_kind commit_both(wctx *c, om_out_file *mo)
 	return k;
 }
 
+/* The variant-th name of the weights file: 0 the XXH64 of its bytes, then digests of that
+ * and the variant's number; in the location entries and the paths. */
+static void name_weights(wctx *c, uint64_t variant)
+{
+	uint64_t h = om_digest_value(&c->dg);
+	if (variant) {
+		om_digest d;
+		om_digest_init(&d);
+		const uint64_t words[2] = {h, variant};
+		om_digest_add(&d, words, sizeof words);
+		h = om_digest_value(&d);
+	}
+	char hex[17];
+	snprintf(hex, sizeof hex, "%016llx", (unsigned long long)h);
+	/* the names end in ".<16 hex>.data" */
+	memcpy(c->ext_name + strlen(c->ext_name) - 21, hex, 16);
+	memcpy(c->ext_path + strlen(c->ext_path) - 21, hex, 16);
+	memcpy(c->xf.path, c->ext_path, sizeof c->xf.path);
+}
+
+/* The finished weights file, named by its content, placed under the first of its names that
+ * nothing has: no other model names it, so that the model replaced later may take it with it
+ * (om_onnx_publish_model) while other saves to that path run. Listed for om_save_cleanup
+ * until the model that names it is in place (c->placed). */
+static om_kind place_weights(wctx *c)
+{
+	enum { VARIANTS = 64 };
+	for (uint64_t v = 0; v < VARIANTS; v++) {
+		name_weights(c, v);
+		bool taken;
+		om_kind k = om_out_rename_new(&c->xf, &taken, c->st);
+		if (k || !taken) {
+			c->placed = k ? -2 : om_cleanup_add(c->ext_path);
+			return k;
+		}
+	}
+	return om_error(c->st, OM_ERR_IO, NULL, "'%s' and %d more names like it are taken",
+			c->ext_path, VARIANTS - 1);
+}
+
+/* The model file, once its weights file (if any) is placed: published; om_save_cleanup
+ * leaves the weights file from just before (held) on (wctx_reset removes it on failure). */
+static om_kind publish(wctx *c, om_out_file *mo)
+{
+	if (c->placed == -2)
+		return om_onnx_publish_model(mo, NULL, c->st);
+	if (!om_cleanup_hold(c->placed))
+		return om_error(c->st, OM_ERR_IO, NULL, "'%s' was removed while saving",
+				c->ext_path);
+	om_kind k = om_onnx_publish_model(mo, c->ext_name, c->st);
+	if (k)
+		om_cleanup_release(c->placed);
+	return k;
+}
+
 static om_kind write_model(wctx *c, const Onnx__ModelProto *mp, const char *path)
 {
-	om_out_file mo;
-	om_kind k = om_out_open(&mo, path, c->st);
-	if (k)
-		return k;
-	file_buffer fb = {{file_append}, mo.f, false};
-	protobuf_c_message_pack_to_buffer(&mp->base, &fb.base);
-	if (fb.failed) {
-		om_out_discard(&mo);
-		return om_error(c->st, OM_ERR_IO, NULL, "cannot write '%s'", path);
-	}
-	k = om_out_finish(&mo, c->st);
-	if (!k && c->xf.tmp[0])
+	om_kind k = OM_OK;
+	if (c->xf.tmp[0])
 		k = om_out_finish(&c->xf, c->st);
+	if (!k && c->xf.tmp[0] && c->by_content)
+		k = place_weights(c);
+	om_out_file mo = {.slot = -1};
 	if (!k)
-		k = c->xf.tmp[0] ? commit_both(c, &mo) : om_out_rename(&mo, c->st);
+		k = om_out_open(&mo, path, c->st);
+	if (!k) {
+		file_buffer fb = {{file_append}, mo.f, false};
+		errno = 0;
+		protobuf_c_message_pack_to_buffer(&mp->base, &fb.base);
+		if (fb.failed)
+			write_failed(c, path), k = c->err;
+	}
+	if (!k)
+		k = om_out_finish(&mo, c->st);
+	if (!k)
+		k = c->xf.tmp[0] ? commit_named(c, &mo) : publish(c, &mo);
 	om_out_discard(&mo);
 	return k;
 }
 
-static void wctx_reset(wctx *c)
+static void wctx_reset(wctx *c, bool saved)
 {
 	om_out_discard(&c->xf);
+	if (c->placed != -2 && !saved)
+		unlink(c->ext_path);
+	if (c->placed != -2)
+		om_cleanup_drop(c->placed);
+	c->placed = -2;
 	c->ext_off = 0;
 	om_arena_free(c->a);
 	c->a = NULL;
@@ -591,15 +677,17 @@ om_kind om_onnx_save(const om_model *m, const char *path, const om_save_options 
 	const char *slash = strrchr(path, '/');
 	const char *base = slash ? slash + 1 : path;
 	char ext_name[NAME_MAX + 1];
-	if (opt && opt->external_name && *opt->external_name)
-		snprintf(ext_name, sizeof ext_name, "%s", opt->external_name);
-	else
-		snprintf(ext_name, sizeof ext_name, "%s.data", base);
-	if (strchr(ext_name, '/') || !strcmp(ext_name, "..") || !strcmp(ext_name, ".") ||
-	    !strcmp(ext_name, base))
-		return om_error(st, OM_ERR_IO, NULL, "bad external data name '%s'", ext_name);
-	wctx c = {.m = m, .res = loader_resources(m), .ext_name = ext_name,
-		  .st = st};
+	const bool named = opt && opt->external_name && *opt->external_name;
+	if (!named)
+		om_onnx_data_name(base, 0, ext_name); /* the digest is filled in once written */
+	else if (snprintf(ext_name, sizeof ext_name, "%s", opt->external_name) >=
+			 (int)sizeof ext_name ||
+		 strchr(ext_name, '/') || !strcmp(ext_name, "..") || !strcmp(ext_name, ".") ||
+		 !strcmp(ext_name, base))
+		return om_error(st, OM_ERR_IO, NULL, "bad external data name '%s'",
+				opt->external_name);
+	wctx c = {.m = m, .res = loader_resources(m), .by_content = !named, .ext_name = ext_name,
+		  .placed = -2, .st = st};
 	if (snprintf(c.ext_path, sizeof c.ext_path, "%.*s%s", slash ? (int)(slash - path) + 1 : 0,
 		     path, ext_name) >= (int)sizeof c.ext_path)
 		return om_error(st, OM_ERR_IO, NULL, "path too long: '%.200s...'", path);
@@ -617,7 +705,7 @@ om_kind om_onnx_save(const om_model *m, const char *path, const om_save_options 
 		om_kind k = c.err ? c.err : !mp ? OM_ERR_INTERNAL : OM_OK;
 		if (!k && protobuf_c_message_get_packed_size(&mp->base) > limit) {
 			if (!c.ext && attempt == 0) { /* over protobuf's 2 GB: weights go outside */
-				wctx_reset(&c);
+				wctx_reset(&c, false);
 				c.ext = true;
 				continue;
 			}
@@ -628,7 +716,7 @@ om_kind om_onnx_save(const om_model *m, const char *path, const om_save_options 
 			k = write_model(&c, mp, path);
 		else if (k == OM_ERR_INTERNAL && !c.err)
 			om_error(st, k, NULL, "could not build the model message");
-		wctx_reset(&c);
+		wctx_reset(&c, k == OM_OK);
 		return k;
 	}
 }
@@ -642,8 +730,9 @@ om_kind om_model_save(const om_model *m, const char *path, const om_save_options
 
 static om_kind measure(const om_model *m, bool no_value_info, size_t *bytes, om_status *st)
 {
-	wctx c = {.m = m, .res = loader_resources(m), .ext_name = "",
-		  .no_value_info = no_value_info, .st = st};
+	char none[1] = "";
+	wctx c = {.m = m, .res = loader_resources(m), .ext_name = none,
+		  .no_value_info = no_value_info, .placed = -2, .st = st};
 	*bytes = 0;
 	if (!(c.a = om_arena_new()))
 		return om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
@@ -653,7 +742,7 @@ static om_kind measure(const om_model *m, bool no_value_info, size_t *bytes, om_
 		k = om_error(st, OM_ERR_INTERNAL, NULL, "could not build the model message");
 	if (!k)
 		*bytes = protobuf_c_message_get_packed_size(&mp->base);
-	wctx_reset(&c);
+	wctx_reset(&c, false);
 	return k;
 }
 

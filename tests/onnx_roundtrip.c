@@ -1,7 +1,7 @@
 /* onnx_roundtrip.c — helper for tests/roundtrip_ort.py (not a unit test):
  *   onnx_roundtrip model IN.onnx OUT.onnx [--rebuild] [--external]
  *       load → save (--rebuild: every message rebuilt from the IR; --external: weights to
- *       OUT.onnx.data) and prints the IR dump's FNV hash of before and after;
+ *       OUT.onnx.<digest>.data) and prints the IR dump's FNV hash of before and after;
  *   onnx_roundtrip tensor IN OUT   converts a tensor file (.pb/.npy by suffix);
  *   onnx_roundtrip inputs IN.onnx  prints the graph inputs that are not initializers. */
 #include <stdio.h>

@@ -168,8 +168,9 @@ static void loads_with_weights(const char *path)
 	om_model_free(m);
 }
 
-/* `simplify a.onnx b.onnx --external-data` with a.onnx's weights in b.onnx.data: writing
- * b.onnx.data would break a.onnx. Refused before anything is written. */
+/* `simplify a.onnx b.onnx --external-data --external-name b.onnx.data` with a.onnx's weights
+ * in b.onnx.data: writing b.onnx.data would break a.onnx. Refused before anything is
+ * written. (By default the weights go to b.onnx.<digest>.data: no clash.) */
 static void save_never_replaces_its_weights(void **state)
 {
 	(void)state;
@@ -179,7 +180,8 @@ static void save_never_replaces_its_weights(void **state)
 	kept a, d;
 	keep(&a, tmp("w/a.onnx"));
 	keep(&d, tmp("w/b.onnx.data"));
-	assert_int_equal(omopt("simplify w/a.onnx w/b.onnx --external-data", err, sizeof err), 1);
+	assert_int_equal(omopt("simplify w/a.onnx w/b.onnx --external-data --external-name "
+			       "b.onnx.data", err, sizeof err), 1);
 	assert_non_null(strstr(err, "omopt: Io: "));
 	assert_non_null(strstr(err, "b.onnx.data' holds external data"));
 	/* the output model itself onto the weights */
@@ -188,10 +190,18 @@ static void save_never_replaces_its_weights(void **state)
 	assert_string_equal(listing("w"), "a.onnx b.onnx.data");
 	unchanged(&a), unchanged(&d);
 	loads_with_weights(tmp("w/a.onnx"));
+	/* the default name is the weights' own: beside, not onto, b.onnx.data */
+	assert_int_equal(omopt("simplify w/a.onnx w/b.onnx --external-data", err, sizeof err), 0);
+	assert_string_equal(listing("w"), "a.onnx b.onnx b.onnx.5e9b165867ee2b92.data b.onnx.data");
+	unchanged(&a), unchanged(&d);
+	loads_with_weights(tmp("w/b.onnx"));
+	assert_int_equal(unlink(tmp("w/b.onnx")), 0);
+	assert_int_equal(unlink(tmp("w/b.onnx.5e9b165867ee2b92.data")), 0);
 
 	/* the same through another name: a hard link, a symlink used as the location */
 	assert_int_equal(link(tmp("w/b.onnx.data"), tmp("w/c.onnx.data")), 0);
-	assert_int_equal(omopt("simplify w/a.onnx w/c.onnx --external-data", err, sizeof err), 1);
+	assert_int_equal(omopt("simplify w/a.onnx w/c.onnx --external-data --external-name "
+			       "c.onnx.data", err, sizeof err), 1);
 	subdir("s");
 	write_model(tmp("s/real.onnx"), "real.bin");
 	assert_int_equal(rename(tmp("s/real.bin"), tmp("s/w.bin")), 0);
@@ -222,8 +232,10 @@ static void save_never_replaces_its_weights(void **state)
 	assert_string_equal(listing("s"), "other.onnx real.bin real.onnx w.bin");
 }
 
-/* In place: the model file is replaced whole (temporary file + rename); with its weights in
- * IN.onnx.data, `--external-data` would rewrite the file the input reads: refused. */
+/* In place: the model file is replaced whole (temporary file + rename); its weights file,
+ * named by its content, never replaces a file (the file the input reads has that name: the
+ * next one is taken), and the one the replaced model named goes; a weights file named by the
+ * caller that the input reads is refused. */
 static void simplify_in_place(void **state)
 {
 	(void)state;
@@ -237,31 +249,49 @@ static void simplify_in_place(void **state)
 	assert_int_equal(om_model_load(tmp("p/inline.onnx"), &m, &st), OM_OK);
 	assert_int_equal(tu_count_op(m->graph, "Identity"), 0); /* it was simplified */
 	om_model_free(m);
-	/* inline in place, then moved out to inline.onnx.data (nothing read it) */
+	/* inline in place, then moved out to inline.onnx.<digest>.data (nothing read it) */
 	assert_int_equal(omopt("simplify p/inline.onnx p/inline.onnx --external-data", err,
 			       sizeof err),
 			 0);
 	loads_with_weights(tmp("p/inline.onnx"));
-	/* now it reads inline.onnx.data: in place with --external-data is refused */
+	assert_string_equal(listing("p"), "inline.onnx inline.onnx.5e9b165867ee2b92.data");
+	/* now it reads that file: in place again, the weights go to the next name and the file
+	 * the replaced model read goes; then back to the first */
 	kept a, d;
-	keep(&a, tmp("p/inline.onnx"));
-	keep(&d, tmp("p/inline.onnx.data"));
 	assert_int_equal(omopt("simplify p/inline.onnx p/inline.onnx --external-data", err,
 			       sizeof err),
+			 0);
+	loads_with_weights(tmp("p/inline.onnx"));
+	const char *names = listing("p");
+	assert_int_equal(strlen(names), strlen("inline.onnx inline.onnx.5e9b165867ee2b92.data"));
+	assert_true(!strncmp(names, "inline.onnx inline.onnx.", 24) &&
+		    strcmp(names, "inline.onnx inline.onnx.5e9b165867ee2b92.data"));
+	assert_int_equal(omopt("simplify p/inline.onnx p/inline.onnx --external-data", err,
+			       sizeof err),
+			 0);
+	loads_with_weights(tmp("p/inline.onnx"));
+	assert_string_equal(listing("p"), "inline.onnx inline.onnx.5e9b165867ee2b92.data");
+	/* under the name given, the file the input reads would be rewritten: refused */
+	keep(&d, tmp("p/inline.onnx.5e9b165867ee2b92.data"));
+	keep(&a, tmp("p/inline.onnx"));
+	assert_int_equal(omopt("simplify p/inline.onnx p/inline.onnx --external-data "
+			       "--external-name inline.onnx.5e9b165867ee2b92.data", err, sizeof err),
 			 1);
-	assert_non_null(strstr(err, "inline.onnx.data' holds external data"));
+	assert_non_null(strstr(err, "inline.onnx.5e9b165867ee2b92.data' holds external data"));
 	unchanged(&a), unchanged(&d);
 	/* and the weights file may not replace the model file either */
 	write_model(tmp("p/m.data"), NULL);
 	kept md;
 	keep(&md, tmp("p/m.data"));
-	assert_int_equal(omopt("simplify p/m.data p/m --external-data", err, sizeof err), 1);
+	assert_int_equal(omopt("simplify p/m.data p/m --external-data --external-name m.data", err,
+			       sizeof err),
+			 1);
 	assert_non_null(strstr(err, "m.data' is the model file being saved from"));
 	unchanged(&md);
-	/* without external data, in place works and drops the weights file's use */
+	/* without external data, in place works, and the weights file it named goes */
 	assert_int_equal(omopt("simplify p/inline.onnx p/inline.onnx", err, sizeof err), 0);
 	loads_with_weights(tmp("p/inline.onnx"));
-	assert_string_equal(listing("p"), "inline.onnx inline.onnx.data m.data");
+	assert_string_equal(listing("p"), "inline.onnx m.data");
 }
 
 /* A folder as OUT: refused before anything is written (no OUT.data, no temporary file). */
@@ -279,10 +309,20 @@ static void save_onto_a_folder(void **state)
 	assert_string_equal(listing("f/D"), "");
 	/* the weights file's name is a folder: refused, nothing left */
 	subdir("f/E.data");
-	assert_int_equal(omopt("simplify f/a.onnx f/E --external-data", err, sizeof err), 1);
+	assert_int_equal(omopt("simplify f/a.onnx f/E --external-data --external-name E.data", err,
+			       sizeof err),
+			 1);
 	assert_non_null(strstr(err, "'f/E.data' is a folder"));
 	assert_string_equal(listing("f"), "D E.data a.onnx");
 	assert_string_equal(listing("f/E.data"), "");
+	/* a folder at the content name is left alone: the next name is taken */
+	subdir("f/F.5e9b165867ee2b92.data");
+	assert_int_equal(omopt("simplify f/a.onnx f/F --external-data", err, sizeof err), 0);
+	assert_string_equal(listing("f/F.5e9b165867ee2b92.data"), "");
+	loads_with_weights(tmp("f/F"));
+	char rm[600];
+	snprintf(rm, sizeof rm, "rm -r '%s'/F '%s'/F.*.data", tmp("f"), tmp("f"));
+	assert_int_equal(system(rm), 0);
 	/* run --save-optimized and om_tensor_write_file too */
 	assert_int_equal(omopt("run f/a.onnx --save-optimized f/D", err, sizeof err), 1);
 	om_tensor t = {.dtype = OM_FLOAT, .rank = 1, .dims = {1}, .data = (float[]){1},

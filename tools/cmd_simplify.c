@@ -21,7 +21,8 @@ enum { MAX_SKIP = 32, MAX_NAMES = 256 };
 static const char usage_text[] =
 	"usage: omopt simplify IN.onnx OUT.onnx [--skip PASS]... [--no-fold]\n"
 	"                      [--fold-max-bytes N] [--fold-qdq] [--verify] [-v]\n"
-	"                      [--external-data] [--input-shape NAME:D1,D2,...]...\n"
+	"                      [--external-data [--external-name NAME]]\n"
+	"                      [--input-shape NAME:D1,D2,...]...\n"
 	"                      [--outputs A,B,...] [--inputs C,D,...]\n"
 	"                      [--drop-unused-outputs] [--no-shapes | --all-shapes]\n"
 	"                      [--inline-functions | --no-inline-functions]\n"
@@ -53,7 +54,14 @@ static const char usage_text[] =
 	"  -v                  print each pass's change count and time, the saved size\n"
 	"                      before and after, and how many folds were not made and why\n"
 	"                      (-vv: each of them, and every inferred type)\n"
-	"  --external-data     write weights of 1 KiB and more to OUT.onnx.data\n"
+	"  --external-data     write weights of 1 KiB and more to a file beside OUT.onnx\n"
+	"                      named by their content, OUT.onnx.<16 hex digits>.data,\n"
+	"                      in place before OUT.onnx (so that a reader of OUT.onnx, even\n"
+	"                      while other saves to it run, finds the weights it names or\n"
+	"                      none, never others); the one a replaced OUT.onnx named goes\n"
+	"  --external-name NAME\n"
+	"                      with --external-data: that file name instead (replaced\n"
+	"                      before OUT.onnx; two saves at once may then mix)\n"
 	"  --input-shape NAME:D1,D2,...\n"
 	"                      give graph input NAME this shape before simplifying\n"
 	"                      (repeatable; a dim is a number or a symbol: x:1,3,224,224,\n"
@@ -325,6 +333,11 @@ static int parse_args(int argc, char **argv, simplify_args *a)
 			a->opt.verbose = 2;
 		} else if (!strcmp(arg, "--external-data")) {
 			a->save.external_data = 1;
+		} else if (!strcmp(arg, "--external-name")) {
+			i++;
+			if (!val || !*val)
+				return usage_error("--external-name needs a file name%s", "");
+			a->save.external_name = val;
 		} else if (arg[0] == '-' && arg[1]) {
 			return usage_error("unknown option '%s'", arg);
 		} else if (npaths < 2) {
@@ -339,6 +352,8 @@ static int parse_args(int argc, char **argv, simplify_args *a)
 		a->check.opt.runs = 1;
 	if (a->check.n && !a->check.opt.runs && !a->dtype.dtype)
 		return usage_error("--input is for --check, --bisect or --dtype%s", "");
+	if (a->save.external_name && !a->save.external_data)
+		return usage_error("--external-name is for --external-data%s", "");
 	if ((a->dtype.nkeep || a->dtype.no_measure) && !a->dtype.dtype)
 		return usage_error("--keep-fp32 and --no-keep-measure are for --dtype%s", "");
 	if (a->dtype.dtype && a->check.opt.rtol <= 0)

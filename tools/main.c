@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "cmd.h"
+#include "signals.h"
 
 static const struct {
 	const char *name;
@@ -127,6 +128,7 @@ static int dispatch(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	cli_signals_install();
 	int n;
 	char **split = split_values(argc, argv, &n);
 	if (!split) {

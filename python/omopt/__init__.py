@@ -8,8 +8,10 @@
 Errors are raised as omopt.OmoptError subclasses (InvalidModel, InvalidInput, Unsupported,
 IoError, NoMemory, Internal) carrying .kind, .node, .op and .message.
 """
+import contextlib
 import ctypes
 import os
+import signal
 import tempfile
 import threading
 
@@ -17,7 +19,7 @@ import numpy as np
 
 from . import _lib
 from ._lib import (OPTIONAL, SEQUENCE, STRING, CheckOptions, CheckReport, CompareReport,
-                   DtypeOptions, DtypeReport,
+                   DtypeOptions, DtypeReport, SaveOptions,
                    InputShape, IoInfo, Seq, SessionOptions, SimplifyOptions, Status, Str, Tensor,
                    check, lib,
                    OmoptError, InvalidModel, InvalidInput, Unsupported, IoError, NoMemory,
@@ -65,9 +67,13 @@ class _Model:
                                        ctypes.byref(st)), st)
 
     def save_bytes(self):
+        """The bytes of the saved model: om_model_save into a private folder, read back."""
         with tempfile.TemporaryDirectory(prefix='omopt-') as d:
             path = os.path.join(d, 'model.onnx')
             self.save(path)
+            if len(os.listdir(d)) > 1:
+                raise Unsupported('Unsupported', '', '', 'the model is over 2 GB: its weights '
+                                  'go to an external-data file; give simplify an output path')
             with open(path, 'rb') as f:
                 return f.read()
 
@@ -79,14 +85,45 @@ class _Model:
                                                          ctypes.byref(st)), st)
         return n.value
 
-    def save(self, path):
-        st = Status()
-        check(lib.om_model_save(self.ptr, os.fsencode(path), None, ctypes.byref(st)), st)
+    def save(self, path, external_data=False):
+        """om_model_save, the one save of the library, the command and this package: temporary
+        files beside path renamed over it, the files the model reads never replaced,
+        external data (external_data=True, and over 2 GB) in a file named by its content,
+        in place before the model (include/omopt.h)."""
+        st, opts = Status(), SaveOptions(external_data=int(bool(external_data)))
+        with _signals_held():
+            kind = lib.om_model_save(self.ptr, os.fsencode(path), ctypes.byref(opts),
+                                     ctypes.byref(st))
+        check(kind, st)
 
     def __del__(self):
         if getattr(self, 'ptr', None):
             lib.om_model_free(self.ptr)
             self.ptr = None
+
+
+_HELD = tuple(getattr(signal, n) for n in ('SIGTERM', 'SIGHUP') if hasattr(signal, n))
+
+
+@contextlib.contextmanager
+def _signals_held():
+    """SIGTERM and SIGHUP, while at their default action (which ends the process at once,
+    leaving a save's temporary files), are held off during a save on the main thread and
+    raised again after it. Python's own handlers (SIGINT's KeyboardInterrupt) run once the
+    library call has returned anyway, and Python ignores SIGXFSZ (a write over `ulimit -f`
+    fails and the save removes its files)."""
+    held = [] if threading.current_thread() is not threading.main_thread() else [
+        s for s in _HELD if signal.getsignal(s) == signal.SIG_DFL]
+    got = []
+    for s in held:
+        signal.signal(s, lambda sig, frame: got.append(sig))
+    try:
+        yield
+    finally:
+        for s in held:
+            signal.signal(s, signal.SIG_DFL)
+        for s in got:
+            os.kill(os.getpid(), s)
 
 
 def _names(names, what):
@@ -189,11 +226,15 @@ def simplify(model, *, skip=(), fold_max_bytes=None, fold_qdq=False, verify=Fals
              input_shapes=None, outputs=None, inputs=None, drop_unused_outputs=False,
              shapes=True, inline_functions=True, output=None, check=0, check_inputs=None,
              rtol=None, atol=None, seed=None, test_break_pass=None, dtype=None,
-             keep_fp32=(), dtype_report=None, dtype_measure=True):
+             keep_fp32=(), dtype_report=None, dtype_measure=True, external_data=False):
     """Simplifies an ONNX model (docs/passes.md), as `omopt simplify` does.
 
     model: an onnx.ModelProto (returns one), bytes (returns bytes) or a path (returns the
         bytes of the simplified model, or writes them to `output` and returns that path).
+    output: a path: the model is saved there by om_model_save, as `omopt simplify` does
+        (a temporary file renamed over it, never a file the model reads). external_data:
+        with output, weights of 1 KiB and more go to a file beside it named by its content,
+        OUT.<16 hex>.data (--external-data).
     skip: pass names to leave out. fold_max_bytes: None keeps the rule that folding never
         makes the model larger; N folds any node whose outputs are at most N bytes each.
     fold_qdq: fold QuantizeLinear/DequantizeLinear on constants (a float model).
@@ -227,6 +268,8 @@ def simplify(model, *, skip=(), fold_max_bytes=None, fold_qdq=False, verify=Fals
     CheckFailed."""
     if dtype not in (None, 'fp16', 'bf16', 'float16', 'bfloat16'):
         raise ValueError(f'dtype {dtype!r}: fp16 or bf16')
+    if external_data and output is None:
+        raise ValueError('external_data=True needs an output path')
     m = _Model(model)
     opts, keep = _options(skip, fold_max_bytes, fold_qdq, verify, input_shapes, outputs,
                           inputs, drop_unused_outputs, shapes, inline_functions)
@@ -250,11 +293,12 @@ def simplify(model, *, skip=(), fold_max_bytes=None, fold_qdq=False, verify=Fals
     if dtype:
         _convert_dtype(m, dtype, keep_fp32, check, check_inputs, rtol, atol, seed, dtype_report,
                        dtype_measure)
-    data = m.save_bytes()
-    result = data
-    if m.kind == 'proto':
-        import onnx
-        result = onnx.load_from_string(data)
+    result = None
+    if output is None or check:  # the model returned, or the one CheckFailed carries
+        result = m.save_bytes()
+        if m.kind == 'proto':
+            import onnx
+            result = onnx.load_from_string(result)
     if check:
         original = _Model(model)  # the model asked for, without the rewrites
         _lib.check(lib.om_simplify(original.ptr, ctypes.byref(asked), ctypes.byref(st)), st)
@@ -263,10 +307,7 @@ def simplify(model, *, skip=(), fold_max_bytes=None, fold_qdq=False, verify=Fals
         _check(original, m, check, check_inputs, rtol, atol, seed, result)
     del keep  # the arrays the options point at
     if output is not None:
-        tmp = os.fspath(output) + '.omopt-tmp'
-        with open(tmp, 'wb') as f:
-            f.write(data)
-        os.replace(tmp, output)
+        m.save(output, external_data)
         return output
     return result
 

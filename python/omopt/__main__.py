@@ -1,5 +1,5 @@
 """python3 -m omopt simplify IN.onnx OUT.onnx [--skip PASS]... [--fold-max-bytes N] [--fold-qdq]
-[--verify] [--input-shape NAME:D1,D2,...]... [--outputs A,B] [--inputs C,D]
+[--verify] [--external-data] [--input-shape NAME:D1,D2,...]... [--outputs A,B] [--inputs C,D]
 [--drop-unused-outputs] [--no-shapes | --all-shapes] [--no-inline-functions] [--check N]
 [--input NAME=FILE.npy]... [--rtol R] [--atol A] [--seed S] [--dtype fp16|bf16]
 [--keep-fp32 NODE]... [--no-keep-measure]: what `omopt simplify` writes, through the library (the same bytes);
@@ -23,6 +23,7 @@ def main(argv=None):
     s.add_argument('--fold-max-bytes', type=int, default=None, metavar='N')
     s.add_argument('--fold-qdq', action='store_true')
     s.add_argument('--verify', action='store_true')
+    s.add_argument('--external-data', action='store_true')
     s.add_argument('--input-shape', action='append', default=[], metavar='NAME:D1,D2,...')
     s.add_argument('--outputs', action='append', default=[], metavar='A,B')
     s.add_argument('--inputs', action='append', default=[], metavar='C,D')
@@ -62,7 +63,7 @@ def main(argv=None):
                  shapes=not a.no_shapes and ('all' if a.all_shapes else True), inline_functions=a.inline, output=a.output,
                  check=a.check, check_inputs=given or None, rtol=a.rtol, atol=a.atol,
                  seed=a.seed, dtype=a.dtype, keep_fp32=a.keep_fp32, dtype_report=kept,
-                 dtype_measure=not a.no_keep_measure)
+                 dtype_measure=not a.no_keep_measure, external_data=a.external_data)
     except CheckFailed as e:
         print(f'omopt: {e}', file=sys.stderr)
         return 3

@@ -35,6 +35,11 @@ class SimplifyOptions(ctypes.Structure):
                 ('progress', ctypes.c_void_p), ('progress_user', ctypes.c_void_p)]
 
 
+class SaveOptions(ctypes.Structure):
+    _fields_ = [('external_data', ctypes.c_int), ('external_min_bytes', ctypes.c_size_t),
+                ('external_name', ctypes.c_char_p)]
+
+
 class CheckOptions(ctypes.Structure):
     _fields_ = [('runs', ctypes.c_int), ('seed', ctypes.c_uint64), ('rtol', ctypes.c_double),
                 ('atol', ctypes.c_double), ('input_names', ctypes.POINTER(ctypes.c_char_p)),
@@ -192,8 +197,9 @@ _sigs = {
     'om_model_load': ([ctypes.c_char_p, _P(ctypes.c_void_p), _P(Status)], ctypes.c_int),
     'om_model_load_memory': ([ctypes.c_void_p, ctypes.c_size_t, ctypes.c_char_p,
                               _P(ctypes.c_void_p), _P(Status)], ctypes.c_int),
-    'om_model_save': ([ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p, _P(Status)],
+    'om_model_save': ([ctypes.c_void_p, ctypes.c_char_p, _P(SaveOptions), _P(Status)],
                       ctypes.c_int),
+    'om_save_cleanup': ([], ctypes.c_int),
     'om_model_free': ([ctypes.c_void_p], None),
     'om_model_saved_size': ([ctypes.c_void_p, _P(ctypes.c_size_t), _P(Status)], ctypes.c_int),
     'om_model_saved_size_without_value_info': ([ctypes.c_void_p, _P(ctypes.c_size_t),
