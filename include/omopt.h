@@ -186,21 +186,25 @@ OM_API om_kind om_model_load_memory(const void *data, size_t size, const char *d
 typedef struct om_save_options {
 	int external_data;        /* 1: weights >= external_min_bytes go to an external file */
 	size_t external_min_bytes; /* default 1024 when 0 */
-	const char *external_name; /* file name beside the model; default (NULL): named by its
-				    * content, "<model>.<16 hex digits>.data" (see below) */
+	const char *external_name; /* file name beside the model; default (NULL or ""): named
+				    * by its content, "<model>.<16 hex digits>.data" (below) */
 } om_save_options;
 
 /** Writes the model atomically: each file to a new temporary file beside its destination
  *  (mkstemp: a symlink planted at any name is never written through), then renamed over it;
  *  every failure removes them. Models over 2 GB always use external data.
- *  The external-data file is by default named by its content (the XXH64 of its bytes in 16
- *  hex digits: "m.onnx.0123456789abcdef.data"), renamed into place before the model file that
- *  names it: a reader of the model, even while other saves to the same path run, finds the
- *  weights the model was written with (or, when a later save removed them, no file: an
- *  error), never another save's. The same model saved twice gives the same files. When the
- *  save replaces a model file, the data files of this kind the replaced one named go after
- *  it (files of other names never do). A name given in external_name is used as it is, which
- *  keeps two concurrent saves to one path from that guarantee.
+ *  The external-data file is by default named by its content: the XXH64 of its bytes in 16
+ *  hex digits ("m.onnx.0123456789abcdef.data"), or, when something has that name already
+ *  (never replaced), the first free of its variants (the XXH64 of that digest and the
+ *  variant's number, 1 to 63). It is in place before the model file that names it is renamed
+ *  over the destination, and only that model names it: a reader of the model, even while
+ *  other saves to the same path run, finds the weights the model was written with (or, once
+ *  a later save removed them, no file: an error), never another save's. The same model saved
+ *  to a fresh name gives the same files. When the save replaces a model file, the data files
+ *  with this kind of name that the replaced one named are removed after it (files of other
+ *  names never are): a copy of a model file keeps its weights only in another folder or with
+ *  them copied too. A name given in external_name is used as it is (replaced, then the model
+ *  renamed), outside that guarantee: two saves at once to those names may mix.
  *  Never replaces a file a loaded model reads its external data from, nor the model file with
  *  weights: the model file itself may be the destination (replaced whole). `opt` may be NULL.
  *  A signal that ends the process during a save leaves its temporary files behind unless the
