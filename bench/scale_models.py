@@ -18,6 +18,7 @@ usage: bench/scale_models.py [--models 1g,8g] [--build build] [--keep] [--no-ort
 The 8g model is deleted after its run unless --keep (it takes ~8.2 GB of disk).
 """
 import argparse
+import glob
 import json
 import os
 import shutil
@@ -165,7 +166,7 @@ def measure(cmd, env=None):
 
 
 def drop_outputs(path):
-    for p in (path, path + '.data'):
+    for p in [path] + glob.glob(glob.escape(path) + '.*.data'):  # omopt names data by content
         if os.path.exists(p):
             os.remove(p)
 
@@ -233,7 +234,8 @@ def bench(kind, a):
                                                                             'output_0.npy')):
         y2 = np.load(os.path.join(out_dir, 'output_0.npy'))
         rows['max |diff| omopt run vs ORT(original)'] = float(np.abs(y2 - y0).max())
-    simp_size = sum(os.path.getsize(p) for p in (simp, simp + '.data') if os.path.exists(p))
+    simp_size = sum(os.path.getsize(p) for p in [simp] + glob.glob(glob.escape(simp) + '.*.data')
+                    if os.path.exists(p))
     rows['simplified MB'] = simp_size / 2 ** 20
     drop_outputs(simp)
     return rows
