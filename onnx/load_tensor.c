@@ -136,9 +136,10 @@ static om_kind typed_fields(const om_tensor_ctx *c, const Onnx__TensorProto *tp,
 	return OM_OK;
 }
 
-/* Borrows p when aligned for the element type, else copies it into the arena. */
-static om_kind set_bytes(const om_tensor_ctx *c, om_tensor *t, const unsigned char *p,
-			 om_status *st)
+/* Borrows p when aligned for the element type, else copies it into the arena (external data at
+ * a misaligned offset: the one case where a load reads a payload whole). */
+static om_kind set_bytes(const om_tensor_ctx *c, const Onnx__TensorProto *tp, om_tensor *t,
+			 const unsigned char *p, om_status *st)
 {
 	size_t align = om_dtype_size(t->dtype);
 	if (align > 8)
@@ -146,7 +147,10 @@ static om_kind set_bytes(const om_tensor_ctx *c, om_tensor *t, const unsigned ch
 	if (align > 1 && (uintptr_t)p % align) {
 		t->data = om_arena_memdup(c->m->arena, p, t->nbytes);
 		if (!t->data)
-			return om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
+			return om_error(st, OM_ERR_NOMEM, NULL,
+					"tensor '%s': out of memory for an aligned copy of its "
+					"%zu bytes (misaligned for %zu-byte elements)",
+					tname(tp), t->nbytes, align);
 	} else {
 		t->data = (void *)p;
 	}
@@ -187,13 +191,13 @@ om_kind om_onnx_tensor_from_proto(const om_tensor_ctx *c, const Onnx__TensorProt
 		const unsigned char *p = NULL;
 		k = external_bytes(c, tp, t->nbytes, &p, st);
 		if (!k)
-			k = set_bytes(c, t, p, st);
+			k = set_bytes(c, tp, t, p, st);
 	} else if (tp->has_raw_data && dtype != OM_STRING) {
 		if (tp->raw_data.len != t->nbytes)
 			return om_error(st, OM_ERR_INVALID_MODEL, NULL,
 					"tensor '%s': raw_data has %zu bytes, shape needs %zu",
 					tname(tp), tp->raw_data.len, t->nbytes);
-		k = set_bytes(c, t, tp->raw_data.data, st);
+		k = set_bytes(c, tp, t, tp->raw_data.data, st);
 	} else {
 		k = typed_fields(c, tp, t, st);
 	}

@@ -5,7 +5,8 @@
  * Shape(a)[1] and Shape(b)[1] when both are the extent `seq`). The later node dies.
  * Initializers with the same element type, shape and bytes are merged too (exporters share
  * weights through Identity nodes; folding those must not leave two copies): candidates are
- * found by a hash of their type, shape and a bounded sample of their bytes, then compared whole.
+ * found by a hash of their type, shape and a bounded sample of their bytes, then compared whole
+ * (up to COMPARE_MAX bytes; larger ones merge when they are the same bytes).
  * Not merged: other domains, randomness, QuantizeLinear/DequantizeLinear (a quantized model
  * keeps one QDQ pair per consumer as exported), subgraphs, graph outputs.
  */
@@ -38,6 +39,11 @@ static uint64_t node_hash(const om_node *n)
 	return mix(h, (uint64_t)n->nout);
 }
 
+/* Payloads compared byte for byte at most: two larger tensors are the same only when they are
+ * the same bytes (one mapped weight named twice). Reading two sparse 1 TiB external files
+ * whole to find them equal would cost their size; such a merge is left undone. */
+enum { COMPARE_MAX = 1 << 30 };
+
 static bool same_tensor(const om_tensor *a, const om_tensor *b)
 {
 	if (!a || !b || a->dtype != b->dtype || a->rank != b->rank || a->nbytes != b->nbytes ||
@@ -47,8 +53,9 @@ static bool same_tensor(const om_tensor *a, const om_tensor *b)
 		if (a->dims[i] != b->dims[i])
 			return false;
 	/* one payload (two initializers naming the same external bytes) is not read */
-	return !a->nbytes || (a->data && b->data && (a->data == b->data ||
-						     !memcmp(a->data, b->data, a->nbytes)));
+	return !a->nbytes || (a->data && b->data &&
+			      (a->data == b->data || (a->nbytes <= COMPARE_MAX &&
+						      !memcmp(a->data, b->data, a->nbytes))));
 }
 
 static bool same_attr(const om_attr *a, const om_attr *b)
