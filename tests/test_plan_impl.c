@@ -243,8 +243,8 @@ static void example_runs_its_records(void **state)
 	for (int exact = 0; exact <= 1; exact++) {
 		om_model *m = NULL;
 		om_status st = {0};
-		assert_int_equal(om_model_load(tu_source_path("examples/tiny_shuffle.onnx"), &m, &st),
-				 OM_OK);
+		const char *path = tu_source_path("examples/tiny_shuffle.onnx");
+		assert_int_equal(om_model_load(path, &m, &st), OM_OK);
 		om_value *x = m->graph->inputs[0];
 		x->type.dims[0] = (om_dim){2, NULL};
 		om_session *s = NULL;
