@@ -151,7 +151,8 @@ def big_model(tmp_path_factory):
     n = 48 << 20  # 192 MiB: its save (written, fsynced) takes a good part of a second
     path = tmp_path_factory.mktemp('big') / 'in.onnx'
     make_model(path, n)
-    return path, n
+    yield path, n
+    os.remove(path)  # pytest keeps its last runs' folders: not this much of them
 
 
 SAVER = '''
