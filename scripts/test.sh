@@ -19,7 +19,7 @@ if command -v clang >/dev/null 2>&1; then
 	[ -d build-clang ] || CC=clang meson setup build-clang >/dev/null
 	ninja -C build-clang
 fi
-[ -d build-asan ] || meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false >/dev/null
+[ -d build-asan ] || meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false \
 	--buildtype=debug >/dev/null
 ninja -C build-asan
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
