@@ -194,7 +194,9 @@ typedef struct om_save_options {
  *  (mkstemp: a symlink planted at any name is never written through), then renamed over it;
  *  every failure removes them. Models over 2 GB always use external data.
  *  The external-data file is by default named by its content: the XXH64 of its bytes in 16
- *  hex digits ("m.onnx.0123456789abcdef.data"), or, when something has that name already
+ *  hex digits ("m.onnx.0123456789abcdef.data"; a weight mapped from a sparse external-data
+ *  file is copied by its data extents, its holes left holes and digested as (offset, length)
+ *  records, not read: onnx/holes.c), or, when something has that name already
  *  (never replaced), the first free of its variants (the XXH64 of that digest and the
  *  variant's number, 1 to 63). It is in place before the model file that names it is renamed
  *  over the destination, and only that model names it: a reader of the model, even while

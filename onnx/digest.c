@@ -68,6 +68,16 @@ void om_digest_add(om_digest *d, const void *data, size_t n)
 	d->nbuf = n;
 }
 
+void om_digest_add_hole(om_digest *d, uint64_t offset, uint64_t length)
+{
+	unsigned char rec[24] = "om-hole";
+	for (int i = 0; i < 8; i++) {
+		rec[8 + i] = (unsigned char)(offset >> (8 * i));
+		rec[16 + i] = (unsigned char)(length >> (8 * i));
+	}
+	om_digest_add(d, rec, sizeof rec);
+}
+
 uint64_t om_digest_value(const om_digest *d)
 {
 	const uint64_t *a = d->acc;

@@ -66,6 +66,15 @@ om_kind om_onnx_tensor_from_proto(const om_tensor_ctx *c, const Onnx__TensorProt
 om_kind om_onnx_external_map(const char *dir, const char *location, om_mapping **maps,
 			     const unsigned char **data, size_t *size, om_status *st);
 void om_onnx_mappings_free(om_mapping *maps);
+struct om_digest;
+/** Writes the bytes [off, off + len) of the file mp maps to o's file at offset `at` (o->f's
+ *  end, left there after) hole-aware (holes.c) when that range of the file has holes: only
+ *  its data extents are read and written, each hole is left a hole and digested as a record
+ *  (om_digest_add_hole), each data byte as itself. *copied false (nothing done): no holes
+ *  there, no SEEK_DATA on its file system, or the file is not the one mapped any more; the
+ *  caller writes the mapped bytes. */
+om_kind om_out_copy_holes(om_out_file *o, uint64_t at, const om_mapping *mp, uint64_t off,
+			  uint64_t len, struct om_digest *dg, bool *copied, om_status *st);
 /** Reads a protobuf varint at p[*pos] (n bytes in all) into *out and moves *pos past it;
  *  false when it runs past n or over 10 bytes. */
 bool om_wire_varint(const uint8_t *p, size_t n, size_t *pos, uint64_t *out);

@@ -236,6 +236,39 @@ static void write_failed(wctx *c, const char *path)
 				  strerror(errno ? errno : EIO));
 }
 
+/* The loader's mapping of an external-data file that holds t's bytes, or NULL. */
+static const om_mapping *mapping_of(const wctx *c, const om_tensor *t)
+{
+	const unsigned char *p = t->data;
+	for (const om_mapping *mp = c->res ? c->res->maps : NULL; mp; mp = mp->next) {
+		const unsigned char *base = mp->ptr;
+		if (base && p >= base && (size_t)(p - base) <= mp->size &&
+		    t->nbytes <= mp->size - (size_t)(p - base))
+			return mp;
+	}
+	return NULL;
+}
+
+/* t's bytes at c->ext_off: from the file they are mapped from, hole-aware, when it has holes
+ * there (a sparse terabyte costs its data, not its size); else the bytes as they are. */
+static void w_payload(wctx *c, const om_tensor *t)
+{
+	const om_mapping *mp = mapping_of(c, t);
+	bool copied = false;
+	if (mp && (c->err = om_out_copy_holes(&c->xf, c->ext_off, mp,
+					      (uint64_t)((const unsigned char *)t->data -
+							 (const unsigned char *)mp->ptr),
+					      t->nbytes, &c->dg, &copied, c->st)))
+		return;
+	if (copied)
+		return;
+	errno = 0;
+	if (fwrite(t->data, 1, t->nbytes, c->xf.f) != t->nbytes)
+		write_failed(c, c->ext_path);
+	else
+		om_digest_add(&c->dg, t->data, t->nbytes);
+}
+
 /* Appends t's bytes (64-byte aligned) to the external file and points tp at them. */
 static void w_external(wctx *c, const om_tensor *t, Onnx__TensorProto *tp)
 {
@@ -244,14 +277,15 @@ static void w_external(wctx *c, const om_tensor *t, Onnx__TensorProto *tp)
 		return;
 	size_t pad = (size_t)((64 - c->ext_off % 64) % 64);
 	errno = 0;
-	if (fwrite(zeros, 1, pad, c->xf.f) != pad ||
-	    fwrite(t->data, 1, t->nbytes, c->xf.f) != t->nbytes) {
+	if (fwrite(zeros, 1, pad, c->xf.f) != pad) {
 		write_failed(c, c->ext_path);
 		return;
 	}
 	om_digest_add(&c->dg, zeros, pad);
-	om_digest_add(&c->dg, t->data, t->nbytes);
 	c->ext_off += pad;
+	w_payload(c, t);
+	if (c->err)
+		return;
 	char off[32], len[32];
 	snprintf(off, sizeof off, "%llu", (unsigned long long)c->ext_off);
 	snprintf(len, sizeof len, "%zu", t->nbytes);
@@ -578,7 +612,8 @@ static om_kind commit_named(wctx *c, om_out_file *mo)
 	return k;
 }
 
-/* The variant-th name of the weights file: 0 the XXH64 of its bytes, then digests of that
+/* The variant-th name of the weights file: 0 the XXH64 of its bytes (holes copied from a
+ * sparse source as records: om_digest_add_hole), then digests of that
  * and the variant's number; in the location entries and the paths. */
 static void name_weights(wctx *c, uint64_t variant)
 {

@@ -1,16 +1,22 @@
 /* test_external_lazy.c — external data costs what is read of it: a model naming a sparse 1 TiB
- * file loads, simplifies and runs in seconds within bounded memory; big initializers merge when
+ * file loads, simplifies, runs and saves in seconds within bounded memory (the saved data file
+ * sparse too, named the same by two saves); big initializers merge when
  * equal and not when they differ at the last byte; data shorter than the tensor, or past the
  * end of its file, is refused by name without being read. */
+#define _GNU_SOURCE /* SEEK_HOLE */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "digest.h"
 #include "onnx.pb-c.h"
 #include "testutil.h"
 
@@ -310,6 +316,182 @@ static void sparse_reduce_not_folded(void **state)
 	assert_true(max_rss_mb() < 200);
 }
 
+/* ---- saving a sparse terabyte ------------------------------------------------------------- */
+
+enum { NSPOTS = 4, SPOT = 4096 };
+
+/* Where tera.bin has data: 4 KiB at each (the rest is holes); byte i of a spot is spot_byte. */
+static uint64_t spot_at(int i, uint64_t size)
+{
+	const uint64_t at[NSPOTS] = {8192, (uint64_t)1 << 30, size / 2 + 12345 * 4096ull,
+				     size - 3 * 4096};
+	return at[i];
+}
+
+static unsigned char spot_byte(int spot, size_t i)
+{
+	return (unsigned char)(1 + spot * 31 + i * 7 % 251);
+}
+
+/* The file in dir/sub named "<base>.<16 hex>.data" (the one there), written to name. */
+static void data_file(const char *sub, const char *base, char name[NAME_MAX + 1])
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/%s", dir, sub);
+	DIR *d = opendir(path);
+	assert_non_null(d);
+	int n = 0;
+	for (struct dirent *e; (e = readdir(d));)
+		if (!strncmp(e->d_name, base, strlen(base)) && strstr(e->d_name, ".data"))
+			snprintf(name, NAME_MAX + 1, "%s", e->d_name), n++;
+	closedir(d);
+	assert_int_equal(n, 1);
+}
+
+static const om_tensor *init_of(const om_model *m, const char *name)
+{
+	for (int32_t i = 0; i < m->graph->ninits; i++)
+		if (!strcmp(m->graph->inits[i]->name, name))
+			return m->graph->inits[i]->init;
+	fail_msg("no initializer '%s'", name);
+	return NULL;
+}
+
+/* t's bytes at [at, at + n) are the spot's bytes (spot >= 0) or zeros. */
+static void check_bytes(const om_tensor *t, uint64_t at, size_t n, int spot)
+{
+	const unsigned char *p = (const unsigned char *)t->data + at;
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(p[i], spot >= 0 ? spot_byte(spot, i) : 0);
+}
+
+/* W names all of a sparse 1 TiB file holding 16 KiB of data at four places, V 16 KiB of it
+ * across the second place; both stay after simplify (Gathers read them) and go to the data file
+ * of out.onnx, saved into two folders. Before, the save wrote and hashed every byte (hours, a
+ * full disk); now it copies the data extents: a few seconds, a data file of the same apparent
+ * size (1 TiB for W, 16 KiB more for V) with a few blocks, the bytes read back equal, and the
+ * same content name for the two saves. */
+static void sparse_terabyte_saved(void **state)
+{
+	(void)state;
+	const uint64_t size = sparse_file("tera.bin");
+	int fd = open(tu_join(dir, "tera.bin"), O_WRONLY);
+	assert_true(fd >= 0);
+	unsigned char buf[SPOT];
+	for (int s = 0; size && s < NSPOTS; s++) {
+		for (size_t i = 0; i < SPOT; i++)
+			buf[i] = spot_byte(s, i);
+		assert_int_equal(pwrite(fd, buf, SPOT, (off_t)spot_at(s, size)), SPOT);
+	}
+	const bool holes = size && lseek(fd, 0, SEEK_HOLE) == 0;
+	close(fd);
+	if (!holes) {
+		print_message("skipped: the file system takes no sparse file of 16 GiB or more, or "
+			      "does not report its holes (SEEK_HOLE)\n");
+		skip();
+	}
+	proto p = {0};
+	set_vinfo(&p.in[p.nin++], "idx", OM_INT64);
+	add_init(&p, "W", (int64_t)(size / (4 * ROW)), ROW, "tera.bin", 0);
+	add_init(&p, "V", 4, ROW, "tera.bin", spot_at(1, size) - 8192);
+	add_node(&p, "Gather", "W", "idx", "y", OM_FLOAT);
+	add_node(&p, "Gather", "V", "idx", "y2", OM_FLOAT);
+	write_proto(&p, tu_join(dir, "tera_save.onnx"));
+	const double t0 = now();
+	static const char *const subs[2] = {"s1", "s2"};
+	char names[2][NAME_MAX + 1];
+	for (int k = 0; k < 2; k++) {
+		char out[512];
+		snprintf(out, sizeof out, "%s/%s", dir, subs[k]);
+		assert_int_equal(mkdir(out, 0755), 0);
+		snprintf(out, sizeof out, "%s/%s/out.onnx", dir, subs[k]);
+		om_model *m = load("tera_save.onnx");
+		om_status st = {0};
+		check_ok(om_simplify(m, NULL, &st), &st);
+		const om_save_options opt = {.external_data = 1};
+		check_ok(om_model_save(m, out, &opt, &st), &st);
+		om_model_free(m);
+		data_file(subs[k], "out.onnx.", names[k]);
+	}
+	const double secs = now() - t0;
+	assert_string_equal(names[0], names[1]);
+	char path[PATH_MAX];
+	snprintf(path, sizeof path, "%s/s1/%s", dir, names[0]);
+	struct stat sb;
+	assert_int_equal(stat(path, &sb), 0);
+	assert_true((uint64_t)sb.st_size == size + 4 * 4096);
+	print_message("saved %llu GiB of sparse external data: %.2f s, %lld KiB allocated, "
+		      "max RSS %ld MB\n", (unsigned long long)(size >> 30), secs,
+		      (long long)sb.st_blocks / 2, max_rss_mb());
+	assert_true(sb.st_blocks * 512 < 4 << 20);
+	assert_true(secs < 10);
+	assert_true(max_rss_mb() < 200);
+	/* the saved model reads the same bytes: the spots, zeros around and between them */
+	om_model *m = load("s2/out.onnx");
+	const om_tensor *w = init_of(m, "W"), *v = init_of(m, "V");
+	assert_true(w->nbytes == size && v->nbytes == 4 * 4096);
+	for (int s = 0; s < NSPOTS; s++) {
+		const uint64_t at = spot_at(s, size);
+		check_bytes(w, at, SPOT, s);
+		check_bytes(w, at - 64, 64, -1);
+		check_bytes(w, at + SPOT, 64, -1);
+	}
+	check_bytes(w, 0, 4096, -1);
+	check_bytes(w, size / 4, 4096, -1);
+	check_bytes(w, size - 4096, 4096, -1);
+	check_bytes(v, 0, 8192, -1);
+	check_bytes(v, 8192, SPOT, 1);
+	check_bytes(v, 8192 + SPOT, 4096, -1);
+	om_model_free(m);
+}
+
+/* A dense external weight is written as it is: the data file holds its bytes, named by their
+ * XXH64 (no holes: the hole records never enter). */
+static void dense_external_saved(void **state)
+{
+	(void)state;
+	enum { ROWS = 16, BYTES = ROWS * ROW * 4 };
+	unsigned char *buf = malloc(BYTES);
+	assert_non_null(buf);
+	for (size_t i = 0; i < BYTES; i++)
+		buf[i] = (unsigned char)(i * 131 + 7);
+	FILE *f = fopen(tu_join(dir, "dense.bin"), "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(buf, 1, BYTES, f), BYTES);
+	fclose(f);
+	proto p = {0};
+	set_vinfo(&p.in[p.nin++], "idx", OM_INT64);
+	add_init(&p, "D", ROWS, ROW, "dense.bin", 0);
+	add_node(&p, "Gather", "D", "idx", "y", OM_FLOAT);
+	write_proto(&p, tu_join(dir, "dense.onnx"));
+	om_model *m = load("dense.onnx");
+	om_status st = {0};
+	const om_save_options opt = {.external_data = 1};
+	assert_int_equal(mkdir(tu_join(dir, "s3"), 0755), 0);
+	char out[PATH_MAX];
+	snprintf(out, sizeof out, "%s/s3/out.onnx", dir);
+	check_ok(om_model_save(m, out, &opt, &st), &st);
+	om_model_free(m);
+	om_digest dg;
+	om_digest_init(&dg);
+	om_digest_add(&dg, buf, BYTES);
+	char want[64], name[NAME_MAX + 1];
+	snprintf(want, sizeof want, "out.onnx.%016llx.data",
+		 (unsigned long long)om_digest_value(&dg));
+	data_file("s3", "out.onnx.", name);
+	assert_string_equal(name, want);
+	snprintf(out, sizeof out, "%s/s3/%s", dir, name);
+	f = fopen(out, "rb");
+	assert_non_null(f);
+	unsigned char *back = malloc(BYTES + 1);
+	assert_non_null(back);
+	assert_int_equal(fread(back, 1, BYTES + 1, f), BYTES);
+	fclose(f);
+	assert_memory_equal(back, buf, BYTES);
+	free(back);
+	free(buf);
+}
+
 /* ---- big initializers that are, or are not, equal ---------------------------------------- */
 
 /* Five 8 MiB initializers in one file: A; B equal to A; C differing from A at its last byte;
@@ -415,6 +597,8 @@ int main(void)
 		/* first: the RSS bound is the process's */
 		cmocka_unit_test(sparse_terabyte),
 		cmocka_unit_test(sparse_reduce_not_folded),
+		cmocka_unit_test(sparse_terabyte_saved),
+		cmocka_unit_test(dense_external_saved),
 		cmocka_unit_test(big_initializers_merge),
 		cmocka_unit_test(short_or_beyond_refused),
 	};
