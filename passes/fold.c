@@ -3,7 +3,7 @@
  * its op row's kernel (om_eval_node, the executor's own semantics) and its outputs become
  * initializers, when the fold does not make the saved model larger (or, with the user's
  * fold_max_bytes, when each output fits that cap). Constant nodes become initializers.
- * Not folded: nodes whose constant inputs hold more than IN_BYTES_MAX bytes (a mapped external
+ * Not folded: nodes whose constant inputs hold more than OM_EVAL_FOLD_IN_MAX bytes (a mapped external
  * weight costs what a kernel reads of it), other domains, rows flagged OM_OP_RANDOM, control
  * flow, and rows flagged OM_OP_QDQ unless the user asks (fold_qdq). A single-output node that
  * produces a graph output becomes a Constant node (the name stays produced by a node).
@@ -29,8 +29,6 @@ enum {
 	MAX_IO = 64,
 	FOLD_ALLOWANCE = 4096,    /* bytes a fold may add: shape-sized tensors */
 	OUT_BYTES_MAX = 1 << 30,  /* an output no fold considers (the sums below stay small) */
-	IN_BYTES_MAX = 1 << 30,   /* constant inputs no fold evaluates (a kernel may read them
-				     all: a 1 TiB mapped weight would cost its size in reads) */
 	MAX_PENDING = 256,        /* refused folds whose values are held for a later fold */
 	PENDING_MAX_BYTES = 16 << 20, /* largest pending value */
 };
@@ -311,14 +309,6 @@ static void skipped(fold_state *s, const om_node *n, size_t out_bytes, size_t de
 	s->skip_dead += dead_bytes;
 }
 
-/* 1 when n's kernel reads at most its output's bytes of in[0] (Shape and Size read its dims,
- * Slice the slice): in[0] is then not counted against IN_BYTES_MAX; else 0. */
-static int32_t reads_part_of_first(const om_model *m, const om_node *n)
-{
-	const om_op *op = om_node_op(m, n);
-	return op && ((op->flags & OM_OP_SHAPE_OF) || op->code == OM_OPC_SLICE);
-}
-
 /* Evaluates n and turns its outputs into initializers. False when it was left alone. */
 static bool fold_node(fold_state *s, om_node *n, om_kind *err)
 {
@@ -328,15 +318,14 @@ static bool fold_node(fold_state *s, om_node *n, om_kind *err)
 	om_tensor out[MAX_IO];
 	if (n->nin > MAX_IO || n->nout > MAX_IO || n->nout == 0)
 		return false;
-	size_t in_bytes = 0;
-	const int32_t part = reads_part_of_first(c->m, n);
 	for (int32_t i = 0; i < n->nin; i++) {
 		in[i] = NULL;
 		if (n->in[i] && !(in[i] = input_tensor(s, n->in[i])))
 			return false;
-		if (in[i] && i >= part && (in_bytes += in[i]->nbytes) > IN_BYTES_MAX)
-			return false; /* the sum stops past 1 GiB: it never wraps */
 	}
+	const om_op *row = om_node_op(c->m, n);
+	if (row && om_eval_fold_input_bytes(row, in, n->nin) > OM_EVAL_FOLD_IN_MAX)
+		return false;
 	const bool qdq = om_node_has(c->m, n, OM_OP_QDQ);
 	if (qdq && !c->fold_qdq) {
 		s->nqdq++;

@@ -63,6 +63,16 @@ om_kind om_eval_node(const om_node *n, int64_t opset, const om_tensor *const *in
 	return om_eval_row(op, n, opset, in, out, 0, st);
 }
 
+size_t om_eval_fold_input_bytes(const om_op *op, const om_tensor *const *in, int32_t nin)
+{
+	const int32_t part = (op->flags & OM_OP_SHAPE_OF) || op->code == OM_OPC_SLICE;
+	size_t bytes = 0;
+	for (int32_t i = part; i < nin && bytes <= OM_EVAL_FOLD_IN_MAX; i++)
+		if (in[i])
+			bytes += in[i]->nbytes < SIZE_MAX / 2 ? in[i]->nbytes : SIZE_MAX / 2;
+	return bytes;
+}
+
 om_kind om_eval_row(const om_op *op, const om_node *n, int64_t opset, const om_tensor *const *in,
 		    om_tensor *out, size_t max_bytes, om_status *st)
 {

@@ -380,6 +380,11 @@ static om_kind shape_step(om_plan *p, om_step *sp, size_t limit, om_status *st)
 			tin[0].data = (void *)no_bytes;
 		all_const = true;
 	}
+	/* a fold reads its constant inputs: not past OM_EVAL_FOLD_IN_MAX (a mapped 1 TiB weight
+	 * is read by the kernels of the runs that need it, within their limits) */
+	if (all_const && om_eval_fold_input_bytes(sp->op, (const om_tensor *const *)in, nin) >
+				 OM_EVAL_FOLD_IN_MAX)
+		all_const = false;
 	if (all_const && (sp->op->kernel || (sp->op->flags & OM_OP_VIEW))) {
 		rc = fold_step(p, sp, in, limit, st);
 		if (rc != OM_NEED_VALUE)

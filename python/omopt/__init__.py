@@ -478,7 +478,10 @@ class InferenceSession:
         Raises InvalidInput for a missing, unknown or mistyped input or one of the wrong shape
         (naming the node). String tensors are numpy arrays of str (or bytes, or objects that
         are str or bytes) in, object arrays of str out."""
-        with self._guard:
+        guard = getattr(self, '_guard', None)
+        if guard is None or not getattr(self, '_sess', None) and not self._closed:
+            raise InvalidInput('InvalidInput', '', '', 'the session was never made')
+        with guard:
             if self._closed:
                 raise InvalidInput('InvalidInput', '', '', 'the session is closed')
             self._active += 1
@@ -633,6 +636,12 @@ class InferenceSession:
         if self._sess:
             lib.om_session_free(self._sess)
             self._sess = None
+
+    def __copy__(self):
+        raise TypeError('an InferenceSession cannot be copied: share the one session between '
+                        'threads (run() may be called from many at once)')
+
+    __deepcopy__ = __reduce__ = __reduce_ex__ = lambda self, *a: self.__copy__()
 
     def __enter__(self):
         return self

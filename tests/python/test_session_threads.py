@@ -126,3 +126,15 @@ def test_misaligned_input():
     odd[...] = x
     assert odd.ctypes.data % 4 != 0
     assert same(s.run(None, {name: odd}), s.run(None, f))
+
+
+def test_copies_refused():
+    """A copy would share the library's session with a life cycle of its own (double free)."""
+    import copy
+    import pickle
+    s = omopt.InferenceSession(EXAMPLE)
+    for make in (copy.copy, copy.deepcopy, pickle.dumps):
+        with pytest.raises(TypeError):
+            make(s)
+    with pytest.raises(omopt.InvalidInput, match='never made'):
+        object.__new__(omopt.InferenceSession).run(None, {})
