@@ -158,7 +158,12 @@ om_kind om_out_rename(om_out_file *o, om_status *st)
 	if (o->stream)
 		return OM_OK;
 	/* a cleanup between the two finds tmp gone: nothing to remove */
-	if (rename(o->tmp, o->path) != 0) {
+	return om_out_renamed(o, rename(o->tmp, o->path), st);
+}
+
+om_kind om_out_renamed(om_out_file *o, int r, om_status *st)
+{
+	if (r != 0) {
 		int e = errno;
 		om_out_discard(o);
 		return om_error(st, OM_ERR_IO, NULL, "cannot write '%s': %s", o->path,

@@ -52,6 +52,10 @@ om_kind om_out_create(om_out_file *o, const char *path, om_status *st);
 om_kind om_out_finish(om_out_file *o, om_status *st);
 /** Renames the finished temporary file over o->path; removes it on failure. */
 om_kind om_out_rename(om_out_file *o, om_status *st);
+/** After o->tmp was renamed into place (r: the rename's result, errno as it left it): on a
+ *  failure the temporary file is removed and the error names o->path; on success o holds no
+ *  temporary file any more. */
+om_kind om_out_renamed(om_out_file *o, int r, om_status *st);
 /** om_out_open, except that a destination that is (or links to) a FIFO or a character device
  *  is written straight into, as a stream (`-o /dev/stdout`); a FIFO without a reader is an
  *  error, not a wait. */

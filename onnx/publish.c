@@ -172,14 +172,5 @@ om_kind om_out_rename_new(om_out_file *o, bool *taken, om_status *st)
 		*taken = true;
 		return OM_OK;
 	}
-	if (r != 0) {
-		int e = errno;
-		om_out_discard(o);
-		return om_error(st, OM_ERR_IO, NULL, "cannot write '%s': %s", o->path,
-				strerror(e));
-	}
-	om_cleanup_drop(o->slot);
-	o->slot = -1;
-	o->tmp[0] = 0;
-	return OM_OK;
+	return om_out_renamed(o, r, st);
 }
