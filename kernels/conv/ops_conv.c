@@ -250,27 +250,45 @@ static void conv_layout(const om_ctx *c, om_layout_req *r)
 
 /* oneDNN's path for a float conv, its X, Y and Z blocked or not (om_conv_dnnl sees their
  * logical shapes and c->blocked); false when oneDNN declines it (*g: the geometry) */
-static bool conv_dnnl_step(om_ctx *c, conv_geo *g, om_kind *rc)
+/* c as oneDNN's path and the plan-time choice see it: X, Y and Z at their logical shapes
+ * where the planner keeps them blocked (om_conv_dnnl reads c.blocked), W and B as given. It
+ * points into itself: made in place, never copied. */
+typedef struct logical_conv {
+	om_tensor x, y, z;
+	const om_tensor *in[4];
+	om_tensor *out[1];
+	om_ctx c;
+} logical_conv;
+
+static void logical_conv_of(const om_ctx *c, logical_conv *v)
 {
 	const om_tensor *W = c->in[1], *Z = c->nin > 3 ? c->in[3] : NULL;
 	const int64_t C = W->dims[1] * om_attr_int(c->node, "group", 1), M = W->dims[0];
-	om_tensor x = *c->in[0], y = *c->out[0], z = Z ? *Z : (om_tensor){0};
-	if (c->blocked & OM_LAYOUT_IN(0))
-		x = om_layout_logical(c->in[0], C);
-	if (c->blocked & OM_LAYOUT_OUT(0))
-		y = om_layout_logical(c->out[0], M), z = Z ? om_layout_logical(Z, M) : z;
-	const om_tensor *in[4] = {&x, W, c->nin > 2 ? c->in[2] : NULL, Z ? &z : NULL};
-	om_tensor *out[1] = {&y};
-	om_ctx lc = *c;
-	lc.in = in, lc.out = out;
+	v->x = c->blocked & OM_LAYOUT_IN(0) ? om_layout_logical(c->in[0], C) : *c->in[0];
+	v->y = c->blocked & OM_LAYOUT_OUT(0) ? om_layout_logical(c->out[0], M) : *c->out[0];
+	v->z = !Z ? (om_tensor){0} : c->blocked & OM_LAYOUT_OUT(0) ? om_layout_logical(Z, M) : *Z;
+	v->in[0] = &v->x;
+	v->in[1] = W;
+	v->in[2] = c->nin > 2 ? c->in[2] : NULL;
+	v->in[3] = Z ? &v->z : NULL;
+	v->out[0] = &v->y;
+	v->c = *c;
+	v->c.in = v->in, v->c.out = v->out, v->c.nin = c->nin < 4 ? c->nin : 4;
+}
+
+static bool conv_dnnl_step(om_ctx *c, conv_geo *g, om_kind *rc)
+{
+	logical_conv v;
+	logical_conv_of(c, &v);
+	om_ctx *const lc = &v.c;
 	om_conv_epi e = {0};
-	if ((*rc = conv_geometry(&lc, g)) ||
-	    (*rc = variant(c) == CONV_FUSED ? fused_epilogue(&lc, &e)
-					    : om_conv_epi_activation(&lc, &e)))
+	if ((*rc = conv_geometry(lc, g)) ||
+	    (*rc = variant(c) == CONV_FUSED ? fused_epilogue(lc, &e)
+					    : om_conv_epi_activation(lc, &e)))
 		return true;
-	e.bias = in[2] ? in[2]->data : NULL;
-	const bool took = om_conv_dnnl(&lc, &g->sp, g->N, g->C, g->M, g->group, x.data, W->data,
-				       &e, y.data, rc);
+	e.bias = v.in[2] ? v.in[2]->data : NULL;
+	const bool took = om_conv_dnnl(lc, &g->sp, g->N, g->C, g->M, g->group, v.x.data,
+				       v.in[1]->data, &e, v.y.data, rc);
 	if (took)
 		om_ctx_chose(c, OM_CONV_ONEDNN);
 	return took;
@@ -480,33 +498,26 @@ static void conv_choose(const om_ctx *c, om_choice *ch)
 	const om_tensor *W = c->nin > 1 ? c->in[1] : NULL, *Z = c->nin > 3 ? c->in[3] : NULL;
 	if (!c->in[0] || !W || W->rank < 3 || c->nout < 1 || !c->out[0])
 		return;
-	const int64_t C = W->dims[1] * om_attr_int(c->node, "group", 1), M = W->dims[0];
-	om_tensor x = *c->in[0], y = *c->out[0], z = Z ? *Z : (om_tensor){0};
-	if (c->blocked & OM_LAYOUT_IN(0))
-		x = om_layout_logical(c->in[0], C);
-	if (c->blocked & OM_LAYOUT_OUT(0))
-		y = om_layout_logical(c->out[0], M), z = Z ? om_layout_logical(Z, M) : z;
-	const om_tensor *in[4] = {&x, W, c->nin > 2 ? c->in[2] : NULL, Z ? &z : NULL};
-	om_tensor *out[1] = {&y};
-	om_ctx lc = *c;
-	lc.in = in, lc.out = out, lc.nin = c->nin < 4 ? c->nin : 4;
+	logical_conv v;
+	logical_conv_of(c, &v);
+	om_ctx *const lc = &v.c;
 	conv_geo g;
 	om_conv_epi e = {0};
-	if (conv_geometry(&lc, &g) || (variant(c) == CONV_FUSED ? fused_epilogue(&lc, &e)
-								: om_conv_epi_activation(&lc, &e)))
+	if (conv_geometry(lc, &g) || (variant(c) == CONV_FUSED ? fused_epilogue(lc, &e)
+							       : om_conv_epi_activation(lc, &e)))
 		return;
 	e.z = Z ? &no_z : NULL;
-	if (c->in_scale && om_conv_dnnl_takes(&lc, &g.sp, 1, g.C, g.M, g.group, &e)) {
+	if (c->in_scale && om_conv_dnnl_takes(lc, &g.sp, 1, g.C, g.M, g.group, &e)) {
 		ch->name = OM_CONV_ONEDNN;
 		return;
 	}
-	lc.in_scale = NULL;
-	if (c->blocked && om_conv_dnnl_takes(&lc, &g.sp, g.N, g.C, g.M, g.group, &e)) {
+	lc->in_scale = NULL;
+	if (c->blocked && om_conv_dnnl_takes(lc, &g.sp, g.N, g.C, g.M, g.group, &e)) {
 		ch->name = OM_CONV_ONEDNN;
 		return;
 	}
-	lc.blocked = 0;
-	const om_conv_case k = {&lc, &g.sp, g.N, g.C, g.M, g.group, NULL, NULL, e, NULL};
+	lc->blocked = 0;
+	const om_conv_case k = {lc, &g.sp, g.N, g.C, g.M, g.group, NULL, NULL, e, NULL};
 	ch->name = om_conv_f32_choose(&k);
 }
 
