@@ -1,7 +1,6 @@
-/* gemm.c — om_sgemm/om_dgemm: in fast mode oneDNN's sgemm when the build has it (cblas for the
- * smallest products and for double: gemm for rows in blocks of 4, gemv for the rest and for
- * few columns), a fixed-order blocked loop in exact mode. */
-#include <cblas.h>
+/* gemm.c — om_sgemm/om_dgemm: a fixed-order blocked loop in exact mode; in fast mode oneDNN's
+ * sgemm (the loop for the smallest products and, compiled per ISA, for double) when the build
+ * has it, else cblas (gemm for rows in blocks of 4, gemv for the rest and for few columns). */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,8 +10,13 @@
 #include <omp.h>
 #endif
 
+#include "clones.h"
 #include "gemm.h"
 #include "omopt.h"
+
+#ifndef OM_HAVE_DNNL
+#include <cblas.h>
+#endif
 
 /* The exact loop must not be contracted into FMAs (that would differ between instruction
  * sets): the pragmas switch contraction off, with GCC even under -ffp-contract=fast (clang's
@@ -32,12 +36,12 @@
  * fallback when the packing buffer cannot be allocated. Vector lanes are independent
  * elements, so the vector width does not change a bit.
  */
-#define OM_EXACT_GEMM(NAME, T, L)                                                               \
+#define OM_EXACT_GEMM(NAME, T, L, ATTR)                                                         \
 	typedef T NAME##_vec __attribute__((vector_size(sizeof(T) * L)));                      \
 	enum { NAME##_NR = 4 * L };                                                             \
                                                                                                 \
 	/* acc[r][j] for one element (i, j) of the tile: the reference order */                 \
-	static T NAME##_dot(bool ta, int64_t K, const T *A, int64_t lda, int64_t i,             \
+	OM_INLINE T NAME##_dot(bool ta, int64_t K, const T *A, int64_t lda, int64_t i,          \
 			    const T *bcol, int64_t bstep)                                        \
 	{                                                                                       \
 		T acc = 0;                                                                      \
@@ -49,7 +53,7 @@
 	}                                                                                       \
                                                                                                 \
 	/* 4 rows x NR columns; brow(k) = B row k at column j0 (stride bstep between rows) */   \
-	static void NAME##_tile(bool ta, int64_t K, const T *A, int64_t lda, int64_t i0,        \
+	OM_INLINE void NAME##_tile(bool ta, int64_t K, const T *A, int64_t lda, int64_t i0,     \
 				const T *b, int64_t bstep, T out[4][NAME##_NR])                  \
 	{                                                                                       \
 		NAME##_vec acc[4][4];                                                           \
@@ -70,7 +74,7 @@
 		memcpy(out, acc, sizeof acc);                                                   \
 	}                                                                                       \
                                                                                                 \
-	static void NAME(bool ta, bool tb, int64_t M, int64_t N, int64_t K, T alpha,            \
+	ATTR static void NAME(bool ta, bool tb, int64_t M, int64_t N, int64_t K, T alpha,       \
 			 const T *A, int64_t lda, const T *B, int64_t ldb, T beta, T *C,        \
 			 int64_t ldc)                                                            \
 	{                                                                                       \
@@ -110,8 +114,13 @@
 		free(pack);                                                                     \
 	}
 
-OM_EXACT_GEMM(exact_sgemm, float, 4)
-OM_EXACT_GEMM(exact_dgemm, double, 2)
+OM_EXACT_GEMM(exact_sgemm, float, 4, )
+OM_EXACT_GEMM(exact_dgemm, double, 2, )
+#ifdef OM_HAVE_DNNL
+/* fast mode's double products (attention's scores, double MatMul): the same arithmetic,
+ * wider and for the CPU's instruction set, so the same bits as exact mode */
+OM_EXACT_GEMM(wide_dgemm, double, 4, OM_CLONES)
+#endif
 
 /* cblas takes int extents: anything larger, or empty, goes through the exact loop (which
  * handles K == 0 as C = beta * C without reading A or B). */
@@ -121,6 +130,7 @@ static bool blas_ok(int64_t M, int64_t N, int64_t K, int64_t lda, int64_t ldb, i
 	       lda > 0 && lda <= INT_MAX && ldb > 0 && ldb <= INT_MAX && ldc > 0 && ldc <= INT_MAX;
 }
 
+#ifndef OM_HAVE_DNNL
 /*
  * Fast mode. OpenBLAS's sgemm packs all of op(B) in every call and its kernel runs C's rows in
  * blocks of 4, with slow tails: up to 3 rows go through one gemv each (1 x 512 x 1000: 109 us
@@ -183,6 +193,7 @@ enum { GEMV_MAX = 3, GEMM_ROWS = 4, GEMV_SPLIT_NK = 4096 };
 
 OM_FAST_GEMM(fast_sgemm, float, cblas_sgemm, cblas_sgemv)
 OM_FAST_GEMM(fast_dgemm, double, cblas_dgemm, cblas_dgemv)
+#endif
 
 #ifdef OM_HAVE_DNNL
 /*
@@ -190,7 +201,7 @@ OM_FAST_GEMM(fast_dgemm, double, cblas_dgemm, cblas_dgemv)
  * OpenBLAS's (pinned to its Haswell kernels here), one thread, us per product: 32x768x2304
  * 1573 -> 618, 197x768x3072 9585 -> 5121, 1x768x768 125 (34 as gemv rows) -> 29, 1000x512x1
  * 114 -> 33, 7x128x64 6.0 -> 0.85; below about 8192 multiply-adds its call costs more
- * (16x16x16 0.26 -> 0.47, 4x4x4 0.10 -> 0.40): those stay OpenBLAS's.
+ * (16x16x16 0.26 -> 0.47, 4x4x4 0.10 -> 0.40): those run the blocked loop.
  */
 enum { DNNL_MIN_MNK = 8192 };
 
@@ -225,15 +236,20 @@ void om_sgemm(int exact, bool ta, bool tb, int64_t M, int64_t N, int64_t K, floa
 {
 	if (M <= 0 || N <= 0)
 		return;
+#ifdef OM_HAVE_DNNL
+	/* oneDNN's sgemm, else (under DNNL_MIN_MNK, or refused) the blocked loop: 16x16x16
+	 * 0.26 us through OpenBLAS, whose Haswell kernels this environment pins and whose idle
+	 * workers spin; OpenBLAS is not linked at all with oneDNN */
+	if (exact || !blas_ok(M, N, K, lda, ldb, ldc) ||
+	    !dnnl_sgemm_ok(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc))
+		exact_sgemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+#else
 	if (exact || !blas_ok(M, N, K, lda, ldb, ldc))
 		exact_sgemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-#ifdef OM_HAVE_DNNL
-	else if (dnnl_sgemm_ok(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc))
-		return;
-#endif
 	else
 		fast_sgemm(ta, tb, (int)M, (int)N, (int)K, alpha, A, (int)lda, B, (int)ldb, beta,
 			   C, (int)ldc);
+#endif
 }
 
 void om_sgemm_batch(int exact, bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha,
@@ -265,37 +281,30 @@ void om_dgemm(int exact, bool ta, bool tb, int64_t M, int64_t N, int64_t K, doub
 {
 	if (M <= 0 || N <= 0)
 		return;
+#ifdef OM_HAVE_DNNL
+	(void)blas_ok;
+	if (exact)
+		exact_dgemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+	else
+		wide_dgemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+#else
 	if (exact || !blas_ok(M, N, K, lda, ldb, ldc))
 		exact_dgemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 	else
 		fast_dgemm(ta, tb, (int)M, (int)N, (int)K, alpha, A, (int)lda, B, (int)ldb, beta,
 			   C, (int)ldc);
+#endif
 }
 
-#ifdef OM_HAVE_DNNL
-/* OpenBLAS's own (pthreads builds): stops its worker threads, which OpenBLAS starts again
- * when a call wants more than one thread; absent from other builds */
-extern void blas_thread_shutdown_(void) __attribute__((weak));
-#endif
-
-/* omopt.h: the explicit, process-wide call a host may make; the library never makes it */
+/* omopt.h: the explicit, process-wide call a host may make; the library never makes it. With
+ * oneDNN the library neither links nor calls OpenBLAS: nothing to do. */
 void om_blas_threads(int threads)
 {
+#ifdef OM_HAVE_DNNL
+	(void)threads;
+#else
 	if (threads < 1)
 		threads = 1;
-#ifdef OM_HAVE_DNNL
-	/* oneDNN's OpenMP pool runs the products; OpenBLAS, left the smallest and the double
-	 * ones, keeps one thread, so that its pthread pool never competes with OpenMP's. Its
-	 * workers, started when the library loads, would otherwise wait for work in sched_yield
-	 * for a while (on a 2-core host, a short run's whole time: a ConvTranspose decoder's
-	 * first runs took twice as long as the later ones); they are stopped. */
-	(void)threads;
-	if (openblas_get_num_threads() != 1) {
-		openblas_set_num_threads(1);
-		if (blas_thread_shutdown_)
-			blas_thread_shutdown_();
-	}
-#else
 	if (openblas_get_num_threads() != threads)
 		openblas_set_num_threads(threads);
 #endif

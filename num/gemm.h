@@ -14,9 +14,10 @@
  * exact != 0: a fixed-order blocked C loop, no BLAS, no threads: every C element is
  * alpha * (((0 + a0*b0) + a1*b1) + ...) in float, k ascending, plus beta * C — bit-identical
  * on every instruction set and thread count. exact == 0: oneDNN's dnnl_sgemm when the build
- * has oneDNN and the product has at least 8192 multiply-adds; else OpenBLAS: cblas_sgemm over
- * the rows of C in blocks of 4 and one cblas_sgemv per remaining row (or per column when C
- * has at most 3 columns), where sgemm's packing and row tails cost more than the product.
+ * has oneDNN and the product has at least 8192 multiply-adds, else exact mode's loop (such a
+ * build neither links nor calls OpenBLAS); without oneDNN, OpenBLAS: cblas_sgemm over the rows
+ * of C in blocks of 4 and one cblas_sgemv per remaining row (or per column when C has at most
+ * 3 columns), where sgemm's packing and row tails cost more than the product.
  */
 void om_sgemm(int exact, bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha,
 	      const float *A, int64_t lda, const float *B, int64_t ldb, float beta, float *C,
@@ -34,7 +35,8 @@ void om_sgemm_batch(int exact, bool ta, bool tb, int64_t M, int64_t N, int64_t K
 		    const int64_t *boff, int64_t ldb, float beta, float *C, const int64_t *coff,
 		    int64_t ldc, int64_t nbatch);
 
-/** The same in double (cblas_dgemm when !exact; the exact loop accumulates in double). */
+/** The same in double (the exact loop accumulates in double). Fast mode: with oneDNN, the
+ *  exact loop compiled for the CPU's instruction set (the same bits); without, cblas_dgemm. */
 void om_dgemm(int exact, bool ta, bool tb, int64_t M, int64_t N, int64_t K, double alpha,
 	      const double *A, int64_t lda, const double *B, int64_t ldb, double beta, double *C,
 	      int64_t ldc);
@@ -48,7 +50,8 @@ bool om_sgemv_fast(int threads, bool tb, int64_t N, int64_t K, float alpha, cons
 		   int64_t inca, const float *B, int64_t ldb, float beta, float *y, float *buf);
 
 /* Their threads: oneDNN's products run at the calling thread's OpenMP count, which a session's
- * run sets (om_par_threads_set, parallel.h); OpenBLAS's at its own count, the host's setting
- * (om_blas_threads, omopt.h, is the explicit call that changes it). */
+ * run sets (om_par_threads_set, parallel.h; 1 inside om_par_for's pieces); OpenBLAS's (builds
+ * without oneDNN) at its own count, the host's setting (om_blas_threads, omopt.h, is the
+ * explicit call that changes it). */
 
 #endif

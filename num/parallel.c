@@ -1,6 +1,13 @@
-/* parallel.c — om_par_for, its teams, a run's OpenMP thread count (parallel.h): on OpenMP. */
+/* parallel.c — om_par_for and its teams on omopt's own pool (parallel.h); a run's OpenMP count */
+#include <limits.h>
+#include <linux/futex.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "parallel.h"
 
@@ -8,21 +15,264 @@
 #include <omp.h>
 #endif
 
-/* Pieces per thread: one, the same contiguous share for every loop of a given extent, so that
- * an element-wise op finds in its core's cache what the previous one wrote there. */
-enum { PIECES_PER_THREAD = 1 };
+/*
+ * The pool. A host thread that splits a loop takes one of POOLS pools (another host thread
+ * running at the same time takes another; when all are taken, the loop runs inline), starts
+ * the workers it lacks (they persist), publishes the job and runs pieces itself. A piece is
+ * claimed by whoever comes first, the caller included, so that a worker the OS has not run
+ * yet never holds the caller up for a piece it has not started. Idle workers look for a job
+ * for about SPIN_US, then sleep on a futex; the caller, once no piece is left to claim, waits
+ * for the pieces under way the same way.
+ *
+ * The claim word holds the job's generation, its slot count, the next piece and the piece
+ * count, so that a worker late by a whole job claims nothing of the next one by mistake: a
+ * successful compare-and-swap on the word is a piece of the job the word names, and that job's
+ * fields stay as they are until the piece is done (the caller waits for it).
+ *
+ * The pools are the process's, as OpenMP's are: om_par_for's callers name no pool.
+ */
+enum {
+	POOLS = 8,             /* host threads splitting loops at once */
+	MAX_WORKERS = 254,     /* workers a pool (slots 1..254: 255 fit the claim word) */
+	PIECES_PER_THREAD = 4, /* pieces a thread: a late or preempted thread costs 1/4 share */
+	MAX_PIECES = 0xffff,
+	SPINS = 2048,          /* about 10 us of pause before a futex sleep */
+};
+
+#define CLAIM(gen, slots, next, pieces)                                                         \
+	((uint64_t)(gen) << 40 | (uint64_t)(slots) << 32 | (uint64_t)(next) << 16 |             \
+	 (uint64_t)(pieces))
+#define CLAIM_GEN(w) ((uint32_t)((w) >> 40))
+#define CLAIM_SLOTS(w) ((int)(((w) >> 32) & 0xff))
+#define CLAIM_NEXT(w) ((int64_t)(((w) >> 16) & 0xffff))
+#define CLAIM_PIECES(w) ((int64_t)((w)&0xffff))
+
+struct om_par_team {
+	int n;                  /* members */
+	atomic_int count;       /* members at the current barrier */
+	atomic_uint generation; /* barriers passed */
+};
+
+typedef struct pool pool;
+
+typedef struct worker {
+	pool *p;
+	int slot;
+} worker;
+
+struct pool {
+	atomic_int taken; /* a host thread owns the pool */
+	int started;      /* workers running (the owner alone changes it) */
+	worker w[MAX_WORKERS];
+	/* the job: written by the owner before it publishes the claim word */
+	om_par_slot_fn fn;
+	void *arg;
+	int64_t n, len;
+	om_par_team *team; /* a team's job: each worker claims one member at most */
+	om_par_team_fn tfn;
+	_Atomic uint64_t claim;
+	atomic_uint wake;     /* futex: bumped at each job */
+	atomic_uint done;     /* futex: pieces finished */
+	atomic_int sleepers;  /* workers in futex_wait on wake */
+	atomic_int owner_sleeps;
+	uint32_t gen;         /* jobs published (the owner's) */
+};
+
+static pool pools[POOLS];
+
+static _Thread_local int inside; /* this thread runs a piece: nested loops run inline */
+
+static void futex_wait(atomic_uint *word, unsigned expect)
+{
+	syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, expect, NULL, NULL, 0);
+}
+
+static void futex_wake(atomic_uint *word)
+{
+	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+static inline void relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
+}
+
+/* Waits until *word differs from `from` (a short spin, then the futex); returns it. */
+static unsigned wait_change(atomic_uint *word, unsigned from, atomic_int *sleepers)
+{
+	unsigned v;
+	for (int s = 0; s < SPINS; s++) {
+		if ((v = atomic_load_explicit(word, memory_order_acquire)) != from)
+			return v;
+		relax();
+	}
+	atomic_fetch_add(sleepers, 1);
+	while ((v = atomic_load(word)) == from)
+		futex_wait(word, from);
+	atomic_fetch_sub(sleepers, 1);
+	return v;
+}
+
+/* Claims a piece of the job in the claim word for `slot`: its index, or -1 (none left, or the
+ * job does not take this slot). */
+static int64_t claim(pool *p, int slot)
+{
+	uint64_t w = atomic_load_explicit(&p->claim, memory_order_acquire);
+	for (;;) {
+		if (slot >= CLAIM_SLOTS(w) || CLAIM_NEXT(w) >= CLAIM_PIECES(w))
+			return -1;
+		if (atomic_compare_exchange_weak_explicit(&p->claim, &w, w + (1u << 16),
+							  memory_order_acq_rel,
+							  memory_order_acquire))
+			return CLAIM_NEXT(w);
+	}
+}
+
+static void finish(pool *p)
+{
+	atomic_fetch_add(&p->done, 1);
+	if (atomic_load(&p->owner_sleeps))
+		futex_wake(&p->done);
+}
+
+/* Piece k of the job, on `slot` (a team's member k, whoever claimed it). */
+static void run_piece(pool *p, int64_t k, int slot)
+{
+	if (p->team) {
+		p->tfn(p->arg, p->team, (int)k, p->team->n);
+		return;
+	}
+	const int64_t lo = k * p->len, hi = p->n - lo < p->len ? p->n : lo + p->len;
+	p->fn(p->arg, lo, hi, slot);
+}
+
+static void *work(void *arg)
+{
+	const worker *me = arg;
+	pool *p = me->p;
+	inside = 1;
+#ifdef _OPENMP
+	omp_set_num_threads(1); /* oneDNN called from a piece runs on its thread alone */
+#endif
+	unsigned seen = atomic_load(&p->wake);
+	for (;;) {
+		seen = wait_change(&p->wake, seen, &p->sleepers);
+		for (int64_t k; (k = claim(p, me->slot)) >= 0;) {
+			const bool team = p->team != NULL; /* stable: our piece is not done */
+			run_piece(p, k, me->slot);
+			finish(p);
+			if (team)
+				break;
+		}
+	}
+	return NULL;
+}
+
+/* After fork the child has none of the workers: its pools start again empty. */
+static void forget_workers(void)
+{
+	for (int i = 0; i < POOLS; i++) {
+		pools[i].started = 0;
+		atomic_store(&pools[i].taken, 0);
+	}
+}
+
+static void register_fork(void)
+{
+	pthread_atfork(NULL, NULL, forget_workers);
+}
+
+/* A free pool with at least `workers` workers, taken; NULL when none is free or a worker
+ * cannot be started. */
+static pool *take(int workers)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, register_fork);
+	for (int i = 0; i < POOLS; i++) {
+		int free_ = 0;
+		pool *p = &pools[i];
+		if (!atomic_compare_exchange_strong(&p->taken, &free_, 1))
+			continue;
+		while (p->started < workers) {
+			worker *w = &p->w[p->started];
+			*w = (worker){p, p->started + 1};
+			pthread_attr_t at;
+			pthread_t t;
+			if (pthread_attr_init(&at))
+				break;
+			pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+			const int rc = pthread_create(&t, &at, work, w);
+			pthread_attr_destroy(&at);
+			if (rc)
+				break;
+			p->started++;
+		}
+		return p;
+	}
+	return NULL;
+}
+
+/* Runs the job set in p's fields: `pieces` pieces over slots [0, slots); the caller is slot 0
+ * and, for a team, member 0. */
+static void run_job(pool *p, int slots, int64_t pieces)
+{
+	atomic_store_explicit(&p->done, 0, memory_order_relaxed);
+	p->gen = (p->gen + 1) & 0xffffff;
+	atomic_store_explicit(&p->claim, CLAIM(p->gen, slots, 0, pieces), memory_order_release);
+	atomic_fetch_add(&p->wake, 1);
+	if (atomic_load(&p->sleepers))
+		futex_wake(&p->wake);
+	inside = 1;
+#ifdef _OPENMP
+	const int omp_saved = om_par_threads_set(1); /* as the workers' pieces (work) */
+#endif
+	if (p->team) {
+		/* one member, whichever is left: the members each need a thread of their own */
+		const int64_t k = claim(p, 0);
+		run_piece(p, k, (int)k);
+		finish(p);
+	} else {
+		for (int64_t k; (k = claim(p, 0)) >= 0;) {
+			run_piece(p, k, 0);
+			finish(p);
+		}
+	}
+	inside = 0;
+#ifdef _OPENMP
+	om_par_threads_restore(omp_saved);
+#endif
+	unsigned d;
+	for (int s = 0; (d = atomic_load(&p->done)) < pieces; s++) {
+		if (s < SPINS) {
+			relax();
+			continue;
+		}
+		atomic_store(&p->owner_sleeps, 1);
+		if ((d = atomic_load(&p->done)) < pieces)
+			futex_wait(&p->done, d);
+		atomic_store(&p->owner_sleeps, 0);
+	}
+}
+
+static bool nested(void)
+{
+#ifdef _OPENMP
+	if (omp_in_parallel())
+		return true;
+#endif
+	return inside;
+}
 
 int om_par_slots(int threads, int64_t n, int64_t grain)
 {
-#ifdef _OPENMP
-	if (n <= 0 || threads <= 1 || omp_in_parallel())
+	if (n <= 0 || threads <= 1 || nested())
 		return 1;
+	if (threads > MAX_WORKERS + 1)
+		threads = MAX_WORKERS + 1;
 	const int64_t grains = (n - 1) / (grain < 1 ? 1 : grain) + 1;
 	return threads < grains ? threads : (int)grains;
-#else
-	(void)threads, (void)n, (void)grain;
-	return 1;
-#endif
 }
 
 void om_par_for_slots(int threads, int64_t n, int64_t grain, om_par_slot_fn fn, void *arg)
@@ -32,18 +282,22 @@ void om_par_for_slots(int threads, int64_t n, int64_t grain, om_par_slot_fn fn, 
 	if (grain < 1)
 		grain = 1;
 	const int nth = om_par_slots(threads, n, grain);
-	if (nth <= 1) {
+	pool *p = nth > 1 ? take(nth - 1) : NULL;
+	if (!p) {
 		fn(arg, 0, n, 0);
 		return;
 	}
-#ifdef _OPENMP
-	const int64_t grains = (n - 1) / grain + 1, most = (int64_t)nth * PIECES_PER_THREAD;
+	/* pieces: whole grains, at most PIECES_PER_THREAD a slot; their bounds depend on n,
+	 * grain and nth alone, never on who runs them */
+	const int slots = p->started + 1 < nth ? p->started + 1 : nth;
+	int64_t most = (int64_t)nth * PIECES_PER_THREAD;
+	if (most > MAX_PIECES)
+		most = MAX_PIECES;
+	const int64_t grains = (n - 1) / grain + 1;
 	const int64_t len = ((grains - 1) / (grains < most ? grains : most) + 1) * grain;
-	const int64_t pieces = (n - 1) / len + 1;
-#pragma omp parallel for num_threads(nth) schedule(static, 1)
-	for (int64_t p = 0; p < pieces; p++)
-		fn(arg, p * len, n - p * len < len ? n : p * len + len, omp_get_thread_num());
-#endif
+	p->fn = fn, p->arg = arg, p->n = n, p->len = len, p->team = NULL;
+	run_job(p, slots, (n - 1) / len + 1);
+	atomic_store_explicit(&p->taken, 0, memory_order_release);
 }
 
 typedef struct plain {
@@ -64,30 +318,23 @@ void om_par_for(int threads, int64_t n, int64_t grain, om_par_fn fn, void *arg)
 	om_par_for_slots(threads, n, grain, plain_piece, &p);
 }
 
-struct om_par_team {
-	int n;                  /* members */
-	atomic_int count;       /* members at the current barrier */
-	atomic_uint generation; /* barriers passed */
-};
-
 void om_par_team_run(int threads, int most, om_par_team_fn fn, void *arg)
 {
 	om_par_team t = {.n = om_par_slots(threads, most, 1)};
 	atomic_init(&t.count, 0);
 	atomic_init(&t.generation, 0);
-	if (t.n <= 1) {
+	pool *p = t.n > 1 ? take(t.n - 1) : NULL;
+	if (!p) {
 		t.n = 1;
 		fn(arg, &t, 0, 1);
 		return;
 	}
-#ifdef _OPENMP
-#pragma omp parallel num_threads(t.n)
-	{
-#pragma omp single
-		t.n = omp_get_num_threads(); /* the team OpenMP gave (single ends in a barrier) */
-		fn(arg, &t, omp_get_thread_num(), t.n);
-	}
-#endif
+	if (t.n > p->started + 1)
+		t.n = p->started + 1; /* the workers the pool could start */
+	p->tfn = fn, p->arg = arg, p->team = &t;
+	run_job(p, t.n, t.n);
+	p->team = NULL;
+	atomic_store_explicit(&p->taken, 0, memory_order_release);
 }
 
 int om_par_threads_set(int n)
@@ -130,9 +377,7 @@ void om_par_barrier(om_par_team *t)
 	     atomic_load_explicit(&t->generation, memory_order_acquire) == gen; spins++) {
 		if (spins >= TEAM_SPINS)
 			sched_yield();
-#if defined(__x86_64__) || defined(__i386__)
 		else
-			__builtin_ia32_pause();
-#endif
+			relax();
 	}
 }
