@@ -39,7 +39,7 @@ static om_kind step(void *user, const om_model *m, int round, const char *pass, 
 	om_kind rc = om_model_clone(m, &copy, st);
 	if (rc)
 		return rc;
-	om_session_options so = {.threads = b->opt->threads};
+	om_session_options so = {.threads = b->opt->threads, .keep_half = 1};
 	om_session *s = NULL;
 	om_status ss = {0};
 	bool failed = false;
@@ -116,7 +116,7 @@ om_kind om_bisect_with_break(const om_model *original, const om_simplify_options
 	*rep = (om_bisect_report){0};
 	const om_check_options opt = om_check_defaults(copt);
 	bisect b = {.opt = &opt, .rep = rep, .nruns = opt.runs};
-	om_session_options so = {.threads = opt.threads};
+	om_session_options so = {.threads = opt.threads, .keep_half = 1};
 	om_model *work = NULL;
 	om_kind rc = om_session_create(original, &so, &b.sa, st);
 	if (!rc) {

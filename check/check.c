@@ -75,7 +75,7 @@ om_kind om_check_status(const om_model *original, const om_model *model,
 	const om_check_options opt = om_check_defaults(options);
 	rep->rtol = opt.rtol;
 	rep->atol = opt.atol;
-	om_session_options so = {.threads = opt.threads};
+	om_session_options so = {.threads = opt.threads, .keep_half = 1};
 	om_session *sa = NULL, *sb = NULL;
 	om_kind rc = om_session_create(original, &so, &sa, st);
 	if (!rc && om_session_create(model, &so, &sb, failure)) {

@@ -144,7 +144,7 @@ om_kind om_compare(const om_model *a, const om_model *b, const om_check_options 
 	if (!rc)
 		rc = om_model_expose(b, names, n, &c.eb, st);
 	free(names);
-	om_session_options so = {.threads = opt.threads};
+	om_session_options so = {.threads = opt.threads, .keep_half = 1};
 	if (!rc)
 		rc = om_session_create(c.ea, &so, &c.sa, st);
 	if (!rc)

@@ -297,7 +297,7 @@ static om_kind measure(job *j, om_node **cnodes)
 		return om_error(j->st, OM_ERR_NOMEM, NULL, "out of memory");
 	om_model *all = NULL;
 	om_session *s = NULL;
-	om_session_options so = {.threads = j->copt.threads};
+	om_session_options so = {.threads = j->copt.threads, .keep_half = 1};
 	om_kind rc = om_model_expose(j->orig, names, n, &all, j->st);
 	free(names);
 	if (!rc)
@@ -331,7 +331,7 @@ static om_kind type_from_run(job *j, om_model *m)
 		return om_error(j->st, OM_ERR_NOMEM, NULL, "out of memory");
 	om_model *all = NULL;
 	om_session *s = NULL;
-	om_session_options so = {.threads = j->copt.threads};
+	om_session_options so = {.threads = j->copt.threads, .keep_half = 1};
 	om_kind rc = n ? om_model_expose(m, names, n, &all, j->st) : OM_OK;
 	free(names);
 	if (!n)

@@ -381,6 +381,10 @@ typedef struct om_session_options {
 	 * Loop/Scan iteration, so a Loop of 10^15 iterations ends too). 0: no limit. */
 	int64_t max_run_ms;
 	om_layout_choice layout; /* fast mode's layout between convs (above); 0: OM_LAYOUT_AUTO */
+	/* 1: fast mode runs float16/bfloat16 compute in its own type, rounding after every node
+	 * as exact mode does (om_check and om_convert_dtype measure a half model so); 0: planned
+	 * in float32 as ONNX Runtime runs it on CPU, Casts at the region's edges (docs/ops.md) */
+	int keep_half;
 } om_session_options;
 
 /** The default memory limit of a session: 8 GiB, or half the physical memory when less. */

@@ -33,7 +33,7 @@ int32_t om_plan_slot(const om_plan *p, const om_value *v)
 	}
 }
 
-static int32_t add_slot(om_plan *p, const om_value *v, int kind)
+int32_t om_plan_add_slot(om_plan *p, const om_value *v, int kind)
 {
 	if (p->nslots == p->capslots)
 		return -1;
@@ -119,7 +119,7 @@ static om_kind read_slot(om_plan *p, const om_value *v, const om_node *n, int32_
 		return OM_OK;
 	}
 	if (v->init) {
-		if ((k = add_slot(p, v, OM_SLOT_CONST)) < 0)
+		if ((k = om_plan_add_slot(p, v, OM_SLOT_CONST)) < 0)
 			return om_error(st, OM_ERR_INTERNAL, n, "plan ran out of slots");
 		set_const(&p->slots[k], v->init);
 		*out = k;
@@ -131,7 +131,7 @@ static om_kind read_slot(om_plan *p, const om_value *v, const om_node *n, int32_
 		int32_t from = ov ? om_plan_slot(q, ov) : -1;
 		if (from < 0)
 			continue;
-		if ((k = add_slot(p, v, OM_SLOT_OUTER)) < 0)
+		if ((k = om_plan_add_slot(p, v, OM_SLOT_OUTER)) < 0)
 			return om_error(st, OM_ERR_INTERNAL, n, "plan ran out of slots");
 		om_slot *s = &p->slots[k];
 		const om_slot *os = &q->slots[from];
@@ -221,7 +221,7 @@ static om_kind sorted_nodes(om_session *s, const om_graph *g, om_node ***out, om
 }
 
 /* the step's row in the profile: its op type's, or with profile 2 a row of its own */
-static int32_t profile_row(om_session *s, const om_node *n)
+int32_t om_plan_profile_row(om_session *s, const om_node *n)
 {
 	const char *op = n->op, *node = NULL;
 	if (s->opt.profile == 2)
@@ -484,7 +484,7 @@ static om_kind plan_step(om_session *s, om_plan *p, om_step *sp, const om_node *
 		if (om_plan_slot(p, n->out[i]) >= 0)
 			return om_error(st, OM_ERR_INVALID_MODEL, n, "value '%s' is defined twice",
 					n->out[i]->name);
-		if ((sp->out[i] = add_slot(p, n->out[i], OM_SLOT_NODE)) < 0)
+		if ((sp->out[i] = om_plan_add_slot(p, n->out[i], OM_SLOT_NODE)) < 0)
 			return om_error(st, OM_ERR_INTERNAL, n, "plan ran out of slots");
 	}
 	bool extra_outs = false;
@@ -494,7 +494,7 @@ static om_kind plan_step(om_session *s, om_plan *p, om_step *sp, const om_node *
 		   sp->out[0] >= 0 && !extra_outs;
 	if ((rc = plan_subgraphs(s, p, sp, st)))
 		return rc;
-	if ((sp->prof = profile_row(s, n)) < 0)
+	if ((sp->prof = om_plan_profile_row(s, n)) < 0)
 		return om_error(st, OM_ERR_NOMEM, n, "out of memory planning");
 	rc = shape_step(p, sp, s->mem_limit, st);
 	if (rc == OM_ERR_INVALID_MODEL && p->parent && !(fl & OM_OP_CONTROL)) {
@@ -532,7 +532,7 @@ static om_kind plan_io(om_session *s, om_plan *p, om_status *st)
 					"input '%s' is listed twice", v->name);
 		/* an input with an initializer (IR < 4) is a constant of the main graph */
 		bool fed = p->parent || !v->init;
-		int32_t k = add_slot(p, v, fed ? OM_SLOT_INPUT : OM_SLOT_CONST);
+		int32_t k = om_plan_add_slot(p, v, fed ? OM_SLOT_INPUT : OM_SLOT_CONST);
 		if (k < 0)
 			return om_error(st, OM_ERR_INTERNAL, NULL, "plan ran out of slots");
 		if (fed) {
@@ -620,6 +620,8 @@ om_kind om_plan_graph(om_session *s, const om_graph *g, om_plan *parent, om_plan
 	}
 	for (int32_t i = 0; !rc && i < g->noutputs; i++)
 		rc = read_slot(p, g->outputs[i], NULL, &p->outputs[p->noutputs++], st);
+	if (!rc)
+		rc = om_plan_widen(s, p, st); /* fast mode: half compute in float32 */
 	if (rc)
 		return rc;
 	count_uses(p);

@@ -96,6 +96,13 @@ om_kind om_plan_graph(om_session *s, const om_graph *g, om_plan *parent, om_plan
 		      om_status *st);
 /** The slot of value v in p, or -1. */
 int32_t om_plan_slot(const om_plan *p, const om_value *v);
+/** A new slot of p for value v (om_slot_kind), or -1 when p has no room. */
+int32_t om_plan_add_slot(om_plan *p, const om_value *v, int kind);
+/** The row of node n's step in the session's profile table, or -1 when out of memory. */
+int32_t om_plan_profile_row(om_session *s, const om_node *n);
+/** Fast mode: the float16/bfloat16 compute of the main graph planned in float32, Cast steps
+ *  at its edges (plan_half.c); before the uses are counted. */
+om_kind om_plan_widen(om_session *s, om_plan *p, om_status *st);
 /** The plan-time shape of every slot of p (plan_probe.c; malloc'd, nslots entries, rank -1:
  *  unknown): the settled ones, and for steps shaped per run the probe's (the graph inputs'
  *  symbolic dims taken as representative numbers). NULL when out of memory. */
