@@ -1,13 +1,14 @@
 /* ops_linalg.c — MatMul, com.microsoft FusedMatMul, Gemm, MatMulInteger, Det. MatMul,
  * FusedMatMul and Gemm run over om_sgemm/om_dgemm (oneDNN or cblas in fast mode, the
  * fixed-order loop in exact mode) with transposes as strides, and in fast mode over a packed B
- * when B is a constant (gemm_packed.h); float16/bfloat16 go through float32, integers (and
- * MatMulInteger) through a wrapping loop. */
+ * when B is a constant (gemm_packed.h); float16/bfloat16 go through float32, integers through
+ * a wrapping loop, MatMulInteger through om_igemm_run (gemm_int.h). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gemm.h"
+#include "gemm_int.h"
 #include "gemm_packed.h"
 #include "half.h"
 #include "numrun.h"
@@ -375,7 +376,27 @@ static void matmul_int(const mm_geom *g, const om_tensor *a, const om_tensor *b,
 			}
 }
 
-/* (a - za) x (b - zb) summed in wrapping int32 */
+/* MatMulInteger's zero point i as int32 (n values: 1, or one per row of A / column of B);
+ * NULL with no error when absent */
+static int32_t *zp_int32(om_ctx *c, int i, bool *fail)
+{
+	const om_tensor *z = i < c->nin ? c->in[i] : NULL;
+	if (!z)
+		return NULL;
+	const int64_t n = om_tensor_numel(z);
+	int32_t *v = malloc(sizeof(int32_t) * (size_t)(n + 1));
+	if (!v) {
+		*fail = true;
+		return NULL;
+	}
+	for (int64_t k = 0; k < n; k++)
+		v[k] = (int32_t)ld_i(z, k);
+	return v;
+}
+
+/* (a - za) x (b - zb) summed in wrapping int32 (om_igemm_run: oneDNN's u8s8s32 or an int32
+ * loop, the same bits), one product when the batches fold into the rows and A's zero point is
+ * one value, else one per output batch */
 static om_kind matmul_integer_kernel(om_ctx *c)
 {
 	mm_geom g = {0};
@@ -383,22 +404,25 @@ static om_kind matmul_integer_kernel(om_ctx *c)
 	if (rc)
 		return rc;
 	const om_tensor *a = c->in[0], *b = c->in[1];
-	const om_tensor *za = c->nin > 2 ? c->in[2] : NULL, *zb = c->nin > 3 ? c->in[3] : NULL;
-	const int64_t nza = za ? om_tensor_numel(za) : 0, nzb = zb ? om_tensor_numel(zb) : 0;
-	int32_t *y = c->out[0]->data;
+	bool fail = false;
+	int32_t *za = zp_int32(c, 2, &fail), *zb = zp_int32(c, 3, &fail);
+	const int64_t nza = za ? om_tensor_numel(c->in[2]) : 0;
+	const bool fold = g.fold && nza <= 1;
+	const int64_t nb = fold ? 1 : g.nbatch;
+	om_igemm ig = {.M = fold ? g.nbatch * g.M : g.M, .N = g.N, .K = g.K, .lda = g.lda,
+		       .ldb = g.ldb, .ldc = g.N, .ta = g.ta, .tb = g.tb,
+		       .a_signed = a->dtype == OM_INT8, .b_signed = b->dtype == OM_INT8,
+		       .za = za, .zb = zb, .nza = nza,
+		       .nzb = zb ? om_tensor_numel(c->in[3]) : 0};
 	mm_iter it = {0};
-	for (int64_t bi = 0; bi < g.nbatch; bi++, mm_next(&g, &it))
-		for (int64_t i = 0; i < g.M; i++)
-			for (int64_t j = 0; j < g.N; j++) {
-				const int64_t oa = za ? ld_i(za, nza == 1 ? 0 : i) : 0;
-				const int64_t ob = zb ? ld_i(zb, nzb == 1 ? 0 : j) : 0;
-				uint32_t s = 0;
-				for (int64_t k = 0; k < g.K; k++)
-					s += (uint32_t)((ld_i(a, mm_a(&g, &it, i, k)) - oa) *
-							(ld_i(b, mm_b(&g, &it, k, j)) - ob));
-				y[(bi * g.M + i) * g.N + j] = (int32_t)s;
-			}
-	return OM_OK;
+	for (int64_t bi = 0; !fail && bi < nb; bi++, mm_next(&g, &it)) {
+		ig.A = (const int8_t *)a->data + it.aoff;
+		ig.B = (const int8_t *)b->data + it.boff;
+		ig.C = (int32_t *)c->out[0]->data + bi * g.M * g.N;
+		fail = !om_igemm_run(&ig, c->threads);
+	}
+	free(za), free(zb);
+	return fail ? om_error(c->st, OM_ERR_NOMEM, c->node, "no memory for the product") : OM_OK;
 }
 
 /* matmul_kernel's path (om_op.choose): mm_packed's, else om_sgemm, om_dgemm or the integer

@@ -1,0 +1,227 @@
+/* gemm_int.c — om_igemm_run: the 8-bit integer product over oneDNN's u8s8s32 GEMM (a signed A
+ * shifted to unsigned, an unsigned B to signed, their zero points moved by 128; zero points per
+ * row or column as rank-1 corrections) when the CPU has VNNI, else a loop of int32 lanes. */
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef OM_HAVE_DNNL
+#include <dnnl.h>
+#include <omp.h>
+#endif
+
+#include "clones.h"
+#include "gemm_int.h"
+#include "parallel.h"
+
+/* element (i, j) of an 8-bit matrix with row stride ld, transposed when t */
+static inline int32_t ld8(const void *p, bool sgn, bool t, int64_t ld, int64_t i, int64_t j)
+{
+	const int64_t o = t ? j * ld + i : i * ld + j;
+	return sgn ? ((const int8_t *)p)[o] : ((const uint8_t *)p)[o];
+}
+
+static inline int32_t zp_at(const int32_t *z, int64_t n, int64_t i)
+{
+	return z ? z[n == 1 ? 0 : i] : 0;
+}
+
+/* ---- the int32 loop: operands less their zero points as int32, rows over threads ---------- */
+
+typedef struct iloop {
+	int64_t N, K;
+	const int32_t *a, *b; /* M x K, K x N */
+	int32_t *C;
+	int64_t ldc;
+} iloop;
+
+/* rows [lo, hi): sums in uint32 (wrapping, no overflow UB); lanes are columns */
+OM_CLONES static void iloop_rows(void *arg, int64_t lo, int64_t hi)
+{
+	const iloop *l = arg;
+	const int64_t N = l->N, K = l->K;
+	for (int64_t i = lo; i < hi; i++) {
+		uint32_t *c = (uint32_t *)(l->C + i * l->ldc);
+		for (int64_t j = 0; j < N; j++)
+			c[j] = 0;
+		for (int64_t k = 0; k < K; k++) {
+			const uint32_t a = (uint32_t)l->a[i * K + k];
+			const uint32_t *b = (const uint32_t *)(l->b + k * N);
+			for (int64_t j = 0; j < N; j++)
+				c[j] += a * b[j];
+		}
+	}
+}
+
+static bool igemm_loop(const om_igemm *g, int threads)
+{
+	const int64_t M = g->M, N = g->N, K = g->K;
+	int32_t *a = malloc(sizeof(int32_t) * (size_t)(M * K + 1));
+	int32_t *b = malloc(sizeof(int32_t) * (size_t)(K * N + 1));
+	if (!a || !b) {
+		free(a), free(b);
+		return false;
+	}
+	for (int64_t i = 0; i < M; i++)
+		for (int64_t k = 0; k < K; k++)
+			a[i * K + k] = ld8(g->A, g->a_signed, g->ta, g->lda, i, k) -
+				       zp_at(g->za, g->nza, i);
+	for (int64_t k = 0; k < K; k++)
+		for (int64_t j = 0; j < N; j++)
+			b[k * N + j] = ld8(g->B, g->b_signed, g->tb, g->ldb, k, j) -
+				       zp_at(g->zb, g->nzb, j);
+	iloop l = {.N = N, .K = K, .a = a, .b = b, .C = g->C, .ldc = g->ldc};
+	const int64_t grain = N * K > 0 ? 1 + (int64_t)(1 << 18) / (N * K) : M;
+	om_par_for(threads, M, grain, iloop_rows, &l);
+	free(a), free(b);
+	return true;
+}
+
+/* ---- oneDNN ------------------------------------------------------------------------------ */
+
+#ifdef OM_HAVE_DNNL
+/* Below this many multiply-adds a product runs on one thread (gemm.c's DNNL_1T_MNK) */
+#define IDNNL_1T_MNK 3e6
+
+/* The sums stay below 2^31 without wrapping: |a - ao| and |b - bo| are at most 255 */
+enum { IDNNL_MAX_K = 33025 };
+
+/* oneDNN's u8s8s32 is exact only with VNNI (vpdpbusd); without it vpmaddubsw saturates pairs
+ * at 16 bits (its documentation's warning) */
+static bool dnnl_vnni(void)
+{
+	const unsigned isa = (unsigned)dnnl_get_effective_cpu_isa();
+	const unsigned vnni = (unsigned)dnnl_cpu_isa_avx512_core_vnni;
+	return (isa & vnni) == vnni;
+}
+
+static bool idnnl_takes(const om_igemm *g)
+{
+	return g->K <= IDNNL_MAX_K && dnnl_vnni();
+}
+
+/* the operands as oneDNN reads them: A uint8, B int8; copies (bytes xor 0x80) of the other
+ * signedness, their zero points moved by 128: a - za = (a ^ 0x80) - (za + 128) for int8 a */
+typedef struct ipre {
+	const uint8_t *A;
+	const int8_t *B;
+	int64_t lda, ldb;
+	bool ta, tb;
+	int32_t ashift, bshift; /* added to every A / B zero point */
+	void *abuf, *bbuf;
+} ipre;
+
+static void *flip_copy(const void *src, bool t, int64_t ld, int64_t rows, int64_t cols)
+{
+	uint8_t *d = malloc((size_t)(rows * cols + 1));
+	if (d)
+		for (int64_t i = 0; i < rows; i++)
+			for (int64_t j = 0; j < cols; j++)
+				d[i * cols + j] = (uint8_t)(ld8(src, false, t, ld, i, j) ^ 0x80);
+	return d;
+}
+
+static bool ipre_make(const om_igemm *g, ipre *p)
+{
+	memset(p, 0, sizeof *p);
+	p->A = g->A, p->B = g->B, p->lda = g->lda, p->ldb = g->ldb, p->ta = g->ta, p->tb = g->tb;
+	if (g->a_signed) {
+		if (!(p->A = p->abuf = flip_copy(g->A, g->ta, g->lda, g->M, g->K)))
+			return false;
+		p->lda = g->K, p->ta = false, p->ashift = 128;
+	}
+	if (!g->b_signed) {
+		if (!(p->B = p->bbuf = flip_copy(g->B, g->tb, g->ldb, g->K, g->N)))
+			return false;
+		p->ldb = g->N, p->tb = false, p->bshift = -128;
+	}
+	return true;
+}
+
+/* C -= y_j RA_i + x_i CB_j - K x_i y_j, where x, y are the zero points less the offsets
+ * oneDNN applied (ao, bo) and RA, CB the row sums of A - ao and column sums of B - bo */
+static bool idnnl_correct(const om_igemm *g, const ipre *p, int32_t ao, int32_t bo)
+{
+	const int64_t M = g->M, N = g->N, K = g->K;
+	const bool rows = g->za && g->nza != 1, cols = g->zb && g->nzb != 1;
+	if (!rows && !cols)
+		return true;
+	uint32_t *ra = malloc(sizeof(uint32_t) * (size_t)(M + N + 2)), *cb = ra + M + 1;
+	if (!ra)
+		return false;
+	for (int64_t i = 0; i < M && cols; i++) {
+		uint32_t s = 0;
+		for (int64_t k = 0; k < K; k++)
+			s += (uint32_t)(ld8(p->A, false, p->ta, p->lda, i, k) - ao);
+		ra[i] = s;
+	}
+	for (int64_t j = 0; j < N && rows; j++) {
+		uint32_t s = 0;
+		for (int64_t k = 0; k < K; k++)
+			s += (uint32_t)(ld8(p->B, true, p->tb, p->ldb, k, j) - bo);
+		cb[j] = s;
+	}
+	for (int64_t i = 0; i < M; i++) {
+		const uint32_t x = rows ? (uint32_t)(g->za[i] + p->ashift - ao) : 0;
+		uint32_t *c = (uint32_t *)(g->C + i * g->ldc);
+		for (int64_t j = 0; j < N; j++) {
+			const uint32_t y = cols ? (uint32_t)(g->zb[j] + p->bshift - bo) : 0;
+			c[j] -= (cols ? y * ra[i] : 0) + (rows ? x * cb[j] : 0) -
+				(uint32_t)K * x * y;
+		}
+	}
+	free(ra);
+	return true;
+}
+
+static bool igemm_dnnl(const om_igemm *g, int threads)
+{
+	ipre p;
+	if (!ipre_make(g, &p)) {
+		free(p.abuf), free(p.bbuf);
+		return false;
+	}
+	/* scalar zero points go to oneDNN, per-row/column ones to idnnl_correct */
+	const int32_t ao = g->za && g->nza == 1 ? g->za[0] + p.ashift : (g->za ? 0 : p.ashift);
+	const int32_t bo = g->zb && g->nzb == 1 ? g->zb[0] + p.bshift : (g->zb ? 0 : p.bshift);
+	const int32_t co = 0;
+	const int saved = omp_get_max_threads();
+	const double mnk = (double)g->M * (double)g->N * (double)g->K;
+	const int want = mnk < IDNNL_1T_MNK || threads < 1 ? 1 : threads;
+	if (want != saved)
+		omp_set_num_threads(want);
+	bool ok = dnnl_gemm_u8s8s32(p.ta ? 'T' : 'N', p.tb ? 'T' : 'N', 'F', g->M, g->N, g->K,
+				    1.0f, p.A, p.lda, (uint8_t)ao, p.B, p.ldb, (int8_t)bo, 0.0f,
+				    g->C, g->ldc, &co) == dnnl_success;
+	if (want != saved)
+		omp_set_num_threads(saved);
+	ok = ok && idnnl_correct(g, &p, ao, bo);
+	free(p.abuf), free(p.bbuf);
+	return ok;
+}
+#endif
+
+const char *om_igemm_path(const om_igemm *g)
+{
+#ifdef OM_HAVE_DNNL
+	if (idnnl_takes(g))
+		return "dnnl-u8s8s32";
+#endif
+	(void)g;
+	return "int32-loop";
+}
+
+bool om_igemm_run(const om_igemm *g, int threads)
+{
+	if (g->M <= 0 || g->N <= 0)
+		return true;
+	if (g->K <= 0) {
+		for (int64_t i = 0; i < g->M; i++)
+			memset(g->C + i * g->ldc, 0, sizeof(int32_t) * (size_t)g->N);
+		return true;
+	}
+#ifdef OM_HAVE_DNNL
+	if (idnnl_takes(g) && igemm_dnnl(g, threads))
+		return true;
+#endif
+	return igemm_loop(g, threads);
+}

@@ -1,0 +1,35 @@
+/* gemm_int.h — the 8-bit integer matrix product (MatMulInteger, QLinearMatMul, the
+ * dynamic-quantized MatMul): int8/uint8 operands less their zero points, summed in int32. */
+#ifndef OM_GEMM_INT_H
+#define OM_GEMM_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* One product C = (op(A) - za) (op(B) - zb), C int32 M x N (row stride ldc), every element
+ * the sum over k of (a_ik - za_i)(b_kj - zb_j) wrapped to 32 bits (as ONNX Runtime's). op(A)
+ * is M x K: element (i, k) at i * lda + k, or k * lda + i when ta; op(B) likewise with ldb and
+ * tb. A and B are int8 when *_signed, else uint8. za: NULL (0), one value (nza 1) or one per
+ * row (nza M); zb: NULL, one, or one per column (nzb N). The caller checks the extents. */
+typedef struct om_igemm {
+	int64_t M, N, K;
+	const void *A, *B;
+	int64_t lda, ldb, ldc;
+	bool ta, tb, a_signed, b_signed;
+	const int32_t *za, *zb;
+	int64_t nza, nzb;
+	int32_t *C;
+} om_igemm;
+
+/**
+ * Computes g's product on up to `threads` threads (OpenMP's, as om_par_for). Every path gives
+ * the same bits (integer sums are exact modulo 2^32 in any order): oneDNN's
+ * dnnl_gemm_u8s8s32 when the build has oneDNN and the CPU has VNNI (no 16-bit saturation),
+ * else a loop of int32 lanes. False, nothing written, when a buffer cannot be had.
+ */
+bool om_igemm_run(const om_igemm *g, int threads);
+
+/** Which path om_igemm_run takes for g: "dnnl-u8s8s32" or "int32-loop" (for om_ctx_chose). */
+const char *om_igemm_path(const om_igemm *g);
+
+#endif

@@ -1,0 +1,288 @@
+/* test_gemm_int.c — om_igemm_run (both paths: oneDNN's u8s8s32 and the int32 loop) against
+ * the definition summed in int64 and wrapped; MatMulInteger over it (batches, broadcast, 1-D
+ * operands, every signedness, zero points per tensor/row/column, exact = fast, 1 and 2
+ * threads); DynamicQuantizeLinear's vector loops against the sequential formula. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gemm_int.h"
+#include "nodetest.h"
+
+static int32_t ld8(const void *p, bool sgn, int64_t o)
+{
+	return sgn ? ((const int8_t *)p)[o] : ((const uint8_t *)p)[o];
+}
+
+/* the definition: sum over k of (a - za)(b - zb) in int64, wrapped to 32 bits */
+static int32_t ref_at(const om_igemm *g, int64_t i, int64_t j)
+{
+	int64_t s = 0;
+	const int32_t za = g->za ? g->za[g->nza == 1 ? 0 : i] : 0;
+	const int32_t zb = g->zb ? g->zb[g->nzb == 1 ? 0 : j] : 0;
+	for (int64_t k = 0; k < g->K; k++) {
+		const int64_t a = ld8(g->A, g->a_signed, g->ta ? k * g->lda + i : i * g->lda + k);
+		const int64_t b = ld8(g->B, g->b_signed, g->tb ? j * g->ldb + k : k * g->ldb + j);
+		s += (a - za) * (b - zb);
+	}
+	return (int32_t)(uint32_t)(uint64_t)s;
+}
+
+/* random bytes, with runs of the extremes (0x00, 0x7f, 0x80, 0xff) that reach the sums' bounds */
+static void fill(nt_rng *r, uint8_t *p, int64_t n)
+{
+	const int64_t mode = nt_rand(r, 0, 3);
+	for (int64_t i = 0; i < n; i++)
+		p[i] = mode == 0 ? (uint8_t)nt_rand(r, 0, 255)
+		       : mode == 1 ? (uint8_t)(nt_rand(r, 0, 1) ? 0xff : 0x00)
+		       : mode == 2 ? (uint8_t)(nt_rand(r, 0, 1) ? 0x7f : 0x80)
+				   : (uint8_t)nt_rand(r, 0, 3) * 0x55;
+}
+
+static void zfill(nt_rng *r, int32_t *z, int64_t n, bool sgn)
+{
+	for (int64_t i = 0; i < n; i++)
+		z[i] = (int32_t)(sgn ? nt_rand(r, -128, 127) : nt_rand(r, 0, 255));
+}
+
+/* one random geometry of every kind, checked element by element at 1 and 2 threads */
+static void check_one(nt_rng *r, int64_t M, int64_t N, int64_t K)
+{
+	om_igemm g = {.M = M, .N = N, .K = K, .ta = nt_rand(r, 0, 1), .tb = nt_rand(r, 0, 1),
+		      .a_signed = nt_rand(r, 0, 1), .b_signed = nt_rand(r, 0, 1)};
+	g.lda = (g.ta ? M : K) + nt_rand(r, 0, 3);
+	g.ldb = (g.tb ? K : N) + nt_rand(r, 0, 3);
+	g.ldc = N + nt_rand(r, 0, 2);
+	const int64_t na = (g.ta ? K : M) * g.lda + 1, nb = (g.tb ? N : K) * g.ldb + 1;
+	uint8_t *a = malloc((size_t)na), *b = malloc((size_t)nb);
+	int32_t *za = malloc(sizeof(int32_t) * (size_t)(M + 1));
+	int32_t *zb = malloc(sizeof(int32_t) * (size_t)(N + 1));
+	int32_t *c = malloc(sizeof(int32_t) * (size_t)(M * g.ldc + 1));
+	assert_non_null(a), assert_non_null(b), assert_non_null(za), assert_non_null(zb);
+	assert_non_null(c);
+	fill(r, a, na), fill(r, b, nb);
+	const int64_t zak = nt_rand(r, 0, 2), zbk = nt_rand(r, 0, 2); /* none, one, per row/col */
+	zfill(r, za, M, g.a_signed), zfill(r, zb, N, g.b_signed);
+	g.A = a, g.B = b, g.C = c;
+	g.za = zak ? za : NULL, g.nza = zak == 1 ? 1 : M;
+	g.zb = zbk ? zb : NULL, g.nzb = zbk == 1 ? 1 : N;
+	for (int threads = 1; threads <= 2; threads++) {
+		for (int64_t i = 0; i < M * g.ldc; i++)
+			c[i] = 0x5a5a5a5a;
+		assert_true(om_igemm_run(&g, threads));
+		for (int64_t i = 0; i < M; i++)
+			for (int64_t j = 0; j < g.ldc; j++) {
+				const int32_t want = j < N ? ref_at(&g, i, j) : 0x5a5a5a5a;
+				if (c[i * g.ldc + j] != want)
+					fail_msg("%s M %lld N %lld K %lld ta %d tb %d sa %d sb %d "
+						 "za %lld zb %lld threads %d at (%lld, %lld): %d "
+						 "want %d", om_igemm_path(&g), (long long)M,
+						 (long long)N, (long long)K, g.ta, g.tb, g.a_signed,
+						 g.b_signed, (long long)zak, (long long)zbk, threads,
+						 (long long)i, (long long)j, c[i * g.ldc + j], want);
+			}
+	}
+	free(a), free(b), free(za), free(zb), free(c);
+}
+
+/* edge extents (1, odd, vector and block edges), both operand signs, all zero point kinds */
+static void igemm_matches_definition(void **state)
+{
+	(void)state;
+	static const int64_t ext[][3] = {{1, 1, 1}, {1, 17, 3}, {3, 5, 7},   {4, 64, 64},
+					 {7, 33, 65}, {64, 10, 1024}, {128, 256, 256},
+					 {65, 129, 31}, {2, 3, 0},  {1, 1000, 784}};
+	nt_rng r = {0x9e3779b97f4a7c15ull};
+	for (size_t e = 0; e < sizeof ext / sizeof ext[0]; e++)
+		for (int rep = 0; rep < 6; rep++)
+			check_one(&r, ext[e][0], ext[e][1], ext[e][2]);
+}
+
+/* K past the bound of the oneDNN path (sums that wrap): the int32 loop, the same definition */
+static void igemm_wraps_like_int32(void **state)
+{
+	(void)state;
+	nt_rng r = {12345};
+	for (int rep = 0; rep < 4; rep++)
+		check_one(&r, 3, 5, 40000);
+	/* the largest K oneDNN takes with every term at its extreme: no wrap, exact */
+	const int64_t K = 33025;
+	uint8_t *a = malloc((size_t)K);
+	int8_t *b = malloc((size_t)K);
+	assert_non_null(a), assert_non_null(b);
+	memset(a, 255, (size_t)K), memset(b, -128, (size_t)K);
+	const int32_t za = 0, zb = 127;
+	int32_t c = 0;
+	om_igemm g = {.M = 1, .N = 1, .K = K, .A = a, .B = b, .lda = K, .ldb = 1, .ldc = 1,
+		      .b_signed = true, .za = &za, .zb = &zb, .nza = 1, .nzb = 1, .C = &c};
+	assert_true(om_igemm_run(&g, 2));
+	assert_int_equal(c, (int32_t)(255 * -255 * K));
+	free(a), free(b);
+}
+
+/* MatMulInteger: random shapes with batch broadcast and 1-D operands against the definition,
+ * exact and fast mode at 1 and 2 threads giving the same bytes */
+static void matmul_integer_random(void **state)
+{
+	(void)state;
+	om_model *m;
+	om_node *n = nt_node(&m, "MatMulInteger", 4, 1);
+	nt_rng r = {777};
+	enum { CAP = 1 << 16 };
+	static uint8_t a[CAP], b[CAP];
+	static int32_t want[CAP];
+	for (int rep = 0; rep < 60; rep++) {
+		const int64_t M = nt_rand(&r, 1, 40), N = nt_rand(&r, 1, 40), K = nt_rand(&r, 1, 70);
+		const int64_t B0 = nt_rand(&r, 1, 3), B1 = nt_rand(&r, 1, 2);
+		const int32_t shape = (int32_t)nt_rand(&r, 0, 4); /* the batch layout */
+		int64_t ad[4], bd[4];
+		int32_t ar = 0, br = 0;
+		if (shape == 1) { /* A 1-D */
+			ad[ar++] = K;
+		} else {
+			if (shape >= 2)
+				ad[ar++] = B0, ad[ar++] = B1;
+			ad[ar++] = M, ad[ar++] = K;
+		}
+		if (shape == 4) { /* B 1-D */
+			bd[br++] = K;
+		} else {
+			if (shape == 3)
+				bd[br++] = B1; /* broadcast over A's first batch dim */
+			bd[br++] = K, bd[br++] = N;
+		}
+		const int32_t adt = nt_rand(&r, 0, 1) ? OM_INT8 : OM_UINT8;
+		const int32_t bdt = nt_rand(&r, 0, 1) ? OM_INT8 : OM_UINT8;
+		om_tensor ta = nt_tensor(adt, ar, ad, a), tb = nt_tensor(bdt, br, bd, b);
+		fill(&r, a, om_tensor_numel(&ta)), fill(&r, b, om_tensor_numel(&tb));
+		const int64_t Me = shape == 1 ? 1 : M, Ne = shape == 4 ? 1 : N;
+		const bool arow = nt_rand(&r, 0, 1) && shape < 2, bcol = nt_rand(&r, 0, 1);
+		uint8_t zab[64], zbb[64];
+		fill(&r, zab, 64), fill(&r, zbb, 64);
+		om_tensor tza = nt_tensor(adt, arow ? 1 : 0, (int64_t[]){Me}, zab);
+		om_tensor tzb = nt_tensor(bdt, bcol ? 1 : 0, (int64_t[]){Ne}, zbb);
+		const om_tensor *in[] = {&ta, &tb, nt_rand(&r, 0, 3) ? &tza : NULL, &tzb};
+		/* the reference over the broadcast batches */
+		const int64_t nbat = shape >= 2 ? B0 * B1 : 1;
+		const bool sa = adt == OM_INT8, sb = bdt == OM_INT8;
+		for (int64_t t = 0; t < nbat; t++)
+			for (int64_t i = 0; i < Me; i++)
+				for (int64_t j = 0; j < Ne; j++) {
+					const int64_t aoff = (shape >= 2 ? t * M * K : 0) + i * K;
+					const int64_t boff = shape == 3 ? (t % B1) * K * N : 0;
+					const int32_t za = !in[2] ? 0 : ld8(zab, sa, arow ? i : 0);
+					const int32_t zb = ld8(zbb, sb, bcol ? j : 0);
+					int64_t s = 0;
+					for (int64_t k = 0; k < K; k++)
+						s += (int64_t)(ld8(a, sa, aoff + k) - za) *
+						     (ld8(b, sb, boff + k * Ne + j) - zb);
+					want[(t * Me + i) * Ne + j] = (int32_t)s;
+				}
+		const int64_t ny = nbat * Me * Ne;
+		for (int mode = 0; mode < 3; mode++) {
+			om_tensor out[1];
+			om_status st = {0};
+			const om_kind rc = nt_run_threads(n, 10, in, out, mode == 0, 1 + (mode == 2),
+							  &st);
+			assert_int_equal(rc, OM_OK);
+			assert_int_equal(om_tensor_numel(&out[0]), ny);
+			if (memcmp(out[0].data, want, sizeof(int32_t) * (size_t)ny))
+				fail_msg("rep %d shape %d M %lld N %lld K %lld mode %d", rep, shape,
+					 (long long)M, (long long)N, (long long)K, mode);
+			om_tensor_free(&out[0]);
+		}
+	}
+	om_model_free(m);
+}
+
+/* ---- DynamicQuantizeLinear ---------------------------------------------------------------- */
+
+/* the sequential formula (ONNX's reference, round half to even) */
+static void dynq_ref(const float *v, int64_t n, uint8_t *y, float *scale, uint8_t *zp)
+{
+	float lo = 0, hi = 0;
+	for (int64_t i = 0; i < n; i++)
+		if (v[i] == v[i])
+			lo = v[i] < lo ? v[i] : lo, hi = v[i] > hi ? v[i] : hi;
+	const float s = (hi - lo) / 255.0f;
+	float z = 0;
+	const bool ok = s > 0 && isfinite(s);
+	if (ok)
+		z = fminf(fmaxf(nearbyintf(-lo / s), 0), 255);
+	for (int64_t i = 0; i < n; i++) {
+		const float q = ok ? nearbyintf(v[i] / s) + z : 0;
+		y[i] = (uint8_t)(q != q ? 0 : q < 0 ? 0 : q > 255 ? 255 : q);
+	}
+	*scale = s, *zp = (uint8_t)z;
+}
+
+static void dynq_matches_sequential(void **state)
+{
+	(void)state;
+	om_model *m;
+	om_node *n = nt_node(&m, "DynamicQuantizeLinear", 1, 3);
+	static const int64_t lens[] = {0, 1, 2, 15, 16, 17, 31, 33, 1000, 4099};
+	enum { CAP = 4099 };
+	static float x[CAP];
+	static uint8_t want[CAP];
+	nt_rng r = {4242};
+	for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++)
+		for (int kind = 0; kind < 6; kind++) {
+			const int64_t len = lens[li];
+			for (int64_t i = 0; i < len; i++) {
+				const float u = (float)nt_rand(&r, -1000, 1000) / 8.0f;
+				/* 0 mixed, 1 positive, 2 negative, 3 zeros (-0 too), 4 NaNs and
+				 * ties (multiples of a half step), 5 one huge value */
+				x[i] = kind == 1   ? fabsf(u) + 1
+				       : kind == 2 ? -fabsf(u) - 1
+				       : kind == 3 ? (nt_rand(&r, 0, 1) ? -0.0f : 0.0f)
+				       : kind == 4 ? (nt_rand(&r, 0, 5) ? (float)nt_rand(&r, -255, 255) *
+										0.5f
+									: NAN)
+						   : u;
+			}
+			if (kind == 5 && len > 0)
+				x[nt_rand(&r, 0, len - 1)] = 3e38f;
+			if (kind == 4 && len > 1) /* the range [-127.5, 127.5]: scale 1, ties at .5 */
+				x[0] = -127.5f, x[1] = 127.5f;
+			float s = 0;
+			uint8_t z = 0;
+			dynq_ref(x, len, want, &s, &z);
+			om_tensor tx = nt_tensor(OM_FLOAT, 1, &len, x);
+			const om_tensor *in[] = {&tx};
+			for (int exact = 0; exact <= 1; exact++) {
+				om_tensor out[3];
+				om_status st = {0};
+				assert_int_equal(nt_run_mode(n, 11, in, out, exact, &st), OM_OK);
+				if (len)
+					assert_memory_equal(out[0].data, want, (size_t)len);
+				assert_memory_equal(out[1].data, &s, sizeof s);
+				assert_int_equal(*(uint8_t *)out[2].data, z);
+				for (int o = 0; o < 3; o++)
+					om_tensor_free(&out[o]);
+			}
+		}
+	/* a hand case: [-1, 0, 2.5, 1] -> scale 3.5/255, zp round(255/3.5) = 73 */
+	const float h[] = {-1, 0, 2.5f, 1};
+	om_tensor th = nt_tensor(OM_FLOAT, 1, (int64_t[]){4}, h);
+	const om_tensor *in[] = {&th};
+	om_tensor out[3];
+	assert_int_equal(nt_run(n, 11, in, out), OM_OK);
+	const uint8_t hw[] = {0, 73, 255, 146};
+	assert_memory_equal(out[0].data, hw, 4);
+	assert_int_equal(*(uint8_t *)out[2].data, 73);
+	for (int o = 0; o < 3; o++)
+		om_tensor_free(&out[o]);
+	om_model_free(m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(igemm_matches_definition),
+		cmocka_unit_test(igemm_wraps_like_int32),
+		cmocka_unit_test(matmul_integer_random),
+		cmocka_unit_test(dynq_matches_sequential),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
