@@ -1,7 +1,8 @@
 /* test_gemm_int.c — om_igemm_run (both paths: oneDNN's u8s8s32 and the int32 loop) against
  * the definition summed in int64 and wrapped; MatMulInteger over it (batches, broadcast, 1-D
  * operands, every signedness, zero points per tensor/row/column, exact = fast, 1 and 2
- * threads); DynamicQuantizeLinear's vector loops against the sequential formula. */
+ * threads); QLinearMatMul against ONNX's reference; DynamicQuantizeLinear's vector loops
+ * against the sequential formula. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -195,6 +196,80 @@ static void matmul_integer_random(void **state)
 	om_model_free(m);
 }
 
+/* QLinearMatMul: ONNX's reference (exact sums in double, the scale in float, half to even)
+ * over random shapes, batches broadcast, every signedness, per-row/column scales, and a K
+ * past one int32 chunk */
+static void qlinear_matmul_random(void **state)
+{
+	(void)state;
+	om_model *m;
+	om_node *n = nt_node(&m, "QLinearMatMul", 8, 1);
+	nt_rng r = {31337};
+	enum { CAP = 1 << 17 };
+	static uint8_t a[CAP], b[CAP], want[CAP];
+	for (int rep = 0; rep < 40; rep++) {
+		const bool big = rep == 39;
+		const int64_t M = big ? 1 : nt_rand(&r, 1, 20), N = big ? 1 : nt_rand(&r, 1, 30);
+		const int64_t K = big ? 70000 : nt_rand(&r, 1, 80);
+		const int64_t ba = nt_rand(&r, 1, 3), bb = nt_rand(&r, 0, 1) ? ba : 1;
+		const bool a3 = nt_rand(&r, 0, 1), b3 = nt_rand(&r, 0, 1);
+		const int64_t nba = a3 ? ba : 1, nbb = b3 ? bb : 1, nbat = nba > nbb ? nba : nbb;
+		const int32_t adt = nt_rand(&r, 0, 1) ? OM_INT8 : OM_UINT8;
+		const int32_t bdt = nt_rand(&r, 0, 1) ? OM_INT8 : OM_UINT8;
+		const int32_t ydt = nt_rand(&r, 0, 1) ? OM_INT8 : OM_UINT8;
+		int64_t ad[3] = {nba, M, K}, bd[3] = {nbb, K, N};
+		om_tensor ta = nt_tensor(adt, a3 ? 3 : 2, a3 ? ad : ad + 1, a);
+		om_tensor tb = nt_tensor(bdt, b3 ? 3 : 2, b3 ? bd : bd + 1, b);
+		fill(&r, a, om_tensor_numel(&ta)), fill(&r, b, om_tensor_numel(&tb));
+		float as[32], bs[32];
+		for (int i = 0; i < 32; i++)
+			as[i] = (float)nt_rand(&r, 1, 100) / 997.0f,
+			bs[i] = (float)nt_rand(&r, 1, 100) / 991.0f;
+		const float ys = big ? 5000.0f : (float)nt_rand(&r, 1, 100) / 7.0f;
+		const bool arow = nt_rand(&r, 0, 1), bcol = nt_rand(&r, 0, 1);
+		uint8_t zs[3];
+		fill(&r, zs, 3);
+		if (big) { /* sums past 2^31: 70000 * 255 * 128 */
+			memset(a, adt == OM_INT8 ? 0x7f : 0xff, (size_t)K);
+			memset(b, 0x80, (size_t)K);
+			zs[0] = zs[1] = 0;
+		}
+		om_tensor tas = nt_tensor(OM_FLOAT, arow, (int64_t[]){M}, as);
+		om_tensor tbs = nt_tensor(OM_FLOAT, bcol, (int64_t[]){N}, bs);
+		om_tensor tza = nt_tensor(adt, 0, NULL, &zs[0]), tzb = nt_tensor(bdt, 0, NULL, &zs[1]);
+		om_tensor tys = nt_tensor(OM_FLOAT, 0, NULL, &ys), tzy = nt_tensor(ydt, 0, NULL, &zs[2]);
+		const om_tensor *in[] = {&ta, &tas, &tza, &tb, &tbs, &tzb, &tys, &tzy};
+		const bool sa = adt == OM_INT8, sb = bdt == OM_INT8, sy = ydt == OM_INT8;
+		const float lo = sy ? -128 : 0, hi = sy ? 127 : 255;
+		for (int64_t t = 0; t < nbat; t++)
+			for (int64_t i = 0; i < M; i++)
+				for (int64_t j = 0; j < N; j++) {
+					const int64_t ao = (nba > 1 ? t : 0) * M * K + i * K;
+					const int64_t bo = (nbb > 1 ? t : 0) * K * N + j;
+					double s = 0;
+					for (int64_t k = 0; k < K; k++)
+						s += (double)(ld8(a, sa, ao + k) - ld8(zs, sa, 0)) *
+						     (double)(ld8(b, sb, bo + k * N) - ld8(zs + 1, sb, 0));
+					const float sc = as[arow ? i : 0] * bs[bcol ? j : 0] / ys;
+					float q = rintf((float)s * sc) + (float)ld8(zs + 2, sy, 0);
+					q = q < lo ? lo : q > hi ? hi : q;
+					want[(t * M + i) * N + j] = (uint8_t)(sy ? (int8_t)q : q);
+				}
+		for (int mode = 0; mode < 3; mode++) {
+			om_tensor out[1];
+			om_status st = {0};
+			assert_int_equal(nt_run_threads(n, 10, in, out, mode == 0, 1 + (mode == 2),
+							&st), OM_OK);
+			assert_int_equal(om_tensor_numel(&out[0]), nbat * M * N);
+			if (memcmp(out[0].data, want, (size_t)(nbat * M * N)))
+				fail_msg("rep %d M %lld N %lld K %lld mode %d", rep, (long long)M,
+					 (long long)N, (long long)K, mode);
+			om_tensor_free(&out[0]);
+		}
+	}
+	om_model_free(m);
+}
+
 /* ---- DynamicQuantizeLinear ---------------------------------------------------------------- */
 
 /* the sequential formula (ONNX's reference, round half to even) */
@@ -282,6 +357,7 @@ int main(void)
 		cmocka_unit_test(igemm_matches_definition),
 		cmocka_unit_test(igemm_wraps_like_int32),
 		cmocka_unit_test(matmul_integer_random),
+		cmocka_unit_test(qlinear_matmul_random),
 		cmocka_unit_test(dynq_matches_sequential),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

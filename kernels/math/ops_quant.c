@@ -1,7 +1,7 @@
 /* ops_quant.c — QuantizeLinear and DequantizeLinear (per tensor, per axis, blocked; 8/16-bit,
- * 4-bit, float8 and float4 types), DynamicQuantizeLinear, QLinearMatMul. Arithmetic in float
- * (as ONNX's reference and ONNX Runtime), rounding half to even; conversions through Cast's
- * om_cast_elems. */
+ * 4-bit, float8 and float4 types), DynamicQuantizeLinear, QLinearMatMul (its integer sums by
+ * om_igemm_run). Arithmetic in float (as ONNX's reference and ONNX Runtime), rounding half to
+ * even; conversions through Cast's om_cast_elems. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +9,7 @@
 #include "cast.h"
 #include "clones.h"
 #include "float8.h"
+#include "gemm_int.h"
 #include "numrun.h"
 #include "op.h"
 
@@ -353,6 +354,34 @@ static om_kind qmm_infer(om_ctx *c)
 	return rc;
 }
 
+/* K in chunks whose int32 sums cannot overflow: a term is at most 255 * 255 in magnitude */
+enum { QMM_KCHUNK = 32768 };
+
+/* acc (M x N) = the sum over k of (a - az)(b - bz) in batch t, exact: om_igemm_run's int32
+ * sums of K chunks added in double (an integer below 2^53: ONNX's reference sum) */
+static bool qmm_sums(const om_ctx *c, const qmm_geom *g, int64_t t, const int32_t *zp,
+		     int32_t *part, double *acc)
+{
+	const om_tensor *a = c->in[0], *b = c->in[3];
+	const int64_t mn = g->M * g->N;
+	for (int64_t i = 0; i < mn; i++)
+		acc[i] = 0;
+	for (int64_t k0 = 0; k0 < g->K; k0 += QMM_KCHUNK) {
+		const int64_t kc = g->K - k0 < QMM_KCHUNK ? g->K - k0 : QMM_KCHUNK;
+		const om_igemm ig = {.M = g->M, .N = g->N, .K = kc,
+				     .A = (const int8_t *)a->data + t * g->astep + k0,
+				     .B = (const int8_t *)b->data + t * g->bstep + k0 * g->N,
+				     .lda = g->K, .ldb = g->N, .ldc = g->N,
+				     .a_signed = a->dtype == OM_INT8, .b_signed = b->dtype == OM_INT8,
+				     .za = &zp[0], .zb = &zp[1], .nza = 1, .nzb = 1, .C = part};
+		if (!om_igemm_run(&ig, c->threads))
+			return false;
+		for (int64_t i = 0; i < mn; i++)
+			acc[i] += part[i];
+	}
+	return true;
+}
+
 static om_kind qmm_kernel(om_ctx *c)
 {
 	qmm_geom g = {0};
@@ -361,40 +390,37 @@ static om_kind qmm_kernel(om_ctx *c)
 	om_kind rc = qmm_geom_make(c, &g, &dt, dims, &rank);
 	if (rc)
 		return rc;
-	const int64_t na = om_tensor_numel(c->in[0]), nb = om_tensor_numel(c->in[3]);
-	float *p[8] = {0};
-	for (int i = 0; i < 8 && !rc; i++) {
-		const int64_t k = i == 0 ? na : i == 3 ? nb : om_tensor_numel(c->in[i]);
-		if (!(p[i] = q_floats(c, c->in[i], k)))
+	float *p[8] = {0}; /* the parameters (inputs 1, 2, 4-7) as float */
+	for (int i = 1; i < 8 && !rc; i++)
+		if (i != 3 && !(p[i] = q_floats(c, c->in[i], om_tensor_numel(c->in[i]))))
 			rc = c->st->kind ? c->st->kind : OM_ERR_NOMEM;
-	}
-	const int64_t ny = g.batch * g.M * g.N;
+	const int64_t mn = g.M * g.N, ny = g.batch * mn;
 	float *y = rc ? NULL : malloc(sizeof(float) * (size_t)(ny + 1));
-	if (!rc && !y)
+	double *acc = rc ? NULL : malloc(sizeof(double) * (size_t)(mn + 1));
+	int32_t *part = rc ? NULL : malloc(sizeof(int32_t) * (size_t)(mn + 1));
+	if (!rc && (!y || !acc || !part))
 		rc = om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory");
 	float lo = 0, hi = 0;
 	q_int_range(dt, &lo, &hi);
 	const bool arow = om_tensor_numel(c->in[1]) > 1, bcol = om_tensor_numel(c->in[4]) > 1;
-	for (int64_t t = 0; !rc && t < g.batch; t++)
+	const int32_t zp[2] = {rc ? 0 : (int32_t)p[2][0], rc ? 0 : (int32_t)p[5][0]};
+	for (int64_t t = 0; !rc && t < g.batch; t++) {
+		if (!qmm_sums(c, &g, t, zp, part, acc)) {
+			rc = om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory");
+			break;
+		}
 		for (int64_t i = 0; i < g.M; i++)
 			for (int64_t j = 0; j < g.N; j++) {
-				const float *a = p[0] + t * g.astep + i * g.K;
-				const float *b = p[3] + t * g.bstep + j;
-				const float az = p[2][om_tensor_numel(c->in[2]) > 1 ? i : 0];
-				const float bz = p[5][om_tensor_numel(c->in[5]) > 1 ? j : 0];
-				double acc = 0; /* integers: exact */
-				for (int64_t k = 0; k < g.K; k++)
-					acc += (double)(a[k] - az) * (double)(b[k * g.N] - bz);
 				const float s = p[1][arow ? i : 0] * p[4][bcol ? j : 0] / p[6][0];
-				const float q = rintf((float)acc * s) + p[7][0];
-				y[(t * g.M + i) * g.N + j] =
-					q != q ? 0 : q < lo ? lo : q > hi ? hi : q;
+				const float q = rintf((float)acc[i * g.N + j] * s) + p[7][0];
+				y[t * mn + i * g.N + j] = q != q ? 0 : q < lo ? lo : q > hi ? hi : q;
 			}
+	}
 	if (!rc)
 		rc = om_cast_elems(c, c->out[0]->data, dt, y, OM_FLOAT, ny, 0);
 	for (int i = 0; i < 8; i++)
 		free(p[i]);
-	free(y);
+	free(y), free(acc), free(part);
 	return rc;
 }
 
