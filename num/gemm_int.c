@@ -225,3 +225,240 @@ bool om_igemm_run(const om_igemm *g, int threads)
 #endif
 	return igemm_loop(g, threads);
 }
+
+/* ---- B packed for oneDNN's int8 matmul primitive ------------------------------------------ */
+
+#ifndef OM_HAVE_DNNL
+om_igemm_pk *om_igemm_pack(const int8_t *B, int64_t K, int64_t N, int64_t ldb, int threads)
+{
+	(void)B, (void)K, (void)N, (void)ldb, (void)threads;
+	return NULL;
+}
+
+void om_igemm_pk_free(om_igemm_pk *p)
+{
+	(void)p;
+}
+
+bool om_igemm_pk_run(om_igemm_pk *p, const om_igemm *g, int threads)
+{
+	(void)p, (void)g, (void)threads;
+	return false;
+}
+#else
+
+/* primitives kept per packed B: one per shape of A (rows, strides, signedness, threads) */
+enum { IPK_PRIMS = 4, IPK_KEY = 6 };
+
+typedef struct ipk_prim {
+	int64_t key[IPK_KEY]; /* M, ta, lda, ldc, a_signed, threads */
+	dnnl_primitive_t prim;
+	dnnl_memory_t a, c, zp, scratch; /* data handles set for every execution */
+} ipk_prim;
+
+struct om_igemm_pk {
+	int64_t K, N;
+	dnnl_engine_t eng;
+	dnnl_stream_t st;
+	dnnl_memory_desc_t wmd; /* the packed layout */
+	dnnl_memory_t w;
+	void *wbuf;
+	ipk_prim prim[IPK_PRIMS];
+	int nprim, next;
+	bool refused; /* oneDNN refused a primitive: om_igemm_run from then on (no retry a run) */
+};
+
+static void ipk_prim_release(ipk_prim *q)
+{
+	if (q->prim)
+		dnnl_primitive_destroy(q->prim);
+	dnnl_memory_t m[] = {q->a, q->c, q->zp, q->scratch};
+	for (size_t i = 0; i < sizeof m / sizeof m[0]; i++)
+		if (m[i])
+			dnnl_memory_destroy(m[i]);
+	memset(q, 0, sizeof *q);
+}
+
+void om_igemm_pk_free(om_igemm_pk *p)
+{
+	if (!p)
+		return;
+	for (int i = 0; i < p->nprim; i++)
+		ipk_prim_release(&p->prim[i]);
+	if (p->w)
+		dnnl_memory_destroy(p->w);
+	free(p->wbuf);
+	if (p->st)
+		dnnl_stream_destroy(p->st);
+	if (p->eng)
+		dnnl_engine_destroy(p->eng);
+	free(p);
+}
+
+static bool ipk_md(dnnl_memory_desc_t *md, dnnl_data_type_t dt, int64_t rows, int64_t cols,
+		   int64_t rs, int64_t cs)
+{
+	const dnnl_dims_t d = {rows, cols}, s = {rs, cs};
+	return dnnl_memory_desc_init_by_strides(md, 2, d, dt, s) == dnnl_success;
+}
+
+/* a matmul descriptor: M rows of A (u8 or s8, ta, lda) times the packed B into s32 C (ldc) */
+static dnnl_status_t ipk_pd(const om_igemm_pk *p, dnnl_primitive_desc_t *pd, const int64_t *key,
+			    const_dnnl_primitive_attr_t attr, dnnl_memory_desc_t *amd,
+			    dnnl_memory_desc_t *cmd)
+{
+	const int64_t M = key[0], K = p->K, N = p->N;
+	const dnnl_data_type_t adt = key[4] ? dnnl_s8 : dnnl_u8;
+	dnnl_memory_desc_t wany;
+	const dnnl_dims_t wd = {K, N};
+	dnnl_matmul_desc_t d;
+	if (!(key[1] ? ipk_md(amd, adt, M, K, 1, key[2]) : ipk_md(amd, adt, M, K, key[2], 1)) ||
+	    !ipk_md(cmd, dnnl_s32, M, N, key[3], 1) ||
+	    dnnl_memory_desc_init_by_tag(&wany, 2, wd, dnnl_s8, dnnl_format_tag_any) ||
+	    dnnl_matmul_desc_init(&d, amd, &wany, NULL, cmd))
+		return dnnl_invalid_arguments;
+	return dnnl_primitive_desc_create(pd, &d, attr, p->eng, NULL);
+}
+
+/* the attributes every primitive has: a runtime zero point of A, a scratchpad of its own */
+static dnnl_primitive_attr_t ipk_attr(void)
+{
+	dnnl_primitive_attr_t attr = NULL;
+	const int32_t rt = DNNL_RUNTIME_S32_VAL;
+	if (dnnl_primitive_attr_create(&attr))
+		return NULL;
+	if (dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user) ||
+	    dnnl_primitive_attr_set_zero_points(attr, DNNL_ARG_SRC, 1, 0, &rt)) {
+		dnnl_primitive_attr_destroy(attr);
+		return NULL;
+	}
+	return attr;
+}
+
+om_igemm_pk *om_igemm_pack(const int8_t *B, int64_t K, int64_t N, int64_t ldb, int threads)
+{
+	if (K < 1 || N < 1 || K > IDNNL_MAX_K || !dnnl_vnni())
+		return NULL;
+	om_igemm_pk *p = calloc(1, sizeof *p);
+	if (!p)
+		return NULL;
+	p->K = K, p->N = N;
+	dnnl_primitive_desc_t pd = NULL, rpd = NULL;
+	dnnl_primitive_t reorder = NULL;
+	dnnl_memory_t from = NULL;
+	dnnl_primitive_attr_t attr = ipk_attr();
+	dnnl_memory_desc_t amd, cmd, bmd;
+	const int64_t key[IPK_KEY] = {32, 0, K, N, 0, 1};
+	bool ok = attr && !dnnl_engine_create(&p->eng, dnnl_cpu, 0) &&
+		  !dnnl_stream_create(&p->st, p->eng, dnnl_stream_default_flags) &&
+		  !ipk_pd(p, &pd, key, attr, &amd, &cmd);
+	if (ok)
+		p->wmd = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
+	ok = ok && ipk_md(&bmd, dnnl_s8, K, N, ldb, 1) &&
+	     !dnnl_reorder_primitive_desc_create(&rpd, &bmd, p->eng, &p->wmd, p->eng, NULL) &&
+	     !dnnl_primitive_create(&reorder, rpd);
+	const size_t wbytes = ok ? dnnl_memory_desc_get_size(&p->wmd) : 0;
+	ok = ok && wbytes && (p->wbuf = aligned_alloc(64, (wbytes + 63) / 64 * 64)) &&
+	     !dnnl_memory_create(&p->w, &p->wmd, p->eng, p->wbuf) &&
+	     !dnnl_memory_create(&from, &bmd, p->eng, (void *)B);
+	if (ok) {
+		const int saved = omp_get_max_threads();
+		omp_set_num_threads(threads < 1 ? 1 : threads);
+		dnnl_exec_arg_t a[] = {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, p->w}};
+		ok = !dnnl_primitive_execute(reorder, p->st, 2, a) && !dnnl_stream_wait(p->st);
+		omp_set_num_threads(saved);
+	}
+	if (from)
+		dnnl_memory_destroy(from);
+	if (reorder)
+		dnnl_primitive_destroy(reorder);
+	if (rpd)
+		dnnl_primitive_desc_destroy(rpd);
+	if (pd)
+		dnnl_primitive_desc_destroy(pd);
+	if (attr)
+		dnnl_primitive_attr_destroy(attr);
+	if (!ok) {
+		om_igemm_pk_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+/* the primitive for this shape of A: found, or made (replacing the oldest once all slots
+ * are taken); NULL when oneDNN refuses it or wants B in another layout than the packed one */
+static ipk_prim *ipk_prim_for(om_igemm_pk *p, const int64_t *key)
+{
+	for (int i = 0; i < p->nprim; i++)
+		if (!memcmp(p->prim[i].key, key, sizeof p->prim[i].key))
+			return &p->prim[i];
+	dnnl_primitive_attr_t attr = ipk_attr();
+	dnnl_primitive_desc_t pd = NULL;
+	dnnl_memory_desc_t amd, cmd, zmd;
+	const dnnl_dims_t one = {1};
+	ipk_prim q = {0};
+	memcpy(q.key, key, sizeof q.key);
+	bool ok = attr && !ipk_pd(p, &pd, key, attr, &amd, &cmd) &&
+		  dnnl_memory_desc_equal(&p->wmd,
+					 dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0));
+	ok = ok && !dnnl_memory_desc_init_by_tag(&zmd, 1, one, dnnl_s32, dnnl_a) &&
+	     !dnnl_primitive_create(&q.prim, pd) &&
+	     !dnnl_memory_create(&q.a, &amd, p->eng, DNNL_MEMORY_NONE) &&
+	     !dnnl_memory_create(&q.c, &cmd, p->eng, DNNL_MEMORY_NONE) &&
+	     !dnnl_memory_create(&q.zp, &zmd, p->eng, DNNL_MEMORY_NONE);
+	const dnnl_memory_desc_t *smd =
+		ok ? dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0) : NULL;
+	if (smd && dnnl_memory_desc_get_size(smd))
+		ok = !dnnl_memory_create(&q.scratch, smd, p->eng, DNNL_MEMORY_ALLOCATE);
+	if (pd)
+		dnnl_primitive_desc_destroy(pd);
+	if (attr)
+		dnnl_primitive_attr_destroy(attr);
+	if (!ok) {
+		ipk_prim_release(&q);
+		return NULL;
+	}
+	int slot = p->nprim;
+	if (p->nprim < IPK_PRIMS) {
+		p->nprim++;
+	} else {
+		slot = p->next;
+		p->next = (slot + 1) % IPK_PRIMS;
+		ipk_prim_release(&p->prim[slot]);
+	}
+	p->prim[slot] = q;
+	return &p->prim[slot];
+}
+
+bool om_igemm_pk_run(om_igemm_pk *p, const om_igemm *g, int threads)
+{
+	/* oneDNN 2.6 has no int8 A with a zero point over packed B (s8s8 compensation); A
+	 * stored transposed never comes from MatMulInteger */
+	if (!p || p->refused || g->K != p->K || g->N != p->N || g->M < 1 || g->ta ||
+	    g->a_signed || (g->za && g->nza != 1) || (g->zb && (g->nzb != 1 || g->zb[0] != 0)))
+		return false;
+	const double mnk = (double)g->M * (double)g->N * (double)g->K;
+	const int want = mnk < IDNNL_1T_MNK || threads < 1 ? 1 : threads;
+	const int64_t key[IPK_KEY] = {g->M, g->ta, g->lda, g->ldc, g->a_signed, want};
+	const int saved = omp_get_max_threads();
+	/* oneDNN sizes a primitive's work split by OpenMP's count at creation and runs it at
+	 * the count when it executes: the same one */
+	omp_set_num_threads(want);
+	ipk_prim *q = ipk_prim_for(p, key);
+	p->refused = !q;
+	int32_t za = g->za ? g->za[0] : 0;
+	bool ok = q && !dnnl_memory_set_data_handle(q->a, (void *)g->A) &&
+		  !dnnl_memory_set_data_handle(q->c, g->C) &&
+		  !dnnl_memory_set_data_handle(q->zp, &za);
+	if (ok) {
+		dnnl_exec_arg_t a[] = {{DNNL_ARG_SRC, q->a}, {DNNL_ARG_WEIGHTS, p->w},
+				       {DNNL_ARG_DST, q->c},
+				       {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, q->zp},
+				       {DNNL_ARG_SCRATCHPAD, q->scratch}};
+		ok = !dnnl_primitive_execute(q->prim, p->st, q->scratch ? 5 : 4, a) &&
+		     !dnnl_stream_wait(p->st);
+	}
+	omp_set_num_threads(saved);
+	return ok;
+}
+#endif

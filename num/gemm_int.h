@@ -33,3 +33,23 @@ bool om_igemm_run(const om_igemm *g, int threads);
 const char *om_igemm_path(const om_igemm *g);
 
 #endif
+
+/* ---- a constant B packed once (fast mode): oneDNN's int8 matmul primitive over weights
+ * reordered into the layout it picks, one primitive per shape of A kept beside them ---- */
+
+typedef struct om_igemm_pk om_igemm_pk;
+
+/**
+ * B (K x N int8, row stride ldb, not transposed, zero point 0) packed; NULL when not taken:
+ * no oneDNN in the build, no VNNI, K above the bound where no sum wraps, or oneDNN refused
+ * (or no memory). `threads`: the run's (oneDNN sizes its reorder by OpenMP's count).
+ */
+om_igemm_pk *om_igemm_pack(const int8_t *B, int64_t K, int64_t N, int64_t ldb, int threads);
+void om_igemm_pk_free(om_igemm_pk *p);
+
+/**
+ * g's product with p's B in place of g->B (g->K, g->N must be p's; g->zb must be NULL or 0;
+ * A's zero point one value or none): the same bits as om_igemm_run. False, nothing written,
+ * when not taken (another geometry, a per-row zero point, oneDNN refused this shape of A).
+ */
+bool om_igemm_pk_run(om_igemm_pk *p, const om_igemm *g, int threads);

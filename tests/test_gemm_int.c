@@ -270,6 +270,117 @@ static void qlinear_matmul_random(void **state)
 	om_model_free(m);
 }
 
+/* B packed once (om_igemm_pack): against the definition for A of both signs, with and
+ * without a zero point, transposed and strided, several row counts on one packing (the
+ * primitives it keeps) and 1 and 2 threads; declined where it must be */
+static void igemm_packed_matches_definition(void **state)
+{
+	(void)state;
+	nt_rng r = {2718};
+	static const int64_t ext[][2] = {{256, 256}, {784, 1024}, {64, 300}, {33, 517}};
+	for (size_t e = 0; e < sizeof ext / sizeof ext[0]; e++) {
+		const int64_t K = ext[e][0], N = ext[e][1], ldb = N + (e == 3);
+		uint8_t *b = malloc((size_t)(K * ldb));
+		assert_non_null(b);
+		fill(&r, b, K * ldb);
+		om_igemm_pk *pk = om_igemm_pack((const int8_t *)b, K, N, ldb, 2);
+		if (!pk) { /* no oneDNN or no VNNI (om_igemm_run does it all), or a padded B */
+			assert_true(ldb != N ||
+				    !strcmp(om_igemm_path(&(om_igemm){.K = K}), "int32-loop"));
+			free(b);
+			continue;
+		}
+		for (int rep = 0; rep < 10; rep++) {
+			const int64_t M = rep == 0 ? 1 : nt_rand(&r, 1, 130);
+			om_igemm g = {.M = M, .N = N, .K = K, .B = b, .ldb = ldb, .b_signed = true,
+				      .ta = nt_rand(&r, 0, 1), .a_signed = nt_rand(&r, 0, 1)};
+			g.lda = g.ta ? M + nt_rand(&r, 0, 2) : K;
+			g.ldc = N;
+			const int64_t na = (g.ta ? K : M) * g.lda;
+			uint8_t *a = malloc((size_t)na);
+			int32_t *c = malloc(sizeof(int32_t) * (size_t)(M * g.ldc));
+			assert_non_null(a), assert_non_null(c);
+			fill(&r, a, na);
+			int32_t za = (int32_t)(g.a_signed ? nt_rand(&r, -128, 127) : nt_rand(&r, 0, 255));
+			const int32_t zb0 = 0;
+			g.A = a, g.C = c;
+			g.za = nt_rand(&r, 0, 2) ? &za : NULL, g.nza = 1;
+			g.zb = nt_rand(&r, 0, 1) ? &zb0 : NULL, g.nzb = 1;
+			const int threads = 1 + (rep & 1);
+			const bool took = om_igemm_pk_run(pk, &g, threads);
+			/* uint8 A with contiguous rows (the quantizers' MatMulInteger) is taken */
+			assert_true(took || g.ta || g.a_signed);
+			for (int64_t i = 0; took && i < M; i++)
+				for (int64_t j = 0; j < N; j++)
+					if (c[i * g.ldc + j] != ref_at(&g, i, j))
+						fail_msg("packed K %lld N %lld M %lld ta %d sa %d za %d "
+							 "at (%lld, %lld): %d want %d", (long long)K,
+							 (long long)N, (long long)M, g.ta, g.a_signed,
+							 g.za != NULL, (long long)i, (long long)j,
+							 c[i * g.ldc + j], ref_at(&g, i, j));
+			/* what it must decline: another K, a nonzero B zero point, per-row za */
+			om_igemm h = g;
+			h.K = K - 1;
+			assert_false(om_igemm_pk_run(pk, &h, 1));
+			const int32_t zb1 = 1;
+			h = g, h.zb = &zb1;
+			assert_false(om_igemm_pk_run(pk, &h, 1));
+			h = g, h.za = &za, h.nza = M;
+			assert_true(M == 1 || !om_igemm_pk_run(pk, &h, 1));
+			h = g, h.a_signed = true;
+			assert_false(om_igemm_pk_run(pk, &h, 1));
+			free(a), free(c);
+		}
+		om_igemm_pk_free(pk);
+		free(b);
+	}
+}
+
+/* MatMulInteger in a session's setting (a state slot, B a plan-time constant): the packed
+ * path made on the first run and reused by the next, at other row counts */
+static void matmul_integer_packed_state(void **state)
+{
+	(void)state;
+	om_model *m;
+	om_node *n = nt_node(&m, "MatMulInteger", 4, 1);
+	nt_rng r = {161803};
+	enum { K = 200, N = 96 };
+	static uint8_t a[64 * K], b[K * N];
+	static int32_t want[64 * N];
+	fill(&r, b, K * N);
+	void *slot = NULL;
+	void (*release)(void *) = NULL;
+	const uint8_t za = 7;
+	const int8_t zb = 0;
+	for (int run = 0; run < 4; run++) {
+		const int64_t M = run == 3 ? 64 : 1 + 20 * run;
+		fill(&r, a, M * K);
+		om_tensor ta = nt_tensor(OM_UINT8, 2, (int64_t[]){M, K}, a);
+		om_tensor tb = nt_tensor(OM_INT8, 2, (int64_t[]){K, N}, b);
+		om_tensor tza = nt_tensor(OM_UINT8, 0, NULL, &za);
+		om_tensor tzb = nt_tensor(OM_INT8, 0, NULL, &zb);
+		const om_tensor *in[] = {&ta, &tb, &tza, &tzb};
+		for (int64_t i = 0; i < M; i++)
+			for (int64_t j = 0; j < N; j++) {
+				int32_t s = 0;
+				for (int64_t k = 0; k < K; k++)
+					s += (a[i * K + k] - za) * (int8_t)b[k * N + j];
+				want[i * N + j] = s;
+			}
+		om_tensor out[1];
+		om_status st = {0};
+		const om_ctx c = {.threads = 1 + (run & 1), .state = &slot,
+				  .state_release = &release, .const_in = 2};
+		assert_int_equal(nt_run_ctx(n, 10, in, out, c, &st), OM_OK);
+		assert_memory_equal(out[0].data, want, sizeof(int32_t) * (size_t)(M * N));
+		assert_non_null(slot); /* the state was made (and then reused: same block) */
+		om_tensor_free(&out[0]);
+	}
+	release(slot);
+	free(slot);
+	om_model_free(m);
+}
+
 /* ---- DynamicQuantizeLinear ---------------------------------------------------------------- */
 
 /* the sequential formula (ONNX's reference, round half to even) */
@@ -358,6 +469,8 @@ int main(void)
 		cmocka_unit_test(igemm_wraps_like_int32),
 		cmocka_unit_test(matmul_integer_random),
 		cmocka_unit_test(qlinear_matmul_random),
+		cmocka_unit_test(igemm_packed_matches_definition),
+		cmocka_unit_test(matmul_integer_packed_state),
 		cmocka_unit_test(dynq_matches_sequential),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
