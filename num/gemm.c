@@ -13,6 +13,7 @@
 #include "clones.h"
 #include "gemm.h"
 #include "omopt.h"
+#include "parallel.h"
 
 #ifndef OM_HAVE_DNNL
 #include <cblas.h>
@@ -206,11 +207,47 @@ OM_FAST_GEMM(fast_dgemm, double, cblas_dgemm, cblas_dgemv)
 enum { DNNL_MIN_MNK = 8192 };
 
 /* Below this many multiply-adds a product runs on one thread whatever the run's count: the
- * pool's wake-up and barrier cost more than the split gains (conv_dnnl.c's small dense convs
- * likewise; a unidirectional LSTM of 128 units on 16 sequences, 16x512x128 a step: 16.3 ms a
- * run at two threads against 13.8 at one) */
+ * pool's wake-up costs more than the split gains (conv_dnnl.c's small dense convs likewise; a
+ * unidirectional LSTM of 128 units on 16 sequences, 16x512x128 a step: 16.3 ms a run at two
+ * threads against 13.8 at one) */
 #define DNNL_1T_MNK 3e6
 
+/* Multiply-adds a piece of a split product at least (oneDNN's call and packing per piece) */
+#define SPLIT_MNK 5e5
+
+/* A product split over omopt's pool (om_par_for): rows of C, or columns when it has more */
+typedef struct split_job {
+	bool ta, tb, rows;
+	int64_t M, N, K, lda, ldb, ldc;
+	float alpha, beta;
+	const float *A, *B;
+	float *C;
+} split_job;
+
+/* Rows or columns [lo, hi) of C: one dnnl_sgemm on this thread (om_par_for's pieces run at an
+ * OpenMP count of 1), the blocked loop if oneDNN refuses it (it checks only its arguments) */
+static void split_piece(void *arg, int64_t lo, int64_t hi)
+{
+	const split_job *j = arg;
+	const int64_t m = j->rows ? hi - lo : j->M, n = j->rows ? j->N : hi - lo;
+	const float *A = j->rows ? j->A + (j->ta ? lo : lo * j->lda) : j->A;
+	const float *B = j->rows ? j->B : j->B + (j->tb ? lo * j->ldb : lo);
+	float *C = j->C + (j->rows ? lo * j->ldc : lo);
+	if (dnnl_sgemm(j->ta ? 'T' : 'N', j->tb ? 'T' : 'N', m, n, j->K, j->alpha, A, j->lda, B,
+		       j->ldb, j->beta, C, j->ldc) != dnnl_success)
+		exact_sgemm(j->ta, j->tb, m, n, j->K, j->alpha, A, j->lda, B, j->ldb, j->beta, C,
+			    j->ldc);
+}
+
+/*
+ * oneDNN's sgemm; false when not taken (too small: the blocked loop). At more than one thread
+ * (the calling thread's OpenMP count, a session's run's) and DNNL_1T_MNK multiply-adds, the
+ * product is cut into rows (or columns) over omopt's pool, each piece one single-threaded
+ * dnnl_sgemm: no OpenMP team, whose idle workers spin (libgomp's default: about 300,000 spins
+ * after each region; resnet18 at 2 threads with one core busy spent 140-157 ms of CPU a run
+ * against 24 without the spin). A piece's bounds depend on the extents and the thread count
+ * alone (parallel.h).
+ */
 static bool dnnl_sgemm_ok(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha,
 			  const float *A, int64_t lda, const float *B, int64_t ldb, float beta,
 			  float *C, int64_t ldc)
@@ -219,14 +256,18 @@ static bool dnnl_sgemm_ok(bool ta, bool tb, int64_t M, int64_t N, int64_t K, flo
 	if (mnk < DNNL_MIN_MNK)
 		return false;
 	const int threads = omp_get_max_threads();
-	const bool one = threads > 1 && mnk < DNNL_1T_MNK;
-	if (one)
-		omp_set_num_threads(1);
-	const bool ok = dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', M, N, K, alpha, A, lda, B, ldb,
-				   beta, C, ldc) == dnnl_success;
-	if (one)
-		omp_set_num_threads(threads);
-	return ok;
+	if (threads <= 1 || mnk < DNNL_1T_MNK) {
+		const int saved = om_par_threads_set(1);
+		const bool ok = dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', M, N, K, alpha, A, lda,
+					   B, ldb, beta, C, ldc) == dnnl_success;
+		om_par_threads_restore(saved);
+		return ok;
+	}
+	const split_job j = {ta, tb, M >= N, M, N, K, lda, ldb, ldc, alpha, beta, A, B, C};
+	const int64_t n = j.rows ? M : N, other = j.rows ? N : M;
+	const int64_t grain = (int64_t)(SPLIT_MNK / ((double)other * (double)K)) + 1;
+	om_par_for(threads, n, grain, split_piece, (void *)&j);
+	return true;
 }
 #endif
 
@@ -252,6 +293,33 @@ void om_sgemm(int exact, bool ta, bool tb, int64_t M, int64_t N, int64_t K, floa
 #endif
 }
 
+#ifdef OM_HAVE_DNNL
+typedef struct batch_job {
+	bool ta, tb;
+	int64_t M, N, K;
+	float alpha;
+	const float *A;
+	const int64_t *aoff;
+	int64_t lda;
+	const float *B;
+	const int64_t *boff;
+	int64_t ldb;
+	float beta;
+	float *C;
+	const int64_t *coff;
+	int64_t ldc;
+} batch_job;
+
+/* products [lo, hi) of a batch, in fast mode */
+static void batch_piece(void *arg, int64_t lo, int64_t hi)
+{
+	const batch_job *j = arg;
+	for (int64_t b = lo; b < hi; b++)
+		om_sgemm(0, j->ta, j->tb, j->M, j->N, j->K, j->alpha, j->A + j->aoff[b], j->lda,
+			 j->B + j->boff[b], j->ldb, j->beta, j->C + j->coff[b], j->ldc);
+}
+#endif
+
 void om_sgemm_batch(int exact, bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha,
 		    const float *A, const int64_t *aoff, int64_t lda, const float *B,
 		    const int64_t *boff, int64_t ldb, float beta, float *C, const int64_t *coff,
@@ -259,14 +327,15 @@ void om_sgemm_batch(int exact, bool ta, bool tb, int64_t M, int64_t N, int64_t K
 {
 #ifdef OM_HAVE_DNNL
 	const int threads = omp_get_max_threads();
-	if (!exact && threads > 1 && nbatch >= threads && !omp_in_parallel() &&
-	    (double)M * (double)N * (double)K >= DNNL_MIN_MNK) {
-		/* oneDNN's products (no OpenBLAS call: those below DNNL_MIN_MNK stay out of the
-		 * region); inside it oneDNN runs each on the calling thread */
-#pragma omp parallel for schedule(dynamic, 1)
-		for (int64_t b = 0; b < nbatch; b++)
-			om_sgemm(exact, ta, tb, M, N, K, alpha, A + aoff[b], lda, B + boff[b], ldb,
-				 beta, C + coff[b], ldc);
+	const double mnk = (double)M * (double)N * (double)K;
+	if (!exact && threads > 1 && nbatch > 1) {
+		/* the products over omopt's pool, each on one thread (pieces run at an OpenMP
+		 * count of 1): attention heads are too small to split well; pieces of at least
+		 * SPLIT_MNK multiply-adds */
+		const batch_job j = {ta, tb, M, N, K, alpha, A, aoff, lda, B, boff, ldb, beta,
+				     C, coff, ldc};
+		const int64_t grain = mnk >= SPLIT_MNK ? 1 : (int64_t)(SPLIT_MNK / (mnk + 1)) + 1;
+		om_par_for(threads, nbatch, grain, batch_piece, (void *)&j);
 		return;
 	}
 #endif

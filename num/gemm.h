@@ -25,10 +25,9 @@ void om_sgemm(int exact, bool ta, bool tb, int64_t M, int64_t N, int64_t K, floa
 
 /**
  * nbatch products of one geometry, the b-th on A + aoff[b], B + boff[b] and C + coff[b]
- * (offsets in elements), each as om_sgemm computes it. In fast mode with oneDNN in the build,
- * more than one OpenMP thread and at least as many products as threads, the products are
- * spread over OpenMP's threads, each on one (one parallel region for all of them: attention
- * heads are too small to split well, and a region per product costs a wake-up of the pool).
+ * (offsets in elements), each as om_sgemm computes it. In fast mode with oneDNN in the build
+ * and more than one thread (the calling thread's OpenMP count), the products are spread over
+ * omopt's pool (om_par_for), each on one thread (attention heads are too small to split well).
  */
 void om_sgemm_batch(int exact, bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha,
 		    const float *A, const int64_t *aoff, int64_t lda, const float *B,
@@ -49,9 +48,10 @@ void om_dgemm(int exact, bool ta, bool tb, int64_t M, int64_t N, int64_t K, doub
 bool om_sgemv_fast(int threads, bool tb, int64_t N, int64_t K, float alpha, const float *a,
 		   int64_t inca, const float *B, int64_t ldb, float beta, float *y, float *buf);
 
-/* Their threads: oneDNN's products run at the calling thread's OpenMP count, which a session's
- * run sets (om_par_threads_set, parallel.h; 1 inside om_par_for's pieces); OpenBLAS's (builds
- * without oneDNN) at its own count, the host's setting (om_blas_threads, omopt.h, is the
- * explicit call that changes it). */
+/* Their threads: oneDNN's products of at least 3e6 multiply-adds are cut into rows or columns
+ * over omopt's pool (om_par_for) at the calling thread's OpenMP count, which a session's run
+ * sets (om_par_threads_set, parallel.h; 1 inside om_par_for's pieces), each piece one
+ * single-threaded dnnl_sgemm; OpenBLAS's (builds without oneDNN) at its own count, the host's
+ * setting (om_blas_threads, omopt.h, is the explicit call that changes it). */
 
 #endif

@@ -21,7 +21,7 @@
  * the workers it lacks (they persist), publishes the job and runs pieces itself. A piece is
  * claimed by whoever comes first, the caller included, so that a worker the OS has not run
  * yet never holds the caller up for a piece it has not started. Idle workers look for a job
- * for about SPIN_US, then sleep on a futex; the caller, once no piece is left to claim, waits
+ * for SPINS pauses, then sleep on a futex; the caller, once no piece is left to claim, waits
  * for the pieces under way the same way.
  *
  * The claim word holds the job's generation, its slot count, the next piece and the piece
@@ -36,7 +36,7 @@ enum {
 	MAX_WORKERS = 254,     /* workers a pool (slots 1..254: 255 fit the claim word) */
 	PIECES_PER_THREAD = 4, /* pieces a thread: a late or preempted thread costs 1/4 share */
 	MAX_PIECES = 0xffff,
-	SPINS = 2048,          /* about 10 us of pause before a futex sleep */
+	SPINS = 512,           /* pauses before a futex sleep: about 11 us (21 ns each, Zen 4) */
 };
 
 #define CLAIM(gen, slots, next, pieces)                                                         \

@@ -1,6 +1,8 @@
 /* parallel.h — the one parallel loop of omopt's own kernels: [0, n) cut into pieces that run
- * on up to a run's threads (om_ctx.threads) through OpenMP, the pool oneDNN's kernels use;
- * and a team of workers meeting at barriers (a recurrence's steps split by units).
+ * on up to a run's threads (om_ctx.threads) on omopt's own pool (workers that spin about 10 us
+ * when idle, then sleep on a futex; the calling thread runs pieces too); a team of workers
+ * meeting at barriers (a recurrence's steps split by units); and the OpenMP count oneDNN's
+ * primitives run at (their own pool: libgomp's).
  *
  * A kernel splits only a loop whose iterations are independent (each writes its own outputs
  * and reads nothing another writes): an output's arithmetic is then the same whichever piece
@@ -18,9 +20,11 @@ typedef void (*om_par_fn)(void *arg, int64_t lo, int64_t hi);
  * Calls fn over pieces that cover [0, n) once each, concurrently on up to `threads` threads.
  * Every piece but the last is a whole number of `grain` iterations (at least one): grain is
  * the least work worth a thread, and a caller's alignment (pieces start at multiples of it).
- * One call fn(arg, 0, n) on the calling thread when threads <= 1, n <= grain, inside another
- * parallel region, or in a build without OpenMP. fn must not fail: a piece that cannot get
- * a buffer takes a path that needs none (or the caller gives it one: om_par_for_slots).
+ * One call fn(arg, 0, n) on the calling thread when threads <= 1, n <= grain, inside a piece
+ * or an OpenMP region, or when 8 other host threads hold the pools. Pieces are claimed by
+ * whichever thread comes first, the caller included; they run at an OpenMP count of 1 (oneDNN
+ * called from a piece stays on its thread). fn must not fail: a piece that cannot get a buffer
+ * takes a path that needs none (or the caller gives it one: om_par_for_slots).
  */
 void om_par_for(int threads, int64_t n, int64_t grain, om_par_fn fn, void *arg);
 
@@ -41,8 +45,8 @@ typedef struct om_par_team om_par_team;
 typedef void (*om_par_team_fn)(void *arg, om_par_team *team, int slot, int count);
 
 /**
- * Runs fn once on each of min(threads, most) workers at once (one call fn(arg, team, 0, 1) on
- * the calling thread when that is 1, inside another parallel region, or without OpenMP), for
+ * Runs fn once on each of min(threads, most) threads at once (one call fn(arg, team, 0, 1) on
+ * the calling thread when that is 1, inside a piece, or when no pool is free), for
  * work whose steps each need all the members' previous results: the members meet at
  * om_par_barrier(team) between steps, and each must reach every barrier the others do.
  */
