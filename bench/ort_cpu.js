@@ -11,7 +11,7 @@ const dir = process.env.OM_ORACLE_DIR || path.join(require('os').homedir(), '.ca
 const ort = require(path.join(dir, 'node_modules', 'onnxruntime-node'));
 const NPY = { '<f4': ['float32', Float32Array], '<f8': ['float64', Float64Array],
   '<i4': ['int32', Int32Array], '<i8': ['int64', BigInt64Array], '|u1': ['uint8', Uint8Array],
-  '|i1': ['int8', Int8Array], '|b1': ['bool', Uint8Array] };
+  '|i1': ['int8', Int8Array], '|b1': ['bool', Uint8Array], '<f2': ['float16', Uint16Array] };
 
 function readNpy(file) {
   const b = fs.readFileSync(file);
