@@ -23,6 +23,7 @@
  * computes on a runtime with half arithmetic). Subgraphs and steps that run them are left as
  * they are.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -209,8 +210,15 @@ static om_kind cast_step(widen *w, const om_op *cast, int64_t opset, int32_t src
 	to->i = dst < w->nslots ? w->t[dst].dtype : OM_FLOAT;
 	io[0] = (om_value *)p->slots[src].v;
 	io[1] = (om_value *)p->slots[dst].v;
+	/* named for profiles (--profile-nodes): "x as float32" */
+	const char *vname = p->slots[src].v->name, *tname = om_dtype_name((int32_t)to->i);
+	const size_t len = strlen(vname) + strlen(tname) + 5;
+	char *name = om_arena_alloc(a, len);
+	if (!name)
+		return om_error(w->st, OM_ERR_NOMEM, NULL, "out of memory planning");
+	snprintf(name, len, "%s as %s", vname, tname);
 	memset(n, 0, sizeof *n);
-	n->name = "";
+	n->name = name;
 	n->op = "Cast";
 	n->domain = "";
 	n->nin = n->nout = n->nattr = 1;
