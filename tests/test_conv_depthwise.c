@@ -1,7 +1,9 @@
 /* test_conv_depthwise.c — depthwise Conv (one input channel per group, channel multiplier 1
- * or 2) against a float64 direct loop on random shapes: 3x3 (the fused one-pass rows) and
- * other kernels, strides 1-3, dilations 1-2, asymmetric pads, 1-D; exact and fast mode give
- * the same bits (the loop is the same in both), with bias, Z and an activation. */
+ * or 2) against a float64 direct loop on random shapes: 1x1, 3x3, 5x5, 7x7 and uneven kernels,
+ * strides 1-3, dilations 1-2, asymmetric and large pads, odd channel counts, 1-D; exact and
+ * fast mode give the same bits (the loop is the same in both), with bias, Z and an activation;
+ * without the epilogue, the bits of a float32 loop summing each output's taps in (kh, kw) order
+ * from +0 (conv_depthwise.h's contract, which the phase loop keeps by adding padding taps). */
 #include <math.h>
 #include <stdlib.h>
 
@@ -27,6 +29,25 @@ static const dcase cases[] = {
 	{2, 2, 2, 1, 3, 300, 3, 3, 1, 1, {1, 1, 1, 1}},
 	{2, 2, 3, 1, 7, 7, 3, 3, 1, 1, {1, 1, 1, 1}},
 	{2, 1, 2, 1, 60, 20, 3, 3, 2, 1, {1, 1, 1, 1}},
+	/* 5x5 and 7x7 at strides 1-3 (mobilenet_v3's and efficientnet's 5x5, 7x7 maps) */
+	{2, 1, 5, 1, 7, 7, 5, 5, 1, 1, {2, 2, 2, 2}},
+	{2, 2, 3, 1, 14, 14, 5, 5, 2, 1, {2, 2, 2, 2}},
+	{2, 1, 7, 1, 15, 13, 5, 5, 2, 1, {1, 2, 2, 1}},
+	{2, 1, 3, 2, 11, 10, 5, 5, 3, 1, {2, 2, 2, 2}},
+	{2, 1, 3, 1, 16, 17, 7, 7, 1, 1, {3, 3, 3, 3}},
+	{2, 1, 5, 1, 23, 21, 7, 7, 2, 1, {3, 3, 3, 3}},
+	{2, 1, 3, 1, 19, 20, 7, 7, 2, 2, {6, 5, 6, 7}}, /* dilated, strided, uneven pads */
+	{2, 1, 3, 1, 12, 12, 5, 5, 1, 2, {4, 4, 4, 4}},
+	{2, 1, 3, 1, 9, 11, 3, 5, 1, 1, {1, 2, 1, 2}},  /* uneven kernel */
+	{2, 1, 5, 1, 10, 9, 5, 3, 2, 1, {2, 1, 2, 1}},
+	{2, 1, 7, 1, 6, 9, 1, 1, 1, 1, {0, 0, 0, 0}},   /* 1x1 */
+	{2, 1, 3, 1, 6, 9, 1, 1, 2, 1, {1, 1, 0, 0}},   /* 1x1 strided, padded */
+	{2, 1, 3, 1, 4, 3, 5, 5, 1, 1, {6, 6, 6, 6}},   /* pads beyond the kernel: padding rows */
+	{2, 1, 2, 1, 3, 3, 7, 7, 2, 1, {3, 3, 3, 3}},   /* image smaller than the kernel */
+	{2, 1, 2, 1, 40, 3, 3, 3, 5, 1, {1, 1, 1, 1}},  /* stride above the kernel */
+	{1, 2, 3, 1, 1, 40, 1, 5, 2, 1, {0, 2, 0, 2}},  /* 1-D 5 taps */
+	{1, 1, 3, 2, 1, 33, 1, 7, 1, 2, {0, 6, 0, 5}},
+	{2, 1, 9, 1, 50, 50, 3, 3, 1, 1, {1, 1, 1, 1}}, /* runs of 32 outputs and a tail */
 };
 
 static void fill(float *v, int64_t n, uint32_t seed)
@@ -110,8 +131,67 @@ static void depthwise_matches_reference(void **state)
 			check(&cases[i], act);
 }
 
+/* The bits of the contract: plain Conv (no epilogue), each output +0 plus its taps inside the
+ * image in (kh, kw) order, in float32 without contraction (C11: -ffp-contract=off), in both
+ * modes */
+static void check_bits(const dcase *k)
+{
+	const int64_t M = k->C * k->mult;
+	const int64_t OH = out_extent(k->H, k->kh, k->s, k->d, k->pads[0], k->pads[2]);
+	const int64_t OW = out_extent(k->W, k->kw, k->s, k->d, k->pads[1], k->pads[3]);
+	const int64_t nx = k->N * k->C * k->H * k->W, nw = M * k->kh * k->kw;
+	const int64_t ny = k->N * M * OH * OW;
+	float *x = malloc(sizeof(float) * (size_t)nx), *w = malloc(sizeof(float) * (size_t)nw);
+	float *ref = malloc(sizeof(float) * (size_t)ny);
+	fill(x, nx, 5), fill(w, nw, 6);
+	for (int64_t o = 0; o < ny; o++) {
+		int64_t ow = o % OW, oh = o / OW % OH, m = o / (OW * OH) % M, n = o / (OW * OH * M);
+		float v = 0.0f;
+		for (int64_t i = 0; i < k->kh; i++)
+			for (int64_t j = 0; j < k->kw; j++) {
+				int64_t ih = oh * k->s - k->pads[0] + i * k->d;
+				int64_t iw = ow * k->s - k->pads[1] + j * k->d;
+				if (ih >= 0 && ih < k->H && iw >= 0 && iw < k->W)
+					v = v + w[(m * k->kh + i) * k->kw + j] *
+							x[((n * k->C + m / k->mult) * k->H + ih) *
+								  k->W + iw];
+			}
+		ref[o] = v;
+	}
+	om_model *mo = om_model_new();
+	om_node *nd = nt_add_node(mo, "Conv", 2, 1);
+	const int32_t n = k->sp;
+	nt_int(nd, "group", k->C);
+	nt_ints(nd, "strides", (int64_t[]){k->s, k->s}, n);
+	nt_ints(nd, "dilations", (int64_t[]){k->d, k->d}, n);
+	nt_ints(nd, "pads", n == 2 ? k->pads : (int64_t[]){k->pads[1], k->pads[3]}, 2 * n);
+	const int64_t xd[] = {k->N, k->C, k->H, k->W}, wd[] = {M, 1, k->kh, k->kw};
+	const int64_t *xs = n == 2 ? xd : (int64_t[]){k->N, k->C, k->W};
+	const int64_t *ws = n == 2 ? wd : (int64_t[]){M, 1, k->kw};
+	om_tensor tx = nt_tensor(OM_FLOAT, n + 2, xs, x), tw = nt_tensor(OM_FLOAT, n + 2, ws, w);
+	om_status st = {0};
+	for (int exact = 0; exact < 2; exact++) {
+		om_tensor out[1];
+		assert_int_equal(nt_run_mode(nd, 13, (const om_tensor *[]){&tx, &tw}, out, exact,
+					     &st),
+				 OM_OK);
+		assert_int_equal(out[0].nbytes, sizeof(float) * (size_t)ny);
+		assert_memory_equal(out[0].data, ref, out[0].nbytes);
+		om_tensor_free(&out[0]);
+	}
+	om_model_free(mo);
+	free(x), free(w), free(ref);
+}
+
+static void depthwise_sums_taps_in_order(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		check_bits(&cases[i]);
+}
+
 /* A padding tap is skipped, never multiplied: an infinite weight on a tap that only ever
- * reads padding leaves the outputs finite (the zero-padded 3 x 3 path would give inf * 0 =
+ * reads padding leaves the outputs finite (the zero-padded phase loop would give inf * 0 =
  * NaN there, so a channel with a non-finite weight keeps the border loops). x = 1, 2 x 2,
  * pads 1: every output reads four taps, the infinite one (top left) only at output (1, 1);
  * channel 1 has 0 there. */
@@ -147,6 +227,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(depthwise_matches_reference),
+		cmocka_unit_test(depthwise_sums_taps_in_order),
 		cmocka_unit_test(depthwise_skips_padding_taps),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -121,6 +121,21 @@ static bool depthwise_applies(const om_conv_case *k)
 	return k->C / k->group == 1 && k->group > 1 && k->sp->n <= 2;
 }
 
+/* Plain stride-1 2-D depthwise convs that the phase loop (conv_dw_flat.c) runs faster than
+ * oneDNN's blocked primitive with its two reorders (one thread, CPU ms, omopt's -> oneDNN's,
+ * bench of one-node models under load): 3x3 from 14x14 outputs (480 at 14x14: 0.059 against
+ * 0.081, 144 at 56x56: 0.17 against 0.39; 1152 at 7x7: 0.077 against 0.046), larger kernels
+ * from 56x56 (5x5, 240 at 28x28: 0.21 against 0.22, 576 at 7x7: 0.072 against 0.026; 7x7,
+ * 96 at 28x28: 0.15 against 0.11). Blocked values never reach the table (ops_conv.c). */
+static bool depthwise_first_applies(const om_conv_case *k)
+{
+	if (!depthwise_applies(k))
+		return false;
+	const int64_t taps = om_conv_prod(k->sp->k, k->sp->n);
+	const int64_t outs = om_conv_prod(k->sp->out, k->sp->n);
+	return outs >= (taps <= 9 ? 14 * 14 : 56 * 56);
+}
+
 static om_kind depthwise_run(const om_conv_case *k)
 {
 	return om_conv_depthwise(k->c, k->sp, k->N, k->C, k->M, k->group, k->x, k->w, &k->e,
@@ -237,11 +252,13 @@ typedef struct conv_impl {
 	bool own; /* omopt's kernel: writes Y before it reads Z (om_conv_epi_keep_z) */
 } conv_impl;
 
-/* In order, the first that applies runs (ops.md "Conv"): oneDNN's where it beats omopt's own
- * kernels in fast mode (conv_dnnl.c: 1x1 convs in NCHW, others blocked with reorders, never
- * those F(4x4) takes at one thread), then omopt's */
+/* In order, the first that applies runs (ops.md "Conv"): the depthwise phase loop where it
+ * beats oneDNN's, oneDNN's where it beats omopt's other kernels in fast mode (conv_dnnl.c: 1x1
+ * convs in NCHW, others blocked with reorders, never those F(4x4) takes at one thread), then
+ * omopt's */
 static const conv_impl impls[] = {
 	{"empty", empty_applies, empty_run, false},
+	{"depthwise", depthwise_first_applies, depthwise_run, true},
 	{OM_CONV_ONEDNN, dnnl_applies, NULL, false},
 	{"depthwise", depthwise_applies, depthwise_run, true},
 	{"winograd-f4", wino4_applies, wino_run, true},

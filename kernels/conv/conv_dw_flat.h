@@ -1,0 +1,36 @@
+/* conv_dw_flat.h — the depthwise loop for any kernel, stride and dilation over a zero-padded
+ * copy of the channel split into stride phases (conv_dw_flat.c). */
+#ifndef OM_CONV_DW_FLAT_H
+#define OM_CONV_DW_FLAT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* One or two spatial axes seen as two (a 1-D conv has H = OH = kh = sh = dh = 1, ph = 0) */
+typedef struct om_dw_plane {
+	int64_t H, W, OH, OW, kh, kw, sh, sw, dh, dw, ph, pw;
+} om_dw_plane;
+
+/* The phase planes: sh x sw planes of Hq x Wq floats, plane (r, q) holding the zero-padded
+ * input's rows a * sh + r and columns b * sw + q; output (oh, ow) is flat output
+ * oh * Wq + ow, and tap t reads the phases at flat index + tap[t]. */
+typedef struct om_dw_flat {
+	int64_t Hq, Wq;
+	int64_t n;    /* flat outputs computed: (OH - 1) * Wq + OW */
+	int64_t nbuf; /* floats of the phase planes with the vector loop's overrun */
+	int64_t nyw;  /* floats of the flat outputs (n rounded up to whole vector runs) */
+} om_dw_flat;
+
+/** The flat geometry of p, and tap (kh * kw entries) the phase offset of each tap; false when
+ *  the phase planes would be much larger than the input and output (huge pads, strides or
+ *  dilations: the caller keeps its border loops). */
+bool om_dw_flat_plan(const om_dw_plane *p, om_dw_flat *f, int64_t *tap);
+
+/** One channel: xq (f->nbuf floats, zero where the input has none: the caller zeroes it once
+ *  for every channel of the same geometry) gets xc's plane, yw (f->nyw floats) the flat sums,
+ *  ym (OH x OW) the outputs. Each output is +0 plus w[t] times its tap, in tap order (kh, kw),
+ *  padding taps included: with finite weights the sums of a loop that skips them. */
+void om_dw_flat_run(const om_dw_plane *p, const om_dw_flat *f, const int64_t *tap,
+		    const float *xc, const float *w, float *xq, float *yw, float *ym);
+
+#endif
