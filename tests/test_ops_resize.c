@@ -302,6 +302,57 @@ static void resize_nearest_int32(void **state)
 	om_model_free(m);
 }
 
+/* Nearest upsampling by whole factors, elements of 1, 2, 4 and 8 bytes: y[n, c, i, j] =
+ * x[n, c / fc, i / f, j / f] (half_pixel with round_prefer_floor at 2x, asymmetric with floor
+ * at 3x): the doubled rows of 4-byte elements, output rows copied from the previous one (also
+ * across a resized channel axis), the element gather of the others. */
+static void a_asym_floor(om_node *n)
+{
+	nt_str(n, "coordinate_transformation_mode", "asymmetric");
+	nt_str(n, "nearest_mode", "floor");
+}
+
+static void resize_nearest_whole_factors(void **state)
+{
+	(void)state;
+	static const int32_t types[] = {OM_INT8, OM_FLOAT16, OM_FLOAT, OM_INT64};
+	const int64_t xd[] = {2, 3, 5, 4};
+	for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++)
+		for (int64_t f = 2; f <= 3; f++) {
+			const int64_t fc = 5 - f; /* the channel axis: 3x at 2x, 2x at 3x */
+			const size_t es = om_dtype_size(types[ti]);
+			const int64_t yd[] = {2, 3 * fc, 5 * f, 4 * f};
+			const int64_t nx = om_shape_numel(4, xd), ny = om_shape_numel(4, yd);
+			unsigned char *x = malloc(es * (size_t)nx), *ref = malloc(es * (size_t)ny);
+			for (size_t b = 0; b < es * (size_t)nx; b++)
+				x[b] = (unsigned char)(b * 7 + 3);
+			for (int64_t o = 0; o < ny; o++) {
+				const int64_t j = o % yd[3], i = o / yd[3] % yd[2];
+				const int64_t c = o / (yd[3] * yd[2]) % yd[1];
+				const int64_t n = o / (yd[3] * yd[2] * yd[1]);
+				const int64_t src = ((n * 3 + c / fc) * 5 + i / f) * 4 + j / f;
+				memcpy(ref + (size_t)o * es, x + (size_t)src * es, es);
+			}
+			const float scales[] = {1, (float)fc, (float)f, (float)f};
+			om_model *m = om_model_new();
+			om_tensor tx = nt_tensor(types[ti], 4, xd, x);
+			om_tensor ts = nt_tensor(OM_FLOAT, 1, (int64_t[]){4}, scales);
+			om_node *nd = nt_add_node(m, "Resize", 3, 1);
+			nd->in[1] = NULL;
+			if (f == 3)
+				a_asym_floor(nd);
+			const om_tensor *in[] = {&tx, NULL, &ts};
+			om_tensor out[1];
+			om_status st = {0};
+			assert_int_equal(om_eval_node(nd, 13, in, out, &st), OM_OK);
+			nt_assert_shape(&out[0], 4, yd);
+			assert_memory_equal(out[0].data, ref, es * (size_t)ny);
+			om_tensor_free(&out[0]);
+			om_model_free(m);
+			free(x), free(ref);
+		}
+}
+
 static void resize_linear_cubic(void **state)
 {
 	(void)state;
@@ -509,6 +560,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(resize_nearest_int32),      cmocka_unit_test(resize_linear_cubic),
+		cmocka_unit_test(resize_nearest_whole_factors),
 		cmocka_unit_test(resize_align_corners_scales),
 		cmocka_unit_test(resize_tf_crop_and_resize), cmocka_unit_test(resize_opset18_19),
 		cmocka_unit_test(resize_legacy),             cmocka_unit_test(resize_float16),

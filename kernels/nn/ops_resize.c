@@ -1,12 +1,13 @@
 /* ops_resize.c — Resize (opsets 10, 11, 13, 18, 19) and Upsample (7, 9). Nearest moves elements
- * of any type by size; linear and cubic (antialias included) run on float32 (float16/bfloat16
- * through conversion) as one separable pass per resized axis, each split over the run's threads
- * by output rows. Axis order: first to last (exact), or in fast mode the last axis first, so
- * that its pass (a gather per element, where the others are runs of whole rows) works on the
- * smaller image when upsampling (deeplabv3's 21x28x28 -> 21x224x224 and its other Resize:
- * 2.6 -> 1.0 ms a run at one thread, 3.1 -> 0.8 at two); when only the last two axes resize,
- * fast mode runs both passes band by band (resize_bands). In fast mode a Resize of H and W
- * between convolutions takes channel-blocked or NHWC tensors (resize_layout). */
+ * of any type by size (a repeated output row as a copy of the one before); linear and cubic
+ * (antialias included) run on float32 (float16/bfloat16 through conversion) as one separable
+ * pass per resized axis, each split over the run's threads by output rows. Axis order: first
+ * to last (exact), or in fast mode the last axis first, so that its pass (a gather per
+ * element, where the others are runs of whole rows) works on the smaller image when upsampling
+ * (deeplabv3's 21x28x28 -> 21x224x224 and its other Resize: 2.6 -> 1.0 ms a run at one thread,
+ * 3.1 -> 0.8 at two); when only the last two axes resize, fast mode runs both passes band by
+ * band (resize_bands). In fast mode a Resize of H and W between convolutions takes
+ * channel-blocked or NHWC tensors (resize_layout). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,6 +66,32 @@ static bool next_index(int64_t *o, const int64_t *dims, int32_t n)
 
 /* ---- nearest: a gather of whole elements ------------------------------------------------ */
 
+/* Whether the last axis' table doubles its input (idx[j] = j / 2, nothing outside): the 2x
+ * upsample of FPN and segmentation heads */
+static bool doubles(const rs_axis *ax, int64_t L)
+{
+	if (ax->any_outside || L % 2)
+		return false;
+	for (int64_t j = 0; j < L; j++)
+		if (ax->idx[j] != j / 2)
+			return false;
+	return true;
+}
+
+/* d[2k] = d[2k + 1] = s[k] for 4-byte elements (k < half) */
+OM_CLONES static void double_row4(unsigned char *restrict d, const unsigned char *restrict s,
+				  int64_t half)
+{
+	for (int64_t k = 0; k < half; k++) {
+		uint32_t v;
+		memcpy(&v, s + 4 * k, 4);
+		memcpy(d + 8 * k, &v, 4);
+		memcpy(d + 8 * k + 4, &v, 4);
+	}
+}
+
+/* Each output row of the last axis is gathered from its input row, or copied from the
+ * previous output row when both read the same input row (the rows a nearest upsample repeats) */
 static void nearest(const rs_params *p, const tables *t, const om_tensor *X, om_tensor *Y,
 		    const unsigned char *extra)
 {
@@ -79,6 +106,11 @@ static void nearest(const rs_params *p, const tables *t, const om_tensor *X, om_
 	unsigned char *dst = Y->data;
 	if (om_tensor_numel(Y) == 0)
 		return;
+	const rs_axis *ax = &t->ax[last];
+	const bool twice = es == 4 && doubles(ax, L);
+	const unsigned char *prev = NULL; /* the previous output row */
+	int64_t prev_base = -1;
+	bool prev_out = false;
 	do {
 		int64_t base = 0;
 		bool out = false;
@@ -86,11 +118,19 @@ static void nearest(const rs_params *p, const tables *t, const om_tensor *X, om_
 			base += t->ax[i].idx[o[i]] * istr[i];
 			out |= t->ax[i].outside[o[i]];
 		}
-		const rs_axis *ax = &t->ax[last];
-		for (int64_t j = 0; j < L; j++, dst += es) {
-			const unsigned char *s = src + (size_t)(base + ax->idx[j]) * es;
-			om_move1(dst, out || ax->outside[j] ? extra : s, es);
+		if (prev && base == prev_base && out == prev_out) {
+			om_move_n(dst, prev, es, L);
+		} else if (twice && !out) {
+			double_row4(dst, src + (size_t)base * es, L / 2);
+		} else {
+			for (int64_t j = 0; j < L; j++) {
+				const unsigned char *s = src + (size_t)(base + ax->idx[j]) * es;
+				s = out || ax->outside[j] ? extra : s;
+				om_move1(dst + (size_t)j * es, s, es);
+			}
 		}
+		prev = dst, prev_base = base, prev_out = out;
+		dst += (size_t)L * es;
 	} while (next_index(o, p->out, last));
 }
 
