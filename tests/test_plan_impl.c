@@ -131,6 +131,12 @@ static void conv_choices(void **state)
 	/* fast mode's 1x1: oneDNN's NCHW conv in a build with it */
 	const char *pw = recorded(conv_model(1, 16, 24, 1, 1, 12), 0);
 	assert_true(!strcmp(pw, "gemm-1x1") || !strcmp(pw, "onednn"));
+	/* fast mode's plain stride-1 depthwise convs (conv_impl.c): omopt's loop from 14x14
+	 * outputs for 3x3 (before oneDNN), oneDNN's (in a build with it) for 5x5 at 7x7 */
+	assert_string_equal(recorded(conv_model(1, 32, 32, 32, 3, 56), 0), "depthwise");
+	assert_string_equal(recorded(conv_model(1, 32, 32, 32, 5, 56), 0), "depthwise");
+	const char *dw5 = recorded(conv_model(1, 32, 32, 32, 5, 7), 0);
+	assert_string_equal(dw5, !strcmp(f2, "onednn") ? "onednn" : "depthwise");
 }
 
 /* A symbolic batch: the step is shaped per run, plan time records nothing, the kernel names
