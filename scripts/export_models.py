@@ -82,6 +82,8 @@ MODELS = {
                  {'image': {0: 'batch'}}, 13),
     'mobilenet_v2': (lambda: tv.mobilenet_v2(), {'image': np.random.rand(2, 3, 224, 224)},
                      {'image': {0: 'batch'}}, 13),
+    'mobilenet_v3_small': (lambda: tv.mobilenet_v3_small(),
+                           {'image': np.random.rand(1, 3, 224, 224)}, {'image': {0: 'batch'}}, 13),
     'shufflenet_v2': (lambda: tv.shufflenet_v2_x1_0(), {'image': np.random.rand(2, 3, 224, 224)},
                       {'image': {0: 'batch'}}, 14),
     'mobilenet_v3_small': (lambda: tv.mobilenet_v3_small(),

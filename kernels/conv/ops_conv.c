@@ -15,6 +15,7 @@
 #include "f32_bridge.h"
 #include "gemm.h"
 #include "conv_dnnl.h"
+#include "conv_dnnl_int8.h"
 #include "conv_impl.h"
 #include "convt_nhwc.h"
 #include "im2col.h"
@@ -788,6 +789,18 @@ static void int_choose(const om_ctx *c, om_choice *ch)
 	ch->name = IM2COL_DGEMM;
 }
 
+/* QLinearConv: oneDNN's int8 convolution where it takes the conv, else the integer sums */
+static void qlinear_choose(const om_ctx *c, om_choice *ch)
+{
+	om_status st = {0};
+	om_ctx lc = *c;
+	lc.st = &st;
+	conv_geo g;
+	ch->name = IM2COL_DGEMM;
+	if (!conv_geometry(&lc, &g) && om_qconv_dnnl_takes(c, &g.sp))
+		ch->name = OM_QCONV_ONEDNN;
+}
+
 /* int32 results wrap as the spec allows. */
 static om_kind convint_kernel(om_ctx *c)
 {
@@ -804,6 +817,19 @@ static om_kind convint_kernel(om_ctx *c)
 	return OM_OK;
 }
 
+/* QLinearConv in fast mode through oneDNN's int8 convolution (conv_dnnl_int8.c); false when
+ * not taken */
+static bool qlinear_dnnl(om_ctx *c, const conv_geo *g, om_kind *rc)
+{
+	const om_tensor *const *in = c->in, *B = c->nin > 8 ? c->in[8] : NULL;
+	const om_qconv q = {&g->sp, g->N, g->C, g->M, g->group, in[0]->dtype, in[7]->dtype,
+			    in[0]->data, in[3]->data, B ? B->data : NULL, c->out[0]->data,
+			    *(const float *)in[1]->data, *(const float *)in[6]->data,
+			    in[4]->data, om_tensor_numel(in[4]), (int32_t)load8(in[2], 0),
+			    (int32_t)load8(in[7], 0)};
+	return om_qconv_dnnl(c, &q, rc);
+}
+
 /* QLinearConv: (sum + B) * (x_scale * w_scale / y_scale), rounded half to even, plus y's
  * zero point, saturated (as ONNX Runtime). */
 static om_kind qlinearconv_kernel(om_ctx *c)
@@ -811,7 +837,9 @@ static om_kind qlinearconv_kernel(om_ctx *c)
 	conv_geo g;
 	double *y;
 	om_kind rc = conv_geometry(c, &g);
-	if (rc || (rc = int_conv_sums(c, &g, c->in[0], c->in[2], c->in[3], c->in[5], &y)))
+	if (rc || qlinear_dnnl(c, &g, &rc))
+		return rc;
+	if ((rc = int_conv_sums(c, &g, c->in[0], c->in[2], c->in[3], c->in[5], &y)))
 		return rc;
 	const om_tensor *B = c->nin > 8 ? c->in[8] : NULL, *ws = c->in[4], *yz = c->in[7];
 	const float xs = *(const float *)c->in[1]->data, ys = *(const float *)c->in[6]->data;
@@ -910,7 +938,7 @@ static const om_op rows[] = {
 	{"ConvInteger", "", 10, conv_infer, convint_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
 	 &sig_ConvInteger_10, OM_OPC_NONE, NULL, CONV_INTEGER, int_choose},
 	{"QLinearConv", "", 10, conv_infer, qlinearconv_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
-	 &sig_QLinearConv_10, OM_OPC_NONE, NULL, CONV_QLINEAR, int_choose},
+	 &sig_QLinearConv_10, OM_OPC_NONE, NULL, CONV_QLINEAR, qlinear_choose},
 };
 
 const om_op_table om_ops_conv = OM_TABLE(rows);

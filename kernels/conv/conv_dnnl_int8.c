@@ -1,0 +1,270 @@
+/* conv_dnnl_int8.c — fast-mode QLinearConv through oneDNN's int8 convolution (conv_dnnl_int8.h):
+ * s8/u8 source with its zero point, s8 weights reordered once into the primitive's layout
+ * (with oneDNN's s8 compensation), s32 bias, output scales per channel, the destination's zero
+ * point; X and Y reordered between NCHW and the layout oneDNN picks (NHWC or blocked). The
+ * primitive and its buffers live in the step's kernel state; oneDNN's OpenMP pool is set to
+ * the run's threads as in conv_dnnl.c. */
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "op.h"
+#include "conv_dnnl_int8.h"
+
+/* Fast mode, 2-D, W (slot 3), w_scale (4) and w_zp (5) constants of int8 with zero points 0 */
+bool om_qconv_dnnl_takes(const om_ctx *c, const om_spatial *sp)
+{
+	const uint64_t need = 1u << 3 | 1u << 4 | 1u << 5;
+	if (c->exact || (c->const_in & need) != need || c->nin < 8 || sp->n != 2 ||
+	    c->in[3]->dtype != OM_INT8 || c->in[5]->dtype != OM_INT8)
+		return false;
+	const int8_t *wz = c->in[5]->data;
+	for (int64_t i = 0, n = om_tensor_numel(c->in[5]); i < n; i++)
+		if (wz[i])
+			return false;
+	return sp->in[0] <= INT32_MAX && sp->in[1] <= INT32_MAX;
+}
+
+#ifndef OM_HAVE_DNNL
+
+bool om_qconv_dnnl(om_ctx *c, const om_qconv *q, om_kind *rc)
+{
+	(void)c, (void)q, (void)rc;
+	return false;
+}
+
+#else
+
+#include <dnnl.h>
+#include <omp.h>
+
+enum { QK_KEY = 24 };
+/* multiply-adds below which the conv runs on one thread (conv_dnnl.c's reason) */
+#define QK_SMALL_MACS 1e6
+
+typedef struct qk_state {
+	int64_t key[QK_KEY]; /* geometry, types, zero points, scales, threads: others remake it */
+	bool declined;       /* oneDNN refused the case (or has only its reference kernel) */
+	size_t scratch;      /* bytes of X and Y in oneDNN's layout */
+	dnnl_engine_t eng;
+	dnnl_stream_t st;
+	dnnl_primitive_t conv, rin, rout; /* rin, rout: NULL when the layout is NCHW already */
+	dnnl_memory_t x, y, w, b, xn, yn; /* xn, yn: the caller's NCHW X and Y */
+} qk_state;
+
+static void qk_release(void *p)
+{
+	qk_state *s = p;
+	dnnl_primitive_t prims[] = {s->conv, s->rin, s->rout};
+	dnnl_memory_t mems[] = {s->x, s->y, s->w, s->b, s->xn, s->yn};
+	for (size_t i = 0; i < sizeof prims / sizeof *prims; i++)
+		if (prims[i])
+			dnnl_primitive_destroy(prims[i]);
+	for (size_t i = 0; i < sizeof mems / sizeof *mems; i++)
+		if (mems[i])
+			dnnl_memory_destroy(mems[i]);
+	if (s->st)
+		dnnl_stream_destroy(s->st);
+	if (s->eng)
+		dnnl_engine_destroy(s->eng);
+	memset(s, 0, sizeof *s);
+}
+
+static bool qk_reorder(qk_state *s, const dnnl_memory_desc_t *from,
+		       const dnnl_memory_desc_t *to, dnnl_primitive_t *keep)
+{
+	dnnl_primitive_desc_t pd;
+	if (dnnl_reorder_primitive_desc_create(&pd, from, s->eng, to, s->eng, NULL))
+		return false;
+	const bool ok = dnnl_primitive_create(keep, pd) == dnnl_success;
+	dnnl_primitive_desc_destroy(pd);
+	return ok;
+}
+
+/* X (out false) or Y (out true): the caller's memory when the primitive takes NCHW, else a
+ * buffer of its layout and the reorder from or to the caller's */
+static bool qk_side(qk_state *s, const dnnl_memory_desc_t *md, const dnnl_memory_desc_t *plain,
+		    dnnl_memory_t *mem, dnnl_memory_t *user, dnnl_primitive_t *r, bool out)
+{
+	if (dnnl_memory_desc_equal(md, plain))
+		return !dnnl_memory_create(mem, md, s->eng, DNNL_MEMORY_NONE);
+	s->scratch += dnnl_memory_desc_get_size(md);
+	return !dnnl_memory_create(mem, md, s->eng, DNNL_MEMORY_ALLOCATE) &&
+	       !dnnl_memory_create(user, plain, s->eng, DNNL_MEMORY_NONE) &&
+	       (out ? qk_reorder(s, md, plain, r) : qk_reorder(s, plain, md, r));
+}
+
+/* the attributes: output scales x_scale w_scale[m] / y_scale, the zero points of X and Y */
+static bool qk_attr(const om_qconv *q, dnnl_primitive_attr_t *attr)
+{
+	const int64_t n = q->nw_scale;
+	float *sc = malloc(sizeof(float) * (size_t)n);
+	if (!sc)
+		return false;
+	for (int64_t m = 0; m < n; m++)
+		sc[m] = q->x_scale * q->w_scale[m] / q->y_scale;
+	const int32_t xz = q->x_zp, yz = q->y_zp;
+	const bool ok = !dnnl_primitive_attr_create(attr) &&
+			!dnnl_primitive_attr_set_output_scales(*attr, n, n > 1 ? 2 : 0, sc) &&
+			(!xz || !dnnl_primitive_attr_set_zero_points(*attr, DNNL_ARG_SRC, 1, 0,
+								     &xz)) &&
+			(!yz || !dnnl_primitive_attr_set_zero_points(*attr, DNNL_ARG_DST, 1, 0,
+								     &yz));
+	free(sc);
+	return ok;
+}
+
+static dnnl_data_type_t qk_type(int32_t t)
+{
+	return t == OM_INT8 ? dnnl_s8 : dnnl_u8;
+}
+
+/* the primitive, its memories and the reordered weights; false when oneDNN refuses the case
+ * or offers only its reference kernel (slower than ours) */
+static bool qk_make(qk_state *s, const om_qconv *q)
+{
+	const om_spatial *sp = q->sp;
+	const int64_t G = q->group, M = q->M, C = q->C;
+	if (dnnl_engine_create(&s->eng, dnnl_cpu, 0) ||
+	    dnnl_stream_create(&s->st, s->eng, dnnl_stream_default_flags))
+		return false;
+	const dnnl_dims_t sd = {q->N, C, sp->in[0], sp->in[1]};
+	const dnnl_dims_t dd = {q->N, M, sp->out[0], sp->out[1]}, bd = {M};
+	const dnnl_dims_t wd5 = {G, M / G, C / G, sp->k[0], sp->k[1]};
+	const dnnl_dims_t wd4 = {M, C, sp->k[0], sp->k[1]};
+	dnnl_memory_desc_t src, dst, bmd, wuser, wany, xs, ys;
+	if (dnnl_memory_desc_init_by_tag(&src, 4, sd, qk_type(q->xtype), dnnl_format_tag_any) ||
+	    dnnl_memory_desc_init_by_tag(&dst, 4, dd, qk_type(q->ytype), dnnl_format_tag_any) ||
+	    dnnl_memory_desc_init_by_tag(&xs, 4, sd, qk_type(q->xtype), dnnl_nchw) ||
+	    dnnl_memory_desc_init_by_tag(&ys, 4, dd, qk_type(q->ytype), dnnl_nchw) ||
+	    dnnl_memory_desc_init_by_tag(&bmd, 1, bd, dnnl_s32, dnnl_x) ||
+	    dnnl_memory_desc_init_by_tag(&wuser, G > 1 ? 5 : 4, G > 1 ? wd5 : wd4, dnnl_s8,
+					 G > 1 ? dnnl_goihw : dnnl_oihw) ||
+	    dnnl_memory_desc_init_by_tag(&wany, G > 1 ? 5 : 4, G > 1 ? wd5 : wd4, dnnl_s8,
+					 dnnl_format_tag_any))
+		return false;
+	const dnnl_dims_t strides = {sp->stride[0], sp->stride[1]};
+	const dnnl_dims_t pl = {sp->pb[0], sp->pb[1]}, pr = {sp->pe[0], sp->pe[1]};
+	const dnnl_dims_t dil = {sp->dil[0] - 1, sp->dil[1] - 1};
+	dnnl_convolution_desc_t cd;
+	dnnl_primitive_attr_t attr = NULL;
+	dnnl_primitive_desc_t pd = NULL;
+	bool ok = !dnnl_dilated_convolution_forward_desc_init(
+			  &cd, dnnl_forward_inference, dnnl_convolution_direct, &src, &wany,
+			  q->bias ? &bmd : NULL, &dst, strides, dil, pl, pr) &&
+		  qk_attr(q, &attr) && !dnnl_primitive_desc_create(&pd, &cd, attr, s->eng, NULL);
+	if (attr)
+		dnnl_primitive_attr_destroy(attr);
+	const char *impl = NULL;
+	if (!ok || dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl) || !impl ||
+	    !strncmp(impl, "ref", 3)) {
+		if (pd)
+			dnnl_primitive_desc_destroy(pd);
+		return false;
+	}
+	const dnnl_memory_desc_t *wmd = dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
+	const dnnl_memory_desc_t *smd = dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0);
+	const dnnl_memory_desc_t *dmd = dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0);
+	ok = dnnl_primitive_create(&s->conv, pd) == dnnl_success &&
+	     !dnnl_memory_create(&s->w, wmd, s->eng, DNNL_MEMORY_ALLOCATE) &&
+	     !dnnl_memory_create(&s->b, &bmd, s->eng, DNNL_MEMORY_NONE) &&
+	     qk_side(s, smd, &xs, &s->x, &s->xn, &s->rin, false) &&
+	     qk_side(s, dmd, &ys, &s->y, &s->yn, &s->rout, true);
+	/* the weights, reordered once (the s8 source's compensation computed there) */
+	dnnl_memory_t wu = NULL;
+	dnnl_primitive_t wr = NULL;
+	ok = ok && !dnnl_memory_create(&wu, &wuser, s->eng, (void *)q->w) &&
+	     qk_reorder(s, &wuser, wmd, &wr);
+	if (ok) {
+		dnnl_exec_arg_t a[] = {{DNNL_ARG_FROM, wu}, {DNNL_ARG_TO, s->w}};
+		ok = !dnnl_primitive_execute(wr, s->st, 2, a) && !dnnl_stream_wait(s->st);
+	}
+	if (wr)
+		dnnl_primitive_destroy(wr);
+	if (wu)
+		dnnl_memory_destroy(wu);
+	dnnl_primitive_desc_destroy(pd);
+	return ok;
+}
+
+static dnnl_status_t qk_run(qk_state *s, const om_qconv *q, int threads)
+{
+	omp_set_num_threads(threads);
+	dnnl_status_t r;
+	if ((r = dnnl_memory_set_data_handle(s->rin ? s->xn : s->x, (void *)q->x)) ||
+	    (q->bias && (r = dnnl_memory_set_data_handle(s->b, (void *)q->bias))) ||
+	    (r = dnnl_memory_set_data_handle(s->rout ? s->yn : s->y, q->y)))
+		return r;
+	if (s->rin) {
+		dnnl_exec_arg_t a[] = {{DNNL_ARG_FROM, s->xn}, {DNNL_ARG_TO, s->x}};
+		if ((r = dnnl_primitive_execute(s->rin, s->st, 2, a)))
+			return r;
+	}
+	dnnl_exec_arg_t a[] = {{DNNL_ARG_SRC, s->x}, {DNNL_ARG_WEIGHTS, s->w},
+			       {DNNL_ARG_DST, s->y}, {DNNL_ARG_BIAS, s->b}};
+	if ((r = dnnl_primitive_execute(s->conv, s->st, q->bias ? 4 : 3, a)))
+		return r;
+	if (s->rout) {
+		dnnl_exec_arg_t b[] = {{DNNL_ARG_FROM, s->y}, {DNNL_ARG_TO, s->yn}};
+		if ((r = dnnl_primitive_execute(s->rout, s->st, 2, b)))
+			return r;
+	}
+	return dnnl_stream_wait(s->st);
+}
+
+static int64_t float_bits(float f)
+{
+	int32_t b;
+	memcpy(&b, &f, sizeof b);
+	return b;
+}
+
+bool om_qconv_dnnl(om_ctx *c, const om_qconv *q, om_kind *rc)
+{
+	const om_spatial *sp = q->sp;
+	if (!c->state || !c->state_release || !om_qconv_dnnl_takes(c, sp) || q->N == 0 ||
+	    q->M == 0 || sp->out[0] * sp->out[1] == 0 || q->C == 0)
+		return false;
+	const double macs = (double)q->N * (double)q->M * (double)(sp->out[0] * sp->out[1]) *
+			    (double)(q->C / q->group) * (double)(sp->k[0] * sp->k[1]);
+	const int threads = macs < QK_SMALL_MACS ? 1 : c->threads;
+	/* W and w_scale are constants (om_qconv_dnnl_takes): the shapes, types, zero points and
+	 * the other scales are all there is to check */
+	const int64_t key[QK_KEY] = {q->N, q->C, sp->in[0], sp->in[1], q->M, sp->k[0], sp->k[1],
+				     sp->stride[0], sp->stride[1], sp->pb[0], sp->pb[1], sp->pe[0],
+				     sp->pe[1], q->group, sp->out[0], sp->out[1], sp->dil[0],
+				     sp->dil[1], (int64_t)q->xtype << 16 | q->ytype << 8 |
+					     (q->bias != NULL),
+				     q->x_zp, q->y_zp, threads,
+				     float_bits(q->x_scale) << 32 | (float_bits(q->y_scale) &
+								      0xffffffff),
+				     q->nw_scale};
+	_Static_assert(offsetof(qk_state, key) == 0, "om_ctx_state_keyed: the key first");
+	bool made;
+	qk_state *s = om_ctx_state_keyed(c, qk_release, key, QK_KEY, sizeof *s, &made);
+	if (!s)
+		return false;
+	if (made) {
+		omp_set_num_threads(threads); /* oneDNN sizes its split at creation */
+		if (!qk_make(s, q)) {
+			qk_release(s);
+			memcpy(s->key, key, sizeof key);
+			s->declined = true;
+		}
+	}
+	if (s->declined)
+		return false;
+	if (s->scratch && (*rc = om_ctx_reserve(c, s->scratch, "oneDNN's copies of X and Y")))
+		return true;
+	om_ctx_chose(c, OM_QCONV_ONEDNN);
+	const dnnl_status_t r = qk_run(s, q, threads);
+	*rc = r == dnnl_success		? OM_OK
+	      : r == dnnl_out_of_memory ? om_error(c->st, OM_ERR_NOMEM, c->node,
+						   "out of memory in oneDNN")
+					: om_error(c->st, OM_ERR_INTERNAL, c->node,
+						   "oneDNN int8 convolution failed (status %d)",
+						   (int)r);
+	return true;
+}
+
+#endif

@@ -1,0 +1,151 @@
+/*
+ * fuse_qdq.c — the fuse_qdq pass of om_optimize (ONNX Runtime's QDQ transformer, the Conv
+ * group): DequantizeLinear(x) and DequantizeLinear(w) [and DequantizeLinear(b)] -> Conv ->
+ * QuantizeLinear becomes QLinearConv(xq, xs, xz, wq, ws, wz, ys, yz [, bq]) with the Conv's
+ * attributes, run by int8 kernels (oneDNN's int8 convolution in fast mode).
+ *
+ * Conditions: x's scale and zero point are constant scalars, its zero point 8-bit of xq's
+ * type; w is a constant int8 initializer with a constant scale and zero point, one or one per
+ * output channel (axis 0); the bias, when there is one, is a constant int32 initializer of zero
+ * point 0 whose scale is x_scale * w_scale (within 1e-4, relative: ONNX Runtime uses the int32
+ * values as they are); the Conv output is float and read by the QuantizeLinear alone, whose
+ * scale and zero point are constant scalars, the zero point 8-bit. A DequantizeLinear read by
+ * other nodes too stays for them (ONNX Runtime duplicates it). Anything else stays as it is:
+ * the model file and om_simplify keep QDQ; exact mode runs no om_optimize.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "match.h"
+
+/* a constant tensor whose data is all there */
+static const om_tensor *whole_const(const om_graph *g, om_value *v)
+{
+	const om_tensor *t = om_value_const(g, v);
+	if (!t || !t->data || t->nbytes < (size_t)om_tensor_numel(t) * om_dtype_size(t->dtype))
+		return NULL;
+	return t;
+}
+
+static bool is8(int32_t t)
+{
+	return t == OM_INT8 || t == OM_UINT8;
+}
+
+/* the scale (float) and zero point (8-bit) of a Q or DQ node n: constants of n elements (1:
+ * rank <= 1) */
+static bool qparams(const om_graph *g, const om_node *n, int64_t count, const om_tensor **s,
+		    const om_tensor **z)
+{
+	if (n->nin != 3 || !n->in[1] || !n->in[2])
+		return false;
+	*s = whole_const(g, n->in[1]);
+	*z = whole_const(g, n->in[2]);
+	return *s && *z && (*s)->dtype == OM_FLOAT && is8((*z)->dtype) && (*s)->rank <= 1 &&
+	       (*z)->rank <= 1 && om_tensor_numel(*s) == count && om_tensor_numel(*z) == count;
+}
+
+/* the DequantizeLinear producing v (any number of readers) */
+static om_node *dq_of(const om_graph *g, om_value *v)
+{
+	om_node *d = om_match_producer(g, v, OM_OPC_DEQUANTIZE_LINEAR);
+	return d && d->nout == 1 && d->in[0] ? d : NULL;
+}
+
+/* A DQ's axis is the weight's channel axis 0 (or irrelevant: one scale) */
+static bool axis0(const om_node *d, int32_t rank, int64_t count)
+{
+	const int64_t a = om_attr_int(d, "axis", 1);
+	return count == 1 || a == 0 || a == -rank;
+}
+
+typedef struct qconv_parts {
+	om_node *dx, *dw, *db, *cv;
+	int64_t M;
+} qconv_parts;
+
+/* the bias DQ: int32 constant of M, zero point 0 (or absent), scale xs * ws[m] */
+static bool bias_fits(const om_graph *g, const om_node *db, int64_t M, float xs,
+		      const om_tensor *ws)
+{
+	const om_tensor *b = whole_const(g, db->in[0]);
+	const om_tensor *s = db->nin > 1 ? whole_const(g, db->in[1]) : NULL;
+	const om_tensor *z = db->nin > 2 && db->in[2] ? whole_const(g, db->in[2]) : NULL;
+	const int64_t ns = s ? om_tensor_numel(s) : 0, nw = om_tensor_numel(ws);
+	if (!b || b->dtype != OM_INT32 || b->rank != 1 || b->dims[0] != M || !s ||
+	    s->dtype != OM_FLOAT || (ns != 1 && ns != M) || (ns > 1 && nw == 1) ||
+	    (db->nin > 2 && db->in[2] && !z) || (z && om_tensor_numel(z) != ns))
+		return false;
+	for (int64_t m = 0; z && m < ns; m++)
+		if (((const int32_t *)z->data)[m])
+			return false;
+	for (int64_t m = 0; m < M; m++) {
+		const double want = (double)xs * ((const float *)ws->data)[nw == 1 ? 0 : m];
+		const double got = ((const float *)s->data)[ns == 1 ? 0 : m];
+		if (!(fabs(got - want) <= 1e-4 * fabs(want)))
+			return false;
+	}
+	return true;
+}
+
+/* The Conv group ending at QuantizeLinear q: its parts, or false */
+static bool match_conv(om_pass_ctx *c, const om_graph *g, const om_node *q, qconv_parts *p)
+{
+	const om_tensor *ys, *yz, *xs, *xz, *ws, *wz, *w;
+	om_node *cv = q->nout == 1 && q->in[0] ? om_match_producer(g, q->in[0], OM_OPC_CONV)
+					       : NULL;
+	const om_type *ty = cv ? om_match_type(c, g, q->in[0]) : NULL;
+	if (!cv || cv->nout != 1 || cv->nin < 2 || cv->nin > 3 || !ty || ty->elem != OM_FLOAT ||
+	    !om_match_private(c, g, q->in[0], 1) || !qparams(g, q, 1, &ys, &yz))
+		return false;
+	om_node *dx = cv->in[0] ? dq_of(g, cv->in[0]) : NULL;
+	om_node *dw = cv->in[1] ? dq_of(g, cv->in[1]) : NULL;
+	om_node *db = cv->nin > 2 && cv->in[2] ? dq_of(g, cv->in[2]) : NULL;
+	const om_type *tx = dx ? om_match_type(c, g, dx->in[0]) : NULL;
+	if (!dx || !dw || (cv->nin > 2 && cv->in[2] && !db) || !tx || !is8(tx->elem) ||
+	    !qparams(g, dx, 1, &xs, &xz) || xz->dtype != tx->elem ||
+	    !(w = whole_const(g, dw->in[0])) || w->dtype != OM_INT8 || w->rank < 3)
+		return false;
+	const int64_t M = w->dims[0];
+	const int64_t nws = dw->nin > 1 && dw->in[1] && om_value_const(g, dw->in[1])
+				    ? om_tensor_numel(om_value_const(g, dw->in[1]))
+				    : -1;
+	if ((nws != 1 && nws != M) || !qparams(g, dw, nws, &ws, &wz) || wz->dtype != OM_INT8 ||
+	    !axis0(dw, w->rank, nws) || om_tensor_numel(xs) != 1)
+		return false;
+	if (db && !bias_fits(g, db, M, *(const float *)xs->data, ws))
+		return false;
+	*p = (qconv_parts){dx, dw, db, cv, M};
+	return true;
+}
+
+static om_kind fuse_conv(om_pass_ctx *c, om_graph *g, om_node *q, bool *done)
+{
+	qconv_parts p;
+	*done = false;
+	if (!match_conv(c, g, q, &p))
+		return OM_OK;
+	om_node *cv = p.cv;
+	om_value *in[9] = {p.dx->in[0], p.dx->in[1], p.dx->in[2], p.dw->in[0], p.dw->in[1],
+			   p.dw->in[2], q->in[1], q->in[2], p.db ? p.db->in[0] : NULL};
+	om_attr *attrs = cv->nattr ? om_arena_memdup(g->model->arena, cv->attrs,
+						     sizeof *attrs * (size_t)cv->nattr) : NULL;
+	if (cv->nattr && !attrs)
+		return om_error(c->st, OM_ERR_NOMEM, cv, "out of memory");
+	om_kind rc = om_node_become(c, g, q, "", "QLinearConv", p.db ? 9 : 8, in, c->st);
+	if (rc)
+		return rc;
+	q->attrs = attrs;
+	q->nattr = cv->nattr;
+	q->name = cv->name;
+	om_node_kill(c, cv);
+	*done = true;
+	return OM_OK;
+}
+
+om_kind om_pass_fuse_qdq(om_pass_ctx *c, om_graph *g, int *changes)
+{
+	if (!om_match_runnable(c->m, "", "QLinearConv"))
+		return OM_OK;
+	return om_rewrite_each(c, g, OM_OPC_BIT(OM_OPC_QUANTIZE_LINEAR), fuse_conv, changes);
+}

@@ -1,0 +1,204 @@
+"""fuse_qdq (passes/fuse_qdq.c) and QLinearConv's oneDNN int8 path (kernels/conv/conv_dnnl_int8.c):
+DequantizeLinear -> Conv -> QuantizeLinear groups as ONNX Runtime's static quantizer writes
+them, run optimized (QLinearConv) against the same model unoptimized (float Conv between the
+DequantizeLinear and QuantizeLinear), on random inputs and batches 0, 1 and 3: the quantized
+outputs differ by at most one step (the float sum rounds before QuantizeLinear does); exact
+mode keeps the float groups (same bytes optimized or not). QLinearConv itself, fast against
+exact (the integer sums in double, tests/test_ops_conv.c): at most one step apart. Groups
+that do not fit (a Conv output with a second reader, non-constant weights, a bias of another
+scale) stay float: the same bytes as unoptimized; weights with a zero point fuse, on the
+integer sums."""
+import os
+import subprocess
+
+import numpy as np
+import pytest
+
+import omopt
+
+onnx = pytest.importorskip('onnx')
+from onnx import helper, numpy_helper, TensorProto  # noqa: E402
+
+SRC = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BUILD = os.environ.get('OMOPT_BUILD', os.path.join(SRC, 'build'))
+OMOPT = os.path.join(BUILD, 'tools', 'omopt')
+
+# C, M, H, W, K, stride, pad, group, xtype, per_channel, bias
+CASES = [
+    (3, 8, 11, 9, 3, 2, 1, 1, np.int8, True, True),     # stem-like, odd extents
+    (16, 24, 7, 7, 1, 1, 0, 1, np.int8, True, True),    # 1x1
+    (8, 8, 9, 9, 3, 1, 1, 8, np.int8, True, True),      # depthwise 3x3
+    (12, 12, 10, 10, 5, 2, 2, 12, np.int8, True, False),  # depthwise 5x5/2, no bias
+    (5, 7, 6, 8, 3, 1, 1, 1, np.uint8, False, True),    # uint8 activations, per tensor, odd C M
+    (6, 4, 8, 8, 3, 1, 0, 2, np.int8, False, True),     # grouped, no pads
+]
+
+
+def act_q(rng, t):
+    """an activation's scale and zero point: int8 around a range with negatives"""
+    if t == np.uint8:
+        return np.float32(0.05), np.uint8(rng.integers(100, 140))
+    return np.float32(0.05), np.int8(rng.integers(-20, 20))
+
+
+def qdq_conv_model(case, seed=0, shared_reader=False, bias_scale=1.0, w_zp=0):
+    C, M, H, W, K, stride, pad, group, xt, per_channel, bias = case
+    rng = np.random.default_rng(seed)
+    xs, xz = act_q(rng, xt)
+    ys, yz = np.float32(0.08), np.int8(rng.integers(-10, 10))
+    w = rng.integers(-127, 128, (M, C // group, K, K)).astype(np.int8)
+    ws = (rng.random(M if per_channel else 1) * 0.01 + 0.002).astype(np.float32)
+    if not per_channel:
+        ws = ws.reshape(())
+    inits = [numpy_helper.from_array(np.array(xs), 'xs'), numpy_helper.from_array(np.array(xz), 'xz'),
+             numpy_helper.from_array(w, 'wq'), numpy_helper.from_array(ws, 'ws'),
+             numpy_helper.from_array(np.full(ws.shape, w_zp, np.int8), 'wz'),
+             numpy_helper.from_array(np.array(ys), 'ys'), numpy_helper.from_array(np.array(yz), 'yz')]
+    nodes = [helper.make_node('QuantizeLinear', ['x', 'xs', 'xz'], ['xq']),
+             helper.make_node('DequantizeLinear', ['xq', 'xs', 'xz'], ['xd']),
+             helper.make_node('DequantizeLinear', ['wq', 'ws', 'wz'], ['wd'], axis=0)]
+    conv_in = ['xd', 'wd']
+    if bias:
+        bs = (xs * ws * np.float32(bias_scale)).astype(np.float32).reshape(-1)
+        b = rng.integers(-3000, 3000, M).astype(np.int32)
+        inits += [numpy_helper.from_array(b, 'bq'), numpy_helper.from_array(bs, 'bs'),
+                  numpy_helper.from_array(np.zeros(bs.shape, np.int32), 'bz')]
+        nodes.append(helper.make_node('DequantizeLinear', ['bq', 'bs', 'bz'], ['bd'], axis=0))
+        conv_in.append('bd')
+    nodes += [helper.make_node('Conv', conv_in, ['c'], kernel_shape=[K, K], strides=[stride] * 2,
+                               pads=[pad] * 4, group=group),
+              helper.make_node('QuantizeLinear', ['c', 'ys', 'yz'], ['yq']),
+              helper.make_node('DequantizeLinear', ['yq', 'ys', 'yz'], ['y'])]
+    outs = [helper.make_tensor_value_info('y', TensorProto.FLOAT, None)]
+    if shared_reader:  # the Conv output read by a second node: not fused
+        nodes.append(helper.make_node('Relu', ['c'], ['r']))
+        outs.append(helper.make_tensor_value_info('r', TensorProto.FLOAT, None))
+    g = helper.make_graph(nodes, 'qdq_conv',
+                          [helper.make_tensor_value_info('x', TensorProto.FLOAT,
+                                                         ['N', C, H, W])], outs, inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid('', 13)])
+    return m.SerializeToString(), float(ys)
+
+
+def run(model, x, **kw):
+    return omopt.InferenceSession(model, **kw).run(None, {'x': x})
+
+
+def inputs(case, seed):
+    C, _, H, W = case[:4]
+    rng = np.random.default_rng(seed + 100)
+    for n in (0, 1, 3):
+        yield (rng.standard_normal((n, C, H, W)) * 3).astype(np.float32)
+
+
+def profile(model, tmp_path, x):
+    p = tmp_path / 'm.onnx'
+    p.write_bytes(model)
+    np.save(tmp_path / 'x.npy', x)
+    r = subprocess.run([OMOPT, 'run', str(p), '--input', 'x=%s' % (tmp_path / 'x.npy'),
+                        '--profile-nodes'],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    return r.stdout + r.stderr
+
+
+@pytest.mark.parametrize('k', range(len(CASES)))
+def test_fused_within_one_step(k, tmp_path):
+    case = CASES[k]
+    model, ys = qdq_conv_model(case, seed=k)
+    for x in inputs(case, k):
+        [want] = run(model, x, optimize=False)
+        [got] = run(model, x)
+        assert got.shape == want.shape
+        if x.shape[0]:
+            assert np.abs(got - want).max() <= ys * 1.001
+            assert np.mean(got == want) > 0.9  # one step off is a rounding tie, rare
+        # exact mode keeps the float groups
+        [e0] = run(model, x, exact=True, optimize=False)
+        [e1] = run(model, x, exact=True)
+        assert e0.tobytes() == e1.tobytes()
+    text = profile(model, tmp_path, np.ones((1,) + tuple(case[:1]) + tuple(case[2:4]), np.float32))
+    assert 'QLinearConv' in text and 'Conv ' not in text.replace('QLinearConv', '')
+
+
+def test_weight_zero_point_fused_on_integer_sums(tmp_path):
+    """weights with a zero point: QLinearConv still, on the integer sums (oneDNN's int8
+    convolution takes none)"""
+    case = CASES[0]
+    model, ys = qdq_conv_model(case, w_zp=3)
+    for x in inputs(case, 0):
+        [want] = run(model, x, optimize=False)
+        [got] = run(model, x)
+        assert got.shape == want.shape and (not x.shape[0] or np.abs(got - want).max() <= ys)
+    text = profile(model, tmp_path, np.ones((1,) + tuple(case[:1]) + tuple(case[2:4]),
+                                            np.float32))
+    assert 'QLinearConv' in text and 'im2col-dgemm' in text
+
+
+@pytest.mark.parametrize('what', ['shared_reader', 'bias_scale'])
+def test_unfit_groups_stay_float(what, tmp_path):
+    case = CASES[0]
+    kw = {'shared_reader': {'shared_reader': True}, 'bias_scale': {'bias_scale': 1.5}}[what]
+    model, _ = qdq_conv_model(case, **kw)
+    x = np.ones((2,) + tuple(case[:1]) + tuple(case[2:4]), np.float32)
+    want = run(model, x, optimize=False)
+    got = run(model, x)
+    assert all(a.tobytes() == b.tobytes() for a, b in zip(want, got))
+    assert 'QLinearConv' not in profile(model, tmp_path, x)
+
+
+def qlinearconv_model(case, seed):
+    """the fused op itself, its weights constants (so that oneDNN's path takes it)"""
+    C, M, H, W, K, stride, pad, group, xt, per_channel, bias = case
+    rng = np.random.default_rng(seed)
+    xs, xz = act_q(rng, xt)
+    w = rng.integers(-127, 128, (M, C // group, K, K)).astype(np.int8)
+    ws = (rng.random(M if per_channel else 1) * 0.01 + 0.002).astype(np.float32)
+    inits = [numpy_helper.from_array(np.array(xs), 'xs'), numpy_helper.from_array(np.array(xz), 'xz'),
+             numpy_helper.from_array(w, 'wq'), numpy_helper.from_array(ws, 'ws'),
+             numpy_helper.from_array(np.zeros(ws.shape, np.int8), 'wz'),
+             numpy_helper.from_array(np.array(np.float32(0.08)), 'ys'),
+             numpy_helper.from_array(np.array(np.int8(-5)), 'yz')]
+    ins = ['x', 'xs', 'xz', 'wq', 'ws', 'wz', 'ys', 'yz']
+    if bias:
+        inits.append(numpy_helper.from_array(rng.integers(-3000, 3000, M).astype(np.int32), 'b'))
+        ins.append('b')
+    node = helper.make_node('QLinearConv', ins, ['y'], kernel_shape=[K, K],
+                            strides=[stride] * 2, pads=[pad] * 4, group=group)
+    g = helper.make_graph([node], 'qlinearconv',
+                          [helper.make_tensor_value_info(
+                              'x', TensorProto.INT8 if xt == np.int8 else TensorProto.UINT8,
+                              ['N', C, H, W])],
+                          [helper.make_tensor_value_info('y', TensorProto.INT8, None)], inits)
+    return helper.make_model(g, opset_imports=[helper.make_opsetid('', 13)]).SerializeToString()
+
+
+def has_dnnl():
+    try:
+        with open(os.path.join(BUILD, 'compile_commands.json')) as f:
+            return 'OM_HAVE_DNNL' in f.read()
+    except OSError:
+        return False
+
+
+@pytest.mark.parametrize('k', range(len(CASES)))
+def test_qlinearconv_fast_against_exact(k, tmp_path):
+    case = CASES[k]
+    model = qlinearconv_model(case, k)
+    rng = np.random.default_rng(k)
+    info = np.iinfo(case[8])
+    for n in (1, 2):
+        x = rng.integers(info.min, info.max + 1, (n,) + tuple(case[:1]) + tuple(case[2:4]))
+        x = x.astype(case[8])
+        [want] = run(model, x, exact=True)
+        for threads in (1, 2):
+            [got] = run(model, x, threads=threads)
+            d = np.abs(got.astype(np.int32) - want.astype(np.int32))
+            assert d.max() <= 1 and np.mean(d == 0) > 0.9
+    if has_dnnl():  # the fast runs above were oneDNN's
+        p = tmp_path / 'q.onnx'
+        p.write_bytes(model)
+        np.save(tmp_path / 'x.npy', x)
+        r = subprocess.run([OMOPT, 'run', str(p), '--input', 'x=%s' % (tmp_path / 'x.npy'),
+                            '--profile-nodes'], capture_output=True, text=True)
+        assert 'ran onednn-int8' in r.stdout, r.stdout + r.stderr
