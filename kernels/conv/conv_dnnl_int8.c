@@ -214,7 +214,7 @@ static dnnl_status_t qk_run(qk_state *s, const om_qconv *q, int threads)
 
 static int64_t float_bits(float f)
 {
-	int32_t b;
+	uint32_t b;
 	memcpy(&b, &f, sizeof b);
 	return b;
 }
@@ -236,8 +236,7 @@ bool om_qconv_dnnl(om_ctx *c, const om_qconv *q, om_kind *rc)
 				     sp->dil[1], (int64_t)q->xtype << 16 | q->ytype << 8 |
 					     (q->bias != NULL),
 				     q->x_zp, q->y_zp, threads,
-				     float_bits(q->x_scale) << 32 | (float_bits(q->y_scale) &
-								      0xffffffff),
+				     float_bits(q->x_scale) << 32 | float_bits(q->y_scale),
 				     q->nw_scale};
 	_Static_assert(offsetof(qk_state, key) == 0, "om_ctx_state_keyed: the key first");
 	bool made;

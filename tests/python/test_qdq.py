@@ -50,10 +50,12 @@ def qdq_conv_model(case, seed=0, shared_reader=False, bias_scale=1.0, w_zp=0):
     ws = (rng.random(M if per_channel else 1) * 0.01 + 0.002).astype(np.float32)
     if not per_channel:
         ws = ws.reshape(())
-    inits = [numpy_helper.from_array(np.array(xs), 'xs'), numpy_helper.from_array(np.array(xz), 'xz'),
+    inits = [numpy_helper.from_array(np.array(xs), 'xs'),
+             numpy_helper.from_array(np.array(xz), 'xz'),
              numpy_helper.from_array(w, 'wq'), numpy_helper.from_array(ws, 'ws'),
              numpy_helper.from_array(np.full(ws.shape, w_zp, np.int8), 'wz'),
-             numpy_helper.from_array(np.array(ys), 'ys'), numpy_helper.from_array(np.array(yz), 'yz')]
+             numpy_helper.from_array(np.array(ys), 'ys'),
+             numpy_helper.from_array(np.array(yz), 'yz')]
     nodes = [helper.make_node('QuantizeLinear', ['x', 'xs', 'xz'], ['xq']),
              helper.make_node('DequantizeLinear', ['xq', 'xs', 'xz'], ['xd']),
              helper.make_node('DequantizeLinear', ['wq', 'ws', 'wz'], ['wd'], axis=0)]
@@ -154,14 +156,16 @@ def qlinearconv_model(case, seed):
     xs, xz = act_q(rng, xt)
     w = rng.integers(-127, 128, (M, C // group, K, K)).astype(np.int8)
     ws = (rng.random(M if per_channel else 1) * 0.01 + 0.002).astype(np.float32)
-    inits = [numpy_helper.from_array(np.array(xs), 'xs'), numpy_helper.from_array(np.array(xz), 'xz'),
+    inits = [numpy_helper.from_array(np.array(xs), 'xs'),
+             numpy_helper.from_array(np.array(xz), 'xz'),
              numpy_helper.from_array(w, 'wq'), numpy_helper.from_array(ws, 'ws'),
              numpy_helper.from_array(np.zeros(ws.shape, np.int8), 'wz'),
              numpy_helper.from_array(np.array(np.float32(0.08)), 'ys'),
              numpy_helper.from_array(np.array(np.int8(-5)), 'yz')]
     ins = ['x', 'xs', 'xz', 'wq', 'ws', 'wz', 'ys', 'yz']
     if bias:
-        inits.append(numpy_helper.from_array(rng.integers(-3000, 3000, M).astype(np.int32), 'b'))
+        b = rng.integers(-3000, 3000, M).astype(np.int32)
+        inits.append(numpy_helper.from_array(b, 'b'))
         ins.append('b')
     node = helper.make_node('QLinearConv', ins, ['y'], kernel_shape=[K, K],
                             strides=[stride] * 2, pads=[pad] * 4, group=group)
