@@ -279,6 +279,10 @@ typedef struct om_simplify_options {
 				    made before the rewrites (docs/passes.md, "Size") */
 	om_progress_fn progress; /* called before every pass (NULL: none) */
 	void *progress_user;     /* progress's first argument */
+	int exact;               /* 1: the model is for an exact-mode session (om_session_options
+				    .exact): om_optimize leaves out the rewrites that compute
+				    another way than the ops they replace (fuse_qdq's int8 groups
+				    round differently from their float form) */
 } om_simplify_options;
 
 /**

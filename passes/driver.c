@@ -67,6 +67,8 @@ static bool skipped(const om_simplify_options *opt, const om_pass_row *r)
 {
 	if (opt->no_passes && r->level == OM_LEVEL_SIMPLIFY)
 		return true;
+	if (opt->exact && (r->flags & OM_PASS_ROUNDS))
+		return true;
 	for (const char *const *s = opt->skip; s && *s; s++)
 		if (!strcmp(*s, r->name))
 			return true;

@@ -32,7 +32,7 @@ static const om_pass_row rows[] = {
 	{"eliminate_dead", OM_LEVEL_SIMPLIFY, om_pass_dead, 0,
 	 "nodes, initializers and value_info nothing uses go"},
 	/* level 2, om_optimize: ops omopt and ONNX Runtime run (com.microsoft ones too) */
-	{"fuse_qdq", OM_LEVEL_OPTIMIZE, om_pass_fuse_qdq, 0,
+	{"fuse_qdq", OM_LEVEL_OPTIMIZE, om_pass_fuse_qdq, OM_PASS_ROUNDS,
 	 "DequantizeLinear -> Conv -> QuantizeLinear groups -> QLinearConv"},
 	{"fuse_conv_activation", OM_LEVEL_OPTIMIZE, om_pass_fuse_conv_act, 0,
 	 "Conv [+ Add] + activation -> com.microsoft FusedConv"},

@@ -18,6 +18,10 @@ enum {
 	 * and gives the pass what the other passes saved as its slack (fold.c, docs/passes.md
 	 * "Size") */
 	OM_PASS_GROWS = 1u << 0,
+	/* its rewrite computes in another way than the ops it replaces (an int8 group where a
+	 * float one was): an exact-mode session of the result rounds differently, so the driver
+	 * skips it when om_simplify_options.exact is set */
+	OM_PASS_ROUNDS = 1u << 1,
 };
 
 /** One pass. */

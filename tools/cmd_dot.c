@@ -92,7 +92,8 @@ int cmd_dot(int argc, char **argv)
 	char *text = NULL;
 	size_t len = 0;
 	om_kind k = om_model_load(model_path, &m, &st);
-	if (!k && plan && !no_optimize && om_optimize(m, NULL, &st)) {
+	const om_simplify_options oo = {.exact = so.exact}; /* the plan omopt run would make */
+	if (!k && plan && !no_optimize && om_optimize(m, &oo, &st)) {
 		/* as omopt run: never fatal, the plan of the model as loaded instead */
 		fprintf(stderr, "omopt dot: not optimized (%s: %s); drawing the model as loaded\n",
 			om_kind_name(st.kind), st.msg);

@@ -404,9 +404,7 @@ int cmd_run(int argc, char **argv)
 	int nin = 0, nout = 0;
 	om_kind rc = om_model_load(a.model, &m, &st);
 	const int64_t loaded = m ? om_model_node_count(m) : 0;
-	/* exact mode keeps QDQ groups in float: fuse_qdq's int8 groups round otherwise */
-	static const char *const exact_skip[] = {"fuse_qdq", NULL};
-	const om_simplify_options oo = {.skip = a.opt.exact ? exact_skip : NULL};
+	const om_simplify_options oo = {.exact = a.opt.exact};
 	if (!rc && !a.no_optimize && om_optimize(m, &oo, &st)) {
 		/* never fatal: a pass that fails may have left m half rewritten, so run it as loaded */
 		fprintf(stderr, "omopt run: not optimized (%s: %s); running the model as loaded\n",

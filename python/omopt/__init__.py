@@ -442,11 +442,8 @@ class InferenceSession:
         sess = ctypes.c_void_p()
         self._model = _Model(path_or_bytes)
         st = Status()
-        # exact mode keeps QDQ groups in float: fuse_qdq's int8 groups round otherwise
-        skip = (ctypes.c_char_p * 2)(b'fuse_qdq', None)
-        oo = SimplifyOptions(skip=ctypes.cast(skip, ctypes.POINTER(ctypes.c_char_p)))
-        if optimize and lib.om_optimize(self._model.ptr, ctypes.byref(oo) if exact else None,
-                                        ctypes.byref(st)):
+        oo = SimplifyOptions(exact=int(bool(exact)))
+        if optimize and lib.om_optimize(self._model.ptr, ctypes.byref(oo), ctypes.byref(st)):
             self._model = _Model(path_or_bytes)  # as loaded
         o = SessionOptions(exact=int(exact), threads=threads or 1,
                            max_memory=ctypes.c_size_t(-1).value if max_memory == 0

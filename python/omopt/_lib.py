@@ -32,7 +32,8 @@ class SimplifyOptions(ctypes.Structure):
                 ('drop_unused_outputs', ctypes.c_int), ('no_value_info', ctypes.c_int),
                 ('all_value_info', ctypes.c_int),
                 ('keep_functions', ctypes.c_int), ('no_passes', ctypes.c_int),
-                ('progress', ctypes.c_void_p), ('progress_user', ctypes.c_void_p)]
+                ('progress', ctypes.c_void_p), ('progress_user', ctypes.c_void_p),
+                ('exact', ctypes.c_int)]
 
 
 class SaveOptions(ctypes.Structure):

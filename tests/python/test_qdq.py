@@ -93,12 +93,12 @@ def inputs(case, seed):
         yield (rng.standard_normal((n, C, H, W)) * 3).astype(np.float32)
 
 
-def profile(model, tmp_path, x):
+def profile(model, tmp_path, x, *flags):
     p = tmp_path / 'm.onnx'
     p.write_bytes(model)
     np.save(tmp_path / 'x.npy', x)
     r = subprocess.run([OMOPT, 'run', str(p), '--input', 'x=%s' % (tmp_path / 'x.npy'),
-                        '--profile-nodes'],
+                        '--profile-nodes', *flags],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     return r.stdout + r.stderr
@@ -119,8 +119,11 @@ def test_fused_within_one_step(k, tmp_path):
         [e0] = run(model, x, exact=True, optimize=False)
         [e1] = run(model, x, exact=True)
         assert e0.tobytes() == e1.tobytes()
-    text = profile(model, tmp_path, np.ones((1,) + tuple(case[:1]) + tuple(case[2:4]), np.float32))
+    x1 = np.ones((1,) + tuple(case[:1]) + tuple(case[2:4]), np.float32)
+    text = profile(model, tmp_path, x1)
     assert 'QLinearConv' in text and 'Conv ' not in text.replace('QLinearConv', '')
+    # omopt run --exact optimizes for exact mode (om_simplify_options.exact): no int8 group
+    assert 'QLinearConv' not in profile(model, tmp_path, x1, '--exact')
 
 
 def test_weight_zero_point_fused_on_integer_sums(tmp_path):
