@@ -173,6 +173,54 @@ static bool idnnl_correct(const om_igemm *g, const ipre *p, int32_t ao, int32_t 
 	return true;
 }
 
+/* Multiply-adds a piece of a split product at least (gemm.c's SPLIT_MNK) */
+#define IDNNL_SPLIT_MNK 5e5
+
+/* pieces a product of mnk multiply-adds over `extent` rows (or columns) is cut into at
+ * `threads`: 1 below IDNNL_1T_MNK, else up to one a thread, each of IDNNL_SPLIT_MNK at least */
+static int64_t isplit_pieces(double mnk, int64_t extent, int threads)
+{
+	if (threads <= 1 || mnk < IDNNL_1T_MNK)
+		return 1;
+	int64_t n = (int64_t)(mnk / IDNNL_SPLIT_MNK);
+	n = n < threads ? n : threads;
+	return n < extent ? n : extent;
+}
+
+/* a u8s8s32 product cut into rows of C (columns when it has more), pieces of `step` */
+typedef struct isplit {
+	const om_igemm *g;
+	const ipre *p;
+	int32_t ao, bo;
+	bool rows;
+	int64_t step, extent;
+	bool failed; /* a piece oneDNN refused (it checks only its arguments: all or none) */
+} isplit;
+
+/* pieces [lo, hi): one dnnl_gemm_u8s8s32 each, on this thread (om_par_for's pieces run at an
+ * OpenMP count of 1: no OpenMP team) */
+static void isplit_piece(void *arg, int64_t lo, int64_t hi)
+{
+	isplit *s = arg;
+	const om_igemm *g = s->g;
+	const ipre *p = s->p;
+	const int32_t co = 0;
+	for (int64_t k = lo; k < hi; k++) {
+		const int64_t a = k * s->step, e = s->extent - a < s->step ? s->extent - a : s->step;
+		const int64_t m = s->rows ? e : g->M, n = s->rows ? g->N : e;
+		const uint8_t *A = s->rows ? p->A + (p->ta ? a : a * p->lda) : p->A;
+		const int8_t *B = s->rows ? p->B : p->B + (p->tb ? a * p->ldb : a);
+		int32_t *C = g->C + (s->rows ? a * g->ldc : a);
+		if (dnnl_gemm_u8s8s32(p->ta ? 'T' : 'N', p->tb ? 'T' : 'N', 'F', m, n, g->K, 1.0f, A,
+				      p->lda, (uint8_t)s->ao, B, p->ldb, (int8_t)s->bo, 0.0f, C,
+				      g->ldc, &co) != dnnl_success)
+			__atomic_store_n(&s->failed, true, __ATOMIC_RELAXED);
+	}
+}
+
+/* At more than one thread a product of IDNNL_1T_MNK multiply-adds is cut over omopt's pool
+ * (om_par_for), each piece one single-threaded oneDNN call: no OpenMP team, whose idle
+ * workers spin after each region (libgomp's default), holding up a loaded machine */
 static bool igemm_dnnl(const om_igemm *g, int threads)
 {
 	ipre p;
@@ -183,18 +231,16 @@ static bool igemm_dnnl(const om_igemm *g, int threads)
 	/* scalar zero points go to oneDNN, per-row/column ones to idnnl_correct */
 	const int32_t ao = g->za && g->nza == 1 ? g->za[0] + p.ashift : (g->za ? 0 : p.ashift);
 	const int32_t bo = g->zb && g->nzb == 1 ? g->zb[0] + p.bshift : (g->zb ? 0 : p.bshift);
-	const int32_t co = 0;
-	const int saved = omp_get_max_threads();
 	const double mnk = (double)g->M * (double)g->N * (double)g->K;
-	const int want = mnk < IDNNL_1T_MNK || threads < 1 ? 1 : threads;
-	if (want != saved)
-		omp_set_num_threads(want);
-	bool ok = dnnl_gemm_u8s8s32(p.ta ? 'T' : 'N', p.tb ? 'T' : 'N', 'F', g->M, g->N, g->K,
-				    1.0f, p.A, p.lda, (uint8_t)ao, p.B, p.ldb, (int8_t)bo, 0.0f,
-				    g->C, g->ldc, &co) == dnnl_success;
-	if (want != saved)
-		omp_set_num_threads(saved);
-	ok = ok && idnnl_correct(g, &p, ao, bo);
+	const bool rows = g->M >= g->N;
+	const int64_t extent = rows ? g->M : g->N;
+	const int64_t pieces = isplit_pieces(mnk, extent, threads);
+	const int64_t step = (extent + pieces - 1) / pieces;
+	isplit s = {g, &p, ao, bo, rows, step, extent, false};
+	const int saved = om_par_threads_set(1);
+	om_par_for(threads, (extent + step - 1) / step, 1, isplit_piece, &s);
+	om_par_threads_restore(saved);
+	const bool ok = !s.failed && idnnl_correct(g, &p, ao, bo);
 	free(p.abuf), free(p.bbuf);
 	return ok;
 }
@@ -430,6 +476,84 @@ static ipk_prim *ipk_prim_for(om_igemm_pk *p, const int64_t *key)
 	return &p->prim[slot];
 }
 
+/* one execution of q over rows of A and C (its M), on memory objects of this call's own (the
+ * same primitive may run on other threads at once: each its own memory and scratchpad) */
+static bool ipk_exec(const om_igemm_pk *p, const ipk_prim *q, const uint8_t *A, int32_t *C,
+		     int32_t za)
+{
+	const dnnl_memory_desc_t *amd, *cmd, *zmd, *smd = NULL;
+	dnnl_memory_t a = NULL, c = NULL, zp = NULL, scratch = NULL;
+	dnnl_stream_t st = NULL;
+	bool ok = !dnnl_memory_get_memory_desc(q->a, &amd) &&
+		  !dnnl_memory_get_memory_desc(q->c, &cmd) &&
+		  !dnnl_memory_get_memory_desc(q->zp, &zmd) &&
+		  (!q->scratch || !dnnl_memory_get_memory_desc(q->scratch, &smd)) &&
+		  !dnnl_memory_create(&a, amd, p->eng, (void *)A) &&
+		  !dnnl_memory_create(&c, cmd, p->eng, C) &&
+		  !dnnl_memory_create(&zp, zmd, p->eng, &za) &&
+		  (!smd || !dnnl_memory_create(&scratch, smd, p->eng, DNNL_MEMORY_ALLOCATE)) &&
+		  !dnnl_stream_create(&st, p->eng, dnnl_stream_default_flags);
+	if (ok) {
+		dnnl_exec_arg_t x[] = {{DNNL_ARG_SRC, a}, {DNNL_ARG_WEIGHTS, p->w},
+				       {DNNL_ARG_DST, c},
+				       {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, zp},
+				       {DNNL_ARG_SCRATCHPAD, scratch}};
+		ok = !dnnl_primitive_execute(q->prim, st, scratch ? 5 : 4, x) &&
+		     !dnnl_stream_wait(st);
+	}
+	dnnl_memory_t m[] = {a, c, zp, scratch};
+	for (size_t i = 0; i < sizeof m / sizeof m[0]; i++)
+		if (m[i])
+			dnnl_memory_destroy(m[i]);
+	if (st)
+		dnnl_stream_destroy(st);
+	return ok;
+}
+
+/* rows of a packed product cut into pieces of `step` (the last `last` rows), each one
+ * single-threaded primitive: full for `step` rows, tail for the last piece's */
+typedef struct ipk_split {
+	const om_igemm_pk *p;
+	const om_igemm *g;
+	const ipk_prim *full, *tail;
+	int64_t step, pieces;
+	int32_t za;
+	bool failed;
+} ipk_split;
+
+static void ipk_piece(void *arg, int64_t lo, int64_t hi)
+{
+	ipk_split *s = arg;
+	for (int64_t k = lo; k < hi; k++) {
+		const ipk_prim *q = k == s->pieces - 1 ? s->tail : s->full;
+		const uint8_t *A = (const uint8_t *)s->g->A + k * s->step * s->g->lda;
+		if (!ipk_exec(s->p, q, A, s->g->C + k * s->step * s->g->ldc, s->za))
+			__atomic_store_n(&s->failed, true, __ATOMIC_RELAXED);
+	}
+}
+
+/* At more than one thread a product of IDNNL_1T_MNK multiply-adds is cut into rows over
+ * omopt's pool, each piece one primitive made for one thread: no OpenMP team (see
+ * igemm_dnnl) */
+static bool ipk_run_split(om_igemm_pk *p, const om_igemm *g, int64_t pieces, int threads)
+{
+	const int64_t step = (g->M + pieces - 1) / pieces, n = (g->M + step - 1) / step;
+	const int64_t kf[IPK_KEY] = {step, 0, g->lda, g->ldc, 0, 1};
+	const int64_t kt[IPK_KEY] = {g->M - (n - 1) * step, 0, g->lda, g->ldc, 0, 1};
+	const int saved = om_par_threads_set(1);
+	const ipk_prim *tail = ipk_prim_for(p, kt), *full = tail ? ipk_prim_for(p, kf) : NULL;
+	p->refused = !full;
+	/* making full may have replaced tail's slot (all slots taken) */
+	bool ok = full && !memcmp(tail->key, kt, sizeof kt);
+	if (ok) {
+		ipk_split s = {p, g, full, tail, step, n, g->za ? g->za[0] : 0, false};
+		om_par_for(threads, n, 1, ipk_piece, &s);
+		ok = !s.failed;
+	}
+	om_par_threads_restore(saved);
+	return ok;
+}
+
 bool om_igemm_pk_run(om_igemm_pk *p, const om_igemm *g, int threads)
 {
 	/* oneDNN 2.6 has no int8 A with a zero point over packed B (s8s8 compensation); A
@@ -438,12 +562,13 @@ bool om_igemm_pk_run(om_igemm_pk *p, const om_igemm *g, int threads)
 	    g->a_signed || (g->za && g->nza != 1) || (g->zb && (g->nzb != 1 || g->zb[0] != 0)))
 		return false;
 	const double mnk = (double)g->M * (double)g->N * (double)g->K;
-	const int want = mnk < IDNNL_1T_MNK || threads < 1 ? 1 : threads;
-	const int64_t key[IPK_KEY] = {g->M, g->ta, g->lda, g->ldc, g->a_signed, want};
-	const int saved = omp_get_max_threads();
+	const int64_t pieces = isplit_pieces(mnk, g->M, threads);
+	if (pieces > 1)
+		return ipk_run_split(p, g, pieces, threads);
+	const int64_t key[IPK_KEY] = {g->M, g->ta, g->lda, g->ldc, g->a_signed, 1};
 	/* oneDNN sizes a primitive's work split by OpenMP's count at creation and runs it at
-	 * the count when it executes: the same one */
-	omp_set_num_threads(want);
+	 * the count when it executes: 1, one thread */
+	const int saved = om_par_threads_set(1);
 	ipk_prim *q = ipk_prim_for(p, key);
 	p->refused = !q;
 	int32_t za = g->za ? g->za[0] : 0;
@@ -458,7 +583,7 @@ bool om_igemm_pk_run(om_igemm_pk *p, const om_igemm *g, int threads)
 		ok = !dnnl_primitive_execute(q->prim, p->st, q->scratch ? 5 : 4, a) &&
 		     !dnnl_stream_wait(p->st);
 	}
-	omp_set_num_threads(saved);
+	om_par_threads_restore(saved);
 	return ok;
 }
 #endif

@@ -7,6 +7,7 @@
 
 #include "gemm_packed.h"
 #include "bigbuf.h"
+#include "parallel.h"
 
 #ifndef OM_HAVE_DNNL
 
@@ -252,12 +253,107 @@ static gp_prim *gp_prim_for(om_gemm_packed *p, const int64_t *key, bool ta, floa
 	return &p->prim[slot];
 }
 
+/* Below this many multiply-adds a product runs on one thread; pieces of a split one have
+ * GP_SPLIT_MNK at least (num/gemm.c's DNNL_1T_MNK and SPLIT_MNK) */
+#define GP_1T_MNK 3e6
+#define GP_SPLIT_MNK 5e5
+
+/* one execution of q on memory objects, a stream and a scratchpad of this call's own (the
+ * same primitive may run on other threads at once) */
+static dnnl_status_t gp_exec(const om_gemm_packed *p, const gp_prim *q, dnnl_memory_t w,
+			     const float *A, float *C)
+{
+	const dnnl_memory_desc_t *amd, *cmd, *smd = NULL;
+	dnnl_memory_t a = NULL, c = NULL, scratch = NULL;
+	dnnl_stream_t st = NULL;
+	dnnl_status_t r;
+	if (!(r = dnnl_memory_get_memory_desc(q->a, &amd)) &&
+	    !(r = dnnl_memory_get_memory_desc(q->c, &cmd)) &&
+	    !(r = q->scratch ? dnnl_memory_get_memory_desc(q->scratch, &smd) : dnnl_success) &&
+	    !(r = dnnl_memory_create(&a, amd, p->eng, (void *)A)) &&
+	    !(r = dnnl_memory_create(&c, cmd, p->eng, C)) &&
+	    !(r = smd ? dnnl_memory_create(&scratch, smd, p->eng, DNNL_MEMORY_ALLOCATE)
+		      : dnnl_success) &&
+	    !(r = dnnl_stream_create(&st, p->eng, dnnl_stream_default_flags))) {
+		dnnl_exec_arg_t x[] = {{DNNL_ARG_SRC, a}, {DNNL_ARG_WEIGHTS, w},
+				       {DNNL_ARG_DST, c}, {DNNL_ARG_SCRATCHPAD, scratch}};
+		if (!(r = dnnl_primitive_execute(q->prim, st, scratch ? 4 : 3, x)))
+			r = dnnl_stream_wait(st);
+	}
+	dnnl_memory_t m[] = {a, c, scratch};
+	for (size_t k = 0; k < sizeof m / sizeof m[0]; k++)
+		if (m[k])
+			dnnl_memory_destroy(m[k]);
+	if (st)
+		dnnl_stream_destroy(st);
+	return r;
+}
+
+/* rows of a packed product in pieces of `step` rows (the last: tail's rows), one
+ * single-threaded primitive each */
+typedef struct gp_split {
+	const om_gemm_packed *p;
+	const gp_prim *full, *tail;
+	dnnl_memory_t w;
+	bool ta;
+	int64_t step, pieces, lda, ldc;
+	const float *A;
+	float *C;
+	int status; /* a failed piece's dnnl_status_t, else dnnl_success */
+} gp_split;
+
+static void gp_piece(void *arg, int64_t lo, int64_t hi)
+{
+	gp_split *s = arg;
+	for (int64_t k = lo; k < hi; k++) {
+		const int64_t r0 = k * s->step;
+		const dnnl_status_t r = gp_exec(s->p, k == s->pieces - 1 ? s->tail : s->full, s->w,
+						s->A + (s->ta ? r0 : r0 * s->lda),
+						s->C + r0 * s->ldc);
+		if (r != dnnl_success)
+			__atomic_store_n(&s->status, (int)r, __ATOMIC_RELAXED);
+	}
+}
+
+/* the product cut into `pieces` runs of rows over omopt's pool (om_par_for), each one
+ * primitive made for one thread: no OpenMP team, whose idle workers spin after each region
+ * (libgomp's default) and hold up a loaded machine; false when oneDNN refuses a shape */
+static bool gp_mul_split(om_ctx *c, om_gemm_packed *p, int64_t i, bool ta, int64_t M,
+			 int64_t pieces, float alpha, const float *A, int64_t lda, float beta,
+			 float *C, int64_t ldc, dnnl_status_t *r)
+{
+	const int64_t step = (M + pieces - 1) / pieces, n = (M + step - 1) / step;
+	int64_t kf[GP_PKEY] = {step, ta, lda, ldc, 1, 0, 0}, kt[GP_PKEY];
+	memcpy(&kf[5], &alpha, sizeof alpha);
+	memcpy(&kf[6], &beta, sizeof beta);
+	memcpy(kt, kf, sizeof kt);
+	kt[0] = M - (n - 1) * step;
+	omp_set_num_threads(1);
+	const gp_prim *tail = gp_prim_for(p, kt, ta, alpha, beta);
+	const gp_prim *full = tail ? gp_prim_for(p, kf, ta, alpha, beta) : NULL;
+	omp_set_num_threads(c->threads);
+	/* making full may have replaced tail's slot (all slots taken) */
+	if (!full || memcmp(tail->key, kt, sizeof kt))
+		return false;
+	gp_split s = {p, full, tail, p->w[i], ta, step, n, lda, ldc, A, C, dnnl_success};
+	om_par_for(c->threads, n, 1, gp_piece, &s);
+	*r = (dnnl_status_t)s.status;
+	return true;
+}
+
 bool om_gemm_packed_mul(om_ctx *c, om_gemm_packed *p, int64_t i, bool ta, int64_t M,
 			float alpha, const float *A, int64_t lda, float beta, float *C, int64_t ldc,
 			om_kind *rc)
 {
 	if (i < 0 || i >= p->key[1] || M < 1)
 		return false;
+	const double mnk = (double)M * (double)p->key[2] * (double)p->key[3];
+	dnnl_status_t r;
+	int64_t pieces = c->threads > 1 && mnk >= GP_1T_MNK ? (int64_t)(mnk / GP_SPLIT_MNK) : 1;
+	pieces = pieces < c->threads ? pieces : c->threads;
+	pieces = pieces < M ? pieces : M;
+	if (pieces > 1 && gp_mul_split(c, p, i, ta, M, pieces, alpha, A, lda, beta, C, ldc, &r))
+		goto done;
 	int64_t key[GP_PKEY] = {M, ta, lda, ldc, c->threads, 0, 0};
 	memcpy(&key[5], &alpha, sizeof alpha);
 	memcpy(&key[6], &beta, sizeof beta);
@@ -268,13 +364,13 @@ bool om_gemm_packed_mul(om_ctx *c, om_gemm_packed *p, int64_t i, bool ta, int64_
 	gp_prim *q = gp_prim_for(p, key, ta, alpha, beta);
 	if (!q)
 		return false;
-	dnnl_status_t r;
 	dnnl_exec_arg_t a[] = {{DNNL_ARG_SRC, q->a}, {DNNL_ARG_WEIGHTS, p->w[i]},
 			       {DNNL_ARG_DST, q->c}, {DNNL_ARG_SCRATCHPAD, q->scratch}};
 	if (!(r = dnnl_memory_set_data_handle(q->a, (void *)A)) &&
 	    !(r = dnnl_memory_set_data_handle(q->c, C)) &&
 	    !(r = dnnl_primitive_execute(q->prim, p->st, q->scratch ? 4 : 3, a)))
 		r = dnnl_stream_wait(p->st);
+done:
 	*rc = r == dnnl_success ? OM_OK
 	      : r == dnnl_out_of_memory
 		      ? om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory in oneDNN")

@@ -46,7 +46,8 @@ static void zfill(nt_rng *r, int32_t *z, int64_t n, bool sgn)
 		z[i] = (int32_t)(sgn ? nt_rand(r, -128, 127) : nt_rand(r, 0, 255));
 }
 
-/* one random geometry of every kind, checked element by element at 1 and 2 threads */
+/* one random geometry of every kind, checked element by element at 1-3 threads (from 3e6
+ * multiply-adds at 2 and 3: split into rows or columns over the pool, uneven last pieces) */
 static void check_one(nt_rng *r, int64_t M, int64_t N, int64_t K)
 {
 	om_igemm g = {.M = M, .N = N, .K = K, .ta = nt_rand(r, 0, 1), .tb = nt_rand(r, 0, 1),
@@ -67,7 +68,7 @@ static void check_one(nt_rng *r, int64_t M, int64_t N, int64_t K)
 	g.A = a, g.B = b, g.C = c;
 	g.za = zak ? za : NULL, g.nza = zak == 1 ? 1 : M;
 	g.zb = zbk ? zb : NULL, g.nzb = zbk == 1 ? 1 : N;
-	for (int threads = 1; threads <= 2; threads++) {
+	for (int threads = 1; threads <= 3; threads++) {
 		for (int64_t i = 0; i < M * g.ldc; i++)
 			c[i] = 0x5a5a5a5a;
 		assert_true(om_igemm_run(&g, threads));
@@ -92,7 +93,8 @@ static void igemm_matches_definition(void **state)
 	(void)state;
 	static const int64_t ext[][3] = {{1, 1, 1}, {1, 17, 3}, {3, 5, 7},   {4, 64, 64},
 					 {7, 33, 65}, {64, 10, 1024}, {128, 256, 256},
-					 {65, 129, 31}, {2, 3, 0},  {1, 1000, 784}};
+					 {65, 129, 31}, {2, 3, 0},  {1, 1000, 784},
+					 {301, 41, 523}, {5, 997, 1031}};
 	nt_rng r = {0x9e3779b97f4a7c15ull};
 	for (size_t e = 0; e < sizeof ext / sizeof ext[0]; e++)
 		for (int rep = 0; rep < 6; rep++)
@@ -272,7 +274,8 @@ static void qlinear_matmul_random(void **state)
 
 /* B packed once (om_igemm_pack): against the definition for A of both signs, with and
  * without a zero point, transposed and strided, several row counts on one packing (the
- * primitives it keeps) and 1 and 2 threads; declined where it must be */
+ * primitives it keeps) and 1-3 threads (rows split over the pool, a shorter last piece);
+ * declined where it must be */
 static void igemm_packed_matches_definition(void **state)
 {
 	(void)state;
@@ -306,7 +309,7 @@ static void igemm_packed_matches_definition(void **state)
 			g.A = a, g.C = c;
 			g.za = nt_rand(&r, 0, 2) ? &za : NULL, g.nza = 1;
 			g.zb = nt_rand(&r, 0, 1) ? &zb0 : NULL, g.nzb = 1;
-			const int threads = 1 + (rep & 1);
+			const int threads = 1 + rep % 3;
 			const bool took = om_igemm_pk_run(pk, &g, threads);
 			/* uint8 A with contiguous rows (the quantizers' MatMulInteger) is taken */
 			assert_true(took || g.ta || g.a_signed);

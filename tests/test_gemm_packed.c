@@ -57,6 +57,10 @@ static const pcase pcases[] = {
 	{32, 256, 128, 1, false, false, 1.0f, 0.0f, 2, true},  /* padded: taken or not */
 	{13, 200, 96, 2, true, true, 2.0f, 0.5f, 2, true},
 	{130, 96, 200, 2, false, true, 1.0f, 0.0f, 1, false}, /* one thread: 130 rows pack */
+	/* from 3e6 multiply-adds at 2+ threads: rows split over the pool, a shorter last piece */
+	{131, 300, 257, 2, false, true, 1.0f, 0.0f, 2, false},
+	{97, 200, 300, 1, true, false, 0.5f, 1.5f, 3, false},
+	{101, 256, 160, 1, false, false, 1.0f, 0.0f, 2, true},
 };
 
 /* op(A) op(B_i) in double */
