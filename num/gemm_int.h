@@ -22,10 +22,11 @@ typedef struct om_igemm {
 } om_igemm;
 
 /**
- * Computes g's product on up to `threads` threads (OpenMP's, as om_par_for). Every path gives
- * the same bits (integer sums are exact modulo 2^32 in any order): oneDNN's
+ * Computes g's product on up to `threads` threads (omopt's pool, om_par_for). Every path
+ * gives the same bits (integer sums are exact modulo 2^32 in any order): oneDNN's
  * dnnl_gemm_u8s8s32 when the build has oneDNN and the CPU has VNNI (no 16-bit saturation),
- * else a loop of int32 lanes. False, nothing written, when a buffer cannot be had.
+ * else a loop of int32 lanes. False when a buffer cannot be had (C may then hold part of
+ * the product: all of C is the product, so a caller computes it again or fails).
  */
 bool om_igemm_run(const om_igemm *g, int threads);
 
@@ -49,7 +50,8 @@ void om_igemm_pk_free(om_igemm_pk *p);
 
 /**
  * g's product with p's B in place of g->B (g->K, g->N must be p's; g->zb must be NULL or 0;
- * A's zero point one value or none): the same bits as om_igemm_run. False, nothing written,
- * when not taken (another geometry, a per-row zero point, oneDNN refused this shape of A).
+ * A's zero point one value or none): the same bits as om_igemm_run. False when not taken
+ * (another geometry, a per-row zero point, oneDNN refused this shape of A or a piece of a
+ * split product: C may then hold part of the product, which om_igemm_run computes again).
  */
 bool om_igemm_pk_run(om_igemm_pk *p, const om_igemm *g, int threads);

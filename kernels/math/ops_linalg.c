@@ -431,8 +431,9 @@ static om_igemm_pk *mmi_packed(om_ctx *c, const mm_geom *g, const int32_t *zb, i
 }
 
 /* (a - za) x (b - zb) summed in wrapping int32 (om_igemm_pk_run over a packed constant B in
- * fast mode, else om_igemm_run: oneDNN's u8s8s32 or an int32 loop; the same bits), one product when the batches fold into the rows and A's zero point is
- * one value, else one per output batch */
+ * fast mode, else om_igemm_run: oneDNN's u8s8s32 or an int32 loop; the same bits), one
+ * product when the batches fold into the rows and A's zero point is one value, else one per
+ * output batch */
 static om_kind matmul_integer_kernel(om_ctx *c)
 {
 	mm_geom g = {0};
