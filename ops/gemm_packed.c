@@ -354,22 +354,26 @@ bool om_gemm_packed_mul(om_ctx *c, om_gemm_packed *p, int64_t i, bool ta, int64_
 	pieces = pieces < M ? pieces : M;
 	if (pieces > 1 && gp_mul_split(c, p, i, ta, M, pieces, alpha, A, lda, beta, C, ldc, &r))
 		goto done;
-	int64_t key[GP_PKEY] = {M, ta, lda, ldc, c->threads, 0, 0};
+	/* one piece: one thread (a product below GP_1T_MNK, or one the split could not take).
+	 * oneDNN sizes a primitive's work split by OpenMP's count at creation and starts a team
+	 * of the count when it runs: 1, so that no OpenMP team starts (libgomp's idle workers
+	 * spin after a region: gpt_tiny_dyn at 2 threads had runs of 100 ms among 0.3 ms ones) */
+	int64_t key[GP_PKEY] = {M, ta, lda, ldc, 1, 0, 0};
 	memcpy(&key[5], &alpha, sizeof alpha);
 	memcpy(&key[6], &beta, sizeof beta);
-	/* oneDNN sizes a primitive's work split by OpenMP's threads at creation: the run's (the
-	 * calling thread's count for the rest of the run, which gives the caller's back when it
-	 * returns: om_par_threads_restore, parallel.h) */
-	omp_set_num_threads(c->threads);
+	const int saved = om_par_threads_set(1);
 	gp_prim *q = gp_prim_for(p, key, ta, alpha, beta);
-	if (!q)
+	if (!q) {
+		om_par_threads_restore(saved);
 		return false;
+	}
 	dnnl_exec_arg_t a[] = {{DNNL_ARG_SRC, q->a}, {DNNL_ARG_WEIGHTS, p->w[i]},
 			       {DNNL_ARG_DST, q->c}, {DNNL_ARG_SCRATCHPAD, q->scratch}};
 	if (!(r = dnnl_memory_set_data_handle(q->a, (void *)A)) &&
 	    !(r = dnnl_memory_set_data_handle(q->c, C)) &&
 	    !(r = dnnl_primitive_execute(q->prim, p->st, q->scratch ? 4 : 3, a)))
 		r = dnnl_stream_wait(p->st);
+	om_par_threads_restore(saved);
 done:
 	*rc = r == dnnl_success ? OM_OK
 	      : r == dnnl_out_of_memory
