@@ -12,6 +12,7 @@
 #include "gemm_int.h"
 #include "numrun.h"
 #include "op.h"
+#include "quant_loops.h"
 
 static const om_tensor *q_in(const om_ctx *c, int i)
 {
@@ -179,6 +180,32 @@ static void q_apply(float *v, int64_t n, int32_t qdt)
 		v[i] = v[i] != v[i] ? 0 : v[i] < lo ? lo : v[i] > hi ? hi : v[i];
 }
 
+/* float32 x (QuantizeLinear) or y (DequantizeLinear), a float32 scale per tensor or per axis
+ * and a type of quant_loops.c: its one-pass loops (the same arithmetic as below) */
+static bool q_fast_fits(const om_ctx *c, const q_layout *l, bool quantize, int32_t qdt)
+{
+	const int32_t fdt = quantize ? c->in[0]->dtype : c->out[0]->dtype;
+	return fdt == OM_FLOAT && c->in[1]->dtype == OM_FLOAT && l->kind != 2 &&
+	       om_qloop_has(qdt, quantize);
+}
+
+static om_kind q_fast(om_ctx *c, const q_layout *l, bool quantize, int32_t qdt)
+{
+	const om_tensor *x = c->in[0], *s = c->in[1], *zpt = q_in(c, 2);
+	const int64_t n = om_tensor_numel(x), ns = om_tensor_numel(s);
+	float *sc = q_floats(c, s, ns), *zp = sc && zpt ? q_floats(c, zpt, ns) : NULL;
+	if (!sc || (zpt && !zp)) {
+		free(sc);
+		return c->st->kind ? c->st->kind : OM_ERR_NOMEM;
+	}
+	const om_qloop q = {.x = x->data, .y = c->out[0]->data, .sc = sc, .zp = zp, .n = n,
+			    .inner = l->kind ? l->inner : n, .A = l->kind ? l->A : 1, .qdt = qdt,
+			    .quantize = quantize};
+	om_qloop_run(&q, c->threads);
+	free(sc), free(zp);
+	return OM_OK;
+}
+
 static om_kind qdq_kernel(om_ctx *c, bool quantize)
 {
 	q_layout l;
@@ -188,6 +215,8 @@ static om_kind qdq_kernel(om_ctx *c, bool quantize)
 	const om_tensor *x = c->in[0], *s = c->in[1], *zpt = q_in(c, 2);
 	const int64_t n = om_tensor_numel(x), ns = om_tensor_numel(s);
 	const int32_t qdt = quantize ? q_out_type(c) : x->dtype;
+	if (q_fast_fits(c, &l, quantize, qdt))
+		return q_fast(c, &l, quantize, qdt);
 	float *v = q_floats(c, x, n), *sc = v ? q_floats(c, s, ns) : NULL;
 	float *zp = sc && zpt ? q_floats(c, zpt, ns) : NULL;
 	if (!sc || (zpt && !zp)) {
