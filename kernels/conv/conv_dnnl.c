@@ -41,6 +41,7 @@ bool om_conv_dnnl(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int64_t
 #include <dnnl.h>
 #include <omp.h>
 
+#include "conv_dnnl_common.h"
 #include "conv_winograd.h"
 #include "layout.h"
 #include "parallel.h"
@@ -121,49 +122,28 @@ typedef struct dn_state {
 				remake it */
 	bool declined;       /* oneDNN refused the case: own kernels from now on */
 	bool post;           /* Z and the activation are the primitive's post-ops */
-	size_t scratch;      /* bytes of the blocked X and Y (the run's memory limit counts them) */
-	dnnl_engine_t eng;
-	dnnl_stream_t st;
-	dnnl_primitive_t conv, rin, rout, rz; /* rin, rout, rz: NULL on the NCHW path */
-	dnnl_memory_t x, y, w_mem, b, xn, yn, zn; /* xn, yn, zn: the caller's NCHW X, Y, Z; x, y:
-						     the caller's when blocked already */
-	/* X scaled per channel (om_ctx.in_scale, one image): w_mem is w0 (W in the primitive's
+	om_dnnl_conv d;      /* its scratch: bytes of the blocked X and Y; its x, y: the
+				caller's when blocked already */
+	dnnl_primitive_t rz; /* Z's reorder into Y's layout: NULL on the NCHW path */
+	dnnl_memory_t zn;    /* the caller's NCHW Z */
+	/* X scaled per channel (om_ctx.in_scale, one image): d.w is w0 (W in the primitive's
 	 * layout) times the factor of each float's input channel, chan (-1: padding) */
 	float *w0;
 	int32_t *chan;
-	size_t nw; /* floats of w_mem */
+	size_t nw; /* floats of d.w */
 } dn_state;
 
 static void dn_release(void *p)
 {
 	dn_state *s = p;
-	dnnl_primitive_t prims[] = {s->conv, s->rin, s->rout, s->rz};
-	dnnl_memory_t mems[] = {s->x, s->y, s->w_mem, s->b, s->xn, s->yn, s->zn};
-	for (size_t i = 0; i < sizeof prims / sizeof *prims; i++)
-		if (prims[i])
-			dnnl_primitive_destroy(prims[i]);
-	for (size_t i = 0; i < sizeof mems / sizeof *mems; i++)
-		if (mems[i])
-			dnnl_memory_destroy(mems[i]);
-	if (s->st)
-		dnnl_stream_destroy(s->st);
-	if (s->eng)
-		dnnl_engine_destroy(s->eng);
+	if (s->rz)
+		dnnl_primitive_destroy(s->rz);
+	if (s->zn)
+		dnnl_memory_destroy(s->zn);
+	om_dnnl_conv_release(&s->d);
 	free(s->w0);
 	free(s->chan);
 	memset(s, 0, sizeof *s);
-}
-
-/* a reorder from -> to, run once now (weights) or kept (activations: *keep) */
-static bool dn_reorder(dn_state *s, const dnnl_memory_desc_t *from, const dnnl_memory_desc_t *to,
-		       dnnl_primitive_t *keep)
-{
-	dnnl_primitive_desc_t pd;
-	if (dnnl_reorder_primitive_desc_create(&pd, from, s->eng, to, s->eng, NULL))
-		return false;
-	const bool ok = dnnl_primitive_create(keep, pd) == dnnl_success;
-	dnnl_primitive_desc_destroy(pd);
-	return ok;
 }
 
 /* Z (a sum: Y holds Z when the primitive runs) then the activation as oneDNN post-ops; false
@@ -200,26 +180,10 @@ static bool dn_post_ops(dnnl_post_ops_t po, bool z, int act, float al, float be)
 	       !dnnl_post_ops_append_eltwise(po, 1.0f, alg[act], al, be);
 }
 
-/* one side (X: out false, Y: out true) of the blocked path: the caller's memory when blocked
- * already or when the primitive takes NCHW there (a 3-channel stem's X: its copy cost 0.03-0.04
- * ms), else a buffer of the primitive's layout and the reorder between it and the caller's
- * NCHW memory `plain` */
-static bool dn_side(dn_state *s, const dnnl_memory_desc_t *md, const dnnl_memory_desc_t *plain,
-		    bool blocked, dnnl_memory_t *mem, dnnl_memory_t *user, dnnl_primitive_t *r,
-		    bool out)
-{
-	if (blocked || dnnl_memory_desc_equal(md, plain))
-		return !dnnl_memory_create(mem, md, s->eng, DNNL_MEMORY_NONE);
-	s->scratch += dnnl_memory_desc_get_size(md);
-	return !dnnl_memory_create(mem, md, s->eng, DNNL_MEMORY_ALLOCATE) &&
-	       !dnnl_memory_create(user, plain, s->eng, DNNL_MEMORY_NONE) &&
-	       (out ? dn_reorder(s, md, plain, r) : dn_reorder(s, plain, md, r));
-}
-
 /* the convolution's primitive descriptor, with the epilogue e (its Z and activation) as
- * post-ops when oneDNN takes them (s->post set), else without. Blocked path only: oneDNN's NCHW (gemm) convolution
- * ran its post-ops far slower than a pass of our own (resnet50's 1x1 convs with a Relu and a
- * sum: 0.6-1.3 ms -> 3-46 ms) */
+ * post-ops when oneDNN takes them (s->post set), else without. Blocked path only: oneDNN's
+ * NCHW (gemm) convolution ran its post-ops far slower than a pass of our own (resnet50's 1x1
+ * convs with a Relu and a sum: 0.6-1.3 ms -> 3-46 ms) */
 static bool dn_desc(dn_state *s, const dnnl_convolution_desc_t *cd, int layout,
 		    const om_conv_epi *e, dnnl_primitive_desc_t *pd)
 {
@@ -229,12 +193,12 @@ static bool dn_desc(dn_state *s, const dnnl_convolution_desc_t *cd, int layout,
 		  !dnnl_post_ops_create(&po) &&
 		  dn_post_ops(po, e->z != NULL, e->act, e->alpha, e->beta) &&
 		  !dnnl_primitive_attr_set_post_ops(attr, po) &&
-		  !dnnl_primitive_desc_create(pd, cd, attr, s->eng, NULL);
+		  !dnnl_primitive_desc_create(pd, cd, attr, s->d.eng, NULL);
 	if (po)
 		dnnl_post_ops_destroy(po);
 	if (attr)
 		dnnl_primitive_attr_destroy(attr);
-	return s->post || !dnnl_primitive_desc_create(pd, cd, NULL, s->eng, NULL);
+	return s->post || !dnnl_primitive_desc_create(pd, cd, NULL, s->d.eng, NULL);
 }
 
 /* s->w0 and s->chan (dn_state) for weights of M outputs, Cg inputs a group, K taps, G groups,
@@ -250,8 +214,8 @@ static bool dn_channels(dn_state *s, dnnl_primitive_t wr, dnnl_memory_t wu,
 	s->chan = malloc(sizeof(int32_t) * (s->nw ? s->nw : 1));
 	dnnl_memory_t t = NULL;
 	bool ok = idx && s->w0 && s->chan && Cg * G < (1 << 24) && /* exact as floats */
-		  !dnnl_memory_get_data_handle(s->w_mem, &packed) &&
-		  !dnnl_memory_create(&t, wmd, s->eng, DNNL_MEMORY_ALLOCATE) &&
+		  !dnnl_memory_get_data_handle(s->d.w, &packed) &&
+		  !dnnl_memory_create(&t, wmd, s->d.eng, DNNL_MEMORY_ALLOCATE) &&
 		  !dnnl_memory_get_data_handle(t, (void **)&ch) &&
 		  !dnnl_memory_set_data_handle(wu, idx);
 	if (ok) {
@@ -263,7 +227,7 @@ static bool dn_channels(dn_state *s, dnnl_primitive_t wr, dnnl_memory_t wu,
 					idx[(m * Cg + j) * K + q] = channel;
 			}
 		dnnl_exec_arg_t a[] = {{DNNL_ARG_FROM, wu}, {DNNL_ARG_TO, t}};
-		ok = !dnnl_primitive_execute(wr, s->st, 2, a) && !dnnl_stream_wait(s->st);
+		ok = !dnnl_primitive_execute(wr, s->d.st, 2, a) && !dnnl_stream_wait(s->d.st);
 	}
 	for (size_t i = 0; ok && i < s->nw; i++)
 		s->chan[i] = (int32_t)ch[i] - 1;
@@ -286,74 +250,54 @@ static bool dn_make(dn_state *s, const int64_t *k, const om_conv_epi *e, const f
 	const dnnl_format_tag_t blk = block == 16  ? dnnl_nChw16c
 				      : block == 8 ? dnnl_nChw8c
 						   : dnnl_nhwc;
-	if (dnnl_engine_create(&s->eng, dnnl_cpu, 0) ||
-	    dnnl_stream_create(&s->st, s->eng, dnnl_stream_default_flags))
+	om_dnnl_conv *d = &s->d;
+	if (!om_dnnl_conv_open(d))
 		return false;
 	const dnnl_dims_t sd = {N, C, H, W}, dd = {N, M, OH, OW}, bd = {M};
 	const dnnl_format_tag_t act = layout == DN_NCHW ? dnnl_nchw : dnnl_format_tag_any;
 	dnnl_memory_desc_t src, dst, bmd, wuser, wany, xs, ys;
-	const dnnl_dims_t wd5 = {G, M / G, C / G, KH, KW}, wd4 = {M, C, KH, KW};
 	if (dnnl_memory_desc_init_by_tag(&src, 4, sd, dnnl_f32, bin ? blk : act) ||
 	    dnnl_memory_desc_init_by_tag(&dst, 4, dd, dnnl_f32, bout ? blk : act) ||
 	    dnnl_memory_desc_init_by_tag(&bmd, 1, bd, dnnl_f32, dnnl_x) ||
 	    dnnl_memory_desc_init_by_tag(&xs, 4, sd, dnnl_f32, dnnl_nchw) ||
 	    dnnl_memory_desc_init_by_tag(&ys, 4, dd, dnnl_f32, dnnl_nchw) ||
-	    dnnl_memory_desc_init_by_tag(&wuser, G > 1 ? 5 : 4, G > 1 ? wd5 : wd4, dnnl_f32,
-					 G > 1 ? dnnl_goihw : dnnl_oihw) ||
-	    dnnl_memory_desc_init_by_tag(&wany, G > 1 ? 5 : 4, G > 1 ? wd5 : wd4, dnnl_f32,
-					 dnnl_format_tag_any))
+	    !om_dnnl_conv_weights_md(&wuser, &wany, G, M, C, KH, KW, dnnl_f32))
 		return false;
-	const dnnl_dims_t strides = {k[7], k[8]}, pl = {k[9], k[10]}, pr = {k[11], k[12]};
-	const dnnl_dims_t dil = {k[16] - 1, k[17] - 1}; /* oneDNN counts the taps skipped */
 	dnnl_convolution_desc_t cd;
 	dnnl_primitive_desc_t pd;
-	if (dnnl_dilated_convolution_forward_desc_init(&cd, dnnl_forward_inference,
-						       dnnl_convolution_direct, &src, &wany,
-						       bias ? &bmd : NULL, &dst, strides, dil,
-						       pl, pr) ||
+	if (!om_dnnl_conv_desc(&cd, &src, &wany, bias ? &bmd : NULL, &dst, k + 7, k + 9, k + 11,
+			       k + 16) ||
 	    !dn_desc(s, &cd, layout, e, &pd))
 		return false;
-	/* oneDNN's reference kernels (what a forced blocked layout gets for convs no JIT kernel
-	 * covers: deeplabv3's 3x3 convs of dilation 36 on 14x14 took 1.9 s each) lose to ours */
-	const char *impl = NULL;
-	if (dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl) || !impl ||
-	    !strncmp(impl, "ref", 3)) {
+	if (!om_dnnl_conv_jit(pd)) {
 		dnnl_primitive_desc_destroy(pd);
 		return false;
 	}
 	const dnnl_memory_desc_t *wmd = dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
 	const dnnl_memory_desc_t *smd = dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0);
 	const dnnl_memory_desc_t *dmd = dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0);
-	bool ok = dnnl_primitive_create(&s->conv, pd) == dnnl_success &&
-		  !dnnl_memory_create(&s->w_mem, wmd, s->eng, DNNL_MEMORY_ALLOCATE) &&
-		  !dnnl_memory_create(&s->b, &bmd, s->eng, DNNL_MEMORY_NONE);
+	bool ok = om_dnnl_conv_prim(d, pd, &bmd);
 	if (ok && layout == DN_NCHW)
-		ok = !dnnl_memory_create(&s->x, smd, s->eng, DNNL_MEMORY_NONE) &&
-		     !dnnl_memory_create(&s->y, dmd, s->eng, DNNL_MEMORY_NONE);
+		ok = !dnnl_memory_create(&d->x, smd, d->eng, DNNL_MEMORY_NONE) &&
+		     !dnnl_memory_create(&d->y, dmd, d->eng, DNNL_MEMORY_NONE);
 	else if (ok)
-		/* a side blocked already is the caller's memory; the other is reordered */
-		ok = dn_side(s, smd, &xs, bin, &s->x, &s->xn, &s->rin, false) &&
-		     dn_side(s, dmd, &ys, bout, &s->y, &s->yn, &s->rout, true) &&
+		/* a side blocked already is the caller's memory; the other is reordered (a
+		 * 3-channel stem's X stays NCHW when the primitive takes it: its copy cost
+		 * 0.03-0.04 ms) */
+		ok = om_dnnl_conv_side(d, smd, &xs, bin, &d->x, &d->xn, &d->rin, false) &&
+		     om_dnnl_conv_side(d, dmd, &ys, bout, &d->y, &d->yn, &d->rout, true) &&
 		     (!(s->post && e->z) || bout ||
-		      (!dnnl_memory_create(&s->zn, &ys, s->eng, DNNL_MEMORY_NONE) &&
-		       dn_reorder(s, &ys, dmd, &s->rz)));
+		      (!dnnl_memory_create(&s->zn, &ys, d->eng, DNNL_MEMORY_NONE) &&
+		       om_dnnl_conv_reorder(d, &ys, dmd, &s->rz)));
 	/* the weights, reordered once into the primitive's layout; with a factor per input
 	 * channel (k[21] bit 8) also kept unscaled, with each float's channel found by reordering
 	 * a W whose values are their channels (+ 1: the layout's padding holds 0) */
 	dnnl_memory_t wu = NULL;
 	dnnl_primitive_t wr = NULL;
-	ok = ok && !dnnl_memory_create(&wu, &wuser, s->eng, (void *)w) &&
-	     dn_reorder(s, &wuser, wmd, &wr);
-	if (ok) {
-		dnnl_exec_arg_t a[] = {{DNNL_ARG_FROM, wu}, {DNNL_ARG_TO, s->w_mem}};
-		ok = !dnnl_primitive_execute(wr, s->st, 2, a) && !dnnl_stream_wait(s->st);
-	}
+	ok = ok && om_dnnl_conv_weights(d, &wuser, w, &wu, &wr);
 	if (ok && (k[21] >> 8 & 1))
 		ok = dn_channels(s, wr, wu, wmd, M, C / G, KH * KW, G);
-	if (wr)
-		dnnl_primitive_destroy(wr);
-	if (wu)
-		dnnl_memory_destroy(wu);
+	om_dnnl_conv_weights_free(wu, wr);
 	dnnl_primitive_desc_destroy(pd);
 	return ok;
 }
@@ -383,38 +327,22 @@ static dnnl_status_t dn_run(dn_state *s, const float *x, const float *bias, cons
 	dnnl_status_t r;
 	if (factor) { /* this run's weights: W times X's factors (dn_state) */
 		float *w;
-		if ((r = dnnl_memory_get_data_handle(s->w_mem, (void **)&w)))
+		if ((r = dnnl_memory_get_data_handle(s->d.w, (void **)&w)))
 			return r;
 		for (size_t i = 0; i < s->nw; i++)
 			w[i] = s->chan[i] >= 0 ? s->w0[i] * factor[s->chan[i]] : 0.0f;
 	}
-	if ((r = dnnl_memory_set_data_handle(s->rin ? s->xn : s->x, (void *)x)) ||
-	    (bias && (r = dnnl_memory_set_data_handle(s->b, (void *)bias))) ||
-	    (r = dnnl_memory_set_data_handle(s->rout ? s->yn : s->y, y)))
+	if ((r = om_dnnl_conv_bind(&s->d, x, bias, y)))
 		return r;
 	if (z && s->rz) {
-		dnnl_exec_arg_t a[] = {{DNNL_ARG_FROM, s->zn}, {DNNL_ARG_TO, s->y}};
+		dnnl_exec_arg_t a[] = {{DNNL_ARG_FROM, s->zn}, {DNNL_ARG_TO, s->d.y}};
 		if ((r = dnnl_memory_set_data_handle(s->zn, (void *)z)) ||
-		    (r = dnnl_primitive_execute(s->rz, s->st, 2, a)))
+		    (r = dnnl_primitive_execute(s->rz, s->d.st, 2, a)))
 			return r;
 	} else if (z && z != y) {
 		memcpy(y, z, ybytes);
 	}
-	if (s->rin) {
-		dnnl_exec_arg_t a[] = {{DNNL_ARG_FROM, s->xn}, {DNNL_ARG_TO, s->x}};
-		if ((r = dnnl_primitive_execute(s->rin, s->st, 2, a)))
-			return r;
-	}
-	dnnl_exec_arg_t a[] = {{DNNL_ARG_SRC, s->x}, {DNNL_ARG_WEIGHTS, s->w_mem},
-			       {DNNL_ARG_DST, s->y}, {DNNL_ARG_BIAS, s->b}};
-	if ((r = dnnl_primitive_execute(s->conv, s->st, bias ? 4 : 3, a)))
-		return r;
-	if (s->rout) {
-		dnnl_exec_arg_t b[] = {{DNNL_ARG_FROM, s->y}, {DNNL_ARG_TO, s->yn}};
-		if ((r = dnnl_primitive_execute(s->rout, s->st, 2, b)))
-			return r;
-	}
-	return dnnl_stream_wait(s->st);
+	return om_dnnl_conv_exec(&s->d, bias != NULL);
 }
 
 /* The layout oneDNN runs the conv in (DN_NONE: not oneDNN's) and its threads */
@@ -490,7 +418,7 @@ bool om_conv_dnnl(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int64_t
 	}
 	if (s->declined)
 		return false;
-	if (s->scratch && (*rc = om_ctx_reserve(c, s->scratch, "a blocked copy for oneDNN")))
+	if (s->d.scratch && (*rc = om_ctx_reserve(c, s->d.scratch, "a blocked copy for oneDNN")))
 		return true;
 	/* Z and the activation, when they are not the primitive's (the bias is): planes of Y
 	 * over the run's threads after it (a blocked Y: planes of `block` channels, Z blocked
@@ -505,13 +433,8 @@ bool om_conv_dnnl(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int64_t
 		return true;
 	const dnnl_status_t r = dn_run(s, x, e->bias, s->post ? e->z : NULL, factor, y,
 				       c->out[0]->nbytes, threads);
-	*rc = OM_OK;
-	if (r != dnnl_success)
-		*rc = r == dnnl_out_of_memory
-			      ? om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory in oneDNN")
-			      : om_error(c->st, OM_ERR_INTERNAL, c->node,
-					 "oneDNN convolution failed (status %d)", (int)r);
-	else if (!s->post && om_conv_epi_any(&ep.e))
+	*rc = om_dnnl_conv_status(c, r, "convolution");
+	if (r == dnnl_success && !s->post && om_conv_epi_any(&ep.e))
 		om_par_for(threads, planes, (EPI_GRAIN + ep.P - 1) / ep.P, epi_rows, &ep);
 	free(z);
 	return true;

@@ -38,6 +38,8 @@ bool om_qconv_dnnl(om_ctx *c, const om_qconv *q, om_kind *rc)
 #include <dnnl.h>
 #include <omp.h>
 
+#include "conv_dnnl_common.h"
+
 enum { QK_KEY = 24 };
 /* multiply-adds below which the conv runs on one thread (conv_dnnl.c's reason) */
 #define QK_SMALL_MACS 1e6
@@ -45,53 +47,14 @@ enum { QK_KEY = 24 };
 typedef struct qk_state {
 	int64_t key[QK_KEY]; /* geometry, types, zero points, scales, threads: others remake it */
 	bool declined;       /* oneDNN refused the case (or has only its reference kernel) */
-	size_t scratch;      /* bytes of X and Y in oneDNN's layout */
-	dnnl_engine_t eng;
-	dnnl_stream_t st;
-	dnnl_primitive_t conv, rin, rout; /* rin, rout: NULL when the layout is NCHW already */
-	dnnl_memory_t x, y, w, b, xn, yn; /* xn, yn: the caller's NCHW X and Y */
+	om_dnnl_conv d;      /* X and Y reordered between NCHW and the primitive's layout */
 } qk_state;
 
 static void qk_release(void *p)
 {
 	qk_state *s = p;
-	dnnl_primitive_t prims[] = {s->conv, s->rin, s->rout};
-	dnnl_memory_t mems[] = {s->x, s->y, s->w, s->b, s->xn, s->yn};
-	for (size_t i = 0; i < sizeof prims / sizeof *prims; i++)
-		if (prims[i])
-			dnnl_primitive_destroy(prims[i]);
-	for (size_t i = 0; i < sizeof mems / sizeof *mems; i++)
-		if (mems[i])
-			dnnl_memory_destroy(mems[i]);
-	if (s->st)
-		dnnl_stream_destroy(s->st);
-	if (s->eng)
-		dnnl_engine_destroy(s->eng);
+	om_dnnl_conv_release(&s->d);
 	memset(s, 0, sizeof *s);
-}
-
-static bool qk_reorder(qk_state *s, const dnnl_memory_desc_t *from,
-		       const dnnl_memory_desc_t *to, dnnl_primitive_t *keep)
-{
-	dnnl_primitive_desc_t pd;
-	if (dnnl_reorder_primitive_desc_create(&pd, from, s->eng, to, s->eng, NULL))
-		return false;
-	const bool ok = dnnl_primitive_create(keep, pd) == dnnl_success;
-	dnnl_primitive_desc_destroy(pd);
-	return ok;
-}
-
-/* X (out false) or Y (out true): the caller's memory when the primitive takes NCHW, else a
- * buffer of its layout and the reorder from or to the caller's */
-static bool qk_side(qk_state *s, const dnnl_memory_desc_t *md, const dnnl_memory_desc_t *plain,
-		    dnnl_memory_t *mem, dnnl_memory_t *user, dnnl_primitive_t *r, bool out)
-{
-	if (dnnl_memory_desc_equal(md, plain))
-		return !dnnl_memory_create(mem, md, s->eng, DNNL_MEMORY_NONE);
-	s->scratch += dnnl_memory_desc_get_size(md);
-	return !dnnl_memory_create(mem, md, s->eng, DNNL_MEMORY_ALLOCATE) &&
-	       !dnnl_memory_create(user, plain, s->eng, DNNL_MEMORY_NONE) &&
-	       (out ? qk_reorder(s, md, plain, r) : qk_reorder(s, plain, md, r));
 }
 
 /* the attributes: output scales x_scale w_scale[m] / y_scale, the zero points of X and Y */
@@ -123,66 +86,44 @@ static dnnl_data_type_t qk_type(int32_t t)
  * or offers only its reference kernel (slower than ours) */
 static bool qk_make(qk_state *s, const om_qconv *q)
 {
+	om_dnnl_conv *d = &s->d;
 	const om_spatial *sp = q->sp;
 	const int64_t G = q->group, M = q->M, C = q->C;
-	if (dnnl_engine_create(&s->eng, dnnl_cpu, 0) ||
-	    dnnl_stream_create(&s->st, s->eng, dnnl_stream_default_flags))
+	if (!om_dnnl_conv_open(d))
 		return false;
 	const dnnl_dims_t sd = {q->N, C, sp->in[0], sp->in[1]};
 	const dnnl_dims_t dd = {q->N, M, sp->out[0], sp->out[1]}, bd = {M};
-	const dnnl_dims_t wd5 = {G, M / G, C / G, sp->k[0], sp->k[1]};
-	const dnnl_dims_t wd4 = {M, C, sp->k[0], sp->k[1]};
 	dnnl_memory_desc_t src, dst, bmd, wuser, wany, xs, ys;
 	if (dnnl_memory_desc_init_by_tag(&src, 4, sd, qk_type(q->xtype), dnnl_format_tag_any) ||
 	    dnnl_memory_desc_init_by_tag(&dst, 4, dd, qk_type(q->ytype), dnnl_format_tag_any) ||
 	    dnnl_memory_desc_init_by_tag(&xs, 4, sd, qk_type(q->xtype), dnnl_nchw) ||
 	    dnnl_memory_desc_init_by_tag(&ys, 4, dd, qk_type(q->ytype), dnnl_nchw) ||
 	    dnnl_memory_desc_init_by_tag(&bmd, 1, bd, dnnl_s32, dnnl_x) ||
-	    dnnl_memory_desc_init_by_tag(&wuser, G > 1 ? 5 : 4, G > 1 ? wd5 : wd4, dnnl_s8,
-					 G > 1 ? dnnl_goihw : dnnl_oihw) ||
-	    dnnl_memory_desc_init_by_tag(&wany, G > 1 ? 5 : 4, G > 1 ? wd5 : wd4, dnnl_s8,
-					 dnnl_format_tag_any))
+	    !om_dnnl_conv_weights_md(&wuser, &wany, G, M, C, sp->k[0], sp->k[1], dnnl_s8))
 		return false;
-	const dnnl_dims_t strides = {sp->stride[0], sp->stride[1]};
-	const dnnl_dims_t pl = {sp->pb[0], sp->pb[1]}, pr = {sp->pe[0], sp->pe[1]};
-	const dnnl_dims_t dil = {sp->dil[0] - 1, sp->dil[1] - 1};
 	dnnl_convolution_desc_t cd;
 	dnnl_primitive_attr_t attr = NULL;
 	dnnl_primitive_desc_t pd = NULL;
-	bool ok = !dnnl_dilated_convolution_forward_desc_init(
-			  &cd, dnnl_forward_inference, dnnl_convolution_direct, &src, &wany,
-			  q->bias ? &bmd : NULL, &dst, strides, dil, pl, pr) &&
-		  qk_attr(q, &attr) && !dnnl_primitive_desc_create(&pd, &cd, attr, s->eng, NULL);
+	bool ok = om_dnnl_conv_desc(&cd, &src, &wany, q->bias ? &bmd : NULL, &dst, sp->stride,
+				    sp->pb, sp->pe, sp->dil) &&
+		  qk_attr(q, &attr) && !dnnl_primitive_desc_create(&pd, &cd, attr, d->eng, NULL);
 	if (attr)
 		dnnl_primitive_attr_destroy(attr);
-	const char *impl = NULL;
-	if (!ok || dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl) || !impl ||
-	    !strncmp(impl, "ref", 3)) {
+	if (!ok || !om_dnnl_conv_jit(pd)) {
 		if (pd)
 			dnnl_primitive_desc_destroy(pd);
 		return false;
 	}
-	const dnnl_memory_desc_t *wmd = dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
 	const dnnl_memory_desc_t *smd = dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0);
 	const dnnl_memory_desc_t *dmd = dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0);
-	ok = dnnl_primitive_create(&s->conv, pd) == dnnl_success &&
-	     !dnnl_memory_create(&s->w, wmd, s->eng, DNNL_MEMORY_ALLOCATE) &&
-	     !dnnl_memory_create(&s->b, &bmd, s->eng, DNNL_MEMORY_NONE) &&
-	     qk_side(s, smd, &xs, &s->x, &s->xn, &s->rin, false) &&
-	     qk_side(s, dmd, &ys, &s->y, &s->yn, &s->rout, true);
+	ok = om_dnnl_conv_prim(d, pd, &bmd) &&
+	     om_dnnl_conv_side(d, smd, &xs, false, &d->x, &d->xn, &d->rin, false) &&
+	     om_dnnl_conv_side(d, dmd, &ys, false, &d->y, &d->yn, &d->rout, true);
 	/* the weights, reordered once (the s8 source's compensation computed there) */
 	dnnl_memory_t wu = NULL;
 	dnnl_primitive_t wr = NULL;
-	ok = ok && !dnnl_memory_create(&wu, &wuser, s->eng, (void *)q->w) &&
-	     qk_reorder(s, &wuser, wmd, &wr);
-	if (ok) {
-		dnnl_exec_arg_t a[] = {{DNNL_ARG_FROM, wu}, {DNNL_ARG_TO, s->w}};
-		ok = !dnnl_primitive_execute(wr, s->st, 2, a) && !dnnl_stream_wait(s->st);
-	}
-	if (wr)
-		dnnl_primitive_destroy(wr);
-	if (wu)
-		dnnl_memory_destroy(wu);
+	ok = ok && om_dnnl_conv_weights(d, &wuser, q->w, &wu, &wr);
+	om_dnnl_conv_weights_free(wu, wr);
 	dnnl_primitive_desc_destroy(pd);
 	return ok;
 }
@@ -190,26 +131,8 @@ static bool qk_make(qk_state *s, const om_qconv *q)
 static dnnl_status_t qk_run(qk_state *s, const om_qconv *q, int threads)
 {
 	omp_set_num_threads(threads);
-	dnnl_status_t r;
-	if ((r = dnnl_memory_set_data_handle(s->rin ? s->xn : s->x, (void *)q->x)) ||
-	    (q->bias && (r = dnnl_memory_set_data_handle(s->b, (void *)q->bias))) ||
-	    (r = dnnl_memory_set_data_handle(s->rout ? s->yn : s->y, q->y)))
-		return r;
-	if (s->rin) {
-		dnnl_exec_arg_t a[] = {{DNNL_ARG_FROM, s->xn}, {DNNL_ARG_TO, s->x}};
-		if ((r = dnnl_primitive_execute(s->rin, s->st, 2, a)))
-			return r;
-	}
-	dnnl_exec_arg_t a[] = {{DNNL_ARG_SRC, s->x}, {DNNL_ARG_WEIGHTS, s->w},
-			       {DNNL_ARG_DST, s->y}, {DNNL_ARG_BIAS, s->b}};
-	if ((r = dnnl_primitive_execute(s->conv, s->st, q->bias ? 4 : 3, a)))
-		return r;
-	if (s->rout) {
-		dnnl_exec_arg_t b[] = {{DNNL_ARG_FROM, s->y}, {DNNL_ARG_TO, s->yn}};
-		if ((r = dnnl_primitive_execute(s->rout, s->st, 2, b)))
-			return r;
-	}
-	return dnnl_stream_wait(s->st);
+	const dnnl_status_t r = om_dnnl_conv_bind(&s->d, q->x, q->bias, q->y);
+	return r ? r : om_dnnl_conv_exec(&s->d, q->bias != NULL);
 }
 
 static int64_t float_bits(float f)
@@ -253,16 +176,11 @@ bool om_qconv_dnnl(om_ctx *c, const om_qconv *q, om_kind *rc)
 	}
 	if (s->declined)
 		return false;
-	if (s->scratch && (*rc = om_ctx_reserve(c, s->scratch, "oneDNN's copies of X and Y")))
+	if (s->d.scratch &&
+	    (*rc = om_ctx_reserve(c, s->d.scratch, "oneDNN's copies of X and Y")))
 		return true;
 	om_ctx_chose(c, OM_QCONV_ONEDNN);
-	const dnnl_status_t r = qk_run(s, q, threads);
-	*rc = r == dnnl_success		? OM_OK
-	      : r == dnnl_out_of_memory ? om_error(c->st, OM_ERR_NOMEM, c->node,
-						   "out of memory in oneDNN")
-					: om_error(c->st, OM_ERR_INTERNAL, c->node,
-						   "oneDNN int8 convolution failed (status %d)",
-						   (int)r);
+	*rc = om_dnnl_conv_status(c, qk_run(s, q, threads), "int8 convolution");
 	return true;
 }
 
