@@ -7,6 +7,8 @@
 #ifdef OM_HAVE_DNNL
 #include <dnnl.h>
 #include <omp.h>
+
+#include "dnnl_prims.h"
 #endif
 
 #include "clones.h"
@@ -294,13 +296,9 @@ bool om_igemm_pk_run(om_igemm_pk *p, const om_igemm *g, int threads)
 #else
 
 /* primitives kept per packed B: one per shape of A (rows, strides, signedness, threads) */
-enum { IPK_PRIMS = 4, IPK_KEY = 6 };
-
-typedef struct ipk_prim {
-	int64_t key[IPK_KEY]; /* M, ta, lda, ldc, a_signed, threads */
-	dnnl_primitive_t prim;
-	dnnl_memory_t a, c, zp, scratch; /* data handles set for every execution */
-} ipk_prim;
+enum { IPK_PRIMS = 4, IPK_KEY = 6 }; /* the key: M, ta, lda, ldc, a_signed, threads */
+_Static_assert((int)IPK_PRIMS <= (int)OM_DNNL_PRIMS && (int)IPK_KEY <= (int)OM_DNNL_PKEY,
+	       "om_dnnl_prims holds them");
 
 struct om_igemm_pk {
 	int64_t K, N;
@@ -309,28 +307,15 @@ struct om_igemm_pk {
 	dnnl_memory_desc_t wmd; /* the packed layout */
 	dnnl_memory_t w;
 	void *wbuf;
-	ipk_prim prim[IPK_PRIMS];
-	int nprim, next;
+	om_dnnl_prims prims; /* IPK_PRIMS of them */
 	bool refused; /* oneDNN refused a primitive: om_igemm_run from then on (no retry a run) */
 };
-
-static void ipk_prim_release(ipk_prim *q)
-{
-	if (q->prim)
-		dnnl_primitive_destroy(q->prim);
-	dnnl_memory_t m[] = {q->a, q->c, q->zp, q->scratch};
-	for (size_t i = 0; i < sizeof m / sizeof m[0]; i++)
-		if (m[i])
-			dnnl_memory_destroy(m[i]);
-	memset(q, 0, sizeof *q);
-}
 
 void om_igemm_pk_free(om_igemm_pk *p)
 {
 	if (!p)
 		return;
-	for (int i = 0; i < p->nprim; i++)
-		ipk_prim_release(&p->prim[i]);
+	om_dnnl_prims_release(&p->prims);
 	if (p->w)
 		dnnl_memory_destroy(p->w);
 	free(p->wbuf);
@@ -433,52 +418,34 @@ om_igemm_pk *om_igemm_pack(const int8_t *B, int64_t K, int64_t N, int64_t ldb, i
 
 /* the primitive for this shape of A: found, or made (replacing the oldest once all slots
  * are taken); NULL when oneDNN refuses it or wants B in another layout than the packed one */
-static ipk_prim *ipk_prim_for(om_igemm_pk *p, const int64_t *key)
+static om_dnnl_prim *ipk_prim_for(om_igemm_pk *p, const int64_t *key)
 {
-	for (int i = 0; i < p->nprim; i++)
-		if (!memcmp(p->prim[i].key, key, sizeof p->prim[i].key))
-			return &p->prim[i];
+	om_dnnl_prim *found = om_dnnl_prims_find(&p->prims, key, IPK_KEY);
+	if (found)
+		return found;
 	dnnl_primitive_attr_t attr = ipk_attr();
 	dnnl_primitive_desc_t pd = NULL;
 	dnnl_memory_desc_t amd, cmd, zmd;
 	const dnnl_dims_t one = {1};
-	ipk_prim q = {0};
-	memcpy(q.key, key, sizeof q.key);
+	om_dnnl_prim q = {0};
 	bool ok = attr && !ipk_pd(p, &pd, key, attr, &amd, &cmd) &&
-		  dnnl_memory_desc_equal(&p->wmd,
-					 dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0));
-	ok = ok && !dnnl_memory_desc_init_by_tag(&zmd, 1, one, dnnl_s32, dnnl_a) &&
-	     !dnnl_primitive_create(&q.prim, pd) &&
-	     !dnnl_memory_create(&q.a, &amd, p->eng, DNNL_MEMORY_NONE) &&
-	     !dnnl_memory_create(&q.c, &cmd, p->eng, DNNL_MEMORY_NONE) &&
-	     !dnnl_memory_create(&q.zp, &zmd, p->eng, DNNL_MEMORY_NONE);
-	const dnnl_memory_desc_t *smd =
-		ok ? dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0) : NULL;
-	if (smd && dnnl_memory_desc_get_size(smd))
-		ok = !dnnl_memory_create(&q.scratch, smd, p->eng, DNNL_MEMORY_ALLOCATE);
+		  !dnnl_memory_desc_init_by_tag(&zmd, 1, one, dnnl_s32, dnnl_a) &&
+		  om_dnnl_prim_make(&q, key, IPK_KEY, p->eng, pd, &p->wmd, &amd, &cmd) &&
+		  !dnnl_memory_create(&q.zp, &zmd, p->eng, DNNL_MEMORY_NONE);
 	if (pd)
 		dnnl_primitive_desc_destroy(pd);
 	if (attr)
 		dnnl_primitive_attr_destroy(attr);
 	if (!ok) {
-		ipk_prim_release(&q);
+		om_dnnl_prim_release(&q);
 		return NULL;
 	}
-	int slot = p->nprim;
-	if (p->nprim < IPK_PRIMS) {
-		p->nprim++;
-	} else {
-		slot = p->next;
-		p->next = (slot + 1) % IPK_PRIMS;
-		ipk_prim_release(&p->prim[slot]);
-	}
-	p->prim[slot] = q;
-	return &p->prim[slot];
+	return om_dnnl_prims_put(&p->prims, IPK_PRIMS, &q);
 }
 
 /* one execution of q over rows of A and C (its M), on memory objects of this call's own (the
  * same primitive may run on other threads at once: each its own memory and scratchpad) */
-static bool ipk_exec(const om_igemm_pk *p, const ipk_prim *q, const uint8_t *A, int32_t *C,
+static bool ipk_exec(const om_igemm_pk *p, const om_dnnl_prim *q, const uint8_t *A, int32_t *C,
 		     int32_t za)
 {
 	const dnnl_memory_desc_t *amd, *cmd, *zmd, *smd = NULL;
@@ -515,7 +482,7 @@ static bool ipk_exec(const om_igemm_pk *p, const ipk_prim *q, const uint8_t *A, 
 typedef struct ipk_split {
 	const om_igemm_pk *p;
 	const om_igemm *g;
-	const ipk_prim *full, *tail;
+	const om_dnnl_prim *full, *tail;
 	int64_t step, pieces;
 	int32_t za;
 	bool failed;
@@ -525,7 +492,7 @@ static void ipk_piece(void *arg, int64_t lo, int64_t hi)
 {
 	ipk_split *s = arg;
 	for (int64_t k = lo; k < hi; k++) {
-		const ipk_prim *q = k == s->pieces - 1 ? s->tail : s->full;
+		const om_dnnl_prim *q = k == s->pieces - 1 ? s->tail : s->full;
 		const uint8_t *A = (const uint8_t *)s->g->A + k * s->step * s->g->lda;
 		if (!ipk_exec(s->p, q, A, s->g->C + k * s->step * s->g->ldc, s->za))
 			__atomic_store_n(&s->failed, true, __ATOMIC_RELAXED);
@@ -541,7 +508,7 @@ static bool ipk_run_split(om_igemm_pk *p, const om_igemm *g, int64_t pieces, int
 	const int64_t kf[IPK_KEY] = {step, 0, g->lda, g->ldc, 0, 1};
 	const int64_t kt[IPK_KEY] = {g->M - (n - 1) * step, 0, g->lda, g->ldc, 0, 1};
 	const int saved = om_par_threads_set(1);
-	const ipk_prim *tail = ipk_prim_for(p, kt), *full = tail ? ipk_prim_for(p, kf) : NULL;
+	const om_dnnl_prim *tail = ipk_prim_for(p, kt), *full = tail ? ipk_prim_for(p, kf) : NULL;
 	p->refused = !full;
 	/* making full may have replaced tail's slot (all slots taken) */
 	bool ok = full && !memcmp(tail->key, kt, sizeof kt);
@@ -569,7 +536,7 @@ bool om_igemm_pk_run(om_igemm_pk *p, const om_igemm *g, int threads)
 	/* oneDNN sizes a primitive's work split by OpenMP's count at creation and runs it at
 	 * the count when it executes: 1, one thread */
 	const int saved = om_par_threads_set(1);
-	ipk_prim *q = ipk_prim_for(p, key);
+	om_dnnl_prim *q = ipk_prim_for(p, key);
 	p->refused = !q;
 	int32_t za = g->za ? g->za[0] : 0;
 	bool ok = q && !dnnl_memory_set_data_handle(q->a, (void *)g->A) &&

@@ -37,6 +37,8 @@ bool om_gemm_packed_mul(om_ctx *c, om_gemm_packed *p, int64_t i, bool ta, int64_
 #include <dnnl.h>
 #include <omp.h>
 
+#include "dnnl_prims.h"
+
 /* Below this many elements of B the packing does not pay: the primitive pads B to 16x64
  * blocks and one execution costs a few microseconds; such products go through om_sgemm. */
 enum { GP_MIN_KN = 16384 };
@@ -44,14 +46,9 @@ enum { GP_MIN_KN = 16384 };
 /* Primitives kept per step: one per shape of A (rows, transpose, strides, alpha, beta,
  * threads). A model whose rows change every run (a decoder's growing sequence) cycles through
  * them; each new shape makes a primitive (oneDNN's own primitive cache keeps recent ones). */
-enum { GP_PRIMS = 8, GP_PKEY = 7 };
-
-typedef struct gp_prim {
-	int64_t key[GP_PKEY]; /* M, ta, lda, ldc, threads, alpha's and beta's bits */
-	dnnl_primitive_t prim;
-	dnnl_memory_t a, c; /* their data handles are set for every execution */
-	dnnl_memory_t scratch; /* the primitive's own scratchpad, or NULL: none needed */
-} gp_prim;
+enum { GP_PRIMS = 8, GP_PKEY = 7 }; /* the key: M, ta, lda, ldc, threads, alpha's, beta's bits */
+_Static_assert((int)GP_PRIMS <= (int)OM_DNNL_PRIMS && (int)GP_PKEY <= (int)OM_DNNL_PKEY,
+	       "om_dnnl_prims holds them");
 
 enum { GP_BKEY = 6 };
 
@@ -64,28 +61,13 @@ struct om_gemm_packed {
 	dnnl_memory_t *w;       /* count packed matrices, each wbytes of wbuf */
 	void *wbuf;             /* om_bigbuf_alloc'd: count * wbytes */
 	size_t wbytes;
-	gp_prim prim[GP_PRIMS];
-	int nprim, next; /* primitives made; the slot the next one replaces once all are */
+	om_dnnl_prims prims; /* GP_PRIMS of them */
 };
-
-static void gp_prim_release(gp_prim *q)
-{
-	if (q->prim)
-		dnnl_primitive_destroy(q->prim);
-	if (q->a)
-		dnnl_memory_destroy(q->a);
-	if (q->c)
-		dnnl_memory_destroy(q->c);
-	if (q->scratch)
-		dnnl_memory_destroy(q->scratch);
-	memset(q, 0, sizeof *q);
-}
 
 static void gp_release(void *block)
 {
 	om_gemm_packed *p = block;
-	for (int i = 0; i < p->nprim; i++)
-		gp_prim_release(&p->prim[i]);
+	om_dnnl_prims_release(&p->prims);
 	for (int64_t i = 0; p->w && i < p->key[1]; i++)
 		if (p->w[i])
 			dnnl_memory_destroy(p->w[i]);
@@ -200,12 +182,12 @@ om_gemm_packed *om_gemm_packed_get(om_ctx *c, int input, const om_gemm_b *b, int
 
 /* the primitive for this shape of A: found, or made (replacing the oldest once all slots are
  * taken); NULL when oneDNN refuses it or wants B in another layout than the packed one */
-static gp_prim *gp_prim_for(om_gemm_packed *p, const int64_t *key, bool ta, float alpha,
-			    float beta)
+static om_dnnl_prim *gp_prim_for(om_gemm_packed *p, const int64_t *key, bool ta, float alpha,
+				 float beta)
 {
-	for (int i = 0; i < p->nprim; i++)
-		if (!memcmp(p->prim[i].key, key, sizeof p->prim[i].key))
-			return &p->prim[i];
+	om_dnnl_prim *found = om_dnnl_prims_find(&p->prims, key, GP_PKEY);
+	if (found)
+		return found;
 	dnnl_primitive_attr_t attr = NULL;
 	dnnl_post_ops_t ops = NULL;
 	/* a scratchpad of the primitive's own (oneDNN's default shares one between
@@ -224,33 +206,11 @@ static gp_prim *gp_prim_for(om_gemm_packed *p, const int64_t *key, bool ta, floa
 		dnnl_post_ops_destroy(ops);
 	if (attr)
 		dnnl_primitive_attr_destroy(attr);
-	gp_prim q = {0};
-	memcpy(q.key, key, sizeof q.key);
-	ok = ok && dnnl_memory_desc_equal(&p->wmd,
-					  dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0));
-	ok = ok && !dnnl_primitive_create(&q.prim, pd) &&
-	     !dnnl_memory_create(&q.a, &amd, p->eng, DNNL_MEMORY_NONE) &&
-	     !dnnl_memory_create(&q.c, &cmd, p->eng, DNNL_MEMORY_NONE);
-	const dnnl_memory_desc_t *smd =
-		ok ? dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0) : NULL;
-	if (smd && dnnl_memory_desc_get_size(smd))
-		ok = !dnnl_memory_create(&q.scratch, smd, p->eng, DNNL_MEMORY_ALLOCATE);
+	om_dnnl_prim q = {0};
+	ok = ok && om_dnnl_prim_make(&q, key, GP_PKEY, p->eng, pd, &p->wmd, &amd, &cmd);
 	if (pd)
 		dnnl_primitive_desc_destroy(pd);
-	if (!ok) {
-		gp_prim_release(&q);
-		return NULL;
-	}
-	int slot = p->nprim;
-	if (p->nprim < GP_PRIMS) {
-		p->nprim++;
-	} else {
-		slot = p->next;
-		p->next = (slot + 1) % GP_PRIMS;
-		gp_prim_release(&p->prim[slot]);
-	}
-	p->prim[slot] = q;
-	return &p->prim[slot];
+	return ok ? om_dnnl_prims_put(&p->prims, GP_PRIMS, &q) : NULL;
 }
 
 /* Below this many multiply-adds a product runs on one thread; pieces of a split one have
@@ -260,7 +220,7 @@ static gp_prim *gp_prim_for(om_gemm_packed *p, const int64_t *key, bool ta, floa
 
 /* one execution of q on memory objects, a stream and a scratchpad of this call's own (the
  * same primitive may run on other threads at once) */
-static dnnl_status_t gp_exec(const om_gemm_packed *p, const gp_prim *q, dnnl_memory_t w,
+static dnnl_status_t gp_exec(const om_gemm_packed *p, const om_dnnl_prim *q, dnnl_memory_t w,
 			     const float *A, float *C)
 {
 	const dnnl_memory_desc_t *amd, *cmd, *smd = NULL;
@@ -293,7 +253,7 @@ static dnnl_status_t gp_exec(const om_gemm_packed *p, const gp_prim *q, dnnl_mem
  * single-threaded primitive each */
 typedef struct gp_split {
 	const om_gemm_packed *p;
-	const gp_prim *full, *tail;
+	const om_dnnl_prim *full, *tail;
 	dnnl_memory_t w;
 	bool ta;
 	int64_t step, pieces, lda, ldc;
@@ -329,8 +289,8 @@ static bool gp_mul_split(om_ctx *c, om_gemm_packed *p, int64_t i, bool ta, int64
 	memcpy(kt, kf, sizeof kt);
 	kt[0] = M - (n - 1) * step;
 	omp_set_num_threads(1);
-	const gp_prim *tail = gp_prim_for(p, kt, ta, alpha, beta);
-	const gp_prim *full = tail ? gp_prim_for(p, kf, ta, alpha, beta) : NULL;
+	const om_dnnl_prim *tail = gp_prim_for(p, kt, ta, alpha, beta);
+	const om_dnnl_prim *full = tail ? gp_prim_for(p, kf, ta, alpha, beta) : NULL;
 	omp_set_num_threads(c->threads);
 	/* making full may have replaced tail's slot (all slots taken) */
 	if (!full || memcmp(tail->key, kt, sizeof kt))
@@ -362,7 +322,7 @@ bool om_gemm_packed_mul(om_ctx *c, om_gemm_packed *p, int64_t i, bool ta, int64_
 	memcpy(&key[5], &alpha, sizeof alpha);
 	memcpy(&key[6], &beta, sizeof beta);
 	const int saved = om_par_threads_set(1);
-	gp_prim *q = gp_prim_for(p, key, ta, alpha, beta);
+	om_dnnl_prim *q = gp_prim_for(p, key, ta, alpha, beta);
 	if (!q) {
 		om_par_threads_restore(saved);
 		return false;
