@@ -3,7 +3,7 @@
 from what onnxruntime.quantization does (this machine has no onnxruntime Python package), so
 that omopt's int8 paths can be measured on the models users bring.
 
-Subcommands (one function each; `static` is left to the QDQ part):
+Subcommands (one function each):
   dynamic IN.onnx OUT.onnx   as quantize_dynamic(IN, OUT) with its defaults: weight_type
                              QInt8, per_channel False, reduce_range False, MatMulConstBOnly
                              (only MatMul/Gemm whose B is an initializer). Gemm is first
@@ -16,8 +16,13 @@ Subcommands (one function each; `static` is left to the QDQ part):
                              with W symmetric per tensor: scale = max|W| / 127, zero point 0,
                              W_quantized = clip(round_half_even(W / scale), -127, 127).
                              One DynamicQuantizeLinear per activation, shared by its readers.
+  static IN.onnx OUT.onnx --calib DIR
+                             as quantize_static(IN, OUT, quant_format=QDQ, per_channel=True)
+                             with MinMax calibration over DIR's .npy samples (bench/quantize_qdq.py
+                             says what it emits and how DIR is laid out).
 
 usage: /usr/bin/python3 bench/quantize.py dynamic IN.onnx OUT.onnx
+       /usr/bin/python3 bench/quantize.py static IN.onnx OUT.onnx --calib DIR
 """
 import sys
 
@@ -25,9 +30,8 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper, TensorProto
 
-
-def _inits(graph):
-    return {t.name: t for t in graph.initializer}
+from onnx_graph import inits as _inits, keep_initializers, set_nodes
+from quantize_qdq import static
 
 
 def _gemm_to_matmul(graph):
@@ -55,8 +59,7 @@ def _gemm_to_matmul(graph):
         if has_c:
             out.append(helper.make_node('Add', [mm_out, n.input[2]], [n.output[0]],
                                         n.name + '_Add'))
-    del graph.node[:]
-    graph.node.extend(out)
+    set_nodes(graph, out)
 
 
 def _quantize_weight(graph, name, done):
@@ -103,12 +106,9 @@ def dynamic(src, dst):
         out.append(helper.make_node('Mul', [asc, wsc], [sm + ':0'], sm))
         out.append(helper.make_node('Mul', [mi + '_cast_output', sm + ':0'], [n.output[0]],
                                     base + '_quant_output_scale_mul'))
-    del graph.node[:]
-    graph.node.extend(out)
-    used = {i for n in graph.node for i in n.input} | {o.name for o in graph.output}
-    keep = [t for t in graph.initializer if t.name in used]
-    del graph.initializer[:]
-    graph.initializer.extend(keep)
+    set_nodes(graph, out)
+    keep_initializers(graph, {i for n in graph.node for i in n.input} |
+                      {o.name for o in graph.output})
     for op in model.opset_import:
         if op.domain in ('', 'ai.onnx') and op.version < 11:
             op.version = 11
@@ -118,14 +118,14 @@ def dynamic(src, dst):
     onnx.save(model, dst)
 
 
-COMMANDS = {'dynamic': dynamic}
-
-
 def main(argv):
-    if len(argv) != 4 or argv[1] not in COMMANDS:
+    if len(argv) == 4 and argv[1] == 'dynamic':
+        dynamic(argv[2], argv[3])
+    elif len(argv) == 6 and argv[1] == 'static' and argv[4] == '--calib':
+        static(argv[2], argv[3], argv[5])
+    else:
         sys.stderr.write(__doc__)
         return 2
-    COMMANDS[argv[1]](argv[2], argv[3])
     return 0
 
 

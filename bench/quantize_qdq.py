@@ -1,4 +1,3 @@
-#!/usr/bin/python3
 """Static int8 quantization of a float model into QDQ format, as onnxruntime.quantization's
 quantize_static(..., quant_format=QuantFormat.QDQ, per_channel=True) emits it with its defaults
 (written from that quantizer's behaviour: there is no onnxruntime Python package here):
@@ -24,11 +23,10 @@ quantize_static(..., quant_format=QuantFormat.QDQ, per_channel=True) emits it wi
 The intermediates are measured by running the model in ONNX Runtime through the oracle
 (../shared/oracle/ort_run.js) with every float tensor made a graph output.
 
-usage: /usr/bin/python3 bench/quantize_static.py IN.onnx OUT.onnx --calib DIR_OF_NPY
+Run as /usr/bin/python3 bench/quantize.py static IN.onnx OUT.onnx --calib DIR_OF_NPY;
 DIR holds samples: with one graph input every .npy file is a sample of it; with several, files
 named INPUT.npy or INPUT_<k>.npy.
 """
-import argparse
 import glob
 import json
 import os
@@ -40,6 +38,8 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper, TensorProto
 
+from onnx_graph import inits, keep_initializers, set_nodes
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 SHARED = os.environ.get('OMOPT_SHARED', os.path.join(HERE, '..', '..', 'shared'))
 ORACLE = os.path.join(SHARED, 'oracle', 'ort_run.js')
@@ -50,10 +50,6 @@ OWN_PARAMS = {'Add', 'Mul', 'AveragePool', 'GlobalAveragePool', 'Concat', 'Sigmo
 DIRECT = {'MaxPool', 'Reshape', 'Flatten', 'Transpose', 'Squeeze', 'Unsqueeze', 'Resize'}
 REMOVABLE = {'Relu', 'Clip'}
 REMOVE_AFTER = WEIGHTED | {'Add', 'Mul'}
-
-
-def inits(g):
-    return {t.name: t for t in g.initializer}
 
 
 def fold_bn(m):
@@ -89,13 +85,8 @@ def fold_bn(m):
         cv.input.extend([wn, bn])
         cv.output[0] = n.output[0]
         dead.add(id(n))
-    keep = [n for n in g.node if id(n) not in dead]
-    del g.node[:]
-    g.node.extend(keep)
-    used = {i for n in g.node for i in n.input} | {o.name for o in g.output}
-    live = [t for t in g.initializer if t.name in used]
-    del g.initializer[:]
-    g.initializer.extend(live)
+    set_nodes(g, [n for n in g.node if id(n) not in dead])
+    keep_initializers(g, {i for n in g.node for i in n.input} | {o.name for o in g.output})
 
 
 def samples(g, d):
@@ -276,35 +267,22 @@ class Quantizer:
             order.append(n)
             for o in n.output:
                 order += after.get(o, [])
-        del g.node[:]
-        g.node.extend(order)
-        used = {i for n in g.node for i in n.input}
-        live = [t for t in g.initializer if t.name in used]
-        del g.initializer[:]
-        g.initializer.extend(live)
+        set_nodes(g, order)
+        keep_initializers(g, {i for n in g.node for i in n.input})
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    ap.add_argument('inp')
-    ap.add_argument('out')
-    ap.add_argument('--calib', required=True)
-    a = ap.parse_args()
-    m = onnx.load(a.inp)
+def static(src, dst, calib):
+    m = onnx.load(src)
     if m.opset_import[0].version < 13:  # per-channel DequantizeLinear needs opset 13
         for o in m.opset_import:
             if o.domain in ('', 'ai.onnx'):
                 o.version = 13
     fold_bn(m)
     m = onnx.shape_inference.infer_shapes(m)
-    ranges = calibrate(m, a.calib)
+    ranges = calibrate(m, calib)
     Quantizer(m, ranges).run()
     del m.graph.value_info[:]
     onnx.checker.check_model(m)
-    onnx.save(m, a.out)
+    onnx.save(m, dst)
     q = sum(n.op_type == 'QuantizeLinear' for n in m.graph.node)
-    print('%s: %d nodes, %d QuantizeLinear' % (a.out, len(m.graph.node), q))
-
-
-if __name__ == '__main__':
-    main()
+    print('%s: %d nodes, %d QuantizeLinear' % (dst, len(m.graph.node), q))
