@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "parallel.h"
@@ -29,6 +30,15 @@
  * successful compare-and-swap on the word is a piece of the job the word names, and that job's
  * fields stay as they are until the piece is done (the caller waits for it).
  *
+ * A split that lost is not repeated at once. When another process holds a core, a worker can
+ * be descheduled for a whole time slice (milliseconds) in the middle of a piece, and the
+ * caller then waits for it: the job took longer than the caller alone would have. The owner
+ * times each job (its own pieces, and the wait after them) and, when the split measured
+ * slower than its own pieces at that pace would have been, runs the pool's next `hold` jobs
+ * on the calling thread alone, with the same pieces in order (the same results), the workers
+ * asleep; `hold` doubles while splits keep losing and falls back once one wins. On an idle
+ * machine no split loses and nothing changes.
+ *
  * The pools are the process's, as OpenMP's are: om_par_for's callers name no pool.
  */
 enum {
@@ -37,6 +47,9 @@ enum {
 	PIECES_PER_THREAD = 4, /* pieces a thread: a late or preempted thread costs 1/4 share */
 	MAX_PIECES = 0xffff,
 	SPINS = 512,           /* pauses before a futex sleep: about 11 us (21 ns each, Zen 4) */
+	HOLD_FIRST = 16,       /* jobs run alone after a split lost */
+	HOLD_MOST = 1024,      /* ... after many in a row (a resnet18 run splits ~100 jobs) */
+	LOST_NS = 200000,      /* the least loss that tells a descheduled worker (judge) */
 };
 
 #define CLAIM(gen, slots, next, pieces)                                                         \
@@ -58,6 +71,7 @@ typedef struct pool pool;
 typedef struct worker {
 	pool *p;
 	int slot;
+	unsigned seen; /* the pool's wake count when it started: a job after that is new */
 } worker;
 
 struct pool {
@@ -76,6 +90,9 @@ struct pool {
 	atomic_int sleepers;  /* workers in futex_wait on wake */
 	atomic_int owner_sleeps;
 	uint32_t gen;         /* jobs published (the owner's) */
+	/* the owner's record of lost splits: jobs still to run alone, and the next hold */
+	int held, hold;
+	bool fresh; /* the owner started workers for this job: their start is no worker's pace */
 };
 
 static pool pools[POOLS];
@@ -156,7 +173,7 @@ static void *work(void *arg)
 #ifdef _OPENMP
 	omp_set_num_threads(1); /* oneDNN called from a piece runs on its thread alone */
 #endif
-	unsigned seen = atomic_load(&p->wake);
+	unsigned seen = me->seen;
 	for (;;) {
 		seen = wait_change(&p->wake, seen, &p->sleepers);
 		for (int64_t k; (k = claim(p, me->slot)) >= 0;) {
@@ -175,6 +192,7 @@ static void forget_workers(void)
 {
 	for (int i = 0; i < POOLS; i++) {
 		pools[i].started = 0;
+		pools[i].held = pools[i].hold = 0;
 		atomic_store(&pools[i].taken, 0);
 	}
 }
@@ -195,9 +213,10 @@ static pool *take(int workers)
 		pool *p = &pools[i];
 		if (!atomic_compare_exchange_strong(&p->taken, &free_, 1))
 			continue;
+		p->fresh = p->started < workers;
 		while (p->started < workers) {
 			worker *w = &p->w[p->started];
-			*w = (worker){p, p->started + 1};
+			*w = (worker){p, p->started + 1, atomic_load(&p->wake)};
 			pthread_attr_t at;
 			pthread_t t;
 			if (pthread_attr_init(&at))
@@ -214,12 +233,38 @@ static pool *take(int workers)
 	return NULL;
 }
 
+static int64_t now_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/* After a split job: the caller ran `mine` of its `pieces` in `own` ns and the job took
+ * `all`. It lost when the pieces at the caller's pace, one after another, would have taken
+ * less than `all` by a tenth and by LOST_NS: a descheduled worker costs the caller a time
+ * slice (milliseconds), where a small job's wake-up costs microseconds (small jobs then keep
+ * their split: a hold would take the big ones' too). */
+static void judge(pool *p, int64_t mine, int64_t pieces, int64_t own, int64_t all)
+{
+	if (mine <= 0 || all <= 0)
+		return;
+	const double alone = (double)own / (double)mine * (double)pieces;
+	if (alone < 0.9 * (double)all && (double)all - alone > LOST_NS) {
+		p->hold = p->hold ? (p->hold < HOLD_MOST ? 2 * p->hold : HOLD_MOST) : HOLD_FIRST;
+		p->held = p->hold;
+	} else if (alone > 1.2 * (double)all) {
+		p->hold = 0;
+	}
+}
+
 /* Runs the job set in p's fields: `pieces` pieces over slots [0, slots); the caller is slot 0
  * and, for a team, member 0. */
 static void run_job(pool *p, int slots, int64_t pieces)
 {
 	atomic_store_explicit(&p->done, 0, memory_order_relaxed);
 	p->gen = (p->gen + 1) & 0xffffff;
+	const int64_t t0 = now_ns();
 	atomic_store_explicit(&p->claim, CLAIM(p->gen, slots, 0, pieces), memory_order_release);
 	atomic_fetch_add(&p->wake, 1);
 	if (atomic_load(&p->sleepers))
@@ -228,13 +273,14 @@ static void run_job(pool *p, int slots, int64_t pieces)
 #ifdef _OPENMP
 	const int omp_saved = om_par_threads_set(1); /* as the workers' pieces (work) */
 #endif
+	int64_t mine = 0;
 	if (p->team) {
 		/* one member, whichever is left: the members each need a thread of their own */
 		const int64_t k = claim(p, 0);
 		run_piece(p, k, (int)k);
 		finish(p);
 	} else {
-		for (int64_t k; (k = claim(p, 0)) >= 0;) {
+		for (int64_t k; (k = claim(p, 0)) >= 0; mine++) {
 			run_piece(p, k, 0);
 			finish(p);
 		}
@@ -243,6 +289,7 @@ static void run_job(pool *p, int slots, int64_t pieces)
 #ifdef _OPENMP
 	om_par_threads_restore(omp_saved);
 #endif
+	const int64_t t1 = now_ns();
 	unsigned d;
 	for (int s = 0; (d = atomic_load(&p->done)) < pieces; s++) {
 		if (s < SPINS) {
@@ -254,6 +301,24 @@ static void run_job(pool *p, int slots, int64_t pieces)
 			futex_wait(&p->done, d);
 		atomic_store(&p->owner_sleeps, 0);
 	}
+	if (!p->team && !p->fresh)
+		judge(p, mine, pieces, t1 - t0, now_ns() - t0);
+}
+
+/* The job's pieces on the calling thread, in order (a held pool: see the top) */
+static void run_alone(pool *p, int64_t pieces)
+{
+	inside = 1;
+#ifdef _OPENMP
+	const int omp_saved = om_par_threads_set(1);
+#endif
+	for (int64_t k = 0; k < pieces; k++)
+		run_piece(p, k, 0);
+	inside = 0;
+#ifdef _OPENMP
+	om_par_threads_restore(omp_saved);
+#endif
+	p->held--;
 }
 
 static bool nested(void)
@@ -296,7 +361,10 @@ void om_par_for_slots(int threads, int64_t n, int64_t grain, om_par_slot_fn fn, 
 	const int64_t grains = (n - 1) / grain + 1;
 	const int64_t len = ((grains - 1) / (grains < most ? grains : most) + 1) * grain;
 	p->fn = fn, p->arg = arg, p->n = n, p->len = len, p->team = NULL;
-	run_job(p, slots, (n - 1) / len + 1);
+	if (p->held > 0)
+		run_alone(p, (n - 1) / len + 1);
+	else
+		run_job(p, slots, (n - 1) / len + 1);
 	atomic_store_explicit(&p->taken, 0, memory_order_release);
 }
 

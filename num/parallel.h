@@ -23,7 +23,9 @@ typedef void (*om_par_fn)(void *arg, int64_t lo, int64_t hi);
  * One call fn(arg, 0, n) on the calling thread when threads <= 1, n <= grain, inside a piece
  * or an OpenMP region, or when 8 other host threads hold the pools. Pieces are claimed by
  * whichever thread comes first, the caller included; they run at an OpenMP count of 1 (oneDNN
- * called from a piece stays on its thread). fn must not fail: a piece that cannot get a buffer
+ * called from a piece stays on its thread). After a split ran slower than the caller alone
+ * would have (a worker descheduled by another process's work), the next jobs' pieces run one
+ * after another on the calling thread (parallel.c). fn must not fail: a piece that cannot get a buffer
  * takes a path that needs none (or the caller gives it one: om_par_for_slots).
  */
 void om_par_for(int threads, int64_t n, int64_t grain, om_par_fn fn, void *arg);

@@ -1,8 +1,9 @@
 /* test_parallel_pool.c — omopt's own pool under om_par_for (num/parallel.c): a slot runs one
  * piece at a time and stays below om_par_slots, the calling thread runs pieces too, a loop
  * inside a piece runs inline, teams meet at barriers on distinct threads, more host threads
- * than pools all finish, a forked child splits loops, pieces see an OpenMP count of 1, and
- * idle workers sleep (the process's CPU time while it sleeps stays near zero). */
+ * than pools all finish, a forked child splits loops, pieces see an OpenMP count of 1, idle
+ * workers sleep (the process's CPU time while it sleeps stays near zero), and a split that a
+ * slow worker made lose is not repeated for the next jobs, then tried again. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -232,9 +233,60 @@ static void idle_workers_sleep(void **state)
 		fail_msg("idle workers used %.1f ms of CPU in 200 ms", used);
 }
 
+typedef struct stall_job {
+	pthread_t caller;
+	atomic_int worker_started; /* a worker's piece began */
+	atomic_int worker_pieces;
+	atomic_llong covered;
+	int stall; /* a worker's piece sleeps 50 ms (a worker descheduled mid-piece) */
+} stall_job;
+
+static void stall_piece(void *arg, int64_t lo, int64_t hi)
+{
+	stall_job *j = arg;
+	atomic_fetch_add(&j->covered, hi - lo);
+	if (!pthread_equal(pthread_self(), j->caller)) {
+		atomic_fetch_add(&j->worker_pieces, 1);
+		atomic_store(&j->worker_started, 1);
+		if (j->stall)
+			nanosleep(&(struct timespec){0, 50000000}, NULL);
+		return;
+	}
+	if (j->stall) /* the caller's first piece waits (up to 2 s) for a worker to hold one */
+		for (int w = 0; w < 20000 && !atomic_load(&j->worker_started); w++)
+			nanosleep(&(struct timespec){0, 100000}, NULL);
+	else /* 1 ms of work: a worker claims pieces when it is not held off */
+		nanosleep(&(struct timespec){0, 1000000}, NULL);
+}
+
+/* A job whose worker held the caller 50 ms for pieces the caller runs in microseconds lost:
+ * the next 16 jobs run on the caller alone (every iteration still once), and after them a
+ * job is split again */
+static void lost_split_held(void **state)
+{
+	(void)state;
+	stall_job w = {.caller = pthread_self()}; /* starts the worker (a start is not judged) */
+	om_par_for(2, 16, 1, stall_piece, &w);
+	stall_job j = {.caller = pthread_self(), .stall = 1};
+	om_par_for(2, 16, 1, stall_piece, &j);
+	assert_true(atomic_load(&j.covered) == 16 && atomic_load(&j.worker_pieces) >= 1);
+	stall_job q = {.caller = pthread_self()};
+	for (int r = 0; r < 16; r++)
+		om_par_for(2, 16, 1, stall_piece, &q);
+	assert_true(atomic_load(&q.covered) == 16 * 16);
+	assert_int_equal(atomic_load(&q.worker_pieces), 0);
+	/* held no longer: of 20 jobs of 1 ms pieces, the worker takes part in some */
+	for (int r = 0; r < 20; r++)
+		om_par_for(2, 16, 1, stall_piece, &q);
+	assert_true(atomic_load(&q.covered) == 36 * 16);
+	assert_true(atomic_load(&q.worker_pieces) > 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		/* first: it needs pools with no record of lost splits (the others leave some) */
+		cmocka_unit_test(lost_split_held),
 		cmocka_unit_test(slots_exclusive_caller_works),
 		cmocka_unit_test(nested_loops_inline),
 		cmocka_unit_test(teams_meet_at_barriers),
