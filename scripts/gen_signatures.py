@@ -89,6 +89,10 @@ CONTRIB = {
          ('bias', 'opt')],
         [('output', 'req'), ('mean', 'opt'), ('inv_std_var', 'opt'),
          ('input_skip_bias_sum', 'opt')], {'epsilon': ('FLOAT', False)}),
+    ('com.microsoft', 'SkipSimplifiedLayerNormalization'): sig(
+        [('input', 'req'), ('skip', 'req'), ('gamma', 'req'), ('bias', 'opt')],
+        [('output', 'req'), ('mean', 'opt'), ('inv_std_var', 'opt'),
+         ('input_skip_bias_sum', 'opt')], {'epsilon': ('FLOAT', False)}),
     ('com.microsoft', 'FusedConv'): sig(
         CV + [('Z', 'opt')], [('Y', 'req')],
         dict(CONV_ATTRS, activation=('STRING', False), activation_params=('FLOATS', False))),
@@ -104,6 +108,10 @@ CONTRIB = {
     ('ai.onnx', 'LayerNormalization', 1): sig(
         [('X', 'req'), ('Scale', 'req'), ('B', 'opt')],
         [('Y', 'req'), ('Mean', 'opt'), ('InvStdDev', 'opt')],
+        {'axis': ('INT', False), 'epsilon': ('FLOAT', False), 'stash_type': ('INT', False)}),
+    # ONNX Runtime's SimplifiedLayerNormalization (RMS), registered in the default domain since 1
+    ('ai.onnx', 'SimplifiedLayerNormalization', 1): sig(
+        [('X', 'req'), ('scale', 'req')], [('Y', 'req'), ('inv_std_var', 'opt')],
         {'axis': ('INT', False), 'epsilon': ('FLOAT', False), 'stash_type': ('INT', False)}),
 }
 

@@ -1,6 +1,8 @@
 /* ops_layernorm.c — LayerNormalization (ONNX's, and ONNX Runtime's in the default domain since
- * 1), RMSNormalization and com.microsoft SkipLayerNormalization: standardization over the last
- * axes, in double: exact; fast mode's float rows through om_fast_layer_norm_f32. */
+ * 1), RMSNormalization, ONNX Runtime's SimplifiedLayerNormalization (default domain since 1)
+ * and com.microsoft SkipLayerNormalization and SkipSimplifiedLayerNormalization:
+ * standardization over the last axes, in double: exact; fast mode's float rows through
+ * om_fast_layer_norm_f32. */
 /* -O2 vectorizes only loops of known trip count; quiet comparisons let selects vectorize
  * (results are unchanged: no reassociation, and detmath.h switches contraction off) */
 #if defined(__GNUC__) && !defined(__clang__)
@@ -17,8 +19,11 @@
 
 /* ---- LayerNormalization ------------------------------------------------------------------ */
 
-/* The rows' param: RMSNormalization takes no mean out (LN_RMS), LayerNormalization does (0) */
-enum { LN_RMS = 1 };
+/* The rows' param: RMSNormalization and the Simplified ones take no mean out (LN_RMS: root mean
+ * square, the Mean output, where there is one, is 0), LayerNormalization does (0); ONNX
+ * Runtime's SimplifiedLayerNormalization names its inverse standard deviation as output 1
+ * (LN_INV1: it has no Mean output) */
+enum { LN_RMS = 1, LN_INV1 = 2 };
 
 typedef struct ln_plan {
 	int32_t axis;
@@ -99,7 +104,9 @@ static om_kind om_ln_kernel(om_ctx *c) /* also ONNX Runtime's LayerNormalization
 		return rc;
 	const om_tensor *x = c->in[0], *b = c->nin > 2 ? c->in[2] : NULL;
 	const int64_t n = p.sl.n;
-	om_tensor *mean = c->nout > 1 ? c->out[1] : NULL, *inv = c->nout > 2 ? c->out[2] : NULL;
+	const int inv_at = c->op->param & LN_INV1 ? 1 : 2;
+	om_tensor *mean = inv_at == 2 && c->nout > 1 ? c->out[1] : NULL;
+	om_tensor *inv = c->nout > inv_at ? c->out[inv_at] : NULL;
 	const bool rms = c->op->param & LN_RMS;
 	if (!c->exact && x->dtype == OM_FLOAT && !rms &&
 	    om_norm_float_row(c->in[1], n, false) && om_norm_float_row(b, n, true) &&
@@ -119,8 +126,7 @@ static om_kind om_ln_kernel(om_ctx *c) /* also ONNX Runtime's LayerNormalization
 	if (!rc && b)
 		rc = om_norm_expand_param(c, b, m, x->dims + p.axis, n, buf + n, "B");
 	norm_std l = {.scale = buf, .bias = b ? buf + n : NULL,
-		    .eps = om_attr_float(c->node, "epsilon", 1e-5f),
-		    .mean = c->nout > 1 ? c->out[1] : NULL, .inv = c->nout > 2 ? c->out[2] : NULL,
+		    .eps = om_attr_float(c->node, "epsilon", 1e-5f), .mean = mean, .inv = inv,
 		    .rms = rms, .smod = 1, .kdiv = 1};
 	if (!rc)
 		rc = om_norm_each_slice(c, x, c->out[0], p.sl, om_norm_standardize, &l);
@@ -128,27 +134,37 @@ static om_kind om_ln_kernel(om_ctx *c) /* also ONNX Runtime's LayerNormalization
 	return rc;
 }
 
-/* com.microsoft SkipLayerNormalization(input, skip, gamma, beta?, bias?), for
- * float input and skip of one shape and a 1-D float bias of the last dim: per row, the sum
- * input + (skip + bias) in float (the bits of the Adds it replaces), kept in output 3
- * (input_skip_bias_sum) when asked, then om_norm_standardize over the last axis, as
- * LayerNormalization(sum, gamma, beta) with the node's epsilon (default 1e-12). */
+/* com.microsoft SkipLayerNormalization(input, skip, gamma, beta?, bias?) and
+ * SkipSimplifiedLayerNormalization(input, skip, gamma, bias?) (LN_RMS: no beta, no mean taken
+ * out, output 1 (mean) is 0), for float input and skip of one shape and a 1-D float bias of
+ * the last dim: per row, the sum input + (skip + bias) in float (the bits of the Adds it
+ * replaces), kept in output 3 (input_skip_bias_sum, bias included as ONNX Runtime 1.30 does)
+ * when asked, then om_norm_standardize over the last axis, as LayerNormalization(sum, gamma,
+ * beta) or RMSNormalization(sum, gamma) with the node's epsilon (default 1e-12). */
+static const om_tensor *skip_bias(const om_ctx *c)
+{
+	const int at = c->op->param & LN_RMS ? 3 : 4;
+	return c->nin > at ? c->in[at] : NULL;
+}
+
 static om_kind skip_ln_ctx(om_ctx *c, om_ctx *lc, const om_tensor **lin, om_tensor **lout)
 {
 	const om_tensor *x = c->nin > 1 ? c->in[0] : NULL, *sk = c->nin > 1 ? c->in[1] : NULL;
-	const om_tensor *b = c->nin > 4 ? c->in[4] : NULL;
+	const om_tensor *b = skip_bias(c);
+	const bool rms = c->op->param & LN_RMS;
+	const char *name = rms ? "SkipSimplifiedLayerNormalization" : "SkipLayerNormalization";
 	if (!x || !sk || c->nin < 3 || c->nout < 1 || !c->out[0])
 		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
-				"SkipLayerNormalization takes input, skip and gamma");
+				"%s takes input, skip and gamma", name);
 	if (x->dtype != OM_FLOAT || sk->dtype != OM_FLOAT || x->rank < 1 || sk->rank != x->rank ||
 	    memcmp(x->dims, sk->dims, sizeof(int64_t) * (size_t)x->rank) ||
 	    (b && (b->dtype != OM_FLOAT || b->rank != 1 || b->dims[0] != x->dims[x->rank - 1])))
 		return om_error(c->st, OM_ERR_UNSUPPORTED, c->node,
-				"SkipLayerNormalization: float input and skip of one shape and a "
-				"1-D bias of the last dim only");
+				"%s: float input and skip of one shape and a 1-D bias of the last "
+				"dim only", name);
 	lin[0] = x;
 	lin[1] = c->in[2];
-	lin[2] = c->nin > 3 ? c->in[3] : NULL;
+	lin[2] = !rms && c->nin > 3 ? c->in[3] : NULL;
 	for (int i = 0; i < 3; i++)
 		lout[i] = i < c->nout ? c->out[i] : NULL;
 	*lc = *c;
@@ -238,9 +254,10 @@ static om_kind om_skip_ln_kernel(om_ctx *c)
 	rc = om_norm_expand_param(&lc, lin[1], m, x->dims + p.axis, n, buf, "gamma");
 	if (!rc && beta)
 		rc = om_norm_expand_param(&lc, beta, m, x->dims + p.axis, n, buf + n, "beta");
+	const bool rms = c->op->param & LN_RMS;
 	norm_std l = {.scale = buf, .bias = beta ? buf + n : NULL,
 		    .eps = om_attr_float(c->node, "epsilon", 1e-12f), .mean = lout[1],
-		    .inv = lout[2], .smod = 1, .kdiv = 1};
+		    .inv = lout[2], .rms = rms, .smod = 1, .kdiv = 1};
 	const int64_t grain = NORM_SLICE_GRAIN / (n + 1) + 1;
 	const int slots = om_par_slots(c->threads, p.sl.outer, grain);
 	const size_t per = sizeof(double) * (size_t)(2 * (n + 1)); /* skip_job.rows */
@@ -248,13 +265,15 @@ static om_kind om_skip_ln_kernel(om_ctx *c)
 	if (!rc && !rows)
 		rc = om_error(c->st, OM_ERR_NOMEM, c->node, "no memory for the rows");
 	skip_job j = {.l = &l, .n = n, .x = x->data, .skip = c->in[1]->data,
-		      .bias = c->nin > 4 && c->in[4] ? c->in[4]->data : NULL,
+		      .bias = skip_bias(c) ? skip_bias(c)->data : NULL,
 		      .sum = c->nout > 3 && c->out[3] ? c->out[3]->data : NULL,
 		      .y = c->out[0]->data, .rows = rows};
 	/* fast mode: in float when gamma and beta are float rows of n and the Mean and InvStdDev
-	 * asked for are float (as LayerNormalization's fast rows: the same bits) */
+	 * asked for are float (as LayerNormalization's fast rows: the same bits); the root mean
+	 * square rows always through om_norm_standardize */
 	const om_tensor *g = lin[1];
-	if (!c->exact && om_norm_float_row(g, n, false) && om_norm_float_row(beta, n, true) &&
+	if (!c->exact && !rms && om_norm_float_row(g, n, false) &&
+	    om_norm_float_row(beta, n, true) &&
 	    (!lout[1] || lout[1]->dtype == OM_FLOAT) && (!lout[2] || lout[2]->dtype == OM_FLOAT)) {
 		j.gamma = g->data, j.beta = beta ? beta->data : NULL;
 		j.mean = lout[1] ? lout[1]->data : NULL, j.inv = lout[2] ? lout[2]->data : NULL;
@@ -274,6 +293,17 @@ static const om_sig_attr attrs_ms_SkipLayerNormalization_1[] = {{"epsilon", OM_A
  * -> output [mean] [inv_std_var] [input_skip_bias_sum] */
 static const om_sig sig_ms_SkipLayerNormalization_1 = {1, 3, 5, 1, 4, 0x18, 0xe, 0x0, 0x0, 0x0, 0x0,
 	attrs_ms_SkipLayerNormalization_1, NULL};
+static const om_sig_attr attrs_ms_SkipSimplifiedLayerNormalization_1[] = {
+	{"epsilon", OM_ATTR_FLOAT, 0}, {NULL, 0, 0}};
+/* SkipSimplifiedLayerNormalization-1: input skip gamma [bias]
+ * -> output [mean] [inv_std_var] [input_skip_bias_sum] */
+static const om_sig sig_ms_SkipSimplifiedLayerNormalization_1 = {1, 3, 4, 1, 4, 0x8, 0xe, 0x0,
+	0x0, 0x0, 0x0, attrs_ms_SkipSimplifiedLayerNormalization_1, NULL};
+static const om_sig_attr attrs_SimplifiedLayerNormalization_1[] = {{"axis", OM_ATTR_INT, 0},
+	{"epsilon", OM_ATTR_FLOAT, 0}, {"stash_type", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+/* SimplifiedLayerNormalization-1: X scale -> Y [inv_std_var] */
+static const om_sig sig_SimplifiedLayerNormalization_1 = {1, 2, 2, 1, 2, 0x0, 0x2, 0x0, 0x0, 0x0,
+	0x0, attrs_SimplifiedLayerNormalization_1, NULL};
 static const om_sig_attr attrs_LayerNormalization_1_v17[] = {{"axis", OM_ATTR_INT, 0},
 	{"epsilon", OM_ATTR_FLOAT, 0}, {"stash_type", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* LayerNormalization-17: X Scale [B] -> Y [Mean] [InvStdDev] */
@@ -299,6 +329,11 @@ static const om_op rows[] = {
 	 &sig_LayerNormalization_1, OM_OPC_LAYER_NORM, NULL, 0, NULL},
 	{"RMSNormalization", "", 23, om_ln_infer, om_ln_kernel, OM_OP_EXACT,
 	 &sig_RMSNormalization_23, OM_OPC_NONE, NULL, LN_RMS, NULL},
+	{"SimplifiedLayerNormalization", "", 1, om_ln_infer, om_ln_kernel, OM_OP_EXACT,
+	 &sig_SimplifiedLayerNormalization_1, OM_OPC_NONE, NULL, LN_RMS | LN_INV1, NULL},
+	{"SkipSimplifiedLayerNormalization", "com.microsoft", 1, om_skip_ln_infer,
+	 om_skip_ln_kernel, OM_OP_EXACT, &sig_ms_SkipSimplifiedLayerNormalization_1, OM_OPC_NONE,
+	 NULL, LN_RMS, NULL},
 };
 
 const om_op_table om_ops_layernorm = OM_TABLE(rows);
