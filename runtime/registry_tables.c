@@ -11,6 +11,7 @@ extern const om_op_table om_ops_softmax, om_ops_lpnorm, om_ops_layernorm, om_ops
 	om_ops_batchnorm, om_ops_mvn, om_ops_lrn;
 extern const om_op_table om_ops_loss;
 extern const om_op_table om_ops_attention;
+extern const om_op_table om_ops_rope;
 extern const om_op_table om_ops_quant;
 extern const om_op_table om_ops_sample;
 extern const om_op_table om_ops_scatter;
@@ -34,6 +35,7 @@ const om_op_table *const om_op_tables[] = {
 	&om_ops_resize,      &om_ops_control, &om_ops_rnn,
 	&om_ops_loss,
 	&om_ops_attention,
+	&om_ops_rope,
 	&om_ops_quant,
 	&om_ops_sample,
 	&om_ops_scatter,

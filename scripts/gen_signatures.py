@@ -89,6 +89,12 @@ CONTRIB = {
          ('bias', 'opt')],
         [('output', 'req'), ('mean', 'opt'), ('inv_std_var', 'opt'),
          ('input_skip_bias_sum', 'opt')], {'epsilon': ('FLOAT', False)}),
+    ('com.microsoft', 'RotaryEmbedding'): sig(
+        [('input', 'req'), ('position_ids', 'req'), ('cos_cache', 'req'), ('sin_cache', 'req')],
+        [('output', 'req')],
+        {'interleaved': ('INT', False), 'is_packed_batching': ('INT', False),
+         'num_heads': ('INT', False), 'rotary_embedding_dim': ('INT', False),
+         'scale': ('FLOAT', False)}),
     ('com.microsoft', 'SkipSimplifiedLayerNormalization'): sig(
         [('input', 'req'), ('skip', 'req'), ('gamma', 'req'), ('bias', 'opt')],
         [('output', 'req'), ('mean', 'opt'), ('inv_std_var', 'opt'),

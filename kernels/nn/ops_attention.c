@@ -1,7 +1,7 @@
 /* ops_attention.c — Attention (opset 23/24: 3-D or 4-D inputs, grouped KV heads, bool/float
  * mask, causal, past/present key and value, scale, softcap, qk_matmul_output_mode,
- * nonpad_kv_seqlen) and RotaryEmbedding (opset 23). Computes in double: both products through
- * om_dgemm, exp from detmath.h; stores in the input's type. */
+ * nonpad_kv_seqlen). Computes in double: both products through om_dgemm, exp from detmath.h;
+ * stores in the input's type. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -329,119 +329,6 @@ static om_kind attention_kernel(om_ctx *c)
 	return OM_OK;
 }
 
-/* ---- RotaryEmbedding ------------------------------------------------------------------- */
-
-typedef struct rope_plan {
-	int64_t B, S, H, D, rd, C2; /* rd: rotated width; C2: the caches' last extent */
-	bool rank3, interleaved;
-	const om_tensor *pos;
-} rope_plan;
-
-static om_kind rope_plan_make(om_ctx *c, rope_plan *p)
-{
-	memset(p, 0, sizeof *p);
-	const om_tensor *x = att_in(c, 0), *cs = att_in(c, 1), *sn = att_in(c, 2);
-	p->pos = att_in(c, 3);
-	if (!x || !cs || !sn || !om_is_float_type(x->dtype) || cs->dtype != x->dtype ||
-	    sn->dtype != x->dtype)
-		return att_bad(c, "needs X, cos_cache and sin_cache of one float type");
-	if (x->rank != 3 && x->rank != 4)
-		return att_bad(c, "X must be 3-D or 4-D");
-	p->rank3 = x->rank == 3;
-	p->B = x->dims[0];
-	if (p->rank3) {
-		p->H = om_attr_int(c->node, "num_heads", 0);
-		if (p->H <= 0 || x->dims[2] % p->H)
-			return att_bad(c, "3-D X needs num_heads dividing its hidden size");
-		p->S = x->dims[1], p->D = x->dims[2] / p->H;
-	} else {
-		p->H = x->dims[1], p->S = x->dims[2], p->D = x->dims[3];
-	}
-	p->rd = om_attr_int(c->node, "rotary_embedding_dim", 0);
-	if (p->rd == 0)
-		p->rd = p->D;
-	if (p->rd < 0 || p->rd > p->D || p->rd % 2)
-		return att_bad(c, "rotary_embedding_dim must be even and at most the head size");
-	p->interleaved = om_attr_int(c->node, "interleaved", 0) != 0;
-	if (cs->rank != sn->rank || memcmp(cs->dims, sn->dims, sizeof(int64_t) * (size_t)cs->rank))
-		return att_bad(c, "cos_cache and sin_cache differ in shape");
-	if (p->pos) {
-		if ((p->pos->dtype != OM_INT64 && p->pos->dtype != OM_INT32) ||
-		    p->pos->rank != 2 || p->pos->dims[0] != p->B || p->pos->dims[1] != p->S)
-			return att_bad(c, "position_ids must be int64 [batch, sequence]");
-		if (cs->rank != 2)
-			return att_bad(c, "with position_ids the caches are 2-D");
-	} else if (cs->rank != 3 || cs->dims[0] != p->B || cs->dims[1] != p->S) {
-		return att_bad(c, "without position_ids the caches are [batch, sequence, *]");
-	}
-	p->C2 = cs->dims[cs->rank - 1];
-	if (p->C2 < p->rd / 2)
-		return att_bad(c, "the caches are narrower than rotary_embedding_dim / 2");
-	return OM_OK;
-}
-
-static om_kind rope_infer(om_ctx *c)
-{
-	rope_plan p;
-	om_kind rc = rope_plan_make(c, &p);
-	if (!rc)
-		om_set_shape(c->out[0], c->in[0]->dtype, c->in[0]->rank, c->in[0]->dims);
-	return rc;
-}
-
-/* rotates one head row r (D wide) with cos/sin rows of rd / 2 */
-static void rope_row(const rope_plan *p, double *r, const double *cs, const double *sn)
-{
-	const int64_t half = p->rd / 2;
-	for (int64_t i = 0; i < half; i++) {
-		const int64_t a = p->interleaved ? 2 * i : i, b = p->interleaved ? 2 * i + 1
-									: i + half;
-		const double x1 = r[a], x2 = r[b];
-		r[a] = cs[i] * x1 - sn[i] * x2;
-		r[b] = sn[i] * x1 + cs[i] * x2;
-	}
-}
-
-static om_kind rope_kernel(om_ctx *c)
-{
-	rope_plan p;
-	om_kind rc = rope_plan_make(c, &p);
-	if (rc)
-		return rc;
-	const om_tensor *x = c->in[0], *cs = c->in[1], *sn = c->in[2];
-	const int64_t rows = p.pos ? cs->dims[0] : p.B * p.S;
-	for (int64_t i = 0; p.pos && i < p.B * p.S; i++) {
-		const int64_t v = om_ix_int_at(p.pos, i);
-		if (v < 0 || v >= rows)
-			return om_error(c->st, OM_ERR_INVALID_INPUT, c->node,
-					"position id %lld is outside [0, %lld)", (long long)v,
-					(long long)rows);
-	}
-	double *r = malloc(sizeof(double) * (size_t)(p.D + p.rd + 2));
-	if (!r)
-		return om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory");
-	double *cr = r + p.D, *sr = cr + p.rd / 2 + 1;
-	const size_t es = om_dtype_size(x->dtype);
-	for (int64_t b = 0; b < p.B; b++)
-		for (int64_t s = 0; s < p.S; s++) {
-			const int64_t row = p.pos ? om_ix_int_at(p.pos, b * p.S + s) : b * p.S + s;
-			const size_t co = (size_t)(row * p.C2) * es;
-			om_load_f64(cs->dtype, (const char *)cs->data + co, 1, p.rd / 2, cr);
-			om_load_f64(sn->dtype, (const char *)sn->data + co, 1, p.rd / 2, sr);
-			for (int64_t h = 0; h < p.H; h++) {
-				const int64_t at = p.rank3 ? ((b * p.S + s) * p.H + h) * p.D
-							   : ((b * p.H + h) * p.S + s) * p.D;
-				om_load_f64(x->dtype, (const char *)x->data + (size_t)at * es, 1,
-					    p.D, r);
-				rope_row(&p, r, cr, sr);
-				om_store_f64(x->dtype, (char *)c->out[0]->data + (size_t)at * es, 1,
-					     r, p.D);
-			}
-		}
-	free(r);
-	return OM_OK;
-}
-
 /* ---- signatures (scripts/gen_signatures.py; ONNX docs/Changelog.md) ---- */
 
 static const om_sig_attr attrs_Attention_23_v25[] = {{"is_causal", OM_ATTR_INT, 0},
@@ -469,18 +356,11 @@ static const om_sig_attr attrs_Attention_23[] = {{"is_causal", OM_ATTR_INT, 0},
  * -> Y [present_key] [present_value] [qk_matmul_output] */
 static const om_sig sig_Attention_23 = {23, 3, 6, 1, 4, 0x38, 0xe, 0x3f, 0xf, 0x3f, 0xf,
 	attrs_Attention_23, &sig_Attention_23_v24};
-static const om_sig_attr attrs_RotaryEmbedding_23[] = {{"interleaved", OM_ATTR_INT, 0},
-	{"num_heads", OM_ATTR_INT, 0}, {"rotary_embedding_dim", OM_ATTR_INT, 0}, {NULL, 0, 0}};
-/* RotaryEmbedding-23: X cos_cache sin_cache [position_ids] -> Y */
-static const om_sig sig_RotaryEmbedding_23 = {23, 3, 4, 1, 1, 0x8, 0x0, 0x7, 0x1, 0x7, 0x1,
-	attrs_RotaryEmbedding_23, NULL};
 
 /* ---- end of signatures ---- */
 
 static const om_op rows[] = {
 	{"Attention", "", 23, attention_infer, attention_kernel, OM_OP_EXACT, &sig_Attention_23,
-	 OM_OPC_NONE, NULL, 0, NULL},
-	{"RotaryEmbedding", "", 23, rope_infer, rope_kernel, OM_OP_EXACT, &sig_RotaryEmbedding_23,
 	 OM_OPC_NONE, NULL, 0, NULL},
 };
 
