@@ -324,6 +324,54 @@ static void windowed_pools(void **state)
 	}
 }
 
+/* windowed pools with one side blocked: a 1x1 conv's output (blocked) pooled into a graph
+ * output (plain: the pool reads blocked and writes plain, as resnet's stem MaxPool before its
+ * plain Winograd convs), and x (plain) pooled into a 1x1 conv (the pool writes blocked);
+ * MaxPool 3x3/2 padded and AveragePool 3x3/2 with ceil_mode, C and M not multiples of the
+ * block, batch 2, against exact mode at one and two threads, in each forced layout */
+static void pools_one_side(void **state)
+{
+	(void)state;
+	const int64_t N = 2, C = 24, M = 40, H = 11;
+	const bool blocked = om_layout_block() != 0;
+	for (int t = 0; t < 2 * NFORCED; t++) {
+		const int threads = 1 + t % 2;
+		om_model *m = tu_model(13);
+		om_graph *g = m->graph;
+		tu_push_value(g, &g->inputs, &g->ninputs,
+			      tu_typed_value(g, "x", OM_FLOAT, 4, (int64_t[]){N, C, H, H}));
+		tu_float_init(g, "W", 4, (int64_t[]){M, C, 1, 1}, 1, 1.0f / sqrtf((float)C));
+		conv(g, "x,W", "c", 1, 1, 1);
+		static const char *const ins[] = {"c", "c", "x", "x"};
+		static const char *const pools[] = {"max_out", "avg_out", "max_in", "avg_in"};
+		for (int k = 0; k < 4; k++) {
+			om_node *p = node(g, k % 2 ? "AveragePool" : "MaxPool", ins[k], pools[k]);
+			tu_attr_ints(p, "kernel_shape", 2, (int64_t[]){3, 3});
+			tu_attr_ints(p, "strides", 2, (int64_t[]){2, 2});
+			tu_attr_ints(p, "pads", 4, (int64_t[]){1, 0, 1, 0});
+			om_node_set_attr(p, "ceil_mode", OM_ATTR_INT)->i = k % 2;
+		}
+		conv(g, "max_in,W", "y_max", 1, 1, 1);
+		conv(g, "avg_in,W", "y_avg", 1, 1, 1);
+		static const char *const outs[] = {"max_out", "avg_out", "y_max", "y_avg"};
+		for (int k = 0; k < 4; k++)
+			tu_push_value(g, &g->outputs, &g->noutputs,
+				      tu_typed_value(g, outs[k], OM_FLOAT, -1, NULL));
+		om_session *fast, *exact;
+		sessions(m, threads, forced[t / 2], &fast, &exact);
+		assert_string_equal(blocked_of(fast, "c"), blocked ? "w" : "");
+		for (int k = 0; k < 4; k++)
+			assert_string_equal(blocked_of(fast, pools[k]), !blocked ? ""
+									: k < 2	 ? "r"
+										 : "w");
+		for (int r = 0; r < 2; r++)
+			agree(fast, exact, N, C, H, 4, true);
+		om_session_free(fast);
+		om_session_free(exact);
+		om_model_free(m);
+	}
+}
+
 /* a blocked MaxPool 3x3 (stride 1 and 2) of 32, 36 or 256 channels between 1x1 convs with
  * NaNs in x (each conv output reads every x channel: NaN in every channel): the windows over
  * them NaN in fast mode as in exact mode (the AVX-512 path: blocks of 16, or NHWC's 36 lanes
@@ -1023,6 +1071,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {cmocka_unit_test(blocked_against_exact),
 					   cmocka_unit_test(global_pools),
+					   cmocka_unit_test(pools_one_side),
 					   cmocka_unit_test(windowed_pools),
 					   cmocka_unit_test(max_pool_nans),
 					   cmocka_unit_test(concat_of_blocks),
