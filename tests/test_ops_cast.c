@@ -1,6 +1,7 @@
 /* test_ops_cast.c — Cast and CastLike: float16/bfloat16 rounding (ties to even, NaN,
  * overflow), float8 with and without saturate, float -> integer, bool, strings. */
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "half.h"
 #include "nodetest.h"
@@ -71,6 +72,106 @@ static void float_to_bfloat16(void **state)
 	assert_true((y[3] & 0x7f80) == 0x7f80 && (y[3] & 0x7f));
 	assert_int_equal(y[4], 0xc000);
 	om_tensor_free(&out);
+}
+
+/* Cast of n elements at src on `threads` threads (fast mode's kernel: om_cast_half's loops) */
+static void cast_threads(int32_t sdt, const void *src, int64_t n, int64_t to, int threads,
+			 om_tensor *out)
+{
+	om_model *m;
+	om_node *nd = nt_node(&m, "Cast", 1, 1);
+	nt_int(nd, "to", to);
+	om_tensor x = nt_tensor(sdt, 1, (int64_t[]){n}, src);
+	om_status st = {0};
+	if (nt_run_threads(nd, 19, (const om_tensor *[]){&x}, out, 0, threads, &st))
+		fail_msg("%s", st.msg);
+	om_model_free(m);
+}
+
+/* half.h's value of half bits h as float32 bits, a NaN made quiet (the double pivot's) */
+static uint32_t ref_half_bits(uint16_t h, int32_t dt)
+{
+	const float v = dt == OM_FLOAT16 ? om_half_to_float(h) : om_bf16_to_float(h);
+	const uint32_t u = om_f32_bits(v);
+	return (u & 0x7fffffffu) > 0x7f800000u ? u | 0x400000u : u;
+}
+
+/* float16 and bfloat16 <-> float32 in cast_half.c's vector loops, at one and two threads
+ * (65536 elements: two pieces), bit for bit against half.h's scalar conversions: every half
+ * value (subnormals, infinities, NaNs with payloads: quieted), and floats at every half
+ * value, at the ties between neighbours and one ulp either side, and a stride through all
+ * float bit patterns; odd lengths at an odd offset (the loops' tails) */
+static void half_vector_loops(void **state)
+{
+	(void)state;
+	enum { NH = 1 << 16 };
+	uint16_t *h = malloc(sizeof(uint16_t) * NH);
+	for (int64_t i = 0; i < NH; i++)
+		h[i] = (uint16_t)i;
+	for (int t = 0; t < 4; t++) {
+		const int32_t dt = t % 2 ? OM_BFLOAT16 : OM_FLOAT16;
+		om_tensor out;
+		cast_threads(dt, h, NH, OM_FLOAT, 1 + t / 2, &out);
+		const uint32_t *y = out.data;
+		const char *name = dt == OM_FLOAT16 ? "f16" : "bf16";
+		for (int64_t i = 0; i < NH; i++)
+			if (y[i] != ref_half_bits(h[i], dt))
+				fail_msg("%s 0x%04x: 0x%08x, want 0x%08x", name, (unsigned)h[i],
+					 (unsigned)y[i], (unsigned)ref_half_bits(h[i], dt));
+		om_tensor_free(&out);
+	}
+	/* by hand: the smallest subnormal, a signaling NaN quieted, -inf */
+	const uint16_t some[] = {0x0001, 0x7c01, 0xfc00};
+	om_tensor out;
+	cast_threads(OM_FLOAT16, some, 3, OM_FLOAT, 1, &out);
+	const uint32_t *sy = out.data;
+	assert_true(sy[0] == om_f32_bits(0x1p-24f) && sy[1] == 0x7fc02000u && sy[2] == 0xff800000u);
+	om_tensor_free(&out);
+	/* floats */
+	enum { NS = 1 << 20 };
+	const int64_t nf = 4 * NH + NS;
+	uint32_t *f = malloc(sizeof(uint32_t) * (size_t)nf);
+	int64_t k = 0;
+	for (int64_t i = 0; i < NH; i++) {
+		const float a = om_half_to_float((uint16_t)i);
+		const float b = om_half_to_float((uint16_t)(i + 1));
+		const float mid = (float)(((double)a + (double)b) / 2);
+		f[k++] = om_f32_bits(a), f[k++] = om_f32_bits(mid);
+		f[k++] = om_f32_bits(mid) + 1, f[k++] = om_f32_bits(mid) - 1;
+	}
+	for (int64_t i = 0; i < NS; i++)
+		f[k++] = (uint32_t)(i * 4099 + (i >> 7));
+	for (int t = 0; t < 4; t++) {
+		const int32_t dt = t % 2 ? OM_BFLOAT16 : OM_FLOAT16;
+		cast_threads(OM_FLOAT, f, nf, dt, 1 + t / 2, &out);
+		const uint16_t *y = out.data;
+		for (int64_t i = 0; i < nf; i++) {
+			const float v = om_bits_f32(f[i]);
+			const uint16_t want =
+				dt == OM_FLOAT16 ? om_float_to_half(v) : om_float_to_bf16(v);
+			if (y[i] != want)
+				fail_msg("%s of 0x%08x: 0x%04x, want 0x%04x",
+					 dt == OM_FLOAT16 ? "f16" : "bf16", (unsigned)f[i],
+					 (unsigned)y[i], (unsigned)want);
+		}
+		om_tensor_free(&out);
+	}
+	/* tails: odd lengths from an odd offset */
+	const int64_t lens[] = {1, 7, 9, 17, 4099};
+	for (size_t i = 0; i < sizeof lens / sizeof *lens; i++) {
+		cast_threads(OM_FLOAT, f + 3, lens[i], OM_FLOAT16, 1, &out);
+		const uint16_t *y = out.data;
+		for (int64_t j = 0; j < lens[i]; j++)
+			assert_int_equal(y[j], om_float_to_half(om_bits_f32(f[3 + j])));
+		om_tensor_free(&out);
+		cast_threads(OM_FLOAT16, h + 3, lens[i], OM_FLOAT, 1, &out);
+		const uint32_t *z = out.data;
+		for (int64_t j = 0; j < lens[i]; j++)
+			assert_int_equal(z[j], ref_half_bits(h[3 + j], OM_FLOAT16));
+		om_tensor_free(&out);
+	}
+	free(f);
+	free(h);
 }
 
 static void float8(void **state)
@@ -274,6 +375,7 @@ int main(void)
 	    cmocka_unit_test(strings),       cmocka_unit_test(castlike_and_errors),
 		cmocka_unit_test(sub_byte_and_e8m0),
 		cmocka_unit_test(bitcast),
+		cmocka_unit_test(half_vector_loops),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cast.h"
+#include "cast_half.h"
 #include "ew.h"
 #include "float8.h"
 #include "subbyte.h"
@@ -247,6 +248,11 @@ om_kind om_cast_elems(om_ctx *c, void *dst, int32_t ddt, const void *src, int32_
 	if (sdt == ddt && ddt != OM_STRING) {
 		if (n > 0)
 			memcpy(dst, src, om_tensor_bytes_for(sdt, 1, &n));
+		return OM_OK;
+	}
+	if (om_cast_half_has(sdt, ddt)) { /* the same bits in vector loops */
+		if (n > 0)
+			om_cast_half(c->threads, dst, ddt, src, sdt, n);
 		return OM_OK;
 	}
 	/* dst may hold anything (session buffers are not zeroed): the padding bits of a sub-byte
