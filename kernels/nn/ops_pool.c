@@ -96,13 +96,19 @@ static om_kind pool_one_side(om_ctx *c)
 		return om_error(c->st, OM_ERR_INTERNAL, c->node, "pool: blocked X or Y's shape");
 	const int64_t N = X->dims[0], C = P->dims[1], b = B->dims[4];
 	const int64_t OH = Y->dims[2], OW = Y->dims[3];
+	om_spatial sp;
+	om_kind rc = bin ? OM_OK : om_pool_geometry(c, &sp); /* blocked X: om_pool_blocked's */
+	if (rc)
+		return rc;
+	if (!bin && (sp.n != 2 || sp.out[0] != OH || sp.out[1] != OW))
+		return om_error(c->st, OM_ERR_INTERNAL, c->node, "pool: blocked Y's shape");
 	om_tensor t = *Y;
 	if (bin)
 		om_set_shape(&t, OM_FLOAT, 5, (int64_t[]){N, B->dims[1], OH, OW, b});
 	else
 		om_set_shape(&t, OM_FLOAT, 4, (int64_t[]){N, C, OH, OW});
 	t.nbytes = sizeof(float) * (size_t)om_tensor_numel(&t);
-	om_kind rc = om_ctx_reserve(c, t.nbytes, "a buffer of pooled values");
+	rc = om_ctx_reserve(c, t.nbytes, "a buffer of pooled values");
 	float *buf = rc ? NULL : malloc(t.nbytes + 1);
 	if (rc || !buf)
 		return rc ? rc : om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory");
