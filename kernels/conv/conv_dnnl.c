@@ -42,6 +42,7 @@ bool om_conv_dnnl(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int64_t
 #include <omp.h>
 
 #include "conv_dnnl_common.h"
+#include "conv_dnnl_split.h"
 #include "conv_winograd.h"
 #include "layout.h"
 #include "parallel.h"
@@ -131,6 +132,8 @@ typedef struct dn_state {
 	float *w0;
 	int32_t *chan;
 	size_t nw; /* floats of d.w */
+	bool split;          /* at two threads or more: slices on omopt's pool (sp), not d */
+	om_dnnl_split sp;
 } dn_state;
 
 static void dn_release(void *p)
@@ -141,6 +144,7 @@ static void dn_release(void *p)
 	if (s->zn)
 		dnnl_memory_destroy(s->zn);
 	om_dnnl_conv_release(&s->d);
+	om_dnnl_split_release(&s->sp);
 	free(s->w0);
 	free(s->chan);
 	memset(s, 0, sizeof *s);
@@ -199,42 +203,6 @@ static bool dn_desc(dn_state *s, const dnnl_convolution_desc_t *cd, int layout,
 	if (attr)
 		dnnl_primitive_attr_destroy(attr);
 	return s->post || !dnnl_primitive_desc_create(pd, cd, NULL, s->d.eng, NULL);
-}
-
-/* s->w0 and s->chan (dn_state) for weights of M outputs, Cg inputs a group, K taps, G groups,
- * through the weights' reorder wr from wu (the caller's layout) */
-static bool dn_channels(dn_state *s, dnnl_primitive_t wr, dnnl_memory_t wu,
-			const dnnl_memory_desc_t *wmd, int64_t M, int64_t Cg, int64_t K, int64_t G)
-{
-	void *packed = NULL;
-	s->nw = dnnl_memory_desc_get_size(wmd) / sizeof(float);
-	const size_t n = (size_t)(M * Cg * K);
-	float *idx = malloc(sizeof(float) * (n ? n : 1)), *ch = NULL;
-	s->w0 = malloc(sizeof(float) * (s->nw ? s->nw : 1));
-	s->chan = malloc(sizeof(int32_t) * (s->nw ? s->nw : 1));
-	dnnl_memory_t t = NULL;
-	bool ok = idx && s->w0 && s->chan && Cg * G < (1 << 24) && /* exact as floats */
-		  !dnnl_memory_get_data_handle(s->d.w, &packed) &&
-		  !dnnl_memory_create(&t, wmd, s->d.eng, DNNL_MEMORY_ALLOCATE) &&
-		  !dnnl_memory_get_data_handle(t, (void **)&ch) &&
-		  !dnnl_memory_set_data_handle(wu, idx);
-	if (ok) {
-		memcpy(s->w0, packed, sizeof(float) * s->nw);
-		for (int64_t m = 0; m < M; m++)
-			for (int64_t j = 0; j < Cg; j++) {
-				const float channel = (float)(m / (M / G) * Cg + j + 1);
-				for (int64_t q = 0; q < K; q++)
-					idx[(m * Cg + j) * K + q] = channel;
-			}
-		dnnl_exec_arg_t a[] = {{DNNL_ARG_FROM, wu}, {DNNL_ARG_TO, t}};
-		ok = !dnnl_primitive_execute(wr, s->d.st, 2, a) && !dnnl_stream_wait(s->d.st);
-	}
-	for (size_t i = 0; ok && i < s->nw; i++)
-		s->chan[i] = (int32_t)ch[i] - 1;
-	if (t)
-		dnnl_memory_destroy(t);
-	free(idx);
-	return ok;
 }
 
 /* the primitive and its memories for key (see dn_key) and epilogue e; false when oneDNN
@@ -296,9 +264,73 @@ static bool dn_make(dn_state *s, const int64_t *k, const om_conv_epi *e, const f
 	dnnl_primitive_t wr = NULL;
 	ok = ok && om_dnnl_conv_weights(d, &wuser, w, &wu, &wr);
 	if (ok && (k[21] >> 8 & 1))
-		ok = dn_channels(s, wr, wu, wmd, M, C / G, KH * KW, G);
+		ok = om_dnnl_conv_channels(d->eng, d->st, d->w, wr, wu, wmd,
+					   (const int64_t[]){M, C / G, G, KH * KW}, 0, &s->w0,
+					   &s->chan, &s->nw);
 	om_dnnl_conv_weights_free(wu, wr);
 	dnnl_primitive_desc_destroy(pd);
+	return ok;
+}
+
+/* the slices' primitive descriptors (conv_dnnl_split.h): with the epilogue as post-ops on
+ * the blocked path when the first slice's took them (s->post), then every slice alike */
+typedef struct dn_split_ctx {
+	dn_state *s;
+	const om_conv_epi *e;
+	int layout;
+	bool first;
+} dn_split_ctx;
+
+static bool dn_split_pd(void *ctx, const dnnl_convolution_desc_t *cd,
+			const_dnnl_primitive_attr_t base, int64_t m0, int64_t m1,
+			dnnl_primitive_desc_t *pd)
+{
+	dn_split_ctx *x = ctx;
+	(void)m0, (void)m1;
+	const bool want = x->first ? x->layout == DN_BLOCKED : x->s->post;
+	dnnl_primitive_attr_t attr = NULL;
+	dnnl_post_ops_t po = NULL;
+	const bool post = want && !dnnl_primitive_attr_clone(&attr, base) &&
+			  !dnnl_post_ops_create(&po) &&
+			  dn_post_ops(po, x->e->z != NULL, x->e->act, x->e->alpha, x->e->beta) &&
+			  !dnnl_primitive_attr_set_post_ops(attr, po) &&
+			  !dnnl_primitive_desc_create(pd, cd, attr, x->s->sp.eng, NULL);
+	if (po)
+		dnnl_post_ops_destroy(po);
+	if (attr)
+		dnnl_primitive_attr_destroy(attr);
+	if (x->first)
+		x->s->post = post, x->first = false;
+	if (post || x->s->post) /* a later slice without the first's post-ops: none */
+		return post;
+	return !dnnl_primitive_desc_create(pd, cd, base, x->s->sp.eng, NULL);
+}
+
+/* s->sp for key (see dn_key) at `threads` threads: false when oneDNN refuses a slice */
+static bool dn_split_make(dn_state *s, const int64_t *k, const om_conv_epi *e, const float *w,
+			  int threads)
+{
+	const int layout = (int)((k[15] >> 1) & 0x7f);
+	const bool bin = k[21] & 1, bout = k[21] & 2;
+	const int64_t block = (k[21] >> 2 & 0x3f) - 1;
+	const dnnl_format_tag_t blk = block == 16 ? dnnl_nChw16c
+				      : block == 8 ? dnnl_nChw8c
+						   : dnnl_nhwc;
+	const dnnl_format_tag_t act = layout == DN_NCHW ? dnnl_nchw : dnnl_format_tag_any;
+	om_dnnl_split_geo g = {
+		.N = k[0], .C = k[1], .H = k[2], .W = k[3], .M = k[4], .kh = k[5], .kw = k[6],
+		.stride = {k[7], k[8]}, .pb = {k[9], k[10]}, .pe = {k[11], k[12]}, .G = k[13],
+		.OH = k[14] >> 32, .OW = k[14] & 0xffffffff, .bias = k[15] & 1,
+		.dil = {k[16], k[17]}, .xt = dnnl_f32, .yt = dnnl_f32, .wt = dnnl_f32,
+		.bt = dnnl_f32, .z = e->z != NULL, .xtag = bin ? blk : dnnl_nchw,
+		.ytag = bout ? blk : dnnl_nchw, .src = bin ? blk : act, .dst = bout ? blk : act};
+	if (!om_dnnl_split_tag(g.xtag) || !om_dnnl_split_tag(g.ytag))
+		return false;
+	dn_split_ctx x = {s, e, layout, true};
+	const int saved = om_par_threads_set(1); /* oneDNN sizes its split at creation */
+	const bool ok = om_dnnl_split_make(&s->sp, &g, threads, w, k[21] >> 8 & 1, dn_split_pd,
+					   &x);
+	om_par_threads_restore(saved);
 	return ok;
 }
 
@@ -329,8 +361,7 @@ static dnnl_status_t dn_run(dn_state *s, const float *x, const float *bias, cons
 		float *w;
 		if ((r = dnnl_memory_get_data_handle(s->d.w, (void **)&w)))
 			return r;
-		for (size_t i = 0; i < s->nw; i++)
-			w[i] = s->chan[i] >= 0 ? s->w0[i] * factor[s->chan[i]] : 0.0f;
+		om_dnnl_conv_scale(w, s->w0, s->chan, s->nw, factor);
 	}
 	if ((r = om_dnnl_conv_bind(&s->d, x, bias, y)))
 		return r;
@@ -406,7 +437,11 @@ bool om_conv_dnnl(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int64_t
 	dn_state *s = om_ctx_state_keyed(c, dn_release, key, DN_KEY, sizeof *s, &made);
 	if (!s)
 		return false;
-	if (made) {
+	if (made)
+		/* at two threads or more, single-threaded slices on omopt's pool: an OpenMP team's
+		 * workers spin after every region (a busy core's lost time) */
+		s->split = threads > 1 && dn_split_make(s, key, e, w, threads);
+	if (made && !s->split) {
 		/* oneDNN sizes its kernels' work split by the OpenMP threads at creation: the
 		 * runs' count (made for 2 threads and run on 1, a primitive was 10-50x slower) */
 		omp_set_num_threads(threads);
@@ -418,7 +453,8 @@ bool om_conv_dnnl(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int64_t
 	}
 	if (s->declined)
 		return false;
-	if (s->d.scratch && (*rc = om_ctx_reserve(c, s->d.scratch, "a blocked copy for oneDNN")))
+	const size_t scratch = s->split ? s->sp.scratch : s->d.scratch;
+	if (scratch && (*rc = om_ctx_reserve(c, scratch, "a blocked copy for oneDNN")))
 		return true;
 	/* Z and the activation, when they are not the primitive's (the bias is): planes of Y
 	 * over the run's threads after it (a blocked Y: planes of `block` channels, Z blocked
@@ -431,8 +467,11 @@ bool om_conv_dnnl(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int64_t
 	float *z = NULL;
 	if (!s->post && (*rc = om_conv_epi_keep_z(c, &ep.e, y, c->out[0]->nbytes, &z)))
 		return true;
-	const dnnl_status_t r = dn_run(s, x, e->bias, s->post ? e->z : NULL, factor, y,
-				       c->out[0]->nbytes, threads);
+	const dnnl_status_t r =
+		s->split ? om_dnnl_split_run(&s->sp, x, e->bias, s->post ? e->z : NULL, factor, y,
+					     threads)
+			 : dn_run(s, x, e->bias, s->post ? e->z : NULL, factor, y,
+				  c->out[0]->nbytes, threads);
 	*rc = om_dnnl_conv_status(c, r, "convolution");
 	if (r == dnnl_success && !s->post && om_conv_epi_any(&ep.e))
 		om_par_for(threads, planes, (EPI_GRAIN + ep.P - 1) / ep.P, epi_rows, &ep);

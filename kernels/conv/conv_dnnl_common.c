@@ -1,5 +1,6 @@
 /* conv_dnnl_common.c — one oneDNN convolution's engine, memories, reorders and run, shared by
  * the float and int8 paths (conv_dnnl_common.h). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "conv_dnnl_common.h"
@@ -138,6 +139,52 @@ dnnl_status_t om_dnnl_conv_exec(om_dnnl_conv *d, bool bias)
 			return r;
 	}
 	return dnnl_stream_wait(d->st);
+}
+
+bool om_dnnl_conv_channels(dnnl_engine_t eng, dnnl_stream_t st, dnnl_memory_t packed,
+			   dnnl_primitive_t wr, dnnl_memory_t wu, const dnnl_memory_desc_t *wmd,
+			   const int64_t *mcgk, int64_t c0, float **w0, int32_t **chan,
+			   size_t *nw)
+{
+	const int64_t M = mcgk[0], Cg = mcgk[1], G = mcgk[2], K = mcgk[3];
+	void *p = NULL;
+	*nw = dnnl_memory_desc_get_size(wmd) / sizeof(float);
+	const size_t n = (size_t)(M * Cg * K);
+	float *idx = malloc(sizeof(float) * (n ? n : 1)), *ch = NULL;
+	*w0 = malloc(sizeof(float) * (*nw ? *nw : 1));
+	*chan = malloc(sizeof(int32_t) * (*nw ? *nw : 1));
+	dnnl_memory_t t = NULL;
+	bool ok = idx && *w0 && *chan && c0 + Cg * G < (1 << 24) && /* exact as floats */
+		  !dnnl_memory_get_data_handle(packed, &p) &&
+		  !dnnl_memory_create(&t, wmd, eng, DNNL_MEMORY_ALLOCATE) &&
+		  !dnnl_memory_get_data_handle(t, (void **)&ch) &&
+		  !dnnl_memory_set_data_handle(wu, idx);
+	if (ok) {
+		memcpy(*w0, p, sizeof(float) * *nw);
+		for (int64_t m = 0; m < M; m++)
+			for (int64_t j = 0; j < Cg; j++) {
+				const float channel = (float)(m / (M / G) * Cg + j + 1);
+				for (int64_t q = 0; q < K; q++)
+					idx[(m * Cg + j) * K + q] = channel;
+			}
+		dnnl_exec_arg_t a[] = {{DNNL_ARG_FROM, wu}, {DNNL_ARG_TO, t}};
+		ok = !dnnl_primitive_execute(wr, st, 2, a) && !dnnl_stream_wait(st);
+	}
+	for (size_t i = 0; ok && i < *nw; i++) {
+		const int32_t v = (int32_t)ch[i] - 1;
+		(*chan)[i] = v < 0 ? -1 : v + (int32_t)c0;
+	}
+	if (t)
+		dnnl_memory_destroy(t);
+	free(idx);
+	return ok;
+}
+
+void om_dnnl_conv_scale(float *w, const float *w0, const int32_t *chan, size_t nw,
+			const float *factor)
+{
+	for (size_t i = 0; i < nw; i++)
+		w[i] = chan[i] >= 0 ? w0[i] * factor[chan[i]] : 0.0f;
 }
 
 om_kind om_dnnl_conv_status(om_ctx *c, dnnl_status_t r, const char *what)

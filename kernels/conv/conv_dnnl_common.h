@@ -57,6 +57,17 @@ void om_dnnl_conv_weights_free(dnnl_memory_t wu, dnnl_primitive_t wr);
 dnnl_status_t om_dnnl_conv_bind(om_dnnl_conv *d, const void *x, const void *bias, void *y);
 /** X's reorder, the convolution (with its bias or not), Y's reorder, then waits. */
 dnnl_status_t om_dnnl_conv_exec(om_dnnl_conv *d, bool bias);
+/** For weights of G groups of M outputs, Cg inputs a group, K taps, reordered by wr from wu
+ *  (the caller's layout) into packed (of wmd): *w0, a copy of packed, and *chan, each float's
+ *  input channel plus c0 (-1: the layout's padding), *nw floats each (the caller frees them),
+ *  found by reordering a W whose values are their channels. */
+bool om_dnnl_conv_channels(dnnl_engine_t eng, dnnl_stream_t st, dnnl_memory_t packed,
+			   dnnl_primitive_t wr, dnnl_memory_t wu, const dnnl_memory_desc_t *wmd,
+			   const int64_t *mcgk, int64_t c0, float **w0, int32_t **chan,
+			   size_t *nw);
+/** w = w0 times the factor of each float's channel chan (0 where chan is -1), nw floats. */
+void om_dnnl_conv_scale(float *w, const float *w0, const int32_t *chan, size_t nw,
+			const float *factor);
 /** OM_OK for dnnl_success, else the step's error ("oneDNN <what> failed (status r)"). */
 om_kind om_dnnl_conv_status(om_ctx *c, dnnl_status_t r, const char *what);
 

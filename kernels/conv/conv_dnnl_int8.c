@@ -39,6 +39,8 @@ bool om_qconv_dnnl(om_ctx *c, const om_qconv *q, om_kind *rc)
 #include <omp.h>
 
 #include "conv_dnnl_common.h"
+#include "conv_dnnl_split.h"
+#include "parallel.h"
 
 enum { QK_KEY = 24 };
 /* multiply-adds below which the conv runs on one thread (conv_dnnl.c's reason) */
@@ -48,30 +50,35 @@ typedef struct qk_state {
 	int64_t key[QK_KEY]; /* geometry, types, zero points, scales, threads: others remake it */
 	bool declined;       /* oneDNN refused the case (or has only its reference kernel) */
 	om_dnnl_conv d;      /* X and Y reordered between NCHW and the primitive's layout */
+	bool split;          /* at two threads or more: slices on omopt's pool (sp), not d */
+	om_dnnl_split sp;
 } qk_state;
 
 static void qk_release(void *p)
 {
 	qk_state *s = p;
 	om_dnnl_conv_release(&s->d);
+	om_dnnl_split_release(&s->sp);
 	memset(s, 0, sizeof *s);
 }
 
-/* the attributes: output scales x_scale w_scale[m] / y_scale, the zero points of X and Y */
-static bool qk_attr(const om_qconv *q, dnnl_primitive_attr_t *attr)
+/* the attributes of outputs [m0, m1): output scales x_scale w_scale[m] / y_scale, the zero
+ * points of X and Y */
+static bool qk_attr(const om_qconv *q, dnnl_primitive_attr_t attr, int64_t m0, int64_t m1)
 {
-	const int64_t n = q->nw_scale;
-	float *sc = malloc(sizeof(float) * (size_t)n);
+	const int64_t n = q->nw_scale > 1 ? m1 - m0 : q->nw_scale;
+	const float *ws = q->nw_scale > 1 ? q->w_scale + m0 : q->w_scale;
+	float *sc = malloc(sizeof(float) * (size_t)(n > 0 ? n : 1));
 	if (!sc)
 		return false;
 	for (int64_t m = 0; m < n; m++)
-		sc[m] = q->x_scale * q->w_scale[m] / q->y_scale;
+		sc[m] = q->x_scale * ws[m] / q->y_scale;
 	const int32_t xz = q->x_zp, yz = q->y_zp;
-	const bool ok = !dnnl_primitive_attr_create(attr) &&
-			!dnnl_primitive_attr_set_output_scales(*attr, n, n > 1 ? 2 : 0, sc) &&
-			(!xz || !dnnl_primitive_attr_set_zero_points(*attr, DNNL_ARG_SRC, 1, 0,
+	const bool ok = !dnnl_primitive_attr_set_output_scales(attr, n, q->nw_scale > 1 ? 2 : 0,
+							       sc) &&
+			(!xz || !dnnl_primitive_attr_set_zero_points(attr, DNNL_ARG_SRC, 1, 0,
 								     &xz)) &&
-			(!yz || !dnnl_primitive_attr_set_zero_points(*attr, DNNL_ARG_DST, 1, 0,
+			(!yz || !dnnl_primitive_attr_set_zero_points(attr, DNNL_ARG_DST, 1, 0,
 								     &yz));
 	free(sc);
 	return ok;
@@ -106,7 +113,8 @@ static bool qk_make(qk_state *s, const om_qconv *q)
 	dnnl_primitive_desc_t pd = NULL;
 	bool ok = om_dnnl_conv_desc(&cd, &src, &wany, q->bias ? &bmd : NULL, &dst, sp->stride,
 				    sp->pb, sp->pe, sp->dil) &&
-		  qk_attr(q, &attr) && !dnnl_primitive_desc_create(&pd, &cd, attr, d->eng, NULL);
+		  !dnnl_primitive_attr_create(&attr) && qk_attr(q, attr, 0, M) &&
+		  !dnnl_primitive_desc_create(&pd, &cd, attr, d->eng, NULL);
 	if (attr)
 		dnnl_primitive_attr_destroy(attr);
 	if (!ok || !om_dnnl_conv_jit(pd)) {
@@ -125,6 +133,40 @@ static bool qk_make(qk_state *s, const om_qconv *q)
 	ok = ok && om_dnnl_conv_weights(d, &wuser, q->w, &wu, &wr);
 	om_dnnl_conv_weights_free(wu, wr);
 	dnnl_primitive_desc_destroy(pd);
+	return ok;
+}
+
+/* a slice's primitive descriptor (conv_dnnl_split.h): its outputs' scales */
+static bool qk_split_pd(void *ctx, const dnnl_convolution_desc_t *cd,
+			const_dnnl_primitive_attr_t base, int64_t m0, int64_t m1,
+			dnnl_primitive_desc_t *pd)
+{
+	const om_qconv *q = ((void **)ctx)[0];
+	const dnnl_engine_t eng = *(const dnnl_engine_t *)((void **)ctx)[1];
+	dnnl_primitive_attr_t attr = NULL;
+	const bool ok = !dnnl_primitive_attr_clone(&attr, base) && qk_attr(q, attr, m0, m1) &&
+			!dnnl_primitive_desc_create(pd, cd, attr, eng, NULL);
+	if (attr)
+		dnnl_primitive_attr_destroy(attr);
+	return ok;
+}
+
+/* s->sp for q at `threads` threads; false when oneDNN refuses a slice */
+static bool qk_split_make(qk_state *s, const om_qconv *q, int threads)
+{
+	const om_spatial *sp = q->sp;
+	const om_dnnl_split_geo g = {
+		.N = q->N, .C = q->C, .H = sp->in[0], .W = sp->in[1], .M = q->M,
+		.OH = sp->out[0], .OW = sp->out[1], .G = q->group, .kh = sp->k[0],
+		.kw = sp->k[1], .stride = {sp->stride[0], sp->stride[1]},
+		.pb = {sp->pb[0], sp->pb[1]}, .pe = {sp->pe[0], sp->pe[1]},
+		.dil = {sp->dil[0], sp->dil[1]}, .xt = qk_type(q->xtype), .yt = qk_type(q->ytype),
+		.wt = dnnl_s8, .bt = dnnl_s32, .bias = q->bias != NULL, .xtag = dnnl_nchw,
+		.ytag = dnnl_nchw, .src = dnnl_format_tag_any, .dst = dnnl_format_tag_any};
+	void *ctx[2] = {(void *)q, &s->sp.eng};
+	const int saved = om_par_threads_set(1); /* oneDNN sizes its split at creation */
+	const bool ok = om_dnnl_split_make(&s->sp, &g, threads, q->w, false, qk_split_pd, ctx);
+	om_par_threads_restore(saved);
 	return ok;
 }
 
@@ -166,7 +208,9 @@ bool om_qconv_dnnl(om_ctx *c, const om_qconv *q, om_kind *rc)
 	qk_state *s = om_ctx_state_keyed(c, qk_release, key, QK_KEY, sizeof *s, &made);
 	if (!s)
 		return false;
-	if (made) {
+	if (made) /* at two threads or more, single-threaded slices on omopt's pool */
+		s->split = threads > 1 && qk_split_make(s, q, threads);
+	if (made && !s->split) {
 		omp_set_num_threads(threads); /* oneDNN sizes its split at creation */
 		if (!qk_make(s, q)) {
 			qk_release(s);
@@ -176,11 +220,14 @@ bool om_qconv_dnnl(om_ctx *c, const om_qconv *q, om_kind *rc)
 	}
 	if (s->declined)
 		return false;
-	if (s->d.scratch &&
-	    (*rc = om_ctx_reserve(c, s->d.scratch, "oneDNN's copies of X and Y")))
+	const size_t scratch = s->split ? s->sp.scratch : s->d.scratch;
+	if (scratch && (*rc = om_ctx_reserve(c, scratch, "oneDNN's copies of X and Y")))
 		return true;
 	om_ctx_chose(c, OM_QCONV_ONEDNN);
-	*rc = om_dnnl_conv_status(c, qk_run(s, q, threads), "int8 convolution");
+	const dnnl_status_t r =
+		s->split ? om_dnnl_split_run(&s->sp, q->x, q->bias, NULL, NULL, q->y, threads)
+			 : qk_run(s, q, threads);
+	*rc = om_dnnl_conv_status(c, r, "int8 convolution");
 	return true;
 }
 
