@@ -5,12 +5,17 @@
  * with another batch remakes it; bias, Z and activations as FusedConv's epilogue; one and two
  * threads. Activation nodes after the conv (QuickGelu, HardSwish, x * HardSigmoid(x),
  * x * Sigmoid(x), Clip of constant bounds) are absorbed into the conv step in fast mode
- * (runtime/plan_absorb.c) and counted; exact mode absorbs none. Passes (on the own kernels)
+ * (runtime/plan_absorb.c) and counted; exact mode absorbs none. At 2 and 3 threads oneDNN's
+ * convs run as slices of their output channels (groups) on omopt's pool (conv_dnnl_split.c):
+ * split_layouts chains two convs big enough to split, of output counts no slice divides, in
+ * each layout between them (NCHW, blocked, NHWC), 1 and 3 images, against exact mode; and
+ * QLinearConv's int8 path at 1-3 threads equals the exact kernel. Passes (on the own kernels)
  * without oneDNN too. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "nodetest.h"
 #include "testutil.h"
 #include "session.h"
 
@@ -182,8 +187,241 @@ static void fast_against_exact(void **state)
 	}
 }
 
+/* Two convs big enough to split at 2 threads (a dense one above 3e6 multiply-adds, a grouped
+ * or depthwise one above 5e5), the first's output between them kept in the session's layout:
+ * X (N, C, H, W) -> conv a (M, ka x ka, stride sa, pad ka / 2, group ga, FusedConv with act
+ * and Z when z) -> conv b (M2, kb x kb, group gb, pad kb / 2) -> Y */
+typedef struct split_case {
+	int64_t C, H, M, ka, sa, ga;
+	const char *act;
+	bool z;
+	int64_t M2, kb, gb;
+} split_case;
+
+static const split_case split_cases[] = {
+	{33, 24, 100, 5, 1, 1, "Relu", true, 17, 3, 1},    /* odd C, M 100 -> 17 */
+	{64, 40, 5, 3, 2, 1, NULL, false, 48, 5, 1},       /* M 5 (< 16) -> 48, 5x5 */
+	{40, 32, 40, 5, 1, 40, "Relu", false, 40, 3, 40},  /* depthwise 40 (not whole blocks) */
+	{128, 20, 128, 3, 1, 8, NULL, true, 48, 1, 1},     /* 8 groups of 16, Z; 1x1 after */
+	{48, 21, 96, 3, 2, 1, "Sigmoid", false, 96, 3, 6}, /* 6 groups of 16, odd image */
+	{32, 28, 96, 5, 1, 1, NULL, true, 96, 3, 96},      /* depthwise after a dense conv */
+	{32, 28, 96, 5, 1, 1, "Relu", false, 96, 3, 8},    /* groups of 12 (not whole blocks) */
+};
+
+static om_model *split_model(const split_case *k)
+{
+	om_model *m = tu_model_ms(14);
+	om_graph *g = m->graph;
+	const int64_t OH = (k->H + 2 * (k->ka / 2) - k->ka) / k->sa + 1;
+	om_value *x = value(g, "x", OM_VALUE_GRAPH_INPUT, 4, (int64_t[]){1, k->C, k->H, k->H}, 1);
+	tu_push_value(g, &g->inputs, &g->ninputs, x);
+	tu_float_init(g, "Wa", 4, (int64_t[]){k->M, k->C / k->ga, k->ka, k->ka}, 7,
+		      1.0f / sqrtf((float)(k->C / k->ga * k->ka * k->ka)));
+	tu_float_init(g, "Ba", 1, (int64_t[]){k->M}, 11, 0.5f);
+	tu_float_init(g, "Wb", 4, (int64_t[]){k->M2, k->M / k->gb, k->kb, k->kb}, 13,
+		      1.0f / sqrtf((float)(k->M / k->gb * k->kb * k->kb)));
+	tu_float_init(g, "Bb", 1, (int64_t[]){k->M2}, 17, 0.5f);
+	if (k->z) {
+		om_value *z = value(g, "z", OM_VALUE_GRAPH_INPUT, 4, (int64_t[]){1, k->M, OH, OH},
+				    1);
+		tu_push_value(g, &g->inputs, &g->ninputs, z);
+	}
+	const bool fused = k->act || k->z;
+	om_node *a = tu_graph_node(g, fused ? "FusedConv" : "Conv", k->z ? "x,Wa,Ba,z" : "x,Wa,Ba",
+				   "a");
+	if (fused)
+		a->domain = "com.microsoft";
+	if (k->act) {
+		om_attr *at = om_node_set_attr(a, "activation", OM_ATTR_STRING);
+		at->s.ptr = om_arena_strndup(m->arena, k->act, strlen(k->act));
+		at->s.len = (int64_t)strlen(k->act);
+	}
+	const int64_t pa = k->ka / 2, pb = k->kb / 2;
+	tu_attr_ints(a, "kernel_shape", 2, (int64_t[]){k->ka, k->ka});
+	tu_attr_ints(a, "strides", 2, (int64_t[]){k->sa, k->sa});
+	tu_attr_ints(a, "pads", 4, (int64_t[]){pa, pa, pa, pa});
+	om_node_set_attr(a, "group", OM_ATTR_INT)->i = k->ga;
+	om_node *b = tu_graph_node(g, "Conv", "a,Wb,Bb", "y");
+	tu_attr_ints(b, "kernel_shape", 2, (int64_t[]){k->kb, k->kb});
+	tu_attr_ints(b, "pads", 4, (int64_t[]){pb, pb, pb, pb});
+	om_node_set_attr(b, "group", OM_ATTR_INT)->i = k->gb;
+	om_value *y = value(g, "y", OM_VALUE_GRAPH_OUTPUT, 4, (int64_t[]){1, k->M2, OH, OH}, 1);
+	tu_push_value(g, &g->outputs, &g->noutputs, y);
+	return m;
+}
+
+/* y of k's model on N images (inputs of seeds 3, 5) */
+static void split_run(om_session *s, const split_case *k, int64_t N, om_tensor *y)
+{
+	const int64_t OH = (k->H + 2 * (k->ka / 2) - k->ka) / k->sa + 1;
+	om_tensor in[2] = {{0}, {0}};
+	om_status st = {0};
+	assert_int_equal(om_tensor_alloc(&in[0], OM_FLOAT, 4, (int64_t[]){N, k->C, k->H, k->H},
+					 &st), OM_OK);
+	tu_fill(in[0].data, om_tensor_numel(&in[0]), 3, 1.0f);
+	if (k->z) {
+		assert_int_equal(om_tensor_alloc(&in[1], OM_FLOAT, 4,
+						 (int64_t[]){N, k->M, OH, OH}, &st), OM_OK);
+		tu_fill(in[1].data, om_tensor_numel(&in[1]), 5, 1.0f);
+	}
+	if (om_session_run(s, in, k->z ? 2 : 1, y, 1, &st))
+		fail_msg("%s", st.msg);
+	om_tensor_free(&in[0]);
+	om_tensor_free(&in[1]);
+}
+
+static void split_layouts(void **state)
+{
+	(void)state;
+	static const om_layout_choice layouts[] = {OM_LAYOUT_NCHW, OM_LAYOUT_BLOCKED,
+						   OM_LAYOUT_NHWC};
+	for (size_t i = 0; i < sizeof split_cases / sizeof *split_cases; i++) {
+		const split_case *k = &split_cases[i];
+		om_model *m = split_model(k);
+		om_session *exact = NULL;
+		om_status st = {0};
+		const om_session_options eo = {.exact = 1};
+		assert_int_equal(om_session_create(m, &eo, &exact, &st), OM_OK);
+		for (int64_t N = 1; N <= 3; N += 2) {
+			om_tensor want = {0};
+			split_run(exact, k, N, &want);
+			for (size_t l = 0; l < 3; l++)
+				for (int threads = 1; threads <= 3; threads++) {
+					om_session *fast = NULL;
+					const om_session_options fo = {.threads = threads,
+								       .layout = layouts[l]};
+					assert_int_equal(om_session_create(m, &fo, &fast, &st),
+							 OM_OK);
+					for (int r = 0; r < 2; r++) { /* made, then kept */
+						om_tensor got = {0};
+						split_run(fast, k, N, &got);
+						assert_int_equal(got.nbytes, want.nbytes);
+						const float *a = got.data, *b = want.data;
+						for (int64_t j = 0; j < om_tensor_numel(&want); j++)
+							if (!(fabsf(a[j] - b[j]) <=
+							      3e-5f * (1 + fabsf(b[j]))))
+								fail_msg("case %zu N %lld layout %d "
+									 "threads %d [%lld]: %.9g "
+									 "against %.9g",
+									 i, (long long)N,
+									 (int)layouts[l], threads,
+									 (long long)j, (double)a[j],
+									 (double)b[j]);
+						om_tensor_free(&got);
+					}
+					om_session_free(fast);
+				}
+			om_tensor_free(&want);
+		}
+		om_session_free(exact);
+		om_model_free(m);
+	}
+}
+
+/* QLinearConv through oneDNN's int8 path at 1-3 threads: N x C x H x H -> M (k x k, stride,
+ * pad k / 2, group), X u8 (zero point 7) or s8 (-3), w_scale per channel or per tensor, Y u8
+ * of zero point 120 */
+typedef struct qcase {
+	int64_t N, C, H, M, k, stride, group;
+} qcase;
+
+static const qcase qcases[] = {
+	{1, 19, 24, 100, 3, 1, 1}, {3, 19, 24, 17, 3, 2, 1}, {1, 64, 24, 48, 1, 1, 1},
+	{1, 40, 40, 40, 5, 1, 40}, {3, 64, 24, 64, 3, 1, 4}, {1, 64, 40, 5, 3, 1, 1},
+};
+
+static void qfill(uint8_t *v, size_t n, uint32_t seed)
+{
+	for (size_t i = 0; i < n; i++) {
+		seed = seed * 1103515245u + 12345u;
+		v[i] = (uint8_t)(seed >> 16);
+	}
+}
+
+static void qlinearconv_threads(void **state)
+{
+	(void)state;
+	for (size_t t = 0; t < 4 * sizeof qcases / sizeof *qcases; t++) {
+		const qcase *k = &qcases[t / 4];
+		const bool s8 = t & 1, per_channel = t & 2;
+		const int64_t Cg = k->C / k->group, p = k->k / 2;
+		const size_t nx = (size_t)(k->N * k->C * k->H * k->H);
+		const size_t nw = (size_t)(k->M * Cg * k->k * k->k);
+		uint8_t *x = malloc(nx), *w = malloc(nw);
+		float *ws = malloc(sizeof(float) * (size_t)k->M);
+		int8_t *wz = calloc((size_t)k->M, 1);
+		int32_t *bias = malloc(sizeof(int32_t) * (size_t)k->M);
+		assert_true(x && w && ws && wz && bias);
+		qfill(x, nx, 3 + (uint32_t)t);
+		qfill(w, nw, 5 + (uint32_t)t);
+		for (int64_t m = 0; m < k->M; m++) {
+			ws[m] = 0.001f * (float)(1 + m % 7);
+			bias[m] = (int32_t)(m * 37 % 301) - 150;
+		}
+		const float xs = 0.02f, ys = 0.05f;
+		const uint8_t xzu = 7, yz = 120;
+		const int8_t xzs = -3;
+		om_model *mdl = om_model_new();
+		om_node *n = nt_add_node(mdl, "QLinearConv", 9, 1);
+		tu_attr_ints(n, "kernel_shape", 2, (int64_t[]){k->k, k->k});
+		tu_attr_ints(n, "strides", 2, (int64_t[]){k->stride, k->stride});
+		tu_attr_ints(n, "pads", 4, (int64_t[]){p, p, p, p});
+		om_node_set_attr(n, "group", OM_ATTR_INT)->i = k->group;
+		const int64_t nsc = per_channel ? k->M : 1;
+		om_tensor in[9] = {
+			nt_tensor(s8 ? OM_INT8 : OM_UINT8, 4, (int64_t[]){k->N, k->C, k->H, k->H},
+				  x),
+			nt_tensor(OM_FLOAT, 0, NULL, &xs),
+			nt_tensor(s8 ? OM_INT8 : OM_UINT8, 0, NULL, s8 ? (const void *)&xzs : &xzu),
+			nt_tensor(OM_INT8, 4, (int64_t[]){k->M, Cg, k->k, k->k}, w),
+			nt_tensor(OM_FLOAT, 1, &nsc, ws),
+			nt_tensor(OM_INT8, 1, &nsc, wz),
+			nt_tensor(OM_FLOAT, 0, NULL, &ys),
+			nt_tensor(OM_UINT8, 0, NULL, &yz),
+			nt_tensor(OM_INT32, 1, (int64_t[]){k->M}, bias)};
+		const om_tensor *ins[9];
+		for (int i = 0; i < 9; i++)
+			ins[i] = &in[i];
+		om_tensor want[1], one[1];
+		om_status st = {0};
+		assert_int_equal(om_eval_node(n, 10, ins, want, &st), OM_OK);
+		for (int threads = 1; threads <= 3; threads++) {
+			void *slot = NULL;
+			void (*release)(void *) = NULL;
+			for (int r = 0; r < 2; r++) { /* made, then kept */
+				om_tensor got[1];
+				const om_ctx c = {.threads = threads, .state = &slot,
+						  .state_release = &release,
+						  .const_in = 1u << 3 | 1u << 4 | 1u << 5};
+				assert_int_equal(nt_run_ctx(n, 10, ins, got, c, &st), OM_OK);
+				assert_int_equal(got[0].nbytes, want[0].nbytes);
+				const uint8_t *a = got[0].data, *b = want[0].data;
+				for (size_t j = 0; j < got[0].nbytes; j++)
+					if (abs(a[j] - b[j]) > 1)
+						fail_msg("case %zu threads %d [%zu]: %d, %d expected",
+							 t, threads, j, a[j], b[j]);
+				if (threads == 1 && r == 0)
+					one[0] = got[0];
+				else if (memcmp(got[0].data, one[0].data, got[0].nbytes))
+					fail_msg("case %zu: %d threads differ from 1", t, threads);
+				if (threads > 1 || r > 0)
+					om_tensor_free(&got[0]);
+			}
+			if (release)
+				release(slot);
+			free(slot);
+		}
+		om_tensor_free(&one[0]);
+		om_tensor_free(&want[0]);
+		om_model_free(mdl);
+		free(x), free(w), free(ws), free(wz), free(bias);
+	}
+}
+
 int main(void)
 {
-	const struct CMUnitTest tests[] = {cmocka_unit_test(fast_against_exact)};
+	const struct CMUnitTest tests[] = {cmocka_unit_test(fast_against_exact),
+					   cmocka_unit_test(split_layouts),
+					   cmocka_unit_test(qlinearconv_threads)};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
