@@ -270,6 +270,18 @@ static void split_run(om_session *s, const split_case *k, int64_t N, om_tensor *
 	om_tensor_free(&in[1]);
 }
 
+static void split_check(const om_tensor *got, const om_tensor *want, size_t i, int64_t N,
+			int layout, int threads)
+{
+	assert_int_equal(got->nbytes, want->nbytes);
+	const float *a = got->data, *b = want->data;
+	for (int64_t j = 0; j < om_tensor_numel(want); j++)
+		if (!(fabsf(a[j] - b[j]) <= 3e-5f * (1 + fabsf(b[j]))))
+			fail_msg("case %zu N %lld layout %d threads %d [%lld]: %.9g against %.9g",
+				 i, (long long)N, layout, threads, (long long)j, (double)a[j],
+				 (double)b[j]);
+}
+
 static void split_layouts(void **state)
 {
 	(void)state;
@@ -295,18 +307,8 @@ static void split_layouts(void **state)
 					for (int r = 0; r < 2; r++) { /* made, then kept */
 						om_tensor got = {0};
 						split_run(fast, k, N, &got);
-						assert_int_equal(got.nbytes, want.nbytes);
-						const float *a = got.data, *b = want.data;
-						for (int64_t j = 0; j < om_tensor_numel(&want); j++)
-							if (!(fabsf(a[j] - b[j]) <=
-							      3e-5f * (1 + fabsf(b[j]))))
-								fail_msg("case %zu N %lld layout %d "
-									 "threads %d [%lld]: %.9g "
-									 "against %.9g",
-									 i, (long long)N,
-									 (int)layouts[l], threads,
-									 (long long)j, (double)a[j],
-									 (double)b[j]);
+						split_check(&got, &want, i, N, (int)layouts[l],
+							    threads);
 						om_tensor_free(&got);
 					}
 					om_session_free(fast);
@@ -398,8 +400,8 @@ static void qlinearconv_threads(void **state)
 				const uint8_t *a = got[0].data, *b = want[0].data;
 				for (size_t j = 0; j < got[0].nbytes; j++)
 					if (abs(a[j] - b[j]) > 1)
-						fail_msg("case %zu threads %d [%zu]: %d, %d expected",
-							 t, threads, j, a[j], b[j]);
+						fail_msg("case %zu threads %d [%zu]: %d, not %d", t,
+							 threads, j, a[j], b[j]);
 				if (threads == 1 && r == 0)
 					one[0] = got[0];
 				else if (memcmp(got[0].data, one[0].data, got[0].nbytes))

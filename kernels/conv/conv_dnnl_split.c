@@ -132,7 +132,8 @@ static bool split_cut(om_dnnl_split *s, int threads)
 	const int64_t mout = grouped ? Mg : 1;
 	int64_t step = 1;
 	if (grouped)
-		while (step < SPLIT_ALIGN && ((step * Cg) % SPLIT_ALIGN || (step * Mg) % SPLIT_ALIGN))
+		while (step < SPLIT_ALIGN &&
+		       ((step * Cg) % SPLIT_ALIGN || (step * Mg) % SPLIT_ALIGN))
 			step++;
 	else
 		step = SPLIT_ALIGN;
@@ -378,10 +379,12 @@ static void split_x(void *arg, int64_t lo, int64_t hi, int slot)
 	const om_dnnl_split *s = a->s;
 	dnnl_memory_t from = s->xm[2 * slot], to = s->xm[2 * slot + 1];
 	dnnl_status_t r = dnnl_success;
-	for (int64_t n = lo; n < hi && !r; n++)
-		if (!(r = dnnl_memory_set_data_handle(from, (void *)(a->x + s->ximg * (size_t)n))) &&
+	for (int64_t n = lo; n < hi && !r; n++) {
+		const char *xn = a->x + s->ximg * (size_t)n;
+		if (!(r = dnnl_memory_set_data_handle(from, (void *)xn)) &&
 		    !(r = dnnl_memory_set_data_handle(to, s->xs + s->xsimg * (size_t)n)))
 			r = exec2(s->rx, s->st[slot], from, to);
+	}
 	split_fail(a, r ? r : dnnl_stream_wait(s->st[slot]));
 }
 
