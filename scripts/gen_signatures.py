@@ -89,6 +89,12 @@ CONTRIB = {
          ('bias', 'opt')],
         [('output', 'req'), ('mean', 'opt'), ('inv_std_var', 'opt'),
          ('input_skip_bias_sum', 'opt')], {'epsilon': ('FLOAT', False)}),
+    ('com.microsoft', 'MatMulNBits'): sig(
+        [('A', 'req'), ('B', 'req'), ('scales', 'req'), ('zero_points', 'opt'),
+         ('g_idx', 'opt'), ('bias', 'opt')], [('Y', 'req')],
+        {'K': ('INT', True), 'N': ('INT', True), 'accuracy_level': ('INT', False),
+         'bits': ('INT', False), 'block_size': ('INT', True),
+         'weight_prepacked': ('INT', False)}),
     ('com.microsoft', 'RotaryEmbedding'): sig(
         [('input', 'req'), ('position_ids', 'req'), ('cos_cache', 'req'), ('sin_cache', 'req')],
         [('output', 'req')],
