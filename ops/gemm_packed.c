@@ -116,7 +116,7 @@ static dnnl_status_t gp_pd(const om_gemm_packed *p, dnnl_primitive_desc_t *pd, i
 
 /* the engine, the packed layout (asked of a primitive for 32 rows: oneDNN 2.6 picks it from
  * K and N alone) and every B_i reordered into it; false when oneDNN refuses */
-static bool gp_pack(om_gemm_packed *p, const om_gemm_b *b, int threads)
+static bool gp_pack(om_gemm_packed *p, const om_gemm_b *b)
 {
 	if (dnnl_engine_create(&p->eng, dnnl_cpu, 0) ||
 	    dnnl_stream_create(&p->st, p->eng, dnnl_stream_default_flags))
@@ -138,7 +138,7 @@ static bool gp_pack(om_gemm_packed *p, const om_gemm_b *b, int threads)
 	p->wbytes = (dnnl_memory_desc_get_size(&p->wmd) + 63) / 64 * 64;
 	ok = ok && p->wbytes && (size_t)b->count <= SIZE_MAX / p->wbytes &&
 	     (p->wbuf = om_bigbuf_alloc((size_t)b->count * p->wbytes));
-	omp_set_num_threads(threads);
+	omp_set_num_threads(1); /* once, on this thread: no OpenMP team (its workers spin) */
 	for (int64_t i = 0; ok && i < b->count; i++) {
 		dnnl_memory_t from = NULL;
 		ok = !dnnl_memory_create(&p->w[i], &p->wmd, p->eng,
@@ -173,7 +173,7 @@ om_gemm_packed *om_gemm_packed_get(om_ctx *c, int input, const om_gemm_b *b, int
 	om_gemm_packed *p = om_ctx_state_keyed(c, gp_release, key, GP_BKEY, sizeof *p, &made);
 	if (!p)
 		return NULL;
-	if (made && !gp_pack(p, b, c->threads)) {
+	if (made && !gp_pack(p, b)) {
 		gp_release(p);
 		p->declined = true;
 	}

@@ -1,10 +1,11 @@
 /* conv_dnnl.c — fast-mode 2-D Conv through oneDNN (conv_dnnl.h). The primitive, its reordered
  * weights and its blocked activation buffers are made on a step's first run and kept in the
  * step's kernel state; every run then only sets the data pointers, reorders X into the blocked
- * layout and Y back when the path is blocked, and executes. oneDNN (Debian's build) runs its
- * own OpenMP pool, set to the run's threads at creation and before every execution (the
- * calling thread's OpenMP count, for the rest of the run: the run gives the caller's back when
- * it returns, num/parallel.h); the products (num/gemm.c) run on the same pool. */
+ * layout and Y back when the path is blocked, and executes. Every primitive runs on one
+ * thread (Debian's oneDNN is built on OpenMP, whose idle team workers spin after each region):
+ * at one thread the whole conv, at two or more single-threaded slices of its outputs over
+ * omopt's pool (conv_dnnl_split.h), or the whole conv on the calling thread when oneDNN
+ * refuses the slices; the products (num/gemm.c) do the same. */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -350,12 +351,13 @@ static void epi_rows(void *arg, int64_t lo, int64_t hi)
 		om_conv_epi_row(&p->e, i % p->M, i * p->P, p->y + i * p->P, p->P);
 }
 
-/* one execution; oneDNN's status (dnnl_success: done). z: Y's bytes before the sum
- * post-op (NULL when Z is not one; y itself when Y was placed over Z). */
+/* one execution on the calling thread (the primitive was made for one); oneDNN's status
+ * (dnnl_success: done). z: Y's bytes before the sum post-op (NULL when Z is not one; y itself
+ * when Y was placed over Z). */
 static dnnl_status_t dn_run(dn_state *s, const float *x, const float *bias, const float *z,
-			    const float *factor, float *y, size_t ybytes, int threads)
+			    const float *factor, float *y, size_t ybytes)
 {
-	omp_set_num_threads(threads);
+	omp_set_num_threads(1);
 	dnnl_status_t r;
 	if (factor) { /* this run's weights: W times X's factors (dn_state) */
 		float *w;
@@ -442,9 +444,11 @@ bool om_conv_dnnl(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int64_t
 		 * workers spin after every region (a busy core's lost time) */
 		s->split = threads > 1 && dn_split_make(s, key, e, w, threads);
 	if (made && !s->split) {
-		/* oneDNN sizes its kernels' work split by the OpenMP threads at creation: the
-		 * runs' count (made for 2 threads and run on 1, a primitive was 10-50x slower) */
-		omp_set_num_threads(threads);
+		/* one primitive on the calling thread alone (at two threads or more, when oneDNN
+		 * refused the slices): an OpenMP team's workers would spin after every region.
+		 * oneDNN sizes its kernels' work split by the OpenMP threads at creation: the runs'
+		 * count (made for 2 threads and run on 1, a primitive was 10-50x slower) */
+		omp_set_num_threads(1);
 		if (!dn_make(s, key, e, w)) {
 			dn_release(s);
 			memcpy(s->key, key, sizeof key);
@@ -471,7 +475,7 @@ bool om_conv_dnnl(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int64_t
 		s->split ? om_dnnl_split_run(&s->sp, x, e->bias, s->post ? e->z : NULL, factor, y,
 					     threads)
 			 : dn_run(s, x, e->bias, s->post ? e->z : NULL, factor, y,
-				  c->out[0]->nbytes, threads);
+				  c->out[0]->nbytes);
 	*rc = om_dnnl_conv_status(c, r, "convolution");
 	if (r == dnnl_success && !s->post && om_conv_epi_any(&ep.e))
 		om_par_for(threads, planes, (EPI_GRAIN + ep.P - 1) / ep.P, epi_rows, &ep);

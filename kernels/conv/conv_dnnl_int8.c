@@ -2,8 +2,8 @@
  * s8/u8 source with its zero point, s8 weights reordered once into the primitive's layout
  * (with oneDNN's s8 compensation), s32 bias, output scales per channel, the destination's zero
  * point; X and Y reordered between NCHW and the layout oneDNN picks (NHWC or blocked). The
- * primitive and its buffers live in the step's kernel state; oneDNN's OpenMP pool is set to
- * the run's threads as in conv_dnnl.c. */
+ * primitive and its buffers live in the step's kernel state; it runs on one thread, or as
+ * single-threaded slices over omopt's pool at two threads or more, as in conv_dnnl.c. */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -170,9 +170,9 @@ static bool qk_split_make(qk_state *s, const om_qconv *q, int threads)
 	return ok;
 }
 
-static dnnl_status_t qk_run(qk_state *s, const om_qconv *q, int threads)
+static dnnl_status_t qk_run(qk_state *s, const om_qconv *q)
 {
-	omp_set_num_threads(threads);
+	omp_set_num_threads(1); /* the primitive was made for one thread (om_conv_dnnl_int8) */
 	const dnnl_status_t r = om_dnnl_conv_bind(&s->d, q->x, q->bias, q->y);
 	return r ? r : om_dnnl_conv_exec(&s->d, q->bias != NULL);
 }
@@ -211,7 +211,9 @@ bool om_qconv_dnnl(om_ctx *c, const om_qconv *q, om_kind *rc)
 	if (made) /* at two threads or more, single-threaded slices on omopt's pool */
 		s->split = threads > 1 && qk_split_make(s, q, threads);
 	if (made && !s->split) {
-		omp_set_num_threads(threads); /* oneDNN sizes its split at creation */
+		/* one primitive on the calling thread alone: an OpenMP team's workers would spin
+		 * after every region; oneDNN sizes its split at creation */
+		omp_set_num_threads(1);
 		if (!qk_make(s, q)) {
 			qk_release(s);
 			memcpy(s->key, key, sizeof key);
@@ -226,7 +228,7 @@ bool om_qconv_dnnl(om_ctx *c, const om_qconv *q, om_kind *rc)
 	om_ctx_chose(c, OM_QCONV_ONEDNN);
 	const dnnl_status_t r =
 		s->split ? om_dnnl_split_run(&s->sp, q->x, q->bias, NULL, NULL, q->y, threads)
-			 : qk_run(s, q, threads);
+			 : qk_run(s, q);
 	*rc = om_dnnl_conv_status(c, r, "int8 convolution");
 	return true;
 }
