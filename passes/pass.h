@@ -106,6 +106,7 @@ om_kind om_pass_inline_if(om_pass_ctx *c, om_graph *g, int *changes);
 /* level 2 (om_optimize) */
 om_kind om_pass_fuse_conv_act(om_pass_ctx *c, om_graph *g, int *changes);
 om_kind om_pass_fuse_qdq(om_pass_ctx *c, om_graph *g, int *changes);
+om_kind om_pass_fuse_dynq(om_pass_ctx *c, om_graph *g, int *changes);
 om_kind om_pass_fuse_layernorm(om_pass_ctx *c, om_graph *g, int *changes);
 om_kind om_pass_fuse_skip_layernorm(om_pass_ctx *c, om_graph *g, int *changes);
 om_kind om_pass_fuse_gelu(om_pass_ctx *c, om_graph *g, int *changes);

@@ -34,6 +34,8 @@ static const om_pass_row rows[] = {
 	/* level 2, om_optimize: ops omopt and ONNX Runtime run (com.microsoft ones too) */
 	{"fuse_qdq", OM_LEVEL_OPTIMIZE, om_pass_fuse_qdq, OM_PASS_ROUNDS,
 	 "DequantizeLinear -> Conv -> QuantizeLinear groups -> QLinearConv"},
+	{"fuse_dynq", OM_LEVEL_OPTIMIZE, om_pass_fuse_dynq, 0,
+	 "dynamic-quantized MatMulInteger chains -> DynamicQuantizeMatMul"},
 	{"fuse_conv_activation", OM_LEVEL_OPTIMIZE, om_pass_fuse_conv_act, 0,
 	 "Conv [+ Add] + activation -> com.microsoft FusedConv"},
 	{"fuse_layernorm", OM_LEVEL_OPTIMIZE, om_pass_fuse_layernorm, 0,

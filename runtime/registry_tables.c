@@ -23,6 +23,7 @@ extern const om_op_table om_ops_unique;
 extern const om_op_table om_ops_fold;
 extern const om_op_table om_ops_einsum;
 extern const om_op_table om_ops_contrib;
+extern const om_op_table om_ops_dynq_matmul;
 extern const om_op_table om_ops_sequence, om_ops_optional;
 extern const om_op_table om_ops_random;
 
@@ -48,6 +49,7 @@ const om_op_table *const om_op_tables[] = {
 	&om_ops_fold,
 	&om_ops_einsum,
 	&om_ops_contrib,
+	&om_ops_dynq_matmul,
 	&om_ops_sequence, &om_ops_optional,
 	&om_ops_random,
 };

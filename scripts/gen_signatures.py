@@ -112,6 +112,12 @@ CONTRIB = {
         [('A', 'req'), ('B', 'req')], [('Y', 'req')],
         {'alpha': ('FLOAT', False), 'transA': ('INT', False), 'transB': ('INT', False),
          'transBatchA': ('INT', False), 'transBatchB': ('INT', False)}),
+    ('com.microsoft', 'MatMulIntegerToFloat'): sig(
+        [('A', 'req'), ('B', 'req'), ('a_scale', 'req'), ('b_scale', 'req'),
+         ('a_zero_point', 'opt'), ('b_zero_point', 'opt'), ('bias', 'opt')], [('Y', 'req')], {}),
+    ('com.microsoft', 'DynamicQuantizeMatMul'): sig(
+        [('A', 'req'), ('B', 'req'), ('b_scale', 'req'), ('b_zero_point', 'opt'),
+         ('bias', 'opt')], [('Y', 'req')], {}),
     # ONNX's Changelog lists GroupNormalization-18 as deprecated without its schema (ONNX 1.14)
     ('ai.onnx', 'GroupNormalization', 18): sig(
         [('X', 'req'), ('scale', 'req'), ('bias', 'req')], [('Y', 'req')],

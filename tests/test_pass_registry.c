@@ -17,7 +17,7 @@ static const char *const simplify_passes[] = {
 	"fuse_conv_affine", "fuse_matmul_add", "merge_common", "eliminate_dead",
 };
 static const char *const optimize_passes[] = {
-	"fuse_qdq", "fuse_conv_activation", "fuse_layernorm", "fuse_skip_layernorm",
+	"fuse_qdq", "fuse_dynq", "fuse_conv_activation", "fuse_layernorm", "fuse_skip_layernorm",
 	"fuse_gelu", "fuse_silu", "fuse_matmul_transpose",
 };
 enum {

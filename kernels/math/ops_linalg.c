@@ -833,7 +833,7 @@ static const om_op rows[] = {
 	{"Gemm", "", 7, gemm_infer, gemm_kernel, OM_OP_EXACT, &sig_Gemm_7, OM_OPC_GEMM, NULL, 0,
 	 gemm_choose},
 	{"MatMulInteger", "", 10, matmul_infer, matmul_integer_kernel, OM_OP_EXACT,
-	 &sig_MatMulInteger_10, OM_OPC_NONE, NULL, MM_INTEGER, NULL},
+	 &sig_MatMulInteger_10, OM_OPC_MATMUL_INTEGER, NULL, MM_INTEGER, NULL},
 	{"FusedMatMul", "com.microsoft", 1, matmul_infer, matmul_kernel, OM_OP_EXACT,
 	 &sig_ms_FusedMatMul_1, OM_OPC_MS_FUSED_MATMUL, NULL, MM_FUSED, matmul_choose},
 	{"Det", "", 11, det_infer, det_kernel, OM_OP_EXACT, &sig_Det_11, OM_OPC_NONE, NULL, 0,

@@ -266,43 +266,6 @@ static om_kind dynq_infer(om_ctx *c)
 	return OM_OK;
 }
 
-/* min(0, x) and max(0, x) over x's numbers (NaN skipped), 16 lanes at a time: each lane keeps
- * a value only when strictly below (above) its own, as the sequential scan, so that the
- * result is the same value (+0 stays over -0 in both) on every clone */
-OM_CLONES static void dynq_range(const float *v, int64_t n, float *lo, float *hi)
-{
-	float l[16] = {0}, h[16] = {0};
-	int64_t i = 0;
-	for (; i + 16 <= n; i += 16)
-		for (int j = 0; j < 16; j++) {
-			const float x = v[i + j];
-			l[j] = x < l[j] ? x : l[j];
-			h[j] = x > h[j] ? x : h[j];
-		}
-	for (int j = 0; i < n; i++, j++) {
-		l[j] = v[i] < l[j] ? v[i] : l[j];
-		h[j] = v[i] > h[j] ? v[i] : h[j];
-	}
-	float a = 0, b = 0;
-	for (int j = 0; j < 16; j++) {
-		a = l[j] < a ? l[j] : a;
-		b = h[j] > b ? h[j] : b;
-	}
-	*lo = a, *hi = b;
-}
-
-/* y = saturate(round_half_even(x / scale) + zp), NaN to 0: lanes are elements, each computed
- * alone (division and rint are exact IEEE operations: every clone gives the same bytes) */
-OM_CLONES static void dynq_quantize(const float *v, int64_t n, float scale, float zp,
-				    uint8_t *y)
-{
-	for (int64_t i = 0; i < n; i++) {
-		float q = rintf(v[i] / scale) + zp;
-		q = q != q ? 0 : q < 0 ? 0 : q > 255 ? 255 : q;
-		y[i] = (uint8_t)q;
-	}
-}
-
 static om_kind dynq_kernel(om_ctx *c)
 {
 	om_kind rc = dynq_infer(c);
@@ -310,22 +273,14 @@ static om_kind dynq_kernel(om_ctx *c)
 		return rc;
 	const om_tensor *x = c->in[0];
 	const int64_t n = om_tensor_numel(x);
-	float lo = 0, hi = 0;
-	dynq_range(x->data, n, &lo, &hi);
-	const float scale = (hi - lo) / 255.0f;
-	float zp = 0;
-	uint8_t *y = c->out[0]->data;
-	if (scale > 0 && isfinite(scale)) {
-		zp = rintf(0 - lo / scale);
-		zp = zp < 0 ? 0 : zp > 255 ? 255 : zp;
-		dynq_quantize(x->data, n, scale, zp, y);
-	} else if (n > 0) {
-		memset(y, 0, (size_t)n);
-	}
+	float scale;
+	uint8_t zp;
+	om_dynq_params(x->data, n, c->threads, &scale, &zp);
+	om_dynq_quantize(x->data, n, scale, zp, c->out[0]->data, c->threads);
 	if (c->nout > 1 && c->out[1])
 		memcpy(c->out[1]->data, &scale, sizeof scale);
 	if (c->nout > 2 && c->out[2])
-		*(uint8_t *)c->out[2]->data = (uint8_t)zp;
+		*(uint8_t *)c->out[2]->data = zp;
 	return OM_OK;
 }
 
@@ -518,7 +473,7 @@ static const om_op rows[] = {
 	{"DequantizeLinear", "", 10, dequantize_infer, dequantize_kernel,
 	 OM_OP_EXACT | OM_OP_QDQ, &sig_DequantizeLinear_10, OM_OPC_DEQUANTIZE_LINEAR, NULL, 0, NULL},
 	{"DynamicQuantizeLinear", "", 11, dynq_infer, dynq_kernel, OM_OP_EXACT,
-	 &sig_DynamicQuantizeLinear_11, OM_OPC_NONE, NULL, 0, NULL},
+	 &sig_DynamicQuantizeLinear_11, OM_OPC_DYNAMIC_QUANTIZE_LINEAR, NULL, 0, NULL},
 	{"QLinearMatMul", "", 10, qmm_infer, qmm_kernel, OM_OP_EXACT, &sig_QLinearMatMul_10,
 	 OM_OPC_NONE, NULL, 0, NULL},
 };

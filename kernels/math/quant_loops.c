@@ -1,7 +1,9 @@
-/* quant_loops.c — QuantizeLinear/DequantizeLinear's one-pass loops (quant_loops.h): each output
- * element computed alone in float with IEEE division and rint (every clone gives the same
- * bytes as the general path of ops_quant.c). */
+/* quant_loops.c — QuantizeLinear/DequantizeLinear's one-pass loops and DynamicQuantizeLinear's
+ * range and quantize passes (quant_loops.h): each output element computed alone in float with
+ * IEEE division and rint (every clone gives the same bytes as the general path of
+ * ops_quant.c). */
 #include <math.h>
+#include <string.h>
 
 #include "clones.h"
 #include "omopt.h"
@@ -81,4 +83,98 @@ void om_qloop_run(const om_qloop *q, int threads)
 {
 	if (q->n > 0 && q->inner > 0)
 		om_par_for(threads, q->n, QL_GRAIN, ql_piece, (void *)q);
+}
+
+/* ---- DynamicQuantizeLinear ---------------------------------------------------------------- */
+
+/* min(0, x) and max(0, x) over x's numbers (NaN skipped), 16 lanes at a time: each lane keeps
+ * a value only when strictly below (above) its own, as the sequential scan, so that the
+ * result is the same value (+0 stays over -0 in both) on every clone and every split */
+OM_CLONES static void dq_range(const float *v, int64_t n, float *lo, float *hi)
+{
+	float l[16] = {0}, h[16] = {0};
+	int64_t i = 0;
+	for (; i + 16 <= n; i += 16)
+		for (int j = 0; j < 16; j++) {
+			const float x = v[i + j];
+			l[j] = x < l[j] ? x : l[j];
+			h[j] = x > h[j] ? x : h[j];
+		}
+	for (int j = 0; i < n; i++, j++) {
+		l[j] = v[i] < l[j] ? v[i] : l[j];
+		h[j] = v[i] > h[j] ? v[i] : h[j];
+	}
+	float a = 0, b = 0;
+	for (int j = 0; j < 16; j++) {
+		a = l[j] < a ? l[j] : a;
+		b = h[j] > b ? h[j] : b;
+	}
+	*lo = a, *hi = b;
+}
+
+/* the range in at most DQ_PIECES pieces, each its own minimum and maximum */
+enum { DQ_PIECES = 64 };
+typedef struct dq_ranges {
+	const float *x;
+	int64_t n, step;
+	float lo[DQ_PIECES], hi[DQ_PIECES];
+} dq_ranges;
+
+static void dq_range_piece(void *arg, int64_t lo, int64_t hi)
+{
+	dq_ranges *r = arg;
+	for (int64_t k = lo; k < hi; k++) {
+		const int64_t a = k * r->step, e = r->n - a < r->step ? r->n - a : r->step;
+		dq_range(r->x + a, e, &r->lo[k], &r->hi[k]);
+	}
+}
+
+void om_dynq_params(const float *x, int64_t n, int threads, float *scale, uint8_t *zp)
+{
+	dq_ranges r = {.x = x, .n = n < 0 ? 0 : n};
+	int64_t pieces = threads > 1 ? r.n / QL_GRAIN : 1;
+	pieces = pieces < 1 ? 1 : pieces > threads ? threads : pieces;
+	pieces = pieces > DQ_PIECES ? DQ_PIECES : pieces;
+	r.step = (r.n + pieces - 1) / pieces;
+	if (pieces > 1)
+		om_par_for(threads, pieces, 1, dq_range_piece, &r);
+	else
+		dq_range(x, r.n, &r.lo[0], &r.hi[0]);
+	float lo = 0, hi = 0;
+	for (int64_t k = 0; k < pieces; k++) {
+		lo = r.lo[k] < lo ? r.lo[k] : lo;
+		hi = r.hi[k] > hi ? r.hi[k] : hi;
+	}
+	const float s = (hi - lo) / 255.0f;
+	float z = 0;
+	if (s > 0 && isfinite(s)) {
+		z = rintf(0 - lo / s);
+		z = z < 0 ? 0 : z > 255 ? 255 : z;
+	}
+	*scale = s, *zp = (uint8_t)z;
+}
+
+typedef struct dq_job {
+	const float *x;
+	float scale, zp;
+	uint8_t *y;
+} dq_job;
+
+static void dq_quant_piece(void *arg, int64_t lo, int64_t hi)
+{
+	const dq_job *j = arg;
+	ql_q_u8(j->x + lo, hi - lo, j->scale, j->zp, j->y + lo);
+}
+
+void om_dynq_quantize(const float *x, int64_t n, float scale, uint8_t zp, uint8_t *y,
+		      int threads)
+{
+	if (n <= 0)
+		return;
+	if (!(scale > 0 && isfinite(scale))) {
+		memset(y, 0, (size_t)n);
+		return;
+	}
+	dq_job j = {x, scale, zp, y};
+	om_par_for(threads, n, QL_GRAIN, dq_quant_piece, &j);
 }
