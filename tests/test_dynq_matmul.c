@@ -58,7 +58,7 @@ static void ref_quantize(const float *x, int64_t n, uint8_t *q, float *scale, in
 	*zp = (int32_t)(z < 0 ? 0 : z > 255 ? 255 : z);
 	for (int64_t i = 0; i < n; i++) {
 		float v = rintf(x[i] / *scale) + (float)*zp;
-		q[i] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+		q[i] = (uint8_t)(v != v ? 0 : v < 0 ? 0 : v > 255 ? 255 : v);
 	}
 }
 
@@ -261,6 +261,52 @@ static void refused(void **state)
 	nt_free(m);
 }
 
+/* DynamicQuantizeLinear (om_dynq_params / om_dynq_quantize) against the scalar definition over
+ * lengths around the range loop's 64 lanes and the pool's split, with NaN, -0 and all-negative
+ * or all-positive inputs, at 1 and 2 threads in both modes */
+static void dql_edges(void **state)
+{
+	(void)state;
+	const int64_t lens[] = {0, 1, 15, 63, 64, 65, 130, 16384 * 2 + 7, 100003};
+	nt_rng r = {77};
+	float *x = malloc(sizeof(float) * 100003);
+	uint8_t *want = malloc(100003);
+	for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++)
+		for (int kind = 0; kind < 4; kind++) {
+			const int64_t n = lens[li];
+			for (int64_t i = 0; i < n; i++) {
+				const float v = frand(&r);
+				x[i] = kind == 1 ? -fabsf(v) - 1 : kind == 2 ? fabsf(v) + 1 : v;
+				if (kind == 3 && i % 7 == 2)
+					x[i] = i % 2 ? NAN : -0.0f;
+			}
+			if (n > 40)
+				x[n - 1] = kind == 1 ? -9.5f : 9.75f; /* the extreme in the tail */
+			float scale;
+			int32_t zp;
+			ref_quantize(x, n, want, &scale, &zp);
+			om_model *m;
+			om_node *nd = nt_node(&m, "DynamicQuantizeLinear", 1, 3);
+			om_tensor tx = nt_tensor(OM_FLOAT, 1, &n, x);
+			const om_tensor *in[1] = {&tx};
+			for (int v = 0; v < 3; v++) {
+				om_tensor out[3] = {{0}};
+				om_status st = {0};
+				assert_int_equal(nt_run_threads(nd, 11, in, out, v == 0, v ? v : 1, &st),
+						 OM_OK);
+				if (n && memcmp(out[0].data, want, (size_t)n))
+					fail_msg("n %lld kind %d variant %d: y differs", (long long)n,
+						 kind, v);
+				assert_memory_equal(out[1].data, &scale, sizeof scale);
+				assert_int_equal(*(uint8_t *)out[2].data, zp);
+				for (int k = 0; k < 3; k++)
+					om_tensor_free(&out[k]);
+			}
+			nt_free(m);
+		}
+	free(x), free(want);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -268,6 +314,7 @@ int main(void)
 		cmocka_unit_test(packed_sizes),
 		cmocka_unit_test(dynamic_zero_a),
 		cmocka_unit_test(refused),
+		cmocka_unit_test(dql_edges),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

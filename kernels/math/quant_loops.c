@@ -87,27 +87,38 @@ void om_qloop_run(const om_qloop *q, int threads)
 
 /* ---- DynamicQuantizeLinear ---------------------------------------------------------------- */
 
-/* min(0, x) and max(0, x) over x's numbers (NaN skipped), 16 lanes at a time: each lane keeps
+/* 16 float lanes and their comparison masks (GCC vector extensions: one AVX-512 register,
+ * two AVX2 ones, scalar code in the baseline clone) */
+typedef float dq_v16 __attribute__((vector_size(64)));
+typedef int32_t dq_m16 __attribute__((vector_size(64)));
+
+/* lanes of x where m is set, else of y (a macro: a function returning dq_v16 would change
+ * the baseline clone's ABI) */
+#define DQ_PICK(m, x, y) ((dq_v16)(((dq_m16)(x) & (m)) | ((dq_m16)(y) & ~(m))))
+
+/* min(0, x) and max(0, x) over x's numbers (NaN skipped), 64 lanes at a time: each lane keeps
  * a value only when strictly below (above) its own, as the sequential scan, so that the
  * result is the same value (+0 stays over -0 in both) on every clone and every split */
 OM_CLONES static void dq_range(const float *v, int64_t n, float *lo, float *hi)
 {
-	float l[16] = {0}, h[16] = {0};
+	dq_v16 l[4] = {{0}}, h[4] = {{0}}; /* 4 chains of 16 lanes: no wait on one another */
 	int64_t i = 0;
-	for (; i + 16 <= n; i += 16)
-		for (int j = 0; j < 16; j++) {
-			const float x = v[i + j];
-			l[j] = x < l[j] ? x : l[j];
-			h[j] = x > h[j] ? x : h[j];
+	for (; i + 64 <= n; i += 64)
+		for (int k = 0; k < 4; k++) {
+			dq_v16 x;
+			memcpy(&x, v + i + 16 * k, sizeof x);
+			l[k] = DQ_PICK(x < l[k], x, l[k]);
+			h[k] = DQ_PICK(x > h[k], x, h[k]);
 		}
-	for (int j = 0; i < n; i++, j++) {
-		l[j] = v[i] < l[j] ? v[i] : l[j];
-		h[j] = v[i] > h[j] ? v[i] : h[j];
-	}
 	float a = 0, b = 0;
-	for (int j = 0; j < 16; j++) {
-		a = l[j] < a ? l[j] : a;
-		b = h[j] > b ? h[j] : b;
+	for (int k = 0; k < 4; k++)
+		for (int j = 0; j < 16; j++) {
+			a = l[k][j] < a ? l[k][j] : a;
+			b = h[k][j] > b ? h[k][j] : b;
+		}
+	for (; i < n; i++) {
+		a = v[i] < a ? v[i] : a;
+		b = v[i] > b ? v[i] : b;
 	}
 	*lo = a, *hi = b;
 }
