@@ -780,9 +780,10 @@ static void hardswish_written_out(void **state)
 	}
 }
 
-/* a 3x3 conv of C channels that Winograd F(4x4) takes between two 1x1 convs: plain at one
- * thread when C is 64 or more (omopt's Winograd wins), blocked at two (oneDNN's conv splits
- * better) and for fewer outputs, against exact mode */
+/* a 3x3 conv of C channels that Winograd F(4x4) takes between two 1x1 convs: in nChw16c plain
+ * at one thread when C is 64 or more (omopt's Winograd wins), blocked at two (oneDNN's conv
+ * splits better) and for fewer outputs; in NHWC blocked (oneDNN's NHWC conv); against exact
+ * mode */
 static void winograd_case(int64_t C, int64_t M)
 {
 	const int64_t N = 1, H = 20;
@@ -802,7 +803,9 @@ static void winograd_case(int64_t C, int64_t M)
 		const int threads = 1 + t % 2;
 		om_session *fast, *exact;
 		sessions(m, threads, forced[t / 2], &fast, &exact);
-		const bool blocked = om_layout_block() != 0 && (threads > 1 || C < 64 || M < 64);
+		const bool nhwc = forced[t / 2] == OM_LAYOUT_NHWC;
+		const bool blocked = om_layout_block() != 0 &&
+				     (threads > 1 || C < 64 || M < 64 || nhwc);
 		assert_string_equal(blocked_of(fast, "p"), blocked ? "w" : "");
 		assert_string_equal(blocked_of(fast, "w3"), blocked ? "rw" : "");
 		assert_string_equal(blocked_of(fast, "y"), blocked ? "r" : "");

@@ -17,6 +17,7 @@
 #include "conv_dnnl.h"
 #include "conv_dnnl_int8.h"
 #include "conv_impl.h"
+#include "conv_winograd.h"
 #include "convt_nhwc.h"
 #include "im2col.h"
 #include "layout.h"
@@ -226,9 +227,24 @@ static om_kind conv_f32(om_ctx *c)
 
 /* ---- the channel-blocked layout (op.h) ----------------------------------------------------- */
 
+/* In NHWC plans (convs of one group only, no depthwise one) the 3x3 convs Winograd F(4x4)
+ * would run at one thread are blocked too, run by oneDNN's NHWC brgemm conv (conv_dnnl.c
+ * keeps them plain from nChw16c measurements): no reorders around them, and no plain value
+ * spreading to their neighbours (squeezenet1_0's 64 -> 256 expand at 27x27 left its Concat,
+ * MaxPool and 1x1 conv plain). CPU ms a run, one thread, medians of 5-9 interleaved processes
+ * of 10 runs under load 10-12, before -> after, in separate sessions: squeezenet1_0 13.3 ->
+ * 12.0, 11.3 -> 9.9; googlenet 19.2 -> 18.6, 21.0 -> 19.0; resnet50 56.0 -> 56.9, 51.5 ->
+ * 52.4, 54.7 -> 52.7; resnet18 21.6 -> 20.9, 24.8 -> 25.4, 24.1 -> 22.9 (these two within
+ * the noise) */
+static bool nhwc_winograd(const om_ctx *c, const conv_geo *g)
+{
+	return c->block == OM_BLOCK_NHWC && g->group == 1 &&
+	       om_winograd_tile(&g->sp, g->C, g->M) == 4;
+}
+
 /* Conv and FusedConv on float32 take X and Y (with Z, tied to Y) blocked where oneDNN runs
- * the conv faster than omopt's kernels (om_conv_dnnl_blockable): by the CPU's block, or NHWC
- * when the planner asks for it */
+ * the conv faster than omopt's kernels (om_conv_dnnl_blockable, nhwc_winograd): by the CPU's
+ * block, or NHWC when the planner asks for it */
 static void conv_layout(const om_ctx *c, om_layout_req *r)
 {
 	*r = (om_layout_req){0};
@@ -240,8 +256,9 @@ static void conv_layout(const om_ctx *c, om_layout_req *r)
 	const int32_t block = om_layout_block();
 	if (!block || c->exact || c->in[0]->dtype != OM_FLOAT || c->in[0]->rank != 4 ||
 	    !(c->const_in & 2) || conv_geometry(&lc, &g) ||
-	    !om_conv_dnnl_blockable(&g.sp, g.C, g.M, g.group, c->threads,
-				    c->block == OM_BLOCK_NHWC))
+	    !(om_conv_dnnl_blockable(&g.sp, g.C, g.M, g.group, c->threads,
+				     c->block == OM_BLOCK_NHWC) ||
+	      nhwc_winograd(c, &g)))
 		return;
 	r->block = c->block == OM_BLOCK_NHWC ? OM_BLOCK_NHWC : block;
 	r->may = OM_LAYOUT_IN(0) | OM_LAYOUT_OUT(0);
