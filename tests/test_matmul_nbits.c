@@ -1,8 +1,9 @@
 /* test_matmul_nbits.c — com.microsoft MatMulNBits (kernels/math/ops_matmul_nbits.c) against a
  * reference computed another way (each weight dequantized alone, the product in double) over
  * bits 2/4/8, block sizes 16-128, K not a multiple of the block, packed, absent and float zero
- * points, bias, batched A; exact mode on 1 and 3 threads gives the same bits, fast mode agrees
- * within float rounding; bad inputs are errors. */
+ * points, bias, batched A; exact mode on 1 and 3 threads gives the same bits, fast mode (its
+ * fused decoding paths for up to 4 rows included) agrees within float rounding; bad inputs
+ * are errors. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,6 +96,9 @@ static void products(void **state)
 		{3, 200, 40, 8, 64, 1, false}, {2, 48, 9, 2, 16, 1, true},
 		{4, 130, 21, 4, 128, 2, true}, {64, 256, 200, 4, 32, 1, true}, /* tiles split */
 		{0, 32, 8, 4, 32, 1, false},   {300, 96, 70, 2, 32, 2, false},
+		/* fast mode's 4-bit decoding path (whole blocks of 16 bytes or more) */
+		{2, 256, 33, 4, 64, 0, true},  {3, 128, 16, 4, 32, 2, false},
+		{4, 512, 7, 4, 128, 1, true},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
 		run_case(&cases[i]);

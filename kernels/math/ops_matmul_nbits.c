@@ -5,12 +5,21 @@
  * 8)] or unpacked in A's float type [N, k_blocks], 2^(bits - 1) when absent. A weight is
  * (q - zero point) * scale in float32; the product is omopt's MatMul (om_sgemm: exact mode's
  * fixed-order loop, or oneDNN) of A with W, dequantized a tile of TILE_N columns at a time
- * (never the whole float W), the tiles split over the run's threads. float16/bfloat16 A, scales
- * and bias run through the float32 bridge. accuracy_level names the least precision ONNX
+ * (never the whole float W), the tiles split over the run's threads. Fast mode with at most
+ * GEMV_ROWS rows of A (decoding) takes each block straight into the dot products instead:
+ * codes minus the zero point times A in 16 lanes a block, times the block's scale (another
+ * summation order: float rounding apart). float16/bfloat16 A, scales and bias run through the
+ * float32 bridge. accuracy_level names the least precision ONNX
  * Runtime may compute in (4: A quantized to int8 per block); omopt computes in float32 at
  * every level. */
+/* -O2 vectorizes only loops of known trip count */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("tree-loop-vectorize", "vect-cost-model=dynamic")
+#endif
 #include <stdlib.h>
 #include <string.h>
+
+#include "clones.h"
 
 #include "f32_bridge.h"
 #include "gemm.h"
@@ -18,7 +27,12 @@
 #include "op.h"
 #include "parallel.h"
 
-enum { TILE_N = 16 }; /* columns a tile: K x 16 floats stay in L2 for K up to ~16k */
+enum {
+	TILE_N = 16,   /* columns a tile: K x 16 floats stay in L2 for K up to ~16k */
+	GEMV_ROWS = 4, /* fast mode's fused path takes up to this many rows of A */
+	LANES = 16,    /* its partial sums a row */
+	MAX_BLOCK = 4096,
+};
 
 typedef struct nbits_plan {
 	int64_t M, N, K, bits, bs, kb, blob; /* kb: blocks a column; blob: bytes a block */
@@ -27,6 +41,9 @@ typedef struct nbits_plan {
 	const float *scales, *zpf, *bias;    /* zpf: float zero points, or NULL */
 	const float *a;
 	float *y;
+	/* fast mode's 4-bit path: A's even and odd columns apart, [M][K / 2] each (a byte's low
+	 * and high code), and A's sums a block [M][kb] (for the zero points) */
+	const float *ae, *ao, *asum;
 } nbits_plan;
 
 static om_kind nbits_bad(om_ctx *c, om_kind kind, const char *what)
@@ -146,6 +163,114 @@ static void nbits_tiles(void *arg, int64_t lo, int64_t hi, int slot)
 	}
 }
 
+/* codes of block (n, k) minus its zero point, as floats, into q[0, bs) */
+OM_INLINE void gemv_codes(const nbits_plan *p, int64_t n, int64_t k, float *q)
+{
+	const uint8_t *b = p->b + (n * p->kb + k) * p->blob;
+	const float z = nbits_zero(p, n, k);
+	if (p->bits == 4) {
+		for (int64_t i = 0; i < p->blob; i++) {
+			q[2 * i] = (float)(b[i] & 15) - z;
+			q[2 * i + 1] = (float)(b[i] >> 4) - z;
+		}
+	} else if (p->bits == 8) {
+		for (int64_t i = 0; i < p->blob; i++)
+			q[i] = (float)b[i] - z;
+	} else {
+		for (int64_t i = 0; i < p->bs; i++)
+			q[i] = (float)nbits_code(p, n, k, i) - z;
+	}
+}
+
+/* Y's columns [lo, hi) for the M <= GEMV_ROWS rows of A: per block, LANES partial sums of A
+ * times the codes less the zero point, each scaled by the block's scale into the row's LANES
+ * totals; the lanes summed at the end, then the bias */
+OM_CLONES static void nbits_gemv(void *arg, int64_t lo, int64_t hi)
+{
+	const nbits_plan *p = arg;
+	float q[MAX_BLOCK];
+	for (int64_t n = lo; n < hi; n++) {
+		float tot[GEMV_ROWS][LANES] = {{0}};
+		for (int64_t k = 0; k < p->kb; k++) {
+			gemv_codes(p, n, k, q);
+			const int64_t k0 = k * p->bs, len = p->K - k0 < p->bs ? p->K - k0 : p->bs;
+			const float s = p->scales[n * p->kb + k];
+			for (int64_t m = 0; m < p->M; m++) {
+				const float *a = p->a + m * p->K + k0;
+				float part[LANES] = {0};
+				int64_t i = 0;
+				for (; i + LANES <= len; i += LANES)
+					for (int l = 0; l < LANES; l++)
+						part[l] += a[i + l] * q[i + l];
+				for (; i < len; i++)
+					part[i % LANES] += a[i] * q[i];
+				for (int l = 0; l < LANES; l++)
+					tot[m][l] += s * part[l];
+			}
+		}
+		for (int64_t m = 0; m < p->M; m++) {
+			float y = 0;
+			for (int l = 0; l < LANES; l++)
+				y += tot[m][l];
+			p->y[m * p->N + n] = p->bias ? y + p->bias[n] : y;
+		}
+	}
+}
+
+/* nbits_gemv for 4 bits with an even block: a byte's two codes times A's even and odd
+ * columns in LANES lanes, the zero point through A's block sums (sum (q - z) a = sum q a -
+ * z sum a) */
+OM_CLONES static void nbits_gemv4(void *arg, int64_t lo, int64_t hi)
+{
+	const nbits_plan *p = arg;
+	const int64_t half = p->K / 2;
+	for (int64_t n = lo; n < hi; n++) {
+		float tot[GEMV_ROWS][LANES] = {{0}}, off[GEMV_ROWS] = {0};
+		for (int64_t k = 0; k < p->kb; k++) {
+			const uint8_t *b = p->b + (n * p->kb + k) * p->blob;
+			const float s = p->scales[n * p->kb + k], z = nbits_zero(p, n, k);
+			const int64_t h0 = k * p->blob;
+			for (int64_t m = 0; m < p->M; m++) {
+				const float *ae = p->ae + m * half + h0, *ao = p->ao + m * half + h0;
+				float part[LANES] = {0};
+				for (int64_t i = 0; i < p->blob; i += LANES)
+					for (int l = 0; l < LANES; l++)
+						part[l] += ae[i + l] * (float)(b[i + l] & 15) +
+							   ao[i + l] * (float)(b[i + l] >> 4);
+				for (int l = 0; l < LANES; l++)
+					tot[m][l] += s * part[l];
+				off[m] += s * z * p->asum[m * p->kb + k];
+			}
+		}
+		for (int64_t m = 0; m < p->M; m++) {
+			float y = 0;
+			for (int l = 0; l < LANES; l++)
+				y += tot[m][l];
+			y -= off[m];
+			p->y[m * p->N + n] = p->bias ? y + p->bias[n] : y;
+		}
+	}
+}
+
+/* the 4-bit path's view of A (nbits_plan.ae, ao, asum) in buf (M K + M kb floats) */
+static void gemv4_prepare(nbits_plan *p, float *buf)
+{
+	const int64_t half = p->K / 2;
+	float *ae = buf, *ao = buf + p->M * half, *as = buf + p->M * p->K;
+	for (int64_t m = 0; m < p->M; m++) {
+		const float *a = p->a + m * p->K;
+		for (int64_t i = 0; i < half; i++)
+			ae[m * half + i] = a[2 * i], ao[m * half + i] = a[2 * i + 1];
+		for (int64_t k = 0; k < p->kb; k++) {
+			float t = 0;
+			for (int64_t i = k * p->bs; i < (k + 1) * p->bs; i++)
+				t += a[i];
+			as[m * p->kb + k] = t;
+		}
+	}
+	p->ae = ae, p->ao = ao, p->asum = as;
+}
+
 static om_kind nbits_float(om_ctx *c)
 {
 	nbits_plan p;
@@ -160,6 +285,22 @@ static om_kind nbits_float(om_ctx *c)
 	p.y = c->out[0]->data;
 	if (p.M == 0)
 		return OM_OK;
+	if (!c->exact && p.M <= GEMV_ROWS && p.bs <= MAX_BLOCK) {
+		om_ctx_chose(c, "gemv");
+		/* columns of ~2^18 multiply-adds a piece */
+		const int64_t per = p.M * p.K, grain = per >= (1 << 18) ? 1 : (1 << 18) / per;
+		float *buf = NULL;
+		/* 4 bits, whole blocks of whole lanes: the byte-pair path */
+		if (p.bits == 4 && p.K % p.bs == 0 && p.blob % LANES == 0 &&
+		    (buf = malloc(sizeof(float) * (size_t)(p.M * (p.K + p.kb))))) {
+			gemv4_prepare(&p, buf);
+			om_par_for(c->threads, p.N, grain, nbits_gemv4, &p);
+		} else {
+			om_par_for(c->threads, p.N, grain, nbits_gemv, &p);
+		}
+		free(buf);
+		return OM_OK;
+	}
 	const int64_t tiles = (p.N + TILE_N - 1) / TILE_N;
 	/* a piece of tiles worth ~2^20 multiply-adds, at least one tile */
 	const int64_t per = p.M * p.K * TILE_N, grain = per >= (1 << 20) ? 1 : (1 << 20) / per;
