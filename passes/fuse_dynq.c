@@ -13,7 +13,8 @@
  *
  * Conditions: B is 2-D with N columns known, A of rank >= 1; A's scale and zero point one
  * value, B's scale and zero point one value or a 1-D tensor of N; the Cast is to float; the
- * MatMulInteger and Cast outputs are private to the chain. The fused kernel
+ * MatMulInteger and Cast outputs are private to the chain; not int8 A with uint8 B (ONNX Runtime
+ * runs no MatMulIntegerToFloat of those types). The fused kernel
  * (kernels/math/ops_dynq_matmul.c) computes float(acc) * (as * bs[j]) [+ bias[j]], each
  * operation rounded as the unfused nodes round it: the same bits, so exact mode runs it too.
  * The model file and om_simplify keep the original nodes.
@@ -91,6 +92,10 @@ static bool match_chain(om_pass_ctx *c, const om_graph *g, const om_node *mul, i
 	const om_type *ta = om_match_type(c, g, mmi->in[0]);
 	const om_type *tb = om_match_type(c, g, mmi->in[1]);
 	if (!ta || !tb || ta->rank < 1 || tb->rank != 2 || tb->dims[1].value < 0)
+		return false;
+	/* ONNX Runtime has no MatMulIntegerToFloat kernel for int8 A with uint8 B: an optimized
+	 * model that holds one would not run there */
+	if (ta->elem == OM_INT8 && tb->elem == OM_UINT8)
 		return false;
 	const int64_t N = tb->dims[1].value;
 	om_value *az = mmi->nin > 2 ? mmi->in[2] : NULL, *bz = mmi->nin > 3 ? mmi->in[3] : NULL;
