@@ -51,17 +51,12 @@ static om_kind nbits_bad(om_ctx *c, om_kind kind, const char *what)
 	return om_error(c->st, kind, c->node, "MatMulNBits: %s", what);
 }
 
-static const om_tensor *nb_in(const om_ctx *c, int i)
-{
-	return c->nin > i ? c->in[i] : NULL;
-}
-
 /* attributes and the inputs' shapes; the data pointers are set by the kernel */
 static om_kind nbits_geometry(om_ctx *c, nbits_plan *p)
 {
 	memset(p, 0, sizeof *p);
-	const om_tensor *a = nb_in(c, 0), *b = nb_in(c, 1), *s = nb_in(c, 2), *z = nb_in(c, 3);
-	const om_tensor *bias = nb_in(c, 5);
+	const om_tensor *a = om_ctx_in(c, 0), *b = om_ctx_in(c, 1), *s = om_ctx_in(c, 2), *z = om_ctx_in(c, 3);
+	const om_tensor *bias = om_ctx_in(c, 5);
 	p->K = om_attr_int(c->node, "K", -1), p->N = om_attr_int(c->node, "N", -1);
 	p->bits = om_attr_int(c->node, "bits", 4), p->bs = om_attr_int(c->node, "block_size", 0);
 	if (!a || !b || !s || p->K < 1 || p->N < 1 || p->bs < 16 || (p->bs & (p->bs - 1)))
@@ -69,7 +64,7 @@ static om_kind nbits_geometry(om_ctx *c, nbits_plan *p)
 				 "needs A, B, scales, K, N and a power-of-two block_size >= 16");
 	if (p->bits != 2 && p->bits != 4 && p->bits != 8)
 		return nbits_bad(c, OM_ERR_UNSUPPORTED, "bits must be 2, 4 or 8");
-	if (nb_in(c, 4))
+	if (om_ctx_in(c, 4))
 		return nbits_bad(c, OM_ERR_UNSUPPORTED, "g_idx (deprecated) is not supported");
 	if (!om_is_float_type(a->dtype) || a->rank < 1 || a->dims[a->rank - 1] != p->K)
 		return nbits_bad(c, OM_ERR_INVALID_MODEL, "A must be float with K as its last dim");
@@ -277,7 +272,7 @@ static om_kind nbits_float(om_ctx *c)
 	om_kind rc = nbits_geometry(c, &p);
 	if (rc)
 		return rc;
-	const om_tensor *z = nb_in(c, 3), *bias = nb_in(c, 5);
+	const om_tensor *z = om_ctx_in(c, 3), *bias = om_ctx_in(c, 5);
 	p.a = c->in[0]->data, p.b = c->in[1]->data, p.scales = c->in[2]->data;
 	p.zp8 = z && z->dtype == OM_UINT8 ? z->data : NULL;
 	p.zpf = z && z->dtype != OM_UINT8 ? z->data : NULL;
@@ -319,7 +314,7 @@ static om_kind nbits_float(om_ctx *c)
 
 static om_kind nbits_kernel(om_ctx *c)
 {
-	const om_tensor *a = nb_in(c, 0);
+	const om_tensor *a = om_ctx_in(c, 0);
 	if (a && om_f32_bridged(a->dtype, false))
 		return om_run_as_f32(c, nbits_float, false);
 	if (a && a->dtype != OM_FLOAT)

@@ -14,11 +14,6 @@
 #include "op.h"
 #include "quant_loops.h"
 
-static const om_tensor *q_in(const om_ctx *c, int i)
-{
-	return c->nin > i ? c->in[i] : NULL;
-}
-
 /* the integer range of a quantized type; false for float8/float4 (no rounding, cast) */
 static bool q_int_range(int32_t dt, float *lo, float *hi)
 {
@@ -123,7 +118,7 @@ static inline int64_t q_param_index(const q_layout *l, int64_t i)
 /* the type QuantizeLinear produces: the zero point's, else output_dtype, else uint8 */
 static int32_t q_out_type(const om_ctx *c)
 {
-	const om_tensor *zp = q_in(c, 2);
+	const om_tensor *zp = om_ctx_in(c, 2);
 	if (zp)
 		return zp->dtype;
 	const int64_t odt = om_attr_int(c->node, "output_dtype", 0);
@@ -139,7 +134,7 @@ static int32_t dq_out_type(const om_ctx *c)
 
 static om_kind q_check(om_ctx *c, bool quantize, q_layout *l)
 {
-	const om_tensor *x = q_in(c, 0), *s = q_in(c, 1), *zp = q_in(c, 2);
+	const om_tensor *x = om_ctx_in(c, 0), *s = om_ctx_in(c, 1), *zp = om_ctx_in(c, 2);
 	if (!x || !s || !om_is_float_type(s->dtype))
 		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "needs x and a float scale");
 	const int32_t qdt = quantize ? q_out_type(c) : x->dtype;
@@ -191,7 +186,7 @@ static bool q_fast_fits(const om_ctx *c, const q_layout *l, bool quantize, int32
 
 static om_kind q_fast(om_ctx *c, const q_layout *l, bool quantize, int32_t qdt)
 {
-	const om_tensor *x = c->in[0], *s = c->in[1], *zpt = q_in(c, 2);
+	const om_tensor *x = c->in[0], *s = c->in[1], *zpt = om_ctx_in(c, 2);
 	const int64_t n = om_tensor_numel(x), ns = om_tensor_numel(s);
 	float *sc = q_floats(c, s, ns), *zp = sc && zpt ? q_floats(c, zpt, ns) : NULL;
 	if (!sc || (zpt && !zp)) {
@@ -212,7 +207,7 @@ static om_kind qdq_kernel(om_ctx *c, bool quantize)
 	om_kind rc = q_check(c, quantize, &l);
 	if (rc)
 		return rc;
-	const om_tensor *x = c->in[0], *s = c->in[1], *zpt = q_in(c, 2);
+	const om_tensor *x = c->in[0], *s = c->in[1], *zpt = om_ctx_in(c, 2);
 	const int64_t n = om_tensor_numel(x), ns = om_tensor_numel(s);
 	const int32_t qdt = quantize ? q_out_type(c) : x->dtype;
 	if (q_fast_fits(c, &l, quantize, qdt))
@@ -293,9 +288,9 @@ typedef struct qmm_geom {
 static om_kind qmm_geom_make(om_ctx *c, qmm_geom *g, int32_t *ydt, int64_t *ydims,
 			     int32_t *yrank)
 {
-	const om_tensor *a = q_in(c, 0), *b = q_in(c, 3), *yzp = q_in(c, 7);
+	const om_tensor *a = om_ctx_in(c, 0), *b = om_ctx_in(c, 3), *yzp = om_ctx_in(c, 7);
 	for (int i = 0; i < 8; i++)
-		if (!q_in(c, i))
+		if (!om_ctx_in(c, i))
 			return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "needs 8 inputs");
 	if ((a->dtype != OM_INT8 && a->dtype != OM_UINT8) ||
 	    (b->dtype != OM_INT8 && b->dtype != OM_UINT8) ||

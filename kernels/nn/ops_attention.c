@@ -23,11 +23,6 @@ typedef struct att_plan {
 	int64_t mode;
 } att_plan;
 
-static const om_tensor *att_in(const om_ctx *c, int i)
-{
-	return c->nin > i ? c->in[i] : NULL;
-}
-
 static om_kind att_bad(om_ctx *c, const char *what)
 {
 	return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "%s", what);
@@ -66,7 +61,7 @@ static om_kind att_heads(om_ctx *c, att_plan *p)
 /* past key/value [B, Hkv, P, D|Dv] */
 static om_kind att_past(om_ctx *c, att_plan *p)
 {
-	p->pk = att_in(c, 4), p->pv = att_in(c, 5);
+	p->pk = om_ctx_in(c, 4), p->pv = om_ctx_in(c, 5);
 	p->P = 0;
 	if (!p->pk && !p->pv)
 		return OM_OK;
@@ -84,7 +79,7 @@ static om_kind att_past(om_ctx *c, att_plan *p)
 /* mask broadcast to [B, Hq, Sq, T]; its last axis may be shorter (the rest is masked) */
 static om_kind att_mask(om_ctx *c, att_plan *p)
 {
-	const om_tensor *m = p->mask = att_in(c, 3);
+	const om_tensor *m = p->mask = om_ctx_in(c, 3);
 	for (int i = 0; i < 4; i++)
 		p->mstride[i] = 0;
 	p->mlast = p->T;
@@ -115,7 +110,7 @@ static om_kind att_mask(om_ctx *c, att_plan *p)
 static om_kind att_plan_make(om_ctx *c, att_plan *p)
 {
 	memset(p, 0, sizeof *p);
-	const om_tensor *q = att_in(c, 0), *k = att_in(c, 1), *v = att_in(c, 2);
+	const om_tensor *q = om_ctx_in(c, 0), *k = om_ctx_in(c, 1), *v = om_ctx_in(c, 2);
 	if (!q || !k || !v)
 		return att_bad(c, "needs query, key and value");
 	if (!om_is_float_type(q->dtype) || k->dtype != q->dtype || v->dtype != q->dtype)
@@ -131,7 +126,7 @@ static om_kind att_plan_make(om_ctx *c, att_plan *p)
 	p->T = p->P + p->Skv;
 	if ((rc = att_mask(c, p)))
 		return rc;
-	p->nonpad = att_in(c, 6);
+	p->nonpad = om_ctx_in(c, 6);
 	if (p->nonpad && (p->nonpad->dtype != OM_INT64 || p->nonpad->rank != 1 ||
 			  p->nonpad->dims[0] != p->B))
 		return att_bad(c, "nonpad_kv_seqlen must be int64 [batch]");

@@ -21,11 +21,6 @@ typedef struct rope_plan {
 	bool offset;          /* pos holds one value: token s takes row pos + s (com.microsoft) */
 } rope_plan;
 
-static const om_tensor *rope_in(const om_ctx *c, int i)
-{
-	return c->nin > i ? c->in[i] : NULL;
-}
-
 static om_kind rope_bad(om_ctx *c, const char *what)
 {
 	return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "%s", what);
@@ -78,9 +73,9 @@ static om_kind rope_plan_make(om_ctx *c, rope_plan *p)
 {
 	memset(p, 0, sizeof *p);
 	const bool ms = c->op->param == ROPE_MS;
-	p->x = rope_in(c, 0);
-	p->cs = rope_in(c, ms ? 2 : 1), p->sn = rope_in(c, ms ? 3 : 2);
-	p->pos = rope_in(c, ms ? 1 : 3);
+	p->x = om_ctx_in(c, 0);
+	p->cs = om_ctx_in(c, ms ? 2 : 1), p->sn = om_ctx_in(c, ms ? 3 : 2);
+	p->pos = om_ctx_in(c, ms ? 1 : 3);
 	const om_tensor *x = p->x, *cs = p->cs, *sn = p->sn;
 	if (!x || !cs || !sn || !om_is_float_type(x->dtype) || cs->dtype != x->dtype ||
 	    sn->dtype != x->dtype)
