@@ -262,10 +262,10 @@ static inline void om_ctx_chose(const om_ctx *c, const char *impl)
 	if (c->impl)
 		*c->impl = impl;
 }
-/** Input i of c, or NULL when the node lists fewer inputs or leaves it empty (""). */
+/** Input i of c, or NULL when i < 0, the node lists fewer inputs or leaves it empty (""). */
 static inline const om_tensor *om_ctx_in(const om_ctx *c, int i)
 {
-	return c->nin > i ? c->in[i] : NULL;
+	return i >= 0 && c->nin > i ? c->in[i] : NULL;
 }
 /**
  * For kernels that iterate (Loop, Scan): OM_ERR_INVALID_INPUT naming the node once the run is

@@ -26,11 +26,6 @@ typedef struct qmf_slots {
 } qmf_slots;
 static const qmf_slots QMF_SLOTS[2] = {{2, 3, 4, 5, 6}, {-1, 2, -1, 3, 4}};
 
-static const om_tensor *opt_in(const om_ctx *c, int i)
-{
-	return i >= 0 && i < c->nin ? c->in[i] : NULL;
-}
-
 static bool is8(int32_t t)
 {
 	return t == OM_INT8 || t == OM_UINT8;
@@ -51,9 +46,9 @@ static om_kind qmf_geometry(om_ctx *c, qmf_geom *g)
 {
 	const qmf_slots *s = &QMF_SLOTS[c->op->param];
 	const om_tensor *a = c->in[0], *b = c->in[1];
-	const om_tensor *as = opt_in(c, s->a_scale), *bs = opt_in(c, s->b_scale);
-	const om_tensor *az = opt_in(c, s->a_zp), *bz = opt_in(c, s->b_zp);
-	const om_tensor *bias = opt_in(c, s->bias);
+	const om_tensor *as = om_ctx_in(c, s->a_scale), *bs = om_ctx_in(c, s->b_scale);
+	const om_tensor *az = om_ctx_in(c, s->a_zp), *bz = om_ctx_in(c, s->b_zp);
+	const om_tensor *bias = om_ctx_in(c, s->bias);
 	if (!a || !b || !bs || (s->a_scale >= 0 && !as))
 		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "needs A, B and the scales");
 	if (b->rank != 2 || a->rank < 1)
@@ -177,7 +172,7 @@ static om_kind qmf_a_make(om_ctx *c, const qmf_geom *g, qmf_a *qa)
 	const qmf_slots *s = &QMF_SLOTS[c->op->param];
 	const om_tensor *a = c->in[0];
 	if (c->op->param == QMF_TO_FLOAT) {
-		const om_tensor *az = opt_in(c, s->a_zp);
+		const om_tensor *az = om_ctx_in(c, s->a_zp);
 		*qa = (qmf_a){a->data, NULL, *(const float *)c->in[s->a_scale]->data,
 			      az ? i8_at(az, 0) : 0, a->dtype == OM_INT8};
 		return OM_OK;
@@ -201,7 +196,7 @@ static bool qmf_params(const om_ctx *c, const qmf_geom *g, float as, float **s, 
 		       int64_t *nzb)
 {
 	const qmf_slots *sl = &QMF_SLOTS[c->op->param];
-	const om_tensor *bs = c->in[sl->b_scale], *bz = opt_in(c, sl->b_zp);
+	const om_tensor *bs = c->in[sl->b_scale], *bz = om_ctx_in(c, sl->b_zp);
 	const int64_t ns = om_tensor_numel(bs);
 	*nzb = bz ? om_tensor_numel(bz) : 0;
 	*s = malloc(sizeof(float) * (size_t)(g->N + 1));
@@ -224,7 +219,7 @@ static om_kind qmf_kernel(om_ctx *c)
 	qmf_a qa;
 	if ((rc = qmf_a_make(c, &g, &qa)))
 		return rc;
-	const om_tensor *b = c->in[1], *bias = opt_in(c, QMF_SLOTS[c->op->param].bias);
+	const om_tensor *b = c->in[1], *bias = om_ctx_in(c, QMF_SLOTS[c->op->param].bias);
 	float *s = NULL, *y = c->out[0]->data;
 	int32_t *zb = NULL;
 	int64_t nzb = 0;
