@@ -223,10 +223,27 @@ FAST_CLONES static void layer_norm_f32(int64_t n, float *y, const float *v, cons
 	*inv = r;
 }
 
+/* inv = 1 / sqrt(mean of v^2 + eps), then y = v inv scale */
+FAST_CLONES static void rms_norm_f32(int64_t n, float *y, const float *v, const float *scale,
+				     float eps, float *inv)
+{
+	const float q = lane_sum(v, n, 0.0f, true);
+	const float r = 1.0f / sqrtf((n ? q / (float)n : 0.0f) + eps);
+	for (int64_t k = 0; k < n; k++)
+		y[k] = v[k] * r * scale[k];
+	*inv = r;
+}
+
 void om_fast_layer_norm_f32(int64_t n, float *y, const float *v, const float *scale,
 			    const float *bias, float eps, float *mean, float *inv)
 {
 	layer_norm_f32(n, y, v, scale, bias, eps, mean, inv);
+}
+
+void om_fast_rms_norm_f32(int64_t n, float *y, const float *v, const float *scale, float eps,
+			  float *inv)
+{
+	rms_norm_f32(n, y, v, scale, eps, inv);
 }
 
 void om_fast_softmax_f32(int64_t rows, int64_t n, float *y, const float *x, bool log_form)

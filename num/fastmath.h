@@ -22,6 +22,10 @@ float om_fast_sum_f32(int64_t n, const float *x);
  *  exact mode's double); y may be v. */
 void om_fast_layer_norm_f32(int64_t n, float *y, const float *v, const float *scale,
 			    const float *bias, float eps, float *mean, float *inv);
+/** One row of RMSNormalization in float: y = v * inv * scale, inv = 1 / sqrt(mean of v^2 +
+ *  eps) of v's n values, the sum in 16 lanes (not exact mode's double); y may be v. */
+void om_fast_rms_norm_f32(int64_t n, float *y, const float *v, const float *scale, float eps,
+			  float *inv);
 /** y = 1 / (1 + e^-x) */
 void om_fast_sigmoid_f32(int64_t n, float *y, const float *x);
 /** y = x * Sigmoid(alpha x) (Swish; SiLU and QuickGelu are alpha 1 and 1.702) */

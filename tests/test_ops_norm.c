@@ -160,19 +160,24 @@ static void layer_norm(void **state)
 	om_model_free(m);
 }
 
-/* LayerNormalization, Softmax and LogSoftmax over rows of n = 1, 7, 8, 9, 15, 16, 17, 33, 128
+/* LayerNormalization, Softmax, LogSoftmax and SimplifiedLayerNormalization (root mean square)
+ * over rows of n = 1, 7, 8, 9, 15, 16, 17, 33, 128
  * (sums in 8 or 16 lanes: whole lanes, tails), exact and fast mode, against a double two-pass
  * reference */
 enum { ROWS = 3, MAXN = 128 };
-static const char *const row_ops[] = {"LayerNormalization", "Softmax", "LogSoftmax"};
+static const char *const row_ops[] = {"LayerNormalization", "Softmax", "LogSoftmax",
+				       "SimplifiedLayerNormalization"};
+static const int row_inputs[] = {3, 1, 1, 2};
 
 /* the reference of element k of row xr (n elements) for row_ops[op] */
 static double row_ref(int op, const float *xr, int64_t n, int64_t k, const float *sc,
 		      const float *bi)
 {
-	double mean = 0, var = 0, mx = -INFINITY, se = 0;
+	double mean = 0, var = 0, mx = -INFINITY, se = 0, sq = 0;
 	for (int64_t i = 0; i < n; i++)
-		mean += xr[i] / (double)n, mx = fmax(mx, xr[i]);
+		mean += xr[i] / (double)n, mx = fmax(mx, xr[i]), sq += (double)xr[i] * xr[i];
+	if (op == 3) /* root mean square */
+		return xr[k] / sqrt(sq / (double)n + 1e-5) * sc[k];
 	for (int64_t i = 0; i < n; i++) {
 		var += (xr[i] - mean) * (xr[i] - mean) / (double)n;
 		se += exp(xr[i] - mx);
@@ -187,7 +192,7 @@ static void row_case(int op, int exact, int64_t n, const float *x, const float *
 {
 	const int64_t dims[] = {ROWS, n};
 	om_model *m = om_model_new();
-	om_node *nd = nt_add_node(m, row_ops[op], op ? 1 : 3, 1);
+	om_node *nd = nt_add_node(m, row_ops[op], row_inputs[op], 1);
 	om_tensor tx = nt_tensor(OM_FLOAT, 2, dims, x);
 	om_tensor ts = nt_tensor(OM_FLOAT, 1, &n, sc), tb = nt_tensor(OM_FLOAT, 1, &n, bi);
 	om_tensor out[1];
@@ -215,7 +220,7 @@ static void row_sizes(void **state)
 	for (int i = 0; i < MAXN; i++)
 		sc[i] = 0.5f + (float)(i % 5) * 0.25f, bi[i] = (float)(i % 3) - 1.0f;
 	for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
-		for (int op = 0; op < 3; op++)
+		for (int op = 0; op < 4; op++)
 			for (int exact = 0; exact < 2; exact++)
 				row_case(op, exact, sizes[si], x, sc, bi);
 }

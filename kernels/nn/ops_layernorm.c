@@ -2,7 +2,7 @@
  * 1), RMSNormalization, ONNX Runtime's SimplifiedLayerNormalization (default domain since 1)
  * and com.microsoft SkipLayerNormalization and SkipSimplifiedLayerNormalization:
  * standardization over the last axes, in double: exact; fast mode's float rows through
- * om_fast_layer_norm_f32. */
+ * om_fast_layer_norm_f32 (om_fast_rms_norm_f32 for the root mean square rows). */
 /* -O2 vectorizes only loops of known trip count; quiet comparisons let selects vectorize
  * (results are unchanged: no reassociation, and detmath.h switches contraction off) */
 #if defined(__GNUC__) && !defined(__clang__)
@@ -78,6 +78,7 @@ static om_kind om_ln_infer(om_ctx *c) /* also ONNX Runtime's LayerNormalization 
 typedef struct ln_fast_job {
 	int64_t n;
 	float eps;
+	bool rms; /* om_fast_rms_norm_f32 (no bias; the mean, where asked, is 0) */
 	const float *x, *scale, *bias;
 	float *y, *mean, *inv; /* mean, inv: NULL when not asked */
 } ln_fast_job;
@@ -86,9 +87,13 @@ static void ln_fast_rows(void *arg, int64_t lo, int64_t hi)
 {
 	const ln_fast_job *j = arg;
 	for (int64_t o = lo; o < hi; o++) {
-		float m, r;
-		om_fast_layer_norm_f32(j->n, j->y + o * j->n, j->x + o * j->n, j->scale, j->bias,
-				       j->eps, &m, &r);
+		float m = 0, r;
+		if (j->rms)
+			om_fast_rms_norm_f32(j->n, j->y + o * j->n, j->x + o * j->n, j->scale,
+					     j->eps, &r);
+		else
+			om_fast_layer_norm_f32(j->n, j->y + o * j->n, j->x + o * j->n, j->scale,
+					       j->bias, j->eps, &m, &r);
 		if (j->mean)
 			j->mean[o] = m;
 		if (j->inv)
@@ -108,10 +113,10 @@ static om_kind om_ln_kernel(om_ctx *c) /* also ONNX Runtime's LayerNormalization
 	om_tensor *mean = inv_at == 2 && c->nout > 1 ? c->out[1] : NULL;
 	om_tensor *inv = c->nout > inv_at ? c->out[inv_at] : NULL;
 	const bool rms = c->op->param & LN_RMS;
-	if (!c->exact && x->dtype == OM_FLOAT && !rms &&
+	if (!c->exact && x->dtype == OM_FLOAT && (!rms || !b) &&
 	    om_norm_float_row(c->in[1], n, false) && om_norm_float_row(b, n, true) &&
 	    (!mean || mean->dtype == OM_FLOAT) && (!inv || inv->dtype == OM_FLOAT)) {
-		ln_fast_job j = {n, om_attr_float(c->node, "epsilon", 1e-5f), x->data,
+		ln_fast_job j = {n, om_attr_float(c->node, "epsilon", 1e-5f), rms, x->data,
 				 c->in[1]->data, b ? b->data : NULL, c->out[0]->data,
 				 mean ? mean->data : NULL, inv ? inv->data : NULL};
 		om_par_for(c->threads, p.sl.outer, NORM_SLICE_GRAIN / (n + 1) + 1, ln_fast_rows,
@@ -217,9 +222,12 @@ static void skip_rows(void *arg, int64_t lo, int64_t hi, int slot)
 			for (int64_t k = 0; k < n; k++)
 				s[k] = xr[k] + sr[k];
 		if (j->gamma) {
-			float m, r;
-			om_fast_layer_norm_f32(n, yr, s, j->gamma, j->beta, (float)j->l->eps, &m,
-					       &r);
+			float m = 0, r;
+			if (j->l->rms)
+				om_fast_rms_norm_f32(n, yr, s, j->gamma, (float)j->l->eps, &r);
+			else
+				om_fast_layer_norm_f32(n, yr, s, j->gamma, j->beta, (float)j->l->eps,
+						       &m, &r);
 			if (j->mean)
 				j->mean[o] = m;
 			if (j->inv)
@@ -269,11 +277,10 @@ static om_kind om_skip_ln_kernel(om_ctx *c)
 		      .sum = c->nout > 3 && c->out[3] ? c->out[3]->data : NULL,
 		      .y = c->out[0]->data, .rows = rows};
 	/* fast mode: in float when gamma and beta are float rows of n and the Mean and InvStdDev
-	 * asked for are float (as LayerNormalization's fast rows: the same bits); the root mean
-	 * square rows always through om_norm_standardize */
+	 * asked for are float (as LayerNormalization's fast rows: the same bits; the root mean
+	 * square rows through om_fast_rms_norm_f32) */
 	const om_tensor *g = lin[1];
-	if (!c->exact && !rms && om_norm_float_row(g, n, false) &&
-	    om_norm_float_row(beta, n, true) &&
+	if (!c->exact && om_norm_float_row(g, n, false) && om_norm_float_row(beta, n, true) &&
 	    (!lout[1] || lout[1]->dtype == OM_FLOAT) && (!lout[2] || lout[2]->dtype == OM_FLOAT)) {
 		j.gamma = g->data, j.beta = beta ? beta->data : NULL;
 		j.mean = lout[1] ? lout[1]->data : NULL, j.inv = lout[2] ? lout[2]->data : NULL;
