@@ -532,10 +532,64 @@ static void lrn(void **state)
 	om_model_free(m);
 }
 
+/* com.microsoft SkipSimplifiedLayerNormalization in both modes against a double reference:
+ * sum = x + (skip + bias) (output 3, float), y = sum / sqrt(mean(sum^2) + eps) * gamma, the
+ * mean output 0 and inv_std_var 1 / sqrt(mean(sum^2) + eps), rows of 5, 16 and 37 */
+static void skip_simplified(void **state)
+{
+	(void)state;
+	enum { R = 3, MAXW = 37 };
+	static const int64_t widths[] = {5, 16, 37};
+	float x[R * MAXW], sk[R * MAXW], g[MAXW], b[MAXW];
+	for (int i = 0; i < R * MAXW; i++)
+		x[i] = (float)((i * 37) % 23) / 4.0f - 2.0f, sk[i] = (float)(i % 7) / 8.0f;
+	for (int i = 0; i < MAXW; i++)
+		g[i] = 0.5f + (float)(i % 4) * 0.25f, b[i] = (float)(i % 3) - 1.0f;
+	for (size_t wi = 0; wi < sizeof widths / sizeof *widths; wi++)
+		for (int exact = 0; exact < 2; exact++) {
+			const int64_t w = widths[wi], dims[] = {R, w};
+			om_model *m = om_model_new();
+			om_node *nd = nt_add_node(m, "SkipSimplifiedLayerNormalization", 4, 4);
+			nd->domain = "com.microsoft";
+			nt_float(nd, "epsilon", 1e-5f);
+			om_tensor tx = nt_tensor(OM_FLOAT, 2, dims, x);
+			om_tensor ts = nt_tensor(OM_FLOAT, 2, dims, sk);
+			om_tensor tg = nt_tensor(OM_FLOAT, 1, &w, g), tb = nt_tensor(OM_FLOAT, 1, &w, b);
+			const om_tensor *in[] = {&tx, &ts, &tg, &tb};
+			om_tensor out[4];
+			om_status st = {0};
+			assert_int_equal(nt_run_threads(nd, 1, in, out, exact, 2, &st), OM_OK);
+			const float *y = out[0].data, *mean = out[1].data, *inv = out[2].data;
+			const float *sum = out[3].data;
+			for (int64_t r = 0; r < R; r++) {
+				double sq = 0;
+				for (int64_t k = 0; k < w; k++) {
+					const float v = x[r * w + k] + (sk[r * w + k] + b[k]);
+					assert_true(sum[r * w + k] == v);
+					sq += (double)v * v;
+				}
+				const double iv = 1 / sqrt(sq / (double)w + 1e-5);
+				assert_true(mean[r] == 0.0f);
+				assert_true(fabs(inv[r] - iv) <= 2e-6 * iv);
+				for (int64_t k = 0; k < w; k++) {
+					const double want = sum[r * w + k] * iv * g[k];
+					if (!(fabs(y[r * w + k] - want) <= 2e-6 * fabs(want) + 1e-6))
+						fail_msg("exact %d w %lld [%lld, %lld]: %.9g, want %.9g",
+							 exact, (long long)w, (long long)r,
+							 (long long)k, (double)y[r * w + k], want);
+				}
+			}
+			for (int i = 0; i < 4; i++)
+				om_tensor_free(&out[i]);
+			om_model_free(m);
+		}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(softmax_forms),  cmocka_unit_test(hardmax_and_lp),
+		cmocka_unit_test(skip_simplified),
 		cmocka_unit_test(softmax_types_and_errors), cmocka_unit_test(layer_norm),
 		cmocka_unit_test(instance_norm),  cmocka_unit_test(batch_norm),
 		cmocka_unit_test(batch_norm_training), cmocka_unit_test(mean_variance),
