@@ -14,6 +14,7 @@ extern const om_op_table om_ops_attention;
 extern const om_op_table om_ops_rope;
 extern const om_op_table om_ops_quant;
 extern const om_op_table om_ops_matmul_nbits;
+extern const om_op_table om_ops_gather_bq;
 extern const om_op_table om_ops_sample;
 extern const om_op_table om_ops_scatter;
 extern const om_op_table om_ops_detect;
@@ -40,6 +41,7 @@ const om_op_table *const om_op_tables[] = {
 	&om_ops_rope,
 	&om_ops_quant,
 	&om_ops_matmul_nbits,
+	&om_ops_gather_bq,
 	&om_ops_sample,
 	&om_ops_scatter,
 	&om_ops_detect,

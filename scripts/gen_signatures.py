@@ -115,6 +115,11 @@ CONTRIB = {
     ('com.microsoft', 'MatMulIntegerToFloat'): sig(
         [('A', 'req'), ('B', 'req'), ('a_scale', 'req'), ('b_scale', 'req'),
          ('a_zero_point', 'opt'), ('b_zero_point', 'opt'), ('bias', 'opt')], [('Y', 'req')], {}),
+    ('com.microsoft', 'GatherBlockQuantized'): sig(
+        [('data', 'req'), ('indices', 'req'), ('scales', 'req'), ('zero_points', 'opt')],
+        [('output', 'req')],
+        {'bits': ('INT', False), 'block_size': ('INT', False), 'gather_axis': ('INT', False),
+         'quantize_axis': ('INT', False)}),
     ('com.microsoft', 'DynamicQuantizeMatMul'): sig(
         [('A', 'req'), ('B', 'req'), ('b_scale', 'req'), ('b_zero_point', 'opt'),
          ('bias', 'opt')], [('Y', 'req')], {}),
