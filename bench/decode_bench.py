@@ -1,0 +1,233 @@
+#!/usr/bin/python3
+"""Greedy decoding of a GenAI-format decoder (bench/gen_decoder.py) in omopt and ONNX Runtime.
+
+    /usr/bin/python3 bench/decode_bench.py MODEL.onnx [--prompt 128] [--steps 32]
+        [--threads 1,2] [--reps 2] [--ort-level all] [--runtimes omopt,ort] [--json OUT.json]
+
+A prompt of P random tokens (fixed seed), then T greedy steps, each feeding the presents back
+as the pasts (attention_mask all ones, position_ids when the model takes them). omopt runs
+through its Python package (python/: a session keeps its plan between runs) in a subprocess of
+its own (`--worker`, so its peak RSS is the run's), ONNX Runtime through bench/decode_ort.js
+(onnxruntime-node, graph optimizations at --ort-level, ONNX Runtime GenAI's default being all);
+each run does one warm-up (the prompt and one step) first. For each thread count the two
+runtimes alternate, --reps times. Reported per run: prompt tokens/s and decode tokens/s by wall
+time and by CPU time (user + sys of the whole process), the argmax sequences and whether they
+match, max |logits difference| over the largest |logit| (the steps up to the first divergence),
+peak RSS of the omopt process, its RSS before the model was loaded, and the model's file size.
+Needs ../shared/oracle installed (node + onnxruntime-node) and the build's libomopt
+(OMOPT_LIBRARY, default build/libomopt.so.0 beside this script's checkout).
+"""
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+
+def model_meta(path):
+    import onnx
+    m = onnx.load(path, load_external_data=False)
+    for p in m.metadata_props:
+        if p.key == 'decoder':
+            return json.loads(p.value)
+    raise SystemExit('%s: no "decoder" metadata (write the model with bench/gen_decoder.py)'
+                     % path)
+
+
+def rss_kib():
+    with open('/proc/self/status') as f:
+        for line in f:
+            if line.startswith('VmRSS:'):
+                return int(line.split()[1])
+    return 0
+
+
+def greedy_omopt(model, meta, prompt, steps, threads, exact=False):
+    """The greedy loop in omopt; returns (dict of timings and tokens, logits [steps + 1, V])."""
+    import omopt
+    base_rss = rss_kib()
+    sess = omopt.InferenceSession(model, threads=threads, exact=exact)
+    names = [i.name for i in sess.get_inputs()]
+    past_names = [n for n in names if n.startswith('past_key_values.')]
+    out_names = [o.name for o in sess.get_outputs()]
+    fdt = np.float16 if meta['dtype'] == 'fp16' else np.float32
+
+    def step(tokens, past, past_len):
+        feeds = {'input_ids': np.array([tokens], np.int64),
+                 'attention_mask': np.ones((1, past_len + len(tokens)), np.int64)}
+        if 'position_ids' in names:
+            feeds['position_ids'] = np.arange(past_len, past_len + len(tokens),
+                                              dtype=np.int64)[None]
+        feeds.update(zip(past_names, past))
+        outs = dict(zip(out_names, sess.run(None, feeds)))
+        return outs['logits'], [outs[n.replace('past_key_values.', 'present.')]
+                                for n in past_names]
+
+    empty = [np.zeros((1, meta['kv_heads'], 0, meta['head_size']), fdt) for _ in past_names]
+    lg, pres = step(prompt, empty, 0)  # warm-up
+    step([int(np.argmax(lg[0, -1]))], pres, len(prompt))
+    c0, t0 = time.process_time(), time.perf_counter()
+    lg, pres = step(prompt, empty, 0)
+    r = {'prompt_ms': (time.perf_counter() - t0) * 1e3,
+         'prompt_cpu_ms': (time.process_time() - c0) * 1e3}
+    rows = [lg[0, -1].copy()]
+    tokens = [int(np.argmax(lg[0, -1]))]
+    c0, t0 = time.process_time(), time.perf_counter()
+    past_len = len(prompt)
+    for _ in range(steps):
+        lg, pres = step([tokens[-1]], pres, past_len)
+        past_len += 1
+        rows.append(lg[0, -1].copy())
+        tokens.append(int(np.argmax(lg[0, -1])))
+    r.update(decode_ms=(time.perf_counter() - t0) * 1e3,
+             decode_cpu_ms=(time.process_time() - c0) * 1e3, tokens=tokens,
+             base_rss_kib=base_rss,
+             peak_rss_kib=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+    return r, np.stack(rows)
+
+
+def env_omopt():
+    env = dict(os.environ)
+    env.setdefault('OMOPT_LIBRARY', os.path.join(ROOT, 'build', 'libomopt.so.0'))
+    env['PYTHONPATH'] = os.path.join(ROOT, 'python') + os.pathsep + env.get('PYTHONPATH', '')
+    return env
+
+
+def run_omopt(model, prompt_file, steps, threads, outdir):
+    p = subprocess.run([sys.executable, os.path.abspath(__file__), model, '--worker',
+                        prompt_file, '--steps', str(steps), '--threads', str(threads),
+                        '--out', outdir], capture_output=True, text=True, env=env_omopt())
+    if p.returncode:
+        raise RuntimeError('omopt worker failed: ' + p.stderr.strip()[-2000:])
+    return json.loads(p.stdout.strip().splitlines()[-1]), np.load(os.path.join(outdir,
+                                                                               'logits.npy'))
+
+
+def run_ort(model, meta, prompt_file, steps, threads, outdir, level):
+    env = dict(os.environ, DECODER_META=json.dumps(meta))
+    p = subprocess.run(['node', os.path.join(HERE, 'decode_ort.js'), model, prompt_file,
+                        str(steps), outdir, '--threads', str(threads), '--level', level],
+                       capture_output=True, text=True, env=env)
+    if p.returncode:
+        raise RuntimeError('ONNX Runtime failed: ' + p.stderr.strip()[-2000:])
+    return json.loads(p.stdout.strip().splitlines()[-1]), np.load(os.path.join(outdir,
+                                                                               'logits.npy'))
+
+
+def compare(ro, lo, rr, lr):
+    """argmax match, first divergence, max |diff| / max |ref| over the steps before it."""
+    to, tr = ro['tokens'], rr['tokens']
+    first = next((i for i, (a, b) in enumerate(zip(to, tr)) if a != b), len(to))
+    n = min(first + 1, len(lo))  # the step that diverged still had the same inputs
+    a, b = lo[:n].astype(np.float64), lr[:n].astype(np.float64)
+    rel = float(np.max(np.abs(a - b)) / max(np.max(np.abs(b)), 1e-30))
+    return {'match': to == tr, 'first_divergence': None if to == tr else first,
+            'max_rel_diff': rel}
+
+
+def rates(r, P, T):
+    return {'prompt_tok_s': P / r['prompt_ms'] * 1e3, 'prompt_tok_cpu_s':
+            P / r['prompt_cpu_ms'] * 1e3, 'decode_tok_s': T / r['decode_ms'] * 1e3,
+            'decode_tok_cpu_s': T / r['decode_cpu_ms'] * 1e3}
+
+
+def bench(a):
+    meta = model_meta(a.model)
+    size = os.path.getsize(a.model)
+    rng = np.random.default_rng(a.seed)
+    prompt = rng.integers(0, meta['vocab'], size=a.prompt).astype(np.int64)
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        pf = os.path.join(tmp, 'prompt.npy')
+        np.save(pf, prompt)
+        for t in [int(x) for x in a.threads.split(',')]:
+            for rep in range(a.reps):
+                row = {'threads': t, 'rep': rep, 'file_mib': size / 2 ** 20}
+                if 'omopt' in a.runtimes:
+                    ro, lo = run_omopt(a.model, pf, a.steps, t, os.path.join(tmp, 'o'))
+                    row.update(omopt=rates(ro, a.prompt, a.steps), tokens_omopt=ro['tokens'],
+                               omopt_peak_rss_mib=ro['peak_rss_kib'] / 1024,
+                               omopt_base_rss_mib=ro['base_rss_kib'] / 1024)
+                if 'ort' in a.runtimes:
+                    rr, lr = run_ort(a.model, meta, pf, a.steps, t, os.path.join(tmp, 'r'),
+                                     a.ort_level)
+                    row.update(ort=rates(rr, a.prompt, a.steps), tokens_ort=rr['tokens'],
+                               ort_peak_rss_mib=rr['peak_rss_kib'] / 1024)
+                if 'omopt' in row and 'ort' in row:
+                    row.update(compare(ro, lo, rr, lr))
+                rows.append(row)
+                print(summary(row), flush=True)
+    if a.json:
+        json.dump({'model': a.model, 'meta': meta, 'prompt': a.prompt, 'steps': a.steps,
+                   'rows': rows}, open(a.json, 'w'), indent=1)
+    both = [r for r in rows if 'match' in r]
+    if both:
+        ok = all(r['match'] and r['max_rel_diff'] <= 1e-2 for r in both)
+        print('acceptance (same argmax over %d steps, logits within 1e-2): %s'
+              % (a.steps, 'yes' if ok else 'NO'))
+        return 0 if ok else 1
+    return 0
+
+
+def summary(row):
+    """one line: tokens/s by wall and CPU time per runtime, agreement, RSS"""
+    s = 'threads %d rep %d:' % (row['threads'], row['rep'])
+    for rt in ('omopt', 'ort'):
+        if rt in row:
+            r = row[rt]
+            s += ' %s prompt %.1f tok/s (cpu %.1f) decode %.1f tok/s (cpu %.1f) |' % (
+                rt, r['prompt_tok_s'], r['prompt_tok_cpu_s'], r['decode_tok_s'],
+                r['decode_tok_cpu_s'])
+    if 'match' in row:
+        s += ' argmax %s, max|diff|/max|ref| %.2e |' % (
+            'same' if row['match'] else 'DIFFER from step %d' % row['first_divergence'],
+            row['max_rel_diff'])
+    else:
+        s += ' tokens %s |' % (row.get('tokens_omopt') or row.get('tokens_ort'))[:8]
+    if 'omopt' in row:
+        s += ' omopt RSS %.1f MiB (base %.1f)' % (row['omopt_peak_rss_mib'],
+                                                 row['omopt_base_rss_mib'])
+    return s + ' file %.1f MiB' % row['file_mib']
+
+
+def worker(a):
+    meta = model_meta(a.model)
+    prompt = [int(x) for x in np.load(a.worker)]
+    r, logits = greedy_omopt(a.model, meta, prompt, a.steps, a.threads, a.exact)
+    os.makedirs(a.out, exist_ok=True)
+    np.save(os.path.join(a.out, 'logits.npy'), logits)
+    print(json.dumps(r))
+    return 0
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    p.add_argument('model')
+    p.add_argument('--prompt', type=int, default=128)
+    p.add_argument('--steps', type=int, default=32)
+    p.add_argument('--threads', default='1,2')
+    p.add_argument('--reps', type=int, default=2)
+    p.add_argument('--ort-level', default='all')
+    p.add_argument('--seed', type=int, default=0)
+    p.add_argument('--json')
+    p.add_argument('--runtimes', default='omopt,ort', help='omopt,ort (default), omopt or ort')
+    p.add_argument('--worker', help=argparse.SUPPRESS)  # the prompt .npy: run omopt only
+    p.add_argument('--out', help=argparse.SUPPRESS)
+    p.add_argument('--exact', action='store_true', help=argparse.SUPPRESS)
+    a = p.parse_args(argv)
+    if a.worker:
+        a.threads = int(a.threads)
+        return worker(a)
+    return bench(a)
+
+
+if __name__ == '__main__':
+    sys.exit(main())
