@@ -3,6 +3,7 @@
 
     /usr/bin/python3 bench/decode_bench.py MODEL.onnx [--prompt 128] [--steps 32]
         [--threads 1,2] [--reps 2] [--ort-level all] [--runtimes omopt,ort] [--json OUT.json]
+        [--markdown]
 
 A prompt of P random tokens (fixed seed), then T greedy steps, each feeding the presents back
 as the pasts (attention_mask all ones, position_ids when the model takes them). omopt runs
@@ -165,6 +166,8 @@ def bench(a):
                     row.update(compare(ro, lo, rr, lr))
                 rows.append(row)
                 print(summary(row), flush=True)
+    if a.markdown and any('match' in r for r in rows):
+        print(markdown(a.model, rows))
     if a.json:
         json.dump({'model': a.model, 'meta': meta, 'prompt': a.prompt, 'steps': a.steps,
                    'rows': rows}, open(a.json, 'w'), indent=1)
@@ -175,6 +178,37 @@ def bench(a):
               % (a.steps, 'yes' if ok else 'NO'))
         return 0 if ok else 1
     return 0
+
+
+def markdown(model, rows):
+    """one table row per thread count: medians over the reps of tokens/s by wall and CPU time
+    (ratios omopt / ONNX Runtime), the spread of each one's decode wall rate over the reps (max /
+    min), agreement, omopt's peak RSS above its RSS before the model was loaded, ONNX Runtime's
+    peak RSS (its process whole), the file"""
+    med = lambda v: float(np.median(v))  # noqa: E731
+    out = []
+    for t in sorted({r['threads'] for r in rows}):
+        rs = [r for r in rows if r['threads'] == t and 'match' in r]
+        v = {(rt, k): med([r[rt][k] for r in rs]) for rt in ('omopt', 'ort')
+             for k in rs[0]['omopt']}
+        spread = ['%.1f' % (max(w) / min(w)) for w in
+                  ([r[rt]['decode_tok_s'] for r in rs] for rt in ('omopt', 'ort'))]
+        out.append('| %s | %d | %.0f / %.0f (%.2f) | %.0f / %.0f (%.2f) | %.1f / %.1f (%.2f) | '
+                   '%.1f / %.1f (%.2f) | %s | %s, %.1e | %.0f / %.0f / %.0f MiB |' % (
+                       os.path.basename(model), t,
+                       v['omopt', 'prompt_tok_s'], v['ort', 'prompt_tok_s'],
+                       v['omopt', 'prompt_tok_s'] / v['ort', 'prompt_tok_s'],
+                       v['omopt', 'prompt_tok_cpu_s'], v['ort', 'prompt_tok_cpu_s'],
+                       v['omopt', 'prompt_tok_cpu_s'] / v['ort', 'prompt_tok_cpu_s'],
+                       v['omopt', 'decode_tok_s'], v['ort', 'decode_tok_s'],
+                       v['omopt', 'decode_tok_s'] / v['ort', 'decode_tok_s'],
+                       v['omopt', 'decode_tok_cpu_s'], v['ort', 'decode_tok_cpu_s'],
+                       v['omopt', 'decode_tok_cpu_s'] / v['ort', 'decode_tok_cpu_s'],
+                       ' / '.join(spread), 'same' if all(r['match'] for r in rs) else 'DIFFER',
+                       max(r['max_rel_diff'] for r in rs),
+                       med([r['omopt_peak_rss_mib'] - r['omopt_base_rss_mib'] for r in rs]),
+                       med([r['ort_peak_rss_mib'] for r in rs]), rs[0]['file_mib']))
+    return '\n'.join(out)
 
 
 def summary(row):
@@ -195,6 +229,8 @@ def summary(row):
     if 'omopt' in row:
         s += ' omopt RSS %.1f MiB (base %.1f)' % (row['omopt_peak_rss_mib'],
                                                  row['omopt_base_rss_mib'])
+    if 'ort' in row:
+        s += ' ORT RSS %.1f MiB' % row['ort_peak_rss_mib']
     return s + ' file %.1f MiB' % row['file_mib']
 
 
@@ -218,6 +254,8 @@ def main(argv=None):
     p.add_argument('--ort-level', default='all')
     p.add_argument('--seed', type=int, default=0)
     p.add_argument('--json')
+    p.add_argument('--markdown', action='store_true',
+                   help='a table row per thread count (medians) for bench/README.md')
     p.add_argument('--runtimes', default='omopt,ort', help='omopt,ort (default), omopt or ort')
     p.add_argument('--worker', help=argparse.SUPPRESS)  # the prompt .npy: run omopt only
     p.add_argument('--out', help=argparse.SUPPRESS)

@@ -32,7 +32,9 @@ function writeNpy(file, descr, shape, bytes) {
   fs.writeFileSync(file, Buffer.concat([pre, Buffer.from(header, 'latin1'), bytes]));
 }
 
-function ids(arr) { return new ort.Tensor('int64', BigInt64Array.from(arr, BigInt), [1, arr.length]); }
+function ids(arr) {
+  return new ort.Tensor('int64', BigInt64Array.from(arr, BigInt), [1, arr.length]);
+}
 
 async function main() {
   const argv = process.argv.slice(2);

@@ -12,13 +12,13 @@ accuracy_level 0, exact arithmetic, since level 4 lets ONNX Runtime quantize act
 int8), gqa_fp16, onnx_attention and onnx_attention_fp16 (ONNX Attention-23 instead of GQA).
 usage: /usr/bin/python3 tests/gen_cases_decoder.py
 """
+import json
 import os
 import shutil
 import sys
 import tempfile
 
 import numpy as np
-import onnx
 from onnx import numpy_helper
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -78,7 +78,7 @@ def case(name, extra):
             gen_decoder.main([ref_path] + TINY + [a for a in extra if a not in
                                                    ('--accuracy-level', '4')])
         meta = next(p.value for p in m.metadata_props if p.key == 'decoder')
-        meta = __import__('json').loads(meta)
+        meta = json.loads(meta)
         fdt = np.float16 if meta['dtype'] == 'fp16' else np.float32
         past = {'past_key_values.%d.%s' % (i, kv): np.zeros((1, meta['kv_heads'], 0,
                                                               meta['head_size']), fdt)

@@ -15,7 +15,6 @@ import shutil
 import sys
 
 import numpy as np
-import onnx
 from onnx import helper, numpy_helper, TensorProto
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -57,7 +56,6 @@ def pack_rows(codes, bits):
 def case(name, dtype, shape, idx, ga=None, qa=None, block=16, bits=4, zp=True, sdt=np.float32):
     """shape: the codes' shape (uint8: its last axis unpacked)."""
     r = len(shape)
-    gan = (ga if ga is not None else 0) % r
     qan = (qa if qa is not None else 1) % r
     nblk = -(-shape[qan] // block)
     sshape = list(shape)

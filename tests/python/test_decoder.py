@@ -4,8 +4,8 @@ prompt step (7 tokens, empty past) and one decode step (the presents fed back), 
 and 2 threads: every output within 1e-2 of its largest magnitude (the issue's acceptance) and
 the same argmax token; exact mode within 1e-4 on the float32 variants. Variants with a
 com.microsoft op omopt has no kernel for (or whose kernel refuses the node's types:
-SkipSimplifiedLayerNormalization takes float32 only today) are skipped, naming the node. The outputs are stored,
-so the test needs neither ../shared nor ONNX Runtime."""
+SkipSimplifiedLayerNormalization takes float32 only today) are skipped, naming the node. The
+outputs are stored, so the test needs neither ../shared nor ONNX Runtime."""
 import os
 
 import numpy as np
