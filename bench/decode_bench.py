@@ -3,7 +3,7 @@
 
     /usr/bin/python3 bench/decode_bench.py MODEL.onnx [--prompt 128] [--steps 32]
         [--threads 1,2] [--reps 2] [--ort-level all] [--runtimes omopt,ort] [--json OUT.json]
-        [--markdown]
+        [--markdown] [--ort-model TWIN.onnx]
 
 A prompt of P random tokens (fixed seed), then T greedy steps, each feeding the presents back
 as the pasts (attention_mask all ones, position_ids when the model takes them). omopt runs
@@ -15,6 +15,9 @@ runtimes alternate, --reps times. Reported per run: prompt tokens/s and decode t
 time and by CPU time (user + sys of the whole process), the argmax sequences and whether they
 match, max |logits difference| over the largest |logit| (the steps up to the first divergence),
 peak RSS of the omopt process, its RSS before the model was loaded, and the model's file size.
+--ort-model: ONNX Runtime runs another model, e.g. the accuracy_level 0 twin of an
+accuracy_level 4 model (gen_decoder.py with the same options and seed): level 4 lets ONNX
+Runtime quantize activations to int8, so the reference is exact arithmetic instead.
 Needs ../shared/oracle installed (node + onnxruntime-node) and the build's libomopt
 (OMOPT_LIBRARY, default build/libomopt.so.0 beside this script's checkout).
 """
@@ -158,8 +161,8 @@ def bench(a):
                                omopt_peak_rss_mib=ro['peak_rss_kib'] / 1024,
                                omopt_base_rss_mib=ro['base_rss_kib'] / 1024)
                 if 'ort' in a.runtimes:
-                    rr, lr = run_ort(a.model, meta, pf, a.steps, t, os.path.join(tmp, 'r'),
-                                     a.ort_level)
+                    rr, lr = run_ort(a.ort_model or a.model, meta, pf, a.steps, t,
+                                     os.path.join(tmp, 'r'), a.ort_level)
                     row.update(ort=rates(rr, a.prompt, a.steps), tokens_ort=rr['tokens'],
                                ort_peak_rss_mib=rr['peak_rss_kib'] / 1024)
                 if 'omopt' in row and 'ort' in row:
@@ -254,6 +257,8 @@ def main(argv=None):
     p.add_argument('--ort-level', default='all')
     p.add_argument('--seed', type=int, default=0)
     p.add_argument('--json')
+    p.add_argument('--ort-model', help='the model ONNX Runtime runs instead (the same weights '
+                   'at accuracy_level 0: exact arithmetic for an accuracy_level 4 model)')
     p.add_argument('--markdown', action='store_true',
                    help='a table row per thread count (medians) for bench/README.md')
     p.add_argument('--runtimes', default='omopt,ort', help='omopt,ort (default), omopt or ort')
