@@ -6,7 +6,7 @@ Llama-style model, shrunk.
     /usr/bin/python3 bench/gen_decoder.py OUT.onnx [--layers 2] [--hidden 256] [--heads 8]
         [--kv-heads 2] [--vocab 1024] [--inter 512] [--max-len 2048] [--block 32]
         [--accuracy-level 0|4] [--qkv separate|packed] [--rope gqa|node] [--embed gather|gbq]
-        [--dtype fp32|fp16] [--attention gqa|onnx] [--symmetric] [--seed 0]
+        [--dtype fp32|fp16] [--attention gqa|onnx] [--symmetric] [--tied] [--seed 0]
 
 Graph (names as the builder's): inputs input_ids int64 [batch_size, sequence_length],
 attention_mask int64 [batch_size, total_sequence_length], (position_ids with --rope node),
@@ -23,7 +23,9 @@ total_sequence_length, head_size].
     cos/sin caches [max_len, head_size / 2]; --rope node: com.microsoft RotaryEmbedding on q
     and k with position_ids, GQA with do_rotary=0); o_proj; SkipSimplifiedLayerNormalization;
     SiLU MLP (gate/up/down MatMulNBits, Sigmoid * gate * up)
-  final SkipSimplifiedLayerNormalization, lm_head MatMulNBits -> logits
+  final SkipSimplifiedLayerNormalization, lm_head MatMulNBits -> logits (--tied: lm_head reads
+    the GatherBlockQuantized table, uint8 [vocab, hidden / 2], as tied exports share it,
+    through a Reshape to MatMulNBits' [vocab, blocks, block / 2], which ONNX Runtime requires)
 --attention onnx replaces GroupQueryAttention by ONNX's Attention-23 (past/present, is_causal,
 grouped KV heads) after com.microsoft RotaryEmbedding nodes (position_ids input): the same
 function, for a runtime without GroupQueryAttention. --dtype fp16: activations, norms, scales,
@@ -129,7 +131,7 @@ class Builder:
         sc = self.init('model.embed_tokens.scales', s.reshape(a.vocab, kb))
         ins = [data, 'input_ids', sc]
         if z is not None:
-            ins.append(self.init('model.embed_tokens.qzeros', z.reshape(a.vocab, -1)))
+            ins.append(self.init('model.embed_tokens.zero_points', z.reshape(a.vocab, -1)))
         return self.node('GatherBlockQuantized', ins,
                          ['/model/embed_tokens/GatherBlockQuantized/output_0'],
                          '/model/embed_tokens/GatherBlockQuantized', 'com.microsoft',
@@ -233,8 +235,20 @@ class Builder:
         x, _ = self.skip_norm(x, res, 'model.norm.weight',
                               '/model/layers.%d/final_norm_layernorm/SkipLayerNorm' % a.layers,
                               last=True)
-        logits = self.matmul4(x, a.hidden, a.vocab, '/lm_head', std=4 * a.hidden ** -0.5)
-        self.nodes[-1].output[0] = 'logits'
+        if a.tied:  # lm_head reads the embedding's 4-bit table (tied word embeddings)
+            emb = self.nodes[0].input
+            attrs = dict(K=a.hidden, N=a.vocab, bits=4, block_size=a.block)
+            if a.accuracy_level:
+                attrs['accuracy_level'] = a.accuracy_level
+            kb = -(-a.hidden // a.block)
+            b = self.node('Reshape', [emb[0], self.init('/lm_head/B_shape', np.array(
+                [a.vocab, kb, a.block // 2], np.int64))], ['/lm_head/B'], '/lm_head/Reshape')
+            self.node('MatMulNBits', [x, b, emb[2]] + emb[3:], ['logits'],
+                      '/lm_head/MatMulNBits', 'com.microsoft', **attrs)
+        else:
+            self.matmul4(x, a.hidden, a.vocab, '/lm_head', std=4 * a.hidden ** -0.5)
+            self.nodes[-1].output[0] = 'logits'
+        logits = 'logits'
         return self.model(logits)
 
     def model(self, logits):
@@ -286,11 +300,15 @@ def parse(argv):
     p.add_argument('--embed', default='gather', choices=('gather', 'gbq'))
     p.add_argument('--dtype', default='fp32', choices=('fp32', 'fp16'))
     p.add_argument('--attention', default='gqa', choices=('gqa', 'onnx'))
+    p.add_argument('--tied', action='store_true',
+                   help='lm_head reads the embedding table (needs --embed gbq)')
     p.add_argument('--symmetric', action='store_true', help='4-bit weights without zero points')
     p.add_argument('--seed', type=int, default=0)
     a = p.parse_args(argv)
     if a.inter is None:
         a.inter = (a.hidden * 11 // 4 + a.block - 1) // a.block * a.block
+    if a.tied and a.embed != 'gbq':
+        p.error('--tied needs --embed gbq')
     if a.hidden % a.heads or a.heads % a.kv_heads:
         p.error('hidden must be a multiple of heads, heads of kv-heads')
     return a
