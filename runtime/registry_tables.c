@@ -12,6 +12,7 @@ extern const om_op_table om_ops_softmax, om_ops_lpnorm, om_ops_layernorm, om_ops
 extern const om_op_table om_ops_loss;
 extern const om_op_table om_ops_attention;
 extern const om_op_table om_ops_rope;
+extern const om_op_table om_ops_gqa;
 extern const om_op_table om_ops_quant;
 extern const om_op_table om_ops_matmul_nbits;
 extern const om_op_table om_ops_gather_bq;
@@ -39,6 +40,7 @@ const om_op_table *const om_op_tables[] = {
 	&om_ops_loss,
 	&om_ops_attention,
 	&om_ops_rope,
+	&om_ops_gqa,
 	&om_ops_quant,
 	&om_ops_matmul_nbits,
 	&om_ops_gather_bq,

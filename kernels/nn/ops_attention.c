@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "detmath.h"
+#include "attn_rows.h"
 #include "gemm.h"
 #include "index_util.h"
 #include "numrun.h"
@@ -201,33 +201,6 @@ static double att_bias(const att_plan *p, const double *mask, const int64_t *non
 	return v;
 }
 
-/* softmax along a row of n; a row without any finite score gives zeros */
-static void att_softmax(double *r, int64_t n)
-{
-	double m = -INFINITY, s = 0;
-	for (int64_t j = 0; j < n; j++)
-		m = r[j] > m ? r[j] : m;
-	if (m == -INFINITY) {
-		for (int64_t j = 0; j < n; j++)
-			r[j] = 0;
-		return;
-	}
-	for (int64_t j = 0; j < n; j++)
-		s += r[j] = om_det_exp(r[j] - m);
-	for (int64_t j = 0; j < n; j++)
-		r[j] /= s;
-}
-
-static double att_tanh(double x)
-{
-	if (x > 20)
-		return 1;
-	if (x < -20)
-		return -1;
-	const double e = om_det_exp(2 * x);
-	return (e - 1) / (e + 1);
-}
-
 typedef struct att_bufs {
 	double *q, *k, *v, *s, *qk, *y, *mask;
 	int64_t *nonpad;
@@ -251,7 +224,7 @@ static void att_head(const om_ctx *c, const att_plan *p, const att_bufs *w, int6
 			if (p->mode == 0)
 				o[j] = x;
 			if (p->softcap > 0)
-				x = p->softcap * att_tanh(x / p->softcap);
+				x = p->softcap * om_attn_tanh(x / p->softcap);
 			if (p->mode == 1)
 				o[j] = x;
 			x += att_bias(p, w->mask, p->nonpad ? w->nonpad : NULL, b, h, i, j);
@@ -259,7 +232,7 @@ static void att_head(const om_ctx *c, const att_plan *p, const att_bufs *w, int6
 				o[j] = x;
 			r[j] = x;
 		}
-		att_softmax(r, T);
+		om_attn_softmax(r, T, NULL);
 		if (p->mode == 3)
 			memcpy(o, r, sizeof(double) * (size_t)T);
 	}

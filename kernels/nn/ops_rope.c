@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attn_rows.h"
 #include "index_util.h"
 #include "numrun.h"
 #include "op.h"
@@ -110,19 +111,6 @@ static om_kind rope_infer(om_ctx *c)
 	return rc;
 }
 
-/* rotates one head row r (D wide) with cos/sin rows of rd / 2 */
-static void rope_row(const rope_plan *p, double *r, const double *cs, const double *sn)
-{
-	const int64_t half = p->rd / 2;
-	for (int64_t i = 0; i < half; i++) {
-		const int64_t a = p->interleaved ? 2 * i : i, b = p->interleaved ? 2 * i + 1
-									: i + half;
-		const double x1 = r[a], x2 = r[b];
-		r[a] = cs[i] * x1 - sn[i] * x2;
-		r[b] = sn[i] * x1 + cs[i] * x2;
-	}
-}
-
 /* the caches' row of token (b, s) */
 static int64_t rope_cache_row(const rope_plan *p, int64_t b, int64_t s)
 {
@@ -162,7 +150,7 @@ static om_kind rope_kernel(om_ctx *c)
 							   : ((b * p.H + h) * p.S + s) * p.D;
 				om_load_f64(x->dtype, (const char *)x->data + (size_t)at * es, 1,
 					    p.D, r);
-				rope_row(&p, r, cr, sr);
+				om_attn_rotate(r, cr, sr, p.rd, p.interleaved);
 				om_store_f64(x->dtype, (char *)c->out[0]->data + (size_t)at * es, 1,
 					     r, p.D);
 			}

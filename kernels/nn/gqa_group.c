@@ -1,0 +1,251 @@
+/* gqa_group.c — com.microsoft GroupQueryAttention on one (batch, kv head) group: its present
+ * rows (the past rows the batch keeps, the new tokens rotated, zeros after), then, a pass of
+ * query rows at a time, the group's query heads together: scores against the present keys read
+ * in place (float: om_sgemm; float16/bfloat16 rows converted to float once per group), the
+ * window and causal frontier, softcap, bias and softmax (exact mode and sinks in double through
+ * attn_rows.h, fast mode in float through fastmath.h), and the product with the present
+ * values. */
+#include <string.h>
+
+#include "attn_rows.h"
+#include "fastmath.h"
+#include "gemm.h"
+#include "gqa.h"
+#include "half.h"
+#include "numrun.h"
+
+int64_t gqa_chunk(const gqa_plan *p)
+{
+	const int64_t most = ((int64_t)1 << 20) / (p->G * (p->Tp > 0 ? p->Tp : 1));
+	return most < 1 ? 1 : most < p->S ? most : p->S;
+}
+
+int64_t gqa_scratch_floats(const gqa_plan *p, int64_t chunk)
+{
+	const int64_t rows = p->G * chunk;
+	/* q, k, v, scores, outputs; doubles: a row of scores or a head row, cos and sin */
+	return rows * p->D * 2 + 2 * p->Tp * p->D + rows * p->Tp + 1 +
+	       2 * (p->Tp + p->D + p->rd + 2) + p->D * 2;
+}
+
+int64_t gqa_total(const gqa_plan *p, int64_t b)
+{
+	return (int64_t)((const int32_t *)p->seqlens->data)[b] + 1;
+}
+
+int64_t gqa_past(const gqa_plan *p, int64_t b)
+{
+	return p->first ? 0 : gqa_total(p, b) - p->S;
+}
+
+int64_t gqa_position(const gqa_plan *p, int64_t b, int64_t s)
+{
+	if (p->pos)
+		return ((const int64_t *)p->pos->data)[b * p->S + s];
+	return gqa_past(p, b) + s;
+}
+
+static void to_f32(int32_t dt, const void *src, int64_t n, float *dst)
+{
+	const uint16_t *h = src;
+	if (dt == OM_FLOAT)
+		memcpy(dst, src, sizeof(float) * (size_t)n);
+	else if (dt == OM_FLOAT16)
+		for (int64_t i = 0; i < n; i++)
+			dst[i] = om_half_to_float(h[i]);
+	else
+		for (int64_t i = 0; i < n; i++)
+			dst[i] = om_bf16_to_float(h[i]);
+}
+
+static void from_f32(int32_t dt, const float *src, int64_t n, void *dst)
+{
+	uint16_t *h = dst;
+	if (dt == OM_FLOAT)
+		memcpy(dst, src, sizeof(float) * (size_t)n);
+	else if (dt == OM_FLOAT16)
+		for (int64_t i = 0; i < n; i++)
+			h[i] = om_float_to_half(src[i]);
+	else
+		for (int64_t i = 0; i < n; i++)
+			h[i] = om_float_to_bf16(src[i]);
+}
+
+/* token s of batch b, head `head` of src: its D values into d (doubles), rotated when the plan
+ * rotates (cs: rd doubles for the cos and sin rows) */
+static void load_head(const gqa_plan *p, const gqa_src *src, int64_t b, int64_t s,
+		      int64_t head, double *d, double *cs)
+{
+	const int64_t at = (b * p->S + s) * src->row + src->off + head * p->D;
+	om_load_f64(p->dt, src->data + (size_t)at * p->es, 1, p->D, d);
+	if (!p->rd)
+		return;
+	const int64_t half = p->rd / 2;
+	const size_t co = (size_t)(gqa_position(p, b, s) * half) * p->es;
+	om_load_f64(p->dt, (const char *)p->cs->data + co, 1, half, cs);
+	om_load_f64(p->dt, (const char *)p->sn->data + co, 1, half, cs + half);
+	om_attn_rotate(d, cs, cs + half, p->rd, p->interleaved);
+}
+
+/* present rows of group (b, kh): the past's first `past` rows, the S new tokens, zeros */
+static void write_present(const gqa_plan *p, const gqa_out *o, int64_t b, int64_t kh,
+			  int64_t past, double *d)
+{
+	const size_t rowb = (size_t)p->D * p->es;
+	char *pk = o->pk + (size_t)((b * p->Hkv + kh) * p->Tp) * rowb;
+	char *pv = o->pv + (size_t)((b * p->Hkv + kh) * p->Tp) * rowb;
+	if (past > 0) {
+		const size_t from = (size_t)((b * p->Hkv + kh) * p->P) * rowb;
+		memcpy(pk, (const char *)p->pk->data + from, (size_t)past * rowb);
+		memcpy(pv, (const char *)p->pv->data + from, (size_t)past * rowb);
+	}
+	for (int64_t s = 0; s < p->S; s++) {
+		char *kr = pk + (size_t)(past + s) * rowb, *vr = pv + (size_t)(past + s) * rowb;
+		const int64_t at = (b * p->S + s) * p->v.row + p->v.off + kh * p->D;
+		memcpy(vr, p->v.data + (size_t)at * p->es, rowb);
+		if (p->rd) {
+			load_head(p, &p->k, b, s, kh, d, d + p->D);
+			om_store_f64(p->dt, kr, 1, d, p->D);
+		} else {
+			const int64_t ak = (b * p->S + s) * p->k.row + p->k.off + kh * p->D;
+			memcpy(kr, p->k.data + (size_t)ak * p->es, rowb);
+		}
+	}
+	const int64_t end = past + p->S;
+	memset(pk + (size_t)end * rowb, 0, (size_t)(p->Tp - end) * rowb);
+	memset(pv + (size_t)end * rowb, 0, (size_t)(p->Tp - end) * rowb);
+}
+
+static double bias_at(const gqa_plan *p, int64_t b, int64_t h, int64_t s, int64_t j)
+{
+	const int64_t at = b * p->bias_b + h * p->bias_h + s * p->total + j;
+	double v = 0;
+	om_load_f64(p->dt, (const char *)p->bias->data + (size_t)at * p->es, 1, 1, &v);
+	return v;
+}
+
+/* the keys query row s of batch b sees: [*lo, *hi) */
+static void row_range(const gqa_plan *p, int64_t T, int64_t past, int64_t s, int64_t *lo,
+		      int64_t *hi)
+{
+	const int64_t L = p->causal && past + s + 1 < T ? past + s + 1 : T;
+	*hi = L;
+	*lo = p->window > 0 && L > p->window ? L - p->window : 0;
+}
+
+typedef struct gqa_row {
+	int64_t b, h, s, lo, hi; /* batch, query head, token, keys [lo, hi) */
+} gqa_row;
+
+/* output_qk's row: zeros but for the keys the row sees, x from there */
+static void qk_store(const gqa_plan *p, const gqa_out *o, const gqa_row *r, const double *x)
+{
+	char *q = o->qk + (size_t)(((r->b * p->Hq + r->h) * p->S + r->s) * p->total) * p->es;
+	memset(q, 0, (size_t)p->total * p->es);
+	om_store_f64(p->dt, q + (size_t)r->lo * p->es, 1, x, r->hi - r->lo);
+}
+
+/* softcap, bias and softmax over x's n = hi - lo scores (row r); d: n doubles of scratch */
+static void row_softmax(const gqa_plan *p, const gqa_out *o, const gqa_row *r, float *x,
+			double *d)
+{
+	const int64_t n = r->hi - r->lo;
+	double sinkv = 0;
+	const bool has_sink = p->sink || p->smooth;
+	if (p->sink)
+		om_load_f64(p->dt, (const char *)p->sink->data + (size_t)r->h * p->es, 1, 1,
+			    &sinkv);
+	if (!p->exact && !has_sink && !p->bias && p->qk_mode == 0) {
+		if (p->softcap > 0) {
+			for (int64_t j = 0; j < n; j++)
+				x[j] /= p->softcap;
+			om_fast_tanh_f32(n, x, x);
+			for (int64_t j = 0; j < n; j++)
+				x[j] *= p->softcap;
+		}
+		om_fast_softmax_f32(1, n, x, x, false);
+		return;
+	}
+	for (int64_t j = 0; j < n; j++) {
+		double v = x[j];
+		if (p->softcap > 0)
+			v = p->softcap * om_attn_tanh(v / p->softcap);
+		d[j] = p->bias ? v + bias_at(p, r->b, r->h, r->s, r->lo + j) : v;
+	}
+	if (p->qk_mode == 1)
+		qk_store(p, o, r, d);
+	om_attn_softmax(d, n, has_sink ? &sinkv : NULL);
+	if (p->qk_mode == 2)
+		qk_store(p, o, r, d);
+	for (int64_t j = 0; j < n; j++)
+		x[j] = (float)d[j];
+}
+
+typedef struct gqa_bufs {
+	float *q, *k, *v, *sc, *y;
+	double *d;
+	void *tmp; /* one head row in the plan's type */
+} gqa_bufs;
+
+/* query rows [s0, s1) of group (b, kh) against its T present rows */
+static void group_pass(const gqa_plan *p, const gqa_out *o, const gqa_bufs *w, int64_t b,
+		       int64_t kh, int64_t T, int64_t past, int64_t s0, int64_t s1)
+{
+	const int64_t n = s1 - s0, M = p->G * n, D = p->D;
+	int64_t c0, c1, lo, hi;
+	row_range(p, T, past, s0, &c0, &hi);
+	row_range(p, T, past, s1 - 1, &lo, &c1);
+	const int64_t nc = c1 - c0;
+	for (int64_t g = 0; g < p->G; g++)
+		for (int64_t s = s0; s < s1; s++) {
+			float *q = w->q + (g * n + s - s0) * D;
+			load_head(p, &p->q, b, s, kh * p->G + g, w->d, w->d + D);
+			if (p->dt == OM_FLOAT) {
+				for (int64_t i = 0; i < D; i++)
+					q[i] = (float)w->d[i];
+			} else { /* rounded to the type, as ONNX Runtime's rotated query is */
+				om_store_f64(p->dt, w->tmp, 1, w->d, D);
+				to_f32(p->dt, w->tmp, D, q);
+			}
+		}
+	om_sgemm(p->exact, false, true, M, nc, D, p->scale, w->q, D, w->k + c0 * D, D, 0, w->sc,
+		 nc);
+	for (int64_t g = 0; g < p->G; g++)
+		for (int64_t s = s0; s < s1; s++) {
+			float *x = w->sc + (g * n + s - s0) * nc;
+			gqa_row r = {b, kh * p->G + g, s, 0, 0};
+			row_range(p, T, past, s, &r.lo, &r.hi);
+			row_softmax(p, o, &r, x + r.lo - c0, w->d);
+			memset(x, 0, sizeof(float) * (size_t)(r.lo - c0));
+			memset(x + r.hi - c0, 0, sizeof(float) * (size_t)(c1 - r.hi));
+		}
+	om_sgemm(p->exact, false, false, M, D, nc, 1, w->sc, nc, w->v + c0 * D, D, 0, w->y, D);
+	for (int64_t g = 0; g < p->G; g++)
+		for (int64_t s = s0; s < s1; s++) {
+			const int64_t at = ((b * p->S + s) * p->Hq + kh * p->G + g) * D;
+			from_f32(p->dt, w->y + (g * n + s - s0) * D, D, o->y + (size_t)at * p->es);
+		}
+}
+
+void gqa_group(const gqa_plan *p, const gqa_out *o, int64_t i, int64_t chunk, float *f)
+{
+	const int64_t b = i / p->Hkv, kh = i % p->Hkv, D = p->D, rows = p->G * chunk;
+	const int64_t T = gqa_total(p, b), past = gqa_past(p, b);
+	gqa_bufs w;
+	w.q = f, w.y = f + rows * D, w.sc = w.y + rows * D;
+	float *kf = w.sc + rows * p->Tp, *vf = kf + p->Tp * D;
+	const int64_t used = 2 * rows * D + rows * p->Tp + 2 * p->Tp * D;
+	w.d = (double *)(f + used + (used & 1)); /* f is malloc'd: doubles align at even floats */
+	w.tmp = w.d + p->Tp + D + p->rd + 2;
+	write_present(p, o, b, kh, past, w.d);
+	const size_t at = (size_t)((b * p->Hkv + kh) * p->Tp * D);
+	if (p->dt == OM_FLOAT) {
+		w.k = (float *)o->pk + at, w.v = (float *)o->pv + at;
+	} else {
+		to_f32(p->dt, o->pk + at * p->es, T * D, kf);
+		to_f32(p->dt, o->pv + at * p->es, T * D, vf);
+		w.k = kf, w.v = vf;
+	}
+	for (int64_t s0 = 0; s0 < p->S; s0 += chunk)
+		group_pass(p, o, &w, b, kh, T, past, s0, s0 + chunk < p->S ? s0 + chunk : p->S);
+}

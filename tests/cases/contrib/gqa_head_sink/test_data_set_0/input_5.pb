@@ -1,0 +1,1 @@
+B	head_sinkJÆL¿TCÖ?ØÏ??fô>
