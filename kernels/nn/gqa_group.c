@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "attn_rows.h"
+#include "clones.h"
 #include "fastmath.h"
 #include "gemm.h"
 #include "gqa.h"
@@ -45,14 +46,28 @@ int64_t gqa_position(const gqa_plan *p, int64_t b, int64_t s)
 	return gqa_past(p, b) + s;
 }
 
+/* float16 <-> float32 in loops GCC vectorizes (F16C's conversions in the x86-64-v3 and v4
+ * clones, libgcc's in the baseline one: the same values, every half being a float and both
+ * rounding to nearest even) */
+OM_CLONES_V3 static void half_to_f32(const _Float16 *src, int64_t n, float *dst)
+{
+	for (int64_t i = 0; i < n; i++)
+		dst[i] = (float)src[i];
+}
+
+OM_CLONES_V3 static void f32_to_half(const float *src, int64_t n, _Float16 *dst)
+{
+	for (int64_t i = 0; i < n; i++)
+		dst[i] = (_Float16)src[i];
+}
+
 static void to_f32(int32_t dt, const void *src, int64_t n, float *dst)
 {
 	const uint16_t *h = src;
 	if (dt == OM_FLOAT)
 		memcpy(dst, src, sizeof(float) * (size_t)n);
 	else if (dt == OM_FLOAT16)
-		for (int64_t i = 0; i < n; i++)
-			dst[i] = om_half_to_float(h[i]);
+		half_to_f32(src, n, dst);
 	else
 		for (int64_t i = 0; i < n; i++)
 			dst[i] = om_bf16_to_float(h[i]);
@@ -64,32 +79,37 @@ static void from_f32(int32_t dt, const float *src, int64_t n, void *dst)
 	if (dt == OM_FLOAT)
 		memcpy(dst, src, sizeof(float) * (size_t)n);
 	else if (dt == OM_FLOAT16)
-		for (int64_t i = 0; i < n; i++)
-			h[i] = om_float_to_half(src[i]);
+		f32_to_half(src, n, dst);
 	else
 		for (int64_t i = 0; i < n; i++)
 			h[i] = om_float_to_bf16(src[i]);
 }
 
-/* token s of batch b, head `head` of src: its D values into d (doubles), rotated when the plan
- * rotates (cs: rd doubles for the cos and sin rows) */
+/* token s of batch b, head `head` of src: its D values into x, rotated when the plan rotates
+ * (in double, d: 2 rd doubles of scratch) */
 static void load_head(const gqa_plan *p, const gqa_src *src, int64_t b, int64_t s,
-		      int64_t head, double *d, double *cs)
+		      int64_t head, float *x, double *d)
 {
 	const int64_t at = (b * p->S + s) * src->row + src->off + head * p->D;
-	om_load_f64(p->dt, src->data + (size_t)at * p->es, 1, p->D, d);
+	to_f32(p->dt, src->data + (size_t)at * p->es, p->D, x);
 	if (!p->rd)
 		return;
 	const int64_t half = p->rd / 2;
 	const size_t co = (size_t)(gqa_position(p, b, s) * half) * p->es;
+	double *cs = d + p->rd;
 	om_load_f64(p->dt, (const char *)p->cs->data + co, 1, half, cs);
 	om_load_f64(p->dt, (const char *)p->sn->data + co, 1, half, cs + half);
+	for (int64_t i = 0; i < p->rd; i++)
+		d[i] = x[i];
 	om_attn_rotate(d, cs, cs + half, p->rd, p->interleaved);
+	for (int64_t i = 0; i < p->rd; i++)
+		x[i] = (float)d[i];
 }
 
-/* present rows of group (b, kh): the past's first `past` rows, the S new tokens, zeros */
+/* present rows of group (b, kh): the past's first `past` rows, the S new tokens, zeros
+ * (x: D floats, d: 2 rd doubles of scratch) */
 static void write_present(const gqa_plan *p, const gqa_out *o, int64_t b, int64_t kh,
-			  int64_t past, double *d)
+			  int64_t past, float *x, double *d)
 {
 	const size_t rowb = (size_t)p->D * p->es;
 	char *pk = o->pk + (size_t)((b * p->Hkv + kh) * p->Tp) * rowb;
@@ -104,8 +124,8 @@ static void write_present(const gqa_plan *p, const gqa_out *o, int64_t b, int64_
 		const int64_t at = (b * p->S + s) * p->v.row + p->v.off + kh * p->D;
 		memcpy(vr, p->v.data + (size_t)at * p->es, rowb);
 		if (p->rd) {
-			load_head(p, &p->k, b, s, kh, d, d + p->D);
-			om_store_f64(p->dt, kr, 1, d, p->D);
+			load_head(p, &p->k, b, s, kh, x, d);
+			from_f32(p->dt, x, p->D, kr);
 		} else {
 			const int64_t ak = (b * p->S + s) * p->k.row + p->k.off + kh * p->D;
 			memcpy(kr, p->k.data + (size_t)ak * p->es, rowb);
@@ -199,13 +219,10 @@ static void group_pass(const gqa_plan *p, const gqa_out *o, const gqa_bufs *w, i
 	for (int64_t g = 0; g < p->G; g++)
 		for (int64_t s = s0; s < s1; s++) {
 			float *q = w->q + (g * n + s - s0) * D;
-			load_head(p, &p->q, b, s, kh * p->G + g, w->d, w->d + D);
-			if (p->dt == OM_FLOAT) {
-				for (int64_t i = 0; i < D; i++)
-					q[i] = (float)w->d[i];
-			} else { /* rounded to the type, as ONNX Runtime's rotated query is */
-				om_store_f64(p->dt, w->tmp, 1, w->d, D);
-				to_f32(p->dt, w->tmp, D, q);
+			load_head(p, &p->q, b, s, kh * p->G + g, q, w->d);
+			if (p->dt != OM_FLOAT && p->rd) { /* rounded as ONNX Runtime's rotated query */
+				from_f32(p->dt, q, p->rd, w->tmp);
+				to_f32(p->dt, w->tmp, p->rd, q);
 			}
 		}
 	om_sgemm(p->exact, false, true, M, nc, D, p->scale, w->q, D, w->k + c0 * D, D, 0, w->sc,
@@ -237,7 +254,7 @@ void gqa_group(const gqa_plan *p, const gqa_out *o, int64_t i, int64_t chunk, fl
 	const int64_t used = 2 * rows * D + rows * p->Tp + 2 * p->Tp * D;
 	w.d = (double *)(f + used + (used & 1)); /* f is malloc'd: doubles align at even floats */
 	w.tmp = w.d + p->Tp + D + p->rd + 2;
-	write_present(p, o, b, kh, past, w.d);
+	write_present(p, o, b, kh, past, w.y, w.d);
 	const size_t at = (size_t)((b * p->Hkv + kh) * p->Tp * D);
 	if (p->dt == OM_FLOAT) {
 		w.k = (float *)o->pk + at, w.v = (float *)o->pv + at;
