@@ -220,7 +220,8 @@ static void group_pass(const gqa_plan *p, const gqa_out *o, const gqa_bufs *w, i
 		for (int64_t s = s0; s < s1; s++) {
 			float *q = w->q + (g * n + s - s0) * D;
 			load_head(p, &p->q, b, s, kh * p->G + g, q, w->d);
-			if (p->dt != OM_FLOAT && p->rd) { /* rounded as ONNX Runtime's rotated query */
+			/* rounded to the type, as ONNX Runtime's rotated query is */
+			if (p->dt != OM_FLOAT && p->rd) {
 				from_f32(p->dt, q, p->rd, w->tmp);
 				to_f32(p->dt, w->tmp, p->rd, q);
 			}
