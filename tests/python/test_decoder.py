@@ -81,3 +81,16 @@ def test_exact(variant):
 def test_cases_present():
     """the generator wrote every variant (a missing folder would silently test nothing)"""
     assert {'gqa', 'gqa_fp16', 'gqa_gbq', 'onnx_attention'} <= set(VARIANTS)
+
+
+@pytest.mark.parametrize('fold_qdq', [False, True])
+def test_simplify_keeps_gather_bq(fold_qdq):
+    """GatherBlockQuantized with every input constant (indices too) stays a node: the 4-bit
+    table is never folded into a float initializer, not even when QDQ folding is asked for"""
+    m = onnx.load(os.path.join(SRC, 'tests', 'cases', 'contrib', 'gbq_u8_b4_zp', 'model.onnx'))
+    m.graph.initializer.append(numpy_helper.from_array(np.array([[0, 9, -1], [3, -10, 3]]),
+                                                       'idx'))
+    del m.graph.input[:]
+    s = omopt.simplify(m, fold_qdq=fold_qdq)
+    assert [n.op_type for n in s.graph.node] == ['GatherBlockQuantized']
+    assert sorted(i.name for i in s.graph.initializer) == ['data', 'idx', 'scales', 'zp']
