@@ -435,6 +435,20 @@ m.functions.append(h.make_function('local', 'Twice', ['t'], ['o'],
                                    [h.make_opsetid('', 17)]))
 
 
+# ---- KV-cache attention (after the rest: its own generator leaves their bytes alone) ----------
+g34 = np.random.default_rng(34)
+ang = g34.uniform(0, 6.3, (16, 4)).astype(np.float32)
+model('gqa_ms', [
+    h.make_node('GroupQueryAttention', ['q', 'k', 'v', 'pk', 'pv', 'sl', 'tot', 'cs', 'sn'],
+                ['y', 'pko', 'pvo'], name='gqa', domain='com.microsoft', num_heads=4,
+                kv_num_heads=2, do_rotary=1, local_window_size=3, softcap=2.0),
+], [vi('q', TP.FLOAT, ['B', 'S', 32]), vi('k', TP.FLOAT, ['B', 'S', 16]),
+    vi('v', TP.FLOAT, ['B', 'S', 16]), vi('pk', TP.FLOAT, ['B', 2, 'P', 8]),
+    vi('pv', TP.FLOAT, ['B', 2, 'P', 8]), vi('sl', TP.INT32, ['B']), vi('tot', TP.INT32, [])],
+    [Y, vi('pko', TP.FLOAT, None), vi('pvo', TP.FLOAT, None)],
+    [arr('cs', np.cos(ang)), arr('sn', np.sin(ang))], extra_opsets=[('com.microsoft', 1)])
+
+
 # ---- tensor and value files ---------------------------------------------------------------
 def npy(a):
     b = io.BytesIO()
@@ -471,7 +485,7 @@ def dictionary():
     schemas = [x for x in onnx.defs.get_all_schemas_with_history() if x.domain == '']
     words = {x.name for x in schemas} | {a for x in schemas for a in x.attributes}
     words |= {'FusedMatMul', 'FusedConv', 'Gelu', 'FastGelu', 'BiasGelu', 'QuickGelu',
-              'SkipLayerNormalization', 'com.microsoft', 'ai.onnx', WEIGHTS, 'location',
+              'SkipLayerNormalization', 'GroupQueryAttention', 'com.microsoft', 'ai.onnx', WEIGHTS, 'location',
               'offset', 'length', 'checksum'}
     with open(os.path.join(HERE, 'models.dict'), 'w') as f:
         f.write('# libFuzzer dictionary for the model harnesses: written by make_corpus.py\n')
