@@ -449,6 +449,18 @@ model('gqa_ms', [
     [arr('cs', np.cos(ang)), arr('sn', np.sin(ang))], extra_opsets=[('com.microsoft', 1)])
 
 
+# ---- quantized embeddings (after the rest: its own generator leaves their bytes alone) -------
+g34q = np.random.default_rng(340)
+model('gbq_ms', [
+    h.make_node('GatherBlockQuantized', ['tab', 'ids', 'sc', 'zp'], ['y'], name='gbq',
+                domain='com.microsoft', bits=4, block_size=16, gather_axis=0, quantize_axis=1),
+], [vi('ids', TP.INT64, ['B', 'S'])], [Y],
+    [arr('tab', g34q.integers(0, 256, (10, 24)).astype(np.uint8)),
+     arr('sc', g34q.uniform(0.01, 0.1, (10, 3)).astype(np.float32)),
+     arr('zp', g34q.integers(0, 256, (10, 2)).astype(np.uint8))],
+    extra_opsets=[('com.microsoft', 1)])
+
+
 # ---- tensor and value files ---------------------------------------------------------------
 def npy(a):
     b = io.BytesIO()
@@ -485,7 +497,8 @@ def dictionary():
     schemas = [x for x in onnx.defs.get_all_schemas_with_history() if x.domain == '']
     words = {x.name for x in schemas} | {a for x in schemas for a in x.attributes}
     words |= {'FusedMatMul', 'FusedConv', 'Gelu', 'FastGelu', 'BiasGelu', 'QuickGelu',
-              'SkipLayerNormalization', 'GroupQueryAttention', 'com.microsoft', 'ai.onnx', WEIGHTS, 'location',
+              'SkipLayerNormalization', 'GroupQueryAttention', 'GatherBlockQuantized',
+              'gather_axis', 'quantize_axis', 'com.microsoft', 'ai.onnx', WEIGHTS, 'location',
               'offset', 'length', 'checksum'}
     with open(os.path.join(HERE, 'models.dict'), 'w') as f:
         f.write('# libFuzzer dictionary for the model harnesses: written by make_corpus.py\n')
