@@ -4,7 +4,8 @@ tests/cases/contrib/gqa_<case>/ in the backend-test layout: prompts with an abse
 past, decoding with past 7 and 33, batch 2 with different seqlens_k (right-padded prompts),
 present growing (past + new) and of the past's length (the shape of a shared buffer), GQA
 ratios 1, 2 and 4, head sizes 16, 32 and 64 (ONNX Runtime 1.30 takes multiples of 8 only),
-rotary (half and interleaved, partial, position_ids), local_window_size, softcap, packed QKV,
+rotary (half and interleaved, partial, position_ids in decoding and in a first prompt, where
+ONNX Runtime takes position_ids[0][0] + s), local_window_size, softcap, packed QKV,
 a prompt after a past, attention_bias, head_sink, smooth_softmax, causal 0, scale, qk_output
 1 and 2, float16.
 usage: /usr/bin/python3 tests/gen_cases_gqa.py
@@ -93,3 +94,6 @@ case('f16_prompt', 1, 6, 4, 2, 16, None, [5], 6, dt=np.float16)
 case('f16_rotary_decode', 2, 1, 4, 2, 32, 33, [33, 12], 34, dt=np.float16, rot=16)
 case('f16_packed_window', 1, 7, 8, 2, 16, None, [6], 7, dt=np.float16, packed=True,
      local_window_size=3)
+# a first prompt: ONNX Runtime 1.30 rotates token s of every batch at position_ids[0][0] + s
+case('rotary_position_ids_prompt', 2, 4, 4, 2, 16, None, [3, 1], 4, rot=8,
+     pos=[[6, 2, 9, 0], [1, 5, 3, 7]])

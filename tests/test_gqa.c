@@ -4,7 +4,8 @@
  * last local_window_size keys) over prompts (absent, empty and shared-shape past, right-padded
  * batches), decoding (past 1-40, growing and shared-shape present), prompts after a past, GQA
  * ratios 1-4, head sizes 5-64 (odd ones too, which ONNX Runtime refuses), rotary half and
- * interleaved, partial, position ids, softcap, windows, packed QKV, bias (full and broadcast),
+ * interleaved, partial, position ids (a first prompt's from position_ids[0][0], as ONNX
+ * Runtime 1.30 does), softcap, windows, packed QKV, bias (full and broadcast),
  * head sinks and smooth softmax, causal 0, qk_output 1 and 2, float16; exact mode on 1 and 3
  * threads gives the same bits, fast mode on 2 threads agrees within float rounding; malformed
  * inputs are errors, quantized caches Unsupported. */
@@ -67,7 +68,8 @@ static void reference(const gq_case *t, const gq_data *d, double *y, double *pk,
 					pv[at] = j < past ? d->pv[from] : s < t->S ? d->v[n] : 0;
 				}
 		for (int64_t s = 0; s < t->S; s++) {
-			const int64_t at = t->pos ? d->pos[b * t->S + s] : past + s;
+			const int64_t at = !t->pos ? past + s : first ? d->pos[0] + s
+									: d->pos[b * t->S + s];
 			for (int64_t h = 0; h < t->Hq; h++) {
 				double *r = qr + (s * t->Hq + h) * D;
 				for (int64_t i = 0; i < D; i++)
@@ -185,7 +187,7 @@ static void run_case(const gq_case *t)
 	d.bias = rand_floats(B * t->Hq * S * t->total, t->f16), d.sink = rand_floats(t->Hq, t->f16);
 	d.pos = malloc(sizeof(int64_t) * (size_t)(B * S));
 	for (int64_t i = 0; i < B * S; i++)
-		d.pos[i] = (int64_t)((frand() + 1) * 0.5f * (float)(d.rows - 1));
+		d.pos[i] = (int64_t)((frand() + 1) * 0.5f * (float)(d.rows - 1 - S));
 	const int64_t ny = B * S * t->Hq * D, np = B * t->Hkv * d.Tp * D;
 	const int64_t nqk = B * t->Hq * S * t->total;
 	double *want = malloc(sizeof(double) * (size_t)(ny + 2 * np + nqk));
@@ -266,6 +268,7 @@ static void against_reference(void **state)
 		{1, 1, 2, 2, 8, 1, 2, {1, 0}, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0},
 		{1, 3, 4, 2, 16, 7, 10, {9, 0}, 8, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0},  /* after past */
 		{2, 7, 4, 2, 20, -1, 7, {6, 3}, 12, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0}, /* pos ids */
+		{2, 1, 4, 2, 16, 9, 10, {9, 5}, 8, 1, 0, 1, 0, 0, 0, 1, 0, 0, 0},
 		{1, 9, 4, 2, 16, -1, 9, {8, 0}, 0, 0, 0, 0, 0, 3, 0, 1, 0, 0, 0},  /* window */
 		{2, 1, 4, 2, 16, 33, 34, {33, 5}, 0, 0, 0, 0, 0, 8, 1.5f, 1, 0, 0, 0},
 		{1, 6, 4, 2, 16, -1, 6, {5, 0}, 8, 1, 1, 0, 0, 0, 2, 1, 0, 0, 0},  /* packed */

@@ -43,7 +43,7 @@ int64_t gqa_chunk(const gqa_plan *p);
 /* the total length of batch b and the rows of the past it keeps (validated by the kernel) */
 int64_t gqa_total(const gqa_plan *p, int64_t b);
 int64_t gqa_past(const gqa_plan *p, int64_t b);
-/* the rotary position of token s of batch b */
+/* the rotary position of token s of batch b: past + s, or from position_ids */
 int64_t gqa_position(const gqa_plan *p, int64_t b, int64_t s);
 /* group i = b * Hkv + kv head: writes its present rows, then its query heads' outputs */
 void gqa_group(const gqa_plan *p, const gqa_out *o, int64_t i, int64_t chunk, float *w);

@@ -41,9 +41,11 @@ int64_t gqa_past(const gqa_plan *p, int64_t b)
 
 int64_t gqa_position(const gqa_plan *p, int64_t b, int64_t s)
 {
-	if (p->pos)
-		return ((const int64_t *)p->pos->data)[b * p->S + s];
-	return gqa_past(p, b) + s;
+	const int64_t *ids = p->pos ? p->pos->data : NULL;
+	if (!ids)
+		return gqa_past(p, b) + s;
+	/* a first prompt takes position_ids[0][0] + s in every batch (ONNX Runtime 1.30) */
+	return p->first ? ids[0] + s : ids[b * p->S + s];
 }
 
 /* float16 <-> float32 in loops GCC vectorizes (F16C's conversions in the x86-64-v3 and v4
