@@ -3,49 +3,32 @@
  * blob] packs each column's codes of `bits` (2, 4 or 8) little-end first within each byte,
  * scales [N, k_blocks] (or flat), zero points packed alike in uint8 [N, ceil(k_blocks bits /
  * 8)] or unpacked in A's float type [N, k_blocks], 2^(bits - 1) when absent. A weight is
- * (q - zero point) * scale in float32; the product is omopt's MatMul (om_sgemm: exact mode's
- * fixed-order loop, or oneDNN) of A with W, dequantized a tile of TILE_N columns at a time
- * (never the whole float W), the tiles split over the run's threads. Fast mode with at most
- * GEMV_ROWS rows of A (decoding) takes each block straight into the dot products instead:
- * codes minus the zero point times A in 16 lanes a block, times the block's scale (another
- * summation order: float rounding apart). float16/bfloat16 A, scales and bias run through the
- * float32 bridge. accuracy_level names the least precision ONNX
- * Runtime may compute in (4: A quantized to int8 per block); omopt computes in float32 at
- * every level. */
-/* -O2 vectorizes only loops of known trip count */
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC optimize("tree-loop-vectorize", "vect-cost-model=dynamic")
-#endif
+ * (q - zero point) * scale in float32 (nbits_dequant.c). Exact mode: omopt's MatMul
+ * (om_sgemm's fixed-order loop) of A with W, dequantized TILE_N columns at a time (never the
+ * whole float W), the tiles split over the run's threads. Fast mode: up to
+ * OM_NBITS_DECODE_ROWS rows of A (decoding) straight from the codes (nbits_decode.c); more
+ * rows (a prompt) through oneDNN's sgemm on panels of PANEL_N columns by about PANEL_K rows of
+ * W, each dequantized when its product needs it, the panels' columns split over the threads.
+ * float16/bfloat16 A, scales and bias run through the float32 bridge. accuracy_level names
+ * the least precision ONNX Runtime may compute in (4: A quantized to int8 per block); omopt
+ * computes in float32 at every level. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "clones.h"
-
 #include "f32_bridge.h"
 #include "gemm.h"
+#include "nbits.h"
 #include "numrun.h"
 #include "op.h"
 #include "parallel.h"
 
 enum {
-	TILE_N = 16,   /* columns a tile: K x 16 floats stay in L2 for K up to ~16k */
-	GEMV_ROWS = 4, /* fast mode's fused path takes up to this many rows of A */
-	LANES = 16,    /* its partial sums a row */
-	MAX_BLOCK = 4096,
+	TILE_N = 16,   /* exact mode's columns a tile: K x 16 floats stay in L2 for K to ~16k */
+	PANEL_N = 128, /* fast mode's columns a panel */
+	PANEL_K = 256, /* its rows (at least one block) */
 };
 
-typedef struct nbits_plan {
-	int64_t M, N, K, bits, bs, kb, blob; /* kb: blocks a column; blob: bytes a block */
-	int64_t zp_row;                      /* bytes of a column's packed zero points */
-	const uint8_t *b, *zp8;              /* zp8: packed uint8 zero points, or NULL */
-	const float *scales, *zpf, *bias;    /* zpf: float zero points, or NULL */
-	const float *a;
-	float *y;
-	/* fast mode's 4-bit path: A's even and odd columns apart, [M][K / 2] each (a byte's low
-	 * and high code), and A's sums a block [M][kb] (for the zero points) */
-	const float *ae, *ao, *asum;
-} nbits_plan;
-
+typedef om_nbits nbits_plan;
 static om_kind nbits_bad(om_ctx *c, om_kind kind, const char *what)
 {
 	return om_error(c->st, kind, c->node, "MatMulNBits: %s", what);
@@ -55,7 +38,8 @@ static om_kind nbits_bad(om_ctx *c, om_kind kind, const char *what)
 static om_kind nbits_geometry(om_ctx *c, nbits_plan *p)
 {
 	memset(p, 0, sizeof *p);
-	const om_tensor *a = om_ctx_in(c, 0), *b = om_ctx_in(c, 1), *s = om_ctx_in(c, 2), *z = om_ctx_in(c, 3);
+	const om_tensor *a = om_ctx_in(c, 0), *b = om_ctx_in(c, 1), *s = om_ctx_in(c, 2);
+	const om_tensor *z = om_ctx_in(c, 3);
 	const om_tensor *bias = om_ctx_in(c, 5);
 	p->K = om_attr_int(c->node, "K", -1), p->N = om_attr_int(c->node, "N", -1);
 	p->bits = om_attr_int(c->node, "bits", 4), p->bs = om_attr_int(c->node, "block_size", 0);
@@ -72,7 +56,8 @@ static om_kind nbits_geometry(om_ctx *c, nbits_plan *p)
 	p->blob = p->bs * p->bits / 8;
 	p->zp_row = (p->kb * p->bits + 7) / 8;
 	if (b->dtype != OM_UINT8 || om_tensor_numel(b) != p->N * p->kb * p->blob)
-		return nbits_bad(c, OM_ERR_INVALID_MODEL, "B must be uint8 [N, k_blocks, blob_size]");
+		return nbits_bad(c, OM_ERR_INVALID_MODEL,
+				 "B must be uint8 [N, k_blocks, blob_size]");
 	if (s->dtype != a->dtype || om_tensor_numel(s) != p->N * p->kb)
 		return nbits_bad(c, OM_ERR_INVALID_MODEL, "scales must be A's type, [N, k_blocks]");
 	if (z && !(z->dtype == OM_UINT8 && om_tensor_numel(z) == p->N * p->zp_row) &&
@@ -103,167 +88,32 @@ static om_kind nbits_infer(om_ctx *c)
 	return OM_OK;
 }
 
-/* code i of column n's block k */
-static inline int32_t nbits_code(const nbits_plan *p, int64_t n, int64_t k, int64_t i)
-{
-	const int64_t bit = i * p->bits;
-	const uint8_t byte = p->b[(n * p->kb + k) * p->blob + bit / 8];
-	return (byte >> (bit % 8)) & ((1 << p->bits) - 1);
-}
-
-static inline float nbits_zero(const nbits_plan *p, int64_t n, int64_t k)
-{
-	if (p->zpf)
-		return p->zpf[n * p->kb + k];
-	if (!p->zp8)
-		return (float)(1 << (p->bits - 1));
-	const int64_t bit = k * p->bits;
-	return (float)((p->zp8[n * p->zp_row + bit / 8] >> (bit % 8)) & ((1 << p->bits) - 1));
-}
-
-/* W's columns [n0, n0 + w) dequantized into t [K, w] (row-major, ld w) */
-static void nbits_tile(const nbits_plan *p, int64_t n0, int64_t w, float *t)
-{
-	for (int64_t j = 0; j < w; j++) {
-		const int64_t n = n0 + j;
-		for (int64_t k = 0; k < p->kb; k++) {
-			const float s = p->scales[n * p->kb + k], z = nbits_zero(p, n, k);
-			const int64_t k0 = k * p->bs, len = p->K - k0 < p->bs ? p->K - k0 : p->bs;
-			for (int64_t i = 0; i < len; i++)
-				t[(k0 + i) * w + j] = ((float)nbits_code(p, n, k, i) - z) * s;
-		}
-	}
-}
-
 typedef struct nbits_job {
 	const nbits_plan *p;
 	int exact;
-	float *tiles; /* a K x TILE_N tile per slot */
+	int64_t tn, tk; /* a panel's columns and rows */
+	float *tiles;   /* a tn x tk panel per slot */
 } nbits_job;
 
-/* tiles [lo, hi): Y's columns of each, through one product a tile */
+/* column panels [lo, hi): each panel's columns of Y through one product per tk rows of W
+ * (accumulated in Y: beta 1 after the first), then the bias */
 static void nbits_tiles(void *arg, int64_t lo, int64_t hi, int slot)
 {
 	const nbits_job *j = arg;
 	const nbits_plan *p = j->p;
-	float *t = j->tiles + (size_t)slot * (size_t)(p->K * TILE_N);
+	float *t = j->tiles + (size_t)slot * (size_t)(j->tn * j->tk);
 	for (int64_t i = lo; i < hi; i++) {
-		const int64_t n0 = i * TILE_N, w = p->N - n0 < TILE_N ? p->N - n0 : TILE_N;
-		nbits_tile(p, n0, w, t);
-		om_sgemm(j->exact, false, false, p->M, w, p->K, 1.0f, p->a, p->K, t, w, 0.0f,
-			 p->y + n0, p->N);
+		const int64_t n0 = i * j->tn, w = p->N - n0 < j->tn ? p->N - n0 : j->tn;
+		for (int64_t k0 = 0; k0 < p->K; k0 += j->tk) {
+			const int64_t len = p->K - k0 < j->tk ? p->K - k0 : j->tk;
+			om_nbits_dequant(p, n0, w, k0, len, t);
+			om_sgemm(j->exact, false, true, p->M, w, len, 1.0f, p->a + k0, p->K, t,
+				 len, k0 ? 1.0f : 0.0f, p->y + n0, p->N);
+		}
 		for (int64_t m = 0; p->bias && m < p->M; m++)
 			for (int64_t q = 0; q < w; q++)
 				p->y[m * p->N + n0 + q] += p->bias[n0 + q];
 	}
-}
-
-/* codes of block (n, k) minus its zero point, as floats, into q[0, bs) */
-OM_INLINE void gemv_codes(const nbits_plan *p, int64_t n, int64_t k, float *q)
-{
-	const uint8_t *b = p->b + (n * p->kb + k) * p->blob;
-	const float z = nbits_zero(p, n, k);
-	if (p->bits == 4) {
-		for (int64_t i = 0; i < p->blob; i++) {
-			q[2 * i] = (float)(b[i] & 15) - z;
-			q[2 * i + 1] = (float)(b[i] >> 4) - z;
-		}
-	} else if (p->bits == 8) {
-		for (int64_t i = 0; i < p->blob; i++)
-			q[i] = (float)b[i] - z;
-	} else {
-		for (int64_t i = 0; i < p->bs; i++)
-			q[i] = (float)nbits_code(p, n, k, i) - z;
-	}
-}
-
-/* Y's columns [lo, hi) for the M <= GEMV_ROWS rows of A: per block, LANES partial sums of A
- * times the codes less the zero point, each scaled by the block's scale into the row's LANES
- * totals; the lanes summed at the end, then the bias */
-OM_CLONES static void nbits_gemv(void *arg, int64_t lo, int64_t hi)
-{
-	const nbits_plan *p = arg;
-	float q[MAX_BLOCK];
-	for (int64_t n = lo; n < hi; n++) {
-		float tot[GEMV_ROWS][LANES] = {{0}};
-		for (int64_t k = 0; k < p->kb; k++) {
-			gemv_codes(p, n, k, q);
-			const int64_t k0 = k * p->bs, len = p->K - k0 < p->bs ? p->K - k0 : p->bs;
-			const float s = p->scales[n * p->kb + k];
-			for (int64_t m = 0; m < p->M; m++) {
-				const float *a = p->a + m * p->K + k0;
-				float part[LANES] = {0};
-				int64_t i = 0;
-				for (; i + LANES <= len; i += LANES)
-					for (int l = 0; l < LANES; l++)
-						part[l] += a[i + l] * q[i + l];
-				for (; i < len; i++)
-					part[i % LANES] += a[i] * q[i];
-				for (int l = 0; l < LANES; l++)
-					tot[m][l] += s * part[l];
-			}
-		}
-		for (int64_t m = 0; m < p->M; m++) {
-			float y = 0;
-			for (int l = 0; l < LANES; l++)
-				y += tot[m][l];
-			p->y[m * p->N + n] = p->bias ? y + p->bias[n] : y;
-		}
-	}
-}
-
-/* nbits_gemv for 4 bits with an even block: a byte's two codes times A's even and odd
- * columns in LANES lanes, the zero point through A's block sums (sum (q - z) a = sum q a -
- * z sum a) */
-OM_CLONES static void nbits_gemv4(void *arg, int64_t lo, int64_t hi)
-{
-	const nbits_plan *p = arg;
-	const int64_t half = p->K / 2;
-	for (int64_t n = lo; n < hi; n++) {
-		float tot[GEMV_ROWS][LANES] = {{0}}, off[GEMV_ROWS] = {0};
-		for (int64_t k = 0; k < p->kb; k++) {
-			const uint8_t *b = p->b + (n * p->kb + k) * p->blob;
-			const float s = p->scales[n * p->kb + k], z = nbits_zero(p, n, k);
-			const int64_t h0 = k * p->blob;
-			for (int64_t m = 0; m < p->M; m++) {
-				const float *ae = p->ae + m * half + h0, *ao = p->ao + m * half + h0;
-				float part[LANES] = {0};
-				for (int64_t i = 0; i < p->blob; i += LANES)
-					for (int l = 0; l < LANES; l++)
-						part[l] += ae[i + l] * (float)(b[i + l] & 15) +
-							   ao[i + l] * (float)(b[i + l] >> 4);
-				for (int l = 0; l < LANES; l++)
-					tot[m][l] += s * part[l];
-				off[m] += s * z * p->asum[m * p->kb + k];
-			}
-		}
-		for (int64_t m = 0; m < p->M; m++) {
-			float y = 0;
-			for (int l = 0; l < LANES; l++)
-				y += tot[m][l];
-			y -= off[m];
-			p->y[m * p->N + n] = p->bias ? y + p->bias[n] : y;
-		}
-	}
-}
-
-/* the 4-bit path's view of A (nbits_plan.ae, ao, asum) in buf (M K + M kb floats) */
-static void gemv4_prepare(nbits_plan *p, float *buf)
-{
-	const int64_t half = p->K / 2;
-	float *ae = buf, *ao = buf + p->M * half, *as = buf + p->M * p->K;
-	for (int64_t m = 0; m < p->M; m++) {
-		const float *a = p->a + m * p->K;
-		for (int64_t i = 0; i < half; i++)
-			ae[m * half + i] = a[2 * i], ao[m * half + i] = a[2 * i + 1];
-		for (int64_t k = 0; k < p->kb; k++) {
-			float t = 0;
-			for (int64_t i = k * p->bs; i < (k + 1) * p->bs; i++)
-				t += a[i];
-			as[m * p->kb + k] = t;
-		}
-	}
-	p->ae = ae, p->ao = ao, p->asum = as;
 }
 
 static om_kind nbits_float(om_ctx *c)
@@ -280,31 +130,26 @@ static om_kind nbits_float(om_ctx *c)
 	p.y = c->out[0]->data;
 	if (p.M == 0)
 		return OM_OK;
-	if (!c->exact && p.M <= GEMV_ROWS && p.bs <= MAX_BLOCK) {
+	if (!c->exact && p.M <= OM_NBITS_DECODE_ROWS && om_nbits_decode(&p, c->threads)) {
 		om_ctx_chose(c, "gemv");
-		/* columns of ~2^18 multiply-adds a piece */
-		const int64_t per = p.M * p.K, grain = per >= (1 << 18) ? 1 : (1 << 18) / per;
-		float *buf = NULL;
-		/* 4 bits, whole blocks of whole lanes: the byte-pair path */
-		if (p.bits == 4 && p.K % p.bs == 0 && p.blob % LANES == 0 &&
-		    (buf = malloc(sizeof(float) * (size_t)(p.M * (p.K + p.kb))))) {
-			gemv4_prepare(&p, buf);
-			om_par_for(c->threads, p.N, grain, nbits_gemv4, &p);
-		} else {
-			om_par_for(c->threads, p.N, grain, nbits_gemv, &p);
-		}
-		free(buf);
 		return OM_OK;
 	}
-	const int64_t tiles = (p.N + TILE_N - 1) / TILE_N;
+	/* exact mode: whole columns (k ascending in one product); fast mode: panels of PANEL_K
+	 * rows rounded to whole blocks */
+	nbits_job j = {&p, c->exact, TILE_N, p.K, NULL};
+	if (!c->exact) {
+		j.tn = PANEL_N;
+		j.tk = (PANEL_K + p.bs - 1) / p.bs * p.bs;
+		j.tk = j.tk < p.K ? j.tk : p.K;
+	}
+	const int64_t tiles = (p.N + j.tn - 1) / j.tn;
 	/* a piece of tiles worth ~2^20 multiply-adds, at least one tile */
-	const int64_t per = p.M * p.K * TILE_N, grain = per >= (1 << 20) ? 1 : (1 << 20) / per;
+	const int64_t per = p.M * p.K * j.tn, grain = per >= (1 << 20) ? 1 : (1 << 20) / per;
 	const int slots = om_par_slots(c->threads, tiles, grain);
-	const size_t bytes = sizeof(float) * (size_t)(p.K * TILE_N) * (size_t)slots;
+	const size_t bytes = sizeof(float) * (size_t)(j.tn * j.tk) * (size_t)slots;
 	if ((rc = om_ctx_reserve(c, bytes, "MatMulNBits' dequantized tiles")))
 		return rc;
-	nbits_job j = {&p, c->exact, malloc(bytes)};
-	if (!j.tiles)
+	if (!(j.tiles = malloc(bytes)))
 		return om_error(c->st, OM_ERR_NOMEM, c->node, "no memory for the weight tiles");
 	om_ctx_chose(c, "tiles");
 	om_par_for_slots(c->threads, tiles, grain, nbits_tiles, &j);

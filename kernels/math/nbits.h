@@ -1,0 +1,90 @@
+/* nbits.h — MatMulNBits' geometry and data (ops_matmul_nbits.c) as its loops read them: the
+ * weight tiles (nbits_dequant.c) and fast mode's decoding products (nbits_decode.c). */
+#ifndef OM_NBITS_H
+#define OM_NBITS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+typedef struct om_nbits {
+	int64_t M, N, K, bits, bs, kb, blob; /* kb: blocks a column; blob: bytes a block */
+	int64_t zp_row;                      /* bytes of a column's packed zero points */
+	const uint8_t *b, *zp8;              /* zp8: packed uint8 zero points, or NULL */
+	const float *scales, *zpf, *bias;    /* zpf: float zero points, or NULL */
+	const float *a;                      /* [M, K] */
+	float *y;                            /* [M, N] */
+} om_nbits;
+
+/* column n's zero point of block k as a float (2^(bits - 1) when the node has none) */
+static inline float om_nbits_zero(const om_nbits *p, int64_t n, int64_t k)
+{
+	if (p->zpf)
+		return p->zpf[n * p->kb + k];
+	if (!p->zp8)
+		return (float)(1 << (p->bits - 1));
+	const int64_t bit = k * p->bits;
+	return (float)((p->zp8[n * p->zp_row + bit / 8] >> (bit % 8)) & ((1 << p->bits) - 1));
+}
+
+/* W's columns [n0, n0 + w) and rows [k0, k0 + len) (k0 a multiple of the block size) into
+ * t [w, len] (row j: column n0 + j's weights, ld len), each (code - zero point) * scale in
+ * float32: the same bits as that expression computed alone */
+void om_nbits_dequant(const om_nbits *p, int64_t n0, int64_t w, int64_t k0, int64_t len,
+		      float *t);
+
+/* Fast mode, M <= OM_NBITS_DECODE_ROWS: Y = A W (+ bias) straight from the codes (nothing
+ * dequantized to memory), the columns split over `threads`; float rounding apart from exact
+ * arithmetic (another summation order). False, nothing written, when it cannot get its
+ * buffer of A's rows (a few K floats). */
+enum { OM_NBITS_DECODE_ROWS = 4 };
+bool om_nbits_decode(const om_nbits *p, int threads);
+
+/* ---- for the cloned loops (clones.h): 16 lanes (one AVX-512 register, two AVX2 ones) ---- */
+
+typedef float om_nb_f16 __attribute__((vector_size(64)));
+typedef int32_t om_nb_i16 __attribute__((vector_size(64)));
+typedef int32_t om_nb_i4 __attribute__((vector_size(16)));
+typedef int32_t om_nb_i8 __attribute__((vector_size(32)));
+
+/* 16 bytes at src, of which `avail` are there (the rest read as 0), as four int32 words
+ * repeated in w's four quarters (lane j: word j % 4); two steps, which GCC 12 makes one
+ * load and two register shuffles (one step goes through memory) */
+static inline __attribute__((always_inline)) void om_nb_load16(const uint8_t *src,
+							       int64_t avail, om_nb_i16 *w)
+{
+	om_nb_i4 v = {0};
+	if (avail >= 16) {
+		memcpy(&v, src, sizeof v);
+	} else {
+		uint8_t t[16] = {0};
+		for (int64_t i = 0; i < avail; i++)
+			t[i] = src[i];
+		memcpy(&v, t, sizeof v);
+	}
+	const om_nb_i8 v8 = __builtin_shufflevector(v, v, 0, 1, 2, 3, 0, 1, 2, 3);
+	*w = __builtin_shufflevector(v8, v8, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7);
+}
+
+/* the 16 codes of `bits` (2, 4 or 8: a constant where inlined) packed little-end first from
+ * src on (`avail` bytes there, > 0), in order into q's lanes: lane i takes the word of its
+ * code's byte (a permute), then a shift and a mask */
+static inline __attribute__((always_inline)) void om_nb_unpack16(const uint8_t *src,
+								 int64_t avail, int bits,
+								 om_nb_i16 *q)
+{
+	static const om_nb_i16 word[3] = {
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+		{0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1},
+		{0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3}};
+	static const om_nb_i16 shift[3] = {
+		{0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30},
+		{0, 4, 8, 12, 16, 20, 24, 28, 0, 4, 8, 12, 16, 20, 24, 28},
+		{0, 8, 16, 24, 0, 8, 16, 24, 0, 8, 16, 24, 0, 8, 16, 24}};
+	const int t = bits == 2 ? 0 : bits == 4 ? 1 : 2;
+	om_nb_i16 w;
+	om_nb_load16(src, avail, &w);
+	*q = (__builtin_shuffle(w, word[t]) >> shift[t]) & ((1 << bits) - 1);
+}
+
+#endif
