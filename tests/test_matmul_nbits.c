@@ -1,9 +1,10 @@
 /* test_matmul_nbits.c — com.microsoft MatMulNBits (kernels/math/ops_matmul_nbits.c) against a
  * reference computed another way (each weight dequantized alone, the product in double) over
- * bits 2/4/8, block sizes 16-128, K not a multiple of the block, packed, absent and float zero
- * points, bias, batched A; exact mode on 1 and 3 threads gives the same bits, fast mode (its
- * fused decoding paths for up to 4 rows included) agrees within float rounding; bad inputs
- * are errors. */
+ * bits 2/4/8, block sizes 16-256, K not a multiple of the block, packed, absent and float zero
+ * points, bias, batched A, N odd; exact mode on 1 and 3 threads gives the same bits, fast
+ * mode (its decoding path for 1-4 rows, every bits and block size, and its prompt panels
+ * included) agrees within float rounding (4 sqrt(K) epsilons of sum |a w|); bad inputs are
+ * errors. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,22 @@ static float frand(void) /* [-1, 1) */
 	return (float)(rng >> 8) / (float)(1u << 23) - 1.0f;
 }
 
+/* y within float rounding of the double product want (+ bias): 4 sqrt(K) float epsilons of
+ * sum |a w| (one weight off by a code is about sum |a w| / K), at least 1e-6 */
+static void assert_near(const nb_case *t, const om_tensor *y, const double *want,
+			const double *mag, const float *bias)
+{
+	const float *v = y->data;
+	for (int64_t i = 0; i < t->M * t->N; i++) {
+		const double w = want[i] + (t->bias ? bias[i % t->N] : 0);
+		const double tol = 4 * sqrt((double)t->K) * 0x1p-24 * (mag[i] + fabs(w)) + 1e-6;
+		if (!(fabs((double)v[i] - w) <= tol))
+			fail_msg("M %lld K %lld N %lld bits %lld block %lld: y[%lld] %.9g, want %.9g",
+				 (long long)t->M, (long long)t->K, (long long)t->N,
+				 (long long)t->bits, (long long)t->bs, (long long)i, v[i], w);
+	}
+}
+
 static void run_case(const nb_case *t)
 {
 	const int64_t kb = (t->K + t->bs - 1) / t->bs, blob = t->bs * t->bits / 8;
@@ -33,6 +50,7 @@ static void run_case(const nb_case *t)
 	float *a = malloc(sizeof(float) * (size_t)(t->M * t->K)), *bias = malloc(sizeof(float) *
 										(size_t)t->N);
 	double *want = calloc((size_t)(t->M * t->N), sizeof(double));
+	double *mag = calloc((size_t)(t->M * t->N), sizeof(double)); /* sum |a w| */
 	for (int64_t i = 0; i < t->M * t->K; i++)
 		a[i] = frand();
 	for (int64_t n = 0; n < t->N; n++)
@@ -55,12 +73,10 @@ static void run_case(const nb_case *t)
 								: (float)(1 << (t->bits - 1));
 				const float w = ((float)q - zero) * s[n * kb + k];
 				for (int64_t m = 0; m < t->M; m++)
-					want[m * t->N + n] += (double)a[m * t->K + kk] * w;
+					want[m * t->N + n] += (double)a[m * t->K + kk] * w,
+					mag[m * t->N + n] += fabs((double)a[m * t->K + kk] * w);
 			}
 		}
-	float *wantf = malloc(sizeof(float) * (size_t)(t->M * t->N));
-	for (int64_t i = 0; i < t->M * t->N; i++)
-		wantf[i] = (float)(want[i] + (t->bias ? bias[i % t->N] : 0));
 
 	om_model *m = NULL;
 	om_node *node = nt_node(&m, "MatMulNBits", 6, 1);
@@ -81,11 +97,11 @@ static void run_case(const nb_case *t)
 	assert_int_equal(nt_run_threads(node, 1, in, &yf, 0, 2, &st), OM_OK);
 	nt_assert_shape(&y1, 2, (int64_t[]){t->M, t->N});
 	assert_memory_equal(y1.data, y3.data, y1.nbytes); /* exact: thread count changes no bit */
-	nt_assert_floats(&y1, wantf, t->M * t->N, 1e-5);
-	nt_assert_floats(&yf, wantf, t->M * t->N, 1e-5);
+	assert_near(t, &y1, want, mag, bias);
+	assert_near(t, &yf, want, mag, bias);
 	om_tensor_free(&y1), om_tensor_free(&y3), om_tensor_free(&yf);
 	nt_free(m);
-	free(b), free(z8), free(s), free(zf), free(a), free(bias), free(want), free(wantf);
+	free(b), free(z8), free(s), free(zf), free(a), free(bias), free(want), free(mag);
 }
 
 static void products(void **state)
@@ -99,6 +115,18 @@ static void products(void **state)
 		/* fast mode's 4-bit decoding path (whole blocks of 16 bytes or more) */
 		{2, 256, 33, 4, 64, 0, true},  {3, 128, 16, 4, 32, 2, false},
 		{4, 512, 7, 4, 128, 1, true},
+		/* the decoding path over 1-4 rows: 2, 4 and 8 bits, blocks of 4 to 64 bytes (the
+		 * smaller ones scaled per lane), K past the last whole block or chunk, N odd (groups
+		 * of 4 or 2 columns and the rest), every kind of zero point, more than 16 blocks */
+		{1, 40, 9, 4, 16, 1, true},    {1, 1000, 13, 4, 32, 1, false},
+		{2, 1000, 11, 4, 16, 2, true}, {3, 777, 5, 4, 256, 0, false},
+		{4, 520, 10, 4, 32, 1, true},  {1, 600, 7, 8, 16, 1, true},
+		{2, 300, 9, 8, 64, 2, false},  {3, 1024, 6, 8, 256, 0, true},
+		{4, 96, 5, 8, 32, 1, false},   {1, 300, 9, 2, 16, 1, true},
+		{2, 1000, 7, 2, 32, 2, false}, {3, 512, 13, 2, 64, 1, true},
+		{4, 70, 3, 2, 256, 0, true},   {1, 16, 1, 2, 16, 1, false},
+		/* the prompt path's panels: rows of W past one panel, a last narrow panel */
+		{9, 700, 131, 4, 32, 1, true}, {6, 520, 129, 8, 16, 2, false},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
 		run_case(&cases[i]);
