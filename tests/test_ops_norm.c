@@ -585,11 +585,86 @@ static void skip_simplified(void **state)
 		}
 }
 
+/* the Skip rows on float16 and bfloat16 (through om_run_as_f32): outputs 0 and 3 in the input's
+ * type, each the float rows' result rounded to it, mean and inv_std_var float with the float
+ * rows' bits, in both modes (inputs exact in both types); a bias of another type is refused */
+static uint16_t to_type(int32_t dtype, float v)
+{
+	return dtype == OM_FLOAT16 ? om_float_to_half(v) : om_float_to_bf16(v);
+}
+
+static void skip_half_types(void **state)
+{
+	(void)state;
+	enum { R = 3, W = 19, N = R * W };
+	const int64_t dims[] = {R, W}, w = W;
+	float f[3][N]; /* x, skip, then gamma, beta, bias in the rows of W */
+	uint16_t h[3][N];
+	for (int i = 0; i < N; i++) {
+		f[0][i] = (float)((i * 37) % 23) / 4.0f - 2.0f, f[1][i] = (float)(i % 7) / 8.0f;
+		f[2][i] = i < W ? 0.5f + (float)(i % 4) * 0.25f
+				: i < 2 * W ? (float)(i % 5) / 4.0f - 0.5f : (float)(i % 3) - 1.0f;
+	}
+	static const char *const ops[] = {"SkipLayerNormalization",
+					  "SkipSimplifiedLayerNormalization"};
+	static const int32_t types[] = {OM_FLOAT16, OM_BFLOAT16};
+	for (int oi = 0; oi < 2; oi++)
+		for (int ti = 0; ti < 2; ti++)
+			for (int exact = 0; exact < 2; exact++) {
+				const int32_t dt = types[ti], nin = oi ? 4 : 5;
+				for (int a = 0; a < 3; a++)
+					for (int i = 0; i < N; i++)
+						h[a][i] = to_type(dt, f[a][i]);
+				om_model *m = om_model_new();
+				om_node *nd = nt_add_node(m, ops[oi], nin, 4);
+				nd->domain = "com.microsoft";
+				nt_float(nd, "epsilon", 1e-5f);
+				/* gamma, beta and bias: rows 0, 1 and 2 of the third array (no beta in
+				 * the simplified one) */
+				om_tensor tf[5], th[5];
+				for (int i = 0; i < nin; i++) {
+					const int a = i < 2 ? i : 2;
+					const int row = i < 2 ? 0 : oi ? 2 * (i - 2) : i - 2;
+					tf[i] = nt_tensor(OM_FLOAT, i < 2 ? 2 : 1, i < 2 ? dims : &w,
+							  f[a] + row * W);
+					th[i] = nt_tensor(dt, i < 2 ? 2 : 1, i < 2 ? dims : &w,
+							  h[a] + row * W);
+				}
+				const om_tensor *inf[] = {&tf[0], &tf[1], &tf[2], &tf[3], &tf[4]};
+				const om_tensor *inh[] = {&th[0], &th[1], &th[2], &th[3], &th[4]};
+				om_tensor of[4], oh[4];
+				om_status st = {0};
+				assert_int_equal(nt_run_threads(nd, 1, inf, of, exact, 2, &st), OM_OK);
+				assert_int_equal(nt_run_threads(nd, 1, inh, oh, exact, 2, &st), OM_OK);
+				for (int o = 0; o < 4; o++) {
+					const bool typed = o == 0 || o == 3;
+					const int64_t n = typed ? N : R;
+					nt_assert_shape(&oh[o], 2, typed ? dims : (int64_t[]){R, 1});
+					assert_int_equal(oh[o].dtype, typed ? dt : OM_FLOAT);
+					const float *want = of[o].data;
+					for (int64_t i = 0; i < n; i++)
+						if (typed ? ((const uint16_t *)oh[o].data)[i] !=
+							    to_type(dt, want[i])
+							  : ((const float *)oh[o].data)[i] != want[i])
+							fail_msg("%s type %d exact %d output %d [%lld]",
+								 ops[oi], (int)dt, exact, o, (long long)i);
+				}
+				for (int o = 0; o < 4; o++) {
+					om_tensor_free(&of[o]);
+					om_tensor_free(&oh[o]);
+				}
+				inh[nin - 1] = &tf[nin - 1]; /* a float bias on a half input */
+				assert_int_equal(nt_run_threads(nd, 1, inh, oh, exact, 2, &st),
+						 OM_ERR_UNSUPPORTED);
+				om_model_free(m);
+			}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(softmax_forms),  cmocka_unit_test(hardmax_and_lp),
-		cmocka_unit_test(skip_simplified),
+		cmocka_unit_test(skip_simplified), cmocka_unit_test(skip_half_types),
 		cmocka_unit_test(softmax_types_and_errors), cmocka_unit_test(layer_norm),
 		cmocka_unit_test(instance_norm),  cmocka_unit_test(batch_norm),
 		cmocka_unit_test(batch_norm_training), cmocka_unit_test(mean_variance),

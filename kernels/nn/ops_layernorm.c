@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "f32_bridge.h"
 #include "fastmath.h"
 #include "norm_common.h"
 #include "numrun.h"
@@ -141,11 +142,14 @@ static om_kind om_ln_kernel(om_ctx *c) /* also ONNX Runtime's LayerNormalization
 
 /* com.microsoft SkipLayerNormalization(input, skip, gamma, beta?, bias?) and
  * SkipSimplifiedLayerNormalization(input, skip, gamma, bias?) (LN_RMS: no beta, no mean taken
- * out, output 1 (mean) is 0), for float input and skip of one shape and a 1-D float bias of
- * the last dim: per row, the sum input + (skip + bias) in float (the bits of the Adds it
- * replaces), kept in output 3 (input_skip_bias_sum, bias included as ONNX Runtime 1.30 does)
- * when asked, then om_norm_standardize over the last axis, as LayerNormalization(sum, gamma,
- * beta) or RMSNormalization(sum, gamma) with the node's epsilon (default 1e-12). */
+ * out, output 1 (mean) is 0), for input and skip of one shape and a 1-D bias of the last dim,
+ * all of one type: float, or float16/bfloat16 through om_run_as_f32 (converted to float, the
+ * outputs 0 and 3 rounded back; mean and inv_std_var stay float, ONNX Runtime's type U; its
+ * float16 rows also compute in float): per row, the sum input + (skip + bias) in float (for
+ * float, the bits of the Adds it replaces), kept in output 3 (input_skip_bias_sum, bias as ONNX
+ * Runtime 1.30 does) when asked, then om_norm_standardize over the last axis, as
+ * LayerNormalization(sum, gamma, beta) or RMSNormalization(sum, gamma) with the node's epsilon
+ * (default 1e-12). */
 static const om_tensor *skip_bias(const om_ctx *c)
 {
 	const int at = c->op->param & LN_RMS ? 3 : 4;
@@ -161,12 +165,13 @@ static om_kind skip_ln_ctx(om_ctx *c, om_ctx *lc, const om_tensor **lin, om_tens
 	if (!x || !sk || c->nin < 3 || c->nout < 1 || !c->out[0])
 		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
 				"%s takes input, skip and gamma", name);
-	if (x->dtype != OM_FLOAT || sk->dtype != OM_FLOAT || x->rank < 1 || sk->rank != x->rank ||
+	if ((x->dtype != OM_FLOAT && !om_f32_bridged(x->dtype, false)) || sk->dtype != x->dtype ||
+	    x->rank < 1 || sk->rank != x->rank ||
 	    memcmp(x->dims, sk->dims, sizeof(int64_t) * (size_t)x->rank) ||
-	    (b && (b->dtype != OM_FLOAT || b->rank != 1 || b->dims[0] != x->dims[x->rank - 1])))
+	    (b && (b->dtype != x->dtype || b->rank != 1 || b->dims[0] != x->dims[x->rank - 1])))
 		return om_error(c->st, OM_ERR_UNSUPPORTED, c->node,
-				"%s: float input and skip of one shape and a 1-D bias of the last "
-				"dim only", name);
+				"%s: float, float16 or bfloat16 input, skip of its type and shape "
+				"and a 1-D bias of its type and last dim only", name);
 	lin[0] = x;
 	lin[1] = c->in[2];
 	lin[2] = !rms && c->nin > 3 ? c->in[3] : NULL;
@@ -242,7 +247,8 @@ static void skip_rows(void *arg, int64_t lo, int64_t hi, int slot)
 	}
 }
 
-static om_kind om_skip_ln_kernel(om_ctx *c)
+/* the float rows (input, skip and bias float: skip_ln_ctx) */
+static om_kind skip_ln_f32(om_ctx *c)
 {
 	const om_tensor *lin[3];
 	om_tensor *lout[3];
@@ -290,6 +296,18 @@ static om_kind om_skip_ln_kernel(om_ctx *c)
 	free(rows);
 	free(buf);
 	return rc;
+}
+
+static om_kind om_skip_ln_kernel(om_ctx *c)
+{
+	const om_tensor *lin[3];
+	om_tensor *lout[3];
+	om_ctx lc;
+	om_kind rc = skip_ln_ctx(c, &lc, lin, lout);
+	if (rc)
+		return rc;
+	return om_f32_bridged(c->in[0]->dtype, false) ? om_run_as_f32(c, skip_ln_f32, false)
+							: skip_ln_f32(c);
 }
 
 /* ---- signatures (scripts/gen_signatures.py; ONNX docs/Changelog.md) ---- */

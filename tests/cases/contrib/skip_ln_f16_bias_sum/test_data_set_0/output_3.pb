@@ -1,0 +1,2 @@
+(
+By3JàŒEƒE½‰;ê;,A€DRA°BåDFCzBsÁh=íE÷B2H½@¤¾_C©3¸BºDB}Dk>áCL"ÂAE>1xCDìDÁ@=CÜC†Dà;G47kE6BŸDä=/@Hº¸µ=¼„@¥>H¸6ZBÁF–D=‘B¼Aü¼EAj´aCVBi²DFå@§CœFB…D˜BÂ4AŸEòD#AÿEÝºLAÁF‹Eÿ@¬µBÐEiGwEqCJ?ŽDHpB<D"C€¿˜@l?¶Fz¸DvB™;ò¯±=í@;HºDÓG„>mD¿=wA–F±D¡8Ž/AÉDR?…ADeE@CC8¿íB´8¬>Æ¸fAaDn´÷CEAÃ?HqBfCÀBd6K<uEŠD®DüA;BÉFÛB¥DhB\FCCAÏ5à@¤<¨D§¶lDrGBVDþ;P>vCDòDeC-EŠ@®Dª@MA<¹	E£CjB¤=DÎBÖBÑBÀBóDo=Ñ>Ì5+B‘A(>¶iAêFÌCˆA!EDêHCEBuAÛBÓF E{@lC†A\=˜DàB€°ÞB(@Bã@ÌBD\=ñ8GBÄAÆDóCÂ?ƒAÊ?Ö?ÜBÜAçBÈD¨¹€A¼6+B
