@@ -28,8 +28,9 @@ total_sequence_length, head_size].
     through a Reshape to MatMulNBits' [vocab, blocks, block / 2], which ONNX Runtime requires)
 --attention onnx replaces GroupQueryAttention by ONNX's Attention-23 (past/present, is_causal,
 grouped KV heads) after com.microsoft RotaryEmbedding nodes (position_ids input): the same
-function, for a runtime without GroupQueryAttention. --dtype fp16: activations, norms, scales,
-caches and KV cache in float16 (opset imports 21 / com.microsoft 1; 23 with --attention onnx).
+function through ONNX's own op (a cross-check of GroupQueryAttention, which omopt runs too, and
+a model for runtimes without it). --dtype fp16: activations, norms, scales, caches and KV cache
+in float16 (opset imports 21 / com.microsoft 1; 23 with --attention onnx).
 The model's metadata_props hold the shape parameters as JSON under "decoder" (decode_bench.py
 reads them).
 """

@@ -3,7 +3,7 @@
 Runtime's outputs (../shared/oracle), written to tests/decoder/<variant>/: model.onnx,
 test_data_set_0 (the prompt: 7 tokens, empty past) and test_data_set_1 (one decode step: the
 prompt's greedy token, its presents as the pasts), input_N.pb / output_N.pb in graph order.
-tests/python/test_decoder.py runs them in omopt.
+tests/python/test_decoder.py runs every variant in omopt (fast and exact mode).
 
 Variants: gqa (separate q/k/v, GroupQueryAttention with do_rotary), gqa_packed (one qkv_proj),
 gqa_rope_node (RotaryEmbedding nodes, position_ids, do_rotary 0), gqa_gbq (GatherBlockQuantized
