@@ -6,9 +6,11 @@
  * threads. Activation nodes after the conv (QuickGelu, HardSwish, x * HardSigmoid(x),
  * x * Sigmoid(x), Clip of constant bounds) are absorbed into the conv step in fast mode
  * (runtime/plan_absorb.c) and counted; exact mode absorbs none. At 2 and 3 threads oneDNN's
- * convs run as slices of their output channels (groups) on omopt's pool (conv_dnnl_split.c):
- * split_layouts chains two convs big enough to split, of output counts no slice divides, in
- * each layout between them (NCHW, blocked, NHWC), 1 and 3 images, against exact mode; and
+ * convs run as slices of their output channels (groups), or in NHWC with weights smaller than
+ * the activations as bands of output rows, on omopt's pool (conv_dnnl_split.c): split_layouts
+ * chains two convs big enough to split, of output counts no slice divides and of heights no
+ * band divides (strides 2, odd images, even kernels), in each layout between them (NCHW,
+ * blocked, NHWC), 1 and 3 images, against exact mode; and
  * QLinearConv's int8 path at 1-3 threads equals the exact kernel. Passes (on the own kernels)
  * without oneDNN too. */
 #include <math.h>
@@ -188,9 +190,11 @@ static void fast_against_exact(void **state)
 }
 
 /* Two convs big enough to split at 2 threads (a dense one above 3e6 multiply-adds, a grouped
- * or depthwise one above 5e5), the first's output between them kept in the session's layout:
+ * or depthwise one above 5e5), their outputs kept in the session's layout (b's on both sides):
  * X (N, C, H, W) -> conv a (M, ka x ka, stride sa, pad ka / 2, group ga, FusedConv with act
- * and Z when z) -> conv b (M2, kb x kb, group gb, pad kb / 2) -> Y */
+ * and Z when z) -> conv b (M2, kb x kb, group gb, pad kb / 2) -> conv c (SPLIT_MC, 1 x 1)
+ * -> Y */
+enum { SPLIT_MC = 8 };
 typedef struct split_case {
 	int64_t C, H, M, ka, sa, ga;
 	const char *act;
@@ -206,6 +210,10 @@ static const split_case split_cases[] = {
 	{48, 21, 96, 3, 2, 1, "Sigmoid", false, 96, 3, 6}, /* 6 groups of 16, odd image */
 	{32, 28, 96, 5, 1, 1, NULL, true, 96, 3, 96},      /* depthwise after a dense conv */
 	{32, 28, 96, 5, 1, 1, "Relu", false, 96, 3, 8},    /* groups of 12 (not whole blocks) */
+	/* weights smaller than the activations: in NHWC bands of rows (conv_dnnl_split.c) */
+	{16, 64, 32, 3, 2, 1, "Relu", true, 32, 3, 1},     /* stride 2: no bottom padding read */
+	{8, 61, 24, 7, 2, 1, NULL, false, 24, 5, 1},       /* 7x7 / 2 over an odd image */
+	{16, 48, 32, 4, 2, 1, "Relu", false, 24, 3, 1},    /* an even kernel, pads 2 */
 };
 
 static om_model *split_model(const split_case *k)
@@ -241,11 +249,16 @@ static om_model *split_model(const split_case *k)
 	tu_attr_ints(a, "strides", 2, (int64_t[]){k->sa, k->sa});
 	tu_attr_ints(a, "pads", 4, (int64_t[]){pa, pa, pa, pa});
 	om_node_set_attr(a, "group", OM_ATTR_INT)->i = k->ga;
-	om_node *b = tu_graph_node(g, "Conv", "a,Wb,Bb", "y");
+	om_node *b = tu_graph_node(g, "Conv", "a,Wb,Bb", "b");
 	tu_attr_ints(b, "kernel_shape", 2, (int64_t[]){k->kb, k->kb});
 	tu_attr_ints(b, "pads", 4, (int64_t[]){pb, pb, pb, pb});
 	om_node_set_attr(b, "group", OM_ATTR_INT)->i = k->gb;
-	om_value *y = value(g, "y", OM_VALUE_GRAPH_OUTPUT, 4, (int64_t[]){1, k->M2, OH, OH}, 1);
+	tu_float_init(g, "Wc", 4, (int64_t[]){SPLIT_MC, k->M2, 1, 1}, 19,
+		      1.0f / sqrtf((float)k->M2));
+	om_node *c = tu_graph_node(g, "Conv", "b,Wc", "y");
+	tu_attr_ints(c, "kernel_shape", 2, (int64_t[]){1, 1});
+	om_value *y = value(g, "y", OM_VALUE_GRAPH_OUTPUT, 4, (int64_t[]){1, SPLIT_MC, OH, OH},
+			    1);
 	tu_push_value(g, &g->outputs, &g->noutputs, y);
 	return m;
 }

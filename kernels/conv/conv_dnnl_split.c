@@ -1,12 +1,18 @@
-/* conv_dnnl_split.c — a oneDNN convolution cut into slices of output channels (whole groups
- * when grouped), each a single-threaded primitive, run as pieces on omopt's pool
- * (conv_dnnl_split.h). For one image a slice of outputs is contiguous in NCHW and in the
- * channel-blocked layouts (whole blocks), and so is its weights' and its bias's slice; a slice
- * writes Y's slice directly when the primitive's layout is the caller's, else (NHWC: its
- * channels are a strided view) into a buffer of its thread's own that it reorders into Y's
- * slice itself. A dense conv's slices all read
- * the whole X (reordered once an image before them when the primitive wants another layout);
- * a grouped conv's slices read their own channels of X. N images: N pieces a slice. */
+/* conv_dnnl_split.c — a oneDNN convolution cut into slices, each a single-threaded primitive,
+ * run as pieces on omopt's pool (conv_dnnl_split.h). Two cuts:
+ * - bands of output rows, when X and Y are NHWC on both sides and the weights are smaller than
+ *   the activations: for one image a band of rows is contiguous in NHWC, and so are the input
+ *   rows it reads (the halo included); each band's primitive has its own padding (the top
+ *   band the conv's top padding, the bottom band its bottom padding) and all share one copy
+ *   of the weights. Every band computes all output channels, as oneDNN's kernel blocks them.
+ * - slices of output channels (whole groups when grouped) otherwise. For one image a slice of
+ *   outputs is contiguous in NCHW and in the channel-blocked layouts (whole blocks), and so is
+ *   its weights' and its bias's slice; a slice writes Y's slice directly when the primitive's
+ *   layout is the caller's, else (NHWC: its channels are a strided view) into a buffer of its
+ *   thread's own that it reorders into Y's slice itself. A dense conv's slices all read the
+ *   whole X (reordered once an image before them when the primitive wants another layout); a
+ *   grouped conv's slices read their own channels of X.
+ * N images: N pieces a slice. */
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,9 +33,12 @@ enum { SM_X, SM_Y, SM_B, SM_XU, SM_YU, SM_SCR, SM_COUNT };
 
 struct om_dnnl_slice {
 	int64_t m0, ms, c0, cs; /* outputs [m0, m0 + ms), inputs [c0, c0 + cs) (dense: all) */
+	int64_t r0, rs, i0, is; /* output rows [r0, r0 + rs), input rows [i0, i0 + is) */
+	int64_t pt, pb;         /* the rows of padding above and below its input rows */
 	dnnl_primitive_t conv;
 	dnnl_primitive_t rin, rout, rz; /* X's slice in, Y's out, Z's in; NULL: none needed */
 	dnnl_memory_t w;                /* the weights in the primitive's layout */
+	bool wshared;                   /* w is the first slice's (bands) */
 	dnnl_memory_t *m;               /* SM_COUNT a slot */
 	bool scr;                       /* the primitive needs a scratchpad */
 	float *w0;                      /* with a factor: the unscaled weights, */
@@ -95,7 +104,7 @@ void om_dnnl_split_release(om_dnnl_split *s)
 		for (size_t i = 0; i < sizeof prims / sizeof *prims; i++)
 			if (prims[i])
 				dnnl_primitive_destroy(prims[i]);
-		if (l->w)
+		if (l->w && !l->wshared)
 			dnnl_memory_destroy(l->w);
 		for (int i = 0; l->m && i < s->slots * SM_COUNT; i++)
 			if (l->m[i])
@@ -122,11 +131,56 @@ void om_dnnl_split_release(om_dnnl_split *s)
 	memset(s, 0, sizeof *s);
 }
 
+/* whether a split of g cuts bands of rows: X and Y NHWC on both sides of the primitive, no
+ * factor (the bands share their weights), at least two output rows, and weights of no more
+ * bytes than X and Y together (else each band's reading all the weights costs more than the
+ * channel slices' reading X each) */
+static bool split_rows(const om_dnnl_split_geo *g, bool factor)
+{
+	if (g->xtag != dnnl_nhwc || g->ytag != dnnl_nhwc || g->src != dnnl_nhwc ||
+	    g->dst != dnnl_nhwc || factor || g->OH < 2)
+		return false;
+	const int64_t wbytes = g->M * (g->C / g->G) * g->kh * g->kw * (int64_t)type_size(g->wt);
+	const int64_t abytes = g->C * g->H * g->W * (int64_t)type_size(g->xt) +
+			       g->M * g->OH * g->OW * (int64_t)type_size(g->yt);
+	return wbytes <= abytes;
+}
+
+/* the bands' bounds: SPLIT_PIECES a thread over all images, each band's input rows (its
+ * halo) and padding; false when a band reads no row of X (padding alone) */
+static bool split_cut_rows(om_dnnl_split *s, int threads)
+{
+	const om_dnnl_split_geo *g = &s->g;
+	const int64_t want = ((int64_t)threads * SPLIT_PIECES + g->N - 1) / g->N;
+	const int64_t size = (g->OH + want - 1) / want;
+	s->k = (g->OH + size - 1) / size;
+	s->sl = calloc((size_t)s->k, sizeof *s->sl);
+	if (!s->sl)
+		return false;
+	for (int64_t j = 0; j < s->k; j++) {
+		om_dnnl_slice *l = &s->sl[j];
+		l->m0 = 0, l->ms = g->M, l->c0 = 0, l->cs = g->C;
+		l->r0 = j * size, l->rs = l->r0 + size < g->OH ? size : g->OH - l->r0;
+		/* the first and last input rows the band's windows cover, padding included */
+		const int64_t a = l->r0 * g->stride[0] - g->pb[0];
+		const int64_t b = (l->r0 + l->rs - 1) * g->stride[0] - g->pb[0] +
+				  (g->kh - 1) * g->dil[0];
+		l->i0 = a > 0 ? a : 0;
+		const int64_t i1 = b < g->H - 1 ? b + 1 : g->H;
+		if (i1 <= l->i0)
+			return false;
+		l->is = i1 - l->i0, l->pt = l->i0 - a, l->pb = b - (i1 - 1);
+	}
+	return true;
+}
+
 /* the slices' bounds: units (outputs, or groups) in whole steps of SPLIT_ALIGN channels on
  * both sides, SPLIT_PIECES a thread over all images, SPLIT_MIN_OUT outputs at least */
 static bool split_cut(om_dnnl_split *s, int threads)
 {
 	const om_dnnl_split_geo *g = &s->g;
+	if (s->rows)
+		return split_cut_rows(s, threads);
 	const bool grouped = g->G > 1;
 	const int64_t units = grouped ? g->G : g->M, Cg = g->C / g->G, Mg = g->M / g->G;
 	const int64_t mout = grouped ? Mg : 1;
@@ -152,6 +206,8 @@ static bool split_cut(om_dnnl_split *s, int threads)
 		const int64_t u0 = j * size, u1 = u0 + size < units ? u0 + size : units;
 		l->m0 = u0 * mout, l->ms = (u1 - u0) * mout;
 		l->c0 = grouped ? u0 * Cg : 0, l->cs = grouped ? (u1 - u0) * Cg : g->C;
+		l->r0 = 0, l->rs = g->OH, l->i0 = 0, l->is = g->H;
+		l->pt = g->pb[0], l->pb = g->pe[0];
 	}
 	return true;
 }
@@ -161,10 +217,10 @@ static bool split_cut(om_dnnl_split *s, int threads)
 static bool split_user_md(const om_dnnl_split_geo *g, const om_dnnl_slice *l, bool out,
 			  dnnl_memory_desc_t *md)
 {
-	const dnnl_dims_t x = {1, l->cs, g->H, g->W}, y = {1, l->ms, g->OH, g->OW};
+	const dnnl_dims_t x = {1, l->cs, l->is, g->W}, y = {1, l->ms, l->rs, g->OW};
 	const dnnl_format_tag_t tag = out ? g->ytag : g->xtag;
 	const int64_t n = out ? g->M : g->C, part = out ? l->ms : l->cs;
-	const int64_t h = out ? g->OH : g->H, w = out ? g->OW : g->W;
+	const int64_t h = out ? l->rs : l->is, w = out ? g->OW : g->W;
 	if (tag == dnnl_nhwc && part != n) {
 		const dnnl_dims_t strides = {n * h * w, 1, w * n, n};
 		return !dnnl_memory_desc_init_by_strides(md, 4, out ? y : x, out ? g->yt : g->xt,
@@ -227,6 +283,22 @@ static bool split_weights(om_dnnl_split *s, om_dnnl_slice *l, const_dnnl_primiti
 	return ok;
 }
 
+/* slice l's weights: a band's are the first band's when their layouts agree */
+static bool split_weights_of(om_dnnl_split *s, om_dnnl_slice *l, const_dnnl_primitive_desc_t pd,
+			     const void *w)
+{
+	const dnnl_memory_desc_t *first = NULL;
+	if (s->rows && l != s->sl && dnnl_memory_get_memory_desc(s->sl[0].w, &first))
+		return false;
+	if (first &&
+	    dnnl_memory_desc_equal(first, dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md,
+								       0))) {
+		l->w = s->sl[0].w, l->wshared = true;
+		return true;
+	}
+	return split_weights(s, l, pd, w);
+}
+
 /* slice l: its primitive (the src of a dense conv: *src once the first slice chose it), the
  * reorders at its edges, its weights and memories */
 static bool split_slice(om_dnnl_split *s, om_dnnl_slice *l, dnnl_memory_desc_t *src,
@@ -235,7 +307,8 @@ static bool split_slice(om_dnnl_split *s, om_dnnl_slice *l, dnnl_memory_desc_t *
 	const om_dnnl_split_geo *g = &s->g;
 	const bool grouped = g->G > 1;
 	const int64_t gs = grouped ? l->ms / (g->M / g->G) : 1;
-	const dnnl_dims_t sd = {1, l->cs, g->H, g->W}, dd = {1, l->ms, g->OH, g->OW};
+	const dnnl_dims_t sd = {1, l->cs, l->is, g->W}, dd = {1, l->ms, l->rs, g->OW};
+	const int64_t pb[2] = {l->pt, g->pb[1]}, pe[2] = {l->pb, g->pe[1]};
 	const dnnl_dims_t bd = {l->ms};
 	dnnl_memory_desc_t xu, yu, smd, dmd, bmd, wuser, wany;
 	if (!split_user_md(g, l, false, &xu) || !split_user_md(g, l, true, &yu) ||
@@ -243,15 +316,15 @@ static bool split_slice(om_dnnl_split *s, om_dnnl_slice *l, dnnl_memory_desc_t *
 	    dnnl_memory_desc_init_by_tag(&bmd, 1, bd, g->bt, dnnl_x) ||
 	    !om_dnnl_conv_weights_md(&wuser, &wany, gs, l->ms, l->cs, g->kh, g->kw, g->wt))
 		return false;
-	if (!grouped && src->ndims)
+	if (!grouped && !s->rows && src->ndims)
 		smd = *src;
 	else if (dnnl_memory_desc_init_by_tag(&smd, 4, sd, g->xt, g->src))
 		return false;
 	dnnl_convolution_desc_t cd;
 	dnnl_primitive_attr_t attr = NULL;
 	dnnl_primitive_desc_t pd = NULL;
-	bool ok = om_dnnl_conv_desc(&cd, &smd, &wany, g->bias ? &bmd : NULL, &dmd, g->stride,
-				    g->pb, g->pe, g->dil) &&
+	bool ok = om_dnnl_conv_desc(&cd, &smd, &wany, g->bias ? &bmd : NULL, &dmd, g->stride, pb,
+				    pe, g->dil) &&
 		  !dnnl_primitive_attr_create(&attr) &&
 		  !dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user) &&
 		  make_pd(ctx, &cd, attr, l->m0, l->m0 + l->ms, &pd) && om_dnnl_conv_jit(pd);
@@ -264,7 +337,9 @@ static bool split_slice(om_dnnl_split *s, om_dnnl_slice *l, dnnl_memory_desc_t *
 	const dnnl_memory_desc_t *qp =
 		ok ? dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0) : NULL;
 	ok = ok && dnnl_primitive_create(&l->conv, pd) == dnnl_success;
-	if (ok && !grouped && !src->ndims) { /* the first slice: all read this X */
+	if (ok && s->rows) /* a band reads and writes the caller's rows in place */
+		ok = dnnl_memory_desc_equal(qs, &xu) && dnnl_memory_desc_equal(qd, &yu);
+	if (ok && !grouped && !s->rows && !src->ndims) { /* the first slice: all read this X */
 		*src = *qs;
 		s->xsimg = dnnl_memory_desc_get_size(qs);
 		if (!dnnl_memory_desc_equal(qs, &xu))
@@ -274,7 +349,7 @@ static bool split_slice(om_dnnl_split *s, om_dnnl_slice *l, dnnl_memory_desc_t *
 			ok = !dnnl_memory_create(&s->xm[2 * t], &xu, s->eng, DNNL_MEMORY_NONE) &&
 			     !dnnl_memory_create(&s->xm[2 * t + 1], qs, s->eng, DNNL_MEMORY_NONE);
 	}
-	if (ok && grouped && !dnnl_memory_desc_equal(qs, &xu)) {
+	if (ok && grouped && !s->rows && !dnnl_memory_desc_equal(qs, &xu)) {
 		ok = split_reorder(s, &xu, qs, &l->rin);
 		s->bsrc = s->bsrc > dnnl_memory_desc_get_size(qs) ? s->bsrc
 								  : dnnl_memory_desc_get_size(qs);
@@ -288,7 +363,7 @@ static bool split_slice(om_dnnl_split *s, om_dnnl_slice *l, dnnl_memory_desc_t *
 	l->scr = ok && qp && dnnl_memory_desc_get_size(qp);
 	if (l->scr && dnnl_memory_desc_get_size(qp) > s->bscr)
 		s->bscr = dnnl_memory_desc_get_size(qp);
-	ok = ok && split_weights(s, l, pd, w) && split_mems(s, l, pd, &xu, &yu);
+	ok = ok && split_weights_of(s, l, pd, w) && split_mems(s, l, pd, &xu, &yu);
 	if (pd)
 		dnnl_primitive_desc_destroy(pd);
 	return ok;
@@ -315,18 +390,20 @@ static bool split_buffers(om_dnnl_split *s)
 	return true;
 }
 
-bool om_dnnl_split_make(om_dnnl_split *s, const om_dnnl_split_geo *g, int threads,
-			const void *w, bool factor, om_dnnl_split_pd_fn pd, void *ctx)
+/* om_dnnl_split_make, cutting bands of rows or slices of channels */
+static bool split_make(om_dnnl_split *s, const om_dnnl_split_geo *g, int threads, const void *w,
+		       bool factor, om_dnnl_split_pd_fn pd, void *ctx, bool rows)
 {
 	memset(s, 0, sizeof *s);
 	s->g = *g;
 	s->factor = factor;
+	s->rows = rows;
 	s->slots = threads < 1 ? 1 : threads;
 	s->ximg = (size_t)(g->C * g->H * g->W) * type_size(g->xt);
 	s->yimg = (size_t)(g->M * g->OH * g->OW) * type_size(g->yt);
 	if (g->xtag != dnnl_nchw || g->ytag != dnnl_nchw) { /* blocked: padded channels */
 		dnnl_memory_desc_t md;
-		const om_dnnl_slice whole = {.m0 = 0, .ms = g->M, .c0 = 0, .cs = g->C};
+		const om_dnnl_slice whole = {.ms = g->M, .cs = g->C, .rs = g->OH, .is = g->H};
 		if (!split_user_md(g, &whole, false, &md))
 			return false;
 		s->ximg = dnnl_memory_desc_get_size(&md);
@@ -347,6 +424,14 @@ bool om_dnnl_split_make(om_dnnl_split *s, const om_dnnl_split_geo *g, int thread
 	if (!ok)
 		om_dnnl_split_release(s);
 	return ok;
+}
+
+bool om_dnnl_split_make(om_dnnl_split *s, const om_dnnl_split_geo *g, int threads,
+			const void *w, bool factor, om_dnnl_split_pd_fn pd, void *ctx)
+{
+	const bool rows = split_rows(g, factor);
+	return split_make(s, g, threads, w, factor, pd, ctx, rows) ||
+	       (rows && split_make(s, g, threads, w, factor, pd, ctx, false));
 }
 
 /* one run's arguments, and its first failing status */
@@ -398,10 +483,13 @@ static dnnl_status_t split_piece(split_run *a, int64_t p, int slot)
 	dnnl_memory_t *m = l->m + slot * SM_COUNT;
 	dnnl_stream_t st = s->st[slot];
 	char *buf = s->buf + s->bslot * (size_t)slot;
+	/* a band's rows start i0 (r0) rows of NHWC in; a slice's channels c0 (m0) channels in */
 	const size_t xo = s->ximg * (size_t)n +
-			  (size_t)(l->c0 * chan_stride(g->xtag, g->H, g->W)) * type_size(g->xt);
+			  (size_t)(l->c0 * chan_stride(g->xtag, g->H, g->W) +
+				   l->i0 * g->W * g->C) * type_size(g->xt);
 	const size_t yo = s->yimg * (size_t)n +
-			  (size_t)(l->m0 * chan_stride(g->ytag, g->OH, g->OW)) * type_size(g->yt);
+			  (size_t)(l->m0 * chan_stride(g->ytag, g->OH, g->OW) +
+				   l->r0 * g->OW * g->M) * type_size(g->yt);
 	dnnl_status_t r;
 	if (l->rin) {
 		if ((r = dnnl_memory_set_data_handle(m[SM_XU], (void *)(a->x + xo))) ||

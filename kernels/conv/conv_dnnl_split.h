@@ -1,6 +1,7 @@
 /* conv_dnnl_split.h — one oneDNN convolution as single-threaded primitives over slices of its
- * output channels (groups for a grouped conv), run as pieces on omopt's pool (om_par_for): no
- * OpenMP team forms, and a descheduled worker holds up its own piece alone. */
+ * output rows (NHWC) or output channels (groups for a grouped conv), run as pieces on omopt's
+ * pool (om_par_for): no OpenMP team forms, and a descheduled worker holds up its own piece
+ * alone. */
 #ifndef OM_CONV_DNNL_SPLIT_H
 #define OM_CONV_DNNL_SPLIT_H
 
@@ -35,6 +36,7 @@ typedef struct om_dnnl_split {
 	dnnl_engine_t eng;
 	int slots;              /* threads whose pieces may run at once */
 	dnnl_stream_t *st;      /* one a slot */
+	bool rows;              /* the slices are bands of output rows (NHWC), not channels */
 	int64_t k;              /* slices */
 	om_dnnl_slice *sl;
 	dnnl_primitive_t rx;    /* a dense conv's X (an image) into xs, or NULL: none */
