@@ -170,6 +170,31 @@ void om_layout_block_f32(const float *x, int64_t N, int64_t C, int64_t P, int64_
 		}
 }
 
+void om_layout_nhwc_u8(const uint8_t *x, int64_t N, int64_t C, int64_t P, bool to_nhwc,
+		       uint8_t *y)
+{
+	for (int64_t n = 0; n < N; n++)
+		for (int64_t ch = 0; ch < C; ch++)
+			for (int64_t p = 0; p < P; p++)
+				if (to_nhwc)
+					y[(n * P + p) * C + ch] = x[(n * C + ch) * P + p];
+				else
+					y[(n * C + ch) * P + p] = x[(n * P + p) * C + ch];
+}
+
+void om_layout_per_tensor(const om_ctx *c, om_layout_req *r)
+{
+	*r = (om_layout_req){0};
+	const om_tensor *x = c->in[0], *s = c->nin > 1 ? c->in[1] : NULL;
+	const om_tensor *z = c->nin > 2 ? c->in[2] : NULL;
+	if (c->exact || c->block != OM_BLOCK_NHWC || !x || x->rank != 4 || !s ||
+	    om_tensor_numel(s) != 1 || s->rank > 1 || (z && om_tensor_numel(z) != 1) ||
+	    c->nout != 1 || !c->out[0])
+		return;
+	r->block = OM_BLOCK_NHWC;
+	r->may = r->tied = OM_LAYOUT_IN(0) | OM_LAYOUT_OUT(0);
+}
+
 void om_layout_unblock_f32(const float *x, int64_t N, int64_t C, int64_t P, int64_t b, float *y)
 {
 	const int64_t Cb = (C + b - 1) / b;

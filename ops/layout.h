@@ -32,6 +32,14 @@ void om_layout_divide(const om_ctx *c, om_layout_req *r);
 /** y (blocked by b lanes, padding zeroed) = x (N, C, P plain), and the reverse. */
 void om_layout_block_f32(const float *x, int64_t N, int64_t C, int64_t P, int64_t b, float *y);
 void om_layout_unblock_f32(const float *x, int64_t N, int64_t C, int64_t P, int64_t b, float *y);
+/** y (N, C, P) = x (N, P, C), 1-byte elements (a plain copy of an 8-bit NHWC value), or the
+ *  reverse when to_nhwc. */
+void om_layout_nhwc_u8(const uint8_t *x, int64_t N, int64_t C, int64_t P, bool to_nhwc,
+		       uint8_t *y);
+/** QuantizeLinear's and DequantizeLinear's: input 0 and output 0 tied, NHWC only (an 8-bit
+ *  value is blocked in NHWC plans alone: no padding channels), when the scale and zero point
+ *  are one element each (per tensor: every element alike, whatever the layout). */
+void om_layout_per_tensor(const om_ctx *c, om_layout_req *r);
 
 /** Position `bit` of a step (om_ctx.blocked: OM_LAYOUT_IN(i) or OM_LAYOUT_OUT(i)) as a plain
  *  float tensor of C channels in *plain: t itself when that position is plain, else a copy

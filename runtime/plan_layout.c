@@ -101,9 +101,18 @@ static bool settle_tie(const om_step *sp, const step_req *q, uint8_t *blk)
 	return changed;
 }
 
-/* a slot's initial verdict: float (N, C, H, W), produced and read only where blocked is
- * taken, no graph output, no subgraph's */
-static void initial(const om_plan *p, const om_tensor *t, const step_req *q, uint8_t *blk)
+/* whether a value of type dtype may be blocked by `block`: float, and 8-bit integers in NHWC
+ * (no padding channels: QLinearConv's values, between the int8 convolutions of a QDQ model) */
+static bool blockable_type(int32_t dtype, int32_t block)
+{
+	return dtype == OM_FLOAT ||
+	       ((dtype == OM_INT8 || dtype == OM_UINT8) && block == OM_BLOCK_NHWC);
+}
+
+/* a slot's initial verdict: float (N, C, H, W) (8-bit too in NHWC), produced and read only
+ * where blocked is taken, no graph output, no subgraph's */
+static void initial(const om_plan *p, const om_tensor *t, const step_req *q, int32_t block,
+		    uint8_t *blk)
 {
 	int32_t *reads = calloc((size_t)p->nslots, sizeof *reads);
 	if (!reads)
@@ -113,7 +122,7 @@ static void initial(const om_plan *p, const om_tensor *t, const step_req *q, uin
 		for (int32_t k = 0; runs(sp) && k < sp->node->nout; k++) {
 			const int32_t v = sp->out[k];
 			if (v >= 0 && q[i].takes && (q[i].r.may & OM_LAYOUT_OUT(k)) &&
-			    p->slots[v].kind == OM_SLOT_NODE && t[v].dtype == OM_FLOAT &&
+			    p->slots[v].kind == OM_SLOT_NODE && blockable_type(t[v].dtype, block) &&
 			    t[v].rank == 4 && t[v].dims[1] > 0)
 				blk[v] = 1;
 		}
@@ -169,7 +178,7 @@ om_kind om_plan_layout(const om_session *s, om_plan *p, const om_tensor *t, om_s
 	for (int32_t i = 0; i < p->nsteps; i++)
 		q[i].takes = runs(&p->steps[i]) && ask_row(s, p, t, &p->steps[i], block, &q[i].r);
 	block = plan_block(s, p, t, block, q);
-	initial(p, t, q, blk);
+	initial(p, t, q, block, blk);
 	for (bool changed = true; changed;) {
 		changed = false;
 		for (int32_t i = 0; i < p->nsteps; i++)

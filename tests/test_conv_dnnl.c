@@ -353,6 +353,82 @@ static void qfill(uint8_t *v, size_t n, uint32_t seed)
 	}
 }
 
+/* a (N, C, P) <-> (N, P, C) of bytes, written here apart from ops/layout.c's */
+static void nhwc_bytes(const uint8_t *x, int64_t N, int64_t C, int64_t P, bool to_nhwc,
+		       uint8_t *y)
+{
+	for (int64_t i = 0; i < N * C * P; i++) {
+		const int64_t n = i / (C * P), c = i / P % C, p = i % P;
+		if (to_nhwc)
+			y[(n * P + p) * C + c] = x[i];
+		else
+			y[i] = x[(n * P + p) * C + c];
+	}
+}
+
+/* QLinearConv n with X or Y or both in NHWC as the planner keeps them (om_ctx.blocked,
+ * block OM_BLOCK_NHWC: (N, 1, H, W, C) tensors), with the kernel state slot (oneDNN's path,
+ * in place: the bytes of its NCHW run, `one`) and without (the integer sums on NCHW copies:
+ * the exact result, `want`), at 1 and 2 threads */
+static void qlinear_nhwc_check(const om_node *n, const om_tensor *const *ins,
+			       const om_tensor *one, const om_tensor *want, size_t t)
+{
+	const om_tensor *x = ins[0], *y = want;
+	const int64_t N = x->dims[0], C = x->dims[1], P = x->dims[2] * x->dims[3];
+	const int64_t M = y->dims[1], Q = y->dims[2] * y->dims[3];
+	uint8_t *xh = malloc(x->nbytes), *yh = malloc(y->nbytes), *yp = malloc(y->nbytes);
+	assert_true(xh && yh && yp);
+	nhwc_bytes(x->data, N, C, P, true, xh);
+	for (int b = 1; b <= 3; b++) { /* X, Y, both */
+		const bool bin = b & 1, bout = b & 2;
+		for (int way = 0; way < 4; way++) {
+			const bool keep = way & 1;
+			const int threads = 1 + (way >> 1);
+			om_tensor xt = *x, yt = *y;
+			if (bin) {
+				xt.rank = 5, xt.data = xh;
+				memcpy(xt.dims, (int64_t[]){N, 1, x->dims[2], x->dims[3], C},
+				       sizeof(int64_t) * 5);
+			}
+			yt.data = bout ? yh : yp;
+			if (bout) {
+				yt.rank = 5;
+				memcpy(yt.dims, (int64_t[]){N, 1, y->dims[2], y->dims[3], M},
+				       sizeof(int64_t) * 5);
+			}
+			const om_tensor *in[9];
+			for (int i = 0; i < 9; i++)
+				in[i] = i ? ins[i] : &xt;
+			om_tensor *out[1] = {&yt};
+			void *slot = NULL;
+			void (*release)(void *) = NULL;
+			om_status st = {0};
+			om_ctx c = {.node = n, .opset = 10, .nin = 9, .nout = 1, .in = in,
+				    .out = out, .st = &st, .threads = threads,
+				    .state = keep ? &slot : NULL,
+				    .state_release = keep ? &release : NULL,
+				    .const_in = 1u << 3 | 1u << 4 | 1u << 5,
+				    .blocked = (bin ? OM_LAYOUT_IN(0) : 0) |
+					       (bout ? OM_LAYOUT_OUT(0) : 0),
+				    .block = OM_BLOCK_NHWC};
+			c.op = om_op_find("", "QLinearConv", 10);
+			if (c.op->kernel(&c))
+				fail_msg("case %zu: %s", t, st.msg);
+			if (bout)
+				nhwc_bytes(yh, N, M, Q, false, yp);
+			const om_tensor *ref = keep ? one : want;
+			if (memcmp(yp, ref->data, y->nbytes))
+				fail_msg("case %zu NHWC %s%s, %d threads, %s: not its NCHW bytes", t,
+					 bin ? "X" : "", bout ? "Y" : "", threads,
+					 keep ? "oneDNN" : "the sums");
+			if (release)
+				release(slot);
+			free(slot);
+		}
+	}
+	free(xh), free(yh), free(yp);
+}
+
 static void qlinearconv_threads(void **state)
 {
 	(void)state;
@@ -426,6 +502,7 @@ static void qlinearconv_threads(void **state)
 				release(slot);
 			free(slot);
 		}
+		qlinear_nhwc_check(n, ins, &one[0], &want[0], t);
 		om_tensor_free(&one[0]);
 		om_tensor_free(&want[0]);
 		om_model_free(mdl);

@@ -13,7 +13,9 @@
  * (blocked at two threads only, or with fewer than 64 inputs or outputs). Also the
  * broadcast of short innermost runs (kernels/math/broadcast.c) that the channel Mul takes,
  * against a plain loop. The squeeze-excitation Mul absorbed into the conv reading it
- * (plan_absorb.c, om_ctx.in_scale). Without oneDNN in the build (om_layout_block() 0) nothing
+ * (plan_absorb.c, om_ctx.in_scale). A QDQ model's 8-bit values kept NHWC between its
+ * QLinearConvs, through per-tensor QuantizeLinear, DequantizeLinear and an Add. Without oneDNN
+ * in the build (om_layout_block() 0) nothing
  * is blocked, which is asserted. */
 #include <math.h>
 #include <stdio.h>
@@ -1020,6 +1022,139 @@ static void conversions(void **state)
 				conversion(2, Cs[ci], Ps[pi], bs[bi]);
 }
 
+/* an initializer of type `dtype` holding the bytes `data` */
+static void init_bytes(om_graph *g, const char *name, int32_t dtype, int32_t rank,
+		       const int64_t *dims, const void *data)
+{
+	om_value *v = om_graph_value(g, name);
+	v->init = om_model_tensor(g->model, dtype, rank, dims);
+	memcpy(v->init->data, data, v->init->nbytes);
+	v->flags |= OM_VALUE_INITIALIZER;
+	om_type_from_tensor(g->model, &v->type, v->init);
+	tu_push_value(g, &g->inits, &g->ninits, v);
+}
+
+/* QLinearConv `out` = conv k x k (stride, group) of the 8-bit `in` (scale sx, zero point zx),
+ * M outputs of Cg inputs a group, int8 weights per output channel, int32 bias, uint8 out */
+static void qconv(om_graph *g, const char *in, const char *out, int64_t Cg, int64_t M,
+		  int64_t k, int64_t stride, int64_t group, uint32_t seed)
+{
+	char names[6][16];
+	const char *what[] = {"w", "ws", "wz", "b", "ys", "yz"};
+	for (int i = 0; i < 6; i++)
+		snprintf(names[i], sizeof names[i], "%s_%s", out, what[i]);
+	const size_t nw = (size_t)(M * Cg * k * k);
+	int8_t *w = malloc(nw), *wz = calloc((size_t)M, 1);
+	float *ws = malloc(sizeof(float) * (size_t)M);
+	int32_t *b = malloc(sizeof(int32_t) * (size_t)M);
+	assert_true(w && wz && ws && b);
+	for (size_t i = 0; i < nw; i++) {
+		seed = seed * 1103515245u + 12345u;
+		w[i] = (int8_t)((int)(seed >> 16 & 0xff) - 128);
+	}
+	for (int64_t m = 0; m < M; m++) {
+		ws[m] = 0.5f / (127.0f * sqrtf((float)(Cg * k * k))) * (float)(1 + m % 3);
+		b[m] = (int32_t)(m * 53 % 401) - 200;
+	}
+	const float ys = 0.03f;
+	const uint8_t yz = 128;
+	init_bytes(g, names[0], OM_INT8, 4, (int64_t[]){M, Cg, k, k}, w);
+	init_bytes(g, names[1], OM_FLOAT, 1, &M, ws);
+	init_bytes(g, names[2], OM_INT8, 1, &M, wz);
+	init_bytes(g, names[3], OM_INT32, 1, &M, b);
+	init_bytes(g, names[4], OM_FLOAT, 0, NULL, &ys);
+	init_bytes(g, names[5], OM_UINT8, 0, NULL, &yz);
+	char ins[160];
+	snprintf(ins, sizeof ins, "%s,q_s,q_z,%s,%s,%s,%s,%s,%s", in, names[0], names[1], names[2],
+		 names[4], names[5], names[3]);
+	om_node *n = node(g, "QLinearConv", ins, out);
+	const int64_t p = k / 2;
+	tu_attr_ints(n, "kernel_shape", 2, (int64_t[]){k, k});
+	tu_attr_ints(n, "strides", 2, (int64_t[]){stride, stride});
+	tu_attr_ints(n, "pads", 4, (int64_t[]){p, p, p, p});
+	om_node_set_attr(n, "group", OM_ATTR_INT)->i = group;
+	free(w), free(wz), free(ws), free(b);
+}
+
+/* the QDQ model ONNX Runtime's quantizer leaves once its groups are QLinearConvs: x (N, C, H,
+ * H) float -> q = Q(x) -> a = qconv 3x3 C->M -> b = depthwise 3x3/2 -> e = Q(DQ(b) + DQ(c)),
+ * c = qconv 1x1 of b -> y = DQ(qconv 1x1 M->C of e) (a graph output). Every 8-bit value
+ * has scale 0.03 and zero point 128 (q_s, q_z) */
+static om_model *qdq_model(int64_t N, int64_t C, int64_t M, int64_t H)
+{
+	om_model *m = tu_model(13);
+	om_graph *g = m->graph;
+	const int64_t H2 = (H - 1) / 2 + 1;
+	const float qs = 0.03f;
+	const uint8_t qz = 128;
+	tu_push_value(g, &g->inputs, &g->ninputs,
+		      tu_typed_value(g, "x", OM_FLOAT, 4, (int64_t[]){N, C, H, H}));
+	init_bytes(g, "q_s", OM_FLOAT, 0, NULL, &qs);
+	init_bytes(g, "q_z", OM_UINT8, 0, NULL, &qz);
+	node(g, "QuantizeLinear", "x,q_s,q_z", "q");
+	qconv(g, "q", "a", C, M, 3, 1, 1, 1);
+	qconv(g, "a", "b", 1, M, 3, 2, M, 2);
+	qconv(g, "b", "c", M, M, 1, 1, 1, 3);
+	node(g, "DequantizeLinear", "b,q_s,q_z", "bf");
+	node(g, "DequantizeLinear", "c,q_s,q_z", "cf");
+	node(g, "Add", "bf,cf", "sum");
+	node(g, "QuantizeLinear", "sum,q_s,q_z", "e");
+	qconv(g, "e", "o", M, C, 1, 1, 1, 4);
+	node(g, "DequantizeLinear", "o,q_s,q_z", "y");
+	tu_push_value(g, &g->outputs, &g->noutputs,
+		      tu_typed_value(g, "y", OM_FLOAT, 4, (int64_t[]){N, C, H2, H2}));
+	return m;
+}
+
+/* qdq_model in fast mode: NHWC planned (8-bit values blocked between the QLinearConvs, the
+ * per-tensor QuantizeLinear and DequantizeLinear and the Add between them too), the same
+ * bytes as a fast session kept NCHW (oneDNN's int8 convs either way, reorders or not), and
+ * within a few steps of 0.03 of exact mode (oneDNN's rounding of the requantization may
+ * differ by one), at one and two threads */
+static void qdq_chain_nhwc(void **state)
+{
+	(void)state;
+	static const expect want[] = {
+		{"q", ""},   {"a", "w"},   {"b", "rw"},   {"c", "rw"}, {"bf", "rw"},
+		{"cf", "rw"}, {"sum", "rw"}, {"e", "rw"}, {"o", "r"},  {"y", ""},
+	};
+	const int64_t shapes[][4] = {{1, 3, 24, 19}, {2, 8, 32, 12}};
+	const bool dnnl = om_layout_block() != 0;
+	for (size_t t = 0; t < 2 * sizeof shapes / sizeof *shapes; t++) {
+		const int64_t *d = shapes[t / 2];
+		const int threads = 1 + (int)(t % 2);
+		om_model *m = qdq_model(d[0], d[1], d[2], d[3]);
+		om_session *fast, *plain, *exact;
+		om_status st = {0};
+		const om_session_options po = {.threads = threads, .layout = OM_LAYOUT_NCHW};
+		sessions(m, threads, OM_LAYOUT_AUTO, &fast, &exact);
+		assert_int_equal(om_session_create(m, &po, &plain, &st), OM_OK);
+		assert_string_equal(layout_of(fast), dnnl ? "nhwc" : "");
+		for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+			const char *w = dnnl ? want[i].blocked : "";
+			if (strcmp(blocked_of(fast, want[i].node), w))
+				fail_msg("shape %zu: %s takes '%s' blocked, '%s' expected", t / 2,
+					 want[i].node, blocked_of(fast, want[i].node), w);
+		}
+		for (int r = 0; r < 2; r++) { /* the second run reuses the kernels' states */
+			om_tensor a = {0}, b = {0}, e = {0};
+			run(fast, d[0], d[1], d[3], 1, &a);
+			run(plain, d[0], d[1], d[3], 1, &b);
+			run(exact, d[0], d[1], d[3], 1, &e);
+			assert_int_equal(a.nbytes, b.nbytes);
+			assert_memory_equal(a.data, b.data, a.nbytes);
+			const float *x = a.data, *y = e.data;
+			for (int64_t j = 0; j < om_tensor_numel(&e); j++)
+				if (!(fabsf(x[j] - y[j]) <= 4 * 0.03f + 1e-6f))
+					fail_msg("shape %zu [%lld]: %.9g against exact %.9g", t / 2,
+						 (long long)j, (double)x[j], (double)y[j]);
+			om_tensor_free(&a), om_tensor_free(&b), om_tensor_free(&e);
+		}
+		om_session_free(fast), om_session_free(plain), om_session_free(exact);
+		om_model_free(m);
+	}
+}
+
 /* Mul of (A, B, P, L) by (A, B, 1, L), L a short run, and Add of the two the other way round:
  * the tiled broadcast against a plain loop, bit for bit */
 static void short_runs_broadcast(void **state)
@@ -1087,6 +1222,7 @@ int main(void)
 					   cmocka_unit_test(grouped_convs),
 					   cmocka_unit_test(se_mul_absorbed),
 					   cmocka_unit_test(short_runs_broadcast),
+					   cmocka_unit_test(qdq_chain_nhwc),
 					   cmocka_unit_test(conversions)};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,8 @@
 /* conv_dnnl_int8.c — fast-mode QLinearConv through oneDNN's int8 convolution (conv_dnnl_int8.h):
  * s8/u8 source with its zero point, s8 weights reordered once into the primitive's layout
  * (with oneDNN's s8 compensation), s32 bias, output scales per channel, the destination's zero
- * point; X and Y reordered between NCHW and the layout oneDNN picks (NHWC or blocked). The
+ * point; X and Y in NHWC where the planner keeps them so (read and written in place), else
+ * reordered between NCHW and the layout oneDNN picks (NHWC or blocked). The
  * primitive and its buffers live in the step's kernel state; it runs on one thread, or as
  * single-threaded slices over omopt's pool at two threads or more, as in conv_dnnl.c. */
 #include <stddef.h>
@@ -27,6 +28,12 @@ bool om_qconv_dnnl_takes(const om_ctx *c, const om_spatial *sp)
 
 #ifndef OM_HAVE_DNNL
 
+bool om_qconv_dnnl_nhwc(const om_ctx *c, const om_spatial *sp)
+{
+	(void)c, (void)sp;
+	return false;
+}
+
 bool om_qconv_dnnl(om_ctx *c, const om_qconv *q, om_kind *rc)
 {
 	(void)c, (void)q, (void)rc;
@@ -41,6 +48,11 @@ bool om_qconv_dnnl(om_ctx *c, const om_qconv *q, om_kind *rc)
 #include "conv_dnnl_common.h"
 #include "conv_dnnl_split.h"
 #include "parallel.h"
+
+bool om_qconv_dnnl_nhwc(const om_ctx *c, const om_spatial *sp)
+{
+	return om_qconv_dnnl_takes(c, sp);
+}
 
 enum { QK_KEY = 24 };
 /* multiply-adds below which the conv runs on one thread (conv_dnnl.c's reason) */
@@ -103,8 +115,10 @@ static bool qk_make(qk_state *s, const om_qconv *q)
 	dnnl_memory_desc_t src, dst, bmd, wuser, wany, xs, ys;
 	if (dnnl_memory_desc_init_by_tag(&src, 4, sd, qk_type(q->xtype), dnnl_format_tag_any) ||
 	    dnnl_memory_desc_init_by_tag(&dst, 4, dd, qk_type(q->ytype), dnnl_format_tag_any) ||
-	    dnnl_memory_desc_init_by_tag(&xs, 4, sd, qk_type(q->xtype), dnnl_nchw) ||
-	    dnnl_memory_desc_init_by_tag(&ys, 4, dd, qk_type(q->ytype), dnnl_nchw) ||
+	    dnnl_memory_desc_init_by_tag(&xs, 4, sd, qk_type(q->xtype),
+					 q->x_nhwc ? dnnl_nhwc : dnnl_nchw) ||
+	    dnnl_memory_desc_init_by_tag(&ys, 4, dd, qk_type(q->ytype),
+					 q->y_nhwc ? dnnl_nhwc : dnnl_nchw) ||
 	    dnnl_memory_desc_init_by_tag(&bmd, 1, bd, dnnl_s32, dnnl_x) ||
 	    !om_dnnl_conv_weights_md(&wuser, &wany, G, M, C, sp->k[0], sp->k[1], dnnl_s8))
 		return false;
@@ -161,8 +175,10 @@ static bool qk_split_make(qk_state *s, const om_qconv *q, int threads)
 		.kw = sp->k[1], .stride = {sp->stride[0], sp->stride[1]},
 		.pb = {sp->pb[0], sp->pb[1]}, .pe = {sp->pe[0], sp->pe[1]},
 		.dil = {sp->dil[0], sp->dil[1]}, .xt = qk_type(q->xtype), .yt = qk_type(q->ytype),
-		.wt = dnnl_s8, .bt = dnnl_s32, .bias = q->bias != NULL, .xtag = dnnl_nchw,
-		.ytag = dnnl_nchw, .src = dnnl_format_tag_any, .dst = dnnl_format_tag_any};
+		.wt = dnnl_s8, .bt = dnnl_s32, .bias = q->bias != NULL,
+		.xtag = q->x_nhwc ? dnnl_nhwc : dnnl_nchw, .ytag = q->y_nhwc ? dnnl_nhwc : dnnl_nchw,
+		.src = q->x_nhwc ? dnnl_nhwc : dnnl_format_tag_any,
+		.dst = q->y_nhwc ? dnnl_nhwc : dnnl_format_tag_any};
 	void *ctx[2] = {(void *)q, &s->sp.eng};
 	const int saved = om_par_threads_set(1); /* oneDNN sizes its split at creation */
 	const bool ok = om_dnnl_split_make(&s->sp, &g, threads, q->w, false, qk_split_pd, ctx);
@@ -199,7 +215,7 @@ bool om_qconv_dnnl(om_ctx *c, const om_qconv *q, om_kind *rc)
 				     sp->stride[0], sp->stride[1], sp->pb[0], sp->pb[1], sp->pe[0],
 				     sp->pe[1], q->group, sp->out[0], sp->out[1], sp->dil[0],
 				     sp->dil[1], (int64_t)q->xtype << 16 | q->ytype << 8 |
-					     (q->bias != NULL),
+					     q->x_nhwc << 2 | q->y_nhwc << 1 | (q->bias != NULL),
 				     q->x_zp, q->y_zp, threads,
 				     float_bits(q->x_scale) << 32 | float_bits(q->y_scale),
 				     q->nw_scale};

@@ -19,11 +19,15 @@ typedef struct om_qconv {
 	const float *w_scale; /* 1 or M */
 	int64_t nw_scale;
 	int32_t x_zp, y_zp;
+	bool x_nhwc, y_nhwc; /* X, Y in NHWC (the planner's layout) rather than NCHW */
 } om_qconv;
 
 /** Whether om_qconv_dnnl takes the conv in c (fast mode; W, w_scale and w_zp constants, w_zp
  *  all zero, int8 W, 2-D) before it makes its primitive (which oneDNN may still decline). */
 bool om_qconv_dnnl_takes(const om_ctx *c, const om_spatial *sp);
+/** om_qconv_dnnl_takes, in a build with oneDNN: X and Y may be NHWC (its int8 kernels' own
+ *  layout: no reorders around the conv). */
+bool om_qconv_dnnl_nhwc(const om_ctx *c, const om_spatial *sp);
 /** Y of q through oneDNN (the primitive and the reordered weights made on the step's first
  *  run and kept in its kernel state); false when not taken (nothing written), true with *rc
  *  set when it ran. */

@@ -806,15 +806,25 @@ static void int_choose(const om_ctx *c, om_choice *ch)
 	ch->name = IM2COL_DGEMM;
 }
 
-/* QLinearConv: oneDNN's int8 convolution where it takes the conv, else the integer sums */
+/* QLinearConv: oneDNN's int8 convolution where it takes the conv, else the integer sums (X
+ * and Y at their logical shapes where the planner keeps them NHWC) */
 static void qlinear_choose(const om_ctx *c, om_choice *ch)
 {
+	const om_tensor *W = c->in[3];
+	const int64_t C = W->dims[1] * om_attr_int(c->node, "group", 1), M = W->dims[0];
+	om_tensor x = c->blocked & OM_LAYOUT_IN(0) ? om_layout_logical(c->in[0], C) : *c->in[0];
+	om_tensor y = c->blocked & OM_LAYOUT_OUT(0) ? om_layout_logical(c->out[0], M) : *c->out[0];
+	const om_tensor *in[9] = {NULL};
+	for (int32_t i = 0; i < c->nin && i < 9; i++)
+		in[i] = c->in[i];
+	in[0] = &x;
+	om_tensor *out[1] = {&y};
 	om_status st = {0};
 	om_ctx lc = *c;
-	lc.st = &st;
+	lc.st = &st, lc.in = in, lc.out = out;
 	conv_geo g;
 	ch->name = IM2COL_DGEMM;
-	if (!conv_geometry(&lc, &g) && om_qconv_dnnl_takes(c, &g.sp))
+	if (!conv_geometry(&lc, &g) && om_qconv_dnnl_takes(&lc, &g.sp))
 		ch->name = OM_QCONV_ONEDNN;
 }
 
@@ -834,8 +844,8 @@ static om_kind convint_kernel(om_ctx *c)
 	return OM_OK;
 }
 
-/* QLinearConv in fast mode through oneDNN's int8 convolution (conv_dnnl_int8.c); false when
- * not taken */
+/* QLinearConv in fast mode through oneDNN's int8 convolution (conv_dnnl_int8.c), X and Y
+ * in NHWC where c->blocked says so (c: their logical shapes); false when not taken */
 static bool qlinear_dnnl(om_ctx *c, const conv_geo *g, om_kind *rc)
 {
 	const om_tensor *const *in = c->in, *B = c->nin > 8 ? c->in[8] : NULL;
@@ -843,19 +853,91 @@ static bool qlinear_dnnl(om_ctx *c, const conv_geo *g, om_kind *rc)
 			    in[0]->data, in[3]->data, B ? B->data : NULL, c->out[0]->data,
 			    *(const float *)in[1]->data, *(const float *)in[6]->data,
 			    in[4]->data, om_tensor_numel(in[4]), (int32_t)load8(in[2], 0),
-			    (int32_t)load8(in[7], 0)};
+			    (int32_t)load8(in[7], 0), (c->blocked & OM_LAYOUT_IN(0)) != 0,
+			    (c->blocked & OM_LAYOUT_OUT(0)) != 0};
 	return om_qconv_dnnl(c, &q, rc);
+}
+
+/* QLinearConv takes X and Y in NHWC (8-bit values blocked by the planner in NHWC plans only)
+ * where oneDNN's int8 convolution takes the conv: its kernels' own layout, so a run of int8
+ * convs passes its values on with no reorder between them, as ONNX Runtime's NHWC transformer
+ * does for QLinearConv */
+static void qlinear_layout(const om_ctx *c, om_layout_req *r)
+{
+	*r = (om_layout_req){0};
+	om_status st = {0};
+	om_ctx lc = *c;
+	lc.st = &st;
+	conv_geo g;
+	if (c->block != OM_BLOCK_NHWC || c->exact || c->nin < 8 || c->in[0]->rank != 4 ||
+	    conv_geometry(&lc, &g) || !om_qconv_dnnl_nhwc(c, &g.sp))
+		return;
+	r->block = OM_BLOCK_NHWC;
+	r->may = OM_LAYOUT_IN(0) | OM_LAYOUT_OUT(0);
+}
+
+static om_kind qlinear_sums(om_ctx *c, const conv_geo *g);
+
+/* A QLinearConv whose X or Y the planner keeps in NHWC: oneDNN's int8 conv on them in place,
+ * or (when oneDNN declines the case) the integer sums on NCHW copies */
+static om_kind qlinear_blocked(om_ctx *c)
+{
+	const om_tensor *W = c->in[3];
+	const int64_t C = W->dims[1] * om_attr_int(c->node, "group", 1), M = W->dims[0];
+	const bool bin = c->blocked & OM_LAYOUT_IN(0), bout = c->blocked & OM_LAYOUT_OUT(0);
+	om_tensor x = bin ? om_layout_logical(c->in[0], C) : *c->in[0];
+	om_tensor y = bout ? om_layout_logical(c->out[0], M) : *c->out[0];
+	const om_tensor *in[9] = {NULL};
+	for (int32_t i = 0; i < c->nin && i < 9; i++)
+		in[i] = c->in[i];
+	in[0] = &x;
+	om_tensor *out[1] = {&y};
+	om_ctx lc = *c;
+	lc.in = in, lc.out = out;
+	conv_geo g;
+	om_kind rc = conv_geometry(&lc, &g);
+	if (rc || qlinear_dnnl(&lc, &g, &rc))
+		return rc;
+	const int64_t Pin = g.sp.in[0] * g.sp.in[1], Pout = g.sp.out[0] * g.sp.out[1];
+	uint8_t *px = NULL, *py = NULL;
+	rc = om_ctx_reserve(c, x.nbytes + y.nbytes, "NCHW copies of NHWC values");
+	if (!rc && ((bin && !(px = malloc(x.nbytes ? x.nbytes : 1))) ||
+		    (bout && !(py = malloc(y.nbytes ? y.nbytes : 1)))))
+		rc = om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory");
+	if (!rc && bin) {
+		om_layout_nhwc_u8(c->in[0]->data, g.N, C, Pin, false, px);
+		x.data = px;
+	}
+	if (!rc && bout)
+		y.data = py;
+	lc.blocked = 0;
+	if (!rc)
+		rc = qlinear_sums(&lc, &g);
+	if (!rc && bout)
+		om_layout_nhwc_u8(py, g.N, M, Pout, true, c->out[0]->data);
+	free(px), free(py);
+	return rc;
+}
+
+/* QLinearConv: oneDNN's int8 convolution, else the integer sums (qlinear_sums) */
+static om_kind qlinearconv_kernel(om_ctx *c)
+{
+	if (c->blocked)
+		return qlinear_blocked(c);
+	conv_geo g;
+	om_kind rc = conv_geometry(c, &g);
+	if (rc || qlinear_dnnl(c, &g, &rc))
+		return rc;
+	return qlinear_sums(c, &g);
 }
 
 /* QLinearConv: (sum + B) * (x_scale * w_scale / y_scale), rounded half to even, plus y's
  * zero point, saturated (as ONNX Runtime). */
-static om_kind qlinearconv_kernel(om_ctx *c)
+static om_kind qlinear_sums(om_ctx *c, const conv_geo *gp)
 {
-	conv_geo g;
+	const conv_geo g = *gp;
 	double *y;
-	om_kind rc = conv_geometry(c, &g);
-	if (rc || qlinear_dnnl(c, &g, &rc))
-		return rc;
+	om_kind rc;
 	if ((rc = int_conv_sums(c, &g, c->in[0], c->in[2], c->in[3], c->in[5], &y)))
 		return rc;
 	const om_tensor *B = c->nin > 8 ? c->in[8] : NULL, *ws = c->in[4], *yz = c->in[7];
@@ -955,7 +1037,7 @@ static const om_op rows[] = {
 	{"ConvInteger", "", 10, conv_infer, convint_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
 	 &sig_ConvInteger_10, OM_OPC_NONE, NULL, CONV_INTEGER, int_choose},
 	{"QLinearConv", "", 10, conv_infer, qlinearconv_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
-	 &sig_QLinearConv_10, OM_OPC_NONE, NULL, CONV_QLINEAR, qlinear_choose},
+	 &sig_QLinearConv_10, OM_OPC_NONE, qlinear_layout, CONV_QLINEAR, qlinear_choose},
 };
 
 const om_op_table om_ops_conv = OM_TABLE(rows);

@@ -10,6 +10,7 @@
 #include "clones.h"
 #include "float8.h"
 #include "gemm_int.h"
+#include "layout.h"
 #include "numrun.h"
 #include "op.h"
 #include "quant_loops.h"
@@ -464,9 +465,10 @@ static const om_sig sig_QLinearMatMul_10 = {10, 8, 8, 1, 1, 0x0, 0x0, 0x0, 0x0, 
 
 static const om_op rows[] = {
 	{"QuantizeLinear", "", 10, quantize_infer, quantize_kernel, OM_OP_EXACT | OM_OP_QDQ,
-	 &sig_QuantizeLinear_10, OM_OPC_QUANTIZE_LINEAR, NULL, 0, NULL},
+	 &sig_QuantizeLinear_10, OM_OPC_QUANTIZE_LINEAR, om_layout_per_tensor, 0, NULL},
 	{"DequantizeLinear", "", 10, dequantize_infer, dequantize_kernel,
-	 OM_OP_EXACT | OM_OP_QDQ, &sig_DequantizeLinear_10, OM_OPC_DEQUANTIZE_LINEAR, NULL, 0, NULL},
+	 OM_OP_EXACT | OM_OP_QDQ, &sig_DequantizeLinear_10, OM_OPC_DEQUANTIZE_LINEAR,
+	 om_layout_per_tensor, 0, NULL},
 	{"DynamicQuantizeLinear", "", 11, dynq_infer, dynq_kernel, OM_OP_EXACT,
 	 &sig_DynamicQuantizeLinear_11, OM_OPC_DYNAMIC_QUANTIZE_LINEAR, NULL, 0, NULL},
 	{"QLinearMatMul", "", 10, qmm_infer, qmm_kernel, OM_OP_EXACT, &sig_QLinearMatMul_10,
