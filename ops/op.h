@@ -64,10 +64,14 @@ enum om_op_flags {
 					   `activation` of its own */
 	OM_OP_IN_SCALE = 1u << 14,      /* the kernel multiplies in[0] (float, (N, C, ...)) by
 					   om_ctx.in_scale, a factor per image and channel */
-	OM_OP_INPLACE_LAST = 1u << 15   /* kernel may write out[0] over its last input (same
+	OM_OP_INPLACE_LAST = 1u << 15,  /* kernel may write out[0] over its last input (same
 					   size, dtype), an addend it reads where it writes */
+	OM_OP_SUM = 1u << 16            /* given an input 3 beyond the node's own (a float
+					   addend of out[0]'s type, shape and layout: an Add the
+					   planner absorbed), the kernel adds it to out[0]
+					   before om_ctx.post */
 };
-#define OM_OP_FLAG_BITS 16 /* bits used above (om_op_flag_name names each) */
+#define OM_OP_FLAG_BITS 17 /* bits used above (om_op_flag_name names each) */
 
 /* Which op a row is, for the passes that match patterns of ops (a fusion looks for a Conv whose
  * output feeds a Relu). Only the ops a pass names have a code; every other row has OM_OPC_NONE.

@@ -450,6 +450,7 @@ static om_kind plan_step(om_session *s, om_plan *p, om_step *sp, const om_node *
 	om_arena *a = s->arena;
 	sp->node = n;
 	sp->scale = -1;
+	sp->sum = -1;
 	sp->ix = s->nsteps_all++;
 	sp->opset = om_model_opset(s->m, n->domain);
 	sp->op = find_row(s, n, sp->opset);
@@ -634,6 +635,12 @@ om_kind om_plan_graph(om_session *s, const om_graph *g, om_plan *parent, om_plan
 			rc = om_plan_layout(s, p, t, st);
 		if (!rc)
 			rc = om_plan_absorb_scales(s, p, t, st);
+		om_tensor *t2 = rc ? NULL : om_plan_probe_with(p, 3, 96);
+		if (!rc && !t2)
+			rc = om_error(st, OM_ERR_NOMEM, NULL, "out of memory planning");
+		if (!rc)
+			rc = om_plan_absorb_sums(s, p, t, t2, st);
+		free(t2);
 		free(t);
 		if (rc)
 			return rc;

@@ -47,6 +47,8 @@ typedef struct om_step {
 	om_act post;      /* the activation absorbed into this step (OM_OP_EPILOGUE rows), or none */
 	int32_t scale;    /* OM_OP_IN_SCALE rows: the slot of in[0]'s factor (om_ctx.in_scale) from
 			     an absorbed Mul, or -1 */
+	int32_t sum;      /* OM_OP_SUM rows: the slot of the addend of an absorbed Add, given to
+			     the kernel as input 3, or -1 */
 	uint64_t blocked; /* positions whose values are channel-blocked (plan_layout.c: om_ctx) */
 	int32_t prof; /* row in the session's profile table */
 	int32_t ix;   /* the step's number in the session (runner.h: its om_step_state) */
@@ -107,6 +109,9 @@ om_kind om_plan_widen(om_session *s, om_plan *p, om_status *st);
  *  unknown): the settled ones, and for steps shaped per run the probe's (the graph inputs'
  *  symbolic dims taken as representative numbers). NULL when out of memory. */
 om_tensor *om_plan_probe(const om_plan *p);
+/** om_plan_probe with a graph input's symbolic dims taken as `batch` in axis 0 and `side`
+ *  elsewhere. */
+om_tensor *om_plan_probe_with(const om_plan *p, int64_t batch, int64_t side);
 /** Folds the activations that qualify into the steps producing their inputs (plan_absorb.c;
  *  fast mode only); t: om_plan_probe's shapes. */
 om_kind om_plan_absorb(const om_session *s, om_plan *p, const om_tensor *t, om_status *st);
@@ -114,6 +119,11 @@ om_kind om_plan_absorb(const om_session *s, om_plan *p, const om_tensor *t, om_s
  *  (plan_absorb.c; fast mode only, after om_plan_layout); t: om_plan_probe's shapes. */
 om_kind om_plan_absorb_scales(const om_session *s, om_plan *p, const om_tensor *t,
 			      om_status *st);
+/** Folds the Adds that qualify into the convolutions writing their addends, and the
+ *  activations after them (plan_absorb.c; fast mode only, after om_plan_layout); t:
+ *  om_plan_probe's shapes, t2 another probe's (om_plan_probe_with, other symbol values). */
+om_kind om_plan_absorb_sums(const om_session *s, om_plan *p, const om_tensor *t,
+			    const om_tensor *t2, om_status *st);
 /** Keeps the values between the convolutions that qualify channel-blocked (plan_layout.c;
  *  fast mode only, after om_plan_absorb); t: om_plan_probe's shapes. */
 om_kind om_plan_layout(const om_session *s, om_plan *p, const om_tensor *t, om_status *st);

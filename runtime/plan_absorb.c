@@ -28,6 +28,18 @@
  * less than the pass: +0.02-0.05 ms each at 672 -> 112). x, s and the Mul's output must be float,
  * the output no graph output and read by no subgraph; x and s keep the Mul's layout.
  *
+ * After the layouts are planned too, a step whose row adds an addend itself (OM_OP_SUM: Conv)
+ * and whose float output x is read by nothing but
+ *
+ *     Add(x, z) or Add(z, x), z float of x's shape and layout     y = x + z
+ *
+ * reads z as its input 3 and writes y itself (a FusedConv's Z: the residual Add of a float16
+ * model, which the float32 graph's fuse_conv_activation cannot rewrite as ONNX Runtime runs
+ * no float16 FusedConv on CPU); then an activation reading y is absorbed as above, applied
+ * after the sum. The step must have no activation absorbed already (that would come before
+ * the sum); x, z and y must have the same shape (settled at plan time, or, shaped per run,
+ * the same in two probes of other symbol values: no broadcast; run.c checks it in each run).
+ *
  * Exact mode keeps every step: its kernels' bits are the contract.
  *
  * Why these are absorbed here and not rewritten in the graph (a fusion another runtime can run
@@ -98,6 +110,24 @@ static bool mul_of(const om_step *m, int32_t x, int32_t g)
 	       ((m->in[0] == x && m->in[1] == g) || (m->in[0] == g && m->in[1] == x));
 }
 
+/* the readers of every slot among the steps that run or are absorbed (rd: nslots entries) */
+static void count_readers(const om_plan *p, readers *rd)
+{
+	for (int32_t i = 0; i < p->nsteps; i++) {
+		const om_step *sp = &p->steps[i];
+		if (sp->folded || sp->dead)
+			continue;
+		for (int32_t k = 0; k < sp->node->nin; k++) {
+			const int32_t v = sp->in[k];
+			if (v < 0)
+				continue;
+			if (rd[v].n < 2)
+				rd[v].step[rd[v].n] = i;
+			rd[v].n++;
+		}
+	}
+}
+
 /* absorbs the activation reading producer sp's output, if it qualifies */
 static void absorb_one(om_plan *p, const om_tensor *t, om_step *sp, const readers *rd)
 {
@@ -143,24 +173,80 @@ om_kind om_plan_absorb(const om_session *s, om_plan *p, const om_tensor *t, om_s
 	readers *rd = calloc((size_t)p->nslots, sizeof *rd);
 	if (!rd)
 		return om_error(st, OM_ERR_NOMEM, NULL, "out of memory planning");
-	for (int32_t i = 0; i < p->nsteps; i++) {
-		const om_step *sp = &p->steps[i];
-		if (sp->folded || sp->dead)
-			continue;
-		for (int32_t k = 0; k < sp->node->nin; k++) {
-			const int32_t v = sp->in[k];
-			if (v < 0)
-				continue;
-			if (rd[v].n < 2)
-				rd[v].step[rd[v].n] = i;
-			rd[v].n++;
-		}
-	}
+	count_readers(p, rd);
 	for (int32_t i = 0; i < p->nsteps; i++) {
 		om_step *sp = &p->steps[i];
 		if (runs(sp) && (sp->op->flags & OM_OP_EPILOGUE) && sp->node->nout >= 1 &&
 		    sp->out[0] >= 0 && !om_attr_string(sp->node, "activation", NULL))
 			absorb_one(p, t, sp, rd);
+	}
+	free(rd);
+	return OM_OK;
+}
+
+/* probe t's shapes of slots k and j are the same */
+static bool same_probe_shape(const om_tensor *t, int32_t k, int32_t j)
+{
+	return t[k].rank >= 0 && t[k].rank == t[j].rank &&
+	       !memcmp(t[k].dims, t[j].dims, sizeof(int64_t) * (size_t)t[k].rank);
+}
+
+/* slots k and j: float, of the same layout and the same shape: settled at plan time, or (shaped
+ * per run) in two probes of other symbol values (a broadcast in some run would have to make
+ * them agree at both; run.c still checks each run) */
+static bool same_value_shape(const om_plan *p, const om_tensor *t, const om_tensor *t2,
+			     int32_t k, int32_t j)
+{
+	return k >= 0 && j >= 0 && t[k].dtype == OM_FLOAT && t[j].dtype == OM_FLOAT &&
+	       p->slots[k].chans == p->slots[j].chans && same_probe_shape(t, k, j) &&
+	       ((p->slots[k].known && p->slots[j].known) || same_probe_shape(t2, k, j));
+}
+
+/* step sp writes Add a's output, reading its other addend as input 3, if they qualify: the
+ * addend computed before sp runs (written by no step at or after sp, whose index is `at`) */
+static bool absorb_sum(om_plan *p, const om_tensor *t, const om_tensor *t2, int32_t at,
+		       om_step *a)
+{
+	om_step *sp = &p->steps[at];
+	const int32_t x = sp->out[0];
+	if (!runs(a) || a->op->code != OM_OPC_ADD || a->node->nin != 2 ||
+	    a->node->nout != 1 || a->out[0] < 0 || a->in[0] == a->in[1] ||
+	    p->slots[a->out[0]].kind != OM_SLOT_NODE)
+		return false;
+	const int32_t z = a->in[0] == x ? a->in[1] : a->in[0], y = a->out[0];
+	if (!same_value_shape(p, t, t2, x, z) || !same_value_shape(p, t, t2, x, y))
+		return false;
+	for (int32_t i = at; i < p->nsteps; i++)
+		for (int32_t k = 0; k < p->steps[i].node->nout; k++)
+			if (p->steps[i].out[k] == z)
+				return false;
+	sp->out[0] = y;
+	sp->sum = z;
+	if (p->slots[z].chans)
+		sp->blocked |= OM_LAYOUT_IN(3);
+	a->absorbed = OM_ABSORBED_UP;
+	p->slots[x].uses = 0;
+	return true;
+}
+
+om_kind om_plan_absorb_sums(const om_session *s, om_plan *p, const om_tensor *t,
+			    const om_tensor *t2, om_status *st)
+{
+	if (s->opt.exact)
+		return OM_OK;
+	readers *rd = calloc((size_t)p->nslots, sizeof *rd);
+	if (!rd)
+		return om_error(st, OM_ERR_NOMEM, NULL, "out of memory planning");
+	count_readers(p, rd);
+	for (int32_t i = 0; i < p->nsteps; i++) {
+		om_step *sp = &p->steps[i];
+		const int32_t x = sp->node->nout >= 1 ? sp->out[0] : -1;
+		if (!runs(sp) || !(sp->op->flags & OM_OP_SUM) || sp->node->nin > 3 ||
+		    x < 0 || sp->post.kind || om_attr_string(sp->node, "activation", NULL) ||
+		    p->slots[x].kind != OM_SLOT_NODE || p->slots[x].uses != 1 || rd[x].n != 1 ||
+		    !absorb_sum(p, t, t2, i, &p->steps[rd[x].step[0]]))
+			continue;
+		absorb_one(p, t, sp, rd); /* the activation after the sum */
 	}
 	free(rd);
 	return OM_OK;

@@ -235,6 +235,7 @@ static om_kind cast_step(widen *w, const om_op *cast, int64_t opset, int32_t src
 	sp->in = slots;
 	sp->out = slots + 1;
 	sp->scale = -1;
+	sp->sum = -1;
 	sp->dynamic = !p->slots[src].known || !p->slots[dst].known;
 	sp->ix = w->s->nsteps_all++;
 	if ((sp->prof = om_plan_profile_row(w->s, n)) < 0)

@@ -23,6 +23,11 @@ enum {
 
 om_tensor *om_plan_probe(const om_plan *p)
 {
+	return om_plan_probe_with(p, 1, PROBE_DIM);
+}
+
+om_tensor *om_plan_probe_with(const om_plan *p, int64_t batch, int64_t side)
+{
 	om_tensor *t = calloc((size_t)p->nslots, sizeof *t);
 	if (!t)
 		return NULL;
@@ -39,8 +44,8 @@ om_tensor *om_plan_probe(const om_plan *p)
 			continue;
 		for (int32_t i = 0; i < ty->rank; i++)
 			t[v].dims[i] = om_dim_known(ty->dims[i]) ? ty->dims[i].value
-				       : i == 0			 ? 1
-								 : PROBE_DIM;
+				       : i == 0			 ? batch
+								 : side;
 		t[v].dtype = ty->elem, t[v].rank = ty->rank;
 	}
 	for (int32_t i = 0; i < p->nsteps; i++) {

@@ -304,6 +304,7 @@ static om_kind run_step(om_runner *r, om_frame *f, const om_step *sp, om_status 
 	for (int32_t i = 0; i < nin && i < 64; i++)
 		if (sp->in[i] >= 0 && p->slots[sp->in[i]].kind == OM_SLOT_CONST)
 			c.const_in |= (uint64_t)1 << i;
+
 	bool control = sp->op->flags & OM_OP_CONTROL;
 	for (int32_t i = 0; !control && !sp->view && i < nin; i++)
 		if (om_is_box(in[i])) { /* only control rows and views take boxes */
@@ -333,7 +334,21 @@ static om_kind run_step(om_runner *r, om_frame *f, const om_step *sp, om_status 
 		const om_step *prev_step = f->step;
 		r->cur = f;
 		f->step = sp;
-		rc = sp->op->kernel(&c);
+		const om_tensor *with_sum[4] = {NULL};
+		if (sp->sum >= 0) { /* an absorbed Add's addend: input 3 (OM_OP_SUM, nin <= 3) */
+			for (int32_t i = 0; i < nin; i++)
+				with_sum[i] = in[i];
+			with_sum[3] = &f->t[sp->sum];
+			c.in = with_sum, c.nin = 4;
+			const om_tensor *y = out[0], *z = with_sum[3];
+			if (!y || z->rank != y->rank ||
+			    memcmp(z->dims, y->dims, sizeof(int64_t) * (size_t)y->rank))
+				rc = om_error(st, OM_ERR_UNSUPPORTED, n,
+					      "the Add absorbed into this step broadcasts in this "
+					      "run (its shapes agreed at plan time)");
+		}
+		if (!rc)
+			rc = sp->op->kernel(&c);
 		r->cur = prev;
 		f->step = prev_step;
 		if (rc)
@@ -369,6 +384,8 @@ static om_kind run_step(om_runner *r, om_frame *f, const om_step *sp, om_status 
 		drop(r, f, sp->implicit[i]);
 	if (sp->scale >= 0)
 		drop(r, f, sp->scale);
+	if (sp->sum >= 0)
+		drop(r, f, sp->sum);
 	for (int32_t i = 0; i < nout; i++) {
 		int32_t b = sp->out[i] >= 0 ? f->blk[sp->out[i]] : -1;
 		if (b >= 0 && r->pool.b[b].busy && r->pool.b[b].refs <= 0)

@@ -256,6 +256,7 @@ om_node_info om_session_node_info(const om_session *s, int i)
 	r.absorbed = sp->absorbed;
 	r.post = sp->post.kind;
 	r.scaled = sp->scale >= 0;
+	r.summed = sp->sum >= 0;
 	r.blocked = sp->blocked;
 	r.block = sp->blocked ? s->main->block : 0;
 	r.out0 = sp->node->nout >= 1 && sp->out[0] >= 0 ? s->main->slots[sp->out[0]].v : NULL;

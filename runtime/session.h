@@ -29,6 +29,7 @@ typedef struct om_node_info {
 			 its output does (2: a Mul by a factor per channel) (fast mode) */
 	int scaled;   /* the step multiplies its input 0 by a factor per channel (an absorbed
 			 Mul) */
+	int summed;   /* the step adds the addend of an absorbed Add to its output 0 */
 	int post;     /* om_act_kind the step applies for the steps it absorbed, or 0 */
 	uint64_t blocked; /* positions held channel-blocked (op.h: OM_LAYOUT_IN/OUT), or 0 */
 	int block;        /* channels per block when blocked, or OM_BLOCK_NHWC (op.h) */

@@ -120,7 +120,7 @@ static void info_lists_the_op_rows(void **state)
 	/* a row, a view row, a contrib row, a row without kernel (kernels/conv/ops_conv.c, ops_view.c,
 	 * ops_random.c) */
 	static const char *const want[][4] = {
-		{"ai.onnx", "Conv", "1", "exact,layout,epilogue,in-scale"},
+		{"ai.onnx", "Conv", "1", "exact,layout,epilogue,in-scale,sum"},
 		{"ai.onnx", "Reshape", "5", "view,exact,same-shape-copy"},
 		{"com.microsoft", "FusedConv", "1", "exact,layout,epilogue,in-scale,in-place-last"},
 		{"ai.onnx", "RandomNormal", "1", "random,no kernel"}};

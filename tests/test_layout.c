@@ -14,7 +14,9 @@
  * broadcast of short innermost runs (kernels/math/broadcast.c) that the channel Mul takes,
  * against a plain loop. The squeeze-excitation Mul absorbed into the conv reading it
  * (plan_absorb.c, om_ctx.in_scale). A QDQ model's 8-bit values kept NHWC between its
- * QLinearConvs, through per-tensor QuantizeLinear, DequantizeLinear and an Add. Without oneDNN
+ * QLinearConvs, through per-tensor QuantizeLinear, DequantizeLinear and an Add. Residual Adds
+ * and the Relu after them absorbed into a conv (OM_OP_SUM), not when they broadcast in some
+ * run. Without oneDNN
  * in the build (om_layout_block() 0) nothing
  * is blocked, which is asserted. */
 #include <math.h>
@@ -102,6 +104,18 @@ static const char *blocked_of(const om_session *s, const char *name)
 	}
 	fail_msg("no node %s", name);
 	return NULL;
+}
+
+/* whether the step of node `name` adds an absorbed Add's addend */
+static bool summed_of(const om_session *s, const char *name)
+{
+	for (int i = 0; i < om_session_node_count(s); i++) {
+		const om_node_info ni = om_session_node_info(s, i);
+		if (ni.node->name && !strcmp(ni.node->name, name))
+			return ni.summed;
+	}
+	fail_msg("no node %s", name);
+	return false;
 }
 
 /* the plan's layout: "nhwc", "blocked" (nChw16c or nChw8c) or "" (nothing blocked) */
@@ -204,9 +218,11 @@ static void blocked_against_exact(void **state)
 		om_model *m = block_model(d[0], d[1], d[2], d[3], side, dense);
 		om_session *fast, *exact;
 		sessions(m, threads, dw_nhwc ? OM_LAYOUT_NHWC : OM_LAYOUT_AUTO, &fast, &exact);
-		/* absorbed into the convs: a1 and a (SiLU), f (Relu), s (Sigmoid); with a
-		 * symbolic batch too, where only the probe (plan_probe.c) knows the types */
-		assert_int_equal(tu_absorbed(fast), 4);
+		/* absorbed into the convs: a1 and a (SiLU), f (Relu), s (Sigmoid), the residual
+		 * r (c adds e); with a symbolic batch too, where only the probes (plan_probe.c)
+		 * know the types */
+		assert_int_equal(tu_absorbed(fast), 5);
+		assert_true(summed_of(fast, "c"));
 		assert_int_equal(tu_absorbed(exact), 0);
 		if (!dw_nhwc)
 			assert_string_equal(layout_of(fast), !block  ? ""
@@ -1022,6 +1038,67 @@ static void conversions(void **state)
 				conversion(2, Cs[ci], Ps[pi], bs[bi]);
 }
 
+/* x (N, C, H, H) -> a = conv 3x3 (x), b = conv 1x1 (x) -> r = Relu(a + b) -> y = conv 1x1 (r)
+ * (a graph output); with `broadcast` also q = Relu(y + K), K a constant (1, C, H, H) that
+ * broadcasts over a batch of more than one image (the graph output then q) */
+static om_model *sum_model(int64_t N, int64_t C, int64_t H, bool broadcast)
+{
+	om_model *m = tu_model(13);
+	om_graph *g = m->graph;
+	tu_push_value(g, &g->inputs, &g->ninputs,
+		      tu_typed_value(g, "x", OM_FLOAT, 4, (int64_t[]){N, C, H, H}));
+	tu_float_init(g, "Wa", 4, (int64_t[]){C, C, 3, 3}, 21, 1.0f / (3 * sqrtf((float)C)));
+	tu_float_init(g, "Ba", 1, (int64_t[]){C}, 22, 0.2f);
+	tu_float_init(g, "Wb", 4, (int64_t[]){C, C, 1, 1}, 23, 1.0f / sqrtf((float)C));
+	tu_float_init(g, "Wy", 4, (int64_t[]){C, C, 1, 1}, 24, 1.0f / sqrtf((float)C));
+	tu_float_init(g, "K", 4, (int64_t[]){1, C, H, H}, 25, 0.5f);
+	conv(g, "x,Wa,Ba", "a", 3, 1, 1);
+	conv(g, "x,Wb", "b", 1, 1, 1);
+	node(g, "Add", "a,b", "s");
+	node(g, "Relu", "s", "r");
+	conv(g, "r,Wy", "y", 1, 1, 1);
+	if (broadcast) {
+		node(g, "Add", "y,K", "t");
+		node(g, "Relu", "t", "q");
+	}
+	tu_push_value(g, &g->outputs, &g->noutputs,
+		      tu_typed_value(g, broadcast ? "q" : "y", OM_FLOAT, 4,
+				     (int64_t[]){N, C, H, H}));
+	return m;
+}
+
+/* Adds absorbed into the conv writing one addend (plan_absorb.c, OM_OP_SUM), the Relu after
+ * them too: b, whose addend a is computed before it (a's addend b is not yet), against exact
+ * mode, in each layout, at one and two threads, with a fixed and a symbolic batch (runs of 1
+ * and 3 images); the Add of a constant (1, C, H, H) absorbed with one image, not with a
+ * symbolic batch, which it broadcasts over at 3 */
+static void sums_absorbed(void **state)
+{
+	(void)state;
+	static const om_layout_choice layouts[] = {OM_LAYOUT_AUTO, OM_LAYOUT_NCHW,
+						   OM_LAYOUT_BLOCKED, OM_LAYOUT_NHWC};
+	for (size_t t = 0; t < 2 * 2 * 2 * 4; t++) {
+		const bool broadcast = t & 1, symbolic = t & 2;
+		const int threads = 1 + (int)(t >> 2 & 1);
+		const om_layout_choice layout = layouts[t >> 3];
+		const int64_t C = 32, H = 12;
+		om_model *m = sum_model(symbolic ? -1 : 1, C, H, broadcast);
+		om_session *fast, *exact;
+		sessions(m, threads, layout, &fast, &exact);
+		assert_false(summed_of(fast, "a"));
+		assert_true(summed_of(fast, "b"));
+		assert_false(summed_of(exact, "b"));
+		if (broadcast)
+			assert_int_equal(summed_of(fast, "y"), !symbolic);
+		assert_int_equal(tu_absorbed(fast), 2 + (broadcast && !symbolic ? 2 : 0));
+		for (int r = 0; r < 2; r++)
+			agree(fast, exact, symbolic ? 1 + 2 * r : 1, C, H, 1, true);
+		om_session_free(fast);
+		om_session_free(exact);
+		om_model_free(m);
+	}
+}
+
 /* an initializer of type `dtype` holding the bytes `data` */
 static void init_bytes(om_graph *g, const char *name, int32_t dtype, int32_t rank,
 		       const int64_t *dims, const void *data)
@@ -1223,6 +1300,7 @@ int main(void)
 					   cmocka_unit_test(se_mul_absorbed),
 					   cmocka_unit_test(short_runs_broadcast),
 					   cmocka_unit_test(qdq_chain_nhwc),
+					   cmocka_unit_test(sums_absorbed),
 					   cmocka_unit_test(conversions)};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

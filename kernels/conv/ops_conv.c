@@ -203,6 +203,14 @@ static om_kind fused_epilogue(om_ctx *c, om_conv_epi *e)
 	return om_conv_epi_activation(c, e);
 }
 
+/* the epilogue of a conv: FusedConv's, or a Conv's with the Z of an absorbed Add (input 3:
+ * OM_OP_SUM) and the activation absorbed after it, or without */
+static om_kind conv_epilogue(om_ctx *c, om_conv_epi *e)
+{
+	return variant(c) == CONV_FUSED || c->nin > 3 ? fused_epilogue(c, e)
+						     : om_conv_epi_activation(c, e);
+}
+
 static om_kind fused_infer(om_ctx *c)
 {
 	om_conv_epi e = {0};
@@ -216,8 +224,7 @@ static om_kind conv_f32(om_ctx *c)
 	conv_geo g;
 	om_conv_epi e = {0};
 	om_kind rc = conv_geometry(c, &g);
-	if (rc || (rc = variant(c) == CONV_FUSED ? fused_epilogue(c, &e)
-						  : om_conv_epi_activation(c, &e)))
+	if (rc || (rc = conv_epilogue(c, &e)))
 		return rc;
 	e.bias = c->nin > 2 && c->in[2] ? c->in[2]->data : NULL;
 	const om_conv_case k = {c, &g.sp, g.N, g.C, g.M, g.group, c->in[0]->data, c->in[1]->data,
@@ -300,9 +307,7 @@ static bool conv_dnnl_step(om_ctx *c, conv_geo *g, om_kind *rc)
 	logical_conv_of(c, &v);
 	om_ctx *const lc = &v.c;
 	om_conv_epi e = {0};
-	if ((*rc = conv_geometry(lc, g)) ||
-	    (*rc = variant(c) == CONV_FUSED ? fused_epilogue(lc, &e)
-					    : om_conv_epi_activation(lc, &e)))
+	if ((*rc = conv_geometry(lc, g)) || (*rc = conv_epilogue(lc, &e)))
 		return true;
 	e.bias = v.in[2] ? v.in[2]->data : NULL;
 	const bool took = om_conv_dnnl(lc, &g->sp, g->N, g->C, g->M, g->group, v.x.data,
@@ -521,8 +526,7 @@ static void conv_choose(const om_ctx *c, om_choice *ch)
 	om_ctx *const lc = &v.c;
 	conv_geo g;
 	om_conv_epi e = {0};
-	if (conv_geometry(lc, &g) || (variant(c) == CONV_FUSED ? fused_epilogue(lc, &e)
-							       : om_conv_epi_activation(lc, &e)))
+	if (conv_geometry(lc, &g) || conv_epilogue(lc, &e))
 		return;
 	e.z = Z ? &no_z : NULL;
 	if (c->in_scale && om_conv_dnnl_takes(lc, &g.sp, 1, g.C, g.M, g.group, &e)) {
@@ -1024,10 +1028,11 @@ static const om_sig sig_QLinearConv_10 = {10, 8, 9, 1, 1, 0x100, 0x0, 0x0, 0x0, 
 /* Conv and FusedConv apply a following activation (OM_OP_EPILOGUE) and a preceding Mul by a
  * factor per channel (OM_OP_IN_SCALE: conv_scaled) themselves; ConvTranspose the activation */
 #define CONV_FLAGS (OM_OP_EXACT | OM_OP_LAYOUT | OM_OP_EPILOGUE | OM_OP_IN_SCALE)
+/* Conv also adds the addend of an Add the planner absorbed (OM_OP_SUM: FusedConv's Z) */
 
 static const om_op rows[] = {
-	{"Conv", "", 1, conv_infer, conv_kernel, CONV_FLAGS, &sig_Conv_1, OM_OPC_CONV, conv_layout,
-	 CONV_FLOAT, conv_choose},
+	{"Conv", "", 1, conv_infer, conv_kernel, CONV_FLAGS | OM_OP_SUM, &sig_Conv_1, OM_OPC_CONV,
+	 conv_layout, CONV_FLOAT, conv_choose},
 	{"FusedConv", "com.microsoft", 1, fused_infer, conv_kernel,
 	 CONV_FLAGS | OM_OP_INPLACE_LAST, &sig_ms_FusedConv_1, OM_OPC_MS_FUSED_CONV, conv_layout,
 	 CONV_FUSED, conv_choose},
