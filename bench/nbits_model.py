@@ -3,7 +3,7 @@
 scales drawn at random, packed zero points, K = N = 4096 by default, block 32) and one input
 A [1, ROWS, K] into OUT/model.onnx and OUT/in/a.npy, for bench/compare_ort.py:
 
-    python3 bench/nbits_model.py OUT ROWS [--k 4096] [--n 4096] [--block 32]
+    python3 bench/nbits_model.py OUT ROWS [--k 4096] [--n 4096] [--block 32] [--accuracy-level 0]
 
 ROWS 1 is one decoded token, 64 a prompt. Needs numpy and onnx."""
 import argparse
@@ -21,6 +21,7 @@ def main():
     ap.add_argument('--k', type=int, default=4096)
     ap.add_argument('--n', type=int, default=4096)
     ap.add_argument('--block', type=int, default=32)
+    ap.add_argument('--accuracy-level', type=int, default=0)
     a = ap.parse_args()
     k, n, bs = a.k, a.n, a.block
     kb = (k + bs - 1) // bs
@@ -30,7 +31,7 @@ def main():
     zp = r.integers(0, 256, (n, (kb + 1) // 2), dtype=np.uint8)
     node = helper.make_node('MatMulNBits', ['a', 'B', 'scales', 'zp'], ['y'],
                             domain='com.microsoft', K=k, N=n, bits=4, block_size=bs,
-                            accuracy_level=0)
+                            accuracy_level=a.accuracy_level)
     g = helper.make_graph(
         [node], 'nbits', [helper.make_tensor_value_info('a', TensorProto.FLOAT,
                                                         ['batch', 'seq', k])],

@@ -34,7 +34,8 @@ static void assert_near(const nb_case *t, const om_tensor *y, const double *want
 		const double w = want[i] + (t->bias ? bias[i % t->N] : 0);
 		const double tol = 4 * sqrt((double)t->K) * 0x1p-24 * (mag[i] + fabs(w)) + 1e-6;
 		if (!(fabs((double)v[i] - w) <= tol))
-			fail_msg("M %lld K %lld N %lld bits %lld block %lld: y[%lld] %.9g, want %.9g",
+			fail_msg("M %lld K %lld N %lld bits %lld block %lld: y[%lld] %.9g, "
+				 "want %.9g",
 				 (long long)t->M, (long long)t->K, (long long)t->N,
 				 (long long)t->bits, (long long)t->bs, (long long)i, v[i], w);
 	}
@@ -116,8 +117,9 @@ static void products(void **state)
 		{2, 256, 33, 4, 64, 0, true},  {3, 128, 16, 4, 32, 2, false},
 		{4, 512, 7, 4, 128, 1, true},
 		/* the decoding path over 1-4 rows: 2, 4 and 8 bits, blocks of 4 to 64 bytes (the
-		 * smaller ones scaled per lane), K past the last whole block or chunk, N odd (groups
-		 * of 4 or 2 columns and the rest), every kind of zero point, more than 16 blocks */
+		 * smaller ones scaled per lane), K past the last whole block or chunk, N odd
+		 * (groups of 4 or 2 columns and the rest), every kind of zero point, more than
+		 * 16 blocks */
 		{1, 40, 9, 4, 16, 1, true},    {1, 1000, 13, 4, 32, 1, false},
 		{2, 1000, 11, 4, 16, 2, true}, {3, 777, 5, 4, 256, 0, false},
 		{4, 520, 10, 4, 32, 1, true},  {1, 600, 7, 8, 16, 1, true},

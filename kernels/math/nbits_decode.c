@@ -1,12 +1,13 @@
 /* nbits_decode.c — MatMulNBits' fast decoding product (fast mode, at most OM_NBITS_DECODE_ROWS
- * rows of A): a column's codes read once, 16 bytes at a time as 16 int32 lanes (its four
- * words, four times: om_nb_load16), each lane's byte's 8 / bits codes taken out by a shift and
- * a mask and converted to float, times A's matching columns (A laid out beforehand as 8 / bits
- * planes in the lanes' byte order: plane r holds A[m][P b + r] where lane j of chunk c reads
- * byte b = 16 c + ND_BYTE(j)), summed in 16 lanes a row per block, times the block's scale;
- * four columns side by side (two for 3-4 rows), A's chunk loaded once for them. The zero
- * points go through A's block sums (sum (q - z) s a = sum q s a - sum z s (sum a)), 16 blocks
- * at a time. Float rounding apart from exact arithmetic: FMAs and another summation order. */
+ * rows of A): a column's codes read once, 64 bytes at a time as 16 int32 lanes (lane j: bytes
+ * 4j to 4j + 3), the 4 x 8 / bits codes of each lane taken out by one shift and a mask each
+ * (a vector per byte t of the word and code r of the byte) and converted to float, times A's
+ * matching columns (laid out beforehand in that order: nd_prepare), summed in 16 lanes a
+ * row, times the blocks' scales (a block's when it spans the 64 bytes, else each lane's own,
+ * permuted from the column's scales); four columns side by side (two for 3-4 rows), A loaded
+ * once for them. The zero points go through A's block sums (sum (q - z) s a = sum q s a -
+ * sum z s (sum a)), 16 blocks at a time. Float rounding apart from exact arithmetic: FMAs and
+ * another summation order. */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("fp-contract=fast")
 #endif
@@ -19,10 +20,6 @@
 
 enum { ND_ROWS = OM_NBITS_DECODE_ROWS, ND_GROUP = 4 };
 
-/* the byte of its 16-byte chunk that lane l unpacks (om_nb_load16 gives lane l the word
- * l % 4, and the lane shifts out its byte l / 4) */
-#define ND_BYTE(l) (4 * ((l) % 4) + (l) / 4)
-
 /* v[m][g] = 0 for the rows and columns in use (unrolled: the sums stay in registers) */
 #define ND_ZERO(v, M, G)                                    \
 	_Pragma("GCC unroll 4") for (int m_ = 0; m_ < (M); m_++) \
@@ -31,10 +28,11 @@ enum { ND_ROWS = OM_NBITS_DECODE_ROWS, ND_GROUP = 4 };
 
 typedef struct nd_job {
 	const om_nbits *p;
-	int64_t chunks;   /* 16-byte chunks of a column (the last one zero-padded) */
-	int64_t span;     /* floats of a plane: 16 chunks */
-	const float *x;   /* A's planes [M][8 / bits][span] (nd_prepare), 0 past K */
+	int64_t supers;   /* 64-byte pieces of a column (the last one zero-padded) */
+	int64_t row;      /* floats of a row of x: 64 (8 / bits) a piece */
+	const float *x;   /* A [M][supers][4 (8 / bits)][16] (nd_prepare), 0 past K */
 	const float *sum; /* A's block sums [M][kb] */
+	om_nb_i16 lane_block; /* blocks under 64 bytes: lane j's block less the piece's first */
 } nd_job;
 
 /* the zero points of column n's blocks [k0, k0 + 16) into z (lanes past kb: 0) */
@@ -90,46 +88,63 @@ OM_INLINE void nd_offsets(const nd_job *j, int64_t n, const int M, const int bit
 	}
 }
 
-/* chunk h's codes r of each of the G columns from n times plane r of A's M rows, into
- * part[m][g] (w: the G columns' chunks as om_nb_load16 gives them) */
-#define ND_CHUNK(j, h, w, part, M, bits, G)                                                 \
-	_Pragma("GCC unroll 4") for (int r_ = 0; r_ < 8 / (bits); r_++)                  \
+/* piece h of the G columns from n (w: their 16 words each) times A's M rows into part[m][g]:
+ * byte t of each word, code r of the byte */
+#define ND_PIECE(j, h, w, part, M, bits, G)                                                 \
+	_Pragma("GCC unroll 4") for (int t_ = 0; t_ < 4; t_++)                            \
+		_Pragma("GCC unroll 4") for (int r_ = 0; r_ < 8 / (bits); r_++)           \
 	{                                                                                     \
 		om_nb_f16 q_[ND_GROUP];                                                       \
 		_Pragma("GCC unroll 4") for (int g_ = 0; g_ < (G); g_++) q_[g_] =             \
-			__builtin_convertvector((w[g_] >> (nd_byte_shift + r_ * (bits))) &     \
+			__builtin_convertvector((w[g_] >> (8 * t_ + r_ * (bits))) &            \
 							((1 << (bits)) - 1),                  \
 						om_nb_f16);                                   \
 		_Pragma("GCC unroll 4") for (int m_ = 0; m_ < (M); m_++)                      \
 		{                                                                             \
 			om_nb_f16 x_;                                                         \
-			memcpy(&x_, (j)->x + (m_ * 8 / (bits) + r_) * (j)->span + (h) * 16,   \
+			memcpy(&x_,                                                           \
+			       (j)->x + m_ * (j)->row + ((h) * 32 / (bits) + t_ * 8 / (bits) + \
+							  r_) * 16,                           \
 			       sizeof x_);                                                    \
 			_Pragma("GCC unroll 4") for (int g_ = 0; g_ < (G); g_++)              \
 				part[m_][g_] += x_ * q_[g_];                                   \
 		}                                                                             \
 	}
 
-/* lane l's shift to its byte within its word (om_nb_load16, ND_BYTE) */
-static const om_nb_i16 nd_byte_shift = {0, 0, 0, 0, 8, 8, 8, 8, 16, 16, 16, 16, 24, 24, 24, 24};
+/* the 64 bytes of piece h of the G columns from n as int32 words; `tail` (a constant): maybe
+ * the column's last piece, zero past its end */
+OM_INLINE void nd_load(const om_nbits *p, int64_t n, int64_t h, const int G, const bool tail,
+		       om_nb_i16 w[ND_GROUP])
+{
+	const int64_t colbytes = p->kb * p->blob;
+	_Pragma("GCC unroll 4") for (int g = 0; g < G; g++) {
+		const uint8_t *b = p->b + (n + g) * colbytes + h * 64;
+		if (!tail) {
+			memcpy(&w[g], b, sizeof w[g]);
+		} else {
+			const int64_t have = colbytes - h * 64;
+			uint8_t t[64] = {0};
+			memcpy(t, b, (size_t)(have < 64 ? have : 64));
+			memcpy(&w[g], t, sizeof w[g]);
+		}
+	}
+}
 
-/* the G columns' sums from n, blocks of 16 bytes or more: per block, its chunks' products
- * summed, times the block's scale */
+/* the G columns' sums from n, blocks of 64 bytes or more (whole pieces): per block, its
+ * pieces' products summed, times the block's scale */
 OM_INLINE void nd_blocks(const nd_job *j, int64_t n, const int M, const int bits, const int G,
 			 om_nb_f16 tot[ND_ROWS][ND_GROUP])
 {
 	const om_nbits *p = j->p;
-	const int64_t colbytes = p->kb * p->blob, step = p->blob / 16;
-	const uint8_t *b = p->b + n * colbytes;
+	const int64_t step = p->blob / 64;
 	const float *s = p->scales + n * p->kb;
 	for (int64_t k = 0; k < p->kb; k++) {
 		om_nb_f16 part[ND_ROWS][ND_GROUP];
 		ND_ZERO(part, M, G);
 		for (int64_t h = k * step; h < (k + 1) * step; h++) {
 			om_nb_i16 w[ND_GROUP];
-			_Pragma("GCC unroll 4") for (int g = 0; g < G; g++)
-				om_nb_load16(b + g * colbytes + h * 16, 16, &w[g]);
-			ND_CHUNK(j, h, w, part, M, bits, G);
+			nd_load(p, n, h, G, false, w);
+			ND_PIECE(j, h, w, part, M, bits, G);
 		}
 		_Pragma("GCC unroll 4") for (int m = 0; m < M; m++)
 			_Pragma("GCC unroll 4") for (int g = 0; g < G; g++)
@@ -137,30 +152,46 @@ OM_INLINE void nd_blocks(const nd_job *j, int64_t n, const int M, const int bits
 	}
 }
 
-/* the same for blocks of 4 or 8 bytes: each chunk's lanes scaled by their own blocks' scales
- * (the last chunk zero-padded) */
+/* piece h for blocks of 4 to 32 bytes: its lanes scaled by their own blocks' scales (64 / blob
+ * blocks a piece, permuted to the lanes); `tail`: the column's last piece, maybe partial */
+OM_INLINE void nd_lane_piece(const nd_job *j, int64_t n, int64_t h, const int M, const int bits,
+			     const int G, const bool tail, om_nb_f16 tot[ND_ROWS][ND_GROUP])
+{
+	const om_nbits *p = j->p;
+	const int64_t per = 64 / p->blob, k0 = h * per;
+	const float *s = p->scales + n * p->kb + k0;
+	om_nb_f16 part[ND_ROWS][ND_GROUP];
+	ND_ZERO(part, M, G);
+	om_nb_i16 w[ND_GROUP];
+	nd_load(p, n, h, G, tail, w);
+	ND_PIECE(j, h, w, part, M, bits, G);
+	_Pragma("GCC unroll 4") for (int g = 0; g < G; g++) {
+		om_nb_f16 sv = {0};
+		if (!tail) {
+			memcpy(&sv, s + g * p->kb, sizeof sv);
+		} else {
+			for (int64_t l = 0; l < per && k0 + l < p->kb; l++)
+				sv[l] = s[g * p->kb + l];
+		}
+		sv = __builtin_shuffle(sv, j->lane_block);
+		_Pragma("GCC unroll 4") for (int m = 0; m < M; m++)
+			tot[m][g] += sv * part[m][g];
+	}
+}
+
+/* the G columns' sums from n, blocks of 4 to 32 bytes; the pieces whose 16 scales from their
+ * first block are all in the array (all but the last column's last few) take the fast path */
 OM_INLINE void nd_lanes(const nd_job *j, int64_t n, const int M, const int bits, const int G,
 			om_nb_f16 tot[ND_ROWS][ND_GROUP])
 {
 	const om_nbits *p = j->p;
-	const int64_t colbytes = p->kb * p->blob;
-	for (int64_t h = 0; h < j->chunks; h++) {
-		om_nb_f16 part[ND_ROWS][ND_GROUP];
-		ND_ZERO(part, M, G);
-		om_nb_i16 w[ND_GROUP];
-		_Pragma("GCC unroll 4") for (int g = 0; g < G; g++)
-			om_nb_load16(p->b + (n + g) * colbytes + h * 16, colbytes - h * 16, &w[g]);
-		ND_CHUNK(j, h, w, part, M, bits, G);
-		_Pragma("GCC unroll 4") for (int g = 0; g < G; g++) {
-			om_nb_f16 sv;
-			for (int l = 0; l < 16; l++) {
-				const int64_t k = (h * 16 + ND_BYTE(l)) / p->blob;
-				sv[l] = k < p->kb ? p->scales[(n + g) * p->kb + k] : 0;
-			}
-			_Pragma("GCC unroll 4") for (int m = 0; m < M; m++)
-				tot[m][g] += sv * part[m][g];
-		}
-	}
+	const int64_t per = 64 / p->blob, colbytes = p->kb * p->blob;
+	const int64_t avail = (p->N - n - (G - 1)) * p->kb; /* scales from the last column's */
+	int64_t h = 0;
+	for (; (h + 1) * 64 <= colbytes && h * per + 16 <= avail; h++)
+		nd_lane_piece(j, n, h, M, bits, G, false, tot);
+	for (; h < j->supers; h++)
+		nd_lane_piece(j, n, h, M, bits, G, true, tot);
 }
 
 /* Y's columns [n, n + G) for M rows of A and codes of `bits` (constants where inlined): the
@@ -170,7 +201,7 @@ OM_INLINE void nd_group(const nd_job *j, int64_t n, const int M, const int bits,
 	const om_nbits *p = j->p;
 	om_nb_f16 tot[ND_ROWS][ND_GROUP];
 	ND_ZERO(tot, M, G);
-	if (p->blob >= 16)
+	if (p->blob >= 64)
 		nd_blocks(j, n, M, bits, G, tot);
 	else
 		nd_lanes(j, n, M, bits, G, tot);
@@ -182,7 +213,8 @@ OM_INLINE void nd_group(const nd_job *j, int64_t n, const int M, const int bits,
 			for (int l = 0; l < 16; l++)
 				y += tot[m][g][l];
 			y -= off[m];
-			p->y[m * p->N + n + g] = p->bias ? y + p->bias[n + g] : y;
+			if (m < p->M)
+				p->y[m * p->N + n + g] = p->bias ? y + p->bias[n + g] : y;
 		}
 	}
 }
@@ -209,30 +241,33 @@ OM_INLINE void nd_cols(const nd_job *j, int64_t lo, int64_t hi, const int M, con
 			nd_cols(j, lo, hi, M, 2);     \
 	} while (0)
 
+/* 3 rows run as 4 (a zero row, not written): one instantiation fewer a clone */
 OM_CLONES static void nd_piece(void *arg, int64_t lo, int64_t hi)
 {
 	const nd_job *j = arg;
 	switch (j->p->M) {
 	case 1: ND_BITS(1); break;
 	case 2: ND_BITS(2); break;
-	case 3: ND_BITS(3); break;
 	default: ND_BITS(4); break;
 	}
 }
 
-/* A's rows as planes (zero past K) and their block sums */
-static void nd_prepare(const om_nbits *p, int64_t span, float *x, float *sum)
+/* A's rows in the pieces' lane order (x[m][h][t P + r][j] = A[m][P (64 h + 4 j + t) + r], 0
+ * past K) and their block sums */
+static void nd_prepare(const om_nbits *p, const nd_job *j, float *x, float *sum)
 {
 	const int64_t P = 8 / p->bits;
 	for (int64_t m = 0; m < p->M; m++) {
 		const float *a = p->a + m * p->K;
-		for (int64_t r = 0; r < P; r++) {
-			float *plane = x + (m * P + r) * span;
-			for (int64_t i = 0; i < span; i++) {
-				const int64_t at = P * (i - i % 16 + ND_BYTE(i % 16)) + r;
-				plane[i] = at < p->K ? a[at] : 0;
-			}
-		}
+		float *xm = x + m * j->row;
+		for (int64_t h = 0; h < j->supers; h++)
+			for (int64_t t = 0; t < 4; t++)
+				for (int64_t r = 0; r < P; r++)
+					for (int64_t l = 0; l < 16; l++) {
+						const int64_t at = P * (64 * h + 4 * l + t) + r;
+						xm[((h * 4 + t) * P + r) * 16 + l] =
+							at < p->K ? a[at] : 0;
+					}
 		for (int64_t k = 0; k < p->kb; k++) {
 			const int64_t end = (k + 1) * p->bs < p->K ? (k + 1) * p->bs : p->K;
 			float t = 0;
@@ -247,13 +282,15 @@ bool om_nbits_decode(const om_nbits *p, int threads)
 {
 	if (p->M < 1 || p->M > ND_ROWS)
 		return false;
-	const int64_t chunks = (p->kb * p->blob + 15) / 16, span = 16 * chunks;
-	const int64_t P = 8 / p->bits;
-	float *buf = malloc(sizeof(float) * (size_t)(p->M * (P * span + p->kb)));
+	const int64_t supers = (p->kb * p->blob + 63) / 64, row = supers * 64 * (8 / p->bits);
+	const int64_t rows = p->M == 3 ? 4 : p->M; /* nd_piece */
+	float *buf = calloc((size_t)(rows * (row + p->kb)), sizeof(float));
 	if (!buf)
 		return false;
-	nd_job j = {p, chunks, span, buf, buf + p->M * P * span};
-	nd_prepare(p, span, buf, buf + p->M * P * span);
+	nd_job j = {p, supers, row, buf, buf + rows * row, {0}};
+	for (int l = 0; l < 16; l++)
+		j.lane_block[l] = p->blob < 64 ? (int32_t)(4 * l / p->blob) : 0;
+	nd_prepare(p, &j, buf, buf + rows * row);
 	/* columns of ~2^18 multiply-adds a piece */
 	const int64_t per = p->M * p->K, grain = per >= (1 << 18) ? 1 : (1 << 18) / per;
 	om_par_for(threads, p->N, grain, nd_piece, &j);
