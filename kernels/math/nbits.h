@@ -33,6 +33,14 @@ static inline float om_nbits_zero(const om_nbits *p, int64_t n, int64_t k)
 void om_nbits_dequant(const om_nbits *p, int64_t n0, int64_t w, int64_t k0, int64_t len,
 		      float *t);
 
+/* Fast mode's prompt panels (nbits_panel.c): A's rows into x [M, row] in the lane order of
+ * the 64-byte pieces (row = 64 (8 / bits) pieces: x[m][h][t P + r][j] = A[m][P (64 h + 4 j +
+ * t) + r], 0 past K), and W's columns [n0, n0 + w) at [k0, k0 + len) of that order (both
+ * multiples of 64 (8 / bits)) into t [w, len], (code - zero point) * scale with an FMA */
+void om_nbits_lane_order(const om_nbits *p, int64_t row, float *x);
+void om_nbits_dequant_lanes(const om_nbits *p, int64_t n0, int64_t w, int64_t k0, int64_t len,
+			    float *t);
+
 /* Fast mode, M <= OM_NBITS_DECODE_ROWS: Y = A W (+ bias) straight from the codes (nothing
  * dequantized to memory), the columns split over `threads`; float rounding apart from exact
  * arithmetic (another summation order). False, nothing written, when it cannot get its

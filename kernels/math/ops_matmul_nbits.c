@@ -91,8 +91,10 @@ static om_kind nbits_infer(om_ctx *c)
 typedef struct nbits_job {
 	const nbits_plan *p;
 	int exact;
-	int64_t tn, tk; /* a panel's columns and rows */
-	float *tiles;   /* a tn x tk panel per slot */
+	int64_t tn, tk;  /* a panel's columns and rows */
+	float *tiles;    /* a tn x tk panel per slot */
+	const float *a;  /* A, or (fast mode) its columns in the panels' order, ld lda */
+	int64_t lda, kp; /* kp: the rows of W in that order (K, or padded to whole pieces) */
 } nbits_job;
 
 /* column panels [lo, hi): each panel's columns of Y through one product per tk rows of W
@@ -104,10 +106,13 @@ static void nbits_tiles(void *arg, int64_t lo, int64_t hi, int slot)
 	float *t = j->tiles + (size_t)slot * (size_t)(j->tn * j->tk);
 	for (int64_t i = lo; i < hi; i++) {
 		const int64_t n0 = i * j->tn, w = p->N - n0 < j->tn ? p->N - n0 : j->tn;
-		for (int64_t k0 = 0; k0 < p->K; k0 += j->tk) {
-			const int64_t len = p->K - k0 < j->tk ? p->K - k0 : j->tk;
-			om_nbits_dequant(p, n0, w, k0, len, t);
-			om_sgemm(j->exact, false, true, p->M, w, len, 1.0f, p->a + k0, p->K, t,
+		for (int64_t k0 = 0; k0 < j->kp; k0 += j->tk) {
+			const int64_t len = j->kp - k0 < j->tk ? j->kp - k0 : j->tk;
+			if (j->exact)
+				om_nbits_dequant(p, n0, w, k0, len, t);
+			else
+				om_nbits_dequant_lanes(p, n0, w, k0, len, t);
+			om_sgemm(j->exact, false, true, p->M, w, len, 1.0f, j->a + k0, j->lda, t,
 				 len, k0 ? 1.0f : 0.0f, p->y + n0, p->N);
 		}
 		for (int64_t m = 0; p->bias && m < p->M; m++)
@@ -135,25 +140,36 @@ static om_kind nbits_float(om_ctx *c)
 		return OM_OK;
 	}
 	/* exact mode: whole columns (k ascending in one product); fast mode: panels of PANEL_K
-	 * rows rounded to whole blocks */
-	nbits_job j = {&p, c->exact, TILE_N, p.K, NULL};
+	 * rows in the lanes' order (whole 64-byte pieces), A permuted alike */
+	nbits_job j = {&p, c->exact, TILE_N, p.K, NULL, p.a, p.K, p.K};
+	float *perm = NULL;
 	if (!c->exact) {
+		const int64_t piece = 64 * (8 / p.bits);
+		j.kp = (p.kb * p.blob + 63) / 64 * piece;
 		j.tn = PANEL_N;
-		j.tk = (PANEL_K + p.bs - 1) / p.bs * p.bs;
-		j.tk = j.tk < p.K ? j.tk : p.K;
+		j.tk = (PANEL_K + piece - 1) / piece * piece;
+		j.tk = j.tk < j.kp ? j.tk : j.kp;
+		if ((rc = om_ctx_reserve(c, sizeof(float) * (size_t)(p.M * j.kp), "A in lanes")))
+			return rc;
+		if (!(perm = malloc(sizeof(float) * (size_t)(p.M * j.kp))))
+			return om_error(c->st, OM_ERR_NOMEM, c->node, "no memory for A's copy");
+		om_nbits_lane_order(&p, j.kp, perm);
+		j.a = perm, j.lda = j.kp;
 	}
 	const int64_t tiles = (p.N + j.tn - 1) / j.tn;
 	/* a piece of tiles worth ~2^20 multiply-adds, at least one tile */
 	const int64_t per = p.M * p.K * j.tn, grain = per >= (1 << 20) ? 1 : (1 << 20) / per;
 	const int slots = om_par_slots(c->threads, tiles, grain);
 	const size_t bytes = sizeof(float) * (size_t)(j.tn * j.tk) * (size_t)slots;
-	if ((rc = om_ctx_reserve(c, bytes, "MatMulNBits' dequantized tiles")))
-		return rc;
-	if (!(j.tiles = malloc(bytes)))
-		return om_error(c->st, OM_ERR_NOMEM, c->node, "no memory for the weight tiles");
+	if ((rc = om_ctx_reserve(c, bytes, "MatMulNBits' dequantized tiles")) ||
+	    !(j.tiles = malloc(bytes))) {
+		free(perm);
+		return rc ? rc : om_error(c->st, OM_ERR_NOMEM, c->node, "no memory for the tiles");
+	}
 	om_ctx_chose(c, "tiles");
 	om_par_for_slots(c->threads, tiles, grain, nbits_tiles, &j);
 	free(j.tiles);
+	free(perm);
 	return OM_OK;
 }
 

@@ -1,0 +1,111 @@
+/* nbits_panel.c — MatMulNBits' fast-mode prompt panels: W's codes dequantized 64 bytes of a
+ * column at a time in the lanes' order of nbits_decode.c (lane j: bytes 4j to 4j + 3 of the
+ * piece, one shift and mask a code), A's columns permuted to the same order once a call, so
+ * the product is the same sum in another order (float rounding apart). */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("fp-contract=fast")
+#endif
+#include <string.h>
+
+#include "clones.h"
+#include "nbits.h"
+
+void om_nbits_lane_order(const om_nbits *p, int64_t row, float *x)
+{
+	const int64_t P = 8 / p->bits, supers = row / (64 * P);
+	for (int64_t m = 0; m < p->M; m++) {
+		const float *a = p->a + m * p->K;
+		float *xm = x + m * row;
+		for (int64_t h = 0; h < supers; h++)
+			for (int64_t t = 0; t < 4; t++)
+				for (int64_t r = 0; r < P; r++)
+					for (int64_t l = 0; l < 16; l++) {
+						const int64_t at = P * (64 * h + 4 * l + t) + r;
+						xm[((h * 4 + t) * P + r) * 16 + l] =
+							at < p->K ? a[at] : 0;
+					}
+	}
+}
+
+/* 16 floats of column n from block k0 on (scales or float zero points), past kb 0 */
+OM_INLINE void pn_16(const float *v, int64_t have, om_nb_f16 *out)
+{
+	*out = (om_nb_f16){0};
+	if (have >= 16)
+		memcpy(out, v, sizeof *out);
+	else
+		for (int64_t l = 0; l < have; l++)
+			(*out)[l] = v[l];
+}
+
+OM_INLINE void pn_cols(const om_nbits *p, int64_t n0, int64_t w, int64_t k0, int64_t len,
+		       float *t, const int bits)
+{
+	const int P = 8 / bits;
+	const int64_t colbytes = p->kb * p->blob, code0 = k0 / P; /* k0: whole pieces */
+	om_nb_i16 lane_block;
+	for (int l = 0; l < 16; l++)
+		lane_block[l] = p->blob < 64 ? (int32_t)(4 * l / p->blob) : 0;
+	for (int64_t g = 0; g < w; g++) {
+		const int64_t n = n0 + g;
+		float *out = t + g * len;
+		for (int64_t h = code0 / 64; h * 64 * P < k0 + len; h++) {
+			const int64_t have = colbytes - h * 64;
+			om_nb_i16 v;
+			if (have >= 64) {
+				memcpy(&v, p->b + n * colbytes + h * 64, sizeof v);
+			} else {
+				uint8_t tmp[64] = {0};
+				if (have > 0)
+					memcpy(tmp, p->b + n * colbytes + h * 64, (size_t)have);
+				memcpy(&v, tmp, sizeof v);
+			}
+			/* lanes' scales and zero points: the piece's block's, or its blocks' */
+			om_nb_f16 sv, zv;
+			const int64_t kb0 = h * 64 / p->blob;
+			if (p->blob >= 64) {
+				sv = (om_nb_f16){0} + p->scales[n * p->kb + kb0];
+				zv = (om_nb_f16){0} + om_nbits_zero(p, n, kb0);
+			} else {
+				pn_16(p->scales + n * p->kb + kb0, p->kb - kb0, &sv);
+				if (p->zpf) {
+					pn_16(p->zpf + n * p->kb + kb0, p->kb - kb0, &zv);
+				} else {
+					zv = (om_nb_f16){0};
+					const int64_t e = 64 / p->blob;
+					for (int64_t l = 0; l < e && kb0 + l < p->kb; l++)
+						zv[l] = om_nbits_zero(p, n, kb0 + l);
+				}
+				sv = __builtin_shuffle(sv, lane_block);
+				zv = __builtin_shuffle(zv, lane_block);
+			}
+			const om_nb_f16 zs = zv * sv;
+			float *o = out + (h * 64 * P - k0);
+			_Pragma("GCC unroll 4") for (int tb = 0; tb < 4; tb++)
+				_Pragma("GCC unroll 4") for (int r = 0; r < P; r++) {
+					const om_nb_f16 q = __builtin_convertvector(
+						(v >> (8 * tb + r * bits)) & ((1 << bits) - 1),
+						om_nb_f16);
+					const om_nb_f16 y = q * sv - zs;
+					memcpy(o + (tb * P + r) * 16, &y, sizeof y);
+				}
+		}
+	}
+}
+
+OM_CLONES static void pn_any(const om_nbits *p, int64_t n0, int64_t w, int64_t k0,
+			     int64_t len, float *t)
+{
+	if (p->bits == 4)
+		pn_cols(p, n0, w, k0, len, t, 4);
+	else if (p->bits == 8)
+		pn_cols(p, n0, w, k0, len, t, 8);
+	else
+		pn_cols(p, n0, w, k0, len, t, 2);
+}
+
+void om_nbits_dequant_lanes(const om_nbits *p, int64_t n0, int64_t w, int64_t k0, int64_t len,
+			    float *t)
+{
+	pn_any(p, n0, w, k0, len, t);
+}
