@@ -252,22 +252,12 @@ OM_CLONES static void nd_piece(void *arg, int64_t lo, int64_t hi)
 	}
 }
 
-/* A's rows in the pieces' lane order (x[m][h][t P + r][j] = A[m][P (64 h + 4 j + t) + r], 0
- * past K) and their block sums */
+/* A's rows in the pieces' lane order (om_nbits_lane_order) and their block sums */
 static void nd_prepare(const om_nbits *p, const nd_job *j, float *x, float *sum)
 {
-	const int64_t P = 8 / p->bits;
+	om_nbits_lane_order(p, j->row, x);
 	for (int64_t m = 0; m < p->M; m++) {
 		const float *a = p->a + m * p->K;
-		float *xm = x + m * j->row;
-		for (int64_t h = 0; h < j->supers; h++)
-			for (int64_t t = 0; t < 4; t++)
-				for (int64_t r = 0; r < P; r++)
-					for (int64_t l = 0; l < 16; l++) {
-						const int64_t at = P * (64 * h + 4 * l + t) + r;
-						xm[((h * 4 + t) * P + r) * 16 + l] =
-							at < p->K ? a[at] : 0;
-					}
 		for (int64_t k = 0; k < p->kb; k++) {
 			const int64_t end = (k + 1) * p->bs < p->K ? (k + 1) * p->bs : p->K;
 			float t = 0;
