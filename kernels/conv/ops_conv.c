@@ -810,25 +810,40 @@ static void int_choose(const om_ctx *c, om_choice *ch)
 	ch->name = IM2COL_DGEMM;
 }
 
+/* c with X and Y at their logical shapes where the planner keeps them NHWC (as
+ * logical_conv for float convs): it points into itself, made in place, never copied */
+typedef struct logical_qconv {
+	om_tensor x, y;
+	const om_tensor *in[9];
+	om_tensor *out[1];
+	om_ctx c;
+} logical_qconv;
+
+static void logical_qconv_of(const om_ctx *c, logical_qconv *v)
+{
+	const om_tensor *W = c->in[3];
+	const int64_t C = W->dims[1] * om_attr_int(c->node, "group", 1), M = W->dims[0];
+	v->x = c->blocked & OM_LAYOUT_IN(0) ? om_layout_logical(c->in[0], C) : *c->in[0];
+	v->y = c->blocked & OM_LAYOUT_OUT(0) ? om_layout_logical(c->out[0], M) : *c->out[0];
+	for (int32_t i = 0; i < 9; i++)
+		v->in[i] = i < c->nin ? c->in[i] : NULL;
+	v->in[0] = &v->x;
+	v->out[0] = &v->y;
+	v->c = *c;
+	v->c.in = v->in, v->c.out = v->out, v->c.nin = c->nin < 9 ? c->nin : 9;
+}
+
 /* QLinearConv: oneDNN's int8 convolution where it takes the conv, else the integer sums (X
  * and Y at their logical shapes where the planner keeps them NHWC) */
 static void qlinear_choose(const om_ctx *c, om_choice *ch)
 {
-	const om_tensor *W = c->in[3];
-	const int64_t C = W->dims[1] * om_attr_int(c->node, "group", 1), M = W->dims[0];
-	om_tensor x = c->blocked & OM_LAYOUT_IN(0) ? om_layout_logical(c->in[0], C) : *c->in[0];
-	om_tensor y = c->blocked & OM_LAYOUT_OUT(0) ? om_layout_logical(c->out[0], M) : *c->out[0];
-	const om_tensor *in[9] = {NULL};
-	for (int32_t i = 0; i < c->nin && i < 9; i++)
-		in[i] = c->in[i];
-	in[0] = &x;
-	om_tensor *out[1] = {&y};
+	logical_qconv v;
+	logical_qconv_of(c, &v);
 	om_status st = {0};
-	om_ctx lc = *c;
-	lc.st = &st, lc.in = in, lc.out = out;
+	v.c.st = &st;
 	conv_geo g;
 	ch->name = IM2COL_DGEMM;
-	if (!conv_geometry(&lc, &g) && om_qconv_dnnl_takes(&lc, &g.sp))
+	if (!conv_geometry(&v.c, &g) && om_qconv_dnnl_takes(&v.c, &g.sp))
 		ch->name = OM_QCONV_ONEDNN;
 }
 
@@ -886,37 +901,31 @@ static om_kind qlinear_sums(om_ctx *c, const conv_geo *g);
  * or (when oneDNN declines the case) the integer sums on NCHW copies */
 static om_kind qlinear_blocked(om_ctx *c)
 {
-	const om_tensor *W = c->in[3];
-	const int64_t C = W->dims[1] * om_attr_int(c->node, "group", 1), M = W->dims[0];
 	const bool bin = c->blocked & OM_LAYOUT_IN(0), bout = c->blocked & OM_LAYOUT_OUT(0);
-	om_tensor x = bin ? om_layout_logical(c->in[0], C) : *c->in[0];
-	om_tensor y = bout ? om_layout_logical(c->out[0], M) : *c->out[0];
-	const om_tensor *in[9] = {NULL};
-	for (int32_t i = 0; i < c->nin && i < 9; i++)
-		in[i] = c->in[i];
-	in[0] = &x;
-	om_tensor *out[1] = {&y};
-	om_ctx lc = *c;
-	lc.in = in, lc.out = out;
+	logical_qconv v;
+	logical_qconv_of(c, &v);
+	om_tensor *const x = &v.x, *const y = &v.y;
+	om_ctx *const lc = &v.c;
+	const int64_t C = x->dims[1], M = y->dims[1];
 	conv_geo g;
-	om_kind rc = conv_geometry(&lc, &g);
-	if (rc || qlinear_dnnl(&lc, &g, &rc))
+	om_kind rc = conv_geometry(lc, &g);
+	if (rc || qlinear_dnnl(lc, &g, &rc))
 		return rc;
 	const int64_t Pin = g.sp.in[0] * g.sp.in[1], Pout = g.sp.out[0] * g.sp.out[1];
 	uint8_t *px = NULL, *py = NULL;
-	rc = om_ctx_reserve(c, x.nbytes + y.nbytes, "NCHW copies of NHWC values");
-	if (!rc && ((bin && !(px = malloc(x.nbytes ? x.nbytes : 1))) ||
-		    (bout && !(py = malloc(y.nbytes ? y.nbytes : 1)))))
+	rc = om_ctx_reserve(c, x->nbytes + y->nbytes, "NCHW copies of NHWC values");
+	if (!rc && ((bin && !(px = malloc(x->nbytes ? x->nbytes : 1))) ||
+		    (bout && !(py = malloc(y->nbytes ? y->nbytes : 1)))))
 		rc = om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory");
 	if (!rc && bin) {
 		om_layout_nhwc_u8(c->in[0]->data, g.N, C, Pin, false, px);
-		x.data = px;
+		x->data = px;
 	}
 	if (!rc && bout)
-		y.data = py;
-	lc.blocked = 0;
+		y->data = py;
+	lc->blocked = 0;
 	if (!rc)
-		rc = qlinear_sums(&lc, &g);
+		rc = qlinear_sums(lc, &g);
 	if (!rc && bout)
 		om_layout_nhwc_u8(py, g.N, M, Pout, true, c->out[0]->data);
 	free(px), free(py);
