@@ -110,10 +110,12 @@ static bool mul_of(const om_step *m, int32_t x, int32_t g)
 	       ((m->in[0] == x && m->in[1] == g) || (m->in[0] == g && m->in[1] == x));
 }
 
-/* the readers of every slot among the steps that run or are absorbed (rd: nslots entries) */
-static void count_readers(const om_plan *p, readers *rd)
+/* the readers of every slot among the steps that run or are absorbed (nslots entries,
+ * calloc'd); NULL when out of memory */
+static readers *readers_of(const om_plan *p)
 {
-	for (int32_t i = 0; i < p->nsteps; i++) {
+	readers *rd = calloc((size_t)p->nslots, sizeof *rd);
+	for (int32_t i = 0; rd && i < p->nsteps; i++) {
 		const om_step *sp = &p->steps[i];
 		if (sp->folded || sp->dead)
 			continue;
@@ -126,6 +128,7 @@ static void count_readers(const om_plan *p, readers *rd)
 			rd[v].n++;
 		}
 	}
+	return rd;
 }
 
 /* absorbs the activation reading producer sp's output, if it qualifies */
@@ -170,10 +173,9 @@ om_kind om_plan_absorb(const om_session *s, om_plan *p, const om_tensor *t, om_s
 {
 	if (s->opt.exact)
 		return OM_OK;
-	readers *rd = calloc((size_t)p->nslots, sizeof *rd);
+	readers *rd = readers_of(p);
 	if (!rd)
 		return om_error(st, OM_ERR_NOMEM, NULL, "out of memory planning");
-	count_readers(p, rd);
 	for (int32_t i = 0; i < p->nsteps; i++) {
 		om_step *sp = &p->steps[i];
 		if (runs(sp) && (sp->op->flags & OM_OP_EPILOGUE) && sp->node->nout >= 1 &&
@@ -234,10 +236,9 @@ om_kind om_plan_absorb_sums(const om_session *s, om_plan *p, const om_tensor *t,
 {
 	if (s->opt.exact)
 		return OM_OK;
-	readers *rd = calloc((size_t)p->nslots, sizeof *rd);
+	readers *rd = readers_of(p);
 	if (!rd)
 		return om_error(st, OM_ERR_NOMEM, NULL, "out of memory planning");
-	count_readers(p, rd);
 	for (int32_t i = 0; i < p->nsteps; i++) {
 		om_step *sp = &p->steps[i];
 		const int32_t x = sp->node->nout >= 1 ? sp->out[0] : -1;
