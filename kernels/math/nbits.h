@@ -55,6 +55,23 @@ typedef int32_t om_nb_i16 __attribute__((vector_size(64)));
 typedef int32_t om_nb_i4 __attribute__((vector_size(16)));
 typedef int32_t om_nb_i8 __attribute__((vector_size(32)));
 
+/* v's lanes in the order of idx (an int32 vector of as many lanes, taken modulo them): GCC's
+ * __builtin_shuffle, a variable permute; clang has none, so lane by lane there (its builds are
+ * the warnings and sanitizer checks, not the measured one) */
+#ifdef __clang__
+#define OM_NB_PERMUTE(v, idx)                                                                    \
+	__extension__({                                                                          \
+		const __typeof__(v) s_ = (v);                                                    \
+		__typeof__(v) r_;                                                                \
+		const int n_ = (int)(sizeof r_ / sizeof r_[0]);                                  \
+		for (int i_ = 0; i_ < n_; i_++)                                                  \
+			r_[i_] = s_[(idx)[i_] & (n_ - 1)];                                       \
+		r_;                                                                              \
+	})
+#else
+#define OM_NB_PERMUTE(v, idx) __builtin_shuffle(v, idx)
+#endif
+
 /* 16 bytes at src, of which `avail` are there (the rest read as 0), as four int32 words
  * repeated in w's four quarters (lane j: word j % 4); two steps, which GCC 12 makes one
  * load and two register shuffles (one step goes through memory) */
@@ -92,7 +109,7 @@ static inline __attribute__((always_inline)) void om_nb_unpack16(const uint8_t *
 	const int t = bits == 2 ? 0 : bits == 4 ? 1 : 2;
 	om_nb_i16 w;
 	om_nb_load16(src, avail, &w);
-	*q = (__builtin_shuffle(w, word[t]) >> shift[t]) & ((1 << bits) - 1);
+	*q = (OM_NB_PERMUTE(w, word[t]) >> shift[t]) & ((1 << bits) - 1);
 }
 
 #endif

@@ -173,7 +173,7 @@ OM_INLINE void nd_lane_piece(const nd_job *j, int64_t n, int64_t h, const int M,
 			for (int64_t l = 0; l < per && k0 + l < p->kb; l++)
 				sv[l] = s[g * p->kb + l];
 		}
-		sv = __builtin_shuffle(sv, j->lane_block);
+		sv = OM_NB_PERMUTE(sv, j->lane_block);
 		_Pragma("GCC unroll 4") for (int m = 0; m < M; m++)
 			tot[m][g] += sv * part[m][g];
 	}

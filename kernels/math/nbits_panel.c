@@ -76,8 +76,8 @@ OM_INLINE void pn_cols(const om_nbits *p, int64_t n0, int64_t w, int64_t k0, int
 					for (int64_t l = 0; l < e && kb0 + l < p->kb; l++)
 						zv[l] = om_nbits_zero(p, n, kb0 + l);
 				}
-				sv = __builtin_shuffle(sv, lane_block);
-				zv = __builtin_shuffle(zv, lane_block);
+				sv = OM_NB_PERMUTE(sv, lane_block);
+				zv = OM_NB_PERMUTE(zv, lane_block);
 			}
 			const om_nb_f16 zs = zv * sv;
 			float *o = out + (h * 64 * P - k0);

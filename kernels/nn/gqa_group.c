@@ -50,7 +50,21 @@ int64_t gqa_position(const gqa_plan *p, int64_t b, int64_t s)
 
 /* float16 <-> float32 in loops GCC vectorizes (F16C's conversions in the x86-64-v3 and v4
  * clones, libgcc's in the baseline one: the same values, every half being a float and both
- * rounding to nearest even) */
+ * rounding to nearest even); clang before 15 has no _Float16 on x86: num/half.h's conversions
+ * there, the same values too */
+#if defined(__clang__) && __clang_major__ < 15
+static void half_to_f32(const uint16_t *src, int64_t n, float *dst)
+{
+	for (int64_t i = 0; i < n; i++)
+		dst[i] = om_half_to_float(src[i]);
+}
+
+static void f32_to_half(const float *src, int64_t n, uint16_t *dst)
+{
+	for (int64_t i = 0; i < n; i++)
+		dst[i] = om_float_to_half(src[i]);
+}
+#else
 OM_CLONES_V3 static void half_to_f32(const _Float16 *src, int64_t n, float *dst)
 {
 	for (int64_t i = 0; i < n; i++)
@@ -62,6 +76,7 @@ OM_CLONES_V3 static void f32_to_half(const float *src, int64_t n, _Float16 *dst)
 	for (int64_t i = 0; i < n; i++)
 		dst[i] = (_Float16)src[i];
 }
+#endif
 
 static void to_f32(int32_t dt, const void *src, int64_t n, float *dst)
 {
