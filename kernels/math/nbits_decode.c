@@ -89,10 +89,11 @@ OM_INLINE void nd_offsets(const nd_job *j, int64_t n, const int M, const int bit
 }
 
 /* piece h of the G columns from n (w: their 16 words each) times A's M rows into part[m][g]:
- * byte t of each word, code r of the byte */
+ * byte t of each word, code r of the byte (the r loop has no unroll pragma: GCC ignores one,
+ * with a warning -Werror makes fatal, where bits is not a constant, as in the debug builds) */
 #define ND_PIECE(j, h, w, part, M, bits, G)                                                 \
 	_Pragma("GCC unroll 4") for (int t_ = 0; t_ < 4; t_++)                            \
-		_Pragma("GCC unroll 4") for (int r_ = 0; r_ < 8 / (bits); r_++)           \
+		for (int r_ = 0; r_ < 8 / (bits); r_++) /* no unroll pragma: see below */    \
 	{                                                                                     \
 		om_nb_f16 q_[ND_GROUP];                                                       \
 		_Pragma("GCC unroll 4") for (int g_ = 0; g_ < (G); g_++) q_[g_] =             \
