@@ -245,7 +245,8 @@ static om_kind gq_kernel(om_ctx *c)
 	if (rc || (rc = gq_check_values(c, &p)))
 		return rc;
 	const int64_t n = p.B * p.Hkv, chunk = gqa_chunk(&p);
-	const int64_t per = gqa_scratch_floats(&p, chunk);
+	/* a slot's scratch starts at a multiple of 16 floats: its doubles align (gqa_group) */
+	const int64_t per = (gqa_scratch_floats(&p, chunk) + 15) / 16 * 16;
 	const int slots = om_par_slots(c->threads, n, 1);
 	const size_t cache = (size_t)(p.B * p.Hkv * p.Tp * p.D) * p.es;
 	om_tensor *pk = c->nout > 1 ? c->out[1] : NULL, *pv = c->nout > 2 ? c->out[2] : NULL;
