@@ -18,6 +18,7 @@ extern const om_op_table om_ops_matmul_nbits;
 extern const om_op_table om_ops_gather_bq;
 extern const om_op_table om_ops_sample;
 extern const om_op_table om_ops_scatter;
+extern const om_op_table om_ops_tensor_scatter;
 extern const om_op_table om_ops_detect;
 extern const om_op_table om_ops_signal;
 extern const om_op_table om_ops_misc;
@@ -46,6 +47,7 @@ const om_op_table *const om_op_tables[] = {
 	&om_ops_gather_bq,
 	&om_ops_sample,
 	&om_ops_scatter,
+	&om_ops_tensor_scatter,
 	&om_ops_detect,
 	&om_ops_signal,
 	&om_ops_misc,
