@@ -312,6 +312,47 @@ static void pool_limit(void **state)
 	om_pool_free(&p);
 }
 
+/* In a traced run a free block more than twice a request's size is not taken while a new block
+ * keeps the pool within twice the most bytes busy: a decoder's present KV (small, alive to the
+ * run's end) held a dead FFN activation's block each, and the pool grew to 2.3 times what was
+ * alive. Past the limit, or in a run that is not traced, it is taken. */
+static void pool_small_value_new_block(void **state)
+{
+	(void)state;
+	om_pool p = {0};
+	om_pool_run_begin(&p); /* the first run: traced */
+	assert_true(p.traced);
+	const int32_t big = om_pool_get(&p, 4096);
+	assert_true(big >= 0);
+	om_pool_release(&p, big);
+	assert_int_equal(om_pool_get(&p, 2048), big); /* exactly half of it: it fits */
+	om_pool_release(&p, big);
+	/* 1024-byte values that stay: new blocks, the big one left free (the most bytes busy
+	 * grows with them, and the pool stays within twice it) */
+	for (int k = 1; k <= 6; k++) {
+		const int32_t b = om_pool_get(&p, 1024);
+		assert_true(b >= 0 && b != big);
+		assert_int_equal(p.bytes, 4096 + 1024 * (size_t)k);
+		assert_true(p.bytes <= 2 * p.peak_busy);
+	}
+	assert_int_equal(p.busy_bytes, 6 * 1024);
+	om_pool_free(&p);
+
+	om_pool q = {.limit = 4096 + 512}; /* a new block would pass the limit */
+	om_pool_run_begin(&q);
+	int32_t b = om_pool_get(&q, 4096);
+	om_pool_release(&q, b);
+	assert_int_equal(om_pool_get(&q, 1024), b);
+	om_pool_free(&q);
+
+	om_pool u = {0}; /* not traced: the smallest block that fits, however large */
+	b = om_pool_get(&u, 4096);
+	om_pool_release(&u, b);
+	assert_int_equal(om_pool_get(&u, 1024), b);
+	assert_int_equal(u.bytes, 4096);
+	om_pool_free(&u);
+}
+
 /* One run of a dense block's pattern on the pool: a value of `grow` more bytes each step,
  * the previous one freed after the next is made (a Concat of everything so far), and a small
  * temporary between; the blocks' pointers after it in ptrs (when not NULL). */
@@ -498,6 +539,7 @@ int main(void)
 		cmocka_unit_test(run_within_limit),
 		cmocka_unit_test(range_over_default_limit),
 		cmocka_unit_test(pool_limit),
+		cmocka_unit_test(pool_small_value_new_block),
 		cmocka_unit_test(pool_steady_across_runs),
 		cmocka_unit_test(pool_arena),
 		cmocka_unit_test(cli_max_memory),
