@@ -5,6 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <protobuf-c/protobuf-c.h>
+
 #include "files.h"
 
 static const char *kind_of(mode_t mode)
@@ -192,4 +194,24 @@ void om_out_discard(om_out_file *o)
 	}
 	o->slot = -1;
 	o->tmp[0] = 0;
+}
+
+typedef struct file_buffer {
+	ProtobufCBuffer base;
+	FILE *f;
+	bool failed;
+} file_buffer;
+
+static void file_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
+{
+	file_buffer *fb = (file_buffer *)b;
+	if (!fb->failed && len && fwrite(data, 1, len, fb->f) != len)
+		fb->failed = true;
+}
+
+bool om_pack_to_file(const ProtobufCMessage *m, FILE *f)
+{
+	file_buffer fb = {{file_append}, f, false};
+	protobuf_c_message_pack_to_buffer(m, &fb.base);
+	return !fb.failed;
 }

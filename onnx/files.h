@@ -65,6 +65,12 @@ om_kind om_out_commit(om_out_file *o, om_status *st);
 /** Closes and removes the temporary file if it is still there (after a failure; idempotent). */
 void om_out_discard(om_out_file *o);
 
+struct ProtobufCMessage;
+/** Writes m's wire form to f as protobuf-c packs it, field by field: a bytes field (a tensor's
+ *  raw_data) goes from where it lies, never through a copy of the whole message. false when a
+ *  write failed (errno as fwrite left it). */
+bool om_pack_to_file(const struct ProtobufCMessage *m, FILE *f);
+
 /* ---- what om_save_cleanup removes (cleanup.c) --------------------------------------------- */
 
 /** Lists path (kept valid and unchanged by the caller until om_cleanup_drop) among the files

@@ -573,19 +573,6 @@ static Onnx__ModelProto *w_model(wctx *c)
 
 /* ---- files ------------------------------------------------------------------------------- */
 
-typedef struct file_buffer {
-	ProtobufCBuffer base;
-	FILE *f;
-	bool failed;
-} file_buffer;
-
-static void file_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
-{
-	file_buffer *fb = (file_buffer *)b;
-	if (!fb->failed && len && fwrite(data, 1, len, fb->f) != len)
-		fb->failed = true;
-}
-
 /* A weights file named by the caller: renamed into place, then the model; when the model's
  * rename fails, what was at the weights file's name before is put back (or the new one
  * removed). Two such saves at once to one name may leave one's model with the other's
@@ -679,10 +666,8 @@ static om_kind write_model(wctx *c, const Onnx__ModelProto *mp, const char *path
 	if (!k)
 		k = om_out_open(&mo, path, c->st);
 	if (!k) {
-		file_buffer fb = {{file_append}, mo.f, false};
 		errno = 0;
-		protobuf_c_message_pack_to_buffer(&mp->base, &fb.base);
-		if (fb.failed)
+		if (!om_pack_to_file(&mp->base, mo.f))
 			write_failed(c, path), k = c->err;
 	}
 	if (!k)

@@ -337,14 +337,9 @@ static om_kind pb_write(FILE *f, const om_tensor *t, const char *name, om_status
 		tp.has_raw_data = 1;
 		tp.raw_data = (ProtobufCBinaryData){t->nbytes, t->data};
 	}
-	size_t size = protobuf_c_message_get_packed_size(&tp.base);
-	uint8_t *buf = malloc(size ? size : 1);
-	om_kind k = OM_OK;
-	if (!buf)
-		k = om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
-	else if (protobuf_c_message_pack(&tp.base, buf) != size || fwrite(buf, 1, size, f) != size)
-		k = om_error(st, OM_ERR_IO, NULL, "cannot write the TensorProto");
-	free(buf);
+	const om_kind k = om_pack_to_file(&tp.base, f)
+				  ? OM_OK
+				  : om_error(st, OM_ERR_IO, NULL, "cannot write the TensorProto");
 	free(strs);
 	return k;
 }
