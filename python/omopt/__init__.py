@@ -14,6 +14,7 @@ import os
 import signal
 import tempfile
 import threading
+import weakref
 
 import numpy as np
 
@@ -514,7 +515,7 @@ class InferenceSession:
                 lib.om_value_free(ctypes.byref(b))
         try:
             check(kind, st)
-            result = [self._from_value(outs[i]) for i in range(nout)]
+            result = [self._adopt(outs[i]) for i in range(nout)]
         finally:
             for i in range(nout):
                 lib.om_value_free(ctypes.byref(outs[i]))
@@ -592,6 +593,25 @@ class InferenceSession:
                 self._tensor(it, item, name, keep)
             check(lib.om_box_insert(seq, k, ctypes.byref(it), ctypes.byref(st)), st)
         t.dtype, t.rank, t.nbytes, t.data = box.dtype, 0, 0, box.data
+
+    @classmethod
+    def _adopt(cls, t):
+        """A run's output: a numeric tensor as a numpy array over the library's own buffer
+        (no copy: a prompt's logits are tens of MB), freed with om_tensor_free when the last
+        array over it goes; t is left without data. Anything else as _from_value."""
+        if t.dtype in (SEQUENCE, OPTIONAL, STRING) or t.dtype not in _NP or not t.data:
+            return cls._from_value(t)
+        shape = tuple(t.dims[d] for d in range(t.rank))
+        count = int(np.prod(shape, dtype=np.int64))
+        dtype = np.dtype(_NP[t.dtype])
+        if count * dtype.itemsize > t.nbytes:
+            return cls._from_value(t)
+        own = Tensor()
+        ctypes.memmove(ctypes.byref(own), ctypes.byref(t), ctypes.sizeof(Tensor))
+        t.data, t.nbytes = None, 0
+        buf = (ctypes.c_char * max(own.nbytes, 1)).from_address(own.data)
+        weakref.finalize(buf, lib.om_tensor_free, ctypes.byref(own))
+        return np.frombuffer(buf, dtype=dtype, count=count).reshape(shape)
 
     @classmethod
     def _from_value(cls, t):

@@ -235,6 +235,52 @@ def test_sequences_and_optionals(tmp_path):
         s.run(None, {'s': a, 'x': x, 'o': None})   # an array where a list belongs
 
 
+def test_outputs_own_their_memory():
+    """Numeric outputs are arrays over the library's buffers (no copy): writable, with the
+    right values and dtypes, independent from run to run, alive after the session is closed
+    and freed with the last array over them."""
+    onnx = pytest.importorskip('onnx')
+    import gc
+    import weakref
+    h, T = onnx.helper, onnx.TensorProto
+    g = h.make_graph(
+        [h.make_node('Add', ['x', 'x'], ['y']), h.make_node('Shape', ['x'], ['s']),
+         h.make_node('Cast', ['x'], ['e'], to=T.FLOAT16)], 'g',
+        [h.make_tensor_value_info('x', T.FLOAT, ['N', 3])],
+        [h.make_tensor_value_info('y', T.FLOAT, ['N', 3]),
+         h.make_tensor_value_info('s', T.INT64, [2]),
+         h.make_tensor_value_info('e', T.FLOAT16, ['N', 3])])
+    m = h.make_model(g, opset_imports=[h.make_opsetid('', 18)])
+    s = omopt.InferenceSession(m.SerializeToString())
+    x = np.arange(3000 * 3, dtype=np.float32).reshape(3000, 3)
+    y1, sh, e = s.run(None, {'x': x})
+    y2, _, _ = s.run(None, {'x': x})
+    assert y1.dtype == np.float32 and y1.shape == (3000, 3) and np.array_equal(y1, 2 * x)
+    assert sh.dtype == np.int64 and sh.tolist() == [3000, 3]
+    assert e.dtype == np.float16 and np.array_equal(e, x.astype(np.float16))
+    assert y1.flags.writeable and y1.ctypes.data != y2.ctypes.data
+    y1[0, 0] = -1
+    assert y2[0, 0] == 0
+    (z,) = s.run(['y'], {'x': np.zeros((0, 3), np.float32)})
+    assert z.shape == (0, 3)
+    s.close()
+    del s
+    gc.collect()
+    assert np.array_equal(y2, 2 * x) and y1[0, 0] == -1
+    base = y2.base
+    while getattr(base, 'base', None) is not None and not isinstance(base, ctypes.Array):
+        base = base.base
+    assert isinstance(base, ctypes.Array)  # the library's buffer, not a copy
+    freed = weakref.finalize(base, lambda: None)
+    view = y2[1:]
+    del y2, base
+    gc.collect()
+    assert freed.alive and view[0, 0] == 6
+    del view
+    gc.collect()
+    assert not freed.alive
+
+
 def test_string_tensors():
     """String tensors in (str, bytes or object arrays) and out (object arrays of str)."""
     onnx = pytest.importorskip('onnx')
