@@ -24,7 +24,6 @@ Needs ../shared/oracle installed (node + onnxruntime-node) and the build's libom
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -46,10 +45,13 @@ def model_meta(path):
                      % path)
 
 
-def rss_kib():
+def rss_kib(field='VmRSS'):
+    """This process's resident set (VmRSS) or its peak (VmHWM), KiB. Not getrusage's
+    ru_maxrss: Linux carries the parent's resident set at fork into the child's (a parent that
+    read the model gave every worker its size)."""
     with open('/proc/self/status') as f:
         for line in f:
-            if line.startswith('VmRSS:'):
+            if line.startswith(field + ':'):
                 return int(line.split()[1])
     return 0
 
@@ -78,6 +80,7 @@ def greedy_omopt(model, meta, prompt, steps, threads, exact=False):
     empty = [np.zeros((1, meta['kv_heads'], 0, meta['head_size']), fdt) for _ in past_names]
     lg, pres = step(prompt, empty, 0)  # warm-up
     step([int(np.argmax(lg[0, -1]))], pres, len(prompt))
+    lg = pres = None  # the warm-up's logits (a prompt's: tens of MB) are not held meanwhile
     c0, t0 = time.process_time(), time.perf_counter()
     lg, pres = step(prompt, empty, 0)
     r = {'prompt_ms': (time.perf_counter() - t0) * 1e3,
@@ -94,7 +97,7 @@ def greedy_omopt(model, meta, prompt, steps, threads, exact=False):
     r.update(decode_ms=(time.perf_counter() - t0) * 1e3,
              decode_cpu_ms=(time.process_time() - c0) * 1e3, tokens=tokens,
              base_rss_kib=base_rss,
-             peak_rss_kib=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+             peak_rss_kib=rss_kib('VmHWM'))
     return r, np.stack(rows)
 
 
@@ -105,10 +108,13 @@ def env_omopt():
     return env
 
 
-def run_omopt(model, prompt_file, steps, threads, outdir):
+def run_omopt(model, meta, prompt_file, steps, threads, outdir):
+    # the metadata goes by the environment, as to decode_ort.js: reading it from the model in
+    # the worker (onnx.load) would put the whole file in its peak RSS
+    env = dict(env_omopt(), DECODER_META=json.dumps(meta))
     p = subprocess.run([sys.executable, os.path.abspath(__file__), model, '--worker',
                         prompt_file, '--steps', str(steps), '--threads', str(threads),
-                        '--out', outdir], capture_output=True, text=True, env=env_omopt())
+                        '--out', outdir], capture_output=True, text=True, env=env)
     if p.returncode:
         raise RuntimeError('omopt worker failed: ' + p.stderr.strip()[-2000:])
     return json.loads(p.stdout.strip().splitlines()[-1]), np.load(os.path.join(outdir,
@@ -156,7 +162,7 @@ def bench(a):
             for rep in range(a.reps):
                 row = {'threads': t, 'rep': rep, 'file_mib': size / 2 ** 20}
                 if 'omopt' in a.runtimes:
-                    ro, lo = run_omopt(a.model, pf, a.steps, t, os.path.join(tmp, 'o'))
+                    ro, lo = run_omopt(a.model, meta, pf, a.steps, t, os.path.join(tmp, 'o'))
                     row.update(omopt=rates(ro, a.prompt, a.steps), tokens_omopt=ro['tokens'],
                                omopt_peak_rss_mib=ro['peak_rss_kib'] / 1024,
                                omopt_base_rss_mib=ro['base_rss_kib'] / 1024)
@@ -238,7 +244,7 @@ def summary(row):
 
 
 def worker(a):
-    meta = model_meta(a.model)
+    meta = json.loads(os.environ['DECODER_META'])
     prompt = [int(x) for x in np.load(a.worker)]
     r, logits = greedy_omopt(a.model, meta, prompt, a.steps, a.threads, a.exact)
     os.makedirs(a.out, exist_ok=True)

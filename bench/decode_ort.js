@@ -5,7 +5,7 @@
 // the prompt (P tokens, empty past) and STEPS greedy steps, each feeding the presents back as
 // the pasts. Writes OUTDIR/logits.npy ([STEPS + 1, vocab]: the prompt's last row, then each
 // step's) and prints JSON: tokens (the STEPS + 1 argmax ids), prompt and decode wall and CPU ms
-// (process.cpuUsage: user + sys of every thread), peak RSS in KiB.
+// (process.cpuUsage: user + sys of every thread), peak RSS in KiB (VmHWM).
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -80,6 +80,7 @@ async function main() {
   // warm-up
   let r = await step(prompt, emptyPast(), 0);
   await step([lastRow(r.logits).best], r.presents, prompt.length);
+  r = null; // the warm-up's logits are not held meanwhile (as decode_bench.py's omopt side)
 
   const rows = [], tokens = [];
   let c0 = process.cpuUsage(), t0 = process.hrtime.bigint();
@@ -108,10 +109,17 @@ async function main() {
     [rows.length, meta.vocab], Buffer.concat(rows));
   console.log(JSON.stringify({ tokens, prompt_ms: promptWall, prompt_cpu_ms: promptCpu,
     decode_ms: decodeWall, decode_cpu_ms: decodeCpu, step_ms: stepMs,
-    peak_rss_kib: process.resourceUsage().maxRSS }));
+    peak_rss_kib: peakRssKib() }));
 }
 
 function cpuMs(c) { return (c.user + c.system) / 1e3; }
+
+// VmHWM of /proc/self/status: not getrusage's maxRSS, which Linux starts from the parent's
+// resident set at fork (a parent that read the model gave this process its size)
+function peakRssKib() {
+  const m = /VmHWM:\s*(\d+)/.exec(fs.readFileSync('/proc/self/status', 'latin1'));
+  return m ? Number(m[1]) : process.resourceUsage().maxRSS;
+}
 
 function halfToFloat(h) {
   const s = h & 0x8000 ? -1 : 1, e = (h >> 10) & 0x1f, m = h & 0x3ff;
