@@ -27,6 +27,8 @@ extern const om_op_table om_ops_fold;
 extern const om_op_table om_ops_einsum;
 extern const om_op_table om_ops_contrib;
 extern const om_op_table om_ops_dynq_matmul;
+extern const om_op_table om_ops_qlinear_ew, om_ops_qlinear_lut, om_ops_qlinear_pool,
+	om_ops_qgemm;
 extern const om_op_table om_ops_sequence, om_ops_optional;
 extern const om_op_table om_ops_random;
 
@@ -56,6 +58,7 @@ const om_op_table *const om_op_tables[] = {
 	&om_ops_einsum,
 	&om_ops_contrib,
 	&om_ops_dynq_matmul,
+	&om_ops_qlinear_ew, &om_ops_qlinear_lut, &om_ops_qlinear_pool, &om_ops_qgemm,
 	&om_ops_sequence, &om_ops_optional,
 	&om_ops_random,
 };

@@ -1,0 +1,1 @@
+By0JMœC>;5Zk¡=ž½“P…}pOpq»Ž¶Y¦p|<¦s´?¤=ik„=•N¹kE„ž¾R\o…¯to©¨¤0Yu?•H•§g»v­5š<SˆChœ

@@ -1,0 +1,1 @@
+By0J-JAN0h#HY@NZuzpCax>ix[#.tk}{S{RTlYH̲

@@ -1,0 +1,1 @@
+By0J<!>KG5XSxs=LRhHI:WoE9=uth13:)4*-FZRK/%e~:@7%`>evOb9]oJO9'.'#"

@@ -1,0 +1,1 @@
+By0J¨U^ejnmmfSYaimnkgVY_fkkjgY[^agkhc\aa^bfg]V_ccdfg`R[bac^d]^]emwlbWbcfnrld^^]adjc`Yge`bac`aigcd`a_dnplsfe_hfonzjdbkgjgca\gf^b`^ZW`aT[]__[c`X\`a`Z[X`^`_cac```^^\`^aZ[ZXU_el

@@ -1,0 +1,1 @@
+Bx1_zero_pointJÿ

@@ -1,0 +1,1 @@
+@By0J€KKKLLLLLMMMMMNNNNNOOOOOPPPPPPQQQQQRRRRRSSSSSTTTTTUUUUUVVVVVWWWWWXXXXXXYYYYYZZZZZ[[[[[\\\\\]]]]]^^^^^_____``````aaaaabbbbbcccccdddfhjlnprtvxy{}ƒ…‡‰‹‘“•—™› Ά¤¦¨ª¬®°²΄¶ΈΊΌΎΐΒΔΖΘΙΛΝΟΡΣΥΧΩΫέίαγεηιλνορςτφψϊόώÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿ

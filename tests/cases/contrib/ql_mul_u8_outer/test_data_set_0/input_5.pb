@@ -1,0 +1,1 @@
+BB_zero_pointJG
