@@ -139,6 +139,37 @@ CONTRIB = {
     ('com.microsoft', 'DynamicQuantizeMatMul'): sig(
         [('A', 'req'), ('B', 'req'), ('b_scale', 'req'), ('b_zero_point', 'opt'),
          ('bias', 'opt')], [('Y', 'req')], {}),
+    ('com.microsoft', 'QLinearAdd'): sig(
+        [('A', 'req'), ('A_scale', 'req'), ('A_zero_point', 'opt'), ('B', 'req'),
+         ('B_scale', 'req'), ('B_zero_point', 'opt'), ('C_scale', 'req'),
+         ('C_zero_point', 'opt')], [('C', 'req')], {}),
+    ('com.microsoft', 'QLinearMul'): sig(
+        [('A', 'req'), ('A_scale', 'req'), ('A_zero_point', 'opt'), ('B', 'req'),
+         ('B_scale', 'req'), ('B_zero_point', 'opt'), ('C_scale', 'req'),
+         ('C_zero_point', 'opt')], [('C', 'req')], {}),
+    ('com.microsoft', 'QLinearSigmoid'): sig(
+        [('X', 'req'), ('X_scale', 'req'), ('X_zero_point', 'opt'), ('Y_scale', 'req'),
+         ('Y_zero_point', 'opt')], [('Y', 'req')], {}),
+    ('com.microsoft', 'QLinearLeakyRelu'): sig(
+        [('X', 'req'), ('X_scale', 'req'), ('X_zero_point', 'opt'), ('Y_scale', 'req'),
+         ('Y_zero_point', 'opt')], [('Y', 'req')], {'alpha': ('FLOAT', False)}),
+    ('com.microsoft', 'QLinearConcat'): sig(
+        [('Y_scale', 'req'), ('Y_zero_point', 'req'), ('inputs', 'var')], [('Y', 'req')],
+        {'axis': ('INT', True)}),
+    ('com.microsoft', 'QLinearGlobalAveragePool'): sig(
+        [('X', 'req'), ('x_scale', 'req'), ('x_zero_point', 'req'), ('y_scale', 'req'),
+         ('y_zero_point', 'req')], [('Y', 'req')], {'channels_last': ('INT', False)}),
+    ('com.microsoft', 'QLinearAveragePool'): sig(
+        [('X', 'req'), ('x_scale', 'req'), ('x_zero_point', 'opt'), ('y_scale', 'req'),
+         ('y_zero_point', 'opt')], [('Y', 'req')],
+        {'auto_pad': ('STRING', False), 'ceil_mode': ('INT', False),
+         'channels_last': ('INT', False), 'count_include_pad': ('INT', False),
+         'kernel_shape': ('INTS', True), 'pads': ('INTS', False), 'strides': ('INTS', False)}),
+    ('com.microsoft', 'QGemm'): sig(
+        [('A', 'req'), ('a_scale', 'req'), ('a_zero_point', 'req'), ('B', 'req'),
+         ('b_scale', 'req'), ('b_zero_point', 'req'), ('C', 'opt'), ('y_scale', 'opt'),
+         ('y_zero_point', 'opt')], [('Y', 'req')],
+        {'alpha': ('FLOAT', False), 'transA': ('INT', False), 'transB': ('INT', False)}),
     # ONNX's Changelog lists GroupNormalization-18 as deprecated without its schema (ONNX 1.14)
     ('ai.onnx', 'GroupNormalization', 18): sig(
         [('X', 'req'), ('scale', 'req'), ('bias', 'req')], [('Y', 'req')],
