@@ -13,6 +13,8 @@ extern const om_op_table om_ops_loss;
 extern const om_op_table om_ops_attention;
 extern const om_op_table om_ops_rope;
 extern const om_op_table om_ops_gqa;
+extern const om_op_table om_ops_mha;
+extern const om_op_table om_ops_attention_ms;
 extern const om_op_table om_ops_quant;
 extern const om_op_table om_ops_matmul_nbits;
 extern const om_op_table om_ops_gather_bq;
@@ -44,6 +46,8 @@ const om_op_table *const om_op_tables[] = {
 	&om_ops_attention,
 	&om_ops_rope,
 	&om_ops_gqa,
+	&om_ops_mha,
+	&om_ops_attention_ms,
 	&om_ops_quant,
 	&om_ops_matmul_nbits,
 	&om_ops_gather_bq,

@@ -8,11 +8,9 @@
 #include <string.h>
 
 #include "attn_rows.h"
-#include "clones.h"
 #include "fastmath.h"
 #include "gemm.h"
 #include "gqa.h"
-#include "half.h"
 #include "numrun.h"
 
 int64_t gqa_chunk(const gqa_plan *p)
@@ -48,67 +46,13 @@ int64_t gqa_position(const gqa_plan *p, int64_t b, int64_t s)
 	return p->first ? ids[0] + s : ids[b * p->S + s];
 }
 
-/* float16 <-> float32 in loops GCC vectorizes (F16C's conversions in the x86-64-v3 and v4
- * clones, libgcc's in the baseline one: the same values, every half being a float and both
- * rounding to nearest even); clang before 15 has no _Float16 on x86: num/half.h's conversions
- * there, the same values too */
-#if defined(__clang__) && __clang_major__ < 15
-static void half_to_f32(const uint16_t *src, int64_t n, float *dst)
-{
-	for (int64_t i = 0; i < n; i++)
-		dst[i] = om_half_to_float(src[i]);
-}
-
-static void f32_to_half(const float *src, int64_t n, uint16_t *dst)
-{
-	for (int64_t i = 0; i < n; i++)
-		dst[i] = om_float_to_half(src[i]);
-}
-#else
-OM_CLONES_V3 static void half_to_f32(const _Float16 *src, int64_t n, float *dst)
-{
-	for (int64_t i = 0; i < n; i++)
-		dst[i] = (float)src[i];
-}
-
-OM_CLONES_V3 static void f32_to_half(const float *src, int64_t n, _Float16 *dst)
-{
-	for (int64_t i = 0; i < n; i++)
-		dst[i] = (_Float16)src[i];
-}
-#endif
-
-static void to_f32(int32_t dt, const void *src, int64_t n, float *dst)
-{
-	const uint16_t *h = src;
-	if (dt == OM_FLOAT)
-		memcpy(dst, src, sizeof(float) * (size_t)n);
-	else if (dt == OM_FLOAT16)
-		half_to_f32(src, n, dst);
-	else
-		for (int64_t i = 0; i < n; i++)
-			dst[i] = om_bf16_to_float(h[i]);
-}
-
-static void from_f32(int32_t dt, const float *src, int64_t n, void *dst)
-{
-	uint16_t *h = dst;
-	if (dt == OM_FLOAT)
-		memcpy(dst, src, sizeof(float) * (size_t)n);
-	else if (dt == OM_FLOAT16)
-		f32_to_half(src, n, dst);
-	else
-		for (int64_t i = 0; i < n; i++)
-			h[i] = om_float_to_bf16(src[i]);
-}
-
 /* token s of batch b, head `head` of src: its D values into x, rotated when the plan rotates
  * (in double, d: 2 rd doubles of scratch) */
 static void load_head(const gqa_plan *p, const gqa_src *src, int64_t b, int64_t s,
 		      int64_t head, float *x, double *d)
 {
 	const int64_t at = (b * p->S + s) * src->row + src->off + head * p->D;
-	to_f32(p->dt, src->data + (size_t)at * p->es, p->D, x);
+	om_attn_to_f32(p->dt, src->data + (size_t)at * p->es, p->D, x);
 	if (!p->rd)
 		return;
 	const int64_t half = p->rd / 2;
@@ -142,7 +86,7 @@ static void write_present(const gqa_plan *p, const gqa_out *o, int64_t b, int64_
 		memcpy(vr, p->v.data + (size_t)at * p->es, rowb);
 		if (p->rd) {
 			load_head(p, &p->k, b, s, kh, x, d);
-			from_f32(p->dt, x, p->D, kr);
+			om_attn_from_f32(p->dt, x, p->D, kr);
 		} else {
 			const int64_t ak = (b * p->S + s) * p->k.row + p->k.off + kh * p->D;
 			memcpy(kr, p->k.data + (size_t)ak * p->es, rowb);
@@ -239,8 +183,8 @@ static void group_pass(const gqa_plan *p, const gqa_out *o, const gqa_bufs *w, i
 			load_head(p, &p->q, b, s, kh * p->G + g, q, w->d);
 			/* rounded to the type, as ONNX Runtime's rotated query is */
 			if (p->dt != OM_FLOAT && p->rd) {
-				from_f32(p->dt, q, p->rd, w->tmp);
-				to_f32(p->dt, w->tmp, p->rd, q);
+				om_attn_from_f32(p->dt, q, p->rd, w->tmp);
+				om_attn_to_f32(p->dt, w->tmp, p->rd, q);
 			}
 		}
 	om_sgemm(p->exact, false, true, M, nc, D, p->scale, w->q, D, w->k + c0 * D, D, 0, w->sc,
@@ -258,7 +202,8 @@ static void group_pass(const gqa_plan *p, const gqa_out *o, const gqa_bufs *w, i
 	for (int64_t g = 0; g < p->G; g++)
 		for (int64_t s = s0; s < s1; s++) {
 			const int64_t at = ((b * p->S + s) * p->Hq + kh * p->G + g) * D;
-			from_f32(p->dt, w->y + (g * n + s - s0) * D, D, o->y + (size_t)at * p->es);
+			om_attn_from_f32(p->dt, w->y + (g * n + s - s0) * D, D,
+					 o->y + (size_t)at * p->es);
 		}
 }
 
@@ -277,8 +222,8 @@ void gqa_group(const gqa_plan *p, const gqa_out *o, int64_t i, int64_t chunk, fl
 	if (p->dt == OM_FLOAT) {
 		w.k = (float *)o->pk + at, w.v = (float *)o->pv + at;
 	} else {
-		to_f32(p->dt, o->pk + at * p->es, T * D, kf);
-		to_f32(p->dt, o->pv + at * p->es, T * D, vf);
+		om_attn_to_f32(p->dt, o->pk + at * p->es, T * D, kf);
+		om_attn_to_f32(p->dt, o->pv + at * p->es, T * D, vf);
 		w.k = kf, w.v = vf;
 	}
 	for (int64_t s0 = 0; s0 < p->S; s0 += chunk)

@@ -1,0 +1,1 @@
+Bweight_scaleJoƒ;

@@ -1,0 +1,1 @@
+Bweight_zero_pointJƒ
