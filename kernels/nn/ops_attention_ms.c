@@ -317,7 +317,10 @@ static om_kind am_kernel(om_ctx *c)
 		return rc;
 	const int64_t M = p.B * p.S;
 	const size_t bytes = sizeof(float) * (size_t)(M * g.W + 1);
-	if ((rc = om_ctx_reserve(c, 2 * bytes, "the projection of query, key and value")))
+	/* half types: float copies of the input and weights too (am_project_float) */
+	const size_t copies = p.dt == OM_FLOAT || c->op->param == AM_QUANT ? 0 :
+			      sizeof(float) * (size_t)(M * g.Hin + g.Hin * g.W);
+	if ((rc = om_ctx_reserve(c, bytes + copies, "the projection of query, key and value")))
 		return rc;
 	float *y = malloc(bytes);
 	bool ok = y && (c->op->param == AM_QUANT ? am_project_quant(c, &g, M, y) :
