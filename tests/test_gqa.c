@@ -7,8 +7,10 @@
  * interleaved, partial, position ids (a first prompt's from position_ids[0][0], as ONNX
  * Runtime 1.30 does), softcap, windows, packed QKV, bias (full and broadcast),
  * head sinks and smooth softmax, causal 0, qk_output 1 and 2, float16; exact mode on 1 and 3
- * threads gives the same bits, fast mode on 2 threads agrees within float rounding; malformed
- * inputs are errors, quantized caches Unsupported. */
+ * threads gives the same bits, fast mode on 2 threads agrees within float rounding; quantized
+ * caches (int8 and int4, per tensor and per channel) against the float path on their
+ * dequantized values (the same bits) with their present codes computed here; malformed inputs
+ * are errors, the Q/K norms, sliding_window_cache and different k/v quant types Unsupported. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -287,7 +289,8 @@ static void against_reference(void **state)
 }
 
 /* seqlens_k outside [0, total), a past shorter than a batch keeps, a position beyond the
- * caches, a quantized past, too few tokens for total: errors, never reads out of bounds */
+ * caches, a past of another type than the query without quant attributes, too few tokens for
+ * total: errors, never reads out of bounds */
 static void bad_inputs(void **state)
 {
 	(void)state;
@@ -300,7 +303,7 @@ static void bad_inputs(void **state)
 		om_kind want;
 	} bad[] = {{8, 8, 7, 0, 0, OM_ERR_INVALID_INPUT}, {-1, 8, 7, 0, 0, OM_ERR_INVALID_INPUT},
 		   {7, 8, 3, 0, 0, OM_ERR_INVALID_INPUT},  {3, 4, 3, 9, 0, OM_ERR_INVALID_INPUT},
-		   {3, 4, 3, 0, 1, OM_ERR_UNSUPPORTED},    {3, 4, 3, -1, 0, OM_ERR_INVALID_INPUT}};
+		   {3, 4, 3, 0, 1, OM_ERR_INVALID_MODEL},  {3, 4, 3, -1, 0, OM_ERR_INVALID_INPUT}};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
 		om_model *m = NULL;
 		om_node *node = nt_node(&m, "GroupQueryAttention", 10, 3);
@@ -327,11 +330,205 @@ static void bad_inputs(void **state)
 	}
 }
 
+/* ---- quantized caches ---- */
+
+typedef struct gq_qcase {
+	int64_t B, S, Hq, Hkv, D, P, total; /* P: the past's rows (0: empty) */
+	int32_t seqlens[2];
+	int bits, chan;                     /* 8 or 4; per channel or per tensor */
+} gq_qcase;
+
+/* the code of x at scale s (ONNX Runtime's: rint(x * (1 / s)), clamped) */
+static int qcode(float x, float s, int bits)
+{
+	const float q = rintf(x * (s != 0 ? 1.0f / s : 1.0f));
+	const float lo = bits == 8 ? -128.0f : -8.0f, hi = bits == 8 ? 127.0f : 7.0f;
+	return (int)(q < lo ? lo : q > hi ? hi : q);
+}
+
+/* code i of a cache row (int8, or int4 two a byte biased by 8, even element low) */
+static int row_code(const uint8_t *row, int64_t i, int bits)
+{
+	return bits == 8 ? (int8_t)row[i] : (row[i / 2] >> (i & 1 ? 4 : 0) & 15) - 8;
+}
+
+/* present's codes: the past's rows a batch keeps, its new tokens' codes (computed [B, S, Hkv,
+ * D]), zero bytes after */
+static void check_present(const gq_qcase *t, const uint8_t *present, const uint8_t *past_codes,
+			  const int *codes)
+{
+	const int64_t S = t->S, D = t->D, Hkv = t->Hkv, P = t->P;
+	const int64_t row = t->bits == 8 ? D : (D + 1) / 2, Tp = t->total > P ? t->total : P;
+	for (int64_t b = 0; b < t->B; b++) {
+		const int64_t T = t->seqlens[b] + 1, past = T - S;
+		for (int64_t h = 0; h < Hkv; h++)
+			for (int64_t j = 0; j < Tp; j++) {
+				const uint8_t *r = present + ((b * Hkv + h) * Tp + j) * row;
+				const uint8_t *old = past_codes + ((b * Hkv + h) * P + j) * row;
+				for (int64_t i = 0; i < D; i++) {
+					const int64_t n = ((b * S + j - past) * Hkv + h) * D + i;
+					const int want = j < past ? row_code(old, i, t->bits)
+							 : j < T  ? codes[n]
+								  : (t->bits == 8 ? 0 : -8);
+					assert_int_equal(row_code(r, i, t->bits), want);
+				}
+			}
+	}
+}
+
+/* the quantized node's outputs against the float node's on the dequantized values: past codes
+ * times scale, the new keys and values quantized and back; present's codes computed here */
+static void run_quantized(const gq_qcase *t, int exact)
+{
+	const int64_t B = t->B, S = t->S, D = t->D, Hkv = t->Hkv, P = t->P;
+	const int64_t row = t->bits == 8 ? D : (D + 1) / 2, nsc = t->chan ? Hkv * D : 1;
+	const int64_t Tp = t->total > P ? t->total : P, nkv = B * S * Hkv * D;
+	float *q = rand_floats(B * S * t->Hq * D, false), *k = rand_floats(nkv, false);
+	float *v = rand_floats(nkv, false), sc[2][64];
+	float *kd = malloc(sizeof(float) * (size_t)nkv), *vd = malloc(sizeof(float) * (size_t)nkv);
+	float *pd[2] = {malloc(sizeof(float) * (size_t)(B * Hkv * P * D + 1)),
+			malloc(sizeof(float) * (size_t)(B * Hkv * P * D + 1))};
+	uint8_t *pc[2] = {malloc((size_t)(B * Hkv * P * row + 1)),
+			  malloc((size_t)(B * Hkv * P * row + 1))};
+	int *codes[2] = {malloc(sizeof(int) * (size_t)nkv), malloc(sizeof(int) * (size_t)nkv)};
+	for (int kv = 0; kv < 2; kv++) {
+		for (int64_t i = 0; i < nsc; i++) /* codes up to about 2.5 sigma past the range */
+			sc[kv][i] = (1.0f + 0.25f * frand()) * (t->bits == 8 ? 0.01f : 0.2f);
+		for (int64_t i = 0; i < B * Hkv * P * row; i++)
+			pc[kv][i] = (uint8_t)((frand() + 1) * 128); /* every byte value */
+		for (int64_t r = 0; r < B * Hkv * P; r++)
+			for (int64_t i = 0; i < D; i++) {
+				const float s = sc[kv][t->chan ? r / P % Hkv * D + i : 0];
+				const int code = row_code(pc[kv] + r * row, i, t->bits);
+				pd[kv][r * D + i] = (float)code * s;
+			}
+		const float *x = kv ? v : k;
+		float *xd = kv ? vd : kd;
+		for (int64_t j = 0; j < nkv; j++) {
+			const float s = sc[kv][t->chan ? j % (Hkv * D) : 0];
+			codes[kv][j] = qcode(x[j], s, t->bits);
+			xd[j] = (float)codes[kv][j] * s;
+		}
+	}
+	int32_t total = (int32_t)t->total;
+	om_tensor tq = nt_tensor(OM_FLOAT, 3, (int64_t[]){B, S, t->Hq * D}, q);
+	const int64_t kvd[3] = {B, S, Hkv * D}, pdims[4] = {B, Hkv, P, D}, cd[4] = {B, Hkv, P, row};
+	om_tensor tk = nt_tensor(OM_FLOAT, 3, kvd, k), tv = nt_tensor(OM_FLOAT, 3, kvd, v);
+	om_tensor tkd = nt_tensor(OM_FLOAT, 3, kvd, kd), tvd = nt_tensor(OM_FLOAT, 3, kvd, vd);
+	const int32_t cdt = t->bits == 8 ? OM_INT8 : OM_UINT8;
+	om_tensor tpk = nt_tensor(cdt, 4, cd, pc[0]), tpv = nt_tensor(cdt, 4, cd, pc[1]);
+	om_tensor tfk = nt_tensor(OM_FLOAT, 4, pdims, pd[0]);
+	om_tensor tfv = nt_tensor(OM_FLOAT, 4, pdims, pd[1]);
+	om_tensor tsl = nt_tensor(OM_INT32, 1, (int64_t[]){B}, (int32_t *)t->seqlens);
+	om_tensor ttot = nt_tensor(OM_INT32, 0, NULL, &total);
+	om_tensor tks = nt_tensor(OM_FLOAT, 1, &nsc, sc[0]);
+	om_tensor tvs = nt_tensor(OM_FLOAT, 1, &nsc, sc[1]);
+	const om_tensor *qin[14] = {&tq, &tk, &tv, &tpk, &tpv, &tsl, &ttot, NULL, NULL, NULL, NULL,
+				    NULL, &tks, &tvs};
+	const om_tensor *fin[7] = {&tq, &tkd, &tvd, &tfk, &tfv, &tsl, &ttot};
+	om_model *mq = NULL, *mf = NULL;
+	om_node *nq = nt_node(&mq, "GroupQueryAttention", 14, 3);
+	om_node *nf = nt_node(&mf, "GroupQueryAttention", 7, 3);
+	nq->domain = nf->domain = "com.microsoft";
+	nt_int(nq, "num_heads", t->Hq), nt_int(nq, "kv_num_heads", Hkv);
+	nt_int(nf, "num_heads", t->Hq), nt_int(nf, "kv_num_heads", Hkv);
+	nt_str(nq, "k_quant_type", t->chan ? "PER_CHANNEL" : "PER_TENSOR");
+	nt_str(nq, "v_quant_type", t->chan ? "PER_CHANNEL" : "PER_TENSOR");
+	nt_int(nq, "kv_cache_bit_width", t->bits);
+	om_tensor yq[3] = {0}, yf[3] = {0};
+	om_status st = {0};
+	if (nt_run_threads(nq, 1, qin, yq, exact, 2, &st))
+		fail_msg("%s", st.msg);
+	assert_int_equal(nt_run_threads(nf, 1, fin, yf, exact, 2, &st), OM_OK);
+	for (int kv = 0; kv < 2; kv++) {
+		assert_int_equal(yq[1 + kv].dtype, cdt);
+		nt_assert_shape(&yq[1 + kv], 4, (int64_t[]){B, Hkv, Tp, row});
+		check_present(t, yq[1 + kv].data, pc[kv], codes[kv]);
+	}
+	if (exact) /* the same values through the same path: the same bits */
+		assert_memory_equal(yq[0].data, yf[0].data, yf[0].nbytes);
+	else
+		for (int64_t i = 0; i < om_tensor_numel(&yf[0]); i++) {
+			const float *a = yq[0].data, *b = yf[0].data;
+			assert_float_equal(a[i], b[i], 1e-5);
+		}
+	for (int i = 0; i < 3; i++)
+		om_tensor_free(&yq[i]), om_tensor_free(&yf[i]);
+	nt_free(mq), nt_free(mf);
+	free(q), free(k), free(v), free(kd), free(vd);
+	for (int kv = 0; kv < 2; kv++)
+		free(pd[kv]), free(pc[kv]), free(codes[kv]);
+}
+
+static void quantized_caches(void **state)
+{
+	(void)state;
+	/* B S Hq Hkv D P total seqlens bits chan */
+	static const gq_qcase cases[] = {
+		{1, 1, 4, 2, 16, 7, 8, {7, 0}, 8, 0},     {2, 1, 8, 2, 32, 33, 34, {33, 9}, 8, 1},
+		{2, 1, 4, 2, 16, 7, 8, {7, 3}, 4, 0},     {1, 1, 4, 2, 16, 20, 21, {20, 0}, 4, 1},
+		{1, 5, 4, 2, 16, 0, 5, {4, 0}, 8, 1},     {2, 4, 4, 4, 16, 0, 4, {3, 3}, 4, 0},
+		{1, 3, 4, 2, 16, 6, 9, {8, 0}, 8, 0},     {2, 1, 4, 2, 16, 12, 10, {9, 5}, 4, 1},
+		{1, 2, 2, 1, 7, 4, 6, {5, 0}, 4, 1},      {1, 2, 3, 3, 9, 3, 5, {4, 0}, 8, 1},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+		for (int exact = 1; exact >= 0; exact--)
+			run_quantized(&cases[i], exact);
+}
+
+/* inputs and attributes ONNX Runtime 1.30's CPU kernel refuses too: Unsupported naming the
+ * node; a quantized cache's scales of the wrong size or type, a bit width other than 8 or 4:
+ * invalid */
+static void refused(void **state)
+{
+	(void)state;
+	float x[64] = {0}, sc[16] = {0};
+	int8_t codes[64] = {0};
+	for (int k = 0; k < 6; k++) {
+		om_model *m = NULL;
+		om_node *node = nt_node(&m, "GroupQueryAttention", 16, 3);
+		node->domain = "com.microsoft", node->name = "gqa_node";
+		nt_int(node, "num_heads", 2), nt_int(node, "kv_num_heads", 1);
+		const bool quant = k >= 2;
+		if (quant) {
+			nt_str(node, "k_quant_type", "PER_CHANNEL");
+			nt_str(node, "v_quant_type", k == 2 ? "PER_TENSOR" : "PER_CHANNEL");
+			nt_int(node, "kv_cache_bit_width", k == 3 ? 2 : 8);
+		}
+		if (k == 1)
+			nt_int(node, "sliding_window_cache", 1),
+			nt_int(node, "local_window_size", 2);
+		int32_t sl = 3, tot = 4;
+		om_tensor tq = nt_tensor(OM_FLOAT, 3, (int64_t[]){1, 1, 16}, x);
+		om_tensor tk = nt_tensor(OM_FLOAT, 3, (int64_t[]){1, 1, 8}, x);
+		const int64_t pd[4] = {1, 1, 3, 8};
+		om_tensor tp = quant ? nt_tensor(OM_INT8, 4, pd, codes)
+				     : nt_tensor(OM_FLOAT, 4, pd, x);
+		om_tensor tsl = nt_tensor(OM_INT32, 1, (int64_t[]){1}, &sl);
+		om_tensor ttot = nt_tensor(OM_INT32, 0, NULL, &tot);
+		const int64_t nsc = k == 4 ? 4 : 8; /* case 4: too few scales */
+		om_tensor ts = nt_tensor(k == 5 ? OM_INT8 : OM_FLOAT, 1, &nsc, sc);
+		om_tensor tn = nt_tensor(OM_FLOAT, 1, (int64_t[]){8}, x);
+		const om_tensor *in[16] = {&tq, &tk, &tk, &tp, &tp, &tsl, &ttot, NULL, NULL, NULL,
+					   NULL, NULL, quant ? &ts : NULL, quant ? &ts : NULL,
+					   k == 0 ? &tn : NULL, k == 0 ? &tn : NULL};
+		om_tensor y[3] = {0};
+		om_status st = {0};
+		const om_kind rc = nt_run_threads(node, 1, in, y, 1, 1, &st);
+		assert_int_equal(rc, k < 3 ? OM_ERR_UNSUPPORTED : OM_ERR_INVALID_MODEL);
+		if (strcmp(st.node, "gqa_node"))
+			fail_msg("case %d: '%s' does not name the node", k, st.msg);
+		nt_free(m);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(against_reference),
 		cmocka_unit_test(bad_inputs),
+		cmocka_unit_test(quantized_caches),
+		cmocka_unit_test(refused),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

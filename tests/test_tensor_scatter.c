@@ -76,7 +76,8 @@ static void against_reference(void **state)
 					  circular, size);
 				om_model *m;
 				om_node *n = nt_node(&m, "TensorScatter", given ? 3 : 2, 1);
-				nt_int(n, "axis", axis - (variant & 4 ? rank : 0)); /* negative too */
+				/* variants 4-7 name the axis from the end */
+				nt_int(n, "axis", axis - (variant & 4 ? rank : 0));
 				if (circular || variant & 4)
 					nt_str(n, "mode", circular ? "circular" : "linear");
 				om_tensor tp = nt_tensor(dt, rank, dims, past);
@@ -86,8 +87,8 @@ static void against_reference(void **state)
 				om_tensor out[1];
 				om_status st = {0};
 				if (om_eval_node(n, 24, in, out, &st))
-					fail_msg("rank %d axis %d variant %d: %s", rank, axis, variant,
-						 st.msg);
+					fail_msg("rank %d axis %d variant %d: %s", rank, axis,
+						 variant, st.msg);
 				nt_assert_shape(&out[0], rank, dims);
 				assert_int_equal(out[0].dtype, dt);
 				assert_memory_equal(out[0].data, want, (size_t)np * size);

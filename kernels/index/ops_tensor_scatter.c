@@ -49,8 +49,8 @@ static om_kind ts_plan_make(om_ctx *c, ts_plan *p)
 	for (int32_t d = 0; d < x->rank; d++)
 		if (d != p->axis && u->dims[d] != x->dims[d])
 			return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
-					"update's dim %d (%lld) differs from past_cache's (%lld)", d,
-					(long long)u->dims[d], (long long)x->dims[d]);
+					"update's dim %d (%lld) differs from past_cache's (%lld)",
+					d, (long long)u->dims[d], (long long)x->dims[d]);
 	p->max = x->dims[p->axis], p->seq = u->dims[p->axis];
 	if (p->seq > p->max)
 		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,

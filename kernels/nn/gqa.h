@@ -29,6 +29,14 @@ typedef struct gqa_plan {
 	gqa_src q, k, v;
 	const om_tensor *pk, *pv, *seqlens, *cs, *sn, *pos, *bias, *sink;
 	int64_t bias_b, bias_h;      /* attention_bias strides over batch and head (0: broadcast) */
+	/* the caches: of the plan's type, or quantized (k/v_quant_type, kv_cache_bit_width):
+	 * int8 codes, or int4 codes two a byte (uint8, even element in the low nibble, + 8) */
+	int32_t cdt;                 /* past and present key/value's type */
+	int64_t qbits;               /* 0: not quantized, 8 or 4 */
+	int64_t crow;                /* elements of cdt in one cache row (D, or (D + 1) / 2) */
+	size_t crowb;                /* bytes of one cache row */
+	const float *ksc, *vsc;      /* k_scale, v_scale (quantized caches) */
+	int64_t sc_head;             /* scales per kv head: D (PER_CHANNEL) or 0 (PER_TENSOR) */
 } gqa_plan;
 
 /* where the group's results go */
@@ -45,6 +53,13 @@ int64_t gqa_total(const gqa_plan *p, int64_t b);
 int64_t gqa_past(const gqa_plan *p, int64_t b);
 /* the rotary position of token s of batch b: past + s, or from position_ids */
 int64_t gqa_position(const gqa_plan *p, int64_t b, int64_t s);
+/* D floats x into one quantized cache row at `row` (scale: the kv head's first scale):
+ * code = clamp(rint(x * (1 / scale)), -2^(bits-1), 2^(bits-1) - 1), a zero scale taken as 1,
+ * as ONNX Runtime 1.30's CPU kernel quantizes (gqa_kvq.c) */
+void gqa_kv_quantize(const gqa_plan *p, const float *scale, const float *x, void *row);
+/* n quantized cache rows into n * D floats: code * scale */
+void gqa_kv_dequantize(const gqa_plan *p, const float *scale, const void *rows, int64_t n,
+		       float *x);
 /* group i = b * Hkv + kv head: writes its present rows, then its query heads' outputs */
 void gqa_group(const gqa_plan *p, const gqa_out *o, int64_t i, int64_t chunk, float *w);
 

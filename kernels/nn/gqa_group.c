@@ -1,7 +1,8 @@
 /* gqa_group.c — com.microsoft GroupQueryAttention on one (batch, kv head) group: its present
- * rows (the past rows the batch keeps, the new tokens rotated, zeros after), then, a pass of
- * query rows at a time, the group's query heads together: scores against the present keys read
- * in place (float: om_sgemm; float16/bfloat16 rows converted to float once per group), the
+ * rows (the past rows the batch keeps, the new tokens rotated (quantized for a quantized
+ * cache), zeros after), then, a pass of query rows at a time, the group's query heads
+ * together: scores against the present keys read in place (float: om_sgemm; float16/bfloat16
+ * rows converted, quantized rows dequantized, to float once per group), the
  * window and causal frontier, softcap, bias and softmax (exact mode and sinks in double through
  * attn_rows.h, fast mode in float through fastmath.h), and the product with the present
  * values. */
@@ -67,14 +68,28 @@ static void load_head(const gqa_plan *p, const gqa_src *src, int64_t b, int64_t 
 		x[i] = (float)d[i];
 }
 
-/* present rows of group (b, kh): the past's first `past` rows, the S new tokens, zeros
- * (x: D floats, d: 2 rd doubles of scratch) */
-static void write_present(const gqa_plan *p, const gqa_out *o, int64_t b, int64_t kh,
-			  int64_t past, float *x, double *d)
+/* a new token's key (rotated: x holds it in float) or value row into a quantized cache row:
+ * the values rounded to the plan's type first, as ONNX Runtime quantizes them from there
+ * (tmp: D elements of the plan's type) */
+static void quantize_row(const gqa_plan *p, const float *scale, float *x, void *tmp, void *row)
 {
-	const size_t rowb = (size_t)p->D * p->es;
+	if (p->dt != OM_FLOAT) {
+		om_attn_from_f32(p->dt, x, p->D, tmp);
+		om_attn_to_f32(p->dt, tmp, p->D, x);
+	}
+	gqa_kv_quantize(p, scale, x, row);
+}
+
+/* present rows of group (b, kh): the past's first `past` rows, the S new tokens, zeros
+ * (x: D floats, d: 2 rd doubles, tmp: D elements of the plan's type, of scratch) */
+static void write_present(const gqa_plan *p, const gqa_out *o, int64_t b, int64_t kh,
+			  int64_t past, float *x, double *d, void *tmp)
+{
+	const size_t rowb = p->crowb;
 	char *pk = o->pk + (size_t)((b * p->Hkv + kh) * p->Tp) * rowb;
 	char *pv = o->pv + (size_t)((b * p->Hkv + kh) * p->Tp) * rowb;
+	const float *ksc = p->qbits ? p->ksc + kh * p->sc_head : NULL;
+	const float *vsc = p->qbits ? p->vsc + kh * p->sc_head : NULL;
 	if (past > 0) {
 		const size_t from = (size_t)((b * p->Hkv + kh) * p->P) * rowb;
 		memcpy(pk, (const char *)p->pk->data + from, (size_t)past * rowb);
@@ -83,6 +98,13 @@ static void write_present(const gqa_plan *p, const gqa_out *o, int64_t b, int64_
 	for (int64_t s = 0; s < p->S; s++) {
 		char *kr = pk + (size_t)(past + s) * rowb, *vr = pv + (size_t)(past + s) * rowb;
 		const int64_t at = (b * p->S + s) * p->v.row + p->v.off + kh * p->D;
+		if (p->qbits) {
+			om_attn_to_f32(p->dt, p->v.data + (size_t)at * p->es, p->D, x);
+			quantize_row(p, vsc, x, tmp, vr);
+			load_head(p, &p->k, b, s, kh, x, d);
+			quantize_row(p, ksc, x, tmp, kr);
+			continue;
+		}
 		memcpy(vr, p->v.data + (size_t)at * p->es, rowb);
 		if (p->rd) {
 			load_head(p, &p->k, b, s, kh, x, d);
@@ -217,9 +239,14 @@ void gqa_group(const gqa_plan *p, const gqa_out *o, int64_t i, int64_t chunk, fl
 	const int64_t used = 2 * rows * D + rows * p->Tp + 2 * p->Tp * D;
 	w.d = (double *)(f + used + (used & 1)); /* f is malloc'd: doubles align at even floats */
 	w.tmp = w.d + p->Tp + D + p->rd + 2;
-	write_present(p, o, b, kh, past, w.y, w.d);
+	write_present(p, o, b, kh, past, w.y, w.d, w.tmp);
 	const size_t at = (size_t)((b * p->Hkv + kh) * p->Tp * D);
-	if (p->dt == OM_FLOAT) {
+	if (p->qbits) { /* the codes of the T rows the batch reads, to float */
+		const size_t row0 = (size_t)((b * p->Hkv + kh) * p->Tp) * p->crowb;
+		gqa_kv_dequantize(p, p->ksc + kh * p->sc_head, o->pk + row0, T, kf);
+		gqa_kv_dequantize(p, p->vsc + kh * p->sc_head, o->pv + row0, T, vf);
+		w.k = kf, w.v = vf;
+	} else if (p->dt == OM_FLOAT) {
 		w.k = (float *)o->pk + at, w.v = (float *)o->pv + at;
 	} else {
 		om_attn_to_f32(p->dt, o->pk + at * p->es, T * D, kf);

@@ -1,10 +1,11 @@
 /* ops_gqa.c — com.microsoft GroupQueryAttention (ONNX Runtime's docs/ContribOperators.md):
  * query/key/value [B, S, heads * D] or packed QKV, past key/value BNSH, seqlens_k and
  * total_sequence_length, rotary (cos/sin caches, position_ids), local window, softcap,
- * attention_bias, head_sink, smooth_softmax, causal, qk_output. Present rows: the past rows a
- * batch keeps, then its new tokens (ONNX Runtime's layout when past and present are separate
- * buffers); quantized caches, sliding_window_cache and the Q/K norms are Unsupported. The row
- * reads the node (this file); gqa_group.c computes, a (batch, kv head) group per piece. */
+ * attention_bias, head_sink, smooth_softmax, causal, qk_output, quantized caches (int8 or int4,
+ * per tensor or per channel: gqa_kvq.c). Present rows: the past rows a batch keeps, then its
+ * new tokens (ONNX Runtime's layout when past and present are separate buffers);
+ * sliding_window_cache and the Q/K norms are Unsupported. The row reads the node (this file);
+ * gqa_group.c computes, a (batch, kv head) group per piece. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +15,7 @@
 #include "parallel.h"
 
 enum { GQ_Q, GQ_K, GQ_V, GQ_PK, GQ_PV, GQ_SEQLENS, GQ_TOTAL, GQ_COS, GQ_SIN, GQ_POS, GQ_BIAS,
-       GQ_SINK, GQ_FIRST_UNSUPPORTED };
+       GQ_SINK, GQ_KSCALE, GQ_VSCALE, GQ_FIRST_UNSUPPORTED };
 
 static om_kind gq_bad(om_ctx *c, const char *what)
 {
@@ -70,12 +71,14 @@ static om_kind gq_cache(om_ctx *c, gqa_plan *p)
 	p->pk = om_ctx_in(c, GQ_PK), p->pv = om_ctx_in(c, GQ_PV);
 	if (!p->pk != !p->pv)
 		return gq_bad(c, "past_key and past_value go together");
-	if (p->pk && (p->pk->dtype != p->dt || p->pv->dtype != p->dt))
-		return gq_unsupported(c, "a past of another type than the query (quantized cache)");
+	if (p->pk && (p->pk->dtype != p->cdt || p->pv->dtype != p->cdt))
+		return gq_bad(c, p->qbits ? "a quantized past is int8 (8 bits) or uint8 (4 bits)"
+					  : "past_key and past_value are of the query's type");
 	p->P = p->pk ? p->pk->dims[2] : 0;
-	const int64_t pd[4] = {p->B, p->Hkv, p->P, p->D};
+	const int64_t pd[4] = {p->B, p->Hkv, p->P, p->crow};
 	if (p->pk && (!gq_dims(p->pk, 4, pd) || !gq_dims(p->pv, 4, pd)))
-		return gq_bad(c, "past_key and past_value must be [batch, kv_num_heads, past, D]");
+		return gq_bad(c, "past_key and past_value must be [batch, kv_num_heads, past, "
+				 "D (or (D + 1) / 2 for int4 codes)]");
 	const om_tensor *sl = om_ctx_in(c, GQ_SEQLENS), *tot = om_ctx_in(c, GQ_TOTAL);
 	if (!sl || !tot || sl->dtype != OM_INT32 || tot->dtype != OM_INT32 ||
 	    !gq_dims(sl, 1, &p->B) || om_tensor_numel(tot) != 1)
@@ -96,8 +99,8 @@ static om_kind gq_cache(om_ctx *c, gqa_plan *p)
 /* cos/sin caches [rows, rd / 2] and position ids [B, S] (int64) when do_rotary */
 static om_kind gq_rotary(om_ctx *c, gqa_plan *p)
 {
-	p->interleaved = om_attr_int(c->node, "rotary_interleaved", 0) != 0;
-	if (!om_attr_int(c->node, "do_rotary", 0))
+	p->interleaved = om_attr_int(c->node, "rotary_interleaved", 0) == 1;
+	if (om_attr_int(c->node, "do_rotary", 0) != 1) /* ONNX Runtime: 1 is on, others off */
 		return OM_OK;
 	const om_tensor *cs = p->cs = om_ctx_in(c, GQ_COS), *sn = p->sn = om_ctx_in(c, GQ_SIN);
 	if (!cs || !sn || cs->dtype != p->dt || sn->dtype != p->dt || cs->rank != 2 ||
@@ -128,8 +131,50 @@ static om_kind gq_extras(om_ctx *c, gqa_plan *p)
 	if (sink && (sink->dtype != p->dt || !gq_dims(sink, 1, &p->Hq)))
 		return gq_bad(c, "head_sink must be [num_heads]");
 	for (int i = GQ_FIRST_UNSUPPORTED; i < c->nin; i++)
-		if (c->in[i])
-			return gq_unsupported(c, "k_scale, v_scale and the Q/K norm weights");
+		if (c->in[i]) /* ONNX Runtime 1.30's CPU kernel refuses them too */
+			return gq_unsupported(c, "the Q/K norm weights (q_norm_weight, "
+						 "k_norm_weight)");
+	return OM_OK;
+}
+
+/* k_scale and v_scale: float, one value (PER_TENSOR) or kv_num_heads * D (PER_CHANNEL) */
+static om_kind gq_scales(om_ctx *c, gqa_plan *p)
+{
+	const om_tensor *ks = om_ctx_in(c, GQ_KSCALE), *vs = om_ctx_in(c, GQ_VSCALE);
+	if (!p->qbits)
+		return OM_OK;
+	const int64_t n = p->sc_head ? p->Hkv * p->D : 1;
+	if (!ks || !vs || ks->dtype != OM_FLOAT || vs->dtype != OM_FLOAT ||
+	    om_tensor_numel(ks) != n || om_tensor_numel(vs) != n)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"a quantized cache needs float k_scale and v_scale of %lld values",
+				(long long)n);
+	p->ksc = ks->data, p->vsc = vs->data;
+	return OM_OK;
+}
+
+/* k_quant_type = v_quant_type (NONE, PER_TENSOR or PER_CHANNEL), kv_cache_bit_width 8 or 4 */
+static om_kind gq_quant(om_ctx *c, gqa_plan *p)
+{
+	static const char *const kinds[] = {"NONE", "PER_TENSOR", "PER_CHANNEL"};
+	const char *kq = om_attr_string(c->node, "k_quant_type", "NONE");
+	const char *vq = om_attr_string(c->node, "v_quant_type", "NONE");
+	int kind = -1;
+	for (int i = 0; i < 3; i++)
+		kind = strcmp(kq, kinds[i]) ? kind : i;
+	if (kind < 0 || strcmp(vq, kq))
+		return gq_unsupported(c, "k_quant_type and v_quant_type other than one of NONE, "
+					 "PER_TENSOR and PER_CHANNEL for both");
+	p->cdt = p->dt, p->crow = p->D, p->crowb = (size_t)p->D * p->es;
+	if (!kind)
+		return OM_OK;
+	p->qbits = om_attr_int(c->node, "kv_cache_bit_width", 0);
+	if (p->qbits != 8 && p->qbits != 4)
+		return gq_bad(c, "a quantized cache needs kv_cache_bit_width 8 or 4");
+	p->sc_head = kind == 2 ? p->D : 0;
+	p->cdt = p->qbits == 8 ? OM_INT8 : OM_UINT8;
+	p->crow = p->qbits == 8 ? p->D : (p->D + 1) / 2;
+	p->crowb = (size_t)p->crow;
 	return OM_OK;
 }
 
@@ -146,14 +191,10 @@ static om_kind gq_attrs(om_ctx *c, gqa_plan *p)
 		return gq_bad(c, "qk_output must be 0, 1 or 2");
 	if (om_attr_int(c->node, "sliding_window_cache", 0))
 		return gq_unsupported(c, "sliding_window_cache");
-	const char *kq = om_attr_string(c->node, "k_quant_type", "NONE");
-	const char *vq = om_attr_string(c->node, "v_quant_type", "NONE");
-	if (strcmp(kq, "NONE") || strcmp(vq, "NONE"))
-		return gq_unsupported(c, "quantized KV caches");
 	const float scale = om_attr_float(c->node, "scale", 0);
 	p->scale = scale != 0 ? scale : 1.0f / sqrtf((float)p->D);
 	p->softcap = om_attr_float(c->node, "softcap", 0);
-	p->smooth = om_attr_int(c->node, "smooth_softmax", 0) != 0;
+	p->smooth = om_attr_int(c->node, "smooth_softmax", 0) == 1; /* ONNX Runtime's test */
 	return OM_OK;
 }
 
@@ -167,6 +208,10 @@ static om_kind gq_plan_make(om_ctx *c, gqa_plan *p)
 	om_kind rc = gq_heads(c, p);
 	if (!rc)
 		rc = gq_attrs(c, p);
+	if (!rc)
+		rc = gq_quant(c, p);
+	if (!rc)
+		rc = gq_scales(c, p);
 	if (!rc)
 		rc = gq_rotary(c, p);
 	if (!rc)
@@ -189,7 +234,7 @@ static om_kind gq_infer(om_ctx *c)
 	om_set_shape(c->out[0], p.dt, 3, (int64_t[]){p.B, p.S, p.Hq * p.D});
 	for (int i = 1; i < 3 && i < c->nout; i++)
 		if (c->out[i])
-			om_set_shape(c->out[i], p.dt, 4, (int64_t[]){p.B, p.Hkv, T, p.D});
+			om_set_shape(c->out[i], p.cdt, 4, (int64_t[]){p.B, p.Hkv, T, p.crow});
 	if (c->nout > 3 && c->out[3])
 		om_set_shape(c->out[3], p.dt, 4, (int64_t[]){p.B, p.Hq, p.S, tot});
 	return rc;
@@ -248,7 +293,7 @@ static om_kind gq_kernel(om_ctx *c)
 	/* a slot's scratch starts at a multiple of 16 floats: its doubles align (gqa_group) */
 	const int64_t per = (gqa_scratch_floats(&p, chunk) + 15) / 16 * 16;
 	const int slots = om_par_slots(c->threads, n, 1);
-	const size_t cache = (size_t)(p.B * p.Hkv * p.Tp * p.D) * p.es;
+	const size_t cache = (size_t)(p.B * p.Hkv * p.Tp) * p.crowb;
 	om_tensor *pk = c->nout > 1 ? c->out[1] : NULL, *pv = c->nout > 2 ? c->out[2] : NULL;
 	const size_t own = (pk ? 0 : cache) + (pv ? 0 : cache); /* absent presents: scratch */
 	const size_t bytes = sizeof(float) * (size_t)per * (size_t)slots + own;

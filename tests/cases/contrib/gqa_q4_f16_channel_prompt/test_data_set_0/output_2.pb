@@ -1,0 +1,1 @@
+By2J@µƒ¨zhŠW¨ˆxzxŠ„šiœ”˜¨‰£hvšˆ–˜yŸj˜˜g”x¨„™jGh…—w¨x¨š¦d~v•Ù—XˆizxxJš

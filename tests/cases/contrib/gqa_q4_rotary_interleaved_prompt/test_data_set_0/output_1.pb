@@ -1,0 +1,1 @@
+By1J`‰š…h¨©xyˆw‹‡ˆ‡‡z‡˜{ˆ‰‡gx˜ˆg‰x‡yWŠx–™™vg‡whVuw©fy‡—‰¨¨‡ˆ˜˜ˆ‰§wx¦jŠ¹ˆwˆhXygx¨xv†y©w‡‡‰˜§‡{XY™{yv¨—

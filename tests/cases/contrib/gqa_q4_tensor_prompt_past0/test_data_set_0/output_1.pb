@@ -1,0 +1,1 @@
+By1J€ˆh¨›vw™Š™¸z—vu•˜u†¸wy§gÉ„•[ª§¦t†‹¸ˆ‰ŠŠ†J—ˆi¸f‡™ŒTˆ‡¦yx˜y—xz›…zt§Wi‡„x—¨…˜š†¨©v[I‡y˜Š¸™ˆˆ˜ˆIHl¶‰ˆy‰¥g‡ªz–h–‡f–ŠYŒ—V¦™ˆhÊ¨Œ¨{«ÈjÉ©jtg§©z›wYwfz†Š¼{wŠykhx›©—šf©œ˜[hË¹X‡†šf˜jŠ§‡xi‡Šˆ·ºI½GV¤¥W—wzššv–—Š˜i––¥y—HvWx˜«{ttzx¦ªyyi…˜‡™˜©w…evx˜gfzŠ—dÖhœ©FFxjl•¨hˆˆ—†ˆœxŠ

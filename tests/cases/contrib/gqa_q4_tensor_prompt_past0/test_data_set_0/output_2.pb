@@ -1,0 +1,1 @@
+By2J€eÆtFvÈE*wgvy˜wvvX¶k·Sç›©J—¸Fe§V„Ä›œy{i¿¥ö–tØ„d½iÉˆy¬'™‹¥ÇjÅÄ\IÕÇŒ¨Êµ5™™V…Ùh¨[åÃ˜F–×„ÊŠb¥Vyƒ‰je|ž„¸gÖ©”¤„·›;ø>m}É½£¦˜xÌ¨Ûëii’•º«iJšvýfwy4i;(	 I–RZgdˆöÙs•vl¹^‡J¢”IåwÕYGFö‡„HÖ›Ë-«w·Ã¥õƒµWI\€ès‹&s´yx¸vTg†JÆ‰$ƒžXJ[èTi…YÚyhƒX¦ïFfÉ+—LYF6„'×™‹vÉ@‡IGm4r¹Îvœ‘

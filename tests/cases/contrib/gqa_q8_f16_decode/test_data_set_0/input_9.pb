@@ -1,0 +1,1 @@
+Bk_scaleJªMC=
