@@ -461,6 +461,25 @@ model('gbq_ms', [
     extra_opsets=[('com.microsoft', 1)])
 
 
+# ---- BERT-style attention (after the rest: its own generator leaves their bytes alone) -------
+g34m = np.random.default_rng(341)
+model('mha_ms', [
+    h.make_node('MultiHeadAttention', ['q', 'k', 'v', 'mb', 'kpm', '', 'pk', 'pv'],
+                ['y', 'pko', 'pvo'], name='mha', domain='com.microsoft', num_heads=2,
+                unidirectional=1),
+    h.make_node('Attention', ['x', 'w', 'wb', 'kpm'], ['z'], name='attn', domain='com.microsoft',
+                num_heads=2, mask_filter_value=-100.0),
+], [vi('q', TP.FLOAT, ['B', 'S', 16]), vi('k', TP.FLOAT, ['B', 'S', 16]),
+    vi('v', TP.FLOAT, ['B', 'S', 16]), vi('kpm', TP.INT32, ['B', 'T']),
+    vi('pk', TP.FLOAT, ['B', 2, 'P', 8]), vi('pv', TP.FLOAT, ['B', 2, 'P', 8]),
+    vi('x', TP.FLOAT, ['B', 'T', 12])],
+    [Y, vi('pko', TP.FLOAT, None), vi('pvo', TP.FLOAT, None), vi('z', TP.FLOAT, None)],
+    [arr('mb', g34m.standard_normal(48).astype(np.float32)),
+     arr('w', g34m.standard_normal((12, 48)).astype(np.float32)),
+     arr('wb', g34m.standard_normal(48).astype(np.float32))],
+    extra_opsets=[('com.microsoft', 1)])
+
+
 # ---- tensor and value files ---------------------------------------------------------------
 def npy(a):
     b = io.BytesIO()
@@ -498,6 +517,7 @@ def dictionary():
     words = {x.name for x in schemas} | {a for x in schemas for a in x.attributes}
     words |= {'FusedMatMul', 'FusedConv', 'Gelu', 'FastGelu', 'BiasGelu', 'QuickGelu',
               'SkipLayerNormalization', 'GroupQueryAttention', 'GatherBlockQuantized',
+              'MultiHeadAttention', 'Attention', 'QAttention', 'key_padding_mask',
               'gather_axis', 'quantize_axis', 'com.microsoft', 'ai.onnx', WEIGHTS, 'location',
               'offset', 'length', 'checksum'}
     with open(os.path.join(HERE, 'models.dict'), 'w') as f:
