@@ -1,11 +1,13 @@
 /* qparam.h — the one-value scale and zero point of ONNX Runtime's QLinear ops (a float scale,
- * an int8/uint8 zero point of the data's type or none) and 8-bit element reads and stores. */
+ * an int8/uint8 zero point of the data's type or none) and 8-bit element reads and stores
+ * (always inlined: cloned loops call them). */
 #ifndef OM_QPARAM_H
 #define OM_QPARAM_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "clones.h"
 #include "op.h"
 
 typedef struct om_qparam {
@@ -26,13 +28,13 @@ static inline bool om_is_q8(int32_t dt)
 om_kind om_qparam_get(om_ctx *c, int si, int zi, int32_t dt, om_qparam *p);
 
 /** Element k of 8-bit data (int8 when sgn, else uint8) as int32. */
-static inline int32_t om_q8_at(const void *d, int64_t k, bool sgn)
+OM_INLINE int32_t om_q8_at(const void *d, int64_t k, bool sgn)
 {
 	return sgn ? ((const int8_t *)d)[k] : ((const uint8_t *)d)[k];
 }
 
 /** The range of the 8-bit type as floats. */
-static inline void om_q8_range(bool sgn, float *lo, float *hi)
+OM_INLINE void om_q8_range(bool sgn, float *lo, float *hi)
 {
 	*lo = sgn ? -128.0f : 0.0f;
 	*hi = sgn ? 127.0f : 255.0f;
@@ -40,7 +42,7 @@ static inline void om_q8_range(bool sgn, float *lo, float *hi)
 
 /** v (an integer value held in a float, or NaN) saturated to the 8-bit type and stored as its
  *  byte (NaN stores 0, as a quantizer's saturating conversion). */
-static inline uint8_t om_q8_byte(float v, bool sgn)
+OM_INLINE uint8_t om_q8_byte(float v, bool sgn)
 {
 	float lo, hi;
 	om_q8_range(sgn, &lo, &hi);

@@ -7,8 +7,10 @@
  *        c = rint(fma(a, ra, fma(b, rb, F))); a run where one operand is a single value folds
  *        it into F first (F + x r, product and sum each rounded), as MLAS does;
  *   Mul: c = rint(float((a - za)(b - zb)) * (sa * sb / sc)) + zc (the integer product exact).
- * Every thread count and clone gives the same bits (fmaf is exact). */
+ * Every thread count and clone gives the same bits (fmaf is exact); a run's operands step by 0
+ * or 1 (broadcast.h), each pairing and type a straight loop of its own. */
 #include <math.h>
+#include <string.h>
 
 #include "broadcast.h"
 #include "clones.h"
@@ -53,27 +55,74 @@ typedef struct qew_job {
 	int32_t za, zb;
 } qew_job;
 
-/* o[i] = Add of x[i * sx] (ratio rx) and y[i * sy] (ratio ry) over f, each run's bytes */
+/* Add over a run: x runs, y runs too (yrun) or is folded into f; sgn and yrun are constants
+ * at each call, so that every clone has a straight loop it vectorizes */
+OM_INLINE void qew_add_loop(int64_t n, uint8_t *o, const uint8_t *x, float rx,
+			    const uint8_t *y, bool yrun, float ry, float f, bool sgn)
+{
+	for (int64_t i = 0; i < n; i++) {
+		const float xv = (float)om_q8_at(x, i, sgn);
+		const float v = yrun ? fmaf(xv, rx, fmaf((float)om_q8_at(y, i, sgn), ry, f))
+				     : fmaf(xv, rx, f);
+		o[i] = om_q8_byte(rintf(v), sgn);
+	}
+}
+
+/* o[i] = Add of x[i * sx] (ratio rx) and y[i * sy] (ratio ry) over f; steps 0 or 1 */
 OM_CLONES static void qew_add_run(int64_t n, uint8_t *o, const uint8_t *x, int64_t sx, float rx,
 				  const uint8_t *y, int64_t sy, float ry, float f, bool sgn)
 {
 	if (!sy) /* y one value: folded into f (its product and sum each rounded) */
 		f = f + (float)om_q8_at(y, 0, sgn) * ry;
+	if (!sx) { /* both one value */
+		qew_add_loop(1, o, x, rx, y, false, ry, f, sgn);
+		memset(o + 1, o[0], (size_t)(n - 1));
+	} else if (sgn) {
+		if (sy)
+			qew_add_loop(n, o, x, rx, y, true, ry, f, true);
+		else
+			qew_add_loop(n, o, x, rx, y, false, ry, f, true);
+	} else {
+		if (sy)
+			qew_add_loop(n, o, x, rx, y, true, ry, f, false);
+		else
+			qew_add_loop(n, o, x, rx, y, false, ry, f, false);
+	}
+}
+
+/* Mul over a run of a (step sa) and b (step sb), the steps and sgn constants at each call */
+OM_INLINE void qew_mul_loop(int64_t n, uint8_t *o, const uint8_t *a, bool sa, const uint8_t *b,
+			    bool sb, const qew_job *j, bool sgn)
+{
+	const int32_t za = j->za, zb = j->zb;
+	const float r = j->r, zc = j->zc;
 	for (int64_t i = 0; i < n; i++) {
-		const float xv = (float)om_q8_at(x, i * sx, sgn);
-		const float v = sy ? fmaf(xv, rx, fmaf((float)om_q8_at(y, i * sy, sgn), ry, f))
-				   : fmaf(xv, rx, f);
-		o[i] = om_q8_byte(rintf(v), sgn);
+		const int32_t p = (om_q8_at(a, sa ? i : 0, sgn) - za) *
+				  (om_q8_at(b, sb ? i : 0, sgn) - zb);
+		o[i] = om_q8_byte(rintf((float)p * r) + zc, sgn);
 	}
 }
 
 OM_CLONES static void qew_mul_run(int64_t n, uint8_t *o, const uint8_t *a, int64_t sa,
 				  const uint8_t *b, int64_t sb, const qew_job *j)
 {
-	for (int64_t i = 0; i < n; i++) {
-		const int32_t p = (om_q8_at(a, i * sa, j->sgn) - j->za) *
-				  (om_q8_at(b, i * sb, j->sgn) - j->zb);
-		o[i] = om_q8_byte(rintf((float)p * j->r) + j->zc, j->sgn);
+	if (!sa && !sb) {
+		qew_mul_loop(1, o, a, false, b, false, j, j->sgn);
+		memset(o + 1, o[0], (size_t)(n - 1));
+	} else if (j->sgn) {
+		if (sa && sb)
+			qew_mul_loop(n, o, a, true, b, true, j, true);
+		else if (sa)
+			qew_mul_loop(n, o, a, true, b, false, j, true);
+		else
+			qew_mul_loop(n, o, a, false, b, true, j, true);
+	} else {
+		if (sa && sb)
+			qew_mul_loop(n, o, a, true, b, true, j, false);
+		else if (sa)
+			qew_mul_loop(n, o, a, true, b, false, j, false);
+		else
+			qew_mul_loop(n, o, a, false, b, true, j, false);
 	}
 }
 
