@@ -3,8 +3,8 @@
  * bits 2/4/8, block sizes 16-256, K not a multiple of the block, packed, absent and float zero
  * points, bias, batched A, N odd; exact mode on 1 and 3 threads gives the same bits, fast
  * mode (its decoding path for 1-4 rows, every bits and block size, and its prompt panels
- * included) agrees within float rounding (4 sqrt(K) epsilons of sum |a w|); bad inputs are
- * errors. */
+ * included) agrees within float rounding (4 sqrt(K) epsilons of sum |a w|); g_idx's blocks per
+ * row (random, and each row's own); bad inputs (g_idx's out of range included) are errors. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +15,7 @@ typedef struct nb_case {
 	int64_t M, K, N, bits, bs;
 	int zp; /* 0 none, 1 packed uint8, 2 float */
 	bool bias;
+	int gidx; /* g_idx: 0 none, 1 a random block per row, 2 each row's own block (k / bs) */
 } nb_case;
 
 static uint32_t rng = 12345;
@@ -56,27 +57,34 @@ static void run_case(const nb_case *t)
 		a[i] = frand();
 	for (int64_t n = 0; n < t->N; n++)
 		bias[n] = frand();
+	int32_t *g = malloc(sizeof(int32_t) * (size_t)(t->K ? t->K : 1));
+	for (int64_t k = 0; k < t->K; k++) /* g_idx: random blocks, or each row's own */
+		g[k] = t->gidx == 1 ? (int32_t)((frand() + 1) * 0.5f * (float)kb) % (int32_t)kb
+				    : (int32_t)(k / t->bs);
+	uint8_t *codes = malloc((size_t)(t->N * kb * t->bs)), *zq = malloc((size_t)(t->N * kb));
 	for (int64_t n = 0; n < t->N; n++)
 		for (int64_t k = 0; k < kb; k++) {
 			s[n * kb + k] = 0.01f + 0.1f * fabsf(frand());
-			const int64_t zq = (int64_t)((frand() + 1) * 0.5f * (float)mx);
-			z8[n * zrow + k * t->bits / 8] |= (uint8_t)(zq << (k * t->bits % 8));
-			zf[n * kb + k] = (float)zq + 0.25f * frand();
+			zq[n * kb + k] = (uint8_t)((frand() + 1) * 0.5f * (float)mx);
+			z8[n * zrow + k * t->bits / 8] |= (uint8_t)(zq[n * kb + k] << (k * t->bits % 8));
+			zf[n * kb + k] = (float)zq[n * kb + k] + 0.25f * frand();
 			for (int64_t i = 0; i < t->bs; i++) {
 				const int64_t q = (int64_t)((frand() + 1) * 0.5f * (float)(mx + 1)) & mx;
 				const int64_t bit = i * t->bits;
 				b[(n * kb + k) * blob + bit / 8] |= (uint8_t)(q << (bit % 8));
-				const int64_t kk = k * t->bs + i;
-				if (kk >= t->K)
-					continue;
-				const float zero = t->zp == 2   ? zf[n * kb + k]
-						   : t->zp == 1 ? (float)zq
-								: (float)(1 << (t->bits - 1));
-				const float w = ((float)q - zero) * s[n * kb + k];
-				for (int64_t m = 0; m < t->M; m++)
-					want[m * t->N + n] += (double)a[m * t->K + kk] * w,
-					mag[m * t->N + n] += fabs((double)a[m * t->K + kk] * w);
+				codes[(n * kb + k) * t->bs + i] = (uint8_t)q;
 			}
+		}
+	for (int64_t n = 0; n < t->N; n++) /* each weight alone: its row's block's scale and zero */
+		for (int64_t kk = 0; kk < t->K; kk++) {
+			const int64_t blk = t->gidx ? g[kk] : kk / t->bs;
+			const float zero = t->zp == 2   ? zf[n * kb + blk]
+					   : t->zp == 1 ? (float)zq[n * kb + blk]
+							: (float)(1 << (t->bits - 1));
+			const float w = ((float)codes[n * kb * t->bs + kk] - zero) * s[n * kb + blk];
+			for (int64_t m = 0; m < t->M; m++)
+				want[m * t->N + n] += (double)a[m * t->K + kk] * w,
+				mag[m * t->N + n] += fabs((double)a[m * t->K + kk] * w);
 		}
 
 	om_model *m = NULL;
@@ -90,7 +98,9 @@ static void run_case(const nb_case *t)
 	om_tensor tz = t->zp == 1 ? nt_tensor(OM_UINT8, 2, (int64_t[]){t->N, zrow}, z8)
 				  : nt_tensor(OM_FLOAT, 2, (int64_t[]){t->N, kb}, zf);
 	om_tensor tbias = nt_tensor(OM_FLOAT, 1, (int64_t[]){t->N}, bias);
-	const om_tensor *in[6] = {&ta, &tb, &ts, t->zp ? &tz : NULL, NULL, t->bias ? &tbias : NULL};
+	om_tensor tg = nt_tensor(OM_INT32, 1, (int64_t[]){t->K}, g);
+	const om_tensor *in[6] = {&ta, &tb, &ts, t->zp ? &tz : NULL, t->gidx ? &tg : NULL,
+				  t->bias ? &tbias : NULL};
 	om_tensor y1 = {0}, y3 = {0}, yf = {0};
 	om_status st = {0};
 	assert_int_equal(nt_run_threads(node, 1, in, &y1, 1, 1, &st), OM_OK);
@@ -103,32 +113,38 @@ static void run_case(const nb_case *t)
 	om_tensor_free(&y1), om_tensor_free(&y3), om_tensor_free(&yf);
 	nt_free(m);
 	free(b), free(z8), free(s), free(zf), free(a), free(bias), free(want), free(mag);
+	free(g), free(codes), free(zq);
 }
 
 static void products(void **state)
 {
 	(void)state;
 	static const nb_case cases[] = {
-		{1, 64, 17, 4, 32, 1, true},   {5, 40, 33, 4, 16, 0, false},
-		{3, 200, 40, 8, 64, 1, false}, {2, 48, 9, 2, 16, 1, true},
-		{4, 130, 21, 4, 128, 2, true}, {64, 256, 200, 4, 32, 1, true}, /* tiles split */
-		{0, 32, 8, 4, 32, 1, false},   {300, 96, 70, 2, 32, 2, false},
+		{1, 64, 17, 4, 32, 1, true, 0},   {5, 40, 33, 4, 16, 0, false, 0},
+		{3, 200, 40, 8, 64, 1, false, 0}, {2, 48, 9, 2, 16, 1, true, 0},
+		{4, 130, 21, 4, 128, 2, true, 0}, {64, 256, 200, 4, 32, 1, true, 0}, /* tiles split */
+		{0, 32, 8, 4, 32, 1, false, 0},   {300, 96, 70, 2, 32, 2, false, 0},
 		/* fast mode's 4-bit decoding path (whole blocks of 16 bytes or more) */
-		{2, 256, 33, 4, 64, 0, true},  {3, 128, 16, 4, 32, 2, false},
-		{4, 512, 7, 4, 128, 1, true},
+		{2, 256, 33, 4, 64, 0, true, 0},  {3, 128, 16, 4, 32, 2, false, 0},
+		{4, 512, 7, 4, 128, 1, true, 0},
 		/* the decoding path over 1-4 rows: 2, 4 and 8 bits, blocks of 4 to 64 bytes (the
 		 * smaller ones scaled per lane), K past the last whole block or chunk, N odd
 		 * (groups of 4 or 2 columns and the rest), every kind of zero point, more than
 		 * 16 blocks */
-		{1, 40, 9, 4, 16, 1, true},    {1, 1000, 13, 4, 32, 1, false},
-		{2, 1000, 11, 4, 16, 2, true}, {3, 777, 5, 4, 256, 0, false},
-		{4, 520, 10, 4, 32, 1, true},  {1, 600, 7, 8, 16, 1, true},
-		{2, 300, 9, 8, 64, 2, false},  {3, 1024, 6, 8, 256, 0, true},
-		{4, 96, 5, 8, 32, 1, false},   {1, 300, 9, 2, 16, 1, true},
-		{2, 1000, 7, 2, 32, 2, false}, {3, 512, 13, 2, 64, 1, true},
-		{4, 70, 3, 2, 256, 0, true},   {1, 16, 1, 2, 16, 1, false},
+		{1, 40, 9, 4, 16, 1, true, 0},    {1, 1000, 13, 4, 32, 1, false, 0},
+		{2, 1000, 11, 4, 16, 2, true, 0}, {3, 777, 5, 4, 256, 0, false, 0},
+		{4, 520, 10, 4, 32, 1, true, 0},  {1, 600, 7, 8, 16, 1, true, 0},
+		{2, 300, 9, 8, 64, 2, false, 0},  {3, 1024, 6, 8, 256, 0, true, 0},
+		{4, 96, 5, 8, 32, 1, false, 0},   {1, 300, 9, 2, 16, 1, true, 0},
+		{2, 1000, 7, 2, 32, 2, false, 0}, {3, 512, 13, 2, 64, 1, true, 0},
+		{4, 70, 3, 2, 256, 0, true, 0},   {1, 16, 1, 2, 16, 1, false, 0},
 		/* the prompt path's panels: rows of W past one panel, a last narrow panel */
-		{9, 700, 131, 4, 32, 1, true}, {6, 520, 129, 8, 16, 2, false},
+		{9, 700, 131, 4, 32, 1, true, 0}, {6, 520, 129, 8, 16, 2, false, 0},
+		/* g_idx (GPTQ act-order): random blocks per row on every path's row counts, bits,
+		 * kinds of zero point; each row's own block (the fast paths again) */
+		{1, 256, 9, 4, 32, 1, true, 1},  {3, 200, 17, 8, 64, 2, false, 1},
+		{9, 700, 131, 4, 32, 0, true, 1}, {2, 96, 5, 2, 16, 1, false, 1},
+		{2, 1000, 11, 4, 16, 2, true, 2}, {9, 700, 131, 4, 32, 1, true, 2},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
 		run_case(&cases[i]);
@@ -159,6 +175,33 @@ static void bad_inputs(void **state)
 		(void)st;
 		nt_free(m);
 	}
+	/* g_idx naming a block past the last (InvalidInput, in both modes), or not int32 [K] */
+	int32_t g[64] = {0};
+	int64_t g64[64] = {0};
+	g[40] = 2;
+	const struct {
+		int32_t dtype, n;
+		void *data;
+		om_kind want;
+	} gbad[] = {{OM_INT32, 64, g, OM_ERR_INVALID_INPUT}, {OM_INT32, 63, g, OM_ERR_INVALID_MODEL},
+		    {OM_INT64, 64, g64, OM_ERR_INVALID_MODEL}};
+	for (size_t i = 0; i < sizeof gbad / sizeof *gbad; i++)
+		for (int exact = 0; exact < 2; exact++) {
+			om_model *m = NULL;
+			om_node *node = nt_node(&m, "MatMulNBits", 5, 1);
+			node->domain = "com.microsoft";
+			nt_int(node, "K", 64), nt_int(node, "N", 2), nt_int(node, "bits", 4);
+			nt_int(node, "block_size", 32);
+			om_tensor ta = nt_tensor(OM_FLOAT, 2, (int64_t[]){1, 64}, a);
+			om_tensor tb = nt_tensor(OM_UINT8, 3, (int64_t[]){2, 2, 16}, b);
+			om_tensor ts = nt_tensor(OM_FLOAT, 2, (int64_t[]){2, 2}, s);
+			om_tensor tg = nt_tensor(gbad[i].dtype, 1, (int64_t[]){gbad[i].n}, gbad[i].data);
+			const om_tensor *in[5] = {&ta, &tb, &ts, NULL, &tg};
+			om_tensor y = {0};
+			om_status st = {0};
+			assert_int_equal(nt_run_threads(node, 1, in, &y, exact, 1, &st), gbad[i].want);
+			nt_free(m);
+		}
 }
 
 int main(void)

@@ -12,6 +12,7 @@ typedef struct om_nbits {
 	int64_t zp_row;                      /* bytes of a column's packed zero points */
 	const uint8_t *b, *zp8;              /* zp8: packed uint8 zero points, or NULL */
 	const float *scales, *zpf, *bias;    /* zpf: float zero points, or NULL */
+	const int32_t *gidx;                 /* g_idx: row k's block, or NULL (k / bs) */
 	const float *a;                      /* [M, K] */
 	float *y;                            /* [M, N] */
 } om_nbits;
@@ -29,7 +30,8 @@ static inline float om_nbits_zero(const om_nbits *p, int64_t n, int64_t k)
 
 /* W's columns [n0, n0 + w) and rows [k0, k0 + len) (k0 a multiple of the block size) into
  * t [w, len] (row j: column n0 + j's weights, ld len), each (code - zero point) * scale in
- * float32: the same bits as that expression computed alone */
+ * float32 (row k's scale and zero point those of block gidx[k] when p->gidx): the same bits as
+ * that expression computed alone */
 void om_nbits_dequant(const om_nbits *p, int64_t n0, int64_t w, int64_t k0, int64_t len,
 		      float *t);
 

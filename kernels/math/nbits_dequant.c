@@ -1,6 +1,7 @@
 /* nbits_dequant.c — MatMulNBits' weight tiles: columns and rows of W dequantized into float
  * rows, 16 codes at a time unpacked in registers (om_nb_unpack16), each weight (code - zero
- * point) * scale in float32 as one lane (no contraction: the same bits on every clone). */
+ * point) * scale in float32 as one lane (no contraction: the same bits on every clone); with
+ * g_idx, each lane's scale and zero point those of its row's block. */
 #include <string.h>
 
 #include "clones.h"
@@ -22,7 +23,12 @@ OM_INLINE void dq_cols(const om_nbits *p, int64_t n0, int64_t w, int64_t k0, int
 				const int64_t byte = i * bits / 8;
 				om_nb_i16 q;
 				om_nb_unpack16(col + byte, colbytes - byte, bits, &q);
-				const om_nb_f16 v = (__builtin_convertvector(q, om_nb_f16) - z) * s;
+				om_nb_f16 zv = z + (om_nb_f16){0}, sv = s + (om_nb_f16){0}; /* all z, s */
+				for (int64_t l = 0; p->gidx && l < 16 && i + l < p->K; l++) {
+					const int64_t g = p->gidx[i + l];
+					zv[l] = om_nbits_zero(p, n, g), sv[l] = p->scales[n * p->kb + g];
+				}
+				const om_nb_f16 v = (__builtin_convertvector(q, om_nb_f16) - zv) * sv;
 				if (i + 16 <= stop)
 					memcpy(row + i - k0, &v, sizeof v);
 				else

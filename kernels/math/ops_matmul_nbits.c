@@ -9,6 +9,9 @@
  * OM_NBITS_DECODE_ROWS rows of A (decoding) straight from the codes (nbits_decode.c); more
  * rows (a prompt) through oneDNN's sgemm on panels of PANEL_N columns by about PANEL_K rows of
  * W, each dequantized when its product needs it, the panels' columns split over the threads.
+ * g_idx (deprecated; GPTQ's act-order) gives row k the scale and zero point of block
+ * g_idx[k]: such a W is dequantized in row order in both modes (the fast paths assume whole
+ * blocks), as exact mode's tiles; one that names block k / bs for every row is ignored.
  * float16/bfloat16 A, scales and bias run through the float32 bridge. accuracy_level names
  * the least precision ONNX Runtime may compute in (4: A quantized to int8 per block); omopt
  * computes in float32 at every level. */
@@ -48,8 +51,9 @@ static om_kind nbits_geometry(om_ctx *c, nbits_plan *p)
 				 "needs A, B, scales, K, N and a power-of-two block_size >= 16");
 	if (p->bits != 2 && p->bits != 4 && p->bits != 8)
 		return nbits_bad(c, OM_ERR_UNSUPPORTED, "bits must be 2, 4 or 8");
-	if (om_ctx_in(c, 4))
-		return nbits_bad(c, OM_ERR_UNSUPPORTED, "g_idx (deprecated) is not supported");
+	const om_tensor *g = om_ctx_in(c, 4);
+	if (g && (g->dtype != OM_INT32 || om_tensor_numel(g) != p->K))
+		return nbits_bad(c, OM_ERR_INVALID_MODEL, "g_idx must be int32 [K]");
 	if (!om_is_float_type(a->dtype) || a->rank < 1 || a->dims[a->rank - 1] != p->K)
 		return nbits_bad(c, OM_ERR_INVALID_MODEL, "A must be float with K as its last dim");
 	p->kb = (p->K + p->bs - 1) / p->bs;
@@ -91,6 +95,7 @@ static om_kind nbits_infer(om_ctx *c)
 typedef struct nbits_job {
 	const nbits_plan *p;
 	int exact;
+	bool natural;    /* W's rows in their order (exact mode, g_idx), else the lanes' */
 	int64_t tn, tk;  /* a panel's columns and rows */
 	float *tiles;    /* a tn x tk panel per slot */
 	const float *a;  /* A, or (fast mode) its columns in the panels' order, ld lda */
@@ -108,7 +113,7 @@ static void nbits_tiles(void *arg, int64_t lo, int64_t hi, int slot)
 		const int64_t n0 = i * j->tn, w = p->N - n0 < j->tn ? p->N - n0 : j->tn;
 		for (int64_t k0 = 0; k0 < j->kp; k0 += j->tk) {
 			const int64_t len = j->kp - k0 < j->tk ? j->kp - k0 : j->tk;
-			if (j->exact)
+			if (j->natural)
 				om_nbits_dequant(p, n0, w, k0, len, t);
 			else
 				om_nbits_dequant_lanes(p, n0, w, k0, len, t);
@@ -121,10 +126,34 @@ static void nbits_tiles(void *arg, int64_t lo, int64_t hi, int slot)
 	}
 }
 
+/* p->gidx = g_idx's data when it names another block than k / bs for some row k (NULL when it
+ * names those, as GPTQ exports without act-order write it); InvalidInput for a block out of
+ * range */
+static om_kind nbits_group_index(om_ctx *c, nbits_plan *p)
+{
+	const om_tensor *g = om_ctx_in(c, 4);
+	p->gidx = NULL;
+	if (!g)
+		return OM_OK;
+	const int32_t *v = g->data;
+	bool plain = true;
+	for (int64_t k = 0; k < p->K; k++) {
+		if (v[k] < 0 || v[k] >= p->kb)
+			return om_error(c->st, OM_ERR_INVALID_INPUT, c->node,
+					"MatMulNBits: g_idx[%lld] = %d is not a block (0 to %lld)",
+					(long long)k, (int)v[k], (long long)(p->kb - 1));
+		plain &= v[k] == k / p->bs;
+	}
+	p->gidx = plain ? NULL : v;
+	return OM_OK;
+}
+
 static om_kind nbits_float(om_ctx *c)
 {
 	nbits_plan p;
 	om_kind rc = nbits_geometry(c, &p);
+	if (!rc)
+		rc = nbits_group_index(c, &p);
 	if (rc)
 		return rc;
 	const om_tensor *z = om_ctx_in(c, 3), *bias = om_ctx_in(c, 5);
@@ -135,15 +164,17 @@ static om_kind nbits_float(om_ctx *c)
 	p.y = c->out[0]->data;
 	if (p.M == 0)
 		return OM_OK;
-	if (!c->exact && p.M <= OM_NBITS_DECODE_ROWS && om_nbits_decode(&p, c->threads)) {
+	/* fast mode's decoding and panels read a block's scale once for its rows: not with g_idx */
+	const bool natural = c->exact || p.gidx;
+	if (!natural && p.M <= OM_NBITS_DECODE_ROWS && om_nbits_decode(&p, c->threads)) {
 		om_ctx_chose(c, "gemv");
 		return OM_OK;
 	}
 	/* exact mode: whole columns (k ascending in one product); fast mode: panels of PANEL_K
 	 * rows in the lanes' order (whole 64-byte pieces), A permuted alike */
-	nbits_job j = {&p, c->exact, TILE_N, p.K, NULL, p.a, p.K, p.K};
+	nbits_job j = {&p, c->exact, natural, TILE_N, p.K, NULL, p.a, p.K, p.K};
 	float *perm = NULL;
-	if (!c->exact) {
+	if (!natural) {
 		const int64_t piece = 64 * (8 / p.bits);
 		j.kp = (p.kb * p.blob + 63) / 64 * piece;
 		j.tn = PANEL_N;
