@@ -1154,7 +1154,8 @@ static void qconv(om_graph *g, const char *in, const char *out, int64_t Cg, int6
 }
 
 /* the QDQ model ONNX Runtime's quantizer leaves once its groups are QLinearConvs: x (N, C, H,
- * H) float -> q = Q(x) -> a = qconv 3x3 C->M -> b = depthwise 3x3/2 -> e = Q(DQ(b) + DQ(c)),
+ * H) float -> q = Q(x) -> a = qconv 3x3 C->M -> ap = MaxPool 3x3 (pads 1) of a -> b =
+ * depthwise 3x3/2 -> e = Q(DQ(b) + DQ(c)),
  * c = qconv 1x1 of b -> y = DQ(qconv 1x1 M->C of e) (a graph output). Every 8-bit value
  * has scale 0.03 and zero point 128 (q_s, q_z) */
 static om_model *qdq_model(int64_t N, int64_t C, int64_t M, int64_t H)
@@ -1170,7 +1171,10 @@ static om_model *qdq_model(int64_t N, int64_t C, int64_t M, int64_t H)
 	init_bytes(g, "q_z", OM_UINT8, 0, NULL, &qz);
 	node(g, "QuantizeLinear", "x,q_s,q_z", "q");
 	qconv(g, "q", "a", C, M, 3, 1, 1, 1);
-	qconv(g, "a", "b", 1, M, 3, 2, M, 2);
+	om_node *mp = node(g, "MaxPool", "a", "ap"); /* uint8, the shape kept */
+	tu_attr_ints(mp, "kernel_shape", 2, (int64_t[]){3, 3});
+	tu_attr_ints(mp, "pads", 4, (int64_t[]){1, 1, 1, 1});
+	qconv(g, "ap", "b", 1, M, 3, 2, M, 2);
 	qconv(g, "b", "c", M, M, 1, 1, 1, 3);
 	node(g, "DequantizeLinear", "b,q_s,q_z", "bf");
 	node(g, "DequantizeLinear", "c,q_s,q_z", "cf");
@@ -1184,7 +1188,8 @@ static om_model *qdq_model(int64_t N, int64_t C, int64_t M, int64_t H)
 }
 
 /* qdq_model in fast mode: NHWC planned (8-bit values blocked between the QLinearConvs, the
- * per-tensor QuantizeLinear and DequantizeLinear and the Add between them too), the same
+ * uint8 MaxPool, the per-tensor QuantizeLinear and DequantizeLinear and the Add between them
+ * too), the same
  * bytes as a fast session kept NCHW (oneDNN's int8 convs either way, reorders or not), and
  * within a few steps of 0.03 of exact mode (oneDNN's rounding of the requantization may
  * differ by one), at one and two threads */
@@ -1192,7 +1197,7 @@ static void qdq_chain_nhwc(void **state)
 {
 	(void)state;
 	static const expect want[] = {
-		{"q", ""},   {"a", "w"},   {"b", "rw"},   {"c", "rw"}, {"bf", "rw"},
+		{"q", ""},   {"a", "w"},   {"ap", "rw"}, {"b", "rw"},   {"c", "rw"}, {"bf", "rw"},
 		{"cf", "rw"}, {"sum", "rw"}, {"e", "rw"}, {"o", "r"},  {"y", ""},
 	};
 	const int64_t shapes[][4] = {{1, 3, 24, 19}, {2, 8, 32, 12}};

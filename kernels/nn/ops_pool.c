@@ -44,10 +44,21 @@ static void pool_layout(const om_ctx *c, om_layout_req *r)
 {
 	*r = (om_layout_req){0};
 	const om_tensor *X = c->in[0];
-	if (c->exact || om_pool_kind(c) == POOL_LP || !X || X->dtype != OM_FLOAT ||
-	    X->rank != 4 || (c->nout > 1 && c->out[1]))
+	if (c->exact || om_pool_kind(c) == POOL_LP || !X || X->rank != 4 ||
+	    (c->nout > 1 && c->out[1]))
 		return;
-	r->may = OM_LAYOUT_IN(0) | OM_LAYOUT_OUT(0);
+	if (X->dtype == OM_FLOAT) {
+		r->may = OM_LAYOUT_IN(0) | OM_LAYOUT_OUT(0);
+		return;
+	}
+	/* int8/uint8 MaxPool between QLinearConvs (an 8-bit value is blocked in NHWC plans
+	 * alone): X and Y both NHWC, pooled as float NHWC (pool_kernel), the max of the same
+	 * values; it saved a reorder to NCHW and back around every such MaxPool */
+	if ((X->dtype == OM_INT8 || X->dtype == OM_UINT8) && om_pool_kind(c) == POOL_MAX &&
+	    c->block == OM_BLOCK_NHWC) {
+		r->may = r->tied = OM_LAYOUT_IN(0) | OM_LAYOUT_OUT(0);
+		r->block = OM_BLOCK_NHWC;
+	}
 }
 
 /* the plain path's name for plain X (om_op.choose) */
@@ -129,7 +140,8 @@ static om_kind pool_one_side(om_ctx *c)
 static om_kind pool_kernel(om_ctx *c)
 {
 	if (c->blocked == (OM_LAYOUT_IN(0) | OM_LAYOUT_OUT(0)))
-		return om_pool_blocked(c);
+		return c->in[0]->dtype == OM_FLOAT ? om_pool_blocked(c)
+						   : om_run_as_f32(c, om_pool_blocked, true);
 	if (c->blocked)
 		return pool_one_side(c);
 	return pool_plain(c);
