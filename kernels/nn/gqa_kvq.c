@@ -35,16 +35,37 @@ void gqa_kv_quantize(const gqa_plan *p, const float *scale, const float *x, void
 	}
 }
 
+/* the codes of one row as floats (int4: the low nibble first) */
+static void kvq_codes(const gqa_plan *p, const void *row, float *x)
+{
+	const int64_t D = p->D;
+	if (p->qbits == 8) {
+		const int8_t *c = row;
+		for (int64_t i = 0; i < D; i++)
+			x[i] = (float)c[i];
+		return;
+	}
+	const uint8_t *c = row;
+	for (int64_t i = 0; i < D / 2; i++) {
+		x[2 * i] = (float)((c[i] & 15) - 8);
+		x[2 * i + 1] = (float)((c[i] >> 4) - 8);
+	}
+	if (D & 1)
+		x[D - 1] = (float)((c[D / 2] & 15) - 8);
+}
+
 void gqa_kv_dequantize(const gqa_plan *p, const float *scale, const void *rows, int64_t n,
 		       float *x)
 {
-	const int8_t *c8 = rows;
-	const uint8_t *c4 = rows;
-	for (int64_t r = 0; r < n; r++, x += p->D)
-		for (int64_t i = 0; i < p->D; i++) {
-			const int code = p->qbits == 8
-				? c8[r * p->crow + i]
-				: (c4[r * p->crow + i / 2] >> (i & 1 ? 4 : 0) & 15) - 8;
-			x[i] = (float)code * kvq_scale(p, scale, i);
-		}
+	const int64_t D = p->D;
+	const float s = scale[0];
+	for (int64_t r = 0; r < n; r++, x += D) {
+		kvq_codes(p, (const uint8_t *)rows + (size_t)(r * p->crow), x);
+		if (p->sc_head)
+			for (int64_t i = 0; i < D; i++)
+				x[i] *= scale[i];
+		else
+			for (int64_t i = 0; i < D; i++)
+				x[i] *= s;
+	}
 }
