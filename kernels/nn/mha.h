@@ -45,6 +45,9 @@ typedef struct mha_out {
 /* the form of key_padding_mask / mask_index m (int32) for a plan whose B, S and T are set:
  * MHA_MASK_*, or -1 when none fits */
 int om_mha_mask_kind(const mha_plan *p, const om_tensor *m);
+/* attention_bias ab ([B or 1, N or 1, S, T] of the plan's type) into p's bias fields; false,
+ * p unchanged, when its type or shape is not that */
+bool om_mha_attention_bias(mha_plan *p, const om_tensor *ab);
 /* computes the plan over (batch, head) pairs on c's threads */
 om_kind om_mha_run(om_ctx *c, const mha_plan *p, const mha_out *o);
 

@@ -30,6 +30,18 @@ int om_mha_mask_kind(const mha_plan *p, const om_tensor *m)
 	return -1;
 }
 
+bool om_mha_attention_bias(mha_plan *p, const om_tensor *ab)
+{
+	if (ab->dtype != p->dt || ab->rank != 4 || (ab->dims[0] != 1 && ab->dims[0] != p->B) ||
+	    (ab->dims[1] != 1 && ab->dims[1] != p->N) || ab->dims[2] != p->S ||
+	    ab->dims[3] != p->T)
+		return false;
+	p->bias = ab->data;
+	p->bias_h = ab->dims[1] == 1 ? 0 : p->S * p->T;
+	p->bias_b = ab->dims[0] == 1 ? 0 : ab->dims[1] * p->S * p->T;
+	return true;
+}
+
 /* query rows per pass: a pass's scores stay within 4 MB */
 static int64_t mha_chunk(const mha_plan *p)
 {

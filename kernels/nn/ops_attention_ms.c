@@ -124,16 +124,9 @@ static om_kind am_masks(om_ctx *c, const am_slots *sl, mha_plan *p)
 					 "+ 2], [batch, total] or [batch, sequence, total]");
 		p->mask_data = m->data;
 	}
-	if (!ab)
-		return OM_OK;
-	if (ab->dtype != p->dt || ab->rank != 4 || (ab->dims[0] != 1 && ab->dims[0] != p->B) ||
-	    (ab->dims[1] != 1 && ab->dims[1] != p->N) || ab->dims[2] != p->S ||
-	    ab->dims[3] != p->T)
+	if (ab && !om_mha_attention_bias(p, ab))
 		return am_bad(c, "attention_bias must be [batch or 1, num_heads or 1, sequence, "
 				 "total] of the input's type");
-	p->bias = ab->data;
-	p->bias_h = ab->dims[1] == 1 ? 0 : p->S * p->T;
-	p->bias_b = ab->dims[0] == 1 ? 0 : ab->dims[1] * p->S * p->T;
 	return OM_OK;
 }
 

@@ -119,16 +119,9 @@ static om_kind mh_masks(om_ctx *c, mha_plan *p)
 					 "[batch, total] or [batch, sequence, total]");
 		p->mask_data = m->data;
 	}
-	if (!ab)
-		return OM_OK;
-	if (ab->dtype != p->dt || ab->rank != 4 || (ab->dims[0] != 1 && ab->dims[0] != p->B) ||
-	    (ab->dims[1] != 1 && ab->dims[1] != p->N) || ab->dims[2] != p->S ||
-	    ab->dims[3] != p->T)
+	if (ab && !om_mha_attention_bias(p, ab))
 		return mh_bad(c, "attention_bias must be [batch or 1, num_heads or 1, sequence, "
 				 "total] of query's type");
-	p->bias = ab->data;
-	p->bias_h = ab->dims[1] == 1 ? 0 : p->S * p->T;
-	p->bias_b = ab->dims[0] == 1 ? 0 : ab->dims[1] * p->S * p->T;
 	return OM_OK;
 }
 
