@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lut8.h"
 #include "nodetest.h"
 #include "testutil.h"
 
@@ -538,12 +539,40 @@ static void simplify_keeps(void **state)
 	om_model_free(m);
 }
 
+/* om_lut8 (the tables' loop: VBMI's permutes 64 bytes at a time where the CPU has them) against
+ * the entries read one by one: every byte value, lengths around the vector's 64, in place */
+static void lut8(void **state)
+{
+	(void)state;
+	uint8_t table[256], x[1100], y[1100], z[1100];
+	uint32_t r = 7;
+	for (int i = 0; i < 256; i++)
+		table[i] = (uint8_t)(i * 167 + 13);
+	for (int i = 0; i < 1100; i++)
+		r = r * 1103515245u + 12345u, x[i] = (uint8_t)(i < 256 ? (uint32_t)i : r >> 16);
+	const int64_t lens[] = {0, 1, 63, 64, 65, 127, 128, 200, 1100};
+	for (size_t k = 0; k < sizeof lens / sizeof *lens; k++) {
+		const int64_t n = lens[k];
+		memset(y, 0xAB, sizeof y);
+		om_lut8(table, x, y, n);
+		for (int64_t i = 0; i < n; i++)
+			if (y[i] != table[x[i]])
+				fail_msg("n %lld: y[%lld] %d, table[%d] %d", (long long)n, (long long)i,
+					 y[i], x[i], table[x[i]]);
+		for (int64_t i = n; i < (int64_t)sizeof y; i++)
+			assert_int_equal(y[i], 0xAB); /* nothing past n written */
+		memcpy(z, x, sizeof z);
+		om_lut8(table, z, z, n);
+		assert_memory_equal(z, y, (size_t)n);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(add_mul),   cmocka_unit_test(tables), cmocka_unit_test(concat),
 		cmocka_unit_test(pools),     cmocka_unit_test(qgemm),
-		cmocka_unit_test(simplify_keeps),
+		cmocka_unit_test(simplify_keeps), cmocka_unit_test(lut8),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

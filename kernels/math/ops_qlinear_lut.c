@@ -9,6 +9,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "lut8.h"
 #include "op.h"
 #include "parallel.h"
 #include "qparam.h"
@@ -63,8 +64,7 @@ typedef struct qlut_job {
 static void qlut_piece(void *arg, int64_t lo, int64_t hi)
 {
 	const qlut_job *j = arg;
-	for (int64_t i = lo; i < hi; i++)
-		j->y[i] = j->table[j->x[i]];
+	om_lut8(j->table, j->x + lo, j->y + lo, hi - lo);
 }
 
 /* ---- QLinearSigmoid, QLinearLeakyRelu: X x_scale [x_zp] y_scale [y_zp] -> Y --------------- */
@@ -191,8 +191,7 @@ static om_kind qcat_kernel(om_ctx *c)
 			if (copy)
 				memcpy(dst, src + o * pitch, (size_t)pitch);
 			else
-				for (int64_t i = 0; i < pitch; i++)
-					dst[i] = table[src[o * pitch + i]];
+				om_lut8(table, src + o * pitch, dst, pitch);
 		}
 		y += pitch;
 	}
