@@ -73,17 +73,17 @@ static int32_t from_blocks(om_pool *p, size_t size)
 	 * of them, and the pool grew to 2.3 times the bytes alive at once. */
 	const size_t need = p->busy_bytes + size;
 	const size_t high = need > p->peak_busy ? need : p->peak_busy;
-	const bool room = p->bytes <= 2 * high - size &&
-			  (!p->limit || (size <= p->limit && p->bytes <= p->limit - size));
-	if (best >= 0 && (!p->traced || p->b[best].cap / 2 <= size || !room)) {
+	const bool within = p->bytes <= 2 * high - size; /* a new block keeps the pool in 2 high */
+	const bool in_limit = !p->limit || (size <= p->limit && p->bytes <= p->limit - size);
+	if (best >= 0 && (!p->traced || p->b[best].cap / 2 <= size || !within || !in_limit)) {
 		mark_busy(p, best);
 		return best;
 	}
-	bool grow = largest >= 0 && p->bytes > 2 * high - size;
+	bool grow = largest >= 0 && !within;
 	if (p->limit) {
 		if (size > p->limit || p->busy_bytes > p->limit - size)
 			return OM_POOL_OVER_LIMIT;
-		grow |= largest >= 0 && p->bytes > p->limit - size;
+		grow |= largest >= 0 && !in_limit;
 		size_t kept = grow ? p->b[largest].cap : 0;
 		if (p->bytes - kept > p->limit - size) /* drop the free blocks' memory */
 			for (int32_t i = 0; i < p->n; i++)
