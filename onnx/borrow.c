@@ -177,6 +177,25 @@ static uint8_t *copy_payload(int fd, size_t off, const uint8_t *p, size_t n)
 	return q;
 }
 
+/* After a payload was copied, its whole pages in the mapping are replaced by an inaccessible
+ * anonymous range, which holds no memory. Otherwise they could become resident anyway: a kernel
+ * that maps a whole large page-cache folio on a fault (Linux 6.18 does) maps them when a
+ * neighbouring payload is read, and the copy would then count twice in the resident set.
+ * Nothing reads the mapping there again: raw_data points at the copy. Shorter payloads are left
+ * alone (each hole splits the mapping in the kernel's list). A hint: failure changes nothing. */
+enum { HOLE_MIN = 64 << 10 };
+
+static void release_copied(const om_source *src, size_t off, size_t len)
+{
+	const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	const uintptr_t b = (uintptr_t)src->base;
+	const uintptr_t lo = (b + off + page - 1) / page * page, hi = (b + off + len) / page * page;
+	if (hi <= lo || hi - lo < HOLE_MIN)
+		return;
+	(void)mmap((void *)lo, hi - lo, PROT_NONE,
+		   MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+}
+
 typedef struct fixer {
 	om_source *src;
 	int fd;
@@ -222,6 +241,7 @@ static void fix_tensor(fixer *x, Onnx__TensorProto *tp)
 	}
 	tp->raw_data.data = copy;
 	x->src->copied += p->len;
+	release_copied(x->src, p->off, p->len);
 }
 
 /* Visits every message below m (bounded by the wire check's depth) and fixes each tensor. */
