@@ -14,21 +14,33 @@ import os
 import signal
 import tempfile
 import threading
+import time
+import warnings
 import weakref
 
 import numpy as np
 
-from . import _lib
+from . import _lib, _ort
+from ._lib import SessionOptions as _CSessionOptions
 from ._lib import (OPTIONAL, SEQUENCE, STRING, CheckOptions, CheckReport, CompareReport,
                    DtypeOptions, DtypeReport, SaveOptions,
-                   InputShape, IoInfo, Seq, SessionOptions, SimplifyOptions, Status, Str, Tensor,
+                   InputShape, IoInfo, ProfileRow, Seq, SimplifyOptions, Status, Str, Tensor,
                    check, lib,
                    OmoptError, InvalidModel, InvalidInput, Unsupported, IoError, NoMemory,
                    Internal, CheckFailed)
 
 __all__ = ['simplify', 'compare', 'Difference', 'InferenceSession', 'NodeArg', 'OmoptError',
            'InvalidModel', 'InvalidInput', 'Unsupported', 'IoError', 'NoMemory', 'Internal',
-           'CheckFailed', '__version__']
+           'CheckFailed', 'SessionOptions', 'RunOptions', 'GraphOptimizationLevel',
+           'ExecutionMode', '__version__']
+SessionOptions, RunOptions = _ort.SessionOptions, _ort.RunOptions
+GraphOptimizationLevel, ExecutionMode = _ort.GraphOptimizationLevel, _ort.ExecutionMode
+
+
+def __dir__():
+    # the public API only (not the modules this one imports); submodules: omopt.onnxruntime,
+    # omopt.onnxsim, omopt.onnxslim
+    return sorted(__all__ + ['onnxruntime', 'onnxsim', 'onnxslim'])
 
 __version__ = lib.om_version().decode()
 
@@ -414,10 +426,20 @@ class NodeArg:
         return f'NodeArg(name={self.name!r}, type={self.type!r}, shape={self.shape!r})'
 
 
-class InferenceSession:
-    """Runs an ONNX model, with ONNX Runtime's shape of API.
+class _MissingInputs(InvalidInput, ValueError):
+    """Inputs not fed: a ValueError too, as ONNX Runtime's run raises."""
 
-    path_or_bytes: a path, bytes or an onnx.ModelProto. exact: only kernels whose results are
+
+class InferenceSession:
+    """Runs an ONNX model, with ONNX Runtime's API (docs/python.md: omopt.onnxruntime is this
+    class with ONNX Runtime's defaults).
+
+    path_or_bytes: a path, bytes or an onnx.ModelProto. sess_options: a SessionOptions
+    (intra_op_num_threads, graph_optimization_level, enable_profiling, ...; see its doc).
+    providers, provider_options: as ONNX Runtime's; omopt runs on the CPU
+    ('CPUExecutionProvider'): another provider ONNX Runtime has warns and runs on the CPU, an
+    unknown name is a ValueError. The keyword-only arguments are omopt's own (they win over
+    sess_options): exact: only kernels whose results are
     bit-identical on every machine (others raise Unsupported). threads: threads kernels may
     use (None: 1). optimize: om_optimize first, as `omopt run` does (when it fails the model
     runs as loaded). max_memory: bytes a run may hold (None: the library's default, 8 GiB or
@@ -433,28 +455,143 @@ class InferenceSession:
 
     _LAYOUTS = ('auto', 'blocked', 'nhwc', 'nchw')
 
-    def __init__(self, path_or_bytes, exact=False, threads=None, optimize=True,
-                 max_memory=None, max_run_ms=None, layout='auto'):
+    # threads without sess_options or threads=: omopt's 1; omopt.onnxruntime's: every core
+    _ORT_DEFAULTS = False
+
+    def __init__(self, path_or_bytes, sess_options=None, providers=None, provider_options=None,
+                 *, exact=False, threads=None, optimize=None, max_memory=None, max_run_ms=None,
+                 layout='auto', **kwargs):
         self._sess = None  # set last: close() and __del__ see a half-made session as closed
         self._guard = threading.Lock()  # _closed and _active: runs under way
         self._closed, self._active = False, 0
+        if isinstance(sess_options, bool):
+            raise TypeError('InferenceSession: the second argument is sess_options (a '
+                            'SessionOptions); exact is keyword-only: exact=True')
+        if sess_options is not None and not isinstance(sess_options, _ort.SessionOptions):
+            raise TypeError('sess_options must be an omopt SessionOptions, not '
+                            + type(sess_options).__name__)
+        extra = set(kwargs) - {'disabled_optimizers'}
+        if extra:
+            raise TypeError(f'InferenceSession got unexpected keyword arguments {sorted(extra)}')
+        if kwargs.get('disabled_optimizers'):
+            warnings.warn('omopt: disabled_optimizers names ONNX Runtime\'s optimizers; omopt '
+                          'has none of them (use GraphOptimizationLevel.ORT_DISABLE_ALL to run '
+                          'the model as loaded)', stacklevel=2)
         if layout not in self._LAYOUTS:
             raise ValueError('layout must be one of %s, not %r' % (self._LAYOUTS, layout))
-        sess = ctypes.c_void_p()
+        self._providers, self._provider_options = _ort.normalize_providers(providers,
+                                                                           provider_options)
+        so = sess_options if sess_options is not None else _ort.SessionOptions()
+        so.check_config()
+        self._sess_options = so
+        if threads is None:
+            threads = so.threads() if sess_options is not None or self._ORT_DEFAULTS else 1
+        if optimize is None:
+            optimize = so.graph_optimization_level != _ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+        self._profile_prefix = so.profile_file_prefix if so.enable_profiling else None
+        self._profile_start = time.monotonic_ns()
         self._model = _Model(path_or_bytes)
+        self._meta, self._source = None, path_or_bytes  # get_modelmeta reads it when asked
+        self._overridable = self._initializer_inputs()
+        sess = ctypes.c_void_p()
         st = Status()
         oo = SimplifyOptions(exact=int(bool(exact)))
         if optimize and lib.om_optimize(self._model.ptr, ctypes.byref(oo), ctypes.byref(st)):
             self._model = _Model(path_or_bytes)  # as loaded
-        o = SessionOptions(exact=int(exact), threads=threads or 1,
-                           max_memory=ctypes.c_size_t(-1).value if max_memory == 0
-                           else (max_memory or 0), max_run_ms=max_run_ms or 0,
-                           layout=self._LAYOUTS.index(layout))
+        if so.optimized_model_filepath:
+            self._model.save(so.optimized_model_filepath)
+        o = _CSessionOptions(exact=int(exact), threads=threads or 1,
+                             max_memory=ctypes.c_size_t(-1).value if max_memory == 0
+                             else (max_memory or 0), max_run_ms=max_run_ms or 0,
+                             layout=self._LAYOUTS.index(layout),
+                             profile=2 if self._profile_prefix is not None else 0)
         check(lib.om_session_create(self._model.ptr, ctypes.byref(o), ctypes.byref(sess),
                                     ctypes.byref(st)), st)
         self._sess = sess
         self._inputs = self._infos(lib.om_session_input_count, lib.om_session_input_info)
         self._outputs = self._infos(lib.om_session_output_count, lib.om_session_output_info)
+
+    def _initializer_inputs(self):
+        out = []
+        for i in range(lib.om_model_input_count(self._model.ptr)):
+            st, io = Status(), IoInfo()
+            check(lib.om_model_input_info(self._model.ptr, i, ctypes.byref(io),
+                                          ctypes.byref(st)), st)
+            if io.has_initializer:
+                out.append(NodeArg(io))
+        return out
+
+    def get_overridable_initializers(self):
+        """The graph inputs that have an initializer, as NodeArg (omopt runs them with the
+        initializer's value: feeding one is InvalidArgument)."""
+        return list(self._overridable)
+
+    def get_modelmeta(self):
+        """ModelMetadata: producer_name, graph_name, graph_description, domain, description,
+        version, custom_metadata_map."""
+        if self._meta is None:
+            src = self._source
+            if isinstance(src, (str, os.PathLike)):
+                with open(src, 'rb') as fh:
+                    src = fh.read()
+            elif hasattr(src, 'SerializeToString'):
+                src = src.SerializeToString()
+            self._meta = _ort.model_metadata(src)
+        return self._meta
+
+    def get_providers(self):
+        """['CPUExecutionProvider']: omopt runs on the CPU."""
+        return list(self._providers)
+
+    def get_provider_options(self):
+        return {p: dict(o) for p, o in zip(self._providers, self._provider_options)}
+
+    def set_providers(self, providers=None, provider_options=None):
+        """As ONNX Runtime's (validated the same way); the session stays on the CPU."""
+        self._providers, self._provider_options = _ort.normalize_providers(providers,
+                                                                           provider_options)
+
+    def get_session_options(self):
+        """The SessionOptions the session was made with (a default one when none was given)."""
+        return self._sess_options
+
+    def disable_fallback(self):
+        """ONNX Runtime's fallback between providers: omopt has one provider (a no-op)."""
+
+    def enable_fallback(self):
+        """ONNX Runtime's fallback between providers: omopt has one provider (a no-op)."""
+
+    def get_profiling_start_time_ns(self):
+        return self._profile_start
+
+    def end_profiling(self):
+        """With SessionOptions.enable_profiling: writes the per-node profile of the runs so far
+        as a Chrome trace JSON file named PREFIX_DATE_TIME.json (profile_file_prefix) and
+        returns its name; profiling stops. Without it: returns "" (as ONNX Runtime)."""
+        if self._profile_prefix is None or not self._sess:
+            return ''
+        rows_p, n, st = ctypes.POINTER(ProfileRow)(), ctypes.c_int(), Status()
+        check(lib.om_session_profile(self._sess, ctypes.byref(rows_p), ctypes.byref(n),
+                                     ctypes.byref(st)), st)
+        try:
+            rows = [(r.op.decode(), (r.node or b'').decode(errors='replace'), r.calls, r.ms,
+                     (r.impl or b'').decode()) for r in (rows_p[i] for i in range(n.value))]
+        finally:
+            lib.om_free(ctypes.cast(rows_p, ctypes.c_void_p))
+        prefix, self._profile_prefix = self._profile_prefix, None
+        return _ort.write_profile(prefix, rows, self._profile_start)
+
+    def io_binding(self):
+        """An IOBinding (CPU arrays) for run_with_iobinding."""
+        return _ort.IOBinding(self)
+
+    def run_with_iobinding(self, iobinding, run_options=None):
+        iobinding._run(run_options)
+
+    def run_with_ort_values(self, output_names, input_dict_ort_values, run_options=None):
+        """run() on OrtValue inputs, returning OrtValue outputs."""
+        feeds = {k: v.numpy() for k, v in input_dict_ort_values.items()}
+        return [_ort.OrtValue(a) for a in self.run(output_names, feeds, run_options)]
 
     def _infos(self, count, info):
         out = []
@@ -472,14 +609,18 @@ class InferenceSession:
         """The outputs, in order, as NodeArg."""
         return list(self._outputs)
 
-    def run(self, output_names, input_feed):
+    def run(self, output_names, input_feed, run_options=None):
         """Runs once. input_feed: {name: value} for every input: a numpy array for a tensor
         (C-contiguous arrays are passed without a copy), a list of arrays for a sequence,
         None or a value for an optional. output_names: names to return, or None for all.
         Returns a list of numpy arrays (lists for sequences, None for an empty optional).
         Raises InvalidInput for a missing, unknown or mistyped input or one of the wrong shape
         (naming the node). String tensors are numpy arrays of str (or bytes, or objects that
-        are str or bytes) in, object arrays of str out."""
+        are str or bytes) in, object arrays of str out. run_options: a RunOptions
+        (terminate=True raises Fail). Inputs not fed raise a ValueError (also InvalidInput),
+        as ONNX Runtime's run; other errors subclass ONNX Runtime's (InvalidArgument, ...)."""
+        if run_options is not None:
+            run_options.check()
         guard = getattr(self, '_guard', None)
         if guard is None or not getattr(self, '_sess', None) and not self._closed:
             raise InvalidInput('InvalidInput', '', '', 'the session was never made')
@@ -499,7 +640,10 @@ class InferenceSession:
         names = [a.name for a in self._inputs]
         unknown = set(input_feed) - set(names)
         missing = [n for n in names if n not in input_feed]
-        if unknown or missing:
+        if missing:
+            raise _MissingInputs('InvalidInput', '', '', f'inputs not in the model: '
+                                 f'{sorted(unknown)}; inputs not fed: {missing}')
+        if unknown:
             raise InvalidInput('InvalidInput', '', '', f'inputs not in the model: '
                                f'{sorted(unknown)}; inputs not fed: {missing}')
         keep, boxes, tensors = [], [], (Tensor * max(len(names), 1))()
@@ -519,7 +663,7 @@ class InferenceSession:
         finally:
             for i in range(nout):
                 lib.om_value_free(ctypes.byref(outs[i]))
-        if output_names is None:
+        if not output_names:  # None or [] (as ONNX Runtime): every output
             return result
         where = {a.name: i for i, a in enumerate(self._outputs)}
         bad = [n for n in output_names if n not in where]

@@ -100,6 +100,12 @@ class SessionOptions(ctypes.Structure):
                 ('layout', ctypes.c_int), ('keep_half', ctypes.c_int)]
 
 
+class ProfileRow(ctypes.Structure):
+    _fields_ = [('op', ctypes.c_char_p), ('calls', ctypes.c_int64), ('ms', ctypes.c_double),
+                ('node', ctypes.c_char_p), ('impl', ctypes.c_char_p),
+                ('plan_impl', ctypes.c_char_p)]
+
+
 SEQUENCE, OPTIONAL = 0x10000, 0x10001
 STRING = 8
 
@@ -120,6 +126,53 @@ class IoInfo(ctypes.Structure):
                 ('dim_params', ctypes.c_char_p * MAX_RANK), ('has_initializer', ctypes.c_int32)]
 
 
+# onnxruntime.capi.onnxruntime_pybind11_state's exceptions (ONNX Runtime registers each with
+# pybind11's default base, Exception); omopt's own errors below subclass the one ONNX Runtime
+# raises for the same failure, so code written for either catches them (omopt.onnxruntime)
+class Fail(Exception):
+    """ONNX Runtime's FAIL."""
+
+
+class InvalidArgument(Exception):
+    """ONNX Runtime's INVALID_ARGUMENT: a wrong input name, type or shape."""
+
+
+class NoSuchFile(Exception):
+    """ONNX Runtime's NO_SUCHFILE."""
+
+
+class NoModel(Exception):
+    """ONNX Runtime's NO_MODEL."""
+
+
+class EngineError(Exception):
+    """ONNX Runtime's ENGINE_ERROR."""
+
+
+class RuntimeException(Exception):
+    """ONNX Runtime's RUNTIME_EXCEPTION."""
+
+
+class InvalidProtobuf(Exception):
+    """ONNX Runtime's INVALID_PROTOBUF: bytes that are not a model."""
+
+
+class ModelLoaded(Exception):
+    """ONNX Runtime's MODEL_LOADED."""
+
+
+class NotImplemented(Exception):  # noqa: A001 (ONNX Runtime's name)
+    """ONNX Runtime's NOT_IMPLEMENTED: an op or type without a kernel."""
+
+
+class InvalidGraph(Exception):
+    """ONNX Runtime's INVALID_GRAPH."""
+
+
+class EPFail(Exception):
+    """ONNX Runtime's EP_FAIL."""
+
+
 class OmoptError(Exception):
     """A failure of the library: `kind` ("InvalidModel", "InvalidInput", "Unsupported", "Io",
     "NoMemory", "Internal"), the node's name and op type ("" when not about a node) and the
@@ -131,28 +184,29 @@ class OmoptError(Exception):
         super().__init__(f'{kind}: {where}{message}')
 
 
-class InvalidModel(OmoptError):
-    """The model breaks a rule of ONNX (or of omopt's operator contract)."""
+class InvalidModel(OmoptError, InvalidGraph, InvalidProtobuf, Fail):
+    """The model breaks a rule of ONNX (or of omopt's operator contract); also ONNX Runtime's
+    InvalidGraph, InvalidProtobuf and Fail."""
 
 
-class InvalidInput(OmoptError):
+class InvalidInput(OmoptError, InvalidArgument):
     """A run-time input is wrong: name, shape, type, an index out of range, over the memory
     limit."""
 
 
-class Unsupported(OmoptError):
+class Unsupported(OmoptError, NotImplemented):
     """Valid ONNX that omopt does not handle."""
 
 
-class IoError(OmoptError):
-    """A file could not be read or written."""
+class IoError(OmoptError, NoSuchFile, OSError):
+    """A file could not be read or written; also an OSError and ONNX Runtime's NoSuchFile."""
 
 
-class NoMemory(OmoptError):
+class NoMemory(OmoptError, RuntimeException, MemoryError):
     """An allocation failed."""
 
 
-class Internal(OmoptError):
+class Internal(OmoptError, RuntimeException):
     """A bug in omopt."""
 
 
@@ -236,6 +290,12 @@ _sigs = {
     'om_convert_dtype': ([ctypes.c_void_p, _P(DtypeOptions), _P(DtypeReport), _P(Status)],
                          ctypes.c_int),
     'om_dtype_report_free': ([_P(DtypeReport)], None),
+    'om_session_profile': ([ctypes.c_void_p, _P(_P(ProfileRow)), _P(ctypes.c_int), _P(Status)],
+                           ctypes.c_int),
+    'om_free': ([ctypes.c_void_p], None),
+    'om_model_input_count': ([ctypes.c_void_p], ctypes.c_int),
+    'om_model_input_info': ([ctypes.c_void_p, ctypes.c_int, _P(IoInfo), _P(Status)],
+                            ctypes.c_int),
 }
 for _name, (_args, _res) in _sigs.items():
     _f = getattr(lib, _name)
