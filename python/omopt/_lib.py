@@ -106,6 +106,10 @@ class ProfileRow(ctypes.Structure):
                 ('plan_impl', ctypes.c_char_p)]
 
 
+class OpCount(ctypes.Structure):
+    _fields_ = [('op', ctypes.c_char * 128), ('count', ctypes.c_int64)]
+
+
 SEQUENCE, OPTIONAL = 0x10000, 0x10001
 STRING = 8
 
@@ -294,6 +298,13 @@ _sigs = {
                            ctypes.c_int),
     'om_free': ([ctypes.c_void_p], None),
     'om_model_input_count': ([ctypes.c_void_p], ctypes.c_int),
+    'om_model_output_count': ([ctypes.c_void_p], ctypes.c_int),
+    'om_model_output_info': ([ctypes.c_void_p, ctypes.c_int, _P(IoInfo), _P(Status)],
+                             ctypes.c_int),
+    'om_model_op_counts': ([ctypes.c_void_p, _P(_P(OpCount)), _P(ctypes.c_int), _P(Status)],
+                           ctypes.c_int),
+    'om_model_initializer_bytes': ([ctypes.c_void_p, _P(ctypes.c_int64)], ctypes.c_int64),
+    'om_model_node_count': ([ctypes.c_void_p], ctypes.c_int64),
     'om_model_input_info': ([ctypes.c_void_p, ctypes.c_int, _P(IoInfo), _P(Status)],
                             ctypes.c_int),
 }
