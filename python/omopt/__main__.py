@@ -1,4 +1,7 @@
-"""python3 -m omopt simplify IN.onnx OUT.onnx [--skip PASS]... [--fold-max-bytes N] [--fold-qdq]
+"""python3 -m omopt simplify|run|info|dot|compare: the commands of `omopt` through the library
+(run, info, dot, compare: _commands.py).
+
+python3 -m omopt simplify IN.onnx OUT.onnx [--skip PASS]... [--fold-max-bytes N] [--fold-qdq]
 [--verify] [--external-data] [--input-shape NAME:D1,D2,...]... [--outputs A,B] [--inputs C,D]
 [--drop-unused-outputs] [--no-shapes | --all-shapes] [--no-inline-functions] [--check N]
 [--input NAME=FILE.npy]... [--rtol R] [--atol A] [--seed S] [--dtype fp16|bf16]
@@ -41,7 +44,11 @@ def main(argv=None):
     s.add_argument('--dtype', choices=['fp16', 'bf16'], default=None)
     s.add_argument('--keep-fp32', action='append', default=[], metavar='NODE')
     s.add_argument('--no-keep-measure', action='store_true')
+    from . import _commands
+    _commands.add_parsers(sub)
     a = ap.parse_args(argv)
+    if a.command != 'simplify':
+        return _commands.dispatch(a)
     given = {}
     for spec in a.feeds:
         name, sep, path = spec.partition('=')

@@ -110,6 +110,11 @@ class OpCount(ctypes.Structure):
     _fields_ = [('op', ctypes.c_char * 128), ('count', ctypes.c_int64)]
 
 
+class DotOptions(ctypes.Structure):
+    _fields_ = [('plan', ctypes.c_int), ('diff', ctypes.c_void_p),
+                ('session', ctypes.POINTER(SessionOptions))]
+
+
 SEQUENCE, OPTIONAL = 0x10000, 0x10001
 STRING = 8
 
@@ -305,6 +310,13 @@ _sigs = {
                            ctypes.c_int),
     'om_model_initializer_bytes': ([ctypes.c_void_p, _P(ctypes.c_int64)], ctypes.c_int64),
     'om_model_node_count': ([ctypes.c_void_p], ctypes.c_int64),
+    'om_model_dot': ([ctypes.c_void_p, _P(DotOptions), _P(ctypes.c_void_p), _P(ctypes.c_size_t),
+                      _P(Status)], ctypes.c_int),
+    'om_model_ir_version': ([ctypes.c_void_p], ctypes.c_int64),
+    'om_model_producer': ([ctypes.c_void_p, _P(ctypes.c_char_p)], ctypes.c_char_p),
+    'om_model_opset_count': ([ctypes.c_void_p], ctypes.c_int),
+    'om_model_opset_import': ([ctypes.c_void_p, ctypes.c_int, _P(ctypes.c_int64)],
+                              ctypes.c_char_p),
     'om_model_input_info': ([ctypes.c_void_p, ctypes.c_int, _P(IoInfo), _P(Status)],
                             ctypes.c_int),
 }
