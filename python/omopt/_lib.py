@@ -236,11 +236,17 @@ _KINDS = {1: InvalidModel, 2: InvalidInput, 3: Unsupported, 4: IoError, 5: NoMem
 
 
 def _load():
-    """libomopt.so.0: $OMOPT_LIBRARY when set (a build tree), else the loader's search path,
-    else the library folder omopt was installed to (_config.py, written by meson)."""
+    """libomopt.so.0: $OMOPT_LIBRARY when set (a build tree), else the library inside the
+    package (_libomopt*.so, a wheel's: pip install .), else the loader's search path, else
+    the library folder omopt was installed to (_config.py, written by meson)."""
     explicit = os.environ.get('OMOPT_LIBRARY')
     if explicit:
         return ctypes.CDLL(explicit)
+    import glob
+    inside = sorted(glob.glob(os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                           '_libomopt*.so')))
+    if inside:
+        return ctypes.CDLL(inside[0])
     try:
         return ctypes.CDLL('libomopt.so.0')
     except OSError:
@@ -249,8 +255,8 @@ def _load():
         from . import _config
         return ctypes.CDLL(os.path.join(_config.LIBDIR, 'libomopt.so.0'))
     except (ImportError, OSError) as e:
-        raise ImportError('omopt: libomopt.so.0 not found (install omopt with meson install, '
-                          'or set OMOPT_LIBRARY to its path)') from e
+        raise ImportError('omopt: libomopt.so.0 not found (pip install . or meson install '
+                          'omopt, or set OMOPT_LIBRARY to its path)') from e
 
 
 lib = _load()
