@@ -7,7 +7,7 @@
     python3 -m omopt.onnxsim IN.onnx OUT.onnx [check_n] [onnxsim's flags]
 
 How each argument and flag maps to omopt's (and the ones with no counterpart): docs/python.md,
-*onnx-simplifier's API*, and docs/migrating.md."""
+*onnx-simplifier's API*."""
 import argparse
 import re
 import sys
@@ -226,7 +226,7 @@ def print_simplifying_info(before, after, out=sys.stdout):
 
 
 def main(argv=None):
-    """python3 -m omopt.onnxsim: onnxsim's command (its flags; see docs/migrating.md)."""
+    """python3 -m omopt.onnxsim: onnxsim's command (its flags; see docs/python.md)."""
     import os
     import omopt
     from ._modelinfo import ModelInfo

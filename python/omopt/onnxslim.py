@@ -7,7 +7,7 @@
     python3 -m omopt.onnxslim IN.onnx OUT.onnx [OnnxSlim's flags]
 
 Each argument maps to omopt.simplify's; one with no counterpart is a ValueError naming it, or
-(where it cannot change the model's results) a warning. docs/migrating.md has the table."""
+(where it cannot change the model's results) a warning. docs/python.md has the table."""
 import argparse
 import os
 import sys
@@ -156,7 +156,7 @@ def slim(model, output_model=None, model_check=False, input_shapes=None, inputs=
 
 
 def main(argv=None):
-    """python3 -m omopt.onnxslim: OnnxSlim's command (its flags; docs/migrating.md)."""
+    """python3 -m omopt.onnxslim: OnnxSlim's command (its flags; docs/python.md)."""
     import omopt
     from ._modelinfo import ModelInfo
     p = argparse.ArgumentParser(prog='python3 -m omopt.onnxslim',
