@@ -33,6 +33,8 @@ extern const om_op_table om_ops_qlinear_ew, om_ops_qlinear_lut, om_ops_qlinear_p
 	om_ops_qgemm;
 extern const om_op_table om_ops_sequence, om_ops_optional;
 extern const om_op_table om_ops_random;
+extern const om_op_table om_ops_linear_attn, om_ops_flex_attn, om_ops_causal_conv,
+	om_ops_deform_conv;
 
 const om_op_table *const om_op_tables[] = {
 	&om_ops_view,   &om_ops_move,        &om_ops_index, &om_ops_generate, &om_ops_elementwise,
@@ -65,6 +67,7 @@ const om_op_table *const om_op_tables[] = {
 	&om_ops_qlinear_ew, &om_ops_qlinear_lut, &om_ops_qlinear_pool, &om_ops_qgemm,
 	&om_ops_sequence, &om_ops_optional,
 	&om_ops_random,
+	&om_ops_linear_attn, &om_ops_flex_attn, &om_ops_causal_conv, &om_ops_deform_conv,
 };
 
 const size_t om_op_ntables = sizeof om_op_tables / sizeof om_op_tables[0];
