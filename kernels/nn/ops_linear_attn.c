@@ -104,6 +104,8 @@ static om_kind la_plan_make(om_ctx *c, la_plan *p)
 					 "type");
 		p->sdt = ps->dtype;
 	}
+	if (p->dv && p->Hq > INT64_MAX / p->dv) /* Hq is free when query's hidden size is 0 */
+		return la_bad(c, "the output is too large");
 	const int64_t sd[4] = {p->B, p->Hkv, p->dk, p->dv};
 	const int64_t od[3] = {p->B, p->T, p->Hq * p->dv};
 	if (om_shape_numel(4, sd) < 0 || om_shape_numel(3, od) < 0)
