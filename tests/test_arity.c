@@ -42,7 +42,9 @@ static om_model *build(const om_op *op, int64_t opset, const variant *v)
 	m->ir_version = 8;
 	m->opsets = om_arena_alloc(m->arena, 2 * sizeof *m->opsets);
 	m->opsets[0] = (om_opset){"", op->domain[0] ? 17 : opset};
-	m->opsets[1] = (om_opset){"com.microsoft", op->domain[0] ? opset : 1};
+	/* the row's own domain (com.microsoft, ai.onnx.preview) at the opset swept */
+	m->opsets[1] = (om_opset){op->domain[0] ? op->domain : "com.microsoft",
+				  op->domain[0] ? opset : 1};
 	m->nopsets = 2;
 	om_node *n = om_graph_add_node(g, op->name, op->domain, "n0", v->nin, v->nout);
 	const om_sig *s = op->sig;
