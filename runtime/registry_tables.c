@@ -35,6 +35,7 @@ extern const om_op_table om_ops_sequence, om_ops_optional;
 extern const om_op_table om_ops_random;
 extern const om_op_table om_ops_linear_attn, om_ops_flex_attn, om_ops_causal_conv,
 	om_ops_deform_conv;
+extern const om_op_table om_ops_ml_tree, om_ops_ml_linear, om_ops_ml_svm, om_ops_ml_prep;
 
 const om_op_table *const om_op_tables[] = {
 	&om_ops_view,   &om_ops_move,        &om_ops_index, &om_ops_generate, &om_ops_elementwise,
@@ -68,6 +69,7 @@ const om_op_table *const om_op_tables[] = {
 	&om_ops_sequence, &om_ops_optional,
 	&om_ops_random,
 	&om_ops_linear_attn, &om_ops_flex_attn, &om_ops_causal_conv, &om_ops_deform_conv,
+	&om_ops_ml_tree, &om_ops_ml_linear, &om_ops_ml_svm, &om_ops_ml_prep,
 };
 
 const size_t om_op_ntables = sizeof om_op_tables / sizeof om_op_tables[0];

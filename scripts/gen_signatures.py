@@ -209,6 +209,45 @@ CONTRIB = {
 }
 
 
+ML = 'ai.onnx.ml'
+# ai.onnx.ml rows: every version the installed onnx package has a schema for (Debian's onnx
+# 1.12: ml opsets 1-3); ML_NEWER holds what is newer than it, written from ONNX 1.23's
+# docs/Changelog-ml.md. No half-type slots (not an ai.onnx schema).
+ML_NEWER = {
+    ('TreeEnsemble', 5): sig(
+        [('X', 'req')], [('Y', 'req')],
+        {'aggregate_function': ('INT', False), 'leaf_targetids': ('INTS', True),
+         'leaf_weights': ('TENSOR', True), 'membership_values': ('TENSOR', False),
+         'n_targets': ('INT', False), 'nodes_falseleafs': ('INTS', True),
+         'nodes_falsenodeids': ('INTS', True), 'nodes_featureids': ('INTS', True),
+         'nodes_hitrates': ('TENSOR', False), 'nodes_missing_value_tracks_true': ('INTS', False),
+         'nodes_modes': ('TENSOR', True), 'nodes_splits': ('TENSOR', True),
+         'nodes_trueleafs': ('INTS', True), 'nodes_truenodeids': ('INTS', True),
+         'post_transform': ('INT', False), 'tree_roots': ('INTS', True)}),
+}
+ML_OPS = {}
+
+
+def ml_schemas():
+    """{name: {version: sig}} of the ai.onnx.ml domain."""
+    import onnx.defs
+    ops = {}
+    for s in onnx.defs.get_all_schemas_with_history():
+        if s.domain != ML:
+            continue
+        opt = onnx.defs.OpSchema.FormalParameterOption
+
+        def slots(ps):
+            return [(p.name, 'var' if p.option == opt.Variadic else
+                     'opt' if p.option == opt.Optional else 'req') for p in ps]
+        attrs = {a.name: (a.type.name, bool(a.required)) for a in s.attributes.values()}
+        ops.setdefault(s.name, {})[s.since_version] = sig(slots(s.inputs), slots(s.outputs),
+                                                          attrs)
+    for (name, ver), sg in ML_NEWER.items():
+        ops.setdefault(name, {})[ver] = sg
+    return ops
+
+
 def parse_changelog(path):
     text = open(path, encoding='utf-8').read()
     ops = {}
@@ -276,7 +315,7 @@ def row_versions(ops, rows, dom, name, since):
     """[(version, sig)] the row runs, oldest first."""
     if (dom, name) in CONTRIB:
         return [(since, CONTRIB[(dom, name)])]
-    vs = ops.get(name, {}) if dom == 'ai.onnx' else {}
+    vs = ops.get(name, {}) if dom == 'ai.onnx' else ML_OPS.get(name, {}) if dom == ML else {}
     nxt = min([s for d, n, s in rows if d == dom and n == name and s > since], default=1 << 30)
     if (dom, name, since) in CONTRIB:  # then ONNX's own versions, should the row run them
         return [(since, CONTRIB[(dom, name, since)])] + [
@@ -365,7 +404,7 @@ def wrap(line, width=100):
 
 
 def row_file(root, dom, name, since):
-    d = '"com.microsoft"' if dom == 'com.microsoft' else '""'
+    d = '"%s"' % dom if dom in ('com.microsoft', ML) else '""'
     pats = [r'\{"%s", %s, %d,' % (name, d, since)]
     if dom == 'ai.onnx':
         pats += [r'\bROW[BC]?\(%s, %d,' % (name, since), r'\bRED_ROWS\(%s,' % name]
@@ -389,6 +428,8 @@ def main():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     ops = parse_changelog(args[0])
     rows = read_rows(args[1])
+    if any(d == ML for d, _, _ in rows):
+        ML_OPS.update(ml_schemas())
     by_file = {}
     for dom, name, since in rows:
         f, at = row_file(root, dom, name, since)
