@@ -29,6 +29,11 @@ double ml_probit(double v);
 /** X as n rows of f features: (N, F), or (F) as one row; InvalidModel for another rank or a
  *  type other than float, double, float16, int64, int32. */
 om_kind ml_rows(om_ctx *c, const om_tensor *x, int64_t *n, int64_t *f);
+/** Whether n == a * b, without overflow (a, b >= 0). */
+static inline int ml_is_product(int64_t n, int64_t a, int64_t b)
+{
+	return b ? n % b == 0 && n / b == a : n == 0;
+}
 /** Element i of a numeric tensor as a double. */
 double ml_at(const om_tensor *t, int64_t i);
 /** Writes v as element i of t (float, double or float16). */

@@ -28,7 +28,7 @@ static om_kind lin_get(om_ctx *c, int64_t f, int64_t rows, lin *l)
 		rc = ml_reals(c, "intercepts", &l->b, &l->nb);
 	if (!rc && !rows && f > 0)
 		rows = nw / f;
-	if (!rc && (rows < 1 || nw != rows * f || (l->nb && l->nb != rows)))
+	if (!rc && (rows < 1 || !ml_is_product(nw, rows, f) || (l->nb && l->nb != rows)))
 		rc = om_error(c->st, OM_ERR_INVALID_INPUT, c->node,
 			      "%lld coefficients and %lld intercepts for %lld features",
 			      (long long)nw, (long long)l->nb, (long long)f);

@@ -103,7 +103,8 @@ static om_kind svr_kernel(om_ctx *c)
 	const int64_t ns = om_attr_int(c->node, "n_supports", 0);
 	const int one_class = om_attr_int(c->node, "one_class", 0) != 0;
 	/* with support vectors: sum_k coef_k K(x, sv_k) + rho; without: x . coef + rho */
-	if (ns < 0 || (ns > 0 && (m.nsv != ns * f || m.ncoef != ns)) || (!ns && m.ncoef != f) ||
+	if (ns < 0 || (ns > 0 && (!ml_is_product(m.nsv, ns, f) || m.ncoef != ns)) ||
+	    (!ns && m.ncoef != f) ||
 	    m.nrho < 1)
 		rc = om_error(c->st, OM_ERR_INVALID_INPUT, c->node,
 			      "%lld support values, %lld coefficients, %lld rho for n_supports "
@@ -197,7 +198,7 @@ static om_kind svc_get(om_ctx *c, int64_t f, svc *s)
 	if (s->linear) {
 		/* scores x . coef_k + rho[0] per class */
 		s->nz = s->ncls;
-		if (s->m.ncoef != s->ncls * f || s->m.nrho < 1)
+		if (!ml_is_product(s->m.ncoef, s->ncls, f) || s->m.nrho < 1)
 			rc = om_error(c->st, OM_ERR_INVALID_INPUT, c->node,
 				      "%lld coefficients for %lld classes of %lld features",
 				      (long long)s->m.ncoef, (long long)s->ncls, (long long)f);
@@ -208,16 +209,16 @@ static om_kind svc_get(om_ctx *c, int64_t f, svc *s)
 		return om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory (SVM)");
 	s->count = s->start + nvpc;
 	for (int64_t i = 0; i < nvpc && !rc; i++) {
-		if (vpc[i] < 0 || vpc[i] > ((int64_t)1 << 40))
+		/* at most 2^40 vectors in all */
+		if (vpc[i] < 0 || vpc[i] > ((int64_t)1 << 40) - s->nvec)
 			rc = om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
 				      "vectors_per_class[%lld] = %lld", (long long)i,
 				      (long long)vpc[i]);
-		s->start[i] = s->nvec;
-		s->count[i] = vpc[i];
-		s->nvec += vpc[i];
+		else
+			s->start[i] = s->nvec, s->count[i] = vpc[i], s->nvec += vpc[i];
 	}
-	if (!rc && (nvpc != s->ncls || s->ncls < 2 || s->m.nsv != s->nvec * f ||
-		    s->m.ncoef != (s->ncls - 1) * s->nvec || s->m.nrho != s->npairs ||
+	if (!rc && (nvpc != s->ncls || s->ncls < 2 || !ml_is_product(s->m.nsv, s->nvec, f) ||
+		    !ml_is_product(s->m.ncoef, s->ncls - 1, s->nvec) || s->m.nrho != s->npairs ||
 		    (s->m.npa && s->m.npa != s->npairs)))
 		rc = om_error(c->st, OM_ERR_INVALID_INPUT, c->node,
 			      "%lld classes, %lld vector counts, %lld support values, %lld "
