@@ -24,6 +24,7 @@ static void svm_free(svm *m)
 	free(m->rho);
 	free(m->pa);
 	free(m->pb);
+	memset(m, 0, sizeof *m);
 }
 
 static om_kind svm_get(om_ctx *c, svm *m)
@@ -235,6 +236,7 @@ static void svc_free(svc *s)
 {
 	svm_free(&s->m);
 	free(s->start);
+	s->start = NULL;
 }
 
 static om_kind svc_infer(om_ctx *c)
@@ -242,8 +244,8 @@ static om_kind svc_infer(om_ctx *c)
 	int64_t n, f;
 	svc s;
 	om_kind rc = ml_rows(c, c->in[0], &n, &f);
-	if (!rc)
-		rc = svc_get(c, f, &s);
+	if (!rc && (rc = svc_get(c, f, &s)))
+		svc_free(&s);
 	if (rc)
 		return rc;
 	om_set_shape(c->out[0], ml_label_dtype(&s.lb), 1, &n);
@@ -307,8 +309,12 @@ static om_kind svc_kernel(om_ctx *c)
 	int64_t n, f;
 	svc s;
 	om_kind rc = ml_rows(c, c->in[0], &n, &f);
-	if (rc || (rc = svc_get(c, f, &s)))
+	if (rc)
 		return rc;
+	if ((rc = svc_get(c, f, &s))) {
+		svc_free(&s);
+		return rc;
+	}
 	const int64_t k = s.ncls;
 	double *w = malloc(sizeof *w * (size_t)(s.nvec + s.npairs + 2 * k + 2 * k * k + s.nz + 2));
 	if (!w)
