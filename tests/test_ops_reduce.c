@@ -131,6 +131,63 @@ static void noop_with_empty_axes(void **state)
 	om_model_free(m);
 }
 
+/* noop_with_empty_axes with no axes still applies the element-wise part (the ONNX text's 2025
+ * clarification; ONNX Runtime 1.30 agrees: tests/cases/reduce/noop_*): each output element is
+ * the reduction of its one input element, in fast and exact mode */
+static void noop_keeps_elementwise_part(void **state)
+{
+	(void)state;
+	const float x[] = {-2, 0.5f, 3, -0.25f, 100, 1};
+	const struct { const char *op; float want[6]; } c[] = {
+		{"ReduceSumSquare", {4, 0.25f, 9, 0.0625f, 10000, 1}},
+		{"ReduceL1", {2, 0.5f, 3, 0.25f, 100, 1}},
+		{"ReduceL2", {2, 0.5f, 3, 0.25f, 100, 1}},
+		{"ReduceLogSumExp", {-2, 0.5f, 3, -0.25f, 100, 1}},
+		{"ReduceMean", {-2, 0.5f, 3, -0.25f, 100, 1}},
+		{"ReduceProd", {-2, 0.5f, 3, -0.25f, 100, 1}},
+	};
+	const int64_t none = 0;
+	for (size_t k = 0; k < sizeof c / sizeof *c; k++)
+		for (int exact = 0; exact < 2; exact++) {
+			om_model *m;
+			om_node *n = nt_node(&m, c[k].op, 2, 1);
+			nt_int(n, "noop_with_empty_axes", 1);
+			nt_int(n, "keepdims", 0);
+			om_tensor tx = nt_tensor(OM_FLOAT, 2, d23, x);
+			om_tensor ta = nt_tensor(OM_INT64, 1, (int64_t[]){0}, &none);
+			const om_tensor *in[] = {&tx, &ta};
+			om_tensor out[1];
+			om_status st = {0};
+			assert_int_equal(nt_run_mode(n, 18, in, out, exact, &st), OM_OK);
+			nt_check_f32(&out[0], 2, d23, c[k].want, 1e-6);
+			om_tensor_free(&out[0]);
+			om_model_free(m);
+		}
+	/* ReduceLogSum: log x (NaN below 0); int32 ReduceSumSquare squares */
+	const float xp[] = {1, 2.718281828f, 0.5f, 4, 8, 16};
+	const float lp[] = {0, 1, -0.693147181f, 1.386294361f, 2.079441542f, 2.772588722f};
+	om_model *m;
+	om_node *n = nt_node(&m, "ReduceLogSum", 2, 1);
+	nt_int(n, "noop_with_empty_axes", 1);
+	om_tensor tx = nt_tensor(OM_FLOAT, 2, d23, xp);
+	om_tensor ta = nt_tensor(OM_INT64, 1, (int64_t[]){0}, &none);
+	const om_tensor *in[] = {&tx, &ta};
+	om_tensor out[1];
+	assert_int_equal(nt_run(n, 18, in, out), OM_OK);
+	nt_check_f32(&out[0], 2, d23, lp, 1e-6);
+	om_tensor_free(&out[0]);
+	om_model_free(m);
+	const int32_t xi[] = {-3, 4, 0, 7, -1, 2}, want_i[] = {9, 16, 0, 49, 1, 4};
+	n = nt_node(&m, "ReduceSumSquare", 2, 1);
+	nt_int(n, "noop_with_empty_axes", 1);
+	tx = nt_tensor(OM_INT32, 2, d23, xi);
+	assert_int_equal(nt_run(n, 18, in, out), OM_OK);
+	assert_int_equal(out[0].dtype, OM_INT32);
+	assert_memory_equal(out[0].data, want_i, sizeof want_i);
+	om_tensor_free(&out[0]);
+	om_model_free(m);
+}
+
 /* integer reductions stay integer: sums wrap, means truncate, unsigned compares unsigned */
 static void integer_types(void **state)
 {
@@ -368,6 +425,7 @@ int main(void)
 		cmocka_unit_test(sum_mean_max_min),  cmocka_unit_test(norms_and_logs),
 		cmocka_unit_test(non_adjacent_axes), cmocka_unit_test(empty_set),
 		cmocka_unit_test(nan_propagates),    cmocka_unit_test(noop_with_empty_axes),
+		cmocka_unit_test(noop_keeps_elementwise_part),
 		cmocka_unit_test(integer_types),     cmocka_unit_test(half_types),
 		cmocka_unit_test(bad_axes),          cmocka_unit_test(argmax_argmin),
 		cmocka_unit_test(cumulative),        cmocka_unit_test(lane_sums),

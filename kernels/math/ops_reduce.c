@@ -65,11 +65,14 @@ static om_kind red_prepare(om_ctx *c, om_red_plan *p, enum red_kind *kind)
 	om_kind rc = red_mask(c, x->rank, (c->op->param & RED_AXES_INPUT) != 0, mask, &noop);
 	if (rc)
 		return rc;
+	/* noop_with_empty_axes with no axes reduces no dim: each output element is the
+	 * reduction of its one input element, so the element-wise part still applies
+	 * (ReduceSumSquare squares, ReduceL1 and ReduceL2 take |x|, ReduceLogSum log x; the
+	 * ONNX text's clarification of 2025) */
+	for (int32_t d = 0; noop && d < x->rank; d++)
+		mask[d] = false;
 	om_red_plan_make(x, mask, noop || om_attr_int(c->node, "keepdims", 1) != 0, p);
-	if ((p->noop = noop)) {
-		p->out_rank = x->rank;
-		memcpy(p->out_dims, x->dims, sizeof(int64_t) * (size_t)x->rank);
-	}
+	p->noop = noop;
 	return OM_OK;
 }
 
@@ -285,7 +288,9 @@ static om_kind red_kernel(om_ctx *c)
 		return rc;
 	const om_tensor *x = c->in[0];
 	om_tensor *y = c->out[0];
-	if (p.noop) {
+	if (p.noop && (kind == R_SUM || kind == R_MEAN || kind == R_MAX || kind == R_MIN ||
+		       kind == R_PROD || kind == R_LSE) && x->dtype == y->dtype) {
+		/* the reduction of one element is the element (LogSumExp: max + log(exp(0))) */
 		memcpy(y->data, x->data, y->nbytes < x->nbytes ? y->nbytes : x->nbytes);
 		return OM_OK;
 	}
