@@ -556,6 +556,56 @@ static void resize_shapes_and_errors(void **state)
 	om_model_free(m);
 }
 
+/* Nearest with `sizes`: source coordinates from the integer extents in double, so exact ties
+ * and integers survive (kernels/nn/resize_plan.c, coord_sizes). x = 0, 1, 2, ... so y holds the
+ * pixel indices read. half_pixel round_prefer_ceil 20 -> 6: output 4 maps to 4.5 * 20 / 6 - 0.5
+ * = 14.5, a tie that goes up to 15, and output 1 to 4.5, up to 5 (float32 gives 14.499999
+ * and 4.4999998, so 14 and 4: ONNX Runtime before its fix); half_pixel floor 7 -> 1: 0.5 * 7 - 0.5 = 3 exactly, pixel 3 (float32 2.9999998 and 2,
+ * ONNX Runtime 1.30 still: docs/ops.md, Divergences); asymmetric round_prefer_floor 7 -> 38:
+ * output 19 maps to 19 * 7 / 38 = 3.5, down to 3. */
+static void resize_nearest_sizes_ties(void **state)
+{
+	(void)state;
+	const struct {
+		const char *coord, *nearest;
+		int64_t in, out;
+		int64_t at, want; /* y[at] reads pixel want */
+		int64_t want_all[6];
+	} c[] = {
+		{"half_pixel", "round_prefer_ceil", 20, 6, 4, 15, {1, 5, 8, 11, 15, 18}},
+		{"half_pixel", "floor", 7, 1, 0, 3, {3}},
+		{"asymmetric", "round_prefer_floor", 7, 38, 19, 3, {0}},
+		{"half_pixel", "round_prefer_floor", 20, 6, 4, 14, {1, 4, 8, 11, 14, 18}},
+	};
+	for (size_t k = 0; k < sizeof c / sizeof *c; k++) {
+		om_model *m = om_model_new();
+		float x[64];
+		for (int i = 0; i < 64; i++)
+			x[i] = (float)i;
+		const int64_t sizes[] = {1, c[k].out};
+		om_tensor tx = nt_tensor(OM_FLOAT, 2, (int64_t[]){1, c[k].in}, x);
+		om_tensor tz = nt_tensor(OM_INT64, 1, (int64_t[]){2}, sizes);
+		om_node *n = nt_add_node(m, "Resize", 4, 1);
+		n->in[1] = n->in[2] = NULL;
+		nt_str(n, "mode", "nearest");
+		nt_str(n, "coordinate_transformation_mode", c[k].coord);
+		nt_str(n, "nearest_mode", c[k].nearest);
+		const om_tensor *in[] = {&tx, NULL, NULL, &tz};
+		om_tensor out[1];
+		om_status st = {0};
+		for (int exact = 0; exact < 2; exact++) {
+			assert_int_equal(nt_run_mode(n, 19, in, out, exact, &st), OM_OK);
+			nt_assert_shape(&out[0], 2, (int64_t[]){1, c[k].out});
+			const float *y = out[0].data;
+			assert_true(y[c[k].at] == (float)c[k].want);
+			for (int64_t o = 0; c[k].out == 6 && o < 6; o++)
+				assert_true(y[o] == (float)c[k].want_all[o]);
+			om_tensor_free(&out[0]);
+		}
+		om_model_free(m);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -567,6 +617,7 @@ int main(void)
 		cmocka_unit_test(resize_shapes_and_errors),
 		cmocka_unit_test(resize_fast_and_threads),
 		cmocka_unit_test(resize_rows),
+		cmocka_unit_test(resize_nearest_sizes_ties),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

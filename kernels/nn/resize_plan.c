@@ -173,6 +173,7 @@ static om_kind from_sizes(om_ctx *c, rs_params *p, const om_tensor *t, const int
 		p->out[a] = sz[i];
 		p->resized[a] = (float)sz[i];
 		p->scale[a] = p->in[a] ? (float)sz[i] / (float)p->in[a] : 1.0f;
+		p->by_sizes[a] = p->in[a] > 0 && sz[i] > 0;
 	}
 	return OM_OK;
 }
@@ -264,24 +265,48 @@ static float coord(const rs_params *p, int32_t a, int64_t o)
 	}
 }
 
-static int64_t clamp_index(float x, int64_t n)
+/* x_original of output index o on an axis sized by `sizes` (p->by_sizes), in double from the
+ * integers in and out: (o + 0.5) * in / out is one rounding of the exact value, so an exact
+ * .5 tie stays a tie (in float, 4.5 / (6 / 20.f) - 0.5 is 14.499999, not 14.5: the nearest
+ * mode's rounding then picks the wrong pixel) */
+static double coord_sizes(const rs_params *p, int32_t a, int64_t o)
+{
+	const double x = (double)o, lin = (double)p->in[a], lout = (double)p->out[a];
+	switch (p->coord) {
+	case RS_HALF_PIXEL:
+	case RS_HALF_PIXEL_SYMMETRIC: /* its adjustment is 1 when the scale is out / in */
+		return (x + 0.5) * lin / lout - 0.5;
+	case RS_PYTORCH_HALF_PIXEL: return p->out[a] > 1 ? (x + 0.5) * lin / lout - 0.5 : 0;
+	case RS_ALIGN_CORNERS: return p->out[a] == 1 ? 0 : x * (lin - 1) / (lout - 1);
+	case RS_TF_HALF_PIXEL_FOR_NN: return (x + 0.5) * lin / lout;
+	case RS_TF_CROP_AND_RESIZE: {
+		const double st = p->roi_start[a], en = p->roi_end[a];
+		if (p->out[a] > 1)
+			return st * (lin - 1) + x * (en - st) * (lin - 1) / (lout - 1);
+		return 0.5 * (st + en) * (lin - 1);
+	}
+	default: return x * lin / lout;
+	}
+}
+
+static int64_t clamp_index(double x, int64_t n)
 {
 	if (!(x >= 0))
 		return 0;
-	if (x >= (float)(n - 1))
+	if (x >= (double)(n - 1))
 		return n - 1;
 	return (int64_t)x;
 }
 
-static int64_t nearest_index(const rs_params *p, int32_t a, float x)
+static int64_t nearest_index(const rs_params *p, int32_t a, double x)
 {
-	float r;
+	double r;
 	switch (p->nearest) {
-	case RS_ROUND_PREFER_FLOOR: r = x == floorf(x) + 0.5f ? floorf(x) : roundf(x); break;
-	case RS_ROUND_PREFER_CEIL: r = x == floorf(x) + 0.5f ? ceilf(x) : roundf(x); break;
-	case RS_FLOOR: r = floorf(x); break;
-	case RS_CEIL: r = ceilf(x); break;
-	default: r = p->scale[a] < 1 ? ceilf(x) : truncf(x); break;
+	case RS_ROUND_PREFER_FLOOR: r = x == floor(x) + 0.5 ? floor(x) : round(x); break;
+	case RS_ROUND_PREFER_CEIL: r = x == floor(x) + 0.5 ? ceil(x) : round(x); break;
+	case RS_FLOOR: r = floor(x); break;
+	case RS_CEIL: r = ceil(x); break;
+	default: r = p->scale[a] < 1 ? ceil(x) : trunc(x); break;
 	}
 	return clamp_index(r, p->in[a]);
 }
@@ -363,7 +388,8 @@ om_kind om_resize_axis(om_ctx *c, const rs_params *p, int32_t a, rs_axis *t)
 			t->identity = false;
 		}
 		if (p->mode == RS_NEAREST) {
-			idx[0] = nearest_index(p, a, x);
+			/* a float coordinate is exact in double: the float path is unchanged */
+			idx[0] = nearest_index(p, a, p->by_sizes[a] ? coord_sizes(p, a, o) : x);
 			w[0] = 1;
 		} else if (p->mode == RS_LINEAR && !(p->antialias && s < 1)) {
 			/* ONNX Runtime: clamp into the input, then the two neighbours */

@@ -32,6 +32,9 @@ typedef struct rs_params {
 	float resized[OM_MAX_RANK]; /* align_corners' output length: in * scale, unfloored, when
 				       scales are given (the ONNX reference); else out */
 	float roi_start[OM_MAX_RANK], roi_end[OM_MAX_RANK]; /* tf_crop_and_resize only */
+	/* the axis' output extent came from `sizes` (policy stretch): its scale is exactly
+	 * out / in, and nearest mode maps coordinates with that ratio in double */
+	bool by_sizes[OM_MAX_RANK];
 } rs_params;
 
 /**
