@@ -247,6 +247,7 @@ struct om_run_services {
 	om_kind (*output)(om_ctx *c, int32_t i, int32_t dtype, int32_t rank, const int64_t *dims);
 	om_kind (*output_value)(om_ctx *c, int32_t i, om_tensor *v);
 	om_kind (*output_alias)(om_ctx *c, int32_t i, const om_tensor *v, int32_t from);
+	uint64_t (*random_key)(const om_ctx *c); /* a fresh key for an unseeded random draw */
 };
 
 /**

@@ -36,6 +36,7 @@ extern const om_op_table om_ops_random;
 extern const om_op_table om_ops_linear_attn, om_ops_flex_attn, om_ops_causal_conv,
 	om_ops_deform_conv;
 extern const om_op_table om_ops_ml_tree, om_ops_ml_linear, om_ops_ml_svm, om_ops_ml_prep;
+extern const om_op_table om_ops_training;
 
 const om_op_table *const om_op_tables[] = {
 	&om_ops_view,   &om_ops_move,        &om_ops_index, &om_ops_generate, &om_ops_elementwise,
@@ -70,6 +71,7 @@ const om_op_table *const om_op_tables[] = {
 	&om_ops_random,
 	&om_ops_linear_attn, &om_ops_flex_attn, &om_ops_causal_conv, &om_ops_deform_conv,
 	&om_ops_ml_tree, &om_ops_ml_linear, &om_ops_ml_svm, &om_ops_ml_prep,
+	&om_ops_training,
 };
 
 const size_t om_op_ntables = sizeof om_op_tables / sizeof om_op_tables[0];

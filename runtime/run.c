@@ -493,6 +493,13 @@ static om_kind ctx_run_graph(const om_ctx *c, const om_graph *g, const om_tensor
 	return om_run_plan(r, p, r->cur, in, nin, out, nout, c->st);
 }
 
+/* a new key for each unseeded random draw of the run: a runner serves one run at a time */
+static uint64_t ctx_random_key(const om_ctx *c)
+{
+	om_runner *r = c->runner;
+	return r->rng_key + 0x9E3779B97F4A7C15u * ++r->rng_draws;
+}
+
 /* what a run offers the kernels (ops/op.h) */
 static const om_run_services services = {
 	.reserve = ctx_reserve,
@@ -501,6 +508,7 @@ static const om_run_services services = {
 	.output = ctx_output,
 	.output_value = ctx_output_value,
 	.output_alias = ctx_output_alias,
+	.random_key = ctx_random_key,
 };
 
 /* ---- one run of a plan ------------------------------------------------------------------- */

@@ -2,6 +2,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "runner.h"
 
@@ -11,6 +12,11 @@ static om_runner *runner_new(om_session *s, om_status *st)
 	if (r) {
 		r->s = s;
 		r->pool.limit = s->mem_limit;
+		/* each runner draws its own stream: the clock, the runner's and session's addresses */
+		struct timespec ts = {0};
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		r->rng_key = ((uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec) ^
+			     ((uint64_t)(uintptr_t)r << 16) ^ (uint64_t)(uintptr_t)s;
 		r->steps = calloc((size_t)(s->nsteps_all ? s->nsteps_all : 1), sizeof *r->steps);
 		r->prof = malloc(sizeof *r->prof * (size_t)(s->nprof ? s->nprof : 1));
 	}

@@ -39,6 +39,7 @@ typedef struct om_runner {
 	int boxes;           /* the main graph's outputs may be sequences/optionals */
 	int64_t deadline_ns; /* CLOCK_MONOTONIC time the run must end by; 0: none */
 	size_t bytes, peak;  /* pool.bytes and pool.peak_busy when its last run ended */
+	uint64_t rng_key, rng_draws; /* unseeded random ops' keys: rng_key's stream (random.h) */
 } om_runner;
 
 /** An idle runner of s, or a new one; NULL (with *st set) when out of memory. */

@@ -300,8 +300,16 @@ static void dropout(void **state)
 		assert_int_equal(((uint8_t *)out[1].data)[i], 1);
 	om_tensor_free(&out[0]);
 	om_tensor_free(&out[1]);
-	train = 1;
-	assert_int_equal(run(n, 13, in, out, &st), OM_ERR_UNSUPPORTED);
+	train = 1; /* training: each element 0 (mask false) or x / (1 - 0.9) (mask true) */
+	assert_int_equal(run(n, 13, in, out, &st), OM_OK);
+	for (int i = 0; i < 4; i++) {
+		const float y = ((float *)out[0].data)[i];
+		assert_true(((uint8_t *)out[1].data)[i]
+				    ? fabs(y - x[i] / (1 - (double)0.9f)) <= 1e-6 * fabs(y)
+				    : y == 0.0f);
+	}
+	om_tensor_free(&out[0]);
+	om_tensor_free(&out[1]);
 	/* training with ratio 0 (or -0, in float16 too) drops nothing: the data, a mask all true
 	 * (torchvision's swin_t in eval mode) */
 	const float zeros[2] = {0.0f, -0.0f};
@@ -319,10 +327,22 @@ static void dropout(void **state)
 		om_tensor_free(&out[1]);
 	}
 	const om_tensor tiny = nt_tensor(OM_FLOAT16, 0, NULL, &hsmall);
-	in[1] = &tiny;
-	assert_int_equal(run(n, 13, in, out, &st), OM_ERR_UNSUPPORTED);
+	in[1] = &tiny; /* drops with probability 6e-8: the 4 elements kept, times 1 / (1 - p) */
+	assert_int_equal(run(n, 13, in, out, &st), OM_OK);
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(((uint8_t *)out[1].data)[i], 1);
+		assert_true(fabs(((float *)out[0].data)[i] - x[i]) <= 1e-6 * fabs(x[i]));
+	}
+	om_tensor_free(&out[0]);
+	om_tensor_free(&out[1]);
 	in[1] = NULL; /* the default ratio, 0.5 */
-	assert_int_equal(run(n, 13, in, out, &st), OM_ERR_UNSUPPORTED);
+	assert_int_equal(run(n, 13, in, out, &st), OM_OK);
+	for (int i = 0; i < 4; i++) {
+		const float y = ((float *)out[0].data)[i];
+		assert_true(((uint8_t *)out[1].data)[i] ? y == 2 * x[i] : y == 0.0f);
+	}
+	om_tensor_free(&out[0]);
+	om_tensor_free(&out[1]);
 	in[1] = &r;
 	/* a training_mode fed at run time: the shape needs no value, the kernel reads it */
 	tm.data = NULL;
@@ -399,7 +419,7 @@ static void random_nodes(void **state)
 			nt_ints(n, o == 5 ? "shape" : "axes", a, k);
 		om_status st = {0};
 		const om_kind rc = om_eval_node(n, opset, in, out, &st);
-		nt_check_run(rc, &st, out, nout); /* Dropout in training: Unsupported */
+		nt_check_run(rc, &st, out, nout);
 		nt_free(m);
 	}
 }
@@ -407,13 +427,18 @@ static void random_nodes(void **state)
 static void flags(void **state)
 {
 	(void)state;
-	const char *views[] = {"Squeeze", "Unsqueeze", "Flatten", "Reshape", "Identity", "Dropout"};
+	const char *views[] = {"Squeeze", "Unsqueeze", "Flatten", "Reshape", "Identity"};
 	for (size_t i = 0; i < sizeof views / sizeof views[0]; i++) {
 		const om_op *op = om_op_find("", views[i], 21);
 		assert_non_null(op);
 		assert_true(op->flags & OM_OP_VIEW);
 		assert_true(op->flags & OM_OP_EXACT);
 	}
+	/* Dropout is a view up to opset 11; from 12 (training_mode) it draws and writes */
+	assert_true(om_op_find("", "Dropout", 11)->flags & OM_OP_VIEW);
+	const om_op *d = om_op_find("", "Dropout", 21);
+	assert_true((d->flags & (OM_OP_RANDOM | OM_OP_EXACT)) == (OM_OP_RANDOM | OM_OP_EXACT));
+	assert_false(d->flags & OM_OP_VIEW);
 	assert_int_equal(om_op_find("", "Squeeze", 12)->since, 1);
 	assert_int_equal(om_op_find("", "Squeeze", 13)->since, 13);
 	assert_int_equal(om_op_find("", "Reshape", 4)->since, 1);

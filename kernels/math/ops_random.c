@@ -1,7 +1,16 @@
-/* ops_random.c — RandomNormal, RandomUniform, their -Like forms, Bernoulli and Multinomial:
- * rows with shape inference and no kernel yet. Their outputs differ from run to run
- * (OM_OP_RANDOM), so they are never folded, evaluated at plan time or merged. */
+/* ops_random.c — RandomNormal, RandomUniform, their -Like forms, Bernoulli and Multinomial.
+ * Element i of an output (Multinomial: sample i of the row-major [batch, sample_size] output)
+ * is drawn from Philox4x32-10 block i under the node's key (philox.h, random.h): the seed's
+ * when the node has one, so a seeded node gives the same bits in every run, mode and thread
+ * count. Their outputs differ from run to run otherwise (OM_OP_RANDOM), so they are never
+ * folded, evaluated at plan time or merged. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "detmath.h"
+#include "index_util.h"
 #include "op.h"
+#include "random.h"
 
 static om_kind bad(om_ctx *c, const char *msg)
 {
@@ -55,6 +64,131 @@ static om_kind multinomial_infer(om_ctx *c)
 	int64_t dims[2] = {x->dims[0], n};
 	if (c->out[0])
 		om_set_shape(c->out[0], (int32_t)om_attr_int(c->node, "dtype", OM_INT32), 2, dims);
+	return OM_OK;
+}
+
+/* ---- kernels ---------------------------------------------------------------------------- */
+
+/* the row's param: what one element is */
+enum random_draw { DRAW_NORMAL, DRAW_UNIFORM };
+
+static bool float_type(int32_t t)
+{
+	return t == OM_FLOAT || t == OM_DOUBLE || t == OM_FLOAT16 || t == OM_BFLOAT16;
+}
+
+/* a standard normal from block i: Box-Muller on two 53-bit uniforms, in detmath's double
+ * functions (the same bits on every instruction set) */
+static double normal_at(om_philox_key key, int64_t i)
+{
+	uint32_t w[4];
+	om_philox4x32(key, (uint64_t)i, 0, w);
+	const double u1 = om_philox_unit_open0(w[0], w[1]), u2 = om_philox_unit(w[2], w[3]);
+	return sqrt(-2.0 * om_det_log(u1)) * om_det_cos(6.283185307179586 * u2);
+}
+
+static double uniform_at(om_philox_key key, int64_t i)
+{
+	uint32_t w[4];
+	om_philox4x32(key, (uint64_t)i, 0, w);
+	return om_philox_unit(w[0], w[1]);
+}
+
+/* RandomNormal, RandomUniform and their -Like forms: out[0] has its inferred type and shape */
+static om_kind random_kernel(om_ctx *c)
+{
+	om_tensor *y = c->out[0];
+	if (!float_type(y->dtype))
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"dtype %s is not a floating-point type", om_dtype_name(y->dtype));
+	const om_philox_key key = om_random_key(c, "seed");
+	const int64_t n = om_tensor_numel(y);
+	if (c->op->param == DRAW_NORMAL) {
+		const double mean = om_attr_float(c->node, "mean", 0.0f);
+		const double scale = om_attr_float(c->node, "scale", 1.0f);
+		for (int64_t i = 0; i < n; i++)
+			om_random_store(y, i, mean + scale * normal_at(key, i));
+	} else {
+		const double low = om_attr_float(c->node, "low", 0.0f);
+		const double high = om_attr_float(c->node, "high", 1.0f);
+		for (int64_t i = 0; i < n; i++)
+			om_random_store(y, i, low + (high - low) * uniform_at(key, i));
+	}
+	return OM_OK;
+}
+
+/* Bernoulli: 1 where a uniform in [0, 1) is below p (so always for p >= 1, never for p <= 0) */
+static om_kind bernoulli_kernel(om_ctx *c)
+{
+	const om_tensor *p = c->in[0];
+	om_tensor *y = c->out[0];
+	if (!om_ix_is_float(p->dtype))
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"input of type %s is not a floating-point type",
+				om_dtype_name(p->dtype));
+	if (!om_random_store_type(y->dtype))
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "dtype %s is not numeric",
+				om_dtype_name(y->dtype));
+	const om_philox_key key = om_random_key(c, "seed");
+	const int64_t n = om_tensor_numel(y);
+	for (int64_t i = 0; i < n; i++)
+		om_random_store(y, i, uniform_at(key, i) < om_ix_float_at(p, i) ? 1.0 : 0.0);
+	return OM_OK;
+}
+
+/* Multinomial: each row of x holds unnormalized log-probabilities of its classes; sample s of
+ * row b is the first class whose cumulative weight exceeds a uniform times the total. A row
+ * without a positive finite total (all -inf, NaN) gives its last class. */
+static om_kind multinomial_kernel(om_ctx *c)
+{
+	const om_tensor *x = c->in[0];
+	om_tensor *y = c->out[0];
+	if (!om_ix_is_float(x->dtype))
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"input of type %s is not a floating-point type",
+				om_dtype_name(x->dtype));
+	if (y->dtype != OM_INT32 && y->dtype != OM_INT64)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"dtype %s is not int32 or int64", om_dtype_name(y->dtype));
+	const int64_t batch = x->dims[0], k = x->dims[1], ns = y->dims[1];
+	if (batch == 0 || ns == 0)
+		return OM_OK;
+	if (k == 0)
+		return om_error(c->st, OM_ERR_INVALID_INPUT, c->node, "input has no classes");
+	if ((uint64_t)k > SIZE_MAX / sizeof(double))
+		return om_error(c->st, OM_ERR_NOMEM, c->node, "too many classes");
+	om_kind rc = om_ctx_reserve(c, (size_t)k * sizeof(double), "Multinomial's weights");
+	if (rc)
+		return rc;
+	double *cum = malloc((size_t)k * sizeof *cum);
+	if (!cum)
+		return om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory");
+	const om_philox_key key = om_random_key(c, "seed");
+	for (int64_t b = 0; b < batch; b++) {
+		double top = -INFINITY, total = 0;
+		for (int64_t j = 0; j < k; j++) {
+			const double v = om_ix_float_at(x, b * k + j);
+			top = v > top ? v : top;
+		}
+		for (int64_t j = 0; j < k; j++) {
+			const double v = om_ix_float_at(x, b * k + j);
+			total += isfinite(top) && v == v ? om_det_exp(v - top) : 0.0;
+			cum[j] = total;
+		}
+		for (int64_t s = 0; s < ns; s++) {
+			const double u = uniform_at(key, b * ns + s) * total;
+			int64_t lo = 0, hi = k - 1; /* the first j with cum[j] > u, else k - 1 */
+			while (lo < hi) {
+				const int64_t mid = lo + (hi - lo) / 2;
+				if (cum[mid] > u)
+					hi = mid;
+				else
+					lo = mid + 1;
+			}
+			om_random_store(y, b * ns + s, (double)lo);
+		}
+	}
+	free(cum);
 	return OM_OK;
 }
 
@@ -132,18 +266,18 @@ static const om_sig sig_Multinomial_7 = {7, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x0, 0x0,
 /* ---- end of signatures ---- */
 
 static const om_op rows[] = {
-	{"RandomNormal", "", 1, random_infer, NULL, OM_OP_RANDOM, &sig_RandomNormal_1, OM_OPC_NONE,
-	 NULL, 0, NULL},
-	{"RandomUniform", "", 1, random_infer, NULL, OM_OP_RANDOM, &sig_RandomUniform_1,
-	 OM_OPC_NONE, NULL, 0, NULL},
-	{"RandomNormalLike", "", 1, like_infer, NULL, OM_OP_RANDOM, &sig_RandomNormalLike_1,
-	 OM_OPC_NONE, NULL, 0, NULL},
-	{"RandomUniformLike", "", 1, like_infer, NULL, OM_OP_RANDOM, &sig_RandomUniformLike_1,
-	 OM_OPC_NONE, NULL, 0, NULL},
-	{"Bernoulli", "", 15, like_infer, NULL, OM_OP_RANDOM, &sig_Bernoulli_15, OM_OPC_NONE, NULL,
-	 0, NULL},
-	{"Multinomial", "", 7, multinomial_infer, NULL, OM_OP_RANDOM, &sig_Multinomial_7,
-	 OM_OPC_NONE, NULL, 0, NULL},
+	{"RandomNormal", "", 1, random_infer, random_kernel, OM_OP_RANDOM | OM_OP_EXACT,
+	 &sig_RandomNormal_1, OM_OPC_NONE, NULL, DRAW_NORMAL, NULL},
+	{"RandomUniform", "", 1, random_infer, random_kernel, OM_OP_RANDOM | OM_OP_EXACT,
+	 &sig_RandomUniform_1, OM_OPC_NONE, NULL, DRAW_UNIFORM, NULL},
+	{"RandomNormalLike", "", 1, like_infer, random_kernel, OM_OP_RANDOM | OM_OP_EXACT,
+	 &sig_RandomNormalLike_1, OM_OPC_NONE, NULL, DRAW_NORMAL, NULL},
+	{"RandomUniformLike", "", 1, like_infer, random_kernel, OM_OP_RANDOM | OM_OP_EXACT,
+	 &sig_RandomUniformLike_1, OM_OPC_NONE, NULL, DRAW_UNIFORM, NULL},
+	{"Bernoulli", "", 15, like_infer, bernoulli_kernel, OM_OP_RANDOM | OM_OP_EXACT,
+	 &sig_Bernoulli_15, OM_OPC_NONE, NULL, 0, NULL},
+	{"Multinomial", "", 7, multinomial_infer, multinomial_kernel, OM_OP_RANDOM | OM_OP_EXACT,
+	 &sig_Multinomial_7, OM_OPC_NONE, NULL, 0, NULL},
 };
 
 const om_op_table om_ops_random = OM_TABLE(rows);

@@ -2,6 +2,8 @@
 #include <string.h>
 
 #include "half.h"
+#include "index_util.h"
+#include "random.h"
 #include "shape_util.h"
 
 static om_kind bad(om_ctx *c, const char *msg)
@@ -261,53 +263,69 @@ static om_kind identity_infer(om_ctx *c)
 /* the param of a Dropout row: the mask's type */
 enum dropout_mask { DROPOUT_MASK_OF_DATA, DROPOUT_MASK_BOOL /* from Dropout-10 */ };
 
-/* opset 12+: training_mode (input 2) that is true drops nothing with a ratio (input 1) of 0:
- * the output is the data, the mask all true (torchvision 0.14 exports swin_t's Dropouts so, in
- * eval mode); with any other ratio it is unsupported (random). Unknown until run time is fine
- * for the shape. */
-static om_kind dropout_training(om_ctx *c)
+/* Dropout-12+'s mode: *drop is set when training_mode (input 2) is true and the ratio (input
+ * 1, 0.5 when absent) is not 0, the ratio in *ratio; a ratio outside [0, 1) is INVALID_INPUT
+ * (as in ONNX Runtime). NEED_VALUE while either value is unknown (plan time). */
+static om_kind dropout_mode(om_ctx *c, bool *drop, double *ratio)
 {
+	*drop = false;
+	*ratio = 0.5;
 	if (c->nin < 3 || !c->in[2]) /* always before Dropout-12 (its signature) */
 		return OM_OK;
 	if (om_tensor_numel(c->in[2]) != 1) /* known at plan time, the value or not */
 		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
 				"training_mode has %lld elements, not 1",
 				(long long)om_tensor_numel(c->in[2]));
+	const om_tensor *r = c->in[1];
+	if (r && om_tensor_numel(r) != 1)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
+				"ratio has %lld elements, not 1", (long long)om_tensor_numel(r));
+	if (r && !om_ix_is_float(r->dtype))
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "ratio of type %s",
+				om_dtype_name(r->dtype));
 	int64_t t;
 	om_kind rc = om_read_scalar_int(c, c->in[2], &t);
-	if (rc == OM_NEED_VALUE)
-		return OM_OK;
 	if (rc || !t)
 		return rc;
-	const om_tensor *ratio = c->in[1];
-	if (ratio && !om_has_value(ratio))
-		return OM_OK;
-	if (!om_scalar_is_float_zero(ratio))
-		return om_error(c->st, OM_ERR_UNSUPPORTED, c->node,
-				"training_mode is true with a ratio other than 0: random dropout "
-				"is not supported (only inference)");
+	if (r && !om_has_value(r))
+		return OM_NEED_VALUE;
+	if (r)
+		*ratio = om_ix_float_at(r, 0);
+	if (!(*ratio >= 0 && *ratio < 1))
+		return om_error(c->st, OM_ERR_INVALID_INPUT, c->node,
+				"ratio %g is outside [0, 1)", *ratio);
+	*drop = *ratio != 0;
 	return OM_OK;
 }
 
 static om_kind dropout_infer(om_ctx *c)
 {
 	om_kind rc = identity_infer(c);
-	if (rc || (rc = dropout_training(c)))
+	bool drop;
+	double ratio;
+	if (rc || ((rc = dropout_mode(c, &drop, &ratio)) && rc != OM_NEED_VALUE))
 		return rc;
 	if (c->nout > 1 && c->out[1]) {
 		const om_tensor *x = c->in[0];
-		om_set_shape(c->out[1], c->op->param == DROPOUT_MASK_BOOL ? OM_BOOL : x->dtype,
+		om_set_shape(c->out[1], c->op->param == DROPOUT_MASK_OF_DATA ? x->dtype : OM_BOOL,
 			     x->rank, x->dims);
 	}
 	return OM_OK;
 }
 
-/* output 0 is the input (a view); the mask is all true (1 in the data type before opset 10) */
-static om_kind dropout_kernel(om_ctx *c)
+/* Dropout-12+: not a view, so its kernel copies the data: numbers only (ONNX's T) */
+static om_kind dropout_train_infer(om_ctx *c)
 {
-	om_kind rc = dropout_training(c);
-	if (rc || c->nout < 2 || !c->out[1])
-		return rc;
+	if (c->nin > 0 && c->in[0] && c->in[0]->dtype == OM_STRING)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "Dropout of string data");
+	return dropout_infer(c);
+}
+
+/* the mask all true (1 in the data type before opset 10) */
+static om_kind dropout_keep_all(om_ctx *c)
+{
+	if (c->nout < 2 || !c->out[1])
+		return OM_OK;
 	om_tensor *m = c->out[1];
 	const int64_t n = om_tensor_numel(m);
 	const size_t size = om_dtype_size(m->dtype);
@@ -329,6 +347,52 @@ static om_kind dropout_kernel(om_ctx *c)
 	}
 	for (int64_t i = 0; i < n; i++)
 		memcpy((unsigned char *)m->data + (size_t)i * size, one, size);
+	return OM_OK;
+}
+
+/* Dropout-1 and -10: output 0 is the input (a view) */
+static om_kind dropout_kernel(om_ctx *c)
+{
+	return dropout_keep_all(c);
+}
+
+/* Dropout-12+: in inference mode (or ratio 0) output 0 is the input, the mask all true; in
+ * training mode element i is kept (mask true, x * 1 / (1 - ratio)) where a uniform in [0, 1)
+ * from Philox block i under the node's key (random.h: its `seed`, else the session's) is at
+ * least the ratio, else dropped (0, mask false) */
+static om_kind dropout_train_kernel(om_ctx *c)
+{
+	bool drop;
+	double ratio;
+	const om_tensor *x = c->in[0];
+	if (x->dtype == OM_STRING)
+		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "Dropout of string data");
+	om_kind rc = dropout_mode(c, &drop, &ratio);
+	if (rc == OM_NEED_VALUE)
+		return om_error(c->st, OM_ERR_INTERNAL, c->node, "ratio or training_mode unknown");
+	if (rc)
+		return rc;
+	om_tensor *y = c->out[0];
+	if (!drop) {
+		if (y->data != x->data)
+			memcpy(y->data, x->data, x->nbytes < y->nbytes ? x->nbytes : y->nbytes);
+		return dropout_keep_all(c);
+	}
+	if (!om_ix_is_float(x->dtype))
+		return om_error(c->st, OM_ERR_UNSUPPORTED, c->node,
+				"training-mode dropout of %s data", om_dtype_name(x->dtype));
+	om_tensor *m = c->nout > 1 ? c->out[1] : NULL;
+	const om_philox_key key = om_random_key(c, "seed");
+	const double scale = 1.0 / (1.0 - ratio);
+	const int64_t n = om_tensor_numel(x);
+	for (int64_t i = 0; i < n; i++) {
+		uint32_t w[4];
+		om_philox4x32(key, (uint64_t)i, 0, w);
+		const bool keep = om_philox_unit(w[0], w[1]) >= ratio;
+		om_random_store(y, i, keep ? om_ix_float_at(x, i) * scale : 0.0);
+		if (m)
+			((uint8_t *)m->data)[i] = keep;
+	}
 	return OM_OK;
 }
 
@@ -406,22 +470,22 @@ static const om_sig_attr attrs_Dropout_1[] = {{"consumed_inputs", OM_ATTR_INTS, 
 /* Dropout-1: data -> output [mask] */
 static const om_sig sig_Dropout_1 = {1, 1, 1, 1, 2, 0x0, 0x2, 0x1, 0x3, 0x0, 0x0, attrs_Dropout_1,
 	&sig_Dropout_1_v6};
-static const om_sig_attr attrs_Dropout_10_v22[] = {{"seed", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+static const om_sig_attr attrs_Dropout_12_v22[] = {{"seed", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* Dropout-22: data [ratio] [training_mode] -> output [mask] */
-static const om_sig sig_Dropout_10_v22 = {22, 1, 3, 1, 2, 0x6, 0x2, 0x3, 0x1, 0x3, 0x1,
-	attrs_Dropout_10_v22, NULL};
-static const om_sig_attr attrs_Dropout_10_v13[] = {{"seed", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+static const om_sig sig_Dropout_12_v22 = {22, 1, 3, 1, 2, 0x6, 0x2, 0x3, 0x1, 0x3, 0x1,
+	attrs_Dropout_12_v22, NULL};
+static const om_sig_attr attrs_Dropout_12_v13[] = {{"seed", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* Dropout-13: data [ratio] [training_mode] -> output [mask] */
-static const om_sig sig_Dropout_10_v13 = {13, 1, 3, 1, 2, 0x6, 0x2, 0x3, 0x1, 0x1, 0x1,
-	attrs_Dropout_10_v13, &sig_Dropout_10_v22};
-static const om_sig_attr attrs_Dropout_10_v12[] = {{"seed", OM_ATTR_INT, 0}, {NULL, 0, 0}};
+static const om_sig sig_Dropout_12_v13 = {13, 1, 3, 1, 2, 0x6, 0x2, 0x3, 0x1, 0x1, 0x1,
+	attrs_Dropout_12_v13, &sig_Dropout_12_v22};
+static const om_sig_attr attrs_Dropout_12[] = {{"seed", OM_ATTR_INT, 0}, {NULL, 0, 0}};
 /* Dropout-12: data [ratio] [training_mode] -> output [mask] */
-static const om_sig sig_Dropout_10_v12 = {12, 1, 3, 1, 2, 0x6, 0x2, 0x3, 0x1, 0x0, 0x0,
-	attrs_Dropout_10_v12, &sig_Dropout_10_v13};
+static const om_sig sig_Dropout_12 = {12, 1, 3, 1, 2, 0x6, 0x2, 0x3, 0x1, 0x0, 0x0,
+	attrs_Dropout_12, &sig_Dropout_12_v13};
 static const om_sig_attr attrs_Dropout_10[] = {{"ratio", OM_ATTR_FLOAT, 0}, {NULL, 0, 0}};
 /* Dropout-10: data -> output [mask] */
 static const om_sig sig_Dropout_10 = {10, 1, 1, 1, 2, 0x0, 0x2, 0x1, 0x1, 0x0, 0x0,
-	attrs_Dropout_10, &sig_Dropout_10_v12};
+	attrs_Dropout_10, NULL};
 
 /* ---- end of signatures ---- */
 
@@ -448,6 +512,9 @@ static const om_op rows[] = {
 	 OM_OPC_DROPOUT, NULL, DROPOUT_MASK_OF_DATA, NULL},
 	{"Dropout", "", 10, dropout_infer, dropout_kernel, OM_OP_VIEW | OM_OP_EXACT,
 	 &sig_Dropout_10, OM_OPC_DROPOUT, NULL, DROPOUT_MASK_BOOL, NULL},
+	/* training_mode: not a view (a dropped element is written), drawn (never folded) */
+	{"Dropout", "", 12, dropout_train_infer, dropout_train_kernel, OM_OP_RANDOM | OM_OP_EXACT,
+	 &sig_Dropout_12, OM_OPC_DROPOUT, NULL, DROPOUT_MASK_BOOL, NULL},
 };
 
 const om_op_table om_ops_view = OM_TABLE(rows);
