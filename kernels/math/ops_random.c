@@ -17,6 +17,27 @@ static om_kind bad(om_ctx *c, const char *msg)
 	return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "%s", msg);
 }
 
+/* the row's param: what one element is */
+enum random_draw { DRAW_NORMAL, DRAW_UNIFORM, DRAW_BERNOULLI, DRAW_MULTINOMIAL };
+
+static bool float_type(int32_t t)
+{
+	return t == OM_FLOAT || t == OM_DOUBLE || t == OM_FLOAT16 || t == OM_BFLOAT16;
+}
+
+/* the output type the row allows: a float type (Random*), a number or bool (Bernoulli), int32
+ * or int64 (Multinomial) */
+static om_kind check_dtype(om_ctx *c, int32_t dtype)
+{
+	const int32_t p = c->op->param;
+	if (p == DRAW_MULTINOMIAL ? dtype == OM_INT32 || dtype == OM_INT64
+	    : p == DRAW_BERNOULLI ? om_random_store_type(dtype)
+				  : float_type(dtype))
+		return OM_OK;
+	return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "dtype %s is not allowed",
+			om_dtype_name(dtype));
+}
+
 /* RandomNormal, RandomUniform: dtype (float by default) and shape from attributes */
 static om_kind random_infer(om_ctx *c)
 {
@@ -33,6 +54,9 @@ static om_kind random_infer(om_ctx *c)
 	if (!c->out[0])
 		return OM_OK;
 	int32_t dtype = (int32_t)om_attr_int(c->node, "dtype", OM_FLOAT);
+	om_kind rc = check_dtype(c, dtype);
+	if (rc)
+		return rc;
 	if (om_shape_numel((int32_t)rank, shape) < 0)
 		return bad(c, "attribute 'shape' is too large");
 	om_set_shape(c->out[0], dtype, (int32_t)rank, shape);
@@ -46,9 +70,15 @@ static om_kind like_infer(om_ctx *c)
 	const om_tensor *x = c->nin > 0 ? c->in[0] : NULL;
 	if (!x)
 		return bad(c, "input 0 is missing");
+	/* Bernoulli reads its input as probabilities; the -Like forms only its shape */
+	if (c->op->param == DRAW_BERNOULLI && !float_type(x->dtype))
+		return bad(c, "input is not a floating-point tensor");
+	const int32_t dtype = (int32_t)om_attr_int(c->node, "dtype", x->dtype);
+	om_kind rc = check_dtype(c, dtype);
+	if (rc)
+		return rc;
 	if (c->out[0])
-		om_set_shape(c->out[0], (int32_t)om_attr_int(c->node, "dtype", x->dtype), x->rank,
-			     x->dims);
+		om_set_shape(c->out[0], dtype, x->rank, x->dims);
 	return OM_OK;
 }
 
@@ -58,9 +88,16 @@ static om_kind multinomial_infer(om_ctx *c)
 	const om_tensor *x = c->nin > 0 ? c->in[0] : NULL;
 	if (!x || x->rank != 2)
 		return bad(c, "input must be 2-D [batch, classes]");
+	if (!float_type(x->dtype))
+		return bad(c, "input is not a floating-point tensor");
+	om_kind rc = check_dtype(c, (int32_t)om_attr_int(c->node, "dtype", OM_INT32));
+	if (rc)
+		return rc;
 	int64_t n = om_attr_int(c->node, "sample_size", 1);
 	if (n < 0)
 		return bad(c, "sample_size is negative");
+	if (x->dims[1] == 0 && x->dims[0] > 0 && n > 0)
+		return bad(c, "input has no classes to draw from");
 	int64_t dims[2] = {x->dims[0], n};
 	if (c->out[0])
 		om_set_shape(c->out[0], (int32_t)om_attr_int(c->node, "dtype", OM_INT32), 2, dims);
@@ -68,14 +105,6 @@ static om_kind multinomial_infer(om_ctx *c)
 }
 
 /* ---- kernels ---------------------------------------------------------------------------- */
-
-/* the row's param: what one element is */
-enum random_draw { DRAW_NORMAL, DRAW_UNIFORM };
-
-static bool float_type(int32_t t)
-{
-	return t == OM_FLOAT || t == OM_DOUBLE || t == OM_FLOAT16 || t == OM_BFLOAT16;
-}
 
 /* a standard normal from block i: Box-Muller on two 53-bit uniforms, in detmath's double
  * functions (the same bits on every instruction set) */
@@ -275,9 +304,9 @@ static const om_op rows[] = {
 	{"RandomUniformLike", "", 1, like_infer, random_kernel, OM_OP_RANDOM | OM_OP_EXACT,
 	 &sig_RandomUniformLike_1, OM_OPC_NONE, NULL, DRAW_UNIFORM, NULL},
 	{"Bernoulli", "", 15, like_infer, bernoulli_kernel, OM_OP_RANDOM | OM_OP_EXACT,
-	 &sig_Bernoulli_15, OM_OPC_NONE, NULL, 0, NULL},
+	 &sig_Bernoulli_15, OM_OPC_NONE, NULL, DRAW_BERNOULLI, NULL},
 	{"Multinomial", "", 7, multinomial_infer, multinomial_kernel, OM_OP_RANDOM | OM_OP_EXACT,
-	 &sig_Multinomial_7, OM_OPC_NONE, NULL, 0, NULL},
+	 &sig_Multinomial_7, OM_OPC_NONE, NULL, DRAW_MULTINOMIAL, NULL},
 };
 
 const om_op_table om_ops_random = OM_TABLE(rows);

@@ -318,7 +318,13 @@ static om_kind dropout_train_infer(om_ctx *c)
 {
 	if (c->nin > 0 && c->in[0] && c->in[0]->dtype == OM_STRING)
 		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node, "Dropout of string data");
-	return dropout_infer(c);
+	om_kind rc = dropout_infer(c);
+	bool drop;
+	double ratio;
+	if (!rc && !dropout_mode(c, &drop, &ratio) && drop && !om_ix_is_float(c->in[0]->dtype))
+		return om_error(c->st, OM_ERR_UNSUPPORTED, c->node,
+				"training-mode dropout of %s data", om_dtype_name(c->in[0]->dtype));
+	return rc;
 }
 
 /* the mask all true (1 in the data type before opset 10) */
