@@ -283,6 +283,10 @@ typedef struct om_simplify_options {
 				    .exact): om_optimize leaves out the rewrites that compute
 				    another way than the ops they replace (fuse_qdq's int8 groups
 				    round differently from their float form) */
+	/* 1: an input shape may also change a dim the model declares as a number (onnxsim's
+	 * --overwrite-input-shape on a fixed model); the shapes the main graph's value_info and
+	 * outputs declare are then dropped, to be inferred again from the new shapes */
+	int overwrite_fixed_dims;
 } om_simplify_options;
 
 /**

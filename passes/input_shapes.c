@@ -4,11 +4,14 @@
  * before any pass, as onnx-simplifier's --overwrite-input-shape does.
  *
  * A given shape must have the declared rank (any rank when none is declared); a declared
- * number stays that number. A declared symbol may become a number or another symbol: that
+ * number stays that number (unless overwrite_fixed: then the main graph's value_info goes
+ * and its outputs' numbers become unknown dims, inferred again from the new shapes). A
+ * declared symbol may become a number or another symbol: that
  * binds the symbol, and every declaration of the model that names it (graph inputs and
  * outputs, value_info, in every graph) takes the binding, since one symbol is one extent.
  * A symbol bound two ways ("N" to 1 by one input and to 2 by another) is an error.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -69,7 +72,7 @@ static om_kind bind(binding *b, int32_t *nb, const char *sym, om_dim to, const c
 
 /* Checks s against the declaration of its input and records the symbols it binds. */
 static om_kind check_one(const om_graph *g, const om_input_shape *s, binding *b, int32_t *nb,
-			 om_status *st)
+			 int overwrite_fixed, bool *fixed_changed, om_status *st)
 {
 	char want[256], have[256];
 	if (!s->name)
@@ -113,7 +116,9 @@ static om_kind check_one(const om_graph *g, const om_input_shape *s, binding *b,
 		const om_dim d = t->dims[i];
 		const om_dim to = s->dims[i] >= 0 ? (om_dim){s->dims[i], NULL}
 						  : (om_dim){-1, s->dim_params[i]};
-		if (om_dim_known(d) && !om_dims_equal(d, to)) {
+		if (om_dim_known(d) && !om_dims_equal(d, to) && overwrite_fixed) {
+			*fixed_changed = true;
+		} else if (om_dim_known(d) && !om_dims_equal(d, to)) {
 			char x[80];
 			return om_error(st, OM_ERR_INVALID_INPUT, NULL,
 					"input shape of '%s': dim %d is declared %lld and cannot "
@@ -168,8 +173,31 @@ static om_kind apply_graph(om_model *m, om_graph *g, const binding *b, int32_t n
 	return OM_OK;
 }
 
+/* After a declared number changed: what the main graph declared from the old shapes may be
+ * wrong now. Its value_info goes and its outputs' numbers become unknown dims, which
+ * om_refine_outputs fills from inference. */
+static om_kind forget_fixed(om_model *m)
+{
+	om_graph *g = m->graph;
+	g->ninfos = 0;
+	for (int32_t i = 0; i < g->noutputs; i++) {
+		om_type *ty = &g->outputs[i]->type;
+		if (ty->kind != OM_TYPE_TENSOR || ty->rank <= 0)
+			continue;
+		om_dim *dims = om_arena_memdup(m->arena, ty->dims, sizeof *dims * (size_t)ty->rank);
+		if (!dims)
+			return OM_ERR_NOMEM;
+		for (int32_t d = 0; d < ty->rank; d++)
+			if (om_dim_known(dims[d]))
+				dims[d] = (om_dim){-1, NULL};
+		ty->dims = dims;
+		ty->proto = NULL;
+	}
+	return OM_OK;
+}
+
 om_kind om_apply_input_shapes(om_model *m, const om_input_shape *shapes, int32_t n,
-			      om_status *st)
+			      int overwrite_fixed, om_status *st)
 {
 	if (n <= 0)
 		return OM_OK;
@@ -178,13 +206,14 @@ om_kind om_apply_input_shapes(om_model *m, const om_input_shape *shapes, int32_t
 	om_graph *g = m->graph;
 	binding b[MAX_BINDINGS];
 	int32_t nb = 0;
+	bool fixed_changed = false;
 	for (int32_t i = 0; i < n; i++) {
 		for (int32_t k = 0; k < i; k++)
 			if (shapes[i].name && shapes[k].name &&
 			    !strcmp(shapes[i].name, shapes[k].name))
 				return om_error(st, OM_ERR_INVALID_INPUT, NULL,
 						"input shape of '%s' given twice", shapes[i].name);
-		om_kind k = check_one(g, &shapes[i], b, &nb, st);
+		om_kind k = check_one(g, &shapes[i], b, &nb, overwrite_fixed, &fixed_changed, st);
 		if (k)
 			return k;
 	}
@@ -192,6 +221,8 @@ om_kind om_apply_input_shapes(om_model *m, const om_input_shape *shapes, int32_t
 	for (int32_t i = 0; i < nb; i++)
 		if (b[i].to.param && !(b[i].to.param = om_arena_strdup(m->arena, b[i].to.param)))
 			return om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
+	if (fixed_changed && forget_fixed(m))
+		return om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
 	/* the bindings first: the given shapes are written as given */
 	for (om_graph *sg = m->all_graphs; sg; sg = sg->next_in_model)
 		if (apply_graph(m, sg, b, nb))

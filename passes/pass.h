@@ -135,9 +135,10 @@ om_kind om_vi_fit(om_pass_ctx *c, const om_vi_marks *mk, size_t limit, int64_t *
 om_kind om_refine_outputs(om_pass_ctx *c, om_graph *g, int *changes);
 /** Optional node outputs nothing reads become "" (drop_outputs.c). */
 om_kind om_pass_drop_outputs(om_pass_ctx *c, om_graph *g, int *changes);
-/** Checks the input shapes against m's declarations and writes them (input_shapes.c). */
+/** Checks the input shapes against m's declarations and writes them (input_shapes.c);
+ *  overwrite_fixed: a declared number may change too (om_simplify_options). */
 om_kind om_apply_input_shapes(om_model *m, const om_input_shape *shapes, int32_t n,
-			      om_status *st);
+			      int overwrite_fixed, om_status *st);
 /** Cuts the sub-model between the named tensors out of m's main graph (extract.c); either
  *  list may be NULL. */
 om_kind om_extract_submodel(om_pass_ctx *c, const char *const *inputs,

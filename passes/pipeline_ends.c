@@ -32,7 +32,8 @@ om_kind om_pipeline_prepare(om_model *m, const om_simplify_options *opt, om_stat
 	if (opt->verbose && inlined)
 		fprintf(stderr, "simplify: %d function call%s inlined\n", inlined,
 			inlined == 1 ? "" : "s");
-	if ((rc = om_apply_input_shapes(m, opt->input_shapes, opt->n_input_shapes, st)))
+	if ((rc = om_apply_input_shapes(m, opt->input_shapes, opt->n_input_shapes,
+					 opt->overwrite_fixed_dims, st)))
 		return rc;
 	/* a model built in memory has not met the loader's checks: arity and attributes first */
 	rc = om_model_check(m, st);

@@ -250,13 +250,22 @@ static om_kind read_inputs(const run_args *a, const om_session *s, om_tensor *in
 	return OM_OK;
 }
 
-/* dir and the folders above it, when missing (mkdir -p): before the run, so that a path that
- * cannot be made fails at once */
-static om_kind make_dirs(const char *dir, om_status *st)
-{
+/* The folders make_dirs created (so that a failed run removes them again) and the output
+ * files written into them. */
+typedef struct made_dirs {
 	char path[4096];
+	size_t ends[64]; /* path cut at ends[k] is the k-th folder created, outermost first */
+	int n;
+	int written;     /* output_0 .. output_<written-1> written */
+} made_dirs;
+
+/* dir and the folders above it, when missing (mkdir -p): before the run, so that a path that
+ * cannot be made fails at once. The ones it creates are recorded in *md. */
+static om_kind make_dirs(const char *dir, made_dirs *md, om_status *st)
+{
+	char *path = md->path;
 	const size_t n = strlen(dir);
-	if (n >= sizeof path)
+	if (n >= sizeof md->path)
 		return cmd_error(st, OM_ERR_IO, "output folder name too long");
 	memcpy(path, dir, n + 1);
 	for (size_t i = 1; i <= n; i++) {
@@ -264,16 +273,38 @@ static om_kind make_dirs(const char *dir, om_status *st)
 			continue;
 		const char c = path[i];
 		path[i] = '\0';
-		if (mkdir(path, 0777) && errno != EEXIST)
-			return cmd_error(st, OM_ERR_IO, "cannot create '%s': %s", path,
-					 strerror(errno));
+		if (!mkdir(path, 0777)) {
+			if (md->n < (int)(sizeof md->ends / sizeof *md->ends))
+				md->ends[md->n++] = i;
+		} else if (errno != EEXIST) {
+			om_kind k = cmd_error(st, OM_ERR_IO, "cannot create '%s': %s", path,
+					      strerror(errno));
+			path[i] = c;
+			return k;
+		}
 		path[i] = c;
 	}
 	return OM_OK;
 }
 
+/* After a failure: the outputs written into a folder this run created, then the folders it
+ * created, innermost first (rmdir: a folder something else wrote into meanwhile stays). */
+static void unmake_dirs(const run_args *a, made_dirs *md)
+{
+	char file[4200];
+	for (int i = 0; md->n && i < md->written; i++) {
+		snprintf(file, sizeof file, "%s/output_%d.%s", a->output_dir, i, a->format);
+		remove(file);
+	}
+	for (int k = md->n - 1; k >= 0; k--) {
+		md->path[md->ends[k]] = '\0';
+		rmdir(md->path);
+	}
+	md->n = 0;
+}
+
 static om_kind write_outputs(const run_args *a, const om_session *s, const om_tensor *out,
-			     om_status *st)
+			     made_dirs *md, om_status *st)
 {
 	char path[4096];
 	for (int i = 0; i < om_session_output_count(s); i++) {
@@ -281,6 +312,7 @@ static om_kind write_outputs(const run_args *a, const om_session *s, const om_te
 		om_kind rc = om_tensor_write_file(path, &out[i], om_session_output_name(s, i), st);
 		if (rc)
 			return rc;
+		md->written = i + 1;
 	}
 	return OM_OK;
 }
@@ -425,8 +457,9 @@ int cmd_run(int argc, char **argv)
 	if (!rc && a.save)
 		rc = om_model_save(m, a.save, NULL, &st);
 	bool run = a.output_dir || a.bench || a.opt.profile;
+	made_dirs md = {.n = 0};
 	if (!rc && a.output_dir)
-		rc = make_dirs(a.output_dir, &st);
+		rc = make_dirs(a.output_dir, &md, &st);
 	if (!rc && run)
 		rc = om_session_create(m, &a.opt, &s, &st);
 	if (!rc && run) {
@@ -442,7 +475,7 @@ int cmd_run(int argc, char **argv)
 	if (!rc && run)
 		rc = run_all(&a, s, in, out, &st);
 	if (!rc && a.output_dir)
-		rc = write_outputs(&a, s, out, &st);
+		rc = write_outputs(&a, s, out, &md, &st);
 	if (!rc && a.opt.profile)
 		rc = print_profile(s, a.bench ? a.bench : 1, &st);
 	for (int i = 0; in && i < nin; i++)
@@ -454,5 +487,7 @@ int cmd_run(int argc, char **argv)
 	free(a.inputs);
 	om_session_free(s);
 	om_model_free(m);
+	if (rc && a.output_dir)
+		unmake_dirs(&a, &md);
 	return rc ? cmd_fail(&st) : 0;
 }

@@ -19,11 +19,12 @@
 enum { MAX_SKIP = 32, MAX_NAMES = 256 };
 
 static const char usage_text[] =
-	"usage: omopt simplify IN.onnx OUT.onnx [--skip PASS]... [--no-fold]\n"
+	"usage: omopt simplify IN.onnx OUT.onnx [CHECK_N] [--skip PASS,...|all]... [--no-fold]\n"
+	"                      [--skip-optimization] [--skip-fuse-bn]\n"
 	"                      [--fold-max-bytes N] [--fold-qdq] [--verify] [-v]\n"
 	"                      [--external-data [--external-name NAME]]\n"
-	"                      [--input-shape NAME:D1,D2,...]...\n"
-	"                      [--outputs A,B,...] [--inputs C,D,...]\n"
+	"                      [--input-shape NAME:D1,D2,... [NAME:D1,...]...]...\n"
+	"                      [--outputs A,B[:DTYPE],...] [--inputs C,D,...]\n"
 	"                      [--drop-unused-outputs] [--no-shapes | --all-shapes]\n"
 	"                      [--inline-functions | --no-inline-functions]\n"
 	"                      [--check N [--bisect]] [--input NAME=FILE]...\n"
@@ -40,10 +41,17 @@ static const char usage_text[] =
 	"value_info, as many as keep the model no larger than it was (--all-shapes: all).\n"
 	"Prints a per-op before/after table and the time.\n"
 	"\n"
-	"  --skip PASS         do not run PASS (repeatable); the passes, in order, run again\n"
-	"                      while one changes something (`omopt run` adds fusions):\n"
+	"  --skip PASS,...     do not run these passes (repeatable; `all`: none of them);\n"
+	"                      the passes, in order, run again while one changes something\n"
+	"                      (`omopt run` adds fusions):\n"
 	"%s"
-	"  --no-fold           same as --skip fold_constants\n"
+	"  --no-fold           same as --skip fold_constants (onnxsim's --skip-constant-folding,\n"
+	"                      OnnxSlim's --no-constant-folding)\n"
+	"  --skip-optimization shape inference, constant folding and cleanup only: skips\n"
+	"                      every pass but infer_shapes, fold_constants, fold_shape_chains\n"
+	"                      and eliminate_dead (onnxsim's; OnnxSlim's --skip-optimizations)\n"
+	"  --skip-fuse-bn      same as --skip fuse_conv_bn (onnxsim's)\n"
+	"  CHECK_N             a third argument, a number: --check CHECK_N (onnxsim's)\n"
 	"  --fold-max-bytes N  fold a node when each of its outputs is at most N bytes, even\n"
 	"                      if the model grows (default: a fold may not make the saved\n"
 	"                      model larger: its outputs may exceed the constants it frees\n"
@@ -59,25 +67,34 @@ static const char usage_text[] =
 	"                      in place before OUT.onnx (so that a reader of OUT.onnx, even\n"
 	"                      while other saves to it run, finds the weights it names or\n"
 	"                      none, never others); the one a replaced OUT.onnx named goes\n"
+	"                      (OnnxSlim's --save-as-external-data)\n"
 	"  --external-name NAME\n"
 	"                      with --external-data: that file name instead (replaced\n"
 	"                      before OUT.onnx; two saves at once may then mix)\n"
-	"  --input-shape NAME:D1,D2,...\n"
+	"  --input-shape NAME:D1,D2,... [NAME:D1,D2,...]...\n"
 	"                      give graph input NAME this shape before simplifying\n"
-	"                      (repeatable; a dim is a number or a symbol: x:1,3,224,224,\n"
-	"                      x:N,3,224,224; x: is a scalar). The rank must be the\n"
-	"                      declared one and a declared number cannot change; a declared\n"
-	"                      symbol given a number or a symbol takes it in every input,\n"
-	"                      output and value_info that names it\n"
+	"                      (repeatable, several shapes after one flag; a dim is a number\n"
+	"                      or a symbol: x:1,3,224,224, x:N,3,224,224; x: is a scalar;\n"
+	"                      1,3,224,224 without a name: the model's one input). Also\n"
+	"                      spelled --overwrite-input-shape (onnxsim) and --input-shapes\n"
+	"                      (OnnxSlim). The rank must be the declared one. A declared\n"
+	"                      number that changes is said on stderr (a warning), and the\n"
+	"                      shapes the model declares inside and at its outputs are then\n"
+	"                      inferred again; a declared symbol given a number or a symbol\n"
+	"                      takes it in every input, output and value_info that names it\n"
 	"  --outputs A,B,...   keep only what computes these tensors, which become the\n"
-	"                      graph outputs (a sub-model; repeatable)\n"
+	"                      graph outputs (a sub-model; repeatable, several names after\n"
+	"                      one flag once IN and OUT are given). NAME:DTYPE (OnnxSlim's\n"
+	"                      logits:float32): the output must have that element type\n"
+	"                      (an error otherwise: omopt adds no Cast)\n"
 	"  --inputs C,D,...    these tensors become graph inputs, typed by shape inference,\n"
 	"                      and what computes them goes (with --outputs: the part\n"
 	"                      between; repeatable). Graph inputs nothing reads then go\n"
 	"  --drop-unused-outputs\n"
 	"                      optional node outputs nothing reads become \"\" (Dropout's\n"
 	"                      mask, BatchNormalization's statistics, LSTM's Y_h, ...)\n"
-	"  --no-shapes         do not write the inferred shapes to value_info\n"
+	"  --no-shapes         do not write the inferred shapes to value_info (onnxsim's\n"
+	"                      --skip-shape-inference, OnnxSlim's --no-shape-infer)\n"
 	"  --all-shapes        write every inferred shape, even when the model then grows\n"
 	"                      (default: as many as keep it within its size; see Size)\n"
 	"  --no-inline-functions\n"
@@ -87,7 +104,8 @@ static const char usage_text[] =
 	"                      sets and print, per output, the max absolute and relative\n"
 	"                      difference and the tolerances; exit 3 when one is over them\n"
 	"                      (OUT.onnx is written anyway: `omopt compare IN OUT` shows\n"
-	"                      every value). Example: --check 3\n"
+	"                      every value; OnnxSlim's --model-check: --check 1).\n"
+	"                      Example: --check 3\n"
 	"  --bisect            when the check fails, run the passes again one by one and\n"
 	"                      name the first pass, and the node it rewrote, that changed\n"
 	"                      results, with the first value that differs (implies --check 1\n"
@@ -109,6 +127,8 @@ static const char usage_text[] =
 	"  omopt simplify m.onnx head.onnx --inputs stage3_out --outputs logits\n"
 	"  omopt simplify m.onnx s.onnx --drop-unused-outputs --no-inline-functions\n"
 	"  omopt simplify m.onnx half.onnx --dtype fp16 --check 2\n"
+	"  omopt simplify m.onnx s.onnx --overwrite-input-shape a:1,3,224,224 b:1,10\n"
+	"  omopt simplify m.onnx s.onnx --skip fuse_conv_bn,merge_common\n"
 	"\n"
 	"Progress goes to stderr when the work takes over a second, on a terminal (or with -v).\n"
 	"Exit status: 0 done (and the check passed), 1 model or I/O error, 2 usage error,\n"
@@ -151,15 +171,20 @@ static void print_table(const om_ophist *h)
 	       (long long)h->total[1]);
 }
 
-/* "NAME:D1,D2,..." (split at the last ':') into *o; its strings point into spec (modified). */
+/* "NAME:D1,D2,..." (split at the last ':') into *o; its strings point into spec (modified).
+ * "D1,D2,..." alone (onnxsim's spelling for a model of one input): o->name NULL, resolved
+ * once the model is loaded. */
 static bool parse_shape(char *spec, om_input_shape *o)
 {
 	char *colon = strrchr(spec, ':');
-	if (!colon || colon == spec)
+	if (colon == spec)
 		return false;
-	*colon = 0;
-	*o = (om_input_shape){.name = spec};
-	char *p = colon + 1;
+	if (!colon && spec[strspn(spec, "0123456789,")])
+		return false;
+	if (colon)
+		*colon = 0;
+	*o = (om_input_shape){.name = colon ? spec : NULL};
+	char *p = colon ? colon + 1 : spec;
 	if (!*p)
 		return true; /* a scalar */
 	for (char *tok = p;; o->rank++) {
@@ -191,10 +216,30 @@ static bool parse_shape(char *spec, om_input_shape *o)
 
 typedef struct name_list {
 	const char *names[MAX_NAMES + 1]; /* NULL-terminated */
+	int32_t elems[MAX_NAMES];         /* OnnxSlim's NAME:DTYPE: the element type, or 0 */
 	int n;
 } name_list;
 
-/* Appends the comma-separated names of arg (modified) to l. */
+/* The TensorProto element type of an OnnxSlim/numpy dtype name, or 0. */
+static int32_t dtype_named(const char *s)
+{
+	static const struct { const char *name; int32_t elem; } t[] = {
+		{"float32", OM_FLOAT}, {"float", OM_FLOAT}, {"fp32", OM_FLOAT},
+		{"float16", OM_FLOAT16}, {"fp16", OM_FLOAT16}, {"bfloat16", OM_BFLOAT16},
+		{"float64", OM_DOUBLE}, {"double", OM_DOUBLE}, {"int64", OM_INT64},
+		{"int32", OM_INT32}, {"int16", OM_INT16}, {"int8", OM_INT8},
+		{"uint64", OM_UINT64}, {"uint32", OM_UINT32}, {"uint16", OM_UINT16},
+		{"uint8", OM_UINT8}, {"bool", OM_BOOL}, {"string", OM_STRING},
+	};
+	for (size_t i = 0; i < sizeof t / sizeof *t; i++)
+		if (!strcmp(s, t[i].name))
+			return t[i].elem;
+	return 0;
+}
+
+/* Appends the comma-separated names of arg (modified) to l; a name ending in ":DTYPE" of a
+ * known dtype (OnnxSlim's "logits:float32") gives its element type too ("out:0", a
+ * TensorFlow name, stays a name). */
 static bool add_names(name_list *l, char *arg)
 {
 	for (char *tok = arg; tok;) {
@@ -203,6 +248,11 @@ static bool add_names(name_list *l, char *arg)
 			*comma = 0;
 		if (!*tok || l->n == MAX_NAMES)
 			return false;
+		char *colon = strrchr(tok, ':');
+		int32_t elem = colon && colon != tok ? dtype_named(colon + 1) : 0;
+		if (elem)
+			*colon = 0;
+		l->elems[l->n] = elem;
 		l->names[l->n++] = tok;
 		tok = comma ? comma + 1 : NULL;
 	}
@@ -232,6 +282,7 @@ static om_simplify_options rewrites_only(const om_simplify_options *opt)
 typedef struct simplify_args {
 	const char *paths[2];
 	const char *skip[MAX_SKIP + 1];
+	int nskip;
 	om_simplify_options opt;
 	om_save_options save;
 	cli_check_args check; /* check.opt.runs 0: no check */
@@ -245,12 +296,92 @@ typedef struct simplify_args {
 } simplify_args;
 
 /* 0 ok, 2 usage error (printed), -1 --help */
+/* Adds pass name to the skip list: 0, or a usage error (2). */
+static int skip_pass(simplify_args *a, const char *name)
+{
+	if (!known_pass(name))
+		return usage_error("no pass named '%s' (--help lists them)", name);
+	for (int i = 0; i < a->nskip; i++)
+		if (!strcmp(a->skip[i], name))
+			return 0;
+	if (a->nskip == MAX_SKIP)
+		return usage_error("too many --skip options%s", "");
+	a->skip[a->nskip++] = name;
+	return 0;
+}
+
+/* --skip's value: pass names separated by commas, or "all" (no rewrite at all). */
+static int skip_list(simplify_args *a, char *list)
+{
+	for (char *tok = list; tok;) {
+		char *comma = strchr(tok, ',');
+		if (comma)
+			*comma = 0;
+		if (!*tok)
+			return usage_error("bad --skip list (PASS,PASS,... or all)%s", "");
+		if (!strcmp(tok, "all"))
+			a->opt.no_passes = 1;
+		else if (skip_pass(a, tok))
+			return 2;
+		tok = comma ? comma + 1 : NULL;
+	}
+	return 0;
+}
+
+/* onnxsim's --skip-optimization: shape inference, constant folding and cleanup only. */
+static int skip_rewrites(simplify_args *a)
+{
+	static const char *const kept[] = {"infer_shapes", "fold_constants", "fold_shape_chains",
+					   "eliminate_dead"};
+	for (int i = 0; om_simplify_pass_name(i); i++) {
+		const char *name = om_simplify_pass_name(i);
+		bool keep = false;
+		for (size_t k = 0; k < sizeof kept / sizeof *kept; k++)
+			keep |= !strcmp(name, kept[k]);
+		if (!keep && skip_pass(a, name))
+			return 2;
+	}
+	return 0;
+}
+
+/* Flags of onnxsim and OnnxSlim that are one of ours: the equivalent, or NULL. */
+static const char *alias_of(const char *arg)
+{
+	static const char *const t[][2] = {
+		{"--overwrite-input-shape", "--input-shape"}, /* onnxsim */
+		{"--input-shapes", "--input-shape"},          /* OnnxSlim */
+		{"--skip-constant-folding", "--no-fold"},     /* onnxsim */
+		{"--no-constant-folding", "--no-fold"},       /* OnnxSlim */
+		{"--skip-shape-inference", "--no-shapes"},    /* onnxsim */
+		{"--no-shape-infer", "--no-shapes"},          /* OnnxSlim */
+		{"--save-as-external-data", "--external-data"}, /* OnnxSlim */
+	};
+	for (size_t i = 0; i < sizeof t / sizeof *t; i++)
+		if (!strcmp(arg, t[i][0]))
+			return t[i][1];
+	return NULL;
+}
+
+/* Whether argv's next word is one more value of a flag that takes several, as onnxsim's and
+ * OnnxSlim's do (argparse's nargs='+'): a shape ("x:1,3", "1,3"), or a name once both paths
+ * are given. */
+static bool more_values(const char *next, bool shapes, int npaths)
+{
+	if (!next || next[0] == '-' || !next[0])
+		return false;
+	if (shapes)
+		return strchr(next, ':') || !next[strspn(next, "0123456789,")];
+	return npaths == 2 || strchr(next, ':');
+}
+
 static int parse_args(int argc, char **argv, simplify_args *a)
 {
-	int nskip = 0, npaths = 0;
+	int npaths = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *arg = argv[i];
 		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+		if (alias_of(arg))
+			arg = alias_of(arg);
 		int used = cli_check_arg(argc, argv, &i, &a->check, "omopt simplify");
 		if (used < 0)
 			return 2;
@@ -266,6 +397,9 @@ static int parse_args(int argc, char **argv, simplify_args *a)
 			i++;
 			if (!val || cmd_parse_count(val, 1, 10000, &a->check.opt.runs))
 				return usage_error("--check needs a run count (1 to 10000)%s", "");
+		} else if (!strcmp(arg, "--model-check")) { /* OnnxSlim */
+			if (!a->check.opt.runs)
+				a->check.opt.runs = 1;
 		} else if (!strcmp(arg, "--bisect")) {
 			a->bisect = 1;
 		} else if (!strcmp(arg, "--test-break-pass")) {
@@ -273,16 +407,25 @@ static int parse_args(int argc, char **argv, simplify_args *a)
 			if (!val || !known_pass(val))
 				return usage_error("--test-break-pass needs a pass name%s", "");
 			a->break_pass = val;
-		} else if (!strcmp(arg, "--skip") || !strcmp(arg, "--no-fold")) {
-			const char *name = arg[2] == 'n' ? "fold_constants" : val;
-			i += arg[2] != 'n';
-			if (!name)
+		} else if (!strcmp(arg, "--no-fold") || !strcmp(arg, "--skip-fuse-bn")) {
+			if (skip_pass(a, arg[2] == 'n' ? "fold_constants" : "fuse_conv_bn"))
+				return 2;
+		} else if (!strcmp(arg, "--skip-optimization") ||
+			   !strcmp(arg, "--skip-optimizations")) {
+			if (skip_rewrites(a))
+				return 2;
+		} else if (!strcmp(arg, "--skip")) {
+			if (!val)
 				return usage_error("%s needs a pass name", arg);
-			if (!known_pass(name))
-				return usage_error("no pass named '%s'", name);
-			if (nskip == MAX_SKIP)
-				return usage_error("too many --skip options%s", "");
-			a->skip[nskip++] = name;
+			i++;
+			char *copy = strdup(val);
+			if (!copy || a->ncopies == (int)(sizeof a->copies / sizeof *a->copies)) {
+				free(copy);
+				return usage_error("too many %s options", arg);
+			}
+			a->copies[a->ncopies++] = copy;
+			if (skip_list(a, copy))
+				return 2;
 		} else if (!strcmp(arg, "--fold-max-bytes")) {
 			if (!val)
 				return usage_error("%s needs a number", arg);
@@ -297,22 +440,29 @@ static int parse_args(int argc, char **argv, simplify_args *a)
 			   !strcmp(arg, "--outputs")) {
 			if (!val)
 				return usage_error("%s needs an argument", arg);
-			i++;
-			char *copy = strdup(val);
-			if (!copy || a->ncopies == (int)(sizeof a->copies / sizeof *a->copies)) {
-				free(copy);
-				return usage_error("too many %s options", arg);
-			}
-			a->copies[a->ncopies++] = copy;
 			const bool outputs = arg[2] == 'o', inputs = arg[7] == 's';
-			if (outputs ? !add_names(&a->outs, copy)
-			    : inputs ? !add_names(&a->ins, copy)
-				     : a->opt.n_input_shapes == MAX_NAMES ||
-					       !parse_shape(copy, &a->shapes[a->opt.n_input_shapes++]))
-				return usage_error(outputs || inputs
-							   ? "bad tensor names '%s' (NAME,NAME,...)"
-							   : "bad input shape '%s' (NAME:D1,D2,... with "
-							     "numbers or symbols)", val);
+			do { /* one value, or several (nargs='+' of onnxsim and OnnxSlim) */
+				val = argv[++i];
+				char *copy = strdup(val);
+				if (!copy || a->ncopies == (int)(sizeof a->copies /
+								 sizeof *a->copies)) {
+					free(copy);
+					return usage_error("too many %s options", arg);
+				}
+				a->copies[a->ncopies++] = copy;
+				if (outputs ? !add_names(&a->outs, copy)
+				    : inputs ? !add_names(&a->ins, copy)
+					     : a->opt.n_input_shapes == MAX_NAMES ||
+						       !parse_shape(copy,
+							&a->shapes[a->opt.n_input_shapes++]))
+					return usage_error(
+						outputs || inputs
+							? "bad tensor names '%s' (NAME,NAME,... or "
+							  "NAME:DTYPE)"
+							: "bad input shape '%s' (NAME:D1,D2,... with "
+							  "numbers or symbols)", val);
+			} while (more_values(i + 1 < argc ? argv[i + 1] : NULL, !outputs && !inputs,
+					     npaths));
 		} else if (!strcmp(arg, "--drop-unused-outputs")) {
 			a->opt.drop_unused_outputs = 1;
 		} else if (!strcmp(arg, "--no-shapes")) {
@@ -342,11 +492,14 @@ static int parse_args(int argc, char **argv, simplify_args *a)
 			return usage_error("unknown option '%s'", arg);
 		} else if (npaths < 2) {
 			a->paths[npaths++] = arg;
+		} else if (npaths == 2 && !a->check.opt.runs &&
+			   !cmd_parse_count(arg, 0, 10000, &a->check.opt.runs)) {
+			npaths++; /* onnxsim's third positional argument: check_n */
 		} else {
 			return usage_error("unexpected argument '%s'", arg);
 		}
 	}
-	if (npaths != 2)
+	if (npaths < 2)
 		return usage_error("needs IN.onnx and OUT.onnx%s", "");
 	if (a->bisect && !a->check.opt.runs)
 		a->check.opt.runs = 1;
@@ -359,6 +512,7 @@ static int parse_args(int argc, char **argv, simplify_args *a)
 	if (a->dtype.dtype && a->check.opt.rtol <= 0)
 		a->check.opt.rtol = 1e-2; /* half precision: the check's default tolerance */
 	a->opt.skip = a->skip;
+	a->opt.overwrite_fixed_dims = 1; /* with a warning (warn_fixed) */
 	a->opt.input_shapes = a->opt.n_input_shapes ? a->shapes : NULL;
 	a->opt.inputs = a->ins.n ? a->ins.names : NULL;
 	a->opt.outputs = a->outs.n ? a->outs.names : NULL;
@@ -410,6 +564,76 @@ static int check(const simplify_args *a, const om_model *m, cli_progress *prog)
 	return rc;
 }
 
+/* Name-less input shapes (onnxsim's "1,3,224,224") name the model's one fed input. Every
+ * declared number the shapes change is said on stderr. 0, or 1 (an error, printed). */
+static int resolve_shapes(simplify_args *a, const om_model *m)
+{
+	om_status st = {0};
+	const char *only = NULL;
+	int fed = 0;
+	for (int i = 0; i < om_model_input_count(m); i++) {
+		om_io_info io;
+		if (om_model_input_info(m, i, &io, &st))
+			return cmd_fail(&st);
+		if (!io.has_initializer)
+			fed++, only = io.name;
+	}
+	for (int k = 0; k < a->opt.n_input_shapes; k++) {
+		om_input_shape *s = &a->shapes[k];
+		if (!s->name && fed != 1) {
+			fprintf(stderr, "omopt simplify: an input shape without a name is for a model "
+					"of one input; this one has %d (NAME:D1,D2,...)\n", fed);
+			return 1;
+		}
+		if (!s->name)
+			s->name = only;
+		for (int i = 0; i < om_model_input_count(m); i++) {
+			om_io_info io;
+			if (om_model_input_info(m, i, &io, &st))
+				return cmd_fail(&st);
+			if (strcmp(io.name, s->name) || io.rank != s->rank)
+				continue;
+			for (int d = 0; d < s->rank; d++)
+				if (io.dims[d] >= 0 && io.dims[d] != s->dims[d]) {
+					fprintf(stderr, "omopt simplify: warning: input '%s' dim %d is "
+							"declared %lld and becomes ", s->name, d,
+						(long long)io.dims[d]);
+					if (s->dims[d] >= 0)
+						fprintf(stderr, "%lld", (long long)s->dims[d]);
+					else
+						fprintf(stderr, "%s", s->dim_params[d]);
+					fprintf(stderr, "; the shapes the model declares inside and at "
+							"its outputs are inferred again\n");
+				}
+		}
+	}
+	return 0;
+}
+
+/* OnnxSlim's --outputs NAME:DTYPE: each such output has that element type, or 1 (printed):
+ * omopt cuts the graph there but does not cast. */
+static int check_output_types(const simplify_args *a, const om_model *m)
+{
+	om_status st = {0};
+	for (int k = 0; k < a->outs.n; k++) {
+		if (!a->outs.elems[k])
+			continue;
+		for (int i = 0; i < om_model_output_count(m); i++) {
+			om_io_info io;
+			if (om_model_output_info(m, i, &io, &st))
+				return cmd_fail(&st);
+			if (strcmp(io.name, a->outs.names[k]) || !io.elem ||
+			    io.elem == a->outs.elems[k])
+				continue;
+			fprintf(stderr, "omopt simplify: output '%s' has element type %s, not the %s "
+					"asked for (omopt does not add a Cast; leave the :DTYPE off)\n",
+				io.name, om_dtype_name(io.elem), om_dtype_name(a->outs.elems[k]));
+			return 1;
+		}
+	}
+	return 0;
+}
+
 static int simplify(simplify_args *a)
 {
 	om_status st = {0};
@@ -421,6 +645,10 @@ static int simplify(simplify_args *a)
 	double t0 = now_ms();
 	if (om_model_load(a->paths[0], &m, &st))
 		return cmd_fail(&st);
+	if (resolve_shapes(a, m)) {
+		om_model_free(m);
+		return 1;
+	}
 	if (cli_check_read(&a->check, m, &st)) {
 		om_model_free(m);
 		return cmd_fail(&st);
@@ -466,6 +694,10 @@ static int simplify(simplify_args *a)
 			rc = cmd_fail(&st);
 			goto out;
 		}
+	}
+	if (check_output_types(a, m)) {
+		rc = 1;
+		goto out;
 	}
 	int dtype_rc = 0;
 	if (a->dtype.dtype) {
