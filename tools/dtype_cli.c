@@ -12,8 +12,9 @@ const char cli_dtype_help[] =
 	"                      float weights become half. Nodes stay float32 where ONNX's\n"
 	"                      types admit no half at the model's opset, around subgraphs\n"
 	"                      and quantized parts, and where measured: the float32 model\n"
-	"                      is run on the check's inputs (--check N sets, default 2;\n"
-	"                      --input; random otherwise) and each node alone in half on its\n"
+	"                      is run on 2 input sets (--input; random otherwise; the same\n"
+	"                      with and without --check N, which then checks the result on\n"
+	"                      N sets) and each node alone in half on its\n"
 	"                      values; one that overflows or is off by more than 1e-2\n"
 	"                      relative stays float32, then more while the outputs are over\n"
 	"                      the tolerance (--rtol, default 1e-2; --atol). Kept nodes\n"
@@ -75,6 +76,11 @@ int cli_dtype_convert(om_model *m, const cli_dtype_args *a, const cli_check_args
 {
 	om_dtype_options o = {.dtype = a->dtype, .check = c->opt, .no_measure = a->no_measure,
 			      .keep = a->nkeep ? a->keep : NULL};
+	/* The keep-list is measured, and the rounds checked, on om_convert_dtype's default input
+	 * sets whatever --check N says: more sets (with other dims each) found more nodes over
+	 * the node tolerance, so --check used to change which nodes stay float32. --check N
+	 * checks the converted model on its N sets afterwards (cmd_simplify's check). */
+	o.check.runs = 0;
 	o.check.progress = cli_progress_report;
 	o.check.progress_user = prog;
 	om_dtype_report rep;
@@ -114,8 +120,10 @@ int cli_dtype_convert(om_model *m, const cli_dtype_args *a, const cli_check_args
 	printf("\n");
 	int rc = 0;
 	if (rep.check.runs) {
-		printf("dtype: %s against the float32 model, %d round%s:\n", name, rep.rounds,
-		       rep.rounds == 1 ? "" : "s");
+		printf("dtype: %s against the float32 model, %d round%s (the keep-list measured "
+		       "on %d input set%s%s):\n", name, rep.rounds, rep.rounds == 1 ? "" : "s",
+		       rep.check.runs, rep.check.runs == 1 ? "" : "s",
+		       c->opt.runs && c->opt.runs != rep.check.runs ? "; --check runs after" : "");
 		cli_print_check(stdout, &rep.check);
 		rc = rep.check.passed ? 0 : CMD_CHECK_FAILED;
 	}
