@@ -225,7 +225,12 @@ static void edges(writer *w, const char *from, const char *to, const om_value *v
 	if (outer)
 		fprintf(f, "%sstyle=dashed", sep), sep = ", ";
 	if (folded)
-		fprintf(f, "%scolor=\"#c05000\", fontcolor=\"#c05000\"", sep);
+		fprintf(f, "%scolor=\"#c05000\", fontcolor=\"#c05000\"", sep), sep = ", ";
+	if (v && w->opt && w->opt->attributes) { /* the tensor's name, for the HTML viewer */
+		fprintf(f, "%stooltip=\"", sep);
+		om_dot_escape(f, v->name);
+		fputc('"', f);
+	}
 	fputs("];\n", f);
 	w->stats.edges++;
 }
@@ -286,7 +291,10 @@ static void node_box(writer *w, const om_node *n, const char *id, const char *st
 	}
 	if (shown)
 		fputs("\\l", f);
-	fprintf(f, "\"%s];\n", style);
+	fputc('"', f);
+	if (w->opt && w->opt->attributes)
+		om_dot_put_attributes(f, n);
+	fprintf(f, "%s];\n", style);
 	w->stats.nodes++;
 }
 

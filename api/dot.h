@@ -21,6 +21,8 @@ typedef struct om_dot_config {
 	/* --diff: the simplified model drawn against `m`: removed nodes greyed, folded values
 	 * marked, new nodes highlighted */
 	const om_model *diff;
+	/* each op box gets a tooltip with the node's attributes (dot_attrs.c) */
+	int attributes;
 } om_dot_config;
 
 /** Counts of what was drawn (tests check them against the model). */
@@ -36,6 +38,9 @@ om_kind om_dot_write(const om_model *m, const om_dot_config *opt, FILE *f, om_do
 /** Appends s to f as the inside of a dot double-quoted string: quotes and backslashes escaped,
  *  control characters and invalid UTF-8 replaced, so that no name can break the syntax. */
 void om_dot_escape(FILE *f, const char *s);
+
+/** Appends `, tooltip="name=value\n..."`: n's attributes (dot_attrs.c). */
+void om_dot_put_attributes(FILE *f, const om_node *n);
 
 /** A Graphviz context for rendering. Graphviz 2.42's pango plugin keeps pointers into a
  *  context's font data after the context is freed, so a second context in the same process

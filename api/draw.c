@@ -22,7 +22,7 @@ om_kind om_model_dot(om_model *m, const om_dot_options *opt, char **text, size_t
 		k = om_plan_notes_make(m, opt->session, &notes, st);
 	if (k)
 		return om_public_kind(st, k);
-	om_dot_config cfg = {.diff = diff};
+	om_dot_config cfg = {.diff = diff, .attributes = opt && opt->attributes};
 	if (notes)
 		om_plan_notes_options(notes, &cfg);
 	char *buf = NULL;

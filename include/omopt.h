@@ -574,6 +574,9 @@ typedef struct om_dot_options {
 	/* with plan: the options of the session the plan is made for (threads, layout, exact:
 	 * the plan differs with them); NULL: om_session_create's defaults */
 	const om_session_options *session;
+	/* 1: each op box gets a tooltip (in SVG: its link's title) with the node's attributes,
+	 * one "name=value" a line (lists cut after 16 items), each edge its tensor's name */
+	int attributes;
 } om_dot_options;
 /** m (and opt->diff) as Graphviz dot text: op boxes with op type and name, edges with element
  *  type and shape (symbols by name), initializers summarized, subgraphs as clusters. Writes

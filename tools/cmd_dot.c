@@ -1,14 +1,17 @@
-/* cmd_dot.c — `omopt dot MODEL [-o FILE.dot|.svg|.png] [--plan [--no-optimize]]
+/* cmd_dot.c — `omopt dot MODEL [-o FILE.dot|.svg|.png|.html] [--plan [--no-optimize]]
  * [--diff SIMPLIFIED.onnx]`. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
+#include "dot_html.h"
 #include "render.h"
 
 static const char usage_text[] =
-	"usage: omopt dot MODEL [-o FILE.dot|FILE.svg|FILE.png] [--diff SIMPLIFIED.onnx]\n"
+	"usage: omopt dot MODEL [-o FILE.dot|FILE.svg|FILE.png|FILE.html]\n"
+	"                 [--diff SIMPLIFIED.onnx]\n"
 	"                 [--plan [--no-optimize] [--threads N] [--layout L] [--exact]]\n"
 	"\n"
 	"Draws MODEL with Graphviz: op boxes labelled with op type and name, edges with element\n"
@@ -24,7 +27,12 @@ static const char usage_text[] =
 	"\n"
 	"  -o FILE      .dot writes the dot text; .svg and .png are rendered in process by\n"
 	"               Graphviz's library (written beside FILE, then renamed over it).\n"
-	"               Default: dot text on standard output.\n"
+	"               .html writes one self-contained page (no network: the SVG inline with\n"
+	"               its own script) that pans (drag), zooms (wheel), searches a node or a\n"
+	"               tensor by name, shows a node's attributes and its inputs' and\n"
+	"               outputs' names, dtypes and shapes on click, and collapses repeated\n"
+	"               blocks (names that differ in numbers only); with --diff and --plan\n"
+	"               their colours. Default: dot text on standard output.\n"
 	"  --plan       draw the executor's plan: buffers by colour, views dashed, kernel notes;\n"
 	"               the model is optimized first as `omopt run` does (om_optimize's fusions:\n"
 	"               the plan that runs), unless --no-optimize\n"
@@ -83,8 +91,11 @@ int cmd_dot(int argc, char **argv)
 		return cmd_usage_error("dot", "--layout is for fast mode (exact mode keeps every "
 					      "value plain)");
 	const char *fmt = out ? suffix(out) : "dot";
-	if (strcmp(fmt, "dot") && strcmp(fmt, "gv") && strcmp(fmt, "svg") && strcmp(fmt, "png")) {
-		fprintf(stderr, "omopt dot: -o wants a .dot, .svg or .png file, not '%s'\n", out);
+	const bool html = !strcmp(fmt, "html") || !strcmp(fmt, "htm");
+	if (strcmp(fmt, "dot") && strcmp(fmt, "gv") && strcmp(fmt, "svg") && strcmp(fmt, "png") &&
+	    !html) {
+		fprintf(stderr, "omopt dot: -o wants a .dot, .svg, .png or .html file, not '%s'\n",
+			out);
 		return 2;
 	}
 	om_status st = {0};
@@ -105,7 +116,9 @@ int cmd_dot(int argc, char **argv)
 	if (!k && diff_path)
 		k = om_model_load(diff_path, &d, &st);
 	if (!k)
-		k = om_model_dot(m, &(om_dot_options){.plan = plan, .diff = d, .session = &so}, &text, &len, &st);
+		k = om_model_dot(m, &(om_dot_options){.plan = plan, .diff = d, .session = &so,
+						      .attributes = html},
+				 &text, &len, &st);
 	if (k) {
 		/* nothing drawn */
 	} else if (!strcmp(fmt, "dot") || !strcmp(fmt, "gv")) {
@@ -115,8 +128,12 @@ int cmd_dot(int argc, char **argv)
 			k = cmd_error(&st, OM_ERR_IO, "cannot write the dot text");
 	} else {
 		om_dot_renderer *r = om_dot_renderer_new();
-		k = r ? om_dot_render(r, text, len, fmt, out, &st)
-		      : cmd_error(&st, OM_ERR_NOMEM, "Graphviz: no context");
+		char title[1024];
+		snprintf(title, sizeof title, "%s%s%s%s \u2014 omopt dot", model_path,
+			 d ? " against " : "", d ? diff_path : "", plan ? " (plan)" : "");
+		k = !r ? cmd_error(&st, OM_ERR_NOMEM, "Graphviz: no context")
+		    : html ? cli_dot_html(r, text, len, title, out, &st)
+			   : om_dot_render(r, text, len, fmt, out, &st);
 		if (r && *om_dot_render_note(r))
 			fprintf(stderr, "omopt dot: %s\n", om_dot_render_note(r));
 		om_dot_renderer_free(r);
