@@ -269,9 +269,8 @@ typedef struct om_simplify_options {
 	const char *const *inputs;
 	int drop_unused_outputs; /* 1: optional node outputs nothing reads become "" */
 	int no_value_info;       /* 1: do not write the inferred shapes to value_info */
-	int all_value_info;      /* 1: write every inferred shape, even when that makes the saved
-				    model larger than the model as given (0: only as many as fit;
-				    docs/passes.md, "Size") */
+	int all_value_info;      /* ignored: every inferred shape is written unless
+				    no_value_info (kept so that older callers compile) */
 	int keep_functions;      /* 1: do not inline model-local functions */
 	int no_passes;           /* 1: run none of the pipeline's passes: only what the fields
 				    above ask for (inlining, input shapes, sub-model, dropped
@@ -295,9 +294,9 @@ typedef struct om_simplify_options {
  * are applied, the sub-model is cut out. After them: unused optional outputs are dropped
  * (drop_unused_outputs) and every intermediate value whose element type inference knows is
  * listed in its graph's value_info with its inferred shape, symbols as dim_param (unless
- * no_value_info), as many as keep the saved model within the size of the model as given
- * (all of them with all_value_info, fold_max_bytes or fold_qdq); graph input and output
- * declarations are not changed by that.
+ * no_value_info); graph input and output declarations are not changed by that. The size
+ * rule (never larger than the model as given, unless fold_max_bytes allows it) counts
+ * everything but value_info.
  * Errors: OM_ERR_INVALID_INPUT for an unknown pass name, an input shape that is not a graph
  * input or does not fit its declaration (rank, a declared number), a sub-model tensor that
  * the main graph does not have or whose outputs cannot be computed from the given inputs;

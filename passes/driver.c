@@ -186,13 +186,9 @@ static om_kind run_simplify(run_state *r, om_model *m, const om_simplify_options
 		om_pass_ctx_close(&c);
 		return rc;
 	}
+	/* the size rule counts tensors and nodes, not the shapes written to value_info */
 	r->grow_rule = !opt->fold_max_bytes && !opt->no_passes;
-	/* the written shapes may not make the model larger either, unless growth was allowed */
-	const bool shapes_rule = !opt->fold_max_bytes && !opt->fold_qdq && !opt->no_value_info &&
-				 !opt->all_value_info;
-	size_t size_given = 0;
-	if ((r->grow_rule && (rc = om_model_saved_size_without_value_info(m, &r->size0, st))) ||
-	    (shapes_rule && (rc = om_model_saved_size(m, &size_given, st)))) {
+	if (r->grow_rule && (rc = om_model_saved_size_without_value_info(m, &r->size0, st))) {
 		om_pass_ctx_close(&c);
 		return rc;
 	}
@@ -201,7 +197,7 @@ static om_kind run_simplify(run_state *r, om_model *m, const om_simplify_options
 	r->size1 = r->size0;
 	rc = run_level(r, OM_LEVEL_SIMPLIFY);
 	const double t_finish = opt->verbose ? seconds_now() : 0;
-	rc = rc ? rc : om_pipeline_finish(&c, opt, size_given);
+	rc = rc ? rc : om_pipeline_finish(&c, opt);
 	if (opt->verbose)
 		fprintf(stderr, "simplify: after the rounds (inference, value_info): %.3f s\n",
 			seconds_now() - t_finish);
@@ -217,10 +213,6 @@ static om_kind run_simplify(run_state *r, om_model *m, const om_simplify_options
 			size1 <= r->size0 ? ""
 			: opt->fold_qdq   ? " (larger: fold_qdq)"
 					  : " (larger than the original)");
-	if (!rc && shapes_rule && opt->verbose)
-		rc = om_model_saved_size(m, &size1, st);
-	if (!rc && shapes_rule && opt->verbose)
-		fprintf(stderr, "simplify: saved size %zu -> %zu bytes\n", size_given, size1);
 	return rc;
 }
 

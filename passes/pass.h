@@ -119,17 +119,6 @@ om_kind om_run_on(om_pass_ctx *c, om_pass_fn fn, om_graph *g, bool subgraphs, in
 /** Writes the inferred types of g's intermediate values into its value_info (value_info.c;
  *  the side table must be fresh). */
 om_kind om_pass_value_info(om_pass_ctx *c, om_graph *g, int *changes);
-/** How many value_info entries each graph had before om_pass_value_info (value_info_fit.c). */
-typedef struct om_vi_marks {
-	om_graph **g;   /* the main graph, then its subgraphs depth first */
-	int32_t *base;  /* g[i]->ninfos when taken */
-	int32_t n;
-} om_vi_marks;
-om_kind om_vi_marks_take(om_pass_ctx *c, om_vi_marks *mk);
-/** Of the value_info entries added since mk was taken, keeps the longest prefix with which the
- *  saved model is at most `limit` bytes (*kept of *added; *bytes: the saved size then). */
-om_kind om_vi_fit(om_pass_ctx *c, const om_vi_marks *mk, size_t limit, int64_t *kept,
-		  int64_t *added, size_t *bytes);
 /** Dims of g's outputs declared as symbols (or unknown) that inference knows as numbers take
  *  those numbers (value_info.c; after the user gave input shapes). */
 om_kind om_refine_outputs(om_pass_ctx *c, om_graph *g, int *changes);

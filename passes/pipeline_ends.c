@@ -49,7 +49,7 @@ om_kind om_pipeline_prepare(om_model *m, const om_simplify_options *opt, om_stat
 	return rc;
 }
 
-om_kind om_pipeline_finish(om_pass_ctx *c, const om_simplify_options *opt, size_t limit)
+om_kind om_pipeline_finish(om_pass_ctx *c, const om_simplify_options *opt)
 {
 	int changes = 0;
 	om_kind rc = OM_OK;
@@ -68,23 +68,11 @@ om_kind om_pipeline_finish(om_pass_ctx *c, const om_simplify_options *opt, size_
 	if (rc || opt->no_value_info)
 		return rc;
 	changes = 0;
-	om_vi_marks mk;
-	rc = om_vi_marks_take(c, &mk);
-	if (!rc)
-		rc = om_run_on(c, om_pass_value_info, c->m->graph, true, &changes);
-	int64_t kept = 0, added = 0;
-	size_t bytes = 0;
-	if (!rc && limit)
-		rc = om_vi_fit(c, &mk, limit, &kept, &added, &bytes);
+	rc = om_run_on(c, om_pass_value_info, c->m->graph, true, &changes);
 	if (!rc && om_verify_wanted(opt))
 		rc = om_verify_graph(c->m->graph, c->st);
 	if (opt->verbose)
 		fprintf(stderr, "simplify: value_info: %d value%s typed\n", changes,
 			changes == 1 ? "" : "s");
-	if (opt->verbose && kept < added)
-		fprintf(stderr, "simplify: value_info: %lld of %lld new entries written: with "
-				"more, the model would be larger than the original (%zu bytes; "
-				"all_value_info writes them all)\n",
-			(long long)kept, (long long)added, limit);
 	return rc;
 }

@@ -17,6 +17,6 @@ om_kind om_pipeline_prepare(om_model *m, const om_simplify_options *opt, om_stat
  *  inferred types written to value_info (unless no_value_info), on every graph, as many as
  *  keep the saved model within `limit` bytes (0: no limit); with input shapes given, output
  *  dims that follow from them become numbers. */
-om_kind om_pipeline_finish(om_pass_ctx *c, const om_simplify_options *opt, size_t limit);
+om_kind om_pipeline_finish(om_pass_ctx *c, const om_simplify_options *opt);
 
 #endif

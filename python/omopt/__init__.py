@@ -256,8 +256,8 @@ def simplify(model, *, skip=(), fold_max_bytes=None, fold_qdq=False, verify=Fals
         a number or a symbol: {'x': [1, 3, 224, 224]}, {'x': ['N', 3, 224, 224]}.
     outputs, inputs: tensor names; the sub-model between them (--outputs, --inputs).
     drop_unused_outputs: optional node outputs nothing reads become "".
-    shapes: write the inferred shapes to value_info, as many as keep the model within its
-        size as given (True); 'all': every one (--all-shapes); False: none (--no-shapes).
+    shapes: write the inferred shapes to value_info (True, and 'all' for older scripts);
+        False: none (--no-shapes).
     inline_functions: inline model-local functions (False: --no-inline-functions).
     The result's weights and nodes are never larger than those of the model asked for
     (inlined, shaped, cut; value_info measured apart, see shapes) unless fold_max_bytes or fold_qdq allow it:
