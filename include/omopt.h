@@ -217,9 +217,9 @@ OM_API om_kind om_model_save(const om_model *m, const char *path, const om_save_
 OM_API void om_model_free(om_model *m);
 /** The bytes om_model_save would write with every weight inline (*bytes; 0 on error). */
 OM_API om_kind om_model_saved_size(const om_model *m, size_t *bytes, om_status *st);
-/** om_model_saved_size without any graph's value_info: what the size rule of `omopt
- *  simplify` compares (the inferred shapes simplify writes to value_info are not counted;
- *  docs/passes.md, "Size"). */
+/** om_model_saved_size without shape metadata — any graph's value_info and the types of any
+ *  graph's outputs: what the size rule of `omopt simplify` compares (the inferred shapes
+ *  simplify writes there are not counted; docs/passes.md, "Size"). */
 OM_API om_kind om_model_saved_size_without_value_info(const om_model *m, size_t *bytes,
 						      om_status *st);
 
@@ -294,9 +294,10 @@ typedef struct om_simplify_options {
  * are applied, the sub-model is cut out. After them: unused optional outputs are dropped
  * (drop_unused_outputs) and every intermediate value whose element type inference knows is
  * listed in its graph's value_info with its inferred shape, symbols as dim_param (unless
- * no_value_info); graph input and output declarations are not changed by that. The size
- * rule (never larger than the model as given, unless fold_max_bytes allows it) counts
- * everything but value_info.
+ * no_value_info); graph output declarations (subgraphs' too) take what inference knows
+ * (an element type or rank they lacked, numbers for dims it proves for every value of the
+ * symbols); graph input declarations stay as given. The size rule (never larger than the
+ * model as given, unless fold_max_bytes allows it) counts everything but that metadata.
  * Errors: OM_ERR_INVALID_INPUT for an unknown pass name, an input shape that is not a graph
  * input or does not fit its declaration (rank, a declared number), a sub-model tensor that
  * the main graph does not have or whose outputs cannot be computed from the given inputs;

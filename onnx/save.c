@@ -25,7 +25,7 @@ typedef struct wctx {
 	om_digest dg;   /* of xf's bytes */
 	int placed;     /* -2, or the weights file is at ext_path: its om_cleanup_add slot */
 	uint64_t ext_off;
-	bool no_value_info; /* measuring without any graph's value_info */
+	bool no_value_info; /* measuring without shape metadata (value_info, output types) */
 	om_status *st;
 	om_kind err;
 } wctx;
@@ -475,8 +475,9 @@ static bool any_vi_meta(const Onnx__GraphProto *gp)
 	return false;
 }
 
+/* typed: with each value's type (measuring the size rule's size leaves graph outputs' out) */
 static Onnx__ValueInfoProto **w_vis(wctx *c, const om_graph *g, om_value *const *vs, int32_t n,
-				    size_t *count)
+				    bool typed, size_t *count)
 {
 	const Onnx__GraphProto *gp = g->proto;
 	bool meta = gp && any_vi_meta(gp);
@@ -488,7 +489,7 @@ static Onnx__ValueInfoProto **w_vis(wctx *c, const om_graph *g, om_value *const 
 		if (!vi)
 			return NULL;
 		vi->name = (char *)vs[i]->name;
-		vi->type = w_type(c, &vs[i]->type);
+		vi->type = typed ? w_type(c, &vs[i]->type) : NULL;
 		vi->doc_string = opt_str(vs[i]->doc);
 		if (meta)
 			vi_meta(gp, vs[i]->name, vi);
@@ -517,10 +518,12 @@ static Onnx__GraphProto *w_graph(wctx *c, const om_graph *g)
 		if (tp)
 			gp->initializer[gp->n_initializer++] = tp;
 	}
-	gp->input = w_vis(c, g, g->inputs, g->ninputs, &gp->n_input);
-	gp->output = w_vis(c, g, g->outputs, g->noutputs, &gp->n_output);
+	gp->input = w_vis(c, g, g->inputs, g->ninputs, true, &gp->n_input);
+	/* shape metadata (value_info, the types of graph outputs) is not what the size rule
+	 * counts: simplify writes what inference knows into both */
+	gp->output = w_vis(c, g, g->outputs, g->noutputs, !c->no_value_info, &gp->n_output);
 	if (!c->no_value_info)
-		gp->value_info = w_vis(c, g, g->infos, g->ninfos, &gp->n_value_info);
+		gp->value_info = w_vis(c, g, g->infos, g->ninfos, true, &gp->n_value_info);
 	gp->metadata_props = w_kvs(c, g->meta, g->nmeta, &gp->n_metadata_props);
 	if (orig) {
 		gp->n_sparse_initializer = orig->n_sparse_initializer;

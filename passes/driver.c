@@ -123,7 +123,8 @@ static om_kind run_pass(run_state *r, const om_pass_level *lv, const om_pass_row
 		return rc;
 	int changes = 0;
 	const double t0 = opt->verbose ? seconds_now() : 0;
-	rc = om_run_on(c, p->fn, c->m->graph, lv->flags & OM_ROUNDS_SUBGRAPHS, &changes);
+	const bool subgraphs = (lv->flags & OM_ROUNDS_SUBGRAPHS) && !(p->flags & OM_PASS_OWN_SUBGRAPHS);
+	rc = om_run_on(c, p->fn, c->m->graph, subgraphs, &changes);
 	if (!rc && round == 1 && r->brk && !strcmp(r->brk, p->name))
 		rc = om_test_break(c, c->m->graph, &changes);
 	if (!rc && om_verify_wanted(opt))

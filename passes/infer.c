@@ -5,6 +5,10 @@
  *
  * Every node is inferred by its op row alone, evaluated at sample values of its symbols
  * (infer_sample.c); this file seeds the graph's inputs and initializers and stores results.
+ * A node's subgraphs are inferred just before the node (their outer references see what this
+ * graph inferred so far), and what they infer of their outputs is written into the outputs'
+ * declarations (om_declare_outputs), which the node's row reads: If joins its two branches,
+ * Loop and Scan read their body. A condition on an If's output type then folds.
  */
 #include <stdio.h>
 #include <string.h>
@@ -214,9 +218,29 @@ static om_kind infer_node(om_pass_ctx *c, const om_graph *g, const om_node *n)
 	return rc;
 }
 
+static om_kind infer_subgraph(om_pass_ctx *c, om_graph *sub)
+{
+	int declared = 0;
+	om_kind rc = om_pass_infer(c, sub, &declared);
+	return rc ? rc : om_declare_outputs(c, sub, &declared);
+}
+
+static om_kind infer_subgraphs(om_pass_ctx *c, const om_node *n)
+{
+	om_kind rc = OM_OK;
+	for (int32_t a = 0; a < n->nattr && !rc; a++) {
+		const om_attr *at = &n->attrs[a];
+		if (at->g)
+			rc = infer_subgraph(c, at->g);
+		for (int64_t k = 0; at->graphs && k < at->n && !rc; k++)
+			rc = infer_subgraph(c, at->graphs[k]);
+	}
+	return rc;
+}
+
 om_kind om_pass_infer(om_pass_ctx *c, om_graph *g, int *changes)
 {
-	(void)changes; /* inference only fills the side table */
+	(void)changes; /* inference only fills the side table (and subgraph output types) */
 	om_kind rc;
 	for (int32_t i = 0; i < g->ninputs; i++)
 		if ((rc = seed_value(c, g, g->inputs[i])))
@@ -224,8 +248,12 @@ om_kind om_pass_infer(om_pass_ctx *c, om_graph *g, int *changes)
 	for (int32_t i = 0; i < g->ninits; i++)
 		if ((rc = seed_value(c, g, g->inits[i])))
 			return rc;
-	for (int32_t i = 0; i < g->nnodes; i++)
-		if (!(g->nodes[i]->flags & OM_NODE_DEAD) && (rc = infer_node(c, g, g->nodes[i])))
+	for (int32_t i = 0; i < g->nnodes; i++) {
+		const om_node *n = g->nodes[i];
+		if (n->flags & OM_NODE_DEAD)
+			continue;
+		if ((rc = infer_subgraphs(c, n)) || (rc = infer_node(c, g, n)))
 			return rc;
+	}
 	return OM_OK;
 }

@@ -119,9 +119,10 @@ om_kind om_run_on(om_pass_ctx *c, om_pass_fn fn, om_graph *g, bool subgraphs, in
 /** Writes the inferred types of g's intermediate values into its value_info (value_info.c;
  *  the side table must be fresh). */
 om_kind om_pass_value_info(om_pass_ctx *c, om_graph *g, int *changes);
-/** Dims of g's outputs declared as symbols (or unknown) that inference knows as numbers take
- *  those numbers (value_info.c; after the user gave input shapes). */
-om_kind om_refine_outputs(om_pass_ctx *c, om_graph *g, int *changes);
+/** g's output declarations take what inference knows (value_info.c): the element type and rank
+ *  when undeclared, numbers for dims declared as symbols or unknown, the model's symbols for
+ *  dims declared unknown; a declaration of another element type or rank stays as it is. */
+om_kind om_declare_outputs(om_pass_ctx *c, om_graph *g, int *changes);
 /** Optional node outputs nothing reads become "" (drop_outputs.c). */
 om_kind om_pass_drop_outputs(om_pass_ctx *c, om_graph *g, int *changes);
 /** Checks the input shapes against m's declarations and writes them (input_shapes.c);

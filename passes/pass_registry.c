@@ -7,7 +7,7 @@
  * (tests/test_pass_registry.c fails until they do and prints what they should say). */
 static const om_pass_row rows[] = {
 	/* level 1, om_simplify: ONNX in, ONNX out */
-	{"infer_shapes", OM_LEVEL_SIMPLIFY, om_pass_infer, 0,
+	{"infer_shapes", OM_LEVEL_SIMPLIFY, om_pass_infer, OM_PASS_OWN_SUBGRAPHS,
 	 "types, dims and plan-time values of every value (a side table)"},
 	{"fold_constants", OM_LEVEL_SIMPLIFY, om_pass_fold, OM_PASS_GROWS,
 	 "nodes of constant inputs evaluated into initializers"},

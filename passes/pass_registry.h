@@ -22,6 +22,9 @@ enum {
 	 * float one was): an exact-mode session of the result rounds differently, so the driver
 	 * skips it when om_simplify_options.exact is set */
 	OM_PASS_ROUNDS = 1u << 1,
+	/* walks the subgraphs itself (infer_shapes: a node's subgraphs just before the node):
+	 * the driver runs it on the main graph only */
+	OM_PASS_OWN_SUBGRAPHS = 1u << 2,
 };
 
 /** One pass. */

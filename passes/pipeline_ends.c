@@ -61,10 +61,10 @@ om_kind om_pipeline_finish(om_pass_ctx *c, const om_simplify_options *opt)
 	if (rc || (opt->no_value_info && !opt->n_input_shapes))
 		return rc;
 	changes = 0;
-	rc = om_run_on(c, om_pass_infer, c->m->graph, true, &changes);
-	/* the user fixed input shapes: output dims that follow from them become numbers */
-	if (!rc && opt->n_input_shapes)
-		rc = om_refine_outputs(c, c->m->graph, &changes);
+	rc = om_pass_infer(c, c->m->graph, &changes); /* subgraphs too (infer.c) */
+	/* output dims that inference knows (from the declared or the user's input shapes) */
+	if (!rc)
+		rc = om_declare_outputs(c, c->m->graph, &changes);
 	if (rc || opt->no_value_info)
 		return rc;
 	changes = 0;

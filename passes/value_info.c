@@ -4,8 +4,11 @@
  * with the inferred shape (numbers, the model's symbols as dim_param; inference's internal
  * symbols become dims without a value). What the model declared stays where inference knows
  * less or disagrees (another element type or rank); a dim declared as a number is never
- * replaced. Graph inputs, outputs and initializers are never listed or changed; neither are
- * sequences, optionals and maps. Netron and other tools then show a shape on every edge.
+ * replaced. Graph inputs, outputs and initializers are never listed; neither are sequences,
+ * optionals and maps. Netron and other tools then show a shape on every edge.
+ * om_declare_outputs merges the same way into a graph's output declarations (inputs stay as
+ * declared): what inference knows for every value of every symbol, so a dim declared as a
+ * symbol that inference knows as a number becomes that number.
  */
 #include <string.h>
 
@@ -109,29 +112,21 @@ om_kind om_pass_value_info(om_pass_ctx *c, om_graph *g, int *changes)
 	return OM_OK;
 }
 
-om_kind om_refine_outputs(om_pass_ctx *c, om_graph *g, int *changes)
+om_kind om_declare_outputs(om_pass_ctx *c, om_graph *g, int *changes)
 {
 	for (int32_t i = 0; i < g->noutputs; i++) {
 		om_value *v = g->outputs[i];
 		const om_vinfo *vi = om_vinfo_get(c, g, v);
-		om_type *d = &v->type;
-		if (!vi || d->kind != OM_TYPE_TENSOR || d->rank < 0 || vi->type.rank != d->rank ||
-		    (d->elem && d->elem != vi->type.elem))
+		if (!vi || vi->type.kind != OM_TYPE_TENSOR || !tensor_elem(vi->type.elem))
 			continue;
-		om_dim *dims = NULL;
-		for (int32_t k = 0; k < d->rank; k++) {
-			if (om_dim_known(d->dims[k]) || !om_dim_known(vi->type.dims[k]))
-				continue;
-			if (!dims && !(dims = om_arena_memdup(c->m->arena, d->dims,
-							      sizeof *dims * (size_t)d->rank)))
-				return om_error(c->st, OM_ERR_NOMEM, NULL, "out of memory");
-			dims[k] = vi->type.dims[k];
+		om_type t;
+		bool oom = false;
+		if (merged(c, v, vi, &t, &oom)) {
+			v->type = t;
 			(*changes)++;
 		}
-		if (dims) {
-			d->dims = dims;
-			d->proto = NULL;
-		}
+		if (oom)
+			return om_error(c->st, OM_ERR_NOMEM, NULL, "out of memory");
 	}
 	return OM_OK;
 }

@@ -900,6 +900,96 @@ static void constant_if_is_inlined(void **state)
 	om_model_free(m);
 }
 
+/* c, x:[N,4] -> If(c) with untyped branch outputs Unsqueeze(Relu(x)) and Unsqueeze(Neg(x)),
+ * y1:[1,N,4]; z = If(Size(Shape(y1)) == 3) of Squeeze(y1) and Identity(y1): silero's
+ * pattern, a condition on the rank of another If's output. */
+static om_model *if_on_if_rank(void)
+{
+	om_model *m = tu_model(13);
+	om_graph *g = m->graph;
+	input(g, "c", OM_BOOL, "");
+	input(g, "x", OM_FLOAT, "N,4");
+	om_node *if1 = tu_graph_node(g, "If", "c", "y1");
+	for (int b = 0; b < 2; b++) {
+		om_graph *sub = branch(m, if1, b ? "else_branch" : "then_branch");
+		om_graph_value(sub, "x")->flags |= OM_VALUE_OUTER;
+		ints(sub, "ax", 1, 1, (int64_t[]){0});
+		tu_graph_node(sub, b ? "Neg" : "Relu", "x", "r");
+		tu_graph_node(sub, "Unsqueeze", "r,ax", b ? "u_else" : "u_then");
+		output(sub, b ? "u_else" : "u_then", 0, ""); /* no type declared */
+	}
+	ints(g, "three", 0, 1, (int64_t[]){3});
+	tu_graph_node(g, "Shape", "y1", "s");
+	tu_graph_node(g, "Size", "s", "rank");
+	tu_graph_node(g, "Equal", "rank,three", "is3");
+	om_node *if2 = tu_graph_node(g, "If", "is3", "z");
+	om_graph *t = branch(m, if2, "then_branch");
+	om_graph_value(t, "y1")->flags |= OM_VALUE_OUTER;
+	ints(t, "ax", 1, 1, (int64_t[]){0});
+	tu_graph_node(t, "Squeeze", "y1,ax", "sq");
+	output(t, "sq", 0, "");
+	om_graph *e = branch(m, if2, "else_branch");
+	om_graph_value(e, "y1")->flags |= OM_VALUE_OUTER;
+	tu_graph_node(e, "Identity", "y1", "id");
+	output(e, "id", 0, "");
+	output(g, "z", OM_FLOAT, "");
+	g->outputs[0]->type.rank = -1; /* declared float, rank unknown */
+	return m;
+}
+
+/* An If's output type is the join of its branches' inferred outputs (written into the
+ * branches' output declarations), so a condition on its rank folds and the second If goes;
+ * the graph output, declared without a shape, takes the inferred one. Differential: the same z at N = 0, 1, 3 for
+ * both conditions. */
+static void if_output_typed_from_branches(void **state)
+{
+	(void)state;
+	om_model *a = if_on_if_rank(), *b = if_on_if_rank();
+	simplify(b, NULL);
+	const om_graph *g = b->graph;
+	assert_int_equal(tu_count_op(g, "If"), 1);
+	assert_int_equal(tu_count_op(g, "Squeeze"), 1);
+	const om_type *zt = &g->outputs[0]->type;
+	assert_int_equal(zt->rank, 2); /* If's join keeps numbers only: [?, 4] */
+	assert_false(om_dim_known(zt->dims[0]));
+	assert_int_equal(zt->dims[1].value, 4);
+	const om_node *if1 = g->outputs[0]->producer->in[0]->producer;
+	assert_non_null(if1);
+	assert_string_equal(if1->op, "If");
+	assert_int_equal(om_node_attr(if1, "then_branch")->g->outputs[0]->type.rank, 3);
+	om_session *sa = tu_session_create(a), *sb = tu_session_create(b);
+	for (int64_t n = 0; n <= 3; n += n ? 2 : 1)
+		for (int cond = 0; cond < 2; cond++) {
+			float xd[12];
+			for (int i = 0; i < 12; i++)
+				xd[i] = (float)(i % 5) - 2.0f;
+			uint8_t cd = (uint8_t)cond;
+			om_tensor in[2] = {{.dtype = OM_BOOL, .rank = 0, .data = &cd, .nbytes = 1},
+					   {.dtype = OM_FLOAT, .rank = 2, .dims = {n, 4}, .data = xd,
+					    .nbytes = sizeof(float) * (size_t)(n * 4)}};
+			om_tensor ya, yb;
+			om_status st = {0};
+			if (om_session_run(sa, in, 2, &ya, 1, &st) || om_session_run(sb, in, 2, &yb, 1, &st))
+				fail_msg("run: %s", st.msg);
+			assert_int_equal(ya.rank, 2);
+			assert_int_equal(yb.rank, 2);
+			assert_int_equal(ya.dims[0], n);
+			assert_int_equal(yb.dims[0], n);
+			assert_int_equal(yb.nbytes, ya.nbytes);
+			for (int64_t i = 0; i < n * 4; i++) {
+				const float want = cond ? (xd[i] > 0 ? xd[i] : 0) : -xd[i];
+				assert_true(((const float *)ya.data)[i] == want);
+				assert_true(((const float *)yb.data)[i] == want);
+			}
+			om_tensor_free(&ya);
+			om_tensor_free(&yb);
+		}
+	om_session_free(sa);
+	om_session_free(sb);
+	om_model_free(a);
+	om_model_free(b);
+}
+
 static void torch_pad_pattern(void **state)
 {
 	(void)state;
@@ -1542,6 +1632,7 @@ int main(void)
 		cmocka_unit_test(where_equal_expand),
 		cmocka_unit_test(subgraph_is_simplified),
 		cmocka_unit_test(constant_if_is_inlined),
+		cmocka_unit_test(if_output_typed_from_branches),
 		cmocka_unit_test(torch_pad_pattern),
 		cmocka_unit_test(fold_with_kernels),
 		cmocka_unit_test(common_nodes_merge),
