@@ -37,6 +37,8 @@ extern const om_op_table om_ops_linear_attn, om_ops_flex_attn, om_ops_causal_con
 	om_ops_deform_conv;
 extern const om_op_table om_ops_ml_tree, om_ops_ml_linear, om_ops_ml_svm, om_ops_ml_prep;
 extern const om_op_table om_ops_training;
+extern const om_op_table om_ops_string_split, om_ops_string_normalizer, om_ops_regex, om_ops_tfidf;
+extern const om_op_table om_ops_image_decoder;
 
 const om_op_table *const om_op_tables[] = {
 	&om_ops_view,   &om_ops_move,        &om_ops_index, &om_ops_generate, &om_ops_elementwise,
@@ -72,6 +74,8 @@ const om_op_table *const om_op_tables[] = {
 	&om_ops_linear_attn, &om_ops_flex_attn, &om_ops_causal_conv, &om_ops_deform_conv,
 	&om_ops_ml_tree, &om_ops_ml_linear, &om_ops_ml_svm, &om_ops_ml_prep,
 	&om_ops_training,
+	&om_ops_string_split, &om_ops_string_normalizer, &om_ops_regex, &om_ops_tfidf,
+	&om_ops_image_decoder,
 };
 
 const size_t om_op_ntables = sizeof om_op_tables / sizeof om_op_tables[0];
