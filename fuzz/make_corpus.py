@@ -320,6 +320,36 @@ model('strings', [
     [h.make_tensor('k', TP.STRING, [2], [b'1.5', b'-2']), arr('gi', np.array([0, -1]))],
     opset=20)
 
+# the string ops and ImageDecoder (no rng: the other seeds keep their bytes)
+model('text_ops', [
+    n('StringSplit', ['s'], ['parts', 'cnt'], delimiter=','),
+    n('StringSplit', ['s'], ['words', 'wcnt'], maxsplit=2),
+    n('StringNormalizer', ['s'], ['norm'], case_change_action='UPPER', stopwords=['a', 'été']),
+    n('RegexFullMatch', ['norm'], ['m'], pattern='\\p{Lu}+(,\\w*)*'),
+    n('TfIdfVectorizer', ['norm'], ['tf'], mode='TFIDF', min_gram_length=1, max_gram_length=2,
+      max_skip_count=1, ngram_counts=[0, 2], ngram_indexes=[0, 1, 2],
+      pool_strings=['A', 'B,C', 'A', 'B,C'], weights=[0.5, 1.0, 2.0]),
+    n('TfIdfVectorizer', ['cnt'], ['ti'], mode='TF', min_gram_length=1, max_gram_length=3,
+      max_skip_count=2, ngram_counts=[0, 2, 4], ngram_indexes=[3, 0, 2, 1],
+      pool_int64s=[1, 2, 2, 1, 1, 2, 3]),
+], [vi('s', TP.STRING, ['N'])], [vi('parts', TP.STRING, None), vi('words', TP.STRING, None),
+                                  vi('m', TP.BOOL, None), vi('tf', TP.FLOAT, None),
+                                  vi('ti', TP.FLOAT, None)],
+    opset=20)
+
+ppm = np.frombuffer(b'P6\n2 2\n255\n' + bytes(range(0, 240, 20)), dtype=np.uint8)
+bmp = np.frombuffer(bytes([66, 77, 62, 0, 0, 0, 0, 0, 0, 0, 54, 0, 0, 0, 40, 0, 0, 0, 2, 0, 0,
+                           0, 1, 0, 0, 0, 1, 0, 24, 0, 0, 0, 0, 0, 8, 0, 0, 0, 19, 11, 0, 0, 19,
+                           11, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 0, 0]),
+                    dtype=np.uint8)
+model('image_decoder', [
+    n('ImageDecoder', ['img'], ['y']),
+    n('ImageDecoder', ['ppm'], ['g'], pixel_format='Grayscale'),
+    n('ImageDecoder', ['bmp'], ['b'], pixel_format='BGR'),
+], [vi('img', TP.UINT8, ['N'])], [vi('y', TP.UINT8, None), vi('g', TP.UINT8, None),
+                                   vi('b', TP.UINT8, None)],
+    [arr('ppm', ppm), arr('bmp', bmp)], opset=20)
+
 # ---- external data: the harnesses' weights file ------------------------------------------
 def external(name, dtype, dims, offset, length):
     t = TP(name=name, data_type=dtype, dims=dims, data_location=TP.EXTERNAL)
@@ -519,7 +549,8 @@ def dictionary():
               'SkipLayerNormalization', 'GroupQueryAttention', 'GatherBlockQuantized',
               'MultiHeadAttention', 'Attention', 'QAttention', 'key_padding_mask',
               'gather_axis', 'quantize_axis', 'com.microsoft', 'ai.onnx', WEIGHTS, 'location',
-              'offset', 'length', 'checksum'}
+              'offset', 'length', 'checksum', 'StringSplit', 'RegexFullMatch', 'ImageDecoder',
+              'delimiter', 'maxsplit', 'pattern', 'pixel_format', 'BGR', 'Grayscale', 'TFIDF'}
     with open(os.path.join(HERE, 'models.dict'), 'w') as f:
         f.write('# libFuzzer dictionary for the model harnesses: written by make_corpus.py\n')
         for w in sorted(words):

@@ -3,10 +3,11 @@
  * max_gram_length in each row of X ([C] or [B, C]; int32, int64 or string), n-grams of 2 or
  * more items also with skips of 1 to max_skip_count items between them (unigrams once); the
  * count of the pool's n-gram j goes to column ngram_indexes[j]. Y (float, [max index + 1] or
- * [B, max index + 1]): TF the counts, IDF weights[column] (1 without weights) where the count
- * is not 0, TFIDF weights[column] times the count (the count without weights). As ONNX's
+ * [B, max index + 1]): TF the counts, IDF the n-gram's weight (weights[j], 1 without weights)
+ * where the count is not 0, TFIDF the weight times the count. As ONNX's
  * reference and ONNX Runtime: an n-gram is looked for only while its prefix is the prefix of
- * some counted n-gram, and an n-gram listed twice counts for its last listing. */
+ * some counted n-gram, and an n-gram listed twice counts for its last listing (ONNX's reference;
+ * ONNX Runtime refuses such a pool). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,7 +30,7 @@ typedef struct tfidf {
 	int64_t ngrams;
 	const int64_t *indexes; /* ngram_indexes */
 	int64_t nindexes;
-	const float *weights;   /* NULL: none */
+	float *col_w;           /* the weight of each column (its n-gram's), or NULL: none */
 	int64_t out_size;
 } tfidf;
 
@@ -100,7 +101,9 @@ static void sort_grams(const tfidf *t, gram *g, gram *tmp, int64_t n)
 static void tfidf_free(tfidf *t)
 {
 	free(t->grams);
+	free(t->col_w);
 	t->grams = NULL;
+	t->col_w = NULL;
 }
 
 /* Reads and checks the attributes and loads the pool's n-grams of the counted lengths. */
@@ -149,13 +152,6 @@ static om_kind tfidf_load(om_ctx *c, tfidf *t)
 			most = t->indexes[i];
 	}
 	t->out_size = most + 1;
-	int64_t nw = 0;
-	t->weights = om_attr_floats(nd, "weights", &nw);
-	if (nw <= 0)
-		t->weights = NULL;
-	else if (nw < t->out_size)
-		return om_error(c->st, OM_ERR_INVALID_MODEL, nd, "%lld weights for %lld columns",
-				(long long)nw, (long long)t->out_size);
 	for (int64_t k = 0; k < nc; k++)
 		if (counts[k] < 0 || counts[k] > np || (k && counts[k] < counts[k - 1]))
 			return om_error(c->st, OM_ERR_INVALID_MODEL, nd,
@@ -181,6 +177,24 @@ static om_kind tfidf_load(om_ctx *c, tfidf *t)
 			for (int64_t j = 0; j < grams; j++)
 				t->grams[ng++] = (gram){start + j * size, size, id + j};
 		id += grams;
+	}
+	/* weights[i] is the weight of the pool's i-th n-gram (ONNX's text, ONNX Runtime), which
+	 * counts in column ngram_indexes[i] */
+	int64_t nw = 0;
+	const float *weights = om_attr_floats(nd, "weights", &nw);
+	if (nw > 0 && nw < id) {
+		free(tmp);
+		return om_error(c->st, OM_ERR_INVALID_MODEL, nd, "%lld weights for %lld n-grams",
+				(long long)nw, (long long)id);
+	}
+	if (nw > 0) {
+		t->col_w = calloc((size_t)t->out_size, sizeof *t->col_w);
+		if (!t->col_w) {
+			free(tmp);
+			return om_error(c->st, OM_ERR_NOMEM, nd, "out of memory");
+		}
+		for (int64_t i = 0; i < id; i++)
+			t->col_w[t->indexes[i]] = weights[i];
 	}
 	sort_grams(t, t->grams, tmp, ng);
 	free(tmp);
@@ -269,7 +283,7 @@ static om_kind shape_of(om_ctx *c, const tfidf *t, const om_tensor *x, int64_t *
 static om_kind tfidf_infer(om_ctx *c)
 {
 	tfidf t;
-	int64_t B, C;
+	int64_t B = 0, C = 0;
 	om_kind rc = tfidf_load(c, &t);
 	if (!rc)
 		rc = shape_of(c, &t, c->in[0], &B, &C);
@@ -286,7 +300,7 @@ static om_kind tfidf_kernel(om_ctx *c)
 {
 	const om_tensor *x = c->in[0];
 	tfidf t;
-	int64_t B, C;
+	int64_t B = 0, C = 0;
 	om_kind rc = tfidf_load(c, &t);
 	if (!rc)
 		rc = shape_of(c, &t, x, &B, &C);
@@ -319,11 +333,11 @@ static om_kind tfidf_kernel(om_ctx *c)
 	float *y = c->out[0]->data;
 	for (int64_t i = 0; i < cells; i++) {
 		const int64_t col = i % t.out_size, f = freq[i];
-		const float w = t.weights ? t.weights[col] : 1.0f;
+		const float w = t.col_w ? t.col_w[col] : 1.0f;
 		switch (t.mode) {
 		case TF: y[i] = (float)f; break;
 		case IDF: y[i] = f > 0 ? w : 0.0f; break;
-		default: y[i] = t.weights ? w * (float)f : (float)f; break;
+		default: y[i] = w * (float)f; break;
 		}
 	}
 	free(freq);
