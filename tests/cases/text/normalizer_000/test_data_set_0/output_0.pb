@@ -1,0 +1,1 @@
+2été2🙂2monday2MONDAY2Ünïcödé2🙂By0

@@ -1,0 +1,1 @@
+2MONDAY2world2MONDAY2Ünïcödé2İ2İBx

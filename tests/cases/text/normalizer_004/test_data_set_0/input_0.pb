@@ -1,0 +1,1 @@
+2monday2ΣΣΣ2ΣΣΣ2hello2world2🙂Bx

@@ -1,0 +1,1 @@
+2hello2world2🙂By0

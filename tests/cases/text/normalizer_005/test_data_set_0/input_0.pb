@@ -1,0 +1,1 @@
+2x.y2Ⱥx2hello2ΣΣΣ2monday2helloBx

@@ -1,0 +1,1 @@
+2x.y2Ⱥx2hello2helloBy0

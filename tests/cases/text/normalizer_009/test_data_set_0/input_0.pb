@@ -1,0 +1,1 @@
+2hello2b2été2a,b2x.y2straßeBx

@@ -1,0 +1,1 @@
+2Σσς2straße2ΣΣΣ2MONDAY2monday2ⱥBx

@@ -1,0 +1,1 @@
+2Ⱥx2straße2Mon2monday2ǅ2MONDAYBx

@@ -1,0 +1,1 @@
+2straße2Σσς2monday2MONDAY2Mon2a,bBy0

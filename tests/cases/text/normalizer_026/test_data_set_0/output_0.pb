@@ -1,0 +1,1 @@
+2straße2	日本語2a2a2Mon2helloBy0

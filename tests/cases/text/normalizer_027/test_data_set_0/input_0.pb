@@ -1,0 +1,1 @@
+2MONDAY2straße2MONDAY2Σσς2été2straßeBx

@@ -1,0 +1,1 @@
+2MONDAY2straße2ǅ2x.y2Σσς2mondayBx

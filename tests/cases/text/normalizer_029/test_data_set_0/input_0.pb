@@ -1,0 +1,1 @@
+2	日本語2Ünïcödé2hello2ⱥ2monday2bBx

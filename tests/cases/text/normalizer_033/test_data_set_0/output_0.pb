@@ -1,0 +1,1 @@
+2b2ⱥ2straße2straße2MONDAY2straßeBy0

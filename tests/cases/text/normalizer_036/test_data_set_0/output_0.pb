@@ -1,0 +1,1 @@
+2Ⱥx2hello2straße2x.y2world2bBy0

@@ -1,0 +1,1 @@
+2🙂2a,b2Ünïcödé2été2MONDAY2helloBx

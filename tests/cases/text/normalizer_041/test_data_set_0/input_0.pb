@@ -1,0 +1,1 @@
+2été2a2hello2ǅ2monday2worldBx

@@ -1,0 +1,1 @@
+2MONDAY2ⱥ2world2b2ⱥ2mondayBx

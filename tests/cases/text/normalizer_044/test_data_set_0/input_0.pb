@@ -1,0 +1,1 @@
+2monday2world2ⱥ2world2straße2a,bBx

@@ -1,0 +1,1 @@
+2ǅ2hello2Ⱥx2İ2a,b2MONDAYBx

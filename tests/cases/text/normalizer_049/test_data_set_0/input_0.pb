@@ -1,0 +1,1 @@
+2b2Mon2straße2été2world2ΣΣΣBx

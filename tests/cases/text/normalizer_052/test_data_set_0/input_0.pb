@@ -1,0 +1,1 @@
+2x.y2straße2	日本語2MONDAY2Mon2ΣΣΣBx

@@ -1,0 +1,1 @@
+2Ünïcödé2ΣΣΣ2a2b2world2helloBx

@@ -1,0 +1,1 @@
+2b2MONDAY2z2world2a,bBy0

@@ -1,0 +1,1 @@
+2ǅ2world2hello2Ⱥx2Σσς2mondayBx

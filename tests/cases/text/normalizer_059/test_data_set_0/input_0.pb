@@ -1,0 +1,1 @@
+2monday2	日本語2ǅ2world2z2zBx

@@ -1,0 +1,1 @@
+2MONDAY2a2İ2ǅ2world2ÜnïcödéBx

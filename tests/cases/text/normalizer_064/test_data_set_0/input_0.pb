@@ -1,0 +1,1 @@
+2Mon2	日本語2world2MONDAY2ⱥ2worldBx

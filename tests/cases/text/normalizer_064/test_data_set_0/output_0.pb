@@ -1,0 +1,1 @@
+2mon2	日本語2world2monday2ⱥ2worldBy0

@@ -1,0 +1,1 @@
+2hello2MONDAY2İ2b2Mon2ǅBx

@@ -1,0 +1,1 @@
+2hello2monday2İ2b2mon2ǅBy0

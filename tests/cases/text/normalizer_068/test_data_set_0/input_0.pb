@@ -1,0 +1,1 @@
+2Σσς2b2straße2hello2İ2helloBx

@@ -1,0 +1,1 @@
+2σσς2b2straße2hello2i2helloBy0

@@ -1,0 +1,1 @@
+2Ⱥx2world2a2ǅ2hello2worldBx

@@ -1,0 +1,1 @@
+2ⱥx2world2a2ǆ2hello2worldBy0

@@ -1,0 +1,1 @@
+2z2Ⱥx2straße2Ⱥx2Mon2helloBx

@@ -1,0 +1,1 @@
+2z2ⱥx2straße2ⱥx2mon2helloBy0

@@ -1,0 +1,1 @@
+2world2a,b2z2world2ǅ2bBx

@@ -1,0 +1,1 @@
+2Mon2straße2🙂2ǅ2monday2🙂Bx

@@ -1,0 +1,1 @@
+2mon2straße2🙂2ǆ2monday2🙂By0

@@ -1,0 +1,1 @@
+2x.y2ǅ2b2été2world2MONDAYBx

@@ -1,0 +1,1 @@
+2x.y2ǆ2b2world2mondayBy0

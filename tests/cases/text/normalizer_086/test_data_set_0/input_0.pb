@@ -1,0 +1,1 @@
+2a,b2MONDAY2Σσς2🙂2monday2worldBx

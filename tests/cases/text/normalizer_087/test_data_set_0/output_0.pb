@@ -1,0 +1,1 @@
+2hello2world2ΣΣΣ2ΣΣΣ2Ünïcödé2helloBy0

@@ -1,0 +1,1 @@
+2Ⱥx2ⱥ2hello2z2z2mondayBx

@@ -1,0 +1,1 @@
+2Ⱥx2hello2z2z2mondayBy0

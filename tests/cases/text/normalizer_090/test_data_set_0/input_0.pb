@@ -1,0 +1,1 @@
+2MONDAY2été2z2monday2ⱥ2ⱥBx

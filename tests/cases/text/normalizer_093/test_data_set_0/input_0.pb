@@ -1,0 +1,1 @@
+2ΣΣΣ2MONDAY2ΣΣΣ2MONDAY2Mon2MONDAYBx

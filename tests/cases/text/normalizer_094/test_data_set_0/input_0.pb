@@ -1,0 +1,1 @@
+2Σσς2x.y2MONDAY2Mon2Ünïcödé2straßeBx

@@ -1,0 +1,1 @@
+2ΣΣΣ2X.Y2MONDAY2MON2ÜNÏCÖDÉ2STRAßEBy0

@@ -1,0 +1,1 @@
+2hello2ⱥ2world2🙂2world2a,bBx

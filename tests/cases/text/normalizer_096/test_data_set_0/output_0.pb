@@ -1,0 +1,1 @@
+2HELLO2Ⱥ2WORLD2🙂2WORLD2A,BBy0

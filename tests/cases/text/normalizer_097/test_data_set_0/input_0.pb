@@ -1,0 +1,1 @@
+2straße2ǅ2straße2b2MONDAY2helloBx

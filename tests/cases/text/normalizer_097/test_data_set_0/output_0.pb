@@ -1,0 +1,1 @@
+2STRAßE2ǅ2STRAßE2B2HELLOBy0

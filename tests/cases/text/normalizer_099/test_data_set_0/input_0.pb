@@ -1,0 +1,1 @@
+2world2hello2x.y2a,b2ⱥ2MONDAYBx

@@ -1,0 +1,1 @@
+2WORLD2HELLO2X.Y2A,B2ⱥBy0

@@ -1,0 +1,1 @@
+2b2hello2	日本語2Ünïcödé2hello2straßeBx

@@ -1,0 +1,1 @@
+2B2HELLO2	日本語2ÜNÏCÖDÉ2HELLO2STRAßEBy0

@@ -1,0 +1,1 @@
+2Ⱥx2straße2world2	日本語2MONDAY2ⱥBx

@@ -1,0 +1,1 @@
+2ȺX2STRAßE2WORLD2	日本語2MONDAY2ȺBy0

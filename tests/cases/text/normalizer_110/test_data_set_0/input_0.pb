@@ -1,0 +1,1 @@
+2x.y2a,b2hello2MONDAY2	日本語2x.yBx

@@ -1,0 +1,1 @@
+2MONDAY2ΣΣΣ2Ⱥx2world2world2ÜnïcödéBx

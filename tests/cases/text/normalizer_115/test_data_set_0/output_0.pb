@@ -1,0 +1,1 @@
+2MONDAY2ΣΣΣ2ȺX2WORLD2WORLD2ÜNÏCÖDÉBy0

@@ -1,0 +1,1 @@
+2world2MONDAY2hello2İ2ⱥ2İBx

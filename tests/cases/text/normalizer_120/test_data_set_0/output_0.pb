@@ -1,0 +1,1 @@
+2WORLD2MONDAY2HELLO2İ2ⱥ2İBy0

@@ -1,0 +1,1 @@
+2Σσς2straße2MONDAY2MONDAY2x.y2ǅBx

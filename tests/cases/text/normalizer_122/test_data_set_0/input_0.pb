@@ -1,0 +1,1 @@
+2hello2b2ǅ2x.y2Mon2helloBx

@@ -1,0 +1,1 @@
+2HELLO2B2Ǆ2X.Y2MON2HELLOBy0

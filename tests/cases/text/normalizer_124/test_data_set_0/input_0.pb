@@ -1,0 +1,1 @@
+2MONDAY2MONDAY2monday2ΣΣΣ2Σσς2mondayBx

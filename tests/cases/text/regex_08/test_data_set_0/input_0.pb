@@ -1,0 +1,1 @@
+2b2hello2ǅ2🙂2Mon2mondayBx

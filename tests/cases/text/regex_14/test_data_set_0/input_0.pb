@@ -1,0 +1,1 @@
+2x.y2a2MONDAY2MONDAY2İ2MonBx

@@ -1,0 +1,1 @@
+2ⱥ2hello2MONDAY2x.y2ΣΣΣ2mondayBx

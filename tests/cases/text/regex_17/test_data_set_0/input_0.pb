@@ -1,0 +1,1 @@
+2	日本語2straße2world2ΣΣΣ2monday2MonBx

@@ -1,0 +1,1 @@
+2monday2x.y2Ünïcödé2straße2straße2ΣσςBx

@@ -1,0 +1,1 @@
+2monday2world2🙂2ΣΣΣ2Mon2mondayBx

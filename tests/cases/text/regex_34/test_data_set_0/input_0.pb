@@ -1,0 +1,1 @@
+2a,b2MONDAY2b2MONDAY2MONDAY2ȺxBx

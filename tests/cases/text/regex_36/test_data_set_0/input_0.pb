@@ -1,0 +1,1 @@
+2x.y2hello2a2ΣΣΣ2a2helloBx

@@ -1,0 +1,1 @@
+2a,b,,Σσς,straße,été2straße2MONDAY,,Σσς2été2x.y,,ǅ,straßeBx

@@ -1,0 +1,1 @@
+2MONDAY,x.y,,ΣΣΣ2MONDAY,,🙂2İ,ǅ2ⱥ2,a2MONDAY,🙂,ȺxBx

@@ -1,0 +1,1 @@
+2MONDAY,été,,İ,MONDAY2Ⱥx,,straße,,2b,,x.y2hello,Ⱥx,日本語,ÜnïcödéBx

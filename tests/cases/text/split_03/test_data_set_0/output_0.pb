@@ -1,0 +1,1 @@
+2ǅ,b2a,b,a,b2Mon2a,Ⱥx2Σσς,hello,,MONDAY,,MonBy0

@@ -1,0 +1,1 @@
+2ⱥ,,Mon,,MONDAY,,🙂2MONDAY,hello2world,日本語2a2world,,MONDAY,b2İBx

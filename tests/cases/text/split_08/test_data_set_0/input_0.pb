@@ -1,0 +1,1 @@
+2🙂2MONDAY,Σσς2MONDAY,,2Σσς,worldBx

@@ -1,0 +1,1 @@
+2ǅ,été,MONDAY2Ünïcödé,b,,Mon2a,b,MONDAY,,straße,,été2	ΣΣΣ,,b2ⱥ,straße,,ⱥ,,bBx

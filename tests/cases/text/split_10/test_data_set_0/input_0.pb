@@ -1,0 +1,1 @@
+2🙂,,world2x.y,,straße,,,,a2ǅ,ⱥ,,hello2Ünïcödé2Ünïcödé,MONDAY,été2🙂Bx

@@ -1,0 +1,1 @@
+2monday2İ2straße,,hello,été,été2ǅ,,b,,a,ǅ2world,Mon,,ǅ,,🙂2b,ΣΣΣ,,ΣΣΣ,,Bx

@@ -1,0 +1,1 @@
+2,monday,,Ünïcödé,straße2Ⱥx,日本語,Ⱥx2	日本語2helloBx

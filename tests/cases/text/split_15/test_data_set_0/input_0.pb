@@ -1,0 +1,1 @@
+2a,b-hello-x-MONDAY-x-Σσς2İ2ǅ-🙂-x--x-ΣΣΣ2hello-x-b-x-straße-x-b2worldBx

@@ -1,0 +1,1 @@
+2ǅ--🙂--Ⱥx2straße-x-Ünïcödé2x.y2🙂-x-ΣΣΣ2a--hello-straße-x-a,b2İ-İBx

@@ -1,0 +1,1 @@
+2monday2ΣΣΣ--Ünïcödé-b2#Ünïcödé-日本語-monday--hello2b-x-MONDAY-x-Mon--MONDAYBx

@@ -1,0 +1,1 @@
+2x.y--MONDAY-x-x.y--MONDAY2a--hello--Ünïcödé2🙂2a,b-x-helloBx

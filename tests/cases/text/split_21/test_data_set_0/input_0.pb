@@ -1,0 +1,1 @@
+2straße--MONDAY-a,b--İ2ⱥ-x-Ünïcödé2x.y-Ünïcödé2monday-x-world2Σσς-hello-x-bBx

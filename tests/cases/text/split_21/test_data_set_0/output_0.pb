@@ -1,0 +1,1 @@
+2straße2-MONDAY-a,b--İ2ⱥ2x-Ünïcödé2x.y2Ünïcödé2monday2x-world2Σσς2	hello-x-bBy0

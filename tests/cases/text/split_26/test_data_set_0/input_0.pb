@@ -1,0 +1,1 @@
+2straße--MONDAY2b-x.y-Σσς2ǅ--a,b-Ⱥx2x.yBx

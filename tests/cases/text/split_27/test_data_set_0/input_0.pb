@@ -1,0 +1,1 @@
+2Mon--Ⱥx2🙂-ⱥ2a--İ-monday2#été-x-日本語--🙂-x-日本語2日本語--monday-x-helloBx

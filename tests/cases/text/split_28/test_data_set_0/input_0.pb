@@ -1,0 +1,1 @@
+2-x-a2	日本語2Ünïcödé--a--🙂-x-İ2İ--ⱥ-x-ⱥ--Σσς2Mon--straße-x-x.y--straße2MONDAYBx

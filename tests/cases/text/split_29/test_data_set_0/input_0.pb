@@ -1,0 +1,1 @@
+2world-ǅ2MONDAY--hello--Ⱥx-ΣΣΣ2a,b-x-ΣΣΣ2ǅ--ⱥ-x-Ünïcödé-🙂Bx

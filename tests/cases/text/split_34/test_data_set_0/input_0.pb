@@ -1,0 +1,1 @@
+2a:::ⱥ:::hello2İ:::world:::::日本語2İ::straße::::::MONDAY2monday2été::🙂::été::Mon2ΣΣΣ:::İBx

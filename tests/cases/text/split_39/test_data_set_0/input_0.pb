@@ -1,0 +1,1 @@
+2ⱥ2x.y::Mon:::MONDAY2b::İ2ⱥ2MONDAY::日本語Bx

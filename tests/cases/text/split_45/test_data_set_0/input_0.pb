@@ -1,0 +1,1 @@
+2mondayéȺx2日本語ééx.yééMONDAY2"🙂ééééstraßeééÜnïcödé2été2étéBx

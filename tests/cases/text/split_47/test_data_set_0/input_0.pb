@@ -1,0 +1,1 @@
+2ΣσςééééhelloééΣσς2MONDAYéx.yééx.y2mondayéé🙂2helloééa,bééa,béé🙂Bx

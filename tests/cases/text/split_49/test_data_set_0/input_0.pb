@@ -1,0 +1,1 @@
+2x.yéé日本語éa2helloé日本語2ȺxééǅéȺxé🙂2x.y2"ΣσςééhelloééMONDAYééété2aéÜnïcödéBx

@@ -1,0 +1,1 @@
+2straßeé🙂ééétéééx.y2Ünïcödé2a2helloééworldéaéa,b2a,b2straßeémondayé🙂éé🙂Bx

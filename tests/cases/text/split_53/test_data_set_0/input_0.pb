@@ -1,0 +1,1 @@
+2q2éémondayémonday2!🙂ééİééΣΣΣéÜnïcödé2mondayééx.yBx

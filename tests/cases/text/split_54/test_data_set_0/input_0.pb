@@ -1,0 +1,1 @@
+2Ünïcödéééb2étéééworldéémondayééx.y2ǅ2Mon2ǅBx

@@ -1,0 +1,1 @@
+2MONDAYéétéééworldéété2日本語éȺxéé🙂2Ünïcödééémonday2"ÜnïcödéééΣΣΣéébéΣΣΣBx

@@ -1,0 +1,1 @@
+2a,béÜnïcödééé日本語2ǅ2x.yééΣσςémondayéMONDAY2a,bééMONDAYééstraßeéx.y2ǅéé日本語éȺxéé🙂Bx

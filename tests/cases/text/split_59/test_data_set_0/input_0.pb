@@ -1,0 +1,1 @@
+2MONDAYémonday2Ⱥxééworldéİéémonday2"MONDAYééétééΣσςééstraße2helloéaéémondayBx

@@ -1,0 +1,1 @@
+2straße2🙂aabaaabx.y2ǅaabhelloab日本語abİ2x.yabⱥabstraße2aabǅabⱥab🙂Bx

@@ -1,0 +1,1 @@
+2a,babⱥ2ǅaabΣσςaabstraßeaabb2x.yaabété2🙂2Ⱥx2qBx

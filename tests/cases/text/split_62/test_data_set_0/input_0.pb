@@ -1,0 +1,2 @@
+2baabétéaabΣΣΣab2MONDAYab2Ⱥxabǅ2
+ΣΣΣabǅBx

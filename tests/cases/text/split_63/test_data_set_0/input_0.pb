@@ -1,0 +1,1 @@
+2Σσςaaba,baabMONDAYaabⱥ2straße2a,babÜnïcödéaabworld2b2İabȺxaabMonBx

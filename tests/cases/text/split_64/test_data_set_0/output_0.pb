@@ -1,0 +1,1 @@
+2ⱥ2étéaabİaabⱥ2	日本語2world2ab2ΣσςaabÜnïcödéBy0

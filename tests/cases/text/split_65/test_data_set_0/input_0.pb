@@ -1,0 +1,1 @@
+2Ⱥxaab日本語aabⱥaabx.y2worldabmonday2aabΣΣΣabȺx2🙂Bx

@@ -1,0 +1,1 @@
+2ǅabx.yabaabMONDAY2ⱥabΣΣΣ2monday2Ⱥxaabİaab🙂aabworld2🙂aabhelloaabaaabhelloBx

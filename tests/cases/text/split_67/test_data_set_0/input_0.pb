@@ -1,0 +1,1 @@
+2worldaabΣΣΣaabhello2aabİ2helloaabMonaabȺxabMONDAY2MonabÜnïcödé2hello2ΣσςBx

@@ -1,0 +1,1 @@
+2🙂2helloabÜnïcödéabx.y2MONDAYaabété2worldaabⱥabΣσςBx

@@ -1,0 +1,1 @@
+2İaaba,b2İ2ⱥ2Σσς2Monab🙂aabMonaabⱥBx

@@ -1,0 +1,1 @@
+2helloaabȺxaabİ2a,babétéabworldaab2	Ⱥxaaba,b2straßeabaabǅ2aababǅ2MonaabⱥaabMONDAYaab日本語Bx

@@ -1,0 +1,1 @@
+2Σσςaabhelloaab日本語abⱥ2mondayaabworldaabȺxabΣΣΣ2 Ünïcödéaaba,babΣσςabworld2aab🙂Bx

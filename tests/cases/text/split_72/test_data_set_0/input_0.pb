@@ -1,0 +1,1 @@
+2🙂2MONDAY2ⱥabİ2Mon2ǅaabstraßeaabÜnïcödéBx

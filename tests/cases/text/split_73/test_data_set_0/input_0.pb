@@ -1,0 +1,1 @@
+2world2étéaab🙂aaba,baabété2q2🙂2🙂aabǅabworldabhello2ΣΣΣabworldabaaba,bBx

@@ -1,0 +1,1 @@
+2monday2babhelloab🙂aabhello2Ⱥxaabbabstraße2Monaabİabx.yBx

@@ -1,0 +1,1 @@
+2  ǅ MONDAY 2  🙂  a,b   a,b  Mon2  ǅ 2  été  İ  MONDAY  Bx

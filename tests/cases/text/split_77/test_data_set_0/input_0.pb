@@ -1,0 +1,1 @@
+2 MONDAY 🙂 monday a,bBx

@@ -1,0 +1,1 @@
+2MONDAY2🙂2monday2a,bBy0

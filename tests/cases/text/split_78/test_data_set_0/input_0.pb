@@ -1,0 +1,1 @@
+2  ⱥ Σσς  Mon2 a,b MONDAY x.y  2  Ⱥx  world2  b  Mon   İ  Bx

@@ -1,0 +1,1 @@
+2  Ⱥx   Ünïcödé  2b x.y   ΣΣΣ  b  2 ǅ  a  straße 2MONDAY world Bx

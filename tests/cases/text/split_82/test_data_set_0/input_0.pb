@@ -1,0 +1,1 @@
+2Ⱥx   world 2  monday Ünïcödé 2   hello  monday   straße2%日本語 🙂 ΣΣΣ   Ünïcödé  Bx

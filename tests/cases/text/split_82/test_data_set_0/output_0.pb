@@ -1,0 +1,1 @@
+2Ⱥx2world2monday2Ünïcödé2hello2monday   straße2	日本語2🙂 ΣΣΣ   ÜnïcödéBy0
