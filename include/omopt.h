@@ -425,8 +425,8 @@ OM_API const char *om_session_output_name(const om_session *s, int i);
 /** The declared type of a session's input or output (the model's graph input/output). */
 typedef struct om_io_info {
 	const char *name;                    /* lives as long as the session */
-	int32_t kind;                        /* 0: a tensor; OM_SEQUENCE; OM_OPTIONAL; -1: other
-						(a map) */
+	int32_t kind;                        /* 0: a tensor; OM_SEQUENCE; OM_OPTIONAL; OM_MAP;
+						-1: other (a sparse tensor) */
 	int32_t elem;                        /* TensorProto.DataType of the tensor (of a
 						sequence's or optional's tensors); 0 when not
 						declared */
@@ -484,16 +484,21 @@ OM_API void om_session_profile_reset(om_session *s);
 OM_API size_t om_session_pool_bytes(const om_session *s);
 OM_API size_t om_session_peak_bytes(const om_session *s);
 
-/* ---- sequences and optionals --------------------------------------------------------------- */
+/* ---- sequences, optionals and maps --------------------------------------------------------- */
 
 /*
- * A sequence or optional value travels as an om_tensor whose dtype is OM_SEQUENCE or
- * OM_OPTIONAL (outside TensorProto.DataType's numbers), rank 0, nbytes 0, and whose data
- * points at an om_seq the value owns: a sequence holds n tensors, an optional 0 (empty) or 1
- * (a tensor, or a sequence). Build inputs with om_box_new and om_box_insert; free them, and the
- * outputs of om_session_run_values, with om_value_free.
+ * A sequence, optional or map value (a box) travels as an om_tensor whose dtype is
+ * OM_SEQUENCE, OM_OPTIONAL or OM_MAP (outside TensorProto.DataType's numbers), rank 0,
+ * nbytes 0, and whose data points at an om_seq the value owns: a sequence holds n values
+ * (tensors, or boxes: a sequence of maps), an optional 0 (empty) or 1 (a tensor, a sequence
+ * or a map). A map (ONNX's MapProto) holds 2 items, its keys and its values: the keys a 1-D
+ * tensor of int64 or string (om_seq.elem says which) of n distinct elements, the values
+ * either a 1-D tensor of n elements (a value per key: map(string, float) and the other maps
+ * of the ai.onnx.ml ops) or a sequence of n values. Build inputs with om_box_new and
+ * om_box_insert (a map: keys at 0, then values at 1); free them, and the outputs of
+ * om_session_run_values, with om_value_free.
  */
-enum { OM_SEQUENCE = 0x10000, OM_OPTIONAL = 0x10001 };
+enum { OM_SEQUENCE = 0x10000, OM_OPTIONAL = 0x10001, OM_MAP = 0x10002 };
 
 typedef struct om_seq {
 	int32_t elem;     /* element type of the items when known, else 0 */
@@ -502,18 +507,31 @@ typedef struct om_seq {
 } om_seq;
 
 /** *out = a new empty sequence (kind OM_SEQUENCE) or empty optional (OM_OPTIONAL) of items of
- *  element type elem (0: not said). */
+ *  element type elem (0: not said), or an empty map (OM_MAP) whose keys are of type elem
+ *  (OM_INT64 or OM_STRING). */
 OM_API om_kind om_box_new(int32_t kind, int32_t elem, om_tensor *out, om_status *st);
-/** Inserts a deep copy of v (a tensor, or for an optional a sequence) at position pos (0..n)
- *  of the box b (om_seq *: box->data). An optional holds one item at most. */
+/** Inserts a deep copy of v (a tensor or a box) at position pos (0..n) of the box b (om_seq *:
+ *  box->data). An optional holds one item at most, a map two (keys, values: above). */
 OM_API om_kind om_box_insert(om_seq *b, int64_t pos, const om_tensor *v, om_status *st);
 /** Frees a tensor made by om_tensor_alloc or a box with all its items; zeroes the struct. */
 OM_API void om_value_free(om_tensor *t);
-/** om_session_run whose inputs and outputs may also be sequences and optionals (om_session_run
- *  itself gives OM_ERR_UNSUPPORTED for a sequence or optional output). Free each output with
+/** om_session_run whose inputs and outputs may also be sequences, optionals and maps
+ *  (om_session_run itself gives OM_ERR_UNSUPPORTED for such an output). Free each output with
  *  om_value_free. */
 OM_API om_kind om_session_run_values(om_session *s, const om_tensor *inputs, int ninputs,
 				     om_tensor *outputs, int noutputs, om_status *st);
+/** OM_OK when v is a well-formed value: a tensor, or a box whose items are (a map: keys and
+ *  values as above, keys of its key type, no key twice); else OM_ERR_INVALID_INPUT saying
+ *  what is wrong. om_session_run_values checks its inputs with it. */
+OM_API om_kind om_value_check(const om_tensor *v, om_status *st);
+/** Reads a value file as the ONNX backend tests store them: kind 0 a tensor (.pb TensorProto
+ *  or .npy: om_tensor_read_file), OM_SEQUENCE a SequenceProto, OM_OPTIONAL an OptionalProto,
+ *  OM_MAP a MapProto. Free *v with om_value_free. */
+OM_API om_kind om_value_file_read(const char *path, int32_t kind, om_tensor *v, om_status *st);
+/** Writes v as a TensorProto (or .npy by the suffix, for a tensor), SequenceProto,
+ *  OptionalProto or MapProto named `name`, atomically as om_tensor_write_file. */
+OM_API om_kind om_value_file_write(const char *path, const om_tensor *v, const char *name,
+				   om_status *st);
 
 /* ---- looking at a model (omopt info) ------------------------------------------------------ */
 

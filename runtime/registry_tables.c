@@ -39,6 +39,7 @@ extern const om_op_table om_ops_ml_tree, om_ops_ml_linear, om_ops_ml_svm, om_ops
 extern const om_op_table om_ops_training;
 extern const om_op_table om_ops_string_split, om_ops_string_normalizer, om_ops_regex, om_ops_tfidf;
 extern const om_op_table om_ops_image_decoder;
+extern const om_op_table om_ops_ml_encode, om_ops_ml_maps;
 
 const om_op_table *const om_op_tables[] = {
 	&om_ops_view,   &om_ops_move,        &om_ops_index, &om_ops_generate, &om_ops_elementwise,
@@ -76,6 +77,7 @@ const om_op_table *const om_op_tables[] = {
 	&om_ops_training,
 	&om_ops_string_split, &om_ops_string_normalizer, &om_ops_regex, &om_ops_tfidf,
 	&om_ops_image_decoder,
+	&om_ops_ml_encode, &om_ops_ml_maps,
 };
 
 const size_t om_op_ntables = sizeof om_op_tables / sizeof om_op_tables[0];

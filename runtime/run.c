@@ -416,7 +416,7 @@ static om_kind ctx_output(om_ctx *c, int32_t i, int32_t dtype, int32_t rank,
 	if (rank < 0 || rank > OM_MAX_RANK)
 		return om_error(c->st, OM_ERR_UNSUPPORTED, c->node, "output %d has rank %d", i,
 				rank);
-	if (dtype == OM_SEQ_DTYPE || dtype == OM_OPT_DTYPE)
+	if (om_is_box_kind(dtype))
 		return om_error(c->st, OM_ERR_INTERNAL, c->node, "output %d is a box", i);
 	om_set_shape(t, dtype, rank, dims);
 	om_kind rc = check_shape(c->node, i, t, c->st);
@@ -524,7 +524,11 @@ static om_kind check_input(const om_slot *s, const om_tensor *t, bool strict, om
 					"input '%s' must be a %s", name,
 					box == OM_OPT_DTYPE   ? "optional value"
 					: box == OM_SEQ_DTYPE ? "sequence"
+					: box == OM_MAP_DTYPE ? "map"
 							      : "tensor");
+		om_status why = {0};
+		if (strict && om_value_check(t, &why))
+			return om_error(st, why.kind, NULL, "input '%s': %.400s", name, why.msg);
 		return OM_OK;
 	}
 	if (t->rank < 0 || t->rank > OM_MAX_RANK || om_shape_numel(t->rank, t->dims) < 0)

@@ -1,0 +1,1 @@
+2blue2_Unused2red

@@ -1,0 +1,1 @@
+2blue2x2red2green

@@ -1,0 +1,1 @@
+2emu2none2cat2none

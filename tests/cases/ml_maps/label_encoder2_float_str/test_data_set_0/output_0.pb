@@ -1,0 +1,1 @@
+2a2nan2_Unused2negzero2b2_Unused
