@@ -428,13 +428,15 @@ typedef struct om_io_info {
 	int32_t kind;                        /* 0: a tensor; OM_SEQUENCE; OM_OPTIONAL; OM_MAP;
 						-1: other (a sparse tensor) */
 	int32_t elem;                        /* TensorProto.DataType of the tensor (of a
-						sequence's or optional's tensors); 0 when not
-						declared */
+						sequence's or optional's tensors, of a map's
+						values); 0 when not declared */
 	int32_t rank;                        /* -1 when not declared (or over OM_MAX_RANK) */
 	int64_t dims[OM_MAX_RANK];           /* extent; -1 where symbolic or unknown */
 	const char *dim_params[OM_MAX_RANK]; /* the symbol (dim_param) of a dim, or NULL */
 	int32_t has_initializer;             /* a graph input that also has an initializer (its
 						default value; om_model_input_info only) */
+	int32_t key;                         /* a map's key type (OM_INT64, OM_STRING), also
+						of a map in a sequence or optional; else 0 */
 } om_io_info;
 /** Fills *info for input i (om_session_input_*) or output i; OM_ERR_INVALID_INPUT when i is
  *  out of range. */

@@ -130,14 +130,17 @@ om_kind om_onnx_load_memory(const void *data, size_t size, const char *dir,
 
 /* ---- declared types and test data (value_file.c) ---------------------------------------- */
 
-/** OM_SEQ_DTYPE for a sequence type, OM_OPT_DTYPE for an optional type, 0 otherwise. */
+/** OM_SEQ_DTYPE for a sequence type, OM_OPT_DTYPE for an optional type, OM_MAP_DTYPE for a map
+ *  type, 0 otherwise. */
 int32_t om_type_box_kind(const om_type *ty);
 /** The element type of a sequence type's tensors (or an optional's tensor, or an optional's
- *  sequence's), OM_UNDEFINED when not declared. */
+ *  sequence's, or a map's values), OM_UNDEFINED when not declared. */
 int32_t om_type_box_elem(const om_type *ty);
 /** Reads a value file (input_N.pb / output_N.pb of a backend test): a SequenceProto when ty is
  *  a sequence type, an OptionalProto when it is an optional type, else a TensorProto (or .npy,
  *  om_tensor_read_file). Free with om_value_free. */
 om_kind om_value_read_file(const char *path, const om_type *ty, om_tensor *t, om_status *st);
+/** The key type of a map type (or of the map in a sequence or optional type), else 0. */
+int32_t om_type_map_key(const om_type *ty);
 
 #endif

@@ -37,6 +37,8 @@ static int32_t proto_elem(const Onnx__TypeProto *tp, int depth)
 		return proto_elem(tp->sequence_type->elem_type, depth + 1);
 	case ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE:
 		return proto_elem(tp->optional_type->elem_type, depth + 1);
+	case ONNX__TYPE_PROTO__VALUE_MAP_TYPE: /* a map's values */
+		return proto_elem(tp->map_type->value_type, depth + 1);
 	default:
 		return OM_UNDEFINED;
 	}
@@ -45,6 +47,27 @@ static int32_t proto_elem(const Onnx__TypeProto *tp, int depth)
 int32_t om_type_box_elem(const om_type *ty)
 {
 	return proto_elem(type_proto(ty), 0);
+}
+
+static int32_t proto_key(const Onnx__TypeProto *tp, int depth)
+{
+	if (!tp || depth > 8)
+		return OM_UNDEFINED;
+	switch (tp->value_case) {
+	case ONNX__TYPE_PROTO__VALUE_MAP_TYPE:
+		return tp->map_type->has_key_type ? tp->map_type->key_type : OM_UNDEFINED;
+	case ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE:
+		return proto_key(tp->sequence_type->elem_type, depth + 1);
+	case ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE:
+		return proto_key(tp->optional_type->elem_type, depth + 1);
+	default:
+		return OM_UNDEFINED;
+	}
+}
+
+int32_t om_type_map_key(const om_type *ty)
+{
+	return proto_key(type_proto(ty), 0);
 }
 
 /* ---- reading ----------------------------------------------------------------------------- */

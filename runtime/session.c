@@ -108,6 +108,7 @@ void om_value_io_info(const om_value *v, om_io_info *info)
 		info->kind = om_type_box_kind(&v->type);
 		info->kind = info->kind ? info->kind : -1;
 		info->elem = om_type_box_elem(&v->type);
+		info->key = om_type_map_key(&v->type);
 		return;
 	}
 	if (v->type.kind != OM_TYPE_TENSOR)

@@ -254,6 +254,49 @@ static void test_castmap_strings(void **state)
 	om_model_free(m);
 }
 
+/* omopt run reads a MapProto input and writes a SequenceProto of maps */
+static void test_cli(void **state)
+{
+	(void)state;
+	char dir[256], out[4096], err[4096], args[2048];
+	assert_int_equal(tu_tmpdir_make(dir, sizeof dir, "om_mlmaps_cli"), 0);
+	snprintf(args, sizeof args, "run %s --input-dir %s --output-dir out",
+		 tu_source_path("tests/cases/ml/zipmap_strings/model.onnx"),
+		 tu_source_path("tests/cases/ml/zipmap_strings/test_data_set_0"));
+	assert_int_equal(tu_run_omopt(dir, args, out, sizeof out, err, sizeof err), 0);
+	om_tensor z;
+	om_status st;
+	assert_int_equal(om_value_file_read(tu_join(dir, "out/output_0.pb"), OM_SEQUENCE, &z, &st),
+			 OM_OK);
+	static const char *const k[] = {"b", "a", "c"};
+	static const float r0[] = {0.1f, 0.2f, 0.7f}, r1[] = {1.0f, -2.0f, 3.5f};
+	assert_int_equal(((om_seq *)z.data)->n, 2);
+	assert_map(&((om_seq *)z.data)->items[0], k, r0, 3);
+	assert_map(&((om_seq *)z.data)->items[1], k, r1, 3);
+	om_value_free(&z);
+	/* a map file of our own through --input */
+	static const char *const dk[] = {"z", "a"};
+	static const float dv[] = {3, 4};
+	om_tensor m = make_map(dk, dv, 2);
+	assert_int_equal(om_value_file_write(tu_join(dir, "d.pb"), &m, "X", &st), OM_OK);
+	om_value_free(&m);
+	snprintf(args, sizeof args, "run %s --input X=d.pb --output-dir out2 --output-format npy",
+		 tu_source_path("tests/cases/ml/dictvectorizer_str_float/model.onnx"));
+	assert_int_equal(tu_run_omopt(dir, args, out, sizeof out, err, sizeof err), 0);
+	om_tensor y;
+	assert_int_equal(om_tensor_read_file(tu_join(dir, "out2/output_0.npy"), &y, &st), OM_OK);
+	const float want[] = {4, 0, 0, 3}; /* vocabulary a c b z */
+	assert_int_equal(y.rank, 2);
+	assert_memory_equal(y.data, want, sizeof want);
+	om_tensor_free(&y);
+	/* a tensor file where a map belongs */
+	snprintf(args, sizeof args, "run %s --input X=%s --output-dir out3",
+		 tu_source_path("tests/cases/ml/dictvectorizer_str_float/model.onnx"),
+		 tu_source_path("tests/cases/ml/zipmap_strings/test_data_set_0/input_0.pb"));
+	assert_int_not_equal(tu_run_omopt(dir, args, out, sizeof out, err, sizeof err), 0);
+	assert_int_equal(tu_tmpdir_remove(dir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -262,6 +305,7 @@ int main(void)
 		cmocka_unit_test(test_dictvectorizer_api),
 		cmocka_unit_test(test_zipmap_api),
 		cmocka_unit_test(test_castmap_strings),
+		cmocka_unit_test(test_cli),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,4 +1,5 @@
-/* cmd_run.c — `omopt run MODEL ...`: run a model on .npy / TensorProto inputs, write outputs. */
+/* cmd_run.c — `omopt run MODEL ...`: run a model on .npy / TensorProto (SequenceProto, MapProto,
+ * OptionalProto) inputs, write outputs. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -23,13 +24,16 @@ static const char usage_text[] =
 	"fusions into ops omopt and ONNX Runtime run, again while one changes something;\n"
 	"docs/passes.md); if that fails, it runs as loaded (with a warning):\n"
 	"%s"
-	"  --input NAME=FILE   feeds input NAME from a .npy or TensorProto .pb file\n"
+	"  --input NAME=FILE   feeds input NAME from a .npy or TensorProto .pb file (a\n"
+	"                      sequence, map or optional input: a SequenceProto, MapProto or\n"
+	"                      OptionalProto .pb, as ONNX's backend tests store them)\n"
 	"  --input-dir DIR     feeds the inputs not given by --input from DIR/input_<i>.pb,\n"
 	"                      i counting the graph inputs in order (initializers excluded),\n"
 	"                      or when there is none from DIR/NAME.npy\n"
 	"  --output-dir DIR    where the outputs go (created when missing); may be left out\n"
 	"                      with --bench, --profile or --save-optimized\n"
-	"  --output-format F   pb (TensorProto, default) or npy\n"
+	"  --output-format F   pb (TensorProto, default) or npy; a sequence, map or optional\n"
+	"                      output is always a SequenceProto, MapProto or OptionalProto .pb\n"
 	"  --exact             only exact kernels: results bit-identical on every machine\n"
 	"  --threads N         threads kernels may use (default 1)\n"
 	"  --layout L          fast mode's layout of the activations between convolutions:\n"
@@ -243,7 +247,11 @@ static om_kind read_inputs(const run_args *a, const om_session *s, om_tensor *in
 			return cmd_error(st, OM_ERR_INVALID_INPUT,
 					"input '%s' is not given (--input %s=FILE or --input-dir)",
 					name, name);
-		om_kind rc = om_tensor_read_file(file, &in[i], st);
+		/* a sequence, map or optional input: its SequenceProto / MapProto / OptionalProto */
+		om_io_info info;
+		om_kind rc = om_session_input_info(s, i, &info, st);
+		if (!rc)
+			rc = om_value_file_read(file, info.kind > 0 ? info.kind : 0, &in[i], st);
 		if (rc)
 			return rc;
 	}
@@ -308,8 +316,12 @@ static om_kind write_outputs(const run_args *a, const om_session *s, const om_te
 {
 	char path[4096];
 	for (int i = 0; i < om_session_output_count(s); i++) {
-		snprintf(path, sizeof path, "%s/output_%d.%s", a->output_dir, i, a->format);
-		om_kind rc = om_tensor_write_file(path, &out[i], om_session_output_name(s, i), st);
+		/* a sequence, map or optional: a SequenceProto / MapProto / OptionalProto .pb */
+		const bool box = out[i].dtype == OM_SEQUENCE || out[i].dtype == OM_OPTIONAL ||
+				 out[i].dtype == OM_MAP;
+		snprintf(path, sizeof path, "%s/output_%d.%s", a->output_dir, i,
+			 box ? "pb" : a->format);
+		om_kind rc = om_value_file_write(path, &out[i], om_session_output_name(s, i), st);
 		if (rc)
 			return rc;
 		md->written = i + 1;
@@ -368,13 +380,13 @@ static om_kind run_all(const run_args *a, om_session *s, om_tensor *in, om_tenso
 		       om_status *st)
 {
 	int nin = om_session_input_count(s), nout = om_session_output_count(s);
-	om_kind rc = om_session_run(s, in, nin, out, nout, st);
+	om_kind rc = om_session_run_values(s, in, nin, out, nout, st);
 	if (!rc && !a->bench && a->opt.profile) {
 		/* the first run warms up (kernel states, pool): the profile covers a second */
 		om_session_profile_reset(s);
 		for (int i = 0; i < nout; i++)
-			om_tensor_free(&out[i]);
-		rc = om_session_run(s, in, nin, out, nout, st);
+			om_value_free(&out[i]);
+		rc = om_session_run_values(s, in, nin, out, nout, st);
 	}
 	if (rc || !a->bench)
 		return rc;
@@ -390,10 +402,10 @@ static om_kind run_all(const run_args *a, om_session *s, om_tensor *in, om_tenso
 			break;
 		}
 		double t0 = now_ms();
-		rc = om_session_run(s, in, nin, tmp, nout, st);
+		rc = om_session_run_values(s, in, nin, tmp, nout, st);
 		ms[r] = now_ms() - t0;
 		for (int i = 0; i < nout; i++)
-			om_tensor_free(&tmp[i]);
+			om_value_free(&tmp[i]);
 		free(tmp);
 	}
 	if (!rc) {
@@ -479,9 +491,9 @@ int cmd_run(int argc, char **argv)
 	if (!rc && a.opt.profile)
 		rc = print_profile(s, a.bench ? a.bench : 1, &st);
 	for (int i = 0; in && i < nin; i++)
-		om_tensor_free(&in[i]);
+		om_value_free(&in[i]);
 	for (int i = 0; out && i < nout; i++)
-		om_tensor_free(&out[i]);
+		om_value_free(&out[i]);
 	free(in);
 	free(out);
 	free(a.inputs);

@@ -22,7 +22,7 @@ import numpy as np
 
 from . import _lib, _ort
 from ._lib import SessionOptions as _CSessionOptions
-from ._lib import (OPTIONAL, SEQUENCE, STRING, CheckOptions, CheckReport, CompareReport,
+from ._lib import (MAP, OPTIONAL, SEQUENCE, STRING, CheckOptions, CheckReport, CompareReport,
                    DtypeOptions, DtypeReport, SaveOptions,
                    InputShape, IoInfo, ProfileRow, Seq, SimplifyOptions, Status, Str, Tensor,
                    check, lib,
@@ -410,10 +410,12 @@ class NodeArg:
     def __init__(self, info):
         self.name = info.name.decode()
         self.kind = info.kind
+        self.elem = info.elem
+        self.key = info.key
         elem = f"tensor({_NAMES.get(info.elem, 'undefined')})"
         if info.kind:
-            self.type = {SEQUENCE: f'seq({elem})', OPTIONAL: f'optional({elem})'}.get(
-                info.kind, 'map')
+            self.type = {SEQUENCE: f'seq({elem})', OPTIONAL: f'optional({elem})',
+                         MAP: f'map(?,{elem})'}.get(info.kind, 'other')
             self.shape = None
             return
         self.type = elem
@@ -649,7 +651,8 @@ class InferenceSession:
         keep, boxes, tensors = [], [], (Tensor * max(len(names), 1))()
         try:
             for i, a in enumerate(self._inputs):
-                self._fill(tensors[i], a.kind, input_feed[a.name], a.name, keep, boxes)
+                self._fill(tensors[i], a.kind, input_feed[a.name], a.name, keep, boxes,
+                           a.elem, a.key)
             nout = len(self._outputs)
             outs, st = (Tensor * max(nout, 1))(), Status()
             kind = lib.om_session_run_values(self._sess, tensors, len(names), outs, nout,
@@ -712,11 +715,15 @@ class InferenceSession:
             t.dims[d] = e
         t.data = ctypes.cast(arr, ctypes.c_void_p)
 
-    def _fill(self, t, kind, value, name, keep, boxes):
-        """t = the input value: a tensor, or a sequence/optional box the run borrows (its
-        items copied in by om_box_insert; freed after the run)."""
+    def _fill(self, t, kind, value, name, keep, boxes, elem=0, key=0):
+        """t = the input value: a tensor, or a sequence/optional/map box the run borrows (its
+        items copied in by om_box_insert; freed after the run). A dict is a map: its keys all
+        str (or bytes) or all int, its values numbers (of the declared element type `elem`
+        when known) or strings, or arrays (then a sequence of them)."""
         if kind == 0 or kind == -1:
             return self._tensor(t, value, name, keep)
+        if kind == MAP:
+            return self._map(t, value, name, keep, boxes, elem, key)
         st = Status()
         box = Tensor()
         check(lib.om_box_new(kind, 0, ctypes.byref(box), ctypes.byref(st)), st)
@@ -732,10 +739,47 @@ class InferenceSession:
         for k, item in enumerate(items):
             it = Tensor()
             if kind == OPTIONAL and isinstance(item, (list, tuple)):
-                self._fill(it, SEQUENCE, item, name, keep, boxes)
+                self._fill(it, SEQUENCE, item, name, keep, boxes, elem, key)
+            elif isinstance(item, dict):
+                self._map(it, item, name, keep, boxes, elem, key)
             else:
                 self._tensor(it, item, name, keep)
             check(lib.om_box_insert(seq, k, ctypes.byref(it), ctypes.byref(st)), st)
+        t.dtype, t.rank, t.nbytes, t.data = box.dtype, 0, 0, box.data
+
+    def _map(self, t, value, name, keep, boxes, elem, key=0):
+        """t = a map box over the dict value (keys, then values: omopt.h); key: the declared
+        key type (0: by the keys)."""
+        if not isinstance(value, dict):
+            raise InvalidInput('InvalidInput', '', '', f'input {name!r} is a map: give a dict')
+        keys = [k.encode('utf-8') if isinstance(k, str) else k for k in value]
+        if key == 7 and not keys:
+            ktype, karr = 7, np.array(keys, dtype=np.int64)
+        elif all(isinstance(k, bytes) for k in keys):
+            ktype, karr = STRING, np.array(keys, dtype=object)
+        elif all(isinstance(k, (int, np.integer)) and not isinstance(k, bool) for k in keys):
+            ktype, karr = 7, np.array(keys, dtype=np.int64)
+        else:
+            raise InvalidInput('InvalidInput', '', '', f'input {name!r}: a map\'s keys are all '
+                               'str or all int')
+        vals = list(value.values())
+        st = Status()
+        box = Tensor()
+        check(lib.om_box_new(MAP, ktype, ctypes.byref(box), ctypes.byref(st)), st)
+        boxes.append(box)
+        seq = ctypes.cast(box.data, ctypes.POINTER(Seq))
+        kt, vt = Tensor(), Tensor()
+        self._tensor(kt, karr.reshape(len(keys)), name, keep)
+        check(lib.om_box_insert(seq, 0, ctypes.byref(kt), ctypes.byref(st)), st)
+        if all(np.ndim(v) == 0 for v in vals):
+            want = _NP.get(elem) if elem != STRING else object
+            arr = np.array(vals, dtype=want).reshape(len(vals))
+            if arr.dtype == np.float64 and elem == 0:
+                arr = arr.astype(np.float32)  # a Python float is a float map value
+            self._tensor(vt, arr, name, keep)
+        else:
+            self._fill(vt, SEQUENCE, [np.asarray(v) for v in vals], name, keep, boxes)
+        check(lib.om_box_insert(seq, 1, ctypes.byref(vt), ctypes.byref(st)), st)
         t.dtype, t.rank, t.nbytes, t.data = box.dtype, 0, 0, box.data
 
     @classmethod
@@ -743,7 +787,7 @@ class InferenceSession:
         """A run's output: a numeric tensor as a numpy array over the library's own buffer
         (no copy: a prompt's logits are tens of MB), freed with om_tensor_free when the last
         array over it goes; t is left without data. Anything else as _from_value."""
-        if t.dtype in (SEQUENCE, OPTIONAL, STRING) or t.dtype not in _NP or not t.data:
+        if t.dtype in (SEQUENCE, OPTIONAL, MAP, STRING) or t.dtype not in _NP or not t.data:
             return cls._from_value(t)
         shape = tuple(t.dims[d] for d in range(t.rank))
         count = int(np.prod(shape, dtype=np.int64))
@@ -759,10 +803,14 @@ class InferenceSession:
 
     @classmethod
     def _from_value(cls, t):
-        if t.dtype not in (SEQUENCE, OPTIONAL):
+        if t.dtype not in (SEQUENCE, OPTIONAL, MAP):
             return cls._to_numpy(t)
         seq = ctypes.cast(t.data, ctypes.POINTER(Seq)).contents
         items = [cls._from_value(seq.items[k]) for k in range(seq.n)]
+        if t.dtype == MAP:  # a dict of Python keys and values, as ONNX Runtime gives
+            keys, vals = items if len(items) == 2 else ([], [])
+            vals = vals.tolist() if isinstance(vals, np.ndarray) else vals
+            return dict(zip(keys.tolist() if isinstance(keys, np.ndarray) else keys, vals))
         if t.dtype == SEQUENCE:
             return items
         return items[0] if items else None

@@ -115,7 +115,7 @@ class DotOptions(ctypes.Structure):
                 ('session', ctypes.POINTER(SessionOptions))]
 
 
-SEQUENCE, OPTIONAL = 0x10000, 0x10001
+SEQUENCE, OPTIONAL, MAP = 0x10000, 0x10001, 0x10002
 STRING = 8
 
 
@@ -132,7 +132,8 @@ class Seq(ctypes.Structure):
 class IoInfo(ctypes.Structure):
     _fields_ = [('name', ctypes.c_char_p), ('kind', ctypes.c_int32), ('elem', ctypes.c_int32),
                 ('rank', ctypes.c_int32), ('dims', ctypes.c_int64 * MAX_RANK),
-                ('dim_params', ctypes.c_char_p * MAX_RANK), ('has_initializer', ctypes.c_int32)]
+                ('dim_params', ctypes.c_char_p * MAX_RANK), ('has_initializer', ctypes.c_int32),
+                ('key', ctypes.c_int32)]
 
 
 # onnxruntime.capi.onnxruntime_pybind11_state's exceptions (ONNX Runtime registers each with

@@ -238,6 +238,53 @@ def test_sequences_and_optionals(tmp_path):
         s.run(None, {'s': a, 'x': x, 'o': None})   # an array where a list belongs
 
 
+def test_maps(tmp_path):
+    """ZipMap gives a list of dicts (as ONNX Runtime's Python API does), DictVectorizer and
+    CastMap take dicts; a map inside an optional and a sequence of maps go both ways."""
+    onnx = pytest.importorskip('onnx')
+    h, T = onnx.helper, onnx.TensorProto
+    ml = 'ai.onnx.ml'
+
+    def map_t(k, v):
+        t = onnx.TypeProto()
+        t.map_type.key_type = k
+        t.map_type.value_type.CopyFrom(h.make_tensor_type_proto(v, None))
+        return t
+    seqmap = h.make_sequence_type_proto(map_t(T.STRING, T.FLOAT))
+    g = h.make_graph(
+        [h.make_node('ZipMap', ['x'], ['z'], domain=ml, classlabels_strings=['b', 'a', 'c']),
+         h.make_node('DictVectorizer', ['d'], ['v'], domain=ml,
+                     string_vocabulary=['a', 'c', 'b', 'z']),
+         h.make_node('CastMap', ['cm'], ['c'], domain=ml, cast_to='TO_INT64'),
+         h.make_node('Identity', ['sm'], ['sm2']),
+         h.make_node('Identity', ['om'], ['om2'])], 'g',
+        [h.make_tensor_value_info('x', T.FLOAT, ['N', 3]), h.make_value_info('d', map_t(
+            T.STRING, T.DOUBLE)), h.make_value_info('cm', map_t(T.INT64, T.FLOAT)),
+         h.make_value_info('sm', seqmap),
+         h.make_value_info('om', h.make_optional_type_proto(map_t(T.INT64, T.STRING)))],
+        [h.make_value_info('z', seqmap), h.make_tensor_value_info('v', T.DOUBLE, [1, 4]),
+         h.make_tensor_value_info('c', T.INT64, [1, None]), h.make_value_info('sm2', seqmap),
+         h.make_value_info('om2', h.make_optional_type_proto(map_t(T.INT64, T.STRING)))])
+    m = h.make_model(g, opset_imports=[h.make_opsetid('', 18), h.make_opsetid(ml, 1)])
+    s = omopt.InferenceSession(m.SerializeToString())
+    x = np.array([[0.5, 0.25, 0.125], [1, -2, 3]], np.float32)
+    z, v, c, sm2, om2 = s.run(None, {'x': x, 'd': {'a': 4.0, 'c': 8, 'q': 1.0},
+                                     'cm': {7: 2.9, -3: -1.5}, 'sm': [{'k': 1.5}, {}],
+                                     'om': {4: 'four'}})
+    assert z == [{'b': 0.5, 'a': 0.25, 'c': 0.125}, {'b': 1.0, 'a': -2.0, 'c': 3.0}]
+    assert all(type(k) is str and type(e) is float for d in z for k, e in d.items())
+    assert v.dtype == np.float64 and v.tolist() == [[4.0, 8.0, 0.0, 0.0]]
+    assert c.dtype == np.int64 and c.tolist() == [[-1, 2]]
+    assert sm2 == [{'k': 1.5}, {}] and om2 == {4: 'four'}
+    _, _, _, _, om2 = s.run(None, {'x': x, 'd': {}, 'cm': {}, 'sm': [], 'om': None})
+    assert om2 is None
+    assert s.get_inputs()[1].type == 'map(?,tensor(double))'
+    with pytest.raises(omopt.InvalidInput):
+        s.run(None, {'x': x, 'd': [1.0], 'cm': {}, 'sm': [], 'om': None})  # not a dict
+    with pytest.raises(omopt.InvalidInput):
+        s.run(None, {'x': x, 'd': {'a': 1.0, 2: 3.0}, 'cm': {}, 'sm': [], 'om': None})
+
+
 def test_outputs_own_their_memory():
     """Numeric outputs are arrays over the library's buffers (no copy): writable, with the
     right values and dtypes, independent from run to run, alive after the session is closed
