@@ -10,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "ir.h"
 #include "omopt.h"
 #include "testutil.h"
 
@@ -258,11 +259,12 @@ static void test_castmap_strings(void **state)
 static void test_cli(void **state)
 {
 	(void)state;
-	char dir[256], out[4096], err[4096], args[2048];
+	char dir[256], out[4096], err[4096], args[4096];
 	assert_int_equal(tu_tmpdir_make(dir, sizeof dir, "om_mlmaps_cli"), 0);
-	snprintf(args, sizeof args, "run %s --input-dir %s --output-dir out",
-		 tu_source_path("tests/cases/ml/zipmap_strings/model.onnx"),
-		 tu_source_path("tests/cases/ml/zipmap_strings/test_data_set_0"));
+	char zip[1024]; /* tu_source_path's buffer is static: one path at a time */
+	snprintf(zip, sizeof zip, "%s", tu_source_path("tests/cases/ml/zipmap_strings"));
+	snprintf(args, sizeof args, "run %s/model.onnx --input-dir %s/test_data_set_0 "
+		 "--output-dir out", zip, zip);
 	assert_int_equal(tu_run_omopt(dir, args, out, sizeof out, err, sizeof err), 0);
 	om_tensor z;
 	om_status st;
@@ -290,11 +292,36 @@ static void test_cli(void **state)
 	assert_memory_equal(y.data, want, sizeof want);
 	om_tensor_free(&y);
 	/* a tensor file where a map belongs */
-	snprintf(args, sizeof args, "run %s --input X=%s --output-dir out3",
-		 tu_source_path("tests/cases/ml/dictvectorizer_str_float/model.onnx"),
-		 tu_source_path("tests/cases/ml/zipmap_strings/test_data_set_0/input_0.pb"));
+	snprintf(args, sizeof args, "run %s --input X=%s/test_data_set_0/input_0.pb "
+		 "--output-dir out3",
+		 tu_source_path("tests/cases/ml/dictvectorizer_str_float/model.onnx"), zip);
 	assert_int_not_equal(tu_run_omopt(dir, args, out, sizeof out, err, sizeof err), 0);
 	assert_int_equal(tu_tmpdir_remove(dir), 0);
+}
+
+/* An initializer that is also a graph input (IR >= 4) is a default the caller may override:
+ * om_simplify must not fold it as a constant (Mul(w, w) stays, w stays an input). */
+static void test_initializer_input_not_folded(void **state)
+{
+	(void)state;
+	om_model *m = tu_model(17);
+	om_graph *g = m->graph;
+	const int64_t d[1] = {2};
+	om_value *w = tu_float_init(g, "w", 1, d, 7, 1.0f);
+	w->flags |= OM_VALUE_GRAPH_INPUT;
+	tu_push_value(g, &g->inputs, &g->ninputs, w);
+	tu_graph_node(g, "Mul", "w,w", "y");
+	om_value *y = tu_typed_value(g, "y", OM_FLOAT, 1, d);
+	y->flags |= OM_VALUE_GRAPH_OUTPUT;
+	tu_push_value(g, &g->outputs, &g->noutputs, y);
+	om_model *r = tu_reload(m);
+	om_status st;
+	assert_int_equal(om_simplify(r, NULL, &st), OM_OK);
+	assert_int_equal(tu_count_op(r->graph, "Mul"), 1);
+	assert_int_equal(r->graph->ninputs, 1);
+	assert_string_equal(r->graph->inputs[0]->name, "w");
+	om_model_free(r);
+	om_model_free(m);
 }
 
 int main(void)
@@ -306,6 +333,7 @@ int main(void)
 		cmocka_unit_test(test_zipmap_api),
 		cmocka_unit_test(test_castmap_strings),
 		cmocka_unit_test(test_cli),
+		cmocka_unit_test(test_initializer_input_not_folded),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
