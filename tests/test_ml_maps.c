@@ -262,7 +262,7 @@ static void test_cli(void **state)
 	char dir[256], out[4096], err[4096], args[4096];
 	assert_int_equal(tu_tmpdir_make(dir, sizeof dir, "om_mlmaps_cli"), 0);
 	char zip[1024]; /* tu_source_path's buffer is static: one path at a time */
-	snprintf(zip, sizeof zip, "%s", tu_source_path("tests/cases/ml/zipmap_strings"));
+	snprintf(zip, sizeof zip, "%s", tu_source_path("tests/cases/ml_maps/zipmap_strings"));
 	snprintf(args, sizeof args, "run %s/model.onnx --input-dir %s/test_data_set_0 "
 		 "--output-dir out", zip, zip);
 	assert_int_equal(tu_run_omopt(dir, args, out, sizeof out, err, sizeof err), 0);
@@ -283,7 +283,7 @@ static void test_cli(void **state)
 	assert_int_equal(om_value_file_write(tu_join(dir, "d.pb"), &m, "X", &st), OM_OK);
 	om_value_free(&m);
 	snprintf(args, sizeof args, "run %s --input X=d.pb --output-dir out2 --output-format npy",
-		 tu_source_path("tests/cases/ml/dictvectorizer_str_float/model.onnx"));
+		 tu_source_path("tests/cases/ml_maps/dictvectorizer_str_float/model.onnx"));
 	assert_int_equal(tu_run_omopt(dir, args, out, sizeof out, err, sizeof err), 0);
 	om_tensor y;
 	assert_int_equal(om_tensor_read_file(tu_join(dir, "out2/output_0.npy"), &y, &st), OM_OK);
@@ -294,7 +294,7 @@ static void test_cli(void **state)
 	/* a tensor file where a map belongs */
 	snprintf(args, sizeof args, "run %s --input X=%s/test_data_set_0/input_0.pb "
 		 "--output-dir out3",
-		 tu_source_path("tests/cases/ml/dictvectorizer_str_float/model.onnx"), zip);
+		 tu_source_path("tests/cases/ml_maps/dictvectorizer_str_float/model.onnx"), zip);
 	assert_int_not_equal(tu_run_omopt(dir, args, out, sizeof out, err, sizeof err), 0);
 	assert_int_equal(tu_tmpdir_remove(dir), 0);
 }
