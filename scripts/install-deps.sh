@@ -11,7 +11,7 @@ pkgs="$* gcc pkg-config meson ninja-build protobuf-c-compiler libprotobuf-c-dev 
       libcmocka-dev libgraphviz-dev graphviz libopenblas-dev libdnnl-dev libonnx-testdata
       python3-onnx python3-numpy python3-pytest
       g++ libre2-dev libjpeg62-turbo-dev libpng-dev libwebp-dev libtiff-dev libopenjp2-7-dev
-      libstb-dev"
+      libstb-dev python3-sklearn python3-mesonpy python3-venv"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
