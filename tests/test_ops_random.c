@@ -206,6 +206,33 @@ static void unseeded_normal_differs_per_run(void **state)
 	om_model_free(m);
 }
 
+/* RandomUniformLike over [1, 1 + 2^-23): a float range one spacing wide, so about half the
+ * double draws round up to high when stored; every stored value is still below high */
+static void uniform_stays_below_high(void **state)
+{
+	(void)state;
+	om_model *m = tu_model(15);
+	om_graph *g = m->graph;
+	graph_input(g, "x", OM_FLOAT, 1, (int64_t[]){N});
+	om_node *n = tu_graph_node(g, "RandomUniformLike", "x", "y");
+	const float high = 1.0f + 0x1p-23f;
+	nt_float(n, "low", 1.0f);
+	nt_float(n, "high", high);
+	nt_float(n, "seed", 5.0f);
+	graph_output(g, "y");
+	om_session *s = session(m, 0, 1);
+	om_tensor out;
+	run_once(s, &out, 1);
+	const float *v = out.data;
+	int64_t bad = 0;
+	for (int64_t i = 0; i < N; i++)
+		bad += !(v[i] >= 1.0f && v[i] < high);
+	assert_int_equal(bad, 0);
+	om_tensor_free(&out);
+	om_session_free(s);
+	om_model_free(m);
+}
+
 typedef struct runs {
 	om_session *s;
 	int bad;
@@ -537,6 +564,7 @@ int main(void)
 		cmocka_unit_test(unseeded_normal_differs_per_run),
 		cmocka_unit_test(unseeded_from_threads),
 		cmocka_unit_test(uniform_law),
+		cmocka_unit_test(uniform_stays_below_high),
 		cmocka_unit_test(bernoulli_law),
 		cmocka_unit_test(multinomial_law),
 		cmocka_unit_test(dropout_training),

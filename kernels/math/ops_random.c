@@ -123,6 +123,16 @@ static double uniform_at(om_philox_key key, int64_t i)
 	return om_philox_unit(w[0], w[1]);
 }
 
+/* a value of dtype in [low, high), just below high: for a draw close to high that rounded up
+ * to it when stored. high - |high| * 2^-p (p: dtype's fraction bits) is exact and at least one
+ * spacing below high, so it rounds to below high. */
+static double below(double low, double high, int32_t dtype)
+{
+	const int p = dtype == OM_FLOAT16 ? 10 : dtype == OM_BFLOAT16 ? 7 : dtype == OM_FLOAT ? 23 : 52;
+	const double step = ldexp(high != 0 ? fabs(high) : high - low, -p);
+	return fmax(high - step, low);
+}
+
 /* RandomNormal, RandomUniform and their -Like forms: out[0] has its inferred type and shape */
 static om_kind random_kernel(om_ctx *c)
 {
@@ -140,8 +150,11 @@ static om_kind random_kernel(om_ctx *c)
 	} else {
 		const double low = om_attr_float(c->node, "low", 0.0f);
 		const double high = om_attr_float(c->node, "high", 1.0f);
-		for (int64_t i = 0; i < n; i++)
+		for (int64_t i = 0; i < n; i++) {
 			om_random_store(y, i, low + (high - low) * uniform_at(key, i));
+			if (high > low && om_ix_float_at(y, i) >= high)
+				om_random_store(y, i, below(low, high, y->dtype));
+		}
 	}
 	return OM_OK;
 }
