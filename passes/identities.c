@@ -2,9 +2,10 @@
  * identities.c — the eliminate_identities pass: nodes that do nothing become aliases of their
  * input (Identity, Dropout in inference, Cast to the same type, and any op whose row says
  * OM_OP_SAME_SHAPE_COPY when its output has the input's type and shape: views, Expand, Tile,
- * Concat, Cast; a Slice that takes everything, a Pad that adds nothing), Reshape of a plain
- * view reads the view's input, and Squeeze(Unsqueeze(x)) over the same axes is x. A graph
- * output keeps its name.
+ * Concat, Cast; a Slice that takes everything, a Pad that adds nothing), a view of a view
+ * becomes one Reshape of the first view's input when the inferred extents allow a literal
+ * target (view_chains.c), else Reshape of a plain view reads the view's input, and
+ * Squeeze(Unsqueeze(x)) over the same axes is x. A graph output keeps its name.
  */
 #include <string.h>
 
@@ -197,7 +198,13 @@ om_kind om_pass_identities(om_pass_ctx *c, om_graph *g, int *changes)
 		om_node *n = g->nodes[i];
 		if ((n->flags & OM_NODE_DEAD) || !om_node_default_domain(n))
 			continue;
-		if (simplify_node(c, g, n))
+		bool changed = simplify_node(c, g, n);
+		om_kind rc = changed ? OM_OK : om_collapse_view_chain(c, g, n, &changed);
+		if (rc) {
+			om_uses_close(c);
+			return rc;
+		}
+		if (changed)
 			(*changes)++;
 	}
 	om_uses_close(c);

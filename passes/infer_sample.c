@@ -541,6 +541,20 @@ static void sample_ranked(sampler *s)
 				run_distinct(s, group, 1, false, k, pv);
 		}
 	}
+	/* one symbol at 1 beside the others at one shared value, when the distinct probes failed
+	 * (the symbols are tied): broadcasting N against a symbol that is 3N agrees with N at
+	 * every shared value, and differs only where N is 1 alone */
+	static const int64_t beside[] = {2, 3, 7};
+	for (int32_t k = 0; !distinct && k < s->nsym && !s->abort; k++) {
+		if (s->value_sym[k])
+			continue;
+		for (size_t i = 0; i < sizeof beside / sizeof beside[0] && s->nruns < MAX_RUNS; i++) {
+			for (int32_t j = 0; j < s->nsym; j++)
+				s->val[j] = beside[i];
+			s->val[k] = 1;
+			run(s);
+		}
+	}
 	static const int64_t shared[] = {0, 1, 2, 3, 7};
 	int64_t done[sizeof shared / sizeof shared[0] + 3 * MAX_CONSTS];
 	int32_t ndone = 0;

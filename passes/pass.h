@@ -94,6 +94,10 @@ om_kind om_pass_infer(om_pass_ctx *c, om_graph *g, int *changes);
 om_kind om_pass_fold(om_pass_ctx *c, om_graph *g, int *changes);
 om_kind om_pass_shape_chains(om_pass_ctx *c, om_graph *g, int *changes);
 om_kind om_pass_identities(om_pass_ctx *c, om_graph *g, int *changes);
+/** A view of a view (Squeeze, Unsqueeze, Flatten, Reshape) becomes one Reshape of the first
+ *  view's input, or a bypass when the extents are the input's (view_chains.c; part of
+ *  eliminate_identities). *done tells whether n changed; only out of memory is an error. */
+om_kind om_collapse_view_chain(om_pass_ctx *c, om_graph *g, om_node *n, bool *done);
 om_kind om_pass_transposes(om_pass_ctx *c, om_graph *g, int *changes);
 om_kind om_pass_fuse_pad(om_pass_ctx *c, om_graph *g, int *changes);
 om_kind om_pass_fuse_conv_bn(om_pass_ctx *c, om_graph *g, int *changes);

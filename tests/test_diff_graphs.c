@@ -325,10 +325,15 @@ static void step(gen *g)
 				     a->rank);
 		}
 		break;
-	case 12: /* Squeeze a tensor: all extent-1 axes, or (rarely) an empty axes input */
+	case 12: /* Squeeze a tensor: all extent-1 axes, or (rarely) an empty axes input; Flatten */
 		if ((a = pick(g, TENS, 0))) {
 			if (chance(g, 20))
 				push(g, OUT(NODE(g, "Squeeze", a->v, konst(g, 1, 0, NULL))), TENS, 0, -1);
+			else if (a->rank >= 0 && chance(g, 25)) {
+				om_node *n = NODE(g, "Flatten", a->v);
+				nt_int(n, "axis", rnd(g, 0, a->rank));
+				push(g, OUT(n), TENS, 0, 2);
+			}
 			else if (a->rank >= 1 && chance(g, 50))
 				push(g, OUT(NODE(g, "Unsqueeze", a->v, k1(g, rnd(g, 0, a->rank)))), TENS,
 				     0, a->rank + 1);

@@ -717,10 +717,67 @@ static void unsqueeze_squeeze_cancel(void **state)
 	output(g, "y", OM_FLOAT, "N,5");
 	output(g, "y2", OM_FLOAT, "");
 	simplify(m, NULL);
+	/* y is r; Squeeze(Unsqueeze(r, [0]), [1]) (valid only for N = 1, declared a scalar)
+	 * stays: its element count is not r's for every N */
 	assert_int_equal(g->nnodes, 3);
 	assert_string_equal(g->nodes[0]->out[0]->name, "y");
 	assert_int_equal(tu_count_op(g, "Unsqueeze"), 1);
 	assert_int_equal(tu_count_op(g, "Squeeze"), 1);
+	om_model_free(m);
+}
+
+/* chains of views become one Reshape: its target copies a symbol at its own position (0) or
+ * takes the one extent left (-1); a chain that ends with its input's shape goes */
+static void view_chains_collapse(void **state)
+{
+	(void)state;
+	om_model *m = tu_model(13);
+	om_graph *g = m->graph;
+	input(g, "x", OM_FLOAT, "N,3,4");
+	tu_graph_node(g, "Relu", "x", "r");
+	ints(g, "ax1", 1, 1, (int64_t[]){1});
+	ints(g, "s034", 1, 3, (int64_t[]){0, 3, 4});
+	ints(g, "sm34", 1, 3, (int64_t[]){-1, 3, 4});
+	/* Flatten -> Unsqueeze -> Reshape: back to [N,3,4] */
+	attr_int(tu_graph_node(g, "Flatten", "r", "f"), "axis", 1);
+	tu_graph_node(g, "Unsqueeze", "f,ax1", "fu");
+	tu_graph_node(g, "Reshape", "fu,s034", "back");
+	tu_graph_node(g, "Neg", "back", "y1");
+	/* Unsqueeze -> Flatten(axis 0): [1, N*12] */
+	tu_graph_node(g, "Unsqueeze", "r,ax1", "u");
+	attr_int(tu_graph_node(g, "Flatten", "u", "flat"), "axis", 0);
+	/* Flatten(axis 2) -> Reshape -> Unsqueeze: [N, 3, 1, 4] */
+	attr_int(tu_graph_node(g, "Flatten", "r", "f2"), "axis", 2);
+	ints(g, "ax2", 1, 1, (int64_t[]){2});
+	tu_graph_node(g, "Reshape", "f2,sm34", "f3");
+	tu_graph_node(g, "Unsqueeze", "f3,ax2", "y3");
+	output(g, "y1", 0, NULL);
+	output(g, "flat", 0, NULL);
+	output(g, "y3", 0, NULL);
+	simplify(m, NULL);
+	/* Relu, Neg(r), Reshape(r, [1,-1]), Reshape(r, [-1,3,1,4]) */
+	assert_int_equal(g->nnodes, 4);
+	assert_int_equal(tu_count_op(g, "Reshape"), 2);
+	for (int32_t i = 0; i < g->nnodes; i++) {
+		const om_node *n = g->nodes[i];
+		if (!strcmp(n->op, "Neg"))
+			assert_string_equal(n->in[0]->name, "r");
+		if (strcmp(n->op, "Reshape"))
+			continue;
+		assert_string_equal(n->in[0]->name, "r");
+		const om_tensor *t = n->in[1]->init;
+		assert_non_null(t);
+		const int64_t *s = t->data;
+		if (!strcmp(n->out[0]->name, "flat")) {
+			assert_int_equal(om_tensor_numel(t), 2);
+			assert_true(s[0] == 1 && s[1] == -1);
+		} else {
+			assert_string_equal(n->out[0]->name, "y3");
+			assert_int_equal(om_tensor_numel(t), 4);
+			/* f3's first extent is 3N / 3, a symbol of its own: the one -1 */
+			assert_true(s[0] == -1 && s[1] == 3 && s[2] == 1 && s[3] == 4);
+		}
+	}
 	om_model_free(m);
 }
 
@@ -1626,6 +1683,7 @@ int main(void)
 		cmocka_unit_test(dropout_of_ratio_zero_goes),
 		cmocka_unit_test(transposes_merge),
 		cmocka_unit_test(unsqueeze_squeeze_cancel),
+		cmocka_unit_test(view_chains_collapse),
 		cmocka_unit_test(dead_code_and_unknown_domains),
 		cmocka_unit_test(skip_by_name),
 		cmocka_unit_test(constant_node_becomes_initializer),
