@@ -419,6 +419,14 @@ OM_API om_kind om_session_create(const om_model *m, const om_session_options *op
 			  om_status *st);
 /** Number and names of the graph inputs that must be fed (initializers excluded), in order. */
 OM_API int om_session_input_count(const om_session *s);
+/** Overridable initializers: in a model of IR version 4 or later, a main-graph input that has
+ *  an initializer of its name; the initializer is its default and a run may feed another value
+ *  (checked against the input's declaration like any input). The session never treats them as
+ *  constants. They follow the required inputs: om_session_input_name and _info take
+ *  i = om_session_input_count(s) + j for the j-th (info.has_initializer 1). Before IR 4 every
+ *  initializer was listed as an input, and such inputs are constants (this count is 0). */
+OM_API int om_session_overridable_count(const om_session *s);
+/** i < om_session_input_count + om_session_overridable_count; NULL beyond. */
 OM_API const char *om_session_input_name(const om_session *s, int i);
 OM_API int om_session_output_count(const om_session *s);
 OM_API const char *om_session_output_name(const om_session *s, int i);
@@ -434,7 +442,8 @@ typedef struct om_io_info {
 	int64_t dims[OM_MAX_RANK];           /* extent; -1 where symbolic or unknown */
 	const char *dim_params[OM_MAX_RANK]; /* the symbol (dim_param) of a dim, or NULL */
 	int32_t has_initializer;             /* a graph input that also has an initializer (its
-						default value; om_model_input_info only) */
+						default value): om_model_input_info, and a
+						session's overridable initializers */
 	int32_t key;                         /* a map's key type (OM_INT64, OM_STRING), also
 						of a map in a sequence or optional; else 0 */
 } om_io_info;
@@ -445,7 +454,10 @@ OM_API om_kind om_session_input_info(const om_session *s, int i, om_io_info *inf
 OM_API om_kind om_session_output_info(const om_session *s, int i, om_io_info *info,
 				      om_status *st);
 /** Runs once; from any number of threads at once ("Threads" above). inputs[i] feeds input i
- *  (borrowed; one whose data is not aligned to its element type is copied first).
+ *  (borrowed; one whose data is not aligned to its element type is copied first). ninputs is
+ *  om_session_input_count (overridable initializers take their defaults) or that plus
+ *  om_session_overridable_count: an overridable initializer's entry fed, or left at its
+ *  default by a zeroed om_tensor (dtype OM_UNDEFINED, data NULL).
  *  outputs[i] receive tensors whose data the caller frees with om_tensor_free (what outputs
  *  held before is overwritten, not freed). On a failure every outputs[i] (i < noutputs) is
  *  zeroed: nothing to free, nothing half made. s NULL: OM_ERR_INVALID_INPUT. */

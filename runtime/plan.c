@@ -526,22 +526,32 @@ static om_kind plan_io(om_session *s, om_plan *p, om_status *st)
 			return om_error(st, OM_ERR_UNSUPPORTED, NULL,
 					"'%s' is a map or sparse value", v->name);
 	}
-	for (int32_t i = 0; i < g->ninputs; i++) {
-		const om_value *v = g->inputs[i];
-		if (om_plan_slot(p, v) >= 0)
-			return om_error(st, OM_ERR_INVALID_MODEL, NULL,
-					"input '%s' is listed twice", v->name);
-		/* an input with an initializer (IR < 4) is a constant of the main graph */
-		bool fed = p->parent || !v->init;
-		int32_t k = om_plan_add_slot(p, v, fed ? OM_SLOT_INPUT : OM_SLOT_CONST);
-		if (k < 0)
-			return om_error(st, OM_ERR_INTERNAL, NULL, "plan ran out of slots");
-		if (fed) {
-			meta_from_type(&p->slots[k], &v->type);
-			p->inputs[p->ninputs++] = k;
-		} else {
-			set_const(&p->slots[k], v->init);
+	/* a main-graph input with an initializer: in an IR >= 4 model an overridable initializer
+	 * (fed or not, never a constant: listed after the required inputs); before IR 4 every
+	 * initializer was listed as an input, and it is a constant */
+	const bool overridable = !p->parent && g->model && g->model->ir_version >= 4;
+	for (int pass = 0; pass < 2; pass++) {
+		for (int32_t i = 0; i < g->ninputs; i++) {
+			const om_value *v = g->inputs[i];
+			const bool dflt = !p->parent && v->init;
+			if (dflt != (pass == 1))
+				continue;
+			if (om_plan_slot(p, v) >= 0)
+				return om_error(st, OM_ERR_INVALID_MODEL, NULL,
+						"input '%s' is listed twice", v->name);
+			const bool fed = !dflt || overridable;
+			int32_t k = om_plan_add_slot(p, v, fed ? OM_SLOT_INPUT : OM_SLOT_CONST);
+			if (k < 0)
+				return om_error(st, OM_ERR_INTERNAL, NULL, "plan ran out of slots");
+			if (fed) {
+				meta_from_type(&p->slots[k], &v->type);
+				p->inputs[p->ninputs++] = k;
+			} else {
+				set_const(&p->slots[k], v->init);
+			}
 		}
+		if (pass == 0)
+			p->nrequired = p->ninputs;
 	}
 	for (int32_t i = 0; i < g->ninits; i++) {
 		int32_t k;

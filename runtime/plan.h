@@ -65,6 +65,8 @@ typedef struct om_plan {
 	int32_t nsteps;
 	int32_t *inputs, *outputs; /* slots of the fed inputs and of the graph outputs, in order */
 	int32_t ninputs, noutputs;
+	int32_t nrequired; /* inputs[0..nrequired) must be fed; the rest (the main graph of an IR >= 4
+			      model) are overridable initializers, their v->init the default */
 	int32_t block; /* channels per block of the blocked values (plan_layout.c), 0: none */
 	const om_value **hkeys; /* open-addressing map: value -> slot */
 	int32_t *hvals;

@@ -564,9 +564,12 @@ static om_kind check_input(const om_slot *s, const om_tensor *t, bool strict, om
 static om_kind bind_slots(const om_plan *p, om_frame *f, const om_tensor *const *in, int nin,
 			  om_status *st)
 {
-	if (nin != p->ninputs)
+	if (nin != p->ninputs && nin != p->nrequired)
 		return om_error(st, OM_ERR_INVALID_INPUT, NULL,
-				"%d inputs given, graph '%s' has %d", nin, p->g->name, p->ninputs);
+				p->nrequired == p->ninputs ? "%d inputs given, graph '%s' has %d"
+							   : "%d inputs given, graph '%s' has %d "
+							     "(and %d overridable initializers)",
+				nin, p->g->name, p->nrequired, p->ninputs - p->nrequired);
 	for (int32_t k = 0; k < p->nslots; k++) {
 		const om_slot *sl = &p->slots[k];
 		if (sl->kind == OM_SLOT_CONST) {
@@ -585,18 +588,30 @@ static om_kind bind_slots(const om_plan *p, om_frame *f, const om_tensor *const 
 			f->t[k] = q->t[sl->from];
 		}
 	}
-	for (int i = 0; i < nin; i++) {
+	for (int i = 0; i < p->ninputs; i++) {
 		int32_t k = p->inputs[i];
-		if (!in[i]) {
+		const om_tensor *t = i < nin ? in[i] : NULL;
+		if (!t && i >= p->nrequired) {
+			/* an overridable initializer not fed: its initializer, which must fit the
+			 * input's declaration as a feed would (the plan shaped its readers by it) */
+			t = p->slots[k].v->init;
+			om_status why = {0};
+			if (!t || check_input(&p->slots[k], t, true, &why))
+				return om_error(st, OM_ERR_INVALID_MODEL, NULL,
+						"the initializer of input '%s' does not fit the input's "
+						"declaration: %.300s",
+						p->slots[k].v->name, t ? why.msg : "no data");
+		} else if (!t) {
 			if (!p->parent)
 				return om_error(st, OM_ERR_INVALID_INPUT, NULL,
 						"input '%s' is missing", p->slots[k].v->name);
 			continue;
+		} else {
+			om_kind rc = check_input(&p->slots[k], t, !p->parent, st);
+			if (rc)
+				return rc;
 		}
-		om_kind rc = check_input(&p->slots[k], in[i], !p->parent, st);
-		if (rc)
-			return rc;
-		f->t[k] = *in[i];
+		f->t[k] = *t;
 		if (!f->t[k].data)
 			f->t[k].data = (void *)no_bytes;
 	}

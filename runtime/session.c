@@ -77,7 +77,12 @@ om_kind om_session_create(const om_model *m, const om_session_options *opt, om_s
 
 int om_session_input_count(const om_session *s)
 {
-	return s->main->ninputs;
+	return s->main->nrequired;
+}
+
+int om_session_overridable_count(const om_session *s)
+{
+	return s->main->ninputs - s->main->nrequired;
 }
 
 const char *om_session_input_name(const om_session *s, int i)
@@ -128,6 +133,7 @@ om_kind om_session_input_info(const om_session *s, int i, om_io_info *info, om_s
 	if (i < 0 || i >= s->main->ninputs)
 		return om_error(st, OM_ERR_INVALID_INPUT, NULL, "no input %d", i);
 	om_value_io_info(s->main->slots[s->main->inputs[i]].v, info);
+	info->has_initializer = i >= s->main->nrequired;
 	return OM_OK;
 }
 
@@ -149,13 +155,16 @@ static size_t elem_align(int32_t dtype)
 	return bits >= 16 ? (size_t)(bits >= 64 ? 8 : bits / 8) : 1;
 }
 
-/* in[i]: inputs[i], or its aligned copy in copies[i] (zeroed by the caller; data freed by it) */
-static om_kind aligned_inputs(const om_tensor *inputs, int n, const om_tensor **in,
-			      om_tensor *copies, om_status *st)
+/* in[i]: inputs[i], or its aligned copy in copies[i] (zeroed by the caller; data freed by it);
+ * NULL for an overridable initializer (i >= nrequired) left unset (OM_UNDEFINED, no data) */
+static om_kind aligned_inputs(const om_tensor *inputs, int n, int nrequired,
+			      const om_tensor **in, om_tensor *copies, om_status *st)
 {
 	for (int i = 0; i < n; i++) {
 		const om_tensor *t = &inputs[i];
-		in[i] = t;
+		in[i] = i >= nrequired && t->dtype == OM_UNDEFINED && !t->data ? NULL : t;
+		if (!in[i])
+			continue;
 		if (!t->data || om_is_box(t) || !t->nbytes ||
 		    (uintptr_t)t->data % elem_align(t->dtype) == 0)
 			continue;
@@ -182,7 +191,7 @@ static om_kind run_session(om_session *s, const om_tensor *inputs, int ninputs,
 	const om_tensor **in = malloc(sizeof *in * n);
 	om_tensor *copies = calloc(n, sizeof *copies);
 	om_kind rc = !in || !copies ? om_error(st, OM_ERR_NOMEM, NULL, "out of memory")
-				    : aligned_inputs(inputs, ninputs, in, copies, st);
+				    : aligned_inputs(inputs, ninputs, s->main->nrequired, in, copies, st);
 	om_runner *r = rc ? NULL : om_runner_acquire(s, st);
 	if (r) {
 		r->boxes = boxes;

@@ -26,7 +26,9 @@ static const char usage_text[] =
 	"%s"
 	"  --input NAME=FILE   feeds input NAME from a .npy or TensorProto .pb file (a\n"
 	"                      sequence, map or optional input: a SequenceProto, MapProto or\n"
-	"                      OptionalProto .pb, as ONNX's backend tests store them)\n"
+	"                      OptionalProto .pb, as ONNX's backend tests store them); also\n"
+	"                      an input that has an initializer (IR >= 4), which otherwise\n"
+	"                      keeps its initializer's value\n"
 	"  --input-dir DIR     feeds the inputs not given by --input from DIR/input_<i>.pb,\n"
 	"                      i counting the graph inputs in order (initializers excluded),\n"
 	"                      or when there is none from DIR/NAME.npy\n"
@@ -197,12 +199,18 @@ static int cmp_double(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
+/* the session's inputs: the required ones, then the overridable initializers (omopt.h) */
+static int all_inputs(const om_session *s)
+{
+	return om_session_input_count(s) + om_session_overridable_count(s);
+}
+
 /* "a, b, c": the session's input names, cut with "..." where buf ends */
 static void input_list(const om_session *s, char *buf, size_t size)
 {
 	size_t at = 0;
 	buf[0] = 0;
-	for (int i = 0; i < om_session_input_count(s) && at < size; i++) {
+	for (int i = 0; i < all_inputs(s) && at < size; i++) {
 		int w = snprintf(buf + at, size - at, "%s%s", i ? ", " : "",
 				 om_session_input_name(s, i));
 		at += w < 0 ? size : (size_t)w;
@@ -218,10 +226,11 @@ static bool names_input(const char *arg, const char *name)
 	return strlen(name) == (size_t)(eq - arg) && !strncmp(name, arg, strlen(name));
 }
 
-/* Reads every session input: --input NAME=FILE first, else DIR/input_<i>.pb. */
+/* Reads every session input: --input NAME=FILE first, else DIR/input_<i>.pb. An overridable
+ * initializer is read only from --input NAME=FILE; else in[i] stays zeroed (its default). */
 static om_kind read_inputs(const run_args *a, const om_session *s, om_tensor *in, om_status *st)
 {
-	int n = om_session_input_count(s);
+	const int n = all_inputs(s), required = om_session_input_count(s);
 	char path[4096], npy[4096];
 	for (int k = 0; k < a->ninputs; k++) {
 		const int len = (int)(strchr(a->inputs[k], '=') - a->inputs[k]);
@@ -241,6 +250,8 @@ static om_kind read_inputs(const run_args *a, const om_session *s, om_tensor *in
 		for (int k = 0; k < a->ninputs; k++)
 			if (names_input(a->inputs[k], name))
 				file = strchr(a->inputs[k], '=') + 1;
+		if (!file && i >= required)
+			continue;
 		if (!file && a->input_dir)
 			file = cmd_dir_input(a->input_dir, i, name, path, npy, sizeof path);
 		if (!file)
@@ -379,7 +390,7 @@ static double cpu_ms(void)
 static om_kind run_all(const run_args *a, om_session *s, om_tensor *in, om_tensor *out,
 		       om_status *st)
 {
-	int nin = om_session_input_count(s), nout = om_session_output_count(s);
+	int nin = all_inputs(s), nout = om_session_output_count(s);
 	om_kind rc = om_session_run_values(s, in, nin, out, nout, st);
 	if (!rc && !a->bench && a->opt.profile) {
 		/* the first run warms up (kernel states, pool): the profile covers a second */
@@ -475,7 +486,7 @@ int cmd_run(int argc, char **argv)
 	if (!rc && run)
 		rc = om_session_create(m, &a.opt, &s, &st);
 	if (!rc && run) {
-		nin = om_session_input_count(s);
+		nin = all_inputs(s);
 		nout = om_session_output_count(s);
 		in = calloc((size_t)(nin ? nin : 1), sizeof *in);
 		out = calloc((size_t)(nout ? nout : 1), sizeof *out);

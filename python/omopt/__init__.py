@@ -494,7 +494,6 @@ class InferenceSession:
         self._profile_start = time.monotonic_ns()
         self._model = _Model(path_or_bytes)
         self._meta, self._source = None, path_or_bytes  # get_modelmeta reads it when asked
-        self._overridable = self._initializer_inputs()
         sess = ctypes.c_void_p()
         st = Status()
         oo = SimplifyOptions(exact=int(bool(exact)))
@@ -511,21 +510,15 @@ class InferenceSession:
                                     ctypes.byref(st)), st)
         self._sess = sess
         self._inputs = self._infos(lib.om_session_input_count, lib.om_session_input_info)
+        self._overridable = self._infos(lib.om_session_overridable_count,
+                                        lib.om_session_input_info, len(self._inputs))
         self._outputs = self._infos(lib.om_session_output_count, lib.om_session_output_info)
 
-    def _initializer_inputs(self):
-        out = []
-        for i in range(lib.om_model_input_count(self._model.ptr)):
-            st, io = Status(), IoInfo()
-            check(lib.om_model_input_info(self._model.ptr, i, ctypes.byref(io),
-                                          ctypes.byref(st)), st)
-            if io.has_initializer:
-                out.append(NodeArg(io))
-        return out
-
     def get_overridable_initializers(self):
-        """The graph inputs that have an initializer, as NodeArg (omopt runs them with the
-        initializer's value: feeding one is InvalidArgument)."""
+        """As ONNX Runtime's: the graph inputs that have an initializer in a model of IR
+        version 4 or later, as NodeArg. run() may feed them (checked like any input); one not
+        fed takes its initializer's value. Before IR 4 (every initializer listed as an input)
+        there are none: such inputs are constants, and feeding one is InvalidInput."""
         return list(self._overridable)
 
     def get_modelmeta(self):
@@ -595,16 +588,17 @@ class InferenceSession:
         feeds = {k: v.numpy() for k, v in input_dict_ort_values.items()}
         return [_ort.OrtValue(a) for a in self.run(output_names, feeds, run_options)]
 
-    def _infos(self, count, info):
+    def _infos(self, count, info, first=0):
         out = []
-        for i in range(count(self._sess)):
+        for i in range(first, first + count(self._sess)):
             st, io = Status(), IoInfo()
             check(info(self._sess, i, ctypes.byref(io), ctypes.byref(st)), st)
             out.append(NodeArg(io))
         return out
 
     def get_inputs(self):
-        """The inputs to feed (initializers excluded), in order, as NodeArg."""
+        """The inputs to feed (initializers excluded: get_overridable_initializers), in
+        order, as NodeArg."""
         return list(self._inputs)
 
     def get_outputs(self):
@@ -640,7 +634,8 @@ class InferenceSession:
 
     def _run(self, output_names, input_feed):
         names = [a.name for a in self._inputs]
-        unknown = set(input_feed) - set(names)
+        every = self._inputs + self._overridable  # the session's input order (omopt.h)
+        unknown = set(input_feed) - {a.name for a in every}
         missing = [n for n in names if n not in input_feed]
         if missing:
             raise _MissingInputs('InvalidInput', '', '', f'inputs not in the model: '
@@ -648,14 +643,16 @@ class InferenceSession:
         if unknown:
             raise InvalidInput('InvalidInput', '', '', f'inputs not in the model: '
                                f'{sorted(unknown)}; inputs not fed: {missing}')
-        keep, boxes, tensors = [], [], (Tensor * max(len(names), 1))()
+        # an overridable initializer not fed stays a zeroed Tensor: its initializer's value
+        keep, boxes, tensors = [], [], (Tensor * max(len(every), 1))()
         try:
-            for i, a in enumerate(self._inputs):
-                self._fill(tensors[i], a.kind, input_feed[a.name], a.name, keep, boxes,
-                           a.elem, a.key)
+            for i, a in enumerate(every):
+                if a.name in input_feed:
+                    self._fill(tensors[i], a.kind, input_feed[a.name], a.name, keep, boxes,
+                               a.elem, a.key)
             nout = len(self._outputs)
             outs, st = (Tensor * max(nout, 1))(), Status()
-            kind = lib.om_session_run_values(self._sess, tensors, len(names), outs, nout,
+            kind = lib.om_session_run_values(self._sess, tensors, len(every), outs, nout,
                                              ctypes.byref(st))
         finally:
             for b in boxes:

@@ -283,6 +283,7 @@ _sigs = {
     'om_session_create': ([ctypes.c_void_p, _P(SessionOptions), _P(ctypes.c_void_p),
                            _P(Status)], ctypes.c_int),
     'om_session_input_count': ([ctypes.c_void_p], ctypes.c_int),
+    'om_session_overridable_count': ([ctypes.c_void_p], ctypes.c_int),
     'om_session_output_count': ([ctypes.c_void_p], ctypes.c_int),
     'om_session_input_info': ([ctypes.c_void_p, ctypes.c_int, _P(IoInfo), _P(Status)],
                               ctypes.c_int),
