@@ -4,7 +4,8 @@
  * model run once per input set with every value kept, each converted node run alone on those
  * values rounded to the half type, which weights may be stored in half (also for nodes that
  * compute in float32), and the whole converted model checked against the float32 one, keeping
- * the worst nodes until the outputs pass.
+ * the worst nodes until the outputs pass. To float32 (widen): a half model's compute back in
+ * float32, nothing to measure.
  */
 #include <math.h>
 #include <stdio.h>
@@ -739,17 +740,141 @@ static om_kind run(job *j, om_model *m, om_dtype_report *rep)
 	return rc;
 }
 
+/* whether node n is named in keep (NULL-terminated, or NULL) */
+static bool asked(const char *const *keep, const om_node *n)
+{
+	for (int i = 0; keep && keep[i]; i++)
+		if (n->name && !strcmp(keep[i], n->name))
+			return true;
+	return false;
+}
+
+/* One half type of m widened to float32 (om_half_widen): on a copy first, again with the
+ * nodes the rows' inference disagrees about kept, then on m itself (the conversion is
+ * deterministic). Kept nodes that hold that type are added to rep. */
+static om_kind widen_type(om_model *m, int32_t from, const om_dtype_options *o,
+			  om_dtype_report *rep, om_status *st)
+{
+	const int32_t nn = m->graph->nnodes;
+	uint8_t *why = calloc((size_t)nn + 1, 1), *keep = calloc((size_t)nn + 1, 1);
+	om_kind rc = why && keep ? OM_OK : om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
+	for (int32_t i = 0; !rc && i < nn; i++)
+		keep[i] = asked(o->keep, m->graph->nodes[i]) ? OM_HALF_KEEP_ASKED : 0;
+	bool redo = true;
+	for (int32_t tries = 0; !rc && redo && tries <= nn; tries++) {
+		om_model *c = NULL;
+		rc = om_model_clone(m, &c, st);
+		memcpy(why, keep, (size_t)nn);
+		if (!rc)
+			rc = om_half_widen(c, from, why, &redo, st);
+		om_model_free(c);
+		for (int32_t i = 0; !rc && i < nn; i++)
+			if (why[i] == OM_HALF_KEEP_INFER)
+				keep[i] = OM_HALF_KEEP_ASKED;
+	}
+	if (!rc && redo)
+		rc = om_error(st, OM_ERR_INTERNAL, NULL, "widening %s does not settle",
+			      om_dtype_name(from));
+	om_node **nodes = rc ? NULL : malloc(sizeof *nodes * ((size_t)nn + 1));
+	if (!rc && !nodes)
+		rc = om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
+	if (!rc) {
+		memcpy(nodes, m->graph->nodes, sizeof *nodes * (size_t)nn);
+		memcpy(why, keep, (size_t)nn);
+		rc = om_half_widen(m, from, why, &redo, st);
+	}
+	if (!rc && redo)
+		rc = om_error(st, OM_ERR_INTERNAL, NULL, "the widening changed");
+	const size_t room = (size_t)rep->nkept + (size_t)nn + 1;
+	om_dtype_kept *more = rc ? NULL : realloc(rep->kept, sizeof *more * room);
+	if (!rc && !more)
+		rc = om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
+	if (more)
+		rep->kept = more;
+	for (int32_t i = 0; !rc && i < nn; i++) {
+		rep->converted += why[i] == OM_HALF_CONVERTED;
+		const uint8_t r = why[i] == OM_HALF_KEEP_ASKED ? OM_KEEP_ASKED
+				  : why[i] == OM_HALF_KEEP_INFER ? OM_KEEP_INFER
+								: reason_of_why(why[i]);
+		if (!r)
+			continue;
+		om_dtype_kept *k = &rep->kept[rep->nkept++];
+		memset(k, 0, sizeof *k);
+		om_diff_name(k->node, sizeof k->node, nodes[i]->name);
+		om_diff_name(k->op, sizeof k->op, nodes[i]->op);
+		k->reason = r;
+	}
+	free(nodes);
+	free(why);
+	free(keep);
+	return rc;
+}
+
+/* The Casts the widening leaves converting to the type they read (the Casts om_half_convert
+ * put at float32 inputs and outputs, now float to float) go: eliminate_identities. */
+static om_kind drop_noop_casts(om_model *m, om_status *st)
+{
+	om_pass_ctx pc;
+	int changes = 0;
+	om_kind rc = om_pass_ctx_open(&pc, m, NULL, st);
+	if (rc)
+		return rc;
+	rc = om_pass_infer(&pc, m->graph, &changes);
+	if (!rc)
+		rc = om_pass_identities(&pc, m->graph, &changes);
+	if (!rc)
+		rc = om_pass_dead(&pc, m->graph, &changes);
+	om_pass_ctx_close(&pc);
+	return rc;
+}
+
+/* om_convert_dtype to OM_FLOAT: float16, then bfloat16 compute widened to float32. Nothing is
+ * measured (float32 holds every half value); unless no_measure, the result is checked against
+ * the model as given (rep->check, one round). */
+static om_kind widen(om_model *m, const om_dtype_options *o, om_dtype_report *rep,
+		     om_status *st)
+{
+	om_model *orig = NULL;
+	om_kind rc = om_graph_toposort(m->graph, st);
+	if (!rc && !o->no_measure)
+		rc = om_model_clone(m, &orig, st);
+	if (!rc)
+		rc = widen_type(m, OM_FLOAT16, o, rep, st);
+	if (!rc)
+		rc = widen_type(m, OM_BFLOAT16, o, rep, st);
+	if (!rc)
+		rc = drop_noop_casts(m, st);
+	if (!rc && orig) {
+		om_check_options copt = o->check;
+		if (copt.runs <= 0)
+			copt.runs = DEFAULT_RUNS;
+		if (copt.rtol <= 0)
+			copt.rtol = 1e-2;
+		if (copt.atol <= 0)
+			copt.atol = 1e-12; /* relative to the tensor's scale, as the half check */
+		copt = om_check_defaults(&copt);
+		om_status failure = {0};
+		rc = om_check_status(orig, m, &copt, &rep->check, &failure, st);
+		rep->rounds = 1;
+	}
+	om_model_free(orig);
+	return rc;
+}
+
 om_kind om_convert_dtype(om_model *m, const om_dtype_options *opt, om_dtype_report *rep,
 			 om_status *st)
 {
 	st = OM_STATUS_OR_LOCAL(st);
 	*rep = (om_dtype_report){.check.failed_run = -1};
 	om_dtype_options o = *opt;
-	if (o.dtype != OM_FLOAT16 && o.dtype != OM_BFLOAT16)
+	if (o.dtype != OM_FLOAT16 && o.dtype != OM_BFLOAT16 && o.dtype != OM_FLOAT)
 		return om_error(st, OM_ERR_INVALID_INPUT, NULL,
-				"convert to %s: float16 or bfloat16 only", om_dtype_name(o.dtype));
+				"convert to %s: float16, bfloat16 or float32 only",
+				om_dtype_name(o.dtype));
 	if (!m->graph)
 		return om_error(st, OM_ERR_INVALID_MODEL, NULL, "the model has no graph");
+	if (o.dtype == OM_FLOAT)
+		return widen(m, &o, rep, st);
 	if (o.node_rtol <= 0)
 		o.node_rtol = 1e-2;
 	if (o.max_rounds <= 0)

@@ -1,5 +1,7 @@
 /*
- * half_convert.c — om_half_convert: the main graph's float32 compute in float16 or bfloat16.
+ * half_convert.c — om_half_convert: the main graph's float32 compute in float16 or bfloat16;
+ * om_half_widen: the way back, a half type's compute in float32 (the same code with the two
+ * types' roles swapped: `from`, the type converted, and `to`, the one it becomes).
  *
  * Per node: converted (every float32 slot whose ONNX type constraint at the model's opset
  * admits the half type: its row's signature there, om_sig in_f16...) or kept float32 (asked,
@@ -22,7 +24,8 @@
 #include "half_convert.h"
 #include "registry.h"
 
-/* the two forms of a float32 value */
+/* the two forms of a value of the type converted: `flt` its own (float32 when converting to
+ * half; the half type when widening), `half` the converted one */
 typedef struct form {
 	const om_value *key;
 	om_value *flt, *half;
@@ -37,7 +40,8 @@ typedef struct hc {
 	om_pass_ctx pc;
 	om_model *m;
 	om_graph *g;
-	int32_t dtype;
+	int32_t dtype; /* the type values become (`to` above) */
+	int32_t from;  /* the type of the values converted: OM_FLOAT, or a half type widened */
 	form *forms;
 	int64_t *clamped;
 	om_status *st;
@@ -59,14 +63,15 @@ static form *form_of(hc *h, const om_value *v)
 }
 
 /* Whether initializer v, read in float32 by a kept node, may be stored in half: large enough
- * for its Cast to pay, and every finite value within the half type's range. */
+ * for its Cast to pay, and every finite value within the half type's range (never when
+ * widening: OM_HALF_KEEP_STORED is the half conversion's). */
 static bool storable(hc *h, form *f, const om_value *v)
 {
 	if (!f->storable) {
 		const om_tensor *t = v->init;
 		const int64_t n = om_tensor_numel(t);
 		const float top = h->dtype == OM_FLOAT16 ? 65504.0f : FLT_MAX;
-		bool ok = t->dtype == OM_FLOAT && n >= OM_HALF_STORED_MIN;
+		bool ok = h->from == OM_FLOAT && t->dtype == OM_FLOAT && n >= OM_HALF_STORED_MIN;
 		for (int64_t i = 0; ok && i < n; i++)
 			ok = !isfinite(((const float *)t->data)[i]) ||
 			     fabsf(((const float *)t->data)[i]) <= top;
@@ -107,6 +112,25 @@ om_tensor *om_half_tensor(om_model *m, const om_tensor *t, int32_t dtype, int64_
 	return h;
 }
 
+om_tensor *om_float_tensor(om_model *m, const om_tensor *t)
+{
+	om_tensor *f = om_model_tensor(m, OM_FLOAT, t->rank, t->dims);
+	if (!f)
+		return NULL;
+	const uint16_t *s = t->data;
+	float *d = f->data;
+	for (int64_t i = 0, n = om_tensor_numel(t); i < n; i++)
+		d[i] = t->dtype == OM_FLOAT16 ? om_half_to_float(s[i]) : om_bf16_to_float(s[i]);
+	return f;
+}
+
+/* t (of h->from) as h->dtype: into the half type, or widened */
+static om_tensor *convert_tensor(hc *h, const om_tensor *t)
+{
+	return h->dtype == OM_FLOAT ? om_float_tensor(h->m, t)
+				    : om_half_tensor(h->m, t, h->dtype, h->clamped);
+}
+
 /* Whether slot i of a signature's mask is set (bit 63: slot 63 and every later one). */
 static bool slot_admits(uint64_t mask, int32_t i)
 {
@@ -122,7 +146,7 @@ static uint8_t decide(hc *h, const om_node *n, uint64_t *in_mask, uint64_t *out_
 	for (int32_t k = 0; k < n->nin + n->nout; k++) {
 		om_value *v = k < n->nin ? n->in[k] : n->out[k - n->nin];
 		int32_t e = elem_of(h, v);
-		touches |= e == OM_FLOAT;
+		touches |= e == h->from;
 		untyped |= v && !e;
 	}
 	if (!touches)
@@ -139,15 +163,18 @@ static uint8_t decide(hc *h, const om_node *n, uint64_t *in_mask, uint64_t *out_
 		return OM_HALF_KEEP_TYPE;
 	if (untyped)
 		return OM_HALF_KEEP_UNTYPED;
-	*in_mask = h->dtype == OM_FLOAT16 ? s->in_f16 : s->in_bf16;
-	*out_mask = h->dtype == OM_FLOAT16 ? s->out_f16 : s->out_bf16;
+	/* the half type's slots: when widening, the slots that hold it (an ai.onnx type
+	 * constraint that admits float16 or bfloat16 admits float too) */
+	const int32_t half = h->dtype == OM_FLOAT ? h->from : h->dtype;
+	*in_mask = half == OM_FLOAT16 ? s->in_f16 : s->in_bf16;
+	*out_mask = half == OM_FLOAT16 ? s->out_f16 : s->out_bf16;
 	bool any = false;
 	for (int32_t k = 0; k < n->nin; k++)
-		any |= elem_of(h, n->in[k]) == OM_FLOAT && slot_admits(*in_mask, k);
+		any |= elem_of(h, n->in[k]) == h->from && slot_admits(*in_mask, k);
 	for (int32_t k = 0; k < n->nout; k++) {
-		bool f = elem_of(h, n->out[k]) == OM_FLOAT;
+		bool f = elem_of(h, n->out[k]) == h->from;
 		if (f && !slot_admits(*out_mask, k))
-			return OM_HALF_KEEP_TYPE; /* a float32-only output: keep the node whole */
+			return OM_HALF_KEEP_TYPE; /* an output only `from` may be: keep it whole */
 		any |= f;
 	}
 	return any ? OM_HALF_CONVERTED : OM_HALF_KEEP_TYPE;
@@ -195,22 +222,22 @@ static om_value *cast(hc *h, om_value *from, om_value *like, int32_t to)
 	return v;
 }
 
-/* The form of float32 value v that a reader wants (want: OM_FLOAT or the half type). */
+/* The form of value v (of h->from) that a reader wants (want: h->from or h->dtype). */
 static om_value *get_form(hc *h, om_value *v, int32_t want)
 {
 	form *f = form_of(h, v);
 	if (!f)
 		return NULL;
 	if (!f->flt && !f->half)
-		f->flt = v; /* a graph input, an initializer, or a float32 node's output */
-	om_value **have = want == OM_FLOAT ? &f->flt : &f->half;
+		f->flt = v; /* a graph input, an initializer, or a kept node's output */
+	om_value **have = want == h->from ? &f->flt : &f->half;
 	if (*have)
 		return *have;
-	if (want != OM_FLOAT && v->init && !(v->flags & OM_VALUE_GRAPH_INPUT)) {
-		om_tensor *t = om_half_tensor(h->m, v->init, want, h->clamped);
+	if (want != h->from && v->init && !(v->flags & OM_VALUE_GRAPH_INPUT)) {
+		om_tensor *t = convert_tensor(h, v->init);
 		if (!t)
 			return NULL;
-		if (!f->float_readers) { /* read only in half: the initializer itself changes */
+		if (!f->float_readers) { /* read only converted: the initializer itself changes */
 			v->init = t;
 			v->init_proto = NULL;
 			v->type.elem = want;
@@ -221,7 +248,7 @@ static om_value *get_form(hc *h, om_value *v, int32_t want)
 		snprintf(hint, sizeof hint, "%s_half", v->name);
 		return *have = om_new_constant(&h->pc, h->g, hint, t);
 	}
-	return *have = cast(h, want == OM_FLOAT ? f->half : f->flt, v, want);
+	return *have = cast(h, want == h->from ? f->half : f->flt, v, want);
 }
 
 /* Whether initializer v is stored in half for OM_HALF_KEEP_STORED readers: nothing reads it
@@ -233,28 +260,29 @@ static bool stored_half(hc *h, const om_value *v)
 	return f && f->stored_readers && !f->float_readers;
 }
 
-/* Float tensor attributes and float output-type attributes of a converted node. */
+/* Tensor attributes and output-type attributes (Cast's to, ...) of h->from in a converted
+ * node. */
 static om_kind convert_attrs(hc *h, om_node *n)
 {
 	for (int32_t a = 0; a < n->nattr; a++) {
 		om_attr *at = &n->attrs[a];
-		if (at->type == OM_ATTR_INT && at->i == OM_FLOAT && at->name &&
+		if (at->type == OM_ATTR_INT && at->i == h->from && at->name &&
 		    (!strcmp(at->name, "to") || !strcmp(at->name, "dtype")))
 			at->i = h->dtype;
-		if (at->type == OM_ATTR_TENSOR && at->t && at->t->dtype == OM_FLOAT &&
-		    !(at->t = om_half_tensor(h->m, at->t, h->dtype, h->clamped)))
+		if (at->type == OM_ATTR_TENSOR && at->t && at->t->dtype == h->from &&
+		    !(at->t = convert_tensor(h, at->t)))
 			return om_error(h->st, OM_ERR_NOMEM, n, "out of memory");
 	}
 	return OM_OK;
 }
 
-/* A converted node's float32 outputs become half; one that must keep its name in float32 (a
- * graph output, a value subgraphs read) is written by a Cast of a fresh half value. */
+/* A converted node's outputs of h->from become h->dtype; one that must keep its name and type
+ * (a graph output, a value subgraphs read) is written by a Cast of a fresh converted value. */
 static om_kind convert_outputs(hc *h, om_node *n, uint64_t out_mask)
 {
 	for (int32_t k = 0; k < n->nout; k++) {
 		om_value *v = n->out[k];
-		if (!v || elem_of(h, v) != OM_FLOAT || !slot_admits(out_mask, k))
+		if (!v || elem_of(h, v) != h->from || !slot_admits(out_mask, k))
 			continue;
 		form *f = form_of(h, v);
 		if (!f)
@@ -270,13 +298,13 @@ static om_kind convert_outputs(hc *h, om_node *n, uint64_t out_mask)
 			om_node_set_output(n, k, w);
 			f->half = w;
 			v->producer = NULL;
-			if (!(f->flt = cast(h, w, v, OM_FLOAT)))
+			if (!(f->flt = cast(h, w, v, h->from)))
 				return om_error(h->st, OM_ERR_NOMEM, n, "out of memory");
 			/* the Cast writes v itself: its fresh output is replaced by v */
 			om_node *c = f->flt->producer;
 			om_node_set_output(c, 0, v);
 			f->flt = v;
-			set_type(h, v, w, OM_FLOAT);
+			set_type(h, v, w, h->from);
 		} else {
 			set_type(h, v, v, h->dtype);
 			f->half = v;
@@ -318,12 +346,12 @@ static om_kind make_plan(hc *h, om_node **nodes, int32_t nn, plan *p)
 		else if (d != OM_HALF_CONVERTED) /* no slot would take half weights */
 			p->why[i] = OM_HALF_KEEP_ASKED;
 	}
-	/* readers of each float32 initializer in each form: one read in float32 keeps it */
+	/* readers of each initializer of h->from in each form: one read as it is keeps it */
 	for (int32_t i = 0; i < nn; i++) {
 		const om_node *n = nodes[i];
 		for (int32_t k = 0; k < n->nin; k++) {
 			om_value *v = n->in[k];
-			if (!v || !v->init || p->in_elem[p->in_off[i] + k] != OM_FLOAT)
+			if (!v || !v->init || p->in_elem[p->in_off[i] + k] != h->from)
 				continue;
 			form *f = form_of(h, v);
 			if (!f)
@@ -360,12 +388,12 @@ static om_kind apply(hc *h, om_node **nodes, int32_t nn, const plan *p)
 			continue;
 		bool conv = p->why[i] == OM_HALF_CONVERTED, took_stored = false;
 		for (int32_t k = 0; k < n->nin; k++) {
-			if (!n->in[k] || p->in_elem[p->in_off[i] + k] != OM_FLOAT)
+			if (!n->in[k] || p->in_elem[p->in_off[i] + k] != h->from)
 				continue;
-			int32_t want = conv && slot_admits(p->in_mask[i], k) ? h->dtype : OM_FLOAT;
+			int32_t want = conv && slot_admits(p->in_mask[i], k) ? h->dtype : h->from;
 			om_value *v = n->in[k];
 			/* stored in half: its half form first (the initializer itself changes) */
-			if (want == OM_FLOAT && p->why[i] == OM_HALF_KEEP_STORED && v->init &&
+			if (want == h->from && p->why[i] == OM_HALF_KEEP_STORED && v->init &&
 			    slot_admits(p->in_mask[i], k) && stored_half(h, v)) {
 				v = get_form(h, v, h->dtype);
 				took_stored = true;
@@ -435,17 +463,13 @@ static om_kind verify(hc *h, om_node **nodes, int32_t nn, uint8_t *why, bool *re
 	return rc;
 }
 
-om_kind om_half_convert(om_model *m, int32_t dtype, uint8_t *why, bool *redo, int64_t *clamped,
-			om_status *st)
+static om_kind convert(om_model *m, int32_t from, int32_t dtype, uint8_t *why, bool *redo,
+		       int64_t *clamped, om_status *st)
 {
 	*redo = false;
-	if (dtype != OM_FLOAT16 && dtype != OM_BFLOAT16)
-		return om_error(st, OM_ERR_INVALID_INPUT, NULL,
-				"half conversion to %s: float16 or bfloat16 only",
-				om_dtype_name(dtype));
 	if (!m->graph)
 		return om_error(st, OM_ERR_INVALID_MODEL, NULL, "the model has no graph");
-	hc h = {.m = m, .g = m->graph, .dtype = dtype, .clamped = clamped, .st = st};
+	hc h = {.m = m, .g = m->graph, .dtype = dtype, .from = from, .clamped = clamped, .st = st};
 	om_kind rc = om_pass_ctx_open(&h.pc, m, NULL, st);
 	if (rc)
 		return rc;
@@ -471,4 +495,24 @@ om_kind om_half_convert(om_model *m, int32_t dtype, uint8_t *why, bool *redo, in
 		rc = verify(&h, nodes, nn, why, redo);
 	free(nodes);
 	return rc;
+}
+
+om_kind om_half_convert(om_model *m, int32_t dtype, uint8_t *why, bool *redo, int64_t *clamped,
+			om_status *st)
+{
+	if (dtype != OM_FLOAT16 && dtype != OM_BFLOAT16)
+		return om_error(st, OM_ERR_INVALID_INPUT, NULL,
+				"half conversion to %s: float16 or bfloat16 only",
+				om_dtype_name(dtype));
+	return convert(m, OM_FLOAT, dtype, why, redo, clamped, st);
+}
+
+om_kind om_half_widen(om_model *m, int32_t from, uint8_t *why, bool *redo, om_status *st)
+{
+	if (from != OM_FLOAT16 && from != OM_BFLOAT16)
+		return om_error(st, OM_ERR_INVALID_INPUT, NULL,
+				"widening %s to float32: float16 or bfloat16 only",
+				om_dtype_name(from));
+	int64_t clamped = 0;
+	return convert(m, from, OM_FLOAT, why, redo, &clamped, st);
 }

@@ -1,6 +1,6 @@
-/* half_convert.h — a float32 model's weights and compute in float16 or bfloat16
- * (passes/half_convert.c), with the model's interface unchanged; check/dtype.c chooses which
- * nodes stay float32. */
+/* half_convert.h — a float32 model's weights and compute in float16 or bfloat16, and a half
+ * model's back in float32 (passes/half_convert.c), with the model's interface unchanged;
+ * check/dtype.c chooses which nodes stay float32. */
 #ifndef OM_HALF_CONVERT_H
 #define OM_HALF_CONVERT_H
 
@@ -43,6 +43,22 @@ enum { OM_HALF_STORED_MIN = 64 }; /* below, the Cast costs about what half stora
 
 om_kind om_half_convert(om_model *m, int32_t dtype, uint8_t *why, bool *redo, int64_t *clamped,
 			om_status *st);
+
+/**
+ * The way back: m's main graph computing in `from` (OM_FLOAT16 or OM_BFLOAT16) converted to
+ * compute in float32, in place, by the same rules with the roles swapped: `from` values become
+ * float32 in every slot of a converted node that holds them (an ai.onnx type constraint that
+ * admits a half type admits float too), initializers of `from` that only converted nodes read
+ * become float32, a `to`/`dtype` attribute of `from` (Cast to float16 inside the graph) becomes
+ * float, tensor attributes follow; nodes whose op is no ai.onnx op, that run subgraphs, or
+ * quantize/dequantize stay in `from` with Casts between. Graph inputs and outputs and values
+ * subgraphs read keep their names and `from` (as om_half_convert keeps them float32). why[]
+ * and *redo as om_half_convert's (OM_HALF_KEEP_ASKED keeps a node; no OM_HALF_KEEP_STORED).
+ */
+om_kind om_half_widen(om_model *m, int32_t from, uint8_t *why, bool *redo, om_status *st);
+
+/** The float32 copy of a float16 or bfloat16 tensor into m's arena. NULL when out of memory. */
+om_tensor *om_float_tensor(om_model *m, const om_tensor *t);
 
 /** The half-precision copy of a float32 tensor (dtype OM_FLOAT16 or OM_BFLOAT16) into m's
  *  arena, finite values beyond the type's range clamped to its largest finite value (the

@@ -30,7 +30,7 @@ static const char usage_text[] =
 	"                      [--check N [--bisect]] [--input NAME=FILE]...\n"
 	"                      [--input-dir DIR] [--rtol R] [--atol A] [--seed N]\n"
 	"                      (inputs and tolerances of --check and --dtype)\n"
-	"                      [--dtype fp16|bf16 [--keep-fp32 NODE]... [--no-keep-measure]]\n"
+	"                      [--dtype fp16|bf16|fp32 [--keep-fp32 NODE]... [--no-keep-measure]]\n"
 	"\n"
 	"Folds Shape->Gather->Unsqueeze->Concat->Reshape chains into literals (also with dynamic\n"
 	"dims), folds constants, drops dead and identity nodes, merges Transposes, folds\n"

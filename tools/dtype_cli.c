@@ -7,7 +7,8 @@
 #include "dtype_cli.h"
 
 const char cli_dtype_help[] =
-	"  --dtype fp16|bf16   after the passes, compute in float16 (bfloat16) with the\n"
+	"  --dtype fp16|bf16|fp32\n"
+	"                      after the passes, compute in float16 (bfloat16) with the\n"
 	"                      inputs and outputs still float32 (Casts at the boundary):\n"
 	"                      float weights become half. Nodes stay float32 where ONNX's\n"
 	"                      types admit no half at the model's opset, around subgraphs\n"
@@ -22,6 +23,10 @@ const char cli_dtype_help[] =
 	"                      with it. Each kept node and why is printed on stderr, then\n"
 	"                      how many converted models were checked (\"N rounds\") and\n"
 	"                      the check of the final one. Example: --dtype fp16\n"
+	"                      fp32: a float16 or bfloat16 model back to float32 compute\n"
+	"                      (half weights and Casts to half inside become float; inputs\n"
+	"                      and outputs keep their types, as fp16 keeps them float32),\n"
+	"                      then checked against the model as given (--rtol, --atol)\n"
 	"  --keep-fp32 NODE    keep node NODE float32 too (repeatable)\n"
 	"  --no-keep-measure   convert every node the types admit, without measuring\n";
 
@@ -47,16 +52,20 @@ int cli_dtype_arg(int argc, char **argv, int *i, cli_dtype_args *a, const char *
 		a->dtype = OM_FLOAT16;
 	else if (!strcmp(val, "bf16") || !strcmp(val, "bfloat16"))
 		a->dtype = OM_BFLOAT16;
+	else if (!strcmp(val, "fp32") || !strcmp(val, "float32") || !strcmp(val, "float"))
+		a->dtype = OM_FLOAT;
 	else
-		return cli_usage_error(cmd, "--dtype wants fp16 or bf16, got '%s'", val);
+		return cli_usage_error(cmd, "--dtype wants fp16, bf16 or fp32, got '%s'", val);
 	return 1;
 }
 
-static const char *reason_text(int32_t r)
+static const char *reason_text(int32_t r, bool widen)
 {
 	switch (r) {
-	case OM_KEEP_ASKED: return "asked (--keep-fp32)";
-	case OM_KEEP_TYPE: return "no half type for it at the model's opset";
+	case OM_KEEP_ASKED: return widen ? "asked (--keep-fp32 keeps a node's half type)"
+					 : "asked (--keep-fp32)";
+	case OM_KEEP_TYPE:
+		return widen ? "not an ai.onnx op" : "no half type for it at the model's opset";
 	case OM_KEEP_SUBGRAPH: return "runs subgraphs";
 	case OM_KEEP_QDQ: return "quantize/dequantize";
 	case OM_KEEP_UNTYPED: return "a value of unknown element type";
@@ -91,12 +100,15 @@ int cli_dtype_convert(om_model *m, const cli_dtype_args *a, const cli_check_args
 		om_dtype_report_free(&rep);
 		return cmd_fail(&st);
 	}
-	const char *name = a->dtype == OM_FLOAT16 ? "float16" : "bfloat16";
+	const bool widen = a->dtype == OM_FLOAT;
+	const char *name = widen ? "float32" : a->dtype == OM_FLOAT16 ? "float16" : "bfloat16";
+	const char *kept = widen ? "its half type" : "float32";
 	int stored = 0;
 	for (int i = 0; i < rep.nkept; i++) {
 		const om_dtype_kept *kp = &rep.kept[i];
-		fprintf(stderr, "kept in float32: %s (%s): %s",
-			kp->node[0] ? kp->node : "(unnamed)", kp->op, reason_text(kp->reason));
+		fprintf(stderr, "kept in %s: %s (%s): %s", kept,
+			kp->node[0] ? kp->node : "(unnamed)", kp->op,
+			reason_text(kp->reason, widen));
 		if (kp->reason == OM_KEEP_OVERFLOW || kp->reason == OM_KEEP_INPUT_RANGE)
 			fprintf(stderr, " (%s)", kp->detail);
 		else if (kp->reason == OM_KEEP_RUN)
@@ -112,7 +124,7 @@ int cli_dtype_convert(om_model *m, const cli_dtype_args *a, const cli_check_args
 	if (rep.unchanged)
 		printf("dtype: the %s model would be larger than the float32 one: not converted\n",
 		       name);
-	printf("dtype: %d nodes in %s, %d kept in float32", rep.converted, name, rep.nkept);
+	printf("dtype: %d nodes in %s, %d kept in %s", rep.converted, name, rep.nkept, kept);
 	if (stored)
 		printf(" (%d of them on weights stored in %s)", stored, name);
 	if (rep.clamped)
@@ -120,10 +132,16 @@ int cli_dtype_convert(om_model *m, const cli_dtype_args *a, const cli_check_args
 	printf("\n");
 	int rc = 0;
 	if (rep.check.runs) {
-		printf("dtype: %s against the float32 model, %d round%s (the keep-list measured "
-		       "on %d input set%s%s):\n", name, rep.rounds, rep.rounds == 1 ? "" : "s",
-		       rep.check.runs, rep.check.runs == 1 ? "" : "s",
-		       c->opt.runs && c->opt.runs != rep.check.runs ? "; --check runs after" : "");
+		if (widen)
+			printf("dtype: float32 against the model as given, on %d input set%s:\n",
+			       rep.check.runs, rep.check.runs == 1 ? "" : "s");
+		else
+			printf("dtype: %s against the float32 model, %d round%s (the keep-list "
+			       "measured on %d input set%s%s):\n", name, rep.rounds,
+			       rep.rounds == 1 ? "" : "s", rep.check.runs,
+			       rep.check.runs == 1 ? "" : "s",
+			       c->opt.runs && c->opt.runs != rep.check.runs ? "; --check runs after"
+									      : "");
 		cli_print_check(stdout, &rep.check);
 		rc = rep.check.passed ? 0 : CMD_CHECK_FAILED;
 	}

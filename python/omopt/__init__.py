@@ -277,10 +277,13 @@ def simplify(model, *, skip=(), fold_max_bytes=None, fold_qdq=False, verify=Fals
         keep_fp32: node names kept float32 too. dtype_report: a list that receives one
         (node, op, reason, max_rel) tuple per node kept float32. dtype_measure=False
         (--no-keep-measure): convert what the types admit without running the model.
+        'fp32' (--dtype fp32): a float16 or bfloat16 model's compute back in float32 (its
+        inputs and outputs keep their types), then checked against the model as given
+        unless dtype_measure=False (CheckFailed over rtol, atol).
     Raises InvalidModel, InvalidInput, Unsupported, IoError, NoMemory (OmoptError),
     CheckFailed."""
-    if dtype not in (None, 'fp16', 'bf16', 'float16', 'bfloat16'):
-        raise ValueError(f'dtype {dtype!r}: fp16 or bf16')
+    if dtype not in (None, 'fp16', 'bf16', 'float16', 'bfloat16', 'fp32', 'float32'):
+        raise ValueError(f'dtype {dtype!r}: fp16, bf16 or fp32')
     if external_data and output is None:
         raise ValueError('external_data=True needs an output path')
     m = _Model(model)
@@ -335,7 +338,7 @@ _REASONS = {1: 'asked', 2: 'no half type at the opset', 3: 'runs subgraphs',
 def _convert_dtype(m, dtype, keep_fp32, runs, inputs, rtol, atol, seed, report, measure):
     keep = []
     names = (ctypes.c_char_p * (len(keep_fp32) + 1))(*[k.encode() for k in keep_fp32], None)
-    o = DtypeOptions(dtype=16 if dtype.startswith('b') else 10,
+    o = DtypeOptions(dtype=16 if dtype.startswith('b') else 1 if '32' in dtype else 10,
                      check=_check_options(runs or 0, inputs, rtol, atol, seed, keep),
                      no_measure=0 if measure else 1)
     o.keep = ctypes.cast(names, ctypes.POINTER(ctypes.c_char_p)) if keep_fp32 else None
@@ -351,7 +354,8 @@ def _convert_dtype(m, dtype, keep_fp32, runs, inputs, rtol, atol, seed, report, 
         if rep.check.runs and not rep.check.passed:
             c = rep.check
             diffs = [Difference(c.outputs[i]) for i in range(c.noutputs)]
-            raise CheckFailed(f'the {dtype} outputs differ from float32 beyond rtol {c.rtol:g}, '
+            ref = 'the model as given' if '32' in dtype else 'float32'
+            raise CheckFailed(f'the {dtype} outputs differ from {ref} beyond rtol {c.rtol:g}, '
                               f'atol {c.atol:g}', diffs, c.failed_run,
                               c.how.decode(errors='replace'), c.error.decode(errors='replace'),
                               None)

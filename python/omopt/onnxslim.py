@@ -100,7 +100,8 @@ def slim(model, output_model=None, model_check=False, input_shapes=None, inputs=
     without a pass of its own warns); size_threshold: fold_max_bytes; model_check (with
     model_check_inputs 'x:1,3,224,224' or 'x:data.npy'): omopt's check, raising
     omopt.CheckFailed when the outputs differ; dtype 'fp16' (omopt's measured half
-    conversion), 'fp32' leaves a float32 model as it is; save_as_external_data;
+    conversion), 'fp32' (a half model's compute back in float32; a float32 model stays as
+    it is); save_as_external_data;
     inspect: prints the model's inputs, outputs and ops and returns None (no slimming)."""
     import omopt
     if kwargs:
@@ -139,7 +140,7 @@ def slim(model, output_model=None, model_check=False, input_shapes=None, inputs=
                 inputs=_names(inputs, 'inputs'), outputs=_names(outputs, 'outputs'),
                 shapes=not no_shape_infer,
                 fold_max_bytes=int(size_threshold) if size_threshold is not None else None,
-                dtype='fp16' if dtype == 'fp16' else None,
+                dtype=dtype,
                 external_data=bool(save_as_external_data and output_model))
     if model_check:
         opts['check'] = 1
