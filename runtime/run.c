@@ -592,14 +592,15 @@ static om_kind bind_slots(const om_plan *p, om_frame *f, const om_tensor *const 
 		int32_t k = p->inputs[i];
 		const om_tensor *t = i < nin ? in[i] : NULL;
 		if (!t && i >= p->nrequired) {
-			/* an overridable initializer not fed: its initializer, which must fit the
-			 * input's declaration as a feed would (the plan shaped its readers by it) */
+			/* an overridable initializer not fed: its initializer, which must fit
+			 * the input's declaration as a feed would (the plan shaped its readers
+			 * by the declaration) */
 			t = p->slots[k].v->init;
 			om_status why = {0};
 			if (!t || check_input(&p->slots[k], t, true, &why))
 				return om_error(st, OM_ERR_INVALID_MODEL, NULL,
-						"the initializer of input '%s' does not fit the input's "
-						"declaration: %.300s",
+						"the initializer of input '%s' does not fit the "
+						"input's declaration: %.300s",
 						p->slots[k].v->name, t ? why.msg : "no data");
 		} else if (!t) {
 			if (!p->parent)

@@ -191,7 +191,8 @@ static om_kind run_session(om_session *s, const om_tensor *inputs, int ninputs,
 	const om_tensor **in = malloc(sizeof *in * n);
 	om_tensor *copies = calloc(n, sizeof *copies);
 	om_kind rc = !in || !copies ? om_error(st, OM_ERR_NOMEM, NULL, "out of memory")
-				    : aligned_inputs(inputs, ninputs, s->main->nrequired, in, copies, st);
+				    : aligned_inputs(inputs, ninputs, s->main->nrequired, in,
+						     copies, st);
 	om_runner *r = rc ? NULL : om_runner_acquire(s, st);
 	if (r) {
 		r->boxes = boxes;

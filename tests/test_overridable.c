@@ -267,8 +267,8 @@ static void test_cli(void **state)
 		char feeds[4096];
 		snprintf(feeds, sizeof feeds, runs[r].feeds, cases, cases);
 		snprintf(args, sizeof args,
-			 "run %s --input X=%sx.npy %s --output-dir out%zu --output-format npy", model,
-			 cases, feeds, r);
+			 "run %s --input X=%sx.npy %s --output-dir out%zu --output-format npy",
+			 model, cases, feeds, r);
 		if (tu_run_omopt(dir, args, out, sizeof out, err, sizeof err))
 			fail_msg("omopt %s: %s", args, err);
 		char name[64];
