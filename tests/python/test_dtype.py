@@ -91,7 +91,7 @@ def test_dtype_options_and_errors(tmp_path):
                         '--dtype', 'fp16', '--no-keep-measure'], capture_output=True,
                        env=os.environ)
     assert r.returncode == 0 and (tmp_path / 'p.onnx').read_bytes() == raw
-    with pytest.raises(ValueError, match='fp16 or bf16'):
+    with pytest.raises(ValueError, match='fp16, bf16 or fp32'):
         omopt.simplify(src, dtype='fp8')
     # python3 -m omopt: --check with --input passes (exit 0); a tolerance float16 cannot meet
     # keeps every node float32, as the command does
@@ -107,3 +107,22 @@ def test_dtype_options_and_errors(tmp_path):
         assert r.returncode == 0, r.stderr
         # even W alone in float16 is beyond 1e-9: mm keeps its weights float32 too
         assert 'kept in float32: mm (MatMul): its weights in half' in r.stderr
+
+
+def test_dtype_fp32_back_from_half(tmp_path):
+    """dtype='fp32' (issue 36): a float32 model made float16 and widened again computes in
+    float32 (no float16 initializer left) and gives the original's outputs within float16's
+    rounding; omopt.onnxslim passes dtype 'fp32' through."""
+    onnx = pytest.importorskip('onnx')
+    src = os.path.join(SRC, 'tests', 'cases', 'widen', 'model_fp32.onnx')
+    half = omopt.simplify(src, dtype='fp16', dtype_measure=False)
+    back = onnx.load_from_string(omopt.simplify(half, dtype='fp32'))
+    assert all(i.data_type == onnx.TensorProto.FLOAT for i in back.graph.initializer)
+    assert not [n for n in back.graph.node if n.op_type == 'Cast']
+    x = np.random.default_rng(1).uniform(-2, 2, (2, 8)).astype(np.float32)
+    [want] = omopt.InferenceSession(src).run(None, {'X': x})
+    [got] = omopt.InferenceSession(back.SerializeToString()).run(None, {'X': x})
+    np.testing.assert_allclose(got, want, rtol=1e-2, atol=1e-3)
+    from omopt import onnxslim
+    slim = onnxslim.slim(onnx.load_from_string(half), dtype='fp32')
+    assert all(i.data_type == onnx.TensorProto.FLOAT for i in slim.graph.initializer)
