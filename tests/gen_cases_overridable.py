@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Oracle case for overridable initializers (issue 35) in tests/cases/overridable/: a graph
+"""Oracle case for overridable initializers (issue 35) in tests/overridable/: a graph
 input that has an initializer of its name (IR >= 4) is optional, the initializer its default.
 
     model.onnx      X [N,3] -> Y = Relu(MatMul(X, W * C) + B), Z = ReduceMax(W * C, axis 0)
@@ -27,7 +27,7 @@ import onnx
 from onnx import helper as h, numpy_helper as nh, TensorProto as T
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-OUT = os.path.join(ROOT, 'tests', 'cases', 'overridable')
+OUT = os.path.join(ROOT, 'tests', 'overridable')
 ORACLE = os.environ.get('OMOPT_SHARED', os.path.join(ROOT, '..', 'shared'))
 rng = np.random.default_rng(35)
 W0 = rng.uniform(-1, 1, (3, 4)).astype(np.float32)

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Oracle case for `--dtype fp32` (issue 36) in tests/cases/widen/: a model that is float16 from
+"""Oracle case for `--dtype fp32` (issue 36) in tests/widen/: a model that is float16 from
 the start, and ONNX Runtime 1.30's outputs on it.
 
     model_fp16.onnx  X float16 [2,8] -> MatMul(X, W) + B -> Cast(to float) -> Sigmoid
@@ -18,7 +18,7 @@ import onnx
 from onnx import helper as h, numpy_helper as nh, TensorProto as T
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-OUT = os.path.join(ROOT, 'tests', 'cases', 'widen')
+OUT = os.path.join(ROOT, 'tests', 'widen')
 ORACLE = os.environ.get('OMOPT_SHARED', os.path.join(ROOT, '..', 'shared'))
 rng = np.random.default_rng(36)
 F16 = np.float16

@@ -3,7 +3,7 @@
  * it after the required inputs (om_session_overridable_count), runs it unfed or fed, checks a
  * feed like any input's and never folds through it; om_optimize and om_simplify keep it an
  * input; omopt run feeds it by --input NAME=FILE. Values: ONNX Runtime 1.30's on
- * tests/cases/overridable (tests/gen_cases_overridable.py says how they were made). */
+ * tests/overridable (tests/gen_cases_overridable.py says how they were made). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,7 +23,7 @@ static const char *case_path(const char *name)
 	static char buf[4][1024];
 	static int turn;
 	char *b = buf[turn++ % 4];
-	snprintf(b, sizeof buf[0], "%s", tu_source_path("tests/cases/overridable"));
+	snprintf(b, sizeof buf[0], "%s", tu_source_path("tests/overridable"));
 	size_t n = strlen(b);
 	snprintf(b + n, sizeof buf[0] - n, "/%s", name);
 	return b;

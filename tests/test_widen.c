@@ -1,7 +1,7 @@
 /* test_widen.c — om_convert_dtype to OM_FLOAT (`omopt simplify --dtype fp32`, issue 36): a half
  * model's compute back in float32 (passes/half_convert.c's om_half_widen). A float32 model
  * made float16 and widened again matches the original within float16's tolerance; a model
- * float16 from the start (tests/cases/widen, tests/gen_cases_widen.py) widens to float32
+ * float16 from the start (tests/widen, tests/gen_cases_widen.py) widens to float32
  * compute with its float16 interface kept and matches ONNX Runtime 1.30 on the original. */
 #include <math.h>
 #include <stdio.h>
@@ -14,7 +14,7 @@
 static const char *case_path(const char *name)
 {
 	static char buf[1024];
-	snprintf(buf, sizeof buf, "%s/%s", tu_source_path("tests/cases/widen"), name);
+	snprintf(buf, sizeof buf, "%s/%s", tu_source_path("tests/widen"), name);
 	return buf;
 }
 

@@ -114,7 +114,7 @@ def test_dtype_fp32_back_from_half(tmp_path):
     float32 (no float16 initializer left) and gives the original's outputs within float16's
     rounding; omopt.onnxslim passes dtype 'fp32' through."""
     onnx = pytest.importorskip('onnx')
-    src = os.path.join(SRC, 'tests', 'cases', 'widen', 'model_fp32.onnx')
+    src = os.path.join(SRC, 'tests', 'widen', 'model_fp32.onnx')
     half = omopt.simplify(src, dtype='fp16', dtype_measure=False)
     back = onnx.load_from_string(omopt.simplify(half, dtype='fp32'))
     assert all(i.data_type == onnx.TensorProto.FLOAT for i in back.graph.initializer)

@@ -1,7 +1,7 @@
 """test_overridable.py — overridable initializers (issue 35) through the Python package: a graph
 input that has an initializer (IR >= 4) is listed by get_overridable_initializers, not by
 get_inputs (as ONNX Runtime 1.30), may be fed in run()'s dict (checked like any input) and
-takes its initializer's value when not fed. Values: ONNX Runtime's, in tests/cases/overridable
+takes its initializer's value when not fed. Values: ONNX Runtime's, in tests/overridable
 (tests/gen_cases_overridable.py)."""
 import os
 
@@ -13,7 +13,7 @@ import omopt.onnxruntime as ort
 from omopt.onnxruntime.capi.onnxruntime_pybind11_state import InvalidArgument
 
 SRC = os.environ.get('OMOPT_SOURCE', os.path.join(os.path.dirname(__file__), '..', '..'))
-CASE = os.path.join(SRC, 'tests', 'cases', 'overridable')
+CASE = os.path.join(SRC, 'tests', 'overridable')
 
 
 def load(name):
