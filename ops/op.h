@@ -66,12 +66,19 @@ enum om_op_flags {
 					   om_ctx.in_scale, a factor per image and channel */
 	OM_OP_INPLACE_LAST = 1u << 15,  /* kernel may write out[0] over its last input (same
 					   size, dtype), an addend it reads where it writes */
-	OM_OP_SUM = 1u << 16            /* given an input 3 beyond the node's own (a float
+	OM_OP_SUM = 1u << 16,           /* given an input 3 beyond the node's own (a float
 					   addend of out[0]'s type, shape and layout: an Add the
 					   planner absorbed), the kernel adds it to out[0]
 					   before om_ctx.post */
+	OM_OP_PERM_AXIS = 1u << 17,     /* inputs of one rank, out[0] of that rank, and the
+					   only axis-dependent part is the `axis` attribute:
+					   transposed inputs give the transposed output with axis
+					   remapped (Concat, Softmax-13); push_transposes */
+	OM_OP_PERM_REDUCE = 1u << 18    /* a reduction of in[0] over `axes` (attribute, or
+					   input 1 when the signature has no such attribute) or
+					   one `axis` (ArgMax), with `keepdims`; push_transposes */
 };
-#define OM_OP_FLAG_BITS 17 /* bits used above (om_op_flag_name names each) */
+#define OM_OP_FLAG_BITS 19 /* bits used above (om_op_flag_name names each) */
 
 /* Which op a row is, for the passes that match patterns of ops (a fusion looks for a Conv whose
  * output feeds a Relu). Only the ops a pass names have a code; every other row has OM_OPC_NONE.

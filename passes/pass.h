@@ -99,6 +99,7 @@ om_kind om_pass_identities(om_pass_ctx *c, om_graph *g, int *changes);
  *  eliminate_identities). *done tells whether n changed; only out of memory is an error. */
 om_kind om_collapse_view_chain(om_pass_ctx *c, om_graph *g, om_node *n, bool *done);
 om_kind om_pass_transposes(om_pass_ctx *c, om_graph *g, int *changes);
+om_kind om_pass_push_transposes(om_pass_ctx *c, om_graph *g, int *changes);
 om_kind om_pass_fuse_pad(om_pass_ctx *c, om_graph *g, int *changes);
 om_kind om_pass_fuse_conv_bn(om_pass_ctx *c, om_graph *g, int *changes);
 om_kind om_pass_fuse_conv_affine(om_pass_ctx *c, om_graph *g, int *changes);

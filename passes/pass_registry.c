@@ -17,6 +17,8 @@ static const om_pass_row rows[] = {
 	 "an If of a constant condition becomes its branch's nodes"},
 	{"eliminate_identities", OM_LEVEL_SIMPLIFY, om_pass_identities, 0,
 	 "Identity, Dropout, no-op Cast, views and Pads read their input"},
+	{"push_transposes", OM_LEVEL_SIMPLIFY, om_pass_push_transposes, 0,
+	 "a Transpose moves past layout-agnostic ops toward its inverse"},
 	{"fuse_transposes", OM_LEVEL_SIMPLIFY, om_pass_transposes, 0,
 	 "Transpose(Transpose(x)) composed; identity permutations go"},
 	{"fuse_pad", OM_LEVEL_SIMPLIFY, om_pass_fuse_pad, 0,

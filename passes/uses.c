@@ -197,3 +197,22 @@ uint64_t om_uses_visits(const om_pass_ctx *c)
 {
 	return c->uses_visits + (c->uses ? c->uses->visits : 0);
 }
+
+int32_t om_uses_readers(const om_pass_ctx *c, const om_graph *g, const om_value *v,
+			om_node **out, int32_t cap)
+{
+	om_uses *u = c->uses;
+	if (!u || u->g != g || u->broken)
+		return -1;
+	const int32_t *h = head_of(u, v, false);
+	int32_t n = 0;
+	for (int32_t k = h ? *h : -1; k >= 0; k = u->e[k].next) {
+		const use *e = &u->e[k];
+		if ((e->n->flags & OM_NODE_DEAD) || e->slot >= e->n->nin || e->n->in[e->slot] != v)
+			continue;
+		if (n < cap)
+			out[n] = e->n;
+		n++;
+	}
+	return n;
+}

@@ -34,5 +34,10 @@ void om_uses_replace(om_pass_ctx *c, om_graph *g, const om_value *from, om_value
 /** How many index entries om_uses_replace has visited since c was opened (tests: a replace
  *  visits the readers of its value, not the graph). */
 uint64_t om_uses_visits(const om_pass_ctx *c);
+/** The live nodes of the indexed graph that read v now, one entry per input slot, into
+ *  out[0..cap); returns their count (which may exceed cap), or -1 when the index is not open
+ *  over v's readers' graph g or is broken. */
+int32_t om_uses_readers(const om_pass_ctx *c, const om_graph *g, const om_value *v,
+			om_node **out, int32_t cap);
 
 #endif

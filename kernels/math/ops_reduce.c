@@ -492,9 +492,10 @@ static om_kind cum_kernel(om_ctx *c)
 
 /* a Reduce op's two rows: axes an attribute, then (from SINCE2) an input */
 #define RED_ROWS(NAME, SINCE2, CODE, KIND)                                                  \
-	{#NAME, "", 1, red_infer, red_kernel, OM_OP_EXACT, &sig_##NAME##_1, CODE, NULL, KIND,   \
-	 NULL},                                                                                 \
-	{#NAME, "", SINCE2, red_infer, red_kernel, OM_OP_EXACT, &sig_##NAME##_##SINCE2, CODE,   \
+	{#NAME, "", 1, red_infer, red_kernel, OM_OP_EXACT | OM_OP_PERM_REDUCE, &sig_##NAME##_1, \
+	 CODE, NULL, KIND, NULL},                                                               \
+	{#NAME, "", SINCE2, red_infer, red_kernel, OM_OP_EXACT | OM_OP_PERM_REDUCE,             \
+	 &sig_##NAME##_##SINCE2, CODE,                                                          \
 	 NULL, (KIND) | RED_AXES_INPUT, NULL}
 
 /* ---- signatures (scripts/gen_signatures.py; ONNX docs/Changelog.md) ---- */
@@ -703,9 +704,9 @@ static const om_op rows[] = {
 	RED_ROWS(ReduceLogSum, 18, OM_OPC_NONE, R_LOGSUM),
 	RED_ROWS(ReduceLogSumExp, 18, OM_OPC_NONE, R_LSE),
 	RED_ROWS(ReduceSumSquare, 18, OM_OPC_NONE, R_SUMSQ),
-	{"ArgMax", "", 1, arg_infer, arg_kernel, OM_OP_EXACT, &sig_ArgMax_1, OM_OPC_NONE, NULL,
+	{"ArgMax", "", 1, arg_infer, arg_kernel, OM_OP_EXACT | OM_OP_PERM_REDUCE, &sig_ArgMax_1, OM_OPC_NONE, NULL,
 	 ARG_MAX, NULL},
-	{"ArgMin", "", 1, arg_infer, arg_kernel, OM_OP_EXACT, &sig_ArgMin_1, OM_OPC_NONE, NULL,
+	{"ArgMin", "", 1, arg_infer, arg_kernel, OM_OP_EXACT | OM_OP_PERM_REDUCE, &sig_ArgMin_1, OM_OPC_NONE, NULL,
 	 ARG_MIN, NULL},
 	{"CumSum", "", 11, cum_infer, cum_kernel, OM_OP_EXACT, &sig_CumSum_11, OM_OPC_NONE, NULL,
 	 CUM_SUM, NULL},

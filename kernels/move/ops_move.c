@@ -642,8 +642,8 @@ static const om_sig sig_Trilu_14 = {14, 1, 2, 1, 1, 0x2, 0x0, 0x1, 0x1, 0x1, 0x1
 static const om_op rows[] = {
 	{"Transpose", "", 1, transpose_infer, transpose_kernel, COPY, &sig_Transpose_1,
 	 OM_OPC_TRANSPOSE, NULL, 0, transpose_choose},
-	{"Concat", "", 1, concat_infer, concat_kernel, COPY | OM_OP_SAME_SHAPE_COPY, &sig_Concat_1,
-	 OM_OPC_NONE, concat_layout, 0, NULL},
+	{"Concat", "", 1, concat_infer, concat_kernel,
+	 COPY | OM_OP_SAME_SHAPE_COPY | OM_OP_PERM_AXIS, &sig_Concat_1, OM_OPC_NONE, concat_layout, 0, NULL},
 	{"Split", "", 1, split_infer, split_kernel, COPY, &sig_Split_1, OM_OPC_NONE, NULL, 0, NULL},
 	{"Split", "", 13, split_infer, split_kernel, COPY, &sig_Split_13, OM_OPC_NONE, NULL,
 	 SPLIT_INPUT, NULL},

@@ -134,16 +134,16 @@ static const om_sig sig_Hardmax_13 = {13, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x1, 0
 static const om_op rows[] = {
 	{"Softmax", "", 1, same_shape_infer, axis_kernel, OM_OP_EXACT, &sig_Softmax_1, OM_OPC_NONE,
 	 NULL, AX_SOFTMAX | AX_2D, NULL},
-	{"Softmax", "", 13, same_shape_infer, axis_kernel, OM_OP_EXACT, &sig_Softmax_13,
-	 OM_OPC_NONE, NULL, AX_SOFTMAX, NULL},
+	{"Softmax", "", 13, same_shape_infer, axis_kernel, OM_OP_EXACT | OM_OP_PERM_AXIS,
+	 &sig_Softmax_13, OM_OPC_NONE, NULL, AX_SOFTMAX, NULL},
 	{"LogSoftmax", "", 1, same_shape_infer, axis_kernel, OM_OP_EXACT, &sig_LogSoftmax_1,
 	 OM_OPC_NONE, NULL, AX_LOG_SOFTMAX | AX_2D, NULL},
-	{"LogSoftmax", "", 13, same_shape_infer, axis_kernel, OM_OP_EXACT, &sig_LogSoftmax_13,
-	 OM_OPC_NONE, NULL, AX_LOG_SOFTMAX, NULL},
+	{"LogSoftmax", "", 13, same_shape_infer, axis_kernel, OM_OP_EXACT | OM_OP_PERM_AXIS,
+	 &sig_LogSoftmax_13, OM_OPC_NONE, NULL, AX_LOG_SOFTMAX, NULL},
 	{"Hardmax", "", 1, same_shape_infer, axis_kernel, OM_OP_EXACT, &sig_Hardmax_1, OM_OPC_NONE,
 	 NULL, AX_HARDMAX | AX_2D, NULL},
-	{"Hardmax", "", 13, same_shape_infer, axis_kernel, OM_OP_EXACT, &sig_Hardmax_13,
-	 OM_OPC_NONE, NULL, AX_HARDMAX, NULL},
+	{"Hardmax", "", 13, same_shape_infer, axis_kernel, OM_OP_EXACT | OM_OP_PERM_AXIS,
+	 &sig_Hardmax_13, OM_OPC_NONE, NULL, AX_HARDMAX, NULL},
 };
 
 const om_op_table om_ops_softmax = OM_TABLE(rows);

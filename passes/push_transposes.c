@@ -1,0 +1,531 @@
+/* push_transposes.c — the push_transposes pass: a Transpose feeding a layout-agnostic node moves
+ * to the node's output (ONNX Runtime's transpose optimizer, pushing down), where
+ * fuse_transposes composes it with the inverse Transpose that NHWC exports put there. */
+#include <string.h>
+
+#include "infer.h"
+#include "match.h"
+#include "registry.h"
+#include "uses.h"
+
+/* A constant another input of the pushed node reads is transposed into a copy; a shared one
+ * only up to this size (the original stays for its other readers). */
+enum { SHARED_CONST_MAX = 4096, MAX_READERS = 64 };
+
+/* A permutation: out[i] = in[p[i]]. */
+typedef struct perm {
+	int32_t r;
+	int64_t p[OM_MAX_RANK];
+} perm;
+
+/* The live Transpose node of g producing v, with its permutation over an input of known rank. */
+static om_node *transpose_of(om_pass_ctx *c, const om_graph *g, const om_value *v, perm *out)
+{
+	om_node *t = v ? v->producer : NULL;
+	if (!t || t->graph != g || (t->flags & OM_NODE_DEAD) || t->nin < 1 || !t->in[0] ||
+	    om_node_code(g->model, t) != OM_OPC_TRANSPOSE || !om_node_default_domain(t))
+		return NULL;
+	const om_vinfo *vi = om_vinfo_get(c, g, t->in[0]);
+	if (!om_vi_ranked(vi))
+		return NULL;
+	const int32_t r = vi->type.rank;
+	int64_t k;
+	const int64_t *p = om_attr_ints(t, "perm", &k);
+	if (p && k != r)
+		return NULL;
+	bool seen[OM_MAX_RANK] = {0};
+	out->r = r;
+	for (int32_t i = 0; i < r; i++) {
+		out->p[i] = p ? p[i] : r - 1 - i;
+		if (out->p[i] < 0 || out->p[i] >= r || seen[out->p[i]])
+			return NULL;
+		seen[out->p[i]] = true;
+	}
+	return t;
+}
+
+static bool perm_equal(const perm *a, const perm *b)
+{
+	return a->r == b->r && !memcmp(a->p, b->p, sizeof(int64_t) * (size_t)a->r);
+}
+
+static bool perm_identity(const perm *a)
+{
+	for (int32_t i = 0; i < a->r; i++)
+		if (a->p[i] != i)
+			return false;
+	return true;
+}
+
+static perm perm_inverse(const perm *a)
+{
+	perm q = {.r = a->r};
+	for (int32_t i = 0; i < a->r; i++)
+		q.p[a->p[i]] = i;
+	return q;
+}
+
+/* ---- what the pushed node is --------------------------------------------------------- */
+
+enum kind { K_NONE, K_ELEMENTWISE, K_AXIS, K_REDUCE };
+
+/* True when the node's signature at the model's opset knows attribute `name`. */
+static bool sig_knows(const om_model *m, const om_op *op, const om_node *n, const char *name)
+{
+	const om_sig *s = om_op_sig_at(op, om_model_opset(m, n->domain));
+	for (const om_sig_attr *a = s ? s->attrs : NULL; a && a->name; a++)
+		if (!strcmp(a->name, name))
+			return true;
+	return false;
+}
+
+static enum kind kind_of(const om_model *m, const om_node *n)
+{
+	const om_op *op = om_node_default_domain(n) ? om_node_op(m, n) : NULL;
+	if (!op || n->nout != 1 || !n->out[0] || om_node_has_subgraph(n))
+		return K_NONE;
+	if (op->flags & OM_OP_ELEMENTWISE) {
+		/* before opset 7 Add & co. broadcast by `axis`/`broadcast` attributes */
+		if (om_model_opset(m, "") < 7 || om_node_attr(n, "axis") ||
+		    om_node_attr(n, "broadcast"))
+			return K_NONE;
+		return K_ELEMENTWISE;
+	}
+	if (op->flags & OM_OP_PERM_AXIS)
+		return K_AXIS;
+	if (op->flags & OM_OP_PERM_REDUCE)
+		return K_REDUCE;
+	return K_NONE;
+}
+
+/* ---- the plan of one push ------------------------------------------------------------ */
+
+enum in_action { IN_KEEP, IN_UNWRAP, IN_CONST, IN_WRAP };
+
+typedef struct push {
+	om_node *n;
+	enum kind kind;
+	perm p;           /* the Transpose moved: n read it on its inputs, its output gets it */
+	perm out_p;       /* the output's Transpose (reduced axes dropped); identity: none */
+	int32_t nin;      /* inputs the push rewrites: n->nin, or 1 (Reduce: data only) */
+	enum in_action act[16];
+	int64_t axis;     /* K_AXIS: the new axis; K_REDUCE with `axis`: the new one */
+	int32_t naxes;    /* K_REDUCE: the new axes (-1: the node reduces every axis) */
+	int64_t axes[OM_MAX_RANK];
+	bool axis_attr;   /* K_REDUCE: an ArgMax-like `axis` attribute rather than `axes` */
+	bool axes_input;  /* K_REDUCE: axes from input 1 */
+	int cost;         /* Transposes after minus before */
+} push;
+
+/* How many times n reads v. */
+static int32_t reads_of(const om_node *n, const om_value *v)
+{
+	int32_t k = 0;
+	for (int32_t i = 0; i < n->nin; i++)
+		k += n->in[i] == v;
+	return k;
+}
+
+static bool all_ones(const om_vinfo *vi)
+{
+	for (int32_t d = 0; d < vi->type.rank; d++)
+		if (vi->type.dims[d].value != 1)
+			return false;
+	return true;
+}
+
+/* Fixed-size elements a constant may be permuted with (no strings, no sub-byte). */
+static bool movable_const(const om_tensor *t, int32_t r)
+{
+	const int64_t bytes = om_numel_bytes(t->dtype, om_tensor_numel(t));
+	const int64_t n = om_tensor_numel(t);
+	return t->rank <= r && n >= 0 && t->dtype != OM_STRING && bytes >= 0 && t->data &&
+	       (n == 0 || bytes == n * (int64_t)om_dtype_size(t->dtype)) &&
+	       (size_t)bytes <= t->nbytes;
+}
+
+static bool plan_input(om_pass_ctx *c, const om_graph *g, push *s, int32_t i)
+{
+	om_value *v = s->n->in[i];
+	perm q;
+	if (!v) {
+		s->act[i] = IN_KEEP;
+		return true;
+	}
+	om_node *t = transpose_of(c, g, v, &q);
+	if (t && perm_equal(&q, &s->p)) {
+		s->act[i] = IN_UNWRAP;
+		/* the Transpose goes when n is all that reads it (the first of n's reads counts) */
+		for (int32_t j = 0; j < i; j++)
+			if (s->n->in[j] == v)
+				return true;
+		if (v->nuses == reads_of(s->n, v) && !om_value_used_by_subgraph(c, g, v))
+			s->cost--;
+		return true;
+	}
+	const om_vinfo *vi = om_vinfo_get(c, g, v);
+	if (!om_vi_ranked(vi) || vi->type.rank > s->p.r)
+		return false;
+	if (s->kind == K_ELEMENTWISE && all_ones(vi)) {
+		s->act[i] = IN_KEEP; /* broadcasts the same way in either layout */
+		return true;
+	}
+	const om_tensor *k = om_value_const(g, v);
+	if (k && movable_const(k, s->p.r) &&
+	    (v->nuses == reads_of(s->n, v) || k->nbytes <= SHARED_CONST_MAX)) {
+		s->act[i] = IN_CONST;
+		return true;
+	}
+	if (vi->type.rank != s->p.r)
+		return false;
+	s->act[i] = IN_WRAP;
+	s->cost++;
+	return true;
+}
+
+/* K_REDUCE: the reduced axes (in n's input layout) into *axes; -1 all, -2 not known. */
+static int32_t reduced_axes(const om_graph *g, const push *s, int64_t *axes)
+{
+	const om_node *n = s->n;
+	const int32_t r = s->p.r;
+	if (s->axis_attr) {
+		int64_t a = om_attr_int(n, "axis", 0);
+		a = a < 0 ? a + r : a;
+		if (a < 0 || a >= r)
+			return -2;
+		axes[0] = a;
+		return 1;
+	}
+	if (!s->axes_input && !om_node_attr(n, "axes"))
+		return -1;
+	if (s->axes_input && (n->nin < 2 || !n->in[1]))
+		return om_attr_int(n, "noop_with_empty_axes", 0) ? -2 : -1;
+	const int32_t k = om_node_axes(g, n, s->axes_input ? 0 : INT64_MAX, 1, r, axes);
+	if (k == 0 && om_attr_int(n, "noop_with_empty_axes", 0))
+		return -2;
+	return k < 0 ? -2 : k == 0 ? -1 : k;
+}
+
+/* The new axes / axis and the output's permutation of a reduction; false when unsure. */
+static bool plan_reduce(const om_graph *g, push *s)
+{
+	const int32_t r = s->p.r;
+	int64_t old[OM_MAX_RANK * 2];
+	const int32_t k = reduced_axes(g, s, old);
+	if (k == -2 || k > r)
+		return false;
+	bool red_new[OM_MAX_RANK] = {0}, red_old[OM_MAX_RANK] = {0};
+	for (int32_t i = 0; i < (k < 0 ? r : k); i++) {
+		const int64_t a = k < 0 ? i : old[i];
+		red_old[a] = true;
+		red_new[s->p.p[a]] = true;
+	}
+	s->naxes = 0;
+	for (int32_t a = 0; k >= 0 && a < r; a++)
+		if (red_new[a])
+			s->axes[s->naxes++] = a;
+	if (k < 0)
+		s->naxes = -1;
+	if (s->axis_attr)
+		s->axis = s->axes[0];
+	if (om_attr_int(s->n, "keepdims", 1)) {
+		s->out_p = s->p;
+		return true;
+	}
+	/* kept axes: y[i'] is z's kept axis i, x's p[i]; y' keeps x's axes in order */
+	s->out_p.r = 0;
+	for (int32_t i = 0; i < r; i++) {
+		if (red_old[i])
+			continue;
+		int64_t rank = 0;
+		for (int32_t a = 0; a < s->p.p[i]; a++)
+			rank += !red_new[a];
+		s->out_p.p[s->out_p.r++] = rank;
+	}
+	return true;
+}
+
+/* True when r is a Transpose of y by `inv` whose output may be replaced (no graph output,
+ * no subgraph reads it): it cancels the Transpose the push puts on y. */
+static bool cancels(om_pass_ctx *c, const om_graph *g, const om_node *r, const om_value *y,
+		    const perm *inv)
+{
+	if (r->nin < 1 || r->in[0] != y || r->nout != 1 || !r->out[0] ||
+	    om_node_code(g->model, r) != OM_OPC_TRANSPOSE || !om_node_default_domain(r) ||
+	    (r->out[0]->flags & OM_VALUE_GRAPH_OUTPUT) ||
+	    om_value_used_by_subgraph(c, g, r->out[0]))
+		return false;
+	int64_t k;
+	const int64_t *pp = om_attr_ints(r, "perm", &k);
+	return pp && k == inv->r && !memcmp(pp, inv->p, sizeof(int64_t) * (size_t)k);
+}
+
+/* The readers of n's output that cancel its Transpose (at most MAX_READERS); -1 when the
+ * readers are not known. */
+static int32_t cancelling(om_pass_ctx *c, const om_graph *g, const push *s, om_node **out)
+{
+	const om_value *y = s->n->out[0];
+	om_node *rd[MAX_READERS];
+	const int32_t nr = om_uses_readers(c, g, y, rd, MAX_READERS);
+	if (nr < 0 || nr > MAX_READERS)
+		return -1;
+	const perm inv = perm_inverse(&s->out_p);
+	int32_t k = 0;
+	for (int32_t i = 0; i < nr; i++) {
+		bool dup = false;
+		for (int32_t j = 0; j < k; j++)
+			dup |= out[j] == rd[i];
+		if (!dup && cancels(c, g, rd[i], y, &inv))
+			out[k++] = rd[i];
+	}
+	return k;
+}
+
+/* What n's output costs: its Transpose (+1) unless every reader is the inverse Transpose;
+ * each of those goes (-1). */
+static int output_cost(om_pass_ctx *c, const om_graph *g, const push *s)
+{
+	if (perm_identity(&s->out_p))
+		return 0;
+	om_node *rd[MAX_READERS];
+	const int32_t k = cancelling(c, g, s, rd);
+	if (k < 0)
+		return 1;
+	return (k < s->n->out[0]->nuses ? 1 : 0) - k;
+}
+
+static bool plan(om_pass_ctx *c, const om_graph *g, om_node *n, enum kind kind, push *s)
+{
+	*s = (push){.n = n, .kind = kind, .nin = kind == K_REDUCE ? 1 : n->nin};
+	if (s->nin > 16 || n->nin < 1)
+		return false;
+	/* the first input read through a Transpose sets the permutation */
+	bool found = false;
+	for (int32_t i = 0; i < s->nin && !found; i++)
+		found = transpose_of(c, g, n->in[i], &s->p) != NULL;
+	if (!found || s->p.r < 1)
+		return false;
+	s->out_p = s->p;
+	const om_op *op = om_node_op(g->model, n);
+	if (kind == K_AXIS) {
+		/* defaults differ (Softmax -1, Concat none): only a given axis is remapped */
+		const om_attr *at = om_node_attr(n, "axis");
+		int64_t a = at && at->type == OM_ATTR_INT ? at->i : -1000;
+		a = a < 0 ? a + s->p.r : a;
+		if (a < 0 || a >= s->p.r)
+			return false;
+		s->axis = s->p.p[a];
+	}
+	if (kind == K_REDUCE) {
+		s->axis_attr = sig_knows(g->model, op, n, "axis");
+		s->axes_input = !s->axis_attr && !sig_knows(g->model, op, n, "axes");
+		if (!plan_reduce(g, s))
+			return false;
+	}
+	for (int32_t i = 0; i < s->nin; i++)
+		if (!plan_input(c, g, s, i))
+			return false;
+	s->cost += output_cost(c, g, s);
+	return s->cost <= 0;
+}
+
+/* ---- the rewrite --------------------------------------------------------------------- */
+
+/* Records v's inferred type: dims[i] = src's dims[p[i]] (a permuted copy). */
+static bool type_permuted(om_pass_ctx *c, const om_graph *g, om_value *dst, om_value *src,
+			  const perm *p)
+{
+	const om_vinfo *vs = om_vinfo_get(c, g, src);
+	om_vinfo *vd = om_vinfo_make(c, dst);
+	if (!vd)
+		return false;
+	if (!om_vi_ranked(vs) || vs->type.rank != p->r)
+		return true; /* unknown: inference fills it next round */
+	om_dim *d = om_arena_alloc(c->scratch, sizeof(om_dim) * (size_t)(p->r + 1));
+	if (!d)
+		return false;
+	for (int32_t i = 0; i < p->r; i++)
+		d[i] = vs->type.dims[p->p[i]];
+	vd->type = vs->type;
+	vd->type.dims = d;
+	return true;
+}
+
+static om_node *new_transpose(om_pass_ctx *c, om_graph *g, om_value *x, om_value *y,
+			      const perm *p)
+{
+	om_node *t = om_graph_add_node(g, "Transpose", "", y->name, 1, 1);
+	om_attr *a = t ? om_node_set_attr(t, "perm", OM_ATTR_INTS) : NULL;
+	int64_t *ints = a ? om_arena_memdup(g->model->arena, p->p, sizeof(int64_t) * OM_MAX_RANK)
+			  : NULL;
+	if (!ints)
+		return NULL;
+	a->n = p->r;
+	a->ints = ints;
+	t->in[0] = x;
+	om_node_set_output(t, 0, y);
+	x->nuses++;
+	om_uses_add_node(c, t);
+	return t;
+}
+
+/* k (rank <= r) with leading 1 dims to rank r, permuted by q: out[i] = k'[q[i]]. */
+static om_tensor *permuted_const(om_model *m, const om_tensor *k, const perm *q)
+{
+	int64_t dims[OM_MAX_RANK], full[OM_MAX_RANK], stride[OM_MAX_RANK];
+	const int32_t r = q->r, lead = r - k->rank;
+	for (int32_t i = 0; i < r; i++)
+		full[i] = i < lead ? 1 : k->dims[i - lead];
+	for (int32_t i = r - 1, s = 1; i >= 0; i--) {
+		stride[i] = s;
+		s *= full[i];
+	}
+	for (int32_t i = 0; i < r; i++)
+		dims[i] = full[q->p[i]];
+	om_tensor *t = om_model_tensor(m, k->dtype, r, dims);
+	if (!t)
+		return NULL;
+	const size_t es = om_dtype_size(k->dtype);
+	const int64_t n = om_tensor_numel(t);
+	int64_t idx[OM_MAX_RANK] = {0};
+	for (int64_t e = 0; e < n; e++) {
+		int64_t src = 0;
+		for (int32_t i = 0; i < r; i++)
+			src += idx[i] * stride[q->p[i]];
+		memcpy((char *)t->data + (size_t)e * es, (const char *)k->data + (size_t)src * es,
+		       es);
+		for (int32_t i = r - 1; i >= 0 && ++idx[i] == dims[i]; i--)
+			idx[i] = 0;
+	}
+	return t;
+}
+
+static void set_input(om_pass_ctx *c, om_node *n, int32_t i, om_value *v)
+{
+	om_value *old = n->in[i];
+	if (old)
+		old->nuses--;
+	om_uses_set_input(c, n, i, v);
+	v->nuses++;
+	/* a Transpose nothing reads any more goes now, so that later costs see it gone */
+	om_node *t = old ? old->producer : NULL;
+	if (old && old->nuses == 0 && t && !(t->flags & OM_NODE_DEAD) && t->nout == 1 &&
+	    om_node_code(n->graph->model, t) == OM_OPC_TRANSPOSE && t->graph == n->graph &&
+	    !(old->flags & OM_VALUE_GRAPH_OUTPUT)) {
+		if (t->in[0])
+			t->in[0]->nuses--;
+		om_node_kill(c, t);
+	}
+}
+
+static bool set_axes(om_pass_ctx *c, om_graph *g, push *s)
+{
+	om_node *n = s->n;
+	if (s->naxes < 0)
+		return true;
+	if (s->axes_input) {
+		int64_t d[1] = {s->naxes};
+		om_tensor *t = om_model_tensor(g->model, OM_INT64, 1, d);
+		if (!t)
+			return false;
+		memcpy(t->data, s->axes, sizeof(int64_t) * (size_t)s->naxes);
+		om_value *v = om_new_constant(c, g, "axes", t);
+		if (!v)
+			return false;
+		set_input(c, n, 1, v);
+		return true;
+	}
+	om_attr *a = om_node_set_attr(n, "axes", OM_ATTR_INTS);
+	int64_t *ints = a ? om_arena_memdup(g->model->arena, s->axes, sizeof s->axes) : NULL;
+	if (!ints)
+		return false;
+	a->n = s->naxes;
+	a->ints = ints;
+	return true;
+}
+
+static om_kind apply(om_pass_ctx *c, om_graph *g, push *s)
+{
+	om_node *n = s->n;
+	const perm inv = perm_inverse(&s->p);
+#define nomem om_error(c->st, OM_ERR_NOMEM, n, "out of memory pushing a Transpose")
+	for (int32_t i = 0; i < s->nin; i++) {
+		om_value *v = n->in[i];
+		if (s->act[i] == IN_UNWRAP) {
+			set_input(c, n, i, v->producer->in[0]);
+		} else if (s->act[i] == IN_CONST) {
+			om_tensor *t = permuted_const(g->model, om_value_const(g, v), &inv);
+			om_value *k = t ? om_new_constant(c, g, v->name, t) : NULL;
+			if (!k)
+				return nomem;
+			set_input(c, n, i, k);
+		} else if (s->act[i] == IN_WRAP) {
+			om_value *w = om_graph_fresh_value(g, v->name);
+			if (!w || !new_transpose(c, g, v, w, &inv) ||
+			    !type_permuted(c, g, w, v, &inv))
+				return nomem;
+			set_input(c, n, i, w);
+		}
+	}
+	if (s->kind == K_AXIS || (s->kind == K_REDUCE && s->axis_attr)) {
+		om_attr *a = om_node_set_attr(n, "axis", OM_ATTR_INT);
+		if (!a)
+			return nomem;
+		a->i = s->axis;
+	} else if (s->kind == K_REDUCE && !set_axes(c, g, s)) {
+		return nomem;
+	}
+	if (perm_identity(&s->out_p))
+		return OM_OK;
+	/* n writes y' in x's layout; the inverse Transposes reading y read y' instead, and a
+	 * Transpose writes y (its name, other readers and type stay) when something still reads
+	 * it */
+	om_value *y = n->out[0];
+	om_node *rd[MAX_READERS];
+	const int32_t k = cancelling(c, g, s, rd);
+	om_value *y2 = om_graph_fresh_value(g, y->name);
+	if (!y2)
+		return nomem;
+	om_node_set_output(n, 0, y2);
+	const perm out_inv = perm_inverse(&s->out_p);
+	if (!type_permuted(c, g, y2, y, &out_inv))
+		return nomem;
+	for (int32_t i = 0; i < k; i++) {
+		om_value *o = rd[i]->out[0];
+		om_uses_replace(c, g, o, y2);
+		y2->nuses += o->nuses;
+		o->nuses = 0;
+		y->nuses--;
+		om_node_kill(c, rd[i]);
+	}
+	if (y->nuses > 0 && !new_transpose(c, g, y2, y, &s->out_p))
+		return nomem;
+	return OM_OK;
+#undef nomem
+}
+
+om_kind om_pass_push_transposes(om_pass_ctx *c, om_graph *g, int *changes)
+{
+	om_graph_count_uses(g);
+	om_uses_open(c, g);
+	om_kind rc = OM_OK;
+	const int32_t n0 = g->nnodes;
+	int pushed = 0;
+	for (int32_t i = 0; i < n0 && !rc; i++) {
+		om_node *n = g->nodes[i];
+		if (n->flags & OM_NODE_DEAD)
+			continue;
+		const enum kind k = kind_of(g->model, n);
+		push s;
+		if (k == K_NONE || !plan(c, g, n, k, &s))
+			continue;
+		rc = apply(c, g, &s);
+		pushed++;
+	}
+	om_uses_close(c);
+	om_graph_compact(g);
+	if (!rc && pushed)
+		rc = om_graph_toposort(g, c->st);
+	*changes += pushed;
+	return rc;
+}
