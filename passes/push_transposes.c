@@ -67,7 +67,7 @@ static perm perm_inverse(const perm *a)
 
 /* ---- what the pushed node is --------------------------------------------------------- */
 
-enum kind { K_NONE, K_ELEMENTWISE, K_AXIS, K_REDUCE };
+enum kind { K_NONE, K_ELEMENTWISE, K_AXIS, K_REDUCE, K_PAD };
 
 /* True when the node's signature at the model's opset knows attribute `name`. */
 static bool sig_knows(const om_model *m, const om_op *op, const om_node *n, const char *name)
@@ -95,6 +95,8 @@ static enum kind kind_of(const om_model *m, const om_node *n)
 		return K_AXIS;
 	if (op->flags & OM_OP_PERM_REDUCE)
 		return K_REDUCE;
+	if (op->code == OM_OPC_PAD)
+		return K_PAD;
 	return K_NONE;
 }
 
@@ -114,6 +116,8 @@ typedef struct push {
 	int64_t axes[OM_MAX_RANK];
 	bool axis_attr;   /* K_REDUCE: an ArgMax-like `axis` attribute rather than `axes` */
 	bool axes_input;  /* K_REDUCE: axes from input 1 */
+	int64_t pads[2 * OM_MAX_RANK]; /* K_PAD: the new pads */
+	bool pads_input;  /* K_PAD: pads from input 1 (opset 11), else the `pads` attribute */
 	int cost;         /* Transposes after minus before */
 } push;
 
@@ -245,14 +249,14 @@ static bool plan_reduce(const om_graph *g, push *s)
 	return true;
 }
 
-/* True when r is a Transpose of y by `inv` whose output may be replaced (no graph output,
- * no subgraph reads it): it cancels the Transpose the push puts on y. */
+/* True when r is a Transpose of y by `inv` whose output may be replaced (no subgraph reads
+ * it; a graph output is written by the pushed node instead): it cancels the Transpose the
+ * push puts on y. */
 static bool cancels(om_pass_ctx *c, const om_graph *g, const om_node *r, const om_value *y,
 		    const perm *inv)
 {
 	if (r->nin < 1 || r->in[0] != y || r->nout != 1 || !r->out[0] ||
 	    om_node_code(g->model, r) != OM_OPC_TRANSPOSE || !om_node_default_domain(r) ||
-	    (r->out[0]->flags & OM_VALUE_GRAPH_OUTPUT) ||
 	    om_value_used_by_subgraph(c, g, r->out[0]))
 		return false;
 	int64_t k;
@@ -260,8 +264,8 @@ static bool cancels(om_pass_ctx *c, const om_graph *g, const om_node *r, const o
 	return pp && k == inv->r && !memcmp(pp, inv->p, sizeof(int64_t) * (size_t)k);
 }
 
-/* The readers of n's output that cancel its Transpose (at most MAX_READERS); -1 when the
- * readers are not known. */
+/* The readers of n's output that cancel its Transpose (at most MAX_READERS), one whose
+ * output is a graph output at most, and last; -1 when the readers are not known. */
 static int32_t cancelling(om_pass_ctx *c, const om_graph *g, const push *s, om_node **out)
 {
 	const om_value *y = s->n->out[0];
@@ -271,14 +275,51 @@ static int32_t cancelling(om_pass_ctx *c, const om_graph *g, const push *s, om_n
 		return -1;
 	const perm inv = perm_inverse(&s->out_p);
 	int32_t k = 0;
+	om_node *gout = NULL;
 	for (int32_t i = 0; i < nr; i++) {
-		bool dup = false;
+		bool dup = rd[i] == gout;
 		for (int32_t j = 0; j < k; j++)
 			dup |= out[j] == rd[i];
-		if (!dup && cancels(c, g, rd[i], y, &inv))
+		if (dup || !cancels(c, g, rd[i], y, &inv))
+			continue;
+		if (!(rd[i]->out[0]->flags & OM_VALUE_GRAPH_OUTPUT))
 			out[k++] = rd[i];
+		else if (!gout)
+			gout = rd[i];
 	}
+	if (gout)
+		out[k++] = gout;
 	return k;
+}
+
+/* K_PAD: pads [b_0 .. b_r-1, e_0 .. e_r-1] of z's axes become x's (axis i of z is p[i] of
+ * x); Pad-1's `paddings` and Pad-18's `axes` input are left alone. */
+static bool plan_pad(const om_graph *g, push *s)
+{
+	const om_node *n = s->n;
+	const int32_t r = s->p.r;
+	int64_t old[2 * OM_MAX_RANK];
+	int64_t k;
+	const int64_t *a = om_attr_ints(n, "pads", &k);
+	if (om_node_attr(n, "paddings") || (n->nin > 3 && n->in[3]))
+		return false;
+	if (a) {
+		if (k != 2 * r)
+			return false;
+		memcpy(old, a, sizeof(int64_t) * (size_t)k);
+	} else {
+		const om_tensor *t = n->nin > 1 && n->in[1] ? om_value_const(g, n->in[1]) : NULL;
+		if (!t || t->dtype != OM_INT64 || om_tensor_numel(t) != 2 * r ||
+		    t->nbytes < sizeof(int64_t) * 2 * (size_t)r)
+			return false;
+		memcpy(old, t->data, sizeof(int64_t) * 2 * (size_t)r);
+		s->pads_input = true;
+	}
+	for (int32_t i = 0; i < r; i++) {
+		s->pads[s->p.p[i]] = old[i];
+		s->pads[r + s->p.p[i]] = old[r + i];
+	}
+	return true;
 }
 
 /* What n's output costs: its Transpose (+1) unless every reader is the inverse Transpose;
@@ -296,7 +337,7 @@ static int output_cost(om_pass_ctx *c, const om_graph *g, const push *s)
 
 static bool plan(om_pass_ctx *c, const om_graph *g, om_node *n, enum kind kind, push *s)
 {
-	*s = (push){.n = n, .kind = kind, .nin = kind == K_REDUCE ? 1 : n->nin};
+	*s = (push){.n = n, .kind = kind, .nin = kind == K_REDUCE || kind == K_PAD ? 1 : n->nin};
 	if (s->nin > 16 || n->nin < 1)
 		return false;
 	/* the first input read through a Transpose sets the permutation */
@@ -322,6 +363,8 @@ static bool plan(om_pass_ctx *c, const om_graph *g, om_node *n, enum kind kind, 
 		if (!plan_reduce(g, s))
 			return false;
 	}
+	if (kind == K_PAD && !plan_pad(g, s))
+		return false;
 	for (int32_t i = 0; i < s->nin; i++)
 		if (!plan_input(c, g, s, i))
 			return false;
@@ -444,6 +487,29 @@ static bool set_axes(om_pass_ctx *c, om_graph *g, push *s)
 	return true;
 }
 
+static bool set_pads(om_pass_ctx *c, om_graph *g, push *s)
+{
+	const int32_t k = 2 * s->p.r;
+	if (s->pads_input) {
+		om_tensor *t = om_model_tensor(g->model, OM_INT64, 1, (int64_t[]){k});
+		if (!t)
+			return false;
+		memcpy(t->data, s->pads, sizeof(int64_t) * (size_t)k);
+		om_value *v = om_new_constant(c, g, "pads", t);
+		if (!v)
+			return false;
+		set_input(c, s->n, 1, v);
+		return true;
+	}
+	om_attr *a = om_node_set_attr(s->n, "pads", OM_ATTR_INTS);
+	int64_t *ints = a ? om_arena_memdup(g->model->arena, s->pads, sizeof s->pads) : NULL;
+	if (!ints)
+		return false;
+	a->n = k;
+	a->ints = ints;
+	return true;
+}
+
 static om_kind apply(om_pass_ctx *c, om_graph *g, push *s)
 {
 	om_node *n = s->n;
@@ -474,6 +540,8 @@ static om_kind apply(om_pass_ctx *c, om_graph *g, push *s)
 		a->i = s->axis;
 	} else if (s->kind == K_REDUCE && !set_axes(c, g, s)) {
 		return nomem;
+	} else if (s->kind == K_PAD && !set_pads(c, g, s)) {
+		return nomem;
 	}
 	if (perm_identity(&s->out_p))
 		return OM_OK;
@@ -490,16 +558,34 @@ static om_kind apply(om_pass_ctx *c, om_graph *g, push *s)
 	const perm out_inv = perm_inverse(&s->out_p);
 	if (!type_permuted(c, g, y2, y, &out_inv))
 		return nomem;
+	om_node *gout = NULL;
 	for (int32_t i = 0; i < k; i++) {
 		om_value *o = rd[i]->out[0];
+		y->nuses--;
+		if (o->flags & OM_VALUE_GRAPH_OUTPUT) {
+			gout = rd[i]; /* the last one */
+			break;
+		}
 		om_uses_replace(c, g, o, y2);
 		y2->nuses += o->nuses;
 		o->nuses = 0;
-		y->nuses--;
 		om_node_kill(c, rd[i]);
 	}
 	if (y->nuses > 0 && !new_transpose(c, g, y2, y, &s->out_p))
 		return nomem;
+	if (gout) {
+		/* n writes the graph output's name; what read y' reads it */
+		om_value *o = gout->out[0];
+		const int32_t uses = y2->nuses;
+		if (om_bypass_node(c, g, gout, y2)) {
+			o->nuses += uses;
+			y2->nuses = 0;
+		} else {
+			y->nuses++;
+			if (y->nuses == 1 && !new_transpose(c, g, y2, y, &s->out_p))
+				return nomem;
+		}
+	}
 	return OM_OK;
 #undef nomem
 }

@@ -9,7 +9,7 @@ As tf2onnx and tflite2onnx export them: the graph input is NHWC, every layout-se
 Transpose(y, NCHW->NHWC), and the ops between run on NHWC tensors (per-channel constants of
 shape [C] on the last axis, Concat on axis 3, Reduce over axes 1, 2).
 
-- nhwc_block:   a hand-built net: Conv/Relu/Add residual, per-channel Mul/Add, Clip, Concat,
+- nhwc_block:   a hand-built net: Conv/Relu/Add residual, per-channel Mul/Add, Clip, Concat, Pad,
                 MaxPool, Sigmoid gating, ReduceMean + Softmax head.
 - resnet18_nhwc, mobilenet_v2_nhwc: torchvision's (random weights, eval mode) exported by
                 torch.onnx and then rewritten to NHWC as above (every rank-4 activation is
@@ -68,10 +68,10 @@ def nhwc_block():
         y = node(op, [t] + list(extra), **attrs)
         return node('Transpose', [y], perm=TO_NHWC)
 
-    def conv(x, c, m, k=3):
+    def conv(x, c, m, k=3, pad=True):
         w = init(conv_w(rng, m, c, k), 'w')
         b = init((rng.standard_normal(m) * 0.1).astype(np.float32), 'b')
-        return wrapped('Conv', x, [w, b], pads=[k // 2] * 4)
+        return wrapped('Conv', x, [w, b], pads=[k // 2 if pad else 0] * 4)
 
     x = 'x'
     h = conv(x, 3, 16)
@@ -86,6 +86,9 @@ def nhwc_block():
     b = node('Sigmoid', [conv(h, 16, 8, 3)])
     h = node('Concat', [a, b], axis=3)
     h = wrapped('MaxPool', h, kernel_shape=[2, 2], strides=[2, 2])
+    # tf2onnx's explicit SAME padding: an NHWC Pad before a VALID Conv
+    pads = init(np.array([0, 1, 1, 0, 0, 1, 1, 0], dtype=np.int64), 'pads')
+    h = node('Relu', [conv(node('Pad', [h, pads], mode='constant'), 16, 16, 3, pad=False)])
     g = node('Sigmoid', [conv(h, 16, 16, 1)])
     h = node('Mul', [h, g])
     h = node('ReduceMean', [h], axes=[1, 2], keepdims=0)
