@@ -67,7 +67,7 @@ static perm perm_inverse(const perm *a)
 
 /* ---- what the pushed node is --------------------------------------------------------- */
 
-enum kind { K_NONE, K_ELEMENTWISE, K_AXIS, K_REDUCE, K_PAD };
+enum kind { K_NONE, K_ELEMENTWISE, K_AXIS, K_REDUCE, K_PAD, K_QDQ };
 
 /* True when the node's signature at the model's opset knows attribute `name`. */
 static bool sig_knows(const om_model *m, const om_op *op, const om_node *n, const char *name)
@@ -97,6 +97,8 @@ static enum kind kind_of(const om_model *m, const om_node *n)
 		return K_REDUCE;
 	if (op->code == OM_OPC_PAD)
 		return K_PAD;
+	if (op->code == OM_OPC_QUANTIZE_LINEAR || op->code == OM_OPC_DEQUANTIZE_LINEAR)
+		return K_QDQ;
 	return K_NONE;
 }
 
@@ -322,6 +324,27 @@ static bool plan_pad(const om_graph *g, push *s)
 	return true;
 }
 
+/* K_QDQ: per tensor (a scalar scale) nothing changes; per axis (a 1-D scale) the `axis`
+ * (default 1) becomes p[axis]; blocked quantization is left alone. */
+static bool plan_qdq(om_pass_ctx *c, const om_graph *g, push *s, bool has_axis)
+{
+	const om_node *n = s->n;
+	const om_vinfo *vs = n->nin > 1 ? om_vinfo_get(c, g, n->in[1]) : NULL;
+	if (!om_vi_ranked(vs) || vs->type.rank > 1 || om_attr_int(n, "block_size", 0) != 0)
+		return false;
+	s->axis = -1;
+	if (vs->type.rank == 0)
+		return true;
+	if (!has_axis)
+		return false;
+	int64_t a = om_attr_int(n, "axis", 1);
+	a = a < 0 ? a + s->p.r : a;
+	if (a < 0 || a >= s->p.r)
+		return false;
+	s->axis = s->p.p[a];
+	return true;
+}
+
 /* What n's output costs: its Transpose (+1) unless every reader is the inverse Transpose;
  * each of those goes (-1). */
 static int output_cost(om_pass_ctx *c, const om_graph *g, const push *s)
@@ -337,7 +360,8 @@ static int output_cost(om_pass_ctx *c, const om_graph *g, const push *s)
 
 static bool plan(om_pass_ctx *c, const om_graph *g, om_node *n, enum kind kind, push *s)
 {
-	*s = (push){.n = n, .kind = kind, .nin = kind == K_REDUCE || kind == K_PAD ? 1 : n->nin};
+	const bool all_inputs = kind == K_ELEMENTWISE || kind == K_AXIS;
+	*s = (push){.n = n, .kind = kind, .nin = all_inputs ? n->nin : 1};
 	if (s->nin > 16 || n->nin < 1)
 		return false;
 	/* the first input read through a Transpose sets the permutation */
@@ -364,6 +388,8 @@ static bool plan(om_pass_ctx *c, const om_graph *g, om_node *n, enum kind kind, 
 			return false;
 	}
 	if (kind == K_PAD && !plan_pad(g, s))
+		return false;
+	if (kind == K_QDQ && !plan_qdq(c, g, s, sig_knows(g->model, op, n, "axis")))
 		return false;
 	for (int32_t i = 0; i < s->nin; i++)
 		if (!plan_input(c, g, s, i))
@@ -419,7 +445,8 @@ static om_tensor *permuted_const(om_model *m, const om_tensor *k, const perm *q)
 	const int32_t r = q->r, lead = r - k->rank;
 	for (int32_t i = 0; i < r; i++)
 		full[i] = i < lead ? 1 : k->dims[i - lead];
-	for (int32_t i = r - 1, s = 1; i >= 0; i--) {
+	int64_t s = 1;
+	for (int32_t i = r - 1; i >= 0; i--) {
 		stride[i] = s;
 		s *= full[i];
 	}
@@ -533,7 +560,8 @@ static om_kind apply(om_pass_ctx *c, om_graph *g, push *s)
 			set_input(c, n, i, w);
 		}
 	}
-	if (s->kind == K_AXIS || (s->kind == K_REDUCE && s->axis_attr)) {
+	if (s->kind == K_AXIS || (s->kind == K_REDUCE && s->axis_attr) ||
+	    (s->kind == K_QDQ && s->axis >= 0)) {
 		om_attr *a = om_node_set_attr(n, "axis", OM_ATTR_INT);
 		if (!a)
 			return nomem;

@@ -252,6 +252,38 @@ static om_model *c_pad_attr(void)
 	return back(m);
 }
 
+/* a uint8 zero point of rank 0 or [n] (zeros but one: 3) */
+static void zero_point(om_graph *g, const char *name, int32_t rank, int64_t n)
+{
+	om_tensor *t = om_model_tensor(g->model, OM_UINT8, rank, D(n));
+	((uint8_t *)t->data)[0] = 3;
+	om_value *v = om_graph_value(g, name);
+	v->init = t;
+	v->flags |= OM_VALUE_INITIALIZER;
+	om_type_from_tensor(g->model, &v->type, t);
+	tu_push_value(g, &g->inits, &g->ninits, v);
+}
+
+/* QuantizeLinear per tensor, DequantizeLinear per channel (axis 1 of NCHW) */
+static om_model *c_qdq(void)
+{
+	om_model *m = wrapped(13);
+	om_graph *g = m->graph;
+	om_tensor *sc = om_model_tensor(m, OM_FLOAT, 0, NULL);
+	*(float *)sc->data = 0.05f;
+	om_value *v = om_graph_value(g, "qs");
+	v->init = sc;
+	v->flags |= OM_VALUE_INITIALIZER;
+	om_type_from_tensor(m, &v->type, sc);
+	tu_push_value(g, &g->inits, &g->ninits, v);
+	zero_point(g, "qz", 0, 1);
+	tu_float_init(g, "ds", 1, D(4), 9, 0.1f);
+	zero_point(g, "dz", 1, 4);
+	node(g, "QuantizeLinear", "t,qs,qz", "q");
+	attr_int(node(g, "DequantizeLinear", "q,ds,dz", "z"), "axis", -3);
+	return back(m);
+}
+
 /* the Relu's output is the graph output: it keeps its name, written by the Transpose */
 static om_model *c_graph_output(void)
 {
@@ -307,6 +339,7 @@ static const tcase cases[] = {
 	{"reduce_perm", c_reduce_perm, 1, 1, false},
 	{"pad_input", c_pad_input, 2, 0, false},
 	{"pad_attr", c_pad_attr, 2, 0, false},
+	{"qdq", c_qdq, 2, 0, false},
 	{"graph_output", c_graph_output, 1, 1, false},
 	{"shared", c_shared, 1, 1, false},
 	{"unknown_rank", c_unknown_rank, 2, 2, true},
