@@ -67,7 +67,7 @@ static perm perm_inverse(const perm *a)
 
 /* ---- what the pushed node is --------------------------------------------------------- */
 
-enum kind { K_NONE, K_ELEMENTWISE, K_AXIS, K_REDUCE, K_PAD, K_QDQ };
+enum kind { K_NONE, K_ELEMENTWISE, K_AXIS, K_REDUCE, K_PAD, K_QDQ, K_SLICE };
 
 /* True when the node's signature at the model's opset knows attribute `name`. */
 static bool sig_knows(const om_model *m, const om_op *op, const om_node *n, const char *name)
@@ -99,6 +99,8 @@ static enum kind kind_of(const om_model *m, const om_node *n)
 		return K_PAD;
 	if (op->code == OM_OPC_QUANTIZE_LINEAR || op->code == OM_OPC_DEQUANTIZE_LINEAR)
 		return K_QDQ;
+	if (op->code == OM_OPC_SLICE)
+		return K_SLICE;
 	return K_NONE;
 }
 
@@ -115,7 +117,7 @@ typedef struct push {
 	enum in_action act[16];
 	int64_t axis;     /* K_AXIS: the new axis; K_REDUCE with `axis`: the new one */
 	int32_t naxes;    /* K_REDUCE: the new axes (-1: the node reduces every axis) */
-	int64_t axes[OM_MAX_RANK];
+	int64_t axes[OM_MAX_RANK]; /* K_SLICE: the new axes, in the node's order */
 	bool axis_attr;   /* K_REDUCE: an ArgMax-like `axis` attribute rather than `axes` */
 	bool axes_input;  /* K_REDUCE: axes from input 1 */
 	int64_t pads[2 * OM_MAX_RANK]; /* K_PAD: the new pads */
@@ -324,6 +326,50 @@ static bool plan_pad(const om_graph *g, push *s)
 	return true;
 }
 
+/* K_SLICE: axes (attribute before opset 10, else constant input 3; absent: 0 .. k-1 for k
+ * starts) become p[axes], in their order. */
+static bool plan_slice(om_pass_ctx *c, const om_graph *g, push *s)
+{
+	const om_node *n = s->n;
+	const int32_t r = s->p.r;
+	int64_t old[OM_MAX_RANK];
+	int64_t k = -1;
+	if (om_node_attr(n, "starts")) {
+		const int64_t *a = om_attr_ints(n, "axes", &k);
+		if (a && k <= r)
+			memcpy(old, a, sizeof(int64_t) * (size_t)k);
+		else if (!a)
+			om_attr_ints(n, "starts", &k);
+		s->axes_input = false;
+		for (int64_t i = 0; !a && i < k && k <= r; i++)
+			old[i] = i;
+	} else if (n->nin > 3 && n->in[3]) {
+		const om_tensor *t = om_value_const(g, n->in[3]);
+		k = t && (t->dtype == OM_INT64 || t->dtype == OM_INT32) && t->rank == 1
+			? om_tensor_numel(t) : -1;
+		for (int64_t i = 0; i < k && k <= r; i++)
+			old[i] = t->dtype == OM_INT64 ? ((const int64_t *)t->data)[i]
+						     : ((const int32_t *)t->data)[i];
+		s->axes_input = true;
+	} else {
+		const om_vinfo *vs = n->nin > 1 ? om_vinfo_get(c, g, n->in[1]) : NULL;
+		k = om_vi_ranked(vs) && vs->type.rank == 1 ? vs->type.dims[0].value : -1;
+		for (int64_t i = 0; i < k && k <= r; i++)
+			old[i] = i;
+		s->axes_input = true;
+	}
+	if (k < 0 || k > r)
+		return false;
+	for (int64_t i = 0; i < k; i++) {
+		const int64_t a = old[i] < 0 ? old[i] + r : old[i];
+		if (a < 0 || a >= r)
+			return false;
+		s->axes[i] = s->p.p[a];
+	}
+	s->naxes = (int32_t)k;
+	return true;
+}
+
 /* K_QDQ: per tensor (a scalar scale) nothing changes; per axis (a 1-D scale) the `axis`
  * (default 1) becomes p[axis]; blocked quantization is left alone. */
 static bool plan_qdq(om_pass_ctx *c, const om_graph *g, push *s, bool has_axis)
@@ -388,6 +434,8 @@ static bool plan(om_pass_ctx *c, const om_graph *g, om_node *n, enum kind kind, 
 			return false;
 	}
 	if (kind == K_PAD && !plan_pad(g, s))
+		return false;
+	if (kind == K_SLICE && !plan_slice(c, g, s))
 		return false;
 	if (kind == K_QDQ && !plan_qdq(c, g, s, sig_knows(g->model, op, n, "axis")))
 		return false;
@@ -514,6 +562,43 @@ static bool set_axes(om_pass_ctx *c, om_graph *g, push *s)
 	return true;
 }
 
+/* K_SLICE: the new axes as the attribute, or as input 3 (the node grows to 4 inputs) */
+static bool set_slice_axes(om_pass_ctx *c, om_graph *g, push *s)
+{
+	om_node *n = s->n;
+	if (!s->axes_input) {
+		om_attr *a = om_node_set_attr(n, "axes", OM_ATTR_INTS);
+		int64_t *ints = a ? om_arena_memdup(g->model->arena, s->axes, sizeof s->axes) : NULL;
+		if (!ints)
+			return false;
+		a->n = s->naxes;
+		a->ints = ints;
+		return true;
+	}
+	om_tensor *t = om_model_tensor(g->model, OM_INT64, 1, (int64_t[]){s->naxes});
+	if (!t)
+		return false;
+	memcpy(t->data, s->axes, sizeof(int64_t) * (size_t)s->naxes);
+	om_value *v = om_new_constant(c, g, "axes", t);
+	if (!v)
+		return false;
+	if (n->nin < 4) {
+		om_value **in = om_arena_alloc(g->model->arena, sizeof *in * 4);
+		if (!in)
+			return false;
+		memcpy(in, n->in, sizeof *in * (size_t)n->nin);
+		for (int32_t i = n->nin; i < 4; i++)
+			in[i] = NULL;
+		n->in = in;
+		n->nin = 4;
+		om_uses_set_input(c, n, 3, v);
+		v->nuses++;
+		return true;
+	}
+	set_input(c, n, 3, v);
+	return true;
+}
+
 static bool set_pads(om_pass_ctx *c, om_graph *g, push *s)
 {
 	const int32_t k = 2 * s->p.r;
@@ -569,6 +654,8 @@ static om_kind apply(om_pass_ctx *c, om_graph *g, push *s)
 	} else if (s->kind == K_REDUCE && !set_axes(c, g, s)) {
 		return nomem;
 	} else if (s->kind == K_PAD && !set_pads(c, g, s)) {
+		return nomem;
+	} else if (s->kind == K_SLICE && !set_slice_axes(c, g, s)) {
 		return nomem;
 	}
 	if (perm_identity(&s->out_p))

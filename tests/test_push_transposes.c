@@ -284,6 +284,41 @@ static om_model *c_qdq(void)
 	return back(m);
 }
 
+/* Slice without axes (0 and 1 of NCHW: N, C): the pass adds the remapped axes input */
+static om_model *c_slice_noaxes(void)
+{
+	om_model *m = wrapped(13);
+	om_graph *g = m->graph;
+	ints_init(g, "st", 2, D(0, 1));
+	ints_init(g, "en", 2, D(INT64_MAX, 3));
+	node(g, "Slice", "t,st,en", "z");
+	return back(m);
+}
+
+/* Slice with axes (negative), steps */
+static om_model *c_slice_axes(void)
+{
+	om_model *m = wrapped(13);
+	om_graph *g = m->graph;
+	ints_init(g, "st", 2, D(4, 0));
+	ints_init(g, "en", 2, D(0, 3));
+	ints_init(g, "ax", 2, D(-1, 1));
+	ints_init(g, "sp", 2, D(-2, 1));
+	node(g, "Slice", "t,st,en,ax,sp", "z");
+	return back(m);
+}
+
+/* Slice-1's attributes, no axes */
+static om_model *c_slice_attr(void)
+{
+	om_model *m = wrapped(9);
+	om_graph *g = m->graph;
+	om_node *n = node(g, "Slice", "t", "z");
+	tu_attr_ints(n, "starts", 2, D(0, 1));
+	tu_attr_ints(n, "ends", 2, D(1000, 4));
+	return back(m);
+}
+
 /* the Relu's output is the graph output: it keeps its name, written by the Transpose */
 static om_model *c_graph_output(void)
 {
@@ -340,6 +375,9 @@ static const tcase cases[] = {
 	{"pad_input", c_pad_input, 2, 0, false},
 	{"pad_attr", c_pad_attr, 2, 0, false},
 	{"qdq", c_qdq, 2, 0, false},
+	{"slice_noaxes", c_slice_noaxes, 2, 0, false},
+	{"slice_axes", c_slice_axes, 2, 0, false},
+	{"slice_attr", c_slice_attr, 2, 0, false},
 	{"graph_output", c_graph_output, 1, 1, false},
 	{"shared", c_shared, 1, 1, false},
 	{"unknown_rank", c_unknown_rank, 2, 2, true},
