@@ -325,8 +325,8 @@ OM_API om_kind om_optimize(om_model *m, const om_simplify_options *opt, om_statu
  *     fold_shape_chains     known plan-time values and Reshape/Expand shapes become literals
  *     inline_if             an If of a constant condition becomes its branch's nodes
  *     eliminate_identities  Identity, Dropout, no-op Cast, views and Pads read their input
- *     push_transposes       a Transpose moves past layout-agnostic ops toward its inverse
  *     fuse_transposes       Transpose(Transpose(x)) composed; identity permutations go
+ *     push_transposes       a Transpose moves past layout-agnostic ops toward its inverse
  *     fuse_pad              a zero Pad into the Conv or AveragePool reading it
  *     fuse_conv_bn          BatchNormalization into the Conv or ConvTranspose weights
  *     fuse_conv_affine      per-channel Mul/Div/Add/Sub into the Conv weights
