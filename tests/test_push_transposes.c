@@ -353,10 +353,35 @@ static om_model *c_unknown_rank(void)
 	return back(m);
 }
 
+/* an If whose branches hold the pair around Relu / Sigmoid, reading the outer x: pushed
+ * inside each branch, the branch output then written by the Relu / Sigmoid */
+static om_model *c_subgraph(void)
+{
+	om_model *m = tu_model(13);
+	om_graph *g = m->graph;
+	input(g, "c", OM_BOOL, "");
+	input(g, "x", OM_FLOAT, "N,H,5,4");
+	om_node *iff = node(g, "If", "c", "y");
+	output(g, "y");
+	for (int b = 0; b < 2; b++) {
+		om_graph *sb = om_graph_new(m, g);
+		om_graph_value(sb, "x")->flags |= OM_VALUE_OUTER;
+		transpose(sb, "x", "bt", TO_NCHW);
+		node(sb, b ? "Sigmoid" : "Relu", "bt", "ba");
+		const char *out = b ? "out_else" : "out_then";
+		transpose(sb, "ba", out, TO_NHWC);
+		om_value *o = om_graph_value(sb, out);
+		o->flags |= OM_VALUE_GRAPH_OUTPUT;
+		tu_push_value(sb, &sb->outputs, &sb->noutputs, o);
+		om_node_set_attr(iff, b ? "else_branch" : "then_branch", OM_ATTR_GRAPH)->g = sb;
+	}
+	return m;
+}
+
 typedef struct tcase {
 	const char *name;
 	om_model *(*build)(void);
-	int before, after; /* Transposes */
+	int before, after; /* Transposes (main graph; with subgraphs, in each branch) */
 	bool unknown_rank; /* feed u as [N, 4, H, 5] */
 } tcase;
 
@@ -381,6 +406,7 @@ static const tcase cases[] = {
 	{"graph_output", c_graph_output, 1, 1, false},
 	{"shared", c_shared, 1, 1, false},
 	{"unknown_rank", c_unknown_rank, 2, 2, true},
+	{"subgraph", c_subgraph, 0, 0, false},
 };
 
 /* Feeds every graph input of m with symbols N = nv, H = hv (u: [N, 4, H, 5]). */
@@ -405,6 +431,8 @@ static int make_inputs(const om_model *m, int64_t nv, int64_t hv, const char **n
 		const int64_t n = om_tensor_numel(&in[i]);
 		if (v->type.elem == OM_FLOAT)
 			tu_fill(in[i].data, n, seed + (uint32_t)i, 3.0f);
+		else if (rank == 0) /* an If's condition: both branches over the runs */
+			((uint8_t *)in[i].data)[0] = (uint8_t)(seed % 2);
 		else
 			for (int64_t e = 0; e < n; e++)
 				((uint8_t *)in[i].data)[e] = (uint8_t)((e * 7 + i) % 3 == 0);
@@ -429,6 +457,13 @@ static void run_case(const tcase *tc)
 	const int after = tu_count_op(simp->graph, "Transpose");
 	if (after != tc->after)
 		fail_msg("%s: %d Transposes after simplify, want %d", tc->name, after, tc->after);
+	for (int32_t i = 0; i < simp->graph->nnodes; i++) /* If branches */
+		for (int32_t a = 0; a < simp->graph->nodes[i]->nattr; a++) {
+			const om_attr *at = &simp->graph->nodes[i]->attrs[a];
+			if (at->type == OM_ATTR_GRAPH && tu_count_op(at->g, "Transpose") != tc->after)
+				fail_msg("%s: %d Transposes in %s, want %d", tc->name,
+					 tu_count_op(at->g, "Transpose"), at->name, tc->after);
+		}
 	/* the outputs keep their names and ranks */
 	assert_int_equal(simp->graph->noutputs, orig->graph->noutputs);
 	for (int32_t i = 0; i < orig->graph->noutputs; i++)
