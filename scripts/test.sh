@@ -17,7 +17,7 @@ ninja -C build-release
 # not run: the plain suite above ran them)
 if command -v clang >/dev/null 2>&1; then
 	[ -d build-clang ] || CC=clang meson setup build-clang >/dev/null
-	ninja -C build-clang
+	ninja -C build-clang all test-binaries # (no test executable is built by default)
 fi
 [ -d build-asan ] || meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false \
 	--buildtype=debug >/dev/null
