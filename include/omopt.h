@@ -305,6 +305,23 @@ typedef struct om_simplify_options {
  */
 OM_API om_kind om_simplify(om_model *m, const om_simplify_options *opt, om_status *st);
 
+/** The default-domain opsets om_opset_convert converts between. */
+#define OM_OPSET_CONVERT_MIN 7
+#define OM_OPSET_CONVERT_MAX 23
+/**
+ * Converts m's default-domain opset import to `opset`, up or down, in place, as ONNX's
+ * version converter does (`omopt simplify --opset N`; docs/passes.md "Opset conversion"):
+ * every node of every graph is rewritten to mean at `opset` what it meant at the model's
+ * opset (attributes made inputs and back, Softmax's axis, Split's sizes, Resize's inputs,
+ * Upsample as Resize, ...); the op rows say which nodes changed. Graph inputs, outputs, their
+ * names, types and dims, and other domains' imports stay. Errors: OM_ERR_UNSUPPORTED naming
+ * the node and op when a node cannot be expressed at `opset` (an op that does not exist
+ * there, an attribute or element type it lacks, an input that would have to be a constant
+ * and is not); m is then partly rewritten and is to be freed, not saved.
+ * OM_ERR_INVALID_INPUT for an opset outside OM_OPSET_CONVERT_MIN..MAX; OM_ERR_NOMEM.
+ */
+OM_API om_kind om_opset_convert(om_model *m, int64_t opset, om_status *st);
+
 /**
  * Optimizes the model for running it, in place: om_simplify's passes, then the fusions of
  * level 2 (the list below) into ops that omopt and ONNX Runtime run (docs/passes.md). A fusion

@@ -31,6 +31,7 @@ static const char usage_text[] =
 	"                      [--input-dir DIR] [--rtol R] [--atol A] [--seed N]\n"
 	"                      (inputs and tolerances of --check and --dtype)\n"
 	"                      [--dtype fp16|bf16|fp32 [--keep-fp32 NODE]... [--no-keep-measure]]\n"
+	"                      [--opset N]\n"
 	"\n"
 	"Folds Shape->Gather->Unsqueeze->Concat->Reshape chains into literals (also with dynamic\n"
 	"dims), folds constants, drops dead and identity nodes, merges Transposes, folds\n"
@@ -59,6 +60,9 @@ static const char usage_text[] =
 	"  --fold-qdq          also fold QuantizeLinear/DequantizeLinear on constants (a\n"
 	"                      float model; by default a quantized model stays quantized)\n"
 	"  --verify            check the IR after every pass\n"
+	"  --opset N           convert the simplified model to default-domain opset N (7 to\n"
+	"                      23), up or down, as ONNX's version converter does; a node the\n"
+	"                      target cannot express is an error and nothing is written\n"
 	"  -v                  print each pass's change count and time, the saved size\n"
 	"                      before and after, and how many folds were not made and why\n"
 	"                      (-vv: each of them, and every inferred type)\n"
@@ -287,6 +291,7 @@ typedef struct simplify_args {
 	cli_check_args check; /* check.opt.runs 0: no check */
 	cli_dtype_args dtype; /* dtype.dtype 0: no conversion */
 	int bisect;
+	int64_t opset;          /* --opset: the default-domain opset to convert to; 0: none */
 	const char *break_pass; /* --test-break-pass: the rewrites' call breaks after it */
 	om_input_shape shapes[MAX_NAMES];
 	name_list ins, outs;
@@ -425,6 +430,15 @@ static int parse_args(int argc, char **argv, simplify_args *a)
 			a->copies[a->ncopies++] = copy;
 			if (skip_list(a, copy))
 				return 2;
+		} else if (!strcmp(arg, "--opset")) {
+			char *end;
+			errno = 0;
+			long long v = val ? strtoll(val, &end, 10) : 0;
+			if (!val || errno || *end || end == val || v < OM_OPSET_CONVERT_MIN ||
+			    v > OM_OPSET_CONVERT_MAX)
+				return usage_error("--opset needs an opset from 7 to 23%s", "");
+			i++;
+			a->opset = v;
 		} else if (!strcmp(arg, "--fold-max-bytes")) {
 			if (!val)
 				return usage_error("%s needs a number", arg);
@@ -706,6 +720,11 @@ static int simplify(simplify_args *a)
 			rc = 1;
 			goto out;
 		}
+	}
+	/* last, so that the passes and --dtype run at the opset the model was made for */
+	if (a->opset && om_opset_convert(m, a->opset, &st)) {
+		rc = cmd_fail(&st);
+		goto out;
 	}
 	double t2 = now_ms();
 	if (om_model_save(m, a->paths[1], &a->save, &st)) {
