@@ -9,6 +9,7 @@
  * fact (a new value of a string attribute), the adapter says where ONNX's Changelog puts it.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -43,14 +44,6 @@ static bool t_float(const om_tensor *t, double *out)
 	return true;
 }
 
-static int32_t elem_of(const om_value *v)
-{
-	if (!v)
-		return 0;
-	if (v->init)
-		return v->init->dtype;
-	return v->type.kind == OM_TYPE_TENSOR ? v->type.elem : 0;
-}
 
 static bool attr_is(const om_node *n, const char *name, const char *dflt, const char *s)
 {
@@ -73,7 +66,7 @@ static om_kind attr_to_input(om_adapt *a, const char *name, int32_t slot, enum o
 	else if (f == OM_AF_INT1 && at->type == OM_ATTR_INT)
 		v = om_adapt_int64s(a, hint, &at->i, 1, 1);
 	else if ((f == OM_AF_SCALAR_OF_X || f == OM_AF_FLOAT) && at->type == OM_ATTR_FLOAT) {
-		const int32_t t = f == OM_AF_FLOAT ? OM_FLOAT : elem_of(n->nin ? n->in[0] : NULL);
+		const int32_t t = f == OM_AF_FLOAT ? OM_FLOAT : om_adapt_elem(a, n->nin ? n->in[0] : NULL);
 		if (t != OM_FLOAT && t != OM_DOUBLE && t != OM_FLOAT16)
 			return om_adapt_fail(a, "the input's element type is not known (a float type "
 						"is needed to write the attribute as an input)");
@@ -167,12 +160,11 @@ static om_kind ad_split(om_adapt *a)
 		/* before 18 a Split without sizes makes equal parts: sizes are written unless
 		 * the dim is a multiple of the output count (18 makes the last part smaller) */
 		const om_value *x = n->nin ? n->in[0] : NULL;
-		const int32_t r = om_adapt_rank(x);
+		const int32_t r = om_adapt_rank(a, x);
 		int64_t axis = om_attr_int(n, "axis", 0);
 		axis = axis < 0 ? axis + r : axis;
-		int64_t dim = -1;
-		if (r > 0 && axis >= 0 && axis < r)
-			dim = x->init ? x->init->dims[axis] : x->type.dims[axis].value;
+		const int64_t dim = r > 0 && axis >= 0 && axis < r
+					    ? om_adapt_dim(a, x, (int32_t)axis) : -1;
 		const int64_t parts = n->nout;
 		if (dim < 0 || parts < 1 || parts > 4096)
 			return om_adapt_fail(a, "the split dim is not known, so the target's equal "
@@ -228,7 +220,7 @@ static om_kind ad_softmax(om_adapt *a)
 		return OM_OK;
 	const bool up = a->to->since > a->from->since; /* from the 2-D row to the one-axis row */
 	om_value *x = n->in[0];
-	const int32_t r = om_adapt_rank(x);
+	const int32_t r = om_adapt_rank(a, x);
 	if (up) {
 		const int64_t axis = om_attr_int(n, "axis", 1);
 		const int64_t ax = axis < 0 ? axis + r : axis;
@@ -240,7 +232,14 @@ static om_kind ad_softmax(om_adapt *a)
 		if (!shape || !flat || om_adapt_set_int(a, flat, "axis", axis))
 			return NOMEM(a);
 		n->in[0] = flat->out[0];
-		if (!wrap_output(a, "Reshape", shape->out[0]))
+		om_node *back = wrap_output(a, "Reshape", shape->out[0]);
+		if (!back)
+			return NOMEM(a);
+		/* a 0 in x's shape is an extent, not "copy": allowzero where Reshape has it (14);
+		 * at 13 a 0 at dim 2 or later of x would be read as a copy (docs/passes.md) */
+		const om_op *rs = om_op_find(n->domain, "Reshape", a->dst);
+		if (rs && om_sig_knows(om_op_sig_at(rs, a->dst), "allowzero") &&
+		    om_adapt_set_int(a, back, "allowzero", 1))
 			return NOMEM(a);
 		return om_adapt_set_int(a, n, "axis", 1);
 	}
@@ -386,7 +385,7 @@ static om_kind ad_pad(om_adapt *a)
 		/* axes: the target pads every axis, so the pads are written for all of them */
 		const om_tensor *ax = om_adapt_const(a->g, n->in[3]);
 		const om_tensor *pd = n->nin > 1 ? om_adapt_const(a->g, n->in[1]) : NULL;
-		const int32_t r = om_adapt_rank(n->in[0]);
+		const int32_t r = om_adapt_rank(a, n->in[0]);
 		const int64_t k = ax ? om_tensor_numel(ax) : -1;
 		if (!ax || !pd || r < 1 || k < 0 || k > r || om_tensor_numel(pd) != 2 * k)
 			return om_adapt_fail(a, "axes and pads must be constants and the input's "
@@ -504,6 +503,190 @@ static om_kind ad_scatter(om_adapt *a)
 	return OM_OK;
 }
 
+/* Trilu (14) before 14: Where(mask, x, 0), the mask from the last two dims' indices (col -
+ * row >= k keeps the upper part, <= k the lower), made of ops of opset 11 */
+static om_value *one_node(om_adapt *a, const char *op, om_value *x, om_value *y)
+{
+	om_value *in[2] = {x, y};
+	om_node *k = om_adapt_node(a, op, y ? 2 : 1, in, 1);
+	return k ? k->out[0] : NULL;
+}
+
+static om_kind ad_trilu(om_adapt *a)
+{
+	om_node *n = a->n;
+	if (a->to)
+		return OM_OK;
+	if (!om_op_find(n->domain, "Range", a->dst))
+		return om_adapt_fail(a, "Trilu is lowered with Range, which the target lacks");
+	om_value *x = n->nin ? n->in[0] : NULL;
+	const int32_t t = om_adapt_elem(a, x), r = om_adapt_rank(a, x);
+	if (!x || !t || t == OM_STRING || (r >= 0 && r < 2))
+		return om_adapt_fail(a, "the input's element type is not known");
+	static const int64_t consts[] = {-2, -1, 0, 1, 0};
+	static const int64_t col[2] = {-1, 1};
+	om_value *c[5];
+	for (int i = 0; i < 5; i++)
+		if (!(c[i] = om_adapt_int64s(a, "trilu_c", &consts[i], 1, 0)))
+			return NOMEM(a);
+	om_value *k = n->nin > 1 && n->in[1] ? n->in[1] : c[4];
+	om_value *to_col = om_adapt_int64s(a, "trilu_col", col, 2, 1);
+	om_tensor *zt = om_model_tensor(a->g->model, t, 0, NULL);
+	om_value *zero = zt ? om_new_constant(a->c, a->g, "trilu_zero", zt) : NULL;
+	if (!to_col || !zero)
+		return NOMEM(a);
+	om_value *s = one_node(a, "Shape", x, NULL);
+	om_value *rows = s ? one_node(a, "Gather", s, c[0]) : NULL;
+	om_value *cols = s ? one_node(a, "Gather", s, c[1]) : NULL;
+	om_value *rin[3] = {c[2], rows, c[3]}, *cin[3] = {c[2], cols, c[3]};
+	om_node *rr = rows ? om_adapt_node(a, "Range", 3, rin, 1) : NULL;
+	om_node *cr = cols ? om_adapt_node(a, "Range", 3, cin, 1) : NULL;
+	om_value *rcol = rr ? one_node(a, "Reshape", rr->out[0], to_col) : NULL;
+	om_value *d = rcol && cr ? one_node(a, "Sub", cr->out[0], rcol) : NULL;
+	const bool upper = om_attr_int(n, "upper", 1) != 0;
+	om_value *out = d ? one_node(a, upper ? "Less" : "Greater", d, k) : NULL;
+	om_value *mask = out ? one_node(a, "Not", out, NULL) : NULL;
+	if (!mask)
+		return NOMEM(a);
+	om_value *in[3] = {mask, x, zero};
+	return om_node_become(a->c, a->g, n, "", "Where", 3, in, a->c->st);
+}
+
+/* Shape's start and end (15): before 15 a Slice of the whole shape */
+static om_kind ad_shape(om_adapt *a)
+{
+	om_node *n = a->n;
+	if (om_sig_knows(a->sto, "start") ||
+	    (!om_node_attr(n, "end") && !om_attr_int(n, "start", 0)))
+		return OM_OK;
+	const om_op *slice = om_op_find(n->domain, "Slice", a->dst);
+	const om_sig *ss = slice ? om_op_sig_at(slice, a->dst) : NULL;
+	if (!ss || om_sig_knows(ss, "starts"))
+		return om_adapt_fail(a, "start and end are lowered to a Slice of inputs (10)");
+	const int64_t b = om_attr_int(n, "start", 0), e = om_attr_int(n, "end", INT64_MAX);
+	const int64_t zero = 0;
+	om_value *vb = om_adapt_int64s(a, "shape_start", &b, 1, 1);
+	om_value *ve = om_adapt_int64s(a, "shape_end", &e, 1, 1);
+	om_value *vz = om_adapt_int64s(a, "shape_axis", &zero, 1, 1);
+	om_node *k = vb && ve && vz ? wrap_output(a, "Slice", vb) : NULL;
+	if (!k)
+		return NOMEM(a);
+	om_value *in[4] = {k->in[0], vb, ve, vz};
+	om_value **kin = om_arena_alloc(a->g->model->arena, sizeof *kin * 4);
+	if (!kin)
+		return NOMEM(a);
+	memcpy(kin, in, sizeof in);
+	k->in = kin;
+	k->nin = 4;
+	om_adapt_drop_attr(n, "start");
+	om_adapt_drop_attr(n, "end");
+	return OM_OK;
+}
+
+/* CastLike (15): before 15 a Cast to its second input's element type */
+static om_kind ad_castlike(om_adapt *a)
+{
+	om_node *n = a->n;
+	if (a->to)
+		return OM_OK;
+	const int32_t t = n->nin > 1 ? om_adapt_elem(a, n->in[1]) : 0;
+	if (!t)
+		return om_adapt_fail(a, "the target type (input 1's element type) is not known");
+	om_value *x = n->in[0];
+	om_kind rc = om_node_become(a->c, a->g, n, n->domain, "Cast", 1, &x, a->c->st);
+	return rc ? rc : om_adapt_set_int(a, n, "to", t);
+}
+
+/* GreaterOrEqual, LessOrEqual (12): before 12 Or(Greater, Equal) (ONNX's function body; NaN
+ * compares false in both) */
+static om_kind ad_cmp_equal(om_adapt *a, const char *strict)
+{
+	om_node *n = a->n;
+	if (a->to)
+		return OM_OK;
+	if (n->nin != 2 || n->nout != 1 || !n->out[0])
+		return om_adapt_fail(a, "not two inputs and one output");
+	om_value *in[2] = {n->in[0], n->in[1]};
+	om_node *eq = om_adapt_node(a, "Equal", 2, in, 1);
+	om_node *orn = eq ? wrap_output(a, "Or", eq->out[0]) : NULL;
+	if (!orn)
+		return NOMEM(a);
+	return om_node_become(a->c, a->g, n, n->domain, strict, 2, in, a->c->st);
+}
+
+static om_kind ad_greater_equal(om_adapt *a)
+{
+	return ad_cmp_equal(a, "Greater");
+}
+
+static om_kind ad_less_equal(om_adapt *a)
+{
+	return ad_cmp_equal(a, "Less");
+}
+
+/* Constant's value_float, value_int, value_floats, value_ints (12): before 12 a tensor */
+static om_kind ad_constant(om_adapt *a)
+{
+	om_node *n = a->n;
+	if (om_sig_knows(a->sto, "value_float"))
+		return OM_OK;
+	static const char *const names[] = {"value_float", "value_int", "value_floats",
+					    "value_ints"};
+	for (int k = 0; k < 4; k++) {
+		const om_attr *at = om_node_attr(n, names[k]);
+		if (!at)
+			continue;
+		const bool list = k >= 2, flt = !(k & 1);
+		const int64_t cnt = list ? at->n : 1;
+		if ((list && at->type != (flt ? OM_ATTR_FLOATS : OM_ATTR_INTS)) ||
+		    (!list && at->type != (flt ? OM_ATTR_FLOAT : OM_ATTR_INT)) || cnt < 0)
+			return om_adapt_fail(a, "a value attribute of an unexpected type");
+		const int64_t dims[1] = {cnt};
+		om_tensor *t = om_model_tensor(a->g->model, flt ? OM_FLOAT : OM_INT64,
+					       list ? 1 : 0, dims);
+		if (!t)
+			return NOMEM(a);
+		if (cnt)
+			memcpy(t->data, list ? (flt ? (const void *)at->floats
+						    : (const void *)at->ints)
+					     : (flt ? (const void *)&at->f : (const void *)&at->i),
+			       (flt ? sizeof(float) : sizeof(int64_t)) * (size_t)cnt);
+		om_adapt_drop_attr(n, names[k]);
+		om_attr *v = om_node_set_attr(n, "value", OM_ATTR_TENSOR);
+		if (!v)
+			return NOMEM(a);
+		v->t = t;
+		return OM_OK;
+	}
+	return OM_OK;
+}
+
+/* DFT: axis an input from 20 (a scalar, default -2; the attribute's default was 1) */
+static om_kind ad_dft(om_adapt *a)
+{
+	om_node *n = a->n;
+	const bool was = om_sig_knows(a->sfrom, "axis"), is = om_sig_knows(a->sto, "axis");
+	if (was == is)
+		return OM_OK;
+	if (was) {
+		const int64_t axis = om_attr_int(n, "axis", 1);
+		om_value *v = om_adapt_int64s(a, "dft_axis", &axis, 1, 0);
+		if (!v)
+			return NOMEM(a);
+		om_adapt_drop_attr(n, "axis");
+		return om_adapt_set_input(a, 2, v);
+	}
+	int64_t axis = -2;
+	if (n->nin > 2 && n->in[2]) {
+		const om_tensor *t = om_adapt_const(a->g, n->in[2]);
+		if (!t || om_tensor_numel(t) != 1 || !t_int(t, 0, &axis))
+			return om_adapt_fail(a, "axis is not a constant integer");
+		n->in[2] = NULL;
+		om_adapt_trim_inputs(n);
+	}
+	return om_adapt_set_int(a, n, "axis", axis);
+}
+
 /* Rows whose change the attribute defaults cover (BatchNormalization's training_mode and
  * spatial, GatherND's batch_dims, ScatterND's reduction): the driver drops those */
 static om_kind ad_defaults(om_adapt *a)
@@ -532,7 +715,10 @@ static const adapter adapters[] = {
 	{"Dropout", ad_dropout}, {"RoiAlign", ad_roialign},
 	{"Scatter", ad_scatter}, {"ScatterElements", ad_scatter},
 	{"BatchNormalization", ad_defaults}, {"GatherND", ad_defaults},
-	{"ScatterND", ad_defaults},
+	{"ScatterND", ad_defaults}, {"Trilu", ad_trilu},
+	{"Shape", ad_shape}, {"CastLike", ad_castlike}, {"Constant", ad_constant},
+	{"GreaterOrEqual", ad_greater_equal}, {"LessOrEqual", ad_less_equal},
+	{"DFT", ad_dft},
 };
 
 om_adapt_fn om_adapter_of(const om_adapt *a)

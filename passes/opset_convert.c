@@ -88,6 +88,8 @@ static const attr_default defaults[] = {
 	{"stash_type", OM_ATTR_INT, 1, NULL, false},      /* LayerNormalization */
 	{"select_last_index", OM_ATTR_INT, 0, NULL, false}, /* ArgMax/ArgMin 12 */
 	{"fmod", OM_ATTR_INT, 0, NULL, false},
+	{"saturate", OM_ATTR_INT, 1, NULL, false},       /* Cast 19: float8 only */
+	{"ceil_mode", OM_ATTR_INT, 0, NULL, false},       /* pools 10 */
 };
 
 static bool holds_default(const om_attr *at)
@@ -301,12 +303,15 @@ om_kind om_opset_convert(om_model *m, int64_t opset, om_status *st)
 	if (src == opset)
 		return OM_OK;
 	if (src < 1)
-		return om_error(st, OM_ERR_INVALID_MODEL, NULL,
-				"the model imports no default-domain opset");
+		return OM_OK; /* no default-domain import: no node of it to convert */
 	om_pass_ctx c;
 	om_kind rc = om_pass_ctx_open(&c, m, NULL, st);
 	if (rc)
 		return rc;
+	/* types of the values the model leaves untyped (the adapters that need a rank or an
+	 * element type ask it), inferred at the source opset; best effort */
+	int changes = 0;
+	om_pass_infer(&c, m->graph, &changes);
 	for (om_graph *g = m->all_graphs; g && !rc; g = g->next_in_model) {
 		bool sort = false;
 		const int32_t nn = g->nnodes; /* adapters append nodes that are already right */

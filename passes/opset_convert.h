@@ -57,8 +57,11 @@ om_value *om_adapt_float(om_adapt *a, const char *hint, int32_t dtype, double x,
  *  with fresh outputs when `outs` is NULL. */
 om_node *om_adapt_node(om_adapt *a, const char *op, int32_t nin, om_value *const *in,
 		       int32_t nout);
-/** v's rank when its type says, -1 otherwise. */
-int32_t om_adapt_rank(const om_value *v);
+/** v's rank, the extent of its dim `axis` and its element type, from its declaration or
+ *  else the inference the driver ran before converting: -1, -1 and 0 when not known. */
+int32_t om_adapt_rank(const om_adapt *a, const om_value *v);
+int64_t om_adapt_dim(const om_adapt *a, const om_value *v, int32_t axis);
+int32_t om_adapt_elem(const om_adapt *a, const om_value *v);
 
 /* ---- generic adapters (opset_adapters.c), used by the per-op ones ------------------------ */
 /* An attribute that ONNX made an input (or back): ints <-> int64 1-D, int <-> int64 [1],

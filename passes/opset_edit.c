@@ -141,14 +141,16 @@ om_node *om_adapt_node(om_adapt *a, const char *op, int32_t nin, om_value *const
 	const char *name = a->n->name && a->n->name[0] ? a->n->name : a->n->op;
 	char buf[200];
 	snprintf(buf, sizeof buf, "%.150s/%s", name, op);
-	const char *nm = om_arena_strdup(a->g->model->arena, buf);
+	/* the node is named after its first output, a name fresh in the graph */
+	om_value *first = nout > 0 ? om_graph_fresh_value(a->g, buf) : NULL;
+	const char *nm = om_arena_strdup(a->g->model->arena, first ? first->name : buf);
 	om_node *k = nm ? om_graph_add_node(a->g, op, "", nm, nin, nout) : NULL;
-	if (!k)
+	if (!k || (nout > 0 && !first))
 		return NULL;
 	for (int32_t i = 0; i < nin; i++)
 		k->in[i] = in[i];
 	for (int32_t o = 0; o < nout; o++) {
-		om_value *v = om_graph_fresh_value(a->g, buf);
+		om_value *v = o ? om_graph_fresh_value(a->g, buf) : first;
 		if (!v)
 			return NULL;
 		om_node_set_output(k, o, v);
@@ -157,11 +159,40 @@ om_node *om_adapt_node(om_adapt *a, const char *op, int32_t nin, om_value *const
 	return k;
 }
 
-int32_t om_adapt_rank(const om_value *v)
+/* v's type: its own when it has a rank, else what inference (run before the conversion)
+ * found; NULL when neither knows */
+static const om_type *type_of(const om_adapt *a, const om_value *v)
 {
 	if (!v)
-		return -1;
-	if (v->init)
+		return NULL;
+	if (v->type.kind == OM_TYPE_TENSOR && v->type.rank >= 0 && v->type.elem)
+		return &v->type;
+	const om_vinfo *vi = om_vinfo_get(a->c, a->g, (om_value *)v);
+	if (vi && vi->type.kind == OM_TYPE_TENSOR)
+		return &vi->type;
+	return v->type.kind == OM_TYPE_TENSOR ? &v->type : NULL;
+}
+
+int32_t om_adapt_rank(const om_adapt *a, const om_value *v)
+{
+	if (v && v->init)
 		return v->init->rank;
-	return v->type.kind == OM_TYPE_TENSOR ? v->type.rank : -1;
+	const om_type *t = type_of(a, v);
+	return t ? t->rank : -1;
+}
+
+int64_t om_adapt_dim(const om_adapt *a, const om_value *v, int32_t axis)
+{
+	if (v && v->init)
+		return axis >= 0 && axis < v->init->rank ? v->init->dims[axis] : -1;
+	const om_type *t = type_of(a, v);
+	return t && axis >= 0 && axis < t->rank && t->dims ? t->dims[axis].value : -1;
+}
+
+int32_t om_adapt_elem(const om_adapt *a, const om_value *v)
+{
+	if (v && v->init)
+		return v->init->dtype;
+	const om_type *t = type_of(a, v);
+	return t ? t->elem : 0;
 }

@@ -3,7 +3,10 @@
  * output_N.pb) and compares with the backend tolerances (rtol 1e-3, atol 1e-7 for floating
  * types, exact otherwise, NaN equals NaN).
  *
- *   conformance [-v] [--xfail FILE] [--filter TEXT] DIR...
+ *   conformance [-v] [--xfail FILE] [--filter TEXT] [--opset N] DIR...
+ *
+ * --opset N converts each case's model to default-domain opset N (om_opset_convert) before it
+ * runs: a conversion omopt refuses (OM_ERR_UNSUPPORTED) makes the case unsupported.
  *
  * Case folders are found by recursion under each DIR; a case is named by its path below DIR.
  * Each case runs in a child process, so a crash or a hang fails that case only. A case whose
@@ -517,6 +520,8 @@ done:
 	return verdict;
 }
 
+static int64_t convert_to; /* --opset: 0 none (set once by main before any case) */
+
 static int run_case(const char *dir, const char *name, int verbose)
 {
 	char path[4096];
@@ -527,6 +532,10 @@ static int run_case(const char *dir, const char *name, int verbose)
 	if (om_model_load(path, &m, &st))
 		return report(verbose, name, "load", &st);
 	int verdict = PASS;
+	if (convert_to && om_opset_convert(m, convert_to, &st)) {
+		verdict = report(verbose, name, "convert", &st);
+		goto done;
+	}
 	if (om_session_create(m, NULL, &s, &st)) {
 		verdict = report(verbose, name, "create", &st);
 		goto done;
@@ -622,9 +631,11 @@ int main(int argc, char **argv)
 			read_xfail(argv[++i], &xfail);
 		else if (!strcmp(argv[i], "--filter") && i + 1 < argc)
 			filter = argv[++i];
+		else if (!strcmp(argv[i], "--opset") && i + 1 < argc)
+			convert_to = strtoll(argv[++i], NULL, 10);
 		else if (argv[i][0] == '-') {
 			fprintf(stderr, "usage: conformance [-v] [--xfail FILE] [--filter TEXT] "
-					"DIR...\n");
+					"[--opset N] DIR...\n");
 			return 2;
 		} else
 			push(&roots, argv[i]);
