@@ -66,10 +66,12 @@ static om_kind attr_to_input(om_adapt *a, const char *name, int32_t slot, enum o
 	else if (f == OM_AF_INT1 && at->type == OM_ATTR_INT)
 		v = om_adapt_int64s(a, hint, &at->i, 1, 1);
 	else if ((f == OM_AF_SCALAR_OF_X || f == OM_AF_FLOAT) && at->type == OM_ATTR_FLOAT) {
-		const int32_t t = f == OM_AF_FLOAT ? OM_FLOAT : om_adapt_elem(a, n->nin ? n->in[0] : NULL);
+		const om_value *x = n->nin ? n->in[0] : NULL;
+		const int32_t t = f == OM_AF_FLOAT ? OM_FLOAT : om_adapt_elem(a, x);
 		if (t != OM_FLOAT && t != OM_DOUBLE && t != OM_FLOAT16)
-			return om_adapt_fail(a, "the input's element type is not known (a float type "
-						"is needed to write the attribute as an input)");
+			return om_adapt_fail(a, "the input's element type is not known (a "
+						"float type is needed to write the attribute as an "
+						"input)");
 		v = om_adapt_float(a, hint, t, at->f, 1);
 	} else {
 		return om_adapt_fail(a, "an attribute of an unexpected type");
@@ -88,8 +90,8 @@ static om_kind input_to_attr(om_adapt *a, const char *name, int32_t slot, enum o
 	const om_tensor *t = om_adapt_const(a->g, n->in[slot]);
 	char why[200];
 	if (!t) {
-		snprintf(why, sizeof why, "input %d (%.60s) is not a constant, and the target takes "
-			 "it as attribute %.40s", (int)slot, n->in[slot]->name, name);
+		snprintf(why, sizeof why, "input %d (%.60s) is not a constant, and the target "
+			 "takes it as attribute %.40s", (int)slot, n->in[slot]->name, name);
 		return om_adapt_fail(a, why);
 	}
 	const int64_t cnt = om_tensor_numel(t);
@@ -141,8 +143,8 @@ static om_kind ad_axes(om_adapt *a)
 	    !om_sig_knows(a->sto, "noop_with_empty_axes")) {
 		const om_tensor *t = n->nin > 1 && n->in[1] ? om_adapt_const(a->g, n->in[1]) : NULL;
 		if (!(n->nin > 1 && n->in[1]) || !t || om_tensor_numel(t) == 0)
-			return om_adapt_fail(a, "noop_with_empty_axes with axes that may be empty: an "
-						"identity the target's op cannot say");
+			return om_adapt_fail(a, "noop_with_empty_axes with axes that may be empty: "
+						"an identity the target's op cannot say");
 		om_adapt_drop_attr(n, "noop_with_empty_axes");
 	}
 	return om_adapt_attr_input(a, "axes", 1, OM_AF_INTS);
@@ -166,7 +168,7 @@ static om_kind ad_split(om_adapt *a)
 		const int64_t dim = r > 0 && axis >= 0 && axis < r
 					    ? om_adapt_dim(a, x, (int32_t)axis) : -1;
 		const int64_t parts = n->nout;
-		if (dim < 0 || parts < 1 || parts > 4096)
+		if (dim < 0 || dim > INT64_MAX / 2 || parts < 1 || parts > 4096)
 			return om_adapt_fail(a, "the split dim is not known, so the target's equal "
 						"split cannot be checked against num_outputs");
 		om_adapt_drop_attr(n, "num_outputs");
@@ -246,7 +248,7 @@ static om_kind ad_softmax(om_adapt *a)
 	const int64_t axis = om_attr_int(n, "axis", -1);
 	if (r < 0 && axis == -1 && a->dst >= 11) /* negative axes from Softmax-11 */
 		return om_adapt_set_int(a, n, "axis", -1);
-	if (r < 1)
+	if (r < 1 || r > OM_MAX_RANK)
 		return om_adapt_fail(a, "the input's rank is not known, and the target coerces it "
 					"to 2-D");
 	const int64_t ax = axis < 0 ? axis + r : axis;
@@ -297,7 +299,8 @@ static om_kind ad_resize(om_adapt *a)
 		if ((rc = om_adapt_set_input(a, 2, scales)))
 			return rc;
 		n->in[1] = NULL;
-		if ((rc = om_adapt_set_string(a, n, "coordinate_transformation_mode", "asymmetric")))
+		if ((rc = om_adapt_set_string(a, n, "coordinate_transformation_mode",
+					      "asymmetric")))
 			return rc;
 		if (attr_is(n, "mode", "nearest", "nearest") &&
 		    (rc = om_adapt_set_string(a, n, "nearest_mode", "floor")))
@@ -308,7 +311,7 @@ static om_kind ad_resize(om_adapt *a)
 		    (nearest && !attr_is(n, "nearest_mode", "round_prefer_floor", "floor")) ||
 		    attr_is(n, "mode", "nearest", "cubic") || om_attr_int(n, "exclude_outside", 0))
 			return om_adapt_fail(a, "Resize-10 samples at the corners (asymmetric, "
-						"nearest rounds down) in nearest or linear mode only");
+						"nearest rounds down), nearest or linear only");
 		if (n->nin > 3 && n->in[3])
 			return om_adapt_fail(a, "Resize-10 takes scales, not sizes");
 		if (n->nin < 3 || !n->in[2])
@@ -387,7 +390,8 @@ static om_kind ad_pad(om_adapt *a)
 		const om_tensor *pd = n->nin > 1 ? om_adapt_const(a->g, n->in[1]) : NULL;
 		const int32_t r = om_adapt_rank(a, n->in[0]);
 		const int64_t k = ax ? om_tensor_numel(ax) : -1;
-		if (!ax || !pd || r < 1 || k < 0 || k > r || om_tensor_numel(pd) != 2 * k)
+		if (!ax || !pd || r < 1 || r > OM_MAX_RANK || k < 0 || k > r ||
+		    om_tensor_numel(pd) != 2 * k)
 			return om_adapt_fail(a, "axes and pads must be constants and the input's "
 						"rank known to pad every axis");
 		int64_t full[2 * OM_MAX_RANK] = {0};
@@ -458,7 +462,8 @@ static om_kind ad_dropout(om_adapt *a)
 	om_node *n = a->n;
 	if (a->sto && a->sto->max_in < 3 && n->nin > 2 && n->in[2]) {
 		const om_tensor *t = om_adapt_const(a->g, n->in[2]);
-		if (!t || om_tensor_numel(t) != 1 || t->dtype != OM_BOOL || *(const uint8_t *)t->data)
+		if (!t || om_tensor_numel(t) != 1 || t->dtype != OM_BOOL ||
+		    *(const uint8_t *)t->data)
 			return om_adapt_fail(a, "training_mode that is not a constant false");
 		n->in[2] = NULL;
 		om_adapt_trim_inputs(n);

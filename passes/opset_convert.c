@@ -145,16 +145,19 @@ static om_kind check_types(om_adapt *a)
 		const int32_t t = value_dtype(in ? n->in[slot] : n->out[slot]);
 		char why[160];
 		if (t && dtype_since(t) > a->dst) {
-			snprintf(why, sizeof why, "%s %d has element type %d, which opset %lld lacks",
-				 in ? "input" : "output", (int)slot, (int)t, (long long)a->dst);
+			snprintf(why, sizeof why, "%s %d has element type %d, which opset %lld "
+				 "lacks", in ? "input" : "output", (int)slot, (int)t,
+				 (long long)a->dst);
 			return om_adapt_fail(a, why);
 		}
 		if (!a->sfrom || !a->sto || (t != OM_FLOAT16 && t != OM_BFLOAT16))
 			continue;
-		const uint64_t was = t == OM_FLOAT16 ? (in ? a->sfrom->in_f16 : a->sfrom->out_f16)
-						     : (in ? a->sfrom->in_bf16 : a->sfrom->out_bf16);
-		const uint64_t now = t == OM_FLOAT16 ? (in ? a->sto->in_f16 : a->sto->out_f16)
-						     : (in ? a->sto->in_bf16 : a->sto->out_bf16);
+		const om_sig *f = a->sfrom, *s = a->sto;
+		const bool h = t == OM_FLOAT16;
+		const uint64_t was = h ? (in ? f->in_f16 : f->out_f16)
+				       : (in ? f->in_bf16 : f->out_bf16);
+		const uint64_t now = h ? (in ? s->in_f16 : s->out_f16)
+				       : (in ? s->in_bf16 : s->out_bf16);
 		if (bit(was, slot) && !bit(now, slot)) {
 			snprintf(why, sizeof why, "%s %d is %s, which the op does not take there",
 				 in ? "input" : "output", (int)slot,
@@ -167,7 +170,8 @@ static om_kind check_types(om_adapt *a)
 	for (int32_t i = 0; i < n->nattr; i++) {
 		const om_attr *at = &n->attrs[i];
 		int32_t t = 0;
-		if (at->type == OM_ATTR_INT && (!strcmp(at->name, "to") || !strcmp(at->name, "dtype")))
+		if (at->type == OM_ATTR_INT &&
+		    (!strcmp(at->name, "to") || !strcmp(at->name, "dtype")))
 			t = (int32_t)at->i;
 		else if (at->type == OM_ATTR_TENSOR && at->t)
 			t = at->t->dtype;
@@ -304,6 +308,11 @@ om_kind om_opset_convert(om_model *m, int64_t opset, om_status *st)
 		return OM_OK;
 	if (src < 1)
 		return OM_OK; /* no default-domain import: no node of it to convert */
+	if (m->nfunctions)
+		return om_error(st, OM_ERR_UNSUPPORTED, NULL,
+				"the model has %d local functions, which import opsets of their "
+				"own: inline them first (omopt simplify does unless told not to)",
+				(int)m->nfunctions);
 	om_pass_ctx c;
 	om_kind rc = om_pass_ctx_open(&c, m, NULL, st);
 	if (rc)

@@ -346,7 +346,8 @@ case("pad18_axes", pad18, 13,
      {"x": randn(2, 5, 4)})
 case("pad18_axes", pad18, 11, lambda o, p: None)
 pad19w = model([h.make_node("Pad", ["x", "p"], ["y"], mode="wrap")],
-               [vi("x", T.FLOAT, ["N", 5])], [vi("y", T.FLOAT, None)], 19, [ints("p", [0, 1, 0, 1])])
+               [vi("x", T.FLOAT, ["N", 5])], [vi("y", T.FLOAT, None)], 19,
+               [ints("p", [0, 1, 0, 1])])
 refused("pad19_wrap", pad19w, 18, "Pad", "wrap")
 topk1 = model([h.make_node("TopK", ["x"], ["v", "i"], k=2, axis=1)],
               [vi("x", T.FLOAT, ["N", 6])], [vi("v", T.FLOAT, None), vi("i", T.INT64, None)], 7)
