@@ -378,6 +378,19 @@ static om_kind ad_upsample(om_adapt *a)
 	return OM_OK;
 }
 
+/* Clip and Pad took float types only while their bounds and pads were attributes (ONNX's
+ * type constraints; the signatures do not carry them) */
+static om_kind floats_only(om_adapt *a, const char *attr)
+{
+	if (!om_sig_knows(a->sto, attr) || om_sig_knows(a->sfrom, attr))
+		return OM_OK;
+	const int32_t t = om_adapt_elem(a, a->n->nin ? a->n->in[0] : NULL);
+	if (t != OM_FLOAT && t != OM_DOUBLE && t != OM_FLOAT16)
+		return om_adapt_fail(a, "the target's op takes float types only (or the input's "
+					"type is not known)");
+	return OM_OK;
+}
+
 /* ---- Pad: pads and value inputs from 11, axes from 18, wrap from 19 --------------------- */
 
 static om_kind ad_pad(om_adapt *a)
@@ -412,7 +425,8 @@ static om_kind ad_pad(om_adapt *a)
 		n->in[3] = NULL;
 		om_adapt_trim_inputs(n);
 	}
-	if ((rc = om_adapt_attr_input(a, "pads", 1, OM_AF_INTS)) ||
+	if ((rc = floats_only(a, "pads")) ||
+	    (rc = om_adapt_attr_input(a, "pads", 1, OM_AF_INTS)) ||
 	    (rc = om_adapt_attr_input(a, "value", 2, OM_AF_SCALAR_OF_X)))
 		return rc;
 	/* mode wrap came with Pad-19 */
@@ -425,7 +439,10 @@ static om_kind ad_pad(om_adapt *a)
 
 static om_kind ad_clip(om_adapt *a)
 {
-	om_kind rc = om_adapt_attr_input(a, "min", 1, OM_AF_SCALAR_OF_X);
+	om_kind rc = floats_only(a, "min");
+	if (rc)
+		return rc;
+	rc = om_adapt_attr_input(a, "min", 1, OM_AF_SCALAR_OF_X);
 	return rc ? rc : om_adapt_attr_input(a, "max", 2, OM_AF_SCALAR_OF_X);
 }
 
@@ -460,6 +477,11 @@ static om_kind ad_slice(om_adapt *a)
 static om_kind ad_dropout(om_adapt *a)
 {
 	om_node *n = a->n;
+	/* the mask of an inference run: all false in ONNX Runtime before 12 (ONNX does not say),
+	 * all true from 12 (ONNX's text): a node that writes it keeps its row */
+	if (a->to != a->from && n->nout > 1 && n->out[1])
+		return om_adapt_fail(a, "the mask output: ONNX Runtime writes all false before 12 "
+					"and all true from 12 in inference");
 	if (a->sto && a->sto->max_in < 3 && n->nin > 2 && n->in[2]) {
 		const om_tensor *t = om_adapt_const(a->g, n->in[2]);
 		if (!t || om_tensor_numel(t) != 1 || t->dtype != OM_BOOL ||
