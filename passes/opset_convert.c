@@ -198,20 +198,31 @@ typedef struct types_added {
 } types_added;
 
 static const types_added added[] = {
-	{"Clip", 12, INTS_ALL},
-	{"Max", 12, INTS_ALL}, {"Min", 12, INTS_ALL},
-	{"Pow", 12, TB(OM_INT32) | TB(OM_INT64)},
-	{"Relu", 14, INTS_SIGNED},
+	/* from onnx.defs (ONNX 1.12: opsets to 17), inputs' types a later version admits */
 	{"Add", 14, TB(OM_INT8) | TB(OM_INT16) | TB(OM_UINT8) | TB(OM_UINT16)},
 	{"Sub", 14, TB(OM_INT8) | TB(OM_INT16) | TB(OM_UINT8) | TB(OM_UINT16)},
 	{"Mul", 14, TB(OM_INT8) | TB(OM_INT16) | TB(OM_UINT8) | TB(OM_UINT16)},
 	{"Div", 14, TB(OM_INT8) | TB(OM_INT16) | TB(OM_UINT8) | TB(OM_UINT16)},
+	{"Cast", 9, TB(OM_STRING)},
+	{"Clip", 12, INTS_ALL}, {"Max", 12, INTS_ALL}, {"Min", 12, INTS_ALL},
+	{"Pow", 12, INTS_ALL},
+	{"Equal", 11, TB(OM_FLOAT) | TB(OM_DOUBLE) | TB(OM_INT8) | TB(OM_INT16) | TB(OM_UINT8) |
+		      TB(OM_UINT16) | TB(OM_UINT32) | TB(OM_UINT64)},
+	{"Flatten", 9, INTS_ALL | TB(OM_BOOL) | TB(OM_STRING) | TB(OM_COMPLEX64) |
+		       TB(OM_COMPLEX128)},
+	{"Gemm", 9, TB(OM_INT32) | TB(OM_INT64) | TB(OM_UINT32) | TB(OM_UINT64)},
+	{"MatMul", 9, TB(OM_INT32) | TB(OM_INT64) | TB(OM_UINT32) | TB(OM_UINT64)},
+	{"PRelu", 9, TB(OM_INT32) | TB(OM_INT64) | TB(OM_UINT32) | TB(OM_UINT64)},
+	{"Greater", 9, INTS_ALL}, {"Less", 9, INTS_ALL},
 	{"MaxPool", 12, TB(OM_INT8) | TB(OM_UINT8)},
+	{"Pad", 11, INTS_ALL},
+	{"Pad", 13, TB(OM_BOOL) | TB(OM_STRING) | TB(OM_COMPLEX64) | TB(OM_COMPLEX128)},
 	{"ReduceMax", 12, TB(OM_INT8) | TB(OM_UINT8)},
 	{"ReduceMin", 12, TB(OM_INT8) | TB(OM_UINT8)},
+	{"Relu", 14, INTS_SIGNED},
+	{"TopK", 11, INTS_ALL & ~TB(OM_INT64)}, /* K is int64 before too */
+	/* ONNX's Changelog after 17 */
 	{"ReduceMax", 20, TB(OM_BOOL)}, {"ReduceMin", 20, TB(OM_BOOL)},
-	{"Equal", 11, TB(OM_FLOAT) | TB(OM_DOUBLE) | TB(OM_FLOAT16) | TB(OM_INT8) | TB(OM_INT16) |
-		      TB(OM_UINT8) | TB(OM_UINT16) | TB(OM_UINT32) | TB(OM_UINT64)},
 	{"Equal", 19, TB(OM_STRING)},
 };
 
