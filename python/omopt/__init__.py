@@ -239,7 +239,8 @@ def simplify(model, *, skip=(), fold_max_bytes=None, fold_qdq=False, verify=Fals
              input_shapes=None, outputs=None, inputs=None, drop_unused_outputs=False,
              shapes=True, inline_functions=True, output=None, check=0, check_inputs=None,
              rtol=None, atol=None, seed=None, test_break_pass=None, dtype=None,
-             keep_fp32=(), dtype_report=None, dtype_measure=True, external_data=False):
+             keep_fp32=(), dtype_report=None, dtype_measure=True, external_data=False,
+             opset=None):
     """Simplifies an ONNX model (docs/passes.md), as `omopt simplify` does.
 
     model: an onnx.ModelProto (returns one), bytes (returns bytes) or a path (returns the
@@ -280,6 +281,9 @@ def simplify(model, *, skip=(), fold_max_bytes=None, fold_qdq=False, verify=Fals
         'fp32' (--dtype fp32): a float16 or bfloat16 model's compute back in float32 (its
         inputs and outputs keep their types), then checked against the model as given
         unless dtype_measure=False (CheckFailed over rtol, atol).
+    opset: N converts the result to default-domain opset N, up or down (--opset N,
+        om_opset_convert in include/omopt.h); raises Unsupported naming the node when a node
+        cannot be expressed at N.
     Raises InvalidModel, InvalidInput, Unsupported, IoError, NoMemory (OmoptError),
     CheckFailed."""
     if dtype not in (None, 'fp16', 'bf16', 'float16', 'bfloat16', 'fp32', 'float32'):
@@ -309,6 +313,8 @@ def simplify(model, *, skip=(), fold_max_bytes=None, fold_qdq=False, verify=Fals
     if dtype:
         _convert_dtype(m, dtype, keep_fp32, check, check_inputs, rtol, atol, seed, dtype_report,
                        dtype_measure)
+    if opset is not None:
+        _lib.check(lib.om_opset_convert(m.ptr, ctypes.c_int64(int(opset)), ctypes.byref(st)), st)
     result = None
     if output is None or check:  # the model returned, or the one CheckFailed carries
         result = m.save_bytes()

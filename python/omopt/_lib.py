@@ -277,6 +277,7 @@ _sigs = {
                                                 _P(Status)], ctypes.c_int),
     'om_simplify': ([ctypes.c_void_p, _P(SimplifyOptions), _P(Status)], ctypes.c_int),
     'om_optimize': ([ctypes.c_void_p, _P(SimplifyOptions), _P(Status)], ctypes.c_int),
+    'om_opset_convert': ([ctypes.c_void_p, ctypes.c_int64, _P(Status)], ctypes.c_int),
     # testing only (include/omopt_testing.h, not installed): simplify's test_break_pass
     'om_simplify_with_break': ([ctypes.c_void_p, _P(SimplifyOptions), ctypes.c_char_p,
                                 _P(Status)], ctypes.c_int),
