@@ -36,6 +36,12 @@ void om_model_retain(const om_model *m)
 	atomic_fetch_add(&((om_model *)m)->refs, 1);
 }
 
+void om_model_drop_payload(om_model *m, om_value *v)
+{
+	if (m->drop_payload && !m->base && atomic_load(&m->refs) == 1 && v && v->init)
+		m->drop_payload(m, v);
+}
+
 void om_model_free(om_model *m)
 {
 	if (!m || atomic_fetch_sub(&m->refs, 1) > 1)

@@ -169,6 +169,8 @@ struct om_model {
 	int32_t nfunctions;
 	void *resources;   /* loader-owned: file mappings and buffers freed with the model */
 	void (*release)(struct om_model *m); /* frees proto and resources; set by the loader */
+	/* gives back the memory of initializer v's payload, never read again (the loader's) */
+	void (*drop_payload)(struct om_model *m, struct om_value *v);
 	om_graph *all_graphs; /* list through next_in_model */
 	atomic_int refs;      /* the owner's and each session's (om_model_retain) */
 	const struct om_model *base; /* om_model_clone's original, held (shares its weights) */
@@ -180,6 +182,11 @@ om_model *om_model_new(void);
 /** Keeps m alive until a matching om_model_free (a session over m: it borrows m's graph and
  *  weights, which may live in a file mapping). Thread-safe; m is not otherwise changed. */
 void om_model_retain(const om_model *m);
+/** Initializer v is being removed from m and its payload is never read again: the loader may
+ *  give the payload's memory back (a copy is freed, pages of the file mapping are released;
+ *  m->drop_payload). Nothing happens when m is shared (a clone of another model, or held by
+ *  a clone or a session), since they read the same payloads, or for other payloads. */
+void om_model_drop_payload(om_model *m, struct om_value *v);
 /** *out = a copy of m's IR that shares what is never changed once made: tensor payloads,
  *  strings, the original protobuf messages (ir/clone.c). The clone holds m (om_model_retain)
  *  until it is freed, so m's owner may free m first. Rewriting or running the clone leaves m

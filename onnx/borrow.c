@@ -308,6 +308,24 @@ done:
 	return k;
 }
 
+void om_onnx_payload_drop(const om_source *src, Onnx__TensorProto *tp)
+{
+	if (!src || !tp->has_raw_data || !tp->raw_data.data || !tp->raw_data.len)
+		return;
+	const uintptr_t u = (uintptr_t)tp->raw_data.data, b = (uintptr_t)src->base;
+	if (u >= b && u < b + src->size) {
+		const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+		const uintptr_t lo = (u + page - 1) / page * page;
+		const uintptr_t hi = (u + tp->raw_data.len) / page * page;
+		if (hi > lo) /* a hint: failure changes nothing */
+			(void)madvise((void *)lo, hi - lo, MADV_DONTNEED);
+		return;
+	}
+	free(tp->raw_data.data);
+	tp->raw_data = (ProtobufCBinaryData){0, NULL};
+	tp->has_raw_data = 0;
+}
+
 void om_onnx_source_free(om_source *src)
 {
 	if (!src)

@@ -401,6 +401,19 @@ static void release(om_model *m)
 	m->proto = NULL;
 }
 
+/* m->drop_payload: v's payload came from its TensorProto's raw_data (borrowed or copied) */
+static void drop_payload(om_model *m, om_value *v)
+{
+	om_io_resources *res = m->release == release ? m->resources : NULL;
+	Onnx__TensorProto *tp = (Onnx__TensorProto *)v->init_proto;
+	if (!res || !res->src || !tp || !v->init || !v->init->data ||
+	    v->init->data != (void *)tp->raw_data.data)
+		return;
+	om_onnx_payload_drop(res->src, tp);
+	if (!tp->raw_data.data)
+		v->init->data = NULL; /* freed */
+}
+
 om_kind om_onnx_lower_model(om_model *m, Onnx__ModelProto *mp, om_source *src, om_status *st)
 {
 	om_io_resources *res = calloc(1, sizeof *res);
@@ -414,6 +427,7 @@ om_kind om_onnx_lower_model(om_model *m, Onnx__ModelProto *mp, om_source *src, o
 	m->proto = mp;
 	m->resources = res;
 	m->release = release;
+	m->drop_payload = drop_payload;
 	lctx c = {.m = m, .st = st,
 		  .tc = {.m = m, .dir = m->dir, .maps = &res->maps, .loaded = &res->loaded}};
 	m->ir_version = mp->has_ir_version ? mp->ir_version : 0;

@@ -115,6 +115,11 @@ om_kind om_onnx_unpack_borrowed(om_source *src, int fd, Onnx__ModelProto **out,
 				om_status *st);
 /** Releases a model file mapping (src may be NULL). */
 void om_onnx_source_free(om_source *src);
+/** Gives back the memory of tp's raw_data, which nothing reads again: an aligned copy is freed
+ *  (tp is left without raw_data); the whole pages of the mapping under a borrowed payload are
+ *  released with MADV_DONTNEED (the mapping is private and read-only: a later read would fault
+ *  them back from the file). Other payloads are left alone. */
+void om_onnx_payload_drop(const om_source *src, Onnx__TensorProto *tp);
 
 /* ---- loading (load.c; the public om_model_load is api/load.c) ----------------------------- */
 

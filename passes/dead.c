@@ -30,7 +30,6 @@ static bool live_value(const om_value *v)
 
 om_kind om_pass_dead(om_pass_ctx *c, om_graph *g, int *changes)
 {
-	(void)c;
 	om_graph_count_uses(g);
 	for (int32_t i = g->nnodes - 1; i >= 0; i--) {
 		om_node *n = g->nodes[i];
@@ -45,20 +44,13 @@ om_kind om_pass_dead(om_pass_ctx *c, om_graph *g, int *changes)
 	}
 	om_graph_compact(g);
 	om_graph_count_uses(g);
-	int32_t k = 0;
 	for (int32_t i = 0; i < g->ninits; i++) {
 		om_value *v = g->inits[i];
-		if (v->nuses > 0 || (v->flags & OM_VALUE_GRAPH_INPUT)) {
-			g->inits[k++] = v;
-		} else {
-			v->flags &= ~(uint32_t)OM_VALUE_INITIALIZER;
-			v->init = NULL;
-			v->init_proto = NULL;
-			(*changes)++;
-		}
+		if (v->nuses == 0 && !(v->flags & OM_VALUE_GRAPH_INPUT))
+			om_drop_initializer(c->m, v);
 	}
-	g->ninits = k;
-	k = 0;
+	*changes += om_compact_initializers(g);
+	int32_t k = 0;
 	for (int32_t i = 0; i < g->ninfos; i++) {
 		om_value *v = g->infos[i];
 		if (live_value(v) && !(v->flags & OM_VALUE_INITIALIZER))

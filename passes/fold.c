@@ -52,6 +52,7 @@ typedef struct fold_state {
 	int32_t nqdq; /* QDQ nodes on constants kept */
 	int32_t nskip; /* nodes not folded because the model would grow, and their bytes */
 	size_t skip_out, skip_dead;
+	int32_t dropped; /* initializers that died with a fold (taken off the list at the end) */
 } fold_state;
 
 /* ---- protobuf size estimates ------------------------------------------------------------- */
@@ -203,13 +204,20 @@ static void dying(fold_state *s, const om_node *n, size_t *bytes, int64_t *size)
 	}
 }
 
-/* n died: its inputs lose a use; a pending value nobody reads any more takes its node along. */
+/* n died: its inputs lose a use; a pending value nobody reads any more takes its node along,
+ * and an initializer nobody reads any more goes at once (its memory is given back before the
+ * next fold makes more: a model whose weights are all folded stays near its own size). */
 static void release_inputs(fold_state *s, om_node *n)
 {
 	for (int32_t i = 0; i < n->nin; i++) {
 		om_value *v = n->in[i];
 		if (!v || v->nuses <= 0 || --v->nuses > 0)
 			continue;
+		if (local_init(v) && !om_value_used_by_subgraph(s->c, s->g, v)) {
+			om_drop_initializer(s->c->m, v);
+			s->dropped++;
+			continue;
+		}
 		om_node *p = v->producer;
 		if (p && p->graph == s->g && !(p->flags & OM_NODE_DEAD) && find_pending(s, v) &&
 		    others_unused(p, NULL)) {
@@ -549,5 +557,7 @@ om_kind om_pass_fold(om_pass_ctx *c, om_graph *g, int *changes)
 			s.skip_out, s.skip_dead);
 	free(s.pend);
 	om_graph_compact(g);
+	if (s.dropped)
+		om_compact_initializers(g);
 	return err;
 }

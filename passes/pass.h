@@ -242,6 +242,11 @@ om_kind om_make_constant(om_pass_ctx *c, om_graph *g, om_value *v, const om_tens
 /** Turns single-output node n into a Constant node holding t (copied): for a graph output,
  *  whose name must stay produced by a node. */
 om_kind om_node_to_constant(om_graph *g, om_node *n, const om_tensor *t, om_status *st);
+/** v stops being an initializer (its payload is given back when m is not shared:
+ *  om_model_drop_payload); om_compact_initializers then takes it off its graph's list. */
+void om_drop_initializer(om_model *m, om_value *v);
+/** Takes the values that are no longer initializers off g's list; returns how many. */
+int32_t om_compact_initializers(om_graph *g);
 /** A new initializer value named after hint, holding t (copied). NULL when out of memory. */
 om_value *om_new_constant(om_pass_ctx *c, om_graph *g, const char *hint, const om_tensor *t);
 

@@ -38,6 +38,25 @@ bool om_bypass_node(om_pass_ctx *c, om_graph *g, om_node *n, om_value *src)
 	return true;
 }
 
+void om_drop_initializer(om_model *m, om_value *v)
+{
+	om_model_drop_payload(m, v);
+	v->flags &= ~(uint32_t)OM_VALUE_INITIALIZER;
+	v->init = NULL;
+	v->init_proto = NULL;
+}
+
+int32_t om_compact_initializers(om_graph *g)
+{
+	int32_t k = 0;
+	for (int32_t i = 0; i < g->ninits; i++)
+		if (g->inits[i]->flags & OM_VALUE_INITIALIZER)
+			g->inits[k++] = g->inits[i];
+	const int32_t gone = g->ninits - k;
+	g->ninits = k;
+	return gone;
+}
+
 /* An initializer list this simplify run allocated, and its room. */
 struct om_inits_cap {
 	const om_graph *g;

@@ -56,14 +56,16 @@ static float wval(int k, int i)
 }
 
 /* Writes: input x float[n]; NW initializers w, ww, ... (name lengths 1..NW move the payloads
- * through every offset mod 8) of float[n] in raw_data; outputs y_k = Add(x, w_k). */
-static void write_model_n(const char *path, int n)
+ * through every offset mod 8) of float[n] in raw_data; outputs y_k = Add(x, w_k), or
+ * Add(x, Neg(w_k)) with `neg` (a fold that leaves w_k unread). */
+static void write_model_neg(const char *path, int n, bool neg)
 {
 	float *data[NW];
 	static char names[NW][NW + 1], outs[NW][8];
 	Onnx__TensorProto t[NW], *tp[NW];
-	Onnx__NodeProto nd[NW], *np[NW];
-	char *ins[NW][2], *outp[NW];
+	Onnx__NodeProto nd[2 * NW], *np[2 * NW];
+	char *ins[NW][2], *outp[NW], *negin[NW], *negout[NW];
+	static char negs[NW][16];
 	Onnx__ValueInfoProto vi[NW + 1], *vin[1], *vout[NW];
 	Onnx__TypeProto ty = ONNX__TYPE_PROTO__INIT;
 	Onnx__TypeProto__Tensor tt = ONNX__TYPE_PROTO__TENSOR__INIT;
@@ -93,6 +95,14 @@ static void write_model_n(const char *path, int n)
 		nd[k].op_type = "Add", nd[k].n_input = 2, nd[k].input = ins[k];
 		nd[k].n_output = 1, nd[k].output = &outp[k];
 		np[k] = &nd[k];
+		if (neg) { /* Neg(w_k) -> neg_k, read by the Add instead of w_k */
+			snprintf(negs[k], sizeof negs[k], "neg%d", k);
+			negin[k] = names[k], negout[k] = negs[k], ins[k][1] = negs[k];
+			nd[NW + k] = (Onnx__NodeProto)ONNX__NODE_PROTO__INIT;
+			nd[NW + k].op_type = "Neg", nd[NW + k].n_input = 1, nd[NW + k].input = &negin[k];
+			nd[NW + k].n_output = 1, nd[NW + k].output = &negout[k];
+			np[k] = &nd[NW + k], np[NW + k] = &nd[k];
+		}
 		vi[k + 1] = (Onnx__ValueInfoProto)ONNX__VALUE_INFO_PROTO__INIT;
 		vi[k + 1].name = outs[k], vi[k + 1].type = &ty;
 		vout[k] = &vi[k + 1];
@@ -101,7 +111,8 @@ static void write_model_n(const char *path, int n)
 	vi[0].name = "x", vi[0].type = &ty;
 	vin[0] = &vi[0];
 	Onnx__GraphProto g = ONNX__GRAPH_PROTO__INIT;
-	g.name = "g", g.n_initializer = NW, g.initializer = tp, g.n_node = NW, g.node = np;
+	g.name = "g", g.n_initializer = NW, g.initializer = tp, g.n_node = neg ? 2 * NW : NW;
+	g.node = np;
 	g.n_input = 1, g.input = vin, g.n_output = NW, g.output = vout;
 	Onnx__OperatorSetIdProto os = ONNX__OPERATOR_SET_ID_PROTO__INIT, *osp = &os;
 	os.domain = "", os.has_version = 1, os.version = 13;
@@ -118,6 +129,11 @@ static void write_model_n(const char *path, int n)
 	free(buf);
 	for (int k = 0; k < NW; k++)
 		free(data[k]);
+}
+
+static void write_model_n(const char *path, int n)
+{
+	write_model_neg(path, n, false);
 }
 
 static void write_model(const char *path)
@@ -250,6 +266,96 @@ static void copied_payload_pages_released(void **state)
 			assert_true(((const float *)t->data)[j] == wval(k, j));
 	}
 	om_model_free(b);
+	free(xd);
+	free(file);
+}
+
+/* Whether the payload of weight k (at off in the file, len bytes) still takes memory in m:
+ * a copy while its TensorProto keeps raw_data; pages of the mapping while mincore says so. */
+static size_t payload_resident(const om_model *m, const unsigned char *file, size_t n, int k,
+			       size_t len)
+{
+	const om_source *src = source(m);
+	const Onnx__ModelProto *mp = ((const om_io_resources *)m->resources)->proto;
+	const size_t off = payload_offset(file, n, k);
+	if (off % sizeof(float)) {
+		for (size_t i = 0; i < mp->graph->n_initializer; i++) {
+			const Onnx__TensorProto *tp = mp->graph->initializer[i];
+			if (strlen(tp->name) == (size_t)k + 1)
+				return tp->raw_data.data ? tp->raw_data.len : 0;
+		}
+		fail_msg("weight %d has no TensorProto", k);
+	}
+	/* mapped into this process (pagemap's present bit), not merely in the page cache
+	 * (mincore's answer for a file mapping) */
+	const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	const uintptr_t at = (uintptr_t)src->base + off;
+	const uintptr_t lo = (at + page - 1) / page * page, hi = (at + len) / page * page;
+	FILE *f = fopen("/proc/self/pagemap", "rb");
+	assert_non_null(f);
+	size_t resident = 0;
+	for (uintptr_t a = lo; a < hi; a += page) {
+		uint64_t e = 0;
+		assert_int_equal(fseek(f, (long)(a / page * sizeof e), SEEK_SET), 0);
+		assert_int_equal(fread(&e, sizeof e, 1, f), 1);
+		resident += (e >> 63 & 1) * page;
+	}
+	fclose(f);
+	return resident;
+}
+
+/* A weight that a fold leaves unread gives its memory back at once (issue 37: a model whose
+ * weights are all folded stays near its own size): a copied payload is freed, the mapping's
+ * pages under a borrowed one are released. Not while a session holds the model (it reads the
+ * same payloads). The folded model gives -w_k. */
+static void folded_weights_give_memory_back(void **state)
+{
+	(void)state;
+	enum { BIG = 32768 }; /* floats: 128 KiB per weight */
+	const size_t len = BIG * sizeof(float);
+	write_model_neg(tmp("f.onnx"), BIG, true);
+	size_t n;
+	unsigned char *file = slurp(tmp("f.onnx"), &n);
+	om_status st = {0};
+	/* held by a session: nothing is given back */
+	om_model *m = load(tmp("f.onnx"));
+	om_session *s = tu_session_create(m);
+	for (int k = 0; k < NW; k++) /* borrowed pages: read once so that they are resident */
+		assert_true(((const float *)om_graph_find(m->graph, "w")->init->data)[0] == wval(0, 0));
+	assert_int_equal(om_simplify(m, NULL, &st), OM_OK);
+	int kept = 0;
+	for (int k = 0; k < NW; k++)
+		kept += payload_offset(file, n, k) % sizeof(float) != 0 &&
+			payload_resident(m, file, n, k, len) == len;
+	assert_true(kept > 0); /* the copies stay */
+	om_session_free(s);
+	om_model_free(m);
+	/* the model's own: every payload goes */
+	m = load(tmp("f.onnx"));
+	for (int32_t i = 0; i < m->graph->ninits; i++) { /* fault the borrowed pages in */
+		volatile float sum = 0;
+		const om_tensor *t = m->graph->inits[i]->init;
+		for (int64_t j = 0; j < om_tensor_numel(t); j += 256)
+			sum += ((const float *)t->data)[j];
+	}
+	assert_int_equal(om_simplify(m, NULL, &st), OM_OK);
+	for (int k = 0; k < NW; k++)
+		assert_int_equal(payload_resident(m, file, n, k, len), 0);
+	assert_int_equal(m->graph->ninits, NW);
+	s = tu_session_create(m);
+	om_tensor x = {.dtype = OM_FLOAT, .rank = 1, .dims = {BIG}};
+	float *xd = calloc(BIG, sizeof(float));
+	x.data = xd, x.nbytes = len;
+	om_tensor y[NW];
+	if (om_session_run(s, &x, 1, y, NW, &st))
+		fail_msg("run: %s", st.msg);
+	for (int k = 0; k < NW; k++) {
+		for (int i = 0; i < BIG; i += 97)
+			assert_true(((const float *)y[k].data)[i] == -wval(k, i));
+		om_tensor_free(&y[k]);
+	}
+	om_session_free(s);
+	om_model_free(m);
 	free(xd);
 	free(file);
 }
@@ -435,6 +541,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(initializers_borrowed),
 		cmocka_unit_test(copied_payload_pages_released),
+		cmocka_unit_test(folded_weights_give_memory_back),
 		cmocka_unit_test(borrowed_bytes_read_only),
 		cmocka_unit_test(session_outlives_model),
 		cmocka_unit_test(simplify_never_writes_its_input),
