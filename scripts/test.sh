@@ -9,7 +9,8 @@ cd "$(dirname "$0")/.."
 # clang and libFuzzer for the clang build and the fuzz smoke runs (the demo does not need them)
 sh scripts/install-deps.sh clang libclang-rt-14-dev
 [ -d build ] || meson setup build >/dev/null
-ninja -C build
+# the test executables too, before the suite (a test would build its own, inside its timeout)
+ninja -C build all test-binaries
 meson test -C build --print-errorlogs --num-processes 2
 [ -d build-release ] || meson setup build-release --buildtype=release -Dtests=false >/dev/null
 ninja -C build-release
@@ -21,7 +22,7 @@ if command -v clang >/dev/null 2>&1; then
 fi
 [ -d build-asan ] || meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false \
 	--buildtype=debug >/dev/null
-ninja -C build-asan
+ninja -C build-asan all test-binaries
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	meson test -C build-asan --print-errorlogs --num-processes 2 --timeout-multiplier 3
 # ThreadSanitizer over the concurrency test (one session run from 8 threads at once, on the
