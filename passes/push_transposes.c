@@ -536,23 +536,9 @@ static void set_input(om_pass_ctx *c, om_node *n, int32_t i, om_value *v)
 	}
 }
 
-static bool set_axes(om_pass_ctx *c, om_graph *g, push *s)
+/* s's new axes as n's `axes` attribute */
+static bool axes_attr(om_graph *g, om_node *n, const push *s)
 {
-	om_node *n = s->n;
-	if (s->naxes < 0)
-		return true;
-	if (s->axes_input) {
-		int64_t d[1] = {s->naxes};
-		om_tensor *t = om_model_tensor(g->model, OM_INT64, 1, d);
-		if (!t)
-			return false;
-		memcpy(t->data, s->axes, sizeof(int64_t) * (size_t)s->naxes);
-		om_value *v = om_new_constant(c, g, "axes", t);
-		if (!v)
-			return false;
-		set_input(c, n, 1, v);
-		return true;
-	}
 	om_attr *a = om_node_set_attr(n, "axes", OM_ATTR_INTS);
 	int64_t *ints = a ? om_arena_memdup(g->model->arena, s->axes, sizeof s->axes) : NULL;
 	if (!ints)
@@ -562,24 +548,37 @@ static bool set_axes(om_pass_ctx *c, om_graph *g, push *s)
 	return true;
 }
 
+/* s's new axes as a new int64 initializer; NULL when out of memory */
+static om_value *axes_const(om_pass_ctx *c, om_graph *g, const push *s)
+{
+	om_tensor *t = om_model_tensor(g->model, OM_INT64, 1, (int64_t[]){s->naxes});
+	if (!t)
+		return NULL;
+	memcpy(t->data, s->axes, sizeof(int64_t) * (size_t)s->naxes);
+	return om_new_constant(c, g, "axes", t);
+}
+
+static bool set_axes(om_pass_ctx *c, om_graph *g, push *s)
+{
+	om_node *n = s->n;
+	if (s->naxes < 0)
+		return true;
+	if (!s->axes_input)
+		return axes_attr(g, n, s);
+	om_value *v = axes_const(c, g, s);
+	if (!v)
+		return false;
+	set_input(c, n, 1, v);
+	return true;
+}
+
 /* K_SLICE: the new axes as the attribute, or as input 3 (the node grows to 4 inputs) */
 static bool set_slice_axes(om_pass_ctx *c, om_graph *g, push *s)
 {
 	om_node *n = s->n;
-	if (!s->axes_input) {
-		om_attr *a = om_node_set_attr(n, "axes", OM_ATTR_INTS);
-		int64_t *ints = a ? om_arena_memdup(g->model->arena, s->axes, sizeof s->axes) : NULL;
-		if (!ints)
-			return false;
-		a->n = s->naxes;
-		a->ints = ints;
-		return true;
-	}
-	om_tensor *t = om_model_tensor(g->model, OM_INT64, 1, (int64_t[]){s->naxes});
-	if (!t)
-		return false;
-	memcpy(t->data, s->axes, sizeof(int64_t) * (size_t)s->naxes);
-	om_value *v = om_new_constant(c, g, "axes", t);
+	if (!s->axes_input)
+		return axes_attr(g, n, s);
+	om_value *v = axes_const(c, g, s);
 	if (!v)
 		return false;
 	if (n->nin < 4) {
