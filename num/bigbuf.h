@@ -8,7 +8,9 @@
 
 #include <stddef.h>
 
-/** `bytes` (> 0) of zeroed memory aligned to at least 4096 bytes; NULL when out of memory. */
+/** `bytes` (> 0) of zeroed memory aligned to at least 4096 bytes, its pages already faulted in
+ *  where Linux can (MADV_POPULATE_WRITE): the caller writes all of it soon. NULL when out of
+ *  memory. */
 void *om_bigbuf_alloc(size_t bytes);
 /** Frees what om_bigbuf_alloc(bytes) returned (NULL: nothing). */
 void om_bigbuf_free(void *p, size_t bytes);
