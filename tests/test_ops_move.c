@@ -2,6 +2,7 @@
 #include <stdlib.h>
 
 #include "nodetest.h"
+#include "shape_util.h"
 #include "transpose.h"
 
 static om_kind run(om_node *n, int64_t opset, const om_tensor *const *in, om_tensor *out,
@@ -806,6 +807,68 @@ static void random_nodes(void **state)
 	}
 }
 
+/* om_strided_copy against the per-element definition, over shapes whose axes it merges (runs
+ * contiguous across axes, extent-1 axes) and ones it must not (broadcast 0, negative and
+ * gapped strides, a permutation): int32 elements of a source of 16384 */
+static void strided_copy_merges(void **state)
+{
+	(void)state;
+	int32_t src[16384];
+	int32_t got[4096], want[4096];
+	for (int i = 0; i < 16384; i++)
+		src[i] = i;
+	srand(7);
+	for (int iter = 0; iter < 3000; iter++) {
+		const int32_t rank = 1 + rand() % 5;
+		int64_t dims[5], st[5], numel = 1;
+		for (int32_t a = 0; a < rank; a++) {
+			dims[a] = rand() % 4 == 0 ? 1 : 1 + rand() % 5;
+			numel *= dims[a];
+		}
+		/* dense strides, then some axes broadcast, reversed, gapped or swapped */
+		int64_t s = 1;
+		for (int32_t a = rank - 1; a >= 0; a--)
+			st[a] = s, s *= dims[a];
+		const int kind = rand() % 4;
+		for (int32_t a = 0; a < rank && kind; a++) {
+			const int r = rand() % 4;
+			st[a] = kind == 1 && r == 0   ? 0
+				: kind == 2 && r == 0 ? -st[a]
+				: kind == 3 && r == 0 ? st[a] * 2
+						      : st[a];
+		}
+		if (rank > 1 && rand() % 4 == 0) {
+			const int64_t t = st[0];
+			st[0] = st[rank - 1], st[rank - 1] = t;
+		}
+		/* the lowest and highest offsets reached: the base sits so that both are in src */
+		int64_t lo = 0, hi = 0;
+		for (int32_t a = 0; a < rank; a++)
+			if (st[a] < 0)
+				lo += st[a] * (dims[a] - 1);
+			else
+				hi += st[a] * (dims[a] - 1);
+		assert_true(hi - lo < 16384);
+		const int32_t *base = src - lo;
+		int64_t idx[5] = {0};
+		for (int64_t o = 0; o < numel; o++) {
+			int64_t off = 0;
+			for (int32_t a = 0; a < rank; a++)
+				off += idx[a] * st[a];
+			want[o] = base[off];
+			for (int32_t a = rank - 1; a >= 0; a--) {
+				if (++idx[a] < dims[a])
+					break;
+				idx[a] = 0;
+			}
+		}
+		memset(got, 0xff, sizeof got);
+		om_strided_copy(got, base, sizeof(int32_t), rank, dims, st);
+		assert_memory_equal(got, want, (size_t)numel * sizeof(int32_t));
+		assert_int_equal(got[numel], -1); /* nothing written past the end */
+	}
+}
+
 static void flags(void **state)
 {
 	(void)state;
@@ -832,7 +895,7 @@ int main(void)
 		cmocka_unit_test(slice_axes),          cmocka_unit_test(expand_tile),
 		cmocka_unit_test(pad_modes),           cmocka_unit_test(pad_forms),
 		cmocka_unit_test(trilu),               cmocka_unit_test(subbyte_and_strings),
-		cmocka_unit_test(random_nodes),
+		cmocka_unit_test(random_nodes),        cmocka_unit_test(strided_copy_merges),
 		cmocka_unit_test(flags),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
