@@ -22,8 +22,23 @@
  * the workers it lacks (they persist), publishes the job and runs pieces itself. A piece is
  * claimed by whoever comes first, the caller included, so that a worker the OS has not run
  * yet never holds the caller up for a piece it has not started. Idle workers look for a job
- * for SPINS pauses, then sleep on a futex; the caller, once no piece is left to claim, waits
- * for the pieces under way the same way.
+ * for up to SPIN_NS, then sleep on a futex; the caller, once no piece is left to claim, waits
+ * for the pieces under way for SPINS pauses, then on its own futex.
+ *
+ * A run splits job after job with a little serial work between them (a shufflenet_v2 run: 60
+ * jobs in 6 ms). A worker that slept after each job cost the next one its futex wake-up and
+ * the wait for a core (tens of microseconds in a VM, a time slice when another process holds
+ * the core), and the caller then did most pieces itself: resnet18 at 2 threads under other
+ * (niced) work took 20.5 ms a run against 14.7 with workers that wait out the gaps. So a worker
+ * spins for SPIN_NS, as ONNX Runtime's workers spin for the next task (2^20 tries there), and
+ * a session run that ends tells the workers to rest (om_par_rest): between runs they sleep at
+ * once instead of spinning out SPIN_NS. A spin pays only while the worker keeps its core: when
+ * another process wants the core as much (a busy loop at the same priority), the spinner uses
+ * up its share and is descheduled in the middle of a later piece, where a sleeper would have
+ * been woken ahead of the other process (shufflenet_v2 at 2 threads beside a busy loop: 9.5
+ * ms a run against 6.6 with short spins). A worker that finds itself descheduled while it
+ * spins (a gap of PREEMPTED_NS between two looks at the clock) makes the pool's next
+ * CALM_JOBS jobs wait with short spins (SPINS pauses), as before.
  *
  * The claim word holds the job's generation, its slot count, the next piece and the piece
  * count, so that a worker late by a whole job claims nothing of the next one by mistake: a
@@ -36,8 +51,10 @@
  * times each job (its own pieces, and the wait after them) and, when the split measured
  * slower than its own pieces at that pace would have been, runs the pool's next `hold` jobs
  * on the calling thread alone, with the same pieces in order (the same results), the workers
- * asleep; `hold` doubles while splits keep losing and falls back once one wins. On an idle
- * machine no split loses and nothing changes.
+ * asleep; `hold` doubles when a split loses and halves when one wins (a worker that shares
+ * its core with a busy process wins now and then: falling back to no hold at once made every
+ * hold's end cost another lost split, resnet18 at 2 threads beside a busy loop 24 ms a run
+ * against 20 at one thread). On an idle machine no split loses and nothing changes.
  *
  * The pools are the process's, as OpenMP's are: om_par_for's callers name no pool.
  */
@@ -46,7 +63,10 @@ enum {
 	MAX_WORKERS = 254,     /* workers a pool (slots 1..254: 255 fit the claim word) */
 	PIECES_PER_THREAD = 4, /* pieces a thread: a late or preempted thread costs 1/4 share */
 	MAX_PIECES = 0xffff,
-	SPINS = 512,           /* pauses before a futex sleep: about 11 us (21 ns each, Zen 4) */
+	SPINS = 512,           /* the caller's pauses before a futex sleep: about 11 us (Zen 4) */
+	SPIN_NS = 200000,      /* a worker's spin for the next job before it sleeps */
+	PREEMPTED_NS = 50000,  /* a gap in a spin that tells the worker was descheduled */
+	CALM_JOBS = 4096,      /* jobs waited for with short spins after that */
 	HOLD_FIRST = 16,       /* jobs run alone after a split lost */
 	HOLD_MOST = 1024,      /* ... after many in a row (a resnet18 run splits ~100 jobs) */
 	LOST_NS = 200000,      /* the least loss that tells a descheduled worker (judge) */
@@ -89,6 +109,9 @@ struct pool {
 	atomic_uint done;     /* futex: pieces finished */
 	atomic_int sleepers;  /* workers in futex_wait on wake */
 	atomic_int owner_sleeps;
+	atomic_uint rest;     /* bumped when a run ends: spinning workers go to sleep */
+	atomic_int calm;      /* jobs still to wait for with short spins (a spinner lost its core) */
+	atomic_bool taken_core; /* a spinner lost its core since the owner last judged a job */
 	uint32_t gen;         /* jobs published (the owner's) */
 	/* the owner's record of lost splits: jobs still to run alone, and the next hold */
 	int held, hold;
@@ -116,19 +139,44 @@ static inline void relax(void)
 #endif
 }
 
-/* Waits until *word differs from `from` (a short spin, then the futex); returns it. */
-static unsigned wait_change(atomic_uint *word, unsigned from, atomic_int *sleepers)
+static int64_t now_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/* A worker's wait for the next job: until p->wake differs from `from` (a spin of up to SPIN_NS
+ * that a rest cuts short, then the futex); returns it. */
+static unsigned wait_job(pool *p, unsigned from)
 {
 	unsigned v;
-	for (int s = 0; s < SPINS; s++) {
-		if ((v = atomic_load_explicit(word, memory_order_acquire)) != from)
+	const unsigned rest = atomic_load_explicit(&p->rest, memory_order_relaxed);
+	const bool calm = atomic_load_explicit(&p->calm, memory_order_relaxed) > 0;
+	int64_t last = now_ns();
+	const int64_t until = last + SPIN_NS;
+	for (int s = 1;; s++) {
+		if ((v = atomic_load_explicit(&p->wake, memory_order_acquire)) != from)
 			return v;
 		relax();
+		if (calm && s >= SPINS)
+			break;
+		if (s % 64)
+			continue;
+		const int64_t t = now_ns();
+		if (t - last > PREEMPTED_NS) {
+			atomic_store_explicit(&p->calm, CALM_JOBS, memory_order_relaxed);
+			atomic_store_explicit(&p->taken_core, true, memory_order_relaxed);
+			break;
+		}
+		if (atomic_load_explicit(&p->rest, memory_order_relaxed) != rest || t > until)
+			break;
+		last = t;
 	}
-	atomic_fetch_add(sleepers, 1);
-	while ((v = atomic_load(word)) == from)
-		futex_wait(word, from);
-	atomic_fetch_sub(sleepers, 1);
+	atomic_fetch_add(&p->sleepers, 1);
+	while ((v = atomic_load(&p->wake)) == from)
+		futex_wait(&p->wake, from);
+	atomic_fetch_sub(&p->sleepers, 1);
 	return v;
 }
 
@@ -175,7 +223,7 @@ static void *work(void *arg)
 #endif
 	unsigned seen = me->seen;
 	for (;;) {
-		seen = wait_change(&p->wake, seen, &p->sleepers);
+		seen = wait_job(p, seen);
 		for (int64_t k; (k = claim(p, me->slot)) >= 0;) {
 			const bool team = p->team != NULL; /* stable: our piece is not done */
 			run_piece(p, k, me->slot);
@@ -233,13 +281,6 @@ static pool *take(int workers)
 	return NULL;
 }
 
-static int64_t now_ns(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
-
 /* After a split job: the caller ran `mine` of its `pieces` in `own` ns and the job took
  * `all`. It lost when the pieces at the caller's pace, one after another, would have taken
  * less than `all` by a tenth and by LOST_NS: a descheduled worker costs the caller a time
@@ -250,11 +291,14 @@ static void judge(pool *p, int64_t mine, int64_t pieces, int64_t own, int64_t al
 	if (mine <= 0 || all <= 0)
 		return;
 	const double alone = (double)own / (double)mine * (double)pieces;
-	if (alone < 0.9 * (double)all && (double)all - alone > LOST_NS) {
+	/* a worker that lost its core while it waited tells another process wants it: with a
+	 * worker runnable the caller shares a core too, so that counts as a lost split */
+	const bool taken = atomic_exchange_explicit(&p->taken_core, false, memory_order_relaxed);
+	if (taken || (alone < 0.9 * (double)all && (double)all - alone > LOST_NS)) {
 		p->hold = p->hold ? (p->hold < HOLD_MOST ? 2 * p->hold : HOLD_MOST) : HOLD_FIRST;
 		p->held = p->hold;
 	} else if (alone > 1.2 * (double)all) {
-		p->hold = 0;
+		p->hold /= 2;
 	}
 }
 
@@ -263,6 +307,8 @@ static void judge(pool *p, int64_t mine, int64_t pieces, int64_t own, int64_t al
 static void run_job(pool *p, int slots, int64_t pieces)
 {
 	atomic_store_explicit(&p->done, 0, memory_order_relaxed);
+	if (atomic_load_explicit(&p->calm, memory_order_relaxed) > 0)
+		atomic_fetch_sub_explicit(&p->calm, 1, memory_order_relaxed);
 	p->gen = (p->gen + 1) & 0xffffff;
 	const int64_t t0 = now_ns();
 	atomic_store_explicit(&p->claim, CLAIM(p->gen, slots, 0, pieces), memory_order_release);
@@ -366,6 +412,12 @@ void om_par_for_slots(int threads, int64_t n, int64_t grain, om_par_slot_fn fn, 
 	else
 		run_job(p, slots, (n - 1) / len + 1);
 	atomic_store_explicit(&p->taken, 0, memory_order_release);
+}
+
+void om_par_rest(void)
+{
+	for (int i = 0; i < POOLS; i++)
+		atomic_fetch_add_explicit(&pools[i].rest, 1, memory_order_relaxed);
 }
 
 typedef struct plain {

@@ -1,6 +1,7 @@
 /* parallel.h — the one parallel loop of omopt's own kernels: [0, n) cut into pieces that run
- * on up to a run's threads (om_ctx.threads) on omopt's own pool (workers that spin about 10 us
- * when idle, then sleep on a futex; the calling thread runs pieces too); a team of workers
+ * on up to a run's threads (om_ctx.threads) on omopt's own pool (workers that spin up to 200 us
+ * for the next job, then sleep on a futex, at once after om_par_rest; the calling thread runs
+ * pieces too); a team of workers
  * meeting at barriers (a recurrence's steps split by units); and the OpenMP count oneDNN's
  * primitives run at (their own pool: libgomp's).
  *
@@ -39,6 +40,11 @@ int om_par_slots(int threads, int64_t n, int64_t grain);
 
 /** om_par_for, telling each piece its worker's slot (for buffers made per worker, before). */
 void om_par_for_slots(int threads, int64_t n, int64_t grain, om_par_slot_fn fn, void *arg);
+
+/** A run ended: the pools' spinning workers sleep now instead of spinning out their wait for a
+ *  next job (a session calls it when a run returns; another run in progress only pays its
+ *  workers' wake-ups). */
+void om_par_rest(void);
 
 /** A team of workers (om_par_team_run), for om_par_barrier. */
 typedef struct om_par_team om_par_team;

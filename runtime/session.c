@@ -203,6 +203,7 @@ static om_kind run_session(om_session *s, const om_tensor *inputs, int ninputs,
 		om_run_start_clock(r);
 		rc = om_run_plan(r, s->main, NULL, in, ninputs, outputs, noutputs, st);
 		om_par_threads_restore(host_threads);
+		om_par_rest();
 		om_run_free_strings(r);
 		om_runner_release(s, r);
 	} else if (!rc) {
