@@ -32,13 +32,7 @@
  * (niced) work took 20.5 ms a run against 14.7 with workers that wait out the gaps. So a worker
  * spins for SPIN_NS, as ONNX Runtime's workers spin for the next task (2^20 tries there), and
  * a session run that ends tells the workers to rest (om_par_rest): between runs they sleep at
- * once instead of spinning out SPIN_NS. A spin pays only while the worker keeps its core: when
- * another process wants the core as much (a busy loop at the same priority), the spinner uses
- * up its share and is descheduled in the middle of a later piece, where a sleeper would have
- * been woken ahead of the other process (shufflenet_v2 at 2 threads beside a busy loop: 9.5
- * ms a run against 6.6 with short spins). A worker that finds itself descheduled while it
- * spins (a gap of PREEMPTED_NS between two looks at the clock) makes the pool's next
- * CALM_JOBS jobs wait with short spins (SPINS pauses), as before.
+ * once instead of spinning out SPIN_NS.
  *
  * The claim word holds the job's generation, its slot count, the next piece and the piece
  * count, so that a worker late by a whole job claims nothing of the next one by mistake: a
@@ -53,8 +47,14 @@
  * on the calling thread alone, with the same pieces in order (the same results), the workers
  * asleep; `hold` doubles when a split loses and halves when one wins (a worker that shares
  * its core with a busy process wins now and then: falling back to no hold at once made every
- * hold's end cost another lost split, resnet18 at 2 threads beside a busy loop 24 ms a run
- * against 20 at one thread). On an idle machine no split loses and nothing changes.
+ * hold's end cost another lost split). Two more signs of another runnable thread count as a
+ * lost split: a worker that finds itself descheduled while it spins (a gap of PREEMPTED_NS
+ * between two looks at the clock), and an owner whose CPU time over a window of its sampled
+ * pieces falls under 4/5 of their wall time (share()). The second is what a busy process
+ * beside spinning workers does: three threads on two cores, the caller's serial work between
+ * jobs slowed as well, which no job's timing shows (mobilenet_v2 at 2 threads beside a busy
+ * loop took 11.7 ms a run against 8.0 at one thread; with the hold 8.5 against 9.2). On an
+ * idle machine no split loses and nothing changes.
  *
  * The pools are the process's, as OpenMP's are: om_par_for's callers name no pool.
  */
@@ -66,7 +66,8 @@ enum {
 	SPINS = 512,           /* the caller's pauses before a futex sleep: about 11 us (Zen 4) */
 	SPIN_NS = 200000,      /* a worker's spin for the next job before it sleeps */
 	PREEMPTED_NS = 50000,  /* a gap in a spin that tells the worker was descheduled */
-	CALM_JOBS = 4096,      /* jobs waited for with short spins after that */
+	SHARE_EVERY = 4,       /* the owner's CPU share is sampled on every 4th job */
+	SHARE_WINDOW_NS = 2000000, /* ... and judged over 2 ms of its pieces */
 	HOLD_FIRST = 16,       /* jobs run alone after a split lost */
 	HOLD_MOST = 1024,      /* ... after many in a row (a resnet18 run splits ~100 jobs) */
 	LOST_NS = 200000,      /* the least loss that tells a descheduled worker (judge) */
@@ -110,8 +111,9 @@ struct pool {
 	atomic_int sleepers;  /* workers in futex_wait on wake */
 	atomic_int owner_sleeps;
 	atomic_uint rest;     /* bumped when a run ends: spinning workers go to sleep */
-	atomic_int calm;      /* jobs still to wait for with short spins (a spinner lost its core) */
 	atomic_bool taken_core; /* a spinner lost its core since the owner last judged a job */
+	int64_t share_cpu, share_wall; /* the owner's CPU and wall time in sampled pieces */
+	bool crowded; /* the last window's share was low: the next judged job lost */
 	uint32_t gen;         /* jobs published (the owner's) */
 	/* the owner's record of lost splits: jobs still to run alone, and the next hold */
 	int held, hold;
@@ -152,20 +154,16 @@ static unsigned wait_job(pool *p, unsigned from)
 {
 	unsigned v;
 	const unsigned rest = atomic_load_explicit(&p->rest, memory_order_relaxed);
-	const bool calm = atomic_load_explicit(&p->calm, memory_order_relaxed) > 0;
 	int64_t last = now_ns();
 	const int64_t until = last + SPIN_NS;
 	for (int s = 1;; s++) {
 		if ((v = atomic_load_explicit(&p->wake, memory_order_acquire)) != from)
 			return v;
 		relax();
-		if (calm && s >= SPINS)
-			break;
 		if (s % 64)
 			continue;
 		const int64_t t = now_ns();
 		if (t - last > PREEMPTED_NS) {
-			atomic_store_explicit(&p->calm, CALM_JOBS, memory_order_relaxed);
 			atomic_store_explicit(&p->taken_core, true, memory_order_relaxed);
 			break;
 		}
@@ -293,7 +291,9 @@ static void judge(pool *p, int64_t mine, int64_t pieces, int64_t own, int64_t al
 	const double alone = (double)own / (double)mine * (double)pieces;
 	/* a worker that lost its core while it waited tells another process wants it: with a
 	 * worker runnable the caller shares a core too, so that counts as a lost split */
-	const bool taken = atomic_exchange_explicit(&p->taken_core, false, memory_order_relaxed);
+	const bool taken = atomic_exchange_explicit(&p->taken_core, false, memory_order_relaxed) ||
+			   p->crowded;
+	p->crowded = false;
 	if (taken || (alone < 0.9 * (double)all && (double)all - alone > LOST_NS)) {
 		p->hold = p->hold ? (p->hold < HOLD_MOST ? 2 * p->hold : HOLD_MOST) : HOLD_FIRST;
 		p->held = p->hold;
@@ -302,14 +302,40 @@ static void judge(pool *p, int64_t mine, int64_t pieces, int64_t own, int64_t al
 	}
 }
 
+static int64_t thread_cpu_ns(void)
+{
+	struct timespec t;
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t))
+		return -1;
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/* The owner ran pieces from wall time t0 to t1 with c0 .. c1 of CPU time: over a window of
+ * SHARE_WINDOW_NS of such pieces, a share of its CPU under 4/5 tells another runnable thread
+ * takes turns on its core (a busy process beside the spinning workers: three threads on two
+ * cores). That no job's timing shows, and it slows the serial work between jobs too
+ * (mobilenet_v2 at 2 threads beside a busy loop: 11.7 ms a run against 8.0 at one thread):
+ * the window's end counts as a lost split, so that the held jobs run with the workers asleep
+ * and the caller keeps a core of its own. */
+static void share(pool *p, int64_t c0, int64_t c1, int64_t t0, int64_t t1)
+{
+	if (c0 < 0 || c1 < c0 || t1 <= t0)
+		return;
+	p->share_cpu += c1 - c0, p->share_wall += t1 - t0;
+	if (p->share_wall < SHARE_WINDOW_NS)
+		return;
+	p->crowded = p->share_cpu * 5 < p->share_wall * 4;
+	p->share_cpu = p->share_wall = 0;
+}
+
 /* Runs the job set in p's fields: `pieces` pieces over slots [0, slots); the caller is slot 0
  * and, for a team, member 0. */
 static void run_job(pool *p, int slots, int64_t pieces)
 {
 	atomic_store_explicit(&p->done, 0, memory_order_relaxed);
-	if (atomic_load_explicit(&p->calm, memory_order_relaxed) > 0)
-		atomic_fetch_sub_explicit(&p->calm, 1, memory_order_relaxed);
 	p->gen = (p->gen + 1) & 0xffffff;
+	const bool sample = !p->team && p->gen % SHARE_EVERY == 0;
+	const int64_t c0 = sample ? thread_cpu_ns() : 0;
 	const int64_t t0 = now_ns();
 	atomic_store_explicit(&p->claim, CLAIM(p->gen, slots, 0, pieces), memory_order_release);
 	atomic_fetch_add(&p->wake, 1);
@@ -336,6 +362,8 @@ static void run_job(pool *p, int slots, int64_t pieces)
 	om_par_threads_restore(omp_saved);
 #endif
 	const int64_t t1 = now_ns();
+	if (sample)
+		share(p, c0, thread_cpu_ns(), t0, t1);
 	unsigned d;
 	for (int s = 0; (d = atomic_load(&p->done)) < pieces; s++) {
 		if (s < SPINS) {
