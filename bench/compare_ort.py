@@ -56,15 +56,10 @@ def omopt_cmd(a, d, threads, exe=None):
     cmd = [exe or a.omopt, 'run', os.path.join(d, 'model.onnx'), '--threads', str(threads)]
     for k, f in feeds(d):
         cmd += ['--input', '%s=%s' % (k, f)]
-    # OpenBLAS starts a thread per core at load time, whose spinning would count in the CPU time.
-    # OpenMP (the pool of oneDNN's products and convolutions and of omopt's own parallel loops)
-    # keeps its default wait policy, as a user's run does: libgomp's idle workers spin for a
-    # while after each parallel region, then sleep, as ONNX Runtime's pool does by default. On a
-    # quiet machine that wins (efficientnet_b0 at 2 threads: 12.0 ms a run against 15.2 with
-    # OMP_WAIT_POLICY=passive, whose every region wakes sleeping workers); on one busy with
-    # other work spinning can lose badly (bench/README.md). OMP_WAIT_POLICY in the environment
-    # is passed on (set it to time passive).
-    env = dict(os.environ, OPENBLAS_NUM_THREADS=str(threads))
+    # The environment is the user's, unchanged: libomopt does not link OpenBLAS when oneDNN is
+    # in the build, and no OpenMP team forms in a run (omopt's own pool: docs/session.md), so no
+    # library setting (OPENBLAS_NUM_THREADS, OMP_WAIT_POLICY) changes what is timed.
+    env = dict(os.environ)
     return cmd, env
 
 
