@@ -112,7 +112,7 @@ static int32_t from_blocks(om_pool *p, size_t size)
 		p->b = nb;
 		p->cap = cap;
 	}
-	void *q = malloc(size);
+	void *q = om_malloc_touched(size);
 	if (!q)
 		return -1;
 	p->b[p->n] = (om_block){.ptr = q, .cap = size, .req = -1};

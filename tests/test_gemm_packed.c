@@ -8,6 +8,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include "bigbuf.h"
 #include "gemm.h"
@@ -366,9 +369,41 @@ static void bigbuf_zeroed_aligned(void **state)
 	}
 }
 
+/* om_malloc_touched: writable to its last byte at every size; from 256 KB its whole pages are
+ * resident as it returns (mincore), on Linux with MADV_POPULATE_WRITE. 40 MB is above glibc's
+ * largest mmap threshold, so that the block is a fresh mapping, not resident before. */
+static void malloc_touched_resident(void **state)
+{
+	(void)state;
+	const size_t sizes[] = {1, 4095, (size_t)300 << 10, (size_t)40 << 20};
+	for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+		unsigned char *p = om_malloc_touched(sizes[i]);
+		assert_non_null(p);
+#if defined(__linux__) && defined(MADV_POPULATE_WRITE)
+		if (sizes[i] >= ((size_t)256 << 10)) {
+			const uintptr_t lo = ((uintptr_t)p + 4095) & ~(uintptr_t)4095;
+			const uintptr_t hi = ((uintptr_t)p + sizes[i]) & ~(uintptr_t)4095;
+			const size_t pages = (hi - lo) / 4096;
+			unsigned char *vec = malloc(pages);
+			assert_non_null(vec);
+			assert_int_equal(mincore((void *)lo, hi - lo, vec), 0);
+			size_t resident = 0;
+			for (size_t k = 0; k < pages; k++)
+				resident += vec[k] & 1;
+			free(vec);
+			assert_int_equal(resident, pages);
+		}
+#endif
+		memset(p, 0xcd, sizes[i]);
+		assert_int_equal(p[sizes[i] - 1], 0xcd);
+		free(p);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {cmocka_unit_test(bigbuf_zeroed_aligned),
+					   cmocka_unit_test(malloc_touched_resident),
 					   cmocka_unit_test(gemv_against_naive),
 					   cmocka_unit_test(packed_against_naive),
 					   cmocka_unit_test(sessions_against_exact)};

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bigbuf.h"
 #include "f32_bridge.h"
 #include "gemm.h"
 #include "nbits.h"
@@ -182,7 +183,7 @@ static om_kind nbits_float(om_ctx *c)
 		j.tk = j.tk < j.kp ? j.tk : j.kp;
 		if ((rc = om_ctx_reserve(c, sizeof(float) * (size_t)(p.M * j.kp), "A in lanes")))
 			return rc;
-		if (!(perm = malloc(sizeof(float) * (size_t)(p.M * j.kp))))
+		if (!(perm = om_malloc_touched(sizeof(float) * (size_t)(p.M * j.kp))))
 			return om_error(c->st, OM_ERR_NOMEM, c->node, "no memory for A's copy");
 		om_nbits_lane_order(&p, j.kp, perm);
 		j.a = perm, j.lda = j.kp;
@@ -193,7 +194,7 @@ static om_kind nbits_float(om_ctx *c)
 	const int slots = om_par_slots(c->threads, tiles, grain);
 	const size_t bytes = sizeof(float) * (size_t)(j.tn * j.tk) * (size_t)slots;
 	if ((rc = om_ctx_reserve(c, bytes, "MatMulNBits' dequantized tiles")) ||
-	    !(j.tiles = malloc(bytes))) {
+	    !(j.tiles = om_malloc_touched(bytes))) {
 		free(perm);
 		return rc ? rc : om_error(c->st, OM_ERR_NOMEM, c->node, "no memory for the tiles");
 	}
