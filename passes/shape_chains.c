@@ -15,6 +15,7 @@
 #include "infer.h"
 #include "registry.h"
 #include "match.h"
+#include "reshape_literal.h"
 
 static bool literal_ok(const om_graph *g, const om_value *v, const om_vinfo *vi)
 {
@@ -111,14 +112,6 @@ static om_kind set_shape_input(om_pass_ctx *c, om_graph *g, om_node *n, const in
 	return set_literal_input(c, g, n, 1, "shape", lit, k, changes);
 }
 
-/* True when the literal 0 at position i of a Reshape target stands for an extent that is a
- * positive number whatever the symbols are: without allowzero it copies x's extent i. */
-static bool reshape_copies_positive(const om_vinfo *x, int32_t i, bool allowzero)
-{
-	return !allowzero && om_vi_ranked(x) && i < x->type.rank && om_dim_known(x->type.dims[i]) &&
-	       x->type.dims[i].value > 0;
-}
-
 static om_kind reshape_target(om_pass_ctx *c, om_graph *g, om_node *n, int *changes)
 {
 	if (n->nin < 2 || !n->in[0] || !n->in[1] || om_value_const(g, n->in[1]) ||
@@ -129,33 +122,8 @@ static om_kind reshape_target(om_pass_ctx *c, om_graph *g, om_node *n, int *chan
 		return OM_OK;
 	bool allowzero = om_model_opset(c->m, n->domain) >= 14 && om_attr_int(n, "allowzero", 0);
 	int64_t lit[OM_MAX_RANK];
-	int32_t nfree = 0, freepos = -1;
-	bool minus = false, maybe_zero = false;
-	for (int32_t i = 0; i < s->npv; i++) {
-		om_pe e = s->pv[i];
-		if (e.kind == OM_PE_NUM) {
-			lit[i] = e.num;
-			minus |= e.num == -1;
-			maybe_zero |= e.num == 0 && !reshape_copies_positive(x, i, allowzero);
-			continue;
-		}
-		if (e.kind == OM_PE_SYM && !allowzero && om_vi_ranked(x) && i < x->type.rank &&
-		    !om_dim_known(x->type.dims[i]) && x->type.dims[i].param &&
-		    !strcmp(x->type.dims[i].param, e.sym)) {
-			lit[i] = 0; /* copies x's extent: the symbol's value, whatever it is */
-			maybe_zero = true;
-			continue;
-		}
-		nfree++;
-		freepos = i;
-	}
-	/* -1 stands for the free entry only when the product of the others is never 0: with a
-	 * 0 among them the element count is 0 and -1 has no value (rejected at run time, where
-	 * the chain gave the symbol's value) */
-	if (nfree > 1 || (nfree == 1 && (minus || maybe_zero)))
+	if (!om_reshape_literal(x, allowzero, s->npv, s->pv, lit))
 		return OM_OK;
-	if (nfree == 1)
-		lit[freepos] = -1;
 	return set_shape_input(c, g, n, lit, s->npv, changes);
 }
 

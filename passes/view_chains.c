@@ -19,6 +19,7 @@
 #include "shape_util.h"
 #include "uses.h"
 #include "match.h"
+#include "reshape_literal.h"
 
 static bool plain_view(const om_pass_ctx *c, const om_node *n)
 {
@@ -76,33 +77,25 @@ static bool same_count(const om_vinfo *x, const om_vinfo *y)
 }
 
 /* The Reshape target giving y's extents from x; false when there is none valid for every
- * value of the symbols. */
+ * value of the symbols. y's extents are the target's entries (a known 0 has no literal: without
+ * allowzero it would copy x's extent); with no entry left to -1, the element counts must agree. */
 static bool target_of(const om_vinfo *x, const om_vinfo *y, int64_t *lit)
 {
-	int32_t nfree = 0, freepos = -1;
-	bool copies = false;
+	om_pe e[OM_MAX_RANK];
 	for (int32_t i = 0; i < y->type.rank; i++) {
 		const om_dim d = y->type.dims[i];
-		if (om_dim_known(d)) {
-			if (d.value == 0)
-				return false;
-			lit[i] = d.value;
-			continue;
-		}
-		if (d.param && i < x->type.rank && !om_dim_known(x->type.dims[i]) &&
-		    x->type.dims[i].param && !strcmp(x->type.dims[i].param, d.param)) {
-			lit[i] = 0;
-			copies = true;
-			continue;
-		}
-		nfree++;
-		freepos = i;
+		if (om_dim_known(d) && d.value == 0)
+			return false;
+		e[i] = om_dim_known(d) ? (om_pe){.kind = OM_PE_NUM, .num = d.value}
+		       : d.param   ? (om_pe){.kind = OM_PE_SYM, .sym = d.param}
+				   : (om_pe){.kind = OM_PE_UNK};
 	}
-	if (nfree > 1 || (nfree == 1 && copies))
+	if (!om_reshape_literal(x, false, y->type.rank, e, lit))
 		return false;
-	if (nfree == 1)
-		lit[freepos] = -1;
-	return nfree == 1 || same_count(x, y);
+	for (int32_t i = 0; i < y->type.rank; i++)
+		if (lit[i] == -1)
+			return true;
+	return same_count(x, y);
 }
 
 om_kind om_collapse_view_chain(om_pass_ctx *c, om_graph *g, om_node *n, bool *done)
