@@ -73,7 +73,8 @@ enum om_op_flags {
 	OM_OP_PERM_AXIS = 1u << 17,     /* inputs of one rank, out[0] of that rank, and the
 					   only axis-dependent part is the `axis` attribute:
 					   transposed inputs give the transposed output with axis
-					   remapped (Concat, Softmax-13); push_transposes */
+					   remapped (Concat, Softmax-13: absent, -1 on a
+					   one-input row); push_transposes */
 	OM_OP_PERM_REDUCE = 1u << 18    /* a reduction of in[0] over `axes` (attribute, or
 					   input 1 when the signature has no such attribute) or
 					   one `axis` (ArgMax), with `keepdims`; push_transposes */
@@ -95,6 +96,7 @@ enum om_opcode {
 	OM_OPC_DROPOUT, OM_OPC_CAST, OM_OPC_IF, OM_OPC_CONSTANT, OM_OPC_PAD, OM_OPC_AVERAGE_POOL,
 	OM_OPC_CONV_TRANSPOSE, OM_OPC_QUANTIZE_LINEAR, OM_OPC_DEQUANTIZE_LINEAR,
 	OM_OPC_DYNAMIC_QUANTIZE_LINEAR, OM_OPC_MATMUL_INTEGER,
+	OM_OPC_SPLIT, OM_OPC_RESIZE,
 	/* com.microsoft */
 	OM_OPC_MS_GELU, OM_OPC_MS_FAST_GELU, OM_OPC_MS_BIAS_GELU, OM_OPC_MS_QUICK_GELU,
 	OM_OPC_MS_FUSED_CONV, OM_OPC_MS_FUSED_MATMUL, OM_OPC_MS_SKIP_LAYER_NORM,

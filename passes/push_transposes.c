@@ -1,6 +1,8 @@
 /* push_transposes.c — the push_transposes pass: a Transpose feeding a layout-agnostic node moves
  * to the node's output (ONNX Runtime's transpose optimizer, pushing down), where
- * fuse_transposes composes it with the inverse Transpose that NHWC exports put there. */
+ * fuse_transposes composes it with the inverse Transpose that NHWC exports put there. A Split
+ * gets the Transpose on each output; a Squeeze or Unsqueeze gets the permutation restricted to
+ * the axes kept or extended to the axes inserted. */
 #include <string.h>
 
 #include "infer.h"
@@ -10,7 +12,7 @@
 
 /* A constant another input of the pushed node reads is transposed into a copy; a shared one
  * only up to this size (the original stays for its other readers). */
-enum { SHARED_CONST_MAX = 4096, MAX_READERS = 64 };
+enum { SHARED_CONST_MAX = 4096, MAX_READERS = 64, MAX_OUTS = 16 };
 
 /* A permutation: out[i] = in[p[i]]. */
 typedef struct perm {
@@ -67,7 +69,10 @@ static perm perm_inverse(const perm *a)
 
 /* ---- what the pushed node is --------------------------------------------------------- */
 
-enum kind { K_NONE, K_ELEMENTWISE, K_AXIS, K_REDUCE, K_PAD, K_QDQ, K_SLICE };
+enum kind {
+	K_NONE, K_ELEMENTWISE, K_AXIS, K_REDUCE, K_PAD, K_QDQ, K_SLICE, K_SPLIT, K_SQUEEZE,
+	K_UNSQUEEZE, K_RESIZE
+};
 
 /* True when the node's signature at the model's opset knows attribute `name`. */
 static bool sig_knows(const om_model *m, const om_op *op, const om_node *n, const char *name)
@@ -82,7 +87,11 @@ static bool sig_knows(const om_model *m, const om_op *op, const om_node *n, cons
 static enum kind kind_of(const om_model *m, const om_node *n)
 {
 	const om_op *op = om_node_default_domain(n) ? om_node_op(m, n) : NULL;
-	if (!op || n->nout != 1 || !n->out[0] || om_node_has_subgraph(n))
+	if (!op || n->nout < 1 || om_node_has_subgraph(n))
+		return K_NONE;
+	if (op->code == OM_OPC_SPLIT)
+		return n->nout <= MAX_OUTS ? K_SPLIT : K_NONE;
+	if (n->nout != 1 || !n->out[0])
 		return K_NONE;
 	if (op->flags & OM_OP_ELEMENTWISE) {
 		/* before opset 7 Add & co. broadcast by `axis`/`broadcast` attributes */
@@ -101,6 +110,12 @@ static enum kind kind_of(const om_model *m, const om_node *n)
 		return K_QDQ;
 	if (op->code == OM_OPC_SLICE)
 		return K_SLICE;
+	if (op->code == OM_OPC_SQUEEZE)
+		return K_SQUEEZE;
+	if (op->code == OM_OPC_UNSQUEEZE)
+		return K_UNSQUEEZE;
+	if (op->code == OM_OPC_RESIZE)
+		return K_RESIZE;
 	return K_NONE;
 }
 
@@ -112,16 +127,21 @@ typedef struct push {
 	om_node *n;
 	enum kind kind;
 	perm p;           /* the Transpose moved: n read it on its inputs, its output gets it */
-	perm out_p;       /* the output's Transpose (reduced axes dropped); identity: none */
+	perm out_p;       /* each output's Transpose (reduced axes dropped, inserted ones added);
+			     identity: none */
 	int32_t nin;      /* inputs the push rewrites: n->nin, or 1 (Reduce: data only) */
+	int32_t nout;     /* outputs that get out_p: n->nout (Split), else 1 */
 	enum in_action act[16];
-	int64_t axis;     /* K_AXIS: the new axis; K_REDUCE with `axis`: the new one */
-	int32_t naxes;    /* K_REDUCE: the new axes (-1: the node reduces every axis) */
-	int64_t axes[OM_MAX_RANK]; /* K_SLICE: the new axes, in the node's order */
+	int64_t axis;     /* K_AXIS, K_SPLIT: the new axis; K_REDUCE with `axis`: the new one */
+	int32_t naxes;    /* K_REDUCE, K_SQUEEZE: the new axes (-1: left as they are) */
+	int64_t axes[OM_MAX_RANK]; /* K_SLICE, K_PAD with axes: the new axes, in the node's
+				      order; K_REDUCE, K_SQUEEZE: sorted */
 	bool axis_attr;   /* K_REDUCE: an ArgMax-like `axis` attribute rather than `axes` */
 	bool axes_input;  /* K_REDUCE: axes from input 1 */
 	int64_t pads[2 * OM_MAX_RANK]; /* K_PAD: the new pads */
 	bool pads_input;  /* K_PAD: pads from input 1 (opset 11), else the `pads` attribute */
+	bool pad_axes;    /* K_PAD: Pad-18's axes input is remapped (axes), the pads stay */
+	const om_tensor *rs[3]; /* K_RESIZE: constant roi, scales, sizes to permute (or NULL) */
 	int cost;         /* Transposes after minus before */
 } push;
 
@@ -214,6 +234,22 @@ static int32_t reduced_axes(const om_graph *g, const push *s, int64_t *axes)
 	return k < 0 ? -2 : k == 0 ? -1 : k;
 }
 
+/* The output's permutation when the axes red_old of n's input (red_new of x) are dropped:
+ * y[i'] is the input's kept axis i, x's p[i]; y' keeps x's axes in order. */
+static void kept_perm(push *s, const bool *red_old, const bool *red_new)
+{
+	const int32_t r = s->p.r;
+	s->out_p.r = 0;
+	for (int32_t i = 0; i < r; i++) {
+		if (red_old[i])
+			continue;
+		int64_t rank = 0;
+		for (int32_t a = 0; a < s->p.p[i]; a++)
+			rank += !red_new[a];
+		s->out_p.p[s->out_p.r++] = rank;
+	}
+}
+
 /* The new axes / axis and the output's permutation of a reduction; false when unsure. */
 static bool plan_reduce(const om_graph *g, push *s)
 {
@@ -240,17 +276,142 @@ static bool plan_reduce(const om_graph *g, push *s)
 		s->out_p = s->p;
 		return true;
 	}
-	/* kept axes: y[i'] is z's kept axis i, x's p[i]; y' keeps x's axes in order */
-	s->out_p.r = 0;
-	for (int32_t i = 0; i < r; i++) {
-		if (red_old[i])
-			continue;
-		int64_t rank = 0;
-		for (int32_t a = 0; a < s->p.p[i]; a++)
-			rank += !red_new[a];
-		s->out_p.p[s->out_p.r++] = rank;
-	}
+	kept_perm(s, red_old, red_new);
 	return true;
+}
+
+/* K_SQUEEZE: the axes given (attribute, or input 1 from opset 13) become p[axes], sorted; none
+ * given, the extents known to be 1 are squeezed (every extent must be a number) and the node
+ * stays as it is. The output's permutation is the reduction's without keepdims. */
+static bool plan_squeeze(om_pass_ctx *c, const om_graph *g, push *s, const om_op *op)
+{
+	const om_node *n = s->n;
+	const int32_t r = s->p.r;
+	s->axes_input = !sig_knows(g->model, op, n, "axes");
+	const bool given = s->axes_input ? n->nin > 1 && n->in[1] : om_node_attr(n, "axes") != NULL;
+	int64_t old[OM_MAX_RANK * 2];
+	int32_t k = 0;
+	if (given) {
+		k = om_node_axes(g, n, s->axes_input ? 0 : INT64_MAX, 1, r, old);
+		if (k < 1 || k > r)
+			return false; /* unknown, or empty (every extent 1, by ONNX Runtime) */
+	} else {
+		const om_vinfo *vt = om_vinfo_get(c, g, n->in[0]);
+		if (!om_vi_ranked(vt) || vt->type.rank != r)
+			return false;
+		for (int32_t i = 0; i < r; i++) {
+			if (!om_dim_known(vt->type.dims[i]))
+				return false;
+			if (vt->type.dims[i].value == 1)
+				old[k++] = i;
+		}
+	}
+	bool red_new[OM_MAX_RANK] = {0}, red_old[OM_MAX_RANK] = {0};
+	for (int32_t i = 0; i < k; i++) {
+		red_old[old[i]] = true;
+		red_new[s->p.p[old[i]]] = true;
+	}
+	s->naxes = 0;
+	for (int32_t a = 0; given && a < r; a++)
+		if (red_new[a])
+			s->axes[s->naxes++] = a;
+	if (!given)
+		s->naxes = -1;
+	kept_perm(s, red_old, red_new);
+	return true;
+}
+
+/* K_UNSQUEEZE: the axes stay (positions in the output); the output's permutation keeps each
+ * inserted axis in place and maps the other positions as p does: y[j_i] is the input's axis
+ * i, x's p[i], which y' holds at j_p[i] (j_0 < j_1 < ... the positions not inserted). */
+static bool plan_unsqueeze(const om_graph *g, push *s, const om_op *op)
+{
+	const om_node *n = s->n;
+	const int32_t r = s->p.r;
+	s->axes_input = !sig_knows(g->model, op, n, "axes");
+	int64_t ax[OM_MAX_RANK * 2];
+	/* the count first (normalized against a rank no axis reaches), then the axes */
+	const int32_t k = om_node_axes(g, n, s->axes_input ? 0 : INT64_MAX, 1, 1 << 20, ax);
+	if (k < 1 || r + k > OM_MAX_RANK ||
+	    om_node_axes(g, n, s->axes_input ? 0 : INT64_MAX, 1, r + k, ax) != k)
+		return false;
+	bool inserted[OM_MAX_RANK] = {0};
+	for (int32_t i = 0; i < k; i++)
+		inserted[ax[i]] = true;
+	int64_t kept[OM_MAX_RANK];
+	int32_t nk = 0;
+	for (int32_t j = 0; j < r + k; j++)
+		if (!inserted[j])
+			kept[nk++] = j;
+	if (nk != r)
+		return false;
+	s->out_p.r = r + k;
+	for (int32_t j = 0; j < r + k; j++)
+		s->out_p.p[j] = j;
+	for (int32_t i = 0; i < r; i++)
+		s->out_p.p[kept[i]] = kept[s->p.p[i]];
+	s->naxes = -1;
+	return true;
+}
+
+/* True when constant t of Resize's input `slot` (1 roi, 2 scales, 3 sizes) may be permuted:
+ * 2r entries for the roi, r for the others, fixed-size elements. */
+static bool resize_vec_ok(const om_tensor *t, int32_t slot, int32_t r)
+{
+	return t && t->rank == 1 && movable_const(t, 1) &&
+	       om_tensor_numel(t) == (slot == 1 ? 2 * r : r);
+}
+
+/* True when Resize scales axis i of its input (a scale other than 1, or a size other than
+ * the known extent). */
+static bool resize_scales_axis(const push *s, const om_vinfo *vt, int32_t i)
+{
+	const om_tensor *sc = s->rs[1], *sz = s->rs[2];
+	if (sc && sc->dtype == OM_FLOAT)
+		return ((const float *)sc->data)[i] != 1.0f;
+	if (sz && sz->dtype == OM_INT64)
+		return !om_vi_ranked(vt) || vt->type.rank != s->p.r ||
+		       !om_dim_known(vt->type.dims[i]) ||
+		       ((const int64_t *)sz->data)[i] != vt->type.dims[i].value;
+	return true;
+}
+
+/* K_RESIZE (opset 11 on, no `axes` attribute, no antialias, the stretch policy): the roi,
+ * scales and sizes given are constants and get permuted, entry i to p[i]. Nearest at any
+ * rank; linear at rank 4 when the axes scaled after the push leave axis 0 and axis 1 or 3
+ * alone (the NCHW and NHWC forms ONNX Runtime runs). */
+static bool plan_resize(om_pass_ctx *c, const om_graph *g, push *s, const om_op *op)
+{
+	const om_node *n = s->n;
+	const int32_t r = s->p.r;
+	if (!sig_knows(g->model, op, n, "coordinate_transformation_mode") ||
+	    om_node_attr(n, "axes") || om_attr_int(n, "antialias", 0) ||
+	    strcmp(om_attr_string(n, "keep_aspect_ratio_policy", "stretch"), "stretch"))
+		return false;
+	const char *mode = om_attr_string(n, "mode", "nearest");
+	const bool linear = !strcmp(mode, "linear");
+	if (!linear && strcmp(mode, "nearest"))
+		return false;
+	for (int32_t slot = 1; slot <= 3; slot++) {
+		om_value *v = slot < n->nin ? n->in[slot] : NULL;
+		const om_tensor *t = v ? om_value_const(g, v) : NULL;
+		if (v && !t)
+			return false;
+		if (!t || om_tensor_numel(t) == 0)
+			continue;
+		if (!resize_vec_ok(t, slot, r))
+			return false;
+		s->rs[slot - 1] = t;
+	}
+	if (!linear)
+		return true;
+	if (r != 4)
+		return false;
+	const om_vinfo *vt = om_vinfo_get(c, g, n->in[0]);
+	bool scaled[OM_MAX_RANK] = {0};
+	for (int32_t i = 0; i < r; i++)
+		scaled[s->p.p[i]] = resize_scales_axis(s, vt, i);
+	return !scaled[0] && (!scaled[1] || !scaled[3]);
 }
 
 /* True when r is a Transpose of y by `inv` whose output may be replaced (no subgraph reads
@@ -268,11 +429,12 @@ static bool cancels(om_pass_ctx *c, const om_graph *g, const om_node *r, const o
 	return pp && k == inv->r && !memcmp(pp, inv->p, sizeof(int64_t) * (size_t)k);
 }
 
-/* The readers of n's output that cancel its Transpose (at most MAX_READERS), one whose
+/* The readers of n's output o that cancel its Transpose (at most MAX_READERS), one whose
  * output is a graph output at most, and last; -1 when the readers are not known. */
-static int32_t cancelling(om_pass_ctx *c, const om_graph *g, const push *s, om_node **out)
+static int32_t cancelling(om_pass_ctx *c, const om_graph *g, const push *s, int32_t o,
+			  om_node **out)
 {
-	const om_value *y = s->n->out[0];
+	const om_value *y = s->n->out[o];
 	om_node *rd[MAX_READERS];
 	const int32_t nr = om_uses_readers(c, g, y, rd, MAX_READERS);
 	if (nr < 0 || nr > MAX_READERS)
@@ -297,7 +459,8 @@ static int32_t cancelling(om_pass_ctx *c, const om_graph *g, const push *s, om_n
 }
 
 /* K_PAD: pads [b_0 .. b_r-1, e_0 .. e_r-1] of z's axes become x's (axis i of z is p[i] of
- * x); Pad-1's `paddings` and Pad-18's `axes` input are left alone. */
+ * x); with Pad-18's `axes` input (a constant) the axes become p[axes] and the pads stay.
+ * Pad-1's `paddings` is left alone. */
 static bool plan_pad(const om_graph *g, push *s)
 {
 	const om_node *n = s->n;
@@ -305,8 +468,27 @@ static bool plan_pad(const om_graph *g, push *s)
 	int64_t old[2 * OM_MAX_RANK];
 	int64_t k;
 	const int64_t *a = om_attr_ints(n, "pads", &k);
-	if (om_node_attr(n, "paddings") || (n->nin > 3 && n->in[3]))
+	if (om_node_attr(n, "paddings"))
 		return false;
+	if (n->nin > 3 && n->in[3]) {
+		const om_tensor *t = om_value_const(g, n->in[3]);
+		const int64_t na = t && t->rank == 1 && t->data &&
+					   (t->dtype == OM_INT64 || t->dtype == OM_INT32)
+				       ? om_tensor_numel(t) : -1;
+		if (na < 1 || na > r)
+			return false;
+		for (int64_t i = 0; i < na; i++) {
+			int64_t ax = t->dtype == OM_INT64 ? ((const int64_t *)t->data)[i]
+							  : ((const int32_t *)t->data)[i];
+			ax = ax < 0 ? ax + r : ax;
+			if (ax < 0 || ax >= r)
+				return false;
+			s->axes[i] = s->p.p[ax];
+		}
+		s->naxes = (int32_t)na;
+		s->pad_axes = true;
+		return true;
+	}
 	if (a) {
 		if (k != 2 * r)
 			return false;
@@ -391,23 +573,28 @@ static bool plan_qdq(om_pass_ctx *c, const om_graph *g, push *s, bool has_axis)
 	return true;
 }
 
-/* What n's output costs: its Transpose (+1) unless every reader is the inverse Transpose;
- * each of those goes (-1). */
+/* What n's outputs cost: each one's Transpose (+1) unless every reader is the inverse
+ * Transpose; each of those goes (-1). */
 static int output_cost(om_pass_ctx *c, const om_graph *g, const push *s)
 {
 	if (perm_identity(&s->out_p))
 		return 0;
-	om_node *rd[MAX_READERS];
-	const int32_t k = cancelling(c, g, s, rd);
-	if (k < 0)
-		return 1;
-	return (k < s->n->out[0]->nuses ? 1 : 0) - k;
+	int cost = 0;
+	for (int32_t o = 0; o < s->nout; o++) {
+		if (!s->n->out[o])
+			continue;
+		om_node *rd[MAX_READERS];
+		const int32_t k = cancelling(c, g, s, o, rd);
+		cost += k < 0 ? 1 : (k < s->n->out[o]->nuses ? 1 : 0) - k;
+	}
+	return cost;
 }
 
 static bool plan(om_pass_ctx *c, const om_graph *g, om_node *n, enum kind kind, push *s)
 {
 	const bool all_inputs = kind == K_ELEMENTWISE || kind == K_AXIS;
-	*s = (push){.n = n, .kind = kind, .nin = all_inputs ? n->nin : 1};
+	*s = (push){.n = n, .kind = kind, .nin = all_inputs ? n->nin : 1,
+		    .nout = kind == K_SPLIT ? n->nout : 1};
 	if (s->nin > 16 || n->nin < 1)
 		return false;
 	/* the first input read through a Transpose sets the permutation */
@@ -418,10 +605,13 @@ static bool plan(om_pass_ctx *c, const om_graph *g, om_node *n, enum kind kind, 
 		return false;
 	s->out_p = s->p;
 	const om_op *op = om_node_op(g->model, n);
-	if (kind == K_AXIS) {
-		/* defaults differ (Softmax -1, Concat none): only a given axis is remapped */
+	if (kind == K_AXIS || kind == K_SPLIT) {
+		/* defaults differ: Split 0, a one-input row (Softmax-13 and its family) -1, Concat
+		 * none (required from opset 4, 1 before: not pushed) */
 		const om_attr *at = om_node_attr(n, "axis");
-		int64_t a = at && at->type == OM_ATTR_INT ? at->i : -1000;
+		const om_sig *sg = om_op_sig_at(op, om_model_opset(g->model, n->domain));
+		const int64_t dflt = kind == K_SPLIT ? 0 : sg && sg->max_in == 1 ? -1 : -1000;
+		int64_t a = !at ? dflt : at->type == OM_ATTR_INT ? at->i : -1000;
 		a = a < 0 ? a + s->p.r : a;
 		if (a < 0 || a >= s->p.r)
 			return false;
@@ -438,6 +628,12 @@ static bool plan(om_pass_ctx *c, const om_graph *g, om_node *n, enum kind kind, 
 	if (kind == K_SLICE && !plan_slice(c, g, s))
 		return false;
 	if (kind == K_QDQ && !plan_qdq(c, g, s, sig_knows(g->model, op, n, "axis")))
+		return false;
+	if (kind == K_SQUEEZE && !plan_squeeze(c, g, s, op))
+		return false;
+	if (kind == K_UNSQUEEZE && !plan_unsqueeze(g, s, op))
+		return false;
+	if (kind == K_RESIZE && !plan_resize(c, g, s, op))
 		return false;
 	for (int32_t i = 0; i < s->nin; i++)
 		if (!plan_input(c, g, s, i))
@@ -515,6 +711,20 @@ static om_tensor *permuted_const(om_model *m, const om_tensor *k, const perm *q)
 		for (int32_t i = r - 1; i >= 0 && ++idx[i] == dims[i]; i--)
 			idx[i] = 0;
 	}
+	return t;
+}
+
+/* A 1-D constant of `blocks` runs of r entries with entry i of each run moved to p[i]. */
+static om_tensor *permuted_vec(om_model *m, const om_tensor *k, const perm *p, int32_t blocks)
+{
+	om_tensor *t = om_model_tensor(m, k->dtype, 1, k->dims);
+	if (!t)
+		return NULL;
+	const size_t es = om_dtype_size(k->dtype);
+	for (int32_t b = 0; b < blocks; b++)
+		for (int32_t i = 0; i < p->r; i++)
+			memcpy((char *)t->data + (size_t)(b * p->r + p->p[i]) * es,
+			       (const char *)k->data + (size_t)(b * p->r + i) * es, es);
 	return t;
 }
 
@@ -601,6 +811,13 @@ static bool set_slice_axes(om_pass_ctx *c, om_graph *g, push *s)
 static bool set_pads(om_pass_ctx *c, om_graph *g, push *s)
 {
 	const int32_t k = 2 * s->p.r;
+	if (s->pad_axes) {
+		om_value *v = axes_const(c, g, s);
+		if (!v)
+			return false;
+		set_input(c, s->n, 3, v);
+		return true;
+	}
 	if (s->pads_input) {
 		om_tensor *t = om_model_tensor(g->model, OM_INT64, 1, (int64_t[]){k});
 		if (!t)
@@ -620,6 +837,24 @@ static bool set_pads(om_pass_ctx *c, om_graph *g, push *s)
 	a->ints = ints;
 	return true;
 }
+
+/* K_RESIZE: the roi, scales and sizes planned, permuted into new constants */
+static bool set_resize_inputs(om_pass_ctx *c, om_graph *g, push *s)
+{
+	for (int32_t slot = 1; slot <= 3; slot++) {
+		const om_tensor *k = s->rs[slot - 1];
+		if (!k)
+			continue;
+		om_tensor *t = permuted_vec(g->model, k, &s->p, slot == 1 ? 2 : 1);
+		om_value *v = t ? om_new_constant(c, g, s->n->in[slot]->name, t) : NULL;
+		if (!v)
+			return false;
+		set_input(c, s->n, slot, v);
+	}
+	return true;
+}
+
+static om_kind move_output(om_pass_ctx *c, om_graph *g, push *s, int32_t o);
 
 static om_kind apply(om_pass_ctx *c, om_graph *g, push *s)
 {
@@ -644,55 +879,68 @@ static om_kind apply(om_pass_ctx *c, om_graph *g, push *s)
 			set_input(c, n, i, w);
 		}
 	}
-	if (s->kind == K_AXIS || (s->kind == K_REDUCE && s->axis_attr) ||
+	if (s->kind == K_AXIS || s->kind == K_SPLIT || (s->kind == K_REDUCE && s->axis_attr) ||
 	    (s->kind == K_QDQ && s->axis >= 0)) {
 		om_attr *a = om_node_set_attr(n, "axis", OM_ATTR_INT);
 		if (!a)
 			return nomem;
 		a->i = s->axis;
-	} else if (s->kind == K_REDUCE && !set_axes(c, g, s)) {
+	} else if ((s->kind == K_REDUCE || s->kind == K_SQUEEZE) && !set_axes(c, g, s)) {
 		return nomem;
 	} else if (s->kind == K_PAD && !set_pads(c, g, s)) {
 		return nomem;
 	} else if (s->kind == K_SLICE && !set_slice_axes(c, g, s)) {
 		return nomem;
+	} else if (s->kind == K_RESIZE && !set_resize_inputs(c, g, s)) {
+		return nomem;
 	}
 	if (perm_identity(&s->out_p))
 		return OM_OK;
-	/* n writes y' in x's layout; the inverse Transposes reading y read y' instead, and a
-	 * Transpose writes y (its name, other readers and type stay) when something still reads
-	 * it */
-	om_value *y = n->out[0];
+	om_kind rc = OM_OK;
+	for (int32_t o = 0; o < s->nout && !rc; o++)
+		if (n->out[o])
+			rc = move_output(c, g, s, o);
+	return rc;
+#undef nomem
+}
+
+/* n writes y' in x's layout; the inverse Transposes reading y read y' instead, and a
+ * Transpose writes y (its name, other readers and type stay) when something still reads it */
+static om_kind move_output(om_pass_ctx *c, om_graph *g, push *s, int32_t o)
+{
+	om_node *n = s->n;
+#define nomem om_error(c->st, OM_ERR_NOMEM, n, "out of memory pushing a Transpose")
+	om_value *y = n->out[o];
 	om_node *rd[MAX_READERS];
-	const int32_t k = cancelling(c, g, s, rd);
+	const int32_t k = cancelling(c, g, s, o, rd);
 	om_value *y2 = om_graph_fresh_value(g, y->name);
 	if (!y2)
 		return nomem;
-	om_node_set_output(n, 0, y2);
+	om_node_set_output(n, o, y2);
 	const perm out_inv = perm_inverse(&s->out_p);
 	if (!type_permuted(c, g, y2, y, &out_inv))
 		return nomem;
 	om_node *gout = NULL;
 	for (int32_t i = 0; i < k; i++) {
-		om_value *o = rd[i]->out[0];
+		om_value *ro = rd[i]->out[0];
 		y->nuses--;
-		if (o->flags & OM_VALUE_GRAPH_OUTPUT) {
+		if (ro->flags & OM_VALUE_GRAPH_OUTPUT) {
 			gout = rd[i]; /* the last one */
 			break;
 		}
-		om_uses_replace(c, g, o, y2);
-		y2->nuses += o->nuses;
-		o->nuses = 0;
+		om_uses_replace(c, g, ro, y2);
+		y2->nuses += ro->nuses;
+		ro->nuses = 0;
 		om_node_kill(c, rd[i]);
 	}
 	if (y->nuses > 0 && !new_transpose(c, g, y2, y, &s->out_p))
 		return nomem;
 	if (gout) {
 		/* n writes the graph output's name; what read y' reads it */
-		om_value *o = gout->out[0];
+		om_value *go = gout->out[0];
 		const int32_t uses = y2->nuses;
 		if (om_bypass_node(c, g, gout, y2)) {
-			o->nuses += uses;
+			go->nuses += uses;
 			y2->nuses = 0;
 		} else {
 			y->nuses++;

@@ -59,6 +59,17 @@ static void ints_init(om_graph *g, const char *name, int64_t n, const int64_t *x
 	tu_push_value(g, &g->inits, &g->ninits, v);
 }
 
+static void floats_init(om_graph *g, const char *name, int64_t n, const float *x)
+{
+	om_tensor *t = om_model_tensor(g->model, OM_FLOAT, 1, D(n));
+	memcpy(t->data, x, sizeof(float) * (size_t)n);
+	om_value *v = om_graph_value(g, name);
+	v->init = t;
+	v->flags |= OM_VALUE_INITIALIZER;
+	om_type_from_tensor(g->model, &v->type, t);
+	tu_push_value(g, &g->inits, &g->ninits, v);
+}
+
 static om_node *node(om_graph *g, const char *op, const char *ins, const char *outs)
 {
 	return tu_graph_node(g, op, ins, outs);
@@ -378,6 +389,147 @@ static om_model *c_subgraph(void)
 	return m;
 }
 
+/* Softmax-13 without `axis` (default -1: NCHW's W, NHWC's axis 2) */
+static om_model *c_softmax_default(void)
+{
+	om_model *m = wrapped(13);
+	node(m->graph, "Softmax", "t", "a");
+	node(m->graph, "Relu", "a", "z");
+	return back(m);
+}
+
+/* Split over C (axis -3, sizes 1 and 3 as input 1), each part back to NHWC; a Relu between
+ * on one of them */
+static om_model *c_split(void)
+{
+	om_model *m = wrapped(13);
+	om_graph *g = m->graph;
+	ints_init(g, "sp", 2, D(1, 3));
+	attr_int(node(g, "Split", "t,sp", "a,b"), "axis", -3);
+	node(g, "Relu", "a", "ra");
+	transpose(g, "ra", "y", TO_NHWC);
+	transpose(g, "b", "y2", TO_NHWC);
+	output(g, "y");
+	output(g, "y2");
+	return m;
+}
+
+/* Split-18 over W (axis 3) in num_outputs 2 (uneven: 3 and 2) */
+static om_model *c_split18(void)
+{
+	om_model *m = wrapped(18);
+	om_graph *g = m->graph;
+	om_node *n = node(g, "Split", "t", "a,b");
+	attr_int(n, "axis", 3);
+	attr_int(n, "num_outputs", 2);
+	transpose(g, "a", "y", TO_NHWC);
+	transpose(g, "b", "y2", TO_NHWC);
+	output(g, "y");
+	output(g, "y2");
+	return m;
+}
+
+/* x [N,1,5,4] (NHWC) -> [N,4,1,5] -> Squeeze H (axes input [2]) -> [N,4,5] -> Transpose
+ * (0,2,1) -> [N,5,4]: pushed, Squeeze(x, [1]) is y already */
+static om_model *c_squeeze(void)
+{
+	om_model *m = tu_model(13);
+	om_graph *g = m->graph;
+	input(g, "x", OM_FLOAT, "N,1,5,4");
+	transpose(g, "x", "t", TO_NCHW);
+	ints_init(g, "ax", 1, D(2));
+	node(g, "Squeeze", "t,ax", "z");
+	tu_attr_ints(node(g, "Transpose", "z", "y"), "perm", 3, D(0, 2, 1));
+	output(g, "y");
+	return m;
+}
+
+/* Squeeze-11 without axes over known extents [2,4,1,1] (NCHW of x [2,1,1,4]): [2,4], the
+ * output's permutation the identity */
+static om_model *c_squeeze_noaxes(void)
+{
+	om_model *m = tu_model(11);
+	om_graph *g = m->graph;
+	input(g, "x", OM_FLOAT, "2,1,1,4");
+	transpose(g, "x", "t", TO_NCHW);
+	node(g, "Squeeze", "t", "z");
+	node(g, "Neg", "z", "y");
+	output(g, "y");
+	return m;
+}
+
+/* Unsqueeze (axes input [1]) -> [N,1,4,H,5], then the Transpose (0,1,3,4,2) that inverts the
+ * pushed one: [N,1,H,5,4] */
+static om_model *c_unsqueeze(void)
+{
+	om_model *m = wrapped(13);
+	om_graph *g = m->graph;
+	ints_init(g, "ax", 1, D(1));
+	node(g, "Unsqueeze", "t,ax", "z");
+	tu_attr_ints(node(g, "Transpose", "z", "y"), "perm", 5, D(0, 1, 3, 4, 2));
+	output(g, "y");
+	return m;
+}
+
+/* Unsqueeze-11 (attribute [0, -1]) then Neg: the Transpose moves to the rank-6 output (1
+ * before, 1 after) */
+static om_model *c_unsqueeze_attr(void)
+{
+	om_model *m = wrapped(11);
+	om_graph *g = m->graph;
+	tu_attr_ints(node(g, "Unsqueeze", "t", "z"), "axes", 2, D(0, -1));
+	node(g, "Neg", "z", "y");
+	output(g, "y");
+	return m;
+}
+
+/* Resize-13 nearest over H and W of NCHW (scales 1, 1, 2, 3; roi "") */
+static om_model *c_resize_nearest(void)
+{
+	om_model *m = wrapped(13);
+	om_graph *g = m->graph;
+	floats_init(g, "sc", 4, (const float[]){1, 1, 2, 3});
+	node(g, "Resize", "t,,sc", "z");
+	return back(m);
+}
+
+/* Resize-11 linear, tf_crop_and_resize (the roi permuted as well), scales 1, 1, 2, 2 */
+static om_model *c_resize_linear(void)
+{
+	om_model *m = wrapped(11);
+	om_graph *g = m->graph;
+	floats_init(g, "roi", 8, (const float[]){0, 0, 0.1f, 0.2f, 1, 1, 0.9f, 0.7f});
+	floats_init(g, "sc", 4, (const float[]){1, 1, 2, 2});
+	om_node *n = node(g, "Resize", "t,roi,sc", "z");
+	om_node_set_attr(n, "mode", OM_ATTR_STRING)->s = (om_str){"linear", 6};
+	om_node_set_attr(n, "coordinate_transformation_mode", OM_ATTR_STRING)->s =
+		(om_str){"tf_crop_and_resize", 18};
+	return back(m);
+}
+
+/* Resize linear over C and H of NCHW: pushed it would scale NHWC's axes 1 and 3, neither
+ * form ONNX Runtime runs linearly; nothing moves */
+static om_model *c_resize_refused(void)
+{
+	om_model *m = wrapped(13);
+	om_graph *g = m->graph;
+	floats_init(g, "sc", 4, (const float[]){1, 2, 2, 1});
+	om_node *n = node(g, "Resize", "t,,sc", "z");
+	om_node_set_attr(n, "mode", OM_ATTR_STRING)->s = (om_str){"linear", 6};
+	return back(m);
+}
+
+/* Pad-18 with an axes input (H, and W as -1): the axes remapped, the pads as they are */
+static om_model *c_pad_axes(void)
+{
+	om_model *m = wrapped(18);
+	om_graph *g = m->graph;
+	ints_init(g, "pads", 4, D(1, 2, 0, 1));
+	ints_init(g, "ax", 2, D(2, -1));
+	node(g, "Pad", "t,pads,,ax", "z");
+	return back(m);
+}
+
 typedef struct tcase {
 	const char *name;
 	om_model *(*build)(void);
@@ -407,6 +559,17 @@ static const tcase cases[] = {
 	{"shared", c_shared, 1, 1, false},
 	{"unknown_rank", c_unknown_rank, 2, 2, true},
 	{"subgraph", c_subgraph, 0, 0, false},
+	{"softmax_default", c_softmax_default, 2, 0, false},
+	{"split", c_split, 3, 0, false},
+	{"split18", c_split18, 3, 0, false},
+	{"squeeze", c_squeeze, 2, 0, false},
+	{"squeeze_noaxes", c_squeeze_noaxes, 1, 0, false},
+	{"unsqueeze", c_unsqueeze, 2, 0, false},
+	{"unsqueeze_attr", c_unsqueeze_attr, 1, 1, false},
+	{"resize_nearest", c_resize_nearest, 2, 0, false},
+	{"resize_linear", c_resize_linear, 2, 0, false},
+	{"resize_refused", c_resize_refused, 2, 2, false},
+	{"pad_axes", c_pad_axes, 2, 0, false},
 };
 
 /* Feeds every graph input of m with symbols N = nv, H = hv (u: [N, 4, H, 5]). */

@@ -579,13 +579,13 @@ static const om_op rows[] = {
 	 resize_layout, RS_ROW_LEGACY | RS_ROW_SCALES_ATTR, NULL},
 	{"Upsample", "", 9, resize_infer, resize_kernel, OM_OP_EXACT, &sig_Upsample_9, OM_OPC_NONE,
 	 resize_layout, RS_ROW_LEGACY, NULL},
-	{"Resize", "", 10, resize_infer, resize_kernel, OM_OP_EXACT, &sig_Resize_10, OM_OPC_NONE,
+	{"Resize", "", 10, resize_infer, resize_kernel, OM_OP_EXACT, &sig_Resize_10, OM_OPC_RESIZE,
 	 resize_layout, RS_ROW_LEGACY, NULL},
-	{"Resize", "", 11, resize_infer, resize_kernel, OM_OP_EXACT, &sig_Resize_11, OM_OPC_NONE,
+	{"Resize", "", 11, resize_infer, resize_kernel, OM_OP_EXACT, &sig_Resize_11, OM_OPC_RESIZE,
 	 resize_layout, 0, NULL},
-	{"Resize", "", 18, resize_infer, resize_kernel, OM_OP_EXACT, &sig_Resize_18, OM_OPC_NONE,
+	{"Resize", "", 18, resize_infer, resize_kernel, OM_OP_EXACT, &sig_Resize_18, OM_OPC_RESIZE,
 	 resize_layout, RS_ROW_18, NULL},
-	{"Resize", "", 19, resize_infer, resize_kernel, OM_OP_EXACT, &sig_Resize_19, OM_OPC_NONE,
+	{"Resize", "", 19, resize_infer, resize_kernel, OM_OP_EXACT, &sig_Resize_19, OM_OPC_RESIZE,
 	 resize_layout, RS_ROW_18 | RS_ROW_SYMMETRIC, NULL},
 };
 
