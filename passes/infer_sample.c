@@ -8,7 +8,7 @@
  * kernel gives their values. A run where the row fails is a point where the model cannot run
  * and is ignored. An output dim (or element) is a number when equal in every run that
  * succeeded, the symbol s when it equals s's value in every such run (and no other symbol
- * does), else unknown.
+ * does, counting the runs where no symbol is 0 alone too), else unknown.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -36,6 +36,7 @@ enum {
 typedef struct agree {
 	int64_t first;  /* the value in the first run */
 	uint32_t syms;  /* bit k: equal to symbol k's value in every run */
+	uint32_t syms_nz; /* the same over the runs where no symbol is 0 (all bits: none yet) */
 	bool same;      /* equal to first in every run */
 	bool unknown;   /* some run did not know it */
 } agree;
@@ -80,6 +81,7 @@ typedef struct sampler {
 	int64_t ok_first[MAX_SYMS]; /* the symbol values of the first run that succeeded */
 	uint64_t varied;            /* bit k: symbol k took another value in a later one */
 	bool ran_nonempty;          /* a run succeeded with no input emptied by the symbols */
+	bool zero_run;              /* this run has a symbol at 0 */
 	bool abort;
 	out_agree o[MAX_OUT];
 } sampler;
@@ -293,11 +295,17 @@ static uint32_t sym_match(const sampler *s, int64_t x)
 	return m;
 }
 
+/* Symbol k's value may tell it apart from another only in a run where no symbol is 0: at 0 a
+ * Reshape target entry copies the input's extent (the symbol then looks like the input's),
+ * and empty tensors reshape and broadcast to almost anything. So a dim is symbol k only when
+ * the runs without a 0 leave k alone too; runs with a 0 may still refute it. */
 static void agree_put(const sampler *s, agree *a, bool first, bool known, int64_t x)
 {
+	const uint32_t all = s->nsym >= 32 ? ~0u : (1u << s->nsym) - 1;
 	if (first) {
-		*a = (agree){.first = x, .syms = known ? sym_match(s, x) : 0, .same = known,
-			     .unknown = !known};
+		const uint32_t m = known ? sym_match(s, x) : 0;
+		*a = (agree){.first = x, .syms = m, .syms_nz = s->zero_run ? all : m,
+			     .same = known, .unknown = !known};
 		return;
 	}
 	if (!known) {
@@ -306,6 +314,8 @@ static void agree_put(const sampler *s, agree *a, bool first, bool known, int64_
 	}
 	a->same &= x == a->first;
 	a->syms &= sym_match(s, x);
+	if (!s->zero_run)
+		a->syms_nz &= sym_match(s, x);
 }
 
 /* Folds one successful run's outputs into what the runs agree on. */
@@ -424,6 +434,9 @@ static void run(sampler *s)
 	}
 	s->nok++;
 	s->ran_nonempty |= !emptied(s);
+	s->zero_run = false;
+	for (int32_t k = 0; k < s->nsym; k++)
+		s->zero_run |= s->val[k] == 0;
 	for (int32_t k = 0; k < s->nsym; k++) {
 		if (s->nok == 1)
 			s->ok_first[k] = s->val[k];
@@ -628,7 +641,8 @@ static om_dim agreed_dim(const sampler *s, const agree *a)
 		return (om_dim){-1, NULL};
 	if (a->same)
 		return (om_dim){a->first >= 0 ? a->first : -1, NULL};
-	if (a->syms && !(a->syms & (a->syms - 1)) && !(a->syms & s->local))
+	if (a->syms && !(a->syms & (a->syms - 1)) && !(a->syms & s->local) &&
+	    a->syms_nz == a->syms)
 		return (om_dim){-1, s->sym[__builtin_ctz(a->syms)]};
 	return (om_dim){-1, NULL};
 }
@@ -637,7 +651,8 @@ static om_pe agreed_pe(const sampler *s, const agree *a)
 {
 	if (a->same)
 		return (om_pe){OM_PE_NUM, a->first, NULL};
-	if (a->syms && !(a->syms & (a->syms - 1)) && !(a->syms & s->local))
+	if (a->syms && !(a->syms & (a->syms - 1)) && !(a->syms & s->local) &&
+	    a->syms_nz == a->syms)
 		return (om_pe){OM_PE_SYM, 0, s->sym[__builtin_ctz(a->syms)]};
 	return (om_pe){OM_PE_UNK, 0, NULL};
 }

@@ -712,18 +712,24 @@ static void random_graphs_simplify_faithfully(void **state)
 {
 	(void)state;
 	dt_tally t = {0};
+	/* the hand-built cases, and random graphs that were findings (seed 11): a Reshape
+	 * target symbol at 0 copied the input's extent in the one run that told the symbols
+	 * apart, so inference took the input's symbols for the output's */
 	static const struct {
 		const char *id;
 		builder_fn build;
-	} fixed[] = {{"reshape_n_zero", reshape_n_zero},
-		     {"squeeze_empty_axes", squeeze_empty_axes},
-		     {"reshape_allowzero_literal", reshape_allowzero_literal},
-		     {"reshape_zero_copies", reshape_zero_copies},
-		     {"reshape_not_noop", reshape_not_noop},
-		     {"greater_of_sizes", greater_of_sizes}};
+		uint64_t seed;
+	} fixed[] = {{"reshape_n_zero", reshape_n_zero, 0},
+		     {"squeeze_empty_axes", squeeze_empty_axes, 0},
+		     {"reshape_allowzero_literal", reshape_allowzero_literal, 0},
+		     {"reshape_zero_copies", reshape_zero_copies, 0},
+		     {"reshape_not_noop", reshape_not_noop, 0},
+		     {"greater_of_sizes", greater_of_sizes, 0},
+		     {"g:0xcad52f22b11aa21f", random_graph, 0xcad52f22b11aa21fu},
+		     {"g:0xabf6eeec60609b19", random_graph, 0xabf6eeec60609b19u}};
 	for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
 		if (!opts.only || !strcmp(opts.only, fixed[i].id))
-			one(&t, fixed[i].id, fixed[i].build, 0);
+			one(&t, fixed[i].id, fixed[i].build, fixed[i].seed);
 	for (int64_t i = 0; i < opts.count && !(opts.only && strncmp(opts.only, "g:", 2)); i++) {
 		const uint64_t seed = opts.only ? strtoull(opts.only + 2, NULL, 0)
 						: dt_case_seed(opts.seed, i);
