@@ -42,6 +42,14 @@ void om_model_drop_payload(om_model *m, om_value *v)
 		m->drop_payload(m, v);
 }
 
+bool om_model_file_pages(const om_model *m, const void *p, size_t n, bool give_back)
+{
+	for (; m; m = m->base)
+		if (m->file_pages && m->file_pages(m, p, n, give_back))
+			return true;
+	return false;
+}
+
 void om_model_free(om_model *m)
 {
 	if (!m || atomic_fetch_sub(&m->refs, 1) > 1)

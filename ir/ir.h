@@ -171,6 +171,9 @@ struct om_model {
 	void (*release)(struct om_model *m); /* frees proto and resources; set by the loader */
 	/* gives back the memory of initializer v's payload, never read again (the loader's) */
 	void (*drop_payload)(struct om_model *m, struct om_value *v);
+	/* whether [p, p + n) lies in a file the loader mapped read-only (the model file, external
+	 * data); with give_back, its whole pages are released (om_model_file_pages) */
+	bool (*file_pages)(const struct om_model *m, const void *p, size_t n, bool give_back);
 	om_graph *all_graphs; /* list through next_in_model */
 	atomic_int refs;      /* the owner's and each session's (om_model_retain) */
 	const struct om_model *base; /* om_model_clone's original, held (shares its weights) */
@@ -187,6 +190,12 @@ void om_model_retain(const om_model *m);
  *  m->drop_payload). Nothing happens when m is shared (a clone of another model, or held by
  *  a clone or a session), since they read the same payloads, or for other payloads. */
 void om_model_drop_payload(om_model *m, struct om_value *v);
+/** Whether [p, p + n) lies in a file mapping of m's loader (or of the model m was cloned from):
+ *  read-only file pages, which the page cache holds and a read faults back in. With give_back,
+ *  the whole pages inside it are released (MADV_DONTNEED) and leave the resident set; the
+ *  bytes stay what they were. A weight that a step reads a few rows of (a Gather over an
+ *  embedding table: the kernel maps 64 KiB around each page it faults) need not stay. */
+bool om_model_file_pages(const om_model *m, const void *p, size_t n, bool give_back);
 /** *out = a copy of m's IR that shares what is never changed once made: tensor payloads,
  *  strings, the original protobuf messages (ir/clone.c). The clone holds m (om_model_retain)
  *  until it is freed, so m's owner may free m first. Rewriting or running the clone leaves m

@@ -1,7 +1,9 @@
 /* borrow.c — unpacks a mapped ModelProto without copying its tensor payloads: in a copy of the
  * file's structure bytes every TensorProto raw_data is replaced by a 4-byte index, protobuf-c
  * unpacks that copy, and each raw_data is then pointed back into the mapping (copied only when
- * the payload is misaligned for its element type, so that om_tensor data stays aligned). */
+ * the payload is misaligned for its element type, so that om_tensor data stays aligned; a large
+ * misaligned initializer stays where it is until the loader knows its readers:
+ * om_onnx_payload_align). */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -11,7 +13,7 @@
 
 /* Copies of misaligned payloads this long or longer go to huge pages when the system has them
  * (a copy of a 100 MB weight then takes 50 page faults, not 25,000). */
-enum { HUGE = 2 << 20, RAW_DATA_FIELD = 9, MARKER_LEN = 4 };
+enum { HUGE = 2 << 20, RAW_DATA_FIELD = 9, GRAPH_INITIALIZER_FIELD = 5, MARKER_LEN = 4 };
 
 typedef struct payload {
 	size_t off, len;
@@ -196,6 +198,11 @@ static void release_copied(const om_source *src, size_t off, size_t len)
 		   MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 }
 
+/* Misaligned initializers this long or longer are left in the mapping by the unpack: the
+ * loader copies them (om_onnx_payload_align) unless every reader reads them with byte moves
+ * (a Gather over an embedding table touches only the rows it gathers). */
+enum { DEFER_MIN = 64 << 10 };
+
 typedef struct fixer {
 	om_source *src;
 	int fd;
@@ -205,7 +212,7 @@ typedef struct fixer {
 	bool bad;
 } fixer;
 
-static void fix_tensor(fixer *x, Onnx__TensorProto *tp)
+static void fix_tensor(fixer *x, Onnx__TensorProto *tp, bool initializer)
 {
 	if (!tp->has_raw_data)
 		return;
@@ -233,6 +240,11 @@ static void fix_tensor(fixer *x, Onnx__TensorProto *tp)
 		x->src->borrowed += p->len;
 		return;
 	}
+	if (initializer && p->len >= DEFER_MIN) {
+		tp->raw_data.data = (uint8_t *)at; /* misaligned: om_onnx_payload_align decides */
+		x->src->deferred += p->len;
+		return;
+	}
 	uint8_t *copy = copy_payload(x->fd, p->off, at, p->len);
 	if (!copy) {
 		tp->raw_data.len = 0;
@@ -244,12 +256,14 @@ static void fix_tensor(fixer *x, Onnx__TensorProto *tp)
 	release_copied(x->src, p->off, p->len);
 }
 
-/* Visits every message below m (bounded by the wire check's depth) and fixes each tensor. */
-static void fix(fixer *x, ProtobufCMessage *m)
+/* Visits every message below m (bounded by the wire check's depth) and fixes each tensor;
+ * initializer: m is an item of a GraphProto's initializer list. */
+static void fix(fixer *x, ProtobufCMessage *m, bool initializer)
 {
 	const ProtobufCMessageDescriptor *d = m->descriptor;
 	if (d == &onnx__tensor_proto__descriptor)
-		fix_tensor(x, (Onnx__TensorProto *)m);
+		fix_tensor(x, (Onnx__TensorProto *)m, initializer);
+	const bool graph = d == &onnx__graph_proto__descriptor;
 	char *base = (char *)m;
 	for (unsigned i = 0; i < d->n_fields; i++) {
 		const ProtobufCFieldDescriptor *f = &d->fields[i];
@@ -259,7 +273,7 @@ static void fix(fixer *x, ProtobufCMessage *m)
 			const size_t n = *(const size_t *)(base + f->quantifier_offset);
 			ProtobufCMessage **a = *(ProtobufCMessage ***)(base + f->offset);
 			for (size_t k = 0; k < n; k++)
-				fix(x, a[k]);
+				fix(x, a[k], graph && f->id == GRAPH_INITIALIZER_FIELD);
 			continue;
 		}
 		if ((f->flags & PROTOBUF_C_FIELD_FLAG_ONEOF) &&
@@ -267,7 +281,7 @@ static void fix(fixer *x, ProtobufCMessage *m)
 			continue;
 		ProtobufCMessage *sub = *(ProtobufCMessage **)(base + f->offset);
 		if (sub)
-			fix(x, sub);
+			fix(x, sub, false);
 	}
 }
 
@@ -294,7 +308,7 @@ om_kind om_onnx_unpack_borrowed(om_source *src, int fd, Onnx__ModelProto **out, 
 		goto done;
 	}
 	fixer x = {.src = src, .fd = fd, .pl = e.pl, .npl = e.npl};
-	fix(&x, &mp->base);
+	fix(&x, &mp->base, false);
 	if (x.oom || x.bad) {
 		protobuf_c_message_free_unpacked(&mp->base, &src->alloc);
 		k = x.oom ? om_error(st, OM_ERR_NOMEM, NULL, "out of memory")
@@ -324,6 +338,34 @@ void om_onnx_payload_drop(const om_source *src, Onnx__TensorProto *tp)
 	free(tp->raw_data.data);
 	tp->raw_data = (ProtobufCBinaryData){0, NULL};
 	tp->has_raw_data = 0;
+}
+
+uint8_t *om_onnx_payload_align(om_source *src, Onnx__TensorProto *tp)
+{
+	const uintptr_t u = (uintptr_t)tp->raw_data.data, b = (uintptr_t)src->base;
+	const size_t len = tp->raw_data.len;
+	if (!len || u < b || u - b > src->size || len > src->size - (u - b))
+		return NULL;
+	uint8_t *copy = copy_payload(-1, 0, tp->raw_data.data, len);
+	if (!copy)
+		return NULL;
+	tp->raw_data.data = copy;
+	src->deferred -= len < src->deferred ? len : src->deferred;
+	src->copied += len;
+	release_copied(src, u - b, len);
+	return copy;
+}
+
+bool om_onnx_pages_in(const void *base, size_t size, const void *p, size_t n, bool give_back)
+{
+	const uintptr_t u = (uintptr_t)p, b = (uintptr_t)base;
+	if (!base || !n || u < b || u - b > size || n > size - (u - b))
+		return false;
+	const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	const uintptr_t lo = (u + page - 1) / page * page, hi = (u + n) / page * page;
+	if (give_back && hi > lo) /* a hint: failure changes nothing */
+		(void)madvise((void *)lo, hi - lo, MADV_DONTNEED);
+	return true;
 }
 
 void om_onnx_source_free(om_source *src)

@@ -137,14 +137,16 @@ static om_kind typed_fields(const om_tensor_ctx *c, const Onnx__TensorProto *tp,
 }
 
 /* Borrows p when aligned for the element type, else copies it into the arena (external data at
- * a misaligned offset: the one case where a load reads a payload whole). */
+ * a misaligned offset: the one case where a load reads a payload whole) unless `in_place`: a
+ * misaligned raw_data the unpack left in the mapping (borrow.c) is borrowed as it is, and the
+ * loader copies it when a reader needs it aligned (om_model_align_payloads). */
 static om_kind set_bytes(const om_tensor_ctx *c, const Onnx__TensorProto *tp, om_tensor *t,
-			 const unsigned char *p, om_status *st)
+			 const unsigned char *p, bool in_place, om_status *st)
 {
 	size_t align = om_dtype_size(t->dtype);
 	if (align > 8)
 		align = 8;
-	if (align > 1 && (uintptr_t)p % align) {
+	if (align > 1 && (uintptr_t)p % align && !in_place) {
 		t->data = om_arena_memdup(c->m->arena, p, t->nbytes);
 		if (!t->data)
 			return om_error(st, OM_ERR_NOMEM, NULL,
@@ -191,13 +193,13 @@ om_kind om_onnx_tensor_from_proto(const om_tensor_ctx *c, const Onnx__TensorProt
 		const unsigned char *p = NULL;
 		k = external_bytes(c, tp, t->nbytes, &p, st);
 		if (!k)
-			k = set_bytes(c, tp, t, p, st);
+			k = set_bytes(c, tp, t, p, false, st);
 	} else if (tp->has_raw_data && dtype != OM_STRING) {
 		if (tp->raw_data.len != t->nbytes)
 			return om_error(st, OM_ERR_INVALID_MODEL, NULL,
 					"tensor '%s': raw_data has %zu bytes, shape needs %zu",
 					tname(tp), tp->raw_data.len, t->nbytes);
-		k = set_bytes(c, tp, t, tp->raw_data.data, st);
+		k = set_bytes(c, tp, t, tp->raw_data.data, c->in_place, st);
 	} else {
 		k = typed_fields(c, tp, t, st);
 	}

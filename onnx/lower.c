@@ -331,7 +331,9 @@ static om_kind lower_graph(lctx *c, om_graph *g, const Onnx__GraphProto *gp, int
 		g->inits[g->ninits++] = v;
 		v->flags |= OM_VALUE_INITIALIZER;
 		v->init_proto = tp;
-		om_kind k = om_onnx_tensor_from_proto(&c->tc, tp, &v->init, c->st);
+		om_tensor_ctx tc = c->tc;
+		tc.in_place = true; /* om_model_align_payloads copies what must be aligned */
+		om_kind k = om_onnx_tensor_from_proto(&tc, tp, &v->init, c->st);
 		if (k)
 			return k;
 		if (v->type.kind == OM_TYPE_UNKNOWN)
@@ -414,6 +416,52 @@ static void drop_payload(om_model *m, om_value *v)
 		v->init->data = NULL; /* freed */
 }
 
+bool om_onnx_init_misaligned(const om_value *v)
+{
+	const om_tensor *t = v->init;
+	if (!t || !t->data || !t->nbytes || t->dtype == OM_STRING)
+		return false;
+	size_t align = om_dtype_size(t->dtype);
+	align = align > 8 ? 8 : align ? align : 1;
+	return (uintptr_t)t->data % align != 0;
+}
+
+om_kind om_onnx_align_init(om_model *m, om_value *v, om_status *st)
+{
+	om_io_resources *res = m->release == release ? m->resources : NULL;
+	Onnx__TensorProto *tp = (Onnx__TensorProto *)v->init_proto;
+	if (!om_onnx_init_misaligned(v))
+		return OM_OK;
+	if (!res || !res->src || !tp || v->init->data != (void *)tp->raw_data.data)
+		return om_error(st, OM_ERR_INTERNAL, NULL, "initializer '%s' is misaligned",
+				v->name);
+	uint8_t *copy = om_onnx_payload_align(res->src, tp);
+	if (!copy)
+		return om_error(st, OM_ERR_NOMEM, NULL, "initializer '%s': out of memory for an "
+				"aligned copy of its %zu bytes", v->name, v->init->nbytes);
+	om_loaded *e = NULL;
+	const om_tensor *key = v->init;
+	HASH_FIND_PTR(res->loaded, &key, e);
+	if (e && e->snap.data == v->init->data)
+		e->snap.data = copy; /* still as loaded: the writer may reuse the proto */
+	v->init->data = copy;
+	return OM_OK;
+}
+
+/* m->file_pages: the model file's mapping and the external-data files' */
+static bool file_pages(const om_model *m, const void *p, size_t n, bool give_back)
+{
+	const om_io_resources *res = m->release == release ? m->resources : NULL;
+	if (!res)
+		return false;
+	if (res->src && om_onnx_pages_in(res->src->base, res->src->size, p, n, give_back))
+		return true;
+	for (const om_mapping *mp = res->maps; mp; mp = mp->next)
+		if (om_onnx_pages_in(mp->ptr, mp->size, p, n, give_back))
+			return true;
+	return false;
+}
+
 om_kind om_onnx_lower_model(om_model *m, Onnx__ModelProto *mp, om_source *src, om_status *st)
 {
 	om_io_resources *res = calloc(1, sizeof *res);
@@ -428,6 +476,7 @@ om_kind om_onnx_lower_model(om_model *m, Onnx__ModelProto *mp, om_source *src, o
 	m->resources = res;
 	m->release = release;
 	m->drop_payload = drop_payload;
+	m->file_pages = file_pages;
 	lctx c = {.m = m, .st = st,
 		  .tc = {.m = m, .dir = m->dir, .maps = &res->maps, .loaded = &res->loaded}};
 	m->ir_version = mp->has_ir_version ? mp->ir_version : 0;

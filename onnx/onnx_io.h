@@ -36,6 +36,8 @@ typedef struct om_source {
 	const uint8_t *base;
 	size_t size;
 	size_t borrowed, copied; /* payload bytes pointing into the mapping, copied (misaligned) */
+	size_t deferred;         /* misaligned initializers left in the mapping for the loader to
+				    copy or not (om_onnx_payload_align) */
 } om_source;
 
 /** What m->resources points at for a loaded model. */
@@ -54,6 +56,8 @@ typedef struct om_tensor_ctx {
 	const char *dir;
 	om_mapping **maps;
 	om_loaded **loaded; /* NULL: do not record */
+	bool in_place;      /* a misaligned raw_data is borrowed, not copied (initializers of a
+			       mapped model: borrow.c leaves large ones misaligned) */
 } om_tensor_ctx;
 
 /** Converts tp into a new arena om_tensor (*out). Data is borrowed from tp (raw_data) or a
@@ -103,6 +107,12 @@ om_kind om_onnx_read_file(const char *path, unsigned char **data, size_t *size, 
 /** Lowers np into a new node of g (values by name in g, subgraphs lowered), as the loader
  *  does; np must live as long as m (the node keeps it as its proto). */
 om_kind om_onnx_lower_node(om_model *m, om_graph *g, const Onnx__NodeProto *np, om_status *st);
+/** v's initializer data is not aligned for its element type (a large initializer that the
+ *  unpack of a mapped file left in place: borrow.c). */
+bool om_onnx_init_misaligned(const om_value *v);
+/** Gives v's misaligned initializer (om_onnx_init_misaligned) an aligned copy of its payload
+ *  (om_onnx_payload_align); OM_OK and nothing done when it is aligned. */
+om_kind om_onnx_align_init(om_model *m, om_value *v, om_status *st);
 /** Lower an unpacked ModelProto into m (m->proto, m->resources, m->release set). mp and src
  *  (NULL when mp owns all its memory) belong to m from here on, on failure too. */
 om_kind om_onnx_lower_model(om_model *m, Onnx__ModelProto *mp, om_source *src, om_status *st);
@@ -113,6 +123,16 @@ om_kind om_onnx_lower_model(om_model *m, Onnx__ModelProto *mp, om_source *src, o
  *  protobuf_c_message_free_unpacked(&(*out)->base, &src->alloc). */
 om_kind om_onnx_unpack_borrowed(om_source *src, int fd, Onnx__ModelProto **out,
 				om_status *st);
+/** An aligned copy of tp's raw_data, a misaligned initializer the unpack left in src's mapping
+ *  (initializers of 64 KiB or more: the loader first looks at their readers): raw_data points
+ *  at the copy from then on (freed with the proto), and the whole pages of the mapping under
+ *  it are replaced by an inaccessible range. NULL when out of memory or raw_data is not in
+ *  the mapping (nothing changed). */
+uint8_t *om_onnx_payload_align(om_source *src, Onnx__TensorProto *tp);
+/** Whether [p, p + n) lies in the read-only file mapping [base, base + size); with give_back,
+ *  the whole pages inside [p, p + n) are released (MADV_DONTNEED: a later read faults them back
+ *  from the file). */
+bool om_onnx_pages_in(const void *base, size_t size, const void *p, size_t n, bool give_back);
 /** Releases a model file mapping (src may be NULL). */
 void om_onnx_source_free(om_source *src);
 /** Gives back the memory of tp's raw_data, which nothing reads again: an aligned copy is freed

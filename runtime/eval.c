@@ -73,8 +73,54 @@ size_t om_eval_fold_input_bytes(const om_op *op, const om_tensor *const *in, int
 	return bytes;
 }
 
+static bool misaligned(const om_tensor *t)
+{
+	if (!t || !t->data || !t->nbytes || t->dtype == OM_STRING)
+		return false;
+	size_t align = om_dtype_size(t->dtype);
+	align = align > 8 ? 8 : align ? align : 1;
+	return (uintptr_t)t->data % align != 0;
+}
+
+static om_kind eval_row(const om_op *op, const om_node *n, int64_t opset,
+			const om_tensor *const *in, om_tensor *out, size_t max_bytes, om_status *st);
+
+/* Constant inputs misaligned for their element type (large initializers left in the mapped
+ * file, api/load.c) are given to a kernel as aligned copies, but where its row reads them with
+ * byte moves (OM_OP_UNALIGNED, but for in[1]). */
 om_kind om_eval_row(const om_op *op, const om_node *n, int64_t opset, const om_tensor *const *in,
 		    om_tensor *out, size_t max_bytes, om_status *st)
+{
+	bool any = false;
+	for (int32_t i = 0; i < n->nin; i++)
+		any |= misaligned(in[i]) && (!(op->flags & OM_OP_UNALIGNED) || i == 1);
+	if (!any)
+		return eval_row(op, n, opset, in, out, max_bytes, st);
+	om_tensor *tmp = calloc((size_t)n->nin, sizeof *tmp);
+	const om_tensor **inp = calloc((size_t)n->nin, sizeof *inp);
+	om_kind rc = OM_OK;
+	if (!tmp || !inp)
+		rc = om_error(st, OM_ERR_NOMEM, n, "out of memory");
+	for (int32_t i = 0; !rc && i < n->nin; i++) {
+		inp[i] = in[i];
+		if (!misaligned(in[i]) || ((op->flags & OM_OP_UNALIGNED) && i != 1))
+			continue;
+		if (!(rc = om_tensor_alloc(&tmp[i], in[i]->dtype, in[i]->rank, in[i]->dims, st))) {
+			memcpy(tmp[i].data, in[i]->data, in[i]->nbytes);
+			inp[i] = &tmp[i];
+		}
+	}
+	if (!rc)
+		rc = eval_row(op, n, opset, inp, out, max_bytes, st);
+	for (int32_t i = 0; tmp && i < n->nin; i++)
+		om_tensor_free(&tmp[i]);
+	free(tmp);
+	free(inp);
+	return rc;
+}
+
+static om_kind eval_row(const om_op *op, const om_node *n, int64_t opset,
+			const om_tensor *const *in, om_tensor *out, size_t max_bytes, om_status *st)
 {
 	om_kind rc = om_node_check_in(op, n, opset, in, st); /* a bad node before a missing kernel */
 	if (rc)

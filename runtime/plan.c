@@ -100,6 +100,31 @@ static void set_const(om_slot *s, const om_tensor *t)
 	s->known = 1;
 }
 
+/* Input i of step sp, a constant misaligned for its element type (a large initializer left in
+ * the mapped file, api/load.c), gets an aligned copy owned by the plan unless sp's row reads
+ * it with byte moves (OM_OP_UNALIGNED, but for in[1]): a pass may have given it new readers. */
+static om_kind align_const(om_plan *p, const om_step *sp, int32_t i, om_status *st)
+{
+	om_slot *s = &p->slots[sp->in[i]];
+	if (s->kind != OM_SLOT_CONST || !s->meta.data || !s->meta.nbytes ||
+	    s->meta.dtype == OM_STRING || ((sp->op->flags & OM_OP_UNALIGNED) && i != 1))
+		return OM_OK;
+	size_t align = om_dtype_size(s->meta.dtype);
+	align = align > 8 ? 8 : align ? align : 1;
+	if ((uintptr_t)s->meta.data % align == 0)
+		return OM_OK;
+	om_tensor t;
+	om_kind rc = om_tensor_alloc(&t, s->meta.dtype, s->meta.rank, s->meta.dims, st);
+	if (rc)
+		return rc;
+	memcpy(t.data, s->meta.data, s->meta.nbytes);
+	if (s->owned)
+		free(s->meta.data);
+	s->meta.data = t.data;
+	s->owned = 1;
+	return OM_OK;
+}
+
 /* A value of a subgraph that this graph does not define: an outer reference. */
 static bool is_outer(const om_value *v)
 {
@@ -477,6 +502,8 @@ static om_kind plan_step(om_session *s, om_plan *p, om_step *sp, const om_node *
 		sp->in[i] = -1;
 		if (n->in[i] && (rc = read_slot(p, n->in[i], n, &sp->in[i], st)))
 			return rc;
+		if (sp->in[i] >= 0 && (rc = align_const(p, sp, i, st)))
+			return rc;
 	}
 	for (int32_t i = 0; i < n->nout; i++) {
 		sp->out[i] = -1;
@@ -594,6 +621,61 @@ static void count_uses(om_plan *p)
 	}
 }
 
+/* Slot k of p is a constant whose bytes overlap [lo, hi). */
+static bool overlaps(const om_plan *p, int32_t k, uintptr_t lo, uintptr_t hi)
+{
+	if (k < 0 || p->slots[k].kind != OM_SLOT_CONST || !p->slots[k].meta.data)
+		return false;
+	const uintptr_t a = (uintptr_t)p->slots[k].meta.data, b = a + p->slots[k].meta.nbytes;
+	return a < hi && lo < b;
+}
+
+/* Whether step q of plan p reads a constant overlapping [lo, hi) other than with byte moves
+ * (OM_OP_UNALIGNED, but for in[1]): as any input, a scale, an absorbed addend, or in its
+ * subgraphs (whose own steps are in their plans). */
+static bool reads_whole(const om_plan *p, const om_step *q, uintptr_t lo, uintptr_t hi)
+{
+	const bool bytes = (q->op->flags & OM_OP_UNALIGNED) && !q->absorbed;
+	for (int32_t j = 0; j < q->node->nin; j++)
+		if ((!bytes || j == 1) && overlaps(p, q->in[j], lo, hi))
+			return true;
+	for (int32_t j = 0; j < q->nimplicit; j++)
+		if (overlaps(p, q->implicit[j], lo, hi))
+			return true;
+	return overlaps(p, q->scale, lo, hi) || overlaps(p, q->sum, lo, hi);
+}
+
+/* Main graph: a constant in the model's file mapping that only byte-move reads use (a Gather
+ * over an embedding table, which touches the rows it gathers) is given back after each step
+ * that reads it (om_step.give_back): the kernel maps the pages around every page it faults
+ * (64 KiB), so a prompt's tokens would otherwise leave much of the table resident. A
+ * constant some other step reads whole (a tied lm_head) stays. */
+static void plan_give_back(const om_session *s, om_plan *p)
+{
+	for (int32_t i = 0; !p->parent && i < p->nsteps; i++) {
+		om_step *sp = &p->steps[i];
+		if (!(sp->op->flags & OM_OP_UNALIGNED) || sp->dead || sp->folded || sp->absorbed)
+			continue;
+		for (int32_t j = 0; j < sp->node->nin && j < 32; j++) {
+			const int32_t k = sp->in[j];
+			if (j == 1 || k < 0 || p->slots[k].kind != OM_SLOT_CONST || p->slots[k].owned)
+				continue;
+			const om_tensor *t = &p->slots[k].meta;
+			if (!t->data || !om_model_file_pages(s->m, t->data, t->nbytes, false))
+				continue;
+			const uintptr_t lo = (uintptr_t)t->data, hi = lo + t->nbytes;
+			bool whole = false;
+			for (const om_plan *q = s->plans; q && !whole; q = q->next)
+				for (int32_t r = 0; r < q->nsteps && !whole; r++)
+					whole = !q->steps[r].dead && reads_whole(q, &q->steps[r], lo, hi);
+			for (int32_t r = 0; r < p->noutputs && !whole; r++)
+				whole = p->slots[p->outputs[r]].meta.data == t->data;
+			if (!whole)
+				sp->give_back |= 1u << j;
+		}
+	}
+}
+
 om_kind om_plan_graph(om_session *s, const om_graph *g, om_plan *parent, om_plan **out,
 		      om_status *st)
 {
@@ -656,6 +738,7 @@ om_kind om_plan_graph(om_session *s, const om_graph *g, om_plan *parent, om_plan
 			return rc;
 	}
 	om_plan_choose(s, p);
+	plan_give_back(s, p);
 	*out = p;
 	return OM_OK;
 }

@@ -52,6 +52,9 @@ typedef struct om_step {
 	uint64_t blocked; /* positions whose values are channel-blocked (plan_layout.c: om_ctx) */
 	int32_t prof; /* row in the session's profile table */
 	int32_t ix;   /* the step's number in the session (runner.h: its om_step_state) */
+	uint32_t give_back; /* bit i: in[i] is a constant in the model's file mapping that only
+			       byte-move reads (OM_OP_UNALIGNED) of a few rows use: its pages
+			       are released after the step (om_model_file_pages, plan.c) */
 	om_choice plan_impl; /* the implementation its row's choose named at plan time (op.h),
 				written only by om_plan_choose; name NULL: none */
 } om_step;

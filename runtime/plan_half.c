@@ -32,6 +32,7 @@
 #include "registry.h"
 
 enum { MAX_POS = 32 }; /* steps with more inputs or outputs do not widen */
+enum { GATHER_HALF_MIN = 64 << 10 }; /* a gather over a half constant this large stays half */
 
 static bool half_type(int32_t dtype)
 {
@@ -66,15 +67,15 @@ static const om_tensor *float_const(widen *w, int32_t k)
 	const om_tensor *h = &w->p->slots[k].meta;
 	if (om_tensor_alloc(f, OM_FLOAT, h->rank, h->dims, w->st))
 		return NULL;
-	const uint16_t *src = h->data;
+	/* byte moves: a Gather's table may be misaligned (OM_OP_UNALIGNED, api/load.c) */
+	const unsigned char *src = h->data;
 	float *dst = f->data;
 	const int64_t n = om_tensor_numel(h);
-	if (h->dtype == OM_FLOAT16)
-		for (int64_t i = 0; i < n; i++)
-			dst[i] = om_half_to_float(src[i]);
-	else
-		for (int64_t i = 0; i < n; i++)
-			dst[i] = om_bf16_to_float(src[i]);
+	for (int64_t i = 0; i < n; i++) {
+		uint16_t u;
+		memcpy(&u, src + (size_t)i * sizeof u, sizeof u);
+		dst[i] = h->dtype == OM_FLOAT16 ? om_half_to_float(u) : om_bf16_to_float(u);
+	}
 	return f;
 }
 
@@ -162,6 +163,15 @@ static uint8_t decide(widen *w, int32_t i)
 	}
 	if (!touches)
 		return 0;
+	/* a gather (OM_OP_UNALIGNED) over a large half constant stays half: widened, it would
+	 * read a float copy of the whole table made at plan time (twice its bytes, every page of
+	 * the file's read) for the few rows a run gathers; a Cast step widens its output */
+	for (int32_t k = 0; (fl & OM_OP_UNALIGNED) && k < n->nin; k++) {
+		const int32_t v = sp->in[k];
+		if (k != 1 && v >= 0 && w->half[v] && w->p->slots[v].kind == OM_SLOT_CONST &&
+		    w->p->slots[v].meta.nbytes >= GATHER_HALF_MIN)
+			return 0;
+	}
 	return infers_widened(w, sp) ? WIDE : recast(w, sp) ? READS_FLOAT : 0;
 }
 

@@ -349,6 +349,9 @@ static om_kind run_step(om_runner *r, om_frame *f, const om_step *sp, om_status 
 		}
 		if (!rc)
 			rc = sp->op->kernel(&c);
+		for (int32_t i = 0; !rc && sp->give_back && i < nin && i < 32; i++)
+			if (sp->give_back >> i & 1)
+				(void)om_model_file_pages(s->m, in[i]->data, in[i]->nbytes, true);
 		r->cur = prev;
 		f->step = prev_step;
 		if (rc)

@@ -7,6 +7,8 @@
  * float(code - zero point) * float(scale), stored in the scales' type, as ONNX Runtime 1.30's
  * CPU kernel computes it. An index outside [-s, s) is an error (1.30; later versions write
  * zeros). */
+#include <string.h>
+
 #include "index_util.h"
 #include "numrun.h"
 #include "subbyte.h"
@@ -150,12 +152,17 @@ static int32_t gbq_zero(const gbq_plan *p, int64_t s)
 	return om_sub_get(row, s % p->nblk, (int)p->bits);
 }
 
-/* scale s as float */
+/* scale s as float; read with byte moves (OM_OP_UNALIGNED: a misaligned borrowed table) */
 static float gbq_scale(const gbq_plan *p, int64_t s)
 {
-	if (p->sc->dtype == OM_FLOAT)
-		return ((const float *)p->sc->data)[s];
-	const uint16_t h = ((const uint16_t *)p->sc->data)[s];
+	const unsigned char *at = (const unsigned char *)p->sc->data;
+	if (p->sc->dtype == OM_FLOAT) {
+		float f;
+		memcpy(&f, at + (size_t)s * sizeof f, sizeof f);
+		return f;
+	}
+	uint16_t h;
+	memcpy(&h, at + (size_t)s * sizeof h, sizeof h);
 	return p->sc->dtype == OM_FLOAT16 ? om_half_to_float(h) : om_bf16_to_float(h);
 }
 
@@ -211,7 +218,7 @@ static const om_sig sig_ms_GatherBlockQuantized_1 = {1, 3, 4, 1, 1, 0x8, 0x0, 0x
 
 static const om_op rows[] = {
 	{"GatherBlockQuantized", "com.microsoft", 1, gbq_infer, gbq_kernel,
-	 OM_OP_EXACT | OM_OP_QDQ, &sig_ms_GatherBlockQuantized_1, OM_OPC_NONE, NULL, 0, NULL},
+	 OM_OP_EXACT | OM_OP_QDQ | OM_OP_UNALIGNED, &sig_ms_GatherBlockQuantized_1, OM_OPC_NONE, NULL, 0, NULL},
 };
 
 const om_op_table om_ops_gather_bq = OM_TABLE(rows);
