@@ -87,21 +87,40 @@ bool om_ix_is_float(int32_t dtype)
 	       dtype == OM_BFLOAT16;
 }
 
+/* Element i of p read with a byte move (one load once compiled): a constant read here may be
+ * misaligned for its type (a large initializer left in the mapped file, api/load.c, which the
+ * passes' samplers read a few elements of). */
+#define OM_IX_LOAD(name, T)                                                  \
+	static T name(const void *p, int64_t i)                                  \
+	{                                                                        \
+		T v;                                                             \
+		memcpy(&v, (const unsigned char *)p + (size_t)i * sizeof v, sizeof v); \
+		return v;                                                        \
+	}
+OM_IX_LOAD(ld_u16, uint16_t)
+OM_IX_LOAD(ld_i16, int16_t)
+OM_IX_LOAD(ld_u32, uint32_t)
+OM_IX_LOAD(ld_i32, int32_t)
+OM_IX_LOAD(ld_u64, uint64_t)
+OM_IX_LOAD(ld_i64, int64_t)
+OM_IX_LOAD(ld_f32, float)
+OM_IX_LOAD(ld_f64, double)
+
 int64_t om_ix_int_at(const om_tensor *t, int64_t i)
 {
 	const void *p = t->data;
 	switch (t->dtype) {
 	case OM_BOOL: case OM_UINT8: return ((const uint8_t *)p)[i];
 	case OM_INT8: return ((const int8_t *)p)[i];
-	case OM_UINT16: return ((const uint16_t *)p)[i];
-	case OM_INT16: return ((const int16_t *)p)[i];
-	case OM_UINT32: return ((const uint32_t *)p)[i];
-	case OM_INT32: return ((const int32_t *)p)[i];
+	case OM_UINT16: return ld_u16(p, i);
+	case OM_INT16: return ld_i16(p, i);
+	case OM_UINT32: return ld_u32(p, i);
+	case OM_INT32: return ld_i32(p, i);
 	case OM_UINT64: {
-		uint64_t u = ((const uint64_t *)p)[i];
+		uint64_t u = ld_u64(p, i);
 		return u > INT64_MAX ? INT64_MAX : (int64_t)u;
 	}
-	default: return ((const int64_t *)p)[i];
+	default: return ld_i64(p, i);
 	}
 }
 
@@ -109,10 +128,10 @@ double om_ix_float_at(const om_tensor *t, int64_t i)
 {
 	const void *p = t->data;
 	switch (t->dtype) {
-	case OM_FLOAT16: return om_half_to_float(((const uint16_t *)p)[i]);
-	case OM_BFLOAT16: return om_bf16_to_float(((const uint16_t *)p)[i]);
-	case OM_FLOAT: return ((const float *)p)[i];
-	default: return ((const double *)p)[i];
+	case OM_FLOAT16: return om_half_to_float(ld_u16(p, i));
+	case OM_BFLOAT16: return om_bf16_to_float(ld_u16(p, i));
+	case OM_FLOAT: return ld_f32(p, i);
+	default: return ld_f64(p, i);
 	}
 }
 
