@@ -15,6 +15,8 @@ static const om_pass_row rows[] = {
 	 "known plan-time values and Reshape/Expand shapes become literals"},
 	{"inline_if", OM_LEVEL_SIMPLIFY, om_pass_inline_if, 0,
 	 "an If of a constant condition becomes its branch's nodes"},
+	{"unroll_loops", OM_LEVEL_SIMPLIFY, om_pass_unroll_loops, OM_PASS_GROWS,
+	 "a Loop of constant trip count and condition becomes its body repeated"},
 	{"eliminate_identities", OM_LEVEL_SIMPLIFY, om_pass_identities, 0,
 	 "Identity, Dropout, no-op Cast, views and Pads read their input"},
 	{"fuse_transposes", OM_LEVEL_SIMPLIFY, om_pass_transposes, 0,

@@ -276,7 +276,7 @@ static const om_op rows[] = {
 	{"If", "", 1, if_infer, if_kernel, OM_OP_CONTROL | OM_OP_EXACT, &sig_If_1, OM_OPC_IF, NULL,
 	 0, NULL},
 	{"Loop", "", 1, loop_infer, loop_kernel, OM_OP_CONTROL | OM_OP_EXACT, &sig_Loop_1,
-	 OM_OPC_NONE, NULL, 0, NULL},
+	 OM_OPC_LOOP, NULL, 0, NULL},
 	{"Scan", "", 8, om_ctl_scan_infer, om_ctl_scan8_kernel, OM_OP_CONTROL | OM_OP_EXACT,
 	 &sig_Scan_8, OM_OPC_NONE, NULL, OM_SCAN_BATCHED, NULL},
 	{"Scan", "", 9, om_ctl_scan_infer, om_ctl_scan9_kernel, OM_OP_CONTROL | OM_OP_EXACT,
