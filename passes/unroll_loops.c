@@ -191,8 +191,8 @@ static bool unrollable(om_pass_ctx *c, const om_graph *g, om_node *n, loop *l)
 	const int64_t gone = node_bytes(n) - 24 * n->nattr + wrapper + (l->trips ? 0 : body);
 	l->grow = copies + extra - gone;
 	if (c->verbose >= 2)
-		fprintf(stderr, "unroll_loops: '%s': %lld iterations, growth %lld bytes, slack %lld%s\n",
-			n->name, (long long)l->trips, (long long)l->grow, (long long)c->slack,
+		fprintf(stderr, "unroll_loops: '%s': %lld iterations, growth %lld bytes, "
+			"slack %lld%s\n", n->name, (long long)l->trips, (long long)l->grow, (long long)c->slack,
 			l->grow <= c->slack ? "" : ": kept");
 	return l->grow <= c->slack;
 }
