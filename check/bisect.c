@@ -121,6 +121,7 @@ om_kind om_bisect_with_break(const om_model *original, const om_simplify_options
 	om_kind rc = om_session_create(original, &so, &b.sa, st);
 	if (!rc) {
 		b.na = om_session_output_count(b.sa);
+		b.nruns = om_check_runs(b.sa, &opt); /* om_check's runs */
 		b.ins = calloc((size_t)b.nruns, sizeof *b.ins);
 		b.outs = calloc((size_t)b.nruns, sizeof *b.outs);
 		if (!b.ins || !b.outs)
@@ -129,8 +130,8 @@ om_kind om_bisect_with_break(const om_model *original, const om_simplify_options
 	int attempt = 0;
 	for (int r = 0; r < b.nruns && !rc; r++) {
 		char desc[512], kind[128];
-		rc = om_reference_run(b.sa, &opt, r, &attempt, &b.ins[r], &b.outs[r], desc,
-				      sizeof desc, kind, sizeof kind, st);
+		rc = om_reference_run(b.sa, &opt, r, true, &attempt, &b.ins[r], &b.outs[r],
+				      desc, sizeof desc, kind, sizeof kind, st);
 	}
 	if (!rc)
 		rc = om_model_clone(original, &work, st);

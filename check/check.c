@@ -96,8 +96,8 @@ om_kind om_check_status(const om_model *original, const om_model *model,
 	rep->noutputs = rc ? 0 : na;
 	int attempt = 0;
 	char last_kind[128] = "";
-	/* every input given: each run would be the same one */
-	const int runs = sa && opt.ninputs >= om_session_input_count(sa) ? 1 : opt.runs;
+	/* every input given: each run would be the same one (but for overridable initializers) */
+	const int runs = sa ? om_check_runs(sa, &opt) : opt.runs;
 	for (int r = 0; r < runs && !rc; r++) {
 		if (opt.progress) {
 			char what[64];
@@ -107,8 +107,8 @@ om_kind om_check_status(const om_model *original, const om_model *model,
 		om_inset in = {0};
 		om_tensor *oa = NULL;
 		char desc[512], kind[128];
-		rc = om_reference_run(sa, &opt, r, &attempt, &in, &oa, desc, sizeof desc, kind,
-				      sizeof kind, st);
+		rc = om_reference_run(sa, &opt, r, true, &attempt, &in, &oa, desc, sizeof desc,
+				      kind, sizeof kind, st);
 		bool failed = false;
 		if (!rc) {
 			om_describe_run(rep->how, sizeof rep->how, r, desc, kind, last_kind);

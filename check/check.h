@@ -21,6 +21,8 @@ om_rng om_rng_for(uint64_t seed, uint64_t a, uint64_t b);
  *  integers uniform in [0, int_hi), bool 0 or 1. OM_ERR_UNSUPPORTED for other types. */
 om_kind om_random_fill(om_tensor *t, om_rng *r, int64_t int_hi, const char *name,
 		       om_status *st);
+/** Whether om_random_fill makes values of element type dtype. */
+bool om_random_type(int32_t dtype);
 
 /* ---- input sets and the first model's runs (inputs.c) ----------------------------------- */
 
@@ -43,13 +45,23 @@ om_check_options om_check_defaults(const om_check_options *opt);
  * *attempt is the one that worked, *in the inputs, *out the outputs (om_session_output_count
  * values: om_outputs_free), desc (ndesc bytes) the symbols' values ("batch=1 seq=2") and kind
  * (nkind bytes) how the random inputs were made ("" when every input was given).
+ * Overridable initializers (om_session_overridable_count) the caller does not give keep their
+ * defaults (they are not in *in), except in odd runs with `overrides`: random values of their
+ * declared type and shape then (tensors of a declared rank and an element type
+ * om_random_fill makes), or their defaults again when s rejects every attempt with them.
  */
-om_kind om_reference_run(om_session *s, const om_check_options *opt, int run, int *attempt,
-			 om_inset *in, om_tensor **out, char *desc, size_t ndesc, char *kind,
-			 size_t nkind, om_status *st);
+om_kind om_reference_run(om_session *s, const om_check_options *opt, int run, bool overrides,
+			 int *attempt, om_inset *in, om_tensor **out, char *desc, size_t ndesc,
+			 char *kind, size_t nkind, om_status *st);
 
-/** Runs s on the inputs of `in` named as its inputs; *out as om_reference_run's. An input of
- *  s missing from `in` is OM_ERR_INVALID_INPUT. */
+/** The number of runs om_check makes (opt with its defaults): one when every required input is
+ *  given, else opt->runs; at least two when some overridable initializer takes random values
+ *  (om_reference_run: run 0 at the defaults, run 1 overriding). */
+int om_check_runs(const om_session *s, const om_check_options *opt);
+
+/** Runs s on the inputs of `in` named as its inputs; *out as om_reference_run's. A required
+ *  input of s missing from `in` is OM_ERR_INVALID_INPUT; an overridable initializer missing
+ *  takes its default. */
 om_kind om_run_named(om_session *s, const om_inset *in, om_tensor **out, om_status *st);
 
 /** Appends run `run`'s description to buf (size bytes): its symbols' values (desc), and kind

@@ -165,8 +165,8 @@ om_kind om_compare(const om_model *a, const om_model *b, const om_check_options 
 	int attempt = 0;
 	char desc[512], kind[128];
 	if (!rc)
-		rc = om_reference_run(c.sa, &opt, 0, &attempt, &in, &c.oa, desc, sizeof desc, kind,
-				      sizeof kind, st);
+		rc = om_reference_run(c.sa, &opt, 0, true, &attempt, &in, &c.oa, desc,
+				      sizeof desc, kind, sizeof kind, st);
 	if (!rc)
 		om_describe_run(rep->how, sizeof rep->how, 0, desc, kind, "");
 	if (!rc) {

@@ -243,8 +243,9 @@ static om_kind measure_run(job *j, om_session *s, int run, int *attempt,
 	om_inset in = {0};
 	om_tensor *out = NULL;
 	char desc[512], kind[128];
-	om_kind rc = om_reference_run(s, &j->copt, run, attempt, &in, &out, desc, sizeof desc,
-				      kind, sizeof kind, j->st);
+	/* the model's own weights: overridable initializers at their defaults */
+	om_kind rc = om_reference_run(s, &j->copt, run, false, attempt, &in, &out, desc,
+				      sizeof desc, kind, sizeof kind, j->st);
 	int nout = rc ? 0 : om_session_output_count(s);
 	const om_graph *g = j->orig->graph;
 	named *map = NULL;
@@ -344,8 +345,8 @@ static om_kind type_from_run(job *j, om_model *m)
 	int attempt = 0;
 	char desc[512], kind[128];
 	if (!rc)
-		rc = om_reference_run(s, &j->copt, 0, &attempt, &in, &out, desc, sizeof desc, kind,
-				      sizeof kind, j->st);
+		rc = om_reference_run(s, &j->copt, 0, false, &attempt, &in, &out, desc,
+				      sizeof desc, kind, sizeof kind, j->st);
 	const int nout = rc ? 0 : om_session_output_count(s);
 	om_value **typed = malloc(sizeof *typed * (size_t)(nout + 1));
 	int ntyped = 0;

@@ -1,7 +1,9 @@
 /*
  * inputs.c — the inputs of om_check's runs (the rules are in omopt.h) and the first model's
  * runs on them: dims bound by symbol, given inputs fed as they are, random ones for the rest,
- * and the next kind of random inputs while the model rejects them.
+ * and the next kind of random inputs while the model rejects them. Overridable initializers
+ * (an IR >= 4 model's inputs that have an initializer) take their defaults in even runs and
+ * random values in odd ones.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,6 +97,12 @@ static int sym_find(symtab *t, const char *key, bool batch)
 	return t->n++;
 }
 
+/* The session's inputs: the required ones, then the overridable initializers (omopt.h). */
+static int all_inputs(const om_session *s)
+{
+	return om_session_input_count(s) + om_session_overridable_count(s);
+}
+
 static int given_index(const om_check_options *opt, const char *name)
 {
 	for (int k = 0; k < opt->ninputs; k++)
@@ -107,7 +115,7 @@ static int given_index(const om_check_options *opt, const char *name)
 static om_kind bind_given(om_session *s, const om_check_options *opt, om_io_info *io,
 			  symtab *t, om_status *st)
 {
-	int n = om_session_input_count(s);
+	int n = all_inputs(s);
 	for (int k = 0; k < opt->ninputs; k++) {
 		int i = 0;
 		while (i < n && strcmp(om_session_input_name(s, i), opt->input_names[k]))
@@ -220,13 +228,40 @@ static om_kind copy_tensor(om_tensor *dst, const om_tensor *src, om_status *st)
 	om_kind rc = om_tensor_alloc(dst, src->dtype, src->rank, src->dims, st);
 	return rc ? rc : om_tensor_copy_data(dst, src, st);
 }
-
-/* The inputs of one run at one attempt; desc gets the symbols' values. */
-static om_kind make_inputs(om_session *s, const om_check_options *opt, const om_io_info *io,
-			   const symtab *bound, int run, int attempt, om_inset *in, char *desc,
-			   size_t ndesc, char *kind, size_t nkind, om_status *st)
+/* Whether an overridable initializer takes random values in the runs that override: not given,
+ * and declared as a tensor of a rank and an element type om_random_fill makes (else it keeps
+ * its default in every run). */
+static bool can_override(const om_check_options *opt, const om_io_info *io)
 {
-	int n = om_session_input_count(s);
+	return given_index(opt, io->name) < 0 && io->kind == 0 && io->rank >= 0 &&
+	       om_random_type(io->elem);
+}
+
+int om_check_runs(const om_session *s, const om_check_options *opt)
+{
+	const int nreq = om_session_input_count(s), n = all_inputs(s);
+	int given = 0, random_defaults = 0;
+	for (int i = 0; i < n; i++) {
+		om_io_info io;
+		om_status st = {0};
+		if (i < nreq)
+			given += given_index(opt, om_session_input_name(s, i)) >= 0;
+		else if (!om_session_input_info(s, i, &io, &st) && can_override(opt, &io))
+			random_defaults++;
+	}
+	if (given == nreq) /* every required input given: a run, and one overriding */
+		return random_defaults ? 2 : 1;
+	return random_defaults && opt->runs < 2 ? 2 : opt->runs;
+}
+
+/* The inputs of one run at one attempt; desc gets the symbols' values. With `override`, the
+ * overridable initializers can_override takes are fed random values; otherwise (and those it
+ * does not take) they are not in *in: their defaults. */
+static om_kind make_inputs(om_session *s, const om_check_options *opt, const om_io_info *io,
+			   const symtab *bound, int run, int attempt, bool override, om_inset *in,
+			   char *desc, size_t ndesc, char *kind, size_t nkind, om_status *st)
+{
+	const int nreq = om_session_input_count(s), n = all_inputs(s);
 	const int64_t int_hi = attempt & 1 ? INT_HI_SMALL : INT_HI;
 	symtab t = *bound;
 	size_t len = 0;
@@ -245,14 +280,19 @@ static om_kind make_inputs(om_session *s, const om_check_options *opt, const om_
 	if (!in->names || !in->t)
 		return om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
 	bool random = false;
+	char fed[96] = ""; /* the overridable initializers fed random values, for `kind` */
+	size_t nfed = 0;
 	for (int i = 0; i < n; i++) {
-		in->n = i + 1;
-		if (!(in->names[i] = strdup(io[i].name)))
+		const int g = given_index(opt, io[i].name);
+		const bool overridable = i >= nreq;
+		if (overridable && g < 0 && !(override && can_override(opt, &io[i])))
+			continue; /* its default */
+		const int at = in->n++;
+		if (!(in->names[at] = strdup(io[i].name)))
 			return om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
-		int g = given_index(opt, io[i].name);
 		om_kind rc;
 		if (g >= 0) {
-			rc = copy_tensor(&in->t[i], &opt->inputs[g], st);
+			rc = copy_tensor(&in->t[at], &opt->inputs[g], st);
 		} else if (io[i].kind != 0 || io[i].rank < 0) {
 			return om_error(st, OM_ERR_UNSUPPORTED, NULL,
 					"input '%s': no random value for %s (give it)", io[i].name,
@@ -267,28 +307,44 @@ static om_kind make_inputs(om_session *s, const om_check_options *opt, const om_
 							     : t.value[sym_find(&t, key, false)];
 			}
 			om_rng r = om_rng_for(opt->seed, (uint64_t)run, (uint64_t)i);
-			rc = om_tensor_alloc(&in->t[i], io[i].elem, io[i].rank, dims, st);
+			rc = om_tensor_alloc(&in->t[at], io[i].elem, io[i].rank, dims, st);
 			if (!rc)
-				rc = om_random_fill(&in->t[i], &r, int_hi, io[i].name, st);
-			random = true;
+				rc = om_random_fill(&in->t[at], &r, int_hi, io[i].name, st);
+			random |= !overridable;
+			if (overridable && nfed < sizeof fed) {
+				const int w = snprintf(fed + nfed, sizeof fed - nfed, "%s%s",
+						       nfed ? ", " : "", io[i].name);
+				nfed += w < 0 ? sizeof fed : (size_t)w;
+			}
 		}
 		if (rc)
 			return rc;
 	}
+	if (nfed >= sizeof fed)
+		memcpy(fed + sizeof fed - 4, "...", 4);
 	kind[0] = 0;
 	if (random && attempt >= 2)
 		snprintf(kind, nkind, "floats N(0,1), integers in [0,%lld), non-batch dims %s",
 			 (long long)int_hi, attempt < 4 ? "x32" : "256+64(v-1)");
 	else if (random)
 		snprintf(kind, nkind, "floats N(0,1), integers in [0,%lld)", (long long)int_hi);
+	else if (fed[0])
+		snprintf(kind, nkind, "floats N(0,1), integers in [0,%lld) for", (long long)int_hi);
+	if (fed[0]) {
+		const size_t k = strlen(kind);
+		snprintf(kind + k, nkind - k, "%soverridable initializers %s",
+			 random ? ", " : " ", fed);
+	}
 	return OM_OK;
 }
 
 om_kind om_run_named(om_session *s, const om_inset *in, om_tensor **out, om_status *st)
 {
-	int n = om_session_input_count(s), nout = om_session_output_count(s);
+	const int nreq = om_session_input_count(s), n = all_inputs(s);
+	const int nout = om_session_output_count(s);
 	*out = NULL;
 	const om_tensor **feed = calloc((size_t)(n ? n : 1), sizeof *feed);
+	/* zeroed: an overridable initializer not fed takes its default (om_session_run) */
 	om_tensor *args = calloc((size_t)(n ? n : 1), sizeof *args);
 	om_tensor *res = calloc((size_t)(nout ? nout : 1), sizeof *res);
 	om_kind rc = feed && args && res ? OM_OK
@@ -297,11 +353,11 @@ om_kind om_run_named(om_session *s, const om_inset *in, om_tensor **out, om_stat
 		for (int k = 0; k < in->n && !feed[i]; k++)
 			if (!strcmp(in->names[k], om_session_input_name(s, i)))
 				feed[i] = &in->t[k];
-		if (!feed[i])
+		if (feed[i])
+			args[i] = *feed[i];
+		else if (i < nreq)
 			rc = om_error(st, OM_ERR_INVALID_INPUT, NULL, "input '%s' is not fed",
 				      om_session_input_name(s, i));
-		else
-			args[i] = *feed[i];
 	}
 	if (!rc)
 		rc = om_session_run_values(s, args, n, res, nout, st);
@@ -315,40 +371,65 @@ om_kind om_run_named(om_session *s, const om_inset *in, om_tensor **out, om_stat
 	return OM_OK;
 }
 
-om_kind om_reference_run(om_session *s, const om_check_options *opt, int run, int *attempt,
-			 om_inset *in, om_tensor **out, char *desc, size_t ndesc, char *kind,
-			 size_t nkind, om_status *st)
+om_kind om_reference_run(om_session *s, const om_check_options *opt, int run, bool overrides,
+			 int *attempt, om_inset *in, om_tensor **out, char *desc, size_t ndesc,
+			 char *kind, size_t nkind, om_status *st)
 {
-	int n = om_session_input_count(s);
+	const int nreq = om_session_input_count(s), n = all_inputs(s);
 	om_io_info *io = calloc((size_t)(n ? n : 1), sizeof *io);
 	symtab *bound = calloc(1, sizeof *bound);
 	om_kind rc = io && bound ? bind_given(s, opt, io, bound, st)
 				 : om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
 	if (!rc)
-		mark_spatial(s, io, n, bound);
+		mark_spatial(s, io, nreq, bound);
 	bool free_syms = false;
 	for (int k = 0; bound && k < bound->n; k++)
 		free_syms |= bound->value[k] < 0;
-	bool random = opt->ninputs < n, ok = false;
+	bool random_required = false, override = false;
+	for (int i = 0; i < n && !rc; i++) {
+		if (i < nreq)
+			random_required |= given_index(opt, io[i].name) < 0;
+		else
+			override |= overrides && run % 2 == 1 && can_override(opt, &io[i]);
+	}
+	bool ok = false, defaults = false;
 	om_status first = {0};
-	for (int a = *attempt; a < NATTEMPTS && !rc; a++) {
-		/* an attempt that changes nothing the inputs depend on is not made */
-		if (a > *attempt && a >= 2 && !free_syms)
-			continue;
-		rc = make_inputs(s, opt, io, bound, run, a, in, desc, ndesc, kind, nkind, st);
-		if (!rc)
-			rc = om_run_named(s, in, out, st);
-		if (!rc) {
-			*attempt = a;
-			ok = true;
-			break;
+	/* a model that rejects every random value of its overridable initializers runs at their
+	 * defaults (a second pass) */
+	for (int pass = 0; pass < 2 && !rc && !ok; pass++) {
+		if (pass) {
+			if (!override)
+				break;
+			override = false;
+			defaults = true;
+			first = (om_status){0};
 		}
-		om_inset_free(in);
-		if (!random || (rc != OM_ERR_INVALID_INPUT && rc != OM_ERR_INVALID_MODEL))
-			break;
-		if (!first.kind)
-			first = *st; /* the plain random inputs' failure says the most */
-		rc = OM_OK;
+		const bool random = random_required || override;
+		for (int a = *attempt; a < NATTEMPTS && !rc; a++) {
+			/* an attempt that changes nothing the inputs depend on is not made */
+			if (a > *attempt && a >= 2 && !free_syms)
+				continue;
+			rc = make_inputs(s, opt, io, bound, run, a, override, in, desc, ndesc,
+					 kind, nkind, st);
+			if (!rc)
+				rc = om_run_named(s, in, out, st);
+			if (!rc) {
+				*attempt = a;
+				ok = true;
+				break;
+			}
+			om_inset_free(in);
+			if (!random || (rc != OM_ERR_INVALID_INPUT && rc != OM_ERR_INVALID_MODEL))
+				break;
+			if (!first.kind)
+				first = *st; /* the plain random inputs' failure says the most */
+			rc = OM_OK;
+		}
+	}
+	if (ok && defaults) {
+		const size_t k = strlen(kind);
+		snprintf(kind + k, nkind - k, "%soverridable initializers at their defaults "
+			 "(random values rejected)", k ? ", " : "");
 	}
 	if (!ok && !rc) {
 		char msg[sizeof st->msg];

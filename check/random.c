@@ -35,11 +35,16 @@ static bool is_float(int32_t dtype)
 	       dtype == OM_BFLOAT16;
 }
 
+bool om_random_type(int32_t dtype)
+{
+	return om_cast_supported(OM_DOUBLE, dtype) && dtype != OM_STRING &&
+	       dtype != OM_COMPLEX64 && dtype != OM_COMPLEX128;
+}
+
 om_kind om_random_fill(om_tensor *t, om_rng *r, int64_t int_hi, const char *name,
 		       om_status *st)
 {
-	if (!om_cast_supported(OM_DOUBLE, t->dtype) || t->dtype == OM_STRING ||
-	    t->dtype == OM_COMPLEX64 || t->dtype == OM_COMPLEX128)
+	if (!om_random_type(t->dtype))
 		return om_error(st, OM_ERR_UNSUPPORTED, NULL,
 				"input '%s': no random values of type %s (give it)", name,
 				om_dtype_name(t->dtype));

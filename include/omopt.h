@@ -675,8 +675,9 @@ OM_API om_kind om_tensor_write_file(const char *path, const om_tensor *t, const 
  * first pass, and the first node, whose rewrite changed results. The models are only read.
  *
  * Inputs. The inputs the caller gives (om_check_options.input_names / inputs) are fed as they
- * are in every run (when the caller gives every input, om_check makes one run: the others
- * would be the same); the others are random, from `seed`:
+ * are in every run (when the caller gives every required input, om_check makes one run: the
+ * others would be the same; but see overridable initializers below); the others are random,
+ * from `seed`:
  *   - float, double, float16, bfloat16: standard normal;
  *   - integer types: uniform in [0, 16) (non-negative and small: valid indices of typical
  *     embedding and Gather models); bool: 0 or 1.
@@ -694,6 +695,13 @@ OM_API om_kind om_tensor_write_file(const char *path, const om_tensor *t, const 
  *   dim 0 (not a batch) taking 32 v instead of v = 1 + (run + k) % 4 (image sizes that the
  *   network's stride divides), then 256 + 64 (v - 1) (at least an audio model's window), each
  *   with both integer ranges. The report says which inputs were used.
+ *   Overridable initializers (om_session_overridable_count: an IR >= 4 model's inputs that
+ *   have an initializer) the caller does not give take their defaults in even runs (the first
+ *   is run 0) and random values of their declared type and shape, by the rules above, in odd
+ *   ones; so om_check makes at least two runs when there are any (a tensor of undeclared rank,
+ *   or of a type with no random values, keeps its default). A model that rejects every
+ *   attempt with random values for them runs that run at their defaults, and the report says
+ *   so.
  *
  * Differences, for each pair of tensors (a: the first model's, the reference; b: the second's):
  *   max_abs = max |a - b| over the elements (NaN at the same place in both counts 0; NaN in one

@@ -409,6 +409,187 @@ static void shared_models(void **state)
 	om_model_free(m);
 }
 
+/* tests/overridable/model.onnx (tests/gen_cases_overridable.py): X [N,3], W [3,4] and B [4]
+ * inputs with initializers (IR 8: overridable), C [3,4] a plain initializer;
+ * Y = Relu(X (W * C) + B), Z = ReduceMax(W * C, axis 0). */
+static om_model *load_overridable(void)
+{
+	char path[1024];
+	snprintf(path, sizeof path, "%s/model.onnx", tu_source_path("tests/overridable"));
+	om_model *m = NULL;
+	om_status st = {0};
+	assert_int_equal(om_model_load(path, &m, &st), OM_OK);
+	assert_int_equal(m->ir_version >= 4, 1);
+	return m;
+}
+
+static const float *init_data(const om_model *m, const char *name)
+{
+	for (int32_t i = 0; i < m->graph->ninits; i++)
+		if (!strcmp(m->graph->inits[i]->name, name))
+			return m->graph->inits[i]->init->data;
+	fail_msg("no initializer %s", name);
+	return NULL;
+}
+
+static const om_tensor *fed(const om_check_report *r, const char *name)
+{
+	for (int i = 0; i < r->nfailed_inputs; i++)
+		if (!strcmp(r->failed_input_names[i], name))
+			return &r->failed_inputs[i];
+	return NULL;
+}
+
+/* Z = max over rows of W * C, by hand */
+static void reduce_wc(const float *w, const float *c, float z[4])
+{
+	for (int j = 0; j < 4; j++) {
+		z[j] = w[j] * c[j];
+		for (int i = 1; i < 3; i++)
+			z[j] = fmaxf(z[j], w[4 * i + j] * c[4 * i + j]);
+	}
+}
+
+/* An IR >= 4 model's overridable initializers (W, B) take their defaults in run 1 and random
+ * values of their declared type and shape in run 2; with every required input (X) given the
+ * check makes those two runs, with W given too one overriding B, with all given one. A second
+ * model that folded W * C (the same model with W and B plain initializers) agrees at the
+ * defaults and differs in run 2 by what the hand computation on the fed W says. */
+static void overridable_initializers_are_fed(void **state)
+{
+	(void)state;
+	om_model *m = load_overridable(), *s = load_overridable(), *folded = load_overridable();
+	om_status st = {0};
+	assert_int_equal(om_simplify(s, NULL, &st), OM_OK);
+	int32_t k = 0; /* W and B constants: initializers, no longer inputs */
+	for (int32_t i = 0; i < folded->graph->ninputs; i++) {
+		om_value *v = folded->graph->inputs[i];
+		if (v->init)
+			v->flags &= ~OM_VALUE_GRAPH_INPUT;
+		else
+			folded->graph->inputs[k++] = v;
+	}
+	folded->graph->ninputs = k;
+	assert_int_equal(om_simplify(folded, NULL, &st), OM_OK);
+	assert_int_equal(tu_count_op(s->graph, "Mul"), 1);
+	assert_int_equal(tu_count_op(folded->graph, "Mul"), 0);
+	om_check_report r;
+	om_check_options o = {.runs = 1};
+	assert_int_equal(om_check(m, s, &o, &r, &st), OM_OK);
+	assert_true(r.passed);
+	assert_int_equal(r.runs, 2); /* one asked for, and one overriding */
+	assert_non_null(strstr(r.how, "run 1: N=1; random floats N(0,1), integers in [0,16); "
+				      "run 2: N=2; random floats N(0,1), integers in [0,16), "
+				      "overridable initializers W, B"));
+	om_check_report_free(&r);
+
+	o.runs = 3;
+	assert_int_equal(om_check(m, folded, &o, &r, &st), OM_OK);
+	assert_false(r.passed);
+	assert_int_equal(r.runs, 3);
+	assert_int_equal(r.failed_run, 1);
+	assert_int_equal(r.noutputs, 2);
+	assert_string_equal(r.outputs[1].name, "Z");
+	const om_tensor *w = fed(&r, "W"), *b = fed(&r, "B"), *x = fed(&r, "X");
+	assert_non_null(w);
+	assert_non_null(b);
+	assert_non_null(x);
+	assert_int_equal(w->dtype, OM_FLOAT);
+	assert_true(w->rank == 2 && w->dims[0] == 3 && w->dims[1] == 4);
+	assert_true(b->rank == 1 && b->dims[0] == 4);
+	const float *c = init_data(m, "C"), *w0 = init_data(m, "W");
+	float zfed[4], zdef[4];
+	reduce_wc(w->data, c, zfed);
+	reduce_wc(w0, c, zdef);
+	double want = 0, ref = 0;
+	for (int j = 0; j < 4; j++) {
+		want = fmax(want, fabs((double)zfed[j] - zdef[j]));
+		ref = fmax(ref, fabs((double)zfed[j]));
+	}
+	assert_true(want > 0.1); /* the fed W is not the default */
+	assert_true(fabs(r.outputs[1].max_abs - want) <= 1e-6 * (1 + want));
+	assert_true(fabs(r.outputs[1].ref_max - ref) <= 1e-6 * (1 + ref));
+	om_check_report_free(&r);
+
+	/* given inputs: X alone, two runs; X and W, B still overridden in run 2; all, one run */
+	const float xv[6] = {1, 2, 3, -1, 0, 1}, wv[12] = {0}, bv[4] = {1, 2, 3, 4};
+	const char *names[3] = {"X", "W", "B"};
+	om_tensor t[3] = {
+		{.dtype = OM_FLOAT, .rank = 2, .dims = {2, 3}, .data = (void *)xv,
+		 .nbytes = sizeof xv},
+		{.dtype = OM_FLOAT, .rank = 2, .dims = {3, 4}, .data = (void *)wv,
+		 .nbytes = sizeof wv},
+		{.dtype = OM_FLOAT, .rank = 1, .dims = {4}, .data = (void *)bv,
+		 .nbytes = sizeof bv}};
+	o = (om_check_options){.runs = 3, .input_names = names, .inputs = t, .ninputs = 1};
+	assert_int_equal(om_check(m, folded, &o, &r, &st), OM_OK);
+	assert_int_equal(r.runs, 2);
+	assert_int_equal(r.failed_run, 1);
+	om_check_report_free(&r);
+	o.ninputs = 2;
+	assert_int_equal(om_check(m, s, &o, &r, &st), OM_OK);
+	assert_true(r.passed);
+	assert_int_equal(r.runs, 2);
+	assert_non_null(strstr(r.how, "run 2: N=2 (given); random floats N(0,1), integers in "
+				      "[0,16) for overridable initializers B"));
+	om_check_report_free(&r);
+	/* W = 0 and B given: Y = Relu(B) = B and Z = 0 in both models' one run, but folded's W
+	 * is its default */
+	o.ninputs = 3;
+	assert_int_equal(om_check(m, folded, &o, &r, &st), OM_OK);
+	assert_int_equal(r.runs, 1);
+	assert_int_equal(r.failed_run, 0);
+	assert_true(r.outputs[1].ref_max == 0);
+	float z0[4];
+	reduce_wc(w0, c, z0);
+	double zmax = 0;
+	for (int j = 0; j < 4; j++)
+		zmax = fmax(zmax, fabs((double)z0[j]));
+	assert_true(fabs(r.outputs[1].max_abs - zmax) <= 1e-6 * (1 + zmax));
+	om_check_report_free(&r);
+	om_model_free(folded);
+	om_model_free(s);
+	om_model_free(m);
+}
+
+/* A model that rejects every random value of its overridable initializer (the target shape of
+ * a Reshape: [N,6] to [-1, k] only for k dividing 6N, k = 0 or negative refused or wrong) runs
+ * run 2 at the default too, and says so. */
+static void rejected_overrides_take_defaults(void **state)
+{
+	(void)state;
+	om_model *m = tu_model(13);
+	om_graph *g = m->graph;
+	om_value *x = tu_typed_value(g, "x", OM_FLOAT, 2, (int64_t[]){-1, 6});
+	x->flags |= OM_VALUE_GRAPH_INPUT;
+	tu_push_value(g, &g->inputs, &g->ninputs, x);
+	om_tensor *t = om_model_tensor(m, OM_INT64, 1, (int64_t[]){3});
+	const int64_t shape[3] = {-1, 2, 3};
+	memcpy(t->data, shape, sizeof shape);
+	om_value *sv = tu_typed_value(g, "shape", OM_INT64, 1, (int64_t[]){3});
+	sv->init = t;
+	sv->flags |= OM_VALUE_INITIALIZER | OM_VALUE_GRAPH_INPUT;
+	tu_push_value(g, &g->inits, &g->ninits, sv);
+	tu_push_value(g, &g->inputs, &g->ninputs, sv);
+	tu_graph_node(g, "Reshape", "x,shape", "y");
+	om_value *y = tu_typed_value(g, "y", OM_FLOAT, 3, (int64_t[]){-1, 2, 3});
+	y->flags |= OM_VALUE_GRAPH_OUTPUT;
+	tu_push_value(g, &g->outputs, &g->noutputs, y);
+	om_model *s = tu_reload(m);
+	om_check_options o = {.runs = 2};
+	om_check_report r;
+	om_status st = {0};
+	assert_int_equal(om_check(m, s, &o, &r, &st), OM_OK);
+	assert_true(r.passed);
+	assert_int_equal(r.runs, 2);
+	assert_non_null(strstr(r.how, "run 2: N=2; random floats N(0,1), integers in [0,16), "
+				      "overridable initializers at their defaults "
+				      "(random values rejected)"));
+	om_check_report_free(&r);
+	om_model_free(s);
+	om_model_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -422,6 +603,8 @@ int main(void)
 		cmocka_unit_test(a_model_that_cannot_run_fails_the_check),
 		cmocka_unit_test(seeds_repeat),
 		cmocka_unit_test(shared_models),
+		cmocka_unit_test(overridable_initializers_are_fed),
+		cmocka_unit_test(rejected_overrides_take_defaults),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
