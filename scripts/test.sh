@@ -6,8 +6,11 @@
 # (scripts/fuzz.sh) when clang is installed.
 set -eu
 cd "$(dirname "$0")/.."
-# clang and libFuzzer for the clang build and the fuzz smoke runs (the demo does not need them)
-sh scripts/install-deps.sh clang libclang-rt-14-dev
+# clang and libFuzzer for the clang build and the fuzz smoke runs, Chromium and playwright-core
+# for the viewer's browser test (the demo does not need them; without npm or the network the
+# viewer test skips, saying what it lacks)
+sh scripts/install-deps.sh clang libclang-rt-14-dev chromium
+sh scripts/install-viewer.sh || true
 [ -d build ] || meson setup build >/dev/null
 # the test executables too, before the suite (a test would build its own, inside its timeout)
 ninja -C build all test-binaries

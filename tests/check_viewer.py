@@ -7,8 +7,9 @@ http/https reference), and runs tests/viewer_test.js in headless Chromium throug
 playwright-core: search a node by name (it must be the highlighted match, on screen), click
 it (its attributes and inputs shown), collapse the repeated blocks, screenshot
 (viewer.png in the build's meson-logs folder, or $TMPDIR). Exit 77 (skipped, saying what is
-missing) without chromium, node, playwright-core (npm install playwright-core in
-~/.cache/om-viewer, or PLAYWRIGHT_CORE=path) or numpy/onnx.
+missing) without chromium (Debian's, /usr/bin/chromium, or CHROMIUM=path), node,
+playwright-core (scripts/install-viewer.sh puts it in ~/.cache/om-viewer; or
+PLAYWRIGHT_CORE=path) or numpy/onnx. scripts/test.sh installs chromium and playwright-core.
 """
 import os
 import shutil
@@ -33,7 +34,10 @@ except ImportError as e:
     skip(f"numpy and onnx are needed ({e})")
 
 OMOPT = os.path.abspath(sys.argv[1])
-chromium = os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+# Debian's chromium (scripts/test.sh installs it), also when /usr/bin is not on the PATH
+chromium = (os.environ.get("CHROMIUM") or shutil.which("chromium")
+            or shutil.which("chromium-browser")
+            or ("/usr/bin/chromium" if os.access("/usr/bin/chromium", os.X_OK) else None))
 if not chromium:
     skip("no chromium (apt-get install chromium; or CHROMIUM=path)")
 node = shutil.which("node")
@@ -42,7 +46,7 @@ if not node:
 pw = os.environ.get("PLAYWRIGHT_CORE") or os.path.expanduser(
     "~/.cache/om-viewer/node_modules/playwright-core")
 if not os.path.isdir(pw):
-    skip(f"no playwright-core at {pw} (cd ~/.cache/om-viewer && npm install playwright-core)")
+    skip(f"no playwright-core at {pw} (sh scripts/install-viewer.sh)")
 
 
 def big_model(path, blocks=200):
