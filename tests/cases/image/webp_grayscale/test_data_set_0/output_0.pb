@@ -1,0 +1,2 @@
+BimageJ§ "$(,13248::=@EABJHT
+ $)),0578:?ADHLNKVKUW!%0&+01249<@CHLOSST]TcZd$'()":05:;88=AFINSWWWXae`ce'+01138;6=<ZXTd_gmZT\^cglfjww/279:<AE8JSmbngrilpUbejmonsz~8<ABBDIMTe^deqjv‡pxkostu{€€?BHIILPTPlnrojzv€x‡quy}x…‰‚…EGLNPSX[Wstyzs‡€Ž{‰Š…—”MNRUWZ^b^z|€…„ŽŽ’„‹Š’›˜šUX]_bdili„†‹–’”•–›œŽ™——¡Ÿ¥¢\`dfikpspŒŒ‘” ‘›¢§«˜£œž¬£®©ooomlqx~—™œ¡¡¡¢¥ª¯±£›ª¶¬°´·¬vuvx|}zy’…žœ©©©©·´°¬«¥ª·¯±¶¹½€€€€x€Œ”†’‘±¬¬¬¬¹·²¯·±«¸µ·»¿Ç‡‡‡ˆ‰ŒŽŸ¢¥–¤¤¥¥ª¯³·¹¹¶¹¾ÃÇÉËŒ•“”–˜ž¤¨¤ª¨ª°±±»¹ÁÂÄÄÄÍ×Ô×“›–™›œž¡ª¦ª°³°²¹ººÅÂÍÎÏÏË×ÔÖÚ—œš¤ ¢¤¥¯«¯´º·ºÀÁÁËÊÒÓÕÕÛÜæßâ

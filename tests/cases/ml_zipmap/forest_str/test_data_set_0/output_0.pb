@@ -1,0 +1,1 @@
+2cat2dog2dog2dog2dog2cat2cat
