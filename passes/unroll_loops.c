@@ -135,13 +135,38 @@ static bool trip_count(const om_graph *g, const om_node *n, int64_t *trips)
 }
 
 /* Fills l when n is a Loop this pass unrolls within the size slack. */
+/* v (of the body b) is defined: by a node, as a graph input or initializer, of b or of the
+ * enclosing graph an outer reference resolves to */
+static bool defined(const om_graph *b, om_value *v)
+{
+	if (!v)
+		return true;
+	v = om_graph_resolve(b, v);
+	return v->producer || (v->flags & (OM_VALUE_GRAPH_INPUT | OM_VALUE_INITIALIZER));
+}
+
+/* Every value the body reads or returns is defined: a malformed body (an output nothing
+ * writes, as a fuzzed model had) stays a Loop, which the runtime refuses by name, instead of
+ * copies that read a value no node writes. */
+static bool body_defined(const om_graph *b)
+{
+	for (int32_t i = 0; i < b->nnodes; i++)
+		for (int32_t k = 0; k < b->nodes[i]->nin; k++)
+			if (!defined(b, b->nodes[i]->in[k]))
+				return false;
+	for (int32_t o = 0; o < b->noutputs; o++)
+		if (!defined(b, b->outputs[o]))
+			return false;
+	return true;
+}
+
 static bool unrollable(om_pass_ctx *c, const om_graph *g, om_node *n, loop *l)
 {
 	const om_attr *a = om_node_attr(n, "body");
 	om_graph *b = a && a->type == OM_ATTR_GRAPH ? a->g : NULL;
 	if (!b || n->nin < 2 || b->ninputs != n->nin || b->noutputs < n->nin - 1 ||
 	    n->nout != b->noutputs - 1 || om_graph_has_subgraph(b) || n->nin - 2 > MAX_VALS ||
-	    n->nout > MAX_VALS)
+	    n->nout > MAX_VALS || !body_defined(b))
 		return false;
 	*l = (loop){.n = n, .b = b, .nc = n->nin - 2, .ns = n->nout - (n->nin - 2)};
 	if (!trip_count(g, n, &l->trips))

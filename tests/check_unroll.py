@@ -198,8 +198,27 @@ def main():
             print("%s %s%s" % ("FAIL" if problems else "ok", name,
                                ": " + "; ".join(problems) if problems else ""))
             failed += bool(problems)
+        failed += malformed_body_kept(tmp)
     print("%d failed" % failed)
     return 1 if failed else 0
+
+
+def malformed_body_kept(tmp):
+    """A body output nothing defines (a fuzzed model's): the Loop stays, and the simplified model
+    passes the verifier (unrolled, an Identity read a value no node wrote: an Internal error)."""
+    body = iter_body(scan=False)
+    body.output[1].name = "s_typo"
+    src, dst = os.path.join(tmp, "malformed.onnx"), os.path.join(tmp, "malformed_s.onnx")
+    onnx.save(loop_model(body, 1, None, ["x"]), src)
+    p = subprocess.run([OMOPT, "simplify", src, dst, "--verify"], capture_output=True, text=True)
+    problems = []
+    if p.returncode != 0:
+        problems.append("simplify exit %d: %s" % (p.returncode, (p.stderr or p.stdout)[-400:]))
+    elif loops(dst) != 1:
+        problems.append("%d Loops left, want 1" % loops(dst))
+    print("%s malformed_body%s" % ("FAIL" if problems else "ok",
+                                   ": " + "; ".join(problems) if problems else ""))
+    return int(bool(problems))
 
 
 if __name__ == "__main__":
