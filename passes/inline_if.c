@@ -6,19 +6,13 @@
  * output values stay: the branch node that produced each one now writes it, or an Identity
  * does when the branch output is not produced inside the branch.
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "registry.h"
 #include "pass.h"
 #include "uses.h"
 #include "match.h"
-
-typedef struct vmap {
-	const om_value *from;
-	om_value *to;
-	UT_hash_handle hh;
-} vmap;
+#include "value_map.h"
 
 static bool constant_condition(const om_graph *g, const om_node *n, bool *cond)
 {
@@ -27,37 +21,6 @@ static bool constant_condition(const om_graph *g, const om_node *n, bool *cond)
 		return false;
 	*cond = *(const uint8_t *)t->data != 0;
 	return true;
-}
-
-/* The value of g that stands for branch value v. */
-static om_value *mapped(om_graph *g, vmap **map, om_value *v)
-{
-	if (!v)
-		return NULL;
-	vmap *e = NULL;
-	HASH_FIND_PTR(*map, &v, e);
-	if (e)
-		return e->to;
-	om_value *to;
-	if (v->flags & OM_VALUE_OUTER) {
-		to = om_graph_value(g, v->name); /* g's own value, or one more outer reference */
-		if (to && !to->producer && !(to->flags & (OM_VALUE_GRAPH_INPUT |
-							  OM_VALUE_INITIALIZER)) && g->parent)
-			to->flags |= OM_VALUE_OUTER;
-	} else {
-		to = om_graph_fresh_value(g, v->name);
-		if (to)
-			to->type = v->type;
-	}
-	e = malloc(sizeof *e);
-	if (!to || !e) {
-		free(e);
-		return NULL;
-	}
-	e->from = v;
-	e->to = to;
-	HASH_ADD_PTR(*map, from, e);
-	return to;
 }
 
 static bool names_free(const om_graph *g, const om_graph *b)
@@ -75,11 +38,11 @@ static om_kind inline_branch(om_pass_ctx *c, om_graph *g, om_node *n, om_graph *
 		return OM_OK;
 	if (om_graph_has_subgraph(b) && !names_free(g, b))
 		return OM_OK;
-	vmap *map = NULL, *e, *tmp;
+	om_vmap *map = NULL;
 	bool nomem = false;
 	om_kind rc = OM_OK;
 	for (int32_t i = 0; i < b->ninits && !rc; i++) {
-		om_value *to = mapped(g, &map, b->inits[i]);
+		om_value *to = om_vmap_get(g, &map, b->inits[i]);
 		if (!to)
 			nomem = true;
 		else if (b->inits[i]->init)
@@ -106,10 +69,10 @@ static om_kind inline_branch(om_pass_ctx *c, om_graph *g, om_node *n, om_graph *
 				nn->attrs[a].graphs[k]->parent = g;
 		}
 		for (int32_t k = 0; k < bn->nin; k++)
-			if (bn->in[k] && !(nn->in[k] = mapped(g, &map, bn->in[k])))
+			if (bn->in[k] && !(nn->in[k] = om_vmap_get(g, &map, bn->in[k])))
 				nomem = true;
 		for (int32_t k = 0; k < bn->nout; k++) {
-			om_value *v = bn->out[k] ? mapped(g, &map, bn->out[k]) : NULL;
+			om_value *v = bn->out[k] ? om_vmap_get(g, &map, bn->out[k]) : NULL;
 			if (bn->out[k] && !v)
 				nomem = true;
 			om_node_set_output(nn, k, v);
@@ -121,7 +84,7 @@ static om_kind inline_branch(om_pass_ctx *c, om_graph *g, om_node *n, om_graph *
 		om_value *want = n->out[o];
 		if (!want)
 			continue;
-		om_value *got = mapped(g, &map, b->outputs[o]);
+		om_value *got = om_vmap_get(g, &map, b->outputs[o]);
 		if (!got) {
 			nomem = true;
 			break;
@@ -144,10 +107,7 @@ static om_kind inline_branch(om_pass_ctx *c, om_graph *g, om_node *n, om_graph *
 			om_node_set_output(id, 0, want);
 		}
 	}
-	HASH_ITER(hh, map, e, tmp) {
-		HASH_DEL(map, e);
-		free(e);
-	}
+	om_vmap_free(&map);
 	if (nomem)
 		return om_error(c->st, OM_ERR_NOMEM, n, "out of memory inlining a branch");
 	if (rc)

@@ -26,56 +26,9 @@
 #include "pass.h"
 #include "uses.h"
 #include "match.h"
+#include "value_map.h"
 
 enum { UNROLL_MAX_NODES = 256, MAX_VALS = 64 };
-
-typedef struct vmap {
-	const om_value *from;
-	om_value *to;
-	UT_hash_handle hh;
-} vmap;
-
-static void vmap_free(vmap **map)
-{
-	vmap *e, *tmp;
-	HASH_ITER(hh, *map, e, tmp) {
-		HASH_DEL(*map, e);
-		free(e);
-	}
-}
-
-static bool vmap_put(vmap **map, const om_value *from, om_value *to)
-{
-	vmap *e = malloc(sizeof *e);
-	if (!e)
-		return false;
-	e->from = from;
-	e->to = to;
-	HASH_ADD_PTR(*map, from, e);
-	return true;
-}
-
-/* The value of g standing for body value v in this copy; a body value seen the first time gets
- * a fresh name, an outer one its own. NULL when out of memory. */
-static om_value *mapped(om_graph *g, vmap **map, om_value *v)
-{
-	vmap *e = NULL;
-	HASH_FIND_PTR(*map, &v, e);
-	if (e)
-		return e->to;
-	om_value *to;
-	if (v->flags & OM_VALUE_OUTER) {
-		to = om_graph_value(g, v->name); /* g's own value, or one more outer reference */
-		if (to && !to->producer && !(to->flags & (OM_VALUE_GRAPH_INPUT |
-							  OM_VALUE_INITIALIZER)) && g->parent)
-			to->flags |= OM_VALUE_OUTER;
-	} else {
-		to = om_graph_fresh_value(g, v->name);
-		if (to)
-			to->type = v->type;
-	}
-	return to && vmap_put(map, v, to) ? to : NULL;
-}
 
 /* A bool scalar constant (of g or outer) holding true / any value. */
 static bool const_bool(const om_graph *g, om_value *v, bool *x)
@@ -250,16 +203,14 @@ static om_node *add_node(om_pass_ctx *c, om_graph *g, const char *op, const char
 }
 
 /* One copy of the body: the body's inputs read in[], its outputs written into out[]. */
-static bool copy_body(om_pass_ctx *c, om_graph *g, const loop *l, vmap *inits,
+static bool copy_body(om_pass_ctx *c, om_graph *g, const loop *l, om_vmap *inits,
 		      om_value *const *in, om_value **out)
 {
 	const om_graph *b = l->b;
-	vmap *map = NULL, *e, *tmp;
-	bool ok = true;
-	HASH_ITER(hh, inits, e, tmp)
-		ok &= vmap_put(&map, e->from, e->to);
+	om_vmap *map = NULL;
+	bool ok = om_vmap_add_all(&map, inits);
 	for (int32_t i = 0; ok && i < b->ninputs; i++)
-		ok = b->inputs[i] && vmap_put(&map, b->inputs[i], in[i]);
+		ok = b->inputs[i] && om_vmap_put(&map, b->inputs[i], in[i]);
 	for (int32_t i = 0; ok && i < b->nnodes; i++) {
 		const om_node *bn = b->nodes[i];
 		om_node *nn = om_graph_add_node(g, bn->op, bn->domain, bn->name, bn->nin, bn->nout);
@@ -278,18 +229,18 @@ static bool copy_body(om_pass_ctx *c, om_graph *g, const loop *l, vmap *inits,
 		nn->meta = bn->meta;
 		nn->nmeta = bn->nmeta;
 		for (int32_t k = 0; ok && k < bn->nin; k++)
-			if (bn->in[k] && !(nn->in[k] = mapped(g, &map, bn->in[k])))
+			if (bn->in[k] && !(nn->in[k] = om_vmap_get(g, &map, bn->in[k])))
 				ok = false;
 		for (int32_t k = 0; ok && k < bn->nout; k++) {
-			om_value *v = bn->out[k] ? mapped(g, &map, bn->out[k]) : NULL;
+			om_value *v = bn->out[k] ? om_vmap_get(g, &map, bn->out[k]) : NULL;
 			ok = !bn->out[k] || v;
 			om_node_set_output(nn, k, v);
 		}
 		om_uses_add_node(c, nn);
 	}
 	for (int32_t o = 0; ok && o < b->noutputs; o++)
-		ok = b->outputs[o] && (out[o] = mapped(g, &map, b->outputs[o])) != NULL;
-	vmap_free(&map);
+		ok = b->outputs[o] && (out[o] = om_vmap_get(g, &map, b->outputs[o])) != NULL;
+	om_vmap_free(&map);
 	return ok;
 }
 
@@ -342,12 +293,12 @@ static om_kind unroll(om_pass_ctx *c, om_graph *g, const loop *l)
 {
 	om_node *n = l->n;
 	const om_graph *b = l->b;
-	vmap *inits = NULL;
+	om_vmap *inits = NULL;
 	om_kind rc = OM_OK;
 	bool ok = true;
 	for (int32_t i = 0; ok && !rc && i < b->ninits; i++) {
 		om_value *to = om_graph_fresh_value(g, b->inits[i]->name);
-		ok = to && vmap_put(&inits, b->inits[i], to);
+		ok = to && om_vmap_put(&inits, b->inits[i], to);
 		if (ok)
 			rc = om_make_constant(c, g, to, b->inits[i]->init);
 	}
@@ -374,7 +325,7 @@ static om_kind unroll(om_pass_ctx *c, om_graph *g, const loop *l)
 	for (int32_t k = 0; ok && !rc && k < l->ns; k++)
 		ok = !n->out[l->nc + k] ||
 		     scan_output(c, g, l, scans + k * l->trips, n->out[l->nc + k]);
-	vmap_free(&inits);
+	om_vmap_free(&inits);
 	if (rc)
 		return rc;
 	if (!ok)
