@@ -43,6 +43,10 @@ bool om_gemm_packed_mul(om_ctx *c, om_gemm_packed *p, int64_t i, bool ta, int64_
  * blocks and one execution costs a few microseconds; such products go through om_sgemm. */
 enum { GP_MIN_KN = 16384 };
 
+/* At one thread and fewer than OM_GEMM_PACKED_ROWS_1T rows, the largest B packed although its
+ * pages stay resident (a copy the loader made of a misaligned payload; gemm_packed.h) */
+#define GP_SECOND_COPY_MAX (16.0 * 1024 * 1024)
+
 /* Primitives kept per step: one per shape of A (rows, transpose, strides, alpha, beta,
  * threads). A model whose rows change every run (a decoder's growing sequence) cycles through
  * them; each new shape makes a primitive (oneDNN's own primitive cache keeps recent ones). */
@@ -159,8 +163,14 @@ static bool gp_pack(om_gemm_packed *p, const om_gemm_b *b)
 
 bool om_gemm_packed_takes(const om_ctx *c, int input, const om_gemm_b *b, int64_t rows)
 {
-	return !c->exact && (c->threads >= 2 || rows >= OM_GEMM_PACKED_ROWS_1T) && input < 64 &&
-	       (c->const_in >> input & 1) && b->count >= 1 && b->K * b->N >= GP_MIN_KN;
+	if (c->exact || input >= 64 || !(c->const_in >> input & 1) || b->count < 1 ||
+	    b->K * b->N < GP_MIN_KN)
+		return false;
+	if (c->threads >= 2 || rows >= OM_GEMM_PACKED_ROWS_1T)
+		return true;
+	/* one thread, 2 to 127 rows: packed unless the copy would double large weights */
+	const double bytes = (double)b->count * (double)b->K * (double)b->N * sizeof(float);
+	return rows >= 2 && (bytes <= GP_SECOND_COPY_MAX || om_ctx_own_copy(c, input, false));
 }
 
 om_gemm_packed *om_gemm_packed_get(om_ctx *c, int input, const om_gemm_b *b, int64_t rows)
@@ -176,6 +186,8 @@ om_gemm_packed *om_gemm_packed_get(om_ctx *c, int input, const om_gemm_b *b, int
 	if (made && !gp_pack(p, b)) {
 		gp_release(p);
 		p->declined = true;
+	} else if (made && c->run && input < c->nin && b->B == c->in[input]->data) {
+		(void)om_ctx_own_copy(c, input, true); /* B lives on packed: its file pages go */
 	}
 	return p->declined ? NULL : p;
 }

@@ -261,7 +261,20 @@ struct om_run_services {
 	om_kind (*output_value)(om_ctx *c, int32_t i, om_tensor *v);
 	om_kind (*output_alias)(om_ctx *c, int32_t i, const om_tensor *v, int32_t from);
 	uint64_t (*random_key)(const om_ctx *c); /* a fresh key for an unseeded random draw */
+	bool (*own_copy)(const om_ctx *c, int32_t i, bool give_back); /* om_ctx_own_copy */
 };
+
+/**
+ * For a kernel that keeps a copy of constant input i of its own (weights packed once into a
+ * library's layout) and then no longer reads in[i]: whether the session can give back in[i]'s
+ * pages, which it can when they are the model file's and no other step reads them
+ * (runtime/plan.c); with give_back (the copy made), it gives them back, so that the weights
+ * are not resident twice (a later read faults them in again). False outside a session.
+ */
+static inline bool om_ctx_own_copy(const om_ctx *c, int32_t i, bool give_back)
+{
+	return c->run && c->run->own_copy && c->run->own_copy(c, i, give_back);
+}
 
 /**
  * For kernels about to malloc `bytes` of their own (scratch, unpacked copies, growing

@@ -654,6 +654,27 @@ static bool reads_whole(const om_plan *p, const om_step *q, uintptr_t lo, uintpt
  * memory (gpt_tiny_dyn's 256 KiB token table: 0.23 -> 0.50 ms a run). */
 enum { GIVE_BACK_MIN = 8 << 20 };
 
+/* Whether a step other than `except` reads constant t (of plan p) whole in any plan, or t is
+ * one of p's outputs */
+static bool read_whole_by(const om_session *s, const om_plan *p, const om_tensor *t,
+			  const om_step *except)
+{
+	const uintptr_t lo = (uintptr_t)t->data, hi = lo + t->nbytes;
+	for (const om_plan *q = s->plans; q; q = q->next)
+		for (int32_t r = 0; r < q->nsteps; r++)
+			if (&q->steps[r] != except && !q->steps[r].dead &&
+			    reads_whole(q, &q->steps[r], lo, hi))
+				return true;
+	for (int32_t r = 0; r < p->noutputs; r++)
+		if (p->slots[p->outputs[r]].meta.data == t->data)
+			return true;
+	return false;
+}
+
+/* A constant a kernel copied (om_ctx_own_copy) is given back from this size on: below, its
+ * pages cost little, and a step that remakes its copy faults them in again */
+enum { COPIED_MIN = 256 << 10 };
+
 static void plan_give_back(const om_session *s, om_plan *p)
 {
 	for (int32_t i = 0; !p->parent && i < p->nsteps; i++) {
@@ -668,17 +689,22 @@ static void plan_give_back(const om_session *s, om_plan *p)
 			if (!t->data || t->nbytes < GIVE_BACK_MIN ||
 			    !om_model_file_pages(s->m, t->data, t->nbytes, false))
 				continue;
-			const uintptr_t lo = (uintptr_t)t->data, hi = lo + t->nbytes;
-			bool whole = false;
-			for (const om_plan *q = s->plans; q && !whole; q = q->next)
-				for (int32_t r = 0; r < q->nsteps && !whole; r++)
-					whole = !q->steps[r].dead && reads_whole(q, &q->steps[r], lo, hi);
-			for (int32_t r = 0; r < p->noutputs && !whole; r++)
-				whole = p->slots[p->outputs[r]].meta.data == t->data;
-			if (!whole)
+			if (!read_whole_by(s, p, t, NULL))
 				sp->give_back |= 1u << j;
 		}
 	}
+}
+
+bool om_plan_copied_gives_back(const om_session *s, const om_plan *p, const om_step *sp,
+			       int32_t j)
+{
+	if (j < 0 || j >= sp->node->nin || sp->in[j] < 0)
+		return false;
+	const om_slot *k = &p->slots[sp->in[j]];
+	const om_tensor *t = &k->meta;
+	return k->kind == OM_SLOT_CONST && !k->owned && t->data && t->nbytes >= COPIED_MIN &&
+	       om_model_file_pages(s->m, t->data, t->nbytes, false) &&
+	       !read_whole_by(s, p, t, sp);
 }
 
 om_kind om_plan_graph(om_session *s, const om_graph *g, om_plan *parent, om_plan **out,

@@ -135,6 +135,11 @@ om_kind om_plan_layout(const om_session *s, om_plan *p, const om_tensor *t, om_s
 /** Records in each step that has its shapes settled the implementation its kernel will run
  *  (plan_choose.c: the row's choose function, op.h); the last step of planning a graph. */
 void om_plan_choose(om_session *s, om_plan *p);
+/** Whether step sp of plan p may give back the file pages of its constant input j once its
+ *  kernel has made a copy of its own (om_ctx_own_copy): j is a constant of at least 256 KiB in
+ *  the model's file mapping that no other step reads whole and that is no graph output. */
+bool om_plan_copied_gives_back(const om_session *s, const om_plan *p, const om_step *sp,
+			       int32_t j);
 /** The plan of graph g, or NULL. */
 om_plan *om_plan_find(const om_session *s, const om_graph *g);
 typedef struct om_infer_cache om_infer_cache;

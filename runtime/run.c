@@ -507,6 +507,20 @@ static uint64_t ctx_random_key(const om_ctx *c)
 	return r->rng_key + 0x9E3779B97F4A7C15u * ++r->rng_draws;
 }
 
+/* whether the running step's kernel may keep its own copy of constant input i in place of
+ * its file pages, and with give_back, gives them back (om_ctx_own_copy) */
+static bool ctx_own_copy(const om_ctx *c, int32_t i, bool give_back)
+{
+	const om_runner *r = c->runner;
+	const om_frame *f = r->cur;
+	if (!f || !f->step || f->step->node != c->node ||
+	    !om_plan_copied_gives_back(r->s, f->p, f->step, i))
+		return false;
+	if (give_back)
+		(void)om_model_file_pages(r->s->m, c->in[i]->data, c->in[i]->nbytes, true);
+	return true;
+}
+
 /* what a run offers the kernels (ops/op.h) */
 static const om_run_services services = {
 	.reserve = ctx_reserve,
@@ -516,6 +530,7 @@ static const om_run_services services = {
 	.output_value = ctx_output_value,
 	.output_alias = ctx_output_alias,
 	.random_key = ctx_random_key,
+	.own_copy = ctx_own_copy,
 };
 
 /* ---- one run of a plan ------------------------------------------------------------------- */

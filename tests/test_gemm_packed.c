@@ -190,11 +190,16 @@ static void packed_against_naive(void **state)
 		assert_null(om_gemm_packed_get(&c, 1, &small, k->M));
 		c.const_in = 1;
 		assert_null(om_gemm_packed_get(&c, 1, &b, k->M));
-		/* one thread: dnnl_sgemm below OM_GEMM_PACKED_ROWS_1T rows, no second copy */
+		/* one thread: one row is never packed; 2 rows are when B is small (this B) or its
+		 * pages can be given back (only a session's run knows: not here), and a B over
+		 * 16 MiB is from OM_GEMM_PACKED_ROWS_1T rows on (its data is not read) */
 		c.const_in = 2, c.threads = 1;
-		assert_null(om_gemm_packed_get(&c, 1, &b, OM_GEMM_PACKED_ROWS_1T - 1));
+		assert_null(om_gemm_packed_get(&c, 1, &b, 1));
+		const om_gemm_b big = {false, 1, 2048, 2049, 2049, 0, NULL};
+		assert_false(om_gemm_packed_takes(&c, 1, &big, OM_GEMM_PACKED_ROWS_1T - 1));
 #ifdef OM_HAVE_DNNL
-		assert_non_null(om_gemm_packed_get(&c, 1, &b, OM_GEMM_PACKED_ROWS_1T));
+		assert_non_null(om_gemm_packed_get(&c, 1, &b, 2));
+		assert_true(om_gemm_packed_takes(&c, 1, &big, OM_GEMM_PACKED_ROWS_1T));
 #endif
 		c.threads = 2, c.exact = 1;
 		assert_null(om_gemm_packed_get(&c, 1, &b, k->M));
