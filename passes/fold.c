@@ -2,7 +2,8 @@
  * fold.c — the fold_constants pass: a node whose inputs are all constants is evaluated with
  * its op row's kernel (om_eval_node, the executor's own semantics) and its outputs become
  * initializers, when the fold does not make the saved model larger (or, with the user's
- * fold_max_bytes, when each output fits that cap). Constant nodes become initializers.
+ * fold_max_bytes, when each output fits that cap). Constant nodes become initializers (over
+ * the cap too: their data is in the model already).
  * Not folded: nodes whose constant inputs hold more than OM_EVAL_FOLD_IN_MAX bytes (a mapped external
  * weight costs what a kernel reads of it), other domains, rows flagged OM_OP_RANDOM, control
  * flow, and rows flagged OM_OP_QDQ unless the user asks (fold_qdq). A single-output node that
@@ -271,8 +272,8 @@ static enum verdict judge(fold_state *s, const om_node *n, const om_tensor *out,
 	int64_t dead_size;
 	dying(s, n, &dead_bytes, &dead_size);
 	const int64_t grow = new_size - dead_size;
-	if (c->fold_cap)
-		ok = largest <= c->fold_cap;
+	if (c->fold_cap) /* a node without inputs holds its data already (a Constant node) */
+		ok = largest <= c->fold_cap || (n->nin == 0 && out_bytes <= dead_bytes);
 	else if (qdq)
 		ok = true; /* the user asked for a float model */
 	else

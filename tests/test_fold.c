@@ -1,6 +1,7 @@
 /* test_fold.c — fold_constants and the saved size: folding never makes the saved model larger
  * (issue 9 #3), chains fold through large intermediates, QuantizeLinear/DequantizeLinear stay
- * unless fold_qdq (issue 9 #2), fold_max_bytes overrides the growth rule, -v says why. */
+ * unless fold_qdq (issue 9 #2), fold_max_bytes overrides the growth rule (Constant nodes
+ * become initializers over it too), -v says why. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -258,6 +259,33 @@ static void fold_max_bytes_overrides(void **state)
 	}
 }
 
+/* under fold_max_bytes a Constant node over the cap still becomes an initializer (its data is
+ * in the model already; onnxsim's tensor_size_threshold maps to the cap), while an Add whose
+ * output is over the cap stays */
+static void fold_max_bytes_constant_node(void **state)
+{
+	(void)state;
+	om_model *m = tu_model(13);
+	om_graph *g = m->graph;
+	tensor(g, "in", OM_FLOAT, 1, (int64_t[]){4096}, NULL);
+	om_node *c = node(g, "Constant", "", "z", "const");
+	om_attr *a = om_node_set_attr(c, "value", OM_ATTR_TENSOR);
+	a->t = om_model_tensor(m, OM_FLOAT, 1, (int64_t[]){4096});
+	((float *)a->t->data)[7] = 3.5f;
+	node(g, "Add", "z,z", "zz", "double");
+	node(g, "Add", "in,zz", "y", "add");
+	output(g, "y");
+	om_simplify_options o = {.fold_max_bytes = 1024};
+	simplify(m, &o);
+	assert_int_equal(tu_count_op(g, "Constant"), 0);
+	assert_int_equal(g->nnodes, 2); /* z+z is 16 KiB: over the cap, it stays */
+	const om_value *z = g->nodes[0]->in[0];
+	assert_non_null(z->init);
+	assert_int_equal(z->init->nbytes, 16384);
+	assert_true(((const float *)z->init->data)[7] == 3.5f);
+	om_model_free(m);
+}
+
 /* DequantizeLinear(int8 W [2,1,1,1], scale 0.5, zero point 1) -> Conv */
 static om_model *qdq_conv(int nconv, bool bn)
 {
@@ -420,6 +448,7 @@ int main(void)
 		cmocka_unit_test(sliced_weight_folds_as_a_group),
 		cmocka_unit_test(folding_never_grows),
 		cmocka_unit_test(fold_max_bytes_overrides),
+		cmocka_unit_test(fold_max_bytes_constant_node),
 		cmocka_unit_test(dequantize_weight_stays),
 		cmocka_unit_test(quantize_weight_stays),
 		cmocka_unit_test(fold_qdq_folds),
