@@ -173,14 +173,16 @@ def _shapes(input_shapes):
 
 
 def _options(skip, fold_max_bytes, fold_qdq, verify, input_shapes=None, outputs=None,
-             inputs=None, drop_unused_outputs=False, shapes=True, inline_functions=True):
+             inputs=None, drop_unused_outputs=False, shapes=True, inline_functions=True,
+             overwrite_fixed_dims=False):
     """The options struct and the ctypes arrays it points at (keep them while it is used)."""
     names = [s.encode() for s in skip] + [None]
     arr = (ctypes.c_char_p * len(names))(*names)
     o = SimplifyOptions(fold_max_bytes=fold_max_bytes or 0, verify=int(verify),
                         fold_qdq=int(fold_qdq), drop_unused_outputs=int(drop_unused_outputs),
                         no_value_info=int(not shapes), all_value_info=int(shapes == 'all'),
-                        keep_functions=int(not inline_functions))
+                        keep_functions=int(not inline_functions),
+                        overwrite_fixed_dims=int(bool(overwrite_fixed_dims)))
     o.skip = ctypes.cast(arr, ctypes.POINTER(ctypes.c_char_p))
     keep = [arr, _shapes(input_shapes), _names(outputs, 'outputs'), _names(inputs, 'inputs')]
     if keep[1] is not None:
@@ -240,7 +242,7 @@ def simplify(model, *, skip=(), fold_max_bytes=None, fold_qdq=False, verify=Fals
              shapes=True, inline_functions=True, output=None, check=0, check_inputs=None,
              rtol=None, atol=None, seed=None, test_break_pass=None, dtype=None,
              keep_fp32=(), dtype_report=None, dtype_measure=True, external_data=False,
-             opset=None):
+             opset=None, overwrite_fixed_dims=False):
     """Simplifies an ONNX model (docs/passes.md), as `omopt simplify` does.
 
     model: an onnx.ModelProto (returns one), bytes (returns bytes) or a path (returns the
@@ -255,6 +257,9 @@ def simplify(model, *, skip=(), fold_max_bytes=None, fold_qdq=False, verify=Fals
     verify: check the IR after every pass.
     input_shapes: {input name: [dims]} given to graph inputs first (--input-shape); a dim is
         a number or a symbol: {'x': [1, 3, 224, 224]}, {'x': ['N', 3, 224, 224]}.
+        A dim the model declares as a number keeps it (InvalidInput) unless
+        overwrite_fixed_dims=True (onnxsim's overwrite_input_shapes, `omopt simplify
+        --input-shape`): then it changes, and the shapes inside are inferred again.
     outputs, inputs: tensor names; the sub-model between them (--outputs, --inputs).
     drop_unused_outputs: optional node outputs nothing reads become "".
     shapes: write the inferred shapes to value_info (True, and 'all' for older scripts);
@@ -292,7 +297,8 @@ def simplify(model, *, skip=(), fold_max_bytes=None, fold_qdq=False, verify=Fals
         raise ValueError('external_data=True needs an output path')
     m = _Model(model)
     opts, keep = _options(skip, fold_max_bytes, fold_qdq, verify, input_shapes, outputs,
-                          inputs, drop_unused_outputs, shapes, inline_functions)
+                          inputs, drop_unused_outputs, shapes, inline_functions,
+                          overwrite_fixed_dims)
     # as the CLI: first what the user asked for alone, measured; then the rewrites
     asked = SimplifyOptions.from_buffer_copy(opts)
     asked.no_passes, asked.no_value_info = 1, 1

@@ -33,7 +33,7 @@ class SimplifyOptions(ctypes.Structure):
                 ('all_value_info', ctypes.c_int),
                 ('keep_functions', ctypes.c_int), ('no_passes', ctypes.c_int),
                 ('progress', ctypes.c_void_p), ('progress_user', ctypes.c_void_p),
-                ('exact', ctypes.c_int)]
+                ('exact', ctypes.c_int), ('overwrite_fixed_dims', ctypes.c_int)]
 
 
 class SaveOptions(ctypes.Structure):

@@ -1,6 +1,7 @@
 """_ort.py — ONNX Runtime's option, metadata and value classes for omopt.InferenceSession and
 omopt.onnxruntime (docs/python.md, *ONNX Runtime's API*): each option is honoured, or a
 documented no-op that cannot change results, or a clear error."""
+import ctypes
 import datetime
 import enum
 import json
@@ -347,7 +348,11 @@ class OrtValue:
         return f"tensor({_NAMES.get(_ONNX.get(a.dtype), 'string')})"
 
     def element_type(self):
-        return np.asarray(self._a).dtype.type
+        """The ONNX element type number (TensorProto.DataType: 1 float, 7 int64, 8 string),
+        as ONNX Runtime's OrtValue.element_type() gives it."""
+        from . import _ONNX
+        dt = np.asarray(self._a).dtype
+        return _ONNX.get(dt, 8 if dt.kind in 'OUS' else 0)
 
     def device_name(self):
         return 'cpu'
@@ -362,45 +367,83 @@ class OrtValue:
         return self._a.ctypes.data
 
 
+def _cpu_buffer(what, name, device_type, element_type, shape, buffer_ptr):
+    """The array over CPU memory that ONNX Runtime's bind_input/bind_output name by
+    (element_type, shape, buffer_ptr)."""
+    if str(device_type).lower() != 'cpu':
+        raise InvalidArgument(f'omopt: {what}({name!r}) on device {device_type!r}: omopt runs '
+                              'on the CPU (bind a numpy array or an OrtValue)')
+    if element_type is None or shape is None or not buffer_ptr:
+        raise InvalidArgument(f'omopt: {what}({name!r}): a CPU buffer needs element_type, '
+                              'shape and buffer_ptr')
+    dt = np.dtype(element_type)
+    if dt.kind in 'OUS':
+        raise InvalidArgument(f'omopt: {what}({name!r}): a string tensor cannot be bound by '
+                              'pointer')
+    dims = tuple(int(d) for d in shape)
+    if any(d < 0 for d in dims):
+        raise InvalidArgument(f'omopt: {what}({name!r}): shape {list(dims)} has a negative dim')
+    n = int(np.prod(dims, dtype=np.int64)) * dt.itemsize
+    raw = (ctypes.c_char * n).from_address(int(buffer_ptr)) if n else bytearray()
+    return np.frombuffer(raw, dtype=dt).reshape(dims)
+
+
 class IOBinding:
-    """ONNX Runtime's IOBinding on the CPU: bind_cpu_input, bind_input (device 'cpu' with a
-    numpy array or OrtValue), bind_ortvalue_input, bind_output (names; a CPU output), and
-    after run_with_iobinding get_outputs() (OrtValue) and copy_outputs_to_cpu() (arrays)."""
+    """ONNX Runtime's IOBinding on the CPU: bind_cpu_input, bind_input (a numpy array or
+    OrtValue, or 'cpu' with element_type, shape and buffer_ptr), bind_ortvalue_input,
+    bind_output (a name; with buffer_ptr the output is written there), bind_ortvalue_output
+    (written into that OrtValue), and after run_with_iobinding get_outputs() (OrtValue) and
+    copy_outputs_to_cpu() (arrays)."""
 
     def __init__(self, session):
         self._session = session
-        self._inputs, self._outputs, self._result = {}, [], None
+        self._inputs, self._outputs, self._result, self._into = {}, [], None, {}
 
     def bind_cpu_input(self, name, arr_on_cpu):
         self._inputs[name] = arr_on_cpu
 
     def bind_input(self, name, device_type='cpu', device_id=0, element_type=None, shape=None,
                    buffer_ptr=None):
+        """bind_input(name, array) or ONNX Runtime's bind_input(name, 'cpu', 0, element_type,
+        shape, buffer_ptr): the CPU memory at buffer_ptr read as an array of that type and
+        shape (not copied: it must stay alive until the run). Another device is refused."""
         if isinstance(device_type, (np.ndarray, OrtValue)):  # bind_input(name, array)
             device_type = device_type.numpy() if isinstance(device_type, OrtValue) else device_type
             self._inputs[name] = device_type
             return
-        raise InvalidArgument('omopt: bind_input with a device buffer pointer: give a numpy '
-                              'array (bind_cpu_input) or an OrtValue (bind_ortvalue_input)')
+        self._inputs[name] = _cpu_buffer('bind_input', name, device_type, element_type, shape,
+                                         buffer_ptr)
 
     def bind_ortvalue_input(self, name, ortvalue):
         self._inputs[name] = ortvalue.numpy()
 
     def bind_output(self, name, device_type='cpu', device_id=0, element_type=None, shape=None,
                     buffer_ptr=None):
-        if str(device_type).lower() != 'cpu' or buffer_ptr is not None:
-            raise InvalidArgument('omopt: bind_output binds CPU outputs by name only (no '
-                                  'device or buffer_ptr)')
-        self._outputs.append(name)
+        """A CPU output by name; with element_type, shape and buffer_ptr, the run writes the
+        output into that memory (its type and shape must be the output's: InvalidArgument)."""
+        if str(device_type).lower() != 'cpu':
+            raise InvalidArgument(f'omopt: bind_output device {device_type!r}: omopt runs on '
+                                  'the CPU')
+        into = None
+        if buffer_ptr is not None:
+            into = _cpu_buffer('bind_output', name, device_type, element_type, shape,
+                               buffer_ptr)
+        self._bind_out(name, into)
 
     def bind_ortvalue_output(self, name, ortvalue):
-        raise InvalidArgument('omopt: bind_ortvalue_output is not supported: bind_output(name)')
+        """The run writes the output into the OrtValue's array (same type and shape)."""
+        self._bind_out(name, ortvalue.numpy())
+
+    def _bind_out(self, name, into):
+        if name not in self._outputs:
+            self._outputs.append(name)
+        self._into[name] = into
 
     def clear_binding_inputs(self):
         self._inputs = {}
 
     def clear_binding_outputs(self):
-        self._outputs = []
+        self._outputs, self._into = [], {}
 
     def synchronize_inputs(self):
         pass
@@ -410,7 +453,18 @@ class IOBinding:
 
     def _run(self, run_options):
         names = self._outputs or None
-        self._result = self._session.run(names, self._inputs, run_options)
+        result = self._session.run(names, self._inputs, run_options)
+        for i, name in enumerate(self._outputs):
+            into = self._into.get(name)
+            if into is None:
+                continue
+            a = result[i]
+            if a.dtype != into.dtype or a.shape != into.shape:
+                raise InvalidArgument(f'omopt: output {name!r} is {a.dtype} {list(a.shape)}, '
+                                      f'the bound buffer {into.dtype} {list(into.shape)}')
+            np.copyto(into, a)
+            result[i] = into
+        self._result = result
 
     def get_outputs(self):
         return [OrtValue(a) for a in self._result or []]

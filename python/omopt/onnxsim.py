@@ -31,10 +31,16 @@ OPTIMIZERS = {
     'eliminate_nop_reshape': 'eliminate_identities', 'eliminate_nop_expand': 'eliminate_identities',
     'eliminate_nop_flatten': 'eliminate_identities', 'eliminate_nop_concat': 'eliminate_identities',
     'eliminate_nop_split': 'eliminate_identities',
-    'eliminate_deadend': 'eliminate_dead', 'eliminate_unused_initializer': 'eliminate_dead',
     'eliminate_duplicate_initializer': 'merge_common',
     'eliminate_common_subexpression': 'merge_common',
     'eliminate_if_with_const_cond': 'inline_if',
+}
+# onnx-optimizer names whose work omopt cannot leave out: skipping them skips nothing (a
+# warning says why). Skipping eliminate_dead would keep every node a fold replaced, and the
+# size rule would then give back the model unchanged, while onnxsim still folds.
+NOT_SKIPPABLE = {
+    'eliminate_deadend': 'omopt\'s folding removes the nodes it replaces, as onnxsim\'s does',
+    'eliminate_unused_initializer': 'omopt drops the initializers a fold leaves unread',
 }
 # what perform_optimization=False (--skip-optimization with no names) leaves out: every rewrite
 # but constant folding, shape inference and dead-node removal (onnxsim keeps those three)
@@ -53,8 +59,9 @@ def _bytes(size):
     return int(float(m.group(1)) * 1024 ** ' KMGT'.index(unit or ' '))
 
 
-def _note(msg):
-    warnings.warn('omopt.onnxsim: ' + msg, stacklevel=3)
+def _note(msg, stacklevel=3):
+    """A warning attributed to the caller of simplify (stacklevel: frames up to it)."""
+    warnings.warn('omopt.onnxsim: ' + msg, stacklevel=stacklevel)
 
 
 def _skips(perform_optimization, skip_fuse_bn, skipped_optimizers, skip_constant_folding):
@@ -64,9 +71,11 @@ def _skips(perform_optimization, skip_fuse_bn, skipped_optimizers, skip_constant
     for name in skipped_optimizers or ():
         if name in OPTIMIZERS:
             skip.append(OPTIMIZERS[name])
+        elif name in NOT_SKIPPABLE:
+            _note(f'optimizer {name!r} is not skipped: {NOT_SKIPPABLE[name]}', 4)
         else:
             _note(f'optimizer {name!r} has no pass of its own in omopt (nothing skipped for '
-                  'it); omopt\'s passes: docs/passes.md')
+                  'it); omopt\'s passes: docs/passes.md', 4)
     if skip_fuse_bn:
         skip.append('fuse_conv_bn')
     if skip_constant_folding:
@@ -174,7 +183,7 @@ def simplify(model, check_n=0, perform_optimization=True, skip_fuse_bn=False,
                             skip_constant_folding),
                 fold_max_bytes=fold, input_shapes=shapes or None, outputs=outputs,
                 shapes=not skip_shape_inference, check=int(check_n or 0),
-                check_inputs=check_inputs)
+                check_inputs=check_inputs, overwrite_fixed_dims=bool(shapes))
     opts.update(omopt_options)
     ok = True
     try:
@@ -235,6 +244,8 @@ def main(argv=None):
     p.add_argument('input_model')
     p.add_argument('output_model')
     p.add_argument('check_n', nargs='?', type=int, default=0)
+    p.add_argument('--check-n', type=int, dest='check_n_flag', metavar='N',
+                   help='the same as the positional check_n')
     p.add_argument('--enable-fuse-bn', action='store_true')
     p.add_argument('--skip-fuse-bn', action='store_true')
     p.add_argument('--skip-optimization', type=str, nargs='*')
@@ -255,6 +266,10 @@ def main(argv=None):
     p.add_argument('--save-as-external-data', action='store_true')
     p.add_argument('--version', action='version', version=f'omopt {omopt.__version__}')
     a = p.parse_args(argv)
+    if a.check_n_flag is not None:
+        if a.check_n and a.check_n != a.check_n_flag:
+            p.error(f'check_n {a.check_n} and --check-n {a.check_n_flag}: give one of them')
+        a.check_n = a.check_n_flag
     if a.input_shape and a.overwrite_input_shape:
         p.error('--input-shape is --overwrite-input-shape\'s old name: give one of them')
     if a.enable_fuse_bn:

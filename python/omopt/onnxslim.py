@@ -136,7 +136,8 @@ def slim(model, output_model=None, model_check=False, input_shapes=None, inputs=
     if no_constant_folding:
         skip += ['fold_constants', 'fold_shape_chains']
     data = model.SerializeToString() if hasattr(model, 'SerializeToString') else model
-    opts = dict(skip=sorted(set(skip)), input_shapes=_shapes(input_shapes) or None,
+    shapes = _shapes(input_shapes) or None
+    opts = dict(skip=sorted(set(skip)), input_shapes=shapes, overwrite_fixed_dims=bool(shapes),
                 inputs=_names(inputs, 'inputs'), outputs=_names(outputs, 'outputs'),
                 shapes=not no_shape_infer,
                 fold_max_bytes=int(size_threshold) if size_threshold is not None else None,
