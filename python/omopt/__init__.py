@@ -508,13 +508,13 @@ class InferenceSession:
             optimize = so.graph_optimization_level != _ort.GraphOptimizationLevel.ORT_DISABLE_ALL
         self._profile_prefix = so.profile_file_prefix if so.enable_profiling else None
         self._profile_start = time.monotonic_ns()
-        self._model = _Model(path_or_bytes)
+        self._model = self._load(path_or_bytes, so)
         self._meta, self._source = None, path_or_bytes  # get_modelmeta reads it when asked
         sess = ctypes.c_void_p()
         st = Status()
         oo = SimplifyOptions(exact=int(bool(exact)))
         if optimize and lib.om_optimize(self._model.ptr, ctypes.byref(oo), ctypes.byref(st)):
-            self._model = _Model(path_or_bytes)  # as loaded
+            self._model = self._load(path_or_bytes, so)  # as loaded
         if so.optimized_model_filepath:
             self._model.save(so.optimized_model_filepath)
         o = _CSessionOptions(exact=int(exact), threads=threads or 1,
@@ -529,6 +529,23 @@ class InferenceSession:
         self._overridable = self._infos(lib.om_session_overridable_count,
                                         lib.om_session_input_info, len(self._inputs))
         self._outputs = self._infos(lib.om_session_output_count, lib.om_session_output_info)
+
+    @staticmethod
+    def _load(path_or_bytes, so):
+        """The model, with the options' free dimension overrides applied to its inputs (the
+        input shapes alone, no rewrite: om_simplify with no_passes)."""
+        m = _Model(path_or_bytes)
+        if not so._free_dims:
+            return m
+        from ._modelinfo import ModelInfo
+        shapes = so.free_dimension_shapes(ModelInfo(m).inputs)
+        if shapes:
+            o, keep = _options((), None, False, False, shapes)
+            o.no_passes, o.no_value_info = 1, 1
+            st = Status()
+            check(lib.om_simplify(m.ptr, ctypes.byref(o), ctypes.byref(st)), st)
+            del keep
+        return m
 
     def get_overridable_initializers(self):
         """As ONNX Runtime's: the graph inputs that have an initializer in a model of IR

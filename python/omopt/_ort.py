@@ -63,6 +63,7 @@ class _Options:
         for k, v in self._DEFAULTS.items():
             object.__setattr__(self, k, v)
         object.__setattr__(self, '_config', {})
+        object.__setattr__(self, '_free_dims', {})
 
     def __setattr__(self, name, value):
         if name not in self._DEFAULTS:
@@ -93,8 +94,10 @@ class SessionOptions(_Options):
     results: inter_op_num_threads, execution_mode, log_* , logid, enable_cpu_mem_arena,
     enable_mem_pattern, enable_mem_reuse, use_deterministic_compute (omopt's runs are the same
     from run to run at a given thread count), the allow_spinning entries. Refused with an
-    error: register_custom_ops_library, add_initializer, add_external_initializers,
-    add_free_dimension_override_by_*, session.load_model_format ORT."""
+    add_free_dimension_override_by_name (the named input dims fixed before the session is
+    made). Refused with an error: register_custom_ops_library, add_initializer,
+    add_external_initializers, add_free_dimension_override_by_denotation,
+    session.load_model_format ORT."""
     _DEFAULTS = dict(
         intra_op_num_threads=0, inter_op_num_threads=0,
         graph_optimization_level=GraphOptimizationLevel.ORT_ENABLE_ALL,
@@ -130,8 +133,24 @@ class SessionOptions(_Options):
         self._refuse('add_external_initializers')
 
     def add_free_dimension_override_by_name(self, name, value):
-        self._refuse('add_free_dimension_override_by_name (fix the dim with '
-                     'omopt.simplify(model, input_shapes=...) first)')
+        """As ONNX Runtime's: every graph input dim named `name` (dim_param) becomes `value`
+        in the sessions made with these options (get_inputs() shows it; feeding another
+        extent is InvalidArgument)."""
+        value = int(value)
+        if value < 0:
+            raise InvalidArgument(f'free dimension override {name!r}: {value} is negative')
+        self._free_dims[str(name)] = value
+
+    def free_dimension_shapes(self, inputs):
+        """{input name: dims} giving the overridden dims of these NodeArgs (the others as
+        they are), for omopt.simplify's input_shapes; {} without overrides."""
+        shapes = {}
+        for a in inputs:
+            if a.shape and any(isinstance(d, str) and d in self._free_dims for d in a.shape):
+                shapes[a.name] = [self._free_dims.get(d, d) if isinstance(d, str) else
+                                  f'{a.name}_dim{i}' if d is None else d  # unknown: a symbol
+                                  for i, d in enumerate(a.shape)]
+        return shapes
 
     def add_free_dimension_override_by_denotation(self, name, value):
         self._refuse('add_free_dimension_override_by_denotation')

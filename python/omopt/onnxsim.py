@@ -11,11 +11,13 @@ How each argument and flag maps to omopt's (and the ones with no counterpart): d
 import argparse
 import re
 import sys
+import types
 import warnings
 
 import numpy as np
 
-__all__ = ['simplify', 'main', 'DEFAULT_TENSOR_SIZE_THRESHOLD']
+__all__ = ['simplify', 'main', 'model_info', 'print_simplifying_info',
+           'DEFAULT_TENSOR_SIZE_THRESHOLD']
 
 DEFAULT_TENSOR_SIZE_THRESHOLD = '1.5GB'
 
@@ -218,8 +220,26 @@ def _size(b):
         b /= 1024
 
 
-def print_simplifying_info(before, after, out=sys.stdout):
-    """onnxsim's before/after table: nodes per op type and the model size."""
+def _info(model):
+    """A ModelInfo with .size (bytes) for print_simplifying_info: from a ModelInfo, an
+    onnx.ModelProto, bytes or a path. Also onnxsim's names: op_nums, model_size."""
+    import os
+    from ._modelinfo import ModelInfo
+    if not isinstance(model, ModelInfo):
+        data = model.SerializeToString() if hasattr(model, 'SerializeToString') else model
+        info = ModelInfo(data)
+        info.size = os.path.getsize(data) if isinstance(data, str) else len(data)
+        model = info
+    model.op_nums, model.model_size = dict(model.op_counts), model.size
+    return model
+
+
+def print_simplifying_info(before, after, out=None):
+    """onnxsim's before/after table (onnxsim.model_info.print_simplifying_info): nodes per op
+    type and the model size; each model an onnx.ModelProto, bytes, a path or a ModelInfo.
+    out: a file (None: sys.stdout as it is at the call, so redirect_stdout sees it)."""
+    before, after = _info(before), _info(after)
+    out = sys.stdout if out is None else out
     ops = sorted(set(before.op_counts) | set(after.op_counts))
     rows = [(op, str(before.op_counts.get(op, 0)), str(after.op_counts.get(op, 0)))
             for op in ops]
@@ -232,6 +252,30 @@ def print_simplifying_info(before, after, out=sys.stdout):
     for r in rows[:-1]:
         print(fmt(r), file=out)
     print(line, fmt(rows[-1]), line, sep='\n', file=out)
+
+
+class _ModelInfoModule(types.ModuleType):
+    """onnxsim.model_info: `from omopt.onnxsim import model_info` and
+    `import omopt.onnxsim.model_info` as in onnxsim."""
+
+    def __init__(self):
+        super().__init__(__name__ + '.model_info', 'onnxsim.model_info over omopt\'s model info')
+        self.print_simplifying_info = print_simplifying_info
+
+    @property
+    def ModelInfo(self):  # noqa: N802 (onnxsim's name)
+        return lambda model: _info(model)
+
+
+model_info = _ModelInfoModule()
+sys.modules[model_info.__name__] = model_info
+
+
+def __getattr__(name):
+    if name == '__version__':  # omopt's version (not an onnxsim version)
+        import omopt
+        return omopt.__version__
+    raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
 
 
 def main(argv=None):

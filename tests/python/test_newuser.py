@@ -10,7 +10,10 @@ original tool gives asserted.
   threshold is about Tile, ConstantOfShape and Expand outputs only);
 - `python -m omopt.onnxsim ... --check-n 3`;
 - OrtValue.element_type() is the ONNX type number; IOBinding's bind_input / bind_output with
-  a CPU buffer_ptr, and bind_ortvalue_output, as ONNX Runtime binds preallocated memory."""
+  a CPU buffer_ptr, and bind_ortvalue_output, as ONNX Runtime binds preallocated memory;
+- SessionOptions.add_free_dimension_override_by_name (was NotImplementedError);
+- onnxsim.model_info.print_simplifying_info(model, model_simp) on ModelProtos, and
+  onnxsim.__version__."""
 import ctypes
 import os
 import subprocess
@@ -181,3 +184,47 @@ def test_iobinding_buffer_pointers():
     with pytest.raises(ort.capi.onnxruntime_pybind11_state.InvalidArgument):
         io2.bind_input('x', 'cuda', 0, np.float32, x.shape, x.ctypes.data)
     assert ctypes.sizeof(ctypes.c_float) == 4
+
+
+def test_free_dimension_override():
+    # x [batch, 3] -> ReduceSum over axis 1 (keepdims 0) -> y [batch]
+    m = model([h.make_node('ReduceSum', ['x'], ['y'], keepdims=0, axes=[1])],
+              [h.make_tensor_value_info('x', T.FLOAT, ['batch', 3])],
+              [h.make_tensor_value_info('y', T.FLOAT, ['batch'])], opset=12)
+    so = ort.SessionOptions()
+    so.add_free_dimension_override_by_name('batch', 2)
+    sess = ort.InferenceSession(m.SerializeToString(), so)
+    assert sess.get_inputs()[0].shape == [2, 3]
+    [y] = sess.run(None, {'x': np.array([[1, 2, 3], [4, 5, 6]], np.float32)})
+    assert y.tolist() == [6, 15]
+    with pytest.raises(ort.capi.onnxruntime_pybind11_state.InvalidArgument):
+        sess.run(None, {'x': np.zeros((3, 3), np.float32)})
+    # without the override the dim stays free
+    assert ort.InferenceSession(m.SerializeToString()).get_inputs()[0].shape == ['batch', 3]
+
+
+def test_free_dimension_override_silero():
+    path = shared_model('silero_op15')
+    folder = os.path.dirname(path)
+    so = ort.SessionOptions()
+    so.add_free_dimension_override_by_name('batch', 1)
+    sess = ort.InferenceSession(path, so, providers=['CPUExecutionProvider'])
+    assert [i.shape for i in sess.get_inputs()] == [[1, 'sequence'], [2, 1, 128], []]
+    feed = {k: np.load(os.path.join(folder, 'in', k + '.npy')) for k in ['input', 'state', 'sr']}
+    for k, out in enumerate(sess.run(None, feed)):  # ONNX Runtime's outputs, ref/K.npy
+        np.testing.assert_allclose(out, np.load(os.path.join(folder, 'ref', f'{k}.npy')),
+                                   rtol=1e-5, atol=1e-6)
+
+
+def test_onnxsim_model_info(capsys):
+    from omopt.onnxsim import model_info
+    import omopt.onnxsim.model_info as mi
+    assert mi is model_info
+    m = folding_model()
+    s, _ = onnxsim.simplify(m)
+    model_info.print_simplifying_info(m, s)
+    out = capsys.readouterr().out
+    assert '| Constant   | 1              | 0                |' in out
+    assert '| Mul        | 1              | 0                |' in out
+    assert model_info.ModelInfo(m).op_nums == {'Constant': 1, 'Mul': 1, 'Add': 1}
+    assert onnxsim.__version__ == ort.get_version_string()

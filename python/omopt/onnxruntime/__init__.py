@@ -21,7 +21,8 @@ from . import capi
 __all__ = ['InferenceSession', 'SessionOptions', 'RunOptions', 'GraphOptimizationLevel',
            'ExecutionMode', 'OrtAllocatorType', 'NodeArg', 'ModelMetadata', 'OrtValue',
            'IOBinding', 'get_available_providers', 'get_all_providers', 'get_device',
-           'get_build_info', 'set_default_logger_severity', 'set_default_logger_verbosity',
+           'get_build_info', 'get_version_string', 'enable_telemetry_events',
+           'disable_telemetry_events', 'set_default_logger_severity', 'set_default_logger_verbosity',
            'set_seed', 'capi', '__version__']
 
 
@@ -47,6 +48,19 @@ def get_device():
 
 def get_build_info():
     return f'omopt {__version__} (omopt.onnxruntime: ONNX Runtime\'s API over omopt)'
+
+
+def get_version_string():
+    """omopt's version (not an ONNX Runtime version), as __version__."""
+    return __version__
+
+
+def enable_telemetry_events():
+    """Accepted; a no-op (omopt sends nothing anywhere)."""
+
+
+def disable_telemetry_events():
+    """Accepted; a no-op (omopt sends nothing anywhere)."""
 
 
 def set_default_logger_severity(level):
