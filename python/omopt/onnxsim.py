@@ -168,13 +168,16 @@ def simplify(model, check_n=0, perform_optimization=True, skip_fuse_bn=False,
     info = ModelInfo(data)
     shapes = _shapes(overwrite_input_shapes, info.inputs, '--overwrite-input-shape')
     tests = _shapes(test_input_shapes, info.inputs, '--test-input-shape')
-    outputs = None
+    outputs = keep_inputs = None
     if unused_output:
         names = [o.name for o in info.outputs]
         for n in unused_output:
             if n not in names:
                 raise RuntimeError(f'The model doesn\'t have output named "{n}"')
         outputs = [n for n in names if n not in set(unused_output)]
+        # onnxsim drops the outputs only: every graph input stays, read or not (a script
+        # still feeds them; ONNX Runtime refuses a feed the model does not declare)
+        keep_inputs = [a.name for a in info.inputs]
     fold = None
     if tensor_size_threshold != DEFAULT_TENSOR_SIZE_THRESHOLD:
         fold = _bytes(tensor_size_threshold)
@@ -184,6 +187,7 @@ def simplify(model, check_n=0, perform_optimization=True, skip_fuse_bn=False,
     opts = dict(skip=_skips(perform_optimization, skip_fuse_bn, skipped_optimizers,
                             skip_constant_folding),
                 fold_max_bytes=fold, input_shapes=shapes or None, outputs=outputs,
+                inputs=keep_inputs,
                 shapes=not skip_shape_inference, check=int(check_n or 0),
                 check_inputs=check_inputs, overwrite_fixed_dims=bool(shapes))
     opts.update(omopt_options)

@@ -13,7 +13,9 @@ original tool gives asserted.
   a CPU buffer_ptr, and bind_ortvalue_output, as ONNX Runtime binds preallocated memory;
 - SessionOptions.add_free_dimension_override_by_name (was NotImplementedError);
 - onnxsim.model_info.print_simplifying_info(model, model_simp) on ModelProtos, and
-  onnxsim.__version__."""
+  onnxsim.__version__;
+- unused_output keeps every graph input (silero lost its sr input: a script feeding it
+  failed)."""
 import ctypes
 import os
 import subprocess
@@ -228,3 +230,35 @@ def test_onnxsim_model_info(capsys):
     assert '| Mul        | 1              | 0                |' in out
     assert model_info.ModelInfo(m).op_nums == {'Constant': 1, 'Mul': 1, 'Add': 1}
     assert onnxsim.__version__ == ort.get_version_string()
+
+
+def test_unused_output_keeps_every_input():
+    # y = x + 1, z = -u; onnxsim's unused_output=['z'] drops z and keeps u as an input, so
+    # a script that feeds x and u still runs (ONNX Runtime refuses an undeclared feed)
+    one = numpy_helper.from_array(np.array(1, np.float32), 'one')
+    m = model([h.make_node('Add', ['x', 'one'], ['y']), h.make_node('Neg', ['u'], ['z'])],
+              [h.make_tensor_value_info('x', T.FLOAT, [2]),
+               h.make_tensor_value_info('u', T.FLOAT, [2])],
+              [h.make_tensor_value_info('y', T.FLOAT, [2]),
+               h.make_tensor_value_info('z', T.FLOAT, [2])], [one])
+    s, ok = onnxsim.simplify(m, unused_output=['z'])
+    assert ok
+    assert [i.name for i in s.graph.input] == ['x', 'u']
+    assert [o.name for o in s.graph.output] == ['y']
+    [y] = ort.InferenceSession(s.SerializeToString()).run(
+        None, {'x': np.array([1, 2], np.float32), 'u': np.zeros(2, np.float32)})
+    assert y.tolist() == [2, 3]
+    with pytest.raises(RuntimeError, match='output named "w"'):
+        onnxsim.simplify(m, unused_output=['w'])
+
+
+def test_unused_output_silero():
+    path = shared_model('silero_op15')
+    folder = os.path.dirname(path)
+    s, ok = onnxsim.simplify(onnx.load(path), unused_output=['stateN'], check_n=1)
+    assert ok
+    assert [i.name for i in s.graph.input] == ['input', 'state', 'sr']  # sr was dropped
+    feed = {k: np.load(os.path.join(folder, 'in', k + '.npy')) for k in ['input', 'state', 'sr']}
+    [out] = ort.InferenceSession(s.SerializeToString()).run(None, feed)
+    np.testing.assert_allclose(out, np.load(os.path.join(folder, 'ref', '0.npy')),
+                               rtol=1e-5, atol=1e-6)
