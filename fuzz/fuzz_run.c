@@ -2,7 +2,9 @@
  * om_session_create -> runs on inputs of the declared types and small shapes. Symbolic and
  * unknown dims take small values (0 to 4) chosen from a hash of the input; a model declaring an
  * input over FZ_MAX_ELEMS elements is not run. A model with symbolic dims runs twice with
- * different values (the second run re-plans its dynamic steps). */
+ * different values (the second run re-plans its dynamic steps). A model with overridable
+ * initializers (IR >= 4 inputs that have an initializer) gets, in half the inputs, each of them
+ * fed or left at its default (a zeroed entry) as the input's bytes choose. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -109,10 +111,12 @@ static bool make_input(const om_type *ty, uint64_t seed, int round, uint64_t *pr
 	return true;
 }
 
-/* One run on fresh inputs; returns whether the model has symbolic or unknown input dims. */
-static bool run_once(const om_model *m, om_session *s, uint64_t seed, int round)
+/* One run on fresh inputs; returns whether the model has symbolic or unknown input dims.
+ * With `overrides`, the overridable initializers are passed too, each fed or at its default. */
+static bool run_once(const om_model *m, om_session *s, uint64_t seed, int round, bool overrides)
 {
-	const int nin = om_session_input_count(s), nout = om_session_output_count(s);
+	const int nreq = om_session_input_count(s), nout = om_session_output_count(s);
+	const int nin = nreq + (overrides ? om_session_overridable_count(s) : 0);
 	if (nin > FZ_MAX_INPUTS || nout > FZ_MAX_INPUTS)
 		return false;
 	om_tensor in[FZ_MAX_INPUTS], out[FZ_MAX_INPUTS];
@@ -125,6 +129,11 @@ static bool run_once(const om_model *m, om_session *s, uint64_t seed, int round)
 		if (!v) {
 			fz_fail("session input '%s' is not a value of the main graph",
 				om_session_input_name(s, i));
+		}
+		if (i >= nreq) { /* fed, or at its default when not (or when it cannot be made) */
+			if (fz_next(&prng) % 3 && !make_input(&v->type, seed, round, &prng, &in[i]))
+				in[i] = (om_tensor){0};
+			continue;
 		}
 		for (int32_t d = 0; v->type.kind == OM_TYPE_TENSOR && d < v->type.rank; d++)
 			dynamic |= !om_dim_known(v->type.dims[d]);
@@ -165,8 +174,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const om_session_options so = {.max_run_ms = 2000};
 	k = om_session_create(m, &so, &s, &st);
 	fz_check_kind(k, &st, "om_session_create");
-	if (!k && run_once(m, s, seed, 0))
-		run_once(m, s, seed, 1);
+	const bool overrides = seed & 2;
+	if (!k && run_once(m, s, seed, 0, overrides))
+		run_once(m, s, seed, 1, overrides);
 	om_session_free(s);
 	om_model_free(m);
 	return 0;
