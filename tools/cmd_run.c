@@ -226,6 +226,36 @@ static bool names_input(const char *arg, const char *name)
 	return strlen(name) == (size_t)(eq - arg) && !strncmp(name, arg, strlen(name));
 }
 
+/* A MapProto of no entries does not say its values' type, so om_value_file_read gives such a
+ * map an empty sequence of values, which the ai.onnx.ml map ops refuse: the values of every
+ * empty map in v (itself, or in a sequence or optional) become an empty 1-D tensor of the
+ * declared element type elem. */
+static om_kind type_empty_maps(om_tensor *v, int32_t elem, int depth, om_status *st)
+{
+	if (depth > 8 || (v->dtype != OM_SEQUENCE && v->dtype != OM_OPTIONAL && v->dtype != OM_MAP))
+		return OM_OK;
+	om_seq *b = v->data;
+	if (v->dtype == OM_MAP) {
+		om_tensor *vals = b->n == 2 ? &b->items[1] : NULL;
+		if (!vals || vals->dtype != OM_SEQUENCE || ((om_seq *)vals->data)->n)
+			return OM_OK;
+		const int64_t zero = 0;
+		om_tensor none;
+		om_kind rc = om_tensor_alloc(&none, elem, 1, &zero, st);
+		if (!rc) {
+			om_value_free(vals);
+			*vals = none;
+		}
+		return rc;
+	}
+	for (int64_t i = 0; i < b->n; i++) {
+		om_kind rc = type_empty_maps(&b->items[i], elem, depth + 1, st);
+		if (rc)
+			return rc;
+	}
+	return OM_OK;
+}
+
 /* Reads every session input: --input NAME=FILE first, else DIR/input_<i>.pb. An overridable
  * initializer is read only from --input NAME=FILE; else in[i] stays zeroed (its default). */
 static om_kind read_inputs(const run_args *a, const om_session *s, om_tensor *in, om_status *st)
@@ -263,6 +293,8 @@ static om_kind read_inputs(const run_args *a, const om_session *s, om_tensor *in
 		om_kind rc = om_session_input_info(s, i, &info, st);
 		if (!rc)
 			rc = om_value_file_read(file, info.kind > 0 ? info.kind : 0, &in[i], st);
+		if (!rc && info.key && info.elem > 0)
+			rc = type_empty_maps(&in[i], info.elem, 0, st);
 		if (rc)
 			return rc;
 	}
