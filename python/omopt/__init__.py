@@ -430,8 +430,10 @@ class NodeArg:
         self.key = info.key
         elem = f"tensor({_NAMES.get(info.elem, 'undefined')})"
         if info.kind:
-            self.type = {SEQUENCE: f'seq({elem})', OPTIONAL: f'optional({elem})',
-                         MAP: f'map(?,{elem})'}.get(info.kind, 'other')
+            # ONNX Runtime's names: map(int64,tensor(float)), seq(map(string,tensor(float)))
+            inner = f"map({_NAMES.get(info.key, '?')},{elem})" if info.key else elem
+            self.type = {SEQUENCE: f'seq({inner})', OPTIONAL: f'optional({inner})',
+                         MAP: inner}.get(info.kind, 'other')
             self.shape = None
             return
         self.type = elem

@@ -278,11 +278,41 @@ def test_maps(tmp_path):
     assert sm2 == [{'k': 1.5}, {}] and om2 == {4: 'four'}
     _, _, _, _, om2 = s.run(None, {'x': x, 'd': {}, 'cm': {}, 'sm': [], 'om': None})
     assert om2 is None
-    assert s.get_inputs()[1].type == 'map(?,tensor(double))'
+    assert s.get_inputs()[1].type == 'map(string,tensor(double))'
     with pytest.raises(omopt.InvalidInput):
         s.run(None, {'x': x, 'd': [1.0], 'cm': {}, 'sm': [], 'om': None})  # not a dict
     with pytest.raises(omopt.InvalidInput):
         s.run(None, {'x': x, 'd': {'a': 1.0, 2: 3.0}, 'cm': {}, 'sm': [], 'om': None})
+
+
+def test_boundary_boxes():
+    """tests/cases/boundary/boxes (tests/gen_cases_boundary.py): a list of arrays, an optional
+    (an array or None), dicts int -> float and str -> float come back as given, and ZipMap's
+    int64 labels give a list of dicts int -> float; all of them empty too."""
+    s = omopt.InferenceSession(os.path.join(SRC, 'tests', 'cases', 'boundary', 'boxes',
+                                            'model.onnx'))
+    assert [a.type for a in s.get_outputs()] == [
+        'seq(tensor(float))', 'optional(tensor(float))', 'map(int64,tensor(float))',
+        'map(string,tensor(float))', 'seq(map(int64,tensor(float)))']
+    seq = [np.array([1.5, -2], np.float32), np.array([[3]], np.float32),
+           np.zeros((0, 2), np.float32)]
+    o = np.array([4, 5, 6], np.float32)
+    mi = {5: 0.25, -9: 1e30, 0: -3.5}
+    ms = {'alpha': 1.0, '': -0.0, '\u03b2': 2.5}
+    x = np.array([[0.5, 0.25, 0.125], [1, -2, 3]], np.float32)
+    s2, o2, mi2, ms2, z = s.run(None, {'s': seq, 'o': o, 'mi': mi, 'ms': ms, 'x': x})
+    assert isinstance(s2, list) and len(s2) == 3
+    for got, want in zip(s2, seq):
+        assert got.dtype == want.dtype and got.shape == want.shape
+        assert np.array_equal(got, want)
+    assert o2.dtype == np.float32 and o2.tolist() == [4, 5, 6]
+    assert mi2 == {5: 0.25, -9: np.float32(1e30), 0: -3.5}
+    assert ms2 == ms and np.signbit(ms2[''])
+    assert all(type(k) is int for k in mi2) and all(type(k) is str for k in ms2)
+    assert z == [{7: 0.5, -1: 0.25, 3: 0.125}, {7: 1.0, -1: -2.0, 3: 3.0}]
+    assert all(type(k) is int and type(e) is float for d in z for k, e in d.items())
+    s2, o2, mi2, ms2, z = s.run(None, {'s': [], 'o': None, 'mi': {}, 'ms': {}, 'x': x[:0]})
+    assert s2 == [] and o2 is None and mi2 == {} and ms2 == {} and z == []
 
 
 def test_outputs_own_their_memory():
