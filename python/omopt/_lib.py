@@ -204,8 +204,10 @@ class InvalidInput(OmoptError, InvalidArgument):
     limit."""
 
 
-class Unsupported(OmoptError, NotImplemented):
-    """Valid ONNX that omopt does not handle."""
+class Unsupported(OmoptError, NotImplemented, InvalidGraph):
+    """Valid ONNX that omopt does not handle; also ONNX Runtime's NotImplemented (a node it has
+    no kernel for) and InvalidGraph (what ONNX Runtime raises when a model's op has no schema,
+    a custom domain's op: scripts catch either)."""
 
 
 class IoError(OmoptError, NoSuchFile, OSError):

@@ -15,7 +15,9 @@ original tool gives asserted.
 - onnxsim.model_info.print_simplifying_info(model, model_simp) on ModelProtos, and
   onnxsim.__version__;
 - unused_output keeps every graph input (silero lost its sr input: a script feeding it
-  failed)."""
+  failed);
+- omopt.onnxruntime.capi._pybind_state importable; a custom-domain op is InvalidGraph (as
+  ONNX Runtime raises it) as well as NotImplemented."""
 import ctypes
 import os
 import subprocess
@@ -262,3 +264,25 @@ def test_unused_output_silero():
     [out] = ort.InferenceSession(s.SerializeToString()).run(None, feed)
     np.testing.assert_allclose(out, np.load(os.path.join(folder, 'ref', '0.npy')),
                                rtol=1e-5, atol=1e-6)
+
+
+def test_capi_pybind_state_import():
+    from omopt.onnxruntime.capi._pybind_state import InvalidArgument
+    import omopt.onnxruntime.capi._pybind_state as C
+    assert C is ort.capi.onnxruntime_pybind11_state
+    with pytest.raises(InvalidArgument):
+        relu_session().run(None, {'x': np.zeros((2, 3), np.float64)})
+
+
+def test_custom_op_is_invalid_graph():
+    # ONNX Runtime: a node of a domain it has no schema for is InvalidGraph at session
+    # creation; scripts catch that class (omopt's Unsupported is also a NotImplemented)
+    m = h.make_model(h.make_graph([h.make_node('Foo', ['x'], ['y'], domain='my.domain')], 'g',
+                                  [h.make_tensor_value_info('x', T.FLOAT, [2])],
+                                  [h.make_tensor_value_info('y', T.FLOAT, [2])]),
+                     opset_imports=[h.make_opsetid('', 13), h.make_opsetid('my.domain', 1)])
+    C = ort.capi.onnxruntime_pybind11_state
+    with pytest.raises(C.InvalidGraph, match='my.domain.Foo'):
+        ort.InferenceSession(m.SerializeToString())
+    with pytest.raises(C.NotImplemented):
+        ort.InferenceSession(m.SerializeToString())
