@@ -343,10 +343,11 @@ def main(argv=None):
         feeds = {}
         for x in a.input_data_path:
             name, _, path = x.rpartition(':')
-            feeds[name] = np.load(path) if path.endswith('.npy') else None
-            if feeds[name] is None:
-                p.error(f'--input-data-path {x}: give NAME:FILE.npy (numpy files; onnxsim\'s '
-                        'raw .bin files carry no type or shape)')
+            try:  # as onnxsim: np.load whatever the file's name (a .bin written by np.save)
+                feeds[name] = np.load(path, allow_pickle=False)
+            except (OSError, ValueError) as e:
+                p.error(f'--input-data-path {x}: {e} (onnxsim reads each file with np.load: a '
+                        'numpy file, whatever its name; raw bytes carry no type or shape)')
     perform = a.skip_optimization is None or len(a.skip_optimization) > 0
     print('Simplifying...')
     try:

@@ -17,7 +17,9 @@ original tool gives asserted.
 - unused_output keeps every graph input (silero lost its sr input: a script feeding it
   failed);
 - omopt.onnxruntime.capi._pybind_state importable; a custom-domain op is InvalidGraph (as
-  ONNX Runtime raises it) as well as NotImplemented."""
+  ONNX Runtime raises it) as well as NotImplemented;
+- python -m omopt.onnxsim --input-data-path reads a .bin written by np.save (np.load, as
+  onnxsim)."""
 import ctypes
 import os
 import subprocess
@@ -286,3 +288,22 @@ def test_custom_op_is_invalid_graph():
         ort.InferenceSession(m.SerializeToString())
     with pytest.raises(C.NotImplemented):
         ort.InferenceSession(m.SerializeToString())
+
+
+def test_cli_input_data_path_bin(tmp_path):
+    # onnxsim reads --input-data-path files with np.load whatever their name
+    m = model([h.make_node('Relu', ['x'], ['y'])], [h.make_tensor_value_info('x', T.FLOAT, [3])],
+              [h.make_tensor_value_info('y', T.FLOAT, [3])])
+    src, out, data = tmp_path / 'm.onnx', tmp_path / 's.onnx', tmp_path / 'x.bin'
+    onnx.save(m, str(src))
+    with open(data, 'wb') as fh:
+        np.save(fh, np.array([1, -2, 3], np.float32))
+    r = subprocess.run([sys.executable, '-m', 'omopt.onnxsim', str(src), str(out), '1',
+                        '--input-data-path', f'x:{data}'], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert 'Finish!' in r.stdout
+    (tmp_path / 'raw.bin').write_bytes(b'\0' * 12)
+    r = subprocess.run([sys.executable, '-m', 'omopt.onnxsim', str(src), str(out), '1',
+                        '--input-data-path', f'x:{tmp_path / "raw.bin"}'],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and 'raw.bin' in r.stderr
