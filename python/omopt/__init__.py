@@ -450,6 +450,12 @@ class _MissingInputs(InvalidInput, ValueError):
     """Inputs not fed: a ValueError too, as ONNX Runtime's run raises."""
 
 
+class _NodeFailed(InvalidInput, _lib.RuntimeException, _lib.Fail):
+    """A node that fails on the values of a run (shapes that do not broadcast, a Reshape
+    that does not fit): also ONNX Runtime's RuntimeException and Fail, the classes its run
+    raises for "Non-zero status code returned while running NODE"."""
+
+
 class InferenceSession:
     """Runs an ONNX model, with ONNX Runtime's API (docs/python.md: omopt.onnxruntime is this
     class with ONNX Runtime's defaults).
@@ -693,7 +699,12 @@ class InferenceSession:
             for b in boxes:
                 lib.om_value_free(ctypes.byref(b))
         try:
-            check(kind, st)
+            try:
+                check(kind, st)
+            except InvalidInput as e:
+                if not (e.node or e.op):
+                    raise
+                raise _NodeFailed(e.kind, e.node, e.op, e.message) from None
             result = [self._adopt(outs[i]) for i in range(nout)]
         finally:
             for i in range(nout):

@@ -19,7 +19,8 @@ original tool gives asserted.
 - omopt.onnxruntime.capi._pybind_state importable; a custom-domain op is InvalidGraph (as
   ONNX Runtime raises it) as well as NotImplemented;
 - python -m omopt.onnxsim --input-data-path reads a .bin written by np.save (np.load, as
-  onnxsim)."""
+  onnxsim);
+- a node failing on a run's values is also RuntimeException and Fail (ONNX Runtime's classes)."""
 import ctypes
 import os
 import subprocess
@@ -307,3 +308,24 @@ def test_cli_input_data_path_bin(tmp_path):
                         '--input-data-path', f'x:{tmp_path / "raw.bin"}'],
                        capture_output=True, text=True)
     assert r.returncode == 2 and 'raw.bin' in r.stderr
+
+
+def test_node_failure_at_run_is_runtime_exception():
+    # ONNX Runtime: "RUNTIME_EXCEPTION : Non-zero status code returned while running Add node"
+    m = model([h.make_node('Add', ['a', 'b'], ['y'])],
+              [h.make_tensor_value_info('a', T.FLOAT, ['n']),
+               h.make_tensor_value_info('b', T.FLOAT, ['m'])],
+              [h.make_tensor_value_info('y', T.FLOAT, None)])
+    C = ort.capi.onnxruntime_pybind11_state
+    sess = ort.InferenceSession(m.SerializeToString())
+    feed = {'a': np.zeros(3, np.float32), 'b': np.zeros(4, np.float32)}
+    with pytest.raises(C.RuntimeException, match='broadcast'):
+        sess.run(None, feed)
+    with pytest.raises(C.Fail):
+        sess.run(None, feed)
+    with pytest.raises(C.InvalidArgument):  # and still omopt's InvalidInput
+        sess.run(None, feed)
+    # a wrong feed is InvalidArgument only, as ONNX Runtime's input check
+    with pytest.raises(C.InvalidArgument) as e:
+        sess.run(None, {'a': np.zeros((3, 1), np.float32), 'b': feed['b']})
+    assert not isinstance(e.value, C.RuntimeException)
