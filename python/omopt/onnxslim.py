@@ -15,9 +15,15 @@ import warnings
 
 import numpy as np
 
-from .onnxsim import _note as _onnxsim_note, print_simplifying_info
+from .onnxsim import print_simplifying_info
 
 __all__ = ['slim', 'main', 'DEFAULT_FUSION_PATTERNS']
+
+
+def _note(msg):
+    """A warning attributed to the caller of slim."""
+    warnings.warn('omopt.onnxslim: ' + msg, stacklevel=3)
+
 
 # OnnxSlim's pattern names -> the omopt pass doing that rewrite (None: omopt has none apart)
 DEFAULT_FUSION_PATTERNS = {
@@ -124,7 +130,7 @@ def slim(model, output_model=None, model_check=False, input_shapes=None, inputs=
         if DEFAULT_FUSION_PATTERNS[p]:
             skip.append(DEFAULT_FUSION_PATTERNS[p])
         else:
-            _onnxsim_note(f'fusion pattern {p!r} has no pass of its own in omopt (nothing '
+            _note(f'fusion pattern {p!r} has no pass of its own in omopt (nothing '
                           'skipped for it)')
     for o in skip_optimizations or ():
         if o in OPTIMIZATIONS:
@@ -132,7 +138,7 @@ def slim(model, output_model=None, model_check=False, input_shapes=None, inputs=
         elif o == 'constant_folding':
             no_constant_folding = True
         else:
-            _onnxsim_note(f'optimization {o!r} has no pass of its own in omopt')
+            _note(f'optimization {o!r} has no pass of its own in omopt')
     if no_constant_folding:
         skip += ['fold_constants', 'fold_shape_chains']
     data = model.SerializeToString() if hasattr(model, 'SerializeToString') else model

@@ -20,7 +20,8 @@ original tool gives asserted.
   ONNX Runtime raises it) as well as NotImplemented;
 - python -m omopt.onnxsim --input-data-path reads a .bin written by np.save (np.load, as
   onnxsim);
-- a node failing on a run's values is also RuntimeException and Fail (ONNX Runtime's classes)."""
+- a node failing on a run's values is also RuntimeException and Fail (ONNX Runtime's classes);
+- omopt.onnxslim's warnings say omopt.onnxslim (they said omopt.onnxsim)."""
 import ctypes
 import os
 import subprocess
@@ -329,3 +330,13 @@ def test_node_failure_at_run_is_runtime_exception():
     with pytest.raises(C.InvalidArgument) as e:
         sess.run(None, {'a': np.zeros((3, 1), np.float32), 'b': feed['b']})
     assert not isinstance(e.value, C.RuntimeException)
+
+
+def test_onnxslim_warnings_name_onnxslim():
+    from omopt import onnxslim
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter('always')
+        onnxslim.slim(folding_model(), skip_fusion_patterns=['FusionGelu'])
+    msgs = [str(x.message) for x in w]
+    assert any(m.startswith("omopt.onnxslim: fusion pattern 'FusionGelu'") for m in msgs), msgs
+    assert all(x.filename == __file__ for x in w)  # attributed to the caller
