@@ -342,6 +342,7 @@ OM_API om_kind om_optimize(om_model *m, const om_simplify_options *opt, om_statu
  *     fold_shape_chains     known plan-time values and Reshape/Expand shapes become literals
  *     inline_if             an If of a constant condition becomes its branch's nodes
  *     unroll_loops          a Loop of constant trip count and condition becomes its body repeated
+ *     merge_ifs             Ifs on one condition merged; tests of an If's output rank become it
  *     eliminate_identities  Identity, Dropout, no-op Cast, views and Pads read their input
  *     fuse_transposes       Transpose(Transpose(x)) composed; identity permutations go
  *     push_transposes       a Transpose moves past layout-agnostic ops toward its inverse

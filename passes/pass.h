@@ -109,6 +109,7 @@ om_kind om_pass_common(om_pass_ctx *c, om_graph *g, int *changes);
 om_kind om_pass_dead(om_pass_ctx *c, om_graph *g, int *changes);
 om_kind om_pass_inline_if(om_pass_ctx *c, om_graph *g, int *changes);
 om_kind om_pass_unroll_loops(om_pass_ctx *c, om_graph *g, int *changes);
+om_kind om_pass_merge_ifs(om_pass_ctx *c, om_graph *g, int *changes);
 /* level 2 (om_optimize) */
 om_kind om_pass_fuse_conv_act(om_pass_ctx *c, om_graph *g, int *changes);
 om_kind om_pass_fuse_qdq(om_pass_ctx *c, om_graph *g, int *changes);

@@ -17,6 +17,8 @@ static const om_pass_row rows[] = {
 	 "an If of a constant condition becomes its branch's nodes"},
 	{"unroll_loops", OM_LEVEL_SIMPLIFY, om_pass_unroll_loops, OM_PASS_GROWS,
 	 "a Loop of constant trip count and condition becomes its body repeated"},
+	{"merge_ifs", OM_LEVEL_SIMPLIFY, om_pass_merge_ifs, 0,
+	 "Ifs on one condition merged; tests of an If's output rank become it"},
 	{"eliminate_identities", OM_LEVEL_SIMPLIFY, om_pass_identities, 0,
 	 "Identity, Dropout, no-op Cast, views and Pads read their input"},
 	{"fuse_transposes", OM_LEVEL_SIMPLIFY, om_pass_transposes, 0,

@@ -13,6 +13,7 @@ enum { MAX_PASSES = 64 };
 
 static const char *const simplify_passes[] = {
 	"infer_shapes", "fold_constants", "fold_shape_chains", "inline_if", "unroll_loops",
+	"merge_ifs",
 	"eliminate_identities", "fuse_transposes", "push_transposes", "fuse_pad", "fuse_conv_bn",
 	"fuse_conv_affine", "fuse_matmul_add", "merge_common", "eliminate_dead",
 };

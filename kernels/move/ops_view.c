@@ -497,9 +497,9 @@ static const om_sig sig_Dropout_10 = {10, 1, 1, 1, 2, 0x0, 0x2, 0x1, 0x1, 0x0, 0
 
 static const om_op rows[] = {
 	{"Shape", "", 1, shape_infer, shape_kernel, OM_OP_EXACT | OM_OP_SHAPE_OF, &sig_Shape_1,
-	 OM_OPC_NONE, NULL, 0, NULL},
+	 OM_OPC_SHAPE, NULL, 0, NULL},
 	{"Size", "", 1, size_infer, size_kernel, OM_OP_EXACT | OM_OP_SHAPE_OF, &sig_Size_1,
-	 OM_OPC_NONE, NULL, 0, NULL},
+	 OM_OPC_SIZE, NULL, 0, NULL},
 	{"Squeeze", "", 1, squeeze_attr, NULL, VIEW, &sig_Squeeze_1, OM_OPC_SQUEEZE, NULL, 0, NULL},
 	{"Squeeze", "", 13, squeeze_input, NULL, VIEW, &sig_Squeeze_13, OM_OPC_SQUEEZE, NULL, 0,
 	 NULL},
