@@ -74,7 +74,45 @@ static om_kind if_kernel(om_ctx *c)
 
 /* ---- Loop -------------------------------------------------------------------------------- */
 
-static om_kind loop_infer(om_ctx *c)
+/* What the body declares for loop-carried output j (a partial result, op.h): the element
+ * type when it is the initial value's; the rank when the body keeps the initial value's
+ * rank, and each dim the body gives as that number and the initial value has (it then holds
+ * after any number of iterations, none included). */
+static void loop_carried_type(om_ctx *c, const om_graph *b, int32_t j)
+{
+	const om_type *t = &b->outputs[1 + j]->type;
+	const om_tensor *x = c->in[2 + j];
+	om_tensor *y = c->out[j];
+	if (!y || !x || t->kind != OM_TYPE_TENSOR || t->elem != x->dtype || !x->dtype)
+		return;
+	y->dtype = t->elem;
+	if (t->rank != x->rank || t->rank < 0 || t->rank > OM_MAX_RANK)
+		return;
+	y->rank = t->rank;
+	for (int32_t d = 0; d < t->rank; d++)
+		y->dims[d] = om_dim_known(t->dims[d]) && t->dims[d].value == x->dims[d]
+				     ? x->dims[d]
+				     : -1;
+}
+
+/* Scan output k: the body's element type, and one more dim than the body's value (the
+ * iterations, unknown) when its rank is known, with the dims it gives as numbers. */
+static void loop_scan_type(om_ctx *c, const om_graph *b, int32_t n, int32_t k)
+{
+	const om_type *t = &b->outputs[1 + n + k]->type;
+	om_tensor *y = c->out[n + k];
+	if (!y || t->kind != OM_TYPE_TENSOR || !t->elem)
+		return;
+	y->dtype = t->elem;
+	if (t->rank < 0 || t->rank + 1 > OM_MAX_RANK)
+		return;
+	y->rank = t->rank + 1;
+	y->dims[0] = -1;
+	for (int32_t d = 0; d < t->rank; d++)
+		y->dims[d + 1] = om_dim_known(t->dims[d]) ? t->dims[d].value : -1;
+}
+
+static om_kind loop_check(om_ctx *c)
 {
 	const om_graph *b = om_ctl_graph(c, "body");
 	if (!b)
@@ -86,6 +124,20 @@ static om_kind loop_infer(om_ctx *c)
 		return om_ctl_bad(
 			c, "the body must take (iteration, cond, N values) and return (cond, N "
 			   "values, K scan outputs), the node N + K outputs");
+	return OM_NEED_VALUE;
+}
+
+static om_kind loop_infer(om_ctx *c)
+{
+	om_kind rc = loop_check(c);
+	if (rc != OM_NEED_VALUE)
+		return rc;
+	const om_graph *b = om_ctl_graph(c, "body");
+	int32_t n = c->nin - 2;
+	for (int32_t j = 0; j < n; j++)
+		loop_carried_type(c, b, j);
+	for (int32_t k = 0; k < c->nout - n; k++)
+		loop_scan_type(c, b, n, k);
 	return OM_NEED_VALUE;
 }
 
@@ -204,7 +256,7 @@ static om_kind loop_run(om_ctx *c, loop_state *ls)
 static om_kind loop_kernel(om_ctx *c)
 {
 	om_kind rc = om_ctl_need_session(c);
-	if (rc || (rc = loop_infer(c)) != OM_NEED_VALUE)
+	if (rc || (rc = loop_check(c)) != OM_NEED_VALUE)
 		return rc;
 	loop_state ls = {.n = c->nin - 2, .k = c->nout - (c->nin - 2)};
 	int32_t all = 1 + ls.n + ls.k;
