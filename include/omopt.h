@@ -415,6 +415,13 @@ typedef struct om_session_options {
 	 * as exact mode does (om_check and om_convert_dtype measure a half model so); 0: planned
 	 * in float32 as ONNX Runtime runs it on CPU, Casts at the region's edges (docs/ops.md) */
 	int keep_half;
+	/* 1: a run's results depend on its inputs and `threads` alone, as ONNX Runtime's
+	 * use_deterministic_compute asks. 0 (the default): at 2 threads or more, a convolution that
+	 * the pool would run on the calling thread alone (its splits lost lately to another
+	 * process's work, docs/session.md) runs its one-thread primitive instead of its slices one
+	 * after another: 5-10% faster then, but its last bits may differ from the split's, so a
+	 * result depends on the load. Exact mode is deterministic either way. */
+	int deterministic;
 } om_session_options;
 
 /** The default memory limit of a session: 8 GiB, or half the physical memory when less. */

@@ -442,6 +442,24 @@ void om_par_for_slots(int threads, int64_t n, int64_t grain, om_par_slot_fn fn, 
 	atomic_store_explicit(&p->taken, 0, memory_order_release);
 }
 
+bool om_par_held(int threads)
+{
+	if (threads <= 1 || nested())
+		return false;
+	for (int i = 0; i < POOLS; i++) { /* the pool take() would give this thread */
+		int free_ = 0;
+		pool *p = &pools[i];
+		if (!atomic_compare_exchange_strong(&p->taken, &free_, 1))
+			continue;
+		const bool held = p->held > 0;
+		if (held)
+			p->held--;
+		atomic_store_explicit(&p->taken, 0, memory_order_release);
+		return held;
+	}
+	return false;
+}
+
 void om_par_rest(void)
 {
 	for (int i = 0; i < POOLS; i++)

@@ -12,6 +12,7 @@
 #ifndef OM_PARALLEL_H
 #define OM_PARALLEL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /** One piece: iterations [lo, hi) of the loop. */
@@ -40,6 +41,15 @@ int om_par_slots(int threads, int64_t n, int64_t grain);
 
 /** om_par_for, telling each piece its worker's slot (for buffers made per worker, before). */
 void om_par_for_slots(int threads, int64_t n, int64_t grain, om_par_slot_fn fn, void *arg);
+
+/**
+ * Whether the next split on `threads` threads would run its pieces on the calling thread
+ * alone, a split having lost lately (parallel.c: the pool is held). True counts as that held
+ * job: a kernel that then runs its one-thread form instead of om_par_for (a whole oneDNN
+ * primitive in place of its slices, which run one after another cost 5-10% more) spends the
+ * hold as the split would have. False at one thread, inside a piece, or with no pool free.
+ */
+bool om_par_held(int threads);
 
 /** A run ended: the pools' spinning workers sleep now instead of spinning out their wait for a
  *  next job (a session calls it when a run returns; another run in progress only pays its

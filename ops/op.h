@@ -128,6 +128,8 @@ typedef struct om_ctx {
 	om_status *st;
 	int exact;              /* exact mode requested (seed §1, issue 4) */
 	int threads;
+	int deterministic;      /* om_session_options.deterministic: no one-thread form of a step
+				 * chosen by the machine's load (om_par_held) */
 	struct om_runner *runner; /* the run this node runs in, for `run` (opaque to kernels) */
 	const om_run_services *run; /* what the session offers kernels (below); NULL when folding */
 	void **state;           /* the step's kernel state slot (above); NULL when folding */

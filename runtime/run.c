@@ -295,6 +295,7 @@ static om_kind run_step(om_runner *r, om_frame *f, const om_step *sp, om_status 
 		    .in = (const om_tensor *const *)in, .out = (om_tensor *const *)out, .st = st,
 		    .exact = s->opt.exact, /* rows flagged exact may take fast paths in fast mode */
 		    .threads = s->opt.threads > 1 ? s->opt.threads : 1,
+		    .deterministic = s->opt.deterministic || s->opt.exact,
 		    .runner = r, .run = &services, .state = &ss->kstate,
 		    .state_release = &ss->krelease, .impl = &ss->impl,
 		    .post = sp->post.kind ? &sp->post : NULL,

@@ -14,10 +14,14 @@
  * QLinearConv's int8 path at 1-3 threads equals the exact kernel. Passes (on the own kernels)
  * without oneDNN too. */
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "nodetest.h"
+#include "parallel.h"
 #include "testutil.h"
 #include "session.h"
 
@@ -333,6 +337,93 @@ static void split_layouts(void **state)
 	}
 }
 
+/* A job of 16 pieces on 2 threads whose worker holds the caller 50 ms (a worker descheduled
+ * mid-piece by another process): it lost, so the calling thread's next jobs (16 at least)
+ * are held (num/parallel.c) */
+typedef struct stall {
+	pthread_t caller;
+	atomic_int started;
+} stall;
+
+static void stall_piece(void *arg, int64_t lo, int64_t hi)
+{
+	stall *j = arg;
+	(void)lo, (void)hi;
+	if (!pthread_equal(pthread_self(), j->caller)) {
+		atomic_store(&j->started, 1);
+		nanosleep(&(struct timespec){0, 50000000}, NULL);
+		return;
+	}
+	for (int w = 0; w < 20000 && !atomic_load(&j->started); w++)
+		nanosleep(&(struct timespec){0, 100000}, NULL);
+}
+
+static void lose_a_split(void)
+{
+	while (om_par_held(2)) /* the holds left from before: the stall job must split */
+		;
+	stall j = {.caller = pthread_self()};
+	om_par_for(2, 16, 1, stall_piece, &j);
+	assert_true(atomic_load(&j.started));
+}
+
+static void same_bytes(const om_tensor *a, const om_tensor *b, const char *what, size_t i)
+{
+	assert_int_equal(a->nbytes, b->nbytes);
+	if (memcmp(a->data, b->data, a->nbytes))
+		fail_msg("case %zu: %s", i, what);
+}
+
+/* At 2 threads a split conv whose pool is held (a split lost lately) runs its one-thread
+ * primitive, made then (om_session_options.deterministic 0; its record "onednn-held"), within
+ * float rounding of the one-thread session's. A deterministic session runs the slices, held or
+ * not, and gives the same bytes either way. Convs big enough to split, as resnet's, and a 7x7/2 stem;
+ * blocked layout. */
+static const split_case held_cases[] = {
+	{64, 56, 64, 3, 1, 1, "Relu", false, 64, 3, 1},
+	{128, 28, 128, 3, 1, 1, "Relu", true, 128, 3, 1},
+	{256, 14, 256, 3, 1, 1, NULL, false, 256, 3, 1},
+	{3, 112, 64, 7, 2, 1, "Relu", false, 64, 3, 1},
+	{33, 24, 100, 5, 1, 1, "Relu", true, 17, 3, 1},
+};
+
+static void held_conv_runs_whole(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof held_cases / sizeof *held_cases; i++) {
+		const split_case *k = &held_cases[i];
+		om_model *m = split_model(k);
+		om_session *one = NULL, *det = NULL, *two = NULL;
+		om_status st = {0};
+		const om_session_options o1 = {.threads = 1, .layout = OM_LAYOUT_BLOCKED};
+		const om_session_options od = {.threads = 2, .layout = OM_LAYOUT_BLOCKED,
+					       .deterministic = 1};
+		const om_session_options o2 = {.threads = 2, .layout = OM_LAYOUT_BLOCKED};
+		assert_int_equal(om_session_create(m, &o1, &one, &st), OM_OK);
+		assert_int_equal(om_session_create(m, &od, &det, &st), OM_OK);
+		assert_int_equal(om_session_create(m, &o2, &two, &st), OM_OK);
+		om_tensor r1 = {0}, rd = {0}, hd = {0}, h2 = {0};
+		split_run(one, k, 1, &r1);
+		split_run(det, k, 1, &rd);
+		om_tensor_free(&rd);
+		split_run(det, k, 1, &rd); /* made, then kept */
+		lose_a_split();
+		split_run(det, k, 1, &hd);
+		same_bytes(&hd, &rd, "deterministic: held and split runs differ", i);
+		lose_a_split();
+		split_run(two, k, 1, &h2);
+		split_check(&h2, &r1, i, 1, (int)OM_LAYOUT_BLOCKED, 2);
+#ifdef OM_HAVE_DNNL
+		/* step 1 (conv b, split at 2 threads) ran whole; the deterministic one its slices */
+		assert_string_equal(om_session_node_info(two, 1).impl, "onednn-held");
+		assert_string_equal(om_session_node_info(det, 1).impl, "onednn");
+#endif
+		om_tensor_free(&r1), om_tensor_free(&rd), om_tensor_free(&hd), om_tensor_free(&h2);
+		om_session_free(one), om_session_free(det), om_session_free(two);
+		om_model_free(m);
+	}
+}
+
 /* QLinearConv through oneDNN's int8 path at 1-3 threads: N x C x H x H -> M (k x k, stride,
  * pad k / 2, group), X u8 (zero point 7) or s8 (-3), w_scale per channel or per tensor, Y u8
  * of zero point 120 */
@@ -514,6 +605,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {cmocka_unit_test(fast_against_exact),
 					   cmocka_unit_test(split_layouts),
+					   cmocka_unit_test(held_conv_runs_whole),
 					   cmocka_unit_test(qlinearconv_threads)};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

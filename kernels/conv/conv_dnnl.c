@@ -44,6 +44,7 @@ bool om_conv_dnnl(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int64_t
 
 #include "conv_dnnl_common.h"
 #include "conv_dnnl_split.h"
+#include "conv_impl.h"
 #include "conv_winograd.h"
 #include "layout.h"
 #include "parallel.h"
@@ -135,6 +136,9 @@ typedef struct dn_state {
 	size_t nw; /* floats of d.w */
 	bool split;          /* at two threads or more: slices on omopt's pool (sp), not d */
 	om_dnnl_split sp;
+	/* with split: d made too, the first time a held pool ran the conv on this thread
+	 * (dn_whole); whole: d is usable */
+	bool whole_tried, whole;
 } dn_state;
 
 static void dn_release(void *p)
@@ -335,6 +339,38 @@ static bool dn_split_make(dn_state *s, const int64_t *k, const om_conv_epi *e, c
 	return ok;
 }
 
+/* Whether a split conv runs whole on the calling thread this time (not in a deterministic
+ * session: om_ctx.deterministic): when the pool is held (a split lost lately to another
+ * process's work, num/parallel.c), the slices would run one after another on this thread,
+ * 5-10% slower than the one primitive for all of it (resnet18 with every job held: 20.3 ms a
+ * run against 19.4 at one thread; whole: 18.4-18.8 against 18.5-19.0). That primitive (d, made as
+ * at one thread for this step's layout) is made the first time, beside the slices, with their
+ * post-ops or not at all. */
+static bool dn_whole(dn_state *s, const int64_t *k, const om_conv_epi *e, const float *w,
+		     int threads)
+{
+	if (!om_par_held(threads))
+		return false;
+	if (!s->whole_tried) {
+		s->whole_tried = true;
+		const bool post = s->post;
+		const int saved = om_par_threads_set(1); /* oneDNN sizes its kernels by it */
+		s->whole = dn_make(s, k, e, w) && s->post == post;
+		om_par_threads_restore(saved);
+		s->post = post;
+		if (!s->whole) {
+			om_dnnl_conv_release(&s->d);
+			if (s->rz)
+				dnnl_primitive_destroy(s->rz);
+			if (s->zn)
+				dnnl_memory_destroy(s->zn);
+			free(s->w0), free(s->chan);
+			s->rz = NULL, s->zn = NULL, s->w0 = NULL, s->chan = NULL, s->nw = 0;
+		}
+	}
+	return s->whole;
+}
+
 /* the epilogue of Y's planes [lo, hi) (image n, channel m: plane n M + m) */
 typedef struct epi_planes {
 	om_conv_epi e;
@@ -457,7 +493,10 @@ bool om_conv_dnnl(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int64_t
 	}
 	if (s->declined)
 		return false;
-	const size_t scratch = s->split ? s->sp.scratch : s->d.scratch;
+	const bool held = s->split && !c->deterministic && dn_whole(s, key, e, w, threads);
+	const bool split = s->split && !held;
+	om_ctx_chose(c, held ? OM_CONV_ONEDNN_HELD : OM_CONV_ONEDNN);
+	const size_t scratch = split ? s->sp.scratch : s->d.scratch;
 	if (scratch && (*rc = om_ctx_reserve(c, scratch, "a blocked copy for oneDNN")))
 		return true;
 	/* Z and the activation, when they are not the primitive's (the bias is): planes of Y
@@ -472,10 +511,10 @@ bool om_conv_dnnl(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int64_t
 	if (!s->post && (*rc = om_conv_epi_keep_z(c, &ep.e, y, c->out[0]->nbytes, &z)))
 		return true;
 	const dnnl_status_t r =
-		s->split ? om_dnnl_split_run(&s->sp, x, e->bias, s->post ? e->z : NULL, factor, y,
-					     threads)
-			 : dn_run(s, x, e->bias, s->post ? e->z : NULL, factor, y,
-				  c->out[0]->nbytes);
+		split ? om_dnnl_split_run(&s->sp, x, e->bias, s->post ? e->z : NULL, factor, y,
+					  threads)
+		      : dn_run(s, x, e->bias, s->post ? e->z : NULL, factor, y,
+			       c->out[0]->nbytes);
 	*rc = om_dnnl_conv_status(c, r, "convolution");
 	if (r == dnnl_success && !s->post && om_conv_epi_any(&ep.e))
 		om_par_for(threads, planes, (EPI_GRAIN + ep.P - 1) / ep.P, epi_rows, &ep);

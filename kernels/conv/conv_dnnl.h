@@ -18,6 +18,9 @@
  * has the activation; otherwise they run as the epilogue afterwards (conv_epilogue.h).
  * X and Y (with Z) may be channel-blocked already (c->blocked: OM_LAYOUT_IN(0),
  * OM_LAYOUT_OUT(0); op.h): that side then needs no reorder, and the path is the blocked one.
+ * When it runs, it names the implementation (om_ctx_chose): OM_CONV_ONEDNN, or
+ * OM_CONV_ONEDNN_HELD when a split conv ran its one-thread primitive, its pool being held
+ * (om_par_held; not in a deterministic session: om_ctx.deterministic).
  */
 /** The convs that run blocked faster than on omopt's kernels when their neighbours are blocked
  *  too (no reorders: bench/conv_layers.py): 2-D undilated depthwise convs, grouped ones whose

@@ -288,6 +288,7 @@ om_kind om_conv_f32_run(const om_conv_case *k)
 			if (!om_conv_dnnl(c, k->sp, k->N, k->C, k->M, k->group, k->x, k->w, &k->e,
 					  k->y, &rc))
 				continue; /* declined after all */
+			return rc; /* om_conv_dnnl names what ran */
 		} else {
 			om_conv_case r = *k;
 			float *z = NULL;

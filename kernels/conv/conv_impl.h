@@ -10,6 +10,9 @@
 /* The table's name of oneDNN's implementation (ops_conv.c's blocked and scaled paths try it
  * first too) */
 #define OM_CONV_ONEDNN "onednn"
+/* ... run on the calling thread by its one-thread primitive, its split being held
+ * (conv_dnnl.c: dn_whole) */
+#define OM_CONV_ONEDNN_HELD "onednn-held"
 
 /* One float conv as the implementations see it: X (N x C images of extent sp->in), W (M x
  * C/group x sp->k), Y (N x M images of extent sp->out), and Y's epilogue (Z may be Y's

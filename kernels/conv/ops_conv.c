@@ -310,11 +310,8 @@ static bool conv_dnnl_step(om_ctx *c, conv_geo *g, om_kind *rc)
 	if ((*rc = conv_geometry(lc, g)) || (*rc = conv_epilogue(lc, &e)))
 		return true;
 	e.bias = v.in[2] ? v.in[2]->data : NULL;
-	const bool took = om_conv_dnnl(lc, &g->sp, g->N, g->C, g->M, g->group, v.x.data,
-				       v.in[1]->data, &e, v.y.data, rc);
-	if (took)
-		om_ctx_chose(c, OM_CONV_ONEDNN);
-	return took;
+	return om_conv_dnnl(lc, &g->sp, g->N, g->C, g->M, g->group, v.x.data, v.in[1]->data, &e,
+			    v.y.data, rc); /* it names what ran (om_ctx_chose) */
 }
 
 /* A conv whose X or Y (and Z) the planner keeps blocked: oneDNN's blocked path, or (when

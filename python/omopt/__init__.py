@@ -529,7 +529,8 @@ class InferenceSession:
                              max_memory=ctypes.c_size_t(-1).value if max_memory == 0
                              else (max_memory or 0), max_run_ms=max_run_ms or 0,
                              layout=self._LAYOUTS.index(layout),
-                             profile=2 if self._profile_prefix is not None else 0)
+                             profile=2 if self._profile_prefix is not None else 0,
+                             deterministic=int(bool(so.use_deterministic_compute)))
         check(lib.om_session_create(self._model.ptr, ctypes.byref(o), ctypes.byref(sess),
                                     ctypes.byref(st)), st)
         self._sess = sess

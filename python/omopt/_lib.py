@@ -97,7 +97,8 @@ class CompareReport(ctypes.Structure):
 class SessionOptions(ctypes.Structure):
     _fields_ = [('exact', ctypes.c_int), ('threads', ctypes.c_int), ('profile', ctypes.c_int),
                 ('max_memory', ctypes.c_size_t), ('max_run_ms', ctypes.c_int64),
-                ('layout', ctypes.c_int), ('keep_half', ctypes.c_int)]
+                ('layout', ctypes.c_int), ('keep_half', ctypes.c_int),
+                ('deterministic', ctypes.c_int)]
 
 
 class ProfileRow(ctypes.Structure):

@@ -92,8 +92,10 @@ class SessionOptions(_Options):
     optimized model saved there, ONNX format), add_session_config_entry
     ('session.load_model_format': 'ONNX'; 'ORT' is refused). No-ops that cannot change
     results: inter_op_num_threads, execution_mode, log_* , logid, enable_cpu_mem_arena,
-    enable_mem_pattern, enable_mem_reuse, use_deterministic_compute (omopt's runs are the same
-    from run to run at a given thread count), the allow_spinning entries. Refused with an
+    enable_mem_pattern, enable_mem_reuse, the allow_spinning entries. use_deterministic_compute
+    (default False, as ONNX Runtime's): True makes a run's results depend on its inputs and
+    thread count alone; False lets a convolution whose thread pool is held by another
+    process's work run its one-thread form (om_session_options.deterministic). Refused with an
     add_free_dimension_override_by_name (the named input dims fixed before the session is
     made). Refused with an error: register_custom_ops_library, add_initializer,
     add_external_initializers, add_free_dimension_override_by_denotation,

@@ -177,3 +177,31 @@ def test_dir_shows_the_public_api():
 def test_old_positional_exact_is_refused():
     with pytest.raises(TypeError, match='exact'):
         omopt.InferenceSession(small_model(), True)
+
+
+@pytest.mark.parametrize('det', [False, True])
+def test_use_deterministic_compute_reaches_the_session(monkeypatch, tmp_path, det):
+    """SessionOptions.use_deterministic_compute is om_session_options.deterministic (a
+    convolution held by another process's work keeps its split only with it: docs/session.md)"""
+    import omopt._lib as _lib
+    seen = []
+    create = _lib.lib.om_session_create
+
+    def spy(model, opts, out, st):
+        seen.append(opts._obj.deterministic)
+        return create(model, opts, out, st)
+
+    monkeypatch.setattr(_lib.lib, 'om_session_create', spy)
+    import onnx
+    from onnx import TensorProto, helper
+    g = helper.make_graph([helper.make_node('Relu', ['x'], ['y'])], 'g',
+                          [helper.make_tensor_value_info('x', TensorProto.FLOAT, [2])],
+                          [helper.make_tensor_value_info('y', TensorProto.FLOAT, [2])])
+    p = str(tmp_path / 'relu.onnx')
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid('', 13)]), p)
+    so = ort.SessionOptions()
+    assert so.use_deterministic_compute is False  # ONNX Runtime's default
+    so.use_deterministic_compute = det
+    s = ort.InferenceSession(p, so)
+    assert seen == [int(det)]
+    assert s.run(None, {'x': np.array([-1, 2], np.float32)})[0].tolist() == [0, 2]
