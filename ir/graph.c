@@ -280,44 +280,93 @@ static int32_t heap_pop(int32_t *h, int32_t *n)
 	return top;
 }
 
+/* The edges into node i of g: its inputs, and the values of g its subgraphs read (outer
+ * references, through nested subgraphs too: a branch that reads a value must run after the
+ * value's producer), each as the producer's index; with edge NULL, counted only. */
+typedef struct topo_edges {
+	const om_graph *g;
+	int32_t *pending, *start, *fill, *edge;
+	int32_t i;
+} topo_edges;
+
+static void topo_edge(topo_edges *t, const om_value *v)
+{
+	if (!v || !v->producer || v->producer->graph != t->g)
+		return;
+	const int32_t p = v->producer->id;
+	if (!t->edge) {
+		t->start[p + 1]++;
+		t->pending[t->i]++;
+	} else {
+		t->edge[t->fill[p]++] = t->i;
+	}
+}
+
+static void topo_outer(topo_edges *t, const om_graph *sub)
+{
+	const om_value *v, *tmp;
+	HASH_ITER(hh, sub->values, v, tmp) {
+		if (v->flags & OM_VALUE_OUTER)
+			topo_edge(t, om_graph_find((om_graph *)t->g, v->name));
+	}
+	for (int32_t k = 0; k < sub->nnodes; k++) {
+		const om_node *n = sub->nodes[k];
+		for (int32_t a = 0; a < n->nattr; a++) {
+			if (n->attrs[a].g)
+				topo_outer(t, n->attrs[a].g);
+			for (int64_t j = 0; j < n->attrs[a].n && n->attrs[a].graphs; j++)
+				topo_outer(t, n->attrs[a].graphs[j]);
+		}
+	}
+}
+
+static void topo_node_edges(topo_edges *t, int32_t i)
+{
+	const om_node *n = t->g->nodes[i];
+	t->i = i;
+	for (int32_t k = 0; k < n->nin; k++)
+		topo_edge(t, n->in[k]);
+	for (int32_t a = 0; a < n->nattr; a++) {
+		if (n->attrs[a].g)
+			topo_outer(t, n->attrs[a].g);
+		for (int64_t j = 0; j < n->attrs[a].n && n->attrs[a].graphs; j++)
+			topo_outer(t, n->attrs[a].graphs[j]);
+	}
+}
+
 om_kind om_graph_toposort(om_graph *g, om_status *st)
 {
 	int32_t n = g->nnodes, nedges = 0;
 	if (n == 0)
 		return OM_OK;
-	for (int32_t i = 0; i < n; i++) {
+	for (int32_t i = 0; i < n; i++)
 		g->nodes[i]->id = i;
-		nedges += g->nodes[i]->nin;
-	}
 	int32_t *pending = calloc((size_t)n, sizeof(int32_t));
 	int32_t *start = calloc((size_t)n + 1, sizeof(int32_t));
-	int32_t *edge = calloc((size_t)nedges + 1, sizeof(int32_t));
+	int32_t *edge = NULL;
 	int32_t *heap = calloc((size_t)n, sizeof(int32_t));
 	om_node **order = calloc((size_t)n, sizeof(om_node *));
 	om_kind rc = OM_OK;
-	if (!pending || !start || !edge || !heap || !order) {
+	if (!pending || !start || !heap || !order) {
 		rc = om_error(st, OM_ERR_NOMEM, NULL, "out of memory sorting nodes");
 		goto out;
 	}
-	/* consumer lists in CSR form: producer index -> consumer indices (one per input edge) */
+	/* consumer lists in CSR form: producer index -> consumer indices (one per edge) */
+	topo_edges t = {.g = g, .pending = pending, .start = start};
 	for (int32_t i = 0; i < n; i++)
-		for (int32_t k = 0; k < g->nodes[i]->nin; k++) {
-			const om_value *v = g->nodes[i]->in[k];
-			if (v && v->producer && v->producer->graph == g) {
-				start[v->producer->id + 1]++;
-				pending[i]++;
-			}
-		}
+		topo_node_edges(&t, i);
 	for (int32_t i = 0; i < n; i++)
 		start[i + 1] += start[i];
+	nedges = start[n];
+	if (!(edge = calloc((size_t)nedges + 1, sizeof(int32_t)))) {
+		rc = om_error(st, OM_ERR_NOMEM, NULL, "out of memory sorting nodes");
+		goto out;
+	}
 	int32_t *fill = heap; /* reuse as a cursor array before the heap is needed */
 	memcpy(fill, start, sizeof(int32_t) * (size_t)n);
+	t.fill = fill, t.edge = edge;
 	for (int32_t i = 0; i < n; i++)
-		for (int32_t k = 0; k < g->nodes[i]->nin; k++) {
-			const om_value *v = g->nodes[i]->in[k];
-			if (v && v->producer && v->producer->graph == g)
-				edge[fill[v->producer->id]++] = i;
-		}
+		topo_node_edges(&t, i);
 	int32_t nheap = 0, done = 0;
 	for (int32_t i = 0; i < n; i++)
 		if (!pending[i])

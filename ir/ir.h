@@ -222,7 +222,8 @@ void om_graph_count_uses(om_graph *g);
 /** Adds delta to the nuses of every value node n of g reads (its inputs, and its subgraphs'
  *  outer references): what n adds to om_graph_count_uses while it is live. */
 void om_node_add_uses(om_graph *g, const om_node *n, int32_t delta);
-/** Sorts g->nodes topologically (stable); OM_ERR_INVALID_MODEL on a cycle. */
+/** Sorts g->nodes topologically (stable): a node after the producers of its inputs and of the
+ *  values of g its subgraphs read (outer references); OM_ERR_INVALID_MODEL on a cycle. */
 om_kind om_graph_toposort(om_graph *g, om_status *st);
 /** Opset version imported for domain ("" and "ai.onnx" are the same), 0 when not imported. */
 int64_t om_model_opset(const om_model *m, const char *domain);

@@ -98,6 +98,41 @@ static void toposort_and_uses(void **state)
 	om_model_free(m);
 }
 
+/* y = If(cond) whose then branch's branch reads b = Relu(a) from the main graph (an outer
+ * reference two levels down), listed before the Relu: the sort puts the Relu first. */
+static void toposort_outer_references(void **state)
+{
+	(void)state;
+	om_model *m = om_model_new();
+	om_graph *g = m->graph = om_graph_new(m, NULL);
+	om_value *a = om_graph_value(g, "a"), *cond = om_graph_value(g, "cond");
+	om_node *iff = om_graph_add_node(g, "If", "", "if", 1, 1);
+	iff->in[0] = cond;
+	om_node_set_output(iff, 0, om_graph_value(g, "y"));
+	om_graph *then = om_graph_new(m, g), *inner = om_graph_new(m, then);
+	om_value *bo = om_graph_value(inner, "b");
+	bo->flags |= OM_VALUE_OUTER;
+	om_node *neg = om_graph_add_node(inner, "Neg", "", "neg", 1, 1);
+	neg->in[0] = bo;
+	om_node_set_output(neg, 0, om_graph_value(inner, "t"));
+	om_node *iff2 = om_graph_add_node(then, "If", "", "if2", 1, 1);
+	om_value *co = om_graph_value(then, "cond");
+	co->flags |= OM_VALUE_OUTER;
+	iff2->in[0] = co;
+	om_node_set_output(iff2, 0, om_graph_value(then, "u"));
+	om_node_set_attr(iff2, "then_branch", OM_ATTR_GRAPH)->g = inner;
+	om_node_set_attr(iff, "then_branch", OM_ATTR_GRAPH)->g = then;
+	om_node *relu = om_graph_add_node(g, "Relu", "", "relu", 1, 1);
+	relu->in[0] = a;
+	om_node_set_output(relu, 0, om_graph_value(g, "b"));
+	om_status st = {0};
+	assert_string_equal(g->nodes[0]->op, "If");
+	assert_int_equal(om_graph_toposort(g, &st), OM_OK);
+	assert_string_equal(g->nodes[0]->op, "Relu");
+	assert_string_equal(g->nodes[1]->op, "If");
+	om_model_free(m);
+}
+
 static void attributes(void **state)
 {
 	(void)state;
@@ -136,7 +171,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(dtype_sizes),     cmocka_unit_test(tensor_sizes),
 		cmocka_unit_test(arena_alignment), cmocka_unit_test(status_format),
-		cmocka_unit_test(toposort_and_uses), cmocka_unit_test(attributes),
+		cmocka_unit_test(toposort_and_uses),
+		cmocka_unit_test(toposort_outer_references), cmocka_unit_test(attributes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
