@@ -177,6 +177,21 @@ om_node *om_graph_add_node(om_graph *g, const char *op, const char *domain, cons
 	return n;
 }
 
+om_node *om_graph_add_node_like(om_graph *g, const om_node *like, int32_t nin, int32_t nout)
+{
+	om_node *n = om_graph_add_node(g, like->op, like->domain, like->name, nin, nout);
+	if (n) {
+		n->overload = like->overload;
+		n->doc = like->doc;
+		n->attrs = like->attrs;
+		n->nattr = like->nattr;
+		n->meta = like->meta;
+		n->nmeta = like->nmeta;
+		n->proto = like->proto;
+	}
+	return n;
+}
+
 void om_node_set_output(om_node *n, int32_t slot, om_value *v)
 {
 	n->out[slot] = v;

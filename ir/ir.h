@@ -213,6 +213,10 @@ om_value *om_graph_resolve(const om_graph *g, om_value *v);
 /** Appends a node with room for nin inputs and nout outputs (all NULL). */
 om_node *om_graph_add_node(om_graph *g, const char *op, const char *domain, const char *name,
 			   int32_t nin, int32_t nout);
+/** A node of g like `like` (its op, domain, name, overload, doc string, metadata and proto, and
+ *  the same attributes, shared) with nin inputs and nout outputs, all unset; NULL when out of
+ *  memory. */
+om_node *om_graph_add_node_like(om_graph *g, const om_node *like, int32_t nin, int32_t nout);
 /** Sets out[slot] = v and v's producer. */
 void om_node_set_output(om_node *n, int32_t slot, om_value *v);
 /** Removes nodes whose `flags & OM_NODE_DEAD`, keeping order. */

@@ -63,18 +63,11 @@ static om_graph *branch_of(const om_node *n, const char *name)
 /* Moves view x (reading output j of If f) into branch b. */
 static om_kind sink_into(om_pass_ctx *c, om_graph *b, const om_node *x, int32_t j)
 {
-	om_node *nn = om_graph_add_node(b, x->op, x->domain, x->name, x->nin, 1);
+	om_node *nn = om_graph_add_node_like(b, x, x->nin, 1);
 	om_value *w = om_graph_fresh_value(b, x->out[0]->name);
 	om_value **list = om_arena_alloc(c->m->arena, sizeof *list * (size_t)(b->noutputs + 1));
 	if (!nn || !w || !list)
 		return om_error(c->st, OM_ERR_NOMEM, x, "out of memory");
-	nn->overload = x->overload;
-	nn->doc = x->doc;
-	nn->attrs = x->attrs;
-	nn->nattr = x->nattr;
-	nn->meta = x->meta;
-	nn->nmeta = x->nmeta;
-	nn->proto = x->proto;
 	nn->in[0] = b->outputs[j];
 	for (int32_t k = 1; k < x->nin; k++)
 		if (x->in[k] && !(nn->in[k] = outer_ref(b, x->in[k])))
@@ -164,16 +157,9 @@ static om_kind copy_into(om_pass_ctx *c, om_graph *b, const om_node *x, bool *ok
 		if (w && !(w->flags & OM_VALUE_OUTER))
 			return OM_OK; /* b defines a value of that name */
 	}
-	om_node *nn = om_graph_add_node(b, x->op, x->domain, x->name, x->nin, x->nout);
+	om_node *nn = om_graph_add_node_like(b, x, x->nin, x->nout);
 	if (!nn)
 		return om_error(c->st, OM_ERR_NOMEM, x, "out of memory");
-	nn->overload = x->overload;
-	nn->doc = x->doc;
-	nn->attrs = x->attrs;
-	nn->nattr = x->nattr;
-	nn->meta = x->meta;
-	nn->nmeta = x->nmeta;
-	nn->proto = x->proto;
 	for (int32_t k = 0; k < x->nin; k++)
 		if (x->in[k] && !(nn->in[k] = outer_ref(b, x->in[k])))
 			return om_error(c->st, OM_ERR_NOMEM, x, "out of memory");

@@ -50,18 +50,11 @@ static om_kind inline_branch(om_pass_ctx *c, om_graph *g, om_node *n, om_graph *
 	}
 	for (int32_t i = 0; i < b->nnodes && !rc && !nomem; i++) {
 		const om_node *bn = b->nodes[i];
-		om_node *nn = om_graph_add_node(g, bn->op, bn->domain, bn->name, bn->nin, bn->nout);
+		om_node *nn = om_graph_add_node_like(g, bn, bn->nin, bn->nout);
 		if (!nn) {
 			nomem = true;
 			break;
 		}
-		nn->overload = bn->overload;
-		nn->doc = bn->doc;
-		nn->attrs = bn->attrs;
-		nn->nattr = bn->nattr;
-		nn->meta = bn->meta;
-		nn->nmeta = bn->nmeta;
-		nn->proto = bn->proto;
 		for (int32_t a = 0; a < nn->nattr; a++) {
 			if (nn->attrs[a].g)
 				nn->attrs[a].g->parent = g;

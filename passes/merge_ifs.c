@@ -185,18 +185,11 @@ static om_kind append_branch(om_pass_ctx *c, om_graph *b1, om_graph *b2, const o
 		const om_node *bn = b2->nodes[i];
 		if (bn->flags & OM_NODE_DEAD)
 			continue;
-		om_node *nn = om_graph_add_node(b1, bn->op, bn->domain, bn->name, bn->nin, bn->nout);
+		om_node *nn = om_graph_add_node_like(b1, bn, bn->nin, bn->nout);
 		if (!nn) {
 			nomem = true;
 			break;
 		}
-		nn->overload = bn->overload;
-		nn->doc = bn->doc;
-		nn->attrs = bn->attrs;
-		nn->nattr = bn->nattr;
-		nn->meta = bn->meta;
-		nn->nmeta = bn->nmeta;
-		nn->proto = bn->proto;
 		for (int32_t k = 0; k < bn->nin; k++)
 			if (bn->in[k] && !(nn->in[k] = om_vmap_get(b1, &map, bn->in[k])))
 				nomem = true;
@@ -274,16 +267,9 @@ static om_kind merge(om_pass_ctx *c, om_graph *g, om_node *n1, om_node *n2)
 			rc = relist_outputs(c, b1s[k], keep, more, n2->nout);
 	if (rc)
 		return rc;
-	om_node *nn = om_graph_add_node(g, n1->op, n1->domain, n1->name, 1, nout);
+	om_node *nn = om_graph_add_node_like(g, n1, 1, nout);
 	if (!nn)
 		return om_error(c->st, OM_ERR_NOMEM, n1, "out of memory merging Ifs");
-	nn->overload = n1->overload;
-	nn->doc = n1->doc;
-	nn->attrs = n1->attrs;
-	nn->nattr = n1->nattr;
-	nn->meta = n1->meta;
-	nn->nmeta = n1->nmeta;
-	nn->proto = n1->proto;
 	nn->in[0] = n1->in[0];
 	int32_t o = 0;
 	for (int32_t j = 0; j < n1->nout; j++)
