@@ -210,43 +210,62 @@ void om_graph_compact(om_graph *g)
 	g->nnodes = k;
 }
 
-static void count_outer_uses(om_graph *outer, const om_graph *sub, int32_t delta);
+/* fn over the values of g that graph sub (at any depth) refers to; true when fn stopped it */
+static bool sub_outer_refs(const om_graph *g, const om_graph *sub,
+			   bool (*fn)(void *arg, om_value *v), void *arg);
 
-static void count_node_uses(om_graph *g, const om_node *n, int32_t delta)
+/* ... that the subgraphs of node n refer to */
+static bool attr_outer_refs(const om_graph *g, const om_node *n,
+			    bool (*fn)(void *arg, om_value *v), void *arg)
 {
-	for (int32_t i = 0; i < n->nin; i++)
-		if (n->in[i])
-			n->in[i]->nuses += delta;
 	for (int32_t a = 0; a < n->nattr; a++) {
 		const om_attr *at = &n->attrs[a];
-		if (at->g)
-			count_outer_uses(g, at->g, delta);
+		if (at->g && sub_outer_refs(g, at->g, fn, arg))
+			return true;
 		for (int64_t k = 0; k < at->n && at->graphs; k++)
-			count_outer_uses(g, at->graphs[k], delta);
+			if (sub_outer_refs(g, at->graphs[k], fn, arg))
+				return true;
 	}
+	return false;
 }
 
-/* A subgraph's outer references count as uses of the enclosing graph's values. */
-static void count_outer_uses(om_graph *outer, const om_graph *sub, int32_t delta)
+static bool sub_outer_refs(const om_graph *g, const om_graph *sub,
+			   bool (*fn)(void *arg, om_value *v), void *arg)
 {
 	const om_value *v, *tmp;
 	HASH_ITER(hh, sub->values, v, tmp) {
 		if (!(v->flags & OM_VALUE_OUTER))
 			continue;
-		om_value *ov = om_graph_find(outer, v->name);
-		if (ov)
-			ov->nuses += delta;
+		om_value *ov = om_graph_find(g, v->name);
+		if (ov && fn(arg, ov))
+			return true;
 	}
 	/* references that pass through sub to its own subgraphs are outer values of sub too */
-	for (int32_t i = 0; i < sub->nnodes; i++) {
-		const om_node *n = sub->nodes[i];
-		for (int32_t a = 0; a < n->nattr; a++) {
-			if (n->attrs[a].g)
-				count_outer_uses(outer, n->attrs[a].g, delta);
-			for (int64_t k = 0; k < n->attrs[a].n && n->attrs[a].graphs; k++)
-				count_outer_uses(outer, n->attrs[a].graphs[k], delta);
-		}
-	}
+	for (int32_t i = 0; i < sub->nnodes; i++)
+		if (attr_outer_refs(g, sub->nodes[i], fn, arg))
+			return true;
+	return false;
+}
+
+bool om_node_outer_refs(const om_graph *g, const om_node *n, bool (*fn)(void *arg, om_value *v),
+			void *arg)
+{
+	return attr_outer_refs(g, n, fn, arg);
+}
+
+static bool add_use(void *arg, om_value *v)
+{
+	v->nuses += *(const int32_t *)arg;
+	return false;
+}
+
+/* A subgraph's outer references count as uses of the enclosing graph's values. */
+static void count_node_uses(om_graph *g, const om_node *n, int32_t delta)
+{
+	for (int32_t i = 0; i < n->nin; i++)
+		if (n->in[i])
+			n->in[i]->nuses += delta;
+	(void)om_node_outer_refs(g, n, add_use, &delta);
 }
 
 void om_graph_count_uses(om_graph *g)
@@ -304,10 +323,11 @@ typedef struct topo_edges {
 	int32_t i;
 } topo_edges;
 
-static void topo_edge(topo_edges *t, const om_value *v)
+static bool topo_edge(void *arg, om_value *v)
 {
+	topo_edges *t = arg;
 	if (!v || !v->producer || v->producer->graph != t->g)
-		return;
+		return false;
 	const int32_t p = v->producer->id;
 	if (!t->edge) {
 		t->start[p + 1]++;
@@ -315,24 +335,7 @@ static void topo_edge(topo_edges *t, const om_value *v)
 	} else {
 		t->edge[t->fill[p]++] = t->i;
 	}
-}
-
-static void topo_outer(topo_edges *t, const om_graph *sub)
-{
-	const om_value *v, *tmp;
-	HASH_ITER(hh, sub->values, v, tmp) {
-		if (v->flags & OM_VALUE_OUTER)
-			topo_edge(t, om_graph_find((om_graph *)t->g, v->name));
-	}
-	for (int32_t k = 0; k < sub->nnodes; k++) {
-		const om_node *n = sub->nodes[k];
-		for (int32_t a = 0; a < n->nattr; a++) {
-			if (n->attrs[a].g)
-				topo_outer(t, n->attrs[a].g);
-			for (int64_t j = 0; j < n->attrs[a].n && n->attrs[a].graphs; j++)
-				topo_outer(t, n->attrs[a].graphs[j]);
-		}
-	}
+	return false;
 }
 
 static void topo_node_edges(topo_edges *t, int32_t i)
@@ -341,12 +344,7 @@ static void topo_node_edges(topo_edges *t, int32_t i)
 	t->i = i;
 	for (int32_t k = 0; k < n->nin; k++)
 		topo_edge(t, n->in[k]);
-	for (int32_t a = 0; a < n->nattr; a++) {
-		if (n->attrs[a].g)
-			topo_outer(t, n->attrs[a].g);
-		for (int64_t j = 0; j < n->attrs[a].n && n->attrs[a].graphs; j++)
-			topo_outer(t, n->attrs[a].graphs[j]);
-	}
+	(void)om_node_outer_refs(t->g, n, topo_edge, t);
 }
 
 om_kind om_graph_toposort(om_graph *g, om_status *st)

@@ -226,6 +226,11 @@ void om_graph_count_uses(om_graph *g);
 /** Adds delta to the nuses of every value node n of g reads (its inputs, and its subgraphs'
  *  outer references): what n adds to om_graph_count_uses while it is live. */
 void om_node_add_uses(om_graph *g, const om_node *n, int32_t delta);
+/** Calls fn(arg, v) for each value v of g that node n's subgraphs refer to (their outer
+ *  references, through nested subgraphs too; a value may come more than once) until fn returns
+ *  true; whether it did. */
+bool om_node_outer_refs(const om_graph *g, const om_node *n, bool (*fn)(void *arg, om_value *v),
+			void *arg);
 /** Sorts g->nodes topologically (stable): a node after the producers of its inputs and of the
  *  values of g its subgraphs read (outer references); OM_ERR_INVALID_MODEL on a cycle. */
 om_kind om_graph_toposort(om_graph *g, om_status *st);

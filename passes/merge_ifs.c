@@ -88,42 +88,28 @@ static bool marked(const om_graph *g, const om_value *w, const bool *on, const o
 	return p && p != first && p->graph == g && !(p->flags & OM_NODE_DEAD) && on[p->id];
 }
 
-/* Whether subgraph sub (at any depth) refers to a value of g that a marked node writes. */
-static bool sub_reads_marked(const om_graph *g, const om_graph *sub, const bool *on,
-			     const om_node *first)
+/* the marked nodes of g (`on` by position, ids set), the If `first` excepted */
+typedef struct marks {
+	const om_graph *g;
+	const bool *on;
+	const om_node *first;
+} marks;
+
+static bool marked_ref(void *arg, om_value *v)
 {
-	const om_value *v, *tmp;
-	HASH_ITER(hh, sub->values, v, tmp)
-		if ((v->flags & OM_VALUE_OUTER) && marked(g, om_graph_find(g, v->name), on, first))
-			return true;
-	for (int32_t i = 0; i < sub->nnodes; i++) {
-		const om_node *n = sub->nodes[i];
-		for (int32_t a = 0; a < n->nattr; a++) {
-			if (n->attrs[a].g && sub_reads_marked(g, n->attrs[a].g, on, first))
-				return true;
-			for (int64_t k = 0; n->attrs[a].graphs && k < n->attrs[a].n; k++)
-				if (sub_reads_marked(g, n->attrs[a].graphs[k], on, first))
-					return true;
-		}
-	}
-	return false;
+	const marks *m = arg;
+	return marked(m->g, v, m->on, m->first);
 }
 
 /* Whether node n of g reads a value a marked node writes (`on` by position, ids set), the
- * If `first` excepted. */
+ * If `first` excepted: as an input or from a subgraph (om_node_outer_refs). */
 static bool reads_marked(const om_graph *g, const om_node *n, const bool *on, const om_node *first)
 {
 	for (int32_t k = 0; k < n->nin; k++)
 		if (marked(g, n->in[k], on, first))
 			return true;
-	for (int32_t a = 0; a < n->nattr; a++) {
-		if (n->attrs[a].g && sub_reads_marked(g, n->attrs[a].g, on, first))
-			return true;
-		for (int64_t k = 0; n->attrs[a].graphs && k < n->attrs[a].n; k++)
-			if (sub_reads_marked(g, n->attrs[a].graphs[k], on, first))
-				return true;
-	}
-	return false;
+	marks m = {g, on, first};
+	return om_node_outer_refs(g, n, marked_ref, &m);
 }
 
 /* No node between g->nodes[i1] and g->nodes[i2] (g sorted, ids set) depends on the first
