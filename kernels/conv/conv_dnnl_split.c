@@ -1,10 +1,13 @@
 /* conv_dnnl_split.c — a oneDNN convolution cut into slices, each a single-threaded primitive,
  * run as pieces on omopt's pool (conv_dnnl_split.h). Two cuts:
- * - bands of output rows, when X and Y are NHWC on both sides and the weights are smaller than
+ * - bands of output rows, when Y is NHWC on both sides and the weights are smaller than
  *   the activations: for one image a band of rows is contiguous in NHWC, and so are the input
  *   rows it reads (the halo included); each band's primitive has its own padding (the top
  *   band the conv's top padding, the bottom band its bottom padding) and all share one copy
  *   of the weights. Every band computes all output channels, as oneDNN's kernel blocks them.
+ *   A float X in NCHW (a graph input before the stem conv: 3 channels) is cut too: each band
+ *   reorders its rows of each plane into its thread's buffer first (resnet18's 7x7/2 stem at
+ *   two threads: two slices of 32 outputs 1.26 ms, bands 0.88; one thread 1.25).
  * - slices of output channels (whole groups when grouped) otherwise. For one image a slice of
  *   outputs is contiguous in NCHW and in the channel-blocked layouts (whole blocks), and so is
  *   its weights' and its bias's slice; a slice writes Y's slice directly when the primitive's
@@ -131,14 +134,16 @@ void om_dnnl_split_release(om_dnnl_split *s)
 	memset(s, 0, sizeof *s);
 }
 
-/* whether a split of g cuts bands of rows: X and Y NHWC on both sides of the primitive, no
- * factor (the bands share their weights), at least two output rows, and weights of no more
- * bytes than X and Y together (else each band's reading all the weights costs more than the
- * channel slices' reading X each) */
+/* whether a split of g cuts bands of rows: Y NHWC on both sides of the primitive, X too or a
+ * float NCHW X (an int8 one gave other bytes than the whole conv: test_conv_dnnl's
+ * qlinearconv_threads; not looked into), no factor (the bands share their weights), at least
+ * two output rows, and weights of no more bytes than X and Y together (else each band's
+ * reading all the weights costs more than the channel slices' reading X each) */
 static bool split_rows(const om_dnnl_split_geo *g, bool factor)
 {
-	if (g->xtag != dnnl_nhwc || g->ytag != dnnl_nhwc || g->src != dnnl_nhwc ||
-	    g->dst != dnnl_nhwc || factor || g->OH < 2)
+	const bool x_rows = g->xtag == dnnl_nhwc ? g->src == dnnl_nhwc
+				: g->xtag == dnnl_nchw && g->src != dnnl_nhwc && g->xt == dnnl_f32;
+	if (!x_rows || g->ytag != dnnl_nhwc || g->dst != dnnl_nhwc || factor || g->OH < 2)
 		return false;
 	const int64_t wbytes = g->M * (g->C / g->G) * g->kh * g->kw * (int64_t)type_size(g->wt);
 	const int64_t abytes = g->C * g->H * g->W * (int64_t)type_size(g->xt) +
@@ -225,6 +230,10 @@ static bool split_user_md(const om_dnnl_split_geo *g, const om_dnnl_slice *l, bo
 		const dnnl_dims_t strides = {n * h * w, 1, w * n, n};
 		return !dnnl_memory_desc_init_by_strides(md, 4, out ? y : x, out ? g->yt : g->xt,
 							 strides);
+	}
+	if (tag == dnnl_nchw && !out && h != g->H) { /* a band of X's rows in each plane */
+		const dnnl_dims_t strides = {n * g->H * w, g->H * w, w, 1};
+		return !dnnl_memory_desc_init_by_strides(md, 4, x, g->xt, strides);
 	}
 	return !dnnl_memory_desc_init_by_tag(md, 4, out ? y : x, out ? g->yt : g->xt, tag);
 }
@@ -337,8 +346,9 @@ static bool split_slice(om_dnnl_split *s, om_dnnl_slice *l, dnnl_memory_desc_t *
 	const dnnl_memory_desc_t *qp =
 		ok ? dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0) : NULL;
 	ok = ok && dnnl_primitive_create(&l->conv, pd) == dnnl_success;
-	if (ok && s->rows) /* a band reads and writes the caller's rows in place */
-		ok = dnnl_memory_desc_equal(qs, &xu) && dnnl_memory_desc_equal(qd, &yu);
+	if (ok && s->rows) /* a band writes the caller's rows in place, and reads them in NHWC */
+		ok = (g->xtag == dnnl_nchw || dnnl_memory_desc_equal(qs, &xu)) &&
+		     dnnl_memory_desc_equal(qd, &yu);
 	if (ok && !grouped && !s->rows && !src->ndims) { /* the first slice: all read this X */
 		*src = *qs;
 		s->xsimg = dnnl_memory_desc_get_size(qs);
@@ -349,7 +359,8 @@ static bool split_slice(om_dnnl_split *s, om_dnnl_slice *l, dnnl_memory_desc_t *
 			ok = !dnnl_memory_create(&s->xm[2 * t], &xu, s->eng, DNNL_MEMORY_NONE) &&
 			     !dnnl_memory_create(&s->xm[2 * t + 1], qs, s->eng, DNNL_MEMORY_NONE);
 	}
-	if (ok && grouped && !s->rows && !dnnl_memory_desc_equal(qs, &xu)) {
+	if (ok && (grouped ? !s->rows : s->rows && g->xtag == dnnl_nchw) &&
+	    !dnnl_memory_desc_equal(qs, &xu)) {
 		ok = split_reorder(s, &xu, qs, &l->rin);
 		s->bsrc = s->bsrc > dnnl_memory_desc_get_size(qs) ? s->bsrc
 								  : dnnl_memory_desc_get_size(qs);
@@ -486,7 +497,8 @@ static dnnl_status_t split_piece(split_run *a, int64_t p, int slot)
 	/* a band's rows start i0 (r0) rows of NHWC in; a slice's channels c0 (m0) channels in */
 	const size_t xo = s->ximg * (size_t)n +
 			  (size_t)(l->c0 * chan_stride(g->xtag, g->H, g->W) +
-				   l->i0 * g->W * g->C) * type_size(g->xt);
+				   l->i0 * g->W * (g->xtag == dnnl_nhwc ? g->C : 1)) *
+				  type_size(g->xt);
 	const size_t yo = s->yimg * (size_t)n +
 			  (size_t)(l->m0 * chan_stride(g->ytag, g->OH, g->OW) +
 				   l->r0 * g->OW * g->M) * type_size(g->yt);
