@@ -115,6 +115,24 @@ om_kind om_ctx_reserve(const om_ctx *c, size_t bytes, const char *what)
 	return c->run ? c->run->reserve(c, bytes, what) : OM_OK;
 }
 
+om_kind om_ctx_scratch(const om_ctx *c, size_t bytes, const char *what, void **p)
+{
+	*p = NULL;
+	if (c->run)
+		return c->run->scratch(c, bytes, what, p);
+	if (!(*p = malloc(bytes ? bytes : 1)))
+		return om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory for %s", what);
+	return OM_OK;
+}
+
+void om_ctx_scratch_done(const om_ctx *c, void *p)
+{
+	if (p && c->run)
+		c->run->scratch_done(c, p);
+	else
+		free(p);
+}
+
 om_kind om_ctx_check_time(const om_ctx *c)
 {
 	return c->run ? c->run->check_time(c) : OM_OK;

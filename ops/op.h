@@ -266,6 +266,8 @@ struct om_run_services {
 	om_kind (*output_alias)(om_ctx *c, int32_t i, const om_tensor *v, int32_t from);
 	uint64_t (*random_key)(const om_ctx *c); /* a fresh key for an unseeded random draw */
 	bool (*own_copy)(const om_ctx *c, int32_t i, bool give_back); /* om_ctx_own_copy */
+	om_kind (*scratch)(const om_ctx *c, size_t bytes, const char *what, void **p);
+	void (*scratch_done)(const om_ctx *c, void *p);
 };
 
 /**
@@ -287,6 +289,20 @@ static inline bool om_ctx_own_copy(const om_ctx *c, int32_t i, bool give_back)
  * OM_OK outside a session (the constant folder bounds its outputs itself) or without a limit.
  */
 om_kind om_ctx_reserve(const om_ctx *c, size_t bytes, const char *what);
+/**
+ * Scratch of a kernel's own until it returns: *p gets at least `bytes` bytes (malloc's
+ * alignment), given back by om_ctx_scratch_done (p NULL: nothing). In a session they are a
+ * block of the run's buffer pool, kept for the next runs and counted against the memory
+ * limit (the error om_ctx_reserve gives); outside one, malloc's. A buffer malloc'd and freed
+ * at every run cost its pages again each time (glibc gives a freed top of the heap back):
+ * GroupQueryAttention's 144 KiB at two threads, 0.06 -> 0.6 ms a decode step, with the other
+ * thread's TLB flushed each time. At most OM_SCRATCH_MOST at once a step; a leaf kernel's
+ * (not across om_ctx_run_graph); the runner releases what a kernel failed to give back.
+ */
+om_kind om_ctx_scratch(const om_ctx *c, size_t bytes, const char *what, void **p);
+/** Gives back om_ctx_scratch's p (NULL: nothing). */
+void om_ctx_scratch_done(const om_ctx *c, void *p);
+#define OM_SCRATCH_MOST 4
 /**
  * A kernel with several implementations (Conv's table, kernels/conv/conv_impl.c) names the one
  * it runs, a static string: the step keeps it as its run-time record, beside the plan-time one

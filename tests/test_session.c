@@ -159,6 +159,31 @@ static om_kind copy_kernel(om_ctx *c)
 	return OM_OK;
 }
 
+/* TScratch: y = -x through om_ctx_scratch's buffer of x's bytes (and, when x[0] is 7, a
+ * second one it does not give back, for the runner to release); the buffer's address goes
+ * into scratch_seen */
+static const void *scratch_seen[8];
+static int nscratch_seen;
+
+static om_kind scratch_kernel(om_ctx *c)
+{
+	const float *a = c->in[0]->data;
+	const int64_t n = om_tensor_numel(c->out[0]);
+	float *t, *kept;
+	om_kind rc = om_ctx_scratch(c, c->in[0]->nbytes, "TScratch's buffer", (void **)&t);
+	if (rc)
+		return rc;
+	if (nscratch_seen < 8)
+		scratch_seen[nscratch_seen++] = t;
+	for (int64_t i = 0; i < n; i++)
+		t[i] = -a[i];
+	memcpy(c->out[0]->data, t, c->out[0]->nbytes);
+	om_ctx_scratch_done(c, t);
+	if (n && a[0] == 7)
+		return om_ctx_scratch(c, 64, "TScratch's kept buffer", (void **)&kept);
+	return OM_OK;
+}
+
 /* no signatures (NULL): these rows are not checked */
 static const om_op test_rows[] = {
 	{"TToStr", "", 1, tostr_infer, tostr_kernel, 0, NULL, OM_OPC_NONE, NULL, 0, NULL},
@@ -172,6 +197,7 @@ static const om_op test_rows[] = {
 	{"TCall", "", 1, need_infer, call_kernel, OM_OP_CONTROL | OM_OP_EXACT, NULL, OM_OPC_NONE, NULL, 0, NULL},
 	{"TNoKernel", "", 1, same_infer, NULL, 0, NULL, OM_OPC_NONE, NULL, 0, NULL},
 	{"TNeed", "", 1, same_infer, need_kernel, 0, NULL, OM_OPC_NONE, NULL, 0, NULL},
+	{"TScratch", "", 1, same_infer, scratch_kernel, 0, NULL, OM_OPC_NONE, NULL, 0, NULL},
 };
 static const om_op_table test_table = OM_TABLE(test_rows);
 
@@ -433,6 +459,53 @@ static void buffers_reused(void **state)
 	assert_true(om_session_peak_bytes(s) <= 2 * one + 256);
 	assert_true(pool <= 2 * one + 256);
 	assert_int_equal(om_session_pool_bytes(s), pool);
+	om_session_free(s);
+	om_model_free(m);
+}
+
+/* om_ctx_scratch in a session: a pool block, the same run after run (nothing malloc'd per
+ * run), counted in the pool's bytes and against max_memory; what a kernel does not give back
+ * the runner releases. y = TScratch(TScratch(x)) over 1 MiB. */
+static void scratch_from_pool(void **state)
+{
+	(void)state;
+	om_model *m = new_model();
+	om_graph *g = m->graph;
+	const int64_t d[] = {256, 1024};
+	om_value *x = input(g, "x", OM_FLOAT, 2, d);
+	output(g, op1(g, "TScratch", "y", op1(g, "TScratch", "a", x, NULL), NULL));
+	om_session *s = create(m, NULL);
+	static float xv[256 * 1024];
+	for (int i = 0; i < 256 * 1024; i++)
+		xv[i] = (float)i;
+	om_tensor in = ftensor(xv, 2, d), out;
+	om_status st = {0};
+	const size_t one = sizeof xv;
+	nscratch_seen = 0;
+	for (int run = 0; run < 3; run++) {
+		assert_int_equal(om_session_run(s, &in, 1, &out, 1, &st), OM_OK);
+		assert_true(((float *)out.data)[77] == 77);
+		om_tensor_free(&out);
+	}
+	assert_int_equal(nscratch_seen, 6);
+	/* runs 2 and 3 (after the arena's layout) take the same places */
+	assert_ptr_equal(scratch_seen[2], scratch_seen[4]);
+	assert_ptr_equal(scratch_seen[3], scratch_seen[5]);
+	assert_true(om_session_pool_bytes(s) >= 2 * one); /* a, and a scratch beside it */
+	/* a kernel that keeps one: released when it returns (the next runs still fit) */
+	xv[0] = 7;
+	for (int run = 0; run < 2; run++) {
+		assert_int_equal(om_session_run(s, &in, 1, &out, 1, &st), OM_OK);
+		assert_true(((float *)out.data)[0] == 7);
+		om_tensor_free(&out);
+	}
+	xv[0] = 0;
+	om_session_free(s);
+	/* under a limit that holds a and y but not a scratch beside them */
+	om_session_options o = {.max_memory = 2 * one + one / 2};
+	s = create(m, &o);
+	assert_int_equal(om_session_run(s, &in, 1, &out, 1, &st), OM_ERR_INVALID_INPUT);
+	assert_non_null(strstr(st.msg, "TScratch's buffer"));
 	om_session_free(s);
 	om_model_free(m);
 }
@@ -837,6 +910,7 @@ int main(void)
 		cmocka_unit_test(need_value_never_public),
 		cmocka_unit_test(profile_control_exclusive),
 		cmocka_unit_test(strings_owned_by_run),
+		cmocka_unit_test(scratch_from_pool),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

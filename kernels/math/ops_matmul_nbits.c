@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bigbuf.h"
 #include "f32_bridge.h"
 #include "gemm.h"
 #include "nbits.h"
@@ -181,10 +180,9 @@ static om_kind nbits_float(om_ctx *c)
 		j.tn = PANEL_N;
 		j.tk = (PANEL_K + piece - 1) / piece * piece;
 		j.tk = j.tk < j.kp ? j.tk : j.kp;
-		if ((rc = om_ctx_reserve(c, sizeof(float) * (size_t)(p.M * j.kp), "A in lanes")))
+		if ((rc = om_ctx_scratch(c, sizeof(float) * (size_t)(p.M * j.kp), "A in lanes",
+					 (void **)&perm)))
 			return rc;
-		if (!(perm = om_malloc_touched(sizeof(float) * (size_t)(p.M * j.kp))))
-			return om_error(c->st, OM_ERR_NOMEM, c->node, "no memory for A's copy");
 		om_nbits_lane_order(&p, j.kp, perm);
 		j.a = perm, j.lda = j.kp;
 	}
@@ -193,15 +191,14 @@ static om_kind nbits_float(om_ctx *c)
 	const int64_t per = p.M * p.K * j.tn, grain = per >= (1 << 20) ? 1 : (1 << 20) / per;
 	const int slots = om_par_slots(c->threads, tiles, grain);
 	const size_t bytes = sizeof(float) * (size_t)(j.tn * j.tk) * (size_t)slots;
-	if ((rc = om_ctx_reserve(c, bytes, "MatMulNBits' dequantized tiles")) ||
-	    !(j.tiles = om_malloc_touched(bytes))) {
-		free(perm);
-		return rc ? rc : om_error(c->st, OM_ERR_NOMEM, c->node, "no memory for the tiles");
+	if ((rc = om_ctx_scratch(c, bytes, "MatMulNBits' dequantized tiles", (void **)&j.tiles))) {
+		om_ctx_scratch_done(c, perm);
+		return rc;
 	}
 	om_ctx_chose(c, "tiles");
 	om_par_for_slots(c->threads, tiles, grain, nbits_tiles, &j);
-	free(j.tiles);
-	free(perm);
+	om_ctx_scratch_done(c, j.tiles);
+	om_ctx_scratch_done(c, perm);
 	return OM_OK;
 }
 

@@ -297,17 +297,15 @@ static om_kind gq_kernel(om_ctx *c)
 	om_tensor *pk = c->nout > 1 ? c->out[1] : NULL, *pv = c->nout > 2 ? c->out[2] : NULL;
 	const size_t own = (pk ? 0 : cache) + (pv ? 0 : cache); /* absent presents: scratch */
 	const size_t bytes = sizeof(float) * (size_t)per * (size_t)slots + own;
-	if ((rc = om_ctx_reserve(c, bytes, "GroupQueryAttention's scratch")))
+	float *scratch;
+	if ((rc = om_ctx_scratch(c, bytes, "GroupQueryAttention's scratch", (void **)&scratch)))
 		return rc;
-	float *scratch = malloc(bytes ? bytes : 1);
-	if (!scratch)
-		return om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory");
 	char *mine = (char *)(scratch + (size_t)per * (size_t)slots);
 	gqa_out o = {c->out[0]->data, pk ? pk->data : mine, pv ? pv->data : mine + (pk ? 0 : cache),
 		     p.qk_mode ? c->out[3]->data : NULL};
 	gq_job j = {&p, &o, chunk, per, scratch};
 	om_par_for_slots(c->threads, n, 1, gq_piece, &j);
-	free(scratch);
+	om_ctx_scratch_done(c, scratch);
 	return OM_OK;
 }
 
