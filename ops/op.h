@@ -296,13 +296,14 @@ om_kind om_ctx_reserve(const om_ctx *c, size_t bytes, const char *what);
  * limit (the error om_ctx_reserve gives); outside one, malloc's. A buffer malloc'd and freed
  * at every run cost its pages again each time (glibc gives a freed top of the heap back):
  * GroupQueryAttention's 144 KiB at two threads, 0.06 -> 0.6 ms a decode step, with the other
- * thread's TLB flushed each time. At most OM_SCRATCH_MOST at once a step; a leaf kernel's
- * (not across om_ctx_run_graph); the runner releases what a kernel failed to give back.
+ * thread's TLB flushed each time. At most OM_SCRATCH_MOST at once in a run (the steps a
+ * control step runs in its subgraphs count with its own); the runner releases what a kernel
+ * did not give back when it returns.
  */
 om_kind om_ctx_scratch(const om_ctx *c, size_t bytes, const char *what, void **p);
 /** Gives back om_ctx_scratch's p (NULL: nothing). */
 void om_ctx_scratch_done(const om_ctx *c, void *p);
-#define OM_SCRATCH_MOST 4
+#define OM_SCRATCH_MOST 8
 /**
  * A kernel with several implementations (Conv's table, kernels/conv/conv_impl.c) names the one
  * it runs, a static string: the step keeps it as its run-time record, beside the plan-time one
