@@ -20,5 +20,7 @@ void om_bigbuf_free(void *p, size_t bytes);
  *  soon. glibc serves a large malloc from a fresh mapping (above its mmap threshold) or from
  *  heap pages it may have given back, so such a buffer made in every call page-faults again. */
 void *om_malloc_touched(size_t bytes);
+/** The same, aligned to `align` (a power of two, a multiple of sizeof(void *)). */
+void *om_aligned_touched(size_t align, size_t bytes);
 
 #endif

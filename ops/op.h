@@ -291,9 +291,10 @@ static inline bool om_ctx_own_copy(const om_ctx *c, int32_t i, bool give_back)
 om_kind om_ctx_reserve(const om_ctx *c, size_t bytes, const char *what);
 /**
  * Scratch of a kernel's own until it returns: *p gets at least `bytes` bytes (malloc's
- * alignment), given back by om_ctx_scratch_done (p NULL: nothing). In a session they are a
- * block of the run's buffer pool, kept for the next runs and counted against the memory
- * limit (the error om_ctx_reserve gives); outside one, malloc's. A buffer malloc'd and freed
+ * alignment; 64 bytes in a session), given back by om_ctx_scratch_done (p NULL: nothing). In a
+ * session they lie in the runner's scratch stack (runtime/scratch.h), kept for the next runs
+ * and counted against the memory limit (the error om_ctx_reserve gives); outside one,
+ * malloc's. A buffer malloc'd and freed
  * at every run cost its pages again each time (glibc gives a freed top of the heap back):
  * GroupQueryAttention's 144 KiB at two threads, 0.06 -> 0.6 ms a decode step, with the other
  * thread's TLB flushed each time. At most OM_SCRATCH_MOST at once in a run (the steps a

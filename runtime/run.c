@@ -134,39 +134,27 @@ static om_kind ctx_reserve(const om_ctx *c, size_t bytes, const char *what)
 	return OM_OK;
 }
 
-/* om_ctx_scratch: a block of the run's pool, busy until given back */
+/* om_ctx_scratch: the runner's scratch stack (scratch.h), within the memory limit with the
+ * pool's busy blocks */
 static om_kind ctx_scratch(const om_ctx *c, size_t bytes, const char *what, void **p)
 {
 	om_runner *r = c->runner;
-	if (r->nscratch >= OM_SCRATCH_MOST)
+	const size_t used = r->pool.busy_bytes + r->scratch.busy;
+	if (r->pool.limit && (bytes > r->pool.limit || used > r->pool.limit - bytes))
+		return over_limit(r, c->node, what, bytes, c->st);
+	if (r->scratch.n >= OM_SCRATCH_MOST)
 		return om_error(c->st, OM_ERR_INTERNAL, c->node,
 				"more than %d scratch buffers at once", OM_SCRATCH_MOST);
-	const int32_t b = om_pool_get(&r->pool, bytes ? bytes : 1);
-	if (b == OM_POOL_OVER_LIMIT)
-		return over_limit(r, c->node, what, bytes, c->st);
-	if (b < 0)
+	if (!om_scratch_take(&r->scratch, bytes, p))
 		return om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory for %zu bytes of %s",
 				bytes, what);
-	r->pool.b[b].refs = 1;
-	r->scratch[r->nscratch++] = b;
-	*p = r->pool.b[b].ptr;
 	return OM_OK;
-}
-
-static void scratch_release(om_runner *r, int i)
-{
-	om_pool_release(&r->pool, r->scratch[i]);
-	r->scratch[i] = r->scratch[--r->nscratch];
 }
 
 static void ctx_scratch_done(const om_ctx *c, void *p)
 {
 	om_runner *r = c->runner;
-	for (int i = 0; i < r->nscratch; i++)
-		if (r->pool.b[r->scratch[i]].ptr == p) {
-			scratch_release(r, i);
-			return;
-		}
+	om_scratch_give(&r->scratch, p);
 }
 
 static const om_run_services services; /* what a run offers the kernels: defined below */
@@ -383,11 +371,10 @@ static om_kind run_step(om_runner *r, om_frame *f, const om_step *sp, om_status 
 					      "the Add absorbed into this step broadcasts in this "
 					      "run (its shapes agreed at plan time)");
 		}
-		const int scratch0 = r->nscratch; /* a control step's subgraph steps nest */
+		const int scratch0 = r->scratch.n; /* a control step's subgraph steps nest */
 		if (!rc)
 			rc = sp->op->kernel(&c);
-		while (r->nscratch > scratch0) /* what the kernel did not give back */
-			scratch_release(r, r->nscratch - 1);
+		om_scratch_give_from(&r->scratch, scratch0); /* what the kernel did not give back */
 		/* a gather of many rows (a prompt's tokens) gives the table's pages back (plan.c);
 		 * a decode step's one row leaves its 64 KiB mapped: given back after every step it
 		 * cost a faulted window in each (small_gqa decode 515-550 -> 373-398 tokens/s) */

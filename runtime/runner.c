@@ -67,7 +67,7 @@ void om_runner_release(om_session *s, om_runner *r)
 		s->last_mode[i] = r->steps[i].mode;
 		s->last_impl[i] = r->steps[i].impl;
 	}
-	r->bytes = r->pool.bytes;
+	r->bytes = r->pool.bytes + r->scratch.cap;
 	r->peak = r->pool.peak_busy;
 	r->next_idle = s->idle;
 	s->idle = r;
@@ -87,6 +87,7 @@ void om_runner_free(om_runner *r)
 	}
 	free(r->steps);
 	om_pool_free(&r->pool);
+	om_scratch_free(&r->scratch);
 	free(r->prof);
 	for (int64_t i = 0; i < r->nstrs; i++)
 		free(r->strs[i]);

@@ -14,6 +14,7 @@
 #define OM_RUNNER_H
 
 #include "plan.h"
+#include "scratch.h"
 
 /* A step's part of a runner (om_step.ix): what its kernel and its inference keep across runs. */
 typedef struct om_step_state {
@@ -40,8 +41,7 @@ typedef struct om_runner {
 	int64_t deadline_ns; /* CLOCK_MONOTONIC time the run must end by; 0: none */
 	size_t bytes, peak;  /* pool.bytes and pool.peak_busy when its last run ended */
 	uint64_t rng_key, rng_draws; /* unseeded random ops' keys: rng_key's stream (random.h) */
-	int32_t scratch[OM_SCRATCH_MOST]; /* the running kernel's om_ctx_scratch blocks */
-	int nscratch;
+	om_scratch scratch; /* kernels' work buffers (om_ctx_scratch) */
 } om_runner;
 
 /** An idle runner of s, or a new one; NULL (with *st set) when out of memory. */
