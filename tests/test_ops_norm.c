@@ -585,6 +585,67 @@ static void skip_simplified(void **state)
 		}
 }
 
+/* skip [1, S, H] or [S, H] for an input [B, S, H] (ONNX Runtime 1.30 broadcasts it over the
+ * batch; tests/cases/contrib/skip_*_sh hold its values): every output the same bits as the node
+ * given the skip repeated to [B, S, H], both ops, both modes; a skip of other rows is refused */
+static void skip_run(const char *op, int exact, int32_t rank, const int64_t *sdims,
+		     const float *skip, om_tensor *out, om_kind want)
+{
+	enum { B = 2, S = 3, W = 7 };
+	static const int64_t xd[] = {B, S, W}, w = W;
+	float x[B * S * W], g[W], b[W];
+	for (int i = 0; i < B * S * W; i++)
+		x[i] = (float)((i * 37) % 23) / 4.0f - 2.0f;
+	for (int i = 0; i < W; i++)
+		g[i] = 0.5f + (float)(i % 4) * 0.25f, b[i] = (float)(i % 3) - 1.0f;
+	const bool rms = !strcmp(op, "SkipSimplifiedLayerNormalization");
+	om_model *m = om_model_new();
+	om_node *nd = nt_add_node(m, op, rms ? 4 : 5, 4);
+	nd->domain = "com.microsoft";
+	om_tensor tx = nt_tensor(OM_FLOAT, 3, xd, x), ts = nt_tensor(OM_FLOAT, rank, sdims, skip);
+	om_tensor tg = nt_tensor(OM_FLOAT, 1, &w, g), tb = nt_tensor(OM_FLOAT, 1, &w, b);
+	const om_tensor *in[] = {&tx, &ts, &tg, &tb, &tb}; /* LN: beta = the bias's values */
+	om_status st = {0};
+	assert_int_equal(nt_run_threads(nd, 1, in, out, exact, 2, &st), want);
+	om_model_free(m);
+}
+
+static void skip_broadcast(void **state)
+{
+	(void)state;
+	enum { B = 2, S = 3, W = 7 };
+	float full[B * S * W], one[S * W];
+	for (int i = 0; i < S * W; i++)
+		one[i] = (float)(i % 7) / 8.0f - (float)(i % 5) / 3.0f;
+	for (int i = 0; i < B * S * W; i++)
+		full[i] = one[i % (S * W)];
+	static const int64_t fd[] = {B, S, W}, d1[] = {1, S, W}, d2[] = {S, W};
+	static const int64_t bad3[] = {1, 2, W}, bad2[] = {B * S, W};
+	static const char *const ops[] = {"SkipSimplifiedLayerNormalization",
+					  "SkipLayerNormalization"};
+	for (int o = 0; o < 2; o++)
+		for (int exact = 0; exact < 2; exact++) {
+			om_tensor want[4], got[4];
+			skip_run(ops[o], exact, 3, fd, full, want, OM_OK);
+			for (int f = 0; f < 2; f++) {
+				skip_run(ops[o], exact, f ? 2 : 3, f ? d2 : d1, one, got, OM_OK);
+				for (int i = 0; i < 4; i++) {
+					assert_int_equal(om_tensor_numel(&got[i]),
+							 om_tensor_numel(&want[i]));
+					assert_memory_equal(got[i].data, want[i].data,
+							    om_tensor_numel(&want[i]) *
+								    sizeof(float));
+					assert_int_equal(got[i].rank, want[i].rank);
+					om_tensor_free(&got[i]);
+				}
+			}
+			for (int i = 0; i < 4; i++)
+				om_tensor_free(&want[i]);
+			skip_run(ops[o], exact, 3, bad3, one, got, OM_ERR_UNSUPPORTED);
+			skip_run(ops[o], exact, 2, bad2, full, got, OM_ERR_UNSUPPORTED);
+		}
+}
+
 /* the Skip rows on float16 and bfloat16 (through om_run_as_f32): outputs 0 and 3 in the input's
  * type, each the float rows' result rounded to it, mean and inv_std_var float with the float
  * rows' bits, in both modes (inputs exact in both types); a bias of another type is refused */
@@ -665,6 +726,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(softmax_forms),  cmocka_unit_test(hardmax_and_lp),
 		cmocka_unit_test(skip_simplified), cmocka_unit_test(skip_half_types),
+		cmocka_unit_test(skip_broadcast),
 		cmocka_unit_test(softmax_types_and_errors), cmocka_unit_test(layer_norm),
 		cmocka_unit_test(instance_norm),  cmocka_unit_test(batch_norm),
 		cmocka_unit_test(batch_norm_training), cmocka_unit_test(mean_variance),

@@ -142,7 +142,8 @@ static om_kind om_ln_kernel(om_ctx *c) /* also ONNX Runtime's LayerNormalization
 
 /* com.microsoft SkipLayerNormalization(input, skip, gamma, beta?, bias?) and
  * SkipSimplifiedLayerNormalization(input, skip, gamma, bias?) (LN_RMS: no beta, no mean taken
- * out, output 1 (mean) is 0), for input and skip of one shape and a 1-D bias of the last dim,
+ * out, output 1 (mean) is 0), for input and skip of one shape (or skip [1, S, H] or [S, H] for
+ * an input [B, S, H]: skip_fits) and a 1-D bias of the last dim,
  * all of one type: float, or float16/bfloat16 through om_run_as_f32 (converted to float, the
  * outputs 0 and 3 rounded back; mean and inv_std_var stay float, ONNX Runtime's type U; its
  * float16 rows also compute in float): per row, the sum input + (skip + bias) in float (for
@@ -156,6 +157,16 @@ static const om_tensor *skip_bias(const om_ctx *c)
 	return c->nin > at ? c->in[at] : NULL;
 }
 
+/* skip of input's shape, or, for an input [B, S, H], [1, S, H] or [S, H]: one skip for every
+ * batch, as ONNX Runtime 1.30's CPU kernel broadcasts it (skip_layer_norm_helper.h) */
+static bool skip_fits(const om_tensor *x, const om_tensor *sk)
+{
+	if (sk->rank == x->rank && !memcmp(x->dims, sk->dims, sizeof(int64_t) * (size_t)x->rank))
+		return true;
+	return x->rank == 3 && (sk->rank == 2 || (sk->rank == 3 && sk->dims[0] == 1)) &&
+	       sk->dims[sk->rank - 2] == x->dims[1] && sk->dims[sk->rank - 1] == x->dims[2];
+}
+
 static om_kind skip_ln_ctx(om_ctx *c, om_ctx *lc, const om_tensor **lin, om_tensor **lout)
 {
 	const om_tensor *x = c->nin > 1 ? c->in[0] : NULL, *sk = c->nin > 1 ? c->in[1] : NULL;
@@ -166,12 +177,12 @@ static om_kind skip_ln_ctx(om_ctx *c, om_ctx *lc, const om_tensor **lin, om_tens
 		return om_error(c->st, OM_ERR_INVALID_MODEL, c->node,
 				"%s takes input, skip and gamma", name);
 	if ((x->dtype != OM_FLOAT && !om_f32_bridged(x->dtype, false)) || sk->dtype != x->dtype ||
-	    x->rank < 1 || sk->rank != x->rank ||
-	    memcmp(x->dims, sk->dims, sizeof(int64_t) * (size_t)x->rank) ||
+	    x->rank < 1 || !skip_fits(x, sk) ||
 	    (b && (b->dtype != x->dtype || b->rank != 1 || b->dims[0] != x->dims[x->rank - 1])))
 		return om_error(c->st, OM_ERR_UNSUPPORTED, c->node,
 				"%s: float, float16 or bfloat16 input, skip of its type and shape "
-				"and a 1-D bias of its type and last dim only", name);
+				"(or [1, S, H] or [S, H] for an input [B, S, H]) and a 1-D bias of its "
+				"type and last dim only", name);
 	lin[0] = x;
 	lin[1] = c->in[2];
 	lin[2] = !rms && c->nin > 3 ? c->in[3] : NULL;
@@ -201,6 +212,7 @@ static om_kind om_skip_ln_infer(om_ctx *c)
 typedef struct skip_job {
 	norm_std *l; /* read only (om_norm_standardize's argument) */
 	int64_t n;
+	int64_t skip_rows;            /* rows of skip: a row o reads skip row o % skip_rows */
 	const float *x, *skip, *bias; /* bias: NULL when absent */
 	float *sum, *y;               /* sum: input_skip_bias_sum, NULL when not asked */
 	double *rows;                 /* per worker: n + 1 doubles, then n + 1 floats */
@@ -218,7 +230,7 @@ static void skip_rows(void *arg, int64_t lo, int64_t hi, int slot)
 	double *row = j->rows + (size_t)slot * (size_t)(2 * (n + 1));
 	float *tmp = (float *)(row + n + 1);
 	for (int64_t o = lo; o < hi; o++) {
-		const float *xr = j->x + o * n, *sr = j->skip + o * n;
+		const float *xr = j->x + o * n, *sr = j->skip + (o % j->skip_rows) * n;
 		float *s = j->sum ? j->sum + o * n : tmp, *yr = j->y + o * n;
 		if (j->bias)
 			for (int64_t k = 0; k < n; k++)
@@ -278,7 +290,10 @@ static om_kind skip_ln_f32(om_ctx *c)
 	double *rows = rc ? NULL : malloc(per * (size_t)slots);
 	if (!rc && !rows)
 		rc = om_error(c->st, OM_ERR_NOMEM, c->node, "no memory for the rows");
-	skip_job j = {.l = &l, .n = n, .x = x->data, .skip = c->in[1]->data,
+	/* skip_fits: skip's last dim is n, its rows S or B * S (n = 0: no rows, none read) */
+	const int64_t srows = n ? om_tensor_numel(c->in[1]) / n : 1;
+	skip_job j = {.l = &l, .n = n, .skip_rows = srows ? srows : 1, .x = x->data,
+		      .skip = c->in[1]->data,
 		      .bias = skip_bias(c) ? skip_bias(c)->data : NULL,
 		      .sum = c->nout > 3 && c->out[3] ? c->out[3]->data : NULL,
 		      .y = c->out[0]->data, .rows = rows};
