@@ -9,7 +9,8 @@ ONNX Runtime takes position_ids[0][0] + s), local_window_size, softcap, packed Q
 a prompt after a past, attention_bias, head_sink, smooth_softmax, causal 0, scale, qk_output
 1 and 2, float16; quantized caches (k/v_quant_type, kv_cache_bit_width, k_scale, v_scale): int8
 and int4, per tensor and per channel, decoding, a first prompt without a past, a prompt after a
-past, a present longer than the total, rotary, float16, GQA ratio 4, a window.
+past, a present longer than the total, rotary, float16, GQA ratio 4, a window; a window over
+right-padded prompts of batch 2 and 3 (padding rows: ONNX Runtime's keys, or zeros).
 usage: /usr/bin/python3 tests/gen_cases_gqa.py
 """
 import os
@@ -134,3 +135,9 @@ case('q4_f16_channel_prompt', 1, 4, 4, 2, 16, 0, [3], 4, dt=np.float16,
      quant=('PER_CHANNEL', 4))
 case('q8_window_softcap', 1, 1, 4, 2, 16, 20, [20], 21, local_window_size=5, softcap=2.0,
      quant=('PER_CHANNEL', 8))
+# a local window over right-padded prompts (issue 34, a generated decoder of batch 2): a padding
+# row past its batch's total sees the keys from its own position - window up to the total, none
+# (zeros) when that range is empty, as ONNX Runtime 1.30 computes it
+case('window_prompt_b2_padded', 2, 6, 4, 2, 16, None, [5, 2], 6, local_window_size=3)
+case('f16_window_rotary_prompt_b3_padded', 3, 7, 4, 1, 16, 0, [6, 1, 3], 7, dt=np.float16,
+     rot=8, local_window_size=2)

@@ -127,13 +127,19 @@ static double bias_at(const gqa_plan *p, int64_t b, int64_t h, int64_t s, int64_
 	return v;
 }
 
-/* the keys query row s of batch b sees: [*lo, *hi) */
+/* the keys query row s of batch b sees: [*lo, *hi). A padding row past the batch's total T (a
+ * first prompt shorter than S) differs by type in ONNX Runtime 1.30's CPU kernel, which omopt
+ * follows: for float, the local window counts back from the row's own position past + s + 1,
+ * so the row sees [past + s + 1 - window, T), none when that is empty (its output is zeros);
+ * for float16 (and bfloat16 here), from the frontier T, the last window keys */
 static void row_range(const gqa_plan *p, int64_t T, int64_t past, int64_t s, int64_t *lo,
 		      int64_t *hi)
 {
-	const int64_t L = p->causal && past + s + 1 < T ? past + s + 1 : T;
+	const int64_t at = p->causal ? past + s + 1 : T;
+	const int64_t L = at < T ? at : T, from = p->dt == OM_FLOAT ? at : L;
+	const int64_t w = p->window > 0 && from > p->window ? from - p->window : 0;
 	*hi = L;
-	*lo = p->window > 0 && L > p->window ? L - p->window : 0;
+	*lo = w < L ? w : L;
 }
 
 typedef struct gqa_row {
@@ -199,6 +205,16 @@ static void group_pass(const gqa_plan *p, const gqa_out *o, const gqa_bufs *w, i
 	row_range(p, T, past, s0, &c0, &hi);
 	row_range(p, T, past, s1 - 1, &lo, &c1);
 	const int64_t nc = c1 - c0;
+	if (nc == 0) { /* padding rows that see no key (row_range): zeros */
+		for (int64_t g = 0; g < p->G; g++)
+			for (int64_t s = s0; s < s1; s++) {
+				const int64_t at = ((b * p->S + s) * p->Hq + kh * p->G + g) * D;
+				memset(o->y + (size_t)at * p->es, 0, (size_t)D * p->es);
+				if (p->qk_mode)
+					qk_store(p, o, &(gqa_row){b, kh * p->G + g, s, 0, 0}, w->d);
+			}
+		return;
+	}
 	for (int64_t g = 0; g < p->G; g++)
 		for (int64_t s = s0; s < s1; s++) {
 			float *q = w->q + (g * n + s - s0) * D;
