@@ -107,6 +107,8 @@ enum om_opcode {
 	OM_OPC_MS_MATMUL_INT_FLOAT, OM_OPC_MS_DYNQ_MATMUL,
 	/* ai.onnx, added later (merge_ifs) */
 	OM_OPC_EQUAL, OM_OPC_NOT, OM_OPC_SHAPE, OM_OPC_SIZE, OM_OPC_GATHER,
+	/* ai.onnx.preview.training (passes/lower_gradient.c) */
+	OM_OPC_GRADIENT,
 	OM_OPC_COUNT
 };
 _Static_assert(OM_OPC_COUNT <= 64, "a set of opcodes is a uint64_t");

@@ -231,16 +231,22 @@ static om_kind om_pass_run(om_model *m, int32_t level, const om_simplify_options
 	if (!rc)
 		rc = om_pipeline_prepare(m, &opt, st);
 	run_state r = {.opt = &opt, .fn = fn, .user = user, .brk = brk};
+	int32_t held = 0; /* values Gradient nodes name, kept as outputs (lower_gradient.c) */
+	if (!rc)
+		rc = om_gradient_hold(m, &held, st);
 	if (!rc)
 		rc = run_simplify(&r, m, &opt, st);
 	for (int32_t l = OM_LEVEL_SIMPLIFY + 1; l <= level && !rc && !r.stop; l++) {
 		om_pass_ctx c;
-		if (om_pass_ctx_open(&c, m, &opt, st))
-			return st->kind;
+		if (om_pass_ctx_open(&c, m, &opt, st)) {
+			rc = st->kind;
+			break;
+		}
 		r.c = &c;
 		rc = run_level(&r, l);
 		om_pass_ctx_close(&c);
 	}
+	om_gradient_release(m, held);
 	return rc;
 }
 

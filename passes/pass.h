@@ -271,4 +271,16 @@ om_kind om_fuse_into_conv(om_pass_ctx *c, om_graph *g, om_node *conv, const om_t
 			  const om_tensor *b, om_node *fused, bool *done);
 
 
+/** Whether m's main graph has an ai.onnx.preview.training Gradient node. */
+bool om_model_has_gradient(const om_model *m);
+/** Replaces every Gradient node of m's main graph that a graph output depends on by the
+ *  backward nodes of its forward computation (lower_gradient.c); OM_ERR_UNSUPPORTED naming
+ *  the op when a node on its path has no derivative rule (m is then partly rewritten). */
+om_kind om_lower_gradients(om_model *m, om_status *st);
+/** The values m's Gradient nodes name (y, xs, zs) that are not graph outputs become extra
+ *  graph outputs while the passes run (*held of them, appended); om_gradient_release removes
+ *  them. */
+om_kind om_gradient_hold(om_model *m, int32_t *held, om_status *st);
+void om_gradient_release(om_model *m, int32_t held);
+
 #endif

@@ -83,3 +83,23 @@ om_kind om_model_check(const om_model *m, om_status *st)
 				(long long)m->ir_version, OM_IR_VERSION_MAX);
 	return m->graph ? check_graph(m, m->graph, st) : OM_OK;
 }
+
+/* ---- derivative rules (ops/grad.h) -------------------------------------------------------- */
+
+extern const om_grad_table *const om_grad_tables[];
+extern const size_t om_grad_ntables;
+
+om_grad_fn om_op_grad(const om_op *op)
+{
+	if (!op)
+		return NULL;
+	const char *domain = om_op_domain_key(op->domain);
+	for (size_t t = 0; t < om_grad_ntables; t++)
+		for (size_t i = 0; i < om_grad_tables[t]->count; i++) {
+			const om_grad_rule *r = &om_grad_tables[t]->rules[i];
+			if (!strcmp(r->name, op->name) &&
+			    !strcmp(om_op_domain_key(r->domain), domain))
+				return r->fn;
+		}
+	return NULL;
+}

@@ -9,6 +9,7 @@
 #ifndef OM_REGISTRY_H
 #define OM_REGISTRY_H
 
+#include "grad.h"
 #include "op.h"
 
 /** The row for op in domain at opset `opset`: highest since <= opset. NULL when none. */
@@ -24,6 +25,9 @@ bool om_node_has(const om_model *m, const om_node *n, uint32_t flags);
 /** InvalidModel unless m's IR version is 0 (absent) to OM_IR_VERSION_MAX and every node of
  *  every graph that has a row fits its signature (om_node_check). The loader calls it. */
 om_kind om_model_check(const om_model *m, om_status *st);
+/** The derivative rule of op's row (ops/grad.h; the families' om_grad_table, listed in
+ *  registry_tables.c), or NULL when it has none. */
+om_grad_fn om_op_grad(const om_op *op);
 /** Calls fn for every registered row (tools, docs, tests). */
 void om_op_each(void (*fn)(const om_op *op, void *arg), void *arg);
 

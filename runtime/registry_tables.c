@@ -1,6 +1,7 @@
 /* registry_tables.c — the list of every kernel family's op table (registry.c looks rows up
  * in it through the index gen_op_index.c sorts at build time). */
 #include "op_index.h"
+#include "grad.h"
 
 /* one line per kernel file; a file that defines a table must be listed here */
 extern const om_op_table om_ops_view, om_ops_move, om_ops_index, om_ops_generate,
@@ -81,3 +82,12 @@ const om_op_table *const om_op_tables[] = {
 };
 
 const size_t om_op_ntables = sizeof om_op_tables / sizeof om_op_tables[0];
+
+/* the families' derivative rules (ops/grad.h; om_op_grad) */
+extern const om_grad_table om_grads_math, om_grads_move;
+
+const om_grad_table *const om_grad_tables[] = {
+	&om_grads_math, &om_grads_move,
+};
+
+const size_t om_grad_ntables = sizeof om_grad_tables / sizeof om_grad_tables[0];

@@ -68,13 +68,6 @@ om_kind om_session_create_ex(const om_model *m, const om_session_options *opt,
 	return OM_OK;
 }
 
-om_kind om_session_create(const om_model *m, const om_session_options *opt, om_session **out,
-			  om_status *st)
-{
-	st = OM_STATUS_OR_LOCAL(st);
-	return om_public_kind(st, om_session_create_ex(m, opt, NULL, out, st));
-}
-
 int om_session_input_count(const om_session *s)
 {
 	return s->main->nrequired;

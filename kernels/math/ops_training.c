@@ -1,7 +1,8 @@
 /* ops_training.c — ai.onnx.preview.training's optimizers: Adagrad, Adam, Momentum (standard
- * and Nesterov). One node updates n tensors: inputs R (learning rate, scalar), T (update
- * count, int64 scalar), then n-tensor groups (X; G; H or V, H), outputs the new groups. Each
- * element is computed in double from the spec's formulas and rounded once to its type. */
+ * and Nesterov), and Gradient's row (below). One optimizer node updates n tensors: inputs R
+ * (learning rate, scalar), T (update count, int64 scalar), then n-tensor groups (X; G; H or
+ * V, H), outputs the new groups. Each element is computed in double from the spec's formulas
+ * and rounded once to its type. */
 #include <math.h>
 #include <string.h>
 
@@ -152,6 +153,31 @@ static om_kind training_kernel(om_ctx *c)
 	return OM_OK;
 }
 
+/* ---- Gradient ----
+ * Gradient (xs, y, zs) names its forward computation by value names of its graph; a session
+ * lowers it into backward nodes before planning (passes/lower_gradient.c, by the op rows'
+ * derivative rules). The row types its outputs (dY/dX_i has X_i's type and shape) for the
+ * passes and the planner; its kernel only runs for a Gradient the lowering did not replace
+ * (one inside a subgraph), and says so. */
+static om_kind gradient_infer(om_ctx *c)
+{
+	const om_attr *xs = om_node_attr(c->node, "xs");
+	const int64_t nxs = xs && xs->type == OM_ATTR_STRINGS ? xs->n : 0;
+	if (nxs != c->nout || c->nout > c->nin)
+		return bad(c, "Gradient has one output per name in xs, and an input for each");
+	for (int32_t i = 0; i < c->nout; i++)
+		if (c->out[i] && c->in[i])
+			om_set_shape(c->out[i], c->in[i]->dtype, c->in[i]->rank, c->in[i]->dims);
+	return OM_OK;
+}
+
+static om_kind gradient_kernel(om_ctx *c)
+{
+	return om_error(c->st, OM_ERR_UNSUPPORTED, c->node,
+			"Gradient runs lowered into backward nodes, which a session does for the "
+			"main graph's Gradient nodes only");
+}
+
 /* ---- signatures (by hand from ONNX's ai.onnx.preview.training schemas, version 1) ---- */
 
 static const om_sig_attr attrs_Adagrad_1[] = {{"decay_factor", OM_ATTR_FLOAT, 0},
@@ -173,6 +199,12 @@ static const om_sig_attr attrs_Momentum_1[] = {{"alpha", OM_ATTR_FLOAT, 1},
 static const om_sig sig_Momentum_1 = {1, 3, OM_MANY, 1, OM_MANY, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
 	attrs_Momentum_1, NULL};
 
+static const om_sig_attr attrs_Gradient_1[] = {{"xs", OM_ATTR_STRINGS, 1},
+	{"y", OM_ATTR_STRING, 1}, {"zs", OM_ATTR_STRINGS, 0}, {NULL, 0, 0}};
+/* Gradient-1: Inputs... -> Outputs... */
+static const om_sig sig_Gradient_1 = {1, 1, OM_MANY, 1, OM_MANY, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+	attrs_Gradient_1, NULL};
+
 #define D "ai.onnx.preview.training"
 static const om_op rows[] = {
 	{"Adagrad", D, 1, training_infer, training_kernel, OM_OP_EXACT, &sig_Adagrad_1,
@@ -181,6 +213,8 @@ static const om_op rows[] = {
 	 NULL, OPT_ADAM, NULL},
 	{"Momentum", D, 1, training_infer, training_kernel, OM_OP_EXACT, &sig_Momentum_1,
 	 OM_OPC_NONE, NULL, OPT_MOMENTUM, NULL},
+	{"Gradient", D, 1, gradient_infer, gradient_kernel, 0, &sig_Gradient_1, OM_OPC_GRADIENT,
+	 NULL, 0, NULL},
 };
 
 const om_op_table om_ops_training = OM_TABLE(rows);
