@@ -141,3 +141,9 @@ case('q8_window_softcap', 1, 1, 4, 2, 16, 20, [20], 21, local_window_size=5, sof
 case('window_prompt_b2_padded', 2, 6, 4, 2, 16, None, [5, 2], 6, local_window_size=3)
 case('f16_window_rotary_prompt_b3_padded', 3, 7, 4, 1, 16, 0, [6, 1, 3], 7, dt=np.float16,
      rot=8, local_window_size=2)
+# ... but with softcap (and smooth_softmax, qk_output) ONNX Runtime's float path counts the
+# window back from the total, as its float16 one does
+case('window_softcap_prompt_b2_padded', 2, 7, 2, 1, 16, None, [6, 3], 7, local_window_size=3,
+     softcap=2.0)
+case('window_smooth_prompt_b2_padded', 2, 7, 2, 1, 16, None, [6, 3], 7, local_window_size=3,
+     smooth_softmax=1)

@@ -128,15 +128,19 @@ static double bias_at(const gqa_plan *p, int64_t b, int64_t h, int64_t s, int64_
 }
 
 /* the keys query row s of batch b sees: [*lo, *hi). A padding row past the batch's total T (a
- * first prompt shorter than S) differs by type in ONNX Runtime 1.30's CPU kernel, which omopt
- * follows: for float, the local window counts back from the row's own position past + s + 1,
- * so the row sees [past + s + 1 - window, T), none when that is empty (its output is zeros);
- * for float16 (and bfloat16 here), from the frontier T, the last window keys */
+ * first prompt shorter than S) differs by path in ONNX Runtime 1.30's CPU kernel, which omopt
+ * follows: in its float path without softcap, smooth_softmax or qk_output (measured), and here
+ * also without attention_bias, head_sink or a quantized cache (not measured), the local window
+ * counts back from the row's own position past + s + 1, so the row sees [past + s + 1 - window,
+ * T), none when that is empty (its output is zeros); otherwise (float16 too) from the frontier
+ * T, the last window keys */
 static void row_range(const gqa_plan *p, int64_t T, int64_t past, int64_t s, int64_t *lo,
 		      int64_t *hi)
 {
+	const bool own = p->dt == OM_FLOAT && !(p->softcap > 0) && !p->smooth && !p->sink &&
+			 !p->bias && !p->qk_mode && !p->qbits;
 	const int64_t at = p->causal ? past + s + 1 : T;
-	const int64_t L = at < T ? at : T, from = p->dt == OM_FLOAT ? at : L;
+	const int64_t L = at < T ? at : T, from = own ? at : L;
 	const int64_t w = p->window > 0 && from > p->window ? from - p->window : 0;
 	*hi = L;
 	*lo = w < L ? w : L;
