@@ -16,11 +16,9 @@ om_kind om_conv_epi_keep_z(om_ctx *c, om_conv_epi *e, const float *y, size_t byt
 	*copy = NULL;
 	if (!e->z || e->z != y)
 		return OM_OK;
-	om_kind rc = om_ctx_reserve(c, bytes, "a copy of Z (Y is placed over it)");
+	om_kind rc = om_ctx_scratch(c, bytes, "a copy of Z (Y is placed over it)", (void **)copy);
 	if (rc)
 		return rc;
-	if (!(*copy = malloc(bytes ? bytes : 1)))
-		return om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory");
 	memcpy(*copy, e->z, bytes);
 	e->z = *copy;
 	return OM_OK;

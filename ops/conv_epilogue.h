@@ -56,8 +56,9 @@ static inline float om_conv_act(const om_conv_epi *e, float x)
 }
 
 /** FusedConv's Y may be placed over Z (OM_OP_INPLACE_LAST). For a path that writes Y before it
- *  reads Z: when e->z is y, Z's `bytes` copied into *copy (malloc'd, the caller frees it) and
- *  e->z pointed at the copy; else *copy is NULL. OM_ERR_NOMEM, or the memory limit's error. */
+ *  reads Z: when e->z is y, Z's `bytes` copied into *copy (om_ctx_scratch's: the caller gives
+ *  it back with om_ctx_scratch_done) and e->z pointed at the copy; else *copy is NULL.
+ *  OM_ERR_NOMEM, or the memory limit's error. */
 om_kind om_conv_epi_keep_z(om_ctx *c, om_conv_epi *e, const float *y, size_t bytes,
 			   float **copy);
 

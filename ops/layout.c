@@ -229,11 +229,10 @@ om_kind om_layout_plain_side(om_ctx *c, uint64_t bit, const om_tensor *t, int64_
 		return OM_OK;
 	*plain = om_layout_logical(t, C);
 	plain->nbytes = sizeof(float) * (size_t)om_tensor_numel(plain);
-	om_kind rc = om_ctx_reserve(c, plain->nbytes, "a plain copy of a blocked tensor");
+	om_kind rc = om_ctx_scratch(c, plain->nbytes, "a plain copy of a blocked tensor",
+				    (void **)buf);
 	if (rc)
 		return rc;
-	if (!(*buf = malloc(plain->nbytes ? plain->nbytes : 1)))
-		return om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory");
 	if (convert)
 		om_layout_unblock_f32(t->data, t->dims[0], C, t->dims[2] * t->dims[3], t->dims[4],
 				      *buf);

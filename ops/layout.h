@@ -43,7 +43,8 @@ void om_layout_per_tensor(const om_ctx *c, om_layout_req *r);
 
 /** Position `bit` of a step (om_ctx.blocked: OM_LAYOUT_IN(i) or OM_LAYOUT_OUT(i)) as a plain
  *  float tensor of C channels in *plain: t itself when that position is plain, else a copy
- *  in *buf (malloc'd, within the run's memory limit; the caller frees it), converted from t
+ *  in *buf (om_ctx_scratch's, within the run's memory limit; the caller gives it back with
+ *  om_ctx_scratch_done), converted from t
  *  when `convert` (an input; an output's buffer is the caller's to convert back). *buf is
  *  NULL when no copy was made. OM_ERR_NOMEM or the memory limit's error. */
 om_kind om_layout_plain_side(om_ctx *c, uint64_t bit, const om_tensor *t, int64_t C,

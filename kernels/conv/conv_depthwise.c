@@ -112,12 +112,14 @@ static bool all_finite(const float *w, int64_t n)
 /* Multiply-adds worth a thread: a piece of channels does at least this many */
 enum { DW_GRAIN_MACS = 1 << 16 };
 
-/* Channels (image n, channel m) [lo, hi) of the flat N x M range; each piece makes phase
- * planes of its own (without them it takes the row loops: the same outputs) */
+/* Channels (image n, channel m) [lo, hi) of the flat N x M range; each worker slot makes phase
+ * planes in its own part of xq (without them it takes the row loops: the same outputs) */
 typedef struct dw_job {
 	const plane *p;
 	const int64_t *lo, *hi;
 	const om_dw_flat *f; /* NULL: no phase loop */
+	float *xq;           /* f's buffers, `per` floats a slot: nbuf (zeroed once) + nyw */
+	int64_t per;
 	const int64_t *tap;
 	int64_t C, M, Mg;
 	const float *x, *w;
@@ -125,15 +127,13 @@ typedef struct dw_job {
 	float *y;
 } dw_job;
 
-static void dw_piece(void *arg, int64_t c0, int64_t c1)
+static void dw_piece(void *arg, int64_t c0, int64_t c1, int slot)
 {
 	const dw_job *j = arg;
 	const plane *p = j->p;
 	const om_dw_flat *f = j->f;
 	const int64_t nk = p->kh * p->kw;
-	float *xq = NULL;
-	if (f && (xq = malloc(sizeof(float) * (size_t)(f->nbuf + f->nyw))))
-		memset(xq, 0, sizeof(float) * (size_t)f->nbuf);
+	float *xq = f ? j->xq + (size_t)slot * (size_t)j->per : NULL;
 	for (int64_t nm = c0; nm < c1; nm++) {
 		const int64_t n = nm / j->M, m = nm % j->M;
 		const float *xc = j->x + (n * j->C + m / j->Mg) * p->H * p->W;
@@ -146,7 +146,6 @@ static void dw_piece(void *arg, int64_t c0, int64_t c1)
 			depthwise_rows(p, j->lo, j->hi, xc, wm, j->e, m, off, j->y + off);
 		}
 	}
-	free(xq);
 }
 
 om_kind om_conv_depthwise(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int64_t M,
@@ -163,10 +162,24 @@ om_kind om_conv_depthwise(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C,
 		col_range(&p, j * p.dw - p.pw, &lo[j], &hi[j]);
 	om_dw_flat f;
 	const bool flat = om_dw_flat_plan(&p, &f, tap);
-	dw_job job = {&p, lo, hi, flat ? &f : NULL, tap, C, M, M / group, x, w, e, y};
+	dw_job job = {&p, lo, hi, flat ? &f : NULL, NULL, 0, tap, C, M, M / group, x, w, e, y};
 	const double macs = (double)p.OH * (double)p.OW * (double)(p.kh * p.kw);
 	const int64_t grain = macs >= DW_GRAIN_MACS ? 1 : (int64_t)(DW_GRAIN_MACS / (macs + 1)) + 1;
-	om_par_for(c->threads, N * M, grain, dw_piece, &job);
+	if (flat && N * M > 0) { /* each slot's phase planes, their padding zeroed once */
+		const int slots = om_par_slots(c->threads, N * M, grain);
+		job.per = (f.nbuf + f.nyw + 3) / 4 * 4;
+		om_kind rc = om_ctx_scratch(c, sizeof(float) * (size_t)job.per * (size_t)slots,
+					    "the depthwise phase planes", (void **)&job.xq);
+		if (rc) {
+			free(lo);
+			return rc;
+		}
+		for (int s = 0; s < slots; s++)
+			memset(job.xq + (size_t)s * (size_t)job.per, 0,
+			       sizeof(float) * (size_t)f.nbuf);
+	}
+	om_par_for_slots(c->threads, N * M, grain, dw_piece, &job);
+	om_ctx_scratch_done(c, job.xq);
 	free(lo);
 	return OM_OK;
 }

@@ -518,7 +518,7 @@ bool om_conv_dnnl(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int64_t
 	*rc = om_dnnl_conv_status(c, r, "convolution");
 	if (r == dnnl_success && !s->post && om_conv_epi_any(&ep.e))
 		om_par_for(threads, planes, (EPI_GRAIN + ep.P - 1) / ep.P, epi_rows, &ep);
-	free(z);
+	om_ctx_scratch_done(c, z);
 	return true;
 }
 

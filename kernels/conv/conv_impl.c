@@ -231,15 +231,13 @@ static om_kind im2col_run(const om_conv_case *k)
 	/* a buffer per worker (om_par_slots: 1 at one thread) */
 	const int slots = om_par_slots(c->threads, units, 1);
 	const size_t bytes = sizeof(float) * (size_t)ncol;
-	om_kind rc = om_ctx_reserve(c, bytes * (size_t)slots, "the im2col buffer");
+	float *cols;
+	om_kind rc = om_ctx_scratch(c, bytes * (size_t)slots, "the im2col buffer", (void **)&cols);
 	if (rc)
 		return rc;
-	float *cols = malloc(bytes * (size_t)slots);
-	if (!cols)
-		return om_error(c->st, OM_ERR_NOMEM, c->node, "im2col buffer");
 	j.col = cols, j.ncol = ncol;
 	om_par_for_slots(c->threads, units, 1, im2col_piece, &j);
-	free(cols);
+	om_ctx_scratch_done(c, cols);
 	return OM_OK;
 }
 
@@ -296,7 +294,7 @@ om_kind om_conv_f32_run(const om_conv_case *k)
 			    (rc = om_conv_epi_keep_z(c, &r.e, k->y, c->out[0]->nbytes, &z)))
 				return rc;
 			rc = im->run(&r);
-			free(z);
+			om_ctx_scratch_done(c, z);
 		}
 		om_ctx_chose(c, im->name);
 		return rc;

@@ -171,7 +171,8 @@ static void *big_alloc(size_t n)
 }
 
 /* U from the state when it was derived from this geometry, else computed (into the state when
- * W is a constant, else into *tmp, which the caller frees). */
+ * W is a constant, else into *tmp, om_ctx_scratch's: the caller gives it back). NULL with c's
+ * error set when there is no memory. */
 static const float *weights(om_ctx *c, const wino *g, const float *w, float **tmp)
 {
 	const int64_t key[15] = {0x57494e4f, g->m, g->M, g->Cg, g->group};
@@ -184,14 +185,16 @@ static const float *weights(om_ctx *c, const wino *g, const float *w, float **tm
 	if (keep) {
 		om_ctx_state_reset(c);
 		*c->state = s = big_alloc(sizeof *s + sizeof(float) * (size_t)nu);
-		if (!s)
+		if (!s) {
+			om_error(c->st, OM_ERR_NOMEM, c->node, "Winograd weights");
 			return NULL;
+		}
 		memcpy(s->key, key, sizeof key);
 		s->nu = nu;
 		weight_transform(g, w, s->u);
 		return s->u;
 	}
-	if (!(*tmp = malloc(sizeof(float) * (size_t)nu)))
+	if (om_ctx_scratch(c, sizeof(float) * (size_t)nu, "Winograd weights", (void **)tmp))
 		return NULL;
 	weight_transform(g, w, *tmp);
 	return *tmp;
@@ -496,12 +499,15 @@ om_kind om_conv_winograd(om_ctx *c, int tile, const om_spatial *sp, int64_t N, i
 		tb = 2 * L;
 	if (tb > g.T)
 		tb = g.T;
-	float *tmp = NULL;
+	float *tmp = NULL, *v = NULL;
 	const float *u = weights(c, &g, w, &tmp);
-	float *v = u ? malloc(sizeof(float) * (size_t)(aa * (g.Cg + g.Mg) * tb + L)) : NULL;
-	if (!v) {
-		free(tmp);
-		return om_error(c->st, OM_ERR_NOMEM, c->node, "Winograd buffers");
+	if (!u)
+		return c->st->kind;
+	om_kind rc = om_ctx_scratch(c, sizeof(float) * (size_t)(aa * (g.Cg + g.Mg) * tb + L),
+				    "Winograd buffers", (void **)&v);
+	if (rc) {
+		om_ctx_scratch_done(c, tmp);
+		return rc;
 	}
 	float *mt = v + aa * g.Cg * tb;
 	memset(mt + aa * g.Mg * tb, 0, sizeof(float) * L);
@@ -516,7 +522,7 @@ om_kind om_conv_winograd(om_ctx *c, int tile, const om_spatial *sp, int64_t N, i
 			om_par_for(c->threads, g.Mg, grain, output_piece, &j);
 		}
 	}
-	free(v);
-	free(tmp);
+	om_ctx_scratch_done(c, v);
+	om_ctx_scratch_done(c, tmp);
 	return OM_OK;
 }

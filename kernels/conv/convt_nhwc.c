@@ -107,12 +107,11 @@ om_kind om_convt_nhwc(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int
 	int64_t nt;
 	if (__builtin_mul_overflow(P, K * M, &nt) || nt >= INT64_MAX / 8)
 		return om_error(c->st, OM_ERR_INVALID_INPUT, c->node, "product too large");
-	om_kind rc = om_ctx_reserve(c, sizeof(float) * (size_t)nt, "the ConvTranspose product");
+	float *t;
+	om_kind rc = om_ctx_scratch(c, sizeof(float) * (size_t)nt, "the ConvTranspose product",
+				    (void **)&t);
 	if (rc)
 		return rc;
-	float *t = malloc(sizeof(float) * (size_t)(nt + 1));
-	if (!t)
-		return om_error(c->st, OM_ERR_NOMEM, c->node, "ConvTranspose product");
 	/* Wt packed once for oneDNN's matmul (in its own slot of the state); else om_sgemm,
 	 * which packs it again in every call */
 	om_ctx pc = *c;
@@ -136,6 +135,6 @@ om_kind om_convt_nhwc(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C, int
 		ct_job j = {sp, M, t, bias, post, y + n * OP * M};
 		om_par_for(c->threads, sp->out[0], GRAIN / (per_row + 1) + 1, ct_rows, &j);
 	}
-	free(t);
+	om_ctx_scratch_done(c, t);
 	return rc;
 }

@@ -76,11 +76,9 @@ static om_kind ccs_kernel(om_ctx *c)
 	const size_t es = om_dtype_size(dt);
 	const int64_t K1 = p.K - 1, R = p.L + K1; /* the padded row */
 	const size_t n = (size_t)R + (size_t)p.L + (size_t)p.K; /* row, output, weights */
-	if (om_ctx_reserve(c, n * sizeof(double), "the padded rows"))
-		return c->st->kind;
-	double *row = malloc(n * sizeof(double));
-	if (!row)
-		return om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory");
+	double *row;
+	if ((rc = om_ctx_scratch(c, n * sizeof(double), "the padded rows", (void **)&row)))
+		return rc;
 	double *y = row + R, *wk = y + p.L;
 	om_tensor *out = c->out[0], *pres = c->nout > 1 ? c->out[1] : NULL;
 	for (int64_t b = 0; b < p.B; b++)
@@ -111,7 +109,7 @@ static om_kind ccs_kernel(om_ctx *c)
 				om_store_f64(dt, (char *)pres->data + (size_t)(bc * K1) * es, 1,
 					     row + p.L, K1);
 		}
-	free(row);
+	om_ctx_scratch_done(c, row);
 	return OM_OK;
 }
 

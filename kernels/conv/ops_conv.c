@@ -343,7 +343,9 @@ static om_kind conv_blocked(om_ctx *c)
 	if (!rc && by)
 		om_layout_block_f32(by, g.N, M, g.sp.out[0] * g.sp.out[1], c->out[0]->dims[4],
 				    c->out[0]->data);
-	free(bx), free(by), free(bz);
+	om_ctx_scratch_done(c, bx);
+	om_ctx_scratch_done(c, by);
+	om_ctx_scratch_done(c, bz);
 	return rc;
 }
 
@@ -472,11 +474,9 @@ static om_kind conv_scaled(om_ctx *c)
 		return rc;
 	if (dnnl_by_image(c, N, &rc))
 		return rc;
-	if ((rc = om_ctx_reserve(c, X->nbytes, "a copy of X times its factors")))
+	float *buf;
+	if ((rc = om_ctx_scratch(c, X->nbytes, "a copy of X times its factors", (void **)&buf)))
 		return rc;
-	float *buf = malloc(X->nbytes ? X->nbytes : 1);
-	if (!buf)
-		return om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory");
 	const bool blocked = c->blocked & OM_LAYOUT_IN(0);
 	const int64_t lanes = blocked ? X->dims[4] : 1, planes = blocked ? X->dims[1] : C;
 	scale_job j = {&f, X->data, buf, planes, om_tensor_numel(X) / (N * planes), lanes};
@@ -491,7 +491,7 @@ static om_kind conv_scaled(om_ctx *c)
 	om_ctx lc = *c;
 	lc.in = in, lc.in_scale = NULL, lc.const_in &= ~(uint64_t)1;
 	rc = conv_kernel(&lc);
-	free(buf);
+	om_ctx_scratch_done(c, buf);
 	return rc;
 }
 
@@ -648,11 +648,10 @@ static om_kind convt_f32(om_ctx *c)
 		float *col = NULL;
 		if (__builtin_mul_overflow(Mg * K, Pin, &ncol) || ncol >= INT64_MAX / 8)
 			return om_error(c->st, OM_ERR_INVALID_INPUT, c->node, "column buffer too large");
-		om_kind rc = om_ctx_reserve(c, sizeof(float) * (size_t)ncol, "the column buffer");
+		om_kind rc = om_ctx_scratch(c, sizeof(float) * (size_t)ncol, "the column buffer",
+					    (void **)&col);
 		if (rc)
 			return rc;
-		if (!(col = malloc(sizeof(float) * (size_t)ncol)))
-			return om_error(c->st, OM_ERR_NOMEM, c->node, "column buffer");
 		for (int64_t n = 0; n < g.N; n++)
 			for (int64_t gi = 0; gi < g.group; gi++) {
 				om_sgemm(c->exact, true, false, Mg * K, Pin, Cg, 1,
@@ -660,7 +659,7 @@ static om_kind convt_f32(om_ctx *c)
 				         x + (n * g.C + gi * Cg) * Pin, Pin, 0, col, Pin);
 				om_col2im_add(col, Mg, sp, y + (n * g.M + gi * Mg) * P);
 			}
-		free(col);
+		om_ctx_scratch_done(c, col);
 	}
 	/* the bias and the activation the planner folded in (OM_OP_EPILOGUE), a pass a row */
 	om_conv_epi e = {.bias = b};
@@ -718,7 +717,7 @@ static om_kind convt_blocked(om_ctx *c)
 		return rc;
 	lc.blocked = 0;
 	rc = convt_f32(&lc);
-	free(bx);
+	om_ctx_scratch_done(c, bx);
 	return rc;
 }
 
@@ -751,18 +750,17 @@ static double load8(const om_tensor *t, int64_t i)
 	return t->dtype == OM_INT8 ? ((const int8_t *)t->data)[i] : ((const uint8_t *)t->data)[i];
 }
 
-/* Zero-point-shifted copy of an 8-bit tensor as double; zp (may be NULL) has 1 or `groups`
- * values, value i using zp[i / per]. */
-static double *shifted(const om_tensor *t, const om_tensor *zp, int64_t per)
+/* Zero-point-shifted copy of an 8-bit tensor as double into d (its numel values); zp (may be
+ * NULL) has 1 or `groups` values, value i using zp[i / per]. */
+static void shifted(const om_tensor *t, const om_tensor *zp, int64_t per, double *d)
 {
 	int64_t n = om_tensor_numel(t), nz = zp ? om_tensor_numel(zp) : 0;
-	double *d = malloc(sizeof(double) * (size_t)(n + 1));
-	for (int64_t i = 0; d && i < n; i++)
+	for (int64_t i = 0; i < n; i++)
 		d[i] = load8(t, i) - (nz == 0 ? 0 : load8(zp, nz == 1 ? 0 : i / per));
-	return d;
 }
 
-/* sum (x - xz)(w - wz) per output as double (N x M x P, malloc'd into *out). The products of
+/* sum (x - xz)(w - wz) per output as double (N x M x P into *out, om_ctx_scratch's: the caller
+ * gives it back with om_ctx_scratch_done). The products of
  * 8-bit values summed in double are integers below 2^53: exact in any order, so BLAS may
  * serve the fast mode too. */
 static om_kind int_conv_sums(om_ctx *c, const conv_geo *g, const om_tensor *X,
@@ -777,17 +775,22 @@ static om_kind int_conv_sums(om_ctx *c, const conv_geo *g, const om_tensor *X,
 	int64_t ncol;
 	if (__builtin_mul_overflow(Kg, P, &ncol) || ncol >= INT64_MAX / 16)
 		return om_error(c->st, OM_ERR_INVALID_INPUT, c->node, "column buffer too large");
-	om_kind rc = om_ctx_reserve(c, sizeof(double) * (size_t)ncol, "the column buffer");
+	/* X and W shifted, then the columns: one buffer; the sums another */
+	const size_t nx = (size_t)om_tensor_numel(X), nw = (size_t)om_tensor_numel(W);
+	double *x, *y;
+	om_kind rc = om_ctx_scratch(c, sizeof(double) * (nx + nw + (size_t)ncol),
+				    "the shifted values and the column buffer", (void **)&x);
 	if (rc)
 		return rc;
-	om_ctx_chose(c, IM2COL_DGEMM);
-	double *x = shifted(X, xz, 1), *w = shifted(W, wz, Kg > 0 ? Kg : 1);
-	double *col = malloc(sizeof(double) * (size_t)(ncol + 1));
-	double *y = malloc(sizeof(double) * (size_t)(g->N * g->M * P + 1));
-	if (!x || !w || !col || !y) {
-		free(x), free(w), free(col), free(y);
-		return om_error(c->st, OM_ERR_NOMEM, c->node, "integer Conv buffers");
+	if ((rc = om_ctx_scratch(c, sizeof(double) * (size_t)(g->N * g->M * P), "the integer sums",
+				 (void **)&y))) {
+		om_ctx_scratch_done(c, x);
+		return rc;
 	}
+	om_ctx_chose(c, IM2COL_DGEMM);
+	double *w = x + nx, *col = w + nw;
+	shifted(X, xz, 1, x);
+	shifted(W, wz, Kg > 0 ? Kg : 1, w);
 	for (int64_t n = 0; n < g->N && P > 0; n++)
 		for (int64_t gi = 0; gi < g->group; gi++) {
 			om_im2col(x + (n * g->C + gi * Cg) * Pin, sizeof(double), Cg, sp, 0, P / OL,
@@ -795,7 +798,7 @@ static om_kind int_conv_sums(om_ctx *c, const conv_geo *g, const om_tensor *X,
 			om_dgemm(c->exact, false, false, Mg, P, Kg, 1, w + gi * Mg * Kg, Kg, col, P,
 				 0, y + (n * g->M + gi * Mg) * P, P);
 		}
-	free(x), free(w), free(col);
+	om_ctx_scratch_done(c, x);
 	*out = y;
 	return OM_OK;
 }
@@ -856,7 +859,7 @@ static om_kind convint_kernel(om_ctx *c)
 	int32_t *out = c->out[0]->data;
 	for (int64_t i = 0, n = om_tensor_numel(c->out[0]); i < n; i++)
 		out[i] = (int32_t)(uint32_t)(int64_t)y[i];
-	free(y);
+	om_ctx_scratch_done(c, y);
 	return OM_OK;
 }
 
@@ -910,10 +913,11 @@ static om_kind qlinear_blocked(om_ctx *c)
 		return rc;
 	const int64_t Pin = g.sp.in[0] * g.sp.in[1], Pout = g.sp.out[0] * g.sp.out[1];
 	uint8_t *px = NULL, *py = NULL;
-	rc = om_ctx_reserve(c, x->nbytes + y->nbytes, "NCHW copies of NHWC values");
-	if (!rc && ((bin && !(px = malloc(x->nbytes ? x->nbytes : 1))) ||
-		    (bout && !(py = malloc(y->nbytes ? y->nbytes : 1)))))
-		rc = om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory");
+	/* one buffer: X's NCHW copy, then Y's */
+	const size_t bx = bin ? x->nbytes : 0, by = bout ? y->nbytes : 0;
+	rc = om_ctx_scratch(c, bx + by, "NCHW copies of NHWC values", (void **)&px);
+	if (!rc && bout)
+		py = px + bx;
 	if (!rc && bin) {
 		om_layout_nhwc_u8(c->in[0]->data, g.N, C, Pin, false, px);
 		x->data = px;
@@ -925,7 +929,7 @@ static om_kind qlinear_blocked(om_ctx *c)
 		rc = qlinear_sums(lc, &g);
 	if (!rc && bout)
 		om_layout_nhwc_u8(py, g.N, M, Pout, true, c->out[0]->data);
-	free(px), free(py);
+	om_ctx_scratch_done(c, px);
 	return rc;
 }
 
@@ -970,7 +974,7 @@ static om_kind qlinear_sums(om_ctx *c, const conv_geo *gp)
 					((uint8_t *)c->out[0]->data)[i] = (uint8_t)v;
 			}
 		}
-	free(y);
+	om_ctx_scratch_done(c, y);
 	return OM_OK;
 }
 

@@ -198,11 +198,9 @@ static om_kind dc_kernel(om_ctx *c)
 	if (tot * sizeof(double) > (double)SIZE_MAX / 2)
 		return om_error(c->st, OM_ERR_INVALID_INPUT, c->node, "the columns are too large");
 	const size_t bytes = (size_t)tot * sizeof(double);
-	if (om_ctx_reserve(c, bytes, "the sampled columns"))
+	double *wd;
+	if (om_ctx_scratch(c, bytes, "the sampled columns", (void **)&wd))
 		return c->st->kind;
-	double *wd = malloc(bytes);
-	if (!wd)
-		return om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory");
 	double *offs = wd + nw, *mask = offs + no, *plane = mask + nm, *col = plane + p.I;
 	double *y = col + rows * p.O;
 	om_load_f64(dt, p.w->data, 1, nw, wd);
@@ -230,7 +228,7 @@ static om_kind dc_kernel(om_ctx *c)
 					     (size_t)((b * p.M + g * mg) * p.O) * es, 1, y, mg * p.O);
 		}
 	}
-	free(wd);
+	om_ctx_scratch_done(c, wd);
 	return OM_OK;
 }
 

@@ -300,13 +300,11 @@ static om_kind resize_bands(om_ctx *c, const rs_params *p, const tables *t, int3
 		grain = (grain + j.OH - 1) / j.OH * j.OH;
 	const int slots = om_par_slots(c->threads, outer * j.OH, grain);
 	const size_t bytes = sizeof(float) * (size_t)slots * (size_t)(j.cap * row);
-	om_kind rc = om_ctx_reserve(c, bytes, "the resize scratch");
+	om_kind rc = om_ctx_scratch(c, bytes, "the resize scratch", (void **)&j.scratch);
 	if (rc)
 		return rc;
-	if (!(j.scratch = malloc(bytes ? bytes : 1)))
-		return om_error(c->st, OM_ERR_NOMEM, c->node, "resize buffer");
 	om_par_for_slots(c->threads, outer * j.OH, grain, band_piece, &j);
-	free(j.scratch);
+	om_ctx_scratch_done(c, j.scratch);
 	return OM_OK;
 }
 
@@ -364,15 +362,18 @@ static om_kind interpolate(om_ctx *c, const rs_params *p, const tables *t)
 		nd[a] = p->out[a];
 		float *next = Y->data;
 		if (++done < npass) {
-			int64_t n = om_shape_numel(p->rank, nd);
-			next = n >= 0 ? malloc(sizeof(float) * (size_t)(n + 1)) : NULL;
-			if (!next) {
-				free(owned);
-				return om_error(c->st, OM_ERR_NOMEM, c->node, "resize buffer");
+			const int64_t n = om_shape_numel(p->rank, nd);
+			om_kind rc = n < 0 ? om_error(c->st, OM_ERR_NOMEM, c->node,
+						      "resize buffer of %lld values", (long long)n)
+					   : om_ctx_scratch(c, sizeof(float) * (size_t)n,
+							    "a resized axis", (void **)&next);
+			if (rc) {
+				om_ctx_scratch_done(c, owned);
+				return rc;
 			}
 		}
 		pass(c->threads, &t->ax[a], a, dims, p->rank, p->out[a], cur, next);
-		free(owned);
+		om_ctx_scratch_done(c, owned);
 		owned = next == Y->data ? NULL : next;
 		cur = next;
 		memcpy(dims, nd, sizeof dims);
@@ -458,16 +459,14 @@ static om_kind resize_blocked(om_ctx *c)
 		om_ctx lc = with_x(c, &lx, in);
 		lc.blocked = 0;
 		rc = resize_kernel(&lc);
-		free(buf);
+		om_ctx_scratch_done(c, buf);
 		return rc;
 	}
 	const float *x = X->data;
 	if (!bin) { /* X blocked like Y */
 		const size_t bytes = sizeof(float) * (size_t)(X->dims[0] * B->dims[1] * HW * L);
-		if ((rc = om_ctx_reserve(c, bytes, "a blocked copy")))
+		if ((rc = om_ctx_scratch(c, bytes, "a blocked copy", (void **)&buf)))
 			return rc;
-		if (!(buf = malloc(bytes ? bytes : 1)))
-			return om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory");
 		om_layout_block_f32(X->data, X->dims[0], C, HW, L, buf);
 		x = buf;
 	}
@@ -483,7 +482,7 @@ static om_kind resize_blocked(om_ctx *c)
 				      "a blocked Resize must resize H and W alone");
 		tables_free(&t);
 	}
-	free(buf);
+	om_ctx_scratch_done(c, buf);
 	return rc;
 }
 
