@@ -119,10 +119,9 @@ static om_kind pool_one_side(om_ctx *c)
 	else
 		om_set_shape(&t, OM_FLOAT, 4, (int64_t[]){N, C, OH, OW});
 	t.nbytes = sizeof(float) * (size_t)om_tensor_numel(&t);
-	rc = om_ctx_reserve(c, t.nbytes, "a buffer of pooled values");
-	float *buf = rc ? NULL : malloc(t.nbytes + 1);
-	if (rc || !buf)
-		return rc ? rc : om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory");
+	float *buf;
+	if ((rc = om_ctx_scratch(c, t.nbytes, "a buffer of pooled values", (void **)&buf)))
+		return rc;
 	t.data = buf;
 	om_tensor *out[1] = {&t};
 	om_ctx lc = *c;
@@ -133,7 +132,7 @@ static om_kind pool_one_side(om_ctx *c)
 		om_layout_unblock_f32(buf, N, C, OH * OW, b, Y->data);
 	else if (!rc)
 		om_layout_block_f32(buf, N, C, OH * OW, b, Y->data);
-	free(buf);
+	om_ctx_scratch_done(c, buf);
 	return rc;
 }
 

@@ -421,13 +421,9 @@ bool om_pool_via_blocks(om_ctx *c, om_kind *rc)
 	const int64_t units = (j.planes - 1) / VIA_LANES + 1;
 	const int slots = om_par_slots(c->threads, units, 1);
 	const size_t bytes = sizeof(float) * (size_t)((j.isz + j.osz) * VIA_LANES) * (size_t)slots;
-	if (!(*rc = om_ctx_reserve(c, bytes, "the pool's blocked planes"))) {
-		j.buf = malloc(bytes);
-		if (j.buf)
-			om_par_for_slots(c->threads, units, 1, pool_via_piece, &j);
-		else
-			*rc = om_error(c->st, OM_ERR_NOMEM, c->node, "the pool's blocked planes");
-		free(j.buf);
+	if (!(*rc = om_ctx_scratch(c, bytes, "the pool's blocked planes", (void **)&j.buf))) {
+		om_par_for_slots(c->threads, units, 1, pool_via_piece, &j);
+		om_ctx_scratch_done(c, j.buf);
 	}
 	free(g.buf);
 	return true;

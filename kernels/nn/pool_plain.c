@@ -327,19 +327,25 @@ typedef struct pool_job {
 	const float *x;
 	float *y;
 	int64_t *ind;  /* MaxPool's Indices, or NULL */
+	float *tmp;    /* the row paths' buffer: `per` floats a worker slot (NULL: general) */
+	int64_t per;
 } pool_job;
 
-static void pool_piece(void *arg, int64_t lo, int64_t hi)
+/* the floats of the row paths' buffer (0: the general path needs none) */
+static int64_t pool_tmp_floats(const pool3 *g, enum pool_path path)
+{
+	return path == POOL_PATH_GENERAL    ? 0
+	       : path == POOL_PATH_MAX_ROWS  ? g->in[2]
+	       : path == POOL_PATH_MAX_PLANE ? g->out[1] * g->in[2]
+	       : path == POOL_PATH_AVG_PLANE ? g->in[1] * g->out[2]
+					     : g->out[2];
+}
+
+static void pool_piece(void *arg, int64_t lo, int64_t hi, int slot)
 {
 	const pool_job *j = arg;
 	const pool3 *g = j->g;
-	/* the row paths' buffer (without one, the general path: the same results) */
-	const int64_t floats = j->path == POOL_PATH_MAX_ROWS    ? g->in[2]
-			       : j->path == POOL_PATH_MAX_PLANE ? g->out[1] * g->in[2]
-			       : j->path == POOL_PATH_AVG_PLANE ? g->in[1] * g->out[2]
-								: g->out[2];
-	float *tmp = j->path == POOL_PATH_GENERAL ? NULL
-						  : malloc(sizeof(float) * (size_t)(floats + 1));
+	float *tmp = j->tmp ? j->tmp + (size_t)slot * (size_t)j->per : NULL;
 	for (int64_t i = lo; i < hi; i++) {
 		const float *x = j->x + i * j->isz;
 		float *y = j->y + i * j->osz;
@@ -355,7 +361,6 @@ static void pool_piece(void *arg, int64_t lo, int64_t hi)
 			pool_image(g, j->pa, x, y, j->ind ? j->ind + i * j->osz : NULL,
 				   i * j->isz);
 	}
-	free(tmp);
 }
 
 const char *const om_pool_path_names[POOL_PATHS] = {"general", "max-rows", "max-plane",
@@ -393,10 +398,21 @@ om_kind om_pool_plain_f32(om_ctx *c)
 	pool_job j = {&g, &pa, om_pool_plain_path(c, &sp), sp.k[sp.n - 1], sp.stride[sp.n - 1],
 		      sp.n == 2 ? sp.k[0] : 1, g.in[0] * g.in[1] * g.in[2],
 		      g.out[0] * g.out[1] * g.out[2], X->data, c->out[0]->data,
-		      c->nout > 1 && c->out[1] ? c->out[1]->data : NULL};
+		      c->nout > 1 && c->out[1] ? c->out[1]->data : NULL, NULL, 0};
+	const int64_t n = X->dims[0] * X->dims[1], grain = POOL_GRAIN / (j.isz + j.osz + 1) + 1;
+	const int64_t floats = pool_tmp_floats(&g, j.path);
+	if (floats > 0 && n > 0) {
+		j.per = (floats + 3) / 4 * 4; /* each slot's buffer 16-byte aligned */
+		const int slots = om_par_slots(c->threads, n, grain);
+		if ((rc = om_ctx_scratch(c, sizeof(float) * (size_t)j.per * (size_t)slots,
+					 "the pool's rows", (void **)&j.tmp))) {
+			free(g.buf);
+			return rc;
+		}
+	}
 	om_ctx_chose(c, om_pool_path_names[j.path]);
-	om_par_for(c->threads, X->dims[0] * X->dims[1], POOL_GRAIN / (j.isz + j.osz + 1) + 1,
-		   pool_piece, &j);
+	om_par_for_slots(c->threads, n, grain, pool_piece, &j);
+	om_ctx_scratch_done(c, j.tmp);
 	free(g.buf);
 	return OM_OK;
 }
