@@ -216,14 +216,12 @@ om_kind om_mha_run(om_ctx *c, const mha_plan *p, const mha_out *o)
 	const int64_t per = (mha_scratch_floats(p, chunk) + 15) / 16 * 16;
 	const int slots = om_par_slots(c->threads, n, 1);
 	const size_t bytes = sizeof(float) * (size_t)per * (size_t)slots;
-	om_kind rc = om_ctx_reserve(c, bytes, "attention scratch");
+	float *scratch;
+	om_kind rc = om_ctx_scratch(c, bytes, "attention scratch", (void **)&scratch);
 	if (rc)
 		return rc;
-	float *scratch = malloc(bytes ? bytes : 1);
-	if (!scratch)
-		return om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory");
 	mha_job j = {p, o, chunk, per, scratch};
 	om_par_for_slots(c->threads, n, 1, mha_piece, &j);
-	free(scratch);
+	om_ctx_scratch_done(c, scratch);
 	return OM_OK;
 }

@@ -270,12 +270,12 @@ static om_kind attention_kernel(om_ctx *c)
 	const int64_t nqk = p.B * p.Hq * p.Sq * p.T, ny = p.B * p.Hq * p.Sq * p.Dv;
 	const int64_t nm = p.mask ? om_tensor_numel(p.mask) : 0;
 	att_bufs w = {0};
-	w.q = malloc(sizeof(double) * (size_t)(nq + nk + nv + ns + nqk + ny + nm + 1));
-	w.nonpad = malloc(sizeof(int64_t) * (size_t)(p.B + 1));
-	if (!w.q || !w.nonpad) {
-		free(w.q), free(w.nonpad);
-		return om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory");
-	}
+	/* one buffer: the doubles, then the B lengths */
+	const size_t nd = (size_t)(nq + nk + nv + ns + nqk + ny + nm);
+	if ((rc = om_ctx_scratch(c, sizeof(double) * nd + sizeof(int64_t) * (size_t)p.B,
+				 "Attention's heads and scores", (void **)&w.q)))
+		return rc;
+	w.nonpad = (int64_t *)(w.q + nd);
 	w.k = w.q + nq, w.v = w.k + nk, w.s = w.v + nv, w.qk = w.s + ns, w.y = w.qk + nqk;
 	w.mask = w.y + ny;
 	att_load_heads(c->in[0], p.rank3, p.B, p.Hq, p.Sq, p.D, w.q, 0, p.Sq);
@@ -293,7 +293,7 @@ static om_kind attention_kernel(om_ctx *c)
 		for (int64_t h = 0; h < p.Hq; h++)
 			att_head(c, &p, &w, b, h);
 	att_store(&p, &w, c->out, c->nout);
-	free(w.q), free(w.nonpad);
+	om_ctx_scratch_done(c, w.q);
 	return OM_OK;
 }
 

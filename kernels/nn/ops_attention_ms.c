@@ -277,19 +277,16 @@ static bool am_project_quant(om_ctx *c, const am_geom *g, int64_t M, float *y)
 	return ok;
 }
 
-/* Attention's projection into y [B S, W] (floats): bias + input x weights in float */
-static bool am_project_float(om_ctx *c, const am_geom *g, int64_t M, float *y)
+/* Attention's projection into y [B S, W] (floats): bias + input x weights in float; half
+ * types through float copies of the input and weights in cp (M Hin + Hin W floats) */
+static void am_project_float(om_ctx *c, const am_geom *g, int64_t M, float *y, float *cp)
 {
 	const om_tensor *x = c->in[0], *w = c->in[1], *bias = om_ctx_in(c, AM_SLOTS[0].bias);
 	const int32_t dt = x->dtype;
 	float *xf = NULL, *wf = NULL;
 	if (dt != OM_FLOAT) {
-		xf = malloc(sizeof(float) * (size_t)(M * g->Hin + 1));
-		wf = malloc(sizeof(float) * (size_t)(g->Hin * g->W + 1));
-		if (!xf || !wf) {
-			free(xf), free(wf);
-			return false;
-		}
+		xf = cp;
+		wf = cp + M * g->Hin;
 		om_attn_to_f32(dt, x->data, M * g->Hin, xf);
 		om_attn_to_f32(dt, w->data, g->Hin * g->W, wf);
 	}
@@ -297,8 +294,6 @@ static bool am_project_float(om_ctx *c, const am_geom *g, int64_t M, float *y)
 		om_attn_to_f32(dt, bias->data, g->W, y + i * g->W);
 	om_sgemm(c->exact, false, false, M, g->W, g->Hin, 1, xf ? xf : x->data, g->Hin,
 		 wf ? wf : w->data, g->W, bias ? 1 : 0, y, g->W);
-	free(xf), free(wf);
-	return true;
 }
 
 static om_kind am_kernel(om_ctx *c)
@@ -310,16 +305,17 @@ static om_kind am_kernel(om_ctx *c)
 		return rc;
 	const int64_t M = p.B * p.S;
 	const size_t bytes = sizeof(float) * (size_t)(M * g.W + 1);
-	/* half types: float copies of the input and weights too (am_project_float) */
+	/* half types: float copies of the input and weights too (am_project_float), after y */
 	const size_t copies = p.dt == OM_FLOAT || c->op->param == AM_QUANT ? 0 :
 			      sizeof(float) * (size_t)(M * g.Hin + g.Hin * g.W);
-	if ((rc = om_ctx_reserve(c, bytes + copies, "the projection of query, key and value")))
+	float *y;
+	if ((rc = om_ctx_scratch(c, bytes + copies, "the projection of query, key and value",
+				 (void **)&y)))
 		return rc;
-	float *y = malloc(bytes);
-	bool ok = y && (c->op->param == AM_QUANT ? am_project_quant(c, &g, M, y) :
-						  am_project_float(c, &g, M, y));
-	if (!ok) {
-		free(y);
+	if (c->op->param != AM_QUANT)
+		am_project_float(c, &g, M, y, copies ? y + M * g.W + 1 : NULL);
+	else if (!am_project_quant(c, &g, M, y)) {
+		om_ctx_scratch_done(c, y);
 		return om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory");
 	}
 	/* query, key and value in float, unrounded (ONNX Runtime 1.30 computes half types so) */
@@ -332,7 +328,7 @@ static om_kind am_kernel(om_ctx *c)
 	const mha_out o = {c->out[0]->data, pr ? pr->data : NULL, pr ? (char *)pr->data + half :
 				 NULL};
 	rc = om_mha_run(c, &p, &o);
-	free(y);
+	om_ctx_scratch_done(c, y);
 	return rc;
 }
 
