@@ -106,13 +106,13 @@ om_kind om_norm_each_slice(om_ctx *c, const om_tensor *x, om_tensor *y, norm_sli
 {
 	const int64_t count = sl.outer * sl.inner, grain = NORM_SLICE_GRAIN / (sl.n + 1) + 1;
 	const int slots = om_par_slots(c->threads, count, grain);
-	slice_job j = {x, y, sl, fn, arg,
-		       malloc(sizeof(double) * (size_t)slots * (size_t)(sl.n > 0 ? sl.n : 1))};
-	if (!j.bufs)
-		return om_error(c->st, OM_ERR_NOMEM, c->node, "no memory for %lld values",
-				(long long)sl.n);
+	slice_job j = {x, y, sl, fn, arg, NULL};
+	const size_t bytes = sizeof(double) * (size_t)slots * (size_t)(sl.n > 0 ? sl.n : 1);
+	om_kind rc = om_ctx_scratch(c, bytes, "a slice's values", (void **)&j.bufs);
+	if (rc)
+		return rc;
 	om_par_for_slots(c->threads, count, grain, slice_piece, &j);
-	free(j.bufs);
+	om_ctx_scratch_done(c, j.bufs);
 	return OM_OK;
 }
 

@@ -217,14 +217,16 @@ static om_kind bn_blocked(om_ctx *c)
 	om_ctx lc = *c;
 	lc.in = in, lc.nin = c->nin < 5 ? c->nin : 5;
 	bn_plan p = {.C = C, .spatial = X->dims[2] * X->dims[3]};
-	double *par = malloc(sizeof(double) * (size_t)(4 * C));
-	if (!par)
-		return om_error(c->st, OM_ERR_NOMEM, c->node, "no memory for the parameters");
-	om_kind rc = bn_prepare(&lc, &p, par);
+	double *par;
+	om_kind rc = om_ctx_scratch(c, sizeof(double) * (size_t)(4 * C), "the parameters",
+				    (void **)&par);
+	if (rc)
+		return rc;
+	rc = bn_prepare(&lc, &p, par);
 	const double *const ps[4] = {par, par + C, par + 2 * C, par + 3 * C};
 	if (!rc)
 		rc = bn_fast(c, &p, ps, om_attr_float(c->node, "epsilon", 1e-5f), b);
-	free(par);
+	om_ctx_scratch_done(c, par);
 	return rc;
 }
 
@@ -237,13 +239,15 @@ static om_kind bn_kernel(om_ctx *c)
 	if (rc)
 		return rc;
 	const om_tensor *x = c->in[0];
-	/* 4 parameter sets of per (<= C * spatial), the batch statistics, one spatial row */
-	const int64_t cs = p.C * p.spatial;
-	double *par = malloc(sizeof(double) * (size_t)(4 * cs + 4 * p.C + p.spatial + 1));
-	if (!par)
-		return om_error(c->st, OM_ERR_NOMEM, c->node, "no memory for the parameters");
+	/* 4 parameter sets of per (bn_prepare's: C, or C * spatial), the batch statistics, one
+	 * spatial row */
+	const int64_t per = bn_per_elem(c) ? p.C * p.spatial : p.C;
+	double *par;
+	if ((rc = om_ctx_scratch(c, sizeof(double) * (size_t)(4 * per + 2 * p.C + p.spatial + 1),
+				 "the parameters", (void **)&par)))
+		return rc;
 	if ((rc = bn_prepare(c, &p, par))) {
-		free(par);
+		om_ctx_scratch_done(c, par);
 		return rc;
 	}
 	double *scale = par, *bias = par + p.per, *mean = par + 2 * p.per, *var = par + 3 * p.per;
@@ -269,7 +273,7 @@ static om_kind bn_kernel(om_ctx *c)
 	if (!c->exact && x->dtype == OM_FLOAT && p.per == p.C) {
 		const double *const ps[4] = {scale, bias, mean, var};
 		rc = bn_fast(c, &p, ps, eps, 1);
-		free(par);
+		om_ctx_scratch_done(c, par);
 		return rc;
 	}
 	for (int64_t b = 0; b < x->dims[0]; b++)
@@ -283,7 +287,7 @@ static om_kind bn_kernel(om_ctx *c)
 			const size_t off = (size_t)((b * p.C + ch) * p.spatial) * es;
 			om_store_f64(x->dtype, (char *)c->out[0]->data + off, 1, row, p.spatial);
 		}
-	free(par);
+	om_ctx_scratch_done(c, par);
 	om_conv_epi post = {0}; /* the planner absorbs activations of float outputs only */
 	if (c->post && c->out[0]->dtype == OM_FLOAT && !(rc = om_conv_epi_activation(c, &post)))
 		om_conv_epi_row(&post, 0, 0, c->out[0]->data, om_tensor_numel(c->out[0]));

@@ -55,9 +55,10 @@ static om_kind gn_kernel(om_ctx *c)
 	om_kind rc = gn_prepare(c, &p, NULL);
 	if (rc)
 		return rc;
-	double *par = malloc(sizeof(double) * (size_t)(2 * p.per + 1));
-	if (!par)
-		return om_error(c->st, OM_ERR_NOMEM, c->node, "no memory for the parameters");
+	double *par;
+	if ((rc = om_ctx_scratch(c, sizeof(double) * (size_t)(2 * p.per + 1), "the parameters",
+				 (void **)&par)))
+		return rc;
 	rc = gn_prepare(c, &p, par);
 	/* G is 0 only for an InstanceNormalization of 0 channels: no slices, nothing to do */
 	const int64_t per_group = p.G > 0 ? p.C / p.G : 0, n = per_group * p.spatial;
@@ -69,7 +70,7 @@ static om_kind gn_kernel(om_ctx *c)
 	norm_slices sl = {c->in[0]->dims[0] * p.G, n, 1};
 	if (!rc)
 		rc = om_norm_each_slice(c, c->in[0], c->out[0], sl, om_norm_standardize, &l);
-	free(par);
+	om_ctx_scratch_done(c, par);
 	return rc;
 }
 

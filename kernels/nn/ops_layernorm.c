@@ -124,9 +124,10 @@ static om_kind om_ln_kernel(om_ctx *c) /* also ONNX Runtime's LayerNormalization
 			   &j);
 		return OM_OK;
 	}
-	double *buf = malloc(sizeof(double) * (size_t)(2 * n + 1));
-	if (!buf)
-		return om_error(c->st, OM_ERR_NOMEM, c->node, "no memory for the parameters");
+	double *buf;
+	if ((rc = om_ctx_scratch(c, sizeof(double) * (size_t)(2 * n + 1), "the parameters",
+				 (void **)&buf)))
+		return rc;
 	const int32_t m = x->rank - p.axis;
 	rc = om_norm_expand_param(c, c->in[1], m, x->dims + p.axis, n, buf, "Scale");
 	if (!rc && b)
@@ -136,7 +137,7 @@ static om_kind om_ln_kernel(om_ctx *c) /* also ONNX Runtime's LayerNormalization
 		    .rms = rms, .smod = 1, .kdiv = 1};
 	if (!rc)
 		rc = om_norm_each_slice(c, x, c->out[0], p.sl, om_norm_standardize, &l);
-	free(buf);
+	om_ctx_scratch_done(c, buf);
 	return rc;
 }
 
@@ -273,9 +274,16 @@ static om_kind skip_ln_f32(om_ctx *c)
 		return rc;
 	const om_tensor *x = c->in[0], *beta = lin[2];
 	const int64_t n = p.sl.n;
-	double *buf = malloc(sizeof(double) * (size_t)(2 * n + 1));
-	if (!buf)
-		return om_error(c->st, OM_ERR_NOMEM, c->node, "no memory for the parameters");
+	/* one buffer: the parameters (2 n + 2 doubles: the rows start 16-byte aligned), then each
+	 * slot's rows */
+	const int64_t grain = NORM_SLICE_GRAIN / (n + 1) + 1;
+	const int slots = om_par_slots(c->threads, p.sl.outer, grain);
+	const size_t per = sizeof(double) * (size_t)(2 * (n + 1)); /* skip_job.rows */
+	double *buf;
+	if ((rc = om_ctx_scratch(c, sizeof(double) * (size_t)(2 * n + 2) + per * (size_t)slots,
+				 "the parameters and rows", (void **)&buf)))
+		return rc;
+	double *rows = buf + 2 * n + 2;
 	const int32_t m = x->rank - p.axis;
 	rc = om_norm_expand_param(&lc, lin[1], m, x->dims + p.axis, n, buf, "gamma");
 	if (!rc && beta)
@@ -284,12 +292,6 @@ static om_kind skip_ln_f32(om_ctx *c)
 	norm_std l = {.scale = buf, .bias = beta ? buf + n : NULL,
 		    .eps = om_attr_float(c->node, "epsilon", 1e-12f), .mean = lout[1],
 		    .inv = lout[2], .rms = rms, .smod = 1, .kdiv = 1};
-	const int64_t grain = NORM_SLICE_GRAIN / (n + 1) + 1;
-	const int slots = om_par_slots(c->threads, p.sl.outer, grain);
-	const size_t per = sizeof(double) * (size_t)(2 * (n + 1)); /* skip_job.rows */
-	double *rows = rc ? NULL : malloc(per * (size_t)slots);
-	if (!rc && !rows)
-		rc = om_error(c->st, OM_ERR_NOMEM, c->node, "no memory for the rows");
 	/* skip_fits: skip's last dim is n, its rows S or B * S (n = 0: no rows, none read) */
 	const int64_t srows = n ? om_tensor_numel(c->in[1]) / n : 1;
 	skip_job j = {.l = &l, .n = n, .skip_rows = srows ? srows : 1, .x = x->data,
@@ -308,8 +310,7 @@ static om_kind skip_ln_f32(om_ctx *c)
 	}
 	if (!rc)
 		om_par_for_slots(c->threads, p.sl.outer, grain, skip_rows, &j);
-	free(rows);
-	free(buf);
+	om_ctx_scratch_done(c, buf);
 	return rc;
 }
 
