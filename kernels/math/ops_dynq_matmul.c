@@ -178,12 +178,10 @@ static om_kind qmf_a_make(om_ctx *c, const qmf_geom *g, qmf_a *qa)
 		return OM_OK;
 	}
 	const int64_t n = g->M * g->K;
-	om_kind rc = om_ctx_reserve(c, (size_t)n, "A quantized");
+	uint8_t *q, zp;
+	om_kind rc = om_ctx_scratch(c, (size_t)n, "A quantized", (void **)&q);
 	if (rc)
 		return rc;
-	uint8_t *q = malloc((size_t)n + 1), zp;
-	if (!q)
-		return om_error(c->st, OM_ERR_NOMEM, c->node, "no memory for A quantized");
 	float scale;
 	om_dynq_params(a->data, n, c->threads, &scale, &zp);
 	om_dynq_quantize(a->data, n, scale, zp, q, c->threads);
@@ -238,7 +236,8 @@ static om_kind qmf_kernel(om_ctx *c)
 		qmf_epi e = {y, g.N, s, bias ? bias->data : NULL};
 		om_par_for(c->threads, g.M, 1 + 16384 / g.N, qmf_rows, &e);
 	}
-	free(s), free(zb), free(qa.owned);
+	free(s), free(zb);
+	om_ctx_scratch_done(c, qa.owned);
 	return ok ? OM_OK : om_error(c->st, OM_ERR_NOMEM, c->node, "no memory for the product");
 }
 

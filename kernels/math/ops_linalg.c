@@ -27,14 +27,15 @@ static bool byte_type(int32_t dt)
 
 /* ---- float16/bfloat16 staging --------------------------------------------------------------- */
 
-static float *to_f32(const om_tensor *t, om_status *st, const om_node *n)
+/* a float32 copy of t in om_ctx_scratch's buffer (om_ctx_scratch_done gives it back); NULL
+ * with c's error set when there is none */
+static float *to_f32(const om_ctx *c, const om_tensor *t)
 {
 	const int64_t cnt = om_tensor_numel(t);
-	float *f = malloc(sizeof(float) * (size_t)(cnt > 0 ? cnt : 1));
-	if (!f) {
-		om_error(st, OM_ERR_NOMEM, n, "no memory for a float32 copy");
+	float *f;
+	if (om_ctx_scratch(c, sizeof(float) * (size_t)(cnt > 0 ? cnt : 1), "a float32 copy",
+			   (void **)&f))
 		return NULL;
-	}
 	const uint16_t *h = t->data;
 	for (int64_t i = 0; i < cnt; i++)
 		f[i] = t->dtype == OM_FLOAT16 ? om_half_to_float(h[i]) : om_bf16_to_float(h[i]);
@@ -507,14 +508,17 @@ static om_kind matmul_kernel(om_ctx *c)
 	case OM_DOUBLE:
 		return matmul_float(c, &g, 8, alpha, a->data, b->data, y->data, NULL);
 	case OM_FLOAT16: case OM_BFLOAT16: {
-		float *fa = to_f32(a, c->st, c->node), *fb = fa ? to_f32(b, c->st, c->node) : NULL;
 		const int64_t ny = om_tensor_numel(y);
-		float *fy = fb ? malloc(sizeof(float) * (size_t)(ny > 0 ? ny : 1)) : NULL;
-		om_kind rc = fy ? OM_OK : om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory");
+		float *fa = to_f32(c, a), *fb = fa ? to_f32(c, b) : NULL, *fy = NULL;
+		om_kind rc = fb ? om_ctx_scratch(c, sizeof(float) * (size_t)(ny > 0 ? ny : 1),
+						 "a float32 product", (void **)&fy)
+				: c->st->kind;
 		if (fy && !(rc = matmul_float(c, &g, 4, alpha, fa, fb, fy,
 					      mm_packed(c, &g, tbatch_b, fb))))
 			from_f32(y, fy);
-		free(fa), free(fb), free(fy);
+		om_ctx_scratch_done(c, fy);
+		om_ctx_scratch_done(c, fb);
+		om_ctx_scratch_done(c, fa);
 		return rc;
 	}
 	default:
@@ -689,18 +693,22 @@ static om_kind gemm_kernel(om_ctx *c)
 			 beta, y->data, g.N);
 		return OM_OK;
 	case OM_FLOAT16: case OM_BFLOAT16: {
-		float *fa = to_f32(a, c->st, c->node), *fb = fa ? to_f32(b, c->st, c->node) : NULL;
-		float *fc = fb && cc ? to_f32(cc, c->st, c->node) : NULL;
-		float *fy = fb && (fc || !cc) ? malloc(sizeof(float) * (size_t)(g.M * g.N + 1))
-					      : NULL;
-		om_kind rc = fy ? OM_OK : om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory");
+		float *fa = to_f32(c, a), *fb = fa ? to_f32(c, b) : NULL;
+		float *fc = fb && cc ? to_f32(c, cc) : NULL, *fy = NULL;
+		const size_t ny = sizeof(float) * (size_t)(g.M * g.N);
+		om_kind rc = fb && (fc || !cc)
+				     ? om_ctx_scratch(c, ny, "a float32 product", (void **)&fy)
+				     : c->st->kind;
 		if (fy) {
 			if (beta != 0)
 				fill_c(&g, fc, fy, 4);
 			if (!(rc = gemm_float(c, &g, alpha, fa, lda, fb, ldb, beta, fy)))
 				from_f32(y, fy);
 		}
-		free(fa), free(fb), free(fc), free(fy);
+		om_ctx_scratch_done(c, fy);
+		om_ctx_scratch_done(c, fc);
+		om_ctx_scratch_done(c, fb);
+		om_ctx_scratch_done(c, fa);
 		return rc;
 	}
 	default:

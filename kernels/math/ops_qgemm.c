@@ -159,25 +159,26 @@ static om_kind qg_kernel(om_ctx *c)
 	om_qparam ap;
 	om_qparam_get(c, QG_AS, QG_AZ, a->dtype, &ap);
 	const size_t mn = (size_t)(g.M * g.N);
-	if ((rc = om_ctx_reserve(c, mn * 2 * sizeof(int32_t) + (size_t)g.N * 8, "QGemm sums")))
+	/* one buffer of 4-byte values, each part from a 16-byte boundary: acc [mn], sum [mn]
+	 * (with C), zb [N], s [N] */
+	const size_t mn4 = (mn + 3) / 4 * 4, n4 = ((size_t)g.N + 3) / 4 * 4;
+	const size_t parts = mn4 * (g.cm ? 2 : 1) + 2 * n4;
+	int32_t *acc, *sum = NULL;
+	if ((rc = om_ctx_scratch(c, sizeof(int32_t) * parts, "QGemm sums", (void **)&acc)))
 		return rc;
-	int32_t *acc = malloc(sizeof(int32_t) * (mn + 1)), *sum = NULL;
-	int32_t *zb = malloc(sizeof(int32_t) * (size_t)(g.N + 1));
-	float *s = malloc(sizeof(float) * (size_t)(g.N + 1));
-	bool ok = acc && zb && s;
-	if (ok && g.cm)
-		ok = (sum = malloc(sizeof(int32_t) * (mn + 1))) != NULL;
-	if (ok) {
-		int64_t nzb = 0;
-		qg_params(c, &g, s, zb, &nzb);
-		const om_igemm ig = {.M = g.M, .N = g.N, .K = g.K, .A = a->data, .B = b->data,
-				     .lda = a->dims[1], .ldb = b->dims[1], .ldc = g.N, .ta = g.ta,
-				     .tb = g.tb, .a_signed = a->dtype == OM_INT8,
-				     .b_signed = b->dtype == OM_INT8, .za = &ap.zp, .nza = 1,
-				     .zb = zb, .nzb = nzb, .C = sum ? sum : acc};
-		ok = g.K == 0 ? (memset(ig.C, 0, mn * sizeof(int32_t)), true)
-			      : om_igemm_run(&ig, c->threads);
-	}
+	int32_t *zb = acc + mn4 * (g.cm ? 2 : 1);
+	float *s = (float *)(zb + n4);
+	if (g.cm)
+		sum = acc + mn4;
+	int64_t nzb = 0;
+	qg_params(c, &g, s, zb, &nzb);
+	const om_igemm ig = {.M = g.M, .N = g.N, .K = g.K, .A = a->data, .B = b->data,
+			     .lda = a->dims[1], .ldb = b->dims[1], .ldc = g.N, .ta = g.ta,
+			     .tb = g.tb, .a_signed = a->dtype == OM_INT8,
+			     .b_signed = b->dtype == OM_INT8, .za = &ap.zp, .nza = 1,
+			     .zb = zb, .nzb = nzb, .C = sum ? sum : acc};
+	const bool ok = g.K == 0 ? (memset(ig.C, 0, mn * sizeof(int32_t)), true)
+				 : om_igemm_run(&ig, c->threads);
 	if (ok && sum) {
 		qg_bias(c, &g, acc);
 		for (size_t i = 0; i < mn; i++) /* wraps as MLAS's int32 accumulation */
@@ -190,7 +191,7 @@ static om_kind qg_kernel(om_ctx *c)
 							   : 0};
 		om_par_for(c->threads, g.M, 1 + 16384 / g.N, qg_rows, &o);
 	}
-	free(acc), free(sum), free(zb), free(s);
+	om_ctx_scratch_done(c, acc);
 	return ok ? OM_OK : om_error(c->st, OM_ERR_NOMEM, c->node, "no memory for the product");
 }
 

@@ -375,11 +375,18 @@ static om_kind qmm_kernel(om_ctx *c)
 		if (i != 3 && !(p[i] = q_floats(c, c->in[i], om_tensor_numel(c->in[i]))))
 			rc = c->st->kind ? c->st->kind : OM_ERR_NOMEM;
 	const int64_t mn = g.M * g.N, ny = g.batch * mn;
-	float *y = rc ? NULL : malloc(sizeof(float) * (size_t)(ny + 1));
-	double *acc = rc ? NULL : malloc(sizeof(double) * (size_t)(mn + 1));
-	int32_t *part = rc ? NULL : malloc(sizeof(int32_t) * (size_t)(mn + 1));
-	if (!rc && (!y || !acc || !part))
-		rc = om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory");
+	/* one buffer: acc [mn] doubles, y [ny] floats, part [mn] int32 (each from a 16-byte
+	 * boundary) */
+	double *acc = NULL;
+	float *y = NULL;
+	int32_t *part = NULL;
+	const size_t ny4 = (size_t)(ny + 3) / 4 * 4, mn2 = (size_t)(mn + 1) / 2 * 2;
+	if (!rc && !(rc = om_ctx_scratch(c, sizeof(double) * mn2 + sizeof(float) * ny4 +
+						    sizeof(int32_t) * (size_t)mn,
+					 "QLinearMatMul's sums", (void **)&acc))) {
+		y = (float *)(acc + mn2);
+		part = (int32_t *)(y + ny4);
+	}
 	float lo = 0, hi = 0;
 	q_int_range(dt, &lo, &hi);
 	const bool arow = om_tensor_numel(c->in[1]) > 1, bcol = om_tensor_numel(c->in[4]) > 1;
@@ -400,7 +407,7 @@ static om_kind qmm_kernel(om_ctx *c)
 		rc = om_cast_elems(c, c->out[0]->data, dt, y, OM_FLOAT, ny, 0);
 	for (int i = 0; i < 8; i++)
 		free(p[i]);
-	free(y), free(acc), free(part);
+	om_ctx_scratch_done(c, acc);
 	return rc;
 }
 
