@@ -569,20 +569,24 @@ static om_kind kernel(om_ctx *c, enum cell cell)
 	if (rc)
 		return rc;
 	const int64_t H = r.hidden, GH = r.gates * H, SB = r.seq * r.batch, BH = r.batch * H;
-	const size_t nd = (size_t)r.ndir; /* every buffer below: one part per direction */
-	float *xs = NULL, *xw = malloc(sizeof(float) * (nd * (size_t)(SB * GH) + 1));
-	float *h = malloc(sizeof(float) * (nd * (size_t)BH + 1));
-	float *cst = calloc(nd * (size_t)BH + 1, sizeof(float));
-	float *rec = malloc(sizeof(float) * (nd * (size_t)(r.batch * GH) + 1));
-	float *rh = malloc(sizeof(float) * (nd * (size_t)BH + 1));
-	float *gh = malloc(sizeof(float) * (nd * (size_t)BH + 1));
-	float *h2 = malloc(sizeof(float) * (nd * (size_t)BH + 1));
+	const size_t nd = (size_t)r.ndir; /* every buffer below but xs: one part per direction */
+	/* the float buffers in one scratch, each part from a 16-byte boundary: xw, then h, cst,
+	 * rh, gh, h2 (BH each), rec, and xs (X in time-major order, for layout 1) */
+	const size_t nxw = (nd * (size_t)(SB * GH) + 3) / 4 * 4, nbh = (nd * (size_t)BH + 3) / 4 * 4;
+	const size_t nrec = (nd * (size_t)(r.batch * GH) + 3) / 4 * 4;
+	const size_t nxs = r.layout ? (size_t)(SB * r.input) : 0;
+	float *xs = NULL, *xw = NULL;
 	float *zero_row = calloc((size_t)H + 1, sizeof(float)); /* Rbh when there is no B */
 	int64_t *lens = malloc(sizeof(int64_t) * (size_t)(r.batch + 1));
-	if (!xw || !h || !cst || !rec || !rh || !gh || !h2 || !zero_row || !lens) {
+	if (!zero_row || !lens) {
 		rc = om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory");
 		goto out;
 	}
+	if ((rc = om_ctx_scratch(c, sizeof(float) * (nxw + 5 * nbh + nrec + nxs),
+				 "the recurrence's buffers", (void **)&xw)))
+		goto out;
+	float *h = xw + nxw, *cst = h + nbh, *rh = cst + nbh, *gh = rh + nbh, *h2 = gh + nbh;
+	float *rec = h2 + nbh;
 	for (int64_t b = 0; b < r.batch; b++) {
 		int64_t len = r.seq;
 		if (has(c, 4))
@@ -599,11 +603,7 @@ static om_kind kernel(om_ctx *c, enum cell cell)
 	/* X in time-major order [seq, batch, input] */
 	const float *x = c->in[0]->data;
 	if (r.layout) {
-		xs = malloc(sizeof(float) * (size_t)(SB * r.input + 1));
-		if (!xs) {
-			rc = om_error(c->st, OM_ERR_NOMEM, c->node, "out of memory");
-			goto out;
-		}
+		xs = rec + nrec;
 		for (int64_t t = 0; t < r.seq; t++)
 			for (int64_t b = 0; b < r.batch; b++)
 				memcpy(xs + (t * r.batch + b) * r.input, x + (b * r.seq + t) * r.input,
@@ -672,7 +672,7 @@ static om_kind kernel(om_ctx *c, enum cell cell)
 			}
 		}
 out:
-	free(xs), free(xw), free(h), free(cst), free(rec), free(rh), free(gh), free(h2);
+	om_ctx_scratch_done(c, xw);
 	free(zero_row), free(lens);
 	return rc;
 }
