@@ -124,6 +124,15 @@ static om_kind loop_check(om_ctx *c)
 		return om_ctl_bad(
 			c, "the body must take (iteration, cond, N values) and return (cond, N "
 			   "values, K scan outputs), the node N + K outputs");
+	/* the body's plan is typed by its declarations: the iteration and cond it is fed are
+	 * int64 and bool (a fuzzed body declaring cond uint64 made a run's Identity view 8 bytes
+	 * of its 1: an internal error) */
+	for (int32_t i = 0; i < 2; i++) {
+		const om_type *t = &b->inputs[i]->type;
+		if (t->kind == OM_TYPE_TENSOR && t->elem && t->elem != (i ? OM_BOOL : OM_INT64))
+			return om_ctl_bad(c, i ? "the body's cond input must be a bool"
+					       : "the body's iteration input must be an int64");
+	}
 	return OM_NEED_VALUE;
 }
 
