@@ -30,6 +30,14 @@ static int32_t elem(om_grad_ctx *c)
 	return om_grad_elem(c, OUT);
 }
 
+/* v cast to the output's element type (NULL when a node could not be made) */
+static om_value *cast_out(om_grad_ctx *c, om_value *v)
+{
+	om_node *n = om_grad_node(c, "Cast", 1, (om_value *[]){v});
+	om_grad_attr_int(c, n, "to", elem(c));
+	return n ? n->out[0] : NULL;
+}
+
 static om_kind grad_add(om_grad_ctx *c)
 {
 	set(c, 0, G);
@@ -131,11 +139,8 @@ static om_kind grad_pow(om_grad_ctx *c)
 	if (WANT(1))
 		return om_grad_unsupported(c, "the exponent depends on the differentiated values "
 					      "(only a constant exponent has a rule)");
-	const int32_t t = elem(c);
-	om_node *cast = om_grad_node(c, "Cast", 1, (om_value *[]){IN(1)});
-	om_grad_attr_int(c, cast, "to", t);
-	om_value *p = cast ? cast->out[0] : NULL;
-	om_value *pm1 = op2(c, "Sub", p, om_grad_scalar(c, t, 1.0));
+	om_value *p = cast_out(c, IN(1));
+	om_value *pm1 = op2(c, "Sub", p, om_grad_scalar(c, elem(c), 1.0));
 	set(c, 0, op2(c, "Mul", G, op2(c, "Mul", p, op2(c, "Pow", IN(0), pm1))));
 	return done(c);
 }
@@ -234,14 +239,11 @@ static om_kind grad_reduce_sum(om_grad_ctx *c)
 /* the sum's gradient divided by the count averaged: numel(x) / numel(y) */
 static om_kind grad_reduce_mean(om_grad_ctx *c)
 {
-	const int32_t t = elem(c);
-	om_node *nx = om_grad_node(c, "Cast", 1, (om_value *[]){om_grad_op1(c, "Size", IN(0))});
-	om_node *ny = om_grad_node(c, "Cast", 1, (om_value *[]){om_grad_op1(c, "Size", OUT)});
-	om_grad_attr_int(c, nx, "to", t);
-	om_grad_attr_int(c, ny, "to", t);
+	om_value *nx = cast_out(c, om_grad_op1(c, "Size", IN(0)));
+	om_value *ny = cast_out(c, om_grad_op1(c, "Size", OUT));
 	om_value *back = reduce_back(c);
 	if (nx && ny)
-		c->dx[0] = op2(c, "Div", back, op2(c, "Div", nx->out[0], ny->out[0]));
+		c->dx[0] = op2(c, "Div", back, op2(c, "Div", nx, ny));
 	return done(c);
 }
 
