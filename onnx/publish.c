@@ -146,23 +146,49 @@ static void remove_stale(const char *path, const char *old, const char *keep)
 	close(fd);
 }
 
+/* Whether renameat2's flag failed because this filesystem has no such flag. */
+static bool no_flag(void)
+{
+	return errno == EINVAL || errno == ENOSYS || errno == ENOTSUP;
+}
+
 om_kind om_onnx_publish_model(om_out_file *o, const char *keep, om_status *st)
 {
-	struct stat sb;
-	const bool swap = lstat(o->path, &sb) == 0 && (S_ISREG(sb.st_mode) || S_ISLNK(sb.st_mode));
-	if (!swap || renameat2(AT_FDCWD, o->tmp, AT_FDCWD, o->path, RENAME_EXCHANGE) != 0)
-		return om_out_rename(o, st); /* nothing there, or no exchange on this filesystem */
-	/* o->tmp names the replaced file now: its data files, then itself */
-	remove_stale(o->path, o->tmp, keep);
-	om_out_discard(o);
-	return OM_OK;
+	/* Another save to this path may place its model between our look and our rename: a
+	 * model found is exchanged (its data files are then ours to remove), a free name is
+	 * taken only while free (else a model placed meanwhile would be replaced unseen and its
+	 * data files left behind), and either is tried again when the other save got there
+	 * first. Bounded: then a plain rename. */
+	for (int tries = 0; !o->stream && tries < 64; tries++) {
+		struct stat sb;
+		if (lstat(o->path, &sb) != 0) {
+			if (errno != ENOENT)
+				break;
+			if (renameat2(AT_FDCWD, o->tmp, AT_FDCWD, o->path, RENAME_NOREPLACE) == 0)
+				return om_out_renamed(o, 0, st);
+			if (errno == EEXIST)
+				continue;
+			break;
+		}
+		if (!S_ISREG(sb.st_mode) && !S_ISLNK(sb.st_mode))
+			break;
+		if (renameat2(AT_FDCWD, o->tmp, AT_FDCWD, o->path, RENAME_EXCHANGE) == 0) {
+			/* o->tmp names the replaced file now: its data files, then itself */
+			remove_stale(o->path, o->tmp, keep);
+			om_out_discard(o);
+			return OM_OK;
+		}
+		if (errno != ENOENT) /* gone meanwhile: again; else no exchange here */
+			break;
+	}
+	return om_out_rename(o, st); /* no such flags on this filesystem, or not a file there */
 }
 
 om_kind om_out_rename_new(om_out_file *o, bool *taken, om_status *st)
 {
 	*taken = false;
 	int r = renameat2(AT_FDCWD, o->tmp, AT_FDCWD, o->path, RENAME_NOREPLACE);
-	if (r != 0 && (errno == EINVAL || errno == ENOSYS || errno == ENOTSUP)) {
+	if (r != 0 && no_flag()) {
 		/* no RENAME_NOREPLACE on this filesystem: a second name, made only when free */
 		r = link(o->tmp, o->path);
 		if (r == 0)

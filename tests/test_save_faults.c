@@ -1,11 +1,13 @@
 /* test_save_faults.c — a save under faults and races: symlinks planted at every name it uses
  * are never followed, a write over the file-size limit fails and leaves nothing, SIGTERM and
  * SIGINT in the middle of a large save leave no temporary file (om_save_cleanup), two
- * concurrent --external-data saves to one name always leave a pair that belongs together,
+ * concurrent --external-data saves to one name (two processes, or two threads saving to a name
+ * nothing has yet) always leave a pair that belongs together,
  * and external-data files are named by their content (XXH64). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,9 +75,8 @@ static const char *listing(const char *dir)
 	return buf;
 }
 
-/* y = Identity(x + w), w float[n] = base + i (mod 4096): simplify drops the Identity. Saved to
- * path inline, or with w in external data named by its content (ext). */
-static void write_model(const char *path, int64_t n, float base, bool ext)
+/* y = Identity(x + w), w float[n] = base + i (mod 4096): simplify drops the Identity. */
+static om_model *make_model(int64_t n, float base)
 {
 	om_model *m = tu_model(13);
 	om_graph *g = m->graph;
@@ -100,11 +101,24 @@ static void write_model(const char *path, int64_t n, float base, bool ext)
 	om_node *id = om_graph_add_node(g, "Identity", "", "id", 1, 1);
 	id->in[0] = t;
 	om_node_set_output(id, 0, y);
+	return m;
+}
+
+static void free_model(om_model *m)
+{
+	HASH_CLEAR(hh, m->graph->values); /* a model not made by the loader */
+	om_model_free(m);
+}
+
+/* make_model's model saved to path inline, or with w in external data named by its content
+ * (ext). */
+static void write_model(const char *path, int64_t n, float base, bool ext)
+{
+	om_model *m = make_model(n, base);
 	om_save_options o = {.external_data = ext};
 	om_status st = {0};
 	assert_int_equal(om_model_save(m, path, &o, &st), OM_OK);
-	HASH_CLEAR(hh, g->values); /* a model not made by the loader */
-	om_model_free(m);
+	free_model(m);
 }
 
 /* The base of the model at path's w (n floats, base + i mod 4096 each): -1 when it holds
@@ -545,6 +559,85 @@ static void concurrent_saves_never_mix(void **state)
 	print_message("last writer: a %d times, b %d times\n", seen[0], seen[1]);
 }
 
+/* Removes every file in folder dir. */
+static void clear_dir(const char *dir)
+{
+	DIR *d = opendir(tmp(dir));
+	assert_non_null(d);
+	char rel[600];
+	for (struct dirent *e; (e = readdir(d));)
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+			snprintf(rel, sizeof rel, "%s/%s", dir, e->d_name);
+			assert_int_equal(unlink(tmp(rel)), 0);
+		}
+	closedir(d);
+}
+
+typedef struct saver {
+	const om_model *m;
+	const char *path;
+	pthread_barrier_t *go, *done;
+	int rounds;
+	om_kind failed;
+} saver;
+
+static void *save_rounds(void *arg)
+{
+	saver *s = arg;
+	const om_save_options o = {.external_data = true};
+	for (int r = 0; r < s->rounds; r++) {
+		pthread_barrier_wait(s->go);
+		om_status st = {0};
+		const om_kind k = om_model_save(s->m, s->path, &o, &st);
+		if (k)
+			s->failed = k;
+		pthread_barrier_wait(s->done);
+	}
+	return NULL;
+}
+
+/* Two threads of one process save two models with external data to one new name at once,
+ * round after round: the model left names the one data file left (the model found at the
+ * name is replaced by exchange, a free name is taken only while free). */
+static void concurrent_first_saves_never_mix(void **state)
+{
+	(void)state;
+	subdir("t");
+	enum { N = 2048, ROUNDS = 300 };
+	const char *path = strdup(tmp("t/out.onnx"));
+	pthread_barrier_t go, done;
+	pthread_barrier_init(&go, NULL, 3);
+	pthread_barrier_init(&done, NULL, 3);
+	om_model *ma = make_model(N, 10), *mb = make_model(N, 20);
+	saver s[2] = {{ma, path, &go, &done, ROUNDS, OM_OK}, {mb, path, &go, &done, ROUNDS, OM_OK}};
+	pthread_t th[2];
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(pthread_create(&th[i], NULL, save_rounds, &s[i]), 0);
+	int seen[2] = {0, 0}, bad = 0;
+	for (int r = 0; r < ROUNDS; r++) {
+		clear_dir("t");
+		pthread_barrier_wait(&go);
+		pthread_barrier_wait(&done);
+		char want[600];
+		const float base = weights_base(path, N);
+		assert_true(base == 10 || base == 20);
+		seen[base == 20]++;
+		snprintf(want, sizeof want, "out.onnx %s", data_file_variant("t", "out.onnx", NULL));
+		bad += strcmp(listing("t"), want) != 0;
+	}
+	for (int i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	free_model(ma);
+	free_model(mb);
+	pthread_barrier_destroy(&go);
+	pthread_barrier_destroy(&done);
+	free((void *)path);
+	print_message("last writer: a %d times, b %d times\n", seen[0], seen[1]);
+	assert_int_equal(s[0].failed, OM_OK);
+	assert_int_equal(s[1].failed, OM_OK);
+	assert_int_equal(bad, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -555,6 +648,7 @@ int main(void)
 		cmocka_unit_test(cleanup_removes_files_in_flight),
 		cmocka_unit_test(signals_leave_no_temporary),
 		cmocka_unit_test(concurrent_saves_never_mix),
+		cmocka_unit_test(concurrent_first_saves_never_mix),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
