@@ -4,11 +4,14 @@
  * points, bias, batched A, N odd; exact mode on 1 and 3 threads gives the same bits, fast
  * mode (its decoding path for 1-4 rows, every bits and block size, and its prompt panels
  * included) agrees within float rounding (4 sqrt(K) epsilons of sum |a w|); g_idx's blocks per
- * row (random, and each row's own); bad inputs (g_idx's out of range included) are errors. */
+ * row (random, and each row's own); accuracy_level 4's integer decoding within A's 15-bit
+ * rounding, the same bits on 1 and 3 threads and as its kernel called alone; bad inputs
+ * (g_idx's out of range included) are errors. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "nbits.h"
 #include "nodetest.h"
 
 typedef struct nb_case {
@@ -16,6 +19,7 @@ typedef struct nb_case {
 	int zp; /* 0 none, 1 packed uint8, 2 float */
 	bool bias;
 	int gidx; /* g_idx: 0 none, 1 a random block per row, 2 each row's own block (k / bs) */
+	int level; /* accuracy_level */
 } nb_case;
 
 static uint32_t rng = 12345;
@@ -28,12 +32,13 @@ static float frand(void) /* [-1, 1) */
 /* y within float rounding of the double product want (+ bias): 4 sqrt(K) float epsilons of
  * sum |a w| (one weight off by a code is about sum |a w| / K), at least 1e-6 */
 static void assert_near(const nb_case *t, const om_tensor *y, const double *want,
-			const double *mag, const float *bias)
+			const double *mag, const float *bias, const double *extra)
 {
 	const float *v = y->data;
 	for (int64_t i = 0; i < t->M * t->N; i++) {
 		const double w = want[i] + (t->bias ? bias[i % t->N] : 0);
-		const double tol = 4 * sqrt((double)t->K) * 0x1p-24 * (mag[i] + fabs(w)) + 1e-6;
+		const double tol = 4 * sqrt((double)t->K) * 0x1p-24 * (mag[i] + fabs(w)) + 1e-6 +
+				   (extra ? extra[i] : 0);
 		if (!(fabs((double)v[i] - w) <= tol))
 			fail_msg("M %lld K %lld N %lld bits %lld block %lld: y[%lld] %.9g, "
 				 "want %.9g",
@@ -53,8 +58,14 @@ static void run_case(const nb_case *t)
 										(size_t)t->N);
 	double *want = calloc((size_t)(t->M * t->N), sizeof(double));
 	double *mag = calloc((size_t)(t->M * t->N), sizeof(double)); /* sum |a w| */
-	for (int64_t i = 0; i < t->M * t->K; i++)
+	/* level 4's decoding quantizes A to 15 bits a block: sum |w| max|a of the block| / 32766 */
+	double *qerr = calloc((size_t)(t->M * t->N), sizeof(double));
+	float *amax = calloc((size_t)(t->M * kb + 1), sizeof(float));
+	for (int64_t i = 0; i < t->M * t->K; i++) {
 		a[i] = frand();
+		float *mx_ = &amax[i / t->K * kb + i % t->K / t->bs];
+		*mx_ = fabsf(a[i]) > *mx_ ? fabsf(a[i]) : *mx_;
+	}
 	for (int64_t n = 0; n < t->N; n++)
 		bias[n] = frand();
 	int32_t *g = malloc(sizeof(int32_t) * (size_t)(t->K ? t->K : 1));
@@ -84,7 +95,8 @@ static void run_case(const nb_case *t)
 			const float w = ((float)codes[n * kb * t->bs + kk] - zero) * s[n * kb + blk];
 			for (int64_t m = 0; m < t->M; m++)
 				want[m * t->N + n] += (double)a[m * t->K + kk] * w,
-				mag[m * t->N + n] += fabs((double)a[m * t->K + kk] * w);
+				mag[m * t->N + n] += fabs((double)a[m * t->K + kk] * w),
+				qerr[m * t->N + n] += fabs(w) * amax[m * kb + kk / t->bs] / 32766;
 		}
 
 	om_model *m = NULL;
@@ -92,6 +104,8 @@ static void run_case(const nb_case *t)
 	node->domain = "com.microsoft";
 	nt_int(node, "K", t->K), nt_int(node, "N", t->N), nt_int(node, "bits", t->bits);
 	nt_int(node, "block_size", t->bs);
+	if (t->level)
+		nt_int(node, "accuracy_level", t->level);
 	om_tensor ta = nt_tensor(OM_FLOAT, 2, (int64_t[]){t->M, t->K}, a);
 	om_tensor tb = nt_tensor(OM_UINT8, 3, (int64_t[]){t->N, kb, blob}, b);
 	om_tensor ts = nt_tensor(OM_FLOAT, 2, (int64_t[]){t->N, kb}, s);
@@ -108,11 +122,36 @@ static void run_case(const nb_case *t)
 	assert_int_equal(nt_run_threads(node, 1, in, &yf, 0, 2, &st), OM_OK);
 	nt_assert_shape(&y1, 2, (int64_t[]){t->M, t->N});
 	assert_memory_equal(y1.data, y3.data, y1.nbytes); /* exact: thread count changes no bit */
-	assert_near(t, &y1, want, mag, bias);
-	assert_near(t, &yf, want, mag, bias);
+	assert_near(t, &y1, want, mag, bias, NULL);
+	/* level 4's integer decoding (where the CPU has AVX512-VNNI): within A's rounding, the
+	 * same bits on 3 threads, and the bits of the kernel called alone (the node ran it) */
+	const bool vnni = t->level == 4 && t->M <= OM_NBITS_DECODE_ROWS && t->bits == 4 &&
+			  !t->gidx;
+	assert_near(t, &yf, want, mag, bias, vnni ? qerr : NULL);
+	if (vnni) {
+		om_tensor yf3 = {0};
+		assert_int_equal(nt_run_threads(node, 1, in, &yf3, 0, 3, &st), OM_OK);
+		assert_memory_equal(yf.data, yf3.data, yf.nbytes);
+		om_tensor_free(&yf3);
+		const om_nbits p = {.M = t->M, .N = t->N, .K = t->K, .bits = 4, .bs = t->bs,
+				    .kb = kb, .blob = blob, .zp_row = zrow, .b = b,
+				    .zp8 = t->zp == 1 ? z8 : NULL, .scales = s,
+				    .zpf = t->zp == 2 ? zf : NULL, .bias = t->bias ? bias : NULL,
+				    .a = a, .y = malloc(yf.nbytes)};
+		if (om_nbits_vnni_ok(&p)) {
+			void *buf = malloc(om_nbits_vnni_bytes(&p));
+			assert_true(om_nbits_vnni(&p, 1, buf));
+			assert_memory_equal(p.y, yf.data, yf.nbytes);
+			free(buf);
+		} else {
+			print_message("no AVX512-VNNI here: level 4 ran the float path\n");
+		}
+		free(p.y);
+	}
 	om_tensor_free(&y1), om_tensor_free(&y3), om_tensor_free(&yf);
 	nt_free(m);
 	free(b), free(z8), free(s), free(zf), free(a), free(bias), free(want), free(mag);
+	free(qerr), free(amax);
 	free(g), free(codes), free(zq);
 }
 
@@ -120,31 +159,40 @@ static void products(void **state)
 {
 	(void)state;
 	static const nb_case cases[] = {
-		{1, 64, 17, 4, 32, 1, true, 0},   {5, 40, 33, 4, 16, 0, false, 0},
-		{3, 200, 40, 8, 64, 1, false, 0}, {2, 48, 9, 2, 16, 1, true, 0},
-		{4, 130, 21, 4, 128, 2, true, 0}, {64, 256, 200, 4, 32, 1, true, 0}, /* tiles split */
-		{0, 32, 8, 4, 32, 1, false, 0},   {300, 96, 70, 2, 32, 2, false, 0},
+		{1, 64, 17, 4, 32, 1, true, 0, 0},   {5, 40, 33, 4, 16, 0, false, 0, 0},
+		{3, 200, 40, 8, 64, 1, false, 0, 0}, {2, 48, 9, 2, 16, 1, true, 0, 0},
+		{4, 130, 21, 4, 128, 2, true, 0, 0}, {64, 256, 200, 4, 32, 1, true, 0, 0}, /* tiles split */
+		{0, 32, 8, 4, 32, 1, false, 0, 0},   {300, 96, 70, 2, 32, 2, false, 0, 0},
 		/* fast mode's 4-bit decoding path (whole blocks of 16 bytes or more) */
-		{2, 256, 33, 4, 64, 0, true, 0},  {3, 128, 16, 4, 32, 2, false, 0},
-		{4, 512, 7, 4, 128, 1, true, 0},
+		{2, 256, 33, 4, 64, 0, true, 0, 0},  {3, 128, 16, 4, 32, 2, false, 0, 0},
+		{4, 512, 7, 4, 128, 1, true, 0, 0},
 		/* the decoding path over 1-4 rows: 2, 4 and 8 bits, blocks of 4 to 64 bytes (the
 		 * smaller ones scaled per lane), K past the last whole block or chunk, N odd
 		 * (groups of 4 or 2 columns and the rest), every kind of zero point, more than
 		 * 16 blocks */
-		{1, 40, 9, 4, 16, 1, true, 0},    {1, 1000, 13, 4, 32, 1, false, 0},
-		{2, 1000, 11, 4, 16, 2, true, 0}, {3, 777, 5, 4, 256, 0, false, 0},
-		{4, 520, 10, 4, 32, 1, true, 0},  {1, 600, 7, 8, 16, 1, true, 0},
-		{2, 300, 9, 8, 64, 2, false, 0},  {3, 1024, 6, 8, 256, 0, true, 0},
-		{4, 96, 5, 8, 32, 1, false, 0},   {1, 300, 9, 2, 16, 1, true, 0},
-		{2, 1000, 7, 2, 32, 2, false, 0}, {3, 512, 13, 2, 64, 1, true, 0},
-		{4, 70, 3, 2, 256, 0, true, 0},   {1, 16, 1, 2, 16, 1, false, 0},
+		{1, 40, 9, 4, 16, 1, true, 0, 0},    {1, 1000, 13, 4, 32, 1, false, 0, 0},
+		{2, 1000, 11, 4, 16, 2, true, 0, 0}, {3, 777, 5, 4, 256, 0, false, 0, 0},
+		{4, 520, 10, 4, 32, 1, true, 0, 0},  {1, 600, 7, 8, 16, 1, true, 0, 0},
+		{2, 300, 9, 8, 64, 2, false, 0, 0},  {3, 1024, 6, 8, 256, 0, true, 0, 0},
+		{4, 96, 5, 8, 32, 1, false, 0, 0},   {1, 300, 9, 2, 16, 1, true, 0, 0},
+		{2, 1000, 7, 2, 32, 2, false, 0, 0}, {3, 512, 13, 2, 64, 1, true, 0, 0},
+		{4, 70, 3, 2, 256, 0, true, 0, 0},   {1, 16, 1, 2, 16, 1, false, 0, 0},
 		/* the prompt path's panels: rows of W past one panel, a last narrow panel */
-		{9, 700, 131, 4, 32, 1, true, 0}, {6, 520, 129, 8, 16, 2, false, 0},
+		{9, 700, 131, 4, 32, 1, true, 0, 0}, {6, 520, 129, 8, 16, 2, false, 0, 0},
 		/* g_idx (GPTQ act-order): random blocks per row on every path's row counts, bits,
 		 * kinds of zero point; each row's own block (the fast paths again) */
-		{1, 256, 9, 4, 32, 1, true, 1},  {3, 200, 17, 8, 64, 2, false, 1},
-		{9, 700, 131, 4, 32, 0, true, 1}, {2, 96, 5, 2, 16, 1, false, 1},
-		{2, 1000, 11, 4, 16, 2, true, 2}, {9, 700, 131, 4, 32, 1, true, 2},
+		{1, 256, 9, 4, 32, 1, true, 1, 0},  {3, 200, 17, 8, 64, 2, false, 1, 0},
+		{9, 700, 131, 4, 32, 0, true, 1, 0}, {2, 96, 5, 2, 16, 1, false, 1, 0},
+		{2, 1000, 11, 4, 16, 2, true, 2, 0}, {9, 700, 131, 4, 32, 1, true, 2, 0},
+		/* accuracy_level 4: the integer decoding over 1-4 rows, blocks of 16 to 256, K
+		 * within one piece or past the last, N odd, every kind of zero point; the
+		 * prompt's rows, 8 bits and g_idx (the float paths) */
+		{1, 1000, 13, 4, 32, 1, true, 0, 4}, {2, 1000, 11, 4, 16, 2, true, 0, 4},
+		{3, 777, 5, 4, 256, 0, false, 0, 4}, {4, 520, 10, 4, 32, 1, true, 0, 4},
+		{1, 300, 37, 4, 64, 0, false, 0, 4}, {1, 40, 9, 4, 16, 1, true, 0, 4},
+		{4, 130, 21, 4, 128, 2, true, 0, 4}, {2, 2816, 67, 4, 32, 1, false, 0, 4},
+		{9, 700, 131, 4, 32, 1, true, 0, 4}, {2, 300, 9, 8, 64, 2, false, 0, 4},
+		{1, 256, 9, 4, 32, 1, true, 1, 4},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
 		run_case(&cases[i]);

@@ -4,6 +4,7 @@
 #define OM_NBITS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -49,6 +50,16 @@ void om_nbits_dequant_lanes(const om_nbits *p, int64_t n0, int64_t w, int64_t k0
  * buffer of A's rows (a few K floats). */
 enum { OM_NBITS_DECODE_ROWS = 4 };
 bool om_nbits_decode(const om_nbits *p, int threads);
+
+/* Fast mode's decoding (M <= OM_NBITS_DECODE_ROWS) at accuracy_level 4, 4-bit codes, no
+ * g_idx, where the CPU has AVX512-VNNI (nbits_vnni.c): A quantized per block to 15 bits
+ * (accuracy_level 4 permits 8), each block's product exact in int32, Y = A W (+ bias) in float
+ * from there; the columns split over `threads`. om_nbits_vnni_ok: whether it applies;
+ * om_nbits_vnni_bytes: the buffer it needs; false, nothing written, when A holds an infinity
+ * or a NaN. */
+bool om_nbits_vnni_ok(const om_nbits *p);
+size_t om_nbits_vnni_bytes(const om_nbits *p);
+bool om_nbits_vnni(const om_nbits *p, int threads, void *buf);
 
 /* ---- for the cloned loops (clones.h): 16 lanes (one AVX-512 register, two AVX2 ones) ---- */
 
@@ -112,6 +123,28 @@ static inline __attribute__((always_inline)) void om_nb_unpack16(const uint8_t *
 	om_nb_i16 w;
 	om_nb_load16(src, avail, &w);
 	*q = (OM_NB_PERMUTE(w, word[t]) >> shift[t]) & ((1 << bits) - 1);
+}
+
+/* the zero points of column n's blocks [k0, k0 + 16) into z (lanes past kb: 0) */
+static inline __attribute__((always_inline)) void om_nb_zeros(const om_nbits *p, int64_t n,
+							      int64_t k0, const int bits,
+							      om_nb_f16 *z)
+{
+	const int64_t have = p->kb - k0;
+	if (p->zp8) {
+		const int64_t byte = k0 * bits / 8;
+		om_nb_i16 q;
+		om_nb_unpack16(p->zp8 + n * p->zp_row + byte, p->zp_row - byte, bits, &q);
+		*z = __builtin_convertvector(q, om_nb_f16);
+	} else if (p->zpf && have >= 16) {
+		memcpy(z, p->zpf + n * p->kb + k0, sizeof *z);
+	} else {
+		for (int l = 0; l < 16; l++)
+			(*z)[l] = !p->zpf ? (float)(1 << (bits - 1))
+				  : l < have ? p->zpf[n * p->kb + k0 + l] : 0;
+	}
+	for (int64_t l = have; l < 16; l++)
+		(*z)[l] = 0;
 }
 
 #endif

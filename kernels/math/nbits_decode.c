@@ -18,7 +18,7 @@
 #include "nbits.h"
 #include "parallel.h"
 
-enum { ND_ROWS = OM_NBITS_DECODE_ROWS, ND_GROUP = 4 };
+enum { ND_ROWS = OM_NBITS_DECODE_ROWS, ND_GROUP = 4, ND_PF = 16 };
 
 /* v[m][g] = 0 for the rows and columns in use (unrolled: the sums stay in registers) */
 #define ND_ZERO(v, M, G)                                    \
@@ -35,26 +35,6 @@ typedef struct nd_job {
 	om_nb_i16 lane_block; /* blocks under 64 bytes: lane j's block less the piece's first */
 } nd_job;
 
-/* the zero points of column n's blocks [k0, k0 + 16) into z (lanes past kb: 0) */
-OM_INLINE void nd_zeros(const om_nbits *p, int64_t n, int64_t k0, const int bits, om_nb_f16 *z)
-{
-	const int64_t have = p->kb - k0;
-	if (p->zp8) {
-		const int64_t byte = k0 * bits / 8;
-		om_nb_i16 q;
-		om_nb_unpack16(p->zp8 + n * p->zp_row + byte, p->zp_row - byte, bits, &q);
-		*z = __builtin_convertvector(q, om_nb_f16);
-	} else if (p->zpf && have >= 16) {
-		memcpy(z, p->zpf + n * p->kb + k0, sizeof *z);
-	} else {
-		for (int l = 0; l < 16; l++)
-			(*z)[l] = !p->zpf ? (float)(1 << (bits - 1))
-				  : l < have ? p->zpf[n * p->kb + k0 + l] : 0;
-	}
-	for (int64_t l = have; l < 16; l++)
-		(*z)[l] = 0;
-}
-
 /* sum over column n's blocks of zero point * scale * A's block sum, for each row */
 OM_INLINE void nd_offsets(const nd_job *j, int64_t n, const int M, const int bits, float *off)
 {
@@ -63,7 +43,7 @@ OM_INLINE void nd_offsets(const nd_job *j, int64_t n, const int M, const int bit
 	om_nb_f16 acc[ND_ROWS] = {{0}};
 	for (int64_t k = 0; k < p->kb; k += 16) {
 		om_nb_f16 z, sv = {0};
-		nd_zeros(p, n, k, bits, &z);
+		om_nb_zeros(p, n, k, bits, &z);
 		if (k + 16 <= p->kb)
 			memcpy(&sv, s + k, sizeof sv);
 		else
@@ -120,6 +100,15 @@ OM_INLINE void nd_load(const om_nbits *p, int64_t n, int64_t h, const int G, con
 	const int64_t colbytes = p->kb * p->blob;
 	_Pragma("GCC unroll 4") for (int g = 0; g < G; g++) {
 		const uint8_t *b = p->b + (n + g) * colbytes + h * 64;
+		/* the same bytes ND_PF columns on, and their scales: the weights stream from
+		 * memory (a decoder's are far over the caches), and the hardware's prefetchers do
+		 * not follow G interleaved streams of a few lines each far enough ahead */
+		if (n + g + ND_PF < p->N) {
+			__builtin_prefetch(b + ND_PF * colbytes);
+			if (h % 4 == 0)
+				__builtin_prefetch(p->scales + (n + g + ND_PF) * p->kb +
+						   h * 64 / p->blob);
+		}
 		if (!tail) {
 			memcpy(&w[g], b, sizeof w[g]);
 		} else {
