@@ -99,6 +99,27 @@ static bool nq_prepare(const om_nbits *p, nq_job *j, void *buf)
 }
 
 #if NQ_HAVE
+/* the zero points of column n's blocks [k0, k0 + 16) (k0 even; lanes past kb: anything
+ * finite, their scales are 0): 4-bit codes through a masked load (om_nb_zeros' copy of a
+ * row's last bytes goes through memory, 0.7 of 1.8 ms on a [1024, 32000] product) */
+static inline __attribute__((always_inline)) NQ_TARGET __m512 nq_zeros(const om_nbits *p,
+								       int64_t n, int64_t k0)
+{
+	if (p->zpf)
+		return _mm512_maskz_loadu_ps((__mmask16)(p->kb - k0 >= 16 ? 0xffff
+								      : (1u << (p->kb - k0)) - 1),
+					     p->zpf + n * p->kb + k0);
+	if (!p->zp8)
+		return _mm512_set1_ps(8);
+	const int64_t avail = p->zp_row - k0 / 2;
+	const __m128i b = _mm_maskz_loadu_epi8(
+		(__mmask16)(avail >= 8 ? 0xff : (1u << avail) - 1), p->zp8 + n * p->zp_row + k0 / 2);
+	const __m128i nib = _mm_set1_epi8(0x0f);
+	const __m128i z = _mm_unpacklo_epi8(_mm_and_si128(b, nib),
+					    _mm_and_si128(_mm_srli_epi16(b, 4), nib));
+	return _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(z));
+}
+
 /* rows [r0, r0 + R) of columns [n, n + G) (R and G constants where inlined) */
 static inline __attribute__((always_inline)) NQ_TARGET void
 nq_group(const nq_job *j, int64_t n, int64_t r0, const int R, const int G)
@@ -154,12 +175,9 @@ nq_group(const nq_job *j, int64_t n, int64_t r0, const int R, const int G)
 		const __mmask16 m = (__mmask16)(p->kb - k >= 16 ? 0xffff
 							: (1u << (p->kb - k)) - 1);
 		for (int g = 0; g < G; g++) {
-			om_nb_f16 z;
-			om_nb_zeros(p, n + g, k, 4, &z);
-			__m512 zv;
-			memcpy(&zv, &z, sizeof zv);
 			const __m512 zs = _mm512_mul_ps(
-				zv, _mm512_maskz_loadu_ps(m, p->scales + (n + g) * p->kb + k));
+				nq_zeros(p, n + g, k),
+				_mm512_maskz_loadu_ps(m, p->scales + (n + g) * p->kb + k));
 			for (int r = 0; r < R; r++)
 				acc[r][g] = _mm512_fnmadd_ps(
 					zs, _mm512_loadu_ps(j->xs + (r0 + r) * j->kbp + k),
