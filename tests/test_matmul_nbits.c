@@ -5,7 +5,8 @@
  * mode (its decoding path for 1-4 rows, every bits and block size, and its prompt panels
  * included) agrees within float rounding (4 sqrt(K) epsilons of sum |a w|); g_idx's blocks per
  * row (random, and each row's own); accuracy_level 4's integer decoding within A's 15-bit
- * rounding, the same bits on 1 and 3 threads and as its kernel called alone; bad inputs
+ * rounding (the decoding's rows and the prompt's), the same bits on 1 and 3 threads and as
+ * its kernel called alone; bad inputs
  * (g_idx's out of range included) are errors. */
 #include <math.h>
 #include <stdlib.h>
@@ -125,8 +126,7 @@ static void run_case(const nb_case *t)
 	assert_near(t, &y1, want, mag, bias, NULL);
 	/* level 4's integer decoding (where the CPU has AVX512-VNNI): within A's rounding, the
 	 * same bits on 3 threads, and the bits of the kernel called alone (the node ran it) */
-	const bool vnni = t->level == 4 && t->M <= OM_NBITS_DECODE_ROWS && t->bits == 4 &&
-			  !t->gidx;
+	const bool vnni = t->level == 4 && t->bits == 4 && !t->gidx;
 	assert_near(t, &yf, want, mag, bias, vnni ? qerr : NULL);
 	if (vnni) {
 		om_tensor yf3 = {0};
@@ -138,9 +138,12 @@ static void run_case(const nb_case *t)
 				    .zp8 = t->zp == 1 ? z8 : NULL, .scales = s,
 				    .zpf = t->zp == 2 ? zf : NULL, .bias = t->bias ? bias : NULL,
 				    .a = a, .y = malloc(yf.nbytes)};
+		const bool decode = t->M <= OM_NBITS_DECODE_ROWS;
 		if (om_nbits_vnni_ok(&p)) {
-			void *buf = malloc(om_nbits_vnni_bytes(&p));
-			assert_true(om_nbits_vnni(&p, 1, buf));
+			void *buf = malloc(decode ? om_nbits_vnni_bytes(&p)
+						  : om_nbits_vnni_gemm_bytes(&p, 1));
+			assert_true(decode ? om_nbits_vnni(&p, 1, buf)
+					   : om_nbits_vnni_gemm(&p, 1, buf));
 			assert_memory_equal(p.y, yf.data, yf.nbytes);
 			free(buf);
 		} else {
@@ -185,14 +188,19 @@ static void products(void **state)
 		{9, 700, 131, 4, 32, 0, true, 1, 0}, {2, 96, 5, 2, 16, 1, false, 1, 0},
 		{2, 1000, 11, 4, 16, 2, true, 2, 0}, {9, 700, 131, 4, 32, 1, true, 2, 0},
 		/* accuracy_level 4: the integer decoding over 1-4 rows, blocks of 16 to 256, K
-		 * within one piece or past the last, N odd, every kind of zero point; the
-		 * prompt's rows, 8 bits and g_idx (the float paths) */
+		 * within one piece or past the last, N odd, every kind of zero point; 8 bits and
+		 * g_idx (the float paths) */
 		{1, 1000, 13, 4, 32, 1, true, 0, 4}, {2, 1000, 11, 4, 16, 2, true, 0, 4},
 		{3, 777, 5, 4, 256, 0, false, 0, 4}, {4, 520, 10, 4, 32, 1, true, 0, 4},
 		{1, 300, 37, 4, 64, 0, false, 0, 4}, {1, 40, 9, 4, 16, 1, true, 0, 4},
 		{4, 130, 21, 4, 128, 2, true, 0, 4}, {2, 2816, 67, 4, 32, 1, false, 0, 4},
-		{9, 700, 131, 4, 32, 1, true, 0, 4}, {2, 300, 9, 8, 64, 2, false, 0, 4},
-		{1, 256, 9, 4, 32, 1, true, 1, 4},
+		{2, 300, 9, 8, 64, 2, false, 0, 4}, {1, 256, 9, 4, 32, 1, true, 1, 4},
+		/* accuracy_level 4's prompt product: rows past whole passes of 4 (1 to 3 left),
+		 * columns past whole panels of 32 and fewer than one, blocks of 16 to 256, K past
+		 * the last block, every kind of zero point, bias */
+		{9, 700, 131, 4, 32, 1, true, 0, 4}, {5, 1000, 13, 4, 16, 2, false, 0, 4},
+		{6, 777, 64, 4, 256, 0, true, 0, 4}, {7, 520, 33, 4, 64, 1, false, 0, 4},
+		{8, 130, 95, 4, 128, 2, true, 0, 4}, {33, 2816, 40, 4, 32, 1, true, 0, 4},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
 		run_case(&cases[i]);

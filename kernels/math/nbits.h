@@ -61,6 +61,15 @@ bool om_nbits_vnni_ok(const om_nbits *p);
 size_t om_nbits_vnni_bytes(const om_nbits *p);
 bool om_nbits_vnni(const om_nbits *p, int threads, void *buf);
 
+/* The prompt's product (more rows) at accuracy_level 4 where om_nbits_vnni_ok
+ * (nbits_vnni_gemm.c): A quantized as above, W unpacked GP_NR columns at a time into a buffer
+ * per worker, each block's products exact in int32. om_nbits_vnni_gemm_slots: the workers it
+ * splits over at `threads`; om_nbits_vnni_gemm_bytes: the buffer it needs for that many;
+ * false, nothing written, when A holds an infinity or a NaN. */
+int om_nbits_vnni_gemm_slots(const om_nbits *p, int threads);
+size_t om_nbits_vnni_gemm_bytes(const om_nbits *p, int slots);
+bool om_nbits_vnni_gemm(const om_nbits *p, int threads, void *buf);
+
 /* ---- for the cloned loops (clones.h): 16 lanes (one AVX-512 register, two AVX2 ones) ---- */
 
 typedef float om_nb_f16 __attribute__((vector_size(64)));

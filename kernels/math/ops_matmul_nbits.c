@@ -14,8 +14,9 @@
  * blocks), as exact mode's tiles; one that names block k / bs for every row is ignored.
  * float16/bfloat16 A, scales and bias run through the float32 bridge. accuracy_level names
  * the least precision ONNX Runtime may compute in (4: A quantized to int8 per block); omopt
- * computes in float32 at every level but one: fast mode's decoding at level 4 quantizes A to
- * 15 bits a block (nbits_vnni.c, where the CPU has AVX512-VNNI). */
+ * computes in float32 at every level but one: fast mode at level 4 (4-bit codes, no g_idx,
+ * where the CPU has AVX512-VNNI) quantizes A to 15 bits a block and sums each block's
+ * products in int32: decoding in nbits_vnni.c, prompts in nbits_vnni_gemm.c. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -167,15 +168,19 @@ static om_kind nbits_float(om_ctx *c)
 		return OM_OK;
 	/* fast mode's decoding and panels read a block's scale once for its rows: not with g_idx */
 	const bool natural = c->exact || p.gidx;
-	if (!natural && p.M <= OM_NBITS_DECODE_ROWS &&
-	    om_attr_int(c->node, "accuracy_level", 0) == 4 && om_nbits_vnni_ok(&p)) {
+	if (!natural && om_attr_int(c->node, "accuracy_level", 0) == 4 && om_nbits_vnni_ok(&p)) {
+		const bool decode = p.M <= OM_NBITS_DECODE_ROWS;
+		const size_t bytes =
+			decode ? om_nbits_vnni_bytes(&p)
+			       : om_nbits_vnni_gemm_bytes(&p, om_nbits_vnni_gemm_slots(&p, c->threads));
 		void *q;
-		if ((rc = om_ctx_scratch(c, om_nbits_vnni_bytes(&p), "A in 15 bits", &q)))
+		if ((rc = om_ctx_scratch(c, bytes, "A in 15 bits", &q)))
 			return rc;
-		const bool done = om_nbits_vnni(&p, c->threads, q);
+		const bool done = decode ? om_nbits_vnni(&p, c->threads, q)
+					 : om_nbits_vnni_gemm(&p, c->threads, q);
 		om_ctx_scratch_done(c, q);
 		if (done) {
-			om_ctx_chose(c, "vnni");
+			om_ctx_chose(c, decode ? "vnni" : "vnni-gemm");
 			return OM_OK;
 		}
 	}
