@@ -1,39 +1,13 @@
 /* f32_bridge.c — float32 kernels on float16/bfloat16/int8/uint8 tensors through conversion. */
-#include <math.h>
 #include <stdlib.h>
 
+#include "f32_array.h"
 #include "f32_bridge.h"
-#include "half.h"
 
 bool om_f32_bridged(int32_t dtype, bool ints)
 {
 	return dtype == OM_FLOAT16 || dtype == OM_BFLOAT16 ||
 	       (ints && (dtype == OM_INT8 || dtype == OM_UINT8));
-}
-
-static float load(const void *p, int32_t dtype, int64_t i)
-{
-	switch (dtype) {
-	case OM_FLOAT16: return om_half_to_float(((const uint16_t *)p)[i]);
-	case OM_BFLOAT16: return om_bf16_to_float(((const uint16_t *)p)[i]);
-	case OM_INT8: return ((const int8_t *)p)[i];
-	default: return ((const uint8_t *)p)[i];
-	}
-}
-
-static float clampf(float v, float lo, float hi)
-{
-	return isnan(v) ? 0 : v < lo ? lo : v > hi ? hi : v;
-}
-
-static void store(void *p, int32_t dtype, int64_t i, float v)
-{
-	switch (dtype) {
-	case OM_FLOAT16: ((uint16_t *)p)[i] = om_float_to_half(v); break;
-	case OM_BFLOAT16: ((uint16_t *)p)[i] = om_float_to_bf16(v); break;
-	case OM_INT8: ((int8_t *)p)[i] = (int8_t)nearbyintf(clampf(v, -128, 127)); break;
-	default: ((uint8_t *)p)[i] = (uint8_t)nearbyintf(clampf(v, 0, 255)); break;
-	}
 }
 
 enum { MAX_IO = 16 };
@@ -53,9 +27,7 @@ om_kind om_run_as_f32(om_ctx *c, om_kernel_fn fn, bool ints)
 			continue;
 		if ((rc = om_tensor_alloc(&tin[i], OM_FLOAT, t->rank, t->dims, c->st)))
 			goto done;
-		float *d = tin[i].data;
-		for (int64_t j = 0, n = om_tensor_numel(t); j < n; j++)
-			d[j] = load(t->data, t->dtype, j);
+		om_to_f32(t->dtype, t->data, om_tensor_numel(t), tin[i].data);
 		pin[i] = &tin[i];
 	}
 	for (int32_t i = 0; i < c->nout; i++) {
@@ -75,9 +47,8 @@ om_kind om_run_as_f32(om_ctx *c, om_kernel_fn fn, bool ints)
 	for (int32_t i = 0; i < c->nout; i++) {
 		if (!tout[i].data)
 			continue;
-		const float *s = tout[i].data;
-		for (int64_t j = 0, n = om_tensor_numel(&tout[i]); j < n; j++)
-			store(c->out[i]->data, c->out[i]->dtype, j, s[j]);
+		om_from_f32(c->out[i]->dtype, tout[i].data, om_tensor_numel(&tout[i]),
+			    c->out[i]->data);
 	}
 done:
 	for (int32_t i = 0; i < MAX_IO; i++) {

@@ -14,6 +14,7 @@
 #include "cast.h"
 #include "detmath.h"
 #include "ew.h"
+#include "f32_array.h"
 
 /* ---- inner-loop generators ------------------------------------------------------------- */
 
@@ -331,9 +332,46 @@ static om_kind run(om_ctx *c, om_bcast_fn fn, int32_t nin, const om_tensor *cons
 	return OM_OK;
 }
 
+/* float16 and bfloat16 through the float32 loop, BIN_VIA elements at a time: the bits of
+ * their own loops (both compute in float and round once), which convert element by element
+ * in software and do not vectorize. A broadcast operand (step 0) is converted once. */
+enum { BIN_VIA = 256 };
+typedef struct bin_via {
+	om_bcast_fn fn; /* the float32 loop */
+	int32_t dt;
+	bool out_bool; /* fn writes bool: straight into the output */
+} bin_via;
+
+static void bin_via_f32(int64_t n, void *o, const void *const *in, const int64_t *s,
+			const void *arg)
+{
+	const bin_via *v = arg;
+	float x[2][BIN_VIA], y[BIN_VIA];
+	const void *const px[2] = {x[0], x[1]};
+	for (int k = 0; k < 2; k++)
+		if (!s[k + 1])
+			om_to_f32(v->dt, in[k], 1, x[k]);
+	for (int64_t i = 0; i < n; i += BIN_VIA) {
+		const int64_t m = n - i < BIN_VIA ? n - i : BIN_VIA;
+		for (int k = 0; k < 2; k++)
+			if (s[k + 1])
+				om_to_f32(v->dt, (const uint16_t *)in[k] + i, m, x[k]);
+		if (v->out_bool) {
+			v->fn(m, (uint8_t *)o + i, px, s, NULL);
+		} else {
+			v->fn(m, y, px, s, NULL);
+			om_from_f32(v->dt, y, m, (uint16_t *)o + i);
+		}
+	}
+}
+
 static om_kind bin_kernel(om_ctx *c, const om_bcast_fn *tab)
 {
-	int32_t dt = c->in[0]->dtype;
+	const int32_t dt = c->in[0]->dtype;
+	if ((dt == OM_FLOAT16 || dt == OM_BFLOAT16) && tab[dt] && tab[OM_FLOAT]) {
+		const bin_via v = {tab[OM_FLOAT], dt, c->out[0]->dtype == OM_BOOL};
+		return run(c, bin_via_f32, 2, c->in, &v);
+	}
 	return run(c, dt > 0 && dt < OM_DTYPE_COUNT ? tab[dt] : NULL, 2, c->in, NULL);
 }
 

@@ -16,6 +16,7 @@
 #include "clones.h"
 #include "detmath.h"
 #include "ew.h"
+#include "f32_array.h"
 #include "fastmath.h"
 #include "parallel.h"
 
@@ -355,18 +356,39 @@ typedef struct un_op {
 typedef struct un_job {
 	un_fn fn;
 	un_fast_fn fast; /* instead of fn when set */
+	int32_t via;     /* 0, or the 16-bit float type run through fn (or fast) on float32 */
 	const ew_par *p;
 	void *o;
 	const void *a;
 	size_t osize, asize;
 } un_job;
 
+/* float16 and bfloat16 through the float32 loops, UN_VIA elements at a time: the bits of
+ * their own loops (both compute in float and round once), which convert element by element
+ * in software and do not vectorize (Sigmoid on [128, 5632] float16: 1.8 ms) */
+enum { UN_VIA = 256 };
+static void un_via_f32(const un_job *j, int64_t n, void *o, const void *a)
+{
+	float x[UN_VIA], y[UN_VIA];
+	for (int64_t i = 0; i < n; i += UN_VIA) {
+		const int64_t m = n - i < UN_VIA ? n - i : UN_VIA;
+		om_to_f32(j->via, (const uint16_t *)a + i, m, x);
+		if (j->fast)
+			j->fast(m, y, x, j->p);
+		else
+			j->fn(m, y, x, j->p);
+		om_from_f32(j->via, y, m, (uint16_t *)o + i);
+	}
+}
+
 static void un_piece(void *arg, int64_t lo, int64_t hi)
 {
 	const un_job *j = arg;
 	void *o = (char *)j->o + (size_t)lo * j->osize;
 	const void *a = (const char *)j->a + (size_t)lo * j->asize;
-	if (j->fast)
+	if (j->via)
+		un_via_f32(j, hi - lo, o, a);
+	else if (j->fast)
 		j->fast(hi - lo, o, a, j->p);
 	else
 		j->fn(hi - lo, o, a, j->p);
@@ -406,7 +428,11 @@ static om_kind un_kernel(om_ctx *c, const un_op *op)
 	};
 	un_job j = {.fn = op->tab[dt], .p = &p, .o = y->data, .a = x->data,
 		    .osize = om_dtype_size(y->dtype), .asize = om_dtype_size(dt)};
-	if (!c->exact && op->fast && dt == OM_FLOAT)
+	const bool half = (dt == OM_FLOAT16 || dt == OM_BFLOAT16) && op->tab[OM_FLOAT] &&
+			  !op->out_bool;
+	if (half)
+		j.via = dt, j.fn = op->tab[OM_FLOAT];
+	if (!c->exact && op->fast && (dt == OM_FLOAT || half))
 		j.fast = op->fast;
 	om_par_for(c->threads, om_tensor_numel(x), OM_EW_GRAIN, un_piece, &j);
 	return OM_OK;

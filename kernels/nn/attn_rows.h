@@ -1,7 +1,7 @@
 /* attn_rows.h — the row operations the attention kernels share (Attention, RotaryEmbedding,
  * com.microsoft GroupQueryAttention, MultiHeadAttention, Attention and QAttention), in double:
- * softcap's tanh, softmax with an optional sink logit, and the rotary rotation of one head row;
- * and rows of float, float16 or bfloat16 to float and back (attn_rows.c). */
+ * softcap's tanh, softmax with an optional sink logit, and the rotary rotation of one head row
+ * (attn_rows.c); rows of float16 or bfloat16 to float and back are num/f32_array.h's. */
 #ifndef OM_ATTN_ROWS_H
 #define OM_ATTN_ROWS_H
 
@@ -23,9 +23,5 @@ void om_attn_softmax(double *r, int64_t n, const double *sink);
 void om_attn_rotate(double *r, const double *cs, const double *sn, int64_t rd,
 		    bool interleaved);
 
-/** n elements of type dt (float, float16 or bfloat16) at src as floats into dst */
-void om_attn_to_f32(int32_t dt, const void *src, int64_t n, float *dst);
-/** n floats as elements of type dt (float, float16 or bfloat16; rounded to nearest even) */
-void om_attn_from_f32(int32_t dt, const float *src, int64_t n, void *dst);
 
 #endif

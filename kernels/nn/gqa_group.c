@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "attn_rows.h"
+#include "f32_array.h"
 #include "fastmath.h"
 #include "gemm.h"
 #include "gqa.h"
@@ -53,7 +54,7 @@ static void load_head(const gqa_plan *p, const gqa_src *src, int64_t b, int64_t 
 		      int64_t head, float *x, double *d)
 {
 	const int64_t at = (b * p->S + s) * src->row + src->off + head * p->D;
-	om_attn_to_f32(p->dt, src->data + (size_t)at * p->es, p->D, x);
+	om_to_f32(p->dt, src->data + (size_t)at * p->es, p->D, x);
 	if (!p->rd)
 		return;
 	const int64_t half = p->rd / 2;
@@ -74,8 +75,8 @@ static void load_head(const gqa_plan *p, const gqa_src *src, int64_t b, int64_t 
 static void quantize_row(const gqa_plan *p, const float *scale, float *x, void *tmp, void *row)
 {
 	if (p->dt != OM_FLOAT) {
-		om_attn_from_f32(p->dt, x, p->D, tmp);
-		om_attn_to_f32(p->dt, tmp, p->D, x);
+		om_from_f32(p->dt, x, p->D, tmp);
+		om_to_f32(p->dt, tmp, p->D, x);
 	}
 	gqa_kv_quantize(p, scale, x, row);
 }
@@ -99,7 +100,7 @@ static void write_present(const gqa_plan *p, const gqa_out *o, int64_t b, int64_
 		char *kr = pk + (size_t)(past + s) * rowb, *vr = pv + (size_t)(past + s) * rowb;
 		const int64_t at = (b * p->S + s) * p->v.row + p->v.off + kh * p->D;
 		if (p->qbits) {
-			om_attn_to_f32(p->dt, p->v.data + (size_t)at * p->es, p->D, x);
+			om_to_f32(p->dt, p->v.data + (size_t)at * p->es, p->D, x);
 			quantize_row(p, vsc, x, tmp, vr);
 			load_head(p, &p->k, b, s, kh, x, d);
 			quantize_row(p, ksc, x, tmp, kr);
@@ -108,7 +109,7 @@ static void write_present(const gqa_plan *p, const gqa_out *o, int64_t b, int64_
 		memcpy(vr, p->v.data + (size_t)at * p->es, rowb);
 		if (p->rd) {
 			load_head(p, &p->k, b, s, kh, x, d);
-			om_attn_from_f32(p->dt, x, p->D, kr);
+			om_from_f32(p->dt, x, p->D, kr);
 		} else {
 			const int64_t ak = (b * p->S + s) * p->k.row + p->k.off + kh * p->D;
 			memcpy(kr, p->k.data + (size_t)ak * p->es, rowb);
@@ -225,8 +226,8 @@ static void group_pass(const gqa_plan *p, const gqa_out *o, const gqa_bufs *w, i
 			load_head(p, &p->q, b, s, kh * p->G + g, q, w->d);
 			/* rounded to the type, as ONNX Runtime's rotated query is */
 			if (p->dt != OM_FLOAT && p->rd) {
-				om_attn_from_f32(p->dt, q, p->rd, w->tmp);
-				om_attn_to_f32(p->dt, w->tmp, p->rd, q);
+				om_from_f32(p->dt, q, p->rd, w->tmp);
+				om_to_f32(p->dt, w->tmp, p->rd, q);
 			}
 		}
 	om_sgemm(p->exact, false, true, M, nc, D, p->scale, w->q, D, w->k + c0 * D, D, 0, w->sc,
@@ -244,7 +245,7 @@ static void group_pass(const gqa_plan *p, const gqa_out *o, const gqa_bufs *w, i
 	for (int64_t g = 0; g < p->G; g++)
 		for (int64_t s = s0; s < s1; s++) {
 			const int64_t at = ((b * p->S + s) * p->Hq + kh * p->G + g) * D;
-			om_attn_from_f32(p->dt, w->y + (g * n + s - s0) * D, D,
+			om_from_f32(p->dt, w->y + (g * n + s - s0) * D, D,
 					 o->y + (size_t)at * p->es);
 		}
 }
@@ -269,8 +270,8 @@ void gqa_group(const gqa_plan *p, const gqa_out *o, int64_t i, int64_t chunk, fl
 	} else if (p->dt == OM_FLOAT) {
 		w.k = (float *)o->pk + at, w.v = (float *)o->pv + at;
 	} else {
-		om_attn_to_f32(p->dt, o->pk + at * p->es, T * D, kf);
-		om_attn_to_f32(p->dt, o->pv + at * p->es, T * D, vf);
+		om_to_f32(p->dt, o->pk + at * p->es, T * D, kf);
+		om_to_f32(p->dt, o->pv + at * p->es, T * D, vf);
 		w.k = kf, w.v = vf;
 	}
 	for (int64_t s0 = 0; s0 < p->S; s0 += chunk)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "attn_rows.h"
+#include "f32_array.h"
 #include "fastmath.h"
 #include "gemm.h"
 #include "mha.h"
@@ -71,10 +72,10 @@ static void load_row(const mha_src *src, int64_t b, int64_t s, int64_t h, int64_
 {
 	const size_t es = om_dtype_size(src->dt);
 	const int64_t at = b * src->sb + s * src->ss + h * src->sh;
-	om_attn_to_f32(src->dt, src->data + (size_t)at * es, D, x);
+	om_to_f32(src->dt, src->data + (size_t)at * es, D, x);
 	if (!src->bias)
 		return;
-	om_attn_to_f32(src->dt, src->bias + (size_t)(h * D) * es, D, tmp);
+	om_to_f32(src->dt, src->bias + (size_t)(h * D) * es, D, tmp);
 	for (int64_t d = 0; d < D; d++)
 		x[d] += tmp[d];
 }
@@ -91,13 +92,13 @@ static void gather_rows(const mha_plan *p, const mha_src *past, const mha_src *s
 		if (pr)
 			memcpy(pr + (size_t)j * rowb, row, rowb);
 		if (f != (float *)pr)
-			om_attn_to_f32(p->dt, row, D, f + j * D);
+			om_to_f32(p->dt, row, D, f + j * D);
 	}
 	for (int64_t j = 0; j < p->L; j++) {
 		float *x = f + (p->P + j) * D;
 		load_row(src, b, j, h, D, x, tmp);
 		if (pr && f != (float *)pr)
-			om_attn_from_f32(p->dt, x, D, pr + (size_t)(p->P + j) * rowb);
+			om_from_f32(p->dt, x, D, pr + (size_t)(p->P + j) * rowb);
 	}
 }
 
@@ -126,7 +127,7 @@ static bool fill_addend(const mha_plan *p, int64_t b, int64_t h, int64_t s, floa
 		return false;
 	if (p->bias) {
 		const int64_t at = b * p->bias_b + h * p->bias_h + s * p->T;
-		om_attn_to_f32(p->dt, p->bias + (size_t)at * p->es, p->T, x);
+		om_to_f32(p->dt, p->bias + (size_t)at * p->es, p->T, x);
 	} else {
 		memset(x, 0, sizeof(float) * (size_t)p->T);
 	}
@@ -178,7 +179,7 @@ static void mha_pass(const mha_plan *p, const mha_out *o, int64_t b, int64_t h, 
 	const int64_t width = p->N * p->Dv;
 	for (int64_t s = s0; s < s1; s++) {
 		const size_t at = (size_t)((b * p->S + s) * width + h * p->Dv);
-		om_attn_from_f32(p->dt, y + (s - s0) * p->Dv, p->Dv, o->y + at * p->es);
+		om_from_f32(p->dt, y + (s - s0) * p->Dv, p->Dv, o->y + at * p->es);
 	}
 }
 

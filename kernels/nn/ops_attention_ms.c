@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "attn_rows.h"
+#include "f32_array.h"
 #include "gemm.h"
 #include "gemm_int.h"
 #include "mha.h"
@@ -287,11 +288,11 @@ static void am_project_float(om_ctx *c, const am_geom *g, int64_t M, float *y, f
 	if (dt != OM_FLOAT) {
 		xf = cp;
 		wf = cp + M * g->Hin;
-		om_attn_to_f32(dt, x->data, M * g->Hin, xf);
-		om_attn_to_f32(dt, w->data, g->Hin * g->W, wf);
+		om_to_f32(dt, x->data, M * g->Hin, xf);
+		om_to_f32(dt, w->data, g->Hin * g->W, wf);
 	}
 	for (int64_t i = 0; bias && i < M; i++)
-		om_attn_to_f32(dt, bias->data, g->W, y + i * g->W);
+		om_to_f32(dt, bias->data, g->W, y + i * g->W);
 	om_sgemm(c->exact, false, false, M, g->W, g->Hin, 1, xf ? xf : x->data, g->Hin,
 		 wf ? wf : w->data, g->W, bias ? 1 : 0, y, g->W);
 }
