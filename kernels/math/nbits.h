@@ -38,9 +38,9 @@ void om_nbits_dequant(const om_nbits *p, int64_t n0, int64_t w, int64_t k0, int6
 
 /* Fast mode's prompt panels (nbits_panel.c): A's rows into x [M, row] in the lane order of
  * the 64-byte pieces (row = 64 (8 / bits) pieces: x[m][h][t P + r][j] = A[m][P (64 h + 4 j +
- * t) + r], 0 past K), and W's columns [n0, n0 + w) at [k0, k0 + len) of that order (both
+ * t) + r], 0 past K; the rows split over `threads`), and W's columns [n0, n0 + w) at [k0, k0 + len) of that order (both
  * multiples of 64 (8 / bits)) into t [w, len], (code - zero point) * scale with an FMA */
-void om_nbits_lane_order(const om_nbits *p, int64_t row, float *x);
+void om_nbits_lane_order(const om_nbits *p, int64_t row, float *x, int threads);
 void om_nbits_dequant_lanes(const om_nbits *p, int64_t n0, int64_t w, int64_t k0, int64_t len,
 			    float *t);
 

@@ -245,7 +245,7 @@ OM_CLONES static void nd_piece(void *arg, int64_t lo, int64_t hi)
 /* A's rows in the pieces' lane order (om_nbits_lane_order) and their block sums */
 static void nd_prepare(const om_nbits *p, const nd_job *j, float *x, float *sum)
 {
-	om_nbits_lane_order(p, j->row, x);
+	om_nbits_lane_order(p, j->row, x, 1);
 	for (int64_t m = 0; m < p->M; m++) {
 		const float *a = p->a + m * p->K;
 		for (int64_t k = 0; k < p->kb; k++) {

@@ -9,24 +9,46 @@
 
 #include "clones.h"
 #include "nbits.h"
+#include "parallel.h"
 
 enum { PN_PF = 16 }; /* columns ahead prefetched */
 
-void om_nbits_lane_order(const om_nbits *p, int64_t row, float *x)
+typedef struct pn_order {
+	const om_nbits *p;
+	int64_t row;
+	float *x;
+} pn_order;
+
+/* rows [lo, hi) of A in the lanes' order: each 64-byte piece's t-th byte of lane l holds
+ * codes P (64 h + 4 l + t) + r */
+static void pn_order_rows(void *arg, int64_t lo, int64_t hi)
 {
-	const int64_t P = 8 / p->bits, supers = row / (64 * P);
-	for (int64_t m = 0; m < p->M; m++) {
+	const pn_order *j = arg;
+	const om_nbits *p = j->p;
+	const int64_t P = 8 / p->bits, supers = j->row / (64 * P);
+	for (int64_t m = lo; m < hi; m++) {
 		const float *a = p->a + m * p->K;
-		float *xm = x + m * row;
+		float *xm = j->x + m * j->row;
 		for (int64_t h = 0; h < supers; h++)
 			for (int64_t t = 0; t < 4; t++)
-				for (int64_t r = 0; r < P; r++)
-					for (int64_t l = 0; l < 16; l++) {
-						const int64_t at = P * (64 * h + 4 * l + t) + r;
-						xm[((h * 4 + t) * P + r) * 16 + l] =
-							at < p->K ? a[at] : 0;
-					}
+				for (int64_t r = 0; r < P; r++) {
+					const int64_t at = P * (64 * h + t) + r;
+					float *o = xm + ((h * 4 + t) * P + r) * 16;
+					if (at + 4 * P * 15 < p->K)
+						for (int64_t l = 0; l < 16; l++)
+							o[l] = a[at + 4 * P * l];
+					else
+						for (int64_t l = 0; l < 16; l++)
+							o[l] = at + 4 * P * l < p->K ? a[at + 4 * P * l]
+										   : 0;
+				}
 	}
+}
+
+void om_nbits_lane_order(const om_nbits *p, int64_t row, float *x, int threads)
+{
+	pn_order j = {p, row, x};
+	om_par_for(threads, p->M, 1, pn_order_rows, &j);
 }
 
 /* lane l of v: block kb0 + idx[l]'s value of a [N][kb] float array, column n, for blocks

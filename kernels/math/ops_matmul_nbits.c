@@ -201,7 +201,7 @@ static om_kind nbits_float(om_ctx *c)
 		if ((rc = om_ctx_scratch(c, sizeof(float) * (size_t)(p.M * j.kp), "A in lanes",
 					 (void **)&perm)))
 			return rc;
-		om_nbits_lane_order(&p, j.kp, perm);
+		om_nbits_lane_order(&p, j.kp, perm, c->threads);
 		j.a = perm, j.lda = j.kp;
 	}
 	const int64_t tiles = (p.N + j.tn - 1) / j.tn;
