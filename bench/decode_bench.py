@@ -3,7 +3,7 @@
 
     /usr/bin/python3 bench/decode_bench.py MODEL.onnx [--prompt 128] [--steps 32]
         [--threads 1,2] [--reps 2] [--ort-level all] [--runtimes omopt,ort] [--json OUT.json]
-        [--markdown] [--ort-model TWIN.onnx]
+        [--markdown] [--ort-model TWIN.onnx | --ref-model TWIN.onnx]
 
 A prompt of P random tokens (fixed seed), then T greedy steps, each feeding the presents back
 as the pasts (attention_mask all ones, position_ids when the model takes them). omopt runs
@@ -18,6 +18,8 @@ peak RSS of the omopt process, its RSS before the model was loaded, and the mode
 --ort-model: ONNX Runtime runs another model, e.g. the accuracy_level 0 twin of an
 accuracy_level 4 model (gen_decoder.py with the same options and seed): level 4 lets ONNX
 Runtime quantize activations to int8, so the reference is exact arithmetic instead.
+--ref-model: ONNX Runtime runs MODEL for the speeds (at level 4 its int8 kernels) and that
+twin once, at 1 thread, for the reference the tokens and logits are compared with.
 Needs ../shared/oracle installed (node + onnxruntime-node) and the build's libomopt
 (OMOPT_LIBRARY, default build/libomopt.so.0 beside this script's checkout).
 """
@@ -158,6 +160,10 @@ def bench(a):
     with tempfile.TemporaryDirectory() as tmp:
         pf = os.path.join(tmp, 'prompt.npy')
         np.save(pf, prompt)
+        ref = None
+        if a.ref_model and 'omopt' in a.runtimes:
+            ref = run_ort(a.ref_model, meta, pf, a.steps, 1, os.path.join(tmp, 'x'),
+                          a.ort_level)
         for t in [int(x) for x in a.threads.split(',')]:
             for rep in range(a.reps):
                 row = {'threads': t, 'rep': rep, 'file_mib': size / 2 ** 20}
@@ -171,7 +177,11 @@ def bench(a):
                                      os.path.join(tmp, 'r'), a.ort_level)
                     row.update(ort=rates(rr, a.prompt, a.steps), tokens_ort=rr['tokens'],
                                ort_peak_rss_mib=rr['peak_rss_kib'] / 1024)
-                if 'omopt' in row and 'ort' in row:
+                if 'omopt' in row and ref:
+                    row.update(compare(ro, lo, *ref))
+                    if 'ort' in row:
+                        row['ort_rel_diff'] = compare(ro, lo, rr, lr)['max_rel_diff']
+                elif 'omopt' in row and 'ort' in row:
                     row.update(compare(ro, lo, rr, lr))
                 rows.append(row)
                 print(summary(row), flush=True)
@@ -233,6 +243,8 @@ def summary(row):
         s += ' argmax %s, max|diff|/max|ref| %.2e |' % (
             'same' if row['match'] else 'DIFFER from step %d' % row['first_divergence'],
             row['max_rel_diff'])
+        if 'ort_rel_diff' in row:
+            s += ' (the reference twin; vs ONNX Runtime on MODEL %.2e) |' % row['ort_rel_diff']
     else:
         s += ' tokens %s |' % (row.get('tokens_omopt') or row.get('tokens_ort'))[:8]
     if 'omopt' in row:
@@ -265,6 +277,9 @@ def main(argv=None):
     p.add_argument('--json')
     p.add_argument('--ort-model', help='the model ONNX Runtime runs instead (the same weights '
                    'at accuracy_level 0: exact arithmetic for an accuracy_level 4 model)')
+    p.add_argument('--ref-model', help='the model whose ONNX Runtime outputs the tokens and '
+                   'logits are compared with (the accuracy_level 0 twin), ONNX Runtime\'s '
+                   'speed still measured on MODEL')
     p.add_argument('--markdown', action='store_true',
                    help='a table row per thread count (medians) for bench/README.md')
     p.add_argument('--runtimes', default='omopt,ort', help='omopt,ort (default), omopt or ort')
@@ -272,6 +287,8 @@ def main(argv=None):
     p.add_argument('--out', help=argparse.SUPPRESS)
     p.add_argument('--exact', action='store_true', help=argparse.SUPPRESS)
     a = p.parse_args(argv)
+    if a.ort_model and a.ref_model:
+        p.error('--ort-model and --ref-model exclude each other')
     if a.worker:
         a.threads = int(a.threads)
         return worker(a)
