@@ -36,12 +36,12 @@ enum {
 typedef struct gp_job {
 	const om_nbits *p;
 	int64_t steps;      /* k-steps (4 rows of W) a block */
-	int64_t ks;         /* k-steps in all: kb steps */
+	int64_t ks;         /* k-steps in all: kb * steps */
 	const int32_t *qlo; /* A's lo bytes, four rows of W an int32 [M][ks] */
 	const int32_t *qhi; /* and hi bytes */
 	const float *sa;    /* A's block scales [M][kb] */
 	const float *xs;    /* sa * sum(codes) a block [M][kb] */
-	uint8_t *panels;    /* a panel's codes and scales per slot */
+	uint8_t *panels;    /* one panel (gp_panel_bytes) per slot */
 	size_t panel_bytes;
 } gp_job;
 
