@@ -1,7 +1,8 @@
 /* f32_array.c — float16/bfloat16/int8/uint8 arrays to and from float32 (f32_array.h). float16
  * through F16C where the CPU has it (8 lanes an instruction; GCC 12 leaves a loop over
  * _Float16 scalar), else half.h's: the same values (every half is a float; both round to
- * nearest even, NaN stays NaN). */
+ * nearest even, NaN stays NaN). Clang's builds (warnings and sanitizers, not the measured one;
+ * its __builtin_cpu_supports knows no "f16c") take half.h's. */
 #include <math.h>
 #include <stdbool.h>
 #include <string.h>
@@ -10,7 +11,7 @@
 #include "half.h"
 #include "omopt.h"
 
-#if defined(__x86_64__) && defined(__GNUC__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #include <immintrin.h>
 #define FA_F16C 1
 #define FA_TARGET __attribute__((target("avx,f16c")))

@@ -55,7 +55,7 @@ void om_nbits_lane_order(const om_nbits *p, int64_t row, float *x, int threads)
  * kb0 + idx[l] < kb (other lanes any finite value of the column): 16 floats loaded at kb0, or
  * the column's last 16 (lanes shifted along: no vector filled lane by lane, whose read after
  * the lanes' stores stalls), lane by lane only for a column of fewer than 16 blocks */
-OM_INLINE void pn_blocks(const float *col, int64_t kb, int64_t kb0, om_nb_i16 idx,
+OM_INLINE void pn_blocks(const float *col, int64_t kb, int64_t kb0, const om_nb_i16 *idx,
 			 om_nb_f16 *v)
 {
 	if (kb - kb0 >= 16) {
@@ -63,13 +63,13 @@ OM_INLINE void pn_blocks(const float *col, int64_t kb, int64_t kb0, om_nb_i16 id
 	} else if (kb >= 16) {
 		om_nb_f16 last;
 		memcpy(&last, col + kb - 16, sizeof last);
-		*v = OM_NB_PERMUTE(last, idx + (int32_t)(16 - (kb - kb0)));
+		*v = OM_NB_PERMUTE(last, *idx + (int32_t)(16 - (kb - kb0)));
 		return;
 	} else {
 		for (int l = 0; l < 16; l++)
 			(*v)[l] = kb0 + l < kb ? col[kb0 + l] : 0;
 	}
-	*v = OM_NB_PERMUTE(*v, idx);
+	*v = OM_NB_PERMUTE(*v, *idx);
 }
 
 OM_INLINE void pn_cols(const om_nbits *p, int64_t n0, int64_t w, int64_t k0, int64_t len,
@@ -107,9 +107,9 @@ OM_INLINE void pn_cols(const om_nbits *p, int64_t n0, int64_t w, int64_t k0, int
 				sv = (om_nb_f16){0} + p->scales[n * p->kb + kb0];
 				zv = (om_nb_f16){0} + om_nbits_zero(p, n, kb0);
 			} else {
-				pn_blocks(p->scales + n * p->kb, p->kb, kb0, lane_block, &sv);
+				pn_blocks(p->scales + n * p->kb, p->kb, kb0, &lane_block, &sv);
 				if (p->zpf) {
-					pn_blocks(p->zpf + n * p->kb, p->kb, kb0, lane_block, &zv);
+					pn_blocks(p->zpf + n * p->kb, p->kb, kb0, &lane_block, &zv);
 				} else if (p->zp8 && kb0 * bits % 8 == 0) {
 					om_nb_zeros(p, n, kb0, bits, &zv);
 					zv = OM_NB_PERMUTE(zv, lane_block);
