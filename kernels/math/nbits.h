@@ -3,6 +3,7 @@
 #ifndef OM_NBITS_H
 #define OM_NBITS_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -60,6 +61,33 @@ bool om_nbits_decode(const om_nbits *p, int threads);
 bool om_nbits_vnni_ok(const om_nbits *p);
 size_t om_nbits_vnni_bytes(const om_nbits *p);
 bool om_nbits_vnni(const om_nbits *p, int threads, void *buf);
+
+/* accuracy_level 4's A (nbits_vnni.c, nbits_vnni_gemm.c): a block's codes are
+ * round-half-even(a * OM_NB_Q15 / max|a|), its scale max|a| / OM_NB_Q15. om_nb_q15_block:
+ * *inv and *scale of block [k0, k1) of row a, false when it holds an infinity or a NaN;
+ * om_nb_q15_code: v's code split as 128 *hi + *lo (lo 0 to 127, hi -128 to 127, both signed
+ * bytes for vpdpbusd), false for a NaN. */
+enum { OM_NB_Q15 = 16383 };
+static inline bool om_nb_q15_block(const float *a, int64_t k0, int64_t k1, float *inv,
+				   float *scale)
+{
+	float amax = 0;
+	for (int64_t k = k0; k < k1; k++)
+		amax = fabsf(a[k]) > amax ? fabsf(a[k]) : amax;
+	*inv = amax != 0 ? OM_NB_Q15 / amax : 0, *scale = amax / OM_NB_Q15;
+	return isfinite(amax);
+}
+
+static inline bool om_nb_q15_code(float v, float inv, int32_t *c, int8_t *lo, int8_t *hi)
+{
+	const float q = rintf(v * inv);
+	if (!(q >= -OM_NB_Q15 && q <= OM_NB_Q15)) /* a NaN */
+		return false;
+	*c = (int32_t)q;
+	const int32_t l = *c & 127; /* c mod 128 */
+	*lo = (int8_t)l, *hi = (int8_t)((*c - l) / 128);
+	return true;
+}
 
 /* The prompt's product (more rows) at accuracy_level 4 where om_nbits_vnni_ok
  * (nbits_vnni_gemm.c): A quantized as above, W unpacked GP_NR columns at a time into a buffer

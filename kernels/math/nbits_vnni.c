@@ -33,7 +33,6 @@ enum {
 	NQ_PF = 16,     /* columns ahead prefetched */
 	NQ_CODES = 128, /* codes a 64-byte piece */
 	NQ_QB = 256,    /* A's bytes a piece: lo of even codes, lo of odd, hi of even, hi of odd */
-	NQ_MAX = 16383, /* A's largest code */
 };
 
 typedef struct nq_job {
@@ -71,21 +70,16 @@ static bool nq_prepare(const om_nbits *p, nq_job *j, void *buf)
 		float *lanes = sa + m * pieces * 16;
 		for (int64_t b = 0; b < p->kb; b++) {
 			const int64_t k0 = b * p->bs, k1 = k0 + p->bs < p->K ? k0 + p->bs : p->K;
-			float amax = 0;
-			for (int64_t k = k0; k < k1; k++)
-				amax = fabsf(a[k]) > amax ? fabsf(a[k]) : amax;
-			if (!isfinite(amax))
+			float inv, scale;
+			if (!om_nb_q15_block(a, k0, k1, &inv, &scale))
 				return false;
-			const float inv = amax != 0 ? NQ_MAX / amax : 0, scale = amax / NQ_MAX;
 			int32_t sum = 0;
 			for (int64_t k = k0; k < k1; k++) {
-				const float v = rintf(a[k] * inv);
-				if (!(v >= -NQ_MAX && v <= NQ_MAX)) /* a NaN */
-					return false;
 				/* code k: piece k / 128, its even or odd half, lo then hi */
-				const int32_t c = (int32_t)v, lo = c & 127; /* c mod 128 */
 				int8_t *at = q + k / NQ_CODES * NQ_QB + (k & 1) * 64 + k % NQ_CODES / 2;
-				at[0] = (int8_t)lo, at[128] = (int8_t)((c - lo) / 128);
+				int32_t c;
+				if (!om_nb_q15_code(a[k], inv, &c, &at[0], &at[128]))
+					return false;
 				sum += c;
 			}
 			xs[m * kbp + b] = scale * (float)sum;

@@ -30,7 +30,6 @@
 enum {
 	GP_NR = 32,     /* columns a panel: two registers of int32 lanes */
 	GP_MR = 4,      /* rows of A a pass over the panel */
-	GP_MAX = 16383, /* A's largest code */
 };
 
 typedef struct gp_job {
@@ -71,23 +70,18 @@ static bool gp_prepare(const om_nbits *p, gp_job *j, void *buf)
 	float *sa = (float *)(qhi + p->M * ks), *xs = sa + p->M * p->kb;
 	for (int64_t m = 0; m < p->M; m++) {
 		const float *a = p->a + m * p->K;
-		uint8_t *lo = (uint8_t *)(qlo + m * ks), *hi = (uint8_t *)(qhi + m * ks);
+		int8_t *lo = (int8_t *)(qlo + m * ks), *hi = (int8_t *)(qhi + m * ks);
 		memset(lo, 0, (size_t)ks * 4), memset(hi, 0, (size_t)ks * 4);
 		for (int64_t b = 0; b < p->kb; b++) {
 			const int64_t k0 = b * p->bs, k1 = k0 + p->bs < p->K ? k0 + p->bs : p->K;
-			float amax = 0;
-			for (int64_t k = k0; k < k1; k++)
-				amax = fabsf(a[k]) > amax ? fabsf(a[k]) : amax;
-			if (!isfinite(amax))
+			float inv, scale;
+			if (!om_nb_q15_block(a, k0, k1, &inv, &scale))
 				return false;
-			const float inv = amax != 0 ? GP_MAX / amax : 0, scale = amax / GP_MAX;
 			int32_t sum = 0;
 			for (int64_t k = k0; k < k1; k++) {
-				const float v = rintf(a[k] * inv);
-				if (!(v >= -GP_MAX && v <= GP_MAX)) /* a NaN */
+				int32_t c;
+				if (!om_nb_q15_code(a[k], inv, &c, &lo[k], &hi[k]))
 					return false;
-				const int32_t c = (int32_t)v, l = c & 127; /* c mod 128 */
-				lo[k] = (uint8_t)l, hi[k] = (uint8_t)(int8_t)((c - l) / 128);
 				sum += c;
 			}
 			sa[m * p->kb + b] = scale;
