@@ -50,6 +50,14 @@ bool om_model_file_pages(const om_model *m, const void *p, size_t n, bool give_b
 	return false;
 }
 
+bool om_model_file_read(const om_model *m, const void *p, size_t n, void *dst)
+{
+	for (; m; m = m->base)
+		if (m->file_read && m->file_read(m, p, n, dst))
+			return true;
+	return false;
+}
+
 void om_model_free(om_model *m)
 {
 	if (!m || atomic_fetch_sub(&m->refs, 1) > 1)

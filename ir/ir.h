@@ -174,6 +174,8 @@ struct om_model {
 	/* whether [p, p + n) lies in a file the loader mapped read-only (the model file, external
 	 * data); with give_back, its whole pages are released (om_model_file_pages) */
 	bool (*file_pages)(const struct om_model *m, const void *p, size_t n, bool give_back);
+	/* copies [p, p + n) of such a file into dst by reading the file (om_model_file_read) */
+	bool (*file_read)(const struct om_model *m, const void *p, size_t n, void *dst);
 	om_graph *all_graphs; /* list through next_in_model */
 	atomic_int refs;      /* the owner's and each session's (om_model_retain) */
 	const struct om_model *base; /* om_model_clone's original, held (shares its weights) */
@@ -196,6 +198,11 @@ void om_model_drop_payload(om_model *m, struct om_value *v);
  *  bytes stay what they were. A weight that a step reads a few rows of (a Gather over an
  *  embedding table: the kernel maps 64 KiB around each page it faults) need not stay. */
 bool om_model_file_pages(const om_model *m, const void *p, size_t n, bool give_back);
+/** Whether [p, p + n) lies in a file of m's loader that it keeps open, and was copied into dst
+ *  by reading the file rather than the mapping: the pages stay out of the resident set and
+ *  cost no page fault. False (dst unspecified) when not or when the read fails: the caller
+ *  copies from p. */
+bool om_model_file_read(const om_model *m, const void *p, size_t n, void *dst);
 /** *out = a copy of m's IR that shares what is never changed once made: tensor payloads,
  *  strings, the original protobuf messages (ir/clone.c). The clone holds m (om_model_retain)
  *  until it is freed, so m's owner may free m first. Rewriting or running the clone leaves m

@@ -4,6 +4,7 @@
  * the payload is misaligned for its element type, so that om_tensor data stays aligned; a large
  * misaligned initializer stays where it is until the loader knows its readers:
  * om_onnx_payload_align). */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -368,10 +369,29 @@ bool om_onnx_pages_in(const void *base, size_t size, const void *p, size_t n, bo
 	return true;
 }
 
+bool om_onnx_read_in(const void *base, size_t size, int fd, const void *p, size_t n, void *dst)
+{
+	const uintptr_t u = (uintptr_t)p, b = (uintptr_t)base;
+	if (fd < 0 || !base || u < b || u - b > size || n > size - (u - b))
+		return false;
+	unsigned char *d = dst;
+	for (size_t done = 0; done < n;) {
+		const ssize_t got = pread(fd, d + done, n - done, (off_t)(u - b + done));
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			return false;
+		done += (size_t)got;
+	}
+	return true;
+}
+
 void om_onnx_source_free(om_source *src)
 {
 	if (!src)
 		return;
+	if (src->fd >= 0)
+		close(src->fd);
 	if (src->size)
 		munmap((void *)src->base, src->size);
 	free(src);

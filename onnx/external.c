@@ -36,6 +36,7 @@ static om_kind map_file(const char *path, om_mapping *mp, struct stat *sb, om_st
 		return k;
 	mp->size = (size_t)sb->st_size;
 	mp->ptr = NULL;
+	mp->fd = -1;
 	if (mp->size) {
 		/* read-only: tensors borrow their bytes, a write into one is a bug that faults */
 		void *p = mmap(NULL, mp->size, PROT_READ, MAP_PRIVATE, fd, 0);
@@ -46,7 +47,10 @@ static om_kind map_file(const char *path, om_mapping *mp, struct stat *sb, om_st
 		}
 		mp->ptr = p;
 	}
-	close(fd);
+	if (mp->size >= OM_READ_FD_MIN)
+		mp->fd = fd;
+	else
+		close(fd);
 	return OM_OK;
 }
 
@@ -139,6 +143,8 @@ void om_onnx_mappings_free(om_mapping *maps)
 		om_mapping *next = maps->next;
 		if (maps->ptr)
 			munmap(maps->ptr, maps->size);
+		if (maps->fd >= 0)
+			close(maps->fd);
 		free(maps->path);
 		free(maps->ids);
 		free(maps);

@@ -143,6 +143,7 @@ om_kind om_onnx_load_file(const char *path, om_model_check_fn check, om_model **
 		}
 		src->base = p;
 		src->size = size;
+		src->fd = -1;
 	}
 	char *dir = dir_of(path);
 	if (dir) { /* the model owns src from here on (kept while its tensors point into it) */
@@ -152,7 +153,10 @@ om_kind om_onnx_load_file(const char *path, om_model_check_fn check, om_model **
 		om_onnx_source_free(src);
 		k = om_error(st, OM_ERR_NOMEM, NULL, "out of memory");
 	}
-	close(fd);
+	if (*out && src)
+		src->fd = fd; /* the model's from here on: om_onnx_read_in */
+	else
+		close(fd);
 	free(dir);
 	om_io_resources *res = *out ? (*out)->resources : NULL;
 	if (res) { /* what a save must not replace with a weights file */

@@ -462,6 +462,20 @@ static bool file_pages(const om_model *m, const void *p, size_t n, bool give_bac
 	return false;
 }
 
+/* m->file_read: reads from the model file or an external-data file kept open */
+static bool file_read(const om_model *m, const void *p, size_t n, void *dst)
+{
+	const om_io_resources *res = m->release == release ? m->resources : NULL;
+	if (!res)
+		return false;
+	if (res->src && om_onnx_read_in(res->src->base, res->src->size, res->src->fd, p, n, dst))
+		return true;
+	for (const om_mapping *mp = res->maps; mp; mp = mp->next)
+		if (om_onnx_read_in(mp->ptr, mp->size, mp->fd, p, n, dst))
+			return true;
+	return false;
+}
+
 om_kind om_onnx_lower_model(om_model *m, Onnx__ModelProto *mp, om_source *src, om_status *st)
 {
 	om_io_resources *res = calloc(1, sizeof *res);
@@ -477,6 +491,7 @@ om_kind om_onnx_lower_model(om_model *m, Onnx__ModelProto *mp, om_source *src, o
 	m->release = release;
 	m->drop_payload = drop_payload;
 	m->file_pages = file_pages;
+	m->file_read = file_read;
 	lctx c = {.m = m, .st = st,
 		  .tc = {.m = m, .dir = m->dir, .maps = &res->maps, .loaded = &res->loaded}};
 	m->ir_version = mp->has_ir_version ? mp->ir_version : 0;

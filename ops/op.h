@@ -268,6 +268,7 @@ struct om_run_services {
 	om_kind (*output_alias)(om_ctx *c, int32_t i, const om_tensor *v, int32_t from);
 	uint64_t (*random_key)(const om_ctx *c); /* a fresh key for an unseeded random draw */
 	bool (*own_copy)(const om_ctx *c, int32_t i, bool give_back); /* om_ctx_own_copy */
+	bool (*read_const)(const om_ctx *c, int32_t i, size_t off, size_t n, void *dst);
 	om_kind (*scratch)(const om_ctx *c, size_t bytes, const char *what, void **p);
 	void (*scratch_done)(const om_ctx *c, void *p);
 };
@@ -283,6 +284,22 @@ static inline bool om_ctx_own_copy(const om_ctx *c, int32_t i, bool give_back)
 {
 	return c->run && c->run->own_copy && c->run->own_copy(c, i, give_back);
 }
+
+/**
+ * For a kernel that reads a few pieces of constant input i (rows of an embedding table):
+ * copies bytes [off, off + n) of in[i] into dst by reading the model's file, which leaves the
+ * table's pages unmapped, and returns true — when the session gives in[i]'s pages back after
+ * the step (runtime/plan.c: a file-mapped table only such steps read). False otherwise
+ * (outside a session, another input, a failed read): the kernel then reads in[i] itself.
+ * A system call each: for pieces of OM_READ_CONST_MIN bytes or more, where a page fault each
+ * (a 64 KiB window) would cost more.
+ */
+static inline bool om_ctx_read_const(const om_ctx *c, int32_t i, size_t off, size_t n,
+				     void *dst)
+{
+	return c->run && c->run->read_const && c->run->read_const(c, i, off, n, dst);
+}
+enum { OM_READ_CONST_MIN = 512 };
 
 /**
  * For kernels about to malloc `bytes` of their own (scratch, unpacked copies, growing

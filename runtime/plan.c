@@ -689,8 +689,12 @@ static void plan_give_back(const om_session *s, om_plan *p)
 			if (!t->data || t->nbytes < GIVE_BACK_MIN ||
 			    !om_model_file_pages(s->m, t->data, t->nbytes, false))
 				continue;
-			if (!read_whole_by(s, p, t, NULL))
-				sp->give_back |= 1u << j;
+			if (read_whole_by(s, p, t, NULL))
+				continue;
+			sp->give_back |= 1u << j;
+			/* what loading faulted in: a kernel that reads the rows from the file
+			 * (om_ctx_read_const) never maps them again */
+			(void)om_model_file_pages(s->m, t->data, t->nbytes, true);
 		}
 	}
 }

@@ -372,13 +372,17 @@ static om_kind run_step(om_runner *r, om_frame *f, const om_step *sp, om_status 
 					      "run (its shapes agreed at plan time)");
 		}
 		const int scratch0 = r->scratch.n; /* a control step's subgraph steps nest */
+		r->read_const = false;
 		if (!rc)
 			rc = sp->op->kernel(&c);
 		om_scratch_give_from(&r->scratch, scratch0); /* what the kernel did not give back */
-		/* a gather of many rows (a prompt's tokens) gives the table's pages back (plan.c);
-		 * a decode step's one row leaves its 64 KiB mapped: given back after every step it
-		 * cost a faulted window in each (small_gqa decode 515-550 -> 373-398 tokens/s) */
-		const bool many = nin > 1 && in[1] && om_shape_numel(in[1]->rank, in[1]->dims) >= 16;
+		/* a gather of many rows (a prompt's tokens) that read the table through its mapping
+		 * gives the table's pages back (plan.c); a decode step's one row leaves its 64 KiB
+		 * mapped: given back after every step it cost a faulted window in each (small_gqa
+		 * decode 515-550 -> 373-398 tokens/s). A kernel that read the rows from the file
+		 * (om_ctx_read_const) mapped nothing. */
+		const bool many = nin > 1 && in[1] && om_shape_numel(in[1]->rank, in[1]->dims) >= 16 &&
+				  !r->read_const;
 		for (int32_t i = 0; !rc && many && sp->give_back && i < nin && i < 32; i++)
 			if (sp->give_back >> i & 1)
 				(void)om_model_file_pages(s->m, in[i]->data, in[i]->nbytes, true);
@@ -547,6 +551,21 @@ static bool ctx_own_copy(const om_ctx *c, int32_t i, bool give_back)
 	return true;
 }
 
+/* copies bytes [off, off + n) of the running step's constant input i from the model's file,
+ * when the step gives that input's pages back (om_ctx_read_const) */
+static bool ctx_read_const(const om_ctx *c, int32_t i, size_t off, size_t n, void *dst)
+{
+	om_runner *r = c->runner;
+	const om_frame *f = r->cur;
+	if (!f || !f->step || f->step->node != c->node || i < 0 || i >= 32 || i >= c->nin ||
+	    !(f->step->give_back >> i & 1) || off > c->in[i]->nbytes ||
+	    n > c->in[i]->nbytes - off ||
+	    !om_model_file_read(r->s->m, (const unsigned char *)c->in[i]->data + off, n, dst))
+		return false;
+	r->read_const = true;
+	return true;
+}
+
 /* what a run offers the kernels (ops/op.h) */
 static const om_run_services services = {
 	.reserve = ctx_reserve,
@@ -557,6 +576,7 @@ static const om_run_services services = {
 	.output_alias = ctx_output_alias,
 	.random_key = ctx_random_key,
 	.own_copy = ctx_own_copy,
+	.read_const = ctx_read_const,
 	.scratch = ctx_scratch,
 	.scratch_done = ctx_scratch_done,
 };

@@ -42,6 +42,8 @@ typedef struct om_runner {
 	size_t bytes, peak;  /* pool.bytes and pool.peak_busy when its last run ended */
 	uint64_t rng_key, rng_draws; /* unseeded random ops' keys: rng_key's stream (random.h) */
 	om_scratch scratch; /* kernels' work buffers (om_ctx_scratch) */
+	bool read_const;    /* the running step's kernel read a constant by file reads
+			       (om_ctx_read_const): its pages were never mapped */
 } om_runner;
 
 /** An idle runner of s, or a new one; NULL (with *st set) when out of memory. */

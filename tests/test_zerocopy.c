@@ -671,8 +671,10 @@ static void run_gather(const om_model *m, bool neg)
 }
 
 /* A misaligned table that only a Gather reads (OM_OP_UNALIGNED: byte moves) is not copied: the
- * Gather reads its rows in the mapping, and gives their pages back after it ran (the kernel
- * maps 64 KiB around each faulted page: 16 rows far apart would leave ~1 MiB mapped). */
+ * session gives its pages back when it plans, and the Gather reads its rows from the file
+ * (om_ctx_read_const) or, failing that, in the mapping, whose pages it gives back after it
+ * ran (the kernel maps 64 KiB or a whole folio around each faulted page: 16 rows far apart
+ * would leave ~1 MiB mapped). */
 static void gather_reads_misaligned_table_in_place(void **state)
 {
 	(void)state;
@@ -688,6 +690,159 @@ static void gather_reads_misaligned_table_in_place(void **state)
 	assert_int_equal(src->deferred, sizeof(float) * TR * TC);
 	run_gather(m, false);
 	assert_true(mapped_bytes(v->init->data, v->init->nbytes) < (16 << 10));
+	om_model_free(m);
+}
+
+/* om_model_file_read copies bytes of the model file without mapping them, and refuses what
+ * is not in a file the loader keeps open */
+static void file_read_leaves_pages_unmapped(void **state)
+{
+	(void)state;
+	size_t off;
+	char name[16];
+	om_model *m = load(misaligned_gather_model(false, &off, name));
+	const om_value *v = om_graph_find(m->graph, name);
+	assert_non_null(v);
+	const unsigned char *t = v->init->data;
+	assert_true(om_model_file_pages(m, t, v->init->nbytes, true));
+	const size_t row = sizeof(float) * TC, at = 1000 * row + 3 * sizeof(float);
+	float got[TC];
+	assert_true(om_model_file_read(m, t + at, row, got));
+	for (int c = 0; c < TC; c++)
+		assert_true(got[c] == wval(0, 1000 * TC + 3 + c));
+	assert_int_equal(mapped_bytes(t, v->init->nbytes), 0);
+	/* the last byte of the file, and not one past it */
+	const om_source *src = source(m);
+	assert_true(om_model_file_read(m, src->base + src->size - 1, 1, got));
+	assert_false(om_model_file_read(m, src->base + src->size - 1, 2, got));
+	assert_false(om_model_file_read(m, got, sizeof got, got + 1));
+	om_model_free(m);
+
+	/* loaded from memory: no file */
+	size_t n;
+	unsigned char *file = slurp(tmp("g.onnx"), &n);
+	om_status st = {0};
+	if (om_model_load_memory(file, n, NULL, &m, &st))
+		fail_msg("load_memory: %s", st.msg);
+	v = om_graph_find(m->graph, name);
+	assert_non_null(v);
+	assert_false(om_model_file_read(m, v->init->data, 16, got));
+	om_model_free(m);
+	free(file);
+}
+
+/* y = com.microsoft GatherBlockQuantized(codes, idx, scales): uint8 codes [GR, GC] of 4 bits
+ * (2 GC codes a row, byte i = gbq_byte(i)), blocks of 32, float scales gbq_scale(s), no zero
+ * points (8); idx int64[NIDX]. 8 MiB of codes: given back, read by rows of 4 KiB. */
+enum { GR = 2048, GC = 4096 }; /* rows, bytes a row */
+static uint8_t gbq_byte(int64_t i) { return (uint8_t)(i * 7 + i / 4096 * 3); }
+static float gbq_scale(int64_t s) { return 0.5f + (float)(s % 61) / 64.0f; }
+
+static void write_gbq_model(const char *path)
+{
+	enum { NS = GR * (2 * GC / 32) };
+	uint8_t *codes = malloc((size_t)GR * GC);
+	float *scales = malloc(sizeof(float) * NS);
+	assert_non_null(codes);
+	assert_non_null(scales);
+	for (int64_t i = 0; i < (int64_t)GR * GC; i++)
+		codes[i] = gbq_byte(i);
+	for (int64_t s = 0; s < NS; s++)
+		scales[s] = gbq_scale(s);
+	int64_t cdims[2] = {GR, GC}, sdims[2] = {GR, 2 * GC / 32};
+	Onnx__TensorProto t[2] = {ONNX__TENSOR_PROTO__INIT, ONNX__TENSOR_PROTO__INIT};
+	Onnx__TensorProto *tp[2] = {&t[0], &t[1]};
+	t[0].name = "codes", t[0].n_dims = 2, t[0].dims = cdims;
+	t[0].has_data_type = 1, t[0].data_type = OM_UINT8;
+	t[0].has_raw_data = 1, t[0].raw_data = (ProtobufCBinaryData){(size_t)GR * GC, codes};
+	t[1].name = "scales", t[1].n_dims = 2, t[1].dims = sdims;
+	t[1].has_data_type = 1, t[1].data_type = OM_FLOAT;
+	t[1].has_raw_data = 1;
+	t[1].raw_data = (ProtobufCBinaryData){sizeof(float) * NS, (uint8_t *)scales};
+	char *gin[3] = {"codes", "idx", "scales"}, *gout[1] = {"y"};
+	Onnx__AttributeProto a[2] = {ONNX__ATTRIBUTE_PROTO__INIT, ONNX__ATTRIBUTE_PROTO__INIT};
+	Onnx__AttributeProto *ap[2] = {&a[0], &a[1]};
+	a[0].name = "bits", a[1].name = "block_size";
+	a[0].has_type = a[1].has_type = 1;
+	a[0].type = a[1].type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT;
+	a[0].has_i = a[1].has_i = 1, a[0].i = 4, a[1].i = 32;
+	Onnx__NodeProto nd = ONNX__NODE_PROTO__INIT, *np = &nd;
+	nd.op_type = "GatherBlockQuantized", nd.domain = "com.microsoft";
+	nd.n_input = 3, nd.input = gin, nd.n_output = 1, nd.output = gout;
+	nd.n_attribute = 2, nd.attribute = ap;
+	Onnx__TypeProto__Tensor ti = ONNX__TYPE_PROTO__TENSOR__INIT, tf = ti;
+	Onnx__TensorShapeProto sh = ONNX__TENSOR_SHAPE_PROTO__INIT;
+	Onnx__TensorShapeProto__Dimension dim = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__INIT, *dp = &dim;
+	dim.value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE, dim.dim_value = NIDX;
+	sh.n_dim = 1, sh.dim = &dp;
+	ti.has_elem_type = 1, ti.elem_type = OM_INT64, ti.shape = &sh;
+	tf.has_elem_type = 1, tf.elem_type = OM_FLOAT;
+	Onnx__TypeProto tyi = ONNX__TYPE_PROTO__INIT, tyf = ONNX__TYPE_PROTO__INIT;
+	tyi.value_case = tyf.value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
+	tyi.tensor_type = &ti, tyf.tensor_type = &tf;
+	Onnx__ValueInfoProto vi[2] = {ONNX__VALUE_INFO_PROTO__INIT, ONNX__VALUE_INFO_PROTO__INIT};
+	Onnx__ValueInfoProto *vin = &vi[0], *vout = &vi[1];
+	vi[0].name = "idx", vi[0].type = &tyi;
+	vi[1].name = "y", vi[1].type = &tyf;
+	Onnx__GraphProto g = ONNX__GRAPH_PROTO__INIT;
+	g.name = "g", g.n_initializer = 2, g.initializer = tp, g.n_node = 1, g.node = &np;
+	g.n_input = 1, g.input = &vin, g.n_output = 1, g.output = &vout;
+	Onnx__OperatorSetIdProto os[2] = {ONNX__OPERATOR_SET_ID_PROTO__INIT,
+					  ONNX__OPERATOR_SET_ID_PROTO__INIT};
+	Onnx__OperatorSetIdProto *osp[2] = {&os[0], &os[1]};
+	os[0].domain = "", os[0].has_version = 1, os[0].version = 13;
+	os[1].domain = "com.microsoft", os[1].has_version = 1, os[1].version = 1;
+	Onnx__ModelProto mp = ONNX__MODEL_PROTO__INIT;
+	mp.has_ir_version = 1, mp.ir_version = 8, mp.graph = &g;
+	mp.n_opset_import = 2, mp.opset_import = osp;
+	size_t size = protobuf_c_message_get_packed_size(&mp.base);
+	uint8_t *buf = malloc(size);
+	protobuf_c_message_pack(&mp.base, buf);
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(buf, 1, size, f), size);
+	fclose(f);
+	free(buf);
+	free(codes);
+	free(scales);
+}
+
+/* GatherBlockQuantized's rows read from the file (om_ctx_read_const: whole bytes from the
+ * row's offset) dequantize as the table says, and leave the codes unmapped */
+static void gbq_reads_rows_from_the_file(void **state)
+{
+	(void)state;
+	const char *path = tmp("gbq.onnx");
+	write_gbq_model(path);
+	om_model *m = load(path);
+	const om_value *v = om_graph_find(m->graph, "codes");
+	assert_non_null(v);
+	om_session *s = tu_session_create(m);
+	int64_t idx[NIDX], rows[NIDX];
+	for (int r = 0; r < NIDX; r++)
+		idx[r] = rows[r] = (int64_t)r * (GR / NIDX) + 5;
+	idx[NIDX - 1] = -1, rows[NIDX - 1] = GR - 1;
+	om_tensor x = {.dtype = OM_INT64, .rank = 1, .dims = {NIDX}, .data = (void *)idx,
+		       .nbytes = sizeof idx};
+	for (int run = 0; run < 2; run++) {
+		om_tensor y;
+		om_status st = {0};
+		if (om_session_run(s, &x, 1, &y, 1, &st))
+			fail_msg("run: %s", st.msg);
+		assert_int_equal(y.rank, 2);
+		assert_int_equal(y.dims[1], 2 * GC);
+		const float *yf = y.data;
+		for (int r = 0; r < NIDX; r++)
+			for (int64_t e = 0; e < 2 * GC; e++) {
+				const int64_t code = rows[r] * 2 * GC + e;
+				const int q = gbq_byte(code / 2) >> (code % 2 * 4) & 15;
+				const float want = (float)(q - 8) * gbq_scale(code / 32);
+				assert_true(yf[r * 2 * GC + e] == want);
+			}
+		om_tensor_free(&y);
+		assert_true(mapped_bytes(v->init->data, v->init->nbytes) < (16 << 10));
+	}
+	om_session_free(s);
 	om_model_free(m);
 }
 
@@ -722,6 +877,8 @@ int main(void)
 		cmocka_unit_test(simplify_never_writes_its_input),
 		cmocka_unit_test(over_the_limit_goes_external),
 		cmocka_unit_test(gather_reads_misaligned_table_in_place),
+		cmocka_unit_test(file_read_leaves_pages_unmapped),
+		cmocka_unit_test(gbq_reads_rows_from_the_file),
 		cmocka_unit_test(misaligned_table_copied_for_other_readers),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -166,11 +166,13 @@ static float gbq_scale(const gbq_plan *p, int64_t s)
 	return p->sc->dtype == OM_FLOAT16 ? om_half_to_float(h) : om_bf16_to_float(h);
 }
 
-/* one gathered slice: codes [base, base + row) of data into out from element o0. Element e
- * is (x, y, z) around the quantize axis (y along it, in block y / block): counted along, not
- * divided out per element (5 divisions an element made a 128-token embedding 3 ms); a scale
- * and its zero point read again only when the block changes. */
-static void gbq_slice(const gbq_plan *p, int64_t base, int32_t odt, void *out, int64_t o0)
+/* one gathered slice: codes [base, base + row) of data, which `codes` holds from code c0 on,
+ * into out from element o0. Element e is (x, y, z) around the quantize axis (y along it, in
+ * block y / block): counted along, not divided out per element (5 divisions an element made a
+ * 128-token embedding 3 ms); a scale and its zero point read again only when the block
+ * changes. */
+static void gbq_slice(const gbq_plan *p, const void *codes, int64_t c0, int64_t base,
+		      int32_t odt, void *out, int64_t o0)
 {
 	const int64_t span = p->qd * p->qn;
 	float *of = odt == OM_FLOAT ? out : NULL;
@@ -183,7 +185,7 @@ static void gbq_slice(const gbq_plan *p, int64_t base, int32_t odt, void *out, i
 		const int64_t s = (x * p->nblk + yb) * p->qn + z;
 		if (s != last)
 			last = s, zero = gbq_zero(p, s), scale = gbq_scale(p, s);
-		const float v = (float)(gbq_code(p, p->data->data, base + i) - zero) * scale;
+		const float v = (float)(gbq_code(p, codes, base - c0 + i) - zero) * scale;
 		if (of)
 			of[o0 + i] = v;
 		else
@@ -209,12 +211,23 @@ static om_kind gbq_kernel(om_ctx *c)
 	const int64_t ni = om_tensor_numel(p.ix);
 	void *out = c->out[0]->data;
 	const int32_t odt = p.sc->dtype;
+	/* a slice of whole bytes, read from the model file when the session keeps the table
+	 * out of memory (om_ctx_read_const) */
+	const size_t bytes = (size_t)(p.row * p.bits / 8);
+	void *buf = NULL;
+	bool by_file = p.row * p.bits % 8 == 0 && bytes >= OM_READ_CONST_MIN && ni > 0 &&
+		       om_ctx_scratch(c, bytes, "a gathered row", &buf) == OM_OK;
 	for (int64_t m = 0; m < p.outer; m++)
 		for (int64_t j = 0; j < ni; j++) {
 			int64_t k = om_ix_at(p.ix, j);
 			k += k < 0 ? p.axis_n : 0;
-			gbq_slice(&p, (m * p.axis_n + k) * p.row, odt, out, (m * ni + j) * p.row);
+			const int64_t base = (m * p.axis_n + k) * p.row;
+			by_file = by_file &&
+				  om_ctx_read_const(c, 0, (size_t)(base * p.bits / 8), bytes, buf);
+			gbq_slice(&p, by_file ? buf : p.data->data, by_file ? base : 0, base, odt,
+				  out, (m * ni + j) * p.row);
 		}
+	om_ctx_scratch_done(c, buf);
 	return OM_OK;
 }
 

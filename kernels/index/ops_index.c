@@ -56,12 +56,17 @@ static om_kind gather_move(om_ctx *c)
 	const int64_t ni = om_tensor_numel(ix);
 	const unsigned char *src = x->data;
 	unsigned char *dst = c->out[0]->data;
+	const size_t row = (size_t)inner * size;
+	/* rows of a table the session keeps out of memory: read from the model file */
+	bool by_file = row >= OM_READ_CONST_MIN;
 	for (int64_t o = 0; o < outer; o++)
 		for (int64_t j = 0; j < ni; j++) {
 			int64_t k = om_ix_at(ix, j);
 			k += k < 0 ? n : 0;
-			om_move_n(dst, src + (size_t)((o * n + k) * inner) * size, size, inner);
-			dst += (size_t)inner * size;
+			const size_t at = (size_t)((o * n + k) * inner) * size;
+			if (!by_file || !(by_file = om_ctx_read_const(c, 0, at, row, dst)))
+				om_move_n(dst, src + at, size, inner);
+			dst += row;
 		}
 	return OM_OK;
 }
