@@ -10,7 +10,7 @@ as the pasts (attention_mask all ones, position_ids when the model takes them). 
 through its Python package (python/: a session keeps its plan between runs) in a subprocess of
 its own (`--worker`, so its peak RSS is the run's), ONNX Runtime through bench/decode_ort.js
 (onnxruntime-node, graph optimizations at --ort-level, ONNX Runtime GenAI's default being all);
-each run does one warm-up (the prompt and one step) first. For each thread count the two
+each run does --warmups warm-up rounds (the prompt and one step; default 1) first. For each thread count the two
 runtimes alternate, --reps times. Reported per run: prompt tokens/s and decode tokens/s by wall
 time and by CPU time (user + sys of the whole process), the argmax sequences and whether they
 match, max |logits difference| over the largest |logit| (the steps up to the first divergence),
@@ -58,7 +58,7 @@ def rss_kib(field='VmRSS'):
     return 0
 
 
-def greedy_omopt(model, meta, prompt, steps, threads, exact=False):
+def greedy_omopt(model, meta, prompt, steps, threads, exact=False, warmups=1):
     """The greedy loop in omopt; returns (dict of timings and tokens, logits [steps + 1, V])."""
     import omopt
     base_rss = rss_kib()
@@ -80,9 +80,10 @@ def greedy_omopt(model, meta, prompt, steps, threads, exact=False):
                                 for n in past_names]
 
     empty = [np.zeros((1, meta['kv_heads'], 0, meta['head_size']), fdt) for _ in past_names]
-    lg, pres = step(prompt, empty, 0)  # warm-up
-    step([int(np.argmax(lg[0, -1]))], pres, len(prompt))
-    lg = pres = None  # the warm-up's logits (a prompt's: tens of MB) are not held meanwhile
+    for _ in range(warmups):
+        lg, pres = step(prompt, empty, 0)
+        step([int(np.argmax(lg[0, -1]))], pres, len(prompt))
+        lg = pres = None  # the warm-up's logits (a prompt's: tens of MB) are not held meanwhile
     c0, t0 = time.process_time(), time.perf_counter()
     lg, pres = step(prompt, empty, 0)
     r = {'prompt_ms': (time.perf_counter() - t0) * 1e3,
@@ -110,23 +111,24 @@ def env_omopt():
     return env
 
 
-def run_omopt(model, meta, prompt_file, steps, threads, outdir):
+def run_omopt(model, meta, prompt_file, steps, threads, outdir, warmups=1):
     # the metadata goes by the environment, as to decode_ort.js: reading it from the model in
     # the worker (onnx.load) would put the whole file in its peak RSS
     env = dict(env_omopt(), DECODER_META=json.dumps(meta))
     p = subprocess.run([sys.executable, os.path.abspath(__file__), model, '--worker',
                         prompt_file, '--steps', str(steps), '--threads', str(threads),
-                        '--out', outdir], capture_output=True, text=True, env=env)
+                        '--warmups', str(warmups), '--out', outdir], capture_output=True, text=True, env=env)
     if p.returncode:
         raise RuntimeError('omopt worker failed: ' + p.stderr.strip()[-2000:])
     return json.loads(p.stdout.strip().splitlines()[-1]), np.load(os.path.join(outdir,
                                                                                'logits.npy'))
 
 
-def run_ort(model, meta, prompt_file, steps, threads, outdir, level):
+def run_ort(model, meta, prompt_file, steps, threads, outdir, level, warmups=1):
     env = dict(os.environ, DECODER_META=json.dumps(meta))
     p = subprocess.run(['node', os.path.join(HERE, 'decode_ort.js'), model, prompt_file,
-                        str(steps), outdir, '--threads', str(threads), '--level', level],
+                        str(steps), outdir, '--threads', str(threads), '--level', level,
+                        '--warmups', str(warmups)],
                        capture_output=True, text=True, env=env)
     if p.returncode:
         raise RuntimeError('ONNX Runtime failed: ' + p.stderr.strip()[-2000:])
@@ -168,13 +170,14 @@ def bench(a):
             for rep in range(a.reps):
                 row = {'threads': t, 'rep': rep, 'file_mib': size / 2 ** 20}
                 if 'omopt' in a.runtimes:
-                    ro, lo = run_omopt(a.model, meta, pf, a.steps, t, os.path.join(tmp, 'o'))
+                    ro, lo = run_omopt(a.model, meta, pf, a.steps, t, os.path.join(tmp, 'o'),
+                                       a.warmups)
                     row.update(omopt=rates(ro, a.prompt, a.steps), tokens_omopt=ro['tokens'],
                                omopt_peak_rss_mib=ro['peak_rss_kib'] / 1024,
                                omopt_base_rss_mib=ro['base_rss_kib'] / 1024)
                 if 'ort' in a.runtimes:
                     rr, lr = run_ort(a.ort_model or a.model, meta, pf, a.steps, t,
-                                     os.path.join(tmp, 'r'), a.ort_level)
+                                     os.path.join(tmp, 'r'), a.ort_level, a.warmups)
                     row.update(ort=rates(rr, a.prompt, a.steps), tokens_ort=rr['tokens'],
                                ort_peak_rss_mib=rr['peak_rss_kib'] / 1024)
                 if 'omopt' in row and ref:
@@ -258,7 +261,7 @@ def summary(row):
 def worker(a):
     meta = json.loads(os.environ['DECODER_META'])
     prompt = [int(x) for x in np.load(a.worker)]
-    r, logits = greedy_omopt(a.model, meta, prompt, a.steps, a.threads, a.exact)
+    r, logits = greedy_omopt(a.model, meta, prompt, a.steps, a.threads, a.exact, a.warmups)
     os.makedirs(a.out, exist_ok=True)
     np.save(os.path.join(a.out, 'logits.npy'), logits)
     print(json.dumps(r))
@@ -274,6 +277,9 @@ def main(argv=None):
     p.add_argument('--reps', type=int, default=2)
     p.add_argument('--ort-level', default='all')
     p.add_argument('--seed', type=int, default=0)
+    p.add_argument('--warmups', type=int, default=1,
+                   help='warm-up rounds (the prompt and one step) before the timed run, in both '
+                   'runtimes (default 1)')
     p.add_argument('--json')
     p.add_argument('--ort-model', help='the model ONNX Runtime runs instead (the same weights '
                    'at accuracy_level 0: exact arithmetic for an accuracy_level 4 model)')

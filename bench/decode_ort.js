@@ -1,7 +1,8 @@
 // Greedy decoding of a GenAI-format decoder (bench/gen_decoder.py) in ONNX Runtime
 // (onnxruntime-node), the reference side of bench/decode_bench.py.
 // usage: node bench/decode_ort.js MODEL.onnx PROMPT.npy STEPS OUTDIR [--threads T] [--level L]
-// PROMPT.npy: int64 [P] token ids. Runs one warm-up (the prompt and one step, discarded), then
+//        [--warmups W]
+// PROMPT.npy: int64 [P] token ids. Runs W warm-ups (default 1: the prompt and one step, discarded), then
 // the prompt (P tokens, empty past) and STEPS greedy steps, each feeding the presents back as
 // the pasts. Writes OUTDIR/logits.npy ([STEPS + 1, vocab]: the prompt's last row, then each
 // step's) and prints JSON: tokens (the STEPS + 1 argmax ids), prompt and decode wall and CPU ms
@@ -41,9 +42,11 @@ async function main() {
   const [model, promptFile, stepsArg, outdir] = argv;
   const steps = Number(stepsArg);
   const opts = { graphOptimizationLevel: 'all', intraOpNumThreads: 1, interOpNumThreads: 1 };
+  let warmups = 1;
   for (let i = 4; i < argv.length; i++) {
     if (argv[i] === '--threads') opts.intraOpNumThreads = Number(argv[++i]);
     else if (argv[i] === '--level') opts.graphOptimizationLevel = argv[++i];
+    else if (argv[i] === '--warmups') warmups = Number(argv[++i]);
   }
   const sess = await ort.InferenceSession.create(model, opts);
   const pastNames = sess.inputNames.filter(n => n.startsWith('past_key_values.'));
@@ -77,10 +80,12 @@ async function main() {
     return { row, best };
   }
 
-  // warm-up
-  let r = await step(prompt, emptyPast(), 0);
-  await step([lastRow(r.logits).best], r.presents, prompt.length);
-  r = null; // the warm-up's logits are not held meanwhile (as decode_bench.py's omopt side)
+  let r = null;
+  for (let w = 0; w < warmups; w++) { // warm-up rounds
+    r = await step(prompt, emptyPast(), 0);
+    await step([lastRow(r.logits).best], r.presents, prompt.length);
+    r = null; // the warm-up's logits are not held meanwhile (as decode_bench.py's omopt side)
+  }
 
   const rows = [], tokens = [];
   let c0 = process.cpuUsage(), t0 = process.hrtime.bigint();
