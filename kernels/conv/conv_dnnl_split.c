@@ -27,9 +27,15 @@
 #include "conv_dnnl_common.h"
 #include "parallel.h"
 
-/* Pieces a thread (dynamic claiming evens out a slow thread's share) and the least output
- * channels a slice (oneDNN's kernels block 16 outputs, up to 4 blocks) */
-enum { SPLIT_PIECES = 4, SPLIT_MIN_OUT = 32, SPLIT_ALIGN = 16, SPLIT_BUF_ALIGN = 64 };
+/* Pieces a thread, and the least output channels a slice (oneDNN's kernels block 16 outputs,
+ * up to 4 blocks). One piece a thread: a slice's primitive runs at its best on a large share
+ * (resnet18's 512-channel 7x7 3x3 conv at two threads: 8 slices of 64 outputs 0.80 ms, 4 of
+ * 128 0.62, 2 of 256 0.50, one thread 1.02; 2 threads, whole models: resnet18 10.65 -> 9.83
+ * ms, resnet50 27.8 -> 23.5, mobilenet_v2_qdq 4.76 -> 3.69, shufflenet_v2 5.71 -> 4.95).
+ * Four a thread evened out a slow thread's share by dynamic claiming; a thread slowed by
+ * another process now makes the pool hold (num/parallel.c), and with a core held busy the
+ * two split alike (resnet18 at 2 threads 18.9-19.6 ms, one thread 18.8-19.1). */
+enum { SPLIT_PIECES = 1, SPLIT_MIN_OUT = 32, SPLIT_ALIGN = 16, SPLIT_BUF_ALIGN = 64 };
 
 /* a slice's memory objects, a set each slot: handles set by the piece that uses them */
 enum { SM_X, SM_Y, SM_B, SM_XU, SM_YU, SM_SCR, SM_COUNT };
