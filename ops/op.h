@@ -292,7 +292,7 @@ static inline bool om_ctx_own_copy(const om_ctx *c, int32_t i, bool give_back)
  * the step (runtime/plan.c: a file-mapped table only such steps read). False otherwise
  * (outside a session, another input, a failed read): the kernel then reads in[i] itself.
  * A system call each: for pieces of OM_READ_CONST_MIN bytes or more, where a page fault each
- * (a 64 KiB window) would cost more.
+ * (a 64 KiB window) would cost more. n 0 (dst unused): whether in[i] is read this way.
  */
 static inline bool om_ctx_read_const(const om_ctx *c, int32_t i, size_t off, size_t n,
 				     void *dst)

@@ -216,7 +216,9 @@ static om_kind gbq_kernel(om_ctx *c)
 	const size_t bytes = (size_t)(p.row * p.bits / 8);
 	void *buf = NULL;
 	bool by_file = p.row * p.bits % 8 == 0 && bytes >= OM_READ_CONST_MIN && ni > 0 &&
-		       om_ctx_scratch(c, bytes, "a gathered row", &buf) == OM_OK;
+		       om_ctx_read_const(c, 0, 0, 0, NULL);
+	if (by_file && (rc = om_ctx_scratch(c, bytes, "a gathered row", &buf)))
+		return rc;
 	for (int64_t m = 0; m < p.outer; m++)
 		for (int64_t j = 0; j < ni; j++) {
 			int64_t k = om_ix_at(p.ix, j);
