@@ -218,6 +218,14 @@ static void plan_run(om_pool *p)
 		if (p->b[i].busy)
 			return;
 	p->plans++;
+	/* as many requests as the plan's: the same values, of other shapes (a decoder's prompt
+	 * and its steps take turns), each placed at the larger of its two sizes, so that both
+	 * runs find their places in the one layout. Planned for one run's sizes, each turn missed
+	 * the other's, was traced and planned again, and its blocks and arena were new memory
+	 * (an fp16 decoder's prompt after a step: 62 ms against 39, 8 plans in) */
+	for (int32_t k = 0; p->nreq == p->nplan && k < p->nreq; k++)
+		if (p->plan[k].size > p->req[k].size)
+			p->req[k].size = p->plan[k].size;
 	const size_t total = om_pool_place(p->req, p->nreq);
 	if (total == SIZE_MAX || (p->limit && total > p->limit))
 		return;

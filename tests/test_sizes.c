@@ -465,6 +465,46 @@ static void pool_arena(void **state)
 	om_pool_free(&q);
 }
 
+/* One run of 12 requests in a chain (each released after the next is got), request k of
+ * 4 KiB when k % 2 == odd, else 1 KiB; returns how many were places in the arena */
+static int turn_run(om_pool *p, int odd)
+{
+	om_pool_run_begin(p);
+	int arena = 0;
+	int32_t prev = -1;
+	for (int k = 0; k < 12; k++) {
+		const int32_t b = om_pool_get(p, k % 2 == odd ? 4096 : 1024);
+		assert_true(b >= 0);
+		arena += p->b[b].arena;
+		busy_disjoint(p);
+		om_pool_release(p, prev);
+		prev = b;
+	}
+	om_pool_release(p, prev);
+	om_pool_run_end(p, true);
+	return arena;
+}
+
+/* Two runs of the same requests that take turns, each larger than the other in some (a
+ * decoder's prompt and its steps): planned after the first of each, at the larger size of
+ * every request, both then find all their places, and no run is planned again */
+static void pool_turns(void **state)
+{
+	(void)state;
+	om_pool p = {0};
+	assert_int_equal(turn_run(&p, 0), 0);
+	assert_int_equal(p.plans, 1);
+	assert_true(turn_run(&p, 1) < 12); /* the odd ones are larger than planned */
+	assert_int_equal(p.plans, 2);
+	const size_t bytes = p.bytes;
+	for (int r = 0; r < 6; r++) {
+		assert_int_equal(turn_run(&p, r % 2), 12);
+		assert_int_equal(p.plans, 2);
+		assert_int_equal(p.bytes, bytes);
+	}
+	om_pool_free(&p);
+}
+
 /* The same requests in every run find their blocks from the second run on (no block grows,
  * none is added, none moves), within twice the most bytes busy at once; shapes that grow from
  * run to run keep the pool within about twice their need */
@@ -541,6 +581,7 @@ int main(void)
 		cmocka_unit_test(pool_limit),
 		cmocka_unit_test(pool_small_value_new_block),
 		cmocka_unit_test(pool_steady_across_runs),
+		cmocka_unit_test(pool_turns),
 		cmocka_unit_test(pool_arena),
 		cmocka_unit_test(cli_max_memory),
 		cmocka_unit_test(conv_scratch_within_limit),

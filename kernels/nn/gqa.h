@@ -62,5 +62,9 @@ void gqa_kv_dequantize(const gqa_plan *p, const float *scale, const void *rows, 
 		       float *x);
 /* group i = b * Hkv + kv head: writes its present rows, then its query heads' outputs */
 void gqa_group(const gqa_plan *p, const gqa_out *o, int64_t i, int64_t chunk, float *w);
+/* every group over c's threads, from a checked plan: c->out[0] the output [B, S, Hq * D],
+ * c->out[1] and [2] the present key and value (absent: scratch), c->out[3] the scores when
+ * p->qk_mode; `what` names the scratch in a memory-limit error */
+om_kind gqa_run(om_ctx *c, const gqa_plan *p, const char *what);
 
 #endif

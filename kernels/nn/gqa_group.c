@@ -5,7 +5,8 @@
  * rows converted, quantized rows dequantized, to float once per group), the
  * window and causal frontier, softcap, bias and softmax (exact mode and sinks in double through
  * attn_rows.h, fast mode in float through fastmath.h), and the product with the present
- * values. */
+ * values; gqa_run runs every group over the threads (GroupQueryAttention, and Attention's fast
+ * path). */
 #include <string.h>
 
 #include "attn_rows.h"
@@ -14,6 +15,7 @@
 #include "gemm.h"
 #include "gqa.h"
 #include "numrun.h"
+#include "parallel.h"
 
 int64_t gqa_chunk(const gqa_plan *p)
 {
@@ -276,4 +278,41 @@ void gqa_group(const gqa_plan *p, const gqa_out *o, int64_t i, int64_t chunk, fl
 	}
 	for (int64_t s0 = 0; s0 < p->S; s0 += chunk)
 		group_pass(p, o, &w, b, kh, T, past, s0, s0 + chunk < p->S ? s0 + chunk : p->S);
+}
+
+typedef struct gqa_job {
+	const gqa_plan *p;
+	const gqa_out *o;
+	int64_t chunk, per_slot;
+	float *scratch;
+} gqa_job;
+
+static void gqa_piece(void *arg, int64_t lo, int64_t hi, int slot)
+{
+	const gqa_job *j = arg;
+	for (int64_t i = lo; i < hi; i++)
+		gqa_group(j->p, j->o, i, j->chunk, j->scratch + (size_t)slot * (size_t)j->per_slot);
+}
+
+om_kind gqa_run(om_ctx *c, const gqa_plan *p, const char *what)
+{
+	const int64_t n = p->B * p->Hkv, chunk = gqa_chunk(p);
+	/* a slot's scratch starts at a multiple of 16 floats: its doubles align (gqa_group) */
+	const int64_t per = (gqa_scratch_floats(p, chunk) + 15) / 16 * 16;
+	const int slots = om_par_slots(c->threads, n, 1);
+	const size_t cache = (size_t)(p->B * p->Hkv * p->Tp) * p->crowb;
+	om_tensor *pk = c->nout > 1 ? c->out[1] : NULL, *pv = c->nout > 2 ? c->out[2] : NULL;
+	const size_t own = (pk ? 0 : cache) + (pv ? 0 : cache); /* absent presents: scratch */
+	const size_t bytes = sizeof(float) * (size_t)per * (size_t)slots + own;
+	float *scratch;
+	const om_kind rc = om_ctx_scratch(c, bytes, what, (void **)&scratch);
+	if (rc)
+		return rc;
+	char *mine = (char *)(scratch + (size_t)per * (size_t)slots);
+	gqa_out o = {c->out[0]->data, pk ? pk->data : mine, pv ? pv->data : mine + (pk ? 0 : cache),
+		     p->qk_mode ? c->out[3]->data : NULL};
+	gqa_job j = {p, &o, chunk, per, scratch};
+	om_par_for_slots(c->threads, n, 1, gqa_piece, &j);
+	om_ctx_scratch_done(c, scratch);
+	return OM_OK;
 }

@@ -1,13 +1,15 @@
 /* ops_attention.c — Attention (opset 23/24: 3-D or 4-D inputs, grouped KV heads, bool/float
  * mask, causal, past/present key and value, scale, softcap, qk_matmul_output_mode,
  * nonpad_kv_seqlen). Computes in double: both products through om_dgemm, exp from detmath.h;
- * stores in the input's type. */
+ * stores in the input's type. In fast mode, a decoder's attention (3-D, no mask) runs on
+ * GroupQueryAttention's float kernel (att_via_gqa). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "attn_rows.h"
 #include "gemm.h"
+#include "gqa.h"
 #include "index_util.h"
 #include "numrun.h"
 #include "op.h"
@@ -259,11 +261,41 @@ static void att_store(const att_plan *p, const att_bufs *w, om_tensor *const *ou
 			om_store_f64(out[i]->dtype, out[i]->data, 1, src[i], n[i]);
 }
 
+/* Fast mode, 3-D inputs, keys as many as queries (a decoder's prompt or step, past or not),
+ * no mask, padding lengths or scores output, Dv = D: GroupQueryAttention's float kernel
+ * (gqa_group.c) without rotary, past_key/past_value BNSH as its caches, each batch's length
+ * P + S as its seqlens_k (the causal frontier j <= i + P alike). Writes the outputs and
+ * returns true with *rc set; false (nothing written) otherwise. */
+static bool att_via_gqa(om_ctx *c, const att_plan *a, om_kind *rc)
+{
+	const om_tensor *q = c->in[0];
+	if (c->exact || !a->rank3 || a->Skv != a->Sq || a->mask || a->nonpad || a->Dv != a->D ||
+	    (c->nout > 3 && c->out[3]) || a->B > 4096 || a->T > INT32_MAX || a->Sq < 1 ||
+	    (q->dtype != OM_FLOAT && q->dtype != OM_FLOAT16 && q->dtype != OM_BFLOAT16))
+		return false;
+	int32_t lens[4096];
+	for (int64_t b = 0; b < a->B; b++)
+		lens[b] = (int32_t)(a->T - 1);
+	const om_tensor seqlens = {.dtype = OM_INT32, .rank = 1, .dims = {a->B}, .data = lens,
+				   .nbytes = sizeof(int32_t) * (size_t)a->B};
+	const size_t es = om_dtype_size(q->dtype);
+	gqa_plan p = {.B = a->B, .S = a->Sq, .Hq = a->Hq, .Hkv = a->Hkv, .G = a->Hq / a->Hkv,
+		      .D = a->D, .P = a->P, .total = a->T, .Tp = a->T, .dt = q->dtype, .es = es,
+		      .causal = a->causal, .qk_mode = 0, .scale = (float)a->scale,
+		      .softcap = (float)a->softcap, .pk = a->pk, .pv = a->pv, .seqlens = &seqlens,
+		      .cdt = q->dtype, .crow = a->D, .crowb = (size_t)a->D * es};
+	p.q = (gqa_src){q->data, a->Hq * a->D, 0};
+	p.k = (gqa_src){c->in[1]->data, a->Hkv * a->D, 0};
+	p.v = (gqa_src){c->in[2]->data, a->Hkv * a->D, 0};
+	*rc = gqa_run(c, &p, "Attention's scratch");
+	return true;
+}
+
 static om_kind attention_kernel(om_ctx *c)
 {
 	att_plan p;
 	om_kind rc = att_plan_make(c, &p);
-	if (rc)
+	if (rc || att_via_gqa(c, &p, &rc))
 		return rc;
 	const int64_t nq = p.B * p.Hq * p.Sq * p.D, nk = p.B * p.Hkv * p.T * p.D;
 	const int64_t nv = p.B * p.Hkv * p.T * p.Dv, ns = p.Sq * p.T;

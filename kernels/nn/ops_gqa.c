@@ -12,7 +12,6 @@
 
 #include "gqa.h"
 #include "numrun.h"
-#include "parallel.h"
 
 enum { GQ_Q, GQ_K, GQ_V, GQ_PK, GQ_PV, GQ_SEQLENS, GQ_TOTAL, GQ_COS, GQ_SIN, GQ_POS, GQ_BIAS,
        GQ_SINK, GQ_KSCALE, GQ_VSCALE, GQ_FIRST_UNSUPPORTED };
@@ -267,20 +266,6 @@ static om_kind gq_check_values(om_ctx *c, const gqa_plan *p)
 	return OM_OK;
 }
 
-typedef struct gq_job {
-	const gqa_plan *p;
-	const gqa_out *o;
-	int64_t chunk, per_slot;
-	float *scratch;
-} gq_job;
-
-static void gq_piece(void *arg, int64_t lo, int64_t hi, int slot)
-{
-	const gq_job *j = arg;
-	for (int64_t i = lo; i < hi; i++)
-		gqa_group(j->p, j->o, i, j->chunk, j->scratch + (size_t)slot * (size_t)j->per_slot);
-}
-
 static om_kind gq_kernel(om_ctx *c)
 {
 	gqa_plan p;
@@ -289,24 +274,7 @@ static om_kind gq_kernel(om_ctx *c)
 		return om_error(c->st, OM_ERR_INTERNAL, c->node, "total_sequence_length unknown");
 	if (rc || (rc = gq_check_values(c, &p)))
 		return rc;
-	const int64_t n = p.B * p.Hkv, chunk = gqa_chunk(&p);
-	/* a slot's scratch starts at a multiple of 16 floats: its doubles align (gqa_group) */
-	const int64_t per = (gqa_scratch_floats(&p, chunk) + 15) / 16 * 16;
-	const int slots = om_par_slots(c->threads, n, 1);
-	const size_t cache = (size_t)(p.B * p.Hkv * p.Tp) * p.crowb;
-	om_tensor *pk = c->nout > 1 ? c->out[1] : NULL, *pv = c->nout > 2 ? c->out[2] : NULL;
-	const size_t own = (pk ? 0 : cache) + (pv ? 0 : cache); /* absent presents: scratch */
-	const size_t bytes = sizeof(float) * (size_t)per * (size_t)slots + own;
-	float *scratch;
-	if ((rc = om_ctx_scratch(c, bytes, "GroupQueryAttention's scratch", (void **)&scratch)))
-		return rc;
-	char *mine = (char *)(scratch + (size_t)per * (size_t)slots);
-	gqa_out o = {c->out[0]->data, pk ? pk->data : mine, pv ? pv->data : mine + (pk ? 0 : cache),
-		     p.qk_mode ? c->out[3]->data : NULL};
-	gq_job j = {&p, &o, chunk, per, scratch};
-	om_par_for_slots(c->threads, n, 1, gq_piece, &j);
-	om_ctx_scratch_done(c, scratch);
-	return OM_OK;
+	return gqa_run(c, &p, "GroupQueryAttention's scratch");
 }
 
 /* ---- signatures (scripts/gen_signatures.py; ONNX docs/Changelog.md) ---- */
