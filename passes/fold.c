@@ -42,6 +42,7 @@ typedef struct pending {
 	size_t out_bytes;  /* all outputs of n (for the -v message) */
 	size_t dead_bytes; /* data bytes of the constants that die with its node */
 	int64_t dead_size; /* estimated saved size of the node and those constants */
+	bool borrowed;     /* t's data is its node's input's (a view), not its own */
 } pending;
 
 typedef struct fold_state {
@@ -291,8 +292,10 @@ static enum verdict judge(fold_state *s, const om_node *n, const om_tensor *out,
 	return HOLD;
 }
 
-/* Keeps n's evaluated outputs as pending values (takes out[]'s data). */
-static void hold(fold_state *s, const om_node *n, om_tensor *out, size_t out_bytes)
+/* Keeps n's evaluated outputs as pending values (takes out[]'s data; borrowed: out[0]'s data
+ * is n's input's, a view's, and stays it). */
+static void hold(fold_state *s, const om_node *n, om_tensor *out, size_t out_bytes,
+		 bool borrowed)
 {
 	size_t dead_bytes;
 	int64_t dead_size;
@@ -301,7 +304,7 @@ static void hold(fold_state *s, const om_node *n, om_tensor *out, size_t out_byt
 		if (!n->out[o])
 			continue;
 		s->pend[s->npend++] = (pending){n->out[o], n, out[o], out_bytes, dead_bytes,
-						  dead_size};
+						  dead_size, borrowed};
 		s->pend_bytes += out[o].nbytes;
 		memset(&out[o], 0, sizeof out[o]);
 	}
@@ -354,10 +357,18 @@ static bool fold_node(fold_state *s, om_node *n, om_kind *err)
 		skipped(s, n, out_bytes, dead_bytes);
 	if (v == SKIP)
 		return false;
+	/* a view (Reshape, Squeeze, ...) holds its input's bytes: not copied (a tied lm_head's
+	 * Reshape of its 16 MB embedding table, used by a Gather too, was copied at every load) */
+	if (v == HOLD && row && (row->flags & OM_OP_VIEW) && n->nout == 1 && in[0] &&
+	    in[0]->data && out[0].nbytes == in[0]->nbytes) {
+		out[0].data = in[0]->data;
+		hold(s, n, out, out_bytes, true);
+		return false;
+	}
 	if (om_eval_node(n, opset, in, out, NULL) != OM_OK)
 		return false; /* best effort: the node stays */
 	if (v == HOLD) {
-		hold(s, n, out, out_bytes);
+		hold(s, n, out, out_bytes, false);
 		for (int32_t o = 0; o < n->nout; o++)
 			om_tensor_free(&out[o]);
 		return false;
@@ -550,7 +561,8 @@ om_kind om_pass_fold(om_pass_ctx *c, om_graph *g, int *changes)
 		const pending *p = &s.pend[i];
 		if (c->verbose == 1 && !(p->n->flags & OM_NODE_DEAD) && (!i || s.pend[i - 1].n != p->n))
 			skipped(&s, p->n, p->out_bytes, p->dead_bytes); /* nor in a later fold */
-		om_tensor_free(&s.pend[i].t);
+		if (!p->borrowed)
+			om_tensor_free(&s.pend[i].t);
 	}
 	if (c->verbose == 1 && s.nskip)
 		fprintf(stderr, "fold: %d node%s not folded: %zu bytes of outputs would replace "

@@ -341,14 +341,42 @@ static om_kind plan_subgraphs(om_session *s, om_plan *p, om_step *sp, om_status 
 
 static const unsigned char no_bytes[16];
 
+/* A view (OM_OP_VIEW: Reshape, Squeeze, ...) of a constant: the constant's bytes under the
+ * view's shape, borrowed, not copied (a tied lm_head's Reshape of its 16 MB embedding table
+ * was a copy in every session). False when it is not one, or its shape is in error (nothing
+ * set: the evaluation then says what is wrong). */
+static bool fold_view(om_plan *p, om_step *sp, om_tensor *const *in)
+{
+	const om_node *n = sp->node;
+	if (!(sp->op->flags & OM_OP_VIEW) || n->nout != 1 || sp->out[0] < 0 || n->nin < 1 ||
+	    !in[0] || !in[0]->data || !sp->op->infer)
+		return false;
+	om_tensor res = {0}, *outp = &res;
+	om_status ignored = {0};
+	om_ctx c = {.node = n, .op = sp->op, .opset = sp->opset, .nin = n->nin, .nout = 1,
+		    .in = (const om_tensor *const *)in, .out = &outp, .st = &ignored,
+		    .exact = sp->exact, .threads = 1};
+	if (sp->op->infer(&c) != OM_OK || res.rank < 0 || res.dtype != in[0]->dtype ||
+	    om_tensor_bytes_for(res.dtype, res.rank, res.dims) != in[0]->nbytes)
+		return false;
+	res.data = in[0]->data;
+	res.nbytes = in[0]->nbytes;
+	set_const(&p->slots[sp->out[0]], &res);
+	sp->folded = 1;
+	return true;
+}
+
 /* Runs sp's node at plan time on constant inputs (om_eval_node: the folder's semantics);
- * outputs become owned constants. Returns OM_NEED_VALUE when the step cannot be folded after
- * all (an output over FOLD_MAX_BYTES or the session's limit). */
+ * outputs become owned constants, a view's the bytes of its input (fold_view). Returns
+ * OM_NEED_VALUE when the step cannot be folded after all (an output over FOLD_MAX_BYTES or
+ * the session's limit). */
 static om_kind fold_step(om_plan *p, om_step *sp, om_tensor *const *in, size_t limit,
 			 om_status *st)
 {
 	const om_node *n = sp->node;
 	const int32_t nout = n->nout;
+	if (fold_view(p, sp, in))
+		return OM_OK;
 	om_tensor *res = calloc((size_t)(nout ? nout : 1), sizeof *res);
 	if (!res)
 		return om_error(st, OM_ERR_NOMEM, n, "out of memory folding");

@@ -166,6 +166,46 @@ static void sliced_weight_folds_as_a_group(void **state)
 	om_model_free(m);
 }
 
+/* A view of a weight that another node reads (a tied lm_head's Reshape of the embedding
+ * table) would grow the model: it stays, its value held as the weight's own bytes (not a
+ * copy), and a fold downstream of it reads them: Slice(Reshape(w)) folds to w[100..104) */
+static void view_of_shared_weight_held(void **state)
+{
+	(void)state;
+	static float w[64 * 64];
+	for (int i = 0; i < 64 * 64; i++)
+		w[i] = (float)i * 0.5f;
+	om_model *m = tu_model(13);
+	om_graph *g = m->graph;
+	tensor(g, "in", OM_FLOAT, 2, (int64_t[]){64, 64}, NULL);
+	tensor(g, "in4", OM_FLOAT, 1, (int64_t[]){4}, NULL);
+	tensor(g, "w", OM_FLOAT, 2, (int64_t[]){64, 64}, w);
+	i64s(g, "flat", 1, (int64_t[]){4096});
+	i64s(g, "a", 1, (int64_t[]){100});
+	i64s(g, "b", 1, (int64_t[]){104});
+	node(g, "MatMul", "in,w", "y", "mm");
+	node(g, "Reshape", "w,flat", "r", "view");
+	node(g, "Slice", "r,a,b", "s", "slice");
+	node(g, "Add", "in4,s", "z", "add");
+	output(g, "y");
+	output(g, "z");
+	size_t before = simplify(m, NULL);
+	assert_int_equal(tu_count_op(g, "Reshape"), 0);
+	assert_int_equal(tu_count_op(g, "Slice"), 0);
+	const om_node *add = NULL;
+	for (int32_t i = 0; i < g->nnodes; i++)
+		if (!strcmp(g->nodes[i]->op, "Add"))
+			add = g->nodes[i];
+	assert_non_null(add);
+	const om_tensor *t = om_value_const(g, add->in[1]);
+	assert_non_null(t);
+	assert_int_equal(t->nbytes, 4 * sizeof(float));
+	for (int i = 0; i < 4; i++)
+		assert_true(((const float *)t->data)[i] == (float)(100 + i) * 0.5f);
+	assert_true(saved_size(m) <= before);
+	om_model_free(m);
+}
+
 /* Folds that would grow the model stay; folds that do not are made; never larger. */
 static void folding_never_grows(void **state)
 {
@@ -446,6 +486,7 @@ int main(void)
 		cmocka_unit_test(tile_does_not_grow),
 		cmocka_unit_test(chain_folds_through_large_value),
 		cmocka_unit_test(sliced_weight_folds_as_a_group),
+		cmocka_unit_test(view_of_shared_weight_held),
 		cmocka_unit_test(folding_never_grows),
 		cmocka_unit_test(fold_max_bytes_overrides),
 		cmocka_unit_test(fold_max_bytes_constant_node),
