@@ -441,8 +441,33 @@ static void resize_layout(const om_ctx *c, om_layout_req *r)
 	tables_free(&t);
 }
 
+/* The plain kernel between plain copies of the blocked sides (of C channels, L lanes) */
+static om_kind resize_via_plain(om_ctx *c, int64_t C, int64_t L)
+{
+	const om_tensor *in[4];
+	om_tensor lx, ly, *out[1] = {&ly};
+	float *xb = NULL, *yb = NULL;
+	om_kind rc = om_layout_plain_side(c, OM_LAYOUT_IN(0), c->in[0], C, true, &lx, &xb);
+	if (!rc)
+		rc = om_layout_plain_side(c, OM_LAYOUT_OUT(0), c->out[0], C, false, &ly, &yb);
+	if (!rc) {
+		om_ctx lc = with_x(c, &lx, in);
+		lc.out = out;
+		lc.blocked = 0;
+		rc = resize_kernel(&lc);
+		if (!rc && yb)
+			om_layout_block_f32(yb, ly.dims[0], C, ly.dims[2] * ly.dims[3], L,
+					    c->out[0]->data);
+	}
+	om_ctx_scratch_done(c, yb);
+	om_ctx_scratch_done(c, xb);
+	return rc;
+}
+
 /* X (N, Cb, H, W, L) or plain, Y (N, Cb, OH, OW, L) or plain, the planner's choice
- * (resize_layout); C = Cb L (whole blocks) */
+ * (resize_layout); C = Cb L (whole blocks). A plain Y comes from a plain copy of X, and so does
+ * a run whose shapes the plan did not foresee (a symbolic H that is 1 in this run, an identity
+ * axis: resize_layout judged the plan's) */
 static om_kind resize_blocked(om_ctx *c)
 {
 	const bool bin = c->blocked & OM_LAYOUT_IN(0), bout = c->blocked & OM_LAYOUT_OUT(0);
@@ -453,15 +478,8 @@ static om_kind resize_blocked(om_ctx *c)
 	om_tensor lx;
 	float *buf = NULL;
 	om_kind rc;
-	if (!bout) { /* a plain Y from a plain copy of X */
-		if ((rc = om_layout_plain_side(c, OM_LAYOUT_IN(0), X, C, true, &lx, &buf)))
-			return rc;
-		om_ctx lc = with_x(c, &lx, in);
-		lc.blocked = 0;
-		rc = resize_kernel(&lc);
-		om_ctx_scratch_done(c, buf);
-		return rc;
-	}
+	if (!bout)
+		return resize_via_plain(c, C, L);
 	const float *x = X->data;
 	if (!bin) { /* X blocked like Y */
 		const size_t bytes = sizeof(float) * (size_t)(X->dims[0] * B->dims[1] * HW * L);
@@ -475,12 +493,14 @@ static om_kind resize_blocked(om_ctx *c)
 	rs_params p;
 	tables t;
 	if (!(rc = om_resize_params(&lc, true, &p)) && !(rc = tables_build(&lc, &p, &t))) {
-		if (bands_fit(&p, &t, 2))
+		const bool fit = bands_fit(&p, &t, 2);
+		if (fit)
 			rc = resize_bands(c, &p, &t, 2, X->dims[0] * B->dims[1], L, x, Y->data);
-		else
-			rc = om_error(c->st, OM_ERR_INTERNAL, c->node,
-				      "a blocked Resize must resize H and W alone");
 		tables_free(&t);
+		if (!fit) {
+			om_ctx_scratch_done(c, buf);
+			return resize_via_plain(c, C, L);
+		}
 	}
 	om_ctx_scratch_done(c, buf);
 	return rc;
