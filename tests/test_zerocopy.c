@@ -50,6 +50,20 @@ static unsigned char *slurp(const char *path, size_t *n)
 	return b;
 }
 
+/* mp packed into the file at path */
+static void write_proto(const char *path, const Onnx__ModelProto *mp)
+{
+	const size_t size = protobuf_c_message_get_packed_size(&mp->base);
+	uint8_t *buf = malloc(size);
+	assert_non_null(buf);
+	protobuf_c_message_pack(&mp->base, buf);
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(buf, 1, size, f), size);
+	fclose(f);
+	free(buf);
+}
+
 /* The value of element i of weight k: distinct everywhere, so a payload is found by content. */
 static float wval(int k, int i)
 {
@@ -120,14 +134,7 @@ static void write_model_neg(const char *path, int n, bool neg)
 	Onnx__ModelProto mp = ONNX__MODEL_PROTO__INIT;
 	mp.has_ir_version = 1, mp.ir_version = 8, mp.graph = &g;
 	mp.n_opset_import = 1, mp.opset_import = &osp;
-	size_t size = protobuf_c_message_get_packed_size(&mp.base);
-	uint8_t *buf = malloc(size);
-	protobuf_c_message_pack(&mp.base, buf);
-	FILE *f = fopen(path, "wb");
-	assert_non_null(f);
-	assert_int_equal(fwrite(buf, 1, size, f), size);
-	fclose(f);
-	free(buf);
+	write_proto(path, &mp);
 	for (int k = 0; k < NW; k++)
 		free(data[k]);
 }
@@ -591,14 +598,7 @@ static void write_gather_model(const char *path, int namelen, bool neg)
 	Onnx__ModelProto mp = ONNX__MODEL_PROTO__INIT;
 	mp.has_ir_version = 1, mp.ir_version = 8, mp.graph = &g;
 	mp.n_opset_import = 1, mp.opset_import = &osp;
-	size_t size = protobuf_c_message_get_packed_size(&mp.base);
-	uint8_t *buf = malloc(size);
-	protobuf_c_message_pack(&mp.base, buf);
-	FILE *f = fopen(path, "wb");
-	assert_non_null(f);
-	assert_int_equal(fwrite(buf, 1, size, f), size);
-	fclose(f);
-	free(buf);
+	write_proto(path, &mp);
 	free(data);
 }
 
@@ -795,14 +795,7 @@ static void write_gbq_model(const char *path)
 	Onnx__ModelProto mp = ONNX__MODEL_PROTO__INIT;
 	mp.has_ir_version = 1, mp.ir_version = 8, mp.graph = &g;
 	mp.n_opset_import = 2, mp.opset_import = osp;
-	size_t size = protobuf_c_message_get_packed_size(&mp.base);
-	uint8_t *buf = malloc(size);
-	protobuf_c_message_pack(&mp.base, buf);
-	FILE *f = fopen(path, "wb");
-	assert_non_null(f);
-	assert_int_equal(fwrite(buf, 1, size, f), size);
-	fclose(f);
-	free(buf);
+	write_proto(path, &mp);
 	free(codes);
 	free(scales);
 }
