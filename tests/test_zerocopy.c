@@ -551,6 +551,31 @@ enum { TR = 2048, TC = 1024 }; /* table rows and columns: 8 MiB of float (a tabl
 				 * is not given back: runtime/plan.c GIVE_BACK_MIN) */
 enum { NIDX = 16 }; /* rows a run gathers: a gather of 16 or more gives the pages back */
 
+/* The gather models' graph types: the indices int64[NIDX] (idx), a float tensor (out); the
+ * members point at one another, so the struct stays where gather_types_init made it */
+typedef struct gather_types {
+	Onnx__TensorShapeProto__Dimension dim, *dp;
+	Onnx__TensorShapeProto sh;
+	Onnx__TypeProto__Tensor ti, tf;
+	Onnx__TypeProto idx, out;
+} gather_types;
+
+static void gather_types_init(gather_types *t)
+{
+	*t = (gather_types){.dim = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__INIT,
+			    .sh = ONNX__TENSOR_SHAPE_PROTO__INIT,
+			    .ti = ONNX__TYPE_PROTO__TENSOR__INIT, .tf = ONNX__TYPE_PROTO__TENSOR__INIT,
+			    .idx = ONNX__TYPE_PROTO__INIT, .out = ONNX__TYPE_PROTO__INIT};
+	t->dim.value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
+	t->dim.dim_value = NIDX;
+	t->dp = &t->dim;
+	t->sh.n_dim = 1, t->sh.dim = &t->dp;
+	t->ti.has_elem_type = 1, t->ti.elem_type = OM_INT64, t->ti.shape = &t->sh;
+	t->tf.has_elem_type = 1, t->tf.elem_type = OM_FLOAT;
+	t->idx.value_case = t->out.value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
+	t->idx.tensor_type = &t->ti, t->out.tensor_type = &t->tf;
+}
+
 /* Writes y = Gather(table, idx) (idx int64[3]) and, with `neg`, also z = Neg(table), the table
  * float[TR, TC] of wval(0, i) named by `namelen` 't's (which moves its payload's offset). */
 static void write_gather_model(const char *path, int namelen, bool neg)
@@ -574,22 +599,14 @@ static void write_gather_model(const char *path, int namelen, bool neg)
 	nd[0].n_output = 1, nd[0].output = gout;
 	nd[1].op_type = "Neg", nd[1].n_input = 1, nd[1].input = nin;
 	nd[1].n_output = 1, nd[1].output = nout;
-	Onnx__TypeProto__Tensor ti = ONNX__TYPE_PROTO__TENSOR__INIT, tf = ti;
-	Onnx__TensorShapeProto sh = ONNX__TENSOR_SHAPE_PROTO__INIT;
-	Onnx__TensorShapeProto__Dimension dim = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__INIT, *dp = &dim;
-	dim.value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE, dim.dim_value = NIDX;
-	sh.n_dim = 1, sh.dim = &dp;
-	ti.has_elem_type = 1, ti.elem_type = OM_INT64, ti.shape = &sh;
-	tf.has_elem_type = 1, tf.elem_type = OM_FLOAT;
-	Onnx__TypeProto tyi = ONNX__TYPE_PROTO__INIT, tyf = ONNX__TYPE_PROTO__INIT;
-	tyi.value_case = tyf.value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
-	tyi.tensor_type = &ti, tyf.tensor_type = &tf;
+	gather_types ty;
+	gather_types_init(&ty);
 	Onnx__ValueInfoProto vi[3] = {ONNX__VALUE_INFO_PROTO__INIT, ONNX__VALUE_INFO_PROTO__INIT,
 				      ONNX__VALUE_INFO_PROTO__INIT};
 	Onnx__ValueInfoProto *vin[1] = {&vi[0]}, *vout[2] = {&vi[1], &vi[2]};
-	vi[0].name = "idx", vi[0].type = &tyi;
-	vi[1].name = "y", vi[1].type = &tyf;
-	vi[2].name = "z", vi[2].type = &tyf;
+	vi[0].name = "idx", vi[0].type = &ty.idx;
+	vi[1].name = "y", vi[1].type = &ty.out;
+	vi[2].name = "z", vi[2].type = &ty.out;
 	Onnx__GraphProto g = ONNX__GRAPH_PROTO__INIT;
 	g.name = "g", g.n_initializer = 1, g.initializer = &tp, g.n_node = neg ? 2 : 1, g.node = np;
 	g.n_input = 1, g.input = vin, g.n_output = neg ? 2 : 1, g.output = vout;
@@ -770,20 +787,12 @@ static void write_gbq_model(const char *path)
 	nd.op_type = "GatherBlockQuantized", nd.domain = "com.microsoft";
 	nd.n_input = 3, nd.input = gin, nd.n_output = 1, nd.output = gout;
 	nd.n_attribute = 2, nd.attribute = ap;
-	Onnx__TypeProto__Tensor ti = ONNX__TYPE_PROTO__TENSOR__INIT, tf = ti;
-	Onnx__TensorShapeProto sh = ONNX__TENSOR_SHAPE_PROTO__INIT;
-	Onnx__TensorShapeProto__Dimension dim = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__INIT, *dp = &dim;
-	dim.value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE, dim.dim_value = NIDX;
-	sh.n_dim = 1, sh.dim = &dp;
-	ti.has_elem_type = 1, ti.elem_type = OM_INT64, ti.shape = &sh;
-	tf.has_elem_type = 1, tf.elem_type = OM_FLOAT;
-	Onnx__TypeProto tyi = ONNX__TYPE_PROTO__INIT, tyf = ONNX__TYPE_PROTO__INIT;
-	tyi.value_case = tyf.value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
-	tyi.tensor_type = &ti, tyf.tensor_type = &tf;
+	gather_types ty;
+	gather_types_init(&ty);
 	Onnx__ValueInfoProto vi[2] = {ONNX__VALUE_INFO_PROTO__INIT, ONNX__VALUE_INFO_PROTO__INIT};
 	Onnx__ValueInfoProto *vin = &vi[0], *vout = &vi[1];
-	vi[0].name = "idx", vi[0].type = &tyi;
-	vi[1].name = "y", vi[1].type = &tyf;
+	vi[0].name = "idx", vi[0].type = &ty.idx;
+	vi[1].name = "y", vi[1].type = &ty.out;
 	Onnx__GraphProto g = ONNX__GRAPH_PROTO__INIT;
 	g.name = "g", g.n_initializer = 2, g.initializer = tp, g.n_node = 1, g.node = &np;
 	g.n_input = 1, g.input = &vin, g.n_output = 1, g.output = &vout;
