@@ -87,18 +87,17 @@ static bool igemm_loop(const om_igemm *g, int threads)
 /* The sums stay below 2^31 without wrapping: |a - ao| and |b - bo| are at most 255 */
 enum { IDNNL_MAX_K = 33025 };
 
-/* oneDNN's u8s8s32 is exact only with VNNI (vpdpbusd); without it vpmaddubsw saturates pairs
- * at 16 bits (its documentation's warning) */
-static bool dnnl_vnni(void)
+bool om_dnnl_int8_exact(void)
 {
 	const unsigned isa = (unsigned)dnnl_get_effective_cpu_isa();
-	const unsigned vnni = (unsigned)dnnl_cpu_isa_avx512_core_vnni;
-	return (isa & vnni) == vnni;
+	const unsigned avx512 = (unsigned)dnnl_cpu_isa_avx512_core_vnni;
+	const unsigned avx2 = (unsigned)dnnl_cpu_isa_avx2_vnni;
+	return (isa & avx512) == avx512 || (isa & avx2) == avx2;
 }
 
 static bool idnnl_takes(const om_igemm *g)
 {
-	return g->K <= IDNNL_MAX_K && dnnl_vnni();
+	return g->K <= IDNNL_MAX_K && om_dnnl_int8_exact();
 }
 
 /* the operands as oneDNN reads them: A uint8, B int8; copies (bytes xor 0x80) of the other
@@ -277,6 +276,11 @@ bool om_igemm_run(const om_igemm *g, int threads)
 /* ---- B packed for oneDNN's int8 matmul primitive ------------------------------------------ */
 
 #ifndef OM_HAVE_DNNL
+bool om_dnnl_int8_exact(void)
+{
+	return false;
+}
+
 om_igemm_pk *om_igemm_pack(const int8_t *B, int64_t K, int64_t N, int64_t ldb, int threads)
 {
 	(void)B, (void)K, (void)N, (void)ldb, (void)threads;
@@ -368,7 +372,7 @@ static dnnl_primitive_attr_t ipk_attr(void)
 
 om_igemm_pk *om_igemm_pack(const int8_t *B, int64_t K, int64_t N, int64_t ldb, int threads)
 {
-	if (K < 1 || N < 1 || K > IDNNL_MAX_K || !dnnl_vnni())
+	if (K < 1 || N < 1 || K > IDNNL_MAX_K || !om_dnnl_int8_exact())
 		return NULL;
 	om_igemm_pk *p = calloc(1, sizeof *p);
 	if (!p)

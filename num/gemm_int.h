@@ -30,6 +30,14 @@ typedef struct om_igemm {
  */
 bool om_igemm_run(const om_igemm *g, int threads);
 
+/**
+ * Whether oneDNN's 8-bit kernels multiply-add exactly on this CPU: with VNNI (vpdpbusd, AVX-512
+ * or AVX2) they do; without it vpmaddubsw adds each pair of u8 x s8 products saturated to 16
+ * bits (oneDNN's documentation warns of it), and its s8 x s8 kernels halve the weights. False
+ * in a build without oneDNN.
+ */
+bool om_dnnl_int8_exact(void);
+
 /** Which path om_igemm_run takes for g: "dnnl-u8s8s32" or "int32-loop" (for om_ctx_chose). */
 const char *om_igemm_path(const om_igemm *g);
 

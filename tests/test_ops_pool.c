@@ -508,8 +508,8 @@ static void average_fast(void **state)
 }
 
 /* Fast mode's 2-D MaxPool and AveragePool of plain planes through 16-plane blocks (AVX-512;
- * elsewhere the plain kernels) against exact mode at one and two threads, bit for bit (a NaN
- * for a NaN): planes 3, 2 x 17 and 40 (groups of 16 and a short last one), windows with pads,
+ * elsewhere the plain kernels, whose AveragePool is within 8e-6 relative) against exact mode at
+ * one and two threads, bit for bit (a NaN for a NaN): planes 3, 2 x 17 and 40 (groups of 16 and a short last one), windows with pads,
  * ceil_mode, strides, dilation and count_include_pad; inputs with NaNs, -inf and a row of
  * -inf, and with one NaN (in plane 21: the 16-plane groups without NaN take vmaxps alone) */
 typedef struct via_case {
@@ -530,6 +530,8 @@ static void through_blocks(const via_case *k, const int64_t *d, bool avg, const 
 		nt_int(n, "count_include_pad", k->include);
 	else
 		nt_ints(n, "dilations", k->d, 2);
+	/* the plain kernels' separable AveragePool adds in another order than exact mode */
+	const bool bitwise = !avg || __builtin_cpu_supports("avx512f");
 	om_tensor exact[1], fast[1];
 	om_status st = {0};
 	assert_int_equal(nt_run_mode(n, 19, in, exact, 1, &st), OM_OK);
@@ -538,7 +540,9 @@ static void through_blocks(const via_case *k, const int64_t *d, bool avg, const 
 		assert_int_equal(fast[0].nbytes, exact[0].nbytes);
 		const float *a = fast[0].data, *b = exact[0].data;
 		for (int64_t i = 0; i < om_tensor_numel(&exact[0]); i++)
-			if (isnan(b[i]) ? !isnan(a[i]) : a[i] != b[i])
+			if (isnan(b[i]) ? !isnan(a[i])
+			    : bitwise   ? a[i] != b[i]
+					: !(a[i] == b[i] || fabsf(a[i] - b[i]) <= 8e-6f * fabsf(b[i])))
 				fail_msg("%s, %lld planes, k %lldx%lld, [%lld]: fast %.9g, "
 					 "exact %.9g", avg ? "avg" : "max", (long long)(d[0] * d[1]),
 					 (long long)k->k[0], (long long)k->k[1], (long long)i,

@@ -11,9 +11,10 @@
 
 #include "op.h"
 #include "conv_dnnl_int8.h"
+#include "gemm_int.h"
 
 /* Fast mode, 2-D, W (slot 3), w_scale (4) and w_zp (5) constants of int8 with zero points 0 */
-bool om_qconv_dnnl_takes(const om_ctx *c, const om_spatial *sp)
+static bool qconv_shape_takes(const om_ctx *c, const om_spatial *sp)
 {
 	const uint64_t need = 1u << 3 | 1u << 4 | 1u << 5;
 	if (c->exact || (c->const_in & need) != need || c->nin < 8 || sp->n != 2 ||
@@ -24,6 +25,27 @@ bool om_qconv_dnnl_takes(const om_ctx *c, const om_spatial *sp)
 		if (wz[i])
 			return false;
 	return sp->in[0] <= INT32_MAX && sp->in[1] <= INT32_MAX;
+}
+
+/* Whether oneDNN's sums are exact: with VNNI always; without it (om_dnnl_int8_exact) a uint8
+ * X and weights of magnitude 64 at most, whose pairs of products (255 x 128 at most) fit the
+ * 16 bits vpmaddubsw saturates to */
+static bool qconv_sums_exact(const om_ctx *c)
+{
+	if (om_dnnl_int8_exact())
+		return true;
+	if (c->in[0]->dtype != OM_UINT8)
+		return false;
+	const int8_t *w = c->in[3]->data;
+	for (int64_t i = 0, n = om_tensor_numel(c->in[3]); i < n; i++)
+		if (w[i] < -64 || w[i] > 64)
+			return false;
+	return true;
+}
+
+bool om_qconv_dnnl_takes(const om_ctx *c, const om_spatial *sp)
+{
+	return qconv_shape_takes(c, sp) && qconv_sums_exact(c);
 }
 
 #ifndef OM_HAVE_DNNL
@@ -203,7 +225,7 @@ static int64_t float_bits(float f)
 bool om_qconv_dnnl(om_ctx *c, const om_qconv *q, om_kind *rc)
 {
 	const om_spatial *sp = q->sp;
-	if (!c->state || !c->state_release || !om_qconv_dnnl_takes(c, sp) || q->N == 0 ||
+	if (!c->state || !c->state_release || !qconv_shape_takes(c, sp) || q->N == 0 ||
 	    q->M == 0 || sp->out[0] * sp->out[1] == 0 || q->C == 0)
 		return false;
 	const double macs = (double)q->N * (double)q->M * (double)(sp->out[0] * sp->out[1]) *
@@ -224,9 +246,14 @@ bool om_qconv_dnnl(om_ctx *c, const om_qconv *q, om_kind *rc)
 	qk_state *s = om_ctx_state_keyed(c, qk_release, key, QK_KEY, sizeof *s, &made);
 	if (!s)
 		return false;
-	if (made) /* at two threads or more, single-threaded slices on omopt's pool */
+	if (made && !qconv_sums_exact(c)) { /* read once per geometry: W is a constant */
+		qk_release(s);
+		memcpy(s->key, key, sizeof key);
+		s->declined = true;
+	}
+	if (made && !s->declined) /* at two threads or more, single-threaded slices */
 		s->split = threads > 1 && qk_split_make(s, q, threads);
-	if (made && !s->split) {
+	if (made && !s->declined && !s->split) {
 		/* one primitive on the calling thread alone: an OpenMP team's workers would spin
 		 * after every region; oneDNN sizes its split at creation */
 		omp_set_num_threads(1);

@@ -152,12 +152,13 @@ def test_unfit_groups_stay_float(what, tmp_path):
     assert 'QLinearConv' not in profile(model, tmp_path, x)
 
 
-def qlinearconv_model(case, seed):
-    """the fused op itself, its weights constants (so that oneDNN's path takes it)"""
+def qlinearconv_model(case, seed, wmax=127):
+    """the fused op itself, its weights constants (so that oneDNN's path takes it), of
+    magnitude wmax at most"""
     C, M, H, W, K, stride, pad, group, xt, per_channel, bias = case
     rng = np.random.default_rng(seed)
     xs, xz = act_q(rng, xt)
-    w = rng.integers(-127, 128, (M, C // group, K, K)).astype(np.int8)
+    w = rng.integers(-wmax, wmax + 1, (M, C // group, K, K)).astype(np.int8)
     ws = (rng.random(M if per_channel else 1) * 0.01 + 0.002).astype(np.float32)
     inits = [numpy_helper.from_array(np.array(xs), 'xs'),
              numpy_helper.from_array(np.array(xz), 'xz'),
@@ -188,10 +189,26 @@ def has_dnnl():
         return False
 
 
-@pytest.mark.parametrize('k', range(len(CASES)))
-def test_qlinearconv_fast_against_exact(k, tmp_path):
+def cpu_has_vnni():
+    """whether the CPU multiplies 8-bit pairs into 32 bits (AVX512-VNNI or AVX-VNNI)"""
+    try:
+        with open('/proc/cpuinfo') as f:
+            flags = f.read().split()
+    except OSError:
+        return False
+    return 'avx512_vnni' in flags or 'avx_vnni' in flags
+
+
+def dnnl_int8_exact(xt, wmax):
+    """where oneDNN's int8 conv is exact, so that omopt takes it (conv_dnnl_int8.c): with
+    VNNI, or uint8 activations and weights of magnitude 64 at most (vpmaddubsw's pairs)"""
+    return cpu_has_vnni() or (xt == np.uint8 and wmax <= 64)
+
+
+@pytest.mark.parametrize('k,wmax', [(k, 127) for k in range(len(CASES))] + [(4, 64)])
+def test_qlinearconv_fast_against_exact(k, wmax, tmp_path):
     case = CASES[k]
-    model = qlinearconv_model(case, k)
+    model = qlinearconv_model(case, k, wmax)
     rng = np.random.default_rng(k)
     info = np.iinfo(case[8])
     for n in (1, 2):
@@ -202,10 +219,11 @@ def test_qlinearconv_fast_against_exact(k, tmp_path):
             [got] = run(model, x, threads=threads)
             d = np.abs(got.astype(np.int32) - want.astype(np.int32))
             assert d.max() <= 1 and np.mean(d == 0) > 0.9
-    if has_dnnl():  # the fast runs above were oneDNN's
+    if has_dnnl():  # the fast runs above were oneDNN's where its sums are exact
         p = tmp_path / 'q.onnx'
         p.write_bytes(model)
         np.save(tmp_path / 'x.npy', x)
         r = subprocess.run([OMOPT, 'run', str(p), '--input', 'x=%s' % (tmp_path / 'x.npy'),
                             '--profile-nodes'], capture_output=True, text=True)
-        assert 'ran onednn-int8' in r.stdout, r.stdout + r.stderr
+        path = 'onednn-int8' if dnnl_int8_exact(case[8], wmax) else 'im2col-dgemm'
+        assert 'ran ' + path in r.stdout, r.stdout + r.stderr
