@@ -29,12 +29,14 @@ typedef struct om_gemm_b {
  * taken: exact mode, one thread with one row (which streams B once whichever layout it has),
  * or with fewer than OM_GEMM_PACKED_ROWS_1T rows when B is over 16 MiB and its pages cannot be
  * given back (the packed copy would double large weights), no state slot, input `input` is not a plan-time constant (c->const_in), B is too
- * small to gain (K * N below 16384), the build has no oneDNN, or oneDNN refused (the step
- * then keeps declining); the caller runs om_sgemm then.
+ * small to gain (K * N below 16384), the build has no oneDNN, oneDNN refused, or it keeps B
+ * in a plain layout (oneDNN 2.6 without AVX-512: its gemm:jit packs B in every call anyway;
+ * the step then keeps declining); the caller runs om_sgemm then.
  */
 om_gemm_packed *om_gemm_packed_get(om_ctx *c, int input, const om_gemm_b *b, int64_t rows);
-/** Whether om_gemm_packed_get takes the product (b's data unread), before it packs B (which
- *  oneDNN may refuse): what a row's choose function asks at plan time (op.h), in a session. */
+/** Whether om_gemm_packed_get takes the product (b's data unread; the layout oneDNN would
+ *  pick asked), before it packs B (which oneDNN may still refuse): what a row's choose
+ *  function asks at plan time (op.h), in a session. */
 bool om_gemm_packed_takes(const om_ctx *c, int input, const om_gemm_b *b, int64_t rows);
 
 /** The rows of A from which a product at one thread packs its B whatever its size (below, from
