@@ -425,9 +425,9 @@ static void held_conv_runs_whole(void **state)
 }
 
 /* QLinearConv through oneDNN's int8 path at 1-3 threads: N x C x H x H -> M (k x k, stride,
- * pad k / 2, group), X u8 (zero point 7; weights in [-64, 64], which the path takes on CPUs
- * without VNNI too) or s8 (-3; weights of full range, which only VNNI takes), w_scale per
- * channel or per tensor, Y u8 of zero point 120 */
+ * pad k / 2, group), X u8 (zero point 7; weights in [-64, 64] but depthwise, which the path
+ * takes on CPUs without VNNI too) or s8 (-3; weights of full range, which only VNNI takes),
+ * w_scale per channel or per tensor, Y u8 of zero point 120 */
 typedef struct qcase {
 	int64_t N, C, H, M, k, stride, group;
 } qcase;
@@ -537,7 +537,8 @@ static void qlinearconv_threads(void **state)
 		assert_true(x && w && ws && wz && bias);
 		qfill(x, nx, 3 + (uint32_t)t);
 		qfill(w, nw, 5 + (uint32_t)t);
-		for (size_t i = 0; i < nw && !s8; i++) /* [-64, 64]: oneDNN's without VNNI too */
+		const bool dw = k->group == k->C && k->group == k->M;
+		for (size_t i = 0; i < nw && !s8 && !dw; i++) /* oneDNN's without VNNI too */
 			w[i] = (uint8_t)(int8_t)(w[i] % 129 - 64);
 		for (int64_t m = 0; m < k->M; m++) {
 			ws[m] = 0.001f * (float)(1 + m % 7);

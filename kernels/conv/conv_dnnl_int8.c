@@ -27,17 +27,21 @@ static bool qconv_shape_takes(const om_ctx *c, const om_spatial *sp)
 	return sp->in[0] <= INT32_MAX && sp->in[1] <= INT32_MAX;
 }
 
-/* Whether oneDNN's sums are exact: with VNNI always; without it (om_dnnl_int8_exact) a uint8
- * X and weights of magnitude 64 at most, whose pairs of products (255 x 128 at most) fit the
- * 16 bits vpmaddubsw saturates to */
+/* Whether oneDNN's sums are exact: with VNNI always; without it (om_dnnl_int8_exact) for a
+ * uint8 X only (its int8 kernels there halve the weights), depthwise (one input and one output
+ * a group: products not paired) or with weights of magnitude 64 at most, whose pairs of
+ * products (255 x 128 at most) fit the 16 bits vpmaddubsw saturates to */
 static bool qconv_sums_exact(const om_ctx *c)
 {
 	if (om_dnnl_int8_exact())
 		return true;
+	const om_tensor *W = c->in[3];
 	if (c->in[0]->dtype != OM_UINT8)
 		return false;
-	const int8_t *w = c->in[3]->data;
-	for (int64_t i = 0, n = om_tensor_numel(c->in[3]); i < n; i++)
+	if (W->dims[1] == 1 && om_attr_int(c->node, "group", 1) == W->dims[0])
+		return true;
+	const int8_t *w = W->data;
+	for (int64_t i = 0, n = om_tensor_numel(W); i < n; i++)
 		if (w[i] < -64 || w[i] > 64)
 			return false;
 	return true;
