@@ -1,6 +1,7 @@
 /* gemm_int.c — om_igemm_run: the 8-bit integer product over oneDNN's u8s8s32 GEMM (a signed A
  * shifted to unsigned, an unsigned B to signed, their zero points moved by 128; zero points per
- * row or column as rank-1 corrections) when the CPU has VNNI, else a loop of int32 lanes. */
+ * row or column as rank-1 corrections) when the CPU has VNNI, else int16 pairs on AVX2
+ * (igemm_pairs.c), else a loop of int32 lanes. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,19 +14,9 @@
 
 #include "clones.h"
 #include "gemm_int.h"
+#include "igemm_pairs.h"
 #include "parallel.h"
 
-/* element (i, j) of an 8-bit matrix with row stride ld, transposed when t */
-static inline int32_t ld8(const void *p, bool sgn, bool t, int64_t ld, int64_t i, int64_t j)
-{
-	const int64_t o = t ? j * ld + i : i * ld + j;
-	return sgn ? ((const int8_t *)p)[o] : ((const uint8_t *)p)[o];
-}
-
-static inline int32_t zp_at(const int32_t *z, int64_t n, int64_t i)
-{
-	return z ? z[n == 1 ? 0 : i] : 0;
-}
 
 /* ---- the int32 loop: operands less their zero points as int32, rows over threads ---------- */
 
@@ -65,12 +56,12 @@ static bool igemm_loop(const om_igemm *g, int threads)
 	}
 	for (int64_t i = 0; i < M; i++)
 		for (int64_t k = 0; k < K; k++)
-			a[i * K + k] = ld8(g->A, g->a_signed, g->ta, g->lda, i, k) -
-				       zp_at(g->za, g->nza, i);
+			a[i * K + k] = om_i8_at(g->A, g->a_signed, g->ta, g->lda, i, k) -
+				       om_izp_at(g->za, g->nza, i);
 	for (int64_t k = 0; k < K; k++)
 		for (int64_t j = 0; j < N; j++)
-			b[k * N + j] = ld8(g->B, g->b_signed, g->tb, g->ldb, k, j) -
-				       zp_at(g->zb, g->nzb, j);
+			b[k * N + j] = om_i8_at(g->B, g->b_signed, g->tb, g->ldb, k, j) -
+				       om_izp_at(g->zb, g->nzb, j);
 	iloop l = {.N = N, .K = K, .a = a, .b = b, .C = g->C, .ldc = g->ldc};
 	const int64_t grain = N * K > 0 ? 1 + (int64_t)(1 << 18) / (N * K) : M;
 	om_par_for(threads, M, grain, iloop_rows, &l);
@@ -117,7 +108,7 @@ static void *flip_copy(const void *src, bool t, int64_t ld, int64_t rows, int64_
 	if (d)
 		for (int64_t i = 0; i < rows; i++)
 			for (int64_t j = 0; j < cols; j++)
-				d[i * cols + j] = (uint8_t)(ld8(src, false, t, ld, i, j) ^ 0x80);
+				d[i * cols + j] = (uint8_t)(om_i8_at(src, false, t, ld, i, j) ^ 0x80);
 	return d;
 }
 
@@ -152,13 +143,13 @@ static bool idnnl_correct(const om_igemm *g, const ipre *p, int32_t ao, int32_t 
 	for (int64_t i = 0; i < M && cols; i++) {
 		uint32_t s = 0;
 		for (int64_t k = 0; k < K; k++)
-			s += (uint32_t)(ld8(p->A, false, p->ta, p->lda, i, k) - ao);
+			s += (uint32_t)(om_i8_at(p->A, false, p->ta, p->lda, i, k) - ao);
 		ra[i] = s;
 	}
 	for (int64_t j = 0; j < N && rows; j++) {
 		uint32_t s = 0;
 		for (int64_t k = 0; k < K; k++)
-			s += (uint32_t)(ld8(p->B, true, p->tb, p->ldb, k, j) - bo);
+			s += (uint32_t)(om_i8_at(p->B, true, p->tb, p->ldb, k, j) - bo);
 		cb[j] = s;
 	}
 	for (int64_t i = 0; i < M; i++) {
@@ -254,7 +245,16 @@ const char *om_igemm_path(const om_igemm *g)
 		return "dnnl-u8s8s32";
 #endif
 	(void)g;
-	return "int32-loop";
+	return om_ipairs_ok() ? "int16-pairs" : "int32-loop";
+}
+
+/* g's product as int16 pairs, B packed for this call */
+static bool igemm_pairs(const om_igemm *g, int threads)
+{
+	om_ipairs_b pb;
+	const bool ok = om_ipairs_pack(g, &pb) && om_ipairs_run(g, &pb, threads);
+	om_ipairs_free(&pb);
+	return ok;
 }
 
 bool om_igemm_run(const om_igemm *g, int threads)
@@ -270,10 +270,51 @@ bool om_igemm_run(const om_igemm *g, int threads)
 	if (idnnl_takes(g) && igemm_dnnl(g, threads))
 		return true;
 #endif
+	if (om_ipairs_ok() && igemm_pairs(g, threads))
+		return true;
 	return igemm_loop(g, threads);
 }
 
-/* ---- B packed for oneDNN's int8 matmul primitive ------------------------------------------ */
+/* ---- a constant B packed once: for oneDNN's int8 matmul primitive (VNNI), else as the
+ * pairs' int16 panels (igemm_pairs.h) ---------------------------------------------------------- */
+
+struct om_igemm_pk {
+	int64_t K, N;
+	om_ipairs_b pairs; /* B as int16 pairs (data NULL: oneDNN's packed B below) */
+#ifdef OM_HAVE_DNNL
+	dnnl_engine_t eng;
+	dnnl_stream_t st;
+	dnnl_memory_desc_t wmd; /* the packed layout */
+	dnnl_memory_t w;
+	void *wbuf;
+	om_dnnl_prims prims; /* IPK_PRIMS of them */
+	bool refused; /* oneDNN refused a primitive: om_igemm_run from then on (no retry a run) */
+#endif
+};
+
+static om_igemm_pk *pairs_pack(const int8_t *B, int64_t K, int64_t N, int64_t ldb)
+{
+	if (!om_ipairs_ok())
+		return NULL;
+	om_igemm_pk *p = calloc(1, sizeof *p);
+	const om_igemm g = {.K = K, .N = N, .B = B, .ldb = ldb, .b_signed = true};
+	if (p && !om_ipairs_pack(&g, &p->pairs)) {
+		free(p);
+		return NULL;
+	}
+	if (p)
+		p->K = K, p->N = N;
+	return p;
+}
+
+/* g's product over p's pairs: B's zero point must be none or 0 (the packing's) */
+static bool pairs_pk_run(const om_igemm_pk *p, const om_igemm *g, int threads)
+{
+	if (g->K != p->K || g->N != p->N || g->M < 1 ||
+	    (g->zb && (g->nzb != 1 || g->zb[0] != 0)))
+		return false;
+	return om_ipairs_run(g, &p->pairs, threads);
+}
 
 #ifndef OM_HAVE_DNNL
 bool om_dnnl_int8_exact(void)
@@ -283,19 +324,20 @@ bool om_dnnl_int8_exact(void)
 
 om_igemm_pk *om_igemm_pack(const int8_t *B, int64_t K, int64_t N, int64_t ldb, int threads)
 {
-	(void)B, (void)K, (void)N, (void)ldb, (void)threads;
-	return NULL;
+	(void)threads;
+	return K < 1 || N < 1 ? NULL : pairs_pack(B, K, N, ldb);
 }
 
 void om_igemm_pk_free(om_igemm_pk *p)
 {
-	(void)p;
+	if (p)
+		om_ipairs_free(&p->pairs);
+	free(p);
 }
 
 bool om_igemm_pk_run(om_igemm_pk *p, const om_igemm *g, int threads)
 {
-	(void)p, (void)g, (void)threads;
-	return false;
+	return p && pairs_pk_run(p, g, threads);
 }
 #else
 
@@ -304,21 +346,11 @@ enum { IPK_PRIMS = 4, IPK_KEY = 6 }; /* the key: M, ta, lda, ldc, a_signed, thre
 _Static_assert((int)IPK_PRIMS <= (int)OM_DNNL_PRIMS && (int)IPK_KEY <= (int)OM_DNNL_PKEY,
 	       "om_dnnl_prims holds them");
 
-struct om_igemm_pk {
-	int64_t K, N;
-	dnnl_engine_t eng;
-	dnnl_stream_t st;
-	dnnl_memory_desc_t wmd; /* the packed layout */
-	dnnl_memory_t w;
-	void *wbuf;
-	om_dnnl_prims prims; /* IPK_PRIMS of them */
-	bool refused; /* oneDNN refused a primitive: om_igemm_run from then on (no retry a run) */
-};
-
 void om_igemm_pk_free(om_igemm_pk *p)
 {
 	if (!p)
 		return;
+	om_ipairs_free(&p->pairs);
 	om_dnnl_prims_release(&p->prims);
 	if (p->w)
 		dnnl_memory_destroy(p->w);
@@ -372,7 +404,11 @@ static dnnl_primitive_attr_t ipk_attr(void)
 
 om_igemm_pk *om_igemm_pack(const int8_t *B, int64_t K, int64_t N, int64_t ldb, int threads)
 {
-	if (K < 1 || N < 1 || K > IDNNL_MAX_K || !om_dnnl_int8_exact())
+	if (K < 1 || N < 1)
+		return NULL;
+	if (!om_dnnl_int8_exact())
+		return pairs_pack(B, K, N, ldb);
+	if (K > IDNNL_MAX_K)
 		return NULL;
 	om_igemm_pk *p = calloc(1, sizeof *p);
 	if (!p)
@@ -527,6 +563,8 @@ static bool ipk_run_split(om_igemm_pk *p, const om_igemm *g, int64_t pieces, int
 
 bool om_igemm_pk_run(om_igemm_pk *p, const om_igemm *g, int threads)
 {
+	if (p && p->pairs.data)
+		return pairs_pk_run(p, g, threads);
 	/* oneDNN 2.6 has no int8 A with a zero point over packed B (s8s8 compensation); A
 	 * stored transposed never comes from MatMulInteger */
 	if (!p || p->refused || g->K != p->K || g->N != p->N || g->M < 1 || g->ta ||

@@ -21,6 +21,19 @@ typedef struct om_igemm {
 	int32_t *C;
 } om_igemm;
 
+/* element (i, j) of an 8-bit matrix with row stride ld, transposed when t */
+static inline int32_t om_i8_at(const void *p, bool sgn, bool t, int64_t ld, int64_t i, int64_t j)
+{
+	const int64_t o = t ? j * ld + i : i * ld + j;
+	return sgn ? ((const int8_t *)p)[o] : ((const uint8_t *)p)[o];
+}
+
+/* zero point i of z (NULL: 0; n == 1: one for all) */
+static inline int32_t om_izp_at(const int32_t *z, int64_t n, int64_t i)
+{
+	return z ? z[n == 1 ? 0 : i] : 0;
+}
+
 /**
  * Computes g's product on up to `threads` threads (omopt's pool, om_par_for). Every path
  * gives the same bits (integer sums are exact modulo 2^32 in any order): oneDNN's

@@ -1,0 +1,214 @@
+/* igemm_pairs.c — the 8-bit integer product as int16 pairs on AVX2 (igemm_pairs.h). A task
+ * widens a block of IP_RB rows of A (less their zero points) into int16 pairs, then runs a
+ * micro-kernel of IP_MR rows x OM_IPAIRS_NR columns over each panel of its group: one
+ * vpmaddwd of a broadcast pair of A by 8 pairs of B gives 8 int32 lanes of two products. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "igemm_pairs.h"
+#include "parallel.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define IP_HAVE_KERNEL 1
+#define IP_AVX2 __attribute__((target("avx2")))
+#endif
+
+enum {
+	IP_MR = 6,  /* rows of the micro-kernel: 12 accumulators, 2 of B, 1 broadcast */
+	IP_RB = 48, /* rows a task widens at once */
+};
+
+/* Below this many multiply-adds a product runs on one thread */
+#define IP_1T_MNK 1e6
+
+bool om_ipairs_ok(void)
+{
+#ifdef IP_HAVE_KERNEL
+	return __builtin_cpu_supports("avx2");
+#else
+	return false;
+#endif
+}
+
+void om_ipairs_free(om_ipairs_b *pb)
+{
+	free(pb->data);
+	memset(pb, 0, sizeof *pb);
+}
+
+bool om_ipairs_pack(const om_igemm *g, om_ipairs_b *pb)
+{
+	const int64_t K = g->K, N = g->N, K2 = (K + 1) / 2, P = (N + OM_IPAIRS_NR - 1) / OM_IPAIRS_NR;
+	*pb = (om_ipairs_b){K, N, K2, P, NULL};
+	const size_t n = (size_t)(P * K2) * OM_IPAIRS_NR * 2;
+	if (!(pb->data = aligned_alloc(64, (n * sizeof(int16_t) + 63) / 64 * 64)))
+		return false;
+	for (int64_t p = 0; p < P; p++) {
+		int16_t *d = pb->data + (size_t)(p * K2) * OM_IPAIRS_NR * 2;
+		const int64_t j0 = p * OM_IPAIRS_NR;
+		for (int64_t q = 0; q < K2; q++, d += OM_IPAIRS_NR * 2)
+			for (int64_t j = 0; j < OM_IPAIRS_NR; j++) {
+				const int64_t c = j0 + j;
+				const int32_t z = c < N ? om_izp_at(g->zb, g->nzb, c) : 0;
+				d[2 * j] = (int16_t)(c < N ? om_i8_at(g->B, g->b_signed, g->tb,
+								      g->ldb, 2 * q, c) - z
+							   : 0);
+				d[2 * j + 1] =
+					(int16_t)(c < N && 2 * q + 1 < K
+							  ? om_i8_at(g->B, g->b_signed, g->tb, g->ldb,
+								     2 * q + 1, c) - z
+							  : 0);
+			}
+	}
+	return true;
+}
+
+/* rows [r0, r0 + n) of op(A) less their zero points into a16 (row i at i * 2 * K2 int16, a
+ * zero after an odd K) */
+static void widen_rows(const om_igemm *g, int64_t r0, int64_t n, int64_t K2, int16_t *a16)
+{
+	const int64_t K = g->K;
+	for (int64_t i = 0; i < n; i++) {
+		int16_t *d = a16 + i * 2 * K2;
+		const int32_t z = om_izp_at(g->za, g->nza, r0 + i);
+		if (!g->ta && g->a_signed) {
+			const int8_t *s = (const int8_t *)g->A + (r0 + i) * g->lda;
+			for (int64_t k = 0; k < K; k++)
+				d[k] = (int16_t)(s[k] - z);
+		} else if (!g->ta) {
+			const uint8_t *s = (const uint8_t *)g->A + (r0 + i) * g->lda;
+			for (int64_t k = 0; k < K; k++)
+				d[k] = (int16_t)(s[k] - z);
+		} else {
+			for (int64_t k = 0; k < K; k++)
+				d[k] = (int16_t)(om_i8_at(g->A, g->a_signed, true, g->lda, r0 + i,
+							  k) - z);
+		}
+		if (K % 2)
+			d[K] = 0;
+	}
+}
+
+#ifdef IP_HAVE_KERNEL
+/* stores the two accumulators of a row: nc columns of c */
+static inline __attribute__((always_inline)) IP_AVX2 void ip_store(int32_t *c, __m256i x0,
+								   __m256i x1, int64_t nc)
+{
+	if (nc == OM_IPAIRS_NR) {
+		_mm256_storeu_si256((__m256i *)c, x0);
+		_mm256_storeu_si256((__m256i *)(c + 8), x1);
+		return;
+	}
+	int32_t t[OM_IPAIRS_NR];
+	_mm256_storeu_si256((__m256i *)t, x0);
+	_mm256_storeu_si256((__m256i *)(t + 8), x1);
+	memcpy(c, t, sizeof(int32_t) * (size_t)nc);
+}
+
+/* C rows [0, mr) x columns [0, nc) = a (mr rows of K2 pairs, row stride K2) times the panel
+ * b, mr <= IP_MR: the accumulators named one by one so that they stay in registers (12, with
+ * 2 of B, the broadcast and a product: 16) */
+IP_AVX2 static void ip_block(int mr, int64_t K2, const int32_t *a, const int16_t *b, int32_t *c,
+			     int64_t ldc, int64_t nc)
+{
+	__m256i c00 = _mm256_setzero_si256(), c01 = c00, c10 = c00, c11 = c00, c20 = c00,
+		c21 = c00, c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
+	const int32_t *a0 = a, *a1 = a + (mr > 1) * K2, *a2 = a + (mr > 2) * 2 * K2,
+		      *a3 = a + (mr > 3) * 3 * K2, *a4 = a + (mr > 4) * 4 * K2,
+		      *a5 = a + (mr > 5) * 5 * K2;
+#define IP_ROW(r)                                                                  \
+	do {                                                                       \
+		const __m256i av = _mm256_set1_epi32(a##r[q]);                     \
+		c##r##0 = _mm256_add_epi32(c##r##0, _mm256_madd_epi16(av, b0));    \
+		c##r##1 = _mm256_add_epi32(c##r##1, _mm256_madd_epi16(av, b1));    \
+	} while (0)
+	/* rows past mr read row 0 again (their sums are not stored) */
+	for (int64_t q = 0; q < K2; q++, b += OM_IPAIRS_NR * 2) {
+		const __m256i b0 = _mm256_load_si256((const __m256i *)b);
+		const __m256i b1 = _mm256_load_si256((const __m256i *)(b + 16));
+		IP_ROW(0);
+		IP_ROW(1);
+		IP_ROW(2);
+		IP_ROW(3);
+		IP_ROW(4);
+		IP_ROW(5);
+	}
+#undef IP_ROW
+	ip_store(c, c00, c01, nc);
+	if (mr > 1)
+		ip_store(c + ldc, c10, c11, nc);
+	if (mr > 2)
+		ip_store(c + 2 * ldc, c20, c21, nc);
+	if (mr > 3)
+		ip_store(c + 3 * ldc, c30, c31, nc);
+	if (mr > 4)
+		ip_store(c + 4 * ldc, c40, c41, nc);
+	if (mr > 5)
+		ip_store(c + 5 * ldc, c50, c51, nc);
+}
+#endif
+
+/* tasks (row block, group of panels), the groups inner: a slot widens each row block once */
+typedef struct ipjob {
+	const om_igemm *g;
+	const om_ipairs_b *pb;
+	int64_t groups, per; /* groups of `per` panels */
+	int16_t *abuf;       /* IP_RB x 2 K2 int16 a slot */
+	int64_t *widened;    /* the row block each slot's buffer holds (-1: none) */
+} ipjob;
+
+static void ip_tasks(void *arg, int64_t lo, int64_t hi, int slot)
+{
+#ifdef IP_HAVE_KERNEL
+	const ipjob *j = arg;
+	const om_igemm *g = j->g;
+	const int64_t K2 = j->pb->K2, P = j->pb->panels;
+	int16_t *a16 = j->abuf + (size_t)slot * IP_RB * 2 * (size_t)K2;
+	for (int64_t t = lo; t < hi; t++) {
+		const int64_t rb = t / j->groups, grp = t % j->groups;
+		const int64_t r0 = rb * IP_RB, nr = g->M - r0 < IP_RB ? g->M - r0 : IP_RB;
+		if (j->widened[slot] != rb) {
+			widen_rows(g, r0, nr, K2, a16);
+			j->widened[slot] = rb;
+		}
+		const int64_t p1 = (grp + 1) * j->per < P ? (grp + 1) * j->per : P;
+		for (int64_t p = grp * j->per; p < p1; p++) {
+			const int16_t *b = j->pb->data + (size_t)(p * K2) * OM_IPAIRS_NR * 2;
+			const int64_t c0 = p * OM_IPAIRS_NR;
+			const int64_t nc = g->N - c0 < OM_IPAIRS_NR ? g->N - c0 : OM_IPAIRS_NR;
+			for (int64_t i = 0; i < nr; i += IP_MR)
+				ip_block(nr - i < IP_MR ? (int)(nr - i) : IP_MR, K2,
+					 (const int32_t *)(a16 + i * 2 * K2), b,
+					 g->C + (r0 + i) * g->ldc + c0, g->ldc, nc);
+		}
+	}
+#else
+	(void)arg, (void)lo, (void)hi, (void)slot;
+#endif
+}
+
+bool om_ipairs_run(const om_igemm *g, const om_ipairs_b *pb, int threads)
+{
+	const int64_t rbs = (g->M + IP_RB - 1) / IP_RB, P = pb->panels;
+	const double mnk = (double)g->M * (double)g->N * (double)g->K;
+	if (mnk < IP_1T_MNK)
+		threads = 1;
+	/* row blocks alone when they are enough for the threads, else panels split too */
+	const int64_t groups = rbs >= 2 * threads || P < 2 ? 1 : (2 * threads < P ? 2 * threads : P);
+	ipjob j = {g, pb, groups, (P + groups - 1) / groups, NULL, NULL};
+	const int64_t tasks = rbs * groups;
+	const int slots = om_par_slots(threads, tasks, 1);
+	j.abuf = aligned_alloc(64, ((size_t)slots * IP_RB * 2 * (size_t)pb->K2 * sizeof(int16_t) +
+				    63) / 64 * 64);
+	j.widened = malloc(sizeof(int64_t) * (size_t)slots);
+	if (!j.abuf || !j.widened) {
+		free(j.abuf), free(j.widened);
+		return false;
+	}
+	for (int s = 0; s < slots; s++)
+		j.widened[s] = -1;
+	om_par_for_slots(threads, tasks, 1, ip_tasks, &j);
+	free(j.abuf), free(j.widened);
+	return true;
+}
