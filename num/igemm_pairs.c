@@ -37,6 +37,33 @@ void om_ipairs_free(om_ipairs_b *pb)
 	memset(pb, 0, sizeof *pb);
 }
 
+/* om_ipairs_pack of a B stored K x N with one zero point or none (the quantizers' weights,
+ * a conv's columns): pairs of rows at a time, each panel's columns a contiguous run
+ * (vectorizable) */
+static void pack_rows(const om_igemm *g, const om_ipairs_b *pb)
+{
+	const int64_t K = g->K, N = g->N, K2 = pb->K2, full = N / OM_IPAIRS_NR;
+	const int32_t z = g->zb ? g->zb[0] : 0;
+	for (int64_t q = 0; q < K2; q++) {
+		const bool two = 2 * q + 1 < K;
+		const uint8_t *r0 = (const uint8_t *)g->B + 2 * q * g->ldb;
+		const uint8_t *r1 = two ? r0 + g->ldb : r0;
+		for (int64_t p = 0; p < pb->panels; p++) {
+			int16_t *d = pb->data + ((size_t)(p * K2) + (size_t)q) * OM_IPAIRS_NR * 2;
+			const int64_t j0 = p * OM_IPAIRS_NR;
+			const int64_t nc = p < full ? OM_IPAIRS_NR : N - j0;
+			for (int64_t j = 0; j < nc; j++) {
+				const int32_t b0 = g->b_signed ? (int8_t)r0[j0 + j] : r0[j0 + j];
+				const int32_t b1 = g->b_signed ? (int8_t)r1[j0 + j] : r1[j0 + j];
+				d[2 * j] = (int16_t)(b0 - z);
+				d[2 * j + 1] = (int16_t)(two ? b1 - z : 0);
+			}
+			for (int64_t j = nc; j < OM_IPAIRS_NR; j++)
+				d[2 * j] = d[2 * j + 1] = 0;
+		}
+	}
+}
+
 bool om_ipairs_pack(const om_igemm *g, om_ipairs_b *pb)
 {
 	const int64_t K = g->K, N = g->N, K2 = (K + 1) / 2, P = (N + OM_IPAIRS_NR - 1) / OM_IPAIRS_NR;
@@ -44,7 +71,10 @@ bool om_ipairs_pack(const om_igemm *g, om_ipairs_b *pb)
 	const size_t n = (size_t)(P * K2) * OM_IPAIRS_NR * 2;
 	if (!(pb->data = aligned_alloc(64, (n * sizeof(int16_t) + 63) / 64 * 64)))
 		return false;
-	for (int64_t p = 0; p < P; p++) {
+	const bool rows = !g->tb && (!g->zb || g->nzb == 1);
+	if (rows)
+		pack_rows(g, pb);
+	for (int64_t p = 0; p < P && !rows; p++) {
 		int16_t *d = pb->data + (size_t)(p * K2) * OM_IPAIRS_NR * 2;
 		const int64_t j0 = p * OM_IPAIRS_NR;
 		for (int64_t q = 0; q < K2; q++, d += OM_IPAIRS_NR * 2)

@@ -28,16 +28,15 @@ static bool qconv_shape_takes(const om_ctx *c, const om_spatial *sp)
 }
 
 /* Whether oneDNN's sums are exact: with VNNI always; without it (om_dnnl_int8_exact) for a
- * uint8 X only (its int8 kernels there halve the weights), depthwise (one input and one output
- * a group: products not paired) or with weights of magnitude 64 at most, whose pairs of
- * products (255 x 128 at most) fit the 16 bits vpmaddubsw saturates to */
+ * uint8 X only (its int8 kernels there halve the weights: om_qconv_dnnl gives them an int8 X
+ * as uint8, x ^ 0x80 with its zero point + 128), depthwise (one input and one output a group:
+ * products not paired) or with weights of magnitude 64 at most, whose pairs of products
+ * (255 x 128 at most) fit the 16 bits vpmaddubsw saturates to */
 static bool qconv_sums_exact(const om_ctx *c)
 {
 	if (om_dnnl_int8_exact())
 		return true;
 	const om_tensor *W = c->in[3];
-	if (c->in[0]->dtype != OM_UINT8)
-		return false;
 	if (W->dims[1] == 1 && om_attr_int(c->node, "group", 1) == W->dims[0])
 		return true;
 	const int8_t *w = W->data;
@@ -226,11 +225,44 @@ static int64_t float_bits(float f)
 	return b;
 }
 
+/* q with an int8 X as uint8 where oneDNN's int8 kernels would halve the weights (no VNNI):
+ * x ^ 0x80 into *shifted (om_ctx_scratch's, NULL when not needed), its zero point + 128 */
+static om_kind qconv_unsigned_x(om_ctx *c, om_qconv *q, uint8_t **shifted)
+{
+	*shifted = NULL;
+	if (q->xtype != OM_INT8 || om_dnnl_int8_exact())
+		return OM_OK;
+	const size_t n = (size_t)om_tensor_numel(c->in[0]);
+	uint8_t *u;
+	om_kind rc = om_ctx_scratch(c, n, "X as uint8", (void **)&u);
+	if (rc)
+		return rc;
+	const uint8_t *x = q->x;
+	for (size_t i = 0; i < n; i++)
+		u[i] = x[i] ^ 0x80;
+	q->x = *shifted = u, q->xtype = OM_UINT8, q->x_zp += 128;
+	return OM_OK;
+}
+
+static bool qconv_dnnl_run(om_ctx *c, const om_qconv *q, om_kind *rc);
+
 bool om_qconv_dnnl(om_ctx *c, const om_qconv *q, om_kind *rc)
 {
+	if (!c->state || !c->state_release || !qconv_shape_takes(c, q->sp))
+		return false;
+	om_qconv u = *q;
+	uint8_t *shifted;
+	if ((*rc = qconv_unsigned_x(c, &u, &shifted)))
+		return true;
+	const bool took = qconv_dnnl_run(c, &u, rc);
+	om_ctx_scratch_done(c, shifted);
+	return took;
+}
+
+static bool qconv_dnnl_run(om_ctx *c, const om_qconv *q, om_kind *rc)
+{
 	const om_spatial *sp = q->sp;
-	if (!c->state || !c->state_release || !qconv_shape_takes(c, sp) || q->N == 0 ||
-	    q->M == 0 || sp->out[0] * sp->out[1] == 0 || q->C == 0)
+	if (q->N == 0 || q->M == 0 || sp->out[0] * sp->out[1] == 0 || q->C == 0)
 		return false;
 	const double macs = (double)q->N * (double)q->M * (double)(sp->out[0] * sp->out[1]) *
 			    (double)(q->C / q->group) * (double)(sp->k[0] * sp->k[1]);

@@ -83,11 +83,10 @@ static void lead_next(const walk *w, int64_t *o)
 	}
 }
 
-/* One body per element size: im2col only moves elements (bit copies; padding is all-zero
- * bits, 0 in every type it serves). */
+/* One body per element size: im2col only moves elements (bit copies; padding is `pad`) */
 #define OM_IM2COL(NAME, T)                                                                      \
 	MULTI_ISA static void NAME(const T *x, int64_t C, const om_spatial *sp, int64_t q0, int64_t q1,    \
-			 T *col)                                                                 \
+			 T pad, T *col)                                                          \
 	{                                                                                        \
 		walk w;                                                                          \
 		walk_init(&w, sp, sp->in, sp->out);                                              \
@@ -104,12 +103,13 @@ static void lead_next(const walk *w, int64_t *o)
 			for (int64_t q = q0; q < q1; q++, dst += OL, lead_next(&w, o)) {         \
 				int64_t base = lead_offset(&w, o, t);                            \
 				if (base < 0) {                                                  \
-					memset(dst, 0, sizeof(T) * (size_t)OL);                  \
+					for (int64_t p = 0; p < OL; p++)                         \
+						dst[p] = pad;                                    \
 					continue;                                                \
 				}                                                                \
 				const T *src = xc + base;                                        \
 				for (int64_t p = 0; p < lo; p++)                                 \
-					dst[p] = 0;                                              \
+					dst[p] = pad;                                            \
 				if (s == 1)                                                      \
 					memcpy(dst + lo, src + lo + off,                         \
 					       sizeof(T) * (size_t)(hi - lo));                   \
@@ -120,11 +120,12 @@ static void lead_next(const walk *w, int64_t *o)
 					for (int64_t p = lo; p < hi; p++)                        \
 						dst[p] = src[p * s + off];                       \
 				for (int64_t p = hi; p < OL; p++)                                \
-					dst[p] = 0;                                              \
+					dst[p] = pad;                                            \
 			}                                                                        \
 		}                                                                                \
 	}
 
+OM_IM2COL(im2col_1, uint8_t)
 OM_IM2COL(im2col_4, uint32_t)
 OM_IM2COL(im2col_8, uint64_t)
 
@@ -132,9 +133,15 @@ void om_im2col(const void *x, size_t es, int64_t C, const om_spatial *sp, int64_
 	       void *col)
 {
 	if (es == 8)
-		im2col_8(x, C, sp, q0, q1, col);
+		im2col_8(x, C, sp, q0, q1, 0, col);
 	else
-		im2col_4(x, C, sp, q0, q1, col);
+		im2col_4(x, C, sp, q0, q1, 0, col);
+}
+
+void om_im2col_u8(const uint8_t *x, int64_t C, const om_spatial *sp, int64_t q0, int64_t q1,
+		  uint8_t pad, uint8_t *col)
+{
+	im2col_1(x, C, sp, q0, q1, pad, col);
 }
 
 void om_col2im_add(const float *col, int64_t C, const om_spatial *sp, float *y)

@@ -3,6 +3,8 @@
 #ifndef OM_IM2COL_H
 #define OM_IM2COL_H
 
+#include <stdint.h>
+
 #include "spatial.h"
 
 /**
@@ -13,6 +15,10 @@
  */
 void om_im2col(const void *x, size_t es, int64_t C, const om_spatial *sp, int64_t q0, int64_t q1,
 	       void *col);
+
+/** om_im2col of 8-bit elements, padding reading as `pad` (the integer convs: X's zero point). */
+void om_im2col_u8(const uint8_t *x, int64_t C, const om_spatial *sp, int64_t q0, int64_t q1,
+		  uint8_t pad, uint8_t *col);
 
 /**
  * ConvTranspose: col has rows C * prod(sp->k) and prod(sp->in) columns (input positions);

@@ -16,6 +16,7 @@
 #include "gemm.h"
 #include "conv_dnnl.h"
 #include "conv_dnnl_int8.h"
+#include "conv_int.h"
 #include "conv_impl.h"
 #include "conv_winograd.h"
 #include "convt_nhwc.h"
@@ -803,11 +804,24 @@ static om_kind int_conv_sums(om_ctx *c, const conv_geo *g, const om_tensor *X,
 	return OM_OK;
 }
 
-/* the integer convs have one implementation, named at plan time as at run time */
+/* the integer convs' sums: om_conv_igemm in fast mode where it takes W's Kg (C / group x
+ * prod(kernel)), else the double columns; named at plan time as at run time */
+static bool int_sums_igemm(const om_ctx *c, const om_tensor *W)
+{
+	int64_t Kg = 1;
+	for (int32_t i = 1; i < W->rank; i++)
+		Kg *= W->dims[i];
+	return W->rank >= 3 && om_conv_igemm_takes(c, Kg);
+}
+
+static const char *int_sums_name(const om_ctx *c, const om_tensor *W)
+{
+	return int_sums_igemm(c, W) ? OM_CONV_IGEMM : IM2COL_DGEMM;
+}
+
 static void int_choose(const om_ctx *c, om_choice *ch)
 {
-	(void)c;
-	ch->name = IM2COL_DGEMM;
+	ch->name = c->nin > 1 && c->in[1] ? int_sums_name(c, c->in[1]) : IM2COL_DGEMM;
 }
 
 /* c with X and Y at their logical shapes where the planner keeps them NHWC (as
@@ -842,17 +856,24 @@ static void qlinear_choose(const om_ctx *c, om_choice *ch)
 	om_status st = {0};
 	v.c.st = &st;
 	conv_geo g;
-	ch->name = IM2COL_DGEMM;
+	ch->name = int_sums_name(c, c->in[3]);
 	if (!conv_geometry(&v.c, &g) && om_qconv_dnnl_takes(&v.c, &g.sp))
 		ch->name = OM_QCONV_ONEDNN;
 }
 
-/* int32 results wrap as the spec allows. */
+/* int32 results wrap as the spec allows (never, on om_conv_igemm's: it takes no K where
+ * they could). */
 static om_kind convint_kernel(om_ctx *c)
 {
 	conv_geo g;
 	double *y;
 	om_kind rc = conv_geometry(c, &g);
+	if (!rc && int_sums_igemm(c, c->in[1])) {
+		const om_conv_int q = {&g.sp, g.N, g.C, g.M, g.group, c->in[0],
+				       c->nin > 2 ? c->in[2] : NULL, c->in[1],
+				       c->nin > 3 ? c->in[3] : NULL};
+		return om_conv_igemm(c, &q, c->out[0]->data);
+	}
 	if (rc || (rc = int_conv_sums(c, &g, c->in[0], c->nin > 2 ? c->in[2] : NULL, c->in[1],
 				      c->nin > 3 ? c->in[3] : NULL, &y)))
 		return rc;
@@ -945,6 +966,36 @@ static om_kind qlinearconv_kernel(om_ctx *c)
 	return qlinear_sums(c, &g);
 }
 
+/* qlinear_sums in fast mode: om_conv_igemm's int32 sums, requantized as there */
+static om_kind qlinear_igemm(om_ctx *c, const conv_geo *g)
+{
+	const int64_t P = om_conv_prod(g->sp.out, g->sp.n);
+	int32_t *s;
+	om_kind rc = om_ctx_scratch(c, sizeof(int32_t) * (size_t)(g->N * g->M * P),
+				    "the int32 sums", (void **)&s);
+	if (rc)
+		return rc;
+	const om_conv_int q = {&g->sp, g->N, g->C, g->M, g->group, c->in[0], c->in[2], c->in[3],
+			       c->in[5]};
+	if ((rc = om_conv_igemm(c, &q, s))) {
+		om_ctx_scratch_done(c, s);
+		return rc;
+	}
+	const om_tensor *B = c->nin > 8 ? c->in[8] : NULL, *ws = c->in[4], *yz = c->in[7];
+	const float xs = *(const float *)c->in[1]->data, ys = *(const float *)c->in[6]->data;
+	const bool s8 = yz->dtype == OM_INT8;
+	for (int64_t n = 0; n < g->N; n++)
+		for (int64_t m = 0; m < g->M; m++) {
+			const float wsm = ((const float *)ws->data)[om_tensor_numel(ws) == 1 ? 0 : m];
+			const int64_t i = (n * g->M + m) * P;
+			om_conv_requant(s + i, P, B ? ((const int32_t *)B->data)[m] : 0,
+					xs * wsm / ys, (float)load8(yz, 0), s8,
+					(char *)c->out[0]->data + i);
+		}
+	om_ctx_scratch_done(c, s);
+	return OM_OK;
+}
+
 /* QLinearConv: (sum + B) * (x_scale * w_scale / y_scale), rounded half to even, plus y's
  * zero point, saturated (as ONNX Runtime). */
 static om_kind qlinear_sums(om_ctx *c, const conv_geo *gp)
@@ -952,6 +1003,8 @@ static om_kind qlinear_sums(om_ctx *c, const conv_geo *gp)
 	const conv_geo g = *gp;
 	double *y;
 	om_kind rc;
+	if (int_sums_igemm(c, c->in[3]))
+		return qlinear_igemm(c, &g);
 	if ((rc = int_conv_sums(c, &g, c->in[0], c->in[2], c->in[3], c->in[5], &y)))
 		return rc;
 	const om_tensor *B = c->nin > 8 ? c->in[8] : NULL, *ws = c->in[4], *yz = c->in[7];

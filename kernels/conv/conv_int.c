@@ -1,0 +1,89 @@
+/* conv_int.c — the integer convolution sums of fast mode (conv_int.h). */
+#include <math.h>
+#include <string.h>
+
+#include "clones.h"
+
+#include "conv_int.h"
+#include "gemm_int.h"
+#include "im2col.h"
+
+/* Kg at which a sum of products of magnitude 255 x 255 could pass 2^31 */
+enum { CI_MAX_KG = 33025 };
+
+bool om_conv_igemm_takes(const om_ctx *c, int64_t Kg)
+{
+	return !c->exact && Kg > 0 && Kg < CI_MAX_KG &&
+	       strcmp(om_igemm_path(&(om_igemm){.K = Kg}), "int32-loop");
+}
+
+static int32_t zp8(const om_tensor *t, int64_t i)
+{
+	return t->dtype == OM_INT8 ? ((const int8_t *)t->data)[i] : ((const uint8_t *)t->data)[i];
+}
+
+om_kind om_conv_igemm(om_ctx *c, const om_conv_int *q, int32_t *y)
+{
+	const om_spatial *sp = q->sp;
+	int64_t P = 1, Pin = 1, taps = 1;
+	for (int32_t i = 0; i < sp->n; i++)
+		P *= sp->out[i], Pin *= sp->in[i], taps *= sp->k[i];
+	const int64_t Cg = q->C / q->group, Mg = q->M / q->group, Kg = Cg * taps;
+	const int64_t OL = sp->out[sp->n - 1], nwz = q->wz ? om_tensor_numel(q->wz) : 0;
+	const int32_t xz = q->xz ? zp8(q->xz, 0) : 0;
+	int32_t *wz; /* W's zero points a channel, then the columns */
+	om_kind rc = om_ctx_scratch(c, sizeof(int32_t) * (size_t)q->M + (size_t)(Kg * P),
+				    "W's zero points and the 8-bit columns", (void **)&wz);
+	if (rc)
+		return rc;
+	uint8_t *const col = (uint8_t *)(wz + q->M);
+	memset(wz, 0, sizeof(int32_t) * (size_t)q->M);
+	for (int64_t m = 0; m < q->M && nwz; m++)
+		wz[m] = zp8(q->wz, nwz == 1 ? 0 : m);
+	om_ctx_chose(c, OM_CONV_IGEMM);
+	const uint8_t *X = q->X->data, *W = q->W->data;
+	for (int64_t n = 0; n < q->N && P > 0; n++)
+		for (int64_t gi = 0; gi < q->group; gi++) {
+			om_im2col_u8(X + (n * q->C + gi * Cg) * Pin, Cg, sp, 0, P / OL, (uint8_t)xz,
+				     col);
+			const om_igemm g = {.M = Mg, .N = P, .K = Kg, .A = W + gi * Mg * Kg,
+					    .B = col, .lda = Kg, .ldb = P, .ldc = P,
+					    .a_signed = q->W->dtype == OM_INT8,
+					    .b_signed = q->X->dtype == OM_INT8, .za = wz + gi * Mg,
+					    .nza = Mg, .zb = &xz, .nzb = 1,
+					    .C = y + (n * q->M + gi * Mg) * P};
+			if (!om_igemm_run(&g, c->threads)) {
+				om_ctx_scratch_done(c, wz);
+				return om_error(c->st, OM_ERR_NOMEM, c->node,
+						"no memory for the integer product");
+			}
+		}
+	om_ctx_scratch_done(c, wz);
+	return OM_OK;
+}
+
+/* (float)(s + bias) through double (exact below 2^53, then one rounding, as (float) of the
+ * int64 sum) vectorizes where int64 to float does not */
+#define CI_REQUANT(NAME, T, LO, HI)                                                          \
+	OM_CLONES static void NAME(const int32_t *s, int64_t n, int64_t bias, float scale,    \
+				   float zp, T *y)                                            \
+	{                                                                                     \
+		const double b = (double)bias;                                                \
+		for (int64_t i = 0; i < n; i++) {                                             \
+			float q = rintf((float)((double)s[i] + b) * scale) + zp;              \
+			q = q > (LO) ? q : (LO); /* a NaN too */                              \
+			q = q < (HI) ? q : (HI);                                              \
+			y[i] = (T)(int32_t)q;                                                 \
+		}                                                                             \
+	}
+CI_REQUANT(requant_i8, int8_t, -128.0f, 127.0f)
+CI_REQUANT(requant_u8, uint8_t, 0.0f, 255.0f)
+
+void om_conv_requant(const int32_t *s, int64_t n, int64_t bias, float scale, float zp, bool s8,
+		     void *y)
+{
+	if (s8)
+		requant_i8(s, n, bias, scale, zp, y);
+	else
+		requant_u8(s, n, bias, scale, zp, y);
+}

@@ -1,0 +1,40 @@
+/* conv_int.h — fast mode's integer convolution sums (ConvInteger, and QLinearConv where
+ * oneDNN's int8 convolution does not take it): the 8-bit columns (om_im2col_u8, padding read
+ * as X's zero point) times W through the 8-bit integer product (om_igemm_run), exact in int32
+ * (conv_int.c). */
+#ifndef OM_CONV_INT_H
+#define OM_CONV_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "op.h"
+#include "spatial.h"
+
+#define OM_CONV_IGEMM "im2col-igemm"
+
+/* One integer convolution: X (N x C images of extent sp->in, int8 or uint8) with one zero
+ * point (NULL: 0), W (M x C/group x kernel, int8 or uint8) with zero points NULL, one, or one a
+ * output channel */
+typedef struct om_conv_int {
+	const om_spatial *sp;
+	int64_t N, C, M, group;
+	const om_tensor *X, *xz, *W, *wz;
+} om_conv_int;
+
+/** Whether om_conv_igemm takes convs of Kg = C / group x prod(kernel) products an output: fast
+ *  mode, an integer product faster than the int32 loop, and sums that cannot wrap (each
+ *  product at most 255 x 255 in magnitude: Kg below 33025). */
+bool om_conv_igemm_takes(const om_ctx *c, int64_t Kg);
+
+/** q's sums into y (N x M x prod(sp->out) int32), on c's threads; OM_OK or a buffer's
+ *  failure in c->st. */
+om_kind om_conv_igemm(om_ctx *c, const om_conv_int *q, int32_t *y);
+
+/** QLinearConv's requantization of n sums s: y = saturate(rint((float)(s + bias) * scale)
+ *  + zp) as int8 (s8) or uint8, the same bits as exact mode's loop (a NaN, from a y_scale of
+ *  0, as the type's lowest value). */
+void om_conv_requant(const int32_t *s, int64_t n, int64_t bias, float scale, float zp, bool s8,
+		     void *y);
+
+#endif
