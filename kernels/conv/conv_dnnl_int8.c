@@ -237,9 +237,10 @@ static om_kind qconv_unsigned_x(om_ctx *c, om_qconv *q, uint8_t **shifted)
 	om_kind rc = om_ctx_scratch(c, n, "X as uint8", (void **)&u);
 	if (rc)
 		return rc;
-	const uint8_t *x = q->x;
+	const uint8_t *restrict x = q->x;
+	uint8_t *restrict d = u; /* (u's address escaped: a copy the loop can vectorize) */
 	for (size_t i = 0; i < n; i++)
-		u[i] = x[i] ^ 0x80;
+		d[i] = x[i] ^ 0x80;
 	q->x = *shifted = u, q->xtype = OM_UINT8, q->x_zp += 128;
 	return OM_OK;
 }
