@@ -384,7 +384,8 @@ typedef struct om_session om_session;
  * oneDNN's convolutions (the values kept so: `omopt dot --plan`); exact mode keeps NCHW */
 typedef enum om_layout_choice {
 	OM_LAYOUT_AUTO = 0,    /* NHWC, or channel-blocked when a depthwise conv (which oneDNN
-				  runs faster blocked) would otherwise run on NCHW */
+				  runs faster blocked) would otherwise run on NCHW; on AVX2
+				  channel-blocked unless 8-bit values need NHWC */
 	OM_LAYOUT_BLOCKED = 1, /* channel-blocked: nChw16c on AVX-512, nChw8c on AVX2 */
 	OM_LAYOUT_NHWC = 2,    /* channels last (depthwise convs then run on NCHW) */
 	OM_LAYOUT_NCHW = 3,    /* nothing kept in another layout: each conv reorders its own */

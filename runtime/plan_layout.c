@@ -149,7 +149,11 @@ static void initial(const om_plan *p, const om_tensor *t, const step_req *q, int
  * may ask for either). oneDNN runs convs of one group in NHWC on its brgemm kernels, which beat
  * its nChw16c ones (two threads, ms: googlenet's 64 -> 192 3x3 at 56x56 1.75 -> 1.60, 160 ->
  * 320 at 14x14 0.46 -> 0.37, resnet50's 512 at 7x7 0.62 -> 0.48, 1x1 convs 3-13%); its NHWC
- * depthwise kernel loses (72 at 56x56, one thread: 0.036 -> 0.061). q: the rows' answers by
+ * depthwise kernel loses (72 at 56x56, one thread: 0.036 -> 0.061). On AVX2 (block 8) only
+ * when asked, or for steps that take NHWC alone (QLinearConv's 8-bit values): oneDNN 2.6 has
+ * no brgemm conv there, and nChw8c or plain NCHW beat NHWC for float convs (a Zen 3, ms a run
+ * at 1 / 2 threads: resnet18 44 / 37 NHWC, 36 / 25 nChw8c, 36 / 24 NCHW). q: the rows'
+ * answers by
  * the CPU's block, replaced by NHWC's when NHWC is chosen. */
 static int32_t plan_block(const om_session *s, const om_plan *p, const om_tensor *t,
 			  int32_t block, step_req *q)
@@ -158,6 +162,12 @@ static int32_t plan_block(const om_session *s, const om_plan *p, const om_tensor
 	om_layout_req r;
 	for (int32_t i = 0; nhwc && s->opt.layout != OM_LAYOUT_NHWC && i < p->nsteps; i++)
 		nhwc = !q[i].takes || ask_row(s, p, t, &p->steps[i], OM_BLOCK_NHWC, &r);
+	/* AVX2: only for steps that take NHWC alone (8-bit values) */
+	bool gains = block == 16 || s->opt.layout == OM_LAYOUT_NHWC;
+	for (int32_t i = 0; nhwc && !gains && i < p->nsteps; i++)
+		gains = !q[i].takes && runs(&p->steps[i]) &&
+			ask_row(s, p, t, &p->steps[i], OM_BLOCK_NHWC, &r);
+	nhwc = nhwc && gains;
 	for (int32_t i = 0; nhwc && i < p->nsteps; i++)
 		q[i].takes = runs(&p->steps[i]) &&
 			     ask_row(s, p, t, &p->steps[i], OM_BLOCK_NHWC, &q[i].r);

@@ -201,6 +201,13 @@ static void agree(om_session *fast, om_session *exact, int64_t N, int64_t C, int
 	}
 }
 
+/* the auto layout of plans whose convs are all of one group: NHWC where oneDNN runs them on
+ * its brgemm kernels (AVX-512, the CPU's block 16), else the CPU's block (plan_layout.c) */
+static const char *dense_layout(void)
+{
+	return om_layout_block() == 16 ? "nhwc" : "blocked";
+}
+
 /* block_model against exact mode: with a depthwise conv the planner picks the channel-blocked
  * layout, with a dense one NHWC (OM_LAYOUT_AUTO), each with the same values blocked; NHWC
  * forced on the depthwise conv leaves that conv plain */
@@ -226,7 +233,7 @@ static void blocked_against_exact(void **state)
 		assert_int_equal(tu_absorbed(exact), 0);
 		if (!dw_nhwc)
 			assert_string_equal(layout_of(fast), !block  ? ""
-							     : dense ? "nhwc"
+							     : dense ? dense_layout()
 								     : "blocked");
 		const expect *ex = side ? with_side : full;
 		for (size_t i = 0; !dw_nhwc && i < sizeof full / sizeof *full; i++) {
@@ -800,8 +807,8 @@ static void hardswish_written_out(void **state)
 
 /* a 3x3 conv of C channels that Winograd F(4x4) takes between two 1x1 convs: in nChw16c plain
  * at one thread when C is 64 or more (omopt's Winograd wins), blocked at two (oneDNN's conv
- * splits better) and for fewer outputs; in NHWC blocked (oneDNN's NHWC conv); against exact
- * mode */
+ * splits better) and for fewer outputs; in NHWC blocked where oneDNN has its brgemm NHWC conv
+ * (AVX-512); against exact mode */
 static void winograd_case(int64_t C, int64_t M)
 {
 	const int64_t N = 1, H = 20;
@@ -821,7 +828,8 @@ static void winograd_case(int64_t C, int64_t M)
 		const int threads = 1 + t % 2;
 		om_session *fast, *exact;
 		sessions(m, threads, forced[t / 2], &fast, &exact);
-		const bool nhwc = forced[t / 2] == OM_LAYOUT_NHWC;
+		/* NHWC's Winograd-sized convs are oneDNN's where it has brgemm (AVX-512) */
+		const bool nhwc = forced[t / 2] == OM_LAYOUT_NHWC && om_layout_block() == 16;
 		const bool blocked = om_layout_block() != 0 &&
 				     (threads > 1 || C < 64 || M < 64 || nhwc);
 		assert_string_equal(blocked_of(fast, "p"), blocked ? "w" : "");
@@ -857,9 +865,11 @@ static void grouped_case(int64_t C, int64_t G, int64_t stride)
 	const int32_t b = om_layout_block();
 	for (int t = 0; t < 4; t++) {
 		const int threads = 1 + t % 2;
-		const bool nhwc = t < 2, whole = b && (nhwc || (C / G) % b == 0);
+		/* auto: NHWC where oneDNN has brgemm (AVX-512), else the CPU's block */
+		const bool autol = t < 2, nhwc = autol && b == 16;
+		const bool whole = b && (nhwc || (C / G) % b == 0);
 		om_session *fast, *exact;
-		sessions(m, threads, nhwc ? OM_LAYOUT_AUTO : OM_LAYOUT_BLOCKED, &fast, &exact);
+		sessions(m, threads, autol ? OM_LAYOUT_AUTO : OM_LAYOUT_BLOCKED, &fast, &exact);
 		assert_string_equal(layout_of(fast), !whole ? "" : nhwc ? "nhwc" : "blocked");
 		if (strcmp(blocked_of(fast, "q"), whole ? "rw" : ""))
 			fail_msg("C %lld in %lld groups%s: q takes '%s' blocked", (long long)C,
@@ -978,7 +988,7 @@ static void se_case(int64_t N, int64_t M, int order, enum se_kind kind, bool den
 			om_layout_block() != 0 && (kind == SE_BLOCKED || kind == SE_RESIDUAL);
 		if (kind != SE_CONST && strcmp(blocked_of(fast, conv_y), blocked ? "r" : ""))
 			fail_msg("%s: y takes '%s' blocked", what, blocked_of(fast, conv_y));
-		if (blocked && strcmp(layout_of(fast), dense ? "nhwc" : "blocked"))
+		if (blocked && strcmp(layout_of(fast), dense ? dense_layout() : "blocked"))
 			fail_msg("%s: layout '%s'", what, layout_of(fast));
 		for (int64_t n = N > 0 ? N : 1; n <= (N > 0 ? N : 3); n += 2)
 			agree(fast, exact, n, C, H, side ? 2 : 1, true);

@@ -243,10 +243,12 @@ static om_kind conv_f32(om_ctx *c)
  * of 10 runs under load 10-12, before -> after, in separate sessions: squeezenet1_0 13.3 ->
  * 12.0, 11.3 -> 9.9; googlenet 19.2 -> 18.6, 21.0 -> 19.0; resnet50 56.0 -> 56.9, 51.5 ->
  * 52.4, 54.7 -> 52.7; resnet18 21.6 -> 20.9, 24.8 -> 25.4, 24.1 -> 22.9 (these two within
- * the noise) */
+ * the noise). Only with AVX-512 (the CPU's block 16): oneDNN 2.6 has no brgemm conv on AVX2,
+ * whose NHWC conv loses to Winograd F(4x4) there (resnet18 on a Zen 3, one thread: 50 ms a
+ * run against 39 with every conv plain) */
 static bool nhwc_winograd(const om_ctx *c, const conv_geo *g)
 {
-	return c->block == OM_BLOCK_NHWC && g->group == 1 &&
+	return c->block == OM_BLOCK_NHWC && g->group == 1 && om_layout_block() == 16 &&
 	       om_winograd_tile(&g->sp, g->C, g->M) == 4;
 }
 
