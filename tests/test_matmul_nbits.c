@@ -124,8 +124,9 @@ static void run_case(const nb_case *t)
 	nt_assert_shape(&y1, 2, (int64_t[]){t->M, t->N});
 	assert_memory_equal(y1.data, y3.data, y1.nbytes); /* exact: thread count changes no bit */
 	assert_near(t, &y1, want, mag, bias, NULL);
-	/* level 4's integer decoding (where the CPU has AVX512-VNNI): within A's rounding, the
-	 * same bits on 3 threads, and the bits of the kernel called alone (the node ran it) */
+	/* level 4's integer products (decoding where the CPU has AVX512-VNNI or AVX2, prompts
+	 * with AVX512-VNNI): within A's rounding, the same bits on 3 threads, and the bits of
+	 * the kernel called alone (the node ran it) */
 	const bool vnni = t->level == 4 && t->bits == 4 && !t->gidx;
 	assert_near(t, &yf, want, mag, bias, vnni ? qerr : NULL);
 	if (vnni) {
@@ -139,7 +140,7 @@ static void run_case(const nb_case *t)
 				    .zpf = t->zp == 2 ? zf : NULL, .bias = t->bias ? bias : NULL,
 				    .a = a, .y = malloc(yf.nbytes)};
 		const bool decode = t->M <= OM_NBITS_DECODE_ROWS;
-		if (om_nbits_vnni_ok(&p)) {
+		if (decode ? om_nbits_vnni_ok(&p) : om_nbits_vnni_gemm_ok(&p)) {
 			void *buf = malloc(decode ? om_nbits_vnni_bytes(&p)
 						  : om_nbits_vnni_gemm_bytes(&p, 1));
 			assert_true(decode ? om_nbits_vnni(&p, 1, buf)
@@ -147,7 +148,8 @@ static void run_case(const nb_case *t)
 			assert_memory_equal(p.y, yf.data, yf.nbytes);
 			free(buf);
 		} else {
-			print_message("no AVX512-VNNI here: level 4 ran the float path\n");
+			print_message("no AVX512-VNNI (prompts) or AVX2 (decoding) here: level 4 "
+				      "ran the float path\n");
 		}
 		free(p.y);
 	}

@@ -53,7 +53,7 @@ enum { OM_NBITS_DECODE_ROWS = 4 };
 bool om_nbits_decode(const om_nbits *p, int threads);
 
 /* Fast mode's decoding (M <= OM_NBITS_DECODE_ROWS) at accuracy_level 4, 4-bit codes, no
- * g_idx, where the CPU has AVX512-VNNI (nbits_vnni.c): A quantized per block to 15 bits
+ * g_idx, where the CPU has AVX512-VNNI or AVX2 (nbits_vnni.c): A quantized per block to 15 bits
  * (accuracy_level 4 permits 8), each block's product exact in int32, Y = A W (+ bias) in float
  * from there; the columns split over `threads`. om_nbits_vnni_ok: whether it applies;
  * om_nbits_vnni_bytes: the buffer it needs; false, nothing written, when A holds an infinity
@@ -94,6 +94,7 @@ static inline bool om_nb_q15_code(float v, float inv, int32_t *c, int8_t *lo, in
  * per worker, each block's products exact in int32. om_nbits_vnni_gemm_slots: the workers it
  * splits over at `threads`; om_nbits_vnni_gemm_bytes: the buffer it needs for that many;
  * false, nothing written, when A holds an infinity or a NaN. */
+bool om_nbits_vnni_gemm_ok(const om_nbits *p); /* AVX512-VNNI only */
 int om_nbits_vnni_gemm_slots(const om_nbits *p, int threads);
 size_t om_nbits_vnni_gemm_bytes(const om_nbits *p, int slots);
 bool om_nbits_vnni_gemm(const om_nbits *p, int threads, void *buf);

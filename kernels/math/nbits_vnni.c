@@ -11,8 +11,9 @@
  * (nq_prepare), all four products into the same int32 lanes (lane l: codes 8l to 8l + 7, one
  * block's), scaled per lane. Four columns side by side (two for 3-4 rows); the bytes 16
  * columns on are prefetched (a decoder's weights stream from memory: 7.43 -> 5.22 ms a token
- * on medium_gqa at accuracy_level 4). Only where the CPU has AVX512-VNNI (false elsewhere:
- * the float paths run). */
+ * on medium_gqa at accuracy_level 4). Where the CPU has AVX512-VNNI; on AVX2 each vpdpbusd
+ * as vpmaddubsw and vpmaddwd in two halves of 8 lanes (nq2_group: the same integers, exact);
+ * elsewhere the float paths run. */
 #include <math.h>
 #include <string.h>
 
@@ -22,6 +23,7 @@
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 #define NQ_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")))
+#define NQ2_TARGET __attribute__((target("avx2,fma")))
 #define NQ_HAVE 1
 #else
 #define NQ_HAVE 0
@@ -214,18 +216,229 @@ static NQ_TARGET void nq_piece(void *arg, int64_t lo, int64_t hi)
 	default: break;
 	}
 }
+
+/* ---- AVX2 without VNNI: each vpdpbusd as vpmaddubsw, vpmaddwd (the same 16 lanes as two
+ * halves of 8). Exact: a pair of products is at most 2 x 15 x 128 in magnitude (4-bit codes
+ * times A's halves), far inside vpmaddubsw's 16 bits, and so are the two pairs of lo and hi
+ * added before vpmaddwd widens them */
+
+/* dpbusd(lo, qlo) + dpbusd(hi, qhi) of one half: int32 lanes of 4 byte products each */
+static inline __attribute__((always_inline)) NQ2_TARGET __m256i nq2_dot(__m256i lo, __m256i qlo,
+									__m256i hi, __m256i qhi,
+									__m256i w16)
+{
+	const __m256i t = _mm256_add_epi16(_mm256_maddubs_epi16(lo, qlo),
+					   _mm256_maddubs_epi16(hi, qhi));
+	return _mm256_madd_epi16(t, w16);
+}
+
+/* 16 lanes of v (two halves) in the order of off (lane l: v[off[l]], off below 16) */
+static inline __attribute__((always_inline)) NQ2_TARGET void
+nq2_lanes(__m256 v0, __m256 v1, __m256i off, __m256 *out)
+{
+	const __m256i low = _mm256_cmpgt_epi32(_mm256_set1_epi32(8), off);
+	const __m256 a = _mm256_permutevar8x32_ps(v0, off), b = _mm256_permutevar8x32_ps(v1, off);
+	*out = _mm256_blendv_ps(b, a, _mm256_castsi256_ps(low));
+}
+
+/* the zero points of column n's blocks [k0, k0 + 8) (k0 even; lanes past kb, m's zeros:
+ * anything finite, their scales are 0), 4-bit codes as lanes shifted out of one word (their
+ * scalar stores and a vector load stalled on store forwarding: a quarter of a decoding step) */
+static inline __attribute__((always_inline)) NQ2_TARGET __m256 nq2_zeros(const om_nbits *p,
+									 int64_t n, int64_t k0,
+									 __m256i m)
+{
+	if (p->zpf)
+		return _mm256_maskload_ps(p->zpf + n * p->kb + k0, m);
+	if (!p->zp8)
+		return _mm256_set1_ps(8);
+	const int64_t avail = p->zp_row - k0 / 2;
+	const uint8_t *b = p->zp8 + n * p->zp_row + k0 / 2;
+	uint32_t w = 0;
+	if (avail >= 4)
+		memcpy(&w, b, 4);
+	else
+		for (int64_t i = 0; i < avail; i++)
+			w |= (uint32_t)b[i] << (8 * i);
+	const __m256i z = _mm256_and_si256(
+		_mm256_srlv_epi32(_mm256_set1_epi32((int32_t)w),
+				  _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28)),
+		_mm256_set1_epi32(0x0f));
+	return _mm256_cvtepi32_ps(z);
+}
+
+/* column n's first `have` bytes of piece h, the rest zero */
+static inline __attribute__((always_inline)) NQ2_TARGET void
+nq2_piece_bytes(const uint8_t *col, int64_t have, __m256i *w0, __m256i *w1)
+{
+	if (have >= 64) {
+		*w0 = _mm256_loadu_si256((const __m256i *)col);
+		*w1 = _mm256_loadu_si256((const __m256i *)(col + 32));
+		return;
+	}
+	uint8_t t[64] = {0};
+	memcpy(t, col, (size_t)have);
+	*w0 = _mm256_loadu_si256((const __m256i *)t);
+	*w1 = _mm256_loadu_si256((const __m256i *)(t + 32));
+}
+
+/* rows [r0, r0 + R) of columns [n, n + G): nq_group's arithmetic in two halves of 8 lanes */
+static inline __attribute__((always_inline)) NQ2_TARGET void
+nq2_group(const nq_job *j, int64_t n, int64_t r0, const int R, const int G)
+{
+	const om_nbits *p = j->p;
+	const int64_t colbytes = p->kb * p->blob;
+	const int64_t per = p->bs <= NQ_CODES ? NQ_CODES / p->bs : 1;
+	const __m256i nib = _mm256_set1_epi8(0x0f), one = _mm256_set1_epi16(1);
+	const __m256i w128 = _mm256_set1_epi16(128);
+	const __m256i off0 = _mm256_loadu_si256((const __m256i *)j->off);
+	const __m256i off1 = _mm256_loadu_si256((const __m256i *)(j->off + 8));
+	__m256 acc[NQ_ROWS][NQ_GROUP][2];
+	for (int r = 0; r < R; r++)
+		for (int g = 0; g < G; g++)
+			acc[r][g][0] = acc[r][g][1] = _mm256_setzero_ps();
+	for (int64_t h = 0; h < j->pieces; h++) {
+		const int64_t have = colbytes - h * 64;
+		const int64_t b0 = h * NQ_CODES / p->bs;
+		const int64_t cnt = p->kb - b0 < per ? p->kb - b0 : per;
+		const __m256i m0 = _mm256_cmpgt_epi32(_mm256_set1_epi32((int32_t)cnt),
+						      _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+		const __m256i m1 = _mm256_cmpgt_epi32(_mm256_set1_epi32((int32_t)cnt),
+						      _mm256_setr_epi32(8, 9, 10, 11, 12, 13, 14, 15));
+		__m256i lo[NQ_GROUP][2], hi[NQ_GROUP][2];
+		__m256 sv[NQ_GROUP][2];
+		for (int g = 0; g < G; g++) {
+			const uint8_t *col = p->b + (n + g) * colbytes + h * 64;
+			if (n + g + NQ_PF < p->N) {
+				__builtin_prefetch(col + NQ_PF * colbytes);
+				if (h % 4 == 0)
+					__builtin_prefetch(p->scales + (n + g + NQ_PF) * p->kb + b0);
+			}
+			__m256i w0, w1;
+			nq2_piece_bytes(col, have, &w0, &w1);
+			lo[g][0] = _mm256_and_si256(w0, nib);
+			lo[g][1] = _mm256_and_si256(w1, nib);
+			hi[g][0] = _mm256_and_si256(_mm256_srli_epi16(w0, 4), nib);
+			hi[g][1] = _mm256_and_si256(_mm256_srli_epi16(w1, 4), nib);
+			const float *sc = p->scales + (n + g) * p->kb + b0;
+			const __m256 v0 = _mm256_maskload_ps(sc, m0);
+			const __m256 v1 = _mm256_maskload_ps(sc + 8, m1);
+			nq2_lanes(v0, v1, off0, &sv[g][0]);
+			nq2_lanes(v0, v1, off1, &sv[g][1]);
+		}
+		for (int r = 0; r < R; r++) {
+			const int8_t *q = j->qa + ((r0 + r) * j->pieces + h) * NQ_QB;
+			const float *sa = j->sa + ((r0 + r) * j->pieces + h) * 16;
+			for (int x = 0; x < 2; x++) { /* the halves: bytes 32 x on of each part */
+				const __m256i qlo = _mm256_loadu_si256((const __m256i *)(q + 32 * x));
+				const __m256i qhi =
+					_mm256_loadu_si256((const __m256i *)(q + 64 + 32 * x));
+				const __m256i qlo2 =
+					_mm256_loadu_si256((const __m256i *)(q + 128 + 32 * x));
+				const __m256i qhi2 =
+					_mm256_loadu_si256((const __m256i *)(q + 192 + 32 * x));
+				const __m256 sah = _mm256_loadu_ps(sa + 8 * x);
+				for (int g = 0; g < G; g++) {
+					const __m256i d = _mm256_add_epi32(
+						nq2_dot(lo[g][x], qlo, hi[g][x], qhi, one),
+						nq2_dot(lo[g][x], qlo2, hi[g][x], qhi2, w128));
+					acc[r][g][x] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(d),
+								       _mm256_mul_ps(sah, sv[g][x]),
+								       acc[r][g][x]);
+				}
+			}
+		}
+	}
+	/* the zero points: less the sum over blocks of zp sb (sa sum(qa)), 8 blocks at a time */
+	for (int64_t k = 0; k < p->kb; k += 8) {
+		const int64_t c = p->kb - k < 8 ? p->kb - k : 8;
+		const __m256i m = _mm256_cmpgt_epi32(_mm256_set1_epi32((int32_t)c),
+						     _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+		for (int g = 0; g < G; g++) {
+			const float *sc = p->scales + (n + g) * p->kb + k;
+			const __m256 zs = _mm256_mul_ps(nq2_zeros(p, n + g, k, m),
+							c == 8 ? _mm256_loadu_ps(sc)
+							       : _mm256_maskload_ps(sc, m));
+			for (int r = 0; r < R; r++) {
+				const float *x = j->xs + (r0 + r) * j->kbp + k;
+				acc[r][g][0] = _mm256_fnmadd_ps(
+					zs, c == 8 ? _mm256_loadu_ps(x) : _mm256_maskload_ps(x, m),
+					acc[r][g][0]);
+			}
+		}
+	}
+	for (int r = 0; r < R; r++)
+		for (int g = 0; g < G; g++) {
+			const __m256 s8 = _mm256_add_ps(acc[r][g][0], acc[r][g][1]);
+			__m128 s4 = _mm_add_ps(_mm256_castps256_ps128(s8),
+					       _mm256_extractf128_ps(s8, 1));
+			s4 = _mm_add_ps(s4, _mm_movehl_ps(s4, s4));
+			s4 = _mm_add_ss(s4, _mm_movehdup_ps(s4));
+			const float y = _mm_cvtss_f32(s4);
+			p->y[(r0 + r) * p->N + n + g] = p->bias ? y + p->bias[n + g] : y;
+		}
+}
+
+/* rows [r0, r0 + R) of columns [lo, hi): groups of G (4 for a row, 2 for two, 1 for more:
+ * the sums, two halves each, stay in registers) */
+static inline __attribute__((always_inline)) NQ2_TARGET void
+nq2_rows(const nq_job *j, int64_t lo, int64_t hi, int64_t r0, const int R)
+{
+	const int G = R == 1 ? 4 : R == 2 ? 2 : 1;
+	int64_t n = lo;
+	for (; n + G <= hi; n += G)
+		nq2_group(j, n, r0, R, G);
+	for (; n < hi; n++)
+		nq2_group(j, n, r0, R, 1);
+}
+
+static NQ2_TARGET void nq2_piece(void *arg, int64_t lo, int64_t hi)
+{
+	const nq_job *j = arg;
+	const int64_t M = j->p->M;
+	int64_t r = 0;
+	for (; r + NQ_ROWS <= M; r += NQ_ROWS)
+		nq2_rows(j, lo, hi, r, NQ_ROWS);
+	switch (M - r) {
+	case 1: nq2_rows(j, lo, hi, r, 1); break;
+	case 2: nq2_rows(j, lo, hi, r, 2); break;
+	case 3: nq2_rows(j, lo, hi, r, 3); break;
+	default: break;
+	}
+}
 #endif
 
-bool om_nbits_vnni_ok(const om_nbits *p)
+/* the CPU has AVX512-VNNI (vpdpbusd) */
+static bool nq_vnni(void)
 {
 #if NQ_HAVE
 	__builtin_cpu_init();
-	return p->bits == 4 && !p->gidx && __builtin_cpu_supports("avx512vnni") &&
-	       __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq");
+	return __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw") &&
+	       __builtin_cpu_supports("avx512dq");
 #else
-	(void)p;
 	return false;
 #endif
+}
+
+/* the CPU has AVX2 and FMA (nq2_piece) */
+static bool nq_avx2(void)
+{
+#if NQ_HAVE
+	__builtin_cpu_init();
+	return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+	return false;
+#endif
+}
+
+bool om_nbits_vnni_gemm_ok(const om_nbits *p)
+{
+	return p->bits == 4 && !p->gidx && nq_vnni();
+}
+
+bool om_nbits_vnni_ok(const om_nbits *p)
+{
+	return p->bits == 4 && !p->gidx && (nq_vnni() || nq_avx2());
 }
 
 bool om_nbits_vnni(const om_nbits *p, int threads, void *buf)
@@ -240,7 +453,7 @@ bool om_nbits_vnni(const om_nbits *p, int threads, void *buf)
 		return false;
 	/* columns of ~2^18 multiply-adds a piece */
 	const int64_t per = p->M * p->K, grain = per >= (1 << 18) ? 1 : (1 << 18) / per;
-	om_par_for(threads, p->N, grain, nq_piece, &j);
+	om_par_for(threads, p->N, grain, nq_vnni() ? nq_piece : nq2_piece, &j);
 	return true;
 #else
 	(void)p, (void)threads, (void)buf;

@@ -211,7 +211,7 @@ int om_nbits_vnni_gemm_slots(const om_nbits *p, int threads)
 bool om_nbits_vnni_gemm(const om_nbits *p, int threads, void *buf)
 {
 #if GP_HAVE
-	if (!om_nbits_vnni_ok(p) || p->M < 1)
+	if (!om_nbits_vnni_gemm_ok(p) || p->M < 1)
 		return false;
 	gp_job j = {.p = p, .steps = p->bs / 4, .ks = p->kb * p->bs / 4,
 		    .panel_bytes = gp_panel_bytes(p)};

@@ -168,8 +168,9 @@ static om_kind nbits_float(om_ctx *c)
 		return OM_OK;
 	/* fast mode's decoding and panels read a block's scale once for its rows: not with g_idx */
 	const bool natural = c->exact || p.gidx;
-	if (!natural && om_attr_int(c->node, "accuracy_level", 0) == 4 && om_nbits_vnni_ok(&p)) {
-		const bool decode = p.M <= OM_NBITS_DECODE_ROWS;
+	const bool decode = p.M <= OM_NBITS_DECODE_ROWS;
+	if (!natural && om_attr_int(c->node, "accuracy_level", 0) == 4 &&
+	    (decode ? om_nbits_vnni_ok(&p) : om_nbits_vnni_gemm_ok(&p))) {
 		const size_t bytes =
 			decode ? om_nbits_vnni_bytes(&p)
 			       : om_nbits_vnni_gemm_bytes(&p, om_nbits_vnni_gemm_slots(&p, c->threads));
