@@ -1,4 +1,5 @@
 /* parallel.c — om_par_for and its teams on omopt's own pool (parallel.h); a run's OpenMP count */
+#define _GNU_SOURCE /* RUSAGE_THREAD */
 #include <limits.h>
 #include <linux/futex.h>
 #include <pthread.h>
@@ -6,6 +7,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -50,7 +52,10 @@
  * hold's end cost another lost split). Two more signs of another runnable thread count as a
  * lost split: a worker that finds itself descheduled while it spins (a gap of PREEMPTED_NS
  * between two looks at the clock), and an owner whose CPU time over a window of its sampled
- * pieces falls under 4/5 of their wall time (share()). The second is what a busy process
+ * pieces falls under 4/5 of their wall time (share()), each only with an involuntary context
+ * switch of that thread meanwhile: a virtual CPU the host pauses shows both signs too, and
+ * holding the split then only kept a 2-thread run on one thread (resnet18 on a noisy Zen 3
+ * host at 2 threads: 36-48 ms a run, ONNX Runtime 24-26). The second is what a busy process
  * beside spinning workers does: three threads on two cores, the caller's serial work between
  * jobs slowed as well, which no job's timing shows (mobilenet_v2 at 2 threads beside a busy
  * loop took 11.7 ms a run against 8.0 at one thread; with the hold 8.5 against 9.2). On an
@@ -113,6 +118,7 @@ struct pool {
 	atomic_uint rest;     /* bumped when a run ends: spinning workers go to sleep */
 	atomic_bool taken_core; /* a spinner lost its core since the owner last judged a job */
 	int64_t share_cpu, share_wall; /* the owner's CPU and wall time in sampled pieces */
+	long share_csw; /* the owner's involuntary context switches when the window began */
 	bool crowded; /* the last window's share was low: the next judged job lost */
 	uint32_t gen;         /* jobs published (the owner's) */
 	/* the owner's record of lost splits: jobs still to run alone, and the next hold */
@@ -148,6 +154,20 @@ static int64_t now_ns(void)
 	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
+/* The calling thread's involuntary context switches: the times this kernel gave its CPU to
+ * another runnable thread. A hypervisor that pauses the virtual CPU (a noisy host's steal)
+ * makes none, so the count tells another process on our cores from a host taking them (a gap
+ * in a spin or a low CPU share shows both); -1 where unknown (counted as another process). */
+static long involuntary_switches(void)
+{
+#ifdef RUSAGE_THREAD
+	struct rusage u;
+	if (!getrusage(RUSAGE_THREAD, &u))
+		return u.ru_nivcsw;
+#endif
+	return -1;
+}
+
 /* A worker's wait for the next job: until p->wake differs from `from` (a spin of up to SPIN_NS
  * that a rest cuts short, then the futex); returns it. */
 static unsigned wait_job(pool *p, unsigned from)
@@ -156,6 +176,7 @@ static unsigned wait_job(pool *p, unsigned from)
 	const unsigned rest = atomic_load_explicit(&p->rest, memory_order_relaxed);
 	int64_t last = now_ns();
 	const int64_t until = last + SPIN_NS;
+	const long csw = involuntary_switches(); /* a gap without a switch was the host's */
 	for (int s = 1;; s++) {
 		if ((v = atomic_load_explicit(&p->wake, memory_order_acquire)) != from)
 			return v;
@@ -163,7 +184,8 @@ static unsigned wait_job(pool *p, unsigned from)
 		if (s % 64)
 			continue;
 		const int64_t t = now_ns();
-		if (t - last > PREEMPTED_NS) {
+		if (t - last > PREEMPTED_NS &&
+		    (csw < 0 || involuntary_switches() != csw)) {
 			atomic_store_explicit(&p->taken_core, true, memory_order_relaxed);
 			break;
 		}
@@ -321,10 +343,15 @@ static void share(pool *p, int64_t c0, int64_t c1, int64_t t0, int64_t t1)
 {
 	if (c0 < 0 || c1 < c0 || t1 <= t0)
 		return;
+	if (!p->share_wall)
+		p->share_csw = involuntary_switches();
 	p->share_cpu += c1 - c0, p->share_wall += t1 - t0;
 	if (p->share_wall < SHARE_WINDOW_NS)
 		return;
-	p->crowded = p->share_cpu * 5 < p->share_wall * 4;
+	/* a share the host took (no switch to another thread here) is not a crowd */
+	const long csw = involuntary_switches();
+	p->crowded = p->share_cpu * 5 < p->share_wall * 4 &&
+		     (csw < 0 || p->share_csw < 0 || csw != p->share_csw);
 	p->share_cpu = p->share_wall = 0;
 }
 
