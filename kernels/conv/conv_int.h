@@ -23,17 +23,17 @@ typedef struct om_conv_int {
 } om_conv_int;
 
 /** Whether om_conv_igemm takes convs of Kg = C / group x prod(kernel) products an output: fast
- *  mode, an integer product faster than the int32 loop, and sums that cannot wrap (each
- *  product at most 255 x 255 in magnitude: Kg below 33025). */
+ *  mode, an integer product faster than the int32 loop, and sums below 2^30 in magnitude
+ *  (each product at most 255 x 255: Kg below 16513). */
 bool om_conv_igemm_takes(const om_ctx *c, int64_t Kg);
 
 /** q's sums into y (N x M x prod(sp->out) int32), on c's threads; OM_OK or a buffer's
  *  failure in c->st. */
 om_kind om_conv_igemm(om_ctx *c, const om_conv_int *q, int32_t *y);
 
-/** QLinearConv's requantization of n sums s: y = saturate(rint((float)(s + bias) * scale)
- *  + zp) as int8 (s8) or uint8, the same bits as exact mode's loop (a NaN, from a y_scale of
- *  0, as the type's lowest value). */
+/** QLinearConv's requantization of n sums s (om_conv_igemm's: below 2^30 in magnitude): y =
+ *  saturate(rint((float)(s + bias) * scale) + zp) as int8 (s8) or uint8, the same bits as
+ *  exact mode's loop (a NaN, from a y_scale of 0, as the type's lowest value). */
 void om_conv_requant(const int32_t *s, int64_t n, int64_t bias, float scale, float zp, bool s8,
 		     void *y);
 
