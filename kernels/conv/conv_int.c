@@ -3,7 +3,6 @@
 #include <string.h>
 
 #include "clones.h"
-
 #include "conv_int.h"
 #include "gemm_int.h"
 #include "im2col.h"
@@ -32,8 +31,11 @@ om_kind om_conv_igemm(om_ctx *c, const om_conv_int *q, int32_t *y)
 	const int64_t Cg = q->C / q->group, Mg = q->M / q->group, Kg = Cg * taps;
 	const int64_t OL = sp->out[sp->n - 1], nwz = q->wz ? om_tensor_numel(q->wz) : 0;
 	const int32_t xz = q->xz ? zp8(q->xz, 0) : 0;
+	int64_t ncol;
+	if (__builtin_mul_overflow(Kg, P, &ncol) || ncol >= INT64_MAX / 16)
+		return om_error(c->st, OM_ERR_INVALID_INPUT, c->node, "column buffer too large");
 	int32_t *wz; /* W's zero points a channel, then the columns */
-	om_kind rc = om_ctx_scratch(c, sizeof(int32_t) * (size_t)q->M + (size_t)(Kg * P),
+	om_kind rc = om_ctx_scratch(c, sizeof(int32_t) * (size_t)q->M + (size_t)ncol,
 				    "W's zero points and the 8-bit columns", (void **)&wz);
 	if (rc)
 		return rc;
