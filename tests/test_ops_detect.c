@@ -269,6 +269,18 @@ static void roi_align(void **state)
 	om_tensor_free(&out[0]);
 	b[0] = 1;
 	assert_int_equal(nt_run(nd, 16, in, out), OM_ERR_INVALID_INPUT);
+	/* an image of width 0 (fuzz_run's finding: a sample at x in [-1, 0], which clamps to
+	 * column 0, read column -1 of X): no sample is inside, the average 0, and max 0 too */
+	b[0] = 0;
+	om_tensor r0 = nt_tensor(OM_FLOAT, 2, (int64_t[]){1, 4}, (float[]){-1, 0, -0.5f, 2});
+	for (int mode = 0; mode < 2; mode++) {
+		nt_str(nd, "mode", mode ? "max" : "avg");
+		om_tensor e = nt_tensor(OM_FLOAT, 4, (int64_t[]){1, 1, 2, 0}, (float[]){0});
+		const om_tensor *ein[] = {&e, &r0, &tb};
+		assert_int_equal(nt_run(nd, 16, ein, out), OM_OK);
+		nt_check_f32(&out[0], 4, (int64_t[]){1, 1, 1, 1}, (float[]){0}, 0);
+		om_tensor_free(&out[0]);
+	}
 	om_model_free(m);
 }
 

@@ -250,7 +250,8 @@ static om_kind roi_infer(om_ctx *c)
 /* the four taps and weights of a sample at (y, x); false outside the image */
 static bool roi_taps(const roi_plan *p, double y, double x, int64_t *o, double *w)
 {
-	if (y < -1.0 || y > (double)p->H || x < -1.0 || x > (double)p->W || y != y || x != x)
+	if (y < -1.0 || y > (double)p->H || x < -1.0 || x > (double)p->W || y != y || x != x ||
+	    p->H < 1 || p->W < 1) /* an empty image has no taps */
 		return false;
 	y = y <= 0 ? 0 : y, x = x <= 0 ? 0 : x;
 	int64_t yl = (int64_t)y, xl = (int64_t)x, yh, xh;
