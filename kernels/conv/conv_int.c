@@ -65,38 +65,25 @@ om_kind om_conv_igemm(om_ctx *c, const om_conv_int *q, int32_t *y)
 	return OM_OK;
 }
 
-/* (float)(s + bias) through double (exact below 2^53, then one rounding, as (float) of the
- * int64 sum) vectorizes where int64 to float does not */
-#define CI_REQUANT(NAME, T, LO, HI)                                                          \
-	OM_CLONES static void NAME(const int32_t *s, int64_t n, int64_t bias, float scale,    \
-				   float zp, T *y)                                            \
+/* requantizes n sums: bias of type BT, SUM(i) the float of s[i] + bias. Through double
+ * (exact below 2^53, then one rounding, as (float) of the int64 sum) it vectorizes where int64
+ * to float does not; where s + bias cannot leave int32 (requant32_*), int32 lanes give that
+ * float as well, in a third of the time (mobilenet_v2's 1x1 convs) */
+#define CI_REQUANT(NAME, T, LO, HI, BT, SUM)                                                 \
+	OM_CLONES static void NAME(const int32_t *s, int64_t n, BT bias, float scale, float zp, \
+				   T *y)                                                      \
 	{                                                                                     \
-		const double b = (double)bias;                                                \
 		for (int64_t i = 0; i < n; i++) {                                             \
-			float q = rintf((float)((double)s[i] + b) * scale) + zp;              \
+			float q = rintf((SUM) * scale) + zp;                                  \
 			q = q > (LO) ? q : (LO); /* a NaN too */                              \
 			q = q < (HI) ? q : (HI);                                              \
 			y[i] = (T)(int32_t)q;                                                 \
 		}                                                                             \
 	}
-CI_REQUANT(requant_i8, int8_t, -128.0f, 127.0f)
-CI_REQUANT(requant_u8, uint8_t, 0.0f, 255.0f)
-
-/* the same where s + bias cannot leave int32: its conversion to float is then the int64
- * sum's (one rounding), in int32 lanes (a third of the time on mobilenet_v2's 1x1 convs) */
-#define CI_REQUANT32(NAME, T, LO, HI)                                                        \
-	OM_CLONES static void NAME(const int32_t *s, int64_t n, int32_t bias, float scale,    \
-				   float zp, T *y)                                            \
-	{                                                                                     \
-		for (int64_t i = 0; i < n; i++) {                                             \
-			float q = rintf((float)(s[i] + bias) * scale) + zp;                   \
-			q = q > (LO) ? q : (LO); /* a NaN too */                              \
-			q = q < (HI) ? q : (HI);                                              \
-			y[i] = (T)(int32_t)q;                                                 \
-		}                                                                             \
-	}
-CI_REQUANT32(requant32_i8, int8_t, -128.0f, 127.0f)
-CI_REQUANT32(requant32_u8, uint8_t, 0.0f, 255.0f)
+CI_REQUANT(requant_i8, int8_t, -128.0f, 127.0f, int64_t, (float)((double)s[i] + (double)bias))
+CI_REQUANT(requant_u8, uint8_t, 0.0f, 255.0f, int64_t, (float)((double)s[i] + (double)bias))
+CI_REQUANT(requant32_i8, int8_t, -128.0f, 127.0f, int32_t, (float)(s[i] + bias))
+CI_REQUANT(requant32_u8, uint8_t, 0.0f, 255.0f, int32_t, (float)(s[i] + bias))
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>

@@ -187,35 +187,37 @@ nq_group(const nq_job *j, int64_t n, int64_t r0, const int R, const int G)
 		}
 }
 
-/* rows [r0, r0 + R) of columns [lo, hi): groups of G (4 for 1 or 2 rows, 2 for more: the
- * sums stay in registers), then one at a time */
-static inline __attribute__((always_inline)) NQ_TARGET void
-nq_rows(const nq_job *j, int64_t lo, int64_t hi, int64_t r0, const int R)
-{
-	const int G = R <= 2 ? 4 : 2;
-	int64_t n = lo;
-	for (; n + G <= hi; n += G)
-		nq_group(j, n, r0, R, G);
-	for (; n < hi; n++)
-		nq_group(j, n, r0, R, 1);
-}
-
-/* columns [lo, hi), every row: NQ_ROWS rows at a time (a column's codes unpacked once for
- * them), then the rest */
-static NQ_TARGET void nq_piece(void *arg, int64_t lo, int64_t hi)
-{
-	const nq_job *j = arg;
-	const int64_t M = j->p->M;
-	int64_t r = 0;
-	for (; r + NQ_ROWS <= M; r += NQ_ROWS)
-		nq_rows(j, lo, hi, r, NQ_ROWS);
-	switch (M - r) {
-	case 1: nq_rows(j, lo, hi, r, 1); break;
-	case 2: nq_rows(j, lo, hi, r, 2); break;
-	case 3: nq_rows(j, lo, hi, r, 3); break;
-	default: break;
+/* PREFIX_piece: columns [lo, hi), every row, NQ_ROWS rows at a time (a column's codes
+ * unpacked once for them), then the rest; PREFIX_rows: rows [r0, r0 + R) of columns [lo, hi)
+ * in groups of G columns (an expression of the constant R), then one at a time */
+#define NQ_DRIVER(PREFIX, TARGET, GROUP, G_OF_R)                                               \
+	static inline __attribute__((always_inline)) TARGET void PREFIX##_rows(              \
+		const nq_job *j, int64_t lo, int64_t hi, int64_t r0, const int R)             \
+	{                                                                                     \
+		const int G = G_OF_R;                                                         \
+		int64_t n = lo;                                                               \
+		for (; n + G <= hi; n += G)                                                   \
+			GROUP(j, n, r0, R, G);                                                \
+		for (; n < hi; n++)                                                           \
+			GROUP(j, n, r0, R, 1);                                                \
+	}                                                                                     \
+	static TARGET void PREFIX##_piece(void *arg, int64_t lo, int64_t hi)                   \
+	{                                                                                     \
+		const nq_job *j = arg;                                                        \
+		const int64_t M = j->p->M;                                                    \
+		int64_t r = 0;                                                                \
+		for (; r + NQ_ROWS <= M; r += NQ_ROWS)                                        \
+			PREFIX##_rows(j, lo, hi, r, NQ_ROWS);                                 \
+		switch (M - r) {                                                              \
+		case 1: PREFIX##_rows(j, lo, hi, r, 1); break;                                \
+		case 2: PREFIX##_rows(j, lo, hi, r, 2); break;                                \
+		case 3: PREFIX##_rows(j, lo, hi, r, 3); break;                                \
+		default: break;                                                               \
+		}                                                                             \
 	}
-}
+
+/* AVX-512's: groups of 4 columns for 1 or 2 rows, 2 for more (the sums stay in registers) */
+NQ_DRIVER(nq, NQ_TARGET, nq_group, R <= 2 ? 4 : 2)
 
 /* ---- AVX2 without VNNI: each vpdpbusd as vpmaddubsw, vpmaddwd (the same 16 lanes as two
  * halves of 8). Exact: a pair of products is at most 2 x 15 x 128 in magnitude (4-bit codes
@@ -379,33 +381,9 @@ nq2_group(const nq_job *j, int64_t n, int64_t r0, const int R, const int G)
 		}
 }
 
-/* rows [r0, r0 + R) of columns [lo, hi): groups of G (4 for a row, 2 for two, 1 for more:
- * the sums, two halves each, stay in registers) */
-static inline __attribute__((always_inline)) NQ2_TARGET void
-nq2_rows(const nq_job *j, int64_t lo, int64_t hi, int64_t r0, const int R)
-{
-	const int G = R == 1 ? 4 : R == 2 ? 2 : 1;
-	int64_t n = lo;
-	for (; n + G <= hi; n += G)
-		nq2_group(j, n, r0, R, G);
-	for (; n < hi; n++)
-		nq2_group(j, n, r0, R, 1);
-}
-
-static NQ2_TARGET void nq2_piece(void *arg, int64_t lo, int64_t hi)
-{
-	const nq_job *j = arg;
-	const int64_t M = j->p->M;
-	int64_t r = 0;
-	for (; r + NQ_ROWS <= M; r += NQ_ROWS)
-		nq2_rows(j, lo, hi, r, NQ_ROWS);
-	switch (M - r) {
-	case 1: nq2_rows(j, lo, hi, r, 1); break;
-	case 2: nq2_rows(j, lo, hi, r, 2); break;
-	case 3: nq2_rows(j, lo, hi, r, 3); break;
-	default: break;
-	}
-}
+/* AVX2's driver: groups of 4 columns for a row, 2 for two, 1 for more (the sums, two halves
+ * each, stay in registers) */
+NQ_DRIVER(nq2, NQ2_TARGET, nq2_group, R == 1 ? 4 : R == 2 ? 2 : 1)
 #endif
 
 /* the CPU has AVX512-VNNI (vpdpbusd) */
