@@ -34,8 +34,12 @@ om_kind om_conv_igemm(om_ctx *c, const om_conv_int *q, int32_t *y)
 	int64_t ncol;
 	if (__builtin_mul_overflow(Kg, P, &ncol) || ncol >= INT64_MAX / 16)
 		return om_error(c->st, OM_ERR_INVALID_INPUT, c->node, "column buffer too large");
-	int32_t *wz; /* W's zero points a channel, then the columns */
-	om_kind rc = om_ctx_scratch(c, sizeof(int32_t) * (size_t)q->M + (size_t)ncol,
+	/* a 1x1 conv of stride 1 without pads: its columns are the image itself */
+	bool plain = true;
+	for (int32_t i = 0; i < sp->n; i++)
+		plain &= sp->k[i] == 1 && sp->stride[i] == 1 && sp->pb[i] == 0 && sp->pe[i] == 0;
+	int32_t *wz; /* W's zero points a channel, then the columns (none when plain) */
+	om_kind rc = om_ctx_scratch(c, sizeof(int32_t) * (size_t)q->M + (plain ? 0 : (size_t)ncol),
 				    "W's zero points and the 8-bit columns", (void **)&wz);
 	if (rc)
 		return rc;
@@ -47,10 +51,11 @@ om_kind om_conv_igemm(om_ctx *c, const om_conv_int *q, int32_t *y)
 	const uint8_t *X = q->X->data, *W = q->W->data;
 	for (int64_t n = 0; n < q->N && P > 0; n++)
 		for (int64_t gi = 0; gi < q->group; gi++) {
-			om_im2col_u8(X + (n * q->C + gi * Cg) * Pin, Cg, sp, 0, P / OL, (uint8_t)xz,
-				     col);
+			const uint8_t *img = X + (n * q->C + gi * Cg) * Pin;
+			if (!plain)
+				om_im2col_u8(img, Cg, sp, 0, P / OL, (uint8_t)xz, col);
 			const om_igemm g = {.M = Mg, .N = P, .K = Kg, .A = W + gi * Mg * Kg,
-					    .B = col, .lda = Kg, .ldb = P, .ldc = P,
+					    .B = plain ? img : col, .lda = Kg, .ldb = P, .ldc = P,
 					    .a_signed = q->W->dtype == OM_INT8,
 					    .b_signed = q->X->dtype == OM_INT8, .za = wz + gi * Mg,
 					    .nza = Mg, .zb = &xz, .nzb = 1,
