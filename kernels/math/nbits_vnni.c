@@ -95,6 +95,22 @@ static bool nq_prepare(const om_nbits *p, nq_job *j, void *buf)
 }
 
 #if NQ_HAVE
+/* piece h of column n's codes (b0: its first block), the codes and scales NQ_PF columns on
+ * prefetched (a decoder's weights stream from memory) */
+static inline __attribute__((always_inline)) const uint8_t *nq_column(const om_nbits *p,
+								      int64_t n, int64_t h,
+								      int64_t b0)
+{
+	const int64_t colbytes = p->kb * p->blob;
+	const uint8_t *col = p->b + n * colbytes + h * 64;
+	if (n + NQ_PF < p->N) {
+		__builtin_prefetch(col + NQ_PF * colbytes);
+		if (h % 4 == 0)
+			__builtin_prefetch(p->scales + (n + NQ_PF) * p->kb + b0);
+	}
+	return col;
+}
+
 /* the zero points of column n's blocks [k0, k0 + 16) (k0 even; lanes past kb: anything
  * finite, their scales are 0): 4-bit codes through a masked load (om_nb_zeros' copy of a
  * row's last bytes goes through memory, 0.7 of 1.8 ms on a [1024, 32000] product) */
@@ -135,12 +151,7 @@ nq_group(const nq_job *j, int64_t n, int64_t r0, const int R, const int G)
 		__m512i lo[NQ_GROUP], hi[NQ_GROUP];
 		__m512 sv[NQ_GROUP];
 		for (int g = 0; g < G; g++) {
-			const uint8_t *col = p->b + (n + g) * colbytes + h * 64;
-			if (n + g + NQ_PF < p->N) {
-				__builtin_prefetch(col + NQ_PF * colbytes);
-				if (h % 4 == 0)
-					__builtin_prefetch(p->scales + (n + g + NQ_PF) * p->kb + b0);
-			}
+			const uint8_t *col = nq_column(p, n + g, h, b0);
 			const __m512i w = have >= 64 ? _mm512_loadu_si512(col)
 					  : _mm512_maskz_loadu_epi8(
 						    (__mmask64)(~0ULL >> (64 - have)), col);
@@ -310,12 +321,7 @@ nq2_group(const nq_job *j, int64_t n, int64_t r0, const int R, const int G)
 		__m256i lo[NQ_GROUP][2], hi[NQ_GROUP][2];
 		__m256 sv[NQ_GROUP][2];
 		for (int g = 0; g < G; g++) {
-			const uint8_t *col = p->b + (n + g) * colbytes + h * 64;
-			if (n + g + NQ_PF < p->N) {
-				__builtin_prefetch(col + NQ_PF * colbytes);
-				if (h % 4 == 0)
-					__builtin_prefetch(p->scales + (n + g + NQ_PF) * p->kb + b0);
-			}
+			const uint8_t *col = nq_column(p, n + g, h, b0);
 			__m256i w0, w1;
 			nq2_piece_bytes(col, have, &w0, &w1);
 			lo[g][0] = _mm256_and_si256(w0, nib);
