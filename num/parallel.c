@@ -176,7 +176,9 @@ static unsigned wait_job(pool *p, unsigned from)
 	const unsigned rest = atomic_load_explicit(&p->rest, memory_order_relaxed);
 	int64_t last = now_ns();
 	const int64_t until = last + SPIN_NS;
-	const long csw = involuntary_switches(); /* a gap without a switch was the host's */
+	/* a gap without a switch was the host's; the count is read at the first look at the
+	 * clock (a job that comes sooner costs no system call), a gap before it counts */
+	long csw = -2;
 	for (int s = 1;; s++) {
 		if ((v = atomic_load_explicit(&p->wake, memory_order_acquire)) != from)
 			return v;
@@ -184,11 +186,12 @@ static unsigned wait_job(pool *p, unsigned from)
 		if (s % 64)
 			continue;
 		const int64_t t = now_ns();
-		if (t - last > PREEMPTED_NS &&
-		    (csw < 0 || involuntary_switches() != csw)) {
+		if (t - last > PREEMPTED_NS && (csw < 0 || involuntary_switches() != csw)) {
 			atomic_store_explicit(&p->taken_core, true, memory_order_relaxed);
 			break;
 		}
+		if (csw == -2)
+			csw = involuntary_switches();
 		if (atomic_load_explicit(&p->rest, memory_order_relaxed) != rest || t > until)
 			break;
 		last = t;
