@@ -225,42 +225,37 @@ static int64_t float_bits(float f)
 	return b;
 }
 
-/* q with an int8 X as uint8 where oneDNN's int8 kernels would halve the weights (no VNNI):
- * x ^ 0x80 into *shifted (om_ctx_scratch's, NULL when not needed), its zero point + 128 */
-static om_kind qconv_unsigned_x(om_ctx *c, om_qconv *q, uint8_t **shifted)
+/* X's n bytes ^ 0x80 into *u (om_ctx_scratch's): an int8 X as uint8 */
+static om_kind flip_x(om_ctx *c, const void *x, uint8_t **u)
 {
-	*shifted = NULL;
-	if (q->xtype != OM_INT8 || om_dnnl_int8_exact())
-		return OM_OK;
 	const size_t n = (size_t)om_tensor_numel(c->in[0]);
-	uint8_t *u;
-	om_kind rc = om_ctx_scratch(c, n, "X as uint8", (void **)&u);
+	om_kind rc = om_ctx_scratch(c, n, "X as uint8", (void **)u);
 	if (rc)
 		return rc;
-	const uint8_t *restrict x = q->x;
-	uint8_t *restrict d = u; /* (u's address escaped: a copy the loop can vectorize) */
+	const uint8_t *restrict s = x;
+	uint8_t *restrict d = *u; /* (u's address escaped: a copy the loop can vectorize) */
 	for (size_t i = 0; i < n; i++)
-		d[i] = x[i] ^ 0x80;
-	q->x = *shifted = u, q->xtype = OM_UINT8, q->x_zp += 128;
+		d[i] = s[i] ^ 0x80;
 	return OM_OK;
 }
 
-static bool qconv_dnnl_run(om_ctx *c, const om_qconv *q, om_kind *rc);
+static bool qconv_dnnl_run(om_ctx *c, const om_qconv *q, bool flip, om_kind *rc);
 
 bool om_qconv_dnnl(om_ctx *c, const om_qconv *q, om_kind *rc)
 {
 	if (!c->state || !c->state_release || !qconv_shape_takes(c, q->sp))
 		return false;
+	/* an int8 X as uint8 where oneDNN's int8 kernels would halve the weights (no VNNI): its
+	 * zero point + 128 and x ^ 0x80, the bytes made only when the primitive runs */
 	om_qconv u = *q;
-	uint8_t *shifted;
-	if ((*rc = qconv_unsigned_x(c, &u, &shifted)))
-		return true;
-	const bool took = qconv_dnnl_run(c, &u, rc);
-	om_ctx_scratch_done(c, shifted);
-	return took;
+	const bool flip = q->xtype == OM_INT8 && !om_dnnl_int8_exact();
+	if (flip)
+		u.xtype = OM_UINT8, u.x_zp += 128;
+	return qconv_dnnl_run(c, &u, flip, rc);
 }
 
-static bool qconv_dnnl_run(om_ctx *c, const om_qconv *q, om_kind *rc)
+/* q's conv through the step's primitive (flip: q->x is int8 still, to give as uint8) */
+static bool qconv_dnnl_run(om_ctx *c, const om_qconv *q, bool flip, om_kind *rc)
 {
 	const om_spatial *sp = q->sp;
 	if (q->N == 0 || q->M == 0 || sp->out[0] * sp->out[1] == 0 || q->C == 0)
@@ -302,14 +297,23 @@ static bool qconv_dnnl_run(om_ctx *c, const om_qconv *q, om_kind *rc)
 	}
 	if (s->declined)
 		return false;
-	const size_t scratch = s->split ? s->sp.scratch : s->d.scratch;
-	if (scratch && (*rc = om_ctx_reserve(c, scratch, "oneDNN's copies of X and Y")))
+	om_qconv f = *q;
+	uint8_t *flipped = NULL;
+	if (flip && (*rc = flip_x(c, q->x, &flipped)))
 		return true;
+	if (flipped)
+		f.x = flipped, q = &f;
+	const size_t scratch = s->split ? s->sp.scratch : s->d.scratch;
+	if (scratch && (*rc = om_ctx_reserve(c, scratch, "oneDNN's copies of X and Y"))) {
+		om_ctx_scratch_done(c, flipped);
+		return true;
+	}
 	om_ctx_chose(c, OM_QCONV_ONEDNN);
 	const dnnl_status_t r =
 		s->split ? om_dnnl_split_run(&s->sp, q->x, q->bias, NULL, NULL, q->y, threads)
 			 : qk_run(s, q);
 	*rc = om_dnnl_conv_status(c, r, "int8 convolution");
+	om_ctx_scratch_done(c, flipped);
 	return true;
 }
 
