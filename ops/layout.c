@@ -173,13 +173,18 @@ void om_layout_block_f32(const float *x, int64_t N, int64_t C, int64_t P, int64_
 void om_layout_nhwc_u8(const uint8_t *x, int64_t N, int64_t C, int64_t P, bool to_nhwc,
 		       uint8_t *y)
 {
-	for (int64_t n = 0; n < N; n++)
-		for (int64_t ch = 0; ch < C; ch++)
-			for (int64_t p = 0; p < P; p++)
-				if (to_nhwc)
-					y[(n * P + p) * C + ch] = x[(n * C + ch) * P + p];
-				else
-					y[(n * C + ch) * P + p] = x[(n * P + p) * C + ch];
+	enum { T = 32 }; /* tiles of T channels x T positions: both sides' lines stay in L1 */
+	for (int64_t n = 0; n < N; n++, x += C * P, y += C * P)
+		for (int64_t c0 = 0; c0 < C; c0 += T)
+			for (int64_t p0 = 0; p0 < P; p0 += T) {
+				const int64_t c1 = c0 + T < C ? c0 + T : C, p1 = p0 + T < P ? p0 + T : P;
+				for (int64_t ch = c0; ch < c1; ch++)
+					for (int64_t p = p0; p < p1; p++)
+						if (to_nhwc)
+							y[p * C + ch] = x[ch * P + p];
+						else
+							y[ch * P + p] = x[p * C + ch];
+			}
 }
 
 void om_layout_per_tensor(const om_ctx *c, om_layout_req *r)
