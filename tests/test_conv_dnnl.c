@@ -425,8 +425,9 @@ static void held_conv_runs_whole(void **state)
 }
 
 /* QLinearConv through oneDNN's int8 path at 1-3 threads: N x C x H x H -> M (k x k, stride,
- * pad k / 2, group), X u8 (zero point 7; weights in [-64, 64] but depthwise, which the path
- * takes on CPUs without VNNI too) or s8 (-3; weights of full range, which only VNNI takes),
+ * pad k / 2, group), X u8 (zero point 7; weights in [-64, 64] but depthwise, which on CPUs
+ * without VNNI the phase loop of conv_dw_int.c takes, exactly) or s8 (-3; weights of full
+ * range, which only VNNI takes),
  * w_scale per channel or per tensor, Y u8 of zero point 120 */
 typedef struct qcase {
 	int64_t N, C, H, M, k, stride, group;

@@ -18,18 +18,6 @@
 
 typedef om_dw_plane plane;
 
-static plane as_plane(const om_spatial *sp)
-{
-	int32_t a = sp->n - 2; /* -1 for 1-D */
-	plane p = {1, sp->in[sp->n - 1], 1, sp->out[sp->n - 1], 1, sp->k[sp->n - 1], 1,
-		   sp->stride[sp->n - 1], 1, sp->dil[sp->n - 1], 0, sp->pb[sp->n - 1]};
-	if (a == 0) {
-		p.H = sp->in[0], p.OH = sp->out[0], p.kh = sp->k[0];
-		p.sh = sp->stride[0], p.dh = sp->dil[0], p.ph = sp->pb[0];
-	}
-	return p;
-}
-
 /* [lo, hi): output columns ow with 0 <= ow * s + off < W. */
 static void col_range(const plane *p, int64_t off, int64_t *lo, int64_t *hi)
 {
@@ -152,7 +140,7 @@ om_kind om_conv_depthwise(om_ctx *c, const om_spatial *sp, int64_t N, int64_t C,
 			  int64_t group, const float *x, const float *w, const om_conv_epi *e,
 			  float *y)
 {
-	const plane p = as_plane(sp);
+	const plane p = om_dw_plane_of(sp);
 	/* lo, hi: kw each; the taps' phase offsets: kh * kw (the weights hold M times that) */
 	int64_t *lo = malloc(sizeof(int64_t) * (size_t)(2 * p.kw + p.kh * p.kw));
 	if (!lo)

@@ -16,6 +16,7 @@
 #include "gemm.h"
 #include "conv_dnnl.h"
 #include "conv_dnnl_int8.h"
+#include "conv_dw_int.h"
 #include "conv_int.h"
 #include "conv_impl.h"
 #include "conv_winograd.h"
@@ -826,6 +827,22 @@ static void int_choose(const om_ctx *c, om_choice *ch)
 	ch->name = c->nin > 1 && c->in[1] ? int_sums_name(c, c->in[1]) : IM2COL_DGEMM;
 }
 
+/* QLinearConv c's integer conv on geometry g (X and W, their zero points) */
+static om_conv_int qconv_int(const om_ctx *c, const conv_geo *g)
+{
+	return (om_conv_int){&g->sp, g->N, g->C, g->M, g->group, c->in[0], c->in[2], c->in[3],
+			     c->in[5]};
+}
+
+/* QLinearConv c's requantization */
+static om_qconv_out qconv_out(const om_ctx *c)
+{
+	const om_tensor *B = c->nin > 8 ? c->in[8] : NULL, *ws = c->in[4], *yz = c->in[7];
+	return (om_qconv_out){B ? B->data : NULL, *(const float *)c->in[1]->data,
+			      *(const float *)c->in[6]->data, ws->data, om_tensor_numel(ws),
+			      (float)load8(yz, 0), yz->dtype == OM_INT8};
+}
+
 /* c with X and Y at their logical shapes where the planner keeps them NHWC (as
  * logical_conv for float convs): it points into itself, made in place, never copied */
 typedef struct logical_qconv {
@@ -849,8 +866,9 @@ static void logical_qconv_of(const om_ctx *c, logical_qconv *v)
 	v->c.in = v->in, v->c.out = v->out, v->c.nin = c->nin < 9 ? c->nin : 9;
 }
 
-/* QLinearConv: oneDNN's int8 convolution where it takes the conv, else the integer sums (X
- * and Y at their logical shapes where the planner keeps them NHWC) */
+/* QLinearConv: the depthwise phase loop on NCHW values where it takes the conv (no VNNI),
+ * else oneDNN's int8 convolution where it takes it, else the integer sums (X and Y at their
+ * logical shapes where the planner keeps them NHWC) */
 static void qlinear_choose(const om_ctx *c, om_choice *ch)
 {
 	logical_qconv v;
@@ -859,7 +877,12 @@ static void qlinear_choose(const om_ctx *c, om_choice *ch)
 	v.c.st = &st;
 	conv_geo g;
 	ch->name = int_sums_name(c, c->in[3]);
-	if (!conv_geometry(&v.c, &g) && om_qconv_dnnl_takes(&v.c, &g.sp))
+	if (conv_geometry(&v.c, &g))
+		return;
+	const om_conv_int q = qconv_int(&v.c, &g);
+	if (!c->blocked && om_qconv_dw_takes(c, &q))
+		ch->name = OM_CONV_DW_INT;
+	else if (om_qconv_dnnl_takes(&v.c, &g.sp))
 		ch->name = OM_QCONV_ONEDNN;
 }
 
@@ -887,9 +910,13 @@ static om_kind convint_kernel(om_ctx *c)
 }
 
 /* QLinearConv in fast mode through oneDNN's int8 convolution (conv_dnnl_int8.c), X and Y
- * in NHWC where c->blocked says so (c: their logical shapes); false when not taken */
+ * in NHWC where c->blocked says so (c: their logical shapes); false when not taken, or when
+ * the depthwise phase loop takes the conv (qlinear_sums) */
 static bool qlinear_dnnl(om_ctx *c, const conv_geo *g, om_kind *rc)
 {
+	const om_conv_int qi = qconv_int(c, g);
+	if (om_qconv_dw_takes(c, &qi))
+		return false;
 	const om_tensor *const *in = c->in, *B = c->nin > 8 ? c->in[8] : NULL;
 	const om_qconv q = {&g->sp, g->N, g->C, g->M, g->group, in[0]->dtype, in[7]->dtype,
 			    in[0]->data, in[3]->data, B ? B->data : NULL, c->out[0]->data,
@@ -914,6 +941,9 @@ static void qlinear_layout(const om_ctx *c, om_layout_req *r)
 	if (c->block != OM_BLOCK_NHWC || c->exact || c->nin < 8 || c->in[0]->rank != 4 ||
 	    conv_geometry(&lc, &g) || !om_qconv_dnnl_nhwc(c, &g.sp))
 		return;
+	const om_conv_int q = qconv_int(c, &g);
+	if (om_qconv_dw_takes(c, &q))
+		return; /* NCHW: the convs beside it run there too (no VNNI) */
 	r->block = OM_BLOCK_NHWC;
 	r->may = OM_LAYOUT_IN(0) | OM_LAYOUT_OUT(0);
 }
@@ -1005,6 +1035,11 @@ static om_kind qlinear_sums(om_ctx *c, const conv_geo *gp)
 	const conv_geo g = *gp;
 	double *y;
 	om_kind rc;
+	const om_conv_int q = qconv_int(c, &g);
+	if (om_qconv_dw_takes(c, &q)) {
+		const om_qconv_out r = qconv_out(c);
+		return om_qconv_dw(c, &q, &r, c->out[0]->data);
+	}
 	if (int_sums_igemm(c, c->in[3]))
 		return qlinear_igemm(c, &g);
 	if ((rc = int_conv_sums(c, &g, c->in[0], c->in[2], c->in[3], c->in[5], &y)))
