@@ -52,13 +52,16 @@ static int64_t copy_bytes(const om_tensor *t, bool ints)
 /* The float32 copies lie in one scratch buffer (om_ctx_scratch: a session keeps it run after
  * run; a malloc and free of each copy at every run faulted its pages in again, and a decoder's
  * first runs at a prompt took 1.5 times the later ones). */
-om_kind om_run_as_f32(om_ctx *c, om_kernel_fn fn, bool ints)
+/* om_run_as_f32, the outputs too when outs (else they reach fn as they are) */
+static om_kind bridge(om_ctx *c, om_kernel_fn fn, bool ints, bool outs)
 {
 	if (c->nin > MAX_IO || c->nout > MAX_IO)
 		return om_error(c->st, OM_ERR_UNSUPPORTED, c->node, "too many inputs or outputs");
 	int64_t total = 0;
 	for (int32_t i = 0; i < c->nin + c->nout; i++) {
-		const int64_t b = copy_bytes(i < c->nin ? c->in[i] : c->out[i - c->nin], ints);
+		const int64_t b = i < c->nin || outs
+					  ? copy_bytes(i < c->nin ? c->in[i] : c->out[i - c->nin], ints)
+					  : 0;
 		if (b < 0 || total > INT64_MAX - b)
 			return om_error(c->st, OM_ERR_INVALID_INPUT, c->node,
 					"the float32 copies' bytes overflow");
@@ -80,7 +83,7 @@ om_kind om_run_as_f32(om_ctx *c, om_kernel_fn fn, bool ints)
 			pin[i] = t;
 		else
 			pout[i - c->nin] = t;
-		if (!t || !om_f32_bridged(t->dtype, ints))
+		if (!t || !om_f32_bridged(t->dtype, ints) || (!in && !outs))
 			continue;
 		const int64_t b = copy_bytes(t, ints);
 		*f = *t;
@@ -104,4 +107,14 @@ om_kind om_run_as_f32(om_ctx *c, om_kernel_fn fn, bool ints)
 					om_tensor_numel(pout[i]), c->out[i]->data);
 	om_ctx_scratch_done(c, buf);
 	return rc;
+}
+
+om_kind om_run_as_f32(om_ctx *c, om_kernel_fn fn, bool ints)
+{
+	return bridge(c, fn, ints, true);
+}
+
+om_kind om_run_as_f32_inputs(om_ctx *c, om_kernel_fn fn, bool ints)
+{
+	return bridge(c, fn, ints, false);
 }

@@ -14,4 +14,9 @@ bool om_f32_bridged(int32_t dtype, bool ints);
  *  Other tensors (int64 indices, sizes) pass through untouched. */
 om_kind om_run_as_f32(om_ctx *c, om_kernel_fn fn, bool ints);
 
+/** om_run_as_f32 of the inputs alone: fn gets the outputs in their own types and writes them
+ *  itself (a kernel that converts its results piece by piece, not through a float32 copy of
+ *  a large output: MatMulNBits' logits). */
+om_kind om_run_as_f32_inputs(om_ctx *c, om_kernel_fn fn, bool ints);
+
 #endif

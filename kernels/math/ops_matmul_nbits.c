@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "f32_array.h"
 #include "f32_bridge.h"
 #include "gemm.h"
 #include "nbits.h"
@@ -102,6 +103,9 @@ typedef struct nbits_job {
 	float *tiles;    /* a tn x tk panel per slot */
 	const float *a;  /* A, or (fast mode) its columns in the panels' order, ld lda */
 	int64_t lda, kp; /* kp: the rows of W in that order (K, or padded to whole pieces) */
+	float *yt;       /* Y of another type (yout, ydt): an M x tn panel of sums a slot */
+	void *yout;
+	int32_t ydt;
 } nbits_job;
 
 /* column panels [lo, hi): each panel's columns of Y through one product per tk rows of W
@@ -111,8 +115,12 @@ static void nbits_tiles(void *arg, int64_t lo, int64_t hi, int slot)
 	const nbits_job *j = arg;
 	const nbits_plan *p = j->p;
 	float *t = j->tiles + (size_t)slot * (size_t)(j->tn * j->tk);
+	float *yt = j->yt ? j->yt + (size_t)slot * (size_t)(p->M * j->tn) : NULL;
+	const int64_t ldy = yt ? j->tn : p->N;
+	const size_t es = yt ? om_dtype_size(j->ydt) : 0;
 	for (int64_t i = lo; i < hi; i++) {
 		const int64_t n0 = i * j->tn, w = p->N - n0 < j->tn ? p->N - n0 : j->tn;
+		float *y = yt ? yt : p->y + n0;
 		for (int64_t k0 = 0; k0 < j->kp; k0 += j->tk) {
 			const int64_t len = j->kp - k0 < j->tk ? j->kp - k0 : j->tk;
 			if (j->natural)
@@ -120,11 +128,14 @@ static void nbits_tiles(void *arg, int64_t lo, int64_t hi, int slot)
 			else
 				om_nbits_dequant_lanes(p, n0, w, k0, len, t);
 			om_sgemm(j->exact, false, true, p->M, w, len, 1.0f, j->a + k0, j->lda, t,
-				 len, k0 ? 1.0f : 0.0f, p->y + n0, p->N);
+				 len, k0 ? 1.0f : 0.0f, y, ldy);
 		}
 		for (int64_t m = 0; p->bias && m < p->M; m++)
 			for (int64_t q = 0; q < w; q++)
-				p->y[m * p->N + n0 + q] += p->bias[n0 + q];
+				y[m * ldy + q] += p->bias[n0 + q];
+		for (int64_t m = 0; yt && m < p->M; m++)
+			om_from_f32(j->ydt, y + m * ldy, w,
+				    (char *)j->yout + (size_t)(m * p->N + n0) * es);
 	}
 }
 
@@ -150,6 +161,8 @@ static om_kind nbits_group_index(om_ctx *c, nbits_plan *p)
 	return OM_OK;
 }
 
+static om_kind nbits_rows(om_ctx *c, const nbits_plan *p, void *yout, int32_t ydt);
+
 static om_kind nbits_float(om_ctx *c)
 {
 	nbits_plan p;
@@ -166,6 +179,31 @@ static om_kind nbits_float(om_ctx *c)
 	p.y = c->out[0]->data;
 	if (p.M == 0)
 		return OM_OK;
+	/* a float16/bfloat16 Y (om_run_as_f32_inputs): the panels convert their sums as they
+	 * finish them; the other paths write float32 rows, converted after them */
+	const int32_t ydt = c->out[0]->dtype;
+	float *yf = NULL;
+	const bool panels = c->exact || p.gidx || p.M > OM_NBITS_DECODE_ROWS;
+	if (ydt != OM_FLOAT && (!panels || (om_attr_int(c->node, "accuracy_level", 0) == 4 &&
+					    om_nbits_vnni_gemm_ok(&p)))) {
+		if ((rc = om_ctx_scratch(c, sizeof(float) * (size_t)(p.M * p.N), "Y in float32",
+					 (void **)&yf)))
+			return rc;
+		p.y = yf;
+		rc = nbits_rows(c, &p, NULL, 0);
+		if (!rc)
+			om_from_f32(ydt, yf, p.M * p.N, c->out[0]->data);
+		om_ctx_scratch_done(c, yf);
+		return rc;
+	}
+	return nbits_rows(c, &p, ydt == OM_FLOAT ? NULL : c->out[0]->data, ydt);
+}
+
+/* p's product into p->y, or by panels into yout of type ydt when yout */
+static om_kind nbits_rows(om_ctx *c, const nbits_plan *pp, void *yout, int32_t ydt)
+{
+	const nbits_plan p = *pp;
+	om_kind rc;
 	/* fast mode's decoding and panels read a block's scale once for its rows: not with g_idx */
 	const bool natural = c->exact || p.gidx;
 	const bool decode = p.M <= OM_NBITS_DECODE_ROWS;
@@ -191,7 +229,7 @@ static om_kind nbits_float(om_ctx *c)
 	}
 	/* exact mode: whole columns (k ascending in one product); fast mode: panels of PANEL_K
 	 * rows in the lanes' order (whole 64-byte pieces), A permuted alike */
-	nbits_job j = {&p, c->exact, natural, TILE_N, p.K, NULL, p.a, p.K, p.K};
+	nbits_job j = {&p, c->exact, natural, TILE_N, p.K, NULL, p.a, p.K, p.K, NULL, yout, ydt};
 	float *perm = NULL;
 	if (!natural) {
 		const int64_t piece = 64 * (8 / p.bits);
@@ -209,11 +247,14 @@ static om_kind nbits_float(om_ctx *c)
 	/* a piece of tiles worth ~2^20 multiply-adds, at least one tile */
 	const int64_t per = p.M * p.K * j.tn, grain = per >= (1 << 20) ? 1 : (1 << 20) / per;
 	const int slots = om_par_slots(c->threads, tiles, grain);
-	const size_t bytes = sizeof(float) * (size_t)(j.tn * j.tk) * (size_t)slots;
+	const size_t bytes = sizeof(float) * (size_t)(j.tn * (j.tk + (yout ? p.M : 0))) *
+			     (size_t)slots;
 	if ((rc = om_ctx_scratch(c, bytes, "MatMulNBits' dequantized tiles", (void **)&j.tiles))) {
 		om_ctx_scratch_done(c, perm);
 		return rc;
 	}
+	if (yout) /* after the tiles: each slot's panel of sums */
+		j.yt = j.tiles + (size_t)(j.tn * j.tk) * (size_t)slots;
 	om_ctx_chose(c, "tiles");
 	om_par_for_slots(c->threads, tiles, grain, nbits_tiles, &j);
 	om_ctx_scratch_done(c, j.tiles);
@@ -225,7 +266,7 @@ static om_kind nbits_kernel(om_ctx *c)
 {
 	const om_tensor *a = om_ctx_in(c, 0);
 	if (a && om_f32_bridged(a->dtype, false))
-		return om_run_as_f32(c, nbits_float, false);
+		return om_run_as_f32_inputs(c, nbits_float, false);
 	if (a && a->dtype != OM_FLOAT)
 		return nbits_bad(c, OM_ERR_UNSUPPORTED, "A must be float, float16 or bfloat16");
 	return nbits_float(c);
