@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "f32_array.h"
 #include "nbits.h"
 #include "nodetest.h"
 
@@ -46,6 +47,45 @@ static void assert_near(const nb_case *t, const om_tensor *y, const double *want
 				 (long long)t->M, (long long)t->K, (long long)t->N,
 				 (long long)t->bits, (long long)t->bs, (long long)i, v[i], w);
 	}
+}
+
+/* A, the scales, float zero points and bias in float16 (the inputs in[0], 2, 3, 5 that are
+ * float): Y is the float16 of the float32 result of the same values, in exact mode on one
+ * thread and fast mode on two (the panels convert their sums as they finish them, the other
+ * paths after the whole product) */
+static void half_matches_float(const om_node *node, const om_tensor *const *in)
+{
+	om_tensor h[6], r[6];
+	const om_tensor *ih[6], *ir[6];
+	void *bufs[12] = {0};
+	for (int i = 0; i < 6; i++) {
+		ih[i] = ir[i] = in[i];
+		if (!in[i] || in[i]->dtype != OM_FLOAT || i == 4)
+			continue;
+		const int64_t n = om_tensor_numel(in[i]);
+		h[i] = r[i] = *in[i];
+		h[i].dtype = OM_FLOAT16, h[i].nbytes = (size_t)n * 2;
+		h[i].data = bufs[2 * i] = malloc((size_t)n * 2 + 1);
+		r[i].data = bufs[2 * i + 1] = malloc((size_t)n * 4 + 1);
+		om_from_f32(OM_FLOAT16, in[i]->data, n, h[i].data);
+		om_to_f32(OM_FLOAT16, h[i].data, n, r[i].data);
+		ih[i] = &h[i], ir[i] = &r[i];
+	}
+	om_status st = {0};
+	for (int exact = 0; exact < 2; exact++) {
+		om_tensor yh = {0}, yr = {0};
+		assert_int_equal(nt_run_threads(node, 1, ih, &yh, exact, 2 - exact, &st), OM_OK);
+		assert_int_equal(nt_run_threads(node, 1, ir, &yr, exact, 2 - exact, &st), OM_OK);
+		assert_int_equal(yh.dtype, OM_FLOAT16);
+		const int64_t n = om_tensor_numel(&yr);
+		uint16_t *want = malloc((size_t)n * 2 + 1);
+		om_from_f32(OM_FLOAT16, yr.data, n, want);
+		assert_memory_equal(yh.data, want, (size_t)n * 2);
+		free(want);
+		om_tensor_free(&yh), om_tensor_free(&yr);
+	}
+	for (int i = 0; i < 12; i++)
+		free(bufs[i]);
 }
 
 static void run_case(const nb_case *t)
@@ -124,6 +164,7 @@ static void run_case(const nb_case *t)
 	nt_assert_shape(&y1, 2, (int64_t[]){t->M, t->N});
 	assert_memory_equal(y1.data, y3.data, y1.nbytes); /* exact: thread count changes no bit */
 	assert_near(t, &y1, want, mag, bias, NULL);
+	half_matches_float(node, in);
 	/* level 4's integer products (decoding where the CPU has AVX512-VNNI or AVX2, prompts
 	 * with AVX512-VNNI): within A's rounding, the same bits on 3 threads, and the bits of
 	 * the kernel called alone (the node ran it) */
