@@ -234,7 +234,11 @@ static om_kind nbits_rows(om_ctx *c, const nbits_plan *pp, void *yout, int32_t y
 	if (!natural) {
 		const int64_t piece = 64 * (8 / p.bits);
 		j.kp = (p.kb * p.blob + 63) / 64 * piece;
-		j.tn = PANEL_N;
+		/* panels enough for two a thread (a 128-column k or v projection was one panel:
+		 * one thread of two idle), of 32 columns at least */
+		const int64_t want = 2 * (int64_t)c->threads;
+		j.tn = c->threads > 1 ? (p.N + want - 1) / want : PANEL_N;
+		j.tn = j.tn < PANEL_N ? (j.tn < 32 ? 32 : (j.tn + 15) / 16 * 16) : PANEL_N;
 		j.tk = (PANEL_K + piece - 1) / piece * piece;
 		j.tk = j.tk < j.kp ? j.tk : j.kp;
 		if ((rc = om_ctx_scratch(c, sizeof(float) * (size_t)(p.M * j.kp), "A in lanes",
