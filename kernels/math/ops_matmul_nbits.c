@@ -234,10 +234,10 @@ static om_kind nbits_rows(om_ctx *c, const nbits_plan *pp, void *yout, int32_t y
 	if (!natural) {
 		const int64_t piece = 64 * (8 / p.bits);
 		j.kp = (p.kb * p.blob + 63) / 64 * piece;
-		/* panels enough for two a thread (a 128-column k or v projection was one panel:
-		 * one thread of two idle), of 32 columns at least */
-		const int64_t want = 2 * (int64_t)c->threads;
-		j.tn = c->threads > 1 ? (p.N + want - 1) / want : PANEL_N;
+		/* four panels at least, of 32 columns at least (a 128-column k or v projection was
+		 * one panel: one thread of two idle); by N alone, so that the thread count changes
+		 * no bit */
+		j.tn = (p.N + 3) / 4;
 		j.tn = j.tn < PANEL_N ? (j.tn < 32 ? 32 : (j.tn + 15) / 16 * 16) : PANEL_N;
 		j.tk = (PANEL_K + piece - 1) / piece * piece;
 		j.tk = j.tk < j.kp ? j.tk : j.kp;
