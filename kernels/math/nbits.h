@@ -99,6 +99,15 @@ int om_nbits_vnni_gemm_slots(const om_nbits *p, int threads);
 size_t om_nbits_vnni_gemm_bytes(const om_nbits *p, int slots);
 bool om_nbits_vnni_gemm(const om_nbits *p, int threads, void *buf);
 
+/* om_nbits_decode in 8-lane vectors with AVX2 and FMA (nbits_decode_avx2.c: x86-64 GCC
+ * builds), which om_nbits_decode calls on CPUs with those but no AVX-512 */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define OM_NBITS_DECODE8 1
+bool om_nbits_decode8(const om_nbits *p, int threads);
+#else
+#define OM_NBITS_DECODE8 0
+#endif
+
 /* ---- for the cloned loops (clones.h): 16 lanes (one AVX-512 register, two AVX2 ones) ---- */
 
 typedef float om_nb_f16 __attribute__((vector_size(64)));

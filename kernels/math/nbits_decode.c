@@ -18,13 +18,23 @@
 #include "nbits.h"
 #include "parallel.h"
 
-enum { ND_ROWS = OM_NBITS_DECODE_ROWS, ND_GROUP = 4, ND_PF = 16 };
+/* A piece's 16 lanes as ND_H vectors of ND_LANES: one of 16 here (AVX-512, and the baseline
+ * clone); nbits_decode_avx2.c builds this file again with two of 8, as GCC keeps 16-lane
+ * vectors on the stack where the CPU has no 16-lane registers (the decoding loop ran 2-3x
+ * slower on AVX2). Each lane's sums are the same either way. */
+#ifndef ND_LANES
+#define ND_LANES 16
+#endif
+enum { ND_ROWS = OM_NBITS_DECODE_ROWS, ND_GROUP = 4, ND_PF = 16, ND_H = 16 / ND_LANES };
+typedef float nd_vf __attribute__((vector_size(ND_LANES * sizeof(float))));
+typedef int32_t nd_vi __attribute__((vector_size(ND_LANES * sizeof(int32_t))));
 
-/* v[m][g] = 0 for the rows and columns in use (unrolled: the sums stay in registers) */
-#define ND_ZERO(v, M, G)                                    \
-	_Pragma("GCC unroll 4") for (int m_ = 0; m_ < (M); m_++) \
-		_Pragma("GCC unroll 4") for (int g_ = 0; g_ < (G); g_++) \
-			v[m_][g_] = (om_nb_f16){0}
+/* v[m][g][.] = 0 for the rows and columns in use (unrolled: the sums stay in registers) */
+#define ND_ZERO(v, M, G)                                                  \
+	_Pragma("GCC unroll 4") for (int m_ = 0; m_ < (M); m_++)           \
+		_Pragma("GCC unroll 4") for (int g_ = 0; g_ < (G); g_++)   \
+			_Pragma("GCC unroll 2") for (int h_ = 0; h_ < ND_H; h_++) \
+				v[m_][g_][h_] = (nd_vf){0}
 
 typedef struct nd_job {
 	const om_nbits *p;
@@ -32,7 +42,10 @@ typedef struct nd_job {
 	int64_t row;      /* floats of a row of x: 64 (8 / bits) a piece */
 	const float *x;   /* A [M][supers][4 (8 / bits)][16] (nd_prepare), 0 past K */
 	const float *sum; /* A's block sums [M][kb] */
-	om_nb_i16 lane_block; /* blocks under 64 bytes: lane j's block less the piece's first */
+	/* blocks under 64 bytes: lane j's block less the piece's first, as the first block of
+	 * each ND_LANES lanes (base) and the rest's offsets from it (idx) */
+	int32_t base[ND_H];
+	nd_vi idx[ND_H];
 } nd_job;
 
 /* sum over column n's blocks of zero point * scale * A's block sum, for each row */
@@ -68,34 +81,39 @@ OM_INLINE void nd_offsets(const nd_job *j, int64_t n, const int M, const int bit
 	}
 }
 
-/* piece h of the G columns from n (w: their 16 words each) times A's M rows into part[m][g]:
- * byte t of each word, code r of the byte (the r loop has no unroll pragma: GCC ignores one,
- * with a warning -Werror makes fatal, where bits is not a constant, as in the debug builds) */
+/* piece h of the G columns from n (w: their 16 words each, ND_H vectors) times A's M rows
+ * into part[m][g]: byte t of each word, code r of the byte (the r loop has no unroll pragma:
+ * GCC ignores one, with a warning -Werror makes fatal, where bits is not a constant, as in the
+ * debug builds) */
 #define ND_PIECE(j, h, w, part, M, bits, G)                                                 \
 	_Pragma("GCC unroll 4") for (int t_ = 0; t_ < 4; t_++)                            \
-		for (int r_ = 0; r_ < 8 / (bits); r_++) /* no unroll pragma: see below */    \
+		for (int r_ = 0; r_ < 8 / (bits); r_++) /* no unroll pragma: see above */    \
 	{                                                                                     \
-		om_nb_f16 q_[ND_GROUP];                                                       \
-		_Pragma("GCC unroll 4") for (int g_ = 0; g_ < (G); g_++) q_[g_] =             \
-			__builtin_convertvector((w[g_] >> (8 * t_ + r_ * (bits))) &            \
-							((1 << (bits)) - 1),                  \
-						om_nb_f16);                                   \
+		nd_vf q_[ND_GROUP][ND_H];                                                     \
+		_Pragma("GCC unroll 4") for (int g_ = 0; g_ < (G); g_++)                      \
+			_Pragma("GCC unroll 2") for (int h_ = 0; h_ < ND_H; h_++) q_[g_][h_] = \
+				__builtin_convertvector(                                      \
+					(w[g_][h_] >> (8 * t_ + r_ * (bits))) &               \
+						((1 << (bits)) - 1),                          \
+					nd_vf);                                               \
 		_Pragma("GCC unroll 4") for (int m_ = 0; m_ < (M); m_++)                      \
+			_Pragma("GCC unroll 2") for (int h_ = 0; h_ < ND_H; h_++)             \
 		{                                                                             \
-			om_nb_f16 x_;                                                         \
+			nd_vf x_;                                                             \
 			memcpy(&x_,                                                           \
-			       (j)->x + m_ * (j)->row + ((h) * 32 / (bits) + t_ * 8 / (bits) + \
-							  r_) * 16,                           \
+			       (j)->x + m_ * (j)->row +                                       \
+				       ((h) * 32 / (bits) + t_ * 8 / (bits) + r_) * 16 +      \
+				       h_ * ND_LANES,                                         \
 			       sizeof x_);                                                    \
 			_Pragma("GCC unroll 4") for (int g_ = 0; g_ < (G); g_++)              \
-				part[m_][g_] += x_ * q_[g_];                                   \
+				part[m_][g_][h_] += x_ * q_[g_][h_];                           \
 		}                                                                             \
 	}
 
 /* the 64 bytes of piece h of the G columns from n as int32 words; `tail` (a constant): maybe
  * the column's last piece, zero past its end */
 OM_INLINE void nd_load(const om_nbits *p, int64_t n, int64_t h, const int G, const bool tail,
-		       om_nb_i16 w[ND_GROUP])
+		       nd_vi w[ND_GROUP][ND_H])
 {
 	const int64_t colbytes = p->kb * p->blob;
 	_Pragma("GCC unroll 4") for (int g = 0; g < G; g++) {
@@ -110,12 +128,12 @@ OM_INLINE void nd_load(const om_nbits *p, int64_t n, int64_t h, const int G, con
 						   h * 64 / p->blob);
 		}
 		if (!tail) {
-			memcpy(&w[g], b, sizeof w[g]);
+			memcpy(w[g], b, sizeof w[g]);
 		} else {
 			const int64_t have = colbytes - h * 64;
 			uint8_t t[64] = {0};
 			memcpy(t, b, (size_t)(have < 64 ? have : 64));
-			memcpy(&w[g], t, sizeof w[g]);
+			memcpy(w[g], t, sizeof w[g]);
 		}
 	}
 }
@@ -123,56 +141,61 @@ OM_INLINE void nd_load(const om_nbits *p, int64_t n, int64_t h, const int G, con
 /* the G columns' sums from n, blocks of 64 bytes or more (whole pieces): per block, its
  * pieces' products summed, times the block's scale */
 OM_INLINE void nd_blocks(const nd_job *j, int64_t n, const int M, const int bits, const int G,
-			 om_nb_f16 tot[ND_ROWS][ND_GROUP])
+			 nd_vf tot[ND_ROWS][ND_GROUP][ND_H])
 {
 	const om_nbits *p = j->p;
 	const int64_t step = p->blob / 64;
 	const float *s = p->scales + n * p->kb;
 	for (int64_t k = 0; k < p->kb; k++) {
-		om_nb_f16 part[ND_ROWS][ND_GROUP];
+		nd_vf part[ND_ROWS][ND_GROUP][ND_H];
 		ND_ZERO(part, M, G);
 		for (int64_t h = k * step; h < (k + 1) * step; h++) {
-			om_nb_i16 w[ND_GROUP];
+			nd_vi w[ND_GROUP][ND_H];
 			nd_load(p, n, h, G, false, w);
 			ND_PIECE(j, h, w, part, M, bits, G);
 		}
 		_Pragma("GCC unroll 4") for (int m = 0; m < M; m++)
 			_Pragma("GCC unroll 4") for (int g = 0; g < G; g++)
-				tot[m][g] += s[g * p->kb + k] * part[m][g];
+				_Pragma("GCC unroll 2") for (int hh = 0; hh < ND_H; hh++)
+					tot[m][g][hh] += s[g * p->kb + k] * part[m][g][hh];
 	}
 }
 
 /* piece h for blocks of 4 to 32 bytes: its lanes scaled by their own blocks' scales (64 / blob
  * blocks a piece, permuted to the lanes); `tail`: the column's last piece, maybe partial */
 OM_INLINE void nd_lane_piece(const nd_job *j, int64_t n, int64_t h, const int M, const int bits,
-			     const int G, const bool tail, om_nb_f16 tot[ND_ROWS][ND_GROUP])
+			     const int G, const bool tail, nd_vf tot[ND_ROWS][ND_GROUP][ND_H])
 {
 	const om_nbits *p = j->p;
 	const int64_t per = 64 / p->blob, k0 = h * per;
 	const float *s = p->scales + n * p->kb + k0;
-	om_nb_f16 part[ND_ROWS][ND_GROUP];
+	nd_vf part[ND_ROWS][ND_GROUP][ND_H];
 	ND_ZERO(part, M, G);
-	om_nb_i16 w[ND_GROUP];
+	nd_vi w[ND_GROUP][ND_H];
 	nd_load(p, n, h, G, tail, w);
 	ND_PIECE(j, h, w, part, M, bits, G);
-	_Pragma("GCC unroll 4") for (int g = 0; g < G; g++) {
-		om_nb_f16 sv = {0};
+	_Pragma("GCC unroll 4") for (int g = 0; g < G; g++)
+		_Pragma("GCC unroll 2") for (int hh = 0; hh < ND_H; hh++) {
+		/* the ND_LANES scales from the half's first block (all in the array but in the
+		 * column's last piece), permuted to the lanes */
+		nd_vf sv = {0};
+		const int64_t b0 = j->base[hh];
 		if (!tail) {
-			memcpy(&sv, s + g * p->kb, sizeof sv);
+			memcpy(&sv, s + g * p->kb + b0, sizeof sv);
 		} else {
-			for (int64_t l = 0; l < per && k0 + l < p->kb; l++)
-				sv[l] = s[g * p->kb + l];
+			for (int64_t l = 0; l < ND_LANES && b0 + l < per && k0 + b0 + l < p->kb; l++)
+				sv[l] = s[g * p->kb + b0 + l];
 		}
-		sv = OM_NB_PERMUTE(sv, j->lane_block);
+		sv = OM_NB_PERMUTE(sv, j->idx[hh]);
 		_Pragma("GCC unroll 4") for (int m = 0; m < M; m++)
-			tot[m][g] += sv * part[m][g];
+			tot[m][g][hh] += sv * part[m][g][hh];
 	}
 }
 
 /* the G columns' sums from n, blocks of 4 to 32 bytes; the pieces whose 16 scales from their
  * first block are all in the array (all but the last column's last few) take the fast path */
 OM_INLINE void nd_lanes(const nd_job *j, int64_t n, const int M, const int bits, const int G,
-			om_nb_f16 tot[ND_ROWS][ND_GROUP])
+			nd_vf tot[ND_ROWS][ND_GROUP][ND_H])
 {
 	const om_nbits *p = j->p;
 	const int64_t per = 64 / p->blob, colbytes = p->kb * p->blob;
@@ -189,7 +212,7 @@ OM_INLINE void nd_lanes(const nd_job *j, int64_t n, const int M, const int bits,
 OM_INLINE void nd_group(const nd_job *j, int64_t n, const int M, const int bits, const int G)
 {
 	const om_nbits *p = j->p;
-	om_nb_f16 tot[ND_ROWS][ND_GROUP];
+	nd_vf tot[ND_ROWS][ND_GROUP][ND_H];
 	ND_ZERO(tot, M, G);
 	if (p->blob >= 64)
 		nd_blocks(j, n, M, bits, G, tot);
@@ -200,8 +223,9 @@ OM_INLINE void nd_group(const nd_job *j, int64_t n, const int M, const int bits,
 		nd_offsets(j, n + g, M, bits, off);
 		for (int m = 0; m < M; m++) {
 			float y = 0;
-			for (int l = 0; l < 16; l++)
-				y += tot[m][g][l];
+			for (int hh = 0; hh < ND_H; hh++)
+				for (int l = 0; l < ND_LANES; l++)
+					y += tot[m][g][hh][l];
 			y -= off[m];
 			if (m < p->M)
 				p->y[m * p->N + n + g] = p->bias ? y + p->bias[n + g] : y;
@@ -232,7 +256,10 @@ OM_INLINE void nd_cols(const nd_job *j, int64_t lo, int64_t hi, const int M, con
 	} while (0)
 
 /* 3 rows run as 4 (a zero row, not written): one instantiation fewer a clone */
-OM_CLONES static void nd_piece(void *arg, int64_t lo, int64_t hi)
+#if ND_LANES == 16
+OM_CLONES
+#endif
+static void nd_piece(void *arg, int64_t lo, int64_t hi)
 {
 	const nd_job *j = arg;
 	switch (j->p->M) {
@@ -258,7 +285,8 @@ static void nd_prepare(const om_nbits *p, const nd_job *j, float *x, float *sum)
 	}
 }
 
-bool om_nbits_decode(const om_nbits *p, int threads)
+/* om_nbits_decode in this file's lanes */
+static bool nd_run(const om_nbits *p, int threads)
 {
 	if (p->M < 1 || p->M > ND_ROWS)
 		return false;
@@ -267,9 +295,15 @@ bool om_nbits_decode(const om_nbits *p, int threads)
 	float *buf = calloc((size_t)(rows * (row + p->kb)), sizeof(float));
 	if (!buf)
 		return false;
-	nd_job j = {p, supers, row, buf, buf + rows * row, {0}};
-	for (int l = 0; l < 16; l++)
-		j.lane_block[l] = p->blob < 64 ? (int32_t)(4 * l / p->blob) : 0;
+	nd_job j = {p, supers, row, buf, buf + rows * row, {0}, {{0}}};
+	for (int hh = 0; hh < ND_H; hh++) {
+		const int32_t first = p->blob < 64 ? (int32_t)(4 * hh * ND_LANES / p->blob) : 0;
+		j.base[hh] = first;
+		for (int l = 0; l < ND_LANES; l++)
+			j.idx[hh][l] = p->blob < 64
+					       ? (int32_t)(4 * (hh * ND_LANES + l) / p->blob) - first
+					       : 0;
+	}
 	nd_prepare(p, &j, buf, buf + rows * row);
 	/* columns of ~2^16 multiply-adds a piece (~15 us): a decoder's 512 x 512 projections in
 	 * 4 pieces, not 1 (2^18: one thread of two took most of the MLPs' and all of the
@@ -279,3 +313,20 @@ bool om_nbits_decode(const om_nbits *p, int threads)
 	free(buf);
 	return true;
 }
+
+#if ND_LANES == 16
+bool om_nbits_decode(const om_nbits *p, int threads)
+{
+#if OM_NBITS_DECODE8
+	if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+	    !__builtin_cpu_supports("avx512f"))
+		return om_nbits_decode8(p, threads);
+#endif
+	return nd_run(p, threads);
+}
+#else
+bool om_nbits_decode8(const om_nbits *p, int threads)
+{
+	return nd_run(p, threads);
+}
+#endif
