@@ -435,8 +435,9 @@ bool om_nbits_vnni(const om_nbits *p, int threads, void *buf)
 		j.off[l] = p->bs <= NQ_CODES ? (int32_t)(8 * l / p->bs) : 0;
 	if (!nq_prepare(p, &j, buf))
 		return false;
-	/* columns of ~2^18 multiply-adds a piece */
-	const int64_t per = p->M * p->K, grain = per >= (1 << 18) ? 1 : (1 << 18) / per;
+	/* columns of ~2^16 multiply-adds a piece (as nbits_decode.c's: 2^18 left a decoder's
+	 * 512 x 512 projections in one piece, and 2 threads ran slower than 1) */
+	const int64_t per = p->M * p->K, grain = per >= (1 << 16) ? 1 : (1 << 16) / per;
 	om_par_for(threads, p->N, grain, nq_vnni() ? nq_piece : nq2_piece, &j);
 	return true;
 #else
