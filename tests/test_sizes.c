@@ -312,6 +312,29 @@ static void pool_limit(void **state)
 	om_pool_free(&p);
 }
 
+/* Outputs taken every run (om_pool_take, as a caller's present KV and logits) leave their
+ * block slots empty; the next runs' new blocks fill them, so the slots (which every get
+ * searches) stay as many as one run needs, not one more a run */
+static void pool_taken_slots_reused(void **state)
+{
+	(void)state;
+	om_pool p = {0};
+	for (int run = 0; run < 50; run++) {
+		om_pool_run_begin(&p);
+		const int32_t tmp = om_pool_get(&p, 4096);
+		const int32_t out1 = om_pool_get(&p, 512), out2 = om_pool_get(&p, 1024);
+		assert_true(tmp >= 0 && out1 >= 0 && out2 >= 0);
+		om_pool_release(&p, tmp);
+		void *a = om_pool_take(&p, out1), *b = om_pool_take(&p, out2);
+		assert_non_null(a);
+		assert_non_null(b);
+		free(a), free(b);
+		om_pool_run_end(&p, true);
+		assert_true(p.n <= 4);
+	}
+	om_pool_free(&p);
+}
+
 /* In a traced run a free block more than twice a request's size is not taken while a new block
  * keeps the pool within twice the most bytes busy: a decoder's present KV (small, alive to the
  * run's end) held a dead FFN activation's block each, and the pool grew to 2.3 times what was
@@ -579,6 +602,7 @@ int main(void)
 		cmocka_unit_test(run_within_limit),
 		cmocka_unit_test(range_over_default_limit),
 		cmocka_unit_test(pool_limit),
+		cmocka_unit_test(pool_taken_slots_reused),
 		cmocka_unit_test(pool_small_value_new_block),
 		cmocka_unit_test(pool_steady_across_runs),
 		cmocka_unit_test(pool_turns),
