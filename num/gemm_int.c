@@ -257,10 +257,9 @@ static bool igemm_pairs(const om_igemm *g, int threads)
 	return ok;
 }
 
-bool om_igemm_run(const om_igemm *g, int threads)
+/* g's product into all of g->C (its epilogue aside) */
+static bool igemm_whole(const om_igemm *g, int threads)
 {
-	if (g->M <= 0 || g->N <= 0)
-		return true;
 	if (g->K <= 0) {
 		for (int64_t i = 0; i < g->M; i++)
 			memset(g->C + i * g->ldc, 0, sizeof(int32_t) * (size_t)g->N);
@@ -273,6 +272,26 @@ bool om_igemm_run(const om_igemm *g, int threads)
 	if (om_ipairs_ok() && igemm_pairs(g, threads))
 		return true;
 	return igemm_loop(g, threads);
+}
+
+bool om_igemm_run(const om_igemm *g, int threads)
+{
+	if (g->M <= 0 || g->N <= 0)
+		return true;
+#ifdef OM_HAVE_DNNL
+	const bool dnnl = idnnl_takes(g);
+#else
+	const bool dnnl = false;
+#endif
+	if (g->epi && g->K > 0 && !dnnl && om_ipairs_ok() && igemm_pairs(g, threads))
+		return true; /* the pieces went to the epilogue */
+	om_igemm w = *g;
+	w.epi = NULL;
+	if (!igemm_whole(&w, threads))
+		return false;
+	if (g->epi)
+		g->epi->fn(g->epi->arg, g->C, g->ldc, 0, g->M, 0, g->N);
+	return true;
 }
 
 /* ---- a constant B packed once: for oneDNN's int8 matmul primitive (VNNI), else as the
@@ -567,7 +586,7 @@ bool om_igemm_pk_run(om_igemm_pk *p, const om_igemm *g, int threads)
 		return pairs_pk_run(p, g, threads);
 	/* oneDNN 2.6 has no int8 A with a zero point over packed B (s8s8 compensation); A
 	 * stored transposed never comes from MatMulInteger */
-	if (!p || p->refused || g->K != p->K || g->N != p->N || g->M < 1 || g->ta ||
+	if (!p || p->refused || g->K != p->K || g->N != p->N || g->M < 1 || g->ta || g->epi ||
 	    g->a_signed || (g->za && g->nza != 1) || (g->zb && (g->nzb != 1 || g->zb[0] != 0)))
 		return false;
 	const double mnk = (double)g->M * (double)g->N * (double)g->K;

@@ -11,6 +11,7 @@
  * is M x K: element (i, k) at i * lda + k, or k * lda + i when ta; op(B) likewise with ldb and
  * tb. A and B are int8 when *_signed, else uint8. za: NULL (0), one value (nza 1) or one per
  * row (nza M); zb: NULL, one, or one per column (nzb N). The caller checks the extents. */
+typedef struct om_igemm_epi om_igemm_epi;
 typedef struct om_igemm {
 	int64_t M, N, K;
 	const void *A, *B;
@@ -19,7 +20,19 @@ typedef struct om_igemm {
 	const int32_t *za, *zb;
 	int64_t nza, nzb;
 	int32_t *C;
+	const om_igemm_epi *epi; /* NULL, or what takes C's pieces as they finish (below) */
 } om_igemm;
+
+/* An epilogue: fn gets rows [r0, r0 + nr) x columns [c0, c0 + nc) of C, finished, at c (row
+ * stride ldc). om_igemm_run's int16-pair path gives it pieces of a block of rows by up to 16
+ * columns while they are in cache, in buffers of its own (C is not written); its other paths
+ * compute all of C and then give it all of C. Pieces are disjoint and may come from several
+ * threads at once. */
+struct om_igemm_epi {
+	void (*fn)(void *arg, const int32_t *c, int64_t ldc, int64_t r0, int64_t nr, int64_t c0,
+		   int64_t nc);
+	void *arg;
+};
 
 /* element (i, j) of an 8-bit matrix with row stride ld, transposed when t */
 static inline int32_t om_i8_at(const void *p, bool sgn, bool t, int64_t ld, int64_t i, int64_t j)
@@ -71,7 +84,8 @@ void om_igemm_pk_free(om_igemm_pk *p);
 
 /**
  * g's product with p's B in place of g->B (g->K, g->N must be p's; g->zb must be NULL or 0;
- * A's zero point one value or none): the same bits as om_igemm_run. False when not taken
+ * A's zero point one value or none; an epilogue only over the pairs' panels, which give it
+ * pieces as om_igemm_run's do): the same bits as om_igemm_run. False when not taken
  * (another geometry, a per-row zero point, oneDNN refused this shape of A or a piece of a
  * split product: C may then hold part of the product, which om_igemm_run computes again).
  */

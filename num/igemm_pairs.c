@@ -218,6 +218,7 @@ typedef struct ipjob {
 	int64_t groups, per; /* groups of `per` panels */
 	int16_t *abuf;       /* IP_RB x 2 K2 int16 a slot */
 	int64_t *widened;    /* the row block each slot's buffer holds (-1: none) */
+	int32_t *tiles;      /* with g->epi: an IP_RB x OM_IPAIRS_NR piece of C a slot */
 } ipjob;
 
 static void ip_tasks(void *arg, int64_t lo, int64_t hi, int slot)
@@ -235,14 +236,18 @@ static void ip_tasks(void *arg, int64_t lo, int64_t hi, int slot)
 			j->widened[slot] = rb;
 		}
 		const int64_t p1 = (grp + 1) * j->per < P ? (grp + 1) * j->per : P;
+		int32_t *tile = j->tiles ? j->tiles + (size_t)slot * IP_RB * OM_IPAIRS_NR : NULL;
 		for (int64_t p = grp * j->per; p < p1; p++) {
 			const int16_t *b = j->pb->data + (size_t)(p * K2) * OM_IPAIRS_NR * 2;
 			const int64_t c0 = p * OM_IPAIRS_NR;
 			const int64_t nc = g->N - c0 < OM_IPAIRS_NR ? g->N - c0 : OM_IPAIRS_NR;
+			int32_t *c = tile ? tile : g->C + r0 * g->ldc + c0;
+			const int64_t ldc = tile ? OM_IPAIRS_NR : g->ldc;
 			for (int64_t i = 0; i < nr; i += IP_MR)
 				ip_block(nr - i < IP_MR ? (int)(nr - i) : IP_MR, K2,
-					 (const int32_t *)(a16 + i * 2 * K2), b,
-					 g->C + (r0 + i) * g->ldc + c0, g->ldc, nc);
+					 (const int32_t *)(a16 + i * 2 * K2), b, c + i * ldc, ldc, nc);
+			if (tile) /* the piece while it is in cache */
+				g->epi->fn(g->epi->arg, tile, OM_IPAIRS_NR, r0, nr, c0, nc);
 		}
 	}
 #else
@@ -258,19 +263,21 @@ bool om_ipairs_run(const om_igemm *g, const om_ipairs_b *pb, int threads)
 		threads = 1;
 	/* row blocks alone when they are enough for the threads, else panels split too */
 	const int64_t groups = rbs >= 2 * threads || P < 2 ? 1 : (2 * threads < P ? 2 * threads : P);
-	ipjob j = {g, pb, groups, (P + groups - 1) / groups, NULL, NULL};
+	ipjob j = {g, pb, groups, (P + groups - 1) / groups, NULL, NULL, NULL};
 	const int64_t tasks = rbs * groups;
 	const int slots = om_par_slots(threads, tasks, 1);
 	j.abuf = aligned_alloc(64, ((size_t)slots * IP_RB * 2 * (size_t)pb->K2 * sizeof(int16_t) +
 				    63) / 64 * 64);
 	j.widened = malloc(sizeof(int64_t) * (size_t)slots);
-	if (!j.abuf || !j.widened) {
-		free(j.abuf), free(j.widened);
+	if (g->epi)
+		j.tiles = malloc(sizeof(int32_t) * IP_RB * OM_IPAIRS_NR * (size_t)slots);
+	if (!j.abuf || !j.widened || (g->epi && !j.tiles)) {
+		free(j.abuf), free(j.widened), free(j.tiles);
 		return false;
 	}
 	for (int s = 0; s < slots; s++)
 		j.widened[s] = -1;
 	om_par_for_slots(threads, tasks, 1, ip_tasks, &j);
-	free(j.abuf), free(j.widened);
+	free(j.abuf), free(j.widened), free(j.tiles);
 	return true;
 }

@@ -28,7 +28,9 @@ bool om_ipairs_pack(const om_igemm *g, om_ipairs_b *pb);
 void om_ipairs_free(om_ipairs_b *pb);
 
 /** g's product with pb in place of g's B (pb->K == g->K, pb->N == g->N) on up to `threads`
- *  threads; false when a buffer cannot be had (C may then hold part of the product). */
+ *  threads (with g->epi: each block of rows by a panel's columns to it from a buffer of the
+ *  task's, C untouched); false when a buffer cannot be had (C may then hold part of the
+ *  product). */
 bool om_ipairs_run(const om_igemm *g, const om_ipairs_b *pb, int threads);
 
 #endif

@@ -48,6 +48,46 @@ static void zfill(nt_rng *r, int32_t *z, int64_t n, bool sgn)
 
 /* one random geometry of every kind, checked element by element at 1-3 threads (from 3e6
  * multiply-adds at 2 and 3: split into rows or columns over the pool, uneven last pieces) */
+/* an epilogue that copies each piece into d (M x N) and counts the times each element came */
+typedef struct epi_copy {
+	int32_t *d;
+	uint8_t *seen;
+	int64_t N;
+} epi_copy;
+
+static void copy_piece(void *arg, const int32_t *c, int64_t ldc, int64_t r0, int64_t nr,
+		       int64_t c0, int64_t nc)
+{
+	const epi_copy *e = arg;
+	for (int64_t i = 0; i < nr; i++)
+		for (int64_t j = 0; j < nc; j++) {
+			e->d[(r0 + i) * e->N + c0 + j] = c[i * ldc + j];
+			e->seen[(r0 + i) * e->N + c0 + j]++;
+		}
+}
+
+/* g's product through an epilogue: every element given once, with om_igemm_run's value */
+static void check_epilogue(const om_igemm *g0, const int32_t *want, int threads)
+{
+	const int64_t M = g0->M, N = g0->N;
+	epi_copy e = {malloc(sizeof(int32_t) * (size_t)(M * N + 1)), calloc((size_t)(M * N + 1), 1),
+		      N};
+	int32_t *c = malloc(sizeof(int32_t) * (size_t)(M * g0->ldc + 1)); /* whole-C paths' */
+	assert_non_null(e.d), assert_non_null(e.seen), assert_non_null(c);
+	const om_igemm_epi epi = {copy_piece, &e};
+	om_igemm g = *g0;
+	g.C = c, g.epi = &epi;
+	assert_true(om_igemm_run(&g, threads));
+	for (int64_t i = 0; i < M; i++)
+		for (int64_t j = 0; j < N; j++)
+			if (e.seen[i * N + j] != 1 || e.d[i * N + j] != want[i * g0->ldc + j])
+				fail_msg("epilogue (%s) M %lld N %lld K %lld at (%lld, %lld): seen %d, "
+					 "%d want %d", om_igemm_path(&g), (long long)M, (long long)N,
+					 (long long)g0->K, (long long)i, (long long)j,
+					 e.seen[i * N + j], e.d[i * N + j], want[i * g0->ldc + j]);
+	free(e.d), free(e.seen), free(c);
+}
+
 static void check_one(nt_rng *r, int64_t M, int64_t N, int64_t K)
 {
 	om_igemm g = {.M = M, .N = N, .K = K, .ta = nt_rand(r, 0, 1), .tb = nt_rand(r, 0, 1),
@@ -83,6 +123,8 @@ static void check_one(nt_rng *r, int64_t M, int64_t N, int64_t K)
 						 g.b_signed, (long long)zak, (long long)zbk, threads,
 						 (long long)i, (long long)j, c[i * g.ldc + j], want);
 			}
+		if (M > 0 && N > 0)
+			check_epilogue(&g, c, threads);
 	}
 	free(a), free(b), free(za), free(zb), free(c);
 }

@@ -13,17 +13,6 @@
 
 #define OM_CONV_DW_INT "dw-flat-int8"
 
-/* QLinearConv's requantization of output channel m: saturate(rint((sum + bias[m]) *
- * (x_scale * w_scale[m] / y_scale)) + y_zp), int8 when s8, else uint8 (om_conv_requant) */
-typedef struct om_qconv_out {
-	const int32_t *bias; /* M, or NULL */
-	float x_scale, y_scale;
-	const float *w_scale; /* one, or M (nw_scale) */
-	int64_t nw_scale;
-	float y_zp;
-	bool s8;
-} om_qconv_out;
-
 /** Whether om_qconv_dw takes q: fast mode on a CPU without VNNI (with it oneDNN's int8 convs
  *  take every conv on NHWC values), one or two spatial axes, one input channel a group
  *  (q->group == q->C, M a multiple of C), at most 258 taps (partial sums below 2^24) and a

@@ -22,7 +22,116 @@ static int32_t zp8(const om_tensor *t, int64_t i)
 	return t->dtype == OM_INT8 ? ((const int8_t *)t->data)[i] : ((const uint8_t *)t->data)[i];
 }
 
-om_kind om_conv_igemm(om_ctx *c, const om_conv_int *q, int32_t *y)
+/* requantizes n sums: bias of type BT, SUM(i) the float of s[i] + bias. Through double
+ * (exact below 2^53, then one rounding, as (float) of the int64 sum) it vectorizes where int64
+ * to float does not; where s + bias cannot leave int32 (requant32_*), int32 lanes give that
+ * float as well, in a third of the time (mobilenet_v2's 1x1 convs) */
+#define CI_REQUANT(NAME, T, LO, HI, BT, SUM)                                                 \
+	OM_CLONES static void NAME(const int32_t *s, int64_t n, BT bias, float scale, float zp, \
+				   T *y)                                                      \
+	{                                                                                     \
+		for (int64_t i = 0; i < n; i++) {                                             \
+			float q = rintf((SUM) * scale) + zp;                                  \
+			q = q > (LO) ? q : (LO); /* a NaN too */                              \
+			q = q < (HI) ? q : (HI);                                              \
+			y[i] = (T)(int32_t)q;                                                 \
+		}                                                                             \
+	}
+CI_REQUANT(requant_i8, int8_t, -128.0f, 127.0f, int64_t, (float)((double)s[i] + (double)bias))
+CI_REQUANT(requant_u8, uint8_t, 0.0f, 255.0f, int64_t, (float)((double)s[i] + (double)bias))
+CI_REQUANT(requant32_i8, int8_t, -128.0f, 127.0f, int32_t, (float)(s[i] + bias))
+CI_REQUANT(requant32_u8, uint8_t, 0.0f, 255.0f, int32_t, (float)(s[i] + bias))
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define CI_AVX2 __attribute__((target("avx2")))
+/* requant32's 8 lanes on AVX2 (sums s plus bias b, times sc): vmaxps and vminps clamp (a NaN
+ * to lo, as there), then packs (a third of requant32's auto-vectorized blends) */
+static inline __attribute__((always_inline)) CI_AVX2 void rq8(const int32_t *s, __m256i b,
+							   __m256 sc, float zp, bool s8, void *y)
+{
+	const __m256 lo = _mm256_set1_ps(s8 ? -128.0f : 0.0f), hi = _mm256_set1_ps(s8 ? 127 : 255);
+	const __m256i v = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)s), b);
+	__m256 q = _mm256_round_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(v), sc),
+				   _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+	q = _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(q, _mm256_set1_ps(zp)), lo), hi);
+	const __m256i k = _mm256_cvtps_epi32(q);
+	const __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(k), _mm256_extracti128_si256(k, 1));
+	_mm_storel_epi64((__m128i *)y, s8 ? _mm_packs_epi16(w, w) : _mm_packus_epi16(w, w));
+}
+
+/* the whole 8s of n sums of one bias and scale; returns how many */
+CI_AVX2 static int64_t requant32_avx2(const int32_t *s, int64_t n, int32_t bias, float scale,
+				      float zp, bool s8, void *y)
+{
+	const __m256i b = _mm256_set1_epi32(bias);
+	const __m256 sc = _mm256_set1_ps(scale);
+	int64_t i = 0;
+	for (; i + 8 <= n; i += 8)
+		rq8(s + i, b, sc, zp, s8, (char *)y + i);
+	return i;
+}
+
+/* nr rows of 16 sums (row stride ldc), row i of bias[i] (NULL: 0, narrow) and scale[i], into
+ * y (row stride ldy) */
+CI_AVX2 static void requant16_rows_avx2(const int32_t *s, int64_t ldc, int64_t nr,
+					const int32_t *bias, const float *scale, float zp, bool s8,
+					uint8_t *y, int64_t ldy)
+{
+	for (int64_t i = 0; i < nr; i++, s += ldc, y += ldy) {
+		const __m256i b = _mm256_set1_epi32(bias ? bias[i] : 0);
+		const __m256 sc = _mm256_set1_ps(scale[i]);
+		rq8(s, b, sc, zp, s8, y);
+		rq8(s + 8, b, sc, zp, s8, y + 8);
+	}
+}
+#define CI_HAVE_AVX2 1
+#endif
+
+/* whether biases within 2^30 in magnitude leave s + bias in int32 (|s| < 2^30: CI_MAX_KG) */
+static bool narrow_bias(int64_t bias)
+{
+	return bias >= -(INT64_C(1) << 30) && bias <= (INT64_C(1) << 30);
+}
+
+void om_conv_requant(const int32_t *s, int64_t n, int64_t bias, float scale, float zp, bool s8,
+		     void *y)
+{
+	/* |s| < 2^30 (om_conv_igemm's sums: CI_MAX_KG) */
+	const bool narrow = narrow_bias(bias);
+#ifdef CI_HAVE_AVX2
+	if (narrow && __builtin_cpu_supports("avx2")) {
+		const int64_t done = requant32_avx2(s, n, (int32_t)bias, scale, zp, s8, y);
+		s += done, n -= done, y = (char *)y + done;
+	}
+#endif
+	if (narrow && s8)
+		requant32_i8(s, n, (int32_t)bias, scale, zp, y);
+	else if (narrow)
+		requant32_u8(s, n, (int32_t)bias, scale, zp, y);
+	else if (s8)
+		requant_i8(s, n, bias, scale, zp, y);
+	else
+		requant_u8(s, n, bias, scale, zp, y);
+}
+
+/* QLinearConv's requantization of the pieces of one product: its rows are output channels m0
+ * on, its columns y's (y: the image's M x P bytes) */
+typedef struct ci_epi {
+	const om_qconv_out *r;
+	const float *scale; /* M: x_scale w_scale[m] / y_scale */
+	int64_t m0, P;
+	uint8_t *y;
+	bool rows16; /* whole pieces of 16 columns through requant16_rows_avx2 (AVX2, narrow) */
+} ci_epi;
+
+static void requant_piece(void *arg, const int32_t *c, int64_t ldc, int64_t r0, int64_t nr,
+			  int64_t c0, int64_t nc);
+
+/* q's sums into y32 (N x M x P int32), or, with r, requantized into y8 through pieces (y32
+ * then only the paths' that compute whole products) */
+static om_kind conv_igemm(om_ctx *c, const om_conv_int *q, int32_t *y, const om_qconv_out *r,
+			  const float *scale, uint8_t *y8)
 {
 	const om_spatial *sp = q->sp;
 	int64_t P = 1, Pin = 1, taps = 1;
@@ -31,6 +140,12 @@ om_kind om_conv_igemm(om_ctx *c, const om_conv_int *q, int32_t *y)
 	const int64_t Cg = q->C / q->group, Mg = q->M / q->group, Kg = Cg * taps;
 	const int64_t OL = sp->out[sp->n - 1], nwz = q->wz ? om_tensor_numel(q->wz) : 0;
 	const int32_t xz = q->xz ? zp8(q->xz, 0) : 0;
+	bool rows16 = false;
+#ifdef CI_HAVE_AVX2
+	rows16 = r && __builtin_cpu_supports("avx2");
+	for (int64_t m = 0; rows16 && r->bias && m < q->M; m++)
+		rows16 = narrow_bias(r->bias[m]);
+#endif
 	int64_t ncol;
 	if (__builtin_mul_overflow(Kg, P, &ncol) || ncol >= INT64_MAX / 16)
 		return om_error(c->st, OM_ERR_INVALID_INPUT, c->node, "column buffer too large");
@@ -54,12 +169,14 @@ om_kind om_conv_igemm(om_ctx *c, const om_conv_int *q, int32_t *y)
 			const uint8_t *img = X + (n * q->C + gi * Cg) * Pin;
 			if (!plain)
 				om_im2col_u8(img, Cg, sp, 0, P / OL, (uint8_t)xz, col);
+			ci_epi e = {r, scale, gi * Mg, P, y8 + n * q->M * P, rows16};
+			const om_igemm_epi epi = {requant_piece, &e};
 			const om_igemm g = {.M = Mg, .N = P, .K = Kg, .A = W + gi * Mg * Kg,
 					    .B = plain ? img : col, .lda = Kg, .ldb = P, .ldc = P,
 					    .a_signed = q->W->dtype == OM_INT8,
 					    .b_signed = q->X->dtype == OM_INT8, .za = wz + gi * Mg,
 					    .nza = Mg, .zb = &xz, .nzb = 1,
-					    .C = y + (n * q->M + gi * Mg) * P};
+					    .C = y + (n * q->M + gi * Mg) * P, .epi = r ? &epi : NULL};
 			if (!om_igemm_run(&g, c->threads)) {
 				om_ctx_scratch_done(c, wz);
 				return om_error(c->st, OM_ERR_NOMEM, c->node,
@@ -70,70 +187,47 @@ om_kind om_conv_igemm(om_ctx *c, const om_conv_int *q, int32_t *y)
 	return OM_OK;
 }
 
-/* requantizes n sums: bias of type BT, SUM(i) the float of s[i] + bias. Through double
- * (exact below 2^53, then one rounding, as (float) of the int64 sum) it vectorizes where int64
- * to float does not; where s + bias cannot leave int32 (requant32_*), int32 lanes give that
- * float as well, in a third of the time (mobilenet_v2's 1x1 convs) */
-#define CI_REQUANT(NAME, T, LO, HI, BT, SUM)                                                 \
-	OM_CLONES static void NAME(const int32_t *s, int64_t n, BT bias, float scale, float zp, \
-				   T *y)                                                      \
-	{                                                                                     \
-		for (int64_t i = 0; i < n; i++) {                                             \
-			float q = rintf((SUM) * scale) + zp;                                  \
-			q = q > (LO) ? q : (LO); /* a NaN too */                              \
-			q = q < (HI) ? q : (HI);                                              \
-			y[i] = (T)(int32_t)q;                                                 \
-		}                                                                             \
-	}
-CI_REQUANT(requant_i8, int8_t, -128.0f, 127.0f, int64_t, (float)((double)s[i] + (double)bias))
-CI_REQUANT(requant_u8, uint8_t, 0.0f, 255.0f, int64_t, (float)((double)s[i] + (double)bias))
-CI_REQUANT(requant32_i8, int8_t, -128.0f, 127.0f, int32_t, (float)(s[i] + bias))
-CI_REQUANT(requant32_u8, uint8_t, 0.0f, 255.0f, int32_t, (float)(s[i] + bias))
-
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-/* requant32's loop on AVX2 in 8 lanes: vmaxps and vminps clamp (a NaN to lo, as there), then
- * packs (a third of requant32's auto-vectorized blends) */
-__attribute__((target("avx2"))) static int64_t requant32_avx2(const int32_t *s, int64_t n,
-							       int32_t bias, float scale, float zp,
-							       bool s8, void *y)
+om_kind om_conv_igemm(om_ctx *c, const om_conv_int *q, int32_t *y)
 {
-	const __m256i b = _mm256_set1_epi32(bias);
-	const __m256 sc = _mm256_set1_ps(scale), z = _mm256_set1_ps(zp);
-	const __m256 lo = _mm256_set1_ps(s8 ? -128.0f : 0.0f), hi = _mm256_set1_ps(s8 ? 127 : 255);
-	int64_t i = 0;
-	for (; i + 8 <= n; i += 8) {
-		const __m256i v = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(s + i)), b);
-		__m256 q = _mm256_round_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(v), sc),
-					   _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-		q = _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(q, z), lo), hi);
-		const __m256i k = _mm256_cvtps_epi32(q);
-		const __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(k),
-						  _mm256_extracti128_si256(k, 1));
-		const __m128i bytes = s8 ? _mm_packs_epi16(w, w) : _mm_packus_epi16(w, w);
-		_mm_storel_epi64((__m128i *)((char *)y + i), bytes);
-	}
-	return i;
+	return conv_igemm(c, q, y, NULL, NULL, NULL);
 }
-#endif
 
-void om_conv_requant(const int32_t *s, int64_t n, int64_t bias, float scale, float zp, bool s8,
-		     void *y)
+om_kind om_conv_igemm_q(om_ctx *c, const om_conv_int *q, const om_qconv_out *r, void *y)
 {
-	/* |s| < 2^30 (om_conv_igemm's sums: CI_MAX_KG) */
-	const bool narrow = bias >= -(INT64_C(1) << 30) && bias <= (INT64_C(1) << 30);
-#if defined(__x86_64__) && defined(__GNUC__)
-	if (narrow && __builtin_cpu_supports("avx2")) {
-		const int64_t done = requant32_avx2(s, n, (int32_t)bias, scale, zp, s8, y);
-		s += done, n -= done, y = (char *)y + done;
+	int64_t P = 1;
+	for (int32_t i = 0; i < q->sp->n; i++)
+		P *= q->sp->out[i];
+	int32_t *s; /* the int32 sums (the paths that compute whole products), then the scales */
+	const size_t ns = sizeof(int32_t) * (size_t)(q->N * q->M * P);
+	om_kind rc = om_ctx_scratch(c, ns + sizeof(float) * (size_t)q->M,
+				    "the int32 sums and the scales", (void **)&s);
+	if (rc)
+		return rc;
+	float *scale = (float *)((char *)s + ns);
+	for (int64_t m = 0; m < q->M; m++)
+		scale[m] = r->x_scale * r->w_scale[r->nw_scale == 1 ? 0 : m] / r->y_scale;
+	rc = conv_igemm(c, q, s, r, scale, y);
+	om_ctx_scratch_done(c, s);
+	return rc;
+}
+
+/* ci_epi's piece: rows r0 .. r0 + nr (channels m0 + r0 on), columns c0 .. c0 + nc */
+static void requant_piece(void *arg, const int32_t *c, int64_t ldc, int64_t r0, int64_t nr,
+			  int64_t c0, int64_t nc)
+{
+	const ci_epi *e = arg;
+	const om_qconv_out *r = e->r;
+#ifdef CI_HAVE_AVX2
+	if (e->rows16 && nc == 16) {
+		const int64_t m = e->m0 + r0;
+		requant16_rows_avx2(c, ldc, nr, r->bias ? r->bias + m : NULL, e->scale + m, r->y_zp,
+				    r->s8, e->y + m * e->P + c0, e->P);
+		return;
 	}
 #endif
-	if (narrow && s8)
-		requant32_i8(s, n, (int32_t)bias, scale, zp, y);
-	else if (narrow)
-		requant32_u8(s, n, (int32_t)bias, scale, zp, y);
-	else if (s8)
-		requant_i8(s, n, bias, scale, zp, y);
-	else
-		requant_u8(s, n, bias, scale, zp, y);
+	for (int64_t i = 0; i < nr; i++) {
+		const int64_t m = e->m0 + r0 + i;
+		om_conv_requant(c + i * ldc, nc, r->bias ? r->bias[m] : 0, e->scale[m], r->y_zp,
+				r->s8, e->y + m * e->P + c0);
+	}
 }

@@ -22,6 +22,17 @@ typedef struct om_conv_int {
 	const om_tensor *X, *xz, *W, *wz;
 } om_conv_int;
 
+/* QLinearConv's requantization of output channel m: saturate(rint((sum + bias[m]) *
+ * (x_scale * w_scale[m] / y_scale)) + y_zp), int8 when s8, else uint8 (om_conv_requant) */
+typedef struct om_qconv_out {
+	const int32_t *bias; /* M, or NULL */
+	float x_scale, y_scale;
+	const float *w_scale; /* one, or M (nw_scale) */
+	int64_t nw_scale;
+	float y_zp;
+	bool s8;
+} om_qconv_out;
+
 /** Whether om_conv_igemm takes convs of Kg = C / group x prod(kernel) products an output: fast
  *  mode, an integer product faster than the int32 loop, and sums below 2^30 in magnitude
  *  (each product at most 255 x 255: Kg below 16513). */
@@ -30,6 +41,11 @@ bool om_conv_igemm_takes(const om_ctx *c, int64_t Kg);
 /** q's sums into y (N x M x prod(sp->out) int32), on c's threads; OM_OK or a buffer's
  *  failure in c->st. */
 om_kind om_conv_igemm(om_ctx *c, const om_conv_int *q, int32_t *y);
+
+/** om_conv_igemm requantized by r into y (N x M x prod(sp->out), 8-bit), each piece of the
+ *  integer product as it finishes (om_igemm_epi) where the product allows: the same bytes as
+ *  om_conv_requant of the whole sums. */
+om_kind om_conv_igemm_q(om_ctx *c, const om_conv_int *q, const om_qconv_out *r, void *y);
 
 /** QLinearConv's requantization of n sums s (om_conv_igemm's: below 2^30 in magnitude): y =
  *  saturate(rint((float)(s + bias) * scale) + zp) as int8 (s8) or uint8, the same bits as

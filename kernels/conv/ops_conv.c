@@ -998,34 +998,13 @@ static om_kind qlinearconv_kernel(om_ctx *c)
 	return qlinear_sums(c, &g);
 }
 
-/* qlinear_sums in fast mode: om_conv_igemm's int32 sums, requantized as there */
+/* qlinear_sums in fast mode: om_conv_igemm's int32 sums requantized as exact mode's, piece by
+ * piece as the product finishes them */
 static om_kind qlinear_igemm(om_ctx *c, const conv_geo *g)
 {
-	const int64_t P = om_conv_prod(g->sp.out, g->sp.n);
-	int32_t *s;
-	om_kind rc = om_ctx_scratch(c, sizeof(int32_t) * (size_t)(g->N * g->M * P),
-				    "the int32 sums", (void **)&s);
-	if (rc)
-		return rc;
-	const om_conv_int q = {&g->sp, g->N, g->C, g->M, g->group, c->in[0], c->in[2], c->in[3],
-			       c->in[5]};
-	if ((rc = om_conv_igemm(c, &q, s))) {
-		om_ctx_scratch_done(c, s);
-		return rc;
-	}
-	const om_tensor *B = c->nin > 8 ? c->in[8] : NULL, *ws = c->in[4], *yz = c->in[7];
-	const float xs = *(const float *)c->in[1]->data, ys = *(const float *)c->in[6]->data;
-	const bool s8 = yz->dtype == OM_INT8;
-	for (int64_t n = 0; n < g->N; n++)
-		for (int64_t m = 0; m < g->M; m++) {
-			const float wsm = ((const float *)ws->data)[om_tensor_numel(ws) == 1 ? 0 : m];
-			const int64_t i = (n * g->M + m) * P;
-			om_conv_requant(s + i, P, B ? ((const int32_t *)B->data)[m] : 0,
-					xs * wsm / ys, (float)load8(yz, 0), s8,
-					(char *)c->out[0]->data + i);
-		}
-	om_ctx_scratch_done(c, s);
-	return OM_OK;
+	const om_conv_int q = qconv_int(c, g);
+	const om_qconv_out r = qconv_out(c);
+	return om_conv_igemm_q(c, &q, &r, c->out[0]->data);
 }
 
 /* QLinearConv: (sum + B) * (x_scale * w_scale / y_scale), rounded half to even, plus y's
