@@ -199,23 +199,13 @@ void om_dw_flat_run(const om_dw_plane *p, const om_dw_flat *f, const int64_t *ta
 	compact(p->OH, p->OW, f->Wq, yw, ym);
 }
 
-/* the outputs of yw (integers below 2^24: exact) as int32 */
-OM_CLONES_AVX2 static void compact_i32(int64_t OH, int64_t OW, int64_t Wq, const float *restrict yw,
-				       int32_t *restrict sums)
-{
-	for (int64_t oh = 0; oh < OH; oh++)
-		for (int64_t k = 0; k < OW; k++)
-			sums[oh * OW + k] = (int32_t)yw[oh * Wq + k];
-}
-
-void om_dw_flat_run_q8(const om_dw_plane *p, const om_dw_flat *f, const int64_t *tap,
-		       const void *xc, bool sgn, int32_t xz, const float *w, float *xf, float *xq,
-		       float *yw, int32_t *sums)
+void om_dw_flat_sums_q8(const om_dw_plane *p, const om_dw_flat *f, const int64_t *tap,
+			const void *xc, bool sgn, int32_t xz, const float *w, float *xf, float *xq,
+			float *yw)
 {
 	to_float(xc, p->H * p->W, sgn, (float)xz, xf);
 	fill_phases(p, f, xf, xq);
 	flat_taps(xq, tap, w, p->kh * p->kw, f->nyw, yw);
-	compact_i32(p->OH, p->OW, f->Wq, yw, sums);
 }
 
 om_dw_plane om_dw_plane_of(const om_spatial *sp)

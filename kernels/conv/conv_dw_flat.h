@@ -35,13 +35,14 @@ bool om_dw_flat_plan(const om_dw_plane *p, om_dw_flat *f, int64_t *tap);
 void om_dw_flat_run(const om_dw_plane *p, const om_dw_flat *f, const int64_t *tap,
 		    const float *xc, const float *w, float *xq, float *yw, float *ym);
 
-/** om_dw_flat_run of an 8-bit channel xc (int8 when sgn, else uint8) less its zero point xz
- *  (padding taps read 0: X's zero point less itself; xf, H x W floats, holds the channel as
- *  floats), integer weights w (less theirs): sums (OH x OW) the int32 sums, exact while every
- *  partial sum stays below 2^24 in magnitude (at most 258 taps of 255 x 255). */
-void om_dw_flat_run_q8(const om_dw_plane *p, const om_dw_flat *f, const int64_t *tap,
-		       const void *xc, bool sgn, int32_t xz, const float *w, float *xf, float *xq,
-		       float *yw, int32_t *sums);
+/** om_dw_flat_run's flat sums (yw, f->nyw floats: output (oh, ow) at oh * Wq + ow) of an 8-bit
+ *  channel xc (int8 when sgn, else uint8) less its zero point xz (padding taps read 0: X's
+ *  zero point less itself; xf, H x W floats, holds the channel as floats) with integer
+ *  weights w (less theirs): every flat sum an integer, exact while every partial sum stays
+ *  below 2^24 in magnitude (at most 258 taps of 255 x 255). */
+void om_dw_flat_sums_q8(const om_dw_plane *p, const om_dw_flat *f, const int64_t *tap,
+			const void *xc, bool sgn, int32_t xz, const float *w, float *xf, float *xq,
+			float *yw);
 
 /** sp (one or two spatial axes) as a plane. */
 om_dw_plane om_dw_plane_of(const om_spatial *sp);

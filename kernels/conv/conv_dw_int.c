@@ -48,10 +48,34 @@ typedef struct dwq_job {
 	const om_dw_flat *f;
 	const int64_t *tap;
 	float *buf; /* `per` floats a slot: the phase planes (padding zeroed once), flat sums,
-		     * the channel's weights, its int32 sums, its values as floats */
+		     * the channel's weights, its values as floats, its outputs (flat bytes, or
+		     * int32 sums for a bias over 2^30) */
 	int64_t per;
 	void *y;
+	bool narrow; /* every bias within 2^30 in magnitude */
 } dwq_job;
+
+/* the flat sums yw requantized into the channel's outputs y (OH x OW); out: nyw scratch
+ * elements of 4 bytes */
+static void dwq_out(const dwq_job *j, const float *yw, int32_t bias, float scale, void *out,
+		    uint8_t *y)
+{
+	const om_dw_plane *p = j->p;
+	const om_qconv_out *r = j->r;
+	const int64_t Wq = j->f->Wq;
+	if (j->narrow) { /* the flat rows at once, then their outputs */
+		uint8_t *t = out;
+		om_conv_requant_f32(yw, j->f->nyw, bias, scale, r->y_zp, r->s8, t);
+		for (int64_t oh = 0; oh < p->OH; oh++)
+			memcpy(y + oh * p->OW, t + oh * Wq, (size_t)p->OW);
+		return;
+	}
+	int32_t *sums = out;
+	for (int64_t oh = 0; oh < p->OH; oh++)
+		for (int64_t ow = 0; ow < p->OW; ow++)
+			sums[oh * p->OW + ow] = (int32_t)yw[oh * Wq + ow];
+	om_conv_requant(sums, p->OH * p->OW, bias, scale, r->y_zp, r->s8, y);
+}
 
 static void dwq_piece(void *arg, int64_t c0, int64_t c1, int slot)
 {
@@ -61,9 +85,7 @@ static void dwq_piece(void *arg, int64_t c0, int64_t c1, int slot)
 	const om_dw_plane *p = j->p;
 	const int64_t nk = p->kh * p->kw, P = p->OH * p->OW, Pin = p->H * p->W;
 	float *xq = j->buf + (size_t)slot * (size_t)j->per, *yw = xq + j->f->nbuf;
-	float *w = yw + j->f->nyw;
-	int32_t *sums = (int32_t *)(w + nk);
-	float *xf = (float *)(sums + P);
+	float *w = yw + j->f->nyw, *xf = w + nk, *out = xf + Pin;
 	const int64_t nwz = q->wz ? om_tensor_numel(q->wz) : 0;
 	const int32_t xz = q->xz ? at8(q->xz, 0) : 0;
 	const bool sgn = q->X->dtype == OM_INT8;
@@ -74,10 +96,9 @@ static void dwq_piece(void *arg, int64_t c0, int64_t c1, int slot)
 			w[t] = (float)(at8(q->W, m * nk + t) - wz);
 		const uint8_t *xc = (const uint8_t *)q->X->data +
 				    (n * q->C + m / (q->M / q->C)) * Pin;
-		om_dw_flat_run_q8(p, j->f, j->tap, xc, sgn, xz, w, xf, xq, yw, sums);
+		om_dw_flat_sums_q8(p, j->f, j->tap, xc, sgn, xz, w, xf, xq, yw);
 		const float scale = r->x_scale * r->w_scale[r->nw_scale == 1 ? 0 : m] / r->y_scale;
-		om_conv_requant(sums, P, r->bias ? r->bias[m] : 0, scale, r->y_zp, r->s8,
-				(uint8_t *)j->y + nm * P);
+		dwq_out(j, yw, r->bias ? r->bias[m] : 0, scale, out, (uint8_t *)j->y + nm * P);
 	}
 }
 
@@ -96,7 +117,10 @@ om_kind om_qconv_dw(om_ctx *c, const om_conv_int *q, const om_qconv_out *r, void
 	const double macs = (double)P * (double)nk;
 	const int64_t grain = macs >= DW_GRAIN_MACS ? 1 : (int64_t)(DW_GRAIN_MACS / (macs + 1)) + 1;
 	const int slots = om_par_slots(c->threads, planes, grain);
-	dwq_job j = {q, r, &p, &f, tap, NULL, (f.nbuf + f.nyw + nk + P + p.H * p.W + 15) / 16 * 16, y};
+	dwq_job j = {q, r, &p, &f, tap, NULL,
+		     (f.nbuf + f.nyw + nk + p.H * p.W + f.nyw + 15) / 16 * 16, y, true};
+	for (int64_t m = 0; r->bias && m < q->M; m++)
+		j.narrow &= r->bias[m] >= -(1 << 30) && r->bias[m] <= (1 << 30);
 	om_kind rc = om_ctx_scratch(c, sizeof(float) * (size_t)j.per * (size_t)slots,
 				    "the depthwise phase planes", (void **)&j.buf);
 	if (rc)

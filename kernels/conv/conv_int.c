@@ -47,17 +47,35 @@ CI_REQUANT(requant32_u8, uint8_t, 0.0f, 255.0f, int32_t, (float)(s[i] + bias))
 #define CI_AVX2 __attribute__((target("avx2")))
 /* requant32's 8 lanes on AVX2 (sums s plus bias b, times sc): vmaxps and vminps clamp (a NaN
  * to lo, as there), then packs (a third of requant32's auto-vectorized blends) */
-static inline __attribute__((always_inline)) CI_AVX2 void rq8(const int32_t *s, __m256i b,
-							   __m256 sc, float zp, bool s8, void *y)
+static inline __attribute__((always_inline)) CI_AVX2 void rq8_v(__m256i s, __m256i b,
+							     __m256 sc, float zp, bool s8, void *y)
 {
 	const __m256 lo = _mm256_set1_ps(s8 ? -128.0f : 0.0f), hi = _mm256_set1_ps(s8 ? 127 : 255);
-	const __m256i v = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)s), b);
+	const __m256i v = _mm256_add_epi32(s, b);
 	__m256 q = _mm256_round_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(v), sc),
 				   _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
 	q = _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(q, _mm256_set1_ps(zp)), lo), hi);
 	const __m256i k = _mm256_cvtps_epi32(q);
 	const __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(k), _mm256_extracti128_si256(k, 1));
 	_mm_storel_epi64((__m128i *)y, s8 ? _mm_packs_epi16(w, w) : _mm_packus_epi16(w, w));
+}
+
+static inline __attribute__((always_inline)) CI_AVX2 void rq8(const int32_t *s, __m256i b,
+							   __m256 sc, float zp, bool s8, void *y)
+{
+	rq8_v(_mm256_loadu_si256((const __m256i *)s), b, sc, zp, s8, y);
+}
+
+/* requant32_avx2 of integral float sums (below 2^24: exact as int32) */
+CI_AVX2 static int64_t requant_f32_avx2(const float *s, int64_t n, int32_t bias, float scale,
+					float zp, bool s8, void *y)
+{
+	const __m256i b = _mm256_set1_epi32(bias);
+	const __m256 sc = _mm256_set1_ps(scale);
+	int64_t i = 0;
+	for (; i + 8 <= n; i += 8)
+		rq8_v(_mm256_cvtps_epi32(_mm256_loadu_ps(s + i)), b, sc, zp, s8, (char *)y + i);
+	return i;
 }
 
 /* the whole 8s of n sums of one bias and scale; returns how many */
@@ -209,6 +227,20 @@ om_kind om_conv_igemm_q(om_ctx *c, const om_conv_int *q, const om_qconv_out *r, 
 	rc = conv_igemm(c, q, s, r, scale, y);
 	om_ctx_scratch_done(c, s);
 	return rc;
+}
+
+void om_conv_requant_f32(const float *s, int64_t n, int32_t bias, float scale, float zp, bool s8,
+			 void *y)
+{
+	int64_t i = 0;
+#ifdef CI_HAVE_AVX2
+	if (__builtin_cpu_supports("avx2"))
+		i = requant_f32_avx2(s, n, bias, scale, zp, s8, y);
+#endif
+	for (; i < n; i++) {
+		const int32_t v = (int32_t)s[i];
+		om_conv_requant(&v, 1, bias, scale, zp, s8, (char *)y + i);
+	}
 }
 
 /* ci_epi's piece: rows r0 .. r0 + nr (channels m0 + r0 on), columns c0 .. c0 + nc */

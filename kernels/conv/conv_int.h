@@ -42,6 +42,12 @@ bool om_conv_igemm_takes(const om_ctx *c, int64_t Kg);
  *  failure in c->st. */
 om_kind om_conv_igemm(om_ctx *c, const om_conv_int *q, int32_t *y);
 
+/** om_conv_requant of n integral float sums (each below 2^24 in magnitude, so exact as int32)
+ *  with a bias of magnitude 2^30 at most: the same bytes as om_conv_requant of their int32
+ *  values. */
+void om_conv_requant_f32(const float *s, int64_t n, int32_t bias, float scale, float zp, bool s8,
+			 void *y);
+
 /** om_conv_igemm requantized by r into y (N x M x prod(sp->out), 8-bit), each piece of the
  *  integer product as it finishes (om_igemm_epi) where the product allows: the same bytes as
  *  om_conv_requant of the whole sums. */
