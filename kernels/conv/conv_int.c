@@ -66,27 +66,20 @@ static inline __attribute__((always_inline)) CI_AVX2 void rq8(const int32_t *s, 
 	rq8_v(_mm256_loadu_si256((const __m256i *)s), b, sc, zp, s8, y);
 }
 
-/* requant32_avx2 of integral float sums (below 2^24: exact as int32) */
-CI_AVX2 static int64_t requant_f32_avx2(const float *s, int64_t n, int32_t bias, float scale,
-					float zp, bool s8, void *y)
+/* the whole 8s of n sums of one bias and scale, int32 (or, when f32, integral floats below
+ * 2^24: exact as int32); returns how many */
+CI_AVX2 static int64_t requant_avx2(const void *s, bool f32, int64_t n, int32_t bias,
+				    float scale, float zp, bool s8, void *y)
 {
 	const __m256i b = _mm256_set1_epi32(bias);
 	const __m256 sc = _mm256_set1_ps(scale);
 	int64_t i = 0;
-	for (; i + 8 <= n; i += 8)
-		rq8_v(_mm256_cvtps_epi32(_mm256_loadu_ps(s + i)), b, sc, zp, s8, (char *)y + i);
-	return i;
-}
-
-/* the whole 8s of n sums of one bias and scale; returns how many */
-CI_AVX2 static int64_t requant32_avx2(const int32_t *s, int64_t n, int32_t bias, float scale,
-				      float zp, bool s8, void *y)
-{
-	const __m256i b = _mm256_set1_epi32(bias);
-	const __m256 sc = _mm256_set1_ps(scale);
-	int64_t i = 0;
-	for (; i + 8 <= n; i += 8)
-		rq8(s + i, b, sc, zp, s8, (char *)y + i);
+	for (; i + 8 <= n; i += 8) {
+		const __m256i v =
+			f32 ? _mm256_cvtps_epi32(_mm256_loadu_ps((const float *)s + i))
+			    : _mm256_loadu_si256((const __m256i *)((const int32_t *)s + i));
+		rq8_v(v, b, sc, zp, s8, (char *)y + i);
+	}
 	return i;
 }
 
@@ -119,7 +112,7 @@ void om_conv_requant(const int32_t *s, int64_t n, int64_t bias, float scale, flo
 	const bool narrow = narrow_bias(bias);
 #ifdef CI_HAVE_AVX2
 	if (narrow && __builtin_cpu_supports("avx2")) {
-		const int64_t done = requant32_avx2(s, n, (int32_t)bias, scale, zp, s8, y);
+		const int64_t done = requant_avx2(s, false, n, (int32_t)bias, scale, zp, s8, y);
 		s += done, n -= done, y = (char *)y + done;
 	}
 #endif
@@ -235,7 +228,7 @@ void om_conv_requant_f32(const float *s, int64_t n, int32_t bias, float scale, f
 	int64_t i = 0;
 #ifdef CI_HAVE_AVX2
 	if (__builtin_cpu_supports("avx2"))
-		i = requant_f32_avx2(s, n, bias, scale, zp, s8, y);
+		i = requant_avx2(s, true, n, bias, scale, zp, s8, y);
 #endif
 	for (; i < n; i++) {
 		const int32_t v = (int32_t)s[i];
