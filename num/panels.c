@@ -91,8 +91,7 @@ void om_panels_mul(const om_panels *pk, int64_t g0, int64_t g1, const float *x, 
 {
 	void (*mul)(const float *, int64_t, const float *, float *) = group_mul;
 #ifdef PANEL_AVX2
-	if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-	    !__builtin_cpu_supports("avx512f"))
+	if (om_cpu_avx2_only())
 		mul = group_mul8;
 #endif
 	for (int64_t gi = g0; gi < g1; gi++) {

@@ -167,15 +167,15 @@ enum { TAPS_PASS = 32 };
  * kept on the stack (4x slower); the lanes' sums are the same either way */
 typedef float vf8 __attribute__((vector_size(8 * sizeof(float))));
 FLAT_TAPS(flat_taps16, OM_CLONES, vf, LANES)
-#if defined(__x86_64__) && defined(__GNUC__)
+#ifdef OM_HAVE_AVX2_BUILDS
 FLAT_TAPS(flat_taps8, __attribute__((target("avx2"))), vf8, 8)
 #endif
 
 static void flat_taps(const float *xq, const int64_t *tap, const float *w, int64_t ntaps,
 		      int64_t nyw, float *restrict yw)
 {
-#if defined(__x86_64__) && defined(__GNUC__)
-	if (__builtin_cpu_supports("avx2") && !__builtin_cpu_supports("avx512f")) {
+#ifdef OM_HAVE_AVX2_BUILDS
+	if (om_cpu_avx2_only()) {
 		flat_taps8(xq, tap, w, ntaps, nyw, yw);
 		return;
 	}

@@ -318,8 +318,7 @@ static bool nd_run(const om_nbits *p, int threads)
 bool om_nbits_decode(const om_nbits *p, int threads)
 {
 #if OM_NBITS_DECODE8
-	if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-	    !__builtin_cpu_supports("avx512f"))
+	if (om_cpu_avx2_only())
 		return om_nbits_decode8(p, threads);
 #endif
 	return nd_run(p, threads);

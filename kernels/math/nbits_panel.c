@@ -122,8 +122,7 @@ OM_INLINE void pn_cols(const om_nbits *p, int64_t n0, int64_t w, int64_t k0, int
 		       float *t, const int bits)
 {
 #ifdef PN_AVX2
-	const bool halves = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-			    !__builtin_cpu_supports("avx512f");
+	const bool halves = om_cpu_avx2_only();
 	pn_halves hv;
 	for (int hh = 0; hh < 2; hh++) {
 		hv.base[hh] = p->blob < 64 ? (int32_t)(4 * 8 * hh / p->blob) : 0;
