@@ -50,8 +50,7 @@ static void phase_range(int64_t s, int64_t q, int64_t pad, int64_t extent, int64
 	*hi = h;
 }
 
-/* the channel's values into the phase planes (the padding is never written); plain loops,
- * not memcpy calls: the rows are short */
+/* the row copies below as plain loops, not memcpy calls: the rows are short */
 #if defined(__GNUC__) && !defined(__clang__)
 #define DW_NO_MEMCPY __attribute__((optimize("no-tree-loop-distribute-patterns")))
 #else
@@ -59,8 +58,8 @@ static void phase_range(int64_t s, int64_t q, int64_t pad, int64_t extent, int64
 #endif
 
 /* the channel's float values into the phase planes (the padding is never written) */
-DW_NO_MEMCPY OM_CLONES_AVX2 static void fill_phases(const om_dw_plane *p, const om_dw_flat *f, const float *xc,
-				     float *restrict xq)
+DW_NO_MEMCPY OM_CLONES_AVX2 static void fill_phases(const om_dw_plane *p, const om_dw_flat *f,
+						     const float *xc, float *restrict xq)
 {
 	for (int64_t r = 0; r < p->sh; r++) {
 		int64_t a0, a1;
@@ -183,8 +182,8 @@ static void flat_taps(const float *xq, const int64_t *tap, const float *w, int64
 	flat_taps16(xq, tap, w, ntaps, nyw, yw);
 }
 
-DW_NO_MEMCPY static void compact(int64_t OH, int64_t OW, int64_t Wq, const float *restrict yw,
-		    float *restrict ym)
+DW_NO_MEMCPY static void compact(int64_t OH, int64_t OW, int64_t Wq,
+				 const float *restrict yw, float *restrict ym)
 {
 	for (int64_t oh = 0; oh < OH; oh++)
 		for (int64_t k = 0; k < OW; k++)

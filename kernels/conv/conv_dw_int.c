@@ -97,8 +97,8 @@ static void dwq_piece(void *arg, int64_t c0, int64_t c1, int slot)
 		const uint8_t *xc = (const uint8_t *)q->X->data +
 				    (n * q->C + m / (q->M / q->C)) * Pin;
 		om_dw_flat_sums_q8(p, j->f, j->tap, xc, sgn, xz, w, xf, xq, yw);
-		const float scale = r->x_scale * r->w_scale[r->nw_scale == 1 ? 0 : m] / r->y_scale;
-		dwq_out(j, yw, r->bias ? r->bias[m] : 0, scale, out, (uint8_t *)j->y + nm * P);
+		dwq_out(j, yw, r->bias ? r->bias[m] : 0, om_qconv_scale(r, m), out,
+			(uint8_t *)j->y + nm * P);
 	}
 }
 
@@ -118,9 +118,8 @@ om_kind om_qconv_dw(om_ctx *c, const om_conv_int *q, const om_qconv_out *r, void
 	const int64_t grain = macs >= DW_GRAIN_MACS ? 1 : (int64_t)(DW_GRAIN_MACS / (macs + 1)) + 1;
 	const int slots = om_par_slots(c->threads, planes, grain);
 	dwq_job j = {q, r, &p, &f, tap, NULL,
-		     (f.nbuf + f.nyw + nk + p.H * p.W + f.nyw + 15) / 16 * 16, y, true};
-	for (int64_t m = 0; r->bias && m < q->M; m++)
-		j.narrow &= r->bias[m] >= -(1 << 30) && r->bias[m] <= (1 << 30);
+		     (f.nbuf + f.nyw + nk + p.H * p.W + f.nyw + 15) / 16 * 16, y,
+		     om_qconv_bias_narrow(r, q->M)};
 	om_kind rc = om_ctx_scratch(c, sizeof(float) * (size_t)j.per * (size_t)slots,
 				    "the depthwise phase planes", (void **)&j.buf);
 	if (rc)

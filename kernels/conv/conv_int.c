@@ -105,6 +105,14 @@ static bool narrow_bias(int64_t bias)
 	return bias >= -(INT64_C(1) << 30) && bias <= (INT64_C(1) << 30);
 }
 
+bool om_qconv_bias_narrow(const om_qconv_out *r, int64_t M)
+{
+	for (int64_t m = 0; r->bias && m < M; m++)
+		if (!narrow_bias(r->bias[m]))
+			return false;
+	return true;
+}
+
 void om_conv_requant(const int32_t *s, int64_t n, int64_t bias, float scale, float zp, bool s8,
 		     void *y)
 {
@@ -153,9 +161,7 @@ static om_kind conv_igemm(om_ctx *c, const om_conv_int *q, int32_t *y, const om_
 	const int32_t xz = q->xz ? zp8(q->xz, 0) : 0;
 	bool rows16 = false;
 #ifdef CI_HAVE_AVX2
-	rows16 = r && __builtin_cpu_supports("avx2");
-	for (int64_t m = 0; rows16 && r->bias && m < q->M; m++)
-		rows16 = narrow_bias(r->bias[m]);
+	rows16 = r && __builtin_cpu_supports("avx2") && om_qconv_bias_narrow(r, q->M);
 #endif
 	int64_t ncol;
 	if (__builtin_mul_overflow(Kg, P, &ncol) || ncol >= INT64_MAX / 16)
@@ -216,7 +222,7 @@ om_kind om_conv_igemm_q(om_ctx *c, const om_conv_int *q, const om_qconv_out *r, 
 		return rc;
 	float *scale = (float *)((char *)s + ns);
 	for (int64_t m = 0; m < q->M; m++)
-		scale[m] = r->x_scale * r->w_scale[r->nw_scale == 1 ? 0 : m] / r->y_scale;
+		scale[m] = om_qconv_scale(r, m);
 	rc = conv_igemm(c, q, s, r, scale, y);
 	om_ctx_scratch_done(c, s);
 	return rc;

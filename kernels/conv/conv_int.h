@@ -33,6 +33,16 @@ typedef struct om_qconv_out {
 	bool s8;
 } om_qconv_out;
 
+/** r's scale of output channel m: x_scale * w_scale[m] / y_scale (exact mode's order). */
+static inline float om_qconv_scale(const om_qconv_out *r, int64_t m)
+{
+	return r->x_scale * r->w_scale[r->nw_scale == 1 ? 0 : m] / r->y_scale;
+}
+
+/** Whether r's M biases (none: true) are within 2^30 in magnitude, so that a sum below 2^30
+ *  plus its bias stays in int32 (the requantization's int32 lanes). */
+bool om_qconv_bias_narrow(const om_qconv_out *r, int64_t M);
+
 /** Whether om_conv_igemm takes convs of Kg = C / group x prod(kernel) products an output: fast
  *  mode, an integer product faster than the int32 loop, and sums below 2^30 in magnitude
  *  (each product at most 255 x 255: Kg below 16513). */

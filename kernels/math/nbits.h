@@ -99,6 +99,19 @@ int om_nbits_vnni_gemm_slots(const om_nbits *p, int threads);
 size_t om_nbits_vnni_gemm_bytes(const om_nbits *p, int slots);
 bool om_nbits_vnni_gemm(const om_nbits *p, int threads, void *buf);
 
+/* A 64-byte piece's 16 int32 lanes (lane l: bytes 4l to 4l + 3) in groups of `lanes`: for blocks
+ * under 64 bytes, group h's lanes take blocks base[h] + idx[h * lanes + i] of the piece (the
+ * lane's block less the group's first), else all 0 */
+static inline void om_nb_lane_blocks(int64_t blob, int lanes, int32_t *base, int32_t *idx)
+{
+	for (int h = 0; h < 16 / lanes; h++) {
+		base[h] = blob < 64 ? (int32_t)(4 * h * lanes / blob) : 0;
+		for (int i = 0; i < lanes; i++)
+			idx[h * lanes + i] =
+				blob < 64 ? (int32_t)(4 * (h * lanes + i) / blob) - base[h] : 0;
+	}
+}
+
 /* om_nbits_decode in 8-lane vectors with AVX2 and FMA (nbits_decode_avx2.c: x86-64 GCC
  * builds), which om_nbits_decode calls on CPUs with those but no AVX-512 */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)

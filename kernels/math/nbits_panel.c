@@ -75,8 +75,7 @@ OM_INLINE void pn_blocks(const float *col, int64_t kb, int64_t kb0, const om_nb_
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #include <immintrin.h>
 #define PN_AVX2 1
-/* The lanes' blocks of a piece as two 8-lane halves: half hh's lanes take blocks base[hh] +
- * idx[hh][i] of the piece (blocks under 64 bytes; else all 0) */
+/* The lanes' blocks of a piece as two 8-lane halves (om_nb_lane_blocks) */
 typedef struct pn_halves {
 	int32_t base[2];
 	int32_t idx[2][8];
@@ -124,13 +123,7 @@ OM_INLINE void pn_cols(const om_nbits *p, int64_t n0, int64_t w, int64_t k0, int
 #ifdef PN_AVX2
 	const bool halves = om_cpu_avx2_only();
 	pn_halves hv;
-	for (int hh = 0; hh < 2; hh++) {
-		hv.base[hh] = p->blob < 64 ? (int32_t)(4 * 8 * hh / p->blob) : 0;
-		for (int i = 0; i < 8; i++)
-			hv.idx[hh][i] = p->blob < 64 ? (int32_t)(4 * (8 * hh + i) / p->blob) -
-							       hv.base[hh]
-						     : 0;
-	}
+	om_nb_lane_blocks(p->blob, 8, hv.base, &hv.idx[0][0]);
 #endif
 	const int P = 8 / bits;
 	const int64_t colbytes = p->kb * p->blob, code0 = k0 / P; /* k0: whole pieces */
