@@ -38,9 +38,8 @@ bool om_dw_flat_plan(const om_dw_plane *p, om_dw_flat *f, int64_t *tap)
 	return true;
 }
 
-/* [lo, hi): the indices b of phase columns (or rows) b * s + q - pad inside [0, extent) */
-static void phase_range(int64_t s, int64_t q, int64_t pad, int64_t extent, int64_t count,
-			int64_t *lo, int64_t *hi)
+void om_dw_phase_range(int64_t s, int64_t q, int64_t pad, int64_t extent, int64_t count,
+		       int64_t *lo, int64_t *hi)
 {
 	const int64_t first = pad - q; /* b * s >= first */
 	const int64_t last = extent - 1 + pad - q; /* b * s <= last */
@@ -63,10 +62,10 @@ DW_NO_MEMCPY OM_CLONES_AVX2 static void fill_phases(const om_dw_plane *p, const 
 {
 	for (int64_t r = 0; r < p->sh; r++) {
 		int64_t a0, a1;
-		phase_range(p->sh, r, p->ph, p->H, f->Hq, &a0, &a1);
+		om_dw_phase_range(p->sh, r, p->ph, p->H, f->Hq, &a0, &a1);
 		for (int64_t q = 0; q < p->sw; q++) {
 			int64_t b0, b1;
-			phase_range(p->sw, q, p->pw, p->W, f->Wq, &b0, &b1);
+			om_dw_phase_range(p->sw, q, p->pw, p->W, f->Wq, &b0, &b1);
 			float *restrict pl = xq + (r * p->sw + q) * f->Hq * f->Wq;
 			for (int64_t a = a0; a < a1; a++) {
 				const float *s = xc + (a * p->sh + r - p->ph) * p->W + q - p->pw;
@@ -85,37 +84,77 @@ DW_NO_MEMCPY OM_CLONES_AVX2 static void fill_phases(const om_dw_plane *p, const 
 	}
 }
 
+/* one phase row: d[b] = the 8-bit value (of type T) at s[b * sw] less z for b in [b0, b1),
+ * exact */
+#define Q8_ROW(T, SW)                                                  \
+	for (int64_t b = b0; b < b1; b++)                              \
+		d[b] = (float)((const T *)s)[b * (SW)] - z;
+
+DW_NO_MEMCPY static void q8_row(const uint8_t *s, int64_t sw, int64_t b0, int64_t b1, bool sgn,
+				float z, float *restrict d)
+{
+	if (sgn)
+		Q8_ROW(int8_t, sw)
+	else
+		Q8_ROW(uint8_t, sw)
+}
+
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
-/* to_float's values 8 at a time on AVX2, the last 8 overlapping the ones before (n >= 8) */
-__attribute__((target("avx2"))) static void to_float_avx2(const uint8_t *s, int64_t n, bool sgn,
-							   float z, float *restrict d)
+/* q8_row for strides 1 and 2 on AVX2, 8 values a vector, the last overlapping the ones before;
+ * avail: the bytes readable from s on. Returns false, having written nothing, where it does
+ * not take the row (other strides, fewer than 8 values, or the end of the plane) */
+__attribute__((target("avx2"))) static bool q8_row_avx2(const uint8_t *s, int64_t sw,
+							 int64_t b0, int64_t b1, bool sgn, float z,
+							 int64_t avail, float *restrict d)
 {
+	/* a vector reads 8 bytes at stride 1, 16 at stride 2 (the odd ones dropped) */
+	if (b1 - b0 < 8 || (sw != 1 && sw != 2) || (b1 - 8) * sw + 8 * sw > avail)
+		return false;
 	const __m256 zv = _mm256_set1_ps(z);
-	for (int64_t b = 0;; b += 8) {
-		const bool last = b + 8 >= n;
+	const __m128i even = _mm_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, -1, -1, -1, -1, -1, -1, -1,
+					   -1);
+	for (int64_t b = b0;; b += 8) {
+		const bool last = b + 8 >= b1;
 		if (last)
-			b = n - 8;
-		const __m128i v = _mm_loadl_epi64((const __m128i *)(s + b));
+			b = b1 - 8;
+		const __m128i v = sw == 1 ? _mm_loadl_epi64((const __m128i *)(s + b))
+					  : _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(s + 2 * b)),
+							     even);
 		const __m256i w = sgn ? _mm256_cvtepi8_epi32(v) : _mm256_cvtepu8_epi32(v);
 		_mm256_storeu_ps(d + b, _mm256_sub_ps(_mm256_cvtepi32_ps(w), zv));
 		if (last)
-			return;
+			return true;
 	}
 }
 #endif
 
-/* n 8-bit values (int8 when sgn) less z as floats: exact */
-static void to_float(const uint8_t *s, int64_t n, bool sgn, float z, float *restrict d)
+/* fill_phases for the 8-bit channel xc (int8 when sgn) less z, straight from its bytes */
+static void fill_phases_q8(const om_dw_plane *p, const om_dw_flat *f, const uint8_t *xc,
+			   bool sgn, float z, float *restrict xq)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
-	if (n >= 8 && __builtin_cpu_supports("avx2")) {
-		to_float_avx2(s, n, sgn, z, d);
-		return;
-	}
+	const bool avx2 = __builtin_cpu_supports("avx2");
 #endif
-	for (int64_t b = 0; b < n; b++)
-		d[b] = (float)(sgn ? (int8_t)s[b] : s[b]) - z;
+	const uint8_t *const end = xc + p->H * p->W;
+	for (int64_t r = 0; r < p->sh; r++) {
+		int64_t a0, a1;
+		om_dw_phase_range(p->sh, r, p->ph, p->H, f->Hq, &a0, &a1);
+		for (int64_t q = 0; q < p->sw; q++) {
+			int64_t b0, b1;
+			om_dw_phase_range(p->sw, q, p->pw, p->W, f->Wq, &b0, &b1);
+			float *restrict pl = xq + (r * p->sw + q) * f->Hq * f->Wq;
+			for (int64_t a = a0; a < a1; a++) {
+				const uint8_t *s = xc + (a * p->sh + r - p->ph) * p->W + q - p->pw;
+				float *restrict d = pl + a * f->Wq;
+#if defined(__x86_64__) && defined(__GNUC__)
+				if (avx2 && q8_row_avx2(s, p->sw, b0, b1, sgn, z, end - s, d))
+					continue;
+#endif
+				q8_row(s, p->sw, b0, b1, sgn, z, d);
+			}
+		}
+	}
 }
 
 /* The tap loop for a vector type VT of L lanes: yw[k] = ((+0 + w[0] xq[k + tap[0]]) +
@@ -170,6 +209,58 @@ FLAT_TAPS(flat_taps16, OM_CLONES, vf, LANES)
 FLAT_TAPS(flat_taps8, __attribute__((target("avx2"))), vf8, 8)
 #endif
 
+/* The tap loop of integer sums that stay below 2^24 (om_dw_flat_sums_q8): every order of the
+ * additions and every contraction gives the same bits there, so it keeps 8 accumulators of
+ * fused multiply-adds (a multiply-add's latency times the two units) and reads each weight
+ * as it goes; the ones left of a run of 8 vectors go 2 at a time (nyw: whole RUNs) */
+#define FLAT_TAPS_INT(NAME, ATTR, VT, L)                                                     \
+	OM_INLINE void NAME##_blk(const float *xq, const int64_t *tap, const float *w,        \
+				  int64_t nt, int64_t k, int na, float *restrict yw)          \
+	{                                                                                     \
+		VT a[8];                                                                      \
+		for (int u = 0; u < na; u++)                                                  \
+			a[u] = (VT){0};                                                       \
+		for (int64_t t = 0; t < nt; t++) {                                            \
+			const VT wt = (VT){0} + w[t];                                         \
+			for (int u = 0; u < na; u++) {                                        \
+				VT v;                                                         \
+				memcpy(&v, xq + tap[t] + k + u * L, sizeof v);                \
+				a[u] += wt * v;                                               \
+			}                                                                     \
+		}                                                                             \
+		for (int u = 0; u < na; u++) {                                                \
+			typedef VT VTU __attribute__((aligned(4), may_alias));                \
+			*(VTU *)(yw + k + u * L) = a[u];                                      \
+		}                                                                             \
+	}                                                                                     \
+	ATTR __attribute__((optimize("fp-contract=fast"))) static void NAME(                  \
+		const float *xq, const int64_t *tap, const float *w, int64_t ntaps,           \
+		int64_t nyw, float *restrict yw)                                              \
+	{                                                                                     \
+		int64_t k = 0;                                                                \
+		for (; k + 8 * L <= nyw; k += 8 * L)                                          \
+			NAME##_blk(xq, tap, w, ntaps, k, 8, yw);                              \
+		for (; k < nyw; k += 2 * L)                                                   \
+			NAME##_blk(xq, tap, w, ntaps, k, 2, yw);                              \
+	}
+
+FLAT_TAPS_INT(flat_taps_int16, OM_CLONES_V3, vf, LANES)
+#ifdef OM_HAVE_AVX2_BUILDS
+FLAT_TAPS_INT(flat_taps_int8, __attribute__((target("avx2,fma"))), vf8, 8)
+#endif
+
+static void flat_taps_int(const float *xq, const int64_t *tap, const float *w, int64_t ntaps,
+			  int64_t nyw, float *restrict yw)
+{
+#ifdef OM_HAVE_AVX2_BUILDS
+	if (om_cpu_avx2_only()) {
+		flat_taps_int8(xq, tap, w, ntaps, nyw, yw);
+		return;
+	}
+#endif
+	flat_taps_int16(xq, tap, w, ntaps, nyw, yw);
+}
+
 static void flat_taps(const float *xq, const int64_t *tap, const float *w, int64_t ntaps,
 		      int64_t nyw, float *restrict yw)
 {
@@ -199,12 +290,10 @@ void om_dw_flat_run(const om_dw_plane *p, const om_dw_flat *f, const int64_t *ta
 }
 
 void om_dw_flat_sums_q8(const om_dw_plane *p, const om_dw_flat *f, const int64_t *tap,
-			const void *xc, bool sgn, int32_t xz, const float *w, float *xf, float *xq,
-			float *yw)
+			const void *xc, bool sgn, int32_t xz, const float *w, float *xq, float *yw)
 {
-	to_float(xc, p->H * p->W, sgn, (float)xz, xf);
-	fill_phases(p, f, xf, xq);
-	flat_taps(xq, tap, w, p->kh * p->kw, f->nyw, yw);
+	fill_phases_q8(p, f, xc, sgn, (float)xz, xq);
+	flat_taps_int(xq, tap, w, p->kh * p->kw, f->nyw, yw);
 }
 
 om_dw_plane om_dw_plane_of(const om_spatial *sp)

@@ -28,6 +28,11 @@ typedef struct om_dw_flat {
  *  dilations: the caller keeps its border loops). */
 bool om_dw_flat_plan(const om_dw_plane *p, om_dw_flat *f, int64_t *tap);
 
+/** [lo, hi): the phase indices b < count whose input index b * s + q - pad lies inside
+ *  [0, extent) (the rows, or columns, of phase q of stride s that fill_phases copies). */
+void om_dw_phase_range(int64_t s, int64_t q, int64_t pad, int64_t extent, int64_t count,
+		       int64_t *lo, int64_t *hi);
+
 /** One channel: xq (f->nbuf floats, zero where the input has none: the caller zeroes it once
  *  for every channel of the same geometry) gets xc's plane, yw (f->nyw floats) the flat sums,
  *  ym (OH x OW) the outputs. Each output is +0 plus w[t] times its tap, in tap order (kh, kw),
@@ -37,12 +42,11 @@ void om_dw_flat_run(const om_dw_plane *p, const om_dw_flat *f, const int64_t *ta
 
 /** om_dw_flat_run's flat sums (yw, f->nyw floats: output (oh, ow) at oh * Wq + ow) of an 8-bit
  *  channel xc (int8 when sgn, else uint8) less its zero point xz (padding taps read 0: X's
- *  zero point less itself; xf, H x W floats, holds the channel as floats) with integer
- *  weights w (less theirs): every flat sum an integer, exact while every partial sum stays
- *  below 2^24 in magnitude (at most 258 taps of 255 x 255). */
+ *  zero point less itself) with integer weights w (less theirs): every flat sum an integer,
+ *  exact while every partial sum stays below 2^24 in magnitude (at most 258 taps of
+ *  255 x 255), whatever the order of the additions. */
 void om_dw_flat_sums_q8(const om_dw_plane *p, const om_dw_flat *f, const int64_t *tap,
-			const void *xc, bool sgn, int32_t xz, const float *w, float *xf, float *xq,
-			float *yw);
+			const void *xc, bool sgn, int32_t xz, const float *w, float *xq, float *yw);
 
 /** sp (one or two spatial axes) as a plane. */
 om_dw_plane om_dw_plane_of(const om_spatial *sp);

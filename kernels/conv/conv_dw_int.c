@@ -3,6 +3,7 @@
 
 #include "conv_dw_flat.h"
 #include "conv_dw_int.h"
+#include "conv_dw_lanes.h"
 #include "gemm_int.h"
 #include "parallel.h"
 
@@ -11,11 +12,6 @@
 enum { DW_MAX_TAPS = 258 };
 /* multiply-adds worth a thread (conv_depthwise.c's) */
 enum { DW_GRAIN_MACS = 1 << 16 };
-
-static int32_t at8(const om_tensor *t, int64_t i)
-{
-	return t->dtype == OM_INT8 ? ((const int8_t *)t->data)[i] : ((const uint8_t *)t->data)[i];
-}
 
 /* q's plane and phase geometry; false when the phase loop does not take it */
 static bool dw_geometry(const om_conv_int *q, om_dw_plane *p, om_dw_flat *f, int64_t *tap)
@@ -48,8 +44,8 @@ typedef struct dwq_job {
 	const om_dw_flat *f;
 	const int64_t *tap;
 	float *buf; /* `per` floats a slot: the phase planes (padding zeroed once), flat sums,
-		     * the channel's weights, its values as floats, its outputs (flat bytes, or
-		     * int32 sums for a bias over 2^30) */
+		     * the channel's weights, its outputs (flat bytes, or int32 sums for a bias
+		     * over 2^30) */
 	int64_t per;
 	void *y;
 	bool narrow; /* every bias within 2^30 in magnitude */
@@ -85,18 +81,18 @@ static void dwq_piece(void *arg, int64_t c0, int64_t c1, int slot)
 	const om_dw_plane *p = j->p;
 	const int64_t nk = p->kh * p->kw, P = p->OH * p->OW, Pin = p->H * p->W;
 	float *xq = j->buf + (size_t)slot * (size_t)j->per, *yw = xq + j->f->nbuf;
-	float *w = yw + j->f->nyw, *xf = w + nk, *out = xf + Pin;
+	float *w = yw + j->f->nyw, *out = w + nk;
 	const int64_t nwz = q->wz ? om_tensor_numel(q->wz) : 0;
-	const int32_t xz = q->xz ? at8(q->xz, 0) : 0;
+	const int32_t xz = q->xz ? om_q8_at(q->xz, 0) : 0;
 	const bool sgn = q->X->dtype == OM_INT8;
 	for (int64_t nm = c0; nm < c1; nm++) {
 		const int64_t n = nm / q->M, m = nm % q->M;
-		const int32_t wz = nwz ? at8(q->wz, nwz == 1 ? 0 : m) : 0;
+		const int32_t wz = nwz ? om_q8_at(q->wz, nwz == 1 ? 0 : m) : 0;
 		for (int64_t t = 0; t < nk; t++)
-			w[t] = (float)(at8(q->W, m * nk + t) - wz);
+			w[t] = (float)(om_q8_at(q->W, m * nk + t) - wz);
 		const uint8_t *xc = (const uint8_t *)q->X->data +
 				    (n * q->C + m / (q->M / q->C)) * Pin;
-		om_dw_flat_sums_q8(p, j->f, j->tap, xc, sgn, xz, w, xf, xq, yw);
+		om_dw_flat_sums_q8(p, j->f, j->tap, xc, sgn, xz, w, xq, yw);
 		dwq_out(j, yw, r->bias ? r->bias[m] : 0, om_qconv_scale(r, m), out,
 			(uint8_t *)j->y + nm * P);
 	}
@@ -110,6 +106,9 @@ om_kind om_qconv_dw(om_ctx *c, const om_conv_int *q, const om_qconv_out *r, void
 	if (!dw_geometry(q, &p, &f, tap))
 		return om_error(c->st, OM_ERR_INVALID_INPUT, c->node,
 				"not a depthwise conv the phase loop takes");
+	const bool narrow = om_qconv_bias_narrow(r, q->M);
+	if (om_qconv_dw_lanes_takes(&f, narrow))
+		return om_qconv_dw_lanes(c, q, r, &p, &f, tap, y);
 	om_ctx_chose(c, OM_CONV_DW_INT);
 	const int64_t nk = p.kh * p.kw, P = p.OH * p.OW, planes = q->N * q->M;
 	if (planes < 1 || P < 1)
@@ -118,8 +117,7 @@ om_kind om_qconv_dw(om_ctx *c, const om_conv_int *q, const om_qconv_out *r, void
 	const int64_t grain = macs >= DW_GRAIN_MACS ? 1 : (int64_t)(DW_GRAIN_MACS / (macs + 1)) + 1;
 	const int slots = om_par_slots(c->threads, planes, grain);
 	dwq_job j = {q, r, &p, &f, tap, NULL,
-		     (f.nbuf + f.nyw + nk + p.H * p.W + f.nyw + 15) / 16 * 16, y,
-		     om_qconv_bias_narrow(r, q->M)};
+		     (f.nbuf + f.nyw + nk + f.nyw + 15) / 16 * 16, y, narrow};
 	om_kind rc = om_ctx_scratch(c, sizeof(float) * (size_t)j.per * (size_t)slots,
 				    "the depthwise phase planes", (void **)&j.buf);
 	if (rc)

@@ -6,6 +6,7 @@
 #include "conv_int.h"
 #include "gemm_int.h"
 #include "im2col.h"
+#include "requant8_avx2.h"
 
 /* Kg at which a sum of products of magnitude 255 x 255 could reach 2^30 (so that a bias of
  * magnitude 2^30 at most added to it stays in int32: om_conv_requant) */
@@ -15,11 +16,6 @@ bool om_conv_igemm_takes(const om_ctx *c, int64_t Kg)
 {
 	return !c->exact && Kg > 0 && Kg < CI_MAX_KG &&
 	       strcmp(om_igemm_path(&(om_igemm){.K = Kg}), "int32-loop");
-}
-
-static int32_t zp8(const om_tensor *t, int64_t i)
-{
-	return t->dtype == OM_INT8 ? ((const int8_t *)t->data)[i] : ((const uint8_t *)t->data)[i];
 }
 
 /* requantizes n sums: bias of type BT, SUM(i) the float of s[i] + bias. Through double
@@ -45,19 +41,11 @@ CI_REQUANT(requant32_u8, uint8_t, 0.0f, 255.0f, int32_t, (float)(s[i] + bias))
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 #define CI_AVX2 __attribute__((target("avx2")))
-/* requant32's 8 lanes on AVX2 (sums s plus bias b, times sc): vmaxps and vminps clamp (a NaN
- * to lo, as there), then packs (a third of requant32's auto-vectorized blends) */
+/* requant32's 8 lanes on AVX2 (requant8_avx2.h), stored */
 static inline __attribute__((always_inline)) CI_AVX2 void rq8_v(__m256i s, __m256i b,
 							     __m256 sc, float zp, bool s8, void *y)
 {
-	const __m256 lo = _mm256_set1_ps(s8 ? -128.0f : 0.0f), hi = _mm256_set1_ps(s8 ? 127 : 255);
-	const __m256i v = _mm256_add_epi32(s, b);
-	__m256 q = _mm256_round_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(v), sc),
-				   _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-	q = _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(q, _mm256_set1_ps(zp)), lo), hi);
-	const __m256i k = _mm256_cvtps_epi32(q);
-	const __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(k), _mm256_extracti128_si256(k, 1));
-	_mm_storel_epi64((__m128i *)y, s8 ? _mm_packs_epi16(w, w) : _mm_packus_epi16(w, w));
+	_mm_storel_epi64((__m128i *)y, om_requant8_avx2(s, b, sc, zp, s8));
 }
 
 static inline __attribute__((always_inline)) CI_AVX2 void rq8(const int32_t *s, __m256i b,
@@ -158,7 +146,7 @@ static om_kind conv_igemm(om_ctx *c, const om_conv_int *q, int32_t *y, const om_
 		P *= sp->out[i], Pin *= sp->in[i], taps *= sp->k[i];
 	const int64_t Cg = q->C / q->group, Mg = q->M / q->group, Kg = Cg * taps;
 	const int64_t OL = sp->out[sp->n - 1], nwz = q->wz ? om_tensor_numel(q->wz) : 0;
-	const int32_t xz = q->xz ? zp8(q->xz, 0) : 0;
+	const int32_t xz = q->xz ? om_q8_at(q->xz, 0) : 0;
 	bool rows16 = false;
 #ifdef CI_HAVE_AVX2
 	rows16 = r && __builtin_cpu_supports("avx2") && om_qconv_bias_narrow(r, q->M);
@@ -178,7 +166,7 @@ static om_kind conv_igemm(om_ctx *c, const om_conv_int *q, int32_t *y, const om_
 	uint8_t *const col = (uint8_t *)(wz + q->M);
 	memset(wz, 0, sizeof(int32_t) * (size_t)q->M);
 	for (int64_t m = 0; m < q->M && nwz; m++)
-		wz[m] = zp8(q->wz, nwz == 1 ? 0 : m);
+		wz[m] = om_q8_at(q->wz, nwz == 1 ? 0 : m);
 	om_ctx_chose(c, OM_CONV_IGEMM);
 	const uint8_t *X = q->X->data, *W = q->W->data;
 	for (int64_t n = 0; n < q->N && P > 0; n++)

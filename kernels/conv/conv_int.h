@@ -33,6 +33,12 @@ typedef struct om_qconv_out {
 	bool s8;
 } om_qconv_out;
 
+/** Element i of an int8 or uint8 tensor (a zero point, a weight) as int32. */
+static inline int32_t om_q8_at(const om_tensor *t, int64_t i)
+{
+	return t->dtype == OM_INT8 ? ((const int8_t *)t->data)[i] : ((const uint8_t *)t->data)[i];
+}
+
 /** r's scale of output channel m: x_scale * w_scale[m] / y_scale (exact mode's order). */
 static inline float om_qconv_scale(const om_qconv_out *r, int64_t m)
 {

@@ -32,6 +32,7 @@ CASES = [
     (5, 7, 6, 8, 3, 1, 1, 1, np.uint8, False, True),    # uint8 activations, per tensor, odd C M
     (6, 4, 8, 8, 3, 1, 0, 2, np.int8, False, True),     # grouped, no pads
     (4, 8, 9, 7, 3, 2, 1, 4, np.uint8, True, True),     # depthwise, 2 outputs a channel
+    (3, 3, 190, 180, 3, 1, 1, 3, np.uint8, True, True),  # depthwise, a large plane
 ]
 
 
@@ -212,13 +213,23 @@ def dnnl_int8_exact(case, wmax):
     return cpu_has_vnni() or (group == C == M) or wmax <= 64
 
 
+def dw_phase_positions(case):
+    """the positions of a depthwise conv's phase planes (conv_dw_flat.c), with the tap loop's
+    overrun of 32"""
+    H, W, K, stride, pad = case[2:7]
+    OH, OW = (H + 2 * pad - K) // stride + 1, (W + 2 * pad - K) // stride + 1
+    return stride * stride * (OH + (K - 1) // stride) * (OW + (K - 1) // stride) + 32
+
+
 def int8_conv_path(case, wmax):
     """the path fast mode takes for QLinearConv: without VNNI a depthwise conv takes the float
-    phase loop on NCHW values (conv_dw_int.c), else oneDNN's int8 conv where it is exact, else
-    the integer sums"""
+    phase loop on NCHW values, 8 channels a vector on AVX2 with FMA for planes of 32,768
+    positions at most (conv_dw_lanes.c), else one channel at a time (conv_dw_int.c); else
+    oneDNN's int8 conv where it is exact, else the integer sums"""
     C, M, group = case[0], case[1], case[7]
     if not cpu_has_vnni() and group == C and M % C == 0:
-        return 'dw-flat-int8'
+        lanes = {'avx2', 'fma'} <= cpu_flags() and dw_phase_positions(case) <= 32768
+        return 'dw-lanes-int8' if lanes else 'dw-flat-int8'
     return 'onednn-int8' if has_dnnl() and dnnl_int8_exact(case, wmax) else 'im2col-igemm'
 
 
