@@ -311,12 +311,12 @@ struct om_igemm_pk {
 #endif
 };
 
-static om_igemm_pk *pairs_pack(const int8_t *B, int64_t K, int64_t N, int64_t ldb)
+static om_igemm_pk *pairs_pack(const int8_t *B, int64_t K, int64_t N, int64_t ldb, bool tb)
 {
 	if (!om_ipairs_ok())
 		return NULL;
 	om_igemm_pk *p = calloc(1, sizeof *p);
-	const om_igemm g = {.K = K, .N = N, .B = B, .ldb = ldb, .b_signed = true};
+	const om_igemm g = {.K = K, .N = N, .B = B, .ldb = ldb, .tb = tb, .b_signed = true};
 	if (p && !om_ipairs_pack(&g, &p->pairs)) {
 		free(p);
 		return NULL;
@@ -341,10 +341,11 @@ bool om_dnnl_int8_exact(void)
 	return false;
 }
 
-om_igemm_pk *om_igemm_pack(const int8_t *B, int64_t K, int64_t N, int64_t ldb, int threads)
+om_igemm_pk *om_igemm_pack(const int8_t *B, int64_t K, int64_t N, int64_t ldb, bool tb,
+			   int threads)
 {
 	(void)threads;
-	return K < 1 || N < 1 ? NULL : pairs_pack(B, K, N, ldb);
+	return K < 1 || N < 1 ? NULL : pairs_pack(B, K, N, ldb, tb);
 }
 
 void om_igemm_pk_free(om_igemm_pk *p)
@@ -421,12 +422,13 @@ static dnnl_primitive_attr_t ipk_attr(void)
 	return attr;
 }
 
-om_igemm_pk *om_igemm_pack(const int8_t *B, int64_t K, int64_t N, int64_t ldb, int threads)
+om_igemm_pk *om_igemm_pack(const int8_t *B, int64_t K, int64_t N, int64_t ldb, bool tb,
+			   int threads)
 {
 	if (K < 1 || N < 1)
 		return NULL;
 	if (!om_dnnl_int8_exact())
-		return pairs_pack(B, K, N, ldb);
+		return pairs_pack(B, K, N, ldb, tb);
 	if (K > IDNNL_MAX_K)
 		return NULL;
 	om_igemm_pk *p = calloc(1, sizeof *p);
@@ -444,7 +446,7 @@ om_igemm_pk *om_igemm_pack(const int8_t *B, int64_t K, int64_t N, int64_t ldb, i
 		  !ipk_pd(p, &pd, key, attr, &amd, &cmd);
 	if (ok)
 		p->wmd = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
-	ok = ok && ipk_md(&bmd, dnnl_s8, K, N, ldb, 1) &&
+	ok = ok && (tb ? ipk_md(&bmd, dnnl_s8, K, N, 1, ldb) : ipk_md(&bmd, dnnl_s8, K, N, ldb, 1)) &&
 	     !dnnl_reorder_primitive_desc_create(&rpd, &bmd, p->eng, &p->wmd, p->eng, NULL) &&
 	     !dnnl_primitive_create(&reorder, rpd);
 	const size_t wbytes = ok ? dnnl_memory_desc_get_size(&p->wmd) : 0;

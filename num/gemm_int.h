@@ -75,11 +75,13 @@ const char *om_igemm_path(const om_igemm *g);
 typedef struct om_igemm_pk om_igemm_pk;
 
 /**
- * B (K x N int8, row stride ldb, not transposed, zero point 0) packed; NULL when not taken:
- * no oneDNN in the build, no VNNI, K above the bound where no sum wraps, or oneDNN refused
- * (or no memory). `threads`: the run's (oneDNN sizes its reorder by OpenMP's count).
+ * B (K x N int8 of row stride ldb, or with tb its transpose, N x K, stored; zero point 0)
+ * packed; NULL when not taken: no AVX2 (without VNNI, or without oneDNN in the build: the
+ * int16 pairs' panels), K above the bound where no sum wraps, or oneDNN refused (or no
+ * memory). `threads`: the run's (oneDNN sizes its reorder by OpenMP's count).
  */
-om_igemm_pk *om_igemm_pack(const int8_t *B, int64_t K, int64_t N, int64_t ldb, int threads);
+om_igemm_pk *om_igemm_pack(const int8_t *B, int64_t K, int64_t N, int64_t ldb, bool tb,
+			   int threads);
 void om_igemm_pk_free(om_igemm_pk *p);
 
 /**

@@ -52,17 +52,16 @@ static om_node *dq_of(const om_graph *g, om_value *v)
 	return d && d->nout == 1 && d->in[0] ? d : NULL;
 }
 
-/* A DQ's axis is the weight's channel axis 0 (or irrelevant: one scale) */
-static bool axis0(const om_node *d, int32_t rank, int64_t count)
+/* A DQ's axis is the weight's channel axis (or irrelevant: one scale) */
+static bool axis_is(const om_node *d, int32_t rank, int64_t count, int32_t axis)
 {
 	const int64_t a = om_attr_int(d, "axis", 1);
-	return count == 1 || a == 0 || a == -rank;
+	return count == 1 || a == axis || a == axis - rank;
 }
 
-typedef struct qconv_parts {
-	om_node *dx, *dw, *db, *cv;
-	int64_t M;
-} qconv_parts;
+typedef struct qdq_parts {
+	om_node *dx, *dw, *db, *op; /* op: the Conv or Gemm */
+} qdq_parts;
 
 /* the bias DQ: int32 constant of M, zero point 0 (or absent), scale xs * ws[m] */
 static bool bias_fits(const om_graph *g, const om_node *db, int64_t M, float xs,
@@ -88,64 +87,131 @@ static bool bias_fits(const om_graph *g, const om_node *db, int64_t M, float xs,
 	return true;
 }
 
-/* The Conv group ending at QuantizeLinear q: its parts, or false */
-static bool match_conv(om_pass_ctx *c, const om_graph *g, const om_node *q, qconv_parts *p)
+/* op's operands through their DequantizeLinear nodes: x 8-bit with one scale and zero point;
+ * w a constant int8 initializer (a Conv's of rank 3 or more, a Gemm's of rank 2) with an int8
+ * zero point, its scale one or one an output channel (W's axis 0, or 1 for a Gemm without
+ * transB); a bias through bias_fits */
+static bool match_operands(om_pass_ctx *c, const om_graph *g, om_node *op, bool gemm,
+			   qdq_parts *p)
 {
-	const om_tensor *ys, *yz, *xs, *xz, *ws, *wz, *w;
-	om_node *cv = q->nout == 1 && q->in[0] ? om_match_producer(g, q->in[0], OM_OPC_CONV)
-					       : NULL;
-	const om_type *ty = cv ? om_match_type(c, g, q->in[0]) : NULL;
-	if (!cv || cv->nout != 1 || cv->nin < 2 || cv->nin > 3 || !ty || ty->elem != OM_FLOAT ||
-	    !om_match_private(c, g, q->in[0], 1) || !qparams(g, q, 1, &ys, &yz))
-		return false;
-	om_node *dx = cv->in[0] ? dq_of(g, cv->in[0]) : NULL;
-	om_node *dw = cv->in[1] ? dq_of(g, cv->in[1]) : NULL;
-	om_node *db = cv->nin > 2 && cv->in[2] ? dq_of(g, cv->in[2]) : NULL;
+	const om_tensor *xs, *xz, *ws, *wz, *w;
+	om_node *dx = op->in[0] ? dq_of(g, op->in[0]) : NULL;
+	om_node *dw = op->in[1] ? dq_of(g, op->in[1]) : NULL;
+	om_node *db = op->nin > 2 && op->in[2] ? dq_of(g, op->in[2]) : NULL;
 	const om_type *tx = dx ? om_match_type(c, g, dx->in[0]) : NULL;
-	if (!dx || !dw || (cv->nin > 2 && cv->in[2] && !db) || !tx || !is8(tx->elem) ||
+	if (!dx || !dw || (op->nin > 2 && op->in[2] && !db) || !tx || !is8(tx->elem) ||
 	    !qparams(g, dx, 1, &xs, &xz) || xz->dtype != tx->elem ||
-	    !(w = whole_const(g, dw->in[0])) || w->dtype != OM_INT8 || w->rank < 3)
+	    !(w = whole_const(g, dw->in[0])) || w->dtype != OM_INT8 ||
+	    (gemm ? w->rank != 2 : w->rank < 3))
 		return false;
-	const int64_t M = w->dims[0];
+	const int32_t axis = gemm && !om_attr_int(op, "transB", 0) ? 1 : 0;
+	const int64_t M = w->dims[axis];
 	const int64_t nws = dw->nin > 1 && dw->in[1] && om_value_const(g, dw->in[1])
 				    ? om_tensor_numel(om_value_const(g, dw->in[1]))
 				    : -1;
 	if ((nws != 1 && nws != M) || !qparams(g, dw, nws, &ws, &wz) || wz->dtype != OM_INT8 ||
-	    !axis0(dw, w->rank, nws) || om_tensor_numel(xs) != 1)
+	    !axis_is(dw, w->rank, nws, axis) || om_tensor_numel(xs) != 1)
 		return false;
 	if (db && !bias_fits(g, db, M, *(const float *)xs->data, ws))
 		return false;
-	*p = (qconv_parts){dx, dw, db, cv, M};
+	*p = (qdq_parts){dx, dw, db, op};
 	return true;
 }
 
-static om_kind fuse_conv(om_pass_ctx *c, om_graph *g, om_node *q, bool *done)
+/* a Gemm QGemm runs: alpha and beta 1 where there is a bias (QGemm's alpha scales the bias
+ * with the products, and it has no beta) */
+static bool gemm_fits(const om_node *gm)
 {
-	qconv_parts p;
-	*done = false;
-	if (!match_conv(c, g, q, &p))
-		return OM_OK;
-	om_node *cv = p.cv;
-	om_value *in[9] = {p.dx->in[0], p.dx->in[1], p.dx->in[2], p.dw->in[0], p.dw->in[1],
-			   p.dw->in[2], q->in[1], q->in[2], p.db ? p.db->in[0] : NULL};
-	om_attr *attrs = cv->nattr ? om_arena_memdup(g->model->arena, cv->attrs,
-						     sizeof *attrs * (size_t)cv->nattr) : NULL;
-	if (cv->nattr && !attrs)
-		return om_error(c->st, OM_ERR_NOMEM, cv, "out of memory");
-	om_kind rc = om_node_become(c, g, q, "", "QLinearConv", p.db ? 9 : 8, in, c->st);
+	return gm->nin < 3 || !gm->in[2] ||
+	       (om_attr_float(gm, "beta", 1.0f) == 1.0f && om_attr_float(gm, "alpha", 1.0f) == 1.0f);
+}
+
+/* The Conv or Gemm group ending at QuantizeLinear q: its parts, or false (a Gemm's beta 1
+ * with a bias: QGemm has none) */
+static bool match_q(om_pass_ctx *c, const om_graph *g, const om_node *q, qdq_parts *p)
+{
+	const om_tensor *ys, *yz;
+	om_node *op = q->nout == 1 && q->in[0] ? om_match_producer(g, q->in[0], OM_OPC_CONV)
+					       : NULL;
+	const bool gemm = !op;
+	if (gemm)
+		op = q->nout == 1 && q->in[0] ? om_match_producer(g, q->in[0], OM_OPC_GEMM) : NULL;
+	const om_type *ty = op ? om_match_type(c, g, q->in[0]) : NULL;
+	return op && op->nout == 1 && op->nin >= 2 && op->nin <= 3 && ty &&
+	       ty->elem == OM_FLOAT && om_match_private(c, g, q->in[0], 1) &&
+	       qparams(g, q, 1, &ys, &yz) && (!gemm || gemm_fits(op)) &&
+	       match_operands(c, g, op, gemm, p);
+}
+
+/* n (a Conv or Gemm, or the QuantizeLinear ending the group) becomes the quantized op of the
+ * group p with inputs in; a Gemm's attributes but beta go with it */
+static om_kind become(om_pass_ctx *c, om_graph *g, om_node *n, const qdq_parts *p, int32_t nin,
+		      om_value *const *in)
+{
+	om_node *op = p->op;
+	const bool gemm = om_node_code(g->model, op) == OM_OPC_GEMM;
+	om_attr *attrs = op->nattr ? om_arena_memdup(g->model->arena, op->attrs,
+						     sizeof *attrs * (size_t)op->nattr) : NULL;
+	int32_t nattr = 0;
+	for (int32_t i = 0; i < op->nattr && attrs; i++)
+		if (!gemm || strcmp(op->attrs[i].name, "beta"))
+			attrs[nattr++] = op->attrs[i];
+	om_kind rc = op->nattr && !attrs ? om_error(c->st, OM_ERR_NOMEM, op, "out of memory")
+		     : gemm		  ? om_import_domain(c->m, OM_MS_DOMAIN, c->st)
+					  : OM_OK;
+	if (!rc)
+		rc = om_node_become(c, g, n, gemm ? OM_MS_DOMAIN : "", gemm ? "QGemm" : "QLinearConv",
+				    nin, in, c->st);
 	if (rc)
 		return rc;
-	q->attrs = attrs;
-	q->nattr = cv->nattr;
-	q->name = cv->name;
-	om_node_kill(c, cv);
-	*done = true;
+	n->attrs = attrs;
+	n->nattr = nattr;
+	n->name = op->name;
+	if (n != op)
+		om_node_kill(c, op);
 	return OM_OK;
+}
+
+static om_kind fuse_q(om_pass_ctx *c, om_graph *g, om_node *q, bool *done)
+{
+	qdq_parts p;
+	*done = false;
+	if (!match_q(c, g, q, &p))
+		return OM_OK;
+	om_value *b = p.db ? p.db->in[0] : NULL;
+	*done = true;
+	if (om_node_code(g->model, p.op) == OM_OPC_GEMM) {
+		om_value *in[9] = {p.dx->in[0], p.dx->in[1], p.dx->in[2], p.dw->in[0], p.dw->in[1],
+				   p.dw->in[2], b, q->in[1], q->in[2]};
+		return become(c, g, q, &p, 9, in);
+	}
+	om_value *in[9] = {p.dx->in[0], p.dx->in[1], p.dx->in[2], p.dw->in[0], p.dw->in[1],
+			   p.dw->in[2], q->in[1], q->in[2], b};
+	return become(c, g, q, &p, b ? 9 : 8, in);
+}
+
+/* a Gemm group whose output stays float (no QuantizeLinear took it): QGemm without y_scale */
+static om_kind fuse_gemm(om_pass_ctx *c, om_graph *g, om_node *gm, bool *done)
+{
+	qdq_parts p;
+	*done = false;
+	const om_type *ty = gm->nout == 1 && gm->out[0] ? om_match_type(c, g, gm->out[0]) : NULL;
+	if (!ty || ty->elem != OM_FLOAT || gm->nin < 2 || gm->nin > 3 || !gemm_fits(gm) ||
+	    !match_operands(c, g, gm, true, &p))
+		return OM_OK;
+	om_value *in[7] = {p.dx->in[0], p.dx->in[1], p.dx->in[2], p.dw->in[0], p.dw->in[1],
+			   p.dw->in[2], p.db ? p.db->in[0] : NULL};
+	*done = true;
+	return become(c, g, gm, &p, p.db ? 7 : 6, in);
 }
 
 om_kind om_pass_fuse_qdq(om_pass_ctx *c, om_graph *g, int *changes)
 {
-	if (!om_match_runnable(c->m, "", "QLinearConv"))
-		return OM_OK;
-	return om_rewrite_each(c, g, OM_OPC_BIT(OM_OPC_QUANTIZE_LINEAR), fuse_conv, changes);
+	om_kind rc = OM_OK;
+	if (om_match_runnable(c->m, "", "QLinearConv") &&
+	    om_match_runnable(c->m, OM_MS_DOMAIN, "QGemm"))
+		rc = om_rewrite_each(c, g, OM_OPC_BIT(OM_OPC_QUANTIZE_LINEAR), fuse_q, changes);
+	if (!rc && om_match_runnable(c->m, OM_MS_DOMAIN, "QGemm"))
+		rc = om_rewrite_each(c, g, OM_OPC_BIT(OM_OPC_GEMM), fuse_gemm, changes);
+	return rc;
 }

@@ -322,15 +322,19 @@ static void igemm_packed_matches_definition(void **state)
 {
 	(void)state;
 	nt_rng r = {2718};
-	static const int64_t ext[][2] = {{256, 256}, {784, 1024}, {64, 300}, {33, 517}};
+	/* K, N, and whether B is stored transposed (N x K: QGemm's transB) */
+	static const int64_t ext[][3] = {{256, 256, 0}, {784, 1024, 0}, {64, 300, 1},
+					 {33, 517, 1}, {1280, 1000, 1}};
 	for (size_t e = 0; e < sizeof ext / sizeof ext[0]; e++) {
-		const int64_t K = ext[e][0], N = ext[e][1], ldb = N + (e == 3);
-		uint8_t *b = malloc((size_t)(K * ldb));
+		const int64_t K = ext[e][0], N = ext[e][1];
+		const bool tb = ext[e][2];
+		const int64_t ldb = (tb ? K : N) + (e == 3), nb = (tb ? N : K) * ldb;
+		uint8_t *b = malloc((size_t)nb);
 		assert_non_null(b);
-		fill(&r, b, K * ldb);
-		om_igemm_pk *pk = om_igemm_pack((const int8_t *)b, K, N, ldb, 2);
+		fill(&r, b, nb);
+		om_igemm_pk *pk = om_igemm_pack((const int8_t *)b, K, N, ldb, tb, 2);
 		if (!pk) { /* no oneDNN or no VNNI (om_igemm_run does it all), or a padded B */
-			assert_true(ldb != N ||
+			assert_true(ldb != (tb ? K : N) ||
 				    !strcmp(om_igemm_path(&(om_igemm){.K = K}), "int32-loop"));
 			free(b);
 			continue;
@@ -339,8 +343,9 @@ static void igemm_packed_matches_definition(void **state)
 		const bool pairs = !strcmp(om_igemm_path(&(om_igemm){.K = K}), "int16-pairs");
 		for (int rep = 0; rep < 10; rep++) {
 			const int64_t M = rep == 0 ? 1 : nt_rand(&r, 1, 130);
-			om_igemm g = {.M = M, .N = N, .K = K, .B = b, .ldb = ldb, .b_signed = true,
-				      .ta = nt_rand(&r, 0, 1), .a_signed = nt_rand(&r, 0, 1)};
+			om_igemm g = {.M = M, .N = N, .K = K, .B = b, .ldb = ldb, .tb = tb,
+				      .b_signed = true, .ta = nt_rand(&r, 0, 1),
+				      .a_signed = nt_rand(&r, 0, 1)};
 			g.lda = g.ta ? M + nt_rand(&r, 0, 2) : K;
 			g.ldc = N;
 			const int64_t na = (g.ta ? K : M) * g.lda;

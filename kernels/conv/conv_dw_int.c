@@ -83,13 +83,13 @@ static void dwq_piece(void *arg, int64_t c0, int64_t c1, int slot)
 	float *xq = j->buf + (size_t)slot * (size_t)j->per, *yw = xq + j->f->nbuf;
 	float *w = yw + j->f->nyw, *out = w + nk;
 	const int64_t nwz = q->wz ? om_tensor_numel(q->wz) : 0;
-	const int32_t xz = q->xz ? om_q8_at(q->xz, 0) : 0;
+	const int32_t xz = q->xz ? om_qt_at(q->xz, 0) : 0;
 	const bool sgn = q->X->dtype == OM_INT8;
 	for (int64_t nm = c0; nm < c1; nm++) {
 		const int64_t n = nm / q->M, m = nm % q->M;
-		const int32_t wz = nwz ? om_q8_at(q->wz, nwz == 1 ? 0 : m) : 0;
+		const int32_t wz = nwz ? om_qt_at(q->wz, nwz == 1 ? 0 : m) : 0;
 		for (int64_t t = 0; t < nk; t++)
-			w[t] = (float)(om_q8_at(q->W, m * nk + t) - wz);
+			w[t] = (float)(om_qt_at(q->W, m * nk + t) - wz);
 		const uint8_t *xc = (const uint8_t *)q->X->data +
 				    (n * q->C + m / (q->M / q->C)) * Pin;
 		om_dw_flat_sums_q8(p, j->f, j->tap, xc, sgn, xz, w, xq, yw);

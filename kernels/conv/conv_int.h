@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "op.h"
+#include "qparam.h"
 #include "spatial.h"
 
 #define OM_CONV_IGEMM "im2col-igemm"
@@ -34,9 +35,9 @@ typedef struct om_qconv_out {
 } om_qconv_out;
 
 /** Element i of an int8 or uint8 tensor (a zero point, a weight) as int32. */
-static inline int32_t om_q8_at(const om_tensor *t, int64_t i)
+static inline int32_t om_qt_at(const om_tensor *t, int64_t i)
 {
-	return t->dtype == OM_INT8 ? ((const int8_t *)t->data)[i] : ((const uint8_t *)t->data)[i];
+	return om_q8_at(t->data, i, t->dtype == OM_INT8);
 }
 
 /** r's scale of output channel m: x_scale * w_scale[m] / y_scale (exact mode's order). */

@@ -15,6 +15,7 @@
 #include "detmath.h"
 #include "clones.h"
 #include "gemm_int.h"
+#include "igemm_packed.h"
 #include "op.h"
 #include "parallel.h"
 #include "quant_loops.h"
@@ -84,42 +85,6 @@ static om_kind qmf_infer(om_ctx *c)
 {
 	qmf_geom g;
 	return qmf_geometry(c, &g);
-}
-
-/* the step's kernel state in fast mode: a constant int8 B with zero point 0 packed once
- * (om_igemm_pack; pk NULL when declined), as MatMulInteger's */
-typedef struct qmf_state {
-	int64_t key[2]; /* K, N */
-	om_igemm_pk *pk;
-} qmf_state;
-
-static void qmf_state_release(void *block)
-{
-	qmf_state *s = block;
-	om_igemm_pk_free(s->pk);
-	s->pk = NULL;
-}
-
-/* Below this many elements of B packing does not pay (ops_linalg.c's MMI_PACK_MIN_KN) */
-enum { QMF_PACK_MIN_KN = 16384 };
-
-/* the packed B, or NULL: exact mode, B not a plan-time constant int8, a nonzero zero point of
- * B, B small, or no state slot */
-static om_igemm_pk *qmf_packed(om_ctx *c, const qmf_geom *g, const int32_t *zb, int64_t nzb)
-{
-	const om_tensor *b = c->in[1];
-	if (c->exact || !(c->const_in >> 1 & 1) || b->dtype != OM_INT8 ||
-	    g->K * g->N < QMF_PACK_MIN_KN)
-		return NULL;
-	for (int64_t j = 0; j < nzb; j++)
-		if (zb[j])
-			return NULL;
-	const int64_t key[2] = {g->K, g->N};
-	bool made;
-	qmf_state *s = om_ctx_state_keyed(c, qmf_state_release, key, 2, sizeof *s, &made);
-	if (s && made)
-		s->pk = om_igemm_pack(b->data, g->K, g->N, g->N, c->threads);
-	return s ? s->pk : NULL;
 }
 
 /* the int32 sums read and the floats written at the same place (Y's buffer) */
@@ -229,7 +194,7 @@ static om_kind qmf_kernel(om_ctx *c)
 				     .zb = zb, .nzb = nzb, .C = (int32_t *)y};
 		om_igemm pg = ig;
 		pg.zb = NULL, pg.nzb = 0;
-		om_igemm_pk *pk = qmf_packed(c, &g, zb, nzb);
+		om_igemm_pk *pk = om_igemm_packed_get(c, 1, g.K, g.N, g.N, false, zb, nzb);
 		ok = (pk && om_igemm_pk_run(pk, &pg, c->threads)) || om_igemm_run(&ig, c->threads);
 	}
 	if (ok) {

@@ -9,6 +9,7 @@
 
 #include "gemm.h"
 #include "gemm_int.h"
+#include "igemm_packed.h"
 #include "gemm_packed.h"
 #include "half.h"
 #include "numrun.h"
@@ -395,42 +396,6 @@ static int32_t *zp_int32(om_ctx *c, int i, bool *fail)
 	return v;
 }
 
-/* MatMulInteger's kernel state in fast mode: a constant int8 B with zero point 0 packed once
- * for oneDNN's int8 matmul (om_igemm_pack; pk NULL when declined) */
-typedef struct mmi_state {
-	int64_t key[3]; /* K, N, ldb */
-	om_igemm_pk *pk;
-} mmi_state;
-
-static void mmi_state_release(void *block)
-{
-	mmi_state *s = block;
-	om_igemm_pk_free(s->pk);
-	s->pk = NULL;
-}
-
-/* Below this many elements of B packing does not pay (gemm_packed.c's GP_MIN_KN) */
-enum { MMI_PACK_MIN_KN = 16384 };
-
-/* the step's packed B, or NULL: exact mode (which keeps no copy of the weights), B not a
- * plan-time constant int8 matrix, a nonzero B zero point, B small, or no state slot */
-static om_igemm_pk *mmi_packed(om_ctx *c, const mm_geom *g, const int32_t *zb, int64_t nzb)
-{
-	const om_tensor *b = c->in[1];
-	if (c->exact || !(c->const_in >> 1 & 1) || b->dtype != OM_INT8 || b->rank != 2 || g->tb ||
-	    g->K * g->N < MMI_PACK_MIN_KN)
-		return NULL;
-	for (int64_t j = 0; zb && j < nzb; j++)
-		if (zb[j])
-			return NULL;
-	const int64_t key[3] = {g->K, g->N, g->ldb};
-	bool made;
-	mmi_state *s = om_ctx_state_keyed(c, mmi_state_release, key, 3, sizeof *s, &made);
-	if (s && made)
-		s->pk = om_igemm_pack(b->data, g->K, g->N, g->ldb, c->threads);
-	return s ? s->pk : NULL;
-}
-
 /* (a - za) x (b - zb) summed in wrapping int32 (om_igemm_pk_run over a packed constant B in
  * fast mode, else om_igemm_run: oneDNN's u8s8s32 or an int32 loop; the same bits), one
  * product when the batches fold into the rows and A's zero point is one value, else one per
@@ -452,7 +417,9 @@ static om_kind matmul_integer_kernel(om_ctx *c)
 		       .a_signed = a->dtype == OM_INT8, .b_signed = b->dtype == OM_INT8,
 		       .za = za, .zb = zb, .nza = nza,
 		       .nzb = zb ? om_tensor_numel(c->in[3]) : 0};
-	om_igemm_pk *pk = fail ? NULL : mmi_packed(c, &g, zb, ig.nzb);
+	om_igemm_pk *pk = fail || c->in[1]->rank != 2 || g.tb
+				  ? NULL
+				  : om_igemm_packed_get(c, 1, g.K, g.N, g.ldb, false, zb, ig.nzb);
 	mm_iter it = {0};
 	for (int64_t bi = 0; !fail && bi < nb; bi++, mm_next(&g, &it)) {
 		ig.A = (const int8_t *)a->data + it.aoff;

@@ -2,7 +2,8 @@
  * transA) int8 or uint8 with a one-value scale and zero point, B (K x N, or N x K with transB)
  * int8 or uint8 with a scale and zero point each one value or one per column, C an optional
  * int32 bias broadcast to (M, N) (a scalar, (N), (1, N), (M, 1) or (M, N)), alpha. The int32
- * sums acc = C + sum over k of (a - za)(b - zb[j]) are exact (om_igemm_run); then, as ONNX
+ * sums acc = C + sum over k of (a - za)(b - zb[j]) are exact (om_igemm_run, or over a
+ * constant B packed once in fast mode: om_igemm_packed_get); then, as ONNX
  * Runtime 1.30 (MLAS's output processors), with s[j] = alpha * a_scale * b_scale[j]:
  *   with y_zero_point: y = rint(clamp(float(acc) * (s[j] / y_scale))) + y_zp, 8-bit of
  *   y_zero_point's type (clamped to its range less y_zp before rounding, half to even);
@@ -13,6 +14,7 @@
 
 #include "clones.h"
 #include "gemm_int.h"
+#include "igemm_packed.h"
 #include "op.h"
 #include "parallel.h"
 #include "qparam.h"
@@ -177,8 +179,12 @@ static om_kind qg_kernel(om_ctx *c)
 			     .tb = g.tb, .a_signed = a->dtype == OM_INT8,
 			     .b_signed = b->dtype == OM_INT8, .za = &ap.zp, .nza = 1,
 			     .zb = zb, .nzb = nzb, .C = sum ? sum : acc};
+	om_igemm pg = ig; /* over a constant B packed once (fast mode), zero points 0 */
+	pg.zb = NULL, pg.nzb = 0;
+	om_igemm_pk *pk = g.K ? om_igemm_packed_get(c, QG_B, g.K, g.N, ig.ldb, g.tb, zb, nzb) : NULL;
 	const bool ok = g.K == 0 ? (memset(ig.C, 0, mn * sizeof(int32_t)), true)
-				 : om_igemm_run(&ig, c->threads);
+				 : (pk && om_igemm_pk_run(pk, &pg, c->threads)) ||
+					   om_igemm_run(&ig, c->threads);
 	if (ok && sum) {
 		qg_bias(c, &g, acc);
 		for (size_t i = 0; i < mn; i++) /* wraps as MLAS's int32 accumulation */

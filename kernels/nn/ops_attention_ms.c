@@ -18,6 +18,7 @@
 #include "f32_array.h"
 #include "gemm.h"
 #include "gemm_int.h"
+#include "igemm_packed.h"
 #include "mha.h"
 
 /* the two rows (om_op.param), and where each has its inputs (-1: none) */
@@ -200,42 +201,6 @@ static int32_t i8_at(const om_tensor *t, int64_t k)
 	return t->dtype == OM_INT8 ? ((const int8_t *)t->data)[k] : ((const uint8_t *)t->data)[k];
 }
 
-/* the step's kernel state in fast mode: a constant int8 weight with zero point 0 packed once
- * (om_igemm_pack; pk NULL when declined), as MatMulIntegerToFloat's */
-typedef struct am_state {
-	int64_t key[2]; /* K, N */
-	om_igemm_pk *pk;
-} am_state;
-
-static void am_state_release(void *block)
-{
-	am_state *s = block;
-	om_igemm_pk_free(s->pk);
-	s->pk = NULL;
-}
-
-/* Below this many elements of the weight packing does not pay (ops_dynq_matmul.c's) */
-enum { AM_PACK_MIN_KN = 16384 };
-
-/* the packed weight, or NULL: exact mode, a weight that is not a plan-time constant int8, a
- * nonzero zero point of it, a small one, or no state slot */
-static om_igemm_pk *am_packed(om_ctx *c, const am_geom *g, const int32_t *zb, int64_t nzb)
-{
-	const om_tensor *w = c->in[1];
-	if (c->exact || !(c->const_in >> 1 & 1) || w->dtype != OM_INT8 ||
-	    g->Hin * g->W < AM_PACK_MIN_KN)
-		return NULL;
-	for (int64_t j = 0; j < nzb; j++)
-		if (zb[j])
-			return NULL;
-	const int64_t key[2] = {g->Hin, g->W};
-	bool made;
-	am_state *s = om_ctx_state_keyed(c, am_state_release, key, 2, sizeof *s, &made);
-	if (s && made)
-		s->pk = om_igemm_pack(w->data, g->Hin, g->W, g->W, c->threads);
-	return s ? s->pk : NULL;
-}
-
 /* the int32 sums read and the floats written at the same place */
 typedef int32_t am_acc __attribute__((may_alias));
 
@@ -266,7 +231,7 @@ static bool am_project_quant(om_ctx *c, const am_geom *g, int64_t M, float *y)
 				     .C = (int32_t *)y};
 		om_igemm pg = ig;
 		pg.zb = NULL, pg.nzb = 0;
-		om_igemm_pk *pk = am_packed(c, g, zb, nwz);
+		om_igemm_pk *pk = om_igemm_packed_get(c, 1, g->Hin, g->W, g->W, false, zb, nwz);
 		ok = (pk && om_igemm_pk_run(pk, &pg, c->threads)) || om_igemm_run(&ig, c->threads);
 	}
 	const am_acc *acc = (const am_acc *)y;

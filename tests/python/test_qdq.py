@@ -155,6 +155,95 @@ def test_unfit_groups_stay_float(what, tmp_path):
     assert 'QLinearConv' not in profile(model, tmp_path, x)
 
 
+def qdq_gemm_model(K, N, trans_b, per_channel, bias, q_out, xt, seed, bias_scale=1.0,
+                   alpha=None):
+    """DequantizeLinear of x and of an int8 weight [and of an int32 bias] -> Gemm [->
+    QuantizeLinear]: the static quantizer's classifier, which fast mode runs as QGemm"""
+    rng = np.random.default_rng(seed)
+    xs, xz = act_q(rng, xt)
+    w = rng.integers(-127, 128, (N, K) if trans_b else (K, N)).astype(np.int8)
+    ws = (rng.random(N if per_channel else 1) * 0.01 + 0.002).astype(np.float32)
+    if not per_channel:
+        ws = ws.reshape(())
+    inits = [numpy_helper.from_array(np.array(xs), 'xs'),
+             numpy_helper.from_array(np.array(xz), 'xz'),
+             numpy_helper.from_array(w, 'wq'), numpy_helper.from_array(ws, 'ws'),
+             numpy_helper.from_array(np.zeros(ws.shape, np.int8), 'wz'),
+             numpy_helper.from_array(np.array(np.float32(0.08)), 'ys'),
+             numpy_helper.from_array(np.array(np.int8(3)), 'yz')]
+    nodes = [helper.make_node('QuantizeLinear', ['x', 'xs', 'xz'], ['xq']),
+             helper.make_node('DequantizeLinear', ['xq', 'xs', 'xz'], ['xd']),
+             helper.make_node('DequantizeLinear', ['wq', 'ws', 'wz'], ['wd'],
+                              axis=0 if trans_b else 1)]
+    gemm_in = ['xd', 'wd']
+    if bias:
+        bs = (xs * ws * np.float32(bias_scale)).astype(np.float32).reshape(-1)
+        inits += [numpy_helper.from_array(rng.integers(-3000, 3000, N).astype(np.int32), 'bq'),
+                  numpy_helper.from_array(bs, 'bs'),
+                  numpy_helper.from_array(np.zeros(bs.shape, np.int32), 'bz')]
+        nodes.append(helper.make_node('DequantizeLinear', ['bq', 'bs', 'bz'], ['bd'], axis=0))
+        gemm_in.append('bd')
+    alpha = alpha or (1.0 if bias else 0.75)  # QGemm's alpha would scale the bias too
+    nodes.append(helper.make_node('Gemm', gemm_in, ['g' if q_out else 'y'], transB=trans_b,
+                                  alpha=alpha))
+    if q_out:
+        nodes += [helper.make_node('QuantizeLinear', ['g', 'ys', 'yz'], ['yq']),
+                  helper.make_node('DequantizeLinear', ['yq', 'ys', 'yz'], ['y'])]
+    g = helper.make_graph(nodes, 'qdq_gemm',
+                          [helper.make_tensor_value_info('x', TensorProto.FLOAT, ['M', K])],
+                          [helper.make_tensor_value_info('y', TensorProto.FLOAT, None)], inits)
+    return helper.make_model(g, opset_imports=[helper.make_opsetid('', 13)]).SerializeToString()
+
+
+# K, N, transB, per-channel weights, bias, QuantizeLinear after, x's type; K * N of the first
+# two over 16384: the weights packed once
+GEMM_CASES = [(1280, 40, 1, True, True, True, np.uint8), (300, 70, 0, True, False, False, np.int8),
+              (33, 17, 1, False, True, False, np.uint8), (64, 9, 0, False, True, True, np.int8)]
+
+
+@pytest.mark.parametrize('k', range(len(GEMM_CASES)))
+def test_qdq_gemm_runs_as_qgemm(k, tmp_path):
+    K, N, trans_b, per_channel, bias, q_out, xt = GEMM_CASES[k]
+    model = qdq_gemm_model(K, N, trans_b, per_channel, bias, q_out, xt, seed=k)
+    rng = np.random.default_rng(k)
+    for m in (0, 1, 5):
+        x = (rng.standard_normal((m, K)) * 3).astype(np.float32)
+        [want] = run(model, x, optimize=False)
+        for threads in (1, 2):
+            [got] = run(model, x, threads=threads)
+            assert got.shape == want.shape == (m, N)
+            if not m:
+                continue
+            if q_out:  # one step off is a rounding tie of the two float orders, rare
+                assert np.abs(got - want).max() <= 0.08 * 1.001
+                assert np.mean(got == want) > 0.9
+            else:  # the same integer sums, scaled in another order
+                assert np.abs(got - want).max() <= 1e-5 * np.abs(want).max()
+        [e0] = run(model, x, exact=True, optimize=False)
+        [e1] = run(model, x, exact=True)
+        assert e0.tobytes() == e1.tobytes()
+    p = tmp_path / 'g.onnx'
+    p.write_bytes(model)
+    np.save(tmp_path / 'x.npy', np.ones((2, K), np.float32))
+    r = subprocess.run([OMOPT, 'run', str(p), '--input', 'x=%s' % (tmp_path / 'x.npy'),
+                        '--profile-nodes'], capture_output=True, text=True)
+    assert 'QGemm' in r.stdout and 'Gemm ' not in r.stdout.replace('QGemm', ''), r.stdout
+
+
+@pytest.mark.parametrize('unfit', [{'bias_scale': 1.5}, {'alpha': 0.5}])
+def test_qdq_gemm_unfit_stays_float(unfit, tmp_path):
+    """a bias of another scale than x's times w's, or alpha with a bias"""
+    model = qdq_gemm_model(64, 9, 1, True, True, True, np.uint8, seed=0, **unfit)
+    x = np.ones((2, 64), np.float32)
+    assert run(model, x)[0].tobytes() == run(model, x, optimize=False)[0].tobytes()
+    p = tmp_path / 'g.onnx'
+    p.write_bytes(model)
+    np.save(tmp_path / 'x.npy', x)
+    r = subprocess.run([OMOPT, 'run', str(p), '--input', 'x=%s' % (tmp_path / 'x.npy'),
+                        '--profile-nodes'], capture_output=True, text=True)
+    assert 'QGemm' not in r.stdout and 'Gemm' in r.stdout, r.stdout
+
+
 def qlinearconv_model(case, seed, wmax=127):
     """the fused op itself, its weights constants (so that oneDNN's path takes it), of
     magnitude wmax at most"""
