@@ -233,7 +233,7 @@ FLAT_TAPS(flat_taps8, __attribute__((target("avx2"))), vf8, 8)
 			*(VTU *)(yw + k + u * L) = a[u];                                      \
 		}                                                                             \
 	}                                                                                     \
-	ATTR __attribute__((optimize("fp-contract=fast"))) static void NAME(                  \
+	ATTR DW_CONTRACT static void NAME(                                                    \
 		const float *xq, const int64_t *tap, const float *w, int64_t ntaps,           \
 		int64_t nyw, float *restrict yw)                                              \
 	{                                                                                     \
@@ -243,6 +243,13 @@ FLAT_TAPS(flat_taps8, __attribute__((target("avx2"))), vf8, 8)
 		for (; k < nyw; k += 2 * L)                                                   \
 			NAME##_blk(xq, tap, w, ntaps, k, 2, yw);                              \
 	}
+
+/* GCC contracts the sums into fused multiply-adds where asked (clang does by default) */
+#if defined(__GNUC__) && !defined(__clang__)
+#define DW_CONTRACT __attribute__((optimize("fp-contract=fast")))
+#else
+#define DW_CONTRACT
+#endif
 
 FLAT_TAPS_INT(flat_taps_int16, OM_CLONES_V3, vf, LANES)
 #ifdef OM_HAVE_AVX2_BUILDS
