@@ -252,7 +252,7 @@ const char *om_igemm_path(const om_igemm *g)
 static bool igemm_pairs(const om_igemm *g, int threads)
 {
 	om_ipairs_b pb;
-	const bool ok = om_ipairs_pack(g, &pb) && om_ipairs_run(g, &pb, threads);
+	const bool ok = om_ipairs_pack(g, &pb, threads) && om_ipairs_run(g, &pb, threads);
 	om_ipairs_free(&pb);
 	return ok;
 }
@@ -311,13 +311,14 @@ struct om_igemm_pk {
 #endif
 };
 
-static om_igemm_pk *pairs_pack(const int8_t *B, int64_t K, int64_t N, int64_t ldb, bool tb)
+static om_igemm_pk *pairs_pack(const int8_t *B, int64_t K, int64_t N, int64_t ldb, bool tb,
+			       int threads)
 {
 	if (!om_ipairs_ok())
 		return NULL;
 	om_igemm_pk *p = calloc(1, sizeof *p);
 	const om_igemm g = {.K = K, .N = N, .B = B, .ldb = ldb, .tb = tb, .b_signed = true};
-	if (p && !om_ipairs_pack(&g, &p->pairs)) {
+	if (p && !om_ipairs_pack(&g, &p->pairs, threads)) {
 		free(p);
 		return NULL;
 	}
@@ -345,7 +346,7 @@ om_igemm_pk *om_igemm_pack(const int8_t *B, int64_t K, int64_t N, int64_t ldb, b
 			   int threads)
 {
 	(void)threads;
-	return K < 1 || N < 1 ? NULL : pairs_pack(B, K, N, ldb, tb);
+	return K < 1 || N < 1 ? NULL : pairs_pack(B, K, N, ldb, tb, threads);
 }
 
 void om_igemm_pk_free(om_igemm_pk *p)
@@ -428,7 +429,7 @@ om_igemm_pk *om_igemm_pack(const int8_t *B, int64_t K, int64_t N, int64_t ldb, b
 	if (K < 1 || N < 1)
 		return NULL;
 	if (!om_dnnl_int8_exact())
-		return pairs_pack(B, K, N, ldb, tb);
+		return pairs_pack(B, K, N, ldb, tb, threads);
 	if (K > IDNNL_MAX_K)
 		return NULL;
 	om_igemm_pk *p = calloc(1, sizeof *p);

@@ -64,11 +64,19 @@ IP_AVX2 static void pack_pair_avx2(const uint8_t *r0, const uint8_t *r1, bool sg
 }
 #endif
 
-static void pack_rows(const om_igemm *g, const om_ipairs_b *pb)
+typedef struct ip_pack {
+	const om_igemm *g;
+	const om_ipairs_b *pb;
+} ip_pack;
+
+/* the pairs of rows [q0, q1) of B */
+static void pack_rows(void *arg, int64_t q0, int64_t q1)
 {
+	const om_igemm *g = ((const ip_pack *)arg)->g;
+	const om_ipairs_b *pb = ((const ip_pack *)arg)->pb;
 	const int64_t K = g->K, N = g->N, K2 = pb->K2, full = N / OM_IPAIRS_NR;
 	const int32_t z = g->zb ? g->zb[0] : 0;
-	for (int64_t q = 0; q < K2; q++) {
+	for (int64_t q = q0; q < q1; q++) {
 		const bool two = 2 * q + 1 < K;
 		const uint8_t *r0 = (const uint8_t *)g->B + 2 * q * g->ldb;
 		const uint8_t *r1 = two ? r0 + g->ldb : r0;
@@ -96,17 +104,13 @@ static void pack_rows(const om_igemm *g, const om_ipairs_b *pb)
 	}
 }
 
-bool om_ipairs_pack(const om_igemm *g, om_ipairs_b *pb)
+/* the panels [p0, p1) of any B (transposed, zero points a column) */
+static void pack_panels(void *arg, int64_t p0, int64_t p1)
 {
-	const int64_t K = g->K, N = g->N, K2 = (K + 1) / 2, P = (N + OM_IPAIRS_NR - 1) / OM_IPAIRS_NR;
-	*pb = (om_ipairs_b){K, N, K2, P, NULL};
-	const size_t n = (size_t)(P * K2) * OM_IPAIRS_NR * 2;
-	if (!(pb->data = aligned_alloc(64, (n * sizeof(int16_t) + 63) / 64 * 64)))
-		return false;
-	const bool rows = !g->tb && (!g->zb || g->nzb == 1);
-	if (rows)
-		pack_rows(g, pb);
-	for (int64_t p = 0; p < P && !rows; p++) {
+	const om_igemm *g = ((const ip_pack *)arg)->g;
+	const om_ipairs_b *pb = ((const ip_pack *)arg)->pb;
+	const int64_t K = g->K, N = g->N, K2 = pb->K2;
+	for (int64_t p = p0; p < p1; p++) {
 		int16_t *d = pb->data + (size_t)(p * K2) * OM_IPAIRS_NR * 2;
 		const int64_t j0 = p * OM_IPAIRS_NR;
 		for (int64_t q = 0; q < K2; q++, d += OM_IPAIRS_NR * 2)
@@ -123,6 +127,23 @@ bool om_ipairs_pack(const om_igemm *g, om_ipairs_b *pb)
 							  : 0);
 			}
 	}
+}
+
+/* elements of B worth a thread of packing */
+enum { IP_PACK_GRAIN = 1 << 15 };
+
+bool om_ipairs_pack(const om_igemm *g, om_ipairs_b *pb, int threads)
+{
+	const int64_t K = g->K, N = g->N, K2 = (K + 1) / 2, P = (N + OM_IPAIRS_NR - 1) / OM_IPAIRS_NR;
+	*pb = (om_ipairs_b){K, N, K2, P, NULL};
+	const size_t n = (size_t)(P * K2) * OM_IPAIRS_NR * 2;
+	if (!(pb->data = aligned_alloc(64, (n * sizeof(int16_t) + 63) / 64 * 64)))
+		return false;
+	ip_pack a = {g, pb};
+	if (!g->tb && (!g->zb || g->nzb == 1))
+		om_par_for(threads, K2, 1 + IP_PACK_GRAIN / (2 * N), pack_rows, &a);
+	else
+		om_par_for(threads, P, 1 + IP_PACK_GRAIN / (OM_IPAIRS_NR * K), pack_panels, &a);
 	return true;
 }
 

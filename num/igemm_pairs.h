@@ -23,8 +23,9 @@ typedef struct om_ipairs_b {
 /** Whether this CPU runs the pairs' kernel (AVX2). */
 bool om_ipairs_ok(void);
 
-/** g's op(B) less g->zb packed into *pb; false when no memory (pb then empty). */
-bool om_ipairs_pack(const om_igemm *g, om_ipairs_b *pb);
+/** g's op(B) less g->zb packed into *pb on up to `threads` threads; false when no memory (pb
+ *  then empty). */
+bool om_ipairs_pack(const om_igemm *g, om_ipairs_b *pb, int threads);
 void om_ipairs_free(om_ipairs_b *pb);
 
 /** g's product with pb in place of g's B (pb->K == g->K, pb->N == g->N) on up to `threads`

@@ -6,6 +6,7 @@
 #include "conv_int.h"
 #include "gemm_int.h"
 #include "im2col.h"
+#include "parallel.h"
 #include "requant8_avx2.h"
 
 /* Kg at which a sum of products of magnitude 255 x 255 could reach 2^30 (so that a bias of
@@ -135,6 +136,26 @@ typedef struct ci_epi {
 static void requant_piece(void *arg, const int32_t *c, int64_t ldc, int64_t r0, int64_t nr,
 			  int64_t c0, int64_t nc);
 
+/* an image's 8-bit columns, split by channels over the threads (each channel's rows a
+ * contiguous block of them) */
+typedef struct ci_cols {
+	const uint8_t *img;
+	const om_spatial *sp;
+	int64_t Pin, rows, P; /* rows (kernel taps) and columns a channel */
+	uint8_t pad;
+	uint8_t *col;
+} ci_cols;
+
+static void cols_piece(void *arg, int64_t c0, int64_t c1)
+{
+	const ci_cols *a = arg;
+	om_im2col_u8(a->img + c0 * a->Pin, c1 - c0, a->sp, 0, a->P / a->sp->out[a->sp->n - 1],
+		     a->pad, a->col + c0 * a->rows * a->P);
+}
+
+/* bytes of columns worth a thread */
+enum { CI_COLS_GRAIN = 1 << 15 };
+
 /* q's sums into y32 (N x M x P int32), or, with r, requantized into y8 through pieces (y32
  * then only the paths' that compute whole products) */
 static om_kind conv_igemm(om_ctx *c, const om_conv_int *q, int32_t *y, const om_qconv_out *r,
@@ -145,7 +166,7 @@ static om_kind conv_igemm(om_ctx *c, const om_conv_int *q, int32_t *y, const om_
 	for (int32_t i = 0; i < sp->n; i++)
 		P *= sp->out[i], Pin *= sp->in[i], taps *= sp->k[i];
 	const int64_t Cg = q->C / q->group, Mg = q->M / q->group, Kg = Cg * taps;
-	const int64_t OL = sp->out[sp->n - 1], nwz = q->wz ? om_tensor_numel(q->wz) : 0;
+	const int64_t nwz = q->wz ? om_tensor_numel(q->wz) : 0;
 	const int32_t xz = q->xz ? om_qt_at(q->xz, 0) : 0;
 	bool rows16 = false;
 #ifdef CI_HAVE_AVX2
@@ -172,8 +193,11 @@ static om_kind conv_igemm(om_ctx *c, const om_conv_int *q, int32_t *y, const om_
 	for (int64_t n = 0; n < q->N && P > 0; n++)
 		for (int64_t gi = 0; gi < q->group; gi++) {
 			const uint8_t *img = X + (n * q->C + gi * Cg) * Pin;
-			if (!plain)
-				om_im2col_u8(img, Cg, sp, 0, P / OL, (uint8_t)xz, col);
+			if (!plain) {
+				ci_cols a = {img, sp, Pin, taps, P, (uint8_t)xz, col};
+				om_par_for(c->threads, Cg, 1 + CI_COLS_GRAIN / (taps * P), cols_piece,
+					   &a);
+			}
 			ci_epi e = {r, scale, gi * Mg, P, y8 + n * q->M * P, rows16};
 			const om_igemm_epi epi = {requant_piece, &e};
 			const om_igemm g = {.M = Mg, .N = P, .K = Kg, .A = W + gi * Mg * Kg,
