@@ -230,6 +230,29 @@ def test_qdq_gemm_runs_as_qgemm(k, tmp_path):
     assert 'QGemm' in r.stdout and 'Gemm ' not in r.stdout.replace('QGemm', ''), r.stdout
 
 
+QDQ_GEMM_CASES = sorted(d for d in os.listdir(os.path.join(SRC, 'tests', 'cases', 'dynq'))
+                        if d.startswith('qdq_gemm_'))
+
+
+@pytest.mark.parametrize('name', QDQ_GEMM_CASES)
+def test_qdq_gemm_cases_against_onnxruntime(name):
+    """tests/gen_cases_qdq_gemm.py's cases, ONNX Runtime's outputs: the fused QGemm (the
+    conformance runner runs them as written, without om_optimize)"""
+    d = os.path.join(SRC, 'tests', 'cases', 'dynq', name)
+    with open(os.path.join(d, 'model.onnx'), 'rb') as f:
+        model = f.read()
+    tensors = []
+    for n in ('input_0.pb', 'output_0.pb'):
+        t = TensorProto()
+        with open(os.path.join(d, 'test_data_set_0', n), 'rb') as f:
+            t.ParseFromString(f.read())
+        tensors.append(numpy_helper.to_array(t))
+    x, want = tensors
+    for threads in (1, 2):
+        [got] = run(model, x, threads=threads)
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
 @pytest.mark.parametrize('unfit', [{'bias_scale': 1.5}, {'alpha': 0.5}])
 def test_qdq_gemm_unfit_stays_float(unfit, tmp_path):
     """a bias of another scale than x's times w's, or alpha with a bias"""
