@@ -1,6 +1,7 @@
 /* gemm_packed.c — products with a constant B packed once (gemm_packed.h), on oneDNN's matmul
  * primitive: the weights reordered into the layout it picks for them (format_tag any; on
- * AVX-512, 16x64 blocks), one primitive per shape of A kept beside them. */
+ * AVX-512, 16x64 blocks), one primitive per shape of A kept beside them. Where oneDNN keeps
+ * B plain (no AVX-512), into omopt's panels of 16 columns instead (num/sgemm_panels.c). */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,7 @@ bool om_gemm_packed_mul(om_ctx *c, om_gemm_packed *p, int64_t i, bool ta, int64_
 #include <omp.h>
 
 #include "dnnl_prims.h"
+#include "sgemm_panels.h"
 
 /* Below this many elements of B the packing does not pay: the primitive pads B to 16x64
  * blocks and one execution costs a few microseconds; such products go through om_sgemm. */
@@ -66,6 +68,7 @@ struct om_gemm_packed {
 	void *wbuf;             /* om_bigbuf_alloc'd: count * wbytes */
 	size_t wbytes;
 	om_dnnl_prims prims; /* GP_PRIMS of them */
+	om_spanels *own;     /* count of omopt's panels in place of oneDNN's layout, or NULL */
 };
 
 static void gp_release(void *block)
@@ -76,6 +79,9 @@ static void gp_release(void *block)
 		if (p->w[i])
 			dnnl_memory_destroy(p->w[i]);
 	free(p->w);
+	for (int64_t i = 0; p->own && i < p->key[1]; i++)
+		om_spanels_free(&p->own[i]);
+	free(p->own);
 	om_bigbuf_free(p->wbuf, (size_t)p->key[1] * p->wbytes);
 	if (p->st)
 		dnnl_stream_destroy(p->st);
@@ -120,8 +126,8 @@ static dnnl_status_t gp_pd(const om_gemm_packed *p, dnnl_primitive_desc_t *pd, i
 
 /* The layout p's primitive asks B in (asked for 32 rows: oneDNN 2.6 picks it from K and N
  * alone), in p->wmd; false when oneDNN refuses, or when the layout is plain: oneDNN 2.6
- * without AVX-512 runs its gemm:jit, which packs B in every call anyway, and om_sgemm
- * measured faster (64 x 1024 x 1024 on a Zen 3: 3.3 against 1.7 ms) */
+ * without AVX-512 runs its gemm:jit, which packs B in every call anyway (64 x 1024 x 1024 on
+ * a Zen 3: 3.3 ms, om_sgemm 1.7, omopt's panels 1.47) */
 static bool gp_layout(om_gemm_packed *p)
 {
 	dnnl_primitive_desc_t pd;
@@ -133,13 +139,26 @@ static bool gp_layout(om_gemm_packed *p)
 	return p->wmd.format_kind == dnnl_blocked && p->wmd.format_desc.blocking.inner_nblks > 0;
 }
 
-/* the engine, the packed layout (gp_layout) and every B_i reordered into it; false when
- * oneDNN refuses */
+/* every B_i into omopt's panels (p->own); false when no memory */
+static bool gp_pack_own(om_gemm_packed *p, const om_gemm_b *b)
+{
+	if (!(p->own = calloc((size_t)b->count, sizeof *p->own)))
+		return false;
+	for (int64_t i = 0; i < b->count; i++)
+		if (!om_spanels_pack(b->B + i * b->bstride, b->K, b->N, b->ldb, b->tb, &p->own[i]))
+			return false;
+	return true;
+}
+
+/* the engine, the packed layout (gp_layout) and every B_i reordered into it, or, where that
+ * layout is plain, into omopt's panels; false when neither takes B */
 static bool gp_pack(om_gemm_packed *p, const om_gemm_b *b)
 {
 	if (dnnl_engine_create(&p->eng, dnnl_cpu, 0) ||
-	    dnnl_stream_create(&p->st, p->eng, dnnl_stream_default_flags) || !gp_layout(p))
+	    dnnl_stream_create(&p->st, p->eng, dnnl_stream_default_flags))
 		return false;
+	if (!gp_layout(p))
+		return om_spanels_ok() && gp_pack_own(p, b);
 	dnnl_memory_desc_t bmd;
 	dnnl_primitive_desc_t rpd;
 	dnnl_primitive_t reorder = NULL;
@@ -193,7 +212,7 @@ bool om_gemm_packed_takes(const om_ctx *c, int input, const om_gemm_b *b, int64_
 	const bool blocked = !dnnl_engine_create(&p.eng, dnnl_cpu, 0) && gp_layout(&p);
 	if (p.eng)
 		dnnl_engine_destroy(p.eng);
-	return blocked;
+	return blocked || om_spanels_ok();
 }
 
 om_gemm_packed *om_gemm_packed_get(om_ctx *c, int input, const om_gemm_b *b, int64_t rows)
@@ -342,6 +361,11 @@ bool om_gemm_packed_mul(om_ctx *c, om_gemm_packed *p, int64_t i, bool ta, int64_
 {
 	if (i < 0 || i >= p->key[1] || M < 1)
 		return false;
+	if (p->own) {
+		om_spanels_mul(&p->own[i], ta, M, alpha, A, lda, beta, C, ldc, c->threads);
+		*rc = OM_OK;
+		return true;
+	}
 	const double mnk = (double)M * (double)p->key[2] * (double)p->key[3];
 	dnnl_status_t r;
 	int64_t pieces = c->threads > 1 && mnk >= GP_1T_MNK ? (int64_t)(mnk / GP_SPLIT_MNK) : 1;

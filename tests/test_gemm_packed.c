@@ -139,12 +139,14 @@ static void packed_against_naive(void **state)
 		om_ctx c = {.st = &st, .threads = k->threads, .state = &slot,
 			    .state_release = &release, .const_in = 2};
 		const om_gemm_b b = {k->tb, k->count, k->K, k->N, ldb, bstride, B};
-		/* taken as the plan was told; packed wherever oneDNN 2.6 blocks B (AVX-512) */
+		/* taken as the plan was told; packed wherever oneDNN 2.6 blocks B (AVX-512) or
+		 * omopt's panels take it (AVX2 and FMA) */
 		const bool takes = om_gemm_packed_takes(&c, 1, &b, k->M);
 		om_gemm_packed *p = om_gemm_packed_get(&c, 1, &b, k->M);
 		assert_int_equal(p != NULL, takes);
 #ifdef OM_HAVE_DNNL
-		if (__builtin_cpu_supports("avx512f"))
+		if (__builtin_cpu_supports("avx512f") ||
+		    (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")))
 			assert_true(takes);
 #else
 		assert_false(takes);

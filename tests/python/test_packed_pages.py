@@ -2,8 +2,8 @@
 were packed from (om_ctx_own_copy): a float model whose Gemm weights lie in external data, run
 at one thread on 8 rows, leaves none of the weights' file pages resident (/proc/self/smaps of
 the data file's mapping), and gives numpy's product. A weight another node also reads whole
-keeps its pages. Where the products do not pack (oneDNN 2.6 without AVX-512), the weights are
-read where they are mapped: resident once. Linux only (smaps)."""
+keeps its pages. Where the products do not pack (no AVX-512, and no AVX2 with FMA for omopt's
+panels), the weights are read where they are mapped: resident once. Linux only (smaps)."""
 import os
 import sys
 
@@ -51,10 +51,12 @@ def mapped_kib(path):
 
 
 def blocks_b():
-    """whether the products pack their weights: oneDNN 2.6 keeps B in blocks on AVX-512 only
-    (ops/gemm_packed.c); elsewhere om_sgemm reads B in place"""
+    """whether the products pack their weights: oneDNN 2.6 keeps B in blocks on AVX-512, and
+    omopt's panels take it on AVX2 with FMA (ops/gemm_packed.c); elsewhere om_sgemm reads B
+    in place"""
     with open('/proc/cpuinfo') as f:
-        return 'avx512f' in f.read().split()
+        flags = set(f.read().split())
+    return 'avx512f' in flags or {'avx2', 'fma'} <= flags
 
 
 @pytest.mark.skipif(not sys.platform.startswith('linux'), reason='needs /proc/self/smaps')
