@@ -60,28 +60,19 @@ void om_dw_phase_range(int64_t s, int64_t q, int64_t pad, int64_t extent, int64_
 DW_NO_MEMCPY OM_CLONES_AVX2 static void fill_phases(const om_dw_plane *p, const om_dw_flat *f,
 						     const float *xc, float *restrict xq)
 {
-	for (int64_t r = 0; r < p->sh; r++) {
-		int64_t a0, a1;
-		om_dw_phase_range(p->sh, r, p->ph, p->H, f->Hq, &a0, &a1);
-		for (int64_t q = 0; q < p->sw; q++) {
-			int64_t b0, b1;
-			om_dw_phase_range(p->sw, q, p->pw, p->W, f->Wq, &b0, &b1);
-			float *restrict pl = xq + (r * p->sw + q) * f->Hq * f->Wq;
-			for (int64_t a = a0; a < a1; a++) {
-				const float *s = xc + (a * p->sh + r - p->ph) * p->W + q - p->pw;
-				float *restrict d = pl + a * f->Wq;
-				if (p->sw == 1)
-					for (int64_t b = b0; b < b1; b++)
-						d[b] = s[b];
-				else if (p->sw == 2) /* a constant stride vectorizes */
-					for (int64_t b = b0; b < b1; b++)
-						d[b] = s[b * 2];
-				else
-					for (int64_t b = b0; b < b1; b++)
-						d[b] = s[b * p->sw];
-			}
-		}
-	}
+	OM_DW_PHASE_ROWS(p, f, {
+		const float *s = xc + src;
+		float *restrict d = xq + dst;
+		if (p->sw == 1)
+			for (int64_t b = b0; b < b1; b++)
+				d[b] = s[b];
+		else if (p->sw == 2) /* a constant stride vectorizes */
+			for (int64_t b = b0; b < b1; b++)
+				d[b] = s[b * 2];
+		else
+			for (int64_t b = b0; b < b1; b++)
+				d[b] = s[b * p->sw];
+	})
 }
 
 /* one phase row: d[b] = the 8-bit value (of type T) at s[b * sw] less z for b in [b0, b1),
@@ -129,32 +120,33 @@ __attribute__((target("avx2"))) static bool q8_row_avx2(const uint8_t *s, int64_
 }
 #endif
 
+/* q8_row_avx2 where avx2 (the CPU has it); false, nothing written, where it does not run */
+static bool q8_row_fast(bool avx2, const uint8_t *s, int64_t sw, int64_t b0, int64_t b1,
+			bool sgn, float z, int64_t avail, float *restrict d)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+	return avx2 && q8_row_avx2(s, sw, b0, b1, sgn, z, avail, d);
+#else
+	(void)avx2, (void)s, (void)sw, (void)b0, (void)b1, (void)sgn, (void)z, (void)avail, (void)d;
+	return false;
+#endif
+}
+
 /* fill_phases for the 8-bit channel xc (int8 when sgn) less z, straight from its bytes */
 static void fill_phases_q8(const om_dw_plane *p, const om_dw_flat *f, const uint8_t *xc,
 			   bool sgn, float z, float *restrict xq)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
 	const bool avx2 = __builtin_cpu_supports("avx2");
+#else
+	const bool avx2 = false;
 #endif
 	const uint8_t *const end = xc + p->H * p->W;
-	for (int64_t r = 0; r < p->sh; r++) {
-		int64_t a0, a1;
-		om_dw_phase_range(p->sh, r, p->ph, p->H, f->Hq, &a0, &a1);
-		for (int64_t q = 0; q < p->sw; q++) {
-			int64_t b0, b1;
-			om_dw_phase_range(p->sw, q, p->pw, p->W, f->Wq, &b0, &b1);
-			float *restrict pl = xq + (r * p->sw + q) * f->Hq * f->Wq;
-			for (int64_t a = a0; a < a1; a++) {
-				const uint8_t *s = xc + (a * p->sh + r - p->ph) * p->W + q - p->pw;
-				float *restrict d = pl + a * f->Wq;
-#if defined(__x86_64__) && defined(__GNUC__)
-				if (avx2 && q8_row_avx2(s, p->sw, b0, b1, sgn, z, end - s, d))
-					continue;
-#endif
-				q8_row(s, p->sw, b0, b1, sgn, z, d);
-			}
-		}
-	}
+	OM_DW_PHASE_ROWS(p, f, {
+		const uint8_t *s = xc + src;
+		if (!q8_row_fast(avx2, s, p->sw, b0, b1, sgn, z, end - s, xq + dst))
+			q8_row(s, p->sw, b0, b1, sgn, z, xq + dst);
+	})
 }
 
 /* The tap loop for a vector type VT of L lanes: yw[k] = ((+0 + w[0] xq[k + tap[0]]) +

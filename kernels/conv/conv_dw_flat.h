@@ -33,6 +33,27 @@ bool om_dw_flat_plan(const om_dw_plane *p, om_dw_flat *f, int64_t *tap);
 void om_dw_phase_range(int64_t s, int64_t q, int64_t pad, int64_t extent, int64_t count,
 		       int64_t *lo, int64_t *hi);
 
+/** Runs its body (the arguments after f) for each row of the phase planes that the input
+ *  fills, with int64_t `src`, the input offset of the row's phase column 0 (column b's value
+ *  is at src + b * p->sw), `dst`, the planes' offset of its column 0, and [b0, b1), the
+ *  columns the input fills (fill_phases' walk, for the callers with planes of their own). */
+#define OM_DW_PHASE_ROWS(p, f, ...)                                                           \
+	for (int64_t om_r_ = 0; om_r_ < (p)->sh; om_r_++) {                                   \
+		int64_t om_a0_, om_a1_;                                                       \
+		om_dw_phase_range((p)->sh, om_r_, (p)->ph, (p)->H, (f)->Hq, &om_a0_, &om_a1_); \
+		for (int64_t om_q_ = 0; om_q_ < (p)->sw; om_q_++) {                           \
+			int64_t b0, b1;                                                       \
+			om_dw_phase_range((p)->sw, om_q_, (p)->pw, (p)->W, (f)->Wq, &b0, &b1); \
+			for (int64_t om_a_ = om_a0_; om_a_ < om_a1_; om_a_++) {               \
+				const int64_t src = (om_a_ * (p)->sh + om_r_ - (p)->ph) * (p)->W + \
+						    om_q_ - (p)->pw;                          \
+				const int64_t dst =                                           \
+					((om_r_ * (p)->sw + om_q_) * (f)->Hq + om_a_) * (f)->Wq; \
+				__VA_ARGS__                                                   \
+			}                                                                     \
+		}                                                                             \
+	}
+
 /** One channel: xq (f->nbuf floats, zero where the input has none: the caller zeroes it once
  *  for every channel of the same geometry) gets xc's plane, yw (f->nyw floats) the flat sums,
  *  ym (OH x OW) the outputs. Each output is +0 plus w[t] times its tap, in tap order (kh, kw),

@@ -102,26 +102,15 @@ DL_AVX2 static void fill(const om_dw_plane *p, const om_dw_flat *f, const uint8_
 			 float z, float *restrict xq)
 {
 	const __m256 zv = _mm256_set1_ps(z);
-	for (int64_t r = 0; r < p->sh; r++) {
-		int64_t a0, a1;
-		om_dw_phase_range(p->sh, r, p->ph, p->H, f->Hq, &a0, &a1);
-		for (int64_t q = 0; q < p->sw; q++) {
-			int64_t b0, b1;
-			om_dw_phase_range(p->sw, q, p->pw, p->W, f->Wq, &b0, &b1);
-			float *pl = xq + (r * p->sw + q) * f->Hq * f->Wq * DL;
-			for (int64_t a = a0; a < a1; a++) {
-				const int64_t row = (a * p->sh + r - p->ph) * p->W + q - p->pw;
-				for (int64_t b = b0; b < b1; b++) {
-					const __m128i v = _mm_loadl_epi64(
-						(const __m128i *)(xt + (row + b * p->sw) * DL));
-					const __m256i w = sgn ? _mm256_cvtepi8_epi32(v)
-							      : _mm256_cvtepu8_epi32(v);
-					_mm256_storeu_ps(pl + (a * f->Wq + b) * DL,
-							 _mm256_sub_ps(_mm256_cvtepi32_ps(w), zv));
-				}
-			}
+	OM_DW_PHASE_ROWS(p, f, {
+		for (int64_t b = b0; b < b1; b++) {
+			const __m128i v =
+				_mm_loadl_epi64((const __m128i *)(xt + (src + b * p->sw) * DL));
+			const __m256i w = sgn ? _mm256_cvtepi8_epi32(v) : _mm256_cvtepu8_epi32(v);
+			_mm256_storeu_ps(xq + (dst + b) * DL,
+					 _mm256_sub_ps(_mm256_cvtepi32_ps(w), zv));
 		}
-	}
+	})
 }
 
 /* the flat outputs' sums, 8 positions a pass, requantized per lane into yb (lane c's flat
