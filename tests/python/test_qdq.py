@@ -345,6 +345,44 @@ def int8_conv_path(case, wmax):
     return 'onednn-int8' if has_dnnl() and dnnl_int8_exact(case, wmax) else 'im2col-igemm'
 
 
+@pytest.mark.parametrize('xt', [np.uint8, np.int8])
+def test_depthwise_1d_fast_against_exact(xt, tmp_path):
+    """a 1-D depthwise QLinearConv (kernel 5, stride 2, pads 2 and 1, 11 channels: a partial
+    group of 8 lanes) in fast mode: exact mode's bytes, on the path int8_conv_path names"""
+    C, L, K = 11, 37, 5
+    rng = np.random.default_rng(5)
+    xs, xz = act_q(rng, xt)
+    w = rng.integers(-127, 128, (C, 1, K)).astype(np.int8)
+    ws = (rng.random(C) * 0.01 + 0.002).astype(np.float32)
+    inits = [numpy_helper.from_array(np.array(xs), 'xs'),
+             numpy_helper.from_array(np.array(xz), 'xz'),
+             numpy_helper.from_array(w, 'wq'), numpy_helper.from_array(ws, 'ws'),
+             numpy_helper.from_array(np.zeros(C, np.int8), 'wz'),
+             numpy_helper.from_array(np.array(np.float32(0.08)), 'ys'),
+             numpy_helper.from_array(np.array(np.int8(-5)), 'yz'),
+             numpy_helper.from_array(rng.integers(-3000, 3000, C).astype(np.int32), 'b')]
+    node = helper.make_node('QLinearConv', ['x', 'xs', 'xz', 'wq', 'ws', 'wz', 'ys', 'yz', 'b'],
+                            ['y'], kernel_shape=[K], strides=[2], pads=[2, 1], group=C)
+    g = helper.make_graph([node], 'dw1d', [helper.make_tensor_value_info(
+        'x', TensorProto.INT8 if xt == np.int8 else TensorProto.UINT8, ['N', C, L])],
+        [helper.make_tensor_value_info('y', TensorProto.INT8, None)], inits)
+    model = helper.make_model(g, opset_imports=[helper.make_opsetid('', 13)]).SerializeToString()
+    info = np.iinfo(xt)
+    x = rng.integers(info.min, info.max + 1, (2, C, L)).astype(xt)
+    [want] = run(model, x, exact=True)
+    for threads in (1, 2):
+        [got] = run(model, x, threads=threads)
+        assert got.tobytes() == want.tobytes()
+    p = tmp_path / 'q.onnx'
+    p.write_bytes(model)
+    np.save(tmp_path / 'x.npy', x)
+    r = subprocess.run([OMOPT, 'run', str(p), '--input', 'x=%s' % (tmp_path / 'x.npy'),
+                        '--profile-nodes'], capture_output=True, text=True)
+    if not cpu_has_vnni():  # (with VNNI oneDNN's int8 conv takes it)
+        lanes = {'avx2', 'fma'} <= cpu_flags()
+        assert ('ran dw-lanes-int8' if lanes else 'ran dw-flat-int8') in r.stdout, r.stdout
+
+
 @pytest.mark.parametrize('k,wmax', [(k, 127) for k in range(len(CASES))] + [(4, 64), (0, 64)])
 def test_qlinearconv_fast_against_exact(k, wmax, tmp_path):
     case = CASES[k]
