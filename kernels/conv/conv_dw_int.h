@@ -20,7 +20,9 @@
 bool om_qconv_dw_takes(const om_ctx *c, const om_conv_int *q);
 
 /** q's conv requantized by r into y (N x M x prod(sp->out), 8-bit) on c's threads: the same
- *  bytes as exact mode. OM_OK or a buffer's failure in c->st. */
+ *  bytes as exact mode. 8 output channels a vector where om_qconv_dw_lanes_takes
+ *  (conv_dw_lanes.h: the run records OM_CONV_DW_LANES), else one channel at a time. OM_OK or
+ *  a buffer's failure in c->st. */
 om_kind om_qconv_dw(om_ctx *c, const om_conv_int *q, const om_qconv_out *r, void *y);
 
 #endif
