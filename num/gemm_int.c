@@ -345,7 +345,6 @@ bool om_dnnl_int8_exact(void)
 om_igemm_pk *om_igemm_pack(const int8_t *B, int64_t K, int64_t N, int64_t ldb, bool tb,
 			   int threads)
 {
-	(void)threads;
 	return K < 1 || N < 1 ? NULL : pairs_pack(B, K, N, ldb, tb, threads);
 }
 

@@ -208,11 +208,13 @@ bool om_gemm_packed_takes(const om_ctx *c, int input, const om_gemm_b *b, int64_
 {
 	if (!gp_takes(c, input, b, rows))
 		return false;
+	if (om_spanels_ok()) /* oneDNN's blocks, or else omopt's panels */
+		return true;
 	om_gemm_packed p = {.key = {b->tb, b->count, b->K, b->N, b->ldb, b->bstride}};
 	const bool blocked = !dnnl_engine_create(&p.eng, dnnl_cpu, 0) && gp_layout(&p);
 	if (p.eng)
 		dnnl_engine_destroy(p.eng);
-	return blocked || om_spanels_ok();
+	return blocked;
 }
 
 om_gemm_packed *om_gemm_packed_get(om_ctx *c, int input, const om_gemm_b *b, int64_t rows)

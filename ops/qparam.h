@@ -33,6 +33,12 @@ OM_INLINE int32_t om_q8_at(const void *d, int64_t k, bool sgn)
 	return sgn ? ((const int8_t *)d)[k] : ((const uint8_t *)d)[k];
 }
 
+/** Element k of an int8 or uint8 tensor (a zero point, a weight) as int32. */
+OM_INLINE int32_t om_q8_elem(const om_tensor *t, int64_t k)
+{
+	return om_q8_at(t->data, k, t->dtype == OM_INT8);
+}
+
 /** The range of the 8-bit type as floats. */
 OM_INLINE void om_q8_range(bool sgn, float *lo, float *hi)
 {

@@ -126,8 +126,8 @@ static bool gemm_fits(const om_node *gm)
 	       (om_attr_float(gm, "beta", 1.0f) == 1.0f && om_attr_float(gm, "alpha", 1.0f) == 1.0f);
 }
 
-/* The Conv or Gemm group ending at QuantizeLinear q: its parts, or false (a Gemm's beta 1
- * with a bias: QGemm has none) */
+/* The Conv or Gemm group ending at QuantizeLinear q, its quantized op runnable: its parts, or
+ * false (a Gemm gemm_fits) */
 static bool match_q(om_pass_ctx *c, const om_graph *g, const om_node *q, qdq_parts *p)
 {
 	const om_tensor *ys, *yz;
@@ -137,7 +137,9 @@ static bool match_q(om_pass_ctx *c, const om_graph *g, const om_node *q, qdq_par
 	if (gemm)
 		op = q->nout == 1 && q->in[0] ? om_match_producer(g, q->in[0], OM_OPC_GEMM) : NULL;
 	const om_type *ty = op ? om_match_type(c, g, q->in[0]) : NULL;
-	return op && op->nout == 1 && op->nin >= 2 && op->nin <= 3 && ty &&
+	return op && (gemm ? om_match_runnable(c->m, OM_MS_DOMAIN, "QGemm")
+			   : om_match_runnable(c->m, "", "QLinearConv")) &&
+	       op->nout == 1 && op->nin >= 2 && op->nin <= 3 && ty &&
 	       ty->elem == OM_FLOAT && om_match_private(c, g, q->in[0], 1) &&
 	       qparams(g, q, 1, &ys, &yz) && (!gemm || gemm_fits(op)) &&
 	       match_operands(c, g, op, gemm, p);
@@ -207,10 +209,7 @@ static om_kind fuse_gemm(om_pass_ctx *c, om_graph *g, om_node *gm, bool *done)
 
 om_kind om_pass_fuse_qdq(om_pass_ctx *c, om_graph *g, int *changes)
 {
-	om_kind rc = OM_OK;
-	if (om_match_runnable(c->m, "", "QLinearConv") &&
-	    om_match_runnable(c->m, OM_MS_DOMAIN, "QGemm"))
-		rc = om_rewrite_each(c, g, OM_OPC_BIT(OM_OPC_QUANTIZE_LINEAR), fuse_q, changes);
+	om_kind rc = om_rewrite_each(c, g, OM_OPC_BIT(OM_OPC_QUANTIZE_LINEAR), fuse_q, changes);
 	if (!rc && om_match_runnable(c->m, OM_MS_DOMAIN, "QGemm"))
 		rc = om_rewrite_each(c, g, OM_OPC_BIT(OM_OPC_GEMM), fuse_gemm, changes);
 	return rc;

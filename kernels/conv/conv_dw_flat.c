@@ -295,6 +295,13 @@ void om_dw_flat_sums_q8(const om_dw_plane *p, const om_dw_flat *f, const int64_t
 	flat_taps_int(xq, tap, w, p->kh * p->kw, f->nyw, yw);
 }
 
+void om_dw_flat_compact_u8(const om_dw_plane *p, const om_dw_flat *f, const uint8_t *t,
+			   uint8_t *y)
+{
+	for (int64_t oh = 0; oh < p->OH; oh++)
+		memcpy(y + oh * p->OW, t + oh * f->Wq, (size_t)p->OW);
+}
+
 om_dw_plane om_dw_plane_of(const om_spatial *sp)
 {
 	const int32_t a = sp->n - 2; /* -1 for 1-D */

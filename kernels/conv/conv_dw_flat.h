@@ -69,6 +69,10 @@ void om_dw_flat_run(const om_dw_plane *p, const om_dw_flat *f, const int64_t *ta
 void om_dw_flat_sums_q8(const om_dw_plane *p, const om_dw_flat *f, const int64_t *tap,
 			const void *xc, bool sgn, int32_t xz, const float *w, float *xq, float *yw);
 
+/** y (OH x OW bytes) = the outputs among the flat bytes t (output (oh, ow) at oh * Wq + ow). */
+void om_dw_flat_compact_u8(const om_dw_plane *p, const om_dw_flat *f, const uint8_t *t,
+			   uint8_t *y);
+
 /** sp (one or two spatial axes) as a plane. */
 om_dw_plane om_dw_plane_of(const om_spatial *sp);
 

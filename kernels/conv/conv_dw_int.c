@@ -60,10 +60,8 @@ static void dwq_out(const dwq_job *j, const float *yw, int32_t bias, float scale
 	const om_qconv_out *r = j->r;
 	const int64_t Wq = j->f->Wq;
 	if (j->narrow) { /* the flat rows at once, then their outputs */
-		uint8_t *t = out;
-		om_conv_requant_f32(yw, j->f->nyw, bias, scale, r->y_zp, r->s8, t);
-		for (int64_t oh = 0; oh < p->OH; oh++)
-			memcpy(y + oh * p->OW, t + oh * Wq, (size_t)p->OW);
+		om_conv_requant_f32(yw, j->f->nyw, bias, scale, r->y_zp, r->s8, out);
+		om_dw_flat_compact_u8(p, j->f, out, y);
 		return;
 	}
 	int32_t *sums = out;
@@ -83,13 +81,13 @@ static void dwq_piece(void *arg, int64_t c0, int64_t c1, int slot)
 	float *xq = j->buf + (size_t)slot * (size_t)j->per, *yw = xq + j->f->nbuf;
 	float *w = yw + j->f->nyw, *out = w + nk;
 	const int64_t nwz = q->wz ? om_tensor_numel(q->wz) : 0;
-	const int32_t xz = q->xz ? om_qt_at(q->xz, 0) : 0;
+	const int32_t xz = q->xz ? om_q8_elem(q->xz, 0) : 0;
 	const bool sgn = q->X->dtype == OM_INT8;
 	for (int64_t nm = c0; nm < c1; nm++) {
 		const int64_t n = nm / q->M, m = nm % q->M;
-		const int32_t wz = nwz ? om_qt_at(q->wz, nwz == 1 ? 0 : m) : 0;
+		const int32_t wz = nwz ? om_q8_elem(q->wz, nwz == 1 ? 0 : m) : 0;
 		for (int64_t t = 0; t < nk; t++)
-			w[t] = (float)(om_qt_at(q->W, m * nk + t) - wz);
+			w[t] = (float)(om_q8_elem(q->W, m * nk + t) - wz);
 		const uint8_t *xc = (const uint8_t *)q->X->data +
 				    (n * q->C + m / (q->M / q->C)) * Pin;
 		om_dw_flat_sums_q8(p, j->f, j->tap, xc, sgn, xz, w, xq, yw);

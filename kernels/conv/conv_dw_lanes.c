@@ -155,22 +155,19 @@ DL_AVX2 static void group(const dwl_job *j, const dwl_slot *s, int64_t n, int64_
 	const uint8_t *src[DL];
 	for (int c = 0; c < DL; c++) { /* the lanes past nc: channel m0's values, weights 0 */
 		const int64_t m = m0 + (c < nc ? c : 0);
-		const int32_t wz = nwz ? om_qt_at(q->wz, nwz == 1 ? 0 : m) : 0;
+		const int32_t wz = nwz ? om_q8_elem(q->wz, nwz == 1 ? 0 : m) : 0;
 		for (int64_t t = 0; t < nk; t++)
-			s->wv[t * DL + c] = c < nc ? (float)(om_qt_at(q->W, m * nk + t) - wz) : 0.0f;
+			s->wv[t * DL + c] = c < nc ? (float)(om_q8_elem(q->W, m * nk + t) - wz) : 0.0f;
 		s->bias[c] = r->bias && c < nc ? r->bias[m] : 0;
 		s->scale[c] = om_qconv_scale(r, m);
 		src[c] = (const uint8_t *)q->X->data + (n * q->C + m / (q->M / q->C)) * Pin;
 	}
 	interleave(src, Pin, s->xt);
-	fill(p, j->f, s->xt, q->X->dtype == OM_INT8, (float)(q->xz ? om_qt_at(q->xz, 0) : 0),
+	fill(p, j->f, s->xt, q->X->dtype == OM_INT8, (float)(q->xz ? om_q8_elem(q->xz, 0) : 0),
 	     s->xq);
 	taps_requant(j, s);
-	for (int64_t c = 0; c < nc; c++) {
-		uint8_t *y = j->y + (n * q->M + m0 + c) * P;
-		for (int64_t oh = 0; oh < p->OH; oh++)
-			memcpy(y + oh * p->OW, s->yb + c * j->f->nyw + oh * j->f->Wq, (size_t)p->OW);
-	}
+	for (int64_t c = 0; c < nc; c++)
+		om_dw_flat_compact_u8(p, j->f, s->yb + c * j->f->nyw, j->y + (n * q->M + m0 + c) * P);
 }
 
 static void dwl_piece(void *arg, int64_t g0, int64_t g1, int slot)

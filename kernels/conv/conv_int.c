@@ -167,7 +167,7 @@ static om_kind conv_igemm(om_ctx *c, const om_conv_int *q, int32_t *y, const om_
 		P *= sp->out[i], Pin *= sp->in[i], taps *= sp->k[i];
 	const int64_t Cg = q->C / q->group, Mg = q->M / q->group, Kg = Cg * taps;
 	const int64_t nwz = q->wz ? om_tensor_numel(q->wz) : 0;
-	const int32_t xz = q->xz ? om_qt_at(q->xz, 0) : 0;
+	const int32_t xz = q->xz ? om_q8_elem(q->xz, 0) : 0;
 	bool rows16 = false;
 #ifdef CI_HAVE_AVX2
 	rows16 = r && __builtin_cpu_supports("avx2") && om_qconv_bias_narrow(r, q->M);
@@ -187,7 +187,7 @@ static om_kind conv_igemm(om_ctx *c, const om_conv_int *q, int32_t *y, const om_
 	uint8_t *const col = (uint8_t *)(wz + q->M);
 	memset(wz, 0, sizeof(int32_t) * (size_t)q->M);
 	for (int64_t m = 0; m < q->M && nwz; m++)
-		wz[m] = om_qt_at(q->wz, nwz == 1 ? 0 : m);
+		wz[m] = om_q8_elem(q->wz, nwz == 1 ? 0 : m);
 	om_ctx_chose(c, OM_CONV_IGEMM);
 	const uint8_t *X = q->X->data, *W = q->W->data;
 	for (int64_t n = 0; n < q->N && P > 0; n++)

@@ -34,12 +34,6 @@ typedef struct om_qconv_out {
 	bool s8;
 } om_qconv_out;
 
-/** Element i of an int8 or uint8 tensor (a zero point, a weight) as int32. */
-static inline int32_t om_qt_at(const om_tensor *t, int64_t i)
-{
-	return om_q8_at(t->data, i, t->dtype == OM_INT8);
-}
-
 /** r's scale of output channel m: x_scale * w_scale[m] / y_scale (exact mode's order). */
 static inline float om_qconv_scale(const om_qconv_out *r, int64_t m)
 {

@@ -18,6 +18,7 @@
 #include "igemm_packed.h"
 #include "op.h"
 #include "parallel.h"
+#include "qparam.h"
 #include "quant_loops.h"
 
 /* the two rows (om_op.param), and where each has its inputs (-1: none) */
@@ -117,12 +118,6 @@ static void qmf_rows(void *arg, int64_t lo, int64_t hi)
 	}
 }
 
-/* an 8-bit tensor's element k as int32 */
-static int32_t i8_at(const om_tensor *t, int64_t k)
-{
-	return t->dtype == OM_INT8 ? ((const int8_t *)t->data)[k] : ((const uint8_t *)t->data)[k];
-}
-
 /* A quantized (DynamicQuantizeMatMul) or as given: its bytes, scale and zero point */
 typedef struct qmf_a {
 	const void *data;
@@ -139,7 +134,7 @@ static om_kind qmf_a_make(om_ctx *c, const qmf_geom *g, qmf_a *qa)
 	if (c->op->param == QMF_TO_FLOAT) {
 		const om_tensor *az = om_ctx_in(c, s->a_zp);
 		*qa = (qmf_a){a->data, NULL, *(const float *)c->in[s->a_scale]->data,
-			      az ? i8_at(az, 0) : 0, a->dtype == OM_INT8};
+			      az ? om_q8_elem(az, 0) : 0, a->dtype == OM_INT8};
 		return OM_OK;
 	}
 	const int64_t n = g->M * g->K;
@@ -169,7 +164,7 @@ static bool qmf_params(const om_ctx *c, const qmf_geom *g, float as, float **s, 
 	for (int64_t j = 0; j < g->N; j++)
 		(*s)[j] = as * ((const float *)bs->data)[ns == 1 ? 0 : j];
 	for (int64_t j = 0; j < *nzb; j++)
-		(*zb)[j] = i8_at(bz, j);
+		(*zb)[j] = om_q8_elem(bz, j);
 	return true;
 }
 

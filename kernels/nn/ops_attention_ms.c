@@ -20,6 +20,7 @@
 #include "gemm_int.h"
 #include "igemm_packed.h"
 #include "mha.h"
+#include "qparam.h"
 
 /* the two rows (om_op.param), and where each has its inputs (-1: none) */
 enum { AM_FLOAT = 0, AM_QUANT = 1 };
@@ -195,12 +196,6 @@ static om_kind am_infer(om_ctx *c)
 	return OM_OK;
 }
 
-/* an 8-bit tensor's element k as int32 */
-static int32_t i8_at(const om_tensor *t, int64_t k)
-{
-	return t->dtype == OM_INT8 ? ((const int8_t *)t->data)[k] : ((const uint8_t *)t->data)[k];
-}
-
 /* the int32 sums read and the floats written at the same place */
 typedef int32_t am_acc __attribute__((may_alias));
 
@@ -214,12 +209,12 @@ static bool am_project_quant(om_ctx *c, const am_geom *g, int64_t M, float *y)
 	const float *bias = c->in[sl->bias]->data, *wsc = ws->data;
 	const float is = *(const float *)c->in[sl->in_scale]->data;
 	const int64_t nws = om_tensor_numel(ws), nwz = wz ? om_tensor_numel(wz) : 0;
-	const int32_t za = iz ? i8_at(iz, 0) : 0;
+	const int32_t za = iz ? om_q8_elem(iz, 0) : 0;
 	int32_t *zb = malloc(sizeof(int32_t) * (size_t)(nwz + 1));
 	float *s = malloc(sizeof(float) * (size_t)(g->W + 1));
 	bool ok = zb && s;
 	for (int64_t j = 0; ok && j < nwz; j++)
-		zb[j] = i8_at(wz, j);
+		zb[j] = om_q8_elem(wz, j);
 	for (int64_t j = 0; ok && j < g->W; j++)
 		s[j] = is * wsc[nws == 1 ? 0 : j];
 	if (ok) {
