@@ -90,7 +90,9 @@ static int dn_layout(const om_spatial *sp, int64_t C, int64_t M, int64_t group,
 
 /* Winograd F(4x4) beats oneDNN's blocked 3x3 conv at one thread even without reorders
  * (resnet50 44.7 ms a run against 46.6 with its stages 1-2 blocked too), not at two (29.6
- * against 27.1: oneDNN splits its conv better), nor for under 64 outputs or inputs, where
+ * against 27.1: oneDNN splits its conv better) on AVX-512; on AVX2 without it, at two threads
+ * too (Zen 3, resnet18's 64- and 128-channel 3x3 convs: about 1.0 ms against oneDNN's 1.6-1.7;
+ * the run 28.4 -> 22.5 ms), nor for under 64 outputs or inputs, where
  * blocking lets the values around the conv stay blocked (densenet121's 128 -> 32 convs in its
  * blocked dense blocks: 42 -> 40 ms a run; squeezenet1_1's 16 -> 64 and 32 -> 128 expand
  * convs between blocked Concats: 4.4 -> 3.95 ms) */
@@ -108,7 +110,8 @@ bool om_conv_dnnl_blockable(const om_spatial *sp, int64_t C, int64_t M, int64_t 
 	const int32_t b = om_layout_block();
 	if (group > 1)
 		return b > 0 && (nhwc || ((C / group) % b == 0 && (M / group) % b == 0));
-	return threads > 1 || M < 64 || C < 64 || om_winograd_tile(sp, C, M) != 4;
+	return (threads > 1 && !om_cpu_avx2_only()) || M < 64 || C < 64 ||
+	       om_winograd_tile(sp, C, M) != 4;
 }
 
 enum { DN_KEY = 22 };

@@ -468,18 +468,38 @@ void om_conv_warm(const float *p, int64_t n)
 	(void)sink;
 }
 
-/* Mt [a*a][Mg][nt] = U [a*a][Mg][Cg] x V [a*a][Cg][nt]; each U block warmed first (resnet18:
- * 25.4 -> 23.4 ms a run; OpenBLAS then runs U as its B operand (packed by its oncopy) faster
- * than as A through V^T U^T, which was 10-15% faster with cold weights at few tiles). */
-static void products(const wino *g, const float *u, const float *v, int64_t nt, float *mt)
+/* Mt [a*a][Mg][nt] = U [a*a][Mg][Cg] x V [a*a][Cg][nt]: a * a products, each U block warmed
+ * first (resnet18: 25.4 -> 23.4 ms a run; OpenBLAS then runs U as its B operand (packed by its
+ * oncopy) faster than as A through V^T U^T, which was 10-15% faster with cold weights at few
+ * tiles). At more than one thread the products go over the pool whole, each on one thread:
+ * a block's products are mostly under the 3e6 multiply-adds at which om_sgemm splits one, so
+ * they had run on one thread (Zen 3, resnet18's stages 1-2 at two threads: 1.30 ms a conv
+ * against 1.43 at one thread). */
+typedef struct prod_job {
+	const wino *g;
+	const float *u, *v;
+	int64_t nt;
+	float *mt;
+} prod_job;
+
+static void product_piece(void *arg, int64_t k0, int64_t k1)
 {
-	const int64_t aa = g->a * g->a, Mg = g->Mg, Cg = g->Cg;
-	for (int64_t k = 0; k < aa; k++) {
-		const float *uk = u + k * Mg * Cg, *vk = v + k * Cg * nt;
+	const prod_job *j = arg;
+	const int64_t Mg = j->g->Mg, Cg = j->g->Cg, nt = j->nt;
+	for (int64_t k = k0; k < k1; k++) {
+		const float *uk = j->u + k * Mg * Cg, *vk = j->v + k * Cg * nt;
 		if (Mg * Cg >= OM_WARM_FLOATS)
 			om_conv_warm(uk, Mg * Cg);
-		om_sgemm(0, false, false, Mg, nt, Cg, 1, uk, Cg, vk, nt, 0, mt + k * Mg * nt, nt);
+		om_sgemm(0, false, false, Mg, nt, Cg, 1, uk, Cg, vk, nt, 0, j->mt + k * Mg * nt,
+			 nt);
 	}
+}
+
+static void products(int threads, const wino *g, const float *u, const float *v, int64_t nt,
+		     float *mt)
+{
+	prod_job j = {g, u, v, nt, mt};
+	om_par_for(threads, g->a * g->a, 1, product_piece, &j);
 }
 
 om_kind om_conv_winograd(om_ctx *c, int tile, const om_spatial *sp, int64_t N, int64_t C,
@@ -518,7 +538,7 @@ om_kind om_conv_winograd(om_ctx *c, int tile, const om_spatial *sp, int64_t N, i
 			wino_job j = {&g, gi, t0, nt, x, mt, v, y, e};
 			const int64_t grain = TRANSFORM_GRAIN / (nt * aa) + 1; /* channels */
 			om_par_for(c->threads, g.Cg, grain, input_piece, &j);
-			products(&g, ug, v, nt, mt);
+			products(c->threads, &g, ug, v, nt, mt);
 			om_par_for(c->threads, g.Mg, grain, output_piece, &j);
 		}
 	}
