@@ -16,7 +16,7 @@ void *om_bigbuf_alloc(size_t bytes);
 void om_bigbuf_free(void *p, size_t bytes);
 
 /** malloc(bytes), freed with free(), whose whole pages are faulted in at once where Linux can
- *  (MADV_POPULATE_WRITE) when it is large (from 256 KB): for a buffer the caller writes all of
+ *  (MADV_POPULATE_WRITE) when it is large (from 32 KB): for a buffer the caller writes all of
  *  soon. glibc serves a large malloc from a fresh mapping (above its mmap threshold) or from
  *  heap pages it may have given back, so such a buffer made in every call page-faults again. */
 void *om_malloc_touched(size_t bytes);

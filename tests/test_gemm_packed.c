@@ -378,18 +378,18 @@ static void bigbuf_zeroed_aligned(void **state)
 	}
 }
 
-/* om_malloc_touched: writable to its last byte at every size; from 256 KB its whole pages are
+/* om_malloc_touched: writable to its last byte at every size; from 32 KB its whole pages are
  * resident as it returns (mincore), on Linux with MADV_POPULATE_WRITE. 40 MB is above glibc's
  * largest mmap threshold, so that the block is a fresh mapping, not resident before. */
 static void malloc_touched_resident(void **state)
 {
 	(void)state;
-	const size_t sizes[] = {1, 4095, (size_t)300 << 10, (size_t)40 << 20};
+	const size_t sizes[] = {1, 4095, (size_t)40 << 10, (size_t)300 << 10, (size_t)40 << 20};
 	for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
 		unsigned char *p = om_malloc_touched(sizes[i]);
 		assert_non_null(p);
 #if defined(__linux__) && defined(MADV_POPULATE_WRITE)
-		if (sizes[i] >= ((size_t)256 << 10)) {
+		if (sizes[i] >= ((size_t)32 << 10)) {
 			const uintptr_t lo = ((uintptr_t)p + 4095) & ~(uintptr_t)4095;
 			const uintptr_t hi = ((uintptr_t)p + sizes[i]) & ~(uintptr_t)4095;
 			const size_t pages = (hi - lo) / 4096;
