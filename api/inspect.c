@@ -187,7 +187,7 @@ static const char *const flag_names[] = {
 	"random",   "qdq",      "shape-of",       "elementwise", "commutative",
 	"same-shape-copy",      "layout",         "passthrough",    "epilogue",
 	"in-scale", "in-place-last", "sum", "perm-axis", "perm-reduce",
-	"unaligned",
+	"unaligned", "select",
 };
 
 _Static_assert(sizeof flag_names / sizeof flag_names[0] == OM_OP_FLAG_BITS,

@@ -353,7 +353,7 @@ OM_API om_kind om_optimize(om_model *m, const om_simplify_options *opt, om_statu
  *     merge_common          nodes and plan-time values equal to earlier ones merged
  *     eliminate_dead        nodes, initializers and value_info nothing uses go
  *   level 2, om_optimize only, then to a fixed point in the main graph:
- *     fuse_qdq              DQ -> Conv -> Q groups -> QLinearConv; DQ -> Gemm [-> Q] -> QGemm
+ *     fuse_qdq              DQ -> Conv/Gemm [-> Q] -> QLinearConv/QGemm; DQ -> select -> Q -> 8-bit
  *     fuse_dynq             dynamic-quantized MatMulInteger chains -> DynamicQuantizeMatMul
  *     fuse_conv_activation  Conv [+ Add] + activation -> com.microsoft FusedConv
  *     fuse_layernorm        LayerNorm chains -> LayerNormalization

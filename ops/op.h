@@ -78,12 +78,16 @@ enum om_op_flags {
 	OM_OP_PERM_REDUCE = 1u << 18,   /* a reduction of in[0] over `axes` (attribute, or
 					   input 1 when the signature has no such attribute) or
 					   one `axis` (ArgMax), with `keepdims`; push_transposes */
-	OM_OP_UNALIGNED = 1u << 19      /* the kernel reads every input but in[1] (indices) with
+	OM_OP_UNALIGNED = 1u << 19,     /* the kernel reads every input but in[1] (indices) with
 					   byte moves: a constant there may be misaligned for its
 					   element type (a large initializer left in the mapped
 					   file, api/load.c: Gather reads only the rows it needs) */
+	OM_OP_SELECT = 1u << 20         /* every element of out[0] is an element of the inputs
+					   of out[0]'s type, or the largest of some (MaxPool):
+					   the op commutes with an increasing map of them (an
+					   8-bit DequantizeLinear), whatever the element type */
 };
-#define OM_OP_FLAG_BITS 20 /* bits used above (om_op_flag_name names each) */
+#define OM_OP_FLAG_BITS 21 /* bits used above (om_op_flag_name names each) */
 
 /* Which op a row is, for the passes that match patterns of ops (a fusion looks for a Conv whose
  * output feeds a Relu). Only the ops a pass names have a code; every other row has OM_OPC_NONE.

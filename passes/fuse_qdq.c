@@ -2,7 +2,13 @@
  * fuse_qdq.c — the fuse_qdq pass of om_optimize (ONNX Runtime's QDQ transformer, the Conv
  * group): DequantizeLinear(x) and DequantizeLinear(w) [and DequantizeLinear(b)] -> Conv ->
  * QuantizeLinear becomes QLinearConv(xq, xs, xz, wq, ws, wz, ys, yz [, bq]) with the Conv's
- * attributes, run by int8 kernels (oneDNN's int8 convolution in fast mode).
+ * attributes, run by int8 kernels (oneDNN's int8 convolution in fast mode). A QDQ Gemm group
+ * becomes com.microsoft QGemm alike. DequantizeLinear -> an op that selects elements
+ * (OM_OP_SELECT: Reshape, Transpose, Slice, Gather, Concat, MaxPool...) -> QuantizeLinear of
+ * the same scale and zero point becomes the op on the 8-bit values (ONNX Runtime's DropQDQ
+ * rules, and Concat's with all inputs alike): exact, as Q(DQ(x)) is x for one scale s > 0 and
+ * zero point (|x - z| <= 255: (x - z) s / s rounds back to x - z), and a select op commutes
+ * with DQ, an increasing map.
  *
  * Conditions: x's scale and zero point are constant scalars, its zero point 8-bit of xq's
  * type; w is a constant int8 initializer with a constant scale and zero point, one or one per
@@ -207,9 +213,72 @@ static om_kind fuse_gemm(om_pass_ctx *c, om_graph *g, om_node *gm, bool *done)
 	return become(c, g, gm, &p, p.db ? 7 : 6, in);
 }
 
+/* the DequantizeLinear producing v with the scale and zero point (bits, type) of s and z, its
+ * input of z's type */
+static om_node *dq_alike(om_pass_ctx *c, const om_graph *g, om_value *v, const om_tensor *s,
+			 const om_tensor *z)
+{
+	om_node *d = dq_of(g, v);
+	const om_tensor *ds, *dz;
+	const om_type *t = d ? om_match_type(c, g, d->in[0]) : NULL;
+	return d && t && t->elem == z->dtype && qparams(g, d, 1, &ds, &dz) &&
+			       dz->dtype == z->dtype && !memcmp(ds->data, s->data, sizeof(float)) &&
+			       !memcmp(dz->data, z->data, 1)
+		       ? d
+		       : NULL;
+}
+
+/* QuantizeLinear q of a DequantizeLinear of its scale (> 0) and zero point: gone, its readers
+ * read the 8-bit input (push_transposes leaves these where it moved a Transpose past the DQ).
+ * Or q of a select op of one output whose float inputs all come from such DequantizeLinear
+ * nodes: q becomes the op reading their 8-bit inputs (its other inputs, Reshape's shape or
+ * Gather's indices, stay). */
+static om_kind drop_qdq(om_pass_ctx *c, om_graph *g, om_node *q, bool *done)
+{
+	enum { MOST = 64 }; /* inputs (Concat's) */
+	const om_tensor *s, *z;
+	*done = false;
+	if (q->nout != 1 || !q->in[0] || !qparams(g, q, 1, &s, &z) ||
+	    !(*(const float *)s->data > 0))
+		return OM_OK;
+	om_node *d0 = dq_alike(c, g, q->in[0], s, z);
+	if (d0) {
+		*done = om_bypass_node(c, g, q, d0->in[0]);
+		return OM_OK;
+	}
+	om_node *op = om_match_producer_with(g, q->in[0], OM_OP_SELECT);
+	const om_type *ty = op ? om_match_type(c, g, q->in[0]) : NULL;
+	if (!op || op->nout != 1 || op->nin < 1 || op->nin > MOST || !ty ||
+	    ty->elem != OM_FLOAT || !om_match_private(c, g, q->in[0], 1))
+		return OM_OK;
+	om_value *in[MOST];
+	for (int32_t i = 0; i < op->nin; i++) {
+		const om_type *t = op->in[i] ? om_match_type(c, g, op->in[i]) : NULL;
+		om_node *d = t && t->elem == OM_FLOAT ? dq_alike(c, g, op->in[i], s, z) : NULL;
+		if ((!t || t->elem == OM_FLOAT || i == 0) && op->in[i] && !d)
+			return OM_OK;
+		in[i] = d ? d->in[0] : op->in[i];
+	}
+	om_attr *attrs = op->nattr ? om_arena_memdup(g->model->arena, op->attrs,
+						     sizeof *attrs * (size_t)op->nattr) : NULL;
+	if (op->nattr && !attrs)
+		return om_error(c->st, OM_ERR_NOMEM, op, "out of memory");
+	const om_kind rc = om_node_become(c, g, q, op->domain, op->op, op->nin, in, c->st);
+	if (rc)
+		return rc;
+	q->attrs = attrs;
+	q->nattr = op->nattr;
+	q->name = op->name;
+	om_node_kill(c, op);
+	*done = true;
+	return OM_OK;
+}
+
 om_kind om_pass_fuse_qdq(om_pass_ctx *c, om_graph *g, int *changes)
 {
-	om_kind rc = om_rewrite_each(c, g, OM_OPC_BIT(OM_OPC_QUANTIZE_LINEAR), fuse_q, changes);
+	om_kind rc = om_rewrite_each(c, g, OM_OPC_BIT(OM_OPC_QUANTIZE_LINEAR), drop_qdq, changes);
+	if (!rc)
+		rc = om_rewrite_each(c, g, OM_OPC_BIT(OM_OPC_QUANTIZE_LINEAR), fuse_q, changes);
 	if (!rc && om_match_runnable(c->m, OM_MS_DOMAIN, "QGemm"))
 		rc = om_rewrite_each(c, g, OM_OPC_BIT(OM_OPC_GEMM), fuse_gemm, changes);
 	return rc;

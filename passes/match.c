@@ -27,6 +27,16 @@ om_node *om_match_producer(const om_graph *g, const om_value *v, enum om_opcode 
 	return p;
 }
 
+om_node *om_match_producer_with(const om_graph *g, const om_value *v, uint32_t flags)
+{
+	om_node *p = v ? v->producer : NULL;
+	if (!p || p->graph != g || (p->flags & OM_NODE_DEAD) || v->producer_slot < 0 ||
+	    v->producer_slot >= p->nout || p->out[v->producer_slot] != v ||
+	    !om_node_has(g->model, p, flags))
+		return NULL;
+	return p;
+}
+
 om_node *om_match_conv_producer(om_pass_ctx *c, const om_graph *g, const om_value *x,
 				uint64_t codes)
 {

@@ -26,6 +26,9 @@ int32_t om_node_axes(const om_graph *g, const om_node *n, int64_t opset_input, i
 
 /** The live producer of v in g when its row has opcode `code` (ops/op.h); else NULL. */
 om_node *om_match_producer(const om_graph *g, const om_value *v, enum om_opcode code);
+/** The live producer of v in g when its row has every property in `flags` (ops/op.h); else
+ *  NULL. */
+om_node *om_match_producer_with(const om_graph *g, const om_value *v, uint32_t flags);
 /** The node of one of the opcodes `codes` (OM_OPC_BIT: Conv, ConvTranspose; live, in g, 2 or
  *  3 inputs, one output) producing x when x is private to its one reader; NULL otherwise. Uses
  *  must be counted. */

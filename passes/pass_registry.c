@@ -39,7 +39,7 @@ static const om_pass_row rows[] = {
 	 "nodes, initializers and value_info nothing uses go"},
 	/* level 2, om_optimize: ops omopt and ONNX Runtime run (com.microsoft ones too) */
 	{"fuse_qdq", OM_LEVEL_OPTIMIZE, om_pass_fuse_qdq, OM_PASS_ROUNDS,
-	 "DQ -> Conv -> Q groups -> QLinearConv; DQ -> Gemm [-> Q] -> QGemm"},
+	 "DQ -> Conv/Gemm [-> Q] -> QLinearConv/QGemm; DQ -> select -> Q -> 8-bit"},
 	{"fuse_dynq", OM_LEVEL_OPTIMIZE, om_pass_fuse_dynq, 0,
 	 "dynamic-quantized MatMulInteger chains -> DynamicQuantizeMatMul"},
 	{"fuse_conv_activation", OM_LEVEL_OPTIMIZE, om_pass_fuse_conv_act, 0,

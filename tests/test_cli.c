@@ -121,7 +121,7 @@ static void info_lists_the_op_rows(void **state)
 	 * ops_random.c) */
 	static const char *const want[][4] = {
 		{"ai.onnx", "Conv", "1", "exact,layout,epilogue,in-scale,sum"},
-		{"ai.onnx", "Reshape", "5", "view,exact,same-shape-copy"},
+		{"ai.onnx", "Reshape", "5", "view,exact,same-shape-copy,select"},
 		{"com.microsoft", "FusedConv", "1", "exact,layout,epilogue,in-scale,in-place-last"},
 		{"ai.onnx", "RandomNormal", "1", "exact,random"}};
 	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {

@@ -288,8 +288,8 @@ static const om_sig sig_TopK_11 = {11, 2, 2, 2, 2, 0x0, 0x0, 0x1, 0x1, 0x0, 0x0,
 /* ---- end of signatures ---- */
 
 static const om_op rows[] = {
-	{"Gather", "", 1, gather_infer, gather_kernel, OM_OP_EXACT | OM_OP_UNALIGNED, &sig_Gather_1,
-	 OM_OPC_GATHER, NULL, 0, NULL},
+	{"Gather", "", 1, gather_infer, gather_kernel, OM_OP_EXACT | OM_OP_UNALIGNED | OM_OP_SELECT,
+	 &sig_Gather_1, OM_OPC_GATHER, NULL, 0, NULL},
 	{"GatherElements", "", 11, gather_elements_infer, gather_elements_kernel, OM_OP_EXACT,
 	 &sig_GatherElements_11, OM_OPC_NONE, NULL, 0, NULL},
 	{"GatherND", "", 11, gather_nd_infer, gather_nd_kernel, OM_OP_EXACT, &sig_GatherND_11,

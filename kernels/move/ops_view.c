@@ -402,7 +402,7 @@ static om_kind dropout_train_kernel(om_ctx *c)
 	return OM_OK;
 }
 
-#define VIEW (OM_OP_VIEW | OM_OP_EXACT | OM_OP_SAME_SHAPE_COPY)
+#define VIEW (OM_OP_VIEW | OM_OP_EXACT | OM_OP_SAME_SHAPE_COPY | OM_OP_SELECT)
 
 /* ---- signatures (scripts/gen_signatures.py; ONNX docs/Changelog.md) ---- */
 

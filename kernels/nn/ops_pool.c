@@ -237,8 +237,8 @@ static const om_sig sig_LpPool_1 = {1, 1, 1, 1, 1, 0x0, 0x0, 0x1, 0x1, 0x0, 0x0,
 /* ---- end of signatures ---- */
 
 static const om_op rows[] = {
-	{"MaxPool", "", 1, pool_infer, pool_kernel, OM_OP_EXACT | OM_OP_LAYOUT, &sig_MaxPool_1,
-	 OM_OPC_NONE, pool_layout, POOL_MAX, pool_choose},
+	{"MaxPool", "", 1, pool_infer, pool_kernel, OM_OP_EXACT | OM_OP_LAYOUT | OM_OP_SELECT,
+	 &sig_MaxPool_1, OM_OPC_NONE, pool_layout, POOL_MAX, pool_choose},
 	{"AveragePool", "", 1, pool_infer, pool_kernel, OM_OP_EXACT | OM_OP_LAYOUT,
 	 &sig_AveragePool_1, OM_OPC_AVERAGE_POOL, pool_layout, POOL_AVG, pool_choose},
 	{"LpPool", "", 1, pool_infer, pool_kernel, OM_OP_EXACT | OM_OP_LAYOUT, &sig_LpPool_1,
