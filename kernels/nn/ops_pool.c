@@ -68,8 +68,12 @@ static void plain_choose(const om_ctx *c, om_choice *ch)
 	om_spatial sp;
 	if (om_pool_geometry(&lc, &sp))
 		return;
+	const int32_t t = c->in[0]->dtype;
 	if (om_pool_via_takes(c, &sp))
 		ch->name = OM_POOL_VIA;
+	else if ((t == OM_INT8 || t == OM_UINT8) && om_pool_kind(c) == POOL_MAX &&
+		 !(c->nout > 1 && c->out[1]))
+		ch->name = OM_POOL_MAX8;
 	else
 		ch->name = om_pool_path_names[om_pool_plain_path(c, &sp)];
 }
@@ -88,7 +92,7 @@ static void pool_choose(const om_ctx *c, om_choice *ch)
 static om_kind pool_plain(om_ctx *c)
 {
 	om_kind rc;
-	if (om_pool_via_blocks(c, &rc))
+	if (om_pool_via_blocks(c, &rc) || om_pool_max8(c, &rc))
 		return rc;
 	if (c->in[0]->dtype != OM_FLOAT)
 		return om_run_as_f32(c, om_pool_plain_f32, true);

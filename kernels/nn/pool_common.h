@@ -88,6 +88,7 @@ enum pool_path {
 extern const char *const om_pool_path_names[POOL_PATHS];
 #define OM_POOL_BLOCKED "blocked"     /* om_pool_blocked */
 #define OM_POOL_VIA "planes-nchw16c" /* om_pool_via_blocks */
+#define OM_POOL_MAX8 "max-8bit"      /* om_pool_max8 */
 
 /** The plain kernels' path for the pool in c of geometry sp */
 enum pool_path om_pool_plain_path(const om_ctx *c, const om_spatial *sp);
@@ -102,5 +103,9 @@ bool om_pool_via_takes(const om_ctx *c, const om_spatial *sp);
 /** That path (pool_blocked.c). False when om_pool_via_takes says no (*rc OK), else true with
  *  *rc the result. */
 bool om_pool_via_blocks(om_ctx *c, om_kind *rc);
+/** MaxPool of plain int8/uint8 X without Indices in its own type (pool_max8.c). False when
+ *  not taken (*rc OK: another type or pool, Indices, a window of padding alone), else true
+ *  with *rc the result. */
+bool om_pool_max8(om_ctx *c, om_kind *rc);
 
 #endif

@@ -131,3 +131,38 @@ def test_unfit_stays(unfit, kind, tmp_path):
     model = select_model(kind, TensorProto.UINT8, **UNFIT[unfit])
     same_bytes(model)
     assert quantize_count(model, tmp_path) == (3 if kind == 'concat' else 2)
+
+
+# kernel, strides, pads, dilations, ceil_mode, spatial extents: MaxPool of 8-bit X in its own
+# type (kernels/nn/pool_max8.c) against the same pool of X as float
+POOLS = [([3, 3], [2, 2], [1, 1, 1, 1], [1, 1], 0, [13, 12]),
+         ([3, 3], [1, 1], [1, 1, 1, 1], [1, 1], 0, [7, 9]),
+         ([2, 3], [3, 2], [0, 1, 1, 0], [1, 1], 1, [11, 10]),
+         ([3, 2], [1, 2], [2, 0, 2, 1], [2, 2], 0, [9, 12]),   # dilated
+         ([4], [2], [1, 2], [1], 1, [17]),                      # 1-D
+         ([2, 2, 2], [2, 1, 2], [0, 0, 1, 1, 0, 1], [1, 1, 1], 0, [5, 6, 7])]  # 3-D
+
+
+def pool_model(k, elem):
+    kernel, strides, pads, dil, ceil, ext = POOLS[k]
+    node = helper.make_node('MaxPool', ['x'], ['y'], kernel_shape=kernel, strides=strides,
+                            pads=pads, dilations=dil, ceil_mode=ceil)
+    g = helper.make_graph([node], 'p', [helper.make_tensor_value_info('x', elem, ['N', 3] + ext)],
+                          [helper.make_tensor_value_info('y', elem, None)])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid('', 13)]).SerializeToString()
+
+
+@pytest.mark.parametrize('npt', [np.int8, np.uint8])
+@pytest.mark.parametrize('k', range(len(POOLS)))
+def test_maxpool_8bit_as_float(k, npt):
+    elem = TensorProto.INT8 if npt == np.int8 else TensorProto.UINT8
+    m8, mf = pool_model(k, elem), pool_model(k, TensorProto.FLOAT)
+    rng = np.random.default_rng(k)
+    info = np.iinfo(npt)
+    for n in (0, 1, 3):
+        x = rng.integers(info.min, info.max + 1, (n, 3) + tuple(POOLS[k][5])).astype(npt)
+        for threads in (1, 2):
+            [got] = omopt.InferenceSession(m8, threads=threads).run(None, {'x': x})
+            [want] = omopt.InferenceSession(mf, exact=True).run(None, {'x': x.astype(np.float32)})
+            assert got.dtype == npt and got.shape == want.shape
+            assert np.array_equal(got.astype(np.float32), want)
