@@ -1,5 +1,5 @@
 /* parallel.h — the one parallel loop of omopt's own kernels: [0, n) cut into pieces that run
- * on up to a run's threads (om_ctx.threads) on omopt's own pool (workers that spin up to 200 us
+ * on up to a run's threads (om_ctx.threads) on omopt's own pool (workers that spin up to 1 ms
  * for the next job, then sleep on a futex, at once after om_par_rest; the calling thread runs
  * pieces too); a team of workers
  * meeting at barriers (a recurrence's steps split by units); and the OpenMP count oneDNN's
