@@ -246,10 +246,14 @@ static om_kind drop_qdq(om_pass_ctx *c, om_graph *g, om_node *q, bool *done)
 		*done = om_bypass_node(c, g, q, d0->in[0]);
 		return OM_OK;
 	}
-	om_node *op = om_match_producer_with(g, q->in[0], OM_OP_SELECT);
+	/* from opset 12 every select op of the default domain takes 8-bit types (MaxPool-12;
+	 * Reshape, Concat and Flatten earlier), so the model stays valid ONNX */
+	om_node *op = om_model_opset(g->model, "") >= 12
+			      ? om_match_producer_with(g, q->in[0], OM_OP_SELECT)
+			      : NULL;
 	const om_type *ty = op ? om_match_type(c, g, q->in[0]) : NULL;
-	if (!op || op->nout != 1 || op->nin < 1 || op->nin > MOST || !ty ||
-	    ty->elem != OM_FLOAT || !om_match_private(c, g, q->in[0], 1))
+	if (!op || !om_node_default_domain(op) || op->nout != 1 || op->nin < 1 ||
+	    op->nin > MOST || !ty || ty->elem != OM_FLOAT || !om_match_private(c, g, q->in[0], 1))
 		return OM_OK;
 	om_value *in[MOST];
 	for (int32_t i = 0; i < op->nin; i++) {

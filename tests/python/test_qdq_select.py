@@ -28,7 +28,7 @@ def const(name, a):
     return numpy_helper.from_array(np.asarray(a), name)
 
 
-def select_model(kind, qt, scale2=S, zp2=None, concat_scale=S):
+def select_model(kind, qt, scale2=S, zp2=None, concat_scale=S, opset=13):
     """x -> Q -> DQ -> op -> Q (scale2, zp2) -> DQ -> y; Concat's second input through a Q/DQ
     of concat_scale"""
     zp = Z8 if qt == TensorProto.INT8 else ZU8
@@ -80,7 +80,7 @@ def select_model(kind, qt, scale2=S, zp2=None, concat_scale=S):
     g = helper.make_graph(nodes, kind,
                           [helper.make_tensor_value_info('x', TensorProto.FLOAT, ['N', C, H, W])],
                           [helper.make_tensor_value_info('y', TensorProto.FLOAT, None)], inits)
-    return helper.make_model(g, opset_imports=[helper.make_opsetid('', 13)]).SerializeToString()
+    return helper.make_model(g, opset_imports=[helper.make_opsetid('', opset)]).SerializeToString()
 
 
 def quantize_count(model, tmp_path):
@@ -122,6 +122,17 @@ def test_select_runs_on_8_bits(kind, qt, tmp_path):
 
 UNFIT = {'scale': {'scale2': S * 1.5}, 'zero_point': {'zp2': 5},
          'concat_scales': {'concat_scale': S * 2}}
+
+
+def test_before_opset_12_select_ops_stay_float(tmp_path):
+    """MaxPool takes 8-bit types from opset 12: at 11 the model keeps its float MaxPool (an
+    om_optimize'd model stays valid ONNX); a Q of a DQ alike still goes"""
+    model = select_model('maxpool', TensorProto.UINT8, opset=11)
+    same_bytes(model)
+    assert quantize_count(model, tmp_path) == 2
+    model = select_model('qdq', TensorProto.UINT8, opset=11)
+    same_bytes(model)
+    assert quantize_count(model, tmp_path) == 1
 
 
 @pytest.mark.parametrize('kind', ['transpose', 'qdq'])
