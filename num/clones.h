@@ -24,13 +24,21 @@
 /* Whether the CPU has AVX2 and FMA but no AVX-512: a 16-lane generic vector (vector_size(64))
  * has no machine mode there, and GCC keeps such values on the stack, copied in 16-byte pieces,
  * in every clone; the hot loops written in them have 8-lane builds for such CPUs. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-#define OM_HAVE_AVX2_BUILDS 1
+#if defined(__GNUC__) && defined(__x86_64__)
 static inline int om_cpu_avx2_only(void)
 {
 	return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
 	       !__builtin_cpu_supports("avx512f");
 }
+#else
+static inline int om_cpu_avx2_only(void)
+{
+	return 0;
+}
+#endif
+/* GCC's clones of the loops written in 16-lane generic vectors have 8-lane builds beside them */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define OM_HAVE_AVX2_BUILDS 1
 #endif
 /* a helper of cloned functions, compiled inside each clone (a call would run the baseline) */
 #define OM_INLINE static inline __attribute__((always_inline))
