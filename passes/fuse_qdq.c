@@ -228,7 +228,8 @@ static om_node *dq_alike(om_pass_ctx *c, const om_graph *g, om_value *v, const o
 		       : NULL;
 }
 
-/* QuantizeLinear q of a DequantizeLinear of its scale (> 0) and zero point: gone, its readers
+/* QuantizeLinear q of a DequantizeLinear of its scale (> 0 and finite: DQ(z) is NaN with an
+ * infinite one) and zero point: gone, its readers
  * read the 8-bit input (push_transposes leaves these where it moved a Transpose past the DQ).
  * Or q of a select op of one output whose float inputs all come from such DequantizeLinear
  * nodes: q becomes the op reading their 8-bit inputs (its other inputs, Reshape's shape or
@@ -239,7 +240,7 @@ static om_kind drop_qdq(om_pass_ctx *c, om_graph *g, om_node *q, bool *done)
 	const om_tensor *s, *z;
 	*done = false;
 	if (q->nout != 1 || !q->in[0] || !qparams(g, q, 1, &s, &z) ||
-	    !(*(const float *)s->data > 0))
+	    !(*(const float *)s->data > 0) || !isfinite(*(const float *)s->data))
 		return OM_OK;
 	om_node *d0 = dq_alike(c, g, q->in[0], s, z);
 	if (d0) {

@@ -28,13 +28,13 @@ def const(name, a):
     return numpy_helper.from_array(np.asarray(a), name)
 
 
-def select_model(kind, qt, scale2=S, zp2=None, concat_scale=S, opset=13):
+def select_model(kind, qt, scale2=S, zp2=None, concat_scale=S, opset=13, scale=S):
     """x -> Q -> DQ -> op -> Q (scale2, zp2) -> DQ -> y; Concat's second input through a Q/DQ
     of concat_scale"""
     zp = Z8 if qt == TensorProto.INT8 else ZU8
     zp2 = zp if zp2 is None else zp2
     npt = np.int8 if qt == TensorProto.INT8 else np.uint8
-    inits = [const('s', np.float32(S)), const('z', npt(zp)), const('s2', np.float32(scale2)),
+    inits = [const('s', np.float32(scale)), const('z', npt(zp)), const('s2', np.float32(scale2)),
              const('z2', npt(zp2)), const('s3', np.float32(concat_scale))]
     nodes = [helper.make_node('QuantizeLinear', ['x', 's', 'z'], ['xq']),
              helper.make_node('DequantizeLinear', ['xq', 's', 'z'], ['xd'])]
@@ -133,6 +133,13 @@ def test_before_opset_12_select_ops_stay_float(tmp_path):
     model = select_model('qdq', TensorProto.UINT8, opset=11)
     same_bytes(model)
     assert quantize_count(model, tmp_path) == 1
+
+
+def test_infinite_scale_stays(tmp_path):
+    """an infinite scale: DQ(z) is 0 * inf, NaN, which Q makes 0, not z: the pair stays"""
+    model = select_model('qdq', TensorProto.UINT8, scale=np.inf, scale2=np.inf)
+    same_bytes(model)
+    assert quantize_count(model, tmp_path) == 2
 
 
 @pytest.mark.parametrize('kind', ['transpose', 'qdq'])
