@@ -151,25 +151,20 @@ static bool match_q(om_pass_ctx *c, const om_graph *g, const om_node *q, qdq_par
 	       match_operands(c, g, op, gemm, p);
 }
 
-/* n (a Conv or Gemm, or the QuantizeLinear ending the group) becomes the quantized op of the
- * group p with inputs in; a Gemm's attributes but beta go with it */
-static om_kind become(om_pass_ctx *c, om_graph *g, om_node *n, const qdq_parts *p, int32_t nin,
-		      om_value *const *in)
+/* n becomes op `type` of domain reading in, with op's attributes (but beta: drop_beta) and
+ * name; op dies when it is not n */
+static om_kind take_over(om_pass_ctx *c, om_graph *g, om_node *n, om_node *op, const char *domain,
+			 const char *type, bool drop_beta, int32_t nin, om_value *const *in)
 {
-	om_node *op = p->op;
-	const bool gemm = om_node_code(g->model, op) == OM_OPC_GEMM;
 	om_attr *attrs = op->nattr ? om_arena_memdup(g->model->arena, op->attrs,
 						     sizeof *attrs * (size_t)op->nattr) : NULL;
 	int32_t nattr = 0;
 	for (int32_t i = 0; i < op->nattr && attrs; i++)
-		if (!gemm || strcmp(op->attrs[i].name, "beta"))
+		if (!drop_beta || strcmp(op->attrs[i].name, "beta"))
 			attrs[nattr++] = op->attrs[i];
-	om_kind rc = op->nattr && !attrs ? om_error(c->st, OM_ERR_NOMEM, op, "out of memory")
-		     : gemm		  ? om_import_domain(c->m, OM_MS_DOMAIN, c->st)
-					  : OM_OK;
-	if (!rc)
-		rc = om_node_become(c, g, n, gemm ? OM_MS_DOMAIN : "", gemm ? "QGemm" : "QLinearConv",
-				    nin, in, c->st);
+	if (op->nattr && !attrs)
+		return om_error(c->st, OM_ERR_NOMEM, op, "out of memory");
+	const om_kind rc = om_node_become(c, g, n, domain, type, nin, in, c->st);
 	if (rc)
 		return rc;
 	n->attrs = attrs;
@@ -178,6 +173,18 @@ static om_kind become(om_pass_ctx *c, om_graph *g, om_node *n, const qdq_parts *
 	if (n != op)
 		om_node_kill(c, op);
 	return OM_OK;
+}
+
+/* n (a Conv or Gemm, or the QuantizeLinear ending the group) becomes the quantized op of the
+ * group p with inputs in; a Gemm's attributes but beta go with it */
+static om_kind become(om_pass_ctx *c, om_graph *g, om_node *n, const qdq_parts *p, int32_t nin,
+		      om_value *const *in)
+{
+	const bool gemm = om_node_code(g->model, p->op) == OM_OPC_GEMM;
+	const om_kind rc = gemm ? om_import_domain(c->m, OM_MS_DOMAIN, c->st) : OM_OK;
+	return rc ? rc
+		  : take_over(c, g, n, p->op, gemm ? OM_MS_DOMAIN : "",
+			      gemm ? "QGemm" : "QLinearConv", gemm, nin, in);
 }
 
 static om_kind fuse_q(om_pass_ctx *c, om_graph *g, om_node *q, bool *done)
@@ -264,19 +271,8 @@ static om_kind drop_qdq(om_pass_ctx *c, om_graph *g, om_node *q, bool *done)
 			return OM_OK;
 		in[i] = d ? d->in[0] : op->in[i];
 	}
-	om_attr *attrs = op->nattr ? om_arena_memdup(g->model->arena, op->attrs,
-						     sizeof *attrs * (size_t)op->nattr) : NULL;
-	if (op->nattr && !attrs)
-		return om_error(c->st, OM_ERR_NOMEM, op, "out of memory");
-	const om_kind rc = om_node_become(c, g, q, op->domain, op->op, op->nin, in, c->st);
-	if (rc)
-		return rc;
-	q->attrs = attrs;
-	q->nattr = op->nattr;
-	q->name = op->name;
-	om_node_kill(c, op);
 	*done = true;
-	return OM_OK;
+	return take_over(c, g, q, op, op->domain, op->op, false, op->nin, in);
 }
 
 om_kind om_pass_fuse_qdq(om_pass_ctx *c, om_graph *g, int *changes)

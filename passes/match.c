@@ -17,24 +17,26 @@ const om_tensor *om_value_const(const om_graph *g, om_value *v)
 	return v->init;
 }
 
-om_node *om_match_producer(const om_graph *g, const om_value *v, enum om_opcode code)
+/* the live node of g writing v, or NULL */
+static om_node *live_producer(const om_graph *g, const om_value *v)
 {
 	om_node *p = v ? v->producer : NULL;
 	if (!p || p->graph != g || (p->flags & OM_NODE_DEAD) || v->producer_slot < 0 ||
-	    v->producer_slot >= p->nout || p->out[v->producer_slot] != v ||
-	    om_node_code(g->model, p) != code)
+	    v->producer_slot >= p->nout || p->out[v->producer_slot] != v)
 		return NULL;
 	return p;
 }
 
+om_node *om_match_producer(const om_graph *g, const om_value *v, enum om_opcode code)
+{
+	om_node *p = live_producer(g, v);
+	return p && om_node_code(g->model, p) == code ? p : NULL;
+}
+
 om_node *om_match_producer_with(const om_graph *g, const om_value *v, uint32_t flags)
 {
-	om_node *p = v ? v->producer : NULL;
-	if (!p || p->graph != g || (p->flags & OM_NODE_DEAD) || v->producer_slot < 0 ||
-	    v->producer_slot >= p->nout || p->out[v->producer_slot] != v ||
-	    !om_node_has(g->model, p, flags))
-		return NULL;
-	return p;
+	om_node *p = live_producer(g, v);
+	return p && om_node_has(g->model, p, flags) ? p : NULL;
 }
 
 om_node *om_match_conv_producer(om_pass_ctx *c, const om_graph *g, const om_value *x,
