@@ -68,11 +68,9 @@ static void plain_choose(const om_ctx *c, om_choice *ch)
 	om_spatial sp;
 	if (om_pool_geometry(&lc, &sp))
 		return;
-	const int32_t t = c->in[0]->dtype;
 	if (om_pool_via_takes(c, &sp))
 		ch->name = OM_POOL_VIA;
-	else if ((t == OM_INT8 || t == OM_UINT8) && om_pool_kind(c) == POOL_MAX &&
-		 !(c->nout > 1 && c->out[1]))
+	else if (om_pool_max8_takes(c))
 		ch->name = OM_POOL_MAX8;
 	else
 		ch->name = om_pool_path_names[om_pool_plain_path(c, &sp)];

@@ -283,12 +283,6 @@ static void blk_rows(const pool3 *g, const pool_args *pa, int64_t b, const float
 		u += n;
 	}
 }
-
-static void blk_rows16(const pool3 *g, const pool_args *pa, int64_t b, const float *x, float *y,
-		       int64_t lo, int64_t hi)
-{
-	blk_rows(g, pa, b, x, y, lo, hi, blk_pool16, has_nan);
-}
 #endif
 
 /* eight lanes of a block (GCC's vector extension: the lane-wise maximum with NaN winning is a
@@ -462,7 +456,7 @@ __attribute__((target("avx512f"))) static void pool_via_piece(void *arg, int64_t
 		const int64_t p0 = u * VIA_LANES;
 		const int64_t np = j->planes - p0 < VIA_LANES ? j->planes - p0 : VIA_LANES;
 		om_layout_block_f32(j->x + p0 * j->isz, 1, np, j->isz, VIA_LANES, xb);
-		blk_rows16(g, j->pa, VIA_LANES, xb, yb, 0, g->out[1]);
+		blk_rows(g, j->pa, VIA_LANES, xb, yb, 0, g->out[1], blk_pool16, has_nan);
 		om_layout_unblock_f32(yb, 1, np, j->osz, VIA_LANES, j->y + p0 * j->osz);
 	}
 }

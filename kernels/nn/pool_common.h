@@ -107,5 +107,7 @@ bool om_pool_via_blocks(om_ctx *c, om_kind *rc);
  *  not taken (*rc OK: another type or pool, Indices, a window of padding alone), else true
  *  with *rc the result. */
 bool om_pool_max8(om_ctx *c, om_kind *rc);
+/** The checks of om_pool_max8 that need no geometry (the plan-time name) */
+bool om_pool_max8_takes(const om_ctx *c);
 
 #endif

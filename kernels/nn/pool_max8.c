@@ -91,12 +91,18 @@ OM_CLONES static void max8_planes(void *arg, int64_t lo, int64_t hi, int slot)
 	}
 }
 
+bool om_pool_max8_takes(const om_ctx *c)
+{
+	const int32_t t = c->in[0]->dtype;
+	return (t == OM_INT8 || t == OM_UINT8) && om_pool_kind(c) == POOL_MAX &&
+	       !(c->nout > 1 && c->out[1]) && !c->blocked;
+}
+
 bool om_pool_max8(om_ctx *c, om_kind *rc)
 {
 	const om_tensor *X = c->in[0];
 	*rc = OM_OK;
-	if ((X->dtype != OM_INT8 && X->dtype != OM_UINT8) || om_pool_kind(c) != POOL_MAX ||
-	    (c->nout > 1 && c->out[1]) || c->blocked)
+	if (!om_pool_max8_takes(c))
 		return false;
 	om_spatial sp;
 	pool3 g;
