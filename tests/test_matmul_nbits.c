@@ -255,6 +255,9 @@ static void products(void **state)
 		{1, 300, 37, 4, 64, 0, false, 0, 4}, {1, 40, 9, 4, 16, 1, true, 0, 4},
 		{4, 130, 21, 4, 128, 2, true, 0, 4}, {2, 2816, 67, 4, 32, 1, false, 0, 4},
 		{2, 300, 9, 8, 64, 2, false, 0, 4}, {1, 256, 9, 4, 32, 1, true, 1, 4},
+		/* ... whole groups of 8 blocks and a last partial one at 64 to 256 codes */
+		{1, 1100, 9, 4, 64, 1, true, 0, 4}, {2, 1300, 7, 4, 128, 2, false, 0, 4},
+		{1, 2500, 5, 4, 256, 1, true, 0, 4},
 		/* accuracy_level 4's prompt product: rows past whole passes of 4 (1 to 3 left),
 		 * columns past whole panels of 32 and fewer than one, blocks of 16 to 256, K past
 		 * the last block, every kind of zero point, bias */

@@ -53,9 +53,9 @@ enum { OM_NBITS_DECODE_ROWS = 4 };
 bool om_nbits_decode(const om_nbits *p, int threads);
 
 /* Fast mode's decoding (M <= OM_NBITS_DECODE_ROWS) at accuracy_level 4, 4-bit codes, no
- * g_idx, where the CPU has AVX512-VNNI or AVX2 (nbits_vnni.c): A quantized per block to 15 bits
- * (accuracy_level 4 permits 8), each block's product exact in int32, Y = A W (+ bias) in float
- * from there; the columns split over `threads`. om_nbits_vnni_ok: whether it applies;
+ * g_idx, where the CPU has AVX512-VNNI or AVX2 (blocks of up to 8192 codes there)
+ * (nbits_vnni.c): A quantized per block to 15 bits (accuracy_level 4 permits 8), each
+ * block's product exact in int32, Y = A W (+ bias) in float from there; the columns split over `threads`. om_nbits_vnni_ok: whether it applies;
  * om_nbits_vnni_bytes: the buffer it needs; false, nothing written, when A holds an infinity
  * or a NaN. */
 bool om_nbits_vnni_ok(const om_nbits *p);
