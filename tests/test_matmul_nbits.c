@@ -240,8 +240,12 @@ static void products(void **state)
 		{4, 96, 5, 8, 32, 1, false, 0, 0},   {1, 300, 9, 2, 16, 1, true, 0, 0},
 		{2, 1000, 7, 2, 32, 2, false, 0, 0}, {3, 512, 13, 2, 64, 1, true, 0, 0},
 		{4, 70, 3, 2, 256, 0, true, 0, 0},   {1, 16, 1, 2, 16, 1, false, 0, 0},
-		/* the prompt path's panels: rows of W past one panel, a last narrow panel */
+		/* the prompt path's panels: rows of W past one panel, a last narrow panel; packed
+		 * zero points of odd blocks (blocks of 64 bytes), 16 blocks a piece (2 bits), 8
+		 * (4 bits: a 4-byte word of zero points) */
 		{9, 700, 131, 4, 32, 1, true, 0, 0}, {6, 520, 129, 8, 16, 2, false, 0, 0},
+		{7, 600, 37, 4, 128, 1, true, 0, 0}, {7, 300, 21, 2, 16, 1, false, 0, 0},
+		{6, 1000, 19, 4, 16, 1, true, 0, 0},
 		/* g_idx (GPTQ act-order): random blocks per row on every path's row counts, bits,
 		 * kinds of zero point; each row's own block (the fast paths again) */
 		{1, 256, 9, 4, 32, 1, true, 1, 0},  {3, 200, 17, 8, 64, 2, false, 1, 0},

@@ -75,18 +75,56 @@ OM_INLINE void pn_blocks(const float *col, int64_t kb, int64_t kb0, const om_nb_
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #include <immintrin.h>
 #define PN_AVX2 1
-/* The lanes' blocks of a piece as two 8-lane halves (om_nb_lane_blocks) */
+/* The lanes' blocks of a piece as two 8-lane halves (om_nb_lane_blocks): lane l of half h
+ * takes block base[h] + idx[h][l] of the piece, at[h][l] that sum */
 typedef struct pn_halves {
 	int32_t base[2];
 	int32_t idx[2][8];
+	int32_t at[2][8];
 } pn_halves;
+
+/* blocks [kb0, kb0 + cnt) of column n (cnt 1 to 8; the zero points' bits within 4 bytes: at
+ * most 8 blocks of 2 or 4 bits, 4 of 8) as 8 lanes (past cnt 0): scales into *s, zero point
+ * times scale into *zs */
+__attribute__((target("avx2,fma"))) static inline void
+pn_blocks8(const om_nbits *p, int64_t n, int64_t kb0, int64_t cnt, const int bits, __m256 *s,
+	   __m256 *zs)
+{
+	const __m256i m = _mm256_cmpgt_epi32(_mm256_set1_epi32((int32_t)cnt),
+					     _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+	*s = _mm256_maskload_ps(p->scales + n * p->kb + kb0, m);
+	__m256 z;
+	if (p->zpf) {
+		z = _mm256_maskload_ps(p->zpf + n * p->kb + kb0, m);
+	} else if (!p->zp8) {
+		z = _mm256_set1_ps((float)(1 << (bits - 1)));
+	} else { /* the bits of blocks kb0 on, from a word of up to 4 bytes */
+		const int64_t bit = kb0 * bits, byte = bit / 8;
+		const int64_t avail = p->zp_row - byte, take = avail < 4 ? avail : 4;
+		const uint8_t *b = p->zp8 + n * p->zp_row + byte;
+		uint32_t w = 0;
+		if (take == 4)
+			memcpy(&w, b, 4);
+		else
+			for (int64_t i = 0; i < take; i++)
+				w |= (uint32_t)b[i] << (8 * i);
+		const __m256i sh = _mm256_add_epi32(
+			_mm256_set1_epi32((int32_t)(bit % 8)),
+			_mm256_mullo_epi32(_mm256_set1_epi32(bits), _mm256_setr_epi32(0, 1, 2, 3, 4, 5,
+										 6, 7)));
+		z = _mm256_cvtepi32_ps(_mm256_and_si256(
+			_mm256_srlv_epi32(_mm256_set1_epi32((int32_t)w), sh),
+			_mm256_set1_epi32((1 << bits) - 1)));
+	}
+	*zs = _mm256_mul_ps(z, *s); /* 0 past cnt: the scales are, the zero points finite */
+}
 
 /* piece h of column n (src: its 64 bytes, zero past the column) dequantized, (q - z) s as
  * q s - z s, into o (4 (8 / bits) runs of 16 floats), as two 8-lane halves with AVX2 and FMA:
  * GCC keeps the clones' 16-lane vectors on the stack where the CPU has no 16-lane registers
  * (the panels took a fifth of a decoder's prompt on a Zen 3). Its blocks' scales and zero
- * points are read one by one into a row of 16 (the blocks past the column 0) and permuted to
- * the lanes. */
+ * points (pn_blocks8, 8 at most; more, 2-bit codes in small blocks, one by one into a row of
+ * 16) are permuted to the lanes. */
 __attribute__((target("avx2,fma"))) static void pn_piece_avx2(const om_nbits *p, int64_t n,
 							       int64_t h, const uint8_t *src,
 							       const int bits,
@@ -94,24 +132,39 @@ __attribute__((target("avx2,fma"))) static void pn_piece_avx2(const om_nbits *p,
 {
 	const int P = 8 / bits;
 	const int64_t kb0 = h * 64 / p->blob, per = p->blob >= 64 ? 1 : 64 / p->blob;
-	float sb[16 + 8] = {0}, zb[16 + 8] = {0};
-	for (int64_t i = 0; i < per && kb0 + i < p->kb; i++) {
-		sb[i] = p->scales[n * p->kb + kb0 + i];
-		zb[i] = om_nbits_zero(p, n, kb0 + i) * sb[i];
+	const int64_t cnt = p->kb - kb0 < per ? p->kb - kb0 : per;
+	__m256 sc[2], z[2]; /* the halves' lanes */
+	if (per <= 8) {
+		__m256 s8 = _mm256_setzero_ps(), z8 = s8;
+		if (cnt > 0)
+			pn_blocks8(p, n, kb0, cnt, bits, &s8, &z8);
+		for (int hh = 0; hh < 2; hh++) {
+			const __m256i at = _mm256_loadu_si256((const __m256i *)hv->at[hh]);
+			sc[hh] = _mm256_permutevar8x32_ps(s8, at);
+			z[hh] = _mm256_permutevar8x32_ps(z8, at);
+		}
+	} else {
+		float sb[16 + 8] = {0}, zb[16 + 8] = {0};
+		for (int64_t i = 0; i < cnt; i++) {
+			sb[i] = p->scales[n * p->kb + kb0 + i];
+			zb[i] = om_nbits_zero(p, n, kb0 + i) * sb[i];
+		}
+		for (int hh = 0; hh < 2; hh++) {
+			const __m256i ix = _mm256_loadu_si256((const __m256i *)hv->idx[hh]);
+			sc[hh] = _mm256_permutevar8x32_ps(_mm256_loadu_ps(sb + hv->base[hh]), ix);
+			z[hh] = _mm256_permutevar8x32_ps(_mm256_loadu_ps(zb + hv->base[hh]), ix);
+		}
 	}
 	const __m256i mask = _mm256_set1_epi32((1 << bits) - 1);
 	for (int hh = 0; hh < 2; hh++) {
 		const __m256i w = _mm256_loadu_si256((const __m256i *)(src + 32 * hh));
-		const __m256i ix = _mm256_loadu_si256((const __m256i *)hv->idx[hh]);
-		const __m256 sc = _mm256_permutevar8x32_ps(_mm256_loadu_ps(sb + hv->base[hh]), ix);
-		const __m256 z = _mm256_permutevar8x32_ps(_mm256_loadu_ps(zb + hv->base[hh]), ix);
 		for (int tb = 0; tb < 4; tb++)
 			for (int r = 0; r < P; r++) {
 				const __m256i c = _mm256_and_si256(
 					_mm256_srl_epi32(w, _mm_cvtsi32_si128(8 * tb + r * bits)),
 					mask);
 				_mm256_storeu_ps(o + (tb * P + r) * 16 + 8 * hh,
-						 _mm256_fmsub_ps(_mm256_cvtepi32_ps(c), sc, z));
+						 _mm256_fmsub_ps(_mm256_cvtepi32_ps(c), sc[hh], z[hh]));
 			}
 	}
 }
@@ -124,6 +177,9 @@ OM_INLINE void pn_cols(const om_nbits *p, int64_t n0, int64_t w, int64_t k0, int
 	const bool halves = om_cpu_avx2_only();
 	pn_halves hv;
 	om_nb_lane_blocks(p->blob, 8, hv.base, &hv.idx[0][0]);
+	for (int hh = 0; hh < 2; hh++)
+		for (int l = 0; l < 8; l++)
+			hv.at[hh][l] = hv.base[hh] + hv.idx[hh][l];
 #endif
 	const int P = 8 / bits;
 	const int64_t colbytes = p->kb * p->blob, code0 = k0 / P; /* k0: whole pieces */
@@ -136,16 +192,24 @@ OM_INLINE void pn_cols(const om_nbits *p, int64_t n0, int64_t w, int64_t k0, int
 		/* the codes PN_PF columns on: a panel reads a short run of each column, which the
 		 * hardware's prefetchers do not follow (the panels took 20% of a [128, 1024] x
 		 * [1024, 32000] product's time, most of it waiting on these loads; 12% with this) */
-		if (n + PN_PF < p->N)
+		if (n + PN_PF < p->N) {
 			for (int64_t b = code0; b < code0 + len / P && b < colbytes; b += 64)
 				__builtin_prefetch(p->b + (n + PN_PF) * colbytes + b);
+			/* and their scales (a short run of each column's too: their loads had
+			 * taken 40% of the panels' time) */
+			const int64_t b0 = code0 / p->blob, b1 = (code0 + len / P) / p->blob;
+			for (int64_t b = b0; b <= b1 && b < p->kb; b += 16)
+				__builtin_prefetch(p->scales + (n + PN_PF) * p->kb + b);
+		}
 		for (int64_t h = code0 / 64; h * 64 * P < k0 + len; h++) {
 			const int64_t have = colbytes - h * 64;
 #ifdef PN_AVX2
 			if (halves) {
-				uint8_t tmp[64] = {0};
+				uint8_t tmp[64]; /* zeroed only when used: the zeroing had cost a
+						  * fifth of the panels' time */
 				const uint8_t *src = p->b + n * colbytes + h * 64;
 				if (have < 64) {
+					memset(tmp, 0, sizeof tmp);
 					if (have > 0)
 						memcpy(tmp, src, (size_t)have);
 					src = tmp;
