@@ -89,15 +89,22 @@ static inline bool om_nb_q15_code(float v, float inv, int32_t *c, int8_t *lo, in
 	return true;
 }
 
-/* The prompt's product (more rows) at accuracy_level 4 where om_nbits_vnni_ok
- * (nbits_vnni_gemm.c): A quantized as above, W unpacked GP_NR columns at a time into a buffer
- * per worker, each block's products exact in int32. om_nbits_vnni_gemm_slots: the workers it
- * splits over at `threads`; om_nbits_vnni_gemm_bytes: the buffer it needs for that many;
- * false, nothing written, when A holds an infinity or a NaN. */
-bool om_nbits_vnni_gemm_ok(const om_nbits *p); /* AVX512-VNNI only */
+/* The prompt's product (more rows) at accuracy_level 4 where om_nbits_vnni_gemm_ok (4-bit
+ * codes, no g_idx; AVX512-VNNI: nbits_vnni_gemm.c, else AVX2 and blocks of up to 8192 codes:
+ * nbits_pairs_gemm.c): A quantized as above, W unpacked a panel of columns at a time into a
+ * buffer per worker, each block's products exact in int32. om_nbits_vnni_gemm_slots: the
+ * workers it splits over at `threads`; om_nbits_vnni_gemm_bytes: the buffer it needs for that
+ * many; false, nothing written, when A holds an infinity or a NaN. */
+bool om_nbits_vnni_gemm_ok(const om_nbits *p);
 int om_nbits_vnni_gemm_slots(const om_nbits *p, int threads);
 size_t om_nbits_vnni_gemm_bytes(const om_nbits *p, int slots);
 bool om_nbits_vnni_gemm(const om_nbits *p, int threads, void *buf);
+
+/* om_nbits_vnni_gemm's product on AVX2 without VNNI (nbits_pairs_gemm.c): A's 15-bit codes
+ * whole in int16, W's (code - zero point) in int16 pairs, vpmaddwd; the same contract */
+int om_nbits_pairs_gemm_slots(const om_nbits *p, int threads);
+size_t om_nbits_pairs_gemm_bytes(const om_nbits *p, int slots);
+bool om_nbits_pairs_gemm(const om_nbits *p, int threads, void *buf);
 
 /* A 64-byte piece's 16 int32 lanes (lane l: bytes 4l to 4l + 3) in groups of `lanes`: for blocks
  * under 64 bytes, group h's lanes take blocks base[h] + idx[h * lanes + i] of the piece (the

@@ -567,7 +567,7 @@ static bool nq_avx2(void)
 
 bool om_nbits_vnni_gemm_ok(const om_nbits *p)
 {
-	return p->bits == 4 && !p->gidx && nq_vnni();
+	return p->bits == 4 && !p->gidx && (nq_vnni() || (nq_avx2() && p->bs <= NQ2_MAX_BLOCK));
 }
 
 bool om_nbits_vnni_ok(const om_nbits *p)

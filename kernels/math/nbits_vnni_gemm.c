@@ -8,7 +8,7 @@
  * codes (vpdpbusd) into int32 sums, exact within a block. At each block's end the sums become
  * float: y += sa sb (lo + 128 hi) - sa sum(q) zp sb, the zero points' term from the row's code
  * sum (xs) and the panel's -zp sb. A's rounding, 2^-15 of a block's largest |a|, is the only
- * approximation, as when decoding. */
+ * approximation, as when decoding. Without VNNI, on AVX2, nbits_pairs_gemm.c runs instead. */
 #include <math.h>
 #include <string.h>
 
@@ -57,8 +57,22 @@ static size_t gp_panel_bytes(const om_nbits *p)
 	return (ks * GP_NR * 4 + 2 * (size_t)p->kb * GP_NR * sizeof(float) + 63) / 64 * 64;
 }
 
+/* the CPU has AVX512-VNNI (gp_rows), else om_nbits_vnni_gemm_ok means AVX2 (the pairs) */
+static bool gp_vnni(void)
+{
+#if GP_HAVE
+	__builtin_cpu_init();
+	return __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw") &&
+	       __builtin_cpu_supports("avx512dq");
+#else
+	return false;
+#endif
+}
+
 size_t om_nbits_vnni_gemm_bytes(const om_nbits *p, int slots)
 {
+	if (!gp_vnni())
+		return om_nbits_pairs_gemm_bytes(p, slots);
 	return gp_a_bytes(p) + 64 + (size_t)slots * gp_panel_bytes(p);
 }
 
@@ -205,6 +219,8 @@ static int64_t gp_grain(const om_nbits *p)
 
 int om_nbits_vnni_gemm_slots(const om_nbits *p, int threads)
 {
+	if (!gp_vnni())
+		return om_nbits_pairs_gemm_slots(p, threads);
 	return om_par_slots(threads, (p->N + GP_NR - 1) / GP_NR, gp_grain(p));
 }
 
@@ -213,6 +229,8 @@ bool om_nbits_vnni_gemm(const om_nbits *p, int threads, void *buf)
 #if GP_HAVE
 	if (!om_nbits_vnni_gemm_ok(p) || p->M < 1)
 		return false;
+	if (!gp_vnni())
+		return om_nbits_pairs_gemm(p, threads, buf);
 	gp_job j = {.p = p, .steps = p->bs / 4, .ks = p->kb * p->bs / 4,
 		    .panel_bytes = gp_panel_bytes(p)};
 	if (!gp_prepare(p, &j, buf))
