@@ -328,11 +328,46 @@ static void bad_inputs(void **state)
 		}
 }
 
+/* accuracy_level 4's integer kernels refuse an A holding a NaN or an infinity (the float paths
+ * then run): at a block of 32's 8-value body and its tail, decoding and prompt rows */
+static void level4_nonfinite(void **state)
+{
+	(void)state;
+	enum { K = 77, N = 5, BS = 32, KB = 3, M = 9 };
+	static uint8_t b[N * KB * BS / 2];
+	static float s[N * KB], a[M * K], y[M * N];
+	for (int i = 0; i < N * KB * BS / 2; i++)
+		b[i] = (uint8_t)(i * 37);
+	for (int i = 0; i < N * KB; i++)
+		s[i] = 0.01f;
+	const float bad[2] = {NAN, INFINITY};
+	const int at[2] = {3, K - 2}; /* in a block's 8-value body, in the last block's tail */
+	for (int rows = 1; rows <= M; rows += M - 1)
+		for (int v = 0; v < 2; v++)
+			for (int w = 0; w < 2; w++) {
+				for (int i = 0; i < M * K; i++)
+					a[i] = frand();
+				a[(rows - 1) * K + at[w]] = bad[v];
+				const om_nbits p = {.M = rows, .N = N, .K = K, .bits = 4, .bs = BS,
+						    .kb = KB, .blob = BS / 2, .b = b, .scales = s,
+						    .a = a, .y = y};
+				const bool decode = rows <= OM_NBITS_DECODE_ROWS;
+				if (!(decode ? om_nbits_vnni_ok(&p) : om_nbits_vnni_gemm_ok(&p)))
+					continue;
+				void *buf = malloc(decode ? om_nbits_vnni_bytes(&p)
+							  : om_nbits_vnni_gemm_bytes(&p, 1));
+				assert_false(decode ? om_nbits_vnni(&p, 1, buf)
+						    : om_nbits_vnni_gemm(&p, 1, buf));
+				free(buf);
+			}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(products),
 		cmocka_unit_test(bad_inputs),
+		cmocka_unit_test(level4_nonfinite),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

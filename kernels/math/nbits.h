@@ -89,6 +89,47 @@ static inline bool om_nb_q15_code(float v, float inv, int32_t *c, int8_t *lo, in
 	return true;
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define OM_NB_AVX2 __attribute__((always_inline, target("avx2,fma")))
+/* om_nb_q15_block with AVX2, 8 values at a time (for callers compiled for AVX2 and FMA: the
+ * level-4 kernels of nbits_vnni.c and nbits_pairs_gemm.c): the same *inv and *scale */
+static inline OM_NB_AVX2 bool om_nb_q15_block_avx2(const float *a, int64_t k0, int64_t k1,
+						   float *inv, float *scale)
+{
+	const __m256 sign = _mm256_set1_ps(-0.0f);
+	__m256 mx = _mm256_setzero_ps(), bad = _mm256_setzero_ps();
+	int64_t k = k0;
+	for (; k + 8 <= k1; k += 8) {
+		const __m256 v = _mm256_loadu_ps(a + k);
+		mx = _mm256_max_ps(_mm256_andnot_ps(sign, v), mx);
+		bad = _mm256_or_ps(bad, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+	}
+	__m128 m4 = _mm_max_ps(_mm256_castps256_ps128(mx), _mm256_extractf128_ps(mx, 1));
+	m4 = _mm_max_ps(m4, _mm_movehl_ps(m4, m4));
+	m4 = _mm_max_ss(m4, _mm_movehdup_ps(m4));
+	float amax = _mm_cvtss_f32(m4);
+	bool nan = _mm256_movemask_ps(bad) != 0;
+	for (; k < k1; k++)
+		amax = fabsf(a[k]) > amax ? fabsf(a[k]) : amax, nan |= isnan(a[k]);
+	*inv = amax != 0 ? OM_NB_Q15 / amax : 0, *scale = amax / OM_NB_Q15;
+	return !nan && isfinite(amax);
+}
+
+/* the sum of v's 8 int32 lanes */
+static inline OM_NB_AVX2 int32_t om_nb_hsum8(__m256i v)
+{
+	__m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+	s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4e));
+	s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xb1));
+	return _mm_cvtsi128_si32(s);
+}
+#endif
+
+/* whether the CPU has AVX512-VNNI, with AVX512BW and DQ (nbits_vnni.c's and
+ * nbits_vnni_gemm.c's kernels) */
+bool om_nbits_vnni_cpu(void);
+
 /* The prompt's product (more rows) at accuracy_level 4 where om_nbits_vnni_gemm_ok (4-bit
  * codes, no g_idx; AVX512-VNNI: nbits_vnni_gemm.c, else AVX2 and blocks of up to 8192 codes:
  * nbits_pairs_gemm.c): A quantized as above, W unpacked a panel of columns at a time into a

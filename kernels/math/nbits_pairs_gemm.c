@@ -81,25 +81,10 @@ int om_nbits_pairs_gemm_slots(const om_nbits *p, int threads)
 static PR_TARGET bool pr_quant_block(const float *a, int64_t k0, int64_t k1, int64_t bs,
 				     int16_t *q, float *scale, int32_t *sum)
 {
-	const __m256 sign = _mm256_set1_ps(-0.0f);
-	__m256 mx = _mm256_setzero_ps(), bad = _mm256_setzero_ps();
-	int64_t k = k0;
-	for (; k + 8 <= k1; k += 8) {
-		const __m256 v = _mm256_loadu_ps(a + k);
-		mx = _mm256_max_ps(_mm256_andnot_ps(sign, v), mx);
-		bad = _mm256_or_ps(bad, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
-	}
-	__m128 m4 = _mm_max_ps(_mm256_castps256_ps128(mx), _mm256_extractf128_ps(mx, 1));
-	m4 = _mm_max_ps(m4, _mm_movehl_ps(m4, m4));
-	m4 = _mm_max_ss(m4, _mm_movehdup_ps(m4));
-	float amax = _mm_cvtss_f32(m4);
-	bool nan = _mm256_movemask_ps(bad) != 0;
-	for (int64_t t = k; t < k1; t++)
-		amax = fabsf(a[t]) > amax ? fabsf(a[t]) : amax, nan |= isnan(a[t]);
-	if (nan || !isfinite(amax))
+	float inv;
+	if (!om_nb_q15_block_avx2(a, k0, k1, &inv, scale))
 		return false;
-	const float inv = amax != 0 ? OM_NB_Q15 / amax : 0;
-	*scale = amax / OM_NB_Q15;
+	int64_t k;
 	const __m256 vinv = _mm256_set1_ps(inv);
 	int16_t *d = q;
 	__m256i vs = _mm256_setzero_si256();
@@ -111,10 +96,7 @@ static PR_TARGET bool pr_quant_block(const float *a, int64_t k0, int64_t k1, int
 						  _mm256_extracti128_si256(c, 1));
 		_mm_storeu_si128((__m128i *)d, w);
 	}
-	__m128i s4 = _mm_add_epi32(_mm256_castsi256_si128(vs), _mm256_extracti128_si256(vs, 1));
-	s4 = _mm_add_epi32(s4, _mm_shuffle_epi32(s4, 0x4e));
-	s4 = _mm_add_epi32(s4, _mm_shuffle_epi32(s4, 0xb1));
-	*sum = _mm_cvtsi128_si32(s4);
+	*sum = om_nb_hsum8(vs);
 	for (; k < k1; k++, d++) {
 		int32_t c;
 		int8_t lo, hi;

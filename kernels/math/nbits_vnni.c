@@ -73,25 +73,10 @@ size_t om_nbits_vnni_bytes(const om_nbits *p)
 static NQ2_TARGET bool nq2_quant_block(const float *a, int64_t k0, int64_t k1, int8_t *q,
 				       float *scale, int32_t *sum)
 {
-	const __m256 sign = _mm256_set1_ps(-0.0f);
-	__m256 mx = _mm256_setzero_ps(), bad = _mm256_setzero_ps();
-	int64_t k = k0;
-	for (; k + 8 <= k1; k += 8) {
-		const __m256 v = _mm256_loadu_ps(a + k);
-		mx = _mm256_max_ps(_mm256_andnot_ps(sign, v), mx);
-		bad = _mm256_or_ps(bad, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
-	}
-	__m128 m4 = _mm_max_ps(_mm256_castps256_ps128(mx), _mm256_extractf128_ps(mx, 1));
-	m4 = _mm_max_ps(m4, _mm_movehl_ps(m4, m4));
-	m4 = _mm_max_ss(m4, _mm_movehdup_ps(m4));
-	float amax = _mm_cvtss_f32(m4);
-	bool nan = _mm256_movemask_ps(bad) != 0;
-	for (int64_t t = k; t < k1; t++)
-		amax = fabsf(a[t]) > amax ? fabsf(a[t]) : amax, nan |= isnan(a[t]);
-	if (nan || !isfinite(amax))
+	float inv;
+	if (!om_nb_q15_block_avx2(a, k0, k1, &inv, scale))
 		return false;
-	const float inv = amax != 0 ? OM_NB_Q15 / amax : 0;
-	*scale = amax / OM_NB_Q15;
+	int64_t k;
 	const __m256 vinv = _mm256_set1_ps(inv);
 	/* a code's lo in byte 0 and hi in byte 1 of its lane; then per 128 bits the even
 	 * codes' lo, the odd ones', the even ones' hi, the odd ones' (2 bytes each), and the two
@@ -115,10 +100,7 @@ static NQ2_TARGET bool nq2_quant_block(const float *a, int64_t k0, int64_t k1, i
 		for (int i = 0; i < 4; i++)
 			memcpy(at + 64 * i, &part[i], 4);
 	}
-	__m128i s4 = _mm_add_epi32(_mm256_castsi256_si128(vs), _mm256_extracti128_si256(vs, 1));
-	s4 = _mm_add_epi32(s4, _mm_shuffle_epi32(s4, 0x4e));
-	s4 = _mm_add_epi32(s4, _mm_shuffle_epi32(s4, 0xb1));
-	int32_t total = _mm_cvtsi128_si32(s4);
+	int32_t total = om_nb_hsum8(vs);
 	for (; k < k1; k++) {
 		int8_t *at = q + k / NQ_CODES * NQ_QB + (k & 1) * 64 + k % NQ_CODES / 2;
 		int32_t c;
@@ -542,8 +524,8 @@ static NQ2_TARGET void nq2_piece(void *arg, int64_t lo, int64_t hi)
 }
 #endif
 
-/* the CPU has AVX512-VNNI (vpdpbusd) */
-static bool nq_vnni(void)
+/* (nbits.h) */
+bool om_nbits_vnni_cpu(void)
 {
 #if NQ_HAVE
 	__builtin_cpu_init();
@@ -567,12 +549,12 @@ static bool nq_avx2(void)
 
 bool om_nbits_vnni_gemm_ok(const om_nbits *p)
 {
-	return p->bits == 4 && !p->gidx && (nq_vnni() || (nq_avx2() && p->bs <= NQ2_MAX_BLOCK));
+	return p->bits == 4 && !p->gidx && (om_nbits_vnni_cpu() || (nq_avx2() && p->bs <= NQ2_MAX_BLOCK));
 }
 
 bool om_nbits_vnni_ok(const om_nbits *p)
 {
-	return p->bits == 4 && !p->gidx && (nq_vnni() || (nq_avx2() && p->bs <= NQ2_MAX_BLOCK));
+	return p->bits == 4 && !p->gidx && (om_nbits_vnni_cpu() || (nq_avx2() && p->bs <= NQ2_MAX_BLOCK));
 }
 
 bool om_nbits_vnni(const om_nbits *p, int threads, void *buf)
@@ -589,7 +571,7 @@ bool om_nbits_vnni(const om_nbits *p, int threads, void *buf)
 	/* columns of ~2^16 multiply-adds a piece (as nbits_decode.c's: 2^18 left a decoder's
 	 * 512 x 512 projections in one piece, and 2 threads ran slower than 1) */
 	const int64_t per = p->M * p->K, grain = per >= (1 << 16) ? 1 : (1 << 16) / per;
-	om_par_for(threads, p->N, grain, nq_vnni() ? nq_piece : nq2_piece, &j);
+	om_par_for(threads, p->N, grain, om_nbits_vnni_cpu() ? nq_piece : nq2_piece, &j);
 	return true;
 #else
 	(void)p, (void)threads, (void)buf;

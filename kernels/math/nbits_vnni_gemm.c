@@ -57,21 +57,9 @@ static size_t gp_panel_bytes(const om_nbits *p)
 	return (ks * GP_NR * 4 + 2 * (size_t)p->kb * GP_NR * sizeof(float) + 63) / 64 * 64;
 }
 
-/* the CPU has AVX512-VNNI (gp_rows), else om_nbits_vnni_gemm_ok means AVX2 (the pairs) */
-static bool gp_vnni(void)
-{
-#if GP_HAVE
-	__builtin_cpu_init();
-	return __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw") &&
-	       __builtin_cpu_supports("avx512dq");
-#else
-	return false;
-#endif
-}
-
 size_t om_nbits_vnni_gemm_bytes(const om_nbits *p, int slots)
 {
-	if (!gp_vnni())
+	if (!om_nbits_vnni_cpu())
 		return om_nbits_pairs_gemm_bytes(p, slots);
 	return gp_a_bytes(p) + 64 + (size_t)slots * gp_panel_bytes(p);
 }
@@ -219,7 +207,7 @@ static int64_t gp_grain(const om_nbits *p)
 
 int om_nbits_vnni_gemm_slots(const om_nbits *p, int threads)
 {
-	if (!gp_vnni())
+	if (!om_nbits_vnni_cpu())
 		return om_nbits_pairs_gemm_slots(p, threads);
 	return om_par_slots(threads, (p->N + GP_NR - 1) / GP_NR, gp_grain(p));
 }
@@ -229,7 +217,7 @@ bool om_nbits_vnni_gemm(const om_nbits *p, int threads, void *buf)
 #if GP_HAVE
 	if (!om_nbits_vnni_gemm_ok(p) || p->M < 1)
 		return false;
-	if (!gp_vnni())
+	if (!om_nbits_vnni_cpu())
 		return om_nbits_pairs_gemm(p, threads, buf);
 	gp_job j = {.p = p, .steps = p->bs / 4, .ks = p->kb * p->bs / 4,
 		    .panel_bytes = gp_panel_bytes(p)};
