@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "gemm_int.h"
+#include "igemm_quads.h"
 #include "nodetest.h"
 
 static int32_t ld8(const void *p, bool sgn, int64_t o)
@@ -526,6 +527,71 @@ static void dynq_matches_sequential(void **state)
 	om_model_free(m);
 }
 
+/* om_iquads_run against the definition: A of extreme codes (pairs of one sign past 128 in
+ * magnitude: trimmed, their corrections counted), B uint8 or int8 with one zero point or none,
+ * rows r0.. of a packed A, strides past the extents, K and N off the quads and panels, 1-3
+ * threads, into C and through an epilogue */
+static void iquads_matches_definition(void **state)
+{
+	(void)state;
+	if (!om_iquads_ok())
+		skip(); /* no AVX2: the kernel is never taken */
+	nt_rng r = {1111};
+	const int64_t shapes[][3] = {{1, 1, 1},   {4, 16, 4},  {5, 17, 3},  {6, 33, 7},
+				     {13, 64, 130}, {48, 5, 576}, {50, 100, 9}, {97, 49, 301}};
+	int64_t fixes = 0;
+	for (size_t t = 0; t < sizeof shapes / sizeof *shapes; t++) {
+		const int64_t M = shapes[t][0], N = shapes[t][1], K = shapes[t][2];
+		const int64_t r0 = nt_rand(&r, 0, 3), Mall = M + r0 + nt_rand(&r, 0, 2);
+		const int64_t lda = K + nt_rand(&r, 0, 3);
+		om_igemm g = {.M = M, .N = N, .K = K, .lda = lda, .ldb = N + nt_rand(&r, 0, 5),
+			      .ldc = N + nt_rand(&r, 0, 2), .a_signed = true,
+			      .b_signed = nt_rand(&r, 0, 1)};
+		uint8_t *a = malloc((size_t)(Mall * lda)), *b = malloc((size_t)(K * g.ldb));
+		int32_t *c = malloc(sizeof(int32_t) * (size_t)(M * g.ldc));
+		assert_true(a && b && c);
+		fill(&r, a, Mall * lda), fill(&r, b, K * g.ldb);
+		const int32_t zb = (int32_t)(g.b_signed ? nt_rand(&r, -128, 127) : nt_rand(&r, 0, 255));
+		g.zb = nt_rand(&r, 0, 1) ? &zb : NULL, g.nzb = 1;
+		om_iquads_a pa;
+		assert_true(om_iquads_pack_a((const int8_t *)a, Mall, K, lda, &pa));
+		fixes += pa.fix_off[Mall];
+		g.A = a + r0 * lda, g.B = b; /* the definition's A: rows r0.. */
+		for (int threads = 1; threads <= 3; threads++) {
+			g.C = c;
+			for (int64_t i = 0; i < M * g.ldc; i++)
+				c[i] = 0x5a5a5a5a;
+			assert_true(om_iquads_run(&pa, r0, &g, threads));
+			for (int64_t i = 0; i < M; i++)
+				for (int64_t j = 0; j < g.ldc; j++) {
+					const int32_t want = j < N ? ref_at(&g, i, j) : 0x5a5a5a5a;
+					if (c[i * g.ldc + j] != want)
+						fail_msg("quads M %lld N %lld K %lld sb %d threads %d "
+							 "at (%lld, %lld): %d want %d", (long long)M,
+							 (long long)N, (long long)K, g.b_signed, threads,
+							 (long long)i, (long long)j, c[i * g.ldc + j],
+							 want);
+				}
+			epi_copy e = {malloc(sizeof(int32_t) * (size_t)(M * N)),
+				      calloc((size_t)(M * N), 1), N};
+			assert_true(e.d && e.seen);
+			const om_igemm_epi epi = {copy_piece, &e};
+			om_igemm ge = g;
+			ge.epi = &epi;
+			assert_true(om_iquads_run(&pa, r0, &ge, threads));
+			for (int64_t i = 0; i < M * N; i++)
+				if (e.seen[i] != 1 || e.d[i] != c[i / N * g.ldc + i % N])
+					fail_msg("quads' epilogue M %lld N %lld K %lld at %lld: seen %d",
+						 (long long)M, (long long)N, (long long)K, (long long)i,
+						 e.seen[i]);
+			free(e.d), free(e.seen);
+		}
+		om_iquads_free_a(&pa);
+		free(a), free(b), free(c);
+	}
+	assert_true(fixes > 0); /* the corrections ran */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -536,6 +602,7 @@ int main(void)
 		cmocka_unit_test(igemm_packed_matches_definition),
 		cmocka_unit_test(matmul_integer_packed_state),
 		cmocka_unit_test(dynq_matches_sequential),
+		cmocka_unit_test(iquads_matches_definition),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

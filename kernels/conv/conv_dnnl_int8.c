@@ -11,7 +11,9 @@
 
 #include "op.h"
 #include "conv_dnnl_int8.h"
+#include "conv_int.h"
 #include "gemm_int.h"
+#include "igemm_quads.h"
 
 /* Fast mode, 2-D, W (slot 3), w_scale (4) and w_zp (5) constants of int8 with zero points 0 */
 static bool qconv_shape_takes(const om_ctx *c, const om_spatial *sp)
@@ -46,9 +48,23 @@ static bool qconv_sums_exact(const om_ctx *c)
 	return true;
 }
 
+/* Whether the integer convs' quads (conv_int.c, igemm_quads.h: exact on AVX2 without VNNI,
+ * W packed once) take a conv that is not depthwise in place of oneDNN's, whose kernels there
+ * would be exact for weights of magnitude 64 at most alone: decided before the step's state
+ * slot is touched, which the quads' packed W then keeps */
+static bool quads_instead(const om_ctx *c)
+{
+	const om_tensor *W = c->in[3];
+	int64_t Kg = 1;
+	for (int32_t i = 1; i < W->rank; i++)
+		Kg *= W->dims[i];
+	return !om_dnnl_int8_exact() && om_iquads_ok() && om_conv_igemm_takes(c, Kg) &&
+	       !(W->dims[1] == 1 && om_attr_int(c->node, "group", 1) == W->dims[0]);
+}
+
 bool om_qconv_dnnl_takes(const om_ctx *c, const om_spatial *sp)
 {
-	return qconv_shape_takes(c, sp) && qconv_sums_exact(c);
+	return qconv_shape_takes(c, sp) && !quads_instead(c) && qconv_sums_exact(c);
 }
 
 #ifndef OM_HAVE_DNNL
@@ -243,7 +259,7 @@ static bool qconv_dnnl_run(om_ctx *c, const om_qconv *q, bool flip, om_kind *rc)
 
 bool om_qconv_dnnl(om_ctx *c, const om_qconv *q, om_kind *rc)
 {
-	if (!c->state || !c->state_release || !qconv_shape_takes(c, q->sp))
+	if (!c->state || !c->state_release || !qconv_shape_takes(c, q->sp) || quads_instead(c))
 		return false;
 	/* an int8 X as uint8 where oneDNN's int8 kernels would halve the weights (no VNNI): its
 	 * zero point + 128 and x ^ 0x80, the bytes made only when the primitive runs */

@@ -1,10 +1,12 @@
 /* conv_int.c — the integer convolution sums of fast mode (conv_int.h). */
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "clones.h"
 #include "conv_int.h"
 #include "gemm_int.h"
+#include "igemm_quads.h"
 #include "im2col.h"
 #include "parallel.h"
 #include "requant8_avx2.h"
@@ -156,6 +158,43 @@ static void cols_piece(void *arg, int64_t c0, int64_t c1)
 /* bytes of columns worth a thread */
 enum { CI_COLS_GRAIN = 1 << 15 };
 
+/* W packed for the quads' kernel (igemm_quads.h) once a step */
+typedef struct ci_quads {
+	int64_t key[3]; /* M, Kg, W's address */
+	om_iquads_a pa;
+} ci_quads;
+
+static void ci_quads_release(void *p)
+{
+	om_iquads_free_a(&((ci_quads *)p)->pa);
+}
+
+/* W through the quads' kernel where it is exact and the faster: an int8 W of zero points 0,
+ * a constant of the step (packed once), few of its pairs corrected (om_iquads_pays), a CPU
+ * with AVX2 and without VNNI (there oneDNN's u8s8 product is exact); NULL otherwise */
+static const om_iquads_a *conv_quads(om_ctx *c, const om_conv_int *q, int64_t Kg)
+{
+	if (!om_iquads_ok() || om_dnnl_int8_exact() || q->W->dtype != OM_INT8)
+		return NULL;
+	const int8_t *wz = q->wz ? q->wz->data : NULL;
+	for (int64_t i = 0, n = wz ? om_tensor_numel(q->wz) : 0; i < n; i++)
+		if (wz[i])
+			return NULL;
+	bool constant = false;
+	for (int32_t i = 0; i < c->nin && i < 64; i++)
+		constant |= c->in[i] == q->W && (c->const_in >> i & 1);
+	if (!constant)
+		return NULL;
+	const int64_t key[3] = {q->M, Kg, (int64_t)(uintptr_t)q->W->data};
+	_Static_assert(offsetof(ci_quads, key) == 0, "om_ctx_state_keyed: the key first");
+	bool made;
+	ci_quads *s = om_ctx_state_keyed(c, ci_quads_release, key, 3, sizeof *s, &made);
+	if (s && made && om_iquads_pack_a(q->W->data, q->M, Kg, Kg, &s->pa) &&
+	    !om_iquads_pays(&s->pa))
+		om_iquads_free_a(&s->pa); /* the pairs from then on */
+	return s && s->pa.quads ? &s->pa : NULL;
+}
+
 /* q's sums into y32 (N x M x P int32), or, with r, requantized into y8 through pieces (y32
  * then only the paths' that compute whole products) */
 static om_kind conv_igemm(om_ctx *c, const om_conv_int *q, int32_t *y, const om_qconv_out *r,
@@ -188,6 +227,7 @@ static om_kind conv_igemm(om_ctx *c, const om_conv_int *q, int32_t *y, const om_
 	memset(wz, 0, sizeof(int32_t) * (size_t)q->M);
 	for (int64_t m = 0; m < q->M && nwz; m++)
 		wz[m] = om_q8_elem(q->wz, nwz == 1 ? 0 : m);
+	const om_iquads_a *quads = conv_quads(c, q, Kg);
 	om_ctx_chose(c, OM_CONV_IGEMM);
 	const uint8_t *X = q->X->data, *W = q->W->data;
 	for (int64_t n = 0; n < q->N && P > 0; n++)
@@ -206,7 +246,8 @@ static om_kind conv_igemm(om_ctx *c, const om_conv_int *q, int32_t *y, const om_
 					    .b_signed = q->X->dtype == OM_INT8, .za = wz + gi * Mg,
 					    .nza = Mg, .zb = &xz, .nzb = 1,
 					    .C = y + (n * q->M + gi * Mg) * P, .epi = r ? &epi : NULL};
-			if (!om_igemm_run(&g, c->threads)) {
+			if (!(quads && om_iquads_run(quads, gi * Mg, &g, c->threads)) &&
+			    !om_igemm_run(&g, c->threads)) {
 				om_ctx_scratch_done(c, wz);
 				return om_error(c->st, OM_ERR_NOMEM, c->node,
 						"no memory for the integer product");

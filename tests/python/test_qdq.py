@@ -318,11 +318,13 @@ def cpu_has_vnni():
 
 
 def dnnl_int8_exact(case, wmax):
-    """where oneDNN's int8 conv is exact, so that omopt takes it (conv_dnnl_int8.c): with
-    VNNI; without it (int8 activations given to it as uint8) depthwise, or with weights of
-    magnitude 64 at most (vpmaddubsw's pairs)"""
+    """where oneDNN's int8 conv is exact and omopt takes it (conv_dnnl_int8.c): with VNNI;
+    without it (int8 activations given to it as uint8) depthwise, or with weights of
+    magnitude 64 at most (vpmaddubsw's pairs) where the CPU has no AVX2 (with AVX2 the
+    integer sums' quads take every conv that is not depthwise, igemm_quads.h)"""
     C, M, group = case[0], case[1], case[7]
-    return cpu_has_vnni() or (group == C == M) or wmax <= 64
+    avx2 = 'avx2' in cpu_flags()
+    return cpu_has_vnni() or (group == C == M) or (wmax <= 64 and not avx2)
 
 
 def dw_phase_positions(case):
