@@ -210,7 +210,7 @@ static inline __attribute__((always_inline)) IQ_AVX2 void iq_store(int32_t *c, _
 /* C rows [m0, m0 + mr) x columns [0, nc) = pa's rows m0.. times the panel b, each row plus
  * off[i] (B's zero point's term), mr <= IQ_MR; the sums named one by one (registers). At -O3
  * GCC 12 groups the four rows' broadcasts and products and spills two sums a step; -O2 keeps
- * each row's chain (48 -> 63 G multiply-adds a second on a Zen 3) */
+ * each row's chain */
 IQ_AVX2 __attribute__((optimize("O2"))) static void iq_block(const om_iquads_a *pa, int64_t m0, int mr, const uint32_t *b,
 			     const int32_t *off, int32_t *c, int64_t ldc, int64_t nc)
 {
