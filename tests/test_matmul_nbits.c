@@ -5,8 +5,8 @@
  * mode (its decoding path for 1-4 rows, every bits and block size, and its prompt panels
  * included) agrees within float rounding (4 sqrt(K) epsilons of sum |a w|); g_idx's blocks per
  * row (random, and each row's own); accuracy_level 4's integer decoding within A's 15-bit
- * rounding (the decoding's rows and the prompt's), the same bits on 1 and 3 threads and as
- * its kernel called alone; bad inputs
+ * rounding (the decoding's rows and the prompt's; 8-bit codes' decoding too), the same bits on 1
+ * and 3 threads and as its kernel called alone; bad inputs
  * (g_idx's out of range included) are errors. */
 #include <math.h>
 #include <stdlib.h>
@@ -168,20 +168,26 @@ static void run_case(const nb_case *t)
 	/* level 4's integer products (decoding where the CPU has AVX512-VNNI or AVX2, prompts
 	 * with AVX512-VNNI): within A's rounding, the same bits on 3 threads, and the bits of
 	 * the kernel called alone (the node ran it) */
-	const bool vnni = t->level == 4 && t->bits == 4 && !t->gidx;
+	const bool decode = t->M <= OM_NBITS_DECODE_ROWS;
+	const bool vnni = t->level == 4 && !t->gidx && (t->bits == 4 || (t->bits == 8 && decode));
 	assert_near(t, &yf, want, mag, bias, vnni ? qerr : NULL);
 	if (vnni) {
 		om_tensor yf3 = {0};
 		assert_int_equal(nt_run_threads(node, 1, in, &yf3, 0, 3, &st), OM_OK);
 		assert_memory_equal(yf.data, yf3.data, yf.nbytes);
 		om_tensor_free(&yf3);
-		const om_nbits p = {.M = t->M, .N = t->N, .K = t->K, .bits = 4, .bs = t->bs,
+		const om_nbits p = {.M = t->M, .N = t->N, .K = t->K, .bits = t->bits, .bs = t->bs,
 				    .kb = kb, .blob = blob, .zp_row = zrow, .b = b,
 				    .zp8 = t->zp == 1 ? z8 : NULL, .scales = s,
 				    .zpf = t->zp == 2 ? zf : NULL, .bias = t->bias ? bias : NULL,
 				    .a = a, .y = malloc(yf.nbytes)};
-		const bool decode = t->M <= OM_NBITS_DECODE_ROWS;
-		if (decode ? om_nbits_vnni_ok(&p) : om_nbits_vnni_gemm_ok(&p)) {
+		if (t->bits == 8 && om_nbits_bytes_ok(&p)) {
+			void *buf = malloc(om_nbits_bytes_bytes(&p));
+			assert_true(om_nbits_bytes(&p, 1, buf));
+			assert_memory_equal(p.y, yf.data, yf.nbytes);
+			free(buf);
+		} else if (t->bits == 4 &&
+			   (decode ? om_nbits_vnni_ok(&p) : om_nbits_vnni_gemm_ok(&p))) {
 			void *buf = malloc(decode ? om_nbits_vnni_bytes(&p)
 						  : om_nbits_vnni_gemm_bytes(&p, 1));
 			assert_true(decode ? om_nbits_vnni(&p, 1, buf)
@@ -252,13 +258,19 @@ static void products(void **state)
 		{9, 700, 131, 4, 32, 0, true, 1, 0}, {2, 96, 5, 2, 16, 1, false, 1, 0},
 		{2, 1000, 11, 4, 16, 2, true, 2, 0}, {9, 700, 131, 4, 32, 1, true, 2, 0},
 		/* accuracy_level 4: the integer decoding over 1-4 rows, blocks of 16 to 256, K
-		 * within one piece or past the last, N odd, every kind of zero point; 8 bits and
-		 * g_idx (the float paths) */
+		 * within one piece or past the last, N odd, every kind of zero point; g_idx (the
+		 * float paths) */
 		{1, 1000, 13, 4, 32, 1, true, 0, 4}, {2, 1000, 11, 4, 16, 2, true, 0, 4},
 		{3, 777, 5, 4, 256, 0, false, 0, 4}, {4, 520, 10, 4, 32, 1, true, 0, 4},
 		{1, 300, 37, 4, 64, 0, false, 0, 4}, {1, 40, 9, 4, 16, 1, true, 0, 4},
 		{4, 130, 21, 4, 128, 2, true, 0, 4}, {2, 2816, 67, 4, 32, 1, false, 0, 4},
 		{2, 300, 9, 8, 64, 2, false, 0, 4}, {1, 256, 9, 4, 32, 1, true, 1, 4},
+		/* ... 8-bit codes (nbits_bytes.c): blocks of 16 to 512, whole groups of 8 blocks
+		 * and a partial one, K past the last block, every kind of zero point */
+		{1, 1000, 13, 8, 32, 1, true, 0, 4}, {3, 777, 5, 8, 256, 0, false, 0, 4},
+		{4, 520, 10, 8, 16, 1, true, 0, 4},  {1, 2100, 7, 8, 512, 1, true, 0, 4},
+		{1, 4100, 3, 8, 16, 2, true, 0, 4},  {2, 2048, 5, 8, 32, 1, false, 0, 4},
+		{1, 1100, 9, 8, 64, 0, true, 0, 4}, {9, 300, 9, 8, 64, 1, false, 0, 4}, /* a prompt */
 		/* ... whole groups of 8 blocks and a last partial one at 64 to 256 codes */
 		{1, 1100, 9, 4, 64, 1, true, 0, 4}, {2, 1300, 7, 4, 128, 2, false, 0, 4},
 		{1, 2500, 5, 4, 256, 1, true, 0, 4},

@@ -62,6 +62,14 @@ bool om_nbits_vnni_ok(const om_nbits *p);
 size_t om_nbits_vnni_bytes(const om_nbits *p);
 bool om_nbits_vnni(const om_nbits *p, int threads, void *buf);
 
+/* Fast mode's decoding at accuracy_level 4 for 8-bit codes (nbits_bytes.c): A quantized per
+ * block to 15 bits as below, W's codes widened to int16, each block's products exact in
+ * int32 lanes, Y = A W (+ bias) in float from there; where the CPU has AVX2 and FMA, blocks of
+ * up to 512 codes, no g_idx. om_nbits_bytes_ok: whether it applies; om_nbits_bytes_bytes: the
+ * buffer it needs; false, nothing written, when A holds an infinity or a NaN. */
+bool om_nbits_bytes_ok(const om_nbits *p);
+size_t om_nbits_bytes_bytes(const om_nbits *p);
+bool om_nbits_bytes(const om_nbits *p, int threads, void *buf);
 /* accuracy_level 4's A (nbits_vnni.c, nbits_vnni_gemm.c): a block's codes are
  * round-half-even(a * OM_NB_Q15 / max|a|), its scale max|a| / OM_NB_Q15. om_nb_q15_block:
  * *inv and *scale of block [k0, k1) of row a, false when it holds an infinity or a NaN;
