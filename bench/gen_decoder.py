@@ -5,7 +5,7 @@ Llama-style model, shrunk.
 
     /usr/bin/python3 bench/gen_decoder.py OUT.onnx [--layers 2] [--hidden 256] [--heads 8]
         [--kv-heads 2] [--vocab 1024] [--inter 512] [--max-len 2048] [--block 32]
-        [--accuracy-level 0|4] [--qkv separate|packed] [--rope gqa|node] [--embed gather|gbq]
+        [--bits 4|8] [--accuracy-level 0|4] [--qkv separate|packed] [--rope gqa|node] [--embed gather|gbq]
         [--dtype fp32|fp16] [--attention gqa|onnx] [--symmetric] [--tied] [--seed 0]
 
 Graph (names as the builder's): inputs input_ids int64 [batch_size, sequence_length],
@@ -18,7 +18,8 @@ total_sequence_length, head_size].
   attention-mask subgraph: seqlens_k = Cast<int32>(ReduceSum(attention_mask, 1) - 1),
     total_sequence_length = Cast<int32>(Gather(Shape(attention_mask), 1))
   per layer: SimplifiedLayerNormalization (layer 0) or SkipSimplifiedLayerNormalization (the
-    residual through output 3); q/k/v MatMulNBits (4-bit, block 32, zero points packed uint8;
+    residual through output 3); q/k/v MatMulNBits (4-bit (--bits 8: 8-bit codes), block 32,
+    zero points packed uint8;
     --qkv packed: one qkv_proj whose output GQA splits); GroupQueryAttention (do_rotary=1 with
     cos/sin caches [max_len, head_size / 2]; --rope node: com.microsoft RotaryEmbedding on q
     and k with position_ids, GQA with do_rotary=0); o_proj; SkipSimplifiedLayerNormalization;
@@ -69,10 +70,12 @@ class Builder:
         return outs[0] if len(outs) == 1 else outs
 
     def quant4(self, w):
-        """w [K, N] float -> (B uint8 [N, kb, block / 2], scales [N * kb], zp packed
-        [N * ceil(kb / 2)] or None): ONNX Runtime's MatMul4BitsQuantizer layout (blockwise
-        along K per column; asymmetric min/max with a zero point, or symmetric around 8)."""
-        bs = self.a.block
+        """w [K, N] float -> (B uint8 [N, kb, block * bits / 8], scales [N * kb], zp packed
+        [N * ceil(kb * bits / 8)] or None): ONNX Runtime's MatMulNBits quantizer layout
+        (blockwise along K per column; asymmetric min/max with a zero point, or symmetric
+        around 2^(bits - 1)), bits = --bits (4 or 8)."""
+        bs, bits = self.a.block, self.a.bits
+        top, mid = (1 << bits) - 1, 1 << (bits - 1)
         K, N = w.shape
         kb = -(-K // bs)
         wp = np.zeros((kb * bs, N), np.float32)
@@ -80,17 +83,19 @@ class Builder:
         blk = wp.T.reshape(N, kb, bs)
         if self.a.symmetric:
             amax = np.abs(blk).max(axis=2)
-            scale = np.where(amax > 0, amax / 7.0, 1.0)
-            zp = np.full((N, kb), 8, np.int64)
+            scale = np.where(amax > 0, amax / (mid - 1), 1.0)
+            zp = np.full((N, kb), mid, np.int64)
         else:
             lo = np.minimum(blk.min(axis=2), 0)
             hi = np.maximum(blk.max(axis=2), 0)
-            scale = np.where(hi > lo, (hi - lo) / 15.0, 1.0)
-            zp = np.clip(np.round(-lo / scale), 0, 15).astype(np.int64)
-        q = np.clip(np.round(blk / scale[..., None]) + zp[..., None], 0, 15).astype(np.uint8)
-        packed = (q[..., 0::2] | (q[..., 1::2] << 4)).astype(np.uint8)
+            scale = np.where(hi > lo, (hi - lo) / top, 1.0)
+            zp = np.clip(np.round(-lo / scale), 0, top).astype(np.int64)
+        q = np.clip(np.round(blk / scale[..., None]) + zp[..., None], 0, top).astype(np.uint8)
+        packed = q if bits == 8 else (q[..., 0::2] | (q[..., 1::2] << 4)).astype(np.uint8)
         zpk = None
-        if not self.a.symmetric:
+        if not self.a.symmetric and bits == 8:
+            zpk = zp.astype(np.uint8).reshape(-1)
+        elif not self.a.symmetric:
             z = np.concatenate([zp, np.zeros((N, kb % 2), np.int64)], axis=1).astype(np.uint8)
             zpk = (z[:, 0::2] | (z[:, 1::2] << 4)).astype(np.uint8).reshape(-1)
         return packed, scale.astype(self.fdt).reshape(-1), zpk
@@ -101,7 +106,7 @@ class Builder:
         ins = [x, self.init(base + '.weight.quant', b), self.init(base + '.weight.scales', s)]
         if z is not None:
             ins.append(self.init(base + '.weight.zp', z))
-        attrs = dict(K=K, N=N, bits=4, block_size=self.a.block)
+        attrs = dict(K=K, N=N, bits=self.a.bits, block_size=self.a.block)
         if self.a.accuracy_level:
             attrs['accuracy_level'] = self.a.accuracy_level
         return self.node('MatMulNBits', ins, [base + '/MatMulNBits/output_0'],
@@ -136,7 +141,7 @@ class Builder:
         return self.node('GatherBlockQuantized', ins,
                          ['/model/embed_tokens/GatherBlockQuantized/output_0'],
                          '/model/embed_tokens/GatherBlockQuantized', 'com.microsoft',
-                         bits=4, block_size=a.block, gather_axis=0, quantize_axis=1)
+                         bits=a.bits, block_size=a.block, gather_axis=0, quantize_axis=1)
 
     def mask_subgraph(self):
         base = '/model/attn_mask_reformat/attn_mask_subgraph'
@@ -238,12 +243,12 @@ class Builder:
                               last=True)
         if a.tied:  # lm_head reads the embedding's 4-bit table (tied word embeddings)
             emb = self.nodes[0].input
-            attrs = dict(K=a.hidden, N=a.vocab, bits=4, block_size=a.block)
+            attrs = dict(K=a.hidden, N=a.vocab, bits=a.bits, block_size=a.block)
             if a.accuracy_level:
                 attrs['accuracy_level'] = a.accuracy_level
             kb = -(-a.hidden // a.block)
             b = self.node('Reshape', [emb[0], self.init('/lm_head/B_shape', np.array(
-                [a.vocab, kb, a.block // 2], np.int64))], ['/lm_head/B'], '/lm_head/Reshape')
+                [a.vocab, kb, a.block * a.bits // 8], np.int64))], ['/lm_head/B'], '/lm_head/Reshape')
             self.node('MatMulNBits', [x, b, emb[2]] + emb[3:], ['logits'],
                       '/lm_head/MatMulNBits', 'com.microsoft', **attrs)
         else:
@@ -295,6 +300,7 @@ def parse(argv):
     p.add_argument('--inter', type=int, default=None, help='MLP width (default 2.75 x hidden)')
     p.add_argument('--max-len', type=int, default=2048)
     p.add_argument('--block', type=int, default=32)
+    p.add_argument('--bits', type=int, default=4, choices=(4, 8), help='MatMulNBits codes')
     p.add_argument('--accuracy-level', type=int, default=0, choices=(0, 1, 2, 3, 4))
     p.add_argument('--qkv', default='separate', choices=('separate', 'packed'))
     p.add_argument('--rope', default='gqa', choices=('gqa', 'node'))
@@ -303,7 +309,7 @@ def parse(argv):
     p.add_argument('--attention', default='gqa', choices=('gqa', 'onnx'))
     p.add_argument('--tied', action='store_true',
                    help='lm_head reads the embedding table (needs --embed gbq)')
-    p.add_argument('--symmetric', action='store_true', help='4-bit weights without zero points')
+    p.add_argument('--symmetric', action='store_true', help='weights without zero points')
     p.add_argument('--seed', type=int, default=0)
     a = p.parse_args(argv)
     if a.inter is None:
