@@ -56,11 +56,38 @@ static inline bool pair_safe(int32_t a1, int32_t a2)
 	return (pos <= 128) & (neg <= 128);
 }
 
-/* the pairs of row a (K codes) that pair_safe refuses (a loop that vectorizes) */
+#ifdef IQ_HAVE_KERNEL
+/* unsafe_pairs' 16 pairs at a time: each pair an int16 lane (a1 its low byte) */
+IQ_AVX2 static int64_t unsafe_pairs_avx2(const int8_t *a, int64_t K, int64_t *done)
+{
+	const __m256i zero = _mm256_setzero_si256(), lim = _mm256_set1_epi16(128);
+	int64_t n = 0, k = 0;
+	for (; k + 32 <= K; k += 32) {
+		const __m256i x = _mm256_loadu_si256((const __m256i *)(a + k));
+		const __m256i a1 = _mm256_srai_epi16(_mm256_slli_epi16(x, 8), 8);
+		const __m256i a2 = _mm256_srai_epi16(x, 8);
+		const __m256i pos = _mm256_add_epi16(_mm256_max_epi16(a1, zero),
+						     _mm256_max_epi16(a2, zero));
+		const __m256i neg = _mm256_add_epi16(_mm256_min_epi16(a1, zero),
+						     _mm256_min_epi16(a2, zero)); /* <= 0 */
+		const __m256i bad = _mm256_or_si256(_mm256_cmpgt_epi16(pos, lim),
+						    _mm256_cmpgt_epi16(_mm256_sub_epi16(zero, lim), neg));
+		n += __builtin_popcount((unsigned)_mm256_movemask_epi8(bad)) / 2;
+	}
+	*done = k;
+	return n;
+}
+#endif
+
+/* the pairs of row a (K codes) that pair_safe refuses */
 static int64_t unsafe_pairs(const int8_t *a, int64_t K)
 {
-	int64_t n = 0;
-	for (int64_t k = 0; k + 1 < K; k += 2)
+	int64_t n = 0, k = 0;
+#ifdef IQ_HAVE_KERNEL
+	if (om_iquads_ok())
+		n = unsafe_pairs_avx2(a, K, &k);
+#endif
+	for (; k + 1 < K; k += 2)
 		n += !pair_safe(a[k], a[k + 1]);
 	return n;
 }
@@ -100,6 +127,10 @@ bool om_iquads_pack_a(const int8_t *A, int64_t M, int64_t K, int64_t lda, om_iqu
 			const int32_t a1 = a[k], a2 = a[k + 1];
 			if (pair_safe(a1, a2))
 				continue;
+			if (f == nfix) { /* never: both counts are pair_safe's */
+				om_iquads_free_a(pa);
+				return false;
+			}
 			/* one sign, magnitudes past 128: a2 trimmed to 128 - |a1| (fits int8, a1 != 0) */
 			const int32_t t = a2 > 0 ? 128 - a1 : -(128 + a1);
 			q[k + 1] = (int8_t)t;
