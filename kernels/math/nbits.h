@@ -132,6 +132,16 @@ static inline OM_NB_AVX2 int32_t om_nb_hsum8(__m256i v)
 	s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xb1));
 	return _mm_cvtsi128_si32(s);
 }
+/* lane i: the sum of d[i]'s 8 int32 lanes (8 blocks' sums at once) */
+static inline OM_NB_AVX2 __m256i om_nb_sums8(const __m256i d[8])
+{
+	const __m256i ab = _mm256_hadd_epi32(_mm256_hadd_epi32(d[0], d[1]),
+					     _mm256_hadd_epi32(d[2], d[3]));
+	const __m256i ce = _mm256_hadd_epi32(_mm256_hadd_epi32(d[4], d[5]),
+					     _mm256_hadd_epi32(d[6], d[7]));
+	return _mm256_add_epi32(_mm256_permute2x128_si256(ab, ce, 0x20),
+				_mm256_permute2x128_si256(ab, ce, 0x31));
+}
 #endif
 
 /* whether the CPU has AVX512-VNNI, with AVX512BW and DQ (nbits_vnni.c's and

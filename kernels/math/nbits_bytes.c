@@ -101,17 +101,6 @@ static inline __attribute__((always_inline)) NB8_TARGET __m256i nb8_dot(const ui
 	return acc;
 }
 
-/* lane i: the sum of d[i]'s 8 lanes (exact in int32) */
-static inline __attribute__((always_inline)) NB8_TARGET __m256i nb8_sum8(const __m256i d[8])
-{
-	const __m256i ab = _mm256_hadd_epi32(_mm256_hadd_epi32(d[0], d[1]),
-					     _mm256_hadd_epi32(d[2], d[3]));
-	const __m256i ce = _mm256_hadd_epi32(_mm256_hadd_epi32(d[4], d[5]),
-					     _mm256_hadd_epi32(d[6], d[7]));
-	return _mm256_add_epi32(_mm256_permute2x128_si256(ab, ce, 0x20),
-				_mm256_permute2x128_si256(ab, ce, 0x31));
-}
-
 /* blocks [b0, b0 + 8) of column n's zero points as floats (b0 + 8 <= kb) */
 static inline __attribute__((always_inline)) NB8_TARGET __m256 nb8_zp8(const om_nbits *p,
 								       int64_t n, int64_t b0)
@@ -152,7 +141,7 @@ static NB8_TARGET void nb8_columns(void *arg, int64_t lo, int64_t hi)
 				const __m256 s = full ? _mm256_loadu_ps(sw + b0) : _mm256_loadu_ps(swt);
 				const __m256 z = full ? nb8_zp8(p, n, b0) : _mm256_loadu_ps(zpt);
 				/* y += sa sw dot - sa sum(qa) sw zp */
-				y = _mm256_fmadd_ps(_mm256_cvtepi32_ps(nb8_sum8(d)),
+				y = _mm256_fmadd_ps(_mm256_cvtepi32_ps(om_nb_sums8(d)),
 						    _mm256_mul_ps(_mm256_loadu_ps(sa + b0), s), y);
 				y = _mm256_fnmadd_ps(_mm256_mul_ps(_mm256_loadu_ps(xs + b0), s), z, y);
 			}

@@ -410,12 +410,7 @@ nq2_dots8(const nq_job *j, const uint8_t *col, const int8_t *q, int64_t g, const
 								   (const __m256i *)(col + 32 * hh + 32)),
 							   q + hh / 2 * NQ_QB + 32)));
 	}
-	const __m256i s = _mm256_hadd_epi32(_mm256_hadd_epi32(e[0], e[1]),
-					    _mm256_hadd_epi32(e[2], e[3]));
-	const __m256i t = _mm256_hadd_epi32(_mm256_hadd_epi32(e[4], e[5]),
-					    _mm256_hadd_epi32(e[6], e[7]));
-	return _mm256_add_epi32(_mm256_permute2x128_si256(s, t, 0x20),
-				_mm256_permute2x128_si256(s, t, 0x31));
+	return om_nb_sums8(e);
 }
 
 /* the zero points of column n's blocks [k0, k0 + 8) (k0 even; lanes past kb, m's zeros:
