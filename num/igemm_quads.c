@@ -17,6 +17,11 @@
 #define IQ_HAVE_KERNEL 1
 #define IQ_AVX2 __attribute__((target("avx2")))
 #endif
+#if defined(__GNUC__) && !defined(__clang__)
+#define IQ_O2 __attribute__((optimize("O2"))) /* iq_block: see there */
+#else
+#define IQ_O2
+#endif
 
 enum {
 	IQ_MR = 6,  /* rows of the micro-kernel: 12 sums, 2 of B, the broadcast, a product; ones */
@@ -242,7 +247,7 @@ static inline __attribute__((always_inline)) IQ_AVX2 void iq_store(int32_t *c, _
  * off[i] (B's zero point's term), mr <= IQ_MR; the sums named one by one (registers). At -O3
  * GCC 12 groups the four rows' broadcasts and products and spills two sums a step; -O2 keeps
  * each row's chain */
-IQ_AVX2 __attribute__((optimize("O2"))) static void iq_block(const om_iquads_a *pa, int64_t m0, int mr, const uint32_t *b,
+IQ_AVX2 IQ_O2 static void iq_block(const om_iquads_a *pa, int64_t m0, int mr, const uint32_t *b,
 			     const int32_t *off, int32_t *c, int64_t ldc, int64_t nc)
 {
 	const int64_t K4 = pa->K4;
