@@ -9,7 +9,8 @@ Variants: gqa (separate q/k/v, GroupQueryAttention with do_rotary), gqa_packed (
 gqa_rope_node (RotaryEmbedding nodes, position_ids, do_rotary 0), gqa_gbq (GatherBlockQuantized
 embeddings), gqa_acc4 (accuracy_level 4: its outputs are ONNX Runtime's for the same model at
 accuracy_level 0, exact arithmetic, since level 4 lets ONNX Runtime quantize activations to
-int8), gqa_fp16, onnx_attention and onnx_attention_fp16 (ONNX Attention-23 instead of GQA).
+int8), gqa_8bit and gqa_acc4_8bit (MatMulNBits with 8-bit codes, at levels 0 and 4), gqa_fp16,
+onnx_attention and onnx_attention_fp16 (ONNX Attention-23 instead of GQA).
 usage: /usr/bin/python3 tests/gen_cases_decoder.py
 """
 import json
@@ -38,6 +39,8 @@ VARIANTS = {
     'gqa_gbq': ['--embed', 'gbq'],
     'gqa_acc4': ['--accuracy-level', '4'],
     'gqa_fp16': ['--dtype', 'fp16'],
+    'gqa_8bit': ['--bits', '8'],
+    'gqa_acc4_8bit': ['--accuracy-level', '4', '--bits', '8'],
     'onnx_attention': ['--attention', 'onnx'],
     'onnx_attention_fp16': ['--attention', 'onnx', '--dtype', 'fp16'],
 }
