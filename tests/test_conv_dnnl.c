@@ -617,11 +617,74 @@ static void qlinearconv_threads(void **state)
 	}
 }
 
+/* ConvInteger with a constant W of zero point 0 through the step's state (the quads on AVX2
+ * without VNNI): the int32 sums of exact mode, at 1-3 threads, a second run reusing the packed
+ * W; X uint8 (zero point 9) or int8 (-5), 1 and 2 images, groups, odd extents and strides */
+static void convinteger_state(void **state)
+{
+	(void)state;
+	static const qcase cases[] = {{1, 19, 40, 24, 3, 1, 1}, {2, 8, 33, 20, 3, 2, 1},
+				      {1, 16, 29, 12, 5, 1, 2}, {1, 32, 20, 40, 1, 2, 1}};
+	for (size_t t = 0; t < 2 * sizeof cases / sizeof *cases; t++) {
+		const qcase *k = &cases[t / 2];
+		const bool s8 = t & 1;
+		const int64_t Cg = k->C / k->group, p = k->k / 2;
+		const size_t nx = (size_t)(k->N * k->C * k->H * k->H);
+		const size_t nw = (size_t)(k->M * Cg * k->k * k->k);
+		uint8_t *x = malloc(nx), *w = malloc(nw);
+		assert_true(x && w);
+		qfill(x, nx, 11 + (uint32_t)t);
+		qfill(w, nw, 13 + (uint32_t)t);
+		for (size_t i = 0; i < nw; i++) /* mostly small, every 23rd of magnitude 127 */
+			w[i] = (uint8_t)(int8_t)(i % 23 ? w[i] % 61 - 30 : w[i] & 1 ? 127 : -127);
+		const uint8_t xzu = 9, wz0 = 0;
+		const int8_t xzs = -5;
+		om_model *mdl = om_model_new();
+		om_node *n = nt_add_node(mdl, "ConvInteger", 4, 1);
+		tu_attr_ints(n, "kernel_shape", 2, (int64_t[]){k->k, k->k});
+		tu_attr_ints(n, "strides", 2, (int64_t[]){k->stride, k->stride});
+		tu_attr_ints(n, "pads", 4, (int64_t[]){p, p, p, p});
+		om_node_set_attr(n, "group", OM_ATTR_INT)->i = k->group;
+		om_tensor in[4] = {
+			nt_tensor(s8 ? OM_INT8 : OM_UINT8, 4, (int64_t[]){k->N, k->C, k->H, k->H}, x),
+			nt_tensor(OM_INT8, 4, (int64_t[]){k->M, Cg, k->k, k->k}, w),
+			nt_tensor(s8 ? OM_INT8 : OM_UINT8, 0, NULL, s8 ? (const void *)&xzs : &xzu),
+			nt_tensor(OM_INT8, 0, NULL, &wz0)};
+		const om_tensor *ins[4] = {&in[0], &in[1], &in[2], &in[3]};
+		om_tensor want[1];
+		om_status st = {0};
+		assert_int_equal(om_eval_node(n, 10, ins, want, &st), OM_OK);
+		for (int threads = 1; threads <= 3; threads++) {
+			void *slot = NULL;
+			void (*release)(void *) = NULL;
+			for (int r = 0; r < 2; r++) { /* made, then kept */
+				om_tensor got[1];
+				const om_ctx c = {.threads = threads, .state = &slot,
+						  .state_release = &release,
+						  .const_in = 1u << 1 | 1u << 3};
+				assert_int_equal(nt_run_ctx(n, 10, ins, got, c, &st), OM_OK);
+				assert_int_equal(got[0].nbytes, want[0].nbytes);
+				if (memcmp(got[0].data, want[0].data, got[0].nbytes))
+					fail_msg("ConvInteger case %zu threads %d run %d: not exact "
+						 "mode's sums", t, threads, r);
+				om_tensor_free(&got[0]);
+			}
+			if (release)
+				release(slot);
+			free(slot);
+		}
+		om_tensor_free(&want[0]);
+		om_model_free(mdl);
+		free(x), free(w);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {cmocka_unit_test(fast_against_exact),
 					   cmocka_unit_test(split_layouts),
 					   cmocka_unit_test(held_conv_runs_whole),
+					   cmocka_unit_test(convinteger_state),
 					   cmocka_unit_test(qlinearconv_threads)};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
