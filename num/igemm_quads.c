@@ -24,7 +24,7 @@
 #endif
 
 enum {
-	IQ_MR = 6,  /* rows of the micro-kernel: 12 sums, 2 of B, the broadcast, a product; ones */
+	IQ_MR = 4,  /* rows of the micro-kernel: 8 sums, 2 of B, the broadcast, ones, a product */
 	IQ_RB = 48, /* rows of A a task (they stay in L2 while the task's panels pass) */
 	IQ_PACK_GRAIN = 1 << 15, /* bytes of B worth a thread of packing */
 };
@@ -254,10 +254,9 @@ IQ_AVX2 IQ_O2 static void iq_block(const om_iquads_a *pa, int64_t m0, int mr, co
 	const int32_t *a0 = pa->quads + m0 * K4;
 	/* rows past mr read row 0 again (their sums are not stored) */
 	const int32_t *a1 = a0 + (mr > 1) * K4, *a2 = a0 + (mr > 2) * 2 * K4,
-		      *a3 = a0 + (mr > 3) * 3 * K4, *a4 = a0 + (mr > 4) * 4 * K4,
-		      *a5 = a0 + (mr > 5) * 5 * K4;
+		      *a3 = a0 + (mr > 3) * 3 * K4;
 	__m256i c00 = _mm256_setzero_si256(), c01 = c00, c10 = c00, c11 = c00, c20 = c00,
-		c21 = c00, c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
+		c21 = c00, c30 = c00, c31 = c00;
 	const __m256i ones = _mm256_set1_epi16(1), low = _mm256_set1_epi32(255);
 	const uint32_t *w = b;
 #define IQ_ROW(r)                                                                              \
@@ -275,8 +274,6 @@ IQ_AVX2 IQ_O2 static void iq_block(const om_iquads_a *pa, int64_t m0, int mr, co
 		IQ_ROW(1);
 		IQ_ROW(2);
 		IQ_ROW(3);
-		IQ_ROW(4);
-		IQ_ROW(5);
 	}
 #undef IQ_ROW
 #define IQ_END(r)                                                                      \
@@ -292,8 +289,6 @@ IQ_AVX2 IQ_O2 static void iq_block(const om_iquads_a *pa, int64_t m0, int mr, co
 	IQ_END(1);
 	IQ_END(2);
 	IQ_END(3);
-	IQ_END(4);
-	IQ_END(5);
 #undef IQ_END
 }
 #undef IQ_FIX
