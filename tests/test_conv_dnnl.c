@@ -529,6 +529,24 @@ static void qlinear_nhwc_check(const om_node *n, const om_tensor *const *ins,
 	free(xh), free(yh), free(yp);
 }
 
+/* node n run twice at `threads` through one kernel state slot (the state made, then kept),
+ * the inputs in const_in constants: the two outputs into got[0], got[1] */
+static void run_with_state(const om_node *n, const om_tensor *const *ins, uint64_t const_in,
+			   int threads, om_tensor got[2])
+{
+	void *slot = NULL;
+	void (*release)(void *) = NULL;
+	om_status st = {0};
+	for (int r = 0; r < 2; r++) {
+		const om_ctx c = {.threads = threads, .state = &slot, .state_release = &release,
+				  .const_in = const_in};
+		assert_int_equal(nt_run_ctx(n, 10, ins, &got[r], c, &st), OM_OK);
+	}
+	if (release)
+		release(slot);
+	free(slot);
+}
+
 static void qlinearconv_threads(void **state)
 {
 	(void)state;
@@ -584,30 +602,22 @@ static void qlinearconv_threads(void **state)
 		om_status st = {0};
 		assert_int_equal(om_eval_node(n, 10, ins, want, &st), OM_OK);
 		for (int threads = 1; threads <= 3; threads++) {
-			void *slot = NULL;
-			void (*release)(void *) = NULL;
-			for (int r = 0; r < 2; r++) { /* made, then kept */
-				om_tensor got[1];
-				const om_ctx c = {.threads = threads, .state = &slot,
-						  .state_release = &release,
-						  .const_in = 1u << 3 | 1u << 4 | 1u << 5};
-				assert_int_equal(nt_run_ctx(n, 10, ins, got, c, &st), OM_OK);
-				assert_int_equal(got[0].nbytes, want[0].nbytes);
-				const uint8_t *a = got[0].data, *b = want[0].data;
-				for (size_t j = 0; j < got[0].nbytes; j++)
+			om_tensor got[2];
+			run_with_state(n, ins, 1u << 3 | 1u << 4 | 1u << 5, threads, got);
+			for (int r = 0; r < 2; r++) {
+				assert_int_equal(got[r].nbytes, want[0].nbytes);
+				const uint8_t *a = got[r].data, *b = want[0].data;
+				for (size_t j = 0; j < got[r].nbytes; j++)
 					if (abs(a[j] - b[j]) > 1)
 						fail_msg("case %zu threads %d [%zu]: %d, not %d", t,
 							 threads, j, a[j], b[j]);
 				if (threads == 1 && r == 0)
-					one[0] = got[0];
-				else if (memcmp(got[0].data, one[0].data, got[0].nbytes))
+					one[0] = got[r];
+				else if (memcmp(got[r].data, one[0].data, got[r].nbytes))
 					fail_msg("case %zu: %d threads differ from 1", t, threads);
 				if (threads > 1 || r > 0)
-					om_tensor_free(&got[0]);
+					om_tensor_free(&got[r]);
 			}
-			if (release)
-				release(slot);
-			free(slot);
 		}
 		qlinear_nhwc_check(n, ins, &one[0], &want[0], t);
 		om_tensor_free(&one[0]);
@@ -655,23 +665,15 @@ static void convinteger_state(void **state)
 		om_status st = {0};
 		assert_int_equal(om_eval_node(n, 10, ins, want, &st), OM_OK);
 		for (int threads = 1; threads <= 3; threads++) {
-			void *slot = NULL;
-			void (*release)(void *) = NULL;
-			for (int r = 0; r < 2; r++) { /* made, then kept */
-				om_tensor got[1];
-				const om_ctx c = {.threads = threads, .state = &slot,
-						  .state_release = &release,
-						  .const_in = 1u << 1 | 1u << 3};
-				assert_int_equal(nt_run_ctx(n, 10, ins, got, c, &st), OM_OK);
-				assert_int_equal(got[0].nbytes, want[0].nbytes);
-				if (memcmp(got[0].data, want[0].data, got[0].nbytes))
+			om_tensor got[2];
+			run_with_state(n, ins, 1u << 1 | 1u << 3, threads, got);
+			for (int r = 0; r < 2; r++) {
+				assert_int_equal(got[r].nbytes, want[0].nbytes);
+				if (memcmp(got[r].data, want[0].data, got[r].nbytes))
 					fail_msg("ConvInteger case %zu threads %d run %d: not exact "
 						 "mode's sums", t, threads, r);
-				om_tensor_free(&got[0]);
+				om_tensor_free(&got[r]);
 			}
-			if (release)
-				release(slot);
-			free(slot);
 		}
 		om_tensor_free(&want[0]);
 		om_model_free(mdl);
