@@ -185,6 +185,20 @@ static void run_case(const nb_case *t)
 			void *buf = malloc(om_nbits_bytes_bytes(&p));
 			assert_true(om_nbits_bytes(&p, 1, buf));
 			assert_memory_equal(p.y, yf.data, yf.nbytes);
+			/* AVX2's int16 products and AVX512-VNNI's bytes (the node runs
+			 * one), each within A's rounding */
+			for (int vnni = 0; vnni < 2; vnni++) {
+				if (vnni && !om_nbits_vnni_cpu()) {
+					print_message("no AVX512-VNNI here: its 8-bit "
+						      "decoding not run\n");
+					continue;
+				}
+				memset(p.y, 0, yf.nbytes);
+				assert_true(om_nbits_bytes_on(&p, 2, buf, vnni));
+				om_tensor yv = yf;
+				yv.data = p.y;
+				assert_near(t, &yv, want, mag, bias, qerr);
+			}
 			free(buf);
 		} else if (t->bits == 4 &&
 			   (decode ? om_nbits_vnni_ok(&p) : om_nbits_vnni_gemm_ok(&p))) {

@@ -63,13 +63,16 @@ size_t om_nbits_vnni_bytes(const om_nbits *p);
 bool om_nbits_vnni(const om_nbits *p, int threads, void *buf);
 
 /* Fast mode's decoding at accuracy_level 4 for 8-bit codes (nbits_bytes.c): A quantized per
- * block to 15 bits as below, W's codes widened to int16, each block's products exact in
- * int32 lanes, Y = A W (+ bias) in float from there; where the CPU has AVX2 and FMA, blocks of
- * up to 512 codes, no g_idx. om_nbits_bytes_ok: whether it applies; om_nbits_bytes_bytes: the
- * buffer it needs; false, nothing written, when A holds an infinity or a NaN. */
+ * block to 15 bits as below, each block's products with W's codes exact in int32 lanes
+ * (AVX512-VNNI's vpdpbusd where the CPU has it, else AVX2's vpmaddwd), Y = A W (+ bias) in
+ * float from there; where the CPU has AVX2 and FMA, blocks of up to 512 codes, no g_idx.
+ * om_nbits_bytes_ok: whether it applies; om_nbits_bytes_bytes: the buffer it needs; false,
+ * nothing written, when A holds an infinity or a NaN. om_nbits_bytes_on: with VNNI or AVX2
+ * as asked (the same bits; false when the CPU lacks VNNI and it was asked). */
 bool om_nbits_bytes_ok(const om_nbits *p);
 size_t om_nbits_bytes_bytes(const om_nbits *p);
 bool om_nbits_bytes(const om_nbits *p, int threads, void *buf);
+bool om_nbits_bytes_on(const om_nbits *p, int threads, void *buf, bool vnni);
 /* accuracy_level 4's A (nbits_vnni.c, nbits_vnni_gemm.c): a block's codes are
  * round-half-even(a * OM_NB_Q15 / max|a|), its scale max|a| / OM_NB_Q15. om_nb_q15_block:
  * *inv and *scale of block [k0, k1) of row a, false when it holds an infinity or a NaN;

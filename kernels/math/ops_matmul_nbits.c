@@ -232,7 +232,7 @@ static om_kind nbits_rows(om_ctx *c, const nbits_plan *pp, void *yout, int32_t y
 		const bool done = om_nbits_bytes(&p, c->threads, q);
 		om_ctx_scratch_done(c, q);
 		if (done) {
-			om_ctx_chose(c, "int16-bytes");
+			om_ctx_chose(c, om_nbits_vnni_cpu() ? "vnni-bytes" : "int16-bytes");
 			return OM_OK;
 		}
 	}
