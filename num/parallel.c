@@ -39,10 +39,15 @@
  * with a spin of 0.2 ms (the worker asleep: its wake-up) and 6.1 us with 2 ms; shufflenet_v2
  * x0.5 at 2 threads, the least of 7 rounds: 1.46 -> 1.38 ms a run.
  *
- * The claim word holds the job's generation, its slot count, the next piece and the piece
- * count, so that a worker late by a whole job claims nothing of the next one by mistake: a
- * successful compare-and-swap on the word is a piece of the job the word names, and that job's
- * fields stay as they are until the piece is done (the caller waits for it).
+ * The claim word holds the job's generation, its slot count, the next piece and the end of
+ * the pieces not yet claimed, so that a worker late by a whole job claims nothing of the next
+ * one by mistake: a successful compare-and-swap on the word is a piece of the job the word
+ * names, and that job's fields stay as they are until the piece is done (the caller waits
+ * for it). Slot 1 claims from the end, the others from the front: at two threads each keeps
+ * its side of one job after another (a chain of elementwise ops over the same rows reads what
+ * its own core wrote: two 200,000-float passes in turn, 41 -> 23 us a pair at the median on a
+ * Zen 5 VM, 29 on one thread), where claims in turn from the front alone dealt the rows
+ * between the cores anew at each job.
  *
  * A split that lost is not repeated at once. When another process holds a core, a worker can
  * be descheduled for a whole time slice (milliseconds) in the middle of a piece, and the
@@ -81,13 +86,13 @@ enum {
 	LOST_NS = 200000,      /* the least loss that tells a descheduled worker (judge) */
 };
 
-#define CLAIM(gen, slots, next, pieces)                                                         \
+#define CLAIM(gen, slots, next, end)                                                            \
 	((uint64_t)(gen) << 40 | (uint64_t)(slots) << 32 | (uint64_t)(next) << 16 |             \
-	 (uint64_t)(pieces))
+	 (uint64_t)(end))
 #define CLAIM_GEN(w) ((uint32_t)((w) >> 40))
 #define CLAIM_SLOTS(w) ((int)(((w) >> 32) & 0xff))
 #define CLAIM_NEXT(w) ((int64_t)(((w) >> 16) & 0xffff))
-#define CLAIM_PIECES(w) ((int64_t)((w)&0xffff))
+#define CLAIM_END(w) ((int64_t)((w)&0xffff))
 
 struct om_par_team {
 	int n;                  /* members */
@@ -211,13 +216,14 @@ static unsigned wait_job(pool *p, unsigned from)
 static int64_t claim(pool *p, int slot)
 {
 	uint64_t w = atomic_load_explicit(&p->claim, memory_order_acquire);
+	const bool back = slot == 1;
 	for (;;) {
-		if (slot >= CLAIM_SLOTS(w) || CLAIM_NEXT(w) >= CLAIM_PIECES(w))
+		if (slot >= CLAIM_SLOTS(w) || CLAIM_NEXT(w) >= CLAIM_END(w))
 			return -1;
-		if (atomic_compare_exchange_weak_explicit(&p->claim, &w, w + (1u << 16),
+		if (atomic_compare_exchange_weak_explicit(&p->claim, &w, back ? w - 1 : w + (1u << 16),
 							  memory_order_acq_rel,
 							  memory_order_acquire))
-			return CLAIM_NEXT(w);
+			return back ? CLAIM_END(w) - 1 : CLAIM_NEXT(w);
 	}
 }
 
