@@ -10,8 +10,11 @@
 #include "parallel.h"
 #include "quant_loops.h"
 
-/* the least elements worth a thread */
-enum { QL_GRAIN = 16384 };
+/* the least elements worth a thread: a streaming loop's split of 50,000 floats took 8 us on
+ * a Zen 5 VM at 2 threads against 4.3 on one (the other core's cache lines, the wake-up), of
+ * 200,000 23 against 29 (as elementwise ops, ew.h); mobilenet_v3_small's QDQ model at 2
+ * threads, its 84 DequantizeLinear: 0.34 -> 0.18 ms a run (16384 before) */
+enum { QL_GRAIN = 65536 };
 
 /* y[i] = saturate(rint(x[i] / s) + z) for one output type T in [lo, hi] */
 #define QL_QUANT(NAME, T, LO, HI) \
