@@ -153,7 +153,7 @@ bool om_nbits_vnni_cpu(void);
 
 /* The prompt's product (more rows) at accuracy_level 4 where om_nbits_vnni_gemm_ok (4-bit
  * codes, no g_idx; AVX512-VNNI: nbits_vnni_gemm.c, else AVX2 and blocks of up to 8192 codes:
- * nbits_pairs_gemm.c): A quantized as above, W unpacked a panel of columns at a time into a
+ * nbits_pairs_gemm.c; 8-bit codes with AVX512-VNNI and blocks of up to 512): A quantized as above, W unpacked a panel of columns at a time into a
  * buffer per worker, each block's products exact in int32. om_nbits_vnni_gemm_slots: the
  * workers it splits over at `threads`; om_nbits_vnni_gemm_bytes: the buffer it needs for that
  * many; false, nothing written, when A holds an infinity or a NaN. */

@@ -544,7 +544,11 @@ static bool nq_avx2(void)
 
 bool om_nbits_vnni_gemm_ok(const om_nbits *p)
 {
-	return p->bits == 4 && !p->gidx && (om_nbits_vnni_cpu() || (nq_avx2() && p->bs <= NQ2_MAX_BLOCK));
+	if (p->gidx)
+		return false;
+	if (p->bits == 8) /* a block's sums: at most bs x 255 x 16383 */
+		return p->bs <= 512 && om_nbits_vnni_cpu();
+	return p->bits == 4 && (om_nbits_vnni_cpu() || (nq_avx2() && p->bs <= NQ2_MAX_BLOCK));
 }
 
 bool om_nbits_vnni_ok(const om_nbits *p)

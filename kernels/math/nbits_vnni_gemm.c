@@ -1,5 +1,6 @@
 /* nbits_vnni_gemm.c — MatMulNBits' prompt product (more than OM_NBITS_DECODE_ROWS rows of A)
- * at accuracy_level 4, 4-bit codes, in integers where the CPU has AVX512-VNNI. A is quantized
+ * at accuracy_level 4, 4-bit codes (8-bit: blocks of up to 512 codes, whose sums stay within
+ * int32), in integers where the CPU has AVX512-VNNI. A is quantized
  * as the decoding's (nbits_vnni.c): per block of W's rows to 15 bits, each code split as
  * 128 hi + lo, both signed bytes. A panel of GP_NR columns of W is unpacked once into bytes,
  * four consecutive rows of a column in one int32 lane (k-step s: lane j holds codes 4s to
@@ -105,7 +106,10 @@ static void gp_pack(const gp_job *j, int64_t n0, int64_t w, uint8_t *t)
 		const uint8_t *col = p->b + (n0 + c) * colbytes;
 		for (int64_t s = 0; s < ks; s++) {
 			uint32_t v = 0;
-			if (c < w) { /* codes 4s to 4s + 3: the low then the high nibbles of 2 bytes */
+			if (c < w && p->bits == 8) { /* codes 4s to 4s + 3: 4 bytes */
+				v = (uint32_t)col[4 * s] | (uint32_t)col[4 * s + 1] << 8 |
+				    (uint32_t)col[4 * s + 2] << 16 | (uint32_t)col[4 * s + 3] << 24;
+			} else if (c < w) { /* the low then the high nibbles of 2 bytes */
 				const uint32_t b0 = col[2 * s], b1 = col[2 * s + 1];
 				v = (b0 & 15) | (b0 >> 4) << 8 | (b1 & 15) << 16 | (b1 >> 4) << 24;
 			}
