@@ -169,7 +169,7 @@ static void run_case(const nb_case *t)
 	 * with AVX512-VNNI): within A's rounding, the same bits on 3 threads, and the bits of
 	 * the kernel called alone (the node ran it) */
 	const bool decode = t->M <= OM_NBITS_DECODE_ROWS;
-	const bool vnni = t->level == 4 && !t->gidx && t->bits != 2;
+	const bool vnni = t->level == 4 && !t->gidx;
 	assert_near(t, &yf, want, mag, bias, vnni ? qerr : NULL);
 	if (vnni) {
 		om_tensor yf3 = {0};
@@ -199,6 +199,11 @@ static void run_case(const nb_case *t)
 				yv.data = p.y;
 				assert_near(t, &yv, want, mag, bias, qerr);
 			}
+			free(buf);
+		} else if (t->bits == 2 && decode && om_nbits_crumbs_ok(&p)) {
+			void *buf = malloc(om_nbits_crumbs_bytes(&p));
+			assert_true(om_nbits_crumbs(&p, 1, buf));
+			assert_memory_equal(p.y, yf.data, yf.nbytes);
 			free(buf);
 		} else if (decode ? om_nbits_vnni_ok(&p) : om_nbits_vnni_gemm_ok(&p)) {
 			void *buf = malloc(decode ? om_nbits_vnni_bytes(&p)
@@ -284,6 +289,15 @@ static void products(void **state)
 		{4, 520, 10, 8, 16, 1, true, 0, 4},  {1, 2100, 7, 8, 512, 1, true, 0, 4},
 		{1, 4100, 3, 8, 16, 2, true, 0, 4},  {2, 2048, 5, 8, 32, 1, false, 0, 4},
 		{1, 1100, 9, 8, 64, 0, true, 0, 4},
+		/* ... 2-bit codes (nbits_crumbs.c with AVX512-VNNI): blocks of 16 to 512, K
+		 * within one piece of 256 codes or past the last, N past groups of 4, every kind
+		 * of zero point; a prompt (the float path) */
+		{1, 1000, 13, 2, 32, 1, true, 0, 4}, {2, 777, 9, 2, 16, 2, false, 0, 4},
+		{3, 300, 5, 2, 64, 0, true, 0, 4},   {4, 2100, 7, 2, 512, 1, false, 0, 4},
+		{1, 1300, 11, 2, 128, 1, true, 0, 4}, {1, 200, 4, 2, 256, 2, true, 0, 4},
+		{1, 4100, 6, 2, 16, 1, false, 0, 4}, {6, 300, 9, 2, 32, 1, true, 0, 4},
+		{1, 272, 5, 2, 16, 1, true, 0, 4},   {2, 96, 5, 2, 32, 2, false, 0, 4}, /* whole
+		 * blocks, a partial last piece */
 		/* ... 8-bit prompts (nbits_vnni_gemm.c with AVX512-VNNI): rows past passes of
 		 * 4, columns past panels of 32, blocks of 16 to 512, K past the last block */
 		{9, 300, 9, 8, 64, 1, false, 0, 4}, {5, 1000, 40, 8, 32, 2, true, 0, 4},

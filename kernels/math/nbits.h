@@ -73,6 +73,13 @@ bool om_nbits_bytes_ok(const om_nbits *p);
 size_t om_nbits_bytes_bytes(const om_nbits *p);
 bool om_nbits_bytes(const om_nbits *p, int threads, void *buf);
 bool om_nbits_bytes_on(const om_nbits *p, int threads, void *buf, bool vnni);
+/* The same for 2-bit codes where the CPU has AVX512-VNNI (nbits_crumbs.c): A quantized per
+ * block to 15 bits as below, each block's products exact in int32 lanes, Y = A W (+ bias) in
+ * float from there; no g_idx. om_nbits_crumbs_ok: whether it applies; om_nbits_crumbs_bytes:
+ * the buffer it needs; false, nothing written, when A holds an infinity or a NaN. */
+bool om_nbits_crumbs_ok(const om_nbits *p);
+size_t om_nbits_crumbs_bytes(const om_nbits *p);
+bool om_nbits_crumbs(const om_nbits *p, int threads, void *buf);
 /* accuracy_level 4's A (nbits_vnni.c, nbits_vnni_gemm.c): a block's codes are
  * round-half-even(a * OM_NB_Q15 / max|a|), its scale max|a| / OM_NB_Q15. om_nb_q15_block:
  * *inv and *scale of block [k0, k1) of row a, false when it holds an infinity or a NaN;

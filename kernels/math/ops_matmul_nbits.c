@@ -15,9 +15,10 @@
  * float16/bfloat16 A, scales and bias run through the float32 bridge. accuracy_level names
  * the least precision ONNX Runtime may compute in (4: A quantized to int8 per block); omopt
  * computes in float32 at every level but one: fast mode at level 4 (4-bit codes, no g_idx,
- * where the CPU has AVX512-VNNI or AVX2; 8-bit codes decoding on AVX2) quantizes A to 15 bits a
- * block and sums each block's products in int32: decoding in nbits_vnni.c (8-bit codes:
- * nbits_bytes.c), prompts in nbits_vnni_gemm.c. */
+ * where the CPU has AVX512-VNNI or AVX2; 8-bit codes decoding on AVX2 or AVX512-VNNI, their
+ * prompts and 2-bit codes' decoding with AVX512-VNNI) quantizes A to 15 bits a block and sums
+ * each block's products in int32: decoding in nbits_vnni.c (8-bit codes: nbits_bytes.c, 2-bit:
+ * nbits_crumbs.c), prompts in nbits_vnni_gemm.c. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -233,6 +234,18 @@ static om_kind nbits_rows(om_ctx *c, const nbits_plan *pp, void *yout, int32_t y
 		om_ctx_scratch_done(c, q);
 		if (done) {
 			om_ctx_chose(c, om_nbits_vnni_cpu() ? "vnni-bytes" : "int16-bytes");
+			return OM_OK;
+		}
+	}
+	if (!natural && decode && om_attr_int(c->node, "accuracy_level", 0) == 4 &&
+	    om_nbits_crumbs_ok(&p)) {
+		void *q;
+		if ((rc = om_ctx_scratch(c, om_nbits_crumbs_bytes(&p), "A in 15 bits", &q)))
+			return rc;
+		const bool done = om_nbits_crumbs(&p, c->threads, q);
+		om_ctx_scratch_done(c, q);
+		if (done) {
+			om_ctx_chose(c, "vnni-crumbs");
 			return OM_OK;
 		}
 	}
