@@ -201,6 +201,22 @@ static om_kind nbits_float(om_ctx *c)
 	return nbits_rows(c, &p, ydt == OM_FLOAT ? NULL : c->out[0]->data, ydt);
 }
 
+/* one of accuracy_level 4's integer kernels (run, `bytes` of scratch; chosen as `name`):
+ * *done false when it declined (A not finite) */
+static om_kind nbits_ints(om_ctx *c, const nbits_plan *p, size_t bytes,
+			  bool (*run)(const om_nbits *, int, void *), const char *name, bool *done)
+{
+	void *q;
+	const om_kind rc = om_ctx_scratch(c, bytes, "A in 15 bits", &q);
+	if (rc)
+		return rc;
+	*done = run(p, c->threads, q);
+	om_ctx_scratch_done(c, q);
+	if (*done)
+		om_ctx_chose(c, name);
+	return OM_OK;
+}
+
 /* p's product into p->y, or by panels into yout of type ydt when yout */
 static om_kind nbits_rows(om_ctx *c, const nbits_plan *pp, void *yout, int32_t ydt)
 {
@@ -209,46 +225,25 @@ static om_kind nbits_rows(om_ctx *c, const nbits_plan *pp, void *yout, int32_t y
 	/* fast mode's decoding and panels read a block's scale once for its rows: not with g_idx */
 	const bool natural = c->exact || p.gidx;
 	const bool decode = p.M <= OM_NBITS_DECODE_ROWS;
-	if (!natural && om_attr_int(c->node, "accuracy_level", 0) == 4 &&
-	    (decode ? om_nbits_vnni_ok(&p) : om_nbits_vnni_gemm_ok(&p))) {
-		const size_t bytes =
-			decode ? om_nbits_vnni_bytes(&p)
-			       : om_nbits_vnni_gemm_bytes(&p, om_nbits_vnni_gemm_slots(&p, c->threads));
-		void *q;
-		if ((rc = om_ctx_scratch(c, bytes, "A in 15 bits", &q)))
-			return rc;
-		const bool done = decode ? om_nbits_vnni(&p, c->threads, q)
-					 : om_nbits_vnni_gemm(&p, c->threads, q);
-		om_ctx_scratch_done(c, q);
-		if (done) {
-			om_ctx_chose(c, decode ? "vnni" : "vnni-gemm");
-			return OM_OK;
-		}
-	}
-	if (!natural && decode && om_attr_int(c->node, "accuracy_level", 0) == 4 &&
-	    om_nbits_bytes_ok(&p)) {
-		void *q;
-		if ((rc = om_ctx_scratch(c, om_nbits_bytes_bytes(&p), "A in 15 bits", &q)))
-			return rc;
-		const bool done = om_nbits_bytes(&p, c->threads, q);
-		om_ctx_scratch_done(c, q);
-		if (done) {
-			om_ctx_chose(c, om_nbits_vnni_cpu() ? "vnni-bytes" : "int16-bytes");
-			return OM_OK;
-		}
-	}
-	if (!natural && decode && om_attr_int(c->node, "accuracy_level", 0) == 4 &&
-	    om_nbits_crumbs_ok(&p)) {
-		void *q;
-		if ((rc = om_ctx_scratch(c, om_nbits_crumbs_bytes(&p), "A in 15 bits", &q)))
-			return rc;
-		const bool done = om_nbits_crumbs(&p, c->threads, q);
-		om_ctx_scratch_done(c, q);
-		if (done) {
-			om_ctx_chose(c, "vnni-crumbs");
-			return OM_OK;
-		}
-	}
+	/* accuracy_level 4's integer products: A in 15 bits */
+	const bool level4 = !natural && om_attr_int(c->node, "accuracy_level", 0) == 4;
+	bool done = false;
+	if (level4 && decode && om_nbits_vnni_ok(&p))
+		rc = nbits_ints(c, &p, om_nbits_vnni_bytes(&p), om_nbits_vnni, "vnni", &done);
+	else if (level4 && !decode && om_nbits_vnni_gemm_ok(&p))
+		rc = nbits_ints(c, &p,
+				om_nbits_vnni_gemm_bytes(&p, om_nbits_vnni_gemm_slots(&p, c->threads)),
+				om_nbits_vnni_gemm, "vnni-gemm", &done);
+	else if (level4 && decode && om_nbits_bytes_ok(&p))
+		rc = nbits_ints(c, &p, om_nbits_bytes_bytes(&p), om_nbits_bytes,
+				om_nbits_vnni_cpu() ? "vnni-bytes" : "int16-bytes", &done);
+	else if (level4 && decode && om_nbits_crumbs_ok(&p))
+		rc = nbits_ints(c, &p, om_nbits_crumbs_bytes(&p), om_nbits_crumbs, "vnni-crumbs",
+				&done);
+	else
+		rc = OM_OK;
+	if (rc || done) /* not done: A holds an infinity or a NaN, the float paths run */
+		return rc;
 	if (!natural && p.M <= OM_NBITS_DECODE_ROWS && om_nbits_decode(&p, c->threads)) {
 		om_ctx_chose(c, "gemv");
 		return OM_OK;
