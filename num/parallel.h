@@ -1,6 +1,6 @@
 /* parallel.h — the one parallel loop of omopt's own kernels: [0, n) cut into pieces that run
  * on up to a run's threads (om_ctx.threads) on omopt's own pool (workers that spin up to 1 ms
- * for the next job, then sleep on a futex, at once after om_par_rest; the calling thread runs
+ * for the next job, then sleep on a futex, within 0.2 ms after om_par_rest; the calling thread runs
  * pieces too); a team of workers
  * meeting at barriers (a recurrence's steps split by units); and the OpenMP count oneDNN's
  * primitives run at (their own pool: libgomp's).
@@ -51,9 +51,9 @@ void om_par_for_slots(int threads, int64_t n, int64_t grain, om_par_slot_fn fn, 
  */
 bool om_par_held(int threads);
 
-/** A run ended: the pools' spinning workers sleep now instead of spinning out their wait for a
- *  next job (a session calls it when a run returns; another run in progress only pays its
- *  workers' wake-ups). */
+/** A run ended: the pools' spinning workers sleep within 0.2 ms (a next run that soon finds
+ *  them awake) instead of spinning out their wait for a next job (a session calls it when a
+ *  run returns; another run in progress only pays its workers' wake-ups). */
 void om_par_rest(void);
 
 /** A team of workers (om_par_team_run), for om_par_barrier. */
