@@ -172,7 +172,9 @@ static bool idnnl_correct(const om_igemm *g, const ipre *p, int32_t ao, int32_t 
  * `threads`: 1 below IDNNL_1T_MNK, else up to one a thread, each of IDNNL_SPLIT_MNK at least */
 static int64_t isplit_pieces(double mnk, int64_t extent, int threads)
 {
-	if (threads <= 1 || mnk < IDNNL_1T_MNK)
+	/* a held pool (parallel.h) runs one piece: the pieces one after another were slower
+	 * (mlp_dynq's 64-row products on AMX in two 32-row calls) */
+	if (threads <= 1 || mnk < IDNNL_1T_MNK || om_par_held(threads))
 		return 1;
 	int64_t n = (int64_t)(mnk / IDNNL_SPLIT_MNK);
 	n = n < threads ? n : threads;

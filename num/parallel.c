@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "crowd.h"
 #include "parallel.h"
 
 #ifdef _OPENMP
@@ -71,7 +72,10 @@
  * beside spinning workers does: three threads on two cores, the caller's serial work between
  * jobs slowed as well, which no job's timing shows (mobilenet_v2 at 2 threads beside a busy
  * loop took 11.7 ms a run against 8.0 at one thread; with the hold 8.5 against 9.2). On an
- * idle machine no split loses and nothing changes.
+ * idle machine no split loses and nothing changes. Those signs come late or not at all where
+ * the other process's core is not one a worker runs on at the time, so the machine's own
+ * count is asked too (crowd.h): while other processes hold all but one of the CPUs, every
+ * job runs as a held one does, and teams have one member.
  *
  * The pools are the process's, as OpenMP's are: om_par_for's callers name no pool.
  */
@@ -440,7 +444,8 @@ static void run_alone(pool *p, int64_t pieces)
 #ifdef _OPENMP
 	om_par_threads_restore(omp_saved);
 #endif
-	p->held--;
+	if (p->held > 0)
+		p->held--;
 }
 
 static bool nested(void)
@@ -469,6 +474,7 @@ void om_par_for_slots(int threads, int64_t n, int64_t grain, om_par_slot_fn fn, 
 	if (grain < 1)
 		grain = 1;
 	const int nth = om_par_slots(threads, n, grain);
+	const bool crowd = nth > 1 && om_crowd_now(); /* asked before a worker starts */
 	pool *p = nth > 1 ? take(nth - 1) : NULL;
 	if (!p) {
 		fn(arg, 0, n, 0);
@@ -483,7 +489,7 @@ void om_par_for_slots(int threads, int64_t n, int64_t grain, om_par_slot_fn fn, 
 	const int64_t grains = (n - 1) / grain + 1;
 	const int64_t len = ((grains - 1) / (grains < most ? grains : most) + 1) * grain;
 	p->fn = fn, p->arg = arg, p->n = n, p->len = len, p->team = NULL;
-	if (p->held > 0)
+	if (p->held > 0 || crowd)
 		run_alone(p, (n - 1) / len + 1);
 	else
 		run_job(p, slots, (n - 1) / len + 1);
@@ -499,8 +505,8 @@ bool om_par_held(int threads)
 		pool *p = &pools[i];
 		if (!atomic_compare_exchange_strong(&p->taken, &free_, 1))
 			continue;
-		const bool held = p->held > 0;
-		if (held)
+		const bool held = p->held > 0 || om_crowd_now();
+		if (p->held > 0)
 			p->held--;
 		atomic_store_explicit(&p->taken, 0, memory_order_release);
 		return held;
@@ -537,7 +543,7 @@ void om_par_team_run(int threads, int most, om_par_team_fn fn, void *arg)
 	om_par_team t = {.n = om_par_slots(threads, most, 1)};
 	atomic_init(&t.count, 0);
 	atomic_init(&t.generation, 0);
-	pool *p = t.n > 1 ? take(t.n - 1) : NULL;
+	pool *p = t.n > 1 && !om_crowd_now() ? take(t.n - 1) : NULL;
 	if (!p) {
 		t.n = 1;
 		fn(arg, &t, 0, 1);

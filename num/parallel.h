@@ -44,7 +44,8 @@ void om_par_for_slots(int threads, int64_t n, int64_t grain, om_par_slot_fn fn, 
 
 /**
  * Whether the next split on `threads` threads would run its pieces on the calling thread
- * alone, a split having lost lately (parallel.c: the pool is held). True counts as that held
+ * alone, a split having lost lately or other processes holding all CPUs but one (parallel.c:
+ * the pool is held; crowd.h). True counts as that held
  * job: a kernel that then runs its one-thread form instead of om_par_for (a whole oneDNN
  * primitive in place of its slices, which run one after another cost 5-10% more) spends the
  * hold as the split would have. False at one thread, inside a piece, or with no pool free.
