@@ -22,7 +22,6 @@
 
 #include "clones.h"
 #include "nodetest.h"
-#include "crowd.h"
 #include "parallel.h"
 #include "testutil.h"
 #include "session.h"
@@ -684,8 +683,6 @@ static void convinteger_state(void **state)
 
 int main(void)
 {
-	/* splits must reach the workers whatever else the machine runs (crowd.h) */
-	om_crowd_watch(false);
 	const struct CMUnitTest tests[] = {cmocka_unit_test(fast_against_exact),
 					   cmocka_unit_test(split_layouts),
 					   cmocka_unit_test(held_conv_runs_whole),

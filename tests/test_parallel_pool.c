@@ -16,7 +16,6 @@
 #endif
 
 #include "nodetest.h"
-#include "crowd.h"
 #include "parallel.h"
 
 enum { MAXT = 8 };
@@ -288,8 +287,6 @@ static void lost_split_held(void **state)
 
 int main(void)
 {
-	/* splits must reach the workers whatever else the machine runs (crowd.h) */
-	om_crowd_watch(false);
 	const struct CMUnitTest tests[] = {
 		/* first: it needs pools with no record of lost splits (the others leave some) */
 		cmocka_unit_test(lost_split_held),

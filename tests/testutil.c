@@ -5,8 +5,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "crowd.h"
 #include "session.h"
 #include "testutil.h"
+
+/* Every unit test splits its loops whatever else the machine runs (crowd.h): CI runs two test
+ * programs at once on two cores, where the watch would hold every split and leave the
+ * sanitizers' runs without a second thread in them. test_crowd turns it on itself. */
+__attribute__((constructor)) static void tu_no_crowd_watch(void)
+{
+	om_crowd_watch(false);
+}
 
 const char *tu_shared_dir(void)
 {
