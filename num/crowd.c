@@ -10,6 +10,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -24,6 +25,7 @@ static atomic_flag sampling = ATOMIC_FLAG_INIT;
 static _Atomic int64_t next_ns; /* when the window ends: 0 before the first sample */
 /* the last sample: written by the one sampler (under `sampling`) */
 static int64_t last_busy_ns, last_own_ns, last_wall_ns;
+static pid_t last_pid; /* the process that took it: a forked child starts its own windows */
 
 static int64_t clock_ns(clockid_t id)
 {
@@ -62,6 +64,11 @@ static void sample(int64_t wall)
 	if (busy < 0 || own < 0 || cpus < 1) {
 		atomic_store_explicit(&next_ns, INT64_MAX, memory_order_relaxed); /* never again */
 		return;
+	}
+	const pid_t pid = getpid();
+	if (pid != last_pid) { /* new, or a forked child: its CPU time starts at 0 */
+		last_wall_ns = 0, last_pid = pid;
+		atomic_store_explicit(&verdict, false, memory_order_relaxed);
 	}
 	if (last_wall_ns) {
 		const int64_t others = (busy - last_busy_ns) - (own - last_own_ns);
