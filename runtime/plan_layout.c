@@ -174,6 +174,29 @@ static int32_t plan_block(const om_session *s, const om_plan *p, const om_tensor
 	return nhwc ? OM_BLOCK_NHWC : block;
 }
 
+/* A value shaped per run stays plain unless its channels are the same whatever the graph
+ * inputs' symbolic dims are: probed again with other values (a batch of 3, sides of 96), its
+ * channel count must not change. The probe's rule (channels from convolutions' weights) does
+ * not hold for a Resize of a graph input of symbolic channels: blocked for the probe's 64, a
+ * run with 2 failed ("planned blocked with 64 channels"; found by fuzz_run). False: no memory. */
+static bool settled_channels(const om_plan *p, const om_tensor *t, uint8_t *blk)
+{
+	bool any = false;
+	for (int32_t v = 0; v < p->nslots && !any; v++)
+		any = blk[v] && !p->slots[v].known;
+	if (!any)
+		return true;
+	om_tensor *t2 = om_plan_probe_with(p, 3, 96);
+	if (!t2)
+		return false;
+	for (int32_t v = 0; v < p->nslots; v++)
+		if (blk[v] && !p->slots[v].known &&
+		    (t2[v].rank != t[v].rank || t2[v].rank < 2 || t2[v].dims[1] != t[v].dims[1]))
+			blk[v] = 0;
+	free(t2);
+	return true;
+}
+
 om_kind om_plan_layout(const om_session *s, om_plan *p, const om_tensor *t, om_status *st)
 {
 	int32_t block = s->opt.exact || s->opt.layout == OM_LAYOUT_NCHW ? 0 : om_layout_block();
@@ -189,6 +212,10 @@ om_kind om_plan_layout(const om_session *s, om_plan *p, const om_tensor *t, om_s
 		q[i].takes = runs(&p->steps[i]) && ask_row(s, p, t, &p->steps[i], block, &q[i].r);
 	block = plan_block(s, p, t, block, q);
 	initial(p, t, q, block, blk);
+	if (!settled_channels(p, t, blk)) {
+		free(q), free(blk);
+		return om_error(st, OM_ERR_NOMEM, NULL, "out of memory planning");
+	}
 	for (bool changed = true; changed;) {
 		changed = false;
 		for (int32_t i = 0; i < p->nsteps; i++)
