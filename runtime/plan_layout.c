@@ -18,7 +18,8 @@
  *
  * The rows answer on plan-time shapes. Steps shaped per run (a symbolic batch or image size)
  * take part with the probe's shapes (plan_probe.c): a blocked value's channels are those of
- * the convolutions it comes from, the same in every run; run.c shapes such steps on the
+ * the convolutions it comes from, the same in every run (a second probe with other values of
+ * the symbols must give the same: settled_channels); run.c shapes such steps on the
  * logical shapes of their blocked inputs, gives their blocked outputs the blocked shape and
  * checks the channels. Their inputs that are not blocked (a Clip's bounds) must be settled.
  */
