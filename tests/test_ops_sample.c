@@ -39,6 +39,34 @@ static void grid_sample(void **state)
 	om_model_free(m);
 }
 
+/* X of no rows (1, 2, 0, 3): every tap reads a zero under each padding mode (border and
+ * reflection have no pixel to clamp to; they had read past X's copy, the grid's values here
+ * and out of bounds in fuzz_run under ASan). ONNX Runtime refuses such an X. */
+static void grid_sample_no_rows(void **state)
+{
+	(void)state;
+	static const char *const pads[] = {"zeros", "border", "reflection"};
+	static const char *const modes[] = {"bilinear", "nearest", "bicubic"};
+	static const float none[1]; /* X's data: no element */
+	om_tensor tx = nt_tensor(OM_FLOAT, 4, (int64_t[]){1, 2, 0, 3}, none);
+	om_tensor tg = nt_tensor(OM_FLOAT, 4, (int64_t[]){1, 1, 2, 2}, (float[]){-1.5f, 0.2f, 0.7f, 1.4f});
+	const om_tensor *in[] = {&tx, &tg};
+	for (int pi = 0; pi < 3; pi++)
+		for (int mi = 0; mi < 3; mi++) {
+			om_model *m;
+			om_node *n = nt_node(&m, "GridSample", 2, 1);
+			om_node_set_attr(n, "padding_mode", OM_ATTR_STRING)->s =
+				(om_str){pads[pi], (int64_t)strlen(pads[pi])};
+			om_node_set_attr(n, "mode", OM_ATTR_STRING)->s =
+				(om_str){modes[mi], (int64_t)strlen(modes[mi])};
+			om_tensor out[1];
+			assert_int_equal(nt_run(n, 20, in, out), OM_OK);
+			nt_check_f32(&out[0], 4, (int64_t[]){1, 2, 1, 2}, (float[]){0, 0, 0, 0}, 0);
+			om_tensor_free(&out[0]);
+			om_model_free(m);
+		}
+}
+
 /* size [1, 1, 1, 2] without align_corners: base x = -0.5, 0.5, y = 0; theta shifts by (1, 2) */
 static void affine_grid(void **state)
 {
@@ -62,6 +90,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(grid_sample),
+		cmocka_unit_test(grid_sample_no_rows),
 		cmocka_unit_test(affine_grid),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

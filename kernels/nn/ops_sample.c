@@ -83,10 +83,13 @@ static double gs_reflect(double x, double lo, double hi)
 	return x;
 }
 
-/* the index a neighbour i of axis k reads, or -1 for a zero (zeros padding) */
+/* the index a neighbour i of axis k reads, or -1 for a zero (zeros padding, and an axis of
+ * no pixels, whatever the padding: border and reflection have no pixel to clamp to) */
 static int64_t gs_index(const gs_plan *p, int32_t k, double i)
 {
 	const int64_t d = p->in[k];
+	if (d <= 0)
+		return -1;
 	if (p->pad == GS_ZEROS)
 		return i >= 0 && i < (double)d ? (int64_t)i : -1;
 	if (p->pad == GS_REFLECTION)
