@@ -269,6 +269,28 @@ static bool roi_taps(const roi_plan *p, double y, double x, int64_t *o, double *
 	return true;
 }
 
+/* The samples [*lo, *hi) of n along an axis, at a + (i + .5) step, that may lie within
+ * [-1, extent] (roi_taps reads nothing outside), two more on each side against rounding; the
+ * others read nothing. All n where the bounds are not finite numbers. A box of 1e29 pixels took
+ * 2^20 samples an axis (fuzz_run: a run of hours), of which a few fall on the image. */
+static void roi_inside(double a, double step, int64_t n, int64_t extent, int64_t *lo,
+		       int64_t *hi)
+{
+	*lo = 0, *hi = n;
+	if (!(step > 0 || step < 0))
+		return;
+	double u = (-1.0 - a) / step - .5, v = ((double)extent - a) / step - .5;
+	if (step < 0) {
+		const double t = u;
+		u = v, v = t;
+	}
+	if (!isfinite(u) || !isfinite(v))
+		return;
+	u = floor(u) - 2, v = ceil(v) + 3;
+	*lo = u <= 0 ? 0 : u >= (double)n ? n : (int64_t)u;
+	*hi = v <= (double)*lo ? *lo : v >= (double)n ? n : (int64_t)v;
+}
+
 static double roi_bin(const roi_plan *p, const double *img, const double *box, int64_t ph,
 		      int64_t pw)
 {
@@ -284,8 +306,16 @@ static double roi_bin(const roi_plan *p, const double *img, const double *box, i
 	const double count = gh * gw > 1 ? gh * gw : 1;
 	double acc = 0;
 	bool first = true;
-	for (int64_t iy = 0; iy < (int64_t)gh; iy++)
-		for (int64_t ix = 0; ix < (int64_t)gw; ix++) {
+	int64_t y0, y1, x0, x1;
+	roi_inside(sy + (double)ph * bh, bh / gh, (int64_t)gh, p->H, &y0, &y1);
+	roi_inside(sx + (double)pw * bw, bw / gw, (int64_t)gw, p->W, &x0, &x1);
+	/* a sample skipped reads nothing: 0 to a sum, a 0 among the maximum's candidates, in
+	 * the samples' order (the first candidate alone makes a NaN maximum) */
+	const bool skipped = (y1 - y0) * (x1 - x0) < (int64_t)gh * (int64_t)gw;
+	if (p->max_mode && skipped && !(y0 == 0 && y1 > 0 && x0 == 0 && x1 > 0))
+		acc = 0, first = false; /* the first sample was skipped */
+	for (int64_t iy = y0; iy < y1; iy++)
+		for (int64_t ix = x0; ix < x1; ix++) {
 			const double y = sy + (double)ph * bh + ((double)iy + .5) * bh / gh;
 			const double x = sx + (double)pw * bw + ((double)ix + .5) * bw / gw;
 			int64_t o[4];
@@ -304,6 +334,8 @@ static double roi_bin(const roi_plan *p, const double *img, const double *box, i
 			acc = first || v > acc ? v : acc;
 			first = false;
 		}
+	if (p->max_mode && skipped)
+		acc = 0 > acc ? 0 : acc;
 	return p->max_mode ? acc : acc / count;
 }
 
