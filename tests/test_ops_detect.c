@@ -281,6 +281,17 @@ static void roi_align(void **state)
 		nt_check_f32(&out[0], 4, (int64_t[]){1, 1, 1, 1}, (float[]){0}, 0);
 		om_tensor_free(&out[0]);
 	}
+	/* a box of 2e29 pixels with the adaptive ratio: 2^20 samples an axis 1.9e23 apart, none
+	 * on the image (fuzz_run's finding: they were all visited, hours a run): 0 both ways */
+	nt_int(nd, "sampling_ratio", 0);
+	om_tensor rh = nt_tensor(OM_FLOAT, 2, (int64_t[]){1, 4}, (float[]){-1e29f, -1e29f, 1e29f, 1e29f});
+	for (int mode = 0; mode < 2; mode++) {
+		nt_str(nd, "mode", mode ? "max" : "avg");
+		const om_tensor *hin[] = {&x, &rh, &tb};
+		assert_int_equal(nt_run(nd, 16, hin, out), OM_OK);
+		nt_check_f32(&out[0], 4, (int64_t[]){1, 1, 1, 1}, (float[]){0}, 0);
+		om_tensor_free(&out[0]);
+	}
 	om_model_free(m);
 }
 
