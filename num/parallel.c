@@ -211,8 +211,9 @@ static unsigned wait_job(pool *p, unsigned from)
 			csw = involuntary_switches();
 		if (t > until)
 			break;
-		if (atomic_load_explicit(&p->rest, memory_order_relaxed) != rest) {
-			rest = atomic_load_explicit(&p->rest, memory_order_relaxed);
+		const unsigned r = atomic_load_explicit(&p->rest, memory_order_relaxed);
+		if (r != rest) { /* a run ended: REST_SPIN_NS more at most */
+			rest = r;
 			until = t + REST_SPIN_NS < until ? t + REST_SPIN_NS : until;
 		}
 		last = t;
